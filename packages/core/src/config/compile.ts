@@ -1,0 +1,94 @@
+import { ConfigError } from '../errors';
+import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
+
+/**
+ * Steps two and three: defaults, then validation. Throws ConfigError naming
+ * the first bad setting, so a misconfigured process fails at start with one
+ * clear line instead of misbehaving later.
+ */
+export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new ConfigError('(root)', 'must be an object');
+  }
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport']);
+  const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
+  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
+  const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs']);
+  const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize']);
+  const executor = section(options, 'executor', ['ids']);
+  const offline = section(options, 'offline', ['rangeBits']);
+  const transport = section(options, 'transport', ['highWaterMark']);
+
+  const profile = options.profile ?? DEFAULTS.profile;
+  if (profile !== 'embedded') throw new ConfigError('profile', `must be 'embedded' (got ${JSON.stringify(profile)})`);
+  const uinSpaceBits = int('uinSpaceBits', options.uinSpaceBits, DEFAULTS.uinSpaceBits, 1, 32);
+  const ids = executor.ids ?? [...DEFAULTS.executor.ids];
+  if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id))) {
+    throw new ConfigError('executor.ids', 'must be a non-empty list of ids made of letters, digits, _ . -');
+  }
+  if (new Set(ids).size !== ids.length) throw new ConfigError('executor.ids', 'must not repeat an id');
+
+  const defaultTtlMs = int('tasks.defaultTtlMs', tasks.defaultTtlMs, DEFAULTS.tasks.defaultTtlMs, 1000, Number.MAX_SAFE_INTEGER);
+  const maxTtlMs = int('tasks.maxTtlMs', tasks.maxTtlMs, DEFAULTS.tasks.maxTtlMs, 1000, Number.MAX_SAFE_INTEGER);
+  if (defaultTtlMs > maxTtlMs) throw new ConfigError('tasks.defaultTtlMs', `must not exceed tasks.maxTtlMs (${maxTtlMs})`);
+
+  return {
+    profile,
+    dataDir: str('dataDir', options.dataDir, DEFAULTS.dataDir),
+    uinSpaceBits,
+    uinLimit: 2 ** uinSpaceBits,
+    http: {
+      host: str('http.host', http.host, DEFAULTS.http.host),
+      port: int('http.port', http.port, DEFAULTS.http.port, 0, 65535),
+      uploadLimitBytes: int('http.uploadLimitBytes', http.uploadLimitBytes, DEFAULTS.http.uploadLimitBytes, 32, Number.MAX_SAFE_INTEGER),
+    },
+    tasks: {
+      defaultTtlMs,
+      maxTtlMs,
+      maxContentChars: int('tasks.maxContentChars', tasks.maxContentChars, DEFAULTS.tasks.maxContentChars, 1, 1 << 20),
+    },
+    scheduler: {
+      id: str('scheduler.id', scheduler.id, DEFAULTS.scheduler.id),
+      slots: int('scheduler.slots', scheduler.slots, DEFAULTS.scheduler.slots, 1, 100_000),
+      tickMs: int('scheduler.tickMs', scheduler.tickMs, DEFAULTS.scheduler.tickMs, 10, 3_600_000),
+    },
+    dispatcher: {
+      batchSize: int('dispatcher.batchSize', dispatcher.batchSize, DEFAULTS.dispatcher.batchSize, 1, 1 << 20),
+      unitSize: int('dispatcher.unitSize', dispatcher.unitSize, DEFAULTS.dispatcher.unitSize, 1, 2 ** 40),
+    },
+    executor: { ids: [...ids] },
+    offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
+    transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
+  };
+}
+
+function section<K extends keyof HeraldOptions>(options: HeraldOptions, key: K, known: string[]): NonNullable<HeraldOptions[K]> & Record<string, unknown> {
+  const value = options[key];
+  if (value === undefined) return {} as NonNullable<HeraldOptions[K]> & Record<string, unknown>;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(key, 'must be an object');
+  checkKnownKeys(key, value as object, known);
+  return value as NonNullable<HeraldOptions[K]> & Record<string, unknown>;
+}
+
+function checkKnownKeys(path: string, value: object, known: string[]): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      const where = path === '(root)' ? key : `${path}.${key}`;
+      throw new ConfigError(where, `is not a known setting (known: ${known.join(', ')})`);
+    }
+  }
+}
+
+function int(path: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(path, `must be an integer in [${min}, ${max}] (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+function str(path: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value.length === 0) throw new ConfigError(path, `must be a non-empty string (got ${JSON.stringify(value)})`);
+  return value;
+}

@@ -1,0 +1,132 @@
+/**
+ * One error module for all of Herald. Every error has a stable `code` that
+ * callers branch on (never the message, which may change) and a `retriable`
+ * flag that the retry helper and the tiers use to decide whether trying the
+ * same thing again can succeed.
+ */
+
+export const ErrorCodes = {
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  NOT_FOUND: 'NOT_FOUND',
+  TASK_NOT_FOUND: 'TASK_NOT_FOUND',
+  LIST_NOT_FOUND: 'LIST_NOT_FOUND',
+  LIST_EMPTY: 'LIST_EMPTY',
+  LIST_BAD_MAGIC: 'LIST_BAD_MAGIC',
+  LIST_UNSUPPORTED_VERSION: 'LIST_UNSUPPORTED_VERSION',
+  LIST_BAD_HEADER: 'LIST_BAD_HEADER',
+  LIST_TRUNCATED: 'LIST_TRUNCATED',
+  LIST_TRAILING_BYTES: 'LIST_TRAILING_BYTES',
+  LIST_CHECKSUM_MISMATCH: 'LIST_CHECKSUM_MISMATCH',
+  LIST_UIN_OUT_OF_RANGE: 'LIST_UIN_OUT_OF_RANGE',
+  ILLEGAL_TRANSITION: 'ILLEGAL_TRANSITION',
+  FENCED: 'FENCED',
+  VERSION_CONFLICT: 'VERSION_CONFLICT',
+  FRAME_MALFORMED: 'FRAME_MALFORMED',
+  FRAME_UNKNOWN_KIND: 'FRAME_UNKNOWN_KIND',
+  FRAME_UNSUPPORTED_VERSION: 'FRAME_UNSUPPORTED_VERSION',
+  STORE_CLOSED: 'STORE_CLOSED',
+  UNAVAILABLE: 'UNAVAILABLE',
+  INTERNAL: 'INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+export interface HeraldErrorOptions {
+  retriable?: boolean;
+  cause?: unknown;
+  details?: Record<string, unknown>;
+}
+
+export class HeraldError extends Error {
+  readonly code: ErrorCode;
+  readonly retriable: boolean;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: HeraldErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retriable = options.retriable ?? false;
+    this.details = options.details ?? {};
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+    return Object.keys(this.details).length === 0
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Bad configuration: names the setting so the operator can fix it in one go. */
+export class ConfigError extends HeraldError {
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super(ErrorCodes.CONFIG_INVALID, `config ${setting}: ${message}`, { details: { setting } });
+    this.setting = setting;
+  }
+}
+
+/** A request or input value that can never succeed as given. */
+export class ValidationError extends HeraldError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.VALIDATION_FAILED, message, { details });
+  }
+}
+
+export class NotFoundError extends HeraldError {
+  constructor(code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
+    super(code, message, { details });
+  }
+}
+
+/** A recipient-list file that cannot be read: wrong magic, truncated, bad checksum, ids out of range. */
+export class ListFormatError extends HeraldError {
+  constructor(
+    code:
+      | 'LIST_EMPTY'
+      | 'LIST_BAD_MAGIC'
+      | 'LIST_UNSUPPORTED_VERSION'
+      | 'LIST_BAD_HEADER'
+      | 'LIST_TRUNCATED'
+      | 'LIST_TRAILING_BYTES'
+      | 'LIST_CHECKSUM_MISMATCH'
+      | 'LIST_UIN_OUT_OF_RANGE',
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(code, message, { details });
+  }
+}
+
+export class IllegalTransitionError extends HeraldError {
+  constructor(machine: string, from: string, event: string) {
+    super(ErrorCodes.ILLEGAL_TRANSITION, `${machine}: event '${event}' is not allowed in state '${from}'`, {
+      details: { machine, from, event },
+    });
+  }
+}
+
+/**
+ * A write carried an owner epoch older than the one stored: a newer owner
+ * exists, so this writer must stop. Not retriable: retrying with the same
+ * epoch can never succeed.
+ */
+export class FencedError extends HeraldError {
+  constructor(taskId: number, heldEpoch: number, storedEpoch: number) {
+    super(ErrorCodes.FENCED, `task ${taskId}: owner epoch ${heldEpoch} is stale (store has ${storedEpoch})`, {
+      details: { taskId, heldEpoch, storedEpoch },
+    });
+  }
+}
+
+/** A malformed ZeroMQ frame. Counted and dropped by the receiver; never fatal. */
+export class FrameError extends HeraldError {
+  constructor(code: 'FRAME_MALFORMED' | 'FRAME_UNKNOWN_KIND' | 'FRAME_UNSUPPORTED_VERSION', message: string, details: Record<string, unknown> = {}) {
+    super(code, message, { details });
+  }
+}
+
+export function isHeraldError(error: unknown): error is HeraldError {
+  return error instanceof HeraldError;
+}

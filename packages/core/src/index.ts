@@ -1,0 +1,67 @@
+/**
+ * @module @herald/core
+ *
+ * Herald's pure core: the task model and its two state machines, the schedule
+ * score and priority queue, the consistent-hash ring, the recipient-list file
+ * codec, sorted-uin set algebra, the online bitmap, configuration, errors, and
+ * the ports every adapter implements. No I/O, no timers: every other package
+ * depends on this one and it depends on nothing.
+ *
+ * @example
+ *   import { taskMachine, compileConfig, HashRing } from '@herald/core';
+ *   const config = compileConfig({ uinSpaceBits: 24 });
+ *   taskMachine.next('CREATED', 'enqueue'); // 'QUEUED'
+ *   new HashRing(['scheduler-1', 'scheduler-2']).ownerOf(42);
+ */
+export {
+  ErrorCodes,
+  HeraldError,
+  ConfigError,
+  ValidationError,
+  NotFoundError,
+  ListFormatError,
+  IllegalTransitionError,
+  FencedError,
+  FrameError,
+  isHeraldError,
+} from './errors';
+export type { ErrorCode, HeraldErrorOptions } from './errors';
+
+export { defineMachine } from './task/machine';
+export type { StateMachine, TransitionTable } from './task/machine';
+export { taskMachine, TASK_STATES, TASK_EVENTS, TERMINAL_TASK_STATES } from './task/task-machine';
+export type { TaskState, TaskEvent } from './task/task-machine';
+export { unitMachine, UNIT_STATES, UNIT_EVENTS } from './task/unit-machine';
+export type { UnitState, UnitEvent } from './task/unit-machine';
+export { FILTER_REASONS, emptyReport, removedTotal } from './task/model';
+export type { PriorityClass, FilterReason, TaskContent, NewTask, Task, TaskReport, NewUnit, ExecutionUnit, ListMeta } from './task/model';
+export { checkFence } from './task/fence';
+export type { Fence } from './task/fence';
+export { contentCrc } from './task/content';
+
+export { scheduleScore, SCORE } from './schedule/score';
+export type { ScoreInput } from './schedule/score';
+export { PriorityQueue } from './schedule/priority-queue';
+
+export { HashRing } from './ring/hash-ring';
+export { murmur3 } from './ring/murmur3';
+
+export { LIST_MAGIC, LIST_VERSION, LIST_HEADER_BYTES, UIN_BYTES, ListFlags, encodeListHeader, decodeListHeader } from './recipient-list/format';
+export type { ListHeader } from './recipient-list/format';
+export { RecipientListDecoder } from './recipient-list/decoder';
+export { RecipientListEncoder, encodeRecipientList } from './recipient-list/encoder';
+
+export { radixSortUint32, isSortedUint32, uniqueSorted, subtractSorted, indexOfSorted } from './uins/sorted-set';
+
+export { TypedArrayBitmap } from './presence/online-bitmap';
+export type { OnlineView, OnlineBitmap } from './presence/online-bitmap';
+
+export { compileConfig } from './config/compile';
+export { DEFAULTS } from './config/options';
+export type { HeraldOptions, HeraldConfig } from './config/options';
+
+export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress } from './ports/task-store';
+export type { OfflineStore, OfflineEntry } from './ports/offline-store';
+export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';
+export { noopLogger, noopMeter, systemClock } from './ports/observability';
+export type { Logger, Meter, Counter, Gauge, Clock } from './ports/observability';

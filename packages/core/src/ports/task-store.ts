@@ -1,0 +1,77 @@
+import type { ExecutionUnit, ListMeta, NewTask, NewUnit, Task, TaskReport } from '../task/model';
+import type { Fence } from '../task/fence';
+import type { TaskEvent, TaskState } from '../task/task-machine';
+import type { UnitEvent } from '../task/unit-machine';
+
+export interface TaskQuery {
+  state?: TaskState;
+  accountId?: string;
+  /** Keyset cursor: only tasks with a larger id. */
+  afterId?: number;
+  /** 1..1000, default 100. */
+  limit?: number;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  /** Pass as `afterId` for the next page; null on the last page. */
+  nextCursor: number | null;
+}
+
+/** Fields an owner may change together with (or without) a state change. */
+export interface TaskPatch {
+  filteredListId?: string | null;
+  report?: Partial<TaskReport>;
+  error?: { code: string; message: string } | null;
+}
+
+export interface UnitProgress {
+  /** The checkpoint this progress starts from; ignored unless it equals the stored one. */
+  from: number;
+  /** The new checkpoint. */
+  to: number;
+  delivered: number;
+  offline: number;
+}
+
+/**
+ * The task store: where every task, execution unit and recipient-list record
+ * lives. It owns its connection; callers see only these methods.
+ *
+ * Contract, checked by the TaskStore conformance suite for every adapter:
+ * - Ids are positive integers, increasing in creation order.
+ * - Every state change goes through the core state machines: an event the
+ *   current state does not accept fails with ILLEGAL_TRANSITION and changes
+ *   nothing.
+ * - Every write by an owner carries a Fence. A fence whose epoch is below the
+ *   stored epoch fails with FENCED and changes nothing. `claimTask` raises the
+ *   epoch, so the previous owner's writes fail from then on.
+ * - `version` rises by one on every write to a task.
+ * - `checkpointUnit` is idempotent: progress whose `from` is not the stored
+ *   checkpoint (a replayed or out-of-order batch) is ignored.
+ * - Times are passed in (`now`, epoch ms); adapters never read a clock.
+ */
+export interface TaskStore {
+  createTask(input: NewTask, now: number): Promise<Task>;
+  getTask(id: number): Promise<Task | undefined>;
+  listTasks(query?: TaskQuery): Promise<TaskPage>;
+  /** Every task not in a terminal state, ascending id: what a recovering scheduler re-enters. */
+  listLiveTasks(): Promise<Task[]>;
+  /** Tasks of an account with this content CRC whose filtered list exists: the no-resend ledger. */
+  listTasksByContent(accountId: string, contentCrc: number): Promise<Task[]>;
+  /** Takes ownership: epoch + 1 and owner set, whatever the previous owner. */
+  claimTask(id: number, owner: string, now: number): Promise<Task>;
+  transitionTask(id: number, fence: Fence, event: TaskEvent, patch: TaskPatch, now: number): Promise<Task>;
+  updateTask(id: number, fence: Fence, patch: TaskPatch, now: number): Promise<Task>;
+
+  /** Creates a task's units once; fails with VALIDATION_FAILED if it already has units. */
+  putUnits(taskId: number, fence: Fence, units: readonly NewUnit[], now: number): Promise<ExecutionUnit[]>;
+  listUnits(taskId: number): Promise<ExecutionUnit[]>;
+  transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit>;
+  checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit>;
+
+  putList(meta: ListMeta): Promise<void>;
+  getList(id: string): Promise<ListMeta | undefined>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,101 @@
+import type { TaskState } from './task-machine';
+import type { UnitState } from './unit-machine';
+
+export type PriorityClass = 'realtime' | 'normal';
+
+/** Why a filter removed a recipient; the keys of a task report's `removed`. */
+export const FILTER_REASONS = ['duplicate', 'blacklisted', 'already_sent', 'not_follower', 'over_frequency', 'targeting'] as const;
+export type FilterReason = (typeof FILTER_REASONS)[number];
+
+export interface TaskContent {
+  /** The message text pushed to each recipient. */
+  body: string;
+  title?: string;
+}
+
+/** What the interface accepts; the store adds id, state and bookkeeping. */
+export interface NewTask {
+  accountId: string;
+  listId: string;
+  content: TaskContent;
+  /** CRC-32 of the content: the no-resend filter's key. */
+  contentCrc: number;
+  priority: PriorityClass;
+  /** Epoch ms; now or later. */
+  sendAt: number;
+  /** Epoch ms after which offline entries and unsent units are dropped. */
+  expiresAt: number;
+  /** Recipients in the uploaded list before filtering. */
+  listCount: number;
+}
+
+export interface TaskReport {
+  /** Recipients in the audience list as uploaded. */
+  total: number;
+  /** Recipients left after the filter chain. */
+  kept: number;
+  removed: Partial<Record<FilterReason, number>>;
+  /** Pushed to online users through the delivery gateway. */
+  delivered: number;
+  /** Appended to offline lists, delivered at the user's next login. */
+  offline: number;
+  units: number;
+  unitsDone: number;
+}
+
+export interface Task extends NewTask {
+  id: number;
+  state: TaskState;
+  /** Bumped by every write: optimistic concurrency. */
+  version: number;
+  /** Bumped by every change of owner: fencing. A write carrying an older epoch is refused. */
+  epoch: number;
+  owner: string | null;
+  /** The sorted, filtered list that units range over; set when pre-processing ends. */
+  filteredListId: string | null;
+  report: TaskReport;
+  error: { code: string; message: string } | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewUnit {
+  unitNo: number;
+  /** Index of the first recipient of this unit in the filtered list. */
+  start: number;
+  /** One past the last recipient. */
+  end: number;
+  executorId: string;
+}
+
+export interface ExecutionUnit extends NewUnit {
+  taskId: number;
+  state: UnitState;
+  /** Recipients [start, checkpoint) are confirmed: delivered or queued offline. */
+  checkpoint: number;
+  delivered: number;
+  offline: number;
+  updatedAt: number;
+}
+
+export interface ListMeta {
+  id: string;
+  accountId: string;
+  count: number;
+  checksum: number;
+  sorted: boolean;
+  unique: boolean;
+  bytes: number;
+  createdAt: number;
+}
+
+export function emptyReport(total: number): TaskReport {
+  return { total, kept: 0, removed: {}, delivered: 0, offline: 0, units: 0, unitsDone: 0 };
+}
+
+/** Recipients removed by all filters together. */
+export function removedTotal(report: TaskReport): number {
+  let sum = 0;
+  for (const n of Object.values(report.removed)) sum += n ?? 0;
+  return sum;
+}

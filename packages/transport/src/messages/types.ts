@@ -1,0 +1,121 @@
+import type { FilterReason } from '@herald/core';
+
+/**
+ * Every message that crosses a ZeroMQ socket between tiers. Each kind has its
+ * own module under messages/ with a versioned encoder/decoder and its byte
+ * grammar in a header comment.
+ *
+ * Who sends what:
+ *   interface  -> scheduler   task.submitted, task.command
+ *   scheduler  -> dispatcher  preprocess.request, unit.run, task.halt
+ *   dispatcher -> scheduler   preprocess.result
+ *   dispatcher -> executor    unit.batch   (recipients travel here, in batches)
+ *   executor   -> scheduler   unit.progress
+ */
+
+export interface TaskSubmitted {
+  kind: 'task.submitted';
+  taskId: number;
+}
+
+export type TaskCommandName = 'cancel' | 'pause' | 'resume';
+
+export interface TaskCommand {
+  kind: 'task.command';
+  taskId: number;
+  command: TaskCommandName;
+}
+
+export interface PreprocessRequest {
+  kind: 'preprocess.request';
+  taskId: number;
+  epoch: number;
+  listId: string;
+  accountId: string;
+  contentCrc: number;
+}
+
+export interface PlannedUnit {
+  start: number;
+  end: number;
+  executorId: string;
+}
+
+export type PreprocessResult =
+  | {
+      kind: 'preprocess.result';
+      ok: true;
+      taskId: number;
+      epoch: number;
+      filteredListId: string;
+      total: number;
+      kept: number;
+      removed: Partial<Record<FilterReason, number>>;
+      units: PlannedUnit[];
+    }
+  | {
+      kind: 'preprocess.result';
+      ok: false;
+      taskId: number;
+      epoch: number;
+      errorCode: string;
+      message: string;
+    };
+
+export interface UnitRun {
+  kind: 'unit.run';
+  taskId: number;
+  epoch: number;
+  unitNo: number;
+  filteredListId: string;
+  /** Unit range [start, end) in the filtered list. */
+  start: number;
+  end: number;
+  /** Resume point: stream [from, end). from == start for a fresh unit. */
+  from: number;
+  executorId: string;
+}
+
+export interface TaskHalt {
+  kind: 'task.halt';
+  taskId: number;
+  epoch: number;
+}
+
+export interface UnitBatch {
+  kind: 'unit.batch';
+  taskId: number;
+  epoch: number;
+  unitNo: number;
+  /** Index in the filtered list of this batch's first uin. */
+  offset: number;
+  /** True on the unit's last batch. */
+  last: boolean;
+  uins: Uint32Array;
+}
+
+export interface UnitProgressMessage {
+  kind: 'unit.progress';
+  taskId: number;
+  epoch: number;
+  unitNo: number;
+  /** The batch covered [from, to) of the filtered list. */
+  from: number;
+  to: number;
+  delivered: number;
+  offline: number;
+  /** True when `to` is the unit's end. */
+  done: boolean;
+}
+
+export type Message =
+  | TaskSubmitted
+  | TaskCommand
+  | PreprocessRequest
+  | PreprocessResult
+  | UnitRun
+  | TaskHalt
+  | UnitBatch
+  | UnitProgressMessage;
+
+export type MessageKind = Message['kind'];
