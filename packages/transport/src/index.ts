@@ -1,0 +1,39 @@
+/**
+ * @module @herald/transport
+ *
+ * How Herald's tiers talk: every ZeroMQ message kind with a versioned binary
+ * encoder/decoder (grammars in messages/<kind>.ts), and one-way PUSH/PULL
+ * channels that carry them. Decoders throw only FrameError; a PullChannel
+ * counts and skips frames it cannot decode. `send` waits while the receiver's
+ * queue is full, so a slow tier slows its sender instead of filling memory.
+ *
+ * @example
+ *   import { createPull, createPush, inprocEndpoint } from '@herald/transport';
+ *   const endpoint = inprocEndpoint('executor-1');
+ *   const pull = await createPull({ name: 'executor-1', endpoint, highWaterMark: 64 });
+ *   const push = await createPush({ name: 'dispatcher', endpoints: [endpoint], highWaterMark: 64 });
+ *   await push.send({ kind: 'task.halt', taskId: 42, epoch: 3 });
+ *   for await (const msg of pull.messages()) {
+ *     if (msg.kind === 'task.halt') break;
+ *   }
+ *   push.close();
+ *   pull.close();
+ */
+export { encodeMessage, decodeMessage } from './messages';
+export type {
+  Message,
+  MessageKind,
+  TaskSubmitted,
+  TaskCommand,
+  TaskCommandName,
+  PreprocessRequest,
+  PreprocessResult,
+  PlannedUnit,
+  UnitRun,
+  TaskHalt,
+  UnitBatch,
+  UnitProgressMessage,
+} from './messages/types';
+
+export { createPush, createPull, inprocEndpoint } from './channels';
+export type { PushChannel, PushOptions, PullChannel, PullOptions } from './channels';

@@ -1,0 +1,36 @@
+/**
+ * preprocess.request, version 1. scheduler -> dispatcher: filter and plan a task.
+ *
+ *   offset  size  field
+ *   0       1     kind        u8 = 3
+ *   1       1     version     u8 = 1
+ *   2       8     taskId      u64 LE
+ *   10      4     epoch       u32 LE
+ *   14      4     contentCrc  u32 LE
+ *   18      2+n   listId      str (u16 LE length n, then n bytes UTF-8)
+ *   ..      2+m   accountId   str
+ *                 (end: 22 + n + m bytes)
+ */
+import { FrameWriter, openFrame } from './codec';
+import type { PreprocessRequest } from './types';
+
+export function encode(msg: PreprocessRequest): Buffer {
+  return new FrameWriter('preprocess.request')
+    .u64(msg.taskId, 'taskId')
+    .u32(msg.epoch, 'epoch')
+    .u32(msg.contentCrc, 'contentCrc')
+    .str(msg.listId, 'listId')
+    .str(msg.accountId, 'accountId')
+    .finish();
+}
+
+export function decode(frame: Buffer): PreprocessRequest {
+  const r = openFrame(frame, 'preprocess.request');
+  const taskId = r.u64('taskId');
+  const epoch = r.u32('epoch');
+  const contentCrc = r.u32('contentCrc');
+  const listId = r.str('listId');
+  const accountId = r.str('accountId');
+  r.end();
+  return { kind: 'preprocess.request', taskId, epoch, listId, accountId, contentCrc };
+}
