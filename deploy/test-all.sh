@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the tests need and runs every test: the README's test command
+# (`npm run test:all`) and CI's (.ci/run) are this script.
+#
+#   1. Debian packages the tests need (none yet beyond Node's toolchain;
+#      MariaDB, ZooKeeper and kcat join with the production profile).
+#   2. npm ci: the locked dependencies.
+#   3. build (tsc -b, strict, project references) and lint (import cycles,
+#      deep imports, core purity).
+#   4. jest, every package; a last line "N passed, N failed" sums it up.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== npm ci"
+npm ci --no-audit --no-fund
+
+echo "== build and lint"
+npm run --silent lint
+
+echo "== tests"
+results=$(mktemp)
+status=0
+npx jest --ci --json --outputFile="$results" || status=$?
+node -e '
+  const r = require(process.argv[1]);
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+' "$results" || true
+rm -f "$results"
+exit "$status"

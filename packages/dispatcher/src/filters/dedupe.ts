@@ -1,0 +1,11 @@
+import { uniqueSorted } from '@herald/core';
+import type { RecipientFilter } from './filter';
+
+/** Removes repeated uins from a sorted list (the chain's first link; it runs on the sorted input). */
+export const dedupeFilter: RecipientFilter = {
+  name: 'dedupe',
+  reason: 'duplicate',
+  async apply(sorted: Uint32Array) {
+    return uniqueSorted(sorted);
+  },
+};

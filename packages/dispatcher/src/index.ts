@@ -1,0 +1,26 @@
+/**
+ * @module @herald/dispatcher
+ *
+ * The dispatcher tier: pre-processing (sort, filter chain, filtered list,
+ * unit plan) and dispatch (streaming each unit's recipients to its executor).
+ *
+ * @example
+ *   const dispatcher = startDispatcher({ config, inbox, toScheduler, toExecutor, lists,
+ *     filters: buildFilterChain({ blacklists, ledger }) });
+ */
+export { startDispatcher } from './dispatcher';
+export type { Dispatcher, DispatcherDeps } from './dispatcher';
+export { preprocess, filteredListIdOf } from './preprocess';
+export { planUnits } from './plan-units';
+export type { ExecutorLoad } from './plan-units';
+export { runFilterChain } from './filters/filter';
+export type { RecipientFilter, FilterContext, ChainResult } from './filters/filter';
+export { dedupeFilter } from './filters/dedupe';
+export { blacklistFilter } from './filters/blacklist';
+export type { BlacklistSource } from './filters/blacklist';
+export { noResendFilter } from './filters/no-resend';
+export type { SentLedger } from './filters/no-resend';
+export { buildFilterChain } from './filters/chain';
+export type { ChainSources } from './filters/chain';
+export { repositoryBlacklists, storeLedger, GLOBAL_BLACKLIST_ID, accountBlacklistId } from './sources';
+export { readListRange } from './read-range';

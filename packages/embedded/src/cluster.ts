@@ -1,0 +1,163 @@
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type HeraldConfig, type HeraldOptions, type Logger, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { ListRepository } from '@herald/audience';
+import { LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
+import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
+import { startScheduler, type Scheduler } from '@herald/scheduler';
+import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
+import { FileDeliverySink, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
+import { createApiServer } from '@herald/interface';
+import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
+
+export interface EmbeddedCluster {
+  readonly config: HeraldConfig;
+  /** Base URL of the HTTP API, e.g. http://127.0.0.1:8080 */
+  readonly url: string;
+  readonly store: TaskStore;
+  readonly offline: OfflineStore;
+  readonly lists: ListRepository;
+  readonly online: OnlineBitmap;
+  /** Where the file delivery sink writes (docs/delivery-file-sink.md). */
+  readonly deliveryDir: string;
+  readonly meter: PromMeter;
+  readonly scheduler: Scheduler;
+  /** Logs users in: marks them online, then delivers their offline lists. */
+  login(uins: ArrayLike<number>): Promise<{ delivered: number; expired: number }>;
+  logout(uins: ArrayLike<number>): void;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedDeps {
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * The embedded profile: every tier in this process, talking over ZeroMQ
+ * inproc sockets exactly as separate processes talk over tcp; LevelDB stores
+ * and every file under one data directory:
+ *
+ *   <dataDir>/tasks       LevelTaskStore
+ *   <dataDir>/offline     LevelOfflineStore
+ *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
+ *   <dataDir>/deliveries  file delivery sink
+ */
+export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: EmbeddedDeps = {}): Promise<EmbeddedCluster> {
+  const config = compileConfig(options);
+  const logger = deps.logger ?? createJsonLogger({ level: 'warn' });
+  const clock = deps.clock ?? systemClock;
+  const meter = createPromMeter({ defaultMetrics: false });
+  const dir = (name: string) => join(config.dataDir, name);
+  await mkdir(config.dataDir, { recursive: true });
+
+  const store = await LevelTaskStore.open(dir('tasks'));
+  const offline = await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits });
+  const lists = new ListRepository(dir('lists'));
+  const deliveryDir = dir('deliveries');
+  const gateway = new FileDeliverySink(deliveryDir);
+  const online = new TypedArrayBitmap(config.uinLimit);
+  const hwm = config.transport.highWaterMark;
+
+  // Bind every inbox first, then connect the senders.
+  const endpoints = {
+    scheduler: inprocEndpoint('scheduler'),
+    dispatcher: inprocEndpoint('dispatcher'),
+    executors: new Map(config.executor.ids.map((id) => [id, inprocEndpoint(id)])),
+  };
+  const pulls: PullChannel[] = [];
+  const pull = async (name: string, endpoint: string) => {
+    const channel = await createPull({ name, endpoint, highWaterMark: hwm, meter, logger });
+    pulls.push(channel);
+    return channel;
+  };
+  const pushes: PushChannel[] = [];
+  const push = async (name: string, endpoint: string) => {
+    const channel = await createPush({ name, endpoints: [endpoint], highWaterMark: hwm });
+    pushes.push(channel);
+    return channel;
+  };
+
+  const schedulerInbox = await pull('scheduler', endpoints.scheduler);
+  const dispatcherInbox = await pull('dispatcher', endpoints.dispatcher);
+  const executorInboxes = new Map<string, PullChannel>();
+  for (const [id, endpoint] of endpoints.executors) executorInboxes.set(id, await pull(id, endpoint));
+
+  const toExecutor = new Map<string, PushChannel>();
+  for (const [id, endpoint] of endpoints.executors) toExecutor.set(id, await push(`dispatcher->${id}`, endpoint));
+
+  const tasks = new TaskCache(store);
+  const executors = await Promise.all(
+    config.executor.ids.map(async (id) =>
+      startExecutor({
+        id,
+        inbox: executorInboxes.get(id)!,
+        toScheduler: await push(`${id}->scheduler`, endpoints.scheduler),
+        tasks,
+        online,
+        gateway,
+        offline,
+        logger,
+        meter,
+      }),
+    ),
+  );
+  const dispatcher = startDispatcher({
+    config,
+    inbox: dispatcherInbox,
+    toScheduler: await push('dispatcher->scheduler', endpoints.scheduler),
+    toExecutor,
+    lists,
+    filters: buildFilterChain({ blacklists: repositoryBlacklists(lists, config.uinLimit), ledger: storeLedger(store, lists, config.uinLimit) }),
+    logger,
+    meter,
+  });
+  const scheduler = await startScheduler({ config, store, inbox: schedulerInbox, toDispatcher: await push('scheduler->dispatcher', endpoints.dispatcher), clock, logger, meter });
+
+  const api = createApiServer({
+    config,
+    store,
+    lists,
+    toScheduler: await push('interface->scheduler', endpoints.scheduler),
+    clock,
+    logger,
+    blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
+    metrics: () => meter.exposition(),
+  });
+  const address = await api.listen({ host: config.http.host, port: config.http.port });
+  const loginDelivery = new LoginDelivery(offline, gateway, tasks, clock);
+
+  return {
+    config,
+    url: address,
+    store,
+    offline,
+    lists,
+    online,
+    deliveryDir,
+    meter,
+    scheduler,
+    async login(uins) {
+      const total = { delivered: 0, expired: 0 };
+      for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, true);
+      for (let i = 0; i < uins.length; i++) {
+        const result = await loginDelivery.deliver(uins[i]!);
+        total.delivered += result.delivered;
+        total.expired += result.expired;
+      }
+      return total;
+    },
+    logout(uins) {
+      for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, false);
+    },
+    async stop() {
+      await api.close();
+      for (const channel of pulls) channel.close();
+      await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
+      for (const channel of pushes) channel.close();
+      await gateway.close();
+      await offline.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { encodeRecipientList, radixSortUint32, subtractSorted, uniqueSorted, type ListMeta, type Task, type TERMINAL_TASK_STATES } from '@herald/core';
+import { readDeliveryFile } from '@herald/executor';
+import type { EmbeddedCluster } from '@herald/embedded';
+import { waitFor } from '@herald/testing';
+
+type Terminal = (typeof TERMINAL_TASK_STATES)[number];
+
+export async function call<T = unknown>(cluster: EmbeddedCluster, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(cluster.url + path, {
+    method,
+    headers: body === undefined ? {} : typeof body === 'string' ? { 'content-type': 'application/json' } : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+export async function upload<T = ListMeta>(cluster: EmbeddedCluster, path: string, bytes: Uint8Array): Promise<{ status: number; body: T }> {
+  const response = await fetch(cluster.url + path, { method: path.startsWith('/api/v1/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+export function listBytes(uins: ArrayLike<number>): Buffer {
+  return encodeRecipientList(uins);
+}
+
+export async function waitForState(cluster: EmbeddedCluster, taskId: number, states: readonly string[], timeoutMs = 60_000): Promise<Task> {
+  let task: Task | undefined;
+  await waitFor(
+    async () => {
+      task = await cluster.store.getTask(taskId);
+      return task !== undefined && states.includes(task.state);
+    },
+    { timeoutMs, intervalMs: 20, message: `task ${taskId} did not reach ${states.join('|')} (last: ${task?.state})` },
+  );
+  return task!;
+}
+
+export const waitForEnd = (cluster: EmbeddedCluster, taskId: number, timeoutMs?: number) =>
+  waitForState(cluster, taskId, ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'] satisfies Terminal[], timeoutMs);
+
+/** Every uin the file sink holds for a task, sorted, with repeats kept. */
+export async function sinkUins(cluster: EmbeddedCluster, taskId: number): Promise<Uint32Array> {
+  const { uins } = await readDeliveryFile(cluster.deliveryDir, taskId);
+  return radixSortUint32(uins.slice());
+}
+
+/** Every uin still in offline lists for a task, sorted. */
+export async function offlineUins(cluster: EmbeddedCluster, taskId: number): Promise<Uint32Array> {
+  const parts: Uint32Array[] = [];
+  for await (const part of cluster.offline.scanTask(taskId)) parts.push(part);
+  const all = new Uint32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.length;
+  }
+  return radixSortUint32(all);
+}
+
+/** Expected split of a synthetic audience: kept = distinct - blacklist; online/offline of kept. */
+export function expectedSplit(audience: { distinct: Uint32Array; blacklist: Uint32Array; online: Uint32Array }) {
+  const kept = subtractSorted(audience.distinct.slice(), audience.blacklist);
+  const offline = subtractSorted(kept.slice(), audience.online);
+  const online = subtractSorted(kept.slice(), offline);
+  return { kept, online, offline };
+}
+
+export { uniqueSorted };

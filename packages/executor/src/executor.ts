@@ -1,0 +1,91 @@
+import { noopLogger, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
+import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
+import type { TaskCache } from './task-cache';
+
+export interface ExecutorDeps {
+  id: string;
+  /** unit.batch messages from dispatchers. */
+  inbox: PullChannel;
+  /** unit.progress reports to the scheduler. */
+  toScheduler: PushChannel;
+  tasks: TaskCache;
+  online: OnlineView;
+  gateway: DeliveryGateway;
+  offline: OfflineStore;
+  logger?: Logger;
+  meter?: Meter;
+}
+
+export interface Executor {
+  readonly done: Promise<void>;
+}
+
+/**
+ * The executor tier: walks each batch of a unit, pushes online users through
+ * the delivery gateway, appends offline users to their offline lists, and
+ * reports the batch to the scheduler, which checkpoints the unit.
+ *
+ * A batch is reported only after both writes finished, so a crash can only
+ * repeat a batch (same idempotency keys), never lose one. Within one process a
+ * batch already confirmed (a unit re-run from an older checkpoint) is skipped.
+ */
+export function startExecutor(deps: ExecutorDeps): Executor {
+  const logger = deps.logger ?? noopLogger;
+  const meter = deps.meter ?? noopMeter;
+  const delivered = meter.counter('herald_executor_delivered_total', 'Recipients pushed to online users', ['executor']);
+  const queued = meter.counter('herald_executor_offline_total', 'Recipients appended to offline lists', ['executor']);
+  const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', ['executor']);
+  const labels = { executor: deps.id };
+  /** Per unit, the end of the last batch this process confirmed. */
+  const confirmed = new Map<string, number>();
+
+  async function handle(batch: UnitBatch): Promise<void> {
+    const key = `${batch.taskId}:${batch.unitNo}`;
+    const to = batch.offset + batch.uins.length;
+    if ((confirmed.get(key) ?? -1) >= to) return;
+    const task = await deps.tasks.get(batch.taskId);
+    if (task === undefined) {
+      dropped.inc(labels);
+      logger.warn('batch for an unknown task dropped', { taskId: batch.taskId, unitNo: batch.unitNo });
+      return;
+    }
+    const online = new Uint32Array(batch.uins.length);
+    const offline = new Uint32Array(batch.uins.length);
+    const split = deps.online.partition(batch.uins, online, offline);
+    await Promise.all([
+      split.online > 0 ? deps.gateway.deliver({ taskId: task.id, uins: online.subarray(0, split.online), content: task.content, atLogin: false }) : undefined,
+      split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
+    ]);
+    delivered.inc(labels, split.online);
+    queued.inc(labels, split.offline);
+    if (batch.last) confirmed.delete(key);
+    else confirmed.set(key, to);
+    await deps.toScheduler.send({
+      kind: 'unit.progress',
+      taskId: batch.taskId,
+      epoch: batch.epoch,
+      unitNo: batch.unitNo,
+      from: batch.offset,
+      to,
+      delivered: split.online,
+      offline: split.offline,
+      done: batch.last,
+    });
+  }
+
+  const done = (async () => {
+    for await (const message of deps.inbox.messages()) {
+      if (message.kind !== 'unit.batch') {
+        logger.warn('executor ignores a message not meant for it', { kind: message.kind });
+        continue;
+      }
+      try {
+        await handle(message);
+      } catch (error) {
+        // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
+        logger.error('batch failed', { taskId: message.taskId, unitNo: message.unitNo, offset: message.offset, error: String(error) });
+      }
+    }
+  })();
+  return { done };
+}

@@ -1,0 +1,18 @@
+/**
+ * @module @herald/executor
+ *
+ * The executor tier: online check, delivery through the DeliveryGateway port,
+ * offline lists for the rest, progress reports; delivery at login; and the
+ * file sink, the first DeliveryGateway adapter.
+ *
+ * @example
+ *   const executor = startExecutor({ id: 'executor-1', inbox, toScheduler,
+ *     tasks: new TaskCache(store), online: bitmap, gateway: new FileDeliverySink(dir), offline });
+ */
+export { startExecutor } from './executor';
+export type { Executor, ExecutorDeps } from './executor';
+export { LoginDelivery } from './login-delivery';
+export type { LoginDeliveryResult } from './login-delivery';
+export { FileDeliverySink, readDeliveryFile } from './file-sink';
+export type { SinkRecords } from './file-sink';
+export { TaskCache } from './task-cache';

@@ -1,0 +1,39 @@
+import { ErrorCodes, isHeraldError, type ErrorCode } from '@herald/core';
+
+/** The HTTP status of each error code. Anything unlisted is a 500. */
+const STATUS: Partial<Record<ErrorCode, number>> = {
+  [ErrorCodes.VALIDATION_FAILED]: 400,
+  [ErrorCodes.LIST_BAD_MAGIC]: 400,
+  [ErrorCodes.LIST_UNSUPPORTED_VERSION]: 400,
+  [ErrorCodes.LIST_BAD_HEADER]: 400,
+  [ErrorCodes.LIST_TRUNCATED]: 400,
+  [ErrorCodes.LIST_TRAILING_BYTES]: 400,
+  [ErrorCodes.LIST_CHECKSUM_MISMATCH]: 400,
+  [ErrorCodes.LIST_UIN_OUT_OF_RANGE]: 400,
+  [ErrorCodes.LIST_EMPTY]: 422,
+  [ErrorCodes.NOT_FOUND]: 404,
+  [ErrorCodes.TASK_NOT_FOUND]: 404,
+  [ErrorCodes.LIST_NOT_FOUND]: 404,
+  [ErrorCodes.ILLEGAL_TRANSITION]: 409,
+  [ErrorCodes.FENCED]: 409,
+  [ErrorCodes.VERSION_CONFLICT]: 409,
+  [ErrorCodes.UNAVAILABLE]: 503,
+};
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Maps anything thrown in a handler to a status and a JSON body with a stable code. */
+export function toHttpError(error: unknown): { status: number; body: ErrorBody } {
+  if (isHeraldError(error)) return { status: STATUS[error.code] ?? 500, body: { error: error.toJSON() } };
+  const fastify = error as { statusCode?: number; code?: string; message?: string; validation?: unknown };
+  if (fastify.validation !== undefined) {
+    return { status: 400, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'invalid request' } } };
+  }
+  if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
+    // Fastify's own client errors: malformed JSON, unsupported media type, body too large.
+    return { status: fastify.statusCode, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'bad request' } } };
+  }
+  return { status: 500, body: { error: { code: ErrorCodes.INTERNAL, message: 'internal error' } } };
+}

@@ -1,0 +1,116 @@
+import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type TaskState } from '@herald/core';
+import type { TaskCommandName } from '@herald/transport';
+import type { FastifyInstance } from 'fastify';
+import type { ApiDeps } from '../api-deps';
+
+interface CreateTaskBody {
+  accountId: string;
+  listId: string;
+  content: { body: string; title?: string };
+  priority?: PriorityClass;
+  sendAt?: string;
+  ttlSeconds?: number;
+}
+
+const createTaskSchema = {
+  type: 'object',
+  required: ['accountId', 'listId', 'content'],
+  additionalProperties: false,
+  properties: {
+    accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
+    listId: { type: 'string', minLength: 1, maxLength: 128 },
+    content: {
+      type: 'object',
+      required: ['body'],
+      additionalProperties: false,
+      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 } },
+    },
+    priority: { type: 'string', enum: ['realtime', 'normal'] },
+    sendAt: { type: 'string', minLength: 1, maxLength: 64 },
+    ttlSeconds: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+/** Creating, reading, listing and steering broadcast tasks. */
+export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const { config, store, clock } = deps;
+
+  app.post<{ Body: CreateTaskBody }>('/api/v1/tasks', { schema: { body: createTaskSchema } }, async (request, reply) => {
+    const body = request.body;
+    if (body.content.body.length > config.tasks.maxContentChars) {
+      throw new ValidationError(`content.body is longer than ${config.tasks.maxContentChars} characters`, { field: 'content.body' });
+    }
+    const now = clock.now();
+    const sendAt = body.sendAt === undefined ? now : Date.parse(body.sendAt);
+    if (Number.isNaN(sendAt)) throw new ValidationError(`sendAt '${body.sendAt}' is not an ISO 8601 date-time`, { field: 'sendAt' });
+    const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
+    if (ttlMs > config.tasks.maxTtlMs) throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'ttlSeconds' });
+    const list = await store.getList(body.listId);
+    if (list === undefined || list.accountId !== body.accountId) {
+      throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.listId} does not exist for account ${body.accountId}`, { field: 'listId' });
+    }
+    const startAt = Math.max(now, sendAt);
+    const task = await store.createTask(
+      {
+        accountId: body.accountId,
+        listId: list.id,
+        content: body.content.title === undefined ? { body: body.content.body } : { body: body.content.body, title: body.content.title },
+        contentCrc: contentCrc(body.content),
+        priority: body.priority ?? 'normal',
+        sendAt: startAt,
+        expiresAt: startAt + ttlMs,
+        listCount: list.count,
+      },
+      now,
+    );
+    // Persisted first, then handed over: if the hand-over is lost, scheduler recovery still finds the task.
+    await deps.toScheduler.send({ kind: 'task.submitted', taskId: task.id });
+    return reply.code(201).send(task);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => {
+    const id = parseTaskId(request.params.id);
+    const task = await store.getTask(id);
+    if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
+    return task;
+  });
+
+  app.get<{ Querystring: { state?: TaskState; accountId?: string; cursor?: number; limit?: number } }>(
+    '/api/v1/tasks',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            state: { type: 'string', enum: [...TASK_STATES] },
+            accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
+            cursor: { type: 'integer', minimum: 0 },
+            limit: { type: 'integer', minimum: 1, maximum: 1000 },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const { state, accountId, cursor, limit } = request.query;
+      return store.listTasks({ state, accountId, afterId: cursor, limit });
+    },
+  );
+
+  for (const command of ['cancel', 'pause', 'resume'] as const satisfies readonly TaskCommandName[]) {
+    app.post<{ Params: { id: string } }>(`/api/v1/tasks/:id/${command}`, async (request, reply) => {
+      const id = parseTaskId(request.params.id);
+      const task = await store.getTask(id);
+      if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
+      if (!taskMachine.can(task.state, command)) throw new IllegalTransitionError('task', task.state, command);
+      await deps.toScheduler.send({ kind: 'task.command', taskId: id, command });
+      return reply.code(202).send({ taskId: id, command, accepted: true });
+    });
+  }
+}
+
+function parseTaskId(raw: string): number {
+  const id = Number(raw);
+  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id)) throw new ValidationError(`task id '${raw}' is not a positive integer`, { field: 'id' });
+  return id;
+}

@@ -1,0 +1,25 @@
+import { createPromMeter } from './prom-meter';
+import { createJsonLogger } from './json-logger';
+
+describe('createPromMeter', () => {
+  it('exposes counters and gauges with labels, sharing metrics by name', async () => {
+    const meter = createPromMeter();
+    meter.counter('herald_test_total', 'test', ['kind']).inc({ kind: 'a' }, 2);
+    meter.counter('herald_test_total', 'test', ['kind']).inc({ kind: 'a' });
+    meter.gauge('herald_test_gauge', 'test').set(7);
+    const { body } = await meter.exposition();
+    expect(body).toContain('herald_test_total{kind="a"} 3');
+    expect(body).toContain('herald_test_gauge 7');
+  });
+});
+
+describe('createJsonLogger', () => {
+  it('writes one JSON object per line at or above its level', () => {
+    const lines: string[] = [];
+    const logger = createJsonLogger({ level: 'warn', write: (line) => lines.push(line) });
+    logger.info('hidden');
+    logger.warn('shown', { taskId: 3 });
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', msg: 'shown', taskId: 3 });
+  });
+});

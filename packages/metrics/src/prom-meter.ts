@@ -1,0 +1,43 @@
+import { Counter as PromCounter, Gauge as PromGauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Counter, Gauge, Meter } from '@herald/core';
+
+export interface PromMeter extends Meter {
+  readonly registry: Registry;
+  /** The Prometheus text exposition, for GET /metrics. */
+  exposition(): Promise<{ contentType: string; body: string }>;
+}
+
+/**
+ * The Meter port on prom-client. Asking twice for the same name returns the
+ * same metric, so several tiers in one process can share a registry.
+ */
+export function createPromMeter(options: { defaultMetrics?: boolean } = {}): PromMeter {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const counters = new Map<string, PromCounter>();
+  const gauges = new Map<string, PromGauge>();
+  return {
+    registry,
+    counter(name, help, labelNames = []): Counter {
+      let counter = counters.get(name);
+      if (counter === undefined) {
+        counter = new PromCounter({ name, help, labelNames: [...labelNames], registers: [registry] });
+        counters.set(name, counter);
+      }
+      const c = counter;
+      return { inc: (labels, value = 1) => (labels ? c.inc(labels, value) : c.inc(value)) };
+    },
+    gauge(name, help, labelNames = []): Gauge {
+      let gauge = gauges.get(name);
+      if (gauge === undefined) {
+        gauge = new PromGauge({ name, help, labelNames: [...labelNames], registers: [registry] });
+        gauges.set(name, gauge);
+      }
+      const g = gauge;
+      return { set: (value, labels) => (labels ? g.set(labels, value) : g.set(value)) };
+    },
+    async exposition() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
