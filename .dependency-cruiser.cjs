@@ -9,6 +9,13 @@ module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
     {
+      name: 'no-unresolvable',
+      comment: 'An import that does not resolve, e.g. @herald/x/src/y, which the package exports map refuses.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
       name: 'no-deep-imports',
       comment: 'Import another package by its name only; its index.ts is its public surface.',
       severity: 'error',
