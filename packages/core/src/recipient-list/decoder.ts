@@ -50,7 +50,8 @@ export class RecipientListDecoder {
     const whole = bytes.length - (bytes.length % UIN_BYTES);
     if (whole < bytes.length) this.carry = Buffer.from(bytes.subarray(whole));
     const n = whole / UIN_BYTES;
-    if (this.seen + n > this.header.count) {
+    // Bytes past the declared body are trailing even when they are less than one whole uin.
+    if ((this.seen + n) * UIN_BYTES + this.carry.length > this.header.count * UIN_BYTES) {
       throw new ListFormatError('LIST_TRAILING_BYTES', `recipient list has more than the ${this.header.count} uins its header declares`, {
         declared: this.header.count,
       });

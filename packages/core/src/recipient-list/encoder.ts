@@ -14,7 +14,8 @@ export class RecipientListEncoder {
     const buf = Buffer.alloc(uins.length * UIN_BYTES);
     const words = new Uint32Array(buf.buffer, buf.byteOffset, uins.length * 2);
     for (let i = 0; i < uins.length; i++) words[2 * i] = uins[i]!; // high word stays 0
-    this.crc = crc32(buf, this.crc);
+    // Skip empty batches: zlib.crc32 of a zero-length view of a materialised ArrayBuffer returns 0, not the running CRC.
+    if (buf.length > 0) this.crc = crc32(buf, this.crc);
     this.count += uins.length;
     return buf;
   }

@@ -23,17 +23,22 @@ export function defineMachine<S extends string, E extends string>(
   events: readonly E[],
   table: TransitionTable<S, E>,
 ): StateMachine<S, E> {
+  // Own properties only: an event or state named like an Object.prototype member ('constructor', '__proto__') is not in the table.
+  const lookup = (state: S, event: E): S | undefined => {
+    const row = Object.hasOwn(table, state) ? table[state] : undefined;
+    return row !== undefined && Object.hasOwn(row, event) ? row[event] : undefined;
+  };
   return {
     name,
     states,
     events,
     next(state, event) {
-      const to = table[state]?.[event];
+      const to = lookup(state, event);
       if (to === undefined) throw new IllegalTransitionError(name, state, event);
       return to;
     },
     can(state, event) {
-      return table[state]?.[event] !== undefined;
+      return lookup(state, event) !== undefined;
     },
     isTerminal(state) {
       return Object.keys(table[state] ?? {}).length === 0;

@@ -49,7 +49,7 @@ export const TASK_EVENTS = [
 export type TaskEvent = (typeof TASK_EVENTS)[number];
 
 export const taskMachine = defineMachine<TaskState, TaskEvent>('task', TASK_STATES, TASK_EVENTS, {
-  CREATED: { schedule: 'SCHEDULED', enqueue: 'QUEUED', cancel: 'CANCELLED', fail: 'FAILED' },
+  CREATED: { schedule: 'SCHEDULED', enqueue: 'QUEUED', pause: 'PAUSED', cancel: 'CANCELLED', fail: 'FAILED' },
   SCHEDULED: { enqueue: 'QUEUED', pause: 'PAUSED', cancel: 'CANCELLED', expire: 'EXPIRED' },
   QUEUED: { admit: 'PREPROCESSING', resumeSending: 'SENDING', pause: 'PAUSED', cancel: 'CANCELLED', expire: 'EXPIRED' },
   PREPROCESSING: { preprocessed: 'DISPATCHING', requeue: 'QUEUED', pause: 'PAUSED', cancel: 'CANCELLED', fail: 'FAILED' },

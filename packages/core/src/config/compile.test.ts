@@ -1,0 +1,127 @@
+import { ConfigError, HeraldError } from '../errors';
+import { compileConfig } from './compile';
+import type { HeraldOptions } from './options';
+
+const DAY = 86_400_000;
+
+/** Written out from the option docs in options.ts, not read from DEFAULTS. */
+const EXPECTED_DEFAULTS = {
+  profile: 'embedded',
+  dataDir: './herald-data',
+  uinSpaceBits: 32,
+  uinLimit: 2 ** 32,
+  http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 1024 ** 3 },
+  tasks: { defaultTtlMs: 7 * DAY, maxTtlMs: 30 * DAY, maxContentChars: 4096 },
+  scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000 },
+  dispatcher: { batchSize: 4096, unitSize: 1_048_576 },
+  executor: { ids: ['executor-1'] },
+  offline: { rangeBits: 20 },
+  transport: { highWaterMark: 64 },
+};
+
+function configError(options: unknown): ConfigError {
+  try {
+    compileConfig(options as HeraldOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(HeraldError);
+    return error as ConfigError;
+  }
+  throw new Error(`compileConfig accepted ${JSON.stringify(options)}`);
+}
+
+describe('compileConfig', () => {
+  it('fills every default when given nothing', () => {
+    expect(compileConfig()).toEqual(EXPECTED_DEFAULTS);
+    expect(compileConfig({})).toEqual(EXPECTED_DEFAULTS);
+  });
+
+  it('keeps the defaults of a section for the fields an operator leaves out', () => {
+    const config = compileConfig({ http: { port: 9090 }, scheduler: { slots: 16 }, tasks: {} });
+    expect(config.http).toEqual({ ...EXPECTED_DEFAULTS.http, port: 9090 });
+    expect(config.scheduler).toEqual({ ...EXPECTED_DEFAULTS.scheduler, slots: 16 });
+    expect(config.tasks).toEqual(EXPECTED_DEFAULTS.tasks);
+  });
+
+  it('takes every option it is given', () => {
+    const options: HeraldOptions = {
+      profile: 'embedded',
+      dataDir: '/var/lib/herald',
+      uinSpaceBits: 24,
+      http: { host: '0.0.0.0', port: 0, uploadLimitBytes: 1 << 20 },
+      tasks: { defaultTtlMs: DAY, maxTtlMs: 2 * DAY, maxContentChars: 100 },
+      scheduler: { id: 'sched-a', slots: 1, tickMs: 10 },
+      dispatcher: { batchSize: 1, unitSize: 10 },
+      executor: { ids: ['e1', 'e_2', 'e.3', 'e-4'] },
+      offline: { rangeBits: 8 },
+      transport: { highWaterMark: 1 },
+    };
+    const { uinLimit, ...rest } = compileConfig(options);
+    expect(uinLimit).toBe(2 ** 24);
+    expect(rest).toEqual(options);
+  });
+
+  it('accepts the bounds of each range', () => {
+    expect(compileConfig({ uinSpaceBits: 1 }).uinLimit).toBe(2);
+    expect(compileConfig({ uinSpaceBits: 32 }).uinLimit).toBe(2 ** 32);
+    expect(compileConfig({ http: { port: 65535 } }).http.port).toBe(65535);
+    expect(compileConfig({ offline: { rangeBits: 32 } }).offline.rangeBits).toBe(32);
+    expect(compileConfig({ tasks: { defaultTtlMs: 5 * DAY, maxTtlMs: 5 * DAY } }).tasks.defaultTtlMs).toBe(5 * DAY);
+  });
+
+  it('copies the executor ids, so neither the options nor the defaults are shared', () => {
+    const ids = ['a', 'b'];
+    const config = compileConfig({ executor: { ids } });
+    ids.push('c');
+    expect(config.executor.ids).toEqual(['a', 'b']);
+    compileConfig().executor.ids.push('mutated');
+    expect(compileConfig().executor.ids).toEqual(['executor-1']);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['uinSpaceBits 33', { uinSpaceBits: 33 }, 'uinSpaceBits'],
+    ['uinSpaceBits 0', { uinSpaceBits: 0 }, 'uinSpaceBits'],
+    ['uinSpaceBits 1.5', { uinSpaceBits: 1.5 }, 'uinSpaceBits'],
+    ['uinSpaceBits "32"', { uinSpaceBits: '32' }, 'uinSpaceBits'],
+    ['http.port -1', { http: { port: -1 } }, 'http.port'],
+    ['http.port 65536', { http: { port: 65536 } }, 'http.port'],
+    ['http.port NaN', { http: { port: Number.NaN } }, 'http.port'],
+    ['http.host empty', { http: { host: '' } }, 'http.host'],
+    ['http.uploadLimitBytes 31', { http: { uploadLimitBytes: 31 } }, 'http.uploadLimitBytes'],
+    ['scheduler.slots 0', { scheduler: { slots: 0 } }, 'scheduler.slots'],
+    ['scheduler.tickMs 9', { scheduler: { tickMs: 9 } }, 'scheduler.tickMs'],
+    ['scheduler.id 7', { scheduler: { id: 7 } }, 'scheduler.id'],
+    ['executor.ids []', { executor: { ids: [] } }, 'executor.ids'],
+    ['executor.ids not a list', { executor: { ids: 'executor-1' } }, 'executor.ids'],
+    ['executor.ids with a space', { executor: { ids: ['a b'] } }, 'executor.ids'],
+    ['executor.ids with a number', { executor: { ids: [1] } }, 'executor.ids'],
+    ['executor.ids repeated', { executor: { ids: ['x', 'x'] } }, 'executor.ids'],
+    ['dispatcher.batchSize 0', { dispatcher: { batchSize: 0 } }, 'dispatcher.batchSize'],
+    ['dispatcher.unitSize 0', { dispatcher: { unitSize: 0 } }, 'dispatcher.unitSize'],
+    ['offline.rangeBits 7', { offline: { rangeBits: 7 } }, 'offline.rangeBits'],
+    ['offline.rangeBits 33', { offline: { rangeBits: 33 } }, 'offline.rangeBits'],
+    ['transport.highWaterMark 0', { transport: { highWaterMark: 0 } }, 'transport.highWaterMark'],
+    ['tasks.maxContentChars 0', { tasks: { maxContentChars: 0 } }, 'tasks.maxContentChars'],
+    ['tasks.defaultTtlMs 999', { tasks: { defaultTtlMs: 999 } }, 'tasks.defaultTtlMs'],
+    ['tasks.defaultTtlMs over the default maxTtlMs', { tasks: { defaultTtlMs: 31 * DAY } }, 'tasks.defaultTtlMs'],
+    ['tasks.defaultTtlMs > tasks.maxTtlMs', { tasks: { defaultTtlMs: 2 * DAY, maxTtlMs: DAY } }, 'tasks.defaultTtlMs'],
+    ['profile production', { profile: 'production' }, 'profile'],
+    ['dataDir empty', { dataDir: '' }, 'dataDir'],
+    ['unknown key foo', { foo: 1 }, 'foo'],
+    ['unknown nested key http.bogus', { http: { bogus: true } }, 'http.bogus'],
+    ['unknown nested key executor.count', { executor: { count: 2 } }, 'executor.count'],
+    ['http null', { http: null }, 'http'],
+    ['scheduler a list', { scheduler: [] }, 'scheduler'],
+    ['tasks a number', { tasks: 5 }, 'tasks'],
+    ['root null', null, '(root)'],
+    ['root a list', [], '(root)'],
+    ['root a string', 'config', '(root)'],
+  ])('rejects %s with a ConfigError naming it', (_name, options, setting) => {
+    const error = configError(options);
+    expect(error.setting).toBe(setting);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.retriable).toBe(false);
+    expect(error.details).toEqual({ setting });
+    expect(error.message).toContain(setting);
+  });
+});

@@ -1,0 +1,147 @@
+import {
+  ConfigError,
+  ErrorCodes,
+  FencedError,
+  FrameError,
+  HeraldError,
+  IllegalTransitionError,
+  isHeraldError,
+  ListFormatError,
+  NotFoundError,
+  ValidationError,
+} from './errors';
+
+describe('ErrorCodes', () => {
+  it('maps every code to itself, so codes are stable strings', () => {
+    for (const [key, value] of Object.entries(ErrorCodes)) expect(value).toBe(key);
+  });
+
+  it('holds the codes callers branch on', () => {
+    expect(Object.keys(ErrorCodes).sort()).toEqual(
+      [
+        'CONFIG_INVALID',
+        'VALIDATION_FAILED',
+        'NOT_FOUND',
+        'TASK_NOT_FOUND',
+        'LIST_NOT_FOUND',
+        'LIST_EMPTY',
+        'LIST_BAD_MAGIC',
+        'LIST_UNSUPPORTED_VERSION',
+        'LIST_BAD_HEADER',
+        'LIST_TRUNCATED',
+        'LIST_TRAILING_BYTES',
+        'LIST_CHECKSUM_MISMATCH',
+        'LIST_UIN_OUT_OF_RANGE',
+        'ILLEGAL_TRANSITION',
+        'FENCED',
+        'VERSION_CONFLICT',
+        'FRAME_MALFORMED',
+        'FRAME_UNKNOWN_KIND',
+        'FRAME_UNSUPPORTED_VERSION',
+        'STORE_CLOSED',
+        'UNAVAILABLE',
+        'INTERNAL',
+      ].sort(),
+    );
+  });
+});
+
+describe('HeraldError', () => {
+  it('carries a code and a message, is not retriable and has no details by default', () => {
+    const error = new HeraldError('INTERNAL', 'boom');
+    expect(error).toBeInstanceOf(Error);
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).toBe('boom');
+    expect(error.retriable).toBe(false);
+    expect(error.details).toEqual({});
+    expect(error.name).toBe('HeraldError');
+    expect(error.cause).toBeUndefined();
+    expect(error.stack).toContain('boom');
+  });
+
+  it('takes retriable, details and cause from its options', () => {
+    const cause = new Error('socket closed');
+    const error = new HeraldError('UNAVAILABLE', 'store down', { retriable: true, details: { store: 'level' }, cause });
+    expect(error.retriable).toBe(true);
+    expect(error.details).toEqual({ store: 'level' });
+    expect(error.cause).toBe(cause);
+    expect(new HeraldError('UNAVAILABLE', 'x', { retriable: false }).retriable).toBe(false);
+  });
+
+  it('serialises to { code, message } without details when there are none', () => {
+    const error = new HeraldError('INTERNAL', 'boom', { retriable: true });
+    expect(error.toJSON()).toStrictEqual({ code: 'INTERNAL', message: 'boom' });
+    expect(JSON.parse(JSON.stringify(error))).toStrictEqual({ code: 'INTERNAL', message: 'boom' });
+  });
+
+  it('serialises details when there are some, and never the stack or cause', () => {
+    const error = new HeraldError('NOT_FOUND', 'no such task', { details: { id: 7 }, cause: new Error('inner') });
+    expect(error.toJSON()).toStrictEqual({ code: 'NOT_FOUND', message: 'no such task', details: { id: 7 } });
+    expect(JSON.parse(JSON.stringify({ error }))).toStrictEqual({ error: { code: 'NOT_FOUND', message: 'no such task', details: { id: 7 } } });
+  });
+});
+
+describe('HeraldError subclasses', () => {
+  const cases: [string, HeraldError, Function, string, Record<string, unknown>][] = [
+    ['ConfigError', new ConfigError('http.port', 'must be an integer'), ConfigError, 'CONFIG_INVALID', { setting: 'http.port' }],
+    ['ValidationError', new ValidationError('body too long', { max: 4096 }), ValidationError, 'VALIDATION_FAILED', { max: 4096 }],
+    ['NotFoundError', new NotFoundError('TASK_NOT_FOUND', 'task 9 not found', { id: 9 }), NotFoundError, 'TASK_NOT_FOUND', { id: 9 }],
+    ['ListFormatError', new ListFormatError('LIST_TRUNCATED', 'short', { declared: 3 }), ListFormatError, 'LIST_TRUNCATED', { declared: 3 }],
+    [
+      'IllegalTransitionError',
+      new IllegalTransitionError('task', 'COMPLETED', 'cancel'),
+      IllegalTransitionError,
+      'ILLEGAL_TRANSITION',
+      { machine: 'task', from: 'COMPLETED', event: 'cancel' },
+    ],
+    ['FencedError', new FencedError(12, 3, 4), FencedError, 'FENCED', { taskId: 12, heldEpoch: 3, storedEpoch: 4 }],
+    ['FrameError', new FrameError('FRAME_UNKNOWN_KIND', 'kind 99', { kind: 99 }), FrameError, 'FRAME_UNKNOWN_KIND', { kind: 99 }],
+  ];
+  const classes = cases.map(([, , cls]) => cls);
+
+  describe.each(cases)('%s', (name, error, cls, code, details) => {
+    it('is an instance of its class, HeraldError and Error, and of no sibling class', () => {
+      expect(error).toBeInstanceOf(cls);
+      expect(error).toBeInstanceOf(HeraldError);
+      expect(error).toBeInstanceOf(Error);
+      for (const other of classes) if (other !== cls) expect(error).not.toBeInstanceOf(other);
+      expect(isHeraldError(error)).toBe(true);
+    });
+
+    it('has its name, code and details, and is not retriable', () => {
+      expect(error.name).toBe(name);
+      expect(error.code).toBe(code);
+      expect(error.details).toEqual(details);
+      expect(error.retriable).toBe(false);
+      expect(error.toJSON()).toStrictEqual({ code, message: error.message, details });
+    });
+
+    it('is caught by class through a throw', () => {
+      expect(() => {
+        throw error;
+      }).toThrow(cls as new (...args: never[]) => Error);
+    });
+  });
+
+  it('ConfigError names the setting in a readonly field and in the message', () => {
+    const error = new ConfigError('scheduler.slots', 'must be at least 1');
+    expect(error.setting).toBe('scheduler.slots');
+    expect(error.message).toBe('config scheduler.slots: must be at least 1');
+  });
+
+  it('messages name the facts of the failure', () => {
+    expect(new IllegalTransitionError('unit', 'DONE', 'start').message).toContain("'start'");
+    expect(new IllegalTransitionError('unit', 'DONE', 'start').message).toContain("'DONE'");
+    expect(new FencedError(12, 3, 4).message).toContain('12');
+  });
+});
+
+describe('isHeraldError', () => {
+  it('is false for anything that is not a HeraldError', () => {
+    expect(isHeraldError(new Error('plain'))).toBe(false);
+    expect(isHeraldError({ code: 'INTERNAL', message: 'looks like one', retriable: false })).toBe(false);
+    expect(isHeraldError(null)).toBe(false);
+    expect(isHeraldError(undefined)).toBe(false);
+    expect(isHeraldError('INTERNAL')).toBe(false);
+  });
+});
