@@ -1,0 +1,82 @@
+import { ErrorCodes } from '@herald/core';
+import { makeTempDir, offlineStoreConformance, rejectsWithCode, type TempDir } from '@herald/testing';
+import { LevelOfflineStore } from './level-offline-store';
+
+for (const rangeBits of [8, 16, 32]) {
+  offlineStoreConformance(`LevelOfflineStore (rangeBits ${rangeBits})`, async () => {
+    const dir = await makeTempDir('herald-level-offline-');
+    return { store: await LevelOfflineStore.open(dir.path, { rangeBits }), cleanup: dir.remove };
+  });
+}
+
+describe('LevelOfflineStore', () => {
+  let dir: TempDir;
+  beforeEach(async () => {
+    dir = await makeTempDir('herald-level-offline-');
+  });
+  afterEach(() => dir.remove());
+
+  async function scan(store: LevelOfflineStore, taskId: number): Promise<Uint32Array[]> {
+    const chunks: Uint32Array[] = [];
+    for await (const chunk of store.scanTask(taskId)) chunks.push(chunk);
+    return chunks;
+  }
+
+  it('keeps entries and acknowledgements across close and reopen', async () => {
+    const first = await LevelOfflineStore.open(dir.path, { rangeBits: 12 });
+    await first.append(3, 99, Uint32Array.of(1, 5000, 9000));
+    await first.acknowledge(5000, [3]);
+    await first.close();
+    const second = await LevelOfflineStore.open(dir.path, { rangeBits: 12 });
+    expect(await second.pending(1)).toEqual([{ taskId: 3, expiresAt: 99 }]);
+    expect(await second.pending(5000)).toEqual([]);
+    expect((await scan(second, 3)).flatMap((c) => [...c])).toEqual([1, 9000]);
+    await second.close();
+  });
+
+  it('splits a batch into one record per range and yields them range by range', async () => {
+    const store = await LevelOfflineStore.open(dir.path, { rangeBits: 8 });
+    await store.append(1, 0, Uint32Array.of(1, 2, 255, 256, 300, 70_000));
+    expect((await scan(store, 1)).map((c) => [...c])).toEqual([[1, 2, 255], [256, 300], [70_000]]);
+    await store.close();
+  });
+
+  it('with rangeBits 32 keeps a whole batch in one record (range 0)', async () => {
+    const store = await LevelOfflineStore.open(dir.path, { rangeBits: 32 });
+    await store.append(1, 0, Uint32Array.of(0, 1, 2 ** 31, 0xffffffff));
+    expect((await scan(store, 1)).map((c) => [...c])).toEqual([[0, 1, 2 ** 31, 0xffffffff]]);
+    await store.close();
+  });
+
+  it('merges overlapping records of a range into one', async () => {
+    const store = await LevelOfflineStore.open(dir.path, { rangeBits: 16 });
+    await store.append(1, 0, Uint32Array.of(10, 20, 30));
+    await store.append(1, 0, Uint32Array.of(40, 50));
+    await store.append(1, 0, Uint32Array.of(25, 45));
+    expect((await scan(store, 1)).map((c) => [...c])).toEqual([[10, 20, 25, 30, 40, 45, 50]]);
+    await store.append(1, 0, Uint32Array.of(60));
+    expect((await scan(store, 1)).map((c) => [...c])).toEqual([[10, 20, 25, 30, 40, 45, 50], [60]]);
+    await store.close();
+  });
+
+  it('rejects a rangeBits outside 8..32, or one that differs from the stored layout, with CONFIG_INVALID', async () => {
+    for (const rangeBits of [7, 33, 12.5]) await rejectsWithCode(LevelOfflineStore.open(dir.path, { rangeBits }), ErrorCodes.CONFIG_INVALID);
+    const store = await LevelOfflineStore.open(dir.path);
+    expect(store.rangeBits).toBe(16);
+    await store.close();
+    await rejectsWithCode(LevelOfflineStore.open(dir.path, { rangeBits: 20 }), ErrorCodes.CONFIG_INVALID);
+    const again = await LevelOfflineStore.open(dir.path, { rangeBits: 16 });
+    await again.close();
+  });
+
+  it('fails every call after close with STORE_CLOSED', async () => {
+    const store = await LevelOfflineStore.open(dir.path);
+    await store.append(1, 0, Uint32Array.of(1));
+    await store.close();
+    await store.close();
+    await rejectsWithCode(store.append(1, 0, Uint32Array.of(2)), ErrorCodes.STORE_CLOSED);
+    await rejectsWithCode(store.pending(1), ErrorCodes.STORE_CLOSED);
+    await rejectsWithCode(store.acknowledge(1, [1]), ErrorCodes.STORE_CLOSED);
+    await rejectsWithCode(scan(store, 1), ErrorCodes.STORE_CLOSED);
+  });
+});

@@ -1,0 +1,394 @@
+import { ClassicLevel, type Iterator as LevelIterator, type Snapshot } from 'classic-level';
+import {
+  ConfigError,
+  ErrorCodes,
+  HeraldError,
+  indexOfSorted,
+  isSortedUint32,
+  subtractSorted,
+  uniqueSorted,
+  ValidationError,
+  type OfflineEntry,
+  type OfflineStore,
+} from '@herald/core';
+import { EMPTY, key, prefixRange, readU64BE, tag } from './keys';
+import { KeyedMutex } from './keyed-mutex';
+import { Lifecycle, toHeraldError } from './lifecycle';
+import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
+
+/**
+ * The embedded OfflineStore, on LevelDB (classic-level).
+ *
+ * A put per recipient would cap fan-out throughput, so one write carries a
+ * whole batch of users, while a login still reads one user's entries with a
+ * few seeks. The uin space is cut into ranges of 2^rangeBits uins
+ * (range = uin >>> rangeBits; with rangeBits 32 everything is range 0).
+ *
+ * Key layout (tag byte, then big-endian numbers; range and uins u32, task ids u64):
+ *
+ *   'r' range taskId firstUin -> the sorted uins (u32 LE, back to back) of one
+ *                                record: an appended batch's uins in that range
+ *   'i' range taskId          -> expiresAt (f64 BE): which tasks have records in a range
+ *   'k' taskId range          -> count (u32 BE): the task's records in that range (scanTask, merges)
+ *   'a' uin taskId            -> '' : the user acknowledged the task's entry
+ *   'b' taskId uin            -> '' : the same acknowledgement, by task (scanTask)
+ *   'm' "rangeBits"           -> u8 : the layout parameter this store was created with
+ *
+ * append(task, uins): the batch is split at range boundaries into one record
+ * per range; all keys of one append go in one atomic batch. Invariant: the
+ * records of one (range, task) cover disjoint uin spans [first, last]. A batch
+ * that overlaps existing records of its task (a replay, or a retried unit
+ * whose batches were cut differently) is merged with them: the overlapped
+ * records are deleted and their union written as one record, in the same
+ * batch, and the range's count in 'k' adjusted. So a replay changes nothing
+ * and no entry is ever lost. Finding the overlapped records is one reverse
+ * seek from the batch's last uin, walking back while spans still reach the
+ * batch's first uin. Appends of one
+ * task run under that task's in-process lock (LevelDB's LOCK file keeps other
+ * processes out), so the read-merge-write cannot interleave.
+ *
+ * pending(uin): read the 'i' entries of the uin's range (tasks in id order),
+ * and for each task seek in reverse from 'r' range task uin (lte, limit 1): by
+ * the invariant, that record (the last with firstUin <= uin) is the only one
+ * that can hold the uin; binary-search it. Acknowledged tasks ('a' uin *) are
+ * skipped.
+ *
+ * acknowledge(uin, tasks) writes 'a' and 'b' for each entry the user has;
+ * acknowledging an entry that does not exist writes nothing, so it cannot
+ * hide a later append. A replayed append leaves acknowledgements in place.
+ *
+ * scanTask(task): walk the 'k' index, read each range's records in key order
+ * (disjoint and ascending, by the invariant; the count says how many, so the
+ * read never spills into another task's records), drop uins found in the
+ * task's 'b' acknowledgements (one forward cursor), and yield a Uint32Array
+ * per record, all from one snapshot.
+ *
+ * Entries are never deleted; purging expired tasks is a later addition.
+ */
+
+export interface LevelOfflineStoreOptions {
+  /**
+   * log2 of the number of uins per range, 8..32. Smaller ranges mean smaller
+   * records for a login to read, larger ones fewer keys per append. Fixed when
+   * the store is created; reopening with another value fails.
+   * @defaultValue 16
+   */
+  rangeBits?: number;
+}
+
+export const DEFAULT_RANGE_BITS = 16;
+
+type Db = ClassicLevel<Buffer, Buffer>;
+
+const RANGE_BITS_KEY = key(tag('m'), { tail: 'rangeBits' });
+
+const recordPrefix = (range: number, taskId: number) => key(tag('r'), { u32: range }, { u64: taskId });
+const recordKey = (range: number, taskId: number, first: number) => key(tag('r'), { u32: range }, { u64: taskId }, { u32: first });
+const indexKey = (range: number, taskId: number) => key(tag('i'), { u32: range }, { u64: taskId });
+const indexOfRange = (range: number) => prefixRange(key(tag('i'), { u32: range }));
+const taskRangeKey = (taskId: number, range: number) => key(tag('k'), { u64: taskId }, { u32: range });
+const rangesOfTask = (taskId: number) => prefixRange(key(tag('k'), { u64: taskId }));
+const ackKey = (uin: number, taskId: number) => key(tag('a'), { u32: uin }, { u64: taskId });
+const acksOfUin = (uin: number) => prefixRange(key(tag('a'), { u32: uin }));
+const ackByTaskKey = (taskId: number, uin: number) => key(tag('b'), { u64: taskId }, { u32: uin });
+const acksOfTask = (taskId: number) => prefixRange(key(tag('b'), { u64: taskId }));
+
+/** Offsets of the numbers inside keys (after the tag byte). */
+const TASK_IN_INDEX_KEY = 5;
+const RANGE_IN_TASK_RANGE_KEY = 9;
+const TASK_IN_ACK_KEY = 5;
+const UIN_IN_ACK_BY_TASK_KEY = 9;
+
+const RECORDS = prefixRange(key(tag('r')));
+/** Entries read per `nextv` after a seek; a range rarely holds more records of one task. */
+const SEEK_CHUNK = 8;
+
+function checkTaskId(taskId: number): void {
+  if (!Number.isSafeInteger(taskId) || taskId < 0) throw new ValidationError('taskId must be a non-negative safe integer', { taskId });
+}
+
+function checkUin(uin: number): void {
+  if (!Number.isInteger(uin) || uin < 0 || uin > 0xffffffff) throw new ValidationError('uin must be an integer in [0, 2^32)', { uin });
+}
+
+function encodeExpires(expiresAt: number): Buffer {
+  const buf = Buffer.allocUnsafe(8);
+  buf.writeDoubleBE(expiresAt, 0);
+  return buf;
+}
+
+export class LevelOfflineStore implements OfflineStore {
+  private readonly life = new Lifecycle('LevelOfflineStore');
+  private readonly locks = new KeyedMutex<number>();
+  private readonly rangeOf: (uin: number) => number;
+
+  private constructor(
+    private readonly db: Db,
+    readonly rangeBits: number,
+  ) {
+    // `uin >>> 32` is `uin >>> 0` in JavaScript, so 32 bits needs its own case.
+    this.rangeOf = rangeBits === 32 ? () => 0 : (uin) => uin >>> rangeBits;
+  }
+
+  /**
+   * Opens (creating if needed) the store in directory `path`. Fails with
+   * CONFIG_INVALID for a bad rangeBits or one that differs from the store's,
+   * with UNAVAILABLE if another process holds the directory.
+   */
+  static async open(path: string, options: LevelOfflineStoreOptions = {}): Promise<LevelOfflineStore> {
+    const { rangeBits = DEFAULT_RANGE_BITS } = options;
+    if (!Number.isInteger(rangeBits) || rangeBits < 8 || rangeBits > 32) throw new ConfigError('rangeBits', `must be an integer in 8..32, got ${rangeBits}`);
+    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    try {
+      await db.open();
+    } catch (error) {
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelOfflineStore: cannot open ${path}`, { cause: error });
+    }
+    try {
+      const stored = await db.get(RANGE_BITS_KEY);
+      if (stored === undefined) await db.put(RANGE_BITS_KEY, Buffer.of(rangeBits));
+      else if (stored[0] !== rangeBits) throw new ConfigError('rangeBits', `the store at ${path} was created with rangeBits ${stored[0]}, not ${rangeBits}`);
+      return new LevelOfflineStore(db, rangeBits);
+    } catch (error) {
+      await db.close();
+      throw toHeraldError(error, 'LevelOfflineStore', 'open');
+    }
+  }
+
+  append(taskId: number, expiresAt: number, sortedUins: Uint32Array): Promise<void> {
+    return this.life.run('append', async () => {
+      checkTaskId(taskId);
+      if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) throw new ValidationError('expiresAt must be a finite number', { expiresAt });
+      if (!(sortedUins instanceof Uint32Array)) throw new ValidationError('uins must be a Uint32Array');
+      if (!isSortedUint32(sortedUins)) throw new ValidationError('uins must be sorted ascending', { taskId });
+      if (sortedUins.length === 0) return;
+      // Own copy: the caller may reuse its buffer as soon as this returns.
+      const uins = uniqueSorted(sortedUins.slice());
+      await this.locks.run(taskId, () => this.appendLocked(taskId, expiresAt, uins));
+    });
+  }
+
+  pending(uin: number): Promise<OfflineEntry[]> {
+    return this.life.run('pending', async () => {
+      checkUin(uin);
+      const range = this.rangeOf(uin);
+      const [index, acks] = await Promise.all([this.db.iterator(indexOfRange(range)).all(), this.db.keys(acksOfUin(uin)).all()]);
+      if (index.length === 0) return [];
+      const acked = new Set(acks.map((k) => readU64BE(k, TASK_IN_ACK_KEY)));
+      const candidates: OfflineEntry[] = [];
+      for (const [k, v] of index) {
+        const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
+        if (!acked.has(taskId)) candidates.push({ taskId, expiresAt: v.readDoubleBE(0) });
+      }
+      const held = await Promise.all(candidates.map((e) => this.holds(e.taskId, range, uin)));
+      return candidates.filter((_, i) => held[i]);
+    });
+  }
+
+  acknowledge(uin: number, taskIds: readonly number[]): Promise<void> {
+    return this.life.run('acknowledge', async () => {
+      checkUin(uin);
+      if (!Array.isArray(taskIds)) throw new ValidationError('taskIds must be an array');
+      taskIds.forEach(checkTaskId);
+      const tasks = [...new Set(taskIds)];
+      const range = this.rangeOf(uin);
+      const held = await Promise.all(tasks.map((taskId) => this.holds(taskId, range, uin)));
+      const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+      tasks.forEach((taskId, i) => {
+        if (!held[i]) return;
+        ops.push({ type: 'put', key: ackKey(uin, taskId), value: EMPTY }, { type: 'put', key: ackByTaskKey(taskId, uin), value: EMPTY });
+      });
+      if (ops.length > 0) await this.db.batch(ops);
+    });
+  }
+
+  async *scanTask(taskId: number): AsyncGenerator<Uint32Array> {
+    this.life.assertOpen('scanTask');
+    checkTaskId(taskId);
+    const snapshot = this.db.snapshot();
+    const ranges = this.db.iterator({ ...rangesOfTask(taskId), snapshot });
+    const acks = new SortedUinCursor(this.db.keys({ ...acksOfTask(taskId), snapshot }), UIN_IN_ACK_BY_TASK_KEY);
+    const records = new RecordCursor(this.db, snapshot);
+    try {
+      for (;;) {
+        const chunk = await ranges.nextv(1024);
+        if (chunk.length === 0) break;
+        for (const [k, v] of chunk) {
+          const range = k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY);
+          for (const [, value] of await records.all(range, taskId, v.readUInt32BE(0))) {
+            const uins = decodeUins(value);
+            const kept = subtractSorted(uins, await acks.within(uins[0]!, uins[uins.length - 1]!));
+            if (kept.length > 0) yield kept;
+          }
+        }
+      }
+    } catch (error) {
+      throw toHeraldError(error, 'LevelOfflineStore', 'scanTask');
+    } finally {
+      await Promise.allSettled([ranges.close(), acks.close(), records.close()]);
+      await snapshot.close();
+    }
+  }
+
+  /** Waits for calls in flight, then closes the database. Any later call fails with STORE_CLOSED. */
+  close(): Promise<void> {
+    return this.life.close(() => this.db.close());
+  }
+
+  /** Whether the task has a record holding `uin` (acknowledged or not): one reverse seek, by the invariant. */
+  private async holds(taskId: number, range: number, uin: number): Promise<boolean> {
+    const [record] = await this.db.values({ gte: recordPrefix(range, taskId), lte: recordKey(range, taskId, uin), reverse: true, limit: 1 }).all();
+    return record !== undefined && indexOfSorted(decodeUins(record), uin) >= 0;
+  }
+
+  private async appendLocked(taskId: number, expiresAt: number, uins: Uint32Array): Promise<void> {
+    const slices = splitByRange(uins, this.rangeOf);
+    const counts = await this.recordCounts(taskId, slices[0]!.range, slices[slices.length - 1]!.range);
+    const expires = encodeExpires(expiresAt);
+    // A chained batch: one atomic write, and much less per-operation overhead than an array of ops.
+    const batch = this.db.batch();
+    // One long-lived iterator seeking range to range: far cheaper than a new iterator per range.
+    // No snapshot needed: this task's records change only under its lock, which we hold.
+    const records = new RecordCursor(this.db);
+    try {
+      for (const slice of slices) {
+        let merged = slice.uins;
+        let count = counts.get(slice.range) ?? 0;
+        if (count > 0) {
+          const overlapped = await records.overlapping(slice.range, taskId, slice.uins[0]!, slice.uins[slice.uins.length - 1]!, count);
+          // Deletes first: the merged record may reuse an overlapped record's key, and the later op wins.
+          for (const record of overlapped) {
+            batch.del(record.key);
+            merged = unionSorted(merged, record.uins);
+          }
+          count -= overlapped.length;
+        }
+        batch.put(recordKey(slice.range, taskId, merged[0]!), encodeUins(merged));
+        batch.put(indexKey(slice.range, taskId), expires);
+        batch.put(taskRangeKey(taskId, slice.range), encodeCount(count + 1));
+      }
+    } catch (error) {
+      await batch.close();
+      throw error;
+    } finally {
+      await records.close();
+    }
+    await batch.write();
+  }
+
+  /** How many records the task has in each range of [lo, hi] that has any. */
+  private async recordCounts(taskId: number, lo: number, hi: number): Promise<Map<number, number>> {
+    const entries = await this.db.iterator({ gte: taskRangeKey(taskId, lo), lte: taskRangeKey(taskId, hi) }).all();
+    return new Map(entries.map(([k, v]) => [k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY), v.readUInt32BE(0)]));
+  }
+}
+
+interface StoredRecord {
+  key: Buffer;
+  uins: Uint32Array;
+}
+
+/**
+ * Seeks over the 'r' records with one forward and one reverse iterator, each
+ * created on first use: one seek and usually one `nextv` per range. The
+ * record count from the 'k' index bounds each read, so no read spills into
+ * the next task's (possibly large) records.
+ */
+class RecordCursor {
+  private forward: LevelIterator<Db, Buffer, Buffer> | undefined;
+  private reverse: LevelIterator<Db, Buffer, Buffer> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly snapshot?: Snapshot,
+  ) {}
+
+  /** The task's `count` records in `range`, ascending. */
+  async all(range: number, taskId: number, count: number): Promise<[Buffer, Buffer][]> {
+    this.forward ??= this.db.iterator({ ...RECORDS, snapshot: this.snapshot });
+    const prefix = recordPrefix(range, taskId);
+    this.forward.seek(prefix);
+    const entries = count > 0 ? await this.forward.nextv(count) : [];
+    return entries.filter(([k]) => startsWith(k, prefix));
+  }
+
+  /**
+   * The task's records in `range` whose span [first, last] meets the batch's
+   * span: walking back from the last record starting at or before `last`,
+   * until one ends before `first` (spans are disjoint, so no earlier one can
+   * reach it) or the task's `count` records are used up.
+   */
+  async overlapping(range: number, taskId: number, first: number, last: number, count: number): Promise<StoredRecord[]> {
+    this.reverse ??= this.db.iterator({ ...RECORDS, reverse: true });
+    const prefix = recordPrefix(range, taskId);
+    this.reverse.seek(recordKey(range, taskId, last));
+    const found: StoredRecord[] = [];
+    let seen = 0;
+    while (seen < count) {
+      const chunk = await this.reverse.nextv(Math.min(count - seen, SEEK_CHUNK));
+      if (chunk.length === 0) return found;
+      for (const [k, v] of chunk) {
+        if (!startsWith(k, prefix)) return found;
+        const uins = decodeUins(v);
+        if (uins[uins.length - 1]! < first) return found;
+        found.push({ key: k, uins });
+      }
+      seen += chunk.length;
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.forward?.close(), this.reverse?.close()]);
+  }
+}
+
+function startsWith(buf: Buffer, prefix: Buffer): boolean {
+  return buf.length >= prefix.length && buf.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+}
+
+function encodeCount(count: number): Buffer {
+  const buf = Buffer.allocUnsafe(4);
+  buf.writeUInt32BE(count, 0);
+  return buf;
+}
+
+interface KeyIterator {
+  nextv(size: number): Promise<Buffer[]>;
+  close(): Promise<void>;
+}
+
+/** Reads uins from keys in ascending order, a chunk at a time, for a merge against ascending records. */
+class SortedUinCursor {
+  private chunk: Buffer[] = [];
+  private at = 0;
+  private done = false;
+
+  constructor(
+    private readonly keys: KeyIterator,
+    private readonly offset: number,
+  ) {}
+
+  /** The uins in [first, last], ascending; skips (for good) any below `first`. */
+  async within(first: number, last: number): Promise<Uint32Array> {
+    const out: number[] = [];
+    for (;;) {
+      if (this.at === this.chunk.length) {
+        if (this.done) break;
+        this.chunk = await this.keys.nextv(1024);
+        this.at = 0;
+        if (this.chunk.length === 0) this.done = true;
+        continue;
+      }
+      const uin = this.chunk[this.at]!.readUInt32BE(this.offset);
+      if (uin > last) break;
+      if (uin >= first) out.push(uin);
+      this.at++;
+    }
+    return Uint32Array.from(out);
+  }
+
+  close(): Promise<void> {
+    return this.keys.close();
+  }
+}

@@ -1,0 +1,334 @@
+import { ClassicLevel } from 'classic-level';
+import {
+  checkFence,
+  ErrorCodes,
+  HeraldError,
+  NotFoundError,
+  taskMachine,
+  unitMachine,
+  ValidationError,
+  type ExecutionUnit,
+  type Fence,
+  type ListMeta,
+  type NewTask,
+  type NewUnit,
+  type Task,
+  type TaskEvent,
+  type TaskPage,
+  type TaskPatch,
+  type TaskQuery,
+  type TaskStore,
+  type UnitEvent,
+  type UnitProgress,
+} from '@herald/core';
+import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
+import { KeyedMutex } from './keyed-mutex';
+import { Lifecycle, toHeraldError } from './lifecycle';
+import {
+  applyPatch,
+  checkListMeta,
+  checkNewTask,
+  checkNewUnits,
+  checkNow,
+  checkProgress,
+  checkProgressInUnit,
+  compileQuery,
+  isTaskId,
+  newTaskRecord,
+  newUnitRecord,
+} from './task-records';
+
+/**
+ * The embedded TaskStore, on LevelDB (classic-level): one directory, one
+ * process, no server. It passes the same conformance suite as the MySQL store.
+ *
+ * Key layout (a one-letter tag byte first; numbers big-endian so that byte
+ * order is numeric order; strings UTF-16LE, length-prefixed when followed by
+ * more key):
+ *
+ *   'm' "seq"                                    -> last task id handed out (u64)
+ *   't' taskId:u64                               -> Task (JSON)
+ *   'u' taskId:u64 unitNo:u32                    -> ExecutionUnit (JSON)
+ *   'l' listId                                   -> ListMeta (JSON)
+ *   'c' contentCrc:u32 accountId(len:u32 + chars) taskId:u64 -> ''   no-resend index
+ *
+ * Tasks iterate in id order; a task's units in unitNo order under one prefix.
+ * The content index is written with the task (accountId and contentCrc never
+ * change) and `filteredListId != null` is checked on read, so clearing a
+ * filtered list needs no index update.
+ *
+ * Atomicity: LevelDB has no transactions. Every read-modify-write of one task
+ * or of its units (fence check, state machine, write) runs under that task's
+ * in-process lock (see KeyedMutex), and each write is one atomic put or batch.
+ * Task creation runs under one more lock so ids and the persisted counter
+ * advance together. Unit writes check the fence but do not rewrite the task
+ * record, so they do not change the task's version.
+ */
+type Db = ClassicLevel<Buffer, Buffer>;
+
+const SEQ_KEY = key(tag('m'), { tail: 'seq' });
+const TASKS = prefixRange(key(tag('t')));
+/** Lock key for task creation; task ids are positive, so 0 never names a task. */
+const CREATE_LOCK = 0;
+
+const taskKey = (id: number) => key(tag('t'), { u64: id });
+const unitKey = (taskId: number, unitNo: number) => key(tag('u'), { u64: taskId }, { u32: unitNo });
+const unitsOf = (taskId: number) => prefixRange(key(tag('u'), { u64: taskId }));
+const listKey = (id: string) => key(tag('l'), { tail: id });
+const contentPrefix = (accountId: string, crc: number) => key(tag('c'), { u32: crc }, { str: accountId });
+
+function encodeId(id: number): Buffer {
+  return key({ u64: id });
+}
+
+export class LevelTaskStore implements TaskStore {
+  private readonly life = new Lifecycle('LevelTaskStore');
+  private readonly locks = new KeyedMutex<number>();
+
+  private constructor(
+    private readonly db: Db,
+    private lastId: number,
+  ) {}
+
+  /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
+  static async open(path: string): Promise<LevelTaskStore> {
+    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    try {
+      await db.open();
+    } catch (error) {
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelTaskStore: cannot open ${path}`, { cause: error });
+    }
+    try {
+      // The counter is authoritative; the last task key guards against a counter older than the tasks.
+      const seq = await db.get(SEQ_KEY);
+      const [lastKey] = await db.keys({ ...TASKS, reverse: true, limit: 1 }).all();
+      const lastId = Math.max(seq === undefined ? 0 : readU64BE(seq, 0), lastKey === undefined ? 0 : readU64BE(lastKey, 1));
+      return new LevelTaskStore(db, lastId);
+    } catch (error) {
+      await db.close();
+      throw toHeraldError(error, 'LevelTaskStore', 'open');
+    }
+  }
+
+  createTask(input: NewTask, now: number): Promise<Task> {
+    return this.life.run('createTask', () =>
+      this.locks.run(CREATE_LOCK, async () => {
+        checkNewTask(input);
+        checkNow(now);
+        const id = this.lastId + 1;
+        const task = newTaskRecord(id, input, now);
+        await this.db.batch([
+          { type: 'put', key: taskKey(id), value: encodeJson(task) },
+          { type: 'put', key: SEQ_KEY, value: encodeId(id) },
+          { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
+        ]);
+        this.lastId = id;
+        return task;
+      }),
+    );
+  }
+
+  getTask(id: number): Promise<Task | undefined> {
+    return this.life.run('getTask', () => this.readTask(id));
+  }
+
+  listTasks(query: TaskQuery = {}): Promise<TaskPage> {
+    return this.life.run('listTasks', async () => {
+      const q = compileQuery(query);
+      const tasks: Task[] = [];
+      let more = false;
+      // Keyset scan in id order, filtering as it goes; one extra match tells whether a next page exists.
+      for await (const value of this.db.values({ gt: taskKey(q.afterId), lt: TASKS.lt })) {
+        const task = decodeJson<Task>(value);
+        if (q.state !== undefined && task.state !== q.state) continue;
+        if (q.accountId !== undefined && task.accountId !== q.accountId) continue;
+        if (tasks.length === q.limit) {
+          more = true;
+          break;
+        }
+        tasks.push(task);
+      }
+      return { tasks, nextCursor: more ? tasks[tasks.length - 1]!.id : null };
+    });
+  }
+
+  listLiveTasks(): Promise<Task[]> {
+    return this.life.run('listLiveTasks', async () => {
+      const live: Task[] = [];
+      for await (const value of this.db.values(TASKS)) {
+        const task = decodeJson<Task>(value);
+        if (!taskMachine.isTerminal(task.state)) live.push(task);
+      }
+      return live;
+    });
+  }
+
+  listTasksByContent(accountId: string, contentCrc: number): Promise<Task[]> {
+    return this.life.run('listTasksByContent', async () => {
+      if (typeof accountId !== 'string') throw new ValidationError('accountId must be a string');
+      if (!Number.isInteger(contentCrc) || contentCrc < 0 || contentCrc > 0xffffffff) throw new ValidationError('contentCrc must be a u32', { contentCrc });
+      const keys = await this.db.keys(prefixRange(contentPrefix(accountId, contentCrc))).all();
+      if (keys.length === 0) return [];
+      const values = await this.db.getMany(keys.map((k) => taskKey(readU64BE(k, k.length - 8))));
+      const found: Task[] = [];
+      for (const value of values) {
+        if (value === undefined) continue;
+        const task = decodeJson<Task>(value);
+        if (task.filteredListId !== null && task.accountId === accountId && task.contentCrc === contentCrc) found.push(task);
+      }
+      return found;
+    });
+  }
+
+  claimTask(id: number, owner: string, now: number): Promise<Task> {
+    return this.writeTask('claimTask', id, null, now, (task) => {
+      if (typeof owner !== 'string') throw new ValidationError('owner must be a string');
+      return { ...task, epoch: task.epoch + 1, owner };
+    });
+  }
+
+  transitionTask(id: number, fence: Fence, event: TaskEvent, patch: TaskPatch, now: number): Promise<Task> {
+    return this.writeTask('transitionTask', id, fence, now, (task) => {
+      const state = taskMachine.next(task.state, event);
+      return { ...applyPatch(task, patch), state };
+    });
+  }
+
+  updateTask(id: number, fence: Fence, patch: TaskPatch, now: number): Promise<Task> {
+    return this.writeTask('updateTask', id, fence, now, (task) => applyPatch(task, patch));
+  }
+
+  putUnits(taskId: number, fence: Fence, units: readonly NewUnit[], now: number): Promise<ExecutionUnit[]> {
+    return this.life.run('putUnits', () =>
+      this.locks.run(taskId, async () => {
+        checkNewUnits(units);
+        checkNow(now);
+        const task = await this.loadTask(taskId);
+        checkFence(task, checkedFence(fence));
+        const existing = await this.db.keys({ ...unitsOf(taskId), limit: 1 }).all();
+        if (existing.length > 0) throw new ValidationError(`task ${taskId} already has units`, { taskId });
+        const records = units.map((u) => newUnitRecord(taskId, u, now)).sort((a, b) => a.unitNo - b.unitNo);
+        if (records.length > 0) await this.db.batch(records.map((u) => ({ type: 'put' as const, key: unitKey(taskId, u.unitNo), value: encodeJson(u) })));
+        return records;
+      }),
+    );
+  }
+
+  listUnits(taskId: number): Promise<ExecutionUnit[]> {
+    return this.life.run('listUnits', async () => {
+      if (!isTaskId(taskId)) return [];
+      const values = await this.db.values(unitsOf(taskId)).all();
+      return values.map((v) => decodeJson<ExecutionUnit>(v));
+    });
+  }
+
+  transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit> {
+    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) => {
+      if (executorId !== undefined && typeof executorId !== 'string') throw new ValidationError('executorId must be a string');
+      const state = unitMachine.next(unit.state, event);
+      return { ...unit, state, executorId: executorId ?? unit.executorId, updatedAt: now };
+    });
+  }
+
+  checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit> {
+    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) => {
+      checkProgress(progress);
+      checkProgressInUnit(unit, progress);
+      // Idempotency: only progress that starts at the stored checkpoint applies; a replayed or
+      // out-of-order batch is ignored and the unit returned as stored.
+      if (progress.from !== unit.checkpoint) return unit;
+      return {
+        ...unit,
+        checkpoint: progress.to,
+        delivered: unit.delivered + progress.delivered,
+        offline: unit.offline + progress.offline,
+        updatedAt: now,
+      };
+    });
+  }
+
+  putList(meta: ListMeta): Promise<void> {
+    return this.life.run('putList', async () => {
+      checkListMeta(meta);
+      await this.db.put(listKey(meta.id), encodeJson(meta));
+    });
+  }
+
+  getList(id: string): Promise<ListMeta | undefined> {
+    return this.life.run('getList', async () => {
+      if (typeof id !== 'string') return undefined;
+      const value = await this.db.get(listKey(id));
+      return value === undefined ? undefined : decodeJson<ListMeta>(value);
+    });
+  }
+
+  /** Waits for calls in flight, then closes the database. Any later call fails with STORE_CLOSED. */
+  close(): Promise<void> {
+    return this.life.close(() => this.db.close());
+  }
+
+  private async readTask(id: number): Promise<Task | undefined> {
+    if (!isTaskId(id)) return undefined;
+    const value = await this.db.get(taskKey(id));
+    return value === undefined ? undefined : decodeJson<Task>(value);
+  }
+
+  private async loadTask(id: number): Promise<Task> {
+    const task = await this.readTask(id);
+    if (task === undefined) throw new NotFoundError(ErrorCodes.TASK_NOT_FOUND, `task ${id} not found`, { taskId: id });
+    return task;
+  }
+
+  /**
+   * One read-modify-write of a task under its lock: load, check the fence
+   * (when the caller is an owner), let `change` build the next record (state
+   * machine, patch), then bump version and updatedAt and write it in one put.
+   * Anything `change` throws leaves the stored task untouched.
+   */
+  private writeTask(op: string, id: number, fence: Fence | null, now: number, change: (task: Task) => Task): Promise<Task> {
+    return this.life.run(op, () =>
+      this.locks.run(id, async () => {
+        checkNow(now);
+        const task = await this.loadTask(id);
+        if (fence !== null) checkFence(task, checkedFence(fence));
+        const next: Task = { ...change(task), version: task.version + 1, updatedAt: now };
+        await this.db.put(taskKey(id), encodeJson(next));
+        return next;
+      }),
+    );
+  }
+
+  /**
+   * One read-modify-write of a unit, under its task's lock (the same lock as
+   * claims, so a fence check and the write it guards cannot interleave with a
+   * new owner's claim). `change` returns the unit itself to mean "no change".
+   */
+  private writeUnit(
+    op: string,
+    taskId: number,
+    unitNo: number,
+    fence: Fence,
+    now: number,
+    change: (unit: ExecutionUnit) => ExecutionUnit,
+  ): Promise<ExecutionUnit> {
+    return this.life.run(op, () =>
+      this.locks.run(taskId, async () => {
+        checkNow(now);
+        const task = await this.loadTask(taskId);
+        checkFence(task, checkedFence(fence));
+        if (!Number.isInteger(unitNo) || unitNo < 0 || unitNo > 0xffffffff) throw new ValidationError('unitNo must be a u32', { unitNo });
+        const value = await this.db.get(unitKey(taskId, unitNo));
+        if (value === undefined) throw new NotFoundError(ErrorCodes.NOT_FOUND, `task ${taskId} has no unit ${unitNo}`, { taskId, unitNo });
+        const unit = decodeJson<ExecutionUnit>(value);
+        const next = change(unit);
+        if (next !== unit) await this.db.put(unitKey(taskId, unitNo), encodeJson(next));
+        return next;
+      }),
+    );
+  }
+}
+
+function checkedFence(fence: Fence): Fence {
+  if (!Number.isSafeInteger(fence?.epoch) || fence.epoch < 0) throw new ValidationError('fence.epoch must be a non-negative integer', { fence });
+  return fence;
+}

@@ -1,0 +1,62 @@
+import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
+
+interface LevelErrorLike {
+  code?: unknown;
+  message?: unknown;
+}
+
+/** Turns whatever the Level stack threw into a HeraldError; HeraldErrors pass through. */
+export function toHeraldError(error: unknown, store: string, op: string): HeraldError {
+  if (isHeraldError(error)) return error;
+  const code = (error as LevelErrorLike | null)?.code;
+  if (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_ITERATOR_NOT_OPEN') {
+    return new HeraldError(ErrorCodes.STORE_CLOSED, `${store}.${op}: the store is closed`, { cause: error });
+  }
+  const message = (error as LevelErrorLike | null)?.message;
+  return new HeraldError(ErrorCodes.INTERNAL, `${store}.${op} failed: ${typeof message === 'string' ? message : String(error)}`, {
+    cause: error,
+    details: { levelCode: typeof code === 'string' ? code : undefined },
+  });
+}
+
+/**
+ * Open/closed bookkeeping for a store: every public call runs through `run`,
+ * which refuses calls after close with STORE_CLOSED, translates Level errors,
+ * and tracks the call so that `close` waits for calls already in flight
+ * before closing the database.
+ */
+export class Lifecycle {
+  private closed = false;
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(private readonly store: string) {}
+
+  assertOpen(op: string): void {
+    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${this.store}.${op}: the store is closed`);
+  }
+
+  async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    this.assertOpen(op);
+    const call = fn();
+    this.inflight.add(call);
+    try {
+      return await call;
+    } catch (error) {
+      throw toHeraldError(error, this.store, op);
+    } finally {
+      this.inflight.delete(call);
+    }
+  }
+
+  /** Closes once: later calls fail with STORE_CLOSED; a second close is a no-op. */
+  async close(closeDb: () => Promise<void>): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.inflight]);
+    try {
+      await closeDb();
+    } catch (error) {
+      throw toHeraldError(error, this.store, 'close');
+    }
+  }
+}

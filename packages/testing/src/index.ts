@@ -1,0 +1,29 @@
+/**
+ * @module @herald/testing
+ *
+ * What every Herald adapter's tests share: one conformance suite per port
+ * (the same tests for the embedded and the production adapters, like
+ * abstract-level's shared suite), plus small helpers that keep tests free of
+ * sleeps and of shared state.
+ *
+ * @example
+ *   // packages/store-level/src/level-task-store.test.ts
+ *   import { makeTempDir, taskStoreConformance } from '@herald/testing';
+ *   import { LevelTaskStore } from './level-task-store';
+ *
+ *   taskStoreConformance('LevelTaskStore', async () => {
+ *     const dir = await makeTempDir('herald-task-store-');
+ *     return { store: await LevelTaskStore.open(dir.path), cleanup: dir.remove };
+ *   });
+ */
+export { taskStoreConformance } from './task-store/conformance';
+export { offlineStoreConformance } from './offline-store/conformance';
+export type { OpenedStore, StoreFactory } from './store-factory';
+export { HOSTILE_STRINGS } from './task-store/data';
+export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';
+export { rejectsWithCode } from './assertions';
+export { waitFor, WaitForTimeoutError } from './wait-for';
+export type { WaitForOptions } from './wait-for';
+export { makeTempDir } from './temp-dir';
+export type { TempDir } from './temp-dir';
+export { seededRandom, spreadUins } from './random';

@@ -1,0 +1,194 @@
+import { emptyReport, type TaskStore } from '@herald/core';
+import { rejectsWithCode } from '../assertions';
+import { drive, fenceOf, newTask, NOW, TO_SENDING } from './fixtures';
+
+/** createTask, getTask and the three read paths: listTasks, listLiveTasks, listTasksByContent. */
+export function describeTaskReads(store: () => TaskStore): void {
+  describe('createTask and getTask', () => {
+    it('assigns positive integer ids that increase in creation order', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await store().createTask(newTask(), NOW)).id);
+      for (const id of ids) {
+        expect(Number.isSafeInteger(id)).toBe(true);
+        expect(id).toBeGreaterThan(0);
+      }
+      for (let i = 1; i < ids.length; i++) expect(ids[i]!).toBeGreaterThan(ids[i - 1]!);
+    });
+
+    it('starts a task in CREATED with epoch 0, version 1, no owner and report = emptyReport(listCount)', async () => {
+      const input = newTask({ listCount: 4321 });
+      const task = await store().createTask(input, NOW);
+      expect(task).toEqual({
+        ...input,
+        id: task.id,
+        state: 'CREATED',
+        version: 1,
+        epoch: 0,
+        owner: null,
+        filteredListId: null,
+        report: emptyReport(4321),
+        error: null,
+        createdAt: NOW,
+        updatedAt: NOW,
+      });
+    });
+
+    it('reads back what it created; unknown ids read as undefined', async () => {
+      const task = await store().createTask(newTask({ priority: 'realtime', content: { body: 'no title' } }), NOW);
+      expect(await store().getTask(task.id)).toEqual(task);
+      expect(await store().getTask(task.id + 1000)).toBeUndefined();
+      expect(await store().getTask(987_654_321)).toBeUndefined();
+    });
+
+    it('hands out copies: changing a returned task or the input changes nothing stored', async () => {
+      const input = newTask();
+      const task = await store().createTask(input, NOW);
+      const snapshot = structuredClone(task);
+      task.state = 'COMPLETED';
+      task.report.kept = 99;
+      input.content.body = 'mutated';
+      const read = await store().getTask(task.id);
+      expect(read).toEqual(snapshot);
+      read!.report.delivered = 5;
+      expect(await store().getTask(task.id)).toEqual(snapshot);
+    });
+  });
+
+  describe('listTasks', () => {
+    it('lists every task in ascending id order, nextCursor null when it all fits', async () => {
+      const created = [];
+      for (let i = 0; i < 4; i++) created.push(await store().createTask(newTask(), NOW + i));
+      const page = await store().listTasks();
+      expect(page.tasks).toEqual(created);
+      expect(page.nextCursor).toBeNull();
+    });
+
+    it('pages by afterId/limit: nextCursor is the last id of a page and null on the last page', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 7; i++) ids.push((await store().createTask(newTask(), NOW)).id);
+      const p1 = await store().listTasks({ limit: 3 });
+      expect(p1.tasks.map((t) => t.id)).toEqual(ids.slice(0, 3));
+      expect(p1.nextCursor).toBe(ids[2]);
+      const p2 = await store().listTasks({ limit: 3, afterId: p1.nextCursor! });
+      expect(p2.tasks.map((t) => t.id)).toEqual(ids.slice(3, 6));
+      expect(p2.nextCursor).toBe(ids[5]);
+      const p3 = await store().listTasks({ limit: 3, afterId: p2.nextCursor! });
+      expect(p3.tasks.map((t) => t.id)).toEqual(ids.slice(6));
+      expect(p3.nextCursor).toBeNull();
+    });
+
+    it('a page that ends exactly at the last task has nextCursor null', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 4; i++) ids.push((await store().createTask(newTask(), NOW)).id);
+      const p1 = await store().listTasks({ limit: 2 });
+      const p2 = await store().listTasks({ limit: 2, afterId: p1.nextCursor! });
+      expect(p2.tasks.map((t) => t.id)).toEqual(ids.slice(2));
+      expect(p2.nextCursor).toBeNull();
+      expect(await store().listTasks({ afterId: ids[3]! })).toEqual({ tasks: [], nextCursor: null });
+    });
+
+    it('defaults to 100 tasks per page', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 101; i++) ids.push((await store().createTask(newTask(), NOW)).id);
+      const page = await store().listTasks({});
+      expect(page.tasks).toHaveLength(100);
+      expect(page.nextCursor).toBe(ids[99]);
+    });
+
+    it('accepts limit 1..1000 and rejects anything else with VALIDATION_FAILED', async () => {
+      await store().createTask(newTask(), NOW);
+      expect((await store().listTasks({ limit: 1 })).tasks).toHaveLength(1);
+      expect((await store().listTasks({ limit: 1000 })).tasks).toHaveLength(1);
+      for (const limit of [0, -1, 1001, 2.5, Number.NaN]) {
+        await rejectsWithCode(store().listTasks({ limit }), 'VALIDATION_FAILED');
+      }
+    });
+
+    it('filters by state and by accountId, alone and together, across pages', async () => {
+      const made = [];
+      for (let i = 0; i < 10; i++) made.push(await store().createTask(newTask({ accountId: i % 2 === 0 ? 'acct-a' : 'acct-b' }), NOW));
+      const queued = new Set<number>();
+      for (const i of [0, 3, 4, 7, 8]) {
+        await drive(store(), made[i]!, ['enqueue']);
+        queued.add(made[i]!.id);
+      }
+      const all = async (query: { state?: 'CREATED' | 'QUEUED'; accountId?: string }): Promise<number[]> => {
+        const ids: number[] = [];
+        let afterId: number | undefined;
+        for (;;) {
+          const page = await store().listTasks({ ...query, limit: 2, ...(afterId === undefined ? {} : { afterId }) });
+          for (const t of page.tasks) {
+            if (query.state !== undefined) expect(t.state).toBe(query.state);
+            if (query.accountId !== undefined) expect(t.accountId).toBe(query.accountId);
+          }
+          ids.push(...page.tasks.map((t) => t.id));
+          if (page.nextCursor === null) return ids;
+          expect(page.tasks).toHaveLength(2);
+          expect(page.nextCursor).toBe(page.tasks[1]!.id);
+          afterId = page.nextCursor;
+        }
+      };
+      const ids = made.map((t) => t.id);
+      expect(await all({ state: 'QUEUED' })).toEqual(ids.filter((id) => queued.has(id)));
+      expect(await all({ state: 'CREATED' })).toEqual(ids.filter((id) => !queued.has(id)));
+      expect(await all({ accountId: 'acct-a' })).toEqual(ids.filter((_, i) => i % 2 === 0));
+      expect(await all({ accountId: 'acct-b', state: 'QUEUED' })).toEqual([made[3]!.id, made[7]!.id]);
+      expect(await all({ accountId: 'acct-none' })).toEqual([]);
+    });
+  });
+
+  describe('listLiveTasks', () => {
+    it('returns every task not in a terminal state, ascending id', async () => {
+      const t = [];
+      for (let i = 0; i < 7; i++) t.push(await store().createTask(newTask(), NOW));
+      await drive(store(), t[0]!, ['cancel']);
+      await drive(store(), t[2]!, ['fail']);
+      await drive(store(), t[3]!, ['enqueue', 'admit']);
+      await drive(store(), t[4]!, [...TO_SENDING, 'complete']);
+      await drive(store(), t[5]!, ['schedule', 'expire']);
+      await drive(store(), t[6]!, ['enqueue', 'pause']);
+      const live = await store().listLiveTasks();
+      expect(live.map((x) => x.id)).toEqual([t[1]!.id, t[3]!.id, t[6]!.id]);
+      expect(live.map((x) => x.state)).toEqual(['CREATED', 'PREPROCESSING', 'PAUSED']);
+    });
+
+    it('is empty on an empty store', async () => {
+      expect(await store().listLiveTasks()).toEqual([]);
+    });
+  });
+
+  describe('listTasksByContent', () => {
+    it('returns only tasks of the same account and CRC whose filtered list exists', async () => {
+      const withList = async (accountId: string, contentCrc: number, filtered: boolean) => {
+        const task = await store().createTask(newTask({ accountId, contentCrc }), NOW);
+        return filtered ? store().updateTask(task.id, fenceOf(task), { filteredListId: `filtered-${task.id}` }, NOW) : task;
+      };
+      const match1 = await withList('acct-a', 777, true);
+      await withList('acct-a', 777, false);
+      await withList('acct-b', 777, true);
+      await withList('acct-a', 778, true);
+      const match2 = await withList('acct-a', 777, true);
+      const found = await store().listTasksByContent('acct-a', 777);
+      expect(found.map((t) => t.id).sort((a, b) => a - b)).toEqual([match1.id, match2.id]);
+      expect(found.find((t) => t.id === match2.id)).toEqual(match2);
+      expect(await store().listTasksByContent('acct-c', 777)).toEqual([]);
+      expect(await store().listTasksByContent('acct-a', 1)).toEqual([]);
+    });
+
+    it('follows filteredListId: a task whose list is cleared drops out', async () => {
+      const task = await store().createTask(newTask({ contentCrc: 42 }), NOW);
+      const set = await store().updateTask(task.id, fenceOf(task), { filteredListId: 'f-1' }, NOW);
+      expect((await store().listTasksByContent(task.accountId, 42)).map((t) => t.id)).toEqual([task.id]);
+      await store().updateTask(task.id, fenceOf(set), { filteredListId: null }, NOW);
+      expect(await store().listTasksByContent(task.accountId, 42)).toEqual([]);
+    });
+
+    it('handles the whole u32 CRC range', async () => {
+      for (const crc of [0, 0xffffffff]) {
+        const task = await store().createTask(newTask({ contentCrc: crc }), NOW);
+        await store().updateTask(task.id, fenceOf(task), { filteredListId: `f-${crc}` }, NOW);
+        expect((await store().listTasksByContent(task.accountId, crc)).map((t) => t.id)).toEqual([task.id]);
+      }
+    });
+  });
+}
