@@ -90,7 +90,9 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         offset += uins.length;
       }
     } catch (error) {
-      logger.error('unit stream failed', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
+      // A closed channel means this process is stopping: the unit resumes from its checkpoint elsewhere or later.
+      const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
+      (stopping ? logger.debug : logger.error)('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
     } finally {
       if (streams.get(key) === state) streams.delete(key);
     }

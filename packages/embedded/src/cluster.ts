@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type HeraldConfig, type HeraldOptions, type Logger, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type HeraldConfig, type HeraldOptions, type Logger, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
 import { ListRepository } from '@herald/audience';
 import { LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
@@ -31,6 +31,10 @@ export interface EmbeddedCluster {
 export interface EmbeddedDeps {
   logger?: Logger;
   clock?: Clock;
+  /** Who is online. Default: a fresh in-process bitmap (presence is not persisted). */
+  online?: OnlineBitmap;
+  /** Where pushes go. Default: the file sink under <dataDir>/deliveries. */
+  gateway?: DeliveryGateway;
 }
 
 /**
@@ -55,8 +59,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const offline = await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits });
   const lists = new ListRepository(dir('lists'));
   const deliveryDir = dir('deliveries');
-  const gateway = new FileDeliverySink(deliveryDir);
-  const online = new TypedArrayBitmap(config.uinLimit);
+  const gateway = deps.gateway ?? new FileDeliverySink(deliveryDir);
+  const online = deps.online ?? new TypedArrayBitmap(config.uinLimit);
   const hwm = config.transport.highWaterMark;
 
   // Bind every inbox first, then connect the senders.
@@ -152,9 +156,11 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     },
     async stop() {
       await api.close();
+      // Close every socket before waiting: a send blocked on a full peer (high-water mark) then
+      // rejects instead of waiting forever for an inbox that no longer reads.
       for (const channel of pulls) channel.close();
-      await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
       for (const channel of pushes) channel.close();
+      await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
       await gateway.close();
       await offline.close();
       await store.close();

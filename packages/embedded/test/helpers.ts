@@ -1,3 +1,4 @@
+import type { Delivery, DeliveryGateway } from '@herald/core';
 import { encodeRecipientList, radixSortUint32, subtractSorted, uniqueSorted, type ListMeta, type Task, type TERMINAL_TASK_STATES } from '@herald/core';
 import { readDeliveryFile } from '@herald/executor';
 import type { EmbeddedCluster } from '@herald/embedded';
@@ -66,3 +67,43 @@ export function expectedSplit(audience: { distinct: Uint32Array; blacklist: Uint
 }
 
 export { uniqueSorted };
+
+/**
+ * A DeliveryGateway in front of another that can be held shut: while held,
+ * `deliver` waits (the batch stays in flight) until `release()`. Lets a test
+ * stop, pause or restart the cluster at a known point of a broadcast instead
+ * of racing it.
+ */
+export class GatedGateway implements DeliveryGateway {
+  private gate: Promise<void> | undefined;
+  private open: (() => void) | undefined;
+  /** Batches that reached the gate (delivered or waiting). */
+  arrived = 0;
+  waiting = 0;
+
+  constructor(private readonly inner: DeliveryGateway) {}
+
+  hold(): void {
+    this.gate ??= new Promise<void>((resolve) => (this.open = resolve));
+  }
+
+  release(): void {
+    this.open?.();
+    this.gate = undefined;
+    this.open = undefined;
+  }
+
+  async deliver(delivery: Delivery): Promise<void> {
+    this.arrived++;
+    if (this.gate) {
+      this.waiting++;
+      await this.gate;
+      this.waiting--;
+    }
+    await this.inner.deliver(delivery);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

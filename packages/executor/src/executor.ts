@@ -1,4 +1,4 @@
-import { noopLogger, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
+import { isHeraldError, noopLogger, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
 import type { TaskCache } from './task-cache';
 
@@ -27,7 +27,14 @@ export interface Executor {
  *
  * A batch is reported only after both writes finished, so a crash can only
  * repeat a batch (same idempotency keys), never lose one. Within one process a
- * batch already confirmed (a unit re-run from an older checkpoint) is skipped.
+ * batch already confirmed (a unit re-run from an older checkpoint) is not
+ * delivered again but reported again, with the counts it had: the scheduler
+ * ignores the report when its checkpoint is past the batch, and needs it when
+ * its checkpoint is still there (a report it lost, e.g. in the inbox of a
+ * scheduler that restarted), or every later report of the unit would be
+ * ignored too. Only the
+ * exact batch counts as confirmed, so a batch that failed is written when it
+ * comes again, even after later batches of its unit succeeded.
  */
 export function startExecutor(deps: ExecutorDeps): Executor {
   const logger = deps.logger ?? noopLogger;
@@ -36,13 +43,30 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const queued = meter.counter('herald_executor_offline_total', 'Recipients appended to offline lists', ['executor']);
   const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', ['executor']);
   const labels = { executor: deps.id };
-  /** Per unit, the end of the last batch this process confirmed. */
-  const confirmed = new Map<string, number>();
+  /** Per unit, the batches this process confirmed, by offset: their end and their counts. Dropped with the unit's last batch. */
+  const confirmed = new Map<string, Map<number, { to: number; delivered: number; offline: number }>>();
+
+  const report = (batch: UnitBatch, to: number, delivered: number, offline: number) =>
+    deps.toScheduler.send({
+      kind: 'unit.progress',
+      taskId: batch.taskId,
+      epoch: batch.epoch,
+      unitNo: batch.unitNo,
+      from: batch.offset,
+      to,
+      delivered,
+      offline,
+      done: batch.last,
+    });
 
   async function handle(batch: UnitBatch): Promise<void> {
     const key = `${batch.taskId}:${batch.unitNo}`;
     const to = batch.offset + batch.uins.length;
-    if ((confirmed.get(key) ?? -1) >= to) return;
+    const seen = confirmed.get(key)?.get(batch.offset);
+    if (seen !== undefined && seen.to === to) {
+      await report(batch, to, seen.delivered, seen.offline);
+      return;
+    }
     const task = await deps.tasks.get(batch.taskId);
     if (task === undefined) {
       dropped.inc(labels);
@@ -59,18 +83,12 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     delivered.inc(labels, split.online);
     queued.inc(labels, split.offline);
     if (batch.last) confirmed.delete(key);
-    else confirmed.set(key, to);
-    await deps.toScheduler.send({
-      kind: 'unit.progress',
-      taskId: batch.taskId,
-      epoch: batch.epoch,
-      unitNo: batch.unitNo,
-      from: batch.offset,
-      to,
-      delivered: split.online,
-      offline: split.offline,
-      done: batch.last,
-    });
+    else {
+      let unit = confirmed.get(key);
+      if (unit === undefined) confirmed.set(key, (unit = new Map()));
+      unit.set(batch.offset, { to, delivered: split.online, offline: split.offline });
+    }
+    await report(batch, to, split.online, split.offline);
   }
 
   const done = (async () => {
@@ -83,7 +101,9 @@ export function startExecutor(deps: ExecutorDeps): Executor {
         await handle(message);
       } catch (error) {
         // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
-        logger.error('batch failed', { taskId: message.taskId, unitNo: message.unitNo, offset: message.offset, error: String(error) });
+        // UNAVAILABLE is a closed channel: this process is stopping.
+        const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
+        (stopping ? logger.debug : logger.error)('batch not confirmed', { taskId: message.taskId, unitNo: message.unitNo, offset: message.offset, error: String(error) });
       }
     }
   })();

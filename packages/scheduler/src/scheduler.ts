@@ -211,10 +211,12 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
 
   async function onProgress(progress: UnitProgressMessage): Promise<void> {
     const task = owned.get(progress.taskId);
-    const list = units.get(progress.taskId);
-    if (task === undefined || list === undefined) return;
+    if (task === undefined) return;
     const fence = fenceOf(task);
+    // Checkpoint even when the task was paused meanwhile: the batch was delivered, and a resume must not send it again.
     let unit = await store.checkpointUnit(task.id, progress.unitNo, fence, progress, clock.now());
+    const list = units.get(progress.taskId);
+    if (list === undefined) return;
     if (unit.state === 'ASSIGNED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'start', clock.now());
     if (unit.checkpoint >= unit.end && unitMachine.can(unit.state, 'finish')) unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'finish', clock.now());
     list[list.findIndex((u) => u.unitNo === unit.unitNo)] = unit;
@@ -282,8 +284,12 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       logger.warn('command not allowed in the task state', { taskId: task.id, command: event, state: task.state });
       return;
     }
-    if (event === 'resume') enqueue(await transition(task, 'resume'));
-    else await halt(task, event);
+    if (event !== 'resume') await halt(task, event);
+    else if (task.sendAt > clock.now()) {
+      // Resumed before its send time: back on schedule, not straight into the queue.
+      await transition(task, 'schedule');
+      scheduled.add(task.id);
+    } else enqueue(await transition(task, 'resume'));
   }
 
   async function tick(): Promise<void> {

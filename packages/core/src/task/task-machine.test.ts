@@ -60,6 +60,7 @@ const ALLOWED: readonly (readonly [TaskState, TaskEvent, TaskState])[] = [
   ['PREEMPTED', 'expire', 'EXPIRED'],
 
   ['PAUSED', 'resume', 'QUEUED'],
+  ['PAUSED', 'schedule', 'SCHEDULED'],
   ['PAUSED', 'cancel', 'CANCELLED'],
   ['PAUSED', 'expire', 'EXPIRED'],
 ];

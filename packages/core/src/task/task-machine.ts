@@ -7,7 +7,8 @@ import { defineMachine } from './machine';
  *   CREATED -> SCHEDULED (send time in the future) -> QUEUED (waiting for an executor slot)
  *   QUEUED -> PREPROCESSING (filter chain) -> DISPATCHING (split into units) -> SENDING
  *   SENDING -> PREEMPTED (normal task stopped at a checkpoint for a real-time one) -> SENDING
- *   any live state -> PAUSED (operator) -> QUEUED; and the terminal states
+ *   any live state -> PAUSED (operator) -> QUEUED, or SCHEDULED when resumed before
+ *   its send time; and the terminal states
  *   COMPLETED, CANCELLED, FAILED, EXPIRED.
  *
  * `requeue` is recovery: a task whose owner died mid-stage goes back to the
@@ -64,7 +65,7 @@ export const taskMachine = defineMachine<TaskState, TaskEvent>('task', TASK_STAT
     expire: 'EXPIRED',
   },
   PREEMPTED: { resumeSending: 'SENDING', pause: 'PAUSED', cancel: 'CANCELLED', expire: 'EXPIRED' },
-  PAUSED: { resume: 'QUEUED', cancel: 'CANCELLED', expire: 'EXPIRED' },
+  PAUSED: { resume: 'QUEUED', schedule: 'SCHEDULED', cancel: 'CANCELLED', expire: 'EXPIRED' },
   COMPLETED: {},
   CANCELLED: {},
   FAILED: {},
