@@ -10,5 +10,6 @@ module.exports = {
   testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
   moduleNameMapper: { '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
+  globalSetup: '<rootDir>/jest.global-setup.js',
   testTimeout: 60000,
 };
