@@ -32,9 +32,9 @@ export interface Executor {
  * ignores the report when its checkpoint is past the batch, and needs it when
  * its checkpoint is still there (a report it lost, e.g. in the inbox of a
  * scheduler that restarted), or every later report of the unit would be
- * ignored too. Only the
- * exact batch counts as confirmed, so a batch that failed is written when it
- * comes again, even after later batches of its unit succeeded.
+ * ignored too. Only the exact batch counts as confirmed, so a batch that
+ * failed is written when it comes again, even after later batches of its
+ * unit succeeded.
  */
 export function startExecutor(deps: ExecutorDeps): Executor {
   const logger = deps.logger ?? noopLogger;

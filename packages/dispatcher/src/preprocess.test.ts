@@ -1,0 +1,138 @@
+import { access } from 'node:fs/promises';
+import { compileConfig, HeraldError, ListFlags, ListFormatError, noopLogger, NotFoundError, type Task, type TaskStore } from '@herald/core';
+import { ListRepository, loadRecipientList, readRecipientListHeader, writeRecipientListFile } from '@herald/audience';
+import { makeTempDir, newTask, rejectsWithCode, type TempDir } from '@herald/testing';
+import type { PreprocessRequest } from '@herald/transport';
+import { buildFilterChain } from './filters/chain';
+import { filteredListIdOf, preprocess, type PreprocessDeps } from './preprocess';
+import { readListRange } from './read-range';
+import { storeLedger } from './sources';
+
+const ACCOUNT = 'acme';
+const CRC = 0x5eed;
+const TASK_ID = 10;
+const config = compileConfig({ uinSpaceBits: 16, dispatcher: { unitSize: 2, batchSize: 2 } });
+
+let dir: TempDir;
+let lists: ListRepository;
+
+beforeEach(async () => {
+  dir = await makeTempDir('herald-preprocess-');
+  lists = new ListRepository(dir.path);
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+const request = (listId: string, taskId = TASK_ID): PreprocessRequest => ({
+  kind: 'preprocess.request',
+  taskId,
+  epoch: 4,
+  listId,
+  accountId: ACCOUNT,
+  contentCrc: CRC,
+});
+
+/** A task store that only answers the no-resend query: one earlier task of the account with this content. */
+function ledgerStore(earlier: { id: number; filteredListId: string }[]): TaskStore {
+  const store: Pick<TaskStore, 'listTasksByContent'> = {
+    async listTasksByContent(accountId, contentCrc) {
+      if (accountId !== ACCOUNT || contentCrc !== CRC) return [];
+      return earlier.map((t) => ({ ...newTask({ accountId, contentCrc }), ...t }) as unknown as Task);
+    },
+  };
+  return store as TaskStore;
+}
+
+function deps(overrides: Partial<PreprocessDeps> = {}): PreprocessDeps {
+  return {
+    config,
+    lists,
+    filters: buildFilterChain({
+      blacklists: {
+        global: async () => Uint32Array.of(7, 2000),
+        forAccount: async (accountId) => (accountId === ACCOUNT ? Uint32Array.of(600) : undefined),
+      },
+      ledger: storeLedger(ledgerStore([{ id: 3, filteredListId: 'f_3' }]), lists, config.uinLimit),
+    }),
+    executorLoads: () => [
+      { id: 'e1', pending: 0 },
+      { id: 'e2', pending: 1 },
+    ],
+    logger: noopLogger,
+    ...overrides,
+  };
+}
+
+describe('preprocess', () => {
+  it('sorts, filters, writes the filtered list and plans units over it', async () => {
+    // 12 uins: 3 duplicates, 7 (global) and 600 (account) blacklisted, 12 and 77 sent by task 3.
+    await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(50, 7, 3, 7, 900, 3, 3, 42, 1000, 12, 600, 77));
+    await writeRecipientListFile(lists.pathOf('f_3'), Uint32Array.of(12, 77, 5000), ListFlags.SORTED | ListFlags.UNIQUE);
+
+    const result = await preprocess(request('l_upload'), deps());
+
+    expect(result).toEqual({
+      kind: 'preprocess.result',
+      ok: true,
+      taskId: TASK_ID,
+      epoch: 4,
+      filteredListId: 'f_10',
+      total: 12,
+      kept: 5,
+      removed: { duplicate: 3, blacklisted: 2, already_sent: 2 },
+      units: [
+        { start: 0, end: 2, executorId: 'e1' },
+        { start: 2, end: 4, executorId: 'e2' },
+        { start: 4, end: 5, executorId: 'e1' },
+      ],
+    });
+
+    const path = lists.pathOf(filteredListIdOf(TASK_ID));
+    const header = await readRecipientListHeader(path);
+    expect(header.count).toBe(5);
+    expect(header.flags).toBe(ListFlags.SORTED | ListFlags.UNIQUE);
+    const kept = await loadRecipientList(path, { uinLimit: config.uinLimit });
+    expect([...kept]).toEqual([3, 42, 50, 900, 1000]);
+
+    // The units, read back by position, are the filtered list cut in order.
+    const perUnit: number[][] = [];
+    if (!result.ok) throw new Error('expected a successful result');
+    for (const unit of result.units) {
+      const uins: number[] = [];
+      for await (const batch of readListRange(path, unit.start, unit.end, config.dispatcher.batchSize)) uins.push(...batch);
+      perUnit.push(uins);
+    }
+    expect(perUnit).toEqual([[3, 42], [50, 900], [1000]]);
+  });
+
+  it('names the filtered list after the task, so a retry overwrites its own output', async () => {
+    await writeRecipientListFile(lists.pathOf('l_first'), Uint32Array.of(9, 8, 8));
+    await writeRecipientListFile(lists.pathOf('l_second'), Uint32Array.of(4, 1));
+    await preprocess(request('l_first'), deps());
+    const result = await preprocess(request('l_second'), deps());
+    expect(result).toMatchObject({ ok: true, filteredListId: 'f_10', total: 2, kept: 2 });
+    expect([...(await loadRecipientList(lists.pathOf('f_10'), { uinLimit: config.uinLimit }))]).toEqual([1, 4]);
+  });
+
+  it('keeps an empty filtered list and plans no unit when everyone is filtered out', async () => {
+    await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(7, 7, 600));
+    const result = await preprocess(request('l_upload'), deps());
+    expect(result).toMatchObject({ ok: true, total: 3, kept: 0, removed: { duplicate: 1, blacklisted: 2, already_sent: 0 }, units: [] });
+    const header = await readRecipientListHeader(lists.pathOf('f_10'));
+    expect(header).toMatchObject({ count: 0, flags: ListFlags.SORTED | ListFlags.UNIQUE });
+  });
+
+  it('rejects a list with a uin outside the uin space, writing nothing', async () => {
+    await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(5, config.uinLimit, 6));
+    const error = await rejectsWithCode(preprocess(request('l_upload'), deps()), 'LIST_UIN_OUT_OF_RANGE');
+    expect(error).toBeInstanceOf(ListFormatError);
+    await expect(access(lists.pathOf('f_10'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('rejects a missing list with a typed not-found error', async () => {
+    const error = await rejectsWithCode(preprocess(request('l_missing'), deps()), 'LIST_NOT_FOUND');
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toBeInstanceOf(HeraldError);
+  });
+});
