@@ -1,6 +1,6 @@
 /**
  * One jest run covers every package. Tests run against the TypeScript sources
- * (transpiled by ts-jest), so `npm test` needs no build first; cross-package
+ * (transpiled by ts-jest; the global setup builds first for the CLI tests); cross-package
  * imports resolve to each package's src/index.ts, the same public surface the
  * compiled package exports.
  */

@@ -26,7 +26,7 @@ results=$(mktemp)
 status=0
 npx jest --ci --json --outputFile="$results" || status=$?
 node -e '
-  const r = require(process.argv[1]);
+  const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
 ' "$results" || true
 rm -f "$results"
