@@ -33,5 +33,5 @@ export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
 export { ListRepository } from './list-repository';
 export type { ListRepositoryOptions, ImportListOptions } from './list-repository';
-export { syntheticAudience, seededRandom } from './synthetic';
+export { syntheticAudience } from './synthetic';
 export type { SyntheticAudienceOptions, SyntheticAudience } from './synthetic';

@@ -1,3 +1,5 @@
+import { seededRandom } from '@herald/core';
+
 /**
  * A synthetic audience for demos, end-to-end tests and benchmarks: a shuffled
  * recipient list with some duplicates, a blacklist that hits part of it, and
@@ -26,18 +28,6 @@ export interface SyntheticAudience {
   blacklist: Uint32Array;
   /** Online recipients, ascending (a subset of distinct). */
   online: Uint32Array;
-}
-
-/** mulberry32: a small, fast, seedable PRNG; quality is ample for test data. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function syntheticAudience(options: SyntheticAudienceOptions): SyntheticAudience {

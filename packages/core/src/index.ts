@@ -65,3 +65,5 @@ export type { OfflineStore, OfflineEntry } from './ports/offline-store';
 export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';
 export { noopLogger, noopMeter, systemClock } from './ports/observability';
 export type { Logger, Meter, Counter, Gauge, Clock } from './ports/observability';
+
+export { mulberry32, seededRandom } from './random';

@@ -26,4 +26,4 @@ export { waitFor, WaitForTimeoutError } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export { makeTempDir } from './temp-dir';
 export type { TempDir } from './temp-dir';
-export { seededRandom, spreadUins } from './random';
+export { spreadUins } from './random';

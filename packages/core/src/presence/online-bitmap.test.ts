@@ -1,15 +1,5 @@
 import { TypedArrayBitmap } from './online-bitmap';
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../random';
 
 describe('TypedArrayBitmap', () => {
   it('starts with everyone offline', () => {
@@ -67,7 +57,7 @@ describe('TypedArrayBitmap', () => {
   it('partitions a large random list like a filter on isOnline', () => {
     const limit = 1 << 20;
     const bitmap = new TypedArrayBitmap(limit);
-    const random = mulberry32(12345);
+    const random = seededRandom(12345);
     const online0 = new Set<number>();
     for (let i = 0; i < 100_000; i++) {
       const uin = Math.floor(random() * limit);

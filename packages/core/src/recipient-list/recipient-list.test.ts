@@ -3,17 +3,7 @@ import { HeraldError, ListFormatError } from '../errors';
 import { RecipientListDecoder } from './decoder';
 import { encodeRecipientList, RecipientListEncoder } from './encoder';
 import { decodeListHeader, encodeListHeader, LIST_HEADER_BYTES, LIST_MAGIC, LIST_VERSION, ListFlags, UIN_BYTES } from './format';
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../random';
 
 type Chunker = (bytes: Buffer) => Uint8Array[];
 
@@ -26,7 +16,7 @@ const fixed = (size: number): Chunker => (bytes) => {
 };
 /** Random sizes 1..max, each chunk copied to an odd offset of its own ArrayBuffer (unaligned reads). */
 const randomChunks = (seed: number, max: number): Chunker => (bytes) => {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const out: Uint8Array[] = [];
   for (let i = 0; i < bytes.length; ) {
     const size = 1 + Math.floor(random() * max);
@@ -81,7 +71,7 @@ function rawBody(uins: readonly bigint[]): Buffer {
 }
 
 function randomUins(n: number, seed: number): number[] {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: n }, (_, i) => (i % 17 === 0 ? 0xffffffff - (i % 3) : Math.floor(random() * 2 ** 32)));
 }
 

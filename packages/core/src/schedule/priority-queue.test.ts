@@ -1,16 +1,5 @@
 import { PriorityQueue } from './priority-queue';
-
-/** Small seeded PRNG so a failure reproduces. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../random';
 
 interface Item {
   id: number;
@@ -33,7 +22,7 @@ describe('PriorityQueue', () => {
   });
 
   it.each([1, 2, 3, 10, 100, 1000])('pops %i random items highest key first, as a sort would order them', (n) => {
-    const random = mulberry32(n);
+    const random = seededRandom(n);
     const queue = new PriorityQueue<Item>();
     const items: Item[] = [];
     for (let id = 0; id < n; id++) {
@@ -56,7 +45,7 @@ describe('PriorityQueue', () => {
   });
 
   it('keeps order when pushes and pops interleave', () => {
-    const random = mulberry32(7);
+    const random = seededRandom(7);
     const queue = new PriorityQueue<number>();
     const model: number[] = [];
     for (let step = 0; step < 5000; step++) {
@@ -75,7 +64,7 @@ describe('PriorityQueue', () => {
   });
 
   it('removes every matching item, returns how many, and keeps heap order for the rest', () => {
-    const random = mulberry32(11);
+    const random = seededRandom(11);
     const queue = new PriorityQueue<Item>();
     const items = Array.from({ length: 500 }, (_, id) => ({ id, key: Math.floor(random() * 10_000) }));
     for (const item of items) queue.push(item, item.key);
@@ -101,7 +90,7 @@ describe('PriorityQueue', () => {
   });
 
   it('rekeys with random keys and still pops in key order', () => {
-    const random = mulberry32(3);
+    const random = seededRandom(3);
     const queue = new PriorityQueue<{ id: number }>();
     const newKey = new Map<number, number>();
     for (let id = 0; id < 300; id++) {

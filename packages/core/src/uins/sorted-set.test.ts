@@ -1,19 +1,9 @@
 import { indexOfSorted, isSortedUint32, radixSortUint32, subtractSorted, uniqueSorted } from './sorted-set';
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../random';
 
 /** Random uins mixing the full range, a small range (many duplicates) and values near 2^32 - 1. */
 function randomUins(n: number, seed: number): Uint32Array {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const out = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const pick = random();
@@ -132,7 +122,7 @@ describe('indexOfSorted', () => {
     const values = uniqueSorted(radixSortUint32(randomUins(10_000, 99)));
     const present = new Set(values);
     for (let i = 0; i < values.length; i++) expect(indexOfSorted(values, values[i]!)).toBe(i);
-    const random = mulberry32(5);
+    const random = seededRandom(5);
     let absent = 0;
     for (let i = 0; i < 2000; i++) {
       const probe = Math.floor(random() * 2 ** 32);
