@@ -1,5 +1,6 @@
 import {
   FencedError,
+  HashRing,
   PriorityQueue,
   isHeraldError,
   noopLogger,
@@ -28,6 +29,12 @@ export interface SchedulerDeps {
   inbox: PullChannel;
   /** preprocess.request, unit.run, task.halt. */
   toDispatcher: PushChannel;
+  /**
+   * The allocation ring of WORKING schedulers (APTA). This scheduler takes a
+   * task only when the ring names it the owner. Default: a ring of this
+   * scheduler alone, which owns everything.
+   */
+  ring?: () => HashRing;
   clock?: Clock;
   logger?: Logger;
   meter?: Meter;
@@ -59,6 +66,9 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const meter = deps.meter ?? noopMeter;
   const transitions = meter.counter('herald_task_transitions_total', 'Task state transitions', ['event']);
   const me = config.scheduler.id;
+  const soloRing = new HashRing([me]);
+  const ring = deps.ring ?? (() => soloRing);
+  const mine = (taskId: number) => ring().ownerOf(taskId) === me;
 
   const owned = new Map<number, Task>();
   const units = new Map<number, ExecutionUnit[]>();
@@ -90,8 +100,12 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   }
 
   async function ensureOwned(taskId: number): Promise<Task | undefined> {
-    const mine = owned.get(taskId);
-    if (mine) return mine;
+    const held = owned.get(taskId);
+    if (held) return held;
+    if (!mine(taskId)) {
+      logger.debug('task belongs to another scheduler on the ring', { taskId, owner: ring().ownerOf(taskId) });
+      return undefined;
+    }
     const stored = await store.getTask(taskId);
     if (stored === undefined) {
       logger.warn('message names an unknown task', { taskId });
@@ -340,6 +354,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   // Recovery: take every live task and re-enter its state.
   await serial.run(async () => {
     for (const stored of await store.listLiveTasks()) {
+      if (!mine(stored.id)) continue;
       await safely(stored.id, async () => {
         const claimed = await store.claimTask(stored.id, me, clock.now());
         owned.set(claimed.id, claimed);
