@@ -60,7 +60,10 @@ export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
 export type { HeraldOptions, HeraldConfig } from './config/options';
 
-export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress } from './ports/task-store';
+export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
+export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './ports/coordinator';
+export { TOPICS } from './ports/event-bus';
+export type { EventBus, BusEvent, ConsumedEvent, SubscribeOptions, Subscription } from './ports/event-bus';
 export type { OfflineStore, OfflineEntry } from './ports/offline-store';
 export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';
 export { noopLogger, noopMeter, systemClock } from './ports/observability';

@@ -25,6 +25,16 @@ export interface TaskPatch {
   error?: { code: string; message: string } | null;
 }
 
+/** A task state change waiting in the outbox. */
+export interface OutboxEvent {
+  id: number;
+  taskId: number;
+  from: TaskState | null;
+  to: TaskState;
+  version: number;
+  at: number;
+}
+
 export interface UnitProgress {
   /** The checkpoint this progress starts from; ignored unless it equals the stored one. */
   from: number;
@@ -69,6 +79,15 @@ export interface TaskStore {
   listUnits(taskId: number): Promise<ExecutionUnit[]>;
   transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit>;
   checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit>;
+
+  /**
+   * The outbox: one event per task state change, written in the same atomic
+   * write as the change (MySQL: by a trigger). Ascending `id`; the controller
+   * relays them to the event bus and then marks them relayed.
+   */
+  readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]>;
+  /** Marks every outbox event with id <= upToId relayed; readOutbox skips relayed events. */
+  markRelayed(upToId: number): Promise<void>;
 
   putList(meta: ListMeta): Promise<void>;
   getList(id: string): Promise<ListMeta | undefined>;

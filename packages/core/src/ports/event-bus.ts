@@ -1,0 +1,49 @@
+/**
+ * The event bus: presence (login/logout), reports (every delivered batch) and
+ * task events (state changes relayed from the task store's outbox).
+ * Production: Kafka (kafkajs); embedded: an event log in LevelDB.
+ *
+ * Contract, checked by the EventBus conformance suite for every adapter:
+ * - `publish` resolves once every event is durably accepted; events with the
+ *   same key are delivered to a subscriber in publish order.
+ * - A subscription belongs to a consumer group: each group receives every
+ *   event of the topic; the members of one group share them.
+ * - At least once: an event counts as consumed only when the handler for its
+ *   batch resolved; a handler that throws gets the batch again (after
+ *   `retryDelayMs`), and a group that re-subscribes resumes after the last
+ *   consumed event, never before it is handled.
+ * - `fromBeginning` applies only to a group with no consumed position yet.
+ */
+export interface BusEvent {
+  /** Ordering key: events with the same key stay in order (e.g. the task id or the uin). */
+  key: string;
+  /** JSON-serialisable payload. */
+  value: unknown;
+  /** Epoch ms the event happened (event time). */
+  timestamp: number;
+}
+
+export interface ConsumedEvent extends BusEvent {
+  topic: string;
+  /** Where the event sits in its topic; opaque except for ordering within a key. */
+  position: string;
+}
+
+export interface SubscribeOptions {
+  fromBeginning?: boolean;
+  /** Wait before redelivering a batch whose handler threw. Default 100 ms. */
+  retryDelayMs?: number;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface EventBus {
+  publish(topic: string, events: readonly BusEvent[]): Promise<void>;
+  subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options?: SubscribeOptions): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+/** Topic names; production configuration may prefix them. */
+export const TOPICS = { presence: 'herald.presence', reports: 'herald.reports', taskEvents: 'herald.task-events' } as const;
