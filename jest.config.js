@@ -12,5 +12,6 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
   moduleNameMapper: { '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
   globalSetup: '<rootDir>/jest.global-setup.js',
+  globalTeardown: '<rootDir>/jest.global-teardown.js',
   testTimeout: 60000,
 };

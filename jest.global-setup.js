@@ -1,10 +1,32 @@
 /**
- * Builds every package (tsc -b: incremental, quick when nothing changed)
- * before the tests, so tests that run the compiled `herald` command never
- * see a stale build.
+ * Before any test: build every package (tsc -b: incremental, quick when
+ * nothing changed), so tests that run the compiled `herald` command never see
+ * a stale build; then start the servers the integration suites talk to, on
+ * 127.0.0.1 only, and tell the test workers where they are:
+ *
+ *   HERALD_TEST_MYSQL_URL      the machine's MariaDB (started if it is down)
+ *   HERALD_TEST_ZK             a standalone ZooKeeper of this run
+ *   HERALD_TEST_KAFKA_BROKERS  librdkafka's mock cluster (via kcat) of this run
+ *
+ * A variable already set points at a server someone else runs; it is used as
+ * it is. jest.global-teardown.js stops what was started here.
  */
 const { execFileSync } = require('node:child_process');
 
 module.exports = async () => {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b'], { cwd: __dirname, stdio: 'inherit' });
+  const { TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('./packages/testing/dist/services');
+  const started = [];
+  process.env.HERALD_TEST_MYSQL_URL = await ensureSharedMariaDb();
+  if (!process.env.HERALD_TEST_ZK) {
+    const zk = await TestZooKeeper.start();
+    started.push(() => zk.destroy());
+    process.env.HERALD_TEST_ZK = zk.connectionString;
+  }
+  if (!process.env.HERALD_TEST_KAFKA_BROKERS) {
+    const kafka = await TestKafka.start();
+    started.push(() => kafka.stop());
+    process.env.HERALD_TEST_KAFKA_BROKERS = kafka.brokers.join(',');
+  }
+  globalThis.__heraldTestServices = started;
 };

@@ -22,6 +22,7 @@ export type { OpenedStore, StoreFactory } from './store-factory';
 export { HOSTILE_STRINGS } from './task-store/data';
 export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';
 export { rejectsWithCode } from './assertions';
+export { TestZooKeeper, TestKafka, ensureSharedMariaDb, PrivateMariaDb, freePort, waitForPort } from './services';
 export { waitFor, WaitForTimeoutError } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export { makeTempDir } from './temp-dir';
