@@ -14,7 +14,8 @@
 const { execFileSync } = require('node:child_process');
 
 module.exports = async () => {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b'], { cwd: __dirname, stdio: 'inherit' });
+  // HERALD_SKIP_BUILD=1 skips the build (for work on one package while another does not compile yet).
+  if (process.env.HERALD_SKIP_BUILD !== '1') execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b'], { cwd: __dirname, stdio: 'inherit' });
   const { TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('./packages/testing/dist/services');
   const started = [];
   process.env.HERALD_TEST_MYSQL_URL = await ensureSharedMariaDb();
