@@ -2,14 +2,30 @@
 # Installs what the tests need and runs every test: the README's test command
 # (`npm run test:all`) and CI's (.ci/run) are this script.
 #
-#   1. Debian packages the tests need (none yet beyond Node's toolchain;
-#      MariaDB, ZooKeeper and kcat join with the production profile).
+#   1. Debian packages the tests need: mariadb-server (the MySQL task store),
+#      zookeeper (the coordinator), kcat (librdkafka's mock Kafka cluster);
+#      installed only when missing. The servers themselves are started on
+#      127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
 #   2. npm install: the locked dependencies (see below for why not npm ci).
 #   3. build (tsc -b, strict, project references) and lint (import cycles,
 #      deep imports, core purity).
 #   4. jest, every package; a last line "N passed, N failed" sums it up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== Debian packages"
+missing=()
+for pkg in mariadb-server zookeeper kcat; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "installed: mariadb-server zookeeper kcat"
+fi
 
 echo "== npm install (from the lock file)"
 # npm install, not npm ci: the registry mirror here serves only the Linux builds of packages
