@@ -17,6 +17,7 @@ const EXPECTED_DEFAULTS = {
   executor: { ids: ['executor-1'] },
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
+  production: null,
 };
 
 function configError(options: unknown): ConfigError {
@@ -29,6 +30,37 @@ function configError(options: unknown): ConfigError {
   }
   throw new Error(`compileConfig accepted ${JSON.stringify(options)}`);
 }
+
+const PRODUCTION = {
+  profile: 'production',
+  mysql: { url: 'mysql://herald@db:3306' },
+  zookeeper: { connectionString: 'zk1:2181,zk2:2181' },
+  kafka: { brokers: ['k1:9092', 'k2:9092'] },
+  curve: { keysDir: '/etc/herald/keys' },
+  topology: {
+    schedulers: [{ id: 'scheduler-1', endpoint: 'tcp://10.0.0.1:7101' }],
+    dispatchers: [{ id: 'dispatcher-1', endpoint: 'tcp://10.0.0.2:7201' }],
+    executors: [{ id: 'executor-1', endpoint: 'tcp://10.0.0.3:7301' }],
+  },
+} as const;
+
+describe('compileConfig, production profile', () => {
+  it('compiles the servers and topology with their defaults', () => {
+    const config = compileConfig(PRODUCTION as unknown as HeraldOptions);
+    expect(config.profile).toBe('production');
+    expect(config.production).toEqual({
+      mysql: { url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10 },
+      zookeeper: { connectionString: 'zk1:2181,zk2:2181', root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
+      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
+      curve: { keysDir: '/etc/herald/keys' },
+      topology: PRODUCTION.topology,
+    });
+  });
+
+  it('ignores the production sections in the embedded profile', () => {
+    expect(compileConfig({ ...PRODUCTION, profile: 'embedded' } as unknown as HeraldOptions).production).toBeNull();
+  });
+});
 
 describe('compileConfig', () => {
   it('fills every default when given nothing', () => {
@@ -56,7 +88,8 @@ describe('compileConfig', () => {
       offline: { rangeBits: 8 },
       transport: { highWaterMark: 1 },
     };
-    const { uinLimit, ...rest } = compileConfig(options);
+    const { uinLimit, production, ...rest } = compileConfig(options);
+    expect(production).toBeNull();
     expect(uinLimit).toBe(2 ** 24);
     expect(rest).toEqual(options);
   });
@@ -105,7 +138,18 @@ describe('compileConfig', () => {
     ['tasks.defaultTtlMs 999', { tasks: { defaultTtlMs: 999 } }, 'tasks.defaultTtlMs'],
     ['tasks.defaultTtlMs over the default maxTtlMs', { tasks: { defaultTtlMs: 31 * DAY } }, 'tasks.defaultTtlMs'],
     ['tasks.defaultTtlMs > tasks.maxTtlMs', { tasks: { defaultTtlMs: 2 * DAY, maxTtlMs: DAY } }, 'tasks.defaultTtlMs'],
-    ['profile production', { profile: 'production' }, 'profile'],
+    ['profile staging', { profile: 'staging' }, 'profile'],
+    ['production without mysql.url', { ...PRODUCTION, mysql: {} }, 'mysql.url'],
+    ['production with an http mysql.url', { ...PRODUCTION, mysql: { url: 'http://db:3306' } }, 'mysql.url'],
+    ['production with a bad mysql.database', { ...PRODUCTION, mysql: { url: 'mysql://db', database: 'a;drop' } }, 'mysql.database'],
+    ['production without zookeeper', { ...PRODUCTION, zookeeper: undefined }, 'zookeeper.connectionString'],
+    ['production with a relative zookeeper.root', { ...PRODUCTION, zookeeper: { connectionString: 'zk:2181', root: 'herald' } }, 'zookeeper.root'],
+    ['production without kafka.brokers', { ...PRODUCTION, kafka: {} }, 'kafka.brokers'],
+    ['production with a portless broker', { ...PRODUCTION, kafka: { brokers: ['k1'] } }, 'kafka.brokers'],
+    ['production without curve.keysDir', { ...PRODUCTION, curve: {} }, 'curve.keysDir'],
+    ['production without schedulers', { ...PRODUCTION, topology: { ...PRODUCTION.topology, schedulers: [] } }, 'topology.schedulers'],
+    ['production with a non-tcp endpoint', { ...PRODUCTION, topology: { ...PRODUCTION.topology, executors: [{ id: 'e1', endpoint: 'ipc:///tmp/x' }] } }, 'topology.executors[0].endpoint'],
+    ['production with a repeated id', { ...PRODUCTION, topology: { ...PRODUCTION.topology, dispatchers: [{ id: 'd', endpoint: 'tcp://h:1' }, { id: 'd', endpoint: 'tcp://h:2' }] } }, 'topology.dispatchers[1].id'],
     ['dataDir empty', { dataDir: '' }, 'dataDir'],
     ['unknown key foo', { foo: 1 }, 'foo'],
     ['unknown nested key http.bogus', { http: { bogus: true } }, 'http.bogus'],

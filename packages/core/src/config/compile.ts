@@ -1,5 +1,7 @@
 import { ConfigError } from '../errors';
 import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
+import { compileProduction } from './compile-production';
+import { checkKnownKeys, int, section, str } from './validate';
 
 /**
  * Steps two and three: defaults, then validation. Throws ConfigError naming
@@ -10,7 +12,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs']);
@@ -20,7 +22,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   const transport = section(options, 'transport', ['highWaterMark']);
 
   const profile = options.profile ?? DEFAULTS.profile;
-  if (profile !== 'embedded') throw new ConfigError('profile', `must be 'embedded' (got ${JSON.stringify(profile)})`);
+  if (profile !== 'embedded' && profile !== 'production') throw new ConfigError('profile', `must be 'embedded' or 'production' (got ${JSON.stringify(profile)})`);
   const uinSpaceBits = int('uinSpaceBits', options.uinSpaceBits, DEFAULTS.uinSpaceBits, 1, 32);
   const ids = executor.ids ?? [...DEFAULTS.executor.ids];
   if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id))) {
@@ -59,36 +61,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     executor: { ids: [...ids] },
     offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
     transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
+    production: profile === 'production' ? compileProduction(options) : null,
   };
 }
 
-function section<K extends keyof HeraldOptions>(options: HeraldOptions, key: K, known: string[]): NonNullable<HeraldOptions[K]> & Record<string, unknown> {
-  const value = options[key];
-  if (value === undefined) return {} as NonNullable<HeraldOptions[K]> & Record<string, unknown>;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(key, 'must be an object');
-  checkKnownKeys(key, value as object, known);
-  return value as NonNullable<HeraldOptions[K]> & Record<string, unknown>;
-}
-
-function checkKnownKeys(path: string, value: object, known: string[]): void {
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      const where = path === '(root)' ? key : `${path}.${key}`;
-      throw new ConfigError(where, `is not a known setting (known: ${known.join(', ')})`);
-    }
-  }
-}
-
-function int(path: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(path, `must be an integer in [${min}, ${max}] (got ${JSON.stringify(value)})`);
-  }
-  return value;
-}
-
-function str(path: string, value: unknown, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || value.length === 0) throw new ConfigError(path, `must be a non-empty string (got ${JSON.stringify(value)})`);
-  return value;
-}

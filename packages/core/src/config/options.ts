@@ -5,8 +5,13 @@
  * docs/configuration.md lists the same options for operators.
  */
 export interface HeraldOptions {
-  /** 'embedded': every tier in one process, LevelDB stores, ZeroMQ inproc. Default 'embedded'. */
-  profile?: 'embedded';
+  /**
+   * 'embedded': every tier in one process, LevelDB stores, ZeroMQ inproc.
+   * 'production': one process per tier (`herald start <tier>`), MySQL, ZooKeeper,
+   * Kafka, ZeroMQ over tcp with CURVE; needs mysql, zookeeper, kafka, curve, topology.
+   * Default 'embedded'.
+   */
+  profile?: 'embedded' | 'production';
   /** Where every store, list file and delivery file lives. Default './herald-data'. */
   dataDir?: string;
   /** Uins lie in [0, 2^uinSpaceBits). 1..32, default 32 (the 512 MiB online bitmap). */
@@ -53,10 +58,62 @@ export interface HeraldOptions {
     /** ZeroMQ high-water mark (messages) on every socket: the backpressure bound. Default 64. */
     highWaterMark?: number;
   };
+  mysql?: {
+    /** e.g. 'mysql://herald:secret@db.example:3306'. Required in production. */
+    url?: string;
+    /** Default 'herald'. */
+    database?: string;
+    /** Connections per process. Default 10. */
+    poolSize?: number;
+  };
+  zookeeper?: {
+    /** e.g. 'zk1:2181,zk2:2181,zk3:2181'. Required in production. */
+    connectionString?: string;
+    /** Namespace of this cluster. Default '/herald'. */
+    root?: string;
+    /** Default 10000. */
+    sessionTimeoutMs?: number;
+    /** How long start waits for a first connection. Default 10000. */
+    connectTimeoutMs?: number;
+  };
+  kafka?: {
+    /** e.g. ['k1:9092', 'k2:9092']. Required in production. */
+    brokers?: string[];
+    /** Default 'herald'. */
+    clientId?: string;
+    /** Prepended to every topic name. Default ''. */
+    topicPrefix?: string;
+    /** Default 10000. */
+    connectTimeoutMs?: number;
+  };
+  curve?: {
+    /** Directory of CURVE keys made by `herald keys` (<id>.key per process, <id>.pub allowed). Required in production. */
+    keysDir?: string;
+  };
+  /** Where each process of the production profile listens. Required in production. */
+  topology?: {
+    schedulers?: TopologyMember[];
+    dispatchers?: TopologyMember[];
+    executors?: TopologyMember[];
+  };
+}
+
+export interface TopologyMember {
+  id: string;
+  /** ZeroMQ endpoint this process binds its inbox to, e.g. 'tcp://10.0.0.5:7101'. */
+  endpoint: string;
+}
+
+export interface ProductionConfig {
+  mysql: { url: string; database: string; poolSize: number };
+  zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number };
+  kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number };
+  curve: { keysDir: string };
+  topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[] };
 }
 
 export interface HeraldConfig {
-  profile: 'embedded';
+  profile: 'embedded' | 'production';
   dataDir: string;
   uinSpaceBits: number;
   /** 2^uinSpaceBits: the first uin outside the space. */
@@ -68,6 +125,8 @@ export interface HeraldConfig {
   executor: { ids: string[] };
   offline: { rangeBits: number };
   transport: { highWaterMark: number };
+  /** Present exactly when profile is 'production'. */
+  production: ProductionConfig | null;
 }
 
 export const DEFAULTS = {
@@ -81,4 +140,7 @@ export const DEFAULTS = {
   executor: { ids: ['executor-1'] },
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
+  mysql: { database: 'herald', poolSize: 10 },
+  zookeeper: { root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
+  kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
 } as const;

@@ -1,0 +1,76 @@
+import { ConfigError } from '../errors';
+import { DEFAULTS, type HeraldOptions, type ProductionConfig, type TopologyMember } from './options';
+import { checkKnownKeys, int, section, str } from './validate';
+
+/**
+ * The production profile's settings: every server and every process address
+ * must be named, since a production process that guessed would fail later
+ * and less clearly.
+ */
+export function compileProduction(options: HeraldOptions): ProductionConfig {
+  const mysql = section(options, 'mysql', ['url', 'database', 'poolSize']);
+  const zookeeper = section(options, 'zookeeper', ['connectionString', 'root', 'sessionTimeoutMs', 'connectTimeoutMs']);
+  const kafka = section(options, 'kafka', ['brokers', 'clientId', 'topicPrefix', 'connectTimeoutMs']);
+  const curve = section(options, 'curve', ['keysDir']);
+  const topology = section(options, 'topology', ['schedulers', 'dispatchers', 'executors']);
+
+  const url = required('mysql.url', mysql.url);
+  if (!/^mysql:\/\//.test(url)) throw new ConfigError('mysql.url', `must be a mysql:// URL (got ${JSON.stringify(url)})`);
+  const brokers = kafka.brokers;
+  if (!Array.isArray(brokers) || brokers.length === 0 || brokers.some((b) => typeof b !== 'string' || !/^[^:\s]+:\d{1,5}$/.test(b))) {
+    throw new ConfigError('kafka.brokers', 'is required in production: a non-empty list of host:port');
+  }
+  const root = str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root);
+  if (!/^\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_.-]$/.test(root)) throw new ConfigError('zookeeper.root', `must be an absolute znode path (got ${JSON.stringify(root)})`);
+  return {
+    mysql: {
+      url,
+      database: identifier('mysql.database', str('mysql.database', mysql.database, DEFAULTS.mysql.database)),
+      poolSize: int('mysql.poolSize', mysql.poolSize, DEFAULTS.mysql.poolSize, 1, 1000),
+    },
+    zookeeper: {
+      connectionString: required('zookeeper.connectionString', zookeeper.connectionString),
+      root,
+      sessionTimeoutMs: int('zookeeper.sessionTimeoutMs', zookeeper.sessionTimeoutMs, DEFAULTS.zookeeper.sessionTimeoutMs, 1000, 600_000),
+      connectTimeoutMs: int('zookeeper.connectTimeoutMs', zookeeper.connectTimeoutMs, DEFAULTS.zookeeper.connectTimeoutMs, 100, 600_000),
+    },
+    kafka: {
+      brokers: [...brokers],
+      clientId: str('kafka.clientId', kafka.clientId, DEFAULTS.kafka.clientId),
+      topicPrefix: kafka.topicPrefix === undefined ? DEFAULTS.kafka.topicPrefix : identifier('kafka.topicPrefix', String(kafka.topicPrefix), true),
+      connectTimeoutMs: int('kafka.connectTimeoutMs', kafka.connectTimeoutMs, DEFAULTS.kafka.connectTimeoutMs, 100, 600_000),
+    },
+    curve: { keysDir: required('curve.keysDir', curve.keysDir) },
+    topology: {
+      schedulers: members('topology.schedulers', topology.schedulers),
+      dispatchers: members('topology.dispatchers', topology.dispatchers),
+      executors: members('topology.executors', topology.executors),
+    },
+  };
+}
+
+function required(path: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw new ConfigError(path, 'is required in production');
+  return value;
+}
+
+function identifier(path: string, value: string, allowEmpty = false): string {
+  if ((allowEmpty && value === '') || /^[A-Za-z0-9_.-]{1,64}$/.test(value)) return value;
+  throw new ConfigError(path, `must be letters, digits, _ . - (got ${JSON.stringify(value)})`);
+}
+
+function members(path: string, value: unknown): TopologyMember[] {
+  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(path, 'is required in production: a non-empty list of { id, endpoint }');
+  const ids = new Set<string>();
+  return value.map((member, i) => {
+    const where = `${path}[${i}]`;
+    if (member === null || typeof member !== 'object') throw new ConfigError(where, 'must be { id, endpoint }');
+    checkKnownKeys(where, member as object, ['id', 'endpoint']);
+    const { id, endpoint } = member as Record<string, unknown>;
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${where}.id`, 'must be letters, digits, _ . -');
+    if (ids.has(id)) throw new ConfigError(`${where}.id`, `repeats ${id}`);
+    ids.add(id);
+    if (typeof endpoint !== 'string' || !/^tcp:\/\/[^:\s]+:\d{1,5}$/.test(endpoint)) throw new ConfigError(`${where}.endpoint`, `must be tcp://host:port (got ${JSON.stringify(endpoint)})`);
+    return { id, endpoint };
+  });
+}
