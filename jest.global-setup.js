@@ -13,19 +13,28 @@
  */
 const { execFileSync } = require('node:child_process');
 
+/** Fails the run with a clear message instead of hanging when a server never comes up. */
+function within(ms, what, promise) {
+  let timer;
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`test services: ${what} not ready within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
 module.exports = async () => {
   // HERALD_SKIP_BUILD=1 skips the build (for work on one package while another does not compile yet).
   if (process.env.HERALD_SKIP_BUILD !== '1') execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b'], { cwd: __dirname, stdio: 'inherit' });
   const { TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('./packages/testing/dist/services');
   const started = [];
-  process.env.HERALD_TEST_MYSQL_URL = await ensureSharedMariaDb();
+  process.env.HERALD_TEST_MYSQL_URL = await within(60_000, 'MariaDB', ensureSharedMariaDb());
   if (!process.env.HERALD_TEST_ZK) {
-    const zk = await TestZooKeeper.start();
+    const zk = await within(60_000, 'ZooKeeper', TestZooKeeper.start());
     started.push(() => zk.destroy());
     process.env.HERALD_TEST_ZK = zk.connectionString;
   }
   if (!process.env.HERALD_TEST_KAFKA_BROKERS) {
-    const kafka = await TestKafka.start();
+    const kafka = await within(60_000, 'the kcat mock Kafka cluster', TestKafka.start());
     started.push(() => kafka.stop());
     process.env.HERALD_TEST_KAFKA_BROKERS = kafka.brokers.join(',');
   }
