@@ -12,3 +12,5 @@
 export { startScheduler } from './scheduler';
 export type { Scheduler, SchedulerDeps } from './scheduler';
 export { SerialQueue } from './serial';
+export { storeRecorder, coordinatorRecorder } from './progress-recorder';
+export type { ProgressRecorder } from './progress-recorder';

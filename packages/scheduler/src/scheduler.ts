@@ -21,6 +21,7 @@ import {
 } from '@herald/core';
 import type { Message, PreprocessResult, PullChannel, PushChannel, TaskCommand, UnitProgressMessage } from '@herald/transport';
 import { SerialQueue } from './serial';
+import { storeRecorder, withProgress, type ProgressRecorder } from './progress-recorder';
 
 export interface SchedulerDeps {
   config: HeraldConfig;
@@ -35,6 +36,8 @@ export interface SchedulerDeps {
    * scheduler alone, which owns everything.
    */
   ring?: () => HashRing;
+  /** Where confirmed batches are recorded. Default: the task store (storeRecorder). */
+  progress?: ProgressRecorder;
   clock?: Clock;
   logger?: Logger;
   meter?: Meter;
@@ -69,6 +72,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const soloRing = new HashRing([me]);
   const ring = deps.ring ?? (() => soloRing);
   const mine = (taskId: number) => ring().ownerOf(taskId) === me;
+  const recorder = deps.progress ?? storeRecorder(store);
 
   const owned = new Map<number, Task>();
   const units = new Map<number, ExecutionUnit[]>();
@@ -199,11 +203,12 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     const fence = fenceOf(task);
     const current: ExecutionUnit[] = [];
     for (let unit of list) {
+      const known = await recorder.latest(task, unit);
       if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'lose', clock.now());
       if (unit.state === 'FAILED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'retry', clock.now());
       if (unitMachine.can(unit.state, 'assign')) {
-        unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId);
-        if (unit.checkpoint >= unit.end) unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'finish', clock.now());
+        unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId), known);
+        if (unit.checkpoint >= unit.end) unit = await finishUnit(task, unit);
         else
           await deps.toDispatcher.send({
             kind: 'unit.run',
@@ -227,14 +232,30 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     const task = owned.get(progress.taskId);
     if (task === undefined) return;
     const fence = fenceOf(task);
-    // Checkpoint even when the task was paused meanwhile: the batch was delivered, and a resume must not send it again.
-    let unit = await store.checkpointUnit(task.id, progress.unitNo, fence, progress, clock.now());
     const list = units.get(progress.taskId);
-    if (list === undefined) return;
-    if (unit.state === 'ASSIGNED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'start', clock.now());
-    if (unit.checkpoint >= unit.end && unitMachine.can(unit.state, 'finish')) unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'finish', clock.now());
+    const current = list?.find((u) => u.unitNo === progress.unitNo) ?? (await loadUnit(task, progress.unitNo));
+    if (current === undefined) return;
+    let unit = await recorder.record(task, current, progress, clock.now());
+    if (list === undefined) {
+      // Paused or stopped meanwhile: the batch was delivered, so keep its checkpoint; a resume must not send it again.
+      await recorder.settle(task, unit, clock.now());
+      return;
+    }
+    if (unit.state === 'ASSIGNED') unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fence, 'start', clock.now()), unit);
+    if (unit.checkpoint >= unit.end && unitMachine.can(unit.state, 'finish')) unit = await finishUnit(task, unit);
     list[list.findIndex((u) => u.unitNo === unit.unitNo)] = unit;
     if (!(await maybeComplete(task.id))) await writeReport(task.id, false);
+  }
+
+  async function loadUnit(task: Task, unitNo: number): Promise<ExecutionUnit | undefined> {
+    const stored = (await store.listUnits(task.id)).find((u) => u.unitNo === unitNo);
+    return stored === undefined ? undefined : recorder.latest(task, stored);
+  }
+
+  /** Settles the unit's progress into the store, then marks it DONE. */
+  async function finishUnit(task: Task, unit: ExecutionUnit): Promise<ExecutionUnit> {
+    await recorder.settle(task, unit, clock.now());
+    return store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'finish', clock.now());
   }
 
   function totals(taskId: number) {
@@ -283,6 +304,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     const stopped = await transition(task, event, { report: totals(task.id) });
     const unitEvent = event === 'cancel' || event === 'expire' ? 'cancel' : 'stop';
     for (const unit of list) {
+      await recorder.settle(stopped, unit, clock.now());
       if (unitMachine.can(unit.state, unitEvent)) await store.transitionUnit(task.id, unit.unitNo, fenceOf(stopped), unitEvent, clock.now());
     }
     scheduled.delete(task.id);
