@@ -8,6 +8,9 @@ import { isHeraldError } from '@herald/core';
 import { loadOptions } from './load-config';
 import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
+import { runKeys } from './commands/keys';
+import { runMigrate } from './commands/migrate';
+import { runStart } from './commands/start';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
   const value = Number(raw);
@@ -48,6 +51,35 @@ program
       base: await loadOptions(opts.config),
     });
     process.exitCode = ok ? 0 : 1;
+  });
+
+program
+  .command('start')
+  .description('start one tier of the production profile in this process (interface, scheduler, dispatcher, executor, controller)')
+  .argument('<tier>', 'interface | scheduler | dispatcher | executor | controller')
+  .requiredOption('-c, --config <file>', 'JSON configuration file with "profile": "production"')
+  .requiredOption('--id <id>', "this process's id: its topology entry and its CURVE key pair")
+  .option('--port <port>', 'HTTP port of an interface process (overrides http.port)', number('--port', 0, 65535))
+  .action(async (tier: string, opts: { config: string; id: string; port?: number }) => {
+    const base = await loadOptions(opts.config);
+    await runStart(tier, opts.id, opts.port === undefined ? base : { ...base, http: { ...base.http, port: opts.port } });
+  });
+
+program
+  .command('keys')
+  .description('write a CURVE key pair per process id (<dir>/<id>.key, <dir>/<id>.pub)')
+  .requiredOption('--dir <dir>', 'the keys directory (curve.keysDir)')
+  .argument('<ids...>', 'process ids')
+  .action(async (ids: string[], opts: { dir: string }) => {
+    await runKeys(opts.dir, ids);
+  });
+
+program
+  .command('migrate')
+  .description("apply the MySQL schema's pending migrations (production profile)")
+  .requiredOption('-c, --config <file>', 'JSON configuration file with the mysql settings')
+  .action(async (opts: { config: string }) => {
+    await runMigrate(await loadOptions(opts.config));
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

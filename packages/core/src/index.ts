@@ -58,7 +58,7 @@ export type { OnlineView, OnlineBitmap } from './presence/online-bitmap';
 
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
-export type { HeraldOptions, HeraldConfig } from './config/options';
+export type { HeraldOptions, HeraldConfig, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './ports/coordinator';

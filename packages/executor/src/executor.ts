@@ -1,4 +1,4 @@
-import { isHeraldError, noopLogger, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
+import { isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
 import type { TaskCache } from './task-cache';
 
@@ -12,6 +12,8 @@ export interface ExecutorDeps {
   online: OnlineView;
   gateway: DeliveryGateway;
   offline: OfflineStore;
+  /** Where every confirmed batch is reported (production: Kafka's reports topic), for cross-site recovery and audit. */
+  reports?: EventBus;
   logger?: Logger;
   meter?: Meter;
 }
@@ -82,6 +84,16 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     ]);
     delivered.inc(labels, split.online);
     queued.inc(labels, split.offline);
+    if (deps.reports) {
+      // Before the progress report: a batch the scheduler counts is always in the reports stream.
+      await deps.reports.publish(TOPICS.reports, [
+        {
+          key: String(task.id),
+          value: { taskId: task.id, unitNo: batch.unitNo, from: batch.offset, to, delivered: split.online, offline: split.offline, executor: deps.id },
+          timestamp: Date.now(),
+        },
+      ]);
+    }
     if (batch.last) confirmed.delete(key);
     else {
       let unit = confirmed.get(key);

@@ -1,0 +1,10 @@
+import { ConfigError, compileConfig, type HeraldOptions } from '@herald/core';
+import { migrate } from '@herald/store-mysql';
+
+/** `herald migrate --config <file>`: applies the MySQL schema's pending migrations, under a database lock. */
+export async function runMigrate(options: HeraldOptions): Promise<void> {
+  const config = compileConfig(options);
+  if (config.production === null) throw new ConfigError('profile', 'herald migrate needs the production profile (its mysql settings)');
+  const applied = await migrate(config.production.mysql.url, { database: config.production.mysql.database });
+  process.stdout.write(applied.length === 0 ? 'herald: schema is up to date\n' : `herald: applied ${applied.map((m) => m.name).join(', ')}\n`);
+}

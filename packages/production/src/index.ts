@@ -1,0 +1,18 @@
+/**
+ * @module @herald/production
+ *
+ * The production profile: one tier per process (`herald start <tier>`), the
+ * MySQL task store, the ZooKeeper coordinator, the Kafka event bus, and
+ * ZeroMQ over tcp with CURVE between every pair of processes.
+ *
+ * @example
+ *   const tier = await startTier('scheduler', { config, id: 'scheduler-1', logger, meter });
+ *   // ... on SIGTERM
+ *   await tier.stop();
+ */
+export { startTier } from './start';
+export { TIERS } from './tiers/tier';
+export type { TierName, TierContext, RunningTier } from './tiers/tier';
+export { writeKeys, readKeyPair, readPublicKey, allowedKeys } from './keys';
+export { openTaskStore, connectCoordinator, connectEventBus } from './adapters';
+export { ProcessLinks } from './links';

@@ -1,0 +1,92 @@
+import { HashRing, type HeraldConfig, type Logger, type Meter, type ProductionConfig, type TopologyMember } from '@herald/core';
+import { createPull, createPush, type Message, type PullChannel, type PushChannel } from '@herald/transport';
+import { allowedKeys, readKeyPair, readPublicKey } from './keys';
+
+/**
+ * The ZeroMQ links of one production process: its inbox (a CURVE server
+ * admitting the cluster's keys) and CURVE client links to the processes it
+ * sends to, plus the routing the tiers need:
+ *   - to schedulers: by the ring owner of the message's task (consistent hashing)
+ *   - to dispatchers: task.halt to every dispatcher, the rest round-robin
+ *   - to executors: by executor id
+ */
+export class ProcessLinks {
+  private readonly pushes: PushChannel[] = [];
+  private inbox: PullChannel | undefined;
+  private rr = 0;
+
+  private constructor(
+    private readonly config: HeraldConfig,
+    private readonly production: ProductionConfig,
+    readonly id: string,
+    private readonly keys: { publicKey: string; secretKey: string },
+    private readonly allowed: string[],
+    private readonly logger: Logger,
+    private readonly meter: Meter,
+  ) {}
+
+  static async open(config: HeraldConfig, id: string, logger: Logger, meter: Meter): Promise<ProcessLinks> {
+    const production = config.production!;
+    const keys = await readKeyPair(production.curve.keysDir, id);
+    return new ProcessLinks(config, production, id, keys, await allowedKeys(production.curve.keysDir), logger, meter);
+  }
+
+  async bindInbox(endpoint: string): Promise<PullChannel> {
+    this.inbox = await createPull({
+      name: this.id,
+      endpoint,
+      highWaterMark: this.config.transport.highWaterMark,
+      meter: this.meter,
+      logger: this.logger,
+      curve: { serverPublicKey: this.keys.publicKey, serverSecretKey: this.keys.secretKey, allowedClientKeys: this.allowed },
+    });
+    return this.inbox;
+  }
+
+  async connect(member: TopologyMember): Promise<PushChannel> {
+    const channel = await createPush({
+      name: `${this.id}->${member.id}`,
+      endpoints: [member.endpoint],
+      highWaterMark: this.config.transport.highWaterMark,
+      curve: { serverPublicKey: await readPublicKey(this.production.curve.keysDir, member.id), publicKey: this.keys.publicKey, secretKey: this.keys.secretKey },
+    });
+    this.pushes.push(channel);
+    return channel;
+  }
+
+  /** One channel that delivers each message to the scheduler owning its task on the ring. */
+  async toSchedulers(): Promise<PushChannel> {
+    const members = this.production.topology.schedulers;
+    const ring = new HashRing(members.map((m) => m.id));
+    const byId = new Map<string, PushChannel>();
+    for (const member of members) byId.set(member.id, await this.connect(member));
+    return {
+      send: (message: Message) => byId.get(ring.ownerOf('taskId' in message ? message.taskId : 0)!)!.send(message),
+      close: () => undefined,
+    };
+  }
+
+  /** One channel to the dispatchers: task.halt reaches every one, other work goes round-robin. */
+  async toDispatchers(): Promise<PushChannel> {
+    const channels: PushChannel[] = [];
+    for (const member of this.production.topology.dispatchers) channels.push(await this.connect(member));
+    return {
+      send: async (message: Message) => {
+        if (message.kind === 'task.halt') await Promise.all(channels.map((c) => c.send(message)));
+        else await channels[this.rr++ % channels.length]!.send(message);
+      },
+      close: () => undefined,
+    };
+  }
+
+  async toExecutors(): Promise<Map<string, PushChannel>> {
+    const byId = new Map<string, PushChannel>();
+    for (const member of this.production.topology.executors) byId.set(member.id, await this.connect(member));
+    return byId;
+  }
+
+  close(): void {
+    this.inbox?.close();
+    for (const channel of this.pushes) channel.close();
+  }
+}
