@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# A whole production-profile Herald cluster on this host, for trying the
+# production profile and for upgrade drills:
+#   2 interfaces, 3 schedulers, 2 dispatchers, 2 executors, 2 controllers,
+# every tier its own process, ZeroMQ over tcp with CURVE between them, against
+# local MariaDB, ZooKeeper and a Kafka-protocol broker.
+#
+#   deploy/local-cluster.sh start    build, keys, schema, servers, processes
+#   deploy/local-cluster.sh status   which processes run
+#   deploy/local-cluster.sh stop     stop the processes and the servers it started
+#
+# Servers: MariaDB at $HERALD_MYSQL_URL (default mysql://root@127.0.0.1:3306);
+# ZooKeeper at $HERALD_ZK, else a standalone one is started here; Kafka at
+# $HERALD_KAFKA_BROKERS, else librdkafka's mock cluster (kcat) is started here.
+# Everything lives under $HERALD_CLUSTER_DIR (default /tmp/herald-local-cluster).
+# The presence agent joins with the presence issue; until then each executor
+# follows the presence topic itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+dir=${HERALD_CLUSTER_DIR:-/tmp/herald-local-cluster}
+herald="node $root/packages/cli/dist/main.js"
+base_port=${HERALD_BASE_PORT:-17100}
+
+pidfile() { echo "$dir/pids/$1"; }
+running() { [ -f "$(pidfile "$1")" ] && kill -0 "$(cat "$(pidfile "$1")")" 2>/dev/null; }
+
+wait_for() { # what, seconds, command...
+  local what=$1 seconds=$2; shift 2
+  for _ in $(seq 1 $((seconds * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "local-cluster: $what not ready after ${seconds}s" >&2; return 1
+}
+
+start_servers() {
+  mkdir -p "$dir/pids" "$dir/logs"
+  if [ -z "${HERALD_ZK:-}" ]; then
+    local zk_port=$((base_port + 81))
+    mkdir -p "$dir/zk/data"
+    printf 'tickTime=1000\ndataDir=%s\nclientPort=%s\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=ruok\n' "$dir/zk/data" "$zk_port" > "$dir/zk/zoo.cfg"
+    if ! running zookeeper; then
+      nohup java -Xmx256m -cp "/usr/share/java/*:/usr/share/zookeeper/*:/etc/zookeeper/conf" org.apache.zookeeper.server.quorum.QuorumPeerMain "$dir/zk/zoo.cfg" > "$dir/logs/zookeeper.log" 2>&1 &
+      echo $! > "$(pidfile zookeeper)"
+    fi
+    wait_for ZooKeeper 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$zk_port && echo ruok >&3 && grep -q imok <&3"
+    HERALD_ZK="127.0.0.1:$zk_port"
+  fi
+  if [ -z "${HERALD_KAFKA_BROKERS:-}" ]; then
+    if ! running kafka; then
+      nohup kcat -C -t herald-boot -X test.mock.num.brokers=3 -d mock -b localhost:1 > /dev/null 2> "$dir/logs/kafka.log" &
+      echo $! > "$(pidfile kafka)"
+    fi
+    wait_for "Kafka mock cluster" 15 grep -q 'bootstrap.servers=' "$dir/logs/kafka.log"
+    HERALD_KAFKA_BROKERS=$(grep -o 'bootstrap.servers=[0-9.:,]*' "$dir/logs/kafka.log" | head -1 | cut -d= -f2)
+  fi
+  HERALD_MYSQL_URL=${HERALD_MYSQL_URL:-mysql://root@127.0.0.1:3306}
+}
+
+write_config() {
+  local brokers
+  brokers=$(echo "$HERALD_KAFKA_BROKERS" | sed 's/[^,]*/"&"/g')
+  member() { echo "{ \"id\": \"$1\", \"endpoint\": \"tcp://127.0.0.1:$2\" }"; }
+  cat > "$dir/herald.json" <<JSON
+{
+  "profile": "production",
+  "dataDir": "$dir/data",
+  "http": { "host": "127.0.0.1", "port": $((base_port + 1)) },
+  "mysql": { "url": "$HERALD_MYSQL_URL", "database": "herald_local" },
+  "zookeeper": { "connectionString": "$HERALD_ZK", "root": "/herald-local" },
+  "kafka": { "brokers": [$brokers], "topicPrefix": "local." },
+  "curve": { "keysDir": "$dir/keys" },
+  "topology": {
+    "schedulers": [ $(member scheduler-1 $((base_port + 11))), $(member scheduler-2 $((base_port + 12))), $(member scheduler-3 $((base_port + 13))) ],
+    "dispatchers": [ $(member dispatcher-1 $((base_port + 21))), $(member dispatcher-2 $((base_port + 22))) ],
+    "executors": [ $(member executor-1 $((base_port + 31))), $(member executor-2 $((base_port + 32))) ]
+  }
+}
+JSON
+}
+
+start_process() { # tier id [args...]
+  local tier=$1 id=$2; shift 2
+  running "$id" && return 0
+  nohup $herald start "$tier" --id "$id" --config "$dir/herald.json" "$@" > "$dir/logs/$id.log" 2>&1 &
+  echo $! > "$(pidfile "$id")"
+  wait_for "$tier $id" 60 grep -q ' started' "$dir/logs/$id.log" || { tail -20 "$dir/logs/$id.log" >&2; return 1; }
+}
+
+PROCESSES="scheduler:scheduler-1 scheduler:scheduler-2 scheduler:scheduler-3 dispatcher:dispatcher-1 dispatcher:dispatcher-2 executor:executor-1 executor:executor-2 controller:controller-1 controller:controller-2 interface:interface-1 interface:interface-2"
+
+case "${1:-}" in
+  start)
+    npx tsc -b
+    start_servers
+    write_config
+    ids=""
+    for p in $PROCESSES; do ids="$ids ${p#*:}"; done
+    [ -d "$dir/keys" ] || $herald keys --dir "$dir/keys" $ids > /dev/null
+    $herald migrate --config "$dir/herald.json"
+    for p in $PROCESSES; do
+      tier=${p%%:*}; id=${p#*:}
+      case $id in
+        interface-1) start_process "$tier" "$id" --port $((base_port + 1)) ;;
+        interface-2) start_process "$tier" "$id" --port $((base_port + 2)) ;;
+        *) start_process "$tier" "$id" ;;
+      esac
+      echo "started $tier $id"
+    done
+    echo "Herald local cluster: API at http://127.0.0.1:$((base_port + 1)) and http://127.0.0.1:$((base_port + 2)); logs in $dir/logs"
+    ;;
+  status)
+    for p in $PROCESSES zookeeper kafka; do
+      id=${p#*:}
+      if running "$id"; then echo "running  $id"; else echo "stopped  $id"; fi
+    done
+    ;;
+  stop)
+    for p in $(echo $PROCESSES | tr ' ' '\n' | tac) zookeeper kafka; do
+      id=${p#*:}
+      if running "$id"; then kill "$(cat "$(pidfile "$id")")"; fi
+    done
+    for p in $PROCESSES zookeeper kafka; do
+      id=${p#*:}
+      for _ in $(seq 1 100); do running "$id" || break; sleep 0.1; done
+      rm -f "$(pidfile "$id")"
+    done
+    echo "stopped"
+    ;;
+  *)
+    echo "usage: $0 start|status|stop" >&2
+    exit 2
+    ;;
+esac

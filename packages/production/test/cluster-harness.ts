@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { freePort, waitFor } from '@herald/testing';
+
+const MAIN = join(__dirname, '..', '..', 'cli', 'dist', 'main.js');
+
+export interface ClusterShape {
+  interfaces: number;
+  schedulers: number;
+  dispatchers: number;
+  executors: number;
+  controllers: number;
+}
+
+export interface ProcessHandle {
+  tier: string;
+  id: string;
+  child: ChildProcess;
+  output: string;
+}
+
+/**
+ * A production-profile cluster of real processes (`herald start <tier>`) on
+ * 127.0.0.1, against the test run's MariaDB, ZooKeeper and Kafka mock, with a
+ * fresh database, znode root, topic prefix, key directory and data directory.
+ */
+export class LocalCluster {
+  readonly processes: ProcessHandle[] = [];
+  httpPorts: number[] = [];
+  configFile = '';
+  options: Record<string, unknown> = {};
+
+  constructor(
+    readonly dir: string,
+    readonly shape: ClusterShape,
+    readonly names: { database: string; zkRoot: string; topicPrefix: string },
+  ) {}
+
+  async configure(extra: Record<string, unknown> = {}): Promise<void> {
+    const members = async (prefix: string, n: number) =>
+      Promise.all(Array.from({ length: n }, async (_, i) => ({ id: `${prefix}-${i + 1}`, endpoint: `tcp://127.0.0.1:${await freePort()}` })));
+    this.httpPorts = await Promise.all(Array.from({ length: this.shape.interfaces }, () => freePort()));
+    this.options = {
+      profile: 'production',
+      dataDir: join(this.dir, 'data'),
+      uinSpaceBits: 24,
+      scheduler: { tickMs: 100 },
+      dispatcher: { batchSize: 1000, unitSize: 20_000 },
+      offline: { rangeBits: 12 },
+      http: { host: '127.0.0.1', port: this.httpPorts[0] },
+      mysql: { url: process.env.HERALD_TEST_MYSQL_URL!, database: this.names.database },
+      zookeeper: { connectionString: process.env.HERALD_TEST_ZK!, root: this.names.zkRoot, sessionTimeoutMs: 4000 },
+      kafka: { brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), topicPrefix: this.names.topicPrefix },
+      curve: { keysDir: join(this.dir, 'keys') },
+      topology: {
+        schedulers: await members('scheduler', this.shape.schedulers),
+        dispatchers: await members('dispatcher', this.shape.dispatchers),
+        executors: await members('executor', this.shape.executors),
+      },
+      ...extra,
+    };
+    this.configFile = join(this.dir, 'herald.json');
+    await writeFile(this.configFile, JSON.stringify(this.options, null, 2));
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.httpPorts[0]}`;
+  }
+
+  ids(tier: string): string[] {
+    const n = { interface: this.shape.interfaces, scheduler: this.shape.schedulers, dispatcher: this.shape.dispatchers, executor: this.shape.executors, controller: this.shape.controllers }[tier]!;
+    return Array.from({ length: n }, (_, i) => `${tier}-${i + 1}`);
+  }
+
+  /** Runs a herald command to completion; rejects with its output on a non-zero exit. */
+  run(args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`herald ${args.join(' ')} exited ${code}: ${output}`))));
+    });
+  }
+
+  async keysAndSchema(): Promise<void> {
+    const all = ['interface', 'scheduler', 'dispatcher', 'executor', 'controller'].flatMap((t) => this.ids(t));
+    await this.run(['keys', '--dir', join(this.dir, 'keys'), ...all]);
+    await this.run(['migrate', '--config', this.configFile]);
+  }
+
+  /** Starts one process and waits for its "started" line. */
+  async start(tier: string, id: string, extraArgs: string[] = []): Promise<ProcessHandle> {
+    const child = spawn(process.execPath, [MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const handle: ProcessHandle = { tier, id, child, output: '' };
+    child.stdout!.on('data', (c: Buffer) => (handle.output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (handle.output += c.toString()));
+    this.processes.push(handle);
+    await waitFor(() => handle.output.includes(' started') || child.exitCode !== null, { timeoutMs: 60_000, message: `${tier} ${id} did not start` });
+    if (child.exitCode !== null) throw new Error(`${tier} ${id} exited ${child.exitCode}: ${handle.output}`);
+    return handle;
+  }
+
+  async startAll(): Promise<void> {
+    // Inboxes first (schedulers, dispatchers, executors), then their senders.
+    for (const tier of ['scheduler', 'dispatcher', 'executor', 'controller']) await Promise.all(this.ids(tier).map((id) => this.start(tier, id)));
+    await Promise.all(this.ids('interface').map((id, i) => this.start('interface', id, ['--port', String(this.httpPorts[i])])));
+  }
+
+  async stop(handle: ProcessHandle, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (handle.child.exitCode !== null || handle.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => handle.child.once('exit', () => resolve()));
+    handle.child.kill(signal);
+    await exited;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.processes.map((p) => this.stop(p)));
+  }
+
+  /** Output of every process, for failure messages. */
+  logs(): string {
+    return this.processes.map((p) => `--- ${p.tier} ${p.id}\n${p.output.slice(-3000)}`).join('\n');
+  }
+}

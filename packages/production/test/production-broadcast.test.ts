@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { createPool } from 'mysql2/promise';
+import { encodeRecipientList, radixSortUint32, subtractSorted, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { syntheticAudience } from '@herald/audience';
+import { readDeliveryFile } from '@herald/executor';
+import { LevelOfflineStore } from '@herald/store-level';
+import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
+import { LocalCluster } from './cluster-harness';
+
+/**
+ * The foundation's end-to-end broadcast on the production profile: every tier
+ * its own process, MariaDB, ZooKeeper, the Kafka-protocol broker, CURVE on
+ * every tcp link. The file sinks must hold exactly the online kept recipients
+ * and the offline lists exactly the rest.
+ */
+jest.setTimeout(240_000);
+
+describe('production profile, end to end', () => {
+  let dir: TempDir;
+  let cluster: LocalCluster;
+  const tag = randomBytes(4).toString('hex');
+  const names = { database: `herald_e2e_${tag}`, zkRoot: `/herald-e2e-${tag}`, topicPrefix: `e2e${tag}.` };
+  const audience = syntheticAudience({ recipients: 60_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 5 });
+  const kept = subtractSorted(audience.distinct.slice(), audience.blacklist);
+  const offline = subtractSorted(kept.slice(), audience.online);
+  const online = subtractSorted(kept.slice(), offline);
+  const kafka = new Kafka({ clientId: `e2e-${tag}`, brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-production-');
+    cluster = new LocalCluster(dir.path, { interfaces: 2, schedulers: 2, dispatchers: 2, executors: 2, controllers: 2 }, names);
+    await cluster.configure();
+    await cluster.keysAndSchema();
+    // Users online before the broadcast: login events on the presence topic.
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: names.topicPrefix + TOPICS.presence,
+      messages: Array.from(audience.online, (uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }), timestamp: String(Date.now()) })),
+    });
+    await producer.disconnect();
+    await cluster.startAll();
+    // Wait until both executors have applied every presence event (their consumer groups caught up).
+    const admin = kafka.admin();
+    await admin.connect();
+    const topic = names.topicPrefix + TOPICS.presence;
+    const ends = await admin.fetchTopicOffsets(topic);
+    const end = (p: number) => Number(ends.find((e) => e.partition === p)!.offset);
+    await waitFor(
+      async () => {
+        for (const id of cluster.ids('executor')) {
+          const [offsets] = await admin.fetchOffsets({ groupId: `${names.topicPrefix}executor-${id}`, topics: [topic] });
+          if (!offsets || offsets.partitions.some((p) => Number(p.offset) < end(p.partition))) return false;
+        }
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, message: 'executors did not catch up with the presence topic' },
+    );
+    await admin.disconnect();
+  });
+
+  afterAll(async () => {
+    await cluster?.stopAll();
+    const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
+    await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
+    await pool.end();
+    await dir?.remove();
+  });
+
+  const post = async <T>(path: string, body: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> => {
+    const response = await fetch(cluster.url + path, {
+      method: path.includes('blacklist') ? 'PUT' : 'POST',
+      headers: { 'content-type': contentType },
+      body: contentType === 'application/json' ? JSON.stringify(body) : (body as Buffer),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+
+  it('delivers exactly the online kept recipients and queues exactly the rest', async () => {
+    expect((await post('/api/v1/blacklists/global', encodeRecipientList(audience.blacklist), 'application/octet-stream')).status).toBe(200);
+    const list = await post<ListMeta>('/api/v1/lists?accountId=acme', encodeRecipientList(audience.list), 'application/octet-stream');
+    expect(list.status).toBe(201);
+    const created = await post<Task>('/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'hello from production' } });
+    expect(created.status).toBe(201);
+
+    let task: Task | undefined;
+    await waitFor(
+      async () => {
+        task = (await (await fetch(`${cluster.url}/api/v1/tasks/${created.body.id}`)).json()) as Task;
+        return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
+      },
+      { timeoutMs: 120_000, intervalMs: 100, message: `task did not finish (last: ${JSON.stringify(task?.state)})\n${cluster.logs()}` },
+    );
+    expect(task!.state).toBe('COMPLETED');
+    expect(task!.report).toMatchObject({
+      total: audience.list.length,
+      kept: kept.length,
+      removed: { duplicate: audience.list.length - audience.distinct.length, blacklisted: audience.distinct.length - kept.length, already_sent: 0 },
+      delivered: online.length,
+      offline: offline.length,
+    });
+
+    // Stop the executors so their LevelDB offline stores can be opened here.
+    for (const p of cluster.processes.filter((p) => p.tier === 'executor')) await cluster.stop(p);
+    const sink: Uint32Array[] = [];
+    const queued: number[] = [];
+    for (const id of cluster.ids('executor')) {
+      sink.push((await readDeliveryFile(join(dir.path, 'data', 'deliveries', id), task!.id)).uins);
+      const store = await LevelOfflineStore.open(join(dir.path, 'data', `offline-${id}`), { rangeBits: 12 });
+      for await (const part of store.scanTask(task!.id)) queued.push(...part);
+      await store.close();
+    }
+    const delivered = radixSortUint32(Uint32Array.from(sink.flatMap((s) => [...s])));
+    expect(delivered.length).toBe(online.length); // no duplicates: nothing crashed
+    expect(uniqueSorted(delivered)).toEqual(online);
+    expect(radixSortUint32(Uint32Array.from(queued))).toEqual(offline);
+  });
+
+  it('relays every state change of the task to the task-events topic, in order', async () => {
+    const consumer = kafka.consumer({ groupId: `e2e-events-${tag}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: names.topicPrefix + TOPICS.taskEvents, fromBeginning: true });
+    const states: string[] = [];
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const event = JSON.parse(message.value!.toString()) as { taskId: number; to: string };
+        if (event.taskId === 1) states.push(event.to);
+      },
+    });
+    await waitFor(() => states.includes('COMPLETED'), { timeoutMs: 60_000, message: `task events seen: ${states.join(',')}` });
+    await consumer.disconnect();
+    // At least once: a repeat is allowed, a reordering is not.
+    const distinct = states.filter((s, i) => s !== states[i - 1]);
+    expect(distinct).toEqual(['CREATED', 'QUEUED', 'PREPROCESSING', 'DISPATCHING', 'SENDING', 'COMPLETED']);
+  });
+});
