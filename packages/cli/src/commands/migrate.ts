@@ -5,6 +5,6 @@ import { migrate } from '@herald/store-mysql';
 export async function runMigrate(options: HeraldOptions): Promise<void> {
   const config = compileConfig(options);
   if (config.production === null) throw new ConfigError('profile', 'herald migrate needs the production profile (its mysql settings)');
-  const applied = await migrate(config.production.mysql.url, { database: config.production.mysql.database });
-  process.stdout.write(applied.length === 0 ? 'herald: schema is up to date\n' : `herald: applied ${applied.map((m) => m.name).join(', ')}\n`);
+  const { applied, database } = await migrate(config.production.mysql.url, { database: config.production.mysql.database });
+  process.stdout.write(applied.length === 0 ? `herald: schema of ${database} is up to date\n` : `herald: applied to ${database}: ${applied.join(', ')}\n`);
 }
