@@ -39,6 +39,7 @@ describe('ErrorCodes', () => {
         'FRAME_UNKNOWN_KIND',
         'FRAME_UNSUPPORTED_VERSION',
         'STORE_CLOSED',
+        'MIGRATION_FAILED',
         'UNAVAILABLE',
         'INTERNAL',
       ].sort(),

@@ -26,6 +26,8 @@ export const ErrorCodes = {
   FRAME_UNKNOWN_KIND: 'FRAME_UNKNOWN_KIND',
   FRAME_UNSUPPORTED_VERSION: 'FRAME_UNSUPPORTED_VERSION',
   STORE_CLOSED: 'STORE_CLOSED',
+  /** A schema migration cannot be applied: a statement failed, or an applied migration's file changed. */
+  MIGRATION_FAILED: 'MIGRATION_FAILED',
   UNAVAILABLE: 'UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;

@@ -34,6 +34,29 @@ describe('LevelTaskStore', () => {
     await second.close();
   });
 
+  it('keeps unrelayed outbox events and the outbox counter across reopen: ids are not reused once the log is empty', async () => {
+    const first = await LevelTaskStore.open(dir.path);
+    const a = await first.createTask(newTask(), 1);
+    await first.transitionTask(a.id, { epoch: 0 }, 'enqueue', {}, 2);
+    const events = await first.readOutbox(0, 10);
+    expect(events.map((e) => [e.from, e.to])).toEqual([
+      [null, 'CREATED'],
+      ['CREATED', 'QUEUED'],
+    ]);
+    await first.close();
+
+    const second = await LevelTaskStore.open(dir.path);
+    expect(await second.readOutbox(0, 10)).toEqual(events);
+    await second.markRelayed(events[1]!.id);
+    expect(await second.readOutbox(0, 10)).toEqual([]);
+    await second.close();
+
+    const third = await LevelTaskStore.open(dir.path);
+    const b = await third.createTask(newTask(), 3);
+    expect(await third.readOutbox(0, 10)).toEqual([{ id: events[1]!.id + 1, taskId: b.id, from: null, to: 'CREATED', version: 1, at: 3 }]);
+    await third.close();
+  });
+
   it('fails every call after close with STORE_CLOSED; a second close is a no-op', async () => {
     const store = await LevelTaskStore.open(dir.path);
     const task = await store.createTask(newTask(), 1);
@@ -55,6 +78,8 @@ describe('LevelTaskStore', () => {
       store.checkpointUnit(task.id, 0, fence, { from: 0, to: 1, delivered: 1, offline: 0 }, 1),
       store.putList({ id: 'l', accountId: 'a', count: 0, checksum: 0, sorted: true, unique: true, bytes: 32, createdAt: 1 }),
       store.getList('l'),
+      store.readOutbox(0, 1),
+      store.markRelayed(1),
     ];
     for (const call of calls) await rejectsWithCode(call, ErrorCodes.STORE_CLOSED);
   });

@@ -12,6 +12,7 @@ import {
   type ListMeta,
   type NewTask,
   type NewUnit,
+  type OutboxEvent,
   type Task,
   type TaskEvent,
   type TaskPage,
@@ -30,6 +31,7 @@ import {
   checkNewTask,
   checkNewUnits,
   checkNow,
+  checkOutboxRead,
   checkProgress,
   checkProgressInUnit,
   compileQuery,
@@ -51,6 +53,8 @@ import {
  *   'u' taskId:u64 unitNo:u32                    -> ExecutionUnit (JSON)
  *   'l' listId                                   -> ListMeta (JSON)
  *   'c' contentCrc:u32 accountId(len:u32 + chars) taskId:u64 -> ''   no-resend index
+ *   'm' "outbox"                                 -> last outbox event id handed out (u64)
+ *   'o' eventId:u64                              -> OutboxEvent (JSON), until relayed
  *
  * Tasks iterate in id order; a task's units in unitNo order under one prefix.
  * The content index is written with the task (accountId and contentCrc never
@@ -63,19 +67,35 @@ import {
  * Task creation runs under one more lock so ids and the persisted counter
  * advance together. Unit writes check the fence but do not rewrite the task
  * record, so they do not change the task's version.
+ *
+ * The outbox: a creation and every write that changes a task's state put an
+ * 'o' event and the outbox counter in the same batch as the task record.
+ * Those batches run under one store-wide outbox lock, so event ids are
+ * written in id order (a reader never sees event n+1 before event n, and the
+ * persisted counter never moves backwards). `markRelayed` deletes the
+ * relayed events rather than keeping a cursor: the log stays as small as the
+ * relay's backlog, and the counter (not the last key) keeps ids from being
+ * reused after the log empties.
  */
 type Db = ClassicLevel<Buffer, Buffer>;
 
 const SEQ_KEY = key(tag('m'), { tail: 'seq' });
+const OUTBOX_SEQ_KEY = key(tag('m'), { tail: 'outbox' });
 const TASKS = prefixRange(key(tag('t')));
+const OUTBOX = prefixRange(key(tag('o')));
 /** Lock key for task creation; task ids are positive, so 0 never names a task. */
 const CREATE_LOCK = 0;
+/** Lock key for outbox writes (ids handed out and written in order); never a task id either. */
+const OUTBOX_LOCK = -1;
 
 const taskKey = (id: number) => key(tag('t'), { u64: id });
 const unitKey = (taskId: number, unitNo: number) => key(tag('u'), { u64: taskId }, { u32: unitNo });
 const unitsOf = (taskId: number) => prefixRange(key(tag('u'), { u64: taskId }));
 const listKey = (id: string) => key(tag('l'), { tail: id });
 const contentPrefix = (accountId: string, crc: number) => key(tag('c'), { u32: crc }, { str: accountId });
+const outboxKey = (id: number) => key(tag('o'), { u64: id });
+
+type BatchOp = { type: 'put'; key: Buffer; value: Buffer };
 
 function encodeId(id: number): Buffer {
   return key({ u64: id });
@@ -88,6 +108,7 @@ export class LevelTaskStore implements TaskStore {
   private constructor(
     private readonly db: Db,
     private lastId: number,
+    private lastEventId: number,
   ) {}
 
   /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
@@ -103,7 +124,10 @@ export class LevelTaskStore implements TaskStore {
       const seq = await db.get(SEQ_KEY);
       const [lastKey] = await db.keys({ ...TASKS, reverse: true, limit: 1 }).all();
       const lastId = Math.max(seq === undefined ? 0 : readU64BE(seq, 0), lastKey === undefined ? 0 : readU64BE(lastKey, 1));
-      return new LevelTaskStore(db, lastId);
+      const outboxSeq = await db.get(OUTBOX_SEQ_KEY);
+      const [lastEvent] = await db.keys({ ...OUTBOX, reverse: true, limit: 1 }).all();
+      const lastEventId = Math.max(outboxSeq === undefined ? 0 : readU64BE(outboxSeq, 0), lastEvent === undefined ? 0 : readU64BE(lastEvent, 1));
+      return new LevelTaskStore(db, lastId, lastEventId);
     } catch (error) {
       await db.close();
       throw toHeraldError(error, 'LevelTaskStore', 'open');
@@ -117,11 +141,14 @@ export class LevelTaskStore implements TaskStore {
         checkNow(now);
         const id = this.lastId + 1;
         const task = newTaskRecord(id, input, now);
-        await this.db.batch([
-          { type: 'put', key: taskKey(id), value: encodeJson(task) },
-          { type: 'put', key: SEQ_KEY, value: encodeId(id) },
-          { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
-        ]);
+        await this.writeWithEvent(
+          [
+            { type: 'put', key: taskKey(id), value: encodeJson(task) },
+            { type: 'put', key: SEQ_KEY, value: encodeId(id) },
+            { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
+          ],
+          { taskId: id, from: null, to: task.state, version: task.version, at: now },
+        );
         this.lastId = id;
         return task;
       }),
@@ -247,6 +274,25 @@ export class LevelTaskStore implements TaskStore {
     });
   }
 
+  readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]> {
+    return this.life.run('readOutbox', async () => {
+      checkOutboxRead(afterId, limit);
+      const values = await this.db.values({ gt: outboxKey(afterId), lt: OUTBOX.lt, limit }).all();
+      return values.map((v) => decodeJson<OutboxEvent>(v));
+    });
+  }
+
+  markRelayed(upToId: number): Promise<void> {
+    return this.life.run('markRelayed', () =>
+      this.locks.run(OUTBOX_LOCK, async () => {
+        if (!Number.isSafeInteger(upToId) || upToId < 0) throw new ValidationError('upToId must be a non-negative integer', { upToId });
+        // Only events that exist now: one written later is not relayed, whatever its id.
+        const last = Math.min(upToId, this.lastEventId);
+        if (last > 0) await this.db.clear({ gte: OUTBOX.gte, lte: outboxKey(last) });
+      }),
+    );
+  }
+
   putList(meta: ListMeta): Promise<void> {
     return this.life.run('putList', async () => {
       checkListMeta(meta);
@@ -292,10 +338,25 @@ export class LevelTaskStore implements TaskStore {
         const task = await this.loadTask(id);
         if (fence !== null) checkFence(task, checkedFence(fence));
         const next: Task = { ...change(task), version: task.version + 1, updatedAt: now };
-        await this.db.put(taskKey(id), encodeJson(next));
+        const put: BatchOp = { type: 'put', key: taskKey(id), value: encodeJson(next) };
+        if (next.state === task.state) await this.db.put(put.key, put.value);
+        else await this.writeWithEvent([put], { taskId: id, from: task.state, to: next.state, version: next.version, at: now });
         return next;
       }),
     );
+  }
+
+  /**
+   * Writes `ops` and one outbox event in one batch, under the outbox lock: the
+   * event gets the next id, and the counter moves with it.
+   */
+  private writeWithEvent(ops: BatchOp[], event: Omit<OutboxEvent, 'id'>): Promise<void> {
+    return this.locks.run(OUTBOX_LOCK, async () => {
+      const id = this.lastEventId + 1;
+      const record: OutboxEvent = { id, ...event };
+      await this.db.batch([...ops, { type: 'put', key: outboxKey(id), value: encodeJson(record) }, { type: 'put', key: OUTBOX_SEQ_KEY, value: encodeId(id) }]);
+      this.lastEventId = id;
+    });
   }
 
   /**

@@ -72,6 +72,12 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
   };
 }
 
+/** readOutbox arguments: afterId a non-negative integer, limit 1..MAX_LIMIT. */
+export function checkOutboxRead(afterId: number, limit: number): void {
+  if (!Number.isSafeInteger(afterId) || afterId < 0) throw new ValidationError('afterId must be a non-negative integer', { afterId });
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ValidationError(`limit must be an integer in 1..${MAX_LIMIT}`, { limit });
+}
+
 export interface CompiledQuery {
   state: TaskQuery['state'];
   accountId: string | undefined;

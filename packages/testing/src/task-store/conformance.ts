@@ -2,6 +2,7 @@ import type { TaskStore } from '@herald/core';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { describeConcurrency } from './concurrency';
 import { describeData } from './data';
+import { describeOutbox } from './outbox';
 import { describeTaskReads } from './tasks';
 import { describeUnits } from './units';
 import { describeTaskWrites } from './writes';
@@ -24,5 +25,6 @@ export function taskStoreConformance(name: string, open: StoreFactory<TaskStore>
     describeUnits(store);
     describeData(store);
     describeConcurrency(store);
+    describeOutbox(store);
   });
 }

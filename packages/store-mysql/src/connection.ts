@@ -1,0 +1,72 @@
+import { ConfigError } from '@herald/core';
+import type { ConnectionOptions } from 'mysql2/promise';
+
+/** Where the task store lives: the production profile's `mysql.*` settings. */
+export interface MySqlConnectionOptions {
+  /** `mysql://user:password@host:port` (`mysql.url`). A database in the path is ignored: `database` names it. */
+  url: string;
+  /** The database holding Herald's tables (`mysql.database`): letters, digits, `_` and `$`, at most 64. */
+  database: string;
+}
+
+export interface MySqlTaskStoreOptions extends MySqlConnectionOptions {
+  /**
+   * Connections in the pool (`mysql.poolSize`), 1..1000.
+   * @defaultValue 10
+   */
+  poolSize?: number;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+
+/** Parses `mysql.url`; anything but a mysql:// or mariadb:// URL with a host is a ConfigError. */
+export function parseMySqlUrl(url: unknown): URL {
+  if (typeof url !== 'string' || url === '') throw new ConfigError('mysql.url', 'must be a URL like mysql://user:password@host:3306');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('mysql.url', 'is not a valid URL (expected mysql://user:password@host:3306)');
+  }
+  if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') throw new ConfigError('mysql.url', `protocol ${parsed.protocol} is not mysql:`);
+  if (parsed.hostname === '') throw new ConfigError('mysql.url', 'names no host');
+  return parsed;
+}
+
+/**
+ * Checks `mysql.database`. Database names cannot be bound as placeholders, so
+ * only names that need no escaping are accepted, and they are always quoted.
+ */
+export function checkDatabaseName(database: unknown): string {
+  if (typeof database !== 'string' || !/^[A-Za-z0-9_$]{1,64}$/.test(database)) {
+    throw new ConfigError('mysql.database', 'must be 1..64 letters, digits, _ or $');
+  }
+  return database;
+}
+
+export function checkPoolSize(poolSize: unknown): number {
+  if (poolSize === undefined) return DEFAULT_POOL_SIZE;
+  if (!Number.isInteger(poolSize) || (poolSize as number) < 1 || (poolSize as number) > 1000) throw new ConfigError('mysql.poolSize', 'must be an integer in 1..1000');
+  return poolSize as number;
+}
+
+/** mysql2 connection options for a parsed URL; `database` set only when given. */
+export function connectionOptions(url: URL, database?: string): ConnectionOptions {
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port === '' ? 3306 : Number(url.port),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    ...(database === undefined ? {} : { database }),
+    charset: 'utf8mb4',
+    // Ids are safe integers; BIGINT columns come back as numbers.
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    connectTimeout: 10_000,
+  };
+}
+
+/** `name` quoted as an identifier; only names checkDatabaseName accepted reach here. */
+export function quoteIdentifier(name: string): string {
+  return `\`${name.replace(/`/g, '``')}\``;
+}

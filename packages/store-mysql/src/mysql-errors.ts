@@ -1,0 +1,112 @@
+import { ConfigError, ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
+
+/** The fields of a mysql2 error this adapter reads. */
+interface MySqlErrorLike {
+  code?: unknown;
+  errno?: unknown;
+  fatal?: unknown;
+  message?: unknown;
+}
+
+/** Socket-level failures: the server is down, unreachable or went away. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+  'ER_TOO_MANY_USER_CONNECTIONS',
+  'ER_CONNECTION_KILLED',
+]);
+
+/** Lock conflicts InnoDB resolves by aborting one transaction: trying again can succeed. */
+const LOCK_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+
+/** Values the server refused to store as given (strict mode). */
+const VALUE_CODES = new Set(['ER_DATA_TOO_LONG', 'ER_WARN_DATA_OUT_OF_RANGE', 'ER_TRUNCATED_WRONG_VALUE', 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD', 'ER_BAD_NULL_ERROR']);
+
+export function mysqlCode(error: unknown): string | undefined {
+  const code = (error as MySqlErrorLike | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function messageOf(error: unknown): string {
+  const message = (error as MySqlErrorLike | null)?.message;
+  return typeof message === 'string' && message !== '' ? message : String(error);
+}
+
+export function isDeadlock(error: unknown): boolean {
+  return mysqlCode(error) === 'ER_LOCK_DEADLOCK';
+}
+
+export function isConnectionError(error: unknown): boolean {
+  const code = mysqlCode(error);
+  return (code !== undefined && CONNECTION_CODES.has(code)) || (error as MySqlErrorLike | null)?.fatal === true;
+}
+
+/**
+ * Turns whatever mysql2 threw into a HeraldError; HeraldErrors pass through.
+ * Connection failures, deadlocks and lock wait timeouts are UNAVAILABLE and
+ * retriable (the whole call can be tried again); values the server refuses
+ * are VALIDATION_FAILED; anything else is INTERNAL.
+ */
+export function toHeraldError(error: unknown, op: string): HeraldError {
+  if (isHeraldError(error)) return error;
+  const code = mysqlCode(error);
+  const details = { mysqlCode: code };
+  if (isConnectionError(error)) {
+    return new HeraldError(ErrorCodes.UNAVAILABLE, `MySqlTaskStore.${op}: database unavailable: ${messageOf(error)}`, { retriable: true, cause: error, details });
+  }
+  if (code !== undefined && LOCK_CODES.has(code)) {
+    return new HeraldError(ErrorCodes.UNAVAILABLE, `MySqlTaskStore.${op}: lock conflict, try again: ${messageOf(error)}`, { retriable: true, cause: error, details });
+  }
+  if (code !== undefined && VALUE_CODES.has(code)) {
+    return new HeraldError(ErrorCodes.VALIDATION_FAILED, `MySqlTaskStore.${op}: value refused by the database: ${messageOf(error)}`, { cause: error, details });
+  }
+  return new HeraldError(ErrorCodes.INTERNAL, `MySqlTaskStore.${op} failed: ${messageOf(error)}`, { cause: error, details });
+}
+
+/** A URL safe to print: no user name or password. */
+export function redactUrl(url: URL): string {
+  return `${url.protocol}//${url.hostname}${url.port === '' ? '' : `:${url.port}`}`;
+}
+
+/**
+ * The one-line error for a failure to connect or to find the database, naming
+ * the setting to fix: `mysql.url` (unreachable, bad credentials) or
+ * `mysql.database` (missing, not migrated).
+ */
+export function connectError(error: unknown, url: URL, database: string): HeraldError {
+  if (isHeraldError(error)) return error;
+  const code = mysqlCode(error);
+  const where = redactUrl(url);
+  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR' || code === 'ER_NOT_SUPPORTED_AUTH_MODE') {
+    return withCause(new ConfigError('mysql.url', `access denied for user '${decodeURIComponent(url.username)}' at ${where} (bad credentials)`), error);
+  }
+  if (code === 'ER_DBACCESS_DENIED_ERROR') {
+    return withCause(new ConfigError('mysql.url', `user '${decodeURIComponent(url.username)}' may not use database '${database}' at ${where}`), error);
+  }
+  if (code === 'ER_BAD_DB_ERROR') {
+    return withCause(new ConfigError('mysql.database', `database '${database}' does not exist at ${where}: run herald migrate`), error);
+  }
+  if (isConnectionError(error)) {
+    return new HeraldError(ErrorCodes.UNAVAILABLE, `config mysql.url: cannot reach ${where} (${code ?? messageOf(error)})`, {
+      retriable: true,
+      cause: error,
+      details: { setting: 'mysql.url', mysqlCode: code },
+    });
+  }
+  return new HeraldError(ErrorCodes.INTERNAL, `config mysql.url: cannot open ${where}: ${messageOf(error)}`, { cause: error, details: { setting: 'mysql.url', mysqlCode: code } });
+}
+
+function withCause<E extends HeraldError>(error: E, cause: unknown): E {
+  Object.defineProperty(error, 'cause', { value: cause, enumerable: false, configurable: true, writable: true });
+  return error;
+}

@@ -1,0 +1,125 @@
+import type { ExecutionUnit, ListMeta, OutboxEvent, Task, TaskContent, TaskReport, TaskState, UnitState } from '@herald/core';
+import type { RowDataPacket } from 'mysql2/promise';
+
+/**
+ * Column lists and row <-> record mapping for the tables of
+ * migrations/001_tables.sql and 002_outbox.sql. mysql2 returns BIGINT columns
+ * as numbers (ids are safe integers) and may hand JSON columns back parsed or
+ * as text depending on the protocol, so both are accepted.
+ */
+
+export const TASK_COLUMNS =
+  'id, account_id, list_id, content, content_crc, priority, send_at, expires_at, list_count, state, version, epoch, owner, filtered_list_id, report, error, created_at, updated_at';
+
+export const UNIT_COLUMNS = 'task_id, unit_no, `start`, `end`, executor_id, state, `checkpoint`, delivered, `offline`, updated_at';
+
+export const LIST_COLUMNS = 'id, account_id, `count`, checksum, is_sorted, is_unique, bytes, created_at';
+
+export const EVENT_COLUMNS = 'id, task_id, from_state, to_state, version, `at`';
+
+/** What this adapter binds to a placeholder. */
+export type SqlValue = string | number | boolean | null;
+
+function json<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+export function toTask(r: RowDataPacket): Task {
+  const content = json<TaskContent>(r.content);
+  return {
+    id: Number(r.id),
+    accountId: String(r.account_id),
+    listId: String(r.list_id),
+    content: content.title === undefined ? { body: content.body } : { body: content.body, title: content.title },
+    contentCrc: Number(r.content_crc),
+    priority: r.priority as Task['priority'],
+    sendAt: Number(r.send_at),
+    expiresAt: Number(r.expires_at),
+    listCount: Number(r.list_count),
+    state: r.state as TaskState,
+    version: Number(r.version),
+    epoch: Number(r.epoch),
+    owner: r.owner === null ? null : String(r.owner),
+    filteredListId: r.filtered_list_id === null ? null : String(r.filtered_list_id),
+    report: json<TaskReport>(r.report),
+    error: r.error === null ? null : json<{ code: string; message: string }>(r.error),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+/** The values of an UPDATE of every mutable task column, in SET order, then the id. */
+export const UPDATE_TASK = 'UPDATE tasks SET state = ?, version = ?, epoch = ?, owner = ?, filtered_list_id = ?, report = ?, error = ?, updated_at = ? WHERE id = ?';
+
+export function updateTaskValues(t: Task): SqlValue[] {
+  return [t.state, t.version, t.epoch, t.owner, t.filteredListId, JSON.stringify(t.report), t.error === null ? null : JSON.stringify(t.error), t.updatedAt, t.id];
+}
+
+export const INSERT_TASK =
+  'INSERT INTO tasks (account_id, list_id, content, content_crc, priority, send_at, expires_at, list_count, state, version, epoch, owner, filtered_list_id, report, error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+/** INSERT_TASK's values for a record built by newTaskRecord (its id is the database's to give). */
+export function insertTaskValues(t: Omit<Task, 'id'>): SqlValue[] {
+  return [
+    t.accountId,
+    t.listId,
+    JSON.stringify(t.content),
+    t.contentCrc,
+    t.priority,
+    t.sendAt,
+    t.expiresAt,
+    t.listCount,
+    t.state,
+    t.version,
+    t.epoch,
+    t.owner,
+    t.filteredListId,
+    JSON.stringify(t.report),
+    t.error === null ? null : JSON.stringify(t.error),
+    t.createdAt,
+    t.updatedAt,
+  ];
+}
+
+export function toUnit(r: RowDataPacket): ExecutionUnit {
+  return {
+    taskId: Number(r.task_id),
+    unitNo: Number(r.unit_no),
+    start: Number(r.start),
+    end: Number(r.end),
+    executorId: String(r.executor_id),
+    state: r.state as UnitState,
+    checkpoint: Number(r.checkpoint),
+    delivered: Number(r.delivered),
+    offline: Number(r.offline),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function unitValues(u: ExecutionUnit): SqlValue[] {
+  return [u.taskId, u.unitNo, u.start, u.end, u.executorId, u.state, u.checkpoint, u.delivered, u.offline, u.updatedAt];
+}
+
+export function toList(r: RowDataPacket): ListMeta {
+  return {
+    id: String(r.id),
+    accountId: String(r.account_id),
+    count: Number(r.count),
+    checksum: Number(r.checksum),
+    sorted: Number(r.is_sorted) === 1,
+    unique: Number(r.is_unique) === 1,
+    bytes: Number(r.bytes),
+    createdAt: Number(r.created_at),
+  };
+}
+
+export function toEvent(r: RowDataPacket): OutboxEvent {
+  return {
+    id: Number(r.id),
+    taskId: Number(r.task_id),
+    from: r.from_state === null ? null : (r.from_state as TaskState),
+    to: r.to_state as TaskState,
+    version: Number(r.version),
+    at: Number(r.at),
+  };
+}
