@@ -20,6 +20,10 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
       const socket = connect({ host, port });
+      socket.setTimeout(1000, () => {
+        socket.destroy();
+        resolve(false);
+      });
       socket.once('connect', () => {
         socket.destroy();
         resolve(true);
@@ -37,6 +41,8 @@ export function fourLetterWord(host: string, port: number, word: string): Promis
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     let answer = '';
+    // A server that accepts but never answers (still starting) must not hang the caller.
+    socket.setTimeout(1000, () => socket.destroy());
     socket.on('connect', () => socket.write(word));
     socket.on('data', (chunk) => (answer += chunk.toString()));
     socket.on('close', () => resolve(answer));
