@@ -18,11 +18,14 @@
  */
 export { taskStoreConformance } from './task-store/conformance';
 export { offlineStoreConformance } from './offline-store/conformance';
+export { eventBusConformance } from './event-bus/conformance';
 export type { OpenedStore, StoreFactory } from './store-factory';
 export { HOSTILE_STRINGS } from './task-store/data';
 export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';
 export { rejectsWithCode } from './assertions';
 export { TestZooKeeper, TestKafka, ensureSharedMariaDb, PrivateMariaDb, freePort, waitForPort } from './services';
+export { FaultySockets } from './services/fault-sockets';
+export type { SocketFactoryArgs } from './services/fault-sockets';
 export { waitFor, WaitForTimeoutError } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export { makeTempDir } from './temp-dir';

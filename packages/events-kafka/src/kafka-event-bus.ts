@@ -1,0 +1,171 @@
+import {
+  ConfigError,
+  ErrorCodes,
+  HeraldError,
+  ValidationError,
+  type BusEvent,
+  type ConsumedEvent,
+  type EventBus,
+  type SubscribeOptions,
+  type Subscription,
+} from '@herald/core';
+import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { toHeraldError } from './errors';
+import { KafkaSubscription } from './kafka-subscription';
+import { kafkaLogCreator } from './log-creator';
+import { checkGroup, checkTopic, toMessages } from './messages';
+import { compileOptions, type CompiledKafkaOptions, type KafkaEventBusOptions } from './options';
+import { Topics } from './topics';
+
+const DEFAULT_RETRY_DELAY_MS = 100;
+/** kafkajs's default for one TCP connect; `connectTimeoutMs` caps it. */
+const TCP_CONNECT_TIMEOUT_MS = 1000;
+
+/**
+ * The production EventBus, on Kafka (kafkajs).
+ *
+ * publish: one producer per bus, idempotence off (librdkafka's mock cluster
+ * names no controller, so kafkajs cannot get a producer id there), acks from
+ * all in-sync replicas; each event a message keyed by its key (the default
+ * murmur2 partitioner: same key, same partition, so order holds), its value
+ * as JSON text and its event time as CreateTime. A retried produce may
+ * duplicate a batch, never reorder it: consumers are at least once anyway.
+ *
+ * subscribe: one consumer per subscription in group `topicPrefix + group`
+ * (see KafkaSubscription for commits and redelivery). It resolves once the
+ * consumer has joined its group. A new group without `fromBeginning` starts
+ * at the partitions' end as of its first fetch, moments after the join.
+ *
+ * Errors: kafkajs errors become HeraldErrors (UNAVAILABLE when kafkajs says
+ * retriable, else INTERNAL); failing to reach any broker at `connect` is a
+ * ConfigError naming `kafka.brokers`.
+ */
+export class KafkaEventBus implements EventBus {
+  private readonly subscriptions = new Set<KafkaSubscription>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private closed = false;
+  private closing?: Promise<void>;
+
+  private constructor(
+    private readonly kafka: Kafka,
+    private readonly producer: Producer,
+    private readonly admin: Admin,
+    private readonly topics: Topics,
+    private readonly options: CompiledKafkaOptions,
+  ) {}
+
+  /**
+   * Connects the producer and an admin client. Fails with a ConfigError
+   * (setting `kafka.brokers`) if no broker answers within `connectTimeoutMs`,
+   * or with a ConfigError naming another setting if an option is invalid.
+   */
+  static async connect(options: KafkaEventBusOptions): Promise<KafkaEventBus> {
+    const o = compileOptions(options);
+    let lastProblem: string | undefined;
+    const kafka = new Kafka({
+      clientId: o.clientId,
+      brokers: o.brokers,
+      connectionTimeout: Math.min(TCP_CONNECT_TIMEOUT_MS, o.connectTimeoutMs),
+      requestTimeout: o.requestTimeoutMs,
+      retry: o.retry,
+      ...(o.socketFactory === undefined ? {} : { socketFactory: o.socketFactory }),
+      logLevel: logLevel.INFO,
+      logCreator: kafkaLogCreator(o.logger, (message) => {
+        const connection = /Connection (error|timeout).*/.exec(message);
+        if (connection !== null) lastProblem = connection[0];
+        else lastProblem ??= message;
+      }),
+    });
+    const producer = kafka.producer({
+      idempotent: false,
+      allowAutoTopicCreation: true,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: o.retry,
+    });
+    const admin = kafka.admin({ retry: o.retry });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Error('deadline');
+    try {
+      const canCreate = await Promise.race([
+        (async () => {
+          await admin.connect();
+          await producer.connect();
+          const cluster = await admin.describeCluster();
+          return cluster.brokers.some((broker) => broker.nodeId === cluster.controller);
+        })(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(deadline), o.connectTimeoutMs);
+        }),
+      ]);
+      if (!canCreate) o.logger.info('kafka: the cluster names no controller; topics are created by metadata requests (auto-create)', { brokers: o.brokers });
+      return new KafkaEventBus(kafka, producer, admin, new Topics(admin, canCreate, o, o.logger), o);
+    } catch (error) {
+      await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+      const reason = error === deadline ? `no answer within ${o.connectTimeoutMs} ms${lastProblem === undefined ? '' : ` (last error: ${lastProblem})`}` : String((error as Error)?.message ?? error);
+      throw new ConfigError('kafka.brokers', `cannot connect to Kafka at ${o.brokers.join(',')}: ${reason.replace(/\s+/g, ' ')}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async publish(topic: string, events: readonly BusEvent[]): Promise<void> {
+    this.assertOpen('publish');
+    checkTopic(topic);
+    const messages = toMessages(events);
+    if (messages.length === 0) return;
+    const kafkaTopic = this.options.topicPrefix + topic;
+    await this.track(async () => {
+      await this.topics.ensure(kafkaTopic);
+      try {
+        await this.producer.send({ topic: kafkaTopic, acks: -1, messages });
+      } catch (error) {
+        throw toHeraldError(error, `publish to ${kafkaTopic}`);
+      }
+    });
+  }
+
+  async subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options: SubscribeOptions = {}): Promise<Subscription> {
+    this.assertOpen('subscribe');
+    checkTopic(topic);
+    checkGroup(group);
+    if (typeof handler !== 'function') throw new ValidationError('handler must be a function');
+    const { fromBeginning = false, retryDelayMs = DEFAULT_RETRY_DELAY_MS } = options;
+    if (!(retryDelayMs >= 0)) throw new ValidationError('retryDelayMs must be >= 0', { retryDelayMs });
+    const kafkaTopic = this.options.topicPrefix + topic;
+    const spec = { topic, kafkaTopic, groupId: this.options.topicPrefix + group, fromBeginning, retryDelayMs, handler };
+    const subscription = await this.track(async () => {
+      await this.topics.ensure(kafkaTopic);
+      return KafkaSubscription.start(this.kafka, this.options, spec, () => this.subscriptions.delete(subscription));
+    });
+    this.subscriptions.add(subscription);
+    if (this.closed) {
+      await subscription.close();
+      this.assertOpen('subscribe');
+    }
+    return subscription;
+  }
+
+  /** Closes every subscription (each waits for its batch in flight), then the producer and admin client. Later calls fail with STORE_CLOSED. */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      this.closed = true;
+      await Promise.allSettled([...this.inflight]);
+      await Promise.all([...this.subscriptions].map((s) => s.close()));
+      await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
+    })());
+  }
+
+  private assertOpen(op: string): void {
+    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `KafkaEventBus.${op}: the bus is closed`);
+  }
+
+  private async track<T>(fn: () => Promise<T>): Promise<T> {
+    const call = fn();
+    this.inflight.add(call);
+    try {
+      return await call;
+    } finally {
+      this.inflight.delete(call);
+    }
+  }
+}

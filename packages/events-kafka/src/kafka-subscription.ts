@@ -1,0 +1,188 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ErrorCodes, HeraldError, type ConsumedEvent, type Subscription } from '@herald/core';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { toHeraldError } from './errors';
+import { fromMessage } from './messages';
+import type { CompiledKafkaOptions } from './options';
+
+export interface SubscriptionSpec {
+  /** The topic as the caller names it (ConsumedEvent.topic). */
+  topic: string;
+  /** The topic and group as Kafka knows them (with the prefix). */
+  kafkaTopic: string;
+  groupId: string;
+  fromBeginning: boolean;
+  retryDelayMs: number;
+  handler: (events: ConsumedEvent[]) => Promise<void>;
+}
+
+/**
+ * One subscription: one kafkajs consumer in its group. Each fetched batch
+ * (one partition's messages) goes to the handler; its offset is resolved only
+ * after the handler resolved, and kafkajs commits it right after the batch
+ * (autoCommit, no interval or threshold), so at least once. A handler that
+ * throws gets the same batch again after `retryDelayMs`, heartbeating
+ * meanwhile; if the group rebalances in between, the batch is left
+ * unresolved and whoever owns the partition next fetches it again from the
+ * committed offset.
+ *
+ * A consumer that kafkajs gives up on (a crash it does not restart) is
+ * replaced by a new one, until the subscription is closed.
+ */
+export class KafkaSubscription implements Subscription {
+  private consumer: Consumer;
+  private readonly stop = new AbortController();
+  private closing?: Promise<void>;
+  private reviving?: Promise<void>;
+
+  private constructor(
+    private readonly kafka: Kafka,
+    private readonly options: CompiledKafkaOptions,
+    private readonly spec: SubscriptionSpec,
+    private readonly onClosed: () => void,
+  ) {
+    this.consumer = this.newConsumer();
+  }
+
+  /** Resolves once the consumer has joined its group (the librdkafka mock takes 3 s for a new group). */
+  static async start(kafka: Kafka, options: CompiledKafkaOptions, spec: SubscriptionSpec, onClosed: () => void): Promise<KafkaSubscription> {
+    const subscription = new KafkaSubscription(kafka, options, spec, onClosed);
+    await subscription.begin();
+    return subscription;
+  }
+
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      this.stop.abort();
+      await this.reviving;
+      try {
+        await this.retire(this.consumer);
+      } finally {
+        this.onClosed();
+      }
+    })());
+  }
+
+  /**
+   * Disconnects a consumer for good. kafkajs's `disconnect` does not stop a
+   * restart already under way (after a crash its runner is not yet "running",
+   * so stopping it is a no-op, and the restart goes on to join the group), so
+   * any sign of life afterwards (a join, a crash, a fetch) disconnects it
+   * again, on the next turn, once kafkajs has armed its restart timer (which
+   * `disconnect` then clears).
+   */
+  private async retire(consumer: Consumer): Promise<void> {
+    const again = () =>
+      setImmediate(() => {
+        consumer.disconnect().catch(() => undefined);
+      });
+    for (const event of [consumer.events.GROUP_JOIN, consumer.events.CRASH, consumer.events.FETCH_START]) consumer.on(event, again);
+    try {
+      await consumer.disconnect();
+    } catch (error) {
+      this.options.logger.warn('kafka: disconnecting a consumer failed', { ...this.label(), error: String(error) });
+    }
+  }
+
+  private label() {
+    return { topic: this.spec.kafkaTopic, groupId: this.spec.groupId };
+  }
+
+  private newConsumer(): Consumer {
+    const o = this.options;
+    return this.kafka.consumer({
+      groupId: this.spec.groupId,
+      sessionTimeout: o.sessionTimeoutMs,
+      rebalanceTimeout: o.rebalanceTimeoutMs,
+      heartbeatInterval: o.heartbeatIntervalMs,
+      maxWaitTimeInMs: o.maxWaitTimeMs,
+      allowAutoTopicCreation: true,
+      retry: o.retry,
+    });
+  }
+
+  /** Connects, subscribes, runs, and waits for the group join; on failure disconnects and throws a HeraldError. */
+  private async begin(): Promise<void> {
+    const consumer = this.consumer;
+    const { events } = consumer;
+    const cleanups: Array<() => void> = [];
+    const joined = new Promise<void>((resolve, reject) => {
+      cleanups.push(consumer.on(events.GROUP_JOIN, () => resolve()));
+      cleanups.push(
+        consumer.on(events.CRASH, ({ payload }) => {
+          if (!payload.restart) reject(payload.error);
+        }),
+      );
+      const timer = setTimeout(
+        () => reject(new HeraldError(ErrorCodes.UNAVAILABLE, `kafka: consumer of group ${this.spec.groupId} did not join within ${this.options.joinTimeoutMs} ms`, { retriable: true })),
+        this.options.joinTimeoutMs,
+      );
+      cleanups.push(() => clearTimeout(timer));
+    });
+    joined.catch(() => undefined);
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.spec.kafkaTopic], fromBeginning: this.spec.fromBeginning });
+      await consumer.run({ autoCommit: true, eachBatchAutoResolve: false, eachBatch: (payload) => this.eachBatch(payload) });
+      await joined;
+    } catch (error) {
+      await this.retire(consumer);
+      throw toHeraldError(error, `subscribe to ${this.spec.kafkaTopic} as group ${this.spec.groupId}`);
+    } finally {
+      for (const cleanup of cleanups) cleanup();
+    }
+    consumer.on(events.CRASH, ({ payload }) => {
+      if (!payload.restart) this.revive(payload.error);
+    });
+  }
+
+  private revive(error: Error): void {
+    if (this.stop.signal.aborted || this.reviving !== undefined) return;
+    this.options.logger.error('kafka: consumer stopped; starting a new one', { ...this.label(), error: String(error) });
+    this.reviving = (async () => {
+      while (!this.stop.signal.aborted) {
+        await sleep(this.options.retry.initialRetryTime, undefined, { signal: this.stop.signal }).catch(() => undefined);
+        if (this.stop.signal.aborted) return;
+        await this.retire(this.consumer);
+        this.consumer = this.newConsumer();
+        try {
+          await this.begin();
+          return;
+        } catch (failure) {
+          this.options.logger.warn('kafka: restarting a consumer failed; trying again', { ...this.label(), error: String(failure) });
+        }
+      }
+    })().finally(() => (this.reviving = undefined));
+  }
+
+  private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const events: ConsumedEvent[] = [];
+    for (const message of batch.messages) {
+      try {
+        events.push(fromMessage(this.spec.topic, batch.partition, message));
+      } catch (error) {
+        this.options.logger.warn('kafka: skipping a message whose value is not JSON', { ...this.label(), partition: batch.partition, offset: message.offset, error: String(error) });
+      }
+    }
+    const live = () => isRunning() && !isStale() && !this.stop.signal.aborted;
+    while (events.length > 0) {
+      if (!live()) return; // left unresolved: fetched again by whoever consumes next
+      try {
+        await this.spec.handler(events.slice());
+        break;
+      } catch (error) {
+        this.options.logger.warn('event handler failed; the batch will be delivered again', {
+          ...this.label(),
+          partition: batch.partition,
+          from: batch.firstOffset(),
+          count: events.length,
+          retryDelayMs: this.spec.retryDelayMs,
+          error: String(error),
+        });
+        await sleep(this.spec.retryDelayMs, undefined, { signal: this.stop.signal }).catch(() => undefined);
+        if (live()) await heartbeat(); // a rebalance throws here: kafkajs rejoins, the batch stays unresolved
+      }
+    }
+    resolveOffset(batch.lastOffset());
+  }
+}

@@ -1,0 +1,125 @@
+import { ConfigError, noopLogger, type Logger } from '@herald/core';
+import type { ISocketFactory } from 'kafkajs';
+
+/**
+ * Options of `KafkaEventBus.connect`, documented with their defaults. Consumer
+ * group timing follows kafkajs's defaults; tests against librdkafka's mock
+ * cluster shorten them (see docs/architecture.md, "Topics").
+ */
+export interface KafkaEventBusOptions {
+  /** Seed brokers, "host:port" (setting `kafka.brokers`). */
+  brokers: readonly string[];
+  /** Names this process to the brokers (setting `kafka.clientId`). */
+  clientId: string;
+  /**
+   * Prepended to every topic and consumer group name, so several Herald
+   * installations can share one cluster. `ConsumedEvent.topic` is the name
+   * without it. @defaultValue ''
+   */
+  topicPrefix?: string;
+  /** kafkajs's own log lines go here (its errors as warnings: it recovers from them itself). @defaultValue noopLogger */
+  logger?: Logger;
+  /** `connect()` gives up after this long with a ConfigError naming `kafka.brokers`. @defaultValue 10000 */
+  connectTimeoutMs?: number;
+  /** Opens the TCP/TLS connections (kafkajs `socketFactory`); tests inject faults here. @defaultValue kafkajs's */
+  socketFactory?: ISocketFactory;
+  /** Partitions of the topics this bus creates (where the cluster lets clients create topics). @defaultValue 3 */
+  partitions?: number;
+  /** Replication factor of created topics; -1 takes the broker's default. @defaultValue -1 */
+  replicationFactor?: number;
+  /** A request without an answer after this long fails (and is retried). @defaultValue 30000 */
+  requestTimeoutMs?: number;
+  /** Retries of a failed request, with exponential backoff from `initialRetryMs` up to `maxRetryMs`. @defaultValue 5 */
+  retries?: number;
+  /** @defaultValue 300 */
+  initialRetryMs?: number;
+  /** @defaultValue 30000 */
+  maxRetryMs?: number;
+  /** A consumer not heard from for this long leaves its group. @defaultValue 30000 */
+  sessionTimeoutMs?: number;
+  /** How long a group waits for its members to rejoin during a rebalance. @defaultValue 60000 */
+  rebalanceTimeoutMs?: number;
+  /** @defaultValue 3000 */
+  heartbeatIntervalMs?: number;
+  /** Longest a fetch waits at the broker for new events (also bounds how long closing a subscription waits). @defaultValue 1000 */
+  maxWaitTimeMs?: number;
+  /** `subscribe` fails (UNAVAILABLE, retriable) if the consumer has not joined its group after this long. @defaultValue 60000 */
+  joinTimeoutMs?: number;
+}
+
+export interface CompiledKafkaOptions {
+  brokers: string[];
+  clientId: string;
+  topicPrefix: string;
+  logger: Logger;
+  connectTimeoutMs: number;
+  socketFactory: ISocketFactory | undefined;
+  partitions: number;
+  replicationFactor: number;
+  requestTimeoutMs: number;
+  retry: { retries: number; initialRetryTime: number; maxRetryTime: number };
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  maxWaitTimeMs: number;
+  joinTimeoutMs: number;
+}
+
+const BROKER = /^[^\s:]+:\d{1,5}$/;
+const PREFIX = /^[a-zA-Z0-9._-]{0,100}$/;
+
+function positive(setting: string, value: number, min = 1): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(setting, `must be an integer >= ${min} (got ${String(value)})`);
+  return value;
+}
+
+/** Options -> defaults -> checked, compiled settings; a bad value is a ConfigError naming its setting. */
+export function compileOptions({
+  brokers,
+  clientId,
+  topicPrefix = '',
+  logger = noopLogger,
+  connectTimeoutMs = 10_000,
+  socketFactory,
+  partitions = 3,
+  replicationFactor = -1,
+  requestTimeoutMs = 30_000,
+  retries = 5,
+  initialRetryMs = 300,
+  maxRetryMs = 30_000,
+  sessionTimeoutMs = 30_000,
+  rebalanceTimeoutMs = 60_000,
+  heartbeatIntervalMs = 3_000,
+  maxWaitTimeMs = 1_000,
+  joinTimeoutMs = 60_000,
+}: KafkaEventBusOptions): CompiledKafkaOptions {
+  if (!Array.isArray(brokers) || brokers.length === 0) throw new ConfigError('kafka.brokers', 'needs at least one "host:port"');
+  for (const broker of brokers) {
+    if (typeof broker !== 'string' || !BROKER.test(broker)) throw new ConfigError('kafka.brokers', `"${String(broker)}" is not "host:port"`);
+  }
+  if (typeof clientId !== 'string' || clientId.length === 0) throw new ConfigError('kafka.clientId', 'must be a non-empty string');
+  if (typeof topicPrefix !== 'string' || !PREFIX.test(topicPrefix)) throw new ConfigError('kafka.topicPrefix', 'may hold only [a-zA-Z0-9._-], at most 100 characters');
+  if (replicationFactor !== -1) positive('kafka.replicationFactor', replicationFactor);
+  if (heartbeatIntervalMs >= sessionTimeoutMs) throw new ConfigError('kafka.heartbeatIntervalMs', 'must be below kafka.sessionTimeoutMs');
+  return {
+    brokers: [...brokers],
+    clientId,
+    topicPrefix,
+    logger,
+    connectTimeoutMs: positive('kafka.connectTimeoutMs', connectTimeoutMs),
+    socketFactory,
+    partitions: positive('kafka.partitions', partitions),
+    replicationFactor,
+    requestTimeoutMs: positive('kafka.requestTimeoutMs', requestTimeoutMs),
+    retry: {
+      retries: positive('kafka.retries', retries, 0),
+      initialRetryTime: positive('kafka.initialRetryMs', initialRetryMs),
+      maxRetryTime: positive('kafka.maxRetryMs', maxRetryMs),
+    },
+    sessionTimeoutMs: positive('kafka.sessionTimeoutMs', sessionTimeoutMs),
+    rebalanceTimeoutMs: positive('kafka.rebalanceTimeoutMs', rebalanceTimeoutMs),
+    heartbeatIntervalMs: positive('kafka.heartbeatIntervalMs', heartbeatIntervalMs),
+    maxWaitTimeMs: positive('kafka.maxWaitTimeMs', maxWaitTimeMs, 0),
+    joinTimeoutMs: positive('kafka.joinTimeoutMs', joinTimeoutMs),
+  };
+}

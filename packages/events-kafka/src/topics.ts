@@ -1,0 +1,48 @@
+import type { Logger } from '@herald/core';
+import type { Admin } from 'kafkajs';
+import { toHeraldError } from './errors';
+
+/**
+ * Creates each topic once, on its first use by this bus. Where the cluster
+ * names a controller, with CreateTopics (`partitions` partitions; an existing
+ * topic is left as it is). librdkafka's mock cluster reports no controller
+ * (controller id 0, no such broker), so there a metadata request creates the
+ * topic instead (the mock auto-creates, with its own default of 4 partitions),
+ * as does a real cluster with `auto.create.topics.enable`.
+ */
+export class Topics {
+  private readonly ready = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly admin: Admin,
+    private readonly canCreate: boolean,
+    private readonly settings: { partitions: number; replicationFactor: number },
+    private readonly logger: Logger,
+  ) {}
+
+  ensure(topic: string): Promise<void> {
+    let ready = this.ready.get(topic);
+    if (ready === undefined) {
+      ready = this.create(topic);
+      this.ready.set(topic, ready);
+      ready.catch(() => this.ready.delete(topic)); // try again on next use
+    }
+    return ready;
+  }
+
+  private async create(topic: string): Promise<void> {
+    try {
+      if (this.canCreate) {
+        const created = await this.admin.createTopics({
+          topics: [{ topic, numPartitions: this.settings.partitions, replicationFactor: this.settings.replicationFactor }],
+          waitForLeaders: true,
+        });
+        if (created) this.logger.info('kafka: created topic', { topic, partitions: this.settings.partitions });
+      } else {
+        await this.admin.fetchTopicMetadata({ topics: [topic] });
+      }
+    } catch (error) {
+      throw toHeraldError(error, `create topic ${topic}`);
+    }
+  }
+}

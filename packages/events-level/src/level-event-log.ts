@@ -1,0 +1,232 @@
+import { EventEmitter } from 'node:events';
+import { ClassicLevel } from 'classic-level';
+import {
+  ErrorCodes,
+  HeraldError,
+  isHeraldError,
+  noopLogger,
+  ValidationError,
+  type BusEvent,
+  type ConsumedEvent,
+  type EventBus,
+  type Logger,
+  type SubscribeOptions,
+  type Subscription,
+} from '@herald/core';
+import { GroupDelivery, type Handler } from './group-delivery';
+import { committedKey, decodePosition, encodePosition, eventKey, eventsFrom, positionOf, positionString } from './keys';
+import { checkGroup, checkTopic, decodeEvent, encodeEvents } from './validate';
+
+export interface LevelEventLogOptions {
+  /**
+   * Most events handed to a handler in one call.
+   * @defaultValue 500
+   */
+  batchSize?: number;
+  /** Handler failures and storage errors are logged here. @defaultValue noopLogger */
+  logger?: Logger;
+}
+
+export const DEFAULT_BATCH_SIZE = 500;
+const DEFAULT_RETRY_DELAY_MS = 100;
+
+type Db = ClassicLevel<Buffer, string>;
+
+/**
+ * The embedded EventBus: an event log in LevelDB (classic-level), for the
+ * embedded profile, where every tier runs in one process.
+ *
+ * Per topic an append-only log with sequential positions 0, 1, 2, ...
+ * (key 'e' topic position, u64 BE); per (topic, group) the committed
+ * position ('c' topic group): every event before it was handled. Appends to
+ * one topic are serialised in this process (LevelDB's LOCK file keeps other
+ * processes out), so events land, and become visible, in position order.
+ *
+ * Subscribers are woken in-process after each append (an EventEmitter per
+ * log, one event name per topic) and read from their group's cursor: no
+ * polling loop. A group's members share its events: one batch in flight per
+ * group, handed to the members in turn, so per-key order holds.
+ *
+ * A new group starts at position 0 with `fromBeginning`, otherwise at the
+ * topic's end; that start is committed at once, so events published after
+ * `subscribe` resolved are never missed, even across a restart.
+ *
+ * `Subscription.close()` waits for the batch its handler is working on; do
+ * not await it from inside that handler.
+ */
+export class LevelEventLog implements EventBus {
+  private readonly appended = new EventEmitter().setMaxListeners(0);
+  /** Next position per topic, loaded on first use. */
+  private readonly heads = new Map<string, number>();
+  /** Per topic, the tail of the chain that serialises appends and group creation. */
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly groups = new Map<string, GroupDelivery>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly batchSize: number,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(path: string, { batchSize = DEFAULT_BATCH_SIZE, logger = noopLogger }: LevelEventLogOptions = {}): Promise<LevelEventLog> {
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize must be a positive integer', { batchSize });
+    const db: Db = new ClassicLevel<Buffer, string>(path, { keyEncoding: 'buffer', valueEncoding: 'utf8' });
+    try {
+      await db.open();
+    } catch (error) {
+      if ((error as { cause?: { code?: unknown } }).cause?.code === 'LEVEL_LOCKED') {
+        throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelEventLog.open: ${path} is in use by another process`, { retriable: true, cause: error });
+      }
+      throw toHeraldError(error, 'open');
+    }
+    return new LevelEventLog(db, batchSize, logger);
+  }
+
+  async publish(topic: string, events: readonly BusEvent[]): Promise<void> {
+    this.assertOpen('publish');
+    checkTopic(topic);
+    const encoded = encodeEvents(events);
+    if (encoded.length === 0) return;
+    await this.track('publish', () =>
+      this.serial(topic, async () => {
+        const head = await this.headOf(topic);
+        await this.db.batch(encoded.map((value, i) => ({ type: 'put' as const, key: eventKey(topic, head + i), value })));
+        this.heads.set(topic, head + encoded.length);
+        this.appended.emit(topic);
+      }),
+    );
+  }
+
+  async subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options: SubscribeOptions = {}): Promise<Subscription> {
+    this.assertOpen('subscribe');
+    checkTopic(topic);
+    checkGroup(group);
+    if (typeof handler !== 'function') throw new ValidationError('handler must be a function');
+    const { fromBeginning = false, retryDelayMs = DEFAULT_RETRY_DELAY_MS } = options;
+    if (!(retryDelayMs >= 0)) throw new ValidationError('retryDelayMs must be >= 0', { retryDelayMs });
+    const member = { handler: handler as Handler, retryDelayMs };
+    const delivery = await this.track('subscribe', () => this.serial(topic, () => this.groupFor(topic, group, fromBeginning)));
+    this.assertOpen('subscribe'); // closed while the group was being set up
+    delivery.add(member);
+    let closing: Promise<void> | undefined;
+    return {
+      close: () =>
+        (closing ??= delivery.remove(member).then((last) => {
+          if (last && this.groups.get(groupId(topic, group)) === delivery) this.forget(topic, group, delivery);
+        })),
+    };
+  }
+
+  /** Closes every subscription (waiting for batches in flight), then the database. Later calls fail with STORE_CLOSED. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const groups = [...this.groups.entries()];
+    this.groups.clear();
+    await Promise.all(groups.map(([, delivery]) => delivery.shutdown()));
+    this.appended.removeAllListeners();
+    await Promise.allSettled([...this.inflight]);
+    try {
+      await this.db.close();
+    } catch (error) {
+      throw toHeraldError(error, 'close');
+    }
+  }
+
+  /** The live delivery of (topic, group), or a new one at its committed (or initial) position. Runs in the topic's chain. */
+  private async groupFor(topic: string, group: string, fromBeginning: boolean): Promise<GroupDelivery> {
+    const id = groupId(topic, group);
+    const live = this.groups.get(id);
+    if (live !== undefined) {
+      if (!live.stopped) return live;
+      await live.finished(); // its last commit must land before the new delivery reads the position
+    }
+    const key = committedKey(topic, group);
+    const stored = await this.db.get<Buffer, Buffer>(key, { valueEncoding: 'buffer' });
+    let position: number;
+    if (stored !== undefined) position = decodePosition(stored);
+    else {
+      position = fromBeginning ? 0 : await this.headOf(topic);
+      await this.db.put<Buffer, Buffer>(key, encodePosition(position), { valueEncoding: 'buffer' });
+    }
+    const delivery = new GroupDelivery(
+      {
+        read: (from, limit) => this.read(topic, from, limit),
+        commit: (next) => this.db.put<Buffer, Buffer>(key, encodePosition(next), { valueEncoding: 'buffer' }),
+      },
+      position,
+      this.batchSize,
+      this.logger,
+      { topic, group },
+    );
+    this.groups.set(id, delivery);
+    this.appended.on(topic, delivery.notify);
+    return delivery;
+  }
+
+  private forget(topic: string, group: string, delivery: GroupDelivery): void {
+    this.groups.delete(groupId(topic, group));
+    this.appended.off(topic, delivery.notify);
+  }
+
+  private async read(topic: string, from: number, limit: number): Promise<{ events: ConsumedEvent[]; next: number }> {
+    const entries = await this.db.iterator({ ...eventsFrom(topic, from), limit }).all();
+    const events = entries.map(([key, text]) => ({ topic, position: positionString(positionOf(key)), ...decodeEvent(text) }));
+    const next = entries.length === 0 ? from : positionOf(entries[entries.length - 1]![0]) + 1;
+    return { events, next };
+  }
+
+  /** The topic's next position: the last event's + 1, read once, then kept in memory (appends run in the chain). */
+  private async headOf(topic: string): Promise<number> {
+    const known = this.heads.get(topic);
+    if (known !== undefined) return known;
+    const { gte, lt } = eventsFrom(topic, 0);
+    const last = await this.db.keys({ gte, lt, reverse: true, limit: 1 }).all();
+    const head = last.length === 0 ? 0 : positionOf(last[0]!) + 1;
+    this.heads.set(topic, head);
+    return head;
+  }
+
+  /** Runs `fn` after everything queued before it for this topic. */
+  private serial<T>(topic: string, fn: () => Promise<T>): Promise<T> {
+    const result = (this.chains.get(topic) ?? Promise.resolve()).then(fn, fn);
+    const tail = result.catch(() => undefined);
+    this.chains.set(topic, tail);
+    void tail.then(() => {
+      if (this.chains.get(topic) === tail) this.chains.delete(topic);
+    });
+    return result;
+  }
+
+  private assertOpen(op: string): void {
+    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `LevelEventLog.${op}: the event log is closed`);
+  }
+
+  private async track<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    const call = fn();
+    this.inflight.add(call);
+    try {
+      return await call;
+    } catch (error) {
+      throw toHeraldError(error, op);
+    } finally {
+      this.inflight.delete(call);
+    }
+  }
+}
+
+const groupId = (topic: string, group: string) => `${topic}\u0000${group}`;
+
+function toHeraldError(error: unknown, op: string): HeraldError {
+  if (isHeraldError(error)) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_ITERATOR_NOT_OPEN') {
+    return new HeraldError(ErrorCodes.STORE_CLOSED, `LevelEventLog.${op}: the event log is closed`, { cause: error });
+  }
+  return new HeraldError(ErrorCodes.INTERNAL, `LevelEventLog.${op} failed: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+    details: { levelCode: typeof code === 'string' ? code : undefined },
+  });
+}
