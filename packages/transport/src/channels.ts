@@ -3,12 +3,19 @@
  * connects to one or more PULL sockets, each frame one encoded Message.
  * Every socket uses zeromq's default context, so inproc:// endpoints join
  * tiers that run in one process; ipc:// and tcp:// work the same way.
+ * With `curve` set, a tcp:// or ipc:// link is encrypted and authenticated
+ * (CURVE): the PULL side is the server and admits only the client public keys
+ * in its allow-list, enforced by the process-wide ZAP handler (zap.ts).
  */
 import { ConfigError, ErrorCodes, HeraldError, isHeraldError, noopLogger, noopMeter } from '@herald/core';
 import type { Logger, Meter } from '@herald/core';
 import * as zmq from 'zeromq';
 import { decodeMessage, encodeMessage } from './messages';
 import type { Message } from './messages/types';
+import { checkCurveClientOptions, checkCurveEndpoint, checkCurveServerOptions } from './curve';
+import type { CurveClientOptions, CurveServerOptions } from './curve';
+import { registerZapDomain } from './zap';
+import type { ZapRegistration } from './zap';
 
 export interface PushOptions {
   /** Names the channel in logs and errors. */
@@ -17,6 +24,8 @@ export interface PushOptions {
   endpoints: string[];
   /** Messages queued per peer before `send` waits (ZMQ_SNDHWM). */
   highWaterMark: number;
+  /** Connect as a CURVE client (tcp:// or ipc:// endpoints only). Default: no security (NULL). */
+  curve?: CurveClientOptions;
 }
 
 export interface PushChannel {
@@ -40,8 +49,14 @@ export interface PullOptions {
   highWaterMark: number;
   /** Counts `herald_transport_malformed_frames_total{channel}`; defaults to a no-op. */
   meter?: Meter;
-  /** Warns about every dropped frame; defaults to a no-op. */
+  /** Warns about every dropped frame and every refused peer; defaults to a no-op. */
   logger?: Logger;
+  /**
+   * Bind as a CURVE server (tcp:// or ipc:// only) that admits only `allowedClientKeys`.
+   * Refused peers (a key not in the list, no CURVE, a failed handshake) are counted as
+   * `herald_transport_refused_peers_total{channel}` and logged. Default: no security (NULL).
+   */
+  curve?: CurveServerOptions;
 }
 
 export interface PullChannel {
@@ -61,6 +76,7 @@ export interface PullChannel {
 /** How long a closed PUSH socket keeps trying to deliver what it still holds. */
 const LINGER_MS = 1000;
 const MALFORMED_METRIC = 'herald_transport_malformed_frames_total';
+const REFUSED_METRIC = 'herald_transport_refused_peers_total';
 
 let endpointCounter = 0;
 
@@ -74,7 +90,14 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
   const { name, endpoints, highWaterMark } = options;
   checkHighWaterMark(name, highWaterMark);
   if (endpoints.length === 0) throw new ConfigError(`transport.${name}.endpoints`, 'needs at least one endpoint');
+  const curve = options.curve === undefined ? undefined : checkCurveClientOptions(`transport.${name}.curve`, options.curve);
+  if (curve !== undefined) for (const endpoint of endpoints) checkCurveEndpoint(`transport.${name}.endpoints`, endpoint);
   const socket = new zmq.Push({ sendHighWaterMark: highWaterMark, linger: LINGER_MS });
+  if (curve !== undefined) {
+    socket.curveServerKey = curve.serverPublicKey;
+    socket.curvePublicKey = curve.publicKey;
+    socket.curveSecretKey = curve.secretKey;
+  }
   try {
     for (const endpoint of endpoints) socket.connect(endpoint);
   } catch (error) {
@@ -114,11 +137,23 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
 export async function createPull(options: PullOptions): Promise<PullChannel> {
   const { name, endpoint, highWaterMark, meter = noopMeter, logger = noopLogger } = options;
   checkHighWaterMark(name, highWaterMark);
+  const curve = options.curve === undefined ? undefined : checkCurveServerOptions(`transport.${name}.curve`, options.curve);
+  if (curve !== undefined) checkCurveEndpoint(`transport.${name}.endpoint`, endpoint);
+  // The ZAP handler is bound before the server socket exists, and released only after it closes.
+  const zap = curve === undefined ? undefined : await registerRefusals(name, curve, meter, logger);
   const socket = new zmq.Pull({ receiveHighWaterMark: highWaterMark, linger: 0 });
+  try {
+    if (curve !== undefined && zap !== undefined) makeCurveServer(socket, curve, zap.registration.domain, zap.refuse);
+  } catch (error) {
+    socket.close();
+    zap?.registration.release();
+    throw error;
+  }
   try {
     await socket.bind(endpoint);
   } catch (error) {
     socket.close();
+    zap?.registration.release();
     throw new ConfigError(`transport.${name}.endpoint`, `cannot bind ${endpoint}: ${(error as Error).message}`);
   }
   const dropped = meter.counter(MALFORMED_METRIC, 'Frames dropped because they could not be decoded', ['channel']);
@@ -170,8 +205,62 @@ export async function createPull(options: PullOptions): Promise<PullChannel> {
     get malformed() {
       return malformed;
     },
-    close: () => socket.close(),
+    close: () => {
+      socket.close();
+      zap?.registration.release();
+    },
   };
+}
+
+type Refuse = (fields: { clientKey?: string; address?: string; endpoint?: string; reason: string }) => void;
+
+/** Registers the allow-list with the ZAP handler; refusals are counted and logged under the channel's name. */
+async function registerRefusals(
+  name: string,
+  curve: CurveServerOptions,
+  meter: Meter,
+  logger: Logger,
+): Promise<{ registration: ZapRegistration; refuse: Refuse }> {
+  const refused = meter.counter(REFUSED_METRIC, 'Peers refused in the CURVE handshake (key not allowed, no CURVE, bad handshake)', ['channel']);
+  const refuse: Refuse = (fields) => {
+    refused.inc({ channel: name });
+    logger.warn('transport: refused a peer', { channel: name, ...fields });
+  };
+  const registration = await registerZapDomain({
+    channel: name,
+    allowedClientKeys: curve.allowedClientKeys,
+    onRefused: (clientKey, address) => refuse({ clientKey, address, reason: 'client key not allowed' }),
+  });
+  return { registration, refuse };
+}
+
+/**
+ * Makes `socket` a CURVE server in `domain`. The ZAP handler refuses keys outside the allow-list;
+ * the socket's events report the peers refused before ZAP is asked (no CURVE, wrong server key).
+ */
+function makeCurveServer(socket: zmq.Pull, curve: CurveServerOptions, domain: string, refuse: Refuse): void {
+  socket.curveServer = true;
+  socket.curveSecretKey = curve.serverSecretKey;
+  socket.zapDomain = domain;
+  // Fail closed should the handler ever be missing (libzmq would otherwise admit every client); a draft option.
+  if (zmq.capability.draft === true) socket.zapEnforceDomain = true;
+  // A receive loop rather than `events.on`: zeromq's emitter mode lazily require()s 'events' from
+  // whichever module registry loaded zeromq first, which breaks under jest's per-file registries.
+  const observer = socket.events;
+  void (async () => {
+    while (!observer.closed) {
+      let event: zmq.Event;
+      try {
+        event = await observer.receive();
+      } catch {
+        return; // the socket, and with it the observer, closed
+      }
+      if (event.type === 'handshake:error:protocol' || event.type === 'handshake:error:other') {
+        const error: Error & { code?: string } = event.error;
+        refuse({ endpoint: event.address, reason: `handshake failed: ${error.code ?? error.message}` });
+      }
+    }
+  })();
 }
 
 function checkHighWaterMark(name: string, value: number): void {

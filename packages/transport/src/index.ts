@@ -6,6 +6,8 @@
  * channels that carry them. Decoders throw only FrameError; a PullChannel
  * counts and skips frames it cannot decode. `send` waits while the receiver's
  * queue is full, so a slow tier slows its sender instead of filling memory.
+ * Over tcp the channels take CURVE options: the PULL side admits only the
+ * client public keys in its allow-list (see curve.ts and zap.ts).
  *
  * @example
  *   import { createPull, createPush, inprocEndpoint } from '@herald/transport';
@@ -37,3 +39,6 @@ export type {
 
 export { createPush, createPull, inprocEndpoint } from './channels';
 export type { PushChannel, PushOptions, PullChannel, PullOptions } from './channels';
+
+export { generateKeyPair, checkCurveKey } from './curve';
+export type { CurveClientOptions, CurveKeyPair, CurveServerOptions } from './curve';
