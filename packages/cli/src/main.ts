@@ -83,6 +83,7 @@ program
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`herald: ${isHeraldError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  // Exit now: a half-started process may hold open connections (a pool, a ZooKeeper client
+  // retrying) that would keep it alive after the one line that says what is wrong.
+  process.stderr.write(`herald: ${isHeraldError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error)}\n`, () => process.exit(1));
 });

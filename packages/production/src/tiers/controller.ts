@@ -1,20 +1,16 @@
 import { startController } from '@herald/controller';
 import { connectCoordinator, connectEventBus, openTaskStore } from '../adapters';
+import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
 /** A controller process: a candidate in the controller election; the leader relays the outbox and syncs checkpoints. */
 export async function startControllerTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
-  const store = await openTaskStore(config);
-  const coordinator = await connectCoordinator(config, logger);
-  const bus = await connectEventBus(config, id, logger);
-  const controller = await startController({ id }, { coordinator, store, bus, logger, meter });
-  return {
-    description: `controller ${id}`,
-    async stop() {
-      await controller.stop();
-      await bus.close();
-      await coordinator.close();
-      await store.close();
-    },
-  };
+  const resources = new Resources();
+  return resources.starting(async () => {
+    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
+    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
+    resources.add('controller', await startController({ id }, { coordinator, store, bus, logger, meter }), (c) => c.stop());
+    return { description: `controller ${id}`, stop: () => resources.closeAll() };
+  });
 }

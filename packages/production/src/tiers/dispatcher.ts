@@ -4,31 +4,34 @@ import { buildFilterChain, repositoryBlacklists, startDispatcher, storeLedger } 
 import { openTaskStore } from '../adapters';
 import { ProcessLinks } from '../links';
 import { memberOf } from './member';
+import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
 /** A dispatcher process: pre-processing and streaming units to executors. */
 export async function startDispatcherTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
   const me = memberOf(config.production!, 'dispatchers', id);
-  const store = await openTaskStore(config);
-  const lists = new ListRepository(join(config.dataDir, 'lists'));
-  const links = await ProcessLinks.open(config, id, logger, meter);
-  const inbox = await links.bindInbox(me.endpoint);
-  const dispatcher = startDispatcher({
-    config,
-    inbox,
-    toScheduler: await links.toSchedulers(),
-    toExecutor: await links.toExecutors(),
-    lists,
-    filters: buildFilterChain({ blacklists: repositoryBlacklists(lists, config.uinLimit), ledger: storeLedger(store, lists, config.uinLimit) }),
-    logger,
-    meter,
-  });
-  return {
-    description: `dispatcher ${id} on ${me.endpoint}`,
-    async stop() {
+  const resources = new Resources();
+  return resources.starting(async () => {
+    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const lists = new ListRepository(join(config.dataDir, 'lists'));
+    const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
+    const inbox = await links.bindInbox(me.endpoint);
+    const dispatcher = startDispatcher({
+      config,
+      inbox,
+      toScheduler: await links.toSchedulers(),
+      toExecutor: await links.toExecutors(),
+      lists,
+      filters: buildFilterChain({ blacklists: repositoryBlacklists(lists, config.uinLimit), ledger: storeLedger(store, lists, config.uinLimit) }),
+      logger,
+      meter,
+    });
+    // Closing the sockets ends the dispatcher (a send blocked on a peer that is gone rejects);
+    // wait for its streams before the store closes.
+    resources.add('dispatcher', dispatcher, (d) => {
       links.close();
-      await dispatcher.done;
-      await store.close();
-    },
-  };
+      return d.done;
+    });
+    return { description: `dispatcher ${id} on ${me.endpoint}`, stop: () => resources.closeAll() };
+  });
 }

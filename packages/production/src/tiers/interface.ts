@@ -5,29 +5,27 @@ import { accountBlacklistId, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
 import { createApiServer } from '@herald/interface';
 import { openTaskStore } from '../adapters';
 import { ProcessLinks } from '../links';
+import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
 /** The interface tier: the HTTP API; tasks go to the scheduler that owns them on the ring. */
 export async function startInterface({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
-  const store = await openTaskStore(config);
-  const links = await ProcessLinks.open(config, id, logger, meter);
-  const api = createApiServer({
-    config,
-    store,
-    lists: new ListRepository(join(config.dataDir, 'lists')),
-    toScheduler: await links.toSchedulers(),
-    clock: systemClock,
-    logger,
-    blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
-    metrics: () => meter.exposition(),
+  const resources = new Resources();
+  return resources.starting(async () => {
+    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
+    const api = createApiServer({
+      config,
+      store,
+      lists: new ListRepository(join(config.dataDir, 'lists')),
+      toScheduler: await links.toSchedulers(),
+      clock: systemClock,
+      logger,
+      blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
+      metrics: () => meter.exposition(),
+    });
+    resources.add('http server', api, (a) => a.close());
+    const url = await api.listen({ host: config.http.host, port: config.http.port });
+    return { description: `interface ${id} on ${url}`, stop: () => resources.closeAll() };
   });
-  const url = await api.listen({ host: config.http.host, port: config.http.port });
-  return {
-    description: `interface ${id} on ${url}`,
-    async stop() {
-      await api.close();
-      links.close();
-      await store.close();
-    },
-  };
 }

@@ -3,6 +3,7 @@ import { coordinatorRecorder, startScheduler } from '@herald/scheduler';
 import { connectCoordinator, openTaskStore } from '../adapters';
 import { ProcessLinks } from '../links';
 import { memberOf } from './member';
+import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
 /**
@@ -12,28 +13,30 @@ import type { RunningTier, TierContext } from './tier';
 export async function startSchedulerTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
   const production = config.production!;
   const me = memberOf(production, 'schedulers', id);
-  const store = await openTaskStore(config);
-  const coordinator = await connectCoordinator(config, logger);
-  const links = await ProcessLinks.open(config, id, logger, meter);
-  const inbox = await links.bindInbox(me.endpoint);
-  const ring = new HashRing(production.topology.schedulers.map((m) => m.id));
-  const scheduler = await startScheduler({
-    config: { ...config, scheduler: { ...config.scheduler, id } },
-    store,
-    inbox,
-    toDispatcher: await links.toDispatchers(),
-    ring: () => ring,
-    progress: coordinatorRecorder(store, coordinator),
-    logger,
-    meter,
+  const resources = new Resources();
+  return resources.starting(async () => {
+    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
+    const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
+    const inbox = await links.bindInbox(me.endpoint);
+    const ring = new HashRing(production.topology.schedulers.map((m) => m.id));
+    resources.add(
+      'scheduler',
+      await startScheduler({
+        config: { ...config, scheduler: { ...config.scheduler, id } },
+        store,
+        inbox,
+        toDispatcher: await links.toDispatchers(),
+        ring: () => ring,
+        progress: coordinatorRecorder(store, coordinator),
+        logger,
+        meter,
+      }),
+      (s) => {
+        links.close(); // first: a send blocked on a dispatcher that is gone would keep stop() waiting
+        return s.stop();
+      },
+    );
+    return { description: `scheduler ${id} on ${me.endpoint}`, stop: () => resources.closeAll() };
   });
-  return {
-    description: `scheduler ${id} on ${me.endpoint}`,
-    async stop() {
-      links.close();
-      await scheduler.done;
-      await coordinator.close();
-      await store.close();
-    },
-  };
 }

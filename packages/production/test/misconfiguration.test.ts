@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createPool } from 'mysql2/promise';
+import { freePort, makeTempDir, type TempDir } from '@herald/testing';
+import { LocalCluster } from './cluster-harness';
+
+/**
+ * A misconfigured production process fails at start with one clear line
+ * naming the setting to fix, and exits; it does not hang or half-start.
+ */
+jest.setTimeout(120_000);
+
+describe('production process misconfiguration', () => {
+  let dir: TempDir;
+  let cluster: LocalCluster;
+  const tag = randomBytes(4).toString('hex');
+  const names = { database: `herald_bad_${tag}`, zkRoot: `/herald-bad-${tag}`, topicPrefix: `bad${tag}.` };
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-misconfig-');
+    cluster = new LocalCluster(dir.path, { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 1, controllers: 1 }, names);
+    await cluster.configure();
+    await cluster.keysAndSchema();
+  });
+
+  afterAll(async () => {
+    await cluster.stopAll();
+    const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
+    await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
+    await pool.end();
+    await dir.remove();
+  });
+
+  /** Starts a process with a changed config and returns what it printed on exit. */
+  async function startWith(tier: string, id: string, change: (options: Record<string, any>) => void): Promise<{ code: number | null; lines: string[] }> {
+    const options = JSON.parse(JSON.stringify(cluster.options)) as Record<string, any>;
+    change(options);
+    const file = join(dir.path, `bad-${randomBytes(3).toString('hex')}.json`);
+    await writeFile(file, JSON.stringify(options));
+    try {
+      await cluster.run(['start', tier, '--id', id, '--config', file]);
+      return { code: 0, lines: [] };
+    } catch (error) {
+      const text = (error as Error).message;
+      const output = text.slice(text.indexOf(': ', text.indexOf('exited')) + 2);
+      return { code: Number(/exited (\d+)/.exec(text)?.[1]), lines: output.trim().split('\n').filter((l) => l.startsWith('herald:')) };
+    }
+  }
+
+  it('names mysql.url when the server cannot be reached', async () => {
+    const port = await freePort();
+    const result = await startWith('scheduler', 'scheduler-1', (o) => (o.mysql.url = `mysql://root@127.0.0.1:${port}`));
+    expect(result.code).toBe(1);
+    expect(result.lines).toHaveLength(1);
+    expect(result.lines[0]).toMatch(/^herald: \w+: config mysql\.url: /);
+  });
+
+  it('names mysql.url when the credentials are refused', async () => {
+    const url = new URL(process.env.HERALD_TEST_MYSQL_URL!);
+    url.username = 'nobody_here';
+    url.password = 'wrong';
+    const result = await startWith('dispatcher', 'dispatcher-1', (o) => (o.mysql.url = url.toString()));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config mysql\.url: /)]);
+  });
+
+  it('names mysql.database when the schema was never migrated', async () => {
+    const result = await startWith('interface', 'interface-1', (o) => (o.mysql.database = `herald_never_${tag}`));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config mysql\.database: .*herald migrate/)]);
+  });
+
+  it('names zookeeper.connectionString when ZooKeeper cannot be reached', async () => {
+    const port = await freePort();
+    const result = await startWith('controller', 'controller-1', (o) => (o.zookeeper = { ...o.zookeeper, connectionString: `127.0.0.1:${port}`, connectTimeoutMs: 1500 }));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config zookeeper\.connectionString: /)]);
+  });
+
+  it('names kafka.brokers when no broker answers', async () => {
+    const port = await freePort();
+    const result = await startWith('executor', 'executor-1', (o) => (o.kafka = { ...o.kafka, brokers: [`127.0.0.1:${port}`], connectTimeoutMs: 1500 }));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config kafka\.brokers: /)]);
+  });
+
+  it('names curve.keysDir when the process has no key pair', async () => {
+    await rm(join(dir.path, 'keys', 'scheduler-1.key'));
+    const result = await startWith('scheduler', 'scheduler-1', () => undefined);
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config curve\.keysDir: cannot read .*scheduler-1\.key/)]);
+  });
+
+  it('names the topology when the id is not in it', async () => {
+    const result = await startWith('dispatcher', 'dispatcher-9', () => undefined);
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config topology\.dispatchers: has no member with id "dispatcher-9"/)]);
+  });
+});
