@@ -1,0 +1,100 @@
+import { TOPICS, type ConsumedEvent, type NewTask } from '@herald/core';
+import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
+import { LevelEventLog } from '@herald/events-level';
+import { LevelTaskStore } from '@herald/store-level';
+import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
+import { startController, type Controller } from './controller';
+import { syncCheckpoints } from './checkpoint-sync';
+import { relayOutbox } from './outbox-relay';
+
+/** The controller against the embedded adapters of every port it uses. */
+describe('controller', () => {
+  let dir: TempDir;
+  let store: LevelTaskStore;
+  let bus: LevelEventLog;
+  const now = 1_800_000_000_000;
+  const task: NewTask = { accountId: 'acme', listId: 'l_1', content: { body: 'x' }, contentCrc: 1, priority: 'normal', sendAt: now, expiresAt: now + 1e6, listCount: 10 };
+
+  beforeEach(async () => {
+    dir = await makeTempDir('herald-controller-');
+    store = await LevelTaskStore.open(`${dir.path}/tasks`);
+    bus = await LevelEventLog.open(`${dir.path}/events`);
+  });
+
+  afterEach(async () => {
+    await bus.close();
+    await store.close();
+    await dir.remove();
+  });
+
+  /** Reads the task-events topic from the start until `count` events arrived. */
+  async function taskEvents(count: number): Promise<ConsumedEvent[]> {
+    const seen: ConsumedEvent[] = [];
+    const sub = await bus.subscribe(TOPICS.taskEvents, `reader-${count}`, async (events) => void seen.push(...events), { fromBeginning: true });
+    await waitFor(() => seen.length >= count, { timeoutMs: 5000, message: `${seen.length} of ${count} task events` });
+    await sub.close();
+    return seen;
+  }
+
+  it('relays the outbox in order, marks what it relayed, and relays nothing twice', async () => {
+    const created = await store.createTask(task, now);
+    const owner = await store.claimTask(created.id, 's1', now);
+    await store.transitionTask(created.id, { epoch: owner.epoch }, 'enqueue', {}, now + 1);
+    expect(await relayOutbox(store, bus, 500)).toBe(2);
+    expect(await relayOutbox(store, bus, 500)).toBe(0);
+    const seen: ConsumedEvent[] = [];
+    const sub = await bus.subscribe(TOPICS.taskEvents, 'g', async (events) => void seen.push(...events), { fromBeginning: true });
+    await waitFor(() => seen.length === 2, { timeoutMs: 5000, message: 'events not relayed' });
+    await sub.close();
+    expect(seen.map((e) => [e.key, (e.value as { from: string | null; to: string }).from, (e.value as { to: string }).to])).toEqual([
+      [String(created.id), null, 'CREATED'],
+      [String(created.id), 'CREATED', 'QUEUED'],
+    ]);
+    expect(await store.readOutbox(0, 10)).toEqual([]);
+  });
+
+  it('keeps events unrelayed when publishing fails, and relays them on the next pass', async () => {
+    await store.createTask(task, now);
+    const failing = { ...bus, publish: async () => Promise.reject(new Error('broker down')) } as unknown as LevelEventLog;
+    await expect(relayOutbox(store, failing, 500)).rejects.toThrow('broker down');
+    expect(await store.readOutbox(0, 10)).toHaveLength(1);
+    expect(await relayOutbox(store, bus, 500)).toBe(1);
+  });
+
+  it('moves newer checkpoints into the store, and drops the ones a newer owner fenced out', async () => {
+    const coordinator = await createLocalCoordinatorCluster().connect();
+    const created = await store.createTask(task, now);
+    const owner = await store.claimTask(created.id, 's1', now);
+    const fence = { epoch: owner.epoch };
+    await store.putUnits(created.id, fence, [
+      { unitNo: 0, start: 0, end: 10, executorId: 'e1' },
+      { unitNo: 1, start: 10, end: 20, executorId: 'e1' },
+    ], now);
+    await coordinator.putCheckpoint({ taskId: created.id, unitNo: 0, epoch: owner.epoch, checkpoint: 6, delivered: 2, offline: 4, at: now });
+    expect(await syncCheckpoints(coordinator, store, now, console as never)).toEqual({ applied: 1, stale: 0 });
+    expect((await store.listUnits(created.id))[0]).toMatchObject({ checkpoint: 6, delivered: 2, offline: 4 });
+    expect(await coordinator.listCheckpoints()).toEqual([]);
+
+    // A newer owner claims the task: the old owner's checkpoint is fenced out and dropped.
+    await coordinator.putCheckpoint({ taskId: created.id, unitNo: 1, epoch: owner.epoch, checkpoint: 15, delivered: 5, offline: 0, at: now });
+    await store.claimTask(created.id, 's2', now);
+    expect(await syncCheckpoints(coordinator, store, now, console as never)).toEqual({ applied: 0, stale: 1 });
+    expect((await store.listUnits(created.id))[1]).toMatchObject({ checkpoint: 10 });
+    expect(await coordinator.listCheckpoints()).toEqual([]);
+  });
+
+  it('leads alone among candidates, relays while leading, and hands over when it stops', async () => {
+    const cluster = createLocalCoordinatorCluster();
+    const controllers: Controller[] = [];
+    for (const id of ['c1', 'c2']) controllers.push(await startController({ id, intervalMs: 20 }, { coordinator: await cluster.connect(), store, bus }));
+    expect(controllers.map((c) => c.isLeader())).toEqual([true, false]);
+    await store.createTask(task, now);
+    await waitFor(async () => (await store.readOutbox(0, 10)).length === 0, { timeoutMs: 5000, message: 'leader did not relay' });
+    await controllers[0]!.stop();
+    await waitFor(() => controllers[1]!.isLeader(), { timeoutMs: 5000, message: 'no hand-over' });
+    await store.createTask(task, now);
+    await waitFor(async () => (await store.readOutbox(0, 10)).length === 0, { timeoutMs: 5000, message: 'new leader did not relay' });
+    expect((await taskEvents(2)).map((e) => (e.value as { to: string }).to)).toEqual(['CREATED', 'CREATED']);
+    await controllers[1]!.stop();
+  });
+});
