@@ -19,6 +19,7 @@
 export { taskStoreConformance } from './task-store/conformance';
 export { offlineStoreConformance } from './offline-store/conformance';
 export { eventBusConformance } from './event-bus/conformance';
+export { coordinatorConformance, type CoordinatorCluster, type CoordinatorClusterFactory } from './coordinator/conformance';
 export type { OpenedStore, StoreFactory } from './store-factory';
 export { HOSTILE_STRINGS } from './task-store/data';
 export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';
