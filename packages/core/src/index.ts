@@ -70,3 +70,6 @@ export { noopLogger, noopMeter, systemClock } from './ports/observability';
 export type { Logger, Meter, Counter, Gauge, Clock } from './ports/observability';
 
 export { mulberry32, seededRandom } from './random';
+export { retry } from './retry/retry';
+export type { RetryOptions } from './retry/retry';
+export { retryingTaskStore, retryingCoordinator, withRetries } from './retry/retrying-task-store';

@@ -1,4 +1,4 @@
-import type { Coordinator, EventBus, HeraldConfig, Logger, TaskStore } from '@herald/core';
+import { retryingCoordinator, retryingTaskStore, type Coordinator, type EventBus, type HeraldConfig, type Logger, type RetryOptions, type TaskStore } from '@herald/core';
 import { MySqlTaskStore } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
@@ -8,12 +8,30 @@ import { KafkaEventBus } from '@herald/events-kafka';
  * fails at start with a ConfigError naming its setting when its server cannot
  * be reached or refuses the credentials.
  */
-export function openTaskStore(config: HeraldConfig): Promise<TaskStore> {
-  const { mysql } = config.production!;
-  return MySqlTaskStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize });
+/**
+ * Calls after a successful start ride out outages of their server (a MySQL or
+ * ZooKeeper restart) for up to two minutes, with jittered backoff.
+ */
+function outageRetries(logger: Logger, server: string): RetryOptions {
+  return {
+    deadlineMs: 120_000,
+    maxDelayMs: 2000,
+    now: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    onRetry: (error, attempt, delayMs) => logger.warn(`${server} unavailable; retrying`, { attempt, delayMs, error: String(error) }),
+  };
 }
 
-export function connectCoordinator(config: HeraldConfig, logger: Logger): Promise<Coordinator> {
+export async function openTaskStore(config: HeraldConfig, logger: Logger): Promise<TaskStore> {
+  const { mysql } = config.production!;
+  return retryingTaskStore(await MySqlTaskStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+}
+
+export async function connectCoordinator(config: HeraldConfig, logger: Logger): Promise<Coordinator> {
+  return retryingCoordinator(await connectZooKeeper(config, logger), outageRetries(logger, 'ZooKeeper'));
+}
+
+function connectZooKeeper(config: HeraldConfig, logger: Logger): Promise<Coordinator> {
   const { zookeeper } = config.production!;
   return ZooKeeperCoordinator.connect({
     connectionString: zookeeper.connectionString,

@@ -7,7 +7,7 @@ import type { RunningTier, TierContext } from './tier';
 export async function startControllerTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
   const resources = new Resources();
   return resources.starting(async () => {
-    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     resources.add('controller', await startController({ id }, { coordinator, store, bus, logger, meter }), (c) => c.stop());

@@ -12,7 +12,7 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
   const me = memberOf(config.production!, 'dispatchers', id);
   const resources = new Resources();
   return resources.starting(async () => {
-    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const lists = new ListRepository(join(config.dataDir, 'lists'));
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);

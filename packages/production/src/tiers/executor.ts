@@ -26,7 +26,7 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
   const me = memberOf(config.production!, 'executors', id);
   const resources = new Resources();
   return resources.starting(async () => {
-    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     const offline = resources.add('offline store', await LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }), (o) => o.close());
     const gateway = resources.add('delivery sink', new FileDeliverySink(join(config.dataDir, 'deliveries', id)), (g) => g.close());

@@ -12,7 +12,7 @@ import type { RunningTier, TierContext } from './tier';
 export async function startInterface({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
   const resources = new Resources();
   return resources.starting(async () => {
-    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const api = createApiServer({
       config,

@@ -15,7 +15,7 @@ export async function startSchedulerTier({ config, id, logger, meter }: TierCont
   const me = memberOf(production, 'schedulers', id);
   const resources = new Resources();
   return resources.starting(async () => {
-    const store = resources.add('task store', await openTaskStore(config), (s) => s.close());
+    const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);
