@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Kafka, logLevel } from 'kafkajs';
+import { TOPICS } from '@herald/core';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort, waitFor } from '@herald/testing';
@@ -117,6 +119,46 @@ export class LocalCluster {
 
   async stopAll(): Promise<void> {
     await Promise.all(this.processes.map((p) => this.stop(p)));
+  }
+
+  /** Publishes login events for `uins` on the presence topic, as a login service would. */
+  async publishOnline(uins: Uint32Array): Promise<void> {
+    const producer = this.kafka().producer();
+    await producer.connect();
+    for (let i = 0; i < uins.length; i += 10_000) {
+      await producer.send({
+        topic: this.names.topicPrefix + TOPICS.presence,
+        messages: Array.from(uins.subarray(i, i + 10_000), (uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }), timestamp: String(Date.now()) })),
+      });
+    }
+    await producer.disconnect();
+  }
+
+  /** Waits until every executor's consumer group has applied the whole presence topic. */
+  async waitForPresence(): Promise<void> {
+    const admin = this.kafka().admin();
+    await admin.connect();
+    try {
+      const topic = this.names.topicPrefix + TOPICS.presence;
+      const ends = await admin.fetchTopicOffsets(topic);
+      const end = (p: number) => Number(ends.find((e) => e.partition === p)!.offset);
+      await waitFor(
+        async () => {
+          for (const id of this.ids('executor')) {
+            const [offsets] = await admin.fetchOffsets({ groupId: `${this.names.topicPrefix}executor-${id}`, topics: [topic] });
+            if (!offsets || offsets.partitions.some((p) => Number(p.offset) < end(p.partition))) return false;
+          }
+          return true;
+        },
+        { timeoutMs: 60_000, intervalMs: 200, message: 'executors did not catch up with the presence topic' },
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  kafka(): Kafka {
+    return new Kafka({ clientId: `test-${this.names.topicPrefix}`, brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
   }
 
   /** Output of every process, for failure messages. */
