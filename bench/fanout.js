@@ -12,12 +12,12 @@
  * upload excluded: it is reported on its own). Peak RSS is this process's
  * maximum resident set (every tier runs in it).
  */
-const { execSync } = require('node:child_process');
 const { mkdtemp, rm, appendFile } = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
 const { syntheticAudience, writeRecipientListFile } = require('@herald/audience');
 const { startEmbeddedCluster } = require('@herald/embedded');
+const { machine, commit } = require('./lib');
 
 function parseArgs(argv) {
   const args = { sizes: [1e6, 1e7], online: 0.3, record: false };
@@ -105,18 +105,6 @@ async function runOne(recipients, online) {
   }
 }
 
-function machine() {
-  const cpus = os.cpus();
-  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
-}
-
-function commit() {
-  try {
-    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch {
-    return 'unknown';
-  }
-}
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
