@@ -3,7 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createPool } from 'mysql2/promise';
 import { freePort, makeTempDir, type TempDir } from '@herald/testing';
-import { LocalCluster } from './cluster-harness';
+import { ProcessCluster as LocalCluster } from '@herald/testing';
 
 /**
  * A misconfigured production process fails at start with one clear line

@@ -5,7 +5,7 @@ import { syntheticAudience } from '@herald/audience';
 import { readDeliveryFile } from '@herald/executor';
 import { LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, PrivateMariaDb, waitFor, type TempDir } from '@herald/testing';
-import { LocalCluster } from './cluster-harness';
+import { ProcessCluster as LocalCluster } from '@herald/testing';
 
 /**
  * MySQL restarted in the middle of a broadcast (a private MariaDB, so no other

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { createPool } from 'mysql2/promise';
 import { encodeRecipientList, radixSortUint32, subtractSorted, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { readDeliveryFile } from '@herald/executor';
 import { LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { LocalCluster } from './cluster-harness';
+import { ProcessCluster as LocalCluster } from '@herald/testing';
 
 /**
  * The foundation's end-to-end broadcast on the production profile: every tier
@@ -26,7 +25,6 @@ describe('production profile, end to end', () => {
   const kept = subtractSorted(audience.distinct.slice(), audience.blacklist);
   const offline = subtractSorted(kept.slice(), audience.online);
   const online = subtractSorted(kept.slice(), offline);
-  const kafka = new Kafka({ clientId: `e2e-${tag}`, brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-production-');
@@ -34,31 +32,9 @@ describe('production profile, end to end', () => {
     await cluster.configure();
     await cluster.keysAndSchema();
     // Users online before the broadcast: login events on the presence topic.
-    const producer = kafka.producer();
-    await producer.connect();
-    await producer.send({
-      topic: names.topicPrefix + TOPICS.presence,
-      messages: Array.from(audience.online, (uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }), timestamp: String(Date.now()) })),
-    });
-    await producer.disconnect();
+    await cluster.publishOnline(audience.online);
     await cluster.startAll();
-    // Wait until both executors have applied every presence event (their consumer groups caught up).
-    const admin = kafka.admin();
-    await admin.connect();
-    const topic = names.topicPrefix + TOPICS.presence;
-    const ends = await admin.fetchTopicOffsets(topic);
-    const end = (p: number) => Number(ends.find((e) => e.partition === p)!.offset);
-    await waitFor(
-      async () => {
-        for (const id of cluster.ids('executor')) {
-          const [offsets] = await admin.fetchOffsets({ groupId: `${names.topicPrefix}executor-${id}`, topics: [topic] });
-          if (!offsets || offsets.partitions.some((p) => Number(p.offset) < end(p.partition))) return false;
-        }
-        return true;
-      },
-      { timeoutMs: 60_000, intervalMs: 200, message: 'executors did not catch up with the presence topic' },
-    );
-    await admin.disconnect();
+    await cluster.waitForPresence();
   });
 
   afterAll(async () => {
@@ -119,7 +95,7 @@ describe('production profile, end to end', () => {
   });
 
   it('relays every state change of the task to the task-events topic, in order', async () => {
-    const consumer = kafka.consumer({ groupId: `e2e-events-${tag}` });
+    const consumer = cluster.kafka().consumer({ groupId: `e2e-events-${tag}` });
     await consumer.connect();
     await consumer.subscribe({ topic: names.topicPrefix + TOPICS.taskEvents, fromBeginning: true });
     const states: string[] = [];

@@ -32,3 +32,5 @@ export type { WaitForOptions } from './wait-for';
 export { makeTempDir } from './temp-dir';
 export type { TempDir } from './temp-dir';
 export { spreadUins } from './random';
+export { ProcessCluster } from './process-cluster';
+export type { ClusterShape, ProcessHandle } from './process-cluster';

@@ -3,8 +3,10 @@ import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@herald/core';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, waitFor } from '@herald/testing';
+import { freePort } from './services/process-util';
+import { waitFor } from './wait-for';
 
+/** The compiled `herald` command of this checkout. */
 const MAIN = join(__dirname, '..', '..', 'cli', 'dist', 'main.js');
 
 export interface ClusterShape {
@@ -24,10 +26,11 @@ export interface ProcessHandle {
 
 /**
  * A production-profile cluster of real processes (`herald start <tier>`) on
- * 127.0.0.1, against the test run's MariaDB, ZooKeeper and Kafka mock, with a
- * fresh database, znode root, topic prefix, key directory and data directory.
+ * 127.0.0.1, against the run's MariaDB, ZooKeeper and Kafka (HERALD_TEST_*
+ * variables), with its own database, znode root, topic prefix, key directory
+ * and data directory. The production tests and bench/production.js use it.
  */
-export class LocalCluster {
+export class ProcessCluster {
   readonly processes: ProcessHandle[] = [];
   httpPorts: number[] = [];
   configFile = '';
