@@ -1,4 +1,4 @@
-import type { Coordinator, ExecutionUnit, Task, TaskStore, UnitProgress } from '@herald/core';
+import { HeraldError, type Coordinator, type ExecutionUnit, type Task, type TaskStore, type UnitProgress } from '@herald/core';
 
 /**
  * Where a scheduler records each confirmed batch of a unit.
@@ -40,15 +40,22 @@ export function coordinatorRecorder(store: TaskStore, coordinator: Coordinator):
       return next;
     },
     async settle(task, unit, now) {
-      const stored = (await store.listUnits(task.id)).find((u) => u.unitNo === unit.unitNo);
-      if (stored === undefined || unit.checkpoint <= stored.checkpoint) return stored ?? unit;
-      return store.checkpointUnit(
-        task.id,
-        unit.unitNo,
-        { epoch: task.epoch },
-        { from: stored.checkpoint, to: unit.checkpoint, delivered: unit.delivered - stored.delivered, offline: unit.offline - stored.offline },
-        now,
-      );
+      // The controller may move the same unit's checkpoint forward between our read and our
+      // write (its sync runs concurrently); the store then ignores our progress as out of
+      // order. Read again and retry until the store has at least what we know.
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const stored = (await store.listUnits(task.id)).find((u) => u.unitNo === unit.unitNo);
+        if (stored === undefined || unit.checkpoint <= stored.checkpoint) return stored ?? unit;
+        const written = await store.checkpointUnit(
+          task.id,
+          unit.unitNo,
+          { epoch: task.epoch },
+          { from: stored.checkpoint, to: unit.checkpoint, delivered: unit.delivered - stored.delivered, offline: unit.offline - stored.offline },
+          now,
+        );
+        if (written.checkpoint >= unit.checkpoint) return written;
+      }
+      throw new HeraldError('VERSION_CONFLICT', `unit ${task.id}/${unit.unitNo}: could not settle checkpoint ${unit.checkpoint} into the store`, { retriable: true });
     },
     async latest(task, unit) {
       const checkpoint = await coordinator.getCheckpoint(task.id, unit.unitNo);

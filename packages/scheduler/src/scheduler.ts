@@ -255,7 +255,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   /** Settles the unit's progress into the store, then marks it DONE. */
   async function finishUnit(task: Task, unit: ExecutionUnit): Promise<ExecutionUnit> {
     await recorder.settle(task, unit, clock.now());
-    return store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'finish', clock.now());
+    return withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'finish', clock.now()), unit);
   }
 
   function totals(taskId: number) {
