@@ -12,7 +12,10 @@
 # Servers: MariaDB at $HERALD_MYSQL_URL (default mysql://root@127.0.0.1:3306);
 # ZooKeeper at $HERALD_ZK, else a standalone one is started here; Kafka at
 # $HERALD_KAFKA_BROKERS, else librdkafka's mock cluster (kcat) is started here.
-# Everything lives under $HERALD_CLUSTER_DIR (default /tmp/herald-local-cluster).
+# Everything lives under $HERALD_CLUSTER_DIR (default /tmp/herald-local-cluster);
+# $HERALD_CLUSTER_NAME (default local) names its database (herald_<name>),
+# znode root (/herald-<name>) and topic prefix (<name>.); ports start at
+# $HERALD_BASE_PORT (default 17100).
 # The presence agent joins with the presence issue; until then each executor
 # follows the presence topic itself.
 set -euo pipefail
@@ -21,6 +24,7 @@ root=$(pwd)
 dir=${HERALD_CLUSTER_DIR:-/tmp/herald-local-cluster}
 herald="node $root/packages/cli/dist/main.js"
 base_port=${HERALD_BASE_PORT:-17100}
+name=${HERALD_CLUSTER_NAME:-local}
 
 pidfile() { echo "$dir/pids/$1"; }
 running() { [ -f "$(pidfile "$1")" ] && kill -0 "$(cat "$(pidfile "$1")")" 2>/dev/null; }
@@ -64,9 +68,9 @@ write_config() {
   "profile": "production",
   "dataDir": "$dir/data",
   "http": { "host": "127.0.0.1", "port": $((base_port + 1)) },
-  "mysql": { "url": "$HERALD_MYSQL_URL", "database": "herald_local" },
-  "zookeeper": { "connectionString": "$HERALD_ZK", "root": "/herald-local" },
-  "kafka": { "brokers": [$brokers], "topicPrefix": "local." },
+  "mysql": { "url": "$HERALD_MYSQL_URL", "database": "herald_$name" },
+  "zookeeper": { "connectionString": "$HERALD_ZK", "root": "/herald-$name" },
+  "kafka": { "brokers": [$brokers], "topicPrefix": "$name." },
   "curve": { "keysDir": "$dir/keys" },
   "topology": {
     "schedulers": [ $(member scheduler-1 $((base_port + 11))), $(member scheduler-2 $((base_port + 12))), $(member scheduler-3 $((base_port + 13))) ],
@@ -89,7 +93,7 @@ PROCESSES="scheduler:scheduler-1 scheduler:scheduler-2 scheduler:scheduler-3 dis
 
 case "${1:-}" in
   start)
-    npx tsc -b
+    [ "${HERALD_SKIP_BUILD:-0}" = 1 ] || npx tsc -b
     start_servers
     write_config
     ids=""

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createPool } from 'mysql2/promise';
+import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
+import { freePort, makeTempDir, waitFor, type TempDir } from '@herald/testing';
+
+const run = promisify(execFile);
+const SCRIPT = join(__dirname, '..', '..', '..', 'deploy', 'local-cluster.sh');
+
+/**
+ * deploy/local-cluster.sh as an operator runs it: start a whole cluster (2
+ * interfaces, 3 schedulers, 2 dispatchers, 2 executors, 2 controllers), send a
+ * broadcast through one interface, read it through the other, stop.
+ */
+jest.setTimeout(240_000);
+
+describe('deploy/local-cluster.sh', () => {
+  let dir: TempDir;
+  let env: NodeJS.ProcessEnv;
+  const name = `lc${randomBytes(3).toString('hex')}`;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-local-cluster-');
+    // A free block of ports: the script uses base+1 .. base+32.
+    const base = (await freePort()) % 40_000 + 20_000;
+    env = {
+      ...process.env,
+      HERALD_SKIP_BUILD: '1',
+      HERALD_CLUSTER_DIR: dir.path,
+      HERALD_CLUSTER_NAME: name,
+      HERALD_BASE_PORT: String(base),
+      HERALD_ZK: process.env.HERALD_TEST_ZK,
+      HERALD_KAFKA_BROKERS: process.env.HERALD_TEST_KAFKA_BROKERS,
+      HERALD_MYSQL_URL: process.env.HERALD_TEST_MYSQL_URL,
+    };
+  });
+
+  afterAll(async () => {
+    await run('bash', [SCRIPT, 'stop'], { env }).catch(() => undefined);
+    const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
+    await pool.query(`DROP DATABASE IF EXISTS \`herald_${name}\``);
+    await pool.end();
+    await dir.remove();
+  });
+
+  it('starts every process, serves a broadcast on both interfaces, and stops', async () => {
+    const started = await run('bash', [SCRIPT, 'start'], { env });
+    expect(started.stdout).toMatch(/started interface interface-2/);
+    const [first, second] = [...started.stdout.matchAll(/http:\/\/127\.0\.0\.1:\d+/g)].map((m) => m[0]);
+    const status = await run('bash', [SCRIPT, 'status'], { env });
+    expect(status.stdout.match(/^running /gm)).toHaveLength(11);
+
+    const list = (await (await fetch(`${second}/api/v1/lists?accountId=smoke`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: encodeRecipientList(Array.from({ length: 20_000 }, (_, i) => 100 + 2 * i)) })).json()) as ListMeta;
+    const task = (await (await fetch(`${second}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'smoke', listId: list.id, content: { body: 'hi' } }) })).json()) as Task;
+    let seen: Task | undefined;
+    await waitFor(async () => {
+      seen = (await (await fetch(`${first}/api/v1/tasks/${task.id}`)).json()) as Task;
+      return seen.state === 'COMPLETED';
+    }, { timeoutMs: 120_000, intervalMs: 100, message: `task not completed (last ${seen?.state})` });
+    expect(seen!.report).toMatchObject({ total: 20_000, kept: 20_000, offline: 20_000, delivered: 0 });
+
+    await run('bash', [SCRIPT, 'stop'], { env });
+    const after = await run('bash', [SCRIPT, 'status'], { env });
+    expect(after.stdout).not.toMatch(/^running /m);
+  });
+});
