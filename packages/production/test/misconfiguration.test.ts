@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createPool } from 'mysql2/promise';
-import { freePort, makeTempDir, type TempDir } from '@herald/testing';
-import { ProcessCluster as LocalCluster } from '@herald/testing';
+import { freePort, makeTempDir, ProcessCluster, type TempDir } from '@herald/testing';
 
 /**
  * A misconfigured production process fails at start with one clear line
@@ -13,13 +12,13 @@ jest.setTimeout(120_000);
 
 describe('production process misconfiguration', () => {
   let dir: TempDir;
-  let cluster: LocalCluster;
+  let cluster: ProcessCluster;
   const tag = randomBytes(4).toString('hex');
   const names = { database: `herald_bad_${tag}`, zkRoot: `/herald-bad-${tag}`, topicPrefix: `bad${tag}.` };
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-misconfig-');
-    cluster = new LocalCluster(dir.path, { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 1, controllers: 1 }, names);
+    cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 1, controllers: 1 }, names);
     await cluster.configure();
     await cluster.keysAndSchema();
   });

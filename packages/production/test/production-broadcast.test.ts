@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createPool } from 'mysql2/promise';
-import { encodeRecipientList, radixSortUint32, subtractSorted, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { readDeliveryFile } from '@herald/executor';
-import { LevelOfflineStore } from '@herald/store-level';
-import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { ProcessCluster as LocalCluster } from '@herald/testing';
+import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import { actualOutcome, expectedOutcome } from './outcome';
 
 /**
  * The foundation's end-to-end broadcast on the production profile: every tier
@@ -18,17 +16,15 @@ jest.setTimeout(240_000);
 
 describe('production profile, end to end', () => {
   let dir: TempDir;
-  let cluster: LocalCluster;
+  let cluster: ProcessCluster;
   const tag = randomBytes(4).toString('hex');
   const names = { database: `herald_e2e_${tag}`, zkRoot: `/herald-e2e-${tag}`, topicPrefix: `e2e${tag}.` };
   const audience = syntheticAudience({ recipients: 60_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 5 });
-  const kept = subtractSorted(audience.distinct.slice(), audience.blacklist);
-  const offline = subtractSorted(kept.slice(), audience.online);
-  const online = subtractSorted(kept.slice(), offline);
+  const { kept, online, offline } = expectedOutcome(audience);
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-production-');
-    cluster = new LocalCluster(dir.path, { interfaces: 2, schedulers: 2, dispatchers: 2, executors: 2, controllers: 2 }, names);
+    cluster = new ProcessCluster(dir.path, { interfaces: 2, schedulers: 2, dispatchers: 2, executors: 2, controllers: 2 }, names);
     await cluster.configure();
     await cluster.keysAndSchema();
     // Users online before the broadcast: login events on the presence topic.
@@ -78,20 +74,10 @@ describe('production profile, end to end', () => {
       offline: offline.length,
     });
 
-    // Stop the executors so their LevelDB offline stores can be opened here.
-    for (const p of cluster.processes.filter((p) => p.tier === 'executor')) await cluster.stop(p);
-    const sink: Uint32Array[] = [];
-    const queued: number[] = [];
-    for (const id of cluster.ids('executor')) {
-      sink.push((await readDeliveryFile(join(dir.path, 'data', 'deliveries', id), task!.id)).uins);
-      const store = await LevelOfflineStore.open(join(dir.path, 'data', `offline-${id}`), { rangeBits: 12 });
-      for await (const part of store.scanTask(task!.id)) queued.push(...part);
-      await store.close();
-    }
-    const delivered = radixSortUint32(Uint32Array.from(sink.flatMap((s) => [...s])));
-    expect(delivered.length).toBe(online.length); // no duplicates: nothing crashed
-    expect(uniqueSorted(delivered)).toEqual(online);
-    expect(radixSortUint32(Uint32Array.from(queued))).toEqual(offline);
+    const { delivered, queued } = await actualOutcome(cluster, join(dir.path, 'data'), task!.id);
+    expect(delivered.length).toBe(online.length); // nothing crashed, so nothing was delivered twice
+    expect(uniqueSorted(delivered.slice())).toEqual(online);
+    expect(queued).toEqual(offline);
   });
 
   it('relays every state change of the task to the task-events topic, in order', async () => {
