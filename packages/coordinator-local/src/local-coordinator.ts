@@ -1,14 +1,19 @@
 import {
+  byUnit,
+  checkCandidateId,
+  checkCheckpoint,
+  checkRole,
+  checkUnitKey,
   ErrorCodes,
   HeraldError,
   noopLogger,
+  supersedes,
   type Coordinator,
   type Election,
   type Logger,
   type StoredCheckpoint,
   type UnitCheckpoint,
 } from '@herald/core';
-import { byUnit, checkCandidateId, checkCheckpoint, checkRole, checkUnitKey, supersedes } from './checkpoint-rules';
 
 /**
  * What every participant of one local cluster shares: the checkpoints (with

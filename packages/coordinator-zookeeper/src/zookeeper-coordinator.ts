@@ -1,7 +1,13 @@
 import {
+  byUnit,
+  checkCandidateId,
+  checkCheckpoint,
+  checkRole,
+  checkUnitKey,
   ConfigError,
   ErrorCodes,
   HeraldError,
+  supersedes,
   type Coordinator,
   type Election,
   type Logger,
@@ -9,7 +15,6 @@ import {
   type UnitCheckpoint,
 } from '@herald/core';
 import { CreateMode } from 'node-zookeeper-client';
-import { byUnit, checkCandidateId, checkCheckpoint, checkRole, checkUnitKey, supersedes } from './checkpoint-rules';
 import { ZooKeeperElection, type ElectionHost } from './election';
 import { decodeCheckpoint, encodeCheckpoint, Layout, parseCount } from './layout';
 import { compileZooKeeperOptions, type CompiledZooKeeperOptions, type ZooKeeperCoordinatorOptions } from './options';

@@ -62,8 +62,11 @@ export type { HeraldOptions, HeraldConfig, ProductionConfig, TopologyMember } fr
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './ports/coordinator';
+export { checkUnitKey, checkCheckpoint, checkRole, checkCandidateId, supersedes, byUnit } from './ports/coordinator-rules';
 export { TOPICS } from './ports/event-bus';
 export type { EventBus, BusEvent, ConsumedEvent, SubscribeOptions, Subscription } from './ports/event-bus';
+export { checkTopic, checkGroup, checkEvents } from './ports/event-bus-rules';
+export type { CheckedEvent } from './ports/event-bus-rules';
 export type { OfflineStore, OfflineEntry } from './ports/offline-store';
 export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';
 export { noopLogger, noopMeter, systemClock } from './ports/observability';

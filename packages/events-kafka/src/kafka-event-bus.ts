@@ -1,4 +1,6 @@
 import {
+  checkGroup,
+  checkTopic,
   ConfigError,
   ErrorCodes,
   HeraldError,
@@ -13,7 +15,7 @@ import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkaj
 import { toHeraldError } from './errors';
 import { KafkaSubscription } from './kafka-subscription';
 import { kafkaLogCreator } from './log-creator';
-import { checkGroup, checkTopic, toMessages } from './messages';
+import { toMessages } from './messages';
 import { compileOptions, type CompiledKafkaOptions, type KafkaEventBusOptions } from './options';
 import { Topics } from './topics';
 

@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { ClassicLevel } from 'classic-level';
 import {
+  checkGroup,
+  checkTopic,
   ErrorCodes,
   HeraldError,
   isHeraldError,
@@ -15,7 +17,7 @@ import {
 } from '@herald/core';
 import { GroupDelivery, type Handler } from './group-delivery';
 import { committedKey, decodePosition, encodePosition, eventKey, eventsFrom, positionOf, positionString } from './keys';
-import { checkGroup, checkTopic, decodeEvent, encodeEvents } from './validate';
+import { decodeEvent, encodeEvents } from './validate';
 
 export interface LevelEventLogOptions {
   /**
