@@ -38,6 +38,31 @@ export type { PriorityClass, FilterReason, TaskContent, NewTask, Task, TaskRepor
 export { checkFence } from './task/fence';
 export type { Fence } from './task/fence';
 export { contentCrc } from './task/content';
+export {
+  DEFAULT_TASK_RECORD_RULES,
+  TASK_QUERY_DEFAULT_LIMIT,
+  TASK_QUERY_MAX_LIMIT,
+  checkIdString,
+  isTaskId,
+  checkNow,
+  checkNewTask,
+  newTaskRecord,
+  checkLimit,
+  checkOutboxRead,
+  compileTaskQuery,
+  checkContentQuery,
+  checkedFence,
+  checkUnitNo,
+  applyTaskPatch,
+  checkNewUnits,
+  newUnitRecord,
+  transitionedUnit,
+  checkProgress,
+  checkProgressInUnit,
+  applyUnitProgress,
+  checkListMeta,
+} from './task/validate';
+export type { TaskRecordRules, CompiledTaskQuery } from './task/validate';
 
 export { scheduleScore, SCORE } from './schedule/score';
 export type { ScoreInput } from './schedule/score';

@@ -1,11 +1,25 @@
 import { ClassicLevel } from 'classic-level';
 import {
+  applyTaskPatch,
+  applyUnitProgress,
+  checkContentQuery,
+  checkedFence,
   checkFence,
+  checkListMeta,
+  checkNewTask,
+  checkNewUnits,
+  checkNow,
+  checkOutboxRead,
+  checkUnitNo,
+  compileTaskQuery,
+  isTaskId,
+  newTaskRecord,
+  newUnitRecord,
+  transitionedUnit,
   ErrorCodes,
   HeraldError,
   NotFoundError,
   taskMachine,
-  unitMachine,
   ValidationError,
   type ExecutionUnit,
   type Fence,
@@ -25,20 +39,6 @@ import {
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError } from './lifecycle';
-import {
-  applyPatch,
-  checkListMeta,
-  checkNewTask,
-  checkNewUnits,
-  checkNow,
-  checkOutboxRead,
-  checkProgress,
-  checkProgressInUnit,
-  compileQuery,
-  isTaskId,
-  newTaskRecord,
-  newUnitRecord,
-} from './task-records';
 
 /**
  * The embedded TaskStore, on LevelDB (classic-level): one directory, one
@@ -161,7 +161,7 @@ export class LevelTaskStore implements TaskStore {
 
   listTasks(query: TaskQuery = {}): Promise<TaskPage> {
     return this.life.run('listTasks', async () => {
-      const q = compileQuery(query);
+      const q = compileTaskQuery(query);
       const tasks: Task[] = [];
       let more = false;
       // Keyset scan in id order, filtering as it goes; one extra match tells whether a next page exists.
@@ -192,8 +192,7 @@ export class LevelTaskStore implements TaskStore {
 
   listTasksByContent(accountId: string, contentCrc: number): Promise<Task[]> {
     return this.life.run('listTasksByContent', async () => {
-      if (typeof accountId !== 'string') throw new ValidationError('accountId must be a string');
-      if (!Number.isInteger(contentCrc) || contentCrc < 0 || contentCrc > 0xffffffff) throw new ValidationError('contentCrc must be a u32', { contentCrc });
+      checkContentQuery(accountId, contentCrc);
       const keys = await this.db.keys(prefixRange(contentPrefix(accountId, contentCrc))).all();
       if (keys.length === 0) return [];
       const values = await this.db.getMany(keys.map((k) => taskKey(readU64BE(k, k.length - 8))));
@@ -217,12 +216,12 @@ export class LevelTaskStore implements TaskStore {
   transitionTask(id: number, fence: Fence, event: TaskEvent, patch: TaskPatch, now: number): Promise<Task> {
     return this.writeTask('transitionTask', id, fence, now, (task) => {
       const state = taskMachine.next(task.state, event);
-      return { ...applyPatch(task, patch), state };
+      return { ...applyTaskPatch(task, patch), state };
     });
   }
 
   updateTask(id: number, fence: Fence, patch: TaskPatch, now: number): Promise<Task> {
-    return this.writeTask('updateTask', id, fence, now, (task) => applyPatch(task, patch));
+    return this.writeTask('updateTask', id, fence, now, (task) => applyTaskPatch(task, patch));
   }
 
   putUnits(taskId: number, fence: Fence, units: readonly NewUnit[], now: number): Promise<ExecutionUnit[]> {
@@ -250,28 +249,12 @@ export class LevelTaskStore implements TaskStore {
   }
 
   transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit> {
-    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) => {
-      if (executorId !== undefined && typeof executorId !== 'string') throw new ValidationError('executorId must be a string');
-      const state = unitMachine.next(unit.state, event);
-      return { ...unit, state, executorId: executorId ?? unit.executorId, updatedAt: now };
-    });
+    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) => transitionedUnit(unit, event, now, executorId));
   }
 
   checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit> {
-    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) => {
-      checkProgress(progress);
-      checkProgressInUnit(unit, progress);
-      // Idempotency: only progress that starts at the stored checkpoint applies; a replayed or
-      // out-of-order batch is ignored and the unit returned as stored.
-      if (progress.from !== unit.checkpoint) return unit;
-      return {
-        ...unit,
-        checkpoint: progress.to,
-        delivered: unit.delivered + progress.delivered,
-        offline: unit.offline + progress.offline,
-        updatedAt: now,
-      };
-    });
+    // Idempotent: a replayed or out-of-order batch is ignored and the unit returned as stored.
+    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) => applyUnitProgress(unit, progress, now));
   }
 
   readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]> {
@@ -377,7 +360,7 @@ export class LevelTaskStore implements TaskStore {
         checkNow(now);
         const task = await this.loadTask(taskId);
         checkFence(task, checkedFence(fence));
-        if (!Number.isInteger(unitNo) || unitNo < 0 || unitNo > 0xffffffff) throw new ValidationError('unitNo must be a u32', { unitNo });
+        checkUnitNo(unitNo);
         const value = await this.db.get(unitKey(taskId, unitNo));
         if (value === undefined) throw new NotFoundError(ErrorCodes.NOT_FOUND, `task ${taskId} has no unit ${unitNo}`, { taskId, unitNo });
         const unit = decodeJson<ExecutionUnit>(value);
@@ -387,9 +370,4 @@ export class LevelTaskStore implements TaskStore {
       }),
     );
   }
-}
-
-function checkedFence(fence: Fence): Fence {
-  if (!Number.isSafeInteger(fence?.epoch) || fence.epoch < 0) throw new ValidationError('fence.epoch must be a non-negative integer', { fence });
-  return fence;
 }

@@ -1,12 +1,29 @@
 import {
+  applyTaskPatch,
+  applyUnitProgress,
+  checkContentQuery,
+  checkedFence,
   checkFence,
+  checkIdString,
+  checkLimit,
+  checkListMeta,
+  checkNewTask,
+  checkNewUnits,
+  checkNow,
+  checkOutboxRead,
+  checkUnitNo,
+  compileTaskQuery,
+  isTaskId,
+  newTaskRecord,
+  newUnitRecord,
+  TASK_QUERY_DEFAULT_LIMIT,
+  transitionedUnit,
   ConfigError,
   ErrorCodes,
   HeraldError,
   NotFoundError,
   TASK_STATES,
   taskMachine,
-  unitMachine,
   ValidationError,
   type ExecutionUnit,
   type Fence,
@@ -22,6 +39,7 @@ import {
   type TaskState,
   type TaskStore,
   type UnitEvent,
+  type TaskRecordRules,
   type UnitProgress,
 } from '@herald/core';
 import { createPool, type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
@@ -44,25 +62,16 @@ import {
   UPDATE_TASK,
   updateTaskValues,
 } from './rows';
-import {
-  applyPatch,
-  checkedFence,
-  checkIdString,
-  checkLimit,
-  checkListMeta,
-  checkNewTask,
-  checkNewUnits,
-  checkNow,
-  checkOutboxRead,
-  checkProgress,
-  checkProgressInUnit,
-  checkUnitNo,
-  compileQuery,
-  DEFAULT_LIMIT,
-  isTaskId,
-  newTaskRecord,
-  newUnitRecord,
-} from './task-records';
+
+/** The longest id, account id, owner or executor id a VARCHAR(255) column holds. */
+export const MAX_ID_CHARS = 255;
+
+/**
+ * The shared TaskStore record rules (@herald/core), plus what the schema needs:
+ * times are BIGINT epoch ms, so they must be safe integers, and ids, owners and
+ * account ids are VARCHAR(255), so at most 255 characters.
+ */
+const RULES: TaskRecordRules = { times: 'integer', maxIdChars: MAX_ID_CHARS, strictShapes: true };
 
 /** States a task can still leave: what recovery re-enters. */
 export const LIVE_STATES: readonly TaskState[] = TASK_STATES.filter((s) => !taskMachine.isTerminal(s));
@@ -151,8 +160,8 @@ export class MySqlTaskStore implements TaskStore {
 
   createTask(input: NewTask, now: number): Promise<Task> {
     return this.run('createTask', async () => {
-      checkNewTask(input);
-      checkNow(now);
+      checkNewTask(input, RULES);
+      checkNow(now, RULES);
       const record = newTaskRecord(0, input, now);
       return this.transaction(async (conn) => {
         // Share-lock the live checkpoint until commit: an advancing checkpoint (which takes it
@@ -174,7 +183,7 @@ export class MySqlTaskStore implements TaskStore {
 
   listTasks(query: TaskQuery = {}): Promise<TaskPage> {
     return this.run('listTasks', async () => {
-      const q = compileQuery(query);
+      const q = compileTaskQuery(query);
       const where = ['id > ?'];
       const values: SqlValue[] = [q.afterId];
       if (q.state !== undefined) {
@@ -221,9 +230,9 @@ export class MySqlTaskStore implements TaskStore {
    * checkpoint as listLiveTasks, so it does not slow down as history grows.
    * Not part of the TaskStore port: a MySQL-only read for schedulers that poll.
    */
-  listReadyTasks(now: number, limit: number = DEFAULT_LIMIT): Promise<Task[]> {
+  listReadyTasks(now: number, limit: number = TASK_QUERY_DEFAULT_LIMIT): Promise<Task[]> {
     return this.run('listReadyTasks', async () => {
-      checkNow(now);
+      checkNow(now, RULES);
       checkLimit(limit);
       const { checkpoint, maxId } = await this.liveBounds();
       const [rows] = await this.pool.execute<Rows>(READY_TASKS_SQL, [checkpoint, maxId, ...READY_STATES, now, limit]);
@@ -233,8 +242,7 @@ export class MySqlTaskStore implements TaskStore {
 
   listTasksByContent(accountId: string, contentCrc: number): Promise<Task[]> {
     return this.run('listTasksByContent', async () => {
-      if (typeof accountId !== 'string') throw new ValidationError('accountId must be a string');
-      if (!Number.isInteger(contentCrc) || contentCrc < 0 || contentCrc > 0xffffffff) throw new ValidationError('contentCrc must be a u32', { contentCrc });
+      checkContentQuery(accountId, contentCrc);
       const [rows] = await this.pool.execute<Rows>(
         `SELECT ${TASK_COLUMNS} FROM tasks WHERE account_id = ? AND content_crc = ? AND filtered_list_id IS NOT NULL ORDER BY id`,
         [accountId, contentCrc],
@@ -245,7 +253,7 @@ export class MySqlTaskStore implements TaskStore {
 
   claimTask(id: number, owner: string, now: number): Promise<Task> {
     return this.writeTask('claimTask', id, null, now, (task) => {
-      checkIdString('owner', owner);
+      checkIdString('owner', owner, false, MAX_ID_CHARS);
       return { ...task, epoch: task.epoch + 1, owner };
     });
   }
@@ -253,18 +261,18 @@ export class MySqlTaskStore implements TaskStore {
   transitionTask(id: number, fence: Fence, event: TaskEvent, patch: TaskPatch, now: number): Promise<Task> {
     return this.writeTask('transitionTask', id, fence, now, (task) => {
       const state = taskMachine.next(task.state, event);
-      return { ...applyPatch(task, patch), state };
+      return { ...applyTaskPatch(task, patch, RULES), state };
     });
   }
 
   updateTask(id: number, fence: Fence, patch: TaskPatch, now: number): Promise<Task> {
-    return this.writeTask('updateTask', id, fence, now, (task) => applyPatch(task, patch));
+    return this.writeTask('updateTask', id, fence, now, (task) => applyTaskPatch(task, patch, RULES));
   }
 
   putUnits(taskId: number, fence: Fence, units: readonly NewUnit[], now: number): Promise<ExecutionUnit[]> {
     return this.run('putUnits', async () => {
-      checkNewUnits(units);
-      checkNow(now);
+      checkNewUnits(units, RULES);
+      checkNow(now, RULES);
       return this.transaction(async (conn) => {
         const task = await this.lockTask(conn, taskId);
         checkFence(task, checkedFence(fence));
@@ -289,28 +297,12 @@ export class MySqlTaskStore implements TaskStore {
   }
 
   transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit> {
-    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) => {
-      if (executorId !== undefined) checkIdString('executorId', executorId);
-      const state = unitMachine.next(unit.state, event);
-      return { ...unit, state, executorId: executorId ?? unit.executorId, updatedAt: now };
-    });
+    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) => transitionedUnit(unit, event, now, executorId, RULES));
   }
 
   checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit> {
-    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) => {
-      checkProgress(progress);
-      checkProgressInUnit(unit, progress);
-      // Idempotency: only progress that starts at the stored checkpoint applies; a replayed or
-      // out-of-order batch is ignored and the unit returned as stored.
-      if (progress.from !== unit.checkpoint) return unit;
-      return {
-        ...unit,
-        checkpoint: progress.to,
-        delivered: unit.delivered + progress.delivered,
-        offline: unit.offline + progress.offline,
-        updatedAt: now,
-      };
-    });
+    // Idempotent: a replayed or out-of-order batch is ignored and the unit returned as stored.
+    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) => applyUnitProgress(unit, progress, now));
   }
 
   readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]> {
@@ -334,7 +326,7 @@ export class MySqlTaskStore implements TaskStore {
 
   putList(meta: ListMeta): Promise<void> {
     return this.run('putList', async () => {
-      checkListMeta(meta);
+      checkListMeta(meta, RULES);
       await this.pool.execute(
         `INSERT INTO recipient_lists (${LIST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), \`count\` = VALUES(\`count\`), checksum = VALUES(checksum),
@@ -420,7 +412,7 @@ export class MySqlTaskStore implements TaskStore {
    */
   private writeTask(op: string, id: number, fence: Fence | null, now: number, change: (task: Task) => Task): Promise<Task> {
     return this.run(op, async () => {
-      checkNow(now);
+      checkNow(now, RULES);
       const next = await this.transaction(async (conn) => {
         const task = await this.lockTask(conn, id);
         if (fence !== null) checkFence(task, checkedFence(fence));
@@ -448,7 +440,7 @@ export class MySqlTaskStore implements TaskStore {
     change: (unit: ExecutionUnit) => ExecutionUnit,
   ): Promise<ExecutionUnit> {
     return this.run(op, async () => {
-      checkNow(now);
+      checkNow(now, RULES);
       return this.transaction(async (conn) => {
         const task = await this.lockTask(conn, taskId);
         checkFence(task, checkedFence(fence));
