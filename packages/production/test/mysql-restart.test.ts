@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { encodeRecipientList, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { makeTempDir, PrivateMariaDb, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import { makeTempDir, PrivateMariaDb, ProcessCluster, type TempDir } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
+import { broadcastThroughOutage, startWithAudience } from './scenario';
 
 /**
  * MySQL restarted in the middle of a broadcast (a private MariaDB, so no other
@@ -25,11 +26,7 @@ describe('production profile: MySQL restarted mid-broadcast', () => {
     dir = await makeTempDir('herald-mysql-restart-');
     db = await PrivateMariaDb.start();
     cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 1 }, names);
-    await cluster.configure({ mysql: { url: db.url, database: names.database }, dispatcher: { batchSize: 100, unitSize: 25_000 } });
-    await cluster.keysAndSchema();
-    await cluster.publishOnline(audience.online);
-    await cluster.startAll();
-    await cluster.waitForPresence();
+    await startWithAudience(cluster, audience, { mysql: { url: db.url, database: names.database }, dispatcher: { batchSize: 100, unitSize: 25_000 } });
   });
 
   afterAll(async () => {
@@ -38,35 +35,13 @@ describe('production profile: MySQL restarted mid-broadcast', () => {
     await dir?.remove();
   });
 
-  const api = async <T>(path: string, init?: RequestInit): Promise<T> => (await (await fetch(cluster.url + path, init)).json()) as T;
-
   it('completes with exactly the right deliveries and offline entries', async () => {
-    const binary = { 'content-type': 'application/octet-stream' };
-    await api('/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
-    const list = await api<ListMeta>('/api/v1/lists?accountId=acme', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
-    const created = await api<Task>('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'restart' } }) });
+    const { task, stateAtOutage } = await broadcastThroughOutage(cluster, audience, () => db.restart());
+    expect(stateAtOutage).toBe('SENDING');
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report).toMatchObject({ kept: kept.length, delivered: online.length, offline: offline.length });
 
-    let task: Task | undefined;
-    await waitFor(async () => {
-      task = await api<Task>(`/api/v1/tasks/${created.id}`);
-      return task.state === 'SENDING' && task.report.delivered + task.report.offline > 0;
-    }, { timeoutMs: 60_000, intervalMs: 20, message: `broadcast did not start sending\n${cluster.logs()}` });
-    const stateAtRestart = task!.state;
-    await db.restart();
-
-    await waitFor(async () => {
-      try {
-        task = await api<Task>(`/api/v1/tasks/${created.id}`);
-      } catch {
-        return false;
-      }
-      return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
-    }, { timeoutMs: 180_000, intervalMs: 200, message: `broadcast did not finish after the restart (last: ${task?.state})\n${cluster.logs()}` });
-    expect(stateAtRestart).toBe('SENDING');
-    expect(task!.state).toBe('COMPLETED');
-    expect(task!.report).toMatchObject({ kept: kept.length, delivered: online.length, offline: offline.length });
-
-    const { delivered, queued } = await actualOutcome(cluster, join(dir.path, 'data'), task!.id);
+    const { delivered, queued } = await actualOutcome(cluster, join(dir.path, 'data'), task.id);
     expect(delivered.length).toBe(online.length); // nothing crashed, so nothing was delivered twice
     expect(uniqueSorted(delivered.slice())).toEqual(online);
     expect(queued).toEqual(offline);

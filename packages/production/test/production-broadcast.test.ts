@@ -5,6 +5,7 @@ import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } f
 import { syntheticAudience } from '@herald/audience';
 import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
+import { startWithAudience } from './scenario';
 
 /**
  * The foundation's end-to-end broadcast on the production profile: every tier
@@ -25,12 +26,8 @@ describe('production profile, end to end', () => {
   beforeAll(async () => {
     dir = await makeTempDir('herald-production-');
     cluster = new ProcessCluster(dir.path, { interfaces: 2, schedulers: 2, dispatchers: 2, executors: 2, controllers: 2 }, names);
-    await cluster.configure();
-    await cluster.keysAndSchema();
     // Users online before the broadcast: login events on the presence topic.
-    await cluster.publishOnline(audience.online);
-    await cluster.startAll();
-    await cluster.waitForPresence();
+    await startWithAudience(cluster, audience);
   });
 
   afterAll(async () => {

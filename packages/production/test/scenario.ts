@@ -1,0 +1,44 @@
+import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
+import type { SyntheticAudience } from '@herald/audience';
+import { waitFor, type ProcessCluster } from '@herald/testing';
+
+const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+
+/** Configures, keys, migrates and starts the cluster, with the audience's online users logged in before it runs. */
+export async function startWithAudience(cluster: ProcessCluster, audience: SyntheticAudience, extra: Record<string, unknown> = {}): Promise<void> {
+  await cluster.configure(extra);
+  await cluster.keysAndSchema();
+  await cluster.publishOnline(audience.online);
+  await cluster.startAll();
+  await cluster.waitForPresence();
+}
+
+async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit): Promise<T> {
+  return (await (await fetch(cluster.url + path, init)).json()) as T;
+}
+
+/**
+ * Uploads the audience's blacklist and list, creates a task, waits until it
+ * is sending with some progress, runs `outage` (a server restart), and waits
+ * for the task to end. Returns the task as it ended and its state when the
+ * outage began, so a test can check the outage really hit a running broadcast.
+ */
+export async function broadcastThroughOutage(cluster: ProcessCluster, audience: SyntheticAudience, outage: () => Promise<void>): Promise<{ task: Task; stateAtOutage: string }> {
+  const binary = { 'content-type': 'application/octet-stream' };
+  await api(cluster, '/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
+  const list = await api<ListMeta>(cluster, '/api/v1/lists?accountId=acme', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
+  const created = await api<Task>(cluster, '/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'outage' } }) });
+
+  let task: Task | undefined;
+  await waitFor(async () => {
+    task = await api<Task>(cluster, `/api/v1/tasks/${created.id}`);
+    return task.state === 'SENDING' && task.report.delivered + task.report.offline > 0;
+  }, { timeoutMs: 60_000, intervalMs: 20, message: `broadcast did not start sending\n${cluster.logs()}` });
+  const stateAtOutage = task!.state;
+  await outage();
+  await waitFor(async () => {
+    task = await api<Task>(cluster, `/api/v1/tasks/${created.id}`); // waitFor keeps polling through errors
+    return FINAL.includes(task.state);
+  }, { timeoutMs: 180_000, intervalMs: 200, message: `broadcast did not finish after the outage (last: ${task?.state})\n${cluster.logs()}` });
+  return { task: task!, stateAtOutage };
+}
