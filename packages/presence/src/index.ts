@@ -1,0 +1,2 @@
+/** @module @herald/presence (work in progress) */
+export {};

@@ -1,0 +1,2 @@
+/** @module @herald/shared-bitmap (work in progress) */
+export {};
