@@ -80,10 +80,12 @@ export { radixSortUint32, isSortedUint32, uniqueSorted, subtractSorted, indexOfS
 
 export { TypedArrayBitmap } from './presence/online-bitmap';
 export type { OnlineView, OnlineBitmap } from './presence/online-bitmap';
+export { PresenceOrder } from './presence/presence-order';
+export type { PresenceOrderOptions } from './presence/presence-order';
 
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
-export type { HeraldOptions, HeraldConfig, ProductionConfig, TopologyMember } from './config/options';
+export type { HeraldOptions, HeraldConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './ports/coordinator';

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors';
-import { DEFAULTS, type HeraldOptions, type ProductionConfig, type TopologyMember } from './options';
+import { DEFAULTS, type HeraldOptions, type PresenceMember, type ProductionConfig, type TopologyMember } from './options';
 import { checkKnownKeys, int, section, str } from './validate';
 
 /**
@@ -12,7 +12,7 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
   const zookeeper = section(options, 'zookeeper', ['connectionString', 'root', 'sessionTimeoutMs', 'connectTimeoutMs']);
   const kafka = section(options, 'kafka', ['brokers', 'clientId', 'topicPrefix', 'connectTimeoutMs']);
   const curve = section(options, 'curve', ['keysDir']);
-  const topology = section(options, 'topology', ['schedulers', 'dispatchers', 'executors']);
+  const topology = section(options, 'topology', ['schedulers', 'dispatchers', 'executors', 'presence']);
 
   const url = required('mysql.url', mysql.url);
   if (!/^mysql:\/\//.test(url)) throw new ConfigError('mysql.url', `must be a mysql:// URL (got ${JSON.stringify(url)})`);
@@ -22,6 +22,7 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
   }
   const root = str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root);
   if (!/^\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_.-]$/.test(root)) throw new ConfigError('zookeeper.root', `must be an absolute znode path (got ${JSON.stringify(root)})`);
+  const executors = members('topology.executors', topology.executors);
   return {
     mysql: {
       url,
@@ -44,7 +45,8 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
     topology: {
       schedulers: members('topology.schedulers', topology.schedulers),
       dispatchers: members('topology.dispatchers', topology.dispatchers),
-      executors: members('topology.executors', topology.executors),
+      executors,
+      presence: presenceAgents(topology.presence, executors),
     },
   };
 }
@@ -73,4 +75,39 @@ function members(path: string, value: unknown): TopologyMember[] {
     if (typeof endpoint !== 'string' || !/^tcp:\/\/[^:\s]+:\d{1,5}$/.test(endpoint)) throw new ConfigError(`${where}.endpoint`, `must be tcp://host:port (got ${JSON.stringify(endpoint)})`);
     return { id, endpoint };
   });
+}
+
+/** The presence agents: one per host, each naming its host's executors; every executor has exactly one. */
+function presenceAgents(value: unknown, executors: TopologyMember[]): PresenceMember[] {
+  const path = 'topology.presence';
+  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(path, 'is required in production: a non-empty list of { id, bitmapFile, executors }, one per host');
+  const ids = new Set<string>();
+  const agentOf = new Map<string, string>();
+  const known = new Set(executors.map((e) => e.id));
+  const agents = value.map((member, i): PresenceMember => {
+    const where = `${path}[${i}]`;
+    if (member === null || typeof member !== 'object') throw new ConfigError(where, 'must be { id, bitmapFile, executors }');
+    checkKnownKeys(where, member as object, ['id', 'bitmapFile', 'executors']);
+    const { id, bitmapFile, executors: hosted } = member as Record<string, unknown>;
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${where}.id`, 'must be letters, digits, _ . -');
+    if (ids.has(id)) throw new ConfigError(`${where}.id`, `repeats ${id}`);
+    ids.add(id);
+    if (typeof bitmapFile !== 'string' || !bitmapFile.startsWith('/')) throw new ConfigError(`${where}.bitmapFile`, `must be an absolute path (got ${JSON.stringify(bitmapFile)})`);
+    if (!Array.isArray(hosted) || hosted.some((e) => typeof e !== 'string')) throw new ConfigError(`${where}.executors`, 'must be a list of executor ids');
+    for (const executor of hosted as string[]) {
+      if (!known.has(executor)) throw new ConfigError(`${where}.executors`, `names ${executor}, which is not in topology.executors`);
+      const other = agentOf.get(executor);
+      if (other !== undefined) throw new ConfigError(`${where}.executors`, `names ${executor}, which already belongs to presence agent ${other}`);
+      agentOf.set(executor, id);
+    }
+    return { id, bitmapFile, executors: [...(hosted as string[])] };
+  });
+  const orphan = executors.find((e) => !agentOf.has(e.id));
+  if (orphan !== undefined) throw new ConfigError(path, `no presence agent names executor ${orphan.id}: every executor needs the agent of its host`);
+  const bitmaps = new Set<string>();
+  for (const [i, agent] of agents.entries()) {
+    if (bitmaps.has(agent.bitmapFile)) throw new ConfigError(`${path}[${i}].bitmapFile`, `repeats ${agent.bitmapFile}: each agent writes its own file`);
+    bitmaps.add(agent.bitmapFile);
+  }
+  return agents;
 }

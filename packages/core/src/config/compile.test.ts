@@ -41,8 +41,14 @@ const PRODUCTION = {
     schedulers: [{ id: 'scheduler-1', endpoint: 'tcp://10.0.0.1:7101' }],
     dispatchers: [{ id: 'dispatcher-1', endpoint: 'tcp://10.0.0.2:7201' }],
     executors: [{ id: 'executor-1', endpoint: 'tcp://10.0.0.3:7301' }],
+    presence: [{ id: 'presence-1', bitmapFile: '/dev/shm/herald-online.bitmap', executors: ['executor-1'] }],
   },
 } as const;
+const EXECUTORS = [
+  { id: 'e1', endpoint: 'tcp://h:1' },
+  { id: 'e2', endpoint: 'tcp://h:2' },
+];
+const withPresence = (presence: unknown) => ({ ...PRODUCTION, topology: { ...PRODUCTION.topology, executors: EXECUTORS, presence } });
 
 describe('compileConfig, production profile', () => {
   it('compiles the servers and topology with their defaults', () => {
@@ -149,6 +155,13 @@ describe('compileConfig', () => {
     ['production without curve.keysDir', { ...PRODUCTION, curve: {} }, 'curve.keysDir'],
     ['production without schedulers', { ...PRODUCTION, topology: { ...PRODUCTION.topology, schedulers: [] } }, 'topology.schedulers'],
     ['production with a non-tcp endpoint', { ...PRODUCTION, topology: { ...PRODUCTION.topology, executors: [{ id: 'e1', endpoint: 'ipc:///tmp/x' }] } }, 'topology.executors[0].endpoint'],
+    ['production without presence agents', withPresence(undefined), 'topology.presence'],
+    ['production with a relative bitmapFile', withPresence([{ id: 'p', bitmapFile: 'online.bitmap', executors: ['e1', 'e2'] }]), 'topology.presence[0].bitmapFile'],
+    ['production with a presence agent naming an unknown executor', withPresence([{ id: 'p', bitmapFile: '/b', executors: ['e1', 'e2', 'e9'] }]), 'topology.presence[0].executors'],
+    ['production with an executor under two agents', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }, { id: 'q', bitmapFile: '/b', executors: ['e2'] }]), 'topology.presence[1].executors'],
+    ['production with an executor under no agent', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1'] }]), 'topology.presence'],
+    ['production with two agents on one bitmap file', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1'] }, { id: 'q', bitmapFile: '/a', executors: ['e2'] }]), 'topology.presence[1].bitmapFile'],
+    ['production with an unknown presence key', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'], endpoint: 'tcp://h:3' }]), 'topology.presence[0].endpoint'],
     ['production with a repeated id', { ...PRODUCTION, topology: { ...PRODUCTION.topology, dispatchers: [{ id: 'd', endpoint: 'tcp://h:1' }, { id: 'd', endpoint: 'tcp://h:2' }] } }, 'topology.dispatchers[1].id'],
     ['dataDir empty', { dataDir: '' }, 'dataDir'],
     ['unknown key foo', { foo: 1 }, 'foo'],

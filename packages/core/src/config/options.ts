@@ -95,7 +95,21 @@ export interface HeraldOptions {
     schedulers?: TopologyMember[];
     dispatchers?: TopologyMember[];
     executors?: TopologyMember[];
+    /** One presence agent per host, naming the executors on its host. Required in production. */
+    presence?: PresenceMember[];
   };
+}
+
+export interface PresenceMember {
+  id: string;
+  /**
+   * The host's shared online bitmap (docs/shared-bitmap.md): the agent writes it,
+   * the executors listed here map it read-only. Put it on tmpfs, e.g.
+   * '/dev/shm/herald-online.bitmap'.
+   */
+  bitmapFile: string;
+  /** Ids of the executors on this agent's host: each executor belongs to exactly one agent. */
+  executors: string[];
 }
 
 export interface TopologyMember {
@@ -109,7 +123,7 @@ export interface ProductionConfig {
   zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number };
   kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number };
   curve: { keysDir: string };
-  topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[] };
+  topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[]; presence: PresenceMember[] };
 }
 
 export interface HeraldConfig {
