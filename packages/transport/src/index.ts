@@ -35,6 +35,7 @@ export type {
   TaskHalt,
   UnitBatch,
   UnitProgressMessage,
+  UserLogins,
 } from './messages/types';
 
 export { createPush, createPull, inprocEndpoint } from './channels';

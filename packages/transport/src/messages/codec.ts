@@ -30,6 +30,7 @@ export const KIND_IDS = {
   'task.halt': 6,
   'unit.batch': 7,
   'unit.progress': 8,
+  'user.logins': 9,
 } as const satisfies Record<MessageKind, number>;
 
 export const HEADER_BYTES = 2;

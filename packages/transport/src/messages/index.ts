@@ -14,6 +14,7 @@ import * as taskSubmitted from './task-submitted';
 import * as unitBatch from './unit-batch';
 import * as unitProgress from './unit-progress';
 import * as unitRun from './unit-run';
+import * as userLogins from './user-logins';
 import type { Message } from './types';
 
 const DECODERS = new Map<number, (frame: Buffer) => Message>([
@@ -25,6 +26,7 @@ const DECODERS = new Map<number, (frame: Buffer) => Message>([
   [KIND_IDS['task.halt'], taskHalt.decode],
   [KIND_IDS['unit.batch'], unitBatch.decode],
   [KIND_IDS['unit.progress'], unitProgress.decode],
+  [KIND_IDS['user.logins'], userLogins.decode],
 ]);
 
 export function encodeMessage(msg: Message): Buffer {
@@ -45,6 +47,8 @@ export function encodeMessage(msg: Message): Buffer {
       return unitBatch.encode(msg);
     case 'unit.progress':
       return unitProgress.encode(msg);
+    case 'user.logins':
+      return userLogins.encode(msg);
     default:
       throw new FrameError('FRAME_UNKNOWN_KIND', `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`);
   }

@@ -11,6 +11,7 @@ import type { FilterReason } from '@herald/core';
  *   dispatcher -> scheduler   preprocess.result
  *   dispatcher -> executor    unit.batch   (recipients travel here, in batches)
  *   executor   -> scheduler   unit.progress
+ *   presence   -> executor    user.logins  (users who came online: walk their offline lists)
  */
 
 export interface TaskSubmitted {
@@ -108,6 +109,11 @@ export interface UnitProgressMessage {
   done: boolean;
 }
 
+export interface UserLogins {
+  kind: 'user.logins';
+  uins: Uint32Array;
+}
+
 export type Message =
   | TaskSubmitted
   | TaskCommand
@@ -116,6 +122,7 @@ export type Message =
   | UnitRun
   | TaskHalt
   | UnitBatch
-  | UnitProgressMessage;
+  | UnitProgressMessage
+  | UserLogins;
 
 export type MessageKind = Message['kind'];
