@@ -43,6 +43,8 @@ interface Harness {
   offline: RecordingOfflineStore;
   /** unit.progress messages, as the scheduler received them. */
   progress: UnitProgressMessage[];
+  /** Users handed to the login queue, in order. */
+  loggedIn: number[];
   stop(): Promise<void>;
 }
 
@@ -65,7 +67,9 @@ async function start(): Promise<Harness> {
   const store = { getTask: async (id: number) => (id === TASK_ID ? task : undefined) } as unknown as TaskStore;
   const gateway = new RecordingGateway();
   const offline = new RecordingOfflineStore();
-  const executor = startExecutor({ id: 'executor-1', inbox, toScheduler, tasks: new TaskCache(store), online, gateway, offline });
+  const loggedIn: number[] = [];
+  const logins = { enqueue: (uins: Uint32Array) => loggedIn.push(...uins), idle: async () => undefined, pending: 0 };
+  const executor = startExecutor({ id: 'executor-1', inbox, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins });
 
   return {
     executor,
@@ -73,6 +77,7 @@ async function start(): Promise<Harness> {
     gateway,
     offline,
     progress,
+    loggedIn,
     async stop() {
       dispatcher.close();
       inbox.close(); // ends the executor's loop
@@ -151,6 +156,13 @@ describe('executor', () => {
     await send({ kind: 'task.halt', taskId: TASK_ID, epoch: 2 }, batch(0, [1], true));
     await progressCount(1);
     expect(harness.progress).toEqual([progress(0, 1, 0, 1, true)]);
+  });
+
+  it('hands user.logins to the login queue without holding up batches', async () => {
+    await send({ kind: 'user.logins', uins: Uint32Array.of(9, 3) }, batch(0, [1], true), { kind: 'user.logins', uins: Uint32Array.of(4) });
+    await waitFor(() => harness.loggedIn.length === 3, { message: 'three users handed to the login queue' });
+    expect(harness.loggedIn).toEqual([9, 3, 4]);
+    await progressCount(1);
   });
 
   it('does not deliver a batch it already confirmed again', async () => {

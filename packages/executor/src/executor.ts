@@ -1,10 +1,11 @@
 import { isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
+import type { LoginQueue } from './login-queue';
 import type { TaskCache } from './task-cache';
 
 export interface ExecutorDeps {
   id: string;
-  /** unit.batch messages from dispatchers. */
+  /** unit.batch messages from dispatchers; user.logins from the host's presence agent. */
   inbox: PullChannel;
   /** unit.progress reports to the scheduler. */
   toScheduler: PushChannel;
@@ -12,6 +13,8 @@ export interface ExecutorDeps {
   online: OnlineView;
   gateway: DeliveryGateway;
   offline: OfflineStore;
+  /** Walks offline lists for the user.logins the inbox brings. Without it, user.logins messages are ignored. */
+  logins?: LoginQueue;
   /** Where every confirmed batch is reported (production: Kafka's reports topic), for cross-site recovery and audit. */
   reports?: EventBus;
   logger?: Logger;
@@ -105,6 +108,10 @@ export function startExecutor(deps: ExecutorDeps): Executor {
 
   const done = (async () => {
     for await (const message of deps.inbox.messages()) {
+      if (message.kind === 'user.logins' && deps.logins !== undefined) {
+        deps.logins.enqueue(message.uins);
+        continue;
+      }
       if (message.kind !== 'unit.batch') {
         logger.warn('executor ignores a message not meant for it', { kind: message.kind });
         continue;

@@ -13,6 +13,8 @@ export { startExecutor } from './executor';
 export type { Executor, ExecutorDeps } from './executor';
 export { LoginDelivery } from './login-delivery';
 export type { LoginDeliveryResult } from './login-delivery';
+export { createLoginQueue } from './login-queue';
+export type { LoginQueue, LoginQueueOptions } from './login-queue';
 export { FileDeliverySink, readDeliveryFile } from './file-sink';
 export type { SinkRecords } from './file-sink';
 export { TaskCache } from './task-cache';

@@ -1,0 +1,74 @@
+import { noopLogger, noopMeter, type Logger, type Meter } from '@herald/core';
+import type { LoginDelivery } from './login-delivery';
+
+export interface LoginQueueOptions {
+  /** Users waiting at most; more are dropped (counted, logged). A dropped user's entries stay and go at the next login. */
+  maxPending: number;
+  labels: { executor: string };
+  logger?: Logger;
+  meter?: Meter;
+}
+
+export interface LoginQueue {
+  /** Queues the users' offline lists to be walked, in order; never waits. */
+  enqueue(uins: Uint32Array): void;
+  /** Resolves once everything queued so far has been walked. */
+  idle(): Promise<void>;
+  readonly pending: number;
+}
+
+/**
+ * Walks the offline lists of users who logged in, one user at a time, beside
+ * the batch loop (a login storm must not hold up broadcasts). Nothing here
+ * can lose an entry: a walk that fails, or a user dropped because the queue
+ * is full, leaves the entries in the store for the next login.
+ */
+export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptions): LoginQueue {
+  const logger = options.logger ?? noopLogger;
+  const meter = options.meter ?? noopMeter;
+  const walked = meter.counter('herald_executor_login_walks_total', 'Offline lists walked at login, by result', ['executor', 'result']);
+  const atLogin = meter.counter('herald_executor_login_delivered_total', 'Offline entries delivered at login', ['executor']);
+  const waiting: number[] = [];
+  let head = 0;
+  let running: Promise<void> | undefined;
+
+  async function drain(): Promise<void> {
+    while (head < waiting.length) {
+      const uin = waiting[head++]!;
+      if (head > 4096 && head * 2 > waiting.length) {
+        waiting.splice(0, head);
+        head = 0;
+      }
+      try {
+        const result = await logins.deliver(uin);
+        walked.inc({ ...options.labels, result: 'ok' });
+        atLogin.inc(options.labels, result.delivered);
+      } catch (error) {
+        walked.inc({ ...options.labels, result: 'failed' });
+        logger.warn('offline list not walked at login; its entries wait for the next login', { uin, error: String(error) });
+      }
+    }
+    running = undefined;
+  }
+
+  return {
+    enqueue(uins) {
+      let dropped = 0;
+      for (let i = 0; i < uins.length; i++) {
+        if (waiting.length - head >= options.maxPending) dropped++;
+        else waiting.push(uins[i]!);
+      }
+      if (dropped > 0) {
+        walked.inc({ ...options.labels, result: 'dropped' }, dropped);
+        logger.warn('login queue full: users dropped, their entries wait for the next login', { dropped, maxPending: options.maxPending });
+      }
+      running ??= drain();
+    },
+    async idle() {
+      while (running !== undefined) await running;
+    },
+    get pending() {
+      return waiting.length - head;
+    },
+  };
+}
