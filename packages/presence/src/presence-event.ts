@@ -1,0 +1,27 @@
+/**
+ * A presence event on the presence topic, as login services publish it:
+ * key = the uin as a decimal string, value = { uin, online, at? }. `at` is
+ * when the login or logout happened (epoch ms); without it the event's own
+ * timestamp counts. docs/presence.md describes the topic.
+ */
+export interface PresenceEventValue {
+  uin: number;
+  online: boolean;
+  at?: number;
+}
+
+export interface PresenceChange {
+  uin: number;
+  online: boolean;
+  at: number;
+}
+
+/** The change an event asks for, or the reason it is malformed. */
+export function readPresenceEvent(value: unknown, timestamp: number, uinLimit: number): PresenceChange | { malformed: string } {
+  if (value === null || typeof value !== 'object') return { malformed: 'value is not an object' };
+  const { uin, online, at } = value as Record<string, unknown>;
+  if (typeof uin !== 'number' || !Number.isInteger(uin) || uin < 0 || uin >= uinLimit) return { malformed: `uin ${JSON.stringify(uin)} is not an integer in [0, ${uinLimit})` };
+  if (typeof online !== 'boolean') return { malformed: `online ${JSON.stringify(online)} is not a boolean` };
+  if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at))) return { malformed: `at ${JSON.stringify(at)} is not a number` };
+  return { uin, online, at: (at as number | undefined) ?? timestamp };
+}
