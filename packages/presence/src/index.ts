@@ -18,3 +18,6 @@ export { startPresenceAgent, DEFAULT_ORDER } from './agent';
 export type { PresenceAgent, PresenceAgentDeps } from './agent';
 export { readPresenceEvent } from './presence-event';
 export type { PresenceEventValue, PresenceChange } from './presence-event';
+export { bitmapGeneration } from './generation';
+export { createLoginNotifier } from './login-notifier';
+export type { LoginChannel, LoginNotifierOptions } from './login-notifier';
