@@ -22,7 +22,7 @@ export interface ControllerDeps {
 
 export interface Controller {
   isLeader(): boolean;
-  /** Runs one pass now (relay + sync) if leader; tests and drains use it. */
+  /** Runs one pass now (relay + sync) if leader and not stopped, after the pass under way; tests and drains use it. */
   runOnce(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -33,7 +33,8 @@ export interface Controller {
  * checkpoints from the coordinator into the task store, every `intervalMs`.
  * Cron campaigns join it with the console issue. A failed pass is logged and
  * retried on the next one; losing leadership stops the passes, winning it
- * starts them.
+ * starts them. One pass runs at a time: a tick during a slow pass is skipped,
+ * and `stop()` waits only for the pass under way.
  */
 export async function startController(options: ControllerOptions, deps: ControllerDeps): Promise<Controller> {
   const clock = deps.clock ?? systemClock;
@@ -50,13 +51,13 @@ export async function startController(options: ControllerOptions, deps: Controll
   let stopped = false;
 
   async function pass(): Promise<void> {
-    if (!election.isLeader()) return;
+    if (stopped || !election.isLeader()) return;
     try {
       let n: number;
       do {
         n = await relayOutbox(deps.store, deps.bus, relayBatch);
         relayed.inc(undefined, n);
-      } while (n === relayBatch && election.isLeader());
+      } while (n === relayBatch && election.isLeader() && !stopped);
       const { applied } = await syncCheckpoints(deps.coordinator, deps.store, clock.now(), logger);
       synced.inc(undefined, applied);
     } catch (error) {
@@ -66,8 +67,14 @@ export async function startController(options: ControllerOptions, deps: Controll
   }
 
   const runOnce = () => (running = running.then(pass));
+  // A tick that comes while a pass is under way (a publish waiting out a broker outage can take
+  // many intervals) is skipped, not queued: queued passes would pile up for the whole outage,
+  // and stop() would wait for every one of them.
+  let ticking = false;
   const timer = setInterval(() => {
-    if (!stopped) void runOnce();
+    if (stopped || ticking) return;
+    ticking = true;
+    void runOnce().finally(() => (ticking = false));
   }, intervalMs);
   timer.unref();
   election.onChange((leader) => logger.info(leader ? 'controller leads' : 'controller no longer leads', { id: options.id }));
