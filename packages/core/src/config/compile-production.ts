@@ -104,10 +104,5 @@ function presenceAgents(value: unknown, executors: TopologyMember[]): PresenceMe
   });
   const orphan = executors.find((e) => !agentOf.has(e.id));
   if (orphan !== undefined) throw new ConfigError(path, `no presence agent names executor ${orphan.id}: every executor needs the agent of its host`);
-  const bitmaps = new Set<string>();
-  for (const [i, agent] of agents.entries()) {
-    if (bitmaps.has(agent.bitmapFile)) throw new ConfigError(`${path}[${i}].bitmapFile`, `repeats ${agent.bitmapFile}: each agent writes its own file`);
-    bitmaps.add(agent.bitmapFile);
-  }
   return agents;
 }

@@ -160,7 +160,6 @@ describe('compileConfig', () => {
     ['production with a presence agent naming an unknown executor', withPresence([{ id: 'p', bitmapFile: '/b', executors: ['e1', 'e2', 'e9'] }]), 'topology.presence[0].executors'],
     ['production with an executor under two agents', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }, { id: 'q', bitmapFile: '/b', executors: ['e2'] }]), 'topology.presence[1].executors'],
     ['production with an executor under no agent', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1'] }]), 'topology.presence'],
-    ['production with two agents on one bitmap file', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1'] }, { id: 'q', bitmapFile: '/a', executors: ['e2'] }]), 'topology.presence[1].bitmapFile'],
     ['production with an unknown presence key', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'], endpoint: 'tcp://h:3' }]), 'topology.presence[0].endpoint'],
     ['production with a repeated id', { ...PRODUCTION, topology: { ...PRODUCTION.topology, dispatchers: [{ id: 'd', endpoint: 'tcp://h:1' }, { id: 'd', endpoint: 'tcp://h:2' }] } }, 'topology.dispatchers[1].id'],
     ['dataDir empty', { dataDir: '' }, 'dataDir'],
