@@ -153,6 +153,10 @@ static napi_value map(napi_env env, napi_callback_info info) {
     close(fd);
     return throw_errno(env, err, "fstat", path);
   }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return throw_errno(env, EISDIR, "map", path);
+  }
   size_t length = wanted > 0 ? (size_t)wanted : (size_t)st.st_size;
   if ((off_t)length > st.st_size) {
     if (!writable) {

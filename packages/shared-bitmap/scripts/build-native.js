@@ -62,8 +62,9 @@ function nodedirArgs() {
 
 function main() {
   if (process.argv.includes('--if-stale') && !isStale()) return;
-  const args = [findNodeGyp(), 'rebuild', ...nodedirArgs()];
-  console.log(`shared-bitmap: building the native addon (node ${args.map((a) => path.basename(a)).join(' ')})`);
+  const gypArgs = ['rebuild', '--loglevel=warn', ...nodedirArgs()];
+  console.log(`shared-bitmap: building the native addon (node-gyp ${gypArgs.join(' ')})`);
+  const args = [findNodeGyp(), ...gypArgs];
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) {
     console.error(`shared-bitmap: node-gyp failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}); needs python3, make and a C compiler`);

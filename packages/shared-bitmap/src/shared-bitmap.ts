@@ -85,40 +85,40 @@ function openWriter(path: string, uinLimit: number, options: SharedBitmapOptions
   }
   const { WRITABLE, LOCK } = native().flags;
   for (let attempt = 1; ; attempt++) {
-    let buffer: ArrayBuffer | undefined;
     try {
-      buffer = native().map(path, WRITABLE | LOCK, 0);
+      const buffer = native().map(path, WRITABLE | LOCK, 0);
+      return new Writer(path, buffer, checkedHeader(buffer, path, uinLimit), options);
     } catch (error) {
       if (codeOf(error) !== 'ENOENT') throw mapError(path, error);
-      buffer = createFile(path, uinLimit);
     }
-    if (buffer !== undefined) return new Writer(path, buffer, checkedHeader(buffer, path, uinLimit), options);
     if (attempt === OPEN_ATTEMPTS) {
-      throw new SharedBitmapError('OS_ERROR', path, `the file kept appearing and disappearing over ${OPEN_ATTEMPTS} attempts to open or create it`);
+      throw new SharedBitmapError('OS_ERROR', path, `the file kept disappearing over ${OPEN_ATTEMPTS} attempts to open or create it`);
     }
+    createFile(path, uinLimit);
   }
 }
 
-/** Creates a new file; undefined if another process linked one into place first (then open that one). */
-function createFile(path: string, uinLimit: number): ArrayBuffer | undefined {
-  const { WRITABLE, CREATE, LOCK } = native().flags;
+/**
+ * Creates a new file under a temporary name and links it into place, so no
+ * reader ever sees it before its header is complete. Losing the race to
+ * another creator (EEXIST) is fine: the caller opens whichever file is there.
+ * The caller maps the file again by its real name, which is the name
+ * /proc/<pid>/maps then shows.
+ */
+function createFile(path: string, uinLimit: number): void {
+  const { WRITABLE, CREATE } = native().flags;
   const temporary = `${path}.${process.pid}.creating`;
   rmSync(temporary, { force: true });
-  let buffer: ArrayBuffer;
   try {
-    buffer = native().map(temporary, WRITABLE | CREATE | LOCK, bitmapFileBytes(uinLimit));
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw mapError(path, error);
-  }
-  try {
-    writeHeader(new Uint8Array(buffer, 0, HEADER_BYTES), uinLimit, Date.now(), process.pid);
+    const buffer = native().map(temporary, WRITABLE | CREATE, bitmapFileBytes(uinLimit));
+    try {
+      writeHeader(new Uint8Array(buffer, 0, HEADER_BYTES), uinLimit, Date.now(), process.pid);
+    } finally {
+      native().unmap(buffer);
+    }
     linkSync(temporary, path);
-    return buffer;
   } catch (error) {
-    native().unmap(buffer);
-    if (codeOf(error) === 'EEXIST') return undefined;
-    throw mapError(path, error);
+    if (codeOf(error) !== 'EEXIST') throw mapError(path, error);
   } finally {
     rmSync(temporary, { force: true });
   }
