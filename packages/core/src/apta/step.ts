@@ -1,0 +1,263 @@
+import { ErrorCodes, HeraldError, ValidationError } from '../errors';
+import { checkAptaMessage, type AptaMessage, type Hello, type HelloReply, type LsrReply, type LsrRequest, type TableEntry } from './messages';
+import { ALLOCATION_STATES, aptaMachine, type AptaEvent, type AptaState } from './states';
+import type { LsrRound, MemberView, PeerEntry } from './view';
+
+/** What happens to a process: time passes, or a message arrives. `now` is the injected clock, ms. */
+export type AptaInput = { kind: 'tick'; now: number } | { kind: 'received'; now: number; message: AptaMessage };
+
+/**
+ * What the caller must do after a step, in order. The module sends nothing
+ * itself: the wiring encodes each message and puts it on the wire.
+ *
+ *   broadcast    a Hello to every process the wiring can address (the
+ *                configured topology and every id in view.peers)
+ *   send         a hello.reply, lsr.request or lsr.reply to one process
+ *   stateChanged this process moved (from, to, and the machine event)
+ *   ringChanged  view.ring changed: re-read ownership (an empty ring: own nothing)
+ */
+export type AptaAction =
+  | { type: 'broadcast'; message: Hello }
+  | { type: 'send'; to: string; message: HelloReply | LsrRequest | LsrReply }
+  | { type: 'stateChanged'; from: AptaState; to: AptaState; event: AptaEvent }
+  | { type: 'ringChanged'; members: readonly string[] };
+
+export interface StepResult {
+  view: MemberView;
+  actions: AptaAction[];
+}
+
+type Outgoing = { to: string; kind: 'hello.reply' } | { to: string; kind: 'lsr.request' | 'lsr.reply'; requestId: number };
+
+/** Mutable working copy of a view, for the length of one step. */
+interface Draft {
+  state: AptaState;
+  since: number;
+  seq: number;
+  nextHelloAt: number;
+  lastContactAt: number;
+  peers: Map<string, PeerEntry>;
+  sync: LsrRound | null;
+  nextRequestId: number;
+  ring: readonly string[];
+  announced: readonly string[] | null;
+}
+
+/** Bound on transitions in one step; the longest chain is two, so reaching it means a bug. */
+const MAX_MOVES = 4;
+const MEMBER_STATES: readonly AptaState[] = ['ONLINE', 'SILENCE', 'WORKING'];
+const alive = (p: PeerEntry) => p.state !== 'OFFLINE';
+const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
+/** Heartbeat order: incarnation first, then seq. */
+const compareHeartbeat = (a: { incarnation: number; seq: number }, b: { incarnation: number; seq: number }) => a.incarnation - b.incarnation || a.seq - b.seq;
+
+/**
+ * One step of one process's membership: `step(view, input) -> { view, actions }`.
+ * Pure: no timers, no I/O, no clock but `input.now`. The wiring calls it for
+ * every APTA message received and on a timer (any period; `nextTickAt` says
+ * when something is next due), then performs the actions.
+ *
+ * Throws ValidationError for a malformed input (the view is then unchanged:
+ * count the message and drop it). A time earlier than the view's is taken as
+ * the view's (a clock stepping back never rewinds timers).
+ */
+export function step(view: MemberView, input: AptaInput): StepResult {
+  if (input === null || typeof input !== 'object' || (input.kind !== 'tick' && input.kind !== 'received')) {
+    throw new ValidationError("APTA input must be { kind: 'tick' | 'received', now, ... }");
+  }
+  if (!Number.isFinite(input.now) || input.now < 0) throw new ValidationError('now must be a non-negative number of ms', { now: input.now });
+  const message = input.kind === 'received' ? checkAptaMessage(input.message) : undefined;
+  const now = Math.max(view.now, input.now);
+  const { config } = view;
+  const d: Draft = {
+    state: view.state,
+    since: view.since,
+    seq: view.seq,
+    nextHelloAt: view.nextHelloAt,
+    lastContactAt: view.lastContactAt,
+    peers: new Map(view.peers.map((p) => [p.id, p])),
+    sync: view.sync,
+    nextRequestId: view.nextRequestId,
+    ring: view.ring,
+    announced: view.announced,
+  };
+  const actions: AptaAction[] = [];
+  const outgoing: Outgoing[] = [];
+
+  const livePeers = () => [...d.peers.values()].filter(alive);
+  const knowsMe = (table: readonly TableEntry[]) => table.some((e) => e.id === view.id && e.incarnation === view.incarnation);
+  const allocationSet = () => {
+    const ids = [...d.peers.values()].filter((p) => p.takesWork && ALLOCATION_STATES.includes(p.state)).map((p) => p.id);
+    if (view.takesWork) ids.push(view.id);
+    return ids.sort();
+  };
+
+  // 1. What arrived: merge the sender and its table, note what to answer.
+  let heard = false;
+  let lsr = false;
+  if (message !== undefined && message.from !== view.id) {
+    heard = true;
+    d.lastContactAt = now;
+    const known = d.peers.get(message.from);
+    if (known === undefined || compareHeartbeat(message, known) >= 0) {
+      d.peers.set(message.from, {
+        id: message.from,
+        incarnation: message.incarnation,
+        seq: message.seq,
+        state: message.state,
+        takesWork: message.takesWork,
+        lastHeardAt: now,
+        knowsMe: knowsMe(message.table),
+      });
+    } else if (message.incarnation === known.incarnation) {
+      d.peers.set(message.from, { ...known, lastHeardAt: now }); // reordered, but alive
+    }
+    for (const entry of message.table) {
+      if (entry.id === view.id || entry.id === message.from) continue;
+      const was = d.peers.get(entry.id);
+      if (was !== undefined && compareHeartbeat(entry, was) <= 0) continue;
+      const keepsKnowsMe = was !== undefined && alive(was) && was.incarnation === entry.incarnation && was.knowsMe;
+      d.peers.set(entry.id, { id: entry.id, incarnation: entry.incarnation, seq: entry.seq, state: entry.state, takesWork: entry.takesWork, lastHeardAt: now, knowsMe: keepsKnowsMe });
+    }
+    switch (message.kind) {
+      case 'hello':
+        outgoing.push({ to: message.from, kind: 'hello.reply' });
+        break;
+      case 'hello.reply':
+        break;
+      case 'lsr.request':
+        outgoing.push({ to: message.from, kind: 'lsr.reply', requestId: message.requestId });
+        lsr = true;
+        break;
+      case 'lsr.reply':
+        lsr = true;
+        if (d.sync !== null && message.requestId === d.sync.requestId && !d.sync.replied.includes(message.from)) {
+          d.sync = { ...d.sync, replied: [...d.sync.replied, message.from] };
+        }
+        break;
+    }
+  }
+
+  // 2. Peers whose heartbeat stopped advancing are OFFLINE here.
+  for (const p of d.peers.values()) {
+    if (alive(p) && now - p.lastHeardAt >= config.deadIntervalMs) d.peers.set(p.id, { ...p, state: 'OFFLINE', knowsMe: false });
+  }
+
+  // 3. Transitions.
+  const requestMissing = () => {
+    if (d.sync === null) return;
+    const fresh = livePeers().filter((p) => !d.sync!.requested.includes(p.id));
+    for (const p of fresh) outgoing.push({ to: p.id, kind: 'lsr.request', requestId: d.sync.requestId });
+    if (fresh.length > 0) d.sync = { ...d.sync, requested: [...d.sync.requested, ...fresh.map((p) => p.id)] };
+  };
+  const move = (event: AptaEvent) => {
+    const from = d.state;
+    const to = aptaMachine.next(from, event);
+    actions.push({ type: 'stateChanged', from, to, event });
+    d.state = to;
+    d.since = now;
+    d.sync = to === 'ONLINE' ? { requestId: d.nextRequestId++, sentAt: now, requested: [], replied: [] } : null;
+    d.ring = to === 'WORKING' ? allocationSet() : [];
+    d.announced = null;
+    if (to === 'ONLINE') requestMissing();
+  };
+  const accepted = () => {
+    const live = livePeers();
+    const members = live.filter((p) => MEMBER_STATES.includes(p.state));
+    if (members.length > 0) return members.every((p) => p.knowsMe);
+    if (live.length > 0) return live.every((p) => p.knowsMe); // founders, all JOINING together
+    return d.peers.size === 0 && now - d.since >= config.joinTimeoutMs; // nobody out there: found a cluster
+  };
+  const due = (): AptaEvent | undefined => {
+    if (d.state === 'OFFLINE') return heard ? 'contact' : undefined;
+    if (d.peers.size > 0 && now - d.lastContactAt >= config.deadIntervalMs) return 'lostContact';
+    switch (d.state) {
+      case 'JOINING':
+        return accepted() ? 'accepted' : undefined;
+      case 'ONLINE':
+        return livePeers().every((p) => d.sync!.replied.includes(p.id)) ? 'synced' : undefined;
+      case 'SILENCE':
+        return now - d.since >= config.silencePeriodMs ? 'silenceElapsed' : undefined;
+      default:
+        return undefined;
+    }
+  };
+  if (d.state === 'ONLINE') requestMissing(); // peers that appeared while ONLINE
+  if (lsr && (d.state === 'SILENCE' || d.state === 'WORKING')) move('lsr');
+  // Chains are short: JOINING -> ONLINE -> SILENCE (a process alone), OFFLINE -> JOINING -> ONLINE.
+  for (let moves = 0; ; moves++) {
+    const event = due();
+    if (event === undefined) break;
+    if (moves === MAX_MOVES) throw new HeraldError(ErrorCodes.INTERNAL, `apta: no fixed point after ${MAX_MOVES} transitions`, { details: { state: d.state, event } });
+    move(event);
+  }
+
+  // 4. Upkeep of the state we ended in.
+  if (d.state === 'ONLINE' && d.sync !== null && now - d.sync.sentAt >= config.lsrRetransmitMs) {
+    const { requestId, replied } = d.sync;
+    for (const p of livePeers()) if (!replied.includes(p.id)) outgoing.push({ to: p.id, kind: 'lsr.request', requestId });
+    d.sync = { ...d.sync, sentAt: now };
+  }
+  if (d.state === 'WORKING') {
+    // The live membership no longer matches the ring (a member died, restarted, or a partition healed): tell everyone, once per change.
+    const live = allocationSet();
+    if (sameList(live, d.ring)) d.announced = null;
+    else if (!sameList(d.announced, live)) {
+      const requestId = d.nextRequestId++;
+      for (const p of livePeers()) outgoing.push({ to: p.id, kind: 'lsr.request', requestId });
+      d.announced = live;
+    }
+  }
+
+  // 5. Messages, built once from the final state.
+  const stateChanged = actions.length > 0;
+  if (stateChanged || now >= d.nextHelloAt) {
+    d.seq++;
+    d.nextHelloAt = now + config.helloIntervalMs;
+  }
+  const table: TableEntry[] = [...d.peers.values()]
+    .filter(alive)
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .map((p) => ({ id: p.id, incarnation: p.incarnation, seq: p.seq, state: p.state, takesWork: p.takesWork }));
+  const advert = { from: view.id, incarnation: view.incarnation, seq: d.seq, state: d.state, takesWork: view.takesWork, table };
+  if (d.seq !== view.seq) actions.push({ type: 'broadcast', message: { kind: 'hello', ...advert } });
+  for (const o of outgoing) {
+    const message = o.kind === 'hello.reply' ? { kind: o.kind, ...advert } : { kind: o.kind, requestId: o.requestId, ...advert };
+    actions.push({ type: 'send', to: o.to, message });
+  }
+  if (!sameList(view.ring, d.ring)) actions.push({ type: 'ringChanged', members: d.ring });
+
+  return {
+    view: {
+      ...view,
+      state: d.state,
+      since: d.since,
+      now,
+      seq: d.seq,
+      nextHelloAt: d.nextHelloAt,
+      lastContactAt: d.lastContactAt,
+      peers: [...d.peers.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      sync: d.sync,
+      nextRequestId: d.nextRequestId,
+      ring: d.ring,
+      announced: d.announced,
+    },
+    actions,
+  };
+}
+
+/**
+ * The earliest time at which a tick would do something (a Hello, a peer's or
+ * this process's dead interval, the silence end, a join timeout, an LSR
+ * retransmit), so the wiring can arm one timer instead of polling.
+ */
+export function nextTickAt(view: MemberView): number {
+  const { config } = view;
+  const times = [view.nextHelloAt];
+  for (const p of view.peers) if (alive(p)) times.push(p.lastHeardAt + config.deadIntervalMs);
+  if (view.state !== 'OFFLINE' && view.peers.length > 0) times.push(view.lastContactAt + config.deadIntervalMs);
+  if (view.state === 'JOINING' && view.peers.length === 0) times.push(view.since + config.joinTimeoutMs);
+  if (view.state === 'SILENCE') times.push(view.since + config.silencePeriodMs);
+  if (view.state === 'ONLINE' && view.sync !== null) times.push(view.sync.sentAt + config.lsrRetransmitMs);
+  return Math.min(...times);
+}
