@@ -40,14 +40,14 @@ interface Draft {
   sync: LsrRound | null;
   nextRequestId: number;
   ring: readonly string[];
-  announced: readonly string[] | null;
+  announcedAt: number | null;
 }
 
 /** Bound on transitions in one step; the longest chain is two, so reaching it means a bug. */
 const MAX_MOVES = 4;
 const MEMBER_STATES: readonly AptaState[] = ['ONLINE', 'SILENCE', 'WORKING'];
 const alive = (p: PeerEntry) => p.state !== 'OFFLINE';
-const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 /** Heartbeat order: incarnation first, then seq. */
 const compareHeartbeat = (a: { incarnation: number; seq: number }, b: { incarnation: number; seq: number }) => a.incarnation - b.incarnation || a.seq - b.seq;
 
@@ -79,7 +79,7 @@ export function step(view: MemberView, input: AptaInput): StepResult {
     sync: view.sync,
     nextRequestId: view.nextRequestId,
     ring: view.ring,
-    announced: view.announced,
+    announcedAt: view.announcedAt,
   };
   const actions: AptaAction[] = [];
   const outgoing: Outgoing[] = [];
@@ -158,7 +158,7 @@ export function step(view: MemberView, input: AptaInput): StepResult {
     d.since = now;
     d.sync = to === 'ONLINE' ? { requestId: d.nextRequestId++, sentAt: now, requested: [], replied: [] } : null;
     d.ring = to === 'WORKING' ? allocationSet() : [];
-    d.announced = null;
+    d.announcedAt = null;
     if (to === 'ONLINE') requestMissing();
   };
   const accepted = () => {
@@ -199,13 +199,13 @@ export function step(view: MemberView, input: AptaInput): StepResult {
     d.sync = { ...d.sync, sentAt: now };
   }
   if (d.state === 'WORKING') {
-    // The live membership no longer matches the ring (a member died, restarted, or a partition healed): tell everyone, once per change.
-    const live = allocationSet();
-    if (sameList(live, d.ring)) d.announced = null;
-    else if (!sameList(d.announced, live)) {
+    // The live membership no longer matches the ring (a member died or restarted, a partition healed, a member's
+    // SILENCE was not heard in time): tell everyone by LSR, again every lsrRetransmitMs until an LSR arrives here.
+    if (sameList(allocationSet(), d.ring)) d.announcedAt = null;
+    else if (d.announcedAt === null || now - d.announcedAt >= config.lsrRetransmitMs) {
       const requestId = d.nextRequestId++;
       for (const p of livePeers()) outgoing.push({ to: p.id, kind: 'lsr.request', requestId });
-      d.announced = live;
+      d.announcedAt = now;
     }
   }
 
@@ -240,7 +240,7 @@ export function step(view: MemberView, input: AptaInput): StepResult {
       sync: d.sync,
       nextRequestId: d.nextRequestId,
       ring: d.ring,
-      announced: d.announced,
+      announcedAt: d.announcedAt,
     },
     actions,
   };
@@ -249,7 +249,7 @@ export function step(view: MemberView, input: AptaInput): StepResult {
 /**
  * The earliest time at which a tick would do something (a Hello, a peer's or
  * this process's dead interval, the silence end, a join timeout, an LSR
- * retransmit), so the wiring can arm one timer instead of polling.
+ * retransmit or re-announcement), so the wiring can arm one timer instead of polling.
  */
 export function nextTickAt(view: MemberView): number {
   const { config } = view;
@@ -259,5 +259,6 @@ export function nextTickAt(view: MemberView): number {
   if (view.state === 'JOINING' && view.peers.length === 0) times.push(view.since + config.joinTimeoutMs);
   if (view.state === 'SILENCE') times.push(view.since + config.silencePeriodMs);
   if (view.state === 'ONLINE' && view.sync !== null) times.push(view.sync.sentAt + config.lsrRetransmitMs);
+  if (view.state === 'WORKING' && view.announcedAt !== null) times.push(view.announcedAt + config.lsrRetransmitMs);
   return Math.min(...times);
 }

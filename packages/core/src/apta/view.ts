@@ -60,8 +60,8 @@ export interface MemberView {
    * through SILENCE.
    */
   readonly ring: readonly string[];
-  /** While WORKING: the live membership this process last announced with LSR requests because it differed from `ring`. */
-  readonly announced: readonly string[] | null;
+  /** While WORKING and the live membership differs from `ring`: when LSR requests last announced it. */
+  readonly announcedAt: number | null;
 }
 
 export interface NewMemberView {
@@ -98,7 +98,7 @@ export function createMemberView(input: NewMemberView): MemberView {
     sync: null,
     nextRequestId: 1,
     ring: [],
-    announced: null,
+    announcedAt: null,
   };
 }
 
