@@ -70,9 +70,11 @@ describe('SharedOnlineBitmap in one process', () => {
 
   it('a reopened writer keeps the bits (a restarted presence agent carries on)', () => {
     const first = SharedOnlineBitmap.openWriter(file, 5000);
+    expect(first.created).toBe(true);
     first.setOnline(4321, true);
     first.close();
     const again = track(SharedOnlineBitmap.openWriter(file, 5000));
+    expect(again.created).toBe(false);
     expect(again.isOnline(4321)).toBe(true);
     expect(again.isOnline(4320)).toBe(false);
     expect(readdirSync(dir.path)).toEqual(['online.bitmap']); // no temporary file left behind

@@ -38,6 +38,8 @@ import { native, type Advice } from './native';
 /** The writer's handle: an OnlineBitmap over the shared file. */
 export interface SharedBitmapWriter extends OnlineBitmap {
   readonly path: string;
+  /** True if this open created the file (all offline), false if it found one and kept its bits. */
+  readonly created: boolean;
   /** Unmaps the file and releases the writer lock. Idempotent; any later call throws CLOSED. */
   close(): void;
 }
@@ -84,17 +86,18 @@ function openWriter(path: string, uinLimit: number, options: SharedBitmapOptions
     throw new SharedBitmapError('NO_DIRECTORY', path, `directory ${dir} does not exist (create it, or configure another path)`, { details: { setting: 'path' } });
   }
   const { WRITABLE, LOCK } = native().flags;
+  let created = false;
   for (let attempt = 1; ; attempt++) {
     try {
       const buffer = native().map(path, WRITABLE | LOCK, 0);
-      return new Writer(path, buffer, checkedHeader(buffer, path, uinLimit), options);
+      return new Writer(path, buffer, checkedHeader(buffer, path, uinLimit), created, options);
     } catch (error) {
       if (codeOf(error) !== 'ENOENT') throw mapError(path, error);
     }
     if (attempt === OPEN_ATTEMPTS) {
       throw new SharedBitmapError('OS_ERROR', path, `the file kept disappearing over ${OPEN_ATTEMPTS} attempts to open or create it`);
     }
-    createFile(path, uinLimit);
+    created = createFile(path, uinLimit);
   }
 }
 
@@ -105,7 +108,7 @@ function openWriter(path: string, uinLimit: number, options: SharedBitmapOptions
  * The caller maps the file again by its real name, which is the name
  * /proc/<pid>/maps then shows.
  */
-function createFile(path: string, uinLimit: number): void {
+function createFile(path: string, uinLimit: number): boolean {
   const { WRITABLE, CREATE } = native().flags;
   const temporary = `${path}.${process.pid}.creating`;
   rmSync(temporary, { force: true });
@@ -117,8 +120,10 @@ function createFile(path: string, uinLimit: number): void {
       native().unmap(buffer);
     }
     linkSync(temporary, path);
+    return true;
   } catch (error) {
     if (codeOf(error) !== 'EEXIST') throw mapError(path, error);
+    return false;
   } finally {
     rmSync(temporary, { force: true });
   }
@@ -205,6 +210,7 @@ class Writer implements SharedBitmapWriter {
     readonly path: string,
     buffer: ArrayBuffer,
     header: BitmapHeader,
+    readonly created: boolean,
     options: SharedBitmapOptions,
   ) {
     advise(buffer, path, options.advice);
