@@ -392,6 +392,20 @@ describe('step', () => {
     expect(peerOf(late, 'b')).toMatchObject({ incarnation: 8, state: 'JOINING' });
   });
 
+  it('re-announces a membership change every lsrRetransmitMs while WORKING, until an LSR arrives', () => {
+    const s = states();
+    const t = s.working.now + 10;
+    const first = step(s.working, received(t, from('c', 'hello', 'WORKING', [])));
+    expect(sent(first, 'lsr.request').sort()).toEqual(['b', 'c']);
+    expect(first.view.announcedAt).toBe(t);
+    expect(sent(step(first.view, tick(t + config.lsrRetransmitMs - 1)), 'lsr.request')).toEqual([]);
+    expect(nextTickAt(first.view)).toBeLessThanOrEqual(t + config.lsrRetransmitMs);
+    const again = step(first.view, tick(t + config.lsrRetransmitMs));
+    expect(sent(again, 'lsr.request').sort()).toEqual(['b', 'c']);
+    const answered = step(again.view, received(again.view.now + 5, from('b', 'lsr.reply', 'SILENCE', [], 1)));
+    expect(answered.view).toMatchObject({ state: 'SILENCE', announcedAt: null, ring: [] });
+  });
+
   it('ignores its own messages (a broadcast that looped back)', () => {
     const s = states();
     const own = { kind: 'hello', from: 'a', incarnation: s.working.incarnation, seq: 99, state: 'WORKING', takesWork: true, table: [] } as AptaMessage;
