@@ -71,6 +71,21 @@ export { PriorityQueue } from './schedule/priority-queue';
 export { HashRing } from './ring/hash-ring';
 export { murmur3 } from './ring/murmur3';
 
+// APTA membership (docs/apta.md): createMemberView, then aptaStep(view, { kind: 'tick' | 'received', now, ... }) -> { view, actions };
+// allocateTasks(view.ring) gives task ownership.
+export { APTA_STATES, APTA_EVENTS, APTA_ALLOCATION_STATES, aptaMachine } from './apta/states';
+export type { AptaState, AptaEvent } from './apta/states';
+export { APTA_MESSAGE_KINDS, checkAptaMessage } from './apta/messages';
+export type { AptaMessage, AptaMessageKind, AptaAdvert, AptaTableEntry, AptaHello, AptaHelloReply, AptaLsrRequest, AptaLsrReply } from './apta/messages';
+export { APTA_DEFAULTS, compileAptaConfig } from './apta/config';
+export type { AptaOptions, AptaConfig } from './apta/config';
+export { createMemberView, aptaPeer } from './apta/view';
+export type { MemberView, NewMemberView, AptaPeerEntry, AptaLsrRound } from './apta/view';
+export { aptaStep, aptaNextTickAt } from './apta/step';
+export type { AptaInput, AptaAction, AptaStepResult } from './apta/step';
+export { APTA_VNODES, allocateTasks, ownershipMoves } from './apta/allocation';
+export type { TaskMove } from './apta/allocation';
+
 export { LIST_MAGIC, LIST_VERSION, LIST_HEADER_BYTES, UIN_BYTES, ListFlags, encodeListHeader, decodeListHeader } from './recipient-list/format';
 export type { ListHeader } from './recipient-list/format';
 export { RecipientListDecoder } from './recipient-list/decoder';

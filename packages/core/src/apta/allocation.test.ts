@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors';
-import { allocate, ownershipMoves } from './allocation';
+import { allocateTasks, ownershipMoves } from './allocation';
 
 const TASKS = 100_000;
 const taskIds = Array.from({ length: TASKS }, (_, i) => i + 1);
@@ -7,30 +7,30 @@ const members = (n: number) => Array.from({ length: n }, (_, i) => `scheduler-${
 
 describe('allocate', () => {
   it('gives every task an owner among the members, the same in every process whatever the member order', () => {
-    const a = allocate(['s3', 's1', 's2']);
-    const b = allocate(['s2', 's3', 's1']);
+    const a = allocateTasks(['s3', 's1', 's2']);
+    const b = allocateTasks(['s2', 's3', 's1']);
     expect(a.members).toEqual(['s1', 's2', 's3']);
     expect(ownershipMoves(a, b, taskIds)).toEqual([]);
     expect(new Set(taskIds.map((id) => a.ownerOf(id)))).toEqual(new Set(['s1', 's2', 's3']));
   });
 
   it('owns nothing with no members', () => {
-    expect(allocate([]).ownerOf(42)).toBeUndefined();
+    expect(allocateTasks([]).ownerOf(42)).toBeUndefined();
   });
 
   it('rejects a bad member id or vnode count', () => {
-    expect(() => allocate(['ok', ''])).toThrow(ValidationError);
-    expect(() => allocate(['a b'])).toThrow(ValidationError);
-    expect(() => allocate(['a'], 0)).toThrow(ValidationError);
-    expect(() => allocate(['a'], 2.5)).toThrow(ValidationError);
+    expect(() => allocateTasks(['ok', ''])).toThrow(ValidationError);
+    expect(() => allocateTasks(['a b'])).toThrow(ValidationError);
+    expect(() => allocateTasks(['a'], 0)).toThrow(ValidationError);
+    expect(() => allocateTasks(['a'], 2.5)).toThrow(ValidationError);
   });
 });
 
 describe('a membership change moves only the changed member`s share', () => {
   describe.each([2, 3, 5, 8, 16])('%i members', (n) => {
     it(`adding one moves ~1/${n + 1} of ${TASKS} tasks, every one of them to the new member`, () => {
-      const before = allocate(members(n));
-      const after = allocate(members(n + 1));
+      const before = allocateTasks(members(n));
+      const after = allocateTasks(members(n + 1));
       const moves = ownershipMoves(before, after, taskIds);
       const share = moves.length / TASKS;
       expect(share).toBeGreaterThan(0.5 / (n + 1));
@@ -40,8 +40,8 @@ describe('a membership change moves only the changed member`s share', () => {
 
     it(`removing one of ${n + 1} moves ~1/${n + 1}, every one of them away from the removed member`, () => {
       const removed = `scheduler-${Math.ceil((n + 1) / 2)}`;
-      const before = allocate(members(n + 1));
-      const after = allocate(members(n + 1).filter((m) => m !== removed));
+      const before = allocateTasks(members(n + 1));
+      const after = allocateTasks(members(n + 1).filter((m) => m !== removed));
       const moves = ownershipMoves(before, after, taskIds);
       const share = moves.length / TASKS;
       expect(share).toBeGreaterThan(0.5 / (n + 1));
@@ -53,13 +53,13 @@ describe('a membership change moves only the changed member`s share', () => {
   });
 
   it('reports every move with its old and new owner, in the order given', () => {
-    const before = allocate(['s1', 's2']);
-    const after = allocate(['s1', 's2', 's3']);
+    const before = allocateTasks(['s1', 's2']);
+    const after = allocateTasks(['s1', 's2', 's3']);
     const moves = ownershipMoves(before, after, [...taskIds].reverse());
     for (const m of moves.slice(0, 100)) expect(m).toEqual({ taskId: m.taskId, from: before.ownerOf(m.taskId), to: 's3' });
     const ids = moves.map((m) => m.taskId);
     expect(ids).toEqual([...ids].sort((x, y) => y - x));
-    expect(ownershipMoves(allocate([]), after, [1, 2])).toEqual([
+    expect(ownershipMoves(allocateTasks([]), after, [1, 2])).toEqual([
       { taskId: 1, from: undefined, to: after.ownerOf(1) },
       { taskId: 2, from: undefined, to: after.ownerOf(2) },
     ]);

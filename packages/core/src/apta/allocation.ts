@@ -11,7 +11,7 @@ export const APTA_VNODES = 160;
  * builds the identical ring, so they agree on every owner without talking.
  * An empty list owns nothing (`ownerOf` is undefined).
  */
-export function allocate(members: readonly string[], vnodes: number = APTA_VNODES): HashRing {
+export function allocateTasks(members: readonly string[], vnodes: number = APTA_VNODES): HashRing {
   for (const id of members) {
     if (typeof id !== 'string' || !MEMBER_ID.test(id)) throw new ValidationError('allocation member ids must be 1-64 letters, digits, _ . -', { id });
   }

@@ -2,8 +2,8 @@ import { seededRandom } from '../random';
 import { compileAptaConfig, type AptaConfig } from './config';
 import type { AptaMessage } from './messages';
 import type { AptaState } from './states';
-import { step, type StepResult } from './step';
-import { createMemberView, peerOf, type MemberView } from './view';
+import { aptaStep, type AptaStepResult } from './step';
+import { createMemberView, aptaPeer, type MemberView } from './view';
 
 /** Test timers in the production ratios (1 s / 4 s / 12 s), ten times shorter. */
 const config = compileAptaConfig({ helloIntervalMs: 100, deadIntervalMs: 400, silencePeriodMs: 1200 });
@@ -114,12 +114,12 @@ class Network {
     while (this.queue.length > 0 && this.queue[0]!.at <= this.now) {
       const { at, from, to, message } = this.queue.shift()!;
       const target = this.procs.get(to);
-      if (target?.running && this.procs.get(from)?.running && !this.cut.has(`${from}>${to}`)) this.apply(to, step(target.view, { kind: 'received', now: at, message }));
+      if (target?.running && this.procs.get(from)?.running && !this.cut.has(`${from}>${to}`)) this.apply(to, aptaStep(target.view, { kind: 'received', now: at, message }));
     }
-    for (const [id, p] of this.procs) if (p.running) this.apply(id, step(p.view, { kind: 'tick', now: this.now }));
+    for (const [id, p] of this.procs) if (p.running) this.apply(id, aptaStep(p.view, { kind: 'tick', now: this.now }));
   }
 
-  private apply(id: string, result: StepResult): void {
+  private apply(id: string, result: AptaStepResult): void {
     const p = this.procs.get(id)!;
     p.view = result.view;
     const at = result.view.now + this.latencyMs;
@@ -183,7 +183,7 @@ describe('APTA in a simulated cluster', () => {
     net.kill('s3');
     const took = net.runUntil(all(net, ['s1', 's2'], 'WORKING', ['s1', 's2']));
     for (const id of ['s1', 's2']) {
-      expect(peerOf(net.procs.get(id)!.view, 's3')!.state).toBe('OFFLINE');
+      expect(aptaPeer(net.procs.get(id)!.view, 's3')!.state).toBe('OFFLINE');
       expect([id, net.statesSince(id, killedAt)]).toEqual([id, ['SILENCE', 'WORKING']]);
     }
     // Dead interval to notice, an LSR round trip, then the silence period.
@@ -247,7 +247,7 @@ describe('APTA in a simulated cluster', () => {
     net.start('s2', restartedAt);
     net.runUntil(all(net, three, 'WORKING', three));
     expect(net.statesSince('s2', restartedAt - 1)).toEqual(['JOINING', 'ONLINE', 'SILENCE', 'WORKING']);
-    for (const id of ['s1', 's3']) expect(peerOf(net.procs.get(id)!.view, 's2')!.incarnation).toBe(restartedAt);
+    for (const id of ['s1', 's3']) expect(aptaPeer(net.procs.get(id)!.view, 's2')!.incarnation).toBe(restartedAt);
   });
 
   it('a process started later joins a working cluster, which goes through SILENCE once', () => {

@@ -19,7 +19,7 @@ export const APTA_MESSAGE_KINDS = ['hello', 'hello.reply', 'lsr.request', 'lsr.r
 export type AptaMessageKind = (typeof APTA_MESSAGE_KINDS)[number];
 
 /** One row of a job-process table as sent on the wire: a process as it last described itself. */
-export interface TableEntry {
+export interface AptaTableEntry {
   id: string;
   /** Start time (or any number that rises across restarts) of that process. */
   incarnation: number;
@@ -31,21 +31,21 @@ export interface TableEntry {
 }
 
 /** What every message says about its sender. */
-export interface Advert {
+export interface AptaAdvert {
   from: string;
   incarnation: number;
   seq: number;
   state: AptaState;
   takesWork: boolean;
   /** The sender's job-process table: every peer it currently believes alive (never itself, never OFFLINE ones). */
-  table: readonly TableEntry[];
+  table: readonly AptaTableEntry[];
 }
 
-export type Hello = Advert & { kind: 'hello' };
-export type HelloReply = Advert & { kind: 'hello.reply' };
-export type LsrRequest = Advert & { kind: 'lsr.request'; requestId: number };
-export type LsrReply = Advert & { kind: 'lsr.reply'; requestId: number };
-export type AptaMessage = Hello | HelloReply | LsrRequest | LsrReply;
+export type AptaHello = AptaAdvert & { kind: 'hello' };
+export type AptaHelloReply = AptaAdvert & { kind: 'hello.reply' };
+export type AptaLsrRequest = AptaAdvert & { kind: 'lsr.request'; requestId: number };
+export type AptaLsrReply = AptaAdvert & { kind: 'lsr.reply'; requestId: number };
+export type AptaMessage = AptaHello | AptaHelloReply | AptaLsrRequest | AptaLsrReply;
 
 /** Process ids: what config and the ring accept. */
 export const MEMBER_ID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -53,7 +53,7 @@ export const MEMBER_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function checkEntry(entry: unknown, where: string): void {
-  const e = entry as Partial<TableEntry> | null;
+  const e = entry as Partial<AptaTableEntry> | null;
   if (e === null || typeof e !== 'object') throw new ValidationError(`${where} must be an object`);
   if (typeof e.id !== 'string' || !MEMBER_ID.test(e.id)) throw new ValidationError(`${where}.id must be a process id`, { id: e.id });
   if (!isCount(e.incarnation)) throw new ValidationError(`${where}.incarnation must be a non-negative integer`, { incarnation: e.incarnation });

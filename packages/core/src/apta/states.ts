@@ -13,7 +13,7 @@ export const APTA_STATES = ['JOINING', 'ONLINE', 'SILENCE', 'WORKING', 'OFFLINE'
 export type AptaState = (typeof APTA_STATES)[number];
 
 /**
- * What moves a process between states. `step` derives these from what it
+ * What moves a process between states. `aptaStep` derives these from what it
  * received and from the time; the machine below says which state each one
  * leads to.
  *
@@ -47,4 +47,4 @@ export const aptaMachine = defineMachine<AptaState, AptaEvent>('apta', APTA_STAT
 });
 
 /** States whose holder counts in the allocation set: it is, or is about to be, WORKING. */
-export const ALLOCATION_STATES: readonly AptaState[] = ['SILENCE', 'WORKING'];
+export const APTA_ALLOCATION_STATES: readonly AptaState[] = ['SILENCE', 'WORKING'];

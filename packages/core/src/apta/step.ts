@@ -1,7 +1,7 @@
 import { ErrorCodes, HeraldError, ValidationError } from '../errors';
-import { checkAptaMessage, type AptaMessage, type Hello, type HelloReply, type LsrReply, type LsrRequest, type TableEntry } from './messages';
-import { ALLOCATION_STATES, aptaMachine, type AptaEvent, type AptaState } from './states';
-import type { LsrRound, MemberView, PeerEntry } from './view';
+import { checkAptaMessage, type AptaMessage, type AptaHello, type AptaHelloReply, type AptaLsrReply, type AptaLsrRequest, type AptaTableEntry } from './messages';
+import { APTA_ALLOCATION_STATES, aptaMachine, type AptaEvent, type AptaState } from './states';
+import type { AptaLsrRound, MemberView, AptaPeerEntry } from './view';
 
 /** What happens to a process: time passes, or a message arrives. `now` is the injected clock, ms. */
 export type AptaInput = { kind: 'tick'; now: number } | { kind: 'received'; now: number; message: AptaMessage };
@@ -17,12 +17,12 @@ export type AptaInput = { kind: 'tick'; now: number } | { kind: 'received'; now:
  *   ringChanged  view.ring changed: re-read ownership (an empty ring: own nothing)
  */
 export type AptaAction =
-  | { type: 'broadcast'; message: Hello }
-  | { type: 'send'; to: string; message: HelloReply | LsrRequest | LsrReply }
+  | { type: 'broadcast'; message: AptaHello }
+  | { type: 'send'; to: string; message: AptaHelloReply | AptaLsrRequest | AptaLsrReply }
   | { type: 'stateChanged'; from: AptaState; to: AptaState; event: AptaEvent }
   | { type: 'ringChanged'; members: readonly string[] };
 
-export interface StepResult {
+export interface AptaStepResult {
   view: MemberView;
   actions: AptaAction[];
 }
@@ -36,8 +36,8 @@ interface Draft {
   seq: number;
   nextHelloAt: number;
   lastContactAt: number;
-  peers: Map<string, PeerEntry>;
-  sync: LsrRound | null;
+  peers: Map<string, AptaPeerEntry>;
+  sync: AptaLsrRound | null;
   nextRequestId: number;
   ring: readonly string[];
   announcedAt: number | null;
@@ -46,22 +46,22 @@ interface Draft {
 /** Bound on transitions in one step; the longest chain is two, so reaching it means a bug. */
 const MAX_MOVES = 4;
 const MEMBER_STATES: readonly AptaState[] = ['ONLINE', 'SILENCE', 'WORKING'];
-const alive = (p: PeerEntry) => p.state !== 'OFFLINE';
+const alive = (p: AptaPeerEntry) => p.state !== 'OFFLINE';
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 /** Heartbeat order: incarnation first, then seq. */
 const compareHeartbeat = (a: { incarnation: number; seq: number }, b: { incarnation: number; seq: number }) => a.incarnation - b.incarnation || a.seq - b.seq;
 
 /**
- * One step of one process's membership: `step(view, input) -> { view, actions }`.
+ * One step of one process's membership: `aptaStep(view, input) -> { view, actions }`.
  * Pure: no timers, no I/O, no clock but `input.now`. The wiring calls it for
- * every APTA message received and on a timer (any period; `nextTickAt` says
+ * every APTA message received and on a timer (any period; `aptaNextTickAt` says
  * when something is next due), then performs the actions.
  *
  * Throws ValidationError for a malformed input (the view is then unchanged:
  * count the message and drop it). A time earlier than the view's is taken as
  * the view's (a clock stepping back never rewinds timers).
  */
-export function step(view: MemberView, input: AptaInput): StepResult {
+export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
   if (input === null || typeof input !== 'object' || (input.kind !== 'tick' && input.kind !== 'received')) {
     throw new ValidationError("APTA input must be { kind: 'tick' | 'received', now, ... }");
   }
@@ -85,9 +85,9 @@ export function step(view: MemberView, input: AptaInput): StepResult {
   const outgoing: Outgoing[] = [];
 
   const livePeers = () => [...d.peers.values()].filter(alive);
-  const knowsMe = (table: readonly TableEntry[]) => table.some((e) => e.id === view.id && e.incarnation === view.incarnation);
+  const knowsMe = (table: readonly AptaTableEntry[]) => table.some((e) => e.id === view.id && e.incarnation === view.incarnation);
   const allocationSet = () => {
-    const ids = [...d.peers.values()].filter((p) => p.takesWork && ALLOCATION_STATES.includes(p.state)).map((p) => p.id);
+    const ids = [...d.peers.values()].filter((p) => p.takesWork && APTA_ALLOCATION_STATES.includes(p.state)).map((p) => p.id);
     if (view.takesWork) ids.push(view.id);
     return ids.sort();
   };
@@ -215,7 +215,7 @@ export function step(view: MemberView, input: AptaInput): StepResult {
     d.seq++;
     d.nextHelloAt = now + config.helloIntervalMs;
   }
-  const table: TableEntry[] = [...d.peers.values()]
+  const table: AptaTableEntry[] = [...d.peers.values()]
     .filter(alive)
     .sort((a, b) => (a.id < b.id ? -1 : 1))
     .map((p) => ({ id: p.id, incarnation: p.incarnation, seq: p.seq, state: p.state, takesWork: p.takesWork }));
@@ -251,7 +251,7 @@ export function step(view: MemberView, input: AptaInput): StepResult {
  * this process's dead interval, the silence end, a join timeout, an LSR
  * retransmit or re-announcement), so the wiring can arm one timer instead of polling.
  */
-export function nextTickAt(view: MemberView): number {
+export function aptaNextTickAt(view: MemberView): number {
   const { config } = view;
   const times = [view.nextHelloAt];
   for (const p of view.peers) if (alive(p)) times.push(p.lastHeardAt + config.deadIntervalMs);

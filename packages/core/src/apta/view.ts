@@ -4,7 +4,7 @@ import { MEMBER_ID } from './messages';
 import type { AptaState } from './states';
 
 /** One peer in this process's job-process table. */
-export interface PeerEntry {
+export interface AptaPeerEntry {
   readonly id: string;
   readonly incarnation: number;
   readonly seq: number;
@@ -18,7 +18,7 @@ export interface PeerEntry {
 }
 
 /** The LSR exchange an ONLINE process runs: ONLINE -> SILENCE once every live peer replied. */
-export interface LsrRound {
+export interface AptaLsrRound {
   readonly requestId: number;
   /** When requests were last (re)sent to the peers that have not replied. */
   readonly sentAt: number;
@@ -28,7 +28,7 @@ export interface LsrRound {
 
 /**
  * Everything one process knows about the membership: plain, immutable data
- * (JSON-serialisable, so a cluster-view API can show it as is). `step` takes
+ * (JSON-serialisable, so a cluster-view API can show it as is). `aptaStep` takes
  * one view and returns the next; nothing else changes it.
  */
 export interface MemberView {
@@ -49,9 +49,9 @@ export interface MemberView {
   /** When a message from any peer last arrived. */
   readonly lastContactAt: number;
   /** The job-process table, sorted by id, never this process itself. */
-  readonly peers: readonly PeerEntry[];
+  readonly peers: readonly AptaPeerEntry[];
   /** The outstanding LSR exchange, while ONLINE. */
-  readonly sync: LsrRound | null;
+  readonly sync: AptaLsrRound | null;
   readonly nextRequestId: number;
   /**
    * The members the allocation ring is built from, sorted: fixed on entering
@@ -103,6 +103,6 @@ export function createMemberView(input: NewMemberView): MemberView {
 }
 
 /** A peer of the view by id, or undefined. */
-export function peerOf(view: Pick<MemberView, 'peers'>, id: string): PeerEntry | undefined {
+export function aptaPeer(view: Pick<MemberView, 'peers'>, id: string): AptaPeerEntry | undefined {
   return view.peers.find((p) => p.id === id);
 }
