@@ -24,7 +24,11 @@ function within(ms, what, promise) {
 
 module.exports = async () => {
   // HERALD_SKIP_BUILD=1 skips the build (for work on one package while another does not compile yet).
-  if (process.env.HERALD_SKIP_BUILD !== '1') execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b'], { cwd: __dirname, stdio: 'inherit' });
+  if (process.env.HERALD_SKIP_BUILD !== '1') {
+    // The shared-bitmap addon too: a checkout updated without `npm install` would lack it.
+    execFileSync(process.execPath, [require.resolve('./packages/shared-bitmap/scripts/build-native.js'), '--if-stale'], { cwd: __dirname, stdio: 'inherit' });
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b'], { cwd: __dirname, stdio: 'inherit' });
+  }
   const { TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('./packages/testing/dist/services');
   const started = [];
   process.env.HERALD_TEST_MYSQL_URL = await within(60_000, 'MariaDB', ensureSharedMariaDb());

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A whole production-profile Herald cluster on this host, for trying the
 # production profile and for upgrade drills:
-#   2 interfaces, 3 schedulers, 2 dispatchers, 2 executors, 2 controllers,
+#   2 interfaces, 3 schedulers, 2 dispatchers, 2 executors, 1 presence agent
+#   (one host: one shared online bitmap), 2 controllers,
 # every tier its own process, ZeroMQ over tcp with CURVE between them, against
 # local MariaDB, ZooKeeper and a Kafka-protocol broker.
 #
@@ -16,8 +17,8 @@
 # $HERALD_CLUSTER_NAME (default local) names its database (herald_<name>),
 # znode root (/herald-<name>) and topic prefix (<name>.); ports start at
 # $HERALD_BASE_PORT (default 17100).
-# The presence agent joins with the presence issue; until then each executor
-# follows the presence topic itself.
+# The presence agent's online bitmap is $dir/online.bitmap unless
+# $HERALD_BITMAP_FILE names another (production puts it on /dev/shm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -75,7 +76,8 @@ write_config() {
   "topology": {
     "schedulers": [ $(member scheduler-1 $((base_port + 11))), $(member scheduler-2 $((base_port + 12))), $(member scheduler-3 $((base_port + 13))) ],
     "dispatchers": [ $(member dispatcher-1 $((base_port + 21))), $(member dispatcher-2 $((base_port + 22))) ],
-    "executors": [ $(member executor-1 $((base_port + 31))), $(member executor-2 $((base_port + 32))) ]
+    "executors": [ $(member executor-1 $((base_port + 31))), $(member executor-2 $((base_port + 32))) ],
+    "presence": [ { "id": "presence-1", "bitmapFile": "${HERALD_BITMAP_FILE:-$dir/online.bitmap}", "executors": ["executor-1", "executor-2"] } ]
   }
 }
 JSON
@@ -89,7 +91,7 @@ start_process() { # tier id [args...]
   wait_for "$tier $id" 60 grep -q ' started' "$dir/logs/$id.log" || { tail -20 "$dir/logs/$id.log" >&2; return 1; }
 }
 
-PROCESSES="scheduler:scheduler-1 scheduler:scheduler-2 scheduler:scheduler-3 dispatcher:dispatcher-1 dispatcher:dispatcher-2 executor:executor-1 executor:executor-2 controller:controller-1 controller:controller-2 interface:interface-1 interface:interface-2"
+PROCESSES="scheduler:scheduler-1 scheduler:scheduler-2 scheduler:scheduler-3 dispatcher:dispatcher-1 dispatcher:dispatcher-2 presence:presence-1 executor:executor-1 executor:executor-2 controller:controller-1 controller:controller-2 interface:interface-1 interface:interface-2"
 
 case "${1:-}" in
   start)

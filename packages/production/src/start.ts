@@ -3,6 +3,7 @@ import { startControllerTier } from './tiers/controller';
 import { startDispatcherTier } from './tiers/dispatcher';
 import { startExecutorTier } from './tiers/executor';
 import { startInterface } from './tiers/interface';
+import { startPresenceTier } from './tiers/presence';
 import { startSchedulerTier } from './tiers/scheduler';
 import { TIERS, type RunningTier, type TierContext, type TierName } from './tiers/tier';
 
@@ -11,6 +12,7 @@ const STARTERS: Record<TierName, (context: TierContext) => Promise<RunningTier>>
   scheduler: startSchedulerTier,
   dispatcher: startDispatcherTier,
   executor: startExecutorTier,
+  presence: startPresenceTier,
   controller: startControllerTier,
 };
 

@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
 import { createPool } from 'mysql2/promise';
-import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList, TOPICS, type ListMeta, type Task } from '@herald/core';
+import { readDeliveryFile } from '@herald/executor';
 import { freePort, makeTempDir, waitFor, type TempDir } from '@herald/testing';
 
 const run = promisify(execFile);
@@ -11,8 +13,10 @@ const SCRIPT = join(__dirname, '..', '..', '..', 'deploy', 'local-cluster.sh');
 
 /**
  * deploy/local-cluster.sh as an operator runs it: start a whole cluster (2
- * interfaces, 3 schedulers, 2 dispatchers, 2 executors, 2 controllers), send a
- * broadcast through one interface, read it through the other, stop.
+ * interfaces, 3 schedulers, 2 dispatchers, 2 executors, a presence agent, 2
+ * controllers), send a broadcast through one interface to users who are all
+ * offline, read it through the other, log two of them in (the presence agent
+ * tells the executors, which deliver from their offline lists), stop.
  */
 jest.setTimeout(240_000);
 
@@ -50,7 +54,7 @@ describe('deploy/local-cluster.sh', () => {
     expect(started.stdout).toMatch(/started interface interface-2/);
     const [first, second] = [...started.stdout.matchAll(/http:\/\/127\.0\.0\.1:\d+/g)].map((m) => m[0]);
     const status = await run('bash', [SCRIPT, 'status'], { env });
-    expect(status.stdout.match(/^running /gm)).toHaveLength(11);
+    expect(status.stdout.match(/^running /gm)).toHaveLength(12);
 
     const list = (await (await fetch(`${second}/api/v1/lists?accountId=smoke`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: encodeRecipientList(Array.from({ length: 20_000 }, (_, i) => 100 + 2 * i)) })).json()) as ListMeta;
     const task = (await (await fetch(`${second}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'smoke', listId: list.id, content: { body: 'hi' } }) })).json()) as Task;
@@ -60,6 +64,23 @@ describe('deploy/local-cluster.sh', () => {
       return seen.state === 'COMPLETED';
     }, { timeoutMs: 120_000, intervalMs: 100, message: `task not completed (last ${seen?.state})` });
     expect(seen!.report).toMatchObject({ total: 20_000, kept: 20_000, offline: 20_000, delivered: 0 });
+
+    // Two of them log in: a login service publishes on the presence topic.
+    const kafka = new Kafka({ clientId: `smoke-${name}`, brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: `${name}.${TOPICS.presence}`, messages: [100, 39_998].map((uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }) })) });
+    await producer.disconnect();
+    const atLogin = async () => {
+      const uins: number[] = [];
+      for (const executor of ['executor-1', 'executor-2']) {
+        const records = await readDeliveryFile(join(dir.path, 'data', 'deliveries', executor), task.id);
+        records.uins.forEach((uin, i) => records.atLogin[i] === 1 && uins.push(uin));
+      }
+      return uins.sort((a, b) => a - b);
+    };
+    await waitFor(async () => (await atLogin()).length === 2, { timeoutMs: 60_000, intervalMs: 100, message: 'the two users who logged in got the broadcast from their offline lists' });
+    expect(await atLogin()).toEqual([100, 39_998]);
 
     await run('bash', [SCRIPT, 'stop'], { env });
     const after = await run('bash', [SCRIPT, 'status'], { env });

@@ -91,6 +91,19 @@ describe('production process misconfiguration', () => {
     expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config curve\.keysDir: cannot read .*scheduler-1\.key/)]);
   });
 
+  it('names the bitmap file when the presence agent of the executor\'s host never created it', async () => {
+    const result = await startWith('executor', 'executor-1', (o) => (o.executor = { bitmapWaitMs: 500 }));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config topology\.presence\[0\]\.bitmapFile: .*presence-1\.bitmap does not exist after 500 ms .*start presence agent presence-1/)]);
+  });
+
+  it('names the bitmap file when it is something else than a bitmap', async () => {
+    await writeFile(join(dir.path, 'not-a-bitmap'), 'hello');
+    const result = await startWith('presence', 'presence-1', (o) => (o.topology.presence[0].bitmapFile = join(dir.path, 'not-a-bitmap')));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config topology\.presence\[0\]\.bitmapFile: cannot open .*not-a-bitmap/)]);
+  });
+
   it('names the topology when the id is not in it', async () => {
     const result = await startWith('dispatcher', 'dispatcher-9', () => undefined);
     expect(result.code).toBe(1);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@herald/core';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './services/process-util';
 import { waitFor } from './wait-for';
@@ -15,6 +15,8 @@ export interface ClusterShape {
   dispatchers: number;
   executors: number;
   controllers: number;
+  /** Presence agents; the executors are split evenly between them, as if on that many hosts. Default 1. */
+  presence?: number;
 }
 
 export interface ProcessHandle {
@@ -62,6 +64,11 @@ export class ProcessCluster {
         schedulers: await members('scheduler', this.shape.schedulers),
         dispatchers: await members('dispatcher', this.shape.dispatchers),
         executors: await members('executor', this.shape.executors),
+        presence: this.ids('presence').map((id, i, agents) => ({
+          id,
+          bitmapFile: this.bitmapFile(id),
+          executors: this.ids('executor').filter((_, e) => e % agents.length === i),
+        })),
       },
       ...extra,
     };
@@ -73,8 +80,20 @@ export class ProcessCluster {
     return `http://127.0.0.1:${this.httpPorts[0]}`;
   }
 
+  /** Where presence agent `id` keeps its host's online bitmap. */
+  bitmapFile(id: string): string {
+    return join(this.dir, `${id}.bitmap`);
+  }
+
   ids(tier: string): string[] {
-    const n = { interface: this.shape.interfaces, scheduler: this.shape.schedulers, dispatcher: this.shape.dispatchers, executor: this.shape.executors, controller: this.shape.controllers }[tier]!;
+    const n = {
+      interface: this.shape.interfaces,
+      scheduler: this.shape.schedulers,
+      dispatcher: this.shape.dispatchers,
+      executor: this.shape.executors,
+      presence: this.shape.presence ?? 1,
+      controller: this.shape.controllers,
+    }[tier]!;
     return Array.from({ length: n }, (_, i) => `${tier}-${i + 1}`);
   }
 
@@ -90,7 +109,7 @@ export class ProcessCluster {
   }
 
   async keysAndSchema(): Promise<void> {
-    const all = ['interface', 'scheduler', 'dispatcher', 'executor', 'controller'].flatMap((t) => this.ids(t));
+    const all = ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'].flatMap((t) => this.ids(t));
     await this.run(['keys', '--dir', join(this.dir, 'keys'), ...all]);
     await this.run(['migrate', '--config', this.configFile]);
   }
@@ -108,8 +127,8 @@ export class ProcessCluster {
   }
 
   async startAll(): Promise<void> {
-    // Inboxes first (schedulers, dispatchers, executors), then their senders.
-    for (const tier of ['scheduler', 'dispatcher', 'executor', 'controller']) await Promise.all(this.ids(tier).map((id) => this.start(tier, id)));
+    // Inboxes first (schedulers, dispatchers), then the presence agents (executors map their bitmaps), then the rest.
+    for (const tier of ['scheduler', 'dispatcher', 'presence', 'executor', 'controller']) await Promise.all(this.ids(tier).map((id) => this.start(tier, id)));
     await Promise.all(this.ids('interface').map((id, i) => this.start('interface', id, ['--port', String(this.httpPorts[i])])));
   }
 
@@ -137,7 +156,7 @@ export class ProcessCluster {
     await producer.disconnect();
   }
 
-  /** Waits until every executor's consumer group has applied the whole presence topic. */
+  /** Waits until every presence agent's consumer group has applied the whole presence topic. */
   async waitForPresence(): Promise<void> {
     const admin = this.kafka().admin();
     await admin.connect();
@@ -147,13 +166,14 @@ export class ProcessCluster {
       const end = (p: number) => Number(ends.find((e) => e.partition === p)!.offset);
       await waitFor(
         async () => {
-          for (const id of this.ids('executor')) {
-            const [offsets] = await admin.fetchOffsets({ groupId: `${this.names.topicPrefix}executor-${id}`, topics: [topic] });
+          for (const id of this.ids('presence')) {
+            const generation = (await readFile(`${this.bitmapFile(id)}.generation`, 'utf8')).trim();
+            const [offsets] = await admin.fetchOffsets({ groupId: `${this.names.topicPrefix}presence-${id}-${generation}`, topics: [topic] });
             if (!offsets || offsets.partitions.some((p) => Number(p.offset) < end(p.partition))) return false;
           }
           return true;
         },
-        { timeoutMs: 60_000, intervalMs: 200, message: 'executors did not catch up with the presence topic' },
+        { timeoutMs: 60_000, intervalMs: 200, message: 'presence agents did not catch up with the presence topic' },
       );
     } finally {
       await admin.disconnect();

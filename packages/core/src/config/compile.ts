@@ -17,7 +17,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize']);
-  const executor = section(options, 'executor', ['ids']);
+  const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
   const offline = section(options, 'offline', ['rangeBits']);
   const transport = section(options, 'transport', ['highWaterMark']);
 
@@ -58,7 +58,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       batchSize: int('dispatcher.batchSize', dispatcher.batchSize, DEFAULTS.dispatcher.batchSize, 1, 1 << 20),
       unitSize: int('dispatcher.unitSize', dispatcher.unitSize, DEFAULTS.dispatcher.unitSize, 1, 2 ** 40),
     },
-    executor: { ids: [...ids] },
+    executor: { ids: [...ids], bitmapWaitMs: int('executor.bitmapWaitMs', executor.bitmapWaitMs, DEFAULTS.executor.bitmapWaitMs, 0, 3_600_000) },
     offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
     transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
     production: profile === 'production' ? compileProduction(options) : null,

@@ -49,6 +49,8 @@ export interface HeraldOptions {
   executor?: {
     /** Executor ids in the embedded profile; units are spread across them. Default ['executor-1']. */
     ids?: string[];
+    /** Production: how long an executor waits at start for its host's presence agent to create the online bitmap, ms. Default 30000. */
+    bitmapWaitMs?: number;
   };
   offline?: {
     /** Uins per offline-list range: 2^rangeBits. A login reads one range's index. 8..32, default 20. */
@@ -136,7 +138,7 @@ export interface HeraldConfig {
   tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number };
   scheduler: { id: string; slots: number; tickMs: number };
   dispatcher: { batchSize: number; unitSize: number };
-  executor: { ids: string[] };
+  executor: { ids: string[]; bitmapWaitMs: number };
   offline: { rangeBits: number };
   transport: { highWaterMark: number };
   /** Present exactly when profile is 'production'. */
@@ -151,7 +153,7 @@ export const DEFAULTS = {
   tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096 },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000 },
   dispatcher: { batchSize: 4096, unitSize: 1 << 20 },
-  executor: { ids: ['executor-1'] },
+  executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
   mysql: { database: 'herald', poolSize: 10 },

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { systemClock, TOPICS, TypedArrayBitmap, type ConsumedEvent } from '@herald/core';
-import { FileDeliverySink, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
+import { ConfigError, systemClock, type Logger, type ProductionConfig } from '@herald/core';
+import { createLoginQueue, FileDeliverySink, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
+import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { LevelOfflineStore } from '@herald/store-level';
 import { connectEventBus, openTaskStore } from '../adapters';
 import { ProcessLinks } from '../links';
@@ -8,19 +9,16 @@ import { memberOf } from './member';
 import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
-/** A presence event on the presence topic: a user logged in (online) or out. */
-interface PresenceValue {
-  uin: number;
-  online: boolean;
-}
+/** Users waiting for their offline lists to be walked, at most (more wait for their next login). */
+const MAX_LOGINS_PENDING = 100_000;
 
 /**
- * An executor process. Until the shared-memory bitmap and the presence agent
- * land (presence issue), each executor follows the presence topic itself (its
- * own consumer group) into a bitmap of its own, and delivers its own offline
- * lists (LevelDB under <dataDir>/offline-<id>) when a user logs in. Deliveries
- * go to the file sink under <dataDir>/deliveries/<id>; every batch is
- * reported on the reports topic.
+ * An executor process. Who is online comes from the host's shared bitmap,
+ * mapped read-only (the host's presence agent writes it); user.logins from
+ * that agent arrive in the inbox with the batches, and the executor walks
+ * those users' offline lists (LevelDB under <dataDir>/offline-<id>).
+ * Deliveries go to the file sink under <dataDir>/deliveries/<id>; every batch
+ * is reported on the reports topic.
  */
 export async function startExecutorTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
   const me = memberOf(config.production!, 'executors', id);
@@ -30,32 +28,12 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     const offline = resources.add('offline store', await LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }), (o) => o.close());
     const gateway = resources.add('delivery sink', new FileDeliverySink(join(config.dataDir, 'deliveries', id)), (g) => g.close());
-    const online = new TypedArrayBitmap(config.uinLimit);
+    const online = resources.add('online bitmap', await openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger), (b) => b.close());
     const tasks = new TaskCache(store);
-    const logins = new LoginDelivery(offline, gateway, tasks, systemClock);
-    resources.add(
-      'presence subscription',
-      await bus.subscribe(
-        TOPICS.presence,
-        `executor-${id}`,
-        async (events: ConsumedEvent[]) => {
-          for (const event of events) {
-            const { uin, online: isOnline } = event.value as PresenceValue;
-            if (!Number.isInteger(uin) || uin < 0 || uin >= config.uinLimit) {
-              logger.warn('presence event with a bad uin skipped', { position: event.position });
-              continue;
-            }
-            online.setOnline(uin, isOnline);
-            if (isOnline) await logins.deliver(uin);
-          }
-        },
-        { fromBeginning: true },
-      ),
-      (s) => s.close(),
-    );
+    const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);
-    const executor = startExecutor({ id, inbox, toScheduler: await links.toSchedulers(), tasks, online, gateway, offline, reports: bus, logger, meter });
+    const executor = startExecutor({ id, inbox, toScheduler: await links.toSchedulers(), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();
@@ -63,4 +41,22 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     });
     return { description: `executor ${id} on ${me.endpoint}`, stop: () => resources.closeAll() };
   });
+}
+
+/** Maps the bitmap of this executor's host read-only, waiting for the host's presence agent to create it. */
+async function openHostBitmap(production: ProductionConfig, id: string, uinLimit: number, waitMs: number, logger: Logger) {
+  const index = production.topology.presence.findIndex((p) => p.executors.includes(id));
+  const agent = production.topology.presence[index]!;
+  const deadline = Date.now() + waitMs;
+  for (let waited = false; ; waited = true) {
+    try {
+      return SharedOnlineBitmap.openReader(agent.bitmapFile, uinLimit);
+    } catch (error) {
+      const missing = error instanceof SharedBitmapError && error.reason === 'NOT_FOUND';
+      if (!missing) throw new ConfigError(`topology.presence[${index}].bitmapFile`, `cannot map ${agent.bitmapFile}: ${(error as Error).message}`);
+      if (Date.now() >= deadline) throw new ConfigError(`topology.presence[${index}].bitmapFile`, `${agent.bitmapFile} does not exist after ${waitMs} ms (executor.bitmapWaitMs): start presence agent ${agent.id} on this host`);
+      if (!waited) logger.info('waiting for the presence agent to create the online bitmap', { agent: agent.id, bitmapFile: agent.bitmapFile });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import type { HeraldConfig, Logger } from '@herald/core';
 import type { PromMeter } from '@herald/metrics';
 
-export const TIERS = ['interface', 'scheduler', 'dispatcher', 'executor', 'controller'] as const;
+export const TIERS = ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'] as const;
 export type TierName = (typeof TIERS)[number];
 
 export interface TierContext {

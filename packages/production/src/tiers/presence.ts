@@ -1,0 +1,52 @@
+import { ConfigError, type PresenceMember, type ProductionConfig } from '@herald/core';
+import { bitmapGeneration, createLoginNotifier, startPresenceAgent } from '@herald/presence';
+import { SharedOnlineBitmap } from '@herald/shared-bitmap';
+import { connectEventBus } from '../adapters';
+import { ProcessLinks } from '../links';
+import { Resources } from './resources';
+import type { RunningTier, TierContext } from './tier';
+
+/** Login notices in flight per executor before more are dropped (the users' entries wait for their next login). */
+const MAX_NOTICES_IN_FLIGHT = 256;
+
+/** This agent's entry in topology.presence; a missing one is a configuration error. */
+export function presenceAgentOf(production: ProductionConfig, id: string): PresenceMember & { setting: string } {
+  const index = production.topology.presence.findIndex((p) => p.id === id);
+  const agent = production.topology.presence[index];
+  if (agent !== undefined) return { ...agent, setting: `topology.presence[${index}]` };
+  throw new ConfigError('topology.presence', `has no agent with id ${JSON.stringify(id)} (start it with --id <one of: ${production.topology.presence.map((p) => p.id).join(', ')}>)`);
+}
+
+/**
+ * A presence agent process, one per host: follows the presence topic into the
+ * host's shared online bitmap (the only writer), and sends user.logins to the
+ * host's executors over CURVE links so they walk those users' offline lists.
+ */
+export async function startPresenceTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
+  const production = config.production!;
+  const me = presenceAgentOf(production, id);
+  const resources = new Resources();
+  return resources.starting(async () => {
+    const bitmap = resources.add('online bitmap', openWriter(me, config.uinLimit), (b) => b.close());
+    const generation = await bitmapGeneration(me.bitmapFile, !bitmap.created);
+    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
+    const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
+    const channels = [];
+    for (const executorId of me.executors) {
+      const push = await links.connect(production.topology.executors.find((e) => e.id === executorId)!);
+      channels.push({ executorId, send: push.send.bind(push) });
+    }
+    const notifyLogins = createLoginNotifier(channels, { maxInFlight: MAX_NOTICES_IN_FLIGHT, agentId: id, logger, meter });
+    const agent = resources.add('presence agent', await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, logger, meter }), (a) => a.close());
+    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.created });
+    return { description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`, stop: () => resources.closeAll() };
+  });
+}
+
+function openWriter(me: PresenceMember & { setting: string }, uinLimit: number) {
+  try {
+    return SharedOnlineBitmap.openWriter(me.bitmapFile, uinLimit);
+  } catch (error) {
+    throw new ConfigError(`${me.setting}.bitmapFile`, `cannot open ${me.bitmapFile} for writing: ${(error as Error).message}`);
+  }
+}
