@@ -36,6 +36,7 @@ export type {
   UnitBatch,
   UnitProgressMessage,
   UserLogins,
+  AptaEnvelope,
 } from './messages/types';
 
 export { createPush, createPull, inprocEndpoint } from './channels';

@@ -31,6 +31,7 @@ export const KIND_IDS = {
   'unit.batch': 7,
   'unit.progress': 8,
   'user.logins': 9,
+  apta: 10,
 } as const satisfies Record<MessageKind, number>;
 
 export const HEADER_BYTES = 2;

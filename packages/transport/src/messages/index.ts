@@ -15,6 +15,7 @@ import * as unitBatch from './unit-batch';
 import * as unitProgress from './unit-progress';
 import * as unitRun from './unit-run';
 import * as userLogins from './user-logins';
+import * as apta from './apta';
 import type { Message } from './types';
 
 const DECODERS = new Map<number, (frame: Buffer) => Message>([
@@ -27,6 +28,7 @@ const DECODERS = new Map<number, (frame: Buffer) => Message>([
   [KIND_IDS['unit.batch'], unitBatch.decode],
   [KIND_IDS['unit.progress'], unitProgress.decode],
   [KIND_IDS['user.logins'], userLogins.decode],
+  [KIND_IDS.apta, apta.decode],
 ]);
 
 export function encodeMessage(msg: Message): Buffer {
@@ -49,6 +51,8 @@ export function encodeMessage(msg: Message): Buffer {
       return unitProgress.encode(msg);
     case 'user.logins':
       return userLogins.encode(msg);
+    case 'apta':
+      return apta.encode(msg);
     default:
       throw new FrameError('FRAME_UNKNOWN_KIND', `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`);
   }

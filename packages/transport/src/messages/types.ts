@@ -1,4 +1,4 @@
-import type { FilterReason } from '@herald/core';
+import type { AptaMessage, FilterReason } from '@herald/core';
 
 /**
  * Every message that crosses a ZeroMQ socket between tiers. Each kind has its
@@ -12,6 +12,7 @@ import type { FilterReason } from '@herald/core';
  *   dispatcher -> executor    unit.batch   (recipients travel here, in batches)
  *   executor   -> scheduler   unit.progress
  *   presence   -> executor    user.logins  (users who came online: walk their offline lists)
+ *   member    <-> member      apta         (membership between schedulers and interfaces: docs/apta.md)
  */
 
 export interface TaskSubmitted {
@@ -114,6 +115,12 @@ export interface UserLogins {
   uins: Uint32Array;
 }
 
+/** One APTA membership message (hello, hello.reply, lsr.request, lsr.reply), as core's state machine takes it. */
+export interface AptaEnvelope {
+  kind: 'apta';
+  message: AptaMessage;
+}
+
 export type Message =
   | TaskSubmitted
   | TaskCommand
@@ -123,6 +130,7 @@ export type Message =
   | TaskHalt
   | UnitBatch
   | UnitProgressMessage
-  | UserLogins;
+  | UserLogins
+  | AptaEnvelope;
 
 export type MessageKind = Message['kind'];
