@@ -47,7 +47,7 @@ export interface PullOptions {
   endpoint: string;
   /** Messages queued before senders wait (ZMQ_RCVHWM). */
   highWaterMark: number;
-  /** Counts `herald_transport_malformed_frames_total{channel}`; defaults to a no-op. */
+  /** Counts `herald_transport_malformed_frames_total{channel}` (and `herald_transport_cut_frames_total{channel}`, see setTrafficCut); defaults to a no-op. */
   meter?: Meter;
   /** Warns about every dropped frame and every refused peer; defaults to a no-op. */
   logger?: Logger;
@@ -77,8 +77,31 @@ export interface PullChannel {
 const LINGER_MS = 1000;
 const MALFORMED_METRIC = 'herald_transport_malformed_frames_total';
 const REFUSED_METRIC = 'herald_transport_refused_peers_total';
+const CUT_METRIC = 'herald_transport_cut_frames_total';
 
 let endpointCounter = 0;
+
+/**
+ * Fault injection, a test and operations hook (never set in normal running):
+ * while the cut is on, every PushChannel of this process drops what it is
+ * given (`send` resolves at once and nothing reaches zeromq) and every
+ * PullChannel drops each frame it receives (counted as
+ * `herald_transport_cut_frames_total{channel}`), as if the process's network link
+ * were down. Process-wide and for every channel (every tier the process runs),
+ * both directions. Sockets, connections and CURVE sessions stay up, so turning
+ * the cut off heals at once; what was dropped meanwhile is gone.
+ */
+let trafficCut = false;
+
+/** Cuts (true) or restores (false) all ZeroMQ traffic of this process. See `trafficCut` above. */
+export function setTrafficCut(cut: boolean): void {
+  trafficCut = cut;
+}
+
+/** Whether `setTrafficCut(true)` is in force. */
+export function isTrafficCut(): boolean {
+  return trafficCut;
+}
 
 /** A fresh inproc:// address, unique within this process. */
 export function inprocEndpoint(name: string): string {
@@ -126,6 +149,7 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
       } catch (error) {
         return Promise.reject(error);
       }
+      if (trafficCut) return Promise.resolve();
       const sent = tail.then(() => sendFrame(frame));
       tail = sent.catch(() => undefined);
       return sent;
@@ -157,6 +181,7 @@ export async function createPull(options: PullOptions): Promise<PullChannel> {
     throw new ConfigError(`transport.${name}.endpoint`, `cannot bind ${endpoint}: ${(error as Error).message}`);
   }
   const dropped = meter.counter(MALFORMED_METRIC, 'Frames dropped because they could not be decoded', ['channel']);
+  const cutFrames = meter.counter(CUT_METRIC, 'Frames dropped on receipt while the fault-injection traffic cut is on', ['channel']);
   let malformed = 0;
   let consuming = false;
 
@@ -175,6 +200,10 @@ export async function createPull(options: PullOptions): Promise<PullChannel> {
       } catch (error) {
         if (socket.closed) return undefined;
         throw error;
+      }
+      if (trafficCut) {
+        cutFrames.inc({ channel: name });
+        continue;
       }
       if (frames.length !== 1) {
         drop(ErrorCodes.FRAME_MALFORMED, `multipart message with ${frames.length} frames`, frames.reduce((n, f) => n + f.length, 0));

@@ -8,6 +8,8 @@
  * queue is full, so a slow tier slows its sender instead of filling memory.
  * Over tcp the channels take CURVE options: the PULL side admits only the
  * client public keys in its allow-list (see curve.ts and zap.ts).
+ * `setTrafficCut(true)` is a fault-injection hook for tests and drills: every
+ * channel of the process drops its traffic, both ways, until it is lifted.
  *
  * @example
  *   import { createPull, createPush, inprocEndpoint } from '@herald/transport';
@@ -39,7 +41,7 @@ export type {
   AptaEnvelope,
 } from './messages/types';
 
-export { createPush, createPull, inprocEndpoint } from './channels';
+export { createPush, createPull, inprocEndpoint, setTrafficCut, isTrafficCut } from './channels';
 export type { PushChannel, PushOptions, PullChannel, PullOptions } from './channels';
 
 export { generateKeyPair, checkCurveKey } from './curve';
