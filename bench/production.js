@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 /**
  * The production profile on this host: every tier its own process (1
- * interface, 2 schedulers, 1 dispatcher, 2 executors, 1 controller), MariaDB,
+ * interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1
+ * controller), MariaDB,
  * a standalone ZooKeeper and librdkafka's mock Kafka cluster, CURVE on every
  * link. Measures
  *   - one broadcast's fan-out rate end to end (task creation to COMPLETED);
  *   - task create -> first delivery latency over small tasks created one after
  *     another (first delivery = the first batch on the reports topic, stamped
- *     by the executor when the batch was delivered).
+ *     by the executor when the batch was delivered), on the quiet cluster and
+ *     again right after the fan-out, with where the time goes (the task's
+ *     state-change times from the outbox).
  * With --record the table is appended to RESULTS.md.
  *
- *   node bench/production.js [--recipients 1000000] [--tasks 100] [--record]
+ *   node bench/production.js [--recipients 1000000] [--tasks 100] [--record] [--logs]
  */
 const { randomBytes } = require('node:crypto');
 const { appendFile } = require('node:fs/promises');
@@ -21,6 +24,10 @@ const { makeTempDir, ProcessCluster, TestZooKeeper, TestKafka, ensureSharedMaria
 const { percentiles, machine, commit, arg } = require('./lib');
 
 const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+
+const begun = performance.now();
+/** Progress on stderr, so a long run shows where it is. */
+const step = (what) => process.stderr.write(`[${((performance.now() - begun) / 1000).toFixed(1)} s] ${what}\n`);
 
 async function main() {
   const recipients = Number(arg('--recipients', 1_000_000));
@@ -36,31 +43,24 @@ async function main() {
   const cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 1 }, names);
   try {
     await cluster.configure({ uinSpaceBits: 32, dispatcher: { batchSize: 4096, unitSize: 1 << 19 }, offline: { rangeBits: 20 }, scheduler: { slots: 8, tickMs: 100 } });
+    step('servers up; keys and schema');
     await cluster.keysAndSchema();
     const audience = syntheticAudience({ recipients, onlineFraction: 0.3, uinLimit: 2 ** 32, seed: 42 });
+    step(`publishing ${audience.online.length} logins`);
     await cluster.publishOnline(audience.online);
+    step('starting the processes');
     await cluster.startAll();
+    step('waiting for the presence agents');
     await cluster.waitForPresence();
+    step('uploading the list');
     const api = async (p, init) => (await fetch(cluster.url + p, init)).json();
     const binary = { 'content-type': 'application/octet-stream' };
     const json = { 'content-type': 'application/json' };
 
-    // Fan-out.
-    await api('/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
-    const list = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
-    const t0 = performance.now();
-    const created = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'fan-out' } }) });
-    let task;
-    do {
-      await new Promise((r) => setTimeout(r, 20));
-      task = await api(`/api/v1/tasks/${created.id}`);
-    } while (!DONE.includes(task.state));
-    const fanoutS = (performance.now() - t0) / 1000;
-    if (task.state !== 'COMPLETED') throw new Error(`fan-out task ended ${task.state}: ${JSON.stringify(task.error)}`);
-
-    // Latency: first report per task on the reports topic.
+    // Reports consumer: the first report of each task stamps its first delivery.
     const firstReport = new Map();
-    const consumer = cluster.kafka().consumer({ groupId: `bench-reports-${tag}` });
+    // A short fetch wait: the mock broker answers a fetch only when the wait ends, so kafkajs's 5 s default would pace the loop.
+    const consumer = cluster.kafka().consumer({ groupId: `bench-reports-${tag}`, maxWaitTimeInMs: 20 });
     await consumer.connect();
     await consumer.subscribe({ topic: names.topicPrefix + TOPICS.reports, fromBeginning: false });
     await consumer.run({
@@ -71,34 +71,73 @@ async function main() {
     });
     const small = Array.from({ length: 1000 }, (_, i) => audience.online[i]);
     const smallList = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(small) });
-    // Warm-up task: the consumer group is joined once it sees this one.
-    const warm = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: 'warm-up' } }) });
-    while (!firstReport.has(warm.id)) await new Promise((r) => setTimeout(r, 20));
-    const latencies = [];
-    for (let i = 0; i < tasks; i++) {
-      const started = Date.now();
-      const t = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: `latency ${i}` } }) });
-      while (!firstReport.has(t.id)) await new Promise((r) => setTimeout(r, 2));
-      latencies.push(firstReport.get(t.id) - started);
+    // Warm-up tasks until the consumer sees one: its group joins the topic at the end, a few seconds late.
+    for (let seen = false; !seen; ) {
+      const warm = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: 'warm-up' } }) });
+      const until = Date.now() + 2000;
+      while (!(seen = firstReport.has(warm.id)) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     }
+
+    /** Small tasks created one after another, each as soon as the previous one's first delivery was reported. */
+    async function latencyRun(run) {
+      const latencies = [];
+      const measured = [];
+      for (let i = 0; i < tasks; i++) {
+        const started = Date.now();
+        const t = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: `latency ${run} ${i}` } }) });
+        for (const until = Date.now() + 60_000; !firstReport.has(t.id); ) {
+          if (Date.now() > until) throw new Error(`task ${t.id} had no delivery within 60 s`);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        latencies.push(firstReport.get(t.id) - started);
+        measured.push({ id: t.id, started });
+      }
+      return { ...percentiles(latencies), stages: await stageBreakdown(names.database, measured, firstReport) };
+    }
+    step('latency on a quiet cluster');
+    const quiet = await latencyRun('quiet'); // content differs per run: the no-resend filter would keep nobody
+
+    // Fan-out.
+    await api('/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
+    const list = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
+    step('fan-out');
+    const t0 = performance.now();
+    const created = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'fan-out' } }) });
+    let task;
+    do {
+      await new Promise((r) => setTimeout(r, 20));
+      task = await api(`/api/v1/tasks/${created.id}`);
+    } while (!DONE.includes(task.state));
+    const fanoutS = (performance.now() - t0) / 1000;
+    if (task.state !== 'COMPLETED') throw new Error(`fan-out task ended ${task.state}: ${JSON.stringify(task.error)}`);
+
+    step('latency right after the fan-out');
+    const after = await latencyRun('after');
     await consumer.disconnect();
-    const p = percentiles(latencies);
     const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
     const table = [
       `### Production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
       '',
-      `Machine: ${machine()}. Processes: 1 interface, 2 schedulers, 1 dispatcher, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}\`.`,
+      `Machine: ${machine()}. Processes: 1 interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}\`.`,
       '',
       '| measure | value |',
       '|---|---:|',
       `| fan-out of ${fmt(recipients)} recipients, create to COMPLETED | ${fmt(fanoutS, 2)} s = ${fmt(recipients / fanoutS)} recipients/s |`,
       `| delivered / offline / filtered | ${fmt(task.report.delivered)} / ${fmt(task.report.offline)} / ${fmt(Object.values(task.report.removed).reduce((a, b) => a + b, 0))} |`,
-      `| create -> first delivery, ${tasks} tasks of 1,000 recipients: p50 / p99 / max | ${fmt(p.p50)} / ${fmt(p.p99)} / ${fmt(p.max)} ms |`,
+      ...[
+        ['on a quiet cluster', quiet],
+        [`right after the fan-out (its LevelDB compactions, flushes and relays still running)`, after],
+      ].flatMap(([when, p]) => [
+        `| create -> first delivery ${when}, ${tasks} tasks of 1,000 recipients one after another: p50 / p99 / max | ${fmt(p.p50)} / ${fmt(p.p99)} / ${fmt(p.max)} ms |`,
+        ...p.stages.map(({ stage, p50, p99, max }) => `| &nbsp;&nbsp;of which ${stage} | ${fmt(p50)} / ${fmt(p99)} / ${fmt(max)} ms |`),
+      ]),
       '',
     ].join('\n');
     process.stdout.write(table + '\n');
     if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
+    if (process.argv.includes('--logs')) process.stderr.write(cluster.logs() + '\n');
   } finally {
+    step('stopping');
     await cluster.stopAll();
     const { createPool } = require('mysql2/promise');
     const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL });
@@ -107,6 +146,37 @@ async function main() {
     await dir.remove();
     await kafkaServer.stop();
     await zk.destroy();
+  }
+}
+
+/**
+ * Where the create -> first delivery time goes, per task, from the outbox's
+ * state-change times (the task store's clock) and the first report's time.
+ */
+async function stageBreakdown(database, measured, firstReport) {
+  const { createPool } = require('mysql2/promise');
+  const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL, database });
+  try {
+    const [rows] = await pool.query('SELECT task_id, to_state, `at` FROM task_events WHERE task_id IN (?) ORDER BY id', [measured.map((m) => m.id)]);
+    const at = new Map(measured.map((m) => [m.id, { request: m.started }]));
+    for (const row of rows) at.get(Number(row.task_id))[row.to_state] ??= Number(row.at);
+    const marks = [
+      ['request', 'CREATED', 'request -> CREATED (interface)'],
+      ['CREATED', 'QUEUED', 'CREATED -> QUEUED (to the scheduler, claim)'],
+      ['QUEUED', 'PREPROCESSING', 'QUEUED -> PREPROCESSING (admission)'],
+      ['PREPROCESSING', 'DISPATCHING', 'PREPROCESSING -> DISPATCHING (filters, plan)'],
+      ['DISPATCHING', 'SENDING', 'DISPATCHING -> SENDING'],
+      ['SENDING', 'report', 'SENDING -> first delivery'],
+    ];
+    return marks.map(([from, to, stage]) => {
+      const values = measured.map((m) => {
+        const t = { ...at.get(m.id), report: firstReport.get(m.id) };
+        return t[to] - t[from];
+      }).filter(Number.isFinite);
+      return { stage, ...percentiles(values) };
+    });
+  } finally {
+    await pool.end();
   }
 }
 
