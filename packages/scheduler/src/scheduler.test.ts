@@ -60,8 +60,8 @@ describe('scheduler', () => {
     await dir.remove();
   });
 
-  async function start(ring?: () => HashRing): Promise<Scheduler> {
-    const scheduler = await startScheduler({ config, store, inbox, toDispatcher, ...(ring ? { ring } : {}) });
+  async function start(ring?: () => HashRing, sweepMs?: number): Promise<Scheduler> {
+    const scheduler = await startScheduler({ config, store, inbox, toDispatcher, ...(ring ? { ring } : {}), ...(sweepMs ? { sweepMs } : {}) });
     schedulers.push(scheduler);
     return scheduler;
   }
@@ -142,7 +142,8 @@ describe('scheduler', () => {
   });
 
   it('drops a task at once when a newer owner fences it out', async () => {
-    const scheduler = await start();
+    // No sweep during the test: the ring still names this scheduler, so a sweep would take the task back.
+    const scheduler = await start(undefined, 3_600_000);
     hold.add(1);
     const task = await store.createTask(newTask(), Date.now());
     await toScheduler.send({ kind: 'task.submitted', taskId: task.id });

@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   FencedError,
   HashRing,
   PriorityQueue,
@@ -38,25 +39,57 @@ export interface SchedulerDeps {
   ring?: () => HashRing;
   /** Where confirmed batches are recorded. Default: the task store (storeRecorder). */
   progress?: ProgressRecorder;
+  /**
+   * How often the safety sweep runs (a `rebalance` on a timer): it adopts the
+   * live tasks the ring gives this scheduler that it does not own, e.g. a task
+   * whose task.submitted went to a process that was not its owner at that
+   * moment. Each sweep lists every live task in the store, so keep it well
+   * above `tickMs`. Default: 10 x `config.scheduler.tickMs`.
+   */
+  sweepMs?: number;
   clock?: Clock;
   logger?: Logger;
   meter?: Meter;
+}
+
+/** What one `rebalance` moved. */
+export interface Rebalanced {
+  /** Live tasks claimed (epoch + 1) and re-entered. */
+  adopted: number;
+  /** Owned tasks forgotten because the ring gives them to another member. */
+  released: number;
 }
 
 export interface Scheduler {
   readonly done: Promise<void>;
   /** Tasks holding an executor slot, waiting for one, and waiting for their send time. */
   stats(): { active: number; queued: number; scheduled: number; owned: number };
+  /**
+   * Follows the ring (`deps.ring()`) as it is now; call it on every ring change.
+   * Releases each owned task the ring gives another member: forgotten at once
+   * (queue, slot, units), nothing more sent or written for it, because the new
+   * owner's claim fences this scheduler out. Adopts each live task in the store
+   * the ring gives this scheduler and it does not own: claimed (epoch + 1,
+   * fencing the previous owner) and re-entered as at start, so a SENDING task
+   * resumes its units from their checkpoints. A ring without members (this
+   * process is not WORKING) changes nothing: it adopts nothing and keeps what
+   * it has. Runs in the scheduler's serial queue. Never rejects: a store
+   * failure is logged and the next sweep adopts what this call missed.
+   */
+  rebalance(): Promise<Rebalanced>;
   stop(): Promise<void>;
 }
 
 /** How often a sending task's delivered/offline totals are written back to the task row. */
 const REPORT_EVERY_MS = 250;
+/** A job slower than this is logged: every message queued behind it waited as long. */
+const SLOW_JOB_MS = 100;
 
 /**
- * The scheduler tier (one member owning everything until APTA lands): it owns
- * tasks, drives their state machine in the store, keeps the ready queue by
- * schedule score, and admits tasks only while executor slots are free.
+ * The scheduler tier: it owns the tasks the ring gives it (APTA; alone, it owns
+ * everything), drives their state machine in the store, keeps the ready queue
+ * by schedule score, and admits tasks only while executor slots are free. It
+ * follows a changing ring through `rebalance` and a periodic sweep.
  *
  * Every store write carries the epoch this scheduler got when it claimed the
  * task; a FENCED answer means a newer owner exists, and the task is dropped
@@ -73,6 +106,10 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const ring = deps.ring ?? (() => soloRing);
   const mine = (taskId: number) => ring().ownerOf(taskId) === me;
   const recorder = deps.progress ?? storeRecorder(store);
+  const sweepMs = deps.sweepMs ?? 10 * config.scheduler.tickMs;
+  if (!Number.isInteger(sweepMs) || sweepMs < 1) throw new ConfigError('scheduler.sweepMs', `must be a positive integer of milliseconds (got ${String(sweepMs)})`);
+  const adoptedTotal = meter.counter('herald_scheduler_adopted_tasks_total', 'Live tasks claimed from the store at start, on a ring change or by the sweep');
+  const releasedTotal = meter.counter('herald_scheduler_released_tasks_total', 'Owned tasks forgotten because the ring gives them to another scheduler');
 
   const owned = new Map<number, Task>();
   const units = new Map<number, ExecutionUnit[]>();
@@ -361,9 +398,13 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   }
 
   /** Runs a job; a FENCED answer drops the task, any other error is logged and the loop goes on. */
-  async function safely(taskId: number | undefined, job: () => Promise<void>): Promise<void> {
+  async function safely(taskId: number | undefined, job: () => Promise<void>, what = 'tick'): Promise<void> {
+    const started = performance.now();
     try {
       await job();
+      const ms = performance.now() - started;
+      // Jobs run one at a time, so a slow one delays every message behind it: say so.
+      if (ms > SLOW_JOB_MS) logger.warn('slow scheduler job', { what, taskId, ms: Math.round(ms) });
     } catch (error) {
       if (error instanceof FencedError && taskId !== undefined) {
         logger.warn('lost ownership of a task; dropping it', { taskId });
@@ -371,19 +412,74 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       } else logger.error('scheduler job failed', { taskId, error: String(error), code: isHeraldError(error) ? error.code : undefined });
     }
   }
-  const guarded = (taskId: number | undefined, job: () => Promise<void>) => serial.run(() => safely(taskId, job));
+  const guarded = (taskId: number | undefined, job: () => Promise<void>, what?: string) => serial.run(() => safely(taskId, job, what));
 
-  // Recovery: take every live task and re-enter its state.
-  await serial.run(async () => {
-    for (const stored of await store.listLiveTasks()) {
-      if (!mine(stored.id)) continue;
-      await safely(stored.id, async () => {
-        const claimed = await store.claimTask(stored.id, me, clock.now());
-        owned.set(claimed.id, claimed);
-        await enter(claimed);
-      });
+  /**
+   * Forgets every owned task the ring gives another member. Nothing is sent or
+   * written for it: the new owner claims it with a higher epoch, which fences
+   * out any write of ours, and its unit.run supersedes our streams.
+   */
+  function releaseLost(current: HashRing): number {
+    let released = 0;
+    for (const taskId of [...owned.keys()]) {
+      if (current.ownerOf(taskId) === me) continue;
+      forget(taskId);
+      released++;
     }
-    await safely(undefined, pump);
+    if (released > 0) releasedTotal.inc(undefined, released);
+    return released;
+  }
+
+  /**
+   * Claims every live task the ring gives this scheduler that it does not own
+   * yet (epoch + 1, whoever held it) and re-enters its stored state, as at
+   * start: SENDING goes back through requeue and admission to resumeSending,
+   * its units resuming from their checkpoints.
+   */
+  async function adoptMine(current: HashRing, result: Rebalanced): Promise<void> {
+    for (const stored of await store.listLiveTasks()) {
+      if (owned.has(stored.id) || current.ownerOf(stored.id) !== me) continue;
+      await safely(
+        stored.id,
+        async () => {
+          const claimed = await store.claimTask(stored.id, me, clock.now());
+          owned.set(claimed.id, claimed);
+          result.adopted++;
+          adoptedTotal.inc();
+          await enter(claimed);
+        },
+        'adopt',
+      );
+    }
+  }
+
+  /** One pass of following the ring; the caller runs it in the serial queue. */
+  async function followRing(what: string): Promise<Rebalanced> {
+    const result: Rebalanced = { adopted: 0, released: 0 };
+    await safely(
+      undefined,
+      async () => {
+        const current = ring();
+        if (current.size === 0) return; // not WORKING: take nothing, keep what we have (the store's fencing protects it)
+        result.released = releaseLost(current);
+        await adoptMine(current, result);
+      },
+      what,
+    );
+    if (result.adopted > 0 || result.released > 0) logger.info('scheduler followed the ring', { what, ...result, owned: owned.size });
+    await safely(undefined, pump, what);
+    return result;
+  }
+
+  let stopped = false;
+  // Recovery: take every live task the ring gives us and re-enter its state. A store that
+  // cannot list its tasks fails the start, as it always did.
+  await serial.run(async () => {
+    const current = ring();
+    const result: Rebalanced = { adopted: 0, released: 0 };
+    if (current.size > 0) await adoptMine(current, result);
+    if (result.adopted > 0) logger.info('scheduler recovered live tasks', { adopted: result.adopted });
+    await safely(undefined, pump, 'recovery');
   });
 
   const timer = setInterval(() => void guarded(undefined, async () => {
@@ -392,21 +488,35 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   }), config.scheduler.tickMs);
   timer.unref();
 
+  // The safety sweep: one pass at a time, never queued behind another.
+  let sweeping = false;
+  const sweeper = setInterval(() => {
+    if (sweeping || stopped) return;
+    sweeping = true;
+    void serial.run(() => followRing('sweep')).finally(() => (sweeping = false));
+  }, sweepMs);
+  sweeper.unref();
+
   const done = (async () => {
     for await (const message of deps.inbox.messages()) {
       const taskId = 'taskId' in message ? message.taskId : undefined;
       // Awaited, so a slow store slows the inbox and ZeroMQ's high-water mark pushes back on senders.
-      await guarded(taskId, () => handle(message));
+      await guarded(taskId, () => handle(message), message.kind);
     }
+    stopped = true;
     clearInterval(timer);
+    clearInterval(sweeper);
     await serial.idle();
   })();
 
   return {
     done,
     stats: () => ({ active: active.size, queued: queue.size, scheduled: scheduled.size, owned: owned.size }),
+    rebalance: () => (stopped ? Promise.resolve({ adopted: 0, released: 0 }) : serial.run(() => followRing('rebalance'))),
     async stop() {
+      stopped = true;
       clearInterval(timer);
+      clearInterval(sweeper);
       deps.inbox.close();
       await done;
     },
