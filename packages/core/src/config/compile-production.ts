@@ -1,6 +1,8 @@
 import { ConfigError } from '../errors';
-import { DEFAULTS, type HeraldOptions, type PresenceMember, type ProductionConfig, type TopologyMember } from './options';
-import { checkKnownKeys, int, section, str } from './validate';
+import { compileAptaConfig } from '../apta/config';
+import { DEFAULTS, type HeraldOptions, type InterfaceMember, type PresenceMember, type ProductionConfig, type TopologyMember } from './options';
+import { section } from './section';
+import { checkKnownKeys, int, str } from './validate';
 
 /**
  * The production profile's settings: every server and every process address
@@ -12,7 +14,7 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
   const zookeeper = section(options, 'zookeeper', ['connectionString', 'root', 'sessionTimeoutMs', 'connectTimeoutMs']);
   const kafka = section(options, 'kafka', ['brokers', 'clientId', 'topicPrefix', 'connectTimeoutMs']);
   const curve = section(options, 'curve', ['keysDir']);
-  const topology = section(options, 'topology', ['schedulers', 'dispatchers', 'executors', 'presence']);
+  const topology = section(options, 'topology', ['schedulers', 'dispatchers', 'executors', 'presence', 'interfaces']);
 
   const url = required('mysql.url', mysql.url);
   if (!/^mysql:\/\//.test(url)) throw new ConfigError('mysql.url', `must be a mysql:// URL (got ${JSON.stringify(url)})`);
@@ -23,6 +25,19 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
   const root = str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root);
   if (!/^\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_.-]$/.test(root)) throw new ConfigError('zookeeper.root', `must be an absolute znode path (got ${JSON.stringify(root)})`);
   const executors = members('topology.executors', topology.executors);
+  const schedulers = members('topology.schedulers', topology.schedulers);
+  const dispatchers = members('topology.dispatchers', topology.dispatchers);
+  const aptaOn = schedulers.some((m) => m.membership !== undefined);
+  if (aptaOn) {
+    for (const [group, list] of [['schedulers', schedulers], ['dispatchers', dispatchers], ['executors', executors]] as const) {
+      const i = list.findIndex((m) => m.membership === undefined);
+      if (i >= 0) throw new ConfigError(`topology.${group}[${i}].membership`, 'is required once any scheduler names one (APTA runs, and every process that sends to schedulers follows its ring)');
+    }
+  } else if (options.apta !== undefined) {
+    throw new ConfigError('apta', 'needs membership endpoints on the schedulers, dispatchers and executors (topology.schedulers[i].membership ...)');
+  }
+  const interfaces = aptaOn ? interfaceMembers(topology.interfaces) : [];
+  if (!aptaOn && topology.interfaces !== undefined) throw new ConfigError('topology.interfaces', 'is only used with APTA (membership endpoints on the schedulers)');
   return {
     mysql: {
       url,
@@ -43,11 +58,13 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
     },
     curve: { keysDir: required('curve.keysDir', curve.keysDir) },
     topology: {
-      schedulers: members('topology.schedulers', topology.schedulers),
-      dispatchers: members('topology.dispatchers', topology.dispatchers),
+      schedulers,
+      dispatchers,
       executors,
       presence: presenceAgents(topology.presence, executors),
+      interfaces,
     },
+    apta: aptaOn ? compileAptaConfig(options.apta ?? {}, 'apta') : null,
   };
 }
 
@@ -67,13 +84,36 @@ function members(path: string, value: unknown): TopologyMember[] {
   return value.map((member, i) => {
     const where = `${path}[${i}]`;
     if (member === null || typeof member !== 'object') throw new ConfigError(where, 'must be { id, endpoint }');
-    checkKnownKeys(where, member as object, ['id', 'endpoint']);
-    const { id, endpoint } = member as Record<string, unknown>;
+    checkKnownKeys(where, member as object, ['id', 'endpoint', 'membership']);
+    const { id, endpoint, membership } = member as Record<string, unknown>;
     if (typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${where}.id`, 'must be letters, digits, _ . -');
     if (ids.has(id)) throw new ConfigError(`${where}.id`, `repeats ${id}`);
     ids.add(id);
-    if (typeof endpoint !== 'string' || !/^tcp:\/\/[^:\s]+:\d{1,5}$/.test(endpoint)) throw new ConfigError(`${where}.endpoint`, `must be tcp://host:port (got ${JSON.stringify(endpoint)})`);
-    return { id, endpoint };
+    if (typeof endpoint !== 'string' || !TCP.test(endpoint)) throw new ConfigError(`${where}.endpoint`, `must be tcp://host:port (got ${JSON.stringify(endpoint)})`);
+    if (membership === undefined) return { id, endpoint };
+    if (typeof membership !== 'string' || !TCP.test(membership)) throw new ConfigError(`${where}.membership`, `must be tcp://host:port (got ${JSON.stringify(membership)})`);
+    if (membership === endpoint) throw new ConfigError(`${where}.membership`, 'must differ from the inbox endpoint');
+    return { id, endpoint, membership };
+  });
+}
+
+const TCP = /^tcp:\/\/[^:\s]+:\d{1,5}$/;
+
+/** The interface processes of an APTA cluster: each follows the ring to route tasks. */
+function interfaceMembers(value: unknown): InterfaceMember[] {
+  const path = 'topology.interfaces';
+  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(path, 'is required with APTA: a non-empty list of { id, membership }');
+  const ids = new Set<string>();
+  return value.map((member, i) => {
+    const where = `${path}[${i}]`;
+    if (member === null || typeof member !== 'object') throw new ConfigError(where, 'must be { id, membership }');
+    checkKnownKeys(where, member as object, ['id', 'membership']);
+    const { id, membership } = member as Record<string, unknown>;
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${where}.id`, 'must be letters, digits, _ . -');
+    if (ids.has(id)) throw new ConfigError(`${where}.id`, `repeats ${id}`);
+    ids.add(id);
+    if (typeof membership !== 'string' || !TCP.test(membership)) throw new ConfigError(`${where}.membership`, `must be tcp://host:port (got ${JSON.stringify(membership)})`);
+    return { id, membership };
   });
 }
 

@@ -44,6 +44,18 @@ const PRODUCTION = {
     presence: [{ id: 'presence-1', bitmapFile: '/dev/shm/herald-online.bitmap', executors: ['executor-1'] }],
   },
 } as const;
+const APTA = {
+  ...PRODUCTION,
+  apta: { helloIntervalMs: 100 },
+  topology: {
+    ...PRODUCTION.topology,
+    schedulers: [{ id: 'scheduler-1', endpoint: 'tcp://10.0.0.1:7101', membership: 'tcp://10.0.0.1:7901' }],
+    dispatchers: [{ id: 'dispatcher-1', endpoint: 'tcp://10.0.0.2:7201', membership: 'tcp://10.0.0.2:7901' }],
+    executors: [{ id: 'executor-1', endpoint: 'tcp://10.0.0.3:7301', membership: 'tcp://10.0.0.3:7901' }],
+    interfaces: [{ id: 'interface-1', membership: 'tcp://10.0.0.9:7901' }],
+  },
+} as const;
+const withApta = (topology: object, apta: unknown = APTA.apta) => ({ ...APTA, apta, topology: { ...APTA.topology, ...topology } });
 const EXECUTORS = [
   { id: 'e1', endpoint: 'tcp://h:1' },
   { id: 'e2', endpoint: 'tcp://h:2' },
@@ -59,8 +71,16 @@ describe('compileConfig, production profile', () => {
       zookeeper: { connectionString: 'zk1:2181,zk2:2181', root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
       kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
       curve: { keysDir: '/etc/herald/keys' },
-      topology: PRODUCTION.topology,
+      topology: { ...PRODUCTION.topology, interfaces: [] },
+      apta: null,
     });
+  });
+
+  it('turns APTA on when the schedulers name membership endpoints, with its timers', () => {
+    const config = compileConfig(APTA as unknown as HeraldOptions);
+    expect(config.production!.apta).toMatchObject({ helloIntervalMs: 100, deadIntervalMs: 4000, silencePeriodMs: 12_000 });
+    expect(config.production!.topology.interfaces).toEqual([{ id: 'interface-1', membership: 'tcp://10.0.0.9:7901' }]);
+    expect(config.production!.topology.schedulers[0]!.membership).toBe('tcp://10.0.0.1:7901');
   });
 
   it('ignores the production sections in the embedded profile', () => {
@@ -157,6 +177,13 @@ describe('compileConfig', () => {
     ['production without schedulers', { ...PRODUCTION, topology: { ...PRODUCTION.topology, schedulers: [] } }, 'topology.schedulers'],
     ['production with a non-tcp endpoint', { ...PRODUCTION, topology: { ...PRODUCTION.topology, executors: [{ id: 'e1', endpoint: 'ipc:///tmp/x' }] } }, 'topology.executors[0].endpoint'],
     ['production without presence agents', withPresence(undefined), 'topology.presence'],
+    ['APTA with a dispatcher that has no membership endpoint', withApta({ dispatchers: [{ id: 'dispatcher-1', endpoint: 'tcp://h:1' }] }), 'topology.dispatchers[0].membership'],
+    ['APTA without interfaces', withApta({ interfaces: undefined }), 'topology.interfaces'],
+    ['APTA with a membership endpoint equal to the inbox', withApta({ executors: [{ id: 'executor-1', endpoint: 'tcp://h:1', membership: 'tcp://h:1' }] }), 'topology.executors[0].membership'],
+    ['APTA with a bad interface endpoint', withApta({ interfaces: [{ id: 'interface-1', membership: 'ipc:///x' }] }), 'topology.interfaces[0].membership'],
+    ['APTA with a dead interval under two Hellos', withApta({}, { helloIntervalMs: 100, deadIntervalMs: 150 }), 'apta.deadIntervalMs'],
+    ['apta timers without membership endpoints', { ...PRODUCTION, apta: { helloIntervalMs: 100 } }, 'apta'],
+    ['interfaces without membership endpoints', { ...PRODUCTION, topology: { ...PRODUCTION.topology, interfaces: [] } }, 'topology.interfaces'],
     ['production with a relative bitmapFile', withPresence([{ id: 'p', bitmapFile: 'online.bitmap', executors: ['e1', 'e2'] }]), 'topology.presence[0].bitmapFile'],
     ['production with a presence agent naming an unknown executor', withPresence([{ id: 'p', bitmapFile: '/b', executors: ['e1', 'e2', 'e9'] }]), 'topology.presence[0].executors'],
     ['production with an executor under two agents', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }, { id: 'q', bitmapFile: '/b', executors: ['e2'] }]), 'topology.presence[1].executors'],

@@ -1,3 +1,5 @@
+import type { AptaConfig, AptaOptions } from '../apta/config';
+
 /**
  * Herald's configuration, step one of three: the documented options an
  * operator writes (every field optional). `compileConfig` fills the defaults
@@ -99,7 +101,21 @@ export interface HeraldOptions {
     executors?: TopologyMember[];
     /** One presence agent per host, naming the executors on its host. Required in production. */
     presence?: PresenceMember[];
+    /**
+     * The interface processes, with their APTA membership endpoints. Needed
+     * when APTA runs (schedulers name `membership` endpoints): interfaces route
+     * tasks by the ring APTA agrees on. docs/apta.md.
+     */
+    interfaces?: InterfaceMember[];
   };
+  /** APTA timers (docs/apta.md); used when the schedulers name membership endpoints. */
+  apta?: AptaOptions;
+}
+
+export interface InterfaceMember {
+  id: string;
+  /** Where this interface process binds its APTA membership socket, e.g. 'tcp://10.0.0.9:7901'. */
+  membership: string;
 }
 
 export interface PresenceMember {
@@ -118,6 +134,13 @@ export interface TopologyMember {
   id: string;
   /** ZeroMQ endpoint this process binds its inbox to, e.g. 'tcp://10.0.0.5:7101'. */
   endpoint: string;
+  /**
+   * Where this process binds its APTA membership socket. Either every
+   * scheduler, dispatcher and executor names one (APTA decides the ring of
+   * schedulers, and membership changes move tasks) or none does (the ring is
+   * the static list of schedulers).
+   */
+  membership?: string;
 }
 
 export interface ProductionConfig {
@@ -125,7 +148,9 @@ export interface ProductionConfig {
   zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number };
   kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number };
   curve: { keysDir: string };
-  topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[]; presence: PresenceMember[] };
+  topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[]; presence: PresenceMember[]; interfaces: InterfaceMember[] };
+  /** APTA's timers when the topology names membership endpoints; null: a static ring. */
+  apta: AptaConfig | null;
 }
 
 export interface HeraldConfig {

@@ -1,14 +1,6 @@
 import { ConfigError } from '../errors';
-import type { HeraldOptions } from './options';
 
 /** Small validators shared by the config compilers; each names the setting it checks. */
-export function section<K extends keyof HeraldOptions>(options: HeraldOptions, key: K, known: string[]): NonNullable<HeraldOptions[K]> & Record<string, unknown> {
-  const value = options[key];
-  if (value === undefined) return {} as NonNullable<HeraldOptions[K]> & Record<string, unknown>;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(key, 'must be an object');
-  checkKnownKeys(key, value as object, known);
-  return value as NonNullable<HeraldOptions[K]> & Record<string, unknown>;
-}
 
 export function checkKnownKeys(path: string, value: object, known: string[]): void {
   for (const key of Object.keys(value)) {
