@@ -14,6 +14,7 @@ export class ProcessLinks {
   private readonly pushes: PushChannel[] = [];
   private inbox: PullChannel | undefined;
   private rr = 0;
+  private staticRing: HashRing | undefined;
 
   private constructor(
     private readonly config: HeraldConfig,
@@ -54,16 +55,28 @@ export class ProcessLinks {
     return channel;
   }
 
-  /** One channel that delivers each message to the scheduler owning its task on the ring. */
-  async toSchedulers(): Promise<PushChannel> {
-    const members = this.production.topology.schedulers;
-    const ring = new HashRing(members.map((m) => m.id));
+  /**
+   * One channel that delivers each message to the scheduler owning its task on
+   * `ring()` (APTA's agreed ring, or the static list; see cluster-ring.ts). A
+   * message sent while the ring is empty goes to the static owner: a scheduler
+   * that does not own the task ignores it, and the owner's sweep or
+   * re-run picks the work up.
+   */
+  async toSchedulers(ring: () => HashRing = () => this.everyScheduler): Promise<PushChannel> {
     const byId = new Map<string, PushChannel>();
-    for (const member of members) byId.set(member.id, await this.connect(member));
+    for (const member of this.production.topology.schedulers) byId.set(member.id, await this.connect(member));
     return {
-      send: (message: Message) => byId.get(ring.ownerOf('taskId' in message ? message.taskId : 0)!)!.send(message),
+      send: (message: Message) => {
+        const key = 'taskId' in message ? message.taskId : 0;
+        const owner = ring().ownerOf(key) ?? this.everyScheduler.ownerOf(key)!;
+        return byId.get(owner)!.send(message);
+      },
       close: () => undefined,
     };
+  }
+
+  private get everyScheduler(): HashRing {
+    return (this.staticRing ??= new HashRing(this.production.topology.schedulers.map((m) => m.id)));
   }
 
   /** One channel to the dispatchers: task.halt reaches every one, other work goes round-robin. */

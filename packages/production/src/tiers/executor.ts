@@ -4,6 +4,7 @@ import { createLoginQueue, FileDeliverySink, LoginDelivery, startExecutor, TaskC
 import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { LevelOfflineStore } from '@herald/store-level';
 import { connectEventBus, openTaskStore } from '../adapters';
+import { startClusterRing } from '../cluster-ring';
 import { ProcessLinks } from '../links';
 import { memberOf } from './member';
 import { Resources } from './resources';
@@ -31,9 +32,10 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const online = resources.add('online bitmap', await openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger), (b) => b.close());
     const tasks = new TaskCache(store);
     const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });
+    const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);
-    const executor = startExecutor({ id, inbox, toScheduler: await links.toSchedulers(), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
+    const executor = startExecutor({ id, inbox, toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();

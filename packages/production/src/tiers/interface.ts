@@ -4,6 +4,7 @@ import { ListRepository } from '@herald/audience';
 import { accountBlacklistId, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
 import { createApiServer } from '@herald/interface';
 import { openTaskStore } from '../adapters';
+import { startClusterRing } from '../cluster-ring';
 import { ProcessLinks } from '../links';
 import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
@@ -13,12 +14,13 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
   const resources = new Resources();
   return resources.starting(async () => {
     const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
+    const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const api = createApiServer({
       config,
       store,
       lists: new ListRepository(join(config.dataDir, 'lists')),
-      toScheduler: await links.toSchedulers(),
+      toScheduler: await links.toSchedulers(() => ring.current()),
       clock: systemClock,
       logger,
       blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },

@@ -1,0 +1,60 @@
+import { ConfigError, HashRing, type HeraldConfig, type Logger, type Meter } from '@herald/core';
+import { startMembership, type Membership } from '@herald/membership';
+import { readKeyPair, readPublicKey } from './keys';
+
+/** Where the ring comes from, for one production process. */
+export interface ClusterRing {
+  /** The ring to route by (and, for a scheduler, to own by). */
+  current(): HashRing;
+  /** Called after every change of `current()`. */
+  onChange(listener: (ring: HashRing) => void): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The ring of schedulers as this process sees it. Without APTA (no
+ * membership endpoints in the topology) it is the static list of schedulers.
+ * With APTA it is the ring the membership last agreed on in WORKING:
+ *   - a scheduler owns nothing until its first WORKING (the empty ring), and
+ *     keeps its last ring while SILENCE or OFFLINE (fencing protects the store);
+ *   - every other process (interface, dispatcher, executor: `takesWork` false)
+ *     routes by the static list until its first WORKING, then by the last
+ *     agreed ring.
+ */
+export async function startClusterRing(config: HeraldConfig, id: string, role: 'scheduler' | 'follower', logger: Logger, meter: Meter): Promise<ClusterRing> {
+  const production = config.production!;
+  const everyScheduler = new HashRing(production.topology.schedulers.map((s) => s.id));
+  const listeners: ((ring: HashRing) => void)[] = [];
+  if (production.apta === null) return { current: () => everyScheduler, onChange: (l) => void listeners.push(l), close: async () => undefined };
+
+  const { schedulers, dispatchers, executors, interfaces } = production.topology;
+  const members = [...schedulers, ...dispatchers, ...executors, ...interfaces].map((m) => ({ id: m.id, endpoint: m.membership! }));
+  const me = members.find((m) => m.id === id);
+  if (me === undefined) throw new ConfigError('topology.interfaces', `has no member with id ${JSON.stringify(id)}: with APTA every interface needs an entry with its membership endpoint`);
+  const keysDir = production.curve.keysDir;
+  const keys = await readKeyPair(keysDir, id);
+  const peers = await Promise.all(members.filter((m) => m.id !== id).map(async (m) => ({ ...m, serverPublicKey: await readPublicKey(keysDir, m.id) })));
+
+  let ring = role === 'scheduler' ? new HashRing([]) : everyScheduler;
+  const membership: Membership = await startMembership({
+    id,
+    takesWork: role === 'scheduler',
+    endpoint: me.endpoint,
+    peers,
+    curve: { publicKey: keys.publicKey, secretKey: keys.secretKey },
+    apta: production.apta,
+    logger,
+    meter,
+  });
+  membership.onChange((change) => {
+    if (change.type !== 'ring' || change.ring === undefined) return;
+    ring = change.ring;
+    logger.info('ring of schedulers changed', { members: ring.members });
+    for (const listener of listeners) listener(ring);
+  });
+  return {
+    current: () => ring,
+    onChange: (listener) => void listeners.push(listener),
+    close: () => membership.close(),
+  };
+}
