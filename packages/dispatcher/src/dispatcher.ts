@@ -1,6 +1,7 @@
 import { isHeraldError, noopLogger, noopMeter, type HeraldConfig, type Logger, type Meter } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
-import type { Message, PreprocessRequest, PullChannel, PushChannel, UnitRun } from '@herald/transport';
+import type { Message, PreprocessRequest, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
+import { EpochFloor } from './epoch-floor';
 import type { RecipientFilter } from './filters/filter';
 import { preprocess } from './preprocess';
 import { readListRange } from './read-range';
@@ -23,19 +24,41 @@ export interface Dispatcher {
   readonly done: Promise<void>;
 }
 
+/** One unit's stream of batches, under the owner epoch of the unit.run that started it. */
+interface Stream {
+  readonly epoch: number;
+  halted: boolean;
+}
+
 /**
  * The dispatcher tier: pre-processes tasks (one at a time: it is CPU and
  * memory heavy) and streams each execution unit's recipients to its executor
  * in batches. Streams run concurrently; each awaits the executor's socket, so
  * a slow executor slows its streams (ZeroMQ high-water mark) and nothing else.
+ *
+ * The send path is fenced by the owner epoch (docs/apta.md): per task the
+ * dispatcher remembers the highest epoch seen in a unit.run or task.halt.
+ * - A unit.run below it comes from a deposed owner: dropped and counted.
+ * - A unit.run above it means a new owner took the task: every stream of the
+ *   task under an older epoch stops (not only that unit's: the new owner
+ *   re-runs every unfinished unit from its checkpoint). A unit.run at the same
+ *   epoch replaces that unit's stream only (a resume by the same owner).
+ * - A task.halt stops the task's streams whose epoch is at most its own, so a
+ *   deposed owner's late halt never stops its successor's streams.
+ * A stopped stream sends nothing more; the batch it was handing to the socket
+ * at that moment still goes (the one batch in flight).
  */
 export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const logger = deps.logger ?? noopLogger;
   const meter = deps.meter ?? noopMeter;
   const batchesSent = meter.counter('herald_dispatcher_batches_total', 'Recipient batches sent to executors');
   const recipientsSent = meter.counter('herald_dispatcher_recipients_total', 'Recipients sent to executors');
-  /** The live stream of each unit; a newer unit.run for the same unit supersedes the older one. */
-  const streams = new Map<string, { halted: boolean }>();
+  const staleRuns = meter.counter('herald_dispatcher_stale_runs_total', 'unit.run messages dropped: their epoch is below one seen for the task (a deposed owner)');
+  const superseded = meter.counter('herald_dispatcher_superseded_streams_total', 'Unit streams stopped by a unit.run of a newer owner epoch');
+  /** Per task, the live stream of each unit. */
+  const streams = new Map<number, Map<number, Stream>>();
+  /** Per task, the highest owner epoch seen (LRU-bounded). */
+  const epochs = new EpochFloor();
   const running = new Set<Promise<void>>();
   let preprocessing: Promise<void> = Promise.resolve();
 
@@ -67,22 +90,51 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     }
   }
 
-  async function streamUnit(run: UnitRun): Promise<void> {
-    const key = `${run.taskId}:${run.unitNo}`;
-    const previous = streams.get(key);
-    if (previous) previous.halted = true;
-    const state = { halted: false };
-    streams.set(key, state);
-    const channel = deps.toExecutor.get(run.executorId);
-    if (channel === undefined) {
-      logger.error('unit names an unknown executor', { taskId: run.taskId, unitNo: run.unitNo, executorId: run.executorId });
-      return;
+  /** The highest epoch known for a task: remembered, or held by one of its live streams. */
+  function highestEpoch(taskId: number): number | undefined {
+    let high = epochs.get(taskId);
+    for (const stream of streams.get(taskId)?.values() ?? []) if (!stream.halted && (high === undefined || stream.epoch > high)) high = stream.epoch;
+    return high;
+  }
+
+  /** Applies the fence to a unit.run; returns the stream to run, or undefined when the run is stale. */
+  function startStream(run: UnitRun): Stream | undefined {
+    const high = highestEpoch(run.taskId);
+    if (high !== undefined && run.epoch < high) {
+      staleRuns.inc();
+      logger.warn('unit.run of a deposed owner dropped', { taskId: run.taskId, unitNo: run.unitNo, epoch: run.epoch, current: high });
+      return undefined;
     }
+    epochs.admit(run.taskId, run.epoch);
+    let units = streams.get(run.taskId);
+    if (units === undefined) streams.set(run.taskId, (units = new Map()));
+    for (const [unitNo, stream] of units) {
+      if (stream.halted || (stream.epoch === run.epoch && unitNo !== run.unitNo)) continue;
+      stream.halted = true; // the same unit re-run, or any stream of an older owner
+      if (stream.epoch < run.epoch) {
+        superseded.inc();
+        logger.info('unit stream superseded by a newer owner', { taskId: run.taskId, unitNo, epoch: stream.epoch, by: run.epoch });
+      }
+    }
+    const stream: Stream = { epoch: run.epoch, halted: false };
+    units.set(run.unitNo, stream);
+    return stream;
+  }
+
+  async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
     try {
+      const channel = deps.toExecutor.get(run.executorId);
+      if (channel === undefined) {
+        logger.error('unit names an unknown executor', { taskId: run.taskId, unitNo: run.unitNo, executorId: run.executorId });
+        return;
+      }
       const path = deps.lists.pathOf(run.filteredListId);
       let offset = run.from;
       for await (const uins of readListRange(path, run.from, run.end, deps.config.dispatcher.batchSize)) {
-        if (state.halted) return;
+        if (state.halted) {
+          logger.debug('unit stream stopped', { taskId: run.taskId, unitNo: run.unitNo, epoch: run.epoch, offset });
+          return;
+        }
         const last = offset + uins.length >= run.end;
         await channel.send({ kind: 'unit.batch', taskId: run.taskId, epoch: run.epoch, unitNo: run.unitNo, offset, last, uins });
         batchesSent.inc();
@@ -94,12 +146,16 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
       (stopping ? logger.debug : logger.error)('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
     } finally {
-      if (streams.get(key) === state) streams.delete(key);
+      const units = streams.get(run.taskId);
+      if (units?.get(run.unitNo) === state) units.delete(run.unitNo);
+      if (units?.size === 0) streams.delete(run.taskId);
     }
   }
 
-  function haltTask(taskId: number): void {
-    for (const [key, state] of streams) if (key.startsWith(`${taskId}:`)) state.halted = true;
+  /** Stops the task's streams at or below the halt's epoch; a halt proves an owner at that epoch, so it raises the floor too. */
+  function haltTask(halt: TaskHalt): void {
+    if (!epochs.admit(halt.taskId, halt.epoch)) logger.debug('task.halt of a deposed owner: stops only its own streams', { taskId: halt.taskId, epoch: halt.epoch });
+    for (const stream of streams.get(halt.taskId)?.values() ?? []) if (stream.epoch <= halt.epoch) stream.halted = true;
   }
 
   async function handle(message: Message): Promise<void> {
@@ -108,11 +164,13 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         preprocessing = preprocessing.then(() => runPreprocess(message));
         track(preprocessing);
         return;
-      case 'unit.run':
-        track(streamUnit(message));
+      case 'unit.run': {
+        const stream = startStream(message);
+        if (stream !== undefined) track(streamUnit(message, stream));
         return;
+      }
       case 'task.halt':
-        haltTask(message.taskId);
+        haltTask(message);
         return;
       default:
         logger.warn('dispatcher ignores a message not meant for it', { kind: message.kind });
@@ -121,7 +179,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
 
   const done = (async () => {
     for await (const message of deps.inbox.messages()) await handle(message);
-    for (const state of streams.values()) state.halted = true;
+    for (const units of streams.values()) for (const stream of units.values()) stream.halted = true;
     await Promise.allSettled([...running]);
   })();
   return { done };
