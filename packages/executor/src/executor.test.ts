@@ -1,4 +1,4 @@
-import { TypedArrayBitmap, type Delivery, type DeliveryGateway, type OfflineEntry, type OfflineStore, type Task, type TaskStore } from '@herald/core';
+import { TypedArrayBitmap, type Counter, type Delivery, type DeliveryGateway, type Meter, type OfflineEntry, type OfflineStore, type Task, type TaskStore } from '@herald/core';
 import { newTask, waitFor } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
@@ -35,6 +35,20 @@ class RecordingOfflineStore implements OfflineStore {
   async close(): Promise<void> {}
 }
 
+/** Counter totals by name and labels. */
+class RecordingMeter implements Meter {
+  readonly totals = new Map<string, number>();
+  counter(name: string): Counter {
+    return { inc: (labels, value = 1) => void this.totals.set(`${name}${JSON.stringify(labels ?? {})}`, this.total(name, labels) + value) };
+  }
+  gauge() {
+    return { set() {} };
+  }
+  total(name: string, labels?: Record<string, string>): number {
+    return this.totals.get(`${name}${JSON.stringify(labels ?? {})}`) ?? 0;
+  }
+}
+
 interface Harness {
   executor: Executor;
   /** Stands in for a dispatcher: sends into the executor's inbox. */
@@ -45,6 +59,7 @@ interface Harness {
   progress: UnitProgressMessage[];
   /** Users handed to the login queue, in order. */
   loggedIn: number[];
+  meter: RecordingMeter;
   stop(): Promise<void>;
 }
 
@@ -63,13 +78,15 @@ async function start(): Promise<Harness> {
 
   const online = new TypedArrayBitmap(1024);
   for (const uin of ONLINE) online.setOnline(uin, true);
-  const task = { ...newTask({ content: { body: 'flash sale' }, expiresAt: EXPIRES_AT }), id: TASK_ID } as unknown as Task;
+  // Claimed at epoch 2 (the batches' epoch), as the store would show it.
+  const task = { ...newTask({ content: { body: 'flash sale' }, expiresAt: EXPIRES_AT }), id: TASK_ID, epoch: 2 } as unknown as Task;
   const store = { getTask: async (id: number) => (id === TASK_ID ? task : undefined) } as unknown as TaskStore;
   const gateway = new RecordingGateway();
   const offline = new RecordingOfflineStore();
   const loggedIn: number[] = [];
   const logins = { enqueue: (uins: Uint32Array) => loggedIn.push(...uins), idle: async () => undefined, pending: 0 };
-  const executor = startExecutor({ id: 'executor-1', inbox, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins });
+  const meter = new RecordingMeter();
+  const executor = startExecutor({ id: 'executor-1', inbox, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter });
 
   return {
     executor,
@@ -78,6 +95,7 @@ async function start(): Promise<Harness> {
     offline,
     progress,
     loggedIn,
+    meter,
     async stop() {
       dispatcher.close();
       inbox.close(); // ends the executor's loop
@@ -100,9 +118,14 @@ function batch(offset: number, uins: number[], last = false, overrides: Partial<
   return { kind: 'unit.batch', taskId: TASK_ID, epoch: 2, unitNo: 0, offset, last, uins: Uint32Array.from(uins), ...overrides };
 }
 
-function progress(from: number, to: number, delivered: number, offline: number, done = false, unitNo = 0): UnitProgressMessage {
-  return { kind: 'unit.progress', taskId: TASK_ID, epoch: 2, unitNo, from, to, delivered, offline, done };
+function progress(from: number, to: number, delivered: number, offline: number, done = false, unitNo = 0, epoch = 2): UnitProgressMessage {
+  return { kind: 'unit.progress', taskId: TASK_ID, epoch, unitNo, from, to, delivered, offline, done };
 }
+
+const staleBatches = () => harness.meter.total('herald_executor_stale_batches_total', { executor: 'executor-1' });
+
+/** Every recipient written, delivered or queued offline, with repeats. */
+const written = () => [...harness.gateway.deliveries.flatMap((d) => d.uins), ...harness.offline.appends.flatMap((a) => a.uins)].sort((a, b) => a - b);
 
 async function send(...messages: Message[]): Promise<void> {
   for (const message of messages) await harness.dispatcher.send(message);
@@ -213,5 +236,44 @@ describe('executor', () => {
     await progressCount(4);
     expect(harness.offline.appends.map((a) => a.uins)).toEqual([[3], [1], [5]]);
     expect(harness.progress.slice(1)).toEqual([progress(0, 2, 1, 1), progress(2, 4, 1, 1), progress(4, 5, 0, 1, true)]);
+  });
+
+  describe('epoch fencing', () => {
+    it('drops a batch of an older epoch after a newer one: not delivered, not reported, counted', async () => {
+      await send(batch(0, [1, 2], false, { epoch: 3 }), batch(2, [3, 4], false, { epoch: 2 }), batch(2, [5, 6], true, { epoch: 3 }));
+      await progressCount(2);
+      expect(harness.progress).toEqual([progress(0, 2, 1, 1, false, 0, 3), progress(2, 4, 1, 1, true, 0, 3)]);
+      expect(written()).toEqual([1, 2, 5, 6]);
+      expect(staleBatches()).toBe(1);
+    });
+
+    it("refuses a batch below the task's stored epoch even as the first batch it sees of the task", async () => {
+      await send(batch(0, [1, 2], false, { epoch: 1 }), batch(0, [1, 2], true));
+      await progressCount(1);
+      expect(harness.progress).toEqual([progress(0, 2, 1, 1, true)]);
+      expect(written()).toEqual([1, 2]);
+      expect(staleBatches()).toBe(1);
+    });
+
+    it('a new owner takes over units mid-way: no recipient written twice, the old stream dropped from the first newer batch on', async () => {
+      const old = (offset: number, uins: number[], unitNo: number) => batch(offset, uins, false, { epoch: 2, unitNo });
+      const next = (offset: number, uins: number[], unitNo: number, last = false) => batch(offset, uins, last, { epoch: 3, unitNo });
+      // The old owner (epoch 2) streams both units; unit 1's batch [2, 4) was in flight when the new owner took over.
+      await send(old(0, [1, 2], 0), old(2, [3, 4], 0), old(0, [11, 12], 1), old(2, [13, 14], 1));
+      await progressCount(4);
+      // The new owner (epoch 3) resumes both units from checkpoint 2 (the old owner's later reports were lost);
+      // the old stream of unit 0 goes on somewhere and its batches arrive in between.
+      await send(next(2, [3, 4], 0), old(4, [5, 6], 0), next(4, [5, 6], 0, true), next(2, [13, 14], 1), old(4, [15], 1), next(4, [15], 1, true));
+      await progressCount(8);
+
+      expect(harness.progress.slice(4)).toEqual([
+        progress(2, 4, 1, 1, false, 0, 3), // confirmed under epoch 2: reported again, not written again
+        progress(4, 6, 1, 1, true, 0, 3),
+        progress(2, 4, 0, 2, false, 1, 3),
+        progress(4, 5, 0, 1, true, 1, 3),
+      ]);
+      expect(written()).toEqual([1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15]);
+      expect(staleBatches()).toBe(2);
+    });
   });
 });

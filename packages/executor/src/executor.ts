@@ -25,6 +25,9 @@ export interface Executor {
   readonly done: Promise<void>;
 }
 
+/** Tasks whose highest batch epoch is remembered; past it the least recently seen is forgotten. */
+const EPOCH_MEMORY = 65_536;
+
 /**
  * The executor tier: walks each batch of a unit, pushes online users through
  * the delivery gateway, appends offline users to their offline lists, and
@@ -40,6 +43,14 @@ export interface Executor {
  * ignored too. Only the exact batch counts as confirmed, so a batch that
  * failed is written when it comes again, even after later batches of its
  * unit succeeded.
+ *
+ * The last fence of the send path (docs/apta.md): per task the executor
+ * remembers the highest owner epoch seen in a batch, and refuses a batch
+ * below it, or below the task's epoch as the task cache read it from the
+ * store: it comes from a deposed owner's stream, so it is neither delivered
+ * nor reported, only counted (herald_executor_stale_batches_total). What this
+ * process confirmed is kept across epochs, so a new owner resuming from an
+ * older checkpoint gets those batches reported, not delivered again.
  */
 export function startExecutor(deps: ExecutorDeps): Executor {
   const logger = deps.logger ?? noopLogger;
@@ -47,7 +58,27 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const delivered = meter.counter('herald_executor_delivered_total', 'Recipients pushed to online users', ['executor']);
   const queued = meter.counter('herald_executor_offline_total', 'Recipients appended to offline lists', ['executor']);
   const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', ['executor']);
+  const stale = meter.counter('herald_executor_stale_batches_total', 'Batches dropped: their epoch is below one seen for the task (a deposed owner)', ['executor']);
   const labels = { executor: deps.id };
+  /** Per task, the highest owner epoch seen; a Map iterates in insertion order, so the first key is the least recently seen. */
+  const epochs = new Map<number, number>();
+
+  /** Records a batch's epoch (or the task's stored one); returns the task's highest epoch. */
+  function raiseEpoch(taskId: number, epoch: number): number {
+    const high = Math.max(epoch, epochs.get(taskId) ?? epoch);
+    epochs.delete(taskId);
+    epochs.set(taskId, high);
+    if (epochs.size > EPOCH_MEMORY) epochs.delete(epochs.keys().next().value!);
+    return high;
+  }
+
+  /** True (and counted) when the batch's epoch is below the highest known for its task. */
+  function isStale(batch: UnitBatch, known: number): boolean {
+    if (batch.epoch >= known) return false;
+    stale.inc(labels);
+    logger.warn('batch of a deposed owner dropped', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, epoch: batch.epoch, current: known });
+    return true;
+  }
   /** Per unit, the batches this process confirmed, by offset: their end and their counts. Dropped with the unit's last batch. */
   const confirmed = new Map<string, Map<number, { to: number; delivered: number; offline: number }>>();
 
@@ -67,15 +98,18 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   async function handle(batch: UnitBatch): Promise<void> {
     const key = `${batch.taskId}:${batch.unitNo}`;
     const to = batch.offset + batch.uins.length;
-    const seen = confirmed.get(key)?.get(batch.offset);
-    if (seen !== undefined && seen.to === to) {
-      await report(batch, to, seen.delivered, seen.offline);
-      return;
-    }
+    if (isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return;
     const task = await deps.tasks.get(batch.taskId);
     if (task === undefined) {
       dropped.inc(labels);
       logger.warn('batch for an unknown task dropped', { taskId: batch.taskId, unitNo: batch.unitNo });
+      return;
+    }
+    // The cached task's epoch is the owner's when it was read: a lower bound, which also covers a task forgotten above.
+    if (isStale(batch, raiseEpoch(batch.taskId, Math.max(batch.epoch, task.epoch)))) return;
+    const seen = confirmed.get(key)?.get(batch.offset);
+    if (seen !== undefined && seen.to === to) {
+      await report(batch, to, seen.delivered, seen.offline);
       return;
     }
     const online = new Uint32Array(batch.uins.length);
