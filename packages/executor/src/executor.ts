@@ -28,6 +28,9 @@ export interface Executor {
 /** Tasks whose highest batch epoch is remembered; past it the least recently seen is forgotten. */
 const EPOCH_MEMORY = 65_536;
 
+/** Units whose confirmed batches an executor remembers (a few hundred bytes per batch; 1,024 units of 2^20 recipients in 4,096-uin batches are ~20 MiB). */
+const MAX_CONFIRMED_UNITS = 1024;
+
 /**
  * The executor tier: walks each batch of a unit, pushes online users through
  * the delivery gateway, appends offline users to their offline lists, and
@@ -79,7 +82,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     logger.warn('batch of a deposed owner dropped', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, epoch: batch.epoch, current: known });
     return true;
   }
-  /** Per unit, the batches this process confirmed, by offset: their end and their counts. Dropped with the unit's last batch. */
+  /** Per unit, the batches this process confirmed, by offset: their end and their counts. The oldest units go past MAX_CONFIRMED_UNITS. */
   const confirmed = new Map<string, Map<number, { to: number; delivered: number; offline: number }>>();
 
   const report = (batch: UnitBatch, to: number, delivered: number, offline: number) =>
@@ -131,12 +134,14 @@ export function startExecutor(deps: ExecutorDeps): Executor {
         },
       ]);
     }
-    if (batch.last) confirmed.delete(key);
-    else {
-      let unit = confirmed.get(key);
-      if (unit === undefined) confirmed.set(key, (unit = new Map()));
-      unit.set(batch.offset, { to, delivered: split.online, offline: split.offline });
+    // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
+    // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
+    let unit = confirmed.get(key);
+    if (unit === undefined) {
+      confirmed.set(key, (unit = new Map()));
+      if (confirmed.size > MAX_CONFIRMED_UNITS) confirmed.delete(confirmed.keys().next().value!); // the oldest unit
     }
+    unit.set(batch.offset, { to, delivered: split.online, offline: split.offline });
     await report(batch, to, split.online, split.offline);
   }
 

@@ -1,6 +1,9 @@
-import { HashRing, type HeraldConfig, type Logger, type Meter, type ProductionConfig, type TopologyMember } from '@herald/core';
+import { HashRing, isHeraldError, type HeraldConfig, type Logger, type Meter, type ProductionConfig, type TopologyMember } from '@herald/core';
 import { createPull, createPush, type Message, type PullChannel, type PushChannel } from '@herald/transport';
 import { allowedKeys, readKeyPair, readPublicKey } from './keys';
+
+/** How long a message to a scheduler may wait for room in its queue before it is routed again by the current ring. */
+const SCHEDULER_SEND_TIMEOUT_MS = 1000;
 
 /**
  * The ZeroMQ links of one production process: its inbox (a CURVE server
@@ -44,11 +47,12 @@ export class ProcessLinks {
     return this.inbox;
   }
 
-  async connect(member: TopologyMember): Promise<PushChannel> {
+  async connect(member: TopologyMember, sendTimeoutMs?: number): Promise<PushChannel> {
     const channel = await createPush({
       name: `${this.id}->${member.id}`,
       endpoints: [member.endpoint],
       highWaterMark: this.config.transport.highWaterMark,
+      ...(sendTimeoutMs === undefined ? {} : { sendTimeoutMs }),
       curve: { serverPublicKey: await readPublicKey(this.production.curve.keysDir, member.id), publicKey: this.keys.publicKey, secretKey: this.keys.secretKey },
     });
     this.pushes.push(channel);
@@ -64,12 +68,22 @@ export class ProcessLinks {
    */
   async toSchedulers(ring: () => HashRing = () => this.everyScheduler): Promise<PushChannel> {
     const byId = new Map<string, PushChannel>();
-    for (const member of this.production.topology.schedulers) byId.set(member.id, await this.connect(member));
+    for (const member of this.production.topology.schedulers) byId.set(member.id, await this.connect(member, SCHEDULER_SEND_TIMEOUT_MS));
     return {
-      send: (message: Message) => {
+      send: async (message: Message) => {
         const key = 'taskId' in message ? message.taskId : 0;
-        const owner = ring().ownerOf(key) ?? this.everyScheduler.ownerOf(key)!;
-        return byId.get(owner)!.send(message);
+        for (;;) {
+          const owner = ring().ownerOf(key) ?? this.everyScheduler.ownerOf(key)!;
+          try {
+            return await byId.get(owner)!.send(message);
+          } catch (error) {
+            // Not taken for a while: the owner is slow, or dead and about to leave the ring. Waiting on a
+            // dead scheduler's queue would stall this process for good (an executor would stop reading
+            // batches), so ask the ring again: once APTA has moved the task, the message goes to its new owner.
+            if (!(isHeraldError(error) && error.details.timedOut === true)) throw error;
+            this.logger.debug('scheduler did not take a message in time; routing it again', { owner, kind: message.kind });
+          }
+        }
       },
       close: () => undefined,
     };

@@ -17,6 +17,8 @@ export interface ClusterShape {
   controllers: number;
   /** Presence agents; the executors are split evenly between them, as if on that many hosts. Default 1. */
   presence?: number;
+  /** APTA timers: when set, every scheduler, dispatcher, executor and interface gets a membership endpoint and the ring is APTA's. */
+  apta?: { helloIntervalMs: number; deadIntervalMs: number; silencePeriodMs: number };
 }
 
 export interface ProcessHandle {
@@ -45,9 +47,23 @@ export class ProcessCluster {
   ) {}
 
   async configure(extra: Record<string, unknown> = {}): Promise<void> {
-    const members = async (prefix: string, n: number) =>
-      Promise.all(Array.from({ length: n }, async (_, i) => ({ id: `${prefix}-${i + 1}`, endpoint: `tcp://127.0.0.1:${await freePort()}` })));
-    this.httpPorts = await Promise.all(Array.from({ length: this.shape.interfaces }, () => freePort()));
+    // freePort() can hand out one port twice when asked twice before either is bound: take distinct ones.
+    const taken = new Set<number>();
+    const port = async (): Promise<number> => {
+      for (;;) {
+        const candidate = await freePort();
+        if (!taken.has(candidate)) return taken.add(candidate), candidate;
+      }
+    };
+    const apta = this.shape.apta;
+    const membership = async () => (apta === undefined ? {} : { membership: `tcp://127.0.0.1:${await port()}` });
+    const members = async (prefix: string, n: number) => {
+      const list = [];
+      for (let i = 0; i < n; i++) list.push({ id: `${prefix}-${i + 1}`, endpoint: `tcp://127.0.0.1:${await port()}`, ...(await membership()) });
+      return list;
+    };
+    this.httpPorts = [];
+    for (let i = 0; i < this.shape.interfaces; i++) this.httpPorts.push(await port());
     this.options = {
       profile: 'production',
       dataDir: join(this.dir, 'data'),
@@ -69,7 +85,9 @@ export class ProcessCluster {
           bitmapFile: this.bitmapFile(id),
           executors: this.ids('executor').filter((_, e) => e % agents.length === i),
         })),
+        ...(apta === undefined ? {} : { interfaces: await members('interface', this.shape.interfaces).then((list) => list.map(({ id, membership: m }) => ({ id, membership: m }))) }),
       },
+      ...(apta === undefined ? {} : { apta }),
       ...extra,
     };
     this.configFile = join(this.dir, 'herald.json');

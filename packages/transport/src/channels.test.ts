@@ -187,4 +187,14 @@ describe('channels over zeromq', () => {
     for (const error of errors) expect(error).toMatchObject({ code: 'UNAVAILABLE' });
     await expect(push.send(halt(99))).rejects.toBeInstanceOf(HeraldError);
   });
+
+  it('gives up a send its peer does not take within sendTimeoutMs, saying it timed out, and goes on', async () => {
+    // Nothing binds this endpoint: the push queues up to its high-water mark, then cannot queue more.
+    const push = await createPush({ name: 'to-nobody', endpoints: [inprocEndpoint('nobody')], highWaterMark: 1, sendTimeoutMs: 50 });
+    const outcomes = await Promise.all(Array.from({ length: 3 }, (_, i) => push.send(halt(i)).then(() => 'queued', (error: unknown) => error)));
+    const timedOut = outcomes.filter((o) => o instanceof HeraldError);
+    expect(timedOut.length).toBeGreaterThan(0);
+    for (const error of timedOut) expect(error).toMatchObject({ code: 'UNAVAILABLE', details: { timedOut: true } });
+    push.close();
+  });
 });

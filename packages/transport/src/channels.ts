@@ -26,6 +26,13 @@ export interface PushOptions {
   highWaterMark: number;
   /** Connect as a CURVE client (tcp:// or ipc:// endpoints only). Default: no security (NULL). */
   curve?: CurveClientOptions;
+  /**
+   * Give up a send that could not be queued for this long (the peer's queue
+   * stayed full: it is slow, or gone): `send` rejects with UNAVAILABLE and
+   * `details.timedOut` true, so the caller can route elsewhere. Default: wait
+   * as long as it takes (the backpressure).
+   */
+  sendTimeoutMs?: number;
 }
 
 export interface PushChannel {
@@ -115,7 +122,7 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
   if (endpoints.length === 0) throw new ConfigError(`transport.${name}.endpoints`, 'needs at least one endpoint');
   const curve = options.curve === undefined ? undefined : checkCurveClientOptions(`transport.${name}.curve`, options.curve);
   if (curve !== undefined) for (const endpoint of endpoints) checkCurveEndpoint(`transport.${name}.endpoints`, endpoint);
-  const socket = new zmq.Push({ sendHighWaterMark: highWaterMark, linger: LINGER_MS });
+  const socket = new zmq.Push({ sendHighWaterMark: highWaterMark, linger: LINGER_MS, ...(options.sendTimeoutMs === undefined ? {} : { sendTimeout: options.sendTimeoutMs }) });
   if (curve !== undefined) {
     socket.curveServerKey = curve.serverPublicKey;
     socket.curvePublicKey = curve.publicKey;
@@ -137,7 +144,8 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
       await socket.send(frame);
     } catch (error) {
       if (socket.closed) throw closedError();
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `push channel ${name}: ${(error as Error).message}`, { cause: error });
+      const timedOut = (error as { code?: string }).code === 'EAGAIN';
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `push channel ${name}: ${(error as Error).message}`, { cause: error, details: { channel: name, timedOut } });
     }
   }
 
