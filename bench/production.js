@@ -8,9 +8,9 @@
  *   - one broadcast's fan-out rate end to end (task creation to COMPLETED);
  *   - task create -> first delivery latency over small tasks created one after
  *     another (first delivery = the first batch on the reports topic, stamped
- *     by the executor when the batch was delivered), on the quiet cluster and
- *     again right after the fan-out, with where the time goes (the task's
- *     state-change times from the outbox).
+ *     by the executor when the batch was delivered), for the first tasks after
+ *     start (cold) and again right after the fan-out (warm), with where the
+ *     time goes (the task's state-change times from the outbox).
  * With --record the table is appended to RESULTS.md.
  *
  *   node bench/production.js [--recipients 1000000] [--tasks 100] [--record] [--logs]
@@ -94,7 +94,7 @@ async function main() {
       }
       return { ...percentiles(latencies), stages: await stageBreakdown(names.database, measured, firstReport) };
     }
-    step('latency on a quiet cluster');
+    step('latency, first tasks after start');
     const quiet = await latencyRun('quiet'); // content differs per run: the no-resend filter would keep nobody
 
     // Fan-out.
@@ -125,8 +125,8 @@ async function main() {
       `| fan-out of ${fmt(recipients)} recipients, create to COMPLETED | ${fmt(fanoutS, 2)} s = ${fmt(recipients / fanoutS)} recipients/s |`,
       `| delivered / offline / filtered | ${fmt(task.report.delivered)} / ${fmt(task.report.offline)} / ${fmt(Object.values(task.report.removed).reduce((a, b) => a + b, 0))} |`,
       ...[
-        ['on a quiet cluster', quiet],
-        [`right after the fan-out (its LevelDB compactions, flushes and relays still running)`, after],
+        ['for the first tasks after start (cold: connection pools, Kafka partition metadata, JIT)', quiet],
+        ['for the next tasks, right after the fan-out (warm; the fan-out\'s compactions and relays still running)', after],
       ].flatMap(([when, p]) => [
         `| create -> first delivery ${when}, ${tasks} tasks of 1,000 recipients one after another: p50 / p99 / max | ${fmt(p.p50)} / ${fmt(p.p99)} / ${fmt(p.max)} ms |`,
         ...p.stages.map(({ stage, p50, p99, max }) => `| &nbsp;&nbsp;of which ${stage} | ${fmt(p50)} / ${fmt(p99)} / ${fmt(max)} ms |`),
