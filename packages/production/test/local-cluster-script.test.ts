@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -6,9 +7,27 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createPool } from 'mysql2/promise';
 import { encodeRecipientList, TOPICS, type ListMeta, type Task } from '@herald/core';
 import { readDeliveryFile } from '@herald/executor';
-import { freePort, makeTempDir, waitFor, type TempDir } from '@herald/testing';
+import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 
 const run = promisify(execFile);
+
+/** A base port whose next `size` ports are free, between 20000 and 32000 (below Linux's default ephemeral range). */
+async function freeBlockBelowEphemeral(size: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * ((12_000 - size) / size)) * size;
+    const free = await Promise.all(Array.from({ length: size }, (_, i) => portIsFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error('no free block of ports between 20000 and 32000');
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
 const SCRIPT = join(__dirname, '..', '..', '..', 'deploy', 'local-cluster.sh');
 
 /**
@@ -27,8 +46,10 @@ describe('deploy/local-cluster.sh', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-local-cluster-');
-    // A free block of ports: the script uses base+1 .. base+32.
-    const base = (await freePort()) % 40_000 + 20_000;
+    // The script uses base+1 .. base+81. Every other test binds ports the kernel hands out (the
+    // ephemeral range, 32768 and up here), so a block below it cannot collide with a cluster
+    // another test file starts meanwhile; the block's own ports are checked free.
+    const base = await freeBlockBelowEphemeral(100);
     env = {
       ...process.env,
       HERALD_SKIP_BUILD: '1',

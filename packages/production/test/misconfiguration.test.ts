@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createPool } from 'mysql2/promise';
 import { freePort, makeTempDir, ProcessCluster, type TempDir } from '@herald/testing';
+import { uniqueNames, tearDown } from './scenario';
 
 /**
  * A misconfigured production process fails at start with one clear line
@@ -13,8 +13,8 @@ jest.setTimeout(120_000);
 describe('production process misconfiguration', () => {
   let dir: TempDir;
   let cluster: ProcessCluster;
-  const tag = randomBytes(4).toString('hex');
-  const names = { database: `herald_bad_${tag}`, zkRoot: `/herald-bad-${tag}`, topicPrefix: `bad${tag}.` };
+  const names = uniqueNames('bad');
+  const { tag } = names;
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-misconfig-');
@@ -24,11 +24,7 @@ describe('production process misconfiguration', () => {
   });
 
   afterAll(async () => {
-    await cluster.stopAll();
-    const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
-    await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
-    await pool.end();
-    await dir.remove();
+    await tearDown(cluster, names, dir);
   });
 
   /** Starts a process with a changed config and returns what it printed on exit. */

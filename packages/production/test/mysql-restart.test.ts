@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { makeTempDir, PrivateMariaDb, ProcessCluster, type TempDir } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { broadcastThroughOutage, startWithAudience } from './scenario';
+import { broadcastThroughOutage, startWithAudience, uniqueNames } from './scenario';
 
 /**
  * MySQL restarted in the middle of a broadcast (a private MariaDB, so no other
@@ -17,8 +16,7 @@ describe('production profile: MySQL restarted mid-broadcast', () => {
   let dir: TempDir;
   let db: PrivateMariaDb;
   let cluster: ProcessCluster;
-  const tag = randomBytes(4).toString('hex');
-  const names = { database: `herald_restart_${tag}`, zkRoot: `/herald-restart-${tag}`, topicPrefix: `rs${tag}.` };
+  const names = uniqueNames('restart');
   const audience = syntheticAudience({ recipients: 200_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 9 });
   const { kept, online, offline } = expectedOutcome(audience);
 

@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createPool } from 'mysql2/promise';
 import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { startWithAudience } from './scenario';
+import { startWithAudience, tearDown, uniqueNames } from './scenario';
 
 /**
  * The foundation's end-to-end broadcast on the production profile: every tier
@@ -18,8 +16,8 @@ jest.setTimeout(240_000);
 describe('production profile, end to end', () => {
   let dir: TempDir;
   let cluster: ProcessCluster;
-  const tag = randomBytes(4).toString('hex');
-  const names = { database: `herald_e2e_${tag}`, zkRoot: `/herald-e2e-${tag}`, topicPrefix: `e2e${tag}.` };
+  const names = uniqueNames('e2e');
+  const { tag } = names;
   const audience = syntheticAudience({ recipients: 60_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 5 });
   const { kept, online, offline } = expectedOutcome(audience);
 
@@ -31,11 +29,7 @@ describe('production profile, end to end', () => {
   });
 
   afterAll(async () => {
-    await cluster?.stopAll();
-    const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
-    await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
-    await pool.end();
-    await dir?.remove();
+    await tearDown(cluster, names, dir);
   });
 
   const post = async <T>(path: string, body: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> => {

@@ -1,8 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { createPool } from 'mysql2/promise';
 import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
 import type { SyntheticAudience } from '@herald/audience';
-import { waitFor, type ProcessCluster } from '@herald/testing';
+import { waitFor, type ProcessCluster, type TempDir } from '@herald/testing';
 
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+
+export interface ClusterNames {
+  database: string;
+  zkRoot: string;
+  topicPrefix: string;
+  /** The random part, for other names the test makes. */
+  tag: string;
+}
+
+/** A database, znode root and topic prefix of the cluster's own, so test files never share state on the servers. */
+export function uniqueNames(label: string): ClusterNames {
+  const tag = randomBytes(4).toString('hex');
+  return { database: `herald_${label}_${tag}`, zkRoot: `/herald-${label}-${tag}`, topicPrefix: `${label}${tag}.`, tag };
+}
+
+/** Stops every process, then drops the cluster's database and removes its directory; safe after a failed start. */
+export async function tearDown(cluster: ProcessCluster | undefined, names: ClusterNames, dir: TempDir | undefined): Promise<void> {
+  await cluster?.stopAll();
+  const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
+  await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
+  await pool.end();
+  await dir?.remove();
+}
 
 /** Configures, keys, migrates and starts the cluster, with the audience's online users logged in before it runs. */
 export async function startWithAudience(cluster: ProcessCluster, audience: SyntheticAudience, extra: Record<string, unknown> = {}): Promise<void> {

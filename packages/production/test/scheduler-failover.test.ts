@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createPool } from 'mysql2/promise';
 import { HashRing, uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { broadcastThroughOutage, startWithAudience } from './scenario';
+import { broadcastThroughOutage, startWithAudience, tearDown, uniqueNames } from './scenario';
 
 /**
  * APTA failover with real processes: three schedulers agree on a ring; the
@@ -23,8 +21,7 @@ const SCHEDULERS = ['scheduler-1', 'scheduler-2', 'scheduler-3'];
 describe('scheduler failover (APTA)', () => {
   let dir: TempDir;
   let cluster: ProcessCluster;
-  const tag = randomBytes(4).toString('hex');
-  const names = { database: `herald_failover_${tag}`, zkRoot: `/herald-failover-${tag}`, topicPrefix: `failover${tag}.` };
+  const names = uniqueNames('failover');
   const audience = syntheticAudience({ recipients: 300_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 11 });
 
   beforeAll(async () => {
@@ -40,11 +37,7 @@ describe('scheduler failover (APTA)', () => {
   });
 
   afterAll(async () => {
-    await cluster?.stopAll();
-    const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
-    await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
-    await pool.end();
-    await dir?.remove();
+    await tearDown(cluster, names, dir);
   });
 
   it('resumes a broadcast whose scheduler was killed on a survivor, losing nobody', async () => {

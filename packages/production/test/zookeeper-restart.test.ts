@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createPool } from 'mysql2/promise';
 import { uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { makeTempDir, ProcessCluster, TestZooKeeper, type TempDir } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { broadcastThroughOutage, startWithAudience } from './scenario';
+import { broadcastThroughOutage, startWithAudience, tearDown, uniqueNames } from './scenario';
 
 /**
  * ZooKeeper restarted in the middle of a broadcast (a private ZooKeeper, so no
@@ -19,8 +17,7 @@ describe('production profile: ZooKeeper restarted mid-broadcast', () => {
   let dir: TempDir;
   let zk: TestZooKeeper;
   let cluster: ProcessCluster;
-  const tag = randomBytes(4).toString('hex');
-  const names = { database: `herald_zk_${tag}`, zkRoot: `/herald-zk-${tag}`, topicPrefix: `zk${tag}.` };
+  const names = uniqueNames('zk');
   const audience = syntheticAudience({ recipients: 200_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 13 });
   const { kept, online, offline } = expectedOutcome(audience);
 
@@ -32,12 +29,8 @@ describe('production profile: ZooKeeper restarted mid-broadcast', () => {
   });
 
   afterAll(async () => {
-    await cluster?.stopAll();
+    await tearDown(cluster, names, dir);
     await zk?.destroy();
-    const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
-    await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
-    await pool.end();
-    await dir?.remove();
   });
 
   it('completes with exactly the right deliveries and offline entries', async () => {
