@@ -36,6 +36,7 @@ export type { UnitState, UnitEvent } from './task/unit-machine';
 export { FILTER_REASONS, emptyReport, removedTotal } from './task/model';
 export type { PriorityClass, FilterReason, TaskContent, NewTask, Task, TaskReport, NewUnit, ExecutionUnit, ListMeta } from './task/model';
 export { checkFence } from './task/fence';
+export { EpochFloor } from './task/epoch-floor';
 export type { Fence } from './task/fence';
 export { contentCrc } from './task/content';
 export {

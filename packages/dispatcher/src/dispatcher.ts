@@ -1,7 +1,6 @@
-import { isHeraldError, noopLogger, noopMeter, type HeraldConfig, type Logger, type Meter } from '@herald/core';
+import { EpochFloor, isHeraldError, noopLogger, noopMeter, type HeraldConfig, type Logger, type Meter } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { Message, PreprocessRequest, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
-import { EpochFloor } from './epoch-floor';
 import type { RecipientFilter } from './filters/filter';
 import { preprocess } from './preprocess';
 import { readListRange } from './read-range';

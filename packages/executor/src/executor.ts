@@ -1,4 +1,4 @@
-import { isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
+import { EpochFloor, isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
 import type { LoginQueue } from './login-queue';
 import type { TaskCache } from './task-cache';
@@ -63,17 +63,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', ['executor']);
   const stale = meter.counter('herald_executor_stale_batches_total', 'Batches dropped: their epoch is below one seen for the task (a deposed owner)', ['executor']);
   const labels = { executor: deps.id };
-  /** Per task, the highest owner epoch seen; a Map iterates in insertion order, so the first key is the least recently seen. */
-  const epochs = new Map<number, number>();
-
-  /** Records a batch's epoch (or the task's stored one); returns the task's highest epoch. */
-  function raiseEpoch(taskId: number, epoch: number): number {
-    const high = Math.max(epoch, epochs.get(taskId) ?? epoch);
-    epochs.delete(taskId);
-    epochs.set(taskId, high);
-    if (epochs.size > EPOCH_MEMORY) epochs.delete(epochs.keys().next().value!);
-    return high;
-  }
+  /** Per task, the highest owner epoch seen. */
+  const epochs = new EpochFloor(EPOCH_MEMORY);
 
   /** True (and counted) when the batch's epoch is below the highest known for its task. */
   function isStale(batch: UnitBatch, known: number): boolean {
@@ -109,7 +100,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       return;
     }
     // The cached task's epoch is the owner's when it was read: a lower bound, which also covers a task forgotten above.
-    if (isStale(batch, raiseEpoch(batch.taskId, Math.max(batch.epoch, task.epoch)))) return;
+    if (isStale(batch, epochs.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return;
     const seen = confirmed.get(key)?.get(batch.offset);
     if (seen !== undefined && seen.to === to) {
       await report(batch, to, seen.delivered, seen.offline);

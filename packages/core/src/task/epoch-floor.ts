@@ -5,8 +5,9 @@
  * the highest epoch seen comes from a deposed owner.
  *
  * Bounded: past `capacity` tasks the least recently seen one is forgotten.
- * A stale message for a forgotten task then passes this check; the executor's
- * check (the last one before delivery) still applies.
+ * A stale message for a forgotten task then passes this check; the
+ * dispatcher's check is backed by the executor's, which also raises its floor
+ * to the task's stored epoch.
  */
 export class EpochFloor {
   private readonly epochs = new Map<number, number>();
@@ -30,6 +31,12 @@ export class EpochFloor {
     this.epochs.set(taskId, floor === undefined ? epoch : Math.max(floor, epoch));
     if (this.epochs.size > this.capacity) this.epochs.delete(this.epochs.keys().next().value!);
     return true;
+  }
+
+  /** Records an epoch that is known to be current (e.g. read from the store) and returns the highest for the task. */
+  raise(taskId: number, epoch: number): number {
+    this.admit(taskId, epoch);
+    return this.epochs.get(taskId)!;
   }
 
   forget(taskId: number): void {
