@@ -108,7 +108,7 @@ export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './
 export { checkUnitKey, checkCheckpoint, checkRole, checkCandidateId, supersedes, byUnit } from './ports/coordinator-rules';
 export { TOPICS } from './ports/event-bus';
 export type { EventBus, BusEvent, ConsumedEvent, SubscribeOptions, Subscription } from './ports/event-bus';
-export { checkTopic, checkGroup, checkEvents } from './ports/event-bus-rules';
+export { checkTopic, checkGroup, checkEvents, checkSubscription } from './ports/event-bus-rules';
 export type { CheckedEvent } from './ports/event-bus-rules';
 export type { OfflineStore, OfflineEntry } from './ports/offline-store';
 export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';

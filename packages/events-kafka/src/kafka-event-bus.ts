@@ -1,10 +1,9 @@
 import {
-  checkGroup,
+  checkSubscription,
   checkTopic,
   ConfigError,
   ErrorCodes,
   HeraldError,
-  ValidationError,
   type BusEvent,
   type ConsumedEvent,
   type EventBus,
@@ -19,7 +18,6 @@ import { toMessages } from './messages';
 import { compileOptions, type CompiledKafkaOptions, type KafkaEventBusOptions } from './options';
 import { Topics } from './topics';
 
-const DEFAULT_RETRY_DELAY_MS = 100;
 /** kafkajs's default for one TCP connect; `connectTimeoutMs` caps it. */
 const TCP_CONNECT_TIMEOUT_MS = 1000;
 
@@ -128,11 +126,7 @@ export class KafkaEventBus implements EventBus {
 
   async subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options: SubscribeOptions = {}): Promise<Subscription> {
     this.assertOpen('subscribe');
-    checkTopic(topic);
-    checkGroup(group);
-    if (typeof handler !== 'function') throw new ValidationError('handler must be a function');
-    const { fromBeginning = false, retryDelayMs = DEFAULT_RETRY_DELAY_MS } = options;
-    if (!(retryDelayMs >= 0)) throw new ValidationError('retryDelayMs must be >= 0', { retryDelayMs });
+    const { fromBeginning, retryDelayMs } = checkSubscription(topic, group, handler, options);
     const kafkaTopic = this.options.topicPrefix + topic;
     const spec = { topic, kafkaTopic, groupId: this.options.topicPrefix + group, fromBeginning, retryDelayMs, handler };
     const subscription = await this.track(async () => {

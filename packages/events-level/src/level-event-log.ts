@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { ClassicLevel } from 'classic-level';
 import {
-  checkGroup,
+  checkSubscription,
   checkTopic,
   ErrorCodes,
   HeraldError,
@@ -30,7 +30,6 @@ export interface LevelEventLogOptions {
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
-const DEFAULT_RETRY_DELAY_MS = 100;
 
 type Db = ClassicLevel<Buffer, string>;
 
@@ -103,11 +102,7 @@ export class LevelEventLog implements EventBus {
 
   async subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options: SubscribeOptions = {}): Promise<Subscription> {
     this.assertOpen('subscribe');
-    checkTopic(topic);
-    checkGroup(group);
-    if (typeof handler !== 'function') throw new ValidationError('handler must be a function');
-    const { fromBeginning = false, retryDelayMs = DEFAULT_RETRY_DELAY_MS } = options;
-    if (!(retryDelayMs >= 0)) throw new ValidationError('retryDelayMs must be >= 0', { retryDelayMs });
+    const { fromBeginning, retryDelayMs } = checkSubscription(topic, group, handler, options);
     const member = { handler: handler as Handler, retryDelayMs };
     const delivery = await this.track('subscribe', () => this.serial(topic, () => this.groupFor(topic, group, fromBeginning)));
     this.assertOpen('subscribe'); // closed while the group was being set up

@@ -4,7 +4,7 @@
  * exactly what production does. Pure: no I/O.
  */
 import { ValidationError } from '../errors';
-import type { BusEvent } from './event-bus';
+import type { BusEvent, SubscribeOptions } from './event-bus';
 
 /** Kafka's rule for topic names; the embedded log applies the same one. */
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -18,6 +18,19 @@ export function checkGroup(group: string): void {
   if (typeof group !== 'string' || group.length === 0 || group.length > MAX_GROUP_LENGTH) {
     throw new ValidationError(`group must be a non-empty string of at most ${MAX_GROUP_LENGTH} characters`, { group });
   }
+}
+
+/** The port's documented default wait before a failed batch is delivered again. */
+const DEFAULT_RETRY_DELAY_MS = 100;
+
+/** Checks `subscribe`'s arguments and fills the options' defaults. */
+export function checkSubscription(topic: string, group: string, handler: unknown, options: SubscribeOptions): Required<SubscribeOptions> {
+  checkTopic(topic);
+  checkGroup(group);
+  if (typeof handler !== 'function') throw new ValidationError('handler must be a function');
+  const { fromBeginning = false, retryDelayMs = DEFAULT_RETRY_DELAY_MS } = options;
+  if (!(retryDelayMs >= 0)) throw new ValidationError('retryDelayMs must be >= 0', { retryDelayMs });
+  return { fromBeginning, retryDelayMs };
 }
 
 /** An event that passed `checkEvents`: its key, its timestamp (epoch ms) and its value as JSON text. */
