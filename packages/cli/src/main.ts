@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * The `herald` command. `herald demo` runs a broadcast end to end on the
- * embedded profile; `herald dev` serves the embedded cluster.
+ * embedded profile; `herald dev` serves the embedded cluster; `herald start`
+ * runs one production tier; `herald admin` talks to a running process's
+ * management endpoint.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { isHeraldError } from '@herald/core';
@@ -10,6 +12,7 @@ import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
 import { runKeys } from './commands/keys';
 import { runMigrate } from './commands/migrate';
+import { managementAddress, runAdminDrain, runAdminStatus, runAdminTrafficCut } from './commands/admin';
 import { runStart } from './commands/start';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
@@ -60,9 +63,35 @@ program
   .requiredOption('-c, --config <file>', 'JSON configuration file with "profile": "production"')
   .requiredOption('--id <id>', "this process's id: its topology entry and its CURVE key pair")
   .option('--port <port>', 'HTTP port of an interface process (overrides http.port)', number('--port', 0, 65535))
-  .action(async (tier: string, opts: { config: string; id: string; port?: number }) => {
+  .option('--management <host:port>', "this process's management endpoint (overrides management.endpoints.<id>)")
+  .action(async (tier: string, opts: { config: string; id: string; port?: number; management?: string }) => {
     const base = await loadOptions(opts.config);
-    await runStart(tier, opts.id, opts.port === undefined ? base : { ...base, http: { ...base.http, port: opts.port } });
+    await runStart(tier, opts.id, opts.port === undefined ? base : { ...base, http: { ...base.http, port: opts.port } }, opts.management);
+  });
+
+const admin = program.command('admin').description("talk to a running process's management endpoint (management.endpoints in the config, or --address)");
+const target = (command: Command) =>
+  command
+    .argument('[process]', 'the process id, looked up in management.endpoints')
+    .option('-c, --config <file>', 'JSON configuration file naming management.endpoints')
+    .option('--address <host:port>', 'the management endpoint, instead of looking the id up');
+const addressOf = async (id: string | undefined, opts: { config?: string; address?: string }) => managementAddress(id, await loadOptions(opts.config), opts.address);
+
+target(admin.command('status').description("print a process's state as JSON")).action(async (id: string | undefined, opts: { config?: string; address?: string }) => {
+  await runAdminStatus(await addressOf(id, opts));
+});
+
+target(admin.command('drain').description('make a process stop taking work, hand off or finish it, leave the cluster and exit; waits for the exit'))
+  .option('--timeout <ms>', 'give up waiting after this long', number('--timeout', 1, 86_400_000), 300_000)
+  .action(async (id: string | undefined, opts: { config?: string; address?: string; timeout: number }) => {
+    await runAdminDrain(await addressOf(id, opts), opts.timeout);
+  });
+
+target(admin.command('fault').description('fault injection for tests and drills (the process needs management.faults: true)'))
+  .requiredOption('--traffic-cut <on|off>', "drop (on) or restore (off) all of the process's ZeroMQ traffic")
+  .action(async (id: string | undefined, opts: { config?: string; address?: string; trafficCut: string }) => {
+    if (opts.trafficCut !== 'on' && opts.trafficCut !== 'off') throw new InvalidArgumentError('--traffic-cut must be on or off');
+    await runAdminTrafficCut(await addressOf(id, opts), opts.trafficCut === 'on');
   });
 
 program

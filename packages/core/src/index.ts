@@ -101,7 +101,7 @@ export type { PresenceOrderOptions } from './presence/presence-order';
 
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
-export type { HeraldOptions, HeraldConfig, InterfaceMember, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
+export type { HeraldOptions, HeraldConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './ports/coordinator';

@@ -21,6 +21,8 @@ export interface DispatcherDeps {
 export interface Dispatcher {
   /** Resolves when the inbox closes and every stream has stopped. */
   readonly done: Promise<void>;
+  /** Unit streams and pre-processing jobs running now (a drain waits for none). */
+  busy(): number;
 }
 
 /** One unit's stream of batches, under the owner epoch of the unit.run that started it. */
@@ -181,5 +183,5 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     for (const units of streams.values()) for (const stream of units.values()) stream.halted = true;
     await Promise.allSettled([...running]);
   })();
-  return { done };
+  return { done, busy: () => running.size };
 }

@@ -8,6 +8,9 @@ export interface ClusterRing {
   current(): HashRing;
   /** Called after every change of `current()`. */
   onChange(listener: (ring: HashRing) => void): void;
+  /** For the management endpoint: the ring's members, and with APTA this process's state and its view of every member. */
+  status(): { apta: boolean; ring: readonly string[]; state?: string; members?: unknown };
+  /** Leaves the membership (stops sending Hellos; peers mark this process OFFLINE). Idempotent; `current()` keeps the last ring. */
   close(): Promise<void>;
 }
 
@@ -25,7 +28,7 @@ export async function startClusterRing(config: HeraldConfig, id: string, role: '
   const production = config.production!;
   const everyScheduler = new HashRing(production.topology.schedulers.map((s) => s.id));
   const listeners: ((ring: HashRing) => void)[] = [];
-  if (production.apta === null) return { current: () => everyScheduler, onChange: (l) => void listeners.push(l), close: async () => undefined };
+  if (production.apta === null) return { current: () => everyScheduler, onChange: (l) => void listeners.push(l), status: () => ({ apta: false, ring: everyScheduler.members }), close: async () => undefined };
 
   const { schedulers, dispatchers, executors, interfaces } = production.topology;
   const members = [...schedulers, ...dispatchers, ...executors, ...interfaces].map((m) => ({ id: m.id, endpoint: m.membership! }));
@@ -52,9 +55,11 @@ export async function startClusterRing(config: HeraldConfig, id: string, role: '
     logger.info('ring of schedulers changed', { members: ring.members });
     for (const listener of listeners) listener(ring);
   });
+  let closing: Promise<void> | undefined;
   return {
     current: () => ring,
     onChange: (listener) => void listeners.push(listener),
-    close: () => membership.close(),
+    status: () => ({ apta: true, ring: ring.members, state: closing ? 'LEFT' : membership.state, members: membership.view() }),
+    close: () => (closing ??= membership.close()),
   };
 }

@@ -16,3 +16,5 @@ export type { TierName, TierContext, RunningTier } from './tiers/tier';
 export { writeKeys, readKeyPair, readPublicKey, allowedKeys } from './keys';
 export { openTaskStore, connectCoordinator, connectEventBus } from './adapters';
 export { ProcessLinks } from './links';
+export { startManagementServer } from './management';
+export type { ManagedProcess, ManagementOptions, ManagementServer } from './management';

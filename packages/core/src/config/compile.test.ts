@@ -12,11 +12,12 @@ const EXPECTED_DEFAULTS = {
   uinLimit: 2 ** 32,
   http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 1024 ** 3 },
   tasks: { defaultTtlMs: 7 * DAY, maxTtlMs: 30 * DAY, maxContentChars: 4096 },
-  scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000 },
+  scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1_048_576 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
+  management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false },
   production: null,
 };
 
@@ -83,6 +84,13 @@ describe('compileConfig, production profile', () => {
     expect(config.production!.topology.schedulers[0]!.membership).toBe('tcp://10.0.0.1:7901');
   });
 
+  it('compiles the management endpoints, with the drain timeout and faults off by default', () => {
+    expect(compileConfig({}).management).toEqual({ endpoints: {}, drainTimeoutMs: 60_000, faults: false });
+    const config = compileConfig({ ...PRODUCTION, management: { endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true } } as HeraldOptions);
+    expect(config.management).toEqual({ endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true });
+    expect(config.scheduler.unitStallMs).toBe(30_000);
+  });
+
   it('ignores the production sections in the embedded profile', () => {
     expect(compileConfig({ ...PRODUCTION, profile: 'embedded' } as unknown as HeraldOptions).production).toBeNull();
   });
@@ -108,11 +116,12 @@ describe('compileConfig', () => {
       uinSpaceBits: 24,
       http: { host: '0.0.0.0', port: 0, uploadLimitBytes: 1 << 20 },
       tasks: { defaultTtlMs: DAY, maxTtlMs: 2 * DAY, maxContentChars: 100 },
-      scheduler: { id: 'sched-a', slots: 1, tickMs: 10 },
+      scheduler: { id: 'sched-a', slots: 1, tickMs: 10, unitStallMs: 100 },
       dispatcher: { batchSize: 1, unitSize: 10 },
       executor: { ids: ['e1', 'e_2', 'e.3', 'e-4'], bitmapWaitMs: 0 },
       offline: { rangeBits: 8 },
       transport: { highWaterMark: 1 },
+      management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true },
     };
     const { uinLimit, production, ...rest } = compileConfig(options);
     expect(production).toBeNull();
@@ -190,6 +199,17 @@ describe('compileConfig', () => {
     ['production with an executor under no agent', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1'] }]), 'topology.presence'],
     ['production with an unknown presence key', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'], endpoint: 'tcp://h:3' }]), 'topology.presence[0].endpoint'],
     ['production with a repeated id', { ...PRODUCTION, topology: { ...PRODUCTION.topology, dispatchers: [{ id: 'd', endpoint: 'tcp://h:1' }, { id: 'd', endpoint: 'tcp://h:2' }] } }, 'topology.dispatchers[1].id'],
+    ['scheduler.unitStallMs 99', { scheduler: { unitStallMs: 99 } }, 'scheduler.unitStallMs'],
+    ['management a list', { management: [] }, 'management'],
+    ['management.endpoints a list', { management: { endpoints: ['127.0.0.1:1'] } }, 'management.endpoints'],
+    ['a management endpoint without a port', { management: { endpoints: { 'scheduler-1': '127.0.0.1' } } }, 'management.endpoints.scheduler-1'],
+    ['a management endpoint as a URL', { management: { endpoints: { 'scheduler-1': 'http://127.0.0.1:9' } } }, 'management.endpoints.scheduler-1'],
+    ['a management endpoint port over 65535', { management: { endpoints: { 'scheduler-1': '127.0.0.1:70000' } } }, 'management.endpoints.scheduler-1'],
+    ['a management endpoint id with a space', { management: { endpoints: { 'a b': '127.0.0.1:9' } } }, 'management.endpoints.a b'],
+    ['two processes on one management address', { management: { endpoints: { a: '127.0.0.1:9', b: '127.0.0.1:9' } } }, 'management.endpoints.b'],
+    ['management.faults a string', { management: { faults: 'yes' } }, 'management.faults'],
+    ['management.drainTimeoutMs negative', { management: { drainTimeoutMs: -1 } }, 'management.drainTimeoutMs'],
+    ['an unknown management key', { management: { port: 1 } }, 'management.port'],
     ['dataDir empty', { dataDir: '' }, 'dataDir'],
     ['unknown key foo', { foo: 1 }, 'foo'],
     ['unknown nested key http.bogus', { http: { bogus: true } }, 'http.bogus'],

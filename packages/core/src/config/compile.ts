@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors';
 import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
+import { compileManagement } from './compile-management';
 import { compileProduction } from './compile-production';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
@@ -13,10 +14,10 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
-  const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs']);
+  const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize']);
   const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
   const offline = section(options, 'offline', ['rangeBits']);
@@ -54,6 +55,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       id: str('scheduler.id', scheduler.id, DEFAULTS.scheduler.id),
       slots: int('scheduler.slots', scheduler.slots, DEFAULTS.scheduler.slots, 1, 100_000),
       tickMs: int('scheduler.tickMs', scheduler.tickMs, DEFAULTS.scheduler.tickMs, 10, 3_600_000),
+      unitStallMs: int('scheduler.unitStallMs', scheduler.unitStallMs, DEFAULTS.scheduler.unitStallMs, 100, 86_400_000),
     },
     dispatcher: {
       batchSize: int('dispatcher.batchSize', dispatcher.batchSize, DEFAULTS.dispatcher.batchSize, 1, 1 << 20),
@@ -62,6 +64,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     executor: { ids: [...ids], bitmapWaitMs: int('executor.bitmapWaitMs', executor.bitmapWaitMs, DEFAULTS.executor.bitmapWaitMs, 0, 3_600_000) },
     offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
     transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
+    management: compileManagement(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }

@@ -41,6 +41,12 @@ export interface HeraldOptions {
     slots?: number;
     /** How often scheduled tasks are checked for their send time, ms. Default 1000. */
     tickMs?: number;
+    /**
+     * A running unit that reports no progress for this long is run again from
+     * its checkpoint (its dispatcher or executor died or restarted, or a message
+     * was lost with it). Default 30000.
+     */
+    unitStallMs?: number;
   };
   dispatcher?: {
     /** Uins per batch message to an executor. Default 4096. */
@@ -110,6 +116,21 @@ export interface HeraldOptions {
   };
   /** APTA timers (docs/apta.md); used when the schedulers name membership endpoints. */
   apta?: AptaOptions;
+  /** Management endpoints for `herald admin` and Prometheus (docs/operations.md); both profiles accept it, production uses it. */
+  management?: {
+    /** Process id -> "host:port" of its management listener (plain HTTP: bind it to loopback or a private network). */
+    endpoints?: Record<string, string>;
+    /** How long a drain may wait for its work to be handed off or finished before the process exits anyway. Default 60000. */
+    drainTimeoutMs?: number;
+    /** Serves the fault-injection routes (traffic cut) for tests and chaos runs. Never in production. Default false. */
+    faults?: boolean;
+  };
+}
+
+export interface ManagementConfig {
+  endpoints: Record<string, string>;
+  drainTimeoutMs: number;
+  faults: boolean;
 }
 
 export interface InterfaceMember {
@@ -161,11 +182,12 @@ export interface HeraldConfig {
   uinLimit: number;
   http: { host: string; port: number; uploadLimitBytes: number };
   tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number };
-  scheduler: { id: string; slots: number; tickMs: number };
+  scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number };
   executor: { ids: string[]; bitmapWaitMs: number };
   offline: { rangeBits: number };
   transport: { highWaterMark: number };
+  management: ManagementConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
 }
@@ -176,7 +198,7 @@ export const DEFAULTS = {
   uinSpaceBits: 32,
   http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30 },
   tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096 },
-  scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000 },
+  scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1 << 20 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20 },
@@ -184,4 +206,5 @@ export const DEFAULTS = {
   mysql: { database: 'herald', poolSize: 10 },
   zookeeper: { root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
   kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
+  management: { drainTimeoutMs: 60_000 },
 } as const;

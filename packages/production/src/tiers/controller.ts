@@ -11,6 +11,8 @@ export async function startControllerTier({ config, id, logger, meter }: TierCon
     const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     resources.add('controller', await startController({ id }, { coordinator, store, bus, logger, meter }), (c) => c.stop());
-    return { description: `controller ${id}`, stop: () => resources.closeAll() };
+    const stop = () => resources.closeAll();
+    // Stopping resigns the election: another candidate takes over the relay where the outbox says.
+    return { description: `controller ${id}`, status: () => ({}), drain: stop, stop };
   });
 }

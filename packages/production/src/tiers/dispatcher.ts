@@ -3,6 +3,7 @@ import { ListRepository } from '@herald/audience';
 import { buildFilterChain, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
 import { openTaskStore } from '../adapters';
 import { startClusterRing } from '../cluster-ring';
+import { QUIET_MS, waitUntil, watchInbox } from '../drain';
 import { ProcessLinks } from '../links';
 import { memberOf } from './member';
 import { Resources } from './resources';
@@ -17,10 +18,10 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
     const lists = new ListRepository(join(config.dataDir, 'lists'));
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
-    const inbox = await links.bindInbox(me.endpoint);
+    const watched = watchInbox(await links.bindInbox(me.endpoint));
     const dispatcher = startDispatcher({
       config,
-      inbox,
+      inbox: watched.inbox,
       toScheduler: await links.toSchedulers(() => ring.current()),
       toExecutor: await links.toExecutors(),
       lists,
@@ -34,6 +35,18 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
       links.close();
       return d.done;
     });
-    return { description: `dispatcher ${id} on ${me.endpoint}`, stop: () => resources.closeAll() };
+    return {
+      description: `dispatcher ${id} on ${me.endpoint}`,
+      status: () => ({ busy: dispatcher.busy(), received: watched.received, membership: ring.status() }),
+      async drain() {
+        // Finish what it was given: every stream to its unit's end and any unit.run still
+        // arriving, until nothing runs and the inbox has been quiet. A unit.run that lands
+        // after the stop is run again by its scheduler when the unit stalls (scheduler.unitStallMs).
+        const idle = () => dispatcher.busy() === 0 && watched.idleMs() >= QUIET_MS;
+        if (!(await waitUntil(idle, config.management.drainTimeoutMs))) logger.warn('drain: streams still running at the timeout; stopping anyway (they resume from their checkpoints)', { id, busy: dispatcher.busy() });
+        await resources.closeAll();
+      },
+      stop: () => resources.closeAll(),
+    };
   });
 }

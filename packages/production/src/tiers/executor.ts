@@ -5,6 +5,7 @@ import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { LevelOfflineStore } from '@herald/store-level';
 import { connectEventBus, openTaskStore } from '../adapters';
 import { startClusterRing } from '../cluster-ring';
+import { QUIET_MS, waitUntil, watchInbox } from '../drain';
 import { ProcessLinks } from '../links';
 import { memberOf } from './member';
 import { Resources } from './resources';
@@ -34,14 +35,25 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
-    const inbox = await links.bindInbox(me.endpoint);
-    const executor = startExecutor({ id, inbox, toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
+    const watched = watchInbox(await links.bindInbox(me.endpoint));
+    const executor = startExecutor({ id, inbox: watched.inbox, toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();
       return e.done;
     });
-    return { description: `executor ${id} on ${me.endpoint}`, stop: () => resources.closeAll() };
+    return {
+      description: `executor ${id} on ${me.endpoint}`,
+      status: () => ({ received: watched.received, idleMs: watched.idleMs(), membership: ring.status() }),
+      async drain() {
+        // Batches are handled one at a time as they arrive, so a quiet inbox means none is in hand.
+        // Batches sent after the stop wait in their dispatchers' queues for the restart, or are
+        // streamed again from the unit's checkpoint when it stalls (scheduler.unitStallMs).
+        if (!(await waitUntil(() => watched.idleMs() >= QUIET_MS, config.management.drainTimeoutMs))) logger.warn('drain: batches still arriving at the timeout; stopping anyway', { id });
+        await resources.closeAll();
+      },
+      stop: () => resources.closeAll(),
+    };
   });
 }
 

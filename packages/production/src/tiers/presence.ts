@@ -39,7 +39,9 @@ export async function startPresenceTier({ config, id, logger, meter }: TierConte
     const notifyLogins = createLoginNotifier(channels, { maxInFlight: MAX_NOTICES_IN_FLIGHT, agentId: id, logger, meter });
     const agent = resources.add('presence agent', await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, logger, meter }), (a) => a.close());
     logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.created });
-    return { description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`, stop: () => resources.closeAll() };
+    const stop = () => resources.closeAll();
+    // Nothing to hand off: the consumer group's position is committed, so the next run resumes there.
+    return { description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`, status: () => ({ group: agent.group, bitmapFile: me.bitmapFile }), drain: stop, stop };
   });
 }
 

@@ -1,6 +1,7 @@
 import { coordinatorRecorder, startScheduler } from '@herald/scheduler';
 import { connectCoordinator, openTaskStore } from '../adapters';
 import { startClusterRing } from '../cluster-ring';
+import { waitUntil } from '../drain';
 import { ProcessLinks } from '../links';
 import { memberOf } from './member';
 import { Resources } from './resources';
@@ -40,6 +41,24 @@ export async function startSchedulerTier({ config, id, logger, meter }: TierCont
     );
     // A new ring moves tasks: release what another member owns now, adopt (epoch + 1) what this one does.
     ring.onChange(() => void scheduler.rebalance().then((moved) => logger.info('rebalanced after a ring change', { ...moved }), (error: unknown) => logger.error('rebalance failed; the next sweep retries', { error: String(error) })));
-    return { description: `scheduler ${id} on ${me.endpoint}`, stop: () => resources.closeAll() };
+    const handedOff = async () => (await store.listLiveTasks()).every((task) => task.owner !== id);
+    return {
+      description: `scheduler ${id} on ${me.endpoint}`,
+      status: () => ({ scheduler: scheduler.stats(), membership: ring.status() }),
+      async drain() {
+        // Leave the membership, but keep working: the survivors see no Hello for deadIntervalMs,
+        // agree on a ring without this process and claim its tasks (epoch + 1), which fences it
+        // out task by task. Only then stop, so nothing waits for a scheduler that is gone.
+        const others = ring.current().members.filter((m) => m !== id);
+        await ring.close();
+        if (production.apta === null || others.length === 0) {
+          logger.warn('drain: no other scheduler can take this one\'s tasks (static ring or alone); they resume when it is back', { id });
+        } else if (!(await waitUntil(handedOff, config.management.drainTimeoutMs))) {
+          logger.warn('drain: not every task was claimed by another scheduler in time; stopping anyway (the sweep adopts the rest)', { id, timeoutMs: config.management.drainTimeoutMs });
+        } else logger.info('drain: every task of this scheduler was claimed by another', { id });
+        await resources.closeAll();
+      },
+      stop: () => resources.closeAll(),
+    };
   });
 }

@@ -15,5 +15,14 @@ export interface TierContext {
 /** A running tier process; `stop` closes its sockets and connections. */
 export interface RunningTier {
   readonly description: string;
+  /** The tier's own view for the management endpoint (GET /status): plain JSON data. */
+  status(): Record<string, unknown>;
+  /**
+   * Stops taking work, hands off or finishes what it has, leaves the cluster
+   * and stops (docs/operations.md): resolves when the process may exit. Waits
+   * at most `management.drainTimeoutMs` for the hand-off, then stops anyway
+   * (whatever is left resumes from its checkpoints).
+   */
+  drain(): Promise<void>;
   stop(): Promise<void>;
 }

@@ -1,0 +1,75 @@
+import { ConfigError, type HeraldOptions } from '@herald/core';
+
+/** Where `herald admin` finds a process: `--address`, or the config's management.endpoints. */
+export function managementAddress(id: string | undefined, options: HeraldOptions, address?: string): string {
+  if (address !== undefined) return address;
+  const endpoints = options.management?.endpoints ?? {};
+  if (id === undefined) throw new ConfigError('<process>', 'name a process id (or give --address host:port)');
+  const found = endpoints[id];
+  if (found === undefined) throw new ConfigError('management.endpoints', `has no entry for ${JSON.stringify(id)} (known: ${Object.keys(endpoints).join(', ') || 'none'})`);
+  return found;
+}
+
+async function call(address: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  let response: Response;
+  try {
+    response = await fetch(`http://${address}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new Error(`cannot reach the management endpoint ${address}: ${String((error as Error).cause ?? error)}`);
+  }
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // metrics are text
+  }
+  if (!response.ok) throw new Error(`${method} ${path} on ${address}: ${response.status} ${text}`);
+  return { status: response.status, body: parsed };
+}
+
+/** `herald admin status <process>`: prints the process's management status as JSON. */
+export async function runAdminStatus(address: string): Promise<void> {
+  const { body } = await call(address, 'GET', '/status');
+  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+}
+
+/**
+ * `herald admin drain <process>`: asks the process to drain, then waits until
+ * its endpoint stops answering (it exited), printing its state as it goes.
+ */
+export async function runAdminDrain(address: string, timeoutMs: number): Promise<void> {
+  await call(address, 'POST', '/drain');
+  process.stdout.write(`herald admin: ${address} draining\n`);
+  const deadline = Date.now() + timeoutMs;
+  let lastPrint = 0;
+  for (;;) {
+    let alive = true;
+    try {
+      const { body } = await call(address, 'GET', '/status');
+      if (Date.now() - lastPrint >= 2000) {
+        lastPrint = Date.now();
+        const s = body as { id?: string; state?: string };
+        process.stdout.write(`herald admin: ${s.id ?? address} ${s.state ?? '?'}\n`);
+      }
+    } catch {
+      alive = false;
+    }
+    if (!alive) {
+      process.stdout.write(`herald admin: ${address} drained and exited\n`);
+      return;
+    }
+    if (Date.now() >= deadline) throw new Error(`${address} still running ${timeoutMs} ms after the drain was asked`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** `herald admin fault <process> --traffic-cut on|off` (needs management.faults on the process). */
+export async function runAdminTrafficCut(address: string, cut: boolean): Promise<void> {
+  const { body } = await call(address, 'POST', '/faults/traffic-cut', { cut });
+  process.stdout.write(`${JSON.stringify(body)}\n`);
+}
