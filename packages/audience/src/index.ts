@@ -10,7 +10,8 @@
  * (LIST_BAD_MAGIC, LIST_TRUNCATED, LIST_TRAILING_BYTES, LIST_CHECKSUM_MISMATCH,
  * LIST_UIN_OUT_OF_RANGE, ...), the same from every reader; bad arguments and
  * over-limit uploads give a ValidationError; a missing file a NotFoundError
- * ('LIST_NOT_FOUND').
+ * ('LIST_NOT_FOUND'); a text upload with too many bad lines a ListFormatError
+ * ('LIST_TOO_MANY_BAD_LINES') whose details count them by reason.
  *
  * @example
  *   import { ListFlags } from '@herald/core';
@@ -22,6 +23,9 @@
  *   // Constant memory, any size:
  *   for await (const batch of readRecipientList(lists.pathOf(meta.id), { uinLimit: 2 ** 32 })) count += batch.length;
  *
+ *   // A text or CSV upload, converted on the way; bad lines counted by reason:
+ *   const { meta: csvMeta, report } = await lists.importText(request, { accountId: 'acme', uinLimit: 2 ** 32, maxBytes: 2 ** 33, format: 'csv', column: 'uin' });
+ *
  *   // Or all at once, into one array of exactly meta.count uins:
  *   const uins = await loadRecipientList(lists.pathOf(meta.id), { uinLimit: 2 ** 32 });
  *   const filteredId = lists.newId('f');
@@ -32,6 +36,10 @@ export type { ReadListOptions, LoadListOptions } from './list-reader';
 export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
 export { ListRepository } from './list-repository';
-export type { ListRepositoryOptions, ImportListOptions } from './list-repository';
+export type { ListRepositoryOptions, ImportListOptions, ImportTextListOptions, TextListImport } from './list-repository';
+export { TextListParser, BAD_LINE_REASONS } from './text-list';
+export type { TextListOptions, TextListReport, BadLine, BadLineReason } from './text-list';
+export { DEFAULT_MAX_BAD_RATIO } from './text-import';
+export type { TextImportPolicy } from './text-import';
 export { syntheticAudience } from './synthetic';
 export type { SyntheticAudienceOptions, SyntheticAudience } from './synthetic';

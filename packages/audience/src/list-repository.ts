@@ -18,6 +18,8 @@ import {
 import { checkUinLimit, finishDecoding, listBytes } from './decoding';
 import { CoalescingWriter, isErrno, positiveInteger, publish, removeQuietly, writeFully } from './fs-util';
 import { OrderTracker } from './order';
+import { convertTextList, type TextImportPolicy } from './text-import';
+import type { TextListOptions, TextListReport } from './text-list';
 
 export interface ListRepositoryOptions {
   /** Source of `createdAt` and of the time part of new ids. @defaultValue systemClock */
@@ -31,6 +33,17 @@ export interface ImportListOptions {
   uinLimit: number;
   /** Largest upload accepted, header included; more is a ValidationError. */
   maxBytes: number;
+}
+
+/** What importText takes: ImportListOptions, the text grammar's options and the bad-line policy. */
+export interface ImportTextListOptions extends ImportListOptions, Omit<TextListOptions, 'uinLimit'>, TextImportPolicy {}
+
+/** An accepted text import: the stored list, and what the parser counted (bad lines by reason). */
+export interface TextListImport {
+  meta: ListMeta;
+  /** Bytes of text uploaded (`meta.bytes` is the size of the binary file stored). */
+  uploadBytes: number;
+  report: TextListReport;
 }
 
 /** A list id: one lowercase letter, '_', then lowercase letters, digits and '_'. Never a path. */
@@ -157,6 +170,34 @@ export class ListRepository {
       await removeQuietly(tempPath);
       throw error;
     }
+  }
+
+  /**
+   * Stores a text or CSV upload (one uin per line, or one column of a CSV;
+   * docs/recipient-list-format.md) as a binary list under a new id, converting
+   * it as it streams in, in bounded memory. Bad lines are counted by reason;
+   * when they exceed `maxBadRatio` of the lines, or no line holds a uin, the
+   * upload is rejected with ListFormatError('LIST_TOO_MANY_BAD_LINES', details:
+   * the counts and the first bad lines) and nothing is kept. Also throws
+   * LIST_EMPTY (nothing but blank lines), ValidationError (bad options, a
+   * named column missing from the header, over `maxBytes` of text).
+   */
+  async importText(source: AsyncIterable<Uint8Array | string> | NodeJS.ReadableStream, options: ImportTextListOptions): Promise<TextListImport> {
+    if (typeof options.accountId !== 'string' || options.accountId.length === 0) throw new ValidationError('accountId must be a non-empty string');
+    const id = this.newId();
+    await mkdir(this.root, { recursive: true });
+    const converted = await convertTextList(source as AsyncIterable<Uint8Array | string>, this.pathOf(id), options);
+    const meta: ListMeta = {
+      id,
+      accountId: options.accountId,
+      count: converted.written.count,
+      checksum: converted.written.checksum,
+      sorted: converted.sorted,
+      unique: converted.unique,
+      bytes: converted.written.bytes,
+      createdAt: this.clock.now(),
+    };
+    return { meta, uploadBytes: converted.uploadBytes, report: converted.report };
   }
 }
 

@@ -19,6 +19,8 @@ export const ErrorCodes = {
   LIST_TRAILING_BYTES: 'LIST_TRAILING_BYTES',
   LIST_CHECKSUM_MISMATCH: 'LIST_CHECKSUM_MISMATCH',
   LIST_UIN_OUT_OF_RANGE: 'LIST_UIN_OUT_OF_RANGE',
+  /** A text/CSV list upload with more bad lines than its threshold allows, or no valid uin. */
+  LIST_TOO_MANY_BAD_LINES: 'LIST_TOO_MANY_BAD_LINES',
   ILLEGAL_TRANSITION: 'ILLEGAL_TRANSITION',
   FENCED: 'FENCED',
   VERSION_CONFLICT: 'VERSION_CONFLICT',
@@ -93,7 +95,8 @@ export class ListFormatError extends HeraldError {
       | 'LIST_TRUNCATED'
       | 'LIST_TRAILING_BYTES'
       | 'LIST_CHECKSUM_MISMATCH'
-      | 'LIST_UIN_OUT_OF_RANGE',
+      | 'LIST_UIN_OUT_OF_RANGE'
+      | 'LIST_TOO_MANY_BAD_LINES',
     message: string,
     details: Record<string, unknown> = {},
   ) {

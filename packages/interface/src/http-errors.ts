@@ -11,6 +11,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.LIST_CHECKSUM_MISMATCH]: 400,
   [ErrorCodes.LIST_UIN_OUT_OF_RANGE]: 400,
   [ErrorCodes.LIST_EMPTY]: 422,
+  [ErrorCodes.LIST_TOO_MANY_BAD_LINES]: 422,
   [ErrorCodes.NOT_FOUND]: 404,
   [ErrorCodes.TASK_NOT_FOUND]: 404,
   [ErrorCodes.LIST_NOT_FOUND]: 404,
