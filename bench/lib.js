@@ -27,4 +27,29 @@ function arg(name, fallback) {
   return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
 }
 
-module.exports = { percentiles, machine, commit, arg };
+/**
+ * Samples this process's resident set every `everyMs` until stop(), which
+ * returns the peak in MiB. Unlike maxRSS (the whole process's life), this
+ * isolates one phase of a benchmark that runs several in one process; a
+ * peak shorter than the interval, or while the event loop is blocked, can be
+ * missed.
+ */
+function rssSampler(everyMs = 20) {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage.rss()) / 2 ** 20;
+    },
+  };
+}
+
+/** 1-minute load average: the machine's 2 cores may be shared with other work. */
+function loadAverage() {
+  return os.loadavg()[0];
+}
+
+module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage };

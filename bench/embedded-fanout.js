@@ -1,0 +1,99 @@
+/**
+ * One broadcast end to end on the embedded profile, through the real HTTP API
+ * and tiers: shared by bench/fanout.js and bench/baseline.js (which runs the
+ * same broadcast on a BullMQ + Redis peer baseline and compares).
+ *
+ * Timing: "upload" is the list file streamed to the API; "end to end" is task
+ * creation to COMPLETED (pre-processing included, upload excluded).
+ */
+const { mkdtemp, rm } = require('node:fs/promises');
+const { request } = require('node:http');
+const { createReadStream, statSync } = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { syntheticAudience, writeRecipientListFile } = require('@herald/audience');
+const { startEmbeddedCluster } = require('@herald/embedded');
+
+/** The benchmarks' audience: the same seed everywhere, so every run and both sides of a comparison see the same list. */
+function benchAudience(recipients, onlineFraction) {
+  return syntheticAudience({ recipients, onlineFraction, uinLimit: 2 ** 32, seed: 42 });
+}
+
+/** Streams a list file to the API (a 10^8 list is 800 MB: never read it whole). */
+function upload(url, file) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: url.includes('/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': statSync(file).size } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (res.statusCode >= 300) reject(new Error(`${url}: ${JSON.stringify(body)}`));
+        else resolve(body);
+      });
+    });
+    req.on('error', reject);
+    createReadStream(file, { highWaterMark: 1 << 20 }).on('error', reject).pipe(req);
+  });
+}
+
+/**
+ * Runs `audience` (from benchAudience) as one task on a fresh embedded cluster
+ * in a temp dir, removed afterwards. Throws unless the task completes and its
+ * report reconciles (delivered + offline + removed = total).
+ */
+async function runEmbeddedFanout(audience) {
+  const recipients = audience.list.length;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
+  try {
+    const listFile = path.join(dir, 'audience.hrl');
+    const blacklistFile = path.join(dir, 'blacklist.hrl');
+    await writeRecipientListFile(listFile, audience.list, 0);
+    await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
+    const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 } });
+    try {
+      for (const uin of audience.online) cluster.online.setOnline(uin, true);
+      await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
+      const t0 = process.hrtime.bigint();
+      const list = await upload(cluster.url + '/api/v1/lists?accountId=bench', listFile);
+      const t1 = process.hrtime.bigint();
+      const response = await fetch(cluster.url + '/api/v1/tasks', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'bench' } }),
+      });
+      const created = await response.json();
+      let task;
+      let sendingAt;
+      for (;;) {
+        task = await cluster.store.getTask(created.id);
+        if (sendingAt === undefined && task.state === 'SENDING') sendingAt = process.hrtime.bigint();
+        if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const t2 = process.hrtime.bigint();
+      if (task.state !== 'COMPLETED') throw new Error(`task ended ${task.state}: ${JSON.stringify(task.error)}`);
+      const r = task.report;
+      const removed = Object.values(r.removed).reduce((a, b) => a + b, 0);
+      if (r.delivered + r.offline + removed !== r.total) throw new Error('report does not reconcile');
+      const s = (a, b) => Number(b - a) / 1e9;
+      return {
+        recipients,
+        uploadS: s(t0, t1),
+        endToEndS: s(t1, t2),
+        preprocessS: sendingAt ? s(t1, sendingAt) : NaN,
+        sendS: sendingAt ? s(sendingAt, t2) : NaN,
+        rate: recipients / s(t1, t2),
+        delivered: r.delivered,
+        offline: r.offline,
+        removed,
+        peakRssMiB: process.resourceUsage().maxRSS / 1024,
+      };
+    } finally {
+      await cluster.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+module.exports = { benchAudience, runEmbeddedFanout };
