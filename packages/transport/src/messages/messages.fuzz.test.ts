@@ -1,0 +1,175 @@
+/**
+ * Fuzz tests (fast-check) of the wire codec: decodeMessage takes frames from
+ * other processes, so whatever the bytes it returns a message or throws
+ * FrameError; every kind round-trips from arbitrary valid messages; and a
+ * frame it accepts is exactly the encoding of what it returned (one frame
+ * per message, so no mutated frame slips through as a different message).
+ *
+ * Runs per property: HERALD_FUZZ_RUNS (default below). A failure prints the
+ * property's `seed` and `path`; replay exactly that case by passing them to
+ * the failing assert: fc.assert(property, { seed: 1234, path: '5:2:0' }).
+ * docs/fuzzing.md.
+ */
+import * as fc from 'fast-check';
+import { APTA_STATES, FILTER_REASONS, FrameError, type AptaMessage, type AptaTableEntry } from '@herald/core';
+import { decodeMessage, encodeMessage } from './index';
+import { KIND_IDS, VERSION } from './codec';
+import type { Message } from './types';
+
+const RUNS = Number(process.env.HERALD_FUZZ_RUNS) || 300;
+const settings = { numRuns: RUNS };
+
+const u32 = fc.oneof(fc.constantFrom(0, 1, 0xffffffff), fc.nat({ max: 0xffffffff }));
+const u64 = fc.oneof(fc.constantFrom(0, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER), fc.maxSafeNat());
+/** Any well-formed string (astral characters included) of a modest size. */
+const str = fc.string({ unit: 'binary', maxLength: 24 });
+const uins = (minLength: number) => fc.uint32Array({ minLength, maxLength: 64 });
+const memberId = fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/);
+const aptaState = fc.constantFrom(...APTA_STATES);
+
+const tableEntry: fc.Arbitrary<AptaTableEntry> = fc.record({ id: memberId, incarnation: u64, seq: u64, state: aptaState, takesWork: fc.boolean() });
+const advert = fc.record({ from: memberId, incarnation: u64, seq: u64, state: aptaState, takesWork: fc.boolean(), table: fc.array(tableEntry, { maxLength: 6 }) });
+const aptaMessage: fc.Arbitrary<AptaMessage> = fc.oneof(
+  advert.map((a) => ({ kind: 'hello' as const, ...a })),
+  advert.map((a) => ({ kind: 'hello.reply' as const, ...a })),
+  fc.tuple(advert, u64).map(([a, requestId]) => ({ kind: 'lsr.request' as const, requestId, ...a })),
+  fc.tuple(advert, u64).map(([a, requestId]) => ({ kind: 'lsr.reply' as const, requestId, ...a })),
+);
+const removed = fc.record(Object.fromEntries(FILTER_REASONS.map((reason) => [reason, u64])) as Record<(typeof FILTER_REASONS)[number], fc.Arbitrary<number>>, {
+  requiredKeys: [],
+});
+
+/** Every kind, with every field anywhere in the range its wire type carries. */
+const messageArb: fc.Arbitrary<Message> = fc.oneof(
+  fc.record({ kind: fc.constant('task.submitted' as const), taskId: u64 }),
+  fc.record({ kind: fc.constant('task.command' as const), taskId: u64, command: fc.constantFrom('cancel' as const, 'pause' as const, 'resume' as const) }),
+  fc.record({ kind: fc.constant('preprocess.request' as const), taskId: u64, epoch: u32, listId: str, accountId: str, contentCrc: u32 }),
+  fc.record({
+    kind: fc.constant('preprocess.result' as const),
+    ok: fc.constant(true as const),
+    taskId: u64,
+    epoch: u32,
+    filteredListId: str,
+    total: u64,
+    kept: u64,
+    removed,
+    units: fc.array(fc.record({ start: u64, end: u64, executorId: str }), { maxLength: 5 }),
+  }),
+  fc.record({ kind: fc.constant('preprocess.result' as const), ok: fc.constant(false as const), taskId: u64, epoch: u32, errorCode: str, message: str }),
+  fc.record({ kind: fc.constant('unit.run' as const), taskId: u64, epoch: u32, unitNo: u32, filteredListId: str, start: u64, end: u64, from: u64, executorId: str }),
+  fc.record({ kind: fc.constant('task.halt' as const), taskId: u64, epoch: u32 }),
+  fc.record({ kind: fc.constant('unit.batch' as const), taskId: u64, epoch: u32, unitNo: u32, offset: u64, last: fc.boolean(), uins: uins(0) }),
+  fc.record({
+    kind: fc.constant('unit.progress' as const),
+    taskId: u64,
+    epoch: u32,
+    unitNo: u32,
+    from: u64,
+    to: u64,
+    delivered: u32,
+    offline: u32,
+    done: fc.boolean(),
+  }),
+  fc.record({ kind: fc.constant('user.logins' as const), uins: uins(1) }),
+  fc.record({ kind: fc.constant('apta' as const), message: aptaMessage }),
+);
+
+/** A copy of the frame at an odd byte offset of its own buffer (as a frame inside a larger receive buffer may be). */
+function unaligned(frame: Uint8Array): Buffer {
+  const home = Buffer.alloc(frame.length + 1);
+  home.set(frame, 1);
+  return home.subarray(1);
+}
+
+/** decodeMessage, with anything thrown but a FrameError escaping to fail the property. */
+function tryDecode(frame: Buffer): { ok: true; msg: Message } | { ok: false; error: FrameError } {
+  try {
+    return { ok: true, msg: decodeMessage(frame) };
+  } catch (error) {
+    if (error instanceof FrameError) return { ok: false, error };
+    throw error;
+  }
+}
+
+/** A decoder that accepts a frame must have read exactly the frame its result encodes to. */
+function expectCanonical(frame: Buffer): void {
+  const outcome = tryDecode(frame);
+  if (outcome.ok) expect(encodeMessage(outcome.msg).toString('hex')).toBe(frame.toString('hex'));
+}
+
+const kindIds = Object.values(KIND_IDS);
+
+describe('wire messages, fuzzed', () => {
+  it('round-trips every kind from arbitrary valid messages, aligned or not', () => {
+    fc.assert(
+      fc.property(messageArb, (msg) => {
+        const frame = encodeMessage(msg);
+        expect(frame[0]).toBe(KIND_IDS[msg.kind]);
+        expect(decodeMessage(Buffer.from(frame))).toEqual(msg);
+        expect(decodeMessage(unaligned(frame))).toEqual(msg);
+      }),
+      settings,
+    );
+  });
+
+  it('throws only FrameError on arbitrary bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 120 }), (bytes) => expectCanonical(Buffer.from(bytes))),
+      settings,
+    );
+  });
+
+  it('throws only FrameError on a known kind and version over an arbitrary body', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...kindIds), fc.uint8Array({ maxLength: 120 }), (kind, body) => {
+        expectCanonical(Buffer.concat([Buffer.from([kind, VERSION]), body]));
+      }),
+      settings,
+    );
+  });
+
+  it('throws only FrameError on valid frames with bytes overwritten', () => {
+    const edits = fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(messageArb, edits, (msg, changes) => {
+        const frame = Buffer.from(encodeMessage(msg));
+        for (const [at, value] of changes) frame[at % frame.length] = value;
+        expectCanonical(frame);
+      }),
+      settings,
+    );
+  });
+
+  it('reports every truncation of a valid frame as FRAME_MALFORMED', () => {
+    fc.assert(
+      fc.property(messageArb, fc.nat(), (msg, at) => {
+        const frame = encodeMessage(msg);
+        const outcome = tryDecode(Buffer.from(frame.subarray(0, at % frame.length)));
+        expect(outcome.ok ? 'decoded' : outcome.error.code).toBe('FRAME_MALFORMED');
+      }),
+      settings,
+    );
+  });
+
+  it('reports bytes after a valid frame as FRAME_MALFORMED', () => {
+    fc.assert(
+      fc.property(messageArb, fc.uint8Array({ minLength: 1, maxLength: 16 }), (msg, extra) => {
+        const outcome = tryDecode(Buffer.concat([encodeMessage(msg), extra]));
+        expect(outcome.ok ? 'decoded' : outcome.error.code).toBe('FRAME_MALFORMED');
+      }),
+      settings,
+    );
+  });
+
+  it('reports any version but 1 as FRAME_UNSUPPORTED_VERSION', () => {
+    fc.assert(
+      fc.property(messageArb, fc.integer({ min: 0, max: 255 }).filter((v) => v !== VERSION), (msg, version) => {
+        const frame = Buffer.from(encodeMessage(msg));
+        frame[1] = version;
+        const outcome = tryDecode(frame);
+        expect(outcome.ok ? 'decoded' : outcome.error.code).toBe('FRAME_UNSUPPORTED_VERSION');
+      }),
+      settings,
+    );
+  });
+});
