@@ -1,4 +1,4 @@
-import type { Clock, HeraldConfig, Logger, TaskStore } from '@herald/core';
+import type { Clock, HashRing, HeraldConfig, Logger, TaskStore } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { PushChannel } from '@herald/transport';
 
@@ -12,6 +12,19 @@ export interface ApiDeps {
   logger: Logger;
   /** The list ids blacklists are stored under (the dispatcher reads the same ids). */
   blacklistIds: { global: string; forAccount(accountId: string): string };
+  /** The membership this process follows, for GET /api/v1/cluster. Default: the one scheduler of config.scheduler.id (embedded). */
+  cluster?: () => ClusterMembership;
   /** Prometheus exposition for GET /metrics, when a registry is wired. */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+}
+
+/** What a process knows of the cluster's membership (APTA's view, or a static ring). */
+export interface ClusterMembership {
+  apta: boolean;
+  /** The answering process's id and APTA state, when it is a member. */
+  self: { id: string; state: string } | undefined;
+  /** The allocation ring it routes by. */
+  ring: HashRing;
+  /** Every member it knows, itself included. `lastHeardAt` in clock ms, when known. */
+  members: { id: string; state: string; takesWork: boolean; lastHeardAt?: number }[];
 }

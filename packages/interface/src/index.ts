@@ -9,6 +9,6 @@
  *   await app.listen({ host: config.http.host, port: config.http.port });
  */
 export { createApiServer } from './server';
-export type { ApiDeps } from './api-deps';
+export type { ApiDeps, ClusterMembership } from './api-deps';
 export { toHttpError } from './http-errors';
 export type { ErrorBody } from './http-errors';

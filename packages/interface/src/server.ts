@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './api-deps';
 import { toHttpError } from './http-errors';
+import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
 import { taskRoutes } from './routes/tasks';
 
@@ -30,5 +31,6 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   }
   listRoutes(app, deps);
   taskRoutes(app, deps);
+  clusterRoutes(app, deps);
   return app;
 }

@@ -1,4 +1,5 @@
 import { ConfigError, HashRing, type HeraldConfig, type Logger, type Meter } from '@herald/core';
+import type { ClusterMembership } from '@herald/interface';
 import { startMembership, type Membership } from '@herald/membership';
 import { readKeyPair, readPublicKey } from './keys';
 
@@ -10,6 +11,8 @@ export interface ClusterRing {
   onChange(listener: (ring: HashRing) => void): void;
   /** For the management endpoint: the ring's members, and with APTA this process's state and its view of every member. */
   status(): { apta: boolean; ring: readonly string[]; state?: string; members?: unknown };
+  /** Every member as this process knows it, for the API's cluster view. */
+  membership(): ClusterMembership;
   /** Leaves the membership (stops sending Hellos; peers mark this process OFFLINE). Idempotent; `current()` keeps the last ring. */
   close(): Promise<void>;
 }
@@ -28,7 +31,10 @@ export async function startClusterRing(config: HeraldConfig, id: string, role: '
   const production = config.production!;
   const everyScheduler = new HashRing(production.topology.schedulers.map((s) => s.id));
   const listeners: ((ring: HashRing) => void)[] = [];
-  if (production.apta === null) return { current: () => everyScheduler, onChange: (l) => void listeners.push(l), status: () => ({ apta: false, ring: everyScheduler.members }), close: async () => undefined };
+  if (production.apta === null) {
+    const membership = (): ClusterMembership => ({ apta: false, self: undefined, ring: everyScheduler, members: everyScheduler.members.map((m) => ({ id: m, state: 'WORKING', takesWork: true })) });
+    return { current: () => everyScheduler, onChange: (l) => void listeners.push(l), status: () => ({ apta: false, ring: everyScheduler.members }), membership, close: async () => undefined };
+  }
 
   const { schedulers, dispatchers, executors, interfaces } = production.topology;
   const members = [...schedulers, ...dispatchers, ...executors, ...interfaces].map((m) => ({ id: m.id, endpoint: m.membership! }));
@@ -60,6 +66,15 @@ export async function startClusterRing(config: HeraldConfig, id: string, role: '
     current: () => ring,
     onChange: (listener) => void listeners.push(listener),
     status: () => ({ apta: true, ring: ring.members, state: closing ? 'LEFT' : membership.state, members: membership.view() }),
+    membership: () => {
+      const view = membership.view();
+      return {
+        apta: true,
+        self: { id, state: membership.state },
+        ring,
+        members: [{ id, state: membership.state, takesWork: role === 'scheduler' }, ...view.peers.map((p) => ({ id: p.id, state: p.state, takesWork: p.takesWork, lastHeardAt: p.lastHeardAt }))],
+      };
+    },
     close: () => (closing ??= membership.close()),
   };
 }

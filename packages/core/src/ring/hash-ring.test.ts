@@ -101,6 +101,19 @@ describe('HashRing', () => {
     expect([...movedTo].sort()).toEqual(['m1', 'm2', 'm4', 'm5']);
   });
 
+  it('gives each member the share of the hash space its keys fall in', () => {
+    expect(new HashRing([]).shares().size).toBe(0);
+    expect(new HashRing(['only']).shares()).toEqual(new Map([['only', 1]]));
+    const ring = new HashRing(['a', 'b', 'c', 'd']);
+    const shares = ring.shares();
+    expect([...shares.values()].reduce((x, y) => x + y, 0)).toBeCloseTo(1, 9);
+    const counts = new Map<string, number>();
+    const keys = 200_000;
+    for (let k = 0; k < keys; k++) counts.set(ring.ownerOf(k)!, (counts.get(ring.ownerOf(k)!) ?? 0) + 1);
+    // The share predicts the fraction of keys each member owns (keys hash uniformly).
+    for (const [member, share] of shares) expect(Math.abs(counts.get(member)! / keys - share)).toBeLessThan(0.01);
+  });
+
   it('rejects a vnode count that is not a positive integer', () => {
     expect(() => new HashRing(['a'], 0)).toThrow(RangeError);
     expect(() => new HashRing(['a'], -1)).toThrow(RangeError);

@@ -41,4 +41,19 @@ export class HashRing {
     }
     return this.owners[lo === this.points.length ? 0 : lo];
   }
+
+  /**
+   * Each member's share of the hash space (0..1, summing to 1): the arcs
+   * ending at its points. What fraction of tasks it can expect to own.
+   */
+  shares(): Map<string, number> {
+    const shares = new Map<string, number>(this.members.map((m) => [m, 0]));
+    const n = this.points.length;
+    for (let i = 0; i < n; i++) {
+      // The arc (previous point, this point] belongs to this point's owner; the first point's arc wraps around.
+      const arc = i === 0 ? this.points[0]! + (2 ** 32 - this.points[n - 1]!) : this.points[i]! - this.points[i - 1]!;
+      shares.set(this.owners[i]!, shares.get(this.owners[i]!)! + arc / 2 ** 32);
+    }
+    return shares;
+  }
 }

@@ -25,6 +25,7 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
       logger,
       blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
       metrics: () => meter.exposition(),
+      cluster: () => ring.membership(),
     });
     resources.add('http server', api, (a) => a.close());
     const url = await api.listen({ host: config.http.host, port: config.http.port });
