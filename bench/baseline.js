@@ -19,9 +19,9 @@
  */
 const { appendFile } = require('node:fs/promises');
 const path = require('node:path');
-const { benchAudience, runEmbeddedFanout } = require('./embedded-fanout');
+const { runEmbeddedFanout } = require('./embedded-fanout');
 const { runBullmqBaseline, redisVersion, BASELINE_DEFAULTS } = require('./baseline/run');
-const { machine, commit, rssSampler, loadAverage } = require('./lib');
+const { machine, commit, rssSampler, loadAverage, benchAudience } = require('./lib');
 
 const BUSY_LOAD = 1.5;
 

@@ -11,13 +11,8 @@ const { request } = require('node:http');
 const { createReadStream, statSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { syntheticAudience, writeRecipientListFile } = require('@herald/audience');
+const { writeRecipientListFile } = require('@herald/audience');
 const { startEmbeddedCluster } = require('@herald/embedded');
-
-/** The benchmarks' audience: the same seed everywhere, so every run and both sides of a comparison see the same list. */
-function benchAudience(recipients, onlineFraction) {
-  return syntheticAudience({ recipients, onlineFraction, uinLimit: 2 ** 32, seed: 42 });
-}
 
 /** Streams a list file to the API (a 10^8 list is 800 MB: never read it whole). */
 function upload(url, file) {
@@ -37,7 +32,7 @@ function upload(url, file) {
 }
 
 /**
- * Runs `audience` (from benchAudience) as one task on a fresh embedded cluster
+ * Runs `audience` (from bench/lib.js benchAudience) as one task on a fresh embedded cluster
  * in a temp dir, removed afterwards. Throws unless the task completes and its
  * report reconciles (delivered + offline + removed = total).
  */
@@ -96,4 +91,4 @@ async function runEmbeddedFanout(audience) {
   }
 }
 
-module.exports = { benchAudience, runEmbeddedFanout };
+module.exports = { runEmbeddedFanout };

@@ -14,8 +14,8 @@
  */
 const { appendFile } = require('node:fs/promises');
 const path = require('node:path');
-const { benchAudience, runEmbeddedFanout } = require('./embedded-fanout');
-const { machine, commit } = require('./lib');
+const { runEmbeddedFanout } = require('./embedded-fanout');
+const { machine, commit, benchAudience } = require('./lib');
 
 function parseArgs(argv) {
   const args = { sizes: [1e6, 1e7], online: 0.3, record: false };

@@ -47,9 +47,18 @@ function rssSampler(everyMs = 20) {
   };
 }
 
+/**
+ * The benchmarks' synthetic audience (2% duplicates, 1% blacklisted): the same
+ * seed everywhere, so every run, and both sides of a comparison, see the same list.
+ */
+function benchAudience(recipients, onlineFraction) {
+  const { syntheticAudience } = require('@herald/audience');
+  return syntheticAudience({ recipients, onlineFraction, uinLimit: 2 ** 32, seed: 42 });
+}
+
 /** 1-minute load average: the machine's 2 cores may be shared with other work. */
 function loadAverage() {
   return os.loadavg()[0];
 }
 
-module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage };
+module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage, benchAudience };

@@ -81,7 +81,7 @@ function collectResults(workers, expected) {
 }
 
 /**
- * Runs `audience` (bench/embedded-fanout.js benchAudience) through the
+ * Runs `audience` (bench/lib.js benchAudience) through the
  * baseline once; see the module doc. Throws if the counts do not check out.
  */
 async function runBullmqBaseline(audience, options = {}) {
