@@ -20,8 +20,17 @@ export interface PresenceChange {
 export function readPresenceEvent(value: unknown, timestamp: number, uinLimit: number): PresenceChange | { malformed: string } {
   if (value === null || typeof value !== 'object') return { malformed: 'value is not an object' };
   const { uin, online, at } = value as Record<string, unknown>;
-  if (typeof uin !== 'number' || !Number.isInteger(uin) || uin < 0 || uin >= uinLimit) return { malformed: `uin ${JSON.stringify(uin)} is not an integer in [0, ${uinLimit})` };
-  if (typeof online !== 'boolean') return { malformed: `online ${JSON.stringify(online)} is not a boolean` };
-  if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at))) return { malformed: `at ${JSON.stringify(at)} is not a number` };
+  if (typeof uin !== 'number' || !Number.isInteger(uin) || uin < 0 || uin >= uinLimit) return { malformed: `uin ${shown(uin)} is not an integer in [0, ${uinLimit})` };
+  if (typeof online !== 'boolean') return { malformed: `online ${shown(online)} is not a boolean` };
+  if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at))) return { malformed: `at ${shown(at)} is not a number` };
   return { uin, online, at: (at as number | undefined) ?? timestamp };
+}
+
+/** A value for a malformed reason: its JSON, or its type when it has none (a BigInt, a cycle, a symbol) so describing never throws. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }
