@@ -35,7 +35,9 @@ export async function readKeyPair(keysDir: string, id: string): Promise<CurveKey
   } catch (error) {
     throw new ConfigError('curve.keysDir', `cannot read ${file} (run: herald keys --dir ${keysDir} ${id}): ${(error as Error).message}`);
   }
-  return { publicKey: checkCurveKey('curve.keysDir', String(parsed.publicKey)), secretKey: checkCurveKey('curve.keysDir', String(parsed.secretKey)) };
+  // The file may hold any JSON (null, a number, objects as fields): checkCurveKey takes the fields as they are.
+  const { publicKey, secretKey } = parsed ?? {};
+  return { publicKey: checkCurveKey('curve.keysDir', publicKey), secretKey: checkCurveKey('curve.keysDir', secretKey) };
 }
 
 export async function readPublicKey(keysDir: string, id: string): Promise<string> {
