@@ -138,6 +138,16 @@ function nextDelimiter(bytes: Uint8Array, from: number, end: number, delimiter: 
   return end;
 }
 
+/**
+ * The index of the next LF at or after `from`, or -1. A plain loop: Buffer's
+ * indexOf crosses into C++ on every call, which costs more than scanning the
+ * ten-odd bytes of a typical line.
+ */
+export function nextNewline(bytes: Uint8Array, from: number): number {
+  for (let i = from; i < bytes.length; i++) if (bytes[i] === LF) return i;
+  return -1;
+}
+
 /** Number of '"' bytes in [start, end): a record ends only at a newline after an even count. */
 export function countQuotes(bytes: Uint8Array, start: number, end: number): number {
   let count = 0;

@@ -11,7 +11,7 @@
 import { ValidationError } from '@herald/core';
 import { checkUinLimit } from './decoding';
 import { positiveInteger } from './fs-util';
-import { countQuotes, findField, FRACTION, isBlank, LF, MISSING, NEGATIVE, NOT_A_NUMBER, OUT_OF_RANGE, parseUin, splitHeader } from './text-fields';
+import { countQuotes, findField, FRACTION, isBlank, MISSING, NEGATIVE, nextNewline, NOT_A_NUMBER, OUT_OF_RANGE, parseUin, splitHeader } from './text-fields';
 
 export const BAD_LINE_REASONS = ['not_a_number', 'negative', 'fraction', 'out_of_range', 'too_long', 'missing_column'] as const;
 export type BadLineReason = (typeof BAD_LINE_REASONS)[number];
@@ -154,7 +154,7 @@ export class TextListParser {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let at = 0;
     while (at < bytes.length) {
-      const newline = bytes.indexOf(LF, at);
+      const newline = nextNewline(bytes, at);
       if (newline < 0) {
         if (this.csv) this.quotes += countQuotes(bytes, at, bytes.length);
         this.hold(bytes, at, bytes.length);
