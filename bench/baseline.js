@@ -5,7 +5,8 @@
  * build of it (bench/baseline/run.js), and the ratio of their rates.
  *
  *   npm run bench:baseline -- --sizes 1e5,1e6 [--record]
- *   node bench/baseline.js --sizes 1e5 --batch 1000 --workers 1 --concurrency 8 --redis redis://127.0.0.1:6379
+ *   node bench/baseline.js --sizes 1e5 --batch 1000 --concurrency 8 --workers 1 --redis redis://127.0.0.1:6379
+ *   node bench/baseline.js --sizes 1e5 --processes 2     # one Worker in each of 2 child processes
  *
  * Both sides get the same synthetic audience (seed 42: 2% duplicates, 1%
  * blacklisted, --online share online) and must report the same delivered,
@@ -27,7 +28,7 @@ const BUSY_LOAD = 1.5;
 
 function parseArgs(argv) {
   const args = { sizes: [1e5, 1e6], online: 0.3, record: false, ...BASELINE_DEFAULTS };
-  const numeric = { '--online': 'online', '--batch': 'batchSize', '--workers': 'workers', '--concurrency': 'concurrency', '--daily-cap': 'dailyCap' };
+  const numeric = { '--online': 'online', '--batch': 'batchSize', '--workers': 'workers', '--processes': 'processes', '--concurrency': 'concurrency', '--daily-cap': 'dailyCap' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--sizes') args.sizes = argv[++i].split(',').map(Number);
     else if (argv[i] === '--redis') args.redisUrl = argv[++i];
@@ -39,6 +40,7 @@ function parseArgs(argv) {
   if (args.sizes.some((n) => !positiveInt(n))) throw new Error('--sizes: positive integers, e.g. 1e5,1e6');
   if (!(args.online >= 0 && args.online <= 1)) throw new Error('--online: a share between 0 and 1');
   for (const k of ['batchSize', 'workers', 'concurrency', 'dailyCap']) if (!positiveInt(args[k])) throw new Error(`--${k}: a positive integer`);
+  if (!(positiveInt(args.processes) || args.processes === 0)) throw new Error('--processes: 0 (workers in this process) or a positive integer');
   return args;
 }
 
@@ -78,7 +80,7 @@ function section(args, rows, redis) {
   return [
     `### Peer baseline: Herald vs BullMQ + Redis — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}; Redis ${redis} on 127.0.0.1 (shared with other work), BullMQ ${require('bullmq/package.json').version}, ioredis ${require('ioredis/package.json').version}. Online share ${args.online}. Command: \`node bench/baseline.js --sizes ${args.sizes.join(',')} --batch ${args.batchSize} --workers ${args.workers} --concurrency ${args.concurrency}\`.`,
+    `Machine: ${machine()}; Redis ${redis} on 127.0.0.1 (shared with other work), BullMQ ${require('bullmq/package.json').version}, ioredis ${require('ioredis/package.json').version}. Online share ${args.online}. Command: \`node bench/baseline.js --sizes ${args.sizes.join(',')} --batch ${args.batchSize} --concurrency ${args.concurrency} ${args.processes > 0 ? `--processes ${args.processes}` : `--workers ${args.workers}`}\`.`,
     '',
     '| recipients | load avg at start (Herald / baseline) | Herald (s) | Herald recipients/s | baseline (s) | baseline recipients/s | Herald / baseline | delivered | offline | filtered | peak RSS Herald (MiB) | peak RSS baseline (MiB) | Redis memory, baseline (MiB) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -91,7 +93,7 @@ function section(args, rows, redis) {
     '- Herald: `bench/fanout.js`\'s run (bench/embedded-fanout.js); its time here is list upload + task creation to COMPLETED',
     `  (${rows.map((r) => `${fmt(r.herald.uploadS, 2)} + ${fmt(r.herald.endToEndS, 2)} s`).join(', ')}).`,
     `- Baseline (bench/baseline/): the list as ${rows.map((r) => fmt(r.baseline.jobs)).join(', ')} BullMQ jobs of ${fmt(args.batchSize)} uins (addBulk, ${rows.map((r) => `${fmt(r.baseline.enqueueS, 2)} s`).join(', ')}),`,
-    `  ${args.workers} Worker(s) in the benchmark process at concurrency ${args.concurrency}; per job three pipelined round trips: SADD per uin (dedupe) + SMISMEMBER`,
+    `  ${args.processes > 0 ? `one Worker in each of ${args.processes} child processes` : `${args.workers} Worker(s) in the benchmark process`} at concurrency ${args.concurrency}; per job three pipelined round trips: SADD per uin (dedupe) + SMISMEMBER`,
     '  (blacklist) + GETBIT per uin (online bitmap, SETBIT beforehand); INCR + EXPIRE NX per kept uin (daily cap of',
     `  ${args.dailyCap}); RPUSH per offline uin to its list, online uins to the same FileDeliverySink as Herald. Its counts reconciled,`,
     '  the sink file, offline lists and cap counters in Redis matched them, and every key of the run was deleted after.',

@@ -6,8 +6,9 @@
  * online bitmap set): the blacklist is SADDed to a Redis set, the online users
  * SETBIT into a Redis bitmap (pipelined), and the workers are started and
  * ready (long-running services). Timed: the list is enqueued as batch jobs
- * (`addBulk`, `batchSize` uins a job), and workers (`workers` BullMQ Workers in
- * this process, `concurrency` jobs each) run processBatch on every job, until
+ * (`addBulk`, `batchSize` uins a job), and workers (workers.js: `workers`
+ * BullMQ Workers in this process, or one in each of `processes` child
+ * processes, `concurrency` jobs each) run processBatch on every job, until
  * the last job has completed. Delivered recipients go to the same
  * FileDeliverySink as Herald's; offline ones to per-user Redis lists.
  *
@@ -19,18 +20,17 @@
 const { mkdtemp, rm, stat } = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
-const { Queue, Worker } = require('bullmq');
+const { Queue } = require('bullmq');
 const { Redis } = require('ioredis');
-const { FileDeliverySink } = require('@herald/executor');
 const { baselineKeys } = require('./keys');
-const { processBatch } = require('./process-batch');
+const { startWorkers } = require('./workers');
 const { deleteRunKeys, countRunKeys } = require('./cleanup');
 
 const TASK_ID = 1;
 const SETUP_CHUNK = 10_000;
 const ENQUEUE_CHUNK = 500;
 
-const DEFAULTS = { redisUrl: 'redis://127.0.0.1:6379', batchSize: 1000, workers: 1, concurrency: 8, dailyCap: 3 };
+const DEFAULTS = { redisUrl: 'redis://127.0.0.1:6379', batchSize: 1000, workers: 1, processes: 0, concurrency: 8, dailyCap: 3 };
 
 function connectionOptions(redisUrl) {
   const url = new URL(redisUrl);
@@ -69,14 +69,11 @@ function collectResults(workers, expected) {
   const totals = { delivered: 0, offline: 0, duplicate: 0, blacklisted: 0, capped: 0 };
   let completed = 0;
   return new Promise((resolve, reject) => {
-    for (const worker of workers) {
-      worker.on('completed', (_job, counts) => {
-        for (const k of Object.keys(totals)) totals[k] += counts[k];
-        if (++completed === expected) resolve(totals);
-      });
-      worker.on('failed', (job, error) => reject(new Error(`job ${job?.id} failed: ${error.message}`)));
-      worker.on('error', reject);
-    }
+    workers.onCompleted((counts) => {
+      for (const k of Object.keys(totals)) totals[k] += counts[k];
+      if (++completed === expected) resolve(totals);
+    });
+    workers.onFailed(reject);
   });
 }
 
@@ -87,22 +84,19 @@ function collectResults(workers, expected) {
 async function runBullmqBaseline(audience, options = {}) {
   const o = { ...DEFAULTS, ...options };
   const recipients = audience.list.length;
-  const keys = baselineKeys(`${process.pid}-${Date.now().toString(36)}`);
+  const runId = `${process.pid}-${Date.now().toString(36)}`;
+  const keys = baselineKeys(runId);
   const connection = connectionOptions(o.redisUrl);
   const redis = new Redis(connection);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-baseline-'));
-  const sink = new FileDeliverySink(dir);
   const queue = new Queue(keys.queueName, { connection, prefix: keys.bullPrefix });
-  const workers = [];
+  let workers;
   try {
     const memoryBefore = await usedMemory(redis);
     await loadAudienceState(redis, keys, audience);
     const day = new Date().toISOString().slice(0, 10);
-    const processor = (job) => processBatch(redis, keys, sink, { taskId: TASK_ID, uins: job.data.uins, dailyCap: o.dailyCap, day });
-    for (let w = 0; w < o.workers; w++) {
-      workers.push(new Worker(keys.queueName, processor, { connection, prefix: keys.bullPrefix, concurrency: o.concurrency }));
-    }
-    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    workers = startWorkers({ runId, connection, sinkDir: dir, taskId: TASK_ID, dailyCap: o.dailyCap, day, concurrency: o.concurrency, workers: o.workers, processes: o.processes });
+    await workers.ready;
     const jobs = Math.ceil(recipients / o.batchSize);
     const done = collectResults(workers, jobs);
     done.catch(() => {}); // awaited below; a failure during enqueueing must not go unhandled meanwhile
@@ -123,12 +117,11 @@ async function runBullmqBaseline(audience, options = {}) {
 
     const filtered = counts.duplicate + counts.blacklisted + counts.capped;
     if (counts.delivered + counts.offline + filtered !== recipients) throw new Error(`baseline counts do not reconcile: ${JSON.stringify(counts)} for ${recipients}`);
-    await sink.close();
+    await workers.close();
     const sinkBytes = counts.delivered > 0 ? (await stat(path.join(dir, `task-${TASK_ID}.deliveries`))).size : 0;
     if (sinkBytes !== counts.delivered * 8) throw new Error(`sink holds ${sinkBytes / 8} records, baseline counted ${counts.delivered} delivered`);
 
     // The run's Redis state, counted while it is deleted, is the third check.
-    await Promise.all(workers.map((w) => w.close()));
     await queue.close();
     const found = await deleteRunKeys(redis, keys);
     if (found.offlineLists !== counts.offline) throw new Error(`Redis held ${found.offlineLists} offline lists, baseline counted ${counts.offline}`);
@@ -148,9 +141,8 @@ async function runBullmqBaseline(audience, options = {}) {
     };
   } finally {
     // Also on failure: never leave a run's keys in a Redis that others use.
-    await Promise.all(workers.map((w) => w.close()));
+    await workers?.close();
     await queue.close();
-    await sink.close();
     await deleteRunKeys(redis, keys);
     const left = await countRunKeys(redis, keys);
     await redis.quit();
