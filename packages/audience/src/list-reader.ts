@@ -48,19 +48,19 @@ export async function* readRecipientList(path: string, options: ReadListOptions)
   const decoder = new RecipientListDecoder(checkUinLimit(options.uinLimit));
   const handle = await openForRead(path);
   try {
-    const stat = await handle.stat();
+    // The header and the file's length first, as loadRecipientList does, so no
+    // body byte is decoded before a truncated or padded file is refused (and
+    // both readers give the same code for the same file).
+    const { header, size, bytes } = await readHeader(handle);
+    if (size !== undefined) checkFileLength(header, size);
+    decoder.push(bytes);
     // The decoder copies out of the chunk (uins into a fresh array, a partial
     // uin into its carry), so one buffer serves every read.
     const buffer = Buffer.allocUnsafeSlow(chunkBytes);
-    let lengthChecked = !stat.isFile();
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, chunkBytes, null);
       if (bytesRead === 0) break;
       const uins = decoder.push(buffer.subarray(0, bytesRead));
-      if (!lengthChecked && decoder.listHeader !== undefined) {
-        checkFileLength(decoder.listHeader, stat.size);
-        lengthChecked = true;
-      }
       if (uins.length > 0) yield uins;
     }
     finishDecoding(decoder);
