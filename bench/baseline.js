@@ -86,7 +86,7 @@ function section(args, rows, redis) {
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${fmt(r.n)} | ${fmt(r.herald.loadAtStart, 2)} / ${fmt(r.baseline.loadAtStart, 2)} | ${fmt(r.heraldS, 2)} | ${fmt(r.n / r.heraldS)} | ${fmt(r.baseline.totalS, 2)} | ${fmt(r.baseline.rate)} | ${fmt(r.ratio, 1)}x | ${fmt(r.baseline.delivered)} | ${fmt(r.baseline.offline)} | ${fmt(r.baseline.filtered)} | ${fmt(r.herald.peakRssMiB)} | ${fmt(r.baseline.peakRssMiB)} | ${fmt(r.baseline.redisMiB)} |`,
+        `| ${fmt(r.n)} | ${fmt(r.herald.loadAtStart, 2)} / ${fmt(r.baseline.loadAtStart, 2)} | ${fmt(r.heraldS, 2)} | ${fmt(r.n / r.heraldS)} | ${fmt(r.baseline.totalS, 2)} | ${fmt(r.baseline.rate)} | ${fmt(r.ratio, 1)}x | ${fmt(r.baseline.delivered)} | ${fmt(r.baseline.offline)} | ${fmt(r.baseline.filtered)} | ${fmt(r.herald.peakRssMiB)} | ${fmt(r.baseline.peakRssMiB + r.baseline.childrenPeakRssMiB)} | ${fmt(r.baseline.redisMiB)} |`,
     ),
     '',
     'How the two sides ran:',
@@ -97,6 +97,7 @@ function section(args, rows, redis) {
     '  (blacklist) + GETBIT per uin (online bitmap, SETBIT beforehand); INCR + EXPIRE NX per kept uin (daily cap of',
     `  ${args.dailyCap}); RPUSH per offline uin to its list, online uins to the same FileDeliverySink as Herald. Its counts reconciled,`,
     '  the sink file, offline lists and cap counters in Redis matched them, and every key of the run was deleted after.',
+    ...(args.processes > 0 ? ['- The baseline\'s peak RSS is this process\'s plus each worker process\'s own peak, summed (an upper bound: the peaks need not coincide).'] : []),
     `- 1-minute load average at the start of each run is in the table: the 2 cores are shared with other work${busy ? `, and at least one run started above ${BUSY_LOAD}: the machine was visibly busy, so these figures are lower than a quiet machine would give, on both sides` : ''}.`,
     '',
   ].join('\n');

@@ -117,7 +117,7 @@ async function runBullmqBaseline(audience, options = {}) {
 
     const filtered = counts.duplicate + counts.blacklisted + counts.capped;
     if (counts.delivered + counts.offline + filtered !== recipients) throw new Error(`baseline counts do not reconcile: ${JSON.stringify(counts)} for ${recipients}`);
-    await workers.close();
+    const childrenPeakRssMiB = await workers.close();
     const sinkBytes = counts.delivered > 0 ? (await stat(path.join(dir, `task-${TASK_ID}.deliveries`))).size : 0;
     if (sinkBytes !== counts.delivered * 8) throw new Error(`sink holds ${sinkBytes / 8} records, baseline counted ${counts.delivered} delivered`);
 
@@ -138,6 +138,7 @@ async function runBullmqBaseline(audience, options = {}) {
       ...counts,
       filtered,
       redisMiB: (memoryAfter - memoryBefore) / 2 ** 20,
+      childrenPeakRssMiB,
     };
   } finally {
     // Also on failure: never leave a run's keys in a Redis that others use.

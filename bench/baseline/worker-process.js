@@ -1,7 +1,7 @@
 /**
  * A baseline worker process (bench/baseline/workers.js forks it): one BullMQ
  * Worker running processBatch, reporting each finished job's counts to the
- * parent over IPC; closes and exits when the parent says so.
+ * parent over IPC; closes, reports its peak RSS and exits when the parent says so.
  */
 const { startHere } = require('./workers');
 
@@ -19,5 +19,6 @@ workers.ready.then(
 process.on('message', async (m) => {
   if (m.type !== 'close') return;
   await workers.close();
-  process.exit(0); // the work is closed; do not wait on any lingering handle
+  // Exit once the report is sent: the work is closed; do not wait on any lingering handle.
+  process.send({ type: 'closed', peakRssMiB: process.resourceUsage().maxRSS / 1024 }, () => process.exit(0));
 });

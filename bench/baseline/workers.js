@@ -19,7 +19,8 @@ const { processBatch } = require('./process-batch');
 
 /**
  * spec: { runId, connection, sinkDir, taskId, dailyCap, day, concurrency, workers, processes }
- * returns { ready: Promise, onCompleted(fn), onFailed(fn), close(): Promise }
+ * returns { ready: Promise, onCompleted(fn), onFailed(fn), close(): Promise<peak RSS of
+ * the child processes in MiB, summed (0 for workers in this process)> }
  */
 function startWorkers(spec) {
   const workers = spec.processes > 0 ? startChildren(spec) : startHere(spec, spec.workers);
@@ -49,6 +50,7 @@ function startHere(spec, count) {
       await Promise.all(workers.map((w) => w.close()));
       await sink.close();
       await redis.quit();
+      return 0;
     },
   };
 }
@@ -57,11 +59,13 @@ function startChildren(spec) {
   const children = [];
   const completed = [];
   const failed = [];
+  let childrenPeakRssMiB = 0;
   for (let p = 0; p < spec.processes; p++) {
     const child = fork(path.join(__dirname, 'worker-process.js'), [JSON.stringify({ ...spec, processes: 0, workers: 1 })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('message', (m) => {
       if (m.type === 'completed') completed.forEach((fn) => fn(m.counts));
       else if (m.type === 'failed') failed.forEach((fn) => fn(new Error(m.message)));
+      else if (m.type === 'closed') childrenPeakRssMiB += m.peakRssMiB;
     });
     child.on('exit', (code) => {
       if (code !== 0) failed.forEach((fn) => fn(new Error(`worker process ${child.pid} exited with ${code}`)));
@@ -77,8 +81,8 @@ function startChildren(spec) {
     ready: Promise.all(children.map(readyOf)),
     onCompleted: (fn) => completed.push(fn),
     onFailed: (fn) => failed.push(fn),
-    close: () =>
-      Promise.all(
+    async close() {
+      await Promise.all(
         children.map((child) =>
           child.exitCode !== null
             ? undefined
@@ -87,7 +91,9 @@ function startChildren(spec) {
                 child.send({ type: 'close' });
               }),
         ),
-      ),
+      );
+      return childrenPeakRssMiB;
+    },
   };
 }
 
