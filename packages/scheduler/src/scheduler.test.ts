@@ -1,4 +1,4 @@
-import { compileConfig, HashRing, type NewTask, type Task } from '@herald/core';
+import { compileConfig, HashRing, type Clock, type NewTask, type Task } from '@herald/core';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';
@@ -60,8 +60,8 @@ describe('scheduler', () => {
     await dir.remove();
   });
 
-  async function start(ring?: () => HashRing, sweepMs?: number): Promise<Scheduler> {
-    const scheduler = await startScheduler({ config, store, inbox, toDispatcher, ...(ring ? { ring } : {}), ...(sweepMs ? { sweepMs } : {}) });
+  async function start(ring?: () => HashRing, sweepMs?: number, clock?: Clock): Promise<Scheduler> {
+    const scheduler = await startScheduler({ config, store, inbox, toDispatcher, ...(ring ? { ring } : {}), ...(sweepMs ? { sweepMs } : {}), ...(clock ? { clock } : {}) });
     schedulers.push(scheduler);
     return scheduler;
   }
@@ -82,8 +82,8 @@ describe('scheduler', () => {
 
   it('admits by score when slots are short: a real-time task goes before earlier normal ones', async () => {
     await start();
-    hold.add(1); // the first task keeps the only slot until released
-    const first = await store.createTask(newTask(), Date.now());
+    hold.add(1); // the first task keeps the only slot until released; real-time, so it is never preempted
+    const first = await store.createTask(newTask({ priority: 'realtime' }), Date.now());
     await toScheduler.send({ kind: 'task.submitted', taskId: first.id });
     await waitState(first.id, 'SENDING');
     const normal = await store.createTask(newTask(), Date.now());
@@ -155,5 +155,110 @@ describe('scheduler', () => {
     expect(after.state).toBe('SENDING');
     expect(after.owner).toBe('usurper');
     expect((await store.listUnits(task.id))[0]!.checkpoint).toBe(0);
+  });
+
+  describe('preemption', () => {
+    const sent = (kind: Message['kind'], taskId: number) => seen.filter((m) => m.kind === kind && m.taskId === taskId);
+
+    it('preempts a sending normal task at its checkpoint for a real-time task, then resumes it from there', async () => {
+      await start();
+      const normal = await store.createTask(newTask(), Date.now());
+      hold.add(normal.id);
+      await toScheduler.send({ kind: 'task.submitted', taskId: normal.id });
+      await waitState(normal.id, 'SENDING');
+      // The executor confirms the first 4 recipients; the rest is still to send.
+      await toScheduler.send({ kind: 'unit.progress', taskId: normal.id, epoch: 1, unitNo: 0, from: 0, to: 4, delivered: 4, offline: 0, done: false });
+      await waitFor(async () => (await store.listUnits(normal.id))[0]!.checkpoint === 4, { timeoutMs: 10_000, message: 'checkpoint 4 never written' });
+      hold.delete(normal.id);
+
+      const urgent = await store.createTask(newTask({ priority: 'realtime' }), Date.now());
+      await toScheduler.send({ kind: 'task.submitted', taskId: urgent.id });
+      await waitState(urgent.id, 'COMPLETED');
+      await waitState(normal.id, 'COMPLETED');
+
+      // Stopped (task.halt) before the real-time task was admitted, and preempted in the store.
+      const order = seen.filter((m) => (m.kind === 'task.halt' && m.taskId === normal.id) || (m.kind === 'preprocess.request' && m.taskId === urgent.id)).map((m) => m.kind);
+      expect(order).toEqual(['task.halt', 'preprocess.request']);
+      const path = (await store.readOutbox(0, 1_000)).filter((e) => e.taskId === normal.id).map((e) => e.to);
+      expect(path).toEqual(['CREATED', 'QUEUED', 'PREPROCESSING', 'DISPATCHING', 'SENDING', 'PREEMPTED', 'SENDING', 'COMPLETED']);
+      // Pre-processed once, resumed from its checkpoint, not from the start.
+      expect(sent('preprocess.request', normal.id)).toHaveLength(1);
+      expect(sent('unit.run', normal.id).map((m) => (m.kind === 'unit.run' ? m.from : -1))).toEqual([0, 4]);
+      const done = (await store.getTask(normal.id))!;
+      expect(done.report).toMatchObject({ delivered: 7, offline: 3 });
+      expect((await store.listUnits(normal.id)).map((u) => [u.state, u.checkpoint])).toEqual([['DONE', 10]]);
+    });
+
+    it('never preempts a real-time task: a second real-time task waits for the slot', async () => {
+      await start();
+      const first = await store.createTask(newTask({ priority: 'realtime' }), Date.now());
+      hold.add(first.id);
+      await toScheduler.send({ kind: 'task.submitted', taskId: first.id });
+      await waitState(first.id, 'SENDING');
+      const second = await store.createTask(newTask({ priority: 'realtime' }), Date.now());
+      const barrier = await store.createTask(newTask(), Date.now());
+      await toScheduler.send({ kind: 'task.submitted', taskId: second.id });
+      await toScheduler.send({ kind: 'task.submitted', taskId: barrier.id });
+      // Messages are handled one at a time: once the barrier is queued, the second task's admission pass is over.
+      await waitState(barrier.id, 'QUEUED');
+      expect(await stateOf(first.id)).toBe('SENDING');
+      expect(await stateOf(second.id)).toBe('QUEUED');
+      expect(sent('task.halt', first.id)).toHaveLength(0);
+
+      await toScheduler.send({ kind: 'unit.progress', taskId: first.id, epoch: 1, unitNo: 0, from: 0, to: 10, delivered: 10, offline: 0, done: true });
+      await waitState(second.id, 'COMPLETED');
+      await waitState(barrier.id, 'COMPLETED');
+      expect(seen.filter((m) => m.kind === 'task.halt')).toHaveLength(0);
+      const admitted = seen.filter((m) => m.kind === 'preprocess.request').map((m) => m.taskId);
+      expect(admitted).toEqual([first.id, second.id, barrier.id]);
+    });
+
+    it('does not preempt for a normal task, whatever its score', async () => {
+      await start();
+      const running = await store.createTask(newTask({ listCount: 1_000_000_000 }), Date.now());
+      hold.add(running.id);
+      await toScheduler.send({ kind: 'task.submitted', taskId: running.id });
+      await waitState(running.id, 'SENDING');
+      // Waited a day, tiny, about to expire, heavy account: far above the running task, still normal.
+      const strong = await store.createTask(newTask({ listCount: 1, sendAt: Date.now() - 86_400_000, expiresAt: Date.now() + 60_000 }), Date.now() - 86_400_000);
+      const barrier = await store.createTask(newTask(), Date.now());
+      await toScheduler.send({ kind: 'task.submitted', taskId: strong.id });
+      await toScheduler.send({ kind: 'task.submitted', taskId: barrier.id });
+      await waitState(barrier.id, 'QUEUED');
+      expect(await stateOf(running.id)).toBe('SENDING');
+      expect(await stateOf(strong.id)).toBe('QUEUED');
+      expect(seen.filter((m) => m.kind === 'task.halt')).toHaveLength(0);
+    });
+
+    it('admits a normal task that waited long enough before a fresh one that scores higher on size (aging, injected clock)', async () => {
+      let now = Date.UTC(2030, 0, 1);
+      const clock = { now: () => now };
+      await start(undefined, undefined, clock);
+      const week = 7 * 86_400_000;
+      const blocker = await store.createTask(newTask({ sendAt: now, expiresAt: now + week }), now);
+      hold.add(blocker.id);
+      await toScheduler.send({ kind: 'task.submitted', taskId: blocker.id });
+      await waitState(blocker.id, 'SENDING');
+      // Ready now, as large as they come (size term 0).
+      const old = await store.createTask(newTask({ sendAt: now, expiresAt: now + week, listCount: 1_000_000_000 }), now);
+      // Ready in one hour: the tick moves it to the queue once the clock gets there.
+      const later = await store.createTask(newTask({ sendAt: now + 3_600_000, expiresAt: now + week, listCount: 10 }), now);
+      await toScheduler.send({ kind: 'task.submitted', taskId: old.id });
+      await toScheduler.send({ kind: 'task.submitted', taskId: later.id });
+      await waitState(old.id, 'QUEUED');
+      await waitState(later.id, 'SCHEDULED');
+      now += 2 * 3_600_000;
+      // Fresh and one recipient: the highest size term (100), no aging yet.
+      const fresh = await store.createTask(newTask({ sendAt: now, expiresAt: now + week, listCount: 1 }), now);
+      await toScheduler.send({ kind: 'task.submitted', taskId: fresh.id });
+      // The tick that enqueues `later` re-keys the whole queue by the clock in the same job.
+      await waitState(later.id, 'QUEUED');
+      await waitState(fresh.id, 'QUEUED');
+      await toScheduler.send({ kind: 'unit.progress', taskId: blocker.id, epoch: 1, unitNo: 0, from: 0, to: 10, delivered: 10, offline: 0, done: true });
+      await waitState(fresh.id, 'COMPLETED');
+      // old: 2 h x 600/h = 1,200; later: 1 h = 600 + size 89; fresh: size 100.
+      const admitted = seen.filter((m) => m.kind === 'preprocess.request').map((m) => m.taskId);
+      expect(admitted).toEqual([blocker.id, old.id, later.id, fresh.id]);
+    });
   });
 });

@@ -88,8 +88,10 @@ const SLOW_JOB_MS = 100;
 /**
  * The scheduler tier: it owns the tasks the ring gives it (APTA; alone, it owns
  * everything), drives their state machine in the store, keeps the ready queue
- * by schedule score, and admits tasks only while executor slots are free. It
- * follows a changing ring through `rebalance` and a periodic sweep.
+ * by schedule score, and admits tasks only while executor slots are free,
+ * preempting a normal task at its checkpoints when a real-time task needs a
+ * slot (docs/scheduling.md). It follows a changing ring through `rebalance`
+ * and a periodic sweep.
  *
  * Every store write carries the epoch this scheduler got when it claimed the
  * task; a FENCED answer means a newer owner exists, and the task is dropped
@@ -110,6 +112,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   if (!Number.isInteger(sweepMs) || sweepMs < 1) throw new ConfigError('scheduler.sweepMs', `must be a positive integer of milliseconds (got ${String(sweepMs)})`);
   const adoptedTotal = meter.counter('herald_scheduler_adopted_tasks_total', 'Live tasks claimed from the store at start, on a ring change or by the sweep');
   const releasedTotal = meter.counter('herald_scheduler_released_tasks_total', 'Owned tasks forgotten because the ring gives them to another scheduler');
+  const preemptions = meter.counter('herald_scheduler_preemptions_total', 'Normal tasks stopped at their checkpoints to free an executor slot for a real-time task');
 
   const owned = new Map<number, Task>();
   const units = new Map<number, ExecutionUnit[]>();
@@ -190,13 +193,67 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     queue.push(task.id, scoreOf(task));
   }
 
+  /** The best queued task that can still be admitted; stale queue entries met on the way are dropped. */
+  function bestReady(): Task | undefined {
+    while (queue.size > 0) {
+      const task = owned.get(queue.peek()!);
+      if (task !== undefined && (task.state === 'QUEUED' || task.state === 'PREEMPTED')) return task;
+      queue.pop();
+    }
+    return undefined;
+  }
+
+  /**
+   * Admits the best queued tasks while slots are free. When none is free and
+   * the best queued task is real-time, one normal task is preempted to make
+   * room for it (see `preemptFor`); a normal task never preempts anything.
+   */
   async function pump(): Promise<void> {
-    while (active.size < config.scheduler.slots && queue.size > 0) {
-      const task = owned.get(queue.pop()!);
-      if (task === undefined || (task.state !== 'QUEUED' && task.state !== 'PREEMPTED')) continue;
+    for (let task = bestReady(); task !== undefined; task = bestReady()) {
+      if (active.size >= config.scheduler.slots) {
+        if (await preemptFor(task)) continue; // the freed slot goes to the best queued task: this one
+        return;
+      }
+      queue.pop();
       active.add(task.id);
       await admit(task);
     }
+  }
+
+  /**
+   * Frees one slot for a real-time task by preempting the lowest-scored normal
+   * task that is SENDING: its streams stop and its units stop at their
+   * checkpoints (the batches already at an executor are still confirmed and
+   * checkpointed), and it goes back to the queue as PREEMPTED, to resume from
+   * those checkpoints through ordinary admission. Returns false, preempting
+   * nothing, for a normal task, or when no active task is a SENDING normal one
+   * (real-time tasks are never preempted; a task still pre-processing or
+   * dispatching has no checkpoint to stop at, so the real-time task waits for
+   * it to reach SENDING, which runs the pump again).
+   *
+   * No thrash: each preemption is paired with the admission of the real-time
+   * task it was made for, which takes the freed slot at once, so there are
+   * never more preemptions than real-time admissions; the preempted task keeps
+   * its ready time, hence its aging, and outranks fresher normal tasks when it
+   * is queued again.
+   */
+  async function preemptFor(task: Task): Promise<boolean> {
+    if (task.priority !== 'realtime') return false;
+    let victim: Task | undefined;
+    let lowest = Infinity;
+    for (const id of active) {
+      const candidate = owned.get(id);
+      if (candidate === undefined || candidate.priority !== 'normal' || candidate.state !== 'SENDING') continue;
+      const score = scoreOf(candidate);
+      if (score < lowest) [victim, lowest] = [candidate, score];
+    }
+    if (victim === undefined) return false;
+    const progress = totals(victim.id);
+    await halt(victim, 'preempt');
+    enqueue(owned.get(victim.id)!);
+    preemptions.inc();
+    logger.info('task preempted for a real-time task', { taskId: victim.id, for: task.id, score: Math.round(lowest), delivered: progress.delivered, offline: progress.offline });
+    return true;
   }
 
   async function admit(task: Task): Promise<void> {
