@@ -61,7 +61,7 @@ async function upload(query: string, contentType: string, body: string | Uint8Ar
   const response = await fetch(`${base}/api/v1/lists?accountId=acme${query}`, {
     method: 'POST',
     headers: { 'content-type': contentType },
-    body: body as BodyInit,
+    body: body as RequestInit['body'],
     duplex: 'half',
   } as RequestInit);
   return { status: response.status, body: (await response.json()) as Answer['body'] };
