@@ -99,6 +99,16 @@ export type { OnlineView, OnlineBitmap } from './presence/online-bitmap';
 export { PresenceOrder } from './presence/presence-order';
 export type { PresenceOrderOptions } from './presence/presence-order';
 
+// Randomised frequency release (docs/frequency.md): compileFrequencyPolicy(options) once, then
+// budget(policy, uin, usedToday, now) or, for a sorted batch, withinBudget(policy, uins, counter.used(uins, dayOf(policy, now)), now).
+export { compileFrequencyPolicy, FREQUENCY_DEFAULTS } from './frequency/policy';
+export type { FrequencyOptions, FrequencyWindowOptions, FrequencyPolicy, CompetitionWindowOfDay } from './frequency/policy';
+export { FREQUENCY_HASH_SEED, dayOf, dayStartsAt, slotReleaseTimes, releasedSlots, budget, windowAt } from './frequency/release';
+export type { CompetitionWindow } from './frequency/release';
+export { withinBudget } from './frequency/filter';
+export type { FrequencyFilterResult } from './frequency/filter';
+export { MAX_FREQUENCY_DAY, checkFrequencyDay, checkFrequencyUses, checkSortedUins } from './frequency/counter-rules';
+
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
 export type { HeraldOptions, HeraldConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
@@ -112,6 +122,7 @@ export { checkTopic, checkGroup, checkEvents, checkSubscription } from './ports/
 export type { CheckedEvent } from './ports/event-bus-rules';
 export type { OfflineStore, OfflineEntry } from './ports/offline-store';
 export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';
+export type { FrequencyCounter, FrequencyUse } from './ports/frequency-counter';
 export { noopLogger, noopMeter, systemClock } from './ports/observability';
 export type { Logger, Meter, Counter, Gauge, Clock } from './ports/observability';
 
