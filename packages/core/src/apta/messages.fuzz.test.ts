@@ -67,7 +67,7 @@ describe('checkAptaMessage, fuzzed', () => {
     const rowField = fc.constantFrom('id', 'incarnation', 'seq', 'state', 'takesWork');
     fc.assert(
       fc.property(valid, field, rowField, fc.nat(), wrong, fc.boolean(), (message, key, rowKey, row, value, inRow) => {
-        const table = message.table as Record<string, unknown>[];
+        const table = message.table as unknown as Record<string, unknown>[];
         const mutated =
           inRow && table.length > 0
             ? { ...message, table: table.map((e, i) => (i === row % table.length ? { ...e, [rowKey]: value } : e)) }

@@ -41,23 +41,12 @@ interface Answer {
 function expectHandled(response: Answer, success: number[]): void {
   if (success.includes(response.statusCode)) return;
   const body = response.json() as { error?: { code?: unknown; message?: unknown } };
-  expect({ status: response.statusCode, body }).toEqual({
-    status: expect.toBeWithin400(),
+  const status = response.statusCode >= 400 && response.statusCode < 500 ? '4xx' : response.statusCode;
+  expect({ status, body }).toEqual({
+    status: '4xx',
     body: { error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) },
   });
   expect(STABLE_CODES.has(body.error!.code as string)).toBe(true);
-}
-
-expect.extend({
-  toBeWithin400(received: unknown) {
-    const pass = typeof received === 'number' && received >= 400 && received < 500;
-    return { pass, message: () => `expected a 4xx status, got ${String(received)}` };
-  },
-});
-declare module 'expect' {
-  interface AsymmetricMatchers {
-    toBeWithin400(): void;
-  }
 }
 
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -79,7 +68,10 @@ describe('HTTP API, fuzzed', () => {
     const config = compileConfig({ dataDir: dir.path, uinSpaceBits: 20, http: { uploadLimitBytes: 4096 }, tasks: { maxContentChars: 200 } });
     store = await LevelTaskStore.open(join(dir.path, 'tasks'));
     const lists = new ListRepository(join(dir.path, 'lists'));
-    list = await lists.importStream([encodeRecipientList([1, 2, 3])], { accountId: 'acct', uinLimit: config.uinLimit, maxBytes: 4096 });
+    const upload = (async function* () {
+      yield encodeRecipientList([1, 2, 3]);
+    })();
+    list = await lists.importStream(upload, { accountId: 'acct', uinLimit: config.uinLimit, maxBytes: 4096 });
     await store.putList(list);
     const toScheduler: PushChannel = {
       async send(msg) {
@@ -157,7 +149,7 @@ describe('HTTP API, fuzzed', () => {
     await fc.assert(
       fc.asyncProperty(route, contentType, payload, async (r, type, body) => {
         const [method, url] = r.split(' ') as ['POST' | 'PUT', string];
-        const headers = type === '' ? {} : { 'content-type': type };
+        const headers: Record<string, string> = type === '' ? {} : { 'content-type': type };
         expectHandled(await send(method, url, { payload: body, headers }), [200, 201, 202]);
       }),
       settings,
