@@ -158,7 +158,7 @@ describe('scheduler', () => {
   });
 
   describe('preemption', () => {
-    const sent = (kind: Message['kind'], taskId: number) => seen.filter((m) => m.kind === kind && m.taskId === taskId);
+    const sent = (kind: Message['kind'], taskId: number) => seen.filter((m) => m.kind === kind && 'taskId' in m && m.taskId === taskId);
 
     it('preempts a sending normal task at its checkpoint for a real-time task, then resumes it from there', async () => {
       await start();
