@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+/**
+ * Preemption latency on the embedded profile: with one executor slot taken by
+ * a sending 10^7-recipient normal task, how long from creating a small
+ * real-time task to its first delivery? The scheduler preempts the normal task
+ * at its checkpoints (docs/scheduling.md); what still delays the real-time
+ * task is the normal task's batches already queued ahead of it at the
+ * executor. Measured next to the same latency with nothing else running.
+ *
+ * Create -> first delivery is measured as bench/latency.js does: from sending
+ * the create request over the HTTP API to the first batch of the task reaching
+ * the delivery gateway. A real-time task is created only while the normal task
+ * is SENDING at full speed (at least 2 x highWaterMark of its batches delivered
+ * since it last started or resumed), so the executor's inbox is full of its
+ * batches: the worst case. A sample counts only if the normal task was
+ * actually preempted for it; when the normal task finishes, another starts.
+ *
+ *   node bench/preemption.js [--samples 10] [--recipients 10000000] [--online 0.3]
+ *
+ * Three unmeasured real-time tasks warm the cluster up first. Prints a table;
+ * nothing is written to RESULTS.md.
+ */
+const { mkdtemp, rm } = require('node:fs/promises');
+const os = require('node:os');
+const path = require('node:path');
+const { encodeRecipientList } = require('@herald/core');
+const { FileDeliverySink } = require('@herald/executor');
+const { startEmbeddedCluster } = require('@herald/embedded');
+const { percentiles, machine, commit, arg } = require('./lib');
+
+const URGENT_RECIPIENTS = 1000;
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A gateway that remembers, per task, when its first batch arrived and how many batches arrived. */
+function countingGateway(inner) {
+  const first = new Map();
+  const batches = new Map();
+  const waiters = new Map();
+  return {
+    first,
+    batches,
+    /** Resolves with the time of the task's first delivery. */
+    firstOf(taskId) {
+      if (first.has(taskId)) return Promise.resolve(first.get(taskId));
+      return new Promise((resolve) => waiters.set(taskId, resolve));
+    },
+    deliver: async (delivery) => {
+      const now = performance.now();
+      if (!first.has(delivery.taskId)) {
+        first.set(delivery.taskId, now);
+        waiters.get(delivery.taskId)?.(now);
+        waiters.delete(delivery.taskId);
+      }
+      batches.set(delivery.taskId, (batches.get(delivery.taskId) ?? 0) + 1);
+      await inner.deliver(delivery);
+    },
+    close: () => inner.close(),
+  };
+}
+
+async function main() {
+  const samples = Number(arg('--samples', 10));
+  const recipients = Number(arg('--recipients', 10_000_000));
+  const onlineShare = Number(arg('--online', 0.3));
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-preemption-'));
+  const gateway = countingGateway(new FileDeliverySink(path.join(dir, 'deliveries')));
+  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 25, scheduler: { slots: 1 } }, { gateway });
+  const { batchSize } = cluster.config.dispatcher;
+  const hwm = cluster.config.transport.highWaterMark;
+  const post = async (url, body, type = 'application/json') =>
+    (await fetch(`${cluster.url}${url}`, { method: 'POST', headers: { 'content-type': type }, body })).json();
+  const stateOf = async (id) => (await cluster.store.getTask(id)).state;
+  const preemptions = async () => Number(/^herald_scheduler_preemptions_total (\d+)$/m.exec((await cluster.meter.exposition()).body)?.[1] ?? 0);
+
+  try {
+    // The normal audience: uins 0..n-1, a share of them online (spread evenly). The urgent one: all online, above it.
+    const every = Math.max(1, Math.round(1 / onlineShare));
+    for (let uin = 0; uin < recipients; uin += every) cluster.online.setOnline(uin, true);
+    const urgentBase = recipients + 1_000;
+    for (let uin = urgentBase; uin < urgentBase + URGENT_RECIPIENTS; uin++) cluster.online.setOnline(uin, true);
+    process.stderr.write(`uploading a ${recipients.toLocaleString('en-US')}-recipient list ...\n`);
+    const normalList = await post('/api/v1/lists?accountId=bench', encodeRecipientList(Uint32Array.from({ length: recipients }, (_, i) => i)), 'application/octet-stream');
+    const urgentList = await post('/api/v1/lists?accountId=bench', encodeRecipientList(Uint32Array.from({ length: URGENT_RECIPIENTS }, (_, i) => urgentBase + i)), 'application/octet-stream');
+    let created = 0;
+    const createTask = (listId, priority) => post('/api/v1/tasks', JSON.stringify({ accountId: 'bench', listId, content: { body: `${priority} ${created++}` }, priority }));
+
+    /** Creates a real-time task and waits for it to complete; returns its create -> first delivery in ms. */
+    async function urgentLatency() {
+      const started = performance.now();
+      const task = await createTask(urgentList.id, 'realtime');
+      const first = await gateway.firstOf(task.id);
+      while ((await stateOf(task.id)) !== 'COMPLETED') await pause(5);
+      return { task, ms: first - started };
+    }
+
+    // 1. Nothing else running, after a few unmeasured tasks (JIT, first LevelDB writes).
+    process.stderr.write('real-time tasks on an idle cluster ...\n');
+    for (let i = 0; i < 3; i++) await urgentLatency();
+    const idle = [];
+    for (let i = 0; i < samples; i++) idle.push((await urgentLatency()).ms);
+
+    // 2. A 10^7 normal task holding the only slot.
+    process.stderr.write('real-time tasks preempting a sending normal task ...\n');
+    const busy = [];
+    const ahead = [];
+    const preemptToFirst = [];
+    const batchIntervals = [];
+    let normal;
+    let normals = 0;
+    while (busy.length < samples) {
+      if (normal === undefined || (await stateOf(normal.id)) === 'COMPLETED') {
+        normal = await createTask(normalList.id, 'normal');
+        normals++;
+        process.stderr.write(`  normal task ${normal.id} (${recipients.toLocaleString('en-US')} recipients) ...\n`);
+      }
+      while ((await stateOf(normal.id)) !== 'SENDING') await pause(5);
+      // Full speed: 2 x high-water mark of its batches delivered since it (re)started, timed for the batch interval.
+      const from = gateway.batches.get(normal.id) ?? 0;
+      const t0 = performance.now();
+      while ((gateway.batches.get(normal.id) ?? 0) < from + 2 * hwm && (await stateOf(normal.id)) === 'SENDING') await pause(2);
+      if ((await stateOf(normal.id)) !== 'SENDING') continue; // finished meanwhile
+      batchIntervals.push((performance.now() - t0) / ((gateway.batches.get(normal.id) ?? 0) - from));
+
+      const before = await preemptions();
+      const normalBatches = gateway.batches.get(normal.id) ?? 0;
+      const started = performance.now();
+      const task = await createTask(urgentList.id, 'realtime');
+      let preemptedAt;
+      const watch = (async () => {
+        while (preemptedAt === undefined && (await stateOf(normal.id)) !== 'PREEMPTED' && !gateway.first.has(task.id)) await pause(1);
+        preemptedAt ??= performance.now();
+      })();
+      const first = await gateway.firstOf(task.id);
+      const aheadOfIt = (gateway.batches.get(normal.id) ?? 0) - normalBatches;
+      await watch;
+      while ((await stateOf(task.id)) !== 'COMPLETED') await pause(5);
+      if ((await preemptions()) !== before + 1) continue; // the normal task was not SENDING when it was admitted
+      busy.push(first - started);
+      ahead.push(aheadOfIt);
+      preemptToFirst.push(first - preemptedAt);
+      process.stderr.write(`  sample ${busy.length}: ${(first - started).toFixed(1)} ms, ${aheadOfIt} normal batches delivered before it\n`);
+    }
+
+    const p = (values) => percentiles(values);
+    const row = (label, values, digits = 1) => `| ${label} | ${p(values).p50.toFixed(digits)} | ${p(values).p99.toFixed(digits)} | ${p(values).max.toFixed(digits)} |`;
+    const interval = p(batchIntervals).p50;
+    const table = [
+      `### Preemption latency, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
+      '',
+      `Machine: ${machine()}. One executor slot (scheduler.slots 1). Real-time tasks of ${URGENT_RECIPIENTS.toLocaleString('en-US')} recipients, all online; the normal task ${recipients.toLocaleString('en-US')} recipients, ${onlineShare} online, ${normals} normal task(s) used. ${samples} samples each. Command: \`node bench/preemption.js --samples ${samples} --recipients ${recipients} --online ${onlineShare}\`.`,
+      '',
+      '| measure | p50 | p99 | max |',
+      '|---|---:|---:|---:|',
+      row('real-time create -> first delivery, idle cluster (ms)', idle),
+      row('real-time create -> first delivery, preempting a sending normal task (ms)', busy),
+      row('&nbsp;&nbsp;of which normal task seen PREEMPTED -> real-time first delivery (ms)', preemptToFirst),
+      row('normal-task batches delivered between the real-time create and its first delivery', ahead, 0),
+      row(`normal-task batch (= checkpoint) interval at full speed (ms; ${batchSize} uins per batch)`, batchIntervals, 2),
+      '',
+      `Context: a checkpoint is written per confirmed batch (${batchSize} uins), about every ${interval.toFixed(2)} ms here; the executor inbox and the dispatcher's socket to it hold up to ${hwm} batches each (transport.highWaterMark), so up to ~${2 * hwm} batches x ${interval.toFixed(2)} ms = ~${((2 * hwm * interval) / 1000).toFixed(2)} s of normal-task work can be queued ahead of the real-time task's first batch.`,
+      '',
+    ].join('\n');
+    process.stdout.write(table + '\n');
+  } finally {
+    await cluster.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench: ${error.stack ?? error}\n`);
+  process.exitCode = 1;
+});
