@@ -67,6 +67,9 @@ program
   .action(async (tier: string, opts: { config: string; id: string; port?: number; management?: string }) => {
     const base = await loadOptions(opts.config);
     await runStart(tier, opts.id, opts.port === undefined ? base : { ...base, http: { ...base.http, port: opts.port } }, opts.management);
+    // Stopped: exit now. A client library can keep a timer or socket alive for seconds after its
+    // close (a Kafka reconnect, a ZooKeeper ping), and a restart must not find the old process still there.
+    process.stdout.write('', () => process.exit(0));
   });
 
 const admin = program.command('admin').description("talk to a running process's management endpoint (management.endpoints in the config, or --address)");

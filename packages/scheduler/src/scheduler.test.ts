@@ -98,6 +98,20 @@ describe('scheduler', () => {
     expect(admitted).toEqual([first.id, urgent.id, normal.id]);
   });
 
+  it('runs a unit again from its checkpoint when it makes no progress for unitStallMs, until it does', async () => {
+    const scheduler = await startScheduler({ config: compileConfig({ scheduler: { slots: 1, tickMs: 20, unitStallMs: 200 } }), store, inbox, toDispatcher });
+    schedulers.push(scheduler);
+    const task = await store.createTask(newTask(), Date.now());
+    hold.add(task.id); // the unit.run is "lost": nothing streams, no progress comes back
+    await toScheduler.send({ kind: 'task.submitted', taskId: task.id });
+    const runs = () => seen.filter((m) => m.kind === 'unit.run' && m.taskId === task.id);
+    await waitFor(() => runs().length >= 2, { timeoutMs: 10_000, message: 'the stalled unit was not run again' });
+    expect(runs().every((m) => m.kind === 'unit.run' && m.from === 0 && m.epoch === 1)).toBe(true);
+    hold.delete(task.id); // the next run streams
+    await waitState(task.id, 'COMPLETED');
+    expect((await store.getTask(task.id))!.report).toMatchObject({ delivered: 3, offline: 7 });
+  });
+
   it('waits for the send time, then sends', async () => {
     await start();
     const task = await store.createTask(newTask({ sendAt: Date.now() + 300 }), Date.now());

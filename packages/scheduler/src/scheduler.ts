@@ -22,6 +22,7 @@ import {
 } from '@herald/core';
 import type { Message, PreprocessResult, PullChannel, PushChannel, TaskCommand, UnitProgressMessage } from '@herald/transport';
 import { SerialQueue } from './serial';
+import { StallWatch } from './stall-watch';
 import { storeRecorder, withProgress, type ProgressRecorder } from './progress-recorder';
 
 export interface SchedulerDeps {
@@ -121,6 +122,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const active = new Set<number>();
   const lastReportAt = new Map<number, number>();
   const serial = new SerialQueue();
+  const stalls = new StallWatch(config.scheduler.unitStallMs);
+  const stalledUnits = meter.counter('herald_scheduler_stalled_units_total', 'Units run again from their checkpoint after no progress for scheduler.unitStallMs');
 
   const fenceOf = (task: Task) => ({ epoch: task.epoch });
   const scoreOf = (task: Task) =>
@@ -129,6 +132,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   function forget(taskId: number): void {
     owned.delete(taskId);
     units.delete(taskId);
+    stalls.forget(taskId);
     scheduled.delete(taskId);
     active.delete(taskId);
     lastReportAt.delete(taskId);
@@ -303,23 +307,47 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       if (unitMachine.can(unit.state, 'assign')) {
         unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId), known);
         if (unit.checkpoint >= unit.end) unit = await finishUnit(task, unit);
-        else
-          await deps.toDispatcher.send({
-            kind: 'unit.run',
-            taskId: task.id,
-            epoch: task.epoch,
-            unitNo: unit.unitNo,
-            filteredListId: task.filteredListId!,
-            start: unit.start,
-            end: unit.end,
-            from: unit.checkpoint,
-            executorId: unit.executorId,
-          });
+        else await sendRun(task, unit);
       }
       current.push(unit);
     }
     units.set(task.id, current);
     await maybeComplete(task.id);
+  }
+
+  /** Asks a dispatcher to stream a unit from its checkpoint to its end. */
+  function sendRun(task: Task, unit: ExecutionUnit): Promise<void> {
+    return deps.toDispatcher.send({
+      kind: 'unit.run',
+      taskId: task.id,
+      epoch: task.epoch,
+      unitNo: unit.unitNo,
+      filteredListId: task.filteredListId!,
+      start: unit.start,
+      end: unit.end,
+      from: unit.checkpoint,
+      executorId: unit.executorId,
+    });
+  }
+
+  /**
+   * Runs again, from its checkpoint, every unit of a sending task whose
+   * checkpoint has not moved for `unitStallMs` (stall-watch.ts says why that is
+   * safe): its dispatcher or executor died or restarted, or the unit.run was
+   * lost with a process's queue.
+   */
+  async function rerunStalled(now: number): Promise<void> {
+    for (const [taskId, list] of units) {
+      const task = owned.get(taskId);
+      if (task === undefined || task.state !== 'SENDING') continue;
+      for (const unit of list) {
+        if (unit.state !== 'ASSIGNED' && unit.state !== 'RUNNING') continue;
+        if (!stalls.isStalled(taskId, unit.unitNo, unit.checkpoint, now)) continue;
+        stalledUnits.inc();
+        logger.warn('unit made no progress; running it again from its checkpoint', { taskId, unitNo: unit.unitNo, checkpoint: unit.checkpoint, executorId: unit.executorId, stallMs: config.scheduler.unitStallMs });
+        await sendRun(task, unit);
+      }
+    }
   }
 
   async function onProgress(progress: UnitProgressMessage): Promise<void> {
@@ -388,6 +416,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   function release(taskId: number): void {
     active.delete(taskId);
     units.delete(taskId);
+    stalls.forget(taskId);
     const task = owned.get(taskId);
     if (task && taskMachine.isTerminal(task.state)) forget(taskId);
   }
@@ -431,6 +460,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
         enqueue(await transition(task, 'enqueue'));
       }
     }
+    await rerunStalled(now);
     queue.rekey((id) => (owned.has(id) ? scoreOf(owned.get(id)!) : 0));
   }
 
