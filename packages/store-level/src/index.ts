@@ -17,3 +17,5 @@
 export { LevelTaskStore } from './level-task-store';
 export { LevelOfflineStore, DEFAULT_RANGE_BITS } from './level-offline-store';
 export type { LevelOfflineStoreOptions } from './level-offline-store';
+export { LevelFrequencyCounter, DEFAULT_RETAIN_DAYS } from './level-frequency-counter';
+export type { LevelFrequencyCounterOptions } from './level-frequency-counter';

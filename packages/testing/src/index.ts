@@ -18,6 +18,8 @@
  */
 export { taskStoreConformance } from './task-store/conformance';
 export { offlineStoreConformance } from './offline-store/conformance';
+export { frequencyCounterConformance } from './frequency-counter/conformance';
+export type { FrequencyCounterFactory, OpenedFrequencyCounter } from './frequency-counter/conformance';
 export { eventBusConformance } from './event-bus/conformance';
 export { coordinatorConformance, type CoordinatorCluster, type CoordinatorClusterFactory } from './coordinator/conformance';
 export type { OpenedStore, StoreFactory } from './store-factory';
