@@ -30,7 +30,10 @@ const TASK_ID = 1;
 const SETUP_CHUNK = 10_000;
 const ENQUEUE_CHUNK = 500;
 
-const DEFAULTS = { redisUrl: 'redis://127.0.0.1:6379', batchSize: 1000, workers: 1, processes: 0, concurrency: 8, dailyCap: 3 };
+// Tuned on this 2-core machine at 10^5 (bench/RESULTS.md, the peer-baseline section): the
+// client side (ioredis building and parsing ~5 commands a recipient, a third of it GC) is the
+// bottleneck, not Redis, so one worker process per core; concurrency above 2 only added GC.
+const DEFAULTS = { redisUrl: 'redis://127.0.0.1:6379', batchSize: 1000, workers: 1, processes: 2, concurrency: 2, dailyCap: 3 };
 
 function connectionOptions(redisUrl) {
   const url = new URL(redisUrl);

@@ -26,7 +26,7 @@ interface Audience {
 }
 // The bench modules are plain JavaScript without types: required, typed here as far as the tests use them.
 const { runBullmqBaseline } = require('../baseline/run') as {
-  runBullmqBaseline(audience: Audience, options: { redisUrl: string }): Promise<Counts & { recipients: number; filtered: number }>;
+  runBullmqBaseline(audience: Audience, options: { redisUrl: string; processes: number }): Promise<Counts & { recipients: number; filtered: number }>;
 };
 const { processBatch } = require('../baseline/process-batch') as {
   processBatch(redis: Redis, keys: Keys, sink: unknown, batch: { taskId: number; uins: number[]; dailyCap: number; day: string }): Promise<Counts>;
@@ -75,7 +75,10 @@ if (!hasRedis) console.warn('bench/test/baseline.test.ts skipped: no redis-serve
     await dir?.remove();
   });
 
-  it('counts a 10^4 broadcast as the audience says, and leaves no key behind', async () => {
+  it.each([
+    ['in this process', 0],
+    ['in 2 worker processes', 2],
+  ])('counts a 10^4 broadcast as the audience says, and leaves no key behind (workers %s)', async (_where, processes) => {
     const audience = benchAudience(10_000, 0.3);
     const blacklisted = new Set(audience.blacklist);
     const online = new Set(audience.online);
@@ -86,7 +89,7 @@ if (!hasRedis) console.warn('bench/test/baseline.test.ts skipped: no redis-serve
       else if (online.has(uin)) expectDelivered++;
     }
 
-    const result = await runBullmqBaseline(audience, { redisUrl: url });
+    const result = await runBullmqBaseline(audience, { redisUrl: url, processes });
 
     expect(result).toMatchObject({
       recipients: 10_000,
