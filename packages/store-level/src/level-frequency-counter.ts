@@ -30,8 +30,9 @@ import { Lifecycle, toHeraldError } from './lifecycle';
  *
  * used(uins, day): one iterator over the day's range. For each distinct uin,
  * keys already read ahead are reused; otherwise the iterator seeks to the uin
- * and reads a chunk. Dense batches cost one read per chunk, sparse ones one
- * seek per uin.
+ * and reads a chunk. The chunk doubles (64 up to 4096 keys) while read-ahead
+ * keeps being used up, and drops back to 64 when it overshoots the next uin:
+ * dense batches cost a few large reads, sparse ones one seek per uin.
  *
  * Retention: only the newest `retainDays` days seen by `consume` are kept
  * (default 2: today and yesterday, for processes whose clocks straddle
@@ -62,6 +63,13 @@ const DAY_IN_KEY = 1;
 const UIN_IN_KEY = 5;
 /** Keys read per call after a seek: a user rarely has more than a day's limit of tasks. */
 const READ_CHUNK = 64;
+/** The read-ahead doubles while a batch is dense, up to this. */
+const MAX_READ_CHUNK = 4096;
+
+/** The upper bound of a prefix range (none when the prefix is all 0xff bytes: everything after it). */
+function upTo(range: { lt?: Buffer }): { lt?: Buffer } {
+  return range.lt === undefined ? {} : { lt: range.lt };
+}
 
 export class LevelFrequencyCounter implements FrequencyCounter {
   private readonly life = new Lifecycle('LevelFrequencyCounter');
@@ -102,18 +110,23 @@ export class LevelFrequencyCounter implements FrequencyCounter {
       checkFrequencyDay(day);
       const counts = new Uint32Array(sortedUins.length);
       if (sortedUins.length === 0 || day < this.oldestKeptDay()) return counts;
-      const keys = this.db.keys({ ...prefixRange(dayPrefix(day)), gte: seekKey(day, sortedUins[0]!) });
+      // Bounded by the batch's first and last uin, so read-ahead never runs past the batch.
+      const keys = this.db.keys({ gte: seekKey(day, sortedUins[0]!), ...upTo(prefixRange(seekKey(day, sortedUins[sortedUins.length - 1]!))) });
       try {
         let buffered: Buffer[] = [];
         let at = 0;
+        let chunk = READ_CHUNK;
         for (let i = 0; i < sortedUins.length; i++) {
           const uin = sortedUins[i]!;
           if (i > 0 && sortedUins[i - 1] === uin) {
             counts[i] = counts[i - 1]!;
             continue;
           }
-          // Read-ahead that ends below this uin cannot hold it: seek instead of walking.
-          if (at < buffered.length && buffered[buffered.length - 1]!.readUInt32BE(UIN_IN_KEY) < uin) at = buffered.length;
+          // Read-ahead that ends below this uin cannot hold it: seek instead of walking, and read less ahead.
+          if (at < buffered.length && buffered[buffered.length - 1]!.readUInt32BE(UIN_IN_KEY) < uin) {
+            at = buffered.length;
+            chunk = READ_CHUNK;
+          }
           let count = 0;
           for (;;) {
             while (at < buffered.length && buffered[at]!.readUInt32BE(UIN_IN_KEY) < uin) at++;
@@ -125,7 +138,9 @@ export class LevelFrequencyCounter implements FrequencyCounter {
             // Buffer used up: seek to the uin unless we are part-way through its keys.
             const seeking = count === 0;
             if (seeking) keys.seek(seekKey(day, uin));
-            buffered = await keys.nextv(READ_CHUNK);
+            buffered = await keys.nextv(chunk);
+            // A read-ahead used up means a dense batch: read further ahead next time.
+            chunk = Math.min(chunk * 2, MAX_READ_CHUNK);
             at = 0;
             if (buffered.length === 0) {
               // Nothing at or after a sought uin: every later uin counts 0 (as allocated).
