@@ -308,8 +308,18 @@ class RecordCursor {
     this.forward ??= this.db.iterator({ ...RECORDS, snapshot: this.snapshot });
     const prefix = recordPrefix(range, taskId);
     this.forward.seek(prefix);
-    const entries = count > 0 ? await this.forward.nextv(count) : [];
-    return entries.filter(([k]) => startsWith(k, prefix));
+    const entries: [Buffer, Buffer][] = [];
+    // nextv(n) may answer fewer than n entries before the end (it stops at the iterator's
+    // highWaterMarkBytes, 16 KiB: one record of 4,096 uins), so read until `count` or the prefix ends.
+    while (entries.length < count) {
+      const chunk = await this.forward.nextv(count - entries.length);
+      if (chunk.length === 0) break;
+      for (const entry of chunk) {
+        if (!startsWith(entry[0], prefix)) return entries;
+        entries.push(entry);
+      }
+    }
+    return entries;
   }
 
   /**

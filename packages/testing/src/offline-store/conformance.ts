@@ -198,6 +198,15 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
         for (const uin of expected.slice(0, 20)) expect((await store().pending(uin)).some((e) => e.taskId === 77)).toBe(true);
       });
 
+      it('yields every record when one range holds many large batches (each record bigger than a read chunk)', async () => {
+        // 40 disjoint batches of 4,096 uins close together: with wide ranges they are 40 records of 16 KiB in one range.
+        const batches = Array.from({ length: 40 }, (_, b) => Uint32Array.from({ length: 4096 }, (_, i) => 1_000_000 + b * 3 * 4096 + 3 * i));
+        for (const batch of batches) await store().append(9, EXPIRES, batch);
+        const scanned = await scanAll(store(), 9);
+        expect(scanned.length).toBe(40 * 4096);
+        expect(scanned).toEqual(sortedUnion(...batches));
+      });
+
       it('handles a large batch: 100k uins spread over the uin space', async () => {
         const uins = spreadUins(2024, 100_000);
         await store().append(5, EXPIRES, uins);
