@@ -6,9 +6,19 @@
 # every tier its own process, ZeroMQ over tcp with CURVE between them, against
 # local MariaDB, ZooKeeper and a Kafka-protocol broker.
 #
-#   deploy/local-cluster.sh start    build, keys, schema, servers, processes
-#   deploy/local-cluster.sh status   which processes run
-#   deploy/local-cluster.sh stop     stop the processes and the servers it started
+#   deploy/local-cluster.sh start          build, keys, schema, servers, processes
+#   deploy/local-cluster.sh status         which processes run
+#   deploy/local-cluster.sh start-one <id> (re)start one process, e.g. after a drain
+#   deploy/local-cluster.sh config         print the config file's path
+#   deploy/local-cluster.sh stop           stop the processes and the servers it started
+#
+# The schedulers agree on their ring with APTA (docs/apta.md; every scheduler,
+# dispatcher, executor and interface has a membership endpoint), with timers
+# short enough for drills: Hello every $HERALD_APTA_HELLO_MS (200) ms, dead
+# after $HERALD_APTA_DEAD_MS (2000), silence $HERALD_APTA_SILENCE_MS (2000).
+# Every process has a management endpoint (`herald admin status|drain <id>
+# --config <config>`, docs/operations.md); deploy/rolling-upgrade.sh drains
+# and restarts them one by one.
 #
 # Servers: MariaDB at $HERALD_MYSQL_URL (default mysql://root@127.0.0.1:3306);
 # ZooKeeper at $HERALD_ZK, else a standalone one is started here; Kafka at
@@ -16,7 +26,8 @@
 # Everything lives under $HERALD_CLUSTER_DIR (default /tmp/herald-local-cluster);
 # $HERALD_CLUSTER_NAME (default local) names its database (herald_<name>),
 # znode root (/herald-<name>) and topic prefix (<name>.); ports start at
-# $HERALD_BASE_PORT (default 17100).
+# $HERALD_BASE_PORT (default 17100) and use the next 100: HTTP +1..2, inboxes +11..32,
+# membership +41..62, management +66..77, ZooKeeper +81.
 # The presence agent's online bitmap is $dir/online.bitmap unless
 # $HERALD_BITMAP_FILE names another (production puts it on /dev/shm).
 set -euo pipefail
@@ -63,7 +74,13 @@ start_servers() {
 write_config() {
   local brokers
   brokers=$(echo "$HERALD_KAFKA_BROKERS" | sed 's/[^,]*/"&"/g')
-  member() { echo "{ \"id\": \"$1\", \"endpoint\": \"tcp://127.0.0.1:$2\" }"; }
+  # member id port: the inbox at base+port, the APTA membership socket 30 above it.
+  member() { echo "{ \"id\": \"$1\", \"endpoint\": \"tcp://127.0.0.1:$(($2))\", \"membership\": \"tcp://127.0.0.1:$(($2 + 30))\" }"; }
+  local management="" i=0
+  for p in $PROCESSES; do
+    i=$((i + 1))
+    management="$management${management:+, }\"${p#*:}\": \"127.0.0.1:$((base_port + 65 + i))\""
+  done
   cat > "$dir/herald.json" <<JSON
 {
   "profile": "production",
@@ -77,8 +94,12 @@ write_config() {
     "schedulers": [ $(member scheduler-1 $((base_port + 11))), $(member scheduler-2 $((base_port + 12))), $(member scheduler-3 $((base_port + 13))) ],
     "dispatchers": [ $(member dispatcher-1 $((base_port + 21))), $(member dispatcher-2 $((base_port + 22))) ],
     "executors": [ $(member executor-1 $((base_port + 31))), $(member executor-2 $((base_port + 32))) ],
-    "presence": [ { "id": "presence-1", "bitmapFile": "${HERALD_BITMAP_FILE:-$dir/online.bitmap}", "executors": ["executor-1", "executor-2"] } ]
-  }
+    "presence": [ { "id": "presence-1", "bitmapFile": "${HERALD_BITMAP_FILE:-$dir/online.bitmap}", "executors": ["executor-1", "executor-2"] } ],
+    "interfaces": [ { "id": "interface-1", "membership": "tcp://127.0.0.1:$((base_port + 55))" }, { "id": "interface-2", "membership": "tcp://127.0.0.1:$((base_port + 56))" } ]
+  },
+  "apta": { "helloIntervalMs": ${HERALD_APTA_HELLO_MS:-200}, "deadIntervalMs": ${HERALD_APTA_DEAD_MS:-2000}, "silencePeriodMs": ${HERALD_APTA_SILENCE_MS:-2000} },
+  "scheduler": { "unitStallMs": ${HERALD_UNIT_STALL_MS:-5000} },
+  "management": { "endpoints": { $management }, "drainTimeoutMs": ${HERALD_DRAIN_TIMEOUT_MS:-30000} }
 }
 JSON
 }
@@ -88,7 +109,14 @@ start_process() { # tier id [args...]
   running "$id" && return 0
   nohup $herald start "$tier" --id "$id" --config "$dir/herald.json" "$@" > "$dir/logs/$id.log" 2>&1 &
   echo $! > "$(pidfile "$id")"
-  wait_for "$tier $id" 60 grep -q ' started' "$dir/logs/$id.log" || { tail -20 "$dir/logs/$id.log" >&2; return 1; }
+  wait_for "$tier $id" 60 grep -qE '^herald: .* started' "$dir/logs/$id.log" || { tail -20 "$dir/logs/$id.log" >&2; return 1; }
+}
+
+port_args() { # id: the HTTP port of an interface
+  case $1 in
+    interface-1) echo --port $((base_port + 1)) ;;
+    interface-2) echo --port $((base_port + 2)) ;;
+  esac
 }
 
 PROCESSES="scheduler:scheduler-1 scheduler:scheduler-2 scheduler:scheduler-3 dispatcher:dispatcher-1 dispatcher:dispatcher-2 presence:presence-1 executor:executor-1 executor:executor-2 controller:controller-1 controller:controller-2 interface:interface-1 interface:interface-2"
@@ -104,14 +132,27 @@ case "${1:-}" in
     $herald migrate --config "$dir/herald.json"
     for p in $PROCESSES; do
       tier=${p%%:*}; id=${p#*:}
-      case $id in
-        interface-1) start_process "$tier" "$id" --port $((base_port + 1)) ;;
-        interface-2) start_process "$tier" "$id" --port $((base_port + 2)) ;;
-        *) start_process "$tier" "$id" ;;
-      esac
+      # shellcheck disable=SC2046
+      start_process "$tier" "$id" $(port_args "$id")
       echo "started $tier $id"
     done
     echo "Herald local cluster: API at http://127.0.0.1:$((base_port + 1)) and http://127.0.0.1:$((base_port + 2)); logs in $dir/logs"
+    ;;
+  start-one)
+    id=${2:?usage: $0 start-one <process id>}
+    tier=""
+    for p in $PROCESSES; do [ "${p#*:}" = "$id" ] && tier=${p%%:*}; done
+    [ -n "$tier" ] || { echo "local-cluster: no process $id (known: $PROCESSES)" >&2; exit 2; }
+    [ -f "$dir/herald.json" ] || { echo "local-cluster: not started (no $dir/herald.json)" >&2; exit 2; }
+    # A process that was just drained may still be exiting: wait for it, never start a second one.
+    for _ in $(seq 1 300); do running "$id" || break; sleep 0.1; done
+    running "$id" && { echo "local-cluster: $id is still running (pid $(cat "$(pidfile "$id")")); drain or stop it first" >&2; exit 1; }
+    # shellcheck disable=SC2046
+    start_process "$tier" "$id" $(port_args "$id")
+    echo "started $tier $id"
+    ;;
+  config)
+    echo "$dir/herald.json"
     ;;
   status)
     for p in $PROCESSES zookeeper kafka; do
@@ -132,7 +173,7 @@ case "${1:-}" in
     echo "stopped"
     ;;
   *)
-    echo "usage: $0 start|status|stop" >&2
+    echo "usage: $0 start|status|start-one <id>|config|stop" >&2
     exit 2
     ;;
 esac

@@ -64,6 +64,9 @@ export class ProcessCluster {
     };
     this.httpPorts = [];
     for (let i = 0; i < this.shape.interfaces; i++) this.httpPorts.push(await port());
+    // Every process gets a management endpoint (herald admin), with the fault routes on.
+    const endpoints: Record<string, string> = {};
+    for (const id of ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'].flatMap((t) => this.ids(t))) endpoints[id] = `127.0.0.1:${await port()}`;
     this.options = {
       profile: 'production',
       dataDir: join(this.dir, 'data'),
@@ -88,6 +91,7 @@ export class ProcessCluster {
         ...(apta === undefined ? {} : { interfaces: await members('interface', this.shape.interfaces).then((list) => list.map(({ id, membership: m }) => ({ id, membership: m }))) }),
       },
       ...(apta === undefined ? {} : { apta }),
+      management: { endpoints, faults: true, drainTimeoutMs: 20_000 },
       ...extra,
     };
     this.configFile = join(this.dir, 'herald.json');
@@ -126,6 +130,11 @@ export class ProcessCluster {
     });
   }
 
+  /** `herald admin <words> --config <this cluster's config>`, e.g. admin('fault', 'scheduler-1', '--traffic-cut', 'on'). */
+  admin(...words: string[]): Promise<string> {
+    return this.run(['admin', ...words, '--config', this.configFile]);
+  }
+
   async keysAndSchema(): Promise<void> {
     const all = ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'].flatMap((t) => this.ids(t));
     await this.run(['keys', '--dir', join(this.dir, 'keys'), ...all]);
@@ -139,7 +148,8 @@ export class ProcessCluster {
     child.stdout!.on('data', (c: Buffer) => (handle.output += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (handle.output += c.toString()));
     this.processes.push(handle);
-    await waitFor(() => handle.output.includes(' started') || child.exitCode !== null, { timeoutMs: 60_000, message: `${tier} ${id} did not start` });
+    // The process's own line ("herald: <description> started"), not a component's JSON log line that says started.
+    await waitFor(() => /^herald: .* started/m.test(handle.output) || child.exitCode !== null, { timeoutMs: 60_000, message: `${tier} ${id} did not start` });
     if (child.exitCode !== null) throw new Error(`${tier} ${id} exited ${child.exitCode}: ${handle.output}`);
     return handle;
   }
