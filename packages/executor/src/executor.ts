@@ -1,12 +1,22 @@
 import { EpochFloor, isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
 import type { LoginQueue } from './login-queue';
+import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
 
 export interface ExecutorDeps {
   id: string;
-  /** unit.batch messages from dispatchers; user.logins from the host's presence agent. */
+  /** unit.batch messages from dispatchers; user.logins from the host's presence agent. Closing it stops the executor. */
   inbox: PullChannel;
+  /**
+   * Optional: a link that carries only real-time tasks' batches, so that they
+   * never queue in ZeroMQ behind normal ones (docs/scheduling.md). Everything
+   * read here waits in the real-time lane. Close it too when stopping: its
+   * reader ends at its next message or when it closes.
+   */
+  realtimeInbox?: PullChannel;
+  /** Messages each inbox's reader holds ahead of the worker at most. Default PREFETCH. */
+  prefetch?: number;
   /** unit.progress reports to the scheduler. */
   toScheduler: PushChannel;
   tasks: TaskCache;
@@ -24,6 +34,13 @@ export interface ExecutorDeps {
 export interface Executor {
   readonly done: Promise<void>;
 }
+
+/**
+ * Messages each inbox's reader pulls ahead of the worker, at most: enough for
+ * real-time batches to overtake a real backlog of normal ones (128 batches of
+ * 4,096 uins are 2 MiB), small next to what ZeroMQ's queues already hold.
+ */
+export const PREFETCH = 128;
 
 /** Tasks whose highest batch epoch is remembered; past it the least recently seen is forgotten. */
 const EPOCH_MEMORY = 65_536;
@@ -54,6 +71,13 @@ const MAX_CONFIRMED_UNITS = 1024;
  * nor reported, only counted (herald_executor_stale_batches_total). What this
  * process confirmed is kept across epochs, so a new owner resuming from an
  * older checkpoint gets those batches reported, not delivered again.
+ *
+ * A real-time lane: readers move batches from the inboxes into a bounded
+ * prefetch (prefetch.ts, at most `prefetch` untaken messages per inbox, so a
+ * full prefetch leaves the rest in the socket and ZeroMQ pushes back as
+ * before), split by the task's priority class; one worker handles them one at
+ * a time, real-time lane first. A task's batches stay in arrival order. On
+ * close the batch in hand finishes and the prefetch is abandoned, unreported.
  */
 export function startExecutor(deps: ExecutorDeps): Executor {
   const logger = deps.logger ?? noopLogger;
@@ -136,8 +160,25 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     await report(batch, to, split.online, split.offline);
   }
 
-  const done = (async () => {
-    for await (const message of deps.inbox.messages()) {
+  /** The lane a batch of the main inbox waits in: its task's priority class; normal when the task is unknown or cannot be read (handle() decides then). */
+  async function laneOf(batch: UnitBatch): Promise<Lane> {
+    try {
+      return (await deps.tasks.get(batch.taskId))?.priority === 'realtime' ? 'realtime' : 'normal';
+    } catch {
+      return 'normal';
+    }
+  }
+
+  /**
+   * Moves an inbox's batches into the prefetch, pulling the next message only
+   * while this inbox holds fewer than its share. Other messages are handled
+   * as they are read, ahead of the batches waiting: a login only queues a
+   * walk (never waits), and the bitmap already shows the user online, so a
+   * batch handled later delivers to them directly.
+   */
+  async function read(inbox: PullChannel, source: PrefetchSource, lane: Lane | undefined): Promise<void> {
+    if (!(await source.room())) return;
+    for await (const message of inbox.messages()) {
       if (message.kind === 'user.logins' && deps.logins !== undefined) {
         deps.logins.enqueue(message.uins);
         continue;
@@ -146,14 +187,44 @@ export function startExecutor(deps: ExecutorDeps): Executor {
         logger.warn('executor ignores a message not meant for it', { kind: message.kind });
         continue;
       }
+      prefetch.put(source, lane ?? (await laneOf(message)), message.taskId, message);
+      if (!(await source.room())) return; // closed: what is still in the socket stays there
+    }
+  }
+
+  async function work(): Promise<void> {
+    for (let batch = await prefetch.take(); batch !== undefined; batch = await prefetch.take()) {
       try {
-        await handle(message);
+        await handle(batch);
       } catch (error) {
         // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
         // UNAVAILABLE is a closed channel: this process is stopping.
         const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
-        (stopping ? logger.debug : logger.error)('batch not confirmed', { taskId: message.taskId, unitNo: message.unitNo, offset: message.offset, error: String(error) });
+        (stopping ? logger.debug : logger.error)('batch not confirmed', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, error: String(error) });
       }
+    }
+  }
+
+  const prefetch = new Prefetch<UnitBatch>();
+  const capacity = deps.prefetch ?? PREFETCH;
+  const main = prefetch.source(capacity);
+  const realtime = deps.realtimeInbox === undefined ? undefined : prefetch.source(capacity);
+  const worker = work();
+  if (deps.realtimeInbox !== undefined) {
+    void read(deps.realtimeInbox, realtime!, 'realtime').catch((error: unknown) =>
+      logger.error('real-time inbox no longer read; its units stall until re-run from their checkpoints', { error: String(error) }),
+    );
+  }
+  const done = (async () => {
+    try {
+      await read(deps.inbox, main, undefined);
+    } finally {
+      // The inbox closed: the batch in hand finishes; what waits in the prefetch is abandoned, as
+      // ZeroMQ drops what its closed socket still held. None of it was reported, so all of it comes
+      // again from the units' checkpoints.
+      const abandoned = prefetch.close();
+      if (abandoned > 0) logger.debug('executor stopping: prefetched batches abandoned', { abandoned });
+      await worker;
     }
   })();
   return { done };
