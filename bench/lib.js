@@ -61,4 +61,47 @@ function loadAverage() {
   return os.loadavg()[0];
 }
 
-module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage, benchAudience };
+/**
+ * The servers a production-profile benchmark needs outside jest (whose global
+ * setup starts them for the tests): the machine's shared MariaDB (started if
+ * it is down, never stopped here: other work uses it), a standalone ZooKeeper
+ * and librdkafka's mock Kafka, both this run's own. Sets the HERALD_TEST_*
+ * variables ProcessCluster reads and gives the run its own database, znode
+ * root and topic prefix. `stop()` drops the database and stops ZooKeeper and
+ * kcat; it is safe to call twice.
+ */
+async function startProductionServers(label) {
+  const { randomBytes } = require('node:crypto');
+  const { TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('@herald/testing');
+  const tag = randomBytes(4).toString('hex');
+  const names = { database: `herald_${label}_${tag}`, zkRoot: `/herald-${label}-${tag}`, topicPrefix: `${label}${tag}.`, tag };
+  const zk = await TestZooKeeper.start();
+  let kafka;
+  try {
+    kafka = await TestKafka.start();
+    process.env.HERALD_TEST_MYSQL_URL = await ensureSharedMariaDb();
+  } catch (error) {
+    await kafka?.stop();
+    await zk.destroy();
+    throw error;
+  }
+  process.env.HERALD_TEST_ZK = zk.connectionString;
+  process.env.HERALD_TEST_KAFKA_BROKERS = kafka.brokers.join(',');
+  let stopped;
+  return {
+    names,
+    stop: () =>
+      (stopped ??= (async () => {
+        try {
+          const { createPool } = require('mysql2/promise');
+          const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL });
+          await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``).finally(() => pool.end());
+        } finally {
+          await kafka.stop();
+          await zk.destroy();
+        }
+      })()),
+  };
+}
+
+module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage, benchAudience, startProductionServers };
