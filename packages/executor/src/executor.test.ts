@@ -1,19 +1,51 @@
 import { TypedArrayBitmap, type Counter, type Delivery, type DeliveryGateway, type Meter, type OfflineEntry, type OfflineStore, type Task, type TaskStore } from '@herald/core';
-import { newTask, waitFor } from '@herald/testing';
+import { newTask, waitFor, WaitForTimeoutError } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
 import { TaskCache } from './task-cache';
 
 const TASK_ID = 5;
+/** A real-time task, as the store shows it. */
+const REALTIME_TASK_ID = 6;
 const EXPIRES_AT = 1_700_000_060_000;
 const ONLINE = [2, 4, 6, 100];
 
+/** Records deliveries as they begin; while `hold()` is in force every delivery waits for `release()`, holding the worker. */
 class RecordingGateway implements DeliveryGateway {
   readonly deliveries: { taskId: number; uins: number[]; body: string; atLogin: boolean }[] = [];
+  private gate: Promise<void> | undefined;
+  private open: (() => void) | undefined;
   async deliver(delivery: Delivery): Promise<void> {
     this.deliveries.push({ taskId: delivery.taskId, uins: [...delivery.uins], body: delivery.content.body, atLogin: delivery.atLogin });
+    await this.gate;
+  }
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+  release(): void {
+    this.gate = undefined;
+    this.open?.();
   }
   async close(): Promise<void> {}
+}
+
+/** The inbox as the executor sees it, counting the messages that left it (pulled out of ZeroMQ). */
+function counting(inbox: PullChannel): { inbox: PullChannel; left: () => number } {
+  let left = 0;
+  const counted: PullChannel = {
+    async *messages() {
+      for await (const message of inbox.messages()) {
+        left++;
+        yield message;
+      }
+    },
+    endpoint: inbox.endpoint,
+    get malformed() {
+      return inbox.malformed;
+    },
+    close: () => inbox.close(),
+  };
+  return { inbox: counted, left: () => left };
 }
 
 /** Records appends; the next `failAppends` appends throw instead. */
@@ -53,6 +85,10 @@ interface Harness {
   executor: Executor;
   /** Stands in for a dispatcher: sends into the executor's inbox. */
   dispatcher: PushChannel;
+  /** Messages that left the executor's inbox so far. */
+  left(): number;
+  /** Sends into the executor's real-time inbox (started with `realtimeInbox`). */
+  realtimeDispatcher?: PushChannel;
   gateway: RecordingGateway;
   offline: RecordingOfflineStore;
   /** unit.progress messages, as the scheduler received them. */
@@ -60,14 +96,32 @@ interface Harness {
   /** Users handed to the login queue, in order. */
   loggedIn: number[];
   meter: RecordingMeter;
+  /** Messages that left the real-time inbox so far. */
+  realtimeLeft(): number;
+  /** Stops the executor as a process stop does: the dispatchers and inboxes close, the gateway lets go, `done` resolves. */
+  stopExecutor(): Promise<void>;
+  /** stopExecutor, then the scheduler's side. */
   stop(): Promise<void>;
 }
 
 let harness: Harness;
 
-async function start(): Promise<Harness> {
-  const inbox = await createPull({ name: 'executor-1', endpoint: inprocEndpoint('executor-1'), highWaterMark: 100 });
-  const dispatcher = await createPush({ name: 'dispatcher', endpoints: [inbox.endpoint], highWaterMark: 100 });
+interface StartOptions {
+  /** Messages the executor's reader may hold ahead of its worker. */
+  prefetch?: number;
+  /** Give the executor a real-time inbox too. */
+  realtimeInbox?: boolean;
+  /** How the executor's store answers getTask (default: the two tasks). */
+  getTask?: (id: number, tasks: Map<number, Task>) => Promise<Task | undefined>;
+}
+
+async function start(options: StartOptions = {}): Promise<Harness> {
+  const pulled = await createPull({ name: 'executor-1', endpoint: inprocEndpoint('executor-1'), highWaterMark: 100 });
+  const { inbox, left } = counting(pulled);
+  const dispatcher = await createPush({ name: 'dispatcher', endpoints: [pulled.endpoint], highWaterMark: 100 });
+  const realtimePulled = options.realtimeInbox ? await createPull({ name: 'executor-1-realtime', endpoint: inprocEndpoint('executor-1-realtime'), highWaterMark: 100 }) : undefined;
+  const realtime = realtimePulled && counting(realtimePulled);
+  const realtimeDispatcher = realtimePulled && (await createPush({ name: 'dispatcher-realtime', endpoints: [realtimePulled.endpoint], highWaterMark: 100 }));
   const schedulerInbox: PullChannel = await createPull({ name: 'scheduler', endpoint: inprocEndpoint('scheduler'), highWaterMark: 100 });
   const toScheduler = await createPush({ name: 'executor-1-to-scheduler', endpoints: [schedulerInbox.endpoint], highWaterMark: 100 });
 
@@ -80,26 +134,42 @@ async function start(): Promise<Harness> {
   for (const uin of ONLINE) online.setOnline(uin, true);
   // Claimed at epoch 2 (the batches' epoch), as the store would show it.
   const task = { ...newTask({ content: { body: 'flash sale' }, expiresAt: EXPIRES_AT }), id: TASK_ID, epoch: 2 } as unknown as Task;
-  const store = { getTask: async (id: number) => (id === TASK_ID ? task : undefined) } as unknown as TaskStore;
+  const urgent = { ...newTask({ content: { body: 'breaking news' }, expiresAt: EXPIRES_AT, priority: 'realtime' }), id: REALTIME_TASK_ID, epoch: 2 } as unknown as Task;
+  const tasks = new Map([task, urgent].map((t) => [t.id, t]));
+  const getTask = options.getTask ?? (async (id: number) => tasks.get(id));
+  const store = { getTask: (id: number) => getTask(id, tasks) } as unknown as TaskStore;
   const gateway = new RecordingGateway();
   const offline = new RecordingOfflineStore();
   const loggedIn: number[] = [];
   const logins = { enqueue: (uins: Uint32Array) => loggedIn.push(...uins), idle: async () => undefined, pending: 0 };
   const meter = new RecordingMeter();
-  const executor = startExecutor({ id: 'executor-1', inbox, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter });
+  let stopped: Promise<void> | undefined;
+  const executor = startExecutor({ id: 'executor-1', inbox, realtimeInbox: realtime?.inbox, prefetch: options.prefetch, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter });
 
   return {
     executor,
     dispatcher,
+    left,
+    realtimeDispatcher,
     gateway,
     offline,
     progress,
     loggedIn,
     meter,
+    realtimeLeft: () => realtime?.left() ?? 0,
+    stopExecutor() {
+      stopped ??= (async () => {
+        dispatcher.close();
+        realtimeDispatcher?.close();
+        realtime?.inbox.close();
+        inbox.close(); // stops the executor
+        gateway.release();
+        await executor.done;
+      })();
+      return stopped;
+    },
     async stop() {
-      dispatcher.close();
-      inbox.close(); // ends the executor's loop
-      await executor.done;
+      await this.stopExecutor();
       toScheduler.close();
       schedulerInbox.close();
       await received;
@@ -121,6 +191,15 @@ function batch(offset: number, uins: number[], last = false, overrides: Partial<
 function progress(from: number, to: number, delivered: number, offline: number, done = false, unitNo = 0, epoch = 2): UnitProgressMessage {
   return { kind: 'unit.progress', taskId: TASK_ID, epoch, unitNo, from, to, delivered, offline, done };
 }
+
+/** A batch of the real-time task. */
+const urgent = (offset: number, uins: number[], last = false, overrides: Partial<UnitBatch> = {}) => batch(offset, uins, last, { taskId: REALTIME_TASK_ID, ...overrides });
+
+/** Each delivery as [task, unit's first uin], in the order the worker began them. */
+const deliveryOrder = () => harness.gateway.deliveries.map((d) => [d.taskId, d.uins[0]]);
+
+/** Progress as [task, unit, from], in the order it arrived. */
+const progressOrder = () => harness.progress.map((p) => [p.taskId, p.unitNo, p.from]);
 
 const staleBatches = () => harness.meter.total('herald_executor_stale_batches_total', { executor: 'executor-1' });
 
@@ -274,6 +353,136 @@ describe('executor', () => {
       ]);
       expect(written()).toEqual([1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15]);
       expect(staleBatches()).toBe(2);
+    });
+  });
+
+  describe('real-time lane', () => {
+    it('handles real-time batches queued behind normal ones first, each unit in order', async () => {
+      harness.gateway.hold(); // the worker stays on the first batch while the rest queue up
+      await send(
+        batch(0, [2]),
+        batch(1, [4]),
+        batch(0, [6], false, { unitNo: 1 }),
+        urgent(0, [100]),
+        batch(2, [100], true),
+        urgent(0, [4], true, { unitNo: 1 }),
+        urgent(1, [2], true),
+        batch(1, [2], true, { unitNo: 1 }),
+      );
+      await waitFor(() => harness.left() === 8 && harness.gateway.deliveries.length === 1, { message: 'every message pulled, the first one in hand' });
+      harness.gateway.release();
+      await progressCount(8);
+
+      expect(progressOrder()).toEqual([
+        [TASK_ID, 0, 0], // in hand when the real-time batches came
+        [REALTIME_TASK_ID, 0, 0],
+        [REALTIME_TASK_ID, 1, 0],
+        [REALTIME_TASK_ID, 0, 1],
+        [TASK_ID, 0, 1],
+        [TASK_ID, 1, 0],
+        [TASK_ID, 0, 2],
+        [TASK_ID, 1, 1],
+      ]);
+      expect(deliveryOrder()).toEqual([
+        [TASK_ID, 2],
+        [REALTIME_TASK_ID, 100],
+        [REALTIME_TASK_ID, 4],
+        [REALTIME_TASK_ID, 2],
+        [TASK_ID, 4],
+        [TASK_ID, 6],
+        [TASK_ID, 100],
+        [TASK_ID, 2],
+      ]);
+    });
+
+    it("keeps a task's batches in order when its priority could not be read for the first of them", async () => {
+      await harness.stop();
+      let reads = 0;
+      harness = await start({
+        // The first read of the real-time task fails (the store was briefly unavailable): that batch waits in the normal lane.
+        getTask: async (id, tasks) => {
+          if (id === REALTIME_TASK_ID && reads++ === 0) throw new Error('store unavailable');
+          return tasks.get(id);
+        },
+      });
+      harness.gateway.hold();
+      await send(batch(0, [2]), urgent(0, [4]), batch(1, [6]), urgent(1, [100]), urgent(2, [2], true));
+      await waitFor(() => harness.left() === 5 && harness.gateway.deliveries.length === 1, { message: 'every message pulled, the first one in hand' });
+      harness.gateway.release();
+      await progressCount(5);
+      // Its later batches were known as real-time, but stayed behind its first one.
+      expect(progressOrder()).toEqual([
+        [TASK_ID, 0, 0],
+        [REALTIME_TASK_ID, 0, 0],
+        [TASK_ID, 0, 1],
+        [REALTIME_TASK_ID, 0, 1],
+        [REALTIME_TASK_ID, 0, 2],
+      ]);
+    });
+
+    it('pulls no more than its prefetch out of the inbox while the worker is held; the rest waits in ZeroMQ', async () => {
+      await harness.stop();
+      harness = await start({ prefetch: 3 });
+      harness.gateway.hold();
+      await send(...Array.from({ length: 10 }, (_, i) => batch(i, [ONLINE[i % ONLINE.length]!], i === 9)));
+      await waitFor(() => harness.left() === 4 && harness.gateway.deliveries.length === 1, { message: 'one batch in hand, three prefetched' });
+      // Were the bound not kept, the reader would take the other six at once: they are all in the socket.
+      await expect(waitFor(() => harness.left() > 4, { timeoutMs: 200, message: 'a fifth message pulled' })).rejects.toThrow(WaitForTimeoutError);
+      harness.gateway.release();
+      await progressCount(10);
+      expect(harness.progress.map((p) => p.from)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(harness.left()).toBe(10);
+    });
+
+    it('reads the real-time inbox while the main inbox has filled its prefetch, and hands its batches out first', async () => {
+      await harness.stop();
+      harness = await start({ prefetch: 2, realtimeInbox: true });
+      harness.gateway.hold();
+      await send(...Array.from({ length: 6 }, (_, i) => batch(i, [ONLINE[i % ONLINE.length]!], i === 5)));
+      await waitFor(() => harness.left() === 3 && harness.gateway.deliveries.length === 1, { message: 'the main inbox at its bound' });
+      await harness.realtimeDispatcher!.send(urgent(0, [100]));
+      await harness.realtimeDispatcher!.send(urgent(1, [2], true));
+      await waitFor(() => harness.realtimeLeft() === 2, { message: 'both real-time batches pulled' });
+      expect(harness.left()).toBe(3);
+      harness.gateway.release();
+      await progressCount(8);
+      expect(progressOrder()).toEqual([
+        [TASK_ID, 0, 0],
+        [REALTIME_TASK_ID, 0, 0],
+        [REALTIME_TASK_ID, 0, 1],
+        ...[1, 2, 3, 4, 5].map((from) => [TASK_ID, 0, from]),
+      ]);
+    });
+
+    it('loses and repeats nothing across a stop: prefetched batches are abandoned unwritten and come again from the checkpoint', async () => {
+      await harness.stop();
+      harness = await start({ prefetch: 3 });
+      const first = harness;
+      // Batch i is uins [2i + 1, 2i + 2] at offset 2i; only the first has online users (2, 4, 6): it holds the worker.
+      const unit = Array.from({ length: 8 }, (_, i) => batch(2 * i, [2 * i + 1, 2 * i + 2], i === 7));
+      first.gateway.hold();
+      await send(...unit);
+      await waitFor(() => first.left() === 4 && first.gateway.deliveries.length === 1, { message: 'one batch in hand, three prefetched' });
+      await first.stopExecutor();
+
+      const firstWritten = written();
+      const handled = new Set(firstWritten.map((uin) => Math.floor((uin - 1) / 2))).size;
+      await waitFor(() => first.progress.length === handled, { message: 'the reports of every batch written' });
+      // A batch is written only if it was reported, and reported only after its writes.
+      expect(firstWritten).toEqual(Array.from({ length: 2 * handled }, (_, i) => i + 1));
+      expect(first.progress.map((p) => p.from)).toEqual(Array.from({ length: handled }, (_, i) => 2 * i));
+      // The batch in hand, and at most the one whose taking woke the reader as the inbox closed; the rest was abandoned.
+      expect(handled).toBeGreaterThanOrEqual(1);
+      expect(handled).toBeLessThanOrEqual(2);
+      await first.stop();
+
+      // The scheduler's checkpoint is the end of the last reported batch; the unit runs again from there on a new executor.
+      harness = await start();
+      const checkpoint = first.progress.at(-1)!.to;
+      await send(...unit.filter((b) => b.offset >= checkpoint));
+      await progressCount(8 - handled);
+      expect([...firstWritten, ...written()].sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+      expect(harness.progress.at(-1)).toMatchObject({ to: 16, done: true });
     });
   });
 });
