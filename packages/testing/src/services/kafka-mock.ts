@@ -6,9 +6,12 @@ import { spawn, stopProcess } from './process-util';
  * Debian's `kcat`. It speaks the Kafka wire protocol to kafkajs (produce,
  * consume, consumer groups) with 3 brokers, keeps everything in memory and
  * auto-creates topics. To test broker faults, put a TcpProxy between the
- * client and it instead of restarting it (a restart would lose the data).
+ * client and it instead of restarting it (a restart would lose the data), or
+ * freeze it.
  */
 export class TestKafka {
+  private frozen = false;
+
   private constructor(
     private readonly child: ChildProcess,
     /** ["127.0.0.1:p1", "127.0.0.1:p2", "127.0.0.1:p3"] */
@@ -42,7 +45,24 @@ export class TestKafka {
     });
   }
 
+  /**
+   * Freezes the whole mock cluster (SIGSTOP): it accepts no request and answers
+   * none, and every open connection stays open and silent, as when a broker's
+   * host drops off the network. Its data is kept; `thaw()` lets it answer again.
+   * For fault tests of clients in other processes, where FaultySockets cannot reach.
+   */
+  freeze(): void {
+    this.child.kill('SIGSTOP');
+    this.frozen = true;
+  }
+
+  thaw(): void {
+    this.child.kill('SIGCONT');
+    this.frozen = false;
+  }
+
   stop(): Promise<void> {
+    if (this.frozen) this.thaw(); // a stopped process would not act on SIGTERM
     return stopProcess(this.child);
   }
 }
