@@ -143,8 +143,18 @@ async function start(options: StartOptions = {}): Promise<Harness> {
   const loggedIn: number[] = [];
   const logins = { enqueue: (uins: Uint32Array) => loggedIn.push(...uins), idle: async () => undefined, pending: 0 };
   const meter = new RecordingMeter();
-  let stopped: Promise<void> | undefined;
   const executor = startExecutor({ id: 'executor-1', inbox, realtimeInbox: realtime?.inbox, prefetch: options.prefetch, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter });
+
+  let stopped: Promise<void> | undefined;
+  const stopExecutor = () =>
+    (stopped ??= (async () => {
+      dispatcher.close();
+      realtimeDispatcher?.close();
+      realtime?.inbox.close();
+      inbox.close(); // stops the executor
+      gateway.release();
+      await executor.done;
+    })());
 
   return {
     executor,
@@ -157,19 +167,9 @@ async function start(options: StartOptions = {}): Promise<Harness> {
     loggedIn,
     meter,
     realtimeLeft: () => realtime?.left() ?? 0,
-    stopExecutor() {
-      stopped ??= (async () => {
-        dispatcher.close();
-        realtimeDispatcher?.close();
-        realtime?.inbox.close();
-        inbox.close(); // stops the executor
-        gateway.release();
-        await executor.done;
-      })();
-      return stopped;
-    },
+    stopExecutor,
     async stop() {
-      await this.stopExecutor();
+      await stopExecutor();
       toScheduler.close();
       schedulerInbox.close();
       await received;
