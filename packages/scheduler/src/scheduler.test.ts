@@ -112,6 +112,21 @@ describe('scheduler', () => {
     expect((await store.getTask(task.id))!.report).toMatchObject({ delivered: 3, offline: 7 });
   });
 
+  it('drops a stalled task another scheduler has claimed meanwhile, instead of running its units again', async () => {
+    // Cut off: the ring it knows still names it, no sweep runs meanwhile, and no progress arrives.
+    const scheduler = await startScheduler({ config: compileConfig({ scheduler: { slots: 1, tickMs: 20, unitStallMs: 200 } }), store, inbox, toDispatcher, sweepMs: 600_000 });
+    schedulers.push(scheduler);
+    const task = await store.createTask(newTask(), Date.now());
+    hold.add(task.id);
+    await toScheduler.send({ kind: 'task.submitted', taskId: task.id });
+    await waitFor(() => seen.some((m) => m.kind === 'unit.run' && m.taskId === task.id), { timeoutMs: 10_000, message: 'no unit.run' });
+    await store.claimTask(task.id, 'scheduler-2', Date.now()); // taken over (epoch 2) by the rest of the cluster
+    await waitFor(() => scheduler.stats().owned === 0, { timeoutMs: 10_000, message: 'the scheduler kept a task another one claimed' });
+    // Everything it sent went under its own epoch; the stall found the new owner before sending again.
+    expect(seen.filter((m) => m.kind === 'unit.run' && m.taskId === task.id).every((m) => m.kind === 'unit.run' && m.epoch === 1)).toBe(true);
+    expect((await store.getTask(task.id))!.owner).toBe('scheduler-2');
+  });
+
   it('waits for the send time, then sends', async () => {
     await start();
     const task = await store.createTask(newTask({ sendAt: Date.now() + 300 }), Date.now());

@@ -343,6 +343,14 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       for (const unit of list) {
         if (unit.state !== 'ASSIGNED' && unit.state !== 'RUNNING') continue;
         if (!stalls.isStalled(taskId, unit.unitNo, unit.checkpoint, now)) continue;
+        // No progress may mean another scheduler took the task (this one was cut off meanwhile):
+        // ask the store before sending anything more under this epoch.
+        const stored = await store.getTask(taskId);
+        if (stored === undefined || stored.epoch !== task.epoch) {
+          logger.warn('lost ownership of a task; dropping it', { taskId, epoch: task.epoch, current: stored?.epoch, owner: stored?.owner });
+          forget(taskId);
+          break;
+        }
         stalledUnits.inc();
         logger.warn('unit made no progress; running it again from its checkpoint', { taskId, unitNo: unit.unitNo, checkpoint: unit.checkpoint, executorId: unit.executorId, stallMs: config.scheduler.unitStallMs });
         await sendRun(task, unit);
