@@ -19,7 +19,7 @@ describe('chaos (production profile, real processes)', () => {
       ...CHAOS_DEFAULTS,
       seed,
       recipients: 200_000,
-      faults: FAULT_KINDS.length + 2,
+      faults: FAULT_KINDS.length + 4,
       gapMs: [1000, 2500],
       durationMs: [1500, 3000],
       finishTimeoutMs: 180_000,
