@@ -118,6 +118,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     // Servers of the run's own: the nemesis restarts and freezes them, which must not touch anyone else's.
     [mariadb, zookeeper, kafka, dir] = await Promise.all([PrivateMariaDb.start(), TestZooKeeper.start(), TestKafka.start(), makeTempDir('herald-chaos-')]);
     log(`servers: MariaDB ${mariadb.url}, ZooKeeper ${zookeeper.connectionString}, Kafka ${kafka.brokers.join(',')}; dir ${dir.path}`);
+    // configure() reads these for its defaults before the overrides below; outside jest nobody has set them.
+    process.env.HERALD_TEST_MYSQL_URL ??= mariadb.url;
+    process.env.HERALD_TEST_ZK ??= zookeeper.connectionString;
+    process.env.HERALD_TEST_KAFKA_BROKERS ??= kafka.brokers.join(',');
     cluster = new ChaosCluster(dir.path, names, kafka.brokers);
     const audience = syntheticAudience({ recipients: options.recipients, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: options.seed });
     await cluster.configure({
