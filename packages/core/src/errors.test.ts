@@ -32,6 +32,7 @@ describe('ErrorCodes', () => {
         'LIST_TRAILING_BYTES',
         'LIST_CHECKSUM_MISMATCH',
         'LIST_UIN_OUT_OF_RANGE',
+        'LIST_TOO_MANY_BAD_LINES',
         'ILLEGAL_TRANSITION',
         'FENCED',
         'VERSION_CONFLICT',
