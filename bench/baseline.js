@@ -17,6 +17,7 @@
  * clock (blacklist, online state, servers and workers started) is excluded on
  * both sides. Peak RSS is sampled per run (bench/lib.js rssSampler); the
  * baseline's Redis memory is Redis's used_memory growth over the run.
+ * bench/suite.js calls compareOne (one size, both sides) directly.
  */
 const { appendFile } = require('node:fs/promises');
 const path = require('node:path');
@@ -113,7 +114,11 @@ async function main() {
   if (args.record) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + text);
 }
 
-main().catch((error) => {
-  process.stderr.write(`bench:baseline: ${error.stack ?? error}\n`);
-  process.exitCode = 1;
-});
+module.exports = { compareOne, parseArgs, BUSY_LOAD };
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`bench:baseline: ${error.stack ?? error}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -7,6 +7,8 @@
  * recorded. Prints p50/p99/max and, with --record, appends to RESULTS.md.
  *
  *   node bench/latency.js [--tasks 300] [--recipients 1000] [--record]
+ *
+ * bench/suite.js calls runEmbeddedLatency directly.
  */
 const { mkdtemp, rm, appendFile } = require('node:fs/promises');
 const os = require('node:os');
@@ -16,9 +18,8 @@ const { FileDeliverySink } = require('@herald/executor');
 const { startEmbeddedCluster } = require('@herald/embedded');
 const { percentiles, machine, commit, arg } = require('./lib');
 
-async function main() {
-  const tasks = Number(arg('--tasks', 300));
-  const recipients = Number(arg('--recipients', 1000));
+/** Creates `tasks` tasks one after another on a fresh embedded cluster; returns create -> first delivery p50/p99/max in ms. */
+async function runEmbeddedLatency({ tasks, recipients }) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-latency-'));
   const firstDelivery = new Map();
   const sink = new FileDeliverySink(path.join(dir, 'deliveries'));
@@ -41,26 +42,36 @@ async function main() {
       while (!firstDelivery.has(task.id)) await new Promise((r) => setImmediate(r));
       latencies.push(firstDelivery.get(task.id) - started);
     }
-    const p = percentiles(latencies);
-    const table = [
-      `### Task create -> first delivery, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
-      '',
-      `Machine: ${machine()}. ${tasks} tasks created one after another, ${recipients} recipients each, all online. Command: \`node bench/latency.js --tasks ${tasks} --recipients ${recipients}\`.`,
-      '',
-      '| p50 (ms) | p99 (ms) | max (ms) |',
-      '|---:|---:|---:|',
-      `| ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.max.toFixed(1)} |`,
-      '',
-    ].join('\n');
-    process.stdout.write(table + '\n');
-    if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
+    return { tasks, recipients, ...percentiles(latencies) };
   } finally {
     await cluster.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`bench: ${error.stack ?? error}\n`);
-  process.exitCode = 1;
-});
+async function main() {
+  const tasks = Number(arg('--tasks', 300));
+  const recipients = Number(arg('--recipients', 1000));
+  const p = await runEmbeddedLatency({ tasks, recipients });
+  const table = [
+    `### Task create -> first delivery, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
+    '',
+    `Machine: ${machine()}. ${tasks} tasks created one after another, ${recipients} recipients each, all online. Command: \`node bench/latency.js --tasks ${tasks} --recipients ${recipients}\`.`,
+    '',
+    '| p50 (ms) | p99 (ms) | max (ms) |',
+    '|---:|---:|---:|',
+    `| ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.max.toFixed(1)} |`,
+    '',
+  ].join('\n');
+  process.stdout.write(table + '\n');
+  if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
+}
+
+module.exports = { runEmbeddedLatency };
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`bench: ${error.stack ?? error}\n`);
+    process.exitCode = 1;
+  });
+}

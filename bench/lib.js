@@ -56,6 +56,25 @@ function benchAudience(recipients, onlineFraction) {
   return syntheticAudience({ recipients, onlineFraction, uinLimit: 2 ** 32, seed: 42 });
 }
 
+/**
+ * Peak resident set of another process of this host, in MiB: VmHWM from
+ * /proc/<pid>/status (the kernel's high-water mark over the process's life).
+ * Read it before the process exits; undefined if it is gone or /proc lacks it.
+ */
+function peakRssOfPid(pid) {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A number with thousands separators and `digits` decimals, as the tables print them. */
+function fmt(n, digits = 0) {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
 /** 1-minute load average: the machine's 2 cores may be shared with other work. */
 function loadAverage() {
   return os.loadavg()[0];
@@ -104,4 +123,4 @@ async function startProductionServers(label) {
   };
 }
 
-module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage, benchAudience, startProductionServers };
+module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage, benchAudience, startProductionServers, peakRssOfPid, fmt };

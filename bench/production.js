@@ -14,6 +14,9 @@
  * With --record the table is appended to RESULTS.md.
  *
  *   node bench/production.js [--recipients 1000000] [--tasks 100] [--record] [--logs]
+ *
+ * bench/suite.js calls runProduction directly; it also reads each process's
+ * peak resident set (VmHWM in /proc/<pid>/status) just before they stop.
  */
 const { randomBytes } = require('node:crypto');
 const { appendFile } = require('node:fs/promises');
@@ -21,7 +24,7 @@ const path = require('node:path');
 const { encodeRecipientList, TOPICS } = require('@herald/core');
 const { syntheticAudience } = require('@herald/audience');
 const { makeTempDir, ProcessCluster, TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('@herald/testing');
-const { percentiles, machine, commit, arg } = require('./lib');
+const { percentiles, machine, commit, arg, peakRssOfPid } = require('./lib');
 
 const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
@@ -29,9 +32,12 @@ const begun = performance.now();
 /** Progress on stderr, so a long run shows where it is. */
 const step = (what) => process.stderr.write(`[${((performance.now() - begun) / 1000).toFixed(1)} s] ${what}\n`);
 
-async function main() {
-  const recipients = Number(arg('--recipients', 1_000_000));
-  const tasks = Number(arg('--tasks', 100));
+/**
+ * Starts the production profile, runs the latency runs and the fan-out, and
+ * returns their figures, each process's peak RSS and, with `logs`, every
+ * process's output. Stops everything it started.
+ */
+async function runProduction({ recipients, tasks, logs = false }) {
   const zk = await TestZooKeeper.start();
   const kafkaServer = await TestKafka.start();
   process.env.HERALD_TEST_MYSQL_URL = await ensureSharedMariaDb();
@@ -114,28 +120,8 @@ async function main() {
     step('latency right after the fan-out');
     const after = await latencyRun('after');
     await consumer.disconnect();
-    const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-    const table = [
-      `### Production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
-      '',
-      `Machine: ${machine()}. Processes: 1 interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}\`.`,
-      '',
-      '| measure | value |',
-      '|---|---:|',
-      `| fan-out of ${fmt(recipients)} recipients, create to COMPLETED | ${fmt(fanoutS, 2)} s = ${fmt(recipients / fanoutS)} recipients/s |`,
-      `| delivered / offline / filtered | ${fmt(task.report.delivered)} / ${fmt(task.report.offline)} / ${fmt(Object.values(task.report.removed).reduce((a, b) => a + b, 0))} |`,
-      ...[
-        ['for the first tasks after start (cold: connection pools, Kafka partition metadata, JIT)', quiet],
-        ['for the next tasks, right after the fan-out (warm; the fan-out\'s compactions and relays still running)', after],
-      ].flatMap(([when, p]) => [
-        `| create -> first delivery ${when}, ${tasks} tasks of 1,000 recipients one after another: p50 / p99 / max | ${fmt(p.p50)} / ${fmt(p.p99)} / ${fmt(p.max)} ms |`,
-        ...p.stages.map(({ stage, p50, p99, max }) => `| &nbsp;&nbsp;of which ${stage} | ${fmt(p50)} / ${fmt(p99)} / ${fmt(max)} ms |`),
-      ]),
-      '',
-    ].join('\n');
-    process.stdout.write(table + '\n');
-    if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
-    if (process.argv.includes('--logs')) process.stderr.write(cluster.logs() + '\n');
+    const processes = cluster.processes.map((p) => ({ tier: p.tier, id: p.id, peakRssMiB: peakRssOfPid(p.child.pid) }));
+    return { recipients, tasks, fanoutS, report: task.report, quiet, after, processes, logs: logs ? cluster.logs() : undefined };
   } finally {
     step('stopping');
     await cluster.stopAll();
@@ -180,7 +166,40 @@ async function stageBreakdown(database, measured, firstReport) {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`bench: ${error.stack ?? error}\n`);
-  process.exitCode = 1;
-});
+async function main() {
+  const recipients = Number(arg('--recipients', 1_000_000));
+  const tasks = Number(arg('--tasks', 100));
+  const result = await runProduction({ recipients, tasks, logs: process.argv.includes('--logs') });
+  const { fanoutS, report, quiet, after } = result;
+  const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  const table = [
+    `### Production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
+    '',
+    `Machine: ${machine()}. Processes: 1 interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}\`.`,
+    '',
+    '| measure | value |',
+    '|---|---:|',
+    `| fan-out of ${fmt(recipients)} recipients, create to COMPLETED | ${fmt(fanoutS, 2)} s = ${fmt(recipients / fanoutS)} recipients/s |`,
+    `| delivered / offline / filtered | ${fmt(report.delivered)} / ${fmt(report.offline)} / ${fmt(Object.values(report.removed).reduce((a, b) => a + b, 0))} |`,
+    ...[
+      ['for the first tasks after start (cold: connection pools, Kafka partition metadata, JIT)', quiet],
+      ['for the next tasks, right after the fan-out (warm; the fan-out\'s compactions and relays still running)', after],
+    ].flatMap(([when, p]) => [
+      `| create -> first delivery ${when}, ${tasks} tasks of 1,000 recipients one after another: p50 / p99 / max | ${fmt(p.p50)} / ${fmt(p.p99)} / ${fmt(p.max)} ms |`,
+      ...p.stages.map(({ stage, p50, p99, max }) => `| &nbsp;&nbsp;of which ${stage} | ${fmt(p50)} / ${fmt(p99)} / ${fmt(max)} ms |`),
+    ]),
+    '',
+  ].join('\n');
+  process.stdout.write(table + '\n');
+  if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
+  if (process.argv.includes('--logs')) process.stderr.write(result.logs + '\n');
+}
+
+module.exports = { runProduction };
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`bench: ${error.stack ?? error}\n`);
+    process.exitCode = 1;
+  });
+}
