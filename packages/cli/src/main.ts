@@ -12,7 +12,7 @@ import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
 import { runKeys } from './commands/keys';
 import { runMigrate } from './commands/migrate';
-import { managementAddress, runAdminDrain, runAdminStatus, runAdminTrafficCut } from './commands/admin';
+import { adminTargets, managementAddress, runAdminDrain, runAdminStatus, runAdminTrafficCut } from './commands/admin';
 import { runStart } from './commands/start';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
@@ -88,6 +88,14 @@ target(admin.command('drain').description('make a process stop taking work, hand
   .option('--timeout <ms>', 'give up waiting after this long', number('--timeout', 1, 86_400_000), 300_000)
   .action(async (id: string | undefined, opts: { config?: string; address?: string; timeout: number }) => {
     await runAdminDrain(await addressOf(id, opts), opts.timeout);
+  });
+
+admin
+  .command('targets')
+  .description("print a Prometheus file_sd targets file with every process's management endpoint (deploy/monitoring/prometheus.yml)")
+  .requiredOption('-c, --config <file>', 'JSON configuration file naming management.endpoints')
+  .action(async (opts: { config: string }) => {
+    process.stdout.write(`${JSON.stringify(adminTargets(await loadOptions(opts.config)), null, 2)}\n`);
   });
 
 target(admin.command('fault').description('fault injection for tests and drills (the process needs management.faults: true)'))

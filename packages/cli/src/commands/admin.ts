@@ -73,3 +73,25 @@ export async function runAdminTrafficCut(address: string, cut: boolean): Promise
   const { body } = await call(address, 'POST', '/faults/traffic-cut', { cut });
   process.stdout.write(`${JSON.stringify(body)}\n`);
 }
+
+/** The tier of a process id as the config's topology names it; controllers are the ids it does not name. */
+function tierOf(id: string, options: HeraldOptions): string {
+  const topology = options.topology ?? {};
+  for (const [group, tier] of [['schedulers', 'scheduler'], ['dispatchers', 'dispatcher'], ['executors', 'executor'], ['presence', 'presence'], ['interfaces', 'interface']] as const) {
+    if ((topology[group] ?? []).some((m) => m.id === id)) return tier;
+  }
+  return 'controller';
+}
+
+/**
+ * `herald admin targets -c <config>`: a Prometheus file_sd targets file (JSON)
+ * with every management endpoint of the config, labelled by process id and tier
+ * (deploy/monitoring/prometheus.yml).
+ */
+export function adminTargets(options: HeraldOptions): { targets: string[]; labels: { process: string; tier: string } }[] {
+  const endpoints = options.management?.endpoints ?? {};
+  if (Object.keys(endpoints).length === 0) throw new ConfigError('management.endpoints', 'names no process: nothing to scrape');
+  return Object.entries(endpoints)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, address]) => ({ targets: [address], labels: { process: id, tier: tierOf(id, options) } }));
+}
