@@ -2,7 +2,7 @@ import { runChaos, CHAOS_DEFAULTS } from './chaos/harness';
 import { FAULT_KINDS } from './chaos/schedule';
 
 /**
- * The short chaos run of CI (docs/chaos.md): 200,000 recipients in 3 tasks on
+ * The short chaos run of CI (docs/chaos.md): 300,000 recipients in 6 tasks on
  * real processes while a seeded nemesis kills and restarts tier processes,
  * restarts MariaDB and ZooKeeper, freezes the Kafka broker and cuts a
  * scheduler off. A random seed each run, printed; replay a failure with
@@ -18,9 +18,11 @@ describe('chaos (production profile, real processes)', () => {
     const summary = await runChaos({
       ...CHAOS_DEFAULTS,
       seed,
-      recipients: 200_000,
+      // Six tasks sending one after another (slots 1): the broadcast spans the schedule's first seconds.
+      recipients: 300_000,
+      tasks: 6,
       faults: FAULT_KINDS.length + 4,
-      gapMs: [1000, 2500],
+      gapMs: [700, 1800],
       durationMs: [1500, 3000],
       finishTimeoutMs: 180_000,
       log: (line) => {
