@@ -94,6 +94,10 @@ export { RecipientListEncoder, encodeRecipientList } from './recipient-list/enco
 
 export { radixSortUint32, isSortedUint32, uniqueSorted, subtractSorted, indexOfSorted } from './uins/sorted-set';
 
+// Cross-site recovery (docs/recovery.md): the filtered list minus the reported ranges.
+export { computeRemainder, mergeRanges, complementRanges, selectByRanges, rangesLength, parseBatchReport, ReportsMismatchError } from './recovery/remainder';
+export type { ListRange, BatchReport, Remainder } from './recovery/remainder';
+
 export { TypedArrayBitmap } from './presence/online-bitmap';
 export type { OnlineView, OnlineBitmap } from './presence/online-bitmap';
 export { PresenceOrder } from './presence/presence-order';
