@@ -131,7 +131,8 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     await waitFor(() => cluster.get(INTERFACE).view().peers.every((p) => p.state === 'WORKING'), { timeoutMs: DEADLINE_MS, message: 'the interface hears three WORKING schedulers' });
     const m = cluster.meter;
     expect(m.count('herald_membership_messages_total', { member: 'scheduler-1', kind: 'hello', direction: 'out' })).toBeGreaterThan(0);
-    expect(m.count('herald_membership_messages_total', { member: 'scheduler-1', kind: 'lsr.reply', direction: 'in' })).toBeGreaterThan(0);
+    // LSRs were exchanged (which member asked depends on who was up first: one that heard nobody founds the cluster alone).
+    expect(m.count('herald_membership_messages_total', { kind: 'lsr.reply', direction: 'in' })).toBeGreaterThan(0);
     expect(m.gaugeValue('herald_membership_state', { member: INTERFACE, state: 'WORKING' })).toBe(1);
     expect(m.count('herald_transport_refused_peers_total')).toBe(0);
     expect(m.count('herald_membership_dropped_total', { reason: 'unknown_peer' })).toBe(0);
