@@ -14,6 +14,7 @@ import { runKeys } from './commands/keys';
 import { runMigrate } from './commands/migrate';
 import { adminTargets, managementAddress, runAdminDrain, runAdminStatus, runAdminTrafficCut } from './commands/admin';
 import { runStart } from './commands/start';
+import { runRecover } from './commands/recover';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
   const value = Number(raw);
@@ -120,6 +121,36 @@ program
   .requiredOption('-c, --config <file>', 'JSON configuration file with the mysql settings')
   .action(async (opts: { config: string }) => {
     await runMigrate(await loadOptions(opts.config));
+  });
+
+program
+  .command('recover')
+  .description("cross-site recovery: run a failed site's task again here, for the recipients its reports do not cover (docs/recovery.md)")
+  .requiredOption('--task <id>', "the task's id in the failed site", number('--task', 1, Number.MAX_SAFE_INTEGER))
+  .requiredOption('-c, --config <file>', "this site's JSON configuration (its API address, its Kafka brokers)")
+  .option('--from-config <file>', "the failed site's configuration: its topic prefix, data directory (lists), uin space and task store")
+  .option('--from-prefix <prefix>', "the failed site's kafka.topicPrefix (overrides --from-config)")
+  .option('--lists-dir <dir>', "the failed site's list storage, <dataDir>/lists (overrides --from-config)")
+  .option('--brokers <list>', 'Kafka brokers holding the reports, comma-separated (default: this site\'s)')
+  .option('--uin-space-bits <n>', "the failed site's uinSpaceBits (default: --from-config's, else this site's)", number('--uin-space-bits', 1, 32))
+  .option('--api <url>', "this site's HTTP API (default: http.host:http.port of --config)")
+  .option('--no-origin-store', "do not read the task from the failed site's task store; take it from the options below")
+  .option('--account <id>', "the task's account (when its task store is not used)")
+  .option('--body <text>', "the task's content body (when its task store is not used)")
+  .option('--title <text>', "the task's content title")
+  .option('--priority <class>', 'realtime | normal (default normal)')
+  .option('--list-id <id>', "the task's uploaded list, used when it never got a filtered list")
+  .action(async (opts: { task: number; config: string; fromConfig?: string; fromPrefix?: string; listsDir?: string; brokers?: string; uinSpaceBits?: number; api?: string; originStore: boolean; account?: string; body?: string; title?: string; priority?: string; listId?: string }) => {
+    if (opts.priority !== undefined && opts.priority !== 'realtime' && opts.priority !== 'normal') throw new InvalidArgumentError('--priority must be realtime or normal');
+    await runRecover({
+      ...opts,
+      task: Math.floor(opts.task),
+      priority: opts.priority,
+      config: await loadOptions(opts.config),
+      fromConfig: opts.fromConfig === undefined ? undefined : await loadOptions(opts.fromConfig),
+    });
+    // The Kafka and MySQL clients may keep timers alive for a while after closing.
+    process.stdout.write('', () => process.exit(0));
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -18,3 +18,5 @@ export { openTaskStore, connectCoordinator, connectEventBus } from './adapters';
 export { ProcessLinks } from './links';
 export { startManagementServer } from './management';
 export type { ManagedProcess, ManagementOptions, ManagementServer } from './management';
+export { recoverTask, readTaskReports, readOriginTask } from './recover';
+export type { RecoverOptions, RecoverySummary, OriginTask, ReportSource } from './recover';
