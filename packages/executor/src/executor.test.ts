@@ -358,6 +358,8 @@ describe('executor', () => {
 
   describe('real-time lane', () => {
     it('handles real-time batches queued behind normal ones first, each unit in order', async () => {
+      await harness.stop();
+      harness = await start({ prefetch: 8 });
       harness.gateway.hold(); // the worker stays on the first batch while the rest queue up
       await send(
         batch(0, [2]),
@@ -399,6 +401,7 @@ describe('executor', () => {
       await harness.stop();
       let reads = 0;
       harness = await start({
+        prefetch: 8,
         // The first read of the real-time task fails (the store was briefly unavailable): that batch waits in the normal lane.
         getTask: async (id, tasks) => {
           if (id === REALTIME_TASK_ID && reads++ === 0) throw new Error('store unavailable');

@@ -36,11 +36,16 @@ export interface Executor {
 }
 
 /**
- * Messages each inbox's reader pulls ahead of the worker, at most: enough for
- * real-time batches to overtake a real backlog of normal ones (128 batches of
- * 4,096 uins are 2 MiB), small next to what ZeroMQ's queues already hold.
+ * Messages each inbox's reader pulls ahead of the worker, at most. Two are
+ * enough for the worker never to wait on the socket between batches. Kept
+ * small on purpose: a real-time batch overtakes only what waits here, not
+ * what waits in ZeroMQ, and every normal batch held anywhere on the way is
+ * work that still runs after a preemption (bench/preemption.js: a prefetch
+ * of 128 made real-time latency worse, the backlog competing with the
+ * real-time task's admission). The lever on that latency is the depth of the
+ * dispatcher -> executor link (docs/scheduling.md).
  */
-export const PREFETCH = 128;
+export const PREFETCH = 2;
 
 /** Tasks whose highest batch epoch is remembered; past it the least recently seen is forgotten. */
 const EPOCH_MEMORY = 65_536;
