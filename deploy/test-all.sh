@@ -7,7 +7,8 @@
 #      installed only when missing. The servers themselves are started on
 #      127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
 #   2. npm install: the locked dependencies (see below for why not npm ci).
-#   3. build (tsc -b, strict, project references) and lint (import cycles,
+#   3. build (tsc -b, strict, project references), type-check of the tests
+#      (jest only transpiles them) and lint (import cycles,
 #      deep imports, core purity).
 #   4. jest, every package; a last line "N passed, N failed" sums it up.
 set -euo pipefail

@@ -1,7 +1,7 @@
 import { compileConfig, HashRing, type NewTask, type Task } from '@herald/core';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';
+import { createPull, createPush, inprocEndpoint, type Message, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from './scheduler';
 
 /**
@@ -165,7 +165,7 @@ describe('scheduler following the ring', () => {
     ring = new HashRing(['s1', 's2']);
     autoComplete = true;
     const s1 = await start('s1');
-    const s2 = await start('s2', 100);
+    await start('s2', 100); // its sweep (100 ms) adopts the task
     let task = await store.createTask(newTask(), Date.now());
     while (ring.ownerOf(task.id) !== 's2') task = await store.createTask(newTask(), Date.now());
     await s1.toScheduler.send({ kind: 'task.submitted', taskId: task.id });

@@ -86,7 +86,7 @@ describe('compileConfig, production profile', () => {
 
   it('compiles the management endpoints, with the drain timeout and faults off by default', () => {
     expect(compileConfig({}).management).toEqual({ endpoints: {}, drainTimeoutMs: 60_000, faults: false });
-    const config = compileConfig({ ...PRODUCTION, management: { endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true } } as HeraldOptions);
+    const config = compileConfig({ ...PRODUCTION, management: { endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true } } as unknown as HeraldOptions);
     expect(config.management).toEqual({ endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true });
     expect(config.scheduler.unitStallMs).toBe(30_000);
   });
