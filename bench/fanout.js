@@ -5,8 +5,11 @@
  * offline list), for each size asked. Prints a table and, with --record,
  * appends it to bench/RESULTS.md with the date, machine and commit.
  *
- *   npm run bench                       # 10^6 and 10^7 recipients, 30% online
- *   npm run bench -- --sizes 1e6 --online 0.3 --record
+ *   npm run bench:fanout                       # 10^6 and 10^7 recipients, 30% online
+ *   npm run bench:fanout -- --sizes 1e6 --online 0.3 --record
+ *
+ * (`npm run bench` is the whole suite, bench/suite.js, which runs this same
+ * broadcast through bench/embedded-fanout.js among its steps.)
  *
  * Rates: "end to end" is task creation to COMPLETED (pre-processing included,
  * upload excluded: it is reported on its own). Peak RSS is this process's
@@ -42,7 +45,7 @@ async function main() {
   const table = [
     `### Fan-out, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}. Online share ${args.online}. Command: \`npm run bench -- --sizes ${args.sizes.join(',')} --online ${args.online}\`.`,
+    `Machine: ${machine()}. Online share ${args.online}. Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online}\`.`,
     '',
     '| recipients | end to end (s) | recipients/s | pre-processing (s) | sending (s) | delivered | offline | filtered | upload (s) | peak RSS (MiB) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
