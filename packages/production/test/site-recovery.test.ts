@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { complementRanges, encodeRecipientList, mergeRanges, selectByRanges, subtractSorted, uniqueSorted, type ListMeta, type Task } from '@herald/core';
-import { loadRecipientList, syntheticAudience } from '@herald/audience';
-import { readTaskReports, type RecoverySummary } from '@herald/production';
+import { complementRanges, encodeRecipientList, ListFlags, mergeRanges, ReportsMismatchError, selectByRanges, subtractSorted, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { ListRepository, loadRecipientList, syntheticAudience, writeRecipientListFile } from '@herald/audience';
+import { KafkaEventBus } from '@herald/events-kafka';
+import { readTaskReports, recoverTask, type OriginTask, type RecoverySummary } from '@herald/production';
 import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
 import { startWithAudience, tearDown, uniqueNames } from './scenario';
@@ -128,5 +129,63 @@ describe('cross-site recovery', () => {
       `site recovery: site A reported ${summary.reports} batches (${summary.reached} reached), remainder ${summary.remainder} run as site B task ${summary.newTaskId}; ` +
         `${unreportedByA.length} written by A but unreported; ${twiceDelivered.length} delivered and ${twiceQueued.length} queued by both sites; ${repeatsA + repeatsB} repeats within a site\n`,
     );
+  });
+});
+
+/**
+ * recoverTask's refusals and its empty remainder, against the test broker and
+ * list files in a temporary directory. None of them reaches a site's API
+ * (apiUrl points at a port nothing listens on, so a call there would fail).
+ */
+describe('recoverTask on reports that do not fit', () => {
+  const names = uniqueNames('recovererr');
+  const brokers = process.env.HERALD_TEST_KAFKA_BROKERS!.split(',');
+  const origin: OriginTask = { accountId: 'acme', content: { body: 'x' }, priority: 'normal', source: 'options' };
+  let dir: TempDir;
+  let lists: ListRepository;
+  const report = (taskId: number, from: number, to: number) => ({
+    key: String(taskId),
+    value: { taskId, unitNo: 0, from, to, delivered: to - from, offline: 0, executor: 'executor-1' },
+    timestamp: Date.now(),
+  });
+  const recover = (taskId: number, extra: Partial<OriginTask> = {}) =>
+    recoverTask({ taskId, reports: { brokers, topicPrefix: names.topicPrefix }, listsDir: lists.root, uinLimit: 2 ** 24, origin: { ...origin, ...extra }, apiUrl: 'http://127.0.0.1:1' });
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-recover-errors-');
+    lists = new ListRepository(dir.path);
+    const ten = Uint32Array.from({ length: 10 }, (_, i) => 100 + i);
+    await writeRecipientListFile(lists.pathOf('f_1'), ten, ListFlags.SORTED | ListFlags.UNIQUE);
+    await writeRecipientListFile(lists.pathOf('f_4'), ten, ListFlags.SORTED | ListFlags.UNIQUE);
+    const bus = await KafkaEventBus.connect({ brokers, clientId: 'recover-errors', topicPrefix: names.topicPrefix });
+    // Task 1: a report past its list's end. Task 2: reports but no filtered list. Task 4: everything, repeated and overlapping.
+    await bus.publish(TOPICS.reports, [report(1, 0, 5), report(1, 5, 12), report(2, 0, 5), report(4, 4, 10), report(4, 0, 6), report(4, 0, 6)]);
+    await bus.close();
+  });
+
+  afterAll(async () => {
+    await dir?.remove();
+  });
+
+  it('refuses a report past the end of the filtered list', async () => {
+    const error = await recover(1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReportsMismatchError);
+    expect((error as ReportsMismatchError).details).toMatchObject({ reason: 'past_list_end', to: 12, listLength: 10 });
+  });
+
+  it('refuses reports of a task without a filtered list', async () => {
+    const error = await recover(2).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReportsMismatchError);
+    expect((error as ReportsMismatchError).details).toMatchObject({ reason: 'no_filtered_list' });
+  });
+
+  it('says TASK_NOT_FOUND for a task with no list, no reports and no uploaded list, and LIST_NOT_FOUND when its uploaded list is missing', async () => {
+    await expect(recover(3)).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(recover(3, { listId: 'l_missing' })).rejects.toMatchObject({ code: 'LIST_NOT_FOUND' });
+  });
+
+  it('creates nothing when the reports cover the whole list', async () => {
+    const summary = await recover(4);
+    expect(summary).toMatchObject({ reports: 3, reported: [{ from: 0, to: 10 }], reached: 10, remainder: 0, newTaskId: null, newListId: null });
   });
 });
