@@ -213,10 +213,9 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const prefetch = new Prefetch<UnitBatch>();
   const capacity = deps.prefetch ?? PREFETCH;
   const main = prefetch.source(capacity);
-  const realtime = deps.realtimeInbox === undefined ? undefined : prefetch.source(capacity);
   const worker = work();
   if (deps.realtimeInbox !== undefined) {
-    void read(deps.realtimeInbox, realtime!, 'realtime').catch((error: unknown) =>
+    void read(deps.realtimeInbox, prefetch.source(capacity), 'realtime').catch((error: unknown) =>
       logger.error('real-time inbox no longer read; its units stall until re-run from their checkpoints', { error: String(error) }),
     );
   }
@@ -226,7 +225,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     } finally {
       // The inbox closed: the batch in hand finishes; what waits in the prefetch is abandoned, as
       // ZeroMQ drops what its closed socket still held. None of it was reported, so all of it comes
-      // again from the units' checkpoints.
+      // again from the units' checkpoints. A reader that was waiting for room sees the close only once
+      // the worker takes a message: that one is still handled, one batch more than the one in hand.
       const abandoned = prefetch.close();
       if (abandoned > 0) logger.debug('executor stopping: prefetched batches abandoned', { abandoned });
       await worker;
