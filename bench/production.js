@@ -78,8 +78,11 @@ async function runProduction({ recipients, tasks, logs = false }) {
     const small = Array.from({ length: 1000 }, (_, i) => audience.online[i]);
     const smallList = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(small) });
     // Warm-up tasks until the consumer sees one: its group joins the topic at the end, a few seconds late.
-    for (let seen = false; !seen; ) {
-      const warm = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: 'warm-up' } }) });
+    // Each with its own content: the no-resend filter would leave a repeat nobody to deliver, so no report to see.
+    const warmUpUntil = Date.now() + 180_000;
+    for (let seen = false, n = 0; !seen; n++) {
+      if (Date.now() > warmUpUntil) throw new Error('the reports consumer saw no warm-up task within 180 s');
+      const warm = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: `warm-up ${n}` } }) });
       const until = Date.now() + 2000;
       while (!(seen = firstReport.has(warm.id)) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     }
