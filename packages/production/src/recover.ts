@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   computeRemainder,
+  ConfigError,
   encodeRecipientList,
   HeraldError,
   ErrorCodes,
@@ -101,7 +102,11 @@ export async function readTaskReports(source: ReportSource, taskId: number): Pro
   const kafka = new Kafka({ clientId: source.clientId ?? 'herald-recover', brokers: source.brokers, logLevel: logLevel.NOTHING });
   const topic = source.topicPrefix + TOPICS.reports;
   const admin = kafka.admin();
-  await admin.connect();
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new ConfigError('--brokers', `no Kafka broker of ${source.brokers.join(',')} answers: ${(error as Error).message}`);
+  }
   const groupId = `${source.topicPrefix}herald-recover-${taskId}-${randomBytes(4).toString('hex')}`;
   try {
     const pending = new Map<number, bigint>(); // partition -> end offset still to reach
@@ -115,6 +120,7 @@ export async function readTaskReports(source: ReportSource, taskId: number): Pro
       let finished!: () => void;
       let failed!: (error: unknown) => void;
       const done = new Promise<void>((resolve, reject) => ((finished = resolve), (failed = reject)));
+      done.catch(() => undefined); // it may fail before the race below awaits it; the race still sees the failure
       await consumer.subscribe({ topic, fromBeginning: true });
       await consumer.run({
         autoCommit: false,
