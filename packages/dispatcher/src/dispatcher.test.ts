@@ -92,6 +92,8 @@ describe('dispatcher send-path fencing', () => {
   let inbox: PullChannel;
   let toDispatcher: PushChannel;
   let executors: Map<string, GatedChannel>;
+  /** e1 has a real-time inbox, e2 has none. */
+  let realtimeE1: GatedChannel;
   let meter: RecordingMeter;
   let logger: RecordingLogger;
   let dispatcher: Dispatcher;
@@ -115,6 +117,7 @@ describe('dispatcher send-path fencing', () => {
       inbox,
       toScheduler: { send: async () => undefined, close: () => undefined },
       toExecutor: executors,
+      toRealtimeExecutor: new Map([['e1', (realtimeE1 = new GatedChannel())]]),
       lists,
       filters: [],
       logger,
@@ -133,7 +136,7 @@ describe('dispatcher send-path fencing', () => {
     stopped = true;
     toDispatcher.close();
     inbox.close();
-    for (const channel of executors.values()) channel.allow();
+    for (const channel of [...executors.values(), realtimeE1]) channel.allow();
     await dispatcher.done;
   }
 
@@ -149,11 +152,21 @@ describe('dispatcher send-path fencing', () => {
     end: unitNo * 100 + 100,
     from,
     executorId: unitNo === 0 ? 'e1' : 'e2',
+    realtime: false,
   });
   const waitSent = (channel: GatedChannel, count: number, what: string) => waitFor(() => channel.sent.length >= count, { message: what });
   const stoppedStream = (unitNo: number, epoch: number) =>
     waitFor(() => logger.has('unit stream stopped', { taskId: TASK, unitNo, epoch }), { message: `the epoch ${epoch} stream of unit ${unitNo} stops` });
   const range = (from: number, to: number) => Array.from({ length: (to - from) / BATCH }, (_, i) => from + i * BATCH);
+
+  it("streams a real-time unit to its executor's real-time inbox, or to its inbox where it has none", async () => {
+    await toDispatcher.send({ ...run(1, 0), realtime: true });
+    await toDispatcher.send({ ...run(1, 1), realtime: true });
+    await waitFor(() => realtimeE1.sent.some((b) => b.last) && e2().sent.some((b) => b.last), { message: 'both real-time units streamed' });
+    expect(realtimeE1.sent.map((b) => b.offset)).toEqual(range(0, 100));
+    expect(e1().sent).toEqual([]);
+    expect(e2().sent.map((b) => b.offset)).toEqual(range(100, 200));
+  });
 
   it('drops a unit.run of an older epoch arriving after a newer one, for any unit of the task, and counts it', async () => {
     await toDispatcher.send(run(2, 0));

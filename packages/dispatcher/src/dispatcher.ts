@@ -12,6 +12,13 @@ export interface DispatcherDeps {
   toScheduler: PushChannel;
   /** The channel to each executor, by id (one PUSH per executor host). */
   toExecutor: ReadonlyMap<string, PushChannel>;
+  /**
+   * The channel to each executor's real-time inbox, by id, where it has one: a
+   * real-time unit's batches go there, so they are not queued behind the
+   * normal batches already in the executor's inbox (at most the batch in hand
+   * is ahead of them). An executor without one gets them in its inbox.
+   */
+  toRealtimeExecutor?: ReadonlyMap<string, PushChannel>;
   lists: ListRepository;
   filters: readonly RecipientFilter[];
   logger?: Logger;
@@ -124,7 +131,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
 
   async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
     try {
-      const channel = deps.toExecutor.get(run.executorId);
+      const channel = (run.realtime ? deps.toRealtimeExecutor?.get(run.executorId) : undefined) ?? deps.toExecutor.get(run.executorId);
       if (channel === undefined) {
         logger.error('unit names an unknown executor', { taskId: run.taskId, unitNo: run.unitNo, executorId: run.executorId });
         return;

@@ -68,6 +68,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     scheduler: inprocEndpoint('scheduler'),
     dispatcher: inprocEndpoint('dispatcher'),
     executors: new Map(config.executor.ids.map((id) => [id, inprocEndpoint(id)])),
+    // A real-time task's batches overtake the normal batches queued in an executor's inbox.
+    realtime: new Map(config.executor.ids.map((id) => [id, inprocEndpoint(`${id}.realtime`)])),
   };
   const pulls: PullChannel[] = [];
   const pull = async (name: string, endpoint: string) => {
@@ -86,9 +88,13 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const dispatcherInbox = await pull('dispatcher', endpoints.dispatcher);
   const executorInboxes = new Map<string, PullChannel>();
   for (const [id, endpoint] of endpoints.executors) executorInboxes.set(id, await pull(id, endpoint));
+  const realtimeInboxes = new Map<string, PullChannel>();
+  for (const [id, endpoint] of endpoints.realtime) realtimeInboxes.set(id, await pull(`${id}.realtime`, endpoint));
 
   const toExecutor = new Map<string, PushChannel>();
   for (const [id, endpoint] of endpoints.executors) toExecutor.set(id, await push(`dispatcher->${id}`, endpoint));
+  const toRealtimeExecutor = new Map<string, PushChannel>();
+  for (const [id, endpoint] of endpoints.realtime) toRealtimeExecutor.set(id, await push(`dispatcher->${id}.realtime`, endpoint));
 
   const tasks = new TaskCache(store);
   const executors = await Promise.all(
@@ -96,6 +102,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       startExecutor({
         id,
         inbox: executorInboxes.get(id)!,
+        realtimeInbox: realtimeInboxes.get(id)!,
         toScheduler: await push(`${id}->scheduler`, endpoints.scheduler),
         tasks,
         online,
@@ -111,6 +118,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     inbox: dispatcherInbox,
     toScheduler: await push('dispatcher->scheduler', endpoints.scheduler),
     toExecutor,
+    toRealtimeExecutor,
     lists,
     filters: buildFilterChain({ blacklists: repositoryBlacklists(lists, config.uinLimit), ledger: storeLedger(store, lists, config.uinLimit) }),
     logger,

@@ -15,7 +15,7 @@ const SCHEDULER_SEND_TIMEOUT_MS = 1000;
  */
 export class ProcessLinks {
   private readonly pushes: PushChannel[] = [];
-  private inbox: PullChannel | undefined;
+  private readonly inboxes: PullChannel[] = [];
   private rr = 0;
   private staticRing: HashRing | undefined;
 
@@ -35,16 +35,17 @@ export class ProcessLinks {
     return new ProcessLinks(config, production, id, keys, await allowedKeys(production.curve.keysDir), logger, meter);
   }
 
-  async bindInbox(endpoint: string): Promise<PullChannel> {
-    this.inbox = await createPull({
-      name: this.id,
+  async bindInbox(endpoint: string, name = this.id): Promise<PullChannel> {
+    const inbox = await createPull({
+      name,
       endpoint,
       highWaterMark: this.config.transport.highWaterMark,
       meter: this.meter,
       logger: this.logger,
       curve: { serverPublicKey: this.keys.publicKey, serverSecretKey: this.keys.secretKey, allowedClientKeys: this.allowed },
     });
-    return this.inbox;
+    this.inboxes.push(inbox);
+    return inbox;
   }
 
   async connect(member: TopologyMember, sendTimeoutMs?: number): Promise<PushChannel> {
@@ -112,8 +113,17 @@ export class ProcessLinks {
     return byId;
   }
 
+  /** Links to the real-time inboxes of the executors that have one (`realtimeEndpoint`). */
+  async toRealtimeExecutors(): Promise<Map<string, PushChannel>> {
+    const byId = new Map<string, PushChannel>();
+    for (const member of this.production.topology.executors) {
+      if (member.realtimeEndpoint !== undefined) byId.set(member.id, await this.connect({ id: member.id, endpoint: member.realtimeEndpoint }));
+    }
+    return byId;
+  }
+
   close(): void {
-    this.inbox?.close();
+    for (const inbox of this.inboxes) inbox.close();
     for (const channel of this.pushes) channel.close();
   }
 }

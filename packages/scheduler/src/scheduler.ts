@@ -327,6 +327,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       end: unit.end,
       from: unit.checkpoint,
       executorId: unit.executorId,
+      realtime: task.priority === 'realtime',
     });
   }
 

@@ -82,7 +82,8 @@ export class ProcessCluster {
       topology: {
         schedulers: await members('scheduler', this.shape.schedulers),
         dispatchers: await members('dispatcher', this.shape.dispatchers),
-        executors: await members('executor', this.shape.executors),
+        // Executors get a real-time inbox: real-time batches do not queue behind normal ones.
+        executors: await Promise.all((await members('executor', this.shape.executors)).map(async (m) => ({ ...m, realtimeEndpoint: `tcp://127.0.0.1:${await port()}` }))),
         presence: this.ids('presence').map((id, i, agents) => ({
           id,
           bitmapFile: this.bitmapFile(id),

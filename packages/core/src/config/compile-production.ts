@@ -84,16 +84,22 @@ function members(path: string, value: unknown): TopologyMember[] {
   return value.map((member, i) => {
     const where = `${path}[${i}]`;
     if (member === null || typeof member !== 'object') throw new ConfigError(where, 'must be { id, endpoint }');
-    checkKnownKeys(where, member as object, ['id', 'endpoint', 'membership']);
-    const { id, endpoint, membership } = member as Record<string, unknown>;
+    checkKnownKeys(where, member as object, path === 'topology.executors' ? ['id', 'endpoint', 'membership', 'realtimeEndpoint'] : ['id', 'endpoint', 'membership']);
+    const { id, endpoint, membership, realtimeEndpoint } = member as Record<string, unknown>;
     if (typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${where}.id`, 'must be letters, digits, _ . -');
     if (ids.has(id)) throw new ConfigError(`${where}.id`, `repeats ${id}`);
     ids.add(id);
     if (typeof endpoint !== 'string' || !TCP.test(endpoint)) throw new ConfigError(`${where}.endpoint`, `must be tcp://host:port (got ${JSON.stringify(endpoint)})`);
-    if (membership === undefined) return { id, endpoint };
+    const realtime: { realtimeEndpoint?: string } = {};
+    if (realtimeEndpoint !== undefined) {
+      if (typeof realtimeEndpoint !== 'string' || !TCP.test(realtimeEndpoint)) throw new ConfigError(`${where}.realtimeEndpoint`, `must be tcp://host:port (got ${JSON.stringify(realtimeEndpoint)})`);
+      if (realtimeEndpoint === endpoint || realtimeEndpoint === membership) throw new ConfigError(`${where}.realtimeEndpoint`, 'must differ from the inbox and membership endpoints');
+      realtime.realtimeEndpoint = realtimeEndpoint;
+    }
+    if (membership === undefined) return { id, endpoint, ...realtime };
     if (typeof membership !== 'string' || !TCP.test(membership)) throw new ConfigError(`${where}.membership`, `must be tcp://host:port (got ${JSON.stringify(membership)})`);
     if (membership === endpoint) throw new ConfigError(`${where}.membership`, 'must differ from the inbox endpoint');
-    return { id, endpoint, membership };
+    return { id, endpoint, membership, ...realtime };
   });
 }
 

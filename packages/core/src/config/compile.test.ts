@@ -61,7 +61,7 @@ const EXECUTORS = [
   { id: 'e1', endpoint: 'tcp://h:1' },
   { id: 'e2', endpoint: 'tcp://h:2' },
 ];
-const withPresence = (presence: unknown) => ({ ...PRODUCTION, topology: { ...PRODUCTION.topology, executors: EXECUTORS, presence } });
+const withPresence = (presence: unknown, executors: unknown = EXECUTORS) => ({ ...PRODUCTION, topology: { ...PRODUCTION.topology, executors, presence } });
 
 describe('compileConfig, production profile', () => {
   it('compiles the servers and topology with their defaults', () => {
@@ -89,6 +89,12 @@ describe('compileConfig, production profile', () => {
     const config = compileConfig({ ...PRODUCTION, management: { endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true } } as unknown as HeraldOptions);
     expect(config.management).toEqual({ endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true });
     expect(config.scheduler.unitStallMs).toBe(30_000);
+  });
+
+  it("takes an executor's real-time inbox endpoint", () => {
+    const executors = [{ id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:5' }, { id: 'e2', endpoint: 'tcp://h:2' }];
+    const config = compileConfig(withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }], executors) as unknown as HeraldOptions);
+    expect(config.production!.topology.executors).toEqual(executors);
   });
 
   it('ignores the production sections in the embedded profile', () => {
@@ -198,6 +204,9 @@ describe('compileConfig', () => {
     ['production with an executor under two agents', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }, { id: 'q', bitmapFile: '/b', executors: ['e2'] }]), 'topology.presence[1].executors'],
     ['production with an executor under no agent', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1'] }]), 'topology.presence'],
     ['production with an unknown presence key', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'], endpoint: 'tcp://h:3' }]), 'topology.presence[0].endpoint'],
+    ['a realtimeEndpoint on a scheduler', { ...PRODUCTION, topology: { ...PRODUCTION.topology, schedulers: [{ id: 's', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:2' }] } }, 'topology.schedulers[0].realtimeEndpoint'],
+    ['an executor realtimeEndpoint equal to its inbox', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }], [{ id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:1' }, { id: 'e2', endpoint: 'tcp://h:2' }]), 'topology.executors[0].realtimeEndpoint'],
+    ['a non-tcp executor realtimeEndpoint', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }], [{ id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'ipc:///x' }, { id: 'e2', endpoint: 'tcp://h:2' }]), 'topology.executors[0].realtimeEndpoint'],
     ['production with a repeated id', { ...PRODUCTION, topology: { ...PRODUCTION.topology, dispatchers: [{ id: 'd', endpoint: 'tcp://h:1' }, { id: 'd', endpoint: 'tcp://h:2' }] } }, 'topology.dispatchers[1].id'],
     ['scheduler.unitStallMs 99', { scheduler: { unitStallMs: 99 } }, 'scheduler.unitStallMs'],
     ['management a list', { management: [] }, 'management'],

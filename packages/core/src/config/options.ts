@@ -162,6 +162,12 @@ export interface TopologyMember {
    * the static list of schedulers).
    */
   membership?: string;
+  /**
+   * Executors only: a second inbox for real-time tasks' batches, so they do
+   * not wait behind the normal batches queued in the inbox (docs/scheduling.md).
+   * Without it real-time batches share the inbox.
+   */
+  realtimeEndpoint?: string;
 }
 
 export interface ProductionConfig {

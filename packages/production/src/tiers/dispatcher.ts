@@ -24,6 +24,7 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
       inbox: watched.inbox,
       toScheduler: await links.toSchedulers(() => ring.current()),
       toExecutor: await links.toExecutors(),
+      toRealtimeExecutor: await links.toRealtimeExecutors(),
       lists,
       filters: buildFilterChain({ blacklists: repositoryBlacklists(lists, config.uinLimit), ledger: storeLedger(store, lists, config.uinLimit) }),
       logger,

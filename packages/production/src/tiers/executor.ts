@@ -36,7 +36,9 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const watched = watchInbox(await links.bindInbox(me.endpoint));
-    const executor = startExecutor({ id, inbox: watched.inbox, toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
+    // Real-time tasks' batches, where the topology gives this executor a second inbox for them.
+    const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`));
+    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();
@@ -44,12 +46,13 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     });
     return {
       description: `executor ${id} on ${me.endpoint}`,
-      status: () => ({ received: watched.received, idleMs: watched.idleMs(), membership: ring.status() }),
+      status: () => ({ received: watched.received + (realtime?.received ?? 0), idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity), membership: ring.status() }),
       async drain() {
         // Batches are handled one at a time as they arrive, so a quiet inbox means none is in hand.
         // Batches sent after the stop wait in their dispatchers' queues for the restart, or are
         // streamed again from the unit's checkpoint when it stalls (scheduler.unitStallMs).
-        if (!(await waitUntil(() => watched.idleMs() >= QUIET_MS, config.management.drainTimeoutMs))) logger.warn('drain: batches still arriving at the timeout; stopping anyway', { id });
+        const quiet = () => watched.idleMs() >= QUIET_MS && (realtime === undefined || realtime.idleMs() >= QUIET_MS);
+        if (!(await waitUntil(quiet, config.management.drainTimeoutMs))) logger.warn('drain: batches still arriving at the timeout; stopping anyway', { id });
         await resources.closeAll();
       },
       stop: () => resources.closeAll(),

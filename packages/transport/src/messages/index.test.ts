@@ -9,7 +9,7 @@ const samples: Message[] = [
   { kind: 'preprocess.request', taskId: 3, epoch: 1, listId: 'list', accountId: 'acct', contentCrc: 123 },
   { kind: 'preprocess.result', ok: true, taskId: 4, epoch: 1, filteredListId: 'f', total: 3, kept: 2, removed: { duplicate: 1 }, units: [{ start: 0, end: 2, executorId: 'e' }] },
   { kind: 'preprocess.result', ok: false, taskId: 4, epoch: 1, errorCode: 'LIST_EMPTY', message: 'empty' },
-  { kind: 'unit.run', taskId: 5, epoch: 1, unitNo: 0, filteredListId: 'f', start: 0, end: 2, from: 1, executorId: 'e' },
+  { kind: 'unit.run', taskId: 5, epoch: 1, unitNo: 0, filteredListId: 'f', start: 0, end: 2, from: 1, executorId: 'e', realtime: false },
   { kind: 'task.halt', taskId: 6, epoch: 2 },
   { kind: 'unit.batch', taskId: 7, epoch: 1, unitNo: 0, offset: 0, last: false, uins: new Uint32Array([5, 6]) },
   { kind: 'unit.progress', taskId: 8, epoch: 1, unitNo: 0, from: 0, to: 2, delivered: 1, offline: 1, done: true },

@@ -56,7 +56,7 @@ const messageArb: fc.Arbitrary<Message> = fc.oneof(
     units: fc.array(fc.record({ start: u64, end: u64, executorId: str }), { maxLength: 5 }),
   }),
   fc.record({ kind: fc.constant('preprocess.result' as const), ok: fc.constant(false as const), taskId: u64, epoch: u32, errorCode: str, message: str }),
-  fc.record({ kind: fc.constant('unit.run' as const), taskId: u64, epoch: u32, unitNo: u32, filteredListId: str, start: u64, end: u64, from: u64, executorId: str }),
+  fc.record({ kind: fc.constant('unit.run' as const), taskId: u64, epoch: u32, unitNo: u32, filteredListId: str, start: u64, end: u64, from: u64, executorId: str, realtime: fc.boolean() }),
   fc.record({ kind: fc.constant('task.halt' as const), taskId: u64, epoch: u32 }),
   fc.record({ kind: fc.constant('unit.batch' as const), taskId: u64, epoch: u32, unitNo: u32, offset: u64, last: fc.boolean(), uins: uins(0) }),
   fc.record({

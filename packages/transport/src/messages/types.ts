@@ -76,6 +76,8 @@ export interface UnitRun {
   /** Resume point: stream [from, end). from == start for a fresh unit. */
   from: number;
   executorId: string;
+  /** The task is real-time: its batches go to the executor's real-time inbox, ahead of normal work queued there. */
+  realtime: boolean;
 }
 
 export interface TaskHalt {

@@ -12,6 +12,7 @@ const sample: UnitRun = {
   end: 200,
   from: 150,
   executorId: 'x',
+  realtime: true,
 };
 const FIXTURE = [
   '05 01', //            kind version
@@ -23,6 +24,7 @@ const FIXTURE = [
   '9600000000000000', // from 150
   '0100 46', //          filteredListId "F"
   '0100 78', //          executorId "x"
+  '01', //               realtime
 ].join(' ');
 
 describe('unit.run v1', () => {
@@ -34,6 +36,11 @@ describe('unit.run v1', () => {
   });
 
   it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+
+  it('rejects a realtime flag other than 0 or 1', () => {
+    const frame = hex(FIXTURE);
+    expect(frameErrorCode(() => decode(patched(frame, frame.length - 1, [2])))).toBe('FRAME_MALFORMED');
+  });
 
   it('rejects a u64 above Number.MAX_SAFE_INTEGER in any offset', () => {
     for (const at of [2, 18, 26, 34]) {

@@ -13,7 +13,12 @@
  *   34      8     from            u64 LE
  *   42      2+n   filteredListId  str (u16 LE length n, then n bytes UTF-8)
  *   ..      2+m   executorId      str
- *                 (end: 46 + n + m bytes)
+ *   ..      1     realtime        bool (u8 0/1): stream to the executor's real-time inbox
+ *                 (end: 47 + n + m bytes)
+ *
+ * `realtime` was added on 2026-11-22 without a version bump (no deployment
+ * carried the older grammar); a dispatcher built before it refuses these
+ * frames, so upgrade dispatchers before schedulers (docs/operations.md).
  */
 import { FrameWriter, openFrame } from './codec';
 import type { UnitRun } from './types';
@@ -28,6 +33,7 @@ export function encode(msg: UnitRun): Buffer {
     .u64(msg.from, 'from')
     .str(msg.filteredListId, 'filteredListId')
     .str(msg.executorId, 'executorId')
+    .bool(msg.realtime, 'realtime')
     .finish();
 }
 
@@ -41,6 +47,7 @@ export function decode(frame: Buffer): UnitRun {
   const from = r.u64('from');
   const filteredListId = r.str('filteredListId');
   const executorId = r.str('executorId');
+  const realtime = r.bool('realtime');
   r.end();
-  return { kind: 'unit.run', taskId, epoch, unitNo, filteredListId, start, end, from, executorId };
+  return { kind: 'unit.run', taskId, epoch, unitNo, filteredListId, start, end, from, executorId, realtime };
 }
