@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createPool } from 'mysql2/promise';
 import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
 import type { SyntheticAudience } from '@herald/audience';
-import { waitFor, type ProcessCluster, type TempDir } from '@herald/testing';
+import { makeTempDir, ProcessCluster, waitFor, type TempDir } from '@herald/testing';
 
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
@@ -66,4 +66,25 @@ export async function broadcastThroughOutage(cluster: ProcessCluster, audience: 
     return FINAL.includes(task.state);
   }, { timeoutMs: 180_000, intervalMs: 200, message: `broadcast did not finish after the outage (last: ${task?.state})\n${cluster.logs()}` });
   return { task: task!, stateAtOutage };
+}
+
+/** APTA timers for tests with real processes: a dead scheduler is noticed in 0.6 s. */
+export const TEST_APTA = { helloIntervalMs: 100, deadIntervalMs: 600, silencePeriodMs: 600 };
+export const THREE_SCHEDULERS = ['scheduler-1', 'scheduler-2', 'scheduler-3'];
+
+/**
+ * An APTA cluster of 3 schedulers, 1 dispatcher, 2 executors, 1 interface and
+ * 1 controller with the audience's online users logged in, started and
+ * waited on until every process routes by the ring of three schedulers.
+ */
+export async function startThreeSchedulerCluster(label: string, names: ClusterNames, audience: SyntheticAudience, extra: Record<string, unknown>): Promise<{ dir: TempDir; cluster: ProcessCluster }> {
+  const dir = await makeTempDir(`herald-${label}-`);
+  const cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 3, dispatchers: 1, executors: 2, controllers: 1, apta: TEST_APTA }, names);
+  await startWithAudience(cluster, audience, extra);
+  const full = JSON.stringify(THREE_SCHEDULERS);
+  await waitFor(() => cluster.processes.filter((p) => p.tier !== 'controller' && p.tier !== 'presence').every((p) => p.output.includes(`"members":${full}`)), {
+    timeoutMs: 60_000,
+    message: `not every process reached the ring of three schedulers\n${cluster.logs()}`,
+  });
+  return { dir, cluster };
 }

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { HashRing, uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import type { ProcessCluster, TempDir } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { broadcastThroughOutage, startWithAudience, tearDown, uniqueNames } from './scenario';
+import { broadcastThroughOutage, startThreeSchedulerCluster, tearDown, THREE_SCHEDULERS, uniqueNames } from './scenario';
 
 /**
  * APTA failover with real processes: three schedulers agree on a ring; the
@@ -15,8 +15,7 @@ import { broadcastThroughOutage, startWithAudience, tearDown, uniqueNames } from
  */
 jest.setTimeout(240_000);
 
-const APTA = { helloIntervalMs: 100, deadIntervalMs: 600, silencePeriodMs: 600 };
-const SCHEDULERS = ['scheduler-1', 'scheduler-2', 'scheduler-3'];
+const SCHEDULERS = THREE_SCHEDULERS;
 
 describe('scheduler failover (APTA)', () => {
   let dir: TempDir;
@@ -25,15 +24,7 @@ describe('scheduler failover (APTA)', () => {
   const audience = syntheticAudience({ recipients: 300_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 11 });
 
   beforeAll(async () => {
-    dir = await makeTempDir('herald-failover-');
-    cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 3, dispatchers: 1, executors: 2, controllers: 1, apta: APTA }, names);
-    await startWithAudience(cluster, audience, { dispatcher: { batchSize: 1000, unitSize: 25_000 } });
-    // Every process routes by the ring APTA agreed on: wait until each has logged the ring of three.
-    const full = JSON.stringify(SCHEDULERS);
-    await waitFor(() => cluster.processes.filter((p) => p.tier !== 'controller' && p.tier !== 'presence').every((p) => p.output.includes(`"members":${full}`)), {
-      timeoutMs: 60_000,
-      message: `not every process reached the ring of three schedulers\n${cluster.logs()}`,
-    });
+    ({ dir, cluster } = await startThreeSchedulerCluster('failover', names, audience, { dispatcher: { batchSize: 1000, unitSize: 25_000 } }));
   });
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { HashRing, uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import { type ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { broadcastThroughOutage, startWithAudience, tearDown, uniqueNames } from './scenario';
+import { broadcastThroughOutage, startThreeSchedulerCluster, tearDown, THREE_SCHEDULERS, uniqueNames } from './scenario';
 
 /**
  * A network partition with real processes: the scheduler that owns a running
@@ -17,8 +17,7 @@ import { broadcastThroughOutage, startWithAudience, tearDown, uniqueNames } from
  */
 jest.setTimeout(300_000);
 
-const APTA = { helloIntervalMs: 100, deadIntervalMs: 600, silencePeriodMs: 600 };
-const SCHEDULERS = ['scheduler-1', 'scheduler-2', 'scheduler-3'];
+const SCHEDULERS = THREE_SCHEDULERS;
 
 describe('scheduler partition (APTA)', () => {
   let dir: TempDir;
@@ -27,14 +26,7 @@ describe('scheduler partition (APTA)', () => {
   const audience = syntheticAudience({ recipients: 400_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 12 });
 
   beforeAll(async () => {
-    dir = await makeTempDir('herald-partition-');
-    cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 3, dispatchers: 1, executors: 2, controllers: 1, apta: APTA }, names);
-    await startWithAudience(cluster, audience, { dispatcher: { batchSize: 1000, unitSize: 25_000 }, scheduler: { tickMs: 100, unitStallMs: 2000 } });
-    const full = JSON.stringify(SCHEDULERS);
-    await waitFor(() => cluster.processes.filter((p) => p.tier !== 'controller' && p.tier !== 'presence').every((p) => p.output.includes(`"members":${full}`)), {
-      timeoutMs: 60_000,
-      message: `not every process reached the ring of three schedulers\n${cluster.logs()}`,
-    });
+    ({ dir, cluster } = await startThreeSchedulerCluster('partition', names, audience, { dispatcher: { batchSize: 1000, unitSize: 25_000 }, scheduler: { tickMs: 100, unitStallMs: 2000 } }));
   });
 
   afterAll(async () => {
