@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { complementRanges, encodeRecipientList, ListFlags, mergeRanges, ReportsMismatchError, selectByRanges, subtractSorted, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { ListRepository, loadRecipientList, syntheticAudience, writeRecipientListFile } from '@herald/audience';
@@ -21,6 +22,8 @@ jest.setTimeout(300_000);
 
 const BATCH = 1000;
 const UNIT = 25_000;
+/** Delivery records (8 bytes each) in site A's sink when it is killed: ~20k of ~88k online recipients. */
+const DELIVERED_AT_KILL = 20_000;
 const SHAPE = { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 2, controllers: 1 };
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
@@ -65,12 +68,15 @@ describe('cross-site recovery', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'site recovery' } }),
     });
-    let taskA: Task | undefined;
+    // Killed once the delivery files hold DELIVERED_AT_KILL records (~a fifth of the way): the task's own
+    // progress shows up in the API too late to land the kill mid-broadcast every time.
+    const deliveryFiles = siteA.ids('executor').map((id) => join(dirA.path, 'data', 'deliveries', id, `task-${created.id}.deliveries`));
     await waitFor(async () => {
-      taskA = await api<Task>(siteA, `/api/v1/tasks/${created.id}`);
-      return taskA.state === 'SENDING' && taskA.report.delivered + taskA.report.offline > 0;
-    }, { timeoutMs: 60_000, intervalMs: 20, message: `site A did not start sending\n${siteA.logs()}` });
-    expect(taskA!.state).toBe('SENDING');
+      const sizes = await Promise.all(deliveryFiles.map((f) => stat(f).then((s) => s.size, () => 0)));
+      return sizes.reduce((a, b) => a + b, 0) >= DELIVERED_AT_KILL * 8;
+    }, { timeoutMs: 60_000, intervalMs: 5, message: `site A did not start delivering\n${siteA.logs()}` });
+    const taskA = await api<Task>(siteA, `/api/v1/tasks/${created.id}`);
+    expect(taskA.state).toBe('SENDING');
 
     // The whole site goes: every process at once, no chance to finish a batch or report it.
     await Promise.all(siteA.processes.map((p) => siteA.stop(p, 'SIGKILL')));
