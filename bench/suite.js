@@ -16,8 +16,8 @@
  *   6. the production profile: fan-out, create -> first delivery cold and warm,
  *      each process's peak RSS (bench/production.js).
  *
- *   npm run bench                   # quick: fan-out 10^6 (both profiles), baseline 10^5; about 4-6 min
- *   npm run bench -- --full         # fan-out 10^6, 10^7, 10^8 embedded and 10^6, 10^7 production, baseline 10^6; about 20-30 min
+ *   npm run bench                   # quick: fan-out 10^6 (both profiles), baseline 10^5; 3-5 min
+ *   npm run bench -- --full         # fan-out 10^6, 10^7, 10^8 embedded and 10^6, 10^7 production, baseline 10^6; 10-20 min (estimate)
  *   node bench/suite.js [--full] [--no-record]
  *
  * --no-record prints the section without appending it. A step that fails is
@@ -174,10 +174,15 @@ async function step(results, name, run, prepare = async () => undefined) {
   }
 }
 
+/** " (uncommitted: a, b, ...)" when tracked files under packages/ or bench/ differ from the commit, else "". */
 function gitState() {
   try {
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'packages', 'bench'], { encoding: 'utf8', cwd: path.join(__dirname, '..') }).trim();
-    return dirty ? ' (with uncommitted changes in packages/ or bench/ in the working tree)' : '';
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'packages', 'bench'], { encoding: 'utf8', cwd: path.join(__dirname, '..') })
+      .split('\n')
+      .map((line) => line.slice(3).trim())
+      .filter(Boolean);
+    if (changed.length === 0) return '';
+    return ` (uncommitted changes in the working tree: ${changed.slice(0, 6).join(', ')}${changed.length > 6 ? `, and ${changed.length - 6} more` : ''})`;
   } catch {
     return '';
   }
