@@ -26,7 +26,8 @@
 # Everything lives under $HERALD_CLUSTER_DIR (default /tmp/herald-local-cluster);
 # $HERALD_CLUSTER_NAME (default local) names its database (herald_<name>),
 # znode root (/herald-<name>) and topic prefix (<name>.); ports start at
-# $HERALD_BASE_PORT (default 17100) and use the next 100: HTTP +1..2, inboxes +11..36,
+# $HERALD_BASE_PORT (default 17100) and use the next 100: HTTP +1..2, inboxes +11..36
+# (schedulers' control inboxes +15..17, executors' real-time inboxes +35..36),
 # membership +41..62, management +66..77, ZooKeeper +81.
 # The presence agent's online bitmap is $dir/online.bitmap unless
 # $HERALD_BITMAP_FILE names another (production puts it on /dev/shm).
@@ -91,7 +92,7 @@ write_config() {
   "kafka": { "brokers": [$brokers], "topicPrefix": "$name." },
   "curve": { "keysDir": "$dir/keys" },
   "topology": {
-    "schedulers": [ $(member scheduler-1 $((base_port + 11))), $(member scheduler-2 $((base_port + 12))), $(member scheduler-3 $((base_port + 13))) ],
+    "schedulers": [ $(for i in 1 2 3; do member scheduler-$i $((base_port + 10 + i)) | sed "s#}\$#, \"controlEndpoint\": \"tcp://127.0.0.1:$((base_port + 14 + i))\" }#"; if [ $i -lt 3 ]; then echo ,; fi; done) ],
     "dispatchers": [ $(member dispatcher-1 $((base_port + 21))), $(member dispatcher-2 $((base_port + 22))) ],
     "executors": [ $(member executor-1 $((base_port + 31)) | sed "s#}\$#, \"realtimeEndpoint\": \"tcp://127.0.0.1:$((base_port + 35))\" }#"), $(member executor-2 $((base_port + 32)) | sed "s#}\$#, \"realtimeEndpoint\": \"tcp://127.0.0.1:$((base_port + 36))\" }#") ],
     "presence": [ { "id": "presence-1", "bitmapFile": "${HERALD_BITMAP_FILE:-$dir/online.bitmap}", "executors": ["executor-1", "executor-2"] } ],

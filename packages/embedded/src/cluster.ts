@@ -66,6 +66,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   // Bind every inbox first, then connect the senders.
   const endpoints = {
     scheduler: inprocEndpoint('scheduler'),
+    // Commands and pre-processing results reach the scheduler apart from the executors' progress reports.
+    schedulerControl: inprocEndpoint('scheduler.control'),
     dispatcher: inprocEndpoint('dispatcher'),
     executors: new Map(config.executor.ids.map((id) => [id, inprocEndpoint(id)])),
     // A real-time task's batches overtake the normal batches queued in an executor's inbox.
@@ -85,6 +87,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   };
 
   const schedulerInbox = await pull('scheduler', endpoints.scheduler);
+  const schedulerControl = await pull('scheduler.control', endpoints.schedulerControl);
   const dispatcherInbox = await pull('dispatcher', endpoints.dispatcher);
   const executorInboxes = new Map<string, PullChannel>();
   for (const [id, endpoint] of endpoints.executors) executorInboxes.set(id, await pull(id, endpoint));
@@ -116,7 +119,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const dispatcher = startDispatcher({
     config,
     inbox: dispatcherInbox,
-    toScheduler: await push('dispatcher->scheduler', endpoints.scheduler),
+    toScheduler: await push('dispatcher->scheduler', endpoints.schedulerControl),
     toExecutor,
     toRealtimeExecutor,
     lists,
@@ -124,13 +127,13 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     logger,
     meter,
   });
-  const scheduler = await startScheduler({ config, store, inbox: schedulerInbox, toDispatcher: await push('scheduler->dispatcher', endpoints.dispatcher), clock, logger, meter });
+  const scheduler = await startScheduler({ config, store, inbox: schedulerInbox, controlInbox: schedulerControl, toDispatcher: await push('scheduler->dispatcher', endpoints.dispatcher), clock, logger, meter });
 
   const api = createApiServer({
     config,
     store,
     lists,
-    toScheduler: await push('interface->scheduler', endpoints.scheduler),
+    toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     clock,
     logger,
     blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },

@@ -62,14 +62,19 @@ export class ProcessLinks {
 
   /**
    * One channel that delivers each message to the scheduler owning its task on
+   * (with `control`, to that scheduler's control inbox, if it has one)
    * `ring()` (APTA's agreed ring, or the static list; see cluster-ring.ts). A
    * message sent while the ring is empty goes to the static owner: a scheduler
    * that does not own the task ignores it, and the owner's sweep or
    * re-run picks the work up.
    */
-  async toSchedulers(ring: () => HashRing = () => this.everyScheduler): Promise<PushChannel> {
+  async toSchedulers(ring: () => HashRing = () => this.everyScheduler, { control = false }: { control?: boolean } = {}): Promise<PushChannel> {
     const byId = new Map<string, PushChannel>();
-    for (const member of this.production.topology.schedulers) byId.set(member.id, await this.connect(member, SCHEDULER_SEND_TIMEOUT_MS));
+    for (const member of this.production.topology.schedulers) {
+      // Commands and pre-processing results go to a scheduler's control inbox where it has one.
+      const endpoint = control ? (member.controlEndpoint ?? member.endpoint) : member.endpoint;
+      byId.set(member.id, await this.connect({ id: member.id, endpoint }, SCHEDULER_SEND_TIMEOUT_MS));
+    }
     return {
       send: async (message: Message) => {
         const key = 'taskId' in message ? message.taskId : 0;

@@ -127,6 +127,22 @@ describe('scheduler', () => {
     expect((await store.getTask(task.id))!.owner).toBe('scheduler-2');
   });
 
+  it('takes commands on its control inbox beside the reports on its inbox, and closes both on stop', async () => {
+    const endpoint = inprocEndpoint('scheduler-control-test');
+    const controlInbox = await createPull({ name: 'scheduler.control', endpoint, highWaterMark: 64 });
+    const toControl = await createPush({ name: 'to-scheduler-control', endpoints: [endpoint], highWaterMark: 64 });
+    const scheduler = await startScheduler({ config, store, inbox, controlInbox, toDispatcher });
+    try {
+      const task = await store.createTask(newTask(), Date.now());
+      await toControl.send({ kind: 'task.submitted', taskId: task.id }); // progress still comes on the main inbox
+      await waitState(task.id, 'COMPLETED');
+    } finally {
+      await scheduler.stop();
+      toControl.close();
+    }
+    await scheduler.done; // both inboxes closed, both readers ended
+  });
+
   it('waits for the send time, then sends', async () => {
     await start();
     const task = await store.createTask(newTask({ sendAt: Date.now() + 300 }), Date.now());

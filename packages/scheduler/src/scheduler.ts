@@ -30,6 +30,14 @@ export interface SchedulerDeps {
   store: TaskStore;
   /** task.submitted, task.command, preprocess.result, unit.progress. */
   inbox: PullChannel;
+  /**
+   * Optional second inbox for task.submitted, task.command and
+   * preprocess.result (from interfaces and dispatchers), so they are not
+   * queued behind the executors' unit.progress reports in `inbox`: a
+   * real-time task is admitted, and a pause or cancel applied, after at most
+   * the report in hand (docs/scheduling.md).
+   */
+  controlInbox?: PullChannel;
   /** preprocess.request, unit.run, task.halt. */
   toDispatcher: PushChannel;
   /**
@@ -593,12 +601,19 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   }, sweepMs);
   sweeper.unref();
 
-  const done = (async () => {
-    for await (const message of deps.inbox.messages()) {
+  // Each inbox feeds the serial queue one message at a time (awaited, so a slow store slows the
+  // inbox and ZeroMQ's high-water mark pushes back on senders); with two inboxes, a control
+  // message waits behind at most the one report being handled, not behind a queue of them.
+  const consume = async (inbox: PullChannel) => {
+    for await (const message of inbox.messages()) {
       const taskId = 'taskId' in message ? message.taskId : undefined;
-      // Awaited, so a slow store slows the inbox and ZeroMQ's high-water mark pushes back on senders.
       await guarded(taskId, () => handle(message), message.kind);
     }
+  };
+  const inboxes = [deps.inbox, ...(deps.controlInbox ? [deps.controlInbox] : [])];
+  const done = (async () => {
+    // The scheduler ends when its main inbox closes; a control inbox closes with it.
+    await Promise.all([consume(deps.inbox).finally(() => deps.controlInbox?.close()), ...(deps.controlInbox ? [consume(deps.controlInbox)] : [])]);
     stopped = true;
     clearInterval(timer);
     clearInterval(sweeper);
@@ -613,7 +628,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       stopped = true;
       clearInterval(timer);
       clearInterval(sweeper);
-      deps.inbox.close();
+      for (const inbox of inboxes) inbox.close();
       await done;
     },
   };

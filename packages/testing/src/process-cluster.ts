@@ -80,7 +80,8 @@ export class ProcessCluster {
       kafka: { brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), topicPrefix: this.names.topicPrefix },
       curve: { keysDir: join(this.dir, 'keys') },
       topology: {
-        schedulers: await members('scheduler', this.shape.schedulers),
+        // Schedulers get a control inbox: commands are not queued behind progress reports.
+        schedulers: await Promise.all((await members('scheduler', this.shape.schedulers)).map(async (m) => ({ ...m, controlEndpoint: `tcp://127.0.0.1:${await port()}` }))),
         dispatchers: await members('dispatcher', this.shape.dispatchers),
         // Executors get a real-time inbox: real-time batches do not queue behind normal ones.
         executors: await Promise.all((await members('executor', this.shape.executors)).map(async (m) => ({ ...m, realtimeEndpoint: `tcp://127.0.0.1:${await port()}` }))),

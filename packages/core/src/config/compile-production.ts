@@ -84,26 +84,34 @@ function members(path: string, value: unknown): TopologyMember[] {
   return value.map((member, i) => {
     const where = `${path}[${i}]`;
     if (member === null || typeof member !== 'object') throw new ConfigError(where, 'must be { id, endpoint }');
-    checkKnownKeys(where, member as object, path === 'topology.executors' ? ['id', 'endpoint', 'membership', 'realtimeEndpoint'] : ['id', 'endpoint', 'membership']);
-    const { id, endpoint, membership, realtimeEndpoint } = member as Record<string, unknown>;
+    const second = SECOND_INBOX[path];
+    checkKnownKeys(where, member as object, second ? ['id', 'endpoint', 'membership', second] : ['id', 'endpoint', 'membership']);
+    const { id, endpoint, membership } = member as Record<string, unknown>;
     if (typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${where}.id`, 'must be letters, digits, _ . -');
     if (ids.has(id)) throw new ConfigError(`${where}.id`, `repeats ${id}`);
     ids.add(id);
     if (typeof endpoint !== 'string' || !TCP.test(endpoint)) throw new ConfigError(`${where}.endpoint`, `must be tcp://host:port (got ${JSON.stringify(endpoint)})`);
-    const realtime: { realtimeEndpoint?: string } = {};
-    if (realtimeEndpoint !== undefined) {
-      if (typeof realtimeEndpoint !== 'string' || !TCP.test(realtimeEndpoint)) throw new ConfigError(`${where}.realtimeEndpoint`, `must be tcp://host:port (got ${JSON.stringify(realtimeEndpoint)})`);
-      if (realtimeEndpoint === endpoint || realtimeEndpoint === membership) throw new ConfigError(`${where}.realtimeEndpoint`, 'must differ from the inbox and membership endpoints');
-      realtime.realtimeEndpoint = realtimeEndpoint;
+    const extra: Partial<Record<'realtimeEndpoint' | 'controlEndpoint', string>> = {};
+    const secondEndpoint = second === undefined ? undefined : (member as Record<string, unknown>)[second];
+    if (second !== undefined && secondEndpoint !== undefined) {
+      if (typeof secondEndpoint !== 'string' || !TCP.test(secondEndpoint)) throw new ConfigError(`${where}.${second}`, `must be tcp://host:port (got ${JSON.stringify(secondEndpoint)})`);
+      if (secondEndpoint === endpoint || secondEndpoint === membership) throw new ConfigError(`${where}.${second}`, 'must differ from the inbox and membership endpoints');
+      extra[second] = secondEndpoint;
     }
-    if (membership === undefined) return { id, endpoint, ...realtime };
+    if (membership === undefined) return { id, endpoint, ...extra };
     if (typeof membership !== 'string' || !TCP.test(membership)) throw new ConfigError(`${where}.membership`, `must be tcp://host:port (got ${JSON.stringify(membership)})`);
     if (membership === endpoint) throw new ConfigError(`${where}.membership`, 'must differ from the inbox endpoint');
-    return { id, endpoint, membership, ...realtime };
+    return { id, endpoint, membership, ...extra };
   });
 }
 
 const TCP = /^tcp:\/\/[^:\s]+:\d{1,5}$/;
+
+/** The second inbox a tier may name: executors one for real-time batches, schedulers one for commands. */
+const SECOND_INBOX: Record<string, 'realtimeEndpoint' | 'controlEndpoint' | undefined> = {
+  'topology.executors': 'realtimeEndpoint',
+  'topology.schedulers': 'controlEndpoint',
+};
 
 /** The interface processes of an APTA cluster: each follows the ring to route tasks. */
 function interfaceMembers(value: unknown): InterfaceMember[] {

@@ -91,6 +91,11 @@ describe('compileConfig, production profile', () => {
     expect(config.scheduler.unitStallMs).toBe(30_000);
   });
 
+  it("takes a scheduler's control inbox endpoint", () => {
+    const schedulers = [{ id: 'scheduler-1', endpoint: 'tcp://h:1', controlEndpoint: 'tcp://h:9' }];
+    expect(compileConfig({ ...PRODUCTION, topology: { ...PRODUCTION.topology, schedulers } } as unknown as HeraldOptions).production!.topology.schedulers).toEqual(schedulers);
+  });
+
   it("takes an executor's real-time inbox endpoint", () => {
     const executors = [{ id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:5' }, { id: 'e2', endpoint: 'tcp://h:2' }];
     const config = compileConfig(withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }], executors) as unknown as HeraldOptions);
@@ -204,6 +209,8 @@ describe('compileConfig', () => {
     ['production with an executor under two agents', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }, { id: 'q', bitmapFile: '/b', executors: ['e2'] }]), 'topology.presence[1].executors'],
     ['production with an executor under no agent', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1'] }]), 'topology.presence'],
     ['production with an unknown presence key', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'], endpoint: 'tcp://h:3' }]), 'topology.presence[0].endpoint'],
+    ['a controlEndpoint on a dispatcher', { ...PRODUCTION, topology: { ...PRODUCTION.topology, dispatchers: [{ id: 'd', endpoint: 'tcp://h:1', controlEndpoint: 'tcp://h:2' }] } }, 'topology.dispatchers[0].controlEndpoint'],
+    ['a scheduler controlEndpoint equal to its inbox', { ...PRODUCTION, topology: { ...PRODUCTION.topology, schedulers: [{ id: 's', endpoint: 'tcp://h:1', controlEndpoint: 'tcp://h:1' }] } }, 'topology.schedulers[0].controlEndpoint'],
     ['a realtimeEndpoint on a scheduler', { ...PRODUCTION, topology: { ...PRODUCTION.topology, schedulers: [{ id: 's', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:2' }] } }, 'topology.schedulers[0].realtimeEndpoint'],
     ['an executor realtimeEndpoint equal to its inbox', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }], [{ id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:1' }, { id: 'e2', endpoint: 'tcp://h:2' }]), 'topology.executors[0].realtimeEndpoint'],
     ['a non-tcp executor realtimeEndpoint', withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }], [{ id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'ipc:///x' }, { id: 'e2', endpoint: 'tcp://h:2' }]), 'topology.executors[0].realtimeEndpoint'],

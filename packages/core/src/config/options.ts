@@ -168,6 +168,12 @@ export interface TopologyMember {
    * Without it real-time batches share the inbox.
    */
   realtimeEndpoint?: string;
+  /**
+   * Schedulers only: a second inbox for commands and pre-processing results
+   * (from interfaces and dispatchers), so they are not queued behind the
+   * executors' progress reports (docs/scheduling.md). Without it they share the inbox.
+   */
+  controlEndpoint?: string;
 }
 
 export interface ProductionConfig {

@@ -22,7 +22,7 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
     const dispatcher = startDispatcher({
       config,
       inbox: watched.inbox,
-      toScheduler: await links.toSchedulers(() => ring.current()),
+      toScheduler: await links.toSchedulers(() => ring.current(), { control: true }),
       toExecutor: await links.toExecutors(),
       toRealtimeExecutor: await links.toRealtimeExecutors(),
       lists,

@@ -20,7 +20,7 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
       config,
       store,
       lists: new ListRepository(join(config.dataDir, 'lists')),
-      toScheduler: await links.toSchedulers(() => ring.current()),
+      toScheduler: await links.toSchedulers(() => ring.current(), { control: true }),
       clock: systemClock,
       logger,
       blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },

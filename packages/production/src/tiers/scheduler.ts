@@ -21,6 +21,7 @@ export async function startSchedulerTier({ config, id, logger, meter }: TierCont
     const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);
+    const controlInbox = me.controlEndpoint === undefined ? undefined : await links.bindInbox(me.controlEndpoint, `${id}.control`);
     const ring = resources.add('membership', await startClusterRing(config, id, 'scheduler', logger, meter), (r) => r.close());
     const scheduler = resources.add(
       'scheduler',
@@ -28,6 +29,7 @@ export async function startSchedulerTier({ config, id, logger, meter }: TierCont
         config: { ...config, scheduler: { ...config.scheduler, id } },
         store,
         inbox,
+        ...(controlInbox ? { controlInbox } : {}),
         toDispatcher: await links.toDispatchers(),
         ring: () => ring.current(),
         progress: coordinatorRecorder(store, coordinator),
