@@ -3,7 +3,8 @@
 # (`npm run test:all`) and CI's (.ci/run) are this script.
 #
 #   1. Debian packages the tests need: mariadb-server (the MySQL task store),
-#      zookeeper (the coordinator), kcat (librdkafka's mock Kafka cluster);
+#      zookeeper (the coordinator), kcat (librdkafka's mock Kafka cluster),
+#      redis-server (the peer baseline's test starts a private one);
 #      installed only when missing. The servers themselves are started on
 #      127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
 #   2. npm install: the locked dependencies (see below for why not npm ci).
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 echo "== Debian packages"
 missing=()
-for pkg in mariadb-server zookeeper kcat; do
+for pkg in mariadb-server zookeeper kcat redis-server; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -25,7 +26,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 else
-  echo "installed: mariadb-server zookeeper kcat"
+  echo "installed: mariadb-server zookeeper kcat redis-server"
 fi
 
 echo "== npm install (from the lock file)"
