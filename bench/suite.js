@@ -17,7 +17,7 @@
  *      each process's peak RSS (bench/production.js).
  *
  *   npm run bench                   # quick: fan-out 10^6 (both profiles), baseline 10^5; 3-5 min
- *   npm run bench -- --full         # fan-out 10^6, 10^7, 10^8 embedded and 10^6, 10^7 production, baseline 10^6; 10-20 min (estimate)
+ *   npm run bench -- --full         # fan-out 10^6, 10^7, 10^8 on both profiles, baseline 10^6
  *   node bench/suite.js [--full] [--no-record]
  *
  * --no-record prints the section without appending it. A step that fails is
@@ -49,7 +49,7 @@ const MODES = {
   },
   full: {
     embeddedSizes: [1e6, 1e7, 1e8],
-    productionSizes: [1e6, 1e7],
+    productionSizes: [1e6, 1e7, 1e8],
     baselineSize: 1e6,
     physicalUins: 1e8,
     latencyTasks: 300,
