@@ -7,6 +7,8 @@ import { readKeyPair, readPublicKey } from './keys';
 export interface ClusterRing {
   /** The ring to route by (and, for a scheduler, to own by). */
   current(): HashRing;
+  /** Whether this process's view of the ring is current (APTA WORKING, or a static ring): a scheduler adopts tasks only then. */
+  isCurrent(): boolean;
   /** Called after every change of `current()`. */
   onChange(listener: (ring: HashRing) => void): void;
   /** For the management endpoint: the ring's members, and with APTA this process's state and its view of every member. */
@@ -33,7 +35,7 @@ export async function startClusterRing(config: HeraldConfig, id: string, role: '
   const listeners: ((ring: HashRing) => void)[] = [];
   if (production.apta === null) {
     const membership = (): ClusterMembership => ({ apta: false, self: undefined, ring: everyScheduler, members: everyScheduler.members.map((m) => ({ id: m, state: 'WORKING', takesWork: true })) });
-    return { current: () => everyScheduler, onChange: (l) => void listeners.push(l), status: () => ({ apta: false, ring: everyScheduler.members }), membership, close: async () => undefined };
+    return { current: () => everyScheduler, isCurrent: () => true, onChange: (l) => void listeners.push(l), status: () => ({ apta: false, ring: everyScheduler.members }), membership, close: async () => undefined };
   }
 
   const { schedulers, dispatchers, executors, interfaces } = production.topology;
@@ -64,6 +66,7 @@ export async function startClusterRing(config: HeraldConfig, id: string, role: '
   let closing: Promise<void> | undefined;
   return {
     current: () => ring,
+    isCurrent: () => closing === undefined && membership.state === 'WORKING',
     onChange: (listener) => void listeners.push(listener),
     status: () => ({ apta: true, ring: ring.members, state: closing ? 'LEFT' : membership.state, members: membership.view() }),
     membership: () => {

@@ -48,7 +48,7 @@ describe('scheduler following the ring', () => {
     await dir.remove();
   });
 
-  async function start(id: string, sweepMs = 3_600_000): Promise<Member> {
+  async function start(id: string, sweepMs = 3_600_000, mayAdopt?: () => boolean): Promise<Member> {
     const schedulerEndpoint = inprocEndpoint(`rebalance-${id}`);
     const dispatcherEndpoint = inprocEndpoint(`rebalance-${id}-dispatcher`);
     const inbox = await createPull({ name: id, endpoint: schedulerEndpoint, highWaterMark: 256 });
@@ -68,7 +68,7 @@ describe('scheduler following the ring', () => {
       }
     })();
     const config = compileConfig({ scheduler: { id, slots: 100, tickMs: 20 } });
-    const scheduler = await startScheduler({ config, store, inbox, toDispatcher, ring: () => ring, sweepMs });
+    const scheduler = await startScheduler({ config, store, inbox, toDispatcher, ring: () => ring, sweepMs, ...(mayAdopt ? { mayAdopt } : {}) });
     const member = { id, scheduler, toScheduler, seen };
     members.push(member);
     return member;
@@ -190,5 +190,22 @@ describe('scheduler following the ring', () => {
     // What s1 holds goes on under its epoch.
     for (const task of tasks) await progress(s1, task, 1, 0, 10);
     await waitAll(tasks, 's1 completes what it kept', async (t) => (await taskOf(t.id)).state === 'COMPLETED');
+  });
+
+  it('a scheduler cut off from the others (mayAdopt false) takes nothing back from the store, though its last ring names it', async () => {
+    ring = new HashRing(['s1']);
+    let current = true;
+    const s1 = await start('s1', 3_600_000, () => current);
+    const tasks = await sending(s1, 3);
+    // Cut off: the others claimed its tasks meanwhile (epoch 2), and it has dropped them.
+    current = false;
+    for (const task of tasks) await store.claimTask(task.id, 's2', Date.now());
+    for (const task of tasks) await progress(s1, task, 1, 0, 4); // its writes are fenced: it drops each task
+    await waitFor(() => s1.scheduler.stats().owned === 0, { timeoutMs: 10_000, message: 's1 drops the tasks it lost' });
+    expect(await s1.scheduler.rebalance()).toEqual({ adopted: 0, released: 0 });
+    for (const task of tasks) expect(await taskOf(task.id)).toMatchObject({ owner: 's2', epoch: 2 });
+    // Back in the membership: the ring is current again, and it adopts what the ring gives it.
+    current = true;
+    expect((await s1.scheduler.rebalance()).adopted).toBe(tasks.length);
   });
 });

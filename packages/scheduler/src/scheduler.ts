@@ -46,6 +46,14 @@ export interface SchedulerDeps {
    * scheduler alone, which owns everything.
    */
   ring?: () => HashRing;
+  /**
+   * Whether this scheduler may claim tasks it does not hold now (the sweep,
+   * `rebalance`): true only while its membership is current (APTA WORKING).
+   * A scheduler cut off from the others keeps its last ring, and must not
+   * take back from the store a task the others have claimed meanwhile.
+   * Default: always.
+   */
+  mayAdopt?: () => boolean;
   /** Where confirmed batches are recorded. Default: the task store (storeRecorder). */
   progress?: ProgressRecorder;
   /**
@@ -115,6 +123,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const me = config.scheduler.id;
   const soloRing = new HashRing([me]);
   const ring = deps.ring ?? (() => soloRing);
+  const mayAdopt = deps.mayAdopt ?? (() => true);
   const mine = (taskId: number) => ring().ownerOf(taskId) === me;
   const recorder = deps.progress ?? storeRecorder(store);
   const sweepMs = deps.sweepMs ?? 10 * config.scheduler.tickMs;
@@ -566,7 +575,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
         const current = ring();
         if (current.size === 0) return; // not WORKING: take nothing, keep what we have (the store's fencing protects it)
         result.released = releaseLost(current);
-        await adoptMine(current, result);
+        if (mayAdopt()) await adoptMine(current, result);
       },
       what,
     );

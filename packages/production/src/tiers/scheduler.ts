@@ -32,6 +32,7 @@ export async function startSchedulerTier({ config, id, logger, meter }: TierCont
         ...(controlInbox ? { controlInbox } : {}),
         toDispatcher: await links.toDispatchers(),
         ring: () => ring.current(),
+        mayAdopt: () => ring.isCurrent(),
         progress: coordinatorRecorder(store, coordinator),
         logger,
         meter,
