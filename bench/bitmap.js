@@ -21,7 +21,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { TypedArrayBitmap } = require('@herald/core');
+const { mulberry32, TypedArrayBitmap } = require('@herald/core');
 const { SharedOnlineBitmap } = require('@herald/shared-bitmap');
 const { machine, commit, arg } = require('./lib');
 
@@ -42,17 +42,6 @@ function benchDir() {
   return fs.statSync('/dev/shm', { throwIfNoEntry: false })?.isDirectory() ? '/dev/shm' : os.tmpdir();
 }
 
-/** xorshift32: a fast, seeded stream of 32-bit values. */
-function xorshift(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
-
 /**
  * Fills the words of the file with random bits, each set with probability
  * k/256: m = digit ? m | r : m & r over the 8 binary digits of k/256, least
@@ -61,7 +50,7 @@ function xorshift(seed) {
 function fillOnline(file, wordCount, share) {
   const k = Math.round(share * 256);
   const digits = Array.from({ length: 8 }, (_, i) => (k >> (7 - i)) & 1); // digits[0] is the 1/2 digit
-  const random = xorshift(0x9e3779b9);
+  const random = mulberry32(0x9e3779b9);
   const chunk = new Uint32Array(1 << 20);
   const fd = fs.openSync(file, 'r+');
   try {
@@ -81,7 +70,7 @@ function fillOnline(file, wordCount, share) {
 }
 
 function lookupLists(count, uinLimit) {
-  const random = xorshift(12345);
+  const random = mulberry32(12345);
   const shuffled = new Uint32Array(count);
   for (let i = 0; i < count; i++) shuffled[i] = uinLimit === 2 ** 32 ? random() : random() % uinLimit;
   const sorted = shuffled.slice().sort();

@@ -21,6 +21,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { ListRepository, TextListParser } = require('@herald/audience');
+const { mulberry32 } = require('@herald/core');
 const { machine, commit, arg } = require('./lib');
 
 const CHUNK = 64 * 1024;
@@ -34,20 +35,9 @@ function options() {
   };
 }
 
-/** xorshift32: a fast, seeded stream of 32-bit values. */
-function xorshift(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
-
 /** Writes the input file in 1 MiB pieces; returns its size in bytes. */
 function generate(file, { lines, format, crlf }) {
-  const random = xorshift(0x2545f491);
+  const random = mulberry32(0x2545f491);
   const eol = crlf ? '\r\n' : '\n';
   const fd = fs.openSync(file, 'w');
   let bytes = 0;

@@ -15,8 +15,6 @@ import { broadcastThroughOutage, startThreeSchedulerCluster, tearDown, THREE_SCH
  */
 jest.setTimeout(240_000);
 
-const SCHEDULERS = THREE_SCHEDULERS;
-
 describe('scheduler failover (APTA)', () => {
   let dir: TempDir;
   let cluster: ProcessCluster;
@@ -35,13 +33,13 @@ describe('scheduler failover (APTA)', () => {
     let killed = '';
     const { task, stateAtOutage } = await broadcastThroughOutage(cluster, audience, async () => {
       // The task id is known once it is sending: the first task of this database is 1.
-      killed = new HashRing(SCHEDULERS).ownerOf(1)!;
+      killed = new HashRing(THREE_SCHEDULERS).ownerOf(1)!;
       await cluster.stop(cluster.processes.find((p) => p.id === killed)!, 'SIGKILL');
     });
     expect(stateAtOutage).toBe('SENDING');
     expect(task.state).toBe('COMPLETED');
 
-    const survivors = SCHEDULERS.filter((id) => id !== killed);
+    const survivors = THREE_SCHEDULERS.filter((id) => id !== killed);
     const adoptedBy = cluster.processes.filter((p) => survivors.includes(p.id) && /rebalanced after a ring change.*"adopted":[1-9]/.test(p.output)).map((p) => p.id);
     expect(adoptedBy.length).toBeGreaterThan(0);
 

@@ -17,8 +17,6 @@ import { broadcastThroughOutage, startThreeSchedulerCluster, tearDown, THREE_SCH
  */
 jest.setTimeout(300_000);
 
-const SCHEDULERS = THREE_SCHEDULERS;
-
 describe('scheduler partition (APTA)', () => {
   let dir: TempDir;
   let cluster: ProcessCluster;
@@ -34,9 +32,9 @@ describe('scheduler partition (APTA)', () => {
   });
 
   it('moves a cut-off scheduler\'s broadcast to a survivor, fences the cut-off one, and takes it back in when the partition heals', async () => {
-    const owner = new HashRing(SCHEDULERS).ownerOf(1)!; // the first task of this database is 1
+    const owner = new HashRing(THREE_SCHEDULERS).ownerOf(1)!; // the first task of this database is 1
     const cutOff = cluster.processes.find((p) => p.id === owner)!;
-    const survivors = cluster.processes.filter((p) => SCHEDULERS.includes(p.id) && p.id !== owner);
+    const survivors = cluster.processes.filter((p) => THREE_SCHEDULERS.includes(p.id) && p.id !== owner);
     const adopted = () => survivors.some((p) => /rebalanced after a ring change.*"adopted":[1-9]/.test(p.output));
 
     const { task, stateAtOutage } = await broadcastThroughOutage(cluster, audience, async () => {
@@ -61,7 +59,7 @@ describe('scheduler partition (APTA)', () => {
     type ClusterView = { ring: string[]; members: { id: string; state: string }[] };
     await waitFor(async () => {
       const now = (await (await fetch(`${cluster.url}/api/v1/cluster`)).json()) as ClusterView;
-      return now.ring.length === 3 && SCHEDULERS.every((id) => now.members.find((m) => m.id === id)?.state === 'WORKING');
+      return now.ring.length === 3 && THREE_SCHEDULERS.every((id) => now.members.find((m) => m.id === id)?.state === 'WORKING');
     }, { timeoutMs: 30_000, message: 'the cluster view never showed three WORKING schedulers again' });
 
     const { online, offline } = expectedOutcome(audience);
