@@ -1,4 +1,5 @@
 import {
+  AccessDeniedError,
   ConfigError,
   ErrorCodes,
   FencedError,
@@ -8,6 +9,7 @@ import {
   isHeraldError,
   ListFormatError,
   NotFoundError,
+  RateLimitedError,
   ValidationError,
 } from './errors';
 
@@ -24,6 +26,12 @@ describe('ErrorCodes', () => {
         'NOT_FOUND',
         'TASK_NOT_FOUND',
         'LIST_NOT_FOUND',
+        'ACCOUNT_NOT_FOUND',
+        'TOKEN_NOT_FOUND',
+        'TOKEN_EXISTS',
+        'UNAUTHENTICATED',
+        'FORBIDDEN',
+        'RATE_LIMITED',
         'LIST_EMPTY',
         'LIST_BAD_MAGIC',
         'LIST_UNSUPPORTED_VERSION',
@@ -135,6 +143,26 @@ describe('HeraldError subclasses', () => {
     expect(new IllegalTransitionError('unit', 'DONE', 'start').message).toContain("'start'");
     expect(new IllegalTransitionError('unit', 'DONE', 'start').message).toContain("'DONE'");
     expect(new FencedError(12, 3, 4).message).toContain('12');
+  });
+});
+
+describe('access errors', () => {
+  it('AccessDeniedError carries UNAUTHENTICATED or FORBIDDEN, no details, and is not retriable', () => {
+    for (const code of ['UNAUTHENTICATED', 'FORBIDDEN'] as const) {
+      const error = new AccessDeniedError(code, 'no');
+      expect(error).toBeInstanceOf(HeraldError);
+      expect(error.name).toBe('AccessDeniedError');
+      expect(error.toJSON()).toStrictEqual({ code, message: 'no' });
+      expect(error.retriable).toBe(false);
+    }
+  });
+
+  it('RateLimitedError is retriable and says when to try again, in ms and in the message (whole seconds)', () => {
+    const error = new RateLimitedError(1200);
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error.retriable).toBe(true);
+    expect(error.retryAfterMs).toBe(1200);
+    expect(error.toJSON()).toStrictEqual({ code: 'RATE_LIMITED', message: 'too many requests for this token: try again in 2 s', details: { retryAfterMs: 1200 } });
   });
 });
 

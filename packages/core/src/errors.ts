@@ -11,6 +11,17 @@ export const ErrorCodes = {
   NOT_FOUND: 'NOT_FOUND',
   TASK_NOT_FOUND: 'TASK_NOT_FOUND',
   LIST_NOT_FOUND: 'LIST_NOT_FOUND',
+  /** An account the caller may not see (or that does not exist: the answer is the same, so an operator learns nothing). */
+  ACCOUNT_NOT_FOUND: 'ACCOUNT_NOT_FOUND',
+  TOKEN_NOT_FOUND: 'TOKEN_NOT_FOUND',
+  /** A token with this id already exists. */
+  TOKEN_EXISTS: 'TOKEN_EXISTS',
+  /** No token, or one that is malformed, unknown or revoked. */
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** A valid token whose role may not use this endpoint (admin endpoints only: account data answers 404). */
+  FORBIDDEN: 'FORBIDDEN',
+  /** The token's request rate is over `auth.rateLimit`; retriable after `details.retryAfterMs`. */
+  RATE_LIMITED: 'RATE_LIMITED',
   LIST_EMPTY: 'LIST_EMPTY',
   LIST_BAD_MAGIC: 'LIST_BAD_MAGIC',
   LIST_UNSUPPORTED_VERSION: 'LIST_UNSUPPORTED_VERSION',
@@ -79,8 +90,31 @@ export class ValidationError extends HeraldError {
 }
 
 export class NotFoundError extends HeraldError {
-  constructor(code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
+  constructor(code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'TOKEN_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
     super(code, message, { details });
+  }
+}
+
+/**
+ * The API refused the caller: UNAUTHENTICATED (no valid token) or FORBIDDEN
+ * (a valid token whose role may not use the endpoint). Messages never echo
+ * the token.
+ */
+export class AccessDeniedError extends HeraldError {
+  constructor(code: 'UNAUTHENTICATED' | 'FORBIDDEN', message: string) {
+    super(code, message);
+  }
+}
+
+/** Too many requests for one token; trying again after `retryAfterMs` can succeed. */
+export class RateLimitedError extends HeraldError {
+  readonly retryAfterMs: number;
+  constructor(retryAfterMs: number) {
+    super(ErrorCodes.RATE_LIMITED, `too many requests for this token: try again in ${Math.ceil(retryAfterMs / 1000)} s`, {
+      retriable: true,
+      details: { retryAfterMs },
+    });
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

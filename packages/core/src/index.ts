@@ -19,6 +19,8 @@ export {
   ConfigError,
   ValidationError,
   NotFoundError,
+  AccessDeniedError,
+  RateLimitedError,
   ListFormatError,
   IllegalTransitionError,
   FencedError,
@@ -113,11 +115,38 @@ export { withinBudget } from './frequency/filter';
 export type { FrequencyFilterResult } from './frequency/filter';
 export { MAX_FREQUENCY_DAY, checkFrequencyDay, checkFrequencyUses, checkSortedUins } from './frequency/counter-rules';
 
+// API access (docs/api.md "Authentication"): who a verified token stands for, what it may see,
+// the token's text form (hashing and randomness live outside core), per-token rate limiting.
+export { ROLES, ACCOUNT_ID_PATTERN, isAdmin, canSeeAccount, visibleAccountsOf } from './access/principal';
+export type { Role, Principal } from './access/principal';
+export { TOKEN_PREFIX, TOKEN_ID_PATTERN, TOKEN_SECRET_PATTERN, TOKEN_HASH_PATTERN, parseToken, formatToken, bearerToken } from './access/token';
+export type { ParsedToken } from './access/token';
+export {
+  MAX_TOKEN_ACCOUNTS,
+  MAX_TOKEN_NAME_CHARS,
+  MAX_AUDIT_FIELD_CHARS,
+  AUDIT_QUERY_DEFAULT_LIMIT,
+  AUDIT_QUERY_MAX_LIMIT,
+  checkTokenId,
+  checkTokenName,
+  checkTokenScope,
+  checkNewAccessToken,
+  checkRevokeTime,
+  checkNewAuditEntry,
+  compileAuditQuery,
+  principalOfToken,
+  auditMatches,
+} from './access/records';
+export type { AccessToken, StoredAccessToken, NewAccessToken, AuditEntry, NewAuditEntry, AuditQuery, AuditPage, CompiledAuditQuery } from './access/records';
+export { RateLimiter, takeFromBucket } from './access/rate-limit';
+export type { RateLimit, Bucket, Take } from './access/rate-limit';
+
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
-export type { HeraldOptions, HeraldConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
+export type { HeraldOptions, HeraldConfig, AuthConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
+export type { AccessStore } from './ports/access-store';
 export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './ports/coordinator';
 export { checkUnitKey, checkCheckpoint, checkRole, checkCandidateId, supersedes, byUnit } from './ports/coordinator-rules';
 export { TOPICS } from './ports/event-bus';

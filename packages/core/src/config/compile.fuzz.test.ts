@@ -117,7 +117,7 @@ describe('compileConfig, fuzzed', () => {
   });
 
   it('throws only ConfigError on objects of known sections holding arbitrary JSON', () => {
-    const keys = ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management'];
+    const keys = ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth'];
     const arb = fc.record(Object.fromEntries(keys.map((key) => [key, edgy])), { requiredKeys: [] });
     fc.assert(
       fc.property(arb, fc.constantFrom('embedded', 'production'), (options, profile) => {

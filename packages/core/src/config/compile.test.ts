@@ -18,6 +18,7 @@ const EXPECTED_DEFAULTS = {
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
   management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false },
+  auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
   production: null,
 };
 
@@ -133,6 +134,7 @@ describe('compileConfig', () => {
       offline: { rangeBits: 8 },
       transport: { highWaterMark: 1 },
       management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true },
+      auth: { rateLimit: { perSecond: 0.5, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
     };
     const { uinLimit, production, ...rest } = compileConfig(options);
     expect(production).toBeNull();

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors';
 import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
+import { compileAuth } from './compile-auth';
 import { compileManagement } from './compile-management';
 import { compileProduction } from './compile-production';
 import { section } from './section';
@@ -14,7 +15,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -65,6 +66,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
     transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
     management: compileManagement(options),
+    auth: compileAuth(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }

@@ -116,6 +116,27 @@ export interface HeraldOptions {
   };
   /** APTA timers (docs/apta.md); used when the schedulers name membership endpoints. */
   apta?: AptaOptions;
+  /** Access to the HTTP API: tokens, rate limits (docs/api.md "Authentication", docs/configuration.md). */
+  auth?: {
+    rateLimit?: {
+      /** Requests per second one token may make, sustained; 0 turns limiting off. Default 100. */
+      perSecond?: number;
+      /** Requests one token may make at once after a quiet spell. Default 200. */
+      burst?: number;
+    };
+    /**
+     * How long an interface process trusts a token it verified before asking
+     * the store again, ms; a revocation made through another process takes
+     * effect there within this bound. 0: ask on every request. Default 5000.
+     */
+    tokenCacheMs?: number;
+    /**
+     * An admin token (hrd_<id>_<secret>) stored, hashed, at start when no token
+     * has its id: how the first admin comes to exist without the CLI. The CLI
+     * takes it from the environment variable HERALD_ADMIN_TOKEN. Default none.
+     */
+    bootstrapAdminToken?: string;
+  };
   /** Management endpoints for `herald admin` and Prometheus (docs/operations.md); both profiles accept it, production uses it. */
   management?: {
     /** Process id -> "host:port" of its management listener (plain HTTP: bind it to loopback or a private network). */
@@ -131,6 +152,12 @@ export interface ManagementConfig {
   endpoints: Record<string, string>;
   drainTimeoutMs: number;
   faults: boolean;
+}
+
+export interface AuthConfig {
+  rateLimit: { perSecond: number; burst: number };
+  tokenCacheMs: number;
+  bootstrapAdminToken: string | null;
 }
 
 export interface InterfaceMember {
@@ -200,6 +227,7 @@ export interface HeraldConfig {
   offline: { rangeBits: number };
   transport: { highWaterMark: number };
   management: ManagementConfig;
+  auth: AuthConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
 }
@@ -219,4 +247,5 @@ export const DEFAULTS = {
   zookeeper: { root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
   kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
   management: { drainTimeoutMs: 60_000 },
+  auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
 } as const;

@@ -1,0 +1,32 @@
+import { parseToken } from '../access/token';
+import { ConfigError } from '../errors';
+import { DEFAULTS, type AuthConfig, type HeraldOptions } from './options';
+import { section } from './section';
+import { checkKnownKeys, int } from './validate';
+
+/**
+ * The API's access settings (docs/configuration.md, `auth`): the per-token
+ * rate limit, how long a verified token is trusted before the store is asked
+ * again (the bound on how late a revocation takes effect), and the optional
+ * bootstrap admin token. The token is checked for shape only and never echoed
+ * in an error.
+ */
+export function compileAuth(options: HeraldOptions): AuthConfig {
+  const auth = section(options, 'auth', ['rateLimit', 'tokenCacheMs', 'bootstrapAdminToken']);
+  const rateLimit = auth.rateLimit ?? {};
+  if (rateLimit === null || typeof rateLimit !== 'object' || Array.isArray(rateLimit)) throw new ConfigError('auth.rateLimit', 'must be an object');
+  checkKnownKeys('auth.rateLimit', rateLimit, ['perSecond', 'burst']);
+  const perSecond = rateLimit.perSecond ?? DEFAULTS.auth.rateLimit.perSecond;
+  if (typeof perSecond !== 'number' || !Number.isFinite(perSecond) || perSecond < 0 || perSecond > 1_000_000) {
+    throw new ConfigError('auth.rateLimit.perSecond', `must be a number in [0, 1000000]; 0 turns rate limiting off (got ${JSON.stringify(perSecond)})`);
+  }
+  const token = auth.bootstrapAdminToken;
+  if (token !== undefined && parseToken(token) === undefined) {
+    throw new ConfigError('auth.bootstrapAdminToken', 'must be a token hrd_<id>_<secret>: id 4..32 of [a-z0-9], secret 32..128 of [A-Za-z0-9_-] (the value is not shown)');
+  }
+  return {
+    rateLimit: { perSecond, burst: int('auth.rateLimit.burst', rateLimit.burst, DEFAULTS.auth.rateLimit.burst, 1, 1_000_000) },
+    tokenCacheMs: int('auth.tokenCacheMs', auth.tokenCacheMs, DEFAULTS.auth.tokenCacheMs, 0, 3_600_000),
+    bootstrapAdminToken: token ?? null,
+  };
+}
