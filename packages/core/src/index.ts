@@ -45,6 +45,7 @@ export {
   DEFAULT_TASK_RECORD_RULES,
   TASK_QUERY_DEFAULT_LIMIT,
   TASK_QUERY_MAX_LIMIT,
+  TASK_QUERY_MAX_ACCOUNTS,
   checkIdString,
   isTaskId,
   checkNow,

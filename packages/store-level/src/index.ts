@@ -1,8 +1,8 @@
 /**
  * @module @herald/store-level
  *
- * Herald's embedded adapters on LevelDB (classic-level): a TaskStore and an
- * OfflineStore that each own one directory. They pass the same conformance
+ * Herald's embedded adapters on LevelDB (classic-level): a TaskStore, an
+ * OfflineStore and an AccessStore (API tokens, audit log) that each own one directory. They pass the same conformance
  * suites (@herald/testing) as the production adapters, so a single-process
  * Herald (tests, demos, the embedded package) behaves like the real one.
  *
@@ -15,6 +15,7 @@
  *   await offline.pending(42); // [{ taskId: task.id, expiresAt: task.expiresAt }]
  */
 export { LevelTaskStore } from './level-task-store';
+export { LevelAccessStore } from './level-access-store';
 export { LevelOfflineStore, DEFAULT_RANGE_BITS } from './level-offline-store';
 export type { LevelOfflineStoreOptions } from './level-offline-store';
 export { LevelFrequencyCounter, DEFAULT_RETAIN_DAYS } from './level-frequency-counter';

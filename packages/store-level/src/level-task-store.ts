@@ -162,6 +162,7 @@ export class LevelTaskStore implements TaskStore {
   listTasks(query: TaskQuery = {}): Promise<TaskPage> {
     return this.life.run('listTasks', async () => {
       const q = compileTaskQuery(query);
+      if (q.accountIds?.length === 0) return { tasks: [], nextCursor: null };
       const tasks: Task[] = [];
       let more = false;
       // Keyset scan in id order, filtering as it goes; one extra match tells whether a next page exists.
@@ -169,6 +170,7 @@ export class LevelTaskStore implements TaskStore {
         const task = decodeJson<Task>(value);
         if (q.state !== undefined && task.state !== q.state) continue;
         if (q.accountId !== undefined && task.accountId !== q.accountId) continue;
+        if (q.accountIds !== undefined && !q.accountIds.includes(task.accountId)) continue;
         if (tasks.length === q.limit) {
           more = true;
           break;

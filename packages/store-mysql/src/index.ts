@@ -1,7 +1,8 @@
 /**
  * @module @herald/store-mysql
  *
- * Herald's production TaskStore on MySQL/MariaDB (mysql2). It passes the same
+ * Herald's production TaskStore (and AccessStore: API tokens, audit log) on
+ * MySQL/MariaDB (mysql2). It passes the same
  * conformance suite (@herald/testing) as the embedded LevelTaskStore. The
  * schema lives in this package's `migrations/NNN_name.sql` files (tables, the
  * outbox triggers, the live-task checkpoint), applied by `migrate` under a
@@ -16,6 +17,7 @@
  *   await store.readOutbox(0, 100); // [{ id, taskId: task.id, from: null, to: 'CREATED', version: 1, at }]
  */
 export { MySqlTaskStore } from './mysql-task-store';
+export { MySqlAccessStore } from './mysql-access-store';
 export { migrate, loadMigrations, MIGRATIONS_DIR, MIGRATION_LOCK } from './migrate';
 export type { MigrateOptions, MigrateResult, Migration } from './migrate';
 export { DEFAULT_POOL_SIZE } from './connection';

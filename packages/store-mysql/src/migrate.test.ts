@@ -7,14 +7,14 @@ import { connectionOptions, parseMySqlUrl } from './connection';
 import { loadMigrations, migrate, MIGRATION_LOCK, MIGRATIONS_DIR } from './migrate';
 import { dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
 
-const ALL = ['001_tables.sql', '002_outbox.sql', '003_live_task_checkpoint.sql'];
+const ALL = ['001_tables.sql', '002_outbox.sql', '003_live_task_checkpoint.sql', '004_access.sql'];
 
 describe('migration files', () => {
   it('are the package migrations/ next to dist/ and src/, in version order, each with a header comment', async () => {
     expect(MIGRATIONS_DIR).toBe(join(__dirname, '..', 'migrations'));
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
-    expect(migrations.map((m) => m.version)).toEqual([1, 2, 3]);
+    expect(migrations.map((m) => m.version)).toEqual(ALL.map((name) => Number(name.slice(0, 3))));
     for (const m of migrations) {
       expect(m.sql.startsWith(`-- ${m.name.replace(/\.sql$/, '')}: `)).toBe(true);
       expect(m.checksum).toMatch(/^[0-9a-f]{64}$/);
@@ -66,7 +66,9 @@ describe('migrate', () => {
     const [triggers] = await conn.query<RowDataPacket[]>('SELECT trigger_name AS t FROM information_schema.triggers WHERE trigger_schema = ?', [database]);
     await conn.end();
     expect(tables.map((r) => String(r.t)).sort()).toEqual([
+      'access_tokens',
       'accounts',
+      'audit_log',
       'campaigns',
       'execution_units',
       'recipient_lists',
@@ -98,8 +100,8 @@ describe('migrate', () => {
   it('applies only the migrations added since the last run', async () => {
     const path = await copyOfMigrations();
     await migrate(URL_, { database, migrationsDir: path });
-    await writeFile(join(path, '004_extra.sql'), '-- 004_extra: a test migration.\nCREATE TABLE extra (id INT PRIMARY KEY);\nINSERT INTO extra VALUES (1), (2);\n');
-    expect((await migrate(URL_, { database, migrationsDir: path })).applied).toEqual(['004_extra.sql']);
+    await writeFile(join(path, '900_extra.sql'), '-- 900_extra: a test migration.\nCREATE TABLE extra (id INT PRIMARY KEY);\nINSERT INTO extra VALUES (1), (2);\n');
+    expect((await migrate(URL_, { database, migrationsDir: path })).applied).toEqual(['900_extra.sql']);
     const conn = await rawConnection(database);
     const [rows] = await conn.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM extra');
     await conn.end();
@@ -111,7 +113,7 @@ describe('migrate', () => {
     await migrate(URL_, { database, migrationsDir: path });
     const before = await applied();
     await writeFile(join(path, '002_outbox.sql'), `${await readFile(join(path, '002_outbox.sql'), 'utf8')}\n-- edited after it was applied\n`);
-    await writeFile(join(path, '004_extra.sql'), '-- 004_extra: never applied here.\nCREATE TABLE extra (id INT PRIMARY KEY);\n');
+    await writeFile(join(path, '900_extra.sql'), '-- 900_extra: never applied here.\nCREATE TABLE extra (id INT PRIMARY KEY);\n');
     const error = await rejectsWithCode(migrate(URL_, { database, migrationsDir: path }), ErrorCodes.MIGRATION_FAILED);
     expect(error.details).toMatchObject({ version: 2, name: '002_outbox.sql' });
     expect(error.message).toContain('002_outbox.sql');
@@ -120,12 +122,12 @@ describe('migrate', () => {
 
   it('a failing statement fails MIGRATION_FAILED naming file and statement, records nothing, and a fixed file applies', async () => {
     const path = await copyOfMigrations();
-    await writeFile(join(path, '004_broken.sql'), '-- 004_broken: fails at statement 2.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\nCREATE TABLEX nope;\n');
+    await writeFile(join(path, '900_broken.sql'), '-- 900_broken: fails at statement 2.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\nCREATE TABLEX nope;\n');
     const error = await rejectsWithCode(migrate(URL_, { database, migrationsDir: path }), ErrorCodes.MIGRATION_FAILED);
-    expect(error.details).toMatchObject({ version: 4, name: '004_broken.sql', statement: 2 });
+    expect(error.details).toMatchObject({ version: 900, name: '900_broken.sql', statement: 2 });
     expect((await applied()).map((m) => m.name)).toEqual(ALL);
-    await writeFile(join(path, '004_broken.sql'), '-- 004_broken: fixed.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\n');
-    expect((await migrate(URL_, { database, migrationsDir: path })).applied).toEqual(['004_broken.sql']);
+    await writeFile(join(path, '900_broken.sql'), '-- 900_broken: fixed.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\n');
+    expect((await migrate(URL_, { database, migrationsDir: path })).applied).toEqual(['900_broken.sql']);
   });
 
   it('waits for the migration lock and gives up with a retriable MIGRATION_FAILED after lockTimeoutMs', async () => {

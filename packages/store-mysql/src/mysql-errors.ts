@@ -57,20 +57,20 @@ export function isConnectionError(error: unknown): boolean {
  * retriable (the whole call can be tried again); values the server refuses
  * are VALIDATION_FAILED; anything else is INTERNAL.
  */
-export function toHeraldError(error: unknown, op: string): HeraldError {
+export function toHeraldError(error: unknown, op: string, store = 'MySqlTaskStore'): HeraldError {
   if (isHeraldError(error)) return error;
   const code = mysqlCode(error);
   const details = { mysqlCode: code };
   if (isConnectionError(error)) {
-    return new HeraldError(ErrorCodes.UNAVAILABLE, `MySqlTaskStore.${op}: database unavailable: ${messageOf(error)}`, { retriable: true, cause: error, details });
+    return new HeraldError(ErrorCodes.UNAVAILABLE, `${store}.${op}: database unavailable: ${messageOf(error)}`, { retriable: true, cause: error, details });
   }
   if (code !== undefined && LOCK_CODES.has(code)) {
-    return new HeraldError(ErrorCodes.UNAVAILABLE, `MySqlTaskStore.${op}: lock conflict, try again: ${messageOf(error)}`, { retriable: true, cause: error, details });
+    return new HeraldError(ErrorCodes.UNAVAILABLE, `${store}.${op}: lock conflict, try again: ${messageOf(error)}`, { retriable: true, cause: error, details });
   }
   if (code !== undefined && VALUE_CODES.has(code)) {
-    return new HeraldError(ErrorCodes.VALIDATION_FAILED, `MySqlTaskStore.${op}: value refused by the database: ${messageOf(error)}`, { cause: error, details });
+    return new HeraldError(ErrorCodes.VALIDATION_FAILED, `${store}.${op}: value refused by the database: ${messageOf(error)}`, { cause: error, details });
   }
-  return new HeraldError(ErrorCodes.INTERNAL, `MySqlTaskStore.${op} failed: ${messageOf(error)}`, { cause: error, details });
+  return new HeraldError(ErrorCodes.INTERNAL, `${store}.${op} failed: ${messageOf(error)}`, { cause: error, details });
 }
 
 /** A URL safe to print: no user name or password. */

@@ -194,6 +194,11 @@ export class MySqlTaskStore implements TaskStore {
         where.push('account_id = ?');
         values.push(q.accountId);
       }
+      if (q.accountIds !== undefined) {
+        if (q.accountIds.length === 0) return { tasks: [], nextCursor: null };
+        where.push(`account_id IN (${q.accountIds.map(() => '?').join(', ')})`);
+        values.push(...q.accountIds);
+      }
       // One extra row tells whether a next page exists.
       const [rows] = await this.pool.execute<Rows>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, [...values, q.limit + 1]);
       const tasks = rows.slice(0, q.limit).map(toTask);

@@ -18,6 +18,7 @@
  */
 export { taskStoreConformance } from './task-store/conformance';
 export { offlineStoreConformance } from './offline-store/conformance';
+export { accessStoreConformance } from './access-store/conformance';
 export { frequencyCounterConformance } from './frequency-counter/conformance';
 export type { FrequencyCounterFactory, OpenedFrequencyCounter } from './frequency-counter/conformance';
 export { eventBusConformance } from './event-bus/conformance';

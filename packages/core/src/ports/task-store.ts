@@ -6,6 +6,12 @@ import type { UnitEvent } from '../task/unit-machine';
 export interface TaskQuery {
   state?: TaskState;
   accountId?: string;
+  /**
+   * Only tasks of these accounts (the accounts an operator's token may see).
+   * Combined with `accountId`, a task must match both. An empty list matches
+   * nothing. At most 1000 ids.
+   */
+  accountIds?: readonly string[];
   /** Keyset cursor: only tasks with a larger id. */
   afterId?: number;
   /** 1..1000, default 100. */

@@ -135,17 +135,25 @@ export function checkOutboxRead(afterId: number, limit: number): void {
 export interface CompiledTaskQuery {
   state: TaskQuery['state'];
   accountId: string | undefined;
+  /** Undefined: any account. */
+  accountIds: readonly string[] | undefined;
   afterId: number;
   limit: number;
 }
 
+/** The most account ids one TaskQuery may name (an operator token's accounts). */
+export const TASK_QUERY_MAX_ACCOUNTS = 1000;
+
 export function compileTaskQuery(query: TaskQuery): CompiledTaskQuery {
-  const { state, accountId, afterId = 0, limit = TASK_QUERY_DEFAULT_LIMIT } = query;
+  const { state, accountId, accountIds, afterId = 0, limit = TASK_QUERY_DEFAULT_LIMIT } = query;
   checkLimit(limit);
   checkAfterId(afterId);
   if (state !== undefined && !TASK_STATES.includes(state)) throw new ValidationError('unknown task state', { state });
   if (accountId !== undefined && typeof accountId !== 'string') throw new ValidationError('accountId must be a string', { accountId });
-  return { state, accountId, afterId, limit };
+  if (accountIds !== undefined && (!Array.isArray(accountIds) || accountIds.length > TASK_QUERY_MAX_ACCOUNTS || accountIds.some((id) => typeof id !== 'string'))) {
+    throw new ValidationError(`accountIds must be a list of at most ${TASK_QUERY_MAX_ACCOUNTS} account ids`, { field: 'accountIds' });
+  }
+  return { state, accountId, accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)], afterId, limit };
 }
 
 /** listTasksByContent arguments: accountId a string, contentCrc a u32. */

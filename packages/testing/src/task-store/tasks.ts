@@ -1,4 +1,4 @@
-import { emptyReport, type TaskStore } from '@herald/core';
+import { emptyReport, type Task, type TaskStore } from '@herald/core';
 import { rejectsWithCode } from '../assertions';
 import { drive, fenceOf, newTask, NOW, TO_SENDING } from './fixtures';
 
@@ -134,6 +134,34 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect(await all({ accountId: 'acct-a' })).toEqual(ids.filter((_, i) => i % 2 === 0));
       expect(await all({ accountId: 'acct-b', state: 'QUEUED' })).toEqual([made[3]!.id, made[7]!.id]);
       expect(await all({ accountId: 'acct-none' })).toEqual([]);
+    });
+
+    it('filters by a set of accounts (an operator token\'s), with state and accountId, across pages', async () => {
+      const accounts = ['acct-a', 'acct-b', 'acct-c'];
+      const made: Task[] = [];
+      for (let i = 0; i < 9; i++) made.push(await store().createTask(newTask({ accountId: accounts[i % 3]! }), NOW));
+      for (const i of [1, 2, 4]) await drive(store(), made[i]!, ['enqueue']);
+      const all = async (query: { state?: 'QUEUED'; accountId?: string; accountIds: string[] }): Promise<number[]> => {
+        const ids: number[] = [];
+        let afterId: number | undefined;
+        for (;;) {
+          const page = await store().listTasks({ ...query, limit: 2, ...(afterId === undefined ? {} : { afterId }) });
+          for (const t of page.tasks) expect(query.accountIds).toContain(t.accountId);
+          ids.push(...page.tasks.map((t) => t.id));
+          if (page.nextCursor === null) return ids;
+          afterId = page.nextCursor;
+        }
+      };
+      const of = (...indexes: number[]) => indexes.map((i) => made[i]!.id);
+      expect(await all({ accountIds: ['acct-a', 'acct-c'] })).toEqual(of(0, 2, 3, 5, 6, 8));
+      expect(await all({ accountIds: ['acct-c', 'acct-c'] })).toEqual(of(2, 5, 8));
+      expect(await all({ accountIds: ['acct-a', 'acct-c'], state: 'QUEUED' })).toEqual(of(2));
+      expect(await all({ accountIds: ['acct-a', 'acct-b'], accountId: 'acct-b' })).toEqual(of(1, 4, 7));
+      expect(await all({ accountIds: ['acct-a'], accountId: 'acct-b' })).toEqual([]);
+      expect(await all({ accountIds: [] })).toEqual([]);
+      expect(await all({ accountIds: ['acct-none'] })).toEqual([]);
+      await rejectsWithCode(store().listTasks({ accountIds: 'acct-a' as unknown as string[] }), 'VALIDATION_FAILED');
+      await rejectsWithCode(store().listTasks({ accountIds: Array.from({ length: 1001 }, (_, i) => `a${i}`) }), 'VALIDATION_FAILED');
     });
   });
 

@@ -1,0 +1,200 @@
+import {
+  checkNewAccessToken,
+  checkNewAuditEntry,
+  checkRevokeTime,
+  compileAuditQuery,
+  ConfigError,
+  ErrorCodes,
+  HeraldError,
+  NotFoundError,
+  TOKEN_ID_PATTERN,
+  type AccessStore,
+  type AccessToken,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type NewAccessToken,
+  type NewAuditEntry,
+  type Role,
+  type StoredAccessToken,
+} from '@herald/core';
+import { createPool, type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
+import { loadMigrations, pendingMigrations, readApplied } from './migrate';
+import { connectError, mysqlCode, toHeraldError } from './mysql-errors';
+
+const STORE = 'MySqlAccessStore';
+const TOKEN_COLUMNS = 'id, name, role, accounts, hash, created_at, revoked_at';
+const AUDIT_COLUMNS = 'id, `at`, token_id, token_name, action, account_id, resource, status';
+
+type Rows = RowDataPacket[];
+
+function toStoredToken(r: RowDataPacket): StoredAccessToken {
+  const accounts = typeof r.accounts === 'string' ? (JSON.parse(r.accounts) as string[]) : (r.accounts as string[]);
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    role: r.role as Role,
+    accounts,
+    createdAt: Number(r.created_at),
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    hash: String(r.hash),
+  };
+}
+
+function publicToken({ hash: _hash, ...token }: StoredAccessToken): AccessToken {
+  return token;
+}
+
+function toAuditEntry(r: RowDataPacket): AuditEntry {
+  return {
+    id: Number(r.id),
+    at: Number(r.at),
+    tokenId: String(r.token_id),
+    tokenName: String(r.token_name),
+    action: String(r.action),
+    accountId: r.account_id === null ? null : String(r.account_id),
+    resource: r.resource === null ? null : String(r.resource),
+    status: Number(r.status),
+  };
+}
+
+/**
+ * The production AccessStore, on MySQL/MariaDB (mysql2): API tokens and the
+ * audit log in the tables of migrations/004_access.sql, in the same database
+ * as the task store. It passes the same conformance suite as the embedded
+ * LevelAccessStore.
+ *
+ * Every call is one statement (no transaction needed): a create is an INSERT
+ * that the primary key refuses for a taken id (TOKEN_EXISTS); a revoke is an
+ * UPDATE guarded by `revoked_at IS NULL`, so the first revoke's time stays;
+ * an audit append is an INSERT whose AUTO_INCREMENT id orders the log.
+ * Connection failures and lock conflicts are UNAVAILABLE with `retriable: true`.
+ */
+export class MySqlAccessStore implements AccessStore {
+  private closed = false;
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  private constructor(private readonly pool: Pool) {}
+
+  /**
+   * Connects to a migrated database (004_access.sql applied). Fails like
+   * MySqlTaskStore.open, naming `mysql.url` or `mysql.database`.
+   */
+  static async open(options: MySqlTaskStoreOptions): Promise<MySqlAccessStore> {
+    const url = parseMySqlUrl(options?.url);
+    const database = checkDatabaseName(options.database);
+    const poolSize = checkPoolSize(options.poolSize);
+    const files = await loadMigrations();
+    const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
+    try {
+      let applied;
+      try {
+        applied = await readApplied(pool);
+      } catch (error) {
+        if (mysqlCode(error) === 'ER_NO_SUCH_TABLE') throw new ConfigError('mysql.database', `database '${database}' is not migrated (no schema_migrations table): run herald migrate`);
+        throw connectError(error, url, database);
+      }
+      const pending = pendingMigrations(files, applied);
+      if (pending.length > 0) throw new ConfigError('mysql.database', `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`);
+      return new MySqlAccessStore(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  createToken(input: NewAccessToken): Promise<AccessToken> {
+    return this.run('createToken', async () => {
+      const t = checkNewAccessToken(input);
+      try {
+        await this.pool.execute(`INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)`, [t.id, t.name, t.role, JSON.stringify(t.accounts), t.hash, t.createdAt]);
+      } catch (error) {
+        if (mysqlCode(error) === 'ER_DUP_ENTRY') throw new HeraldError(ErrorCodes.TOKEN_EXISTS, `token ${t.id} already exists`, { details: { tokenId: t.id } });
+        throw error;
+      }
+      return publicToken(t);
+    });
+  }
+
+  findToken(id: string): Promise<StoredAccessToken | undefined> {
+    return this.run('findToken', async () => {
+      if (typeof id !== 'string' || !TOKEN_ID_PATTERN.test(id)) return undefined;
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE id = ?`, [id]);
+      return rows.length === 0 ? undefined : toStoredToken(rows[0]!);
+    });
+  }
+
+  listTokens(): Promise<AccessToken[]> {
+    return this.run('listTokens', async () => {
+      const [rows] = await this.pool.query<Rows>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens ORDER BY created_at, id`);
+      return rows.map((r) => publicToken(toStoredToken(r)));
+    });
+  }
+
+  revokeToken(id: string, now: number): Promise<AccessToken> {
+    return this.run('revokeToken', async () => {
+      checkRevokeTime(now);
+      const missing = () => new NotFoundError('TOKEN_NOT_FOUND', `token ${String(id)} does not exist`, { tokenId: id });
+      if (typeof id !== 'string' || !TOKEN_ID_PATTERN.test(id)) throw missing();
+      await this.pool.execute('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id]);
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE id = ?`, [id]);
+      if (rows.length === 0) throw missing();
+      return publicToken(toStoredToken(rows[0]!));
+    });
+  }
+
+  appendAudit(input: NewAuditEntry): Promise<AuditEntry> {
+    return this.run('appendAudit', async () => {
+      const e = checkNewAuditEntry(input);
+      const [result] = await this.pool.execute<ResultSetHeader>(
+        'INSERT INTO audit_log (`at`, token_id, token_name, action, account_id, resource, status) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [e.at, e.tokenId, e.tokenName, e.action, e.accountId, e.resource, e.status],
+      );
+      return { id: Number(result.insertId), ...e };
+    });
+  }
+
+  listAudit(query: AuditQuery = {}): Promise<AuditPage> {
+    return this.run('listAudit', async () => {
+      const q = compileAuditQuery(query);
+      const where = ['id < ?'];
+      const values: (string | number)[] = [q.before];
+      if (q.tokenId !== undefined) {
+        where.push('token_id = ?');
+        values.push(q.tokenId);
+      }
+      if (q.accountId !== undefined) {
+        where.push('account_id = ?');
+        values.push(q.accountId);
+      }
+      // One extra row tells whether an older page exists.
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...values, q.limit + 1]);
+      const entries = rows.slice(0, q.limit).map(toAuditEntry);
+      return { entries, nextCursor: rows.length > q.limit ? entries[entries.length - 1]!.id : null };
+    });
+  }
+
+  /** Waits for calls in flight, then closes the pool. Any later call fails with STORE_CLOSED; a second close is a no-op. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.inflight]);
+    await this.pool.end().catch((error: unknown) => {
+      throw toHeraldError(error, 'close', STORE);
+    });
+  }
+
+  private async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${STORE}.${op}: the store is closed`);
+    const call = fn();
+    this.inflight.add(call);
+    try {
+      return await call;
+    } catch (error) {
+      throw toHeraldError(error, op, STORE);
+    } finally {
+      this.inflight.delete(call);
+    }
+  }
+}
