@@ -41,6 +41,8 @@ describe('ErrorCodes', () => {
         'LIST_CHECKSUM_MISMATCH',
         'LIST_UIN_OUT_OF_RANGE',
         'LIST_TOO_MANY_BAD_LINES',
+        'CAMPAIGN_NOT_FOUND',
+        'IDEMPOTENCY_KEY_REUSED',
         'ILLEGAL_TRANSITION',
         'FENCED',
         'VERSION_CONFLICT',

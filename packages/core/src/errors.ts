@@ -32,6 +32,10 @@ export const ErrorCodes = {
   LIST_UIN_OUT_OF_RANGE: 'LIST_UIN_OUT_OF_RANGE',
   /** A text/CSV list upload with more bad lines than its threshold allows, or no valid uin. */
   LIST_TOO_MANY_BAD_LINES: 'LIST_TOO_MANY_BAD_LINES',
+  /** No campaign with this id, or one in an account the caller may not see (the same answer). */
+  CAMPAIGN_NOT_FOUND: 'CAMPAIGN_NOT_FOUND',
+  /** An Idempotency-Key already used for a request with another body. */
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
   ILLEGAL_TRANSITION: 'ILLEGAL_TRANSITION',
   FENCED: 'FENCED',
   VERSION_CONFLICT: 'VERSION_CONFLICT',
@@ -90,7 +94,7 @@ export class ValidationError extends HeraldError {
 }
 
 export class NotFoundError extends HeraldError {
-  constructor(code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'TOKEN_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
+  constructor(code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'TOKEN_NOT_FOUND' | 'CAMPAIGN_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
     super(code, message, { details });
   }
 }

@@ -142,8 +142,53 @@ export type { AccessToken, StoredAccessToken, NewAccessToken, AuditEntry, NewAud
 export { RateLimiter, takeFromBucket } from './access/rate-limit';
 export type { RateLimit, Bucket, Take } from './access/rate-limit';
 
+// Cron campaigns (docs/campaigns.md): parseCron / checkTimeZone validate, nextFireTimes(campaign, after, n)
+// gives fire times in the campaign's zone, planFirings(...) is the misfire policy.
+export { parseCron, MAX_CRON_CHARS } from './campaign/cron';
+export type { CronSchedule, CronField } from './campaign/cron';
+export { checkTimeZone, wallClockAt, offsetAt, MAX_TIME_ZONE_CHARS } from './campaign/time-zone';
+export type { WallClock } from './campaign/time-zone';
+export { compileSchedule, nextFireTimes, MAX_FIRE_TIMES, MAX_FIRE_INSTANT } from './campaign/fire-times';
+export type { ScheduleSpec, FireSchedule } from './campaign/fire-times';
+export { planFirings, campaignTaskKey, MISFIRE_BATCH } from './campaign/misfire';
+export type { MisfireInput, FiringPlan } from './campaign/misfire';
+export {
+  FIRING_OUTCOMES,
+  CAMPAIGN_QUERY_DEFAULT_LIMIT,
+  CAMPAIGN_QUERY_MAX_LIMIT,
+  MAX_CAMPAIGN_NAME_CHARS,
+  MAX_CAMPAIGN_ID_CHARS,
+  checkCampaignId,
+  checkCampaignTime,
+  checkTemplate,
+  newCampaignRecord,
+  applyCampaignPatch,
+  compileCampaignQuery,
+  compileFiringQuery,
+  newFiringRecord,
+  checkAdvance,
+  campaignNotFound,
+} from './campaign/model';
+export type {
+  Campaign,
+  NewCampaign,
+  CampaignPatch,
+  CampaignTemplate,
+  CampaignFiring,
+  NewCampaignFiring,
+  FiringOutcome,
+  CampaignQuery,
+  CampaignPage,
+  FiringQuery,
+  FiringPage,
+  CompiledCampaignQuery,
+  CompiledFiringQuery,
+} from './campaign/model';
+export type { CampaignStore } from './ports/campaign-store';
+
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
+export type { CampaignsConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';

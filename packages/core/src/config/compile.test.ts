@@ -19,6 +19,7 @@ const EXPECTED_DEFAULTS = {
   transport: { highWaterMark: 64 },
   management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
+  campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
   production: null,
 };
 
@@ -135,6 +136,7 @@ describe('compileConfig', () => {
       transport: { highWaterMark: 1 },
       management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true },
       auth: { rateLimit: { perSecond: 0.5, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
+      campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
     };
     const { uinLimit, production, ...rest } = compileConfig(options);
     expect(production).toBeNull();
@@ -185,6 +187,9 @@ describe('compileConfig', () => {
     ['transport.highWaterMark 0', { transport: { highWaterMark: 0 } }, 'transport.highWaterMark'],
     ['tasks.maxContentChars 0', { tasks: { maxContentChars: 0 } }, 'tasks.maxContentChars'],
     ['tasks.defaultTtlMs 999', { tasks: { defaultTtlMs: 999 } }, 'tasks.defaultTtlMs'],
+    ['campaigns.misfireGraceMs 999', { campaigns: { misfireGraceMs: 999 } }, 'campaigns.misfireGraceMs'],
+    ['campaigns.scanIntervalMs "5s"', { campaigns: { scanIntervalMs: '5s' } }, 'campaigns.scanIntervalMs'],
+    ['campaigns unknown key', { campaigns: { graceMs: 1000 } }, 'campaigns.graceMs'],
     ['tasks.defaultTtlMs over the default maxTtlMs', { tasks: { defaultTtlMs: 31 * DAY } }, 'tasks.defaultTtlMs'],
     ['tasks.defaultTtlMs > tasks.maxTtlMs', { tasks: { defaultTtlMs: 2 * DAY, maxTtlMs: DAY } }, 'tasks.defaultTtlMs'],
     ['profile staging', { profile: 'staging' }, 'profile'],

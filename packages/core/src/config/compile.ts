@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors';
 import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
 import { compileAuth } from './compile-auth';
+import { compileCampaigns } from './compile-campaigns';
 import { compileManagement } from './compile-management';
 import { compileProduction } from './compile-production';
 import { section } from './section';
@@ -15,7 +16,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -67,6 +68,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
     management: compileManagement(options),
     auth: compileAuth(options),
+    campaigns: compileCampaigns(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }

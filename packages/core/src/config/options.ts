@@ -137,6 +137,17 @@ export interface HeraldOptions {
      */
     bootstrapAdminToken?: string;
   };
+  /** Cron campaigns, fired by the elected controller (docs/campaigns.md). */
+  campaigns?: {
+    /**
+     * How late a campaign's firing may still happen: the latest scheduled time
+     * fires if now - scheduledAt is below this, else it is recorded as missed
+     * (the misfire policy). 1000..86400000, default 60000.
+     */
+    misfireGraceMs?: number;
+    /** How often the controller re-reads the campaigns (new, changed, due), ms. 100..3600000, default 5000. */
+    scanIntervalMs?: number;
+  };
   /** Management endpoints for `herald admin` and Prometheus (docs/operations.md); both profiles accept it, production uses it. */
   management?: {
     /** Process id -> "host:port" of its management listener (plain HTTP: bind it to loopback or a private network). */
@@ -158,6 +169,11 @@ export interface AuthConfig {
   rateLimit: { perSecond: number; burst: number };
   tokenCacheMs: number;
   bootstrapAdminToken: string | null;
+}
+
+export interface CampaignsConfig {
+  misfireGraceMs: number;
+  scanIntervalMs: number;
 }
 
 export interface InterfaceMember {
@@ -228,6 +244,7 @@ export interface HeraldConfig {
   transport: { highWaterMark: number };
   management: ManagementConfig;
   auth: AuthConfig;
+  campaigns: CampaignsConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
 }
@@ -248,4 +265,5 @@ export const DEFAULTS = {
   kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
+  campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
 } as const;

@@ -1,0 +1,290 @@
+/*
+ * Campaigns: a cron expression in a time zone plus a task template; each
+ * firing creates one task (docs/campaigns.md). The record types, and the
+ * pure record logic every CampaignStore adapter shares: input checks (all
+ * ValidationError naming the field), new records, patches, queries.
+ */
+import { NotFoundError, ValidationError } from '../errors';
+import type { PriorityClass, TaskContent } from '../task/model';
+import { parseCron } from './cron';
+import { checkTimeZone } from './time-zone';
+
+/** What each firing's task is made from. */
+export interface CampaignTemplate {
+  /** A recipient list of the campaign's account; every firing sends to it as it is then. */
+  listId: string;
+  content: TaskContent;
+  priority: PriorityClass;
+  /** The task's lifetime from its scheduled time; absent: tasks.defaultTtlMs. */
+  ttlSeconds?: number;
+}
+
+export interface NewCampaign {
+  accountId: string;
+  name: string;
+  /** docs/campaigns.md, "Cron syntax". */
+  cron: string;
+  /** IANA name; stored in its canonical spelling. */
+  timeZone: string;
+  /** Default true. */
+  enabled?: boolean;
+  template: CampaignTemplate;
+}
+
+export interface Campaign {
+  /** Positive, increasing in creation order. */
+  id: number;
+  accountId: string;
+  name: string;
+  cron: string;
+  timeZone: string;
+  enabled: boolean;
+  template: CampaignTemplate;
+  createdAt: number;
+  updatedAt: number;
+  /**
+   * When the current schedule took effect: creation, and every enabling or
+   * change of cron or time zone. Scheduled times at or before it are never
+   * fired nor recorded as missed.
+   */
+  activeFrom: number;
+  /** The last scheduled time handled (fired or missed); absent before the first. */
+  lastScheduledAt?: number;
+}
+
+/** What an update may change; absent fields stay as they are. */
+export interface CampaignPatch {
+  name?: string;
+  cron?: string;
+  timeZone?: string;
+  enabled?: boolean;
+  template?: CampaignTemplate;
+}
+
+export type FiringOutcome = 'fired' | 'missed';
+export const FIRING_OUTCOMES: readonly FiringOutcome[] = ['fired', 'missed'];
+
+export interface NewCampaignFiring {
+  campaignId: number;
+  /** The scheduled time (epoch ms): with campaignId, the firing's identity. */
+  scheduledAt: number;
+  outcome: FiringOutcome;
+  /** The task a firing created. */
+  taskId?: number;
+  /** Why a time was missed: 'late' (beyond the grace), 'list_not_found', ... */
+  reason?: string;
+  /** When it was handled. */
+  at: number;
+}
+
+export interface CampaignFiring {
+  campaignId: number;
+  scheduledAt: number;
+  outcome: FiringOutcome;
+  taskId: number | null;
+  reason: string | null;
+  at: number;
+}
+
+export interface CampaignQuery {
+  /** Only campaigns of these accounts (an empty list matches none). */
+  accountIds?: readonly string[];
+  enabled?: boolean;
+  /** Keyset cursor: only campaigns with a larger id. */
+  afterId?: number;
+  /** 1..1000, default 100. */
+  limit?: number;
+}
+
+export interface CampaignPage {
+  campaigns: Campaign[];
+  /** Pass as `afterId` for the next page; null on the last page. */
+  nextCursor: number | null;
+}
+
+export interface FiringQuery {
+  /** Keyset cursor: only firings scheduled before this time (newest first). */
+  beforeScheduledAt?: number;
+  /** 1..1000, default 100. */
+  limit?: number;
+}
+
+export interface FiringPage {
+  firings: CampaignFiring[];
+  /** Pass as `beforeScheduledAt` for the next page; null on the last page. */
+  nextCursor: number | null;
+}
+
+export const CAMPAIGN_QUERY_DEFAULT_LIMIT = 100;
+export const CAMPAIGN_QUERY_MAX_LIMIT = 1000;
+/** The longest campaign name, in characters. */
+export const MAX_CAMPAIGN_NAME_CHARS = 200;
+/** The longest id (account, list) and firing reason a store keeps, in characters. */
+export const MAX_CAMPAIGN_ID_CHARS = 255;
+/** Longest content kept in a template (a store's own bound; the API applies tasks.maxContentChars). */
+const MAX_TEMPLATE_BODY_CHARS = 1 << 20;
+
+const fail = (field: string, message: string): never => {
+  throw new ValidationError(`${field} ${message}`, { field });
+};
+
+function checkString(field: string, value: unknown, maxChars: number): string {
+  if (typeof value !== 'string' || value === '') return fail(field, 'must be a non-empty string');
+  if (value.length > maxChars && [...value].length > maxChars) fail(field, `is longer than ${maxChars} characters`);
+  return value;
+}
+
+function isTime(value: unknown): value is number {
+  return Number.isSafeInteger(value);
+}
+
+/** Epoch ms passed to a store (`now`, `at`, `scheduledAt`): a safe integer. */
+export function checkCampaignTime(field: string, value: unknown): number {
+  if (!isTime(value)) fail(field, 'must be an integer number of epoch ms');
+  return value as number;
+}
+
+export function checkCampaignId(value: unknown, field = 'id'): number {
+  if (!Number.isSafeInteger(value) || (value as number) < 1) fail(field, 'must be a positive integer');
+  return value as number;
+}
+
+function checkCron(value: unknown): string {
+  parseCron(value);
+  return value as string;
+}
+
+/** A template, checked and copied (unknown fields dropped). */
+export function checkTemplate(value: unknown, field = 'template'): CampaignTemplate {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(field, 'must be an object');
+  const t = value as Partial<CampaignTemplate>;
+  const listId = checkString(`${field}.listId`, t.listId, MAX_CAMPAIGN_ID_CHARS);
+  if (t.content === null || typeof t.content !== 'object') fail(`${field}.content`, 'must be an object with a body');
+  const body = checkString(`${field}.content.body`, t.content!.body, MAX_TEMPLATE_BODY_CHARS);
+  const title = t.content!.title;
+  if (title !== undefined && typeof title !== 'string') fail(`${field}.content.title`, 'must be a string');
+  if (t.priority !== 'normal' && t.priority !== 'realtime') fail(`${field}.priority`, "must be 'normal' or 'realtime'");
+  if (t.ttlSeconds !== undefined && (!Number.isSafeInteger(t.ttlSeconds) || t.ttlSeconds < 1)) fail(`${field}.ttlSeconds`, 'must be a positive integer');
+  return {
+    listId,
+    content: title === undefined ? { body } : { body, title },
+    priority: t.priority!,
+    ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
+  };
+}
+
+/** Checks a NewCampaign and returns the record it becomes, given its id and the time now. */
+export function newCampaignRecord(id: number, input: NewCampaign, now: number): Campaign {
+  if (input === null || typeof input !== 'object') fail('campaign', 'must be an object');
+  checkCampaignTime('now', now);
+  const enabled = input.enabled ?? true;
+  if (typeof enabled !== 'boolean') fail('enabled', 'must be true or false');
+  return {
+    id,
+    accountId: checkString('accountId', input.accountId, MAX_CAMPAIGN_ID_CHARS),
+    name: checkString('name', input.name, MAX_CAMPAIGN_NAME_CHARS),
+    cron: checkCron(input.cron),
+    timeZone: checkTimeZone(input.timeZone),
+    enabled,
+    template: checkTemplate(input.template),
+    createdAt: now,
+    updatedAt: now,
+    activeFrom: now,
+  };
+}
+
+/**
+ * The record after `patch`. Enabling a disabled campaign, or changing its
+ * cron or time zone, restarts its schedule from `now` (activeFrom): the times
+ * it would have fired while disabled, or under the old schedule, are neither
+ * fired nor recorded as missed.
+ */
+export function applyCampaignPatch(campaign: Campaign, patch: CampaignPatch, now: number): Campaign {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) fail('patch', 'must be an object');
+  checkCampaignTime('now', now);
+  const next: Campaign = { ...campaign, updatedAt: now };
+  if (patch.name !== undefined) next.name = checkString('name', patch.name, MAX_CAMPAIGN_NAME_CHARS);
+  if (patch.cron !== undefined) next.cron = checkCron(patch.cron);
+  if (patch.timeZone !== undefined) next.timeZone = checkTimeZone(patch.timeZone);
+  if (patch.enabled !== undefined) {
+    if (typeof patch.enabled !== 'boolean') fail('enabled', 'must be true or false');
+    next.enabled = patch.enabled;
+  }
+  if (patch.template !== undefined) next.template = checkTemplate(patch.template);
+  const restarted = (next.enabled && !campaign.enabled) || next.cron !== campaign.cron || next.timeZone !== campaign.timeZone;
+  if (restarted) next.activeFrom = Math.max(now, campaign.activeFrom);
+  return next;
+}
+
+/** A CampaignQuery with its defaults, validated. */
+export interface CompiledCampaignQuery {
+  accountIds: readonly string[] | undefined;
+  enabled: boolean | undefined;
+  afterId: number;
+  limit: number;
+}
+
+function checkLimit(limit: unknown): number {
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > CAMPAIGN_QUERY_MAX_LIMIT) {
+    fail('limit', `must be an integer in 1..${CAMPAIGN_QUERY_MAX_LIMIT}`);
+  }
+  return limit as number;
+}
+
+export function compileCampaignQuery(query: CampaignQuery = {}): CompiledCampaignQuery {
+  if (query === null || typeof query !== 'object') fail('query', 'must be an object');
+  const { accountIds, enabled, afterId = 0, limit = CAMPAIGN_QUERY_DEFAULT_LIMIT } = query;
+  if (accountIds !== undefined) {
+    if (!Array.isArray(accountIds)) fail('accountIds', 'must be a list of account ids');
+    for (const id of accountIds) checkString('accountIds', id, MAX_CAMPAIGN_ID_CHARS);
+  }
+  if (enabled !== undefined && typeof enabled !== 'boolean') fail('enabled', 'must be true or false');
+  if (!Number.isSafeInteger(afterId) || afterId < 0) fail('afterId', 'must be a non-negative integer');
+  return { accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)], enabled, afterId, limit: checkLimit(limit) };
+}
+
+export interface CompiledFiringQuery {
+  beforeScheduledAt: number | undefined;
+  limit: number;
+}
+
+export function compileFiringQuery(query: FiringQuery = {}): CompiledFiringQuery {
+  if (query === null || typeof query !== 'object') fail('query', 'must be an object');
+  const { beforeScheduledAt, limit = CAMPAIGN_QUERY_DEFAULT_LIMIT } = query;
+  if (beforeScheduledAt !== undefined) checkCampaignTime('beforeScheduledAt', beforeScheduledAt);
+  return { beforeScheduledAt, limit: checkLimit(limit) };
+}
+
+/** Checks a NewCampaignFiring and returns the record it becomes. */
+export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
+  if (input === null || typeof input !== 'object') fail('firing', 'must be an object');
+  checkCampaignId(input.campaignId, 'campaignId');
+  checkCampaignTime('scheduledAt', input.scheduledAt);
+  checkCampaignTime('at', input.at);
+  if (!FIRING_OUTCOMES.includes(input.outcome)) fail('outcome', "must be 'fired' or 'missed'");
+  if (input.taskId !== undefined && (!Number.isSafeInteger(input.taskId) || input.taskId < 1)) fail('taskId', 'must be a positive integer');
+  if (input.outcome === 'fired' && input.taskId === undefined) fail('taskId', 'is required for a fired outcome');
+  if (input.reason !== undefined) checkString('reason', input.reason, MAX_CAMPAIGN_ID_CHARS);
+  return {
+    campaignId: input.campaignId,
+    scheduledAt: input.scheduledAt,
+    outcome: input.outcome,
+    taskId: input.taskId ?? null,
+    reason: input.reason ?? null,
+    at: input.at,
+  };
+}
+
+/** advanceLastScheduled arguments: `expected` null or epoch ms, `next` epoch ms after it. */
+export function checkAdvance(expected: number | null, next: number): void {
+  if (expected !== null) checkCampaignTime('expected', expected);
+  checkCampaignTime('next', next);
+  if (expected !== null && next <= expected) fail('next', 'must be later than expected');
+}
+
+
+
+/** The error for a campaign that does not exist (or that the caller may not see: the same answer). */
+export function campaignNotFound(id: unknown): NotFoundError {
+  return new NotFoundError('CAMPAIGN_NOT_FOUND', `campaign ${String(id)} does not exist`, { campaignId: id });
+}
