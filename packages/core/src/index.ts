@@ -43,6 +43,7 @@ export type { Fence } from './task/fence';
 export { contentCrc } from './task/content';
 export {
   DEFAULT_TASK_RECORD_RULES,
+  MAX_IDEMPOTENCY_KEY_CHARS,
   TASK_QUERY_DEFAULT_LIMIT,
   TASK_QUERY_MAX_LIMIT,
   TASK_QUERY_MAX_ACCOUNTS,

@@ -5,6 +5,7 @@ import {
   checkContentQuery,
   checkedFence,
   checkFence,
+  checkIdString,
   checkListMeta,
   checkNewTask,
   checkNewUnits,
@@ -13,6 +14,7 @@ import {
   checkUnitNo,
   compileTaskQuery,
   isTaskId,
+  MAX_IDEMPOTENCY_KEY_CHARS,
   newTaskRecord,
   newUnitRecord,
   transitionedUnit,
@@ -55,6 +57,7 @@ import { Lifecycle, toHeraldError } from './lifecycle';
  *   'c' contentCrc:u32 accountId(len:u32 + chars) taskId:u64 -> ''   no-resend index
  *   'm' "outbox"                                 -> last outbox event id handed out (u64)
  *   'o' eventId:u64                              -> OutboxEvent (JSON), until relayed
+ *   'k' idempotencyKey                           -> taskId (u64), written with its task
  *
  * Tasks iterate in id order; a task's units in unitNo order under one prefix.
  * The content index is written with the task (accountId and contentCrc never
@@ -65,7 +68,8 @@ import { Lifecycle, toHeraldError } from './lifecycle';
  * or of its units (fence check, state machine, write) runs under that task's
  * in-process lock (see KeyedMutex), and each write is one atomic put or batch.
  * Task creation runs under one more lock so ids and the persisted counter
- * advance together. Unit writes check the fence but do not rewrite the task
+ * advance together; the same lock makes idempotent creation exact (the 'k'
+ * key is read, and written in the task's batch, under it). Unit writes check the fence but do not rewrite the task
  * record, so they do not change the task's version.
  *
  * The outbox: a creation and every write that changes a task's state put an
@@ -94,6 +98,7 @@ const unitsOf = (taskId: number) => prefixRange(key(tag('u'), { u64: taskId }));
 const listKey = (id: string) => key(tag('l'), { tail: id });
 const contentPrefix = (accountId: string, crc: number) => key(tag('c'), { u32: crc }, { str: accountId });
 const outboxKey = (id: number) => key(tag('o'), { u64: id });
+const idempotencyKey = (k: string) => key(tag('k'), { tail: k });
 
 type BatchOp = { type: 'put'; key: Buffer; value: Buffer };
 
@@ -139,16 +144,19 @@ export class LevelTaskStore implements TaskStore {
       this.locks.run(CREATE_LOCK, async () => {
         checkNewTask(input);
         checkNow(now);
+        if (input.idempotencyKey !== undefined) {
+          const existing = await this.readTaskByKey(input.idempotencyKey);
+          if (existing !== undefined) return existing;
+        }
         const id = this.lastId + 1;
         const task = newTaskRecord(id, input, now);
-        await this.writeWithEvent(
-          [
-            { type: 'put', key: taskKey(id), value: encodeJson(task) },
-            { type: 'put', key: SEQ_KEY, value: encodeId(id) },
-            { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
-          ],
-          { taskId: id, from: null, to: task.state, version: task.version, at: now },
-        );
+        const ops: BatchOp[] = [
+          { type: 'put', key: taskKey(id), value: encodeJson(task) },
+          { type: 'put', key: SEQ_KEY, value: encodeId(id) },
+          { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
+        ];
+        if (task.idempotencyKey !== undefined) ops.push({ type: 'put', key: idempotencyKey(task.idempotencyKey), value: encodeId(id) });
+        await this.writeWithEvent(ops, { taskId: id, from: null, to: task.state, version: task.version, at: now });
         this.lastId = id;
         return task;
       }),
@@ -157,6 +165,13 @@ export class LevelTaskStore implements TaskStore {
 
   getTask(id: number): Promise<Task | undefined> {
     return this.life.run('getTask', () => this.readTask(id));
+  }
+
+  getTaskByIdempotencyKey(k: string): Promise<Task | undefined> {
+    return this.life.run('getTaskByIdempotencyKey', async () => {
+      checkIdString('idempotencyKey', k, true, MAX_IDEMPOTENCY_KEY_CHARS);
+      return this.readTaskByKey(k);
+    });
   }
 
   listTasks(query: TaskQuery = {}): Promise<TaskPage> {
@@ -302,6 +317,11 @@ export class LevelTaskStore implements TaskStore {
     if (!isTaskId(id)) return undefined;
     const value = await this.db.get(taskKey(id));
     return value === undefined ? undefined : decodeJson<Task>(value);
+  }
+
+  private async readTaskByKey(k: string): Promise<Task | undefined> {
+    const id = await this.db.get(idempotencyKey(k));
+    return id === undefined ? undefined : this.readTask(readU64BE(id, 0));
   }
 
   private async loadTask(id: number): Promise<Task> {

@@ -14,6 +14,7 @@ import {
   checkUnitNo,
   compileTaskQuery,
   isTaskId,
+  MAX_IDEMPOTENCY_KEY_CHARS,
   newTaskRecord,
   newUnitRecord,
   TASK_QUERY_DEFAULT_LIMIT,
@@ -163,14 +164,35 @@ export class MySqlTaskStore implements TaskStore {
       checkNewTask(input, RULES);
       checkNow(now, RULES);
       const record = newTaskRecord(0, input, now);
-      return this.transaction(async (conn) => {
-        // Share-lock the live checkpoint until commit: an advancing checkpoint (which takes it
-        // FOR UPDATE) then never runs while this insert's id is taken but not yet visible.
-        await conn.execute('SELECT value FROM store_checkpoints WHERE name = ? LOCK IN SHARE MODE', [LIVE_CHECKPOINT]);
-        const [result] = await conn.execute<ResultSetHeader>(INSERT_TASK, insertTaskValues(record));
-        return { ...record, id: Number(result.insertId) };
-      });
+      try {
+        return await this.transaction(async (conn) => {
+          // Share-lock the live checkpoint until commit: an advancing checkpoint (which takes it
+          // FOR UPDATE) then never runs while this insert's id is taken but not yet visible.
+          await conn.execute('SELECT value FROM store_checkpoints WHERE name = ? LOCK IN SHARE MODE', [LIVE_CHECKPOINT]);
+          const [result] = await conn.execute<ResultSetHeader>(INSERT_TASK, insertTaskValues(record));
+          return { ...record, id: Number(result.insertId) };
+        });
+      } catch (error) {
+        // The idempotency key's unique index refused a second task: answer the first. A concurrent
+        // insert of the same key waits for the first to commit, so the row is there to read.
+        if (record.idempotencyKey === undefined || mysqlCode(error) !== 'ER_DUP_ENTRY') throw error;
+        const existing = await this.readTaskByKey(record.idempotencyKey);
+        if (existing === undefined) throw error;
+        return existing;
+      }
     });
+  }
+
+  getTaskByIdempotencyKey(key: string): Promise<Task | undefined> {
+    return this.run('getTaskByIdempotencyKey', async () => {
+      checkIdString('idempotencyKey', key, true, MAX_IDEMPOTENCY_KEY_CHARS);
+      return this.readTaskByKey(key);
+    });
+  }
+
+  private async readTaskByKey(key: string): Promise<Task | undefined> {
+    const [rows] = await this.pool.execute<Rows>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE idempotency_key = ?`, [key]);
+    return rows.length === 0 ? undefined : toTask(rows[0]!);
   }
 
   getTask(id: number): Promise<Task | undefined> {

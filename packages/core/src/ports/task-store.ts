@@ -66,10 +66,18 @@ export interface UnitProgress {
  * - `checkpointUnit` is idempotent: progress whose `from` is not the stored
  *   checkpoint (a replayed or out-of-order batch) is ignored.
  * - Times are passed in (`now`, epoch ms); adapters never read a clock.
+ * - Idempotent creation: a NewTask with an `idempotencyKey` already stored
+ *   (by any earlier createTask, whatever its other fields) creates nothing
+ *   and returns the stored task as it is now (its state may have moved on);
+ *   of concurrent creates with one key, exactly one creates the task and all
+ *   return it. Keys are compared exactly (case and trailing spaces count)
+ *   and are never released, not even when the task is terminal.
  */
 export interface TaskStore {
   createTask(input: NewTask, now: number): Promise<Task>;
   getTask(id: number): Promise<Task | undefined>;
+  /** The task created with this idempotency key, if any. */
+  getTaskByIdempotencyKey(key: string): Promise<Task | undefined>;
   listTasks(query?: TaskQuery): Promise<TaskPage>;
   /** Every task not in a terminal state, ascending id: what a recovering scheduler re-enters. */
   listLiveTasks(): Promise<Task[]>;

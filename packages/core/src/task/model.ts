@@ -27,6 +27,13 @@ export interface NewTask {
   expiresAt: number;
   /** Recipients in the uploaded list before filtering. */
   listCount: number;
+  /**
+   * Makes creation idempotent (1..255 characters): createTask with a key
+   * already stored returns the task created with it instead of another one.
+   * Campaign firings use `campaign:<id>:<scheduledAt>`; the API
+   * `api:<accountId>:<Idempotency-Key header>`.
+   */
+  idempotencyKey?: string;
 }
 
 export interface TaskReport {

@@ -36,6 +36,9 @@ export interface TaskRecordRules {
 /** The embedded store's rules: finite times, unbounded ids, the contract's shape checks only. */
 export const DEFAULT_TASK_RECORD_RULES: TaskRecordRules = { times: 'finite', strictShapes: false };
 
+/** The longest idempotency key a task may carry, in characters (every adapter, so both profiles agree). */
+export const MAX_IDEMPOTENCY_KEY_CHARS = 255;
+
 export const TASK_QUERY_DEFAULT_LIMIT = 100;
 export const TASK_QUERY_MAX_LIMIT = 1000;
 
@@ -87,6 +90,7 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (!isTime(input.sendAt)) fail('sendAt', input.sendAt);
   if (!isTime(input.expiresAt)) fail('expiresAt', input.expiresAt);
   if (!isCount(input.listCount)) fail('listCount', input.listCount);
+  if (input.idempotencyKey !== undefined) checkIdString('idempotencyKey', input.idempotencyKey, true, MAX_IDEMPOTENCY_KEY_CHARS);
 }
 
 /** The record a validated NewTask is stored as: CREATED, version 1, epoch 0, an empty report. */
@@ -102,6 +106,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     sendAt: input.sendAt,
     expiresAt: input.expiresAt,
     listCount: input.listCount,
+    ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     state: 'CREATED',
     version: 1,
     epoch: 0,

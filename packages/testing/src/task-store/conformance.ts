@@ -2,6 +2,7 @@ import type { TaskStore } from '@herald/core';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { describeConcurrency } from './concurrency';
 import { describeData } from './data';
+import { describeIdempotency } from './idempotency';
 import { describeOutbox } from './outbox';
 import { describeTaskReads } from './tasks';
 import { describeUnits } from './units';
@@ -26,5 +27,6 @@ export function taskStoreConformance(name: string, open: StoreFactory<TaskStore>
     describeData(store);
     describeConcurrency(store);
     describeOutbox(store);
+    describeIdempotency(store);
   });
 }
