@@ -2,7 +2,7 @@
  * @module @herald/store-level
  *
  * Herald's embedded adapters on LevelDB (classic-level): a TaskStore, an
- * OfflineStore and an AccessStore (API tokens, audit log) that each own one directory. They pass the same conformance
+ * OfflineStore, an AccessStore (API tokens, audit log) and a CampaignStore (cron campaigns) that each own one directory. They pass the same conformance
  * suites (@herald/testing) as the production adapters, so a single-process
  * Herald (tests, demos, the embedded package) behaves like the real one.
  *
@@ -16,6 +16,7 @@
  */
 export { LevelTaskStore } from './level-task-store';
 export { LevelAccessStore } from './level-access-store';
+export { LevelCampaignStore } from './level-campaign-store';
 export { LevelOfflineStore, DEFAULT_RANGE_BITS } from './level-offline-store';
 export type { LevelOfflineStoreOptions } from './level-offline-store';
 export { LevelFrequencyCounter, DEFAULT_RETAIN_DAYS } from './level-frequency-counter';

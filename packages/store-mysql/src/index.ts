@@ -18,6 +18,7 @@
  */
 export { MySqlTaskStore } from './mysql-task-store';
 export { MySqlAccessStore } from './mysql-access-store';
+export { MySqlCampaignStore } from './mysql-campaign-store';
 export { migrate, loadMigrations, MIGRATIONS_DIR, MIGRATION_LOCK } from './migrate';
 export type { MigrateOptions, MigrateResult, Migration } from './migrate';
 export { DEFAULT_POOL_SIZE } from './connection';

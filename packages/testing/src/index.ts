@@ -17,6 +17,8 @@
  *   });
  */
 export { taskStoreConformance } from './task-store/conformance';
+export { campaignStoreConformance } from './campaign-store/conformance';
+export { newCampaign, CAMPAIGN_NOW } from './campaign-store/fixtures';
 export { offlineStoreConformance } from './offline-store/conformance';
 export { accessStoreConformance } from './access-store/conformance';
 export { frequencyCounterConformance } from './frequency-counter/conformance';

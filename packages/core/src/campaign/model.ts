@@ -135,12 +135,12 @@ function checkString(field: string, value: unknown, maxChars: number): string {
 }
 
 function isTime(value: unknown): value is number {
-  return Number.isSafeInteger(value);
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
-/** Epoch ms passed to a store (`now`, `at`, `scheduledAt`): a safe integer. */
+/** Epoch ms passed to a store (`now`, `at`, `scheduledAt`): a non-negative safe integer. */
 export function checkCampaignTime(field: string, value: unknown): number {
-  if (!isTime(value)) fail(field, 'must be an integer number of epoch ms');
+  if (!isTime(value)) fail(field, 'must be a non-negative integer number of epoch ms');
   return value as number;
 }
 

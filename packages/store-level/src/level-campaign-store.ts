@@ -1,0 +1,226 @@
+import { ClassicLevel } from 'classic-level';
+import {
+  applyCampaignPatch,
+  campaignNotFound,
+  checkAdvance,
+  checkCampaignId,
+  checkCampaignTime,
+  compileCampaignQuery,
+  compileFiringQuery,
+  ErrorCodes,
+  HeraldError,
+  newCampaignRecord,
+  newFiringRecord,
+  type Campaign,
+  type CampaignFiring,
+  type CampaignPage,
+  type CampaignPatch,
+  type CampaignQuery,
+  type CampaignStore,
+  type FiringPage,
+  type FiringQuery,
+  type NewCampaign,
+  type NewCampaignFiring,
+} from '@herald/core';
+import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
+import { KeyedMutex } from './keyed-mutex';
+import { Lifecycle, toHeraldError } from './lifecycle';
+
+/**
+ * The embedded CampaignStore, on LevelDB (classic-level): one directory, one
+ * process. It passes the same conformance suite as MySqlCampaignStore.
+ *
+ * Key layout (tag byte first; numbers u64 big-endian, so byte order is
+ * numeric order; campaign times are non-negative by core's checks):
+ *
+ *   'm' "seq"                                 -> last campaign id handed out (u64)
+ *   'c' campaignId:u64                        -> Campaign (JSON)
+ *   'a' accountId(len + chars) campaignId:u64 -> ''    an account's campaigns, in id order
+ *   'f' campaignId:u64 scheduledAt:u64        -> CampaignFiring (JSON)
+ *
+ * Atomicity: every read-modify-write of one campaign (update, the
+ * lastScheduledAt compare-and-set, recording a firing, delete) runs under
+ * that campaign's in-process lock and ends in one put or batch; LevelDB's
+ * LOCK file keeps other processes out. Creation runs under one more lock so
+ * ids and the counter advance together.
+ */
+type Db = ClassicLevel<Buffer, Buffer>;
+
+const SEQ_KEY = key(tag('m'), { tail: 'seq' });
+const CAMPAIGNS = prefixRange(key(tag('c')));
+/** Lock key for creation; campaign ids are positive, so 0 never names one. */
+const CREATE_LOCK = 0;
+
+const campaignKey = (id: number) => key(tag('c'), { u64: id });
+const accountPrefix = (accountId: string) => key(tag('a'), { str: accountId });
+const accountKey = (accountId: string, id: number) => key(tag('a'), { str: accountId }, { u64: id });
+const firingKey = (campaignId: number, scheduledAt: number) => key(tag('f'), { u64: campaignId }, { u64: scheduledAt });
+const firingsOf = (campaignId: number) => prefixRange(key(tag('f'), { u64: campaignId }));
+
+export class LevelCampaignStore implements CampaignStore {
+  private readonly life = new Lifecycle('LevelCampaignStore');
+  private readonly locks = new KeyedMutex<number>();
+
+  private constructor(
+    private readonly db: Db,
+    private lastId: number,
+  ) {}
+
+  /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
+  static async open(path: string): Promise<LevelCampaignStore> {
+    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    try {
+      await db.open();
+    } catch (error) {
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelCampaignStore: cannot open ${path}`, { cause: error });
+    }
+    try {
+      const seq = await db.get(SEQ_KEY);
+      const [lastKey] = await db.keys({ ...CAMPAIGNS, reverse: true, limit: 1 }).all();
+      const lastId = Math.max(seq === undefined ? 0 : readU64BE(seq, 0), lastKey === undefined ? 0 : readU64BE(lastKey, 1));
+      return new LevelCampaignStore(db, lastId);
+    } catch (error) {
+      await db.close();
+      throw toHeraldError(error, 'LevelCampaignStore', 'open');
+    }
+  }
+
+  createCampaign(input: NewCampaign, now: number): Promise<Campaign> {
+    return this.life.run('createCampaign', () =>
+      this.locks.run(CREATE_LOCK, async () => {
+        const id = this.lastId + 1;
+        const campaign = newCampaignRecord(id, input, now);
+        await this.db.batch([
+          { type: 'put', key: campaignKey(id), value: encodeJson(campaign) },
+          { type: 'put', key: accountKey(campaign.accountId, id), value: EMPTY },
+          { type: 'put', key: SEQ_KEY, value: key({ u64: id }) },
+        ]);
+        this.lastId = id;
+        return campaign;
+      }),
+    );
+  }
+
+  getCampaign(id: number): Promise<Campaign | undefined> {
+    return this.life.run('getCampaign', () => this.read(id));
+  }
+
+  listCampaigns(query: CampaignQuery = {}): Promise<CampaignPage> {
+    return this.life.run('listCampaigns', async () => {
+      const q = compileCampaignQuery(query);
+      const campaigns: Campaign[] = [];
+      const take = (c: Campaign) => {
+        if (q.enabled === undefined || c.enabled === q.enabled) campaigns.push(c);
+        return campaigns.length > q.limit;
+      };
+      if (q.accountIds === undefined) {
+        for await (const [, value] of this.db.iterator({ gt: campaignKey(q.afterId), lt: CAMPAIGNS.lt })) {
+          if (take(decodeJson<Campaign>(value))) break;
+        }
+      } else {
+        // An account's index gives its ids in order; the accounts' ids are merged, then read in order.
+        const ids: number[] = [];
+        for (const accountId of q.accountIds) {
+          const prefix = accountPrefix(accountId);
+          for await (const k of this.db.keys({ gt: accountKey(accountId, q.afterId), lt: prefixRange(prefix).lt })) ids.push(readU64BE(k, prefix.length));
+        }
+        ids.sort((a, b) => a - b);
+        for (const id of ids) {
+          const campaign = await this.read(id);
+          if (campaign !== undefined && take(campaign)) break;
+        }
+      }
+      const page = campaigns.slice(0, q.limit);
+      return { campaigns: page, nextCursor: campaigns.length > q.limit ? page[page.length - 1]!.id : null };
+    });
+  }
+
+  updateCampaign(id: number, patch: CampaignPatch, now: number): Promise<Campaign> {
+    return this.write('updateCampaign', id, async (campaign) => {
+      const next = applyCampaignPatch(campaign, patch, now);
+      await this.db.put(campaignKey(id), encodeJson(next));
+      return next;
+    });
+  }
+
+  deleteCampaign(id: number): Promise<boolean> {
+    return this.life.run('deleteCampaign', () =>
+      this.locks.run(id, async () => {
+        const campaign = await this.read(id);
+        if (campaign === undefined) return false;
+        const firings = await this.db.keys(firingsOf(id)).all();
+        await this.db.batch([
+          { type: 'del', key: campaignKey(id) },
+          { type: 'del', key: accountKey(campaign.accountId, id) },
+          ...firings.map((k) => ({ type: 'del' as const, key: k })),
+        ]);
+        return true;
+      }),
+    );
+  }
+
+  advanceLastScheduled(id: number, expected: number | null, next: number): Promise<boolean> {
+    return this.write('advanceLastScheduled', id, async (campaign) => {
+      checkAdvance(expected, next);
+      if ((campaign.lastScheduledAt ?? null) !== expected) return false;
+      await this.db.put(campaignKey(id), encodeJson({ ...campaign, lastScheduledAt: next }));
+      return true;
+    });
+  }
+
+  recordFiring(firing: NewCampaignFiring): Promise<CampaignFiring> {
+    return this.life.run('recordFiring', async () => {
+      const record = newFiringRecord(firing);
+      return this.locks.run(record.campaignId, async () => {
+        if ((await this.read(record.campaignId)) === undefined) throw campaignNotFound(record.campaignId);
+        const k = firingKey(record.campaignId, record.scheduledAt);
+        const stored = await this.db.get(k);
+        if (stored !== undefined) return decodeJson<CampaignFiring>(stored);
+        await this.db.put(k, encodeJson(record));
+        return record;
+      });
+    });
+  }
+
+  getFiring(campaignId: number, scheduledAt: number): Promise<CampaignFiring | undefined> {
+    return this.life.run('getFiring', async () => {
+      checkCampaignId(campaignId, 'campaignId');
+      checkCampaignTime('scheduledAt', scheduledAt);
+      const stored = await this.db.get(firingKey(campaignId, scheduledAt));
+      return stored === undefined ? undefined : decodeJson<CampaignFiring>(stored);
+    });
+  }
+
+  listFirings(campaignId: number, query: FiringQuery = {}): Promise<FiringPage> {
+    return this.life.run('listFirings', async () => {
+      checkCampaignId(campaignId, 'campaignId');
+      const q = compileFiringQuery(query);
+      const range = firingsOf(campaignId);
+      const upper = q.beforeScheduledAt === undefined ? { lt: range.lt } : { lt: firingKey(campaignId, q.beforeScheduledAt) };
+      const values = await this.db.values({ gte: range.gte, ...upper, reverse: true, limit: q.limit + 1 }).all();
+      const firings = values.slice(0, q.limit).map((v) => decodeJson<CampaignFiring>(v));
+      return { firings, nextCursor: values.length > q.limit ? firings[firings.length - 1]!.scheduledAt : null };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.life.close(() => this.db.close());
+  }
+
+  private async read(id: number): Promise<Campaign | undefined> {
+    if (!Number.isSafeInteger(id) || id < 1) return undefined;
+    const value = await this.db.get(campaignKey(id));
+    return value === undefined ? undefined : decodeJson<Campaign>(value);
+  }
+
+  /** One read-modify-write of a campaign under its lock; a missing campaign is CAMPAIGN_NOT_FOUND. */
+  private write<T>(op: string, id: number, change: (campaign: Campaign) => Promise<T>): Promise<T> {
+    return this.life.run(op, () =>
+      this.locks.run(id, async () => {
+        const campaign = await this.read(id);
+        if (campaign === undefined) throw campaignNotFound(id);
+        return change(campaign);
+      }),
+    );
+  }
+}

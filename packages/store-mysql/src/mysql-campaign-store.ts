@@ -1,0 +1,293 @@
+import {
+  applyCampaignPatch,
+  campaignNotFound,
+  checkAdvance,
+  checkCampaignId,
+  checkCampaignTime,
+  compileCampaignQuery,
+  compileFiringQuery,
+  ConfigError,
+  ErrorCodes,
+  HeraldError,
+  newCampaignRecord,
+  newFiringRecord,
+  type Campaign,
+  type CampaignFiring,
+  type CampaignPage,
+  type CampaignPatch,
+  type CampaignQuery,
+  type CampaignStore,
+  type CampaignTemplate,
+  type FiringOutcome,
+  type FiringPage,
+  type FiringQuery,
+  type NewCampaign,
+  type NewCampaignFiring,
+} from '@herald/core';
+import { createPool, type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
+import { loadMigrations, pendingMigrations, readApplied } from './migrate';
+import { connectError, isConnectionError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
+
+const STORE = 'MySqlCampaignStore';
+const CAMPAIGN_COLUMNS = 'id, account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at';
+const FIRING_COLUMNS = 'campaign_id, scheduled_at, outcome, task_id, reason, `at`';
+const DEADLOCK_ATTEMPTS = 3;
+
+type Rows = RowDataPacket[];
+
+function toCampaign(r: RowDataPacket): Campaign {
+  const template = (typeof r.template === 'string' ? JSON.parse(r.template) : r.template) as CampaignTemplate;
+  return {
+    id: Number(r.id),
+    accountId: String(r.account_id),
+    name: String(r.name),
+    cron: String(r.cron),
+    timeZone: String(r.time_zone),
+    enabled: Number(r.enabled) === 1,
+    template,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    activeFrom: Number(r.active_from),
+    ...(r.last_scheduled_at === null ? {} : { lastScheduledAt: Number(r.last_scheduled_at) }),
+  };
+}
+
+function toFiring(r: RowDataPacket): CampaignFiring {
+  return {
+    campaignId: Number(r.campaign_id),
+    scheduledAt: Number(r.scheduled_at),
+    outcome: r.outcome as FiringOutcome,
+    taskId: r.task_id === null ? null : Number(r.task_id),
+    reason: r.reason === null ? null : String(r.reason),
+    at: Number(r.at),
+  };
+}
+
+/**
+ * The production CampaignStore, on MySQL/MariaDB (mysql2), in the same
+ * database as the task store: the `campaigns` and `campaign_firings` tables
+ * of migrations 001 and 005. It passes the same conformance suite as the
+ * embedded LevelCampaignStore.
+ *
+ * Writes: an update locks the campaign row (SELECT ... FOR UPDATE), applies
+ * core's patch rules and writes the columns it may change (never
+ * last_scheduled_at); the compare-and-set of last_scheduled_at is one UPDATE
+ * guarded by `last_scheduled_at <=> :expected`, so two controllers cannot
+ * both move it; recording a firing share-locks the campaign row (a delete
+ * cannot slip in between) and INSERT IGNOREs on the (campaign_id,
+ * scheduled_at) primary key, then reads the stored row back: the first
+ * record wins. A delete removes the campaign and its firings in one
+ * transaction. Connection failures, deadlocks and lock wait timeouts are
+ * UNAVAILABLE with `retriable: true`.
+ */
+export class MySqlCampaignStore implements CampaignStore {
+  private closed = false;
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  private constructor(private readonly pool: Pool) {}
+
+  /** Connects to a migrated database (005_campaigns.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
+  static async open(options: MySqlTaskStoreOptions): Promise<MySqlCampaignStore> {
+    const url = parseMySqlUrl(options?.url);
+    const database = checkDatabaseName(options.database);
+    const poolSize = checkPoolSize(options.poolSize);
+    const files = await loadMigrations();
+    const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
+    try {
+      let applied;
+      try {
+        applied = await readApplied(pool);
+      } catch (error) {
+        if (mysqlCode(error) === 'ER_NO_SUCH_TABLE') throw new ConfigError('mysql.database', `database '${database}' is not migrated (no schema_migrations table): run herald migrate`);
+        throw connectError(error, url, database);
+      }
+      const pending = pendingMigrations(files, applied);
+      if (pending.length > 0) throw new ConfigError('mysql.database', `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`);
+      return new MySqlCampaignStore(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  createCampaign(input: NewCampaign, now: number): Promise<Campaign> {
+    return this.run('createCampaign', async () => {
+      const record = newCampaignRecord(0, input, now);
+      const [result] = await this.pool.execute<ResultSetHeader>(
+        'INSERT INTO campaigns (account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)',
+        [record.accountId, record.name, record.cron, record.timeZone, JSON.stringify(record.template), record.enabled, record.createdAt, record.updatedAt, record.activeFrom],
+      );
+      return { ...record, id: Number(result.insertId) };
+    });
+  }
+
+  getCampaign(id: number): Promise<Campaign | undefined> {
+    return this.run('getCampaign', async () => {
+      if (!Number.isSafeInteger(id) || id < 1) return undefined;
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = ?`, [id]);
+      return rows.length === 0 ? undefined : toCampaign(rows[0]!);
+    });
+  }
+
+  listCampaigns(query: CampaignQuery = {}): Promise<CampaignPage> {
+    return this.run('listCampaigns', async () => {
+      const q = compileCampaignQuery(query);
+      if (q.accountIds !== undefined && q.accountIds.length === 0) return { campaigns: [], nextCursor: null };
+      const where = ['id > ?'];
+      const values: (string | number | boolean)[] = [q.afterId];
+      if (q.accountIds !== undefined) {
+        where.push(`account_id IN (${q.accountIds.map(() => '?').join(', ')})`);
+        values.push(...q.accountIds);
+      }
+      if (q.enabled !== undefined) {
+        where.push('enabled = ?');
+        values.push(q.enabled);
+      }
+      // One extra row tells whether a next page exists.
+      const [rows] = await this.pool.query<Rows>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, [...values, q.limit + 1]);
+      const campaigns = rows.slice(0, q.limit).map(toCampaign);
+      return { campaigns, nextCursor: rows.length > q.limit ? campaigns[campaigns.length - 1]!.id : null };
+    });
+  }
+
+  updateCampaign(id: number, patch: CampaignPatch, now: number): Promise<Campaign> {
+    return this.run('updateCampaign', () =>
+      this.transaction(async (conn) => {
+        const campaign = await this.lock(conn, id, 'FOR UPDATE');
+        const next = applyCampaignPatch(campaign, patch, now);
+        await conn.execute('UPDATE campaigns SET name = ?, cron = ?, time_zone = ?, template = ?, enabled = ?, updated_at = ?, active_from = ? WHERE id = ?', [
+          next.name,
+          next.cron,
+          next.timeZone,
+          JSON.stringify(next.template),
+          next.enabled,
+          next.updatedAt,
+          next.activeFrom,
+          id,
+        ]);
+        return next;
+      }),
+    );
+  }
+
+  deleteCampaign(id: number): Promise<boolean> {
+    return this.run('deleteCampaign', async () => {
+      if (!Number.isSafeInteger(id) || id < 1) return false;
+      return this.transaction(async (conn) => {
+        const [result] = await conn.execute<ResultSetHeader>('DELETE FROM campaigns WHERE id = ?', [id]);
+        if (result.affectedRows === 0) return false;
+        await conn.execute('DELETE FROM campaign_firings WHERE campaign_id = ?', [id]);
+        return true;
+      });
+    });
+  }
+
+  advanceLastScheduled(id: number, expected: number | null, next: number): Promise<boolean> {
+    return this.run('advanceLastScheduled', async () => {
+      checkAdvance(expected, next);
+      if (!Number.isSafeInteger(id) || id < 1) throw campaignNotFound(id);
+      const [result] = await this.pool.execute<ResultSetHeader>('UPDATE campaigns SET last_scheduled_at = ? WHERE id = ? AND last_scheduled_at <=> ?', [next, id, expected]);
+      if (result.affectedRows === 1) return true;
+      const [rows] = await this.pool.execute<Rows>('SELECT id FROM campaigns WHERE id = ?', [id]);
+      if (rows.length === 0) throw campaignNotFound(id);
+      return false;
+    });
+  }
+
+  recordFiring(firing: NewCampaignFiring): Promise<CampaignFiring> {
+    return this.run('recordFiring', async () => {
+      const record = newFiringRecord(firing);
+      return this.transaction(async (conn) => {
+        await this.lock(conn, record.campaignId, 'LOCK IN SHARE MODE');
+        await conn.execute(`INSERT IGNORE INTO campaign_firings (${FIRING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`, [
+          record.campaignId,
+          record.scheduledAt,
+          record.outcome,
+          record.taskId,
+          record.reason,
+          record.at,
+        ]);
+        const [rows] = await conn.execute<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`, [record.campaignId, record.scheduledAt]);
+        return toFiring(rows[0]!);
+      });
+    });
+  }
+
+  getFiring(campaignId: number, scheduledAt: number): Promise<CampaignFiring | undefined> {
+    return this.run('getFiring', async () => {
+      checkCampaignId(campaignId, 'campaignId');
+      checkCampaignTime('scheduledAt', scheduledAt);
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`, [campaignId, scheduledAt]);
+      return rows.length === 0 ? undefined : toFiring(rows[0]!);
+    });
+  }
+
+  listFirings(campaignId: number, query: FiringQuery = {}): Promise<FiringPage> {
+    return this.run('listFirings', async () => {
+      checkCampaignId(campaignId, 'campaignId');
+      const q = compileFiringQuery(query);
+      const before = q.beforeScheduledAt === undefined ? '' : ' AND scheduled_at < ?';
+      const values = q.beforeScheduledAt === undefined ? [campaignId] : [campaignId, q.beforeScheduledAt];
+      const [rows] = await this.pool.query<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ?${before} ORDER BY scheduled_at DESC LIMIT ?`, [
+        ...values,
+        q.limit + 1,
+      ]);
+      const firings = rows.slice(0, q.limit).map(toFiring);
+      return { firings, nextCursor: rows.length > q.limit ? firings[firings.length - 1]!.scheduledAt : null };
+    });
+  }
+
+  /** Waits for calls in flight, then closes the pool. Any later call fails with STORE_CLOSED; a second close is a no-op. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.inflight]);
+    await this.pool.end().catch((error: unknown) => {
+      throw toHeraldError(error, 'close', STORE);
+    });
+  }
+
+  private async lock(conn: PoolConnection, id: number, mode: 'FOR UPDATE' | 'LOCK IN SHARE MODE'): Promise<Campaign> {
+    if (Number.isSafeInteger(id) && id > 0) {
+      const [rows] = await conn.execute<Rows>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = ? ${mode}`, [id]);
+      if (rows.length > 0) return toCampaign(rows[0]!);
+    }
+    throw campaignNotFound(id);
+  }
+
+  private async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${STORE}.${op}: the store is closed`);
+    const call = fn();
+    this.inflight.add(call);
+    try {
+      return await call;
+    } catch (error) {
+      throw toHeraldError(error, op, STORE);
+    } finally {
+      this.inflight.delete(call);
+    }
+  }
+
+  /** Runs `fn` in a transaction on one pooled connection; a deadlock victim runs again, up to three runs in all. */
+  private async transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const conn = await this.pool.getConnection();
+      let broken = false;
+      try {
+        await conn.beginTransaction();
+        const result = await fn(conn);
+        await conn.commit();
+        return result;
+      } catch (error) {
+        broken = isConnectionError(error);
+        if (!broken) await conn.rollback().catch(() => (broken = true));
+        if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
+        throw error;
+      } finally {
+        if (broken) conn.destroy();
+        else conn.release();
+      }
+    }
+  }
+}
