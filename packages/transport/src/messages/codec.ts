@@ -105,6 +105,11 @@ export class FrameReader {
     }
   }
 
+  /** Whether bytes are left: for a field a later grammar appended, absent from older frames. */
+  more(): boolean {
+    return this.pos < this.frame.length;
+  }
+
   /** Call after the last field: a frame longer than its grammar is malformed. */
   end(): void {
     const extra = this.frame.length - this.pos;

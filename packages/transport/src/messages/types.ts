@@ -10,6 +10,7 @@ import type { AptaMessage, FilterReason } from '@herald/core';
  *   scheduler  -> dispatcher  preprocess.request, unit.run, task.halt
  *   dispatcher -> scheduler   preprocess.result
  *   dispatcher -> executor    unit.batch   (recipients travel here, in batches)
+ *                             task.halt    (forwarded on the real-time link when it closes its epoch)
  *   executor   -> scheduler   unit.progress
  *   presence   -> executor    user.logins  (users who came online: walk their offline lists)
  *   member    <-> member      apta         (membership between schedulers and interfaces: docs/apta.md)
@@ -84,6 +85,14 @@ export interface TaskHalt {
   kind: 'task.halt';
   taskId: number;
   epoch: number;
+  /**
+   * Present (true) when the owner sends no unit.run for the task under this
+   * epoch again: a resume of the task comes under a new epoch (the scheduler
+   * claims the task again first). Its batches still on the way under this
+   * epoch can then be dropped unstarted, which the dispatcher has executors do
+   * (docs/scheduling.md, "The bound"). Absent: the halt stops the streams only.
+   */
+  closesEpoch?: true;
 }
 
 export interface UnitBatch {
