@@ -226,12 +226,43 @@ describe('scheduler', () => {
       expect(order).toEqual(['task.halt', 'preprocess.request']);
       const path = (await store.readOutbox(0, 1_000)).filter((e) => e.taskId === normal.id).map((e) => e.to);
       expect(path).toEqual(['CREATED', 'QUEUED', 'PREPROCESSING', 'DISPATCHING', 'SENDING', 'PREEMPTED', 'SENDING', 'COMPLETED']);
-      // Pre-processed once, resumed from its checkpoint, not from the start.
+      // Pre-processed once, resumed from its checkpoint, not from the start, under a new epoch: the halt closed the first one.
       expect(sent('preprocess.request', normal.id)).toHaveLength(1);
-      expect(sent('unit.run', normal.id).map((m) => (m.kind === 'unit.run' ? m.from : -1))).toEqual([0, 4]);
+      expect(sent('task.halt', normal.id)).toEqual([{ kind: 'task.halt', taskId: normal.id, epoch: 1, closesEpoch: true }]);
+      expect(sent('unit.run', normal.id).map((m) => (m.kind === 'unit.run' ? [m.epoch, m.from] : []))).toEqual([
+        [1, 0],
+        [2, 4],
+      ]);
       const done = (await store.getTask(normal.id))!;
+      expect(done.epoch).toBe(2);
+      expect(done.owner).toBe('scheduler-1');
       expect(done.report).toMatchObject({ delivered: 7, offline: 3 });
       expect((await store.listUnits(normal.id)).map((u) => [u.state, u.checkpoint])).toEqual([['DONE', 10]]);
+    });
+
+    it('closes the epoch only of a task halted while its units stream: a task paused before it sends resumes under the same one', async () => {
+      await start();
+      const sending = await store.createTask(newTask(), Date.now());
+      hold.add(sending.id);
+      await toScheduler.send({ kind: 'task.submitted', taskId: sending.id });
+      await waitState(sending.id, 'SENDING');
+      const queued = await store.createTask(newTask(), Date.now()); // waits: the only slot is taken
+      await toScheduler.send({ kind: 'task.submitted', taskId: queued.id });
+      await waitState(queued.id, 'QUEUED');
+      for (const task of [queued, sending]) await toScheduler.send({ kind: 'task.command', taskId: task.id, command: 'pause' });
+      await waitState(sending.id, 'PAUSED');
+      await waitState(queued.id, 'PAUSED');
+      hold.delete(sending.id);
+      for (const task of [queued, sending]) await toScheduler.send({ kind: 'task.command', taskId: task.id, command: 'resume' });
+      await waitState(sending.id, 'COMPLETED');
+      await waitState(queued.id, 'COMPLETED');
+
+      expect(sent('task.halt', sending.id)).toEqual([{ kind: 'task.halt', taskId: sending.id, epoch: 1, closesEpoch: true }]);
+      expect(sent('task.halt', queued.id)).toEqual([{ kind: 'task.halt', taskId: queued.id, epoch: 1 }]);
+      expect(sent('unit.run', sending.id).map((m) => m.kind === 'unit.run' && m.epoch)).toEqual([1, 2]);
+      expect(sent('unit.run', queued.id).map((m) => m.kind === 'unit.run' && m.epoch)).toEqual([1]);
+      expect((await store.getTask(sending.id))!.epoch).toBe(2);
+      expect((await store.getTask(queued.id))!.epoch).toBe(1);
     });
 
     it('never preempts a real-time task: a second real-time task waits for the slot', async () => {

@@ -138,6 +138,13 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const queue = new PriorityQueue<number>();
   const active = new Set<number>();
   const lastReportAt = new Map<number, number>();
+  /**
+   * Per task, the epoch under which this scheduler halted it while its units
+   * were streaming, with a halt that closes the epoch: executors then drop the
+   * task's batches still on their way under it, so the task's units must never
+   * run under it again. Resuming it claims the task first (epoch + 1).
+   */
+  const closedEpochs = new Map<number, number>();
   const serial = new SerialQueue();
   const stalls = new StallWatch(config.scheduler.unitStallMs);
   const stalledUnits = meter.counter('herald_scheduler_stalled_units_total', 'Units run again from their checkpoint after no progress for scheduler.unitStallMs');
@@ -153,6 +160,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     scheduled.delete(taskId);
     active.delete(taskId);
     lastReportAt.delete(taskId);
+    closedEpochs.delete(taskId);
     queue.remove((id) => id === taskId);
   }
 
@@ -281,7 +289,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     // Units exist once pre-processing was done and planned: resume from their checkpoints.
     const existing = task.filteredListId === null ? [] : await store.listUnits(task.id);
     if (existing.length > 0) {
-      const sending = await transition(task, 'resumeSending');
+      let sending = await transition(task, 'resumeSending');
+      if (closedEpochs.get(task.id) === sending.epoch) sending = await claimAgain(sending);
       await runUnits(sending, existing);
       return;
     }
@@ -311,6 +320,25 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     const created = await store.putUnits(task.id, fenceOf(dispatching), result.units.map((u, unitNo) => ({ unitNo, ...u })), clock.now());
     const sending = await transition(dispatching, 'dispatched');
     await runUnits(sending, created);
+  }
+
+  /**
+   * Takes a new epoch for a task this scheduler halted with a closing halt,
+   * before its units run again: executors drop every batch of the task at or
+   * below the closed epoch (docs/scheduling.md, "The bound"), so a resume under
+   * it would be dropped too. Called right after a fenced write under the old
+   * epoch succeeded, so this scheduler still owned the task a moment ago; the
+   * claim is not fenced itself (the store has no such write), which leaves a
+   * window of one store round trip in which a new owner's claim, if one came,
+   * would be taken back, as `ensureOwned` can too; that owner is fenced out at
+   * its next write and drops the task, and the ring's owner adopts it again.
+   */
+  async function claimAgain(task: Task): Promise<Task> {
+    const claimed = await store.claimTask(task.id, me, clock.now());
+    owned.set(claimed.id, claimed);
+    closedEpochs.delete(task.id);
+    logger.debug('task claimed again to resume under a new epoch', { taskId: task.id, closed: task.epoch, epoch: claimed.epoch });
+    return claimed;
   }
 
   /** Starts (or restarts from their checkpoints) every unfinished unit of a sending task. */
@@ -447,9 +475,17 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     if (task && taskMachine.isTerminal(task.state)) forget(taskId);
   }
 
+  /**
+   * Stops a task: its streams first (task.halt), then its state and its units
+   * at their checkpoints. A task that was SENDING gets a halt that closes its
+   * epoch, so executors drop its batches still on the way; it resumes, if
+   * ever, under a new epoch (`claimAgain`).
+   */
   async function halt(task: Task, event: 'pause' | 'cancel' | 'expire' | 'preempt'): Promise<void> {
     const list = units.get(task.id) ?? (task.filteredListId !== null ? await store.listUnits(task.id) : []);
-    await deps.toDispatcher.send({ kind: 'task.halt', taskId: task.id, epoch: task.epoch });
+    const closesEpoch = task.state === 'SENDING';
+    if (closesEpoch) closedEpochs.set(task.id, task.epoch);
+    await deps.toDispatcher.send({ kind: 'task.halt', taskId: task.id, epoch: task.epoch, ...(closesEpoch ? { closesEpoch: true as const } : {}) });
     const stopped = await transition(task, event, { report: totals(task.id) });
     const unitEvent = event === 'cancel' || event === 'expire' ? 'cancel' : 'stop';
     for (const unit of list) {
