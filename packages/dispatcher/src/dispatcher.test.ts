@@ -11,6 +11,8 @@ import { startDispatcher, type Dispatcher } from './dispatcher';
  */
 class GatedChannel implements PushChannel {
   readonly sent: UnitBatch[] = [];
+  /** Every message in send order, halts (never gated) included. */
+  readonly messages: Message[] = [];
   private permits: number;
   private readonly waiting: (() => void)[] = [];
 
@@ -19,8 +21,13 @@ class GatedChannel implements PushChannel {
   }
 
   async send(message: Message): Promise<void> {
+    if (message.kind === 'task.halt') {
+      this.messages.push(message);
+      return;
+    }
     if (message.kind !== 'unit.batch') throw new Error(`unexpected ${message.kind}`);
     this.sent.push(message);
+    this.messages.push(message);
     if (this.permits > 0) {
       this.permits--;
       return;
@@ -237,5 +244,35 @@ describe('dispatcher send-path fencing', () => {
     await stoppedStream(1, 2);
     await stop();
     expect(e2().offsets(2)).toEqual([100, 110]);
+  });
+
+  it("forwards a halt that closes its epoch to the real-time inbox of each executor it streamed the task to, ahead of later batches there", async () => {
+    executors.set('e1', new GatedChannel(1));
+    await toDispatcher.send(run(1, 0)); // to e1, which has a real-time inbox
+    await toDispatcher.send(run(1, 1)); // to e2, which has none
+    await waitSent(e1(), 2, 'unit 0 stalls on its second batch');
+    await waitSent(e2(), 1, 'unit 1 streams');
+    const marker = async (stale: number) => {
+      await toDispatcher.send(run(0, 1)); // below every epoch seen: dropped and counted once handled
+      await waitFor(() => meter.total('herald_dispatcher_stale_runs_total') === stale, { message: 'the messages before the marker were handled' });
+    };
+
+    // A halt that does not close its epoch (the owner may run units under it again) stays here.
+    await toDispatcher.send({ kind: 'task.halt', taskId: TASK, epoch: 1 });
+    await marker(1);
+    expect(realtimeE1.messages).toEqual([]);
+
+    const closing = { kind: 'task.halt', taskId: TASK, epoch: 1, closesEpoch: true } as const;
+    await toDispatcher.send(closing);
+    await toDispatcher.send({ ...closing, taskId: 99 }); // never streamed here: nothing on its way to drop
+    await toDispatcher.send({ ...run(1, 0), taskId: 8, realtime: true, filteredListId: 'f_7' }); // a real-time unit after the halt
+    await waitFor(() => realtimeE1.sent.some((b) => b.last), { message: 'the real-time unit streamed' });
+    await marker(2);
+    // e1's real-time inbox: the halt first, then the real-time batches; e2 (no real-time inbox) gets no halt.
+    expect(realtimeE1.messages[0]).toEqual(closing);
+    expect(realtimeE1.messages.slice(1).every((m) => m.kind === 'unit.batch' && m.taskId === 8)).toBe(true);
+    expect(e2().messages.every((m) => m.kind === 'unit.batch')).toBe(true);
+    expect(meter.total('herald_dispatcher_forwarded_halts_total')).toBe(1);
+    await stop();
   });
 });

@@ -16,7 +16,10 @@ export interface DispatcherDeps {
    * The channel to each executor's real-time inbox, by id, where it has one: a
    * real-time unit's batches go there, so they are not queued behind the
    * normal batches already in the executor's inbox (at most the batch in hand
-   * is ahead of them). An executor without one gets them in its inbox.
+   * is ahead of them). An executor without one gets them in its inbox. A
+   * task.halt that closes its epoch is forwarded here too, to the executors
+   * this dispatcher streamed the task to, so that they drop its batches still
+   * queued (docs/scheduling.md, "The bound").
    */
   toRealtimeExecutor?: ReadonlyMap<string, PushChannel>;
   lists: ListRepository;
@@ -31,6 +34,9 @@ export interface Dispatcher {
   /** Unit streams and pre-processing jobs running now (a drain waits for none). */
   busy(): number;
 }
+
+/** Tasks whose executors are remembered for forwarding a halt; past it the least recently streamed is forgotten. */
+const TARGET_MEMORY = 65_536;
 
 /** One unit's stream of batches, under the owner epoch of the unit.run that started it. */
 interface Stream {
@@ -55,6 +61,14 @@ interface Stream {
  *   deposed owner's late halt never stops its successor's streams.
  * A stopped stream sends nothing more; the batch it was handing to the socket
  * at that moment still goes (the one batch in flight).
+ *
+ * What is already on its way cannot be called back, so a halt that closes its
+ * epoch (`closesEpoch`: the owner will resume the task, if ever, under a new
+ * one) is forwarded to the real-time inbox of every executor this dispatcher
+ * streamed the task to: there it overtakes the task's queued batches, and the
+ * executor drops them unstarted (executor.ts). Forwarded without waiting, so a
+ * full real-time link never holds up this inbox; a channel sends in call
+ * order, so the halt still goes ahead of every batch streamed after it.
  */
 export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const logger = deps.logger ?? noopLogger;
@@ -67,6 +81,9 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const streams = new Map<number, Map<number, Stream>>();
   /** Per task, the highest owner epoch seen (LRU-bounded). */
   const epochs = new EpochFloor();
+  /** Per task, the executors its streams here were sent to (LRU-bounded): where a closing halt is forwarded. */
+  const targets = new Map<number, Set<string>>();
+  const forwardedHalts = meter.counter('herald_dispatcher_forwarded_halts_total', 'task.halt messages forwarded to an executor\'s real-time inbox, so it drops the halted batches still queued');
   const running = new Set<Promise<void>>();
   let preprocessing: Promise<void> = Promise.resolve();
 
@@ -126,7 +143,15 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     const stream: Stream = { epoch: run.epoch, halted: false };
     units.set(run.unitNo, stream);
+    remember(run.taskId, run.executorId);
     return stream;
+  }
+
+  function remember(taskId: number, executorId: string): void {
+    const known = targets.get(taskId);
+    targets.delete(taskId); // re-inserted last: a Map iterates oldest first
+    targets.set(taskId, (known ?? new Set()).add(executorId));
+    if (targets.size > TARGET_MEMORY) targets.delete(targets.keys().next().value!);
   }
 
   async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
@@ -160,10 +185,26 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     }
   }
 
-  /** Stops the task's streams at or below the halt's epoch; a halt proves an owner at that epoch, so it raises the floor too. */
+  /**
+   * Stops the task's streams at or below the halt's epoch; a halt proves an
+   * owner at that epoch, so it raises the floor too. A halt that closes its
+   * epoch goes on to the executors the task was streamed to (see above).
+   */
   function haltTask(halt: TaskHalt): void {
     if (!epochs.admit(halt.taskId, halt.epoch)) logger.debug('task.halt of a deposed owner: stops only its own streams', { taskId: halt.taskId, epoch: halt.epoch });
     for (const stream of streams.get(halt.taskId)?.values() ?? []) if (stream.epoch <= halt.epoch) stream.halted = true;
+    if (halt.closesEpoch !== true) return;
+    for (const executorId of targets.get(halt.taskId) ?? []) {
+      const channel = deps.toRealtimeExecutor?.get(executorId);
+      if (channel === undefined) continue; // no link that overtakes its queue: the halt would arrive after the batches it is about
+      forwardedHalts.inc();
+      track(
+        channel.send(halt).catch((error: unknown) => {
+          // Only a shortcut: the executor delivers what it holds, and the checkpoints stay right either way.
+          logger.debug('task.halt not forwarded to an executor', { taskId: halt.taskId, executorId, error: String(error) });
+        }),
+      );
+    }
   }
 
   async function handle(message: Message): Promise<void> {
