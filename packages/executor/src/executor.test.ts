@@ -457,6 +457,64 @@ describe('executor', () => {
       ]);
     });
 
+    describe('a halt that closes its epoch', () => {
+      const halted = () => harness.meter.total('herald_executor_halted_batches_total', { executor: 'executor-1' });
+      const closing = { kind: 'task.halt', taskId: TASK_ID, epoch: 2, closesEpoch: true } as const;
+      /** Batch i of unit 0: offset i, one online uin (so every batch goes through the gateway). */
+      const unit = (epoch: number, from = 0) => Array.from({ length: 10 - from }, (_, i) => batch(from + i, [ONLINE[(from + i) % ONLINE.length]!], from + i === 9, { epoch }));
+
+      it("drops the task's batches queued behind the one in hand, prefetched or still in the socket, unstarted and unreported; a resume under a newer epoch delivers them once", async () => {
+        await harness.stop();
+        harness = await start({ prefetch: 2, realtimeInbox: true });
+        harness.gateway.hold();
+        await send(...unit(2));
+        await waitFor(() => harness.left() === 3 && harness.gateway.deliveries.length === 1, { message: 'one batch in hand, two prefetched, seven in the socket' });
+        // The preemption: the halt overtakes the queue on the real-time inbox, the real-time task's batch follows it.
+        await harness.realtimeDispatcher!.send(closing);
+        await harness.realtimeDispatcher!.send(urgent(0, [100], true));
+        await waitFor(() => harness.realtimeLeft() === 2, { message: 'the halt and the real-time batch read' });
+        harness.gateway.release();
+        await waitFor(() => halted() === 9, { message: 'the nine batches behind the one in hand dropped' });
+        await progressCount(2);
+        expect(harness.left()).toBe(10); // the socket drained: nothing of the halted task is left to deliver later
+        expect(deliveryOrder()).toEqual([
+          [TASK_ID, ONLINE[0]], // in hand when the halt came: the one checkpoint interval
+          [REALTIME_TASK_ID, 100],
+        ]);
+        expect(progressOrder()).toEqual([
+          [TASK_ID, 0, 0],
+          [REALTIME_TASK_ID, 0, 0],
+        ]);
+
+        // Resumed by its owner under a new epoch from its checkpoint (1): every batch passes, each recipient once in all.
+        await send(...unit(3, 1));
+        await progressCount(11);
+        expect(harness.progress.slice(2).map((p) => [p.epoch, p.from])).toEqual(Array.from({ length: 9 }, (_, i) => [3, i + 1]));
+        const normal = harness.gateway.deliveries.filter((d) => d.taskId === TASK_ID).flatMap((d) => d.uins);
+        expect(normal).toEqual(Array.from({ length: 10 }, (_, i) => ONLINE[i % ONLINE.length]!));
+        expect(halted()).toBe(9);
+        expect(staleBatches()).toBe(0); // dropped as halted, not as a deposed owner's
+      });
+
+      it('is read on the main inbox too, where it comes after what that inbox already holds', async () => {
+        await send(batch(0, [2]), closing, batch(1, [4], true));
+        await waitFor(() => halted() === 1, { message: 'the batch after the halt dropped' });
+        await progressCount(1);
+        expect(progressOrder()).toEqual([[TASK_ID, 0, 0]]);
+      });
+
+      it('leaves alone a halt that does not close its epoch (its owner may still run units under it), and other tasks and epochs', async () => {
+        await harness.stop();
+        harness = await start({ realtimeInbox: true });
+        await harness.realtimeDispatcher!.send({ kind: 'task.halt', taskId: TASK_ID, epoch: 2 });
+        await harness.realtimeDispatcher!.send({ ...closing, taskId: REALTIME_TASK_ID, epoch: 1 }); // another task, an older epoch
+        await waitFor(() => harness.realtimeLeft() === 2, { message: 'both halts read' });
+        await send(batch(0, [2]), urgent(0, [4], true, { epoch: 2 }), batch(1, [6], true));
+        await progressCount(3);
+        expect(halted()).toBe(0);
+      });
+    });
+
     it('loses and repeats nothing across a stop: prefetched batches are abandoned unwritten and come again from the checkpoint', async () => {
       await harness.stop();
       harness = await start({ prefetch: 3 });

@@ -1,5 +1,5 @@
 import { EpochFloor, isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
-import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
+import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/transport';
 import type { LoginQueue } from './login-queue';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
@@ -10,9 +10,10 @@ export interface ExecutorDeps {
   inbox: PullChannel;
   /**
    * Optional: a link that carries only real-time tasks' batches, so that they
-   * never queue in ZeroMQ behind normal ones (docs/scheduling.md). Everything
-   * read here waits in the real-time lane. Close it too when stopping: its
-   * reader ends at its next message or when it closes.
+   * never queue in ZeroMQ behind normal ones (docs/scheduling.md), and the
+   * halts dispatchers forward. Every batch read here waits in the real-time
+   * lane. Close it too when stopping: its reader ends at its next message or
+   * when it closes.
    */
   realtimeInbox?: PullChannel;
   /** Messages each inbox's reader holds ahead of the worker at most. Default PREFETCH. */
@@ -37,13 +38,11 @@ export interface Executor {
 
 /**
  * Messages each inbox's reader pulls ahead of the worker, at most. Two are
- * enough for the worker never to wait on the socket between batches. Kept
- * small on purpose: a real-time batch overtakes only what waits here, not
- * what waits in ZeroMQ, and every normal batch held anywhere on the way is
- * work that still runs after a preemption (bench/preemption.js: a prefetch
- * of 128 made real-time latency worse, the backlog competing with the
- * real-time task's admission). The lever on that latency is the depth of the
- * dispatcher -> executor link (docs/scheduling.md).
+ * enough for the worker never to wait on the socket between batches; more
+ * would only move the queue from ZeroMQ, where the high-water mark pushes
+ * back on the dispatchers, into this process. (What a preempted task still
+ * has on its way, here or in the socket, is dropped unstarted once its halt
+ * is read: docs/scheduling.md, "The bound".)
  */
 export const PREFETCH = 2;
 
@@ -77,6 +76,18 @@ const MAX_CONFIRMED_UNITS = 1024;
  * process confirmed is kept across epochs, so a new owner resuming from an
  * older checkpoint gets those batches reported, not delivered again.
  *
+ * Halted tasks stop here within the batch in hand (docs/scheduling.md, "The
+ * bound"): a task.halt that closes its epoch (forwarded by a dispatcher on the
+ * real-time inbox, ahead of the normal batches queued in the main one) is
+ * remembered per task, and from then on a batch of the task at or below that
+ * epoch is dropped unstarted, neither delivered nor reported
+ * (herald_executor_halted_batches_total): read from a socket, it is not even
+ * prefetched; waiting in the prefetch, the worker skips it. Its unit's
+ * checkpoint stays before it, and the owner resumes the task, if ever, under a
+ * new epoch, whose batches pass. So what a preempted or paused task still had
+ * on its way costs nothing, and a real-time task's batches wait for at most
+ * the one batch being delivered.
+ *
  * A real-time lane: readers move batches from the inboxes into a bounded
  * prefetch (prefetch.ts, at most `prefetch` untaken messages per inbox, so a
  * full prefetch leaves the rest in the socket and ZeroMQ pushes back as
@@ -91,9 +102,26 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const queued = meter.counter('herald_executor_offline_total', 'Recipients appended to offline lists', ['executor']);
   const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', ['executor']);
   const stale = meter.counter('herald_executor_stale_batches_total', 'Batches dropped: their epoch is below one seen for the task (a deposed owner)', ['executor']);
+  const halted = meter.counter('herald_executor_halted_batches_total', 'Batches dropped unstarted: their task was halted under their epoch (preempted, paused, cancelled, expired)', ['executor']);
   const labels = { executor: deps.id };
   /** Per task, the highest owner epoch seen. */
   const epochs = new EpochFloor(EPOCH_MEMORY);
+  /** Per task, the highest epoch a halt closed: the task's batches at or below it are dropped unstarted. */
+  const closed = new EpochFloor(EPOCH_MEMORY);
+
+  function onHalt(halt: TaskHalt): void {
+    if (halt.closesEpoch !== true) return; // the owner may still run units under this epoch
+    closed.raise(halt.taskId, halt.epoch);
+    logger.debug('task halt read: its batches not yet started are dropped', { taskId: halt.taskId, epoch: halt.epoch });
+  }
+
+  /** True (and counted) when the batch's task was halted under the batch's epoch. */
+  function isHalted(batch: UnitBatch): boolean {
+    const upTo = closed.get(batch.taskId);
+    if (upTo === undefined || batch.epoch > upTo) return false;
+    halted.inc(labels);
+    return true;
+  }
 
   /** True (and counted) when the batch's epoch is below the highest known for its task. */
   function isStale(batch: UnitBatch, known: number): boolean {
@@ -121,7 +149,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   async function handle(batch: UnitBatch): Promise<void> {
     const key = `${batch.taskId}:${batch.unitNo}`;
     const to = batch.offset + batch.uins.length;
-    if (isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return;
+    if (isHalted(batch) || isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return;
     const task = await deps.tasks.get(batch.taskId);
     if (task === undefined) {
       dropped.inc(labels);
@@ -179,7 +207,9 @@ export function startExecutor(deps: ExecutorDeps): Executor {
    * while this inbox holds fewer than its share. Other messages are handled
    * as they are read, ahead of the batches waiting: a login only queues a
    * walk (never waits), and the bitmap already shows the user online, so a
-   * batch handled later delivers to them directly.
+   * batch handled later delivers to them directly; a halt only marks its
+   * task. A halted task's batch is dropped as it is read, without taking room,
+   * so the socket's queue of them drains at once.
    */
   async function read(inbox: PullChannel, source: PrefetchSource, lane: Lane | undefined): Promise<void> {
     if (!(await source.room())) return;
@@ -188,10 +218,15 @@ export function startExecutor(deps: ExecutorDeps): Executor {
         deps.logins.enqueue(message.uins);
         continue;
       }
+      if (message.kind === 'task.halt') {
+        onHalt(message);
+        continue;
+      }
       if (message.kind !== 'unit.batch') {
         logger.warn('executor ignores a message not meant for it', { kind: message.kind });
         continue;
       }
+      if (isHalted(message)) continue;
       prefetch.put(source, lane ?? (await laneOf(message)), message.taskId, message);
       if (!(await source.room())) return; // closed: what is still in the socket stays there
     }
