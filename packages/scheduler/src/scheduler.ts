@@ -238,14 +238,22 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
    * room for it (see `preemptFor`); a normal task never preempts anything.
    */
   async function pump(): Promise<void> {
-    for (let task = bestReady(); task !== undefined; task = bestReady()) {
-      if (active.size >= config.scheduler.slots) {
-        if (await preemptFor(task)) continue; // the freed slot goes to the best queued task: this one
-        return;
+    /** What is left of each preemption of this pass: the victim's units to stop, once the real-time task is admitted. */
+    const stopping: (() => Promise<void>)[] = [];
+    try {
+      for (let task = bestReady(); task !== undefined; task = bestReady()) {
+        if (active.size >= config.scheduler.slots) {
+          const rest = await preemptFor(task);
+          if (rest === undefined) return;
+          stopping.push(rest);
+          continue; // the freed slot goes to the best queued task: this one
+        }
+        queue.pop();
+        active.add(task.id);
+        await admit(task);
       }
-      queue.pop();
-      active.add(task.id);
-      await admit(task);
+    } finally {
+      for (const rest of stopping) await rest();
     }
   }
 
@@ -254,11 +262,19 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
    * task that is SENDING: its streams stop and its units stop at their
    * checkpoints (the batches already at an executor are still confirmed and
    * checkpointed), and it goes back to the queue as PREEMPTED, to resume from
-   * those checkpoints through ordinary admission. Returns false, preempting
-   * nothing, for a normal task, or when no active task is a SENDING normal one
-   * (real-time tasks are never preempted; a task still pre-processing or
-   * dispatching has no checkpoint to stop at, so the real-time task waits for
-   * it to reach SENDING, which runs the pump again).
+   * those checkpoints through ordinary admission. Returns undefined,
+   * preempting nothing, for a normal task, or when no active task is a SENDING
+   * normal one (real-time tasks are never preempted; a task still
+   * pre-processing or dispatching has no checkpoint to stop at, so the
+   * real-time task waits for it to reach SENDING, which runs the pump again).
+   *
+   * Otherwise the victim's streams are stopped (task.halt, first of all), it is
+   * PREEMPTED and its slot free, and what returns is the rest: its units
+   * stopped at their checkpoints in the store (two writes per unit, more with
+   * the coordinator recorder), which `pump` runs once it has admitted the
+   * real-time task, so that they overlap its pre-processing instead of
+   * delaying it. Nothing else runs in between (one pump, one serial job), and
+   * the counter and the log come after them, when the halt is complete.
    *
    * No thrash: each preemption is paired with the admission of the real-time
    * task it was made for, which takes the freed slot at once, so there are
@@ -266,8 +282,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
    * its ready time, hence its aging, and outranks fresher normal tasks when it
    * is queued again.
    */
-  async function preemptFor(task: Task): Promise<boolean> {
-    if (task.priority !== 'realtime') return false;
+  async function preemptFor(task: Task): Promise<(() => Promise<void>) | undefined> {
+    if (task.priority !== 'realtime') return undefined;
     let victim: Task | undefined;
     let lowest = Infinity;
     for (const id of active) {
@@ -276,13 +292,18 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       const score = scoreOf(candidate);
       if (score < lowest) [victim, lowest] = [candidate, score];
     }
-    if (victim === undefined) return false;
+    if (victim === undefined) return undefined;
     const progress = totals(victim.id);
-    await halt(victim, 'preempt');
-    enqueue(owned.get(victim.id)!);
-    preemptions.inc();
-    logger.info('task preempted for a real-time task', { taskId: victim.id, for: task.id, score: Math.round(lowest), delivered: progress.delivered, offline: progress.offline });
-    return true;
+    const stopUnits = await stopSending(victim, 'preempt');
+    const preempted = owned.get(victim.id)!;
+    enqueue(preempted);
+    return async () => {
+      // Resumed (or dropped) in this same pass, its units belong to that run now: leave them be.
+      const now = owned.get(victim.id);
+      if (now?.state === 'PREEMPTED' && now.epoch === preempted.epoch) await stopUnits();
+      preemptions.inc();
+      logger.info('task preempted for a real-time task', { taskId: victim.id, for: task.id, score: Math.round(lowest), delivered: progress.delivered, offline: progress.offline });
+    };
   }
 
   async function admit(task: Task): Promise<void> {
@@ -482,19 +503,27 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
    * ever, under a new epoch (`claimAgain`).
    */
   async function halt(task: Task, event: 'pause' | 'cancel' | 'expire' | 'preempt'): Promise<void> {
+    const stopUnits = await stopSending(task, event);
+    await stopUnits();
+  }
+
+  /** The first part of a halt: streams stopped, state changed, slot freed. Returns the second: the units stopped at their checkpoints. */
+  async function stopSending(task: Task, event: 'pause' | 'cancel' | 'expire' | 'preempt'): Promise<() => Promise<void>> {
     const list = units.get(task.id) ?? (task.filteredListId !== null ? await store.listUnits(task.id) : []);
     const closesEpoch = task.state === 'SENDING';
     if (closesEpoch) closedEpochs.set(task.id, task.epoch);
     await deps.toDispatcher.send({ kind: 'task.halt', taskId: task.id, epoch: task.epoch, ...(closesEpoch ? { closesEpoch: true as const } : {}) });
     const stopped = await transition(task, event, { report: totals(task.id) });
-    const unitEvent = event === 'cancel' || event === 'expire' ? 'cancel' : 'stop';
-    for (const unit of list) {
-      await recorder.settle(stopped, unit, clock.now());
-      if (unitMachine.can(unit.state, unitEvent)) await store.transitionUnit(task.id, unit.unitNo, fenceOf(stopped), unitEvent, clock.now());
-    }
     scheduled.delete(task.id);
     queue.remove((id) => id === task.id);
     release(task.id);
+    const unitEvent = event === 'cancel' || event === 'expire' ? 'cancel' : 'stop';
+    return async () => {
+      for (const unit of list) {
+        await recorder.settle(stopped, unit, clock.now());
+        if (unitMachine.can(unit.state, unitEvent)) await store.transitionUnit(task.id, unit.unitNo, fenceOf(stopped), unitEvent, clock.now());
+      }
+    };
   }
 
   async function onCommand(command: TaskCommand): Promise<void> {
