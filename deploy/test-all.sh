@@ -4,11 +4,12 @@
 #
 #   1. Debian packages the tests need: mariadb-server (the MySQL task store),
 #      zookeeper (the coordinator), kcat (librdkafka's mock Kafka cluster),
-#      redis-server (the peer baseline's test starts a private one);
-#      installed only when missing. The servers themselves are started on
-#      127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
+#      redis-server (the peer baseline's test starts a private one),
+#      chromium (the console's browser tests drive it headless through
+#      playwright-core; no browser is ever downloaded); installed only when
+#      missing. The servers themselves are started on 127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
 #   2. npm install: the locked dependencies (see below for why not npm ci).
-#   3. build (tsc -b, strict, project references), type-check of the tests
+#   3. build (tsc -b, strict, project references; the console's vite build), type-check of the tests
 #      (jest only transpiles them) and lint (import cycles,
 #      deep imports, core purity).
 #   4. jest, every package; a last line "N passed, N failed" sums it up.
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 echo "== Debian packages"
 missing=()
-for pkg in mariadb-server zookeeper kcat redis-server; do
+for pkg in mariadb-server zookeeper kcat redis-server chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -26,7 +27,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 else
-  echo "installed: mariadb-server zookeeper kcat redis-server"
+  echo "installed: mariadb-server zookeeper kcat redis-server chromium"
 fi
 
 echo "== npm install (from the lock file)"

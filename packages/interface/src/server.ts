@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './api-deps';
+import { consoleRoutes } from './console';
 import { toHttpError } from './http-errors';
 import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
@@ -32,5 +33,6 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   listRoutes(app, deps);
   taskRoutes(app, deps);
   clusterRoutes(app, deps);
+  consoleRoutes(app);
   return app;
 }

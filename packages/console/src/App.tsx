@@ -1,0 +1,34 @@
+import { Layout } from './components/Layout';
+import { Campaigns } from './pages/Campaigns';
+import { CampaignPage } from './pages/CampaignPage';
+import { Cluster } from './pages/Cluster';
+import { NewBroadcast } from './pages/NewBroadcast';
+import { NewCampaign } from './pages/NewCampaign';
+import { SignIn } from './pages/SignIn';
+import { TaskPage } from './pages/TaskPage';
+import { Tasks } from './pages/Tasks';
+import { match, useLocation } from './router';
+import { SessionProvider } from './session';
+
+function Page() {
+  const { path } = useLocation();
+  let params: Record<string, string> | null;
+  if (path === '/' || path === '/tasks') return <Tasks />;
+  if ((params = match('/tasks/:id', path))) return <TaskPage key={params.id} id={params.id!} />;
+  if (path === '/new') return <NewBroadcast />;
+  if (path === '/campaigns') return <Campaigns />;
+  if (path === '/campaigns/new') return <NewCampaign />;
+  if ((params = match('/campaigns/:id', path))) return <CampaignPage key={params.id} id={params.id!} />;
+  if (path === '/cluster') return <Cluster />;
+  return <p className="muted">No page at {path}.</p>;
+}
+
+export function App() {
+  return (
+    <SessionProvider signIn={(onSignedIn) => <SignIn onSignedIn={onSignedIn} />}>
+      <Layout>
+        <Page />
+      </Layout>
+    </SessionProvider>
+  );
+}

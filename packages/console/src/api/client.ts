@@ -1,0 +1,123 @@
+/**
+ * The one way the console talks to Herald: JSON over fetch with the
+ * operator's bearer token, and list uploads over XMLHttpRequest (fetch
+ * cannot report upload progress). Every failure becomes an ApiError that
+ * carries the server's stable code and, when the server named one, the
+ * field at fault, so forms can show the message next to that field.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** The request field the server blamed (error.field or error.details.field), if any. */
+    readonly field?: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Called when the server answers 401: the session ends and the sign-in page shows. */
+let onUnauthenticated: () => void = () => undefined;
+export function setUnauthenticatedHandler(handler: () => void): void {
+  onUnauthenticated = handler;
+}
+
+let token = '';
+export function setToken(value: string): void {
+  token = value;
+}
+
+function authHeaders(): Record<string, string> {
+  return token === '' ? {} : { authorization: `Bearer ${token}` };
+}
+
+/** Builds an ApiError from an error answer, whichever of the documented shapes it has. */
+export function toApiError(status: number, body: unknown): ApiError {
+  const error = (body as { error?: Record<string, unknown> } | null)?.error;
+  if (error === undefined || typeof error !== 'object') return new ApiError(status, status === 0 ? 'NETWORK' : 'HTTP_' + status, `the server answered ${status}`);
+  const details = (typeof error.details === 'object' && error.details !== null ? error.details : {}) as Record<string, unknown>;
+  const field = typeof error.field === 'string' ? error.field : typeof details.field === 'string' ? details.field : fieldOfSchemaMessage(String(error.message ?? ''));
+  return new ApiError(status, String(error.code ?? 'HTTP_' + status), String(error.message ?? ''), field, { ...details, ...error });
+}
+
+/**
+ * The field named by a schema-validation message, which says where the
+ * request broke ("body/content/body must NOT have fewer than 1 characters",
+ * "body must have required property 'listId'") but carries no field of its own.
+ */
+export function fieldOfSchemaMessage(message: string): string | undefined {
+  const missing = /^(?:body|querystring) must have required property '([^']+)'/.exec(message);
+  if (missing) return missing[1];
+  const at = /^(?:body|querystring)\/([A-Za-z0-9_/]+) /.exec(message);
+  return at ? at[1]!.split('/').join('.') : undefined;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'NETWORK', 'Herald did not answer: is the interface tier up?');
+  }
+  const text = await response.text();
+  const parsed: unknown = text === '' ? null : safeJson(text);
+  if (!response.ok) {
+    if (response.status === 401) onUnauthenticated();
+    throw toApiError(response.status, parsed);
+  }
+  return parsed as T;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+export interface UploadHandle<T> {
+  done: Promise<T>;
+  abort: () => void;
+}
+
+/** Uploads a file as the request body, reporting bytes sent as they go. */
+export function upload<T>(path: string, file: Blob, contentType: string, onProgress: (sent: number, total: number) => void): UploadHandle<T> {
+  const xhr = new XMLHttpRequest();
+  const done = new Promise<T>((resolve, reject) => {
+    xhr.open('POST', path);
+    for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
+    xhr.setRequestHeader('content-type', contentType);
+    xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
+    xhr.onload = () => {
+      const parsed = safeJson(xhr.responseText);
+      if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as T);
+      else {
+        if (xhr.status === 401) onUnauthenticated();
+        reject(toApiError(xhr.status, parsed));
+      }
+    };
+    xhr.onerror = () => reject(new ApiError(0, 'NETWORK', 'the upload was interrupted'));
+    xhr.onabort = () => reject(new ApiError(0, 'ABORTED', 'upload cancelled'));
+    xhr.send(file);
+  });
+  return { done, abort: () => xhr.abort() };
+}
+
+/** A query string from the defined, non-empty values. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text === '' ? '' : '?' + text;
+}

@@ -1,0 +1,142 @@
+/**
+ * The shapes of the HTTP API (docs/api.md) as the console reads them. The
+ * console is a browser bundle and does not import @herald/core (CommonJS,
+ * node:zlib); these mirror core's model, and test/contract.test.ts checks
+ * the parts that must agree (states, filter reasons, commands).
+ */
+
+export const TASK_STATES = [
+  'CREATED',
+  'SCHEDULED',
+  'QUEUED',
+  'PREPROCESSING',
+  'DISPATCHING',
+  'SENDING',
+  'PREEMPTED',
+  'PAUSED',
+  'COMPLETED',
+  'CANCELLED',
+  'FAILED',
+  'EXPIRED',
+] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export const TERMINAL_STATES: readonly TaskState[] = ['COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'];
+
+export const FILTER_REASONS = ['duplicate', 'blacklisted', 'already_sent', 'not_follower', 'over_frequency', 'targeting'] as const;
+export type FilterReason = (typeof FILTER_REASONS)[number];
+
+export type PriorityClass = 'realtime' | 'normal';
+
+export interface TaskReport {
+  total: number;
+  kept: number;
+  removed: Partial<Record<FilterReason, number>>;
+  delivered: number;
+  offline: number;
+  units: number;
+  unitsDone: number;
+}
+
+export interface Task {
+  id: number;
+  accountId: string;
+  listId: string;
+  state: TaskState;
+  content: { body: string; title?: string };
+  priority: PriorityClass;
+  sendAt: number;
+  expiresAt: number;
+  listCount: number;
+  owner: string | null;
+  report: TaskReport;
+  error: { code: string; message: string } | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  nextCursor: number | null;
+}
+
+export interface ListMeta {
+  id: string;
+  accountId: string;
+  count: number;
+  bytes: number;
+  createdAt: number;
+  import?: { uploadBytes: number; lines: number; valid: number; bad: Record<string, number> & { total: number } };
+}
+
+export interface Me {
+  tokenId: string;
+  name: string;
+  role: 'admin' | 'operator';
+  /** Accounts this token may act for; an admin may also type any account. */
+  accounts: string[];
+}
+
+export interface ClusterMember {
+  id: string;
+  state: string;
+  takesWork: boolean;
+  ringShare: number;
+  liveTasks: number;
+  lastHeardAgoMs?: number;
+}
+
+export interface ClusterView {
+  apta: boolean;
+  self?: { id: string; state: string };
+  ring: string[];
+  members: ClusterMember[];
+  unownedLiveTasks: number;
+}
+
+export interface CampaignTemplate {
+  listId: string;
+  content: { body: string; title?: string };
+  priority: PriorityClass;
+  ttlSeconds?: number;
+}
+
+/** A cron campaign (docs/campaigns.md) as the API answers it, with its next fire times (ISO 8601, UTC; none while disabled). */
+export interface Campaign {
+  id: number;
+  accountId: string;
+  name: string;
+  cron: string;
+  timeZone: string;
+  enabled: boolean;
+  template: CampaignTemplate;
+  createdAt: number;
+  updatedAt: number;
+  lastScheduledAt?: number;
+  nextFireTimes: string[];
+}
+
+export interface CampaignPage {
+  campaigns: Campaign[];
+  nextCursor: number | null;
+}
+
+export interface CampaignFiring {
+  campaignId: number;
+  scheduledAt: number;
+  outcome: 'fired' | 'missed';
+  taskId: number | null;
+  reason: string | null;
+  at: number;
+}
+
+export interface FiringPage {
+  firings: CampaignFiring[];
+  nextCursor: number | null;
+}
+
+export interface CronPreview {
+  cron: string;
+  timeZone: string;
+  nextFireTimes: string[];
+}

@@ -1,0 +1,52 @@
+import { useEffect, useState } from 'react';
+import { api, ApiError, query } from '../api/client';
+import type { CronPreview } from '../api/types';
+import { fmtRelative, fmtTime } from '../lib/format';
+
+/** Five fire times, each in the campaign's time zone and relative to now. */
+export function FireTimeList({ times, timeZone, now }: { times: string[]; timeZone: string; now: number }) {
+  if (times.length === 0) return <p className="muted small">No upcoming fire times (disabled, or the schedule never fires again).</p>;
+  return (
+    <ol className="fire-times">
+      {times.map((t) => {
+        const at = Date.parse(t);
+        return (
+          <li key={t}>
+            <span className="time">{fmtTime(at, timeZone)}</span> <span className="muted small">{timeZone}</span> <span className="muted small">({fmtRelative(at, now)})</span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+/**
+ * The next five fire times of what the operator is typing, from the server
+ * (GET /api/v1/campaigns/preview: the same parser and time-zone rules that
+ * fire the campaign), a moment after they stop typing. A bad expression or
+ * zone comes back as the server's message, for the field it names.
+ */
+export function useCronPreview(cron: string, timeZone: string): { preview?: CronPreview; error?: ApiError; checking: boolean } {
+  const [state, setState] = useState<{ preview?: CronPreview; error?: ApiError; checking: boolean }>({ checking: false });
+  useEffect(() => {
+    if (cron.trim() === '' || timeZone.trim() === '') {
+      setState({ checking: false });
+      return;
+    }
+    const controller = new AbortController();
+    setState((s) => ({ ...s, checking: true }));
+    const timer = setTimeout(() => {
+      api<CronPreview>('GET', '/api/v1/campaigns/preview' + query({ cron, timeZone }), undefined, controller.signal).then(
+        (preview) => setState({ preview, checking: false }),
+        (error) => {
+          if ((error as Error).name !== 'AbortError') setState({ error: error as ApiError, checking: false });
+        },
+      );
+    }, 300);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [cron, timeZone]);
+  return state;
+}

@@ -1,0 +1,42 @@
+import type { ReactNode } from 'react';
+import { Link, useLocation } from '../router';
+import { useSession } from '../session';
+import { AccountPicker } from './AccountPicker';
+
+const NAV = [
+  { to: '/tasks', label: 'Tasks', prefix: ['/tasks', '/'] },
+  { to: '/new', label: 'New broadcast', prefix: ['/new'] },
+  { to: '/campaigns', label: 'Campaigns', prefix: ['/campaigns'] },
+  { to: '/cluster', label: 'Cluster', prefix: ['/cluster'] },
+];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { path } = useLocation();
+  const { me, openServer, signOut } = useSession();
+  const active = (prefix: string[]) => prefix.some((p) => (p === '/' ? path === '/' : path === p || path.startsWith(p + '/')));
+  return (
+    <div className="app">
+      <header className="topbar">
+        <Link to="/tasks" className="brand">
+          Herald
+        </Link>
+        <nav>
+          {NAV.map((item) => (
+            <Link key={item.to} to={item.to} className={active(item.prefix) ? 'active' : undefined}>
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="spacer" />
+        <AccountPicker />
+        <span className="who" title={openServer ? 'This server runs without sign-in' : `token ${me.tokenId}`}>
+          {me.name} <span className="role">{me.role}</span>
+        </span>
+        <button className="link" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import { useState } from 'react';
+import { api } from '../api/client';
+import type { Task } from '../api/types';
+import { canCommand, type TaskCommand } from '../lib/commands';
+
+/**
+ * Pause, resume and cancel, enabled as the task's state allows. Cancel asks
+ * once more in place (it cannot be undone). The server may still refuse
+ * (the state moved on meanwhile): its answer shows beside the buttons.
+ */
+export function TaskCommands({ task, onDone }: { task: Task; onDone: () => void }) {
+  const [busy, setBusy] = useState<TaskCommand | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+
+  const send = async (command: TaskCommand) => {
+    setBusy(command);
+    setMessage(null);
+    try {
+      await api('POST', `/api/v1/tasks/${task.id}/${command}`);
+      setMessage({ tone: 'ok', text: `${command} accepted` });
+      onDone();
+    } catch (e) {
+      setMessage({ tone: 'error', text: (e as Error).message });
+    } finally {
+      setBusy(null);
+      setConfirming(false);
+    }
+  };
+
+  return (
+    <div className="commands">
+      {message && (
+        <span className={`small ${message.tone === 'error' ? 'error-text' : 'muted'}`} role="status">
+          {message.text}
+        </span>
+      )}
+      {task.state === 'PAUSED' ? (
+        <button onClick={() => send('resume')} disabled={busy !== null || !canCommand(task.state, 'resume')}>
+          {busy === 'resume' ? 'Resuming…' : 'Resume'}
+        </button>
+      ) : (
+        <button onClick={() => send('pause')} disabled={busy !== null || !canCommand(task.state, 'pause')}>
+          {busy === 'pause' ? 'Pausing…' : 'Pause'}
+        </button>
+      )}
+      {confirming ? (
+        <span className="confirm">
+          Cancel task {task.id}? It cannot be resumed.
+          <button className="danger" onClick={() => send('cancel')} disabled={busy !== null}>
+            Yes, cancel
+          </button>
+          <button onClick={() => setConfirming(false)}>Keep it</button>
+        </span>
+      ) : (
+        <button className="danger-outline" onClick={() => setConfirming(true)} disabled={busy !== null || !canCommand(task.state, 'cancel')}>
+          Cancel
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+/**
+ * Loads something from the API and reloads it every `intervalMs` (0: once)
+ * while the tab is visible. One request at a time: a slow answer delays
+ * the next poll instead of piling requests up, so polling stays cheap.
+ */
+export function usePoll<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[], intervalMs = 0) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+
+  useEffect(() => {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const run = async () => {
+      if (document.visibilityState === 'hidden' && intervalMs > 0) {
+        timer = setTimeout(run, intervalMs);
+        return;
+      }
+      try {
+        const value = await loadRef.current(controller.signal);
+        if (stopped) return;
+        setData(value);
+        setError(undefined);
+      } catch (e) {
+        if (stopped || (e as Error).name === 'AbortError') return;
+        setError(e as Error);
+      } finally {
+        if (!stopped) setLoading(false);
+      }
+      if (!stopped && intervalMs > 0) timer = setTimeout(run, intervalMs);
+    };
+    setLoading(true);
+    void run();
+    return () => {
+      stopped = true;
+      controller.abort();
+      clearTimeout(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, intervalMs, tick]);
+
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data, error, loading, reload, setData };
+}
+
+/** The current time, refreshed every `everyMs`: for "in 3 min" labels. */
+export function useNow(everyMs = 1000): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}

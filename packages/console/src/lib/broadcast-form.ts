@@ -1,0 +1,108 @@
+import type { PriorityClass } from '../api/types';
+
+/**
+ * The new-broadcast form: its values, the checks the console can make
+ * before sending (the server checks again and its errors land on the same
+ * fields), and the POST /api/v1/tasks body it becomes.
+ */
+export interface BroadcastForm {
+  accountId: string;
+  audience: 'list' | 'followers' | 'query';
+  listId: string;
+  title: string;
+  body: string;
+  when: 'now' | 'at';
+  /** A datetime-local value (YYYY-MM-DDTHH:mm), read in the browser's time zone. */
+  sendAt: string;
+  priority: PriorityClass;
+  /** Lifetime from the send time, in hours (decimals allowed); empty for the server default. */
+  durationHours: string;
+}
+
+export type FieldErrors = Partial<Record<keyof BroadcastForm, string>>;
+
+export const emptyForm = (accountId: string): BroadcastForm => ({
+  accountId,
+  audience: 'list',
+  listId: '',
+  title: '',
+  body: '',
+  when: 'now',
+  sendAt: '',
+  priority: 'normal',
+  durationHours: '',
+});
+
+export const ACCOUNT_ID = /^[a-z0-9_]{1,64}$/;
+export const MAX_TITLE = 256;
+
+export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors {
+  const errors: FieldErrors = {};
+  if (!ACCOUNT_ID.test(form.accountId)) errors.accountId = 'Pick an account (lower-case letters, digits and _).';
+  if (form.audience !== 'list') errors.audience = 'Only an uploaded recipient list is available yet.';
+  else if (form.listId === '') errors.listId = 'Upload a recipient list first.';
+  if (form.title.length > MAX_TITLE) errors.title = `At most ${MAX_TITLE} characters (${form.title.length} now).`;
+  if (form.body.trim() === '') errors.body = 'Write the message text.';
+  if (form.when === 'at') {
+    const at = parseLocal(form.sendAt);
+    if (at === null) errors.sendAt = 'Pick a date and time.';
+    else if (at < now - 60_000) errors.sendAt = 'This time has passed: choose a later one, or send now.';
+  }
+  if (form.durationHours.trim() !== '') {
+    const hours = Number(form.durationHours);
+    if (!Number.isFinite(hours) || hours <= 0) errors.durationHours = 'A positive number of hours.';
+    else if (Math.round(hours * 3600) < 1) errors.durationHours = 'At least one second.';
+  }
+  return errors;
+}
+
+/** A datetime-local value as epoch ms in the browser's zone, or null. */
+export function parseLocal(value: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return null;
+  const at = new Date(value).getTime();
+  return Number.isNaN(at) ? null : at;
+}
+
+export interface CreateTaskBody {
+  accountId: string;
+  listId: string;
+  content: { body: string; title?: string };
+  priority: PriorityClass;
+  sendAt?: string;
+  ttlSeconds?: number;
+}
+
+export function toCreateBody(form: BroadcastForm): CreateTaskBody {
+  const body: CreateTaskBody = {
+    accountId: form.accountId,
+    listId: form.listId,
+    content: form.title.trim() === '' ? { body: form.body } : { title: form.title, body: form.body },
+    priority: form.priority,
+  };
+  if (form.when === 'at') body.sendAt = new Date(parseLocal(form.sendAt)!).toISOString();
+  if (form.durationHours.trim() !== '') body.ttlSeconds = Math.round(Number(form.durationHours) * 3600);
+  return body;
+}
+
+/** The form field a server error is about: its `field` ('content.body', 'sendAt', ...) mapped onto the form. */
+export function formFieldOf(serverField: string | undefined): keyof BroadcastForm | undefined {
+  switch (serverField) {
+    case 'accountId':
+      return 'accountId';
+    case 'listId':
+      return 'listId';
+    case 'content.body':
+    case 'content':
+      return 'body';
+    case 'content.title':
+      return 'title';
+    case 'sendAt':
+      return 'sendAt';
+    case 'ttlSeconds':
+      return 'durationHours';
+    case 'priority':
+      return 'priority';
+    default:
+      return undefined;
+  }
+}

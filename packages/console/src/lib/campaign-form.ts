@@ -1,0 +1,77 @@
+import type { PriorityClass } from '../api/types';
+import { ACCOUNT_ID } from './broadcast-form';
+
+/** The new-campaign form: values, the console's own checks, the request body, and where server errors land. */
+export interface CampaignForm {
+  accountId: string;
+  name: string;
+  cron: string;
+  timeZone: string;
+  listId: string;
+  title: string;
+  body: string;
+  priority: PriorityClass;
+  durationHours: string;
+  enabled: boolean;
+}
+
+export type CampaignErrors = Partial<Record<keyof CampaignForm, string>>;
+
+export const emptyCampaign = (accountId: string, timeZone: string): CampaignForm => ({
+  accountId,
+  name: '',
+  cron: '0 9 * * 1-5',
+  timeZone,
+  listId: '',
+  title: '',
+  body: '',
+  priority: 'normal',
+  durationHours: '',
+  enabled: true,
+});
+
+export function validateCampaign(form: CampaignForm): CampaignErrors {
+  const errors: CampaignErrors = {};
+  if (!ACCOUNT_ID.test(form.accountId)) errors.accountId = 'Pick an account first (top right).';
+  if (form.name.trim() === '') errors.name = 'Name the campaign.';
+  if (form.cron.trim() === '') errors.cron = 'A cron expression, e.g. 0 9 * * 1-5 (09:00 on weekdays).';
+  if (form.timeZone.trim() === '') errors.timeZone = 'A time zone, e.g. Europe/Paris or UTC.';
+  if (form.listId === '') errors.listId = 'Upload the recipient list each firing sends to.';
+  if (form.body.trim() === '') errors.body = 'Write the message text.';
+  if (form.title.length > 256) errors.title = `At most 256 characters (${form.title.length} now).`;
+  if (form.durationHours.trim() !== '' && !(Number(form.durationHours) > 0)) errors.durationHours = 'A positive number of hours.';
+  return errors;
+}
+
+export function toCampaignBody(form: CampaignForm) {
+  return {
+    accountId: form.accountId,
+    name: form.name.trim(),
+    cron: form.cron.trim(),
+    timeZone: form.timeZone.trim(),
+    enabled: form.enabled,
+    template: {
+      listId: form.listId,
+      content: form.title.trim() === '' ? { body: form.body } : { title: form.title, body: form.body },
+      priority: form.priority,
+      ...(form.durationHours.trim() === '' ? {} : { ttlSeconds: Math.round(Number(form.durationHours) * 3600) }),
+    },
+  };
+}
+
+/** The form field a server error names ('template.content.body' is the message, ...). */
+export function campaignFieldOf(serverField: string | undefined): keyof CampaignForm | undefined {
+  const map: Record<string, keyof CampaignForm> = {
+    accountId: 'accountId',
+    name: 'name',
+    cron: 'cron',
+    timeZone: 'timeZone',
+    'template.listId': 'listId',
+    'template.content.body': 'body',
+    'template.content': 'body',
+    'template.content.title': 'title',
+    'template.ttlSeconds': 'durationHours',
+    'template.priority': 'priority',
+  };
+  return serverField === undefined ? undefined : map[serverField];
+}

@@ -1,0 +1,145 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api/client';
+import type { Task } from '../api/types';
+import { ErrorBanner, Field, NotYet } from '../components/bits';
+import { ListUpload } from '../components/ListUpload';
+import { emptyForm, formFieldOf, toCreateBody, validateBroadcast, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
+import { navigate } from '../router';
+import { useSession } from '../session';
+
+/**
+ * Creating a broadcast: audience, content with a preview, when, priority,
+ * duration. Every check the console can make shows under its field before
+ * anything is sent; the server's refusals land on the same fields.
+ */
+export function NewBroadcast() {
+  const { account } = useSession();
+  const [form, setForm] = useState<BroadcastForm>(() => emptyForm(account));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [submitted, setSubmitted] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Error | null>(null);
+
+  useEffect(() => setForm((f) => (f.listId === '' ? { ...f, accountId: account } : f)), [account]);
+  const set = <K extends keyof BroadcastForm>(name: K, value: BroadcastForm[K]) => {
+    const next = { ...form, [name]: value };
+    setForm(next);
+    // Once the operator tried to send, errors follow the fields as they are fixed.
+    if (submitted) setErrors(validateBroadcast(next, Date.now()));
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSubmitted(true);
+    setFailure(null);
+    const found = validateBroadcast(form, Date.now());
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    setBusy(true);
+    try {
+      const task = await api<Task>('POST', '/api/v1/tasks', toCreateBody(form));
+      navigate(`/tasks/${task.id}`);
+    } catch (e) {
+      const field = e instanceof ApiError ? formFieldOf(e.field) : undefined;
+      if (field) setErrors({ [field]: e instanceof ApiError ? e.message : String(e) });
+      else setFailure(e as Error);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="new-broadcast">
+      <div className="page-head">
+        <h1>New broadcast</h1>
+        <span className="muted">
+          as account <strong>{form.accountId || '—'}</strong>
+        </span>
+      </div>
+      <form onSubmit={submit} noValidate className="form-grid">
+        <div className="panel">
+          <h2>Audience</h2>
+          {errors.accountId && (
+            <div className="field-error" role="alert" data-field="accountId">
+              {errors.accountId}
+            </div>
+          )}
+          <Field label="Recipients" error={errors.audience}>
+            <div className="choices">
+              <label className="check">
+                <input type="radio" name="audience" checked={form.audience === 'list'} onChange={() => set('audience', 'list')} /> Upload a recipient list
+              </label>
+              <label className="check disabled">
+                <input type="radio" name="audience" disabled /> All followers of the account <NotYet>the follower store is not in this Herald</NotYet>
+              </label>
+              <label className="check disabled">
+                <input type="radio" name="audience" disabled /> A targeting query <NotYet>targeting queries are not in this Herald</NotYet>
+              </label>
+            </div>
+          </Field>
+          <Field label="List file" htmlFor="listFile" hint="A binary list (.hrl), a text file with one id per line (.txt), or CSV (.csv, the id in the first column or a column named uin)." error={undefined}>
+            <ListUpload key={form.accountId} accountId={form.accountId} onUploaded={(list) => set('listId', list?.id ?? '')} error={errors.listId} />
+          </Field>
+        </div>
+
+        <div className="panel">
+          <h2>Content</h2>
+          <Field label="Title" htmlFor="title" error={errors.title} hint="Optional, up to 256 characters.">
+            <input id="title" value={form.title} onChange={(e) => set('title', e.target.value)} />
+          </Field>
+          <Field label="Message" htmlFor="body" error={errors.body}>
+            <textarea id="body" rows={5} value={form.body} onChange={(e) => set('body', e.target.value)} />
+          </Field>
+          <Field label="Preview" hint={<NotYet>personalised fields (a name per recipient) are not in this Herald; every recipient gets this text as written.</NotYet>}>
+            <div className="preview" aria-label="message preview">
+              <div className="preview-account">{form.accountId || 'account'}</div>
+              {form.title && <div className="msg-title">{form.title}</div>}
+              <div className="msg-body">{form.body || <span className="muted">Your message appears here.</span>}</div>
+            </div>
+          </Field>
+        </div>
+
+        <div className="panel">
+          <h2>Delivery</h2>
+          <Field label="When" error={errors.sendAt} htmlFor="sendAt">
+            <div className="choices inline">
+              <label className="check">
+                <input type="radio" name="when" checked={form.when === 'now'} onChange={() => set('when', 'now')} /> Send now
+              </label>
+              <label className="check">
+                <input type="radio" name="when" checked={form.when === 'at'} onChange={() => set('when', 'at')} /> At
+              </label>
+              <input id="sendAt" type="datetime-local" disabled={form.when !== 'at'} value={form.sendAt} onChange={(e) => set('sendAt', e.target.value)} />
+              <span className="small muted">your time zone: {Intl.DateTimeFormat().resolvedOptions().timeZone}</span>
+            </div>
+          </Field>
+          <Field label="Priority" error={errors.priority}>
+            <div className="choices inline">
+              <label className="check">
+                <input type="radio" name="priority" checked={form.priority === 'normal'} onChange={() => set('priority', 'normal')} /> Normal
+              </label>
+              <label className="check">
+                <input type="radio" name="priority" checked={form.priority === 'realtime'} onChange={() => set('priority', 'realtime')} /> Real-time
+                <span className="small muted"> (outranks every normal task; may pause them at a checkpoint)</span>
+              </label>
+            </div>
+          </Field>
+          <Field label="Duration" htmlFor="duration" error={errors.durationHours} hint="Hours the broadcast stays valid from its send time; offline recipients get it at login until then. Empty: the server's default.">
+            <input id="duration" className="short" inputMode="decimal" placeholder="default" value={form.durationHours} onChange={(e) => set('durationHours', e.target.value)} /> <span className="muted">hours</span>
+          </Field>
+          <Field label="Pre-delivery">
+            <label className="check disabled">
+              <input type="checkbox" disabled /> Send a preview to test recipients first <NotYet>pre-delivery is not in this Herald</NotYet>
+            </label>
+          </Field>
+        </div>
+        <ErrorBanner error={failure} />
+        <div className="actions">
+          {submitted && Object.keys(errors).length > 0 && <span className="error-text">Fix the fields marked in red.</span>}
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Creating…' : form.when === 'at' ? 'Schedule broadcast' : 'Send broadcast'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,155 @@
+import { useEffect, useState } from 'react';
+import { api } from '../api/client';
+import { FILTER_REASONS, TERMINAL_STATES, type Task } from '../api/types';
+import { ErrorBanner, StateBadge } from '../components/bits';
+import { RateChart } from '../components/RateChart';
+import { StageBars } from '../components/StageBars';
+import { TaskCommands } from '../components/TaskCommands';
+import { usePoll, useNow } from '../hooks';
+import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
+import { addSample, eta, ratePoints, recentRate, type RateSample } from '../lib/rate';
+import { confirmed } from '../lib/stages';
+import { Link } from '../router';
+
+const LIVE_POLL_MS = 1000;
+const DONE_POLL_MS = 15_000;
+
+const REASON_TEXT: Record<string, string> = {
+  duplicate: 'duplicate in the list',
+  blacklisted: 'blacklisted (global or account)',
+  already_sent: 'already sent this content',
+  not_follower: 'not a follower',
+  over_frequency: 'over the frequency limit',
+  targeting: 'outside the targeting',
+};
+
+/**
+ * One broadcast: where it is stage by stage, what the filters removed and
+ * why, the live delivery rate and ETA, and its commands. Polls the task
+ * once a second while it is live (one small GET), rarely once it ended.
+ */
+export function TaskPage({ id }: { id: string }) {
+  const [samples, setSamples] = useState<RateSample[]>([]);
+  const [live, setLive] = useState(true);
+  const { data: task, error, reload } = usePoll<Task>((signal) => api('GET', `/api/v1/tasks/${encodeURIComponent(id)}`, undefined, signal), [id], live ? LIVE_POLL_MS : DONE_POLL_MS);
+  const now = useNow();
+
+  useEffect(() => {
+    if (!task) return;
+    setLive(!TERMINAL_STATES.includes(task.state));
+    if (task.state === 'SENDING' || task.state === 'DISPATCHING') setSamples((s) => addSample(s, { at: Date.now(), confirmed: confirmed(task) }));
+  }, [task]);
+
+  if (!task) {
+    return (
+      <section>
+        <p className="crumbs">
+          <Link to="/tasks">Tasks</Link> / {id}
+        </p>
+        {error ? <ErrorBanner error={error} /> : <p className="muted">Loading…</p>}
+      </section>
+    );
+  }
+  const r = task.report;
+  const rate = recentRate(samples);
+  const remaining = Math.max(0, r.kept - confirmed(task));
+  const etaMs = task.state === 'COMPLETED' ? 0 : task.state === 'SENDING' ? eta(remaining, rate) : null;
+  const removedTotal = Object.values(r.removed).reduce<number>((sum, n) => sum + (n ?? 0), 0);
+
+  return (
+    <section className="task-page">
+      <p className="crumbs">
+        <Link to="/tasks">Tasks</Link> / {task.id}
+      </p>
+      <div className="page-head">
+        <h1>
+          Task {task.id} <StateBadge state={task.state} />
+          {task.priority === 'realtime' && <span className="badge realtime">real-time</span>}
+        </h1>
+        <TaskCommands task={task} onDone={reload} />
+      </div>
+      <ErrorBanner error={error} />
+      {task.error && (
+        <div className="banner error" role="alert">
+          <strong>{task.error.code}</strong> {task.error.message}
+        </div>
+      )}
+      <div className="columns">
+        <div className="panel grow">
+          <h2>Progress</h2>
+          <StageBars task={task} />
+        </div>
+        <div className="panel facts">
+          <h2>Summary</h2>
+          <dl>
+            <dt>Account</dt>
+            <dd>{task.accountId}</dd>
+            <dt>Recipients in list</dt>
+            <dd className="num">{fmtInt(task.listCount)}</dd>
+            <dt>Kept after filters</dt>
+            <dd className="num">{fmtInt(r.kept)}</dd>
+            <dt>Pushed online</dt>
+            <dd className="num" data-count="delivered">
+              {fmtInt(r.delivered)}
+            </dd>
+            <dt>Queued offline</dt>
+            <dd className="num" data-count="offline">
+              {fmtInt(r.offline)}
+            </dd>
+            <dt>Removed</dt>
+            <dd className="num" data-count="removed">
+              {fmtInt(removedTotal)}
+            </dd>
+            <dt>Rate</dt>
+            <dd className="num">{rate === null ? '–' : `${fmtInt(rate)} /s`}</dd>
+            <dt>ETA</dt>
+            <dd>{etaMs === null ? (task.state === 'PAUSED' ? 'paused' : '–') : etaMs === 0 ? 'done' : fmtDuration(etaMs)}</dd>
+            <dt>Send at</dt>
+            <dd title={fmtTime(task.sendAt)}>
+              {fmtTime(task.sendAt)} <span className="muted small">({fmtRelative(task.sendAt, now)})</span>
+            </dd>
+            <dt>Expires</dt>
+            <dd>
+              {fmtTime(task.expiresAt)} <span className="muted small">({fmtRelative(task.expiresAt, now)})</span>
+            </dd>
+            <dt>Owner</dt>
+            <dd>{task.owner ?? '–'}</dd>
+            <dt>Updated</dt>
+            <dd>{fmtRelative(task.updatedAt, now)}</dd>
+          </dl>
+        </div>
+      </div>
+      <div className="columns">
+        <div className="panel grow">
+          <h2>Delivery rate</h2>
+          <RateChart points={ratePoints(samples)} />
+          <p className="small muted">Recipients confirmed per second (pushed online + queued offline), sampled each second while this page is open.</p>
+        </div>
+        <div className="panel">
+          <h2>Removed by filter</h2>
+          <table className="grid compact removed">
+            <tbody>
+              {FILTER_REASONS.map((reason) => (
+                <tr key={reason} className={(r.removed[reason] ?? 0) > 0 ? undefined : 'zero'}>
+                  <td>{REASON_TEXT[reason]}</td>
+                  <td className="num" data-reason={reason}>
+                    {fmtInt(r.removed[reason] ?? 0)}
+                  </td>
+                  <td className="num muted">{fmtPercent(r.removed[reason] ?? 0, r.total)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+      <div className="panel">
+        <h2>Message</h2>
+        {task.content.title && <div className="msg-title">{task.content.title}</div>}
+        <div className="msg-body">{task.content.body}</div>
+        <p className="small muted">
+          List <code>{task.listId}</code> · created {fmtTime(task.createdAt)}
+        </p>
+      </div>
+    </section>
+  );
+}

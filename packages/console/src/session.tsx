@@ -1,0 +1,88 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { api, ApiError, setToken, setUnauthenticatedHandler } from './api/client';
+import type { Me } from './api/types';
+
+/**
+ * Who is signed in and for which account they act. The token lives in the
+ * tab's sessionStorage (or localStorage when "keep me signed in" is ticked)
+ * and goes with every request; the chosen account is remembered per browser.
+ */
+export interface Session {
+  me: Me;
+  /** True when the server has no sign-in (GET /api/v1/me is not there): any token is accepted. */
+  openServer: boolean;
+  account: string;
+  setAccount: (account: string) => void;
+  signOut: () => void;
+}
+
+const TOKEN_KEY = 'herald.console.token';
+const ACCOUNT_KEY = 'herald.console.account';
+const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (session === null) throw new Error('useSession outside a signed-in page');
+  return session;
+}
+
+/** Asks the server who the token belongs to. A server without GET /api/v1/me runs without sign-in. */
+export async function whoAmI(token: string): Promise<{ me: Me; openServer: boolean }> {
+  setToken(token);
+  try {
+    return { me: await api<Me>('GET', '/api/v1/me'), openServer: false };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      return { me: { tokenId: '-', name: 'operator', role: 'admin', accounts: [] }, openServer: true };
+    }
+    throw error;
+  }
+}
+
+function storedToken(): string {
+  return sessionStorage.getItem(TOKEN_KEY) ?? localStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+export function SessionProvider({ signIn, children }: { signIn: (onSignedIn: (token: string, keep: boolean) => Promise<void>) => ReactNode; children: ReactNode }) {
+  const [state, setState] = useState<{ me: Me; openServer: boolean } | null>(null);
+  const [checking, setChecking] = useState(storedToken() !== '');
+  const [account, setAccountState] = useState(localStorage.getItem(ACCOUNT_KEY) ?? '');
+
+  const signOut = useCallback(() => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(TOKEN_KEY);
+    setToken('');
+    setState(null);
+  }, []);
+
+  useEffect(() => {
+    setUnauthenticatedHandler(signOut);
+    const token = storedToken();
+    if (token === '') return;
+    whoAmI(token)
+      .then(setState, () => signOut())
+      .finally(() => setChecking(false));
+  }, [signOut]);
+
+  const onSignedIn = useCallback(async (token: string, keep: boolean) => {
+    const who = await whoAmI(token);
+    (keep ? localStorage : sessionStorage).setItem(TOKEN_KEY, token);
+    setState(who);
+  }, []);
+
+  const setAccount = useCallback((value: string) => {
+    localStorage.setItem(ACCOUNT_KEY, value);
+    setAccountState(value);
+  }, []);
+
+  // The remembered account must be one this token may use; otherwise take its first.
+  const effectiveAccount = state === null ? '' : state.me.accounts.length === 0 || state.me.accounts.includes(account) || state.me.role === 'admin' ? account || state.me.accounts[0] || '' : state.me.accounts[0]!;
+
+  const session = useMemo<Session | null>(
+    () => (state === null ? null : { me: state.me, openServer: state.openServer, account: effectiveAccount, setAccount, signOut }),
+    [state, effectiveAccount, setAccount, signOut],
+  );
+  if (checking) return <div className="splash">Checking your session…</div>;
+  if (session === null) return <>{signIn(onSignedIn)}</>;
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}

@@ -1,0 +1,268 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeRecipientList, subtractSorted, TypedArrayBitmap } from '@herald/core';
+import { syntheticAudience } from '@herald/audience';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
+import { FileDeliverySink } from '@herald/executor';
+import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
+import type { Page } from 'playwright-core';
+import { ensureConsoleBuilt, launchBrowser, MeteredGateway, screenshot, type Browser } from './harness';
+
+/**
+ * The operator console driven in headless Chromium against a real embedded
+ * Herald: sign in, upload a list, create a broadcast and see it complete
+ * with the right counts, pause and resume another mid-send, and visit every
+ * page. Each page's screenshot is saved (docs/screenshots, shown by
+ * docs/operator-guide.md).
+ */
+const ADMIN_TOKEN = 'hrd_consoletest_console-browser-test-admin-secret-0123';
+const uinSpaceBits = 22;
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+describe('operator console in headless Chromium', () => {
+  let dir: TempDir;
+  let gateway: MeteredGateway;
+  let cluster: EmbeddedCluster;
+  let browser: Browser;
+  let page: Page;
+  let listFile: string;
+  let operatorToken: string;
+
+  const audience = syntheticAudience({ recipients: 20_000, onlineFraction: 0.35, uinLimit: 2 ** uinSpaceBits, seed: 5 });
+  const kept = subtractSorted(audience.distinct.slice(), audience.blacklist);
+  const offline = subtractSorted(kept.slice(), audience.online);
+  const expected = { total: audience.list.length, duplicate: audience.list.length - audience.distinct.length, blacklisted: audience.distinct.length - kept.length, kept: kept.length, delivered: kept.length - offline.length, offline: offline.length };
+
+  const api = async <T>(method: string, path: string, body?: unknown, token = ADMIN_TOKEN): Promise<T> => {
+    const response = await fetch(cluster.url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : body instanceof Uint8Array ? body : JSON.stringify(body),
+    });
+    const answer = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const taskState = async (id: number) => (await cluster.store.getTask(id))?.state;
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    dir = await makeTempDir('herald-console-');
+    gateway = new MeteredGateway(new FileDeliverySink(join(dir.path, 'deliveries')));
+    const online = new TypedArrayBitmap(2 ** uinSpaceBits);
+    for (const uin of audience.online) online.setOnline(uin, true);
+    cluster = await startEmbeddedCluster(
+      {
+        dataDir: dir.path,
+        uinSpaceBits,
+        http: { port: 0 },
+        dispatcher: { batchSize: 500, unitSize: 5000 },
+        executor: { ids: ['executor-1', 'executor-2'] },
+        transport: { highWaterMark: 4 },
+        offline: { rangeBits: 12 },
+        auth: { bootstrapAdminToken: ADMIN_TOKEN },
+      },
+      { gateway, online },
+    );
+    await api('PUT', '/api/v1/blacklists/global', encodeRecipientList(audience.blacklist));
+    // The operator signs in with a token of their own, bound to account acme.
+    operatorToken = (await api<{ token: string }>('POST', '/api/v1/tokens', { name: 'Olga Operator', role: 'operator', accounts: ['acme', 'acme_news'] })).token;
+    // The list as an operator has it: CSV with a header, one id per row, and a few bad rows.
+    listFile = join(dir.path, 'subscribers.csv');
+    const rows = Array.from(audience.list, (uin) => String(uin));
+    rows.splice(100, 0, 'not-a-number', '-5', '12.5');
+    await writeFile(listFile, 'uin\n' + rows.join('\n') + '\n');
+    browser = await launchBrowser();
+    page = browser.page;
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    gateway?.open();
+    await cluster?.stop();
+    await dir?.remove();
+  });
+
+  const stateBadge = () => page.locator('h1 .badge').first();
+
+  it('refuses a bad token and signs in with a good one', async () => {
+    await page.goto(cluster.url + '/');
+    await page.getByLabel('API token').waitFor();
+    await screenshot(page, '01-sign-in');
+    await page.getByLabel('API token').fill('hrd_nobody_not-a-real-secret-000000000000000000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('[data-field="token"]').getByText('not valid').waitFor();
+
+    await page.getByLabel('API token').fill(operatorToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    expect(await page.locator('.who').innerText()).toContain('Olga Operator');
+    // An operator picks among the accounts of their token.
+    const picker = page.getByRole('combobox', { name: 'Account', exact: true });
+    expect(await picker.locator('option').allInnerTexts()).toEqual(['acme', 'acme_news']);
+    await picker.selectOption('acme');
+  });
+
+  it('shows every validation error next to its field', async () => {
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.getByRole('heading', { name: 'New broadcast' }).waitFor();
+    await page.getByLabel('Title').fill('x'.repeat(300));
+    await page.locator('input[name="when"]').nth(1).check();
+    await page.getByLabel('Duration').fill('-2');
+    await page.getByRole('button', { name: 'Schedule broadcast' }).click();
+    const errorOf = (field: string) => page.locator(`.field-error[data-field="${field}"]`);
+    expect(await errorOf('listId').innerText()).toContain('Upload a recipient list');
+    expect(await errorOf('title').innerText()).toContain('At most 256');
+    expect(await errorOf('body').innerText()).toContain('Write the message');
+    expect(await errorOf('sendAt').innerText()).toContain('Pick a date');
+    expect(await errorOf('duration').innerText()).toContain('positive number');
+    await screenshot(page, '03-new-broadcast-errors');
+    // Fixing a field clears its error at once.
+    await page.getByLabel('Title').fill('Autumn sale');
+    await errorOf('title').waitFor({ state: 'detached' });
+  });
+
+  let firstTaskId: number;
+
+  it('uploads a list with a progress bar, creates a broadcast and sees it complete with the right counts', async () => {
+    await page.locator('#listFile').setInputFiles(listFile);
+    const result = page.locator('.upload-result');
+    await result.waitFor();
+    expect(await result.innerText()).toContain(`${fmt(expected.total)} recipients`);
+    expect(await result.innerText()).toContain('3 bad line(s) skipped');
+    expect(await page.getByRole('progressbar', { name: 'upload progress' }).getAttribute('aria-valuenow')).toBe('100');
+
+    await page.getByLabel('Message', { exact: true }).fill('Everything is 20% off until Sunday.');
+    await page.locator('input[name="when"]').first().check();
+    await page.getByLabel('Duration').fill('24');
+    expect(await page.getByLabel('message preview').innerText()).toContain('Everything is 20% off');
+    await screenshot(page, '04-new-broadcast');
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+
+    await page.waitForURL(/\/console\/tasks\/\d+$/);
+    firstTaskId = Number(/tasks\/(\d+)$/.exec(page.url())![1]);
+    await page.locator('h1 .badge', { hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
+    const count = (name: string) => page.locator(`[data-count="${name}"]`).innerText();
+    expect(await count('delivered')).toBe(fmt(expected.delivered));
+    expect(await count('offline')).toBe(fmt(expected.offline));
+    expect(await page.locator('[data-reason="duplicate"]').innerText()).toBe(fmt(expected.duplicate));
+    expect(await page.locator('[data-reason="blacklisted"]').innerText()).toBe(fmt(expected.blacklisted));
+    for (const stage of ['preprocessing', 'dispatch', 'delivery']) expect(await page.locator(`[data-stage="${stage}"] .stage-status`).innerText()).toMatch(/done/i);
+    await screenshot(page, '06-task-completed');
+
+    // The page shows what the store holds.
+    const task = (await cluster.store.getTask(firstTaskId))!;
+    expect(task.report).toMatchObject({ total: expected.total, kept: expected.kept, delivered: expected.delivered, offline: expected.offline });
+    expect(task.accountId).toBe('acme');
+  });
+
+  it('pauses and resumes another broadcast mid-send, stage by stage', async () => {
+    gateway.hold();
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.locator('#listFile').setInputFiles(listFile);
+    await page.locator('.upload-result').waitFor();
+    await page.getByLabel('Title').fill('Flash news');
+    await page.getByLabel('Message', { exact: true }).fill('Doors open at nine tonight.');
+    await page.locator('input[name="priority"]').nth(1).check();
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    await page.waitForURL(/\/console\/tasks\/\d+$/);
+    const taskId = Number(/tasks\/(\d+)$/.exec(page.url())![1]);
+
+    // Let batches through a few at a time: the bars move and the rate chart draws.
+    for (let step = 0; step < 6; step++) {
+      const before = gateway.delivered;
+      gateway.allow(2);
+      await waitFor(() => gateway.delivered >= before + 2, { timeoutMs: 30_000, message: 'batches did not pass the gateway' });
+      await waitFor(async () => (await page.locator('[data-count="delivered"]').innerText()) !== '0', { timeoutMs: 30_000, message: 'the page showed no delivery' });
+    }
+    await page.locator('svg.chart path.line').waitFor();
+    await stateBadge().getByText('SENDING').waitFor();
+    await screenshot(page, '07-task-sending');
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('h1 .badge', { hasText: 'PAUSED' }).waitFor({ timeout: 30_000 });
+    expect(await taskState(taskId)).toBe('PAUSED');
+    expect(await page.getByRole('button', { name: 'Resume' }).isEnabled()).toBe(true);
+    await screenshot(page, '08-task-paused');
+
+    gateway.open();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('h1 .badge', { hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
+    const task = (await cluster.store.getTask(taskId))!;
+    expect(task.priority).toBe('realtime');
+    expect(task.report.delivered + task.report.offline).toBe(task.report.kept);
+    expect(await page.locator('[data-count="delivered"]').innerText()).toBe(fmt(task.report.delivered));
+  });
+
+  it('lists tasks with filters and server-side paging', async () => {
+    await page.getByRole('link', { name: 'Tasks' }).first().click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await page.locator('table.tasks tbody tr').nth(1).waitFor();
+    expect(await page.locator('table.tasks tbody tr').count()).toBe(2);
+    await screenshot(page, '02-tasks');
+
+    await page.getByLabel('State filter').selectOption('COMPLETED');
+    await page.waitForURL(/state=COMPLETED/);
+    await page.getByLabel('Rows').selectOption('25');
+    await waitFor(async () => (await page.locator('table.tasks tbody tr').count()) === 2, { timeoutMs: 10_000, message: 'the filtered list did not show both completed tasks' });
+    await page.getByLabel('State filter').selectOption('PAUSED');
+    await page.getByText('No task matches these filters.').waitFor();
+    await page.getByLabel('State filter').selectOption('');
+    // A row opens its task.
+    await page.locator('table.tasks tbody tr').first().click();
+    await page.waitForURL(new RegExp(`/console/tasks/${firstTaskId}$`));
+  });
+
+  it('creates a campaign with a live preview of its next five fire times, and sees it fire', async () => {
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('heading', { name: 'Campaigns' }).waitFor();
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Every second check');
+    await page.getByLabel('Time zone').fill('Europe/Paris');
+    await page.getByLabel('Cron').fill('0 25 * * *');
+    // The server's parser refuses it while the operator types, under the field.
+    expect(await page.locator('.field-error[data-field="cron"]').innerText()).toContain('hour');
+    await page.getByLabel('Cron').fill('0 9 * * 1-5');
+    await page.locator('ol.fire-times li').nth(4).waitFor();
+    expect(await page.locator('ol.fire-times li').first().innerText()).toContain('09:00:00');
+    await page.locator('#listFile').setInputFiles(listFile);
+    await page.locator('.upload-result').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('Your morning digest is ready.');
+    await screenshot(page, '11-campaign-new');
+    // Every second, so the test sees it fire.
+    await page.getByLabel('Cron').fill('* * * * * *');
+    await page.locator('ol.fire-times li').nth(4).waitFor();
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.waitForURL(/\/console\/campaigns\/\d+$/);
+    await page.locator('h1 .badge', { hasText: 'enabled' }).waitFor();
+    expect(await page.locator('ol.fire-times li').count()).toBe(5);
+    await page.locator('td', { hasText: /^task \d+$/ }).first().waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.locator('h1 .badge', { hasText: 'disabled' }).waitFor();
+    await page.getByText('No upcoming fire times').waitFor();
+    await screenshot(page, '12-campaign');
+    await page.getByRole('link', { name: 'Campaigns' }).first().click();
+    await page.locator('table.campaigns tbody tr').first().waitFor();
+    await screenshot(page, '13-campaigns');
+  });
+
+  it('opens a page by its address after a reload, still signed in', async () => {
+    await page.goto(`${cluster.url}/console/tasks/${firstTaskId}`);
+    await page.locator('h1 .badge', { hasText: 'COMPLETED' }).waitFor();
+    expect(await page.locator('.who').innerText()).toContain('Olga Operator');
+  });
+
+  it('shows the cluster to an admin only', async () => {
+    await page.getByRole('link', { name: 'Cluster' }).click();
+    await page.getByText('Only an admin token can see the cluster').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Signed in again on the page it was on.
+    const member = page.locator('tr[data-member="scheduler-1"]');
+    await member.waitFor();
+    expect(await member.innerText()).toContain('WORKING');
+    expect(await member.innerText()).toContain('100.0%');
+    await screenshot(page, '10-cluster');
+  });
+});
