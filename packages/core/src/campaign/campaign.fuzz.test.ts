@@ -48,7 +48,7 @@ const item = fc.oneof(
 const field = fc.array(item, { minLength: 1, maxLength: 3 }).map((items) => items.join(','));
 const nearCron = fc.oneof(
   fc.array(field, { minLength: 4, maxLength: 7 }).map((fields) => fields.join(' ')),
-  fc.constantFrom('@daily', '@HOURLY', '@never', ' @weekly ', ''),
+  fc.constantFrom('@daily', '@HOURLY', '@never', ' @weekly ', '', '__proto__', 'constructor', 'toString'),
 );
 /** Expressions built to be valid: values inside each field's range. */
 const validCron = fc

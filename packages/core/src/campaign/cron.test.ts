@@ -85,6 +85,10 @@ describe('parseCron', () => {
     expect(() => parseCron(`0 0 * * ${'1,'.repeat(200)}1`)).toThrow(/longer than 255/);
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('refuses %j with a ValidationError, not a TypeError (found by the route fuzz test)', (expression) => {
+    expect(() => parseCron(expression)).toThrow(ValidationError);
+  });
+
   it('accepts February 29 (it fires in leap years)', () => {
     expect(parseCron('0 0 29 2 *').dayOfMonth).toEqual([29]);
   });

@@ -41,15 +41,16 @@ export interface CronSchedule {
 
 export type CronField = keyof CronSchedule;
 
-const NICKNAMES: Record<string, string> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
+// A Map, not an object literal: an expression like '__proto__' must not find Object.prototype.
+const NICKNAMES = new Map<string, string>([
+  ['@yearly', '0 0 1 1 *'],
+  ['@annually', '0 0 1 1 *'],
+  ['@monthly', '0 0 1 * *'],
+  ['@weekly', '0 0 * * 0'],
+  ['@daily', '0 0 * * *'],
+  ['@midnight', '0 0 * * *'],
+  ['@hourly', '0 * * * *'],
+]);
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTHS_LONG = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
@@ -96,7 +97,7 @@ function invalid(message: string, details: Record<string, unknown> = {}): Valida
 export function parseCron(expression: unknown): CronSchedule {
   if (typeof expression !== 'string') throw invalid('must be a string');
   if (expression.length > MAX_CRON_CHARS) throw invalid(`is longer than ${MAX_CRON_CHARS} characters`);
-  const nickname = NICKNAMES[expression.trim().toLowerCase()];
+  const nickname = NICKNAMES.get(expression.trim().toLowerCase());
   const bad = nickname === undefined ? /[^A-Za-z0-9*/,\-? ]/.exec(expression) : null;
   if (bad !== null) {
     const hint = bad[0] === '#' ? " ('#', the nth weekday, is not supported)" : bad[0] === '@' ? ' (nicknames: @yearly @annually @monthly @weekly @daily @midnight @hourly)' : '';
