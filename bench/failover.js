@@ -42,7 +42,7 @@
 const { appendFile, mkdir, stat, writeFile } = require('node:fs/promises');
 const path = require('node:path');
 const { encodeRecipientList, HashRing } = require('@herald/core');
-const { makeTempDir, ProcessCluster, waitFor } = require('@herald/testing');
+const { authHeaders, makeTempDir, ProcessCluster, waitFor } = require('@herald/testing');
 const { percentiles, machine, commit, arg, loadAverage, benchAudience, startProductionServers } = require('./lib');
 
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
@@ -103,15 +103,15 @@ async function main() {
     step('servers up; keys and schema');
     await cluster.keysAndSchema();
     const audience = benchAudience(recipients, 0.3);
-    step(`publishing ${audience.online.length} logins`);
-    await cluster.publishOnline(audience.online);
     step('starting the processes');
     await cluster.startAll();
+    step(`publishing ${audience.online.length} logins`);
+    await cluster.publishOnline(audience.online);
     await cluster.waitForPresence();
     await waitForRingOfThree(cluster, schedulers, 60_000);
 
     const api = async (p, init) => {
-      const response = await fetch(cluster.url + p, init);
+      const response = await fetch(cluster.url + p, { ...init, headers: { ...init?.headers, ...authHeaders() } });
       if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${p}: HTTP ${response.status} ${await response.text()}`);
       return response.json();
     };
@@ -220,7 +220,7 @@ async function waitForRingOfThree(cluster, schedulers, timeoutMs) {
   const full = JSON.stringify(schedulers);
   await waitFor(
     async () => {
-      const view = await (await fetch(`${cluster.url}/api/v1/cluster`)).json();
+      const view = await (await fetch(`${cluster.url}/api/v1/cluster`, { headers: authHeaders() })).json();
       if (JSON.stringify(view.ring) !== full) return false;
       return cluster.processes.filter((p) => p.tier === 'scheduler' && isLive(p)).every((p) => JSON.stringify(lastRing(p)) === full);
     },

@@ -23,7 +23,8 @@ const { appendFile } = require('node:fs/promises');
 const path = require('node:path');
 const { encodeRecipientList, TOPICS } = require('@herald/core');
 const { syntheticAudience } = require('@herald/audience');
-const { makeTempDir, ProcessCluster, TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('@herald/testing');
+const { SharedOnlineBitmap } = require('@herald/shared-bitmap');
+const { authHeaders, makeTempDir, ProcessCluster, TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('@herald/testing');
 const { percentiles, machine, commit, arg, peakRssOfPid } = require('./lib');
 
 const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
@@ -52,14 +53,19 @@ async function runProduction({ recipients, tasks, logs = false }) {
     step('servers up; keys and schema');
     await cluster.keysAndSchema();
     const audience = syntheticAudience({ recipients, onlineFraction: 0.3, uinLimit: 2 ** 32, seed: 42 });
-    step(`publishing ${audience.online.length} logins`);
-    await cluster.publishOnline(audience.online);
     step('starting the processes');
     await cluster.startAll();
+    step(`publishing ${audience.online.length} logins`);
+    await cluster.publishOnline(audience.online);
     step('waiting for the presence agents');
     await cluster.waitForPresence();
+    // Every login must be in the bitmap, or the figures below would measure a smaller online set.
+    for (const id of cluster.ids('presence')) {
+      const { online } = SharedOnlineBitmap.inspect(cluster.bitmapFile(id));
+      if (online !== audience.online.length) throw new Error(`presence agent ${id} has ${online} users online, ${audience.online.length} logged in`);
+    }
     step('uploading the list');
-    const api = async (p, init) => (await fetch(cluster.url + p, init)).json();
+    const api = async (p, init) => (await fetch(cluster.url + p, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json();
     const binary = { 'content-type': 'application/octet-stream' };
     const json = { 'content-type': 'application/json' };
 

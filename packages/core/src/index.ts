@@ -196,7 +196,7 @@ export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEve
 export type { AccessStore } from './ports/access-store';
 export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './ports/coordinator';
 export { checkUnitKey, checkCheckpoint, checkRole, checkCandidateId, supersedes, byUnit } from './ports/coordinator-rules';
-export { TOPICS } from './ports/event-bus';
+export { TOPICS, TOPIC_CLEANUP, topicCleanup } from './ports/event-bus';
 export type { EventBus, BusEvent, ConsumedEvent, SubscribeOptions, Subscription } from './ports/event-bus';
 export { checkTopic, checkGroup, checkEvents, checkSubscription } from './ports/event-bus-rules';
 export type { CheckedEvent } from './ports/event-bus-rules';

@@ -9,6 +9,7 @@ import {
   type EventBus,
   type SubscribeOptions,
   type Subscription,
+  topicCleanup,
 } from '@herald/core';
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { toHeraldError } from './errors';
@@ -115,7 +116,7 @@ export class KafkaEventBus implements EventBus {
     if (messages.length === 0) return;
     const kafkaTopic = this.options.topicPrefix + topic;
     await this.track(async () => {
-      await this.topics.ensure(kafkaTopic);
+      await this.topics.ensure(kafkaTopic, topicCleanup(topic));
       try {
         await this.producer.send({ topic: kafkaTopic, acks: -1, messages });
       } catch (error) {
@@ -130,7 +131,7 @@ export class KafkaEventBus implements EventBus {
     const kafkaTopic = this.options.topicPrefix + topic;
     const spec = { topic, kafkaTopic, groupId: this.options.topicPrefix + group, fromBeginning, retryDelayMs, handler };
     const subscription = await this.track(async () => {
-      await this.topics.ensure(kafkaTopic);
+      await this.topics.ensure(kafkaTopic, topicCleanup(topic));
       return KafkaSubscription.start(this.kafka, this.options, spec, () => this.subscriptions.delete(subscription));
     });
     this.subscriptions.add(subscription);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createPool } from 'mysql2/promise';
 import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
 import type { SyntheticAudience } from '@herald/audience';
-import { makeTempDir, ProcessCluster, waitFor, type TempDir } from '@herald/testing';
+import { authHeaders, makeTempDir, ProcessCluster, waitFor, type TempDir } from '@herald/testing';
 
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
@@ -29,17 +29,17 @@ export async function tearDown(cluster: ProcessCluster | undefined, names: Clust
   await dir?.remove();
 }
 
-/** Configures, keys, migrates and starts the cluster, with the audience's online users logged in before it runs. */
+/** Configures, keys, migrates and starts the cluster, then logs the audience's online users in and waits until presence has them all. */
 export async function startWithAudience(cluster: ProcessCluster, audience: SyntheticAudience, extra: Record<string, unknown> = {}): Promise<void> {
   await cluster.configure(extra);
   await cluster.keysAndSchema();
-  await cluster.publishOnline(audience.online);
   await cluster.startAll();
+  await cluster.publishOnline(audience.online);
   await cluster.waitForPresence();
 }
 
 async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit): Promise<T> {
-  return (await (await fetch(cluster.url + path, init)).json()) as T;
+  return (await (await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json()) as T;
 }
 
 /**

@@ -4,6 +4,7 @@ import { TOPICS } from '@herald/core';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './services/process-util';
+import { TEST_AUTH_OPTIONS } from './access-tokens';
 import { waitFor } from './wait-for';
 
 /** The compiled `herald` command of this checkout. */
@@ -94,6 +95,8 @@ export class ProcessCluster {
       },
       ...(apta === undefined ? {} : { apta }),
       management: { endpoints, faults: true, drainTimeoutMs: 20_000 },
+      // The test admin (TEST_ADMIN_TOKEN, authHeaders()) exists from the first interface start; polls are not rate limited.
+      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 1000, burst: 2000 } },
       ...extra,
     };
     this.configFile = join(this.dir, 'herald.json');
@@ -173,21 +176,39 @@ export class ProcessCluster {
     await Promise.all(this.processes.map((p) => this.stop(p)));
   }
 
-  /** Publishes login events for `uins` on the presence topic, as a login service would. */
-  async publishOnline(uins: Uint32Array): Promise<void> {
+  /**
+   * Publishes login events for `uins` on the presence topic, as a login
+   * service would: at the pace the presence agents read them. librdkafka's
+   * mock cluster keeps at most 5 MiB (or 100,000 message sets) per partition
+   * and deletes the oldest beyond that, like size retention; a publisher that
+   * runs far ahead of the agents would have the mock delete logins before any
+   * agent read them (3 million logins published at once lost half). So after
+   * each chunk it waits until every agent's group is within `maxLagPerPartition`
+   * events of the end of every partition (about 2.6 MB at this event size).
+   * Production topics are compacted (core's TOPIC_CLEANUP), so there a replay
+   * sees every user's last event however far behind the agent is.
+   */
+  async publishOnline(uins: Uint32Array, options: { maxLagPerPartition?: number } = {}): Promise<void> {
+    const maxLag = options.maxLagPerPartition ?? 40_000;
+    const topic = this.names.topicPrefix + TOPICS.presence;
     const producer = this.kafka().producer();
     await producer.connect();
-    for (let i = 0; i < uins.length; i += 10_000) {
-      await producer.send({
-        topic: this.names.topicPrefix + TOPICS.presence,
-        messages: Array.from(uins.subarray(i, i + 10_000), (uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }), timestamp: String(Date.now()) })),
-      });
+    try {
+      for (let i = 0; i < uins.length; i += 10_000) {
+        await producer.send({
+          topic,
+          messages: Array.from(uins.subarray(i, i + 10_000), (uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }), timestamp: String(Date.now()) })),
+        });
+        if ((i / 10_000) % 10 === 9) await this.waitForPresence({ maxLagPerPartition: maxLag });
+      }
+    } finally {
+      await producer.disconnect();
     }
-    await producer.disconnect();
   }
 
-  /** Waits until every presence agent's consumer group has applied the whole presence topic. */
-  async waitForPresence(): Promise<void> {
+  /** Waits until every presence agent's consumer group is within `maxLagPerPartition` (default 0: has applied the whole presence topic). */
+  async waitForPresence(options: { maxLagPerPartition?: number } = {}): Promise<void> {
+    const maxLag = options.maxLagPerPartition ?? 0;
     const admin = this.kafka().admin();
     await admin.connect();
     try {
@@ -199,7 +220,8 @@ export class ProcessCluster {
           for (const id of this.ids('presence')) {
             const generation = (await readFile(`${this.bitmapFile(id)}.generation`, 'utf8')).trim();
             const [offsets] = await admin.fetchOffsets({ groupId: `${this.names.topicPrefix}presence-${id}-${generation}`, topics: [topic] });
-            if (!offsets || offsets.partitions.some((p) => Number(p.offset) < end(p.partition))) return false;
+            // A group with nothing committed yet answers -1: it has read nothing.
+            if (!offsets || offsets.partitions.some((p) => end(p.partition) - Math.max(0, Number(p.offset)) > maxLag)) return false;
           }
           return true;
         },
@@ -219,3 +241,4 @@ export class ProcessCluster {
     return this.processes.map((p) => `--- ${p.tier} ${p.id}\n${p.output.slice(-3000)}`).join('\n');
   }
 }
+

@@ -47,3 +47,24 @@ export interface EventBus {
 
 /** Topic names; production configuration may prefix them. */
 export const TOPICS = { presence: 'herald.presence', reports: 'herald.reports', taskEvents: 'herald.task-events' } as const;
+
+/**
+ * How long a topic keeps its events, where the adapter creates the topic.
+ * - `compact`: presence. Its events are keyed by uin, and a presence agent
+ *   that rebuilds its bitmap replays the topic from the beginning: only log
+ *   compaction (the newest event of every key kept, however old) makes that
+ *   replay see every user's last login. Under time or size retention, users
+ *   whose last event expired replay as offline: nothing is lost (their
+ *   broadcasts queue offline until their next login) but they are not pushed.
+ * - `delete`: reports and task events, read once by their consumers.
+ */
+export const TOPIC_CLEANUP: Readonly<Record<string, 'compact' | 'delete'>> = {
+  [TOPICS.presence]: 'compact',
+  [TOPICS.reports]: 'delete',
+  [TOPICS.taskEvents]: 'delete',
+};
+
+/** The cleanup policy of a topic, by its unprefixed name; `delete` for topics Herald does not name. */
+export function topicCleanup(topic: string): 'compact' | 'delete' {
+  return TOPIC_CLEANUP[topic] ?? 'delete';
+}

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { makeTempDir, PrivateMariaDb, ProcessCluster, TestKafka, TestZooKeeper, waitFor, type TempDir } from '@herald/testing';
+import { authHeaders, makeTempDir, PrivateMariaDb, ProcessCluster, TestKafka, TestZooKeeper, waitFor, type TempDir } from '@herald/testing';
 import { expectedFor, judge, readLeft, type Expected, type TaskVerdict } from './checks';
 import { Nemesis, type FaultRecord } from './nemesis';
 import { describeFault, FAULT_KINDS, planFaults, type FaultKind, type PlannedFault } from './schedule';
@@ -133,8 +133,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       scheduler: { tickMs: 100, unitStallMs: 2000, slots: options.slots },
     });
     await cluster.keysAndSchema();
-    await cluster.publishOnline(audience.online);
     await cluster.startAll();
+    await cluster.publishOnline(audience.online);
     await cluster.waitForPresence();
     const ring = `"members":${JSON.stringify(cluster.ids('scheduler'))}`;
     await waitFor(() => cluster!.processes.filter((p) => p.tier !== 'controller' && p.tier !== 'presence').every((p) => p.output.includes(ring)), {
@@ -149,7 +149,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       let last: unknown;
       for (const url of urls) {
         try {
-          const response = await fetch(url + path, { ...init, signal: AbortSignal.timeout(5000) });
+          const response = await fetch(url + path, { ...init, headers: { ...init?.headers, ...authHeaders() }, signal: AbortSignal.timeout(5000) });
           if (response.ok) return (await response.json()) as T;
           const refused = new Error(`${init?.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
           if (response.status < 500) throw Object.assign(refused, { final: true });
