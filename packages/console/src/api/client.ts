@@ -5,6 +5,7 @@
  * carries the server's stable code and, when the server named one, the
  * field at fault, so forms can show the message next to that field.
  */
+import { fieldOfSchemaMessage } from '../lib/schema-message';
 
 export class ApiError extends Error {
   constructor(
@@ -42,18 +43,6 @@ export function toApiError(status: number, body: unknown): ApiError {
   const details = (typeof error.details === 'object' && error.details !== null ? error.details : {}) as Record<string, unknown>;
   const field = typeof error.field === 'string' ? error.field : typeof details.field === 'string' ? details.field : fieldOfSchemaMessage(String(error.message ?? ''));
   return new ApiError(status, String(error.code ?? 'HTTP_' + status), String(error.message ?? ''), field, { ...details, ...error });
-}
-
-/**
- * The field named by a schema-validation message, which says where the
- * request broke ("body/content/body must NOT have fewer than 1 characters",
- * "body must have required property 'listId'") but carries no field of its own.
- */
-export function fieldOfSchemaMessage(message: string): string | undefined {
-  const missing = /^(?:body|querystring) must have required property '([^']+)'/.exec(message);
-  if (missing) return missing[1];
-  const at = /^(?:body|querystring)\/([A-Za-z0-9_/]+) /.exec(message);
-  return at ? at[1]!.split('/').join('.') : undefined;
 }
 
 export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {

@@ -1,0 +1,148 @@
+import { FILTER_REASONS as CORE_REASONS, TASK_STATES as CORE_STATES, taskMachine } from '@herald/core';
+import { FILTER_REASONS, TASK_STATES, TERMINAL_STATES, type Task } from '../src/api/types';
+import { emptyForm, formFieldOf, toCreateBody, validateBroadcast } from '../src/lib/broadcast-form';
+import { campaignFieldOf, emptyCampaign, toCampaignBody, validateCampaign } from '../src/lib/campaign-form';
+import { canCommand } from '../src/lib/commands';
+import { fmtDuration, fmtPercent, fmtTime } from '../src/lib/format';
+import { addSample, eta, ratePoints, recentRate } from '../src/lib/rate';
+import { fieldOfSchemaMessage } from '../src/lib/schema-message';
+import { taskStages } from '../src/lib/stages';
+
+/** The console's pure parts: what it mirrors from core must agree with core; the rest is arithmetic and forms. */
+describe('console contract with core', () => {
+  it('knows the same task states and filter reasons', () => {
+    expect([...TASK_STATES]).toEqual([...CORE_STATES]);
+    expect([...FILTER_REASONS]).toEqual([...CORE_REASONS]);
+    for (const state of TASK_STATES) expect([state, TERMINAL_STATES.includes(state)]).toEqual([state, taskMachine.isTerminal(state)]);
+  });
+
+  it('enables pause, resume and cancel exactly where the task machine allows them', () => {
+    for (const state of TASK_STATES) {
+      for (const command of ['pause', 'resume', 'cancel'] as const) expect([state, command, canCommand(state, command)]).toEqual([state, command, taskMachine.can(state, command)]);
+    }
+  });
+});
+
+const task = (over: Partial<Task> & { report?: Partial<Task['report']> }): Task => ({
+  id: 1,
+  accountId: 'acme',
+  listId: 'l',
+  state: 'SENDING',
+  content: { body: 'b' },
+  priority: 'normal',
+  sendAt: 0,
+  expiresAt: 1,
+  listCount: 100,
+  owner: null,
+  error: null,
+  createdAt: 0,
+  updatedAt: 0,
+  ...over,
+  report: { total: 100, kept: 80, removed: { duplicate: 20 }, delivered: 30, offline: 10, units: 4, unitsDone: 1, ...over.report },
+});
+
+describe('task stages', () => {
+  it('measures each stage from the report', () => {
+    const [pre, dispatch, delivery, offline] = taskStages(task({}));
+    expect(pre).toMatchObject({ status: 'done', fraction: 1 });
+    expect(dispatch).toMatchObject({ status: 'running', fraction: 0.25 });
+    expect(delivery).toMatchObject({ status: 'running', fraction: 0.5 });
+    expect(offline).toMatchObject({ status: 'running', fraction: 0.125 });
+  });
+
+  it('waits before pre-processing, and halts with a paused task', () => {
+    const queued = taskStages(task({ state: 'QUEUED', report: { total: 0, kept: 0, removed: {}, delivered: 0, offline: 0, units: 0, unitsDone: 0 } }));
+    expect(queued.map((s) => s.status)).toEqual(['waiting', 'waiting', 'waiting', 'waiting']);
+    expect(taskStages(task({ state: 'PAUSED' })).map((s) => s.status)).toEqual(['done', 'halted', 'halted', 'halted']);
+  });
+
+  it('is done everywhere once completed, even when the filters kept nobody', () => {
+    const empty = taskStages(task({ state: 'COMPLETED', report: { total: 5, kept: 0, removed: { already_sent: 5 }, delivered: 0, offline: 0, units: 0, unitsDone: 0 } }));
+    expect(empty.map((s) => s.status)).toEqual(['done', 'done', 'done', 'done']);
+  });
+});
+
+describe('delivery rate and ETA', () => {
+  it('derives the rate between samples and over a window', () => {
+    let samples = addSample([], { at: 0, confirmed: 0 });
+    samples = addSample(samples, { at: 1000, confirmed: 500 });
+    samples = addSample(samples, { at: 2000, confirmed: 1500 });
+    expect(ratePoints(samples).map((p) => p.perSecond)).toEqual([500, 1000]);
+    expect(recentRate(samples, 10_000)).toBe(750);
+    expect(recentRate(samples, 1000)).toBe(1000);
+    expect(eta(3000, 750)).toBe(4000);
+    expect(eta(0, null)).toBe(0);
+    expect(eta(10, 0)).toBeNull();
+  });
+
+  it('restarts on a count that goes back, ignores a repeated time, and keeps a bounded history', () => {
+    const samples = [
+      { at: 0, confirmed: 10 },
+      { at: 1000, confirmed: 20 },
+    ];
+    expect(addSample(samples, { at: 2000, confirmed: 5 })).toEqual([{ at: 2000, confirmed: 5 }]);
+    expect(addSample(samples, { at: 1000, confirmed: 30 })).toEqual(samples);
+    let many: { at: number; confirmed: number }[] = [];
+    for (let i = 0; i < 10; i++) many = addSample(many, { at: i, confirmed: i }, 4);
+    expect(many.map((s) => s.at)).toEqual([6, 7, 8, 9]);
+  });
+});
+
+describe('new broadcast form', () => {
+  const now = Date.parse('2026-11-22T10:00:00Z');
+
+  it('names every field at fault', () => {
+    const errors = validateBroadcast({ ...emptyForm('acme'), title: 'x'.repeat(257), when: 'at', sendAt: '', durationHours: '-1' }, now);
+    expect(Object.keys(errors).sort()).toEqual(['body', 'durationHours', 'listId', 'sendAt', 'title']);
+    expect(validateBroadcast({ ...emptyForm('Bad Account'), listId: 'l', body: 'hi' }, now)).toEqual({ accountId: expect.any(String) });
+    expect(validateBroadcast({ ...emptyForm('acme'), listId: 'l', body: 'hi', when: 'at', sendAt: '2020-01-01T10:00' }, now).sendAt).toContain('passed');
+  });
+
+  it('becomes the documented request body', () => {
+    const form = { ...emptyForm('acme'), listId: 'l1', title: 'T', body: 'B', priority: 'realtime' as const, durationHours: '1.5' };
+    expect(toCreateBody(form)).toEqual({ accountId: 'acme', listId: 'l1', content: { title: 'T', body: 'B' }, priority: 'realtime', ttlSeconds: 5400 });
+    expect(toCreateBody({ ...form, title: ' ', durationHours: '' })).toEqual({ accountId: 'acme', listId: 'l1', content: { body: 'B' }, priority: 'realtime' });
+  });
+
+  it('puts server errors on the field they name, from the field or from a schema message', () => {
+    expect(formFieldOf('content.body')).toBe('body');
+    expect(formFieldOf('ttlSeconds')).toBe('durationHours');
+    expect(formFieldOf('unknown')).toBeUndefined();
+    expect(fieldOfSchemaMessage('body/content/body must NOT have fewer than 1 characters')).toBe('content.body');
+    expect(fieldOfSchemaMessage("body must have required property 'listId'")).toBe('listId');
+    expect(fieldOfSchemaMessage('querystring/limit must be <= 1000')).toBe('limit');
+    expect(fieldOfSchemaMessage('something else')).toBeUndefined();
+  });
+});
+
+describe('new campaign form', () => {
+  it('checks, builds the body, and maps server fields', () => {
+    const form = emptyCampaign('acme', 'Europe/Paris');
+    expect(Object.keys(validateCampaign(form)).sort()).toEqual(['body', 'listId', 'name']);
+    const full = { ...form, name: ' Digest ', listId: 'l', body: 'B', durationHours: '2' };
+    expect(validateCampaign(full)).toEqual({});
+    expect(toCampaignBody(full)).toEqual({
+      accountId: 'acme',
+      name: 'Digest',
+      cron: '0 9 * * 1-5',
+      timeZone: 'Europe/Paris',
+      enabled: true,
+      template: { listId: 'l', content: { body: 'B' }, priority: 'normal', ttlSeconds: 7200 },
+    });
+    expect(campaignFieldOf('template.content.body')).toBe('body');
+    expect(campaignFieldOf('timeZone')).toBe('timeZone');
+  });
+});
+
+describe('formats', () => {
+  it('shows times in the zone asked for, and short durations and shares', () => {
+    expect(fmtTime(Date.parse('2026-03-29T01:30:00Z'), 'Europe/Paris')).toBe('2026-03-29 03:30:00');
+    expect(fmtTime(Date.parse('2026-03-29T01:30:00Z'), 'UTC')).toBe('2026-03-29 01:30:00');
+    expect(fmtDuration(45_000)).toBe('45 s');
+    expect(fmtDuration(192_000)).toBe('3 min 12 s');
+    expect(fmtDuration(2 * 3600_000 + 5 * 60_000)).toBe('2 h 05 min');
+    expect(fmtPercent(1, 3)).toBe('33.3%');
+    expect(fmtPercent(9999, 10_000)).toBe('99.9%');
+    expect(fmtPercent(0, 0)).toBe('–');
+  });
+});
