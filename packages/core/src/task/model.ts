@@ -34,6 +34,13 @@ export interface NewTask {
    * `api:<accountId>:<Idempotency-Key header>`.
    */
   idempotencyKey?: string;
+  /**
+   * Pre-delivery: when clients show the message (epoch ms). The task may be
+   * sent ahead of it (from `sendAt`) and every delivery carries it, so a
+   * large audience sees the message at the same second. Absent: shown on
+   * arrival.
+   */
+  displayAt?: number;
 }
 
 export interface TaskReport {

@@ -91,6 +91,7 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (!isTime(input.expiresAt)) fail('expiresAt', input.expiresAt);
   if (!isCount(input.listCount)) fail('listCount', input.listCount);
   if (input.idempotencyKey !== undefined) checkIdString('idempotencyKey', input.idempotencyKey, true, MAX_IDEMPOTENCY_KEY_CHARS);
+  if (input.displayAt !== undefined && !isTime(input.displayAt)) fail('displayAt', input.displayAt);
 }
 
 /** The record a validated NewTask is stored as: CREATED, version 1, epoch 0, an empty report. */
@@ -107,6 +108,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     expiresAt: input.expiresAt,
     listCount: input.listCount,
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
+    ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     state: 'CREATED',
     version: 1,
     epoch: 0,

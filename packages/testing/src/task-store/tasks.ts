@@ -40,6 +40,16 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect(await store().getTask(987_654_321)).toBeUndefined();
     });
 
+    it('keeps a display time (pre-delivery) through writes; a task without one has none', async () => {
+      const shown = await store().createTask(newTask({ displayAt: NOW + 3_600_000 }), NOW);
+      expect(shown.displayAt).toBe(NOW + 3_600_000);
+      await drive(store(), shown, TO_SENDING);
+      expect((await store().getTask(shown.id))?.displayAt).toBe(NOW + 3_600_000);
+      const plain = await store().createTask(newTask(), NOW);
+      expect(await store().getTask(plain.id)).not.toHaveProperty('displayAt');
+      await rejectsWithCode(store().createTask(newTask({ displayAt: Number.NaN }), NOW), 'VALIDATION_FAILED');
+    });
+
     it('hands out copies: changing a returned task or the input changes nothing stored', async () => {
       const input = newTask();
       const task = await store().createTask(input, NOW);
