@@ -80,11 +80,11 @@ export function CampaignPage({ id }: { id: string }) {
           <table className="grid compact">
             <thead>
               <tr>
-                <th>Scheduled for</th>
+                <th>Scheduled for ({campaign.timeZone})</th>
                 <th>Outcome</th>
                 <th>Task</th>
                 <th>Reason</th>
-                <th>Handled at</th>
+                <th>Handled at (your time)</th>
               </tr>
             </thead>
             <tbody>
