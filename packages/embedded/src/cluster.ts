@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type HeraldConfig, type HeraldOptions, type Logger, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
 import { ListRepository } from '@herald/audience';
-import { LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
+import { LevelAccessStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
@@ -15,6 +15,8 @@ export interface EmbeddedCluster {
   /** Base URL of the HTTP API, e.g. http://127.0.0.1:8080 */
   readonly url: string;
   readonly store: TaskStore;
+  /** API tokens and the audit log. */
+  readonly access: AccessStore;
   readonly offline: OfflineStore;
   readonly lists: ListRepository;
   readonly online: OnlineBitmap;
@@ -43,6 +45,7 @@ export interface EmbeddedDeps {
  * and every file under one data directory:
  *
  *   <dataDir>/tasks       LevelTaskStore
+ *   <dataDir>/access      LevelAccessStore (API tokens, audit log)
  *   <dataDir>/offline     LevelOfflineStore
  *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
  *   <dataDir>/deliveries  file delivery sink
@@ -56,6 +59,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   await mkdir(config.dataDir, { recursive: true });
 
   const store = await LevelTaskStore.open(dir('tasks'));
+  const access = await LevelAccessStore.open(dir('access'));
   const offline = await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits });
   const lists = new ListRepository(dir('lists'));
   const deliveryDir = dir('deliveries');
@@ -132,11 +136,13 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const api = createApiServer({
     config,
     store,
+    access,
     lists,
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     clock,
     logger,
     blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
+    meter,
     metrics: () => meter.exposition(),
   });
   const address = await api.listen({ host: config.http.host, port: config.http.port });
@@ -146,6 +152,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     config,
     url: address,
     store,
+    access,
     offline,
     lists,
     online,
@@ -174,6 +181,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
       await gateway.close();
       await offline.close();
+      await access.close();
       await store.close();
     },
   };

@@ -2,21 +2,22 @@ import type { Delivery, DeliveryGateway } from '@herald/core';
 import { encodeRecipientList, radixSortUint32, subtractSorted, uniqueSorted, type ListMeta, type Task, type TERMINAL_TASK_STATES } from '@herald/core';
 import { readDeliveryFile } from '@herald/executor';
 import type { EmbeddedCluster } from '@herald/embedded';
-import { waitFor } from '@herald/testing';
+import { authHeaders, waitFor } from '@herald/testing';
 
 type Terminal = (typeof TERMINAL_TASK_STATES)[number];
 
+/** A call to the cluster's API as the test admin (the clusters start with auth: TEST_AUTH_OPTIONS). */
 export async function call<T = unknown>(cluster: EmbeddedCluster, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(cluster.url + path, {
     method,
-    headers: body === undefined ? {} : typeof body === 'string' ? { 'content-type': 'application/json' } : { 'content-type': 'application/json' },
+    headers: body === undefined ? authHeaders() : { 'content-type': 'application/json', ...authHeaders() },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as T };
 }
 
 export async function upload<T = ListMeta>(cluster: EmbeddedCluster, path: string, bytes: Uint8Array): Promise<{ status: number; body: T }> {
-  const response = await fetch(cluster.url + path, { method: path.startsWith('/api/v1/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+  const response = await fetch(cluster.url + path, { method: path.startsWith('/api/v1/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream', ...authHeaders() }, body: bytes });
   return { status: response.status, body: (await response.json()) as T };
 }
 

@@ -1,10 +1,12 @@
-import type { Clock, HashRing, HeraldConfig, Logger, TaskStore } from '@herald/core';
+import type { AccessStore, Clock, HashRing, HeraldConfig, Logger, Meter, TaskStore } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { PushChannel } from '@herald/transport';
 
 export interface ApiDeps {
   config: HeraldConfig;
   store: TaskStore;
+  /** API tokens and the audit log (docs/api.md, "Authentication"). */
+  access: AccessStore;
   lists: ListRepository;
   /** task.submitted and task.command go to the scheduler. */
   toScheduler: PushChannel;
@@ -14,6 +16,8 @@ export interface ApiDeps {
   blacklistIds: { global: string; forAccount(accountId: string): string };
   /** The membership this process follows, for GET /api/v1/cluster. Default: the one scheduler of config.scheduler.id (embedded). */
   cluster?: () => ClusterMembership;
+  /** Counters of refused requests and audit failures; default: none. */
+  meter?: Meter;
   /** Prometheus exposition for GET /metrics, when a registry is wired. */
   metrics?: () => Promise<{ contentType: string; body: string }>;
 }

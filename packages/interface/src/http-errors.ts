@@ -15,6 +15,12 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.NOT_FOUND]: 404,
   [ErrorCodes.TASK_NOT_FOUND]: 404,
   [ErrorCodes.LIST_NOT_FOUND]: 404,
+  [ErrorCodes.ACCOUNT_NOT_FOUND]: 404,
+  [ErrorCodes.TOKEN_NOT_FOUND]: 404,
+  [ErrorCodes.TOKEN_EXISTS]: 409,
+  [ErrorCodes.UNAUTHENTICATED]: 401,
+  [ErrorCodes.FORBIDDEN]: 403,
+  [ErrorCodes.RATE_LIMITED]: 429,
   [ErrorCodes.ILLEGAL_TRANSITION]: 409,
   [ErrorCodes.FENCED]: 409,
   [ErrorCodes.VERSION_CONFLICT]: 409,
@@ -23,6 +29,14 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Headers an error answer carries beside its body: how to authenticate (401), when to try again (429). */
+export function errorHeaders(error: unknown): Record<string, string> {
+  if (!isHeraldError(error)) return {};
+  if (error.code === ErrorCodes.UNAUTHENTICATED) return { 'www-authenticate': 'Bearer' };
+  if (error.code === ErrorCodes.RATE_LIMITED) return { 'retry-after': String(Math.max(1, Math.ceil(Number(error.details.retryAfterMs) / 1000))) };
+  return {};
 }
 
 /** Maps anything thrown in a handler to a status and a JSON body with a stable code. */

@@ -1,7 +1,12 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { ApiDeps } from './api-deps';
+import { ensureBootstrapAdmin } from './access/bootstrap';
+import { installAccessGuard } from './access/guard';
+import { recordRoutes } from './access/route-table';
+import { TokenVerifier } from './access/verifier';
 import { consoleRoutes } from './console';
-import { toHttpError } from './http-errors';
+import { errorHeaders, toHttpError } from './http-errors';
+import { accessRoutes } from './routes/access';
 import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
 import { taskRoutes } from './routes/tasks';
@@ -9,16 +14,32 @@ import { taskRoutes } from './routes/tasks';
 /**
  * The interface tier's HTTP API, versioned under /api/v1 (docs/api.md).
  * Every error answers JSON `{ error: { code, message } }` with a stable code.
+ * Every route but the public reads needs a token (access/guard.ts); a
+ * configured bootstrap admin token is stored when the server gets ready.
  */
 export function createApiServer(deps: ApiDeps): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 1 << 20 });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 1 << 20,
+    // Errors the router raises before any route (a malformed URL, a path parameter over 100 characters) answer like every other error.
+    frameworkErrors: (error, _request, reply) => {
+      const { status, body } = toHttpError(error);
+      void (reply as unknown as FastifyReply).code(status).send(body);
+    },
+  });
+  recordRoutes(app);
   // Recipient lists stream straight to disk: the handler gets the raw request stream.
   app.addContentTypeParser('application/octet-stream', { bodyLimit: deps.config.http.uploadLimitBytes }, (_request, payload, done) => done(null, payload));
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(error);
     if (status >= 500) deps.logger.error('request failed', { method: request.method, url: request.url, error: String(error) });
-    void reply.code(status).send(body);
+    void reply.code(status).headers(errorHeaders(error)).send(body);
   });
+  // Before any route, so the guard covers every one of them.
+  const verifier = new TokenVerifier(deps.access, deps.config.auth.tokenCacheMs);
+  installAccessGuard(app, { access: deps.access, verifier, auth: deps.config.auth, clock: deps.clock, logger: deps.logger, ...(deps.meter ? { meter: deps.meter } : {}) });
+  const bootstrapToken = deps.config.auth.bootstrapAdminToken;
+  if (bootstrapToken !== null) app.addHook('onReady', () => ensureBootstrapAdmin(deps.access, bootstrapToken, deps.clock.now(), deps.logger));
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url}` } });
   });
@@ -34,5 +55,6 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   taskRoutes(app, deps);
   clusterRoutes(app, deps);
   consoleRoutes(app);
+  accessRoutes(app, deps, verifier);
   return app;
 }

@@ -1,5 +1,5 @@
-import { retryingCoordinator, retryingTaskStore, withRetries, type CampaignStore, type Coordinator, type EventBus, type HeraldConfig, type Logger, type RetryOptions, type TaskStore } from '@herald/core';
-import { MySqlCampaignStore, MySqlTaskStore } from '@herald/store-mysql';
+import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, type CampaignStore, type Coordinator, type EventBus, type HeraldConfig, type Logger, type RetryOptions, type TaskStore } from '@herald/core';
+import { MySqlAccessStore, MySqlCampaignStore, MySqlTaskStore } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
 
@@ -25,6 +25,12 @@ function outageRetries(logger: Logger, server: string): RetryOptions {
 export async function openTaskStore(config: HeraldConfig, logger: Logger): Promise<TaskStore> {
   const { mysql } = config.production!;
   return retryingTaskStore(await MySqlTaskStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+}
+
+/** API tokens and the audit log, in the task store's database (migrations/004_access.sql). */
+export async function openAccessStore(config: HeraldConfig, logger: Logger): Promise<AccessStore> {
+  const { mysql } = config.production!;
+  return withRetries(await MySqlAccessStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
 }
 
 /** Cron campaigns and their firing history, in the task store's database (migrations/005_campaigns.sql). */

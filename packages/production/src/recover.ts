@@ -63,6 +63,8 @@ export interface RecoverOptions {
   origin: OriginTask;
   /** This site's HTTP API, e.g. http://127.0.0.1:8080. */
   apiUrl: string;
+  /** The API token it calls with (`Authorization: Bearer`): an admin's or an operator's of the task's account. */
+  apiToken?: string;
   /** A line of progress for the operator. */
   onProgress?: (line: string) => void;
 }
@@ -176,11 +178,11 @@ async function loadIfThere(listsDir: string, listId: string, uinLimit: number): 
   }
 }
 
-async function post<T>(apiUrl: string, path: string, body: Uint8Array | object): Promise<T> {
+async function post<T>(apiUrl: string, apiToken: string | undefined, path: string, body: Uint8Array | object): Promise<T> {
   const binary = body instanceof Uint8Array;
   const response = await fetch(apiUrl + path, {
     method: 'POST',
-    headers: { 'content-type': binary ? 'application/octet-stream' : 'application/json' },
+    headers: { 'content-type': binary ? 'application/octet-stream' : 'application/json', ...(apiToken === undefined ? {} : { authorization: `Bearer ${apiToken}` }) },
     body: binary ? body : JSON.stringify(body),
   });
   const json = (await response.json()) as T & { error?: { code: string; message: string } };
@@ -244,9 +246,9 @@ export async function recoverTask(options: RecoverOptions): Promise<RecoverySumm
   if (ttlSeconds !== undefined && ttlSeconds <= 0) throw new ValidationError(`task ${taskId} expired at ${new Date(origin.expiresAt!).toISOString()}: nothing to recover`, { taskId });
   // The original list was not filtered yet (it may hold duplicates): only a filtered one is sorted and distinct.
   const flags = listSource === 'filtered' ? ListFlags.SORTED | ListFlags.UNIQUE : 0;
-  const meta = await post<ListMeta>(options.apiUrl, `/api/v1/lists?accountId=${encodeURIComponent(origin.accountId)}`, encodeRecipientList(remainder.uins, flags));
+  const meta = await post<ListMeta>(options.apiUrl, options.apiToken, `/api/v1/lists?accountId=${encodeURIComponent(origin.accountId)}`, encodeRecipientList(remainder.uins, flags));
   say(`remainder uploaded as list ${meta.id}`);
-  const task = await post<Task>(options.apiUrl, '/api/v1/tasks', {
+  const task = await post<Task>(options.apiUrl, options.apiToken, '/api/v1/tasks', {
     accountId: origin.accountId,
     listId: meta.id,
     content: origin.content,

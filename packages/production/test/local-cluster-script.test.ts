@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { encodeRecipientList, TOPICS, type ListMeta, type Task } from '@herald/core';
 import { readDeliveryFile } from '@herald/executor';
-import { waitFor } from '@herald/testing';
+import { authHeaders, waitFor } from '@herald/testing';
 import { scriptCluster, type ScriptCluster } from './script-cluster';
 
 /**
@@ -32,11 +32,11 @@ describe('deploy/local-cluster.sh', () => {
     const status = await cluster.script('status');
     expect(status.stdout.match(/^running /gm)).toHaveLength(12);
 
-    const list = (await (await fetch(`${second}/api/v1/lists?accountId=smoke`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: encodeRecipientList(Array.from({ length: 20_000 }, (_, i) => 100 + 2 * i)) })).json()) as ListMeta;
-    const task = (await (await fetch(`${second}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'smoke', listId: list.id, content: { body: 'hi' } }) })).json()) as Task;
+    const list = (await (await fetch(`${second}/api/v1/lists?accountId=smoke`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...authHeaders() }, body: encodeRecipientList(Array.from({ length: 20_000 }, (_, i) => 100 + 2 * i)) })).json()) as ListMeta;
+    const task = (await (await fetch(`${second}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify({ accountId: 'smoke', listId: list.id, content: { body: 'hi' } }) })).json()) as Task;
     let seen: Task | undefined;
     await waitFor(async () => {
-      seen = (await (await fetch(`${first}/api/v1/tasks/${task.id}`)).json()) as Task;
+      seen = (await (await fetch(`${first}/api/v1/tasks/${task.id}`, { headers: authHeaders() })).json()) as Task;
       return seen.state === 'COMPLETED';
     }, { timeoutMs: 120_000, intervalMs: 100, message: `task not completed (last ${seen?.state})` });
     expect(seen!.report).toMatchObject({ total: 20_000, kept: 20_000, offline: 20_000, delivered: 0 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import { authHeaders, makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
 import { startWithAudience, tearDown, uniqueNames } from './scenario';
 
@@ -35,7 +35,7 @@ describe('production profile, end to end', () => {
   const post = async <T>(path: string, body: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> => {
     const response = await fetch(cluster.url + path, {
       method: path.includes('blacklist') ? 'PUT' : 'POST',
-      headers: { 'content-type': contentType },
+      headers: { 'content-type': contentType, ...authHeaders() },
       body: contentType === 'application/json' ? JSON.stringify(body) : (body as Buffer),
     });
     return { status: response.status, body: (await response.json()) as T };
@@ -51,7 +51,7 @@ describe('production profile, end to end', () => {
     let task: Task | undefined;
     await waitFor(
       async () => {
-        task = (await (await fetch(`${cluster.url}/api/v1/tasks/${created.body.id}`)).json()) as Task;
+        task = (await (await fetch(`${cluster.url}/api/v1/tasks/${created.body.id}`, { headers: authHeaders() })).json()) as Task;
         return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
       },
       { timeoutMs: 120_000, intervalMs: 100, message: `task did not finish (last: ${JSON.stringify(task?.state)})\n${cluster.logs()}` },

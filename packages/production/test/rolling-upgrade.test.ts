@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { encodeRecipientList, radixSortUint32, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { readDeliveryFile } from '@herald/executor';
 import { LevelOfflineStore } from '@herald/store-level';
-import { waitFor } from '@herald/testing';
+import { authHeaders, waitFor } from '@herald/testing';
 import { DEPLOY, scriptCluster, type ScriptCluster } from './script-cluster';
 
 /**
@@ -29,7 +29,7 @@ describe('deploy/rolling-upgrade.sh', () => {
     apis = [...started.stdout.matchAll(/http:\/\/127\.0\.0\.1:\d+/g)].map((m) => m[0]);
     // The schedulers own nothing until APTA has agreed on a ring: wait for the ring of three.
     await waitFor(async () => {
-      const view = (await (await fetch(`${apis[0]}/api/v1/cluster`)).json()) as { ring: string[] };
+      const view = (await (await fetch(`${apis[0]}/api/v1/cluster`, { headers: authHeaders() })).json()) as { ring: string[] };
       return view.ring.length === 3;
     }, { timeoutMs: 60_000, intervalMs: 200, message: 'the ring of three schedulers' });
   });
@@ -44,7 +44,7 @@ describe('deploy/rolling-upgrade.sh', () => {
     for (let attempt = 0; attempt < 200; attempt++) {
       const api = apis[attempt % apis.length]!;
       try {
-        const response = await fetch(api + path, init);
+        const response = await fetch(api + path, { ...init, headers: { ...init?.headers, ...authHeaders() } });
         if (response.status < 500) return (await response.json()) as T;
         last = new Error(`${path}: ${response.status} ${await response.text()}`);
       } catch (error) {

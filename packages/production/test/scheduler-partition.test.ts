@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { HashRing, uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { type ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import { authHeaders, type ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
 import { broadcastThroughOutage, startThreeSchedulerCluster, tearDown, THREE_SCHEDULERS, uniqueNames } from './scenario';
 
@@ -58,7 +58,7 @@ describe('scheduler partition (APTA)', () => {
 
     type ClusterView = { ring: string[]; members: { id: string; state: string }[] };
     await waitFor(async () => {
-      const now = (await (await fetch(`${cluster.url}/api/v1/cluster`)).json()) as ClusterView;
+      const now = (await (await fetch(`${cluster.url}/api/v1/cluster`, { headers: authHeaders() })).json()) as ClusterView;
       return now.ring.length === 3 && THREE_SCHEDULERS.every((id) => now.members.find((m) => m.id === id)?.state === 'WORKING');
     }, { timeoutMs: 30_000, message: 'the cluster view never showed three WORKING schedulers again' });
 

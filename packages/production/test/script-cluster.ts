@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createPool } from 'mysql2/promise';
-import { makeTempDir, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_ADMIN_TOKEN, type TempDir } from '@herald/testing';
 
 export const run = promisify(execFile);
 export const DEPLOY = join(__dirname, '..', '..', '..', 'deploy');
@@ -57,6 +57,8 @@ export async function scriptCluster(label: string, extraEnv: Record<string, stri
     HERALD_ZK: process.env.HERALD_TEST_ZK,
     HERALD_KAFKA_BROKERS: process.env.HERALD_TEST_KAFKA_BROKERS,
     HERALD_MYSQL_URL: process.env.HERALD_TEST_MYSQL_URL,
+    // The interfaces store the test admin at start (authHeaders() sends it).
+    HERALD_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     ...extraEnv,
   };
   const script = (...args: string[]) => run('bash', [LOCAL_CLUSTER, ...args], { env, maxBuffer: 16 << 20 });

@@ -4,7 +4,7 @@ import { complementRanges, encodeRecipientList, ListFlags, mergeRanges, ReportsM
 import { ListRepository, loadRecipientList, syntheticAudience, writeRecipientListFile } from '@herald/audience';
 import { KafkaEventBus } from '@herald/events-kafka';
 import { readTaskReports, recoverTask, type OriginTask, type RecoverySummary } from '@herald/production';
-import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import { makeTempDir, ProcessCluster, TEST_ADMIN_TOKEN, authHeaders, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
 import { startWithAudience, tearDown, uniqueNames } from './scenario';
 
@@ -28,7 +28,7 @@ const SHAPE = { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 2, cont
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
 async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit): Promise<T> {
-  return (await (await fetch(cluster.url + path, init)).json()) as T;
+  return (await (await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json()) as T;
 }
 
 /** a ∩ b for sorted distinct arrays. */
@@ -81,7 +81,7 @@ describe('cross-site recovery', () => {
     // The whole site goes: every process at once, no chance to finish a batch or report it.
     await Promise.all(siteA.processes.map((p) => siteA.stop(p, 'SIGKILL')));
 
-    const output = await siteB.run(['recover', '--task', String(created.id), '--config', siteB.configFile, '--from-config', siteA.configFile]);
+    const output = await siteB.run(['recover', '--task', String(created.id), '--config', siteB.configFile, '--from-config', siteA.configFile, '--token', TEST_ADMIN_TOKEN]);
     const summary = JSON.parse(/^herald recover: summary (.*)$/m.exec(output)![1]!) as RecoverySummary;
     const { kept, online, offline } = expectedOutcome(audience);
     expect(summary).toMatchObject({ originTaskId: created.id, listId: `f_${created.id}`, listSource: 'filtered', originFrom: 'store', listLength: kept.length });

@@ -32,6 +32,7 @@ export { rejectsWithCode } from './assertions';
 export { TestZooKeeper, TestKafka, ensureSharedMariaDb, PrivateMariaDb, freePort, waitForPort } from './services';
 export { FaultySockets } from './services/fault-sockets';
 export type { SocketFactoryArgs } from './services/fault-sockets';
+export { TEST_ADMIN_TOKEN, TEST_AUTH_OPTIONS, authHeaders } from './access-tokens';
 export { waitFor, WaitForTimeoutError } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export { makeTempDir } from './temp-dir';

@@ -2,7 +2,14 @@ import { compileConfig, HashRing, noopLogger, type Task, type TaskStore } from '
 import type { FastifyInstance } from 'fastify';
 import type { ListRepository } from '@herald/audience';
 import type { ClusterMembership } from '../api-deps';
+import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { createApiServer } from '../server';
+
+let tokens: TestAccess;
+beforeEach(async () => {
+  tokens = await openTestAccess();
+});
+afterEach(() => tokens.close());
 
 /** GET /api/v1/cluster over a store that only lists live tasks (all the route reads). */
 function server(owners: (string | null)[], cluster?: () => ClusterMembership): FastifyInstance {
@@ -10,6 +17,7 @@ function server(owners: (string | null)[], cluster?: () => ClusterMembership): F
   return createApiServer({
     config: compileConfig({ scheduler: { id: 'scheduler-1' } }),
     store,
+    access: tokens.access,
     lists: {} as ListRepository,
     toScheduler: { send: async () => undefined, close: () => undefined },
     clock: { now: () => 10_000 },
@@ -23,7 +31,7 @@ function server(owners: (string | null)[], cluster?: () => ClusterMembership): F
 async function get(app: FastifyInstance): Promise<Record<string, unknown> & { members: unknown[] }> {
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
-    return (await (await fetch(`${url}/api/v1/cluster`)).json()) as Record<string, unknown> & { members: unknown[] };
+    return (await (await fetch(`${url}/api/v1/cluster`, { headers: { authorization: `Bearer ${tokens.adminToken}` } })).json()) as Record<string, unknown> & { members: unknown[] };
   } finally {
     await app.close();
   }

@@ -1,6 +1,7 @@
 import { HashRing } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps, ClusterMembership } from '../api-deps';
+import { assertAdmin } from '../access/request-access';
 
 /** One member as GET /api/v1/cluster shows it. */
 interface MemberRow {
@@ -20,11 +21,13 @@ interface MemberRow {
  * The cluster as this interface process sees it: each member, its APTA state,
  * its share of the ring and the live tasks it owns in the store. Owners come
  * from the task store, so a task being taken over shows under whoever holds
- * its latest claim.
+ * its latest claim. Admin only (403 FORBIDDEN for an operator): its counts
+ * of live tasks cover every account.
  */
 export function clusterRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const membership = deps.cluster ?? (() => staticMembership(deps.config.scheduler.id));
-  app.get('/api/v1/cluster', async () => {
+  app.get('/api/v1/cluster', async (request) => {
+    assertAdmin(request);
     const view = membership();
     const shares = view.ring.shares();
     const owned = new Map<string, number>();

@@ -13,6 +13,7 @@ import { ListRepository, loadRecipientList } from '@herald/audience';
 import { compileConfig, encodeRecipientList, noopLogger, systemClock, type ListMeta, type TaskStore } from '@herald/core';
 import type { PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
+import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { createApiServer } from '../server';
 
 const U32 = 2 ** 32;
@@ -21,11 +22,13 @@ let lists: ListRepository;
 let metas: Map<string, ListMeta>;
 let app: FastifyInstance;
 let base: string;
+let tokens: TestAccess;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'herald-interface-lists-'));
   lists = new ListRepository(join(dir, 'lists'));
   metas = new Map();
+  tokens = await openTestAccess();
   const store = {
     putList: async (meta: ListMeta) => void metas.set(meta.id, meta),
     getList: async (id: string) => metas.get(id),
@@ -37,6 +40,7 @@ beforeEach(async () => {
   app = createApiServer({
     config: compileConfig({ uinSpaceBits: 32, http: { uploadLimitBytes: 1 << 27 } }),
     store,
+    access: tokens.access,
     lists,
     toScheduler,
     clock: systemClock,
@@ -49,6 +53,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await app.close();
+  await tokens.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -60,7 +65,7 @@ interface Answer {
 async function upload(query: string, contentType: string, body: string | Uint8Array | AsyncIterable<Uint8Array>): Promise<Answer> {
   const response = await fetch(`${base}/api/v1/lists?accountId=acme${query}`, {
     method: 'POST',
-    headers: { 'content-type': contentType },
+    headers: { 'content-type': contentType, authorization: `Bearer ${tokens.adminToken}` },
     body: body as RequestInit['body'],
     duplex: 'half',
   } as RequestInit);
@@ -100,7 +105,7 @@ describe('POST /api/v1/lists with text', () => {
     });
     expect(await storedUins(answer.body.id)).toEqual([5, 3, 3, 4294967295]);
     // The stored metadata is the binary list's, without the import report.
-    const got = await fetch(`${base}/api/v1/lists/${String(answer.body.id)}`);
+    const got = await fetch(`${base}/api/v1/lists/${String(answer.body.id)}`, { headers: { authorization: `Bearer ${tokens.adminToken}` } });
     const { import: _report, ...meta } = answer.body;
     expect(await got.json()).toEqual(meta);
   });

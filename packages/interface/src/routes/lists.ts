@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '@herald/core';
 import type { ImportTextListOptions } from '@herald/audience';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
+import { assertAdmin, assertCanSeeAccount, noteAudit } from '../access/request-access';
 
 const ACCOUNT_ID = { type: 'string', pattern: '^[a-z0-9_]{1,64}$' } as const;
 
@@ -47,6 +48,9 @@ function textOptions(query: ListQuery): ImportTextListOptionsFromQuery {
   return options;
 }
 
+/** What an operator gets for an account it may not see: the same for every such account, existing or not. */
+const accountMissing = (accountId: string) => () => new NotFoundError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`, { accountId });
+
 type ImportTextListOptionsFromQuery = Pick<ImportTextListOptions, 'column' | 'header' | 'delimiter' | 'maxBadRatio'>;
 
 function streamOf(body: unknown): NodeJS.ReadableStream {
@@ -63,6 +67,10 @@ function streamOf(body: unknown): NodeJS.ReadableStream {
  * line) and text/csv, converted to a binary list as they stream in; bad lines
  * are counted by reason and past `maxBadRatio` reject the upload
  * (LIST_TOO_MANY_BAD_LINES).
+ *
+ * An operator uploads and reads only its accounts' lists and blacklists
+ * (ACCOUNT_NOT_FOUND, LIST_NOT_FOUND for the others, before any byte of an
+ * upload is read); the global blacklist is an admin's (403 FORBIDDEN).
  */
 export function listRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const importBody = (body: unknown, accountId: string) =>
@@ -78,12 +86,14 @@ export function listRoutes(app: FastifyInstance, deps: ApiDeps): void {
     scope.addContentTypeParser(['text/plain', 'text/csv'], { bodyLimit: deps.config.http.uploadLimitBytes }, (_request, payload, done) => done(null, payload));
     scope.post<{ Querystring: ListQuery }>('/api/v1/lists', { schema: { querystring: LIST_QUERY } }, async (request, reply) => {
       const { accountId } = request.query;
+      assertCanSeeAccount(request, accountId, accountMissing(accountId));
       const format = textFormat(request.headers['content-type']);
       if (format === undefined) {
         const textOnly = TEXT_PARAMS.filter((name) => request.query[name] !== undefined);
         if (textOnly.length > 0) throw new ValidationError(`${textOnly.join(', ')} apply only to text/plain and text/csv uploads`, { params: textOnly });
         const meta = await importBody(request.body, accountId);
         await deps.store.putList(meta);
+        noteAudit(request, { resource: `list:${meta.id}` });
         return reply.code(201).send(meta);
       }
       const { meta, uploadBytes, report } = await deps.lists.importText(streamOf(request.body), {
@@ -94,13 +104,16 @@ export function listRoutes(app: FastifyInstance, deps: ApiDeps): void {
         ...textOptions(request.query),
       });
       await deps.store.putList(meta);
+      noteAudit(request, { resource: `list:${meta.id}` });
       return reply.code(201).send({ ...meta, import: { uploadBytes, ...report } });
     });
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/lists/:id', async (request) => {
+    const missing = () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${request.params.id} does not exist`, { listId: request.params.id });
     const meta = await deps.store.getList(request.params.id);
-    if (meta === undefined) throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${request.params.id} does not exist`, { listId: request.params.id });
+    if (meta === undefined) throw missing();
+    assertCanSeeAccount(request, meta.accountId, missing);
     return meta;
   });
 
@@ -112,11 +125,20 @@ export function listRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return stored;
   };
 
-  app.put('/api/v1/blacklists/global', async (request) => putBlacklist(request.body, 'global', deps.blacklistIds.global));
+  app.put('/api/v1/blacklists/global', async (request) => {
+    assertAdmin(request);
+    noteAudit(request, { resource: `list:${deps.blacklistIds.global}` });
+    return putBlacklist(request.body, 'global', deps.blacklistIds.global);
+  });
 
   app.put<{ Params: { accountId: string } }>(
     '/api/v1/accounts/:accountId/blacklist',
     { schema: { params: { type: 'object', required: ['accountId'], properties: { accountId: ACCOUNT_ID } } } },
-    async (request) => putBlacklist(request.body, request.params.accountId, deps.blacklistIds.forAccount(request.params.accountId)),
+    async (request) => {
+      const { accountId } = request.params;
+      assertCanSeeAccount(request, accountId, accountMissing(accountId));
+      noteAudit(request, { resource: `list:${deps.blacklistIds.forAccount(accountId)}` });
+      return putBlacklist(request.body, accountId, deps.blacklistIds.forAccount(accountId));
+    },
   );
 }

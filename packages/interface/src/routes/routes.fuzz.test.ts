@@ -24,6 +24,7 @@ import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { encodeMessage, type Message, type PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
+import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { createApiServer } from '../server';
 
 const RUNS = Number(process.env.HERALD_FUZZ_RUNS) || 100;
@@ -61,11 +62,14 @@ describe('HTTP API, fuzzed', () => {
   let app: FastifyInstance;
   let base: string;
   let list: ListMeta;
+  let tokens: TestAccess;
   const sent: Message[] = [];
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-api-fuzz-');
-    const config = compileConfig({ dataDir: dir.path, uinSpaceBits: 20, http: { uploadLimitBytes: 4096 }, tasks: { maxContentChars: 200 } });
+    // No rate limit: the properties send requests as fast as the loopback carries them.
+    const config = compileConfig({ dataDir: dir.path, uinSpaceBits: 20, http: { uploadLimitBytes: 4096 }, tasks: { maxContentChars: 200 }, auth: { rateLimit: { perSecond: 0 } } });
+    tokens = await openTestAccess();
     store = await LevelTaskStore.open(join(dir.path, 'tasks'));
     const lists = new ListRepository(join(dir.path, 'lists'));
     const upload = (async function* () {
@@ -83,6 +87,7 @@ describe('HTTP API, fuzzed', () => {
     app = createApiServer({
       config,
       store,
+      access: tokens.access,
       lists,
       toScheduler,
       clock: systemClock,
@@ -98,13 +103,15 @@ describe('HTTP API, fuzzed', () => {
     const raw = typeof payload === 'string' || Buffer.isBuffer(payload);
     const body = payload === undefined ? undefined : raw ? (payload as string | Buffer) : JSON.stringify(payload);
     const target = query === undefined ? url : `${url}?${new URLSearchParams(query).toString()}`;
-    const response = await fetch(base + target, { method, body, headers: raw || payload === undefined ? headers : { 'content-type': 'application/json', ...headers } });
+    const auth = { authorization: `Bearer ${tokens.adminToken}`, ...headers };
+    const response = await fetch(base + target, { method, body, headers: raw || payload === undefined ? auth : { 'content-type': 'application/json', ...auth } });
     const text = await response.text();
     return { statusCode: response.status, json: () => JSON.parse(text) as unknown };
   }
   afterAll(async () => {
     await app.close();
     await store.close();
+    await tokens.close();
     await dir.remove();
   });
 
@@ -166,6 +173,45 @@ describe('HTTP API, fuzzed', () => {
         expectHandled(await send('POST', `/api/v1/tasks/${id}/${command}`), [202]);
         expectHandled(await send('GET', `/api/v1/lists/${id}`), [200]);
         expectHandled(await send('GET', '/api/v1/tasks', { query: q }), [200]);
+      }),
+      settings,
+    );
+  });
+
+  it('answers any Authorization header that is not a valid token with 401 UNAUTHENTICATED, never a 500', async () => {
+    const secret = fc.stringMatching(/^[A-Za-z0-9_-]{0,140}$/);
+    const header = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc.tuple(fc.constantFrom('Bearer ', 'bearer ', 'Basic ', ''), fc.constantFrom('hrd_', 'hrd_testadmin_', 'hrd__', ''), secret).map((parts) => parts.join('')),
+      // The test admin's id with a wrong secret of the right shape.
+      fc.stringMatching(/^[A-Za-z0-9_-]{32,140}$/).map((s) => `Bearer hrd_testadmin_${s}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(header, fc.constantFrom('GET /api/v1/tasks', 'POST /api/v1/tasks', 'GET /api/v1/me', 'DELETE /api/v1/tokens/abcd'), async (value, route) => {
+        const [method, url] = route.split(' ') as [string, string];
+        let response: Response;
+        try {
+          response = await fetch(base + url, { method, headers: { authorization: value }, signal: AbortSignal.timeout(5000) });
+        } catch (error) {
+          if ((error as Error).name === 'TimeoutError') throw new Error(`no answer to ${route} with authorization ${JSON.stringify(value)}`);
+          return; // a header fetch itself refuses to send (e.g. a control character) never reaches the server
+        }
+        if (value === `Bearer ${tokens.adminToken}`) return;
+        expect(response.status).toBe(401);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
+      }),
+      settings,
+    );
+  });
+
+  it('answers any token and audit request with a success or a 4xx and a stable code', async () => {
+    const text = fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('', 'admin', 'operator', 'acct', '%00', 'x'.repeat(300)));
+    const query = fc.dictionary(fc.constantFrom('tokenId', 'accountId', 'cursor', 'limit', 'x'), fc.oneof(text, fc.integer().map(String)), { maxKeys: 4 });
+    await fc.assert(
+      fc.asyncProperty(edgy, text, query, async (body, id, q) => {
+        expectHandled(await send('POST', '/api/v1/tokens', { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }), [201]);
+        expectHandled(await send('DELETE', `/api/v1/tokens/${encodeURIComponent(id)}`), [200]);
+        expectHandled(await send('GET', '/api/v1/audit', { query: q }), [200]);
       }),
       settings,
     );

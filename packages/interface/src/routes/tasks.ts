@@ -1,7 +1,8 @@
-import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type TaskState } from '@herald/core';
+import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
 import type { TaskCommandName } from '@herald/transport';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
+import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 
 interface CreateTaskBody {
   accountId: string;
@@ -31,12 +32,30 @@ const createTaskSchema = {
   },
 } as const;
 
-/** Creating, reading, listing and steering broadcast tasks. */
+/**
+ * Creating, reading, listing and steering broadcast tasks. An operator sees
+ * only its accounts' tasks: another account's task answers exactly like a
+ * missing one (TASK_NOT_FOUND), a task for another account like a missing
+ * list (LIST_NOT_FOUND), and listings leave other accounts out.
+ */
 export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { config, store, clock } = deps;
 
+  /** The task, if it exists and the caller may see its account; else TASK_NOT_FOUND either way. */
+  async function visibleTask(request: FastifyRequest, raw: string): Promise<Task> {
+    const id = parseTaskId(raw);
+    noteAudit(request, { resource: `task:${id}` });
+    const missing = () => new NotFoundError('TASK_NOT_FOUND', `task ${raw} does not exist`, { taskId: id });
+    const task = await store.getTask(id);
+    if (task === undefined) throw missing();
+    assertCanSeeAccount(request, task.accountId, missing);
+    return task;
+  }
+
   app.post<{ Body: CreateTaskBody }>('/api/v1/tasks', { schema: { body: createTaskSchema } }, async (request, reply) => {
     const body = request.body;
+    const listMissing = () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.listId} does not exist for account ${body.accountId}`, { field: 'listId' });
+    assertCanSeeAccount(request, body.accountId, listMissing);
     if (body.content.body.length > config.tasks.maxContentChars) {
       throw new ValidationError(`content.body is longer than ${config.tasks.maxContentChars} characters`, { field: 'content.body' });
     }
@@ -46,9 +65,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
     if (ttlMs > config.tasks.maxTtlMs) throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'ttlSeconds' });
     const list = await store.getList(body.listId);
-    if (list === undefined || list.accountId !== body.accountId) {
-      throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.listId} does not exist for account ${body.accountId}`, { field: 'listId' });
-    }
+    if (list === undefined || list.accountId !== body.accountId) throw listMissing();
     const startAt = Math.max(now, sendAt);
     const task = await store.createTask(
       {
@@ -63,17 +80,13 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       },
       now,
     );
+    noteAudit(request, { resource: `task:${task.id}` });
     // Persisted first, then handed over: if the hand-over is lost, scheduler recovery still finds the task.
     await deps.toScheduler.send({ kind: 'task.submitted', taskId: task.id });
     return reply.code(201).send(task);
   });
 
-  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => {
-    const id = parseTaskId(request.params.id);
-    const task = await store.getTask(id);
-    if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
-    return task;
-  });
+  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => visibleTask(request, request.params.id));
 
   app.get<{ Querystring: { state?: TaskState; accountId?: string; cursor?: number; limit?: number } }>(
     '/api/v1/tasks',
@@ -93,15 +106,18 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
     async (request) => {
       const { state, accountId, cursor, limit } = request.query;
-      return store.listTasks({ state, accountId, afterId: cursor, limit });
+      const visible = visibleAccounts(request);
+      if (visible === 'all') return store.listTasks({ state, accountId, afterId: cursor, limit });
+      // Another account's tasks are not there for an operator: the same empty page as an account without tasks.
+      if (accountId !== undefined && !visible.includes(accountId)) return { tasks: [], nextCursor: null };
+      return store.listTasks({ state, ...(accountId === undefined ? { accountIds: visible } : { accountId }), afterId: cursor, limit });
     },
   );
 
   for (const command of ['cancel', 'pause', 'resume'] as const satisfies readonly TaskCommandName[]) {
     app.post<{ Params: { id: string } }>(`/api/v1/tasks/:id/${command}`, async (request, reply) => {
-      const id = parseTaskId(request.params.id);
-      const task = await store.getTask(id);
-      if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
+      const task = await visibleTask(request, request.params.id);
+      const id = task.id;
       if (!taskMachine.can(task.state, command)) throw new IllegalTransitionError('task', task.state, command);
       await deps.toScheduler.send({ kind: 'task.command', taskId: id, command });
       return reply.code(202).send({ taskId: id, command, accepted: true });

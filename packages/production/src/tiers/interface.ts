@@ -3,7 +3,7 @@ import { systemClock } from '@herald/core';
 import { ListRepository } from '@herald/audience';
 import { accountBlacklistId, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
 import { createApiServer } from '@herald/interface';
-import { openTaskStore } from '../adapters';
+import { openAccessStore, openTaskStore } from '../adapters';
 import { startClusterRing } from '../cluster-ring';
 import { ProcessLinks } from '../links';
 import { Resources } from './resources';
@@ -14,16 +14,19 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
   const resources = new Resources();
   return resources.starting(async () => {
     const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
+    const access = resources.add('access store', await openAccessStore(config, logger), (s) => s.close());
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const api = createApiServer({
       config,
       store,
+      access,
       lists: new ListRepository(join(config.dataDir, 'lists')),
       toScheduler: await links.toSchedulers(() => ring.current(), { control: true }),
       clock: systemClock,
       logger,
       blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
+      meter,
       metrics: () => meter.exposition(),
       cluster: () => ring.membership(),
     });

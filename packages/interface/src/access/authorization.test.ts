@@ -1,0 +1,301 @@
+/**
+ * The authorization matrix: for EVERY route the server registers (read from
+ * its route table, so a route added without an entry here fails this test),
+ * what each caller gets:
+ *
+ * - no token: 401 UNAUTHENTICATED, except the public reads;
+ * - an operator of account acme on account globex's resource: exactly the
+ *   answer (status, code, message and details, ids aside) of a resource that
+ *   does not exist, never a 403, so it cannot learn that globex's exists;
+ *   and the operator of globex, or an admin, gets past the check;
+ * - admin-only routes: 403 FORBIDDEN for any operator, allowed for an admin.
+ *
+ * Listings leave other accounts out; the management endpoints are not on the
+ * public listener; mutations land in the audit log.
+ */
+import { ErrorCodes, TOKEN_ID_PATTERN, type AuditEntry, type Task } from '@herald/core';
+import { routesOf } from './route-table';
+import { openTestAccess, type TestAccess } from './test-access.test-util';
+import { LIST_BYTES, startTestServer, type Answer, type Req, type TestServer } from './test-server.test-util';
+
+let tokens: TestAccess;
+let server: TestServer;
+let admin: string;
+/** Operator of acme only: the caller whose view of globex is tested. */
+let acmeOps: string;
+/** Operator of globex: the foreign resources' own operator. */
+let globexOps: string;
+
+/** globex's resources (foreign to acmeOps) and acme's (its own). */
+const seeded = {} as { globexList: string; globexTask: Task; acmeList: string; acmeTask: Task };
+
+beforeAll(async () => {
+  tokens = await openTestAccess();
+  server = await startTestServer({ access: tokens.access });
+  admin = tokens.adminToken;
+  acmeOps = await tokens.token('operator', ['acme'], 'acme ops');
+  globexOps = await tokens.token('operator', ['globex'], 'globex ops');
+  const upload = async (account: string) => (await server.call(admin, { method: 'POST', path: `/api/v1/lists?accountId=${account}`, body: LIST_BYTES })).body.id as string;
+  const task = async (accountId: string, listId: string) => (await server.call(admin, { method: 'POST', path: '/api/v1/tasks', body: { accountId, listId, content: { body: `hello ${accountId}` } } })).body as unknown as Task;
+  seeded.globexList = await upload('globex');
+  seeded.acmeList = await upload('acme');
+  seeded.globexTask = await task('globex', seeded.globexList);
+  seeded.acmeTask = await task('acme', seeded.acmeList);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await tokens?.close();
+});
+
+type Spec =
+  /** Anyone, no token needed (GET/HEAD only). */
+  | { kind: 'public'; probe: Req }
+  /** Any verified caller, whatever its role. */
+  | { kind: 'any'; request: () => Req; ok: number }
+  /** Admin only: an operator gets 403 FORBIDDEN. */
+  | { kind: 'admin'; request: () => Req | Promise<Req>; ok: number }
+  /**
+   * One account's resource. `foreign` targets globex's; `missing` the same
+   * route on something that does not exist. `ok`: what globex's own operator
+   * and an admin get on `foreign`.
+   */
+  | { kind: 'account'; foreign: () => Req | Promise<Req>; missing: () => Req; ids: () => string[]; ok: number }
+  /** A listing: filtered to the caller's accounts (checked in its own test below). */
+  | { kind: 'listing'; request: () => Req };
+
+const taskPath = (id: number | string, suffix = '') => `/api/v1/tasks/${id}${suffix}`;
+
+/** One entry per route pattern; HEAD routes follow their GET. */
+const MATRIX: Record<string, Spec> = {
+  'GET /api/v1/health': { kind: 'public', probe: { method: 'GET', path: '/api/v1/health' } },
+  'GET /metrics': { kind: 'public', probe: { method: 'GET', path: '/metrics' } },
+  'GET /': { kind: 'public', probe: { method: 'GET', path: '/' } },
+  'GET /console': { kind: 'public', probe: { method: 'GET', path: '/console' } },
+  'GET /console/*': { kind: 'public', probe: { method: 'GET', path: '/console/tasks/1' } },
+  'GET /api/v1/me': { kind: 'any', request: () => ({ method: 'GET', path: '/api/v1/me' }), ok: 200 },
+
+  'POST /api/v1/lists': {
+    kind: 'account',
+    foreign: () => ({ method: 'POST', path: '/api/v1/lists?accountId=globex', body: LIST_BYTES }),
+    missing: () => ({ method: 'POST', path: '/api/v1/lists?accountId=nobody', body: LIST_BYTES }),
+    ids: () => ['globex', 'nobody'],
+    ok: 201,
+  },
+  'GET /api/v1/lists/:id': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: `/api/v1/lists/${seeded.globexList}` }),
+    missing: () => ({ method: 'GET', path: '/api/v1/lists/l_nope' }),
+    ids: () => [seeded.globexList, 'l_nope'],
+    ok: 200,
+  },
+  'PUT /api/v1/accounts/:accountId/blacklist': {
+    kind: 'account',
+    foreign: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/blacklist', body: LIST_BYTES }),
+    missing: () => ({ method: 'PUT', path: '/api/v1/accounts/nobody/blacklist', body: LIST_BYTES }),
+    ids: () => ['globex', 'nobody'],
+    ok: 200,
+  },
+  'PUT /api/v1/blacklists/global': { kind: 'admin', request: () => ({ method: 'PUT', path: '/api/v1/blacklists/global', body: LIST_BYTES }), ok: 200 },
+
+  'POST /api/v1/tasks': {
+    kind: 'account',
+    foreign: () => ({ method: 'POST', path: '/api/v1/tasks', body: { accountId: 'globex', listId: seeded.globexList, content: { body: 'x' } } }),
+    missing: () => ({ method: 'POST', path: '/api/v1/tasks', body: { accountId: 'acme', listId: 'l_nope', content: { body: 'x' } } }),
+    ids: () => ['globex', seeded.globexList, 'acme', 'l_nope'],
+    ok: 201,
+  },
+  'GET /api/v1/tasks': { kind: 'listing', request: () => ({ method: 'GET', path: '/api/v1/tasks' }) },
+  'GET /api/v1/tasks/:id': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: taskPath(seeded.globexTask.id) }),
+    missing: () => ({ method: 'GET', path: taskPath(999_999) }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    ok: 200,
+  },
+  ...Object.fromEntries(
+    (
+      [
+        ['pause', 202],
+        ['cancel', 202],
+        // A CREATED task cannot resume: 409 shows the request got past the access check.
+        ['resume', 409],
+      ] as const
+    ).map(([command, ok]) => [
+      `POST /api/v1/tasks/:id/${command}`,
+      {
+        kind: 'account',
+        foreign: () => ({ method: 'POST', path: taskPath(seeded.globexTask.id, `/${command}`) }),
+        missing: () => ({ method: 'POST', path: taskPath(999_999, `/${command}`) }),
+        ids: () => [String(seeded.globexTask.id), '999999'],
+        ok,
+      } satisfies Spec,
+    ]),
+  ),
+
+  'GET /api/v1/cluster': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/cluster' }), ok: 200 },
+  'POST /api/v1/tokens': { kind: 'admin', request: () => ({ method: 'POST', path: '/api/v1/tokens', body: { name: 'made by the matrix', role: 'operator', accounts: ['acme'] } }), ok: 201 },
+  'GET /api/v1/tokens': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/tokens' }), ok: 200 },
+  'DELETE /api/v1/tokens/:id': {
+    kind: 'admin',
+    request: async () => {
+      const throwaway = await tokens.token('operator', ['acme'], 'throwaway');
+      return { method: 'DELETE', path: `/api/v1/tokens/${throwaway.split('_')[1]}` };
+    },
+    ok: 200,
+  },
+  'GET /api/v1/audit': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/audit' }), ok: 200 },
+};
+
+/** Patterns that stand for routes whose exact paths depend on what is built (the console's files, the API docs). */
+function matrixKey(method: string, url: string): string {
+  if (url.startsWith('/console/') && url !== '/console/*') return `${method} /console/*`;
+  if (url === '/api/docs' || url.startsWith('/api/docs/')) return `${method} /api/docs*`;
+  return `${method} ${url}`;
+}
+
+/** An error body with the named ids replaced, so a foreign and a missing resource's answers compare. */
+function shape(answer: Answer, ids: string[]): unknown {
+  const longestFirst = [...ids].sort((a, b) => b.length - a.length);
+  const blank = (value: unknown): unknown => {
+    if (typeof value === 'number' && ids.includes(String(value))) return '<id>';
+    if (typeof value === 'string') return longestFirst.reduce((text, id) => text.split(id).join('<id>'), value);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, blank(v)]));
+    return value;
+  };
+  return { status: answer.status, error: blank(answer.body.error) };
+}
+
+function expectError(answer: Answer, status: number, code: string): void {
+  expect({ status: answer.status, code: answer.body.error?.code }).toEqual({ status, code });
+  expect(typeof answer.body.error?.message).toBe('string');
+}
+
+describe('the authorization matrix', () => {
+  const routes = () => routesOf(server.app).filter((r) => r.method !== 'HEAD');
+
+  it('has an entry for every route the server registers, and every entry names a registered route', () => {
+    const registered = new Set(routes().map((r) => matrixKey(r.method, r.url)));
+    const missing = [...registered].filter((key) => MATRIX[key] === undefined && !(key.endsWith('/api/docs*') && MATRIX['GET /api/docs*'] !== undefined));
+    expect(missing).toEqual([]);
+    expect(Object.keys(MATRIX).filter((key) => !registered.has(key))).toEqual([]);
+    expect(registered.size).toBeGreaterThan(15);
+  });
+
+  it('asks for a token on every route but the public reads, and public routes are reads', async () => {
+    for (const route of routesOf(server.app)) {
+      const spec = MATRIX[matrixKey(route.method === 'HEAD' ? 'GET' : route.method, route.url)];
+      if (spec === undefined) continue; // the test above fails for it
+      if (spec.kind === 'public') {
+        expect(['GET', 'HEAD']).toContain(route.method);
+        const answer = await server.call(undefined, spec.probe);
+        expect({ route: `${route.method} ${route.url}`, status: answer.status }).not.toMatchObject({ status: 401 });
+        continue;
+      }
+      const req = spec.kind === 'account' ? await spec.foreign() : spec.kind === 'admin' ? await spec.request() : spec.request();
+      const method = route.method === 'HEAD' ? 'HEAD' : req.method;
+      for (const token of [undefined, 'not-a-token', `hrd_${'abcd'}_${'x'.repeat(43)}`]) {
+        const answer = await server.call(token, { ...req, method });
+        expect({ route: `${route.method} ${route.url}`, status: answer.status }).toEqual({ route: `${route.method} ${route.url}`, status: 401 });
+        if (method !== 'HEAD') expect(answer.body.error?.code).toBe(ErrorCodes.UNAUTHENTICATED);
+        expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+      }
+    }
+  });
+
+  describe.each(Object.entries(MATRIX).filter(([, spec]) => spec.kind === 'account'))('%s', (_key, spec) => {
+    if (spec.kind !== 'account') return;
+
+    it("answers acme's operator on globex's resource exactly as on a missing one", async () => {
+      const foreign = await server.call(acmeOps, await spec.foreign());
+      const missing = await server.call(acmeOps, spec.missing());
+      expect(foreign.status).toBe(404);
+      expect(shape(foreign, spec.ids())).toEqual(shape(missing, spec.ids()));
+      // And exactly as an admin sees the missing one, where a missing one is an error for an admin too
+      // (accounts are no records: an admin may upload for any account id).
+      const adminMissing = await server.call(admin, spec.missing());
+      if (adminMissing.status >= 400) expect(shape(foreign, spec.ids())).toEqual(shape(adminMissing, spec.ids()));
+    });
+
+    it("lets globex's operator and an admin at globex's resource", async () => {
+      expect((await server.call(globexOps, await spec.foreign())).status).toBe(spec.ok);
+      expect((await server.call(admin, await spec.foreign())).status).toBe(spec.ok);
+    });
+  });
+
+  describe.each(Object.entries(MATRIX).filter(([, spec]) => spec.kind === 'admin'))('%s', (_key, spec) => {
+    if (spec.kind !== 'admin') return;
+
+    it('refuses every operator with 403 FORBIDDEN and lets an admin in', async () => {
+      for (const operator of [acmeOps, globexOps]) expectError(await server.call(operator, await spec.request()), 403, ErrorCodes.FORBIDDEN);
+      expect((await server.call(admin, await spec.request())).status).toBe(spec.ok);
+    });
+  });
+
+  it('GET /api/v1/me answers each caller with itself, never a secret', async () => {
+    const me = (await server.call(acmeOps, { method: 'GET', path: '/api/v1/me' })).body;
+    expect(me).toEqual({ tokenId: acmeOps.split('_')[1], name: 'acme ops', role: 'operator', accounts: ['acme'] });
+    expect((await server.call(admin, { method: 'GET', path: '/api/v1/me' })).body).toEqual({ tokenId: 'testadmin', name: 'test admin', role: 'admin', accounts: [] });
+  });
+
+  it("GET /api/v1/tasks leaves other accounts' tasks out: unfiltered, filtered by a foreign account, and for an operator of several accounts", async () => {
+    const ids = async (token: string, query = '') => ((await server.call(token, { method: 'GET', path: `/api/v1/tasks?limit=1000${query}` })).body.tasks as Task[]).map((t) => t.accountId);
+    expect(new Set(await ids(acmeOps))).toEqual(new Set(['acme']));
+    expect(await ids(acmeOps, '&accountId=globex')).toEqual([]);
+    expect((await server.call(acmeOps, { method: 'GET', path: '/api/v1/tasks?accountId=globex' })).body).toEqual({ tasks: [], nextCursor: null });
+    expect(new Set(await ids(globexOps))).toEqual(new Set(['globex']));
+    expect(new Set(await ids(admin))).toEqual(new Set(['acme', 'globex']));
+    const both = await tokens.token('operator', ['acme', 'globex']);
+    expect(new Set(await ids(both))).toEqual(new Set(['acme', 'globex']));
+    expect(new Set(await ids(both, '&accountId=acme'))).toEqual(new Set(['acme']));
+  });
+
+  it('answers the management endpoints with 404 on the public listener, token or not', async () => {
+    for (const token of [undefined, admin]) {
+      for (const req of [
+        { method: 'GET', path: '/status' },
+        { method: 'POST', path: '/drain' },
+        { method: 'POST', path: '/faults/traffic-cut', body: { cut: true } },
+        { method: 'GET', path: '/faults' },
+      ]) {
+        expectError(await server.call(token, req), 404, ErrorCodes.NOT_FOUND);
+      }
+    }
+  });
+});
+
+describe('the audit log', () => {
+  async function entriesOf(tokenId: string): Promise<AuditEntry[]> {
+    return (await server.call(admin, { method: 'GET', path: `/api/v1/audit?tokenId=${tokenId}&limit=1000` })).body.entries as AuditEntry[];
+  }
+
+  it('holds every mutation of a verified caller, refused ones with their status and the account they named; no reads, no 401s', async () => {
+    const ops = await tokens.token('operator', ['acme'], 'audited ops');
+    const tokenId = ops.split('_')[1]!;
+    expect(TOKEN_ID_PATTERN.test(tokenId)).toBe(true);
+    const before = Date.now();
+    await server.call(ops, { method: 'POST', path: taskPath(seeded.acmeTask.id, '/pause') });
+    await server.call(ops, { method: 'POST', path: taskPath(seeded.globexTask.id, '/cancel') });
+    await server.call(ops, { method: 'POST', path: '/api/v1/lists?accountId=globex', body: LIST_BYTES });
+    await server.call(ops, { method: 'GET', path: taskPath(seeded.acmeTask.id) });
+    await server.call(ops, { method: 'DELETE', path: '/api/v1/tokens/abcd' });
+    await server.call(undefined, { method: 'POST', path: taskPath(seeded.acmeTask.id, '/cancel') });
+    const created = (await server.call(ops, { method: 'POST', path: '/api/v1/tasks', body: { accountId: 'acme', listId: seeded.acmeList, content: { body: 'audited' } } })).body as unknown as Task;
+
+    const entries = await entriesOf(tokenId);
+    expect(entries.map(({ id: _id, at: _at, ...rest }) => rest)).toEqual([
+      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/tasks', accountId: 'acme', resource: `task:${created.id}`, status: 201 },
+      { tokenId, tokenName: 'audited ops', action: 'DELETE /api/v1/tokens/:id', accountId: null, resource: 'token:abcd', status: 403 },
+      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/lists', accountId: 'globex', resource: '/api/v1/lists', status: 404 },
+      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/tasks/:id/cancel', accountId: 'globex', resource: `task:${seeded.globexTask.id}`, status: 404 },
+      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/tasks/:id/pause', accountId: 'acme', resource: `task:${seeded.acmeTask.id}`, status: 202 },
+    ]);
+    for (const entry of entries) expect(entry.at).toBeGreaterThanOrEqual(before);
+  });
+
+  it('filters by account for an admin', async () => {
+    const entries = (await server.call(admin, { method: 'GET', path: '/api/v1/audit?accountId=globex&limit=1000' })).body.entries as AuditEntry[];
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) expect(entry.accountId).toBe('globex');
+  });
+});

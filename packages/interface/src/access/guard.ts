@@ -1,0 +1,102 @@
+import { AccessDeniedError, bearerToken, noopMeter, RateLimitedError, RateLimiter, type AccessStore, type AuthConfig, type Clock, type Logger, type Meter, type NewAuditEntry } from '@herald/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isPublicRoute } from './public-routes';
+import { accessOf, setPrincipal } from './request-access';
+import type { TokenVerifier } from './verifier';
+
+export interface GuardDeps {
+  access: AccessStore;
+  verifier: TokenVerifier;
+  auth: AuthConfig;
+  clock: Clock;
+  logger: Logger;
+  meter?: Meter;
+}
+
+/** Methods that change something: every one of them is audited once its caller is known. */
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Audit fields are bounded (core MAX_AUDIT_FIELD_CHARS); a long path is cut rather than lost. */
+function bounded(text: string, max = 255): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * The access guard, installed before any route so it covers them all:
+ *
+ * onRequest (before the body is read, so a refused upload is never
+ * streamed): a public route (public-routes.ts) passes; any other needs
+ * `Authorization: Bearer <token>` naming a valid, unrevoked token (else 401
+ * UNAUTHENTICATED), then a request from that token's bucket (else 429
+ * RATE_LIMITED with Retry-After). Only then is the principal set for the
+ * route (principalOf, assertCanSeeAccount, visibleAccounts).
+ *
+ * onSend (after the route answered, before the answer leaves): a mutating
+ * request (POST, PUT, PATCH, DELETE) with a verified caller is appended to
+ * the audit log with its status, accepted or refused. The append is awaited,
+ * so a client that sees an answer can find its entry. If the append fails,
+ * the answer still goes out (the action already took effect, and an error
+ * would make the client repeat an action that was applied), the whole entry
+ * is logged at error level and herald_audit_append_failures_total counts it
+ * for alerting: loud, never silent (docs/api.md, "Audit log").
+ *
+ * Refused before a caller is known (401) or by the rate limit (429), a
+ * request is not audited: no handler ran, and writing an entry per refused
+ * request would turn a flood into store writes. They are counted instead
+ * (herald_api_unauthenticated_total, herald_api_rate_limited_total).
+ */
+export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): void {
+  const { verifier, clock, logger } = deps;
+  const meter = deps.meter ?? noopMeter;
+  const unauthenticated = meter.counter('herald_api_unauthenticated_total', 'API requests refused for a missing, malformed, unknown or revoked token');
+  const rateLimited = meter.counter('herald_api_rate_limited_total', 'API requests refused by the per-token rate limit (auth.rateLimit)');
+  const auditFailures = meter.counter('herald_audit_append_failures_total', 'Mutating API requests answered whose audit entry could not be written (each is logged at error level)');
+  const limiter = new RateLimiter(deps.auth.rateLimit);
+
+  app.addHook('onRequest', async (request) => {
+    if (isPublicRoute(request.method, request.routeOptions.url)) return;
+    const raw = bearerToken(request.headers.authorization);
+    if (raw === undefined) {
+      unauthenticated.inc();
+      throw new AccessDeniedError('UNAUTHENTICATED', 'this endpoint needs a token: send Authorization: Bearer <token>');
+    }
+    const principal = await verifier.verify(raw, clock.now());
+    if (principal === undefined) {
+      unauthenticated.inc();
+      throw new AccessDeniedError('UNAUTHENTICATED', 'the token is not valid: malformed, unknown or revoked');
+    }
+    const take = limiter.take(principal.tokenId, clock.now());
+    if (!take.allowed) {
+      rateLimited.inc();
+      throw new RateLimitedError(take.retryAfterMs);
+    }
+    setPrincipal(request, principal);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const access = accessOf(request);
+    if (access === undefined || !MUTATING.has(request.method)) return payload;
+    const entry: NewAuditEntry = {
+      at: clock.now(),
+      tokenId: access.principal.tokenId,
+      tokenName: access.principal.name,
+      action: bounded(`${request.method} ${request.routeOptions.url ?? pathOf(request)}`),
+      accountId: access.accountId === undefined ? null : bounded(access.accountId),
+      resource: bounded(access.resource ?? pathOf(request)),
+      status: reply.statusCode,
+    };
+    try {
+      await deps.access.appendAudit(entry);
+    } catch (error) {
+      auditFailures.inc();
+      logger.error('audit append failed: the request was answered but is not in the audit log', { audit: entry, error: String(error) });
+    }
+    return payload;
+  });
+}
+
+function pathOf(request: FastifyRequest): string {
+  const query = request.url.indexOf('?');
+  return query < 0 ? request.url : request.url.slice(0, query);
+}

@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { ListRepository } from '@herald/audience';
+import { compileConfig, encodeRecipientList, noopLogger, systemClock, type AccessStore, type Clock, type HeraldOptions, type Logger, type Meter } from '@herald/core';
+import { LevelTaskStore } from '@herald/store-level';
+import { makeTempDir, type TempDir } from '@herald/testing';
+import type { Message, PushChannel } from '@herald/transport';
+import type { FastifyInstance } from 'fastify';
+import { createApiServer } from '../server';
+
+/** One answer, its body parsed when it is JSON. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: { error?: { code: string; message: string; details?: Record<string, unknown> } } & Record<string, unknown>;
+}
+
+export interface Req {
+  method: string;
+  path: string;
+  /** An object goes as JSON; bytes as application/octet-stream. */
+  body?: unknown;
+}
+
+/**
+ * An API server on real stores (LevelTaskStore, a ListRepository, the given
+ * AccessStore) in a temp dir, listening on 127.0.0.1 (fastify's inject needs
+ * an ESM-only module jest cannot load). The scheduler channel keeps what it
+ * is sent.
+ */
+export interface TestServer {
+  app: FastifyInstance;
+  base: string;
+  store: LevelTaskStore;
+  sent: Message[];
+  call(token: string | undefined, req: Req): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: { access: AccessStore; config?: HeraldOptions; clock?: Clock; logger?: Logger; meter?: Meter }): Promise<TestServer> {
+  const dir: TempDir = await makeTempDir('herald-interface-server-');
+  const store = await LevelTaskStore.open(join(dir.path, 'tasks'));
+  const lists = new ListRepository(join(dir.path, 'lists'));
+  const sent: Message[] = [];
+  const toScheduler: PushChannel = {
+    async send(message) {
+      sent.push(message);
+    },
+    close() {},
+  };
+  const app = createApiServer({
+    config: compileConfig({ dataDir: dir.path, uinSpaceBits: 20, auth: { rateLimit: { perSecond: 0 } }, ...options.config }),
+    store,
+    access: options.access,
+    lists,
+    toScheduler,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? noopLogger,
+    ...(options.meter ? { meter: options.meter } : {}),
+    blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
+    metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'herald_up 1\n' }),
+  });
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    app,
+    base,
+    store,
+    sent,
+    async call(token, req) {
+      const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+      let body: RequestInit['body'];
+      if (req.body instanceof Uint8Array) {
+        headers['content-type'] = 'application/octet-stream';
+        body = req.body as RequestInit['body'];
+      } else if (req.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(req.body);
+      }
+      const response = await fetch(base + req.path, { method: req.method, headers, body, redirect: 'manual' });
+      const text = await response.text();
+      let parsed: Answer['body'] = {};
+      try {
+        parsed = JSON.parse(text) as Answer['body'];
+      } catch {
+        parsed = { text };
+      }
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      await dir.remove();
+    },
+  };
+}
+
+/** A small valid binary recipient list. */
+export const LIST_BYTES = encodeRecipientList([1, 2, 3]);
