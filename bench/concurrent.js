@@ -27,6 +27,7 @@ const path = require('node:path');
 const { encodeRecipientList } = require('@herald/core');
 const { FileDeliverySink } = require('@herald/executor');
 const { startEmbeddedCluster } = require('@herald/embedded');
+const { authHeaders, TEST_AUTH_OPTIONS } = require('@herald/testing');
 const { percentiles, machine, commit, arg, fmt } = require('./lib');
 
 const URGENT_RECIPIENTS = 1000;
@@ -73,11 +74,11 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
   const gateway = firstDeliveryGateway(new FileDeliverySink(path.join(dir, 'deliveries')));
   const urgentBase = tasks * recipients;
   const uinSpaceBits = Math.max(24, Math.ceil(Math.log2(urgentBase + URGENT_RECIPIENTS)));
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits }, { gateway });
+  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } } }, { gateway });
   const post = async (route, body, binary) => {
     const response = await fetch(cluster.url + route, {
       method: 'POST',
-      headers: { 'content-type': binary ? 'application/octet-stream' : 'application/json' },
+      headers: { 'content-type': binary ? 'application/octet-stream' : 'application/json', ...authHeaders() },
       body: binary ? body : JSON.stringify(body),
     });
     const json = await response.json();

@@ -13,11 +13,12 @@ const os = require('node:os');
 const path = require('node:path');
 const { writeRecipientListFile } = require('@herald/audience');
 const { startEmbeddedCluster } = require('@herald/embedded');
+const { authHeaders, TEST_AUTH_OPTIONS } = require('@herald/testing');
 
 /** Streams a list file to the API (a 10^8 list is 800 MB: never read it whole). */
 function upload(url, file) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: url.includes('/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': statSync(file).size } }, (res) => {
+    const req = request(url, { method: url.includes('/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': statSync(file).size, ...authHeaders() } }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
@@ -44,7 +45,7 @@ async function runEmbeddedFanout(audience) {
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
     await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
-    const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 } });
+    const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } } });
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
@@ -53,7 +54,7 @@ async function runEmbeddedFanout(audience) {
       const t1 = process.hrtime.bigint();
       const response = await fetch(cluster.url + '/api/v1/tasks', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...authHeaders() },
         body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'bench' } }),
       });
       const created = await response.json();

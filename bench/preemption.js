@@ -35,6 +35,7 @@ const path = require('node:path');
 const { encodeRecipientList } = require('@herald/core');
 const { FileDeliverySink } = require('@herald/executor');
 const { startEmbeddedCluster } = require('@herald/embedded');
+const { authHeaders, TEST_AUTH_OPTIONS } = require('@herald/testing');
 const { percentiles, machine, commit, arg } = require('./lib');
 
 const URGENT_RECIPIENTS = 1000;
@@ -100,11 +101,11 @@ async function main() {
   const gateway = countingGateway(new FileDeliverySink(path.join(dir, 'deliveries')));
   let normal;
   const logger = timelineLogger(() => (normal === undefined ? 0 : gateway.batches.get(normal.id) ?? 0));
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 25, scheduler: { slots: 1 } }, { gateway, logger });
+  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 25, scheduler: { slots: 1 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } } }, { gateway, logger });
   const { batchSize } = cluster.config.dispatcher;
   const hwm = cluster.config.transport.highWaterMark;
   const post = async (url, body, type = 'application/json') =>
-    (await fetch(`${cluster.url}${url}`, { method: 'POST', headers: { 'content-type': type }, body })).json();
+    (await fetch(`${cluster.url}${url}`, { method: 'POST', headers: { 'content-type': type, ...authHeaders() }, body })).json();
   const stateOf = async (id) => (await cluster.store.getTask(id)).state;
   const preemptions = async () => Number(/^herald_scheduler_preemptions_total (\d+)$/m.exec((await cluster.meter.exposition()).body)?.[1] ?? 0);
 

@@ -31,6 +31,9 @@
 # membership +41..62, management +66..77, ZooKeeper +81.
 # The presence agent's online bitmap is $dir/online.bitmap unless
 # $HERALD_BITMAP_FILE names another (production puts it on /dev/shm).
+# The API needs a token (docs/api.md): with $HERALD_ADMIN_TOKEN set, the
+# interfaces store it as an admin token at start; otherwise the first start
+# makes one with `herald token create` and keeps it in $dir/admin-token.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -131,6 +134,9 @@ case "${1:-}" in
     for p in $PROCESSES; do ids="$ids ${p#*:}"; done
     [ -d "$dir/keys" ] || $herald keys --dir "$dir/keys" $ids > /dev/null
     $herald migrate --config "$dir/herald.json"
+    if [ -z "${HERALD_ADMIN_TOKEN:-}" ] && [ ! -s "$dir/admin-token" ]; then
+      (umask 077; $herald token create --role admin --name "local cluster admin" --config "$dir/herald.json" > "$dir/admin-token" 2> /dev/null)
+    fi
     for p in $PROCESSES; do
       tier=${p%%:*}; id=${p#*:}
       # shellcheck disable=SC2046
@@ -138,6 +144,7 @@ case "${1:-}" in
       echo "started $tier $id"
     done
     echo "Herald local cluster: API at http://127.0.0.1:$((base_port + 1)) and http://127.0.0.1:$((base_port + 2)); logs in $dir/logs"
+    if [ -z "${HERALD_ADMIN_TOKEN:-}" ]; then echo "admin token (Authorization: Bearer ...) in $dir/admin-token"; fi
     ;;
   start-one)
     id=${2:?usage: $0 start-one <process id>}

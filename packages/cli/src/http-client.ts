@@ -8,11 +8,18 @@ export interface ApiAnswer<T> {
   body: T;
 }
 
+/** Where the API is and the token to call it with (`Authorization: Bearer`). */
+export interface ApiTarget {
+  url: string;
+  token: string;
+}
+
 /** Calls the JSON API. Throws with the API's error code when the status is not 2xx. */
-export async function api<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(base + path, {
+export async function api<T>(target: ApiTarget, method: string, path: string, body?: unknown): Promise<T> {
+  const auth = { authorization: `Bearer ${target.token}` };
+  const response = await fetch(target.url + path, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: body === undefined ? auth : { 'content-type': 'application/json', ...auth },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await response.json()) as T & { error?: { code: string; message: string } };
@@ -21,11 +28,12 @@ export async function api<T>(base: string, method: string, path: string, body?: 
 }
 
 /** Streams a file to the API as application/octet-stream, reporting bytes sent. */
-export async function uploadFile<T>(base: string, method: string, path: string, file: string, onProgress?: (sent: number, total: number) => void): Promise<T> {
+export async function uploadFile<T>(target: ApiTarget, method: string, path: string, file: string, onProgress?: (sent: number, total: number) => void): Promise<T> {
   const { size } = await stat(file);
-  const url = new URL(base + path);
+  const url = new URL(target.url + path);
   return new Promise<T>((resolve, reject) => {
-    const req = request(url, { method, headers: { 'content-type': 'application/octet-stream', 'content-length': size } }, (res) => {
+    const headers = { 'content-type': 'application/octet-stream', 'content-length': size, authorization: `Bearer ${target.token}` };
+    const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -16,3 +16,14 @@ export async function loadOptions(path: string | undefined): Promise<HeraldOptio
     throw new ConfigError('--config', `${path} is not valid JSON: ${(error as Error).message}`);
   }
 }
+
+/**
+ * The environment's part of the options: HERALD_ADMIN_TOKEN, when set, is
+ * `auth.bootstrapAdminToken` (over the file's), so the first admin token of a
+ * cluster need never be written into a config file.
+ */
+export function withEnvironment(options: HeraldOptions, env: NodeJS.ProcessEnv = process.env): HeraldOptions {
+  const token = env.HERALD_ADMIN_TOKEN;
+  if (token === undefined || token === '') return options;
+  return { ...options, auth: { ...options.auth, bootstrapAdminToken: token } };
+}

@@ -7,7 +7,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { isHeraldError } from '@herald/core';
-import { loadOptions } from './load-config';
+import { loadOptions, withEnvironment } from './load-config';
 import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
 import { runKeys } from './commands/keys';
@@ -15,6 +15,7 @@ import { runMigrate } from './commands/migrate';
 import { adminTargets, managementAddress, runAdminDrain, runAdminStatus, runAdminTrafficCut } from './commands/admin';
 import { runStart } from './commands/start';
 import { runRecover } from './commands/recover';
+import { runTokenCreate, runTokenRevoke } from './commands/token';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
   const value = Number(raw);
@@ -31,7 +32,7 @@ program
   .option('--data-dir <dir>', 'data directory (overrides the config)')
   .option('--port <port>', 'HTTP port (overrides the config)', number('--port', 0, 65535))
   .action(async (opts: { config?: string; dataDir?: string; port?: number }) => {
-    const base = await loadOptions(opts.config);
+    const base = withEnvironment(await loadOptions(opts.config));
     await runDev({ ...base, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), http: { ...base.http, ...(opts.port !== undefined ? { port: opts.port } : {}) } });
   });
 
@@ -66,7 +67,7 @@ program
   .option('--port <port>', 'HTTP port of an interface process (overrides http.port)', number('--port', 0, 65535))
   .option('--management <host:port>', "this process's management endpoint (overrides management.endpoints.<id>)")
   .action(async (tier: string, opts: { config: string; id: string; port?: number; management?: string }) => {
-    const base = await loadOptions(opts.config);
+    const base = withEnvironment(await loadOptions(opts.config));
     await runStart(tier, opts.id, opts.port === undefined ? base : { ...base, http: { ...base.http, port: opts.port } }, opts.management);
     // Stopped: exit now. A client library can keep a timer or socket alive for seconds after its
     // close (a Kafka reconnect, a ZooKeeper ping), and a restart must not find the old process still there.
@@ -106,6 +107,32 @@ target(admin.command('fault').description('fault injection for tests and drills 
     await runAdminTrafficCut(await addressOf(id, opts), opts.trafficCut === 'on');
   });
 
+const token = program.command('token').description('API tokens, written straight to the configured store (docs/api.md, "Authentication"); while the API runs, POST/DELETE /api/v1/tokens do the same');
+token
+  .command('create')
+  .description('make a token and print it once on stdout')
+  .requiredOption('--role <role>', 'admin (every account) or operator (the --accounts only)')
+  .requiredOption('--name <name>', 'who or what it is for; shown in listings and the audit log')
+  .option('--accounts <ids>', "an operator's accounts, comma-separated")
+  .option('-c, --config <file>', 'JSON configuration file: the access store of its profile (embedded: <dataDir>/access; production: MySQL)')
+  .option('--data-dir <dir>', 'data directory of an embedded cluster (overrides the config)')
+  .action(async (opts: { role: string; name: string; accounts?: string; config?: string; dataDir?: string }) => {
+    const base = await loadOptions(opts.config);
+    await runTokenCreate(opts.dataDir === undefined ? base : { ...base, dataDir: opts.dataDir }, { role: opts.role, name: opts.name, ...(opts.accounts === undefined ? {} : { accounts: opts.accounts }) });
+    process.stdout.write('', () => process.exit(0));
+  });
+token
+  .command('revoke')
+  .description('revoke a token by its id (the part after hrd_)')
+  .argument('<id>', 'the token id')
+  .option('-c, --config <file>', 'JSON configuration file (as for create)')
+  .option('--data-dir <dir>', 'data directory of an embedded cluster (overrides the config)')
+  .action(async (id: string, opts: { config?: string; dataDir?: string }) => {
+    const base = await loadOptions(opts.config);
+    await runTokenRevoke(opts.dataDir === undefined ? base : { ...base, dataDir: opts.dataDir }, id);
+    process.stdout.write('', () => process.exit(0));
+  });
+
 program
   .command('keys')
   .description('write a CURVE key pair per process id (<dir>/<id>.key, <dir>/<id>.pub)')
@@ -134,18 +161,20 @@ program
   .option('--brokers <list>', 'Kafka brokers holding the reports, comma-separated (default: this site\'s)')
   .option('--uin-space-bits <n>', "the failed site's uinSpaceBits (default: --from-config's, else this site's)", number('--uin-space-bits', 1, 32))
   .option('--api <url>', "this site's HTTP API (default: http.host:http.port of --config)")
+  .option('--token <token>', "an API token of this site that may see the task's account (default: the HERALD_TOKEN environment variable)")
   .option('--no-origin-store', "do not read the task from the failed site's task store; take it from the options below")
   .option('--account <id>', "the task's account (when its task store is not used)")
   .option('--body <text>', "the task's content body (when its task store is not used)")
   .option('--title <text>', "the task's content title")
   .option('--priority <class>', 'realtime | normal (default normal)')
   .option('--list-id <id>', "the task's uploaded list, used when it never got a filtered list")
-  .action(async (opts: { task: number; config: string; fromConfig?: string; fromPrefix?: string; listsDir?: string; brokers?: string; uinSpaceBits?: number; api?: string; originStore: boolean; account?: string; body?: string; title?: string; priority?: string; listId?: string }) => {
+  .action(async (opts: { task: number; config: string; fromConfig?: string; fromPrefix?: string; listsDir?: string; brokers?: string; uinSpaceBits?: number; api?: string; token?: string; originStore: boolean; account?: string; body?: string; title?: string; priority?: string; listId?: string }) => {
     if (opts.priority !== undefined && opts.priority !== 'realtime' && opts.priority !== 'normal') throw new InvalidArgumentError('--priority must be realtime or normal');
     await runRecover({
       ...opts,
       task: Math.floor(opts.task),
       priority: opts.priority,
+      token: opts.token ?? process.env.HERALD_TOKEN,
       config: await loadOptions(opts.config),
       fromConfig: opts.fromConfig === undefined ? undefined : await loadOptions(opts.fromConfig),
     });

@@ -15,9 +15,9 @@ interface Run {
   stderr: string;
 }
 
-function herald(args: string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Run> {
+function herald(args: string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -68,6 +68,64 @@ describe('herald dev', () => {
     }
   });
 
+  it('prints an admin token at the first start of a data directory, which the API takes; later starts print none', async () => {
+    const dir = await makeTempDir('herald-cli-');
+    const env = { ...process.env };
+    delete env.HERALD_ADMIN_TOKEN;
+    try {
+      const answers: number[] = [];
+      const first = await herald(
+        ['dev', '--port', '0', '--data-dir', dir.path],
+        (text, child) => {
+          const url = /listening on (http:\/\/[^;\s]+)/.exec(text)?.[1];
+          const token = /admin token .*: (hrd_\S+)/.exec(text)?.[1];
+          if (url === undefined || token === undefined || answers.length > 0) return;
+          answers.push(0);
+          void Promise.all([fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }), fetch(`${url}/api/v1/me`)]).then(([withToken, without]) => {
+            answers.push(withToken.status, without.status);
+            child.kill('SIGTERM');
+          });
+        },
+        env,
+      );
+      expect(first.code).toBe(0);
+      expect(answers).toEqual([0, 200, 401]);
+      const second = await herald(['dev', '--port', '0', '--data-dir', dir.path], (text, child) => {
+        if (/listening on/.test(text)) setTimeout(() => child.kill('SIGTERM'), 200);
+      }, env);
+      expect(second.code).toBe(0);
+      expect(second.stdout).not.toMatch(/admin token/);
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it('takes the bootstrap admin token from HERALD_ADMIN_TOKEN', async () => {
+    const dir = await makeTempDir('herald-cli-');
+    const token = 'hrd_envadmin_from-the-environment-0123456789abcdef';
+    let status: number | undefined;
+    try {
+      const run = await herald(
+        ['dev', '--port', '0', '--data-dir', dir.path],
+        (text, child) => {
+          const url = /listening on (http:\/\/[^;\s]+)/.exec(text)?.[1];
+          if (url === undefined || status !== undefined) return;
+          status = 0;
+          void fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => {
+            status = r.status;
+            child.kill('SIGTERM');
+          });
+        },
+        { ...process.env, HERALD_ADMIN_TOKEN: token },
+      );
+      expect(run.code).toBe(0);
+      expect(status).toBe(200);
+      expect(run.stdout).not.toMatch(/admin token/);
+    } finally {
+      await dir.remove();
+    }
+  });
+
   it('serves the API until SIGTERM, then stops cleanly', async () => {
     const dir = await makeTempDir('herald-cli-');
     let url: string | undefined;
@@ -88,6 +146,56 @@ describe('herald dev', () => {
       const run = await running;
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/stopping/);
+    } finally {
+      await dir.remove();
+    }
+  });
+});
+
+describe('herald token', () => {
+  it('creates a token in an embedded data directory, printing it alone on stdout, and revokes it', async () => {
+    const dir = await makeTempDir('herald-cli-');
+    try {
+      const made = await herald(['token', 'create', '--role', 'operator', '--name', 'acme ops', '--accounts', 'acme, globex', '--data-dir', dir.path]);
+      expect(made.code).toBe(0);
+      expect(made.stdout).toMatch(/^hrd_[0-9a-f]{16}_[A-Za-z0-9_-]{43}\n$/);
+      expect(made.stderr).toMatch(/operator token [0-9a-f]{16} 'acme ops' for acme, globex; it is shown once/);
+      const id = made.stdout.split('_')[1]!;
+
+      // The embedded cluster on that directory takes it.
+      let status: number | undefined;
+      const served = await herald(['dev', '--port', '0', '--data-dir', dir.path], (text, child) => {
+        const url = /listening on (http:\/\/[^;\s]+)/.exec(text)?.[1];
+        if (url === undefined || status !== undefined) return;
+        status = 0;
+        void fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${made.stdout.trim()}` } })
+          .then((r) => r.json())
+          .then((body) => {
+            expect(body).toEqual({ tokenId: id, name: 'acme ops', role: 'operator', accounts: ['acme', 'globex'] });
+            status = 200;
+            child.kill('SIGTERM');
+          });
+      });
+      expect(served.code).toBe(0);
+      expect(status).toBe(200);
+
+      const revoked = await herald(['token', 'revoke', id, '--data-dir', dir.path]);
+      expect(revoked.code).toBe(0);
+      expect(revoked.stdout).toMatch(new RegExp(`token ${id} 'acme ops' revoked at `));
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it('refuses an operator without accounts, or an unknown token id, with one line and a code', async () => {
+    const dir = await makeTempDir('herald-cli-');
+    try {
+      const bad = await herald(['token', 'create', '--role', 'operator', '--name', 'x', '--data-dir', dir.path]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr.trim()).toMatch(/^herald: VALIDATION_FAILED: an operator token names 1\.\.1000 accounts$/);
+      const unknown = await herald(['token', 'revoke', 'ffffffff', '--data-dir', dir.path]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/^herald: TOKEN_NOT_FOUND: /);
     } finally {
       await dir.remove();
     }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { compileConfig, removedTotal, subtractSorted, type HeraldOptions, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience, writeRecipientListFile } from '@herald/audience';
 import { startEmbeddedCluster } from '@herald/embedded';
-import { api, uploadFile } from '../http-client';
+import { newTokenText } from '@herald/interface';
+import { api, uploadFile, type ApiTarget } from '../http-client';
 import { StageProgress } from '../progress';
 
 export interface DemoOptions {
@@ -37,17 +38,26 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   await writeRecipientListFile(listFile, audience.list, 0);
   await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
 
-  const cluster = await startEmbeddedCluster({ ...options.base, dataDir, http: { ...options.base.http, port: options.base.http?.port ?? 0 } });
+  // The demo calls the API as an admin of its own: a fresh token, stored hashed at start, shown once.
+  const admin = newTokenText();
+  const cluster = await startEmbeddedCluster({
+    ...options.base,
+    dataDir,
+    http: { ...options.base.http, port: options.base.http?.port ?? 0 },
+    auth: { ...options.base.auth, bootstrapAdminToken: admin.token },
+  });
+  const target: ApiTarget = { url: cluster.url, token: admin.token };
+  say(`API ${cluster.url}, admin token ${admin.token}`);
   try {
     for (const uin of audience.online) cluster.online.setOnline(uin, true);
-    await uploadFile(cluster.url, 'PUT', '/api/v1/blacklists/global', blacklistFile);
+    await uploadFile(target, 'PUT', '/api/v1/blacklists/global', blacklistFile);
     const upload = new StageProgress('upload');
-    const list = await uploadFile<ListMeta>(cluster.url, 'POST', '/api/v1/lists?accountId=demo', listFile, (sent, total) => upload.update(sent, total, `${fmt(sent)} B`));
+    const list = await uploadFile<ListMeta>(target, 'POST', '/api/v1/lists?accountId=demo', listFile, (sent, total) => upload.update(sent, total, `${fmt(sent)} B`));
     upload.finish(`list ${list.id}: ${fmt(list.count)} recipients`);
 
     const started = Date.now();
-    const created = await api<Task>(cluster.url, 'POST', '/api/v1/tasks', { accountId: 'demo', listId: list.id, content: { title: 'Hello', body: 'Herald demo broadcast' } });
-    const task = await watch(cluster.url, created.id);
+    const created = await api<Task>(target, 'POST', '/api/v1/tasks', { accountId: 'demo', listId: list.id, content: { title: 'Hello', body: 'Herald demo broadcast' } });
+    const task = await watch(target, created.id);
     const seconds = (Date.now() - started) / 1000;
     const ok = summarise(task, seconds, audience);
     if (options.loginShare > 0) await loginShare(cluster, task, audience, options.loginShare);
@@ -58,12 +68,12 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   }
 }
 
-async function watch(base: string, taskId: number): Promise<Task> {
+async function watch(target: ApiTarget, taskId: number): Promise<Task> {
   const preprocessing = new StageProgress('pre-processing');
   const sending = new StageProgress('delivery');
   let preDone = false;
   for (;;) {
-    const task = await api<Task>(base, 'GET', `/api/v1/tasks/${taskId}`);
+    const task = await api<Task>(target, 'GET', `/api/v1/tasks/${taskId}`);
     const sent = task.report.delivered + task.report.offline;
     if (!preDone && ['SENDING', 'COMPLETED'].includes(task.state)) {
       preDone = true;

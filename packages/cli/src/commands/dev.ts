@@ -1,11 +1,27 @@
 import { startEmbeddedCluster } from '@herald/embedded';
+import { newTokenText } from '@herald/interface';
 import { createJsonLogger } from '@herald/metrics';
-import type { HeraldOptions } from '@herald/core';
+import type { AccessStore, HeraldOptions } from '@herald/core';
+
+/**
+ * The first start of a data directory makes an admin token and prints it
+ * once, so the API and the console can be used at all; later starts find an
+ * admin and print nothing. Not when auth.bootstrapAdminToken (or
+ * HERALD_ADMIN_TOKEN) names the admin: then that is the way in.
+ */
+async function firstAdminToken(access: AccessStore): Promise<string | undefined> {
+  if ((await access.listTokens()).some((token) => token.role === 'admin' && token.revokedAt === null)) return undefined;
+  const text = newTokenText();
+  await access.createToken({ id: text.tokenId, name: 'dev admin', role: 'admin', accounts: [], hash: text.hash, createdAt: Date.now() });
+  return text.token;
+}
 
 /** Starts the embedded cluster and serves until SIGINT/SIGTERM. */
 export async function runDev(options: HeraldOptions): Promise<void> {
   const cluster = await startEmbeddedCluster(options, { logger: createJsonLogger({ level: 'info' }) });
   process.stdout.write(`Herald (embedded) listening on ${cluster.url}; data in ${cluster.config.dataDir}\n`);
+  const token = cluster.config.auth.bootstrapAdminToken === null ? await firstAdminToken(cluster.access) : undefined;
+  if (token !== undefined) process.stdout.write(`admin token (shown once, keep it; send it as Authorization: Bearer <token>): ${token}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -14,6 +14,8 @@ export interface RecoverArgs {
   /** This site's config, for its API address and (without --brokers) its brokers. */
   config: HeraldOptions;
   api?: string;
+  /** The token to call this site's API with (--token, else HERALD_TOKEN). */
+  token?: string;
   /** Origin task fields when the failed site's task store is not reachable (or --no-origin-store). */
   account?: string;
   body?: string;
@@ -76,6 +78,7 @@ export async function runRecover(args: RecoverArgs): Promise<RecoverySummary> {
     uinLimit: 2 ** uinSpaceBits,
     origin,
     apiUrl: args.api ?? apiOf(here),
+    ...(args.token === undefined ? {} : { apiToken: args.token }),
     onProgress: say,
   });
   process.stdout.write(`herald recover: summary ${JSON.stringify(summary)}\n`);
