@@ -1,14 +1,16 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type CampaignStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
 import { ListRepository } from '@herald/audience';
-import { LevelAccessStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
+import { LevelAccessStore, LevelCampaignStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
 import { FileDeliverySink, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
+import { startController } from '@herald/controller';
+import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 
 export interface EmbeddedCluster {
   readonly config: HeraldConfig;
@@ -17,6 +19,8 @@ export interface EmbeddedCluster {
   readonly store: TaskStore;
   /** API tokens and the audit log. */
   readonly access: AccessStore;
+  /** Cron campaigns and their firing history (docs/campaigns.md). */
+  readonly campaigns: CampaignStore;
   readonly offline: OfflineStore;
   readonly lists: ListRepository;
   readonly online: OnlineBitmap;
@@ -47,6 +51,7 @@ export interface EmbeddedDeps {
  *   <dataDir>/tasks       LevelTaskStore
  *   <dataDir>/access      LevelAccessStore (API tokens, audit log)
  *   <dataDir>/offline     LevelOfflineStore
+ *   <dataDir>/campaigns   LevelCampaignStore (cron campaigns, fired by the controller below)
  *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
  *   <dataDir>/deliveries  file delivery sink
  */
@@ -61,6 +66,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const store = await LevelTaskStore.open(dir('tasks'));
   const access = await LevelAccessStore.open(dir('access'));
   const offline = await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits });
+  const campaigns = await LevelCampaignStore.open(dir('campaigns'));
   const lists = new ListRepository(dir('lists'));
   const deliveryDir = dir('deliveries');
   const gateway = deps.gateway ?? new FileDeliverySink(deliveryDir);
@@ -132,12 +138,21 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     meter,
   });
   const scheduler = await startScheduler({ config, store, inbox: schedulerInbox, controlInbox: schedulerControl, toDispatcher: await push('scheduler->dispatcher', endpoints.dispatcher), clock, logger, meter });
+  // The controller fires cron campaigns: the only candidate on an in-process coordinator, with no
+  // event bus (the outbox is not relayed in this profile); each firing's task goes to the scheduler.
+  const toSchedulerFromController = await push('controller->scheduler', endpoints.schedulerControl);
+  const coordinator = await createLocalCoordinatorCluster().connect();
+  const controller = await startController(
+    { id: 'controller-1', campaigns: { ...config.campaigns, defaultTtlMs: config.tasks.defaultTtlMs } },
+    { coordinator, store, campaigns, submitTask: (taskId) => toSchedulerFromController.send({ kind: 'task.submitted', taskId }), clock, logger, meter },
+  );
 
   const api = createApiServer({
     config,
     store,
     access,
     lists,
+    campaigns,
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     clock,
     logger,
@@ -152,6 +167,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     config,
     url: address,
     store,
+    campaigns,
     access,
     offline,
     lists,
@@ -174,6 +190,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     },
     async stop() {
       await api.close();
+      await controller.stop();
+      await coordinator.close();
       // Close every socket before waiting: a send blocked on a full peer (high-water mark) then
       // rejects instead of waiting forever for an inbox that no longer reads.
       for (const channel of pulls) channel.close();
@@ -181,6 +199,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
       await gateway.close();
       await offline.close();
+      await campaigns.close();
       await access.close();
       await store.close();
     },

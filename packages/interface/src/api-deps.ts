@@ -1,4 +1,4 @@
-import type { AccessStore, Clock, HashRing, HeraldConfig, Logger, Meter, TaskStore } from '@herald/core';
+import type { AccessStore, CampaignStore, Clock, HashRing, HeraldConfig, Logger, Meter, TaskStore } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { PushChannel } from '@herald/transport';
 
@@ -8,6 +8,8 @@ export interface ApiDeps {
   /** API tokens and the audit log (docs/api.md, "Authentication"). */
   access: AccessStore;
   lists: ListRepository;
+  /** Cron campaigns (docs/campaigns.md). Without it the /api/v1/campaigns routes are not served. */
+  campaigns?: CampaignStore;
   /** task.submitted and task.command go to the scheduler. */
   toScheduler: PushChannel;
   clock: Clock;

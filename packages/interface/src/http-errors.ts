@@ -17,6 +17,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.LIST_NOT_FOUND]: 404,
   [ErrorCodes.ACCOUNT_NOT_FOUND]: 404,
   [ErrorCodes.TOKEN_NOT_FOUND]: 404,
+  [ErrorCodes.CAMPAIGN_NOT_FOUND]: 404,
+  [ErrorCodes.IDEMPOTENCY_KEY_REUSED]: 409,
   [ErrorCodes.TOKEN_EXISTS]: 409,
   [ErrorCodes.UNAUTHENTICATED]: 401,
   [ErrorCodes.FORBIDDEN]: 403,
@@ -44,11 +46,26 @@ export function toHttpError(error: unknown): { status: number; body: ErrorBody }
   if (isHeraldError(error)) return { status: STATUS[error.code] ?? 500, body: { error: error.toJSON() } };
   const fastify = error as { statusCode?: number; code?: string; message?: string; validation?: unknown };
   if (fastify.validation !== undefined) {
-    return { status: 400, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'invalid request' } } };
+    const field = schemaField(fastify.validation);
+    return { status: 400, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'invalid request', ...(field === undefined ? {} : { details: { field } }) } } };
   }
   if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     // Fastify's own client errors: malformed JSON, unsupported media type, body too large.
     return { status: fastify.statusCode, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'bad request' } } };
   }
   return { status: 500, body: { error: { code: ErrorCodes.INTERNAL, message: 'internal error' } } };
+}
+
+/**
+ * The field a schema violation is about, in the dotted form the handlers'
+ * own errors use ('template.listId', 'cron'): the first violation's path,
+ * plus the missing property for a `required` one. Undefined when the
+ * violation is about the whole body or query.
+ */
+function schemaField(validation: unknown): string | undefined {
+  const first = (Array.isArray(validation) ? validation[0] : undefined) as { instancePath?: unknown; params?: { missingProperty?: unknown } } | undefined;
+  if (first === undefined) return undefined;
+  const path = typeof first.instancePath === 'string' ? first.instancePath.split('/').filter((part) => part !== '') : [];
+  if (typeof first.params?.missingProperty === 'string') path.push(first.params.missingProperty);
+  return path.length === 0 ? undefined : path.join('.');
 }

@@ -7,6 +7,7 @@ import { TokenVerifier } from './access/verifier';
 import { consoleRoutes } from './console';
 import { errorHeaders, toHttpError } from './http-errors';
 import { accessRoutes } from './routes/access';
+import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
 import { taskRoutes } from './routes/tasks';
@@ -53,6 +54,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   }
   listRoutes(app, deps);
   taskRoutes(app, deps);
+  if (deps.campaigns !== undefined) campaignRoutes(app, { ...deps, campaigns: deps.campaigns });
   clusterRoutes(app, deps);
   consoleRoutes(app);
   accessRoutes(app, deps, verifier);

@@ -2,6 +2,7 @@ import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionE
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
+import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 
 interface CreateTaskBody {
@@ -64,6 +65,16 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (Number.isNaN(sendAt)) throw new ValidationError(`sendAt '${body.sendAt}' is not an ISO 8601 date-time`, { field: 'sendAt' });
     const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
     if (ttlMs > config.tasks.maxTtlMs) throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'ttlSeconds' });
+    const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
+    if (idempotencyKey !== undefined) {
+      // A retry of a request that already created its task: that task, 200 instead of 201.
+      const existing = await store.getTaskByIdempotencyKey(idempotencyKey);
+      if (existing !== undefined) {
+        assertSameRequest(existing, body);
+        noteAudit(request, { resource: `task:${existing.id}` });
+        return reply.code(200).send(existing);
+      }
+    }
     const list = await store.getList(body.listId);
     if (list === undefined || list.accountId !== body.accountId) throw listMissing();
     const startAt = Math.max(now, sendAt);
@@ -77,9 +88,12 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
         sendAt: startAt,
         expiresAt: startAt + ttlMs,
         listCount: list.count,
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       },
       now,
     );
+    // A concurrent request with the same key may have created it first: the store answers that task.
+    if (idempotencyKey !== undefined) assertSameRequest(task, body);
     noteAudit(request, { resource: `task:${task.id}` });
     // Persisted first, then handed over: if the hand-over is lost, scheduler recovery still finds the task.
     await deps.toScheduler.send({ kind: 'task.submitted', taskId: task.id });

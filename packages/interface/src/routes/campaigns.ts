@@ -1,0 +1,234 @@
+import {
+  campaignNotFound,
+  compileSchedule,
+  MAX_CAMPAIGN_NAME_CHARS,
+  MAX_CRON_CHARS,
+  MAX_FIRE_INSTANT,
+  MAX_TIME_ZONE_CHARS,
+  nextFireTimes,
+  NotFoundError,
+  ValidationError,
+  type Campaign,
+  type CampaignPatch,
+  type CampaignStore,
+  type CampaignTemplate,
+  type PriorityClass,
+} from '@herald/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ApiDeps } from '../api-deps';
+import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
+
+/** How many upcoming fire times a campaign answer and the preview carry (the console shows them). */
+export const NEXT_FIRE_TIMES = 5;
+
+interface TemplateBody {
+  listId: string;
+  content: { body: string; title?: string };
+  priority?: PriorityClass;
+  ttlSeconds?: number;
+}
+
+interface CreateCampaignBody {
+  accountId: string;
+  name: string;
+  cron: string;
+  timeZone: string;
+  enabled?: boolean;
+  template: TemplateBody;
+}
+
+type PatchCampaignBody = Partial<Omit<CreateCampaignBody, 'accountId'>>;
+
+/** A campaign as the API answers it: the stored record and its next fire times (ISO 8601, UTC). */
+export type CampaignView = Campaign & { nextFireTimes: string[] };
+
+const templateSchema = {
+  type: 'object',
+  required: ['listId', 'content'],
+  additionalProperties: false,
+  properties: {
+    listId: { type: 'string', minLength: 1, maxLength: 128 },
+    content: {
+      type: 'object',
+      required: ['body'],
+      additionalProperties: false,
+      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 } },
+    },
+    priority: { type: 'string', enum: ['realtime', 'normal'] },
+    ttlSeconds: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+const campaignFields = {
+  name: { type: 'string', minLength: 1, maxLength: MAX_CAMPAIGN_NAME_CHARS },
+  cron: { type: 'string', minLength: 1, maxLength: MAX_CRON_CHARS },
+  timeZone: { type: 'string', minLength: 1, maxLength: MAX_TIME_ZONE_CHARS },
+  enabled: { type: 'boolean' },
+  template: templateSchema,
+} as const;
+
+const createSchema = {
+  type: 'object',
+  required: ['accountId', 'name', 'cron', 'timeZone', 'template'],
+  additionalProperties: false,
+  properties: { accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' }, ...campaignFields },
+} as const;
+
+const patchSchema = { type: 'object', minProperties: 1, additionalProperties: false, properties: campaignFields } as const;
+
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } } } as const;
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
+    enabled: { type: 'boolean' },
+    cursor: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: 1000 },
+  },
+} as const;
+
+const firingsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { cursor: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+} as const;
+
+const previewQuery = {
+  type: 'object',
+  required: ['cron', 'timeZone'],
+  additionalProperties: false,
+  properties: {
+    cron: { type: 'string', maxLength: MAX_CRON_CHARS },
+    timeZone: { type: 'string', maxLength: MAX_TIME_ZONE_CHARS },
+    after: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+} as const;
+
+/**
+ * Cron campaigns (docs/campaigns.md, docs/api.md "Campaigns"): create, list,
+ * read, change, enable/disable, delete, the firing history, and a preview of
+ * the next fire times of any expression (the console calls it while the user
+ * types). Every answer that holds a campaign carries its next five fire times.
+ * An operator sees only its accounts' campaigns: another account's campaign
+ * answers exactly like a missing one (CAMPAIGN_NOT_FOUND), and listings leave
+ * other accounts out.
+ */
+export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns: CampaignStore }): void {
+  const { config, campaigns, store, clock } = deps;
+
+  const view = (campaign: Campaign): CampaignView => ({ ...campaign, nextFireTimes: upcoming(campaign, clock.now()) });
+
+  /** The campaign, if it exists and the caller may see its account; else CAMPAIGN_NOT_FOUND either way. */
+  async function visibleCampaign(request: FastifyRequest, raw: string): Promise<Campaign> {
+    const id = Number(raw);
+    noteAudit(request, { resource: `campaign:${id}` });
+    const missing = () => campaignNotFound(id);
+    const campaign = await campaigns.getCampaign(id);
+    if (campaign === undefined) throw missing();
+    assertCanSeeAccount(request, campaign.accountId, missing);
+    return campaign;
+  }
+
+  /** Checks what the store cannot know: the content bound, the lifetime bound, and that the list is the account's. */
+  async function checkTemplate(accountId: string, template: TemplateBody): Promise<CampaignTemplate> {
+    if (template.content.body.length > config.tasks.maxContentChars) {
+      throw new ValidationError(`template.content.body is longer than ${config.tasks.maxContentChars} characters`, { field: 'template.content.body' });
+    }
+    if (template.ttlSeconds !== undefined && template.ttlSeconds * 1000 > config.tasks.maxTtlMs) {
+      throw new ValidationError(`template.ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'template.ttlSeconds' });
+    }
+    const list = await store.getList(template.listId);
+    if (list === undefined || list.accountId !== accountId) {
+      throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${template.listId} does not exist for account ${accountId}`, { field: 'template.listId' });
+    }
+    const content = template.content.title === undefined ? { body: template.content.body } : { body: template.content.body, title: template.content.title };
+    return { listId: template.listId, content, priority: template.priority ?? 'normal', ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }) };
+  }
+
+  app.get<{ Querystring: { cron: string; timeZone: string; after?: string } }>('/api/v1/campaigns/preview', { schema: { querystring: previewQuery } }, async (request) => {
+    const { cron, timeZone, after } = request.query;
+    const from = after === undefined ? clock.now() : Date.parse(after);
+    if (Number.isNaN(from) || from < 0 || from > MAX_FIRE_INSTANT) throw new ValidationError(`after '${after}' is not an ISO 8601 date-time`, { field: 'after' });
+    const schedule = compileSchedule({ cron, timeZone });
+    return { cron, timeZone: schedule.timeZone, nextFireTimes: nextFireTimes(schedule, from, NEXT_FIRE_TIMES).map(iso) };
+  });
+
+  app.post<{ Body: CreateCampaignBody }>('/api/v1/campaigns', { schema: { body: createSchema } }, async (request, reply) => {
+    const body = request.body;
+    assertCanSeeAccount(request, body.accountId, () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.template.listId} does not exist for account ${body.accountId}`, { field: 'template.listId' }));
+    // Schedule first: the console shows these errors as the user types, before the list matters.
+    compileSchedule({ cron: body.cron, timeZone: body.timeZone });
+    const template = await checkTemplate(body.accountId, body.template);
+    const created = await campaigns.createCampaign(
+      { accountId: body.accountId, name: body.name, cron: body.cron, timeZone: body.timeZone, ...(body.enabled === undefined ? {} : { enabled: body.enabled }), template },
+      clock.now(),
+    );
+    noteAudit(request, { resource: `campaign:${created.id}` });
+    return reply.code(201).send(view(created));
+  });
+
+  app.get<{ Querystring: { accountId?: string; enabled?: boolean; cursor?: number; limit?: number } }>('/api/v1/campaigns', { schema: { querystring: listQuery } }, async (request) => {
+    const { accountId, enabled, cursor, limit } = request.query;
+    const visible = visibleAccounts(request);
+    let accountIds: readonly string[] | undefined = accountId === undefined ? undefined : [accountId];
+    if (visible !== 'all') {
+      // Another account's campaigns are not there for an operator: the same empty page as an account without any.
+      if (accountId !== undefined && !visible.includes(accountId)) return { campaigns: [], nextCursor: null };
+      accountIds ??= visible;
+    }
+    const page = await campaigns.listCampaigns({ ...(accountIds === undefined ? {} : { accountIds }), ...(enabled === undefined ? {} : { enabled }), afterId: cursor, limit });
+    return { campaigns: page.campaigns.map(view), nextCursor: page.nextCursor };
+  });
+
+  app.get<{ Params: { id: string } }>('/api/v1/campaigns/:id', { schema: { params: idParams } }, async (request) => view(await visibleCampaign(request, request.params.id)));
+
+  app.patch<{ Params: { id: string }; Body: PatchCampaignBody }>('/api/v1/campaigns/:id', { schema: { params: idParams, body: patchSchema } }, async (request) => {
+    const campaign = await visibleCampaign(request, request.params.id);
+    const body = request.body;
+    if (body.cron !== undefined || body.timeZone !== undefined) compileSchedule({ cron: body.cron ?? campaign.cron, timeZone: body.timeZone ?? campaign.timeZone });
+    const patch: CampaignPatch = {
+      ...(body.name === undefined ? {} : { name: body.name }),
+      ...(body.cron === undefined ? {} : { cron: body.cron }),
+      ...(body.timeZone === undefined ? {} : { timeZone: body.timeZone }),
+      ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
+      ...(body.template === undefined ? {} : { template: await checkTemplate(campaign.accountId, body.template) }),
+    };
+    return view(await campaigns.updateCampaign(campaign.id, patch, clock.now()));
+  });
+
+  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+    app.post<{ Params: { id: string } }>(`/api/v1/campaigns/:id/${action}`, { schema: { params: idParams } }, async (request) => {
+      const campaign = await visibleCampaign(request, request.params.id);
+      return view(campaign.enabled === enabled ? campaign : await campaigns.updateCampaign(campaign.id, { enabled }, clock.now()));
+    });
+  }
+
+  app.delete<{ Params: { id: string } }>('/api/v1/campaigns/:id', { schema: { params: idParams } }, async (request, reply) => {
+    const campaign = await visibleCampaign(request, request.params.id);
+    if (!(await campaigns.deleteCampaign(campaign.id))) throw campaignNotFound(campaign.id);
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { cursor?: number; limit?: number } }>(
+    '/api/v1/campaigns/:id/firings',
+    { schema: { params: idParams, querystring: firingsQuery } },
+    async (request) => {
+      const campaign = await visibleCampaign(request, request.params.id);
+      const { cursor, limit } = request.query;
+      return campaigns.listFirings(campaign.id, { ...(cursor === undefined ? {} : { beforeScheduledAt: cursor }), ...(limit === undefined ? {} : { limit }) });
+    },
+  );
+}
+
+/** The next fire times after now (and after the schedule took effect); none for a disabled campaign. */
+function upcoming(campaign: Campaign, now: number): string[] {
+  if (!campaign.enabled) return [];
+  const from = Math.max(now, campaign.activeFrom, campaign.lastScheduledAt ?? 0);
+  return nextFireTimes(campaign, Math.min(from, MAX_FIRE_INSTANT), NEXT_FIRE_TIMES).map(iso);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,43 @@
+import { ErrorCodes, HeraldError, ValidationError, type PriorityClass, type Task } from '@herald/core';
+
+/** The longest Idempotency-Key header accepted: with `api:<accountId>:` it fits the store's 255-character key. */
+export const MAX_IDEMPOTENCY_HEADER_CHARS = 128;
+
+/**
+ * The task-store key of an `Idempotency-Key` header (docs/api.md, "Idempotent
+ * creation"): scoped by account, so two accounts' clients never share a key.
+ * Undefined without the header; a header that is repeated, empty, longer than
+ * 128 characters or not printable ASCII is a ValidationError naming it.
+ */
+export function apiIdempotencyKey(header: string | string[] | undefined, accountId: string): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !/^[\x21-\x7e]+$/.test(header) || header.length > MAX_IDEMPOTENCY_HEADER_CHARS) {
+    throw new ValidationError(`the Idempotency-Key header must be one value of 1..${MAX_IDEMPOTENCY_HEADER_CHARS} printable ASCII characters`, { field: 'Idempotency-Key' });
+  }
+  return `api:${accountId}:${header}`;
+}
+
+/** What a repeated request must match to be answered with the task its first try created. */
+export interface TaskRequestShape {
+  listId: string;
+  content: { body: string; title?: string };
+  priority?: PriorityClass;
+}
+
+/**
+ * Refuses a key used before for another request: same account (the key is
+ * scoped by it), list, content and priority, or 409 IDEMPOTENCY_KEY_REUSED.
+ * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
+ */
+export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
+  const same =
+    existing.listId === request.listId &&
+    existing.content.body === request.content.body &&
+    existing.content.title === request.content.title &&
+    existing.priority === (request.priority ?? 'normal');
+  if (!same) {
+    throw new HeraldError(ErrorCodes.IDEMPOTENCY_KEY_REUSED, `this Idempotency-Key was used for another request (task ${existing.id})`, {
+      details: { field: 'Idempotency-Key', taskId: existing.id },
+    });
+  }
+}
