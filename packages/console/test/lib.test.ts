@@ -98,6 +98,17 @@ describe('new broadcast form', () => {
     expect(validateBroadcast({ ...emptyForm('acme'), listId: 'l', body: 'hi', when: 'at', sendAt: '2020-01-01T10:00' }, now).sendAt).toContain('passed');
   });
 
+  it('checks the pre-delivery display time against the send time', () => {
+    const base = { ...emptyForm('acme'), listId: 'l', body: 'hi', preDeliver: true };
+    expect(validateBroadcast(base, now).displayAt).toContain('Pick');
+    expect(validateBroadcast({ ...base, displayAt: '2020-01-01T00:00' }, now).displayAt).toContain('before the send time');
+    const later = new Date(now + 3600_000);
+    const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    expect(validateBroadcast({ ...base, displayAt: local(later) }, now)).toEqual({});
+    expect(toCreateBody({ ...base, displayAt: local(later) }).displayAt).toBe(later.toISOString());
+    expect(formFieldOf('displayAt')).toBe('displayAt');
+  });
+
   it('becomes the documented request body', () => {
     const form = { ...emptyForm('acme'), listId: 'l1', title: 'T', body: 'B', priority: 'realtime' as const, durationHours: '1.5' };
     expect(toCreateBody(form)).toEqual({ accountId: 'acme', listId: 'l1', content: { title: 'T', body: 'B' }, priority: 'realtime', ttlSeconds: 5400 });

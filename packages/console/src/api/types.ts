@@ -47,6 +47,8 @@ export interface Task {
   priority: PriorityClass;
   sendAt: number;
   expiresAt: number;
+  /** Pre-delivery: when recipients' devices show it (absent: on arrival). */
+  displayAt?: number | null;
   listCount: number;
   owner: string | null;
   report: TaskReport;

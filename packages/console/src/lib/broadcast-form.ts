@@ -17,6 +17,9 @@ export interface BroadcastForm {
   priority: PriorityClass;
   /** Lifetime from the send time, in hours (decimals allowed); empty for the server default. */
   durationHours: string;
+  /** Pre-delivery: deliver ahead, and recipients' devices show it at `displayAt` (datetime-local). */
+  preDeliver: boolean;
+  displayAt: string;
 }
 
 export type FieldErrors = Partial<Record<keyof BroadcastForm, string>>;
@@ -31,6 +34,8 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   sendAt: '',
   priority: 'normal',
   durationHours: '',
+  preDeliver: false,
+  displayAt: '',
 });
 
 export const ACCOUNT_ID = /^[a-z0-9_]{1,64}$/;
@@ -53,6 +58,12 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
     if (!Number.isFinite(hours) || hours <= 0) errors.durationHours = 'A positive number of hours.';
     else if (Math.round(hours * 3600) < 1) errors.durationHours = 'At least one second.';
   }
+  if (form.preDeliver) {
+    const display = parseLocal(form.displayAt);
+    const send = form.when === 'at' ? parseLocal(form.sendAt) : now;
+    if (display === null) errors.displayAt = 'Pick the time recipients should see it.';
+    else if (send !== null && display < send) errors.displayAt = 'The display time cannot be before the send time.';
+  }
   return errors;
 }
 
@@ -70,6 +81,7 @@ export interface CreateTaskBody {
   priority: PriorityClass;
   sendAt?: string;
   ttlSeconds?: number;
+  displayAt?: string;
 }
 
 export function toCreateBody(form: BroadcastForm): CreateTaskBody {
@@ -81,6 +93,7 @@ export function toCreateBody(form: BroadcastForm): CreateTaskBody {
   };
   if (form.when === 'at') body.sendAt = new Date(parseLocal(form.sendAt)!).toISOString();
   if (form.durationHours.trim() !== '') body.ttlSeconds = Math.round(Number(form.durationHours) * 3600);
+  if (form.preDeliver) body.displayAt = new Date(parseLocal(form.displayAt)!).toISOString();
   return body;
 }
 
@@ -102,6 +115,8 @@ export function formFieldOf(serverField: string | undefined): keyof BroadcastFor
       return 'durationHours';
     case 'priority':
       return 'priority';
+    case 'displayAt':
+      return 'displayAt';
     default:
       return undefined;
   }

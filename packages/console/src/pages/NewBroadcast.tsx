@@ -126,10 +126,13 @@ export function NewBroadcast() {
           <Field label="Duration" htmlFor="duration" error={errors.durationHours} hint="Hours the broadcast stays valid from its send time; offline recipients get it at login until then. Empty: the server's default.">
             <input id="duration" className="short" inputMode="decimal" placeholder="default" value={form.durationHours} onChange={(e) => set('durationHours', e.target.value)} /> <span className="muted">hours</span>
           </Field>
-          <Field label="Pre-delivery">
-            <label className="check disabled">
-              <input type="checkbox" disabled /> Send a preview to test recipients first <NotYet>pre-delivery is not in this Herald</NotYet>
-            </label>
+          <Field label="Pre-delivery" htmlFor="displayAt" error={errors.displayAt} hint="Delivered ahead with the display time attached, so every recipient sees it at the same second.">
+            <div className="choices inline">
+              <label className="check">
+                <input type="checkbox" checked={form.preDeliver} onChange={(e) => set('preDeliver', e.target.checked)} /> Deliver ahead; show it at
+              </label>
+              <input id="displayAt" aria-label="Display time" type="datetime-local" disabled={!form.preDeliver} value={form.displayAt} onChange={(e) => set('displayAt', e.target.value)} />
+            </div>
           </Field>
         </div>
         <ErrorBanner error={failure} />

@@ -108,6 +108,14 @@ export function TaskPage({ id }: { id: string }) {
             <dd title={fmtTime(task.sendAt)}>
               {fmtTime(task.sendAt)} <span className="muted small">({fmtRelative(task.sendAt, now)})</span>
             </dd>
+            {task.displayAt != null && (
+              <>
+                <dt>Shown at</dt>
+                <dd>
+                  {fmtTime(task.displayAt)} <span className="muted small">(pre-delivered)</span>
+                </dd>
+              </>
+            )}
             <dt>Expires</dt>
             <dd>
               {fmtTime(task.expiresAt)} <span className="muted small">({fmtRelative(task.expiresAt, now)})</span>
