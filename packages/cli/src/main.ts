@@ -45,7 +45,8 @@ program
   .option('--seed <n>', 'PRNG seed for the synthetic audience', number('--seed', 0, 2 ** 32 - 1), 1)
   .option('--data-dir <dir>', 'keep the data here (default: a temporary directory, removed after)')
   .option('-c, --config <file>', 'JSON configuration file')
-  .action(async (opts: { recipients: number; online: number; loginShare: number; seed: number; dataDir?: string; config?: string }) => {
+  .option('--serve', 'after the broadcast, keep the cluster, the API and the console up until Ctrl-C')
+  .action(async (opts: { recipients: number; online: number; loginShare: number; seed: number; dataDir?: string; config?: string; serve?: boolean }) => {
     const ok = await runDemo({
       recipients: Math.floor(opts.recipients),
       online: opts.online,
@@ -54,6 +55,7 @@ program
       dataDir: opts.dataDir,
       keep: opts.dataDir !== undefined,
       base: await loadOptions(opts.config),
+      serve: opts.serve === true,
     });
     process.exitCode = ok ? 0 : 1;
   });

@@ -39,6 +39,7 @@ describe('herald demo', () => {
     expect(run.stdout).toMatch(/total in list\s+20,000/);
     expect(run.stdout).toMatch(/filtered: duplicate\s+400/);
     expect(run.stdout).toMatch(/reconciled: total = delivered \+ offline \+ filtered/);
+    expect(run.stdout).toMatch(/^console http:\/\/127\.0\.0\.1:\d+\/console\/ \(sign in with the admin token/m);
     expect(run.stderr).toMatch(/login delivery\s+\d[\d,]* offline users logged in; \d[\d,]* offline deliveries of task 1/);
   });
 
@@ -46,6 +47,30 @@ describe('herald demo', () => {
     const run = await herald(['demo', '--online', '2']);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/--online must be a number in \[0, 1\]/);
+  });
+});
+
+describe('herald demo --serve', () => {
+  it('keeps the console and the API up after the broadcast until Ctrl-C', async () => {
+    const seen: { console?: number; page?: string; me?: number } = {};
+    const run = await herald(['demo', '--recipients', '2000', '--login-share', '0', '--serve'], (text, child) => {
+      const url = /^console (http:\/\/\S+\/console\/)/m.exec(text)?.[1];
+      const token = /admin token (hrd_\S+)/.exec(text)?.[1];
+      if (url === undefined || token === undefined || !/^Serving: /m.test(text) || seen.console !== undefined) return;
+      seen.console = 0;
+      void (async () => {
+        const page = await fetch(url);
+        const me = await fetch(url.replace(/\/console\/$/, '/api/v1/me'), { headers: { authorization: `Bearer ${token}` } });
+        Object.assign(seen, { console: page.status, page: await page.text(), me: me.status });
+        child.kill('SIGINT');
+      })();
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Task 1: COMPLETED/);
+    // The built console (npm run build / lint build it; the interface says how when it is missing).
+    expect(seen.console).toBe(200);
+    expect(seen.page).toContain('<title>Herald console</title>');
+    expect(seen.me).toBe(200);
   });
 });
 

@@ -16,6 +16,8 @@ export interface DemoOptions {
   keep: boolean;
   seed: number;
   base: HeraldOptions;
+  /** After the broadcast, keep the cluster (API and console) up until SIGINT/SIGTERM. */
+  serve?: boolean;
 }
 
 const say = (line = '') => process.stdout.write(line + '\n');
@@ -48,6 +50,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   });
   const target: ApiTarget = { url: cluster.url, token: admin.token };
   say(`API ${cluster.url}, admin token ${admin.token}`);
+  say(`console ${cluster.url}/console/ (sign in with the admin token${options.serve ? '' : '; add --serve to keep it up after the broadcast'})`);
   try {
     for (const uin of audience.online) cluster.online.setOnline(uin, true);
     await uploadFile(target, 'PUT', '/api/v1/blacklists/global', blacklistFile);
@@ -61,11 +64,22 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     const seconds = (Date.now() - started) / 1000;
     const ok = summarise(task, seconds, audience);
     if (options.loginShare > 0) await loginShare(cluster, task, audience, options.loginShare);
+    if (options.serve) await serveUntilStopped(cluster.url);
     return ok;
   } finally {
     await cluster.stop();
     if (!options.keep && options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Keeps the demo cluster up for the console until Ctrl-C (SIGINT) or SIGTERM. */
+async function serveUntilStopped(url: string): Promise<void> {
+  say('');
+  say(`Serving: console ${url}/console/, API ${url}/api/v1 (Ctrl-C to stop)`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
 }
 
 async function watch(target: ApiTarget, taskId: number): Promise<Task> {

@@ -20,6 +20,7 @@ async function firstAdminToken(access: AccessStore): Promise<string | undefined>
 export async function runDev(options: HeraldOptions): Promise<void> {
   const cluster = await startEmbeddedCluster(options, { logger: createJsonLogger({ level: 'info' }) });
   process.stdout.write(`Herald (embedded) listening on ${cluster.url}; data in ${cluster.config.dataDir}\n`);
+  process.stdout.write(`console ${cluster.url}/console/ (sign in with an API token)\n`);
   const token = cluster.config.auth.bootstrapAdminToken === null ? await firstAdminToken(cluster.access) : undefined;
   if (token !== undefined) process.stdout.write(`admin token (shown once, keep it; send it as Authorization: Bearer <token>): ${token}\n`);
   await new Promise<void>((resolve) => {
