@@ -51,6 +51,7 @@ describe('ErrorCodes', () => {
         'FRAME_UNSUPPORTED_VERSION',
         'STORE_CLOSED',
         'MIGRATION_FAILED',
+        'DELIVERY_REJECTED',
         'UNAVAILABLE',
         'INTERNAL',
       ].sort(),

@@ -45,6 +45,8 @@ export const ErrorCodes = {
   STORE_CLOSED: 'STORE_CLOSED',
   /** A schema migration cannot be applied: a statement failed, or an applied migration's file changed. */
   MIGRATION_FAILED: 'MIGRATION_FAILED',
+  /** The push channel refused a delivery batch for good (e.g. the webhook answered 4xx): trying the same batch again will not help. */
+  DELIVERY_REJECTED: 'DELIVERY_REJECTED',
   UNAVAILABLE: 'UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;

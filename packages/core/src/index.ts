@@ -190,7 +190,7 @@ export type { CampaignStore } from './ports/campaign-store';
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
 export type { CampaignsConfig } from './config/options';
-export type { HeraldOptions, HeraldConfig, AuthConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
+export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { AccessStore } from './ports/access-store';

@@ -6,7 +6,7 @@ import { LevelAccessStore, LevelCampaignStore, LevelOfflineStore, LevelTaskStore
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
-import { FileDeliverySink, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
+import { createDeliveryGateway, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
 import { startController } from '@herald/controller';
@@ -69,7 +69,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const campaigns = await LevelCampaignStore.open(dir('campaigns'));
   const lists = new ListRepository(dir('lists'));
   const deliveryDir = dir('deliveries');
-  const gateway = deps.gateway ?? new FileDeliverySink(deliveryDir);
+  const gateway = deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir);
   const online = deps.online ?? new TypedArrayBitmap(config.uinLimit);
   const hwm = config.transport.highWaterMark;
 

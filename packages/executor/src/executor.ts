@@ -1,5 +1,6 @@
 import { EpochFloor, isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/transport';
+import { displayOf } from './display';
 import type { LoginQueue } from './login-queue';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
@@ -167,7 +168,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     const offline = new Uint32Array(batch.uins.length);
     const split = deps.online.partition(batch.uins, online, offline);
     await Promise.all([
-      split.online > 0 ? deps.gateway.deliver({ taskId: task.id, uins: online.subarray(0, split.online), content: task.content, atLogin: false }) : undefined,
+      split.online > 0 ? deps.gateway.deliver({ taskId: task.id, uins: online.subarray(0, split.online), content: task.content, atLogin: false, ...displayOf(task) }) : undefined,
       split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
     ]);
     delivered.inc(labels, split.online);

@@ -1,6 +1,6 @@
-import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Delivery, DeliveryGateway } from '@herald/core';
+import { ErrorCodes, HeraldError, type Delivery, type DeliveryGateway } from '@herald/core';
 
 /**
  * The file delivery sink: the first DeliveryGateway adapter, for tests and
@@ -9,19 +9,27 @@ import type { Delivery, DeliveryGateway } from '@herald/core';
  *   <dir>/task-<taskId>.deliveries   a sequence of 8-byte records
  *     u32 LE  uin
  *     u32 LE  flags   bit 0: delivered at login (from the offline list)
+ *   <dir>/task-<taskId>.json         what every record of the task carries:
+ *     { taskId, content, displayAt }   (displayAt null: shown on arrival)
  *
- * Each `deliver` appends one batch with a single write. A record's
- * idempotency key is (taskId, uin): after a crash a batch may appear twice.
+ * Each `deliver` appends one batch with a single write, after the task's
+ * .json is in place (written once per task by each sink; the same content
+ * every time). A record's idempotency key is (taskId, uin): after a crash a
+ * batch may appear twice.
  */
 export class FileDeliverySink implements DeliveryGateway {
   private readonly files = new Map<number, Promise<FileHandle>>();
+  private readonly described = new Map<number, Promise<void>>();
   private ready: Promise<unknown> | undefined;
+  private closed = false;
 
   constructor(readonly dir: string) {}
 
   async deliver(delivery: Delivery): Promise<void> {
+    if (this.closed) throw new HeraldError(ErrorCodes.UNAVAILABLE, 'the file delivery sink is closed');
     const n = delivery.uins.length;
     if (n === 0) return;
+    await this.describe(delivery);
     const record = Buffer.allocUnsafe(n * 8);
     const words = new Uint32Array(record.buffer, record.byteOffset, n * 2);
     const flags = delivery.atLogin ? 1 : 0;
@@ -34,9 +42,23 @@ export class FileDeliverySink implements DeliveryGateway {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const handles = await Promise.all(this.files.values());
     this.files.clear();
     await Promise.all(handles.map((h) => h.close()));
+  }
+
+  /** Writes the task's .json once; a failed write is tried again by the next batch. */
+  private describe({ taskId, content, displayAt }: Delivery): Promise<void> {
+    let written = this.described.get(taskId);
+    if (written === undefined) {
+      this.ready ??= mkdir(this.dir, { recursive: true });
+      const json = JSON.stringify({ taskId, content, displayAt: displayAt ?? null });
+      written = this.ready.then(() => writeFile(join(this.dir, `task-${taskId}.json`), json));
+      this.described.set(taskId, written);
+      written.catch(() => this.described.delete(taskId));
+    }
+    return written;
   }
 
   private fileOf(taskId: number): Promise<FileHandle> {
@@ -53,6 +75,10 @@ export class FileDeliverySink implements DeliveryGateway {
 export interface SinkRecords {
   uins: Uint32Array;
   atLogin: Uint8Array;
+  /** From the task's .json; undefined when nothing was delivered. */
+  content?: Delivery['content'];
+  /** From the task's .json: the display time, or null (shown on arrival); undefined when nothing was delivered. */
+  displayAt?: number | null;
 }
 
 /** Reads one task's delivery file back (tests, demo summaries). Missing file: no deliveries. */
@@ -71,5 +97,14 @@ export async function readDeliveryFile(dir: string, taskId: number): Promise<Sin
     uins[i] = bytes.readUInt32LE(8 * i);
     atLogin[i] = bytes.readUInt32LE(8 * i + 4) & 1;
   }
-  return { uins, atLogin };
+  let description: string;
+  try {
+    description = await readFile(join(dir, `task-${taskId}.json`), 'utf8');
+  } catch (error) {
+    // Records written before sinks wrote a task's .json.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { uins, atLogin };
+    throw error;
+  }
+  const { content, displayAt } = JSON.parse(description) as { content: Delivery['content']; displayAt: number | null };
+  return { uins, atLogin, content, displayAt };
 }

@@ -17,4 +17,7 @@ export { createLoginQueue } from './login-queue';
 export type { LoginQueue, LoginQueueOptions } from './login-queue';
 export { FileDeliverySink, readDeliveryFile } from './file-sink';
 export type { SinkRecords } from './file-sink';
+export { WebhookDeliveryGateway } from './webhook-gateway';
+export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
+export { createDeliveryGateway } from './delivery-gateway';
 export { TaskCache } from './task-cache';

@@ -1,4 +1,5 @@
 import { systemClock, type Clock, type DeliveryGateway, type OfflineStore } from '@herald/core';
+import { displayOf } from './display';
 import type { TaskCache } from './task-cache';
 
 export interface LoginDeliveryResult {
@@ -29,7 +30,7 @@ export class LoginDelivery {
         result.expired++;
         continue;
       }
-      await this.gateway.deliver({ taskId: task.id, uins: Uint32Array.of(uin), content: task.content, atLogin: true });
+      await this.gateway.deliver({ taskId: task.id, uins: Uint32Array.of(uin), content: task.content, atLogin: true, ...displayOf(task) });
       await this.offline.acknowledge(uin, [entry.taskId]);
       result.delivered++;
     }

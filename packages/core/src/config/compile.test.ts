@@ -20,6 +20,7 @@ const EXPECTED_DEFAULTS = {
   management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
+  delivery: { kind: 'file' },
   production: null,
 };
 
@@ -137,6 +138,7 @@ describe('compileConfig', () => {
       management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true },
       auth: { rateLimit: { perSecond: 0.5, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
       campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
+      delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { 'x-herald': '1' } } },
     };
     const { uinLimit, production, ...rest } = compileConfig(options);
     expect(production).toBeNull();

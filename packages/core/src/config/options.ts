@@ -148,6 +148,23 @@ export interface HeraldOptions {
     /** How often the controller re-reads the campaigns (new, changed, due), ms. 100..3600000, default 5000. */
     scanIntervalMs?: number;
   };
+  /** Where executors push deliveries (docs/delivery.md). */
+  delivery?: {
+    /** 'file': `<dataDir>/deliveries/` (tests, demos); 'webhook': POST batches to `webhook.url`. Default 'file'. */
+    kind?: 'file' | 'webhook';
+    webhook?: {
+      /** http(s) URL each batch is POSTed to. Required with kind 'webhook'. */
+      url?: string;
+      /** Per attempt, ms. 100..600000, default 10000. */
+      timeoutMs?: number;
+      /** Attempts per batch before it counts as not delivered. 1..100, default 5. */
+      maxAttempts?: number;
+      /** Wait before the second attempt, doubled for each further one (at most 5 s), ms. 0..60000, default 200. */
+      retryDelayMs?: number;
+      /** Extra request headers, e.g. { "authorization": "Bearer ..." }. */
+      headers?: Record<string, string>;
+    };
+  };
   /** Management endpoints for `herald admin` and Prometheus (docs/operations.md); both profiles accept it, production uses it. */
   management?: {
     /** Process id -> "host:port" of its management listener (plain HTTP: bind it to loopback or a private network). */
@@ -158,6 +175,10 @@ export interface HeraldOptions {
     faults?: boolean;
   };
 }
+
+export type DeliveryConfig =
+  | { kind: 'file' }
+  | { kind: 'webhook'; webhook: { url: string; timeoutMs: number; maxAttempts: number; retryDelayMs: number; headers: Record<string, string> } };
 
 export interface ManagementConfig {
   endpoints: Record<string, string>;
@@ -242,6 +263,7 @@ export interface HeraldConfig {
   executor: { ids: string[]; bitmapWaitMs: number };
   offline: { rangeBits: number };
   transport: { highWaterMark: number };
+  delivery: DeliveryConfig;
   management: ManagementConfig;
   auth: AuthConfig;
   campaigns: CampaignsConfig;
@@ -263,6 +285,7 @@ export const DEFAULTS = {
   mysql: { database: 'herald', poolSize: 10 },
   zookeeper: { root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
   kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
+  delivery: { webhook: { timeoutMs: 10_000, maxAttempts: 5, retryDelayMs: 200 } },
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },

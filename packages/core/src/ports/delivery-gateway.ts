@@ -7,6 +7,8 @@ export interface Delivery {
   content: TaskContent;
   /** True when the delivery comes from a user's offline list at login. */
   atLogin: boolean;
+  /** Pre-delivery: when the client shows the message (epoch ms); absent: on arrival. A time already past means now. */
+  displayAt?: number;
 }
 
 /**
@@ -14,6 +16,13 @@ export interface Delivery {
  * and demos. `deliver` resolves once the batch is accepted downstream; a batch
  * may be delivered again after a crash, with the same idempotency keys, so a
  * downstream must treat (taskId, uin) as idempotent.
+ *
+ * Contract, checked by the DeliveryGateway conformance suite for every
+ * adapter: what a resolved `deliver` accepted (uins, content, display time,
+ * atLogin) reaches downstream whole; a batch delivered twice reaches it with
+ * the same keys; `deliver` rejects with a HeraldError when downstream does
+ * not accept the batch (retriable when trying again may help), and a
+ * rejected batch counts as not delivered; after `close` it rejects.
  */
 export interface DeliveryGateway {
   deliver(delivery: Delivery): Promise<void>;

@@ -2,8 +2,8 @@ import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionE
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
-import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
+import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 
 interface CreateTaskBody {
   accountId: string;
@@ -11,6 +11,7 @@ interface CreateTaskBody {
   content: { body: string; title?: string };
   priority?: PriorityClass;
   sendAt?: string;
+  displayAt?: string;
   ttlSeconds?: number;
 }
 
@@ -29,6 +30,7 @@ const createTaskSchema = {
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
     sendAt: { type: 'string', minLength: 1, maxLength: 64 },
+    displayAt: { type: 'string', minLength: 1, maxLength: 64 },
     ttlSeconds: { type: 'integer', minimum: 1 },
   },
 } as const;
@@ -78,6 +80,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const list = await store.getList(body.listId);
     if (list === undefined || list.accountId !== body.accountId) throw listMissing();
     const startAt = Math.max(now, sendAt);
+    const displayAt = parseDisplayAt(body.displayAt, startAt, startAt + ttlMs);
     const task = await store.createTask(
       {
         accountId: body.accountId,
@@ -88,6 +91,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
         sendAt: startAt,
         expiresAt: startAt + ttlMs,
         listCount: list.count,
+        ...(displayAt === undefined ? {} : { displayAt }),
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       },
       now,
@@ -143,4 +147,18 @@ function parseTaskId(raw: string): number {
   const id = Number(raw);
   if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id)) throw new ValidationError(`task id '${raw}' is not a positive integer`, { field: 'id' });
   return id;
+}
+
+/**
+ * Pre-delivery's display time: after the send time (else there is nothing to
+ * deliver ahead of) and before the task expires (else users queued offline
+ * would never see it on time).
+ */
+function parseDisplayAt(raw: string | undefined, sendAt: number, expiresAt: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const displayAt = Date.parse(raw);
+  if (Number.isNaN(displayAt)) throw new ValidationError(`displayAt '${raw}' is not an ISO 8601 date-time`, { field: 'displayAt' });
+  if (displayAt < sendAt) throw new ValidationError('displayAt must not be before the send time', { field: 'displayAt' });
+  if (displayAt >= expiresAt) throw new ValidationError('displayAt must be before the task expires (sendAt + ttlSeconds)', { field: 'displayAt' });
+  return displayAt;
 }

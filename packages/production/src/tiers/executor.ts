@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ConfigError, systemClock, type Logger, type ProductionConfig } from '@herald/core';
-import { createLoginQueue, FileDeliverySink, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
+import { createDeliveryGateway, createLoginQueue, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
 import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { LevelOfflineStore } from '@herald/store-level';
 import { connectEventBus, openTaskStore } from '../adapters';
@@ -29,7 +29,7 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     const offline = resources.add('offline store', await LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }), (o) => o.close());
-    const gateway = resources.add('delivery sink', new FileDeliverySink(join(config.dataDir, 'deliveries', id)), (g) => g.close());
+    const gateway = resources.add('delivery gateway', createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id)), (g) => g.close());
     const online = resources.add('online bitmap', await openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger), (b) => b.close());
     const tasks = new TaskCache(store);
     const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });

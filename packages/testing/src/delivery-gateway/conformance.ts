@@ -1,0 +1,83 @@
+import { isHeraldError, type Delivery, type DeliveryGateway } from '@herald/core';
+
+/** One delivery as downstream saw it. */
+export interface ReceivedDelivery {
+  taskId: number;
+  uins: number[];
+  atLogin: boolean;
+  content: Delivery['content'];
+  /** null: no display time (shown on arrival). */
+  displayAt: number | null;
+}
+
+/** A gateway under test and a view of what reached its downstream. */
+export interface DeliveryGatewayHarness {
+  gateway: DeliveryGateway;
+  /** Every delivery downstream received so far, batch by batch, in arrival order. */
+  received(): Promise<ReceivedDelivery[]>;
+  /** Releases what the harness holds (servers, directories); the gateway may already be closed. */
+  dispose(): Promise<void>;
+}
+
+const content = { body: 'Hello from Herald', title: 'Greeting' };
+
+/**
+ * The DeliveryGateway contract (core/src/ports/delivery-gateway.ts), run by
+ * every adapter's tests: what a resolved `deliver` accepted reaches
+ * downstream whole (uins, content, atLogin, display time); a batch delivered
+ * again arrives again with the same keys; an empty batch sends nothing;
+ * `close` makes `deliver` reject with a HeraldError.
+ */
+export function deliveryGatewayConformance(name: string, open: () => Promise<DeliveryGatewayHarness>): void {
+  describe(`DeliveryGateway conformance: ${name}`, () => {
+    let harness: DeliveryGatewayHarness;
+    beforeEach(async () => {
+      harness = await open();
+    });
+    afterEach(async () => {
+      await harness.gateway.close();
+      await harness.dispose();
+    });
+
+    /** Per task, the (uin, atLogin) pairs received, sorted: arrival order across tasks is not part of the contract. */
+    async function receivedByTask(): Promise<Map<number, ReceivedDelivery[]>> {
+      const byTask = new Map<number, ReceivedDelivery[]>();
+      for (const delivery of await harness.received()) byTask.set(delivery.taskId, [...(byTask.get(delivery.taskId) ?? []), delivery]);
+      return byTask;
+    }
+
+    it('hands every recipient of an accepted batch downstream, with its content, flag and display time', async () => {
+      await harness.gateway.deliver({ taskId: 1, uins: Uint32Array.of(3, 5, 0xffffffff), content, atLogin: false });
+      await harness.gateway.deliver({ taskId: 2, uins: Uint32Array.of(7), content: { body: 'later' }, atLogin: true, displayAt: 1_800_000_000_000 });
+      const byTask = await receivedByTask();
+      expect(byTask.get(1)).toEqual([{ taskId: 1, uins: [3, 5, 0xffffffff], atLogin: false, content, displayAt: null }]);
+      expect(byTask.get(2)).toEqual([{ taskId: 2, uins: [7], atLogin: true, content: { body: 'later' }, displayAt: 1_800_000_000_000 }]);
+    });
+
+    it('delivers a batch sent again again, with the same keys (downstream deduplicates on taskId, uin)', async () => {
+      const batch = { taskId: 9, uins: Uint32Array.of(1, 2), content, atLogin: false };
+      await harness.gateway.deliver(batch);
+      await harness.gateway.deliver(batch);
+      const uins = (await receivedByTask()).get(9)!.flatMap((d) => d.uins);
+      expect(uins).toEqual([1, 2, 1, 2]);
+    });
+
+    it('keeps every recipient of concurrent batches', async () => {
+      const batches = Array.from({ length: 20 }, (_, i) => ({ taskId: 4, uins: Uint32Array.of(2 * i, 2 * i + 1), content, atLogin: i % 2 === 0 }));
+      await Promise.all(batches.map((b) => harness.gateway.deliver(b)));
+      const got = (await receivedByTask()).get(4)!.flatMap((d) => d.uins.map((uin) => `${uin}:${d.atLogin}`));
+      expect(got.sort()).toEqual(batches.flatMap((b) => [...b.uins].map((uin) => `${uin}:${b.atLogin}`)).sort());
+    });
+
+    it('sends nothing for an empty batch', async () => {
+      await harness.gateway.deliver({ taskId: 6, uins: new Uint32Array(0), content, atLogin: false });
+      expect((await receivedByTask()).get(6)).toBeUndefined();
+    });
+
+    it('rejects with a HeraldError after close', async () => {
+      await harness.gateway.close();
+      const failure = await harness.gateway.deliver({ taskId: 1, uins: Uint32Array.of(1), content, atLogin: false }).catch((error: unknown) => error);
+      expect(isHeraldError(failure)).toBe(true);
+    });
+  });
+}

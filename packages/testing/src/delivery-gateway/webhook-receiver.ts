@@ -1,0 +1,75 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the receiver took: its headers and parsed JSON body. */
+export interface WebhookRequest {
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+/** What the receiver answers a request with; `hang` never answers (a timeout). */
+export type WebhookAnswer = { status: number; body?: string } | 'hang';
+
+/**
+ * A push service's webhook for tests, on 127.0.0.1: records every request and
+ * answers each with the next scripted answer (then 200 once the script is
+ * used up). Only requests answered 2xx count as received.
+ */
+export class WebhookReceiver {
+  readonly requests: WebhookRequest[] = [];
+  readonly accepted: WebhookRequest[] = [];
+  private readonly script: WebhookAnswer[] = [];
+  private readonly hanging = new Set<() => void>();
+
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<WebhookReceiver> {
+    let receiver!: WebhookReceiver;
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => receiver.handle(request, Buffer.concat(chunks).toString('utf8'), response));
+    });
+    receiver = new WebhookReceiver(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/deliveries`;
+  }
+
+  /** Answers the next requests with these, in order. */
+  answer(...answers: WebhookAnswer[]): void {
+    this.script.push(...answers);
+  }
+
+  async stop(): Promise<void> {
+    for (const release of this.hanging) release();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(request: IncomingMessage, text: string, response: import('node:http').ServerResponse): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const entry = { headers: request.headers, body };
+    this.requests.push(entry);
+    const answer = this.script.shift() ?? { status: 200 };
+    if (answer === 'hang') {
+      const release = () => response.destroy();
+      this.hanging.add(release);
+      response.on('close', () => this.hanging.delete(release));
+      return;
+    }
+    if (answer.status >= 200 && answer.status < 300) this.accepted.push(entry);
+    response.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+  }
+}
