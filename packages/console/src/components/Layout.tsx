@@ -28,6 +28,9 @@ export function Layout({ children }: { children: ReactNode }) {
           ))}
         </nav>
         <div className="spacer" />
+        <a href="/api/docs" target="_blank" rel="noreferrer" className="docs-link" title="The HTTP API reference (OpenAPI)">
+          API docs
+        </a>
         <AccountPicker />
         <span className="who" title={openServer ? 'This server runs without sign-in' : `token ${me.tokenId}`}>
           {me.name} <span className="role">{me.role}</span>
