@@ -1,5 +1,6 @@
 import {
   AccessDeniedError,
+  AudienceSourceError,
   ConfigError,
   ErrorCodes,
   FencedError,
@@ -9,6 +10,7 @@ import {
   isHeraldError,
   ListFormatError,
   NotFoundError,
+  QueryError,
   RateLimitedError,
   ValidationError,
 } from './errors';
@@ -43,6 +45,9 @@ describe('ErrorCodes', () => {
         'LIST_TOO_MANY_BAD_LINES',
         'CAMPAIGN_NOT_FOUND',
         'IDEMPOTENCY_KEY_REUSED',
+        'QUERY_INVALID',
+        'AUDIENCE_SOURCE_FAILED',
+        'AUDIENCE_JOB_NOT_FOUND',
         'ILLEGAL_TRANSITION',
         'FENCED',
         'VERSION_CONFLICT',
@@ -109,6 +114,8 @@ describe('HeraldError subclasses', () => {
     ],
     ['FencedError', new FencedError(12, 3, 4), FencedError, 'FENCED', { taskId: 12, heldEpoch: 3, storedEpoch: 4 }],
     ['FrameError', new FrameError('FRAME_UNKNOWN_KIND', 'kind 99', { kind: 99 }), FrameError, 'FRAME_UNKNOWN_KIND', { kind: 99 }],
+    ['QueryError', new QueryError("unknown attribute 'x'", 3, { found: 'x' }), QueryError, 'QUERY_INVALID', { position: 3, found: 'x' }],
+    ['AudienceSourceError', new AudienceSourceError('table', 'lost', { details: { read: 5 } }), AudienceSourceError, 'AUDIENCE_SOURCE_FAILED', { source: 'table', read: 5 }],
   ];
   const classes = cases.map(([, , cls]) => cls);
 
@@ -146,6 +153,23 @@ describe('HeraldError subclasses', () => {
     expect(new IllegalTransitionError('unit', 'DONE', 'start').message).toContain("'start'");
     expect(new IllegalTransitionError('unit', 'DONE', 'start').message).toContain("'DONE'");
     expect(new FencedError(12, 3, 4).message).toContain('12');
+  });
+});
+
+describe('audience errors', () => {
+  it('QueryError carries the position in a field, in details and in the message', () => {
+    const error = new QueryError('expected a value', 7, { found: 'AND', expected: ['value'] });
+    expect(error.position).toBe(7);
+    expect(error.details).toEqual({ position: 7, found: 'AND', expected: ['value'] });
+    expect(error.message).toBe('targeting query, position 7: expected a value');
+  });
+
+  it('AudienceSourceError is retriable only when told, and keeps its cause', () => {
+    const cause = new Error('connection lost');
+    const error = new AudienceSourceError('followers', 'page 3 failed', { cause, retriable: true });
+    expect(error.retriable).toBe(true);
+    expect(error.cause).toBe(cause);
+    expect(error.message).toBe('audience source followers: page 3 failed');
   });
 });
 

@@ -36,6 +36,12 @@ export const ErrorCodes = {
   CAMPAIGN_NOT_FOUND: 'CAMPAIGN_NOT_FOUND',
   /** An Idempotency-Key already used for a request with another body. */
   IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  /** A targeting query that does not parse or names an unknown attribute or value; details say where (docs/audience-sources.md). */
+  QUERY_INVALID: 'QUERY_INVALID',
+  /** An audience source (followers, targeting, a MySQL table) failed while its list was being built; nothing was stored. */
+  AUDIENCE_SOURCE_FAILED: 'AUDIENCE_SOURCE_FAILED',
+  /** No audience job with this id in this process, or one of an account the caller may not see (the same answer). */
+  AUDIENCE_JOB_NOT_FOUND: 'AUDIENCE_JOB_NOT_FOUND',
   ILLEGAL_TRANSITION: 'ILLEGAL_TRANSITION',
   FENCED: 'FENCED',
   VERSION_CONFLICT: 'VERSION_CONFLICT',
@@ -96,7 +102,9 @@ export class ValidationError extends HeraldError {
 }
 
 export class NotFoundError extends HeraldError {
-  constructor(code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'TOKEN_NOT_FOUND' | 'CAMPAIGN_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
+  constructor(
+    code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'TOKEN_NOT_FOUND' | 'CAMPAIGN_NOT_FOUND' | 'AUDIENCE_JOB_NOT_FOUND',
+    message: string, details: Record<string, unknown> = {}) {
     super(code, message, { details });
   }
 }
@@ -141,6 +149,36 @@ export class ListFormatError extends HeraldError {
     details: Record<string, unknown> = {},
   ) {
     super(code, message, { details });
+  }
+}
+
+/**
+ * A malformed targeting query. `position` is the 0-based index in the query
+ * text where the problem starts (for an unexpected end, the query's length),
+ * so a client can point at it; `found` is the text there, `expected` what
+ * would have been accepted.
+ */
+export class QueryError extends HeraldError {
+  readonly position: number;
+  constructor(message: string, position: number, details: { found?: string; expected?: readonly string[] } = {}) {
+    super(ErrorCodes.QUERY_INVALID, `targeting query, position ${position}: ${message}`, { details: { position, ...details } });
+    this.position = position;
+  }
+}
+
+/**
+ * An audience source failed after it started streaming (a connection lost, a
+ * table dropped, a store closed). The list being built is discarded, never
+ * stored. Retriable when its cause was (`details.causeCode` names the cause's
+ * code when it had one).
+ */
+export class AudienceSourceError extends HeraldError {
+  constructor(source: string, message: string, options: { cause?: unknown; retriable?: boolean; details?: Record<string, unknown> } = {}) {
+    super(ErrorCodes.AUDIENCE_SOURCE_FAILED, `audience source ${source}: ${message}`, {
+      retriable: options.retriable ?? false,
+      cause: options.cause,
+      details: { source, ...options.details },
+    });
   }
 }
 

@@ -25,6 +25,8 @@ export {
   IllegalTransitionError,
   FencedError,
   FrameError,
+  QueryError,
+  AudienceSourceError,
   isHeraldError,
 } from './errors';
 export type { ErrorCode, HeraldErrorOptions } from './errors';
@@ -186,6 +188,28 @@ export type {
   CompiledFiringQuery,
 } from './campaign/model';
 export type { CampaignStore } from './ports/campaign-store';
+
+// Audience sources (docs/audience-sources.md): the AudienceSource port and its adapters' shared rules,
+// follow/unfollow changes, the table source's checked description, and targeting: the query language,
+// per-value bitsets in 2^16-uin chunks, and a query's plan evaluated chunk by chunk.
+export { BAD_ROW_REASONS, addBadRows, badRowTotal, classifyUin } from './ports/audience-source';
+export type { AudienceSource, AudienceReadOptions, AudienceBatch, BadRowReason, BadRowCounts } from './ports/audience-source';
+export { checkFollowChange, followChangeWins, followEventKey, followPairKey, reduceFollowChanges } from './audience/follows';
+export type { FollowChange } from './audience/follows';
+export type { FollowerStore, FollowApplyResult } from './ports/follower-store';
+export { TABLE_CONDITION_OPS, MAX_TABLE_CONDITIONS, MAX_IN_VALUES, checkIdentifier, checkTableSourceSpec } from './audience/table-source-spec';
+export type { TableSourceSpec, TableCondition, TableConditionOp, TableValue } from './audience/table-source-spec';
+export { GENDERS, AGE_BANDS, UNIVERSE_KEY, MAX_TAGS_PER_USER, checkUserAttributes, userBitsetKeys, utcDay, isAttributeValue } from './targeting/attributes';
+export type { Gender, AgeBand, UserAttributes } from './targeting/attributes';
+export { CHUNK_BITS, CHUNK_UINS, CHUNK_WORDS, chunkOf, emptyChunk, setChunkBit, chunkHas, chunkCardinality, encodeChunk, decodeChunk, chunkMembers } from './targeting/bitset-chunk';
+export { parseTargetingQuery, QUERY_ATTRIBUTES, MAX_QUERY_CHARS, MAX_QUERY_DEPTH, MAX_QUERY_TERMS } from './targeting/query';
+export type { QueryNode, QueryAttribute, ActiveSince } from './targeting/query';
+export { planTargetingQuery, planKeys, activeDaysOf, evaluatePlanChunk } from './targeting/plan';
+export type { PlanNode, PlanContext } from './targeting/plan';
+export { chunkEdits, applyChunkEdit, lastPerUin } from './targeting/index-edits';
+export type { UserChange, ChunkEdit } from './targeting/index-edits';
+export { MAX_USERS_PER_PUT } from './ports/attribute-index';
+export type { AttributeIndex, StoredChunk } from './ports/attribute-index';
 
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';

@@ -46,7 +46,7 @@ export interface EventBus {
 }
 
 /** Topic names; production configuration may prefix them. */
-export const TOPICS = { presence: 'herald.presence', reports: 'herald.reports', taskEvents: 'herald.task-events' } as const;
+export const TOPICS = { presence: 'herald.presence', reports: 'herald.reports', taskEvents: 'herald.task-events', follows: 'herald.follows' } as const;
 
 /**
  * How long a topic keeps its events, where the adapter creates the topic.
@@ -56,12 +56,16 @@ export const TOPICS = { presence: 'herald.presence', reports: 'herald.reports', 
  *   replay see every user's last login. Under time or size retention, users
  *   whose last event expired replay as offline: nothing is lost (their
  *   broadcasts queue offline until their next login) but they are not pushed.
- * - `delete`: reports and task events, read once by their consumers.
+ * - `delete`: reports and task events, read once by their consumers; and
+ *   follows (follow/unfollow changes, keyed by uin): the followers table is
+ *   their source of truth, and compacting by uin would keep one account's
+ *   change per user and drop the user's changes for every other account.
  */
 export const TOPIC_CLEANUP: Readonly<Record<string, 'compact' | 'delete'>> = {
   [TOPICS.presence]: 'compact',
   [TOPICS.reports]: 'delete',
   [TOPICS.taskEvents]: 'delete',
+  [TOPICS.follows]: 'delete',
 };
 
 /** The cleanup policy of a topic, by its unprefixed name; `delete` for topics Herald does not name. */
