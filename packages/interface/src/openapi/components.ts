@@ -1,0 +1,220 @@
+/*
+ * The shapes the API answers with, as JSON Schema (draft-07 keywords that
+ * OpenAPI 3.0 shares; a nullable field is `type: [T, 'null']`, which
+ * @fastify/swagger writes as `nullable: true`). They become the document's
+ * `components.schemas`; routes refer to them as `#/components/schemas/<Name>`.
+ *
+ * Objects list every field and set `additionalProperties: false`, so the
+ * document test (openapi.test.ts), which checks real answers against these
+ * schemas, fails when an answer gains a field the document does not tell.
+ */
+import { ACCOUNT_ID_PATTERN, ErrorCodes, FILTER_REASONS, FIRING_OUTCOMES, ROLES, TASK_STATES } from '@herald/core';
+
+/** A JSON Schema as this module writes it (plain data). */
+export type JsonSchema = Record<string, unknown>;
+
+/** `$ref` to a component of the document. */
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const integer = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', description, ...extra });
+const epochMs = (description: string): JsonSchema => integer(`${description} (epoch ms)`, { minimum: 0 });
+const nullable = (type: string, description: string, extra: JsonSchema = {}): JsonSchema => ({ type: [type, 'null'], description, ...extra });
+const object = (properties: Record<string, JsonSchema>, required: string[], description?: string): JsonSchema => ({
+  type: 'object',
+  ...(description === undefined ? {} : { description }),
+  required,
+  additionalProperties: false,
+  properties,
+});
+/** A keyset page: `items` under `key`, and the cursor of the next page. */
+const page = (key: string, items: JsonSchema, cursorMeaning: string): JsonSchema =>
+  object({ [key]: { type: 'array', items }, nextCursor: nullable('integer', `pass as \`cursor\` for the next page (${cursorMeaning}); null on the last page`) }, [key, 'nextCursor']);
+
+const accountId: JsonSchema = { type: 'string', pattern: ACCOUNT_ID_PATTERN.source, example: 'acme' };
+const content = object({ body: { type: 'string', description: 'the text pushed to each recipient' }, title: { type: 'string' } }, ['body']);
+
+const errorBody = object(
+  {
+    error: object(
+      {
+        code: { type: 'string', enum: Object.values(ErrorCodes), description: 'stable: branch on it (docs/api.md lists each status and its codes)' },
+        message: { type: 'string', description: 'for people; its wording may change' },
+        details: { type: 'object', additionalProperties: true, description: 'facts about the error, e.g. `field` for a bad input, `retryAfterMs` for RATE_LIMITED' },
+      },
+      ['code', 'message'],
+    ),
+  },
+  ['error'],
+  'Every error answers this body, whatever the status.',
+);
+
+const taskReport = object(
+  {
+    total: integer('recipients in the list as uploaded'),
+    kept: integer('recipients left after the filter chain'),
+    removed: {
+      type: 'object',
+      description: 'recipients removed, by filter reason',
+      additionalProperties: false,
+      properties: Object.fromEntries(FILTER_REASONS.map((reason) => [reason, { type: 'integer' }])),
+    },
+    delivered: integer('pushed to online users'),
+    offline: integer('appended to offline lists, delivered at the next login'),
+    units: integer('execution units planned'),
+    unitsDone: integer('units finished'),
+  },
+  ['total', 'kept', 'removed', 'delivered', 'offline', 'units', 'unitsDone'],
+);
+
+const task = object(
+  {
+    id: integer('task id', { minimum: 1 }),
+    accountId,
+    listId: { type: 'string' },
+    content,
+    contentCrc: integer('CRC-32 of the content: the no-resend filter compares it'),
+    priority: { type: 'string', enum: ['realtime', 'normal'] },
+    sendAt: epochMs('when sending starts'),
+    expiresAt: epochMs('after this, unsent units and offline entries are dropped'),
+    listCount: integer('recipients in the list at creation'),
+    idempotencyKey: { type: 'string', description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the request carried one' },
+    displayAt: epochMs('when clients show the message, when set'),
+    state: { type: 'string', enum: [...TASK_STATES] },
+    version: integer('bumped by every write'),
+    epoch: integer('bumped by every change of owner'),
+    owner: nullable('string', 'the scheduler that owns it'),
+    filteredListId: nullable('string', 'the filtered list, once pre-processed'),
+    report: ref('TaskReport'),
+    error: { ...object({ code: { type: 'string' }, message: { type: 'string' } }, ['code', 'message']), type: ['object', 'null'], description: 'why it FAILED' },
+    createdAt: epochMs('created'),
+    updatedAt: epochMs('last written'),
+  },
+  ['id', 'accountId', 'listId', 'content', 'contentCrc', 'priority', 'sendAt', 'expiresAt', 'listCount', 'state', 'version', 'epoch', 'owner', 'filteredListId', 'report', 'error', 'createdAt', 'updatedAt'],
+);
+
+const listFields = {
+  id: { type: 'string', description: 'the list id to send to' },
+  accountId,
+  count: integer('recipients'),
+  checksum: integer('CRC-32 of the stored file body'),
+  sorted: { type: 'boolean' },
+  unique: { type: 'boolean' },
+  bytes: integer('size of the stored binary file'),
+  createdAt: epochMs('stored'),
+} satisfies Record<string, JsonSchema>;
+const LIST_REQUIRED = Object.keys(listFields);
+
+const textImport = object(
+  {
+    uploadBytes: integer('bytes of text uploaded'),
+    format: { type: 'string', enum: ['lines', 'csv'] },
+    lines: integer('physical lines read'),
+    valid: integer('uins read (duplicates included)'),
+    blank: integer('blank lines skipped'),
+    header: { ...object({ line: { type: 'integer' }, fields: { type: 'array', items: { type: 'string' } } }, ['line', 'fields']), type: ['object', 'null'] },
+    column: integer("the uin's column, 1-based"),
+    bad: { type: 'object', description: 'bad lines by reason, and their total', additionalProperties: { type: 'integer' }, required: ['total'] },
+    firstBad: { type: 'array', items: object({ line: { type: 'integer' }, reason: { type: 'string' } }, ['line', 'reason']) },
+  },
+  ['uploadBytes', 'format', 'lines', 'valid', 'blank', 'header', 'column', 'bad', 'firstBad'],
+  'what the text import counted',
+);
+
+const accessToken = {
+  id: { type: 'string', description: 'the public id, the part of the token before the secret' },
+  name: { type: 'string' },
+  role: { type: 'string', enum: [...ROLES] },
+  accounts: { type: 'array', items: accountId, description: "an operator's accounts; empty for an admin" },
+  createdAt: epochMs('made'),
+  revokedAt: nullable('integer', 'when revoked (epoch ms); null while valid'),
+} satisfies Record<string, JsonSchema>;
+
+const campaignFields = {
+  id: integer('campaign id', { minimum: 1 }),
+  accountId,
+  name: { type: 'string' },
+  cron: { type: 'string', description: 'docs/campaigns.md, "Cron syntax"' },
+  timeZone: { type: 'string', description: 'IANA name, canonical spelling' },
+  enabled: { type: 'boolean' },
+  template: object(
+    { listId: { type: 'string' }, content, priority: { type: 'string', enum: ['realtime', 'normal'] }, ttlSeconds: { type: 'integer', minimum: 1 } },
+    ['listId', 'content', 'priority'],
+    'the task each firing creates',
+  ),
+  createdAt: epochMs('created'),
+  updatedAt: epochMs('last changed'),
+  activeFrom: epochMs('when the current schedule took effect'),
+  lastScheduledAt: epochMs('the last scheduled time handled (fired or missed), absent before the first'),
+  nextFireTimes: { type: 'array', items: { type: 'string', format: 'date-time' }, description: 'the next fire times (ISO 8601, UTC); none while disabled' },
+} satisfies Record<string, JsonSchema>;
+
+const firing = object(
+  {
+    campaignId: { type: 'integer' },
+    scheduledAt: epochMs('the scheduled time'),
+    outcome: { type: 'string', enum: [...FIRING_OUTCOMES] },
+    taskId: nullable('integer', 'the task it created'),
+    reason: nullable('string', 'why it was missed or failed'),
+    at: epochMs('when it was handled'),
+  },
+  ['campaignId', 'scheduledAt', 'outcome', 'taskId', 'reason', 'at'],
+);
+
+const auditEntry = object(
+  {
+    id: integer('increasing in append order'),
+    at: epochMs('answered'),
+    tokenId: { type: 'string' },
+    tokenName: { type: 'string' },
+    action: { type: 'string', description: "method and route pattern, e.g. 'POST /api/v1/tasks/:id/pause'" },
+    accountId: nullable('string', 'the account the request named or touched'),
+    resource: nullable('string', "what it touched, e.g. 'task:42'"),
+    status: integer('the HTTP status answered'),
+  },
+  ['id', 'at', 'tokenId', 'tokenName', 'action', 'accountId', 'resource', 'status'],
+);
+
+const member = object(
+  {
+    id: { type: 'string' },
+    state: { type: 'string', description: 'APTA state as the answering process last heard it; UNKNOWN for an owner that is no member' },
+    takesWork: { type: 'boolean' },
+    ringShare: { type: 'number', minimum: 0, maximum: 1, description: 'its share of the allocation ring' },
+    liveTasks: integer('live tasks whose stored owner it is'),
+    lastHeardAgoMs: integer('ms since last heard of; absent for the answering process and on a static ring'),
+  },
+  ['id', 'state', 'takesWork', 'ringShare', 'liveTasks'],
+);
+
+/** The document's `components.schemas`. */
+export const COMPONENTS = {
+  Error: errorBody,
+  Task: task,
+  TaskReport: taskReport,
+  TaskPage: page('tasks', ref('Task'), 'tasks with a larger id'),
+  TaskCommandAccepted: object({ taskId: { type: 'integer' }, command: { type: 'string', enum: ['cancel', 'pause', 'resume'] }, accepted: { type: 'boolean', enum: [true] } }, ['taskId', 'command', 'accepted']),
+  List: object(listFields, LIST_REQUIRED, 'a stored recipient list (or blacklist)'),
+  UploadedList: object({ ...listFields, import: textImport }, LIST_REQUIRED, 'a stored recipient list; `import` for a text/CSV upload'),
+  Campaign: object(campaignFields, ['id', 'accountId', 'name', 'cron', 'timeZone', 'enabled', 'template', 'createdAt', 'updatedAt', 'activeFrom', 'nextFireTimes']),
+  CampaignPage: page('campaigns', ref('Campaign'), 'campaigns with a larger id'),
+  FiringPage: page('firings', firing, 'firings scheduled earlier'),
+  CronPreview: object({ cron: { type: 'string' }, timeZone: { type: 'string' }, nextFireTimes: campaignFields.nextFireTimes }, ['cron', 'timeZone', 'nextFireTimes']),
+  Cluster: object(
+    {
+      apta: { type: 'boolean', description: 'false: a static ring (embedded)' },
+      self: object({ id: { type: 'string' }, state: { type: 'string' } }, ['id', 'state'], 'the answering process, when it is a member'),
+      ring: { type: 'array', items: { type: 'string' }, description: 'the allocation ring it routes by' },
+      members: { type: 'array', items: member },
+      unownedLiveTasks: integer('live tasks no scheduler holds'),
+    },
+    ['apta', 'ring', 'members', 'unownedLiveTasks'],
+  ),
+  Me: object({ tokenId: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: [...ROLES] }, accounts: { type: 'array', items: accountId } }, ['tokenId', 'name', 'role', 'accounts']),
+  Token: object(accessToken, Object.keys(accessToken)),
+  NewToken: object({ ...accessToken, token: { type: 'string', description: 'the token, `hrd_<id>_<secret>`: shown this once' } }, [...Object.keys(accessToken), 'token']),
+  TokenList: object({ tokens: { type: 'array', items: ref('Token') } }, ['tokens']),
+  AuditPage: page('entries', auditEntry, 'older entries'),
+  Health: object({ status: { type: 'string', enum: ['ok'] } }, ['status']),
+} satisfies Record<string, JsonSchema>;
+
+export type ComponentName = keyof typeof COMPONENTS;

@@ -1,0 +1,212 @@
+/*
+ * What the OpenAPI document says about each route, keyed by method and route
+ * pattern ('GET /api/v1/tasks/:id'). The routes keep their own validation
+ * schemas (params, querystring, body); this table adds what only a reader
+ * needs: summary, tag, who may call it, the answers by status and the bodies
+ * that are not JSON (uploads). openapi.test.ts fails for a registered
+ * /api/v1 route without an entry here, and for an entry without a route.
+ */
+import { ref, type JsonSchema } from './components';
+
+export const TAGS = [
+  { name: 'lists', description: 'Recipient lists and blacklists: binary files or text/CSV, validated while they stream to disk (docs/recipient-list-format.md).' },
+  { name: 'tasks', description: 'Broadcast tasks: create, read, list, cancel, pause, resume.' },
+  { name: 'campaigns', description: 'Cron campaigns: a task created at every fire time (docs/campaigns.md).' },
+  { name: 'cluster', description: "The cluster's members as this interface process sees them." },
+  { name: 'access', description: 'API tokens, the caller, the audit log (docs/api.md, "Authentication").' },
+  { name: 'health', description: 'Liveness for probes and load balancers.' },
+] as const;
+
+export type Tag = (typeof TAGS)[number]['name'];
+
+/** Who may call a route: anyone, any valid token (operators on their accounts only), or admin tokens. */
+export type Access = 'public' | 'token' | 'admin';
+
+export interface OperationDoc {
+  tag: Tag;
+  summary: string;
+  description?: string;
+  access: Access;
+  /** Success answers by status: a JSON Schema, or null for an empty body. */
+  responses: Record<number, { description: string; schema: JsonSchema | null }>;
+  /** Error answers this route gives besides the ones every route may (401, 429, 500, 503), by status: which codes and when. */
+  errors?: Record<number, string>;
+  /** Path parameters, for a route that checks them in its handler instead of a schema. */
+  params?: Record<string, JsonSchema>;
+  /** Request headers the route reads. */
+  headers?: Record<string, JsonSchema>;
+  /** A request body that is not JSON, by content type. */
+  rawBody?: { description: string; contentTypes: string[] };
+}
+
+const TASK_ID = { type: 'string', pattern: '^[1-9][0-9]{0,15}$', description: 'task id' };
+const LIST_BODY = { description: 'a binary recipient list (docs/recipient-list-format.md), streamed to disk', contentTypes: ['application/octet-stream'] };
+const ACCOUNT_404 = 'ACCOUNT_NOT_FOUND: an account the token does not name (the same for every such account, existing or not)';
+const LIST_ERRORS = {
+  400: 'VALIDATION_FAILED (no body, over http.uploadLimitBytes), LIST_BAD_MAGIC, LIST_UNSUPPORTED_VERSION, LIST_BAD_HEADER, LIST_TRUNCATED, LIST_TRAILING_BYTES, LIST_CHECKSUM_MISMATCH, LIST_UIN_OUT_OF_RANGE',
+  422: 'LIST_EMPTY; LIST_TOO_MANY_BAD_LINES (text/CSV)',
+};
+const campaign404 = 'CAMPAIGN_NOT_FOUND: no such campaign, or one of an account the token does not name';
+const task404 = 'TASK_NOT_FOUND: no such task, or one of an account the token does not name';
+
+const json = (description: string, schema: JsonSchema) => ({ description, schema });
+
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'GET /api/v1/health': { tag: 'health', access: 'public', summary: 'Liveness', responses: { 200: json('the process answers', ref('Health')) } },
+
+  'POST /api/v1/lists': {
+    tag: 'lists',
+    access: 'token',
+    summary: 'Upload a recipient list',
+    description:
+      'The body streams to disk and is checked on the way; nothing is kept unless the whole list is valid. A binary list goes as application/octet-stream; text/plain (one uin a line) and text/csv are converted as they stream in, bad lines counted by reason (`column`, `header`, `delimiter`, `maxBadRatio` apply to them only).',
+    responses: { 201: json('stored; send tasks to `id`', ref('UploadedList')) },
+    errors: { ...LIST_ERRORS, 404: ACCOUNT_404 },
+    rawBody: { description: 'the list: binary, or text with one uin a line, or CSV', contentTypes: ['application/octet-stream', 'text/plain', 'text/csv'] },
+  },
+  'GET /api/v1/lists/:id': {
+    tag: 'lists',
+    access: 'token',
+    summary: "A list's metadata",
+    responses: { 200: json('the list', ref('List')) },
+    errors: { 404: 'LIST_NOT_FOUND: no such list, or one of an account the token does not name' },
+  },
+  'PUT /api/v1/blacklists/global': {
+    tag: 'lists',
+    access: 'admin',
+    summary: 'Replace the global blacklist',
+    description: 'Applies to every account: the dispatcher removes these uins from every task it pre-processes from now on (reason `blacklisted`).',
+    responses: { 200: json('stored', ref('List')) },
+    errors: LIST_ERRORS,
+    rawBody: LIST_BODY,
+  },
+  'PUT /api/v1/accounts/:accountId/blacklist': {
+    tag: 'lists',
+    access: 'token',
+    summary: "Replace an account's blacklist",
+    responses: { 200: json('stored', ref('List')) },
+    errors: { ...LIST_ERRORS, 404: ACCOUNT_404 },
+    rawBody: LIST_BODY,
+  },
+
+  'POST /api/v1/tasks': {
+    tag: 'tasks',
+    access: 'token',
+    summary: 'Create a broadcast task',
+    description: 'Persists the task (CREATED), then hands it to the scheduler. With an Idempotency-Key, a retry answers the task its first try created (200).',
+    responses: { 201: json('created', ref('Task')), 200: json('a retry: the task created with this Idempotency-Key', ref('Task')) },
+    errors: {
+      400: 'VALIDATION_FAILED: a schema violation, content over tasks.maxContentChars, a bad sendAt, ttlSeconds over the maximum, a bad Idempotency-Key (details.field names the input)',
+      404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
+      409: 'IDEMPOTENCY_KEY_REUSED: the key was used before for another request',
+    },
+    headers: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 128, description: '1..128 printable ASCII characters; scoped by account' } },
+  },
+  'GET /api/v1/tasks': {
+    tag: 'tasks',
+    access: 'token',
+    summary: 'List tasks, a page at a time',
+    description: 'Oldest first. An operator sees its accounts only; filtering by another account answers an empty page.',
+    responses: { 200: json('a page', ref('TaskPage')) },
+    errors: { 400: 'VALIDATION_FAILED' },
+  },
+  'GET /api/v1/tasks/:id': {
+    tag: 'tasks',
+    access: 'token',
+    summary: 'A task, with its report',
+    responses: { 200: json('the task', ref('Task')) },
+    errors: { 400: 'VALIDATION_FAILED: the id is not a positive integer', 404: task404 },
+    params: { id: TASK_ID },
+  },
+  ...Object.fromEntries(
+    (['cancel', 'pause', 'resume'] as const).map((command) => [
+      `POST /api/v1/tasks/:id/${command}`,
+      {
+        tag: 'tasks',
+        access: 'token',
+        summary: `${command[0]!.toUpperCase()}${command.slice(1)} a task`,
+        description: 'Checked against the task state machine, then sent to the scheduler, which applies it.',
+        responses: { 202: json('accepted', ref('TaskCommandAccepted')) },
+        errors: { 400: 'VALIDATION_FAILED: the id is not a positive integer', 404: task404, 409: `ILLEGAL_TRANSITION: the task's state does not allow ${command}` },
+        params: { id: TASK_ID },
+      } satisfies OperationDoc,
+    ]),
+  ),
+
+  'GET /api/v1/campaigns/preview': {
+    tag: 'campaigns',
+    access: 'token',
+    summary: 'The next fire times of a cron expression',
+    responses: { 200: json('the next five fire times', ref('CronPreview')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad cron expression, time zone or `after` (details.field)' },
+  },
+  'POST /api/v1/campaigns': {
+    tag: 'campaigns',
+    access: 'token',
+    summary: 'Create a campaign',
+    responses: { 201: json('created', ref('Campaign')) },
+    errors: { 400: 'VALIDATION_FAILED (details.field)', 404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name' },
+  },
+  'GET /api/v1/campaigns': {
+    tag: 'campaigns',
+    access: 'token',
+    summary: 'List campaigns, a page at a time',
+    responses: { 200: json('a page', ref('CampaignPage')) },
+    errors: { 400: 'VALIDATION_FAILED' },
+  },
+  'GET /api/v1/campaigns/:id': { tag: 'campaigns', access: 'token', summary: 'A campaign', responses: { 200: json('the campaign', ref('Campaign')) }, errors: { 400: 'VALIDATION_FAILED', 404: campaign404 } },
+  'PATCH /api/v1/campaigns/:id': {
+    tag: 'campaigns',
+    access: 'token',
+    summary: 'Change a campaign',
+    description: 'A new cron, time zone or enabling restarts the schedule from now.',
+    responses: { 200: json('the campaign as changed', ref('Campaign')) },
+    errors: { 400: 'VALIDATION_FAILED (details.field)', 404: `${campaign404}; LIST_NOT_FOUND for a template list` },
+  },
+  'POST /api/v1/campaigns/:id/enable': { tag: 'campaigns', access: 'token', summary: 'Enable a campaign', responses: { 200: json('the campaign', ref('Campaign')) }, errors: { 400: 'VALIDATION_FAILED', 404: campaign404 } },
+  'POST /api/v1/campaigns/:id/disable': { tag: 'campaigns', access: 'token', summary: 'Disable a campaign', responses: { 200: json('the campaign', ref('Campaign')) }, errors: { 400: 'VALIDATION_FAILED', 404: campaign404 } },
+  'DELETE /api/v1/campaigns/:id': { tag: 'campaigns', access: 'token', summary: 'Delete a campaign and its history', responses: { 204: { description: 'deleted', schema: null } }, errors: { 400: 'VALIDATION_FAILED', 404: campaign404 } },
+  'GET /api/v1/campaigns/:id/firings': {
+    tag: 'campaigns',
+    access: 'token',
+    summary: "A campaign's firing history, newest first, a page at a time",
+    responses: { 200: json('a page', ref('FiringPage')) },
+    errors: { 400: 'VALIDATION_FAILED', 404: campaign404 },
+  },
+
+  'GET /api/v1/cluster': {
+    tag: 'cluster',
+    access: 'admin',
+    summary: 'Members, their APTA states, ring shares and live tasks',
+    responses: { 200: json('the cluster as this process sees it', ref('Cluster')) },
+  },
+
+  'GET /api/v1/me': { tag: 'access', access: 'token', summary: 'The calling token', responses: { 200: json('who the token is', ref('Me')) } },
+  'POST /api/v1/tokens': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'Make a token',
+    description: 'The answer carries the token itself, the only time it is shown: the store keeps its hash.',
+    responses: { 201: json('made', ref('NewToken')) },
+    errors: { 400: 'VALIDATION_FAILED (details.field)', 409: 'TOKEN_EXISTS' },
+  },
+  'GET /api/v1/tokens': { tag: 'access', access: 'admin', summary: 'Every token, revoked ones included', responses: { 200: json('the tokens', ref('TokenList')) } },
+  'DELETE /api/v1/tokens/:id': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'Revoke a token',
+    description: 'At once on this process, on the others within auth.tokenCacheMs.',
+    responses: { 200: json('the token as revoked', ref('Token')) },
+    errors: { 400: 'VALIDATION_FAILED', 404: 'TOKEN_NOT_FOUND' },
+  },
+  'GET /api/v1/audit': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'The audit log, newest first, a page at a time',
+    responses: { 200: json('a page', ref('AuditPage')) },
+    errors: { 400: 'VALIDATION_FAILED' },
+  },
+};
+
+/** The key of a route in OPERATIONS. */
+export const operationKey = (method: string, url: string): string => `${method} ${url}`;

@@ -1,0 +1,95 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { COMPONENTS, ref, type JsonSchema } from './components';
+import { OPERATIONS, TAGS, operationKey, type OperationDoc } from './operations';
+
+/** Where the API reference is served: the UI here, the document at `${DOCS_PATH}/json` (and `/yaml`). */
+export const DOCS_PATH = '/api/docs';
+
+/** The error answers every route may give, besides its own (OperationDoc.errors). */
+const COMMON_ERRORS: Record<Exclude<OperationDoc['access'], 'public'>, Record<number, string>> & { public: Record<number, string> } = {
+  public: { 500: 'INTERNAL', 503: 'UNAVAILABLE: a store is unreachable; retry later' },
+  token: {
+    401: 'UNAUTHENTICATED: no token, or a malformed, unknown or revoked one (with WWW-Authenticate: Bearer)',
+    429: "RATE_LIMITED: over the token's auth.rateLimit (Retry-After in seconds, details.retryAfterMs)",
+    500: 'INTERNAL',
+    503: 'UNAVAILABLE: a store is unreachable; retry later',
+  },
+  admin: {
+    401: 'UNAUTHENTICATED: no token, or a malformed, unknown or revoked one (with WWW-Authenticate: Bearer)',
+    403: 'FORBIDDEN: an operator token (this endpoint is for admins)',
+    429: "RATE_LIMITED: over the token's auth.rateLimit (Retry-After in seconds, details.retryAfterMs)",
+    500: 'INTERNAL',
+    503: 'UNAVAILABLE: a store is unreachable; retry later',
+  },
+};
+
+/**
+ * The API reference: the OpenAPI 3.0 document of every /api/v1 route at
+ * GET /api/docs/json, and Swagger UI at GET /api/docs (its assets ship in the
+ * npm package, so it works offline). Both are public (access/public-routes.ts).
+ *
+ * @fastify/swagger learns routes as they are registered, so this goes before
+ * the routes (server.ts registers them in a plugin after it). The document
+ * joins each route's own validation schemas (params, querystring, body) with
+ * its entry in OPERATIONS (summary, tag, answers); routes outside /api/v1
+ * (the console, /metrics, the docs themselves) are left out.
+ *
+ * Answers are described here, not in the routes' `response` schemas, on
+ * purpose: Fastify serializes with a route's response schema, dropping
+ * undeclared fields and failing on missing required ones, so a slip in the
+ * description would change the answers. openapi.test.ts checks real answers
+ * against this document instead.
+ */
+export function registerOpenApi(app: FastifyInstance): void {
+  void app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Herald API',
+        version: '1',
+        description:
+          'Mass broadcast: upload a recipient list, create a task, follow it stage by stage. Every error answers `{ "error": { "code", "message", "details"? } }` with a stable code (docs/api.md). Listings page by keyset: pass `nextCursor` back as `cursor`.',
+      },
+      tags: TAGS.map((tag) => ({ ...tag })),
+      components: {
+        schemas: COMPONENTS,
+        securitySchemes: { apiToken: { type: 'http', scheme: 'bearer', description: 'An API token, `hrd_<id>_<secret>` (docs/api.md, "Authentication").' } },
+      },
+      security: [{ apiToken: [] }],
+    },
+    transform: ({ schema, url, route }) => {
+      const method = Array.isArray(route.method) ? String(route.method[0]) : String(route.method);
+      if (!url.startsWith('/api/v1/')) return { schema: { ...schema, hide: true }, url };
+      const doc = OPERATIONS[operationKey(method, url)];
+      // An undocumented route still appears, untagged and without answers: openapi.test.ts fails on it.
+      return { schema: doc === undefined ? { ...schema } : documented(schema as JsonSchema | undefined, doc), url };
+    },
+  });
+  void app.register(fastifySwaggerUi, { routePrefix: DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } });
+}
+
+/** The route's own schema joined with its OPERATIONS entry, in the form @fastify/swagger reads. */
+function documented(schema: JsonSchema | undefined, doc: OperationDoc): JsonSchema & { hide?: boolean } {
+  const out: JsonSchema = { ...schema, tags: [doc.tag], summary: doc.summary, description: describe(doc) };
+  if (doc.access === 'public') out.security = [];
+  if (doc.params !== undefined && schema?.params === undefined) out.params = { type: 'object', required: Object.keys(doc.params), properties: doc.params };
+  if (doc.headers !== undefined) out.headers = { type: 'object', properties: doc.headers };
+  if (doc.rawBody !== undefined) {
+    const binary = { type: 'string', format: 'binary', description: doc.rawBody.description };
+    out.body = { content: Object.fromEntries(doc.rawBody.contentTypes.map((type) => [type, { schema: binary }])) };
+  }
+  const response: Record<string, JsonSchema> = {};
+  for (const [status, answer] of Object.entries(doc.responses)) {
+    response[status] = answer.schema === null ? { type: 'null', description: answer.description } : { description: answer.description, ...answer.schema };
+  }
+  for (const [status, when] of Object.entries({ ...COMMON_ERRORS[doc.access], ...doc.errors })) response[status] = { description: when, ...ref('Error') };
+  out.response = response;
+  return out;
+}
+
+function describe(doc: OperationDoc): string {
+  const who = doc.access === 'public' ? 'Public: no token needed.' : doc.access === 'admin' ? 'Admin tokens only.' : "Any valid token; an operator's only on its accounts.";
+  return doc.description === undefined ? who : `${doc.description}\n\n${who}`;
+}
