@@ -2,7 +2,8 @@
  * @module @herald/store-level
  *
  * Herald's embedded adapters on LevelDB (classic-level): a TaskStore, an
- * OfflineStore, an AccessStore (API tokens, audit log) and a CampaignStore (cron campaigns) that each own one directory. They pass the same conformance
+ * OfflineStore, an AccessStore (API tokens, audit log) and a CampaignStore
+ * (cron campaigns) that each own one directory. They pass the same conformance
  * suites (@herald/testing) as the production adapters, so a single-process
  * Herald (tests, demos, the embedded package) behaves like the real one.
  *
