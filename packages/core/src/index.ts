@@ -214,7 +214,7 @@ export type { AttributeIndex, StoredChunk } from './ports/attribute-index';
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
 export type { CampaignsConfig } from './config/options';
-export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
+export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { AccessStore } from './ports/access-store';

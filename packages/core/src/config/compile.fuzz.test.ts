@@ -55,6 +55,7 @@ const EMBEDDED = {
   executor: { ids: ['e1', 'e2'], bitmapWaitMs: 0 },
   offline: { rangeBits: 8 },
   transport: { highWaterMark: 4 },
+  frequency: { enabled: true, dailyLimit: 3, windows: [{ fromMinute: 0, toMinute: 720, slots: 1 }, { fromMinute: 720, toMinute: 1440, slots: 2 }], utcOffsetMinutes: 480 },
 };
 const VALID = [EMBEDDED, PRODUCTION, WITH_APTA];
 
@@ -117,7 +118,7 @@ describe('compileConfig, fuzzed', () => {
   });
 
   it('throws only ConfigError on objects of known sections holding arbitrary JSON', () => {
-    const keys = ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth'];
+    const keys = ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'frequency'];
     const arb = fc.record(Object.fromEntries(keys.map((key) => [key, edgy])), { requiredKeys: [] });
     fc.assert(
       fc.property(arb, fc.constantFrom('embedded', 'production'), (options, profile) => {

@@ -1,4 +1,5 @@
 import { ConfigError, HeraldError } from '../errors';
+import { compileFrequencyPolicy } from '../frequency/policy';
 import { compileConfig } from './compile';
 import type { HeraldOptions } from './options';
 
@@ -21,6 +22,7 @@ const EXPECTED_DEFAULTS = {
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
   delivery: { kind: 'file' },
+  frequency: { enabled: false, policy: compileFrequencyPolicy() },
   production: null,
 };
 
@@ -140,7 +142,9 @@ describe('compileConfig', () => {
       campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
       delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { 'x-herald': '1' } } },
     };
-    const { uinLimit, production, ...rest } = compileConfig(options);
+    // frequency compiles into a policy, not back into its options: compile-frequency.test.ts.
+    const { uinLimit, production, frequency, ...rest } = compileConfig(options);
+    expect(frequency.enabled).toBe(false);
     expect(production).toBeNull();
     expect(uinLimit).toBe(2 ** 24);
     expect(rest).toEqual(options);

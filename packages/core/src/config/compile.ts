@@ -3,6 +3,7 @@ import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
 import { compileAuth } from './compile-auth';
 import { compileCampaigns } from './compile-campaigns';
 import { compileDelivery } from './compile-delivery';
+import { compileFrequency } from './compile-frequency';
 import { compileManagement } from './compile-management';
 import { compileProduction } from './compile-production';
 import { section } from './section';
@@ -17,7 +18,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns', 'delivery']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns', 'delivery', 'frequency']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -68,6 +69,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
     transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
     delivery: compileDelivery(options),
+    frequency: compileFrequency(options),
     management: compileManagement(options),
     auth: compileAuth(options),
     campaigns: compileCampaigns(options),

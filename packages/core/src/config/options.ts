@@ -1,4 +1,5 @@
 import type { AptaConfig, AptaOptions } from '../apta/config';
+import type { FrequencyOptions, FrequencyPolicy } from '../frequency/policy';
 
 /**
  * Herald's configuration, step one of three: the documented options an
@@ -165,6 +166,21 @@ export interface HeraldOptions {
       headers?: Record<string, string>;
     };
   };
+  /**
+   * Per-user daily frequency control (docs/frequency.md): at most `dailyLimit`
+   * broadcasts a user a day, released at pseudo-random times inside
+   * competition windows. The policy's fields are FrequencyOptions'.
+   */
+  frequency?: FrequencyOptions & {
+    /**
+     * Runs the frequency filter in the dispatchers and the check at login
+     * delivery, and counts deliveries. Off by default: with it on, a task
+     * reaches a user only once a slot of the user's day is released, so what
+     * a broadcast reaches depends on the time of day (docs/frequency.md).
+     * Default false.
+     */
+    enabled?: boolean;
+  };
   /** Management endpoints for `herald admin` and Prometheus (docs/operations.md); both profiles accept it, production uses it. */
   management?: {
     /** Process id -> "host:port" of its management listener (plain HTTP: bind it to loopback or a private network). */
@@ -179,6 +195,12 @@ export interface HeraldOptions {
 export type DeliveryConfig =
   | { kind: 'file' }
   | { kind: 'webhook'; webhook: { url: string; timeoutMs: number; maxAttempts: number; retryDelayMs: number; headers: Record<string, string> } };
+
+export interface FrequencyConfig {
+  enabled: boolean;
+  /** Compiled (and checked) whether enabled or not. */
+  policy: FrequencyPolicy;
+}
 
 export interface ManagementConfig {
   endpoints: Record<string, string>;
@@ -264,6 +286,7 @@ export interface HeraldConfig {
   offline: { rangeBits: number };
   transport: { highWaterMark: number };
   delivery: DeliveryConfig;
+  frequency: FrequencyConfig;
   management: ManagementConfig;
   auth: AuthConfig;
   campaigns: CampaignsConfig;
