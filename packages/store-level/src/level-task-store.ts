@@ -180,10 +180,16 @@ export class LevelTaskStore implements TaskStore {
       if (q.accountIds?.length === 0) return { tasks: [], nextCursor: null };
       const tasks: Task[] = [];
       let more = false;
-      // Keyset scan in id order, filtering as it goes; one extra match tells whether a next page exists.
-      for await (const value of this.db.values({ gt: taskKey(q.afterId), lt: TASKS.lt })) {
+      // Keyset scan in id order (or reverse), filtering as it goes; one extra match tells whether a next page exists.
+      const range =
+        q.order === 'desc'
+          ? { gte: TASKS.gte, lt: q.beforeId === undefined ? TASKS.lt : taskKey(q.beforeId), reverse: true }
+          : { gt: taskKey(q.afterId), lt: TASKS.lt };
+      for await (const value of this.db.values(range)) {
         const task = decodeJson<Task>(value);
         if (q.state !== undefined && task.state !== q.state) continue;
+        if (q.createdFrom !== undefined && task.createdAt < q.createdFrom) continue;
+        if (q.createdBefore !== undefined && task.createdAt >= q.createdBefore) continue;
         if (q.accountId !== undefined && task.accountId !== q.accountId) continue;
         if (q.accountIds !== undefined && !q.accountIds.includes(task.accountId)) continue;
         if (tasks.length === q.limit) {

@@ -206,8 +206,16 @@ export class MySqlTaskStore implements TaskStore {
   listTasks(query: TaskQuery = {}): Promise<TaskPage> {
     return this.run('listTasks', async () => {
       const q = compileTaskQuery(query);
-      const where = ['id > ?'];
-      const values: SqlValue[] = [q.afterId];
+      const where = [q.order === 'desc' ? 'id < ?' : 'id > ?'];
+      const values: SqlValue[] = [q.order === 'desc' ? (q.beforeId ?? Number.MAX_SAFE_INTEGER) : q.afterId];
+      if (q.createdFrom !== undefined) {
+        where.push('created_at >= ?');
+        values.push(q.createdFrom);
+      }
+      if (q.createdBefore !== undefined) {
+        where.push('created_at < ?');
+        values.push(q.createdBefore);
+      }
       if (q.state !== undefined) {
         where.push('state = ?');
         values.push(q.state);
@@ -222,7 +230,7 @@ export class MySqlTaskStore implements TaskStore {
         values.push(...q.accountIds);
       }
       // One extra row tells whether a next page exists.
-      const [rows] = await this.pool.execute<Rows>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, [...values, q.limit + 1]);
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY id ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`, [...values, q.limit + 1]);
       const tasks = rows.slice(0, q.limit).map(toTask);
       return { tasks, nextCursor: rows.length > q.limit ? tasks[tasks.length - 1]!.id : null };
     });

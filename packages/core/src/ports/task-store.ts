@@ -12,15 +12,26 @@ export interface TaskQuery {
    * nothing. At most 1000 ids.
    */
   accountIds?: readonly string[];
-  /** Keyset cursor: only tasks with a larger id. */
+  /** Keyset cursor of an ascending listing: only tasks with a larger id. */
   afterId?: number;
+  /**
+   * 'asc' (default): ascending id, paged by `afterId`. 'desc': newest first
+   * (descending id), paged by `beforeId`; what an operator's task list wants.
+   */
+  order?: 'asc' | 'desc';
+  /** Keyset cursor of a descending listing: only tasks with a smaller id. */
+  beforeId?: number;
+  /** Only tasks created at or after this time (epoch ms). */
+  createdFrom?: number;
+  /** Only tasks created before this time (epoch ms). */
+  createdBefore?: number;
   /** 1..1000, default 100. */
   limit?: number;
 }
 
 export interface TaskPage {
   tasks: Task[];
-  /** Pass as `afterId` for the next page; null on the last page. */
+  /** Pass as `afterId` (ascending) or `beforeId` (descending) for the next page; null on the last page. */
   nextCursor: number | null;
 }
 

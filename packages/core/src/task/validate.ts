@@ -145,6 +145,11 @@ export interface CompiledTaskQuery {
   /** Undefined: any account. */
   accountIds: readonly string[] | undefined;
   afterId: number;
+  order: 'asc' | 'desc';
+  /** Undefined: from the newest task (a descending listing's first page). */
+  beforeId: number | undefined;
+  createdFrom: number | undefined;
+  createdBefore: number | undefined;
   limit: number;
 }
 
@@ -152,15 +157,24 @@ export interface CompiledTaskQuery {
 export const TASK_QUERY_MAX_ACCOUNTS = 1000;
 
 export function compileTaskQuery(query: TaskQuery): CompiledTaskQuery {
-  const { state, accountId, accountIds, afterId = 0, limit = TASK_QUERY_DEFAULT_LIMIT } = query;
+  const { state, accountId, accountIds, afterId = 0, order = 'asc', beforeId, createdFrom, createdBefore, limit = TASK_QUERY_DEFAULT_LIMIT } = query;
   checkLimit(limit);
   checkAfterId(afterId);
+  if (order !== 'asc' && order !== 'desc') throw new ValidationError("order must be 'asc' or 'desc'", { field: 'order', order });
+  if (beforeId !== undefined) {
+    if (!Number.isSafeInteger(beforeId) || beforeId < 1) throw new ValidationError('beforeId must be a positive integer', { field: 'beforeId', beforeId });
+    if (order !== 'desc') throw new ValidationError("beforeId pages a listing in order 'desc'", { field: 'beforeId' });
+  }
+  if (afterId !== 0 && order === 'desc') throw new ValidationError("afterId pages a listing in order 'asc'; use beforeId", { field: 'afterId' });
+  for (const [field, value] of [['createdFrom', createdFrom], ['createdBefore', createdBefore]] as const) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new ValidationError(`${field} must be epoch milliseconds`, { field, [field]: value });
+  }
   if (state !== undefined && !TASK_STATES.includes(state)) throw new ValidationError('unknown task state', { state });
   if (accountId !== undefined && typeof accountId !== 'string') throw new ValidationError('accountId must be a string', { accountId });
   if (accountIds !== undefined && (!Array.isArray(accountIds) || accountIds.length > TASK_QUERY_MAX_ACCOUNTS || accountIds.some((id) => typeof id !== 'string'))) {
     throw new ValidationError(`accountIds must be a list of at most ${TASK_QUERY_MAX_ACCOUNTS} account ids`, { field: 'accountIds' });
   }
-  return { state, accountId, accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)], afterId, limit };
+  return { state, accountId, accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)], afterId, order, beforeId, createdFrom, createdBefore, limit };
 }
 
 /** listTasksByContent arguments: accountId a string, contentCrc a u32. */

@@ -106,7 +106,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => visibleTask(request, request.params.id));
 
-  app.get<{ Querystring: { state?: TaskState; accountId?: string; cursor?: number; limit?: number } }>(
+  app.get<{ Querystring: { state?: TaskState; accountId?: string; order?: 'asc' | 'desc'; createdFrom?: string; createdBefore?: string; cursor?: number; limit?: number } }>(
     '/api/v1/tasks',
     {
       schema: {
@@ -116,6 +116,9 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
           properties: {
             state: { type: 'string', enum: [...TASK_STATES] },
             accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
+            order: { type: 'string', enum: ['asc', 'desc'] },
+            createdFrom: { type: 'string', minLength: 1, maxLength: 64 },
+            createdBefore: { type: 'string', minLength: 1, maxLength: 64 },
             cursor: { type: 'integer', minimum: 0 },
             limit: { type: 'integer', minimum: 1, maximum: 1000 },
           },
@@ -123,12 +126,20 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       },
     },
     async (request) => {
-      const { state, accountId, cursor, limit } = request.query;
+      const { state, accountId, order, cursor, limit } = request.query;
+      // Newest first pages downwards: the cursor is then the id to go below.
+      const page = {
+        state,
+        limit,
+        ...(order === 'desc' ? { order, beforeId: cursor } : { afterId: cursor }),
+        createdFrom: parseTime(request.query.createdFrom, 'createdFrom'),
+        createdBefore: parseTime(request.query.createdBefore, 'createdBefore'),
+      };
       const visible = visibleAccounts(request);
-      if (visible === 'all') return store.listTasks({ state, accountId, afterId: cursor, limit });
+      if (visible === 'all') return store.listTasks({ ...page, accountId });
       // Another account's tasks are not there for an operator: the same empty page as an account without tasks.
       if (accountId !== undefined && !visible.includes(accountId)) return { tasks: [], nextCursor: null };
-      return store.listTasks({ state, ...(accountId === undefined ? { accountIds: visible } : { accountId }), afterId: cursor, limit });
+      return store.listTasks({ ...page, ...(accountId === undefined ? { accountIds: visible } : { accountId }) });
     },
   );
 
@@ -154,6 +165,14 @@ function parseTaskId(raw: string): number {
  * deliver ahead of) and before the task expires (else users queued offline
  * would never see it on time).
  */
+/** An optional ISO 8601 date-time query parameter as epoch ms. */
+function parseTime(raw: string | undefined, field: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const at = Date.parse(raw);
+  if (Number.isNaN(at) || at < 0) throw new ValidationError(`${field} '${raw}' is not an ISO 8601 date-time`, { field });
+  return at;
+}
+
 function parseDisplayAt(raw: string | undefined, sendAt: number, expiresAt: number): number | undefined {
   if (raw === undefined) return undefined;
   const displayAt = Date.parse(raw);

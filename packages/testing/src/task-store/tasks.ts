@@ -97,6 +97,49 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect(await store().listTasks({ afterId: ids[3]! })).toEqual({ tasks: [], nextCursor: null });
     });
 
+    it("lists newest first with order 'desc', paged by beforeId", async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await store().createTask(newTask(), NOW + i)).id);
+      const newest = [...ids].reverse();
+      const p1 = await store().listTasks({ order: 'desc', limit: 2 });
+      expect(p1.tasks.map((t) => t.id)).toEqual(newest.slice(0, 2));
+      expect(p1.nextCursor).toBe(newest[1]);
+      const p2 = await store().listTasks({ order: 'desc', limit: 2, beforeId: p1.nextCursor! });
+      expect(p2.tasks.map((t) => t.id)).toEqual(newest.slice(2, 4));
+      const p3 = await store().listTasks({ order: 'desc', limit: 2, beforeId: p2.nextCursor! });
+      expect(p3).toEqual({ tasks: [await store().getTask(ids[0]!)], nextCursor: null });
+      expect(await store().listTasks({ order: 'desc', beforeId: ids[0]! })).toEqual({ tasks: [], nextCursor: null });
+      expect((await store().listTasks({ order: 'asc' })).tasks.map((t) => t.id)).toEqual(ids);
+    });
+
+    it('filters by creation time (createdFrom inclusive, createdBefore exclusive) in both orders and with other filters', async () => {
+      const made = [];
+      for (let i = 0; i < 6; i++) made.push(await store().createTask(newTask({ accountId: i % 2 === 0 ? 'acct-a' : 'acct-b' }), NOW + i * 1000));
+      const window = { createdFrom: NOW + 1000, createdBefore: NOW + 4000 };
+      expect((await store().listTasks(window)).tasks.map((t) => t.id)).toEqual([made[1]!.id, made[2]!.id, made[3]!.id]);
+      expect((await store().listTasks({ ...window, order: 'desc' })).tasks.map((t) => t.id)).toEqual([made[3]!.id, made[2]!.id, made[1]!.id]);
+      expect((await store().listTasks({ ...window, accountId: 'acct-a' })).tasks.map((t) => t.id)).toEqual([made[2]!.id]);
+      const paged = await store().listTasks({ ...window, order: 'desc', limit: 2 });
+      expect(paged.tasks.map((t) => t.id)).toEqual([made[3]!.id, made[2]!.id]);
+      expect((await store().listTasks({ ...window, order: 'desc', limit: 2, beforeId: paged.nextCursor! })).tasks.map((t) => t.id)).toEqual([made[1]!.id]);
+      expect((await store().listTasks({ createdFrom: NOW + 5000 })).tasks.map((t) => t.id)).toEqual([made[5]!.id]);
+      expect((await store().listTasks({ createdBefore: NOW })).tasks).toEqual([]);
+    });
+
+    it('rejects a bad order, a cursor of the other order and bad times with VALIDATION_FAILED', async () => {
+      await store().createTask(newTask(), NOW);
+      const bad: Parameters<TaskStore['listTasks']>[0][] = [
+        { order: 'sideways' as 'asc' },
+        { beforeId: 5 },
+        { order: 'desc', afterId: 3 },
+        { order: 'desc', beforeId: 0 },
+        { order: 'desc', beforeId: 1.5 },
+        { createdFrom: -1 },
+        { createdBefore: Number.NaN },
+      ];
+      for (const query of bad) await rejectsWithCode(store().listTasks(query), 'VALIDATION_FAILED');
+    });
+
     it('defaults to 100 tasks per page', async () => {
       const ids: number[] = [];
       for (let i = 0; i < 101; i++) ids.push((await store().createTask(newTask(), NOW)).id);
