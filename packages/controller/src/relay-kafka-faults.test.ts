@@ -117,6 +117,7 @@ describe('controller outbox relay under Kafka broker faults (MySQL + Kafka)', ()
     const meter: Meter = {
       counter: (name) => ({ inc: (_labels, value = 1) => void counted.set(name, (counted.get(name) ?? 0) + value) }),
       gauge: () => ({ set() {} }),
+      histogram: () => ({ observe() {} }),
     };
     const failedPasses = () => counted.get('herald_controller_pass_failures_total') ?? 0;
     /** Events committed but not yet relayed (marked), as far as the workload and the controller know. */

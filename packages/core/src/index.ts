@@ -227,8 +227,8 @@ export type { CheckedEvent } from './ports/event-bus-rules';
 export type { OfflineStore, OfflineEntry } from './ports/offline-store';
 export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';
 export type { FrequencyCounter, FrequencyUse } from './ports/frequency-counter';
-export { noopLogger, noopMeter, systemClock } from './ports/observability';
-export type { Logger, Meter, Counter, Gauge, Clock } from './ports/observability';
+export { noopLogger, noopMeter, systemClock, LATENCY_BUCKETS_SECONDS } from './ports/observability';
+export type { Logger, Meter, Counter, Gauge, Histogram, Clock } from './ports/observability';
 
 export { mulberry32, seededRandom } from './random';
 export { retry } from './retry/retry';

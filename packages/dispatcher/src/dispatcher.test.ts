@@ -73,6 +73,9 @@ class RecordingMeter implements Meter {
   gauge() {
     return { set() {} };
   }
+  histogram() {
+    return { observe() {} };
+  }
   total(name: string): number {
     return this.totals.get(name) ?? 0;
   }

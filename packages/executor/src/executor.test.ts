@@ -76,6 +76,9 @@ class RecordingMeter implements Meter {
   gauge() {
     return { set() {} };
   }
+  histogram() {
+    return { observe() {} };
+  }
   total(name: string, labels?: Record<string, string>): number {
     return this.totals.get(`${name}${JSON.stringify(labels ?? {})}`) ?? 0;
   }

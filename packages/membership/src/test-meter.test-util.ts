@@ -30,6 +30,9 @@ export function recordingMeter(): RecordingMeter {
       gauges.set(name, values);
       return { set: (value, labels = {}) => void values.set(key(labels), value) };
     },
+    histogram() {
+      return { observe() {} };
+    },
     count(name, labels = {}) {
       let sum = 0;
       for (const s of counters.get(name) ?? []) if (Object.entries(labels).every(([k, v]) => s.labels[k] === v)) sum += s.value;

@@ -11,6 +11,16 @@ describe('createPromMeter', () => {
     expect(body).toContain('herald_test_total{kind="a"} 3');
     expect(body).toContain('herald_test_gauge 7');
   });
+
+  it('exposes histograms with their buckets, sharing them by name', async () => {
+    const meter = createPromMeter();
+    meter.histogram('herald_test_seconds', 'test', ['lane'], [0.1, 1]).observe(0.05, { lane: 'a' });
+    meter.histogram('herald_test_seconds', 'test', ['lane'], [0.1, 1]).observe(0.5, { lane: 'a' });
+    const { body } = await meter.exposition();
+    expect(body).toContain('herald_test_seconds_bucket{le="0.1",lane="a"} 1');
+    expect(body).toContain('herald_test_seconds_bucket{le="1",lane="a"} 2');
+    expect(body).toContain('herald_test_seconds_count{lane="a"} 2');
+  });
 });
 
 describe('createJsonLogger', () => {

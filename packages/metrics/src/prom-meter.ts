@@ -1,5 +1,5 @@
-import { Counter as PromCounter, Gauge as PromGauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Counter, Gauge, Meter } from '@herald/core';
+import { Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Counter, Gauge, Histogram, Meter } from '@herald/core';
 
 export interface PromMeter extends Meter {
   readonly registry: Registry;
@@ -16,6 +16,7 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
   const counters = new Map<string, PromCounter>();
   const gauges = new Map<string, PromGauge>();
+  const histograms = new Map<string, PromHistogram>();
   return {
     registry,
     counter(name, help, labelNames = []): Counter {
@@ -35,6 +36,15 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
       }
       const g = gauge;
       return { set: (value, labels) => (labels ? g.set(labels, value) : g.set(value)) };
+    },
+    histogram(name, help, labelNames, buckets): Histogram {
+      let histogram = histograms.get(name);
+      if (histogram === undefined) {
+        histogram = new PromHistogram({ name, help, labelNames: [...labelNames], buckets: [...buckets], registers: [registry] });
+        histograms.set(name, histogram);
+      }
+      const h = histogram;
+      return { observe: (value, labels) => (labels ? h.observe(labels, value) : h.observe(value)) };
     },
     async exposition() {
       return { contentType: registry.contentType, body: await registry.metrics() };

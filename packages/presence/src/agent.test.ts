@@ -9,6 +9,7 @@ function countingMeter() {
   const meter: Meter = {
     counter: (name) => ({ inc: (labels = {}, n = 1) => counts.set(`${name}${JSON.stringify(labels)}`, (counts.get(`${name}${JSON.stringify(labels)}`) ?? 0) + n) }),
     gauge: () => ({ set() {} }),
+    histogram: () => ({ observe() {} }),
   };
   const read = (result: string) => counts.get(`herald_presence_events_total${JSON.stringify({ agent: 'presence-1', result })}`) ?? 0;
   return { meter, read };

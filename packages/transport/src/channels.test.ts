@@ -102,7 +102,7 @@ describe('channels over zeromq', () => {
   it('counts, logs and skips malformed frames, then keeps receiving', async () => {
     const incs: Record<string, string>[] = [];
     const counter: Counter = { inc: (labels) => incs.push(labels ?? {}) };
-    const meter: Meter = { counter: (name) => (name === 'herald_transport_malformed_frames_total' ? counter : { inc() {} }), gauge: () => ({ set() {} }) };
+    const meter: Meter = { counter: (name) => (name === 'herald_transport_malformed_frames_total' ? counter : { inc() {} }), gauge: () => ({ set() {} }), histogram: () => ({ observe() {} }) };
     const warnings: Record<string, unknown>[] = [];
     const logger: Logger = { debug() {}, info() {}, error() {}, warn: (_m, fields) => warnings.push(fields ?? {}) };
     const endpoint = inprocEndpoint('malformed');

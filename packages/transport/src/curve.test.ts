@@ -47,6 +47,7 @@ async function curveServer(name: string, allowed: CurveKeyPair[]) {
   const meter: Meter = {
     counter: (metric) => ({ inc: (labels) => (metric === 'herald_transport_refused_peers_total' ? refusals.push(labels ?? {}) : undefined) }),
     gauge: () => ({ set() {} }),
+    histogram: () => ({ observe() {} }),
   };
   const logger: Logger = { debug() {}, info() {}, error() {}, warn: (_message, fields) => warnings.push(fields ?? {}) };
   const pull = track(

@@ -38,6 +38,7 @@ const meter: Meter = {
     },
   }),
   gauge: () => ({ set() {} }),
+  histogram: () => ({ observe() {} }),
 };
 
 let pull: PullChannel;

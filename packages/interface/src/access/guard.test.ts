@@ -94,7 +94,7 @@ describe('a failed audit append', () => {
     const errors: Record<string, unknown>[] = [];
     const logger: Logger = { ...noopLogger, error: (message, fields) => void errors.push({ message, ...fields }) };
     const counts = new Map<string, number>();
-    const meter: Meter = { counter: (name) => ({ inc: () => void counts.set(name, (counts.get(name) ?? 0) + 1) }), gauge: () => ({ set() {} }) };
+    const meter: Meter = { counter: (name) => ({ inc: () => void counts.set(name, (counts.get(name) ?? 0) + 1) }), gauge: () => ({ set() {} }), histogram: () => ({ observe() {} }) };
     const server = await start({ access: failing, clock, logger, meter });
     const answer = await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/tokens', body: { name: 'n', role: 'admin' } });
     expect(answer.status).toBe(201);
