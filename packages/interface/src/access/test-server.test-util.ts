@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ListRepository } from '@herald/audience';
-import { compileConfig, encodeRecipientList, noopLogger, systemClock, type AccessStore, type Clock, type HeraldOptions, type Logger, type Meter } from '@herald/core';
+import { compileConfig, encodeRecipientList, noopLogger, systemClock, type AccessStore, type CampaignStore, type Clock, type HeraldOptions, type Logger, type Meter } from '@herald/core';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';
@@ -36,7 +36,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { access: AccessStore; config?: HeraldOptions; clock?: Clock; logger?: Logger; meter?: Meter }): Promise<TestServer> {
+export async function startTestServer(options: { access: AccessStore; campaigns?: CampaignStore; config?: HeraldOptions; clock?: Clock; logger?: Logger; meter?: Meter }): Promise<TestServer> {
   const dir: TempDir = await makeTempDir('herald-interface-server-');
   const store = await LevelTaskStore.open(join(dir.path, 'tasks'));
   const lists = new ListRepository(join(dir.path, 'lists'));
@@ -56,6 +56,7 @@ export async function startTestServer(options: { access: AccessStore; config?: H
     clock: options.clock ?? systemClock,
     logger: options.logger ?? noopLogger,
     ...(options.meter ? { meter: options.meter } : {}),
+    ...(options.campaigns ? { campaigns: options.campaigns } : {}),
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
     metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'herald_up 1\n' }),
   });
