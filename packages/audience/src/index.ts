@@ -26,6 +26,9 @@
  *   // A text or CSV upload, converted on the way; bad lines counted by reason:
  *   const { meta: csvMeta, report } = await lists.importText(request, { accountId: 'acme', uinLimit: 2 ** 32, maxBytes: 2 ** 33, format: 'csv', column: 'uin' });
  *
+ *   // Any AudienceSource (followers, a targeting query, a MySQL table) into a list, bad rows counted:
+ *   const { meta: targeted } = await importFromSource(lists, targetingSource(index, 'region:cn-gd AND NOT tag:churned'), { accountId: 'acme', uinLimit: 2 ** 32 });
+ *
  *   // Or all at once, into one array of exactly meta.count uins:
  *   const uins = await loadRecipientList(lists.pathOf(meta.id), { uinLimit: 2 ** 32 });
  *   const filteredId = lists.newId('f');
@@ -41,5 +44,11 @@ export { TextListParser, BAD_LINE_REASONS } from './text-list';
 export type { TextListOptions, TextListReport, BadLine, BadLineReason } from './text-list';
 export { DEFAULT_MAX_BAD_RATIO } from './text-import';
 export type { TextImportPolicy } from './text-import';
+export { importFromSource, enforceSourcePolicy } from './source-import';
+export type { SourceImportOptions, SourceImportProgress, SourceImportReport, SourceListImport } from './source-import';
+export { targetingSource } from './targeting-source';
+export type { TargetingSourceOptions } from './targeting-source';
+export { applyFollowEvents, publishFollowChanges } from './follow-events';
+export type { FollowEventsOptions } from './follow-events';
 export { syntheticAudience } from './synthetic';
 export type { SyntheticAudienceOptions, SyntheticAudience } from './synthetic';

@@ -57,7 +57,8 @@ const LIST_SUFFIX = '.hrl';
  *   for await (const batch of readRecipientList(lists.pathOf(meta.id), { uinLimit: 2 ** 32 })) use(batch);
  */
 export class ListRepository {
-  private readonly clock: Clock;
+  /** Stamps `createdAt` of the lists stored here (importFromSource uses it too). */
+  readonly clock: Clock;
 
   constructor(
     readonly root: string,

@@ -18,6 +18,8 @@
 export { LevelTaskStore } from './level-task-store';
 export { LevelAccessStore } from './level-access-store';
 export { LevelCampaignStore } from './level-campaign-store';
+export { LevelFollowerStore } from './level-follower-store';
+export { LevelAttributeIndex } from './level-attribute-index';
 export { LevelOfflineStore, DEFAULT_RANGE_BITS } from './level-offline-store';
 export type { LevelOfflineStoreOptions } from './level-offline-store';
 export { LevelFrequencyCounter, DEFAULT_RETAIN_DAYS } from './level-frequency-counter';
