@@ -20,6 +20,8 @@ export { blacklistFilter } from './filters/blacklist';
 export type { BlacklistSource } from './filters/blacklist';
 export { noResendFilter } from './filters/no-resend';
 export type { SentLedger } from './filters/no-resend';
+export { frequencyFilter, FREQUENCY_READ_CHUNK } from './filters/frequency';
+export type { FrequencySource } from './filters/frequency';
 export { buildFilterChain } from './filters/chain';
 export type { ChainSources } from './filters/chain';
 export { repositoryBlacklists, storeLedger, GLOBAL_BLACKLIST_ID, accountBlacklistId } from './sources';
