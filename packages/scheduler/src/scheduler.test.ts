@@ -1,4 +1,4 @@
-import { compileConfig, HashRing, type Clock, type NewTask, type Task } from '@herald/core';
+import { compileConfig, HashRing, type Clock, type Meter, type NewTask, type Task } from '@herald/core';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';
@@ -78,6 +78,31 @@ describe('scheduler', () => {
     expect(done.report).toMatchObject({ total: 10, kept: 10, delivered: 3, offline: 7, units: 1, unitsDone: 1 });
     expect(done.epoch).toBe(1);
     expect((await store.listUnits(task.id)).map((u) => [u.state, u.checkpoint])).toEqual([['DONE', 10]]);
+  });
+
+  it('observes first delivery and completion once per task, and shows its slots, queue and units per executor', async () => {
+    const observed: { name: string; priority: string | undefined }[] = [];
+    const gauges = new Map<string, number>();
+    const meter: Meter = {
+      counter: () => ({ inc() {} }),
+      gauge: (name) => ({ set: (value, labels) => void gauges.set(`${name}${labels ? JSON.stringify(labels) : ''}`, value) }),
+      histogram: (name) => ({ observe: (_value, labels) => void observed.push({ name, priority: labels?.priority }) }),
+    };
+    schedulers.push(await startScheduler({ config, store, inbox, toDispatcher, meter }));
+    const task = await store.createTask(newTask({ priority: 'realtime' }), Date.now());
+    hold.add(task.id); // its unit gets two batches, sent below
+    await toScheduler.send({ kind: 'task.submitted', taskId: task.id });
+    await waitState(task.id, 'SENDING');
+    await waitFor(() => gauges.get('herald_scheduler_active_tasks') === 1 && gauges.get('herald_scheduler_running_units{"executor":"e1"}') === 1, { timeoutMs: 10_000, message: 'slot and unit never shown' });
+    await toScheduler.send({ kind: 'unit.progress', taskId: task.id, epoch: 1, unitNo: 0, from: 0, to: 5, delivered: 5, offline: 0, done: false });
+    await toScheduler.send({ kind: 'unit.progress', taskId: task.id, epoch: 1, unitNo: 0, from: 5, to: 10, delivered: 5, offline: 0, done: true });
+    await waitState(task.id, 'COMPLETED');
+    expect(observed).toEqual([
+      { name: 'herald_task_first_delivery_seconds', priority: 'realtime' },
+      { name: 'herald_task_completion_seconds', priority: 'realtime' },
+    ]);
+    await waitFor(() => gauges.get('herald_scheduler_active_tasks') === 0 && gauges.get('herald_scheduler_running_units{"executor":"e1"}') === 0, { timeoutMs: 10_000, message: 'freed slot and unit never shown' });
+    expect(gauges.get('herald_scheduler_queued_tasks')).toBe(0);
   });
 
   it('admits by score when slots are short: a real-time task goes before earlier normal ones', async () => {

@@ -21,6 +21,7 @@ import {
   type TaskStore,
 } from '@herald/core';
 import type { Message, PreprocessResult, PullChannel, PushChannel, TaskCommand, UnitProgressMessage } from '@herald/transport';
+import { schedulerMetrics } from './scheduler-metrics';
 import { SerialQueue } from './serial';
 import { StallWatch } from './stall-watch';
 import { storeRecorder, withProgress, type ProgressRecorder } from './progress-recorder';
@@ -99,6 +100,8 @@ export interface Scheduler {
 
 /** How often a sending task's delivered/offline totals are written back to the task row. */
 const REPORT_EVERY_MS = 250;
+/** How often the scheduler's gauges are set, at most: each counts every unit it holds. */
+const STATS_EVERY_MS = 250;
 /** A job slower than this is logged: every message queued behind it waited as long. */
 const SLOW_JOB_MS = 100;
 
@@ -148,6 +151,10 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const serial = new SerialQueue();
   const stalls = new StallWatch(config.scheduler.unitStallMs);
   const stalledUnits = meter.counter('herald_scheduler_stalled_units_total', 'Units run again from their checkpoint after no progress for scheduler.unitStallMs');
+  const metrics = schedulerMetrics(meter);
+  /** Tasks whose first confirmed batch was seen (or that had one when this scheduler got them). */
+  const reachedTasks = new Set<number>();
+  let statsAt = -Infinity;
 
   const fenceOf = (task: Task) => ({ epoch: task.epoch });
   const scoreOf = (task: Task) =>
@@ -161,6 +168,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     active.delete(taskId);
     lastReportAt.delete(taskId);
     closedEpochs.delete(taskId);
+    reachedTasks.delete(taskId);
     queue.remove((id) => id === taskId);
   }
 
@@ -432,7 +440,13 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     const list = units.get(progress.taskId);
     const current = list?.find((u) => u.unitNo === progress.unitNo) ?? (await loadUnit(task, progress.unitNo));
     if (current === undefined) return;
+    const before = list === undefined || reachedTasks.has(task.id) ? undefined : totals(task.id);
     let unit = await recorder.record(task, current, progress, clock.now());
+    if (before !== undefined && unit.delivered + unit.offline > current.delivered + current.offline) {
+      // Once per task and owner; a task taken over with progress already had its first delivery.
+      reachedTasks.add(task.id);
+      if (before.delivered + before.offline === 0) metrics.firstDelivery(task, clock.now());
+    }
     if (list === undefined) {
       // Paused or stopped meanwhile: the batch was delivered, so keep its checkpoint; a resume must not send it again.
       await recorder.settle(task, unit, clock.now());
@@ -481,7 +495,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     const list = units.get(taskId);
     if (task === undefined || list === undefined || task.state !== 'SENDING') return false;
     if (!list.every((u) => u.state === 'DONE')) return false;
-    await transition(task, 'complete', { report: totals(taskId) });
+    const completed = await transition(task, 'complete', { report: totals(taskId) });
+    metrics.completed(completed, clock.now());
     logger.info('task completed', { taskId, ...totals(taskId) });
     release(taskId);
     return true;
@@ -584,11 +599,26 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       // Jobs run one at a time, so a slow one delays every message behind it: say so.
       if (ms > SLOW_JOB_MS) logger.warn('slow scheduler job', { what, taskId, ms: Math.round(ms) });
     } catch (error) {
+      metrics.failed(error);
       if (error instanceof FencedError && taskId !== undefined) {
         logger.warn('lost ownership of a task; dropping it', { taskId });
         forget(taskId);
       } else logger.error('scheduler job failed', { taskId, error: String(error), code: isHeraldError(error) ? error.code : undefined });
+    } finally {
+      publishStats();
     }
+  }
+
+  /** Sets the gauges, at most every STATS_EVERY_MS (a tick comes at least every scheduler.tickMs). */
+  function publishStats(): void {
+    const now = performance.now();
+    if (now - statsAt < STATS_EVERY_MS) return;
+    statsAt = now;
+    const unitsByExecutor = new Map<string, number>();
+    for (const list of units.values()) {
+      for (const unit of list) if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING') unitsByExecutor.set(unit.executorId, (unitsByExecutor.get(unit.executorId) ?? 0) + 1);
+    }
+    metrics.publish({ queued: queue.size, active: active.size, scheduled: scheduled.size, owned: owned.size, pendingJobs: Math.max(0, serial.pending - 1), unitsByExecutor });
   }
   const guarded = (taskId: number | undefined, job: () => Promise<void>, what?: string) => serial.run(() => safely(taskId, job, what));
 

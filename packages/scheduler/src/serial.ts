@@ -5,14 +5,21 @@
  */
 export class SerialQueue {
   private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
 
   run<T>(job: () => Promise<T>): Promise<T> {
+    this.queued++;
     const result = this.tail.then(job);
     this.tail = result.then(
-      () => undefined,
-      () => undefined,
+      () => void this.queued--,
+      () => void this.queued--,
     );
     return result;
+  }
+
+  /** Jobs queued and not finished, the running one included. */
+  get pending(): number {
+    return this.queued;
   }
 
   /** Resolves when every job queued so far has finished. */
