@@ -1,5 +1,6 @@
 import {
   AccessDeniedError,
+  AccountQuotaError,
   AudienceSourceError,
   ConfigError,
   ErrorCodes,
@@ -45,6 +46,7 @@ describe('ErrorCodes', () => {
         'LIST_TOO_MANY_BAD_LINES',
         'CAMPAIGN_NOT_FOUND',
         'IDEMPOTENCY_KEY_REUSED',
+        'ACCOUNT_QUOTA_EXCEEDED',
         'QUERY_INVALID',
         'AUDIENCE_SOURCE_FAILED',
         'AUDIENCE_JOB_NOT_FOUND',
@@ -190,6 +192,19 @@ describe('access errors', () => {
     expect(error.retriable).toBe(true);
     expect(error.retryAfterMs).toBe(1200);
     expect(error.toJSON()).toStrictEqual({ code: 'RATE_LIMITED', message: 'too many requests for this token: try again in 2 s', details: { retryAfterMs: 1200 } });
+  });
+});
+
+describe('quota errors', () => {
+  it('AccountQuotaError names the account, keeps the refusal as details and is not retriable', () => {
+    const error = new AccountQuotaError('acme', 'daily quota used up', { limit: 'dailyBroadcasts', max: 3, used: 3, retryAt: 86_400_000 });
+    expect(error).toBeInstanceOf(HeraldError);
+    expect(error.retriable).toBe(false);
+    expect(error.toJSON()).toStrictEqual({
+      code: 'ACCOUNT_QUOTA_EXCEEDED',
+      message: 'account acme: daily quota used up',
+      details: { accountId: 'acme', limit: 'dailyBroadcasts', max: 3, used: 3, retryAt: 86_400_000 },
+    });
   });
 });
 

@@ -36,6 +36,8 @@ export const ErrorCodes = {
   CAMPAIGN_NOT_FOUND: 'CAMPAIGN_NOT_FOUND',
   /** An Idempotency-Key already used for a request with another body. */
   IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  /** A broadcast over its account's daily quota or frequency (docs/account-quotas.md); details say which limit and when a send time fits. */
+  ACCOUNT_QUOTA_EXCEEDED: 'ACCOUNT_QUOTA_EXCEEDED',
   /** A targeting query that does not parse or names an unknown attribute or value; details say where (docs/audience-sources.md). */
   QUERY_INVALID: 'QUERY_INVALID',
   /** An audience source (followers, targeting, a MySQL table) failed while its list was being built; nothing was stored. */
@@ -129,6 +131,20 @@ export class RateLimitedError extends HeraldError {
       details: { retryAfterMs },
     });
     this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
+ * A broadcast refused by its account's B-side limits (docs/account-quotas.md):
+ * `details.limit` names the limit (dailyBroadcasts, dailyRecipients,
+ * minIntervalMs), `details.field` the request field to change, and
+ * `details.retryAt` (epoch ms), when a later send time can fit, the earliest
+ * one this limit would not refuse. Not retriable: the same request is refused
+ * again until the account's usage changes or its send time moves.
+ */
+export class AccountQuotaError extends HeraldError {
+  constructor(accountId: string, message: string, details: Record<string, unknown>) {
+    super(ErrorCodes.ACCOUNT_QUOTA_EXCEEDED, `account ${accountId}: ${message}`, { details: { accountId, ...details } });
   }
 }
 

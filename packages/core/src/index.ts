@@ -27,6 +27,7 @@ export {
   FrameError,
   QueryError,
   AudienceSourceError,
+  AccountQuotaError,
   isHeraldError,
 } from './errors';
 export type { ErrorCode, HeraldErrorOptions } from './errors';
@@ -211,9 +212,34 @@ export type { UserChange, ChunkEdit } from './targeting/index-edits';
 export { MAX_USERS_PER_PUT } from './ports/attribute-index';
 export type { AttributeIndex, StoredChunk } from './ports/attribute-index';
 
+// B-side controls (docs/account-quotas.md): an account's daily quotas and frequency, scaled by its last
+// click-through rate; reserveBroadcast(store, config.accounts, reservation) checks and records one broadcast.
+export { LIMIT_NAMES, LIMIT_MAX, checkLimitValue, checkLimitsOverride, checkClickThroughRate, clickThroughFactor, baseLimits, scaleLimits, limitsInForce } from './account-quota/limits';
+export type { AccountLimits, AccountLimitsOverride, ClickThroughPolicy, LimitName, LimitsInForce } from './account-quota/limits';
+export { accountDayOf, checkAccountDay } from './account-quota/day';
+export type { AccountDay } from './account-quota/day';
+export { admit } from './account-quota/admit';
+export type { AccountUsage, QuotaRequest, QuotaRefusal, Admission } from './account-quota/admit';
+export {
+  MAX_ACCOUNT_ID_CHARS,
+  MAX_RESERVATION_KEY_CHARS,
+  RESERVATION_RETENTION_MS,
+  checkAccountId,
+  checkReservationKey,
+  checkQuotaTime,
+  checkReservation,
+  applySettingsPatch,
+  decideReservation,
+  quotaExceeded,
+} from './account-quota/records';
+export type { AccountSettings, AccountSettingsPatch, BroadcastReservation, ReserveResult } from './account-quota/records';
+export { reserveBroadcast, describeAccountLimits } from './account-quota/reserve';
+export type { AccountLimitsView } from './account-quota/reserve';
+export type { AccountStore } from './ports/account-store';
+
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
-export type { CampaignsConfig } from './config/options';
+export type { CampaignsConfig, AccountsConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors';
 import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
+import { compileAccounts } from './compile-accounts';
 import { compileAuth } from './compile-auth';
 import { compileCampaigns } from './compile-campaigns';
 import { compileDelivery } from './compile-delivery';
@@ -18,7 +19,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns', 'delivery', 'frequency']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -73,6 +74,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     management: compileManagement(options),
     auth: compileAuth(options),
     campaigns: compileCampaigns(options),
+    accounts: compileAccounts(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }

@@ -1,3 +1,4 @@
+import type { AccountLimits, ClickThroughPolicy } from '../account-quota/limits';
 import type { AptaConfig, AptaOptions } from '../apta/config';
 import type { FrequencyOptions, FrequencyPolicy } from '../frequency/policy';
 
@@ -149,6 +150,33 @@ export interface HeraldOptions {
     /** How often the controller re-reads the campaigns (new, changed, due), ms. 100..3600000, default 5000. */
     scanIntervalMs?: number;
   };
+  /** B-side controls: each account's daily quotas and frequency, scaled by its last click-through rate (docs/account-quotas.md). */
+  accounts?: {
+    /**
+     * The limits of an account without its own (PUT /api/v1/accounts/:id/limits
+     * overrides them field by field). Generous by default: they stop a runaway
+     * script, not a real account; set the product's policy here.
+     */
+    defaultLimits?: {
+      /** Broadcasts whose send time falls on one local day. 0..1000000, default 10000. */
+      dailyBroadcasts?: number;
+      /** Recipients (list sizes) summed over those broadcasts. 0..10^12, default 10^12. */
+      dailyRecipients?: number;
+      /** Least time between the send times of two broadcasts of one account, ms. 0..86400000, default 0 (none). */
+      minIntervalMs?: number;
+    };
+    /** How the click-through rate of an account's last broadcast scales its limits: factor = clamp(rate / referenceRate, minFactor, maxFactor). */
+    clickThrough?: {
+      /** The rate at which the limits are as configured. (0, 1], default 0.05. */
+      referenceRate?: number;
+      /** The smallest factor. (0, 1], default 0.5. */
+      minFactor?: number;
+      /** The largest factor. 1..100, default 2. */
+      maxFactor?: number;
+    };
+    /** Where the quotas' day starts: a fixed offset from UTC in minutes (480 for UTC+8), -720..840, default 0. */
+    utcOffsetMinutes?: number;
+  };
   /** Where executors push deliveries (docs/delivery.md). */
   delivery?: {
     /** 'file': `<dataDir>/deliveries/` (tests, demos); 'webhook': POST batches to `webhook.url`. Default 'file'. */
@@ -212,6 +240,12 @@ export interface AuthConfig {
   rateLimit: { perSecond: number; burst: number };
   tokenCacheMs: number;
   bootstrapAdminToken: string | null;
+}
+
+export interface AccountsConfig {
+  defaultLimits: AccountLimits;
+  clickThrough: ClickThroughPolicy;
+  utcOffsetMinutes: number;
 }
 
 export interface CampaignsConfig {
@@ -290,6 +324,7 @@ export interface HeraldConfig {
   management: ManagementConfig;
   auth: AuthConfig;
   campaigns: CampaignsConfig;
+  accounts: AccountsConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
 }
@@ -312,4 +347,9 @@ export const DEFAULTS = {
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
+  accounts: {
+    defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0 },
+    clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },
+    utcOffsetMinutes: 0,
+  },
 } as const;

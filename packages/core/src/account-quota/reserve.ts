@@ -1,0 +1,66 @@
+import type { AccountsConfig } from '../config/options';
+import type { AccountStore } from '../ports/account-store';
+import { accountDayOf } from './day';
+import { limitsInForce, type AccountLimits, type AccountLimitsOverride } from './limits';
+import type { AccountSettings, BroadcastReservation, ReserveResult } from './records';
+
+/**
+ * The one way a broadcast takes room in its account's quotas, for the API's
+ * task creation and for campaign firings alike: the limits in force now
+ * (defaults, the account's override, its last click-through rate), the local
+ * day of the send time, then the store's atomic reserve.
+ */
+export async function reserveBroadcast(store: AccountStore, policy: AccountsConfig, reservation: BroadcastReservation): Promise<ReserveResult> {
+  const settings = await store.getSettings(reservation.accountId);
+  const { limits } = inForce(policy, settings);
+  return store.reserve(reservation, limits, accountDayOf(policy.utcOffsetMinutes, reservation.sendAt));
+}
+
+/** An account's B-side limits as GET /api/v1/accounts/:id/limits answers them. */
+export interface AccountLimitsView {
+  accountId: string;
+  /** What the next broadcast is decided by. */
+  limits: AccountLimits;
+  /** The defaults with the override applied, before the click-through factor. */
+  base: AccountLimits;
+  /** The account's own limits ({} none). */
+  override: AccountLimitsOverride;
+  clickThroughRate: number | null;
+  /** clamp(rate / referenceRate, minFactor, maxFactor); 1 with no rate. */
+  factor: number;
+  /** Broadcasts reserved to send today (the local day of now), and their recipients. */
+  usage: { broadcasts: number; recipients: number };
+  /** Today's start, and the next day's: when the daily quotas start again. */
+  dayStartsAt: number;
+  nextResetAt: number;
+  /** The latest reserved send time at or before now, and the earliest at or after it (null: none). */
+  lastBroadcastAt: number | null;
+  nextBroadcastAt: number | null;
+  /** When an admin last changed the settings; null: never. */
+  updatedAt: number | null;
+}
+
+export async function describeAccountLimits(store: AccountStore, policy: AccountsConfig, accountId: string, now: number): Promise<AccountLimitsView> {
+  const settings = await store.getSettings(accountId);
+  const day = accountDayOf(policy.utcOffsetMinutes, now);
+  const usage = await store.usage(accountId, day, now);
+  const { limits, base, factor } = inForce(policy, settings);
+  return {
+    accountId,
+    limits,
+    base,
+    override: settings?.limits ?? {},
+    clickThroughRate: settings?.clickThroughRate ?? null,
+    factor,
+    usage: { broadcasts: usage.broadcasts, recipients: usage.recipients },
+    dayStartsAt: day.from,
+    nextResetAt: day.to,
+    lastBroadcastAt: usage.previousSendAt,
+    nextBroadcastAt: usage.nextSendAt,
+    updatedAt: settings?.updatedAt ?? null,
+  };
+}
+
+function inForce(policy: AccountsConfig, settings: AccountSettings | undefined) {
+  return limitsInForce(policy.defaultLimits, settings?.limits ?? {}, policy.clickThrough, settings?.clickThroughRate ?? null);
+}

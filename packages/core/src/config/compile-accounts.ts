@@ -1,0 +1,48 @@
+import { ConfigError } from '../errors';
+import { LIMIT_MAX, LIMIT_NAMES } from '../account-quota/limits';
+import { DEFAULTS, type AccountsConfig, type HeraldOptions } from './options';
+import { section } from './section';
+import { checkKnownKeys, int } from './validate';
+
+/**
+ * B-side control settings (docs/configuration.md, `accounts`;
+ * docs/account-quotas.md): the default limits, the click-through scaling and
+ * the day boundary.
+ */
+export function compileAccounts(options: HeraldOptions): AccountsConfig {
+  const accounts = section(options, 'accounts', ['defaultLimits', 'clickThrough', 'utcOffsetMinutes']);
+  const limits = subsection('accounts.defaultLimits', accounts.defaultLimits, [...LIMIT_NAMES]);
+  const ctr = subsection('accounts.clickThrough', accounts.clickThrough, ['referenceRate', 'minFactor', 'maxFactor']);
+  const defaults = DEFAULTS.accounts;
+  const limit = (name: (typeof LIMIT_NAMES)[number]) => int(`accounts.defaultLimits.${name}`, limits[name], defaults.defaultLimits[name], 0, LIMIT_MAX[name]);
+  return {
+    defaultLimits: { dailyBroadcasts: limit('dailyBroadcasts'), dailyRecipients: limit('dailyRecipients'), minIntervalMs: limit('minIntervalMs') },
+    clickThrough: {
+      referenceRate: fraction('accounts.clickThrough.referenceRate', ctr.referenceRate, defaults.clickThrough.referenceRate, 1),
+      minFactor: fraction('accounts.clickThrough.minFactor', ctr.minFactor, defaults.clickThrough.minFactor, 1),
+      maxFactor: between('accounts.clickThrough.maxFactor', ctr.maxFactor, defaults.clickThrough.maxFactor, 1, 100),
+    },
+    utcOffsetMinutes: int('accounts.utcOffsetMinutes', accounts.utcOffsetMinutes, defaults.utcOffsetMinutes, -720, 840),
+  };
+}
+
+function subsection(path: string, value: unknown, known: string[]): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(path, 'must be an object');
+  checkKnownKeys(path, value, known);
+  return value as Record<string, unknown>;
+}
+
+/** A number in (0, max]. */
+function fraction(path: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) throw new ConfigError(path, `must be a number in (0, ${max}] (got ${JSON.stringify(value)})`);
+  return value;
+}
+
+/** A number in [min, max]. */
+function between(path: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new ConfigError(path, `must be a number in [${min}, ${max}] (got ${JSON.stringify(value)})`);
+  return value;
+}
