@@ -194,7 +194,7 @@ describe('operator console in headless Chromium', () => {
     expect(await page.locator('[data-count="delivered"]').innerText()).toBe(fmt(task.report.delivered));
   });
 
-  it('lists tasks with filters and server-side paging', async () => {
+  it('lists tasks newest first, filtered by state and creation date', async () => {
     await page.getByRole('link', { name: 'Tasks' }).first().click();
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
     await page.locator('table.tasks tbody tr').nth(1).waitFor();
@@ -208,8 +208,21 @@ describe('operator console in headless Chromium', () => {
     await page.getByLabel('State filter').selectOption('PAUSED');
     await page.getByText('No task matches these filters.').waitFor();
     await page.getByLabel('State filter').selectOption('');
+    // Newest first, and the creation date filter asks the server.
+    await waitFor(async () => (await page.locator('table.tasks tbody tr').count()) === 2, { timeoutMs: 10_000, message: 'the unfiltered list did not come back' });
+    expect(await page.locator('table.tasks tbody tr td.num a').allInnerTexts()).toEqual([String(firstTaskId + 1), String(firstTaskId)]);
+    const day = (offset: number) => {
+      const d = new Date(Date.now() + offset * 86_400_000);
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    };
+    await page.getByLabel('Created from').fill(day(1));
+    await page.getByText('No task matches these filters.').waitFor();
+    await page.getByLabel('Created from').fill(day(0));
+    await page.getByLabel('Created to').fill(day(0));
+    await page.locator('table.tasks tbody tr').nth(1).waitFor();
+    expect(page.url()).toContain(`from=${day(0)}`);
     // A row opens its task.
-    await page.locator('table.tasks tbody tr').first().click();
+    await page.locator('table.tasks tbody tr').last().click();
     await page.waitForURL(new RegExp(`/console/tasks/${firstTaskId}$`));
   });
 
@@ -244,6 +257,23 @@ describe('operator console in headless Chromium', () => {
     await page.getByRole('link', { name: 'Campaigns' }).first().click();
     await page.locator('table.campaigns tbody tr').first().waitFor();
     await screenshot(page, '10-campaigns');
+  });
+
+  it('pages the task list on the server, older and back to newer', async () => {
+    await page.goto(`${cluster.url}/console/tasks?limit=1`);
+    const rowId = async () => Number(await page.locator('table.tasks tbody tr td.num a').innerText());
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    const newest = Math.max(...(await cluster.store.listTasks({ order: 'desc', limit: 1 })).tasks.map((t) => t.id));
+    expect(await rowId()).toBe(newest);
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await waitFor(async () => (await rowId()) === newest - 1, { timeoutMs: 10_000, message: 'Older did not show the next older task' });
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await waitFor(async () => (await rowId()) === newest - 2, { timeoutMs: 10_000, message: 'Older did not go on' });
+    await page.getByRole('button', { name: '← Newer' }).click();
+    await waitFor(async () => (await rowId()) === newest - 1, { timeoutMs: 10_000, message: 'Newer did not come back' });
+    await page.getByRole('button', { name: '← Newer' }).click();
+    await waitFor(async () => (await rowId()) === newest, { timeoutMs: 10_000, message: 'Newer did not reach the newest task' });
+    expect(await page.getByRole('button', { name: '← Newer' }).isDisabled()).toBe(true);
   });
 
   it('opens a page by its address after a reload, still signed in', async () => {

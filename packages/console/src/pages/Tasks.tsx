@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, query } from '../api/client';
 import { TASK_STATES, TERMINAL_STATES, type Task, type TaskPage } from '../api/types';
-import { Bar, Empty, ErrorBanner, NotYet, StateBadge } from '../components/bits';
+import { Bar, Empty, ErrorBanner, StateBadge } from '../components/bits';
 import { usePoll } from '../hooks';
 import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
 import { confirmed, preprocessed } from '../lib/stages';
@@ -11,16 +11,9 @@ import { useSession } from '../session';
 const PAGE_SIZES = [25, 50, 100, 200];
 
 /**
- * What GET /api/v1/tasks can do beyond state, account and cursor. Today it
- * lists in ascending id order and has no date filter: the console says so
- * instead of filtering one page in the browser (which would lie on 10^5 tasks).
- */
-const SERVER_LISTS = { newestFirst: false, byCreationDate: false };
-
-/**
- * The task list: filtered by state and account (and, once the API has it,
- * creation date), paged on the server by a keyset cursor, so a page costs
- * the same however many tasks exist. Filters and the cursor live in the URL, so a view can be shared.
+ * The task list: newest first, filtered by state, account and creation
+ * date, paged on the server by a keyset cursor, so a page costs the same
+ * however many tasks exist. Filters and the cursor live in the URL, so a view can be shared.
  */
 export function Tasks() {
   const { search } = useLocation();
@@ -42,10 +35,11 @@ export function Tasks() {
         'GET',
         '/api/v1/tasks' +
           query({
-            ...(SERVER_LISTS.newestFirst ? { order: 'desc' } : {}),
+            order: 'desc',
             state: filters.state,
             accountId: filters.accountId,
-            ...(SERVER_LISTS.byCreationDate ? { createdFrom: dayStart(filters.from), createdTo: dayStart(filters.to, 1) } : {}),
+            createdFrom: dayStart(filters.from),
+            createdBefore: dayStart(filters.to, 1),
             limit: filters.limit,
             cursor: filters.cursor,
           }),
@@ -96,13 +90,12 @@ export function Tasks() {
         </label>
         <label>
           Created from
-          <input aria-label="Created from" type="date" disabled={!SERVER_LISTS.byCreationDate} value={filters.from} onChange={(e) => setFilter('from', e.target.value)} />
+          <input aria-label="Created from" type="date" value={filters.from} onChange={(e) => setFilter('from', e.target.value)} />
         </label>
         <label>
           to
-          <input aria-label="Created to" type="date" disabled={!SERVER_LISTS.byCreationDate} value={filters.to} onChange={(e) => setFilter('to', e.target.value)} />
+          <input aria-label="Created to" type="date" value={filters.to} onChange={(e) => setFilter('to', e.target.value)} />
         </label>
-        {!SERVER_LISTS.byCreationDate && <NotYet>the API has no date filter</NotYet>}
         <label>
           Rows
           <select value={filters.limit} onChange={(e) => setFilter('limit', e.target.value)}>
@@ -147,9 +140,9 @@ export function Tasks() {
             goTo(previous);
           }}
         >
-          {SERVER_LISTS.newestFirst ? '← Newer' : '← Previous'}
+          ← Newer
         </button>
-        <span className="muted small">{filters.cursor === '' ? (SERVER_LISTS.newestFirst ? 'newest' : 'oldest first') : `page ${back.length + 1}`}</span>
+        <span className="muted small">{filters.cursor === '' ? 'newest first' : back.length > 0 ? `page ${back.length + 1}` : 'older tasks'}</span>
         <button
           disabled={data?.nextCursor == null}
           onClick={() => {
@@ -157,7 +150,7 @@ export function Tasks() {
             goTo(String(data!.nextCursor));
           }}
         >
-          {SERVER_LISTS.newestFirst ? 'Older →' : 'Next →'}
+          Older →
         </button>
       </div>
     </section>
