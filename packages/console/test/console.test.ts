@@ -135,6 +135,11 @@ describe('operator console in headless Chromium', () => {
     await page.getByLabel('Message', { exact: true }).fill('Everything is 20% off until Sunday.');
     await page.locator('input[name="when"]').first().check();
     await page.getByLabel('Duration').fill('24');
+    // Pre-delivery: delivered now, shown on devices in an hour (datetime-local, the browser's zone).
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    const local = new Date(inAnHour.getTime() - inAnHour.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('Deliver ahead; show it at').check();
+    await page.getByLabel('Display time').fill(local);
     expect(await page.getByLabel('message preview').innerText()).toContain('Everything is 20% off');
     await screenshot(page, '04-new-broadcast');
     await page.getByRole('button', { name: 'Send broadcast' }).click();
@@ -154,6 +159,8 @@ describe('operator console in headless Chromium', () => {
     const task = (await cluster.store.getTask(firstTaskId))!;
     expect(task.report).toMatchObject({ total: expected.total, kept: expected.kept, delivered: expected.delivered, offline: expected.offline });
     expect(task.accountId).toBe('acme');
+    expect(task.displayAt).toBe(Date.parse(local));
+    expect(await page.locator('dt', { hasText: 'Shown at' }).count()).toBe(1);
   });
 
   it('pauses and resumes another broadcast mid-send, stage by stage', async () => {
