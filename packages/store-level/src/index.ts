@@ -2,8 +2,8 @@
  * @module @herald/store-level
  *
  * Herald's embedded adapters on LevelDB (classic-level): a TaskStore, an
- * OfflineStore, an AccessStore (API tokens, audit log) and a CampaignStore
- * (cron campaigns) that each own one directory. They pass the same conformance
+ * OfflineStore, an AccessStore (API tokens, audit log), a CampaignStore
+ * (cron campaigns) and an AccountStore (B-side quotas) that each own one directory. They pass the same conformance
  * suites (@herald/testing) as the production adapters, so a single-process
  * Herald (tests, demos, the embedded package) behaves like the real one.
  *
@@ -18,6 +18,7 @@
 export { LevelTaskStore } from './level-task-store';
 export { LevelAccessStore } from './level-access-store';
 export { LevelCampaignStore } from './level-campaign-store';
+export { LevelAccountStore } from './level-account-store';
 export { LevelFollowerStore } from './level-follower-store';
 export { LevelAttributeIndex } from './level-attribute-index';
 export { LevelOfflineStore, DEFAULT_RANGE_BITS } from './level-offline-store';

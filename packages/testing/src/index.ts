@@ -25,6 +25,7 @@ export type { DeliveryGatewayHarness, ReceivedDelivery } from './delivery-gatewa
 export { WebhookReceiver } from './delivery-gateway/webhook-receiver';
 export type { WebhookAnswer, WebhookRequest } from './delivery-gateway/webhook-receiver';
 export { accessStoreConformance } from './access-store/conformance';
+export { accountStoreConformance } from './account-store/conformance';
 export { frequencyCounterConformance } from './frequency-counter/conformance';
 export type { FrequencyCounterFactory, OpenedFrequencyCounter } from './frequency-counter/conformance';
 export { eventBusConformance } from './event-bus/conformance';
