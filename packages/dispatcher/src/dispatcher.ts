@@ -1,4 +1,4 @@
-import { EpochFloor, isHeraldError, noopLogger, noopMeter, type HeraldConfig, type Logger, type Meter } from '@herald/core';
+import { EpochFloor, isHeraldError, LATENCY_BUCKETS_SECONDS, noopLogger, noopMeter, type HeraldConfig, type Logger, type Meter } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { Message, PreprocessRequest, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
@@ -77,6 +77,18 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const recipientsSent = meter.counter('herald_dispatcher_recipients_total', 'Recipients sent to executors');
   const staleRuns = meter.counter('herald_dispatcher_stale_runs_total', 'unit.run messages dropped: their epoch is below one seen for the task (a deposed owner)');
   const superseded = meter.counter('herald_dispatcher_superseded_streams_total', 'Unit streams stopped by a unit.run of a newer owner epoch');
+  const preprocessed = meter.counter('herald_dispatcher_preprocessed_recipients_total', 'Recipients pre-processed (read from the uploaded lists, before filtering)');
+  const filtered = meter.counter('herald_dispatcher_filtered_recipients_total', 'Recipients removed by the filter chain, by reason', ['reason']);
+  const preprocessSeconds = meter.histogram('herald_dispatcher_preprocess_seconds', "One task's pre-processing: load, sort, filter, write the filtered list, plan units", [], LATENCY_BUCKETS_SECONDS);
+  const errors = meter.counter('herald_dispatcher_errors_total', 'Pre-processings and unit streams that failed, by error code', ['code']);
+  const preprocessQueue = meter.gauge('herald_dispatcher_preprocess_queue', 'Pre-processing requests waiting or running (one runs at a time)');
+  const activeStreams = meter.gauge('herald_dispatcher_active_streams', 'Unit streams running');
+  let preprocessWaiting = 0;
+  const countStreams = () => {
+    let n = 0;
+    for (const units of streams.values()) n += units.size;
+    activeStreams.set(n);
+  };
   /** Per task, the live stream of each unit. */
   const streams = new Map<number, Map<number, Stream>>();
   /** Per task, the highest owner epoch seen (LRU-bounded). */
@@ -93,6 +105,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   async function runPreprocess(request: PreprocessRequest): Promise<void> {
+    const started = performance.now();
     try {
       const result = await preprocess(request, {
         config: deps.config,
@@ -101,8 +114,14 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         executorLoads: () => [...deps.toExecutor.keys()].map((id) => ({ id, pending: 0 })),
         logger,
       });
+      preprocessSeconds.observe((performance.now() - started) / 1000);
+      if (result.ok) {
+        preprocessed.inc(undefined, result.total);
+        for (const [reason, count] of Object.entries(result.removed)) if (count !== undefined && count > 0) filtered.inc({ reason }, count);
+      }
       await deps.toScheduler.send(result);
     } catch (error) {
+      errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
       logger.error('pre-processing failed', { taskId: request.taskId, error: String(error) });
       await deps.toScheduler.send({
         kind: 'preprocess.result',
@@ -112,6 +131,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         errorCode: isHeraldError(error) ? error.code : 'INTERNAL',
         message: error instanceof Error ? error.message : String(error),
       });
+    } finally {
+      preprocessQueue.set(--preprocessWaiting);
     }
   }
 
@@ -143,6 +164,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     const stream: Stream = { epoch: run.epoch, halted: false };
     units.set(run.unitNo, stream);
+    countStreams();
     remember(run.taskId, run.executorId);
     return stream;
   }
@@ -177,11 +199,13 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     } catch (error) {
       // A closed channel means this process is stopping: the unit resumes from its checkpoint elsewhere or later.
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
+      if (!stopping) errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
       (stopping ? logger.debug : logger.error)('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
     } finally {
       const units = streams.get(run.taskId);
       if (units?.get(run.unitNo) === state) units.delete(run.unitNo);
       if (units?.size === 0) streams.delete(run.taskId);
+      countStreams();
     }
   }
 
@@ -210,6 +234,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   async function handle(message: Message): Promise<void> {
     switch (message.kind) {
       case 'preprocess.request':
+        preprocessQueue.set(++preprocessWaiting);
         preprocessing = preprocessing.then(() => runPreprocess(message));
         track(preprocessing);
         return;
