@@ -1,3 +1,4 @@
+import { ErrorBoundary } from './components/ErrorBoundary';
 import { Layout } from './components/Layout';
 import { Campaigns } from './pages/Campaigns';
 import { CampaignPage } from './pages/CampaignPage';
@@ -23,11 +24,20 @@ function Page() {
   return <p className="muted">No page at {path}.</p>;
 }
 
+function PageInBoundary() {
+  const { path } = useLocation();
+  return (
+    <ErrorBoundary resetKey={path}>
+      <Page />
+    </ErrorBoundary>
+  );
+}
+
 export function App() {
   return (
     <SessionProvider signIn={(onSignedIn) => <SignIn onSignedIn={onSignedIn} />}>
       <Layout>
-        <Page />
+        <PageInBoundary />
       </Layout>
     </SessionProvider>
   );

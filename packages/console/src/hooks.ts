@@ -58,3 +58,10 @@ export function useNow(everyMs = 1000): number {
   }, [everyMs]);
   return now;
 }
+
+/** The tab's title: operators keep several consoles open. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Herald`;
+  }, [title]);
+}

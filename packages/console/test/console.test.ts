@@ -260,6 +260,18 @@ describe('operator console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.locator('h1 .badge', { hasText: 'disabled' }).waitFor();
     await page.getByText('No upcoming fire times').waitFor();
+    // Change its schedule: the editor previews the new one; enabled again, the page shows it.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Cron', { exact: true }).fill('0 8 * * *');
+    await page.locator('form ol.fire-times li').nth(4).waitFor();
+    expect(await page.locator('form ol.fire-times li').first().innerText()).toContain('08:00:00');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    expect(await page.locator('code', { hasText: '0 8 * * *' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.locator('h1 .badge', { hasText: 'enabled' }).waitFor();
+    await page.locator('ol.fire-times li').nth(4).waitFor();
+    expect(await page.locator('ol.fire-times li').first().innerText()).toContain('08:00:00');
     await screenshot(page, '09-campaign');
     await page.getByRole('link', { name: 'Campaigns' }).first().click();
     await page.locator('table.campaigns tbody tr').first().waitFor();

@@ -3,6 +3,19 @@ import { api, ApiError, query } from '../api/client';
 import type { CronPreview } from '../api/types';
 import { fmtRelative, fmtTime } from '../lib/format';
 
+const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
+
+/** The IANA zones the browser knows, as suggestions for a time-zone input (list="time-zones"). */
+export function TimeZoneList() {
+  return (
+    <datalist id="time-zones">
+      {ZONES.map((z) => (
+        <option key={z} value={z} />
+      ))}
+    </datalist>
+  );
+}
+
 /** Five fire times, each in the campaign's time zone and relative to now. */
 export function FireTimeList({ times, timeZone, now }: { times: string[]; timeZone: string; now: number }) {
   if (times.length === 0) return <p className="muted small">No upcoming fire times (disabled, or the schedule never fires again).</p>;

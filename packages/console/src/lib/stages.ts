@@ -51,7 +51,7 @@ export function taskStages(task: Task): Stage[] {
     label: 'Dispatch',
     status: stopped(!pre ? 'waiting' : unitsFraction >= 1 ? 'done' : 'running'),
     fraction: pre ? unitsFraction : 0,
-    detail: pre ? `${n(r.unitsDone)} of ${n(r.units)} unit(s) finished` : 'waiting for pre-processing',
+    detail: pre ? `${n(r.unitsDone)} of ${n(r.units)} unit(s) finished (a unit finishes when all its recipients are confirmed)` : 'waiting for pre-processing',
   };
 
   const sent = confirmed(task);

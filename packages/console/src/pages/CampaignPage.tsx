@@ -1,20 +1,23 @@
 import { useState } from 'react';
 import { api, query } from '../api/client';
 import type { Campaign, FiringPage } from '../api/types';
+import { CampaignEditor } from '../components/CampaignEditor';
 import { ErrorBanner, Empty } from '../components/bits';
 import { FireTimeList } from '../components/FireTimes';
-import { usePoll, useNow } from '../hooks';
+import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtTime } from '../lib/format';
 import { Link } from '../router';
 
 /** One campaign: its schedule, next five fire times, the switch, and its firing history (newest first, paged). */
 export function CampaignPage({ id }: { id: string }) {
+  useTitle(`Campaign ${id}`);
   const now = useNow(5000);
   const { data: campaign, error, setData } = usePoll<Campaign>((signal) => api('GET', `/api/v1/campaigns/${encodeURIComponent(id)}`, undefined, signal), [id], 10_000);
   const [cursors, setCursors] = useState<number[]>([]);
   const cursor = cursors[cursors.length - 1];
   const history = usePoll<FiringPage>((signal) => api('GET', `/api/v1/campaigns/${encodeURIComponent(id)}/firings` + query({ cursor, limit: 20 }), undefined, signal), [id, cursor], 5000);
   const [switchError, setSwitchError] = useState<Error | null>(null);
+  const [editing, setEditing] = useState(false);
 
   const toggle = async () => {
     if (!campaign) return;
@@ -46,11 +49,26 @@ export function CampaignPage({ id }: { id: string }) {
         <h1>
           {campaign.name} <span className={`badge ${campaign.enabled ? 'enabled' : 'disabled'}`}>{campaign.enabled ? 'enabled' : 'disabled'}</span>
         </h1>
-        <button onClick={toggle} className={campaign.enabled ? undefined : 'primary'}>
-          {campaign.enabled ? 'Disable' : 'Enable'}
-        </button>
+        <div className="commands">
+          <button onClick={() => setEditing(true)} disabled={editing}>
+            Edit
+          </button>
+          <button onClick={toggle} className={campaign.enabled ? undefined : 'primary'}>
+            {campaign.enabled ? 'Disable' : 'Enable'}
+          </button>
+        </div>
       </div>
       <ErrorBanner error={switchError} />
+      {editing && (
+        <CampaignEditor
+          campaign={campaign}
+          onCancel={() => setEditing(false)}
+          onSaved={(saved) => {
+            setData(saved);
+            setEditing(false);
+          }}
+        />
+      )}
       <div className="columns">
         <div className="panel grow">
           <h2>Schedule</h2>

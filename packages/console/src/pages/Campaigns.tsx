@@ -2,13 +2,14 @@ import { useState } from 'react';
 import { api, ApiError, query } from '../api/client';
 import type { CampaignPage } from '../api/types';
 import { Empty, ErrorBanner } from '../components/bits';
-import { usePoll, useNow } from '../hooks';
+import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtRelative, fmtTime } from '../lib/format';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
 /** Cron campaigns of the account: schedule, next fire time, on/off; paged on the server. */
 export function Campaigns() {
+  useTitle('Campaigns');
   const { account } = useSession();
   const [cursors, setCursors] = useState<number[]>([]);
   const cursor = cursors[cursors.length - 1];

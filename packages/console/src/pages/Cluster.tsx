@@ -1,11 +1,12 @@
 import { api, ApiError } from '../api/client';
 import type { ClusterView } from '../api/types';
 import { Bar, ErrorBanner, NotYet, StateBadge } from '../components/bits';
-import { usePoll } from '../hooks';
+import { usePoll, useTitle } from '../hooks';
 import { fmtDuration, fmtInt } from '../lib/format';
 
 /** The cluster as the answering interface process sees it: APTA members, their states, ring shares and owned tasks. */
 export function Cluster() {
+  useTitle('Cluster');
   const { data, error } = usePoll<ClusterView>((signal) => api('GET', '/api/v1/cluster', undefined, signal), [], 3000);
   const owned = data?.members.reduce((sum, m) => sum + m.liveTasks, 0) ?? 0;
   return (

@@ -6,6 +6,7 @@ import { ListUpload } from '../components/ListUpload';
 import { emptyForm, formFieldOf, toCreateBody, validateBroadcast, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
 import { navigate } from '../router';
 import { useSession } from '../session';
+import { useTitle } from '../hooks';
 
 /**
  * Creating a broadcast: audience, content with a preview, when, priority,
@@ -13,6 +14,7 @@ import { useSession } from '../session';
  * anything is sent; the server's refusals land on the same fields.
  */
 export function NewBroadcast() {
+  useTitle('New broadcast');
   const { account } = useSession();
   const [form, setForm] = useState<BroadcastForm>(() => emptyForm(account));
   const [errors, setErrors] = useState<FieldErrors>({});

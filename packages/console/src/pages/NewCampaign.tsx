@@ -2,14 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import type { Campaign } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
-import { FireTimeList, useCronPreview } from '../components/FireTimes';
+import { FireTimeList, TimeZoneList, useCronPreview } from '../components/FireTimes';
 import { ListUpload } from '../components/ListUpload';
-import { useNow } from '../hooks';
+import { useNow, useTitle } from '../hooks';
 import { campaignFieldOf, emptyCampaign, toCampaignBody, validateCampaign, type CampaignErrors, type CampaignForm } from '../lib/campaign-form';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-
-const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
 
 /**
  * A new cron campaign: schedule (with the next five fire times as the
@@ -17,6 +15,7 @@ const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) 
  * whether it starts enabled.
  */
 export function NewCampaign() {
+  useTitle('New campaign');
   const { account } = useSession();
   const [form, setForm] = useState<CampaignForm>(() => emptyCampaign(account, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'));
   const [errors, setErrors] = useState<CampaignErrors>({});
@@ -81,11 +80,7 @@ export function NewCampaign() {
           </Field>
           <Field label="Time zone" htmlFor="timeZone" error={errorOf('timeZone')} hint="The zone the expression is read in; daylight-saving changes follow it.">
             <input id="timeZone" list="time-zones" value={form.timeZone} onChange={(e) => set('timeZone', e.target.value.trim())} />
-            <datalist id="time-zones">
-              {ZONES.map((z) => (
-                <option key={z} value={z} />
-              ))}
-            </datalist>
+            <TimeZoneList />
           </Field>
           <Field label="Next five" hint={checking ? 'checking…' : undefined}>
             <div aria-label="next fire times">{preview ? <FireTimeList times={preview.nextFireTimes} timeZone={preview.timeZone} now={now} /> : <span className="muted small">—</span>}</div>

@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
+import { useTitle } from '../hooks';
 
 /** The sign-in page: an API token (issued by an admin, see docs/operator-guide.md). */
 export function SignIn({ onSignedIn }: { onSignedIn: (token: string, keep: boolean) => Promise<void> }) {
+  useTitle('Sign in');
   const [token, setToken] = useState('');
   const [keep, setKeep] = useState(false);
   const [error, setError] = useState<string | undefined>();

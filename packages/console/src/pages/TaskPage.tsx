@@ -5,7 +5,7 @@ import { ErrorBanner, StateBadge } from '../components/bits';
 import { RateChart } from '../components/RateChart';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
-import { usePoll, useNow } from '../hooks';
+import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
 import { addSample, eta, ratePoints, recentRate, type RateSample } from '../lib/rate';
 import { confirmed } from '../lib/stages';
@@ -33,6 +33,7 @@ export function TaskPage({ id }: { id: string }) {
   const [live, setLive] = useState(true);
   const { data: task, error, reload } = usePoll<Task>((signal) => api('GET', `/api/v1/tasks/${encodeURIComponent(id)}`, undefined, signal), [id], live ? LIVE_POLL_MS : DONE_POLL_MS);
   const now = useNow();
+  useTitle(task ? `Task ${task.id} ${task.state}` : `Task ${id}`);
 
   useEffect(() => {
     if (!task) return;

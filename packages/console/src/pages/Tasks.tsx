@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api, query } from '../api/client';
 import { TASK_STATES, TERMINAL_STATES, type Task, type TaskPage } from '../api/types';
 import { Bar, Empty, ErrorBanner, StateBadge } from '../components/bits';
-import { usePoll } from '../hooks';
+import { usePoll, useTitle } from '../hooks';
 import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
 import { confirmed, preprocessed } from '../lib/stages';
 import { Link, navigate, useLocation } from '../router';
@@ -16,6 +16,7 @@ const PAGE_SIZES = [25, 50, 100, 200];
  * however many tasks exist. Filters and the cursor live in the URL, so a view can be shared.
  */
 export function Tasks() {
+  useTitle('Tasks');
   const { search } = useLocation();
   const { account } = useSession();
   const filters = {
