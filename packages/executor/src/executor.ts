@@ -104,6 +104,9 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', ['executor']);
   const stale = meter.counter('herald_executor_stale_batches_total', 'Batches dropped: their epoch is below one seen for the task (a deposed owner)', ['executor']);
   const halted = meter.counter('herald_executor_halted_batches_total', 'Batches dropped unstarted: their task was halted under their epoch (preempted, paused, cancelled, expired)', ['executor']);
+  const busy = meter.counter('herald_executor_busy_seconds_total', 'Time spent handling batches (its rate is the executor\'s load, 0..1)', ['executor']);
+  const errors = meter.counter('herald_executor_errors_total', 'Batches not confirmed and login walks that failed, by error code', ['executor', 'code']);
+  const prefetched = meter.gauge('herald_executor_prefetched_batches', 'Batches read from the inboxes waiting for the worker (both lanes)', ['executor']);
   const labels = { executor: deps.id };
   /** Per task, the highest owner epoch seen. */
   const epochs = new EpochFloor(EPOCH_MEMORY);
@@ -229,19 +232,25 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       }
       if (isHalted(message)) continue;
       prefetch.put(source, lane ?? (await laneOf(message)), message.taskId, message);
+      prefetched.set(prefetch.size, labels);
       if (!(await source.room())) return; // closed: what is still in the socket stays there
     }
   }
 
   async function work(): Promise<void> {
     for (let batch = await prefetch.take(); batch !== undefined; batch = await prefetch.take()) {
+      prefetched.set(prefetch.size, labels);
+      const started = performance.now();
       try {
         await handle(batch);
       } catch (error) {
         // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
         // UNAVAILABLE is a closed channel: this process is stopping.
         const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
+        if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
         (stopping ? logger.debug : logger.error)('batch not confirmed', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, error: String(error) });
+      } finally {
+        busy.inc(labels, (performance.now() - started) / 1000);
       }
     }
   }

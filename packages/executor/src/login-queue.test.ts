@@ -1,3 +1,4 @@
+import type { Meter } from '@herald/core';
 import type { LoginDelivery } from './login-delivery';
 import { createLoginQueue } from './login-queue';
 
@@ -47,5 +48,27 @@ describe('createLoginQueue', () => {
     open();
     await queue.idle();
     expect(walked).toEqual([1, 2]);
+  });
+});
+
+describe('createLoginQueue metrics', () => {
+  it('shows the users waiting, and counts expired entries and failed walks by code', async () => {
+    const { logins, open } = fakeLogins(2);
+    const expiring = { deliver: async (uin: number) => ({ ...(await logins.deliver(uin)), expired: 1 }) } as unknown as LoginDelivery;
+    const values = new Map<string, number>();
+    const key = (name: string, labels?: Record<string, string>) => `${name}${JSON.stringify(labels ?? {})}`;
+    const meter: Meter = {
+      counter: (name) => ({ inc: (labels, value = 1) => void values.set(key(name, labels), (values.get(key(name, labels)) ?? 0) + value) }),
+      gauge: (name) => ({ set: (value, labels) => void values.set(key(name, labels), value) }),
+      histogram: () => ({ observe() {} }),
+    };
+    const queue = createLoginQueue(expiring, { maxPending: 100, labels: { executor: 'e' }, meter });
+    queue.enqueue(Uint32Array.of(1, 2, 3));
+    expect(values.get(key('herald_executor_login_queue', { executor: 'e' }))).toBe(2); // uin 1 is being walked
+    open();
+    await queue.idle();
+    expect(values.get(key('herald_executor_login_queue', { executor: 'e' }))).toBe(0);
+    expect(values.get(key('herald_executor_login_expired_total', { executor: 'e' }))).toBe(2);
+    expect(values.get(key('herald_executor_errors_total', { executor: 'e', code: 'INTERNAL' }))).toBe(1);
   });
 });

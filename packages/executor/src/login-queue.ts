@@ -1,4 +1,4 @@
-import { noopLogger, noopMeter, type Logger, type Meter } from '@herald/core';
+import { isHeraldError, noopLogger, noopMeter, type Logger, type Meter } from '@herald/core';
 import type { LoginDelivery } from './login-delivery';
 
 export interface LoginQueueOptions {
@@ -28,6 +28,9 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
   const meter = options.meter ?? noopMeter;
   const walked = meter.counter('herald_executor_login_walks_total', 'Offline lists walked at login, by result', ['executor', 'result']);
   const atLogin = meter.counter('herald_executor_login_delivered_total', 'Offline entries delivered at login', ['executor']);
+  const expired = meter.counter('herald_executor_login_expired_total', 'Offline entries dropped at login: their task expired or is gone', ['executor']);
+  const errors = meter.counter('herald_executor_errors_total', 'Batches not confirmed and login walks that failed, by error code', ['executor', 'code']);
+  const depth = meter.gauge('herald_executor_login_queue', 'Users waiting for their offline list to be walked', ['executor']);
   const waiting: number[] = [];
   let head = 0;
   let running: Promise<void> | undefined;
@@ -35,6 +38,7 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
   async function drain(): Promise<void> {
     while (head < waiting.length) {
       const uin = waiting[head++]!;
+      depth.set(waiting.length - head, options.labels);
       if (head > 4096 && head * 2 > waiting.length) {
         waiting.splice(0, head);
         head = 0;
@@ -43,12 +47,15 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
         const result = await logins.deliver(uin);
         walked.inc({ ...options.labels, result: 'ok' });
         atLogin.inc(options.labels, result.delivered);
+        if (result.expired > 0) expired.inc(options.labels, result.expired);
       } catch (error) {
         walked.inc({ ...options.labels, result: 'failed' });
+        errors.inc({ ...options.labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
         logger.warn('offline list not walked at login; its entries wait for the next login', { uin, error: String(error) });
       }
     }
     running = undefined;
+    depth.set(0, options.labels);
   }
 
   return {
@@ -62,6 +69,7 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
         walked.inc({ ...options.labels, result: 'dropped' }, dropped);
         logger.warn('login queue full: users dropped, their entries wait for the next login', { dropped, maxPending: options.maxPending });
       }
+      depth.set(waiting.length - head, options.labels);
       running ??= drain();
     },
     async idle() {
