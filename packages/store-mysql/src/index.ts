@@ -19,6 +19,9 @@
 export { MySqlTaskStore } from './mysql-task-store';
 export { MySqlAccessStore } from './mysql-access-store';
 export { MySqlCampaignStore } from './mysql-campaign-store';
+export { MySqlFollowerStore } from './mysql-follower-store';
+export { MySqlAttributeIndex } from './mysql-attribute-index';
+export { MySqlTableSources } from './mysql-table-source';
 export { migrate, loadMigrations, MIGRATIONS_DIR, MIGRATION_LOCK } from './migrate';
 export type { MigrateOptions, MigrateResult, Migration } from './migrate';
 export { DEFAULT_POOL_SIZE } from './connection';

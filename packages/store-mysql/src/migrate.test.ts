@@ -7,7 +7,7 @@ import { connectionOptions, parseMySqlUrl } from './connection';
 import { loadMigrations, migrate, MIGRATION_LOCK, MIGRATIONS_DIR } from './migrate';
 import { dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
 
-const ALL = ['001_tables.sql', '002_outbox.sql', '003_live_task_checkpoint.sql', '004_access.sql', '005_campaigns.sql', '006_display_at.sql'];
+const ALL = ['001_tables.sql', '002_outbox.sql', '003_live_task_checkpoint.sql', '004_access.sql', '005_campaigns.sql', '006_display_at.sql', '007_audiences.sql'];
 
 describe('migration files', () => {
   it('are the package migrations/ next to dist/ and src/, in version order, each with a header comment', async () => {
@@ -68,16 +68,19 @@ describe('migrate', () => {
     expect(tables.map((r) => String(r.t)).sort()).toEqual([
       'access_tokens',
       'accounts',
+      'attribute_chunks',
       'audit_log',
       'campaign_firings',
       'campaigns',
       'execution_units',
+      'followers',
       'recipient_lists',
       'schema_migrations',
       'store_checkpoints',
       'task_events',
       'task_events_writer',
       'tasks',
+      'user_attributes',
     ]);
     expect(triggers.map((r) => String(r.t)).sort()).toEqual(['tasks_outbox_changed', 'tasks_outbox_created']);
   });
