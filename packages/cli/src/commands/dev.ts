@@ -19,14 +19,16 @@ async function firstAdminToken(access: AccessStore): Promise<string | undefined>
 /** Starts the embedded cluster and serves until SIGINT/SIGTERM. */
 export async function runDev(options: HeraldOptions): Promise<void> {
   const cluster = await startEmbeddedCluster(options, { logger: createJsonLogger({ level: 'info' }) });
-  process.stdout.write(`Herald (embedded) listening on ${cluster.url}; data in ${cluster.config.dataDir}\n`);
-  process.stdout.write(`console ${cluster.url}/console/ (sign in with an API token)\n`);
-  const token = cluster.config.auth.bootstrapAdminToken === null ? await firstAdminToken(cluster.access) : undefined;
-  if (token !== undefined) process.stdout.write(`admin token (shown once, keep it; send it as Authorization: Bearer <token>): ${token}\n`);
-  await new Promise<void>((resolve) => {
+  // Listen for the stop signals before anything else is awaited: one may come as soon as the address is out.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  const token = cluster.config.auth.bootstrapAdminToken === null ? await firstAdminToken(cluster.access) : undefined;
+  process.stdout.write(`Herald (embedded) listening on ${cluster.url}; data in ${cluster.config.dataDir}\n`);
+  process.stdout.write(`console ${cluster.url}/console/ (sign in with an API token)\n`);
+  if (token !== undefined) process.stdout.write(`admin token (shown once, keep it; send it as Authorization: Bearer <token>): ${token}\n`);
+  await stopped;
   process.stdout.write('stopping...\n');
   await cluster.stop();
 }
