@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type CampaignStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type CampaignStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
 import { ListRepository } from '@herald/audience';
-import { LevelAccessStore, LevelCampaignStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
+import { LevelAccessStore, LevelCampaignStore, LevelFrequencyCounter, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
-import { createDeliveryGateway, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
+import { createDeliveryGateway, LoginDelivery, startExecutor, TaskCache, type FrequencyControl } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
 import { startController } from '@herald/controller';
@@ -22,6 +22,8 @@ export interface EmbeddedCluster {
   /** Cron campaigns and their firing history (docs/campaigns.md). */
   readonly campaigns: CampaignStore;
   readonly offline: OfflineStore;
+  /** Per-user daily broadcast counts (docs/frequency.md), shared by the dispatcher and every executor; null unless frequency.enabled. */
+  readonly frequency: FrequencyCounter | null;
   readonly lists: ListRepository;
   readonly online: OnlineBitmap;
   /** Where the file delivery sink writes (docs/delivery-file-sink.md). */
@@ -29,7 +31,7 @@ export interface EmbeddedCluster {
   readonly meter: PromMeter;
   readonly scheduler: Scheduler;
   /** Logs users in: marks them online, then delivers their offline lists. */
-  login(uins: ArrayLike<number>): Promise<{ delivered: number; expired: number }>;
+  login(uins: ArrayLike<number>): Promise<{ delivered: number; expired: number; overFrequency: number }>;
   logout(uins: ArrayLike<number>): void;
   stop(): Promise<void>;
 }
@@ -52,6 +54,8 @@ export interface EmbeddedDeps {
  *   <dataDir>/access      LevelAccessStore (API tokens, audit log)
  *   <dataDir>/offline     LevelOfflineStore
  *   <dataDir>/campaigns   LevelCampaignStore (cron campaigns, fired by the controller below)
+ *   <dataDir>/frequency   LevelFrequencyCounter (with frequency.enabled): one instance, shared
+ *                         in-process by the dispatcher's filter, every executor and login delivery
  *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
  *   <dataDir>/deliveries  file delivery sink
  */
@@ -67,6 +71,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const access = await LevelAccessStore.open(dir('access'));
   const offline = await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits });
   const campaigns = await LevelCampaignStore.open(dir('campaigns'));
+  const counter = config.frequency.enabled ? await LevelFrequencyCounter.open(dir('frequency')) : null;
+  const frequency: FrequencyControl | undefined = counter === null ? undefined : { policy: config.frequency.policy, counter };
   const lists = new ListRepository(dir('lists'));
   const deliveryDir = dir('deliveries');
   const gateway = deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir);
@@ -121,6 +127,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
         online,
         gateway,
         offline,
+        ...(frequency ? { frequency } : {}),
+        clock,
         logger,
         meter,
       }),
@@ -133,7 +141,11 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     toExecutor,
     toRealtimeExecutor,
     lists,
-    filters: buildFilterChain({ blacklists: repositoryBlacklists(lists, config.uinLimit), ledger: storeLedger(store, lists, config.uinLimit) }),
+    filters: buildFilterChain({
+      blacklists: repositoryBlacklists(lists, config.uinLimit),
+      ledger: storeLedger(store, lists, config.uinLimit),
+      ...(frequency ? { frequency: { ...frequency, clock } } : {}),
+    }),
     logger,
     meter,
   });
@@ -161,7 +173,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     metrics: () => meter.exposition(),
   });
   const address = await api.listen({ host: config.http.host, port: config.http.port });
-  const loginDelivery = new LoginDelivery(offline, gateway, tasks, clock);
+  const loginDelivery = new LoginDelivery(offline, gateway, tasks, clock, frequency);
 
   return {
     config,
@@ -170,18 +182,20 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     campaigns,
     access,
     offline,
+    frequency: counter,
     lists,
     online,
     deliveryDir,
     meter,
     scheduler,
     async login(uins) {
-      const total = { delivered: 0, expired: 0 };
+      const total = { delivered: 0, expired: 0, overFrequency: 0 };
       for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, true);
       for (let i = 0; i < uins.length; i++) {
         const result = await loginDelivery.deliver(uins[i]!);
         total.delivered += result.delivered;
         total.expired += result.expired;
+        total.overFrequency += result.overFrequency;
       }
       return total;
     },
@@ -198,6 +212,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       for (const channel of pushes) channel.close();
       await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
       await gateway.close();
+      await counter?.close();
       await offline.close();
       await campaigns.close();
       await access.close();

@@ -1,6 +1,7 @@
-import { EpochFloor, isHeraldError, noopLogger, TOPICS, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
+import { dayOf, EpochFloor, isHeraldError, noopLogger, systemClock, TOPICS, type Clock, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/transport';
 import { displayOf } from './display';
+import type { FrequencyControl } from './frequency-control';
 import type { LoginQueue } from './login-queue';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
@@ -29,6 +30,15 @@ export interface ExecutorDeps {
   logins?: LoginQueue;
   /** Where every confirmed batch is reported (production: Kafka's reports topic), for cross-site recovery and audit. */
   reports?: EventBus;
+  /**
+   * With frequency control (`frequency.enabled`): each batch's online users
+   * are counted for the task on the local day of delivery, as part of
+   * confirming the batch (docs/frequency.md). Offline users count when their
+   * entry is delivered at login.
+   */
+  frequency?: FrequencyControl;
+  /** Default: the system clock. Decides the local day deliveries count on. */
+  clock?: Clock;
   logger?: Logger;
   meter?: Meter;
 }
@@ -58,8 +68,11 @@ const MAX_CONFIRMED_UNITS = 1024;
  * the delivery gateway, appends offline users to their offline lists, and
  * reports the batch to the scheduler, which checkpoints the unit.
  *
- * A batch is reported only after both writes finished, so a crash can only
- * repeat a batch (same idempotency keys), never lose one. Within one process a
+ * A batch is reported only after its writes finished (delivery, offline
+ * lists, and with frequency control the count of its online users), so a
+ * crash can only repeat a batch (same idempotency keys; counting is
+ * idempotent by task), never lose one, and every batch in the reports stream
+ * is counted: no replay of the stream is needed to rebuild the counts. Within one process a
  * batch already confirmed (a unit re-run from an older checkpoint) is not
  * delivered again but reported again, with the counts it had: the scheduler
  * ignores the report when its checkpoint is past the batch, and needs it when
@@ -108,6 +121,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const errors = meter.counter('herald_executor_errors_total', 'Batches not confirmed and login walks that failed, by error code', ['executor', 'code']);
   const prefetched = meter.gauge('herald_executor_prefetched_batches', 'Batches read from the inboxes waiting for the worker (both lanes)', ['executor']);
   const labels = { executor: deps.id };
+  const clock = deps.clock ?? systemClock;
   /** Per task, the highest owner epoch seen. */
   const epochs = new EpochFloor(EPOCH_MEMORY);
   /** Per task, the highest epoch a halt closed: the task's batches at or below it are dropped unstarted. */
@@ -170,9 +184,15 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     const online = new Uint32Array(batch.uins.length);
     const offline = new Uint32Array(batch.uins.length);
     const split = deps.online.partition(batch.uins, online, offline);
+    const reached = online.subarray(0, split.online); // sorted: a filtered list's range, split in order
+    // Counted beside the delivery, not after it: a count whose delivery then fails is not
+    // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
     await Promise.all([
-      split.online > 0 ? deps.gateway.deliver({ taskId: task.id, uins: online.subarray(0, split.online), content: task.content, atLogin: false, ...displayOf(task) }) : undefined,
+      split.online > 0 ? deps.gateway.deliver({ taskId: task.id, uins: reached, content: task.content, atLogin: false, ...displayOf(task) }) : undefined,
       split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
+      split.online > 0 && deps.frequency !== undefined
+        ? deps.frequency.counter.consume([{ taskId: task.id, day: dayOf(deps.frequency.policy, clock.now()), uins: reached }])
+        : undefined,
     ]);
     delivered.inc(labels, split.online);
     queued.inc(labels, split.offline);

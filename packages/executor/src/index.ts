@@ -11,6 +11,7 @@
  */
 export { startExecutor } from './executor';
 export type { Executor, ExecutorDeps } from './executor';
+export type { FrequencyControl } from './frequency-control';
 export { LoginDelivery } from './login-delivery';
 export type { LoginDeliveryResult } from './login-delivery';
 export { createLoginQueue } from './login-queue';

@@ -1,5 +1,5 @@
-import type { Delivery, DeliveryGateway, Task, TaskStore } from '@herald/core';
-import { LevelOfflineStore } from '@herald/store-level';
+import { compileFrequencyPolicy, dayOf, slotReleaseTimes, type Delivery, type DeliveryGateway, type FrequencyCounter, type Task, type TaskStore } from '@herald/core';
+import { LevelFrequencyCounter, LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
 import { LoginDelivery } from './login-delivery';
 import { TaskCache } from './task-cache';
@@ -53,7 +53,7 @@ describe('LoginDelivery', () => {
       const task = addTask(id);
       await offline.append(id, task.expiresAt, Uint32Array.of(7, UIN, 300));
     }
-    expect(await login.deliver(UIN)).toEqual({ delivered: 3, expired: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 3, expired: 0, overFrequency: 0 });
     expect(gateway.accepted).toEqual([
       { taskId: 1, uins: [UIN], body: 'content of 1', atLogin: true },
       { taskId: 2, uins: [UIN], body: 'content of 2', atLogin: true },
@@ -68,7 +68,7 @@ describe('LoginDelivery', () => {
   it('delivers nothing to a user without entries', async () => {
     addTask(1);
     await offline.append(1, NOW + 1000, Uint32Array.of(UIN + 1));
-    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 0 });
     expect(gateway.calls).toBe(0);
   });
 
@@ -77,7 +77,7 @@ describe('LoginDelivery', () => {
     addTask(2, NOW); // expires exactly now: dropped
     addTask(3, NOW + 1);
     for (const id of [1, 2, 3]) await offline.append(id, tasks.get(id)!.expiresAt, Uint32Array.of(UIN));
-    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 2 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 2, overFrequency: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([3]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
@@ -86,7 +86,7 @@ describe('LoginDelivery', () => {
     addTask(1, NOW + 500);
     await offline.append(1, NOW + 500, Uint32Array.of(UIN));
     now = NOW + 500;
-    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 1 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 1, overFrequency: 0 });
     expect(gateway.calls).toBe(0);
   });
 
@@ -94,7 +94,7 @@ describe('LoginDelivery', () => {
     addTask(2);
     await offline.append(1, NOW + 60_000, Uint32Array.of(UIN)); // task 1 is unknown
     await offline.append(2, NOW + 60_000, Uint32Array.of(UIN));
-    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 1 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
@@ -108,8 +108,106 @@ describe('LoginDelivery', () => {
     // The first was acknowledged; the failed one and the one after it are still pending.
     expect((await offline.pending(UIN)).map((e) => e.taskId)).toEqual([2, 3]);
 
-    expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([1, 2, 3]);
     expect(await offline.pending(UIN)).toEqual([]);
+  });
+});
+
+describe('LoginDelivery with frequency control', () => {
+  const H = 3_600_000;
+  const policy = compileFrequencyPolicy(); // 00-06, 06-12, 12-15, 15-18, 18-21, 21-24: one slot each
+  const MIDNIGHT = Date.UTC(2024, 2, 10);
+  const D = dayOf(policy, MIDNIGHT);
+  /** The last ms of a competition window: its slot is released for every user, the next one for nobody. */
+  const endOfWindow = (hour: number) => MIDNIGHT + hour * H - 1;
+
+  let counterDir: TempDir;
+  let counter: LevelFrequencyCounter;
+  let reads: number;
+  let checked: LoginDelivery;
+  beforeEach(async () => {
+    counterDir = await makeTempDir('herald-login-frequency-');
+    counter = await LevelFrequencyCounter.open(counterDir.path);
+    reads = 0;
+    const counting: FrequencyCounter = {
+      used: (uins, day) => (reads++, counter.used(uins, day)),
+      consume: (uses) => counter.consume(uses),
+      close: async () => undefined,
+    };
+    const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
+    checked = new LoginDelivery(offline, gateway, new TaskCache(store), { now: () => now }, { policy, counter: counting });
+  });
+  afterEach(async () => {
+    await counter.close();
+    await counterDir.remove();
+  });
+
+  const used = async (day: number) => (await counter.used(Uint32Array.of(UIN), day))[0];
+  const pend = async (...ids: number[]) => {
+    for (const id of ids) await offline.append(id, addTask(id, MIDNIGHT + 72 * H).expiresAt, Uint32Array.of(UIN));
+  };
+
+  it("delivers oldest first while the user has released, unused slots today, counts each, and drops the rest as over frequency", async () => {
+    now = endOfWindow(15); // three slots released
+    await counter.consume([{ taskId: 90, day: D, uins: Uint32Array.of(UIN) }]); // one used online today
+    await pend(4, 1, 3, 2);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 2 });
+    expect(gateway.accepted.map((d) => d.taskId)).toEqual([1, 2]);
+    expect(await used(D)).toBe(3);
+    expect(await offline.pending(UIN)).toEqual([]); // dropped, not kept for later
+    expect(reads).toBe(1); // one read per walk
+  });
+
+  it('gives no slot to an expired entry', async () => {
+    now = endOfWindow(6); // one slot released
+    addTask(1, now);
+    await offline.append(1, now, Uint32Array.of(UIN));
+    await pend(2, 3);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 1 });
+    expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
+  });
+
+  it("counts against the day of the login, not the day the task was sent", async () => {
+    for (let taskId = 80; taskId < 86; taskId++) await counter.consume([{ taskId, day: D - 1, uins: Uint32Array.of(UIN) }]); // yesterday: all six
+    now = endOfWindow(6);
+    await pend(1, 2);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 1 });
+    expect(await used(D)).toBe(1);
+    expect(await used(D - 1)).toBe(6);
+  });
+
+  it("delivers nothing before the user's first slot of the day is released, and one entry from that moment", async () => {
+    const firstRelease = slotReleaseTimes(policy, UIN, D)[0]!; // 03:33:25.466 for user 42 (pinned in core's release tests)
+    now = MIDNIGHT;
+    await pend(1);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 1 });
+    now = firstRelease - 1;
+    await pend(2);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 1 });
+    now = firstRelease;
+    await pend(3, 4);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 1 });
+    expect(gateway.accepted.map((d) => d.taskId)).toEqual([3]);
+  });
+
+  it('reads no count for a user with nothing live to deliver', async () => {
+    now = endOfWindow(12);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 0 });
+    addTask(1, now - 1);
+    await offline.append(1, now - 1, Uint32Array.of(UIN));
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 1, overFrequency: 0 });
+    expect(reads).toBe(0);
+  });
+
+  it('neither counts nor removes an entry whose delivery failed; the next login delivers and counts it', async () => {
+    now = endOfWindow(18);
+    await pend(1, 2);
+    gateway.failOnCall = 1;
+    await expect(checked.deliver(UIN)).rejects.toThrow('push channel down');
+    expect(await used(D)).toBe(0);
+    expect((await offline.pending(UIN)).map((e) => e.taskId)).toEqual([1, 2]);
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 0 });
+    expect(await used(D)).toBe(2);
   });
 });

@@ -31,6 +31,7 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
   const expired = meter.counter('herald_executor_login_expired_total', 'Offline entries dropped at login: their task expired or is gone', ['executor']);
   const errors = meter.counter('herald_executor_errors_total', 'Batches not confirmed and login walks that failed, by error code', ['executor', 'code']);
   const depth = meter.gauge('herald_executor_login_queue', 'Users waiting for their offline list to be walked', ['executor']);
+  const overFrequency = meter.counter('herald_executor_login_over_frequency_total', "Offline entries dropped at login: the user had no released, unused frequency slot left that day", ['executor']);
   const waiting: number[] = [];
   let head = 0;
   let running: Promise<void> | undefined;
@@ -48,6 +49,7 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
         walked.inc({ ...options.labels, result: 'ok' });
         atLogin.inc(options.labels, result.delivered);
         if (result.expired > 0) expired.inc(options.labels, result.expired);
+        if (result.overFrequency > 0) overFrequency.inc(options.labels, result.overFrequency);
       } catch (error) {
         walked.inc({ ...options.labels, result: 'failed' });
         errors.inc({ ...options.labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
