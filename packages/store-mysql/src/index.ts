@@ -1,8 +1,8 @@
 /**
  * @module @herald/store-mysql
  *
- * Herald's production TaskStore (and AccessStore: API tokens, audit log) on
- * MySQL/MariaDB (mysql2). It passes the same
+ * Herald's production TaskStore (and AccessStore: API tokens, audit log;
+ * CampaignStore; AccountStore: B-side quotas) on MySQL/MariaDB (mysql2). It passes the same
  * conformance suite (@herald/testing) as the embedded LevelTaskStore. The
  * schema lives in this package's `migrations/NNN_name.sql` files (tables, the
  * outbox triggers, the live-task checkpoint), applied by `migrate` under a
@@ -22,6 +22,7 @@ export { MySqlCampaignStore } from './mysql-campaign-store';
 export { MySqlFollowerStore } from './mysql-follower-store';
 export { MySqlAttributeIndex } from './mysql-attribute-index';
 export { MySqlTableSources } from './mysql-table-source';
+export { MySqlAccountStore } from './mysql-account-store';
 export { migrate, loadMigrations, MIGRATIONS_DIR, MIGRATION_LOCK } from './migrate';
 export type { MigrateOptions, MigrateResult, Migration } from './migrate';
 export { DEFAULT_POOL_SIZE } from './connection';
