@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { ApiDeps } from './api-deps';
+import { apiErrorCounter, installRequestMetrics } from './api-metrics';
 import { ensureBootstrapAdmin } from './access/bootstrap';
 import { installAccessGuard } from './access/guard';
 import { recordRoutes } from './access/route-table';
@@ -20,20 +21,24 @@ import { taskRoutes } from './routes/tasks';
  * configured bootstrap admin token is stored when the server gets ready.
  */
 export function createApiServer(deps: ApiDeps): FastifyInstance {
+  const countError = apiErrorCounter(deps.meter);
   const app = Fastify({
     logger: false,
     bodyLimit: 1 << 20,
     // Errors the router raises before any route (a malformed URL, a path parameter over 100 characters) answer like every other error.
     frameworkErrors: (error, _request, reply) => {
       const { status, body } = toHttpError(error);
+      countError(status, body);
       void (reply as unknown as FastifyReply).code(status).send(body);
     },
   });
   recordRoutes(app);
+  installRequestMetrics(app, deps.meter);
   // Recipient lists stream straight to disk: the handler gets the raw request stream.
   app.addContentTypeParser('application/octet-stream', { bodyLimit: deps.config.http.uploadLimitBytes }, (_request, payload, done) => done(null, payload));
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(error);
+    countError(status, body);
     if (status >= 500) deps.logger.error('request failed', { method: request.method, url: request.url, error: String(error) });
     void reply.code(status).headers(errorHeaders(error)).send(body);
   });
@@ -43,7 +48,9 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   const bootstrapToken = deps.config.auth.bootstrapAdminToken;
   if (bootstrapToken !== null) app.addHook('onReady', () => ensureBootstrapAdmin(deps.access, bootstrapToken, deps.clock.now(), deps.logger));
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url}` } });
+    const body = { error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url}` } };
+    countError(404, body);
+    void reply.code(404).send(body);
   });
   if (deps.metrics) {
     const metrics = deps.metrics;
