@@ -8,6 +8,7 @@
  */
 import {
   activeDaysOf,
+  checkSourceBatchSize,
   CHUNK_UINS,
   chunkMembers,
   decodeChunk,
@@ -17,7 +18,6 @@ import {
   planTargetingQuery,
   systemClock,
   UNIVERSE_KEY,
-  ValidationError,
   type AttributeIndex,
   type AudienceBatch,
   type AudienceReadOptions,
@@ -49,12 +49,6 @@ function usesActiveSince(node: QueryNode): boolean {
   }
 }
 
-export function checkBatchSize(value: number | undefined, fallback: number): number {
-  const size = value ?? fallback;
-  if (!Number.isInteger(size) || size < 1 || size > 1 << 20) throw new ValidationError(`batchSize must be an integer in 1..${1 << 20}`, { field: 'batchSize' });
-  return size;
-}
-
 /**
  * A source of the users `query` matches in `index`. The query is parsed at
  * once: a malformed one throws QueryError here, before any read.
@@ -65,8 +59,8 @@ export function checkBatchSize(value: number | undefined, fallback: number): num
  */
 export function targetingSource(index: AttributeIndex, query: string, options: TargetingSourceOptions = {}): AudienceSource {
   const tree = parseTargetingQuery(query);
-  const batchSize = checkBatchSize(options.batchSize, 65_536);
-  const windowChunks = checkBatchSize(options.windowChunks, 64);
+  const batchSize = checkSourceBatchSize(options.batchSize, 65_536);
+  const windowChunks = checkSourceBatchSize(options.windowChunks, 64, 'windowChunks');
   const clock = options.clock ?? systemClock;
   return {
     kind: 'targeting',

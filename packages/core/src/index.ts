@@ -193,9 +193,9 @@ export type { CampaignStore } from './ports/campaign-store';
 // Audience sources (docs/audience-sources.md): the AudienceSource port and its adapters' shared rules,
 // follow/unfollow changes, the table source's checked description, and targeting: the query language,
 // per-value bitsets in 2^16-uin chunks, and a query's plan evaluated chunk by chunk.
-export { BAD_ROW_REASONS, addBadRows, badRowTotal, classifyUin } from './ports/audience-source';
+export { BAD_ROW_REASONS, DEFAULT_SOURCE_BATCH, MAX_SOURCE_BATCH, addBadRows, badRowTotal, classifyUin, checkSourceBatchSize } from './ports/audience-source';
 export type { AudienceSource, AudienceReadOptions, AudienceBatch, BadRowReason, BadRowCounts } from './ports/audience-source';
-export { checkFollowChange, followChangeWins, followEventKey, followPairKey, reduceFollowChanges } from './audience/follows';
+export { checkFollowChange, checkFollowersAccount, followChangeWins, followEventKey, followPairKey, reduceFollowChanges } from './audience/follows';
 export type { FollowChange } from './audience/follows';
 export type { FollowerStore, FollowApplyResult } from './ports/follower-store';
 export { TABLE_CONDITION_OPS, MAX_TABLE_CONDITIONS, MAX_IN_VALUES, checkIdentifier, checkTableSourceSpec } from './audience/table-source-spec';
@@ -239,7 +239,7 @@ export type { AccountStore } from './ports/account-store';
 
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
-export type { CampaignsConfig, AccountsConfig } from './config/options';
+export type { CampaignsConfig, AccountsConfig, AudiencesConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';

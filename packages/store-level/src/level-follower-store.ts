@@ -1,7 +1,8 @@
 import { ClassicLevel } from 'classic-level';
 import {
-  ACCOUNT_ID_PATTERN,
   checkFollowChange,
+  checkFollowersAccount,
+  checkSourceBatchSize,
   classifyUin,
   ErrorCodes,
   followChangeWins,
@@ -49,15 +50,6 @@ function decodeState(value: Buffer): { following: boolean; at: number } {
   return { following: value.readUInt8(0) === 1, at: readU64BE(value, 1) };
 }
 
-export const DEFAULT_FOLLOWER_BATCH = 10_000;
-
-export function checkFollowerSourceArgs(accountId: unknown, batchSize: unknown): { accountId: string; batchSize: number } {
-  if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId)) throw new ValidationError('accountId must be 1..64 of a-z, 0-9 and _', { field: 'accountId' });
-  const size = batchSize ?? DEFAULT_FOLLOWER_BATCH;
-  if (!Number.isInteger(size) || (size as number) < 1 || (size as number) > 1 << 20) throw new ValidationError(`batchSize must be an integer in 1..${1 << 20}`, { field: 'batchSize' });
-  return { accountId, batchSize: size as number };
-}
-
 export class LevelFollowerStore implements FollowerStore {
   private readonly life = new Lifecycle('LevelFollowerStore');
   /** One writer at a time: an apply reads the stored states of its pairs, then writes the winners. */
@@ -100,11 +92,12 @@ export class LevelFollowerStore implements FollowerStore {
   }
 
   followers(accountId: string, options: { batchSize?: number } = {}): AudienceSource {
-    const args = checkFollowerSourceArgs(accountId, options.batchSize);
+    const account = checkFollowersAccount(accountId);
+    const batchSize = checkSourceBatchSize(options.batchSize);
     return {
       kind: 'followers',
-      description: { accountId: args.accountId },
-      read: (readOptions) => this.readFollowers(args.accountId, args.batchSize, readOptions),
+      description: { accountId: account },
+      read: (readOptions) => this.readFollowers(account, batchSize, readOptions),
     };
   }
 

@@ -68,3 +68,9 @@ export function reduceFollowChanges(changes: readonly FollowChange[]): { winners
   }
   return { winners: [...best.values()], stale: changes.length - best.size };
 }
+
+/** Checks the `followers` source's arguments: an account id as the API takes them. */
+export function checkFollowersAccount(accountId: unknown): string {
+  if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId)) throw new ValidationError('accountId must be 1..64 of a-z, 0-9 and _', { field: 'accountId' });
+  return accountId;
+}

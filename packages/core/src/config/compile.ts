@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors';
 import { DEFAULTS, type HeraldConfig, type HeraldOptions } from './options';
 import { compileAccounts } from './compile-accounts';
+import { compileAudiences } from './compile-audiences';
 import { compileAuth } from './compile-auth';
 import { compileCampaigns } from './compile-campaigns';
 import { compileDelivery } from './compile-delivery';
@@ -19,7 +20,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -74,6 +75,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     management: compileManagement(options),
     auth: compileAuth(options),
     campaigns: compileCampaigns(options),
+    audiences: compileAudiences(options),
     accounts: compileAccounts(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };

@@ -150,6 +150,15 @@ export interface HeraldOptions {
     /** How often the controller re-reads the campaigns (new, changed, due), ms. 100..3600000, default 5000. */
     scanIntervalMs?: number;
   };
+  /** Audience sources: lists built from followers, a targeting query or a MySQL table (docs/audience-sources.md). */
+  audiences?: {
+    /** Audience jobs one interface process runs at once; more answer 503 UNAVAILABLE (retriable). 1..64, default 2. */
+    maxRunningJobs?: number;
+    /** How long a finished job (done, failed, cancelled) stays readable at GET /api/v1/audiences/:id, ms. 1000..604800000, default 3600000. */
+    jobRetentionMs?: number;
+    /** Uins a source reads per page (keyset page, targeting batch). 1..1048576, default 10000. */
+    pageSize?: number;
+  };
   /** B-side controls: each account's daily quotas and frequency, scaled by its last click-through rate (docs/account-quotas.md). */
   accounts?: {
     /**
@@ -248,6 +257,12 @@ export interface AccountsConfig {
   utcOffsetMinutes: number;
 }
 
+export interface AudiencesConfig {
+  maxRunningJobs: number;
+  jobRetentionMs: number;
+  pageSize: number;
+}
+
 export interface CampaignsConfig {
   misfireGraceMs: number;
   scanIntervalMs: number;
@@ -324,6 +339,7 @@ export interface HeraldConfig {
   management: ManagementConfig;
   auth: AuthConfig;
   campaigns: CampaignsConfig;
+  audiences: AudiencesConfig;
   accounts: AccountsConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
@@ -347,6 +363,7 @@ export const DEFAULTS = {
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
+  audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000 },
   accounts: {
     defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0 },
     clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },

@@ -1,3 +1,5 @@
+import { ValidationError } from '../errors';
+
 /**
  * An audience source: where a broadcast's recipients come from when they are
  * not an uploaded file. Followers of an account, the users a targeting query
@@ -66,6 +68,18 @@ export interface AudienceBatch {
 export const BAD_ROW_REASONS = ['null', 'not_a_number', 'negative', 'fraction', 'out_of_range'] as const;
 export type BadRowReason = (typeof BAD_ROW_REASONS)[number];
 export type BadRowCounts = Partial<Record<BadRowReason, number>>;
+
+/** Uins per batch when an adapter is not told: a page of a keyset read. */
+export const DEFAULT_SOURCE_BATCH = 10_000;
+/** The most uins per batch any adapter accepts. */
+export const MAX_SOURCE_BATCH = 1 << 20;
+
+/** Checks an adapter's `batchSize` option (1..2^20), defaulting to `fallback`. */
+export function checkSourceBatchSize(value: unknown, fallback = DEFAULT_SOURCE_BATCH, field = 'batchSize'): number {
+  const size = value ?? fallback;
+  if (!Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_SOURCE_BATCH) throw new ValidationError(`${field} must be an integer in 1..${MAX_SOURCE_BATCH}`, { field });
+  return size as number;
+}
 
 /** Adds `more` into `into` (both by reason); returns `into`. */
 export function addBadRows(into: BadRowCounts, more: BadRowCounts | undefined): BadRowCounts {
