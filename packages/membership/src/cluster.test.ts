@@ -134,6 +134,9 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     // LSRs were exchanged (which member asked depends on who was up first: one that heard nobody founds the cluster alone).
     expect(m.count('herald_membership_messages_total', { kind: 'lsr.reply', direction: 'in' })).toBeGreaterThan(0);
     expect(m.gaugeValue('herald_membership_state', { member: INTERFACE, state: 'WORKING' })).toBe(1);
+    // Each member also shows what it hears of the others.
+    expect(m.gaugeValue('herald_membership_peer_state', { member: INTERFACE, peer: 'scheduler-2', state: 'WORKING' })).toBe(1);
+    expect(m.gaugeValue('herald_membership_peer_state', { member: INTERFACE, peer: 'scheduler-2', state: 'JOINING' })).toBe(0);
     expect(m.count('herald_transport_refused_peers_total')).toBe(0);
     expect(m.count('herald_membership_dropped_total', { reason: 'unknown_peer' })).toBe(0);
   });
@@ -143,6 +146,7 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     const closedAt = Date.now();
     await cluster.get('scheduler-3').close();
     const took = await cluster.settle(['scheduler-1', 'scheduler-2', INTERFACE], ['scheduler-1', 'scheduler-2'], 'the survivors on a ring of two');
+    expect(cluster.meter.gaugeValue('herald_membership_peer_state', { member: 'scheduler-1', peer: 'scheduler-3', state: 'OFFLINE' })).toBe(1);
     for (const id of ['scheduler-1', 'scheduler-2', INTERFACE]) {
       expect([id, cluster.statesSince(id, closedAt)]).toEqual([id, ['SILENCE', 'WORKING']]);
     }

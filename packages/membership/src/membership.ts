@@ -58,6 +58,7 @@ export interface Membership {
 
 /** States as a gauge: 1 for the state the process is in, 0 for the others. */
 const STATE_METRIC = 'herald_membership_state';
+const PEER_STATE_METRIC = 'herald_membership_peer_state';
 const MESSAGES_METRIC = 'herald_membership_messages_total';
 const DROPPED_METRIC = 'herald_membership_dropped_total';
 
@@ -86,6 +87,7 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
   const meter = options.meter ?? noopMeter;
   const { id, clock, timers } = config;
   const stateGauge = meter.gauge(STATE_METRIC, 'APTA state of this process: 1 for the current state, 0 for the others', ['member', 'state']);
+  const peerGauge = meter.gauge(PEER_STATE_METRIC, "APTA state of each peer as this process last heard it (OFFLINE once its heartbeat stopped): 1 for that state, 0 for the others", ['member', 'peer', 'state']);
   const messages = meter.counter(MESSAGES_METRIC, 'APTA messages by kind and direction (in: stepped, out: handed to zeromq)', ['member', 'kind', 'direction']);
   const dropped = meter.counter(DROPPED_METRIC, 'APTA messages dropped, by direction and reason', ['member', 'direction', 'reason']);
 
@@ -118,6 +120,16 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
 
   function setStateGauge(current: AptaState): void {
     for (const state of APTA_STATES) stateGauge.set(state === current ? 1 : 0, { member: id, state });
+  }
+
+  /** Each peer's state as this process sees it, set when it changes: a peer that died cannot report its own. */
+  const peerStates = new Map<string, AptaState>();
+  function setPeerGauges(): void {
+    for (const peer of view.peers) {
+      if (peerStates.get(peer.id) === peer.state) continue;
+      peerStates.set(peer.id, peer.state);
+      for (const state of APTA_STATES) peerGauge.set(state === peer.state ? 1 : 0, { member: id, peer: peer.id, state });
+    }
   }
 
   function drop(direction: 'in' | 'out', reason: string, fields: Record<string, unknown> = {}): void {
@@ -190,6 +202,7 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     try {
       const result = aptaStep(view, input);
       view = result.view;
+      setPeerGauges();
       perform(result.actions);
     } catch (error) {
       // A decoded message already passed checkAptaMessage; anything else thrown here is a bug worth seeing.
