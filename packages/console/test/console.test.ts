@@ -233,6 +233,27 @@ describe('operator console in headless Chromium', () => {
     await page.waitForURL(new RegExp(`/console/tasks/${firstTaskId}$`));
   });
 
+  it('schedules a broadcast for later and cancels it, after asking once more', async () => {
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.locator('#listFile').setInputFiles(listFile);
+    await page.locator('.upload-result').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('See you tomorrow.');
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    await page.locator('input[name="when"]').nth(1).check();
+    await page.locator('#sendAt').fill(new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
+    await page.getByRole('button', { name: 'Schedule broadcast' }).click();
+    await page.waitForURL(/\/console\/tasks\/\d+$/);
+    const taskId = Number(/tasks\/(\d+)$/.exec(page.url())![1]);
+    await page.locator('h1 .badge', { hasText: 'SCHEDULED' }).waitFor();
+    await page.locator('[data-stage="preprocessing"] .stage-status', { hasText: 'waiting' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText(`Cancel task ${taskId}? It cannot be resumed.`).waitFor();
+    await page.getByRole('button', { name: 'Yes, cancel' }).click();
+    await page.locator('h1 .badge', { hasText: 'CANCELLED' }).waitFor();
+    expect(await taskState(taskId)).toBe('CANCELLED');
+    expect(await page.getByRole('button', { name: 'Pause' }).isDisabled()).toBe(true);
+  });
+
   it('creates a campaign with a live preview of its next five fire times, and sees it fire', async () => {
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await page.getByRole('heading', { name: 'Campaigns' }).waitFor();

@@ -34,6 +34,7 @@ const task = (over: Partial<Task> & { report?: Partial<Task['report']> }): Task 
   expiresAt: 1,
   listCount: 100,
   owner: null,
+  filteredListId: 'f_1',
   error: null,
   createdAt: 0,
   updatedAt: 0,
@@ -51,8 +52,12 @@ describe('task stages', () => {
   });
 
   it('waits before pre-processing, and halts with a paused task', () => {
-    const queued = taskStages(task({ state: 'QUEUED', report: { total: 0, kept: 0, removed: {}, delivered: 0, offline: 0, units: 0, unitsDone: 0 } }));
-    expect(queued.map((s) => s.status)).toEqual(['waiting', 'waiting', 'waiting', 'waiting']);
+    // A new task's report already holds the list's count as its total (core's emptyReport).
+    for (const state of ['CREATED', 'SCHEDULED', 'QUEUED'] as const) {
+      const fresh = taskStages(task({ state, filteredListId: null, report: { total: 100, kept: 0, removed: {}, delivered: 0, offline: 0, units: 0, unitsDone: 0 } }));
+      expect([state, fresh.map((s) => s.status)]).toEqual([state, ['waiting', 'waiting', 'waiting', 'waiting']]);
+    }
+    expect(taskStages(task({ state: 'PREPROCESSING', filteredListId: null, report: { kept: 0, units: 0, unitsDone: 0, delivered: 0, offline: 0 } }))[0]).toMatchObject({ status: 'running', fraction: null });
     expect(taskStages(task({ state: 'PAUSED' })).map((s) => s.status)).toEqual(['done', 'halted', 'halted', 'halted']);
   });
 

@@ -51,6 +51,8 @@ export interface Task {
   displayAt?: number | null;
   listCount: number;
   owner: string | null;
+  /** The sorted, filtered list; set when pre-processing ends. */
+  filteredListId: string | null;
   report: TaskReport;
   error: { code: string; message: string } | null;
   createdAt: number;

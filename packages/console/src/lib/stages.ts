@@ -21,9 +21,13 @@ const BEFORE_PREPROCESSING: readonly TaskState[] = ['CREATED', 'SCHEDULED', 'QUE
 /** Recipients confirmed so far: pushed online or queued offline. */
 export const confirmed = (task: Task): number => task.report.delivered + task.report.offline;
 
-/** Pre-processing has produced its report (kept, removed, units) once a filtered list exists or units are planned. */
+/**
+ * Pre-processing has produced its report (kept, removed, units) once the
+ * filtered list exists. (report.total is the list's count from creation on,
+ * so it says nothing about pre-processing.)
+ */
 export function preprocessed(task: Task): boolean {
-  return task.report.units > 0 || task.report.total > 0 || ['DISPATCHING', 'SENDING', 'PREEMPTED', 'COMPLETED'].includes(task.state);
+  return task.filteredListId !== null || task.report.units > 0 || ['DISPATCHING', 'SENDING', 'PREEMPTED', 'COMPLETED'].includes(task.state);
 }
 
 export function taskStages(task: Task): Stage[] {
