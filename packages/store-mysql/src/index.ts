@@ -19,6 +19,8 @@
 export { MySqlTaskStore } from './mysql-task-store';
 export { MySqlAccessStore } from './mysql-access-store';
 export { MySqlCampaignStore } from './mysql-campaign-store';
+export { MySqlFrequencyCounter } from './mysql-frequency-counter';
+export type { MySqlFrequencyCounterOptions } from './mysql-frequency-counter';
 export { MySqlFollowerStore } from './mysql-follower-store';
 export { MySqlAttributeIndex } from './mysql-attribute-index';
 export { MySqlTableSources } from './mysql-table-source';

@@ -76,6 +76,7 @@ describe('migrate', () => {
       'campaigns',
       'execution_units',
       'followers',
+      'frequency_uses',
       'recipient_lists',
       'schema_migrations',
       'store_checkpoints',

@@ -1,0 +1,202 @@
+import {
+  checkFrequencyDay,
+  checkFrequencyUses,
+  checkSortedUins,
+  ConfigError,
+  ErrorCodes,
+  HeraldError,
+  uniqueSorted,
+  type FrequencyCounter,
+  type FrequencyUse,
+} from '@herald/core';
+import { createPool, type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
+import { loadMigrations, pendingMigrations, readApplied } from './migrate';
+import { connectError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
+
+const STORE = 'MySqlFrequencyCounter';
+/** Rows per INSERT: 3 numbers each, far below max_allowed_packet and the placeholder limit. */
+const INSERT_ROWS = 5000;
+/** Distinct uins per SELECT. */
+const READ_UINS = 4096;
+/** A chunk whose uins span at most this many times their number is read as one BETWEEN range, else by IN. */
+const DENSE_SPAN = 8;
+/** Rows per DELETE of an old day: short statements, so pruning never holds locks long. */
+const PRUNE_ROWS = 10_000;
+const DEADLOCK_ATTEMPTS = 5;
+
+export interface MySqlFrequencyCounterOptions extends MySqlTaskStoreOptions {
+  /**
+   * Days kept, counting the newest day consumed, 1..366; older days are
+   * deleted, and a late use of one of them is dropped.
+   * @defaultValue 2 (today and yesterday, for processes whose clocks straddle midnight)
+   */
+  retainDays?: number;
+}
+
+export const DEFAULT_RETAIN_DAYS = 2;
+
+/**
+ * The production FrequencyCounter (docs/frequency.md), on MySQL/MariaDB: the
+ * `frequency_uses` table of migrations/009_frequency.sql, in the task store's
+ * database, so every dispatcher and executor of the cluster shares the same
+ * counts. It passes the same conformance suite as LevelFrequencyCounter.
+ *
+ * One row per (day, uin, task_id), the primary key: consuming is INSERT
+ * IGNORE (idempotent by construction, no read-modify-write, so concurrent
+ * processes lose nothing; rows go in key order, so two overlapping inserts
+ * take their locks in the same order, and the rare deadlock is retried), and
+ * a count is COUNT(*) over a user's range of the clustered index. A sorted
+ * batch is read in chunks: a dense chunk as one `uin BETWEEN first AND last`
+ * range, a sparse one by `uin IN (...)`, one round trip each.
+ *
+ * Retention: like the Level adapter, the newest `retainDays` days consumed
+ * (as this process has seen them: the newest day in the table at open, then
+ * every consume) are kept. When a consume brings a newer day, older days are
+ * deleted in the background in bounded chunks; a use for a day already
+ * outside the retention is dropped. Callers pass `dayOf(policy, now)`.
+ */
+export class MySqlFrequencyCounter implements FrequencyCounter {
+  private closed = false;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private pruning: Promise<void> | undefined;
+
+  private constructor(
+    private readonly pool: Pool,
+    readonly retainDays: number,
+    /** The newest day consumed (-1: none): the table's at open, then this process's. */
+    private newestDay: number,
+  ) {}
+
+  /** Connects to a migrated database (009_frequency.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
+  static async open(options: MySqlFrequencyCounterOptions): Promise<MySqlFrequencyCounter> {
+    const url = parseMySqlUrl(options?.url);
+    const database = checkDatabaseName(options.database);
+    const poolSize = checkPoolSize(options.poolSize);
+    const retainDays = options.retainDays ?? DEFAULT_RETAIN_DAYS;
+    if (!Number.isInteger(retainDays) || retainDays < 1 || retainDays > 366) throw new ConfigError('retainDays', `must be an integer in 1..366, got ${retainDays}`);
+    const files = await loadMigrations();
+    const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
+    try {
+      let applied;
+      try {
+        applied = await readApplied(pool);
+      } catch (error) {
+        if (mysqlCode(error) === 'ER_NO_SUCH_TABLE') throw new ConfigError('mysql.database', `database '${database}' is not migrated (no schema_migrations table): run herald migrate`);
+        throw connectError(error, url, database);
+      }
+      const pending = pendingMigrations(files, applied);
+      if (pending.length > 0) throw new ConfigError('mysql.database', `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`);
+      const [rows] = await pool.query<RowDataPacket[]>('SELECT MAX(day) AS newest FROM frequency_uses');
+      const newest = rows[0]?.newest;
+      return new MySqlFrequencyCounter(pool, retainDays, newest === null || newest === undefined ? -1 : Number(newest));
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw toHeraldError(error, 'open', STORE);
+    }
+  }
+
+  used(sortedUins: Uint32Array, day: number): Promise<Uint32Array> {
+    return this.run('used', async () => {
+      checkSortedUins(sortedUins);
+      checkFrequencyDay(day);
+      const counts = new Uint32Array(sortedUins.length);
+      if (sortedUins.length === 0 || day < this.oldestKeptDay()) return counts;
+      const distinct = uniqueSorted(sortedUins.slice());
+      const found = new Map<number, number>();
+      for (let start = 0; start < distinct.length; start += READ_UINS) {
+        const chunk = distinct.subarray(start, start + READ_UINS);
+        const first = chunk[0]!;
+        const last = chunk[chunk.length - 1]!;
+        const dense = last - first < DENSE_SPAN * chunk.length;
+        const [rows] = dense
+          ? await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin BETWEEN ? AND ? GROUP BY uin', [day, first, last])
+          : await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin IN (?) GROUP BY uin', [day, [...chunk]]);
+        for (const row of rows) found.set(Number(row.uin), Number(row.n));
+      }
+      for (let i = 0; i < sortedUins.length; i++) counts[i] = found.get(sortedUins[i]!) ?? 0;
+      return counts;
+    });
+  }
+
+  consume(uses: readonly FrequencyUse[]): Promise<void> {
+    return this.run('consume', async () => {
+      checkFrequencyUses(uses);
+      const newest = uses.reduce((max, use) => (use.uins.length > 0 ? Math.max(max, use.day) : max), this.newestDay);
+      const oldestKept = newest - this.retainDays + 1;
+      const rows: [number, number, number][] = [];
+      for (const use of uses) {
+        if (use.day < oldestKept) continue; // a late report for a day no one asks about any more
+        for (const uin of uniqueSorted(use.uins.slice())) rows.push([use.day, uin, use.taskId]);
+      }
+      rows.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+      for (let start = 0; start < rows.length; start += INSERT_ROWS) await this.insert(rows.slice(start, start + INSERT_ROWS));
+      if (newest > this.newestDay) {
+        this.newestDay = newest;
+        this.prune();
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.inflight, this.pruning]);
+    await this.pool.end().catch((error: unknown) => {
+      throw toHeraldError(error, 'close', STORE);
+    });
+  }
+
+  private oldestKeptDay(): number {
+    return this.newestDay - this.retainDays + 1;
+  }
+
+  /** One INSERT IGNORE; a deadlock (overlapping inserts of other processes) is tried again: the statement is idempotent. */
+  private async insert(rows: [number, number, number][]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.pool.query('INSERT IGNORE INTO frequency_uses (day, uin, task_id) VALUES ?', [rows]);
+        return;
+      } catch (error) {
+        if (!isDeadlock(error) || attempt >= DEADLOCK_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * Deletes the days before the oldest kept, a bounded chunk at a time, in
+   * the background; stops at close. A failure leaves the rows for the next
+   * newer day's prune: old rows cost space, never a wrong count (nobody asks
+   * about a day outside the retention).
+   */
+  private prune(): void {
+    if (this.pruning !== undefined || this.closed) return;
+    const before = this.oldestKeptDay();
+    this.pruning = this.deleteDaysBefore(before)
+      .catch(() => undefined) // left for the next prune; see above
+      .finally(() => {
+        this.pruning = undefined;
+        if (this.oldestKeptDay() > before) this.prune(); // a newer day came meanwhile
+      });
+  }
+
+  private async deleteDaysBefore(day: number): Promise<void> {
+    while (!this.closed) {
+      const [result] = await this.pool.query<ResultSetHeader>('DELETE FROM frequency_uses WHERE day < ? ORDER BY day, uin, task_id LIMIT ?', [day, PRUNE_ROWS]);
+      if (result.affectedRows < PRUNE_ROWS) return;
+    }
+  }
+
+  private async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${STORE}.${op}: the store is closed`);
+    const call = fn();
+    this.inflight.add(call);
+    try {
+      return await call;
+    } catch (error) {
+      throw toHeraldError(error, op, STORE);
+    } finally {
+      this.inflight.delete(call);
+    }
+  }
+}
