@@ -1,4 +1,4 @@
-import type { AccessStore, CampaignStore, Clock, HashRing, HeraldConfig, Logger, Meter, TaskStore } from '@herald/core';
+import type { AccessStore, AccountStore, CampaignStore, Clock, HashRing, HeraldConfig, Logger, Meter, TaskStore } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { PushChannel } from '@herald/transport';
 
@@ -10,6 +10,8 @@ export interface ApiDeps {
   lists: ListRepository;
   /** Cron campaigns (docs/campaigns.md). Without it the /api/v1/campaigns routes are not served. */
   campaigns?: CampaignStore;
+  /** B-side controls (docs/account-quotas.md): quotas checked at task creation and the /api/v1/accounts/:id routes. Without it neither. */
+  accounts?: AccountStore;
   /** task.submitted and task.command go to the scheduler. */
   toScheduler: PushChannel;
   clock: Clock;

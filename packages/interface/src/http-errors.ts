@@ -12,6 +12,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.LIST_UIN_OUT_OF_RANGE]: 400,
   [ErrorCodes.LIST_EMPTY]: 422,
   [ErrorCodes.LIST_TOO_MANY_BAD_LINES]: 422,
+  // Not 429: that is the token's request rate, and clients retry it as is; this request needs a later send time or a new day.
+  [ErrorCodes.ACCOUNT_QUOTA_EXCEEDED]: 422,
   [ErrorCodes.NOT_FOUND]: 404,
   [ErrorCodes.TASK_NOT_FOUND]: 404,
   [ErrorCodes.LIST_NOT_FOUND]: 404,

@@ -187,6 +187,16 @@ const MATRIX: Record<string, Spec> = {
     ids: () => [String(seeded.deleted), '999999'],
     ok: 204,
   },
+  'GET /api/v1/accounts/:accountId/limits': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: '/api/v1/accounts/globex/limits' }),
+    missing: () => ({ method: 'GET', path: '/api/v1/accounts/nobody/limits' }),
+    ids: () => ['globex', 'nobody'],
+    ok: 200,
+  },
+  // Generous values: the matrix creates globex's tasks too.
+  'PUT /api/v1/accounts/:accountId/limits': { kind: 'admin', request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/limits', body: { dailyBroadcasts: 1000 } }), ok: 200 },
+  'PUT /api/v1/accounts/:accountId/click-through-rate': { kind: 'admin', request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/click-through-rate', body: { rate: 0.05 } }), ok: 200 },
   'GET /api/v1/cluster': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/cluster' }), ok: 200 },
   'POST /api/v1/tokens': { kind: 'admin', request: () => ({ method: 'POST', path: '/api/v1/tokens', body: { name: 'made by the matrix', role: 'operator', accounts: ['acme'] } }), ok: 201 },
   'GET /api/v1/tokens': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/tokens' }), ok: 200 },

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ListRepository } from '@herald/audience';
 import { compileConfig, encodeRecipientList, noopLogger, systemClock, type AccessStore, type CampaignStore, type Clock, type HeraldOptions, type Logger, type Meter } from '@herald/core';
-import { LevelTaskStore } from '@herald/store-level';
+import { LevelAccountStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
@@ -22,8 +22,8 @@ export interface Req {
 }
 
 /**
- * An API server on real stores (LevelTaskStore, a ListRepository, the given
- * AccessStore) in a temp dir, listening on 127.0.0.1 (fastify's inject needs
+ * An API server on real stores (LevelTaskStore, a ListRepository, a
+ * LevelAccountStore for the B-side quotas, the given AccessStore) in a temp dir, listening on 127.0.0.1 (fastify's inject needs
  * an ESM-only module jest cannot load). The scheduler channel keeps what it
  * is sent.
  */
@@ -31,6 +31,7 @@ export interface TestServer {
   app: FastifyInstance;
   base: string;
   store: LevelTaskStore;
+  accounts: LevelAccountStore;
   sent: Message[];
   call(token: string | undefined, req: Req): Promise<Answer>;
   close(): Promise<void>;
@@ -39,6 +40,7 @@ export interface TestServer {
 export async function startTestServer(options: { access: AccessStore; campaigns?: CampaignStore; config?: HeraldOptions; clock?: Clock; logger?: Logger; meter?: Meter }): Promise<TestServer> {
   const dir: TempDir = await makeTempDir('herald-interface-server-');
   const store = await LevelTaskStore.open(join(dir.path, 'tasks'));
+  const accounts = await LevelAccountStore.open(join(dir.path, 'accounts'));
   const lists = new ListRepository(join(dir.path, 'lists'));
   const sent: Message[] = [];
   const toScheduler: PushChannel = {
@@ -57,6 +59,7 @@ export async function startTestServer(options: { access: AccessStore; campaigns?
     logger: options.logger ?? noopLogger,
     ...(options.meter ? { meter: options.meter } : {}),
     ...(options.campaigns ? { campaigns: options.campaigns } : {}),
+    accounts,
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
     metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'herald_up 1\n' }),
   });
@@ -65,6 +68,7 @@ export async function startTestServer(options: { access: AccessStore; campaigns?
     app,
     base,
     store,
+    accounts,
     sent,
     async call(token, req) {
       const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
@@ -89,6 +93,7 @@ export async function startTestServer(options: { access: AccessStore; campaigns?
     async close() {
       await app.close();
       await store.close();
+      await accounts.close();
       await dir.remove();
     },
   };

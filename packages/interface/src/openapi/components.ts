@@ -186,6 +186,35 @@ const member = object(
   ['id', 'state', 'takesWork', 'ringShare', 'liveTasks'],
 );
 
+const limits = (description: string): JsonSchema =>
+  object(
+    {
+      dailyBroadcasts: integer('broadcasts whose send time falls on one day'),
+      dailyRecipients: integer('recipients (list sizes) summed over those broadcasts'),
+      minIntervalMs: integer('least time between the send times of two broadcasts, ms'),
+    },
+    ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs'],
+    description,
+  );
+
+const accountLimits = object(
+  {
+    accountId,
+    limits: limits('in force: what the next broadcast is decided by'),
+    base: limits('the defaults with the override applied, before the click-through factor'),
+    override: { type: 'object', additionalProperties: { type: 'integer' }, description: "the account's own limits, by name ({} none)" },
+    clickThroughRate: nullable('number', "the last broadcast's clicks / delivered; null: unknown"),
+    factor: { type: 'number', description: 'clamp(rate / referenceRate, minFactor, maxFactor); 1 with no rate' },
+    usage: object({ broadcasts: integer('reserved to send today'), recipients: integer('their recipients') }, ['broadcasts', 'recipients'], "today's usage (the local day of accounts.utcOffsetMinutes)"),
+    dayStartsAt: epochMs("today's start"),
+    nextResetAt: epochMs('when the daily quotas start again'),
+    lastBroadcastAt: nullable('integer', 'the latest reserved send time at or before now (epoch ms)'),
+    nextBroadcastAt: nullable('integer', 'the earliest reserved send time at or after now (epoch ms)'),
+    updatedAt: nullable('integer', 'when an admin last changed the settings (epoch ms); null: never'),
+  },
+  ['accountId', 'limits', 'base', 'override', 'clickThroughRate', 'factor', 'usage', 'dayStartsAt', 'nextResetAt', 'lastBroadcastAt', 'nextBroadcastAt', 'updatedAt'],
+);
+
 /** The document's `components.schemas`. */
 export const COMPONENTS = {
   Error: errorBody,
@@ -209,6 +238,7 @@ export const COMPONENTS = {
     },
     ['apta', 'ring', 'members', 'unownedLiveTasks'],
   ),
+  AccountLimits: accountLimits,
   Me: object({ tokenId: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: [...ROLES] }, accounts: { type: 'array', items: accountId } }, ['tokenId', 'name', 'role', 'accounts']),
   Token: object(accessToken, Object.keys(accessToken)),
   NewToken: object({ ...accessToken, token: { type: 'string', description: 'the token, `hrd_<id>_<secret>`: shown this once' } }, [...Object.keys(accessToken), 'token']),

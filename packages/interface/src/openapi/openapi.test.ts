@@ -199,6 +199,15 @@ describe('GET /api/docs', () => {
     await call('DELETE /api/v1/campaigns/:id', { method: 'DELETE', path: at }, 204);
     await call('GET /api/v1/campaigns/:id', { method: 'GET', path: at }, 404);
 
+    const limitsAt = '/api/v1/accounts/acme/limits';
+    await call('GET /api/v1/accounts/:accountId/limits', { method: 'GET', path: limitsAt }, 200);
+    await call('GET /api/v1/accounts/:accountId/limits', { method: 'GET', path: '/api/v1/accounts/ACME/limits' }, 400);
+    await call('PUT /api/v1/accounts/:accountId/click-through-rate', { method: 'PUT', path: '/api/v1/accounts/acme/click-through-rate', body: { rate: 0.02 } }, 200);
+    await call('PUT /api/v1/accounts/:accountId/limits', { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: -1 } }, 400);
+    await call('PUT /api/v1/accounts/:accountId/limits', { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: 1 } }, 200);
+    // acme created its one broadcast of the day above.
+    await call('POST /api/v1/tasks', create, 422);
+
     await call('GET /api/v1/cluster', { method: 'GET', path: '/api/v1/cluster' }, 200);
     const made = await call('POST /api/v1/tokens', { method: 'POST', path: '/api/v1/tokens', body: { name: 'night shift', role: 'operator', accounts: ['acme'] } }, 201);
     await call('GET /api/v1/cluster', { method: 'GET', path: '/api/v1/cluster', token: made.token as string }, 403);

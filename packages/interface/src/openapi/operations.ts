@@ -12,6 +12,7 @@ export const TAGS = [
   { name: 'lists', description: 'Recipient lists and blacklists: binary files or text/CSV, validated while they stream to disk (docs/recipient-list-format.md).' },
   { name: 'tasks', description: 'Broadcast tasks: create, read, list, cancel, pause, resume.' },
   { name: 'campaigns', description: 'Cron campaigns: a task created at every fire time (docs/campaigns.md).' },
+  { name: 'accounts', description: "B-side controls: an account's daily quotas and frequency, scaled by its last click-through rate (docs/account-quotas.md)." },
   { name: 'cluster', description: "The cluster's members as this interface process sees them." },
   { name: 'access', description: 'API tokens, the caller, the audit log (docs/api.md, "Authentication").' },
   { name: 'health', description: 'Liveness for probes and load balancers.' },
@@ -99,6 +100,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       400: 'VALIDATION_FAILED: a schema violation, content over tasks.maxContentChars, a bad sendAt, ttlSeconds over the maximum, a bad Idempotency-Key (details.field names the input)',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
       409: 'IDEMPOTENCY_KEY_REUSED: the key was used before for another request',
+      422: "ACCOUNT_QUOTA_EXCEEDED: over the account's daily broadcasts or recipients, or too close to another of its broadcasts; nothing was created (details: limit, field, max, used, retryAt)",
     },
     headers: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 128, description: '1..128 printable ASCII characters; scoped by account' } },
   },
@@ -172,6 +174,31 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "A campaign's firing history, newest first, a page at a time",
     responses: { 200: json('a page', ref('FiringPage')) },
     errors: { 400: 'VALIDATION_FAILED', 404: campaign404 },
+  },
+
+  'GET /api/v1/accounts/:accountId/limits': {
+    tag: 'accounts',
+    access: 'token',
+    summary: "An account's limits in force and today's usage",
+    description: 'The limits the next broadcast is decided by (defaults, the override, the click-through factor), what is reserved to send today, and when the day resets.',
+    responses: { 200: json('the limits', ref('AccountLimits')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id', 404: ACCOUNT_404 },
+  },
+  'PUT /api/v1/accounts/:accountId/limits': {
+    tag: 'accounts',
+    access: 'admin',
+    summary: "Set an account's own limits",
+    description: 'Replaces the override: a limit given replaces the default, one left out follows accounts.defaultLimits. Broadcasts already reserved stay.',
+    responses: { 200: json('the limits now', ref('AccountLimits')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id or limit (details.field)' },
+  },
+  'PUT /api/v1/accounts/:accountId/click-through-rate': {
+    tag: 'accounts',
+    access: 'admin',
+    summary: "Record the click-through rate of an account's last broadcast",
+    description: 'The analytics side feeds it; it scales the limits by clamp(rate / referenceRate, minFactor, maxFactor) from the next broadcast on. null forgets it.',
+    responses: { 200: json('the limits now', ref('AccountLimits')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id, or a rate outside [0, 1] (details.field)' },
   },
 
   'GET /api/v1/cluster': {

@@ -3,6 +3,7 @@ import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
+import { holdQuota } from './account-quota';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 
 interface CreateTaskBody {
@@ -81,6 +82,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (list === undefined || list.accountId !== body.accountId) throw listMissing();
     const startAt = Math.max(now, sendAt);
     const displayAt = parseDisplayAt(body.displayAt, startAt, startAt + ttlMs);
+    // B-side controls: the broadcast takes its room in the account's quotas, or 422 ACCOUNT_QUOTA_EXCEEDED with nothing created.
+    const quota = await holdQuota(deps, { accountId: body.accountId, idempotencyKey, sendAt: startAt, recipients: list.count }, now);
     const task = await store.createTask(
       {
         accountId: body.accountId,
@@ -95,7 +98,10 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       },
       now,
-    );
+    ).catch(async (error: unknown) => {
+      await quota.release();
+      throw error;
+    });
     // A concurrent request with the same key may have created it first: the store answers that task.
     if (idempotencyKey !== undefined) assertSameRequest(task, body);
     noteAudit(request, { resource: `task:${task.id}` });
