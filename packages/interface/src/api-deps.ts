@@ -1,6 +1,7 @@
 import type { AccessStore, AccountStore, CampaignStore, Clock, HashRing, HeraldConfig, Logger, Meter, TaskStore } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { PushChannel } from '@herald/transport';
+import type { AudienceSourceDeps } from './audience-jobs';
 
 export interface ApiDeps {
   config: HeraldConfig;
@@ -12,6 +13,8 @@ export interface ApiDeps {
   campaigns?: CampaignStore;
   /** B-side controls (docs/account-quotas.md): quotas checked at task creation and the /api/v1/accounts/:id routes. Without it neither. */
   accounts?: AccountStore;
+  /** Audience sources (docs/audience-sources.md): without it the /api/v1/audiences, follows and user-attributes routes are not served. */
+  audiences?: AudienceSourceDeps;
   /** task.submitted and task.command go to the scheduler. */
   toScheduler: PushChannel;
   clock: Clock;

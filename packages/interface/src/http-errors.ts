@@ -12,6 +12,10 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.LIST_UIN_OUT_OF_RANGE]: 400,
   [ErrorCodes.LIST_EMPTY]: 422,
   [ErrorCodes.LIST_TOO_MANY_BAD_LINES]: 422,
+  [ErrorCodes.QUERY_INVALID]: 400,
+  // The source behind the job failed (a database, a store): the gateway's answer, not the caller's mistake.
+  [ErrorCodes.AUDIENCE_SOURCE_FAILED]: 502,
+  [ErrorCodes.AUDIENCE_JOB_NOT_FOUND]: 404,
   // Not 429: that is the token's request rate, and clients retry it as is; this request needs a later send time or a new day.
   [ErrorCodes.ACCOUNT_QUOTA_EXCEEDED]: 422,
   [ErrorCodes.NOT_FOUND]: 404,

@@ -12,6 +12,7 @@
  */
 export { createApiServer } from './server';
 export type { ApiDeps, ClusterMembership } from './api-deps';
+export type { AudienceSourceDeps, AudienceJob, JobState } from './audience-jobs';
 export { toHttpError } from './http-errors';
 // Tokens made outside the API (herald token create, the demo): the same text form and hash.
 export { hashTokenSecret, newTokenText } from './access/token-crypto';

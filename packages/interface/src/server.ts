@@ -9,6 +9,7 @@ import { consoleRoutes } from './console';
 import { errorHeaders, toHttpError } from './http-errors';
 import { registerOpenApi } from './openapi/register';
 import { accessRoutes } from './routes/access';
+import { audienceRoutes } from './routes/audiences';
 import { accountRoutes } from './routes/accounts';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
@@ -69,6 +70,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     taskRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);
+    if (deps.audiences !== undefined) audienceRoutes(api, { ...deps, audiences: deps.audiences });
     if (deps.accounts !== undefined) accountRoutes(api, { ...deps, accounts: deps.accounts });
     accessRoutes(api, deps, verifier);
   });
