@@ -3,6 +3,9 @@ import {
   contentCrc,
   nextFireTimes,
   planFirings,
+  reserveBroadcast,
+  type AccountsConfig,
+  type AccountStore,
   type Campaign,
   type CampaignFiring,
   type CampaignStore,
@@ -26,6 +29,13 @@ export interface CampaignPassDeps {
   submit?: (taskId: number) => Promise<void>;
   /** Whether this controller still leads; a pass stops early when it no longer does. */
   isLeader: () => boolean;
+  /**
+   * B-side controls (docs/account-quotas.md): a firing is its account's
+   * broadcast, so it takes room in the account's quotas like a task created
+   * through the API; refused, it is recorded missed with reason
+   * `quota_exceeded:<limit>`. Without it campaigns have no quotas.
+   */
+  quota?: { accounts: AccountStore; policy: AccountsConfig };
 }
 
 export interface CampaignPassOptions {
@@ -120,8 +130,8 @@ async function fire(deps: CampaignPassDeps, options: CampaignPassOptions, campai
   if (recorded !== undefined) return recorded;
   const key = campaignTaskKey(campaign.id, scheduledAt);
   const task = (await deps.store.getTaskByIdempotencyKey(key)) ?? (await createTask(deps, options, campaign, scheduledAt, key, now));
-  if (task === undefined) {
-    return deps.campaigns.recordFiring({ campaignId: campaign.id, scheduledAt, outcome: 'missed', reason: 'list_not_found', at: now });
+  if (typeof task === 'string') {
+    return deps.campaigns.recordFiring({ campaignId: campaign.id, scheduledAt, outcome: 'missed', reason: task, at: now });
   }
   if (deps.submit !== undefined) {
     // The task is persisted: a lost hand-over only delays it until the scheduler's sweep.
@@ -130,12 +140,20 @@ async function fire(deps: CampaignPassDeps, options: CampaignPassOptions, campai
   return deps.campaigns.recordFiring({ campaignId: campaign.id, scheduledAt, outcome: 'fired', taskId: task.id, at: now });
 }
 
-/** The firing's task, from the template; undefined when the template's list is gone (or not the account's). */
-async function createTask(deps: CampaignPassDeps, options: CampaignPassOptions, campaign: Campaign, scheduledAt: number, key: string, now: number): Promise<Task | undefined> {
+/**
+ * The firing's task, from the template; or why there is none: 'list_not_found'
+ * (the template's list is gone, or not the account's), 'quota_exceeded:<limit>'.
+ */
+async function createTask(deps: CampaignPassDeps, options: CampaignPassOptions, campaign: Campaign, scheduledAt: number, key: string, now: number): Promise<Task | string> {
   const { template } = campaign;
   const list = await deps.store.getList(template.listId);
-  if (list === undefined || list.accountId !== campaign.accountId) return undefined;
+  if (list === undefined || list.accountId !== campaign.accountId) return 'list_not_found';
   const ttlMs = template.ttlSeconds === undefined ? options.defaultTtlMs : template.ttlSeconds * 1000;
+  if (deps.quota !== undefined) {
+    // Keyed like the task: a controller that died between the two steps is answered on its next pass, not counted again.
+    const reserved = await reserveBroadcast(deps.quota.accounts, deps.quota.policy, { accountId: campaign.accountId, key, sendAt: scheduledAt, recipients: list.count, at: now });
+    if (!reserved.admitted) return `quota_exceeded:${reserved.refusal.limit}`;
+  }
   return deps.store.createTask(
     {
       accountId: campaign.accountId,
@@ -149,7 +167,20 @@ async function createTask(deps: CampaignPassDeps, options: CampaignPassOptions, 
       idempotencyKey: key,
     },
     now,
-  );
+  ).catch(async (error: unknown) => {
+    await releaseQuota(deps, campaign.accountId, key);
+    throw error;
+  });
+}
+
+/** Gives a firing's room back when its task was not created (unless another controller created it meanwhile); never throws. */
+async function releaseQuota(deps: CampaignPassDeps, accountId: string, key: string): Promise<void> {
+  try {
+    if (deps.quota === undefined || (await deps.store.getTaskByIdempotencyKey(key)) !== undefined) return;
+    await deps.quota.accounts.release(accountId, key);
+  } catch (error) {
+    deps.logger.warn('a campaign firing kept its quota reservation; it counts until its day is over', { accountId, key, error: String(error) });
+  }
 }
 
 function count(deps: CampaignPassDeps, result: CampaignPassResult, firing: CampaignFiring): void {

@@ -1,4 +1,4 @@
-import { noopLogger, noopMeter, systemClock, type CampaignStore, type Clock, type Coordinator, type EventBus, type Logger, type Meter, type TaskStore } from '@herald/core';
+import { noopLogger, noopMeter, systemClock, type AccountsConfig, type AccountStore, type CampaignStore, type Clock, type Coordinator, type EventBus, type Logger, type Meter, type TaskStore } from '@herald/core';
 import { runCampaignPass } from './campaign-pass';
 import { syncCheckpoints } from './checkpoint-sync';
 import { nodeCronWakeups, type CampaignWakeups } from './cron-wakeups';
@@ -31,6 +31,8 @@ export interface ControllerDeps {
   campaigns?: CampaignStore;
   /** Hands a campaign's new task to its scheduler; without it the scheduler's recovery sweep adopts the task. */
   submitTask?: (taskId: number) => Promise<void>;
+  /** B-side quotas a firing takes room in (docs/account-quotas.md); without it campaigns have none. */
+  quota?: { accounts: AccountStore; policy: AccountsConfig };
   /** What wakes the leader at fire times. Default: node-cron (nodeCronWakeups). */
   wakeups?: (wake: () => void, logger: Logger) => CampaignWakeups;
   clock?: Clock;
@@ -111,7 +113,7 @@ export async function startController(options: ControllerOptions, deps: Controll
     // A failed read is retried on the next pass, not a whole scan interval later.
     nextScanAt = 0;
     await part('campaigns', async () => {
-      const result = await runCampaignPass({ campaigns, store: deps.store, logger, firings, submit: deps.submitTask, isLeader: () => election.isLeader() && !stopped }, settings, now);
+      const result = await runCampaignPass({ campaigns, store: deps.store, logger, firings, submit: deps.submitTask, ...(deps.quota ? { quota: deps.quota } : {}), isLeader: () => election.isLeader() && !stopped }, settings, now);
       nextScanAt = Math.min(now + settings.scanIntervalMs, result.nextDueAt ?? Infinity);
       if (election.isLeader() && !stopped) wakeups?.sync(result.campaigns);
     });
