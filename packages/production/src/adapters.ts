@@ -1,5 +1,5 @@
-import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, type CampaignStore, type Coordinator, type EventBus, type HeraldConfig, type Logger, type RetryOptions, type TaskStore } from '@herald/core';
-import { MySqlAccessStore, MySqlCampaignStore, MySqlTaskStore } from '@herald/store-mysql';
+import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, type CampaignStore, type Coordinator, type EventBus, type FrequencyCounter, type HeraldConfig, type Logger, type RetryOptions, type TaskStore } from '@herald/core';
+import { MySqlAccessStore, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
 
@@ -37,6 +37,16 @@ export async function openAccessStore(config: HeraldConfig, logger: Logger): Pro
 export async function openCampaignStore(config: HeraldConfig, logger: Logger): Promise<CampaignStore> {
   const { mysql } = config.production!;
   return withRetries(await MySqlCampaignStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+}
+
+/**
+ * The frequency counter every dispatcher and executor shares (docs/frequency.md):
+ * frequency_uses in the task store's database (migrations/009_frequency.sql).
+ * Only opened with frequency.enabled.
+ */
+export async function openFrequencyCounter(config: HeraldConfig, logger: Logger): Promise<FrequencyCounter> {
+  const { mysql } = config.production!;
+  return withRetries(await MySqlFrequencyCounter.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
 }
 
 export async function connectCoordinator(config: HeraldConfig, logger: Logger): Promise<Coordinator> {

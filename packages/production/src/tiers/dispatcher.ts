@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ListRepository } from '@herald/audience';
 import { buildFilterChain, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
-import { openTaskStore } from '../adapters';
+import { openFrequencyCounter, openTaskStore } from '../adapters';
 import { startClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox } from '../drain';
 import { ProcessLinks } from '../links';
@@ -16,6 +16,8 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
   return resources.starting(async () => {
     const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const lists = new ListRepository(join(config.dataDir, 'lists'));
+    // The frequency filter reads the counts every executor writes (docs/frequency.md).
+    const counter = config.frequency.enabled ? resources.add('frequency counter', await openFrequencyCounter(config, logger), (c) => c.close()) : undefined;
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const watched = watchInbox(await links.bindInbox(me.endpoint));
@@ -26,7 +28,11 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
       toExecutor: await links.toExecutors(),
       toRealtimeExecutor: await links.toRealtimeExecutors(),
       lists,
-      filters: buildFilterChain({ blacklists: repositoryBlacklists(lists, config.uinLimit), ledger: storeLedger(store, lists, config.uinLimit) }),
+      filters: buildFilterChain({
+        blacklists: repositoryBlacklists(lists, config.uinLimit),
+        ledger: storeLedger(store, lists, config.uinLimit),
+        ...(counter ? { frequency: { policy: config.frequency.policy, counter } } : {}),
+      }),
       logger,
       meter,
     });

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { ConfigError, systemClock, type Logger, type ProductionConfig } from '@herald/core';
-import { createDeliveryGateway, createLoginQueue, LoginDelivery, startExecutor, TaskCache } from '@herald/executor';
+import { createDeliveryGateway, createLoginQueue, LoginDelivery, startExecutor, TaskCache, watchOfflineStoreSize } from '@herald/executor';
 import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { LevelOfflineStore } from '@herald/store-level';
-import { connectEventBus, openTaskStore } from '../adapters';
+import { connectEventBus, openFrequencyCounter, openTaskStore } from '../adapters';
 import { startClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox } from '../drain';
 import { ProcessLinks } from '../links';
@@ -18,7 +18,9 @@ const MAX_LOGINS_PENDING = 100_000;
  * An executor process. Who is online comes from the host's shared bitmap,
  * mapped read-only (the host's presence agent writes it); user.logins from
  * that agent arrive in the inbox with the batches, and the executor walks
- * those users' offline lists (LevelDB under <dataDir>/offline-<id>).
+ * those users' offline lists (LevelDB under <dataDir>/offline-<id>). With
+ * frequency.enabled it counts what it delivers in the cluster's shared
+ * frequency counter (MySQL), and checks it again at login.
  * Deliveries go to the file sink under <dataDir>/deliveries/<id>; every batch
  * is reported on the reports topic.
  */
@@ -29,16 +31,21 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     const offline = resources.add('offline store', await LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }), (o) => o.close());
+    resources.add('offline size gauge', watchOfflineStoreSize(offline, meter, { logger }), (w) => w.stop());
     const gateway = resources.add('delivery gateway', createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id)), (g) => g.close());
     const online = resources.add('online bitmap', await openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger), (b) => b.close());
     const tasks = new TaskCache(store);
-    const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });
+    // Counts what this executor delivers, and checks the budget again at login (docs/frequency.md).
+    const frequency = config.frequency.enabled
+      ? { policy: config.frequency.policy, counter: resources.add('frequency counter', await openFrequencyCounter(config, logger), (c) => c.close()) }
+      : undefined;
+    const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock, frequency), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const watched = watchInbox(await links.bindInbox(me.endpoint));
     // Real-time tasks' batches, where the topology gives this executor a second inbox for them.
     const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`));
-    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, logger, meter });
+    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, ...(frequency ? { frequency } : {}), logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();
