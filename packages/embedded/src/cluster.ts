@@ -6,7 +6,7 @@ import { LevelAccessStore, LevelCampaignStore, LevelFrequencyCounter, LevelOffli
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
-import { createDeliveryGateway, LoginDelivery, startExecutor, TaskCache, type FrequencyControl } from '@herald/executor';
+import { createDeliveryGateway, LoginDelivery, startExecutor, TaskCache, watchOfflineStoreSize, type FrequencyControl } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
 import { startController } from '@herald/controller';
@@ -174,6 +174,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   });
   const address = await api.listen({ host: config.http.host, port: config.http.port });
   const loginDelivery = new LoginDelivery(offline, gateway, tasks, clock, frequency);
+  // One store for every executor of the process: one gauge.
+  const offlineSize = watchOfflineStoreSize(offline, meter, { logger });
 
   return {
     config,
@@ -213,6 +215,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
       await gateway.close();
       await counter?.close();
+      offlineSize.stop();
       await offline.close();
       await campaigns.close();
       await access.close();

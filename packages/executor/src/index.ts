@@ -22,3 +22,4 @@ export { WebhookDeliveryGateway } from './webhook-gateway';
 export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
 export { createDeliveryGateway } from './delivery-gateway';
 export { TaskCache } from './task-cache';
+export { watchOfflineStoreSize } from './offline-size';

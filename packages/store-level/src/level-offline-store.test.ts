@@ -22,6 +22,16 @@ describe('LevelOfflineStore', () => {
     return chunks;
   }
 
+  it('estimates its size on disk: grown once appends reach a table file (here by reopening)', async () => {
+    const first = await LevelOfflineStore.open(dir.path);
+    expect(await first.approximateBytes()).toBe(0);
+    for (let taskId = 1; taskId <= 20; taskId++) await first.append(taskId, 99, Uint32Array.from({ length: 5000 }, (_, i) => i * 7 + taskId));
+    await first.close();
+    const second = await LevelOfflineStore.open(dir.path);
+    expect(await second.approximateBytes()).toBeGreaterThan(20 * 5000); // 4 bytes an entry, before compression
+    await second.close();
+  });
+
   it('keeps entries and acknowledgements across close and reopen', async () => {
     const first = await LevelOfflineStore.open(dir.path, { rangeBits: 12 });
     await first.append(3, 99, Uint32Array.of(1, 5000, 9000));

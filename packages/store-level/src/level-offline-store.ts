@@ -168,6 +168,11 @@ export class LevelOfflineStore implements OfflineStore {
     });
   }
 
+  /** LevelDB's estimate of the bytes on disk under every key of the store (what is only in its log yet is not counted). */
+  approximateBytes(): Promise<number> {
+    return this.life.run('approximateBytes', () => this.db.approximateSize(Buffer.of(0x00), Buffer.of(0xff)));
+  }
+
   pending(uin: number): Promise<OfflineEntry[]> {
     return this.life.run('pending', async () => {
       checkUin(uin);

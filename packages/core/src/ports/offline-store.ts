@@ -22,5 +22,12 @@ export interface OfflineStore {
   pending(uin: number): Promise<OfflineEntry[]>;
   acknowledge(uin: number, taskIds: readonly number[]): Promise<void>;
   scanTask(taskId: number): AsyncIterable<Uint32Array>;
+  /**
+   * Optional: about how many bytes the store's offline lists take on disk,
+   * for the offline-list size gauge (herald_executor_offline_store_bytes). An
+   * estimate the adapter can make cheaply (LevelDB's own, which leaves out
+   * what is still only in its write-ahead log), never a scan.
+   */
+  approximateBytes?(): Promise<number>;
   close(): Promise<void>;
 }

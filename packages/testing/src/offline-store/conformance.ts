@@ -47,6 +47,14 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
       await store().append(20, EXPIRES + 20, u32(1, 10, 1000));
     }
 
+    it('estimates its size on disk as a non-negative integer, where the adapter can (approximateBytes is optional)', async () => {
+      await threeTasks();
+      const estimate = store().approximateBytes;
+      if (estimate === undefined) return;
+      const bytes = await estimate.call(store());
+      expect(Number.isSafeInteger(bytes) && bytes >= 0).toBe(true);
+    });
+
     describe('append and pending', () => {
       it("lists a user's tasks oldest (smallest task id) first, with expiresAt", async () => {
         await threeTasks();
