@@ -37,8 +37,8 @@ export interface FrequencyUse {
  *
  * Not atomic with the budget check: a dispatcher reads `used`, decides, and
  * the delivery is consumed later; two tasks filtered at the same moment may
- * both pass a user with one slot left. The login delivery's check and the
- * one-window competition bound that overshoot (docs/frequency.md).
+ * both pass a user with one slot left. docs/frequency.md ("Not atomic")
+ * says by how much; login delivery checks offline deliveries again.
  */
 export interface FrequencyCounter {
   used(sortedUins: Uint32Array, day: number): Promise<Uint32Array>;
