@@ -100,6 +100,8 @@ describe('new broadcast form', () => {
     const errors = validateBroadcast({ ...emptyForm('acme'), title: 'x'.repeat(257), when: 'at', sendAt: '', durationHours: '-1' }, now);
     expect(Object.keys(errors).sort()).toEqual(['body', 'durationHours', 'listId', 'sendAt', 'title']);
     expect(validateBroadcast({ ...emptyForm('Bad Account'), listId: 'l', body: 'hi' }, now)).toEqual({ accountId: expect.any(String) });
+    expect(validateBroadcast({ ...emptyForm('acme'), audience: 'followers', body: 'hi' }, now)).toEqual({ listId: 'Build the audience first.' });
+    expect(formFieldOf('source.kind')).toBe('audience');
     expect(validateBroadcast({ ...emptyForm('acme'), listId: 'l', body: 'hi', when: 'at', sendAt: '2020-01-01T10:00' }, now).sendAt).toContain('passed');
   });
 

@@ -144,3 +144,18 @@ export interface CronPreview {
   timeZone: string;
   nextFireTimes: string[];
 }
+
+/** A job building a list from an audience source (POST /api/v1/audiences; docs/audience-sources.md). */
+export interface AudienceJob {
+  id: string;
+  accountId: string;
+  source: { kind: string; query?: string };
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  /** The list the job writes; it exists once the job is done. */
+  listId: string;
+  createdAt: number;
+  finishedAt: number | null;
+  progress: { uins: number; bad: Record<string, number> };
+  list?: ListMeta;
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}

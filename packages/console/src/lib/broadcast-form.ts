@@ -44,8 +44,7 @@ export const MAX_TITLE = 256;
 export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors {
   const errors: FieldErrors = {};
   if (!ACCOUNT_ID.test(form.accountId)) errors.accountId = 'Pick an account (lower-case letters, digits and _).';
-  if (form.audience !== 'list') errors.audience = 'Only an uploaded recipient list is available yet.';
-  else if (form.listId === '') errors.listId = 'Upload a recipient list first.';
+  if (form.listId === '') errors.listId = form.audience === 'list' ? 'Upload a recipient list first.' : 'Build the audience first.';
   if (form.title.length > MAX_TITLE) errors.title = `At most ${MAX_TITLE} characters (${form.title.length} now).`;
   if (form.body.trim() === '') errors.body = 'Write the message text.';
   if (form.when === 'at') {
@@ -115,6 +114,8 @@ export function formFieldOf(serverField: string | undefined): keyof BroadcastFor
       return 'durationHours';
     case 'priority':
       return 'priority';
+    case 'source.kind':
+      return 'audience';
     case 'displayAt':
       return 'displayAt';
     default:

@@ -2,11 +2,18 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import type { Task } from '../api/types';
 import { ErrorBanner, Field, NotYet } from '../components/bits';
+import { AudienceBuilder } from '../components/AudienceBuilder';
 import { ListUpload } from '../components/ListUpload';
 import { emptyForm, formFieldOf, toCreateBody, validateBroadcast, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../hooks';
+
+const AUDIENCES: [BroadcastForm['audience'], string][] = [
+  ['list', 'Upload a recipient list'],
+  ['followers', 'All followers of the account'],
+  ['query', 'A targeting query'],
+];
 
 /**
  * Creating a broadcast: audience, content with a preview, when, priority,
@@ -67,20 +74,22 @@ export function NewBroadcast() {
           )}
           <Field label="Recipients" error={errors.audience}>
             <div className="choices">
-              <label className="check">
-                <input type="radio" name="audience" checked={form.audience === 'list'} onChange={() => set('audience', 'list')} /> Upload a recipient list
-              </label>
-              <label className="check disabled">
-                <input type="radio" name="audience" disabled /> All followers of the account <NotYet>the follower store is not in this Herald</NotYet>
-              </label>
-              <label className="check disabled">
-                <input type="radio" name="audience" disabled /> A targeting query <NotYet>targeting queries are not in this Herald</NotYet>
-              </label>
+              {AUDIENCES.map(([kind, label]) => (
+                <label className="check" key={kind}>
+                  <input type="radio" name="audience" checked={form.audience === kind} onChange={() => setForm({ ...form, audience: kind, listId: '' })} /> {label}
+                </label>
+              ))}
             </div>
           </Field>
-          <Field label="List file" htmlFor="listFile" hint="A binary list (.hrl), a text file with one id per line (.txt), or CSV (.csv, the id in the first column or a column named uin)." error={undefined}>
-            <ListUpload key={form.accountId} accountId={form.accountId} onUploaded={(list) => set('listId', list?.id ?? '')} error={errors.listId} />
-          </Field>
+          {form.audience === 'list' ? (
+            <Field label="List file" htmlFor="listFile" hint="A binary list (.hrl), a text file with one id per line (.txt), or CSV (.csv, the id in the first column or a column named uin).">
+              <ListUpload key={form.accountId} accountId={form.accountId} onUploaded={(list) => set('listId', list?.id ?? '')} error={errors.listId} />
+            </Field>
+          ) : (
+            <Field label={form.audience === 'followers' ? 'Followers' : 'Query'} htmlFor="query">
+              <AudienceBuilder key={form.accountId + form.audience} accountId={form.accountId} kind={form.audience === 'followers' ? 'followers' : 'targeting'} onBuilt={(list) => set('listId', list?.id ?? '')} error={errors.listId} />
+            </Field>
+          )}
         </div>
 
         <div className="panel">
