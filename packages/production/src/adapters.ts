@@ -12,7 +12,7 @@ import { KafkaEventBus } from '@herald/events-kafka';
  * Calls after a successful start ride out outages of their server (a MySQL or
  * ZooKeeper restart) for up to two minutes, with jittered backoff.
  */
-function outageRetries(logger: Logger, server: string): RetryOptions {
+export function outageRetries(logger: Logger, server: string): RetryOptions {
   return {
     deadlineMs: 120_000,
     maxDelayMs: 2000,

@@ -4,6 +4,7 @@ import { ListRepository } from '@herald/audience';
 import { accountBlacklistId, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
 import { createApiServer } from '@herald/interface';
 import { openAccessStore, openTaskStore } from '../adapters';
+import { openAudienceSources } from '../audience-adapters';
 import { startClusterRing } from '../cluster-ring';
 import { ProcessLinks } from '../links';
 import { Resources } from './resources';
@@ -17,11 +18,13 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
     const access = resources.add('access store', await openAccessStore(config, logger), (s) => s.close());
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
+    const audiences = await openAudienceSources(config, id, logger, meter, resources);
     const api = createApiServer({
       config,
       store,
       access,
       lists: new ListRepository(join(config.dataDir, 'lists')),
+      audiences,
       toScheduler: await links.toSchedulers(() => ring.current(), { control: true }),
       clock: systemClock,
       logger,
