@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type CampaignStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
 import { ListRepository } from '@herald/audience';
-import { LevelAccessStore, LevelCampaignStore, LevelFrequencyCounter, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
+import { LevelAccessStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
@@ -22,6 +22,10 @@ export interface EmbeddedCluster {
   /** Cron campaigns and their firing history (docs/campaigns.md). */
   readonly campaigns: CampaignStore;
   readonly offline: OfflineStore;
+  /** Followers of each account: the `followers` audience source (docs/audience-sources.md). */
+  readonly followers: FollowerStore;
+  /** Users' attributes as per-value bitsets: the `targeting` audience source. */
+  readonly attributes: AttributeIndex;
   /** Per-user daily broadcast counts (docs/frequency.md), shared by the dispatcher and every executor; null unless frequency.enabled. */
   readonly frequency: FrequencyCounter | null;
   readonly lists: ListRepository;
@@ -54,6 +58,8 @@ export interface EmbeddedDeps {
  *   <dataDir>/access      LevelAccessStore (API tokens, audit log)
  *   <dataDir>/offline     LevelOfflineStore
  *   <dataDir>/campaigns   LevelCampaignStore (cron campaigns, fired by the controller below)
+ *   <dataDir>/followers   LevelFollowerStore (the followers audience; changes come by POST /api/v1/follows)
+ *   <dataDir>/attributes  LevelAttributeIndex (the targeting audience; users by POST /api/v1/user-attributes)
  *   <dataDir>/frequency   LevelFrequencyCounter (with frequency.enabled): one instance, shared
  *                         in-process by the dispatcher's filter, every executor and login delivery
  *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
@@ -71,6 +77,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const access = await LevelAccessStore.open(dir('access'));
   const offline = await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits });
   const campaigns = await LevelCampaignStore.open(dir('campaigns'));
+  const followers = await LevelFollowerStore.open(dir('followers'));
+  const attributes = await LevelAttributeIndex.open(dir('attributes'));
   const counter = config.frequency.enabled ? await LevelFrequencyCounter.open(dir('frequency')) : null;
   const frequency: FrequencyControl | undefined = counter === null ? undefined : { policy: config.frequency.policy, counter };
   const lists = new ListRepository(dir('lists'));
@@ -165,6 +173,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     access,
     lists,
     campaigns,
+    audiences: { followers, attributes },
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     clock,
     logger,
@@ -184,6 +193,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     campaigns,
     access,
     offline,
+    followers,
+    attributes,
     frequency: counter,
     lists,
     online,
@@ -218,6 +229,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       offlineSize.stop();
       await offline.close();
       await campaigns.close();
+      await followers.close();
+      await attributes.close();
       await access.close();
       await store.close();
     },
