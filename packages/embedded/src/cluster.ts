@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
 import { ListRepository } from '@herald/audience';
-import { LevelAccessStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
+import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
@@ -21,6 +21,8 @@ export interface EmbeddedCluster {
   readonly access: AccessStore;
   /** Cron campaigns and their firing history (docs/campaigns.md). */
   readonly campaigns: CampaignStore;
+  /** B-side quotas: account limits and the broadcasts reserved against them (docs/account-quotas.md). */
+  readonly accounts: AccountStore;
   readonly offline: OfflineStore;
   /** Followers of each account: the `followers` audience source (docs/audience-sources.md). */
   readonly followers: FollowerStore;
@@ -60,6 +62,7 @@ export interface EmbeddedDeps {
  *   <dataDir>/campaigns   LevelCampaignStore (cron campaigns, fired by the controller below)
  *   <dataDir>/followers   LevelFollowerStore (the followers audience; changes come by POST /api/v1/follows)
  *   <dataDir>/attributes  LevelAttributeIndex (the targeting audience; users by POST /api/v1/user-attributes)
+ *   <dataDir>/accounts    LevelAccountStore (B-side quotas, checked by the API and by campaign firings)
  *   <dataDir>/frequency   LevelFrequencyCounter (with frequency.enabled): one instance, shared
  *                         in-process by the dispatcher's filter, every executor and login delivery
  *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
@@ -79,6 +82,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const campaigns = await LevelCampaignStore.open(dir('campaigns'));
   const followers = await LevelFollowerStore.open(dir('followers'));
   const attributes = await LevelAttributeIndex.open(dir('attributes'));
+  const accounts = await LevelAccountStore.open(dir('accounts'));
   const counter = config.frequency.enabled ? await LevelFrequencyCounter.open(dir('frequency')) : null;
   const frequency: FrequencyControl | undefined = counter === null ? undefined : { policy: config.frequency.policy, counter };
   const lists = new ListRepository(dir('lists'));
@@ -164,7 +168,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const coordinator = await createLocalCoordinatorCluster().connect();
   const controller = await startController(
     { id: 'controller-1', campaigns: { ...config.campaigns, defaultTtlMs: config.tasks.defaultTtlMs } },
-    { coordinator, store, campaigns, submitTask: (taskId) => toSchedulerFromController.send({ kind: 'task.submitted', taskId }), clock, logger, meter },
+    { coordinator, store, campaigns, quota: { accounts, policy: config.accounts }, submitTask: (taskId) => toSchedulerFromController.send({ kind: 'task.submitted', taskId }), clock, logger, meter },
   );
 
   const api = createApiServer({
@@ -174,6 +178,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     lists,
     campaigns,
     audiences: { followers, attributes },
+    accounts,
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     clock,
     logger,
@@ -191,6 +196,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     url: address,
     store,
     campaigns,
+    accounts,
     access,
     offline,
     followers,
@@ -231,6 +237,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       await campaigns.close();
       await followers.close();
       await attributes.close();
+      await accounts.close();
       await access.close();
       await store.close();
     },

@@ -1,5 +1,5 @@
 import { startController } from '@herald/controller';
-import { connectCoordinator, connectEventBus, openCampaignStore, openTaskStore } from '../adapters';
+import { connectCoordinator, connectEventBus, openAccountStore, openCampaignStore, openTaskStore } from '../adapters';
 import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
@@ -16,8 +16,10 @@ export async function startControllerTier({ config, id, logger, meter }: TierCon
     const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     const campaigns = resources.add('campaign store', await openCampaignStore(config, logger), (c) => c.close());
+    // A firing takes room in its account's quotas like an API task (docs/account-quotas.md).
+    const accounts = resources.add('account store', await openAccountStore(config, logger), (a) => a.close());
     const settings = { ...config.campaigns, defaultTtlMs: config.tasks.defaultTtlMs };
-    resources.add('controller', await startController({ id, campaigns: settings }, { coordinator, store, bus, campaigns, logger, meter }), (c) => c.stop());
+    resources.add('controller', await startController({ id, campaigns: settings }, { coordinator, store, bus, campaigns, quota: { accounts, policy: config.accounts }, logger, meter }), (c) => c.stop());
     const stop = () => resources.closeAll();
     // Stopping resigns the election: another candidate takes over the relay where the outbox says.
     return { description: `controller ${id}`, status: () => ({}), drain: stop, stop };
