@@ -23,7 +23,7 @@ describe('console contract with core', () => {
   });
 });
 
-const task = (over: Partial<Task> & { report?: Partial<Task['report']> }): Task => ({
+const task = (over: Partial<Omit<Task, 'report'>> & { report?: Partial<Task['report']> }): Task => ({
   id: 1,
   accountId: 'acme',
   listId: 'l',
