@@ -42,7 +42,7 @@ export function usePoll<T>(load: (signal: AbortSignal) => Promise<T>, deps: read
       controller.abort();
       clearTimeout(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `deps` are the caller's: what the load depends on (the latest `load` is read through a ref).
   }, [...deps, intervalMs, tick]);
 
   const reload = useCallback(() => setTick((t) => t + 1), []);

@@ -39,6 +39,12 @@ export async function whoAmI(token: string): Promise<{ me: Me; openServer: boole
   }
 }
 
+/** The remembered account if this token may act for it (an admin may act for any), else the token's first. */
+function accountFor(me: Me, remembered: string): string {
+  if (me.role === 'admin') return remembered || me.accounts[0] || '';
+  return me.accounts.includes(remembered) ? remembered : (me.accounts[0] ?? '');
+}
+
 function storedToken(): string {
   return sessionStorage.getItem(TOKEN_KEY) ?? localStorage.getItem(TOKEN_KEY) ?? '';
 }
@@ -75,8 +81,7 @@ export function SessionProvider({ signIn, children }: { signIn: (onSignedIn: (to
     setAccountState(value);
   }, []);
 
-  // The remembered account must be one this token may use; otherwise take its first.
-  const effectiveAccount = state === null ? '' : state.me.accounts.length === 0 || state.me.accounts.includes(account) || state.me.role === 'admin' ? account || state.me.accounts[0] || '' : state.me.accounts[0]!;
+  const effectiveAccount = state === null ? '' : accountFor(state.me, account);
 
   const session = useMemo<Session | null>(
     () => (state === null ? null : { me: state.me, openServer: state.openServer, account: effectiveAccount, setAccount, signOut }),
