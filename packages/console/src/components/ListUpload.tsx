@@ -33,6 +33,8 @@ export function ListUpload({ accountId, onUploaded, error }: { accountId: string
     handle.current = current;
     try {
       const meta = await current.done;
+      // The last progress event may come before the final bytes are counted: the upload is whole now.
+      setProgress({ sent: file.size, total: file.size });
       setList(meta);
       onUploaded(meta);
     } catch (e) {

@@ -64,7 +64,7 @@ export function NewCampaign() {
           as account <strong>{form.accountId || '—'}</strong>
         </span>
       </div>
-      <form onSubmit={submit} noValidate className="form-grid">
+      <form onSubmit={submit} noValidate className="form-grid side-by-side">
         <div className="panel">
           <h2>Schedule</h2>
           {errors.accountId && (
