@@ -16,6 +16,11 @@ describe('canSeeAccount', () => {
     for (const near of ['acm', 'ACME', 'acme ', 'acme_e', '']) expect(canSeeAccount(operator, near)).toBe(false);
   });
 
+  it("never lets an operator see a reserved account (the global blacklist's), even one its token names", () => {
+    expect(canSeeAccount({ ...operator, accounts: ['global', 'acme'] }, 'global')).toBe(false);
+    expect(canSeeAccount({ ...operator, accounts: ['global', 'acme'] }, 'acme')).toBe(true);
+  });
+
   it('gives an operator without accounts nothing, whatever its accounts would have to be', () => {
     expect(canSeeAccount({ ...operator, accounts: [] }, 'acme')).toBe(false);
   });

@@ -26,13 +26,22 @@ export interface Principal {
 /** Account ids, as the HTTP API accepts them. */
 export const ACCOUNT_ID_PATTERN = /^[a-z0-9_]{1,64}$/;
 
+/**
+ * Account ids Herald keeps for itself: the global blacklist is stored as a
+ * list of account `global`. No operator token may name one, and no operator
+ * sees one, so an operator can never read or broadcast to the global
+ * blacklist however its token was made.
+ */
+export const RESERVED_ACCOUNT_IDS: readonly string[] = ['global'];
+
 export function isAdmin(principal: Principal): boolean {
   return principal.role === 'admin';
 }
 
 /** Whether `principal` may see (and so act on) anything of account `accountId`. */
 export function canSeeAccount(principal: Principal, accountId: string): boolean {
-  return principal.role === 'admin' || principal.accounts.includes(accountId);
+  if (principal.role === 'admin') return true;
+  return !RESERVED_ACCOUNT_IDS.includes(accountId) && principal.accounts.includes(accountId);
 }
 
 /** The accounts whose data `principal` may see: 'all' for an admin. */

@@ -44,6 +44,10 @@ describe('checkNewAccessToken', () => {
   it('gives an admin no accounts', () => {
     expect(checkTokenScope('admin', [])).toEqual({ role: 'admin', accounts: [] });
   });
+
+  it("refuses an operator token for the reserved account 'global' (the global blacklist's)", () => {
+    expect(code(() => checkTokenScope('operator', ['acme', 'global']))).toBe(ErrorCodes.VALIDATION_FAILED);
+  });
 });
 
 describe('checkNewAuditEntry', () => {

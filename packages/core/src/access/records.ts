@@ -4,7 +4,7 @@
  * failures are ValidationError (VALIDATION_FAILED).
  */
 import { ValidationError } from '../errors';
-import { ACCOUNT_ID_PATTERN, ROLES, type Principal, type Role } from './principal';
+import { ACCOUNT_ID_PATTERN, RESERVED_ACCOUNT_IDS, ROLES, type Principal, type Role } from './principal';
 import { TOKEN_HASH_PATTERN, TOKEN_ID_PATTERN } from './token';
 
 /** A token as listed: everything but the secret's hash. */
@@ -99,6 +99,7 @@ export function checkTokenScope(role: unknown, accounts: unknown): { role: Role;
   if (accounts.length === 0 || accounts.length > MAX_TOKEN_ACCOUNTS) throw new ValidationError(`an operator token names 1..${MAX_TOKEN_ACCOUNTS} accounts`, { field: 'accounts' });
   for (const account of accounts) {
     if (typeof account !== 'string' || !ACCOUNT_ID_PATTERN.test(account)) throw new ValidationError(`account ids match ${ACCOUNT_ID_PATTERN.source}`, { field: 'accounts' });
+    if (RESERVED_ACCOUNT_IDS.includes(account)) throw new ValidationError(`account id '${account}' is reserved (the global blacklist's)`, { field: 'accounts' });
   }
   if (new Set(accounts).size !== accounts.length) throw new ValidationError('accounts must not repeat an id', { field: 'accounts' });
   return { role: role as Role, accounts: [...(accounts as string[])] };

@@ -79,7 +79,9 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       }
     }
     const list = await store.getList(body.listId);
-    if (list === undefined || list.accountId !== body.accountId) throw listMissing();
+    // A blacklist is a list of the ids never to send to, not an audience: not even an admin broadcasts to one.
+    const isBlacklist = list !== undefined && (list.id === deps.blacklistIds.global || list.id === deps.blacklistIds.forAccount(body.accountId));
+    if (list === undefined || list.accountId !== body.accountId || isBlacklist) throw listMissing();
     const startAt = Math.max(now, sendAt);
     const displayAt = parseDisplayAt(body.displayAt, startAt, startAt + ttlMs);
     // B-side controls: the broadcast takes its room in the account's quotas, or 422 ACCOUNT_QUOTA_EXCEEDED with nothing created.
