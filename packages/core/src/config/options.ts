@@ -158,6 +158,12 @@ export interface HeraldOptions {
     jobRetentionMs?: number;
     /** Uins a source reads per page (keyset page, targeting batch). 1..1048576, default 10000. */
     pageSize?: number;
+    /**
+     * Production: the interface processes consume the `herald.follows` topic
+     * (consumer group herald-followers) and apply each follow/unfollow to the
+     * followers table. Off when another system keeps that table. Default false.
+     */
+    followEvents?: boolean;
   };
   /** B-side controls: each account's daily quotas and frequency, scaled by its last click-through rate (docs/account-quotas.md). */
   accounts?: {
@@ -261,6 +267,7 @@ export interface AudiencesConfig {
   maxRunningJobs: number;
   jobRetentionMs: number;
   pageSize: number;
+  followEvents: boolean;
 }
 
 export interface CampaignsConfig {
