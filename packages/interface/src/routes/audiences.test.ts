@@ -159,6 +159,8 @@ describe('audience jobs', () => {
 
     expect((await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR (tag:b' })).body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { position: 15 } });
     expect((await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR tag:b' })).body).toEqual({ valid: true });
+    expect((await call('GET', `/api/v1/audiences/check-query?query=${encodeURIComponent('tag:a OR (tag:b')}`)).body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { position: 15 } });
+    expect((await call('GET', `/api/v1/audiences/check-query?query=${encodeURIComponent('gender:f')}`, undefined, operator)).body).toEqual({ valid: true });
   });
 
   it('refuses a body that does not fit its kind, naming the field', async () => {

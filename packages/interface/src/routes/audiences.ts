@@ -82,7 +82,8 @@ function onlyFields(source: CreateAudienceBody['source'], allowed: readonly stri
  * - GET /api/v1/audiences/:id: the job, its progress while it runs, its list
  *   when done, its error when failed. GET /api/v1/audiences lists them.
  * - DELETE /api/v1/audiences/:id cancels a running job (nothing is kept).
- * - POST /api/v1/audiences/check-query: parses a query without running it.
+ * - GET /api/v1/audiences/check-query?query= (or POST with a body): parses
+ *   a query without running it.
  * - Admin feeds for the embedded profile and tests: POST /api/v1/follows
  *   (follow/unfollow changes, applied like the herald.follows topic's),
  *   POST /api/v1/user-attributes (users' attributes for targeting),
@@ -134,6 +135,13 @@ export function audienceRoutes(app: FastifyInstance, deps: ApiDeps & { audiences
     const job = jobs.start(accountId, source, request.body.maxBadRatio);
     noteAudit(request, { resource: `audience:${job.id}` });
     return reply.code(202).header('location', `/api/v1/audiences/${job.id}`).send(job);
+  });
+
+  // A check changes nothing, so GET is its natural form (and a GET is not audited: a console
+  // checking as the user types must not fill the audit log). POST takes the query as a body.
+  app.get<{ Querystring: { query: string } }>('/api/v1/audiences/check-query', { schema: { querystring: QUERY_CHECK_BODY } }, async (request) => {
+    parseTargetingQuery(request.query.query);
+    return { valid: true };
   });
 
   app.post<{ Body: { query: string } }>('/api/v1/audiences/check-query', { schema: { body: QUERY_CHECK_BODY } }, async (request) => {
