@@ -52,7 +52,9 @@ export function TaskPage({ id }: { id: string }) {
     );
   }
   const r = task.report;
-  const rate = recentRate(samples);
+  // A rate only while the task moves: a paused or finished task's last rate would be stale.
+  const moving = task.state === 'SENDING' || task.state === 'DISPATCHING';
+  const rate = moving ? recentRate(samples) : null;
   const remaining = Math.max(0, r.kept - confirmed(task));
   const etaMs = task.state === 'COMPLETED' ? 0 : task.state === 'SENDING' ? eta(remaining, rate) : null;
   const removedTotal = Object.values(r.removed).reduce<number>((sum, n) => sum + (n ?? 0), 0);
