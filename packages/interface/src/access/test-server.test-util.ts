@@ -5,6 +5,7 @@ import { LevelAccountStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
+import type { AudienceSourceDeps } from '../audience-jobs';
 import { createApiServer } from '../server';
 
 /** One answer, its body parsed when it is JSON. */
@@ -37,7 +38,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { access: AccessStore; campaigns?: CampaignStore; config?: HeraldOptions; clock?: Clock; logger?: Logger; meter?: Meter }): Promise<TestServer> {
+export async function startTestServer(options: { access: AccessStore; campaigns?: CampaignStore; audiences?: AudienceSourceDeps; config?: HeraldOptions; clock?: Clock; logger?: Logger; meter?: Meter }): Promise<TestServer> {
   const dir: TempDir = await makeTempDir('herald-interface-server-');
   const store = await LevelTaskStore.open(join(dir.path, 'tasks'));
   const accounts = await LevelAccountStore.open(join(dir.path, 'accounts'));
@@ -59,6 +60,7 @@ export async function startTestServer(options: { access: AccessStore; campaigns?
     logger: options.logger ?? noopLogger,
     ...(options.meter ? { meter: options.meter } : {}),
     ...(options.campaigns ? { campaigns: options.campaigns } : {}),
+    ...(options.audiences ? { audiences: options.audiences } : {}),
     accounts,
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
     metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'herald_up 1\n' }),

@@ -8,7 +8,7 @@
  * document test (openapi.test.ts), which checks real answers against these
  * schemas, fails when an answer gains a field the document does not tell.
  */
-import { ACCOUNT_ID_PATTERN, ErrorCodes, FILTER_REASONS, FIRING_OUTCOMES, ROLES, TASK_STATES } from '@herald/core';
+import { ACCOUNT_ID_PATTERN, AGE_BANDS, BAD_ROW_REASONS, ErrorCodes, FILTER_REASONS, FIRING_OUTCOMES, GENDERS, ROLES, TASK_STATES } from '@herald/core';
 
 /** A JSON Schema as this module writes it (plain data). */
 export type JsonSchema = Record<string, unknown>;
@@ -215,6 +215,43 @@ const accountLimits = object(
   ['accountId', 'limits', 'base', 'override', 'clickThroughRate', 'factor', 'usage', 'dayStartsAt', 'nextResetAt', 'lastBroadcastAt', 'nextBroadcastAt', 'updatedAt'],
 );
 
+const badRows: JsonSchema = {
+  type: 'object',
+  description: 'rows that were not a uin, by reason',
+  additionalProperties: false,
+  properties: Object.fromEntries(BAD_ROW_REASONS.map((reason) => [reason, { type: 'integer' }])),
+};
+
+const audienceJob = object(
+  {
+    id: { type: 'string', description: 'job id, `a_...`' },
+    accountId,
+    source: { type: 'object', required: ['kind'], additionalProperties: true, properties: { kind: { type: 'string', enum: ['followers', 'targeting', 'table'] } }, description: 'the source as asked: its kind and what it reads (query, table, column, where)' },
+    state: { type: 'string', enum: ['running', 'done', 'failed', 'cancelled'] },
+    listId: { type: 'string', description: 'the list the job writes: GET /api/v1/lists/:id once done' },
+    createdAt: epochMs('started'),
+    finishedAt: nullable('integer', 'when it ended (epoch ms)'),
+    progress: object({ uins: integer('valid uins written so far'), bad: badRows }, ['uins', 'bad']),
+    list: object(listFields, LIST_REQUIRED, 'when done: the stored list'),
+    report: object({ valid: integer('uins the source gave'), bad: object({ total: { type: 'integer' }, byReason: badRows }, ['total', 'byReason']) }, ['valid', 'bad'], 'when done: what the source gave'),
+    error: object({ code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object', additionalProperties: true } }, ['code', 'message'], 'when failed: why, as an API error'),
+  },
+  ['id', 'accountId', 'source', 'state', 'listId', 'createdAt', 'finishedAt', 'progress'],
+);
+
+const userAttributes = object(
+  {
+    uin: integer('the user', { minimum: 0 }),
+    region: nullable('string', 'e.g. cn-gd'),
+    gender: { type: ['string', 'null'], enum: [...GENDERS, null] },
+    ageBand: { type: ['string', 'null'], enum: [...AGE_BANDS, null] },
+    activeAt: nullable('integer', 'last activity (epoch ms); its UTC day is what `active-since` compares'),
+    tags: { type: 'array', items: { type: 'string' } },
+  },
+  ['uin'],
+  "a user's targeting attributes",
+);
+
 /** The document's `components.schemas`. */
 export const COMPONENTS = {
   Error: errorBody,
@@ -239,6 +276,9 @@ export const COMPONENTS = {
     ['apta', 'ring', 'members', 'unownedLiveTasks'],
   ),
   AccountLimits: accountLimits,
+  AudienceJob: audienceJob,
+  AudienceJobList: object({ jobs: { type: 'array', items: ref('AudienceJob') } }, ['jobs'], 'the jobs this process keeps (running, and finished within audiences.jobRetentionMs), newest first'),
+  UserAttributes: userAttributes,
   Me: object({ tokenId: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: [...ROLES] }, accounts: { type: 'array', items: accountId } }, ['tokenId', 'name', 'role', 'accounts']),
   Token: object(accessToken, Object.keys(accessToken)),
   NewToken: object({ ...accessToken, token: { type: 'string', description: 'the token, `hrd_<id>_<secret>`: shown this once' } }, [...Object.keys(accessToken), 'token']),

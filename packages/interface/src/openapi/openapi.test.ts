@@ -10,13 +10,13 @@
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { LevelCampaignStore } from '@herald/store-level';
-import { makeTempDir, type TempDir } from '@herald/testing';
+import { LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore } from '@herald/store-level';
+import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import Fastify from 'fastify';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { recordRoutes, routesOf, type RouteEntry } from '../access/route-table';
 import { LIST_BYTES, startTestServer, type Answer, type Req, type TestServer } from '../access/test-server.test-util';
-import { COMPONENTS } from './components';
+import { COMPONENTS, ref } from './components';
 import { OPERATIONS, operationKey } from './operations';
 import { registerOpenApi } from './register';
 
@@ -84,6 +84,8 @@ describe('GET /api/docs', () => {
   let tokens: TestAccess;
   let dir: TempDir;
   let campaigns: LevelCampaignStore;
+  let followers: LevelFollowerStore;
+  let attributes: LevelAttributeIndex;
   let server: TestServer;
   let doc: Document;
   const validators = new Map<string, ValidateFunction>();
@@ -92,7 +94,10 @@ describe('GET /api/docs', () => {
     tokens = await openTestAccess();
     dir = await makeTempDir('herald-interface-openapi-');
     campaigns = await LevelCampaignStore.open(join(dir.path, 'campaigns'));
-    server = await startTestServer({ access: tokens.access, campaigns });
+    followers = await LevelFollowerStore.open(join(dir.path, 'followers'));
+    attributes = await LevelAttributeIndex.open(join(dir.path, 'attributes'));
+    // Every optional part of the API (campaigns, audiences; accounts always), so every route is registered.
+    server = await startTestServer({ access: tokens.access, campaigns, audiences: { followers, attributes } });
     const answer = await server.call(undefined, { method: 'GET', path: '/api/docs/json' });
     expect(answer.status).toBe(200);
     doc = answer.body as unknown as Document;
@@ -101,6 +106,8 @@ describe('GET /api/docs', () => {
   afterAll(async () => {
     await server.close();
     await campaigns.close();
+    await followers.close();
+    await attributes.close();
     await dir.remove();
     await tokens.close();
   });
@@ -152,12 +159,15 @@ describe('GET /api/docs', () => {
       const documented = doc.paths[openApiPath(url)]![method.toLowerCase()]!.responses[String(expected)];
       expect({ key, status: expected, documented: documented !== undefined }).toEqual({ key, status: expected, documented: true });
       const success = OPERATIONS[key]!.responses[expected];
-      const schema = success === undefined ? '#/components/schemas/Error' : success.schema?.$ref;
-      if (schema === undefined) {
+      // An error answer is the Error component; a success its documented schema (a component, or inline), or no body.
+      const schema = success === undefined ? ref('Error') : success.schema;
+      if (schema === null) {
         expect(answer.body).toEqual({ text: '' });
       } else {
-        let validate = validators.get(schema as string);
-        if (validate === undefined) validators.set(schema as string, (validate = ajv.compile({ $ref: `herald${schema as string}` })));
+        // Components resolve inside the 'herald' schema that holds them all.
+        const id = `${key} ${expected}`;
+        let validate = validators.get(id);
+        if (validate === undefined) validators.set(id, (validate = ajv.compile(typeof schema.$ref === 'string' ? { $ref: `herald${schema.$ref}` } : schema)));
         expect({ key, body: answer.body, valid: validate(answer.body), errors: validate.errors ?? null }).toEqual({ key, body: answer.body, valid: true, errors: null });
       }
       covered.add(key);
@@ -207,6 +217,24 @@ describe('GET /api/docs', () => {
     await call('PUT /api/v1/accounts/:accountId/limits', { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: 1 } }, 200);
     // acme created its one broadcast of the day above.
     await call('POST /api/v1/tasks', create, 422);
+
+    const users = { users: [{ uin: 5, region: 'cn-gd', gender: 'f', tags: ['vip'] }] };
+    await call('POST /api/v1/user-attributes', { method: 'POST', path: '/api/v1/user-attributes', body: users }, 200);
+    await call('GET /api/v1/user-attributes/:uin', { method: 'GET', path: '/api/v1/user-attributes/5' }, 200);
+    await call('GET /api/v1/user-attributes/:uin', { method: 'GET', path: '/api/v1/user-attributes/6' }, 404);
+    await call('POST /api/v1/follows', { method: 'POST', path: '/api/v1/follows', body: { changes: [{ accountId: 'acme', uin: 5, following: true, at: 1 }] } }, 200);
+    await call('POST /api/v1/audiences/check-query', { method: 'POST', path: '/api/v1/audiences/check-query', body: { query: 'region:cn-gd AND tag:vip' } }, 200);
+    await call('POST /api/v1/audiences/check-query', { method: 'POST', path: '/api/v1/audiences/check-query', body: { query: 'tag:a OR (tag:b' } }, 400);
+    await call('GET /api/v1/audiences/check-query', { method: 'GET', path: `/api/v1/audiences/check-query?query=${encodeURIComponent('tag:vip OR tag:new')}` }, 200);
+    await call('GET /api/v1/audiences/check-query', { method: 'GET', path: '/api/v1/audiences/check-query?query=tag%3A' }, 400);
+    const job = await call('POST /api/v1/audiences', { method: 'POST', path: '/api/v1/audiences', body: { accountId: 'acme', source: { kind: 'followers' } } }, 202);
+    const jobAt = `/api/v1/audiences/${job.id as string}`;
+    await waitFor(async () => (await server.call(admin, { method: 'GET', path: jobAt })).body.state !== 'running', { message: 'the audience job ends' });
+    expect(await call('GET /api/v1/audiences/:id', { method: 'GET', path: jobAt }, 200)).toMatchObject({ state: 'done', list: { count: 1 } });
+    await call('GET /api/v1/audiences', { method: 'GET', path: '/api/v1/audiences?accountId=acme' }, 200);
+    await call('DELETE /api/v1/audiences/:id', { method: 'DELETE', path: jobAt }, 200);
+    await call('DELETE /api/v1/audiences/:id', { method: 'DELETE', path: '/api/v1/audiences/a_nothing' }, 404);
+    await call('DELETE /api/v1/user-attributes/:uin', { method: 'DELETE', path: '/api/v1/user-attributes/5' }, 204);
 
     await call('GET /api/v1/cluster', { method: 'GET', path: '/api/v1/cluster' }, 200);
     const made = await call('POST /api/v1/tokens', { method: 'POST', path: '/api/v1/tokens', body: { name: 'night shift', role: 'operator', accounts: ['acme'] } }, 201);

@@ -13,6 +13,7 @@ export const TAGS = [
   { name: 'tasks', description: 'Broadcast tasks: create, read, list, cancel, pause, resume.' },
   { name: 'campaigns', description: 'Cron campaigns: a task created at every fire time (docs/campaigns.md).' },
   { name: 'accounts', description: "B-side controls: an account's daily quotas and frequency, scaled by its last click-through rate (docs/account-quotas.md)." },
+  { name: 'audiences', description: 'Lists built from a source instead of an upload (followers, a targeting query, a table), as jobs with progress; and the admin feeds of followers and user attributes (docs/audience-sources.md).' },
   { name: 'cluster', description: "The cluster's members as this interface process sees them." },
   { name: 'access', description: 'API tokens, the caller, the audit log (docs/api.md, "Authentication").' },
   { name: 'health', description: 'Liveness for probes and load balancers.' },
@@ -51,6 +52,7 @@ const campaign404 = 'CAMPAIGN_NOT_FOUND: no such campaign, or one of an account 
 const task404 = 'TASK_NOT_FOUND: no such task, or one of an account the token does not name';
 
 const json = (description: string, schema: JsonSchema) => ({ description, schema });
+const QUERY_VALID: JsonSchema = { type: 'object', required: ['valid'], additionalProperties: false, properties: { valid: { type: 'boolean', enum: [true] } } };
 
 export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/v1/health': { tag: 'health', access: 'public', summary: 'Liveness', responses: { 200: json('the process answers', ref('Health')) } },
@@ -199,6 +201,94 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'The analytics side feeds it; it scales the limits by clamp(rate / referenceRate, minFactor, maxFactor) from the next broadcast on. null forgets it.',
     responses: { 200: json('the limits now', ref('AccountLimits')) },
     errors: { 400: 'VALIDATION_FAILED: a bad account id, or a rate outside [0, 1] (details.field)' },
+  },
+
+  'POST /api/v1/audiences': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Build a recipient list from a source',
+    description:
+      "Starts a job (Location: the job) that writes a list from `{ kind: 'followers' }` (the account's followers), `{ kind: 'targeting', query }` (users whose attributes match) or, admins only, `{ kind: 'table', table, column, where? }`. A malformed query or table description is refused before any job exists.",
+    responses: { 202: json('started', ref('AudienceJob')) },
+    errors: {
+      400: 'VALIDATION_FAILED (a field that does not fit the kind, a source this deployment lacks: details.field); QUERY_INVALID (details.position)',
+      403: 'FORBIDDEN: a table source with an operator token',
+      404: ACCOUNT_404,
+    },
+  },
+  'GET /api/v1/audiences/check-query': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Check a targeting query without running it',
+    description: 'Changes nothing and is not audited, so a console may check as the user types.',
+    responses: { 200: json('the query parses', QUERY_VALID) },
+    errors: { 400: 'QUERY_INVALID: where it fails (details.position)' },
+  },
+  'POST /api/v1/audiences/check-query': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Check a targeting query without running it (the query in a body)',
+    responses: { 200: json('the query parses', QUERY_VALID) },
+    errors: { 400: 'QUERY_INVALID: where it fails (details.position)' },
+  },
+  'GET /api/v1/audiences': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'The audience jobs this process keeps',
+    description: "Running jobs and those finished within audiences.jobRetentionMs, newest first (one process's jobs: they are not shared). An operator sees its accounts' only.",
+    responses: { 200: json('the jobs', ref('AudienceJobList')) },
+    errors: { 400: 'VALIDATION_FAILED' },
+  },
+  'GET /api/v1/audiences/:id': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'An audience job: progress, then its list or its error',
+    responses: { 200: json('the job', ref('AudienceJob')) },
+    errors: { 400: 'VALIDATION_FAILED', 404: 'AUDIENCE_JOB_NOT_FOUND: no such job here, or one of an account the token does not name' },
+  },
+  'DELETE /api/v1/audiences/:id': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Cancel an audience job',
+    description: 'A running job stops and keeps nothing; a finished one is answered as it is.',
+    responses: { 200: json('the job as it ended', ref('AudienceJob')) },
+    errors: { 400: 'VALIDATION_FAILED', 404: 'AUDIENCE_JOB_NOT_FOUND: no such job here, or one of an account the token does not name' },
+  },
+  'POST /api/v1/follows': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: 'Apply follow and unfollow changes',
+    description: "Applied like the herald.follows topic's events: per (account, user) the latest change wins, so a redelivery changes nothing.",
+    responses: {
+      200: json('what was written', {
+        type: 'object',
+        required: ['applied', 'stale'],
+        additionalProperties: false,
+        properties: { applied: { type: 'integer', description: 'changes written' }, stale: { type: 'integer', description: 'changes outranked by a later one' } },
+      }),
+    },
+    errors: { 400: "VALIDATION_FAILED (a bad change; no 'followers' source in this deployment)" },
+  },
+  'POST /api/v1/user-attributes': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: "Store users' targeting attributes",
+    responses: { 200: json('users stored', { type: 'object', required: ['stored'], additionalProperties: false, properties: { stored: { type: 'integer', description: 'distinct users' } } }) },
+    errors: { 400: "VALIDATION_FAILED (a bad user or attribute; no 'targeting' source in this deployment)" },
+  },
+  'GET /api/v1/user-attributes/:uin': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: "A user's targeting attributes",
+    responses: { 200: json('the attributes', ref('UserAttributes')) },
+    errors: { 400: 'VALIDATION_FAILED', 404: 'NOT_FOUND: the user has no attributes' },
+  },
+  'DELETE /api/v1/user-attributes/:uin': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: "Remove a user's targeting attributes",
+    responses: { 204: { description: 'removed', schema: null } },
+    errors: { 400: 'VALIDATION_FAILED' },
   },
 
   'GET /api/v1/cluster': {
