@@ -48,6 +48,8 @@ export { importFromSource, enforceSourcePolicy } from './source-import';
 export type { SourceImportOptions, SourceImportProgress, SourceImportReport, SourceListImport } from './source-import';
 export { targetingSource } from './targeting-source';
 export type { TargetingSourceOptions } from './targeting-source';
+export { targetingFilter } from './targeting-filter';
+export type { TargetingFilter } from './targeting-filter';
 export { applyFollowEvents, publishFollowChanges } from './follow-events';
 export type { FollowEventsOptions } from './follow-events';
 export { syntheticAudience } from './synthetic';

@@ -193,7 +193,7 @@ export type { CampaignStore } from './ports/campaign-store';
 // Audience sources (docs/audience-sources.md): the AudienceSource port and its adapters' shared rules,
 // follow/unfollow changes, the table source's checked description, and targeting: the query language,
 // per-value bitsets in 2^16-uin chunks, and a query's plan evaluated chunk by chunk.
-export { BAD_ROW_REASONS, DEFAULT_SOURCE_BATCH, MAX_SOURCE_BATCH, addBadRows, badRowTotal, classifyUin, checkSourceBatchSize } from './ports/audience-source';
+export { BAD_ROW_REASONS, DEFAULT_SOURCE_BATCH, MAX_SOURCE_BATCH, addBadRows, badRowTotal, classifyUin, checkSourceBatchSize, checkAscendingBatch } from './ports/audience-source';
 export type { AudienceSource, AudienceReadOptions, AudienceBatch, BadRowReason, BadRowCounts } from './ports/audience-source';
 export { checkFollowChange, checkFollowersAccount, followChangeWins, followEventKey, followPairKey, reduceFollowChanges } from './audience/follows';
 export type { FollowChange } from './audience/follows';

@@ -1,5 +1,6 @@
 import { ClassicLevel } from 'classic-level';
 import {
+  checkAscendingBatch,
   checkFollowChange,
   checkFollowersAccount,
   checkSourceBatchSize,
@@ -99,6 +100,24 @@ export class LevelFollowerStore implements FollowerStore {
       description: { accountId: account },
       read: (readOptions) => this.readFollowers(account, batchSize, readOptions),
     };
+  }
+
+  filterFollowers(accountId: string, uins: Uint32Array): Promise<Uint32Array> {
+    return this.life.run('filterFollowers', async () => {
+      const account = checkFollowersAccount(accountId);
+      const batch = checkAscendingBatch(uins);
+      const kept = new Uint32Array(batch.length);
+      let n = 0;
+      // Slices bound the keys and values one getMany holds.
+      for (let at = 0; at < batch.length; at += 10_000) {
+        const slice = batch.subarray(at, at + 10_000);
+        const states = await this.db.getMany(Array.from(slice, (uin) => pairKey(account, uin)));
+        states.forEach((state, i) => {
+          if (state !== undefined && decodeState(state).following) kept[n++] = slice[i]!;
+        });
+      }
+      return kept.slice(0, n);
+    });
   }
 
   private async *readFollowers(accountId: string, batchSize: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {

@@ -1,4 +1,5 @@
 import {
+  checkAscendingBatch,
   checkFollowChange,
   checkFollowersAccount,
   checkSourceBatchSize,
@@ -96,6 +97,20 @@ export class MySqlFollowerStore implements FollowerStore {
       description: { accountId: account },
       read: (readOptions) => this.readFollowers(account, batchSize, readOptions),
     };
+  }
+
+  filterFollowers(accountId: string, uins: Uint32Array): Promise<Uint32Array> {
+    return this.calls.run('filterFollowers', async (pool) => {
+      const account = checkFollowersAccount(accountId);
+      const batch = checkAscendingBatch(uins);
+      const kept: number[] = [];
+      for (let at = 0; at < batch.length; at += WRITE_SLICE) {
+        const slice = Array.from(batch.subarray(at, at + WRITE_SLICE));
+        const [rows] = await pool.query<RowDataPacket[]>('SELECT uin FROM followers WHERE account_id = ? AND following = 1 AND uin IN (?) ORDER BY uin', [account, slice]);
+        for (const row of rows) kept.push(Number(row.uin));
+      }
+      return Uint32Array.from(kept);
+    });
   }
 
   private async *readFollowers(accountId: string, batchSize: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {

@@ -120,3 +120,12 @@ export function classifyUin(value: unknown, uinLimit: number): BadRowReason | un
   }
   return 'not_a_number';
 }
+
+/** Checks a batch given to a membership check: a Uint32Array, strictly ascending, at most MAX_SOURCE_BATCH uins. */
+export function checkAscendingBatch(uins: unknown, field = 'uins'): Uint32Array {
+  if (!(uins instanceof Uint32Array) || uins.length > MAX_SOURCE_BATCH) throw new ValidationError(`${field} must be a Uint32Array of at most ${MAX_SOURCE_BATCH} uins`, { field });
+  for (let i = 1; i < uins.length; i++) {
+    if (uins[i]! <= uins[i - 1]!) throw new ValidationError(`${field} must be strictly ascending (at ${i}: ${uins[i - 1]} then ${uins[i]})`, { field, at: i });
+  }
+  return uins;
+}

@@ -75,6 +75,24 @@ export function followerStoreConformance(name: string, open: StoreFactory<Follow
       expect(await followers()).toEqual([0, 2 ** 32 - 1]);
     });
 
+    it('filters a batch down to the account\'s current followers, ascending', async () => {
+      await store().applyFollows([follow(3, 1), follow(8, 1), follow(2 ** 32 - 1, 1), follow(9, 1, 'other'), follow(5, 1), unfollow(5, 2)]);
+      const batch = Uint32Array.of(0, 3, 5, 8, 9, 1000, 2 ** 32 - 1);
+      expect([...(await store().filterFollowers('acme', batch))]).toEqual([3, 8, 2 ** 32 - 1]);
+      expect([...(await store().filterFollowers('other', batch))]).toEqual([9]);
+      expect([...(await store().filterFollowers('acme', new Uint32Array(0)))]).toEqual([]);
+      const many = Uint32Array.from({ length: 25_000 }, (_, i) => i * 2);
+      await store().applyFollows(Array.from({ length: 2500 }, (_, i) => follow(i * 20, 1, 'big')));
+      expect((await store().filterFollowers('big', many)).length).toBe(2500);
+    });
+
+    it('refuses a batch that is not strictly ascending, and a bad account id', async () => {
+      await rejectsWithCode(store().filterFollowers('acme', Uint32Array.of(3, 3)), 'VALIDATION_FAILED');
+      await rejectsWithCode(store().filterFollowers('acme', Uint32Array.of(5, 4)), 'VALIDATION_FAILED');
+      await rejectsWithCode(store().filterFollowers('acme', [1, 2] as unknown as Uint32Array), 'VALIDATION_FAILED');
+      await rejectsWithCode(store().filterFollowers('Not Valid', Uint32Array.of(1)), 'VALIDATION_FAILED');
+    });
+
     it('refuses a bad account id or batch size when the source is made', () => {
       expect(() => store().followers('Bad Id')).toThrow(/accountId/);
       expect(() => store().followers('acme', { batchSize: 0 })).toThrow(/batchSize/);
