@@ -3,7 +3,7 @@ import { systemClock } from '@herald/core';
 import { ListRepository } from '@herald/audience';
 import { accountBlacklistId, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
 import { createApiServer } from '@herald/interface';
-import { openAccessStore, openAccountStore, openTaskStore } from '../adapters';
+import { openAccessStore, openAccountStore, openCampaignStore, openTaskStore } from '../adapters';
 import { openAudienceSources } from '../audience-adapters';
 import { startClusterRing } from '../cluster-ring';
 import { ProcessLinks } from '../links';
@@ -17,6 +17,7 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
     const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
     const access = resources.add('access store', await openAccessStore(config, logger), (s) => s.close());
     const accounts = resources.add('account store', await openAccountStore(config, logger), (s) => s.close());
+    const campaigns = resources.add('campaign store', await openCampaignStore(config, logger), (s) => s.close());
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const audiences = await openAudienceSources(config, id, logger, meter, resources);
@@ -25,6 +26,7 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
       store,
       access,
       accounts,
+      campaigns,
       lists: new ListRepository(join(config.dataDir, 'lists')),
       audiences,
       toScheduler: await links.toSchedulers(() => ring.current(), { control: true }),
