@@ -195,9 +195,11 @@ export type { CampaignStore } from './ports/campaign-store';
 // per-value bitsets in 2^16-uin chunks, and a query's plan evaluated chunk by chunk.
 export { BAD_ROW_REASONS, DEFAULT_SOURCE_BATCH, MAX_SOURCE_BATCH, addBadRows, badRowTotal, classifyUin, checkSourceBatchSize, checkAscendingBatch } from './ports/audience-source';
 export type { AudienceSource, AudienceReadOptions, AudienceBatch, BadRowReason, BadRowCounts } from './ports/audience-source';
-export { checkFollowChange, checkFollowersAccount, followChangeWins, followEventKey, followPairKey, reduceFollowChanges } from './audience/follows';
+export { checkAfterUin, checkFollowChange, checkFollowersAccount, followChangeWins, followEventKey, followPairKey, reduceFollowChanges } from './audience/follows';
 export type { FollowChange } from './audience/follows';
-export type { FollowerStore, FollowApplyResult } from './ports/follower-store';
+export { FOLLOWER_SAMPLING, followerSampleSize, sampleErrorRate, judgeFollowerSamples } from './audience/follower-sampling';
+export type { SamplingVerdict } from './audience/follower-sampling';
+export type { FollowerStore, FollowApplyResult, FollowersOptions } from './ports/follower-store';
 export { TABLE_CONDITION_OPS, MAX_TABLE_CONDITIONS, MAX_IN_VALUES, checkIdentifier, checkTableSourceSpec } from './audience/table-source-spec';
 export type { TableSourceSpec, TableCondition, TableConditionOp, TableValue } from './audience/table-source-spec';
 export { GENDERS, AGE_BANDS, UNIVERSE_KEY, MAX_TAGS_PER_USER, checkUserAttributes, userBitsetKeys, utcDay, isAttributeValue } from './targeting/attributes';

@@ -1,5 +1,6 @@
 import { ClassicLevel } from 'classic-level';
 import {
+  checkAfterUin,
   checkAscendingBatch,
   checkFollowChange,
   checkFollowersAccount,
@@ -16,6 +17,7 @@ import {
   type FollowApplyResult,
   type FollowChange,
   type FollowerStore,
+  type FollowersOptions,
 } from '@herald/core';
 import { key, prefixRange, readU64BE, tag, writeU64BE } from './keys';
 import { KeyedMutex } from './keyed-mutex';
@@ -92,13 +94,14 @@ export class LevelFollowerStore implements FollowerStore {
     });
   }
 
-  followers(accountId: string, options: { batchSize?: number } = {}): AudienceSource {
+  followers(accountId: string, options: FollowersOptions = {}): AudienceSource {
     const account = checkFollowersAccount(accountId);
     const batchSize = checkSourceBatchSize(options.batchSize);
+    const afterUin = checkAfterUin(options.afterUin);
     return {
       kind: 'followers',
-      description: { accountId: account },
-      read: (readOptions) => this.readFollowers(account, batchSize, readOptions),
+      description: afterUin === undefined ? { accountId: account } : { accountId: account, afterUin },
+      read: (readOptions) => this.readFollowers(account, batchSize, afterUin, readOptions),
     };
   }
 
@@ -120,9 +123,9 @@ export class LevelFollowerStore implements FollowerStore {
     });
   }
 
-  private async *readFollowers(accountId: string, batchSize: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+  private async *readFollowers(accountId: string, batchSize: number, afterUin: number | undefined, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
     const range = prefixRange(accountPrefix(accountId));
-    let after: Buffer | undefined;
+    let after: Buffer | undefined = afterUin === undefined ? undefined : pairKey(accountId, afterUin);
     for (;;) {
       signal?.throwIfAborted();
       const bounds = after === undefined ? { gte: range.gte } : { gt: after };

@@ -1,4 +1,5 @@
 import {
+  checkAfterUin,
   checkAscendingBatch,
   checkFollowChange,
   checkFollowersAccount,
@@ -14,6 +15,7 @@ import {
   type FollowApplyResult,
   type FollowChange,
   type FollowerStore,
+  type FollowersOptions,
 } from '@herald/core';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { openPool, PoolCalls } from './audience-pool';
@@ -89,13 +91,14 @@ export class MySqlFollowerStore implements FollowerStore {
     return new Map(rows.map((r) => [followPairKey({ accountId: String(r.account_id), uin: Number(r.uin) }), { following: Number(r.following) === 1, at: Number(r.changed_at) }]));
   }
 
-  followers(accountId: string, options: { batchSize?: number } = {}): AudienceSource {
+  followers(accountId: string, options: FollowersOptions = {}): AudienceSource {
     const account = checkFollowersAccount(accountId);
     const batchSize = checkSourceBatchSize(options.batchSize);
+    const afterUin = checkAfterUin(options.afterUin);
     return {
       kind: 'followers',
-      description: { accountId: account },
-      read: (readOptions) => this.readFollowers(account, batchSize, readOptions),
+      description: afterUin === undefined ? { accountId: account } : { accountId: account, afterUin },
+      read: (readOptions) => this.readFollowers(account, batchSize, afterUin ?? -1, readOptions),
     };
   }
 
@@ -113,8 +116,8 @@ export class MySqlFollowerStore implements FollowerStore {
     });
   }
 
-  private async *readFollowers(accountId: string, batchSize: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
-    let after = -1;
+  private async *readFollowers(accountId: string, batchSize: number, afterUin: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+    let after = afterUin;
     for (;;) {
       signal?.throwIfAborted();
       const rows = await this.calls.run('followers', async (pool) => {

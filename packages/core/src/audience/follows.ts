@@ -69,6 +69,13 @@ export function reduceFollowChanges(changes: readonly FollowChange[]): { winners
   return { winners: [...best.values()], stale: changes.length - best.size };
 }
 
+/** Checks a followers source's `afterUin`: undefined, or an integer in [0, 2^32). */
+export function checkAfterUin(afterUin: unknown): number | undefined {
+  if (afterUin === undefined) return undefined;
+  if (!Number.isInteger(afterUin) || (afterUin as number) < 0 || (afterUin as number) > MAX_UIN) throw new ValidationError('afterUin must be an integer in [0, 2^32)', { field: 'afterUin' });
+  return afterUin as number;
+}
+
 /** Checks the `followers` source's arguments: an account id as the API takes them. */
 export function checkFollowersAccount(accountId: unknown): string {
   if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId)) throw new ValidationError('accountId must be 1..64 of a-z, 0-9 and _', { field: 'accountId' });

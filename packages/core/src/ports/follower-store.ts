@@ -17,7 +17,8 @@ import type { AudienceSource } from './audience-source';
  *   applying it again is safe, which is what a redelivery does.
  * - `followers(accountId)` is an AudienceSource (its conformance suite
  *   applies): the account's current followers, strictly ascending, in
- *   batches of at most `batchSize`.
+ *   batches of at most `batchSize`; with `afterUin`, only those above it
+ *   (a sample's start: docs/audience-sources.md, "Local copies").
  * - An unfollowed pair is kept as a tombstone holding its `at`, so a late
  *   follow older than the unfollow cannot bring the user back.
  * - `filterFollowers(accountId, uins)` answers the uins of a strictly
@@ -28,9 +29,16 @@ import type { AudienceSource } from './audience-source';
  */
 export interface FollowerStore {
   applyFollows(changes: readonly FollowChange[]): Promise<FollowApplyResult>;
-  followers(accountId: string, options?: { batchSize?: number }): AudienceSource;
+  followers(accountId: string, options?: FollowersOptions): AudienceSource;
   filterFollowers(accountId: string, uins: Uint32Array): Promise<Uint32Array>;
   close(): Promise<void>;
+}
+
+export interface FollowersOptions {
+  /** Uins per batch (a keyset page). @defaultValue 10000 */
+  batchSize?: number;
+  /** Only followers with a larger uin. */
+  afterUin?: number;
 }
 
 export interface FollowApplyResult {

@@ -86,6 +86,16 @@ export function followerStoreConformance(name: string, open: StoreFactory<Follow
       expect((await store().filterFollowers('big', many)).length).toBe(2500);
     });
 
+    it('reads only the followers above afterUin', async () => {
+      await store().applyFollows([follow(3, 1), follow(8, 1), follow(9, 1), follow(2 ** 32 - 1, 1)]);
+      const after = async (afterUin: number) => (await readAll(store().followers('acme', { batchSize: 2, afterUin }))).uins;
+      expect(await after(3)).toEqual([8, 9, 2 ** 32 - 1]);
+      expect(await after(0)).toEqual([3, 8, 9, 2 ** 32 - 1]);
+      expect(await after(9)).toEqual([2 ** 32 - 1]);
+      expect(await after(2 ** 32 - 1)).toEqual([]);
+      expect(() => store().followers('acme', { afterUin: -1 })).toThrow(/afterUin/);
+    });
+
     it('refuses a batch that is not strictly ascending, and a bad account id', async () => {
       await rejectsWithCode(store().filterFollowers('acme', Uint32Array.of(3, 3)), 'VALIDATION_FAILED');
       await rejectsWithCode(store().filterFollowers('acme', Uint32Array.of(5, 4)), 'VALIDATION_FAILED');
