@@ -23,7 +23,8 @@ import {
 
 export interface FollowEventsOptions {
   bus: EventBus;
-  store: FollowerStore;
+  /** Where the changes go: the followers store, or anything that takes them the same way (the local follower copies). */
+  store: Pick<FollowerStore, 'applyFollows'>;
   /** Consumer group: every process of one group shares the topic. @defaultValue 'herald-followers' */
   group?: string;
   logger?: Logger;

@@ -49,6 +49,8 @@ export type { SourceImportOptions, SourceImportProgress, SourceImportReport, Sou
 export { targetingSource } from './targeting-source';
 export type { TargetingSourceOptions } from './targeting-source';
 export { targetingFilter } from './targeting-filter';
+export { FollowerCopies } from './follower-copy';
+export type { FollowerCopiesOptions } from './follower-copy';
 export type { TargetingFilter } from './targeting-filter';
 export { applyFollowEvents, publishFollowChanges } from './follow-events';
 export type { FollowEventsOptions } from './follow-events';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
-import { ListRepository } from '@herald/audience';
+import { FollowerCopies, ListRepository } from '@herald/audience';
 import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
@@ -62,6 +62,7 @@ export interface EmbeddedDeps {
  *   <dataDir>/campaigns   LevelCampaignStore (cron campaigns, fired by the controller below)
  *   <dataDir>/followers   LevelFollowerStore (the followers audience; changes come by POST /api/v1/follows)
  *   <dataDir>/attributes  LevelAttributeIndex (the targeting audience; users by POST /api/v1/user-attributes)
+ *   <dataDir>/follower-copies  local copies of big accounts' followers (audiences.followerCopyThreshold)
  *   <dataDir>/accounts    LevelAccountStore (B-side quotas, checked by the API and by campaign firings)
  *   <dataDir>/frequency   LevelFrequencyCounter (with frequency.enabled): one instance, shared
  *                         in-process by the dispatcher's filter, every executor and login delivery
@@ -177,7 +178,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     access,
     lists,
     campaigns,
-    audiences: { followers, attributes },
+    audiences: { followers, attributes, ...(config.audiences.followerCopyThreshold > 0 ? { followerCopies: new FollowerCopies(dir('follower-copies'), { logger }) } : {}) },
     accounts,
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     clock,

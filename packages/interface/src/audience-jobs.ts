@@ -15,7 +15,7 @@
  * most `audiences.maxRunningJobs` run at once, more answer 503 UNAVAILABLE
  * (retriable). Closing the server aborts the running ones.
  */
-import { importFromSource, type ListRepository, type SourceImportReport } from '@herald/audience';
+import { importFromSource, type FollowerCopies, type ListRepository, type SourceImportReport } from '@herald/audience';
 import {
   ErrorCodes,
   HeraldError,
@@ -45,6 +45,13 @@ export interface AudienceSourceDeps {
   attributes?: AttributeIndex;
   /** `table` (admin only): rows of a MySQL table. */
   tables?: { source(spec: TableSourceSpec, options?: { batchSize?: number }): AudienceSource };
+  /**
+   * Local copies of big accounts' followers (docs/audience-sources.md, "Local
+   * copies"): a followers job reads an account's copy when it has one (checked
+   * by sampling, else the source), and a job that read at least
+   * `audiences.followerCopyThreshold` followers from the source leaves one.
+   */
+  followerCopies?: FollowerCopies;
 }
 
 export const JOB_STATES = ['running', 'done', 'failed', 'cancelled'] as const;
@@ -91,8 +98,12 @@ export class AudienceJobs {
     private readonly deps: { lists: ListRepository; store: TaskStore; clock: Clock; logger: Logger; config: AudiencesConfig; uinLimit: number },
   ) {}
 
-  /** Starts a job; UNAVAILABLE (retriable) when `maxRunningJobs` already run. */
-  start(accountId: string, source: AudienceSource, maxBadRatio?: number): AudienceJob {
+  /**
+   * Starts a job; UNAVAILABLE (retriable) when `maxRunningJobs` already run.
+   * `afterDone` runs once the list is stored, before the job shows done (a
+   * failure there is logged; the job is done all the same: its list is good).
+   */
+  start(accountId: string, source: AudienceSource, maxBadRatio?: number, afterDone?: (meta: ListMeta) => Promise<void>): AudienceJob {
     this.prune();
     if (this.running() >= this.deps.config.maxRunningJobs) {
       throw new HeraldError(ErrorCodes.UNAVAILABLE, `${this.deps.config.maxRunningJobs} audience jobs are running in this process (audiences.maxRunningJobs): try again when one ends`, {
@@ -131,6 +142,8 @@ export class AudienceJobs {
           await lists.remove(meta.id).catch(() => undefined);
           throw error;
         }
+        // Before the job shows done, so whoever sees it done sees what followed too.
+        await afterDone?.(meta).catch((error: unknown) => logger.warn('audience job: the step after its list failed', { job: job.id, error: String(error) }));
         finish('done', { list: meta, report: { valid: report.valid, bad: report.bad } });
         logger.info('audience job done', { job: job.id, account: accountId, source: source.kind, list: meta.id, count: meta.count, bad: report.bad.total });
       } catch (error) {

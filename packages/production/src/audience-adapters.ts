@@ -1,4 +1,5 @@
-import { applyFollowEvents } from '@herald/audience';
+import { join } from 'node:path';
+import { applyFollowEvents, FollowerCopies } from '@herald/audience';
 import { withRetries, type HeraldConfig, type Logger, type Meter, type Subscription } from '@herald/core';
 import type { AudienceSourceDeps } from '@herald/interface';
 import { MySqlAttributeIndex, MySqlFollowerStore, MySqlTableSources } from '@herald/store-mysql';
@@ -15,7 +16,11 @@ import type { Resources } from './tiers/resources';
  *
  * With `audiences.followEvents`, this process also joins the consumer group
  * herald-followers on `herald.follows` and applies each follow/unfollow to
- * the followers table.
+ * the followers table; and, in a group of its own (every process hears every
+ * change), appends them to its local follower copies
+ * (`<dataDir>/follower-copies`, with `audiences.followerCopyThreshold`).
+ * Without the events a copy drifts from the table until its sampling
+ * refuses it and the next read from the table replaces it.
  */
 export async function openAudienceSources(config: HeraldConfig, id: string, logger: Logger, meter: Meter, resources: Resources): Promise<AudienceSourceDeps> {
   const { mysql } = config.production!;
@@ -25,9 +30,13 @@ export async function openAudienceSources(config: HeraldConfig, id: string, logg
   const followers = resources.add('follower store', withRetries(await MySqlFollowerStore.open(options), retries, ['close', 'followers']), (s) => s.close());
   const attributes = resources.add('attribute index', withRetries(await MySqlAttributeIndex.open(options), retries), (s) => s.close());
   const tables = resources.add('table sources', await MySqlTableSources.open(options), (s) => s.close());
+  const followerCopies = config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(join(config.dataDir, 'follower-copies'), { logger }) : undefined;
   if (config.audiences.followEvents) {
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     resources.add('follow events', await applyFollowEvents({ bus, store: followers, logger, meter }), (s: Subscription) => s.close());
+    if (followerCopies !== undefined) {
+      resources.add('follow events (copies)', await applyFollowEvents({ bus, store: followerCopies, group: `herald-follower-copies-${id}`, logger }), (s: Subscription) => s.close());
+    }
   }
-  return { followers, attributes, tables };
+  return { followers, attributes, tables, ...(followerCopies === undefined ? {} : { followerCopies }) };
 }

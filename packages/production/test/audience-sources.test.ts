@@ -7,10 +7,10 @@
  * older change changes nothing).
  */
 import { randomBytes } from 'node:crypto';
-import { publishFollowChanges } from '@herald/audience';
+import { importFromSource, ListRepository, publishFollowChanges } from '@herald/audience';
 import { compileConfig, noopLogger, noopMeter, type FollowChange } from '@herald/core';
 import { migrate } from '@herald/store-mysql';
-import { readAudience, waitFor } from '@herald/testing';
+import { makeTempDir, readAudience, waitFor, type TempDir } from '@herald/testing';
 import { connectEventBus } from '../src/adapters';
 import { openAudienceSources } from '../src/audience-adapters';
 import { Resources } from '../src/tiers/resources';
@@ -22,10 +22,11 @@ const brokers = (process.env.HERALD_TEST_KAFKA_BROKERS ?? '').split(',').filter(
 const name = `aud_${randomBytes(6).toString('hex')}`;
 const database = `herald_test_${name}`;
 
-function productionConfig(followEvents: boolean) {
+function productionConfig(followEvents: boolean, dataDir = '/nonexistent') {
   const tcp = (port: number) => `tcp://127.0.0.1:${port}`;
   return compileConfig({
     profile: 'production',
+    dataDir,
     uinSpaceBits: 24,
     mysql: { url: MYSQL_URL, database, poolSize: 4 },
     kafka: { brokers, topicPrefix: `${name}.` },
@@ -74,6 +75,29 @@ describe('production audience sources', () => {
     await publishFollowChanges(producer, [change(1, true, 1, 'sentinel'), change(2, true, 1, 'sentinel'), change(3, true, 1, 'sentinel')]);
     await waitFor(async () => (await followers('sentinel')).length === 3, { timeoutMs: 60_000, intervalMs: 200, message: 'the sentinels applied' });
     expect(await followers()).toEqual([1, 3]);
+  });
+
+  it("feeds each interface process's local follower copies from herald.follows in a group of its own", async () => {
+    const dir: TempDir = resources.add('temp dir', await makeTempDir('herald-prod-copies-'), (d) => d.remove());
+    const config = productionConfig(true, dir.path);
+    const sources = await openAudienceSources(config, 'interface-3', noopLogger, noopMeter, resources);
+    const producer = resources.add('producer', await connectEventBus(config, 'producer-3', noopLogger), (b) => b.close());
+    await sources.followers!.applyFollows(Array.from({ length: 200 }, (_, i) => change(1000 + i, true, 1, 'copied')));
+    const lists = new ListRepository(`${dir.path}/lists`);
+    const { meta } = await importFromSource(lists, sources.followers!.followers('copied'), { accountId: 'copied', uinLimit: 2 ** 24 });
+    await sources.followerCopies!.install('copied', lists.pathOf(meta.id));
+
+    await publishFollowChanges(producer, [change(7, true, 5, 'copied'), change(1000, false, 5, 'copied')]);
+    const fromCopy = async () => (await readAudience(sources.followerCopies!.source('copied', sources.followers!))).uins;
+    const fromTable = async () => (await readAudience(sources.followers!.followers('copied'))).uins;
+    // Two groups, each at its own pace: wait for both to have applied the changes.
+    await waitFor(async () => (await fromCopy()).includes(7) && (await fromTable()).includes(7) && !(await fromTable()).includes(1000), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      message: 'the copy and the table to hear the changes',
+    });
+    expect(sources.followerCopies!.lastVerdict('copied')).toMatchObject({ at: 'copy' });
+    expect(await fromCopy()).toEqual(await fromTable());
   });
 
   it('opens the table and targeting sources on the same database', async () => {

@@ -21,7 +21,7 @@ const EXPECTED_DEFAULTS = {
   management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
-  audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000, followEvents: false },
+  audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000, followEvents: false, followerCopyThreshold: 10_000_000 },
   accounts: {
     defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 10 ** 12, minIntervalMs: 0 },
     clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },
@@ -146,7 +146,7 @@ describe('compileConfig', () => {
       management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true },
       auth: { rateLimit: { perSecond: 0.5, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
       campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
-      audiences: { maxRunningJobs: 64, jobRetentionMs: 1000, pageSize: 1, followEvents: true },
+      audiences: { maxRunningJobs: 64, jobRetentionMs: 1000, pageSize: 1, followEvents: true, followerCopyThreshold: 0 },
       accounts: { defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 14_400_000 }, clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 }, utcOffsetMinutes: 480 },
       delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { 'x-herald': '1' } } },
     };
@@ -209,6 +209,7 @@ describe('compileConfig', () => {
     ['audiences.pageSize 2^20+1', { audiences: { pageSize: 2 ** 20 + 1 } }, 'audiences.pageSize'],
     ['audiences unknown key', { audiences: { jobs: 1 } }, 'audiences.jobs'],
     ['audiences.followEvents "yes"', { audiences: { followEvents: 'yes' } }, 'audiences.followEvents'],
+    ['audiences.followerCopyThreshold -1', { audiences: { followerCopyThreshold: -1 } }, 'audiences.followerCopyThreshold'],
     ['accounts.defaultLimits.dailyBroadcasts -1', { accounts: { defaultLimits: { dailyBroadcasts: -1 } } }, 'accounts.defaultLimits.dailyBroadcasts'],
     ['accounts.defaultLimits.dailyRecipients over 10^12', { accounts: { defaultLimits: { dailyRecipients: 10 ** 12 + 1 } } }, 'accounts.defaultLimits.dailyRecipients'],
     ['accounts.defaultLimits.minIntervalMs over a day', { accounts: { defaultLimits: { minIntervalMs: DAY + 1 } } }, 'accounts.defaultLimits.minIntervalMs'],

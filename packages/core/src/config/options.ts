@@ -164,6 +164,13 @@ export interface HeraldOptions {
      * followers table. Off when another system keeps that table. Default false.
      */
     followEvents?: boolean;
+    /**
+     * An account whose followers job reads at least this many keeps a local
+     * copy of them (<dataDir>/follower-copies), validated by sampling before
+     * each use (docs/audience-sources.md, "Local copies"). 0: never.
+     * 0..4294967296, default 10000000.
+     */
+    followerCopyThreshold?: number;
   };
   /** B-side controls: each account's daily quotas and frequency, scaled by its last click-through rate (docs/account-quotas.md). */
   accounts?: {
@@ -268,6 +275,7 @@ export interface AudiencesConfig {
   jobRetentionMs: number;
   pageSize: number;
   followEvents: boolean;
+  followerCopyThreshold: number;
 }
 
 export interface CampaignsConfig {
@@ -370,7 +378,7 @@ export const DEFAULTS = {
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
-  audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000 },
+  audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000, followerCopyThreshold: 10_000_000 },
   accounts: {
     defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0 },
     clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },

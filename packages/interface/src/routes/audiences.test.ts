@@ -8,7 +8,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { ListRepository, loadRecipientList } from '@herald/audience';
+import { FollowerCopies, ListRepository, loadRecipientList } from '@herald/audience';
 import { compileConfig, ErrorCodes, HeraldError, noopLogger, type AudienceBatch, type AudienceSource, type HeraldOptions } from '@herald/core';
 import { LevelAttributeIndex, LevelFollowerStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
@@ -29,6 +29,7 @@ let base: string;
 let operator: string;
 /** What the `table` kind answers in these tests: set per test. */
 let tableSource: (spec: unknown) => AudienceSource;
+let copies: FollowerCopies;
 
 async function start(config: HeraldOptions = {}): Promise<void> {
   app = createApiServer({
@@ -36,7 +37,7 @@ async function start(config: HeraldOptions = {}): Promise<void> {
     store: tasks,
     access: tokens.access,
     lists,
-    audiences: { followers, attributes, tables: { source: (spec) => tableSource(spec) } },
+    audiences: { followers, attributes, tables: { source: (spec) => tableSource(spec) }, followerCopies: copies },
     toScheduler: { send: async () => undefined, close: () => undefined } as unknown as PushChannel,
     clock: { now: () => Date.UTC(2025, 0, 31) },
     logger: noopLogger,
@@ -52,6 +53,7 @@ beforeEach(async () => {
   followers = await LevelFollowerStore.open(`${dir.path}/followers`);
   attributes = await LevelAttributeIndex.open(`${dir.path}/attributes`);
   lists = new ListRepository(`${dir.path}/lists`);
+  copies = new FollowerCopies(`${dir.path}/follower-copies`);
   tokens = await openTestAccess();
   operator = await tokens.token('operator', ['acme']);
   tableSource = () => {
@@ -124,6 +126,24 @@ describe('audience jobs', () => {
     expect(job.progress.uins).toBe(3);
     expect((await call('GET', `/api/v1/lists/${job.listId}`)).body).toMatchObject({ id: job.listId, count: 3 });
     expect([...(await loadRecipientList(lists.pathOf(job.listId), { uinLimit: 2 ** 24 }))]).toEqual([10, 20, 30]);
+  });
+
+  it('keeps a local copy of an account past audiences.followerCopyThreshold, reads it next time, and feeds it the follow changes', async () => {
+    await start({ audiences: { followerCopyThreshold: 3 } });
+    const follow = (uin: number, following = true, at = 1, accountId = 'acme') => ({ accountId, uin, following, at });
+    await call('POST', '/api/v1/follows', { changes: [follow(1), follow(2), follow(3), follow(4, true, 1, 'small')] });
+    const run = async (accountId: string) => finished((await call('POST', '/api/v1/audiences', { accountId, source: { kind: 'followers' } })).body!.id);
+
+    expect((await run('acme')).source).toEqual({ kind: 'followers', accountId: 'acme' });
+    expect(await copies.has('acme')).toBe(true);
+    await run('small');
+    expect(await copies.has('small')).toBe(false); // 1 follower: under the threshold
+
+    await call('POST', '/api/v1/follows', { changes: [follow(2, false, 5), follow(9, true, 5)] });
+    const second = await run('acme');
+    expect(second.source).toEqual({ kind: 'followers', accountId: 'acme', localCopy: true });
+    expect(copies.lastVerdict('acme')).toMatchObject({ at: 'copy' });
+    expect([...(await loadRecipientList(lists.pathOf(second.listId), { uinLimit: 2 ** 24 }))]).toEqual([1, 3, 9]);
   });
 
   it('builds a list from a targeting query over the users’ attributes', async () => {

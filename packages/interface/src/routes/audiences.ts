@@ -9,6 +9,7 @@ import {
   ValidationError,
   type AudienceSource,
   type FollowChange,
+  type ListMeta,
   type UserAttributes,
 } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
@@ -98,18 +99,32 @@ export function audienceRoutes(app: FastifyInstance, deps: ApiDeps & { audiences
   app.addHook('onClose', () => jobs.close());
   const pageSize = deps.config.audiences.pageSize;
 
-  const sourceOf = (body: CreateAudienceBody, request: Parameters<typeof assertAdmin>[0]): AudienceSource => {
+  const copyThreshold = deps.config.audiences.followerCopyThreshold;
+  /** A followers source: the account's local copy when it has one; a big read from the source leaves one. */
+  const followersOf = async (accountId: string): Promise<{ source: AudienceSource; afterDone?: (meta: ListMeta) => Promise<void> }> => {
+    if (sources.followers === undefined) throw unavailable('followers');
+    const copies = sources.followerCopies;
+    if (copies === undefined || copyThreshold === 0) return { source: sources.followers.followers(accountId, { batchSize: pageSize }) };
+    const hasCopy = await copies.has(accountId);
+    const source = hasCopy ? copies.source(accountId, sources.followers, { batchSize: pageSize }) : sources.followers.followers(accountId, { batchSize: pageSize });
+    // A list read from the source of truth (no copy yet, or the copy failed its samples) becomes the new copy.
+    const afterDone = async (meta: ListMeta) => {
+      if (meta.count >= copyThreshold && (!hasCopy || copies.lastVerdict(accountId)?.at === 'source')) await copies.install(accountId, deps.lists.pathOf(meta.id));
+    };
+    return { source, afterDone };
+  };
+
+  const sourceOf = async (body: CreateAudienceBody, request: Parameters<typeof assertAdmin>[0]): Promise<{ source: AudienceSource; afterDone?: (meta: ListMeta) => Promise<void> }> => {
     const { source } = body;
     switch (source.kind) {
       case 'followers':
         onlyFields(source, []);
-        if (sources.followers === undefined) throw unavailable('followers');
-        return sources.followers.followers(body.accountId, { batchSize: pageSize });
+        return followersOf(body.accountId);
       case 'targeting':
         onlyFields(source, ['query']);
         if (source.query === undefined) throw new ValidationError('a targeting source needs source.query', { field: 'source.query' });
         if (sources.attributes === undefined) throw unavailable('targeting');
-        return targetingSource(sources.attributes, source.query, { clock: deps.clock, batchSize: pageSize });
+        return { source: targetingSource(sources.attributes, source.query, { clock: deps.clock, batchSize: pageSize }) };
       case 'table': {
         assertAdmin(request);
         onlyFields(source, ['table', 'column', 'where']);
@@ -123,7 +138,7 @@ export function audienceRoutes(app: FastifyInstance, deps: ApiDeps & { audiences
           if (error instanceof ValidationError && typeof error.details.field === 'string') throw new ValidationError(error.message, { ...error.details, field: `source.${error.details.field}` });
           throw error;
         }
-        return sources.tables.source(checked, { batchSize: pageSize });
+        return { source: sources.tables.source(checked, { batchSize: pageSize }) };
       }
     }
   };
@@ -131,8 +146,8 @@ export function audienceRoutes(app: FastifyInstance, deps: ApiDeps & { audiences
   app.post<{ Body: CreateAudienceBody }>('/api/v1/audiences', { schema: { body: CREATE_BODY } }, async (request, reply) => {
     const { accountId } = request.body;
     assertCanSeeAccount(request, accountId, accountMissing(accountId));
-    const source = sourceOf(request.body, request);
-    const job = jobs.start(accountId, source, request.body.maxBadRatio);
+    const { source, afterDone } = await sourceOf(request.body, request);
+    const job = jobs.start(accountId, source, request.body.maxBadRatio, afterDone);
     noteAudit(request, { resource: `audience:${job.id}` });
     return reply.code(202).header('location', `/api/v1/audiences/${job.id}`).send(job);
   });
@@ -173,7 +188,10 @@ export function audienceRoutes(app: FastifyInstance, deps: ApiDeps & { audiences
     assertAdmin(request);
     if (sources.followers === undefined) throw unavailable('followers');
     noteAudit(request, { resource: 'follows' });
-    return sources.followers.applyFollows(request.body.changes);
+    const result = await sources.followers.applyFollows(request.body.changes);
+    // The local copies hear every change too (only those of accounts with a copy are kept).
+    await sources.followerCopies?.applyFollows(request.body.changes);
+    return result;
   });
 
   app.post<{ Body: { users: UserAttributes[] } }>('/api/v1/user-attributes', { bodyLimit: BULK_BODY_LIMIT, schema: { body: USERS_BODY } }, async (request) => {
