@@ -1,6 +1,6 @@
 import { EpochFloor, isHeraldError, LATENCY_BUCKETS_SECONDS, noopLogger, noopMeter, type HeraldConfig, type Logger, type Meter } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
-import type { Message, PreprocessRequest, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
+import type { Message, PreprocessRequest, PreprocessResult, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
 import { preprocess } from './preprocess';
 import { readListRange } from './read-range';
@@ -104,6 +104,22 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     void work.finally(() => running.delete(work));
   };
 
+  /**
+   * Sends a pre-processing result, never throwing: runPreprocess runs on one
+   * promise chain, and a rejection there would skip every later request
+   * (and surface as an unhandled rejection). A result that cannot be sent
+   * (the link closing at shutdown) is logged; the task stays PREPROCESSING
+   * until its scheduler re-queues it (at adoption).
+   */
+  async function answer(result: PreprocessResult): Promise<void> {
+    try {
+      await deps.toScheduler.send(result);
+    } catch (error) {
+      errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
+      logger.warn('pre-processing result not sent', { taskId: result.taskId, error: String(error) });
+    }
+  }
+
   async function runPreprocess(request: PreprocessRequest): Promise<void> {
     const started = performance.now();
     try {
@@ -119,11 +135,11 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         preprocessed.inc(undefined, result.total);
         for (const [reason, count] of Object.entries(result.removed)) if (count !== undefined && count > 0) filtered.inc({ reason }, count);
       }
-      await deps.toScheduler.send(result);
+      await answer(result);
     } catch (error) {
       errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
       logger.error('pre-processing failed', { taskId: request.taskId, error: String(error) });
-      await deps.toScheduler.send({
+      await answer({
         kind: 'preprocess.result',
         ok: false,
         taskId: request.taskId,

@@ -12,7 +12,7 @@ const EXAMPLE = 'region:eu AND (age:18-24 OR tag:vip) AND active-since:30d';
  * account's followers, or the users a targeting query matches. The server
  * runs it as a job (POST /api/v1/audiences); this polls its progress and
  * hands the finished list to the form. A query is checked as it is typed
- * (POST /api/v1/audiences/check-query): a mistake shows under the field
+ * (GET /api/v1/audiences/check-query: a GET, so checking as the user types writes no audit entries): a mistake shows under the field
  * with its position. A deployment without that source says so here.
  */
 export function AudienceBuilder({ accountId, kind, onBuilt, error }: { accountId: string; kind: 'followers' | 'targeting'; onBuilt: (list: ListMeta | null) => void; error?: string }) {
@@ -32,7 +32,7 @@ export function AudienceBuilder({ accountId, kind, onBuilt, error }: { accountId
     }
     const controller = new AbortController();
     const timer = setTimeout(() => {
-      api('POST', '/api/v1/audiences/check-query', { query }, controller.signal).then(
+      api('GET', `/api/v1/audiences/check-query?query=${encodeURIComponent(query)}`, undefined, controller.signal).then(
         () => setQueryError(undefined),
         (e) => {
           if ((e as Error).name !== 'AbortError') setQueryError(describe(e as Error));
