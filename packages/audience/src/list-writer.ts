@@ -4,6 +4,7 @@
  * fsynced, so the final name never holds half a list: after a crash there is
  * at worst a stray `.tmp` file, never a damaged list.
  */
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -196,7 +197,9 @@ export async function writeRecipientListFile(path: string, uins: Uint32Array, fl
   const order = new OrderTracker();
   order.update(uins);
   order.verify(flags);
-  const tempPath = `${path}.tmp`;
+  // A temp file of its own: two writers of the same list (a pre-processing asked for again while the
+  // first run is still going) must never write into one file; the last rename wins, whole either way.
+  const tempPath = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(tempPath, 'w');
   try {
     const encoder = new RecipientListEncoder();

@@ -3,7 +3,6 @@ import {
   checkNewAuditEntry,
   checkRevokeTime,
   compileAuditQuery,
-  ConfigError,
   ErrorCodes,
   HeraldError,
   NotFoundError,
@@ -18,10 +17,10 @@ import {
   type Role,
   type StoredAccessToken,
 } from '@herald/core';
-import { createPool, type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
-import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
-import { loadMigrations, pendingMigrations, readApplied } from './migrate';
-import { connectError, mysqlCode, toHeraldError } from './mysql-errors';
+import { type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import type { MySqlTaskStoreOptions } from './connection';
+import { openPool, PoolCalls } from './pool';
+import { mysqlCode } from './mysql-errors';
 
 const STORE = 'MySqlAccessStore';
 const TOKEN_COLUMNS = 'id, name, role, accounts, hash, created_at, revoked_at';
@@ -72,36 +71,19 @@ function toAuditEntry(r: RowDataPacket): AuditEntry {
  * Connection failures and lock conflicts are UNAVAILABLE with `retriable: true`.
  */
 export class MySqlAccessStore implements AccessStore {
-  private closed = false;
-  private readonly inflight = new Set<Promise<unknown>>();
 
-  private constructor(private readonly pool: Pool) {}
+  private readonly calls: PoolCalls;
+
+  private constructor(private readonly pool: Pool) {
+    this.calls = new PoolCalls(STORE, pool);
+  }
 
   /**
    * Connects to a migrated database (004_access.sql applied). Fails like
    * MySqlTaskStore.open, naming `mysql.url` or `mysql.database`.
    */
   static async open(options: MySqlTaskStoreOptions): Promise<MySqlAccessStore> {
-    const url = parseMySqlUrl(options?.url);
-    const database = checkDatabaseName(options.database);
-    const poolSize = checkPoolSize(options.poolSize);
-    const files = await loadMigrations();
-    const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
-    try {
-      let applied;
-      try {
-        applied = await readApplied(pool);
-      } catch (error) {
-        if (mysqlCode(error) === 'ER_NO_SUCH_TABLE') throw new ConfigError('mysql.database', `database '${database}' is not migrated (no schema_migrations table): run herald migrate`);
-        throw connectError(error, url, database);
-      }
-      const pending = pendingMigrations(files, applied);
-      if (pending.length > 0) throw new ConfigError('mysql.database', `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`);
-      return new MySqlAccessStore(pool);
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw error;
-    }
+    return new MySqlAccessStore(await openPool(options));
   }
 
   createToken(input: NewAccessToken): Promise<AccessToken> {
@@ -176,25 +158,12 @@ export class MySqlAccessStore implements AccessStore {
   }
 
   /** Waits for calls in flight, then closes the pool. Any later call fails with STORE_CLOSED; a second close is a no-op. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.inflight]);
-    await this.pool.end().catch((error: unknown) => {
-      throw toHeraldError(error, 'close', STORE);
-    });
+  close(): Promise<void> {
+    return this.calls.close();
   }
 
-  private async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${STORE}.${op}: the store is closed`);
-    const call = fn();
-    this.inflight.add(call);
-    try {
-      return await call;
-    } catch (error) {
-      throw toHeraldError(error, op, STORE);
-    } finally {
-      this.inflight.delete(call);
-    }
+  /** One call through the shared bookkeeping (pool.ts): STORE_CLOSED after close, mysql2 errors as HeraldErrors. */
+  private run<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    return this.calls.run(op, () => fn());
   }
 }

@@ -5,10 +5,7 @@ import {
   checkQuotaTime,
   checkReservation,
   checkReservationKey,
-  ConfigError,
   decideReservation,
-  ErrorCodes,
-  HeraldError,
   RESERVATION_RETENTION_MS,
   type AccountDay,
   type AccountLimits,
@@ -20,10 +17,10 @@ import {
   type BroadcastReservation,
   type ReserveResult,
 } from '@herald/core';
-import { createPool, type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
-import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
-import { loadMigrations, pendingMigrations, readApplied } from './migrate';
-import { connectError, isConnectionError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
+import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import type { MySqlTaskStoreOptions } from './connection';
+import { openPool, PoolCalls } from './pool';
+import { isConnectionError, isDeadlock } from './mysql-errors';
 
 const STORE = 'MySqlAccountStore';
 const DEADLOCK_ATTEMPTS = 3;
@@ -59,33 +56,16 @@ function toSettings(r: RowDataPacket): AccountSettings {
  * retried reserve is answered by its key, never counted twice.
  */
 export class MySqlAccountStore implements AccountStore {
-  private closed = false;
-  private readonly inflight = new Set<Promise<unknown>>();
 
-  private constructor(private readonly pool: Pool) {}
+  private readonly calls: PoolCalls;
+
+  private constructor(private readonly pool: Pool) {
+    this.calls = new PoolCalls(STORE, pool);
+  }
 
   /** Connects to a migrated database (008_account_quotas.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
   static async open(options: MySqlTaskStoreOptions): Promise<MySqlAccountStore> {
-    const url = parseMySqlUrl(options?.url);
-    const database = checkDatabaseName(options.database);
-    const poolSize = checkPoolSize(options.poolSize);
-    const files = await loadMigrations();
-    const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
-    try {
-      let applied;
-      try {
-        applied = await readApplied(pool);
-      } catch (error) {
-        if (mysqlCode(error) === 'ER_NO_SUCH_TABLE') throw new ConfigError('mysql.database', `database '${database}' is not migrated (no schema_migrations table): run herald migrate`);
-        throw connectError(error, url, database);
-      }
-      const pending = pendingMigrations(files, applied);
-      if (pending.length > 0) throw new ConfigError('mysql.database', `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`);
-      return new MySqlAccountStore(pool);
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw error;
-    }
+    return new MySqlAccountStore(await openPool(options));
   }
 
   getSettings(accountId: string): Promise<AccountSettings | undefined> {
@@ -156,13 +136,8 @@ export class MySqlAccountStore implements AccountStore {
   }
 
   /** Waits for calls in flight, then closes the pool. Any later call fails with STORE_CLOSED; a second close is a no-op. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.inflight]);
-    await this.pool.end().catch((error: unknown) => {
-      throw toHeraldError(error, 'close', STORE);
-    });
+  close(): Promise<void> {
+    return this.calls.close();
   }
 
   /** The account's row lock (the row is made, unset, when the account has none). */
@@ -170,17 +145,9 @@ export class MySqlAccountStore implements AccountStore {
     await conn.execute('INSERT INTO account_settings (account_id) VALUES (?) ON DUPLICATE KEY UPDATE account_id = account_id', [accountId]);
   }
 
-  private async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${STORE}.${op}: the store is closed`);
-    const call = fn();
-    this.inflight.add(call);
-    try {
-      return await call;
-    } catch (error) {
-      throw toHeraldError(error, op, STORE);
-    } finally {
-      this.inflight.delete(call);
-    }
+  /** One call through the shared bookkeeping (pool.ts): STORE_CLOSED after close, mysql2 errors as HeraldErrors. */
+  private run<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    return this.calls.run(op, () => fn());
   }
 
   /** Runs `fn` in a READ COMMITTED transaction on one pooled connection; a deadlock victim runs again, up to three runs in all. */

@@ -17,7 +17,7 @@ import {
   type UserAttributes,
 } from '@herald/core';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
-import { openPool, PoolCalls } from './audience-pool';
+import { openPool, PoolCalls } from './pool';
 import type { MySqlTaskStoreOptions } from './connection';
 
 const STORE = 'MySqlAttributeIndex';

@@ -18,7 +18,7 @@ import {
   type FollowersOptions,
 } from '@herald/core';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { openPool, PoolCalls } from './audience-pool';
+import { openPool, PoolCalls } from './pool';
 import type { MySqlTaskStoreOptions } from './connection';
 
 const STORE = 'MySqlFollowerStore';

@@ -9,10 +9,10 @@ import {
   type FrequencyCounter,
   type FrequencyUse,
 } from '@herald/core';
-import { createPool, type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
-import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
-import { loadMigrations, pendingMigrations, readApplied } from './migrate';
-import { connectError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
+import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+import type { MySqlTaskStoreOptions } from './connection';
+import { isDeadlock, toHeraldError } from './mysql-errors';
+import { openPool } from './pool';
 
 const STORE = 'MySqlFrequencyCounter';
 /** Rows per INSERT: 3 numbers each, far below max_allowed_packet and the placeholder limit. */
@@ -70,23 +70,10 @@ export class MySqlFrequencyCounter implements FrequencyCounter {
 
   /** Connects to a migrated database (009_frequency.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
   static async open(options: MySqlFrequencyCounterOptions): Promise<MySqlFrequencyCounter> {
-    const url = parseMySqlUrl(options?.url);
-    const database = checkDatabaseName(options.database);
-    const poolSize = checkPoolSize(options.poolSize);
     const retainDays = options.retainDays ?? DEFAULT_RETAIN_DAYS;
     if (!Number.isInteger(retainDays) || retainDays < 1 || retainDays > 366) throw new ConfigError('retainDays', `must be an integer in 1..366, got ${retainDays}`);
-    const files = await loadMigrations();
-    const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
+    const pool = await openPool(options);
     try {
-      let applied;
-      try {
-        applied = await readApplied(pool);
-      } catch (error) {
-        if (mysqlCode(error) === 'ER_NO_SUCH_TABLE') throw new ConfigError('mysql.database', `database '${database}' is not migrated (no schema_migrations table): run herald migrate`);
-        throw connectError(error, url, database);
-      }
-      const pending = pendingMigrations(files, applied);
-      if (pending.length > 0) throw new ConfigError('mysql.database', `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`);
       const [rows] = await pool.query<RowDataPacket[]>('SELECT MAX(day) AS newest FROM frequency_uses');
       const newest = rows[0]?.newest;
       return new MySqlFrequencyCounter(pool, retainDays, newest === null || newest === undefined ? -1 : Number(newest));

@@ -10,7 +10,7 @@ import {
   type TableValue,
 } from '@herald/core';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
-import { openPool, PoolCalls } from './audience-pool';
+import { openPool, PoolCalls } from './pool';
 import { quoteIdentifier, type MySqlTaskStoreOptions } from './connection';
 
 const STORE = 'MySqlTableSources';

@@ -1,8 +1,9 @@
 /**
- * What the MySQL audience adapters (followers, attribute index, table
- * sources) share: opening a pool on a migrated database, and the
- * open/closed bookkeeping every call goes through (STORE_CLOSED after close,
- * mysql2 errors turned into HeraldErrors, close waiting for calls in flight).
+ * What the MySQL adapters share: opening a pool on a migrated database, and
+ * the open/closed bookkeeping every call goes through (STORE_CLOSED after
+ * close, mysql2 errors turned into HeraldErrors, close waiting for calls in
+ * flight). The task store keeps its own (it also advances the live-task
+ * checkpoint on open).
  */
 import { ConfigError, ErrorCodes, HeraldError } from '@herald/core';
 import { createPool, type Pool } from 'mysql2/promise';
