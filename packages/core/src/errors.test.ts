@@ -12,6 +12,7 @@ import {
   ListFormatError,
   NotFoundError,
   QueryError,
+  TemplateError,
   RateLimitedError,
   ValidationError,
 } from './errors';
@@ -48,6 +49,7 @@ describe('ErrorCodes', () => {
         'IDEMPOTENCY_KEY_REUSED',
         'ACCOUNT_QUOTA_EXCEEDED',
         'QUERY_INVALID',
+        'TEMPLATE_INVALID',
         'AUDIENCE_SOURCE_FAILED',
         'AUDIENCE_JOB_NOT_FOUND',
         'ILLEGAL_TRANSITION',
@@ -117,6 +119,7 @@ describe('HeraldError subclasses', () => {
     ['FencedError', new FencedError(12, 3, 4), FencedError, 'FENCED', { taskId: 12, heldEpoch: 3, storedEpoch: 4 }],
     ['FrameError', new FrameError('FRAME_UNKNOWN_KIND', 'kind 99', { kind: 99 }), FrameError, 'FRAME_UNKNOWN_KIND', { kind: 99 }],
     ['QueryError', new QueryError("unknown attribute 'x'", 3, { found: 'x' }), QueryError, 'QUERY_INVALID', { position: 3, found: 'x' }],
+    ['TemplateError', new TemplateError('content.body', "unknown variable 'x'", 2, { found: 'x' }), TemplateError, 'TEMPLATE_INVALID', { field: 'content.body', position: 2, found: 'x' }],
     ['AudienceSourceError', new AudienceSourceError('table', 'lost', { details: { read: 5 } }), AudienceSourceError, 'AUDIENCE_SOURCE_FAILED', { source: 'table', read: 5 }],
   ];
   const classes = cases.map(([, , cls]) => cls);

@@ -40,6 +40,8 @@ export const ErrorCodes = {
   ACCOUNT_QUOTA_EXCEEDED: 'ACCOUNT_QUOTA_EXCEEDED',
   /** A targeting query that does not parse or names an unknown attribute or value; details say where (docs/audience-sources.md). */
   QUERY_INVALID: 'QUERY_INVALID',
+  /** A content template that does not parse or names a variable no user attribute provides; details say where (docs/delivery.md, "Personalised content"). */
+  TEMPLATE_INVALID: 'TEMPLATE_INVALID',
   /** An audience source (followers, targeting, a MySQL table) failed while its list was being built; nothing was stored. */
   AUDIENCE_SOURCE_FAILED: 'AUDIENCE_SOURCE_FAILED',
   /** No audience job with this id in this process, or one of an account the caller may not see (the same answer). */
@@ -178,6 +180,20 @@ export class QueryError extends HeraldError {
   readonly position: number;
   constructor(message: string, position: number, details: { found?: string; expected?: readonly string[] } = {}) {
     super(ErrorCodes.QUERY_INVALID, `targeting query, position ${position}: ${message}`, { details: { position, ...details } });
+    this.position = position;
+  }
+}
+
+/**
+ * A malformed content template (docs/delivery.md, "Personalised content").
+ * `field` is the content field (`content.body`, `content.title`), `position`
+ * the 0-based index in its text where the problem starts (for an unexpected
+ * end, the text's length).
+ */
+export class TemplateError extends HeraldError {
+  readonly position: number;
+  constructor(field: string, message: string, position: number, details: { found?: string; expected?: readonly string[] } = {}) {
+    super(ErrorCodes.TEMPLATE_INVALID, `${field} template, position ${position}: ${message}`, { details: { field, position, ...details } });
     this.position = position;
   }
 }

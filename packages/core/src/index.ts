@@ -26,6 +26,7 @@ export {
   FencedError,
   FrameError,
   QueryError,
+  TemplateError,
   AudienceSourceError,
   AccountQuotaError,
   isHeraldError,
@@ -43,7 +44,12 @@ export type { PriorityClass, FilterReason, TaskContent, NewTask, Task, TaskRepor
 export { checkFence } from './task/fence';
 export { EpochFloor } from './task/epoch-floor';
 export type { Fence } from './task/fence';
-export { contentCrc } from './task/content';
+export { contentCrc, taskContentOf } from './task/content';
+// Personalised content: templates parsed once per task, rendered per recipient (docs/delivery.md).
+export { parseTemplate, renderTemplate, TEMPLATE_VARIABLES } from './template/template';
+export type { CompiledTemplate, TemplateVariable } from './template/template';
+export { compileContent, renderContents } from './template/content';
+export type { CompiledContent } from './template/content';
 export {
   DEFAULT_TASK_RECORD_RULES,
   MAX_IDEMPOTENCY_KEY_CHARS,

@@ -1,4 +1,5 @@
 import type { ExecutionUnit, ListMeta, OutboxEvent, Task, TaskContent, TaskReport, TaskState, UnitState } from '@herald/core';
+import { taskContentOf } from '@herald/core';
 import type { RowDataPacket } from 'mysql2/promise';
 
 /**
@@ -30,7 +31,7 @@ export function toTask(r: RowDataPacket): Task {
     id: Number(r.id),
     accountId: String(r.account_id),
     listId: String(r.list_id),
-    content: content.title === undefined ? { body: content.body } : { body: content.body, title: content.title },
+    content: taskContentOf(content),
     contentCrc: Number(r.content_crc),
     priority: r.priority as Task['priority'],
     sendAt: Number(r.send_at),

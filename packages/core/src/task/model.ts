@@ -11,6 +11,12 @@ export interface TaskContent {
   /** The message text pushed to each recipient. */
   body: string;
   title?: string;
+  /**
+   * Personalised content: body and title are templates whose `{{variables}}`
+   * are filled per recipient from the user-attributes store (core
+   * template/template.ts, docs/delivery.md). Absent: sent as written.
+   */
+  template?: true;
 }
 
 /** What the interface accepts; the store adds id, state and bookkeeping. */

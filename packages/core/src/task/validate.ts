@@ -12,6 +12,8 @@
 import { ValidationError } from '../errors';
 import type { TaskPatch, TaskQuery, UnitProgress } from '../ports/task-store';
 import type { Fence } from './fence';
+import { compileContent } from '../template/content';
+import { taskContentOf } from './content';
 import { emptyReport, FILTER_REASONS, type ExecutionUnit, type FilterReason, type ListMeta, type NewTask, type NewUnit, type Task, type TaskReport } from './model';
 import { TASK_STATES } from './task-machine';
 import { unitMachine, type UnitEvent } from './unit-machine';
@@ -85,6 +87,8 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   checkIdUnder(rules, 'listId', input.listId);
   if (typeof input.content?.body !== 'string') fail('content.body', input.content?.body);
   if (input.content.title !== undefined && typeof input.content.title !== 'string') fail('content.title', input.content.title);
+  if (input.content.template !== undefined && input.content.template !== true) fail('content.template', input.content.template);
+  if (input.content.template === true) compileContent(input.content); // a malformed template throws TemplateError
   if (!isU32(input.contentCrc)) fail('contentCrc', input.contentCrc);
   if (input.priority !== 'realtime' && input.priority !== 'normal') fail('priority', input.priority);
   if (!isTime(input.sendAt)) fail('sendAt', input.sendAt);
@@ -96,7 +100,7 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
 
 /** The record a validated NewTask is stored as: CREATED, version 1, epoch 0, an empty report. */
 export function newTaskRecord(id: number, input: NewTask, now: number): Task {
-  const content = input.content.title === undefined ? { body: input.content.body } : { body: input.content.body, title: input.content.title };
+  const content = taskContentOf(input.content);
   return {
     id,
     accountId: input.accountId,
