@@ -219,6 +219,8 @@ export { chunkEdits, applyChunkEdit, lastPerUin } from './targeting/index-edits'
 export type { UserChange, ChunkEdit } from './targeting/index-edits';
 export { MAX_USERS_PER_PUT } from './ports/attribute-index';
 export type { AttributeIndex, StoredChunk } from './ports/attribute-index';
+export { MAX_USERS_PER_LOOKUP, checkLookupSize, isLookupUin } from './ports/user-attribute-lookup';
+export type { UserAttributeLookup } from './ports/user-attribute-lookup';
 
 // B-side controls (docs/account-quotas.md): an account's daily quotas and frequency, scaled by its last
 // click-through rate; reserveBroadcast(store, config.accounts, reservation) checks and records one broadcast.

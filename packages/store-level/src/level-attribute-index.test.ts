@@ -1,9 +1,14 @@
 import { targetingSource } from '@herald/audience';
-import { attributeIndexConformance, audienceSourceConformance, makeTempDir } from '@herald/testing';
+import { attributeIndexConformance, audienceSourceConformance, makeTempDir, userAttributeLookupConformance } from '@herald/testing';
 import { LevelAttributeIndex } from './level-attribute-index';
 
 attributeIndexConformance('LevelAttributeIndex', async () => {
   const dir = await makeTempDir('herald-level-attributes-');
+  return { store: await LevelAttributeIndex.open(dir.path), cleanup: dir.remove };
+});
+
+userAttributeLookupConformance('LevelAttributeIndex', async () => {
+  const dir = await makeTempDir('herald-level-lookup-');
   return { store: await LevelAttributeIndex.open(dir.path), cleanup: dir.remove };
 });
 

@@ -1,6 +1,7 @@
 import { ClassicLevel } from 'classic-level';
 import {
   applyChunkEdit,
+  checkLookupSize,
   checkUserAttributes,
   chunkEdits,
   decodeChunk,
@@ -8,11 +9,13 @@ import {
   encodeChunk,
   ErrorCodes,
   HeraldError,
+  isLookupUin,
   lastPerUin,
   MAX_USERS_PER_PUT,
   UNIVERSE_KEY,
   ValidationError,
   type AttributeIndex,
+  type UserAttributeLookup,
   type StoredChunk,
   type UserAttributes,
 } from '@herald/core';
@@ -59,7 +62,7 @@ export function checkUsers(users: unknown): UserAttributes[] {
   return lastPerUin(users.map((user) => checkUserAttributes(user, 2 ** 32)));
 }
 
-export class LevelAttributeIndex implements AttributeIndex {
+export class LevelAttributeIndex implements AttributeIndex, UserAttributeLookup {
   private readonly life = new Lifecycle('LevelAttributeIndex');
   private readonly writeLock = new KeyedMutex<'write'>();
 
@@ -136,6 +139,23 @@ export class LevelAttributeIndex implements AttributeIndex {
       if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) return undefined;
       const value = await this.db.get(userKey(uin));
       return value === undefined ? undefined : decodeJson<UserAttributes>(value);
+    });
+  }
+
+  getUsers(uins: ArrayLike<number>): Promise<(UserAttributes | undefined)[]> {
+    return this.life.run('getUsers', async () => {
+      checkLookupSize(uins);
+      const all = Array.from(uins);
+      const known = all.filter(isLookupUin);
+      if (known.length === 0) return all.map(() => undefined);
+      // One multi-get for the batch; a uin that is no uin answers undefined without a read.
+      const values = await this.db.getMany(known.map(userKey));
+      let next = 0;
+      return all.map((uin) => {
+        if (!isLookupUin(uin)) return undefined;
+        const value = values[next++];
+        return value === undefined ? undefined : decodeJson<UserAttributes>(value);
+      });
     });
   }
 

@@ -1,5 +1,6 @@
 import {
   applyChunkEdit,
+  checkLookupSize,
   checkUserAttributes,
   chunkEdits,
   decodeChunk,
@@ -7,11 +8,13 @@ import {
   encodeChunk,
   ErrorCodes,
   HeraldError,
+  isLookupUin,
   lastPerUin,
   MAX_USERS_PER_PUT,
   UNIVERSE_KEY,
   ValidationError,
   type AttributeIndex,
+  type UserAttributeLookup,
   type ChunkEdit,
   type StoredChunk,
   type UserAttributes,
@@ -63,7 +66,7 @@ function likePrefix(prefix: string): string {
  * deadlocks between two imports' gap locks); readers never wait, and see a
  * user's whole change or none of it.
  */
-export class MySqlAttributeIndex implements AttributeIndex {
+export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup {
   private readonly calls: PoolCalls;
 
   private constructor(pool: Pool) {
@@ -167,6 +170,21 @@ export class MySqlAttributeIndex implements AttributeIndex {
       if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) return undefined;
       const [rows] = await pool.query<RowDataPacket[]>('SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin = ?', [uin]);
       return rows[0] === undefined ? undefined : toUser(rows[0]);
+    });
+  }
+
+  getUsers(uins: ArrayLike<number>): Promise<(UserAttributes | undefined)[]> {
+    return this.calls.run('getUsers', async (pool) => {
+      checkLookupSize(uins);
+      const all = Array.from(uins);
+      const known = [...new Set(all.filter(isLookupUin))];
+      const found = new Map<number, UserAttributes>();
+      // By the primary key, a slice of uins a query.
+      for (const part of slices(known)) {
+        const [rows] = await pool.query<RowDataPacket[]>('SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin IN (?)', [part]);
+        for (const row of rows) found.set(Number(row.uin), toUser(row));
+      }
+      return all.map((uin) => found.get(uin));
     });
   }
 

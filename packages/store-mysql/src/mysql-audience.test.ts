@@ -1,5 +1,5 @@
 import { importFromSource, ListRepository, targetingSource } from '@herald/audience';
-import { attributeIndexConformance, audienceSourceConformance, followerStoreConformance, makeTempDir, readAudience, rejectsWithCode } from '@herald/testing';
+import { attributeIndexConformance, audienceSourceConformance, followerStoreConformance, makeTempDir, readAudience, rejectsWithCode, userAttributeLookupConformance } from '@herald/testing';
 import { migrate } from './migrate';
 import { MySqlAttributeIndex } from './mysql-attribute-index';
 import { MySqlFollowerStore } from './mysql-follower-store';
@@ -23,6 +23,11 @@ followerStoreConformance('MySqlFollowerStore', async () => {
 });
 
 attributeIndexConformance('MySqlAttributeIndex', async () => {
+  const database = await migrated();
+  return { store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }), cleanup: () => dropDatabase(database) };
+});
+
+userAttributeLookupConformance('MySqlAttributeIndex', async () => {
   const database = await migrated();
   return { store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }), cleanup: () => dropDatabase(database) };
 });

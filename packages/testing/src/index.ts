@@ -33,6 +33,7 @@ export { audienceSourceConformance, readAll as readAudience } from './audience-s
 export type { AudienceSourceHarness, AudienceSourceHarnessFactory } from './audience-source/conformance';
 export { followerStoreConformance } from './audience-source/follower-store';
 export { attributeIndexConformance } from './audience-source/attribute-index';
+export { userAttributeLookupConformance } from './audience-source/user-attribute-lookup';
 export { coordinatorConformance, type CoordinatorCluster, type CoordinatorClusterFactory } from './coordinator/conformance';
 export type { OpenedStore, StoreFactory } from './store-factory';
 export { HOSTILE_STRINGS } from './task-store/data';
