@@ -6,7 +6,7 @@ import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequency
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
-import { createDeliveryGateway, LoginDelivery, startExecutor, TaskCache, watchOfflineStoreSize, type FrequencyControl } from '@herald/executor';
+import { createDeliveryGateway, LoginDelivery, Personaliser, startExecutor, TaskCache, watchOfflineStoreSize, type FrequencyControl } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
 import { startController } from '@herald/controller';
@@ -129,6 +129,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   for (const [id, endpoint] of endpoints.realtime) toRealtimeExecutor.set(id, await push(`dispatcher->${id}.realtime`, endpoint));
 
   const tasks = new TaskCache(store);
+  // Template tasks read their recipients' attributes from the targeting store itself (docs/delivery.md).
+  const personaliser = new Personaliser(attributes, logger);
   const executors = await Promise.all(
     config.executor.ids.map(async (id) =>
       startExecutor({
@@ -141,6 +143,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
         gateway,
         offline,
         ...(frequency ? { frequency } : {}),
+        personaliser,
         clock,
         logger,
         meter,
@@ -188,7 +191,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     metrics: () => meter.exposition(),
   });
   const address = await api.listen({ host: config.http.host, port: config.http.port });
-  const loginDelivery = new LoginDelivery(offline, gateway, tasks, clock, frequency);
+  const loginDelivery = new LoginDelivery(offline, gateway, tasks, clock, frequency, personaliser);
   // One store for every executor of the process: one gauge.
   const offlineSize = watchOfflineStoreSize(offline, meter, { logger });
 

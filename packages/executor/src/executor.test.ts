@@ -1,22 +1,26 @@
-import { TypedArrayBitmap, type Counter, type Delivery, type DeliveryGateway, type Meter, type OfflineEntry, type OfflineStore, type Task, type TaskStore } from '@herald/core';
+import { ErrorCodes, HeraldError, TypedArrayBitmap, type Counter, type Delivery, type DeliveryGateway, type Meter, type OfflineEntry, type OfflineStore, type Task, type TaskStore, type UserAttributeLookup } from '@herald/core';
 import { newTask, waitFor, WaitForTimeoutError } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
+import { Personaliser } from './personalise';
 import { TaskCache } from './task-cache';
 
 const TASK_ID = 5;
 /** A real-time task, as the store shows it. */
 const REALTIME_TASK_ID = 6;
+/** A personalised task: its body is a template. */
+const TEMPLATE_TASK_ID = 8;
 const EXPIRES_AT = 1_700_000_060_000;
 const ONLINE = [2, 4, 6, 100];
 
 /** Records deliveries as they begin; while `hold()` is in force every delivery waits for `release()`, holding the worker. */
 class RecordingGateway implements DeliveryGateway {
-  readonly deliveries: { taskId: number; uins: number[]; body: string; atLogin: boolean }[] = [];
+  readonly deliveries: { taskId: number; uins: number[]; body: string; atLogin: boolean; contents?: string[] }[] = [];
   private gate: Promise<void> | undefined;
   private open: (() => void) | undefined;
   async deliver(delivery: Delivery): Promise<void> {
-    this.deliveries.push({ taskId: delivery.taskId, uins: [...delivery.uins], body: delivery.content.body, atLogin: delivery.atLogin });
+    const contents = delivery.contents === undefined ? {} : { contents: delivery.contents.map((c) => c.body) };
+    this.deliveries.push({ taskId: delivery.taskId, uins: [...delivery.uins], body: delivery.content.body, atLogin: delivery.atLogin, ...contents });
     await this.gate;
   }
   hold(): void {
@@ -116,6 +120,8 @@ interface StartOptions {
   realtimeInbox?: boolean;
   /** How the executor's store answers getTask (default: the two tasks). */
   getTask?: (id: number, tasks: Map<number, Task>) => Promise<Task | undefined>;
+  /** Renders template tasks (default: the executor's own, without an attribute store). */
+  personaliser?: Personaliser;
 }
 
 async function start(options: StartOptions = {}): Promise<Harness> {
@@ -138,7 +144,8 @@ async function start(options: StartOptions = {}): Promise<Harness> {
   // Claimed at epoch 2 (the batches' epoch), as the store would show it.
   const task = { ...newTask({ content: { body: 'flash sale' }, expiresAt: EXPIRES_AT }), id: TASK_ID, epoch: 2 } as unknown as Task;
   const urgent = { ...newTask({ content: { body: 'breaking news' }, expiresAt: EXPIRES_AT, priority: 'realtime' }), id: REALTIME_TASK_ID, epoch: 2 } as unknown as Task;
-  const tasks = new Map([task, urgent].map((t) => [t.id, t]));
+  const personal = { ...newTask({ content: { body: 'Hi {{region|default:"there"}}', template: true }, expiresAt: EXPIRES_AT }), id: TEMPLATE_TASK_ID, epoch: 2 } as unknown as Task;
+  const tasks = new Map([task, urgent, personal].map((t) => [t.id, t]));
   const getTask = options.getTask ?? (async (id: number) => tasks.get(id));
   const store = { getTask: (id: number) => getTask(id, tasks) } as unknown as TaskStore;
   const gateway = new RecordingGateway();
@@ -146,7 +153,7 @@ async function start(options: StartOptions = {}): Promise<Harness> {
   const loggedIn: number[] = [];
   const logins = { enqueue: (uins: Uint32Array) => loggedIn.push(...uins), idle: async () => undefined, pending: 0 };
   const meter = new RecordingMeter();
-  const executor = startExecutor({ id: 'executor-1', inbox, realtimeInbox: realtime?.inbox, prefetch: options.prefetch, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter });
+  const executor = startExecutor({ id: 'executor-1', inbox, realtimeInbox: realtime?.inbox, prefetch: options.prefetch, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter, ...(options.personaliser ? { personaliser: options.personaliser } : {}) });
 
   let stopped: Promise<void> | undefined;
   const stopExecutor = () =>
@@ -548,5 +555,52 @@ describe('executor', () => {
       expect([...firstWritten, ...written()].sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
       expect(harness.progress.at(-1)).toMatchObject({ to: 16, done: true });
     });
+  });
+});
+
+describe('executor: personalised content', () => {
+  /** A user-attributes store that knows uins 2 and 6, and counts its calls. */
+  const lookups: number[][] = [];
+  const attributes: UserAttributeLookup = {
+    getUsers: async (uins) => {
+      lookups.push(Array.from(uins));
+      return Array.from(uins, (uin) => (uin === 2 ? { uin, region: 'gd' } : uin === 6 ? { uin, region: 'sh' } : undefined));
+    },
+  };
+
+  beforeEach(async () => {
+    lookups.length = 0;
+    await harness.stop();
+    harness = await start({ personaliser: new Personaliser(attributes) });
+  });
+
+  it("renders a template task's online recipients from one attribute lookup per batch", async () => {
+    await send(batch(0, [1, 2, 3, 4], false, { taskId: TEMPLATE_TASK_ID }), batch(4, [5, 6, 100], true, { taskId: TEMPLATE_TASK_ID }));
+    await progressCount(2);
+    expect(harness.gateway.deliveries).toEqual([
+      { taskId: TEMPLATE_TASK_ID, uins: [2, 4], body: 'Hi {{region|default:"there"}}', atLogin: false, contents: ['Hi gd', 'Hi there'] },
+      { taskId: TEMPLATE_TASK_ID, uins: [6, 100], body: 'Hi {{region|default:"there"}}', atLogin: false, contents: ['Hi sh', 'Hi there'] },
+    ]);
+    // Only the online part is looked up, once per batch; the offline part is rendered at login.
+    expect(lookups).toEqual([[2, 4], [6, 100]]);
+    expect(harness.offline.appends.map((a) => a.uins)).toEqual([[1, 3], [5]]);
+  });
+
+  it('leaves a plain task alone: no lookup, one content for the batch', async () => {
+    await send(batch(0, [1, 2, 4], true));
+    await progressCount(1);
+    expect(harness.gateway.deliveries).toEqual([{ taskId: TASK_ID, uins: [2, 4], body: 'flash sale', atLogin: false }]);
+    expect(lookups).toEqual([]);
+  });
+
+  it('does not confirm a batch whose lookup failed: no delivery, no progress, counted by code', async () => {
+    const failing = new Personaliser({ getUsers: async () => Promise.reject(new HeraldError(ErrorCodes.STORE_CLOSED, 'closed')) });
+    await harness.stop();
+    harness = await start({ personaliser: failing });
+    await send(batch(0, [2], false, { taskId: TEMPLATE_TASK_ID }), batch(0, [4], true));
+    await progressCount(1);
+    expect(harness.progress.map((p) => p.taskId)).toEqual([TASK_ID]);
+    expect(harness.gateway.deliveries.map((d) => d.taskId)).toEqual([TASK_ID]);
+    expect(harness.meter.total('herald_executor_errors_total', { executor: 'executor-1', code: 'STORE_CLOSED' })).toBe(1);
   });
 });

@@ -3,6 +3,7 @@ import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/tran
 import { displayOf } from './display';
 import type { FrequencyControl } from './frequency-control';
 import type { LoginQueue } from './login-queue';
+import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
 
@@ -37,6 +38,11 @@ export interface ExecutorDeps {
    * entry is delivered at login.
    */
   frequency?: FrequencyControl;
+  /**
+   * Renders template tasks per recipient (docs/delivery.md, "Personalised
+   * content"). Default: one without a user-attributes store (defaults only).
+   */
+  personaliser?: Personaliser;
   /** Default: the system clock. Decides the local day deliveries count on. */
   clock?: Clock;
   logger?: Logger;
@@ -122,6 +128,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const prefetched = meter.gauge('herald_executor_prefetched_batches', 'Batches read from the inboxes waiting for the worker (both lanes)', ['executor']);
   const labels = { executor: deps.id };
   const clock = deps.clock ?? systemClock;
+  const personaliser = deps.personaliser ?? new Personaliser(undefined, logger);
   /** Per task, the highest owner epoch seen. */
   const epochs = new EpochFloor(EPOCH_MEMORY);
   /** Per task, the highest epoch a halt closed: the task's batches at or below it are dropped unstarted. */
@@ -188,7 +195,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     // Counted beside the delivery, not after it: a count whose delivery then fails is not
     // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
     await Promise.all([
-      split.online > 0 ? deps.gateway.deliver({ taskId: task.id, uins: reached, content: task.content, atLogin: false, ...displayOf(task) }) : undefined,
+      split.online > 0 ? personaliser.deliver(deps.gateway, { taskId: task.id, uins: reached, content: task.content, atLogin: false, ...displayOf(task) }) : undefined,
       split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
       split.online > 0 && deps.frequency !== undefined
         ? deps.frequency.counter.consume([{ taskId: task.id, day: dayOf(deps.frequency.policy, clock.now()), uins: reached }])

@@ -11,6 +11,8 @@ import { ErrorCodes, HeraldError, type Delivery, type DeliveryGateway } from '@h
  *     u32 LE  flags   bit 0: delivered at login (from the offline list)
  *   <dir>/task-<taskId>.json         what every record of the task carries:
  *     { taskId, content, displayAt }   (displayAt null: shown on arrival)
+ *   <dir>/task-<taskId>.contents     a personalised (template) task only: one
+ *     JSON line per recipient, { uin, content }, what that recipient received
  *
  * Each `deliver` appends one batch with a single write, after the task's
  * .json is in place (written once per task by each sink; the same content
@@ -18,7 +20,7 @@ import { ErrorCodes, HeraldError, type Delivery, type DeliveryGateway } from '@h
  * batch may appear twice.
  */
 export class FileDeliverySink implements DeliveryGateway {
-  private readonly files = new Map<number, Promise<FileHandle>>();
+  private readonly files = new Map<string, Promise<FileHandle>>();
   private readonly described = new Map<number, Promise<void>>();
   private ready: Promise<unknown> | undefined;
   private closed = false;
@@ -37,8 +39,17 @@ export class FileDeliverySink implements DeliveryGateway {
       words[2 * i] = delivery.uins[i]!;
       words[2 * i + 1] = flags;
     }
+    // A recipient's own content is in place before its record: a record never lacks it.
+    if (delivery.contents !== undefined) await this.writeContents(delivery);
     const file = await this.fileOf(delivery.taskId);
     await file.write(record, 0, record.length);
+  }
+
+  private async writeContents({ taskId, uins, contents }: Delivery): Promise<void> {
+    let lines = '';
+    for (let i = 0; i < uins.length; i++) lines += `${JSON.stringify({ uin: uins[i], content: contents![i] })}\n`;
+    const file = await this.fileOf(taskId, 'contents');
+    await file.write(lines);
   }
 
   async close(): Promise<void> {
@@ -61,12 +72,13 @@ export class FileDeliverySink implements DeliveryGateway {
     return written;
   }
 
-  private fileOf(taskId: number): Promise<FileHandle> {
-    let file = this.files.get(taskId);
+  private fileOf(taskId: number, kind: 'deliveries' | 'contents' = 'deliveries'): Promise<FileHandle> {
+    const name = `task-${taskId}.${kind}`;
+    let file = this.files.get(name);
     if (file === undefined) {
       this.ready ??= mkdir(this.dir, { recursive: true });
-      file = this.ready.then(() => open(join(this.dir, `task-${taskId}.deliveries`), 'a'));
-      this.files.set(taskId, file);
+      file = this.ready.then(() => open(join(this.dir, name), 'a'));
+      this.files.set(name, file);
     }
     return file;
   }
@@ -79,6 +91,8 @@ export interface SinkRecords {
   content?: Delivery['content'];
   /** From the task's .json: the display time, or null (shown on arrival); undefined when nothing was delivered. */
   displayAt?: number | null;
+  /** A personalised task: what each recipient received (the last line per uin); undefined otherwise. */
+  contents?: Map<number, Delivery['content']>;
 }
 
 /** Reads one task's delivery file back (tests, demo summaries). Missing file: no deliveries. */
@@ -106,5 +120,23 @@ export async function readDeliveryFile(dir: string, taskId: number): Promise<Sin
     throw error;
   }
   const { content, displayAt } = JSON.parse(description) as { content: Delivery['content']; displayAt: number | null };
-  return { uins, atLogin, content, displayAt };
+  const contents = await readContents(dir, taskId);
+  return { uins, atLogin, content, displayAt, ...(contents === undefined ? {} : { contents }) };
+}
+
+async function readContents(dir: string, taskId: number): Promise<Map<number, Delivery['content']> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, `task-${taskId}.contents`), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const contents = new Map<number, Delivery['content']>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const { uin, content } = JSON.parse(line) as { uin: number; content: Delivery['content'] };
+    contents.set(uin, content);
+  }
+  return contents;
 }

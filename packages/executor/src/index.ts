@@ -22,4 +22,5 @@ export { WebhookDeliveryGateway } from './webhook-gateway';
 export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
 export { createDeliveryGateway } from './delivery-gateway';
 export { TaskCache } from './task-cache';
+export { Personaliser } from './personalise';
 export { watchOfflineStoreSize } from './offline-size';

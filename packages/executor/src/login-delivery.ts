@@ -1,5 +1,6 @@
 import { budget, dayOf, systemClock, type Clock, type DeliveryGateway, type OfflineStore } from '@herald/core';
 import { displayOf } from './display';
+import { Personaliser } from './personalise';
 import type { FrequencyControl } from './frequency-control';
 import type { TaskCache } from './task-cache';
 
@@ -36,6 +37,7 @@ export class LoginDelivery {
     private readonly tasks: TaskCache,
     private readonly clock: Clock = systemClock,
     private readonly frequency?: FrequencyControl,
+    private readonly personaliser: Personaliser = new Personaliser(),
   ) {}
 
   async deliver(uin: number): Promise<LoginDeliveryResult> {
@@ -56,7 +58,7 @@ export class LoginDelivery {
           continue;
         }
       }
-      await this.gateway.deliver({ taskId: task.id, uins: Uint32Array.of(uin), content: task.content, atLogin: true, ...displayOf(task) });
+      await this.personaliser.deliver(this.gateway, { taskId: task.id, uins: Uint32Array.of(uin), content: task.content, atLogin: true, ...displayOf(task) });
       if (this.frequency !== undefined && slots !== undefined) {
         await this.frequency.counter.consume([{ taskId: task.id, day: slots.day, uins: Uint32Array.of(uin) }]);
         slots.left--;

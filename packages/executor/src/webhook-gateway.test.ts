@@ -32,6 +32,8 @@ deliveryGatewayConformance('FileDeliverySink', async () => {
           if (last !== undefined && last.taskId === taskId && last.atLogin === atLogin) last.uins.push(records.uins[i]!);
           else received.push({ taskId, uins: [records.uins[i]!], atLogin, content: records.content!, displayAt: records.displayAt ?? null });
         }
+        // A personalised task's file keeps each recipient's content beside its record.
+        if (records.contents !== undefined) for (const delivery of received.filter((d) => d.taskId === taskId)) delivery.contents = delivery.uins.map((uin) => records.contents!.get(uin)!);
       }
       return received;
     },

@@ -23,6 +23,8 @@ export interface WebhookBatch {
   displayAt: number | null;
   content: Delivery['content'];
   uins: number[];
+  /** A personalised (template) task: what each recipient receives, `contents[i]` for `uins[i]`; absent otherwise. */
+  contents?: Delivery['content'][];
 }
 
 const MAX_RETRY_DELAY_MS = 5000;
@@ -56,6 +58,7 @@ export class WebhookDeliveryGateway implements DeliveryGateway {
       displayAt: delivery.displayAt ?? null,
       content: delivery.content,
       uins: Array.from(delivery.uins),
+      ...(delivery.contents === undefined ? {} : { contents: [...delivery.contents] }),
     };
     const key = `${delivery.taskId}:${delivery.atLogin ? 'L' : 'P'}:${delivery.uins[0]}:${delivery.uins[n - 1]}:${n}`;
     const body = JSON.stringify(batch);

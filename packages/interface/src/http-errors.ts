@@ -13,6 +13,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.LIST_EMPTY]: 422,
   [ErrorCodes.LIST_TOO_MANY_BAD_LINES]: 422,
   [ErrorCodes.QUERY_INVALID]: 400,
+  // The request is well formed JSON; its template is not usable content.
+  [ErrorCodes.TEMPLATE_INVALID]: 422,
   // The source behind the job failed (a database, a store): the gateway's answer, not the caller's mistake.
   [ErrorCodes.AUDIENCE_SOURCE_FAILED]: 502,
   [ErrorCodes.AUDIENCE_JOB_NOT_FOUND]: 404,

@@ -31,7 +31,14 @@ const page = (key: string, items: JsonSchema, cursorMeaning: string): JsonSchema
   object({ [key]: { type: 'array', items }, nextCursor: nullable('integer', `pass as \`cursor\` for the next page (${cursorMeaning}); null on the last page`) }, [key, 'nextCursor']);
 
 const accountId: JsonSchema = { type: 'string', pattern: ACCOUNT_ID_PATTERN.source, example: 'acme' };
-const content = object({ body: { type: 'string', description: 'the text pushed to each recipient' }, title: { type: 'string' } }, ['body']);
+const content = object(
+  {
+    body: { type: 'string', description: 'the text pushed to each recipient' },
+    title: { type: 'string' },
+    template: { type: 'boolean', description: 'true: body and title are templates, `{{variable}}` or `{{variable|default:"text"}}` filled per recipient from the user attributes (docs/delivery.md, "Personalised content"); the stored task carries it only when true' },
+  },
+  ['body'],
+);
 
 const errorBody = object(
   {

@@ -102,7 +102,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       400: 'VALIDATION_FAILED: a schema violation, content over tasks.maxContentChars, a bad sendAt, ttlSeconds over the maximum, a bad Idempotency-Key (details.field names the input)',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
       409: 'IDEMPOTENCY_KEY_REUSED: the key was used before for another request',
-      422: "ACCOUNT_QUOTA_EXCEEDED: over the account's daily broadcasts or recipients, or too close to another of its broadcasts; nothing was created (details: limit, field, max, used, retryAt)",
+      422: "ACCOUNT_QUOTA_EXCEEDED: over the account's daily broadcasts or recipients, or too close to another of its broadcasts; nothing was created (details: limit, field, max, used, retryAt). TEMPLATE_INVALID: a template that does not parse or names an unknown variable (details: field, position, found, expected); nothing was created",
     },
     headers: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 128, description: '1..128 printable ASCII characters; scoped by account' } },
   },

@@ -20,7 +20,7 @@ export function apiIdempotencyKey(header: string | string[] | undefined, account
 /** What a repeated request must match to be answered with the task its first try created. */
 export interface TaskRequestShape {
   listId: string;
-  content: { body: string; title?: string };
+  content: { body: string; title?: string; template?: boolean };
   priority?: PriorityClass;
 }
 
@@ -34,6 +34,7 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.listId === request.listId &&
     existing.content.body === request.content.body &&
     existing.content.title === request.content.title &&
+    (existing.content.template === true) === (request.content.template === true) &&
     existing.priority === (request.priority ?? 'normal');
   if (!same) {
     throw new HeraldError(ErrorCodes.IDEMPOTENCY_KEY_REUSED, `this Idempotency-Key was used for another request (task ${existing.id})`, {

@@ -1,4 +1,4 @@
-import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
+import { compileContent, contentCrc, NotFoundError, taskContentOf, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
@@ -9,7 +9,7 @@ import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 interface CreateTaskBody {
   accountId: string;
   listId: string;
-  content: { body: string; title?: string };
+  content: { body: string; title?: string; template?: boolean };
   priority?: PriorityClass;
   sendAt?: string;
   displayAt?: string;
@@ -27,7 +27,7 @@ const createTaskSchema = {
       type: 'object',
       required: ['body'],
       additionalProperties: false,
-      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 } },
+      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 }, template: { type: 'boolean' } },
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
     sendAt: { type: 'string', minLength: 1, maxLength: 64 },
@@ -63,6 +63,9 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (body.content.body.length > config.tasks.maxContentChars) {
       throw new ValidationError(`content.body is longer than ${config.tasks.maxContentChars} characters`, { field: 'content.body' });
     }
+    const content = taskContentOf({ ...body.content, ...(body.content.template === true ? { template: true } : { template: undefined }) });
+    // A template is parsed here, before anything is held: a bad one is 422 TEMPLATE_INVALID naming field and position.
+    if (content.template === true) compileContent(content);
     const now = clock.now();
     const sendAt = body.sendAt === undefined ? now : Date.parse(body.sendAt);
     if (Number.isNaN(sendAt)) throw new ValidationError(`sendAt '${body.sendAt}' is not an ISO 8601 date-time`, { field: 'sendAt' });
@@ -90,8 +93,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       {
         accountId: body.accountId,
         listId: list.id,
-        content: body.content.title === undefined ? { body: body.content.body } : { body: body.content.body, title: body.content.title },
-        contentCrc: contentCrc(body.content),
+        content,
+        contentCrc: contentCrc(content),
         priority: body.priority ?? 'normal',
         sendAt: startAt,
         expiresAt: startAt + ttlMs,

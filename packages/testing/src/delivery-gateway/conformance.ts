@@ -8,6 +8,8 @@ export interface ReceivedDelivery {
   content: Delivery['content'];
   /** null: no display time (shown on arrival). */
   displayAt: number | null;
+  /** A personalised batch: each recipient's content, parallel to uins; absent otherwise. */
+  contents?: Delivery['content'][];
 }
 
 /** A gateway under test and a view of what reached its downstream. */
@@ -52,6 +54,13 @@ export function deliveryGatewayConformance(name: string, open: () => Promise<Del
       const byTask = await receivedByTask();
       expect(byTask.get(1)).toEqual([{ taskId: 1, uins: [3, 5, 0xffffffff], atLogin: false, content, displayAt: null }]);
       expect(byTask.get(2)).toEqual([{ taskId: 2, uins: [7], atLogin: true, content: { body: 'later' }, displayAt: 1_800_000_000_000 }]);
+    });
+
+    it('hands each recipient of a personalised batch its own content', async () => {
+      const template = { body: 'Hello {{region|default:"there"}}', template: true as const };
+      const contents = [{ body: 'Hello gd' }, { body: 'Hello there' }];
+      await harness.gateway.deliver({ taskId: 3, uins: Uint32Array.of(10, 11), content: template, contents, atLogin: false });
+      expect((await receivedByTask()).get(3)).toEqual([{ taskId: 3, uins: [10, 11], atLogin: false, content: template, contents, displayAt: null }]);
     });
 
     it('delivers a batch sent again again, with the same keys (downstream deduplicates on taskId, uin)', async () => {

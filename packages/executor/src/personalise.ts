@@ -1,0 +1,39 @@
+import { compileContent, noopLogger, renderContents, type CompiledContent, type Delivery, type DeliveryGateway, type Logger, type TaskContent, type UserAttributeLookup, type UserAttributes } from '@herald/core';
+
+/**
+ * Personalised content on the send path (docs/delivery.md, "Personalised
+ * content"). A plain task's batch goes to the gateway untouched, as before; a
+ * template task's batch costs one attribute lookup (one call for the whole
+ * batch) and one render per recipient over the template's pre-split parts.
+ * Each task's template is parsed once per process, kept beside its cached
+ * content object (TaskCache keeps the task, so the same object comes back).
+ */
+export class Personaliser {
+  private readonly compiled = new WeakMap<TaskContent, CompiledContent>();
+  private warned = false;
+
+  /** Without `attributes`, every recipient gets each variable's default (or ''), logged once. */
+  constructor(private readonly attributes?: UserAttributeLookup, private readonly logger: Logger = noopLogger) {}
+
+  /** Hands `delivery` to `gateway`, with each recipient's own content when its task is a template. */
+  deliver(gateway: DeliveryGateway, delivery: Delivery): Promise<void> {
+    if (delivery.content.template !== true) return gateway.deliver(delivery);
+    return this.deliverPersonal(gateway, delivery);
+  }
+
+  private async deliverPersonal(gateway: DeliveryGateway, delivery: Delivery): Promise<void> {
+    let compiled = this.compiled.get(delivery.content);
+    if (compiled === undefined) this.compiled.set(delivery.content, (compiled = compileContent(delivery.content)));
+    const users = await this.lookup(delivery.uins);
+    await gateway.deliver({ ...delivery, contents: renderContents(compiled, delivery.uins, users) });
+  }
+
+  private lookup(uins: Uint32Array): Promise<(UserAttributes | undefined)[]> {
+    if (this.attributes !== undefined) return this.attributes.getUsers(uins);
+    if (!this.warned) {
+      this.warned = true;
+      this.logger.warn('template task delivered without a user-attributes store: every variable takes its default');
+    }
+    return Promise.resolve(new Array<UserAttributes | undefined>(uins.length).fill(undefined));
+  }
+}
