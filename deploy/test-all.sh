@@ -6,7 +6,9 @@
 #      zookeeper (the coordinator), kcat (librdkafka's mock Kafka cluster),
 #      redis-server (the peer baseline's test starts a private one),
 #      chromium (the console's browser tests drive it headless through
-#      playwright-core; no browser is ever downloaded); installed only when
+#      playwright-core; no browser is ever downloaded), iproute2, nftables and
+#      cgroup-tools (cgroup/test: the bandwidth classes shaped for real in network
+#      namespaces: tc, nft, cgexec); installed only when
 #      missing. The servers themselves are started on 127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
 #   2. npm install: the locked dependencies (see below for why not npm ci).
 #   3. build (tsc -b, strict, project references; the console's vite build), type-check of the tests
@@ -18,7 +20,7 @@ cd "$(dirname "$0")/.."
 
 echo "== Debian packages"
 missing=()
-for pkg in mariadb-server zookeeper kcat redis-server chromium; do
+for pkg in mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -27,7 +29,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 else
-  echo "installed: mariadb-server zookeeper kcat redis-server chromium"
+  echo "installed: mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools"
 fi
 
 echo "== npm install (from the lock file)"
