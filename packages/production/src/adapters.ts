@@ -1,5 +1,5 @@
-import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, type AccountStore, type CampaignStore, type Coordinator, type EventBus, type FrequencyCounter, type HeraldConfig, type Logger, type RetryOptions, type TaskStore } from '@herald/core';
-import { MySqlAccessStore, MySqlAccountStore, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore } from '@herald/store-mysql';
+import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, type AccountStore, type CampaignStore, type Coordinator, type EventBus, type FrequencyCounter, type HeraldConfig, type Logger, type RetryOptions, type TaskStore, type UserAttributeLookup } from '@herald/core';
+import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
 
@@ -47,6 +47,12 @@ export async function openCampaignStore(config: HeraldConfig, logger: Logger): P
 export async function openFrequencyCounter(config: HeraldConfig, logger: Logger): Promise<FrequencyCounter> {
   const { mysql } = config.production!;
   return withRetries(await MySqlFrequencyCounter.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+}
+
+/** Users' attributes for template tasks (docs/delivery.md): the targeting store's user_attributes table (migrations/007_audiences.sql), read by primary key. */
+export async function openUserAttributeLookup(config: HeraldConfig, logger: Logger): Promise<UserAttributeLookup & { close(): Promise<void> }> {
+  const { mysql } = config.production!;
+  return withRetries(await MySqlAttributeIndex.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
 }
 
 /** B-side quotas: account settings and reserved broadcasts, in the task store's database (migrations/008_account_quotas.sql). A retried reserve is answered by its key. */
