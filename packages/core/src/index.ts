@@ -261,6 +261,7 @@ export type { EventBus, BusEvent, ConsumedEvent, SubscribeOptions, Subscription 
 export { checkTopic, checkGroup, checkEvents, checkSubscription } from './ports/event-bus-rules';
 export type { CheckedEvent } from './ports/event-bus-rules';
 export type { OfflineStore, OfflineEntry } from './ports/offline-store';
+export type { ConfirmedBatch, ConfirmedBatchLog } from './ports/confirmed-batch-log';
 export type { DeliveryGateway, Delivery } from './ports/delivery-gateway';
 export type { FrequencyCounter, FrequencyUse } from './ports/frequency-counter';
 export { noopLogger, noopMeter, systemClock, LATENCY_BUCKETS_SECONDS } from './ports/observability';

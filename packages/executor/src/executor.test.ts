@@ -1,7 +1,8 @@
-import { ErrorCodes, HeraldError, TypedArrayBitmap, type Counter, type Delivery, type DeliveryGateway, type Meter, type OfflineEntry, type OfflineStore, type Task, type TaskStore, type UserAttributeLookup } from '@herald/core';
+import { ErrorCodes, HeraldError, TypedArrayBitmap, type ConfirmedBatchLog, type Counter, type Delivery, type DeliveryGateway, type Meter, type OfflineEntry, type OfflineStore, type Task, type TaskStore, type UserAttributeLookup } from '@herald/core';
 import { newTask, waitFor, WaitForTimeoutError } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
+import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 import { Personaliser } from './personalise';
 import { TaskCache } from './task-cache';
 
@@ -122,6 +123,8 @@ interface StartOptions {
   getTask?: (id: number, tasks: Map<number, Task>) => Promise<Task | undefined>;
   /** Renders template tasks (default: the executor's own, without an attribute store). */
   personaliser?: Personaliser;
+  /** The batches confirmed (default: the executor's own memory log). */
+  confirmed?: ConfirmedBatchLog;
 }
 
 async function start(options: StartOptions = {}): Promise<Harness> {
@@ -153,7 +156,7 @@ async function start(options: StartOptions = {}): Promise<Harness> {
   const loggedIn: number[] = [];
   const logins = { enqueue: (uins: Uint32Array) => loggedIn.push(...uins), idle: async () => undefined, pending: 0 };
   const meter = new RecordingMeter();
-  const executor = startExecutor({ id: 'executor-1', inbox, realtimeInbox: realtime?.inbox, prefetch: options.prefetch, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter, ...(options.personaliser ? { personaliser: options.personaliser } : {}) });
+  const executor = startExecutor({ id: 'executor-1', inbox, realtimeInbox: realtime?.inbox, prefetch: options.prefetch, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter, ...(options.personaliser ? { personaliser: options.personaliser } : {}), ...(options.confirmed ? { confirmed: options.confirmed } : {}) });
 
   let stopped: Promise<void> | undefined;
   const stopExecutor = () =>
@@ -310,6 +313,23 @@ describe('executor', () => {
     }
     expect({ checkpoint, delivered, offline }).toEqual({ checkpoint: 6, delivered: 3, offline: 3 });
     expect(harness.gateway.deliveries.map((d) => d.uins)).toEqual([[2], [4], [6]]);
+  });
+
+  it('does not deliver again, after a restart, what its log says it confirmed before: the scheduler lost those reports', async () => {
+    await harness.stop();
+    const log = new MemoryConfirmedBatchLog(); // stands in for the host's durable log (LevelConfirmedBatchLog)
+    harness = await start({ confirmed: log });
+    await send(batch(0, [1, 2]), batch(2, [3, 4]));
+    await progressCount(2);
+    await harness.stop();
+
+    // A new process on the same host; the unit runs again from the scheduler's stale checkpoint 0.
+    harness = await start({ confirmed: log });
+    await send(batch(0, [1, 2]), batch(2, [3, 4]), batch(4, [5, 6], true));
+    await progressCount(3);
+    expect(harness.gateway.deliveries.map((d) => d.uins)).toEqual([[6]]);
+    expect(harness.offline.appends.map((a) => a.uins)).toEqual([[5]]);
+    expect(harness.progress).toEqual([progress(0, 2, 1, 1), progress(2, 4, 1, 1), progress(4, 6, 1, 1, true)]);
   });
 
   it('does not report a batch whose offline append failed, and keeps processing later batches', async () => {

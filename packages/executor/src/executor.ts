@@ -1,6 +1,7 @@
-import { dayOf, EpochFloor, isHeraldError, noopLogger, systemClock, TOPICS, type Clock, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
+import { dayOf, EpochFloor, isHeraldError, noopLogger, systemClock, TOPICS, type Clock, type ConfirmedBatchLog, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
 import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/transport';
 import { displayOf } from './display';
+import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 import type { FrequencyControl } from './frequency-control';
 import type { LoginQueue } from './login-queue';
 import { Personaliser } from './personalise';
@@ -31,6 +32,13 @@ export interface ExecutorDeps {
   logins?: LoginQueue;
   /** Where every confirmed batch is reported (production: Kafka's reports topic), for cross-site recovery and audit. */
   reports?: EventBus;
+  /**
+   * The batches this executor confirmed, so one that comes again (its unit run
+   * again from an older checkpoint) is reported, not delivered twice. Default:
+   * a MemoryConfirmedBatchLog, forgotten when the process ends; production
+   * gives a LevelDB log, so a restarted executor remembers too.
+   */
+  confirmed?: ConfirmedBatchLog;
   /**
    * With frequency control (`frequency.enabled`): each batch's online users
    * are counted for the task on the local day of delivery, as part of
@@ -66,8 +74,6 @@ export const PREFETCH = 2;
 /** Tasks whose highest batch epoch is remembered; past it the least recently seen is forgotten. */
 const EPOCH_MEMORY = 65_536;
 
-/** Units whose confirmed batches an executor remembers (a few hundred bytes per batch; 1,024 units of 2^20 recipients in 4,096-uin batches are ~20 MiB). */
-const MAX_CONFIRMED_UNITS = 1024;
 
 /**
  * The executor tier: walks each batch of a unit, pushes online users through
@@ -78,8 +84,10 @@ const MAX_CONFIRMED_UNITS = 1024;
  * lists, and with frequency control the count of its online users), so a
  * crash can only repeat a batch (same idempotency keys; counting is
  * idempotent by task), never lose one, and every batch in the reports stream
- * is counted: no replay of the stream is needed to rebuild the counts. Within one process a
- * batch already confirmed (a unit re-run from an older checkpoint) is not
+ * is counted: no replay of the stream is needed to rebuild the counts. A
+ * batch already confirmed (a unit re-run from an older checkpoint; recorded in
+ * the ConfirmedBatchLog, which in production outlives the process, so a crash
+ * repeats only the batch in hand) is not
  * delivered again but reported again, with the counts it had: the scheduler
  * ignores the report when its checkpoint is past the batch, and needs it when
  * its checkpoint is still there (a report it lost, e.g. in the inbox of a
@@ -93,7 +101,7 @@ const MAX_CONFIRMED_UNITS = 1024;
  * below it, or below the task's epoch as the task cache read it from the
  * store: it comes from a deposed owner's stream, so it is neither delivered
  * nor reported, only counted (herald_executor_stale_batches_total). What this
- * process confirmed is kept across epochs, so a new owner resuming from an
+ * executor confirmed is kept across epochs, so a new owner resuming from an
  * older checkpoint gets those batches reported, not delivered again.
  *
  * Halted tasks stop here within the batch in hand (docs/scheduling.md, "The
@@ -155,8 +163,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     logger.warn('batch of a deposed owner dropped', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, epoch: batch.epoch, current: known });
     return true;
   }
-  /** Per unit, the batches this process confirmed, by offset: their end and their counts. The oldest units go past MAX_CONFIRMED_UNITS. */
-  const confirmed = new Map<string, Map<number, { to: number; delivered: number; offline: number }>>();
+  /** The batches confirmed here, by unit and offset: their end and their counts. */
+  const confirmed = deps.confirmed ?? new MemoryConfirmedBatchLog();
 
   const report = (batch: UnitBatch, to: number, delivered: number, offline: number) =>
     deps.toScheduler.send({
@@ -172,7 +180,6 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     });
 
   async function handle(batch: UnitBatch): Promise<void> {
-    const key = `${batch.taskId}:${batch.unitNo}`;
     const to = batch.offset + batch.uins.length;
     if (isHalted(batch) || isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return;
     const task = await deps.tasks.get(batch.taskId);
@@ -183,7 +190,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
     // The cached task's epoch is the owner's when it was read: a lower bound, which also covers a task forgotten above.
     if (isStale(batch, epochs.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return;
-    const seen = confirmed.get(key)?.get(batch.offset);
+    const seen = await confirmed.get(batch.taskId, batch.unitNo, batch.offset);
     if (seen !== undefined && seen.to === to) {
       await report(batch, to, seen.delivered, seen.offline);
       return;
@@ -215,12 +222,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
     // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
     // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
-    let unit = confirmed.get(key);
-    if (unit === undefined) {
-      confirmed.set(key, (unit = new Map()));
-      if (confirmed.size > MAX_CONFIRMED_UNITS) confirmed.delete(confirmed.keys().next().value!); // the oldest unit
-    }
-    unit.set(batch.offset, { to, delivered: split.online, offline: split.offline });
+    // After the reports stream (a batch replayed from here is not published again), before the progress report.
+    await confirmed.record(batch.taskId, batch.unitNo, batch.offset, { to, delivered: split.online, offline: split.offline }, task.expiresAt);
     await report(batch, to, split.online, split.offline);
   }
 

@@ -3,7 +3,7 @@
  *
  * Herald's embedded adapters on LevelDB (classic-level): a TaskStore, an
  * OfflineStore, an AccessStore (API tokens, audit log), a CampaignStore
- * (cron campaigns) and an AccountStore (B-side quotas) that each own one directory. They pass the same conformance
+ * (cron campaigns), an AccountStore (B-side quotas) and an executor's ConfirmedBatchLog that each own one directory. They pass the same conformance
  * suites (@herald/testing) as the production adapters, so a single-process
  * Herald (tests, demos, the embedded package) behaves like the real one.
  *
@@ -25,3 +25,4 @@ export { LevelOfflineStore, DEFAULT_RANGE_BITS } from './level-offline-store';
 export type { LevelOfflineStoreOptions } from './level-offline-store';
 export { LevelFrequencyCounter, DEFAULT_RETAIN_DAYS } from './level-frequency-counter';
 export type { LevelFrequencyCounterOptions } from './level-frequency-counter';
+export { LevelConfirmedBatchLog } from './level-confirmed-batch-log';

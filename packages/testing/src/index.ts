@@ -20,6 +20,7 @@ export { taskStoreConformance } from './task-store/conformance';
 export { campaignStoreConformance } from './campaign-store/conformance';
 export { newCampaign, CAMPAIGN_NOW } from './campaign-store/fixtures';
 export { offlineStoreConformance } from './offline-store/conformance';
+export { confirmedBatchLogConformance } from './confirmed-batch-log/conformance';
 export { deliveryGatewayConformance } from './delivery-gateway/conformance';
 export type { DeliveryGatewayHarness, ReceivedDelivery } from './delivery-gateway/conformance';
 export { WebhookReceiver } from './delivery-gateway/webhook-receiver';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { ConfigError, systemClock, type Logger, type ProductionConfig } from '@herald/core';
+import { ConfigError, systemClock, type ConfirmedBatchLog, type Logger, type ProductionConfig } from '@herald/core';
 import { createDeliveryGateway, createLoginQueue, LoginDelivery, Personaliser, startExecutor, TaskCache, watchOfflineStoreSize } from '@herald/executor';
 import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
-import { LevelOfflineStore } from '@herald/store-level';
+import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';
 import { connectEventBus, openFrequencyCounter, openTaskStore, openUserAttributeLookup } from '../adapters';
 import { startClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox } from '../drain';
@@ -24,7 +24,9 @@ const MAX_LOGINS_PENDING = 100_000;
  * recipients' attributes are read from MySQL's user_attributes, one query per
  * batch.
  * Deliveries go to the file sink under <dataDir>/deliveries/<id>; every batch
- * is reported on the reports topic.
+ * is reported on the reports topic. The batches it confirmed are kept in
+ * LevelDB under <dataDir>/confirmed-<id>, so after a restart it does not
+ * deliver them again when their unit runs from an older checkpoint.
  */
 export async function startExecutorTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
   const me = memberOf(config.production!, 'executors', id);
@@ -34,6 +36,8 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     const offline = resources.add('offline store', await LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }), (o) => o.close());
     resources.add('offline size gauge', watchOfflineStoreSize(offline, meter, { logger }), (w) => w.stop());
+    const confirmed = resources.add('confirmed batches', await LevelConfirmedBatchLog.open(join(config.dataDir, `confirmed-${id}`)), (c) => c.close());
+    resources.add('confirmed batches pruning', pruneConfirmedBatches(confirmed, logger), (p) => p.stop());
     const gateway = resources.add('delivery gateway', createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id)), (g) => g.close());
     const online = resources.add('online bitmap', await openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger), (b) => b.close());
     const tasks = new TaskCache(store);
@@ -49,7 +53,7 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const watched = watchInbox(await links.bindInbox(me.endpoint));
     // Real-time tasks' batches, where the topology gives this executor a second inbox for them.
     const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`));
-    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, logins, reports: bus, ...(frequency ? { frequency } : {}), personaliser, logger, meter });
+    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, confirmed, logins, reports: bus, ...(frequency ? { frequency } : {}), personaliser, logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();
@@ -69,6 +73,22 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
       stop: () => resources.closeAll(),
     };
   });
+}
+
+/** How often the confirmed-batch log forgets the records of expired tasks. */
+const PRUNE_CONFIRMED_MS = 3_600_000;
+
+/** Prunes the records of expired tasks now and then every PRUNE_CONFIRMED_MS (a failed prune is retried at the next). */
+function pruneConfirmedBatches(log: ConfirmedBatchLog, logger: Logger): { stop(): void } {
+  const prune = () =>
+    log.prune(Date.now()).then(
+      (dropped) => dropped > 0 && logger.info('confirmed batches of expired tasks pruned', { dropped }),
+      (error: unknown) => logger.warn('pruning confirmed batches failed', { error: String(error) }),
+    );
+  void prune();
+  const timer = setInterval(() => void prune(), PRUNE_CONFIRMED_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** Maps the bitmap of this executor's host read-only, waiting for the host's presence agent to create it. */
