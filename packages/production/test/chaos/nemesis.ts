@@ -20,6 +20,9 @@ export interface FaultRecord extends PlannedFault {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** How long a killed process is started again while its start fails (a server it needs still coming back). */
+const RESTART_DEADLINE_MS = 30_000;
+
 /**
  * Runs a planned schedule against a live cluster: each fault starts at its
  * nominal time (or as soon as an earlier fault on the same target has healed),
@@ -110,14 +113,17 @@ export class Nemesis {
     switch (fault.kind) {
       case 'kill': {
         const { tier } = this.live(fault.target);
-        // A restart can fail while a server is out (a start that cannot reach MariaDB): try again a few times.
+        // A start fails fast while a server it needs is out (one that cannot reach MariaDB exits
+        // UNAVAILABLE): like a supervisor, start it again with backoff until RESTART_DEADLINE_MS.
+        const deadline = Date.now() + RESTART_DEADLINE_MS;
         for (let attempt = 1; ; attempt++) {
           try {
             await cluster.start(tier, fault.target, this.targets.startArgs(fault.target));
             return;
           } catch (error) {
-            if (attempt === 3) throw error;
+            if (Date.now() >= deadline) throw error;
             this.log(`restart of ${fault.target} failed (attempt ${attempt}), trying again: ${(error as Error).message.slice(0, 300)}`);
+            await sleep(Math.min(2000, 250 * attempt));
           }
         }
       }
