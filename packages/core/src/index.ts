@@ -43,6 +43,9 @@ export { FILTER_REASONS, emptyReport, removedTotal } from './task/model';
 export type { PriorityClass, FilterReason, TaskContent, NewTask, Task, TaskReport, NewUnit, ExecutionUnit, ListMeta } from './task/model';
 export { checkFence } from './task/fence';
 export { EpochFloor } from './task/epoch-floor';
+// Pacing a sender to a task's speed (recipients per second): a pure token bucket, time passed in.
+export { TokenBucket } from './pacing/token-bucket';
+export type { TokenBucketOptions } from './pacing/token-bucket';
 export type { Fence } from './task/fence';
 export { contentCrc, taskContentOf } from './task/content';
 // Personalised content: templates parsed once per task, rendered per recipient (docs/delivery.md).

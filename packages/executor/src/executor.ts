@@ -4,6 +4,7 @@ import { displayOf } from './display';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 import type { FrequencyControl } from './frequency-control';
 import type { LoginQueue } from './login-queue';
+import { Pacer, type PacingOptions } from './pacer';
 import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
@@ -51,7 +52,16 @@ export interface ExecutorDeps {
    * content"). Default: one without a user-attributes store (defaults only).
    */
   personaliser?: Personaliser;
-  /** Default: the system clock. Decides the local day deliveries count on. */
+  /**
+   * Optional: paces each task to its speed (pacer.ts): a batch of a task
+   * with a speed is delivered once its task's token bucket holds its
+   * recipients. The worker waits meanwhile, so while one task is paced the
+   * batches behind it wait too: an executor sends one unit's batches at a
+   * time, the way a sender process of the seed's design walks its unit.
+   * Without it nothing is paced.
+   */
+  pacing?: PacingOptions;
+  /** Default: the system clock. Decides the local day deliveries count on, and what the pacing's buckets hold. */
   clock?: Clock;
   logger?: Logger;
   meter?: Meter;
@@ -141,6 +151,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const epochs = new EpochFloor(EPOCH_MEMORY);
   /** Per task, the highest epoch a halt closed: the task's batches at or below it are dropped unstarted. */
   const closed = new EpochFloor(EPOCH_MEMORY);
+  let stop!: () => void;
+  const pacer = deps.pacing === undefined ? undefined : new Pacer(deps.pacing, clock, new Promise<void>((resolve) => (stop = resolve)));
 
   function onHalt(halt: TaskHalt): void {
     if (halt.closesEpoch !== true) return; // the owner may still run units under this epoch
@@ -195,6 +207,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       await report(batch, to, seen.delivered, seen.offline);
       return;
     }
+    // Stopped while waiting for the task's tokens: not delivered, not reported; it comes again from its checkpoint.
+    if (pacer !== undefined && !(await pacer.admit(task, batch.uins.length))) return;
     const online = new Uint32Array(batch.uins.length);
     const offline = new Uint32Array(batch.uins.length);
     const split = deps.online.partition(batch.uins, online, offline);
@@ -304,6 +318,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       // the worker takes a message: that one is still handled, one batch more than the one in hand.
       const abandoned = prefetch.close();
       if (abandoned > 0) logger.debug('executor stopping: prefetched batches abandoned', { abandoned });
+      stop?.(); // a batch waiting for its task's tokens is abandoned too
       await worker;
     }
   })();

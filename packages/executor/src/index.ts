@@ -22,6 +22,7 @@ export { WebhookDeliveryGateway } from './webhook-gateway';
 export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
 export { createDeliveryGateway } from './delivery-gateway';
 export { TaskCache } from './task-cache';
+export type { PacingOptions } from './pacer';
 export { MemoryConfirmedBatchLog, MAX_CONFIRMED_UNITS } from './memory-confirmed-batch-log';
 export { Personaliser } from './personalise';
 export { watchOfflineStoreSize } from './offline-size';
