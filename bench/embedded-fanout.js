@@ -32,12 +32,25 @@ function upload(url, file) {
   });
 }
 
+/** The content of a `template` run: one attribute lookup per batch and a render per online recipient (docs/delivery.md). */
+const TEMPLATE_CONTENT = { title: 'For {{uin}}', body: 'Hello {{region|default:"there"}}, from bench ({{ageBand|default:"-"}})', template: true };
+const REGIONS = ['gd', 'sh', 'bj', 'zj', 'js'];
+
+/** Gives every other online user attributes (the rest take the defaults), before the clock starts. */
+async function seedAttributes(cluster, online) {
+  const step = 10_000; // MAX_USERS_PER_PUT
+  const users = [];
+  for (let i = 0; i < online.length; i += 2) users.push({ uin: online[i], region: REGIONS[i % REGIONS.length], ageBand: '25-34' });
+  for (let i = 0; i < users.length; i += step) await cluster.attributes.putUsers(users.slice(i, i + step));
+}
+
 /**
  * Runs `audience` (from bench/lib.js benchAudience) as one task on a fresh embedded cluster
  * in a temp dir, removed afterwards. Throws unless the task completes and its
- * report reconciles (delivered + offline + removed = total).
+ * report reconciles (delivered + offline + removed = total). With `template`,
+ * the task's content is a template and half its online users have attributes.
  */
-async function runEmbeddedFanout(audience) {
+async function runEmbeddedFanout(audience, { template = false } = {}) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
@@ -49,13 +62,14 @@ async function runEmbeddedFanout(audience) {
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
+      if (template) await seedAttributes(cluster, audience.online);
       const t0 = process.hrtime.bigint();
       const list = await upload(cluster.url + '/api/v1/lists?accountId=bench', listFile);
       const t1 = process.hrtime.bigint();
       const response = await fetch(cluster.url + '/api/v1/tasks', {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...authHeaders() },
-        body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'bench' } }),
+        body: JSON.stringify({ accountId: 'bench', listId: list.id, content: template ? TEMPLATE_CONTENT : { body: 'bench' } }),
       });
       const created = await response.json();
       let task;

@@ -7,6 +7,7 @@
  *
  *   npm run bench:fanout                       # 10^6 and 10^7 recipients, 30% online
  *   npm run bench:fanout -- --sizes 1e6 --online 0.3 --record
+ *   npm run bench:fanout -- --sizes 1e6 --template    # personalised content (docs/delivery.md)
  *
  * (`npm run bench` is the whole suite, bench/suite.js, which runs this same
  * broadcast through bench/embedded-fanout.js among its steps.)
@@ -21,11 +22,12 @@ const { runEmbeddedFanout } = require('./embedded-fanout');
 const { machine, commit, benchAudience } = require('./lib');
 
 function parseArgs(argv) {
-  const args = { sizes: [1e6, 1e7], online: 0.3, record: false };
+  const args = { sizes: [1e6, 1e7], online: 0.3, record: false, template: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--sizes') args.sizes = argv[++i].split(',').map(Number);
     else if (argv[i] === '--online') args.online = Number(argv[++i]);
     else if (argv[i] === '--record') args.record = true;
+    else if (argv[i] === '--template') args.template = true;
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   if (args.sizes.some((n) => !(n >= 1)) || !(args.online >= 0 && args.online <= 1)) throw new Error('bad --sizes or --online');
@@ -37,15 +39,15 @@ async function main() {
   const rows = [];
   for (const n of args.sizes) {
     process.stderr.write(`fan-out ${n.toLocaleString('en-US')} recipients ...\n`);
-    const row = await runEmbeddedFanout(benchAudience(n, args.online));
+    const row = await runEmbeddedFanout(benchAudience(n, args.online), { template: args.template });
     rows.push(row);
     process.stderr.write(`  ${Math.round(row.rate).toLocaleString('en-US')} recipients/s end to end\n`);
   }
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const table = [
-    `### Fan-out, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
+    `### Fan-out, embedded profile${args.template ? ', template content' : ''} — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}. Online share ${args.online}. Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online}\`.`,
+    `Machine: ${machine()}. Online share ${args.online}.${args.template ? ' Content: a template (one attribute lookup per batch, a render per online recipient; half the online users have attributes).' : ''} Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online}${args.template ? ' --template' : ''}\`.`,
     '',
     '| recipients | end to end (s) | recipients/s | pre-processing (s) | sending (s) | delivered | offline | filtered | upload (s) | peak RSS (MiB) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
