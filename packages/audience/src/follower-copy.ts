@@ -38,6 +38,7 @@ import {
 } from '@herald/core';
 import { isErrno } from './fs-util';
 import { readRecipientList, readRecipientListHeader } from './list-reader';
+import { applyChanges, scanFollowers, type Changes } from './follower-scan';
 
 export interface FollowerCopiesOptions {
   /** Where the samples start: a number in [0, 1). @defaultValue Math.random */
@@ -45,8 +46,6 @@ export interface FollowerCopiesOptions {
   logger?: Logger;
 }
 
-/** A copy's state per uin changed since it was made. */
-type Changes = Map<number, { following: boolean; at: number }>;
 
 /** Reads a file's 8-byte uin at index `i` of its body. */
 async function uinAt(handle: Awaited<ReturnType<typeof open>>, i: number): Promise<number> {
@@ -178,7 +177,8 @@ export class FollowerCopies {
     };
   }
 
-  private async *read(accountId: string, truth: FollowerStore, batchSize: number, readOptions: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+  /** The copy's changes when its samples pass (the verdict is kept for lastVerdict), undefined when the source of truth must answer. */
+  private async usableChanges(accountId: string, truth: FollowerStore): Promise<Changes | undefined> {
     let changes: Changes | undefined;
     let verdict: SamplingVerdict;
     try {
@@ -189,12 +189,30 @@ export class FollowerCopies {
       verdict = judgeFollowerSamples([]);
     }
     this.verdicts.set(accountId, { ...verdict, at: verdict.usable ? 'copy' : 'source' });
-    if (!verdict.usable || changes === undefined) {
-      this.logger.info('follower copy failed its samples: reading the source of truth', { account: accountId, mean: verdict.mean, worst: verdict.worst });
-      yield* truth.followers(accountId, { batchSize }).read(readOptions);
-      return;
-    }
-    yield* this.merged(accountId, changes, batchSize, readOptions);
+    if (verdict.usable && changes !== undefined) return changes;
+    this.logger.info('follower copy failed its samples: reading the source of truth', { account: accountId, mean: verdict.mean, worst: verdict.worst });
+    return undefined;
+  }
+
+  private async *read(accountId: string, truth: FollowerStore, batchSize: number, readOptions: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+    const changes = await this.usableChanges(accountId, truth);
+    if (changes === undefined) yield* truth.followers(accountId, { batchSize }).read(readOptions);
+    else yield* this.merged(accountId, changes, batchSize, readOptions);
+  }
+
+  /**
+   * The uins of `sortedUnique` (strictly ascending, any length) that follow
+   * the account now, from the copy: the filter chain's follower check.
+   * Validated by sampling like `source`; a copy that passes answers by one
+   * sequential scan of its file merged with its changes (scanFollowers).
+   * Undefined when the copy failed its samples or cannot be read: the caller
+   * asks the source of truth (`truth.filterFollowers`) instead.
+   */
+  async filterFollowers(accountId: string, sortedUnique: Uint32Array, truth: FollowerStore): Promise<Uint32Array | undefined> {
+    const account = checkFollowersAccount(accountId);
+    const changes = await this.usableChanges(account, truth);
+    if (changes === undefined) return undefined;
+    return applyChanges(await scanFollowers(this.basePath(account), sortedUnique), sortedUnique, changes);
   }
 
   /** The change file, reduced to the winning change per uin (core followChangeWins). */

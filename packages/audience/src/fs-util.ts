@@ -16,6 +16,17 @@ export async function openForRead(path: string): Promise<FileHandle> {
   }
 }
 
+/** Reads `length` bytes at `position` into the start of `into`, looping over short reads; fewer only at the end of the file. */
+export async function readFully(handle: FileHandle, into: Uint8Array, length: number, position: number): Promise<number> {
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(into, done, length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done;
+}
+
 /** Writes all of `bytes` at `position`, looping over short writes. */
 export async function writeFully(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
   let done = 0;

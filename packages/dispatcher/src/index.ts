@@ -7,10 +7,13 @@
  * @example
  *   const dispatcher = startDispatcher({ config, inbox, toScheduler, toExecutor, lists,
  *     filters: buildFilterChain({ blacklists, ledger }) });
+ *
+ *   // A followers-only account's tasks also get the follower check (from its local copy when it has one):
+ *   buildFilterChain({ blacklists, ledger, followers: { followersOnly, filterFollowers: followerMembership(followerStore, copies) } });
  */
 export { startDispatcher } from './dispatcher';
 export type { Dispatcher, DispatcherDeps } from './dispatcher';
-export { preprocess, filteredListIdOf } from './preprocess';
+export { preprocess, filteredListIdOf, PARALLEL_FROM } from './preprocess';
 export { planUnits } from './plan-units';
 export type { ExecutorLoad } from './plan-units';
 export { runFilterChain } from './filters/filter';
@@ -22,6 +25,12 @@ export { noResendFilter } from './filters/no-resend';
 export type { SentLedger } from './filters/no-resend';
 export { frequencyFilter, FREQUENCY_READ_CHUNK } from './filters/frequency';
 export type { FrequencySource } from './filters/frequency';
+export { followerCheckFilter, followerMembership } from './filters/follower-check';
+export type { FollowerCheckSource } from './filters/follower-check';
+export { targetingConditionFilter } from './filters/targeting';
+export type { TargetingConditionSource } from './filters/targeting';
+export { runFilterChainParallel } from './filters/parallel';
+export type { ParallelChainOptions } from './filters/parallel';
 export { buildFilterChain } from './filters/chain';
 export type { ChainSources } from './filters/chain';
 export { repositoryBlacklists, storeLedger, GLOBAL_BLACKLIST_ID, accountBlacklistId } from './sources';

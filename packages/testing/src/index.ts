@@ -33,6 +33,7 @@ export { eventBusConformance } from './event-bus/conformance';
 export { audienceSourceConformance, readAll as readAudience } from './audience-source/conformance';
 export type { AudienceSourceHarness, AudienceSourceHarnessFactory } from './audience-source/conformance';
 export { followerStoreConformance } from './audience-source/follower-store';
+export { sortedFollowerStore } from './audience-source/sorted-follower-store';
 export { attributeIndexConformance } from './audience-source/attribute-index';
 export { userAttributeLookupConformance } from './audience-source/user-attribute-lookup';
 export { coordinatorConformance, type CoordinatorCluster, type CoordinatorClusterFactory } from './coordinator/conformance';

@@ -5,6 +5,7 @@ import type { RecipientFilter } from './filter';
 export const dedupeFilter: RecipientFilter = {
   name: 'dedupe',
   reason: 'duplicate',
+  dedupes: true,
   async apply(sorted: Uint32Array) {
     return uniqueSorted(sorted);
   },

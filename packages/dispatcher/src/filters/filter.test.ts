@@ -78,4 +78,14 @@ describe('runFilterChain', () => {
     expect([...kept]).toEqual([4]);
     expect(removed).toEqual({ blacklisted: 3 });
   });
+
+  it('skips a link that does not run for the task, and leaves it out of the counts', async () => {
+    const asked: FilterContext[] = [];
+    const skipped: RecipientFilter = { ...dropping('s', 'not_follower', [1]), runsFor: async (ctx) => (asked.push(ctx), false) };
+    const taken: RecipientFilter = { ...dropping('t', 'targeting', [2]), runsFor: async () => true };
+    const { kept, removed } = await runFilterChain(Uint32Array.of(1, 2, 3), [skipped, taken], context);
+    expect([...kept]).toEqual([1, 3]);
+    expect(removed).toEqual({ targeting: 1 });
+    expect(asked).toEqual([context]);
+  });
 });

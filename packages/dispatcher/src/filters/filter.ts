@@ -15,7 +15,29 @@ export interface FilterContext {
 export interface RecipientFilter {
   readonly name: string;
   readonly reason: FilterReason;
+  /**
+   * Whether the link runs for this task: the account's attributes and the
+   * task's mode decide (a follower check for followers-only accounts, a
+   * targeting condition for targeted tasks). Absent: it always runs. A link
+   * that does not run is left out of the counts, so a report shows the
+   * reasons its chain had.
+   */
+  runsFor?(context: FilterContext): Promise<boolean>;
   apply(sortedUnique: Uint32Array, context: FilterContext): Promise<Uint32Array>;
+  /**
+   * Marks the link that removes repeats of a sorted list and nothing else
+   * (the first link): the parallel runner does it in its workers, on each
+   * chunk as it sorts it.
+   */
+  readonly dedupes?: true;
+  /**
+   * For a link that only subtracts sorted sets (blacklist, no-resend): the
+   * sets, in turn, each sorted and distinct. `apply` must keep exactly what
+   * subtracting them all keeps. The parallel runner hands each set to every
+   * chunk's worker instead of calling `apply`, and stops asking for more
+   * once no chunk has anyone left.
+   */
+  subtracts?(context: FilterContext): AsyncIterable<Uint32Array>;
 }
 
 export interface ChainResult {
@@ -28,9 +50,15 @@ export async function runFilterChain(sortedUnique: Uint32Array, filters: readonl
   const removed: Partial<Record<FilterReason, number>> = {};
   let kept = sortedUnique;
   for (const filter of filters) {
+    if (filter.runsFor !== undefined && !(await filter.runsFor(context))) continue;
     const before = kept.length;
     kept = await filter.apply(kept, context);
-    removed[filter.reason] = (removed[filter.reason] ?? 0) + (before - kept.length);
+    countRemoved(removed, filter.reason, before - kept.length);
   }
   return { kept, removed };
+}
+
+/** Adds `n` to a reason's count (two links may share one). */
+export function countRemoved(removed: Partial<Record<FilterReason, number>>, reason: FilterReason, n: number): void {
+  removed[reason] = (removed[reason] ?? 0) + n;
 }

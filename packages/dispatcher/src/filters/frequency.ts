@@ -1,5 +1,6 @@
 import { dayOf, systemClock, withinBudget, type Clock, type FrequencyCounter, type FrequencyPolicy } from '@herald/core';
 import type { RecipientFilter } from './filter';
+import { keepInSlices } from './slices';
 
 /** What the frequency filter needs: the policy, the counter every dispatcher and executor shares, and the time. */
 export interface FrequencySource {
@@ -47,15 +48,7 @@ export function frequencyFilter(source: FrequencySource): RecipientFilter {
     async apply(uins: Uint32Array) {
       const now = clock.now();
       const day = dayOf(source.policy, now);
-      // Compacts in place: what is kept of a chunk is written at or before where the chunk starts.
-      let kept = 0;
-      for (let start = 0; start < uins.length; start += chunk) {
-        const part = uins.subarray(start, start + chunk);
-        const within = withinBudget(source.policy, part, await source.counter.used(part, day), now).kept;
-        uins.set(within, kept);
-        kept += within.length;
-      }
-      return uins.subarray(0, kept);
+      return keepInSlices(uins, chunk, async (part) => withinBudget(source.policy, part, await source.counter.used(part, day), now).kept);
     },
   };
 }

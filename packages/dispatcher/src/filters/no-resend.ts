@@ -1,5 +1,5 @@
-import { subtractSorted } from '@herald/core';
 import type { FilterContext, RecipientFilter } from './filter';
+import { subtractingFilter } from './subtracting';
 
 /**
  * The audiences that already received a content: for each earlier task of the
@@ -13,16 +13,5 @@ export interface SentLedger {
 
 /** CRC / no-resend: a user never gets the same content twice. */
 export function noResendFilter(ledger: SentLedger): RecipientFilter {
-  return {
-    name: 'no-resend',
-    reason: 'already_sent',
-    async apply(uins: Uint32Array, context: FilterContext) {
-      let kept = uins;
-      for await (const sent of ledger.audiencesOf(context.accountId, context.contentCrc, context.taskId)) {
-        kept = subtractSorted(kept, sent);
-        if (kept.length === 0) break;
-      }
-      return kept;
-    },
-  };
+  return subtractingFilter('no-resend', 'already_sent', (context: FilterContext) => ledger.audiencesOf(context.accountId, context.contentCrc, context.taskId));
 }

@@ -1,0 +1,97 @@
+import { mulberry32, radixSortUint32 } from '@herald/core';
+import { buildFilterChain } from './chain';
+import { runFilterChain, type FilterContext, type RecipientFilter } from './filter';
+import { mergeSorted, runFilterChainParallel, splitByHash } from './parallel';
+
+const context: FilterContext = { taskId: 3, accountId: 'acme', contentCrc: 9 };
+
+/** n uins from a seeded generator over [0, range), repeats included. */
+function randomList(n: number, range: number, seed: number): Uint32Array {
+  const next = mulberry32(seed);
+  return Uint32Array.from({ length: n }, () => next() % range);
+}
+
+describe('splitByHash', () => {
+  it('puts every copy of a uin in one chunk, spreads neighbours, and loses nothing', () => {
+    const list = randomList(50_000, 20_000, 1);
+    const chunks = splitByHash(list, 3).map(({ buffer, length }) => new Uint32Array(buffer, 0, length));
+    const owner = new Map<number, number>();
+    chunks.forEach((chunk, i) => chunk.forEach((u) => expect(owner.get(u) ?? i).toBe(owner.set(u, i).get(u))));
+    expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(list.length);
+    for (const chunk of chunks) expect(chunk.length).toBeGreaterThan(list.length / 4);
+    // Consecutive uins (a dense range) are spread too.
+    const dense = splitByHash(Uint32Array.from({ length: 30_000 }, (_, i) => i), 2);
+    for (const chunk of dense) expect(chunk.length).toBeGreaterThan(14_000);
+  });
+});
+
+describe('mergeSorted', () => {
+  it('merges disjoint ascending arrays into one', () => {
+    expect([...mergeSorted([Uint32Array.of(1, 5, 9), Uint32Array.of(2, 3), Uint32Array.of(), Uint32Array.of(0, 10)])]).toEqual([0, 1, 2, 3, 5, 9, 10]);
+    expect([...mergeSorted([])]).toEqual([]);
+    expect([...mergeSorted([Uint32Array.of(4)])]).toEqual([4]);
+  });
+});
+
+describe('runFilterChainParallel', () => {
+  const chain = buildFilterChain({
+    blacklists: { global: async () => radixSortUint32(Uint32Array.from(new Set(randomList(5000, 1 << 20, 2)))), forAccount: async () => undefined },
+    ledger: {
+      async *audiencesOf() {
+        yield radixSortUint32(Uint32Array.from(new Set(randomList(100_000, 1 << 20, 3))));
+        yield Uint32Array.of(0, 2 ** 32 - 1);
+      },
+    },
+  });
+
+  it('gives byte for byte the list and counts of one thread, whatever the number of workers', async () => {
+    const list = Uint32Array.from([...randomList(300_000, 1 << 20, 4), 2 ** 32 - 1, 0, 2 ** 32 - 1]);
+    const single = await runFilterChain(radixSortUint32(list.slice()), chain, context);
+    for (const workers of [1, 2, 4]) {
+      const parallel = await runFilterChainParallel(list.slice(), chain, context, { workers });
+      expect(Buffer.from(parallel.kept.buffer, parallel.kept.byteOffset, parallel.kept.byteLength).equals(Buffer.from(single.kept.buffer, single.kept.byteOffset, single.kept.byteLength))).toBe(true);
+      expect(parallel.removed).toEqual(single.removed);
+    }
+    expect(single.removed.already_sent).toBeGreaterThan(0);
+    expect(single.removed.blacklisted).toBeGreaterThan(0);
+  });
+
+  it('stops reading the sets once no chunk has anyone left', async () => {
+    let pulled = 0;
+    const all = buildFilterChain({
+      blacklists: { global: async () => undefined, forAccount: async () => undefined },
+      ledger: {
+        async *audiencesOf() {
+          for (;;) {
+            pulled++;
+            yield Uint32Array.of(1, 2, 3);
+          }
+        },
+      },
+    });
+    const { kept, removed } = await runFilterChainParallel(Uint32Array.of(3, 1, 2, 1), all, context, { workers: 2 });
+    expect(kept.length).toBe(0);
+    expect(removed).toEqual({ duplicate: 1, blacklisted: 0, already_sent: 3 });
+    expect(pulled).toBe(1);
+  });
+
+  it('runs a chain that does not start with dedupe on this thread', async () => {
+    const only: RecipientFilter = { name: 'odd', reason: 'targeting', apply: async (uins) => uins.filter((u) => u % 2 === 1) };
+    const { kept, removed } = await runFilterChainParallel(Uint32Array.of(5, 2, 3), [only], context, { workers: 2 });
+    expect([...kept]).toEqual([3, 5]);
+    expect(removed).toEqual({ targeting: 1 });
+  });
+
+  it('passes on a failure to read a set, and ends its workers', async () => {
+    const failing = buildFilterChain({
+      blacklists: { global: async () => undefined, forAccount: async () => undefined },
+      ledger: {
+        // eslint-disable-next-line require-yield
+        async *audiencesOf() {
+          throw new Error('task store down');
+        },
+      },
+    });
+    await expect(runFilterChainParallel(Uint32Array.of(2, 1), failing, context, { workers: 2 })).rejects.toThrow('task store down');
+  });
+});
