@@ -131,6 +131,26 @@ describe('the token endpoints', () => {
     expect({ status: again.status, code: again.body.error?.code }).toEqual({ status: 404, code: ErrorCodes.TOKEN_NOT_FOUND });
   });
 
+  it('list tokens oldest first a page at a time, by limit and cursor', async () => {
+    const server = await start({ access: tokens.access, clock });
+    for (const name of ['a', 'b', 'c']) expect((await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/tokens', body: { name, role: 'admin' } })).status).toBe(201);
+    const all = await server.call(tokens.adminToken, { method: 'GET', path: '/api/v1/tokens' });
+    const ids = (all.body.tokens as { id: string }[]).map((t) => t.id);
+    expect(all.body.nextCursor).toBeNull();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await server.call(tokens.adminToken, { method: 'GET', path: `/api/v1/tokens?limit=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}` });
+      expect(page.status).toBe(200);
+      expect((page.body.tokens as unknown[]).length).toBeLessThanOrEqual(2);
+      seen.push(...(page.body.tokens as { id: string }[]).map((t) => t.id));
+      cursor = page.body.nextCursor as string | null;
+    } while (cursor !== null);
+    expect(seen).toEqual(ids);
+    expect(ids.length).toBeGreaterThanOrEqual(4); // the test's own admin token and the three made here
+    for (const bad of ['limit=0', 'limit=1001', 'cursor=x']) expect((await server.call(tokens.adminToken, { method: 'GET', path: `/api/v1/tokens?${bad}` })).status).toBe(400);
+  });
+
   it.each([
     ['an admin naming accounts', { name: 'x', role: 'admin', accounts: ['acme'] }],
     ['an operator without accounts', { name: 'x', role: 'operator' }],

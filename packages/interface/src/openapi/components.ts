@@ -27,8 +27,8 @@ const object = (properties: Record<string, JsonSchema>, required: string[], desc
   properties,
 });
 /** A keyset page: `items` under `key`, and the cursor of the next page. */
-const page = (key: string, items: JsonSchema, cursorMeaning: string): JsonSchema =>
-  object({ [key]: { type: 'array', items }, nextCursor: nullable('integer', `pass as \`cursor\` for the next page (${cursorMeaning}); null on the last page`) }, [key, 'nextCursor']);
+const page = (key: string, items: JsonSchema, cursorMeaning: string, cursorType: 'integer' | 'string' = 'integer'): JsonSchema =>
+  object({ [key]: { type: 'array', items }, nextCursor: nullable(cursorType, `pass as \`cursor\` for the next page (${cursorMeaning}); null on the last page`) }, [key, 'nextCursor']);
 
 const accountId: JsonSchema = { type: 'string', pattern: ACCOUNT_ID_PATTERN.source, example: 'acme' };
 const content = object(
@@ -284,12 +284,12 @@ export const COMPONENTS = {
   ),
   AccountLimits: accountLimits,
   AudienceJob: audienceJob,
-  AudienceJobList: object({ jobs: { type: 'array', items: ref('AudienceJob') } }, ['jobs'], 'the jobs this process keeps (running, and finished within audiences.jobRetentionMs), newest first'),
+  AudienceJobList: page('jobs', ref('AudienceJob'), 'older jobs; `<createdAt>-<id>` of the last job', 'string'),
   UserAttributes: userAttributes,
   Me: object({ tokenId: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: [...ROLES] }, accounts: { type: 'array', items: accountId } }, ['tokenId', 'name', 'role', 'accounts']),
   Token: object(accessToken, Object.keys(accessToken)),
   NewToken: object({ ...accessToken, token: { type: 'string', description: 'the token, `hrd_<id>_<secret>`: shown this once' } }, [...Object.keys(accessToken), 'token']),
-  TokenList: object({ tokens: { type: 'array', items: ref('Token') } }, ['tokens']),
+  TokenList: page('tokens', ref('Token'), 'newer tokens; `<createdAt>-<id>` of the last token', 'string'),
   AuditPage: page('entries', auditEntry, 'older entries'),
   Health: object({ status: { type: 'string', enum: ['ok'] } }, ['status']),
 } satisfies Record<string, JsonSchema>;

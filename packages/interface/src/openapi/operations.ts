@@ -234,8 +234,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/v1/audiences': {
     tag: 'audiences',
     access: 'token',
-    summary: 'The audience jobs this process keeps',
-    description: "Running jobs and those finished within audiences.jobRetentionMs, newest first (one process's jobs: they are not shared). An operator sees its accounts' only.",
+    summary: 'The audience jobs this process keeps, a page at a time',
+    description: "Running jobs and those finished within audiences.jobRetentionMs, newest first (one process's jobs: they are not shared), `limit` (default 100, at most 1000) a page; `cursor` is the previous page's `nextCursor`. An operator sees its accounts' only.",
     responses: { 200: json('the jobs', ref('AudienceJobList')) },
     errors: { 400: 'VALIDATION_FAILED' },
   },
@@ -307,7 +307,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 201: json('made', ref('NewToken')) },
     errors: { 400: 'VALIDATION_FAILED (details.field)', 409: 'TOKEN_EXISTS' },
   },
-  'GET /api/v1/tokens': { tag: 'access', access: 'admin', summary: 'Every token, revoked ones included', responses: { 200: json('the tokens', ref('TokenList')) } },
+  'GET /api/v1/tokens': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'Every token, revoked ones included, a page at a time',
+    description: 'Oldest first, `limit` (default 100, at most 1000) a page; `cursor` is the previous page\'s `nextCursor`.',
+    responses: { 200: json('a page of tokens', ref('TokenList')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad cursor or limit' },
+  },
   'DELETE /api/v1/tokens/:id': {
     tag: 'access',
     access: 'admin',

@@ -4,6 +4,7 @@ import type { ApiDeps } from '../api-deps';
 import { assertAdmin, noteAudit, principalOf } from '../access/request-access';
 import { newTokenText } from '../access/token-crypto';
 import type { TokenVerifier } from '../access/verifier';
+import { keysetPage, PAGE_QUERY_PROPERTIES } from './keyset-page';
 
 interface CreateTokenBody {
   name: string;
@@ -55,10 +56,16 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
     },
   );
 
-  app.get('/api/v1/tokens', async (request) => {
-    assertAdmin(request);
-    return { tokens: await access.listTokens() };
-  });
+  app.get<{ Querystring: { cursor?: string; limit?: number } }>(
+    '/api/v1/tokens',
+    { schema: { querystring: { type: 'object', additionalProperties: false, properties: PAGE_QUERY_PROPERTIES } } },
+    async (request) => {
+      assertAdmin(request);
+      // Oldest first, as the store lists them; a page at a time (`nextCursor`).
+      const { items, nextCursor } = keysetPage(await access.listTokens(), 'asc', request.query.cursor, request.query.limit);
+      return { tokens: items, nextCursor };
+    },
+  );
 
   app.delete<{ Params: { id: string } }>('/api/v1/tokens/:id', { schema: { params: { type: 'object', required: ['id'], properties: { id: TOKEN_ID } } } }, async (request) => {
     noteAudit(request, { resource: `token:${request.params.id}` });

@@ -175,7 +175,7 @@ describe('audience jobs', () => {
     const answer = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'targeting', query: 'region:cn-gd AND gender:female' } });
     expect(answer.status).toBe(400);
     expect(answer.body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { position: 24, found: 'female', expected: ['f', 'm', 'x'] } });
-    expect((await call('GET', '/api/v1/audiences')).body).toEqual({ jobs: [] });
+    expect((await call('GET', '/api/v1/audiences')).body).toEqual({ jobs: [], nextCursor: null });
 
     expect((await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR (tag:b' })).body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { position: 15 } });
     expect((await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR tag:b' })).body).toEqual({ valid: true });
@@ -237,6 +237,23 @@ describe('audience jobs', () => {
     expect(cancelled.body).toMatchObject({ state: 'cancelled' });
     expect(await listFiles()).toEqual([]);
     expect((await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } })).status).toBe(202);
+  });
+
+  it('lists jobs newest first a page at a time, by limit and cursor', async () => {
+    await start();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } })).body!.id);
+    await Promise.all(ids.map((id) => finished(id)));
+    const all = (await call('GET', '/api/v1/audiences')).body!;
+    expect(all.nextCursor).toBeNull();
+    const order = (all.jobs as AudienceJob[]).map((job) => job.id);
+    expect(order.slice().sort()).toEqual(ids.slice().sort());
+    const first = (await call('GET', '/api/v1/audiences?limit=2')).body!;
+    expect((first.jobs as AudienceJob[]).map((job) => job.id)).toEqual(order.slice(0, 2));
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = (await call('GET', `/api/v1/audiences?limit=2&cursor=${encodeURIComponent(first.nextCursor as string)}`)).body!;
+    expect(second).toEqual({ jobs: [expect.objectContaining({ id: order[2] })], nextCursor: null });
+    for (const bad of ['limit=0', 'limit=1001', 'cursor=nonsense']) expect((await call('GET', `/api/v1/audiences?${bad}`)).status).toBe(400);
   });
 
   it('aborts running jobs when the server closes, removing their files', async () => {

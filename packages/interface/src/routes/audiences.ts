@@ -16,6 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 import { AudienceJobs, JOB_STATES, jobNotFound, type AudienceSourceDeps, type JobState } from '../audience-jobs';
+import { keysetPage, PAGE_QUERY_PROPERTIES } from './keyset-page';
 
 const ACCOUNT_ID = { type: 'string', pattern: '^[a-z0-9_]{1,64}$' } as const;
 
@@ -48,7 +49,7 @@ const CREATE_BODY = {
 } as const;
 
 const JOB_PARAMS = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } as const;
-const LIST_QUERY = { type: 'object', additionalProperties: false, properties: { accountId: ACCOUNT_ID, state: { type: 'string', enum: [...JOB_STATES] } } } as const;
+const LIST_QUERY = { type: 'object', additionalProperties: false, properties: { accountId: ACCOUNT_ID, state: { type: 'string', enum: [...JOB_STATES] }, ...PAGE_QUERY_PROPERTIES } } as const;
 const QUERY_CHECK_BODY = { type: 'object', required: ['query'], additionalProperties: false, properties: { query: { type: 'string', maxLength: MAX_QUERY_CHARS } } } as const;
 const FOLLOWS_BODY = { type: 'object', required: ['changes'], additionalProperties: false, properties: { changes: { type: 'array', minItems: 1, maxItems: MAX_USERS_PER_PUT, items: { type: 'object' } } } } as const;
 const USERS_BODY = { type: 'object', required: ['users'], additionalProperties: false, properties: { users: { type: 'array', minItems: 1, maxItems: MAX_USERS_PER_PUT, items: { type: 'object' } } } } as const;
@@ -164,11 +165,13 @@ export function audienceRoutes(app: FastifyInstance, deps: ApiDeps & { audiences
     return { valid: true };
   });
 
-  app.get<{ Querystring: { accountId?: string; state?: JobState } }>('/api/v1/audiences', { schema: { querystring: LIST_QUERY } }, async (request) => {
-    const { accountId, state } = request.query;
+  app.get<{ Querystring: { accountId?: string; state?: JobState; cursor?: string; limit?: number } }>('/api/v1/audiences', { schema: { querystring: LIST_QUERY } }, async (request) => {
+    const { accountId, state, cursor, limit } = request.query;
     const visible = visibleAccounts(request);
-    // An operator naming another account sees an empty list, as if it had no jobs.
-    return { jobs: jobs.list(visible, { ...(accountId === undefined ? {} : { accountId }), ...(state === undefined ? {} : { state }) }) };
+    // An operator naming another account sees an empty list, as if it had no jobs. Newest first, a page at a time.
+    const all = jobs.list(visible, { ...(accountId === undefined ? {} : { accountId }), ...(state === undefined ? {} : { state }) });
+    const { items, nextCursor } = keysetPage(all, 'desc', cursor, limit);
+    return { jobs: items, nextCursor };
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/audiences/:id', { schema: { params: JOB_PARAMS } }, async (request) => {
