@@ -254,6 +254,7 @@ export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
 export type { CampaignsConfig, AccountsConfig, AudiencesConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
+export type { BandwidthConfig, BandwidthTraffic } from './config/options';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { AccessStore } from './ports/access-store';

@@ -10,6 +10,7 @@
  *   // ... on SIGTERM
  *   await tier.stop();
  */
+export { inClassCommand, IN_CLASS_ENV } from './bandwidth';
 export { startTier } from './start';
 export { TIERS } from './tiers/tier';
 export type { TierName, TierContext, RunningTier } from './tiers/tier';

@@ -1,6 +1,7 @@
 import { compileConfig, type HeraldOptions } from '@herald/core';
 import { createJsonLogger, createPromMeter } from '@herald/metrics';
-import { startManagementServer, startTier } from '@herald/production';
+import { spawn } from 'node:child_process';
+import { IN_CLASS_ENV, inClassCommand, startManagementServer, startTier } from '@herald/production';
 
 /**
  * `herald start <tier> --id <id>`: one tier of the production profile in this
@@ -9,6 +10,9 @@ import { startManagementServer, startTier } from '@herald/production';
  */
 export async function runStart(tier: string, id: string, options: HeraldOptions, managementAddress?: string): Promise<void> {
   const config = compileConfig(options);
+  // bandwidth.enabled: an executor starts itself again inside its traffic class (cgroup/README.md).
+  const inClass = inClassCommand(config.bandwidth, tier, id, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], process.env);
+  if (inClass !== undefined) return runInClass(inClass.argv, inClass.kind);
   const logger = createJsonLogger({ level: 'info', base: { tier, id } });
   const meter = createPromMeter({ defaultMetrics: true });
   const running = await startTier(tier, { config, id, logger, meter });
@@ -32,4 +36,19 @@ export async function runStart(tier: string, id: string, options: HeraldOptions,
   if (how === 'signal') await running.stop();
   await management?.close();
   process.stdout.write(`herald: ${running.description} ${how === 'drain' ? 'drained and ' : ''}stopped\n`);
+}
+
+/** Runs the command run-in-class.sh makes of this one, passing signals on, and exits with its status. */
+async function runInClass(argv: string[], kind: string): Promise<void> {
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env: { ...process.env, [IN_CLASS_ENV]: kind } });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const code = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject); // the script is missing or not executable
+    child.once('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
+  });
+  process.off('SIGINT', forward);
+  process.off('SIGTERM', forward);
+  process.exitCode = code;
 }

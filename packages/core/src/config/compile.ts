@@ -7,6 +7,7 @@ import { compileCampaigns } from './compile-campaigns';
 import { compileDelivery } from './compile-delivery';
 import { compileFrequency } from './compile-frequency';
 import { compileManagement } from './compile-management';
+import { compileBandwidth } from './compile-bandwidth';
 import { compileProduction } from './compile-production';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
@@ -20,7 +21,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -73,6 +74,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     delivery: compileDelivery(options),
     frequency: compileFrequency(options),
     management: compileManagement(options),
+    bandwidth: compileBandwidth(options),
     auth: compileAuth(options),
     campaigns: compileCampaigns(options),
     audiences: compileAudiences(options),

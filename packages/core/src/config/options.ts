@@ -231,6 +231,21 @@ export interface HeraldOptions {
      */
     enabled?: boolean;
   };
+  /**
+   * Bandwidth isolation (cgroup/README.md, docs/configuration.md): production
+   * executor processes start inside the cgroup of their traffic kind through
+   * cgroup/run-in-class.sh, so tc's htb class of that kind caps their NIC use.
+   */
+  bandwidth?: {
+    /** Default false: executors start as they are. */
+    enabled?: boolean;
+    /** The run-in-class.sh to start through. Default "cgroup/run-in-class.sh" (relative to the working directory). */
+    script?: string;
+    /** Traffic -> the class (a kind in cgroup/classes.conf) it runs in. Defaults: realtime -> "realtime", normal -> "bulk", storage -> "storage". */
+    kinds?: { realtime?: string; normal?: string; storage?: string };
+    /** Executor id -> the traffic it carries (realtime, normal or storage). Default normal. */
+    executors?: Record<string, string>;
+  };
   /** Management endpoints for `herald admin` and Prometheus (docs/operations.md); both profiles accept it, production uses it. */
   management?: {
     /** Process id -> "host:port" of its management listener (plain HTTP: bind it to loopback or a private network). */
@@ -250,6 +265,16 @@ export interface FrequencyConfig {
   enabled: boolean;
   /** Compiled (and checked) whether enabled or not. */
   policy: FrequencyPolicy;
+}
+
+export type BandwidthTraffic = 'realtime' | 'normal' | 'storage';
+
+export interface BandwidthConfig {
+  enabled: boolean;
+  script: string;
+  kinds: Record<BandwidthTraffic, string>;
+  /** Executor id -> its traffic; an executor not named carries normal traffic. */
+  executors: Record<string, BandwidthTraffic>;
 }
 
 export interface ManagementConfig {
@@ -352,6 +377,7 @@ export interface HeraldConfig {
   delivery: DeliveryConfig;
   frequency: FrequencyConfig;
   management: ManagementConfig;
+  bandwidth: BandwidthConfig;
   auth: AuthConfig;
   campaigns: CampaignsConfig;
   audiences: AudiencesConfig;
