@@ -15,6 +15,7 @@ import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
 import { taskRoutes } from './routes/tasks';
+import { templateRoutes } from './routes/templates';
 
 /**
  * The interface tier's HTTP API, versioned under /api/v1 (docs/api.md).
@@ -68,6 +69,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     api.get('/api/v1/health', async () => ({ status: 'ok' }));
     listRoutes(api, deps);
     taskRoutes(api, deps);
+    templateRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);
     if (deps.audiences !== undefined) audienceRoutes(api, { ...deps, audiences: deps.audiences });

@@ -147,6 +147,7 @@ const MATRIX: Record<string, Spec> = {
     ]),
   ),
 
+  'GET /api/v1/templates/preview': { kind: 'any', request: () => ({ method: 'GET', path: `/api/v1/templates/preview?body=${encodeURIComponent('Hi {{region|default:"you"}}')}&uin=7` }), ok: 200 },
   'GET /api/v1/campaigns/preview': { kind: 'any', request: () => ({ method: 'GET', path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=UTC' }), ok: 200 },
   'GET /api/v1/campaigns': { kind: 'listing', request: () => ({ method: 'GET', path: '/api/v1/campaigns' }) },
   'POST /api/v1/campaigns': {

@@ -271,6 +271,14 @@ export const COMPONENTS = {
   Campaign: object(campaignFields, ['id', 'accountId', 'name', 'cron', 'timeZone', 'enabled', 'template', 'createdAt', 'updatedAt', 'activeFrom', 'nextFireTimes']),
   CampaignPage: page('campaigns', ref('Campaign'), 'campaigns with a larger id'),
   FiringPage: page('firings', firing, 'firings scheduled earlier'),
+  TemplatePreview: object(
+    {
+      uin: { type: 'integer' },
+      content: object({ body: { type: 'string' }, title: { type: 'string' } }, ['body']),
+      attributes: { type: 'string', enum: ['store', 'none', 'defaults'], description: "store: the user's attributes; none: the store has no such user; defaults: an operator's preview, or no attribute store" },
+    },
+    ['uin', 'content', 'attributes'],
+  ),
   CronPreview: object({ cron: { type: 'string' }, timeZone: { type: 'string' }, nextFireTimes: campaignFields.nextFireTimes }, ['cron', 'timeZone', 'nextFireTimes']),
   Cluster: object(
     {

@@ -196,6 +196,8 @@ describe('GET /api/docs', () => {
     await call('POST /api/v1/tasks/:id/resume', { method: 'POST', path: `/api/v1/tasks/${task.id as number}/resume` }, 409);
     await call('POST /api/v1/tasks/:id/cancel', { method: 'POST', path: `/api/v1/tasks/${task.id as number}/cancel` }, 202);
 
+    await call('GET /api/v1/templates/preview', { method: 'GET', path: `/api/v1/templates/preview?uin=7&title=T&body=${encodeURIComponent('Hi {{region|default:"you"}}')}` }, 200);
+    await call('GET /api/v1/templates/preview', { method: 'GET', path: `/api/v1/templates/preview?uin=7&body=${encodeURIComponent('Hi {{name}}')}` }, 422);
     await call('GET /api/v1/campaigns/preview', { method: 'GET', path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=Europe/Berlin' }, 200);
     const campaignBody = { accountId: 'acme', name: 'Morning', cron: '0 9 * * *', timeZone: 'Europe/Berlin', template: { listId: list.id, content: { body: 'Good morning' } } };
     const campaign = await call('POST /api/v1/campaigns', { method: 'POST', path: '/api/v1/campaigns', body: campaignBody }, 201);

@@ -114,6 +114,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: json('a page', ref('TaskPage')) },
     errors: { 400: 'VALIDATION_FAILED' },
   },
+  'GET /api/v1/templates/preview': {
+    tag: 'tasks',
+    access: 'token',
+    summary: 'A content template rendered for one sample recipient',
+    description:
+      'Parses `body` (and `title`) as a template task\'s content (docs/delivery.md, "Personalised content") and renders it for `uin`. An admin\'s preview reads the user\'s attributes (`attributes`: `store`, or `none` when the store has no such user); an operator\'s uses the defaults (`defaults`), so it reveals no user\'s attributes.',
+    responses: { 200: json('the rendered content', ref('TemplatePreview')) },
+    errors: { 400: 'VALIDATION_FAILED: a missing body or uin', 422: 'TEMPLATE_INVALID: where the template fails (details: field, position, found, expected)' },
+  },
   'GET /api/v1/tasks/:id': {
     tag: 'tasks',
     access: 'token',
