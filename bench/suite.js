@@ -14,7 +14,10 @@
  *   4. 1,000 concurrent tasks of 10^4 and real-time latency among them (bench/concurrent.js);
  *   5. the peer baseline, Herald vs BullMQ + Redis (bench/baseline.js; needs Redis);
  *   6. the production profile: fan-out, create -> first delivery cold and warm,
- *      each process's peak RSS (bench/production.js).
+ *      each process's peak RSS (bench/production.js);
+ *   7. the filter chain alone, on this thread and in 1 and 2 worker threads, and
+ *      the follower check's scan of a local copy beside `dd` (bench/filter-chain.js;
+ *      10^7 quick, 10^8 full).
  *
  *   npm run bench                   # quick: fan-out 10^6 (both profiles), baseline 10^5; 3-5 min
  *   npm run bench -- --full         # fan-out 10^6, 10^7, 10^8 on both profiles, baseline 10^6
@@ -35,6 +38,7 @@ const { runConcurrent, concurrentTable } = require('./concurrent');
 const { compareOne, parseArgs: baselineArgs, BUSY_LOAD } = require('./baseline');
 const { redisVersion } = require('./baseline/run');
 const { runProduction } = require('./production');
+const { runFilterChainBench, table: filterChainTable } = require('./filter-chain');
 const { machine, commit, rssSampler, loadAverage, benchAudience, fmt } = require('./lib');
 
 const MODES = {
@@ -43,6 +47,7 @@ const MODES = {
     productionSizes: [1e6],
     baselineSize: 1e5,
     physicalUins: 1e8,
+    filterChainUins: 1e7,
     latencyTasks: 300,
     productionTasks: 100,
     concurrent: { tasks: 1000, recipients: 10_000, online: 0.3, probes: 30 },
@@ -52,6 +57,7 @@ const MODES = {
     productionSizes: [1e6, 1e7, 1e8],
     baselineSize: 1e6,
     physicalUins: 1e8,
+    filterChainUins: 1e8,
     latencyTasks: 300,
     productionTasks: 100,
     concurrent: { tasks: 1000, recipients: 10_000, online: 0.3, probes: 30 },
@@ -290,6 +296,9 @@ function section(mode, settings, results, meta) {
     );
   }
 
+  const [filterChain] = ok('filter chain');
+  if (filterChain) lines.push('', `#### Filter chain (load at start ${fmt(filterChain.loadAtStart, 2)})`, '', filterChainTable(filterChain.value));
+
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) lines.push('', '#### Steps that failed', '', ...failed.map((r) => `- ${r.name}: ${String(r.error?.message ?? r.error).split('\n')[0]}`));
   lines.push('');
@@ -322,6 +331,8 @@ async function main() {
   for (const n of plan.productionSizes) {
     await step(results, `production ${fmt(n)}`, () => runProduction({ recipients: n, tasks: plan.productionTasks }));
   }
+
+  await step(results, `filter chain ${fmt(plan.filterChainUins)}`, () => runFilterChainBench({ recipients: plan.filterChainUins }));
 
   meta.tookS = elapsedS();
   const text = section(mode, settings, results, meta);

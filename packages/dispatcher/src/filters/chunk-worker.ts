@@ -1,33 +1,59 @@
 /**
- * One worker of the parallel filter chain (filters/parallel.ts): holds one
- * hash-split chunk of a task's list in shared memory, sorts and dedupes it,
- * then subtracts each set it is handed (blacklists, earlier audiences),
- * compacting in place. Answers every message with the chunk's kept length.
+ * One worker of the parallel filter chain (filters/parallel.ts). It takes its
+ * chunk (the uins whose hash is its part) out of the task's list in shared
+ * memory, sorts and dedupes it, subtracts each set it is handed (blacklists,
+ * earlier audiences), compacting in place, and at the end merges its range of
+ * values from every chunk into the shared output.
  *
- *   { kind: 'load', buffer, length, dedupe }  sort the chunk (and drop repeats when `dedupe`)
- *   { kind: 'subtract', buffer, length }      remove the uins of a sorted, distinct set
+ *   load      { list, part, parts }          -> { kept, chunk }  its chunk, sorted and deduped
+ *   subtract  { set, length }                -> { kept }         minus a sorted, distinct set
+ *   merge     { slices, out, offset }        -> { kept }         the slices merged into out at offset
  */
 import { parentPort } from 'node:worker_threads';
 import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core';
+import { mergeSorted, takePart } from './chunks';
 
-export type ChunkRequest = { kind: 'load'; buffer: SharedArrayBuffer; length: number; dedupe: boolean } | { kind: 'subtract'; buffer: SharedArrayBuffer; length: number };
+export interface Slice {
+  buffer: SharedArrayBuffer;
+  start: number;
+  end: number;
+}
+
+export type ChunkRequest =
+  | { kind: 'load'; list: SharedArrayBuffer; length: number; part: number; parts: number }
+  | { kind: 'subtract'; set: SharedArrayBuffer; length: number }
+  | { kind: 'merge'; slices: Slice[]; out: SharedArrayBuffer; offset: number };
+
+export interface ChunkReply {
+  kept: number;
+  chunk?: SharedArrayBuffer;
+  error?: string;
+}
 
 let kept: Uint32Array = new Uint32Array(0);
 
-function handle(request: ChunkRequest): number {
-  if (request.kind === 'load') {
-    const chunk = radixSortUint32(new Uint32Array(request.buffer, 0, request.length));
-    kept = request.dedupe ? uniqueSorted(chunk) : chunk;
-  } else {
-    kept = subtractSorted(kept, new Uint32Array(request.buffer, 0, request.length));
+function handle(request: ChunkRequest): ChunkReply {
+  switch (request.kind) {
+    case 'load':
+      kept = uniqueSorted(radixSortUint32(takePart(new Uint32Array(request.list, 0, request.length), request.part, request.parts)));
+      return { kept: kept.length, chunk: kept.buffer as SharedArrayBuffer };
+    case 'subtract':
+      kept = subtractSorted(kept, new Uint32Array(request.set, 0, request.length));
+      return { kept: kept.length };
+    case 'merge': {
+      const merged = mergeSorted(request.slices.map(({ buffer, start, end }) => new Uint32Array(buffer, start * 4, end - start)));
+      new Uint32Array(request.out).set(merged, request.offset);
+      return { kept: merged.length };
+    }
   }
-  return kept.length;
 }
 
 parentPort?.on('message', (request: ChunkRequest) => {
+  let reply: ChunkReply;
   try {
-    parentPort!.postMessage({ kept: handle(request) });
+    reply = handle(request);
   } catch (error) {
-    parentPort!.postMessage({ error: String(error) });
+    reply = { kept: 0, error: String(error) };
   }
+  parentPort!.postMessage(reply);
 });

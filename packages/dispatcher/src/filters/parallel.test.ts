@@ -1,7 +1,8 @@
 import { mulberry32, radixSortUint32 } from '@herald/core';
 import { buildFilterChain } from './chain';
 import { runFilterChain, type FilterContext, type RecipientFilter } from './filter';
-import { mergeSorted, runFilterChainParallel, splitByHash } from './parallel';
+import { hashPart, lowerBound, mergeSorted, takePart } from './chunks';
+import { runFilterChainParallel } from './parallel';
 
 const context: FilterContext = { taskId: 3, accountId: 'acme', contentCrc: 9 };
 
@@ -11,17 +12,30 @@ function randomList(n: number, range: number, seed: number): Uint32Array {
   return Uint32Array.from({ length: n }, () => next() % range);
 }
 
-describe('splitByHash', () => {
+describe('takePart', () => {
   it('puts every copy of a uin in one chunk, spreads neighbours, and loses nothing', () => {
     const list = randomList(50_000, 20_000, 1);
-    const chunks = splitByHash(list, 3).map(({ buffer, length }) => new Uint32Array(buffer, 0, length));
-    const owner = new Map<number, number>();
-    chunks.forEach((chunk, i) => chunk.forEach((u) => expect(owner.get(u) ?? i).toBe(owner.set(u, i).get(u))));
+    const chunks = [0, 1, 2].map((part) => takePart(list, part, 3));
+    chunks.forEach((chunk, part) => chunk.forEach((u) => expect(hashPart(u, 3)).toBe(part)));
     expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(list.length);
     for (const chunk of chunks) expect(chunk.length).toBeGreaterThan(list.length / 4);
     // Consecutive uins (a dense range) are spread too.
-    const dense = splitByHash(Uint32Array.from({ length: 30_000 }, (_, i) => i), 2);
-    for (const chunk of dense) expect(chunk.length).toBeGreaterThan(14_000);
+    for (const part of [0, 1]) expect(takePart(Uint32Array.from({ length: 30_000 }, (_, i) => i), part, 2).length).toBeGreaterThan(14_000);
+  });
+
+  it('keeps list order, and makes room for a chunk far over its share', () => {
+    const same = Uint32Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? 77 : 78 + (i % 5)));
+    const part = hashPart(77, 4);
+    const taken = takePart(same, part, 4);
+    expect([...taken]).toEqual([...same].filter((u) => hashPart(u, 4) === part));
+    expect(taken.length).toBeGreaterThanOrEqual(5000);
+  });
+});
+
+describe('lowerBound', () => {
+  it('finds the first index at or above a value', () => {
+    const sorted = Uint32Array.of(2, 4, 4, 9);
+    expect([0, 2, 3, 4, 5, 9, 10, 2 ** 32].map((v) => lowerBound(sorted, v))).toEqual([0, 0, 1, 1, 3, 3, 4, 4]);
   });
 });
 

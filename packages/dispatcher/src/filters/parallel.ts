@@ -2,16 +2,20 @@
  * The filter chain in parallel over hash-split chunks (DESIGN.md, "Filter
  * chain"; docs/architecture.md, "The filter chain").
  *
- * The list as loaded (unsorted, with repeats) is split into one chunk per
- * worker by a hash of the uin, so every copy of a uin lands in the same chunk
- * and dedupe stays exact per chunk. Each worker thread sorts its chunk and
- * runs the chain's in-memory prefix on it: the dedupe link, then the links
- * that only subtract sets (blacklist, no-resend); the main thread reads each
- * set once (a blacklist, an earlier audience from the ledger) and hands one
- * shared copy to every worker. The kept chunks are then merged back into one
- * ascending list, because the filtered list is written SORTED | UNIQUE and
- * units range over its indexes: the merge makes the output the very list
- * the single-thread path gives, byte for byte. The links that read a store
+ * The list as loaded (unsorted, with repeats) is shared with one worker per
+ * chunk, and each worker takes out its chunk: the uins whose hash is its
+ * part, so every copy of a uin lands in the same chunk and dedupe stays exact
+ * per chunk (chunks.ts). Each worker sorts its chunk and runs the chain's
+ * in-memory prefix on it: the dedupe link, then the links that only subtract
+ * sets (blacklist, no-resend); the main thread reads each set once (a
+ * blacklist, an earlier audience from the ledger) and hands one shared copy
+ * to every worker. The kept chunks are then merged back into one ascending
+ * list, because the filtered list is written SORTED | UNIQUE and units range
+ * over its indexes: the merge makes the output the very list the
+ * single-thread path gives, byte for byte. The merge is parallel too: the
+ * value space is cut at quantiles of one chunk (a hash sample of the whole),
+ * and each worker merges one range of values from every chunk into its place
+ * in the shared output, so no pass over the whole list runs on one thread. The links that read a store
  * per user (follower check, targeting, frequency) run after, on the main
  * thread, over the merged list: they wait on I/O, not on a core, and their
  * stores (a shared counter, a local copy's file, an index) are one per
@@ -22,7 +26,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HeraldError, radixSortUint32, type FilterReason } from '@herald/core';
 import { countRemoved, runFilterChain, type ChainResult, type FilterContext, type RecipientFilter } from './filter';
-import type { ChunkRequest } from './chunk-worker';
+import { lowerBound } from './chunks';
+import type { ChunkReply, ChunkRequest, Slice } from './chunk-worker';
 
 export interface ParallelChainOptions {
   /** Worker threads, one chunk each (>= 1). */
@@ -40,23 +45,26 @@ export async function runFilterChainParallel(list: Uint32Array, filters: readonl
   let prefix = 1;
   while (prefix < filters.length && filters[prefix]!.subtracts !== undefined) prefix++;
 
-  const chunks = splitByHash(list, Math.max(1, Math.floor(options.workers)));
-  const pool = new ChunkPool(chunks.length);
+  const parts = Math.max(1, Math.floor(options.workers));
+  const pool = new ChunkPool(parts);
   try {
     const removed: Partial<Record<FilterReason, number>> = {};
-    let lengths = await pool.each((i) => ({ kind: 'load', buffer: chunks[i]!.buffer, length: chunks[i]!.length, dedupe: true }));
+    const shared = toShared(list);
+    const loaded = await pool.each((part) => ({ kind: 'load', list: shared, length: list.length, part, parts }));
+    const chunks = loaded.map((reply) => reply.chunk!);
+    let lengths = loaded.map((reply) => reply.kept);
     countRemoved(removed, first.reason, list.length - sum(lengths));
     for (const filter of filters.slice(1, prefix)) {
       if (filter.runsFor !== undefined && !(await filter.runsFor(context))) continue;
       const before = sum(lengths);
-      for await (const set of filter.subtracts!(context)) {
-        const shared = toShared(set);
-        lengths = await pool.each(() => ({ kind: 'subtract', buffer: shared, length: set.length }));
+      for await (const values of filter.subtracts!(context)) {
+        const set = toShared(values);
+        lengths = (await pool.each(() => ({ kind: 'subtract', set, length: values.length }))).map((reply) => reply.kept);
         if (sum(lengths) === 0) break;
       }
       countRemoved(removed, filter.reason, before - sum(lengths));
     }
-    const merged = mergeSorted(chunks.map((chunk, i) => new Uint32Array(chunk.buffer, 0, lengths[i])));
+    const merged = await mergeInWorkers(pool, chunks.map((buffer, i) => new Uint32Array(buffer, 0, lengths[i])));
     const rest = await runFilterChain(merged, filters.slice(prefix), context);
     for (const [reason, n] of Object.entries(rest.removed)) countRemoved(removed, reason as FilterReason, n);
     return { kept: rest.kept, removed };
@@ -65,64 +73,33 @@ export async function runFilterChainParallel(list: Uint32Array, filters: readonl
   }
 }
 
-interface Chunk {
-  buffer: SharedArrayBuffer;
-  length: number;
+/**
+ * Merges the sorted chunks into one shared array, each worker one range of
+ * values: the ranges are cut at quantiles of the largest chunk, and a
+ * worker's place in the output is the count of smaller values in every chunk.
+ */
+async function mergeInWorkers(pool: ChunkPool, chunks: Uint32Array[]): Promise<Uint32Array> {
+  const total = sum(chunks.map((chunk) => chunk.length));
+  const out = new SharedArrayBuffer(total * 4);
+  const sample = chunks.reduce((a, b) => (b.length > a.length ? b : a));
+  const parts = pool.size;
+  // Range r holds the values in [cut(r), cut(r + 1)): cut(0) = 0, cut(parts) = past every uin.
+  const cut = (r: number) => (r === 0 ? 0 : r === parts || sample.length === 0 ? 2 ** 32 : sample[Math.floor((sample.length * r) / parts)]!);
+  const boundsAt = (r: number) => chunks.map((chunk) => lowerBound(chunk, cut(r)));
+  const bounds = Array.from({ length: parts + 1 }, (_, r) => boundsAt(r));
+  await pool.each((r) => ({
+    kind: 'merge',
+    slices: chunks.map((chunk, c): Slice => ({ buffer: chunk.buffer as SharedArrayBuffer, start: bounds[r]![c]!, end: bounds[r + 1]![c]! })),
+    out,
+    offset: sum(bounds[r]!),
+  }));
+  return new Uint32Array(out);
 }
 
-/** Fibonacci hashing: spreads runs of neighbouring uins over every chunk. */
-const HASH = 0x9e3779b1;
-
-/** Splits `list` into `k` shared chunks by a hash of the uin: one counting pass, one scattering pass. */
-export function splitByHash(list: Uint32Array, k: number): Chunk[] {
-  if (k === 1) {
-    const buffer = new SharedArrayBuffer(list.byteLength);
-    new Uint32Array(buffer).set(list);
-    return [{ buffer, length: list.length }];
-  }
-  const part = new Uint8Array(list.length);
-  const counts = new Array<number>(k).fill(0);
-  for (let i = 0; i < list.length; i++) {
-    const p = Math.floor(((Math.imul(list[i]!, HASH) >>> 0) * k) / 4294967296);
-    part[i] = p;
-    counts[p]!++;
-  }
-  const views = counts.map((n) => new Uint32Array(new SharedArrayBuffer(n * 4)));
-  const fill = new Array<number>(k).fill(0);
-  for (let i = 0; i < list.length; i++) {
-    const p = part[i]!;
-    views[p]![fill[p]!++] = list[i]!;
-  }
-  return views.map((view) => ({ buffer: view.buffer as SharedArrayBuffer, length: view.length }));
-}
-
-/** Merges ascending, pairwise disjoint arrays into one ascending array, pair by pair. */
-export function mergeSorted(parts: Uint32Array[]): Uint32Array {
-  if (parts.length === 0) return new Uint32Array(0);
-  if (parts.length === 1) return parts[0]!.slice();
-  let level = parts;
-  while (level.length > 1) {
-    const next: Uint32Array[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeTwo(level[i]!, level[i + 1]!) : level[i]!);
-    level = next;
-  }
-  return level[0]!;
-}
-
-function mergeTwo(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < a.length && j < b.length) out[n++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
-  out.set(a.subarray(i), n);
-  out.set(b.subarray(j), n + a.length - i);
-  return out;
-}
-
-function toShared(set: Uint32Array): SharedArrayBuffer {
-  const buffer = new SharedArrayBuffer(set.byteLength);
-  new Uint32Array(buffer).set(set);
+function toShared(values: Uint32Array): SharedArrayBuffer {
+  if (values.buffer instanceof SharedArrayBuffer && values.byteOffset === 0) return values.buffer;
+  const buffer = new SharedArrayBuffer(values.byteLength);
+  new Uint32Array(buffer).set(values);
   return buffer;
 }
 
@@ -142,13 +119,13 @@ function workerScript(): string {
 class ChunkPool {
   private readonly workers: Worker[];
 
-  constructor(size: number) {
+  constructor(readonly size: number) {
     const script = workerScript();
     this.workers = Array.from({ length: size }, () => new Worker(script));
   }
 
-  /** Sends each worker its request; answers the kept length of every chunk. */
-  each(requestOf: (i: number) => ChunkRequest): Promise<number[]> {
+  /** Sends each worker its request; answers every worker's reply, in order. */
+  each(requestOf: (i: number) => ChunkRequest): Promise<ChunkReply[]> {
     return Promise.all(this.workers.map((worker, i) => ask(worker, requestOf(i))));
   }
 
@@ -157,17 +134,17 @@ class ChunkPool {
   }
 }
 
-function ask(worker: Worker, request: ChunkRequest): Promise<number> {
+function ask(worker: Worker, request: ChunkRequest): Promise<ChunkReply> {
   return new Promise((resolve, reject) => {
     const done = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
     };
-    const onMessage = (reply: { kept?: number; error?: string }) => {
+    const onMessage = (reply: ChunkReply) => {
       done();
       if (reply.error !== undefined) reject(new HeraldError('INTERNAL', `filter worker failed: ${reply.error}`));
-      else resolve(reply.kept!);
+      else resolve(reply);
     };
     const onError = (error: Error) => {
       done();

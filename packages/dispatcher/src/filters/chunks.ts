@@ -1,0 +1,73 @@
+/**
+ * The pieces of the parallel filter chain that the main thread and its
+ * workers share (filters/parallel.ts, filters/chunk-worker.ts): which chunk
+ * a uin belongs to, taking a chunk out of the shared list, and merging sorted
+ * runs.
+ */
+
+/** Fibonacci hashing: spreads runs of neighbouring uins over every chunk. */
+const HASH = 0x9e3779b1;
+
+/** The chunk of `uin` among `parts`: every copy of a uin lands in the same one. */
+export function hashPart(uin: number, parts: number): number {
+  return Math.floor(((Math.imul(uin, HASH) >>> 0) * parts) / 4294967296);
+}
+
+/**
+ * The uins of `list` in chunk `part` of `parts`, in list order, in a new
+ * shared buffer: one pass into room for a share and a tenth, counted first
+ * only when that is not enough (a list of a few repeated uins).
+ */
+export function takePart(list: Uint32Array, part: number, parts: number): Uint32Array {
+  let room = Math.min(list.length, Math.ceil((list.length / parts) * 1.1) + 4096);
+  for (;;) {
+    const out = new Uint32Array(new SharedArrayBuffer(room * 4));
+    let n = 0;
+    let i = 0;
+    for (; i < list.length && n < room; i++) {
+      const uin = list[i]!;
+      if (hashPart(uin, parts) === part) out[n++] = uin;
+    }
+    // Done when the pass reached the end, or filled the room exactly with nothing of the part left.
+    let rest = 0;
+    for (let j = i; j < list.length; j++) if (hashPart(list[j]!, parts) === part) rest++;
+    if (rest === 0) return out.subarray(0, n);
+    room = n + rest;
+  }
+}
+
+/** Merges ascending, pairwise disjoint arrays into one ascending array, pair by pair. */
+export function mergeSorted(parts: readonly Uint32Array[]): Uint32Array {
+  if (parts.length === 0) return new Uint32Array(0);
+  let level = [...parts];
+  if (level.length === 1) return level[0]!.slice();
+  while (level.length > 1) {
+    const next: Uint32Array[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeTwo(level[i]!, level[i + 1]!) : level[i]!);
+    level = next;
+  }
+  return level[0]!;
+}
+
+function mergeTwo(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) out[n++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
+  out.set(a.subarray(i), n);
+  out.set(b.subarray(j), n + a.length - i);
+  return out;
+}
+
+/** The first index of ascending `sorted` whose value is >= `value` (its length when none is). */
+export function lowerBound(sorted: Uint32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
