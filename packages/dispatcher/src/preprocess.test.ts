@@ -106,13 +106,15 @@ describe('preprocess', () => {
     expect(perUnit).toEqual([[3, 42], [50, 900], [1000]]);
   });
 
-  it('names the filtered list after the task, so a retry overwrites its own output', async () => {
-    await writeRecipientListFile(lists.pathOf('l_first'), Uint32Array.of(9, 8, 8));
-    await writeRecipientListFile(lists.pathOf('l_second'), Uint32Array.of(4, 1));
-    await preprocess(request('l_first'), deps());
-    const result = await preprocess(request('l_second'), deps());
-    expect(result).toMatchObject({ ok: true, filteredListId: 'f_10', total: 2, kept: 2 });
-    expect([...(await loadRecipientList(lists.pathOf('f_10'), { uinLimit: config.uinLimit }))]).toEqual([1, 4]);
+  it('pre-processes a task once: asked again, it answers the first result and keeps its list, under the asking epoch', async () => {
+    await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(9, 8, 8, 7));
+    const first = await preprocess(request('l_upload'), deps());
+    expect(first).toMatchObject({ ok: true, filteredListId: 'f_10', total: 4, kept: 2, removed: { duplicate: 1, blacklisted: 1 } });
+    // The chain would now remove 9 too (blacklisted meanwhile): units may already stream from the first list.
+    const blacklisted = deps({ filters: buildFilterChain({ blacklists: { global: async () => Uint32Array.of(7, 9), forAccount: async () => undefined }, ledger: { audiencesOf: async function* () {} } }) });
+    const again = await preprocess({ ...request('l_upload'), epoch: 5 }, blacklisted);
+    expect(again).toEqual({ ...first, epoch: 5 });
+    expect([...(await loadRecipientList(lists.pathOf('f_10'), { uinLimit: config.uinLimit }))]).toEqual([8, 9]);
   });
 
   it('keeps an empty filtered list and plans no unit when everyone is filtered out', async () => {

@@ -1,10 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { ListFlags, radixSortUint32, type HeraldConfig, type Logger } from '@herald/core';
-import { loadRecipientList, writeRecipientListFile, type ListRepository } from '@herald/audience';
+import { radixSortUint32, type HeraldConfig, type Logger } from '@herald/core';
+import { loadRecipientList, type ListRepository } from '@herald/audience';
 import type { PreprocessRequest, PreprocessResult } from '@herald/transport';
 import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
 import { planUnits, type ExecutorLoad } from './plan-units';
+import { PreprocessOutcomes } from './preprocess-outcome';
 
 export interface PreprocessDeps {
   config: HeraldConfig;
@@ -26,10 +27,19 @@ export interface PreprocessDeps {
  * output as one thread, filters/parallel.ts), write the filtered list (sorted, distinct) as a new recipient-list
  * file, and plan the execution units over it.
  *
- * The filtered list id is derived from the task id, so a retried
- * pre-processing overwrites its own earlier output instead of leaking files.
+ * A task is pre-processed once (preprocess-outcome.ts): its filtered list
+ * `f_<taskId>` and the result are published together, never replaced; a
+ * request for a task already pre-processed (asked again after a result was
+ * lost, or while a first run is still going) is answered with the recorded
+ * result, under the asking owner's epoch, without running the chain again.
  */
 export async function preprocess(request: PreprocessRequest, deps: PreprocessDeps): Promise<PreprocessResult> {
+  const outcomes = new PreprocessOutcomes(deps.lists);
+  const recorded = await outcomes.read(request.taskId, request.epoch);
+  if (recorded !== undefined) {
+    deps.logger.info('pre-processed already; answering the recorded result', { taskId: request.taskId, epoch: request.epoch, kept: recorded.kept });
+    return recorded;
+  }
   const uins = await loadRecipientList(deps.lists.pathOf(request.listId), { uinLimit: deps.config.uinLimit });
   const total = uins.length;
   const context = { taskId: request.taskId, accountId: request.accountId, contentCrc: request.contentCrc };
@@ -38,11 +48,10 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers })
       : await runFilterChain(radixSortUint32(uins), deps.filters, context);
-  const filteredListId = filteredListIdOf(request.taskId);
-  await writeRecipientListFile(deps.lists.pathOf(filteredListId), kept, ListFlags.SORTED | ListFlags.UNIQUE);
   const units = planUnits(kept.length, deps.config.dispatcher.unitSize, deps.executorLoads());
-  deps.logger.info('pre-processed', { taskId: request.taskId, total, kept: kept.length, removed, units: units.length });
-  return { kind: 'preprocess.result', ok: true, taskId: request.taskId, epoch: request.epoch, filteredListId, total, kept: kept.length, removed, units };
+  const result = await outcomes.publish(kept, { kind: 'preprocess.result', ok: true, taskId: request.taskId, epoch: request.epoch, filteredListId: filteredListIdOf(request.taskId), total, kept: kept.length, removed, units });
+  deps.logger.info('pre-processed', { taskId: request.taskId, total: result.total, kept: result.kept, removed: result.removed, units: result.units.length });
+  return result;
 }
 
 /**

@@ -19,6 +19,8 @@ describe('scheduler', () => {
   let schedulers: Scheduler[];
   let seen: Message[];
   let hold: Set<number>;
+  /** Tasks whose next preprocess.request gets no answer (a dispatcher that died mid-way). */
+  let dropPreprocess: Set<number>;
 
   const config = compileConfig({ scheduler: { slots: 1, tickMs: 20 } });
 
@@ -39,10 +41,12 @@ describe('scheduler', () => {
     schedulers = [];
     seen = [];
     hold = new Set();
+    dropPreprocess = new Set();
     void (async () => {
       for await (const message of dispatcherInbox.messages()) {
         seen.push(message);
         if (message.kind === 'preprocess.request') {
+          if (dropPreprocess.delete(message.taskId)) continue;
           await toScheduler.send({ kind: 'preprocess.result', ok: true, taskId: message.taskId, epoch: message.epoch, filteredListId: `f_${message.taskId}`, total: 10, kept: 10, removed: {}, units: [{ start: 0, end: 10, executorId: 'e1' }] });
         } else if (message.kind === 'unit.run' && !hold.has(message.taskId)) {
           await toScheduler.send({ kind: 'unit.progress', taskId: message.taskId, epoch: message.epoch, unitNo: message.unitNo, from: message.from, to: message.end, delivered: 3, offline: message.end - message.from - 3, done: true });
@@ -135,6 +139,18 @@ describe('scheduler', () => {
     hold.delete(task.id); // the next run streams
     await waitState(task.id, 'COMPLETED');
     expect((await store.getTask(task.id))!.report).toMatchObject({ delivered: 3, offline: 7 });
+  });
+
+  it('asks for pre-processing again when no result came for 4 x unitStallMs (the dispatcher died mid-way)', async () => {
+    const scheduler = await startScheduler({ config: compileConfig({ scheduler: { slots: 1, tickMs: 20, unitStallMs: 100 } }), store, inbox, toDispatcher });
+    schedulers.push(scheduler);
+    const task = await store.createTask(newTask(), Date.now());
+    dropPreprocess.add(task.id);
+    await toScheduler.send({ kind: 'task.submitted', taskId: task.id });
+    await waitState(task.id, 'COMPLETED');
+    const requests = seen.filter((m) => m.kind === 'preprocess.request' && m.taskId === task.id);
+    expect(requests).toHaveLength(2);
+    expect(requests.every((m) => m.kind === 'preprocess.request' && m.epoch === 1)).toBe(true);
   });
 
   it('drops a stalled task another scheduler has claimed meanwhile, instead of running its units again', async () => {

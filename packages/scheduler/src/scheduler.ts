@@ -150,6 +150,19 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const closedEpochs = new Map<number, number>();
   const serial = new SerialQueue();
   const stalls = new StallWatch(config.scheduler.unitStallMs);
+  /**
+   * Pre-processing has no progress reports: a result lost with a dispatcher
+   * that died mid-way (or with its queue) would leave the task PREPROCESSING,
+   * holding its slot, for good. So a task still pre-processing after four
+   * unit-stall periods is asked for again (a long list's filter pass can take
+   * longer than one unit's stall period). Asking again is safe: a dispatcher
+   * pre-processes a task once and answers a repeated request with the
+   * recorded result, never writing a second filtered list under units that
+   * may already stream from the first (dispatcher/preprocess-outcome.ts), and
+   * a result of an old epoch or a finished step is ignored here.
+   */
+  const preprocessStalls = new StallWatch(config.scheduler.unitStallMs * 4);
+  const preprocessRetries = meter.counter('herald_scheduler_preprocess_retries_total', 'Pre-processing requests sent again after no result for 4 x scheduler.unitStallMs');
   const stalledUnits = meter.counter('herald_scheduler_stalled_units_total', 'Units run again from their checkpoint after no progress for scheduler.unitStallMs');
   const metrics = schedulerMetrics(meter);
   /** Tasks whose first confirmed batch was seen (or that had one when this scheduler got them). */
@@ -164,6 +177,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     owned.delete(taskId);
     units.delete(taskId);
     stalls.forget(taskId);
+    preprocessStalls.forget(taskId);
     scheduled.delete(taskId);
     active.delete(taskId);
     lastReportAt.delete(taskId);
@@ -323,11 +337,14 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       await runUnits(sending, existing);
       return;
     }
-    const preprocessing = await transition(task, 'admit');
-    await deps.toDispatcher.send({
+    await requestPreprocess(await transition(task, 'admit'));
+  }
+
+  function requestPreprocess(task: Task): Promise<void> {
+    return deps.toDispatcher.send({
       kind: 'preprocess.request',
       taskId: task.id,
-      epoch: preprocessing.epoch,
+      epoch: task.epoch,
       listId: task.listId,
       accountId: task.accountId,
       contentCrc: task.contentCrc,
@@ -412,6 +429,18 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
    * lost with a process's queue.
    */
   async function rerunStalled(now: number): Promise<void> {
+    for (const task of [...owned.values()]) {
+      if (task.state !== 'PREPROCESSING' || !preprocessStalls.isStalled(task.id, -1, task.epoch, now)) continue;
+      const stored = await store.getTask(task.id);
+      if (stored === undefined || stored.epoch !== task.epoch) {
+        logger.warn('lost ownership of a task; dropping it', { taskId: task.id, epoch: task.epoch, current: stored?.epoch, owner: stored?.owner });
+        forget(task.id);
+        continue;
+      }
+      preprocessRetries.inc();
+      logger.warn('pre-processing gave no result; asking again', { taskId: task.id, epoch: task.epoch, stallMs: config.scheduler.unitStallMs * 4 });
+      await requestPreprocess(task);
+    }
     for (const [taskId, list] of units) {
       const task = owned.get(taskId);
       if (task === undefined || task.state !== 'SENDING') continue;
@@ -507,6 +536,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     active.delete(taskId);
     units.delete(taskId);
     stalls.forget(taskId);
+    preprocessStalls.forget(taskId);
     const task = owned.get(taskId);
     if (task && taskMachine.isTerminal(task.state)) forget(taskId);
   }

@@ -1,0 +1,113 @@
+import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { ErrorCodes, HeraldError, isHeraldError, ListFlags } from '@herald/core';
+import { writeRecipientListFile, type ListRepository } from '@herald/audience';
+import { decodeMessage, encodeMessage, type PreprocessResult } from '@herald/transport';
+
+type Done = Extract<PreprocessResult, { ok: true }>;
+
+/**
+ * Pre-processing happens once per task, however often it is asked for.
+ *
+ * A scheduler asks again when no result came (the dispatcher died mid-way,
+ * or the result was lost with a link), and the first run may still be going,
+ * on this dispatcher or another one sharing the list storage. Two runs of the
+ * chain need not agree (a frequency filter reads counters that the first
+ * run's deliveries move), and units may already stream from the first run's
+ * filtered list, so a second run must never replace it. So the filtered list
+ * `f_<taskId>` and its outcome record `f_<taskId>.outcome` (the result frame,
+ * transport codec) are published without clobbering (a hard link, which fails
+ * when the name exists), list first, outcome second:
+ *
+ * - an outcome on record: the task was pre-processed; answer it again;
+ * - our list linked first: write the outcome, answer it;
+ * - a list already there: another run published first; wait up to `waitMs`
+ *   for its outcome and answer that. None by then means that run died between
+ *   its two writes, before any result was sent, so nothing streams from its
+ *   list: ours replaces it.
+ */
+export class PreprocessOutcomes {
+  constructor(
+    private readonly lists: ListRepository,
+    private readonly waitMs = 10_000,
+  ) {}
+
+  /** The task's recorded outcome, answered under `epoch` (the asking owner's). */
+  async read(taskId: number, epoch: number): Promise<Done | undefined> {
+    let frame: Buffer;
+    try {
+      frame = await readFile(this.outcomePath(taskId));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    let message;
+    try {
+      message = decodeMessage(frame);
+    } catch (error) {
+      const code = isHeraldError(error) ? error.code : ErrorCodes.FRAME_MALFORMED;
+      throw new HeraldError(code, `the pre-processing outcome of task ${taskId} (${this.outcomePath(taskId)}) is unreadable: ${(error as Error).message}`, { cause: error, details: { taskId } });
+    }
+    if (message.kind !== 'preprocess.result' || !message.ok || message.taskId !== taskId) {
+      throw new HeraldError(ErrorCodes.FRAME_MALFORMED, `the pre-processing outcome of task ${taskId} (${this.outcomePath(taskId)}) is not a successful result of that task`, { details: { taskId } });
+    }
+    return { ...message, epoch };
+  }
+
+  /**
+   * Publishes this run's filtered list and result unless another run of the
+   * task published first; answers whichever outcome is on record then.
+   */
+  async publish(kept: Uint32Array, result: Done): Promise<Done> {
+    const { taskId, epoch } = result;
+    const listPath = this.lists.pathOf(result.filteredListId);
+    const runPath = `${listPath}.${process.pid}.${randomBytes(4).toString('hex')}.run`;
+    await writeRecipientListFile(runPath, kept, ListFlags.SORTED | ListFlags.UNIQUE);
+    try {
+      if (!(await linkUnlessTaken(runPath, listPath))) {
+        const first = await this.waitForOutcome(taskId, epoch);
+        if (first !== undefined) return first;
+        await rename(runPath, listPath); // the first run died before its outcome: nothing streams from its list
+      }
+      await this.record(result);
+      return result;
+    } finally {
+      await unlink(runPath).catch(() => undefined);
+    }
+  }
+
+  private async record(result: Done): Promise<void> {
+    const path = this.outcomePath(result.taskId);
+    const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    await writeFile(temp, encodeMessage(result), { flush: true });
+    try {
+      await rename(temp, path);
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  private async waitForOutcome(taskId: number, epoch: number): Promise<Done | undefined> {
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const outcome = await this.read(taskId, epoch);
+      if (outcome !== undefined || Date.now() >= deadline) return outcome;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private outcomePath(taskId: number): string {
+    return this.lists.pathOf(`f_${taskId}`).replace(/\.hrl$/, '.outcome');
+  }
+}
+
+/** Links `from` as `to` unless `to` exists (false then): an atomic create-if-absent. */
+async function linkUnlessTaken(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
