@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@herald/core';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './services/process-util';
 import { TEST_AUTH_OPTIONS } from './access-tokens';
@@ -236,9 +236,25 @@ export class ProcessCluster {
     return new Kafka({ clientId: `test-${this.names.topicPrefix}`, brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
   }
 
-  /** Output of every process, for failure messages. */
+  /** Output of every process, for failure messages: the last 3,000 characters of each. */
   logs(): string {
     return this.processes.map((p) => `--- ${p.tier} ${p.id}\n${p.output.slice(-3000)}`).join('\n');
+  }
+
+  /**
+   * Writes each process's whole output to `<dir>/<n>-<tier>-<id>.log` (n: the
+   * order it started in, so a restarted process keeps each life's log) and
+   * returns the files written.
+   */
+  async writeLogs(dir: string): Promise<string[]> {
+    await mkdir(dir, { recursive: true });
+    return Promise.all(
+      this.processes.map(async (p, n) => {
+        const file = join(dir, `${String(n + 1).padStart(2, '0')}-${p.tier}-${p.id}.log`);
+        await writeFile(file, p.output);
+        return file;
+      }),
+    );
   }
 }
 

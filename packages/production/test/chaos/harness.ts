@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
 import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
@@ -241,6 +242,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       seconds: (Date.now() - began) / 1000,
       ...(problems.length > 0 ? { logs: cluster.logs() } : {}),
     };
+    if (problems.length > 0) {
+      // Whole logs outlive the run's directory: the summary keeps only each process's last lines.
+      const logDir = join(process.env.HERALD_CHAOS_LOG_DIR ?? tmpdir(), `herald-chaos-logs-${options.seed}-${Date.now()}`);
+      const files = await cluster.writeLogs(logDir);
+      log(`whole logs of the ${files.length} process lives: ${logDir}`);
+    }
     for (const v of verdicts) {
       log(`task ${v.taskId} ${v.state}: list ${v.list} = delivered ${v.delivered} + offline ${v.offline} + filtered ${v.filtered}; lost ${v.lost}, extra ${v.extra}; repeats ${v.repeats} in ${v.repeatedBatches} batches (bound ${v.repeatBound}), on several executors ${v.onSeveralExecutors}`);
     }
