@@ -84,6 +84,11 @@ export type { TaskRecordRules, CompiledTaskQuery } from './task/validate';
 export { scheduleScore, SCORE } from './schedule/score';
 export type { ScoreInput } from './schedule/score';
 export { PriorityQueue } from './schedule/priority-queue';
+// Load-aware dispatch: a task's needs from its size and speed, placed on the executor hosts' latest load reports.
+export { planDispatch, needsOf } from './dispatch/plan-dispatch';
+export type { DispatchInput, DispatchNeeds, DispatchPlan, DispatchReason, DispatchTask, UnitPlacement } from './dispatch/plan-dispatch';
+export { freshLoads } from './dispatch/host-load';
+export type { HostLoad, ReceivedLoad } from './dispatch/host-load';
 
 export { HashRing } from './ring/hash-ring';
 export { murmur3 } from './ring/murmur3';
@@ -252,7 +257,7 @@ export type { AccountStore } from './ports/account-store';
 
 export { compileConfig } from './config/compile';
 export { DEFAULTS } from './config/options';
-export type { CampaignsConfig, AccountsConfig, AudiencesConfig } from './config/options';
+export type { CampaignsConfig, AccountsConfig, AudiencesConfig, LoadConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 export type { BandwidthConfig, BandwidthTraffic } from './config/options';
 

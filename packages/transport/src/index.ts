@@ -38,6 +38,7 @@ export type {
   UnitBatch,
   UnitProgressMessage,
   UserLogins,
+  HostLoadMessage,
   AptaEnvelope,
 } from './messages/types';
 

@@ -30,6 +30,7 @@ const EXPECTED_DEFAULTS = {
   },
   delivery: { kind: 'file' },
   frequency: { enabled: false, policy: compileFrequencyPolicy() },
+  load: { reportIntervalMs: 1000, maxReportAgeMs: 3000, senderSlots: 4, nicBytesPerSecond: 125_000_000, memoryBytesPerRecipient: 64, cpuMicrosPerRecipient: 20, nicBytesPerRecipient: 512, globalSpeedSharePercent: 50 },
   production: null,
 };
 
@@ -151,6 +152,7 @@ describe('compileConfig', () => {
       audiences: { maxRunningJobs: 64, jobRetentionMs: 1000, pageSize: 1, followEvents: true, followerCopyThreshold: 0 },
       accounts: { defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 14_400_000 }, clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 }, utcOffsetMinutes: 480 },
       delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { 'x-herald': '1' } } },
+      load: { reportIntervalMs: 100, maxReportAgeMs: 100, senderSlots: 1, nicBytesPerSecond: 1, memoryBytesPerRecipient: 1, cpuMicrosPerRecipient: 1, nicBytesPerRecipient: 1, globalSpeedSharePercent: 100 },
     };
     // frequency compiles into a policy, not back into its options: compile-frequency.test.ts.
     const { uinLimit, production, frequency, ...rest } = compileConfig(options);
@@ -212,6 +214,12 @@ describe('compileConfig', () => {
     ['audiences unknown key', { audiences: { jobs: 1 } }, 'audiences.jobs'],
     ['audiences.followEvents "yes"', { audiences: { followEvents: 'yes' } }, 'audiences.followEvents'],
     ['audiences.followerCopyThreshold -1', { audiences: { followerCopyThreshold: -1 } }, 'audiences.followerCopyThreshold'],
+    ['load not an object', { load: 3 }, 'load'],
+    ['load unknown key', { load: { speed: 1 } }, 'load.speed'],
+    ['load.maxReportAgeMs below the report interval', { load: { reportIntervalMs: 2000, maxReportAgeMs: 1999 } }, 'load.maxReportAgeMs'],
+    ['load.cpuMicrosPerRecipient 0', { load: { cpuMicrosPerRecipient: 0 } }, 'load.cpuMicrosPerRecipient'],
+    ['load.globalSpeedSharePercent over 100', { load: { globalSpeedSharePercent: 101 } }, 'load.globalSpeedSharePercent'],
+    ['load.senderSlots 0', { load: { senderSlots: 0 } }, 'load.senderSlots'],
     ['accounts.defaultLimits.dailyBroadcasts -1', { accounts: { defaultLimits: { dailyBroadcasts: -1 } } }, 'accounts.defaultLimits.dailyBroadcasts'],
     ['accounts.defaultLimits.dailyRecipients over 10^12', { accounts: { defaultLimits: { dailyRecipients: 10 ** 12 + 1 } } }, 'accounts.defaultLimits.dailyRecipients'],
     ['accounts.defaultLimits.minIntervalMs over a day', { accounts: { defaultLimits: { minIntervalMs: DAY + 1 } } }, 'accounts.defaultLimits.minIntervalMs'],

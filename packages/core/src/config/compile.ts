@@ -6,6 +6,7 @@ import { compileAuth } from './compile-auth';
 import { compileCampaigns } from './compile-campaigns';
 import { compileDelivery } from './compile-delivery';
 import { compileFrequency } from './compile-frequency';
+import { compileLoad } from './compile-load';
 import { compileManagement } from './compile-management';
 import { compileBandwidth } from './compile-bandwidth';
 import { compileProduction } from './compile-production';
@@ -21,7 +22,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -79,6 +80,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     campaigns: compileCampaigns(options),
     audiences: compileAudiences(options),
     accounts: compileAccounts(options),
+    load: compileLoad(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }

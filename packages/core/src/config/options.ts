@@ -255,6 +255,29 @@ export interface HeraldOptions {
     /** Serves the fault-injection routes (traffic cut) for tests and chaos runs. Never in production. Default false. */
     faults?: boolean;
   };
+  /**
+   * Load-aware dispatch (docs/scheduling.md "Load-aware dispatch"): what each
+   * executor reports about its host, and how a dispatcher turns a task's size
+   * and speed into needs and places its units.
+   */
+  load?: {
+    /** Executors: how often each reports its host's load to the dispatchers, ms. Default 1000. */
+    reportIntervalMs?: number;
+    /** Dispatchers: a report older than this is ignored (its host is not planned on), ms. Default 3000. */
+    maxReportAgeMs?: number;
+    /** Executors: units one executor counts as running at once at most (its sender slots). Default 4. */
+    senderSlots?: number;
+    /** Executors: what the host's NIC carries at most, bytes per second. Default 125,000,000 (1 Gbit/s). */
+    nicBytesPerSecond?: number;
+    /** Memory a task takes per recipient on the host sending it, bytes. Default 64. */
+    memoryBytesPerRecipient?: number;
+    /** CPU time a recipient takes to send, microseconds. Default 20. */
+    cpuMicrosPerRecipient?: number;
+    /** NIC bytes a recipient takes to send (message, headers, acknowledgement). Default 512. */
+    nicBytesPerRecipient?: number;
+    /** A task whose account may not set its speed sends at this share of the cluster's spare capacity, percent. Default 50. */
+    globalSpeedSharePercent?: number;
+  };
 }
 
 export type DeliveryConfig =
@@ -301,6 +324,17 @@ export interface AudiencesConfig {
   pageSize: number;
   followEvents: boolean;
   followerCopyThreshold: number;
+}
+
+export interface LoadConfig {
+  reportIntervalMs: number;
+  maxReportAgeMs: number;
+  senderSlots: number;
+  nicBytesPerSecond: number;
+  memoryBytesPerRecipient: number;
+  cpuMicrosPerRecipient: number;
+  nicBytesPerRecipient: number;
+  globalSpeedSharePercent: number;
 }
 
 export interface CampaignsConfig {
@@ -382,6 +416,7 @@ export interface HeraldConfig {
   campaigns: CampaignsConfig;
   audiences: AudiencesConfig;
   accounts: AccountsConfig;
+  load: LoadConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
 }
@@ -404,6 +439,16 @@ export const DEFAULTS = {
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
+  load: {
+    reportIntervalMs: 1000,
+    maxReportAgeMs: 3000,
+    senderSlots: 4,
+    nicBytesPerSecond: 125_000_000,
+    memoryBytesPerRecipient: 64,
+    cpuMicrosPerRecipient: 20,
+    nicBytesPerRecipient: 512,
+    globalSpeedSharePercent: 50,
+  },
   audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000, followerCopyThreshold: 10_000_000 },
   accounts: {
     defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0 },

@@ -32,6 +32,7 @@ export const KIND_IDS = {
   'unit.progress': 8,
   'user.logins': 9,
   apta: 10,
+  'host.load': 11,
 } as const satisfies Record<MessageKind, number>;
 
 export const HEADER_BYTES = 2;

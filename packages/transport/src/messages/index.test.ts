@@ -15,8 +15,12 @@ const samples: Message[] = [
   { kind: 'unit.progress', taskId: 8, epoch: 1, unitNo: 0, from: 0, to: 2, delivered: 1, offline: 1, done: true },
   { kind: 'user.logins', uins: Uint32Array.of(9, 10) },
   { kind: 'apta', message: { kind: 'lsr.request', requestId: 3, from: 's-1', incarnation: 1, seq: 2, state: 'ONLINE', takesWork: true, table: [{ id: 'i-1', incarnation: 4, seq: 5, state: 'WORKING', takesWork: false }] } },
+  {
+    kind: 'host.load',
+    report: { executorId: 'e', sentAt: 1, cpuCores: 2, cpuBusyPermille: 3, memTotalBytes: 5, memAvailableBytes: 4, nicCapacityBytesPerSecond: 7, nicBytesPerSecond: 6, senderSlots: 4, senderSlotsFree: 1 },
+  },
 ];
-const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10];
+const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11];
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -48,7 +52,7 @@ describe('encodeMessage / decodeMessage', () => {
   });
 
   it('rejects unknown kinds', () => {
-    for (const kind of ['00', '0b', '63', 'ff']) {
+    for (const kind of ['00', '0c', '63', 'ff']) {
       expect(frameErrorCode(() => decodeMessage(hex(`${kind} 01 2a00000000000000`)))).toBe('FRAME_UNKNOWN_KIND');
     }
   });

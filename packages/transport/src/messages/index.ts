@@ -16,6 +16,7 @@ import * as unitProgress from './unit-progress';
 import * as unitRun from './unit-run';
 import * as userLogins from './user-logins';
 import * as apta from './apta';
+import * as hostLoad from './host-load';
 import type { Message } from './types';
 
 const DECODERS = new Map<number, (frame: Buffer) => Message>([
@@ -29,6 +30,7 @@ const DECODERS = new Map<number, (frame: Buffer) => Message>([
   [KIND_IDS['unit.progress'], unitProgress.decode],
   [KIND_IDS['user.logins'], userLogins.decode],
   [KIND_IDS.apta, apta.decode],
+  [KIND_IDS['host.load'], hostLoad.decode],
 ]);
 
 export function encodeMessage(msg: Message): Buffer {
@@ -53,6 +55,8 @@ export function encodeMessage(msg: Message): Buffer {
       return userLogins.encode(msg);
     case 'apta':
       return apta.encode(msg);
+    case 'host.load':
+      return hostLoad.encode(msg);
     default:
       throw new FrameError('FRAME_UNKNOWN_KIND', `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`);
   }

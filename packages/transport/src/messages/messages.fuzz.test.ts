@@ -39,6 +39,14 @@ const removed = fc.record(Object.fromEntries(FILTER_REASONS.map((reason) => [rea
   requiredKeys: [],
 });
 
+/** A load report: every field anywhere in its wire range, within the "at most" rules of host-load.ts. */
+const hostLoad = fc
+  .record({ executorId: str, sentAt: u64, cpuCores: u32, cpuBusyPermille: fc.integer({ min: 0, max: 1000 }), memTotalBytes: u64, memAvailable: u64, nicCapacityBytesPerSecond: u64, nicBytesPerSecond: u64, senderSlots: u32, free: u32 })
+  .map(({ memAvailable, free, ...r }) => ({
+    kind: 'host.load' as const,
+    report: { ...r, memAvailableBytes: Math.min(memAvailable, r.memTotalBytes), senderSlotsFree: Math.min(free, r.senderSlots) },
+  }));
+
 /** Every kind, with every field anywhere in the range its wire type carries. */
 const messageArb: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ kind: fc.constant('task.submitted' as const), taskId: u64 }),
@@ -72,6 +80,7 @@ const messageArb: fc.Arbitrary<Message> = fc.oneof(
   }),
   fc.record({ kind: fc.constant('user.logins' as const), uins: uins(1) }),
   fc.record({ kind: fc.constant('apta' as const), message: aptaMessage }),
+  hostLoad,
 );
 
 /** A copy of the frame at an odd byte offset of its own buffer (as a frame inside a larger receive buffer may be). */

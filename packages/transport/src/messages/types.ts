@@ -1,4 +1,4 @@
-import type { AptaMessage, FilterReason } from '@herald/core';
+import type { AptaMessage, FilterReason, HostLoad } from '@herald/core';
 
 /**
  * Every message that crosses a ZeroMQ socket between tiers. Each kind has its
@@ -14,6 +14,7 @@ import type { AptaMessage, FilterReason } from '@herald/core';
  *   executor   -> scheduler   unit.progress
  *   presence   -> executor    user.logins  (users who came online: walk their offline lists)
  *   member    <-> member      apta         (membership between schedulers and interfaces: docs/apta.md)
+ *   executor   -> dispatcher  host.load    (every load.reportIntervalMs: its host's load and free sender slots)
  */
 
 export interface TaskSubmitted {
@@ -132,6 +133,12 @@ export interface AptaEnvelope {
   message: AptaMessage;
 }
 
+/** An executor host's load report (core's HostLoad), planned on by the dispatchers. */
+export interface HostLoadMessage {
+  kind: 'host.load';
+  report: HostLoad;
+}
+
 export type Message =
   | TaskSubmitted
   | TaskCommand
@@ -142,6 +149,7 @@ export type Message =
   | UnitBatch
   | UnitProgressMessage
   | UserLogins
-  | AptaEnvelope;
+  | AptaEnvelope
+  | HostLoadMessage;
 
 export type MessageKind = Message['kind'];
