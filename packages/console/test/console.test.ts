@@ -122,6 +122,25 @@ describe('operator console in headless Chromium', () => {
     await errorOf('title').waitFor({ state: 'detached' });
   });
 
+  it('previews a personalised message as the server renders it for a sample user, and shows where a bad template fails', async () => {
+    await page.getByRole('link', { name: 'Tasks' }).first().click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.getByRole('heading', { name: 'New broadcast' }).waitFor();
+    await page.getByLabel('Title', { exact: true }).fill('For {{uin}}');
+    await page.getByLabel('Message', { exact: true }).fill('Hello {{region|default:"there"}}!');
+    await page.getByLabel('Personalised').check();
+    await page.getByLabel('Sample user').fill('42');
+    const preview = page.getByLabel('message preview');
+    // The operator's preview takes the defaults: user attributes are for admins.
+    await preview.getByText('Hello there!').waitFor();
+    expect(await preview.locator('.msg-title').innerText()).toBe('For 42');
+    await page.getByText('with the defaults').waitFor();
+    await screenshot(page, '12-personalised-preview');
+    await page.getByLabel('Message', { exact: true }).fill('Hello {{name}}');
+    await page.getByText("content.body template, position 8: unknown variable 'name'").waitFor();
+  });
+
   let firstTaskId: number;
 
   it('uploads a list with a progress bar, creates a broadcast and sees it complete with the right counts', async () => {

@@ -122,6 +122,15 @@ describe('new broadcast form', () => {
     expect(toCreateBody({ ...form, title: ' ', durationHours: '' })).toEqual({ accountId: 'acme', listId: 'l1', content: { body: 'B' }, priority: 'realtime' });
   });
 
+  it('marks a personalised broadcast as a template and checks its sample uin', () => {
+    const form = { ...emptyForm('acme'), listId: 'l1', body: 'Hi {{region}}', personalised: true };
+    expect(toCreateBody(form).content).toEqual({ body: 'Hi {{region}}', template: true });
+    expect(validateBroadcast({ ...form, sampleUin: '42' }, now)).toEqual({});
+    expect(validateBroadcast({ ...form, sampleUin: '-1' }, now).sampleUin).toContain('uin');
+    expect(validateBroadcast({ ...form, sampleUin: '4294967296' }, now).sampleUin).toContain('uin');
+    expect(validateBroadcast({ ...form, personalised: false, sampleUin: 'x' }, now)).toEqual({});
+  });
+
   it('puts server errors on the field they name, from the field or from a schema message', () => {
     expect(formFieldOf('content.body')).toBe('body');
     expect(formFieldOf('ttlSeconds')).toBe('durationHours');

@@ -139,6 +139,14 @@ export interface FiringPage {
   nextCursor: number | null;
 }
 
+/** GET /api/v1/templates/preview: a content template rendered for one uin (docs/delivery.md). */
+export interface TemplatePreview {
+  uin: number;
+  content: { body: string; title?: string };
+  /** store: the user's attributes; none: no such user in the store; defaults: an operator's preview (attributes are for admins). */
+  attributes: 'store' | 'none' | 'defaults';
+}
+
 export interface CronPreview {
   cron: string;
   timeZone: string;

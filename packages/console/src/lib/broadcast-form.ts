@@ -11,6 +11,10 @@ export interface BroadcastForm {
   listId: string;
   title: string;
   body: string;
+  /** Personalised: title and body are templates filled per recipient (docs/delivery.md). */
+  personalised: boolean;
+  /** The uin the personalised preview renders for. */
+  sampleUin: string;
   when: 'now' | 'at';
   /** A datetime-local value (YYYY-MM-DDTHH:mm), read in the browser's time zone. */
   sendAt: string;
@@ -30,6 +34,8 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   listId: '',
   title: '',
   body: '',
+  personalised: false,
+  sampleUin: '',
   when: 'now',
   sendAt: '',
   priority: 'normal',
@@ -47,6 +53,7 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
   if (form.listId === '') errors.listId = form.audience === 'list' ? 'Upload a recipient list first.' : 'Build the audience first.';
   if (form.title.length > MAX_TITLE) errors.title = `At most ${MAX_TITLE} characters (${form.title.length} now).`;
   if (form.body.trim() === '') errors.body = 'Write the message text.';
+  if (form.personalised && form.sampleUin.trim() !== '' && !isUin(form.sampleUin)) errors.sampleUin = 'A uin: a whole number from 0 to 4294967295.';
   if (form.when === 'at') {
     const at = parseLocal(form.sendAt);
     if (at === null) errors.sendAt = 'Pick a date and time.';
@@ -66,6 +73,11 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
   return errors;
 }
 
+/** True for a uin typed as decimal digits, in [0, 2^32). */
+export function isUin(text: string): boolean {
+  return /^\d{1,10}$/.test(text.trim()) && Number(text) < 2 ** 32;
+}
+
 /** A datetime-local value as epoch ms in the browser's zone, or null. */
 export function parseLocal(value: string): number | null {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return null;
@@ -76,7 +88,7 @@ export function parseLocal(value: string): number | null {
 export interface CreateTaskBody {
   accountId: string;
   listId: string;
-  content: { body: string; title?: string };
+  content: { body: string; title?: string; template?: true };
   priority: PriorityClass;
   sendAt?: string;
   ttlSeconds?: number;
@@ -90,6 +102,7 @@ export function toCreateBody(form: BroadcastForm): CreateTaskBody {
     content: form.title.trim() === '' ? { body: form.body } : { title: form.title, body: form.body },
     priority: form.priority,
   };
+  if (form.personalised) body.content.template = true;
   if (form.when === 'at') body.sendAt = new Date(parseLocal(form.sendAt)!).toISOString();
   if (form.durationHours.trim() !== '') body.ttlSeconds = Math.round(Number(form.durationHours) * 3600);
   if (form.preDeliver) body.displayAt = new Date(parseLocal(form.displayAt)!).toISOString();

@@ -1,10 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import type { Task } from '../api/types';
-import { ErrorBanner, Field, NotYet } from '../components/bits';
+import { ErrorBanner, Field } from '../components/bits';
+import { previewSource, TEMPLATE_VARIABLES, useTemplatePreview } from '../components/TemplatePreview';
 import { AudienceBuilder } from '../components/AudienceBuilder';
 import { ListUpload } from '../components/ListUpload';
-import { emptyForm, formFieldOf, toCreateBody, validateBroadcast, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
+import { emptyForm, formFieldOf, isUin, toCreateBody, validateBroadcast, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../hooks';
@@ -16,8 +17,8 @@ const AUDIENCES: [BroadcastForm['audience'], string][] = [
 ];
 
 /**
- * Creating a broadcast: audience, content with a preview, when, priority,
- * duration. Every check the console can make shows under its field before
+ * Creating a broadcast: audience, content with a preview (a personalised
+ * one rendered by the server for a sample user), when, priority, duration. Every check the console can make shows under its field before
  * anything is sent; the server's refusals land on the same fields.
  */
 export function NewBroadcast() {
@@ -55,6 +56,15 @@ export function NewBroadcast() {
       setBusy(false);
     }
   };
+
+  // A personalised message is previewed as the server renders it for the sample user; a plain one as typed.
+  const sampleOk = form.sampleUin.trim() === '' || isUin(form.sampleUin);
+  const template = useTemplatePreview(form.body, form.title, form.sampleUin, form.personalised && sampleOk);
+  const rendered = form.personalised ? template.preview?.content : undefined;
+  const shownTitle = rendered ? rendered.title : form.title;
+  const shownBody = rendered ? rendered.body : form.body;
+  const templateError = template.error?.message;
+  const templateHint = template.checking ? 'Rendering…' : template.preview ? `As user ${template.preview.uin} receives it, ${previewSource(template.preview)}.` : undefined;
 
   return (
     <section className="new-broadcast">
@@ -100,11 +110,21 @@ export function NewBroadcast() {
           <Field label="Message" htmlFor="body" error={errors.body}>
             <textarea id="body" rows={5} value={form.body} onChange={(e) => set('body', e.target.value)} />
           </Field>
-          <Field label="Preview" hint={<NotYet>personalised fields (a name per recipient) are not in this Herald; every recipient gets this text as written.</NotYet>}>
+          <Field label="Personalised" htmlFor="personalised" hint={<>Fill {'{{variables}}'} per recipient from their attributes: {TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(' ')}; a default for users without one: {'{{region|default:"there"}}'}.</>}>
+            <label className="check">
+              <input id="personalised" type="checkbox" checked={form.personalised} onChange={(e) => set('personalised', e.target.checked)} /> Fill in variables per recipient
+            </label>
+          </Field>
+          {form.personalised && (
+            <Field label="Sample user" htmlFor="sampleUin" error={errors.sampleUin} hint="The uin the preview is rendered for.">
+              <input id="sampleUin" className="short" inputMode="numeric" placeholder="uin" value={form.sampleUin} onChange={(e) => set('sampleUin', e.target.value)} />
+            </Field>
+          )}
+          <Field label="Preview" error={form.personalised ? templateError : undefined} hint={form.personalised ? templateHint : 'Every recipient gets this text as written.'}>
             <div className="preview" aria-label="message preview">
               <div className="preview-account">{form.accountId || 'account'}</div>
-              {form.title && <div className="msg-title">{form.title}</div>}
-              <div className="msg-body">{form.body || <span className="muted">Your message appears here.</span>}</div>
+              {shownTitle && <div className="msg-title">{shownTitle}</div>}
+              <div className="msg-body">{shownBody || <span className="muted">Your message appears here.</span>}</div>
             </div>
           </Field>
         </div>
