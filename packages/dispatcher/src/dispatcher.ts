@@ -1,13 +1,15 @@
-import { EpochFloor, isHeraldError, LATENCY_BUCKETS_SECONDS, noopLogger, noopMeter, type HeraldConfig, type Logger, type Meter } from '@herald/core';
+import { EpochFloor, isHeraldError, LATENCY_BUCKETS_SECONDS, noopLogger, noopMeter, systemClock, type Clock, type HeraldConfig, type Logger, type Meter, type ReceivedLoad } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
-import type { Message, PreprocessRequest, PreprocessResult, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
+import type { HostLoadMessage, Message, PreprocessRequest, PreprocessResult, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
+import { HostLoads } from './host-loads';
+import { planUnits } from './plan-units';
 import { preprocess } from './preprocess';
 import { readListRange } from './read-range';
 
 export interface DispatcherDeps {
   config: HeraldConfig;
-  /** Commands from the scheduler: preprocess.request, unit.run, task.halt. */
+  /** Commands from the scheduler: preprocess.request, unit.run, task.halt; and the executors' host.load reports. */
   inbox: PullChannel;
   toScheduler: PushChannel;
   /** The channel to each executor, by id (one PUSH per executor host). */
@@ -24,6 +26,8 @@ export interface DispatcherDeps {
   toRealtimeExecutor?: ReadonlyMap<string, PushChannel>;
   lists: ListRepository;
   filters: readonly RecipientFilter[];
+  /** Stamps each host.load report on arrival (what its age is counted from). Default: the system clock. */
+  clock?: Clock;
   logger?: Logger;
   meter?: Meter;
 }
@@ -33,6 +37,8 @@ export interface Dispatcher {
   readonly done: Promise<void>;
   /** Unit streams and pre-processing jobs running now (a drain waits for none). */
   busy(): number;
+  /** The latest host.load report of each executor, with when it arrived (this dispatcher's clock). */
+  loads(): ReceivedLoad[];
 }
 
 /** Tasks whose executors are remembered for forwarding a halt; past it the least recently streamed is forgotten. */
@@ -96,6 +102,12 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   /** Per task, the executors its streams here were sent to (LRU-bounded): where a closing halt is forwarded. */
   const targets = new Map<number, Set<string>>();
   const forwardedHalts = meter.counter('herald_dispatcher_forwarded_halts_total', 'task.halt messages forwarded to an executor\'s real-time inbox, so it drops the halted batches still queued');
+  const clock = deps.clock ?? systemClock;
+  /** Each executor's latest load report: the unit plans follow them (plan-units.ts). */
+  const hostLoads = new HostLoads();
+  const loadReports = meter.counter('herald_dispatcher_load_reports_total', 'host.load reports received from executors');
+  const unitPlans = meter.counter('herald_dispatcher_unit_plans_total', 'Tasks whose units were planned, by why they went where they did (one-host, split, short, or a fallback)', ['reason']);
+  const executorIds = [...deps.toExecutor.keys()];
   const running = new Set<Promise<void>>();
   let preprocessing: Promise<void> = Promise.resolve();
 
@@ -127,7 +139,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         config: deps.config,
         lists: deps.lists,
         filters: deps.filters,
-        executorLoads: () => [...deps.toExecutor.keys()].map((id) => ({ id, pending: 0 })),
+        planUnits: (taskId, count) => planUnits(taskId, count, { config: deps.config, executorIds, loads: hostLoads.latest(), now: clock.now(), logger, planned: (reason) => unitPlans.inc({ reason }) }),
         logger,
       });
       preprocessSeconds.observe((performance.now() - started) / 1000);
@@ -247,6 +259,13 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     }
   }
 
+  function recordLoad({ report }: HostLoadMessage): void {
+    loadReports.inc();
+    // Only the executors it can send to: so the book stays as small as the topology.
+    if (deps.toExecutor.has(report.executorId)) hostLoads.record(report, clock.now());
+    else logger.debug('host.load from an executor this dispatcher has no link to: ignored', { executorId: report.executorId });
+  }
+
   async function handle(message: Message): Promise<void> {
     switch (message.kind) {
       case 'preprocess.request':
@@ -262,6 +281,9 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       case 'task.halt':
         haltTask(message);
         return;
+      case 'host.load':
+        recordLoad(message);
+        return;
       default:
         logger.warn('dispatcher ignores a message not meant for it', { kind: message.kind });
     }
@@ -272,5 +294,5 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     for (const units of streams.values()) for (const stream of units.values()) stream.halted = true;
     await Promise.allSettled([...running]);
   })();
-  return { done, busy: () => running.size };
+  return { done, busy: () => running.size, loads: () => hostLoads.latest() };
 }

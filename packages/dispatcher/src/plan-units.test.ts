@@ -1,86 +1,46 @@
-import type { PlannedUnit } from '@herald/transport';
+import { compileConfig, type HostLoad, type Logger } from '@herald/core';
 import { planUnits } from './plan-units';
 
-/** Checks that the units tile [0, count) in order, without gaps or overlaps, each at most unitSize. */
-function expectTiling(units: PlannedUnit[], count: number, unitSize: number): void {
-  let next = 0;
-  for (const unit of units) {
-    expect(unit.start).toBe(next);
-    expect(unit.end).toBeGreaterThan(unit.start);
-    expect(unit.end - unit.start).toBeLessThanOrEqual(unitSize);
-    next = unit.end;
-  }
-  expect(next).toBe(count);
+const config = compileConfig({ dispatcher: { unitSize: 100 } });
+const NOW = 1_000_000;
+
+function idle(executorId: string, over: Partial<HostLoad> = {}): HostLoad {
+  return { executorId, sentAt: 0, cpuCores: 4, cpuBusyPermille: 0, memTotalBytes: 2 ** 30, memAvailableBytes: 2 ** 30, nicCapacityBytesPerSecond: 125_000_000, nicBytesPerSecond: 0, senderSlots: 4, senderSlotsFree: 4, ...over };
 }
 
-const one = [{ id: 'e1', pending: 0 }];
+function recorder() {
+  const lines: [level: string, message: string, fields: Record<string, unknown>][] = [];
+  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push([level, message, fields]);
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines };
+}
 
-describe('planUnits', () => {
-  it.each([
-    [10, 5],
-    [11, 5],
-    [4, 5],
-    [5, 5],
-    [1, 1],
-    [7, 1],
-    [1_000_003, 65_536],
-  ])('covers [0, %i) exactly with units of at most %i', (count, unitSize) => {
-    const units = planUnits(count, unitSize, one);
-    expect(units).toHaveLength(Math.ceil(count / unitSize));
-    expectTiling(units, count, unitSize);
-  });
-
-  it('cuts exact boundaries', () => {
-    expect(planUnits(11, 5, one)).toEqual([
-      { start: 0, end: 5, executorId: 'e1' },
-      { start: 5, end: 10, executorId: 'e1' },
-      { start: 10, end: 11, executorId: 'e1' },
-    ]);
-  });
-
-  it('plans no unit for no recipients', () => {
-    expect(planUnits(0, 5, one)).toEqual([]);
-  });
-
-  it('places each unit on the least-loaded executor, counting the units already placed', () => {
-    const units = planUnits(40, 10, [
-      { id: 'a', pending: 25 },
-      { id: 'b', pending: 0 },
-      { id: 'c', pending: 12 },
-    ]);
-    // b 0 -> 10 -> 20; then c (12) < b (20) -> c 22; then b (20) < c (22) < a (25).
-    expect(units.map((u) => u.executorId)).toEqual(['b', 'b', 'c', 'b']);
-    expectTiling(units, 40, 10);
-  });
-
-  it('spreads evenly over idle executors, the first listed winning a tie', () => {
-    const units = planUnits(60, 10, [
-      { id: 'a', pending: 0 },
-      { id: 'b', pending: 0 },
-      { id: 'c', pending: 0 },
-    ]);
-    expect(units.map((u) => u.executorId)).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
-  });
-
-  it('weighs pending loads against the units it places, and leaves the input untouched', () => {
-    const executors = [
-      { id: 'a', pending: 0 },
-      { id: 'b', pending: 5 },
+describe('planUnits (the dispatcher side of load-aware dispatch)', () => {
+  it('places the task on the host its load says fits, and says why', () => {
+    const { logger, lines } = recorder();
+    const reasons: string[] = [];
+    const loads = [
+      { report: idle('e1', { cpuBusyPermille: 900 }), receivedAt: NOW - 100 },
+      { report: idle('e2'), receivedAt: NOW - 100 },
     ];
-    // a 0 -> 10; then b (5) < a (10) -> b 15; then a (10) < b (15).
-    expect(planUnits(23, 10, executors).map((u) => [u.executorId, u.end - u.start])).toEqual([
-      ['a', 10],
-      ['b', 10],
-      ['a', 3],
+    const units = planUnits(7, 250, { config, executorIds: ['e1', 'e2'], loads, now: NOW, logger, planned: (r) => reasons.push(r) });
+    expect(units).toEqual([
+      { start: 0, end: 100, executorId: 'e2' },
+      { start: 100, end: 200, executorId: 'e2' },
+      { start: 200, end: 250, executorId: 'e2' },
     ]);
-    expect(executors).toEqual([
-      { id: 'a', pending: 0 },
-      { id: 'b', pending: 5 },
-    ]);
+    expect(reasons).toEqual(['one-host']);
+    expect(lines).toEqual([['info', 'units planned by load', expect.objectContaining({ taskId: 7, count: 250, reason: 'one-host', hosts: ['e2'], units: 3 })]]);
   });
 
-  it('throws a RangeError when there is no executor', () => {
-    expect(() => planUnits(10, 5, [])).toThrow(RangeError);
-    expect(() => planUnits(0, 5, [])).toThrow(RangeError);
+  it('warns, with the reason, when it cannot follow the loads (no fresh report)', () => {
+    const { logger, lines } = recorder();
+    const loads = [{ report: idle('e1'), receivedAt: NOW - config.load.maxReportAgeMs - 1 }];
+    const units = planUnits(8, 200, { config, executorIds: ['e1', 'e2'], loads, now: NOW, logger });
+    expect(units.map((u) => u.executorId)).toEqual(['e1', 'e2']);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]![0]).toBe('warn');
+    expect(lines[0]![1]).toMatch(/no executor reported its load within load.maxReportAgeMs/);
+    expect(lines[0]![2]).toMatchObject({ taskId: 8, reason: 'no-fresh-report' });
   });
 });

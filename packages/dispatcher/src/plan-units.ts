@@ -1,26 +1,45 @@
+import { planDispatch, type HeraldConfig, type Logger, type ReceivedLoad } from '@herald/core';
 import type { PlannedUnit } from '@herald/transport';
 
-export interface ExecutorLoad {
-  id: string;
-  /** Recipients currently queued on the executor's host (its manager's report). */
-  pending: number;
+export interface UnitPlanContext {
+  config: HeraldConfig;
+  /** The executors this dispatcher can send to, in a stable order. */
+  executorIds: readonly string[];
+  /** The latest report per executor (HostLoads). */
+  loads: readonly ReceivedLoad[];
+  now: number;
+  logger: Logger;
+  /** Counts each plan by its reason (herald_dispatcher_unit_plans_total). */
+  planned?: (reason: string) => void;
 }
 
+/** Fallbacks an operator should hear about: the plan could not follow the loads. */
+const FALLBACKS: Record<string, string> = {
+  'no-fresh-report': 'no executor reported its load within load.maxReportAgeMs: units split evenly over every executor',
+  'no-free-slot': 'every executor reporting its load has no free sender slot: units split evenly over them',
+  saturated: 'no executor has spare CPU, NIC or memory: units split evenly over those with a free slot',
+  short: 'the executors together cannot meet the estimated need: units spread over all with spare capacity',
+};
+
 /**
- * Splits `count` recipients into units of at most `unitSize` and places each
- * on the least-loaded executor, counting the units already placed, so one host
- * gets the whole task when it is small and the work spreads when it is not.
+ * A task's execution units over the executors by their hosts' load (core
+ * planDispatch; docs/scheduling.md "Load-aware dispatch"). The task model has
+ * no speed of its own yet, so every task counts as one whose account may not
+ * set one: its speed is a share of the cluster's spare capacity.
  */
-export function planUnits(count: number, unitSize: number, executors: readonly ExecutorLoad[]): PlannedUnit[] {
-  if (executors.length === 0) throw new RangeError('no executor to plan units on');
-  const load = new Map(executors.map((e) => [e.id, e.pending]));
-  const units: PlannedUnit[] = [];
-  for (let start = 0; start < count; start += unitSize) {
-    const end = Math.min(count, start + unitSize);
-    let best = executors[0]!.id;
-    for (const { id } of executors) if (load.get(id)! < load.get(best)!) best = id;
-    load.set(best, load.get(best)! + (end - start));
-    units.push({ start, end, executorId: best });
-  }
-  return units;
+export function planUnits(taskId: number, count: number, context: UnitPlanContext): PlannedUnit[] {
+  const plan = planDispatch({
+    task: { count, maySetSpeed: false },
+    unitSize: context.config.dispatcher.unitSize,
+    executorIds: context.executorIds,
+    loads: context.loads,
+    now: context.now,
+    config: context.config.load,
+  });
+  context.planned?.(plan.reason);
+  const fields = { taskId, count, reason: plan.reason, hosts: plan.hosts, units: plan.units.length, speed: plan.speed, needs: plan.needs };
+  const fallback = FALLBACKS[plan.reason];
+  if (fallback === undefined) context.logger.info('units planned by load', fields);
+  else context.logger.warn(`units planned without load: ${fallback}`, fields);
+  return plan.units;
 }

@@ -5,6 +5,7 @@ import { makeTempDir, newTask, rejectsWithCode, type TempDir } from '@herald/tes
 import type { PreprocessRequest } from '@herald/transport';
 import { buildFilterChain } from './filters/chain';
 import { filteredListIdOf, preprocess, type PreprocessDeps } from './preprocess';
+import { planUnits } from './plan-units';
 import { readListRange } from './read-range';
 import { storeLedger } from './sources';
 
@@ -55,10 +56,8 @@ function deps(overrides: Partial<PreprocessDeps> = {}): PreprocessDeps {
       },
       ledger: storeLedger(ledgerStore([{ id: 3, filteredListId: 'f_3' }]), lists, config.uinLimit),
     }),
-    executorLoads: () => [
-      { id: 'e1', pending: 0 },
-      { id: 'e2', pending: 1 },
-    ],
+    // No load report yet: an even split over both executors (plan-units.test.ts covers the plans by load).
+    planUnits: (taskId, count) => planUnits(taskId, count, { config, executorIds: ['e1', 'e2'], loads: [], now: 0, logger: noopLogger }),
     logger: noopLogger,
     ...overrides,
   };
@@ -83,8 +82,8 @@ describe('preprocess', () => {
       removed: { duplicate: 3, blacklisted: 2, already_sent: 2 },
       units: [
         { start: 0, end: 2, executorId: 'e1' },
-        { start: 2, end: 4, executorId: 'e2' },
-        { start: 4, end: 5, executorId: 'e1' },
+        { start: 2, end: 3, executorId: 'e1' },
+        { start: 3, end: 5, executorId: 'e2' },
       ],
     });
 
@@ -103,7 +102,7 @@ describe('preprocess', () => {
       for await (const batch of readListRange(path, unit.start, unit.end, config.dispatcher.batchSize)) uins.push(...batch);
       perUnit.push(uins);
     }
-    expect(perUnit).toEqual([[3, 42], [50, 900], [1000]]);
+    expect(perUnit).toEqual([[3, 42], [50], [900, 1000]]);
   });
 
   it('pre-processes a task once: asked again, it answers the first result and keeps its list, under the asking epoch', async () => {

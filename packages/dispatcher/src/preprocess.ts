@@ -1,10 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { radixSortUint32, type HeraldConfig, type Logger } from '@herald/core';
 import { loadRecipientList, type ListRepository } from '@herald/audience';
-import type { PreprocessRequest, PreprocessResult } from '@herald/transport';
+import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/transport';
 import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
-import { planUnits, type ExecutorLoad } from './plan-units';
 import { PreprocessOutcomes } from './preprocess-outcome';
 
 export interface PreprocessDeps {
@@ -17,7 +16,8 @@ export interface PreprocessDeps {
    * @defaultValue the machine's cores (os.availableParallelism())
    */
   filterWorkers?: number;
-  executorLoads(): ExecutorLoad[];
+  /** The task's execution units over `count` filtered recipients (the dispatcher plans them by load: plan-units.ts). */
+  planUnits(taskId: number, count: number): PlannedUnit[];
   logger: Logger;
 }
 
@@ -48,7 +48,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers })
       : await runFilterChain(radixSortUint32(uins), deps.filters, context);
-  const units = planUnits(kept.length, deps.config.dispatcher.unitSize, deps.executorLoads());
+  const units = deps.planUnits(request.taskId, kept.length);
   const result = await outcomes.publish(kept, { kind: 'preprocess.result', ok: true, taskId: request.taskId, epoch: request.epoch, filteredListId: filteredListIdOf(request.taskId), total, kept: kept.length, removed, units });
   deps.logger.info('pre-processed', { taskId: request.taskId, total: result.total, kept: result.kept, removed: result.removed, units: result.units.length });
   return result;

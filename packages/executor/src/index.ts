@@ -26,3 +26,5 @@ export type { PacingOptions } from './pacer';
 export { MemoryConfirmedBatchLog, MAX_CONFIRMED_UNITS } from './memory-confirmed-batch-log';
 export { Personaliser } from './personalise';
 export { watchOfflineStoreSize } from './offline-size';
+export { createHostSampler, createUnitSlots, readProcCounters, startLoadReporter, UNIT_IDLE_MS } from './host-load';
+export type { HostSample, LoadReporter, LoadReporterDeps, ProcCounters, UnitSlots } from './host-load';

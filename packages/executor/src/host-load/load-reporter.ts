@@ -1,0 +1,65 @@
+import { isHeraldError, noopLogger, systemClock, type Clock, type LoadConfig, type Logger } from '@herald/core';
+import type { HostLoadMessage } from '@herald/transport';
+import type { HostSample } from './host-sampler';
+
+export interface LoadReporterDeps {
+  executorId: string;
+  config: LoadConfig;
+  /** The host's CPU, memory and NIC now (createHostSampler over readProcCounters in both profiles). */
+  sample(): Promise<HostSample>;
+  /** The executor's free sender slots now (watchUnitSlots). */
+  freeSlots(): number;
+  /** Hands the report to every dispatcher; a rejection is logged, the next interval tries again. */
+  send(message: HostLoadMessage): Promise<void>;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface LoadReporter {
+  /** Stops the timer; a report on its way finishes. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The host manager's report loop (DESIGN "Executor": a manager per host
+ * reports load): every load.reportIntervalMs one host.load to the
+ * dispatchers, the first at once. A report still being sent when the next
+ * is due makes that one skip: a dispatcher that does not read must never
+ * pile up reports that are stale when they arrive.
+ */
+export function startLoadReporter(deps: LoadReporterDeps): LoadReporter {
+  const logger = deps.logger ?? noopLogger;
+  const clock = deps.clock ?? systemClock;
+  let inFlight: Promise<void> | undefined;
+  const report = async () => {
+    try {
+      const host = await deps.sample();
+      const senderSlots = deps.config.senderSlots;
+      await deps.send({
+        kind: 'host.load',
+        report: {
+          executorId: deps.executorId,
+          sentAt: clock.now(),
+          ...host,
+          nicCapacityBytesPerSecond: deps.config.nicBytesPerSecond,
+          senderSlots,
+          senderSlotsFree: Math.min(senderSlots, deps.freeSlots()),
+        },
+      });
+    } catch (error) {
+      logger.debug('load report not sent', { executorId: deps.executorId, code: isHeraldError(error) ? error.code : 'INTERNAL', error: String(error) });
+    }
+  };
+  const tick = () => {
+    if (inFlight !== undefined) return;
+    inFlight = report().finally(() => (inFlight = undefined));
+  };
+  tick();
+  const timer = setInterval(tick, deps.config.reportIntervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
+}
