@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, type ApiError } from './api/client';
 
 /**
  * Loads something from the API and reloads it every `intervalMs` (0: once)
@@ -64,4 +65,34 @@ export function useTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · Herald`;
   }, [title]);
+}
+
+/**
+ * A server-side check of what the operator is typing: GETs `path` a moment
+ * (300 ms) after it stops changing, dropping the answer to anything typed
+ * over since. `path` undefined: nothing to check (the state clears).
+ */
+export function useTypedCheck<T>(path: string | undefined): { preview?: T; error?: ApiError; checking: boolean } {
+  const [state, setState] = useState<{ preview?: T; error?: ApiError; checking: boolean }>({ checking: false });
+  useEffect(() => {
+    if (path === undefined) {
+      setState({ checking: false });
+      return;
+    }
+    const controller = new AbortController();
+    setState((s) => ({ ...s, checking: true }));
+    const timer = setTimeout(() => {
+      api<T>('GET', path, undefined, controller.signal).then(
+        (preview) => setState({ preview, checking: false }),
+        (error) => {
+          if ((error as Error).name !== 'AbortError') setState({ error: error as ApiError, checking: false });
+        },
+      );
+    }, 300);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [path]);
+  return state;
 }

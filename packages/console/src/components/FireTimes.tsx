@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
-import { api, ApiError, query } from '../api/client';
+import { type ApiError, query } from '../api/client';
 import type { CronPreview } from '../api/types';
+import { useTypedCheck } from '../hooks';
 import { fmtRelative, fmtTime } from '../lib/format';
 
 const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
@@ -40,26 +40,5 @@ export function FireTimeList({ times, timeZone, now }: { times: string[]; timeZo
  * zone comes back as the server's message, for the field it names.
  */
 export function useCronPreview(cron: string, timeZone: string): { preview?: CronPreview; error?: ApiError; checking: boolean } {
-  const [state, setState] = useState<{ preview?: CronPreview; error?: ApiError; checking: boolean }>({ checking: false });
-  useEffect(() => {
-    if (cron.trim() === '' || timeZone.trim() === '') {
-      setState({ checking: false });
-      return;
-    }
-    const controller = new AbortController();
-    setState((s) => ({ ...s, checking: true }));
-    const timer = setTimeout(() => {
-      api<CronPreview>('GET', '/api/v1/campaigns/preview' + query({ cron, timeZone }), undefined, controller.signal).then(
-        (preview) => setState({ preview, checking: false }),
-        (error) => {
-          if ((error as Error).name !== 'AbortError') setState({ error: error as ApiError, checking: false });
-        },
-      );
-    }, 300);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [cron, timeZone]);
-  return state;
+  return useTypedCheck<CronPreview>(cron.trim() === '' || timeZone.trim() === '' ? undefined : '/api/v1/campaigns/preview' + query({ cron, timeZone }));
 }

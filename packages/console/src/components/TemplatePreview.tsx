@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
-import { api, ApiError, query } from '../api/client';
+import { type ApiError, query } from '../api/client';
 import type { TemplatePreview } from '../api/types';
+import { useTypedCheck } from '../hooks';
 
 /** The template variables the server knows (core TEMPLATE_VARIABLES), shown as a hint. */
 export const TEMPLATE_VARIABLES = ['uin', 'region', 'gender', 'ageBand', 'activeDay', 'tags'];
@@ -12,29 +12,8 @@ export const TEMPLATE_VARIABLES = ['uin', 'region', 'gender', 'ageBand', 'active
  * as the server's message, with its position.
  */
 export function useTemplatePreview(body: string, title: string, uin: string, enabled: boolean): { preview?: TemplatePreview; error?: ApiError; checking: boolean } {
-  const [state, setState] = useState<{ preview?: TemplatePreview; error?: ApiError; checking: boolean }>({ checking: false });
-  useEffect(() => {
-    if (!enabled || body.trim() === '') {
-      setState({ checking: false });
-      return;
-    }
-    const controller = new AbortController();
-    setState((s) => ({ ...s, checking: true }));
-    const timer = setTimeout(() => {
-      const params = { body, title: title.trim() === '' ? undefined : title, uin: uin.trim() === '' ? '0' : uin.trim() };
-      api<TemplatePreview>('GET', '/api/v1/templates/preview' + query(params), undefined, controller.signal).then(
-        (preview) => setState({ preview, checking: false }),
-        (error) => {
-          if ((error as Error).name !== 'AbortError') setState({ error: error as ApiError, checking: false });
-        },
-      );
-    }, 300);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [body, title, uin, enabled]);
-  return state;
+  const params = { body, title: title.trim() === '' ? undefined : title, uin: uin.trim() === '' ? '0' : uin.trim() };
+  return useTypedCheck<TemplatePreview>(enabled && body.trim() !== '' ? '/api/v1/templates/preview' + query(params) : undefined);
 }
 
 /** Says whose attributes the preview used. */
