@@ -53,6 +53,15 @@ describe('campaign records', () => {
     expect(applyCampaignPatch(disabled, { enabled: true }, 3000)).toMatchObject({ enabled: true, activeFrom: 3000, lastScheduledAt: 1500 });
   });
 
+  it('keeps a personalised template and parses it at once', () => {
+    const personal = { ...input, template: { ...input.template, content: { body: 'Hi {{region}}', template: true as const } } };
+    expect(newCampaignRecord(1, personal, 0).template.content).toEqual({ body: 'Hi {{region}}', template: true });
+    expect(() => newCampaignRecord(1, { ...personal, template: { ...personal.template, content: { body: 'Hi {{name}}', template: true } } }, 0)).toThrow(
+      expect.objectContaining({ code: 'TEMPLATE_INVALID', details: expect.objectContaining({ field: 'template.content.body', position: 5 }) }),
+    );
+    expect(fieldOf(() => newCampaignRecord(1, { ...personal, template: { ...personal.template, content: { body: 'x', template: 'yes' as never } } }, 0))).toBe('template.content.template');
+  });
+
   it('refuses a bad patch naming the field', () => {
     const campaign = newCampaignRecord(1, input, 1000);
     expect(fieldOf(() => applyCampaignPatch(campaign, { cron: '99 * * * *' }, 2000))).toBe('cron');

@@ -6,6 +6,8 @@
  */
 import { NotFoundError, ValidationError } from '../errors';
 import type { PriorityClass, TaskContent } from '../task/model';
+import { taskContentOf } from '../task/content';
+import { compileContent } from '../template/content';
 import { parseCron } from './cron';
 import { checkTimeZone } from './time-zone';
 
@@ -163,11 +165,16 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
   const body = checkString(`${field}.content.body`, t.content!.body, MAX_TEMPLATE_BODY_CHARS);
   const title = t.content!.title;
   if (title !== undefined && typeof title !== 'string') fail(`${field}.content.title`, 'must be a string');
+  const personal = t.content!.template;
+  if (personal !== undefined && personal !== true) fail(`${field}.content.template`, 'must be true or absent');
+  const content = taskContentOf({ body, ...(title === undefined ? {} : { title }), ...(personal === true ? { template: true } : {}) });
+  // A personalised campaign's template is parsed now, not at its first firing (TEMPLATE_INVALID naming field and position).
+  if (personal === true) compileContent(content, `${field}.content`);
   if (t.priority !== 'normal' && t.priority !== 'realtime') fail(`${field}.priority`, "must be 'normal' or 'realtime'");
   if (t.ttlSeconds !== undefined && (!Number.isSafeInteger(t.ttlSeconds) || t.ttlSeconds < 1)) fail(`${field}.ttlSeconds`, 'must be a positive integer');
   return {
     listId,
-    content: title === undefined ? { body } : { body, title },
+    content,
     priority: t.priority!,
     ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
   };

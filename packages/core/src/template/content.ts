@@ -8,10 +8,10 @@ export interface CompiledContent {
   readonly title?: CompiledTemplate;
 }
 
-/** Parses a template task's body and title; the first bad one throws TemplateError naming its field. */
-export function compileContent(content: TaskContent): CompiledContent {
-  const body = parseTemplate(content.body, 'content.body');
-  return content.title === undefined ? { body } : { body, title: parseTemplate(content.title, 'content.title') };
+/** Parses a template task's body and title; the first bad one throws TemplateError naming its field (`<field>.body`, `<field>.title`). */
+export function compileContent(content: TaskContent, field = 'content'): CompiledContent {
+  const body = parseTemplate(content.body, `${field}.body`);
+  return content.title === undefined ? { body } : { body, title: parseTemplate(content.title, `${field}.title`) };
 }
 
 /**

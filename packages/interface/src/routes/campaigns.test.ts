@@ -93,6 +93,17 @@ describe('campaign routes', () => {
     expect((await call('GET', '/api/v1/campaigns/1')).body).toEqual(created.body);
   });
 
+  it('keeps a personalised template, and refuses a bad one with 422 TEMPLATE_INVALID before storing anything', async () => {
+    const personal = { ...body, template: { ...body.template, content: { body: 'Hi {{region|default:"there"}}', template: true } } };
+    const created = await call('POST', '/api/v1/campaigns', personal);
+    expect(created.status).toBe(201);
+    expect(created.body!.template.content).toEqual({ body: 'Hi {{region|default:"there"}}', template: true });
+    const bad = await call('POST', '/api/v1/campaigns', { ...body, template: { ...body.template, content: { body: 'Hi {{name}}', template: true } } });
+    expect(bad.status).toBe(422);
+    expect(bad.body!.error).toMatchObject({ code: 'TEMPLATE_INVALID', details: { field: 'template.content.body', position: 5 } });
+    expect((await call('GET', '/api/v1/campaigns')).body!.campaigns).toHaveLength(1);
+  });
+
   it('lists campaigns, filtered and paged', async () => {
     for (const accountId of ['acme', 'other', 'acme']) {
       await call('POST', '/api/v1/campaigns', { ...body, accountId, template: { ...body.template, listId: `l_${accountId}` } });

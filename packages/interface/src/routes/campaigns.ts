@@ -14,6 +14,7 @@ import {
   type CampaignTemplate,
   type PriorityClass,
 } from '@herald/core';
+import { contentOfRequest, type RequestContent } from './request-content';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
@@ -23,7 +24,7 @@ export const NEXT_FIRE_TIMES = 5;
 
 interface TemplateBody {
   listId: string;
-  content: { body: string; title?: string };
+  content: RequestContent;
   priority?: PriorityClass;
   ttlSeconds?: number;
 }
@@ -52,7 +53,7 @@ const templateSchema = {
       type: 'object',
       required: ['body'],
       additionalProperties: false,
-      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 } },
+      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 }, template: { type: 'boolean' } },
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
     ttlSeconds: { type: 'integer', minimum: 1 },
@@ -143,7 +144,7 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     if (list === undefined || list.accountId !== accountId) {
       throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${template.listId} does not exist for account ${accountId}`, { field: 'template.listId' });
     }
-    const content = template.content.title === undefined ? { body: template.content.body } : { body: template.content.body, title: template.content.title };
+    const content = contentOfRequest(template.content, 'template.content');
     return { listId: template.listId, content, priority: template.priority ?? 'normal', ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }) };
   }
 

@@ -1,15 +1,16 @@
-import { compileContent, contentCrc, NotFoundError, taskContentOf, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
+import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 import { holdQuota } from './account-quota';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
+import { contentOfRequest, type RequestContent } from './request-content';
 
 interface CreateTaskBody {
   accountId: string;
   listId: string;
-  content: { body: string; title?: string; template?: boolean };
+  content: RequestContent;
   priority?: PriorityClass;
   sendAt?: string;
   displayAt?: string;
@@ -63,9 +64,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (body.content.body.length > config.tasks.maxContentChars) {
       throw new ValidationError(`content.body is longer than ${config.tasks.maxContentChars} characters`, { field: 'content.body' });
     }
-    const content = taskContentOf({ ...body.content, ...(body.content.template === true ? { template: true } : { template: undefined }) });
-    // A template is parsed here, before anything is held: a bad one is 422 TEMPLATE_INVALID naming field and position.
-    if (content.template === true) compileContent(content);
+    const content = contentOfRequest(body.content);
     const now = clock.now();
     const sendAt = body.sendAt === undefined ? now : Date.parse(body.sendAt);
     if (Number.isNaN(sendAt)) throw new ValidationError(`sendAt '${body.sendAt}' is not an ISO 8601 date-time`, { field: 'sendAt' });
