@@ -1,4 +1,4 @@
-import { compileConfig, HashRing, type Clock, type Meter, type NewTask, type Task } from '@herald/core';
+import { compileConfig, ErrorCodes, HashRing, HeraldError, type Clock, type Meter, type NewTask, type Task } from '@herald/core';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';
@@ -139,6 +139,29 @@ describe('scheduler', () => {
     hold.delete(task.id); // the next run streams
     await waitState(task.id, 'COMPLETED');
     expect((await store.getTask(task.id))!.report).toMatchObject({ delivered: 3, offline: 7 });
+  });
+
+  it('gives the slot back when admitting a task fails (a store outage past its retries), and admits it and the rest later', async () => {
+    // The first 'admit' transition fails as a store that stayed down would; everything else passes through.
+    let failed = 0;
+    const flaky = new Proxy(store, {
+      get(target, name, receiver) {
+        if (name !== 'transitionTask') return Reflect.get(target, name, receiver) as unknown;
+        return async (...args: Parameters<LevelTaskStore['transitionTask']>) => {
+          if (args[2] === 'admit' && failed++ === 0) throw new HeraldError(ErrorCodes.UNAVAILABLE, 'task store unavailable (test)');
+          return target.transitionTask(...args);
+        };
+      },
+    });
+    schedulers.push(await startScheduler({ config, store: flaky, inbox, toDispatcher }));
+    const first = await store.createTask(newTask(), Date.now());
+    const second = await store.createTask(newTask(), Date.now());
+    await toScheduler.send({ kind: 'task.submitted', taskId: first.id });
+    await toScheduler.send({ kind: 'task.submitted', taskId: second.id });
+    // One slot: before the fix the failed admission kept it, and both tasks stayed QUEUED for good.
+    await waitState(first.id, 'COMPLETED');
+    await waitState(second.id, 'COMPLETED');
+    expect(failed).toBeGreaterThan(1); // the failed admission, then the two that went through
   });
 
   it('asks for pre-processing again when no result came for 4 x unitStallMs (the dispatcher died mid-way)', async () => {

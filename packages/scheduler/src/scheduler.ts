@@ -272,7 +272,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
         }
         queue.pop();
         active.add(task.id);
-        await admit(task);
+        if (!(await admitted(task))) return;
       }
     } finally {
       for (const rest of stopping) await rest();
@@ -326,6 +326,37 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       preemptions.inc();
       logger.info('task preempted for a real-time task', { taskId: victim.id, for: task.id, score: Math.round(lowest), delivered: progress.delivered, offline: progress.offline });
     };
+  }
+
+  /**
+   * Admits a task that has just taken a slot; false when that failed and the
+   * pump should stop for now. A failure must not keep the slot: the task
+   * would hold it while QUEUED, and with every slot held so, nothing would be
+   * admitted again (a chaos run left three tasks QUEUED for good). So a task
+   * another owner took (FENCED) is dropped; one the store could not move (an
+   * outage past the retries) gives its slot back and waits in the queue for a
+   * later pump (every tick runs one). A task that got past QUEUED before the
+   * failure keeps its slot: it is live, and the stall watches pick it up.
+   */
+  async function admitted(task: Task): Promise<boolean> {
+    try {
+      await admit(task);
+      return true;
+    } catch (error) {
+      const now = owned.get(task.id);
+      if (error instanceof FencedError) {
+        logger.warn('lost ownership of a task while admitting it; dropping it', { taskId: task.id });
+        forget(task.id);
+        return true;
+      }
+      if (now !== undefined && (now.state === 'QUEUED' || now.state === 'PREEMPTED')) {
+        active.delete(task.id);
+        enqueue(now);
+      }
+      metrics.failed(error);
+      logger.error('admitting a task failed; it waits for the next pump', { taskId: task.id, state: now?.state, error: String(error), code: isHeraldError(error) ? error.code : undefined });
+      return false;
+    }
   }
 
   async function admit(task: Task): Promise<void> {
