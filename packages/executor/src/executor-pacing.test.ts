@@ -15,6 +15,8 @@ const T0 = 1_700_000_000_000;
 /** Paced at 10 recipients/s (burst 10); task 7 has no speed. */
 const PACED = 5;
 const UNPACED = 7;
+/** A real-time task, unpaced. */
+const REALTIME = 9;
 const SPEEDS = new Map([[PACED, 10]]);
 
 class Gateway implements DeliveryGateway {
@@ -53,7 +55,9 @@ beforeEach(async () => {
   })();
   const online = new TypedArrayBitmap(1024);
   for (let uin = 0; uin < 1024; uin++) online.setOnline(uin, true);
-  const tasks = new Map([PACED, UNPACED].map((id) => [id, { ...newTask({ expiresAt: T0 + 86_400_000 }), id, epoch: 1 } as unknown as Task]));
+  const tasks = new Map(
+    [PACED, UNPACED, REALTIME].map((id) => [id, { ...newTask({ expiresAt: T0 + 86_400_000, priority: id === REALTIME ? 'realtime' : 'normal' }), id, epoch: 1 } as unknown as Task]),
+  );
   const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
   const sleep = (ms: number) => new Promise<void>((wake) => sleeps.push({ ms, wake }));
   executor = startExecutor({
@@ -141,6 +145,19 @@ describe('executor pacing', () => {
     await released(5);
     expect(step()).toBe(500); // half refilled by the time passed: half a second more
     await released(6, false);
+  });
+
+  it('handles a real-time batch that arrives while a normal batch waits for its tokens, and the wait goes on', async () => {
+    await dispatcher.send(batch(PACED, 0));
+    await dispatcher.send(batch(PACED, 1));
+    await released(1);
+    await dispatcher.send(batch(REALTIME, 0));
+    await released(2); // the paced batch still waits: its sleep is the one pending
+    expect(reports.map((r) => r.taskId)).toEqual([PACED, REALTIME]);
+    expect(step()).toBe(1000); // the same wait, not a new one
+    await released(3, false);
+    expect(reports.map((r) => r.taskId)).toEqual([PACED, REALTIME, PACED]);
+    expect(sleeps).toEqual([]);
   });
 
   it('stopping abandons a batch waiting for its tokens: neither delivered nor reported', async () => {

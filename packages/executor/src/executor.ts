@@ -55,10 +55,11 @@ export interface ExecutorDeps {
   /**
    * Optional: paces each task to its speed (pacer.ts): a batch of a task
    * with a speed is delivered once its task's token bucket holds its
-   * recipients. The worker waits meanwhile, so while one task is paced the
-   * batches behind it wait too: an executor sends one unit's batches at a
-   * time, the way a sender process of the seed's design walks its unit.
-   * Without it nothing is paced.
+   * recipients. The worker waits meanwhile, and the normal batches behind
+   * it wait too (an executor sends one unit's batches at a time, the way a
+   * sender process of the seed's design walks its unit), but real-time
+   * batches that arrive are handled during the wait of a normal one. Time
+   * spent waiting is not counted busy. Without it nothing is paced.
    */
   pacing?: PacingOptions;
   /** Default: the system clock. Decides the local day deliveries count on, and what the pacing's buckets hold. */
@@ -191,24 +192,38 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       done: batch.last,
     });
 
-  async function handle(batch: UnitBatch): Promise<void> {
+  /** Real-time batches, handled while a normal task's batch waits for its tokens. */
+  const realtimeMeanwhile = {
+    watch: () => prefetch.watchRealtime(),
+    async run() {
+      for (let batch = prefetch.takeRealtime(); batch !== undefined; batch = prefetch.takeRealtime()) {
+        prefetched.set(prefetch.size, labels);
+        await handleCounted(batch);
+      }
+    },
+  };
+
+  /** Returns the milliseconds it waited for the task's tokens (not busy time). */
+  async function handle(batch: UnitBatch): Promise<number> {
     const to = batch.offset + batch.uins.length;
-    if (isHalted(batch) || isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return;
+    if (isHalted(batch) || isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return 0;
     const task = await deps.tasks.get(batch.taskId);
     if (task === undefined) {
       dropped.inc(labels);
       logger.warn('batch for an unknown task dropped', { taskId: batch.taskId, unitNo: batch.unitNo });
-      return;
+      return 0;
     }
     // The cached task's epoch is the owner's when it was read: a lower bound, which also covers a task forgotten above.
-    if (isStale(batch, epochs.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return;
+    if (isStale(batch, epochs.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return 0;
     const seen = await confirmed.get(batch.taskId, batch.unitNo, batch.offset);
     if (seen !== undefined && seen.to === to) {
       await report(batch, to, seen.delivered, seen.offline);
-      return;
+      return 0;
     }
+    const pacingFrom = performance.now();
     // Stopped while waiting for the task's tokens: not delivered, not reported; it comes again from its checkpoint.
-    if (pacer !== undefined && !(await pacer.admit(task, batch.uins.length))) return;
+    if (pacer !== undefined && !(await pacer.admit(task, batch.uins.length, task.priority === 'realtime' ? undefined : realtimeMeanwhile))) return performance.now() - pacingFrom;
+    const pacedMs = performance.now() - pacingFrom;
     const online = new Uint32Array(batch.uins.length);
     const offline = new Uint32Array(batch.uins.length);
     const split = deps.online.partition(batch.uins, online, offline);
@@ -239,6 +254,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     // After the reports stream (a batch replayed from here is not published again), before the progress report.
     await confirmed.record(batch.taskId, batch.unitNo, batch.offset, { to, delivered: split.online, offline: split.offline }, task.expiresAt);
     await report(batch, to, split.online, split.offline);
+    return pacedMs;
   }
 
   /** The lane a batch of the main inbox waits in: its task's priority class; normal when the task is unknown or cannot be read (handle() decides then). */
@@ -281,21 +297,27 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
   }
 
+  /** Handles a batch, counting its errors and its busy time (less its pacing wait, and the batches handled during that wait, which count their own). */
+  async function handleCounted(batch: UnitBatch): Promise<void> {
+    const started = performance.now();
+    let pacedMs = 0;
+    try {
+      pacedMs = await handle(batch);
+    } catch (error) {
+      // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
+      // UNAVAILABLE is a closed channel: this process is stopping.
+      const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
+      if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
+      (stopping ? logger.debug : logger.error)('batch not confirmed', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, error: String(error) });
+    } finally {
+      busy.inc(labels, (performance.now() - started - pacedMs) / 1000);
+    }
+  }
+
   async function work(): Promise<void> {
     for (let batch = await prefetch.take(); batch !== undefined; batch = await prefetch.take()) {
       prefetched.set(prefetch.size, labels);
-      const started = performance.now();
-      try {
-        await handle(batch);
-      } catch (error) {
-        // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
-        // UNAVAILABLE is a closed channel: this process is stopping.
-        const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
-        if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
-        (stopping ? logger.debug : logger.error)('batch not confirmed', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, error: String(error) });
-      } finally {
-        busy.inc(labels, (performance.now() - started) / 1000);
-      }
+      await handleCounted(batch);
     }
   }
 

@@ -20,6 +20,14 @@ export interface PacingOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Other work a paced wait lets through: the real-time batches that arrive meanwhile. */
+export interface Meanwhile {
+  /** `ready` resolves when there is some; `cancel` drops the watch when the wait ended first. */
+  watch(): { ready: Promise<void>; cancel(): void };
+  /** Does it (the pacing wait then goes on, for what time is left). */
+  run(): Promise<void>;
+}
+
 /** Tasks whose bucket is kept; past it the oldest is forgotten (and starts full when seen again). */
 const BUCKET_MEMORY = 65_536;
 
@@ -28,6 +36,8 @@ const timerSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(res
 export class Pacer {
   private readonly buckets = new Map<number, TokenBucket>();
   private readonly sleep: (ms: number) => Promise<void>;
+  /** Set by the first reaction to `stopped`, so every wait sees it after its next await. */
+  private isStopped = false;
 
   constructor(
     private readonly options: PacingOptions,
@@ -36,20 +46,42 @@ export class Pacer {
     private readonly stopped: Promise<void>,
   ) {
     this.sleep = options.sleep ?? timerSleep;
+    void stopped.then(() => (this.isStopped = true));
   }
 
   /**
    * Resolves true once `count` recipients of the task may be sent (at once
    * for an unpaced task), false when the executor stopped while waiting.
+   * While it waits, `meanwhile` work runs whenever some is ready.
    */
-  async admit(task: Task, count: number): Promise<boolean> {
+  async admit(task: Task, count: number, meanwhile?: Meanwhile): Promise<boolean> {
     const bucket = this.bucketOf(task);
     if (bucket === undefined) return true;
-    for (let wait = bucket.take(count, this.clock.now()); wait > 0; wait = bucket.take(count, this.clock.now())) {
-      const woken = await Promise.race([this.sleep(wait).then(() => 'slept' as const), this.stopped.then(() => 'stopped' as const)]);
-      if (woken === 'stopped') return false;
+    let sleeping: Promise<'slept'> | undefined;
+    let watch: ReturnType<Meanwhile['watch']> | undefined;
+    let other: Promise<'other'> | undefined;
+    try {
+      for (let wait = bucket.take(count, this.clock.now()); wait > 0; wait = bucket.take(count, this.clock.now())) {
+        sleeping ??= this.sleep(wait).then(() => 'slept' as const);
+        if (meanwhile !== undefined && watch === undefined) {
+          watch = meanwhile.watch();
+          other = watch.ready.then(() => 'other' as const);
+        }
+        const woken = await Promise.race([sleeping, this.stopped.then(() => 'stopped' as const), ...(other ? [other] : [])]);
+        // Whatever woke it: once stopped (which also wakes a watch, the prefetch being closed), stop.
+        if (woken === 'stopped' || this.isStopped) return false;
+        if (woken === 'slept') {
+          sleeping = undefined;
+          continue;
+        }
+        watch = undefined;
+        await meanwhile!.run();
+        if (this.isStopped) return false;
+      }
+      return true;
+    } finally {
+      watch?.cancel();
     }
-    return true;
   }
 
   private bucketOf(task: Task): TokenBucket | undefined {

@@ -86,6 +86,33 @@ describe('Prefetch', () => {
     await expect(waiting).resolves.toBeUndefined();
   });
 
+  it('tells a paced worker when a real-time item waits, and hands those out alone', async () => {
+    const prefetch = new Prefetch<string>();
+    const source = prefetch.source(10);
+    prefetch.put(source, 'normal', 1, 'n1');
+    let woken = false;
+    const waiting = prefetch.watchRealtime().ready.then(() => (woken = true));
+    let cancelledWoken = false;
+    prefetch.watchRealtime().cancel(); // a cancelled watch is never woken
+    const cancelled = prefetch.watchRealtime();
+    void cancelled.ready.then(() => (cancelledWoken = true));
+    cancelled.cancel();
+    await Promise.resolve();
+    expect(woken).toBe(false); // a normal item does not count
+    expect(prefetch.takeRealtime()).toBeUndefined();
+    prefetch.put(source, 'realtime', 2, 'r1');
+    await waiting;
+    expect(cancelledWoken).toBe(false);
+    await prefetch.watchRealtime().ready; // at once while one waits
+    expect(prefetch.takeRealtime()).toBe('r1');
+    expect(source.held).toBe(1); // taking it gave its room back
+    expect(await takeWaiting(prefetch)).toEqual(['n1']);
+    const atClose = prefetch.watchRealtime().ready;
+    prefetch.close();
+    await atClose;
+    expect(prefetch.takeRealtime()).toBeUndefined();
+  });
+
   it('refuses a capacity that is not a positive integer, a second taker, and a source of another prefetch', async () => {
     const prefetch = new Prefetch<string>();
     for (const capacity of [0, -1, 1.5, Number.NaN]) expect(() => prefetch.source(capacity)).toThrow(ValidationError);

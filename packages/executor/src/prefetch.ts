@@ -65,6 +65,8 @@ export class Prefetch<T> {
   private readonly keys = new Map<number, { lane: Lane; count: number }>();
   private readonly sources: Source[] = [];
   private taker: ((item: T | undefined) => void) | undefined;
+  /** Waiting for an item in the real-time lane (watchRealtime). */
+  private readonly realtimeWatchers = new Set<() => void>();
   private closed = false;
 
   /** A new source that may hold up to `capacity` untaken messages. */
@@ -96,6 +98,7 @@ export class Prefetch<T> {
       taker(this.release({ item, key, source }));
     } else {
       this.lanes[into].push({ item, key, source });
+      if (into === 'realtime') this.wakeRealtimeWatchers();
     }
     return true;
   }
@@ -107,6 +110,27 @@ export class Prefetch<T> {
     if (entry !== undefined) return Promise.resolve(this.release(entry));
     if (this.taker !== undefined) return Promise.reject(new HeraldError(ErrorCodes.INTERNAL, 'prefetch: take() already has a taker'));
     return new Promise((resolve) => (this.taker = resolve));
+  }
+
+  /**
+   * Resolves once an item waits in the real-time lane (at once if one does)
+   * or the prefetch closed: a worker waiting to send a normal batch at its
+   * task's speed (pacer.ts) takes real-time items meanwhile, so they never
+   * wait behind a paced task.
+   */
+  watchRealtime(): { ready: Promise<void>; cancel(): void } {
+    if (this.closed || this.lanes.realtime.length > 0) return { ready: Promise.resolve(), cancel() {} };
+    let wake!: () => void;
+    const ready = new Promise<void>((resolve) => (wake = resolve));
+    this.realtimeWatchers.add(wake);
+    // Cancelled (the wait ended first), the watcher is dropped with its promise: none piles up over a long paced run.
+    return { ready, cancel: () => this.realtimeWatchers.delete(wake) };
+  }
+
+  /** The next real-time item, or undefined when none waits (or closed). */
+  takeRealtime(): T | undefined {
+    const entry = this.closed ? undefined : this.lanes.realtime.shift();
+    return entry === undefined ? undefined : this.release(entry);
   }
 
   /** Items waiting in either lane. */
@@ -128,8 +152,14 @@ export class Prefetch<T> {
     this.keys.clear();
     this.taker?.(undefined);
     this.taker = undefined;
+    this.wakeRealtimeWatchers();
     for (const source of this.sources) source.signal(false);
     return abandoned;
+  }
+
+  private wakeRealtimeWatchers(): void {
+    for (const wake of this.realtimeWatchers) wake();
+    this.realtimeWatchers.clear();
   }
 
   private release(entry: Entry<T>): T {
