@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ListFormatError } from '@herald/core';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { loadRecipientList, readRecipientList } from './list-reader';
+import { writeRecipientListFile } from './list-writer';
 
 describe('readRecipientList', () => {
   let dir: TempDir;
@@ -34,6 +35,22 @@ describe('readRecipientList', () => {
           for await (const batch of readRecipientList(path, { uinLimit, chunkBytes })) void batch;
         }),
       ).toBe('LIST_TRUNCATED');
+    }
+  });
+});
+
+describe('loadRecipientList, shared', () => {
+  it('loads the same uins into a SharedArrayBuffer', async () => {
+    const dir = await makeTempDir('herald-list-loader-');
+    try {
+      const path = join(dir.path, 'l.hrl');
+      await writeRecipientListFile(path, Uint32Array.of(9, 2, 2 ** 32 - 1));
+      const shared = await loadRecipientList(path, { uinLimit: 2 ** 32, shared: true, chunkBytes: 8 });
+      expect(shared.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect([...shared]).toEqual([...(await loadRecipientList(path, { uinLimit: 2 ** 32 }))]);
+      expect([...shared]).toEqual([9, 2, 2 ** 32 - 1]);
+    } finally {
+      await dir.remove();
     }
   });
 });

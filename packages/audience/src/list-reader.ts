@@ -28,6 +28,12 @@ export interface LoadListOptions {
    * @defaultValue 4 MiB (measured: larger chunks fall out of the CPU cache and decode slower)
    */
   chunkBytes?: number;
+  /**
+   * Load into a SharedArrayBuffer, so worker threads can work on the list
+   * where it lies (the dispatcher's parallel filter chain) instead of on a copy.
+   * @defaultValue false
+   */
+  shared?: boolean;
 }
 
 const DEFAULT_READ_CHUNK = 1 << 20;
@@ -100,7 +106,7 @@ export async function loadRecipientList(path: string, options: LoadListOptions):
     const { header, size, bytes } = await readHeader(handle);
     if (size !== undefined) checkFileLength(header, size);
     decoder.push(bytes);
-    const out = new Uint32Array(header.count);
+    const out = options.shared === true ? new Uint32Array(new SharedArrayBuffer(header.count * 4)) : new Uint32Array(header.count);
     // Never more than the body: a small list gets a small buffer.
     const bodyBytes = size === undefined ? chunkBytes : size - LIST_HEADER_BYTES;
     const buffer = Buffer.allocUnsafeSlow(Math.max(1, Math.min(chunkBytes, bodyBytes)));

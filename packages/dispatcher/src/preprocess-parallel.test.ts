@@ -32,7 +32,7 @@ describe('preprocess in worker threads', () => {
       },
     }),
     filterWorkers,
-    executorLoads: () => [{ id: 'e1', pending: 0 }],
+    planUnits: (_taskId, count) => [{ start: 0, end: count, executorId: 'e1' }],
     logger: noopLogger,
   });
   const request = (taskId: number) => ({ kind: 'preprocess.request' as const, taskId, epoch: 1, listId: 'l_big', accountId: 'acme', contentCrc: 1 });

@@ -40,10 +40,11 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     deps.logger.info('pre-processed already; answering the recorded result', { taskId: request.taskId, epoch: request.epoch, kept: recorded.kept });
     return recorded;
   }
-  const uins = await loadRecipientList(deps.lists.pathOf(request.listId), { uinLimit: deps.config.uinLimit });
+  const workers = deps.filterWorkers ?? availableParallelism();
+  // Shared memory when workers may filter it: they sort and merge the list where it lies.
+  const uins = await loadRecipientList(deps.lists.pathOf(request.listId), { uinLimit: deps.config.uinLimit, shared: workers > 1 });
   const total = uins.length;
   const context = { taskId: request.taskId, accountId: request.accountId, contentCrc: request.contentCrc };
-  const workers = deps.filterWorkers ?? availableParallelism();
   const { kept, removed } =
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers })

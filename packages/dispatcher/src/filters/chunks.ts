@@ -38,26 +38,31 @@ export function takePart(list: Uint32Array, part: number, parts: number): Uint32
 
 /** Merges ascending, pairwise disjoint arrays into one ascending array, pair by pair. */
 export function mergeSorted(parts: readonly Uint32Array[]): Uint32Array {
-  if (parts.length === 0) return new Uint32Array(0);
-  let level = [...parts];
-  if (level.length === 1) return level[0]!.slice();
-  while (level.length > 1) {
-    const next: Uint32Array[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeTwo(level[i]!, level[i + 1]!) : level[i]!);
-    level = next;
-  }
-  return level[0]!;
+  const out = new Uint32Array(parts.reduce((n, part) => n + part.length, 0));
+  mergeInto(out, 0, parts);
+  return out;
 }
 
-function mergeTwo(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(a.length + b.length);
+/**
+ * Merges ascending, pairwise disjoint arrays into `out` from `offset`: the
+ * last two straight into place, any before them pair by pair (a worker has
+ * one array per chunk, so with two workers nothing is copied twice).
+ */
+export function mergeInto(out: Uint32Array, offset: number, parts: readonly Uint32Array[]): void {
+  let level = [...parts];
+  while (level.length > 2) {
+    const next: Uint32Array[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeSorted([level[i]!, level[i + 1]!]) : level[i]!);
+    level = next;
+  }
+  const a = level[0] ?? new Uint32Array(0);
+  const b = level[1] ?? new Uint32Array(0);
   let i = 0;
   let j = 0;
-  let n = 0;
+  let n = offset;
   while (i < a.length && j < b.length) out[n++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
   out.set(a.subarray(i), n);
   out.set(b.subarray(j), n + a.length - i);
-  return out;
 }
 
 /** The first index of ascending `sorted` whose value is >= `value` (its length when none is). */

@@ -61,8 +61,13 @@ describe('runFilterChainParallel', () => {
   it('gives byte for byte the list and counts of one thread, whatever the number of workers', async () => {
     const list = Uint32Array.from([...randomList(300_000, 1 << 20, 4), 2 ** 32 - 1, 0, 2 ** 32 - 1]);
     const single = await runFilterChain(radixSortUint32(list.slice()), chain, context);
-    for (const workers of [1, 2, 4]) {
-      const parallel = await runFilterChainParallel(list.slice(), chain, context, { workers });
+    const sharedCopy = () => {
+      const copy = new Uint32Array(new SharedArrayBuffer(list.byteLength));
+      copy.set(list);
+      return copy;
+    };
+    for (const [workers, input] of [1, 2, 4].flatMap((w) => [[w, () => list.slice()] as const, [w, sharedCopy] as const])) {
+      const parallel = await runFilterChainParallel(input(), chain, context, { workers });
       expect(Buffer.from(parallel.kept.buffer, parallel.kept.byteOffset, parallel.kept.byteLength).equals(Buffer.from(single.kept.buffer, single.kept.byteOffset, single.kept.byteLength))).toBe(true);
       expect(parallel.removed).toEqual(single.removed);
     }

@@ -37,7 +37,10 @@ export interface ParallelChainOptions {
 /**
  * Runs `filters` over `list` (unsorted, repeats allowed) in `workers`
  * threads; the result equals sorting the list and `runFilterChain`. A chain
- * that does not start with the dedupe link runs on this thread.
+ * that does not start with the dedupe link runs on this thread. Like
+ * `runFilterChain`, it works in the list's memory: a list on a
+ * SharedArrayBuffer (loadRecipientList's `shared`) is used as it is and
+ * overwritten; any other is copied to one first.
  */
 export async function runFilterChainParallel(list: Uint32Array, filters: readonly RecipientFilter[], context: FilterContext, options: ParallelChainOptions): Promise<ChainResult> {
   const first = filters[0];
@@ -64,7 +67,9 @@ export async function runFilterChainParallel(list: Uint32Array, filters: readonl
       }
       countRemoved(removed, filter.reason, before - sum(lengths));
     }
-    const merged = await mergeInWorkers(pool, chunks.map((buffer, i) => new Uint32Array(buffer, 0, lengths[i])));
+    const kept = chunks.map((buffer, i) => new Uint32Array(buffer, 0, lengths[i]));
+    // One chunk is the list itself, sorted in place; more are copies, merged back into the list's buffer.
+    const merged = parts === 1 ? kept[0]! : await mergeInWorkers(pool, kept, shared);
     const rest = await runFilterChain(merged, filters.slice(prefix), context);
     for (const [reason, n] of Object.entries(rest.removed)) countRemoved(removed, reason as FilterReason, n);
     return { kept: rest.kept, removed };
@@ -78,9 +83,8 @@ export async function runFilterChainParallel(list: Uint32Array, filters: readonl
  * values: the ranges are cut at quantiles of the largest chunk, and a
  * worker's place in the output is the count of smaller values in every chunk.
  */
-async function mergeInWorkers(pool: ChunkPool, chunks: Uint32Array[]): Promise<Uint32Array> {
+async function mergeInWorkers(pool: ChunkPool, chunks: Uint32Array[], out: SharedArrayBuffer): Promise<Uint32Array> {
   const total = sum(chunks.map((chunk) => chunk.length));
-  const out = new SharedArrayBuffer(total * 4);
   const sample = chunks.reduce((a, b) => (b.length > a.length ? b : a));
   const parts = pool.size;
   // Range r holds the values in [cut(r), cut(r + 1)): cut(0) = 0, cut(parts) = past every uin.
@@ -93,7 +97,7 @@ async function mergeInWorkers(pool: ChunkPool, chunks: Uint32Array[]): Promise<U
     out,
     offset: sum(bounds[r]!),
   }));
-  return new Uint32Array(out);
+  return new Uint32Array(out, 0, total);
 }
 
 function toShared(values: Uint32Array): SharedArrayBuffer {
