@@ -17,7 +17,11 @@
  *      each process's peak RSS (bench/production.js);
  *   7. the filter chain alone, on this thread and in 1 and 2 worker threads, and
  *      the follower check's scan of a local copy beside `dd` (bench/filter-chain.js;
- *      10^7 quick, 10^8 full).
+ *      10^7 quick, 10^8 full);
+ *   8. presence events applied (LevelEventLog live and replayed, Kafka mock),
+ *      offline appends and login walks, and memory per host with 4 executor
+ *      readers sharing one bitmap (bench/presence-offline.js, its quick or
+ *      full sizes).
  *
  *   npm run bench                   # quick: fan-out 10^6 (both profiles), baseline 10^5; 3-5 min
  *   npm run bench -- --full         # fan-out 10^6, 10^7, 10^8 on both profiles, baseline 10^6
@@ -39,6 +43,7 @@ const { compareOne, parseArgs: baselineArgs, BUSY_LOAD } = require('./baseline')
 const { redisVersion } = require('./baseline/run');
 const { runProduction } = require('./production');
 const { runFilterChainBench, table: filterChainTable } = require('./filter-chain');
+const { runPresenceOffline, tables: presenceOfflineTables, defaults: presenceOfflineDefaults } = require('./presence-offline');
 const { machine, commit, rssSampler, loadAverage, benchAudience, fmt } = require('./lib');
 
 const MODES = {
@@ -299,6 +304,9 @@ function section(mode, settings, results, meta) {
   const [filterChain] = ok('filter chain');
   if (filterChain) lines.push('', `#### Filter chain (load at start ${fmt(filterChain.loadAtStart, 2)})`, '', filterChainTable(filterChain.value));
 
+  const [presenceOffline] = ok('presence and offline');
+  if (presenceOffline) lines.push('', presenceOfflineTables(presenceOffline.value).trimEnd());
+
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) lines.push('', '#### Steps that failed', '', ...failed.map((r) => `- ${r.name}: ${String(r.error?.message ?? r.error).split('\n')[0]}`));
   lines.push('');
@@ -333,6 +341,7 @@ async function main() {
   }
 
   await step(results, `filter chain ${fmt(plan.filterChainUins)}`, () => runFilterChainBench({ recipients: plan.filterChainUins }));
+  await step(results, 'presence and offline', () => runPresenceOffline(presenceOfflineDefaults(mode)));
 
   meta.tookS = elapsedS();
   const text = section(mode, settings, results, meta);
