@@ -28,6 +28,7 @@ const FALLBACKS: Record<string, string> = {
  * set one: its speed is a share of the cluster's spare capacity.
  */
 export function planUnits(taskId: number, count: number, context: UnitPlanContext): PlannedUnit[] {
+  if (count === 0) return []; // nothing to send: no plan, and nothing to warn about
   const plan = planDispatch({
     task: { count, maySetSpeed: false },
     unitSize: context.config.dispatcher.unitSize,

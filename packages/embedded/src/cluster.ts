@@ -6,7 +6,7 @@ import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequency
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
-import { createDeliveryGateway, LoginDelivery, Personaliser, startExecutor, TaskCache, watchOfflineStoreSize, type FrequencyControl } from '@herald/executor';
+import { createDeliveryGateway, createHostSampler, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize, type FrequencyControl, type LoadReporter } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
 import { startController } from '@herald/controller';
@@ -131,12 +131,18 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const tasks = new TaskCache(store);
   // Template tasks read their recipients' attributes from the targeting store itself (docs/delivery.md).
   const personaliser = new Personaliser(attributes, logger);
+  // Each executor reports its load to the dispatcher as in production, over the dispatcher's inproc inbox:
+  // this host's /proc readings (every executor here shares the host) and its own free sender slots.
+  const reporters: LoadReporter[] = [];
   const executors = await Promise.all(
-    config.executor.ids.map(async (id) =>
-      startExecutor({
+    config.executor.ids.map(async (id) => {
+      const slots = createUnitSlots(config.load.senderSlots);
+      const toDispatcher = await push(`${id}->dispatcher`, endpoints.dispatcher);
+      reporters.push(startLoadReporter({ executorId: id, config: config.load, sample: createHostSampler(() => readProcCounters()), freeSlots: slots.free, send: (m) => toDispatcher.send(m), logger }));
+      return startExecutor({
         id,
-        inbox: executorInboxes.get(id)!,
-        realtimeInbox: realtimeInboxes.get(id)!,
+        inbox: slots.watch(executorInboxes.get(id)!),
+        realtimeInbox: slots.watch(realtimeInboxes.get(id)!),
         toScheduler: await push(`${id}->scheduler`, endpoints.scheduler),
         tasks,
         online,
@@ -147,8 +153,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
         clock,
         logger,
         meter,
-      }),
-    ),
+      });
+    }),
   );
   const dispatcher = startDispatcher({
     config,
@@ -229,6 +235,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       await api.close();
       await controller.stop();
       await coordinator.close();
+      await Promise.all(reporters.map((r) => r.stop()));
       // Close every socket before waiting: a send blocked on a full peer (high-water mark) then
       // rejects instead of waiting forever for an inbox that no longer reads.
       for (const channel of pulls) channel.close();

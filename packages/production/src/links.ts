@@ -10,7 +10,8 @@ const SCHEDULER_SEND_TIMEOUT_MS = 1000;
  * admitting the cluster's keys) and CURVE client links to the processes it
  * sends to, plus the routing the tiers need:
  *   - to schedulers: by the ring owner of the message's task (consistent hashing)
- *   - to dispatchers: task.halt to every dispatcher, the rest round-robin
+ *   - to dispatchers: task.halt to every dispatcher, the rest round-robin;
+ *     host.load to every dispatcher, never waiting on one (toEveryDispatcher)
  *   - to executors: by executor id
  */
 export class ProcessLinks {
@@ -107,6 +108,30 @@ export class ProcessLinks {
       send: async (message: Message) => {
         if (message.kind === 'task.halt') await Promise.all(channels.map((c) => c.send(message)));
         else await channels[this.rr++ % channels.length]!.send(message);
+      },
+      close: () => undefined,
+    };
+  }
+
+  /**
+   * Load reports (host.load) to every dispatcher, each sent on its own: a
+   * slow or dead dispatcher never holds up the others' reports, and a report
+   * for one whose previous report is still on its way is dropped (the next
+   * one is newer anyway). `send` resolves at once.
+   */
+  async toEveryDispatcher(sendTimeoutMs: number): Promise<PushChannel> {
+    const links: { id: string; channel: PushChannel; sending: boolean }[] = [];
+    for (const member of this.production.topology.dispatchers) links.push({ id: member.id, channel: await this.connect(member, sendTimeoutMs), sending: false });
+    return {
+      send: async (message: Message) => {
+        for (const link of links) {
+          if (link.sending) continue;
+          link.sending = true;
+          link.channel
+            .send(message)
+            .catch((error: unknown) => this.logger.debug('message to a dispatcher not sent', { dispatcher: link.id, kind: message.kind, error: String(error) }))
+            .finally(() => (link.sending = false));
+        }
       },
       close: () => undefined,
     };

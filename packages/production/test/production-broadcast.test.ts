@@ -79,6 +79,18 @@ describe('production profile, end to end', () => {
     expect(task!.content.body).toBe('from a campaign');
   });
 
+  it('has every executor report its host load to every dispatcher (host.load over CURVE, docs/scheduling.md)', async () => {
+    const endpoints = (cluster.options.management as { endpoints: Record<string, string> }).endpoints;
+    const reports = async (dispatcher: string) => {
+      const text = await (await fetch(`http://${endpoints[dispatcher]}/metrics`)).text();
+      return Number(/^herald_dispatcher_load_reports_total (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    // Two executors, one report each per second: four reports means both were heard, or one twice as often.
+    for (const dispatcher of cluster.ids('dispatcher')) {
+      await waitFor(async () => (await reports(dispatcher)) >= 4, { timeoutMs: 20_000, intervalMs: 200, message: `${dispatcher} receives load reports` });
+    }
+  });
+
   it('delivers exactly the online kept recipients and queues exactly the rest', async () => {
     expect((await post('/api/v1/blacklists/global', encodeRecipientList(audience.blacklist), 'application/octet-stream')).status).toBe(200);
     const list = await post<ListMeta>('/api/v1/lists?accountId=acme', encodeRecipientList(audience.list), 'application/octet-stream');

@@ -56,6 +56,7 @@ export function startLoadReporter(deps: LoadReporterDeps): LoadReporter {
   };
   tick();
   const timer = setInterval(tick, deps.config.reportIntervalMs);
+  timer.unref(); // reports alone never keep a process alive
   return {
     async stop() {
       clearInterval(timer);

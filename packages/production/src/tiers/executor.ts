@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ConfigError, systemClock, type ConfirmedBatchLog, type Logger, type ProductionConfig } from '@herald/core';
-import { createDeliveryGateway, createLoginQueue, LoginDelivery, Personaliser, startExecutor, TaskCache, watchOfflineStoreSize } from '@herald/executor';
+import { createDeliveryGateway, createHostSampler, createLoginQueue, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize } from '@herald/executor';
 import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';
 import { connectEventBus, openFrequencyCounter, openTaskStore, openUserAttributeLookup } from '../adapters';
@@ -24,7 +24,8 @@ const MAX_LOGINS_PENDING = 100_000;
  * recipients' attributes are read from MySQL's user_attributes, one query per
  * batch.
  * Deliveries go to the file sink under <dataDir>/deliveries/<id>; every batch
- * is reported on the reports topic. The batches it confirmed are kept in
+ * is reported on the reports topic. Every load.reportIntervalMs it reports its
+ * host's load (/proc) and its free sender slots to every dispatcher. The batches it confirmed are kept in
  * LevelDB under <dataDir>/confirmed-<id>, so after a restart it does not
  * deliver them again when their unit runs from an older checkpoint.
  */
@@ -50,15 +51,20 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock, frequency, personaliser), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
-    const watched = watchInbox(await links.bindInbox(me.endpoint));
+    // The units its inboxes carry: the free sender slots its load reports tell the dispatchers.
+    const slots = createUnitSlots(config.load.senderSlots);
+    const watched = watchInbox(slots.watch(await links.bindInbox(me.endpoint)));
     // Real-time tasks' batches, where the topology gives this executor a second inbox for them.
-    const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`));
+    const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(slots.watch(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`)));
     const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, confirmed, logins, reports: bus, ...(frequency ? { frequency } : {}), personaliser, logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();
       return e.done;
     });
+    // The host manager's part (docs/scheduling.md "Load-aware dispatch"): this host's load to every dispatcher each load.reportIntervalMs.
+    const toDispatchers = await links.toEveryDispatcher(config.load.reportIntervalMs);
+    resources.add('load reports', startLoadReporter({ executorId: id, config: config.load, sample: createHostSampler(() => readProcCounters()), freeSlots: slots.free, send: (m) => toDispatchers.send(m), logger }), (r) => r.stop());
     return {
       description: `executor ${id} on ${me.endpoint}`,
       status: () => ({ received: watched.received + (realtime?.received ?? 0), idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity), membership: ring.status() }),
