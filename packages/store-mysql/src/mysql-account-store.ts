@@ -19,11 +19,9 @@ import {
 } from '@herald/core';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
-import { openPool, PoolCalls } from './pool';
-import { isConnectionError, isDeadlock } from './mysql-errors';
+import { inTransaction, openPool, PoolCalls } from './pool';
 
 const STORE = 'MySqlAccountStore';
-const DEADLOCK_ATTEMPTS = 3;
 
 type Rows = RowDataPacket[];
 /** A pool or one connection inside a transaction: the reads run on either. */
@@ -150,28 +148,9 @@ export class MySqlAccountStore implements AccountStore {
     return this.calls.run(op, () => fn());
   }
 
-  /** Runs `fn` in a READ COMMITTED transaction on one pooled connection; a deadlock victim runs again, up to three runs in all. */
-  private async transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const conn = await this.pool.getConnection();
-      let broken = false;
-      try {
-        // For the next transaction only: each read sees what was committed before it, not a snapshot from before the lock.
-        await conn.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
-        await conn.beginTransaction();
-        const result = await fn(conn);
-        await conn.commit();
-        return result;
-      } catch (error) {
-        broken = isConnectionError(error);
-        if (!broken) await conn.rollback().catch(() => (broken = true));
-        if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
-        throw error;
-      } finally {
-        if (broken) conn.destroy();
-        else conn.release();
-      }
-    }
+  /** Runs `fn` in a READ COMMITTED transaction (pool.ts: a deadlock victim runs again). */
+  private transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn, { readCommitted: true });
   }
 }
 

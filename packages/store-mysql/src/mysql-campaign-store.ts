@@ -23,13 +23,11 @@ import {
 } from '@herald/core';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
-import { openPool, PoolCalls } from './pool';
-import { isConnectionError, isDeadlock } from './mysql-errors';
+import { inTransaction, openPool, PoolCalls } from './pool';
 
 const STORE = 'MySqlCampaignStore';
 const CAMPAIGN_COLUMNS = 'id, account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at';
 const FIRING_COLUMNS = 'campaign_id, scheduled_at, outcome, task_id, reason, `at`';
-const DEADLOCK_ATTEMPTS = 3;
 
 type Rows = RowDataPacket[];
 
@@ -236,25 +234,8 @@ export class MySqlCampaignStore implements CampaignStore {
     return this.calls.run(op, () => fn());
   }
 
-  /** Runs `fn` in a transaction on one pooled connection; a deadlock victim runs again, up to three runs in all. */
-  private async transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const conn = await this.pool.getConnection();
-      let broken = false;
-      try {
-        await conn.beginTransaction();
-        const result = await fn(conn);
-        await conn.commit();
-        return result;
-      } catch (error) {
-        broken = isConnectionError(error);
-        if (!broken) await conn.rollback().catch(() => (broken = true));
-        if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
-        throw error;
-      } finally {
-        if (broken) conn.destroy();
-        else conn.release();
-      }
-    }
+  /** Runs `fn` in a transaction (pool.ts: a deadlock victim runs again). */
+  private transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 }

@@ -46,7 +46,8 @@ import {
 import { createPool, type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
 import { loadMigrations, pendingMigrations, readApplied } from './migrate';
-import { connectError, isConnectionError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
+import { connectError, mysqlCode, toHeraldError } from './mysql-errors';
+import { inTransaction } from './pool';
 import {
   EVENT_COLUMNS,
   INSERT_TASK,
@@ -89,8 +90,6 @@ export const READY_TASKS_SQL = `SELECT ${TASK_COLUMNS} FROM tasks WHERE id >= ? 
 /** The store_checkpoints row of the live-task low-water mark (migrations/003_live_task_checkpoint.sql). */
 const LIVE_CHECKPOINT = 'live_tasks';
 
-/** How many times a transaction InnoDB chose as a deadlock victim is run again before UNAVAILABLE. */
-const DEADLOCK_ATTEMPTS = 3;
 
 type Rows = RowDataPacket[];
 
@@ -118,7 +117,7 @@ type Rows = RowDataPacket[];
  *
  * Errors: core error classes for contract failures; connection failures,
  * deadlocks and lock wait timeouts are UNAVAILABLE with `retriable: true`
- * (a deadlock victim is first retried here, up to three runs in all).
+ * (a deadlock victim is first run again, up to three runs in all: pool.ts).
  */
 export class MySqlTaskStore implements TaskStore {
   private closed = false;
@@ -403,31 +402,9 @@ export class MySqlTaskStore implements TaskStore {
     }
   }
 
-  /**
-   * Runs `fn` in a transaction on one pooled connection: commit on success,
-   * rollback on any error. A deadlock victim (InnoDB rolled it back whole) is
-   * run again, up to DEADLOCK_ATTEMPTS runs. A connection that failed is
-   * destroyed rather than returned to the pool.
-   */
-  private async transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const conn = await this.pool.getConnection();
-      let broken = false;
-      try {
-        await conn.beginTransaction();
-        const result = await fn(conn);
-        await conn.commit();
-        return result;
-      } catch (error) {
-        broken = isConnectionError(error);
-        if (!broken) await conn.rollback().catch(() => (broken = true));
-        if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
-        throw error;
-      } finally {
-        if (broken) conn.destroy();
-        else conn.release();
-      }
-    }
+  /** Runs `fn` in a transaction (pool.ts: a deadlock victim runs again). */
+  private transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 
   private async lockTask(conn: PoolConnection, id: number): Promise<Task> {

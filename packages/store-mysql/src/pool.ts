@@ -2,14 +2,14 @@
  * What the MySQL adapters share: opening a pool on a migrated database, and
  * the open/closed bookkeeping every call goes through (STORE_CLOSED after
  * close, mysql2 errors turned into HeraldErrors, close waiting for calls in
- * flight). The task store keeps its own (it also advances the live-task
- * checkpoint on open).
+ * flight), and running a transaction. The task store keeps its own
+ * bookkeeping (it also advances the live-task checkpoint on open).
  */
 import { ConfigError, ErrorCodes, HeraldError } from '@herald/core';
-import { createPool, type Pool } from 'mysql2/promise';
+import { createPool, type Pool, type PoolConnection } from 'mysql2/promise';
 import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
 import { loadMigrations, pendingMigrations, readApplied } from './migrate';
-import { connectError, mysqlCode, toHeraldError } from './mysql-errors';
+import { connectError, isConnectionError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
 
 /**
  * A pool on `options.database`. With `migrated` (the default) the database
@@ -81,6 +81,39 @@ export class PoolCalls {
       await this.pool.end();
     } catch (error) {
       throw toHeraldError(error, 'close', this.store);
+    }
+  }
+}
+
+/** How many times a transaction InnoDB chose as a deadlock victim is run in all before it fails UNAVAILABLE. */
+export const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * Runs `fn` in a transaction on one pooled connection: commit on success,
+ * rollback on any error. A deadlock victim (InnoDB rolled it back whole) is
+ * run again, up to DEADLOCK_ATTEMPTS runs in all. A connection that failed is
+ * destroyed rather than returned to the pool. With `readCommitted`, each read
+ * of the transaction sees what was committed before it, not a snapshot taken
+ * before its first lock.
+ */
+export async function inTransaction<T>(pool: Pool, fn: (conn: PoolConnection) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const conn = await pool.getConnection();
+    let broken = false;
+    try {
+      if (options.readCommitted === true) await conn.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+      await conn.beginTransaction();
+      const result = await fn(conn);
+      await conn.commit();
+      return result;
+    } catch (error) {
+      broken = isConnectionError(error);
+      if (!broken) await conn.rollback().catch(() => (broken = true));
+      if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
+      throw error;
+    } finally {
+      if (broken) conn.destroy();
+      else conn.release();
     }
   }
 }
