@@ -1,4 +1,4 @@
-import type { PullChannel } from '@herald/transport';
+import { observeInbox, type PullChannel } from '@herald/transport';
 
 /** How long an inbox must have been quiet before a draining dispatcher or executor counts as idle. */
 export const QUIET_MS = 1000;
@@ -15,22 +15,10 @@ export interface WatchedInbox {
 export function watchInbox(inbox: PullChannel): WatchedInbox {
   let last = Date.now();
   let received = 0;
-  const watched: PullChannel = {
-    get endpoint() {
-      return inbox.endpoint;
-    },
-    get malformed() {
-      return inbox.malformed;
-    },
-    close: () => inbox.close(),
-    async *messages() {
-      for await (const message of inbox.messages()) {
-        last = Date.now();
-        received++;
-        yield message;
-      }
-    },
-  };
+  const watched = observeInbox(inbox, () => {
+    last = Date.now();
+    received++;
+  });
   return {
     inbox: watched,
     idleMs: () => Date.now() - last,

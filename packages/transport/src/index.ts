@@ -44,6 +44,7 @@ export type {
 
 export { createPush, createPull, inprocEndpoint, setTrafficCut, isTrafficCut } from './channels';
 export type { PushChannel, PushOptions, PullChannel, PullOptions } from './channels';
+export { observeInbox } from './observe-inbox';
 
 export { generateKeyPair, checkCurveKey } from './curve';
 export type { CurveClientOptions, CurveKeyPair, CurveServerOptions } from './curve';

@@ -1,4 +1,4 @@
-import type { PullChannel } from '@herald/transport';
+import { observeInbox, type PullChannel } from '@herald/transport';
 
 /** A unit whose batches stopped coming this long ago no longer holds a slot (halted, or its stream died). */
 export const UNIT_IDLE_MS = 30_000;
@@ -23,25 +23,12 @@ export function createUnitSlots(slots: number, now: () => number = () => perform
   const running = new Map<string, number>();
   return {
     watch(inbox) {
-      return {
-        get endpoint() {
-          return inbox.endpoint;
-        },
-        get malformed() {
-          return inbox.malformed;
-        },
-        close: () => inbox.close(),
-        async *messages() {
-          for await (const message of inbox.messages()) {
-            if (message.kind === 'unit.batch') {
-              const key = `${message.taskId}/${message.unitNo}`;
-              if (message.last) running.delete(key);
-              else running.set(key, now());
-            }
-            yield message;
-          }
-        },
-      };
+      return observeInbox(inbox, (message) => {
+        if (message.kind !== 'unit.batch') return;
+        const key = `${message.taskId}/${message.unitNo}`;
+        if (message.last) running.delete(key);
+        else running.set(key, now());
+      });
     },
     free() {
       const at = now();
