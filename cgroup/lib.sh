@@ -51,6 +51,16 @@ parse_common_options() {
   case "$classifier" in tc | nft | auto) ;; *) die "--classifier must be tc, nft or auto (got '$classifier')" ;; esac
 }
 
+# What setup.sh and teardown.sh start with: their options (no arguments besides), a
+# device, the class file, the mode.
+prepare_device_script() {
+  parse_common_options "$@"
+  [ ${#rest[@]} -eq 0 ] || die "unexpected argument ${rest[0]}"
+  [ -n "$dev" ] || die "--dev is required (the device whose egress is shaped)"
+  load_classes
+  resolve_mode
+}
+
 # Reads the class file into parallel arrays: class_names, class_ids, class_rates, class_ceils.
 load_classes() {
   [ -r "$config_file" ] || die "cannot read the class file $config_file"

@@ -9,7 +9,7 @@
 # usage: run-in-class.sh [--config FILE] [--mode v1|v2|auto] [--group NAME] [--cgroup-mount PATH]
 #                        [--v2-mount PATH] [--no-cgexec] [--dry-run] <kind> -- <command> [args...]
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 parse_common_options "$@"

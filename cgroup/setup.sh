@@ -14,14 +14,10 @@
 #                 [--v2-mount PATH] [--dry-run]
 # --dry-run prints the commands, one a line, instead of running them.
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-parse_common_options "$@"
-[ ${#rest[@]} -eq 0 ] || die "unexpected argument ${rest[0]}"
-[ -n "$dev" ] || die "--dev is required (the device whose egress is shaped)"
-load_classes
-resolve_mode
+prepare_device_script "$@"
 
 # The cgroups. A cgroup directory that exists is kept (its processes stay in it).
 if [ "$mode" = v1 ]; then

@@ -5,14 +5,10 @@
 # A step whose object is already gone is skipped with a note on stderr, so teardown can
 # be run again after a partial setup.
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-parse_common_options "$@"
-[ ${#rest[@]} -eq 0 ] || die "unexpected argument ${rest[0]}"
-[ -n "$dev" ] || die "--dev is required"
-load_classes
-resolve_mode
+prepare_device_script "$@"
 
 # Runs a step; when it fails (already gone), says so and goes on.
 step() {

@@ -1,8 +1,9 @@
 import { compileFrequencyPolicy, dayOf, TypedArrayBitmap, type Delivery, type DeliveryGateway, type FrequencyCounter, type FrequencyUse, type Task, type TaskStore } from '@herald/core';
 import { LevelFrequencyCounter, LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, newTask, waitFor, type TempDir } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
+import type { UnitBatch, UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
+import { openExecutorLinks, type ExecutorLinks } from './executor-links.test-util';
 import { TaskCache } from './task-cache';
 
 /*
@@ -52,11 +53,7 @@ let offline: LevelOfflineStore;
 let counter: FlakyCounter;
 let gateway: Gateway;
 let executor: Executor;
-let dispatcher: PushChannel;
-let inbox: PullChannel;
-let schedulerInbox: PullChannel;
-let toScheduler: PushChannel;
-let received: Promise<void>;
+let links: ExecutorLinks;
 /** Each progress report, with what the counter had counted when it arrived. */
 let reports: { progress: UnitProgressMessage; countedBefore: number }[];
 const clock = { at: MIDNIGHT + 10 * H, now() { return this.at; } };
@@ -68,28 +65,17 @@ beforeEach(async () => {
   counter = new FlakyCounter(level);
   gateway = new Gateway();
   clock.at = MIDNIGHT + 10 * H;
-  inbox = await createPull({ name: 'executor-f', endpoint: inprocEndpoint('executor-f'), highWaterMark: 100 });
-  dispatcher = await createPush({ name: 'dispatcher-f', endpoints: [inbox.endpoint], highWaterMark: 100 });
-  schedulerInbox = await createPull({ name: 'scheduler-f', endpoint: inprocEndpoint('scheduler-f'), highWaterMark: 100 });
-  toScheduler = await createPush({ name: 'executor-f-to-scheduler', endpoints: [schedulerInbox.endpoint], highWaterMark: 100 });
   reports = [];
-  received = (async () => {
-    for await (const message of schedulerInbox.messages()) if (message.kind === 'unit.progress') reports.push({ progress: message, countedBefore: counter.consumed.length });
-  })();
+  links = await openExecutorLinks('executor-f', (progress) => reports.push({ progress, countedBefore: counter.consumed.length }));
   const online = new TypedArrayBitmap(1024);
   for (const uin of ONLINE) online.setOnline(uin, true);
   const tasks = new Map([5, 7].map((id) => [id, { ...newTask({ expiresAt: MIDNIGHT + 48 * H }), id, epoch: 2 } as unknown as Task]));
   const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
-  executor = startExecutor({ id: 'executor-f', inbox, toScheduler, tasks: new TaskCache(store), online, gateway, offline, frequency: { policy, counter }, clock });
+  executor = startExecutor({ id: 'executor-f', inbox: links.inbox, toScheduler: links.toScheduler, tasks: new TaskCache(store), online, gateway, offline, frequency: { policy, counter }, clock });
 });
 
 afterEach(async () => {
-  dispatcher.close();
-  inbox.close();
-  await executor.done;
-  toScheduler.close();
-  schedulerInbox.close();
-  await received;
+  await links.close(executor);
   await level.close();
   await offline.close();
   await dir.remove();
@@ -101,7 +87,7 @@ const reportsCount = (n: number) => waitFor(() => reports.length >= n, { message
 
 describe('executor with frequency control', () => {
   it("counts a batch's online users for the task, on the day of delivery, before it reports the batch", async () => {
-    await dispatcher.send(batch(5, 0, [1, 2, 3, 4, 5, 6]));
+    await links.dispatcher.send(batch(5, 0, [1, 2, 3, 4, 5, 6]));
     await reportsCount(1);
     expect(reports[0]!.countedBefore).toBe(1);
     expect(counter.consumed.map((u) => [u.taskId, u.day, [...u.uins]])).toEqual([[5, D, [2, 4, 6]]]);
@@ -110,11 +96,11 @@ describe('executor with frequency control', () => {
   });
 
   it('counts a user once per task, however often a batch comes again, and once more for another task', async () => {
-    await dispatcher.send(batch(5, 0, [2, 3, 4]));
+    await links.dispatcher.send(batch(5, 0, [2, 3, 4]));
     await reportsCount(1);
-    await dispatcher.send(batch(5, 0, [2, 3, 4])); // the same batch again: reported from memory, not delivered again
-    await dispatcher.send(batch(5, 0, [2, 3, 4, 6])); // cut differently (a re-run): delivered again, counted idempotently
-    await dispatcher.send(batch(7, 0, [2, 100]));
+    await links.dispatcher.send(batch(5, 0, [2, 3, 4])); // the same batch again: reported from memory, not delivered again
+    await links.dispatcher.send(batch(5, 0, [2, 3, 4, 6])); // cut differently (a re-run): delivered again, counted idempotently
+    await links.dispatcher.send(batch(7, 0, [2, 100]));
     await reportsCount(4);
     expect(gateway.delivered).toEqual([[2, 4], [2, 4, 6], [2, 100]]);
     expect(await usedOn(D, 2, 4, 6, 100)).toEqual([2, 1, 1, 1]);
@@ -122,11 +108,11 @@ describe('executor with frequency control', () => {
 
   it('does not report a batch whose count failed; the batch sent again is delivered and counted', async () => {
     counter.failNext = true;
-    await dispatcher.send(batch(5, 0, [2, 3]));
-    await dispatcher.send(batch(7, 0, [4]));
+    await links.dispatcher.send(batch(5, 0, [2, 3]));
+    await links.dispatcher.send(batch(7, 0, [4]));
     await reportsCount(1);
     expect(reports.map((r) => r.progress.taskId)).toEqual([7]); // task 5's batch stays before its checkpoint
-    await dispatcher.send(batch(5, 0, [2, 3]));
+    await links.dispatcher.send(batch(5, 0, [2, 3]));
     await reportsCount(2);
     expect(reports[1]!.progress).toMatchObject({ taskId: 5, from: 0, to: 2, delivered: 1, offline: 1 });
     expect(await usedOn(D, 2, 4)).toEqual([1, 1]);
@@ -134,10 +120,10 @@ describe('executor with frequency control', () => {
 
   it('counts on the local day the delivery happens, across midnight', async () => {
     clock.at = MIDNIGHT + 24 * H - 1;
-    await dispatcher.send(batch(5, 0, [2]));
+    await links.dispatcher.send(batch(5, 0, [2]));
     await reportsCount(1);
     clock.at = MIDNIGHT + 24 * H;
-    await dispatcher.send(batch(5, 1, [4]));
+    await links.dispatcher.send(batch(5, 1, [4]));
     await reportsCount(2);
     expect(await usedOn(D, 2, 4)).toEqual([1, 0]);
     expect(await usedOn(D + 1, 2, 4)).toEqual([0, 1]);

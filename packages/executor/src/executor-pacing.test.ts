@@ -1,7 +1,8 @@
 import { TypedArrayBitmap, type Delivery, type DeliveryGateway, type OfflineStore, type Task, type TaskStore } from '@herald/core';
 import { newTask, waitFor } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
+import type { UnitBatch, UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
+import { openExecutorLinks, type ExecutorLinks } from './executor-links.test-util';
 import { TaskCache } from './task-cache';
 
 /*
@@ -30,11 +31,7 @@ class Gateway implements DeliveryGateway {
 const offline = { append: async () => {} } as unknown as OfflineStore;
 
 let executor: Executor;
-let dispatcher: PushChannel;
-let inbox: PullChannel;
-let schedulerInbox: PullChannel;
-let toScheduler: PushChannel;
-let received: Promise<void>;
+let links: ExecutorLinks;
 let reports: UnitProgressMessage[];
 let gateway: Gateway;
 const clock = { at: T0, now() { return this.at; } };
@@ -46,13 +43,7 @@ beforeEach(async () => {
   sleeps = [];
   reports = [];
   gateway = new Gateway();
-  inbox = await createPull({ name: 'executor-p', endpoint: inprocEndpoint('executor-p'), highWaterMark: 100 });
-  dispatcher = await createPush({ name: 'dispatcher-p', endpoints: [inbox.endpoint], highWaterMark: 100 });
-  schedulerInbox = await createPull({ name: 'scheduler-p', endpoint: inprocEndpoint('scheduler-p'), highWaterMark: 100 });
-  toScheduler = await createPush({ name: 'executor-p-to-scheduler', endpoints: [schedulerInbox.endpoint], highWaterMark: 100 });
-  received = (async () => {
-    for await (const message of schedulerInbox.messages()) if (message.kind === 'unit.progress') reports.push(message);
-  })();
+  links = await openExecutorLinks('executor-p', (progress) => reports.push(progress));
   const online = new TypedArrayBitmap(1024);
   for (let uin = 0; uin < 1024; uin++) online.setOnline(uin, true);
   const tasks = new Map(
@@ -62,8 +53,8 @@ beforeEach(async () => {
   const sleep = (ms: number) => new Promise<void>((wake) => sleeps.push({ ms, wake }));
   executor = startExecutor({
     id: 'executor-p',
-    inbox,
-    toScheduler,
+    inbox: links.inbox,
+    toScheduler: links.toScheduler,
     tasks: new TaskCache(store),
     online,
     gateway,
@@ -73,14 +64,7 @@ beforeEach(async () => {
   });
 });
 
-afterEach(async () => {
-  dispatcher.close();
-  inbox.close();
-  await executor.done;
-  toScheduler.close();
-  schedulerInbox.close();
-  await received;
-});
+afterEach(() => links.close(executor));
 
 /** Batch n of a task's unit 0: `size` uins from n * size. */
 const batch = (taskId: number, n: number, size = 10): UnitBatch => ({
@@ -110,7 +94,7 @@ function step(): number {
 
 describe('executor pacing', () => {
   it('sends a paced task at its speed: the burst at once, then one batch per refill', async () => {
-    for (let n = 0; n < 5; n++) await dispatcher.send(batch(PACED, n));
+    for (let n = 0; n < 5; n++) await links.dispatcher.send(batch(PACED, n));
     await released(1); // the bucket starts full: one batch of 10
     const waits: number[] = [];
     const perStep: number[] = [];
@@ -127,31 +111,31 @@ describe('executor pacing', () => {
   });
 
   it('a batch above the burst goes out whole from a full bucket, and the next one waits the debt off', async () => {
-    await dispatcher.send(batch(PACED, 0, 25));
-    await dispatcher.send(batch(PACED, 1, 25));
+    await links.dispatcher.send(batch(PACED, 0, 25));
+    await links.dispatcher.send(batch(PACED, 1, 25));
     await released(1);
     expect(step()).toBe(2500); // 15 owed + 10 (the burst) needed, at 10/s
     await released(2, false);
   });
 
   it('leaves a task without a speed unpaced, and time passed refills the paced one', async () => {
-    for (let n = 0; n < 4; n++) await dispatcher.send(batch(UNPACED, n));
+    for (let n = 0; n < 4; n++) await links.dispatcher.send(batch(UNPACED, n));
     await released(4, false);
     expect(sleeps).toEqual([]);
-    await dispatcher.send(batch(PACED, 0));
+    await links.dispatcher.send(batch(PACED, 0));
     await released(5, false);
     clock.at += 500;
-    await dispatcher.send(batch(PACED, 1));
+    await links.dispatcher.send(batch(PACED, 1));
     await released(5);
     expect(step()).toBe(500); // half refilled by the time passed: half a second more
     await released(6, false);
   });
 
   it('handles a real-time batch that arrives while a normal batch waits for its tokens, and the wait goes on', async () => {
-    await dispatcher.send(batch(PACED, 0));
-    await dispatcher.send(batch(PACED, 1));
+    await links.dispatcher.send(batch(PACED, 0));
+    await links.dispatcher.send(batch(PACED, 1));
     await released(1);
-    await dispatcher.send(batch(REALTIME, 0));
+    await links.dispatcher.send(batch(REALTIME, 0));
     await released(2); // the paced batch still waits: its sleep is the one pending
     expect(reports.map((r) => r.taskId)).toEqual([PACED, REALTIME]);
     expect(step()).toBe(1000); // the same wait, not a new one
@@ -161,11 +145,11 @@ describe('executor pacing', () => {
   });
 
   it('stopping abandons a batch waiting for its tokens: neither delivered nor reported', async () => {
-    await dispatcher.send(batch(PACED, 0));
-    await dispatcher.send(batch(PACED, 1));
+    await links.dispatcher.send(batch(PACED, 0));
+    await links.dispatcher.send(batch(PACED, 1));
     await released(1);
-    dispatcher.close();
-    inbox.close();
+    links.dispatcher.close();
+    links.inbox.close();
     await executor.done;
     expect(reports).toHaveLength(1);
     expect(gateway.delivered).toHaveLength(1);
