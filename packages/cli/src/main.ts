@@ -73,7 +73,8 @@ program
     await runStart(tier, opts.id, opts.port === undefined ? base : { ...base, http: { ...base.http, port: opts.port } }, opts.management);
     // Stopped: exit now. A client library can keep a timer or socket alive for seconds after its
     // close (a Kafka reconnect, a ZooKeeper ping), and a restart must not find the old process still there.
-    process.stdout.write('', () => process.exit(0));
+    // With the status runStart set, if any (an executor started again in its bandwidth class exits with its child's).
+    process.stdout.write('', () => process.exit());
   });
 
 const admin = program.command('admin').description("talk to a running process's management endpoint (management.endpoints in the config, or --address)");

@@ -177,6 +177,41 @@ describe('herald dev', () => {
   });
 });
 
+describe('herald start executor with bandwidth.enabled', () => {
+  it('starts itself again through the bandwidth script, in the class of its traffic, and exits with its status', async () => {
+    const dir = await makeTempDir('herald-cli-bandwidth-');
+    try {
+      // A stand-in for cgroup/run-in-class.sh: prints what it was given, one a line.
+      const script = join(dir.path, 'run-in-class.sh');
+      await writeFile(script, '#!/bin/sh\nprintf "%s\\n" "class=$HERALD_BANDWIDTH_CLASS" "$@"\nexit 3\n', { mode: 0o755 });
+      const config = join(dir.path, 'herald.json');
+      await writeFile(
+        config,
+        JSON.stringify({
+          profile: 'production',
+          mysql: { url: 'mysql://herald@db:3306' },
+          zookeeper: { connectionString: 'zk1:2181' },
+          kafka: { brokers: ['k1:9092'] },
+          curve: { keysDir: join(dir.path, 'keys') },
+          topology: {
+            schedulers: [{ id: 'scheduler-1', endpoint: 'tcp://127.0.0.1:7101' }],
+            dispatchers: [{ id: 'dispatcher-1', endpoint: 'tcp://127.0.0.1:7201' }],
+            executors: [{ id: 'executor-1', endpoint: 'tcp://127.0.0.1:7301' }],
+            presence: [{ id: 'presence-1', bitmapFile: join(dir.path, 'online.bitmap'), executors: ['executor-1'] }],
+          },
+          bandwidth: { enabled: true, script, executors: { 'executor-1': 'realtime' } },
+        }),
+      );
+      const run = await herald(['start', 'executor', '--config', config, '--id', 'executor-1']);
+      expect(run.stderr).toBe('');
+      expect(run.stdout.split('\n').filter((line) => line !== '')).toEqual(['class=realtime', 'realtime', '--', process.execPath, MAIN, 'start', 'executor', '--config', config, '--id', 'executor-1']);
+      expect(run.code).toBe(3);
+    } finally {
+      await dir.remove();
+    }
+  });
+});
+
 describe('herald token', () => {
   it('creates a token in an embedded data directory, printing it alone on stdout, and revokes it', async () => {
     const dir = await makeTempDir('herald-cli-');
