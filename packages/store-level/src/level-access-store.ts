@@ -20,7 +20,7 @@ import {
 } from '@herald/core';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle, toHeraldError } from './lifecycle';
+import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 
 /**
  * The embedded AccessStore, on LevelDB (classic-level): API tokens and the
@@ -69,12 +69,7 @@ export class LevelAccessStore implements AccessStore {
 
   /** Opens (creating if needed) the store in directory `path`. UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelAccessStore> {
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelAccessStore: cannot open ${path} (is another process using it?)`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelAccessStore');
     try {
       const seq = await db.get(AUDIT_SEQ);
       return new LevelAccessStore(db, seq === undefined ? 0 : readU64BE(seq, 0));

@@ -7,8 +7,6 @@ import {
   checkReservation,
   checkReservationKey,
   decideReservation,
-  ErrorCodes,
-  HeraldError,
   RESERVATION_RETENTION_MS,
   type AccountDay,
   type AccountLimits,
@@ -21,7 +19,7 @@ import {
 } from '@herald/core';
 import { decodeJson, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle } from './lifecycle';
+import { Lifecycle, openLevelDb } from './lifecycle';
 
 /**
  * The embedded AccountStore, on LevelDB (classic-level): one directory, one
@@ -64,12 +62,7 @@ export class LevelAccountStore implements AccountStore {
 
   /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelAccountStore> {
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelAccountStore: cannot open ${path}`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelAccountStore');
     return new LevelAccountStore(db);
   }
 

@@ -7,8 +7,6 @@ import {
   decodeChunk,
   emptyChunk,
   encodeChunk,
-  ErrorCodes,
-  HeraldError,
   isLookupUin,
   lastPerUin,
   MAX_USERS_PER_PUT,
@@ -21,7 +19,7 @@ import {
 } from '@herald/core';
 import { decodeJson, encodeJson, key, prefixRange, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle } from './lifecycle';
+import { Lifecycle, openLevelDb } from './lifecycle';
 
 /**
  * The embedded AttributeIndex, on LevelDB (classic-level), in its own
@@ -70,12 +68,7 @@ export class LevelAttributeIndex implements AttributeIndex, UserAttributeLookup 
 
   /** Opens (creating if needed) the index in directory `path`. UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelAttributeIndex> {
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelAttributeIndex: cannot open ${path} (is another process using it?)`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelAttributeIndex');
     return new LevelAttributeIndex(db);
   }
 

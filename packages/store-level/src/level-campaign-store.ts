@@ -7,8 +7,6 @@ import {
   checkCampaignTime,
   compileCampaignQuery,
   compileFiringQuery,
-  ErrorCodes,
-  HeraldError,
   newCampaignRecord,
   newFiringRecord,
   type Campaign,
@@ -24,7 +22,7 @@ import {
 } from '@herald/core';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle, toHeraldError } from './lifecycle';
+import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 
 /**
  * The embedded CampaignStore, on LevelDB (classic-level): one directory, one
@@ -68,12 +66,7 @@ export class LevelCampaignStore implements CampaignStore {
 
   /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelCampaignStore> {
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelCampaignStore: cannot open ${path}`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelCampaignStore');
     try {
       const seq = await db.get(SEQ_KEY);
       const [lastKey] = await db.keys({ ...CAMPAIGNS, reverse: true, limit: 1 }).all();

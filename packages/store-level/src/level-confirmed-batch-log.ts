@@ -1,7 +1,7 @@
 import { ClassicLevel } from 'classic-level';
-import { ErrorCodes, HeraldError, type ConfirmedBatch, type ConfirmedBatchLog } from '@herald/core';
+import { type ConfirmedBatch, type ConfirmedBatchLog } from '@herald/core';
 import { key, prefixRange, readU64BE, tag, writeU64BE } from './keys';
-import { Lifecycle } from './lifecycle';
+import { Lifecycle, openLevelDb } from './lifecycle';
 
 /**
  * The production ConfirmedBatchLog of an executor host, on LevelDB
@@ -53,12 +53,7 @@ export class LevelConfirmedBatchLog implements ConfirmedBatchLog {
 
   /** Opens (creating if needed) the log in directory `path`; UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelConfirmedBatchLog> {
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelConfirmedBatchLog: cannot open ${path}`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelConfirmedBatchLog');
     return new LevelConfirmedBatchLog(db);
   }
 

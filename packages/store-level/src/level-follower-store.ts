@@ -6,9 +6,7 @@ import {
   checkFollowersAccount,
   checkSourceBatchSize,
   classifyUin,
-  ErrorCodes,
   followChangeWins,
-  HeraldError,
   reduceFollowChanges,
   ValidationError,
   type AudienceBatch,
@@ -21,7 +19,7 @@ import {
 } from '@herald/core';
 import { key, prefixRange, readU64BE, tag, writeU64BE } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle } from './lifecycle';
+import { Lifecycle, openLevelDb } from './lifecycle';
 
 /**
  * The embedded FollowerStore, on LevelDB (classic-level), in its own
@@ -62,12 +60,7 @@ export class LevelFollowerStore implements FollowerStore {
 
   /** Opens (creating if needed) the store in directory `path`. UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelFollowerStore> {
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelFollowerStore: cannot open ${path} (is another process using it?)`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelFollowerStore');
     return new LevelFollowerStore(db);
   }
 

@@ -4,14 +4,12 @@ import {
   checkFrequencyUses,
   checkSortedUins,
   ConfigError,
-  ErrorCodes,
-  HeraldError,
   uniqueSorted,
   type FrequencyCounter,
   type FrequencyUse,
 } from '@herald/core';
 import { EMPTY, key, prefixRange, tag } from './keys';
-import { Lifecycle, toHeraldError } from './lifecycle';
+import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 
 /**
  * The embedded FrequencyCounter, on LevelDB (classic-level).
@@ -89,12 +87,7 @@ export class LevelFrequencyCounter implements FrequencyCounter {
   static async open(path: string, options: LevelFrequencyCounterOptions = {}): Promise<LevelFrequencyCounter> {
     const { retainDays = DEFAULT_RETAIN_DAYS } = options;
     if (!Number.isInteger(retainDays) || retainDays < 1 || retainDays > 366) throw new ConfigError('retainDays', `must be an integer in 1..366, got ${retainDays}`);
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelFrequencyCounter: cannot open ${path}`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelFrequencyCounter');
     try {
       const [last] = await db.keys({ ...prefixRange(USES), reverse: true, limit: 1 }).all();
       return new LevelFrequencyCounter(db, retainDays, last === undefined ? -1 : last.readUInt32BE(DAY_IN_KEY));

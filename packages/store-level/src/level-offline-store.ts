@@ -1,8 +1,6 @@
 import { ClassicLevel, type Iterator as LevelIterator, type Snapshot } from 'classic-level';
 import {
   ConfigError,
-  ErrorCodes,
-  HeraldError,
   indexOfSorted,
   isSortedUint32,
   subtractSorted,
@@ -13,7 +11,7 @@ import {
 } from '@herald/core';
 import { EMPTY, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle, toHeraldError } from './lifecycle';
+import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
 
 /**
@@ -138,12 +136,7 @@ export class LevelOfflineStore implements OfflineStore {
   static async open(path: string, options: LevelOfflineStoreOptions = {}): Promise<LevelOfflineStore> {
     const { rangeBits = DEFAULT_RANGE_BITS } = options;
     if (!Number.isInteger(rangeBits) || rangeBits < 8 || rangeBits > 32) throw new ConfigError('rangeBits', `must be an integer in 8..32, got ${rangeBits}`);
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelOfflineStore: cannot open ${path}`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelOfflineStore');
     try {
       const stored = await db.get(RANGE_BITS_KEY);
       if (stored === undefined) await db.put(RANGE_BITS_KEY, Buffer.of(rangeBits));

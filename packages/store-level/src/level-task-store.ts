@@ -19,7 +19,6 @@ import {
   newUnitRecord,
   transitionedUnit,
   ErrorCodes,
-  HeraldError,
   NotFoundError,
   taskMachine,
   ValidationError,
@@ -40,7 +39,7 @@ import {
 } from '@herald/core';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle, toHeraldError } from './lifecycle';
+import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 
 /**
  * The embedded TaskStore, on LevelDB (classic-level): one directory, one
@@ -118,12 +117,7 @@ export class LevelTaskStore implements TaskStore {
 
   /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelTaskStore> {
-    const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    try {
-      await db.open();
-    } catch (error) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelTaskStore: cannot open ${path}`, { cause: error });
-    }
+    const db: Db = await openLevelDb(path, 'LevelTaskStore');
     try {
       // The counter is authoritative; the last task key guards against a counter older than the tasks.
       const seq = await db.get(SEQ_KEY);

@@ -1,3 +1,4 @@
+import { ClassicLevel } from 'classic-level';
 import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
 
 interface LevelErrorLike {
@@ -59,4 +60,19 @@ export class Lifecycle {
       throw toHeraldError(error, this.store, 'close');
     }
   }
+}
+
+/**
+ * Opens (creating if needed) the LevelDB of one store in directory `path`,
+ * keys and values as Buffers. UNAVAILABLE when it cannot: most often another
+ * process holds the directory (LevelDB's LOCK file).
+ */
+export async function openLevelDb(path: string, store: string): Promise<ClassicLevel<Buffer, Buffer>> {
+  const db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  try {
+    await db.open();
+  } catch (error) {
+    throw new HeraldError(ErrorCodes.UNAVAILABLE, `${store}: cannot open ${path} (is another process using it?)`, { cause: error });
+  }
+  return db;
 }
