@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeTempDir, waitFor } from '@herald/testing';
 
@@ -206,6 +206,12 @@ describe('herald start executor with bandwidth.enabled', () => {
       expect(run.stderr).toBe('');
       expect(run.stdout.split('\n').filter((line) => line !== '')).toEqual(['class=realtime', 'realtime', '--', process.execPath, MAIN, 'start', 'executor', '--config', config, '--id', 'executor-1']);
       expect(run.code).toBe(3);
+
+      // A script that is not there: the setting is named.
+      await writeFile(config, JSON.stringify({ ...JSON.parse(await readFile(config, 'utf8')), bandwidth: { enabled: true, script: join(dir.path, 'missing.sh') } }));
+      const missing = await herald(['start', 'executor', '--config', config, '--id', 'executor-1']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/^herald: CONFIG_INVALID: .*bandwidth\.script.*cannot run .*missing\.sh: spawn .* ENOENT/);
     } finally {
       await dir.remove();
     }

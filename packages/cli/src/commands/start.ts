@@ -1,4 +1,4 @@
-import { compileConfig, type HeraldOptions } from '@herald/core';
+import { compileConfig, ConfigError, type HeraldOptions } from '@herald/core';
 import { createJsonLogger, createPromMeter } from '@herald/metrics';
 import { spawn } from 'node:child_process';
 import { IN_CLASS_ENV, inClassCommand, startManagementServer, startTier } from '@herald/production';
@@ -45,7 +45,8 @@ async function runInClass(argv: string[], kind: string): Promise<void> {
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   const code = await new Promise<number>((resolve, reject) => {
-    child.once('error', reject); // the script is missing or not executable
+    // The script is missing or not executable.
+    child.once('error', (error) => reject(new ConfigError('bandwidth.script', `cannot run ${argv[0]}: ${error.message}`)));
     child.once('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
   });
   process.off('SIGINT', forward);
