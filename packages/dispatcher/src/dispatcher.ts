@@ -37,8 +37,8 @@ export interface Dispatcher {
   readonly done: Promise<void>;
   /** Unit streams and pre-processing jobs running now (a drain waits for none). */
   busy(): number;
-  /** The latest host.load report of each executor, with when it arrived (this dispatcher's clock). */
-  loads(): ReceivedLoad[];
+  /** The latest host.load report of each executor, with when it arrived and its age now (this dispatcher's clock). */
+  loads(): (ReceivedLoad & { ageMs: number })[];
 }
 
 /** Tasks whose executors are remembered for forwarding a halt; past it the least recently streamed is forgotten. */
@@ -294,5 +294,9 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     for (const units of streams.values()) for (const stream of units.values()) stream.halted = true;
     await Promise.allSettled([...running]);
   })();
-  return { done, busy: () => running.size, loads: () => hostLoads.latest() };
+  const loads = () => {
+    const now = clock.now();
+    return hostLoads.latest().map((load) => ({ ...load, ageMs: Math.max(0, now - load.receivedAt) }));
+  };
+  return { done, busy: () => running.size, loads };
 }

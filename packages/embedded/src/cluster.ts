@@ -190,6 +190,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     audiences: { followers, attributes, ...(config.audiences.followerCopyThreshold > 0 ? { followerCopies: new FollowerCopies(dir('follower-copies'), { logger }) } : {}) },
     accounts,
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
+    hostLoads: () => dispatcher.loads(),
     clock,
     logger,
     blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },

@@ -1,4 +1,4 @@
-import type { AccessStore, AccountStore, CampaignStore, Clock, HashRing, HeraldConfig, Logger, Meter, TaskStore } from '@herald/core';
+import type { AccessStore, AccountStore, CampaignStore, Clock, HashRing, HeraldConfig, HostLoad, Logger, Meter, TaskStore } from '@herald/core';
 import type { ListRepository } from '@herald/audience';
 import type { PushChannel } from '@herald/transport';
 import type { AudienceSourceDeps } from './audience-jobs';
@@ -23,6 +23,13 @@ export interface ApiDeps {
   blacklistIds: { global: string; forAccount(accountId: string): string };
   /** The membership this process follows, for GET /api/v1/cluster. Default: the one scheduler of config.scheduler.id (embedded). */
   cluster?: () => ClusterMembership;
+  /**
+   * The executors' latest load reports, as a dispatcher in this process holds
+   * them (the embedded profile), for GET /api/v1/cluster's `hosts`. Absent in
+   * production: interface processes hear no load reports (a dispatcher's
+   * management status shows its own).
+   */
+  hostLoads?: () => { report: HostLoad; ageMs: number }[];
   /** Counters of refused requests and audit failures; default: none. */
   meter?: Meter;
   /** Prometheus exposition for GET /metrics, when a registry is wired. */

@@ -1,7 +1,7 @@
 import { compileConfig, HashRing, noopLogger, type Task, type TaskStore } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import type { ListRepository } from '@herald/audience';
-import type { ClusterMembership } from '../api-deps';
+import type { ApiDeps, ClusterMembership } from '../api-deps';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { createApiServer } from '../server';
 
@@ -12,7 +12,7 @@ beforeEach(async () => {
 afterEach(() => tokens.close());
 
 /** GET /api/v1/cluster over a store that only lists live tasks (all the route reads). */
-function server(owners: (string | null)[], cluster?: () => ClusterMembership): FastifyInstance {
+function server(owners: (string | null)[], cluster?: () => ClusterMembership, hostLoads?: ApiDeps['hostLoads']): FastifyInstance {
   const store = { listLiveTasks: async () => owners.map((owner, i) => ({ id: i + 1, owner }) as Task) } as unknown as TaskStore;
   return createApiServer({
     config: compileConfig({ scheduler: { id: 'scheduler-1' } }),
@@ -24,6 +24,7 @@ function server(owners: (string | null)[], cluster?: () => ClusterMembership): F
     logger: noopLogger,
     blacklistIds: { global: 'g', forAccount: (a) => a },
     ...(cluster ? { cluster } : {}),
+    ...(hostLoads ? { hostLoads } : {}),
   });
 }
 
@@ -73,5 +74,19 @@ describe('GET /api/v1/cluster', () => {
       { id: 'scheduler-3', state: 'UNKNOWN', takesWork: true, ringShare: 0, liveTasks: 1 },
     ]);
     expect(body.unownedLiveTasks).toBe(0);
+  });
+
+  it("lists each executor's last load report and its age when a dispatcher runs in the process, by executor id", async () => {
+    const report = (executorId: string) => ({ executorId, sentAt: 1, cpuCores: 2, cpuBusyPermille: 300, memTotalBytes: 100, memAvailableBytes: 40, nicCapacityBytesPerSecond: 1000, nicBytesPerSecond: 10, senderSlots: 4, senderSlotsFree: 3 });
+    const app = server(['scheduler-1'], undefined, () => [
+      { report: report('executor-2'), ageMs: 4000 },
+      { report: report('executor-1'), ageMs: 250 },
+    ]);
+    const body = await get(app);
+    expect(body.hosts).toEqual([
+      { ...report('executor-1'), ageMs: 250 },
+      { ...report('executor-2'), ageMs: 4000 },
+    ]);
+    expect('hosts' in (await get(server(['scheduler-1'])))).toBe(false);
   });
 });

@@ -22,7 +22,8 @@ interface MemberRow {
  * its share of the ring and the live tasks it owns in the store. Owners come
  * from the task store, so a task being taken over shows under whoever holds
  * its latest claim. Admin only (403 FORBIDDEN for an operator): its counts
- * of live tasks cover every account.
+ * of live tasks cover every account. Where a dispatcher runs in the same
+ * process (embedded), `hosts` lists each executor's last load report and its age.
  */
 export function clusterRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const membership = deps.cluster ?? (() => staticMembership(deps.config.scheduler.id));
@@ -48,7 +49,11 @@ export function clusterRoutes(app: FastifyInstance, deps: ApiDeps): void {
     // An owner that is no member any more (e.g. removed from the configuration) still holds tasks: show it.
     for (const [id, count] of owned) if (!members.some((m) => m.id === id)) members.push({ id, state: 'UNKNOWN', takesWork: true, ringShare: 0, liveTasks: count });
     members.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { apta: view.apta, self: view.self, ring: view.ring.members, members, unownedLiveTasks: unowned };
+    // The executors' load as the dispatcher plans on it (embedded only: see ApiDeps.hostLoads).
+    const hosts = deps.hostLoads?.()
+      .map(({ report, ageMs }) => ({ ...report, ageMs }))
+      .sort((a, b) => (a.executorId < b.executorId ? -1 : a.executorId > b.executorId ? 1 : 0));
+    return { apta: view.apta, self: view.self, ring: view.ring.members, members, unownedLiveTasks: unowned, ...(hosts === undefined ? {} : { hosts }) };
   });
 }
 

@@ -44,7 +44,7 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
     });
     return {
       description: `dispatcher ${id} on ${me.endpoint}`,
-      status: () => ({ busy: dispatcher.busy(), received: watched.received, membership: ring.status() }),
+      status: () => ({ busy: dispatcher.busy(), received: watched.received, membership: ring.status(), hosts: dispatcher.loads().map(({ report, ageMs }) => ({ ...report, ageMs })) }),
       async drain() {
         // Finish what it was given: every stream to its unit's end and any unit.run still
         // arriving, until nothing runs and the inbox has been quiet. A unit.run that lands
