@@ -212,7 +212,8 @@ describe('preemption, end to end', () => {
     const online = new TypedArrayBitmap(2 ** uinSpaceBits);
     for (const uin of uins) online.setOnline(uin, true);
     cluster = await startEmbeddedCluster(
-      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, scheduler: { slots: 4 }, offline: { rangeBits: 12 } },
+      // 1,010 creations from 8 clients: above the default request rate limit (100/s), which is not under test here.
+      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 100_000, burst: 100_000 } }, scheduler: { slots: 4 }, offline: { rangeBits: 12 } },
       { online },
     );
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(uins));
