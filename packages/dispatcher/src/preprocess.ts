@@ -13,7 +13,7 @@ export interface PreprocessDeps {
   /**
    * Worker threads the chain's in-memory links run in (filters/parallel.ts),
    * for lists of at least PARALLEL_FROM recipients; 1 or less: this thread.
-   * @defaultValue the machine's cores (os.availableParallelism())
+   * @defaultValue `dispatcher.filterWorkers`, whose 0 is the machine's cores (os.availableParallelism())
    */
   filterWorkers?: number;
   /** The task's execution units over `count` filtered recipients (the dispatcher plans them by load: plan-units.ts). */
@@ -40,7 +40,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     deps.logger.info('pre-processed already; answering the recorded result', { taskId: request.taskId, epoch: request.epoch, kept: recorded.kept });
     return recorded;
   }
-  const workers = deps.filterWorkers ?? availableParallelism();
+  const workers = deps.filterWorkers ?? (deps.config.dispatcher.filterWorkers || availableParallelism());
   // Shared memory when workers may filter it: they sort and merge the list where it lies.
   const uins = await loadRecipientList(deps.lists.pathOf(request.listId), { uinLimit: deps.config.uinLimit, shared: workers > 1 });
   const total = uins.length;

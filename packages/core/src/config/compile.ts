@@ -26,7 +26,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
-  const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize']);
+  const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
   const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
   const offline = section(options, 'offline', ['rangeBits']);
   const transport = section(options, 'transport', ['highWaterMark']);
@@ -68,6 +68,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     dispatcher: {
       batchSize: int('dispatcher.batchSize', dispatcher.batchSize, DEFAULTS.dispatcher.batchSize, 1, 1 << 20),
       unitSize: int('dispatcher.unitSize', dispatcher.unitSize, DEFAULTS.dispatcher.unitSize, 1, 2 ** 40),
+      filterWorkers: int('dispatcher.filterWorkers', dispatcher.filterWorkers, DEFAULTS.dispatcher.filterWorkers, 0, 256),
     },
     executor: { ids: [...ids], bitmapWaitMs: int('executor.bitmapWaitMs', executor.bitmapWaitMs, DEFAULTS.executor.bitmapWaitMs, 0, 3_600_000) },
     offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },

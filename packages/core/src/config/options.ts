@@ -55,6 +55,13 @@ export interface HeraldOptions {
     batchSize?: number;
     /** Recipients per execution unit. Default 1,048,576. */
     unitSize?: number;
+    /**
+     * Worker threads the filter chain's in-memory links (dedupe, blacklist,
+     * no-resend) run in, over hash-split chunks, for lists of at least 2^20
+     * recipients (docs/architecture.md, "The filter chain"). 0: the machine's
+     * cores; 1: the dispatcher's own thread. Default 0.
+     */
+    filterWorkers?: number;
   };
   executor?: {
     /** Executor ids in the embedded profile; units are spread across them. Default ['executor-1']. */
@@ -404,7 +411,7 @@ export interface HeraldConfig {
   http: { host: string; port: number; uploadLimitBytes: number };
   tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number };
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
-  dispatcher: { batchSize: number; unitSize: number };
+  dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
   executor: { ids: string[]; bitmapWaitMs: number };
   offline: { rangeBits: number };
   transport: { highWaterMark: number };
@@ -428,7 +435,7 @@ export const DEFAULTS = {
   http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30 },
   tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096 },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
-  dispatcher: { batchSize: 4096, unitSize: 1 << 20 },
+  dispatcher: { batchSize: 4096, unitSize: 1 << 20, filterWorkers: 0 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
