@@ -371,6 +371,12 @@ describe('operator console in headless Chromium', () => {
     await member.waitFor();
     expect(await member.innerText()).toContain('WORKING');
     expect(await member.innerText()).toContain('100.0%');
+    // Both executors report their host's load every second (load-aware dispatch).
+    for (const id of ['executor-1', 'executor-2']) {
+      const host = page.locator(`tr[data-host="${id}"]`);
+      await host.waitFor();
+      expect(await host.innerText()).toMatch(/% of \d+ cores/);
+    }
     await screenshot(page, '11-cluster');
   });
 });

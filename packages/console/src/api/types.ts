@@ -90,12 +90,29 @@ export interface ClusterMember {
   lastHeardAgoMs?: number;
 }
 
+/** An executor host's last load report (load-aware dispatch, docs/scheduling.md) and how old it is. */
+export interface ExecutorHostLoad {
+  executorId: string;
+  cpuCores: number;
+  /** Busy share of the host's CPU over the last interval, thousandths. */
+  cpuBusyPermille: number;
+  memTotalBytes: number;
+  memAvailableBytes: number;
+  nicCapacityBytesPerSecond: number;
+  nicBytesPerSecond: number;
+  senderSlots: number;
+  senderSlotsFree: number;
+  ageMs: number;
+}
+
 export interface ClusterView {
   apta: boolean;
   self?: { id: string; state: string };
   ring: string[];
   members: ClusterMember[];
   unownedLiveTasks: number;
+  /** Only where a dispatcher runs in the answering process (embedded); production dispatchers list theirs on their management endpoint. */
+  hosts?: ExecutorHostLoad[];
 }
 
 export interface CampaignTemplate {

@@ -1,8 +1,8 @@
 import { api, ApiError } from '../api/client';
-import type { ClusterView } from '../api/types';
+import type { ClusterView, ExecutorHostLoad } from '../api/types';
 import { Bar, ErrorBanner, NotYet, StateBadge } from '../components/bits';
 import { usePoll, useTitle } from '../hooks';
-import { fmtDuration, fmtInt } from '../lib/format';
+import { fmtBytes, fmtDuration, fmtInt } from '../lib/format';
 
 /** The cluster as the answering interface process sees it: APTA members, their states, ring shares and owned tasks. */
 export function Cluster() {
@@ -77,13 +77,71 @@ export function Cluster() {
           </div>
           <div className="panel">
             <h2>Executor hosts</h2>
-            <p>
-              <NotYet>host loads (CPU, memory, batches in flight per executor) are not reported by the API; each process's management endpoint shows its own (docs/operations.md).</NotYet>
-            </p>
+            {data.hosts === undefined ? (
+              <p>
+                <NotYet>
+                  host loads reach the dispatchers, and this interface runs none in its process (a production cluster): each dispatcher&apos;s management status lists the reports it holds
+                  (docs/operations.md).
+                </NotYet>
+              </p>
+            ) : data.hosts.length === 0 ? (
+              <p className="muted">No executor has reported its load yet.</p>
+            ) : (
+              <HostLoads hosts={data.hosts} />
+            )}
           </div>
         </>
       )}
     </section>
+  );
+}
+
+/** Each executor's last load report: what load-aware dispatch plans units with (a report older than load.staleMs is not used). */
+function HostLoads({ hosts }: { hosts: ExecutorHostLoad[] }) {
+  return (
+    <table className="grid">
+      <thead>
+        <tr>
+          <th>Executor</th>
+          <th>CPU busy</th>
+          <th>Memory used</th>
+          <th className="num">NIC</th>
+          <th className="num">Free sender slots</th>
+          <th className="num">Reported</th>
+        </tr>
+      </thead>
+      <tbody>
+        {hosts.map((h) => {
+          const used = h.memTotalBytes - h.memAvailableBytes;
+          return (
+            <tr key={h.executorId} data-host={h.executorId}>
+              <td>
+                <strong>{h.executorId}</strong>
+              </td>
+              <td className="share">
+                <Bar label={`${h.executorId} CPU busy`} segments={[{ fraction: h.cpuBusyPermille / 1000, tone: 'online' }]} />
+                <span className="small">
+                  {(h.cpuBusyPermille / 10).toFixed(1)}% of {h.cpuCores} cores
+                </span>
+              </td>
+              <td className="share">
+                <Bar label={`${h.executorId} memory used`} segments={[{ fraction: h.memTotalBytes > 0 ? used / h.memTotalBytes : 0, tone: 'offline' }]} />
+                <span className="small">
+                  {fmtBytes(used)} of {fmtBytes(h.memTotalBytes)}
+                </span>
+              </td>
+              <td className="num">
+                {fmtBytes(h.nicBytesPerSecond)}/s of {fmtBytes(h.nicCapacityBytesPerSecond)}/s
+              </td>
+              <td className="num">
+                {fmtInt(h.senderSlotsFree)} of {fmtInt(h.senderSlots)}
+              </td>
+              <td className="num">{fmtDuration(h.ageMs)} ago</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }
 
