@@ -78,6 +78,8 @@ export {
   checkProgressInUnit,
   applyUnitProgress,
   checkListMeta,
+  MAX_TASK_SPEED,
+  isTaskSpeed,
 } from './task/validate';
 export type { TaskRecordRules, CompiledTaskQuery } from './task/validate';
 
@@ -237,6 +239,7 @@ export type { AccountLimits, AccountLimitsOverride, ClickThroughPolicy, LimitNam
 export { accountDayOf, checkAccountDay } from './account-quota/day';
 export type { AccountDay } from './account-quota/day';
 export { admit } from './account-quota/admit';
+export { speedRefusal } from './account-quota/speed';
 export type { AccountUsage, QuotaRequest, QuotaRefusal, Admission } from './account-quota/admit';
 export {
   MAX_ACCOUNT_ID_CHARS,

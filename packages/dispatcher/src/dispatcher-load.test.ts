@@ -62,7 +62,7 @@ describe('dispatcher: units planned on the executors\' load reports', () => {
       ['e3', 800, 5000],
     ]);
 
-    await toDispatcher.send({ kind: 'preprocess.request', taskId: 1, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1 });
+    await toDispatcher.send({ kind: 'preprocess.request', taskId: 1, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 0 });
     await waitFor(() => results.length === 1, { timeoutMs: 10_000, message: 'task 1 pre-processed' });
     const result = results[0]!;
     if (result.kind !== 'preprocess.result' || !result.ok) throw new Error(`unexpected ${JSON.stringify(result)}`);
@@ -75,7 +75,7 @@ describe('dispatcher: units planned on the executors\' load reports', () => {
 
   it('stops planning on reports once they are older than load.maxReportAgeMs', async () => {
     now += 3001;
-    await toDispatcher.send({ kind: 'preprocess.request', taskId: 2, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1 });
+    await toDispatcher.send({ kind: 'preprocess.request', taskId: 2, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 0 });
     await waitFor(() => results.length === 2, { timeoutMs: 10_000, message: 'task 2 pre-processed' });
     const result = results[1]!;
     if (result.kind !== 'preprocess.result' || !result.ok) throw new Error(`unexpected ${JSON.stringify(result)}`);

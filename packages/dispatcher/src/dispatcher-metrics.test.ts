@@ -51,8 +51,8 @@ describe('dispatcher metrics', () => {
   });
 
   it('counts recipients pre-processed, removals by reason and failures by code', async () => {
-    await toDispatcher.send({ kind: 'preprocess.request', taskId: 1, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1 });
-    await toDispatcher.send({ kind: 'preprocess.request', taskId: 2, epoch: 1, listId: 'l_missing', accountId: 'acme', contentCrc: 1 });
+    await toDispatcher.send({ kind: 'preprocess.request', taskId: 1, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 0 });
+    await toDispatcher.send({ kind: 'preprocess.request', taskId: 2, epoch: 1, listId: 'l_missing', accountId: 'acme', contentCrc: 1, speed: 0 });
     await waitFor(() => results.length === 2, { message: 'both results sent' });
     expect(results[0]).toMatchObject({ ok: true });
     expect(counters.get('herald_dispatcher_preprocessed_recipients_total')).toBe(5);

@@ -55,7 +55,7 @@ describe('dispatcher pre-processing results', () => {
   });
 
   it('answers the next request after a result could not be sent', async () => {
-    const request = (taskId: number): Message => ({ kind: 'preprocess.request', taskId, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1 });
+    const request = (taskId: number): Message => ({ kind: 'preprocess.request', taskId, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 0 });
     await toDispatcher.send(request(1));
     await toDispatcher.send(request(2));
     await waitFor(() => results.some((r) => r.kind === 'preprocess.result' && r.taskId === 2), { timeoutMs: 10_000, message: 'task 2 was pre-processed' });

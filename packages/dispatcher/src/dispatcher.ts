@@ -139,7 +139,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         config: deps.config,
         lists: deps.lists,
         filters: deps.filters,
-        planUnits: (taskId, count) => planUnits(taskId, count, { config: deps.config, executorIds, loads: hostLoads.latest(), now: clock.now(), logger, planned: (reason) => unitPlans.inc({ reason }) }),
+        planUnits: (taskId, count) =>
+          planUnits(taskId, count, { config: deps.config, executorIds, loads: hostLoads.latest(), now: clock.now(), logger, planned: (reason) => unitPlans.inc({ reason }), speed: request.speed }),
         logger,
       });
       preprocessSeconds.observe((performance.now() - started) / 1000);

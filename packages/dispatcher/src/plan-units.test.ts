@@ -43,4 +43,22 @@ describe('planUnits (the dispatcher side of load-aware dispatch)', () => {
     expect(lines[0]![1]).toMatch(/no executor reported its load within load.maxReportAgeMs/);
     expect(lines[0]![2]).toMatchObject({ taskId: 8, reason: 'no-fresh-report' });
   });
+
+  it('plans a task that asks for a speed at that speed, and one without at a share of the spare capacity', () => {
+    const loads = [
+      { report: idle('e1'), receivedAt: NOW - 100 },
+      { report: idle('e2'), receivedAt: NOW - 100 },
+    ];
+    const asked = recorder();
+    // 10^8 recipients/s is more than both idle hosts carry: the units spread over both.
+    const units = planUnits(9, 250, { config, executorIds: ['e1', 'e2'], loads, now: NOW, logger: asked.logger, speed: 100_000_000 });
+    expect(new Set(units.map((u) => u.executorId))).toEqual(new Set(['e1', 'e2']));
+    expect(asked.lines[0]![2]).toMatchObject({ taskId: 9, speed: 100_000_000 });
+    for (const speed of [undefined, 0]) {
+      const plain = recorder();
+      expect(planUnits(10, 250, { config, executorIds: ['e1', 'e2'], loads, now: NOW, logger: plain.logger, ...(speed === undefined ? {} : { speed }) }).map((u) => u.executorId)).toEqual(['e1', 'e1', 'e1']);
+      expect(plain.lines[0]![2]).toMatchObject({ taskId: 10, reason: 'one-host' });
+      expect(plain.lines[0]![2].speed).not.toBe(100_000_000);
+    }
+  });
 });

@@ -11,6 +11,8 @@ export interface UnitPlanContext {
   logger: Logger;
   /** Counts each plan by its reason (herald_dispatcher_unit_plans_total). */
   planned?: (reason: string) => void;
+  /** Recipients per second the task asks for (preprocess.request's speed); 0 or absent: none. */
+  speed?: number;
 }
 
 /** Fallbacks an operator should hear about: the plan could not follow the loads. */
@@ -23,14 +25,15 @@ const FALLBACKS: Record<string, string> = {
 
 /**
  * A task's execution units over the executors by their hosts' load (core
- * planDispatch; docs/scheduling.md "Load-aware dispatch"). The task model has
- * no speed of its own yet, so every task counts as one whose account may not
- * set one: its speed is a share of the cluster's spare capacity.
+ * planDispatch; docs/scheduling.md "Load-aware dispatch"). A task that asks
+ * for a speed was allowed it at creation (its account's maxSpeed), so it is
+ * planned for that speed; a task without one counts as one whose account may
+ * not set it: its speed is a share of the cluster's spare capacity.
  */
 export function planUnits(taskId: number, count: number, context: UnitPlanContext): PlannedUnit[] {
   if (count === 0) return []; // nothing to send: no plan, and nothing to warn about
   const plan = planDispatch({
-    task: { count, maySetSpeed: false },
+    task: context.speed === undefined || context.speed <= 0 ? { count, maySetSpeed: false } : { count, maySetSpeed: true, requestedSpeed: context.speed },
     unitSize: context.config.dispatcher.unitSize,
     executorIds: context.executorIds,
     loads: context.loads,

@@ -35,7 +35,7 @@ describe('preprocess in worker threads', () => {
     planUnits: (_taskId, count) => [{ start: 0, end: count, executorId: 'e1' }],
     logger: noopLogger,
   });
-  const request = (taskId: number) => ({ kind: 'preprocess.request' as const, taskId, epoch: 1, listId: 'l_big', accountId: 'acme', contentCrc: 1 });
+  const request = (taskId: number) => ({ kind: 'preprocess.request' as const, taskId, epoch: 1, listId: 'l_big', accountId: 'acme', contentCrc: 1, speed: 0 });
 
   it('writes the same filtered list, byte for byte, and the same report as one thread', async () => {
     const next = mulberry32(8);

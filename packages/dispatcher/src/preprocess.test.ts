@@ -32,6 +32,7 @@ const request = (listId: string, taskId = TASK_ID): PreprocessRequest => ({
   listId,
   accountId: ACCOUNT,
   contentCrc: CRC,
+  speed: 0,
 });
 
 /** A task store that only answers the no-resend query: one earlier task of the account with this content. */

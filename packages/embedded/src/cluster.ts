@@ -6,7 +6,7 @@ import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequency
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
 import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
-import { createDeliveryGateway, createHostSampler, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize, type FrequencyControl, type LoadReporter } from '@herald/executor';
+import { createDeliveryGateway, createHostSampler, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, speedShareOf, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize, type FrequencyControl, type LoadReporter } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
 import { startController } from '@herald/controller';
@@ -150,6 +150,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
         offline,
         ...(frequency ? { frequency } : {}),
         personaliser,
+        // A task with a speed is sent at it: each executor paces its share (docs/scheduling.md "Pacing").
+        pacing: { speedOf: speedShareOf(store, id, clock) },
         clock,
         logger,
         meter,

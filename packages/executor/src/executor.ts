@@ -153,7 +153,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   /** Per task, the highest epoch a halt closed: the task's batches at or below it are dropped unstarted. */
   const closed = new EpochFloor(EPOCH_MEMORY);
   let stop!: () => void;
-  const pacer = deps.pacing === undefined ? undefined : new Pacer(deps.pacing, clock, new Promise<void>((resolve) => (stop = resolve)));
+  const pacedRecipients = meter.counter('herald_executor_paced_recipients_total', "Recipients sent at their task's speed: each batch's taken from the task's token bucket first", ['executor']);
+  const pacer = deps.pacing === undefined ? undefined : new Pacer(deps.pacing, clock, new Promise<void>((resolve) => (stop = resolve)), (count) => pacedRecipients.inc(labels, count));
 
   function onHalt(halt: TaskHalt): void {
     if (halt.closesEpoch !== true) return; // the owner may still run units under this epoch

@@ -23,6 +23,7 @@ export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
 export { createDeliveryGateway } from './delivery-gateway';
 export { TaskCache } from './task-cache';
 export type { PacingOptions } from './pacer';
+export { speedShareOf, SPEED_SHARE_REFRESH_MS } from './speed-share';
 export { MemoryConfirmedBatchLog, MAX_CONFIRMED_UNITS } from './memory-confirmed-batch-log';
 export { Personaliser } from './personalise';
 export { watchOfflineStoreSize } from './offline-size';

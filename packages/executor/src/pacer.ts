@@ -9,11 +9,10 @@ import { TokenBucket, type Clock, type Task } from '@herald/core';
 export interface PacingOptions {
   /**
    * Recipients per second this executor sends the task at; undefined or 0:
-   * unpaced. Nothing in Herald sets a task's speed yet (the task record has
-   * none; the load-aware dispatch plan computes one per task): the caller
-   * that has one passes it here.
+   * unpaced. Production and embedded pass this executor's share of the
+   * task's own speed (speed-share.ts; docs/scheduling.md "Pacing").
    */
-  speedOf(task: Task): number | undefined;
+  speedOf(task: Task): number | undefined | Promise<number | undefined>;
   /** Seconds of speed a task may send at once: the bucket's burst (at least one recipient). Default 1. */
   burstSeconds?: number;
   /** Resolves after `ms`. Default: a timer. Tests pass one their clock drives. */
@@ -44,6 +43,8 @@ export class Pacer {
     private readonly clock: Clock,
     /** Resolves when the executor stops: a wait in progress ends, unadmitted. */
     private readonly stopped: Promise<void>,
+    /** Told of every batch a bucket admitted: `count` recipients of a paced task (the executor's metric). */
+    private readonly paced: (count: number) => void = () => undefined,
   ) {
     this.sleep = options.sleep ?? timerSleep;
     void stopped.then(() => (this.isStopped = true));
@@ -55,7 +56,7 @@ export class Pacer {
    * While it waits, `meanwhile` work runs whenever some is ready.
    */
   async admit(task: Task, count: number, meanwhile?: Meanwhile): Promise<boolean> {
-    const bucket = this.bucketOf(task);
+    const bucket = this.bucketOf(task, await this.options.speedOf(task));
     if (bucket === undefined) return true;
     let sleeping: Promise<'slept'> | undefined;
     let watch: ReturnType<Meanwhile['watch']> | undefined;
@@ -78,14 +79,14 @@ export class Pacer {
         await meanwhile!.run();
         if (this.isStopped) return false;
       }
+      this.paced(count);
       return true;
     } finally {
       watch?.cancel();
     }
   }
 
-  private bucketOf(task: Task): TokenBucket | undefined {
-    const speed = this.options.speedOf(task);
+  private bucketOf(task: Task, speed: number | undefined): TokenBucket | undefined {
     if (speed === undefined || speed === 0) {
       this.buckets.delete(task.id);
       return undefined;

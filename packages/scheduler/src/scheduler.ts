@@ -379,6 +379,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       listId: task.listId,
       accountId: task.accountId,
       contentCrc: task.contentCrc,
+      // 0: none asked; the dispatcher then plans by a speed from global load.
+      speed: task.speed ?? 0,
     });
   }
 

@@ -15,7 +15,7 @@ describe('LevelAccountStore', () => {
   afterEach(() => dir.remove());
 
   const NOON = 1_699_963_200_000;
-  const limits = { dailyBroadcasts: 2, dailyRecipients: 100, minIntervalMs: 0 };
+  const limits = { dailyBroadcasts: 2, dailyRecipients: 100, minIntervalMs: 0, maxSpeed: 0 };
 
   it('keeps settings and reservations across close and reopen', async () => {
     const first = await LevelAccountStore.open(dir.path);

@@ -101,6 +101,12 @@ const idempotencyKey = (k: string) => key(tag('k'), { tail: k });
 
 type BatchOp = { type: 'put'; key: Buffer; value: Buffer };
 
+/** A stored task; one written before tasks had a speed (tasks.speed) reads as having none. */
+function decodeTask(value: Buffer): Task {
+  const task = decodeJson<Task>(value);
+  return task.speed === undefined ? { ...task, speed: null } : task;
+}
+
 function encodeId(id: number): Buffer {
   return key({ u64: id });
 }
@@ -180,7 +186,7 @@ export class LevelTaskStore implements TaskStore {
           ? { gte: TASKS.gte, lt: q.beforeId === undefined ? TASKS.lt : taskKey(q.beforeId), reverse: true }
           : { gt: taskKey(q.afterId), lt: TASKS.lt };
       for await (const value of this.db.values(range)) {
-        const task = decodeJson<Task>(value);
+        const task = decodeTask(value);
         if (q.state !== undefined && task.state !== q.state) continue;
         if (q.createdFrom !== undefined && task.createdAt < q.createdFrom) continue;
         if (q.createdBefore !== undefined && task.createdAt >= q.createdBefore) continue;
@@ -200,7 +206,7 @@ export class LevelTaskStore implements TaskStore {
     return this.life.run('listLiveTasks', async () => {
       const live: Task[] = [];
       for await (const value of this.db.values(TASKS)) {
-        const task = decodeJson<Task>(value);
+        const task = decodeTask(value);
         if (!taskMachine.isTerminal(task.state)) live.push(task);
       }
       return live;
@@ -216,7 +222,7 @@ export class LevelTaskStore implements TaskStore {
       const found: Task[] = [];
       for (const value of values) {
         if (value === undefined) continue;
-        const task = decodeJson<Task>(value);
+        const task = decodeTask(value);
         if (task.filteredListId !== null && task.accountId === accountId && task.contentCrc === contentCrc) found.push(task);
       }
       return found;
@@ -316,7 +322,7 @@ export class LevelTaskStore implements TaskStore {
   private async readTask(id: number): Promise<Task | undefined> {
     if (!isTaskId(id)) return undefined;
     const value = await this.db.get(taskKey(id));
-    return value === undefined ? undefined : decodeJson<Task>(value);
+    return value === undefined ? undefined : decodeTask(value);
   }
 
   private async readTaskByKey(k: string): Promise<Task | undefined> {

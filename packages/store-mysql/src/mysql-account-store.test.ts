@@ -17,7 +17,7 @@ accountStoreConformance('MySqlAccountStore', async () => {
 
 describe('MySqlAccountStore', () => {
   const NOON = 1_699_963_200_000;
-  const limits = { dailyBroadcasts: 2, dailyRecipients: 100, minIntervalMs: 0 };
+  const limits = { dailyBroadcasts: 2, dailyRecipients: 100, minIntervalMs: 0, maxSpeed: 0 };
 
   it('refuses a database that is not migrated, naming mysql.database', async () => {
     const database = uniqueDatabase();

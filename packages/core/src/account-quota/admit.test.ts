@@ -6,7 +6,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** 2023-11-14T00:00:00Z: a UTC midnight. */
 const MIDNIGHT = 1_699_920_000_000;
-const LIMITS: AccountLimits = { dailyBroadcasts: 3, dailyRecipients: 1000, minIntervalMs: 4 * HOUR };
+const LIMITS: AccountLimits = { dailyBroadcasts: 3, dailyRecipients: 1000, minIntervalMs: 4 * HOUR, maxSpeed: 0 };
 const NONE: AccountUsage = { broadcasts: 0, recipients: 0, previousSendAt: null, nextSendAt: null };
 const day = accountDayOf(0, MIDNIGHT + 12 * HOUR);
 

@@ -30,13 +30,13 @@ export interface QuotaRequest {
  */
 export interface QuotaRefusal {
   readonly limit: LimitName;
-  readonly field: 'sendAt' | 'listId';
+  readonly field: 'sendAt' | 'listId' | 'speed';
   readonly message: string;
   /** The limit in force. */
   readonly max: number;
-  /** Daily limits: what the day already holds. minIntervalMs: the gap to the nearest broadcast, ms. */
+  /** Daily limits: what the day already holds. minIntervalMs: the gap to the nearest broadcast, ms. maxSpeed: 0. */
   readonly used: number;
-  /** Daily limits: what this broadcast would add. */
+  /** Daily limits: what this broadcast would add. maxSpeed: the speed asked for. */
   readonly requested?: number;
   /** minIntervalMs: the send time of the broadcast too close to this one. */
   readonly nearestSendAt?: number;

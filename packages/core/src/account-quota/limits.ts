@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors';
+import { MAX_TASK_SPEED } from '../task/validate';
 
 /**
  * B-side controls (docs/account-quotas.md): what one account may broadcast.
@@ -13,6 +14,12 @@ export interface AccountLimits {
   readonly dailyRecipients: number;
   /** The frequency: least time between the send times of two broadcasts of the account, ms. 0: none. */
   readonly minIntervalMs: number;
+  /**
+   * The fastest a task of the account may ask to be sent, recipients per
+   * second (NewTask.speed; docs/account-quotas.md "Speed"). 0: the account may
+   * not set a speed, and its tasks go at the speed global load gives them.
+   */
+  readonly maxSpeed: number;
 }
 
 /** An account's own limits, field by field over `accounts.defaultLimits`; {} keeps the defaults. */
@@ -28,7 +35,7 @@ export interface ClickThroughPolicy {
   readonly maxFactor: number;
 }
 
-export const LIMIT_NAMES = ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs'] as const satisfies readonly (keyof AccountLimits)[];
+export const LIMIT_NAMES = ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs', 'maxSpeed'] as const satisfies readonly (keyof AccountLimits)[];
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** The largest value each limit may take, configured, overridden or scaled. */
@@ -38,6 +45,8 @@ export const LIMIT_MAX: Readonly<Record<LimitName, number>> = Object.freeze({
   dailyRecipients: 1_000_000_000_000,
   // One day: the frequency is about spacing within and across adjacent days.
   minIntervalMs: 86_400_000,
+  // The fastest speed a task may ask for at all (10^8 recipients/s).
+  maxSpeed: MAX_TASK_SPEED,
 });
 
 /** Factors are whole millionths, so scaling is exact integer arithmetic: 10 x 0.6 gives 6, never 5.999... */
@@ -89,14 +98,16 @@ export function baseLimits(defaults: AccountLimits, override: AccountLimitsOverr
     dailyBroadcasts: override.dailyBroadcasts ?? defaults.dailyBroadcasts,
     dailyRecipients: override.dailyRecipients ?? defaults.dailyRecipients,
     minIntervalMs: override.minIntervalMs ?? defaults.minIntervalMs,
+    maxSpeed: override.maxSpeed ?? defaults.maxSpeed,
   };
 }
 
 /**
- * The limits in force: the quotas multiplied by the factor (rounded down, and
- * never below 1 when the base allows any: a poor rate shrinks an account, it
- * does not silence it; only a 0 configured or overridden does), the interval
- * divided by it (rounded up). Each stays within LIMIT_MAX.
+ * The limits in force: the quotas and maxSpeed multiplied by the factor
+ * (rounded down, and never below 1 when the base allows any: a poor rate
+ * shrinks an account, it does not silence it or take its speed away; only a 0
+ * configured or overridden does), the interval divided by it (rounded up).
+ * Each stays within LIMIT_MAX.
  */
 export function scaleLimits(base: AccountLimits, factor: number): AccountLimits {
   const millionths = BigInt(Math.round(factor * FACTOR_SCALE));
@@ -109,6 +120,7 @@ export function scaleLimits(base: AccountLimits, factor: number): AccountLimits 
     dailyBroadcasts: quota(base.dailyBroadcasts, LIMIT_MAX.dailyBroadcasts),
     dailyRecipients: quota(base.dailyRecipients, LIMIT_MAX.dailyRecipients),
     minIntervalMs: Math.min(LIMIT_MAX.minIntervalMs, interval),
+    maxSpeed: quota(base.maxSpeed, LIMIT_MAX.maxSpeed),
   };
 }
 

@@ -3,7 +3,7 @@ import { accountDayOf } from './day';
 import { applySettingsPatch, checkReservation, decideReservation, quotaExceeded, type BroadcastReservation } from './records';
 
 const NOW = 1_700_000_000_000;
-const LIMITS = { dailyBroadcasts: 2, dailyRecipients: 100, minIntervalMs: 0 };
+const LIMITS = { dailyBroadcasts: 2, dailyRecipients: 100, minIntervalMs: 0, maxSpeed: 0 };
 const reservation = (overrides: Partial<BroadcastReservation> = {}): BroadcastReservation => ({ accountId: 'acme', key: 'api:acme:k1', sendAt: NOW, recipients: 10, at: NOW, ...overrides });
 const day = accountDayOf(0, NOW);
 

@@ -1,7 +1,7 @@
 import { AccountQuotaError, ValidationError } from '../errors';
 import { admit, type AccountUsage, type QuotaRefusal } from './admit';
 import { checkAccountDay, type AccountDay } from './day';
-import { checkClickThroughRate, checkLimitsOverride, LIMIT_MAX, type AccountLimits, type AccountLimitsOverride } from './limits';
+import { checkClickThroughRate, checkLimitsOverride, LIMIT_MAX, LIMIT_NAMES, type AccountLimits, type AccountLimitsOverride } from './limits';
 
 /** What an admin set for one account (docs/account-quotas.md); absent: the defaults, no rate known. */
 export interface AccountSettings {
@@ -34,6 +34,8 @@ export interface BroadcastReservation {
   readonly recipients: number;
   /** When it is reserved (epoch ms); reservations sent more than RESERVATION_RETENTION_MS before it are forgotten. */
   readonly at: number;
+  /** The speed its task asks for (recipients/s); absent: none. Decided by maxSpeed before anything is reserved (speed.ts). */
+  readonly speed?: number;
 }
 
 export type ReserveResult =
@@ -84,7 +86,7 @@ export function checkReservation(reservation: BroadcastReservation, limits: Acco
     throw new ValidationError(`recipients must be an integer in [0, ${LIMIT_MAX.dailyRecipients}]`, { field: 'recipients' });
   }
   checkLimitsOverride(limits, 'limits');
-  if (Object.keys(limits).length !== 3) throw new ValidationError('limits must name dailyBroadcasts, dailyRecipients and minIntervalMs', { field: 'limits' });
+  if (Object.keys(limits).length !== LIMIT_NAMES.length) throw new ValidationError(`limits must name ${LIMIT_NAMES.join(', ')}`, { field: 'limits' });
   checkAccountDay(day, reservation.sendAt);
 }
 

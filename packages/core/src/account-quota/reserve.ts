@@ -3,6 +3,11 @@ import type { AccountStore } from '../ports/account-store';
 import { accountDayOf } from './day';
 import { limitsInForce, type AccountLimits, type AccountLimitsOverride } from './limits';
 import type { AccountSettings, BroadcastReservation, ReserveResult } from './records';
+import type { AccountUsage } from './admit';
+import { speedRefusal } from './speed';
+
+/** What a refusal decided before the store was asked reports as usage: nothing was read. */
+const NO_USAGE: AccountUsage = { broadcasts: 0, recipients: 0, previousSendAt: null, nextSendAt: null };
 
 /**
  * The one way a broadcast takes room in its account's quotas, for the API's
@@ -13,6 +18,9 @@ import type { AccountSettings, BroadcastReservation, ReserveResult } from './rec
 export async function reserveBroadcast(store: AccountStore, policy: AccountsConfig, reservation: BroadcastReservation): Promise<ReserveResult> {
   const settings = await store.getSettings(reservation.accountId);
   const { limits } = inForce(policy, settings);
+  // A speed the account may not ask for refuses the broadcast before anything is reserved.
+  const refusal = speedRefusal(limits, reservation.speed);
+  if (refusal !== undefined) return { admitted: false, refusal, usage: NO_USAGE };
   return store.reserve(reservation, limits, accountDayOf(policy.utcOffsetMinutes, reservation.sendAt));
 }
 

@@ -16,7 +16,7 @@ export function compileAccounts(options: HeraldOptions): AccountsConfig {
   const defaults = DEFAULTS.accounts;
   const limit = (name: (typeof LIMIT_NAMES)[number]) => int(`accounts.defaultLimits.${name}`, limits[name], defaults.defaultLimits[name], 0, LIMIT_MAX[name]);
   return {
-    defaultLimits: { dailyBroadcasts: limit('dailyBroadcasts'), dailyRecipients: limit('dailyRecipients'), minIntervalMs: limit('minIntervalMs') },
+    defaultLimits: { dailyBroadcasts: limit('dailyBroadcasts'), dailyRecipients: limit('dailyRecipients'), minIntervalMs: limit('minIntervalMs'), maxSpeed: limit('maxSpeed') },
     clickThrough: {
       referenceRate: fraction('accounts.clickThrough.referenceRate', ctr.referenceRate, defaults.clickThrough.referenceRate, 1),
       minFactor: fraction('accounts.clickThrough.minFactor', ctr.minFactor, defaults.clickThrough.minFactor, 1),

@@ -24,7 +24,7 @@ const EXPECTED_DEFAULTS = {
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
   audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000, followEvents: false, followerCopyThreshold: 10_000_000 },
   accounts: {
-    defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 10 ** 12, minIntervalMs: 0 },
+    defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 10 ** 12, minIntervalMs: 0, maxSpeed: 0 },
     clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },
     utcOffsetMinutes: 0,
   },
@@ -150,7 +150,7 @@ describe('compileConfig', () => {
       auth: { rateLimit: { perSecond: 0.5, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
       campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
       audiences: { maxRunningJobs: 64, jobRetentionMs: 1000, pageSize: 1, followEvents: true, followerCopyThreshold: 0 },
-      accounts: { defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 14_400_000 }, clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 }, utcOffsetMinutes: 480 },
+      accounts: { defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 14_400_000, maxSpeed: 50_000 }, clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 }, utcOffsetMinutes: 480 },
       delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { 'x-herald': '1' } } },
       load: { reportIntervalMs: 100, maxReportAgeMs: 100, senderSlots: 1, nicBytesPerSecond: 1, memoryBytesPerRecipient: 1, cpuMicrosPerRecipient: 1, nicBytesPerRecipient: 1, globalSpeedSharePercent: 100 },
     };
@@ -225,6 +225,7 @@ describe('compileConfig', () => {
     ['accounts.defaultLimits.dailyBroadcasts -1', { accounts: { defaultLimits: { dailyBroadcasts: -1 } } }, 'accounts.defaultLimits.dailyBroadcasts'],
     ['accounts.defaultLimits.dailyRecipients over 10^12', { accounts: { defaultLimits: { dailyRecipients: 10 ** 12 + 1 } } }, 'accounts.defaultLimits.dailyRecipients'],
     ['accounts.defaultLimits.minIntervalMs over a day', { accounts: { defaultLimits: { minIntervalMs: DAY + 1 } } }, 'accounts.defaultLimits.minIntervalMs'],
+    ['accounts.defaultLimits.maxSpeed over 10^8', { accounts: { defaultLimits: { maxSpeed: 100_000_001 } } }, 'accounts.defaultLimits.maxSpeed'],
     ['accounts.defaultLimits unknown key', { accounts: { defaultLimits: { weekly: 1 } } }, 'accounts.defaultLimits.weekly'],
     ['accounts.defaultLimits not an object', { accounts: { defaultLimits: 5 } }, 'accounts.defaultLimits'],
     ['accounts.clickThrough.referenceRate 0', { accounts: { clickThrough: { referenceRate: 0 } } }, 'accounts.clickThrough.referenceRate'],

@@ -193,6 +193,8 @@ export interface HeraldOptions {
       dailyRecipients?: number;
       /** Least time between the send times of two broadcasts of one account, ms. 0..86400000, default 0 (none). */
       minIntervalMs?: number;
+      /** The fastest a task may ask to be sent, recipients per second. 0..10^8, default 0: accounts may not set a speed. */
+      maxSpeed?: number;
     };
     /** How the click-through rate of an account's last broadcast scales its limits: factor = clamp(rate / referenceRate, minFactor, maxFactor). */
     clickThrough?: {
@@ -458,7 +460,7 @@ export const DEFAULTS = {
   },
   audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000, followerCopyThreshold: 10_000_000 },
   accounts: {
-    defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0 },
+    defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0, maxSpeed: 0 },
     clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },
     utcOffsetMinutes: 0,
   },

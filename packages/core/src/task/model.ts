@@ -47,6 +47,13 @@ export interface NewTask {
    * arrival.
    */
   displayAt?: number;
+  /**
+   * Recipients per second the account asked this task to be sent at (an
+   * integer 1..10^8, at most the account's `maxSpeed`: account-quota/speed.ts).
+   * Absent: none asked; the dispatcher computes one from global load for
+   * placement only, and the executors send as fast as the hosts allow.
+   */
+  speed?: number;
 }
 
 export interface TaskReport {
@@ -63,8 +70,10 @@ export interface TaskReport {
   unitsDone: number;
 }
 
-export interface Task extends NewTask {
+export interface Task extends Omit<NewTask, 'speed'> {
   id: number;
+  /** Recipients per second the account asked for (NewTask.speed); null: none. Executors pace the task at it (docs/scheduling.md "Pacing"). */
+  speed: number | null;
   state: TaskState;
   /** Bumped by every write: optimistic concurrency. */
   version: number;

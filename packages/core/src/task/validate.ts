@@ -96,6 +96,15 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (!isCount(input.listCount)) fail('listCount', input.listCount);
   if (input.idempotencyKey !== undefined) checkIdString('idempotencyKey', input.idempotencyKey, true, MAX_IDEMPOTENCY_KEY_CHARS);
   if (input.displayAt !== undefined && !isTime(input.displayAt)) fail('displayAt', input.displayAt);
+  if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
+}
+
+/** The most recipients per second a task may ask for (NewTask.speed; the account limit maxSpeed's ceiling too). */
+export const MAX_TASK_SPEED = 100_000_000;
+
+/** A speed a task may carry: an integer in 1..MAX_TASK_SPEED recipients per second. */
+export function isTaskSpeed(speed: unknown): speed is number {
+  return Number.isInteger(speed) && (speed as number) >= 1 && (speed as number) <= MAX_TASK_SPEED;
 }
 
 /** The record a validated NewTask is stored as: CREATED, version 1, epoch 0, an empty report. */
@@ -113,6 +122,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     listCount: input.listCount,
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
+    speed: input.speed ?? null,
     state: 'CREATED',
     version: 1,
     epoch: 0,

@@ -86,6 +86,7 @@ const task = object(
     listCount: integer('recipients in the list at creation'),
     idempotencyKey: { type: 'string', description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the request carried one' },
     displayAt: epochMs('when clients show the message, when set'),
+    speed: nullable('integer', 'recipients per second the task is sent at, as asked at creation; null: none asked (as fast as the hosts allow)'),
     state: { type: 'string', enum: [...TASK_STATES] },
     version: integer('bumped by every write'),
     epoch: integer('bumped by every change of owner'),
@@ -96,7 +97,7 @@ const task = object(
     createdAt: epochMs('created'),
     updatedAt: epochMs('last written'),
   },
-  ['id', 'accountId', 'listId', 'content', 'contentCrc', 'priority', 'sendAt', 'expiresAt', 'listCount', 'state', 'version', 'epoch', 'owner', 'filteredListId', 'report', 'error', 'createdAt', 'updatedAt'],
+  ['id', 'accountId', 'listId', 'content', 'contentCrc', 'priority', 'sendAt', 'expiresAt', 'listCount', 'speed', 'state', 'version', 'epoch', 'owner', 'filteredListId', 'report', 'error', 'createdAt', 'updatedAt'],
 );
 
 const listFields = {
@@ -216,8 +217,9 @@ const limits = (description: string): JsonSchema =>
       dailyBroadcasts: integer('broadcasts whose send time falls on one day'),
       dailyRecipients: integer('recipients (list sizes) summed over those broadcasts'),
       minIntervalMs: integer('least time between the send times of two broadcasts, ms'),
+      maxSpeed: integer('the fastest a task may ask to be sent, recipients/s; 0: the account may not set a speed'),
     },
-    ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs'],
+    ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs', 'maxSpeed'],
     description,
   );
 

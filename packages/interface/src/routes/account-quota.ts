@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { quotaExceeded, reserveBroadcast } from '@herald/core';
+import { limitsInForce, quotaExceeded, reserveBroadcast, speedRefusal } from '@herald/core';
 import type { ApiDeps } from '../api-deps';
 
 /** A broadcast's room in its account's quotas, taken before its task is created. */
@@ -13,18 +13,36 @@ const NOTHING_HELD: QuotaHold = { release: async () => undefined };
 /**
  * Takes room for one broadcast in its account's quotas (docs/account-quotas.md),
  * or refuses it with ACCOUNT_QUOTA_EXCEEDED (422) before anything is created.
- * Without an account store (ApiDeps.accounts) there are no quotas.
+ * Without an account store (ApiDeps.accounts) there are no quotas; a task's
+ * speed is still decided by accounts.defaultLimits.maxSpeed.
  *
  * The reservation is keyed by the task's idempotency key, so a retry of a
  * request whose task was never created (it failed, or the process died
  * between the two steps) is answered by its first reservation instead of
  * counted again; without a key, by a one-off id.
  */
-export async function holdQuota(deps: ApiDeps, broadcast: { accountId: string; idempotencyKey: string | undefined; sendAt: number; recipients: number }, now: number): Promise<QuotaHold> {
+export async function holdQuota(
+  deps: ApiDeps,
+  broadcast: { accountId: string; idempotencyKey: string | undefined; sendAt: number; recipients: number; speed: number | undefined },
+  now: number,
+): Promise<QuotaHold> {
   const accounts = deps.accounts;
-  if (accounts === undefined) return NOTHING_HELD;
+  if (accounts === undefined) {
+    // No quotas without a store, but who may set a speed still follows accounts.defaultLimits.maxSpeed.
+    const { limits } = limitsInForce(deps.config.accounts.defaultLimits, {}, deps.config.accounts.clickThrough, null);
+    const refusal = speedRefusal(limits, broadcast.speed);
+    if (refusal !== undefined) throw quotaExceeded(broadcast.accountId, refusal);
+    return NOTHING_HELD;
+  }
   const key = broadcast.idempotencyKey ?? `once:${randomUUID()}`;
-  const result = await reserveBroadcast(accounts, deps.config.accounts, { accountId: broadcast.accountId, key, sendAt: broadcast.sendAt, recipients: broadcast.recipients, at: now });
+  const result = await reserveBroadcast(accounts, deps.config.accounts, {
+    accountId: broadcast.accountId,
+    key,
+    sendAt: broadcast.sendAt,
+    recipients: broadcast.recipients,
+    at: now,
+    ...(broadcast.speed === undefined ? {} : { speed: broadcast.speed }),
+  });
   if (!result.admitted) throw quotaExceeded(broadcast.accountId, result.refusal);
   return {
     async release() {

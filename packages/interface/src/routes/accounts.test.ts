@@ -197,6 +197,58 @@ describe('quotas at task creation', () => {
   });
 });
 
+describe('speed at task creation (maxSpeed)', () => {
+  it('refuses any speed from an account whose maxSpeed is 0 (the default), creating and reserving nothing', async () => {
+    await start();
+    const refused = await create(broadcast('acme', { speed: 100 }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'ACCOUNT_QUOTA_EXCEEDED', details: { accountId: 'acme', limit: 'maxSpeed', field: 'speed', max: 0, requested: 100 } });
+    expect(refused.body.error.message).toContain('may not set a speed');
+    expect(await taskCount()).toBe(0);
+    expect(submitted).toHaveLength(0);
+    expect((await call('GET', '/api/v1/accounts/acme/limits')).body.usage).toEqual({ broadcasts: 0, recipients: 0 });
+    // Without a speed the account broadcasts as before; its task has none.
+    expect(await create()).toMatchObject({ status: 201, body: { speed: null } });
+  });
+
+  it("admits a speed up to the account's maxSpeed in force (overridden, scaled by the click-through rate) and stores it", async () => {
+    await start({ defaultLimits: { maxSpeed: 0 } });
+    expect((await call('PUT', '/api/v1/accounts/acme/limits', { maxSpeed: 500 })).body).toMatchObject({ limits: { maxSpeed: 500 } });
+    const admitted = await create(broadcast('acme', { speed: 500 }));
+    expect(admitted).toMatchObject({ status: 201, body: { speed: 500 } });
+    expect((await tasks.getTask(admitted.body.id))?.speed).toBe(500);
+    const over = await create(broadcast('acme', { speed: 501 }));
+    expect(over.status).toBe(422);
+    expect(over.body.error).toMatchObject({ code: 'ACCOUNT_QUOTA_EXCEEDED', details: { limit: 'maxSpeed', field: 'speed', max: 500, requested: 501 } });
+    expect(over.body.error.message).toContain("exceeds the account's maxSpeed of 500");
+    expect(await taskCount()).toBe(1);
+    // A good click-through rate doubles it, as it does the quotas; globex still may not set one.
+    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 0.1 })).body).toMatchObject({ limits: { maxSpeed: 1000 } });
+    expect((await create(broadcast('acme', { speed: 1000 }))).status).toBe(201);
+    expect((await create(broadcast('globex', { speed: 1 }))).body.error).toMatchObject({ details: { limit: 'maxSpeed', max: 0 } });
+  });
+
+  it('refuses a speed that is not an integer in [1, 10^8] with VALIDATION_FAILED naming speed', async () => {
+    await start({ defaultLimits: { maxSpeed: 100_000_000 } });
+    for (const speed of [0, -5, 1.5, null, 'fast', 100_000_001]) {
+      const refused = await create(broadcast('acme', { speed }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'speed' } });
+    }
+    expect(await taskCount()).toBe(0);
+    expect((await create(broadcast('acme', { speed: 100_000_000 }))).status).toBe(201);
+  });
+
+  it('answers an Idempotency-Key retry only when it asks for the same speed', async () => {
+    await start({ defaultLimits: { maxSpeed: 1000 } });
+    const first = await create(broadcast('acme', { speed: 10 }), 'paced');
+    expect(first.status).toBe(201);
+    expect(await create(broadcast('acme', { speed: 10 }), 'paced')).toMatchObject({ status: 200, body: { id: first.body.id } });
+    expect((await create(broadcast('acme', { speed: 20 }), 'paced')).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect((await create(broadcast('acme'), 'paced')).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+});
+
 describe('/api/v1/accounts/:accountId', () => {
   it('shows the limits in force, today\'s usage and the next reset', async () => {
     await start({ defaultLimits: { dailyBroadcasts: 4, minIntervalMs: 0 } });
@@ -206,8 +258,8 @@ describe('/api/v1/accounts/:accountId', () => {
       status: 200,
       body: {
         accountId: 'acme',
-        limits: { dailyBroadcasts: 4, dailyRecipients: 10 ** 12, minIntervalMs: 0 },
-        base: { dailyBroadcasts: 4, dailyRecipients: 10 ** 12, minIntervalMs: 0 },
+        limits: { dailyBroadcasts: 4, dailyRecipients: 10 ** 12, minIntervalMs: 0, maxSpeed: 0 },
+        base: { dailyBroadcasts: 4, dailyRecipients: 10 ** 12, minIntervalMs: 0, maxSpeed: 0 },
         override: {},
         clickThroughRate: null,
         factor: 1,
@@ -253,6 +305,7 @@ describe('/api/v1/accounts/:accountId', () => {
     await start();
     expect((await call('PUT', '/api/v1/accounts/acme/limits', { dailyBroadcasts: -1 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'dailyBroadcasts' } });
     expect((await call('PUT', '/api/v1/accounts/acme/limits', { minIntervalMs: DAY + 1 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'minIntervalMs' } });
+    expect((await call('PUT', '/api/v1/accounts/acme/limits', { maxSpeed: 100_000_001 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'maxSpeed' } });
     expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 1.5 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'rate' } });
     expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', {})).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'rate' } });
     expect((await call('GET', '/api/v1/accounts/Not-An-Id/limits')).status).toBe(400);

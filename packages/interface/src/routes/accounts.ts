@@ -20,6 +20,7 @@ const limitsBody = {
     dailyBroadcasts: limit(LIMIT_MAX.dailyBroadcasts, 'broadcasts whose send time falls on one day; 0 stops the account'),
     dailyRecipients: limit(LIMIT_MAX.dailyRecipients, 'recipients (list sizes) summed over those broadcasts'),
     minIntervalMs: limit(LIMIT_MAX.minIntervalMs, 'least time between the send times of two broadcasts, ms; 0: none'),
+    maxSpeed: limit(LIMIT_MAX.maxSpeed, 'the fastest a task may ask to be sent, recipients/s; 0: the account may not set a speed'),
   },
 } as const;
 

@@ -22,11 +22,12 @@ export interface TaskRequestShape {
   listId: string;
   content: { body: string; title?: string; template?: boolean };
   priority?: PriorityClass;
+  speed?: number;
 }
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content and priority, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority and speed, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
@@ -35,7 +36,8 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.content.body === request.content.body &&
     existing.content.title === request.content.title &&
     (existing.content.template === true) === (request.content.template === true) &&
-    existing.priority === (request.priority ?? 'normal');
+    existing.priority === (request.priority ?? 'normal') &&
+    existing.speed === (request.speed ?? null);
   if (!same) {
     throw new HeraldError(ErrorCodes.IDEMPOTENCY_KEY_REUSED, `this Idempotency-Key was used for another request (task ${existing.id})`, {
       details: { field: 'Idempotency-Key', taskId: existing.id },

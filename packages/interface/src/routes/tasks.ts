@@ -1,4 +1,4 @@
-import { contentCrc, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
+import { contentCrc, MAX_TASK_SPEED, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
@@ -15,6 +15,7 @@ interface CreateTaskBody {
   sendAt?: string;
   displayAt?: string;
   ttlSeconds?: number;
+  speed?: number;
 }
 
 const createTaskSchema = {
@@ -34,6 +35,8 @@ const createTaskSchema = {
     sendAt: { type: 'string', minLength: 1, maxLength: 64 },
     displayAt: { type: 'string', minLength: 1, maxLength: 64 },
     ttlSeconds: { type: 'integer', minimum: 1 },
+    // Recipients per second; at most the account's maxSpeed (docs/account-quotas.md "Speed").
+    speed: { type: 'integer', minimum: 1, maximum: MAX_TASK_SPEED },
   },
 } as const;
 
@@ -87,7 +90,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const startAt = Math.max(now, sendAt);
     const displayAt = parseDisplayAt(body.displayAt, startAt, startAt + ttlMs);
     // B-side controls: the broadcast takes its room in the account's quotas, or 422 ACCOUNT_QUOTA_EXCEEDED with nothing created.
-    const quota = await holdQuota(deps, { accountId: body.accountId, idempotencyKey, sendAt: startAt, recipients: list.count }, now);
+    // A speed over the account's maxSpeed is refused there too (docs/account-quotas.md "Speed").
+    const quota = await holdQuota(deps, { accountId: body.accountId, idempotencyKey, sendAt: startAt, recipients: list.count, speed: body.speed }, now);
     const task = await store.createTask(
       {
         accountId: body.accountId,
@@ -100,6 +104,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
         listCount: list.count,
         ...(displayAt === undefined ? {} : { displayAt }),
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        ...(body.speed === undefined ? {} : { speed: body.speed }),
       },
       now,
     ).catch(async (error: unknown) => {

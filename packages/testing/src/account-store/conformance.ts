@@ -6,7 +6,7 @@ const DAY = 24 * HOUR;
 /** 2023-11-14T00:00:00Z: stores keep times as given, never read a clock. */
 const MIDNIGHT = 1_699_920_000_000;
 const NOON = MIDNIGHT + 12 * HOUR;
-const LIMITS: AccountLimits = { dailyBroadcasts: 3, dailyRecipients: 1000, minIntervalMs: 0 };
+const LIMITS: AccountLimits = { dailyBroadcasts: 3, dailyRecipients: 1000, minIntervalMs: 0, maxSpeed: 0 };
 
 const booking = (key: string, overrides: Partial<BroadcastReservation> = {}): BroadcastReservation => ({ accountId: 'acme', key, sendAt: NOON, recipients: 10, at: NOON, ...overrides });
 const dayOf = (at: number) => accountDayOf(0, at);

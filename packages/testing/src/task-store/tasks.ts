@@ -21,6 +21,7 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect(task).toEqual({
         ...input,
         id: task.id,
+        speed: null,
         state: 'CREATED',
         version: 1,
         epoch: 0,
@@ -48,6 +49,21 @@ export function describeTaskReads(store: () => TaskStore): void {
       const plain = await store().createTask(newTask(), NOW);
       expect(await store().getTask(plain.id)).not.toHaveProperty('displayAt');
       await rejectsWithCode(store().createTask(newTask({ displayAt: Number.NaN }), NOW), 'VALIDATION_FAILED');
+    });
+
+    it('keeps the speed a task asks for through writes; a task without one has speed null', async () => {
+      const paced = await store().createTask(newTask({ speed: 2_500 }), NOW);
+      expect(paced.speed).toBe(2_500);
+      await drive(store(), paced, TO_SENDING);
+      expect((await store().getTask(paced.id))?.speed).toBe(2_500);
+      const fastest = await store().createTask(newTask({ speed: 100_000_000 }), NOW);
+      expect((await store().getTask(fastest.id))?.speed).toBe(100_000_000);
+      const plain = await store().createTask(newTask(), NOW);
+      expect(plain.speed).toBeNull();
+      expect((await store().getTask(plain.id))?.speed).toBeNull();
+      for (const speed of [0, -1, 1.5, 100_000_001, Number.NaN]) {
+        await rejectsWithCode(store().createTask(newTask({ speed }), NOW), 'VALIDATION_FAILED');
+      }
     });
 
     it('hands out copies: changing a returned task or the input changes nothing stored', async () => {

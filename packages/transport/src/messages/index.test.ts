@@ -6,7 +6,7 @@ import type { Message } from './types';
 const samples: Message[] = [
   { kind: 'task.submitted', taskId: 1 },
   { kind: 'task.command', taskId: 2, command: 'resume' },
-  { kind: 'preprocess.request', taskId: 3, epoch: 1, listId: 'list', accountId: 'acct', contentCrc: 123 },
+  { kind: 'preprocess.request', taskId: 3, epoch: 1, listId: 'list', accountId: 'acct', contentCrc: 123, speed: 0 },
   { kind: 'preprocess.result', ok: true, taskId: 4, epoch: 1, filteredListId: 'f', total: 3, kept: 2, removed: { duplicate: 1 }, units: [{ start: 0, end: 2, executorId: 'e' }] },
   { kind: 'preprocess.result', ok: false, taskId: 4, epoch: 1, errorCode: 'LIST_EMPTY', message: 'empty' },
   { kind: 'unit.run', taskId: 5, epoch: 1, unitNo: 0, filteredListId: 'f', start: 0, end: 2, from: 1, executorId: 'e', realtime: false },

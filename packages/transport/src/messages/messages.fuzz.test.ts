@@ -51,7 +51,7 @@ const hostLoad = fc
 const messageArb: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ kind: fc.constant('task.submitted' as const), taskId: u64 }),
   fc.record({ kind: fc.constant('task.command' as const), taskId: u64, command: fc.constantFrom('cancel' as const, 'pause' as const, 'resume' as const) }),
-  fc.record({ kind: fc.constant('preprocess.request' as const), taskId: u64, epoch: u32, listId: str, accountId: str, contentCrc: u32 }),
+  fc.record({ kind: fc.constant('preprocess.request' as const), taskId: u64, epoch: u32, listId: str, accountId: str, contentCrc: u32, speed: u32 }),
   fc.record({
     kind: fc.constant('preprocess.result' as const),
     ok: fc.constant(true as const),

@@ -9,7 +9,8 @@
  *   14      4     contentCrc  u32 LE
  *   18      2+n   listId      str (u16 LE length n, then n bytes UTF-8)
  *   ..      2+m   accountId   str
- *                 (end: 22 + n + m bytes)
+ *   ..      4     speed       u32 LE (recipients/s the task asks for; 0: none)
+ *                 (end: 26 + n + m bytes)
  */
 import { FrameWriter, openFrame } from './codec';
 import type { PreprocessRequest } from './types';
@@ -21,6 +22,7 @@ export function encode(msg: PreprocessRequest): Buffer {
     .u32(msg.contentCrc, 'contentCrc')
     .str(msg.listId, 'listId')
     .str(msg.accountId, 'accountId')
+    .u32(msg.speed, 'speed')
     .finish();
 }
 
@@ -31,6 +33,7 @@ export function decode(frame: Buffer): PreprocessRequest {
   const contentCrc = r.u32('contentCrc');
   const listId = r.str('listId');
   const accountId = r.str('accountId');
+  const speed = r.u32('speed');
   r.end();
-  return { kind: 'preprocess.request', taskId, epoch, listId, accountId, contentCrc };
+  return { kind: 'preprocess.request', taskId, epoch, listId, accountId, contentCrc, speed };
 }

@@ -37,6 +37,8 @@ export interface PreprocessRequest {
   listId: string;
   accountId: string;
   contentCrc: number;
+  /** Recipients per second the task asks for (Task.speed); 0: none, the dispatcher computes one from global load. */
+  speed: number;
 }
 
 export interface PlannedUnit {
