@@ -73,11 +73,20 @@ describe('dispatcher: units planned on the executors\' load reports', () => {
     ]);
   });
 
+  it("plans a task that asks for a speed for that speed: more than one host can carry spreads it over those with spare capacity", async () => {
+    await toDispatcher.send({ kind: 'preprocess.request', taskId: 3, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 100_000_000 });
+    await waitFor(() => results.some((r) => r.kind === 'preprocess.result' && r.taskId === 3), { timeoutMs: 10_000, message: 'task 3 pre-processed' });
+    const result = results.find((r) => r.kind === 'preprocess.result' && r.taskId === 3)!;
+    if (result.kind !== 'preprocess.result' || !result.ok) throw new Error(`unexpected ${JSON.stringify(result)}`);
+    // The same reports put a task without a speed on e2 alone (above); e1 has no free slot.
+    expect(new Set(result.units.map((u) => u.executorId))).toEqual(new Set(['e2', 'e3']));
+  });
+
   it('stops planning on reports once they are older than load.maxReportAgeMs', async () => {
     now += 3001;
     await toDispatcher.send({ kind: 'preprocess.request', taskId: 2, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 0 });
-    await waitFor(() => results.length === 2, { timeoutMs: 10_000, message: 'task 2 pre-processed' });
-    const result = results[1]!;
+    await waitFor(() => results.some((r) => r.kind === 'preprocess.result' && r.taskId === 2), { timeoutMs: 10_000, message: 'task 2 pre-processed' });
+    const result = results.find((r) => r.kind === 'preprocess.result' && r.taskId === 2)!;
     if (result.kind !== 'preprocess.result' || !result.ok) throw new Error(`unexpected ${JSON.stringify(result)}`);
     expect(new Set(result.units.map((u) => u.executorId))).toEqual(new Set(['e1', 'e2', 'e3'])); // the even fallback
   });

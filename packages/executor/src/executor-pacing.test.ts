@@ -1,4 +1,4 @@
-import { TypedArrayBitmap, type Delivery, type DeliveryGateway, type OfflineStore, type Task, type TaskStore } from '@herald/core';
+import { noopMeter, TypedArrayBitmap, type Delivery, type DeliveryGateway, type Meter, type OfflineStore, type Task, type TaskStore } from '@herald/core';
 import { newTask, waitFor } from '@herald/testing';
 import type { UnitBatch, UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
@@ -37,10 +37,17 @@ let gateway: Gateway;
 const clock = { at: T0, now() { return this.at; } };
 /** Sleeps the pacer asked for and that have not ended yet. */
 let sleeps: { ms: number; wake: () => void }[];
+/** herald_executor_paced_recipients_total, as the executor counted it. */
+let paced: number;
+const meter: Meter = {
+  ...noopMeter,
+  counter: (name) => (name === 'herald_executor_paced_recipients_total' ? { inc: (_labels, value = 1) => void (paced += value) } : noopMeter.counter(name, '')),
+};
 
 beforeEach(async () => {
   clock.at = T0;
   sleeps = [];
+  paced = 0;
   reports = [];
   gateway = new Gateway();
   links = await openExecutorLinks('executor-p', (progress) => reports.push(progress));
@@ -60,7 +67,9 @@ beforeEach(async () => {
     gateway,
     offline,
     clock,
-    pacing: { speedOf: (task) => SPEEDS.get(task.id), sleep },
+    // Asynchronous, as the production share (speed-share.ts) is.
+    pacing: { speedOf: async (task) => SPEEDS.get(task.id), sleep },
+    meter,
   });
 });
 
@@ -108,6 +117,7 @@ describe('executor pacing', () => {
     expect(clock.at - T0).toBe(4000);
     expect(sleeps).toEqual([]);
     expect(reports.map((r) => r.from)).toEqual([0, 10, 20, 30, 40]);
+    expect(paced).toBe(50); // every recipient went through the bucket
   });
 
   it('a batch above the burst goes out whole from a full bucket, and the next one waits the debt off', async () => {
@@ -122,6 +132,7 @@ describe('executor pacing', () => {
     for (let n = 0; n < 4; n++) await links.dispatcher.send(batch(UNPACED, n));
     await released(4, false);
     expect(sleeps).toEqual([]);
+    expect(paced).toBe(0); // none of them through a bucket
     await links.dispatcher.send(batch(PACED, 0));
     await released(5, false);
     clock.at += 500;

@@ -84,6 +84,17 @@ describe('scheduler', () => {
     expect((await store.listUnits(task.id)).map((u) => [u.state, u.checkpoint])).toEqual([['DONE', 10]]);
   });
 
+  it("asks the dispatcher to plan a task for its own speed, and a task without one with speed 0", async () => {
+    await start();
+    const paced = await store.createTask(newTask({ speed: 2_500 }), Date.now());
+    const plain = await store.createTask(newTask(), Date.now());
+    for (const task of [paced, plain]) await toScheduler.send({ kind: 'task.submitted', taskId: task.id });
+    await waitState(paced.id, 'COMPLETED');
+    await waitState(plain.id, 'COMPLETED');
+    const speeds = new Map(seen.flatMap((m) => (m.kind === 'preprocess.request' ? [[m.taskId, m.speed] as const] : [])));
+    expect(speeds).toEqual(new Map([[paced.id, 2_500], [plain.id, 0]]));
+  });
+
   it('observes first delivery and completion once per task, and shows its slots, queue and units per executor', async () => {
     const observed: { name: string; priority: string | undefined }[] = [];
     const gauges = new Map<string, number>();
