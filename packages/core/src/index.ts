@@ -80,6 +80,7 @@ export {
   checkListMeta,
   MAX_TASK_SPEED,
   isTaskSpeed,
+  checkTaskTargeting,
 } from './task/validate';
 export type { TaskRecordRules, CompiledTaskQuery } from './task/validate';
 

@@ -8,8 +8,11 @@
  *   const dispatcher = startDispatcher({ config, inbox, toScheduler, toExecutor, lists,
  *     filters: buildFilterChain({ blacklists, ledger }) });
  *
- *   // A followers-only account's tasks also get the follower check (from its local copy when it has one):
- *   buildFilterChain({ blacklists, ledger, followers: { followersOnly, filterFollowers: followerMembership(followerStore, copies) } });
+ *   // The follower check for the accounts `accounts.followersOnly` names (from a local copy when there is one),
+ *   // the targeting condition for tasks created with a `targeting` query:
+ *   buildFilterChain({ blacklists, ledger,
+ *     followers: configuredFollowerCheck(config.accounts.followersOnly, followerStore, copies),
+ *     targeting: storeTargeting(taskStore, attributeIndex) });
  */
 export { startDispatcher } from './dispatcher';
 export type { Dispatcher, DispatcherDeps } from './dispatcher';
@@ -34,5 +37,5 @@ export { runFilterChainParallel } from './filters/parallel';
 export type { ParallelChainOptions } from './filters/parallel';
 export { buildFilterChain } from './filters/chain';
 export type { ChainSources } from './filters/chain';
-export { repositoryBlacklists, storeLedger, GLOBAL_BLACKLIST_ID, accountBlacklistId } from './sources';
+export { repositoryBlacklists, storeLedger, configuredFollowerCheck, storeTargeting, GLOBAL_BLACKLIST_ID, accountBlacklistId } from './sources';
 export { readListRange } from './read-range';

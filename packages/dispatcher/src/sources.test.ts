@@ -1,7 +1,7 @@
-import { ListFlags, type Task, type TaskStore } from '@herald/core';
+import { ListFlags, type AttributeIndex, type FollowerStore, type Task, type TaskStore } from '@herald/core';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
-import { accountBlacklistId, GLOBAL_BLACKLIST_ID, repositoryBlacklists, storeLedger } from './sources';
+import { accountBlacklistId, configuredFollowerCheck, GLOBAL_BLACKLIST_ID, repositoryBlacklists, storeLedger, storeTargeting } from './sources';
 
 const UIN_LIMIT = 2 ** 20;
 let dir: TempDir;
@@ -76,5 +76,39 @@ describe('storeLedger', () => {
 
   it('yields nothing when the store knows no such task', async () => {
     expect(await collect(storeLedger(fakeStore([]), lists, UIN_LIMIT).audiencesOf('acme', 77, 1))).toEqual([]);
+  });
+});
+
+describe('configuredFollowerCheck', () => {
+  const followerStore = { filterFollowers: async (_accountId: string, uins: Uint32Array) => uins.filter((uin) => uin % 2 === 0) } as unknown as FollowerStore;
+
+  it('names followers-only exactly the configured accounts', async () => {
+    const source = configuredFollowerCheck(['acme', 'news_1'], followerStore);
+    expect(await source.followersOnly('acme')).toBe(true);
+    expect(await source.followersOnly('news_1')).toBe(true);
+    expect(await source.followersOnly('other')).toBe(false);
+    expect(await configuredFollowerCheck([], followerStore).followersOnly('acme')).toBe(false);
+  });
+
+  it('keeps the followers the store answers', async () => {
+    expect([...(await configuredFollowerCheck(['acme'], followerStore).filterFollowers('acme', Uint32Array.of(1, 2, 3, 4)))]).toEqual([2, 4]);
+  });
+});
+
+describe('storeTargeting', () => {
+  const index = {} as AttributeIndex;
+  const tasks = new Map<number, Partial<Task>>([
+    [1, { id: 1, targeting: 'region:eu AND age:18-24' }],
+    [2, { id: 2, targeting: null }],
+  ]);
+  const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
+  const context = (taskId: number) => ({ taskId, accountId: 'acme', contentCrc: 77 });
+
+  it("answers a task's query, and none for an untargeted or unknown task", async () => {
+    const source = storeTargeting(store, index);
+    expect(source.index).toBe(index);
+    expect(await source.queryOf(context(1))).toBe('region:eu AND age:18-24');
+    expect(await source.queryOf(context(2))).toBeUndefined();
+    expect(await source.queryOf(context(3))).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
-import { loadRecipientList, type ListRepository } from '@herald/audience';
-import { radixSortUint32, uniqueSorted, type TaskStore } from '@herald/core';
+import { loadRecipientList, type FollowerCopies, type ListRepository } from '@herald/audience';
+import { radixSortUint32, uniqueSorted, type AttributeIndex, type Clock, type FollowerStore, type TaskStore } from '@herald/core';
 import type { BlacklistSource } from './filters/blacklist';
+import { followerMembership, type FollowerCheckSource } from './filters/follower-check';
 import type { SentLedger } from './filters/no-resend';
+import type { TargetingConditionSource } from './filters/targeting';
 
 export const GLOBAL_BLACKLIST_ID = 'b_global';
 
@@ -32,3 +34,32 @@ export function storeLedger(store: TaskStore, lists: ListRepository, uinLimit: n
   };
 }
 
+
+/**
+ * The follower check as configured: the accounts `accounts.followersOnly`
+ * names send to their followers only; membership comes from the follower
+ * store, or from an account's local copy when `copies` holds one.
+ */
+export function configuredFollowerCheck(followersOnly: readonly string[], store: FollowerStore, copies?: FollowerCopies): FollowerCheckSource {
+  const accounts = new Set(followersOnly);
+  return {
+    followersOnly: async (accountId) => accounts.has(accountId),
+    filterFollowers: followerMembership(store, copies),
+  };
+}
+
+/**
+ * The targeting condition read from the task store: a task is targeted when
+ * it was created with a `targeting` query (validated then), matched against
+ * the attribute index.
+ */
+export function storeTargeting(store: TaskStore, index: AttributeIndex, clock?: Clock): TargetingConditionSource {
+  return {
+    index,
+    async queryOf({ taskId }) {
+      const task = await store.getTask(taskId);
+      return task?.targeting ?? undefined;
+    },
+    ...(clock === undefined ? {} : { clock }),
+  };
+}

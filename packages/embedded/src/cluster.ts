@@ -5,7 +5,7 @@ import { FollowerCopies, ListRepository } from '@herald/audience';
 import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
-import { accountBlacklistId, buildFilterChain, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
+import { accountBlacklistId, buildFilterChain, configuredFollowerCheck, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger, storeTargeting } from '@herald/dispatcher';
 import { createDeliveryGateway, createHostSampler, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, speedShareOf, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize, type FrequencyControl, type LoadReporter } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
@@ -84,6 +84,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const followers = await LevelFollowerStore.open(dir('followers'));
   const attributes = await LevelAttributeIndex.open(dir('attributes'));
   const accounts = await LevelAccountStore.open(dir('accounts'));
+  // One set of local follower copies, kept by the audience routes and read by the dispatcher's follower check.
+  const followerCopies = config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(dir('follower-copies'), { logger }) : undefined;
   const counter = config.frequency.enabled ? await LevelFrequencyCounter.open(dir('frequency')) : null;
   const frequency: FrequencyControl | undefined = counter === null ? undefined : { policy: config.frequency.policy, counter };
   const lists = new ListRepository(dir('lists'));
@@ -168,6 +170,9 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     filters: buildFilterChain({
       blacklists: repositoryBlacklists(lists, config.uinLimit),
       ledger: storeLedger(store, lists, config.uinLimit),
+      // Followers-only accounts (accounts.followersOnly) and targeted tasks (Task.targeting) get links 4 and 5.
+      followers: configuredFollowerCheck(config.accounts.followersOnly, followers, followerCopies),
+      targeting: storeTargeting(store, attributes, clock),
       ...(frequency ? { frequency: { ...frequency, clock } } : {}),
     }),
     logger,
@@ -189,7 +194,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     access,
     lists,
     campaigns,
-    audiences: { followers, attributes, ...(config.audiences.followerCopyThreshold > 0 ? { followerCopies: new FollowerCopies(dir('follower-copies'), { logger }) } : {}) },
+    audiences: { followers, attributes, ...(followerCopies === undefined ? {} : { followerCopies }) },
     accounts,
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     hostLoads: () => dispatcher.loads(),

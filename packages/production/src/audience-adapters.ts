@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { applyFollowEvents, FollowerCopies } from '@herald/audience';
-import { withRetries, type HeraldConfig, type Logger, type Meter, type Subscription } from '@herald/core';
+import { withRetries, type AttributeIndex, type EventBus, type FollowerStore, type HeraldConfig, type Logger, type Meter, type Subscription } from '@herald/core';
 import type { AudienceSourceDeps } from '@herald/interface';
 import { MySqlAttributeIndex, MySqlFollowerStore, MySqlTableSources } from '@herald/store-mysql';
 import { connectEventBus, outageRetries } from './adapters';
@@ -24,19 +24,52 @@ import type { Resources } from './tiers/resources';
  */
 export async function openAudienceSources(config: HeraldConfig, id: string, logger: Logger, meter: Meter, resources: Resources): Promise<AudienceSourceDeps> {
   const { mysql } = config.production!;
+  const { followers, attributes, followerCopies } = await openMemberSources(config, logger, resources);
+  const tables = resources.add('table sources', await MySqlTableSources.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), (s) => s.close());
+  if (config.audiences.followEvents) {
+    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
+    resources.add('follow events', await applyFollowEvents({ bus, store: followers, logger, meter }), (s: Subscription) => s.close());
+    if (followerCopies !== undefined) await followCopies(bus, followerCopies, id, logger, resources);
+  }
+  return { followers, attributes, tables, ...(followerCopies === undefined ? {} : { followerCopies }) };
+}
+
+/** What the dispatcher's follower check and targeting condition read (docs/architecture.md, "The filter chain"). */
+export interface FilterSources {
+  followers: FollowerStore;
+  attributes: AttributeIndex;
+  followerCopies?: FollowerCopies;
+}
+
+/**
+ * The dispatcher's audience reads: the followers table and its local copies
+ * (the follower check of followers-only accounts), the attribute index (the
+ * targeting condition of targeted tasks). It applies no follow events to the
+ * table (the interface processes do); with `audiences.followEvents` its
+ * copies hear them in a group of their own, as the interface's do.
+ */
+export async function openFilterSources(config: HeraldConfig, id: string, logger: Logger, resources: Resources): Promise<FilterSources> {
+  const sources = await openMemberSources(config, logger, resources);
+  if (config.audiences.followEvents && sources.followerCopies !== undefined) {
+    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
+    await followCopies(bus, sources.followerCopies, id, logger, resources);
+  }
+  return sources;
+}
+
+/** The followers table, the attribute index, and this process's follower copies (with audiences.followerCopyThreshold). */
+async function openMemberSources(config: HeraldConfig, logger: Logger, resources: Resources): Promise<FilterSources> {
+  const { mysql } = config.production!;
   const options = { url: mysql.url, database: mysql.database, poolSize: mysql.poolSize };
   const retries = outageRetries(logger, 'MySQL');
   // `followers` answers a source at once (not a promise): it passes through the retry proxy as it is.
   const followers = resources.add('follower store', withRetries(await MySqlFollowerStore.open(options), retries, ['close', 'followers']), (s) => s.close());
   const attributes = resources.add('attribute index', withRetries(await MySqlAttributeIndex.open(options), retries), (s) => s.close());
-  const tables = resources.add('table sources', await MySqlTableSources.open(options), (s) => s.close());
   const followerCopies = config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(join(config.dataDir, 'follower-copies'), { logger }) : undefined;
-  if (config.audiences.followEvents) {
-    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
-    resources.add('follow events', await applyFollowEvents({ bus, store: followers, logger, meter }), (s: Subscription) => s.close());
-    if (followerCopies !== undefined) {
-      resources.add('follow events (copies)', await applyFollowEvents({ bus, store: followerCopies, group: `herald-follower-copies-${id}`, logger }), (s: Subscription) => s.close());
-    }
-  }
-  return { followers, attributes, tables, ...(followerCopies === undefined ? {} : { followerCopies }) };
+  return { followers, attributes, ...(followerCopies === undefined ? {} : { followerCopies }) };
+}
+
+/** Appends every follow/unfollow on `herald.follows` to this process's copies: a consumer group per process, so each hears every change. */
+async function followCopies(bus: EventBus, copies: FollowerCopies, id: string, logger: Logger, resources: Resources): Promise<void> {
+  resources.add('follow events (copies)', await applyFollowEvents({ bus, store: copies, group: `herald-follower-copies-${id}`, logger }), (s: Subscription) => s.close());
 }

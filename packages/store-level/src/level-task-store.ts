@@ -101,10 +101,10 @@ const idempotencyKey = (k: string) => key(tag('k'), { tail: k });
 
 type BatchOp = { type: 'put'; key: Buffer; value: Buffer };
 
-/** A stored task; one written before tasks had a speed (tasks.speed) reads as having none. */
+/** A stored task; one written before tasks had a speed or a targeting query reads as having none. */
 function decodeTask(value: Buffer): Task {
   const task = decodeJson<Task>(value);
-  return task.speed === undefined ? { ...task, speed: null } : task;
+  return { ...task, speed: task.speed ?? null, targeting: task.targeting ?? null };
 }
 
 function encodeId(id: number): Buffer {

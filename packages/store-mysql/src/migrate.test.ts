@@ -7,7 +7,7 @@ import { connectionOptions, parseMySqlUrl } from './connection';
 import { loadMigrations, migrate, MIGRATION_LOCK, MIGRATIONS_DIR } from './migrate';
 import { dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
 
-const ALL = ['001_tables.sql', '002_outbox.sql', '003_live_task_checkpoint.sql', '004_access.sql', '005_campaigns.sql', '006_display_at.sql', '007_audiences.sql', '008_account_quotas.sql', '009_frequency.sql', '010_task_speed.sql'];
+const ALL = ['001_tables.sql', '002_outbox.sql', '003_live_task_checkpoint.sql', '004_access.sql', '005_campaigns.sql', '006_display_at.sql', '007_audiences.sql', '008_account_quotas.sql', '009_frequency.sql', '010_task_speed.sql', '011_task_targeting.sql'];
 
 describe('migration files', () => {
   it('are the package migrations/ next to dist/ and src/, in version order, each with a header comment', async () => {

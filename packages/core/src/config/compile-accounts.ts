@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors';
+import { ACCOUNT_ID_PATTERN } from '../access/principal';
 import { LIMIT_MAX, LIMIT_NAMES } from '../account-quota/limits';
 import { DEFAULTS, type AccountsConfig, type HeraldOptions } from './options';
 import { section } from './section';
@@ -6,11 +7,11 @@ import { checkKnownKeys, int } from './validate';
 
 /**
  * B-side control settings (docs/configuration.md, `accounts`;
- * docs/account-quotas.md): the default limits, the click-through scaling and
- * the day boundary.
+ * docs/account-quotas.md): the default limits, the click-through scaling,
+ * the day boundary, and the followers-only accounts (docs/audience-sources.md).
  */
 export function compileAccounts(options: HeraldOptions): AccountsConfig {
-  const accounts = section(options, 'accounts', ['defaultLimits', 'clickThrough', 'utcOffsetMinutes']);
+  const accounts = section(options, 'accounts', ['defaultLimits', 'clickThrough', 'utcOffsetMinutes', 'followersOnly']);
   const limits = subsection('accounts.defaultLimits', accounts.defaultLimits, [...LIMIT_NAMES]);
   const ctr = subsection('accounts.clickThrough', accounts.clickThrough, ['referenceRate', 'minFactor', 'maxFactor']);
   const defaults = DEFAULTS.accounts;
@@ -23,7 +24,22 @@ export function compileAccounts(options: HeraldOptions): AccountsConfig {
       maxFactor: between('accounts.clickThrough.maxFactor', ctr.maxFactor, defaults.clickThrough.maxFactor, 1, 100),
     },
     utcOffsetMinutes: int('accounts.utcOffsetMinutes', accounts.utcOffsetMinutes, defaults.utcOffsetMinutes, -720, 840),
+    followersOnly: accountIds('accounts.followersOnly', accounts.followersOnly),
   };
+}
+
+/** The most accounts `accounts.followersOnly` may name: a set held by every dispatcher, not a directory. */
+export const MAX_FOLLOWERS_ONLY_ACCOUNTS = 10_000;
+
+/** A list of distinct account ids (the API's `[a-z0-9_]{1,64}`); default none. */
+function accountIds(path: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_FOLLOWERS_ONLY_ACCOUNTS) throw new ConfigError(path, `must be a list of at most ${MAX_FOLLOWERS_ONLY_ACCOUNTS} account ids`);
+  value.forEach((id: unknown, i) => {
+    if (typeof id !== 'string' || !ACCOUNT_ID_PATTERN.test(id)) throw new ConfigError(`${path}[${i}]`, `must be an account id ([a-z0-9_], 1..64 characters; got ${JSON.stringify(id)})`);
+  });
+  if (new Set(value).size !== value.length) throw new ConfigError(path, 'must not repeat an account id');
+  return [...(value as string[])];
 }
 
 function subsection(path: string, value: unknown, known: string[]): Record<string, unknown> {

@@ -207,6 +207,12 @@ export interface HeraldOptions {
     };
     /** Where the quotas' day starts: a fixed offset from UTC in minutes (480 for UTC+8), -720..840, default 0. */
     utcOffsetMinutes?: number;
+    /**
+     * Accounts whose broadcasts reach only their followers: for their tasks
+     * the dispatcher's follower check removes everyone else (`not_follower`).
+     * Distinct account ids, at most 10000; default none.
+     */
+    followersOnly?: string[];
   };
   /** Where executors push deliveries (docs/delivery.md). */
   delivery?: {
@@ -325,6 +331,8 @@ export interface AccountsConfig {
   defaultLimits: AccountLimits;
   clickThrough: ClickThroughPolicy;
   utcOffsetMinutes: number;
+  /** The followers-only accounts: their tasks get the follower check (docs/audience-sources.md). */
+  followersOnly: readonly string[];
 }
 
 export interface AudiencesConfig {
@@ -463,5 +471,6 @@ export const DEFAULTS = {
     defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0, maxSpeed: 0 },
     clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },
     utcOffsetMinutes: 0,
+    followersOnly: [],
   },
 } as const;

@@ -54,6 +54,12 @@ export interface NewTask {
    * placement only, and the executors send as fast as the hosts allow.
    */
   speed?: number;
+  /**
+   * A targeted task: a targeting query (core targeting/query.ts, the
+   * audiences' language) its recipients must also match; the dispatcher's
+   * targeting link removes the others (reason `targeting`). Absent: untargeted.
+   */
+  targeting?: string;
 }
 
 export interface TaskReport {
@@ -70,10 +76,12 @@ export interface TaskReport {
   unitsDone: number;
 }
 
-export interface Task extends Omit<NewTask, 'speed'> {
+export interface Task extends Omit<NewTask, 'speed' | 'targeting'> {
   id: number;
   /** Recipients per second the account asked for (NewTask.speed); null: none. Executors pace the task at it (docs/scheduling.md "Pacing"). */
   speed: number | null;
+  /** The targeting query the task was created with (NewTask.targeting); null: untargeted. */
+  targeting: string | null;
   state: TaskState;
   /** Bumped by every write: optimistic concurrency. */
   version: number;

@@ -9,7 +9,8 @@
  * store takes any finite time and unbounded ids (DEFAULT_TASK_RECORD_RULES);
  * a SQL store with BIGINT times and VARCHAR ids passes stricter rules.
  */
-import { ValidationError } from '../errors';
+import { ErrorCodes, HeraldError, QueryError, ValidationError } from '../errors';
+import { parseTargetingQuery } from '../targeting/query';
 import type { TaskPatch, TaskQuery, UnitProgress } from '../ports/task-store';
 import type { Fence } from './fence';
 import { compileContent } from '../template/content';
@@ -97,6 +98,21 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.idempotencyKey !== undefined) checkIdString('idempotencyKey', input.idempotencyKey, true, MAX_IDEMPOTENCY_KEY_CHARS);
   if (input.displayAt !== undefined && !isTime(input.displayAt)) fail('displayAt', input.displayAt);
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
+  if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
+}
+
+/**
+ * A targeted task's query (NewTask.targeting) parses as an audience's does;
+ * a malformed one is QUERY_INVALID with `details.field` = `targeting` beside
+ * the parser's position, found and expected.
+ */
+export function checkTaskTargeting(query: unknown): void {
+  try {
+    parseTargetingQuery(query);
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error;
+    throw new HeraldError(ErrorCodes.QUERY_INVALID, `targeting: ${error.message}`, { cause: error, details: { field: 'targeting', ...error.details } });
+  }
 }
 
 /** The most recipients per second a task may ask for (NewTask.speed; the account limit maxSpeed's ceiling too). */
@@ -123,6 +139,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     speed: input.speed ?? null,
+    targeting: input.targeting ?? null,
     state: 'CREATED',
     version: 1,
     epoch: 0,

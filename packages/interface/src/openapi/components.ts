@@ -87,6 +87,7 @@ const task = object(
     idempotencyKey: { type: 'string', description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the request carried one' },
     displayAt: epochMs('when clients show the message, when set'),
     speed: nullable('integer', 'recipients per second the task is sent at, as asked at creation; null: none asked (as fast as the hosts allow)'),
+    targeting: nullable('string', 'a targeted task: the targeting query its recipients must also match (removed.targeting counts the others); null: untargeted'),
     state: { type: 'string', enum: [...TASK_STATES] },
     version: integer('bumped by every write'),
     epoch: integer('bumped by every change of owner'),
@@ -97,7 +98,7 @@ const task = object(
     createdAt: epochMs('created'),
     updatedAt: epochMs('last written'),
   },
-  ['id', 'accountId', 'listId', 'content', 'contentCrc', 'priority', 'sendAt', 'expiresAt', 'listCount', 'speed', 'state', 'version', 'epoch', 'owner', 'filteredListId', 'report', 'error', 'createdAt', 'updatedAt'],
+  ['id', 'accountId', 'listId', 'content', 'contentCrc', 'priority', 'sendAt', 'expiresAt', 'listCount', 'speed', 'targeting', 'state', 'version', 'epoch', 'owner', 'filteredListId', 'report', 'error', 'createdAt', 'updatedAt'],
 );
 
 const listFields = {

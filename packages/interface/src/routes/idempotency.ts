@@ -23,11 +23,12 @@ export interface TaskRequestShape {
   content: { body: string; title?: string; template?: boolean };
   priority?: PriorityClass;
   speed?: number;
+  targeting?: string;
 }
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content, priority and speed, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority, speed and targeting, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
@@ -37,7 +38,8 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.content.title === request.content.title &&
     (existing.content.template === true) === (request.content.template === true) &&
     existing.priority === (request.priority ?? 'normal') &&
-    existing.speed === (request.speed ?? null);
+    existing.speed === (request.speed ?? null) &&
+    existing.targeting === (request.targeting ?? null);
   if (!same) {
     throw new HeraldError(ErrorCodes.IDEMPOTENCY_KEY_REUSED, `this Idempotency-Key was used for another request (task ${existing.id})`, {
       details: { field: 'Idempotency-Key', taskId: existing.id },

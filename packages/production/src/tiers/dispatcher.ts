@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { ListRepository } from '@herald/audience';
-import { buildFilterChain, repositoryBlacklists, startDispatcher, storeLedger } from '@herald/dispatcher';
+import { buildFilterChain, configuredFollowerCheck, repositoryBlacklists, startDispatcher, storeLedger, storeTargeting } from '@herald/dispatcher';
 import { openFrequencyCounter, openTaskStore } from '../adapters';
+import { openFilterSources } from '../audience-adapters';
 import { startClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox } from '../drain';
 import { ProcessLinks } from '../links';
@@ -18,6 +19,8 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
     const lists = new ListRepository(join(config.dataDir, 'lists'));
     // The frequency filter reads the counts every executor writes (docs/frequency.md).
     const counter = config.frequency.enabled ? resources.add('frequency counter', await openFrequencyCounter(config, logger), (c) => c.close()) : undefined;
+    // The follower check of followers-only accounts and the targeting condition of targeted tasks read the audience tables.
+    const audiences = await openFilterSources(config, id, logger, resources);
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const watched = watchInbox(await links.bindInbox(me.endpoint));
@@ -31,6 +34,8 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
       filters: buildFilterChain({
         blacklists: repositoryBlacklists(lists, config.uinLimit),
         ledger: storeLedger(store, lists, config.uinLimit),
+        followers: configuredFollowerCheck(config.accounts.followersOnly, audiences.followers, audiences.followerCopies),
+        targeting: storeTargeting(store, audiences.attributes),
         ...(counter ? { frequency: { policy: config.frequency.policy, counter } } : {}),
       }),
       logger,

@@ -22,6 +22,7 @@ export function describeTaskReads(store: () => TaskStore): void {
         ...input,
         id: task.id,
         speed: null,
+        targeting: null,
         state: 'CREATED',
         version: 1,
         epoch: 0,
@@ -63,6 +64,23 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect((await store().getTask(plain.id))?.speed).toBeNull();
       for (const speed of [0, -1, 1.5, 100_000_001, Number.NaN]) {
         await rejectsWithCode(store().createTask(newTask({ speed }), NOW), 'VALIDATION_FAILED');
+      }
+    });
+
+    it('keeps the targeting query a task was created with through writes; an untargeted task has targeting null', async () => {
+      const query = 'region:eu AND (tag:beta OR age:18-24) AND NOT tag:churned AND active-since:30d';
+      const targeted = await store().createTask(newTask({ targeting: query }), NOW);
+      expect(targeted.targeting).toBe(query);
+      await drive(store(), targeted, TO_SENDING);
+      expect((await store().getTask(targeted.id))?.targeting).toBe(query);
+      // Near the language's 4096 characters, each a two-byte character in UTF-8.
+      const longest = Array.from({ length: 60 }, (_, i) => `tag:${String(i).padStart(2, '0')}${'é'.repeat(58)}`).join(' OR ');
+      expect((await store().getTask((await store().createTask(newTask({ targeting: longest }), NOW)).id))?.targeting).toBe(longest);
+      const plain = await store().createTask(newTask(), NOW);
+      expect(plain.targeting).toBeNull();
+      expect((await store().getTask(plain.id))?.targeting).toBeNull();
+      for (const targeting of ['', 'region:', 'colour:red', 'x'.repeat(4097)]) {
+        await rejectsWithCode(store().createTask(newTask({ targeting }), NOW), 'QUERY_INVALID');
       }
     });
 
