@@ -24,6 +24,12 @@ const BATCH = 1000;
 const UNIT = 25_000;
 /** Delivery records (8 bytes each) in site A's sink when it is killed: ~20k of ~88k online recipients. */
 const DELIVERED_AT_KILL = 20_000;
+/**
+ * Site A's task is sent at this many recipients per second (docs/scheduling.md, "Pacing"): ~5 s for its
+ * ~294,000 kept recipients, the kill after ~1 s. Unpaced, a quick machine sent them all between the check
+ * that the kill is due and the kill itself (remainder 0).
+ */
+const SPEED = 60_000;
 const SHAPE = { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 2, controllers: 1 };
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
@@ -42,7 +48,8 @@ describe('cross-site recovery', () => {
   const namesA = uniqueNames('sitea');
   const namesB = uniqueNames('siteb');
   const audience = syntheticAudience({ recipients: 300_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 23 });
-  const tiers = { dispatcher: { batchSize: BATCH, unitSize: UNIT } };
+  // Account acme may set a speed: site A's task is paced (SPEED), so the kill lands mid-broadcast on any machine.
+  const tiers = { dispatcher: { batchSize: BATCH, unitSize: UNIT }, accounts: { defaultLimits: { maxSpeed: SPEED } } };
 
   beforeAll(async () => {
     dirA = await makeTempDir('herald-site-a-');
@@ -66,7 +73,7 @@ describe('cross-site recovery', () => {
     const created = await api<Task>(siteA, '/api/v1/tasks', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'site recovery' } }),
+      body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'site recovery' }, speed: SPEED }),
     });
     // Killed once the delivery files hold DELIVERED_AT_KILL records (~a fifth of the way): the task's own
     // progress shows up in the API too late to land the kill mid-broadcast every time.
