@@ -27,7 +27,8 @@ describe('production profile, end to end', () => {
     dir = await makeTempDir('herald-production-');
     cluster = new ProcessCluster(dir.path, { interfaces: 2, schedulers: 2, dispatchers: 2, executors: 2, controllers: 2 }, names);
     // Users online before the broadcast: login events on the presence topic.
-    await startWithAudience(cluster, audience);
+    // 'club' is followers-only: its broadcasts pass the dispatcher's follower check (MySQL followers table).
+    await startWithAudience(cluster, audience, { accounts: { followersOnly: ['club'] } });
   });
 
   afterAll(async () => {
@@ -77,6 +78,32 @@ describe('production profile, end to end', () => {
     );
     expect(task!.state).toBe('COMPLETED');
     expect(task!.content.body).toBe('from a campaign');
+  });
+
+  it("runs the follower check for a followers-only account's task and the targeting condition for a targeted task", async () => {
+    expect((await post('/api/v1/follows', { changes: [21, 22].map((uin) => ({ accountId: 'club', uin, following: true, at: 1 })) })).status).toBe(200);
+    expect((await post('/api/v1/user-attributes', { users: [{ uin: 31, region: 'eu', tags: ['prod'] }, { uin: 32, region: 'eu' }] })).status).toBe(200);
+    const finished = async (accountId: string, uins: number[], fields: Record<string, unknown>): Promise<Task> => {
+      const list = await post<ListMeta>(`/api/v1/lists?accountId=${accountId}`, encodeRecipientList(uins), 'application/octet-stream');
+      const created = await post<Task>('/api/v1/tasks', { accountId, listId: list.body.id, content: { body: `filtered ${accountId}` }, ...fields });
+      expect(created.status).toBe(201);
+      let task: Task | undefined;
+      await waitFor(
+        async () => {
+          task = (await (await fetch(`${cluster.url}/api/v1/tasks/${created.body.id}`, { headers: authHeaders() })).json()) as Task;
+          return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
+        },
+        { timeoutMs: 60_000, intervalMs: 100, message: `task ${created.body.id} did not finish (last: ${JSON.stringify(task?.state)})\n${cluster.logs()}` },
+      );
+      expect(task!.state).toBe('COMPLETED');
+      return task!;
+    };
+    const club = await finished('club', [21, 22, 23], {});
+    expect(club.report).toMatchObject({ total: 3, kept: 2, removed: { not_follower: 1 } });
+    const targeted = await finished('acme', [31, 32, 33], { targeting: 'region:eu AND tag:prod' });
+    expect(targeted.targeting).toBe('region:eu AND tag:prod');
+    expect(targeted.report).toMatchObject({ total: 3, kept: 1, removed: { targeting: 2 } });
+    expect(targeted.report.removed).not.toHaveProperty('not_follower');
   });
 
   it('has every executor report its host load to every dispatcher (host.load over CURVE, docs/scheduling.md)', async () => {
