@@ -90,6 +90,13 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
     expect(counted).toEqual({ fired: 1 });
   });
 
+  it("gives each firing's task the template's targeting query; an untargeted template's task has none", async () => {
+    await campaigns.createCampaign({ ...every10min, template: { ...every10min.template, targeting: 'region:eu AND tag:beta' } }, created);
+    await campaigns.createCampaign({ ...every10min, name: 'Untargeted' }, created);
+    expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:02Z'))).toMatchObject({ fired: 2 });
+    expect(new Set((await allTasks()).map((task) => task.targeting))).toEqual(new Set(['region:eu AND tag:beta', null]));
+  });
+
   it('after an outage fires the latest time within the grace and records the earlier ones missed', async () => {
     const c = await campaigns.createCampaign(every10min, created);
     // Down from 10:05 to 10:40:30: 10:10, 10:20 and 10:30 passed unhandled; 10:40 is 30 s late.

@@ -165,6 +165,7 @@ async function createTask(deps: CampaignPassDeps, options: CampaignPassOptions, 
       expiresAt: scheduledAt + ttlMs,
       listCount: list.count,
       idempotencyKey: key,
+      ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
     },
     now,
   ).catch(async (error: unknown) => {

@@ -62,6 +62,17 @@ describe('campaign records', () => {
     expect(fieldOf(() => newCampaignRecord(1, { ...personal, template: { ...personal.template, content: { body: 'x', template: 'yes' as never } } }, 0))).toBe('template.content.template');
   });
 
+  it("keeps a template's targeting query and parses it at once", () => {
+    const targeted = { ...input, template: { ...input.template, targeting: 'region:eu AND tag:beta' } };
+    expect(newCampaignRecord(1, targeted, 0).template.targeting).toBe('region:eu AND tag:beta');
+    expect(newCampaignRecord(1, input, 0).template).not.toHaveProperty('targeting');
+    expect(() => newCampaignRecord(1, { ...input, template: { ...input.template, targeting: 'region:eu AND' } }, 0)).toThrow(
+      expect.objectContaining({ code: 'QUERY_INVALID', details: expect.objectContaining({ field: 'template.targeting', position: 13 }) }),
+    );
+    const campaign = newCampaignRecord(1, input, 1000);
+    expect(() => applyCampaignPatch(campaign, { template: { ...input.template, targeting: 'colour:red' } }, 2000)).toThrow(expect.objectContaining({ code: 'QUERY_INVALID' }));
+  });
+
   it('refuses a bad patch naming the field', () => {
     const campaign = newCampaignRecord(1, input, 1000);
     expect(fieldOf(() => applyCampaignPatch(campaign, { cron: '99 * * * *' }, 2000))).toBe('cron');

@@ -7,6 +7,7 @@
 import { NotFoundError, ValidationError } from '../errors';
 import type { PriorityClass, TaskContent } from '../task/model';
 import { taskContentOf } from '../task/content';
+import { checkTaskTargeting } from '../task/validate';
 import { compileContent } from '../template/content';
 import { parseCron } from './cron';
 import { checkTimeZone } from './time-zone';
@@ -19,6 +20,8 @@ export interface CampaignTemplate {
   priority: PriorityClass;
   /** The task's lifetime from its scheduled time; absent: tasks.defaultTtlMs. */
   ttlSeconds?: number;
+  /** Each firing's task is targeted with this query (NewTask.targeting); absent: untargeted. */
+  targeting?: string;
 }
 
 export interface NewCampaign {
@@ -172,11 +175,14 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
   if (personal === true) compileContent(content, `${field}.content`);
   if (t.priority !== 'normal' && t.priority !== 'realtime') fail(`${field}.priority`, "must be 'normal' or 'realtime'");
   if (t.ttlSeconds !== undefined && (!Number.isSafeInteger(t.ttlSeconds) || t.ttlSeconds < 1)) fail(`${field}.ttlSeconds`, 'must be a positive integer');
+  // Parsed now, not at the first firing: QUERY_INVALID naming template.targeting and the position.
+  if (t.targeting !== undefined) checkTaskTargeting(t.targeting, `${field}.targeting`);
   return {
     listId,
     content,
     priority: t.priority!,
     ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
+    ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
   };
 }
 

@@ -102,16 +102,17 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
 }
 
 /**
- * A targeted task's query (NewTask.targeting) parses as an audience's does;
- * a malformed one is QUERY_INVALID with `details.field` = `targeting` beside
- * the parser's position, found and expected.
+ * A targeted task's query (NewTask.targeting; a campaign template's, under
+ * `field` template.targeting) parses as an audience's does; a malformed one
+ * is QUERY_INVALID with `details.field` beside the parser's position, found
+ * and expected.
  */
-export function checkTaskTargeting(query: unknown): void {
+export function checkTaskTargeting(query: unknown, field = 'targeting'): void {
   try {
     parseTargetingQuery(query);
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    throw new HeraldError(ErrorCodes.QUERY_INVALID, `targeting: ${error.message}`, { cause: error, details: { field: 'targeting', ...error.details } });
+    throw new HeraldError(ErrorCodes.QUERY_INVALID, `${field}: ${error.message}`, { cause: error, details: { field, ...error.details } });
   }
 }
 

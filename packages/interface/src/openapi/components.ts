@@ -146,7 +146,13 @@ const campaignFields = {
   timeZone: { type: 'string', description: 'IANA name, canonical spelling' },
   enabled: { type: 'boolean' },
   template: object(
-    { listId: { type: 'string' }, content, priority: { type: 'string', enum: ['realtime', 'normal'] }, ttlSeconds: { type: 'integer', minimum: 1 } },
+    {
+      listId: { type: 'string' },
+      content,
+      priority: { type: 'string', enum: ['realtime', 'normal'] },
+      ttlSeconds: { type: 'integer', minimum: 1 },
+      targeting: { type: 'string', description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)" },
+    },
     ['listId', 'content', 'priority'],
     'the task each firing creates',
   ),

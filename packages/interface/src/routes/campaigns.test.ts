@@ -104,6 +104,20 @@ describe('campaign routes', () => {
     expect((await call('GET', '/api/v1/campaigns')).body!.campaigns).toHaveLength(1);
   });
 
+  it('keeps a targeted template, and refuses a malformed query with 400 QUERY_INVALID before storing anything', async () => {
+    const targeted = { ...body, template: { ...body.template, targeting: 'region:eu AND tag:beta' } };
+    const created = await call('POST', '/api/v1/campaigns', targeted);
+    expect(created.status).toBe(201);
+    expect(created.body!.template.targeting).toBe('region:eu AND tag:beta');
+    const bad = await call('POST', '/api/v1/campaigns', { ...body, template: { ...body.template, targeting: 'region:eu AND' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { field: 'template.targeting', position: 13 } });
+    const patched = await call('PATCH', `/api/v1/campaigns/${created.body!.id}`, { template: { ...body.template, targeting: 'colour:red' } });
+    expect(patched.status).toBe(400);
+    expect((await call('GET', `/api/v1/campaigns/${created.body!.id}`)).body!.template.targeting).toBe('region:eu AND tag:beta');
+    expect((await call('GET', '/api/v1/campaigns')).body!.campaigns).toHaveLength(1);
+  });
+
   it('lists campaigns, filtered and paged', async () => {
     for (const accountId of ['acme', 'other', 'acme']) {
       await call('POST', '/api/v1/campaigns', { ...body, accountId, template: { ...body.template, listId: `l_${accountId}` } });

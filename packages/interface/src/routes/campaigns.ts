@@ -27,6 +27,7 @@ interface TemplateBody {
   content: RequestContent;
   priority?: PriorityClass;
   ttlSeconds?: number;
+  targeting?: string;
 }
 
 interface CreateCampaignBody {
@@ -57,6 +58,8 @@ const templateSchema = {
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
     ttlSeconds: { type: 'integer', minimum: 1 },
+    // Each firing's task is targeted (docs/campaigns.md); the store's checkTemplate parses it.
+    targeting: { type: 'string' },
   },
 } as const;
 
@@ -145,7 +148,13 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${template.listId} does not exist for account ${accountId}`, { field: 'template.listId' });
     }
     const content = contentOfRequest(template.content, 'template.content');
-    return { listId: template.listId, content, priority: template.priority ?? 'normal', ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }) };
+    return {
+      listId: template.listId,
+      content,
+      priority: template.priority ?? 'normal',
+      ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }),
+      ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
+    };
   }
 
   app.get<{ Querystring: { cron: string; timeZone: string; after?: string } }>('/api/v1/campaigns/preview', { schema: { querystring: previewQuery } }, async (request) => {
