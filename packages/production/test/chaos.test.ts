@@ -30,6 +30,10 @@ describe('chaos (production profile, real processes)', () => {
       gapMs: [700, 1800],
       durationMs: [1500, 3000],
       finishTimeoutMs: 180_000,
+      // Paced (~8 s a task, two rounds on three schedulers of one slot): the broadcast spans the whole
+      // schedule (its last fault starts near t+18 s) however fast the machine; unpaced, a quiet machine
+      // finished before the second fault.
+      speed: 6_000,
       log: (line) => {
         lines.push(line);
         process.stdout.write(`chaos: ${line}\n`);

@@ -33,6 +33,11 @@ export interface ChaosOptions {
   slots: number;
   /** How long the tasks may take to end once the nemesis is done. */
   finishTimeoutMs: number;
+  /**
+   * Recipients per second each task is sent at (docs/scheduling.md, "Pacing"); none: as fast as the
+   * cluster goes. A paced broadcast spans the fault schedule on a fast machine as on a slow one.
+   */
+  speed?: number;
   log: (line: string) => void;
 }
 
@@ -132,6 +137,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       dispatcher: { batchSize: options.batchSize, unitSize: options.unitSize },
       offline: { rangeBits: RANGE_BITS },
       scheduler: { tickMs: 100, unitStallMs: 2000, slots: options.slots },
+      ...(options.speed === undefined ? {} : { accounts: { defaultLimits: { maxSpeed: options.speed } } }),
     });
     await cluster.keysAndSchema();
     await cluster.startAll();
@@ -171,7 +177,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       // An account per task: the no-resend filter works per account, so tasks do not filter each other.
       const account = `chaos_${t + 1}`;
       const list = await api<ListMeta>(`/api/v1/lists?accountId=${account}`, { method: 'POST', headers: binary, body: encodeRecipientList(slice) });
-      const created = await api<Task>('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: account, listId: list.id, content: { body: `chaos ${options.seed} ${t}` } }) });
+      const created = await api<Task>('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: account, listId: list.id, content: { body: `chaos ${options.seed} ${t}` }, ...(options.speed === undefined ? {} : { speed: options.speed }) }) });
       tasks.push({ id: created.id, expected: expectedFor(slice, audience.blacklist, audience.online) });
     }
     log(`tasks ${tasks.map((t) => t.id).join(', ')} created`);
