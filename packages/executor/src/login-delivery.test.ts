@@ -65,6 +65,22 @@ describe('LoginDelivery', () => {
     expect((await offline.pending(300)).map((e) => e.taskId)).toEqual([1, 2, 3]);
   });
 
+  it('removes what a walk delivered and dropped in one acknowledgement, after the last delivery', async () => {
+    addTask(1);
+    addTask(2, NOW - 1); // expired: dropped
+    addTask(3);
+    for (const id of [1, 2, 3]) await offline.append(id, tasks.get(id)!.expiresAt, Uint32Array.of(UIN));
+    const acknowledged: { uin: number; taskIds: number[]; deliveredBefore: number }[] = [];
+    const acknowledge = offline.acknowledge.bind(offline);
+    offline.acknowledge = async (uin, taskIds) => {
+      acknowledged.push({ uin, taskIds: [...taskIds], deliveredBefore: gateway.accepted.length });
+      return acknowledge(uin, taskIds);
+    };
+    expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 1, overFrequency: 0 });
+    expect(acknowledged).toEqual([{ uin: UIN, taskIds: [1, 2, 3], deliveredBefore: 2 }]);
+    expect(await offline.pending(UIN)).toEqual([]);
+  });
+
   it('delivers nothing to a user without entries', async () => {
     addTask(1);
     await offline.append(1, NOW + 1000, Uint32Array.of(UIN + 1));

@@ -13,9 +13,11 @@ export interface LoginDeliveryResult {
 
 /**
  * Delivery at login: walks the user's offline list in order, drops expired
- * entries, delivers the rest, and removes each entry only after its delivery
- * was accepted. A crash in between delivers that entry again (same
- * idempotency key, taskId + uin); it never loses it.
+ * entries, delivers the rest, and removes entries only after their delivery
+ * was accepted: all of a walk's in one write at its end (one acknowledge call
+ * instead of one per entry: the walk is a login storm's hot path), or, when a
+ * delivery fails, those before it. A crash in between delivers those entries
+ * again (same idempotency key, taskId + uin); it never loses one.
  *
  * With frequency control (docs/frequency.md) the user's budget is checked
  * again here: the dispatcher judged the entry on the day it was sent, but the
@@ -28,7 +30,8 @@ export interface LoginDeliveryResult {
  * Counting comes after the delivery and before the entry is removed, so a
  * delivery that did not happen is never counted; a crash in between leaves
  * the entry for the next walk, which delivers it again (same idempotency
- * key) and counts it then, if a slot is left (counting is idempotent by task).
+ * key) and counts it then, if a slot is left (counting is idempotent by task,
+ * so the counter does not count an entry delivered again twice).
  */
 export class LoginDelivery {
   constructor(
@@ -42,30 +45,39 @@ export class LoginDelivery {
 
   async deliver(uin: number): Promise<LoginDeliveryResult> {
     const result = { delivered: 0, expired: 0, overFrequency: 0 };
-    let slots: { day: number; left: number } | undefined;
-    for (const entry of await this.offline.pending(uin)) {
-      const task = await this.tasks.get(entry.taskId);
-      if (task === undefined || entry.expiresAt <= this.clock.now()) {
-        await this.offline.acknowledge(uin, [entry.taskId]);
-        result.expired++;
-        continue;
-      }
-      if (this.frequency !== undefined) {
-        slots ??= await this.slotsLeft(uin, this.frequency);
-        if (slots.left <= 0) {
-          await this.offline.acknowledge(uin, [entry.taskId]);
-          result.overFrequency++;
+    /** Entries delivered or dropped so far: removed together, in one write, when the walk ends (or fails). */
+    const settled: number[] = [];
+    try {
+      let slots: { day: number; left: number } | undefined;
+      for (const entry of await this.offline.pending(uin)) {
+        const task = await this.tasks.get(entry.taskId);
+        if (task === undefined || entry.expiresAt <= this.clock.now()) {
+          settled.push(entry.taskId);
+          result.expired++;
           continue;
         }
+        if (this.frequency !== undefined) {
+          slots ??= await this.slotsLeft(uin, this.frequency);
+          if (slots.left <= 0) {
+            settled.push(entry.taskId);
+            result.overFrequency++;
+            continue;
+          }
+        }
+        await this.personaliser.deliver(this.gateway, { taskId: task.id, uins: Uint32Array.of(uin), content: task.content, atLogin: true, ...displayOf(task) });
+        if (this.frequency !== undefined && slots !== undefined) {
+          await this.frequency.counter.consume([{ taskId: task.id, day: slots.day, uins: Uint32Array.of(uin) }]);
+          slots.left--;
+        }
+        settled.push(entry.taskId);
+        result.delivered++;
       }
-      await this.personaliser.deliver(this.gateway, { taskId: task.id, uins: Uint32Array.of(uin), content: task.content, atLogin: true, ...displayOf(task) });
-      if (this.frequency !== undefined && slots !== undefined) {
-        await this.frequency.counter.consume([{ taskId: task.id, day: slots.day, uins: Uint32Array.of(uin) }]);
-        slots.left--;
-      }
-      await this.offline.acknowledge(uin, [entry.taskId]);
-      result.delivered++;
+    } catch (error) {
+      // What was delivered before the failure is removed still; the failed entry and the rest stay for the next login.
+      if (settled.length > 0) await this.offline.acknowledge(uin, settled).catch(() => undefined);
+      throw error;
     }
+    if (settled.length > 0) await this.offline.acknowledge(uin, settled);
     return result;
   }
 
