@@ -326,6 +326,8 @@ describe('operator console in headless Chromium', () => {
     expect(await page.locator('form ol.fire-times li').first().innerText()).toContain('08:00:00');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    // The editor closes before the page has the saved campaign back: wait for the new schedule, then count it.
+    await page.locator('code', { hasText: '0 8 * * *' }).first().waitFor();
     expect(await page.locator('code', { hasText: '0 8 * * *' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.locator('h1 .badge', { hasText: 'enabled' }).waitFor();
