@@ -71,6 +71,13 @@ export function prefixRange(prefix: Buffer): { gte: Buffer; lt?: Buffer } {
 
 export const EMPTY = Buffer.alloc(0);
 
+/** A number as 8 bytes (f64 BE): an expiry time stored as a value. */
+export function encodeF64(value: number): Buffer {
+  const buf = Buffer.allocUnsafe(8);
+  buf.writeDoubleBE(value, 0);
+  return buf;
+}
+
 export function encodeJson(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value), 'utf8');
 }

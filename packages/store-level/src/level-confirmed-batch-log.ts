@@ -1,6 +1,6 @@
 import { ClassicLevel } from 'classic-level';
 import { type ConfirmedBatch, type ConfirmedBatchLog } from '@herald/core';
-import { key, prefixRange, readU64BE, tag, writeU64BE } from './keys';
+import { encodeF64, key, prefixRange, readU64BE, tag, writeU64BE } from './keys';
 import { Lifecycle, openLevelDb } from './lifecycle';
 
 /**
@@ -40,12 +40,6 @@ function decodeBatch(value: Buffer): ConfirmedBatch {
   return { to: readU64BE(value, 0), delivered: value.readUInt32BE(8), offline: value.readUInt32BE(12) };
 }
 
-function encodeExpiry(expiresAt: number): Buffer {
-  const value = Buffer.allocUnsafe(8);
-  value.writeDoubleBE(expiresAt, 0);
-  return value;
-}
-
 export class LevelConfirmedBatchLog implements ConfirmedBatchLog {
   private readonly life = new Lifecycle('LevelConfirmedBatchLog');
 
@@ -68,7 +62,7 @@ export class LevelConfirmedBatchLog implements ConfirmedBatchLog {
     return this.life.run('record', () =>
       this.db.batch([
         { type: 'put', key: batchKey(taskId, unitNo, offset), value: encodeBatch(batch) },
-        { type: 'put', key: expiryKey(taskId), value: encodeExpiry(expiresAt) },
+        { type: 'put', key: expiryKey(taskId), value: encodeF64(expiresAt) },
       ]),
     );
   }

@@ -9,7 +9,7 @@ import {
   type OfflineEntry,
   type OfflineStore,
 } from '@herald/core';
-import { EMPTY, key, prefixRange, readU64BE, tag } from './keys';
+import { EMPTY, encodeF64, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
@@ -107,12 +107,6 @@ function checkTaskId(taskId: number): void {
 
 function checkUin(uin: number): void {
   if (!Number.isInteger(uin) || uin < 0 || uin > 0xffffffff) throw new ValidationError('uin must be an integer in [0, 2^32)', { uin });
-}
-
-function encodeExpires(expiresAt: number): Buffer {
-  const buf = Buffer.allocUnsafe(8);
-  buf.writeDoubleBE(expiresAt, 0);
-  return buf;
 }
 
 export class LevelOfflineStore implements OfflineStore {
@@ -242,7 +236,7 @@ export class LevelOfflineStore implements OfflineStore {
   private async appendLocked(taskId: number, expiresAt: number, uins: Uint32Array): Promise<void> {
     const slices = splitByRange(uins, this.rangeOf);
     const counts = await this.recordCounts(taskId, slices[0]!.range, slices[slices.length - 1]!.range);
-    const expires = encodeExpires(expiresAt);
+    const expires = encodeF64(expiresAt);
     // A chained batch: one atomic write, and much less per-operation overhead than an array of ops.
     const batch = this.db.batch();
     // One long-lived iterator seeking range to range: far cheaper than a new iterator per range.
