@@ -21,7 +21,8 @@ describe('account quotas (embedded)', () => {
       dataDir: dir.path,
       uinSpaceBits: 16,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
       campaigns: { ...TEST_CAMPAIGN_OPTIONS, scanIntervalMs: 200 },
       accounts: { defaultLimits: { dailyBroadcasts: 1 } },
     }, { clock: { now: () => Date.now() + shift } });

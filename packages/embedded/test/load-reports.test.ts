@@ -22,7 +22,8 @@ describe('embedded load reports', () => {
       dataDir: dir.path,
       uinSpaceBits: 16,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
       executor: { ids: ['executor-1', 'executor-2'] },
       load: { reportIntervalMs: 100, senderSlots: 3 },
     });

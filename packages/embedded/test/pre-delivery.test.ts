@@ -27,7 +27,8 @@ describe('pre-delivery over the webhook gateway', () => {
       dataDir: dir.path,
       uinSpaceBits,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
       dispatcher: { batchSize: 500, unitSize: 5000 },
       delivery: { kind: 'webhook', webhook: { url: receiver.url, retryDelayMs: 10 } },
     });

@@ -91,7 +91,8 @@ describe('preemption, end to end', () => {
       {
         dataDir: dir.path,
         uinSpaceBits,
-        http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
+        http: { port: 0 }, auth: TEST_AUTH_OPTIONS,
+        tasks: TEST_TASK_OPTIONS,
         scheduler: { slots: 1 },
         dispatcher: { batchSize, unitSize: 5_000 },
         executor: { ids: ['executor-1', 'executor-2'] },

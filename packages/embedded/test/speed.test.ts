@@ -22,7 +22,8 @@ describe('task speed (embedded)', () => {
       dataDir: dir.path,
       uinSpaceBits: 16,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
       dispatcher: { unitSize: 100, batchSize: 50 },
       accounts: { defaultLimits: { maxSpeed: 1_000 } },
     });

@@ -106,6 +106,44 @@ describe('production profile, end to end', () => {
     expect(targeted.report.removed).not.toHaveProperty('not_follower');
   });
 
+  // Guard rails (issue 15) on this profile: the interface process runs the dispatchers' chain for a dry run.
+  it("refuses a broadcast over the account's confirmAbove without its count, and dry-runs it with the counts the real run reports", async () => {
+    const request = async <T>(method: string, path: string, body?: unknown) => {
+      const response = await fetch(cluster.url + path, { method, headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: response.status, body: (await response.json()) as T };
+    };
+    expect((await request('PUT', '/api/v1/accounts/guard/limits', { confirmAbove: 2 })).status).toBe(200);
+    // 33 repeated; of the rest only 31 and 32 have region eu (the test above stored them).
+    const list = await post<ListMeta>('/api/v1/lists?accountId=guard', encodeRecipientList([31, 32, 33, 33, 41]), 'application/octet-stream');
+    const body = { accountId: 'guard', listId: list.body.id, content: { body: 'guarded' }, targeting: 'region:eu' };
+    const snapshot = async () => ({
+      tasks: (await request<{ tasks: unknown[] }>('GET', '/api/v1/tasks?accountId=guard')).body.tasks,
+      usage: (await request<{ usage: unknown }>('GET', '/api/v1/accounts/guard/limits')).body.usage,
+    });
+    const before = await snapshot();
+    const refused = await request<{ error: { code: string; details: unknown } }>('POST', '/api/v1/tasks', body);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'CONFIRMATION_REQUIRED', details: { field: 'confirm', recipients: 5, threshold: 2 } });
+    expect((await request('POST', '/api/v1/tasks', { ...body, confirm: 4 })).status).toBe(409);
+    const dry = await request<{ recipients: unknown; confirmationRequired: boolean }>('POST', '/api/v1/tasks?dryRun=true', body);
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ confirmationRequired: true, recipients: { listed: 5, kept: 2, removed: { duplicate: 1, targeting: 2 } } });
+    expect(await snapshot()).toEqual(before);
+
+    const created = await post<Task>('/api/v1/tasks', { ...body, confirm: 5 });
+    expect(created.status).toBe(201);
+    let task: Task | undefined;
+    await waitFor(
+      async () => {
+        task = (await request<Task>('GET', `/api/v1/tasks/${created.body.id}`)).body;
+        return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
+      },
+      { timeoutMs: 60_000, intervalMs: 100, message: `task ${created.body.id} did not finish (last: ${JSON.stringify(task?.state)})\n${cluster.logs()}` },
+    );
+    expect(task!.state).toBe('COMPLETED');
+    expect({ listed: task!.report.total, kept: task!.report.kept, removed: task!.report.removed }).toEqual(dry.body.recipients);
+  });
+
   it('has every executor report its host load to every dispatcher (host.load over CURVE, docs/scheduling.md)', async () => {
     const endpoints = (cluster.options.management as { endpoints: Record<string, string> }).endpoints;
     const reports = async (dispatcher: string) => {
