@@ -36,6 +36,8 @@ export interface PreviewDeps {
   /** The same sources the dispatchers filter with (filterChainSources). */
   sources: ChainSources;
   clock?: Clock;
+  /** Lists larger than this are sampled. Default PREVIEW_EXACT_MAX; tests set a small one. */
+  exactMax?: number;
 }
 
 /**
@@ -54,10 +56,11 @@ export interface PreviewDeps {
  */
 export function createRecipientPreview(deps: PreviewDeps): (request: PreviewRequest) => Promise<RecipientPreview> {
   const baseClock = deps.clock ?? systemClock;
+  const exactMax = deps.exactMax ?? PREVIEW_EXACT_MAX;
   return async (request) => {
     const uins = await loadRecipientList(deps.lists.pathOf(request.listId), { uinLimit: deps.config.uinLimit });
     const listed = uins.length;
-    const sample = listed > PREVIEW_EXACT_MAX ? evenSample(uins, PREVIEW_EXACT_MAX) : uins;
+    const sample = listed > exactMax ? evenSample(uins, exactMax) : uins;
     const chain = buildFilterChain(previewSources(deps.sources, request, baseClock));
     const context = { taskId: 0, accountId: request.accountId, contentCrc: request.contentCrc };
     const { kept, removed } = await runFilterChain(radixSortUint32(sample), chain, context);
