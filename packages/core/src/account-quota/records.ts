@@ -86,7 +86,11 @@ export function checkReservation(reservation: BroadcastReservation, limits: Acco
     throw new ValidationError(`recipients must be an integer in [0, ${LIMIT_MAX.dailyRecipients}]`, { field: 'recipients' });
   }
   checkLimitsOverride(limits, 'limits');
-  if (Object.keys(limits).length !== LIMIT_NAMES.length) throw new ValidationError(`limits must name ${LIMIT_NAMES.join(', ')}`, { field: 'limits' });
+  // Exactly the quota limits: the confirmation limits an override may also name are not decided here.
+  const keys = Object.keys(limits);
+  if (keys.length !== LIMIT_NAMES.length || !LIMIT_NAMES.every((name) => keys.includes(name))) {
+    throw new ValidationError(`limits must name ${LIMIT_NAMES.join(', ')}`, { field: 'limits' });
+  }
   checkAccountDay(day, reservation.sendAt);
 }
 
