@@ -48,6 +48,7 @@ describe('ErrorCodes', () => {
         'CAMPAIGN_NOT_FOUND',
         'IDEMPOTENCY_KEY_REUSED',
         'ACCOUNT_QUOTA_EXCEEDED',
+        'CONFIRMATION_REQUIRED',
         'QUERY_INVALID',
         'TEMPLATE_INVALID',
         'AUDIENCE_SOURCE_FAILED',
