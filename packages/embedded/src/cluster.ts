@@ -240,6 +240,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, false);
     },
     async stop() {
+      // Bounded by http.shutdownGraceMs whatever the API's clients do (a stalled upload, a slow reader).
       await api.close();
       await controller.stop();
       await coordinator.close();

@@ -5,6 +5,7 @@ import { ensureBootstrapAdmin } from './access/bootstrap';
 import { installAccessGuard } from './access/guard';
 import { recordRoutes } from './access/route-table';
 import { TokenVerifier } from './access/verifier';
+import { installConnectionPolicy, rawBodyParser } from './connections';
 import { consoleRoutes } from './console';
 import { errorHeaders, toHttpError } from './http-errors';
 import { registerOpenApi } from './openapi/register';
@@ -28,6 +29,8 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: 1 << 20,
+    // Requests that come while the server closes answer 503 in the API's error shape (connections.ts), not Fastify's.
+    return503OnClosing: false,
     // Errors the router raises before any route (a malformed URL, a path parameter over 100 characters) answer like every other error.
     frameworkErrors: (error, _request, reply) => {
       const { status, body } = toHttpError(error);
@@ -37,8 +40,9 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   });
   recordRoutes(app);
   installRequestMetrics(app, deps.meter);
+  installConnectionPolicy(app, { shutdownGraceMs: deps.config.http.shutdownGraceMs, logger: deps.logger });
   // Recipient lists stream straight to disk: the handler gets the raw request stream.
-  app.addContentTypeParser('application/octet-stream', { bodyLimit: deps.config.http.uploadLimitBytes }, (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser('application/octet-stream', { bodyLimit: deps.config.http.uploadLimitBytes }, rawBodyParser(deps.config.http.uploadLimitBytes));
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(error);
     countError(status, body);

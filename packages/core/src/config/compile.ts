@@ -23,7 +23,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     throw new ConfigError('(root)', 'must be an object');
   }
   checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load']);
-  const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
+  const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes', 'shutdownGraceMs']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
@@ -53,6 +53,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       host: str('http.host', http.host, DEFAULTS.http.host),
       port: int('http.port', http.port, DEFAULTS.http.port, 0, 65535),
       uploadLimitBytes: int('http.uploadLimitBytes', http.uploadLimitBytes, DEFAULTS.http.uploadLimitBytes, 32, Number.MAX_SAFE_INTEGER),
+      shutdownGraceMs: int('http.shutdownGraceMs', http.shutdownGraceMs, DEFAULTS.http.shutdownGraceMs, 0, 600_000),
     },
     tasks: {
       defaultTtlMs,

@@ -27,6 +27,11 @@ export interface HeraldOptions {
     port?: number;
     /** Largest accepted recipient-list upload in bytes. Default 8 GiB. */
     uploadLimitBytes?: number;
+    /**
+     * How long stopping the API waits for the requests in progress before it
+     * closes every connection left (a stalled upload, a slow reader). 0..600000, default 10000.
+     */
+    shutdownGraceMs?: number;
   };
   tasks?: {
     /** Lifetime of a task (and its offline entries) when the request names none. Default 7 days. */
@@ -418,7 +423,7 @@ export interface HeraldConfig {
   uinSpaceBits: number;
   /** 2^uinSpaceBits: the first uin outside the space. */
   uinLimit: number;
-  http: { host: string; port: number; uploadLimitBytes: number };
+  http: { host: string; port: number; uploadLimitBytes: number; shutdownGraceMs: number };
   tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number };
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
@@ -442,7 +447,7 @@ export const DEFAULTS = {
   profile: 'embedded',
   dataDir: './herald-data',
   uinSpaceBits: 32,
-  http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30 },
+  http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30, shutdownGraceMs: 10_000 },
   tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096 },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1 << 20, filterWorkers: 0 },
