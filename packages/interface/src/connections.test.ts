@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListRepository } from '@herald/audience';
 import { compileConfig, encodeRecipientList, noopLogger, systemClock, type TaskStore } from '@herald/core';
-import { makeTempDir, type TempDir } from '@herald/testing';
+import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import type { PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
 import { openTestAccess, type TestAccess } from './access/test-access.test-util';
-import { answerOf, openRawClient, requestHead, until, within, type RawClient } from './raw-client.test-util';
+import { answerOf, openRawClient, requestHead, within, type RawClient } from './raw-client.test-util';
 import { createApiServer } from './server';
 
 const UPLOAD_LIMIT = 64 * 1024;
@@ -180,7 +180,7 @@ describe('close() is bounded by http.shutdownGraceMs', () => {
     const socket = await client();
     socket.socket.write(uploadHead(list.length));
     socket.socket.write(list.subarray(0, list.length / 2));
-    await until(() => importsStarted === 1, DEADLINE_MS, 'the upload reaching the list repository');
+    await waitFor(() => importsStarted === 1, { timeoutMs: DEADLINE_MS, message: 'the upload reaching the list repository' });
     await within(app.close(), DEADLINE_MS, 'close() with a stalled upload');
     await within(socket.closed, DEADLINE_MS, 'the stalled connection closing');
   });
@@ -189,7 +189,7 @@ describe('close() is bounded by http.shutdownGraceMs', () => {
     const socket = await client();
     socket.socket.pause();
     socket.socket.write(requestHead('GET', '/metrics', {}));
-    await until(() => serverSockets.some((s) => s.bytesWritten > 0), DEADLINE_MS, 'the answer being written');
+    await waitFor(() => serverSockets.some((s) => s.bytesWritten > 0), { timeoutMs: DEADLINE_MS, message: 'the answer being written' });
     await within(app.close(), DEADLINE_MS, 'close() with a client not reading its answer');
     // The client reads nothing, so it learns of the close only when it reads: the server's side is gone.
     expect(serverSockets.every((s) => s.destroyed)).toBe(true);
@@ -199,9 +199,9 @@ describe('close() is bounded by http.shutdownGraceMs', () => {
     const socket = await client();
     // Half a request head: the connection is busy (not idle), so close() does not drop it at once.
     socket.socket.write('GET /api/v1/health HTTP/1.1\r\nhost: 127.0.0.1\r\n');
-    await until(() => serverSockets.some((s) => s.bytesRead > 0), DEADLINE_MS, 'the server reading the head');
+    await waitFor(() => serverSockets.some((s) => s.bytesRead > 0), { timeoutMs: DEADLINE_MS, message: 'the server reading the head' });
     const closing = app.close();
-    await until(() => !app.server.listening, DEADLINE_MS, 'the server closing');
+    await waitFor(() => !app.server.listening, { timeoutMs: DEADLINE_MS, message: 'the server closing' });
     socket.socket.write('\r\n');
     const answer = await answerOf(socket, DEADLINE_MS);
     expect(answer.status).toBe(503);

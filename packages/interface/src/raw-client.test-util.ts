@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { waitFor } from '@herald/testing';
 
 /**
  * A client on a raw TCP socket, for the connection tests: it writes exactly
@@ -77,18 +78,9 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
-/** Resolves once `condition()` holds, checked every 10 ms; rejects naming `what` after `ms`. */
-export async function until(condition: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Waits for the client's first complete answer. */
 export async function answerOf(client: RawClient, ms: number): Promise<RawAnswer> {
-  await until(() => parseAnswer(client.received()) !== undefined || client.isClosed(), ms, 'an answer');
+  await waitFor(() => parseAnswer(client.received()) !== undefined || client.isClosed(), { timeoutMs: ms, message: 'an answer' });
   const answer = parseAnswer(client.received());
   if (answer === undefined) throw new Error(`the connection closed without a complete answer: ${JSON.stringify(client.received().slice(0, 200))}`);
   return answer;
