@@ -1,6 +1,6 @@
 /**
- * Local copies of big accounts' followers (DESIGN.md, "Follower
- * acceleration"; docs/audience-sources.md, "Local copies"): reading 10^8
+ * Local copies of big accounts' followers (docs/audience-sources.md, "Local
+ * copies"): reading 10^8
  * followers from the source of truth by keyset takes a database's time, so an
  * account past a threshold keeps its full follower list as a local binary
  * file plus an incremental change file (follow/unfollow changes appended as
