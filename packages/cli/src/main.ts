@@ -12,7 +12,7 @@ import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
 import { runKeys } from './commands/keys';
 import { runMigrate } from './commands/migrate';
-import { adminTargets, managementAddress, runAdminDrain, runAdminStatus, runAdminTrafficCut } from './commands/admin';
+import { adminTargets, createCredential, managementAddress, managementToken, runAdminDrain, runAdminStatus, runAdminTrafficCut, type Target } from './commands/admin';
 import { runStart } from './commands/start';
 import { runRecover } from './commands/recover';
 import { runTokenCreate, runTokenRevoke } from './commands/token';
@@ -82,17 +82,30 @@ const target = (command: Command) =>
   command
     .argument('[process]', 'the process id, looked up in management.endpoints')
     .option('-c, --config <file>', 'JSON configuration file naming management.endpoints')
-    .option('--address <host:port>', 'the management endpoint, instead of looking the id up');
-const addressOf = async (id: string | undefined, opts: { config?: string; address?: string }) => managementAddress(id, await loadOptions(opts.config), opts.address);
+    .option('--address <host:port>', 'the management endpoint, instead of looking the id up')
+    .option('--token-file <file>', 'file holding the management token (else $HERALD_MANAGEMENT_TOKEN_FILE or $HERALD_MANAGEMENT_TOKEN)');
+const addressOf = async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string }): Promise<Target> => ({
+  address: managementAddress(id, await loadOptions(opts.config), opts.address),
+  token: await managementToken(opts.tokenFile),
+});
 
-target(admin.command('status').description("print a process's state as JSON")).action(async (id: string | undefined, opts: { config?: string; address?: string }) => {
+target(admin.command('status').description("print a process's state as JSON")).action(async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string }) => {
   await runAdminStatus(await addressOf(id, opts));
 });
 
 target(admin.command('drain').description('make a process stop taking work, hand off or finish it, leave the cluster and exit; waits for the exit'))
   .option('--timeout <ms>', 'give up waiting after this long', number('--timeout', 1, 86_400_000), 300_000)
-  .action(async (id: string | undefined, opts: { config?: string; address?: string; timeout: number }) => {
+  .action(async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string; timeout: number }) => {
     await runAdminDrain(await addressOf(id, opts), opts.timeout);
+  });
+
+admin
+  .command('credential')
+  .description("make the cluster's management token: writes it to a new file (mode 0600) and prints the management.tokenHash for the config")
+  .requiredOption('--out <file>', 'where to write the token (must not exist)')
+  .action(async (opts: { out: string }) => {
+    const hash = await createCredential(opts.out);
+    process.stdout.write(`${JSON.stringify({ management: { tokenHash: hash } })}\n`);
   });
 
 admin
@@ -105,7 +118,7 @@ admin
 
 target(admin.command('fault').description('fault injection for tests and drills (the process needs management.faults: true)'))
   .requiredOption('--traffic-cut <on|off>', "drop (on) or restore (off) all of the process's ZeroMQ traffic")
-  .action(async (id: string | undefined, opts: { config?: string; address?: string; trafficCut: string }) => {
+  .action(async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string; trafficCut: string }) => {
     if (opts.trafficCut !== 'on' && opts.trafficCut !== 'off') throw new InvalidArgumentError('--traffic-cut must be on or off');
     await runAdminTrafficCut(await addressOf(id, opts), opts.trafficCut === 'on');
   });

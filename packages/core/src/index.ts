@@ -260,6 +260,7 @@ export type { AccountLimitsView } from './account-quota/reserve';
 export type { AccountStore } from './ports/account-store';
 
 export { compileConfig } from './config/compile';
+export { isLoopbackHost } from './config/compile-management';
 export { DEFAULTS } from './config/options';
 export type { CampaignsConfig, AccountsConfig, AudiencesConfig, LoadConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';

@@ -107,9 +107,8 @@ describe('production profile, end to end', () => {
   });
 
   it('has every executor report its host load to every dispatcher (host.load over CURVE, docs/scheduling.md)', async () => {
-    const endpoints = (cluster.options.management as { endpoints: Record<string, string> }).endpoints;
     const reports = async (dispatcher: string) => {
-      const text = await (await fetch(`http://${endpoints[dispatcher]}/metrics`)).text();
+      const text = await (await fetch(`http://${cluster.managementAddress(dispatcher)}/metrics`, { headers: cluster.managementHeaders() })).text();
       return Number(/^herald_dispatcher_load_reports_total (\d+)/m.exec(text)?.[1] ?? 0);
     };
     // Two executors, one report each per second: four reports means both were heard, or one twice as often.
