@@ -43,6 +43,18 @@ describe('production process misconfiguration', () => {
     }
   }
 
+  it('refuses to start without a management credential, naming management.tokenHash', async () => {
+    const result = await startWith('scheduler', 'scheduler-1', (o) => delete o.management.tokenHash);
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config management\.tokenHash: is required in production/)]);
+  });
+
+  it('refuses a management endpoint beyond loopback unless management.allowRemote', async () => {
+    const result = await startWith('scheduler', 'scheduler-1', (o) => (o.management.endpoints['scheduler-1'] = '0.0.0.0:9'));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config management\.endpoints\.scheduler-1: listens beyond loopback .*allowRemote/)]);
+  });
+
   it('names mysql.url when the server cannot be reached', async () => {
     const port = await freePort();
     const result = await startWith('scheduler', 'scheduler-1', (o) => (o.mysql.url = `mysql://root@127.0.0.1:${port}`));

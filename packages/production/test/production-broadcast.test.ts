@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { authHeaders, makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
+import { authHeaders, makeTempDir, ProcessCluster, sweepManagementPort, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
 import { startWithAudience, tearDown, uniqueNames } from './scenario';
 
@@ -115,6 +115,33 @@ describe('production profile, end to end', () => {
     for (const dispatcher of cluster.ids('dispatcher')) {
       await waitFor(async () => (await reports(dispatcher)) >= 4, { timeoutMs: 20_000, intervalMs: 200, message: `${dispatcher} receives load reports` });
     }
+  });
+
+  it('refuses every unauthenticated request on every management port, and every process keeps working (docs/security.md)', async () => {
+    const ids = Object.keys((cluster.options.management as { endpoints: Record<string, string> }).endpoints);
+    expect(ids).toHaveLength(cluster.processes.length);
+    for (const id of ids) {
+      const answers = await sweepManagementPort(cluster.managementAddress(id), id, cluster.managementToken);
+      expect({ id, notRefused: answers.filter((a) => a.status !== 401 && a.status !== 403) }).toEqual({ id, notRefused: [] });
+    }
+    for (const p of cluster.processes) {
+      expect({ id: p.id, exitCode: p.child.exitCode, signal: p.child.signalCode }).toEqual({ id: p.id, exitCode: null, signal: null });
+      const status = (await (await fetch(`http://${cluster.managementAddress(p.id)}/status`, { headers: cluster.managementHeaders() })).json()) as { id: string; state: string; trafficCut: boolean };
+      expect(status).toMatchObject({ id: p.id, state: 'running', trafficCut: false });
+    }
+    // Still working: a broadcast through every tier completes.
+    const list = await post<ListMeta>('/api/v1/lists?accountId=acme', encodeRecipientList([41, 42, 43]), 'application/octet-stream');
+    const created = await post<Task>('/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'after the sweep' } });
+    expect(created.status).toBe(201);
+    let task: Task | undefined;
+    await waitFor(
+      async () => {
+        task = (await (await fetch(`${cluster.url}/api/v1/tasks/${created.body.id}`, { headers: authHeaders() })).json()) as Task;
+        return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
+      },
+      { timeoutMs: 60_000, intervalMs: 100, message: `task ${created.body.id} did not finish after the sweep (last: ${JSON.stringify(task?.state)})\n${cluster.logs()}` },
+    );
+    expect(task!.state).toBe('COMPLETED');
   });
 
   it('delivers exactly the online kept recipients and queues exactly the rest', async () => {
