@@ -23,6 +23,10 @@ const number = (name: string, min: number, max: number) => (raw: string) => {
   return value;
 };
 
+// Whatever a herald command creates (lists, stores, keys, delivery files) is its user's only, whatever the
+// shell's or the service manager's umask; the creation sites also set their modes (docs/security.md).
+process.umask(0o077);
+
 const program = new Command('herald').description('Herald: a distributed job scheduler for mass broadcast');
 
 program
