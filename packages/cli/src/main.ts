@@ -6,7 +6,7 @@
  * management endpoint.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { isHeraldError } from '@herald/core';
+import { isHeraldError, redactSecrets } from '@herald/core';
 import { loadOptions, withEnvironment } from './load-config';
 import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
@@ -205,5 +205,7 @@ program
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Exit now: a half-started process may hold open connections (a pool, a ZooKeeper client
   // retrying) that would keep it alive after the one line that says what is wrong.
-  process.stderr.write(`herald: ${isHeraldError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error)}\n`, () => process.exit(1));
+  // Redacted: a driver's error may quote a URL with its password (docs/security.md).
+  const text = isHeraldError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`herald: ${redactSecrets(text)}\n`, () => process.exit(1));
 });
