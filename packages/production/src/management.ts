@@ -53,6 +53,8 @@ export interface ManagementServer {
  */
 export async function startManagementServer(process_: ManagedProcess, options: ManagementOptions): Promise<ManagementServer> {
   const { logger } = options;
+  const [host, port] = splitAddress(options.address);
+  if (!isLoopbackHost(host) && options.allowRemote !== true) throw new ConfigError(`management.endpoints.${process_.id}`, `listens beyond loopback (${options.address}): set management.allowRemote to true to allow it`);
   const startedAt = new Date().toISOString();
   let draining: Promise<void> | undefined;
   let resolveDrained!: () => void;
@@ -98,6 +100,8 @@ export async function startManagementServer(process_: ManagedProcess, options: M
     const refused = checkCaller(req, options.tokenHash);
     if (refused !== null) {
       // Unread: a refused caller's body is never parsed. The connection closes so it cannot keep sending.
+      // Logged (the logger redacts a token in the path), so an operator sees someone knocking.
+      logger.warn('management request refused', { status: refused[0], method: req.method, path: (req.url ?? '/').slice(0, 200), remote: req.socket.remoteAddress });
       res.setHeader('connection', 'close');
       if (refused[0] === 401) res.setHeader('www-authenticate', 'Bearer realm="herald-management"');
       send(res, ...refused);
@@ -110,8 +114,6 @@ export async function startManagementServer(process_: ManagedProcess, options: M
       (error: unknown) => send(res, 500, { code: 'INTERNAL', message: String(error) }),
     );
   });
-  const [host, port] = splitAddress(options.address);
-  if (!isLoopbackHost(host) && options.allowRemote !== true) throw new ConfigError(`management.endpoints.${process_.id}`, `listens beyond loopback (${options.address}): set management.allowRemote to true to allow it`);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(new ConfigError(`management.endpoints.${process_.id}`, `cannot listen on ${options.address}: ${error.message}`)));
     server.listen(port, host, () => resolve());
