@@ -55,16 +55,24 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
 /** Label values seen so far, redacted: labels are few by design, so each value is redacted once. */
 const redacted = new Map<string, string>();
 
-/** Labels with every string value redacted (a label built from an error message or an endpoint may hold a credential). */
-function clean(labels: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(labels)) {
-    let shown = redacted.get(value);
-    if (shown === undefined) {
-      shown = redactSecrets(value);
-      if (redacted.size < 10_000) redacted.set(value, shown);
-    }
-    out[name] = shown;
+function redactedValue(value: string): string {
+  if (typeof value !== 'string') return value; // a JavaScript caller's number: nothing to hide
+  let shown = redacted.get(value);
+  if (shown === undefined) {
+    shown = redactSecrets(value);
+    if (redacted.size < 10_000) redacted.set(value, shown);
   }
-  return out;
+  return shown;
+}
+
+/**
+ * Labels with every value redacted (a label built from an error message or an
+ * endpoint may hold a credential). Counters are bumped on hot paths: the
+ * labels object is passed on as it is unless a value changed.
+ */
+function clean(labels: Record<string, string>): Record<string, string> {
+  for (const value of Object.values(labels)) {
+    if (redactedValue(value) !== value) return Object.fromEntries(Object.entries(labels).map(([n, v]) => [n, redactedValue(v)]));
+  }
+  return labels;
 }
