@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
-import { authHeaders, makeTempDir, ProcessCluster, sweepManagementPort, type TempDir, waitFor } from '@herald/testing';
+import { authHeaders, makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { startWithAudience, tearDown, uniqueNames } from './scenario';
+import { expectManagementLocked, startWithAudience, tearDown, uniqueNames } from './scenario';
 
 /**
  * The foundation's end-to-end broadcast on the production profile: every tier
@@ -118,17 +118,7 @@ describe('production profile, end to end', () => {
   });
 
   it('refuses every unauthenticated request on every management port, and every process keeps working (docs/security.md)', async () => {
-    const ids = Object.keys((cluster.options.management as { endpoints: Record<string, string> }).endpoints);
-    expect(ids).toHaveLength(cluster.processes.length);
-    for (const id of ids) {
-      const answers = await sweepManagementPort(cluster.managementAddress(id), id, cluster.managementToken);
-      expect({ id, notRefused: answers.filter((a) => a.status !== 401 && a.status !== 403) }).toEqual({ id, notRefused: [] });
-    }
-    for (const p of cluster.processes) {
-      expect({ id: p.id, exitCode: p.child.exitCode, signal: p.child.signalCode }).toEqual({ id: p.id, exitCode: null, signal: null });
-      const status = (await (await fetch(`http://${cluster.managementAddress(p.id)}/status`, { headers: cluster.managementHeaders() })).json()) as { id: string; state: string; trafficCut: boolean };
-      expect(status).toMatchObject({ id: p.id, state: 'running', trafficCut: false });
-    }
+    await expectManagementLocked(cluster);
     // Still working: a broadcast through every tier completes.
     const list = await post<ListMeta>('/api/v1/lists?accountId=acme', encodeRecipientList([41, 42, 43]), 'application/octet-stream');
     const created = await post<Task>('/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'after the sweep' } });
