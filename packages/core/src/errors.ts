@@ -5,6 +5,8 @@
  * same thing again can succeed.
  */
 
+import { redactSecrets } from './redact';
+
 export const ErrorCodes = {
   CONFIG_INVALID: 'CONFIG_INVALID',
   VALIDATION_FAILED: 'VALIDATION_FAILED',
@@ -89,12 +91,17 @@ export class HeraldError extends Error {
   }
 }
 
-/** Bad configuration: names the setting so the operator can fix it in one go. */
+/**
+ * Bad configuration: names the setting so the operator can fix it in one go.
+ * The message is redacted (redact.ts): the value it quotes may be a URL with
+ * a password or a token, and the message goes to a terminal and to logs.
+ */
 export class ConfigError extends HeraldError {
   readonly setting: string;
   constructor(setting: string, message: string) {
-    super(ErrorCodes.CONFIG_INVALID, `config ${setting}: ${message}`, { details: { setting } });
-    this.setting = setting;
+    const shown = redactSecrets(setting);
+    super(ErrorCodes.CONFIG_INVALID, `config ${shown}: ${redactSecrets(message)}`, { details: { setting: shown } });
+    this.setting = shown;
   }
 }
 

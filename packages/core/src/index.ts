@@ -260,6 +260,9 @@ export type { AccountLimitsView } from './account-quota/reserve';
 export type { AccountStore } from './ports/account-store';
 
 export { compileConfig } from './config/compile';
+export { isLoopbackHost } from './config/compile-management';
+export { PRIVATE_FILE_MODE, PRIVATE_DIR_MODE, GROUP_READ_FILE_MODE } from './file-modes';
+export { redactSecrets } from './redact';
 export { DEFAULTS } from './config/options';
 export type { CampaignsConfig, AccountsConfig, AudiencesConfig, LoadConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';

@@ -18,6 +18,7 @@ export { writeKeys, readKeyPair, readPublicKey, allowedKeys } from './keys';
 export { openTaskStore, connectCoordinator, connectEventBus } from './adapters';
 export { ProcessLinks } from './links';
 export { startManagementServer } from './management';
+export { hashManagementToken, requiredTokenHash } from './management-guard';
 export type { ManagedProcess, ManagementOptions, ManagementServer } from './management';
 export { recoverTask, readTaskReports, readOriginTask } from './recover';
 export type { RecoverOptions, RecoverySummary, OriginTask, ReportSource } from './recover';

@@ -18,7 +18,7 @@ const EXPECTED_DEFAULTS = {
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
-  management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false },
+  management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false, tokenHash: null, allowRemote: false },
   bandwidth: { enabled: false, script: 'cgroup/run-in-class.sh', kinds: { realtime: 'realtime', normal: 'bulk', storage: 'storage' }, executors: {} },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
@@ -99,10 +99,17 @@ describe('compileConfig, production profile', () => {
   });
 
   it('compiles the management endpoints, with the drain timeout and faults off by default', () => {
-    expect(compileConfig({}).management).toEqual({ endpoints: {}, drainTimeoutMs: 60_000, faults: false });
+    expect(compileConfig({}).management).toEqual({ endpoints: {}, drainTimeoutMs: 60_000, faults: false, tokenHash: null, allowRemote: false });
     const config = compileConfig({ ...PRODUCTION, management: { endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true } } as unknown as HeraldOptions);
-    expect(config.management).toEqual({ endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true });
+    expect(config.management).toEqual({ endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true, tokenHash: null, allowRemote: false });
     expect(config.scheduler.unitStallMs).toBe(30_000);
+  });
+
+  it('takes the management token hash (lowercased) and endpoints beyond loopback only with allowRemote', () => {
+    const hash = 'AB'.repeat(32);
+    expect(compileConfig({ management: { tokenHash: hash } }).management.tokenHash).toBe('ab'.repeat(32));
+    expect(() => compileConfig({ management: { endpoints: { 'scheduler-1': '10.0.1.11:9101' } } })).toThrow(/management\.endpoints\.scheduler-1.*allowRemote/);
+    expect(compileConfig({ management: { endpoints: { 'scheduler-1': '10.0.1.11:9101' }, allowRemote: true } }).management.endpoints).toEqual({ 'scheduler-1': '10.0.1.11:9101' });
   });
 
   it("takes a scheduler's control inbox endpoint", () => {
@@ -146,7 +153,7 @@ describe('compileConfig', () => {
       executor: { ids: ['e1', 'e_2', 'e.3', 'e-4'], bitmapWaitMs: 0 },
       offline: { rangeBits: 8 },
       transport: { highWaterMark: 1 },
-      management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true },
+      management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true, tokenHash: 'ab'.repeat(32), allowRemote: true },
       bandwidth: { enabled: true, script: '/opt/herald/run.sh', kinds: { realtime: 'rt', normal: 'bulk', storage: 'disk' }, executors: { e1: 'realtime' } },
       auth: { rateLimit: { perSecond: 0.5, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
       campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
@@ -282,6 +289,8 @@ describe('compileConfig', () => {
     ['management.faults a string', { management: { faults: 'yes' } }, 'management.faults'],
     ['management.drainTimeoutMs negative', { management: { drainTimeoutMs: -1 } }, 'management.drainTimeoutMs'],
     ['an unknown management key', { management: { port: 1 } }, 'management.port'],
+    ['management.tokenHash not 64 hex digits', { management: { tokenHash: 'hmt_the-plain-token' } }, 'management.tokenHash'],
+    ['management.allowRemote a string', { management: { allowRemote: 'yes' } }, 'management.allowRemote'],
     ['dataDir empty', { dataDir: '' }, 'dataDir'],
     ['unknown key foo', { foo: 1 }, 'foo'],
     ['unknown nested key http.bogus', { http: { bogus: true } }, 'http.bogus'],

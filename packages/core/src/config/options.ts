@@ -274,6 +274,14 @@ export interface HeraldOptions {
     drainTimeoutMs?: number;
     /** Serves the fault-injection routes (traffic cut) for tests and chaos runs. Never in production. Default false. */
     faults?: boolean;
+    /**
+     * The cluster's management credential: the SHA-256 (64 hex digits) of the
+     * bearer token every management route requires (`herald admin credential`
+     * makes one). Required to start a production process (docs/security.md).
+     */
+    tokenHash?: string;
+    /** Lets an endpoint listen on an address other than loopback (a private network Prometheus scrapes). Default false. */
+    allowRemote?: boolean;
   };
   /**
    * Load-aware dispatch (docs/scheduling.md "Load-aware dispatch"): what each
@@ -324,6 +332,9 @@ export interface ManagementConfig {
   endpoints: Record<string, string>;
   drainTimeoutMs: number;
   faults: boolean;
+  /** Lowercase hex SHA-256 of the management token; null when the config names none (a production process then refuses to start). */
+  tokenHash: string | null;
+  allowRemote: boolean;
 }
 
 export interface AuthConfig {
