@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { COMPONENTS, ref, type JsonSchema } from './components';
 import { OPERATIONS, TAGS, operationKey, type OperationDoc } from './operations';
+import { IMPLIED_SCHEMA } from '../validation';
 
 /** Where the API reference is served: the UI here, the document at `${DOCS_PATH}/json` (and `/yaml`). */
 export const DOCS_PATH = '/api/docs';
@@ -73,6 +74,8 @@ export function registerOpenApi(app: FastifyInstance): void {
 /** The route's own schema joined with its OPERATIONS entry, in the form @fastify/swagger reads. */
 function documented(schema: JsonSchema | undefined, doc: OperationDoc): JsonSchema & { hide?: boolean } {
   const out: JsonSchema = { ...schema, tags: [doc.tag], summary: doc.summary, description: describe(doc) };
+  // "Takes no query string / no body" (validation.ts) is no parameter and no request body to a reader.
+  for (const part of ['querystring', 'body']) if ((out[part] as JsonSchema | undefined)?.$comment === IMPLIED_SCHEMA) delete out[part];
   if (doc.access === 'public') out.security = [];
   if (doc.params !== undefined && schema?.params === undefined) out.params = { type: 'object', required: Object.keys(doc.params), properties: doc.params };
   if (doc.headers !== undefined) out.headers = { type: 'object', properties: doc.headers };
