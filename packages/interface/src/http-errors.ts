@@ -1,7 +1,7 @@
 import { ErrorCodes, isHeraldError, type ErrorCode } from '@herald/core';
 
 /** The HTTP status of each error code. Anything unlisted is a 500. */
-const STATUS: Partial<Record<ErrorCode, number>> = {
+export const STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   [ErrorCodes.VALIDATION_FAILED]: 400,
   [ErrorCodes.MALFORMED_JSON]: 400,
   [ErrorCodes.MALFORMED_REQUEST]: 400,
@@ -65,11 +65,11 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
 
 /** Maps anything thrown in a handler to a status and a JSON body with a stable code. */
 export function toHttpError(error: unknown): { status: number; body: ErrorBody } {
-  if (isHeraldError(error)) return { status: STATUS[error.code] ?? 500, body: { error: error.toJSON() } };
+  if (isHeraldError(error)) return { status: STATUS_OF_CODE[error.code] ?? 500, body: { error: error.toJSON() } };
   const fastify = error as { statusCode?: number; code?: string; message?: string; validation?: unknown; validationContext?: unknown };
   if (fastify.validation !== undefined) return { status: 400, body: { error: schemaViolation(fastify.validation, fastify.validationContext, fastify.message) } };
   const known = typeof fastify.code === 'string' ? FASTIFY_CODES[fastify.code] : undefined;
-  if (known !== undefined) return { status: STATUS[known.code]!, body: { error: { code: known.code, message: known.message } } };
+  if (known !== undefined) return { status: STATUS_OF_CODE[known.code]!, body: { error: { code: known.code, message: known.message } } };
   if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     // Fastify's other client errors: a malformed URL, a body shorter than its Content-Length.
     return { status: fastify.statusCode, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'bad request' } } };

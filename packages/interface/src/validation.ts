@@ -18,8 +18,9 @@ import type { FastifyInstance, FastifySchemaCompiler, RouteOptions } from 'fasti
  *   (proxies and clients add their own).
  */
 
-const AJV_OPTIONS = { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } as const;
 // allErrors stays false: collecting every error of a hostile body is a denial-of-service lever.
+// validateFormats false: a `format` is for the document's readers; dates are judged by core's parseDateTime, with the calendar.
+const AJV_OPTIONS = { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, validateFormats: false } as const;
 const bodyAjv = new Ajv(AJV_OPTIONS);
 const textAjv = new Ajv(AJV_OPTIONS);
 

@@ -16,6 +16,7 @@ import {
   type PriorityClass,
 } from '@herald/core';
 import { contentOfRequest, type RequestContent } from './request-content';
+import { DATE_TIME_FIELD } from './date-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
@@ -107,8 +108,7 @@ const previewQuery = {
   properties: {
     cron: { type: 'string', maxLength: MAX_CRON_CHARS },
     timeZone: { type: 'string', maxLength: MAX_TIME_ZONE_CHARS },
-    // RFC 3339 with an offset: core's parseDateTime judges it.
-    after: { type: 'string', minLength: 1, maxLength: 64 },
+    after: DATE_TIME_FIELD,
   },
 } as const;
 

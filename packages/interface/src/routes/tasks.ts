@@ -1,9 +1,10 @@
-import { checkTaskTargeting, contentCrc, MAX_DATE_TIME_CHARS, MAX_TASK_SPEED, NotFoundError, parseDateTime, parseOptionalDateTime, parseSendAt, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
+import { checkTaskTargeting, contentCrc, MAX_TASK_SPEED, NotFoundError, parseDateTime, parseOptionalDateTime, parseSendAt, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 import { holdQuota } from './account-quota';
+import { DATE_TIME_FIELD } from './date-field';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
 
@@ -33,9 +34,8 @@ const createTaskSchema = {
       properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 }, template: { type: 'boolean' } },
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
-    // RFC 3339 with an offset (core's parseDateTime, after the schema): the schema only bounds the text.
-    sendAt: { type: 'string', minLength: 1, maxLength: MAX_DATE_TIME_CHARS },
-    displayAt: { type: 'string', minLength: 1, maxLength: MAX_DATE_TIME_CHARS },
+    sendAt: DATE_TIME_FIELD,
+    displayAt: DATE_TIME_FIELD,
     ttlSeconds: { type: 'integer', minimum: 1 },
     // Recipients per second; at most the account's maxSpeed (docs/account-quotas.md "Speed").
     speed: { type: 'integer', minimum: 1, maximum: MAX_TASK_SPEED },
@@ -139,8 +139,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             state: { type: 'string', enum: [...TASK_STATES] },
             accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
             order: { type: 'string', enum: ['asc', 'desc'] },
-            createdFrom: { type: 'string', minLength: 1, maxLength: MAX_DATE_TIME_CHARS },
-            createdBefore: { type: 'string', minLength: 1, maxLength: MAX_DATE_TIME_CHARS },
+            createdFrom: DATE_TIME_FIELD,
+            createdBefore: DATE_TIME_FIELD,
             cursor: { type: 'integer', minimum: 0 },
             limit: { type: 'integer', minimum: 1, maximum: 1000 },
           },
