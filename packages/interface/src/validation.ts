@@ -152,7 +152,8 @@ export function forbiddenKeyPath(value: unknown): string | undefined {
 export function parseJsonBody(_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
   let value: unknown;
   try {
-    value = JSON.parse(text.toString());
+    // A leading byte-order mark is not JSON, but Fastify's parser took it (some Windows clients send one).
+    value = JSON.parse(text.toString().replace(/^\uFEFF/, ''));
   } catch (error) {
     const why = text.length === 0 ? 'the body is empty' : (error as Error).message;
     done(new HeraldError(ErrorCodes.MALFORMED_JSON, `the body is not valid JSON (Content-Type: application/json): ${why}`));
