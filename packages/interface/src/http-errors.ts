@@ -65,7 +65,11 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
 
 /** Maps anything thrown in a handler to a status and a JSON body with a stable code. */
 export function toHttpError(error: unknown): { status: number; body: ErrorBody } {
-  if (isHeraldError(error)) return { status: STATUS_OF_CODE[error.code] ?? 500, body: { error: error.toJSON() } };
+  if (isHeraldError(error)) {
+    const status = STATUS_OF_CODE[error.code];
+    // A code with no status here is not the caller's business (STORE_CLOSED at shutdown, a frame the wire refused): INTERNAL, logged by the server.
+    return status === undefined ? internalError() : { status, body: { error: error.toJSON() } };
+  }
   const fastify = error as { statusCode?: number; code?: string; message?: string; validation?: unknown; validationContext?: unknown };
   if (fastify.validation !== undefined) return { status: 400, body: { error: schemaViolation(fastify.validation, fastify.validationContext, fastify.message) } };
   const known = typeof fastify.code === 'string' ? FASTIFY_CODES[fastify.code] : undefined;
@@ -74,6 +78,10 @@ export function toHttpError(error: unknown): { status: number; body: ErrorBody }
     // Fastify's other client errors: a malformed URL, a body shorter than its Content-Length.
     return { status: fastify.statusCode, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'bad request' } } };
   }
+  return internalError();
+}
+
+function internalError(): { status: number; body: ErrorBody } {
   return { status: 500, body: { error: { code: ErrorCodes.INTERNAL, message: 'internal error' } } };
 }
 

@@ -19,7 +19,11 @@ import { STATUS_OF_CODE } from '../http-errors';
 
 const API_MD = join(__dirname, '..', '..', '..', '..', 'docs', 'api.md');
 
-/** Codes of core that no API answer carries: each is raised where no HTTP request is being answered. */
+/**
+ * Codes of core that no API answer carries: each is raised where no HTTP
+ * request is being answered (and should one escape a handler, the server
+ * answers 500 INTERNAL, never the code: http-errors.ts).
+ */
 const NOT_ANSWERED: Partial<Record<ErrorCode, string>> = {
   CONFIG_INVALID: 'a process refuses to start',
   FRAME_MALFORMED: 'ZeroMQ frames between tiers',
