@@ -46,6 +46,9 @@ describe('compileValidator', () => {
 
   it('refuses an unknown query parameter, and coerces nothing in a body', () => {
     expect(check({ x: '1' }, 'querystring')).toMatchObject({ error: [expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'x' } })] });
+    const proto = Object.assign(Object.create(null) as Record<string, unknown>, { limit: '1' });
+    Object.defineProperty(proto, '__proto__', { value: '1', enumerable: true });
+    expect(check(proto, 'querystring')).toMatchObject({ error: [expect.objectContaining({ params: { additionalProperty: '__proto__' } })] });
     expect(check({ limit: '10' }, 'body')).toMatchObject({ error: [expect.objectContaining({ keyword: 'type', instancePath: '/limit' })] });
     expect(check({ limit: 10, x: 1 }, 'body')).toMatchObject({ error: [expect.objectContaining({ keyword: 'additionalProperties' })] });
   });

@@ -55,7 +55,8 @@ function readText(value: unknown, types: readonly string[]): unknown {
 function readTextFields(schema: Schema, data: unknown): unknown {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
+  // Without a prototype, as Fastify's query object is: `?__proto__=1` stays a key (refused as unknown) instead of being swallowed.
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(data)) {
     const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
     out[key] = declared === undefined ? value : readText(value, declaredTypes(declared));

@@ -93,6 +93,7 @@ describe('unknown fields are refused, not dropped', () => {
     expectRefused(await call({ method: 'GET', path: '/api/v1/tasks?stat=QUEUED' }), 'stat');
     expectRefused(await call({ method: 'GET', path: '/api/v1/tasks/1?verbose=1' }), 'verbose');
     expectRefused(await call({ method: 'GET', path: `${campaignAt}?x=1` }), 'x');
+    expectRefused(await call({ method: 'GET', path: '/api/v1/tasks?__proto__=1' }), '__proto__');
   });
 
   it('a body on a route that takes none; {} or nothing is fine', async () => {
