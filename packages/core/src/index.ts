@@ -32,6 +32,9 @@ export {
   isHeraldError,
 } from './errors';
 export type { ErrorCode, HeraldErrorOptions } from './errors';
+// Dates from outside (the API's sendAt and the like): strict RFC 3339, calendar-valid, bounded.
+export { parseDateTime, parseOptionalDateTime, isLeapYear, daysInMonth, MIN_DATE_TIME_MS, MAX_DATE_TIME_MS, MAX_DATE_TIME_CHARS } from './time/date-time';
+export { parseSendAt, SEND_AT_SKEW_MS } from './time/send-time';
 
 export { defineMachine } from './task/machine';
 export type { StateMachine, TransitionTable } from './task/machine';

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { answerClientError } from './client-errors';
 import type { ApiDeps } from './api-deps';
 import { apiErrorCounter, installRequestMetrics } from './api-metrics';
 import { ensureBootstrapAdmin } from './access/bootstrap';
@@ -8,6 +9,7 @@ import { TokenVerifier } from './access/verifier';
 import { installConnectionPolicy, rawBodyParser } from './connections';
 import { consoleRoutes } from './console';
 import { errorHeaders, toHttpError } from './http-errors';
+import { OPERATIONS, operationKey } from './openapi/operations';
 import { registerOpenApi } from './openapi/register';
 import { accessRoutes } from './routes/access';
 import { audienceRoutes } from './routes/audiences';
@@ -17,6 +19,7 @@ import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
+import { installStrictInput, parseJsonBody } from './validation';
 
 /**
  * The interface tier's HTTP API, versioned under /api/v1 (docs/api.md).
@@ -37,7 +40,13 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
       countError(status, body);
       void (reply as unknown as FastifyReply).code(status).send(body);
     },
+    // What Node's HTTP parser refuses before Fastify sees a request (headers over the limit: 431) answers in the same shape.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, countError),
   });
+  // Unknown fields refused, no type coercion, every route (validation.ts).
+  installStrictInput(app, (method, url) => OPERATIONS[operationKey(method, url)]?.rawBody !== undefined);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   recordRoutes(app);
   installRequestMetrics(app, deps.meter);
   installConnectionPolicy(app, { shutdownGraceMs: deps.config.http.shutdownGraceMs, logger: deps.logger });

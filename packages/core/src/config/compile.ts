@@ -24,7 +24,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   }
   checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes', 'shutdownGraceMs']);
-  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
+  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars', 'maxScheduleAheadMs']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
   const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
@@ -59,6 +59,8 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       defaultTtlMs,
       maxTtlMs,
       maxContentChars: int('tasks.maxContentChars', tasks.maxContentChars, DEFAULTS.tasks.maxContentChars, 1, 1 << 20),
+      // At least a minute, so "in a moment" is always schedulable; at most ten years, so sendAt plus a lifetime stays a date.
+      maxScheduleAheadMs: int('tasks.maxScheduleAheadMs', tasks.maxScheduleAheadMs, DEFAULTS.tasks.maxScheduleAheadMs, 60_000, 3650 * 86_400_000),
     },
     scheduler: {
       id: str('scheduler.id', scheduler.id, DEFAULTS.scheduler.id),

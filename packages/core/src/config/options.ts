@@ -40,6 +40,8 @@ export interface HeraldOptions {
     maxTtlMs?: number;
     /** Largest content body in characters. Default 4096. */
     maxContentChars?: number;
+    /** Farthest ahead a task's sendAt may be, ms from now. Default 365 days. */
+    maxScheduleAheadMs?: number;
   };
   scheduler?: {
     /** This scheduler's member id on the ring. Default 'scheduler-1'. */
@@ -435,7 +437,7 @@ export interface HeraldConfig {
   /** 2^uinSpaceBits: the first uin outside the space. */
   uinLimit: number;
   http: { host: string; port: number; uploadLimitBytes: number; shutdownGraceMs: number };
-  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number };
+  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number; maxScheduleAheadMs: number };
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
   executor: { ids: string[]; bitmapWaitMs: number };
@@ -459,7 +461,7 @@ export const DEFAULTS = {
   dataDir: './herald-data',
   uinSpaceBits: 32,
   http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30, shutdownGraceMs: 10_000 },
-  tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096 },
+  tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096, maxScheduleAheadMs: 365 * 86_400_000 },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1 << 20, filterWorkers: 0 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
