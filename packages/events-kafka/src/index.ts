@@ -20,3 +20,4 @@
  */
 export { KafkaEventBus } from './kafka-event-bus';
 export type { KafkaEventBusOptions } from './options';
+export type { KafkaSaslCredentials, KafkaTlsMaterial } from './security';

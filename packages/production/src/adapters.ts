@@ -2,6 +2,7 @@ import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, 
 import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
+import { kafkaSecurityOptions } from './connection-security';
 
 /**
  * The production adapters of each port, opened from the compiled config. Each
@@ -83,6 +84,7 @@ export function connectEventBus(config: HeraldConfig, id: string, logger: Logger
     clientId: `${kafka.clientId}-${id}`,
     topicPrefix: kafka.topicPrefix,
     connectTimeoutMs: kafka.connectTimeoutMs,
+    ...kafkaSecurityOptions(kafka),
     logger,
   });
 }

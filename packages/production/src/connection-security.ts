@@ -1,0 +1,28 @@
+import type { ProductionConfig } from '@herald/core';
+import type { KafkaSaslCredentials, KafkaTlsMaterial } from '@herald/events-kafka';
+import { readSettingFile, secretFromFile } from './setting-files';
+
+/**
+ * The connection security settings turned into what the adapters take: the
+ * files they name read at start (docs/security-connections.md). A missing or
+ * unreadable file fails the start with one line naming its setting; no
+ * message shows a password, credential or key.
+ */
+
+/** `kafka.sasl` and `kafka.tls` for KafkaEventBus.connect. */
+export function kafkaSecurityOptions(kafka: ProductionConfig['kafka']): { sasl?: KafkaSaslCredentials; tls?: KafkaTlsMaterial } {
+  const { sasl, tls } = kafka;
+  return {
+    ...(sasl === null ? {} : { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password ?? secretFromFile('kafka.sasl.passwordFile', sasl.passwordFile!) } }),
+    ...(tls === null
+      ? {}
+      : {
+          tls: {
+            rejectUnauthorized: tls.rejectUnauthorized,
+            ...(tls.caFile === null ? {} : { ca: readSettingFile('kafka.tls.caFile', tls.caFile) }),
+            ...(tls.certFile === null ? {} : { cert: readSettingFile('kafka.tls.certFile', tls.certFile) }),
+            ...(tls.keyFile === null ? {} : { key: readSettingFile('kafka.tls.keyFile', tls.keyFile) }),
+          },
+        }),
+  };
+}
