@@ -18,7 +18,7 @@ const PRODUCTION = {
 const SECRET = 's3cret-never-shown';
 const production = (extra: Record<string, object>) => {
   const options: Record<string, unknown> = { ...PRODUCTION };
-  for (const [key, value] of Object.entries(extra)) options[key] = { ...(PRODUCTION as Record<string, object>)[key], ...value };
+  for (const [key, value] of Object.entries(extra)) options[key] = { ...(PRODUCTION as unknown as Record<string, object>)[key], ...value };
   return compileConfig(options as HeraldOptions).production!;
 };
 
