@@ -2,7 +2,7 @@ import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, 
 import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
-import { kafkaSecurityOptions } from './connection-security';
+import { kafkaSecurityOptions, zookeeperAuthOptions } from './connection-security';
 
 /**
  * The production adapters of each port, opened from the compiled config. Each
@@ -73,6 +73,7 @@ function connectZooKeeper(config: HeraldConfig, logger: Logger): Promise<Coordin
     root: zookeeper.root,
     sessionTimeoutMs: zookeeper.sessionTimeoutMs,
     connectTimeoutMs: zookeeper.connectTimeoutMs,
+    auth: zookeeperAuthOptions(zookeeper),
     logger,
   });
 }

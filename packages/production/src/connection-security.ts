@@ -1,4 +1,5 @@
-import type { ProductionConfig } from '@herald/core';
+import { ConfigError, type ProductionConfig } from '@herald/core';
+import type { ZooKeeperAuthOptions } from '@herald/coordinator-zookeeper';
 import type { KafkaSaslCredentials, KafkaTlsMaterial } from '@herald/events-kafka';
 import { readSettingFile, secretFromFile } from './setting-files';
 
@@ -25,4 +26,13 @@ export function kafkaSecurityOptions(kafka: ProductionConfig['kafka']): { sasl?:
           },
         }),
   };
+}
+
+/** `zookeeper.auth` for ZooKeeperCoordinator.connect; undefined: open ACLs. */
+export function zookeeperAuthOptions(zookeeper: ProductionConfig['zookeeper']): ZooKeeperAuthOptions | undefined {
+  const { auth } = zookeeper;
+  if (auth === null) return undefined;
+  const credentials = auth.credentials ?? secretFromFile('zookeeper.auth.credentialsFile', auth.credentialsFile!);
+  if (!/^[^:\s]+:.+$/s.test(credentials)) throw new ConfigError('zookeeper.auth.credentialsFile', `${JSON.stringify(auth.credentialsFile)} must hold "user:password" (the contents are not shown)`);
+  return { credentials, ...(auth.monitorDigest === null ? {} : { monitorDigest: auth.monitorDigest }) };
 }
