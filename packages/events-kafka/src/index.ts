@@ -20,4 +20,5 @@
  */
 export { KafkaEventBus } from './kafka-event-bus';
 export type { KafkaEventBusOptions } from './options';
-export type { KafkaSaslCredentials, KafkaTlsMaterial } from './security';
+export { compileKafkaSecurity } from './security';
+export type { KafkaSaslCredentials, KafkaTlsMaterial, KafkaSecurity } from './security';
