@@ -109,7 +109,10 @@ export function connectError(error: unknown, url: URL, database: string): Herald
     return withCause(new ConfigError('mysql.database', `database '${database}' does not exist at ${where}: run herald migrate`), error);
   }
   if (code === 'HANDSHAKE_NO_SSL_SUPPORT') return withCause(new ConfigError('mysql.tls', `is set, but the server at ${where} does not offer TLS`), error);
-  if (code !== undefined && TLS_REFUSALS.has(code)) return withCause(new ConfigError('mysql.tls', `the certificate of the server at ${where} was refused (${code}): check mysql.tls.caFile and the host name of mysql.url`), error);
+  // mysql2 reports a failed TLS handshake as HANDSHAKE_SSL_ERROR with Node's reason (an unknown CA, a host name not in the certificate).
+  if (code === 'HANDSHAKE_SSL_ERROR' || (code !== undefined && TLS_REFUSALS.has(code))) {
+    return withCause(new ConfigError('mysql.tls', `the certificate of the server at ${where} was refused (${messageOf(error)}): check mysql.tls.caFile and the host name of mysql.url`), error);
+  }
   if (isConnectionError(error)) {
     return new HeraldError(ErrorCodes.UNAVAILABLE, `config mysql.url: cannot reach ${where} (${code ?? messageOf(error)})`, {
       retriable: true,
