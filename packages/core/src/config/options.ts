@@ -114,7 +114,7 @@ export interface HeraldOptions {
     /** TLS to the brokers; present means on. Default off. */
     tls?: TlsFileOptions;
   };
-  /** The presence agents (docs/presence.md). */
+  /** The presence agents (docs/presence.md); production only: the embedded profile has no presence topic. */
   presence?: PresenceOptions;
   curve?: {
     /** Directory of CURVE keys made by `herald keys` (<id>.key per process, <id>.pub allowed). Required in production. */
