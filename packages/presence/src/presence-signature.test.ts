@@ -33,6 +33,7 @@ describe('signed presence events', () => {
   it('tells unsigned (version 1) events from badly signed ones', () => {
     const v1 = { uin: 5, online: true, at: 10 };
     expect(checkSignature(DOC_KEY, v1, read(v1))).toBe('unsigned');
+    expect(checkSignature(DOC_KEY, { ...v1, v: 1 }, read({ ...v1, v: 1 }))).toBe('unsigned');
     for (const bad of [{ ...v1, v: 2 }, { ...v1, v: 2, sig: 'zz' }, { ...v1, sig: '0'.repeat(64) }, { ...v1, v: 1, sig: '0'.repeat(64) }]) {
       expect(checkSignature(DOC_KEY, bad, read(bad))).toBe('bad_signature');
     }

@@ -43,7 +43,7 @@ export type SignatureCheck = 'signed' | 'unsigned' | 'bad_signature';
 /** Whether a well-formed event's value carries a valid signature over `change` (its fields as read). */
 export function checkSignature(key: Buffer, value: unknown, change: PresenceChange): SignatureCheck {
   const { v, sig } = value as Record<string, unknown>;
-  if (v === undefined && sig === undefined) return 'unsigned';
+  if (sig === undefined && v !== SIGNED_VERSION) return 'unsigned';
   if (v !== SIGNED_VERSION || typeof sig !== 'string' || !/^[0-9a-f]{64}$/.test(sig)) return 'bad_signature';
   const expected = Buffer.from(hmac(key, change), 'hex');
   return timingSafeEqual(expected, Buffer.from(sig, 'hex')) ? 'signed' : 'bad_signature';
