@@ -82,7 +82,7 @@ export function compilePresence(options: HeraldOptions): PresenceConfig {
   return { hmacKeyFile: optionalPath('presence.hmacKeyFile', presence.hmacKeyFile) };
 }
 
-export const USER_PASSWORD = /^[^:\s]+:.+$/s;
+const USER_PASSWORD = /^[^:\s]+:.+$/s;
 const DIGEST_ID = /^[^:\s]+:[A-Za-z0-9+/]{27}=$/;
 
 function object(path: string, value: unknown, known: string[]): Record<string, unknown> {

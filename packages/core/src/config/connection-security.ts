@@ -3,8 +3,10 @@
  * and how presence events prove they come from the login service
  * (docs/security-connections.md). Step one (what an operator writes) and
  * step three (compiled) of each; compile-connection-security.ts validates.
- * Kept apart from options.ts so the shapes can be shared with the adapters
- * without pulling in the whole option tree.
+ * Kept apart from options.ts (which only names these types) so the security
+ * settings read as one piece. The compiled settings name files; the
+ * production profile reads them at start and hands the adapters what they
+ * hold, and each adapter checks its own options again (it can be used alone).
  */
 
 /** The SASL mechanisms kafkajs speaks that Herald accepts (no OAUTHBEARER, no AWS-IAM). */
