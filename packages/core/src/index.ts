@@ -270,6 +270,9 @@ export { DEFAULTS } from './config/options';
 export type { CampaignsConfig, AccountsConfig, AudiencesConfig, LoadConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 export type { BandwidthConfig, BandwidthTraffic } from './config/options';
+// Connection security: SASL/TLS to Kafka, digest auth to ZooKeeper, TLS to MySQL, signed presence events (docs/security-connections.md).
+export { KAFKA_SASL_MECHANISMS } from './config/connection-security';
+export type { KafkaSaslMechanism, KafkaSaslOptions, KafkaSaslConfig, TlsFileOptions, TlsFileConfig, MySqlTlsOptions, MySqlTlsConfig, ZooKeeperAuthOptions, ZooKeeperAuthConfig, PresenceOptions, PresenceConfig } from './config/connection-security';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { AccessStore } from './ports/access-store';

@@ -32,6 +32,7 @@ const EXPECTED_DEFAULTS = {
   delivery: { kind: 'file' },
   frequency: { enabled: false, policy: compileFrequencyPolicy() },
   load: { reportIntervalMs: 1000, maxReportAgeMs: 3000, senderSlots: 4, nicBytesPerSecond: 125_000_000, memoryBytesPerRecipient: 64, cpuMicrosPerRecipient: 20, nicBytesPerRecipient: 512, globalSpeedSharePercent: 50 },
+  presence: { hmacKeyFile: null },
   production: null,
 };
 
@@ -82,9 +83,9 @@ describe('compileConfig, production profile', () => {
     const config = compileConfig(PRODUCTION as unknown as HeraldOptions);
     expect(config.profile).toBe('production');
     expect(config.production).toEqual({
-      mysql: { url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10 },
-      zookeeper: { connectionString: 'zk1:2181,zk2:2181', root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
-      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
+      mysql: { url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10, tls: null },
+      zookeeper: { connectionString: 'zk1:2181,zk2:2181', root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000, auth: null },
+      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000, sasl: null, tls: null },
       curve: { keysDir: '/etc/herald/keys' },
       topology: { ...PRODUCTION.topology, interfaces: [] },
       apta: null,
@@ -161,6 +162,7 @@ describe('compileConfig', () => {
       accounts: { defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 14_400_000, maxSpeed: 50_000 }, clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 }, utcOffsetMinutes: 480, followersOnly: ['news', 'club_7'] },
       delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { 'x-herald': '1' } } },
       load: { reportIntervalMs: 100, maxReportAgeMs: 100, senderSlots: 1, nicBytesPerSecond: 1, memoryBytesPerRecipient: 1, cpuMicrosPerRecipient: 1, nicBytesPerRecipient: 1, globalSpeedSharePercent: 100 },
+      presence: { hmacKeyFile: '/etc/herald/presence.key' },
     };
     // frequency compiles into a policy, not back into its options: compile-frequency.test.ts.
     const { uinLimit, production, frequency, ...rest } = compileConfig(options);

@@ -9,6 +9,7 @@ import { compileFrequency } from './compile-frequency';
 import { compileLoad } from './compile-load';
 import { compileManagement } from './compile-management';
 import { compileBandwidth } from './compile-bandwidth';
+import { compilePresence } from './compile-connection-security';
 import { compileProduction } from './compile-production';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
@@ -22,7 +23,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load', 'presence']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes', 'shutdownGraceMs']);
   const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars', 'maxScheduleAheadMs']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
@@ -85,6 +86,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     audiences: compileAudiences(options),
     accounts: compileAccounts(options),
     load: compileLoad(options),
+    presence: compilePresence(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }

@@ -1,6 +1,7 @@
 import type { AccountLimits, ClickThroughPolicy } from '../account-quota/limits';
 import type { AptaConfig, AptaOptions } from '../apta/config';
 import type { FrequencyOptions, FrequencyPolicy } from '../frequency/policy';
+import type { KafkaSaslConfig, KafkaSaslOptions, MySqlTlsConfig, MySqlTlsOptions, PresenceConfig, PresenceOptions, TlsFileConfig, TlsFileOptions, ZooKeeperAuthConfig, ZooKeeperAuthOptions } from './connection-security';
 
 /**
  * Herald's configuration, step one of three: the documented options an
@@ -91,6 +92,8 @@ export interface HeraldOptions {
     database?: string;
     /** Connections per process. Default 10. */
     poolSize?: number;
+    /** TLS to MySQL (docs/security-connections.md); present means on. Default off. */
+    tls?: MySqlTlsOptions;
   };
   zookeeper?: {
     /** e.g. 'zk1:2181,zk2:2181,zk3:2181'. Required in production. */
@@ -101,6 +104,8 @@ export interface HeraldOptions {
     sessionTimeoutMs?: number;
     /** How long start waits for a first connection. Default 10000. */
     connectTimeoutMs?: number;
+    /** Digest authentication and creator-only ACLs on Herald's znodes (docs/security-connections.md). Default off; production should set it. */
+    auth?: ZooKeeperAuthOptions;
   };
   kafka?: {
     /** e.g. ['k1:9092', 'k2:9092']. Required in production. */
@@ -111,7 +116,13 @@ export interface HeraldOptions {
     topicPrefix?: string;
     /** Default 10000. */
     connectTimeoutMs?: number;
+    /** SASL authentication to the brokers (docs/security-connections.md). Default none. */
+    sasl?: KafkaSaslOptions;
+    /** TLS to the brokers; present means on. Default off. */
+    tls?: TlsFileOptions;
   };
+  /** The presence agents (docs/presence.md); production only: the embedded profile has no presence topic. */
+  presence?: PresenceOptions;
   curve?: {
     /** Directory of CURVE keys made by `herald keys` (<id>.key per process, <id>.pub allowed). Required in production. */
     keysDir?: string;
@@ -421,9 +432,9 @@ export interface TopologyMember {
 }
 
 export interface ProductionConfig {
-  mysql: { url: string; database: string; poolSize: number };
-  zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number };
-  kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number };
+  mysql: { url: string; database: string; poolSize: number; tls: MySqlTlsConfig | null };
+  zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number; auth: ZooKeeperAuthConfig | null };
+  kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number; sasl: KafkaSaslConfig | null; tls: TlsFileConfig | null };
   curve: { keysDir: string };
   topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[]; presence: PresenceMember[]; interfaces: InterfaceMember[] };
   /** APTA's timers when the topology names membership endpoints; null: a static ring. */
@@ -452,6 +463,7 @@ export interface HeraldConfig {
   audiences: AudiencesConfig;
   accounts: AccountsConfig;
   load: LoadConfig;
+  presence: PresenceConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
 }
