@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 /**
- * The filter chain on its own (DESIGN.md, "Filter chain"; docs/architecture.md,
- * "The filter chain"), on a synthetic list of 10^8 recipients (2% duplicates,
+ * The filter chain on its own (docs/architecture.md, "The filter chain"), on a synthetic list of 10^8 recipients (2% duplicates,
  * 1% blacklisted: bench/lib.js benchAudience):
  *
  *   1. the in-memory links (dedupe, blacklist, no-resend against one earlier

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * Presence and the offline path on one host (DESIGN.md's online bitmap and
- * offline lists; docs/presence.md), four measurements:
+ * Presence and the offline path on one host (the online bitmap and the
+ * offline lists: docs/presence.md; docs/architecture.md, "Offline-list
+ * layout"), four measurements:
  *
  *   1. presence events applied: N login / logout events (60% logins, over N/2
  *      random users, event time rising) published on the presence topic while

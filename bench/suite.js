@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The benchmark suite: every figure DESIGN.md's "Numbers it must reach" asks
- * for, in one run, written as ONE new section at the end of bench/RESULTS.md
+ * The benchmark suite: every figure the goals ask for (docs/architecture.md,
+ * "Goals: the numbers it must reach"), in one run, written as ONE new section at the end of bench/RESULTS.md
  * (date, machine, commit, mode, the 1-minute load average at the start and at
  * each step). It calls the single-purpose scripts' run functions, in this
  * process (the production profile's tiers are child processes):

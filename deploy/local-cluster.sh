@@ -16,9 +16,12 @@
 # dispatcher, executor and interface has a membership endpoint), with timers
 # short enough for drills: Hello every $HERALD_APTA_HELLO_MS (200) ms, dead
 # after $HERALD_APTA_DEAD_MS (2000), silence $HERALD_APTA_SILENCE_MS (2000).
-# Every process has a management endpoint (`herald admin status|drain <id>
-# --config <config>`, docs/operations.md); deploy/rolling-upgrade.sh drains
-# and restarts them one by one.
+# Every process has a management endpoint on loopback (`herald admin
+# status|drain <id> --config <config>`, docs/operations.md); every call needs
+# the cluster's management token, made at the first start in
+# $dir/management-token (mode 0600; its SHA-256 is management.tokenHash):
+#   HERALD_MANAGEMENT_TOKEN_FILE=$dir/management-token herald admin status scheduler-1 --config $dir/herald.json
+# deploy/rolling-upgrade.sh drains and restarts them one by one.
 #
 # Servers: MariaDB at $HERALD_MYSQL_URL (default mysql://root@127.0.0.1:3306);
 # ZooKeeper at $HERALD_ZK, else a standalone one is started here; Kafka at
@@ -35,6 +38,8 @@
 # interfaces store it as an admin token at start; otherwise the first start
 # makes one with `herald token create` and keeps it in $dir/admin-token.
 set -euo pipefail
+# Everything the script and the processes create is this user's only (docs/security.md).
+umask 077
 cd "$(dirname "$0")/.."
 root=$(pwd)
 dir=${HERALD_CLUSTER_DIR:-/tmp/herald-local-cluster}
@@ -75,6 +80,12 @@ start_servers() {
   HERALD_MYSQL_URL=${HERALD_MYSQL_URL:-mysql://root@127.0.0.1:3306}
 }
 
+# The management credential: a token file made once, its hash in the config.
+ensure_credential() {
+  [ -s "$dir/management-token" ] || $herald admin credential --out "$dir/management-token" > /dev/null
+}
+token_hash() { tr -d '\n' < "$dir/management-token" | sha256sum | cut -d' ' -f1; }
+
 write_config() {
   local brokers
   brokers=$(echo "$HERALD_KAFKA_BROKERS" | sed 's/[^,]*/"&"/g')
@@ -103,7 +114,7 @@ write_config() {
   },
   "apta": { "helloIntervalMs": ${HERALD_APTA_HELLO_MS:-200}, "deadIntervalMs": ${HERALD_APTA_DEAD_MS:-2000}, "silencePeriodMs": ${HERALD_APTA_SILENCE_MS:-2000} },
   "scheduler": { "unitStallMs": ${HERALD_UNIT_STALL_MS:-5000} },
-  "management": { "endpoints": { $management }, "drainTimeoutMs": ${HERALD_DRAIN_TIMEOUT_MS:-30000} }
+  "management": { "endpoints": { $management }, "drainTimeoutMs": ${HERALD_DRAIN_TIMEOUT_MS:-30000}, "tokenHash": "$(token_hash)" }
 }
 JSON
 }
@@ -129,6 +140,8 @@ case "${1:-}" in
   start)
     [ "${HERALD_SKIP_BUILD:-0}" = 1 ] || npx tsc -b
     start_servers
+    mkdir -p "$dir"
+    ensure_credential
     write_config
     ids=""
     for p in $PROCESSES; do ids="$ids ${p#*:}"; done
@@ -145,6 +158,7 @@ case "${1:-}" in
     done
     echo "Herald local cluster: API at http://127.0.0.1:$((base_port + 1)) and http://127.0.0.1:$((base_port + 2)); logs in $dir/logs"
     if [ -z "${HERALD_ADMIN_TOKEN:-}" ]; then echo "admin token (Authorization: Bearer ...) in $dir/admin-token"; fi
+    echo "management token (herald admin: HERALD_MANAGEMENT_TOKEN_FILE) in $dir/management-token"
     ;;
   start-one)
     id=${2:?usage: $0 start-one <process id>}

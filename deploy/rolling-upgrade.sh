@@ -15,7 +15,8 @@
 # the presence agent, executors, dispatchers, schedulers (each hands its tasks
 # to the others through APTA before it exits), interfaces last (one at a time,
 # so the other serves the API). Same variables as local-cluster.sh
-# (HERALD_CLUSTER_DIR, ...). A process that does not come back in
+# (HERALD_CLUSTER_DIR, ...); the management token is local-cluster.sh's
+# $dir/management-token unless $HERALD_MANAGEMENT_TOKEN_FILE names another. A process that does not come back in
 # $HERALD_UPGRADE_WAIT_S (120) seconds stops the upgrade with its log's tail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,8 @@ cluster="$root/deploy/local-cluster.sh"
 config=$("$cluster" config)
 dir=$(dirname "$config")
 wait_s=${HERALD_UPGRADE_WAIT_S:-120}
+# herald admin reads the cluster's management token from this file (never from the command line, which ps shows).
+export HERALD_MANAGEMENT_TOKEN_FILE=${HERALD_MANAGEMENT_TOKEN_FILE:-$dir/management-token}
 
 ORDER="controller-1 controller-2 presence-1 executor-1 executor-2 dispatcher-1 dispatcher-2 scheduler-1 scheduler-2 scheduler-3 interface-1 interface-2"
 [ $# -gt 0 ] && ORDER="$*"

@@ -1,5 +1,6 @@
 /**
- * DESIGN.md, "Follower acceleration", at the size it is meant for: an account
+ * Local follower copies (docs/audience-sources.md, "Local copies") at the
+ * size they are meant for: an account
  * of 10^7 followers is served from its local copy once the copy passes its
  * samples, and from the source of truth when a crafted divergence breaks the
  * sampling rule. The truth here is sortedFollowerStore (@herald/testing), a

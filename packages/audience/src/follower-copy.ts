@@ -1,6 +1,6 @@
 /**
- * Local copies of big accounts' followers (DESIGN.md, "Follower
- * acceleration"; docs/audience-sources.md, "Local copies"): reading 10^8
+ * Local copies of big accounts' followers (docs/audience-sources.md, "Local
+ * copies"): reading 10^8
  * followers from the source of truth by keyset takes a database's time, so an
  * account past a threshold keeps its full follower list as a local binary
  * file plus an incremental change file (follow/unfollow changes appended as
@@ -13,10 +13,9 @@
  *   <account>.hrl       the followers when the copy was made: a recipient-list file, SORTED | UNIQUE
  *   <account>.changes   changes since, one JSON object a line: { "uin", "following", "at" }
  */
-import { appendFile, copyFile, mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, copyFile, mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  checkFollowChange,
+import { checkFollowChange,
   checkFollowersAccount,
   checkSourceBatchSize,
   followChangeWins,
@@ -34,8 +33,7 @@ import {
   type FollowChange,
   type FollowerStore,
   type Logger,
-  type SamplingVerdict,
-} from '@herald/core';
+  type SamplingVerdict, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
 import { isErrno } from './fs-util';
 import { readRecipientList, readRecipientListHeader } from './list-reader';
 import { applyChanges, scanFollowers, type Changes } from './follower-scan';
@@ -115,10 +113,12 @@ export class FollowerCopies {
     const header = await readRecipientListHeader(listPath);
     const needed = ListFlags.SORTED | ListFlags.UNIQUE;
     if ((header.flags & needed) !== needed) throw new Error(`follower copy of ${accountId}: ${listPath} is not sorted and unique`);
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     await this.serial(accountId, async () => {
       await copyFile(listPath, `${base}.tmp`);
-      await writeFile(this.changesPath(accountId), '');
+      // A copy takes its source's mode: set it, whatever the source had.
+      await chmod(`${base}.tmp`, PRIVATE_FILE_MODE);
+      await writeFile(this.changesPath(accountId), '', { mode: PRIVATE_FILE_MODE });
       await rename(`${base}.tmp`, base);
       (await this.accounts()).add(accountId);
     });
@@ -150,7 +150,7 @@ export class FollowerCopies {
     }
     let applied = 0;
     for (const [accountId, lines] of byAccount) {
-      await this.serial(accountId, () => appendFile(this.changesPath(accountId), `${lines.join('\n')}\n`));
+      await this.serial(accountId, () => appendFile(this.changesPath(accountId), `${lines.join('\n')}\n`, { mode: PRIVATE_FILE_MODE }));
       applied += lines.length;
     }
     return { applied, stale: checked.length - applied };

@@ -6,15 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  encodeListHeader,
+import { encodeListHeader,
   ListFormatError,
   RecipientListDecoder,
   systemClock,
   ValidationError,
   type Clock,
-  type ListMeta,
-} from '@herald/core';
+  type ListMeta, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
 import { checkUinLimit, finishDecoding, listBytes } from './decoding';
 import { CoalescingWriter, isErrno, positiveInteger, publish, removeQuietly, writeFully } from './fs-util';
 import { OrderTracker } from './order';
@@ -130,8 +128,8 @@ export class ListRepository {
     const id = this.newId();
     const finalPath = this.pathOf(id);
     const tempPath = `${finalPath}.tmp`;
-    await mkdir(this.root, { recursive: true });
-    const handle = await open(tempPath, 'wx');
+    await mkdir(this.root, { recursive: true, mode: PRIVATE_DIR_MODE });
+    const handle = await open(tempPath, 'wx', PRIVATE_FILE_MODE);
     try {
       const file = new CoalescingWriter(handle);
       let bytes = 0;
@@ -186,7 +184,7 @@ export class ListRepository {
   async importText(source: AsyncIterable<Uint8Array | string> | NodeJS.ReadableStream, options: ImportTextListOptions): Promise<TextListImport> {
     if (typeof options.accountId !== 'string' || options.accountId.length === 0) throw new ValidationError('accountId must be a non-empty string');
     const id = this.newId();
-    await mkdir(this.root, { recursive: true });
+    await mkdir(this.root, { recursive: true, mode: PRIVATE_DIR_MODE });
     const converted = await convertTextList(source as AsyncIterable<Uint8Array | string>, this.pathOf(id), options);
     const meta: ListMeta = {
       id,

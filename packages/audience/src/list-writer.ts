@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { ErrorCodes, HeraldError, LIST_HEADER_BYTES, RecipientListEncoder } from '@herald/core';
+import { ErrorCodes, HeraldError, LIST_HEADER_BYTES, RecipientListEncoder, PRIVATE_FILE_MODE } from '@herald/core';
 import { listBytes } from './decoding';
 import { publish, removeQuietly, writeFully } from './fs-util';
 import { checkFlags, OrderTracker } from './order';
@@ -66,7 +66,7 @@ export class RecipientListWriter {
 
   /** Opens `path + '.tmp'` (replacing a stale one) and writes the placeholder header. */
   static async create(path: string): Promise<RecipientListWriter> {
-    const stream = createWriteStream(`${path}.tmp`, { flags: 'w', highWaterMark: 1 << 20 });
+    const stream = createWriteStream(`${path}.tmp`, { flags: 'w', mode: PRIVATE_FILE_MODE, highWaterMark: 1 << 20 });
     const writer = new RecipientListWriter(path, stream);
     try {
       await once(stream, 'open');
@@ -200,7 +200,7 @@ export async function writeRecipientListFile(path: string, uins: Uint32Array, fl
   // A temp file of its own: two writers of the same list (a pre-processing asked for again while the
   // first run is still going) must never write into one file; the last rename wins, whole either way.
   const tempPath = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(tempPath, 'w');
+  const handle = await open(tempPath, 'w', PRIVATE_FILE_MODE);
   try {
     const encoder = new RecipientListEncoder();
     let position = LIST_HEADER_BYTES;

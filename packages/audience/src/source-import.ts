@@ -7,8 +7,7 @@
  * a task can never start on half an audience.
  */
 import { mkdir } from 'node:fs/promises';
-import {
-  addBadRows,
+import { addBadRows,
   AudienceSourceError,
   badRowTotal,
   ErrorCodes,
@@ -18,8 +17,7 @@ import {
   type AudienceSource,
   type BadRowCounts,
   ValidationError,
-  type ListMeta,
-} from '@herald/core';
+  type ListMeta, PRIVATE_DIR_MODE } from '@herald/core';
 import { RecipientListWriter } from './list-writer';
 import type { ListRepository } from './list-repository';
 import { OrderTracker } from './order';
@@ -81,7 +79,7 @@ export async function importFromSource(lists: ListRepository, source: AudienceSo
   const maxBadRatio = checkMaxBadRatio(options.maxBadRatio);
   const id = options.listId ?? lists.newId();
   const path = lists.pathOf(id);
-  await mkdir(lists.root, { recursive: true });
+  await mkdir(lists.root, { recursive: true, mode: PRIVATE_DIR_MODE });
   const order = new OrderTracker();
   const bad: BadRowCounts = {};
   const writer = await RecipientListWriter.create(path);

@@ -6,13 +6,13 @@
  * management endpoint.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { isHeraldError } from '@herald/core';
+import { isHeraldError, redactSecrets } from '@herald/core';
 import { loadOptions, withEnvironment } from './load-config';
 import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
 import { runKeys } from './commands/keys';
 import { runMigrate } from './commands/migrate';
-import { adminTargets, managementAddress, runAdminDrain, runAdminStatus, runAdminTrafficCut } from './commands/admin';
+import { adminTargets, createCredential, managementAddress, managementToken, runAdminDrain, runAdminStatus, runAdminTrafficCut, type Target } from './commands/admin';
 import { runStart } from './commands/start';
 import { runRecover } from './commands/recover';
 import { runTokenCreate, runTokenRevoke } from './commands/token';
@@ -22,6 +22,10 @@ const number = (name: string, min: number, max: number) => (raw: string) => {
   if (!Number.isFinite(value) || value < min || value > max) throw new InvalidArgumentError(`${name} must be a number in [${min}, ${max}]`);
   return value;
 };
+
+// Whatever a herald command creates (lists, stores, keys, delivery files) is its user's only, whatever the
+// shell's or the service manager's umask; the creation sites also set their modes (docs/security.md).
+process.umask(0o077);
 
 const program = new Command('herald').description('Herald: a distributed job scheduler for mass broadcast');
 
@@ -82,17 +86,30 @@ const target = (command: Command) =>
   command
     .argument('[process]', 'the process id, looked up in management.endpoints')
     .option('-c, --config <file>', 'JSON configuration file naming management.endpoints')
-    .option('--address <host:port>', 'the management endpoint, instead of looking the id up');
-const addressOf = async (id: string | undefined, opts: { config?: string; address?: string }) => managementAddress(id, await loadOptions(opts.config), opts.address);
+    .option('--address <host:port>', 'the management endpoint, instead of looking the id up')
+    .option('--token-file <file>', 'file holding the management token (else $HERALD_MANAGEMENT_TOKEN_FILE or $HERALD_MANAGEMENT_TOKEN)');
+const addressOf = async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string }): Promise<Target> => ({
+  address: managementAddress(id, await loadOptions(opts.config), opts.address),
+  token: await managementToken(opts.tokenFile),
+});
 
-target(admin.command('status').description("print a process's state as JSON")).action(async (id: string | undefined, opts: { config?: string; address?: string }) => {
+target(admin.command('status').description("print a process's state as JSON")).action(async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string }) => {
   await runAdminStatus(await addressOf(id, opts));
 });
 
 target(admin.command('drain').description('make a process stop taking work, hand off or finish it, leave the cluster and exit; waits for the exit'))
   .option('--timeout <ms>', 'give up waiting after this long', number('--timeout', 1, 86_400_000), 300_000)
-  .action(async (id: string | undefined, opts: { config?: string; address?: string; timeout: number }) => {
+  .action(async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string; timeout: number }) => {
     await runAdminDrain(await addressOf(id, opts), opts.timeout);
+  });
+
+admin
+  .command('credential')
+  .description("make the cluster's management token: writes it to a new file (mode 0600) and prints the management.tokenHash for the config")
+  .requiredOption('--out <file>', 'where to write the token (must not exist)')
+  .action(async (opts: { out: string }) => {
+    const hash = await createCredential(opts.out);
+    process.stdout.write(`${JSON.stringify({ management: { tokenHash: hash } })}\n`);
   });
 
 admin
@@ -105,7 +122,7 @@ admin
 
 target(admin.command('fault').description('fault injection for tests and drills (the process needs management.faults: true)'))
   .requiredOption('--traffic-cut <on|off>', "drop (on) or restore (off) all of the process's ZeroMQ traffic")
-  .action(async (id: string | undefined, opts: { config?: string; address?: string; trafficCut: string }) => {
+  .action(async (id: string | undefined, opts: { config?: string; address?: string; tokenFile?: string; trafficCut: string }) => {
     if (opts.trafficCut !== 'on' && opts.trafficCut !== 'off') throw new InvalidArgumentError('--traffic-cut must be on or off');
     await runAdminTrafficCut(await addressOf(id, opts), opts.trafficCut === 'on');
   });
@@ -188,5 +205,7 @@ program
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Exit now: a half-started process may hold open connections (a pool, a ZooKeeper client
   // retrying) that would keep it alive after the one line that says what is wrong.
-  process.stderr.write(`herald: ${isHeraldError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error)}\n`, () => process.exit(1));
+  // Redacted: a driver's error may quote a URL with its password (docs/security.md).
+  const text = isHeraldError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`herald: ${redactSecrets(text)}\n`, () => process.exit(1));
 });

@@ -25,3 +25,4 @@
 export { ZooKeeperCoordinator } from './zookeeper-coordinator';
 export { compileZooKeeperOptions } from './options';
 export type { ZooKeeperCoordinatorOptions, CompiledZooKeeperOptions } from './options';
+export type { ZooKeeperAuthOptions } from './acl';

@@ -1,4 +1,5 @@
 import { ConfigError, DEFAULTS, noopLogger, type Logger } from '@herald/core';
+import { compileZooKeeperAuth, type CompiledZooKeeperAuth, type ZooKeeperAuthOptions } from './acl';
 
 /** How to reach ZooKeeper and where this cluster's znodes live. */
 export interface ZooKeeperCoordinatorOptions {
@@ -12,6 +13,8 @@ export interface ZooKeeperCoordinatorOptions {
   connectTimeoutMs?: number;
   /** Connection and session events, structured. @defaultValue noopLogger */
   logger?: Logger;
+  /** Digest authentication and creator-only ACLs on every znode created (setting `zookeeper.auth`). @defaultValue none: world-open znodes */
+  auth?: ZooKeeperAuthOptions;
 }
 
 /** The options with defaults applied and checked. */
@@ -21,6 +24,7 @@ export interface CompiledZooKeeperOptions {
   sessionTimeoutMs: number;
   connectTimeoutMs: number;
   logger: Logger;
+  auth: CompiledZooKeeperAuth | null;
 }
 
 const SERVER = /^[^\s,/:]+:\d{1,5}$/;
@@ -65,6 +69,7 @@ export function compileZooKeeperOptions(options: ZooKeeperCoordinatorOptions): C
     sessionTimeoutMs = DEFAULTS.zookeeper.sessionTimeoutMs,
     connectTimeoutMs = DEFAULTS.zookeeper.connectTimeoutMs,
     logger = noopLogger,
+    auth,
   } = options;
   return {
     connectionString: checkConnectionString(connectionString),
@@ -72,5 +77,6 @@ export function compileZooKeeperOptions(options: ZooKeeperCoordinatorOptions): C
     sessionTimeoutMs: checkMs('zookeeper.sessionTimeoutMs', sessionTimeoutMs, 1),
     connectTimeoutMs: checkMs('zookeeper.connectTimeoutMs', connectTimeoutMs, 1),
     logger,
+    auth: compileZooKeeperAuth(auth),
   };
 }

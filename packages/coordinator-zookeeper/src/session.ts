@@ -1,6 +1,7 @@
 import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
 import type { Socket } from 'node:net';
-import { createClient, CreateMode, Exception, State, type Client, type Watcher } from 'node-zookeeper-client';
+import { createClient, CreateMode, Exception, State, type ACL, type Client, type Watcher } from 'node-zookeeper-client';
+import { OPEN_ACLS, type CompiledZooKeeperAuth } from './acl';
 
 export interface SessionEvents {
   connected(): void;
@@ -60,13 +61,19 @@ export class ZkSession {
   private readonly watchdog: NodeJS.Timeout;
   private watched: Socket | undefined;
   private lastHeard = 0;
+  /** The ACL of every node this session creates. */
+  private readonly acls: ACL[];
 
   constructor(
     connectionString: string,
     private readonly sessionTimeoutMs: number,
     events: SessionEvents,
+    auth: CompiledZooKeeperAuth | null = null,
   ) {
     this.client = createClient(connectionString, { sessionTimeout: sessionTimeoutMs, spinDelay: 500, retries: 0 });
+    // Before connect: the library sends stored credentials on every (re)connection, ahead of any request.
+    if (auth !== null) this.client.addAuthInfo('digest', auth.credentials);
+    this.acls = auth?.acls ?? OPEN_ACLS;
     this.client.on('connected', () => this.closed || events.connected());
     this.client.on('disconnected', () => this.closed || events.disconnected());
     this.client.on('expired', () => this.closed || events.expired());
@@ -190,7 +197,7 @@ export class ZkSession {
 
   /** Creates the node; the created path (sequential nodes get a suffix), or why not. */
   async create(path: string, data: Buffer | null, mode: number): Promise<string | 'exists' | 'no-parent'> {
-    const r = await this.call<string>('create', path, [Exception.NODE_EXISTS, Exception.NO_NODE], (c, done) => c.create(path, data, mode, (error, created) => done(error, created)));
+    const r = await this.call<string>('create', path, [Exception.NODE_EXISTS, Exception.NO_NODE], (c, done) => c.create(path, data, this.acls, mode, (error, created) => done(error, created)));
     if (r.code === Exception.NODE_EXISTS) return 'exists';
     if (r.code === Exception.NO_NODE) return 'no-parent';
     return r.value!;

@@ -14,7 +14,7 @@ import {
   type StoredCheckpoint,
   type UnitCheckpoint,
 } from '@herald/core';
-import { CreateMode } from 'node-zookeeper-client';
+import { CreateMode, Exception } from 'node-zookeeper-client';
 import { ZooKeeperElection, type ElectionHost } from './election';
 import { decodeCheckpoint, encodeCheckpoint, Layout, parseCount } from './layout';
 import { compileZooKeeperOptions, type CompiledZooKeeperOptions, type ZooKeeperCoordinatorOptions } from './options';
@@ -77,13 +77,32 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
       if (!(await coordinator.current.waitConnected(compiled.connectTimeoutMs))) {
         throw new ConfigError('zookeeper.connectionString', `no ZooKeeper server answered at ${compiled.connectionString} within ${compiled.connectTimeoutMs} ms`);
       }
-      await coordinator.current.ensurePath(coordinator.layout.checkpoints);
-      await coordinator.current.ensurePath(coordinator.layout.election);
+      await coordinator.prepareNamespace();
     } catch (error) {
       await coordinator.close();
       throw error;
     }
     return coordinator;
+  }
+
+  /**
+   * Creates the namespace's nodes (with this session's ACL) and reads them
+   * back, so that credentials which cannot reach nodes made by another
+   * identity fail the start naming `zookeeper.auth` instead of every later call.
+   */
+  private async prepareNamespace(): Promise<void> {
+    const { auth, root } = this.options;
+    try {
+      await this.current.ensurePath(this.layout.checkpoints);
+      await this.current.ensurePath(this.layout.election);
+      await this.current.getChildren(this.layout.checkpoints);
+    } catch (error) {
+      if (!isNoAuth(error)) throw error;
+      const why = auth === null ? 'is not set, and' : `(user ${auth.user}) gives no access:`;
+      throw new ConfigError('zookeeper.auth', `${why} ${root} is protected by ACLs of another identity (NoAuth); give the credentials its znodes were created with`);
+    }
+    if (auth !== null) this.logger.info('zookeeper: authenticated; new znodes are creator-only', { root, user: auth.user, monitorRead: auth.acls.length > 1 });
+    else this.logger.warn('zookeeper: zookeeper.auth is not set; znodes are created world-open (world:anyone:cdrwa)', { root });
   }
 
   /** The session in use (ElectionHost). */
@@ -228,7 +247,12 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
         void session.close(0);
         this.current = this.openSession();
       },
-    });
+    }, this.options.auth);
     return session;
   }
+}
+
+/** A call refused for lack of permission (the session's identities are not in the node's ACL). */
+function isNoAuth(error: unknown): boolean {
+  return (error as HeraldError | undefined)?.details?.zookeeperCode === Exception.NO_AUTH;
 }

@@ -27,6 +27,12 @@ describe('ErrorCodes', () => {
       [
         'CONFIG_INVALID',
         'VALIDATION_FAILED',
+        'MALFORMED_JSON',
+        'BODY_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'HEADERS_TOO_LARGE',
+        'REQUEST_TIMEOUT',
+        'MALFORMED_REQUEST',
         'NOT_FOUND',
         'TASK_NOT_FOUND',
         'LIST_NOT_FOUND',

@@ -5,9 +5,23 @@
  * same thing again can succeed.
  */
 
+import { redactSecrets } from './redact';
+
 export const ErrorCodes = {
   CONFIG_INVALID: 'CONFIG_INVALID',
   VALIDATION_FAILED: 'VALIDATION_FAILED',
+  /** A request body that is not JSON although its Content-Type says so (or an empty one). */
+  MALFORMED_JSON: 'MALFORMED_JSON',
+  /** A request body over the route's size limit (HTTP 413). */
+  BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  /** A request body of a Content-Type the route does not read (HTTP 415). */
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  /** Request headers over the server's size limit (HTTP 431): answered before any route runs. */
+  HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
+  /** A request that did not arrive whole within the server's request timeout (HTTP 408). */
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  /** A request the HTTP parser could not read at all (a broken request line or header). */
+  MALFORMED_REQUEST: 'MALFORMED_REQUEST',
   NOT_FOUND: 'NOT_FOUND',
   TASK_NOT_FOUND: 'TASK_NOT_FOUND',
   LIST_NOT_FOUND: 'LIST_NOT_FOUND',
@@ -91,12 +105,17 @@ export class HeraldError extends Error {
   }
 }
 
-/** Bad configuration: names the setting so the operator can fix it in one go. */
+/**
+ * Bad configuration: names the setting so the operator can fix it in one go.
+ * The message is redacted (redact.ts): the value it quotes may be a URL with
+ * a password or a token, and the message goes to a terminal and to logs.
+ */
 export class ConfigError extends HeraldError {
   readonly setting: string;
   constructor(setting: string, message: string) {
-    super(ErrorCodes.CONFIG_INVALID, `config ${setting}: ${message}`, { details: { setting } });
-    this.setting = setting;
+    const shown = redactSecrets(setting);
+    super(ErrorCodes.CONFIG_INVALID, `config ${shown}: ${redactSecrets(message)}`, { details: { setting: shown } });
+    this.setting = shown;
   }
 }
 

@@ -32,6 +32,9 @@ export {
   isHeraldError,
 } from './errors';
 export type { ErrorCode, HeraldErrorOptions } from './errors';
+// Dates from outside (the API's sendAt and the like): strict RFC 3339, calendar-valid, bounded.
+export { parseDateTime, parseOptionalDateTime, isLeapYear, daysInMonth, MIN_DATE_TIME_MS, MAX_DATE_TIME_MS, MAX_DATE_TIME_CHARS } from './time/date-time';
+export { parseSendAt, SEND_AT_SKEW_MS } from './time/send-time';
 
 export { defineMachine } from './task/machine';
 export type { StateMachine, TransitionTable } from './task/machine';
@@ -264,10 +267,16 @@ export type { AccountLimitsView } from './account-quota/reserve';
 export type { AccountStore } from './ports/account-store';
 
 export { compileConfig } from './config/compile';
+export { isLoopbackHost } from './config/compile-management';
+export { PRIVATE_FILE_MODE, PRIVATE_DIR_MODE, GROUP_READ_FILE_MODE } from './file-modes';
+export { redactSecrets } from './redact';
 export { DEFAULTS } from './config/options';
 export type { CampaignsConfig, AccountsConfig, AudiencesConfig, LoadConfig } from './config/options';
 export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './config/options';
 export type { BandwidthConfig, BandwidthTraffic } from './config/options';
+// Connection security: SASL/TLS to Kafka, digest auth to ZooKeeper, TLS to MySQL, signed presence events (docs/security-connections.md).
+export { KAFKA_SASL_MECHANISMS } from './config/connection-security';
+export type { KafkaSaslMechanism, KafkaSaslOptions, KafkaSaslConfig, TlsFileOptions, TlsFileConfig, MySqlTlsOptions, MySqlTlsConfig, ZooKeeperAuthOptions, ZooKeeperAuthConfig, PresenceOptions, PresenceConfig } from './config/connection-security';
 
 export type { TaskStore, TaskQuery, TaskPage, TaskPatch, UnitProgress, OutboxEvent } from './ports/task-store';
 export type { AccessStore } from './ports/access-store';

@@ -1,6 +1,6 @@
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { ErrorCodes, HeraldError, isHeraldError, ListFlags } from '@herald/core';
+import { ErrorCodes, HeraldError, isHeraldError, ListFlags, PRIVATE_FILE_MODE } from '@herald/core';
 import { writeRecipientListFile, type ListRepository } from '@herald/audience';
 import { decodeMessage, encodeMessage, type PreprocessResult } from '@herald/transport';
 
@@ -79,7 +79,7 @@ export class PreprocessOutcomes {
   private async record(result: Done): Promise<void> {
     const path = this.outcomePath(result.taskId);
     const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(temp, encodeMessage(result), { flush: true });
+    await writeFile(temp, encodeMessage(result), { flush: true, mode: PRIVATE_FILE_MODE });
     try {
       await rename(temp, path);
     } finally {

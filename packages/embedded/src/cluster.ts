@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore, PRIVATE_DIR_MODE } from '@herald/core';
 import { FollowerCopies, ListRepository } from '@herald/audience';
 import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
@@ -75,7 +75,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const clock = deps.clock ?? systemClock;
   const meter = createPromMeter({ defaultMetrics: false });
   const dir = (name: string) => join(config.dataDir, name);
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
 
   const store = await LevelTaskStore.open(dir('tasks'));
   const access = await LevelAccessStore.open(dir('access'));
@@ -236,6 +236,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, false);
     },
     async stop() {
+      // Bounded by http.shutdownGraceMs whatever the API's clients do (a stalled upload, a slow reader).
       await api.close();
       await controller.stop();
       await coordinator.close();

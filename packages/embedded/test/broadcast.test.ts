@@ -105,7 +105,8 @@ describe('embedded broadcast, end to end', () => {
     });
 
     it('rejects malformed task requests and unknown ids', async () => {
-      expectError(await call(cluster, 'POST', '/api/v1/tasks', '{"accountId": '), 400, 'VALIDATION_FAILED');
+      // Malformed JSON has its own code since issue 15 (it was VALIDATION_FAILED).
+      expectError(await call(cluster, 'POST', '/api/v1/tasks', '{"accountId": '), 400, 'MALFORMED_JSON');
       expectError(await call(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme' }), 400, 'VALIDATION_FAILED');
       expectError(await call(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: 'l_nope', content: { body: 'x' } }), 404, 'LIST_NOT_FOUND');
       expectError(await call(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: 'l_x', content: { body: 'x' }, sendAt: 'tomorrow' }), 400, 'VALIDATION_FAILED');

@@ -20,3 +20,5 @@
  */
 export { KafkaEventBus } from './kafka-event-bus';
 export type { KafkaEventBusOptions } from './options';
+export { compileKafkaSecurity } from './security';
+export type { KafkaSaslCredentials, KafkaTlsMaterial, KafkaSecurity } from './security';

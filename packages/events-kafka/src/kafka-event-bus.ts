@@ -11,16 +11,13 @@ import {
   type Subscription,
   topicCleanup,
 } from '@herald/core';
-import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { kafkaClientConfig } from './client-config';
 import { toHeraldError } from './errors';
 import { KafkaSubscription } from './kafka-subscription';
-import { kafkaLogCreator } from './log-creator';
 import { toMessages } from './messages';
 import { compileOptions, type CompiledKafkaOptions, type KafkaEventBusOptions } from './options';
 import { Topics } from './topics';
-
-/** kafkajs's default for one TCP connect; `connectTimeoutMs` caps it. */
-const TCP_CONNECT_TIMEOUT_MS = 1000;
 
 /**
  * The production EventBus, on Kafka (kafkajs).
@@ -63,20 +60,13 @@ export class KafkaEventBus implements EventBus {
   static async connect(options: KafkaEventBusOptions): Promise<KafkaEventBus> {
     const o = compileOptions(options);
     let lastProblem: string | undefined;
-    const kafka = new Kafka({
-      clientId: o.clientId,
-      brokers: o.brokers,
-      connectionTimeout: Math.min(TCP_CONNECT_TIMEOUT_MS, o.connectTimeoutMs),
-      requestTimeout: o.requestTimeoutMs,
-      retry: o.retry,
-      ...(o.socketFactory === undefined ? {} : { socketFactory: o.socketFactory }),
-      logLevel: logLevel.INFO,
-      logCreator: kafkaLogCreator(o.logger, (message) => {
+    const kafka = new Kafka(
+      kafkaClientConfig(o, (message) => {
         const connection = /Connection (error|timeout).*/.exec(message);
         if (connection !== null) lastProblem = connection[0];
         else lastProblem ??= message;
       }),
-    });
+    );
     const producer = kafka.producer({
       idempotent: false,
       allowAutoTopicCreation: true,
@@ -102,6 +92,8 @@ export class KafkaEventBus implements EventBus {
       return new KafkaEventBus(kafka, producer, admin, new Topics(admin, canCreate, o, o.logger), o);
     } catch (error) {
       await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+      // A broker that refused the credentials is reached fine: the setting to fix is kafka.sasl (its message names the mechanism, not the password).
+      if ((error as Error)?.name === 'KafkaJSSASLAuthenticationError') throw new ConfigError('kafka.sasl', `the brokers refused the credentials: ${String((error as Error).message).replace(/\s+/g, ' ')}`);
       const reason = error === deadline ? `no answer within ${o.connectTimeoutMs} ms${lastProblem === undefined ? '' : ` (last error: ${lastProblem})`}` : String((error as Error)?.message ?? error);
       throw new ConfigError('kafka.brokers', `cannot connect to Kafka at ${o.brokers.join(',')}: ${reason.replace(/\s+/g, ' ')}`);
     } finally {

@@ -1,5 +1,6 @@
 import { ConfigError, noopLogger, type Logger } from '@herald/core';
 import type { ISocketFactory } from 'kafkajs';
+import { compileKafkaSecurity, type KafkaSaslCredentials, type KafkaSecurity, type KafkaTlsMaterial } from './security';
 
 /**
  * Options of `KafkaEventBus.connect`, documented with their defaults. Consumer
@@ -45,6 +46,10 @@ export interface KafkaEventBusOptions {
   maxWaitTimeMs?: number;
   /** `subscribe` fails (UNAVAILABLE, retriable) if the consumer has not joined its group after this long. @defaultValue 60000 */
   joinTimeoutMs?: number;
+  /** SASL authentication (setting `kafka.sasl`). @defaultValue none */
+  sasl?: KafkaSaslCredentials;
+  /** TLS to the brokers (setting `kafka.tls`). @defaultValue plaintext */
+  tls?: KafkaTlsMaterial;
 }
 
 export interface CompiledKafkaOptions {
@@ -63,6 +68,7 @@ export interface CompiledKafkaOptions {
   heartbeatIntervalMs: number;
   maxWaitTimeMs: number;
   joinTimeoutMs: number;
+  security: KafkaSecurity;
 }
 
 const BROKER = /^[^\s:]+:\d{1,5}$/;
@@ -92,6 +98,8 @@ export function compileOptions({
   heartbeatIntervalMs = 3_000,
   maxWaitTimeMs = 1_000,
   joinTimeoutMs = 60_000,
+  sasl,
+  tls,
 }: KafkaEventBusOptions): CompiledKafkaOptions {
   if (!Array.isArray(brokers) || brokers.length === 0) throw new ConfigError('kafka.brokers', 'needs at least one "host:port"');
   for (const broker of brokers) {
@@ -121,5 +129,6 @@ export function compileOptions({
     heartbeatIntervalMs: positive('kafka.heartbeatIntervalMs', heartbeatIntervalMs),
     maxWaitTimeMs: positive('kafka.maxWaitTimeMs', maxWaitTimeMs, 0),
     joinTimeoutMs: positive('kafka.joinTimeoutMs', joinTimeoutMs),
+    security: compileKafkaSecurity(sasl, tls),
   };
 }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { chmod, mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import {
   checkSubscription,
@@ -7,6 +8,7 @@ import {
   HeraldError,
   isHeraldError,
   noopLogger,
+  PRIVATE_DIR_MODE,
   ValidationError,
   type BusEvent,
   type ConsumedEvent,
@@ -73,6 +75,9 @@ export class LevelEventLog implements EventBus {
 
   static async open(path: string, { batchSize = DEFAULT_BATCH_SIZE, logger = noopLogger }: LevelEventLogOptions = {}): Promise<LevelEventLog> {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize must be a positive integer', { batchSize });
+    // The log's directory is its user's only (docs/security.md); LevelDB's files inside follow the process umask.
+    await mkdir(path, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await chmod(path, PRIVATE_DIR_MODE);
     const db: Db = new ClassicLevel<Buffer, string>(path, { keyEncoding: 'buffer', valueEncoding: 'utf8' });
     try {
       await db.open();

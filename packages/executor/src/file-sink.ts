@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCodes, HeraldError, type Delivery, type DeliveryGateway } from '@herald/core';
+import { ErrorCodes, HeraldError, type Delivery, type DeliveryGateway, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
 
 /**
  * The file delivery sink: the first DeliveryGateway adapter, for tests and
@@ -63,9 +63,9 @@ export class FileDeliverySink implements DeliveryGateway {
   private describe({ taskId, content, displayAt }: Delivery): Promise<void> {
     let written = this.described.get(taskId);
     if (written === undefined) {
-      this.ready ??= mkdir(this.dir, { recursive: true });
+      this.ready ??= mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const json = JSON.stringify({ taskId, content, displayAt: displayAt ?? null });
-      written = this.ready.then(() => writeFile(join(this.dir, `task-${taskId}.json`), json));
+      written = this.ready.then(() => writeFile(join(this.dir, `task-${taskId}.json`), json, { mode: PRIVATE_FILE_MODE }));
       this.described.set(taskId, written);
       written.catch(() => this.described.delete(taskId));
     }
@@ -76,8 +76,8 @@ export class FileDeliverySink implements DeliveryGateway {
     const name = `task-${taskId}.${kind}`;
     let file = this.files.get(name);
     if (file === undefined) {
-      this.ready ??= mkdir(this.dir, { recursive: true });
-      file = this.ready.then(() => open(join(this.dir, name), 'a'));
+      this.ready ??= mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      file = this.ready.then(() => open(join(this.dir, name), 'a', PRIVATE_FILE_MODE));
       this.files.set(name, file);
     }
     return file;

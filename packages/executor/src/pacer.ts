@@ -1,7 +1,7 @@
 import { TokenBucket, type Clock, type Task } from '@herald/core';
 
 /**
- * Pacing (DESIGN "Executor": a sender sends at its task's speed): with it,
+ * Pacing (docs/scheduling.md, "Pacing": a sender sends at its task's speed): with it,
  * the executor takes each batch's recipients from its task's token bucket
  * (core pacing/token-bucket.ts) before delivering the batch, and waits while
  * the bucket is short.

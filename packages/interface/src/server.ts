@@ -1,12 +1,15 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { answerClientError } from './client-errors';
 import type { ApiDeps } from './api-deps';
 import { apiErrorCounter, installRequestMetrics } from './api-metrics';
 import { ensureBootstrapAdmin } from './access/bootstrap';
 import { installAccessGuard } from './access/guard';
 import { recordRoutes } from './access/route-table';
 import { TokenVerifier } from './access/verifier';
+import { installConnectionPolicy, rawBodyParser } from './connections';
 import { consoleRoutes } from './console';
 import { errorHeaders, toHttpError } from './http-errors';
+import { OPERATIONS, operationKey } from './openapi/operations';
 import { registerOpenApi } from './openapi/register';
 import { accessRoutes } from './routes/access';
 import { audienceRoutes } from './routes/audiences';
@@ -16,6 +19,7 @@ import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
+import { installStrictInput, parseJsonBody } from './validation';
 
 /**
  * The interface tier's HTTP API, versioned under /api/v1 (docs/api.md).
@@ -28,17 +32,26 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: 1 << 20,
+    // Requests that come while the server closes answer 503 in the API's error shape (connections.ts), not Fastify's.
+    return503OnClosing: false,
     // Errors the router raises before any route (a malformed URL, a path parameter over 100 characters) answer like every other error.
     frameworkErrors: (error, _request, reply) => {
       const { status, body } = toHttpError(error);
       countError(status, body);
       void (reply as unknown as FastifyReply).code(status).send(body);
     },
+    // What Node's HTTP parser refuses before Fastify sees a request (headers over the limit: 431) answers in the same shape.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, countError),
   });
+  // Unknown fields refused, no type coercion, every route (validation.ts).
+  installStrictInput(app, (method, url) => OPERATIONS[operationKey(method, url)]?.rawBody !== undefined);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   recordRoutes(app);
   installRequestMetrics(app, deps.meter);
+  installConnectionPolicy(app, { shutdownGraceMs: deps.config.http.shutdownGraceMs, logger: deps.logger });
   // Recipient lists stream straight to disk: the handler gets the raw request stream.
-  app.addContentTypeParser('application/octet-stream', { bodyLimit: deps.config.http.uploadLimitBytes }, (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser('application/octet-stream', { bodyLimit: deps.config.http.uploadLimitBytes }, rawBodyParser(deps.config.http.uploadLimitBytes));
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(error);
     countError(status, body);

@@ -1,4 +1,4 @@
-import { isHeraldError, type Logger } from '@herald/core';
+import { isHeraldError, redactSecrets, type Logger } from '@herald/core';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -13,13 +13,15 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
  * A log line never throws: an Error field is written as its name, message,
  * code (HeraldError) and cause; a bigint as a string; a value that cannot be
  * written (a cycle) leaves the line with its plain fields and a note saying so.
+ * Every line is redacted before it is written (core's redactSecrets): a field
+ * may hold a URL with a password or a token that no caller thought of.
  */
 export function createJsonLogger(options: { level?: Level; write?: (line: string) => void; base?: Record<string, unknown> } = {}): Logger {
   const min = ORDER[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
   const log = (level: Level) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;
-    write(line({ ...options.base, ...fields, time: new Date().toISOString(), level, msg: message }));
+    write(redactSecrets(line({ ...options.base, ...fields, time: new Date().toISOString(), level, msg: message })));
   };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

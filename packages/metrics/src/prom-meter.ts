@@ -1,5 +1,5 @@
 import { Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Counter, Gauge, Histogram, Meter } from '@herald/core';
+import { redactSecrets, type Counter, type Gauge, type Histogram, type Meter } from '@herald/core';
 
 export interface PromMeter extends Meter {
   readonly registry: Registry;
@@ -26,7 +26,7 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
         counters.set(name, counter);
       }
       const c = counter;
-      return { inc: (labels, value = 1) => (labels ? c.inc(labels, value) : c.inc(value)) };
+      return { inc: (labels, value = 1) => (labels ? c.inc(clean(labels), value) : c.inc(value)) };
     },
     gauge(name, help, labelNames = []): Gauge {
       let gauge = gauges.get(name);
@@ -35,7 +35,7 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
         gauges.set(name, gauge);
       }
       const g = gauge;
-      return { set: (value, labels) => (labels ? g.set(labels, value) : g.set(value)) };
+      return { set: (value, labels) => (labels ? g.set(clean(labels), value) : g.set(value)) };
     },
     histogram(name, help, labelNames, buckets): Histogram {
       let histogram = histograms.get(name);
@@ -44,10 +44,35 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
         histograms.set(name, histogram);
       }
       const h = histogram;
-      return { observe: (value, labels) => (labels ? h.observe(labels, value) : h.observe(value)) };
+      return { observe: (value, labels) => (labels ? h.observe(clean(labels), value) : h.observe(value)) };
     },
     async exposition() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
+}
+
+/** Label values seen so far, redacted: labels are few by design, so each value is redacted once. */
+const redacted = new Map<string, string>();
+
+function redactedValue(value: string): string {
+  if (typeof value !== 'string') return value; // a JavaScript caller's number: nothing to hide
+  let shown = redacted.get(value);
+  if (shown === undefined) {
+    shown = redactSecrets(value);
+    if (redacted.size < 10_000) redacted.set(value, shown);
+  }
+  return shown;
+}
+
+/**
+ * Labels with every value redacted (a label built from an error message or an
+ * endpoint may hold a credential). Counters are bumped on hot paths: the
+ * labels object is passed on as it is unless a value changed.
+ */
+function clean(labels: Record<string, string>): Record<string, string> {
+  for (const value of Object.values(labels)) {
+    if (redactedValue(value) !== value) return Object.fromEntries(Object.entries(labels).map(([n, v]) => [n, redactedValue(v)]));
+  }
+  return labels;
 }

@@ -1,5 +1,6 @@
 import { noopLogger, noopMeter, PresenceOrder, TOPICS, type ConsumedEvent, type EventBus, type Logger, type Meter, type OnlineBitmap, type PresenceOrderOptions } from '@herald/core';
 import { readPresenceEvent } from './presence-event';
+import { checkSignature } from './presence-signature';
 
 export interface PresenceAgentDeps {
   /** This agent's id; with `generation` it names the consumer group. */
@@ -21,6 +22,13 @@ export interface PresenceAgentDeps {
    */
   notifyLogins(uins: Uint32Array): Promise<void>;
   order?: PresenceOrderOptions;
+  /**
+   * The key shared with the login service (`presence.hmacKeyFile`, read with
+   * presenceKey). When given, only version-2 events signed with it are
+   * applied; unsigned and badly signed ones are counted and dropped.
+   * Default none: every well-formed event is applied.
+   */
+  hmacKey?: Buffer;
   logger?: Logger;
   meter?: Meter;
 }
@@ -45,7 +53,7 @@ export const DEFAULT_ORDER: PresenceOrderOptions = { windowMs: 600_000, maxTrack
 export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<PresenceAgent> {
   const logger = deps.logger ?? noopLogger;
   const meter = deps.meter ?? noopMeter;
-  const events = meter.counter('herald_presence_events_total', 'Presence events read, by result (applied, stale, malformed)', ['agent', 'result']);
+  const events = meter.counter('herald_presence_events_total', 'Presence events read, by result (applied, stale, malformed; with presence.hmacKeyFile also unsigned, bad_signature)', ['agent', 'result']);
   const logins = meter.counter('herald_presence_logins_total', 'Users who came online and were handed to the executors', ['agent']);
   const order = new PresenceOrder(deps.order ?? DEFAULT_ORDER);
   const { bitmap, id } = deps;
@@ -59,12 +67,20 @@ export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<Prese
     let applied = 0;
     let stale = 0;
     let malformed = 0;
+    const refused = { unsigned: 0, bad_signature: 0 };
     for (const event of batch) {
       const change = readPresenceEvent(event.value, event.timestamp, bitmap.uinLimit);
       if ('malformed' in change) {
         malformed++;
         logger.warn('presence event skipped: malformed', { position: event.position, key: event.key, reason: change.malformed });
         continue;
+      }
+      if (deps.hmacKey !== undefined) {
+        const check = checkSignature(deps.hmacKey, event.value, change);
+        if (check !== 'signed') {
+          refused[check]++;
+          continue;
+        }
       }
       if (!order.admit(change.uin, change.at)) {
         stale++;
@@ -78,6 +94,9 @@ export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<Prese
     if (applied > 0) events.inc({ ...labels, result: 'applied' }, applied);
     if (stale > 0) events.inc({ ...labels, result: 'stale' }, stale);
     if (malformed > 0) events.inc({ ...labels, result: 'malformed' }, malformed);
+    for (const [result, n] of Object.entries(refused)) if (n > 0) events.inc({ ...labels, result }, n);
+    // One line a batch, not one an event: a forger must not be able to flood the log.
+    if (refused.unsigned + refused.bad_signature > 0) logger.warn('presence events dropped: not signed with presence.hmacKeyFile', { ...refused, first: batch[0]?.position });
     if (cameOnline.length > 0) {
       try {
         await deps.notifyLogins(Uint32Array.from(cameOnline));

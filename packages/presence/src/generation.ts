@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { GROUP_READ_FILE_MODE } from '@herald/core';
 
 /**
  * The generation of a bitmap file, kept beside it in `<bitmapFile>.generation`.
@@ -16,7 +17,7 @@ export async function bitmapGeneration(bitmapFile: string, bitmapExisted: boolea
     if (/^[0-9a-f]{16}$/.test(kept)) return kept;
   }
   const generation = randomBytes(8).toString('hex');
-  await writeFile(`${file}.tmp`, `${generation}\n`);
+  await writeFile(`${file}.tmp`, `${generation}\n`, { mode: GROUP_READ_FILE_MODE });
   await rename(`${file}.tmp`, file);
   return generation;
 }

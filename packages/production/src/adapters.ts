@@ -2,6 +2,7 @@ import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, 
 import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
+import { kafkaSecurityOptions, mysqlOptions, zookeeperAuthOptions } from './connection-security';
 
 /**
  * The production adapters of each port, opened from the compiled config. Each
@@ -24,19 +25,19 @@ export function outageRetries(logger: Logger, server: string): RetryOptions {
 
 export async function openTaskStore(config: HeraldConfig, logger: Logger): Promise<TaskStore> {
   const { mysql } = config.production!;
-  return retryingTaskStore(await MySqlTaskStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+  return retryingTaskStore(await MySqlTaskStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
 }
 
 /** API tokens and the audit log, in the task store's database (migrations/004_access.sql). */
 export async function openAccessStore(config: HeraldConfig, logger: Logger): Promise<AccessStore> {
   const { mysql } = config.production!;
-  return withRetries(await MySqlAccessStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+  return withRetries(await MySqlAccessStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
 }
 
 /** Cron campaigns and their firing history, in the task store's database (migrations/005_campaigns.sql). */
 export async function openCampaignStore(config: HeraldConfig, logger: Logger): Promise<CampaignStore> {
   const { mysql } = config.production!;
-  return withRetries(await MySqlCampaignStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+  return withRetries(await MySqlCampaignStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
 }
 
 /**
@@ -46,19 +47,19 @@ export async function openCampaignStore(config: HeraldConfig, logger: Logger): P
  */
 export async function openFrequencyCounter(config: HeraldConfig, logger: Logger): Promise<FrequencyCounter> {
   const { mysql } = config.production!;
-  return withRetries(await MySqlFrequencyCounter.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+  return withRetries(await MySqlFrequencyCounter.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
 }
 
 /** Users' attributes for template tasks (docs/delivery.md): the targeting store's user_attributes table (migrations/007_audiences.sql), read by primary key. */
 export async function openUserAttributeLookup(config: HeraldConfig, logger: Logger): Promise<UserAttributeLookup & { close(): Promise<void> }> {
   const { mysql } = config.production!;
-  return withRetries(await MySqlAttributeIndex.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+  return withRetries(await MySqlAttributeIndex.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
 }
 
 /** B-side quotas: account settings and reserved broadcasts, in the task store's database (migrations/008_account_quotas.sql). A retried reserve is answered by its key. */
 export async function openAccountStore(config: HeraldConfig, logger: Logger): Promise<AccountStore> {
   const { mysql } = config.production!;
-  return withRetries(await MySqlAccountStore.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), outageRetries(logger, 'MySQL'));
+  return withRetries(await MySqlAccountStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
 }
 
 export async function connectCoordinator(config: HeraldConfig, logger: Logger): Promise<Coordinator> {
@@ -72,6 +73,7 @@ function connectZooKeeper(config: HeraldConfig, logger: Logger): Promise<Coordin
     root: zookeeper.root,
     sessionTimeoutMs: zookeeper.sessionTimeoutMs,
     connectTimeoutMs: zookeeper.connectTimeoutMs,
+    auth: zookeeperAuthOptions(zookeeper),
     logger,
   });
 }
@@ -83,6 +85,7 @@ export function connectEventBus(config: HeraldConfig, id: string, logger: Logger
     clientId: `${kafka.clientId}-${id}`,
     topicPrefix: kafka.topicPrefix,
     connectTimeoutMs: kafka.connectTimeoutMs,
+    ...kafkaSecurityOptions(kafka),
     logger,
   });
 }

@@ -4,6 +4,7 @@ import { withRetries, type AttributeIndex, type EventBus, type FollowerStore, ty
 import type { AudienceSourceDeps } from '@herald/interface';
 import { MySqlAttributeIndex, MySqlFollowerStore, MySqlTableSources } from '@herald/store-mysql';
 import { connectEventBus, outageRetries } from './adapters';
+import { mysqlOptions } from './connection-security';
 import type { Resources } from './tiers/resources';
 
 /**
@@ -25,7 +26,7 @@ import type { Resources } from './tiers/resources';
 export async function openAudienceSources(config: HeraldConfig, id: string, logger: Logger, meter: Meter, resources: Resources): Promise<AudienceSourceDeps & FilterSources> {
   const { mysql } = config.production!;
   const { followers, attributes, followerCopies } = await openMemberSources(config, logger, resources);
-  const tables = resources.add('table sources', await MySqlTableSources.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), (s) => s.close());
+  const tables = resources.add('table sources', await MySqlTableSources.open(mysqlOptions(mysql)), (s) => s.close());
   if (config.audiences.followEvents) {
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
     resources.add('follow events', await applyFollowEvents({ bus, store: followers, logger, meter }), (s: Subscription) => s.close());
@@ -60,7 +61,7 @@ export async function openFilterSources(config: HeraldConfig, id: string, logger
 /** The followers table, the attribute index, and this process's follower copies (with audiences.followerCopyThreshold). */
 async function openMemberSources(config: HeraldConfig, logger: Logger, resources: Resources): Promise<FilterSources> {
   const { mysql } = config.production!;
-  const options = { url: mysql.url, database: mysql.database, poolSize: mysql.poolSize };
+  const options = mysqlOptions(mysql);
   const retries = outageRetries(logger, 'MySQL');
   // `followers` answers a source at once (not a promise): it passes through the retry proxy as it is.
   const followers = resources.add('follower store', withRetries(await MySqlFollowerStore.open(options), retries, ['close', 'followers']), (s) => s.close());

@@ -7,13 +7,14 @@ import { checkCurveKey, generateKeyPair, type CurveKeyPair } from '@herald/trans
  * CURVE keys of a production cluster, one pair per process, in one directory:
  *
  *   <keysDir>/<id>.key   {"publicKey","secretKey"} (mode 0600): the process's own pair
- *   <keysDir>/<id>.pub   its public key: servers admit exactly the keys with a .pub here,
- *                        and clients learn each server's key from it
+ *   <keysDir>/<id>.pub   its public key (mode 0600 too: only the Herald user reads the directory):
+ *                        servers admit exactly the keys with a .pub here, and clients learn each server's key from it
  *
  * `herald keys` writes them; copy <id>.key only to the host that runs <id>.
  */
 export async function writeKeys(keysDir: string, ids: readonly string[]): Promise<CurveKeyPair[]> {
   await mkdir(keysDir, { recursive: true, mode: 0o700 });
+  await chmod(keysDir, 0o700);
   const pairs: CurveKeyPair[] = [];
   for (const id of ids) {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError('--id', `process id ${JSON.stringify(id)} must be letters, digits, _ . -`);
@@ -21,7 +22,9 @@ export async function writeKeys(keysDir: string, ids: readonly string[]): Promis
     const keyFile = join(keysDir, `${id}.key`);
     await writeFile(keyFile, JSON.stringify(pair) + '\n', { mode: 0o600 });
     await chmod(keyFile, 0o600);
-    await writeFile(join(keysDir, `${id}.pub`), pair.publicKey + '\n');
+    const pubFile = join(keysDir, `${id}.pub`);
+    await writeFile(pubFile, pair.publicKey + '\n', { mode: 0o600 });
+    await chmod(pubFile, 0o600);
     pairs.push(pair);
   }
   return pairs;

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, type Logger } from '@herald/core';
+import { ConfigError, isLoopbackHost, type Logger } from '@herald/core';
 import { isTrafficCut, setTrafficCut } from '@herald/transport';
+import { checkCaller, readJsonBody } from './management-guard';
 
 /** What the management endpoint needs from the process it serves. */
 export interface ManagedProcess {
@@ -20,6 +21,10 @@ export interface ManagementOptions {
   address: string;
   /** Serves POST /faults/traffic-cut (tests and chaos runs only). */
   faults: boolean;
+  /** SHA-256 (lowercase hex) of the management token every route requires (management.tokenHash). */
+  tokenHash: string;
+  /** Allows an address other than loopback (management.allowRemote). Default false. */
+  allowRemote?: boolean;
   logger: Logger;
 }
 
@@ -34,17 +39,22 @@ export interface ManagementServer {
 /**
  * A process's management endpoint: plain HTTP on its own listener, never on
  * the public API's, so `herald admin` and Prometheus reach it and clients do
- * not. Bind it to loopback or a private network (docs/operations.md).
+ * not. It listens on loopback unless allowRemote (docs/operations.md).
  *
  *   GET  /status               {id, tier, pid, state: running|draining, startedAt, ...tier status}
- *   POST /drain                202; the process stops taking work, hands off or finishes it, exits
+ *   POST /drain                {"id": "<this process>"}: 202; the process stops taking work, hands off or finishes it, exits
  *   GET  /metrics              Prometheus text
  *   POST /faults/traffic-cut   {"cut": true|false}: drop every ZeroMQ message in and out (only with management.faults)
  *
- * Errors are JSON {code, message} like the public API's.
+ * Every route needs `Authorization: Bearer <management token>` (401 without)
+ * and refuses any request with an Origin header (403); the POST routes take
+ * only a complete application/json body (docs/security.md). Errors are JSON
+ * {code, message} like the public API's.
  */
 export async function startManagementServer(process_: ManagedProcess, options: ManagementOptions): Promise<ManagementServer> {
   const { logger } = options;
+  const [host, port] = splitAddress(options.address);
+  if (!isLoopbackHost(host) && options.allowRemote !== true) throw new ConfigError(`management.endpoints.${process_.id}`, `listens beyond loopback (${options.address}): set management.allowRemote to true to allow it`);
   const startedAt = new Date().toISOString();
   let draining: Promise<void> | undefined;
   let resolveDrained!: () => void;
@@ -62,7 +72,11 @@ export async function startManagementServer(process_: ManagedProcess, options: M
 
   const routes: Record<string, (req: IncomingMessage) => Promise<[number, unknown]>> = {
     'GET /status': async () => [200, { id: process_.id, tier: process_.tier, pid: process.pid, state: draining ? 'draining' : 'running', startedAt, trafficCut: isTrafficCut(), ...process_.status() }],
-    'POST /drain': async () => {
+    'POST /drain': async (req) => {
+      // The body names the process: a drain sent to the wrong address (a stale endpoint list) stops nothing.
+      const body = await readJsonBody(req);
+      if (!body.ok) return body.refusal;
+      if ((body.value as { id?: unknown } | null)?.id !== process_.id) return [400, { code: 'VALIDATION', message: `body must be {"id": ${JSON.stringify(process_.id)}}` }];
       drain();
       return [202, { id: process_.id, state: 'draining' }];
     },
@@ -72,9 +86,10 @@ export async function startManagementServer(process_: ManagedProcess, options: M
     },
     'POST /faults/traffic-cut': async (req) => {
       if (!options.faults) return [404, { code: 'NOT_FOUND', message: 'fault injection is off (management.faults)' }];
-      const body = await readJson(req);
-      if (body === null || typeof body !== 'object' || typeof (body as { cut?: unknown }).cut !== 'boolean') return [400, { code: 'VALIDATION', message: 'body must be {"cut": true|false}' }];
-      const cut = (body as { cut: boolean }).cut;
+      const body = await readJsonBody(req);
+      if (!body.ok) return body.refusal;
+      const cut = (body.value as { cut?: unknown } | null)?.cut;
+      if (typeof cut !== 'boolean') return [400, { code: 'VALIDATION', message: 'body must be {"cut": true|false}' }];
       setTrafficCut(cut);
       logger.warn('fault injection: traffic cut', { cut });
       return [200, { trafficCut: cut }];
@@ -82,6 +97,16 @@ export async function startManagementServer(process_: ManagedProcess, options: M
   };
 
   const server: Server = createServer((req, res) => {
+    const refused = checkCaller(req, options.tokenHash);
+    if (refused !== null) {
+      // Unread: a refused caller's body is never parsed. The connection closes so it cannot keep sending.
+      // Logged (the logger redacts a token in the path), so an operator sees someone knocking.
+      logger.warn('management request refused', { status: refused[0], method: req.method, path: (req.url ?? '/').slice(0, 200), remote: req.socket.remoteAddress });
+      res.setHeader('connection', 'close');
+      if (refused[0] === 401) res.setHeader('www-authenticate', 'Bearer realm="herald-management"');
+      send(res, ...refused);
+      return;
+    }
     const route = routes[`${req.method} ${(req.url ?? '/').split('?')[0]}`];
     const answer = route ? route(req) : Promise.resolve<[number, unknown]>([404, { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }]);
     answer.then(
@@ -89,7 +114,6 @@ export async function startManagementServer(process_: ManagedProcess, options: M
       (error: unknown) => send(res, 500, { code: 'INTERNAL', message: String(error) }),
     );
   });
-  const [host, port] = splitAddress(options.address);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(new ConfigError(`management.endpoints.${process_.id}`, `cannot listen on ${options.address}: ${error.message}`)));
     server.listen(port, host, () => resolve());
@@ -123,18 +147,4 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   }
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
-}
-
-/** A small JSON body (at most 4 KiB); anything else is null. */
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  let text = '';
-  for await (const chunk of req) {
-    text += String(chunk);
-    if (text.length > 4096) return null;
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
 }

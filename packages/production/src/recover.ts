@@ -29,6 +29,7 @@ import {
   type TaskStore,
 } from '@herald/core';
 import { ListRepository, loadRecipientList } from '@herald/audience';
+import { compileKafkaSecurity, type KafkaSaslCredentials, type KafkaTlsMaterial } from '@herald/events-kafka';
 
 /** What the new task needs of the origin task. */
 export interface OriginTask {
@@ -50,6 +51,9 @@ export interface ReportSource {
   clientId?: string;
   /** Give up reading after this long (default 120,000). */
   timeoutMs?: number;
+  /** SASL and TLS for those brokers (`kafka.sasl`, `kafka.tls` of the config they come from). @defaultValue plaintext */
+  sasl?: KafkaSaslCredentials;
+  tls?: KafkaTlsMaterial;
 }
 
 export interface RecoverOptions {
@@ -101,7 +105,8 @@ export async function readOriginTask(store: TaskStore, taskId: number): Promise<
  * is written after that; reports from any epoch or repetition all count.
  */
 export async function readTaskReports(source: ReportSource, taskId: number): Promise<BatchReport[]> {
-  const kafka = new Kafka({ clientId: source.clientId ?? 'herald-recover', brokers: source.brokers, logLevel: logLevel.NOTHING });
+  const { sasl, ssl } = compileKafkaSecurity(source.sasl, source.tls);
+  const kafka = new Kafka({ clientId: source.clientId ?? 'herald-recover', brokers: source.brokers, logLevel: logLevel.NOTHING, ...(sasl === undefined ? {} : { sasl }), ...(ssl === undefined ? {} : { ssl }) });
   const topic = source.topicPrefix + TOPICS.reports;
   const admin = kafka.admin();
   try {

@@ -28,20 +28,43 @@ describe('production process misconfiguration', () => {
   });
 
   /** Starts a process with a changed config and returns what it printed on exit. */
-  async function startWith(tier: string, id: string, change: (options: Record<string, any>) => void): Promise<{ code: number | null; lines: string[] }> {
+  async function startWith(tier: string, id: string, change: (options: Record<string, any>) => void): Promise<{ code: number | null; lines: string[]; output: string }> {
     const options = JSON.parse(JSON.stringify(cluster.options)) as Record<string, any>;
     change(options);
     const file = join(dir.path, `bad-${randomBytes(3).toString('hex')}.json`);
     await writeFile(file, JSON.stringify(options));
     try {
       await cluster.run(['start', tier, '--id', id, '--config', file]);
-      return { code: 0, lines: [] };
+      return { code: 0, lines: [], output: '' };
     } catch (error) {
       const text = (error as Error).message;
       const output = text.slice(text.indexOf(': ', text.indexOf('exited')) + 2);
-      return { code: Number(/exited (\d+)/.exec(text)?.[1]), lines: output.trim().split('\n').filter((l) => l.startsWith('herald:')) };
+      return { code: Number(/exited (\d+)/.exec(text)?.[1]), lines: output.trim().split('\n').filter((l) => l.startsWith('herald:')), output };
     }
   }
+
+  it('refuses to start without a management credential, naming management.tokenHash', async () => {
+    const result = await startWith('scheduler', 'scheduler-1', (o) => delete o.management.tokenHash);
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config management\.tokenHash: is required in production/)]);
+  });
+
+  it('refuses a management endpoint beyond loopback unless management.allowRemote', async () => {
+    const result = await startWith('scheduler', 'scheduler-1', (o) => (o.management.endpoints['scheduler-1'] = '0.0.0.0:9'));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config management\.endpoints\.scheduler-1: listens beyond loopback .*allowRemote/)]);
+  });
+
+  it("never prints mysql.url's password: a malformed URL, or credentials the server refuses", async () => {
+    const malformed = await startWith('scheduler', 'scheduler-1', (o) => (o.mysql.url = 'mysqlx://herald:S3cretPW@db.internal:3306'));
+    expect(malformed.lines).toEqual(['herald: CONFIG_INVALID: config mysql.url: must be a mysql:// URL (got "mysqlx://herald:***@db.internal:3306")']);
+    const url = new URL(process.env.HERALD_TEST_MYSQL_URL!);
+    url.username = 'nobody_here';
+    url.password = 'S3cretPW';
+    const refused = await startWith('dispatcher', 'dispatcher-1', (o) => (o.mysql.url = url.toString()));
+    expect(refused.code).toBe(1);
+    expect(malformed.output + refused.output).not.toContain('S3cretPW');
+  });
 
   it('names mysql.url when the server cannot be reached', async () => {
     const port = await freePort();

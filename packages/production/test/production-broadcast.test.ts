@@ -3,7 +3,7 @@ import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } f
 import { syntheticAudience } from '@herald/audience';
 import { authHeaders, makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { startWithAudience, tearDown, uniqueNames } from './scenario';
+import { expectManagementLocked, startWithAudience, tearDown, uniqueNames } from './scenario';
 
 /**
  * The foundation's end-to-end broadcast on the production profile: every tier
@@ -145,15 +145,31 @@ describe('production profile, end to end', () => {
   });
 
   it('has every executor report its host load to every dispatcher (host.load over CURVE, docs/scheduling.md)', async () => {
-    const endpoints = (cluster.options.management as { endpoints: Record<string, string> }).endpoints;
     const reports = async (dispatcher: string) => {
-      const text = await (await fetch(`http://${endpoints[dispatcher]}/metrics`)).text();
+      const text = await (await fetch(`http://${cluster.managementAddress(dispatcher)}/metrics`, { headers: cluster.managementHeaders() })).text();
       return Number(/^herald_dispatcher_load_reports_total (\d+)/m.exec(text)?.[1] ?? 0);
     };
     // Two executors, one report each per second: four reports means both were heard, or one twice as often.
     for (const dispatcher of cluster.ids('dispatcher')) {
       await waitFor(async () => (await reports(dispatcher)) >= 4, { timeoutMs: 20_000, intervalMs: 200, message: `${dispatcher} receives load reports` });
     }
+  });
+
+  it('refuses every unauthenticated request on every management port, and every process keeps working (docs/security.md)', async () => {
+    await expectManagementLocked(cluster);
+    // Still working: a broadcast through every tier completes.
+    const list = await post<ListMeta>('/api/v1/lists?accountId=acme', encodeRecipientList([41, 42, 43]), 'application/octet-stream');
+    const created = await post<Task>('/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'after the sweep' } });
+    expect(created.status).toBe(201);
+    let task: Task | undefined;
+    await waitFor(
+      async () => {
+        task = (await (await fetch(`${cluster.url}/api/v1/tasks/${created.body.id}`, { headers: authHeaders() })).json()) as Task;
+        return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
+      },
+      { timeoutMs: 60_000, intervalMs: 100, message: `task ${created.body.id} did not finish after the sweep (last: ${JSON.stringify(task?.state)})\n${cluster.logs()}` },
+    );
+    expect(task!.state).toBe('COMPLETED');
   });
 
   it('delivers exactly the online kept recipients and queues exactly the rest', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createPool } from 'mysql2/promise';
 import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
 import type { SyntheticAudience } from '@herald/audience';
-import { authHeaders, makeTempDir, ProcessCluster, waitFor, type TempDir } from '@herald/testing';
+import { authHeaders, makeTempDir, ProcessCluster, sweepManagementPort, waitFor, type TempDir } from '@herald/testing';
 
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
@@ -87,4 +87,36 @@ export async function startThreeSchedulerCluster(label: string, names: ClusterNa
     message: `not every process reached the ring of three schedulers\n${cluster.logs()}`,
   });
   return { dir, cluster };
+}
+
+/** What a process's management endpoint says of it, with the token. */
+export interface ManagedStatus {
+  id: string;
+  state: string;
+  trafficCut: boolean;
+  membership?: { apta?: boolean; state?: string };
+}
+
+/**
+ * The done-when check of docs/security.md: every listening management port
+ * of the cluster gets every unauthenticated request an attacker would try
+ * (sweepManagementPort); every answer must be 401 or 403, and afterwards every
+ * process must still run and not be draining. Returns each process's status.
+ */
+export async function expectManagementLocked(cluster: ProcessCluster): Promise<ManagedStatus[]> {
+  // Every process running now has a listening management port (a test may have stopped some before).
+  const running = cluster.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+  expect(running.length).toBeGreaterThan(0);
+  for (const { id } of running) {
+    const answers = await sweepManagementPort(cluster.managementAddress(id), id, cluster.managementToken);
+    expect({ id, notRefused: answers.filter((a) => a.status !== 401 && a.status !== 403) }).toEqual({ id, notRefused: [] });
+  }
+  const statuses: ManagedStatus[] = [];
+  for (const p of running) {
+    expect({ id: p.id, exitCode: p.child.exitCode, signal: p.child.signalCode }).toEqual({ id: p.id, exitCode: null, signal: null });
+    const status = (await (await fetch(`http://${cluster.managementAddress(p.id)}/status`, { headers: cluster.managementHeaders() })).json()) as ManagedStatus;
+    expect(status).toMatchObject({ id: p.id, state: 'running', trafficCut: false });
+    statuses.push(status);
+  }
+  return statuses;
 }

@@ -3,7 +3,7 @@ import { HashRing, uniqueSorted } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { authHeaders, type ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { broadcastThroughOutage, startThreeSchedulerCluster, tearDown, THREE_SCHEDULERS, uniqueNames } from './scenario';
+import { broadcastThroughOutage, expectManagementLocked, startThreeSchedulerCluster, tearDown, THREE_SCHEDULERS, uniqueNames } from './scenario';
 
 /**
  * A network partition with real processes: the scheduler that owns a running
@@ -29,6 +29,21 @@ describe('scheduler partition (APTA)', () => {
 
   afterAll(async () => {
     await tearDown(cluster, names, dir);
+  });
+
+  it('refuses every unauthenticated management request, and every APTA member stays WORKING (docs/security.md)', async () => {
+    // First, with every process up: the partition below then runs on a cluster that was swept.
+    const statuses = await expectManagementLocked(cluster);
+    const members = statuses.filter((s) => s.membership?.apta === true).map((s) => s.id);
+    expect(members.sort()).toEqual(cluster.processes.filter((p) => !['controller', 'presence'].includes(p.tier)).map((p) => p.id).sort());
+    // The state each member reports of itself; a deadline rather than one look, as the cluster has only just formed its ring.
+    const notWorking = async () => {
+      const states = await Promise.all(members.map(async (id) => [id, ((await (await fetch(`http://${cluster.managementAddress(id)}/status`, { headers: cluster.managementHeaders() })).json()) as { membership: { state: string } }).membership.state] as const));
+      return states.filter(([, state]) => state !== 'WORKING').map(([id, state]) => `${id} ${state}`);
+    };
+    let last: string[] = [];
+    await waitFor(async () => (last = await notWorking()).length === 0, { timeoutMs: 15_000, message: 'every APTA member WORKING after the sweep' }).catch(() => undefined);
+    expect(last).toEqual([]);
   });
 
   it('moves a cut-off scheduler\'s broadcast to a survivor, fences the cut-off one, and takes it back in when the partition heals', async () => {

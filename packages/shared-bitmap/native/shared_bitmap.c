@@ -3,7 +3,9 @@
  * @herald/shared-bitmap. Plain C over node_api.h (N-API 8), no dependency.
  *
  *   map(path, flags, length) -> ArrayBuffer
- *     Opens `path`, optionally creates it (CREATE: O_CREAT|O_EXCL, mode 0644),
+ *     Opens `path`, optionally creates it (CREATE: O_CREAT|O_EXCL, mode 0640:
+ *     its user writes, its group (the executors of the host) reads, set with
+ *     fchmod so the process umask cannot widen or narrow it),
  *     optionally takes an exclusive, non-blocking flock held until unmap
  *     (LOCK), grows it to `length` bytes if it is shorter and the mapping is
  *     writable (posix_fallocate: the space is reserved now, so a full tmpfs is
@@ -139,8 +141,13 @@ static napi_value map(napi_env env, napi_callback_info info) {
 
   int open_flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
   if (flags & FLAG_CREATE) open_flags |= O_CREAT | O_EXCL;
-  int fd = open(path, open_flags, 0644);
+  int fd = open(path, open_flags, 0640);
   if (fd < 0) return throw_errno(env, errno, "open", path);
+  if ((flags & FLAG_CREATE) && fchmod(fd, 0640) != 0) {
+    int err = errno;
+    close(fd);
+    return throw_errno(env, err, "fchmod", path);
+  }
 
   if ((flags & FLAG_LOCK) && flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;

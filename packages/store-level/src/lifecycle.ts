@@ -1,5 +1,7 @@
+import { chmod, mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
+import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
 
 interface LevelErrorLike {
   code?: unknown;
@@ -68,11 +70,31 @@ export class Lifecycle {
  * process holds the directory (LevelDB's LOCK file).
  */
 export async function openLevelDb(path: string, store: string): Promise<ClassicLevel<Buffer, Buffer>> {
+  await makePrivateDir(path);
   const db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   try {
     await db.open();
   } catch (error) {
     throw new HeraldError(ErrorCodes.UNAVAILABLE, `${store}: cannot open ${path} (is another process using it?)`, { cause: error });
   }
+  await makeFilesPrivate(path);
   return db;
+}
+
+/**
+ * The store's directory (and any parent it creates) is its user's only
+ * (docs/security.md). LevelDB creates its files with the process umask,
+ * which Herald cannot pass a mode to: the 0700 directory keeps them from
+ * other users whatever their mode, and `herald` runs with umask 0077.
+ */
+export async function makePrivateDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await chmod(path, PRIVATE_DIR_MODE);
+}
+
+/** The files LevelDB has made so far (LOCK, CURRENT, MANIFEST, logs, tables) set to 0600. */
+export async function makeFilesPrivate(path: string): Promise<void> {
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if (entry.isFile()) await chmod(join(path, entry.name), PRIVATE_FILE_MODE).catch(() => undefined); // a log LevelDB just removed
+  }
 }

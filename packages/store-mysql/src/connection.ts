@@ -1,5 +1,6 @@
 import { ConfigError } from '@herald/core';
 import type { ConnectionOptions } from 'mysql2/promise';
+import { compileMySqlTls, type MySqlTlsMaterial } from './tls';
 
 /** Where the task store lives: the production profile's `mysql.*` settings. */
 export interface MySqlConnectionOptions {
@@ -7,6 +8,8 @@ export interface MySqlConnectionOptions {
   url: string;
   /** The database holding Herald's tables (`mysql.database`): letters, digits, `_` and `$`, at most 64. */
   database: string;
+  /** TLS to the server (`mysql.tls`). @defaultValue none: plaintext, as the server allows */
+  tls?: MySqlTlsMaterial;
 }
 
 export interface MySqlTaskStoreOptions extends MySqlConnectionOptions {
@@ -50,9 +53,10 @@ export function checkPoolSize(poolSize: unknown): number {
   return poolSize as number;
 }
 
-/** mysql2 connection options for a parsed URL; `database` set only when given. */
-export function connectionOptions(url: URL, database?: string): ConnectionOptions {
+/** mysql2 connection options for a parsed URL; `database` set only when given; `ssl` only with `tls` (checked: ConfigError naming its mysql.tls setting). */
+export function connectionOptions(url: URL, database?: string, tls?: MySqlTlsMaterial): ConnectionOptions {
   return {
+    ...(tls === undefined ? {} : { ssl: compileMySqlTls(tls) }),
     host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: url.port === '' ? 3306 : Number(url.port),
     user: decodeURIComponent(url.username),

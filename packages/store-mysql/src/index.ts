@@ -29,3 +29,4 @@ export { migrate, loadMigrations, MIGRATIONS_DIR, MIGRATION_LOCK } from './migra
 export type { MigrateOptions, MigrateResult, Migration } from './migrate';
 export { DEFAULT_POOL_SIZE } from './connection';
 export type { MySqlConnectionOptions, MySqlTaskStoreOptions } from './connection';
+export type { MySqlTlsMaterial } from './tls';

@@ -6,6 +6,7 @@ import { createConnection, type Connection, type Pool, type RowDataPacket } from
 import { checkDatabaseName, connectionOptions, parseMySqlUrl, quoteIdentifier } from './connection';
 import { connectError, isConnectionError, mysqlCode } from './mysql-errors';
 import { splitSql } from './sql-split';
+import type { MySqlTlsMaterial } from './tls';
 
 /**
  * Versioned schema migrations: `migrations/NNN_name.sql` in this package,
@@ -40,6 +41,8 @@ export interface MigrateOptions {
    * @defaultValue this package's `migrations/`
    */
   migrationsDir?: string;
+  /** TLS to the server when `target` is a URL (`mysql.tls`). @defaultValue none */
+  tls?: MySqlTlsMaterial;
 }
 
 export interface MigrateResult {
@@ -150,7 +153,7 @@ export async function migrate(target: Pool | string, options: MigrateOptions): P
   if (typeof target === 'string') {
     const url = parseMySqlUrl(target);
     try {
-      conn = await createConnection(connectionOptions(url));
+      conn = await createConnection(connectionOptions(url, undefined, options.tls));
     } catch (error) {
       throw connectError(error, url, database);
     }

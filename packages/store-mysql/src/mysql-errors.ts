@@ -78,10 +78,22 @@ export function redactUrl(url: URL): string {
   return `${url.protocol}//${url.hostname}${url.port === '' ? '' : `:${url.port}`}`;
 }
 
+/** Node's codes for a server certificate that does not verify (or does not name the host). */
+const TLS_REFUSALS = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /**
  * The one-line error for a failure to connect or to find the database, naming
- * the setting to fix: `mysql.url` (unreachable, bad credentials) or
- * `mysql.database` (missing, not migrated).
+ * the setting to fix: `mysql.url` (unreachable, bad credentials),
+ * `mysql.database` (missing, not migrated) or `mysql.tls` (no TLS at the
+ * server, a certificate that does not verify).
  */
 export function connectError(error: unknown, url: URL, database: string): HeraldError {
   if (isHeraldError(error)) return error;
@@ -95,6 +107,11 @@ export function connectError(error: unknown, url: URL, database: string): Herald
   }
   if (code === 'ER_BAD_DB_ERROR') {
     return withCause(new ConfigError('mysql.database', `database '${database}' does not exist at ${where}: run herald migrate`), error);
+  }
+  if (code === 'HANDSHAKE_NO_SSL_SUPPORT') return withCause(new ConfigError('mysql.tls', `is set, but the server at ${where} does not offer TLS`), error);
+  // mysql2 reports a failed TLS handshake as HANDSHAKE_SSL_ERROR with Node's reason (an unknown CA, a host name not in the certificate).
+  if (code === 'HANDSHAKE_SSL_ERROR' || (code !== undefined && TLS_REFUSALS.has(code))) {
+    return withCause(new ConfigError('mysql.tls', `the certificate of the server at ${where} was refused (${messageOf(error)}): check mysql.tls.caFile and the host name of mysql.url`), error);
   }
   if (isConnectionError(error)) {
     return new HeraldError(ErrorCodes.UNAVAILABLE, `config mysql.url: cannot reach ${where} (${code ?? messageOf(error)})`, {

@@ -136,7 +136,7 @@ export class MySqlTaskStore implements TaskStore {
     const database = checkDatabaseName(options.database);
     const poolSize = checkPoolSize(options.poolSize);
     const files = await loadMigrations();
-    const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
+    const pool = createPool({ ...connectionOptions(url, database, options.tls), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
     try {
       let applied;
       try {

@@ -22,7 +22,7 @@ export async function openPool(options: MySqlTaskStoreOptions, migrated = true):
   const database = checkDatabaseName(options.database);
   const poolSize = checkPoolSize(options.poolSize);
   const files = migrated ? await loadMigrations() : [];
-  const pool = createPool({ ...connectionOptions(url, database), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
+  const pool = createPool({ ...connectionOptions(url, database, options.tls), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
   try {
     if (!migrated) {
       try {

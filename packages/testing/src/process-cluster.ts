@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@herald/core';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -41,6 +42,8 @@ export class ProcessCluster {
   httpPorts: number[] = [];
   configFile = '';
   options: Record<string, unknown> = {};
+  /** The cluster's management token (its hash is management.tokenHash); `herald admin` gets it through HERALD_MANAGEMENT_TOKEN. */
+  readonly managementToken = `hmt_${randomBytes(24).toString('base64url')}`;
 
   constructor(
     readonly dir: string,
@@ -95,7 +98,7 @@ export class ProcessCluster {
         ...(apta === undefined ? {} : { interfaces: await members('interface', this.shape.interfaces).then((list) => list.map(({ id, membership: m }) => ({ id, membership: m }))) }),
       },
       ...(apta === undefined ? {} : { apta }),
-      management: { endpoints, faults: true, drainTimeoutMs: 20_000 },
+      management: { endpoints, faults: true, drainTimeoutMs: 20_000, tokenHash: createHash('sha256').update(this.managementToken).digest('hex') },
       // The test admin (TEST_ADMIN_TOKEN, authHeaders()) exists from the first interface start; polls are not rate limited.
       auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 1000, burst: 2000 } },
       // An immediate task sends at once (no undo window): the tests wait for delivery, not for grace.
@@ -106,6 +109,16 @@ export class ProcessCluster {
     };
     this.configFile = join(this.dir, 'herald.json');
     await writeFile(this.configFile, JSON.stringify(this.options, null, 2));
+  }
+
+  /** The management endpoint of process `id`. */
+  managementAddress(id: string): string {
+    return (this.options.management as { endpoints: Record<string, string> }).endpoints[id]!;
+  }
+
+  /** Headers that authenticate a request to a management endpoint. */
+  managementHeaders(): Record<string, string> {
+    return { authorization: `Bearer ${this.managementToken}` };
   }
 
   get url(): string {
@@ -132,7 +145,7 @@ export class ProcessCluster {
   /** Runs a herald command to completion; rejects with its output on a non-zero exit. */
   run(args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HERALD_MANAGEMENT_TOKEN: this.managementToken } });
       let output = '';
       child.stdout.on('data', (c: Buffer) => (output += c.toString()));
       child.stderr.on('data', (c: Buffer) => (output += c.toString()));

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { compileConfig, ConfigError, noopLogger, type HeraldConfig, type HeraldOptions, type PriorityClass } from '@herald/core';
-import { openTaskStore, readOriginTask, recoverTask, type OriginTask, type RecoverySummary } from '@herald/production';
+import { kafkaSecurityOptions, openTaskStore, readOriginTask, recoverTask, type OriginTask, type RecoverySummary } from '@herald/production';
 
 /** `herald recover` options as commander gives them (docs/recovery.md). */
 export interface RecoverArgs {
@@ -68,12 +68,15 @@ export async function runRecover(args: RecoverArgs): Promise<RecoverySummary> {
   if (listsDir === undefined) throw new ConfigError('--lists-dir', "the failed site's list storage is unknown: give --lists-dir or --from-config");
   const brokers = args.brokers?.split(',') ?? here.production?.kafka.brokers ?? from?.production?.kafka.brokers;
   if (brokers === undefined) throw new ConfigError('--brokers', 'no Kafka brokers: give --brokers or a production --config');
+  // The credentials of the config the brokers come from (this site's unless only the failed site's names brokers).
+  const kafkaSettings = here.production?.kafka ?? from?.production?.kafka;
+  const security = kafkaSettings === undefined ? {} : kafkaSecurityOptions(kafkaSettings);
   const uinSpaceBits = args.uinSpaceBits ?? from?.uinSpaceBits ?? here.uinSpaceBits;
 
   const origin = await originTask(args, from, say);
   const summary = await recoverTask({
     taskId: args.task,
-    reports: { brokers, topicPrefix, clientId: 'herald-recover' },
+    reports: { brokers, topicPrefix, clientId: 'herald-recover', ...security },
     listsDir,
     uinLimit: 2 ** uinSpaceBits,
     origin,

@@ -1,7 +1,7 @@
 import { compileConfig, ConfigError, type HeraldOptions } from '@herald/core';
 import { createJsonLogger, createPromMeter } from '@herald/metrics';
 import { spawn } from 'node:child_process';
-import { IN_CLASS_ENV, inClassCommand, startManagementServer, startTier } from '@herald/production';
+import { IN_CLASS_ENV, inClassCommand, requiredTokenHash, startManagementServer, startTier } from '@herald/production';
 
 /**
  * `herald start <tier> --id <id>`: one tier of the production profile in this
@@ -9,10 +9,14 @@ import { IN_CLASS_ENV, inClassCommand, startManagementServer, startTier } from '
  * or a drain through its management endpoint (hand off, then exit).
  */
 export async function runStart(tier: string, id: string, options: HeraldOptions, managementAddress?: string): Promise<void> {
+  // Whatever the service manager's umask: files and directories this process creates are its user's only (docs/security.md).
+  process.umask(0o077);
   const config = compileConfig(options);
   // bandwidth.enabled: an executor starts itself again inside its traffic class (cgroup/README.md).
   const inClass = inClassCommand(config.bandwidth, tier, id, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], process.env);
   if (inClass !== undefined) return runInClass(inClass.argv, inClass.kind);
+  // The profile first (startTier says so), then the credential: a production process never runs without one.
+  const tokenHash = config.profile === 'production' ? requiredTokenHash(config.management.tokenHash) : '';
   const logger = createJsonLogger({ level: 'info', base: { tier, id } });
   const meter = createPromMeter({ defaultMetrics: true });
   const running = await startTier(tier, { config, id, logger, meter });
@@ -22,7 +26,7 @@ export async function runStart(tier: string, id: string, options: HeraldOptions,
       ? undefined
       : await startManagementServer(
           { id, tier, status: () => running.status(), drain: () => running.drain(), metrics: () => meter.exposition() },
-          { address, faults: config.management.faults, logger },
+          { address, faults: config.management.faults, tokenHash, allowRemote: config.management.allowRemote, logger },
         ).catch(async (error: unknown) => {
           await running.stop();
           throw error;

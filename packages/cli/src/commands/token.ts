@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { checkTokenName, checkTokenScope, compileConfig, type AccessStore, type AccessToken, type HeraldConfig, type HeraldOptions } from '@herald/core';
 import { newTokenText } from '@herald/interface';
 import { LevelAccessStore } from '@herald/store-level';
+import { mysqlOptions } from '@herald/production';
 import { MySqlAccessStore } from '@herald/store-mysql';
 
 /**
@@ -14,7 +15,7 @@ import { MySqlAccessStore } from '@herald/store-mysql';
 async function openAccess(config: HeraldConfig): Promise<AccessStore> {
   if (config.production === null) return LevelAccessStore.open(join(config.dataDir, 'access'));
   const { mysql } = config.production;
-  return MySqlAccessStore.open({ url: mysql.url, database: mysql.database, poolSize: 1 });
+  return MySqlAccessStore.open(mysqlOptions(mysql, 1));
 }
 
 async function withAccess<T>(options: HeraldOptions, fn: (access: AccessStore) => Promise<T>): Promise<T> {

@@ -33,7 +33,37 @@ declare module 'node-zookeeper-client' {
     readonly NODE_EXISTS: number;
     readonly NOT_EMPTY: number;
     readonly SESSION_EXPIRED: number;
+    readonly NO_AUTH: number;
+    readonly AUTH_FAILED: number;
+    readonly INVALID_ACL: number;
   };
+
+  /** Permission bits of an ACL entry. */
+  export const Permission: {
+    readonly READ: number;
+    readonly WRITE: number;
+    readonly CREATE: number;
+    readonly DELETE: number;
+    readonly ADMIN: number;
+    readonly ALL: number;
+  };
+
+  /** An identity: scheme ('world', 'auth', 'digest', 'ip', ...) and id. */
+  export class Id {
+    constructor(scheme: string, id: string);
+    readonly scheme: string;
+    readonly id: string;
+  }
+
+  export class ACL {
+    constructor(permission: number, id: Id);
+    readonly permission: number;
+    readonly id: Id;
+    /** world:anyone:cdrwa, the library's default for create. */
+    static readonly OPEN_ACL_UNSAFE: ACL[];
+    /** auth::cdrwa: every identity the creating session authenticated as, all permissions. */
+    static readonly CREATOR_ALL_ACL: ACL[];
+  }
 
   export const CreateMode: {
     readonly PERSISTENT: number;
@@ -72,6 +102,10 @@ declare module 'node-zookeeper-client' {
     getSessionId(): Buffer;
     getSessionTimeout(): number;
     create(path: string, data: Buffer | null, mode: number, callback: (error: Exception | null, path: string) => void): void;
+    create(path: string, data: Buffer | null, acls: ACL[], mode: number, callback: (error: Exception | null, path: string) => void): void;
+    /** Adds credentials to the session, sent again after every reconnect. */
+    addAuthInfo(scheme: string, auth: Buffer): void;
+    getACL(path: string, callback: (error: Exception | null, acls: ACL[], stat: Stat) => void): void;
     remove(path: string, version: number, callback: (error: Exception | null) => void): void;
     setData(path: string, data: Buffer | null, version: number, callback: (error: Exception | null, stat: Stat) => void): void;
     getData(path: string, callback: (error: Exception | null, data: Buffer | undefined, stat: Stat) => void): void;

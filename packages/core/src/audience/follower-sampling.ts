@@ -1,7 +1,6 @@
 /**
  * Whether a local copy of an account's followers may be used instead of the
- * source of truth (DESIGN.md, "Follower acceleration"; docs/audience-sources.md,
- * "Local copies"): 10 samples, each of followers / 10^4 uins clamped to
+ * source of truth (docs/audience-sources.md, "Local copies"): 10 samples, each of followers / 10^4 uins clamped to
  * [100, 10000], compared with the source of truth; the copy is used only if
  * the mean error rate is below 2% and no sample's exceeds 10%. Pure: the
  * adapter draws the samples and reads both sides.

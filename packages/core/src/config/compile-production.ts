@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors';
 import { compileAptaConfig } from '../apta/config';
 import { DEFAULTS, type HeraldOptions, type InterfaceMember, type PresenceMember, type ProductionConfig, type TopologyMember } from './options';
+import { compileKafkaSecurityConfig, compileMySqlTls, compileZooKeeperAuth } from './compile-connection-security';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
 
@@ -10,9 +11,9 @@ import { checkKnownKeys, int, str } from './validate';
  * and less clearly.
  */
 export function compileProduction(options: HeraldOptions): ProductionConfig {
-  const mysql = section(options, 'mysql', ['url', 'database', 'poolSize']);
-  const zookeeper = section(options, 'zookeeper', ['connectionString', 'root', 'sessionTimeoutMs', 'connectTimeoutMs']);
-  const kafka = section(options, 'kafka', ['brokers', 'clientId', 'topicPrefix', 'connectTimeoutMs']);
+  const mysql = section(options, 'mysql', ['url', 'database', 'poolSize', 'tls']);
+  const zookeeper = section(options, 'zookeeper', ['connectionString', 'root', 'sessionTimeoutMs', 'connectTimeoutMs', 'auth']);
+  const kafka = section(options, 'kafka', ['brokers', 'clientId', 'topicPrefix', 'connectTimeoutMs', 'sasl', 'tls']);
   const curve = section(options, 'curve', ['keysDir']);
   const topology = section(options, 'topology', ['schedulers', 'dispatchers', 'executors', 'presence', 'interfaces']);
 
@@ -43,18 +44,21 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
       url,
       database: identifier('mysql.database', str('mysql.database', mysql.database, DEFAULTS.mysql.database)),
       poolSize: int('mysql.poolSize', mysql.poolSize, DEFAULTS.mysql.poolSize, 1, 1000),
+      tls: compileMySqlTls(mysql.tls),
     },
     zookeeper: {
       connectionString: required('zookeeper.connectionString', zookeeper.connectionString),
       root,
       sessionTimeoutMs: int('zookeeper.sessionTimeoutMs', zookeeper.sessionTimeoutMs, DEFAULTS.zookeeper.sessionTimeoutMs, 1000, 600_000),
       connectTimeoutMs: int('zookeeper.connectTimeoutMs', zookeeper.connectTimeoutMs, DEFAULTS.zookeeper.connectTimeoutMs, 100, 600_000),
+      auth: compileZooKeeperAuth(zookeeper.auth),
     },
     kafka: {
       brokers: [...brokers],
       clientId: str('kafka.clientId', kafka.clientId, DEFAULTS.kafka.clientId),
       topicPrefix: kafka.topicPrefix === undefined ? DEFAULTS.kafka.topicPrefix : identifier('kafka.topicPrefix', String(kafka.topicPrefix), true),
       connectTimeoutMs: int('kafka.connectTimeoutMs', kafka.connectTimeoutMs, DEFAULTS.kafka.connectTimeoutMs, 100, 600_000),
+      ...compileKafkaSecurityConfig(kafka.sasl, kafka.tls),
     },
     curve: { keysDir: required('curve.keysDir', curve.keysDir) },
     topology: {

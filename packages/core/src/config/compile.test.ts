@@ -11,14 +11,14 @@ const EXPECTED_DEFAULTS = {
   dataDir: './herald-data',
   uinSpaceBits: 32,
   uinLimit: 2 ** 32,
-  http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 1024 ** 3 },
-  tasks: { defaultTtlMs: 7 * DAY, maxTtlMs: 30 * DAY, maxContentChars: 4096, undoGraceMs: 10_000 },
+  http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 1024 ** 3, shutdownGraceMs: 10_000 },
+  tasks: { defaultTtlMs: 7 * DAY, maxTtlMs: 30 * DAY, maxContentChars: 4096, maxScheduleAheadMs: 365 * DAY, undoGraceMs: 10_000 },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1_048_576, filterWorkers: 0 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20 },
   transport: { highWaterMark: 64 },
-  management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false },
+  management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false, tokenHash: null, allowRemote: false },
   bandwidth: { enabled: false, script: 'cgroup/run-in-class.sh', kinds: { realtime: 'realtime', normal: 'bulk', storage: 'storage' }, executors: {} },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000, minPeriodMs: 3_600_000 },
@@ -32,6 +32,7 @@ const EXPECTED_DEFAULTS = {
   delivery: { kind: 'file' },
   frequency: { enabled: false, policy: compileFrequencyPolicy() },
   load: { reportIntervalMs: 1000, maxReportAgeMs: 3000, senderSlots: 4, nicBytesPerSecond: 125_000_000, memoryBytesPerRecipient: 64, cpuMicrosPerRecipient: 20, nicBytesPerRecipient: 512, globalSpeedSharePercent: 50 },
+  presence: { hmacKeyFile: null },
   production: null,
 };
 
@@ -82,9 +83,9 @@ describe('compileConfig, production profile', () => {
     const config = compileConfig(PRODUCTION as unknown as HeraldOptions);
     expect(config.profile).toBe('production');
     expect(config.production).toEqual({
-      mysql: { url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10 },
-      zookeeper: { connectionString: 'zk1:2181,zk2:2181', root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
-      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
+      mysql: { url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10, tls: null },
+      zookeeper: { connectionString: 'zk1:2181,zk2:2181', root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000, auth: null },
+      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000, sasl: null, tls: null },
       curve: { keysDir: '/etc/herald/keys' },
       topology: { ...PRODUCTION.topology, interfaces: [] },
       apta: null,
@@ -99,10 +100,17 @@ describe('compileConfig, production profile', () => {
   });
 
   it('compiles the management endpoints, with the drain timeout and faults off by default', () => {
-    expect(compileConfig({}).management).toEqual({ endpoints: {}, drainTimeoutMs: 60_000, faults: false });
+    expect(compileConfig({}).management).toEqual({ endpoints: {}, drainTimeoutMs: 60_000, faults: false, tokenHash: null, allowRemote: false });
     const config = compileConfig({ ...PRODUCTION, management: { endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true } } as unknown as HeraldOptions);
-    expect(config.management).toEqual({ endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true });
+    expect(config.management).toEqual({ endpoints: { 'scheduler-1': '127.0.0.1:9101', 'controller-1': 'localhost:9201' }, drainTimeoutMs: 5000, faults: true, tokenHash: null, allowRemote: false });
     expect(config.scheduler.unitStallMs).toBe(30_000);
+  });
+
+  it('takes the management token hash (lowercased) and endpoints beyond loopback only with allowRemote', () => {
+    const hash = 'AB'.repeat(32);
+    expect(compileConfig({ management: { tokenHash: hash } }).management.tokenHash).toBe('ab'.repeat(32));
+    expect(() => compileConfig({ management: { endpoints: { 'scheduler-1': '10.0.1.11:9101' } } })).toThrow(/management\.endpoints\.scheduler-1.*allowRemote/);
+    expect(compileConfig({ management: { endpoints: { 'scheduler-1': '10.0.1.11:9101' }, allowRemote: true } }).management.endpoints).toEqual({ 'scheduler-1': '10.0.1.11:9101' });
   });
 
   it("takes a scheduler's control inbox endpoint", () => {
@@ -139,14 +147,14 @@ describe('compileConfig', () => {
       profile: 'embedded',
       dataDir: '/var/lib/herald',
       uinSpaceBits: 24,
-      http: { host: '0.0.0.0', port: 0, uploadLimitBytes: 1 << 20 },
-      tasks: { defaultTtlMs: DAY, maxTtlMs: 2 * DAY, maxContentChars: 100, undoGraceMs: 0 },
+      http: { host: '0.0.0.0', port: 0, uploadLimitBytes: 1 << 20, shutdownGraceMs: 0 },
+      tasks: { defaultTtlMs: DAY, maxTtlMs: 2 * DAY, maxContentChars: 100, maxScheduleAheadMs: 60_000, undoGraceMs: 0 },
       scheduler: { id: 'sched-a', slots: 1, tickMs: 10, unitStallMs: 100 },
       dispatcher: { batchSize: 1, unitSize: 10, filterWorkers: 2 },
       executor: { ids: ['e1', 'e_2', 'e.3', 'e-4'], bitmapWaitMs: 0 },
       offline: { rangeBits: 8 },
       transport: { highWaterMark: 1 },
-      management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true },
+      management: { endpoints: { 'sched-a': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: true, tokenHash: 'ab'.repeat(32), allowRemote: true },
       bandwidth: { enabled: true, script: '/opt/herald/run.sh', kinds: { realtime: 'rt', normal: 'bulk', storage: 'disk' }, executors: { e1: 'realtime' } },
       auth: { rateLimit: { perSecond: 0.5, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
       campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100, minPeriodMs: 1000 },
@@ -154,6 +162,7 @@ describe('compileConfig', () => {
       accounts: { defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 14_400_000, maxSpeed: 50_000, confirmAbove: 0, confirmWithinMs: 86_400_000 }, clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 }, utcOffsetMinutes: 480, followersOnly: ['news', 'club_7'] },
       delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { 'x-herald': '1' } } },
       load: { reportIntervalMs: 100, maxReportAgeMs: 100, senderSlots: 1, nicBytesPerSecond: 1, memoryBytesPerRecipient: 1, cpuMicrosPerRecipient: 1, nicBytesPerRecipient: 1, globalSpeedSharePercent: 100 },
+      presence: { hmacKeyFile: '/etc/herald/presence.key' },
     };
     // frequency compiles into a policy, not back into its options: compile-frequency.test.ts.
     const { uinLimit, production, frequency, ...rest } = compileConfig(options);
@@ -190,6 +199,8 @@ describe('compileConfig', () => {
     ['http.port NaN', { http: { port: Number.NaN } }, 'http.port'],
     ['http.host empty', { http: { host: '' } }, 'http.host'],
     ['http.uploadLimitBytes 31', { http: { uploadLimitBytes: 31 } }, 'http.uploadLimitBytes'],
+    ['http.shutdownGraceMs -1', { http: { shutdownGraceMs: -1 } }, 'http.shutdownGraceMs'],
+    ['http.shutdownGraceMs over 10 minutes', { http: { shutdownGraceMs: 600_001 } }, 'http.shutdownGraceMs'],
     ['scheduler.slots 0', { scheduler: { slots: 0 } }, 'scheduler.slots'],
     ['scheduler.tickMs 9', { scheduler: { tickMs: 9 } }, 'scheduler.tickMs'],
     ['scheduler.id 7', { scheduler: { id: 7 } }, 'scheduler.id'],
@@ -214,6 +225,9 @@ describe('compileConfig', () => {
     ['campaigns.minPeriodMs over a day', { campaigns: { minPeriodMs: DAY + 1 } }, 'campaigns.minPeriodMs'],
     ['accounts.defaultLimits.confirmAbove -1', { accounts: { defaultLimits: { confirmAbove: -1 } } }, 'accounts.defaultLimits.confirmAbove'],
     ['accounts.defaultLimits.confirmWithinMs over a year', { accounts: { defaultLimits: { confirmWithinMs: 31_536_000_001 } } }, 'accounts.defaultLimits.confirmWithinMs'],
+    ['tasks.maxScheduleAheadMs under a minute', { tasks: { maxScheduleAheadMs: 59_999 } }, 'tasks.maxScheduleAheadMs'],
+    ['tasks.maxScheduleAheadMs over ten years', { tasks: { maxScheduleAheadMs: 3651 * DAY } }, 'tasks.maxScheduleAheadMs'],
+    ['tasks.maxScheduleAheadMs a string', { tasks: { maxScheduleAheadMs: '365d' } }, 'tasks.maxScheduleAheadMs'],
     ['tasks.defaultTtlMs 999', { tasks: { defaultTtlMs: 999 } }, 'tasks.defaultTtlMs'],
     ['campaigns.misfireGraceMs 999', { campaigns: { misfireGraceMs: 999 } }, 'campaigns.misfireGraceMs'],
     ['campaigns.scanIntervalMs "5s"', { campaigns: { scanIntervalMs: '5s' } }, 'campaigns.scanIntervalMs'],
@@ -287,6 +301,8 @@ describe('compileConfig', () => {
     ['management.faults a string', { management: { faults: 'yes' } }, 'management.faults'],
     ['management.drainTimeoutMs negative', { management: { drainTimeoutMs: -1 } }, 'management.drainTimeoutMs'],
     ['an unknown management key', { management: { port: 1 } }, 'management.port'],
+    ['management.tokenHash not 64 hex digits', { management: { tokenHash: 'hmt_the-plain-token' } }, 'management.tokenHash'],
+    ['management.allowRemote a string', { management: { allowRemote: 'yes' } }, 'management.allowRemote'],
     ['dataDir empty', { dataDir: '' }, 'dataDir'],
     ['unknown key foo', { foo: 1 }, 'foo'],
     ['unknown nested key http.bogus', { http: { bogus: true } }, 'http.bogus'],

@@ -9,6 +9,7 @@ import { compileFrequency } from './compile-frequency';
 import { compileLoad } from './compile-load';
 import { compileManagement } from './compile-management';
 import { compileBandwidth } from './compile-bandwidth';
+import { compilePresence } from './compile-connection-security';
 import { compileProduction } from './compile-production';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
@@ -22,9 +23,9 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load']);
-  const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
-  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars', 'undoGraceMs']);
+  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load', 'presence']);
+  const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes', 'shutdownGraceMs']);
+  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars', 'maxScheduleAheadMs', 'undoGraceMs']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
   const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
@@ -53,6 +54,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       host: str('http.host', http.host, DEFAULTS.http.host),
       port: int('http.port', http.port, DEFAULTS.http.port, 0, 65535),
       uploadLimitBytes: int('http.uploadLimitBytes', http.uploadLimitBytes, DEFAULTS.http.uploadLimitBytes, 32, Number.MAX_SAFE_INTEGER),
+      shutdownGraceMs: int('http.shutdownGraceMs', http.shutdownGraceMs, DEFAULTS.http.shutdownGraceMs, 0, 600_000),
     },
     tasks: {
       defaultTtlMs,
@@ -60,6 +62,8 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       maxContentChars: int('tasks.maxContentChars', tasks.maxContentChars, DEFAULTS.tasks.maxContentChars, 1, 1 << 20),
       // An hour at most: a longer wait is a send time, which the request can say.
       undoGraceMs: int('tasks.undoGraceMs', tasks.undoGraceMs, DEFAULTS.tasks.undoGraceMs, 0, 3_600_000),
+      // At least a minute, so "in a moment" is always schedulable; at most ten years, so sendAt plus a lifetime stays a date.
+      maxScheduleAheadMs: int('tasks.maxScheduleAheadMs', tasks.maxScheduleAheadMs, DEFAULTS.tasks.maxScheduleAheadMs, 60_000, 3650 * 86_400_000),
     },
     scheduler: {
       id: str('scheduler.id', scheduler.id, DEFAULTS.scheduler.id),
@@ -84,6 +88,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     audiences: compileAudiences(options),
     accounts: compileAccounts(options),
     load: compileLoad(options),
+    presence: compilePresence(options),
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }

@@ -1,6 +1,7 @@
 import type { ClickThroughPolicy, DefaultLimits } from '../account-quota/limits';
 import type { AptaConfig, AptaOptions } from '../apta/config';
 import type { FrequencyOptions, FrequencyPolicy } from '../frequency/policy';
+import type { KafkaSaslConfig, KafkaSaslOptions, MySqlTlsConfig, MySqlTlsOptions, PresenceConfig, PresenceOptions, TlsFileConfig, TlsFileOptions, ZooKeeperAuthConfig, ZooKeeperAuthOptions } from './connection-security';
 
 /**
  * Herald's configuration, step one of three: the documented options an
@@ -27,6 +28,11 @@ export interface HeraldOptions {
     port?: number;
     /** Largest accepted recipient-list upload in bytes. Default 8 GiB. */
     uploadLimitBytes?: number;
+    /**
+     * How long stopping the API waits for the requests in progress before it
+     * closes every connection left (a stalled upload, a slow reader). 0..600000, default 10000.
+     */
+    shutdownGraceMs?: number;
   };
   tasks?: {
     /** Lifetime of a task (and its offline entries) when the request names none. Default 7 days. */
@@ -40,6 +46,8 @@ export interface HeraldOptions {
      * in SCHEDULED, where a cancel stops it with nothing sent. 0..3600000, default 10000; 0: none.
      */
     undoGraceMs?: number;
+    /** Farthest ahead a task's sendAt may be, ms from now. Default 365 days. */
+    maxScheduleAheadMs?: number;
   };
   scheduler?: {
     /** This scheduler's member id on the ring. Default 'scheduler-1'. */
@@ -89,6 +97,8 @@ export interface HeraldOptions {
     database?: string;
     /** Connections per process. Default 10. */
     poolSize?: number;
+    /** TLS to MySQL (docs/security-connections.md); present means on. Default off. */
+    tls?: MySqlTlsOptions;
   };
   zookeeper?: {
     /** e.g. 'zk1:2181,zk2:2181,zk3:2181'. Required in production. */
@@ -99,6 +109,8 @@ export interface HeraldOptions {
     sessionTimeoutMs?: number;
     /** How long start waits for a first connection. Default 10000. */
     connectTimeoutMs?: number;
+    /** Digest authentication and creator-only ACLs on Herald's znodes (docs/security-connections.md). Default off; production should set it. */
+    auth?: ZooKeeperAuthOptions;
   };
   kafka?: {
     /** e.g. ['k1:9092', 'k2:9092']. Required in production. */
@@ -109,7 +121,13 @@ export interface HeraldOptions {
     topicPrefix?: string;
     /** Default 10000. */
     connectTimeoutMs?: number;
+    /** SASL authentication to the brokers (docs/security-connections.md). Default none. */
+    sasl?: KafkaSaslOptions;
+    /** TLS to the brokers; present means on. Default off. */
+    tls?: TlsFileOptions;
   };
+  /** The presence agents (docs/presence.md); production only: the embedded profile has no presence topic. */
+  presence?: PresenceOptions;
   curve?: {
     /** Directory of CURVE keys made by `herald keys` (<id>.key per process, <id>.pub allowed). Required in production. */
     keysDir?: string;
@@ -280,6 +298,14 @@ export interface HeraldOptions {
     drainTimeoutMs?: number;
     /** Serves the fault-injection routes (traffic cut) for tests and chaos runs. Never in production. Default false. */
     faults?: boolean;
+    /**
+     * The cluster's management credential: the SHA-256 (64 hex digits) of the
+     * bearer token every management route requires (`herald admin credential`
+     * makes one). Required to start a production process (docs/security.md).
+     */
+    tokenHash?: string;
+    /** Lets an endpoint listen on an address other than loopback (a private network Prometheus scrapes). Default false. */
+    allowRemote?: boolean;
   };
   /**
    * Load-aware dispatch (docs/scheduling.md "Load-aware dispatch"): what each
@@ -330,6 +356,9 @@ export interface ManagementConfig {
   endpoints: Record<string, string>;
   drainTimeoutMs: number;
   faults: boolean;
+  /** Lowercase hex SHA-256 of the management token; null when the config names none (a production process then refuses to start). */
+  tokenHash: string | null;
+  allowRemote: boolean;
 }
 
 export interface AuthConfig {
@@ -415,9 +444,9 @@ export interface TopologyMember {
 }
 
 export interface ProductionConfig {
-  mysql: { url: string; database: string; poolSize: number };
-  zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number };
-  kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number };
+  mysql: { url: string; database: string; poolSize: number; tls: MySqlTlsConfig | null };
+  zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number; auth: ZooKeeperAuthConfig | null };
+  kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number; sasl: KafkaSaslConfig | null; tls: TlsFileConfig | null };
   curve: { keysDir: string };
   topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[]; presence: PresenceMember[]; interfaces: InterfaceMember[] };
   /** APTA's timers when the topology names membership endpoints; null: a static ring. */
@@ -430,8 +459,8 @@ export interface HeraldConfig {
   uinSpaceBits: number;
   /** 2^uinSpaceBits: the first uin outside the space. */
   uinLimit: number;
-  http: { host: string; port: number; uploadLimitBytes: number };
-  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number; undoGraceMs: number };
+  http: { host: string; port: number; uploadLimitBytes: number; shutdownGraceMs: number };
+  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number; maxScheduleAheadMs: number; undoGraceMs: number };
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
   executor: { ids: string[]; bitmapWaitMs: number };
@@ -446,6 +475,7 @@ export interface HeraldConfig {
   audiences: AudiencesConfig;
   accounts: AccountsConfig;
   load: LoadConfig;
+  presence: PresenceConfig;
   /** Present exactly when profile is 'production'. */
   production: ProductionConfig | null;
 }
@@ -454,8 +484,8 @@ export const DEFAULTS = {
   profile: 'embedded',
   dataDir: './herald-data',
   uinSpaceBits: 32,
-  http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30 },
-  tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096, undoGraceMs: 10_000 },
+  http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30, shutdownGraceMs: 10_000 },
+  tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096, maxScheduleAheadMs: 365 * 86_400_000, undoGraceMs: 10_000 },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1 << 20, filterWorkers: 0 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },

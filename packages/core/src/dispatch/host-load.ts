@@ -1,6 +1,6 @@
 /**
  * What an executor host's manager reports every `load.reportIntervalMs`
- * (DESIGN "Dispatcher"; the seed's manager 上报的负载): the host's CPU,
+ * (docs/scheduling.md, "Load-aware dispatch"; the seed's manager 上报的负载): the host's CPU,
  * memory and NIC as the kernel counts them, plus the reporting executor's own
  * free sender slots. Whole numbers only, so the report crosses the wire as
  * integers (transport message host.load).

@@ -2,8 +2,7 @@ import type { LoadConfig } from '../config/options';
 import { freshLoads, type HostLoad, type ReceivedLoad } from './host-load';
 
 /**
- * Load-aware dispatch (DESIGN "Dispatcher"; docs/scheduling.md "Load-aware
- * dispatch"): what a task needs, which executor hosts can give it, and the
+ * Load-aware dispatch (docs/scheduling.md, "Load-aware dispatch"): what a task needs, which executor hosts can give it, and the
  * task's execution units over them. Pure: the caller passes the reports it
  * holds and the time.
  *

@@ -1,8 +1,8 @@
 import { ValidationError } from '../errors';
 
 /**
- * A token bucket: what paces a sender to a task's speed (DESIGN "Executor";
- * docs/architecture.md). Tokens are recipients. The bucket fills at
+ * A token bucket: what paces a sender to a task's speed (docs/scheduling.md,
+ * "Pacing"). Tokens are recipients. The bucket fills at
  * `ratePerSecond` up to `burst`; a take of n tokens passes when the bucket
  * holds n, or, for n above the burst, when it is full: it then goes into
  * debt, so a batch larger than the burst still goes out whole and the next

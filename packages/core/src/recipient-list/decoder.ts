@@ -88,9 +88,11 @@ export class RecipientListDecoder {
       const lo = words[2 * i]!;
       const hi = words[2 * i + 1]!;
       if (hi !== 0 || lo >= limit) {
-        const uin = hi * 2 ** 32 + lo;
+        // Exact as a BigInt: hi * 2^32 + lo as a double rounds above 2^53 (2^64-1 would print 18446744073709552000).
+        const uin = (BigInt(hi) << 32n) | BigInt(lo);
         throw new ListFormatError('LIST_UIN_OUT_OF_RANGE', `uin ${uin} at position ${this.seen + i} is outside the configured uin space [0, ${limit})`, {
-          uin,
+          // JSON has no BigInt: a number while it is exact, else its decimal digits.
+          uin: uin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(uin) : uin.toString(),
           position: this.seen + i,
           limit,
         });

@@ -304,4 +304,11 @@ describe('RecipientListDecoder errors', () => {
     const top = rawBody([0xffffffffffffffffn]);
     expect(decodeError(Buffer.concat([rawHeader({ count: 1n, bodyCrc: crc32(top) }), top])).details).toMatchObject({ position: 0 });
   });
+
+  it('names a uin above 2^53 exactly, in the message and (as a string) in details', () => {
+    const top = rawBody([0xffffffffffffffffn]);
+    const error = decodeError(Buffer.concat([rawHeader({ count: 1n, bodyCrc: crc32(top) }), top]));
+    expect(error.message).toContain('uin 18446744073709551615 at position 0');
+    expect(error.details).toEqual({ uin: '18446744073709551615', position: 0, limit: 2 ** 32 });
+  });
 });

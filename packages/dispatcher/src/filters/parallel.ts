@@ -1,6 +1,6 @@
 /**
- * The filter chain in parallel over hash-split chunks (DESIGN.md, "Filter
- * chain"; docs/architecture.md, "The filter chain").
+ * The filter chain in parallel over hash-split chunks (docs/architecture.md,
+ * "The filter chain").
  *
  * The list as loaded (unsorted, with repeats) is shared with one worker per
  * chunk, and each worker takes out its chunk: the uins whose hash is its

@@ -21,8 +21,8 @@ export interface LoadReporter {
 }
 
 /**
- * The host manager's report loop (DESIGN "Executor": a manager per host
- * reports load): every load.reportIntervalMs one host.load to the
+ * The host manager's report loop (docs/scheduling.md, "Load-aware dispatch":
+ * each host's manager reports its load): every load.reportIntervalMs one host.load to the
  * dispatchers, the first at once. A report still being sent when the next
  * is due makes that one skip: a dispatcher that does not read must never
  * pile up reports that are stale when they arrive.

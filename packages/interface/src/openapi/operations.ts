@@ -103,7 +103,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: json('a retry: the task created with this Idempotency-Key; with ?dryRun=true, what the create would do', { oneOf: [ref('Task'), ref('TaskDryRun')] }),
     },
     errors: {
-      400: 'VALIDATION_FAILED: a schema violation (a speed that is not an integer in [1, 10^8] among them), content over tasks.maxContentChars, a bad sendAt, ttlSeconds over the maximum, a bad Idempotency-Key (details.field names the input); QUERY_INVALID: a targeting query that does not parse (details.field targeting, position, found, expected); nothing was created',
+      400: 'VALIDATION_FAILED: a schema violation (a speed that is not an integer in [1, 10^8] among them), content over tasks.maxContentChars, a sendAt or displayAt that is not an RFC 3339 date-time with an offset or not on the calendar, a sendAt in the past (omit it to send now) or beyond tasks.maxScheduleAheadMs, ttlSeconds over the maximum, a bad Idempotency-Key (details.field names the input); QUERY_INVALID: a targeting query that does not parse (details.field targeting, position, found, expected); nothing was created',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
       409: 'IDEMPOTENCY_KEY_REUSED: the key was used before for another request; CONFIRMATION_REQUIRED: the broadcast reaches more than the account\'s confirmAbove recipients and starts within confirmWithinMs, and confirm is missing or not its recipient count (details: field confirm, recipients, threshold); nothing was created or held',
       422: "ACCOUNT_QUOTA_EXCEEDED: over the account's daily broadcasts or recipients, too close to another of its broadcasts, or a speed over the account's maxSpeed (limit maxSpeed, field speed; maxSpeed 0: the account may not set a speed); nothing was created (details: limit, field, max, used, requested, retryAt). TEMPLATE_INVALID: a template that does not parse or names an unknown variable (details: field, position, found, expected); nothing was created",
@@ -116,7 +116,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'List tasks, a page at a time',
     description: 'Oldest first. An operator sees its accounts only; filtering by another account answers an empty page.',
     responses: { 200: json('a page', ref('TaskPage')) },
-    errors: { 400: 'VALIDATION_FAILED' },
+    errors: { 400: 'VALIDATION_FAILED: a bad filter, or a createdFrom or createdBefore that is not an RFC 3339 date-time with an offset (details.field)' },
   },
   'GET /api/v1/templates/preview': {
     tag: 'tasks',

@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { COMPONENTS, ref, type JsonSchema } from './components';
 import { OPERATIONS, TAGS, operationKey, type OperationDoc } from './operations';
+import { IMPLIED_SCHEMA } from '../validation';
 
 /** Where the API reference is served: the UI here, the document at `${DOCS_PATH}/json` (and `/yaml`). */
 export const DOCS_PATH = '/api/docs';
@@ -24,6 +25,30 @@ const COMMON_ERRORS: Record<Exclude<OperationDoc['access'], 'public'>, Record<nu
     503: 'UNAVAILABLE: a store is unreachable; retry later',
   },
 };
+
+/** What any request may be answered before a route reads it: Node's and Fastify's refusals, in the same Error body. */
+const TRANSPORT_ERRORS: Record<number, string> = {
+  408: 'REQUEST_TIMEOUT: the request did not arrive whole in time',
+  431: "HEADERS_TOO_LARGE: the request's headers are over the server's limit",
+};
+
+/** What a route of a method with a body may answer about the body itself. */
+const BODY_ERRORS: Record<number, string> = {
+  413: 'BODY_TOO_LARGE: the body is over the route\'s limit (1 MiB for JSON; 16 MiB for the audiences feeds)',
+  415: 'UNSUPPORTED_MEDIA_TYPE: a body of a Content-Type the route does not read (JSON routes: application/json)',
+};
+
+const STRICT_400 = 'VALIDATION_FAILED: an unknown query parameter or field, or a value of the wrong type, is refused, never ignored or converted (details.field names it)';
+const READABLE_400 = 'MALFORMED_REQUEST: not readable HTTP';
+const JSON_400 = "MALFORMED_JSON: a body that is not JSON; VALIDATION_FAILED for a '__proto__' or 'constructor' key (details.field)";
+
+/** The 400 answer of a route: its own causes, then what strict input adds to every route's. */
+function badRequest(own: string | undefined, bodied: boolean): string {
+  return [own ?? STRICT_400, ...(own === undefined ? [] : [STRICT_400]), ...(bodied ? [JSON_400] : []), READABLE_400].join('; ');
+}
+
+/** Methods whose requests may carry a body. */
+const BODIED = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The API reference: the OpenAPI 3.0 document of every /api/v1 route at
@@ -64,15 +89,17 @@ export function registerOpenApi(app: FastifyInstance): void {
       if (!url.startsWith('/api/v1/')) return { schema: { ...schema, hide: true }, url };
       const doc = OPERATIONS[operationKey(method, url)];
       // An undocumented route still appears, untagged and without answers: openapi.test.ts fails on it.
-      return { schema: doc === undefined ? { ...schema } : documented(schema as JsonSchema | undefined, doc), url };
+      return { schema: doc === undefined ? { ...schema } : documented(schema as JsonSchema | undefined, doc, BODIED.has(method)), url };
     },
   });
   void app.register(fastifySwaggerUi, { routePrefix: DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } });
 }
 
 /** The route's own schema joined with its OPERATIONS entry, in the form @fastify/swagger reads. */
-function documented(schema: JsonSchema | undefined, doc: OperationDoc): JsonSchema & { hide?: boolean } {
+function documented(schema: JsonSchema | undefined, doc: OperationDoc, bodied: boolean): JsonSchema & { hide?: boolean } {
   const out: JsonSchema = { ...schema, tags: [doc.tag], summary: doc.summary, description: describe(doc) };
+  // "Takes no query string / no body" (validation.ts) is no parameter and no request body to a reader.
+  for (const part of ['querystring', 'body']) if ((out[part] as JsonSchema | undefined)?.$comment === IMPLIED_SCHEMA) delete out[part];
   if (doc.access === 'public') out.security = [];
   if (doc.params !== undefined && schema?.params === undefined) out.params = { type: 'object', required: Object.keys(doc.params), properties: doc.params };
   if (doc.headers !== undefined) out.headers = { type: 'object', properties: doc.headers };
@@ -84,7 +111,8 @@ function documented(schema: JsonSchema | undefined, doc: OperationDoc): JsonSche
   for (const [status, answer] of Object.entries(doc.responses)) {
     response[status] = answer.schema === null ? { type: 'null', description: answer.description } : { description: answer.description, ...answer.schema };
   }
-  for (const [status, when] of Object.entries({ ...COMMON_ERRORS[doc.access], ...doc.errors })) response[status] = { description: when, ...ref('Error') };
+  const errors = { ...COMMON_ERRORS[doc.access], ...TRANSPORT_ERRORS, ...(bodied ? BODY_ERRORS : {}), ...doc.errors, 400: badRequest(doc.errors?.[400], bodied) };
+  for (const [status, when] of Object.entries(errors)) response[status] = { description: when, ...ref('Error') };
   out.response = response;
   return out;
 }

@@ -67,7 +67,7 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
     },
   );
 
-  app.delete<{ Params: { id: string } }>('/api/v1/tokens/:id', { schema: { params: { type: 'object', required: ['id'], properties: { id: TOKEN_ID } } } }, async (request) => {
+  app.delete<{ Params: { id: string } }>('/api/v1/tokens/:id', { schema: { params: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: TOKEN_ID } } } }, async (request) => {
     noteAudit(request, { resource: `token:${request.params.id}` });
     assertAdmin(request);
     const token = await access.revokeToken(request.params.id, clock.now());

@@ -48,12 +48,14 @@ const CREATE_BODY = {
   },
 } as const;
 
-const JOB_PARAMS = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } as const;
+const JOB_PARAMS = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } as const;
 const LIST_QUERY = { type: 'object', additionalProperties: false, properties: { accountId: ACCOUNT_ID, state: { type: 'string', enum: [...JOB_STATES] }, ...PAGE_QUERY_PROPERTIES } } as const;
 const QUERY_CHECK_BODY = { type: 'object', required: ['query'], additionalProperties: false, properties: { query: { type: 'string', maxLength: MAX_QUERY_CHARS } } } as const;
-const FOLLOWS_BODY = { type: 'object', required: ['changes'], additionalProperties: false, properties: { changes: { type: 'array', minItems: 1, maxItems: MAX_USERS_PER_PUT, items: { type: 'object' } } } } as const;
+// A change's fields are judged by core's checkFollowChange; the schema only refuses a field it does not know.
+const FOLLOW_CHANGE = { type: 'object', additionalProperties: false, properties: { accountId: {}, uin: {}, following: {}, at: {} } } as const;
+const FOLLOWS_BODY = { type: 'object', required: ['changes'], additionalProperties: false, properties: { changes: { type: 'array', minItems: 1, maxItems: MAX_USERS_PER_PUT, items: FOLLOW_CHANGE } } } as const;
 const USERS_BODY = { type: 'object', required: ['users'], additionalProperties: false, properties: { users: { type: 'array', minItems: 1, maxItems: MAX_USERS_PER_PUT, items: { type: 'object' } } } } as const;
-const UIN_PARAMS = { type: 'object', required: ['uin'], properties: { uin: { type: 'integer', minimum: 0, maximum: 2 ** 32 - 1 } } } as const;
+const UIN_PARAMS = { type: 'object', required: ['uin'], additionalProperties: false, properties: { uin: { type: 'integer', minimum: 0, maximum: 2 ** 32 - 1 } } } as const;
 /** 10,000 follow changes or users as JSON: well over the API's usual 1 MiB. */
 const BULK_BODY_LIMIT = 16 << 20;
 

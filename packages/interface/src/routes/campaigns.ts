@@ -9,6 +9,7 @@ import {
   nextFireTimes,
   NotFoundError,
   projectedDailyReach,
+  parseDateTime,
   ValidationError,
   type Campaign,
   type CampaignPatch,
@@ -18,6 +19,7 @@ import {
   type ProjectedDailyReach,
 } from '@herald/core';
 import { contentOfRequest, type RequestContent } from './request-content';
+import { DATE_TIME_FIELD } from './date-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
@@ -83,7 +85,7 @@ const createSchema = {
 
 const patchSchema = { type: 'object', minProperties: 1, additionalProperties: false, properties: campaignFields } as const;
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } } } as const;
+const idParams = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } } } as const;
 
 const listQuery = {
   type: 'object',
@@ -109,7 +111,7 @@ const previewQuery = {
   properties: {
     cron: { type: 'string', maxLength: MAX_CRON_CHARS },
     timeZone: { type: 'string', maxLength: MAX_TIME_ZONE_CHARS },
-    after: { type: 'string', minLength: 1, maxLength: 64 },
+    after: DATE_TIME_FIELD,
   },
 } as const;
 
@@ -173,8 +175,8 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
 
   app.get<{ Querystring: { cron: string; timeZone: string; after?: string } }>('/api/v1/campaigns/preview', { schema: { querystring: previewQuery } }, async (request) => {
     const { cron, timeZone, after } = request.query;
-    const from = after === undefined ? clock.now() : Date.parse(after);
-    if (Number.isNaN(from) || from < 0 || from > MAX_FIRE_INSTANT) throw new ValidationError(`after '${after}' is not an ISO 8601 date-time`, { field: 'after' });
+    const from = after === undefined ? clock.now() : parseDateTime(after, 'after');
+    if (from > MAX_FIRE_INSTANT) throw new ValidationError(`after '${after}' is past the last fire time a schedule has (9999-12-31T23:59:59Z)`, { field: 'after' });
     const schedule = compileSchedule({ cron, timeZone });
     return { cron, timeZone: schedule.timeZone, nextFireTimes: nextFireTimes(schedule, from, NEXT_FIRE_TIMES).map(iso) };
   });

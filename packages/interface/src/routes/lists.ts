@@ -4,6 +4,7 @@ import type { ImportTextListOptions } from '@herald/audience';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, assertCanSeeAccount, noteAudit } from '../access/request-access';
+import { rawBodyParser } from '../connections';
 
 const ACCOUNT_ID = { type: 'string', pattern: '^[a-z0-9_]{1,64}$' } as const;
 
@@ -83,7 +84,7 @@ export function listRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // Text lists get the raw request stream too, but only on this route: elsewhere text/plain keeps Fastify's parser.
   void app.register(async (scope) => {
     scope.removeContentTypeParser('text/plain');
-    scope.addContentTypeParser(['text/plain', 'text/csv'], { bodyLimit: deps.config.http.uploadLimitBytes }, (_request, payload, done) => done(null, payload));
+    scope.addContentTypeParser(['text/plain', 'text/csv'], { bodyLimit: deps.config.http.uploadLimitBytes }, rawBodyParser(deps.config.http.uploadLimitBytes));
     scope.post<{ Querystring: ListQuery }>('/api/v1/lists', { schema: { querystring: LIST_QUERY } }, async (request, reply) => {
       const { accountId } = request.query;
       assertCanSeeAccount(request, accountId, accountMissing(accountId));

@@ -1,9 +1,10 @@
-import { accountConfirmation, assertConfirmed, checkTaskTargeting, contentCrc, MAX_TASK_SPEED, needsConfirmation, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
+import { accountConfirmation, assertConfirmed, checkTaskTargeting, contentCrc, MAX_TASK_SPEED, needsConfirmation, NotFoundError, parseDateTime, parseOptionalDateTime, parseSendAt, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 import { checkQuota, holdQuota } from './account-quota';
+import { DATE_TIME_FIELD } from './date-field';
 import { dryRunAnswer } from './task-dry-run';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
@@ -35,8 +36,8 @@ const createTaskSchema = {
       properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 }, template: { type: 'boolean' } },
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
-    sendAt: { type: 'string', minLength: 1, maxLength: 64 },
-    displayAt: { type: 'string', minLength: 1, maxLength: 64 },
+    sendAt: DATE_TIME_FIELD,
+    displayAt: DATE_TIME_FIELD,
     ttlSeconds: { type: 'integer', minimum: 1 },
     // Recipients per second; at most the account's maxSpeed (docs/account-quotas.md "Speed").
     speed: { type: 'integer', minimum: 1, maximum: MAX_TASK_SPEED },
@@ -87,8 +88,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
     const now = clock.now();
     // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
-    const sendAt = body.sendAt === undefined ? now + config.tasks.undoGraceMs : Date.parse(body.sendAt);
-    if (Number.isNaN(sendAt)) throw new ValidationError(`sendAt '${body.sendAt}' is not an ISO 8601 date-time`, { field: 'sendAt' });
+    // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
+    const sendAt = body.sendAt === undefined ? now + config.tasks.undoGraceMs : parseSendAt(body.sendAt, 'sendAt', now, config.tasks.maxScheduleAheadMs);
     const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
     if (ttlMs > config.tasks.maxTtlMs) throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'ttlSeconds' });
     const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
@@ -163,8 +164,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             state: { type: 'string', enum: [...TASK_STATES] },
             accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
             order: { type: 'string', enum: ['asc', 'desc'] },
-            createdFrom: { type: 'string', minLength: 1, maxLength: 64 },
-            createdBefore: { type: 'string', minLength: 1, maxLength: 64 },
+            createdFrom: DATE_TIME_FIELD,
+            createdBefore: DATE_TIME_FIELD,
             cursor: { type: 'integer', minimum: 0 },
             limit: { type: 'integer', minimum: 1, maximum: 1000 },
           },
@@ -178,8 +179,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
         state,
         limit,
         ...(order === 'desc' ? { order, beforeId: cursor } : { afterId: cursor }),
-        createdFrom: parseTime(request.query.createdFrom, 'createdFrom'),
-        createdBefore: parseTime(request.query.createdBefore, 'createdBefore'),
+        createdFrom: parseOptionalDateTime(request.query.createdFrom, 'createdFrom'),
+        createdBefore: parseOptionalDateTime(request.query.createdBefore, 'createdBefore'),
       };
       const visible = visibleAccounts(request);
       if (visible === 'all') return store.listTasks({ ...page, accountId });
@@ -211,18 +212,9 @@ function parseTaskId(raw: string): number {
  * deliver ahead of) and before the task expires (else users queued offline
  * would never see it on time).
  */
-/** An optional ISO 8601 date-time query parameter as epoch ms. */
-function parseTime(raw: string | undefined, field: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const at = Date.parse(raw);
-  if (Number.isNaN(at) || at < 0) throw new ValidationError(`${field} '${raw}' is not an ISO 8601 date-time`, { field });
-  return at;
-}
-
 function parseDisplayAt(raw: string | undefined, sendAt: number, expiresAt: number): number | undefined {
   if (raw === undefined) return undefined;
-  const displayAt = Date.parse(raw);
-  if (Number.isNaN(displayAt)) throw new ValidationError(`displayAt '${raw}' is not an ISO 8601 date-time`, { field: 'displayAt' });
+  const displayAt = parseDateTime(raw, 'displayAt');
   if (displayAt < sendAt) throw new ValidationError('displayAt must not be before the send time', { field: 'displayAt' });
   if (displayAt >= expiresAt) throw new ValidationError('displayAt must be before the task expires (sendAt + ttlSeconds)', { field: 'displayAt' });
   return displayAt;

@@ -45,8 +45,9 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
     resources.add('http server', api, (a) => a.close());
     const url = await api.listen({ host: config.http.host, port: config.http.port });
     const stop = () => resources.closeAll();
-    // Closing the HTTP server first refuses new requests and lets the ones in progress finish
-    // (a task is persisted before it is handed on, so none is lost); a load balancer moves on.
+    // Closing the HTTP server first refuses new requests and lets the ones in progress finish, for at
+    // most http.shutdownGraceMs (connections.ts in @herald/interface); a task is persisted before it
+    // is handed on, so none is lost; a load balancer moves on.
     return { description: `interface ${id} on ${url}`, status: () => ({ url, membership: ring.status() }), drain: stop, stop };
   });
 }

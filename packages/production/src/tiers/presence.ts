@@ -1,8 +1,9 @@
 import { ConfigError, type PresenceMember, type ProductionConfig } from '@herald/core';
-import { bitmapGeneration, createLoginNotifier, startPresenceAgent } from '@herald/presence';
+import { bitmapGeneration, createLoginNotifier, presenceKey, startPresenceAgent } from '@herald/presence';
 import { SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { connectEventBus } from '../adapters';
 import { ProcessLinks } from '../links';
+import { readSettingFile } from '../setting-files';
 import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
@@ -25,6 +26,8 @@ export function presenceAgentOf(production: ProductionConfig, id: string): Prese
 export async function startPresenceTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
   const production = config.production!;
   const me = presenceAgentOf(production, id);
+  const hmacKey = signingKey(config.presence.hmacKeyFile);
+  if (hmacKey === undefined) logger.warn('presence.hmacKeyFile is not set: any producer to the presence topic can set users online (docs/presence.md, "Signed events")');
   const resources = new Resources();
   return resources.starting(async () => {
     const bitmap = resources.add('online bitmap', openWriter(me, config.uinLimit), (b) => b.close());
@@ -37,8 +40,8 @@ export async function startPresenceTier({ config, id, logger, meter }: TierConte
       channels.push({ executorId, send: push.send.bind(push) });
     }
     const notifyLogins = createLoginNotifier(channels, { maxInFlight: MAX_NOTICES_IN_FLIGHT, agentId: id, logger, meter });
-    const agent = resources.add('presence agent', await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, logger, meter }), (a) => a.close());
-    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.created });
+    const agent = resources.add('presence agent', await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, hmacKey, logger, meter }), (a) => a.close());
+    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.created, signedOnly: hmacKey !== undefined });
     const stop = () => resources.closeAll();
     // Nothing to hand off: the consumer group's position is committed, so the next run resumes there.
     return { description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`, status: () => ({ group: agent.group, bitmapFile: me.bitmapFile }), drain: stop, stop };
@@ -51,4 +54,9 @@ function openWriter(me: PresenceMember & { setting: string }, uinLimit: number) 
   } catch (error) {
     throw new ConfigError(`${me.setting}.bitmapFile`, `cannot open ${me.bitmapFile} for writing: ${(error as Error).message}`);
   }
+}
+
+/** The key of presence.hmacKeyFile, read at start (an unreadable or short file fails naming the setting), or undefined when unset. */
+function signingKey(file: string | null): Buffer | undefined {
+  return file === null ? undefined : presenceKey(readSettingFile('presence.hmacKeyFile', file));
 }

@@ -33,16 +33,18 @@ export class PrivateMariaDb {
   private constructor(
     readonly port: number,
     private readonly dir: string,
+    private readonly extraArgs: readonly string[],
   ) {}
 
   get url(): string {
     return `mysql://root@127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<PrivateMariaDb> {
+  /** `extraArgs` go to mariadbd after the defaults, e.g. --ssl-cert=... for a server that offers TLS. */
+  static async start(extraArgs: readonly string[] = []): Promise<PrivateMariaDb> {
     const dir = await mkdtemp(join(tmpdir(), 'herald-mariadb-'));
     await run('mariadb-install-db', ['--no-defaults', `--datadir=${join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--user=root']);
-    const db = new PrivateMariaDb(await freePort(), dir);
+    const db = new PrivateMariaDb(await freePort(), dir, extraArgs);
     await db.launch();
     return db;
   }
@@ -75,6 +77,7 @@ export class PrivateMariaDb {
         '--user=root',
         '--skip-log-bin',
         '--innodb-buffer-pool-size=64M',
+        ...this.extraArgs,
       ],
       { stdio: ['ignore', 'ignore', 'ignore'] },
     );
