@@ -59,6 +59,27 @@ export interface Task {
   updatedAt: number;
 }
 
+/**
+ * POST /api/v1/tasks?dryRun=true: what the same body would create, created
+ * nowhere. `recipients.removed` is per filter reason; `confirmationRequired`
+ * says the real create will answer 409 CONFIRMATION_REQUIRED without `confirm`.
+ */
+export interface DryRunAnswer {
+  dryRun: true;
+  recipients: { listed: number; kept: number; removed: Partial<Record<FilterReason | string, number>> };
+  confirmationRequired: boolean;
+  sendAt: number;
+  expiresAt: number;
+  /** How long the send would take at the account's pace; null when unknown. */
+  estimatedSendMs: number | null;
+}
+
+/** error.details of a 409 CONFIRMATION_REQUIRED: the list's size and the account's threshold. */
+export interface ConfirmationRequired {
+  recipients: number;
+  threshold: number;
+}
+
 export interface TaskPage {
   tasks: Task[];
   nextCursor: number | null;
@@ -135,6 +156,18 @@ export interface Campaign {
   updatedAt: number;
   lastScheduledAt?: number;
   nextFireTimes: string[];
+  /** Absent from servers older than the broadcast guard. */
+  projectedDailyReach?: ProjectedDailyReach;
+}
+
+/**
+ * What a campaign would send in a day (issue 15): firings a day times the
+ * list's recipients, so an operator sees the reach before enabling it.
+ */
+export interface ProjectedDailyReach {
+  firingsPerDay: number;
+  recipientsPerFiring: number;
+  recipientsPerDay: number;
 }
 
 export interface CampaignPage {
