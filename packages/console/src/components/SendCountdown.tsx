@@ -2,15 +2,8 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import type { Task } from '../api/types';
 import { useNow } from '../hooks';
-import { fmtDuration, fmtInt } from '../lib/format';
-
-/** A scheduled task starting sooner than this gets the countdown; a later one shows its send time in the summary. */
-export const COUNTDOWN_WINDOW_MS = 3_600_000;
-
-/** True while the task waits to start and its send time is near enough to count down to. */
-export function showsCountdown(task: Task, now: number): boolean {
-  return task.state === 'SCHEDULED' && task.sendAt - now <= COUNTDOWN_WINDOW_MS;
-}
+import { countdownText } from '../lib/countdown';
+import { fmtInt } from '../lib/format';
 
 /**
  * The undo window: a broadcast created to start now waits a few seconds
@@ -24,7 +17,6 @@ export function SendCountdown({ task, onCancelled }: { task: Task; onCancelled: 
   const now = useNow(250);
   const [cancelling, setCancelling] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
-  const left = task.sendAt - now;
 
   const cancel = async () => {
     setCancelling(true);
@@ -42,7 +34,7 @@ export function SendCountdown({ task, onCancelled }: { task: Task; onCancelled: 
   return (
     <div className="countdown" role="timer" aria-live="off" aria-label="send countdown">
       <div>
-        <div className="countdown-text">{cancelling ? 'Cancelling…' : left > 0 ? `Sending in ${fmtDuration(Math.ceil(left / 1000) * 1000)}` : 'Starting…'}</div>
+        <div className="countdown-text">{cancelling ? 'Cancelling…' : countdownText(task.sendAt, now)}</div>
         <div className="small muted">
           to {fmtInt(task.listCount)} recipients. Cancel before then and nothing is sent.
         </div>

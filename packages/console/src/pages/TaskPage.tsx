@@ -3,13 +3,14 @@ import { api } from '../api/client';
 import { FILTER_REASONS, TERMINAL_STATES, type Task } from '../api/types';
 import { ErrorBanner, StateBadge } from '../components/bits';
 import { RateChart } from '../components/RateChart';
-import { SendCountdown, showsCountdown } from '../components/SendCountdown';
+import { SendCountdown } from '../components/SendCountdown';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
 import { addSample, eta, ratePoints, recentRate, type RateSample } from '../lib/rate';
 import { confirmed } from '../lib/stages';
+import { showsCountdown } from '../lib/countdown';
 import { REASON_TEXT } from '../lib/reasons';
 import { Link } from '../router';
 

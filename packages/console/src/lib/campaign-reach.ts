@@ -1,0 +1,54 @@
+import { ApiError } from '../api/client';
+import type { ProjectedDailyReach } from '../api/types';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Firings a day read off a schedule's next fire times (the preview gives
+ * five), for the new-campaign form before the server has a campaign to
+ * project: five inside a day extrapolate to the day (every minute: 1,440),
+ * a sparser schedule counts those in the first 24 h (weekdays at 9: 1). An
+ * estimate: the saved campaign shows the server's projection.
+ */
+export function firingsPerDayOf(times: readonly string[]): number {
+  const at = times.map((t) => Date.parse(t)).filter((t) => Number.isFinite(t));
+  if (at.length === 0) return 0;
+  const span = at[at.length - 1] - at[0];
+  if (at.length > 1 && span < DAY_MS) return Math.round((DAY_MS / span) * (at.length - 1));
+  return at.filter((t) => t < at[0] + DAY_MS).length;
+}
+
+export function estimateReach(times: readonly string[], recipientsPerFiring: number): ProjectedDailyReach {
+  const firingsPerDay = firingsPerDayOf(times);
+  return { firingsPerDay, recipientsPerFiring, recipientsPerDay: firingsPerDay * recipientsPerFiring };
+}
+
+/**
+ * A refusal of the cron field, in the operator's words when it is the
+ * "fires too often" guard (campaigns.minPeriodMs): the server's message
+ * names the config key, the operator needs the rule and a way out.
+ * Any other refusal (a syntax error) keeps the server's message, which
+ * already points at the part that is wrong.
+ */
+export function cronRefusalText(error: ApiError): string {
+  const minPeriodMs = Number(error.details.minPeriodMs ?? error.details.minimumMs ?? error.details.minPeriod);
+  const tooOften = Number.isFinite(minPeriodMs) || /minPeriodMs|too often|too frequent|period/i.test(error.message);
+  if (!tooOften) return error.message;
+  const limit = Number.isFinite(minPeriodMs) && minPeriodMs > 0 ? everyPeriod(minPeriodMs) : 'that often';
+  return `This schedule fires too often: a campaign may fire at most ${limit}. Choose a slower schedule (e.g. 0 * * * * for every hour on the hour).`;
+}
+
+/** "once an hour", "once every 2 hours", "once every 30 minutes". */
+function everyPeriod(ms: number): string {
+  const units: [number, string][] = [
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ];
+  for (const [size, name] of units) {
+    if (ms % size !== 0) continue;
+    const n = ms / size;
+    return n === 1 ? `once ${name === 'hour' ? 'an' : 'a'} ${name}` : `once every ${n} ${name}s`;
+  }
+  return `once every ${ms} ms`;
+}
