@@ -1,16 +1,18 @@
-import { ApiError } from '../src/api/client';
 import { cronRefusalText, estimateReach, firingsPerDayOf } from '../src/lib/campaign-reach';
 import { countdownText, showsCountdown } from '../src/lib/countdown';
 import { confirmationOf, typedCountMatches } from '../src/lib/large-send';
 
 /** The pure parts of the console's broadcast guard (issue 15): the confirmation, the countdown, the daily reach. */
 describe('large-broadcast confirmation', () => {
-  const refusal = new ApiError(409, 'CONFIRMATION_REQUIRED', 'confirm the audience', 'confirm', { field: 'confirm', recipients: 9_873_201, threshold: 1_000_000 });
+  // The fields of the client's ApiError that the guard reads.
+  const refusal = { status: 409, code: 'CONFIRMATION_REQUIRED', message: 'confirm the audience', details: { field: 'confirm', recipients: 9_873_201, threshold: 1_000_000 } };
 
   it("reads the count to confirm from the server's 409, and nothing else", () => {
     expect(confirmationOf(refusal)).toEqual({ recipients: 9_873_201, threshold: 1_000_000 });
-    expect(confirmationOf(new ApiError(409, 'ILLEGAL_TRANSITION', 'no'))).toBeNull();
+    expect(confirmationOf({ ...refusal, code: 'ILLEGAL_TRANSITION' })).toBeNull();
+    expect(confirmationOf({ ...refusal, details: { recipients: 'many' } })).toBeNull();
     expect(confirmationOf(new Error('CONFIRMATION_REQUIRED'))).toBeNull();
+    expect(confirmationOf(null)).toBeNull();
   });
 
   it('accepts the count typed with or without separators, never a near miss', () => {
@@ -44,9 +46,9 @@ describe('campaign daily reach', () => {
   });
 
   it("words the too-often refusal for the operator, and keeps a syntax error's own message", () => {
-    const tooOften = new ApiError(400, 'VALIDATION', 'cron: fires every 1 s, under campaigns.minPeriodMs (3600000)', 'cron', { field: 'cron', minPeriodMs: 3_600_000 });
+    const tooOften = { message: 'cron: fires every 1 s, under campaigns.minPeriodMs (3600000)', details: { field: 'cron', minPeriodMs: 3_600_000 } };
     expect(cronRefusalText(tooOften)).toBe('This schedule fires too often: a campaign may fire at most once an hour. Choose a slower schedule (e.g. 0 * * * * for every hour on the hour).');
-    const syntax = new ApiError(400, 'VALIDATION', 'cron: hour 25 is out of range 0-23', 'cron', { field: 'cron' });
+    const syntax = { message: 'cron: hour 25 is out of range 0-23', details: { field: 'cron' } };
     expect(cronRefusalText(syntax)).toBe('cron: hour 25 is out of range 0-23');
   });
 });

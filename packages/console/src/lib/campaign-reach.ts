@@ -1,5 +1,10 @@
-import { ApiError } from '../api/client';
 import type { ProjectedDailyReach } from '../api/types';
+
+/** The parts of an ApiError read here (not the class: this file stays free of the browser-only client). */
+export interface FieldRefusal {
+  message: string;
+  details: Record<string, unknown>;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -30,7 +35,7 @@ export function estimateReach(times: readonly string[], recipientsPerFiring: num
  * Any other refusal (a syntax error) keeps the server's message, which
  * already points at the part that is wrong.
  */
-export function cronRefusalText(error: ApiError): string {
+export function cronRefusalText(error: FieldRefusal): string {
   const minPeriodMs = Number(error.details.minPeriodMs ?? error.details.minimumMs ?? error.details.minPeriod);
   const tooOften = Number.isFinite(minPeriodMs) || /minPeriodMs|too often|too frequent|period/i.test(error.message);
   if (!tooOften) return error.message;

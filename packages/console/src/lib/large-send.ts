@@ -1,4 +1,3 @@
-import { ApiError } from '../api/client';
 import type { ConfirmationRequired } from '../api/types';
 
 /**
@@ -9,9 +8,11 @@ import type { ConfirmationRequired } from '../api/types';
 
 /** The size to confirm when `error` is the server's 409 CONFIRMATION_REQUIRED; null for any other failure. */
 export function confirmationOf(error: unknown): ConfirmationRequired | null {
-  if (!(error instanceof ApiError) || error.code !== 'CONFIRMATION_REQUIRED') return null;
-  const recipients = Number(error.details.recipients);
-  const threshold = Number(error.details.threshold);
+  // Read by shape, not instanceof ApiError: this file stays free of the browser-only client (the unit tests run in node).
+  const refusal = error as { code?: unknown; details?: Record<string, unknown> } | null;
+  if (typeof refusal !== 'object' || refusal === null || refusal.code !== 'CONFIRMATION_REQUIRED' || !refusal.details) return null;
+  const recipients = Number(refusal.details.recipients);
+  const threshold = Number(refusal.details.threshold);
   if (!Number.isSafeInteger(recipients)) return null;
   return { recipients, threshold: Number.isFinite(threshold) ? threshold : 0 };
 }
