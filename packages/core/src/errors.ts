@@ -38,6 +38,8 @@ export const ErrorCodes = {
   IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
   /** A broadcast over its account's daily quota or frequency (docs/account-quotas.md); details say which limit and when a send time fits. */
   ACCOUNT_QUOTA_EXCEEDED: 'ACCOUNT_QUOTA_EXCEEDED',
+  /** A broadcast that reaches many recipients soon, sent without `"confirm": <its recipient count>` (docs/account-quotas.md, "Confirmation"). */
+  CONFIRMATION_REQUIRED: 'CONFIRMATION_REQUIRED',
   /** A targeting query that does not parse or names an unknown attribute or value; details say where (docs/audience-sources.md). */
   QUERY_INVALID: 'QUERY_INVALID',
   /** A content template that does not parse or names a variable no user attribute provides; details say where (docs/delivery.md, "Personalised content"). */

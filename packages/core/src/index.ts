@@ -235,8 +235,10 @@ export type { UserAttributeLookup } from './ports/user-attribute-lookup';
 
 // B-side controls (docs/account-quotas.md): an account's daily quotas and frequency, scaled by its last
 // click-through rate; reserveBroadcast(store, config.accounts, reservation) checks and records one broadcast.
-export { LIMIT_NAMES, LIMIT_MAX, checkLimitValue, checkLimitsOverride, checkClickThroughRate, clickThroughFactor, baseLimits, scaleLimits, limitsInForce } from './account-quota/limits';
-export type { AccountLimits, AccountLimitsOverride, ClickThroughPolicy, LimitName, LimitsInForce } from './account-quota/limits';
+export { LIMIT_NAMES, LIMIT_MAX, CONFIRMATION_LIMIT_NAMES, CONFIRMATION_LIMIT_MAX, OVERRIDABLE_LIMIT_NAMES, checkLimitValue, checkLimitsOverride, checkClickThroughRate, clickThroughFactor, baseLimits, scaleLimits, limitsInForce } from './account-quota/limits';
+export type { AccountLimits, AccountLimitsOverride, ClickThroughPolicy, ConfirmationLimits, DefaultLimits, LimitName, LimitsInForce } from './account-quota/limits';
+export { confirmationLimits, needsConfirmation, assertConfirmed, ConfirmationRequiredError } from './account-quota/confirmation';
+export type { ReachOfBroadcast } from './account-quota/confirmation';
 export { accountDayOf, checkAccountDay } from './account-quota/day';
 export type { AccountDay } from './account-quota/day';
 export { admit } from './account-quota/admit';
@@ -255,7 +257,7 @@ export {
   quotaExceeded,
 } from './account-quota/records';
 export type { AccountSettings, AccountSettingsPatch, BroadcastReservation, ReserveResult } from './account-quota/records';
-export { reserveBroadcast, describeAccountLimits } from './account-quota/reserve';
+export { reserveBroadcast, checkBroadcast, accountConfirmation, describeAccountLimits } from './account-quota/reserve';
 export type { AccountLimitsView } from './account-quota/reserve';
 export type { AccountStore } from './ports/account-store';
 

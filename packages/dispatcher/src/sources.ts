@@ -1,6 +1,7 @@
 import { loadRecipientList, type FollowerCopies, type ListRepository } from '@herald/audience';
-import { radixSortUint32, uniqueSorted, type AttributeIndex, type Clock, type FollowerStore, type TaskStore } from '@herald/core';
+import { radixSortUint32, uniqueSorted, type AttributeIndex, type Clock, type FollowerStore, type FrequencyCounter, type HeraldConfig, type TaskStore } from '@herald/core';
 import type { BlacklistSource } from './filters/blacklist';
+import type { ChainSources } from './filters/chain';
 import { followerMembership, type FollowerCheckSource } from './filters/follower-check';
 import type { SentLedger } from './filters/no-resend';
 import type { TargetingConditionSource } from './filters/targeting';
@@ -61,5 +62,39 @@ export function storeTargeting(store: TaskStore, index: AttributeIndex, clock?: 
       return task?.targeting ?? undefined;
     },
     ...(clock === undefined ? {} : { clock }),
+  };
+}
+
+/** What a process has at hand to filter with: the stores the chain's links read. */
+export interface FilterSourceDeps {
+  config: HeraldConfig;
+  store: TaskStore;
+  lists: ListRepository;
+  followers: FollowerStore;
+  attributes: AttributeIndex;
+  followerCopies?: FollowerCopies;
+  /** The shared per-user daily counts; only read with `frequency.enabled`. */
+  frequencyCounter?: FrequencyCounter;
+  /** The time `active-since` and frequency are judged at. Default: the system clock. */
+  clock?: Clock;
+}
+
+/**
+ * The filter chain's sources as configured, in one place for every process
+ * that filters: the dispatchers' pre-processing and the interfaces' dry runs
+ * (POST /api/v1/tasks?dryRun=true) read the same blacklists, ledger,
+ * followers, attributes and frequency counts, so a dry run removes what the
+ * real run would.
+ */
+export function filterChainSources(deps: FilterSourceDeps): ChainSources {
+  const { config, store, lists, clock } = deps;
+  const counter = config.frequency.enabled ? deps.frequencyCounter : undefined;
+  return {
+    blacklists: repositoryBlacklists(lists, config.uinLimit),
+    ledger: storeLedger(store, lists, config.uinLimit),
+    // Followers-only accounts (accounts.followersOnly) and targeted tasks (Task.targeting) get links 4 and 5.
+    followers: configuredFollowerCheck(config.accounts.followersOnly, deps.followers, deps.followerCopies),
+    targeting: storeTargeting(store, deps.attributes, clock),
+    ...(counter === undefined ? {} : { frequency: { policy: config.frequency.policy, counter, ...(clock === undefined ? {} : { clock }) } }),
   };
 }

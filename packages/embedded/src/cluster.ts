@@ -5,7 +5,7 @@ import { FollowerCopies, ListRepository } from '@herald/audience';
 import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import { startScheduler, type Scheduler } from '@herald/scheduler';
-import { accountBlacklistId, buildFilterChain, configuredFollowerCheck, GLOBAL_BLACKLIST_ID, repositoryBlacklists, startDispatcher, storeLedger, storeTargeting } from '@herald/dispatcher';
+import { accountBlacklistId, buildFilterChain, createRecipientPreview, filterChainSources, GLOBAL_BLACKLIST_ID, startDispatcher } from '@herald/dispatcher';
 import { createDeliveryGateway, createHostSampler, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, speedShareOf, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize, type FrequencyControl, type LoadReporter } from '@herald/executor';
 import { createApiServer } from '@herald/interface';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
@@ -160,6 +160,8 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
       });
     }),
   );
+  // One set of filter sources for the dispatcher's pre-processing and the API's dry runs.
+  const chainSources = filterChainSources({ config, store, lists, followers, attributes, clock, ...(followerCopies === undefined ? {} : { followerCopies }), ...(counter === null ? {} : { frequencyCounter: counter }) });
   const dispatcher = startDispatcher({
     config,
     inbox: dispatcherInbox,
@@ -167,14 +169,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     toExecutor,
     toRealtimeExecutor,
     lists,
-    filters: buildFilterChain({
-      blacklists: repositoryBlacklists(lists, config.uinLimit),
-      ledger: storeLedger(store, lists, config.uinLimit),
-      // Followers-only accounts (accounts.followersOnly) and targeted tasks (Task.targeting) get links 4 and 5.
-      followers: configuredFollowerCheck(config.accounts.followersOnly, followers, followerCopies),
-      targeting: storeTargeting(store, attributes, clock),
-      ...(frequency ? { frequency: { ...frequency, clock } } : {}),
-    }),
+    filters: buildFilterChain(chainSources),
     logger,
     meter,
   });
@@ -198,6 +193,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     accounts,
     toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
     hostLoads: () => dispatcher.loads(),
+    previewRecipients: createRecipientPreview({ config, lists, sources: chainSources, clock }),
     clock,
     logger,
     blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },

@@ -30,6 +30,18 @@ export interface ApiDeps {
    * management status shows its own).
    */
   hostLoads?: () => { report: HostLoad; ageMs: number }[];
+  /**
+   * The task's real filter chain over a list, creating nothing: what a dry run
+   * (POST /api/v1/tasks?dryRun=true) reports as kept and removed. Each profile
+   * wires the sources its dispatchers filter with. Without it a dry run
+   * answers `kept` and `removed` null.
+   */
+  previewRecipients?: (request: { accountId: string; listId: string; contentCrc: number; targeting?: string; sendAt: number }) => Promise<{
+    listed: number;
+    kept: number;
+    removed: Partial<Record<string, number>>;
+    sampled?: number;
+  }>;
   /** Counters of refused requests and audit failures; default: none. */
   meter?: Meter;
   /** Prometheus exposition for GET /metrics, when a registry is wired. */

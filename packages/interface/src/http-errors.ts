@@ -27,6 +27,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.TOKEN_NOT_FOUND]: 404,
   [ErrorCodes.CAMPAIGN_NOT_FOUND]: 404,
   [ErrorCodes.IDEMPOTENCY_KEY_REUSED]: 409,
+  // The request is fine; it must be sent again with the recipient count it reaches (docs/account-quotas.md).
+  [ErrorCodes.CONFIRMATION_REQUIRED]: 409,
   [ErrorCodes.TOKEN_EXISTS]: 409,
   [ErrorCodes.UNAUTHENTICATED]: 401,
   [ErrorCodes.FORBIDDEN]: 403,

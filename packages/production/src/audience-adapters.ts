@@ -22,7 +22,7 @@ import type { Resources } from './tiers/resources';
  * Without the events a copy drifts from the table until its sampling
  * refuses it and the next read from the table replaces it.
  */
-export async function openAudienceSources(config: HeraldConfig, id: string, logger: Logger, meter: Meter, resources: Resources): Promise<AudienceSourceDeps> {
+export async function openAudienceSources(config: HeraldConfig, id: string, logger: Logger, meter: Meter, resources: Resources): Promise<AudienceSourceDeps & FilterSources> {
   const { mysql } = config.production!;
   const { followers, attributes, followerCopies } = await openMemberSources(config, logger, resources);
   const tables = resources.add('table sources', await MySqlTableSources.open({ url: mysql.url, database: mysql.database, poolSize: mysql.poolSize }), (s) => s.close());

@@ -22,8 +22,24 @@ export interface AccountLimits {
   readonly maxSpeed: number;
 }
 
+/**
+ * When a broadcast needs an explicit `confirm` (docs/account-quotas.md,
+ * "Confirmation"): it reaches more than confirmAbove recipients and starts
+ * within confirmWithinMs. Guard rails against a typo, not quotas: the
+ * click-through factor does not scale them.
+ */
+export interface ConfirmationLimits {
+  /** Recipients (list size) above which a broadcast starting soon needs `confirm`. */
+  readonly confirmAbove: number;
+  /** How soon, ms from the request, a broadcast must start to need it. */
+  readonly confirmWithinMs: number;
+}
+
+/** The limits `accounts.defaultLimits` configures: the quotas and the confirmation rule. */
+export type DefaultLimits = AccountLimits & ConfirmationLimits;
+
 /** An account's own limits, field by field over `accounts.defaultLimits`; {} keeps the defaults. */
-export type AccountLimitsOverride = Partial<AccountLimits>;
+export type AccountLimitsOverride = Partial<DefaultLimits>;
 
 /** How the last click-through rate scales the limits (`accounts.clickThrough`). */
 export interface ClickThroughPolicy {
@@ -38,6 +54,13 @@ export interface ClickThroughPolicy {
 export const LIMIT_NAMES = ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs', 'maxSpeed'] as const satisfies readonly (keyof AccountLimits)[];
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
+export const CONFIRMATION_LIMIT_NAMES = ['confirmAbove', 'confirmWithinMs'] as const satisfies readonly (keyof ConfirmationLimits)[];
+export type ConfirmationLimitName = (typeof CONFIRMATION_LIMIT_NAMES)[number];
+
+/** Every limit an override or `accounts.defaultLimits` may name. */
+export const OVERRIDABLE_LIMIT_NAMES = [...LIMIT_NAMES, ...CONFIRMATION_LIMIT_NAMES] as const;
+export type OverridableLimitName = (typeof OVERRIDABLE_LIMIT_NAMES)[number];
+
 /** The largest value each limit may take, configured, overridden or scaled. */
 export const LIMIT_MAX: Readonly<Record<LimitName, number>> = Object.freeze({
   dailyBroadcasts: 1_000_000,
@@ -49,13 +72,24 @@ export const LIMIT_MAX: Readonly<Record<LimitName, number>> = Object.freeze({
   maxSpeed: MAX_TASK_SPEED,
 });
 
+/** The largest value each confirmation limit may take. */
+export const CONFIRMATION_LIMIT_MAX: Readonly<Record<ConfirmationLimitName, number>> = Object.freeze({
+  // As many recipients as a day may have: above it, no broadcast ever needs confirming.
+  confirmAbove: 1_000_000_000_000,
+  // A year: "every broadcast that starts this year" is as far as asking makes sense.
+  confirmWithinMs: 31_536_000_000,
+});
+
+const OVERRIDABLE_LIMIT_MAX: Readonly<Record<OverridableLimitName, number>> = { ...LIMIT_MAX, ...CONFIRMATION_LIMIT_MAX };
+
 /** Factors are whole millionths, so scaling is exact integer arithmetic: 10 x 0.6 gives 6, never 5.999... */
 const FACTOR_SCALE = 1_000_000;
 
 /** Fails VALIDATION_FAILED (naming `field`) unless `value` is an integer limit in range. */
-export function checkLimitValue(name: LimitName, value: unknown, field: string = name): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > LIMIT_MAX[name]) {
-    throw new ValidationError(`${field} must be an integer in [0, ${LIMIT_MAX[name]}]`, { field });
+export function checkLimitValue(name: OverridableLimitName, value: unknown, field: string = name): number {
+  const max = OVERRIDABLE_LIMIT_MAX[name];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw new ValidationError(`${field} must be an integer in [0, ${max}]`, { field });
   }
   return value;
 }
@@ -63,11 +97,11 @@ export function checkLimitValue(name: LimitName, value: unknown, field: string =
 /** A checked override: an object with only known limits, each in range. `path` prefixes the field names. */
 export function checkLimitsOverride(value: unknown, path = 'limits'): AccountLimitsOverride {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(`${path} must be an object`, { field: path });
-  const checked: { -readonly [K in LimitName]?: number } = {};
+  const checked: { -readonly [K in OverridableLimitName]?: number } = {};
   for (const [key, raw] of Object.entries(value)) {
-    if (!(LIMIT_NAMES as readonly string[]).includes(key)) throw new ValidationError(`${path}.${key} is not a limit (known: ${LIMIT_NAMES.join(', ')})`, { field: `${path}.${key}` });
+    if (!(OVERRIDABLE_LIMIT_NAMES as readonly string[]).includes(key)) throw new ValidationError(`${path}.${key} is not a limit (known: ${OVERRIDABLE_LIMIT_NAMES.join(', ')})`, { field: `${path}.${key}` });
     if (raw === undefined) continue;
-    checked[key as LimitName] = checkLimitValue(key as LimitName, raw, `${path}.${key}`);
+    checked[key as OverridableLimitName] = checkLimitValue(key as OverridableLimitName, raw, `${path}.${key}`);
   }
   return checked;
 }

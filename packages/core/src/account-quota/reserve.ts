@@ -1,9 +1,10 @@
 import type { AccountsConfig } from '../config/options';
 import type { AccountStore } from '../ports/account-store';
 import { accountDayOf } from './day';
-import { limitsInForce, type AccountLimits, type AccountLimitsOverride } from './limits';
+import { limitsInForce, type AccountLimits, type AccountLimitsOverride, type ConfirmationLimits } from './limits';
 import type { AccountSettings, BroadcastReservation, ReserveResult } from './records';
-import type { AccountUsage } from './admit';
+import { admit, type Admission, type AccountUsage } from './admit';
+import { confirmationLimits } from './confirmation';
 import { speedRefusal } from './speed';
 
 /** What a refusal decided before the store was asked reports as usage: nothing was read. */
@@ -24,6 +25,27 @@ export async function reserveBroadcast(store: AccountStore, policy: AccountsConf
   return store.reserve(reservation, limits, accountDayOf(policy.utcOffsetMinutes, reservation.sendAt));
 }
 
+/**
+ * What reserveBroadcast would decide, reserving nothing (a dry run): the same
+ * limits in force, speed rule and admission, on the account's usage now.
+ * Unlike reserve it is not atomic with anything: a later create may still be
+ * refused by a broadcast reserved in between.
+ */
+export async function checkBroadcast(store: AccountStore, policy: AccountsConfig, reservation: BroadcastReservation): Promise<Admission> {
+  const settings = await store.getSettings(reservation.accountId);
+  const { limits } = inForce(policy, settings);
+  const refusal = speedRefusal(limits, reservation.speed);
+  if (refusal !== undefined) return { ok: false, refusal };
+  const day = accountDayOf(policy.utcOffsetMinutes, reservation.sendAt);
+  return admit(limits, await store.usage(reservation.accountId, day, reservation.sendAt), reservation, day);
+}
+
+/** The account's confirmation rule (docs/account-quotas.md, "Confirmation"); the configured one without a store. */
+export async function accountConfirmation(store: AccountStore | undefined, policy: AccountsConfig, accountId: string): Promise<ConfirmationLimits> {
+  const settings = store === undefined ? undefined : await store.getSettings(accountId);
+  return confirmationLimits(policy.defaultLimits, settings?.limits ?? {});
+}
+
 /** An account's B-side limits as GET /api/v1/accounts/:id/limits answers them. */
 export interface AccountLimitsView {
   accountId: string;
@@ -33,6 +55,8 @@ export interface AccountLimitsView {
   base: AccountLimits;
   /** The account's own limits ({} none). */
   override: AccountLimitsOverride;
+  /** When a broadcast needs `"confirm": <recipients>`: the override over the defaults, never scaled. */
+  confirmation: ConfirmationLimits;
   clickThroughRate: number | null;
   /** clamp(rate / referenceRate, minFactor, maxFactor); 1 with no rate. */
   factor: number;
@@ -58,6 +82,7 @@ export async function describeAccountLimits(store: AccountStore, policy: Account
     limits,
     base,
     override: settings?.limits ?? {},
+    confirmation: confirmationLimits(policy.defaultLimits, settings?.limits ?? {}),
     clickThroughRate: settings?.clickThroughRate ?? null,
     factor,
     usage: { broadcasts: usage.broadcasts, recipients: usage.recipients },

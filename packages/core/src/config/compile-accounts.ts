@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors';
 import { ACCOUNT_ID_PATTERN } from '../access/principal';
-import { LIMIT_MAX, LIMIT_NAMES } from '../account-quota/limits';
+import { CONFIRMATION_LIMIT_MAX, LIMIT_MAX, OVERRIDABLE_LIMIT_NAMES, type OverridableLimitName } from '../account-quota/limits';
 import { DEFAULTS, type AccountsConfig, type HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys, int } from './validate';
@@ -12,12 +12,20 @@ import { checkKnownKeys, int } from './validate';
  */
 export function compileAccounts(options: HeraldOptions): AccountsConfig {
   const accounts = section(options, 'accounts', ['defaultLimits', 'clickThrough', 'utcOffsetMinutes', 'followersOnly']);
-  const limits = subsection('accounts.defaultLimits', accounts.defaultLimits, [...LIMIT_NAMES]);
+  const limits = subsection('accounts.defaultLimits', accounts.defaultLimits, [...OVERRIDABLE_LIMIT_NAMES]);
   const ctr = subsection('accounts.clickThrough', accounts.clickThrough, ['referenceRate', 'minFactor', 'maxFactor']);
   const defaults = DEFAULTS.accounts;
-  const limit = (name: (typeof LIMIT_NAMES)[number]) => int(`accounts.defaultLimits.${name}`, limits[name], defaults.defaultLimits[name], 0, LIMIT_MAX[name]);
+  const max: Record<OverridableLimitName, number> = { ...LIMIT_MAX, ...CONFIRMATION_LIMIT_MAX };
+  const limit = (name: OverridableLimitName) => int(`accounts.defaultLimits.${name}`, limits[name], defaults.defaultLimits[name], 0, max[name]);
   return {
-    defaultLimits: { dailyBroadcasts: limit('dailyBroadcasts'), dailyRecipients: limit('dailyRecipients'), minIntervalMs: limit('minIntervalMs'), maxSpeed: limit('maxSpeed') },
+    defaultLimits: {
+      dailyBroadcasts: limit('dailyBroadcasts'),
+      dailyRecipients: limit('dailyRecipients'),
+      minIntervalMs: limit('minIntervalMs'),
+      maxSpeed: limit('maxSpeed'),
+      confirmAbove: limit('confirmAbove'),
+      confirmWithinMs: limit('confirmWithinMs'),
+    },
     clickThrough: {
       referenceRate: fraction('accounts.clickThrough.referenceRate', ctr.referenceRate, defaults.clickThrough.referenceRate, 1),
       minFactor: fraction('accounts.clickThrough.minFactor', ctr.minFactor, defaults.clickThrough.minFactor, 1),

@@ -24,7 +24,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   }
   checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load']);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes']);
-  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars']);
+  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars', 'undoGraceMs']);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
   const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
@@ -58,6 +58,8 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       defaultTtlMs,
       maxTtlMs,
       maxContentChars: int('tasks.maxContentChars', tasks.maxContentChars, DEFAULTS.tasks.maxContentChars, 1, 1 << 20),
+      // An hour at most: a longer wait is a send time, which the request can say.
+      undoGraceMs: int('tasks.undoGraceMs', tasks.undoGraceMs, DEFAULTS.tasks.undoGraceMs, 0, 3_600_000),
     },
     scheduler: {
       id: str('scheduler.id', scheduler.id, DEFAULTS.scheduler.id),

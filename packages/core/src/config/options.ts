@@ -1,4 +1,4 @@
-import type { AccountLimits, ClickThroughPolicy } from '../account-quota/limits';
+import type { ClickThroughPolicy, DefaultLimits } from '../account-quota/limits';
 import type { AptaConfig, AptaOptions } from '../apta/config';
 import type { FrequencyOptions, FrequencyPolicy } from '../frequency/policy';
 
@@ -35,6 +35,11 @@ export interface HeraldOptions {
     maxTtlMs?: number;
     /** Largest content body in characters. Default 4096. */
     maxContentChars?: number;
+    /**
+     * The undo window: a task created to start now (no sendAt) waits this long
+     * in SCHEDULED, where a cancel stops it with nothing sent. 0..3600000, default 10000; 0: none.
+     */
+    undoGraceMs?: number;
   };
   scheduler?: {
     /** This scheduler's member id on the ring. Default 'scheduler-1'. */
@@ -156,6 +161,8 @@ export interface HeraldOptions {
     misfireGraceMs?: number;
     /** How often the controller re-reads the campaigns (new, changed, due), ms. 100..3600000, default 5000. */
     scanIntervalMs?: number;
+    /** The shortest gap a campaign's cron may leave between two firings, ms. 1000..86400000, default 3600000. */
+    minPeriodMs?: number;
   };
   /** Audience sources: lists built from followers, a targeting query or a MySQL table (docs/audience-sources.md). */
   audiences?: {
@@ -195,6 +202,10 @@ export interface HeraldOptions {
       minIntervalMs?: number;
       /** The fastest a task may ask to be sent, recipients per second. 0..10^8, default 0: accounts may not set a speed. */
       maxSpeed?: number;
+      /** A broadcast to more recipients than this that starts within confirmWithinMs needs `"confirm": <count>`. 0..10^12, default 1000000. */
+      confirmAbove?: number;
+      /** How soon a broadcast must start to need that confirmation, ms. 0..31536000000, default 3600000. */
+      confirmWithinMs?: number;
     };
     /** How the click-through rate of an account's last broadcast scales its limits: factor = clamp(rate / referenceRate, minFactor, maxFactor). */
     clickThrough?: {
@@ -328,7 +339,7 @@ export interface AuthConfig {
 }
 
 export interface AccountsConfig {
-  defaultLimits: AccountLimits;
+  defaultLimits: DefaultLimits;
   clickThrough: ClickThroughPolicy;
   utcOffsetMinutes: number;
   /** The followers-only accounts: their tasks get the follower check (docs/audience-sources.md). */
@@ -357,6 +368,7 @@ export interface LoadConfig {
 export interface CampaignsConfig {
   misfireGraceMs: number;
   scanIntervalMs: number;
+  minPeriodMs: number;
 }
 
 export interface InterfaceMember {
@@ -419,7 +431,7 @@ export interface HeraldConfig {
   /** 2^uinSpaceBits: the first uin outside the space. */
   uinLimit: number;
   http: { host: string; port: number; uploadLimitBytes: number };
-  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number };
+  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number; undoGraceMs: number };
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
   executor: { ids: string[]; bitmapWaitMs: number };
@@ -443,7 +455,7 @@ export const DEFAULTS = {
   dataDir: './herald-data',
   uinSpaceBits: 32,
   http: { host: '127.0.0.1', port: 8080, uploadLimitBytes: 8 * 2 ** 30 },
-  tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096 },
+  tasks: { defaultTtlMs: 7 * 86_400_000, maxTtlMs: 30 * 86_400_000, maxContentChars: 4096, undoGraceMs: 10_000 },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1 << 20, filterWorkers: 0 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
@@ -455,7 +467,7 @@ export const DEFAULTS = {
   delivery: { webhook: { timeoutMs: 10_000, maxAttempts: 5, retryDelayMs: 200 } },
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
-  campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000 },
+  campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000, minPeriodMs: 3_600_000 },
   load: {
     reportIntervalMs: 1000,
     maxReportAgeMs: 3000,
@@ -468,7 +480,7 @@ export const DEFAULTS = {
   },
   audiences: { maxRunningJobs: 2, jobRetentionMs: 3_600_000, pageSize: 10_000, followerCopyThreshold: 10_000_000 },
   accounts: {
-    defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0, maxSpeed: 0 },
+    defaultLimits: { dailyBroadcasts: 10_000, dailyRecipients: 1_000_000_000_000, minIntervalMs: 0, maxSpeed: 0, confirmAbove: 1_000_000, confirmWithinMs: 3_600_000 },
     clickThrough: { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 },
     utcOffsetMinutes: 0,
     followersOnly: [],

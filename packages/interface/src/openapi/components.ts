@@ -236,6 +236,14 @@ const accountLimits = object(
     limits: limits('in force: what the next broadcast is decided by'),
     base: limits('the defaults with the override applied, before the click-through factor'),
     override: { type: 'object', additionalProperties: { type: 'integer' }, description: "the account's own limits, by name ({} none)" },
+    confirmation: object(
+      {
+        confirmAbove: integer('recipients above which a broadcast starting within confirmWithinMs needs "confirm": <count>'),
+        confirmWithinMs: integer('how soon, ms, such a broadcast must start to need it'),
+      },
+      ['confirmAbove', 'confirmWithinMs'],
+      'when a broadcast needs an explicit confirm: the override over accounts.defaultLimits, never scaled by the click-through rate',
+    ),
     clickThroughRate: nullable('number', "the last broadcast's clicks / delivered; null: unknown"),
     factor: { type: 'number', description: 'clamp(rate / referenceRate, minFactor, maxFactor); 1 with no rate' },
     usage: object({ broadcasts: integer('reserved to send today'), recipients: integer('their recipients') }, ['broadcasts', 'recipients'], "today's usage (the local day of accounts.utcOffsetMinutes)"),
@@ -245,7 +253,7 @@ const accountLimits = object(
     nextBroadcastAt: nullable('integer', 'the earliest reserved send time at or after now (epoch ms)'),
     updatedAt: nullable('integer', 'when an admin last changed the settings (epoch ms); null: never'),
   },
-  ['accountId', 'limits', 'base', 'override', 'clickThroughRate', 'factor', 'usage', 'dayStartsAt', 'nextResetAt', 'lastBroadcastAt', 'nextBroadcastAt', 'updatedAt'],
+  ['accountId', 'limits', 'base', 'override', 'confirmation', 'clickThroughRate', 'factor', 'usage', 'dayStartsAt', 'nextResetAt', 'lastBroadcastAt', 'nextBroadcastAt', 'updatedAt'],
 );
 
 const badRows: JsonSchema = {
@@ -285,12 +293,39 @@ const userAttributes = object(
   "a user's targeting attributes",
 );
 
+const dryRun = object(
+  {
+    dryRun: { type: 'boolean', enum: [true] },
+    recipients: object(
+      {
+        listed: integer('recipients in the list (list.count)'),
+        kept: nullable('integer', "left after the task's real filter chain; null: this process cannot run the chain"),
+        removed: {
+          type: ['object', 'null'],
+          description: 'recipients the chain would remove, by filter reason (the same reasons as TaskReport.removed)',
+          additionalProperties: false,
+          properties: Object.fromEntries(FILTER_REASONS.map((reason) => [reason, { type: 'integer' }])),
+        },
+        sampled: integer('present for a list over 4194304 recipients: the evenly spaced sample filtered, the counts scaled from it'),
+      },
+      ['listed', 'kept', 'removed'],
+    ),
+    confirmationRequired: { type: 'boolean', description: 'a create needs "confirm": <listed> (docs/account-quotas.md, "Confirmation")' },
+    sendAt: epochMs('when the task would start, as Task.sendAt (an immediate task: now + tasks.undoGraceMs)'),
+    expiresAt: epochMs('when it would expire'),
+    estimatedSendMs: nullable('integer', 'kept / speed, ms, for a task with a speed; null without one (the cluster load decides)'),
+  },
+  ['dryRun', 'recipients', 'confirmationRequired', 'sendAt', 'expiresAt', 'estimatedSendMs'],
+  'what POST /api/v1/tasks would do; nothing was created, held or sent',
+);
+
 /** The document's `components.schemas`. */
 export const COMPONENTS = {
   Error: errorBody,
   Task: task,
   TaskReport: taskReport,
   TaskPage: page('tasks', ref('Task'), 'tasks with a larger id'),
+  TaskDryRun: dryRun,
   TaskCommandAccepted: object({ taskId: { type: 'integer' }, command: { type: 'string', enum: ['cancel', 'pause', 'resume'] }, accepted: { type: 'boolean', enum: [true] } }, ['taskId', 'command', 'accepted']),
   List: object(listFields, LIST_REQUIRED, 'a stored recipient list (or blacklist)'),
   UploadedList: object({ ...listFields, import: textImport }, LIST_REQUIRED, 'a stored recipient list; `import` for a text/CSV upload'),

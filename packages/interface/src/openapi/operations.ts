@@ -96,12 +96,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'tasks',
     access: 'token',
     summary: 'Create a broadcast task',
-    description: 'Persists the task (CREATED), then hands it to the scheduler. With an Idempotency-Key, a retry answers the task its first try created (200).',
-    responses: { 201: json('created', ref('Task')), 200: json('a retry: the task created with this Idempotency-Key', ref('Task')) },
+    description:
+      'Persists the task (CREATED), then hands it to the scheduler. With an Idempotency-Key, a retry answers the task its first try created (200). A task without sendAt starts after tasks.undoGraceMs (the undo window: cancel it meanwhile and nothing is sent). A broadcast over its account\'s confirmAbove recipients that starts within confirmWithinMs needs "confirm": <list.count> (docs/account-quotas.md, "Confirmation"). With ?dryRun=true it is validated as a create (quotas checked, not held) and answered with what would happen (TaskDryRun, 200): nothing is created, held or sent.',
+    responses: {
+      201: json('created', ref('Task')),
+      200: json('a retry: the task created with this Idempotency-Key; with ?dryRun=true, what the create would do', { oneOf: [ref('Task'), ref('TaskDryRun')] }),
+    },
     errors: {
       400: 'VALIDATION_FAILED: a schema violation (a speed that is not an integer in [1, 10^8] among them), content over tasks.maxContentChars, a bad sendAt, ttlSeconds over the maximum, a bad Idempotency-Key (details.field names the input); QUERY_INVALID: a targeting query that does not parse (details.field targeting, position, found, expected); nothing was created',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
-      409: 'IDEMPOTENCY_KEY_REUSED: the key was used before for another request',
+      409: 'IDEMPOTENCY_KEY_REUSED: the key was used before for another request; CONFIRMATION_REQUIRED: the broadcast reaches more than the account\'s confirmAbove recipients and starts within confirmWithinMs, and confirm is missing or not its recipient count (details: field confirm, recipients, threshold); nothing was created or held',
       422: "ACCOUNT_QUOTA_EXCEEDED: over the account's daily broadcasts or recipients, too close to another of its broadcasts, or a speed over the account's maxSpeed (limit maxSpeed, field speed; maxSpeed 0: the account may not set a speed); nothing was created (details: limit, field, max, used, requested, retryAt). TEMPLATE_INVALID: a template that does not parse or names an unknown variable (details: field, position, found, expected); nothing was created",
     },
     headers: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 128, description: '1..128 printable ASCII characters; scoped by account' } },

@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { limitsInForce, quotaExceeded, reserveBroadcast, speedRefusal } from '@herald/core';
+import { checkBroadcast, limitsInForce, quotaExceeded, reserveBroadcast, speedRefusal } from '@herald/core';
 import type { ApiDeps } from '../api-deps';
+
+/** What a broadcast asks of its account's quotas. */
+export interface QuotaBroadcast {
+  accountId: string;
+  idempotencyKey: string | undefined;
+  sendAt: number;
+  recipients: number;
+  speed: number | undefined;
+}
 
 /** A broadcast's room in its account's quotas, taken before its task is created. */
 export interface QuotaHold {
@@ -21,17 +30,10 @@ const NOTHING_HELD: QuotaHold = { release: async () => undefined };
  * between the two steps) is answered by its first reservation instead of
  * counted again; without a key, by a one-off id.
  */
-export async function holdQuota(
-  deps: ApiDeps,
-  broadcast: { accountId: string; idempotencyKey: string | undefined; sendAt: number; recipients: number; speed: number | undefined },
-  now: number,
-): Promise<QuotaHold> {
+export async function holdQuota(deps: ApiDeps, broadcast: QuotaBroadcast, now: number): Promise<QuotaHold> {
   const accounts = deps.accounts;
   if (accounts === undefined) {
-    // No quotas without a store, but who may set a speed still follows accounts.defaultLimits.maxSpeed.
-    const { limits } = limitsInForce(deps.config.accounts.defaultLimits, {}, deps.config.accounts.clickThrough, null);
-    const refusal = speedRefusal(limits, broadcast.speed);
-    if (refusal !== undefined) throw quotaExceeded(broadcast.accountId, refusal);
+    checkSpeedWithoutStore(deps, broadcast);
     return NOTHING_HELD;
   }
   const key = broadcast.idempotencyKey ?? `once:${randomUUID()}`;
@@ -55,4 +57,29 @@ export async function holdQuota(
       }
     },
   };
+}
+
+/**
+ * What holdQuota would decide, holding nothing (a dry run): the same
+ * ACCOUNT_QUOTA_EXCEEDED when the broadcast would be refused now.
+ */
+export async function checkQuota(deps: ApiDeps, broadcast: QuotaBroadcast, now: number): Promise<void> {
+  const accounts = deps.accounts;
+  if (accounts === undefined) return checkSpeedWithoutStore(deps, broadcast);
+  const admission = await checkBroadcast(accounts, deps.config.accounts, {
+    accountId: broadcast.accountId,
+    key: 'dry-run',
+    sendAt: broadcast.sendAt,
+    recipients: broadcast.recipients,
+    at: now,
+    ...(broadcast.speed === undefined ? {} : { speed: broadcast.speed }),
+  });
+  if (!admission.ok) throw quotaExceeded(broadcast.accountId, admission.refusal);
+}
+
+/** No quotas without a store, but who may set a speed still follows accounts.defaultLimits.maxSpeed. */
+function checkSpeedWithoutStore(deps: ApiDeps, broadcast: QuotaBroadcast): void {
+  const { limits } = limitsInForce(deps.config.accounts.defaultLimits, {}, deps.config.accounts.clickThrough, null);
+  const refusal = speedRefusal(limits, broadcast.speed);
+  if (refusal !== undefined) throw quotaExceeded(broadcast.accountId, refusal);
 }

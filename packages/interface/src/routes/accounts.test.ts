@@ -261,6 +261,7 @@ describe('/api/v1/accounts/:accountId', () => {
         limits: { dailyBroadcasts: 4, dailyRecipients: 10 ** 12, minIntervalMs: 0, maxSpeed: 0 },
         base: { dailyBroadcasts: 4, dailyRecipients: 10 ** 12, minIntervalMs: 0, maxSpeed: 0 },
         override: {},
+        confirmation: { confirmAbove: 1_000_000, confirmWithinMs: HOUR },
         clickThroughRate: null,
         factor: 1,
         usage: { broadcasts: 1, recipients: 10 },

@@ -1,4 +1,4 @@
-import { describeAccountLimits, LIMIT_MAX, NotFoundError, type AccountLimitsOverride, type AccountStore } from '@herald/core';
+import { CONFIRMATION_LIMIT_MAX, describeAccountLimits, LIMIT_MAX, NotFoundError, type AccountLimitsOverride, type AccountStore } from '@herald/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, assertCanSeeAccount, noteAudit } from '../access/request-access';
@@ -21,6 +21,8 @@ const limitsBody = {
     dailyRecipients: limit(LIMIT_MAX.dailyRecipients, 'recipients (list sizes) summed over those broadcasts'),
     minIntervalMs: limit(LIMIT_MAX.minIntervalMs, 'least time between the send times of two broadcasts, ms; 0: none'),
     maxSpeed: limit(LIMIT_MAX.maxSpeed, 'the fastest a task may ask to be sent, recipients/s; 0: the account may not set a speed'),
+    confirmAbove: limit(CONFIRMATION_LIMIT_MAX.confirmAbove, 'recipients above which a broadcast starting within confirmWithinMs needs "confirm": <count>'),
+    confirmWithinMs: limit(CONFIRMATION_LIMIT_MAX.confirmWithinMs, 'how soon, ms, a broadcast over confirmAbove must start to need that confirmation'),
   },
 } as const;
 

@@ -1,9 +1,10 @@
-import { checkTaskTargeting, contentCrc, MAX_TASK_SPEED, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
+import { accountConfirmation, assertConfirmed, checkTaskTargeting, contentCrc, MAX_TASK_SPEED, needsConfirmation, NotFoundError, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
-import { holdQuota } from './account-quota';
+import { checkQuota, holdQuota } from './account-quota';
+import { dryRunAnswer } from './task-dry-run';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
 
@@ -17,6 +18,7 @@ interface CreateTaskBody {
   ttlSeconds?: number;
   speed?: number;
   targeting?: string;
+  confirm?: number;
 }
 
 const createTaskSchema = {
@@ -40,7 +42,16 @@ const createTaskSchema = {
     speed: { type: 'integer', minimum: 1, maximum: MAX_TASK_SPEED },
     // A targeted task's query (docs/audience-sources.md "Targeted tasks"): the parser judges it, with a position.
     targeting: { type: 'string' },
+    // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
+    confirm: { type: 'integer', minimum: 0 },
   },
+} as const;
+
+/** `?dryRun=true`: validate and describe, create nothing (docs/api.md, "Dry run"). A query string carries the boolean as text. */
+const createTaskQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { dryRun: { type: 'string', enum: ['true', 'false'] } },
 } as const;
 
 /**
@@ -63,8 +74,9 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return task;
   }
 
-  app.post<{ Body: CreateTaskBody }>('/api/v1/tasks', { schema: { body: createTaskSchema } }, async (request, reply) => {
+  app.post<{ Body: CreateTaskBody; Querystring: { dryRun?: 'true' | 'false' } }>('/api/v1/tasks', { schema: { body: createTaskSchema, querystring: createTaskQuery } }, async (request, reply) => {
     const body = request.body;
+    const dryRun = request.query.dryRun === 'true';
     const listMissing = () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.listId} does not exist for account ${body.accountId}`, { field: 'listId' });
     assertCanSeeAccount(request, body.accountId, listMissing);
     if (body.content.body.length > config.tasks.maxContentChars) {
@@ -79,7 +91,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
     if (ttlMs > config.tasks.maxTtlMs) throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'ttlSeconds' });
     const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
-    if (idempotencyKey !== undefined) {
+    // A dry run creates nothing, so it has no earlier task to answer with either.
+    if (idempotencyKey !== undefined && !dryRun) {
       // A retry of a request that already created its task: that task, 200 instead of 201.
       const existing = await store.getTaskByIdempotencyKey(idempotencyKey);
       if (existing !== undefined) {
@@ -94,9 +107,20 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (list === undefined || list.accountId !== body.accountId || isBlacklist) throw listMissing();
     const startAt = Math.max(now, sendAt);
     const displayAt = parseDisplayAt(body.displayAt, startAt, startAt + ttlMs);
+    const reach = { recipients: list.count, startAt, now };
+    const confirmation = await accountConfirmation(deps.accounts, config.accounts, body.accountId);
+    const broadcast = { accountId: body.accountId, idempotencyKey, sendAt: startAt, recipients: list.count, speed: body.speed };
+    if (dryRun) {
+      // The quotas as a create would find them, nothing held; the confirmation rule reported, not enforced.
+      await checkQuota(deps, broadcast, now);
+      const answer = await dryRunAnswer(deps, { accountId: body.accountId, list, contentCrc: contentCrc(content), targeting: body.targeting, sendAt: startAt, expiresAt: startAt + ttlMs, speed: body.speed });
+      return reply.code(200).send({ ...answer, confirmationRequired: needsConfirmation(confirmation, reach) });
+    }
+    // Guard rails proportional to reach: 409 CONFIRMATION_REQUIRED before anything is held or created.
+    assertConfirmed(confirmation, reach, body.confirm);
     // B-side controls: the broadcast takes its room in the account's quotas, or 422 ACCOUNT_QUOTA_EXCEEDED with nothing created.
     // A speed over the account's maxSpeed is refused there too (docs/account-quotas.md "Speed").
-    const quota = await holdQuota(deps, { accountId: body.accountId, idempotencyKey, sendAt: startAt, recipients: list.count, speed: body.speed }, now);
+    const quota = await holdQuota(deps, broadcast, now);
     const task = await store.createTask(
       {
         accountId: body.accountId,

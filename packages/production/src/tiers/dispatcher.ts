@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ListRepository } from '@herald/audience';
-import { buildFilterChain, configuredFollowerCheck, repositoryBlacklists, startDispatcher, storeLedger, storeTargeting } from '@herald/dispatcher';
+import { buildFilterChain, filterChainSources, startDispatcher } from '@herald/dispatcher';
 import { openFrequencyCounter, openTaskStore } from '../adapters';
 import { openFilterSources } from '../audience-adapters';
 import { startClusterRing } from '../cluster-ring';
@@ -31,13 +31,7 @@ export async function startDispatcherTier({ config, id, logger, meter }: TierCon
       toExecutor: await links.toExecutors(),
       toRealtimeExecutor: await links.toRealtimeExecutors(),
       lists,
-      filters: buildFilterChain({
-        blacklists: repositoryBlacklists(lists, config.uinLimit),
-        ledger: storeLedger(store, lists, config.uinLimit),
-        followers: configuredFollowerCheck(config.accounts.followersOnly, audiences.followers, audiences.followerCopies),
-        targeting: storeTargeting(store, audiences.attributes),
-        ...(counter ? { frequency: { policy: config.frequency.policy, counter } } : {}),
-      }),
+      filters: buildFilterChain(filterChainSources({ config, store, lists, ...audiences, ...(counter === undefined ? {} : { frequencyCounter: counter }) })),
       logger,
       meter,
     });

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { systemClock } from '@herald/core';
 import { ListRepository } from '@herald/audience';
-import { accountBlacklistId, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
+import { accountBlacklistId, createRecipientPreview, filterChainSources, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
 import { createApiServer } from '@herald/interface';
-import { openAccessStore, openAccountStore, openCampaignStore, openTaskStore } from '../adapters';
+import { openAccessStore, openAccountStore, openCampaignStore, openFrequencyCounter, openTaskStore } from '../adapters';
 import { openAudienceSources } from '../audience-adapters';
 import { startClusterRing } from '../cluster-ring';
 import { ProcessLinks } from '../links';
@@ -21,14 +21,19 @@ export async function startInterface({ config, id, logger, meter }: TierContext)
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const audiences = await openAudienceSources(config, id, logger, meter, resources);
+    const lists = new ListRepository(join(config.dataDir, 'lists'));
+    // Dry runs filter with what the dispatchers filter with; frequency counts are read, never written.
+    const counter = config.frequency.enabled ? resources.add('frequency counter', await openFrequencyCounter(config, logger), (c) => c.close()) : undefined;
+    const sources = filterChainSources({ config, store, lists, ...audiences, ...(counter === undefined ? {} : { frequencyCounter: counter }) });
     const api = createApiServer({
       config,
       store,
       access,
       accounts,
       campaigns,
-      lists: new ListRepository(join(config.dataDir, 'lists')),
+      lists,
       audiences,
+      previewRecipients: createRecipientPreview({ config, lists, sources }),
       toScheduler: await links.toSchedulers(() => ring.current(), { control: true }),
       clock: systemClock,
       logger,
