@@ -60,6 +60,9 @@ describe('operator console in headless Chromium', () => {
         executor: { ids: ['executor-1', 'executor-2'] },
         transport: { highWaterMark: 4 },
         offline: { rangeBits: 12 },
+        // These tests send "now" and watch it go at once, and fire a campaign every second: no undo window, no minimum period (guard.test.ts covers both).
+        tasks: { undoGraceMs: 0 },
+        campaigns: { minPeriodMs: 1000 },
         auth: { bootstrapAdminToken: ADMIN_TOKEN },
       },
       { gateway, online },

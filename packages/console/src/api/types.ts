@@ -66,11 +66,18 @@ export interface Task {
  */
 export interface DryRunAnswer {
   dryRun: true;
-  recipients: { listed: number; kept: number; removed: Partial<Record<FilterReason | string, number>> };
+  recipients: {
+    listed: number;
+    /** Null when the answering process cannot run the filter chain: only the list's size is known. */
+    kept: number | null;
+    removed: Partial<Record<FilterReason | string, number>> | null;
+    /** Set for a list too large to filter whole: the recipients of the sample filtered, the counts scaled from it. */
+    sampled?: number;
+  };
   confirmationRequired: boolean;
   sendAt: number;
   expiresAt: number;
-  /** How long the send would take at the account's pace; null when unknown. */
+  /** How long the send would take at the task's speed; null without a speed (the cluster's load decides). */
   estimatedSendMs: number | null;
 }
 

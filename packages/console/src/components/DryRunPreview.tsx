@@ -9,8 +9,8 @@ import { reasonText } from '../lib/reasons';
  * would take, and whether the server will ask for a confirmation.
  */
 export function DryRunPreview({ result }: { result: DryRunAnswer }) {
-  const { listed, kept, removed } = result.recipients;
-  const reasons = Object.entries(removed).filter(([, n]) => (n ?? 0) > 0);
+  const { listed, kept, removed, sampled } = result.recipients;
+  const reasons = Object.entries(removed ?? {}).filter(([, n]) => (n ?? 0) > 0);
   return (
     <div className="dry-run" aria-label="dry run">
       <dl className="dry-run-counts">
@@ -20,13 +20,15 @@ export function DryRunPreview({ result }: { result: DryRunAnswer }) {
         </dd>
         <dt>Would receive it</dt>
         <dd className="num" data-dry="kept">
-          {fmtInt(kept)}
+          {kept === null ? '–' : fmtInt(kept)}
         </dd>
         <dt>Removed</dt>
         <dd className="num" data-dry="removed">
-          {fmtInt(listed - kept)}
+          {kept === null ? '–' : fmtInt(listed - kept)}
         </dd>
       </dl>
+      {kept === null && <p className="small muted">This Herald process cannot run the filters: the list's size is all it can tell before sending.</p>}
+      {sampled !== undefined && <p className="small muted">Estimated from a sample of {fmtInt(sampled)} recipients (the list is too large to filter whole); a sample sees few duplicates.</p>}
       {reasons.length > 0 && (
         <table className="grid compact removed">
           <tbody>
@@ -44,11 +46,11 @@ export function DryRunPreview({ result }: { result: DryRunAnswer }) {
       )}
       <p className="small">
         Starts <strong data-dry="sendAt">{fmtTime(result.sendAt)}</strong>, valid until <strong data-dry="expiresAt">{fmtTime(result.expiresAt)}</strong>
-        {result.estimatedSendMs !== null && <>, sending takes about {fmtDuration(result.estimatedSendMs)}</>}.
+        {result.estimatedSendMs !== null && <>, sending takes about {fmtDuration(result.estimatedSendMs)} at its speed</>}.
       </p>
       {result.confirmationRequired && (
         <p className="banner info small" data-dry="confirmation">
-          This is a large broadcast: sending it will ask you to confirm the number of recipients.
+          This is a large broadcast starting soon: sending it will ask you to confirm the number of recipients.
         </p>
       )}
     </div>
