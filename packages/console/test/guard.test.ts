@@ -157,7 +157,7 @@ describe('console guard against accidental broadcasts', () => {
 
     await page.getByRole('button', { name: 'Send broadcast' }).click();
     await dialog().getByLabel('Type the number of recipients').fill(people);
-    await screenshot(page, '14-confirm-large-send');
+    await screenshot(page, '14-confirm-large-send', { fullPage: false });
     const created = nextTaskPost(false);
     await send.click();
     expect((await created).postDataJSON()).toMatchObject({ confirm: recipients });

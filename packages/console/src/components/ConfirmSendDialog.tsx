@@ -47,7 +47,7 @@ export function ConfirmSendDialog({ ask, busy, onConfirm, onClose }: { ask: Conf
       <form onSubmit={submit}>
         <h2 id="confirm-send-title">You are about to send to {people} people</h2>
         <p>
-          This broadcast goes to <strong>{people}</strong> recipients, more than this account's confirmation threshold of {fmtInt(ask.threshold)}, and it starts within the hour. A message sent cannot be taken back.
+          This broadcast goes to <strong>{people}</strong> recipients, more than this account's confirmation threshold of {fmtInt(ask.threshold)}, and it starts soon. A message sent cannot be taken back.
         </p>
         <label htmlFor="confirm-count">
           Type the number of recipients, <strong>{people}</strong>, to confirm
