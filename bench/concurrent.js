@@ -27,7 +27,7 @@ const path = require('node:path');
 const { encodeRecipientList } = require('@herald/core');
 const { FileDeliverySink } = require('@herald/executor');
 const { startEmbeddedCluster } = require('@herald/embedded');
-const { authHeaders, TEST_AUTH_OPTIONS } = require('@herald/testing');
+const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');
 const { percentiles, machine, commit, arg, fmt } = require('./lib');
 
 const URGENT_RECIPIENTS = 1000;
@@ -74,7 +74,7 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
   const gateway = firstDeliveryGateway(new FileDeliverySink(path.join(dir, 'deliveries')));
   const urgentBase = tasks * recipients;
   const uinSpaceBits = Math.max(24, Math.ceil(Math.log2(urgentBase + URGENT_RECIPIENTS)));
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } } }, { gateway });
+  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS }, { gateway });
   const post = async (route, body, binary) => {
     const response = await fetch(cluster.url + route, {
       method: 'POST',
@@ -101,7 +101,7 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
     /** One real-time task: create -> first delivery in ms. */
     const probe = async () => {
       const started = performance.now();
-      const task = await post('/api/v1/tasks', { accountId: 'bench', listId: urgentList, priority: 'realtime', content: { body: `urgent ${probeNo++}` } });
+      const task = await post('/api/v1/tasks', { accountId: 'bench', listId: urgentList, priority: 'realtime', content: { body: `urgent ${probeNo++}` }, confirm: URGENT_RECIPIENTS });
       while (!gateway.first.has(task.id)) {
         if (performance.now() - started > PROBE_TIMEOUT_MS) throw new Error(`real-time task ${task.id} had no delivery within ${PROBE_TIMEOUT_MS / 1000} s`);
         await new Promise((r) => setImmediate(r));
@@ -115,7 +115,8 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
     const firstCreate = Date.now();
     await forEachConcurrently(tasks, CREATE_CLIENTS, async (i) => {
       const requestAt = Date.now();
-      const task = await post('/api/v1/tasks', { accountId: 'bench', listId: listIds[i], content: { body: `concurrent ${i}` } });
+      // confirm: a list over accounts.defaultLimits.confirmAbove needs its count repeated (docs/account-quotas.md).
+      const task = await post('/api/v1/tasks', { accountId: 'bench', listId: listIds[i], content: { body: `concurrent ${i}` }, confirm: recipients });
       created[i] = { id: task.id, requestAt };
     });
     const allCreatedS = (Date.now() - firstCreate) / 1000;

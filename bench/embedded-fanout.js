@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { writeRecipientListFile } = require('@herald/audience');
 const { startEmbeddedCluster } = require('@herald/embedded');
-const { authHeaders, TEST_AUTH_OPTIONS } = require('@herald/testing');
+const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');
 
 /** Streams a list file to the API (a 10^8 list is 800 MB: never read it whole). */
 function upload(url, file) {
@@ -58,7 +58,7 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
     await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
-    const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } } });
+    const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS });
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
@@ -69,7 +69,8 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
       const response = await fetch(cluster.url + '/api/v1/tasks', {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...authHeaders() },
-        body: JSON.stringify({ accountId: 'bench', listId: list.id, content: template ? TEMPLATE_CONTENT : { body: 'bench' } }),
+        // confirm: a list over accounts.defaultLimits.confirmAbove needs its count repeated (docs/account-quotas.md).
+        body: JSON.stringify({ accountId: 'bench', listId: list.id, content: template ? TEMPLATE_CONTENT : { body: 'bench' }, confirm: list.count }),
       });
       const created = await response.json();
       let task;

@@ -121,7 +121,7 @@ async function main() {
 
     const rounds = [];
     for (let i = 1; i <= kills; i++) {
-      const result = await killRound({ cluster, api, listId: list.id, schedulers, round: i });
+      const result = await killRound({ cluster, api, list, schedulers, round: i });
       rounds.push(result);
       step(`round ${i}: ${describe(result)}`);
     }
@@ -141,10 +141,10 @@ async function main() {
 }
 
 /** One kill: create, wait for sending, kill the owner, time the failover, wait for the end, restart, wait for the ring of three. */
-async function killRound({ cluster, api, listId, schedulers, round }) {
+async function killRound({ cluster, api, list, schedulers, round }) {
   const load = loadAverage();
   // The content differs per round: the no-resend filter would keep nobody otherwise.
-  const created = await api('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'bench', listId, content: { body: `failover ${round}` } }) });
+  const created = await api('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: `failover ${round}` }, confirm: list.count }) });
   const owner = new HashRing(schedulers).ownerOf(created.id);
   let task;
   await waitFor(

@@ -16,7 +16,7 @@ const path = require('node:path');
 const { encodeRecipientList } = require('@herald/core');
 const { FileDeliverySink } = require('@herald/executor');
 const { startEmbeddedCluster } = require('@herald/embedded');
-const { authHeaders, TEST_AUTH_OPTIONS } = require('@herald/testing');
+const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');
 const { percentiles, machine, commit, arg } = require('./lib');
 
 /** Creates `tasks` tasks one after another on a fresh embedded cluster; returns create -> first delivery p50/p99/max in ms. */
@@ -31,14 +31,14 @@ async function runEmbeddedLatency({ tasks, recipients }) {
     },
     close: () => sink.close(),
   };
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 24, scheduler: { slots: 8 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } } }, { gateway });
+  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 24, scheduler: { slots: 8 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS }, { gateway });
   try {
     for (let uin = 0; uin < recipients; uin++) cluster.online.setOnline(uin, true);
     const list = await (await fetch(`${cluster.url}/api/v1/lists?accountId=bench`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...authHeaders() }, body: encodeRecipientList(Array.from({ length: recipients }, (_, i) => i)) })).json();
     const latencies = [];
     for (let i = 0; i < tasks; i++) {
       const started = performance.now();
-      const response = await fetch(`${cluster.url}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: `latency ${i}` } }) });
+      const response = await fetch(`${cluster.url}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: `latency ${i}` }, confirm: list.count }) });
       const task = await response.json();
       while (!firstDelivery.has(task.id)) await new Promise((r) => setImmediate(r));
       latencies.push(firstDelivery.get(task.id) - started);

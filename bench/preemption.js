@@ -35,7 +35,7 @@ const path = require('node:path');
 const { encodeRecipientList } = require('@herald/core');
 const { FileDeliverySink } = require('@herald/executor');
 const { startEmbeddedCluster } = require('@herald/embedded');
-const { authHeaders, TEST_AUTH_OPTIONS } = require('@herald/testing');
+const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');
 const { percentiles, machine, commit, arg } = require('./lib');
 
 const URGENT_RECIPIENTS = 1000;
@@ -101,7 +101,7 @@ async function main() {
   const gateway = countingGateway(new FileDeliverySink(path.join(dir, 'deliveries')));
   let normal;
   const logger = timelineLogger(() => (normal === undefined ? 0 : gateway.batches.get(normal.id) ?? 0));
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 25, scheduler: { slots: 1 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } } }, { gateway, logger });
+  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 25, scheduler: { slots: 1 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS }, { gateway, logger });
   const { batchSize } = cluster.config.dispatcher;
   const hwm = cluster.config.transport.highWaterMark;
   const post = async (url, body, type = 'application/json') =>
@@ -119,7 +119,8 @@ async function main() {
     const normalList = await post('/api/v1/lists?accountId=bench', encodeRecipientList(Uint32Array.from({ length: recipients }, (_, i) => i)), 'application/octet-stream');
     const urgentList = await post('/api/v1/lists?accountId=bench', encodeRecipientList(Uint32Array.from({ length: URGENT_RECIPIENTS }, (_, i) => urgentBase + i)), 'application/octet-stream');
     let created = 0;
-    const createTask = (listId, priority) => post('/api/v1/tasks', JSON.stringify({ accountId: 'bench', listId, content: { body: `${priority} ${created++}` }, priority }));
+    // confirm: a list over accounts.defaultLimits.confirmAbove needs its count repeated (docs/account-quotas.md).
+    const createTask = (list, priority) => post('/api/v1/tasks', JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: `${priority} ${created++}` }, priority, confirm: list.count }));
 
     /** Per phase boundary: ms since the create (idle and busy), and normal batches delivered since the create. */
     const phases = new Map();
@@ -148,7 +149,7 @@ async function main() {
     /** Creates a real-time task and waits for it to complete; returns its create -> first delivery in ms. */
     async function urgentLatency(record) {
       const started = performance.now();
-      const task = await createTask(urgentList.id, 'realtime');
+      const task = await createTask(urgentList, 'realtime');
       const first = await gateway.firstOf(task.id);
       while ((await stateOf(task.id)) !== 'COMPLETED') await pause(5);
       if (record) notePhases({ urgent: logger.events.get(task.id) ?? new Map() }, started, 0, true);
@@ -171,7 +172,7 @@ async function main() {
     let normals = 0;
     while (busy.length < samples) {
       if (normal === undefined || (await stateOf(normal.id)) === 'COMPLETED') {
-        normal = await createTask(normalList.id, 'normal');
+        normal = await createTask(normalList, 'normal');
         normals++;
         process.stderr.write(`  normal task ${normal.id} (${recipients.toLocaleString('en-US')} recipients) ...\n`);
       }
@@ -187,7 +188,7 @@ async function main() {
       logger.events.delete(normal.id); // this sample's preemption, not an earlier one
       const normalBatches = gateway.batches.get(normal.id) ?? 0;
       const started = performance.now();
-      const task = await createTask(urgentList.id, 'realtime');
+      const task = await createTask(urgentList, 'realtime');
       const first = await gateway.firstOf(task.id);
       const aheadOfIt = (gateway.batches.get(normal.id) ?? 0) - normalBatches;
       while ((await stateOf(task.id)) !== 'COMPLETED') await pause(5);

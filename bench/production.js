@@ -117,7 +117,7 @@ async function runProduction({ recipients, tasks, logs = false }) {
     const list = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
     step('fan-out');
     const t0 = performance.now();
-    const created = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'fan-out' } }) });
+    const created = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'fan-out' }, confirm: list.count }) });
     let task;
     do {
       await new Promise((r) => setTimeout(r, 20));

@@ -1,6 +1,6 @@
 import type { Task } from '@herald/core';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { call, sinkUins, waitForEnd } from './helpers';
 
 interface Job {
@@ -23,7 +23,7 @@ describe('audience sources (embedded)', () => {
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-embedded-audiences-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS });
+    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS });
   });
 
   afterEach(async () => {

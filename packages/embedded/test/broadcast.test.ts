@@ -1,7 +1,7 @@
 import { ListFlags, removedTotal, type ListMeta, type Task } from '@herald/core';
 import { readRecipientListHeader, syntheticAudience } from '@herald/audience';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { call, expectedSplit, listBytes, offlineUins, sinkUins, upload, waitForEnd } from './helpers';
 
 /**
@@ -23,7 +23,7 @@ describe('embedded broadcast, end to end', () => {
       dataDir: dir.path,
       uinSpaceBits,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS,
+      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
       dispatcher: { batchSize: 1000, unitSize: 30_000 },
       executor: { ids: ['executor-1', 'executor-2'] },
       offline: { rangeBits: 12 },

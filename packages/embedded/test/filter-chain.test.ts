@@ -1,6 +1,6 @@
 import { removedTotal, type Task } from '@herald/core';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { call, listBytes, offlineUins, sinkUins, upload, waitForEnd } from './helpers';
 
 /**
@@ -16,7 +16,7 @@ describe('follower check and targeting links (embedded)', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-embedded-filter-chain-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, accounts: { followersOnly: ['club'] } });
+    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, accounts: { followersOnly: ['club'] } });
     // uin 4 followed, then stopped: not a follower any more.
     const follows = [1, 2, 3, 4].map((uin) => ({ accountId: 'club', uin, following: true, at: 1 }));
     expect((await call(cluster, 'POST', '/api/v1/follows', { changes: [...follows, { accountId: 'club', uin: 4, following: false, at: 2 }] })).status).toBe(200);

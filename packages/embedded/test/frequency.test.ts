@@ -1,7 +1,7 @@
 import { budget, dayOf, removedTotal, subtractSorted, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { call, expectedSplit, listBytes, offlineUins, sinkUins, upload, waitForEnd, waitForState } from './helpers';
 
 /**
@@ -28,7 +28,7 @@ describe('frequency control, end to end', () => {
         dataDir: dir.path,
         uinSpaceBits,
         http: { port: 0 },
-        auth: TEST_AUTH_OPTIONS,
+        auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
         scheduler: { tickMs: 50 },
         dispatcher: { batchSize: 500, unitSize: 2000 },
         executor: { ids: ['executor-1', 'executor-2'] },

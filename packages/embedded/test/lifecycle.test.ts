@@ -3,7 +3,7 @@ import { TypedArrayBitmap, type ExecutionUnit, type Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { call, expectedSplit, GatedGateway, listBytes, offlineUins, sinkUins, upload, uniqueSorted, waitForEnd, waitForState } from './helpers';
 
 /**
@@ -15,7 +15,7 @@ const options = (dataDir: string) => ({
   dataDir,
   uinSpaceBits,
   http: { port: 0 },
-  auth: TEST_AUTH_OPTIONS,
+  auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
   dispatcher: { batchSize: 500, unitSize: 10_000 },
   executor: { ids: ['executor-1', 'executor-2'] },
   transport: { highWaterMark: 4 },

@@ -1,5 +1,5 @@
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { call } from './helpers';
 
 interface HostRow {
@@ -22,7 +22,7 @@ describe('embedded load reports', () => {
       dataDir: dir.path,
       uinSpaceBits: 16,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS,
+      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
       executor: { ids: ['executor-1', 'executor-2'] },
       load: { reportIntervalMs: 100, senderSlots: 3 },
     });

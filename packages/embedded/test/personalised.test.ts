@@ -1,7 +1,7 @@
 import type { Task } from '@herald/core';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { readDeliveryFile } from '@herald/executor';
-import { makeTempDir, TEST_AUTH_OPTIONS, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { call, listBytes, upload, waitForEnd } from './helpers';
 
 /**
@@ -15,7 +15,7 @@ describe('personalised content', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-personalised-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 20, http: { port: 0 }, auth: TEST_AUTH_OPTIONS });
+    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 20, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS });
     await cluster.attributes.putUsers([
       { uin: 11, region: 'gd', tags: ['vip'] },
       { uin: 12, region: 'sh' },

@@ -2,7 +2,7 @@ import type { Task } from '@herald/core';
 import { syntheticAudience } from '@herald/audience';
 import type { WebhookBatch } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, WebhookReceiver, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, WebhookReceiver, type TempDir } from '@herald/testing';
 import { call, listBytes, upload, waitForEnd } from './helpers';
 
 /**
@@ -27,7 +27,7 @@ describe('pre-delivery over the webhook gateway', () => {
       dataDir: dir.path,
       uinSpaceBits,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS,
+      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
       dispatcher: { batchSize: 500, unitSize: 5000 },
       delivery: { kind: 'webhook', webhook: { url: receiver.url, retryDelayMs: 10 } },
     });

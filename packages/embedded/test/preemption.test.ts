@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { noopLogger, TypedArrayBitmap, type Delivery, type DeliveryGateway, type Logger, type Task } from '@herald/core';
 import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { call, listBytes, sinkUins, upload, waitForEnd, waitForState } from './helpers';
 
 /**
@@ -91,7 +91,7 @@ describe('preemption, end to end', () => {
       {
         dataDir: dir.path,
         uinSpaceBits,
-        http: { port: 0 }, auth: TEST_AUTH_OPTIONS,
+        http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
         scheduler: { slots: 1 },
         dispatcher: { batchSize, unitSize: 5_000 },
         executor: { ids: ['executor-1', 'executor-2'] },
@@ -165,7 +165,7 @@ describe('preemption, end to end', () => {
       },
     };
     cluster = await startEmbeddedCluster(
-      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, scheduler: { slots: 1 }, dispatcher: { batchSize, unitSize: 50_000 }, executor: { ids: ['executor-1'] }, offline: { rangeBits: 12 } },
+      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, scheduler: { slots: 1 }, dispatcher: { batchSize, unitSize: 50_000 }, executor: { ids: ['executor-1'] }, offline: { rangeBits: 12 } },
       { gateway, online, logger },
     );
     const metric = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'm').exec((await cluster!.meter.exposition()).body)?.[1] ?? 0);
@@ -213,7 +213,7 @@ describe('preemption, end to end', () => {
     for (const uin of uins) online.setOnline(uin, true);
     cluster = await startEmbeddedCluster(
       // 1,010 creations from 8 clients: above the default request rate limit (100/s), which is not under test here.
-      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 100_000, burst: 100_000 } }, scheduler: { slots: 4 }, offline: { rangeBits: 12 } },
+      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 100_000, burst: 100_000 } }, tasks: TEST_TASK_OPTIONS, scheduler: { slots: 4 }, offline: { rangeBits: 12 } },
       { online },
     );
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(uins));

@@ -1,6 +1,6 @@
 import type { ListMeta, Task } from '@herald/core';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { call, listBytes, upload, waitForEnd } from './helpers';
 
 /**
@@ -22,7 +22,7 @@ describe('task speed (embedded)', () => {
       dataDir: dir.path,
       uinSpaceBits: 16,
       http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS,
+      auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
       dispatcher: { unitSize: 100, batchSize: 50 },
       accounts: { defaultLimits: { maxSpeed: 1_000 } },
     });

@@ -5,6 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './services/process-util';
 import { TEST_AUTH_OPTIONS } from './access-tokens';
+import { TEST_TASK_OPTIONS } from './cluster-options';
 import { waitFor } from './wait-for';
 
 /** The compiled `herald` command of this checkout. */
@@ -97,6 +98,8 @@ export class ProcessCluster {
       management: { endpoints, faults: true, drainTimeoutMs: 20_000 },
       // The test admin (TEST_ADMIN_TOKEN, authHeaders()) exists from the first interface start; polls are not rate limited.
       auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 1000, burst: 2000 } },
+      // An immediate task sends at once (no undo window): the tests wait for delivery, not for grace.
+      tasks: TEST_TASK_OPTIONS,
       ...extra,
     };
     this.configFile = join(this.dir, 'herald.json');

@@ -59,7 +59,15 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     upload.finish(`list ${list.id}: ${fmt(list.count)} recipients`);
 
     const started = Date.now();
-    const created = await api<Task>(target, 'POST', '/api/v1/tasks', { accountId: 'demo', listId: list.id, content: { title: 'Hello', body: 'Herald demo broadcast' } });
+    // The scripted broadcast starts now: an explicit sendAt skips the undo window (tasks.undoGraceMs) that a
+    // console user's immediate task still gets, and confirm repeats the count a list over confirmAbove needs.
+    const created = await api<Task>(target, 'POST', '/api/v1/tasks', {
+      accountId: 'demo',
+      listId: list.id,
+      content: { title: 'Hello', body: 'Herald demo broadcast' },
+      sendAt: new Date().toISOString(),
+      confirm: list.count,
+    });
     const task = await watch(target, created.id);
     const seconds = (Date.now() - started) / 1000;
     const ok = summarise(task, seconds, audience);

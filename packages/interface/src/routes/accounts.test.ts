@@ -71,7 +71,8 @@ async function start(options: HeraldOptions['accounts'] = {}): Promise<void> {
     },
   });
   app = createApiServer({
-    config: compileConfig({ auth: { rateLimit: { perSecond: 0 } }, accounts: options }),
+    // Immediate tasks send at `now` (no undo window): the quota cases below reason about NOON itself.
+    config: compileConfig({ auth: { rateLimit: { perSecond: 0 } }, accounts: options, tasks: { undoGraceMs: 0 } }),
     store,
     access: tokens.access,
     accounts,

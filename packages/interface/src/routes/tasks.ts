@@ -86,7 +86,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     // A malformed query is refused here, before any quota is held: 400 QUERY_INVALID naming `targeting`.
     if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
     const now = clock.now();
-    const sendAt = body.sendAt === undefined ? now : Date.parse(body.sendAt);
+    // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
+    const sendAt = body.sendAt === undefined ? now + config.tasks.undoGraceMs : Date.parse(body.sendAt);
     if (Number.isNaN(sendAt)) throw new ValidationError(`sendAt '${body.sendAt}' is not an ISO 8601 date-time`, { field: 'sendAt' });
     const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
     if (ttlMs > config.tasks.maxTtlMs) throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'ttlSeconds' });

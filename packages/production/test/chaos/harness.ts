@@ -177,7 +177,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       // An account per task: the no-resend filter works per account, so tasks do not filter each other.
       const account = `chaos_${t + 1}`;
       const list = await api<ListMeta>(`/api/v1/lists?accountId=${account}`, { method: 'POST', headers: binary, body: encodeRecipientList(slice) });
-      const created = await api<Task>('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: account, listId: list.id, content: { body: `chaos ${options.seed} ${t}` }, ...(options.speed === undefined ? {} : { speed: options.speed }) }) });
+      // confirm: --full's lists are over accounts.defaultLimits.confirmAbove (docs/account-quotas.md).
+      const created = await api<Task>('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: account, listId: list.id, content: { body: `chaos ${options.seed} ${t}` }, confirm: list.count, ...(options.speed === undefined ? {} : { speed: options.speed }) }) });
       tasks.push({ id: created.id, expected: expectedFor(slice, audience.blacklist, audience.online) });
     }
     log(`tasks ${tasks.map((t) => t.id).join(', ')} created`);
