@@ -4,7 +4,7 @@ import { encodeRecipientList, subtractSorted, TypedArrayBitmap } from '@herald/c
 import { syntheticAudience } from '@herald/audience';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { FileDeliverySink } from '@herald/executor';
-import { makeTempDir, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { makeTempDir, TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import type { Page } from 'playwright-core';
 import { ensureConsoleBuilt, launchBrowser, MeteredGateway, screenshot, type Browser } from './harness';
 
@@ -64,6 +64,7 @@ describe('operator console in headless Chromium', () => {
         campaigns: { minPeriodMs: 1000 },
         auth: { bootstrapAdminToken: ADMIN_TOKEN },
         tasks: TEST_TASK_OPTIONS,
+        campaigns: TEST_CAMPAIGN_OPTIONS,
       },
       { gateway, online },
     );

@@ -172,6 +172,8 @@ export type { WallClock } from './campaign/time-zone';
 export { compileSchedule, nextFireTimes, MAX_FIRE_TIMES, MAX_FIRE_INSTANT } from './campaign/fire-times';
 export type { ScheduleSpec, FireSchedule } from './campaign/fire-times';
 export { planFirings, campaignTaskKey, MISFIRE_BATCH } from './campaign/misfire';
+export { checkCampaignPeriod, smallestGap, projectedDailyReach } from './campaign/period';
+export type { SmallestGap, ProjectedDailyReach } from './campaign/period';
 export type { MisfireInput, FiringPlan } from './campaign/misfire';
 export {
   FIRING_OUTCOMES,

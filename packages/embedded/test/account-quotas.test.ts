@@ -1,6 +1,6 @@
 import type { CampaignFiring, ListMeta, Task } from '@herald/core';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { listBytes } from './helpers';
 
 /**
@@ -22,7 +22,7 @@ describe('account quotas (embedded)', () => {
       uinSpaceBits: 16,
       http: { port: 0 },
       auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS,
-      campaigns: { scanIntervalMs: 200 },
+      campaigns: { ...TEST_CAMPAIGN_OPTIONS, scanIntervalMs: 200 },
       accounts: { defaultLimits: { dailyBroadcasts: 1 } },
     }, { clock: { now: () => Date.now() + shift } });
   });

@@ -1,6 +1,6 @@
 import type { Campaign, ListMeta, Task } from '@herald/core';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { listBytes, sinkUins, waitForEnd } from './helpers';
 
 /**
@@ -15,7 +15,7 @@ describe('cron campaigns (embedded)', () => {
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-campaigns-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, campaigns: { scanIntervalMs: 200 } });
+    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, campaigns: { ...TEST_CAMPAIGN_OPTIONS, scanIntervalMs: 200 } });
   });
 
   afterEach(async () => {

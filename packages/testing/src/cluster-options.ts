@@ -5,3 +5,9 @@
  * tests (packages/embedded/test/undo-window.test.ts) keep the default.
  */
 export const TEST_TASK_OPTIONS = { undoGraceMs: 0 } as const;
+
+/**
+ * Test clusters may run a campaign every second (`* * * * * *`) to see it
+ * fire within a test: campaigns.minPeriodMs at its least, one second.
+ */
+export const TEST_CAMPAIGN_OPTIONS = { minPeriodMs: 1000 } as const;

@@ -45,7 +45,7 @@ export { TestZooKeeper, TestKafka, ensureSharedMariaDb, PrivateMariaDb, freePort
 export { FaultySockets } from './services/fault-sockets';
 export type { SocketFactoryArgs } from './services/fault-sockets';
 export { TEST_ADMIN_TOKEN, TEST_AUTH_OPTIONS, authHeaders } from './access-tokens';
-export { TEST_TASK_OPTIONS } from './cluster-options';
+export { TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS } from './cluster-options';
 export { waitFor, WaitForTimeoutError } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export { makeTempDir } from './temp-dir';

@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './services/process-util';
 import { TEST_AUTH_OPTIONS } from './access-tokens';
-import { TEST_TASK_OPTIONS } from './cluster-options';
+import { TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS } from './cluster-options';
 import { waitFor } from './wait-for';
 
 /** The compiled `herald` command of this checkout. */
@@ -100,6 +100,8 @@ export class ProcessCluster {
       auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 1000, burst: 2000 } },
       // An immediate task sends at once (no undo window): the tests wait for delivery, not for grace.
       tasks: TEST_TASK_OPTIONS,
+      // Campaigns may fire every second, to be seen firing within a test.
+      campaigns: TEST_CAMPAIGN_OPTIONS,
       ...extra,
     };
     this.configFile = join(this.dir, 'herald.json');

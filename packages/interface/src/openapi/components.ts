@@ -161,6 +161,15 @@ const campaignFields = {
   activeFrom: epochMs('when the current schedule took effect'),
   lastScheduledAt: epochMs('the last scheduled time handled (fired or missed), absent before the first'),
   nextFireTimes: { type: 'array', items: { type: 'string', format: 'date-time' }, description: 'the next fire times (ISO 8601, UTC); none while disabled' },
+  projectedDailyReach: object(
+    {
+      firingsPerDay: { type: 'number', minimum: 0, description: 'firings a day, averaged over the next seven days (enabled or not)' },
+      recipientsPerFiring: nullable('integer', "the template list's recipients, before the filter chain; null: the list is gone"),
+      recipientsPerDay: nullable('integer', 'firingsPerDay x recipientsPerFiring, rounded'),
+    },
+    ['firingsPerDay', 'recipientsPerFiring', 'recipientsPerDay'],
+    'what the campaign would send a day (docs/campaigns.md, "Period and reach")',
+  ),
 } satisfies Record<string, JsonSchema>;
 
 const firing = object(
@@ -329,7 +338,7 @@ export const COMPONENTS = {
   TaskCommandAccepted: object({ taskId: { type: 'integer' }, command: { type: 'string', enum: ['cancel', 'pause', 'resume'] }, accepted: { type: 'boolean', enum: [true] } }, ['taskId', 'command', 'accepted']),
   List: object(listFields, LIST_REQUIRED, 'a stored recipient list (or blacklist)'),
   UploadedList: object({ ...listFields, import: textImport }, LIST_REQUIRED, 'a stored recipient list; `import` for a text/CSV upload'),
-  Campaign: object(campaignFields, ['id', 'accountId', 'name', 'cron', 'timeZone', 'enabled', 'template', 'createdAt', 'updatedAt', 'activeFrom', 'nextFireTimes']),
+  Campaign: object(campaignFields, ['id', 'accountId', 'name', 'cron', 'timeZone', 'enabled', 'template', 'createdAt', 'updatedAt', 'activeFrom', 'nextFireTimes', 'projectedDailyReach']),
   CampaignPage: page('campaigns', ref('Campaign'), 'campaigns with a larger id'),
   FiringPage: page('firings', firing, 'firings scheduled earlier'),
   TemplatePreview: object(

@@ -1,5 +1,6 @@
 import {
   campaignNotFound,
+  checkCampaignPeriod,
   compileSchedule,
   MAX_CAMPAIGN_NAME_CHARS,
   MAX_CRON_CHARS,
@@ -7,12 +8,14 @@ import {
   MAX_TIME_ZONE_CHARS,
   nextFireTimes,
   NotFoundError,
+  projectedDailyReach,
   ValidationError,
   type Campaign,
   type CampaignPatch,
   type CampaignStore,
   type CampaignTemplate,
   type PriorityClass,
+  type ProjectedDailyReach,
 } from '@herald/core';
 import { contentOfRequest, type RequestContent } from './request-content';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -41,8 +44,8 @@ interface CreateCampaignBody {
 
 type PatchCampaignBody = Partial<Omit<CreateCampaignBody, 'accountId'>>;
 
-/** A campaign as the API answers it: the stored record and its next fire times (ISO 8601, UTC). */
-export type CampaignView = Campaign & { nextFireTimes: string[] };
+/** A campaign as the API answers it: the stored record, its next fire times (ISO 8601, UTC) and what it reaches a day. */
+export type CampaignView = Campaign & { nextFireTimes: string[]; projectedDailyReach: ProjectedDailyReach };
 
 const templateSchema = {
   type: 'object',
@@ -122,7 +125,18 @@ const previewQuery = {
 export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns: CampaignStore }): void {
   const { config, campaigns, store, clock } = deps;
 
-  const view = (campaign: Campaign): CampaignView => ({ ...campaign, nextFireTimes: upcoming(campaign, clock.now()) });
+  /** The answer for a campaign; `counts` caches list sizes over a page of campaigns sharing lists. */
+  async function view(campaign: Campaign, counts = new Map<string, Promise<number | null>>()): Promise<CampaignView> {
+    const listId = campaign.template.listId;
+    if (!counts.has(listId)) counts.set(listId, store.getList(listId).then((list) => list?.count ?? null));
+    const now = clock.now();
+    // Shown before the campaign is enabled too: the console asks for it then.
+    const reach = projectedDailyReach(campaign, Math.max(now, campaign.activeFrom), await counts.get(listId)!);
+    return { ...campaign, nextFireTimes: upcoming(campaign, now), projectedDailyReach: reach };
+  }
+
+  /** Refuses a schedule that does not parse, or fires closer together than campaigns.minPeriodMs (400 naming cron). */
+  const checkSchedule = (cron: string, timeZone: string) => checkCampaignPeriod({ cron, timeZone }, config.campaigns.minPeriodMs, clock.now());
 
   /** The campaign, if it exists and the caller may see its account; else CAMPAIGN_NOT_FOUND either way. */
   async function visibleCampaign(request: FastifyRequest, raw: string): Promise<Campaign> {
@@ -169,14 +183,14 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     const body = request.body;
     assertCanSeeAccount(request, body.accountId, () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.template.listId} does not exist for account ${body.accountId}`, { field: 'template.listId' }));
     // Schedule first: the console shows these errors as the user types, before the list matters.
-    compileSchedule({ cron: body.cron, timeZone: body.timeZone });
+    checkSchedule(body.cron, body.timeZone);
     const template = await checkTemplate(body.accountId, body.template);
     const created = await campaigns.createCampaign(
       { accountId: body.accountId, name: body.name, cron: body.cron, timeZone: body.timeZone, ...(body.enabled === undefined ? {} : { enabled: body.enabled }), template },
       clock.now(),
     );
     noteAudit(request, { resource: `campaign:${created.id}` });
-    return reply.code(201).send(view(created));
+    return reply.code(201).send(await view(created));
   });
 
   app.get<{ Querystring: { accountId?: string; enabled?: boolean; cursor?: number; limit?: number } }>('/api/v1/campaigns', { schema: { querystring: listQuery } }, async (request) => {
@@ -189,15 +203,16 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       accountIds ??= visible;
     }
     const page = await campaigns.listCampaigns({ ...(accountIds === undefined ? {} : { accountIds }), ...(enabled === undefined ? {} : { enabled }), afterId: cursor, limit });
-    return { campaigns: page.campaigns.map(view), nextCursor: page.nextCursor };
+    const counts = new Map<string, Promise<number | null>>();
+    return { campaigns: await Promise.all(page.campaigns.map((campaign) => view(campaign, counts))), nextCursor: page.nextCursor };
   });
 
-  app.get<{ Params: { id: string } }>('/api/v1/campaigns/:id', { schema: { params: idParams } }, async (request) => view(await visibleCampaign(request, request.params.id)));
+  app.get<{ Params: { id: string } }>('/api/v1/campaigns/:id', { schema: { params: idParams } }, async (request) => await view(await visibleCampaign(request, request.params.id)));
 
   app.patch<{ Params: { id: string }; Body: PatchCampaignBody }>('/api/v1/campaigns/:id', { schema: { params: idParams, body: patchSchema } }, async (request) => {
     const campaign = await visibleCampaign(request, request.params.id);
     const body = request.body;
-    if (body.cron !== undefined || body.timeZone !== undefined) compileSchedule({ cron: body.cron ?? campaign.cron, timeZone: body.timeZone ?? campaign.timeZone });
+    if (body.cron !== undefined || body.timeZone !== undefined) checkSchedule(body.cron ?? campaign.cron, body.timeZone ?? campaign.timeZone);
     const patch: CampaignPatch = {
       ...(body.name === undefined ? {} : { name: body.name }),
       ...(body.cron === undefined ? {} : { cron: body.cron }),
@@ -205,13 +220,13 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
       ...(body.template === undefined ? {} : { template: await checkTemplate(campaign.accountId, body.template) }),
     };
-    return view(await campaigns.updateCampaign(campaign.id, patch, clock.now()));
+    return await view(await campaigns.updateCampaign(campaign.id, patch, clock.now()));
   });
 
   for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
     app.post<{ Params: { id: string } }>(`/api/v1/campaigns/:id/${action}`, { schema: { params: idParams } }, async (request) => {
       const campaign = await visibleCampaign(request, request.params.id);
-      return view(campaign.enabled === enabled ? campaign : await campaigns.updateCampaign(campaign.id, { enabled }, clock.now()));
+      return await view(campaign.enabled === enabled ? campaign : await campaigns.updateCampaign(campaign.id, { enabled }, clock.now()));
     });
   }
 
