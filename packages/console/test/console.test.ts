@@ -60,8 +60,6 @@ describe('operator console in headless Chromium', () => {
         executor: { ids: ['executor-1', 'executor-2'] },
         transport: { highWaterMark: 4 },
         offline: { rangeBits: 12 },
-        // A campaign here fires every second, so the test sees it fire: no minimum period (guard.test.ts covers it).
-        campaigns: { minPeriodMs: 1000 },
         auth: { bootstrapAdminToken: ADMIN_TOKEN },
         tasks: TEST_TASK_OPTIONS,
         campaigns: TEST_CAMPAIGN_OPTIONS,

@@ -46,8 +46,9 @@ describe('campaign daily reach', () => {
   });
 
   it("words the too-often refusal for the operator, and keeps a syntax error's own message", () => {
-    const tooOften = { message: 'cron: fires every 1 s, under campaigns.minPeriodMs (3600000)', details: { field: 'cron', minPeriodMs: 3_600_000 } };
-    expect(cronRefusalText(tooOften)).toBe('This schedule fires too often: a campaign may fire at most once an hour. Choose a slower schedule (e.g. 0 * * * * for every hour on the hour).');
+    const tooOften = { message: "cron '*/5 * * * *' fires 5 minutes apart (at ...): campaigns fire at most every 60 minutes (campaigns.minPeriodMs)", details: { field: 'cron', smallestGapMs: 300_000, minPeriodMs: 3_600_000 } };
+    expect(cronRefusalText(tooOften)).toBe('This schedule fires too often (5 minutes apart at its closest): a campaign may fire at most once an hour. Choose a slower schedule, e.g. 0 * * * * for every hour on the hour.');
+    expect(cronRefusalText({ ...tooOften, details: { field: 'cron', smallestGapMs: 1000, minPeriodMs: 7_200_000 } })).toContain('(1 second apart at its closest): a campaign may fire at most once every 2 hours.');
     const syntax = { message: 'cron: hour 25 is out of range 0-23', details: { field: 'cron' } };
     expect(cronRefusalText(syntax)).toBe('cron: hour 25 is out of range 0-23');
   });

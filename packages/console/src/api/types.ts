@@ -172,9 +172,11 @@ export interface Campaign {
  * list's recipients, so an operator sees the reach before enabling it.
  */
 export interface ProjectedDailyReach {
+  /** Averaged over the next week: 5/7 for a weekday-only daily cron. */
   firingsPerDay: number;
-  recipientsPerFiring: number;
-  recipientsPerDay: number;
+  /** The template list's recipients; null when the list is gone. */
+  recipientsPerFiring: number | null;
+  recipientsPerDay: number | null;
 }
 
 export interface CampaignPage {

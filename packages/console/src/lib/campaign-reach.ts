@@ -36,24 +36,35 @@ export function estimateReach(times: readonly string[], recipientsPerFiring: num
  * already points at the part that is wrong.
  */
 export function cronRefusalText(error: FieldRefusal): string {
-  const minPeriodMs = Number(error.details.minPeriodMs ?? error.details.minimumMs ?? error.details.minPeriod);
-  const tooOften = Number.isFinite(minPeriodMs) || /minPeriodMs|too often|too frequent|period/i.test(error.message);
-  if (!tooOften) return error.message;
-  const limit = Number.isFinite(minPeriodMs) && minPeriodMs > 0 ? everyPeriod(minPeriodMs) : 'that often';
-  return `This schedule fires too often: a campaign may fire at most ${limit}. Choose a slower schedule (e.g. 0 * * * * for every hour on the hour).`;
+  // The server's details: { field: 'cron', smallestGapMs, minPeriodMs }.
+  const minPeriodMs = Number(error.details.minPeriodMs);
+  const gapMs = Number(error.details.smallestGapMs);
+  if (!(minPeriodMs > 0)) return error.message;
+  const gap = gapMs > 0 ? ` (${apart(gapMs)} apart at its closest)` : '';
+  return `This schedule fires too often${gap}: a campaign may fire at most ${everyPeriod(minPeriodMs)}. Choose a slower schedule, e.g. 0 * * * * for every hour on the hour.`;
 }
+
+const UNITS: [number, string][] = [
+  [86_400_000, 'day'],
+  [3_600_000, 'hour'],
+  [60_000, 'minute'],
+  [1000, 'second'],
+];
 
 /** "once an hour", "once every 2 hours", "once every 30 minutes". */
 function everyPeriod(ms: number): string {
-  const units: [number, string][] = [
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-    [1000, 'second'],
-  ];
-  for (const [size, name] of units) {
+  for (const [size, name] of UNITS) {
     if (ms % size !== 0) continue;
     const n = ms / size;
     return n === 1 ? `once ${name === 'hour' ? 'an' : 'a'} ${name}` : `once every ${n} ${name}s`;
   }
   return `once every ${ms} ms`;
+}
+
+/** "5 minutes", "1 second", "1500 ms". */
+function apart(ms: number): string {
+  for (const [size, name] of UNITS) {
+    if (ms % size === 0) return `${ms / size} ${name}${ms === size ? '' : 's'}`;
+  }
+  return `${ms} ms`;
 }
