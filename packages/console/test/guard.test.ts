@@ -215,5 +215,13 @@ describe('console guard against accidental broadcasts', () => {
     await page.locator('[data-reach="recipientsPerDay"]', { hasText: fmt(reach.recipientsPerDay) }).waitFor();
     expect(await page.locator('[data-reach="recipientsPerFiring"]').innerText()).toBe(fmt(reach.recipientsPerFiring));
     await screenshot(page, '17-campaign-daily-reach');
+
+    // Editing the schedule meets the same rule, worded the same way; discarded, the campaign keeps its schedule.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Cron', { exact: true }).fill('* * * * *');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.field-error[data-field="edit-cron"]', { hasText: 'fires too often (1 minute apart at its closest)' }).waitFor();
+    await page.getByRole('button', { name: 'Discard' }).click();
+    expect((await api<{ cron: string }>('GET', `/api/v1/campaigns/${id}`)).cron).toBe('0 9,18 * * *');
   });
 });
