@@ -130,6 +130,9 @@ describe('console guard against accidental broadcasts', () => {
     // "Large" for this test: lower the account's threshold rather than upload a million ids.
     await api('PUT', '/api/v1/accounts/acme/limits', { confirmAbove: 100 });
     await fillBroadcast('Members: the pool is closed today.');
+    // The preview says beforehand that sending will ask.
+    await page.getByRole('button', { name: 'Preview recipients' }).click();
+    await page.locator('[data-dry="confirmation"]').waitFor();
     const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/tasks' && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Send broadcast' }).click();
     const answer = await refused;
@@ -223,5 +226,8 @@ describe('console guard against accidental broadcasts', () => {
     await page.locator('.field-error[data-field="edit-cron"]', { hasText: 'fires too often (1 minute apart at its closest)' }).waitFor();
     await page.getByRole('button', { name: 'Discard' }).click();
     expect((await api<{ cron: string }>('GET', `/api/v1/campaigns/${id}`)).cron).toBe('0 9,18 * * *');
+    // The list shows the reach beside its Enable button too.
+    await page.getByRole('link', { name: 'Campaigns' }).first().click();
+    expect(await page.locator(`[data-reach-of="${id}"]`).innerText()).toBe(fmt(reach.recipientsPerDay));
   });
 });
