@@ -131,7 +131,10 @@ export function NewBroadcast() {
             <div className="choices">
               {AUDIENCES.map(([kind, label]) => (
                 <label className="check" key={kind}>
-                  <input type="radio" name="audience" checked={form.audience === kind} onChange={() => { setForm({ ...form, audience: kind, listId: '' }); setDryRun(null); }} /> {label}
+                  <input type="radio" name="audience" checked={form.audience === kind} onChange={() => {
+                      setForm({ ...form, audience: kind, listId: '' });
+                      setDryRun(null);
+                    }} /> {label}
                 </label>
               ))}
             </div>
