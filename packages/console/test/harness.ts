@@ -72,10 +72,14 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
-/** Saves a full-page screenshot as <SCREENSHOT_DIR>/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Saves a full-page screenshot as <SCREENSHOT_DIR>/<name>.png; `fullPage:
+ * false` for the viewport alone (a modal dialog's backdrop covers only the
+ * viewport, so a full page would show it cut off).
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<void> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage });
 }
 
 /**

@@ -59,6 +59,34 @@ export interface Task {
   updatedAt: number;
 }
 
+/**
+ * POST /api/v1/tasks?dryRun=true: what the same body would create, created
+ * nowhere. `recipients.removed` is per filter reason; `confirmationRequired`
+ * says the real create will answer 409 CONFIRMATION_REQUIRED without `confirm`.
+ */
+export interface DryRunAnswer {
+  dryRun: true;
+  recipients: {
+    listed: number;
+    /** Null when the answering process cannot run the filter chain: only the list's size is known. */
+    kept: number | null;
+    removed: Partial<Record<FilterReason | string, number>> | null;
+    /** Set for a list too large to filter whole: the recipients of the sample filtered, the counts scaled from it. */
+    sampled?: number;
+  };
+  confirmationRequired: boolean;
+  sendAt: number;
+  expiresAt: number;
+  /** How long the send would take at the task's speed; null without a speed (the cluster's load decides). */
+  estimatedSendMs: number | null;
+}
+
+/** error.details of a 409 CONFIRMATION_REQUIRED: the list's size and the account's threshold. */
+export interface ConfirmationRequired {
+  recipients: number;
+  threshold: number;
+}
+
 export interface TaskPage {
   tasks: Task[];
   nextCursor: number | null;
@@ -135,6 +163,20 @@ export interface Campaign {
   updatedAt: number;
   lastScheduledAt?: number;
   nextFireTimes: string[];
+  /** Absent from servers older than the broadcast guard. */
+  projectedDailyReach?: ProjectedDailyReach;
+}
+
+/**
+ * What a campaign would send in a day (issue 15): firings a day times the
+ * list's recipients, so an operator sees the reach before enabling it.
+ */
+export interface ProjectedDailyReach {
+  /** Averaged over the next week: 5/7 for a weekday-only daily cron. */
+  firingsPerDay: number;
+  /** The template list's recipients; null when the list is gone. */
+  recipientsPerFiring: number | null;
+  recipientsPerDay: number | null;
 }
 
 export interface CampaignPage {

@@ -4,6 +4,7 @@ import type { Campaign } from '../api/types';
 import { useNow } from '../hooks';
 import { Field } from './bits';
 import { FireTimeList, TimeZoneList, useCronPreview } from './FireTimes';
+import { cronRefusalText } from '../lib/campaign-reach';
 
 type Draft = { name: string; cron: string; timeZone: string; title: string; body: string };
 type DraftErrors = Partial<Record<keyof Draft, string>>;
@@ -24,7 +25,7 @@ export function CampaignEditor({ campaign, onSaved, onCancel }: { campaign: Camp
   const now = useNow(5000);
   const set = (name: keyof Draft, value: string) => setDraft({ ...draft, [name]: value });
   const previewField = previewError ? (FIELD_OF[previewError.field ?? ''] ?? 'cron') : undefined;
-  const errorOf = (name: keyof Draft) => errors[name] ?? (previewField === name ? previewError!.message : undefined);
+  const errorOf = (name: keyof Draft) => errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -51,7 +52,7 @@ export function CampaignEditor({ campaign, onSaved, onCancel }: { campaign: Camp
       onSaved(saved);
     } catch (e) {
       const field = e instanceof ApiError ? FIELD_OF[e.field ?? ''] : undefined;
-      if (field) setErrors({ [field]: (e as Error).message });
+      if (field) setErrors({ [field]: field === 'cron' ? cronRefusalText(e as ApiError) : (e as Error).message });
       else setFailure((e as Error).message);
       setBusy(false);
     }

@@ -93,6 +93,8 @@ export interface CreateTaskBody {
   sendAt?: string;
   ttlSeconds?: number;
   displayAt?: string;
+  /** The recipient count the operator confirmed for a large broadcast (a 409 CONFIRMATION_REQUIRED asked for it). */
+  confirm?: number;
 }
 
 export function toCreateBody(form: BroadcastForm): CreateTaskBody {

@@ -3,6 +3,7 @@ import { api, query } from '../api/client';
 import type { Campaign, FiringPage } from '../api/types';
 import { CampaignEditor } from '../components/CampaignEditor';
 import { ErrorBanner, Empty } from '../components/bits';
+import { DailyReach } from '../components/DailyReach';
 import { FireTimeList } from '../components/FireTimes';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtTime } from '../lib/format';
@@ -75,6 +76,9 @@ export function CampaignPage({ id }: { id: string }) {
           <p>
             <code>{campaign.cron}</code> in <strong>{campaign.timeZone}</strong>, account <strong>{campaign.accountId}</strong>
           </p>
+          <h2>Projected daily reach</h2>
+          <DailyReach reach={campaign.projectedDailyReach} />
+          {!campaign.enabled && campaign.projectedDailyReach && <p className="small muted">What it sends once enabled.</p>}
           <h2>Next five fire times</h2>
           <div aria-label="next fire times">
             <FireTimeList times={campaign.nextFireTimes} timeZone={campaign.timeZone} now={now} />

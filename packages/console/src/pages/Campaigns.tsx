@@ -3,7 +3,7 @@ import { api, ApiError, query } from '../api/client';
 import type { CampaignPage } from '../api/types';
 import { Empty, ErrorBanner } from '../components/bits';
 import { usePoll, useNow, useTitle } from '../hooks';
-import { fmtRelative, fmtTime } from '../lib/format';
+import { fmtInt, fmtRelative, fmtTime } from '../lib/format';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
@@ -59,6 +59,7 @@ export function Campaigns() {
               <th>Account</th>
               <th>Schedule</th>
               <th>Next fire time</th>
+              <th className="num" title="Projected: firings a day (averaged over a week) × the list's recipients">Reach a day</th>
               <th>Status</th>
               <th />
             </tr>
@@ -84,6 +85,10 @@ export function Campaigns() {
                     ) : (
                       '–'
                     )}
+                  </td>
+                  {/* Beside the Enable button: what enabling it starts. */}
+                  <td className="num" data-reach-of={c.id}>
+                    {c.projectedDailyReach?.recipientsPerDay == null ? '–' : fmtInt(c.projectedDailyReach.recipientsPerDay)}
                   </td>
                   <td>
                     <span className={`badge ${c.enabled ? 'enabled' : 'disabled'}`}>{c.enabled ? 'enabled' : 'disabled'}</span>

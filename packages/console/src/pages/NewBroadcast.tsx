@@ -1,11 +1,14 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
-import type { Task } from '../api/types';
+import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
+import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
+import { DryRunPreview } from '../components/DryRunPreview';
 import { previewSource, TEMPLATE_VARIABLES, useTemplatePreview } from '../components/TemplatePreview';
 import { AudienceBuilder } from '../components/AudienceBuilder';
 import { ListUpload } from '../components/ListUpload';
 import { emptyForm, formFieldOf, isUin, toCreateBody, validateBroadcast, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
+import { confirmationOf } from '../lib/large-send';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../hooks';
@@ -20,6 +23,9 @@ const AUDIENCES: [BroadcastForm['audience'], string][] = [
  * Creating a broadcast: audience, content with a preview (a personalised
  * one rendered by the server for a sample user), when, priority, duration. Every check the console can make shows under its field before
  * anything is sent; the server's refusals land on the same fields.
+ * Preview asks the server for a dry run (who would receive it, who the
+ * filters remove); a large broadcast the server will not start without a
+ * confirmation opens a dialog that asks for the recipient count.
  */
 export function NewBroadcast() {
   useTitle('New broadcast');
@@ -29,31 +35,70 @@ export function NewBroadcast() {
   const [submitted, setSubmitted] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Error | null>(null);
+  const [dryRun, setDryRun] = useState<DryRunAnswer | null>(null);
+  const [previewing, setPreviewing] = useState(false);
+  // The server's question before a large broadcast; null while none is open.
+  const [ask, setAsk] = useState<ConfirmationRequired | null>(null);
 
   useEffect(() => setForm((f) => (f.listId === '' ? { ...f, accountId: account } : f)), [account]);
   const set = <K extends keyof BroadcastForm>(name: K, value: BroadcastForm[K]) => {
     const next = { ...form, [name]: value };
     setForm(next);
+    // A preview describes the form as it was: a change makes it stale.
+    setDryRun(null);
     // Once the operator tried to send, errors follow the fields as they are fixed.
     if (submitted) setErrors(validateBroadcast(next, Date.now()));
   };
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  /** The form's own checks; true when the server may be asked. */
+  const checkForm = (): boolean => {
     setSubmitted(true);
     setFailure(null);
     const found = validateBroadcast(form, Date.now());
     setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    return Object.keys(found).length === 0;
+  };
+
+  /** A refusal lands on its field, or in the banner when it names none. */
+  const showFailure = (e: unknown) => {
+    const field = e instanceof ApiError ? formFieldOf(e.field) : undefined;
+    if (field) setErrors({ [field]: e instanceof ApiError ? e.message : String(e) });
+    else setFailure(e as Error);
+  };
+
+  const create = async (confirm?: number) => {
     setBusy(true);
     try {
-      const task = await api<Task>('POST', '/api/v1/tasks', toCreateBody(form));
+      const task = await api<Task>('POST', '/api/v1/tasks', { ...toCreateBody(form), ...(confirm === undefined ? {} : { confirm }) });
+      setAsk(null);
       navigate(`/tasks/${task.id}`);
     } catch (e) {
-      const field = e instanceof ApiError ? formFieldOf(e.field) : undefined;
-      if (field) setErrors({ [field]: e instanceof ApiError ? e.message : String(e) });
-      else setFailure(e as Error);
+      // A large broadcast: the server wants the operator to confirm the count (again, if the list changed meanwhile).
+      const needed = confirmationOf(e);
+      if (needed) setAsk(needed);
+      else {
+        setAsk(null);
+        showFailure(e);
+      }
       setBusy(false);
+    }
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (checkForm()) await create();
+  };
+
+  const preview = async () => {
+    setDryRun(null);
+    if (!checkForm()) return;
+    setPreviewing(true);
+    try {
+      setDryRun(await api<DryRunAnswer>('POST', '/api/v1/tasks?dryRun=true', toCreateBody(form)));
+    } catch (e) {
+      showFailure(e);
+    } finally {
+      setPreviewing(false);
     }
   };
 
@@ -86,7 +131,10 @@ export function NewBroadcast() {
             <div className="choices">
               {AUDIENCES.map(([kind, label]) => (
                 <label className="check" key={kind}>
-                  <input type="radio" name="audience" checked={form.audience === kind} onChange={() => setForm({ ...form, audience: kind, listId: '' })} /> {label}
+                  <input type="radio" name="audience" checked={form.audience === kind} onChange={() => {
+                      setForm({ ...form, audience: kind, listId: '' });
+                      setDryRun(null);
+                    }} /> {label}
                 </label>
               ))}
             </div>
@@ -166,14 +214,22 @@ export function NewBroadcast() {
             </div>
           </Field>
         </div>
+        <div className="panel before-send">
+          <h2>Before you send</h2>
+          {dryRun ? <DryRunPreview result={dryRun} /> : <p className="small muted">Preview asks the server what this broadcast would do, without creating it: who receives it, who the filters remove and why, and when it starts.</p>}
+        </div>
         <ErrorBanner error={failure} />
         <div className="actions">
           {submitted && Object.keys(errors).length > 0 && <span className="error-text">Fix the fields marked in red.</span>}
+          <button type="button" onClick={preview} disabled={previewing || busy}>
+            {previewing ? 'Previewing…' : 'Preview recipients'}
+          </button>
           <button type="submit" className="primary" disabled={busy}>
             {busy ? 'Creating…' : form.when === 'at' ? 'Schedule broadcast' : 'Send broadcast'}
           </button>
         </div>
       </form>
+      {ask && <ConfirmSendDialog ask={ask} busy={busy} onConfirm={() => create(ask.recipients)} onClose={() => setAsk(null)} />}
     </section>
   );
 }

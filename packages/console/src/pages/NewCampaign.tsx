@@ -2,10 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import type { Campaign } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
+import { DailyReach } from '../components/DailyReach';
 import { FireTimeList, TimeZoneList, useCronPreview } from '../components/FireTimes';
 import { ListUpload } from '../components/ListUpload';
 import { useNow, useTitle } from '../hooks';
 import { campaignFieldOf, emptyCampaign, toCampaignBody, validateCampaign, type CampaignErrors, type CampaignForm } from '../lib/campaign-form';
+import { cronRefusalText, estimateReach } from '../lib/campaign-reach';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
@@ -22,6 +24,8 @@ export function NewCampaign() {
   const [submitted, setSubmitted] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Error | null>(null);
+  // The uploaded list's size: each firing sends to all of it.
+  const [listCount, setListCount] = useState<number | null>(null);
   const { preview, error: previewError, checking } = useCronPreview(form.cron, form.timeZone);
   const now = useNow(5000);
 
@@ -32,7 +36,8 @@ export function NewCampaign() {
   };
   // The live preview's refusal shows under the field it names, before any submit.
   const previewField = previewError ? (campaignFieldOf(previewError.field) ?? 'cron') : undefined;
-  const errorOf = (name: keyof CampaignForm) => errors[name] ?? (previewField === name ? previewError!.message : undefined);
+  const errorOf = (name: keyof CampaignForm) => errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
+  const reach = preview && listCount !== null ? estimateReach(preview.nextFireTimes, listCount) : undefined;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -47,7 +52,7 @@ export function NewCampaign() {
       navigate(`/campaigns/${created.id}`);
     } catch (e) {
       const field = e instanceof ApiError ? campaignFieldOf(e.field) : undefined;
-      if (field) setErrors({ [field]: (e as Error).message });
+      if (field) setErrors({ [field]: field === 'cron' ? cronRefusalText(e as ApiError) : (e as Error).message });
       else setFailure(e as Error);
       setBusy(false);
     }
@@ -85,6 +90,9 @@ export function NewCampaign() {
           <Field label="Next five" hint={checking ? 'checking…' : undefined}>
             <div aria-label="next fire times">{preview ? <FireTimeList times={preview.nextFireTimes} timeZone={preview.timeZone} now={now} /> : <span className="muted small">—</span>}</div>
           </Field>
+          <Field label="Daily reach" hint={reach ? 'From the next fire times and the list: the saved campaign shows the server\'s projection.' : 'Upload the list to see how many people this reaches a day.'}>
+            <DailyReach reach={reach} estimate />
+          </Field>
           <Field label="Enabled">
             <label className="check">
               <input type="checkbox" checked={form.enabled} onChange={(e) => set('enabled', e.target.checked)} /> Fire on schedule as soon as it is saved
@@ -94,7 +102,10 @@ export function NewCampaign() {
         <div className="panel">
           <h2>Template</h2>
           <Field label="List file" htmlFor="listFile" hint="Every firing sends to this list.">
-            <ListUpload key={form.accountId} accountId={form.accountId} onUploaded={(list) => set('listId', list?.id ?? '')} error={errors.listId} />
+            <ListUpload key={form.accountId} accountId={form.accountId} onUploaded={(list) => {
+                set('listId', list?.id ?? '');
+                setListCount(list?.count ?? null);
+              }} error={errors.listId} />
           </Field>
           <Field label="Title" htmlFor="title" error={errorOf('title')}>
             <input id="title" value={form.title} onChange={(e) => set('title', e.target.value)} />

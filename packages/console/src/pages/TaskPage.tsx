@@ -3,25 +3,26 @@ import { api } from '../api/client';
 import { FILTER_REASONS, TERMINAL_STATES, type Task } from '../api/types';
 import { ErrorBanner, StateBadge } from '../components/bits';
 import { RateChart } from '../components/RateChart';
+import { SendCountdown } from '../components/SendCountdown';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
 import { addSample, eta, ratePoints, recentRate, type RateSample } from '../lib/rate';
 import { confirmed } from '../lib/stages';
+import { showsCountdown } from '../lib/countdown';
+import { REASON_TEXT } from '../lib/reasons';
 import { Link } from '../router';
 
 const LIVE_POLL_MS = 1000;
 const DONE_POLL_MS = 15_000;
 
-const REASON_TEXT: Record<string, string> = {
-  duplicate: 'duplicate in the list',
-  blacklisted: 'blacklisted (global or account)',
-  already_sent: 'already sent this content',
-  not_follower: 'not a follower',
-  over_frequency: 'over the frequency limit',
-  targeting: 'outside the targeting',
-};
+
+/** "in 8 s" while it may still start; a task ended before its send time never will, so no countdown then. */
+function sendAtNote(task: Task, now: number): string {
+  if (TERMINAL_STATES.includes(task.state) && task.sendAt > now) return `${task.state.toLowerCase()}: not sent`;
+  return fmtRelative(task.sendAt, now);
+}
 
 /**
  * One broadcast: where it is stage by stage, what the filters removed and
@@ -71,6 +72,7 @@ export function TaskPage({ id }: { id: string }) {
         </h1>
         <TaskCommands task={task} onDone={reload} />
       </div>
+      {showsCountdown(task, now) && <SendCountdown task={task} onCancelled={reload} />}
       <ErrorBanner error={error} />
       {task.error && (
         <div className="banner error" role="alert">
@@ -109,7 +111,7 @@ export function TaskPage({ id }: { id: string }) {
             <dd>{etaMs === null ? (task.state === 'PAUSED' ? 'paused' : '–') : etaMs === 0 ? 'done' : fmtDuration(etaMs)}</dd>
             <dt>Send at</dt>
             <dd title={fmtTime(task.sendAt)}>
-              {fmtTime(task.sendAt)} <span className="muted small">({fmtRelative(task.sendAt, now)})</span>
+              {fmtTime(task.sendAt)} <span className="muted small">({sendAtNote(task, now)})</span>
             </dd>
             {task.displayAt != null && (
               <>
