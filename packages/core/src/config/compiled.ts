@@ -1,0 +1,157 @@
+import type { ClickThroughPolicy, DefaultLimits } from '../account-quota/limits';
+import type { AptaConfig } from '../apta/config';
+import type { FrequencyPolicy } from '../frequency/policy';
+import type { KafkaSaslConfig, MySqlTlsConfig, PresenceConfig, TlsFileConfig, ZooKeeperAuthConfig } from './connection-security';
+
+/*
+ * Herald's configuration, step three of three: the compiled config that
+ * `compileConfig` gives from the options (options.ts), every default filled
+ * and every duration a `...Ms` number. The tiers read only this.
+ */
+export type DeliveryConfig =
+  | { kind: 'file' }
+  | { kind: 'webhook'; webhook: { url: string; timeoutMs: number; maxAttempts: number; retryDelayMs: number; headers: Record<string, string> } };
+
+export interface FrequencyConfig {
+  enabled: boolean;
+  /** Compiled (and checked) whether enabled or not. */
+  policy: FrequencyPolicy;
+}
+
+export type BandwidthTraffic = 'realtime' | 'normal' | 'storage';
+
+export interface BandwidthConfig {
+  enabled: boolean;
+  script: string;
+  kinds: Record<BandwidthTraffic, string>;
+  /** Executor id -> its traffic; an executor not named carries normal traffic. */
+  executors: Record<string, BandwidthTraffic>;
+}
+
+export interface ManagementConfig {
+  endpoints: Record<string, string>;
+  drainTimeoutMs: number;
+  faults: boolean;
+  /** Lowercase hex SHA-256 of the management token; null when the config names none (a production process then refuses to start). */
+  tokenHash: string | null;
+  allowRemote: boolean;
+}
+
+export interface AuthConfig {
+  rateLimit: { perSecond: number; burst: number };
+  tokenCacheMs: number;
+  bootstrapAdminToken: string | null;
+}
+
+export interface AccountsConfig {
+  defaultLimits: DefaultLimits;
+  clickThrough: ClickThroughPolicy;
+  utcOffsetMinutes: number;
+  /** The followers-only accounts: their tasks get the follower check (docs/audience-sources.md). */
+  followersOnly: readonly string[];
+}
+
+export interface AudiencesConfig {
+  maxRunningJobs: number;
+  jobRetentionMs: number;
+  pageSize: number;
+  followEvents: boolean;
+  followerCopyThreshold: number;
+}
+
+export interface LoadConfig {
+  reportIntervalMs: number;
+  maxReportAgeMs: number;
+  senderSlots: number;
+  nicBytesPerSecond: number;
+  memoryBytesPerRecipient: number;
+  cpuMicrosPerRecipient: number;
+  nicBytesPerRecipient: number;
+  globalSpeedSharePercent: number;
+}
+
+export interface CampaignsConfig {
+  misfireGraceMs: number;
+  scanIntervalMs: number;
+  minPeriodMs: number;
+}
+
+export interface InterfaceMember {
+  id: string;
+  /** Where this interface process binds its APTA membership socket, e.g. 'tcp://10.0.0.9:7901'. */
+  membership: string;
+}
+
+export interface PresenceMember {
+  id: string;
+  /**
+   * The host's shared online bitmap (docs/shared-bitmap.md): the agent writes it,
+   * the executors listed here map it read-only. Put it on tmpfs, e.g.
+   * '/dev/shm/herald-online.bitmap'.
+   */
+  bitmapFile: string;
+  /** Ids of the executors on this agent's host: each executor belongs to exactly one agent. */
+  executors: string[];
+}
+
+export interface TopologyMember {
+  id: string;
+  /** ZeroMQ endpoint this process binds its inbox to, e.g. 'tcp://10.0.0.5:7101'. */
+  endpoint: string;
+  /**
+   * Where this process binds its APTA membership socket. Either every
+   * scheduler, dispatcher and executor names one (APTA decides the ring of
+   * schedulers, and membership changes move tasks) or none does (the ring is
+   * the static list of schedulers).
+   */
+  membership?: string;
+  /**
+   * Executors only: a second inbox for real-time tasks' batches, so they do
+   * not wait behind the normal batches queued in the inbox (docs/scheduling.md).
+   * Without it real-time batches share the inbox.
+   */
+  realtimeEndpoint?: string;
+  /**
+   * Schedulers only: a second inbox for commands and pre-processing results
+   * (from interfaces and dispatchers), so they are not queued behind the
+   * executors' progress reports (docs/scheduling.md). Without it they share the inbox.
+   */
+  controlEndpoint?: string;
+}
+
+export interface ProductionConfig {
+  mysql: { url: string; database: string; poolSize: number; tls: MySqlTlsConfig | null };
+  zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number; auth: ZooKeeperAuthConfig | null };
+  kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number; sasl: KafkaSaslConfig | null; tls: TlsFileConfig | null };
+  curve: { keysDir: string };
+  topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[]; presence: PresenceMember[]; interfaces: InterfaceMember[] };
+  /** APTA's timers when the topology names membership endpoints; null: a static ring. */
+  apta: AptaConfig | null;
+}
+
+export interface HeraldConfig {
+  profile: 'embedded' | 'production';
+  dataDir: string;
+  uinSpaceBits: number;
+  /** 2^uinSpaceBits: the first uin outside the space. */
+  uinLimit: number;
+  http: { host: string; port: number; uploadLimitBytes: number; shutdownGraceMs: number };
+  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number; maxScheduleAheadMs: number; undoGraceMs: number };
+  scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
+  dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
+  executor: { ids: string[]; bitmapWaitMs: number };
+  offline: { rangeBits: number };
+  transport: { highWaterMark: number };
+  delivery: DeliveryConfig;
+  frequency: FrequencyConfig;
+  management: ManagementConfig;
+  bandwidth: BandwidthConfig;
+  auth: AuthConfig;
+  campaigns: CampaignsConfig;
+  audiences: AudiencesConfig;
+  accounts: AccountsConfig;
+  load: LoadConfig;
+  presence: PresenceConfig;
+  /** Present exactly when profile is 'production'. */
+  production: ProductionConfig | null;
+}
