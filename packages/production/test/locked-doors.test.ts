@@ -23,10 +23,7 @@ describe('production profile with zookeeper.auth and presence.hmacKeyFile', () =
   let cluster: ProcessCluster;
   const names = uniqueNames('locked');
   const key = randomBytes(32).toString('hex'); // the file's text is the key, as `openssl rand -hex 32` writes it
-  const metricsOf = async (id: string) => {
-    const endpoint = (cluster.options as { management: { endpoints: Record<string, string> } }).management.endpoints[id];
-    return (await fetch(`http://${endpoint}/metrics`)).text();
-  };
+  const metricsOf = async (id: string) => (await fetch(`http://${cluster.managementAddress(id)}/metrics`, { headers: cluster.managementHeaders() })).text();
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-locked-');
