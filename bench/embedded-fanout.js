@@ -107,4 +107,4 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
   }
 }
 
-module.exports = { runEmbeddedFanout };
+module.exports = { runEmbeddedFanout, upload };
