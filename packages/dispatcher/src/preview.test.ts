@@ -71,7 +71,7 @@ describe('createRecipientPreview', () => {
     expect(calls).toEqual(['ledger acme 77 except 0', `frequency day ${dayOf(config.frequency.policy, sendAt)}`]);
   });
 
-  it('samples a list larger than exactMax and scales the counts to it', async () => {
+  it('counts a larger list\'s duplicates exactly, samples its distinct recipients for the other links and scales their counts', async () => {
     // 1..1000, each twice: half the list repeats, blacklist and ledger remove one uin each.
     const uins = new Uint32Array(2000).map((_, i) => (i % 1000) + 1);
     await writeRecipientListFile(lists.pathOf('l_big'), uins);
@@ -80,6 +80,9 @@ describe('createRecipientPreview', () => {
     expect(answer.listed).toBe(2000);
     expect(answer.sampled).toBe(500);
     expect(answer.kept + Object.values(answer.removed).reduce((a, b) => a + (b ?? 0), 0)).toBe(2000);
-    expect(answer.removed.blacklisted).toBe(4);
+    expect(answer.removed.blacklisted).toBe(2);
+    // Duplicates are counted over the whole list, not estimated from the sample (which would see almost none).
+    expect(answer.removed.duplicate).toBe(1000);
+    expect(answer.kept).toBe(998);
   });
 });

@@ -1,5 +1,5 @@
 import { loadRecipientList, type ListRepository } from '@herald/audience';
-import { radixSortUint32, systemClock, type Clock, type FilterReason, type HeraldConfig } from '@herald/core';
+import { radixSortUint32, systemClock, uniqueSorted, type Clock, type FilterReason, type HeraldConfig } from '@herald/core';
 import { buildFilterChain, type ChainSources } from './filters/chain';
 import { runFilterChain } from './filters/filter';
 
@@ -20,7 +20,7 @@ export interface RecipientPreview {
   listed: number;
   kept: number;
   removed: Partial<Record<FilterReason, number>>;
-  /** Present when the list was larger than PREVIEW_EXACT_MAX: the recipients filtered, the counts scaled from them. */
+  /** Present when the list was larger than PREVIEW_EXACT_MAX: the distinct recipients filtered, the counts after dedupe scaled from them. */
   sampled?: number;
 }
 
@@ -49,10 +49,11 @@ export interface PreviewDeps {
  * to leave out of the no-resend ledger (0, which no task has).
  *
  * On one thread, in the calling process: a list larger than
- * PREVIEW_EXACT_MAX is filtered by an evenly spaced sample of that many
- * recipients and the counts scaled up (`sampled` says so), so a dry run of
- * 10^8 recipients costs what one of 4 * 10^6 does. A sample sees few of a
- * list's duplicates: `duplicate` is then an underestimate.
+ * PREVIEW_EXACT_MAX is sorted and deduplicated whole (its duplicates are
+ * counted exactly: a sample would see few of them), and the links after
+ * dedupe, which read stores, run over an evenly spaced sample of that many
+ * distinct recipients with their counts scaled up (`sampled` says so). The
+ * sort is in place, over the list already in memory, plus one scratch array.
  */
 export function createRecipientPreview(deps: PreviewDeps): (request: PreviewRequest) => Promise<RecipientPreview> {
   const baseClock = deps.clock ?? systemClock;
@@ -60,12 +61,19 @@ export function createRecipientPreview(deps: PreviewDeps): (request: PreviewRequ
   return async (request) => {
     const uins = await loadRecipientList(deps.lists.pathOf(request.listId), { uinLimit: deps.config.uinLimit });
     const listed = uins.length;
-    const sample = listed > exactMax ? evenSample(uins, exactMax) : uins;
     const chain = buildFilterChain(previewSources(deps.sources, request, baseClock));
     const context = { taskId: 0, accountId: request.accountId, contentCrc: request.contentCrc };
-    const { kept, removed } = await runFilterChain(radixSortUint32(sample), chain, context);
-    if (sample === uins) return { listed, kept: kept.length, removed };
-    return { ...scaleCounts(listed, sample.length, removed), sampled: sample.length };
+    if (listed <= exactMax) {
+      const { kept, removed } = await runFilterChain(radixSortUint32(uins), chain, context);
+      return { listed, kept: kept.length, removed };
+    }
+    const distinct = uniqueSorted(radixSortUint32(uins));
+    const sample = evenSample(distinct, exactMax);
+    // The sample is sorted and distinct already: the chain's dedupe link counts 0 there, and the exact count replaces it.
+    const { removed } = await runFilterChain(sample, chain, context);
+    const scaled = scaleCounts(distinct.length, sample.length, removed);
+    const duplicate = listed - distinct.length;
+    return { listed, kept: scaled.kept, removed: { ...scaled.removed, duplicate }, sampled: sample.length };
   };
 }
 
@@ -87,13 +95,13 @@ function evenSample(uins: Uint32Array, size: number): Uint32Array {
   return sample;
 }
 
-/** Counts over a sample scaled to the whole list; kept is what the scaled removals leave, so the parts add up. */
-function scaleCounts(listed: number, sampled: number, removed: Partial<Record<FilterReason, number>>): Omit<RecipientPreview, 'sampled'> {
+/** Counts over a sample scaled to the `whole` it was taken from; kept is what the scaled removals leave, so the parts add up. */
+function scaleCounts(whole: number, sampled: number, removed: Partial<Record<FilterReason, number>>): { kept: number; removed: Partial<Record<FilterReason, number>> } {
   const scaled: Partial<Record<FilterReason, number>> = {};
   let removedTotal = 0;
   for (const [reason, n] of Object.entries(removed) as [FilterReason, number][]) {
-    scaled[reason] = Math.round((n * listed) / sampled);
+    scaled[reason] = Math.round((n * whole) / sampled);
     removedTotal += scaled[reason];
   }
-  return { listed, kept: Math.max(0, listed - removedTotal), removed: scaled };
+  return { kept: Math.max(0, whole - removedTotal), removed: scaled };
 }
