@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ListRepository } from '@herald/audience';
 import { compileConfig, encodeRecipientList, noopLogger, systemClock, type AccessStore, type CampaignStore, type Clock, type HeraldOptions, type Logger, type Meter } from '@herald/core';
-import { LevelAccountStore, LevelTaskStore } from '@herald/store-level';
+import { LevelAccountStore, LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
@@ -96,6 +96,39 @@ export async function startTestServer(options: { access: AccessStore; campaigns?
       await app.close();
       await store.close();
       await accounts.close();
+      await dir.remove();
+    },
+  };
+}
+
+/** A test server with every optional part of the API, and the stores behind those parts. */
+export interface FullTestServer extends TestServer {
+  campaigns: LevelCampaignStore;
+  followers: LevelFollowerStore;
+  attributes: LevelAttributeIndex;
+}
+
+/**
+ * A test server with every optional part of the API (campaigns, audiences;
+ * accounts always), so every route is registered: for the tests that walk
+ * the whole OpenAPI document. close() closes its stores too.
+ */
+export async function startFullTestServer(access: AccessStore): Promise<FullTestServer> {
+  const dir = await makeTempDir('herald-interface-full-');
+  const campaigns = await LevelCampaignStore.open(join(dir.path, 'campaigns'));
+  const followers = await LevelFollowerStore.open(join(dir.path, 'followers'));
+  const attributes = await LevelAttributeIndex.open(join(dir.path, 'attributes'));
+  const server = await startTestServer({ access, campaigns, audiences: { followers, attributes } });
+  return {
+    ...server,
+    campaigns,
+    followers,
+    attributes,
+    async close() {
+      await server.close();
+      await campaigns.close();
+      await followers.close();
+      await attributes.close();
       await dir.remove();
     },
   };

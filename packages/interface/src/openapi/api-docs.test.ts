@@ -10,10 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCodes, type ErrorCode } from '@herald/core';
-import { LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore } from '@herald/store-level';
-import { makeTempDir, type TempDir } from '@herald/testing';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
-import { startTestServer, type TestServer } from '../access/test-server.test-util';
+import { startFullTestServer, type FullTestServer } from '../access/test-server.test-util';
 import { CLIENT_ERRORS, UNREADABLE } from '../client-errors';
 import { STATUS_OF_CODE } from '../http-errors';
 
@@ -54,30 +52,18 @@ function codesIn(text: string): ErrorCode[] {
 
 describe('docs/api.md lists every status and code the API answers', () => {
   let tokens: TestAccess;
-  let dir: TempDir;
-  let campaigns: LevelCampaignStore;
-  let followers: LevelFollowerStore;
-  let attributes: LevelAttributeIndex;
-  let server: TestServer;
+  let server: FullTestServer;
   let doc: { paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>> };
   const table = statusTable(readFileSync(API_MD, 'utf8'));
 
   beforeAll(async () => {
     tokens = await openTestAccess();
-    dir = await makeTempDir('herald-interface-api-docs-');
-    campaigns = await LevelCampaignStore.open(join(dir.path, 'campaigns'));
-    followers = await LevelFollowerStore.open(join(dir.path, 'followers'));
-    attributes = await LevelAttributeIndex.open(join(dir.path, 'attributes'));
-    server = await startTestServer({ access: tokens.access, campaigns, audiences: { followers, attributes } });
+    server = await startFullTestServer(tokens.access);
     doc = (await server.call(undefined, { method: 'GET', path: '/api/docs/json' })).body as unknown as typeof doc;
   });
 
   afterAll(async () => {
     await server.close();
-    await campaigns.close();
-    await followers.close();
-    await attributes.close();
-    await dir.remove();
     await tokens.close();
   });
 

@@ -7,15 +7,13 @@
  * every route over real HTTP, each answer checked against what the document
  * says for its status.
  */
-import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore } from '@herald/store-level';
-import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
+import { waitFor } from '@herald/testing';
 import Fastify from 'fastify';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { recordRoutes, routesOf, type RouteEntry } from '../access/route-table';
-import { LIST_BYTES, startTestServer, type Answer, type Req, type TestServer } from '../access/test-server.test-util';
+import { LIST_BYTES, startFullTestServer, type Answer, type FullTestServer, type Req } from '../access/test-server.test-util';
 import { COMPONENTS, ref } from './components';
 import { OPERATIONS, operationKey } from './operations';
 import { registerOpenApi } from './register';
@@ -82,22 +80,14 @@ describe('the OpenAPI document', () => {
 
 describe('GET /api/docs', () => {
   let tokens: TestAccess;
-  let dir: TempDir;
-  let campaigns: LevelCampaignStore;
-  let followers: LevelFollowerStore;
-  let attributes: LevelAttributeIndex;
-  let server: TestServer;
+  let server: FullTestServer;
   let doc: Document;
   const validators = new Map<string, ValidateFunction>();
 
   beforeAll(async () => {
     tokens = await openTestAccess();
-    dir = await makeTempDir('herald-interface-openapi-');
-    campaigns = await LevelCampaignStore.open(join(dir.path, 'campaigns'));
-    followers = await LevelFollowerStore.open(join(dir.path, 'followers'));
-    attributes = await LevelAttributeIndex.open(join(dir.path, 'attributes'));
     // Every optional part of the API (campaigns, audiences; accounts always), so every route is registered.
-    server = await startTestServer({ access: tokens.access, campaigns, audiences: { followers, attributes } });
+    server = await startFullTestServer(tokens.access);
     const answer = await server.call(undefined, { method: 'GET', path: '/api/docs/json' });
     expect(answer.status).toBe(200);
     doc = answer.body as unknown as Document;
@@ -105,10 +95,6 @@ describe('GET /api/docs', () => {
 
   afterAll(async () => {
     await server.close();
-    await campaigns.close();
-    await followers.close();
-    await attributes.close();
-    await dir.remove();
     await tokens.close();
   });
 

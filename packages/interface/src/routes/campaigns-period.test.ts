@@ -4,53 +4,37 @@
  * smallest gap found, at creation and when changed; every campaign answer
  * carries projectedDailyReach, disabled campaigns included.
  */
-import type { AddressInfo } from 'node:net';
-import { ListRepository } from '@herald/audience';
-import { compileConfig, noopLogger, type HeraldOptions } from '@herald/core';
-import { LevelCampaignStore, LevelTaskStore } from '@herald/store-level';
+import type { HeraldOptions } from '@herald/core';
+import { LevelCampaignStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
-import type { PushChannel } from '@herald/transport';
-import type { FastifyInstance } from 'fastify';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
-import { createApiServer } from '../server';
+import { startTestServer, type TestServer } from '../access/test-server.test-util';
 
 // A Friday noon, UTC: the next seven days hold five weekdays.
 const NOW = Date.parse('2025-03-28T12:00:00Z');
 let dir: TempDir;
-let tasks: LevelTaskStore;
 let campaigns: LevelCampaignStore;
 let tokens: TestAccess;
-let app: FastifyInstance;
+let server: TestServer;
 let base: string;
 
 async function start(options: HeraldOptions = {}) {
   dir = await makeTempDir('herald-interface-campaign-period-');
-  tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
   campaigns = await LevelCampaignStore.open(`${dir.path}/campaigns`);
   tokens = await openTestAccess();
-  await tasks.putList({ id: 'l_acme', accountId: 'acme', count: 2500, checksum: 1, sorted: true, unique: true, bytes: 10_000, createdAt: 0 });
-  app = createApiServer({
-    config: compileConfig(options),
-    store: tasks,
-    access: tokens.access,
-    campaigns,
-    lists: new ListRepository(`${dir.path}/lists`),
-    toScheduler: { send: async () => undefined, close: () => undefined } as unknown as PushChannel,
-    clock: { now: () => NOW },
-    logger: noopLogger,
-    blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  server = await startTestServer({ access: tokens.access, campaigns, config: options, clock: { now: () => NOW } });
+  base = server.base;
+  await server.store.putList({ id: 'l_acme', accountId: 'acme', count: 2500, checksum: 1, sorted: true, unique: true, bytes: 10_000, createdAt: 0 });
 }
 
-afterEach(async () => {
-  await app.close();
+async function stop() {
+  await server.close();
   await tokens.close();
   await campaigns.close();
-  await tasks.close();
   await dir.remove();
-});
+}
+
+afterEach(stop);
 
 async function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${tokens.adminToken}` };
@@ -82,11 +66,7 @@ describe('campaigns.minPeriodMs', () => {
     const faster = await call('PATCH', `/api/v1/campaigns/${hourly.body.id}`, { cron: '*/30 * * * *' });
     expect(faster.status).toBe(400);
     expect(faster.body.error.details).toMatchObject({ field: 'cron', smallestGapMs: 1_800_000 });
-    await app.close();
-    await tokens.close();
-    await campaigns.close();
-    await tasks.close();
-    await dir.remove();
+    await stop();
     await start({ campaigns: { minPeriodMs: 1000 } });
     expect((await call('POST', '/api/v1/campaigns', campaign('* * * * * *'))).status).toBe(201);
   });

@@ -17,11 +17,8 @@
  * Runs per fault: HERALD_FUZZ_RUNS / 20 (at least 2); docs/fuzzing.md.
  */
 import * as fc from 'fast-check';
-import { join } from 'node:path';
-import { LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore } from '@herald/store-level';
-import { makeTempDir, type TempDir } from '@herald/testing';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
-import { LIST_BYTES, startTestServer, type Answer, type TestServer } from '../access/test-server.test-util';
+import { LIST_BYTES, startFullTestServer, type Answer, type FullTestServer } from '../access/test-server.test-util';
 
 const RUNS_PER_FAULT = Math.max(2, Math.floor((Number(process.env.HERALD_FUZZ_RUNS) || 100) / 20));
 
@@ -128,31 +125,19 @@ function propertyPaths(schema: Schema, prefix: string[] = []): Array<{ at: strin
 
 describe('strict input on every documented route (property)', () => {
   let tokens: TestAccess;
-  let dir: TempDir;
-  let campaigns: LevelCampaignStore;
-  let followers: LevelFollowerStore;
-  let attributes: LevelAttributeIndex;
-  let server: TestServer;
+  let server: FullTestServer;
   let doc: { paths: Record<string, Record<string, Operation>> };
   let listId: string;
 
   beforeAll(async () => {
     tokens = await openTestAccess();
-    dir = await makeTempDir('herald-interface-strict-fuzz-');
-    campaigns = await LevelCampaignStore.open(join(dir.path, 'campaigns'));
-    followers = await LevelFollowerStore.open(join(dir.path, 'followers'));
-    attributes = await LevelAttributeIndex.open(join(dir.path, 'attributes'));
-    server = await startTestServer({ access: tokens.access, campaigns, audiences: { followers, attributes } });
+    server = await startFullTestServer(tokens.access);
     doc = (await server.call(undefined, { method: 'GET', path: '/api/docs/json' })).body as unknown as typeof doc;
     listId = (await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/lists?accountId=acct', body: LIST_BYTES })).body.id as string;
   });
 
   afterAll(async () => {
     await server.close();
-    await campaigns.close();
-    await followers.close();
-    await attributes.close();
-    await dir.remove();
     await tokens.close();
   });
 
@@ -242,12 +227,12 @@ describe('strict input on every documented route (property)', () => {
   async function snapshot(): Promise<unknown> {
     return {
       tasks: (await server.store.listTasks({})).tasks,
-      campaigns: (await campaigns.listCampaigns({})).campaigns,
+      campaigns: (await server.campaigns.listCampaigns({})).campaigns,
       tokens: await tokens.access.listTokens(),
       settings: await server.accounts.getSettings('acct'),
       jobs: (await server.call(tokens.adminToken, { method: 'GET', path: '/api/v1/audiences' })).body,
-      followers: Array.from(await followers.filterFollowers('acct', Uint32Array.from([0, 1, 2, 3]))),
-      users: [await attributes.getUser(0), await attributes.getUser(1)],
+      followers: Array.from(await server.followers.filterFollowers('acct', Uint32Array.from([0, 1, 2, 3]))),
+      users: [await server.attributes.getUser(0), await server.attributes.getUser(1)],
       sent: server.sent.length,
     };
   }

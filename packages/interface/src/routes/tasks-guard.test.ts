@@ -7,57 +7,35 @@
  * on each profile (packages/embedded/test/guard-rails.test.ts, the production
  * cluster test).
  */
-import type { AddressInfo } from 'node:net';
-import { ListRepository } from '@herald/audience';
-import { compileConfig, noopLogger, systemClock, type HeraldOptions } from '@herald/core';
-import { LevelAccountStore, LevelTaskStore } from '@herald/store-level';
-import { makeTempDir, type TempDir } from '@herald/testing';
-import type { Message, PushChannel } from '@herald/transport';
-import type { FastifyInstance } from 'fastify';
+import { compileConfig, type HeraldOptions } from '@herald/core';
+import type { LevelTaskStore } from '@herald/store-level';
+import type { Message } from '@herald/transport';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
-import { createApiServer } from '../server';
+import { startTestServer, type TestServer } from '../access/test-server.test-util';
 
 const BIG = 1_000_001;
 const HOUR = 3_600_000;
 
-let dir: TempDir;
+let server: TestServer;
 let tasks: LevelTaskStore;
-let accounts: LevelAccountStore;
 let tokens: TestAccess;
-let app: FastifyInstance;
 let base: string;
-const submitted: Message[] = [];
+let submitted: Message[];
 
 async function start(options: HeraldOptions = {}) {
-  submitted.length = 0;
-  dir = await makeTempDir('herald-interface-guard-');
-  tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
-  accounts = await LevelAccountStore.open(`${dir.path}/accounts`);
   tokens = await openTestAccess();
+  server = await startTestServer({ access: tokens.access, config: options });
+  ({ store: tasks, base, sent: submitted } = server);
   await tasks.putList({ id: 'l_big', accountId: 'acme', count: BIG, checksum: 1, sorted: true, unique: true, bytes: BIG * 4, createdAt: 0 });
   await tasks.putList({ id: 'l_small', accountId: 'acme', count: 10, checksum: 1, sorted: true, unique: true, bytes: 40, createdAt: 0 });
-  app = createApiServer({
-    config: compileConfig(options),
-    store: tasks,
-    accounts,
-    access: tokens.access,
-    lists: new ListRepository(`${dir.path}/lists`),
-    toScheduler: { send: async (message: Message) => void submitted.push(message), close: () => undefined } as unknown as PushChannel,
-    clock: systemClock,
-    logger: noopLogger,
-    blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
-afterEach(async () => {
-  await app.close();
+async function stop() {
+  await server.close();
   await tokens.close();
-  await accounts.close();
-  await tasks.close();
-  await dir.remove();
-});
+}
+
+afterEach(stop);
 
 async function call(method: string, path: string, body?: object, headers: Record<string, string> = {}) {
   const response = await fetch(`${base}${path}`, {
@@ -106,7 +84,7 @@ describe('confirmation of a broadcast that reaches many soon', () => {
   it('asks nothing of a broadcast at the threshold, or one that starts after the window', async () => {
     await start({ accounts: { defaultLimits: { confirmAbove: BIG } } });
     expect((await call('POST', '/api/v1/tasks', big)).status).toBe(201);
-    await app.close();
+    await stop();
     await start();
     const later = new Date(Date.now() + 2 * HOUR).toISOString();
     expect((await call('POST', '/api/v1/tasks', { ...big, sendAt: later })).status).toBe(201);
