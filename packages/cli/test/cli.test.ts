@@ -115,8 +115,13 @@ describe('herald dev', () => {
       );
       expect(first.code).toBe(0);
       expect(answers).toEqual([0, 200, 401]);
+      // One SIGTERM only: every later stdout chunk would otherwise send another, and a second
+      // signal after the first has been taken ends the process by the default action.
+      let stopSent = false;
       const second = await herald(['dev', '--port', '0', '--data-dir', dir.path], (text, child) => {
-        if (/listening on/.test(text)) setTimeout(() => child.kill('SIGTERM'), 200);
+        if (stopSent || !/listening on/.test(text)) return;
+        stopSent = true;
+        setTimeout(() => child.kill('SIGTERM'), 200);
       }, env);
       expect(second.code).toBe(0);
       expect(second.stdout).not.toMatch(/admin token/);
