@@ -1,0 +1,155 @@
+import { unitMachine, type ExecutionUnit, type Task } from '@herald/core';
+import type { PreprocessResult, UnitProgressMessage } from '@herald/transport';
+import { fenceOf, type SchedulerContext } from './context';
+import { withProgress } from './progress-recorder';
+import { unitTotals } from './task-table';
+
+/** How often a sending task's delivered/offline totals are written back to the task row. */
+export const REPORT_EVERY_MS = 250;
+
+/**
+ * Drives an admitted task to its end: asks for its pre-processing, stores the
+ * planned units, runs each one (unit.run), records every confirmed batch,
+ * finishes each unit at its end, keeps the task's report current, and
+ * completes the task when every unit is DONE, freeing its slot.
+ */
+export interface UnitDriver {
+  /** Asks a dispatcher to pre-process the task (again, after a stall: the dispatcher answers a repeat with its recorded result). */
+  requestPreprocess(task: Task): Promise<void>;
+  /** Stores the planned units and runs them; a failed pre-processing fails the task. */
+  onPreprocessed(result: PreprocessResult): Promise<void>;
+  /** Starts (or restarts from their checkpoints) every unfinished unit of a sending task. */
+  runUnits(task: Task, units: ExecutionUnit[]): Promise<void>;
+  /** Asks a dispatcher to stream a unit from its checkpoint to its end. */
+  sendRun(task: Task, unit: ExecutionUnit): Promise<void>;
+  /** Records a confirmed batch; finishes its unit at its end and the task with its last unit. */
+  onProgress(progress: UnitProgressMessage): Promise<void>;
+}
+
+export function unitDriver(ctx: SchedulerContext): UnitDriver {
+  const { store, clock, logger, recorder, tasks, metrics } = ctx;
+
+  function requestPreprocess(task: Task): Promise<void> {
+    return ctx.toDispatcher.send({
+      kind: 'preprocess.request',
+      taskId: task.id,
+      epoch: task.epoch,
+      listId: task.listId,
+      accountId: task.accountId,
+      contentCrc: task.contentCrc,
+      // 0: none asked; the dispatcher then plans by a speed from global load.
+      speed: task.speed ?? 0,
+    });
+  }
+
+  async function onPreprocessed(result: PreprocessResult): Promise<void> {
+    const task = tasks.task(result.taskId);
+    if (task === undefined || task.state !== 'PREPROCESSING' || result.epoch !== task.epoch) return; // stale or paused meanwhile
+    if (!result.ok) {
+      await ctx.transition(task, 'fail', { error: { code: result.errorCode, message: result.message } });
+      tasks.release(task.id);
+      return;
+    }
+    const dispatching = await ctx.transition(task, 'preprocessed', {
+      filteredListId: result.filteredListId,
+      report: { total: result.total, kept: result.kept, removed: result.removed, units: result.units.length },
+    });
+    const created = await store.putUnits(task.id, fenceOf(dispatching), result.units.map((u, unitNo) => ({ unitNo, ...u })), clock.now());
+    const sending = await ctx.transition(dispatching, 'dispatched');
+    await runUnits(sending, created);
+  }
+
+  async function runUnits(task: Task, list: ExecutionUnit[]): Promise<void> {
+    const fence = fenceOf(task);
+    const current: ExecutionUnit[] = [];
+    for (let unit of list) {
+      const known = await recorder.latest(task, unit);
+      if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'lose', clock.now());
+      if (unit.state === 'FAILED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'retry', clock.now());
+      if (unitMachine.can(unit.state, 'assign')) {
+        unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId), known);
+        if (unit.checkpoint >= unit.end) unit = await finishUnit(task, unit);
+        else await sendRun(task, unit);
+      }
+      current.push(unit);
+    }
+    const entry = tasks.get(task.id);
+    if (entry !== undefined) entry.units = current;
+    await maybeComplete(task.id);
+  }
+
+  function sendRun(task: Task, unit: ExecutionUnit): Promise<void> {
+    return ctx.toDispatcher.send({
+      kind: 'unit.run',
+      taskId: task.id,
+      epoch: task.epoch,
+      unitNo: unit.unitNo,
+      filteredListId: task.filteredListId!,
+      start: unit.start,
+      end: unit.end,
+      from: unit.checkpoint,
+      executorId: unit.executorId,
+      realtime: task.priority === 'realtime',
+    });
+  }
+
+  async function onProgress(progress: UnitProgressMessage): Promise<void> {
+    const entry = tasks.get(progress.taskId);
+    if (entry === undefined) return;
+    const task = entry.task;
+    const list = entry.units;
+    const current = list?.find((u) => u.unitNo === progress.unitNo) ?? (await loadUnit(task, progress.unitNo));
+    if (current === undefined) return;
+    const before = list === undefined || entry.reached ? undefined : unitTotals(list);
+    let unit = await recorder.record(task, current, progress, clock.now());
+    if (before !== undefined && unit.delivered + unit.offline > current.delivered + current.offline) {
+      // Once per task and owner; a task taken over with progress already had its first delivery.
+      entry.reached = true;
+      if (before.delivered + before.offline === 0) metrics.firstDelivery(task, clock.now());
+    }
+    if (list === undefined) {
+      // Paused or stopped meanwhile: the batch was delivered, so keep its checkpoint; a resume must not send it again.
+      await recorder.settle(task, unit, clock.now());
+      return;
+    }
+    if (unit.state === 'ASSIGNED') unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'start', clock.now()), unit);
+    if (unit.checkpoint >= unit.end && unitMachine.can(unit.state, 'finish')) unit = await finishUnit(task, unit);
+    list[list.findIndex((u) => u.unitNo === unit.unitNo)] = unit;
+    if (!(await maybeComplete(task.id))) await writeReport(task.id, false);
+  }
+
+  async function loadUnit(task: Task, unitNo: number): Promise<ExecutionUnit | undefined> {
+    const stored = (await store.listUnits(task.id)).find((u) => u.unitNo === unitNo);
+    return stored === undefined ? undefined : recorder.latest(task, stored);
+  }
+
+  /** Settles the unit's progress into the store, then marks it DONE. */
+  async function finishUnit(task: Task, unit: ExecutionUnit): Promise<ExecutionUnit> {
+    await recorder.settle(task, unit, clock.now());
+    return withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'finish', clock.now()), unit);
+  }
+
+  /** Writes the task's delivered/offline totals to its row, at most every REPORT_EVERY_MS unless forced. */
+  async function writeReport(taskId: number, force: boolean): Promise<void> {
+    const entry = tasks.get(taskId);
+    const now = clock.now();
+    if (entry === undefined || (!force && now - entry.lastReportAt < REPORT_EVERY_MS)) return;
+    entry.lastReportAt = now;
+    tasks.hold(await store.updateTask(taskId, fenceOf(entry.task), { report: unitTotals(entry.units) }, now));
+  }
+
+  /** Completes a sending task whose units are all DONE, and frees its slot; true when it did. */
+  async function maybeComplete(taskId: number): Promise<boolean> {
+    const entry = tasks.get(taskId);
+    const list = entry?.units;
+    if (entry === undefined || list === undefined || entry.task.state !== 'SENDING') return false;
+    if (!list.every((u) => u.state === 'DONE')) return false;
+    const completed = await ctx.transition(entry.task, 'complete', { report: unitTotals(list) });
+    metrics.completed(completed, clock.now());
+    logger.info('task completed', { taskId, ...unitTotals(list) });
+    tasks.release(taskId);
+    return true;
+  }
+
+  return { requestPreprocess, onPreprocessed, runUnits, sendRun, onProgress };
+}
