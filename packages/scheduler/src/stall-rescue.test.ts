@@ -1,0 +1,78 @@
+import type { Task } from '@herald/core';
+import { stallRescue, type StallRescue } from './stall-rescue';
+import { openHarness, ownedTask, TO_SENDING, type Harness } from './test-harness';
+
+describe('stall rescue', () => {
+  const STALL_MS = 1_000;
+  let h: Harness;
+  let rescue: StallRescue;
+  /** What was run again, as "preprocess <task>" or "run <task>/<unit>@<checkpoint>". */
+  let again: string[];
+  beforeEach(async () => {
+    h = await openHarness({ unitStallMs: STALL_MS, slots: 4 });
+    again = [];
+    rescue = stallRescue(h.ctx, {
+      requestPreprocess: async (task) => void again.push(`preprocess ${task.id}`),
+      sendRun: async (task, unit) => void again.push(`run ${task.id}/${unit.unitNo}@${unit.checkpoint}`),
+    });
+  });
+  afterEach(() => h.close());
+
+  /** A SENDING task whose two units were sent (ASSIGNED) and run here. */
+  async function streaming(): Promise<Task> {
+    const task = await ownedTask(h, TO_SENDING, {}, 2);
+    const units = [];
+    for (const unitNo of [0, 1]) units.push(await h.store.transitionUnit(task.id, unitNo, { epoch: task.epoch }, 'assign', h.clock.now(), 'e1'));
+    const entry = h.tasks.hold(task);
+    h.tasks.takeSlot(entry);
+    entry.units = units;
+    return task;
+  }
+  const tickAt = async (ms: number) => {
+    h.clock.advance(ms);
+    await rescue.rerunStalled(h.clock.now());
+  };
+
+  it('runs a unit again from its checkpoint once it has not moved for unitStallMs, and gives the re-run a whole period', async () => {
+    const task = await streaming();
+    await tickAt(0); // first sight
+    h.tasks.get(task.id)!.units![1] = { ...h.tasks.get(task.id)!.units![1]!, checkpoint: 14 }; // unit 1 moves
+    await tickAt(STALL_MS);
+    expect(again).toEqual([`run ${task.id}/0@0`]);
+    await tickAt(STALL_MS - 1);
+    expect(again).toHaveLength(1);
+    await tickAt(1);
+    expect(again).toEqual([`run ${task.id}/0@0`, `run ${task.id}/0@0`, `run ${task.id}/1@14`]);
+    expect(h.counts.get('herald_scheduler_stalled_units_total')).toBe(3);
+  });
+
+  it('asks for pre-processing again after 4 x unitStallMs without a result', async () => {
+    const task = await ownedTask(h, ['enqueue', 'admit']);
+    h.tasks.takeSlot(h.tasks.hold(task));
+    await tickAt(0);
+    await tickAt(4 * STALL_MS - 1);
+    expect(again).toEqual([]);
+    await tickAt(1);
+    expect(again).toEqual([`preprocess ${task.id}`]);
+    expect(h.counts.get('herald_scheduler_preprocess_retries_total')).toBe(1);
+  });
+
+  it('drops a stalled task another scheduler claimed meanwhile instead of running anything again', async () => {
+    const sending = await streaming();
+    const preprocessing = await ownedTask(h, ['enqueue', 'admit']);
+    for (const task of [sending, preprocessing]) await h.store.claimTask(task.id, 'scheduler-2', h.clock.now());
+    await tickAt(0);
+    await tickAt(4 * STALL_MS);
+    expect(again).toEqual([]);
+    expect([h.tasks.size, h.tasks.active]).toEqual([0, 0]);
+    expect(h.logs.filter((l) => l === 'warn: lost ownership of a task; dropping it')).toHaveLength(2);
+  });
+
+  it('leaves alone a task whose units do not run here', async () => {
+    const task = await streaming();
+    h.tasks.release(task.id);
+    await tickAt(0);
+    await tickAt(4 * STALL_MS);
+    expect(again).toEqual([]);
+  });
+});
