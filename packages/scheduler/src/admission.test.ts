@@ -105,6 +105,17 @@ describe('admission', () => {
       expect(h.counts.get('herald_scheduler_preemptions_total')).toBe(1);
     });
 
+    it('of two equal candidates, preempts the one that took its slot first', async () => {
+      await open(2);
+      const a = admission(h.ctx, needs);
+      const [held, first] = [await ownedTask(h, TO_SENDING), await ownedTask(h, TO_SENDING)]; // equal scores: same fields, same clock
+      for (const task of [first, held]) h.tasks.takeSlot(h.tasks.get(task.id)!);
+      const urgent = await ownedTask(h, ['enqueue'], { priority: 'realtime' });
+      a.enqueue(urgent);
+      await a.pump();
+      expect([state(first), state(held)]).toEqual(['PREEMPTED', 'SENDING']);
+    });
+
     it('never preempts for a normal task, nor a real-time task for anything', async () => {
       await open(1);
       const a = admission(h.ctx, needs);

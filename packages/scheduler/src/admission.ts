@@ -131,11 +131,12 @@ export function admission(ctx: SchedulerContext, needs: AdmissionNeeds): Admissi
     if (task.priority !== 'realtime') return undefined;
     let victim: Task | undefined;
     let lowest = Infinity;
+    let order = Infinity;
     for (const entry of tasks.all()) {
       const candidate = entry.task;
       if (!entry.active || candidate.priority !== 'normal' || candidate.state !== 'SENDING') continue;
       const score = scoreOf(candidate);
-      if (score < lowest) [victim, lowest] = [candidate, score];
+      if (score < lowest || (score === lowest && entry.slotOrder < order)) [victim, lowest, order] = [candidate, score, entry.slotOrder];
     }
     if (victim === undefined) return undefined;
     const progress = unitTotals(tasks.get(victim.id)?.units);

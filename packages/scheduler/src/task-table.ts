@@ -11,6 +11,8 @@ export interface TaskEntry {
   task: Task;
   /** Holds an executor slot. Changed only by `TaskTable.takeSlot` and `release`, which keep the slot count. */
   active: boolean;
+  /** When it took its slot, as a sequence number: of two equal candidates, preemption stops the one admitted first. */
+  slotOrder: number;
   /** Waits for its send time (SCHEDULED). */
   scheduled: boolean;
   /**
@@ -65,6 +67,7 @@ export class TaskTable {
   private readonly entries = new Map<number, TaskEntry>();
   private readonly ready = new PriorityQueue<number>();
   private slotsTaken = 0;
+  private slotsGiven = 0;
 
   /** @param unitStallMs scheduler.unitStallMs: a unit's stall period; pre-processing gets four. */
   constructor(private readonly unitStallMs: number) {}
@@ -119,6 +122,7 @@ export class TaskTable {
     const fresh: TaskEntry = {
       task,
       active: false,
+      slotOrder: 0,
       scheduled: false,
       units: undefined,
       lastReportAt: 0,
@@ -142,6 +146,7 @@ export class TaskTable {
   takeSlot(entry: TaskEntry): void {
     if (entry.active) return;
     entry.active = true;
+    entry.slotOrder = ++this.slotsGiven;
     this.slotsTaken++;
   }
 
