@@ -1,5 +1,5 @@
 import { ErrorCodes, FencedError, HeraldError, type ExecutionUnit, type Task, type TaskStore } from '@herald/core';
-import { admission, type Admission, type AdmissionNeeds } from './admission';
+import { createAdmission, type Admission, type AdmissionNeeds } from './admission';
 import type { SchedulerContext } from './context';
 import { openHarness, ownedTask, TO_SENDING, type Harness } from './test-harness';
 
@@ -44,7 +44,7 @@ describe('admission', () => {
     beforeEach(() => open());
 
     it('schedules a task whose send time is ahead and queues one that is due', async () => {
-      const a = admission(h.ctx, needs);
+      const a = createAdmission(h.ctx, needs);
       const later = await ownedTask(h, [], { sendAt: h.clock.now() + 60_000 });
       const now = await ownedTask(h);
       await a.enter(later);
@@ -57,7 +57,7 @@ describe('admission', () => {
     });
 
     it('queues a recovered in-flight task again (requeue), and leaves a paused one waiting for resume', async () => {
-      const a = admission(h.ctx, needs);
+      const a = createAdmission(h.ctx, needs);
       const inFlight = await ownedTask(h, TO_SENDING);
       const paused = await ownedTask(h, ['enqueue', 'pause']);
       await a.enter(inFlight);
@@ -72,7 +72,7 @@ describe('admission', () => {
   describe('pump', () => {
     it('admits by score while slots are free: a real-time task before an earlier normal one', async () => {
       await open(1);
-      const a = admission(h.ctx, needs);
+      const a = createAdmission(h.ctx, needs);
       const normal = await ownedTask(h, ['enqueue']);
       const urgent = await ownedTask(h, ['enqueue'], { priority: 'realtime' });
       for (const task of [normal, urgent]) a.enqueue(task);
@@ -83,7 +83,7 @@ describe('admission', () => {
 
     it('resumes a task that has units from their checkpoints, under a new epoch when a halt closed its own', async () => {
       await open(2);
-      const a = admission(h.ctx, needs);
+      const a = createAdmission(h.ctx, needs);
       const kept = await ownedTask(h, [...TO_SENDING, 'preempt']);
       const closed = await ownedTask(h, [...TO_SENDING, 'preempt']);
       h.tasks.get(closed.id)!.closedEpoch = closed.epoch;
@@ -95,7 +95,7 @@ describe('admission', () => {
 
     it('preempts the lowest-scored sending normal task for a real-time one, stopping its units only after the admission', async () => {
       await open(1);
-      const a = admission(h.ctx, needs);
+      const a = createAdmission(h.ctx, needs);
       const victim = await sending();
       const urgent = await ownedTask(h, ['enqueue'], { priority: 'realtime' });
       a.enqueue(urgent);
@@ -107,7 +107,7 @@ describe('admission', () => {
 
     it('of two equal candidates, preempts the one that took its slot first', async () => {
       await open(2);
-      const a = admission(h.ctx, needs);
+      const a = createAdmission(h.ctx, needs);
       const [held, first] = [await ownedTask(h, TO_SENDING), await ownedTask(h, TO_SENDING)]; // equal scores: same fields, same clock
       for (const task of [first, held]) h.tasks.takeSlot(h.tasks.get(task.id)!);
       const urgent = await ownedTask(h, ['enqueue'], { priority: 'realtime' });
@@ -118,7 +118,7 @@ describe('admission', () => {
 
     it('never preempts for a normal task, nor a real-time task for anything', async () => {
       await open(1);
-      const a = admission(h.ctx, needs);
+      const a = createAdmission(h.ctx, needs);
       await sending({ priority: 'realtime' });
       const normal = await ownedTask(h, ['enqueue'], { listCount: 1, sendAt: h.clock.now() - 86_400_000 });
       const urgent = await ownedTask(h, ['enqueue'], { priority: 'realtime' });
@@ -144,7 +144,7 @@ describe('admission', () => {
         },
       }) as TaskStore;
       const ctx: SchedulerContext = { ...h.ctx, store };
-      return admission(ctx, needs);
+      return createAdmission(ctx, needs);
     }
 
     it('gives the slot back to a task still queued, which the next pump admits', async () => {

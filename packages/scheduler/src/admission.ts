@@ -35,7 +35,7 @@ export interface Admission {
   pump(): Promise<void>;
 }
 
-export function admission(ctx: SchedulerContext, needs: AdmissionNeeds): Admission {
+export function createAdmission(ctx: SchedulerContext, needs: AdmissionNeeds): Admission {
   const { config, store, clock, logger, tasks } = ctx;
   const preemptions = ctx.meter.counter('herald_scheduler_preemptions_total', 'Normal tasks stopped at their checkpoints to free an executor slot for a real-time task');
 

@@ -1,5 +1,5 @@
 import type { Task } from '@herald/core';
-import { halts, type Halts } from './halts';
+import { createHalts, type Halts } from './halts';
 import { openHarness, ownedTask, sentOf, TO_SENDING, type Harness } from './test-harness';
 
 describe('halts', () => {
@@ -9,7 +9,7 @@ describe('halts', () => {
   beforeEach(async () => {
     h = await openHarness({ slots: 4 });
     resumed = [];
-    halt = halts(h.ctx, {
+    halt = createHalts(h.ctx, {
       ensureOwned: async (taskId) => h.tasks.task(taskId),
       resume: async (task) => void resumed.push(task.id),
     });

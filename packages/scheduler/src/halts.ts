@@ -38,7 +38,7 @@ export interface Halts {
   stopSending(task: Task, event: HaltEvent): Promise<() => Promise<void>>;
 }
 
-export function halts(ctx: SchedulerContext, needs: HaltNeeds): Halts {
+export function createHalts(ctx: SchedulerContext, needs: HaltNeeds): Halts {
   const { store, clock, logger, recorder, tasks } = ctx;
 
   async function stopSending(task: Task, event: HaltEvent): Promise<() => Promise<void>> {

@@ -1,6 +1,6 @@
 import { HashRing, type Task } from '@herald/core';
 import { JobLoop } from './job-loop';
-import { ownership, type Ownership } from './ownership';
+import { createOwnership, type Ownership } from './ownership';
 import { newTask, openHarness, ownedTask, type Harness } from './test-harness';
 
 describe('ownership', () => {
@@ -17,7 +17,7 @@ describe('ownership', () => {
     entered = [];
     pumps = 0;
     const loop = new JobLoop(h.tasks, h.ctx.metrics, h.ctx.logger);
-    owner = ownership(h.ctx, {
+    owner = createOwnership(h.ctx, {
       ring: () => ring,
       mayAdopt: () => mayAdopt,
       enter: async (task) => void entered.push(task.id),

@@ -52,7 +52,7 @@ export interface Ownership {
   recover(): Promise<void>;
 }
 
-export function ownership(ctx: SchedulerContext, needs: OwnershipNeeds): Ownership {
+export function createOwnership(ctx: SchedulerContext, needs: OwnershipNeeds): Ownership {
   const { store, clock, logger, tasks, me } = ctx;
   const adoptedTotal = ctx.meter.counter('herald_scheduler_adopted_tasks_total', 'Live tasks claimed from the store at start, on a ring change or by the sweep');
   const releasedTotal = ctx.meter.counter('herald_scheduler_released_tasks_total', 'Owned tasks forgotten because the ring gives them to another scheduler');

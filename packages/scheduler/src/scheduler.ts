@@ -1,15 +1,15 @@
 import { ConfigError, HashRing, noopLogger, noopMeter, systemClock, type Clock, type HeraldConfig, type Logger, type Meter, type TaskStore } from '@herald/core';
 import type { Message, PullChannel, PushChannel } from '@herald/transport';
-import { admission } from './admission';
+import { createAdmission } from './admission';
 import { schedulerContext } from './context';
-import { halts } from './halts';
+import { createHalts } from './halts';
 import { JobLoop } from './job-loop';
-import { ownership, type Rebalanced } from './ownership';
+import { createOwnership, type Rebalanced } from './ownership';
 import { storeRecorder, type ProgressRecorder } from './progress-recorder';
 import { schedulerMetrics } from './scheduler-metrics';
-import { stallRescue } from './stall-rescue';
+import { createStallRescue } from './stall-rescue';
 import { TaskTable } from './task-table';
-import { unitDriver } from './unit-driver';
+import { createUnitDriver } from './unit-driver';
 
 export type { Rebalanced } from './ownership';
 
@@ -121,33 +121,39 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   });
   const loop = new JobLoop(tasks, metrics, logger);
   // The parts call each other only through these arrows, so none imports another.
-  const driver = unitDriver(ctx);
-  const admit = admission(ctx, {
+  const driver = createUnitDriver(ctx);
+  const admission = createAdmission(ctx, {
     requestPreprocess: (task) => driver.requestPreprocess(task),
     runUnits: (task, units) => driver.runUnits(task, units),
-    stopSending: (task, event) => halt.stopSending(task, event),
-    claimAgain: (task) => owner.claimAgain(task),
+    stopSending: (task, event) => halts.stopSending(task, event),
+    claimAgain: (task) => ownership.claimAgain(task),
   });
-  const owner = ownership(ctx, { ring, mayAdopt, enter: (task) => admit.enter(task), pump: () => admit.pump(), safely: (taskId, job, what) => loop.safely(taskId, job, what) });
-  const halt = halts(ctx, { ensureOwned: (taskId) => owner.ensureOwned(taskId), resume: (task) => admit.resume(task) });
-  const stalls = stallRescue(ctx, driver);
+  const ownership = createOwnership(ctx, {
+    ring,
+    mayAdopt,
+    enter: (task) => admission.enter(task),
+    pump: () => admission.pump(),
+    safely: (taskId, job, what) => loop.safely(taskId, job, what),
+  });
+  const halts = createHalts(ctx, { ensureOwned: (taskId) => ownership.ensureOwned(taskId), resume: (task) => admission.resume(task) });
+  const stallRescue = createStallRescue(ctx, { requestPreprocess: (task) => driver.requestPreprocess(task), sendRun: (task, unit) => driver.sendRun(task, unit) });
 
   async function tick(): Promise<void> {
     const now = ctx.clock.now();
     for (const { task } of tasks.all()) {
-      if (!(await halt.expireIfDue(task, now))) await admit.wakeIfDue(task, now);
+      if (!(await halts.expireIfDue(task, now))) await admission.wakeIfDue(task, now);
     }
-    await stalls.rerunStalled(now);
-    admit.rekey();
+    await stallRescue.rerunStalled(now);
+    admission.rekey();
   }
 
   async function handle(message: Message): Promise<void> {
     switch (message.kind) {
       case 'task.submitted':
-        await owner.ensureOwned(message.taskId);
+        await ownership.ensureOwned(message.taskId);
         break;
       case 'task.command':
-        await halt.onCommand(message);
+        await halts.onCommand(message);
         break;
       case 'preprocess.result':
         await driver.onPreprocessed(message);
@@ -158,17 +164,17 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       default:
         logger.warn('scheduler ignores a message not meant for it', { kind: message.kind });
     }
-    await admit.pump();
+    await admission.pump();
   }
 
   let stopped = false;
   // Recovery: take every live task the ring gives us and re-enter its state. A store that
   // cannot list its tasks fails the start, as it always did.
-  await loop.serial.run(() => owner.recover());
+  await loop.serial.run(() => ownership.recover());
 
   const timer = setInterval(() => void loop.run(undefined, async () => {
     await tick();
-    await admit.pump();
+    await admission.pump();
   }), config.scheduler.tickMs);
   timer.unref();
 
@@ -177,7 +183,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const sweeper = setInterval(() => {
     if (sweeping || stopped) return;
     sweeping = true;
-    void loop.serial.run(() => owner.followRing('sweep')).finally(() => (sweeping = false));
+    void loop.serial.run(() => ownership.followRing('sweep')).finally(() => (sweeping = false));
   }, sweepMs);
   sweeper.unref();
 
@@ -203,7 +209,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   return {
     done,
     stats: () => ({ active: tasks.active, queued: tasks.queued, scheduled: tasks.scheduled, owned: tasks.size }),
-    rebalance: () => (stopped ? Promise.resolve({ adopted: 0, released: 0 }) : loop.serial.run(() => owner.followRing('rebalance'))),
+    rebalance: () => (stopped ? Promise.resolve({ adopted: 0, released: 0 }) : loop.serial.run(() => ownership.followRing('rebalance'))),
     async stop() {
       stopped = true;
       clearInterval(timer);

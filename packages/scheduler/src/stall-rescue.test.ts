@@ -1,5 +1,5 @@
 import type { Task } from '@herald/core';
-import { stallRescue, type StallRescue } from './stall-rescue';
+import { createStallRescue, type StallRescue } from './stall-rescue';
 import { openHarness, ownedTask, TO_SENDING, type Harness } from './test-harness';
 
 describe('stall rescue', () => {
@@ -11,7 +11,7 @@ describe('stall rescue', () => {
   beforeEach(async () => {
     h = await openHarness({ unitStallMs: STALL_MS, slots: 4 });
     again = [];
-    rescue = stallRescue(h.ctx, {
+    rescue = createStallRescue(h.ctx, {
       requestPreprocess: async (task) => void again.push(`preprocess ${task.id}`),
       sendRun: async (task, unit) => void again.push(`run ${task.id}/${unit.unitNo}@${unit.checkpoint}`),
     });

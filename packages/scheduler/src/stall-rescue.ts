@@ -30,7 +30,7 @@ export interface StallRescue {
   rerunStalled(now: number): Promise<void>;
 }
 
-export function stallRescue(ctx: SchedulerContext, needs: StallRescueNeeds): StallRescue {
+export function createStallRescue(ctx: SchedulerContext, needs: StallRescueNeeds): StallRescue {
   const { config, store, logger, tasks } = ctx;
   const preprocessRetries = ctx.meter.counter('herald_scheduler_preprocess_retries_total', 'Pre-processing requests sent again after no result for 4 x scheduler.unitStallMs');
   const stalledUnits = ctx.meter.counter('herald_scheduler_stalled_units_total', 'Units run again from their checkpoint after no progress for scheduler.unitStallMs');

@@ -1,14 +1,14 @@
 import type { Task } from '@herald/core';
 import type { PreprocessResult, UnitProgressMessage } from '@herald/transport';
 import { openHarness, ownedTask, sentOf, TO_SENDING, type Harness } from './test-harness';
-import { REPORT_EVERY_MS, unitDriver, type UnitDriver } from './unit-driver';
+import { createUnitDriver, REPORT_EVERY_MS, type UnitDriver } from './unit-driver';
 
 describe('unit driver', () => {
   let h: Harness;
   let driver: UnitDriver;
   beforeEach(async () => {
     h = await openHarness({ slots: 4 });
-    driver = unitDriver(h.ctx);
+    driver = createUnitDriver(h.ctx);
   });
   afterEach(() => h.close());
 

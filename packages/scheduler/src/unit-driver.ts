@@ -26,7 +26,7 @@ export interface UnitDriver {
   onProgress(progress: UnitProgressMessage): Promise<void>;
 }
 
-export function unitDriver(ctx: SchedulerContext): UnitDriver {
+export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
   const { store, clock, logger, recorder, tasks, metrics } = ctx;
 
   function requestPreprocess(task: Task): Promise<void> {
