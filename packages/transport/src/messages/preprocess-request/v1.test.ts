@@ -1,4 +1,4 @@
-import { decode, encode } from './v1';
+import { SPEED_DEFAULT, decode, encode } from './v1';
 import { expectFixture, expectHeaderAndLengthChecks, frameErrorCode, hex } from '../frame.test-util';
 import type { PreprocessRequest } from '../types';
 
@@ -25,7 +25,12 @@ describe('preprocess.request v1', () => {
     }
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE, [hex(FIXTURE).length - 4]));
+
+  it('decodes the shape before speed (nothing after accountId) as speed 0, none', () => {
+    expect(SPEED_DEFAULT).toBe(0);
+    expect(decode(hex(`${HEAD} 0200 4c31 0600 6163632dc3a9`))).toEqual({ ...sample, speed: 0 });
+  });
 
   it('rejects a string length beyond the end of the frame', () => {
     expect(frameErrorCode(() => decode(hex(`${HEAD} 0300 4c31`)))).toBe('FRAME_MALFORMED');

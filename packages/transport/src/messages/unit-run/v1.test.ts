@@ -1,4 +1,4 @@
-import { decode, encode } from './v1';
+import { REALTIME_DEFAULT, decode, encode } from './v1';
 import { expectFixture, expectHeaderAndLengthChecks, frameErrorCode, hex, patched } from '../frame.test-util';
 import type { UnitRun } from '../types';
 
@@ -35,7 +35,13 @@ describe('unit.run v1', () => {
     expect(decode(encode(msg))).toEqual(msg);
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE, [hex(FIXTURE).length - 1]));
+
+  it('decodes the shape before realtime (no last byte) as realtime false', () => {
+    const frame = hex(FIXTURE);
+    expect(REALTIME_DEFAULT).toBe(false);
+    expect(decode(frame.subarray(0, frame.length - 1))).toEqual({ ...sample, realtime: false });
+  });
 
   it('rejects a realtime flag other than 0 or 1', () => {
     const frame = hex(FIXTURE);
