@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FrameError } from '@herald/core';
 import { WIRE_VERSIONS, decodeMessage, encodeMessageAs } from './index';
 import { hex } from './frame.test-util';
@@ -31,6 +33,12 @@ function thrown(fn: () => unknown): FrameError {
 describe('wire versions', () => {
   it('sends and reads the versions the operations guide lists', () => {
     expect(WIRE_VERSIONS).toEqual(EXPECTED);
+  });
+
+  it('matches the table in docs/operations.md, "Wire versions"', () => {
+    const doc = readFileSync(join(__dirname, '../../../../docs/operations.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z.]+)` \| (\d+) \| ([\d, ]+) \|/gm)].map(([, kind, sends, accepts]) => [kind, { sends: Number(sends), accepts: accepts!.split(', ').map(Number) }]);
+    expect(Object.fromEntries(rows)).toEqual(WIRE_VERSIONS);
   });
 
   it('refuses a version it does not read with FRAME_UNSUPPORTED_VERSION naming it and the ones it reads', () => {
