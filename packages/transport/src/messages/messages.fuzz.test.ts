@@ -41,7 +41,7 @@ const removed = fc.record(Object.fromEntries(FILTER_REASONS.map((reason) => [rea
   requiredKeys: [],
 });
 
-/** A load report: every field anywhere in its wire range, within the "at most" rules of host-load.ts. */
+/** A load report: every field anywhere in its wire range, within the "at most" rules of host-load/v1.ts. */
 const hostLoad = fc
   .record({ executorId: str, sentAt: u64, cpuCores: u32, cpuBusyPermille: fc.integer({ min: 0, max: 1000 }), memTotalBytes: u64, memAvailable: u64, nicCapacityBytesPerSecond: u64, nicBytesPerSecond: u64, senderSlots: u32, free: u32 })
   .map(({ memAvailable, free, ...r }) => ({
