@@ -1,9 +1,10 @@
 /**
  * @module @herald/transport
  *
- * How Herald's tiers talk: every ZeroMQ message kind with a versioned binary
- * encoder/decoder (grammars in messages/<kind>.ts), and one-way PUSH/PULL
- * channels that carry them. Decoders throw only FrameError; a PullChannel
+ * How Herald's tiers talk: every ZeroMQ message kind with a binary
+ * encoder/decoder per version (grammars in messages/<kind>/v<N>.ts;
+ * WIRE_VERSIONS says which versions this build sends and reads), and one-way
+ * PUSH/PULL channels that carry them. Decoders throw only FrameError; a PullChannel
  * counts and skips frames it cannot decode. `send` waits while the receiver's
  * queue is full, so a slow tier slows its sender instead of filling memory.
  * Over tcp the channels take CURVE options: the PULL side admits only the
@@ -23,7 +24,7 @@
  *   push.close();
  *   pull.close();
  */
-export { encodeMessage, decodeMessage } from './messages';
+export { encodeMessage, encodeMessageAs, decodeMessage, WIRE_VERSIONS } from './messages';
 export type {
   Message,
   MessageKind,

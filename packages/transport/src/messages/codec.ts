@@ -9,6 +9,10 @@
  *   bool   = u8, 0 (false) or 1 (true); anything else is malformed
  *   str    = length:u16 LE, then `length` bytes of well-formed UTF-8
  *
+ * Each kind has one module per version (`<kind>/v<N>.ts`) that writes and
+ * reads exactly that version, and an index (`<kind>/index.ts`) that writes the
+ * version this build sends and reads every version it still accepts.
+ *
  * Decoding throws only FrameError. Encoding a value the wire cannot carry
  * (a negative or fractional number, a u32 above 2^32-1, a string over 65535
  * UTF-8 bytes or with a lone surrogate) throws FrameError FRAME_MALFORMED too:
@@ -16,9 +20,6 @@
  */
 import { FrameError } from '@herald/core';
 import type { MessageKind } from './types';
-
-/** The version this build writes and the only one it reads. */
-export const VERSION = 1;
 
 /** Byte 0 of every frame. Fixed forever: never renumber, only add. */
 export const KIND_IDS = {
@@ -45,16 +46,25 @@ export function malformed(message: string, details: Record<string, unknown> = {}
   return new FrameError('FRAME_MALFORMED', message, details);
 }
 
-/** Checks length, kind and version; returns a reader positioned at the body. */
-export function openFrame(frame: Buffer, kind: MessageKind): FrameReader {
+/** Checks the header's length and kind byte; a frame of another kind is malformed for this decoder. */
+export function checkHeader(frame: Buffer, kind: MessageKind): void {
   if (frame.length < HEADER_BYTES) throw malformed(`${kind}: frame is ${frame.length} bytes, shorter than the 2-byte header`);
   if (frame[0] !== KIND_IDS[kind]) throw malformed(`${kind}: kind byte is ${frame[0]}, expected ${KIND_IDS[kind]}`);
-  if (frame[1] !== VERSION) {
-    throw new FrameError('FRAME_UNSUPPORTED_VERSION', `${kind}: version ${frame[1]} is not supported (this build reads ${VERSION})`, {
-      kind,
-      version: frame[1],
-    });
-  }
+}
+
+/** The typed refusal of a version this decoder does not read: FRAME_UNSUPPORTED_VERSION, naming it and the ones read. */
+export function unsupportedVersion(kind: MessageKind, version: number, accepts: readonly number[]): FrameError {
+  return new FrameError('FRAME_UNSUPPORTED_VERSION', `${kind}: version ${version} is not supported (this build reads ${accepts.join(', ')})`, {
+    kind,
+    version,
+    accepts: [...accepts],
+  });
+}
+
+/** Checks length, kind and that the frame is exactly `version`; returns a reader positioned at the body. */
+export function openFrame(frame: Buffer, kind: MessageKind, version: number): FrameReader {
+  checkHeader(frame, kind);
+  if (frame[1] !== version) throw unsupportedVersion(kind, frame[1]!, [version]);
   return new FrameReader(frame, kind);
 }
 
@@ -139,8 +149,11 @@ export class FrameWriter {
   private buf = Buffer.allocUnsafe(64);
   private pos = 0;
 
-  constructor(private readonly kind: MessageKind) {
-    this.u8(KIND_IDS[kind], 'kind').u8(VERSION, 'version');
+  constructor(
+    private readonly kind: MessageKind,
+    version: number,
+  ) {
+    this.u8(KIND_IDS[kind], 'kind').u8(version, 'version');
   }
 
   u8(value: number, field: string): this {

@@ -21,6 +21,8 @@ const samples: Message[] = [
   },
 ];
 const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11];
+/** The version each sample is sent as: 2 for the three kinds that gained a field under version 1. */
+const VERSIONS = [1, 1, 2, 1, 1, 2, 2, 1, 1, 1, 1, 1];
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -36,7 +38,7 @@ describe('encodeMessage / decodeMessage', () => {
   it('dispatches every kind on byte 0 and round-trips it', () => {
     samples.forEach((msg, i) => {
       const frame = encodeMessage(msg);
-      expect([frame[0], frame[1]]).toEqual([KIND_IDS[i], 1]);
+      expect([frame[0], frame[1]]).toEqual([KIND_IDS[i], VERSIONS[i]]);
       expect(decodeMessage(frame)).toEqual(msg);
     });
   });

@@ -1,70 +1,73 @@
 /**
  * One entry point for every wire message: `encodeMessage` picks the kind's
- * encoder from `msg.kind`, `decodeMessage` picks the decoder from byte 0.
- * Decoding throws only FrameError: FRAME_MALFORMED, FRAME_UNKNOWN_KIND or
- * FRAME_UNSUPPORTED_VERSION.
+ * codec from `msg.kind` and writes the version this build sends;
+ * `decodeMessage` picks it from byte 0, and the kind's codec picks the
+ * version's decoder from byte 1. Decoding throws only FrameError:
+ * FRAME_MALFORMED, FRAME_UNKNOWN_KIND or FRAME_UNSUPPORTED_VERSION (details
+ * name the version and the ones accepted).
  */
 import { FrameError } from '@herald/core';
 import { HEADER_BYTES, KIND_IDS, malformed } from './codec';
-import * as preprocessRequest from './preprocess-request';
-import * as preprocessResult from './preprocess-result';
-import * as taskCommand from './task-command';
-import * as taskHalt from './task-halt';
-import * as taskSubmitted from './task-submitted';
-import * as unitBatch from './unit-batch';
-import * as unitProgress from './unit-progress';
-import * as unitRun from './unit-run';
-import * as userLogins from './user-logins';
-import * as apta from './apta';
-import * as hostLoad from './host-load';
-import type { Message } from './types';
+import { codec as apta } from './apta';
+import { codec as hostLoad } from './host-load';
+import { codec as preprocessRequest } from './preprocess-request';
+import { codec as preprocessResult } from './preprocess-result';
+import { codec as taskCommand } from './task-command';
+import { codec as taskHalt } from './task-halt';
+import { codec as taskSubmitted } from './task-submitted';
+import { codec as unitBatch } from './unit-batch';
+import { codec as unitProgress } from './unit-progress';
+import { codec as unitRun } from './unit-run';
+import { codec as userLogins } from './user-logins';
+import type { Message, MessageKind } from './types';
+import type { KindCodec } from './versioned';
 
-const DECODERS = new Map<number, (frame: Buffer) => Message>([
-  [KIND_IDS['task.submitted'], taskSubmitted.decode],
-  [KIND_IDS['task.command'], taskCommand.decode],
-  [KIND_IDS['preprocess.request'], preprocessRequest.decode],
-  [KIND_IDS['preprocess.result'], preprocessResult.decode],
-  [KIND_IDS['unit.run'], unitRun.decode],
-  [KIND_IDS['task.halt'], taskHalt.decode],
-  [KIND_IDS['unit.batch'], unitBatch.decode],
-  [KIND_IDS['unit.progress'], unitProgress.decode],
-  [KIND_IDS['user.logins'], userLogins.decode],
-  [KIND_IDS.apta, apta.decode],
-  [KIND_IDS['host.load'], hostLoad.decode],
-]);
+type CodecOf<K extends MessageKind> = KindCodec<Extract<Message, { kind: K }>>;
+
+const CODECS: { [K in MessageKind]: CodecOf<K> } = {
+  'task.submitted': taskSubmitted,
+  'task.command': taskCommand,
+  'preprocess.request': preprocessRequest,
+  'preprocess.result': preprocessResult,
+  'unit.run': unitRun,
+  'task.halt': taskHalt,
+  'unit.batch': unitBatch,
+  'unit.progress': unitProgress,
+  'user.logins': userLogins,
+  apta,
+  'host.load': hostLoad,
+};
+
+const BY_KIND_ID = new Map<number, KindCodec<Message>>(
+  (Object.keys(CODECS) as MessageKind[]).map((kind) => [KIND_IDS[kind], CODECS[kind] as unknown as KindCodec<Message>]),
+);
+
+/** What this build speaks, per kind: the version it sends and the versions it reads (docs/operations.md lists the same). */
+export const WIRE_VERSIONS: { readonly [K in MessageKind]: { readonly sends: number; readonly accepts: readonly number[] } } = Object.fromEntries(
+  (Object.keys(CODECS) as MessageKind[]).map((kind) => [kind, { sends: CODECS[kind].sends, accepts: CODECS[kind].accepts }]),
+) as { [K in MessageKind]: { sends: number; accepts: readonly number[] } };
 
 export function encodeMessage(msg: Message): Buffer {
-  switch (msg.kind) {
-    case 'task.submitted':
-      return taskSubmitted.encode(msg);
-    case 'task.command':
-      return taskCommand.encode(msg);
-    case 'preprocess.request':
-      return preprocessRequest.encode(msg);
-    case 'preprocess.result':
-      return preprocessResult.encode(msg);
-    case 'unit.run':
-      return unitRun.encode(msg);
-    case 'task.halt':
-      return taskHalt.encode(msg);
-    case 'unit.batch':
-      return unitBatch.encode(msg);
-    case 'unit.progress':
-      return unitProgress.encode(msg);
-    case 'user.logins':
-      return userLogins.encode(msg);
-    case 'apta':
-      return apta.encode(msg);
-    case 'host.load':
-      return hostLoad.encode(msg);
-    default:
-      throw new FrameError('FRAME_UNKNOWN_KIND', `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`);
-  }
+  return codecOf(msg).encode(msg);
+}
+
+/**
+ * Writes a message as an older version this build still reads (WIRE_VERSIONS[kind].accepts):
+ * the frame a previous build sends, for mixed-version tests and drills. Any
+ * other version throws FRAME_UNSUPPORTED_VERSION.
+ */
+export function encodeMessageAs(msg: Message, version: number): Buffer {
+  return codecOf(msg).encodeAs(msg, version);
 }
 
 export function decodeMessage(frame: Buffer): Message {
   if (frame.length < HEADER_BYTES) throw malformed(`frame is ${frame.length} bytes, shorter than the 2-byte header`);
-  const decode = DECODERS.get(frame[0]!);
-  if (decode === undefined) throw new FrameError('FRAME_UNKNOWN_KIND', `unknown message kind ${frame[0]}`, { kind: frame[0] });
-  return decode(frame);
+  const codec = BY_KIND_ID.get(frame[0]!);
+  if (codec === undefined) throw new FrameError('FRAME_UNKNOWN_KIND', `unknown message kind ${frame[0]}`, { kind: frame[0] });
+  return codec.decode(frame);
+}
+
+function codecOf(msg: Message): KindCodec<Message> {
+  if (!Object.hasOwn(CODECS, msg.kind)) throw new FrameError('FRAME_UNKNOWN_KIND', `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`);
+  return CODECS[msg.kind] as unknown as KindCodec<Message>;
 }

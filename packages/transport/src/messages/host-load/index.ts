@@ -1,0 +1,6 @@
+/** host.load: sends and reads version 1, its only version so far (docs/operations.md, "Wire versions"). */
+import { versionedCodec } from '../versioned';
+import type { HostLoadMessage } from '../types';
+import * as v1 from './v1';
+
+export const codec = versionedCodec<HostLoadMessage>('host.load', v1, [v1]);

@@ -1,0 +1,6 @@
+/** preprocess.result: sends and reads version 1, its only version so far (docs/operations.md, "Wire versions"). */
+import { versionedCodec } from '../versioned';
+import type { PreprocessResult } from '../types';
+import * as v1 from './v1';
+
+export const codec = versionedCodec<PreprocessResult>('preprocess.result', v1, [v1]);

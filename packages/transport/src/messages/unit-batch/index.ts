@@ -1,0 +1,6 @@
+/** unit.batch: sends and reads version 1, its only version so far (docs/operations.md, "Wire versions"). */
+import { versionedCodec } from '../versioned';
+import type { UnitBatch } from '../types';
+import * as v1 from './v1';
+
+export const codec = versionedCodec<UnitBatch>('unit.batch', v1, [v1]);

@@ -1,0 +1,12 @@
+/**
+ * unit.run: sends version 2, reads versions 1 and 2. Version 1 frames come from
+ * builds older than this one (v1.ts says what they carried and which default
+ * fills what they did not); keep reading them until a release no longer needs
+ * to talk to such builds (docs/operations.md, "Wire versions").
+ */
+import { versionedCodec } from '../versioned';
+import type { UnitRun } from '../types';
+import * as v1 from './v1';
+import * as v2 from './v2';
+
+export const codec = versionedCodec<UnitRun>('unit.run', v2, [v1, v2]);
