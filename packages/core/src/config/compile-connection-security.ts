@@ -11,6 +11,7 @@ import {
 import type { HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys } from './validate';
+import { checkZooKeeperCredentials, checkZooKeeperMonitorDigest } from './zookeeper-settings';
 
 /**
  * Step three for the connection security settings (docs/configuration.md,
@@ -65,14 +66,8 @@ export function compileZooKeeperAuth(value: unknown, path = 'zookeeper.auth'): Z
   if (value === undefined) return null;
   const auth = object(path, value, ['credentials', 'credentialsFile', 'monitorDigest']);
   const { password: credentials, passwordFile: credentialsFile } = secretOrFile(path, 'credentials', auth.credentials, auth.credentialsFile);
-  if (credentials !== null && !USER_PASSWORD.test(credentials)) throw new ConfigError(`${path}.credentials`, 'must be "user:password" (user without ":"; the value is not shown)');
-  let monitorDigest: string | null = null;
-  if (auth.monitorDigest !== undefined) {
-    if (typeof auth.monitorDigest !== 'string' || !DIGEST_ID.test(auth.monitorDigest)) {
-      throw new ConfigError(`${path}.monitorDigest`, 'must be "user:digest", digest = base64(sha1("user:password")), 28 characters');
-    }
-    monitorDigest = auth.monitorDigest;
-  }
+  if (credentials !== null) checkZooKeeperCredentials(credentials, `${path}.credentials`);
+  const monitorDigest = auth.monitorDigest === undefined ? null : checkZooKeeperMonitorDigest(auth.monitorDigest, `${path}.monitorDigest`);
   return { credentials, credentialsFile, monitorDigest };
 }
 
@@ -82,8 +77,6 @@ export function compilePresence(options: HeraldOptions): PresenceConfig {
   return { hmacKeyFile: optionalPath('presence.hmacKeyFile', presence.hmacKeyFile) };
 }
 
-const USER_PASSWORD = /^[^:\s]+:.+$/s;
-const DIGEST_ID = /^[^:\s]+:[A-Za-z0-9+/]{27}=$/;
 
 function object(path: string, value: unknown, known: string[]): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(path, 'must be an object');

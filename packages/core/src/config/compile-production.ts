@@ -4,6 +4,7 @@ import { DEFAULTS, type HeraldOptions, type InterfaceMember, type PresenceMember
 import { compileKafkaSecurityConfig, compileMySqlTls, compileZooKeeperAuth } from './compile-connection-security';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
+import { checkZooKeeperConnectionString, checkZooKeeperRoot, zookeeperMs } from './zookeeper-settings';
 
 /**
  * The production profile's settings: every server and every process address
@@ -23,8 +24,7 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
   if (!Array.isArray(brokers) || brokers.length === 0 || brokers.some((b) => typeof b !== 'string' || !/^[^:\s]+:\d{1,5}$/.test(b))) {
     throw new ConfigError('kafka.brokers', 'is required in production: a non-empty list of host:port');
   }
-  const root = str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root);
-  if (!/^\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_.-]$/.test(root)) throw new ConfigError('zookeeper.root', `must be an absolute znode path (got ${JSON.stringify(root)})`);
+  const root = checkZooKeeperRoot(str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root));
   const executors = members('topology.executors', topology.executors);
   const schedulers = members('topology.schedulers', topology.schedulers);
   const dispatchers = members('topology.dispatchers', topology.dispatchers);
@@ -47,10 +47,10 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
       tls: compileMySqlTls(mysql.tls),
     },
     zookeeper: {
-      connectionString: required('zookeeper.connectionString', zookeeper.connectionString),
+      connectionString: checkZooKeeperConnectionString(required('zookeeper.connectionString', zookeeper.connectionString)),
       root,
-      sessionTimeoutMs: int('zookeeper.sessionTimeoutMs', zookeeper.sessionTimeoutMs, DEFAULTS.zookeeper.sessionTimeoutMs, 1000, 600_000),
-      connectTimeoutMs: int('zookeeper.connectTimeoutMs', zookeeper.connectTimeoutMs, DEFAULTS.zookeeper.connectTimeoutMs, 100, 600_000),
+      sessionTimeoutMs: zookeeperMs('sessionTimeoutMs', zookeeper.sessionTimeoutMs),
+      connectTimeoutMs: zookeeperMs('connectTimeoutMs', zookeeper.connectTimeoutMs),
       auth: compileZooKeeperAuth(zookeeper.auth),
     },
     kafka: {
