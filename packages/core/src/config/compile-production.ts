@@ -4,6 +4,7 @@ import { DEFAULTS, type HeraldOptions, type InterfaceMember, type PresenceMember
 import { compileKafkaSecurityConfig, compileMySqlTls, compileZooKeeperAuth } from './compile-connection-security';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
+import { checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './kafka-settings';
 import { checkZooKeeperConnectionString, checkZooKeeperRoot, zookeeperMs } from './zookeeper-settings';
 
 /**
@@ -20,10 +21,8 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
 
   const url = required('mysql.url', mysql.url);
   if (!/^mysql:\/\//.test(url)) throw new ConfigError('mysql.url', `must be a mysql:// URL (got ${JSON.stringify(url)})`);
-  const brokers = kafka.brokers;
-  if (!Array.isArray(brokers) || brokers.length === 0 || brokers.some((b) => typeof b !== 'string' || !/^[^:\s]+:\d{1,5}$/.test(b))) {
-    throw new ConfigError('kafka.brokers', 'is required in production: a non-empty list of host:port');
-  }
+  if (kafka.brokers === undefined) throw new ConfigError('kafka.brokers', 'is required in production: a non-empty list of host:port');
+  const brokers = checkKafkaBrokers(kafka.brokers);
   const root = checkZooKeeperRoot(str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root));
   const executors = members('topology.executors', topology.executors);
   const schedulers = members('topology.schedulers', topology.schedulers);
@@ -54,10 +53,10 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
       auth: compileZooKeeperAuth(zookeeper.auth),
     },
     kafka: {
-      brokers: [...brokers],
+      brokers,
       clientId: str('kafka.clientId', kafka.clientId, DEFAULTS.kafka.clientId),
-      topicPrefix: kafka.topicPrefix === undefined ? DEFAULTS.kafka.topicPrefix : identifier('kafka.topicPrefix', String(kafka.topicPrefix), true),
-      connectTimeoutMs: int('kafka.connectTimeoutMs', kafka.connectTimeoutMs, DEFAULTS.kafka.connectTimeoutMs, 100, 600_000),
+      topicPrefix: kafka.topicPrefix === undefined ? DEFAULTS.kafka.topicPrefix : checkKafkaTopicPrefix(String(kafka.topicPrefix)),
+      connectTimeoutMs: kafkaMs('connectTimeoutMs', kafka.connectTimeoutMs),
       ...compileKafkaSecurityConfig(kafka.sasl, kafka.tls),
     },
     curve: { keysDir: required('curve.keysDir', curve.keysDir) },
