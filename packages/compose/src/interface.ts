@@ -6,8 +6,8 @@ import { chainSourcesOf } from './dispatcher';
 import type { InterfaceLinks } from './links';
 
 export interface InterfaceBuild<L extends InterfaceLinks> extends TierBuild<L> {
-  /** What the API shows of the rest of the cluster: the membership (production) or the dispatcher's host loads (embedded). */
-  views?: Pick<ApiDeps, 'cluster' | 'hostLoads'>;
+  /** What the API shows of the rest of the cluster, given the opened links: the membership (production) or the dispatcher's host loads (embedded). */
+  views?: (links: L) => Pick<ApiDeps, 'cluster' | 'hostLoads'>;
 }
 
 /**
@@ -41,7 +41,7 @@ export async function buildInterface<L extends InterfaceLinks>(build: InterfaceB
     blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
     meter,
     metrics: () => meter.exposition(),
-    ...build.views,
+    ...build.views?.(links),
   });
   scope.add('http server', api, (a) => a.close());
   const url = await api.listen({ host: config.http.host, port: config.http.port });

@@ -17,9 +17,9 @@ export interface WrittenBitmap {
   generation: string;
 }
 
-export interface PresenceBuild<L extends PresenceLinks> extends TierBuild<L> {
+export interface PresenceBuild<L extends PresenceLinks, B extends WrittenBitmap> extends TierBuild<L> {
   id: string;
-  bitmap: Open<WrittenBitmap>;
+  bitmap: Open<B>;
   /** presence.hmacKeyFile's key: only events signed with it are applied. Undefined: every well-formed event is. */
   hmacKey: Buffer | undefined;
 }
@@ -29,13 +29,14 @@ export interface PresenceBuild<L extends PresenceLinks> extends TierBuild<L> {
  * host's online bitmap (its only writer), and tells the host's executors who
  * came online so they walk those users' offline lists. Needs an event bus.
  */
-export async function buildPresenceAgent<L extends PresenceLinks>(build: PresenceBuild<L>): Promise<{ agent: PresenceAgent; links: L }> {
+export async function buildPresenceAgent<L extends PresenceLinks, B extends WrittenBitmap>(build: PresenceBuild<L, B>): Promise<{ agent: PresenceAgent; links: L; bitmap: B }> {
   const { adapters, scope, id, logger, meter } = build;
   if (adapters.eventBus === undefined) throw new ConfigError('profile', 'a presence agent follows the presence topic: the profile needs an event bus');
-  const { bitmap, generation } = await build.bitmap(scope);
+  const written = await build.bitmap(scope);
+  const { bitmap, generation } = written;
   const bus = await adapters.eventBus(scope);
   const links = await build.links(scope);
   const notifyLogins = createLoginNotifier(links.executors, { maxInFlight: MAX_NOTICES_IN_FLIGHT, agentId: id, logger, meter });
   const agent = scope.add('presence agent', await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, hmacKey: build.hmacKey, logger, meter }), (a) => a.close());
-  return { agent, links };
+  return { agent, links, bitmap: written };
 }

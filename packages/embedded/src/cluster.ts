@@ -92,7 +92,7 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     // The controller fires cron campaigns: the only candidate on an in-process coordinator, with no
     // event bus (the outbox is not relayed in this profile); each firing's task goes to the scheduler.
     await buildController({ ...build, id: 'controller-1', links: links.controller() });
-    const { url } = await buildInterface({ ...build, links: links.interface(), views: { hostLoads: () => dispatcher.loads() } });
+    const { url } = await buildInterface({ ...build, links: links.interface(), views: () => ({ hostLoads: () => dispatcher.loads() }) });
     const loginDelivery = await buildLoginDelivery({ ...build, executor: executorParts });
 
     return {

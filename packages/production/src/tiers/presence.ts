@@ -26,11 +26,9 @@ export async function startPresenceTier(context: TierContext): Promise<RunningTi
   const me = presenceAgentOf(production, id);
   const hmacKey = signingKey(config.presence.hmacKeyFile);
   if (hmacKey === undefined) logger.warn('presence.hmacKeyFile is not set: any producer to the presence topic can set users online (docs/presence.md, "Signed events")');
-  let fresh = false;
-  const openBitmap = async (resources: Resources): Promise<WrittenBitmap> => {
+  const openBitmap = async (resources: Resources): Promise<WrittenBitmap & { fresh: boolean }> => {
     const bitmap = resources.add('online bitmap', openWriter(me, config.uinLimit), (b) => b.close());
-    fresh = bitmap.created;
-    return { bitmap, generation: await bitmapGeneration(me.bitmapFile, !bitmap.created) };
+    return { bitmap, generation: await bitmapGeneration(me.bitmapFile, !bitmap.created), fresh: bitmap.created };
   };
   const openLinks = async (resources: Resources): Promise<PresenceLinks> => {
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
@@ -43,8 +41,8 @@ export async function startPresenceTier(context: TierContext): Promise<RunningTi
   };
   const scope = new Resources();
   return scope.starting(async () => {
-    const { agent } = await buildPresenceAgent({ config, id, adapters: productionAdapters(context), scope, bitmap: openBitmap, links: openLinks, hmacKey, logger, meter });
-    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh, signedOnly: hmacKey !== undefined });
+    const { agent, bitmap } = await buildPresenceAgent({ config, id, adapters: productionAdapters(context), scope, bitmap: openBitmap, links: openLinks, hmacKey, logger, meter });
+    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.fresh, signedOnly: hmacKey !== undefined });
     const stop = () => scope.closeAll();
     // Nothing to hand off: the consumer group's position is committed, so the next run resumes there.
     return { description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`, status: () => ({ group: agent.group, bitmapFile: me.bitmapFile }), drain: stop, stop };
