@@ -51,7 +51,8 @@ export interface EmbeddedDeps {
 /**
  * The embedded profile: every tier in this process, talking over ZeroMQ
  * inproc sockets exactly as separate processes talk over tcp; LevelDB stores
- * and every file under one data directory:
+ * and every file under one data directory. The tiers are built by
+ * @herald/compose as in production; this profile only chooses the adapters:
  *
  *   <dataDir>/tasks       LevelTaskStore
  *   <dataDir>/access      LevelAccessStore (API tokens, audit log)
