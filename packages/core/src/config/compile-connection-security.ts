@@ -26,7 +26,7 @@ import { checkZooKeeperCredentials, checkZooKeeperMonitorDigest } from './zookee
 export function compileKafkaSasl(value: unknown, path = 'kafka.sasl'): KafkaSaslConfig | null {
   if (value === undefined) return null;
   const sasl = object(path, value, ['mechanism', 'username', 'password', 'passwordFile']);
-  const mechanism = saslMechanism(`${path}.mechanism`, sasl.mechanism);
+  const mechanism = checkKafkaSaslMechanism(sasl.mechanism, `${path}.mechanism`);
   const { password, passwordFile } = secretOrFile(path, 'password', sasl.password, sasl.passwordFile);
   if (typeof sasl.username !== 'string' || sasl.username.length === 0) throw new ConfigError(`${path}.username`, `is required with ${path}.password${password === null ? 'File' : ''}`);
   return { mechanism, username: sasl.username, password, passwordFile };
@@ -36,7 +36,7 @@ export function compileKafkaSasl(value: unknown, path = 'kafka.sasl'): KafkaSasl
 export function compileKafkaSecurityConfig(saslValue: unknown, tlsValue: unknown): { sasl: KafkaSaslConfig | null; tls: TlsFileConfig | null } {
   const sasl = compileKafkaSasl(saslValue);
   const tls = compileTlsFiles(tlsValue, 'kafka.tls');
-  if (sasl?.mechanism === 'plain' && tls === null) throw new ConfigError('kafka.sasl.mechanism', "'plain' sends the password unencrypted: set kafka.tls too, or use scram-sha-512");
+  if (sasl !== null) checkPlainHasTls(sasl.mechanism, tls !== null);
   return { sasl, tls };
 }
 
@@ -47,8 +47,7 @@ export function compileTlsFiles(value: unknown, path: string, extraKeys: string[
   const caFile = optionalPath(`${path}.caFile`, tls.caFile);
   const certFile = optionalPath(`${path}.certFile`, tls.certFile);
   const keyFile = optionalPath(`${path}.keyFile`, tls.keyFile);
-  if (certFile !== null && keyFile === null) throw new ConfigError(`${path}.keyFile`, `is required with ${path}.certFile (the client certificate's private key)`);
-  if (keyFile !== null && certFile === null) throw new ConfigError(`${path}.certFile`, `is required with ${path}.keyFile (the client certificate)`);
+  checkClientCertPair(path, certFile !== null, keyFile !== null);
   return { caFile, certFile, keyFile, rejectUnauthorized: bool(`${path}.rejectUnauthorized`, tls.rejectUnauthorized, true) };
 }
 
@@ -84,11 +83,27 @@ function object(path: string, value: unknown, known: string[]): Record<string, u
   return value as Record<string, unknown>;
 }
 
-function saslMechanism(path: string, value: unknown): KafkaSaslMechanism {
+/**
+ * kafka.sasl.mechanism: one of KAFKA_SASL_MECHANISMS, any case. Exported with
+ * the two checks below for the Kafka event bus, which takes the same settings
+ * as options: one rule, one message.
+ */
+export function checkKafkaSaslMechanism(value: unknown, setting = 'kafka.sasl.mechanism'): KafkaSaslMechanism {
   const wanted = typeof value === 'string' ? value.toLowerCase() : value;
   const found = KAFKA_SASL_MECHANISMS.find((m) => m === wanted);
-  if (found === undefined) throw new ConfigError(path, `must be one of ${KAFKA_SASL_MECHANISMS.join(', ')} (got ${JSON.stringify(value) ?? typeof value})`);
+  if (found === undefined) throw new ConfigError(setting, `must be one of ${KAFKA_SASL_MECHANISMS.join(', ')} (got ${JSON.stringify(value) ?? typeof value})`);
   return found;
+}
+
+/** PLAIN sends the password as is: refused without kafka.tls. */
+export function checkPlainHasTls(mechanism: KafkaSaslMechanism, hasTls: boolean): void {
+  if (mechanism === 'plain' && !hasTls) throw new ConfigError('kafka.sasl.mechanism', "'plain' sends the password unencrypted: set kafka.tls too, or use scram-sha-512");
+}
+
+/** A client certificate needs its key and the other way round (`<path>.certFile`, `<path>.keyFile`). */
+export function checkClientCertPair(path: string, hasCert: boolean, hasKey: boolean): void {
+  if (hasCert && !hasKey) throw new ConfigError(`${path}.keyFile`, `is required with ${path}.certFile (the client certificate's private key)`);
+  if (hasKey && !hasCert) throw new ConfigError(`${path}.certFile`, `is required with ${path}.keyFile (the client certificate)`);
 }
 
 /** Exactly one of an inline secret and a file holding it; the secret itself is never shown. */
