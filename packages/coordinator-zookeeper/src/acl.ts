@@ -1,4 +1,4 @@
-import { ConfigError } from '@herald/core';
+import { checkZooKeeperCredentials, checkZooKeeperMonitorDigest, ConfigError } from '@herald/core';
 import { ACL, Id, Permission } from 'node-zookeeper-client';
 
 /**
@@ -28,24 +28,15 @@ export interface CompiledZooKeeperAuth {
   user: string;
 }
 
-const USER_PASSWORD = /^[^:\s]+:.+$/s;
-const DIGEST_ID = /^[^:\s]+:[A-Za-z0-9+/]{27}=$/;
 
 /** Checks `zookeeper.auth`; undefined keeps the open ACLs. */
 export function compileZooKeeperAuth(auth: ZooKeeperAuthOptions | undefined): CompiledZooKeeperAuth | null {
   if (auth === undefined) return null;
   if (typeof auth !== 'object' || auth === null) throw new ConfigError('zookeeper.auth', 'must be { credentials, monitorDigest? }');
-  if (typeof auth.credentials !== 'string' || !USER_PASSWORD.test(auth.credentials)) {
-    throw new ConfigError('zookeeper.auth.credentials', 'must be "user:password" (user without ":"; the value is not shown)');
-  }
+  const credentials = checkZooKeeperCredentials(auth.credentials);
   const acls = [new ACL(Permission.ALL, new Id('auth', ''))];
-  if (auth.monitorDigest !== undefined) {
-    if (typeof auth.monitorDigest !== 'string' || !DIGEST_ID.test(auth.monitorDigest)) {
-      throw new ConfigError('zookeeper.auth.monitorDigest', 'must be "user:digest", digest = base64(sha1("user:password")), 28 characters');
-    }
-    acls.push(new ACL(Permission.READ, new Id('digest', auth.monitorDigest)));
-  }
-  return { credentials: Buffer.from(auth.credentials, 'utf8'), acls, user: auth.credentials.slice(0, auth.credentials.indexOf(':')) };
+  if (auth.monitorDigest !== undefined) acls.push(new ACL(Permission.READ, new Id('digest', checkZooKeeperMonitorDigest(auth.monitorDigest))));
+  return { credentials: Buffer.from(credentials, 'utf8'), acls, user: credentials.slice(0, credentials.indexOf(':')) };
 }
 
 /** The ACL for znodes created without auth: the library's default, world:anyone:cdrwa. */

@@ -1,4 +1,4 @@
-import { ConfigError, DEFAULTS, noopLogger, type Logger } from '@herald/core';
+import { DEFAULTS, checkZooKeeperConnectionString, checkZooKeeperRoot, noopLogger, zookeeperMs, type Logger } from '@herald/core';
 import { compileZooKeeperAuth, type CompiledZooKeeperAuth, type ZooKeeperAuthOptions } from './acl';
 
 /** How to reach ZooKeeper and where this cluster's znodes live. */
@@ -7,7 +7,7 @@ export interface ZooKeeperCoordinatorOptions {
   connectionString: string;
   /** This cluster's namespace, an absolute znode path such as '/herald/prod'. @defaultValue '/herald' */
   root?: string;
-  /** Session timeout asked of ZooKeeper (the server clamps it to its own bounds). @defaultValue 10000 */
+  /** Session timeout asked of ZooKeeper (the server clamps it to its own bounds), within core's ZOOKEEPER_LIMITS. @defaultValue 10000 */
   sessionTimeoutMs?: number;
   /** How long `connect` waits for a first session before it gives up. @defaultValue 10000 */
   connectTimeoutMs?: number;
@@ -27,41 +27,7 @@ export interface CompiledZooKeeperOptions {
   auth: CompiledZooKeeperAuth | null;
 }
 
-const SERVER = /^[^\s,/:]+:\d{1,5}$/;
-const SEGMENT_FORBIDDEN = /[\u0000-\u001f\u007f]/;
-
-function checkConnectionString(value: unknown): string {
-  const setting = 'zookeeper.connectionString';
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(setting, 'is required: host:port[,host:port...]');
-  const slash = value.indexOf('/');
-  const servers = (slash < 0 ? value : value.slice(0, slash)).split(',');
-  const bad = servers.find((s) => !SERVER.test(s) || Number(s.slice(s.lastIndexOf(':') + 1)) > 65_535);
-  if (bad !== undefined) throw new ConfigError(setting, `must be host:port[,host:port...] (bad server ${JSON.stringify(bad)} in ${JSON.stringify(value)})`);
-  if (slash >= 0) checkPath(setting, value.slice(slash));
-  return value;
-}
-
-/** An absolute znode path: '/a/b', no empty, '.', '..' or control-character segments, no trailing '/'. */
-function checkPath(setting: string, value: unknown): string {
-  const fail = (): never => {
-    throw new ConfigError(setting, `must be an absolute znode path such as '/herald/prod' (got ${JSON.stringify(value)})`);
-  };
-  if (typeof value !== 'string' || !value.startsWith('/') || value === '/') return fail();
-  for (const segment of value.slice(1).split('/')) {
-    if (segment === '' || segment === '.' || segment === '..' || SEGMENT_FORBIDDEN.test(segment)) fail();
-  }
-  if (value === '/zookeeper' || value.startsWith('/zookeeper/')) {
-    throw new ConfigError(setting, `must not be under /zookeeper, which ZooKeeper reserves (got ${JSON.stringify(value)})`);
-  }
-  return value as string;
-}
-
-function checkMs(setting: string, value: unknown, min: number): number {
-  if (!Number.isSafeInteger(value) || (value as number) < min) throw new ConfigError(setting, `must be an integer number of ms >= ${min} (got ${String(value)})`);
-  return value as number;
-}
-
-/** Applies the defaults and checks every setting; a bad one fails with a ConfigError naming it. */
+/** Applies the defaults and checks every setting with core's zookeeper.* checks (the ones compileConfig runs); a bad one fails with a ConfigError naming it. */
 export function compileZooKeeperOptions(options: ZooKeeperCoordinatorOptions): CompiledZooKeeperOptions {
   const {
     connectionString,
@@ -72,10 +38,10 @@ export function compileZooKeeperOptions(options: ZooKeeperCoordinatorOptions): C
     auth,
   } = options;
   return {
-    connectionString: checkConnectionString(connectionString),
-    root: checkPath('zookeeper.root', root),
-    sessionTimeoutMs: checkMs('zookeeper.sessionTimeoutMs', sessionTimeoutMs, 1),
-    connectTimeoutMs: checkMs('zookeeper.connectTimeoutMs', connectTimeoutMs, 1),
+    connectionString: checkZooKeeperConnectionString(connectionString),
+    root: checkZooKeeperRoot(root),
+    sessionTimeoutMs: zookeeperMs('sessionTimeoutMs', sessionTimeoutMs),
+    connectTimeoutMs: zookeeperMs('connectTimeoutMs', connectTimeoutMs),
     logger,
     auth: compileZooKeeperAuth(auth),
   };

@@ -268,6 +268,11 @@ export type { AccountStore } from './ports/account-store';
 
 export { compileConfig } from './config/compile';
 export { isLoopbackHost } from './config/compile-management';
+// Setting checks shared with adapters that take the same settings as options (one set of bounds and messages).
+export { int as intSetting } from './config/validate';
+export { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls } from './config/compile-connection-security';
+export { KAFKA_LIMITS, checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './config/kafka-settings';
+export { ZOOKEEPER_LIMITS, checkZnodePath, checkZooKeeperConnectionString, checkZooKeeperCredentials, checkZooKeeperMonitorDigest, checkZooKeeperRoot, zookeeperMs } from './config/zookeeper-settings';
 export { PRIVATE_FILE_MODE, PRIVATE_DIR_MODE, GROUP_READ_FILE_MODE } from './file-modes';
 export { redactSecrets } from './redact';
 export { DEFAULTS } from './config/options';

@@ -1,16 +1,13 @@
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore, PRIVATE_DIR_MODE } from '@herald/core';
-import { FollowerCopies, ListRepository } from '@herald/audience';
-import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
-import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
-import { startScheduler, type Scheduler } from '@herald/scheduler';
-import { accountBlacklistId, buildFilterChain, createRecipientPreview, filterChainSources, GLOBAL_BLACKLIST_ID, startDispatcher } from '@herald/dispatcher';
-import { createDeliveryGateway, createHostSampler, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, speedShareOf, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize, type FrequencyControl, type LoadReporter } from '@herald/executor';
-import { createApiServer } from '@herald/interface';
+import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { ListRepository } from '@herald/audience';
+import { buildController, buildDispatcher, buildExecutor, buildInterface, buildLoginDelivery, buildScheduler, Resources, type ExecutorAdapters, type Open, type TierAdapters } from '@herald/compose';
+import type { Scheduler } from '@herald/scheduler';
+import { createDeliveryGateway, watchOfflineStoreSize } from '@herald/executor';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
-import { startController } from '@herald/controller';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
+import { InprocLinks } from './inproc-links';
+import { openSharedStores, type SharedStores } from './stores';
 
 export interface EmbeddedCluster {
   readonly config: HeraldConfig;
@@ -54,7 +51,8 @@ export interface EmbeddedDeps {
 /**
  * The embedded profile: every tier in this process, talking over ZeroMQ
  * inproc sockets exactly as separate processes talk over tcp; LevelDB stores
- * and every file under one data directory:
+ * and every file under one data directory. The tiers are built by
+ * @herald/compose as in production; this profile only chooses the adapters:
  *
  *   <dataDir>/tasks       LevelTaskStore
  *   <dataDir>/access      LevelAccessStore (API tokens, audit log)
@@ -74,188 +72,89 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
   const logger = deps.logger ?? createJsonLogger({ level: 'warn' });
   const clock = deps.clock ?? systemClock;
   const meter = createPromMeter({ defaultMetrics: false });
-  const dir = (name: string) => join(config.dataDir, name);
-  await mkdir(config.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  // Owns everything below; closing it stops the tiers newest first (the API first), then the stores.
+  const scope = new Resources();
+  return scope.starting(async () => {
+    const shared = await openSharedStores(config, logger, scope);
+    const lists = new ListRepository(join(config.dataDir, 'lists'));
+    const deliveryDir = join(config.dataDir, 'deliveries');
+    const gateway = scope.add('delivery gateway', deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir), (g) => g.close());
+    // One store for every executor of the process: one gauge.
+    scope.add('offline size gauge', watchOfflineStoreSize(shared.offline, meter, { logger }), (w) => w.stop());
+    const online = deps.online ?? new TypedArrayBitmap(config.uinLimit);
+    const links = scope.add('links', await InprocLinks.open(config, logger, meter), (l) => l.close());
+    const adapters = embeddedAdapters(shared, lists, clock);
+    const executorParts: ExecutorAdapters = { offline: lend(shared.offline), gateway: lend(gateway), online: lend(online) };
+    const build = { config, adapters, scope, logger, meter };
 
-  const store = await LevelTaskStore.open(dir('tasks'));
-  const access = await LevelAccessStore.open(dir('access'));
-  const offline = await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits });
-  const campaigns = await LevelCampaignStore.open(dir('campaigns'));
-  const followers = await LevelFollowerStore.open(dir('followers'));
-  const attributes = await LevelAttributeIndex.open(dir('attributes'));
-  const accounts = await LevelAccountStore.open(dir('accounts'));
-  // One set of local follower copies, kept by the audience routes and read by the dispatcher's follower check.
-  const followerCopies = config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(dir('follower-copies'), { logger }) : undefined;
-  const counter = config.frequency.enabled ? await LevelFrequencyCounter.open(dir('frequency')) : null;
-  const frequency: FrequencyControl | undefined = counter === null ? undefined : { policy: config.frequency.policy, counter };
-  const lists = new ListRepository(dir('lists'));
-  const deliveryDir = dir('deliveries');
-  const gateway = deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir);
-  const online = deps.online ?? new TypedArrayBitmap(config.uinLimit);
-  const hwm = config.transport.highWaterMark;
+    for (const id of config.executor.ids) await buildExecutor({ ...build, id, executor: executorParts, links: links.executor(id) });
+    const { dispatcher } = await buildDispatcher({ ...build, links: links.dispatcher() });
+    const { scheduler } = await buildScheduler({ ...build, links: links.scheduler() });
+    // The controller fires cron campaigns: the only candidate on an in-process coordinator, with no
+    // event bus (the outbox is not relayed in this profile); each firing's task goes to the scheduler.
+    await buildController({ ...build, id: 'controller-1', links: links.controller() });
+    const { url } = await buildInterface({ ...build, links: links.interface(), views: () => ({ hostLoads: () => dispatcher.loads() }) });
+    const loginDelivery = await buildLoginDelivery({ ...build, executor: executorParts });
 
-  // Bind every inbox first, then connect the senders.
-  const endpoints = {
-    scheduler: inprocEndpoint('scheduler'),
-    // Commands and pre-processing results reach the scheduler apart from the executors' progress reports.
-    schedulerControl: inprocEndpoint('scheduler.control'),
-    dispatcher: inprocEndpoint('dispatcher'),
-    executors: new Map(config.executor.ids.map((id) => [id, inprocEndpoint(id)])),
-    // A real-time task's batches overtake the normal batches queued in an executor's inbox.
-    realtime: new Map(config.executor.ids.map((id) => [id, inprocEndpoint(`${id}.realtime`)])),
-  };
-  const pulls: PullChannel[] = [];
-  const pull = async (name: string, endpoint: string) => {
-    const channel = await createPull({ name, endpoint, highWaterMark: hwm, meter, logger });
-    pulls.push(channel);
-    return channel;
-  };
-  const pushes: PushChannel[] = [];
-  const push = async (name: string, endpoint: string) => {
-    const channel = await createPush({ name, endpoints: [endpoint], highWaterMark: hwm });
-    pushes.push(channel);
-    return channel;
-  };
-
-  const schedulerInbox = await pull('scheduler', endpoints.scheduler);
-  const schedulerControl = await pull('scheduler.control', endpoints.schedulerControl);
-  const dispatcherInbox = await pull('dispatcher', endpoints.dispatcher);
-  const executorInboxes = new Map<string, PullChannel>();
-  for (const [id, endpoint] of endpoints.executors) executorInboxes.set(id, await pull(id, endpoint));
-  const realtimeInboxes = new Map<string, PullChannel>();
-  for (const [id, endpoint] of endpoints.realtime) realtimeInboxes.set(id, await pull(`${id}.realtime`, endpoint));
-
-  const toExecutor = new Map<string, PushChannel>();
-  for (const [id, endpoint] of endpoints.executors) toExecutor.set(id, await push(`dispatcher->${id}`, endpoint));
-  const toRealtimeExecutor = new Map<string, PushChannel>();
-  for (const [id, endpoint] of endpoints.realtime) toRealtimeExecutor.set(id, await push(`dispatcher->${id}.realtime`, endpoint));
-
-  const tasks = new TaskCache(store);
-  // Template tasks read their recipients' attributes from the targeting store itself (docs/delivery.md).
-  const personaliser = new Personaliser(attributes, logger);
-  // Each executor reports its load to the dispatcher as in production, over the dispatcher's inproc inbox:
-  // this host's /proc readings (every executor here shares the host) and its own free sender slots.
-  const reporters: LoadReporter[] = [];
-  const executors = await Promise.all(
-    config.executor.ids.map(async (id) => {
-      const slots = createUnitSlots(config.load.senderSlots);
-      const toDispatcher = await push(`${id}->dispatcher`, endpoints.dispatcher);
-      reporters.push(startLoadReporter({ executorId: id, config: config.load, sample: createHostSampler(() => readProcCounters()), freeSlots: slots.free, send: (m) => toDispatcher.send(m), logger }));
-      return startExecutor({
-        id,
-        inbox: slots.watch(executorInboxes.get(id)!),
-        realtimeInbox: slots.watch(realtimeInboxes.get(id)!),
-        toScheduler: await push(`${id}->scheduler`, endpoints.scheduler),
-        tasks,
-        online,
-        gateway,
-        offline,
-        ...(frequency ? { frequency } : {}),
-        personaliser,
-        // A task with a speed is sent at it: each executor paces its share (docs/scheduling.md "Pacing").
-        pacing: { speedOf: speedShareOf(store, id, clock) },
-        clock,
-        logger,
-        meter,
-      });
-    }),
-  );
-  // One set of filter sources for the dispatcher's pre-processing and the API's dry runs.
-  const chainSources = filterChainSources({ config, store, lists, followers, attributes, clock, ...(followerCopies === undefined ? {} : { followerCopies }), ...(counter === null ? {} : { frequencyCounter: counter }) });
-  const dispatcher = startDispatcher({
-    config,
-    inbox: dispatcherInbox,
-    toScheduler: await push('dispatcher->scheduler', endpoints.schedulerControl),
-    toExecutor,
-    toRealtimeExecutor,
-    lists,
-    filters: buildFilterChain(chainSources),
-    logger,
-    meter,
+    return {
+      config,
+      url,
+      store: shared.store,
+      campaigns: shared.campaigns,
+      accounts: shared.accounts,
+      access: shared.access,
+      offline: shared.offline,
+      followers: shared.followers,
+      attributes: shared.attributes,
+      frequency: shared.counter,
+      lists,
+      online,
+      deliveryDir,
+      meter,
+      scheduler,
+      async login(uins) {
+        const total = { delivered: 0, expired: 0, overFrequency: 0 };
+        for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, true);
+        for (let i = 0; i < uins.length; i++) {
+          const result = await loginDelivery.deliver(uins[i]!);
+          total.delivered += result.delivered;
+          total.expired += result.expired;
+          total.overFrequency += result.overFrequency;
+        }
+        return total;
+      },
+      logout(uins) {
+        for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, false);
+      },
+      // The API first (bounded by http.shutdownGraceMs whatever its clients do), then the controller,
+      // each tier's sockets before it is awaited (a send blocked on a full peer then rejects), the stores last.
+      stop: () => scope.closeAll(),
+    };
   });
-  const scheduler = await startScheduler({ config, store, inbox: schedulerInbox, controlInbox: schedulerControl, toDispatcher: await push('scheduler->dispatcher', endpoints.dispatcher), clock, logger, meter });
-  // The controller fires cron campaigns: the only candidate on an in-process coordinator, with no
-  // event bus (the outbox is not relayed in this profile); each firing's task goes to the scheduler.
-  const toSchedulerFromController = await push('controller->scheduler', endpoints.schedulerControl);
-  const coordinator = await createLocalCoordinatorCluster().connect();
-  const controller = await startController(
-    { id: 'controller-1', campaigns: { ...config.campaigns, defaultTtlMs: config.tasks.defaultTtlMs } },
-    { coordinator, store, campaigns, quota: { accounts, policy: config.accounts }, submitTask: (taskId) => toSchedulerFromController.send({ kind: 'task.submitted', taskId }), clock, logger, meter },
-  );
+}
 
-  const api = createApiServer({
-    config,
-    store,
-    access,
-    lists,
-    campaigns,
-    audiences: { followers, attributes, ...(followerCopies === undefined ? {} : { followerCopies }) },
-    accounts,
-    toScheduler: await push('interface->scheduler', endpoints.schedulerControl),
-    hostLoads: () => dispatcher.loads(),
-    previewRecipients: createRecipientPreview({ config, lists, sources: chainSources, clock }),
-    clock,
-    logger,
-    blacklistIds: { global: GLOBAL_BLACKLIST_ID, forAccount: accountBlacklistId },
-    meter,
-    metrics: () => meter.exposition(),
-  });
-  const address = await api.listen({ host: config.http.host, port: config.http.port });
-  const loginDelivery = new LoginDelivery(offline, gateway, tasks, clock, frequency, personaliser);
-  // One store for every executor of the process: one gauge.
-  const offlineSize = watchOfflineStoreSize(offline, meter, { logger });
+/** Lends an adapter the cluster owns: every tier gets the same instance, closed once by the cluster. */
+function lend<T>(value: T): Open<T> {
+  return async () => value;
+}
 
+/** The embedded profile's choice: the shared LevelDB stores, an in-process coordinator, no event bus. */
+function embeddedAdapters(shared: SharedStores, lists: ListRepository, clock: Clock): TierAdapters {
+  const audiences = { followers: shared.followers, attributes: shared.attributes, ...(shared.followerCopies === undefined ? {} : { followerCopies: shared.followerCopies }) };
   return {
-    config,
-    url: address,
-    store,
-    campaigns,
-    accounts,
-    access,
-    offline,
-    followers,
-    attributes,
-    frequency: counter,
+    clock,
     lists,
-    online,
-    deliveryDir,
-    meter,
-    scheduler,
-    async login(uins) {
-      const total = { delivered: 0, expired: 0, overFrequency: 0 };
-      for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, true);
-      for (let i = 0; i < uins.length; i++) {
-        const result = await loginDelivery.deliver(uins[i]!);
-        total.delivered += result.delivered;
-        total.expired += result.expired;
-        total.overFrequency += result.overFrequency;
-      }
-      return total;
-    },
-    logout(uins) {
-      for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, false);
-    },
-    async stop() {
-      // Bounded by http.shutdownGraceMs whatever the API's clients do (a stalled upload, a slow reader).
-      await api.close();
-      await controller.stop();
-      await coordinator.close();
-      await Promise.all(reporters.map((r) => r.stop()));
-      // Close every socket before waiting: a send blocked on a full peer (high-water mark) then
-      // rejects instead of waiting forever for an inbox that no longer reads.
-      for (const channel of pulls) channel.close();
-      for (const channel of pushes) channel.close();
-      await Promise.allSettled([scheduler.done, dispatcher.done, ...executors.map((e) => e.done)]);
-      await gateway.close();
-      await counter?.close();
-      offlineSize.stop();
-      await offline.close();
-      await campaigns.close();
-      await followers.close();
-      await attributes.close();
-      await accounts.close();
-      await access.close();
-      await store.close();
-    },
+    taskStore: lend(shared.store),
+    accessStore: lend(shared.access),
+    accountStore: lend(shared.accounts),
+    campaignStore: lend(shared.campaigns),
+    // Opened with frequency.enabled, the only time a tier asks for it.
+    frequencyCounter: async () => shared.counter!,
+    filterAudiences: lend(audiences),
+    apiAudiences: lend(audiences),
+    // Template tasks read their recipients' attributes from the targeting store itself (docs/delivery.md).
+    userAttributes: lend(shared.attributes),
+    coordinator: async (scope) => scope.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close()),
+    progressInCoordinator: false,
   };
 }

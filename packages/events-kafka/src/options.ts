@@ -1,4 +1,4 @@
-import { ConfigError, noopLogger, type Logger } from '@herald/core';
+import { checkKafkaBrokers, checkKafkaTopicPrefix, ConfigError, kafkaMs, noopLogger, type Logger } from '@herald/core';
 import type { ISocketFactory } from 'kafkajs';
 import { compileKafkaSecurity, type KafkaSaslCredentials, type KafkaSecurity, type KafkaTlsMaterial } from './security';
 
@@ -15,12 +15,12 @@ export interface KafkaEventBusOptions {
   /**
    * Prepended to every topic and consumer group name, so several Herald
    * installations can share one cluster. `ConsumedEvent.topic` is the name
-   * without it. @defaultValue ''
+   * without it: letters, digits, _ . -, at most 64. @defaultValue ''
    */
   topicPrefix?: string;
   /** kafkajs's own log lines go here (its errors as warnings: it recovers from them itself). @defaultValue noopLogger */
   logger?: Logger;
-  /** `connect()` gives up after this long with a ConfigError naming `kafka.brokers`. @defaultValue 10000 */
+  /** `connect()` gives up after this long with a ConfigError naming `kafka.brokers`; within core's KAFKA_LIMITS. @defaultValue 10000 */
   connectTimeoutMs?: number;
   /** Opens the TCP/TLS connections (kafkajs `socketFactory`); tests inject faults here. @defaultValue kafkajs's */
   socketFactory?: ISocketFactory;
@@ -71,8 +71,6 @@ export interface CompiledKafkaOptions {
   security: KafkaSecurity;
 }
 
-const BROKER = /^[^\s:]+:\d{1,5}$/;
-const PREFIX = /^[a-zA-Z0-9._-]{0,100}$/;
 
 function positive(setting: string, value: number, min = 1): number {
   if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(setting, `must be an integer >= ${min} (got ${String(value)})`);
@@ -101,20 +99,18 @@ export function compileOptions({
   sasl,
   tls,
 }: KafkaEventBusOptions): CompiledKafkaOptions {
-  if (!Array.isArray(brokers) || brokers.length === 0) throw new ConfigError('kafka.brokers', 'needs at least one "host:port"');
-  for (const broker of brokers) {
-    if (typeof broker !== 'string' || !BROKER.test(broker)) throw new ConfigError('kafka.brokers', `"${String(broker)}" is not "host:port"`);
-  }
+  // brokers, topicPrefix and connectTimeoutMs are checked as compileConfig checks them (core's kafka settings).
+  const seeds = checkKafkaBrokers(brokers);
   if (typeof clientId !== 'string' || clientId.length === 0) throw new ConfigError('kafka.clientId', 'must be a non-empty string');
-  if (typeof topicPrefix !== 'string' || !PREFIX.test(topicPrefix)) throw new ConfigError('kafka.topicPrefix', 'may hold only [a-zA-Z0-9._-], at most 100 characters');
+  const prefix = checkKafkaTopicPrefix(topicPrefix);
   if (replicationFactor !== -1) positive('kafka.replicationFactor', replicationFactor);
   if (heartbeatIntervalMs >= sessionTimeoutMs) throw new ConfigError('kafka.heartbeatIntervalMs', 'must be below kafka.sessionTimeoutMs');
   return {
-    brokers: [...brokers],
+    brokers: seeds,
     clientId,
-    topicPrefix,
+    topicPrefix: prefix,
     logger,
-    connectTimeoutMs: positive('kafka.connectTimeoutMs', connectTimeoutMs),
+    connectTimeoutMs: kafkaMs('connectTimeoutMs', connectTimeoutMs),
     socketFactory,
     partitions: positive('kafka.partitions', partitions),
     replicationFactor,

@@ -1,4 +1,4 @@
-import { ConfigError, KAFKA_SASL_MECHANISMS, type KafkaSaslMechanism } from '@herald/core';
+import { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls, ConfigError } from '@herald/core';
 import type { SASLOptions } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 
@@ -40,25 +40,17 @@ export interface KafkaSecurity {
 export function compileKafkaSecurity(sasl: KafkaSaslCredentials | undefined, tls: KafkaTlsMaterial | undefined): KafkaSecurity {
   const ssl = tls === undefined ? undefined : compileTls(tls);
   if (sasl === undefined) return { sasl: undefined, ssl };
-  const mechanism = saslMechanism(sasl.mechanism);
+  const mechanism = checkKafkaSaslMechanism(sasl.mechanism);
   const { username, password } = sasl;
   if (typeof password !== 'string' || password.length === 0) throw new ConfigError('kafka.sasl.password', 'is required with kafka.sasl (or kafka.sasl.passwordFile)');
   if (typeof username !== 'string' || username.length === 0) throw new ConfigError('kafka.sasl.username', 'is required with kafka.sasl.password');
-  if (mechanism === 'plain' && ssl === undefined) throw new ConfigError('kafka.sasl.mechanism', "'plain' sends the password unencrypted: set kafka.tls too, or use scram-sha-512");
+  checkPlainHasTls(mechanism, ssl !== undefined);
   return { sasl: { mechanism, username, password } as SASLOptions, ssl };
-}
-
-function saslMechanism(value: unknown): KafkaSaslMechanism {
-  const wanted = typeof value === 'string' ? value.toLowerCase() : value;
-  const found = KAFKA_SASL_MECHANISMS.find((m) => m === wanted);
-  if (found === undefined) throw new ConfigError('kafka.sasl.mechanism', `must be one of ${KAFKA_SASL_MECHANISMS.join(', ')} (got ${JSON.stringify(value) ?? typeof value})`);
-  return found;
 }
 
 function compileTls({ ca, cert, key, rejectUnauthorized = true }: KafkaTlsMaterial): ConnectionOptions {
   if (typeof rejectUnauthorized !== 'boolean') throw new ConfigError('kafka.tls.rejectUnauthorized', 'must be true or false');
-  if (cert !== undefined && key === undefined) throw new ConfigError('kafka.tls.keyFile', 'is required with kafka.tls.certFile (the client certificate\'s private key)');
-  if (key !== undefined && cert === undefined) throw new ConfigError('kafka.tls.certFile', 'is required with kafka.tls.keyFile (the client certificate)');
+  checkClientCertPair('kafka.tls', cert !== undefined, key !== undefined);
   return {
     rejectUnauthorized,
     ...(ca === undefined ? {} : { ca: [ca] }),

@@ -1,4 +1,4 @@
-import { ConfigError, compileAptaConfig, systemClock, type AptaConfig, type AptaOptions, type Clock, type Logger, type Meter } from '@herald/core';
+import { ConfigError, compileAptaConfig, intSetting, systemClock, type AptaConfig, type AptaOptions, type Clock, type Logger, type Meter } from '@herald/core';
 import { checkCurveKey } from '@herald/transport';
 
 /** Another member of the cluster, as this process reaches it. */
@@ -165,9 +165,9 @@ export function compileMembershipOptions(options: MembershipOptions, path = 'mem
     curve,
     apta: compileAptaConfig(options.apta ?? {}, `${path}.apta`),
     incarnation,
-    sendHighWaterMark: int(`${path}.sendHighWaterMark`, options.sendHighWaterMark, MEMBERSHIP_DEFAULTS.sendHighWaterMark, 1, 1_000_000),
-    receiveHighWaterMark: int(`${path}.receiveHighWaterMark`, options.receiveHighWaterMark, MEMBERSHIP_DEFAULTS.receiveHighWaterMark, 1, 1_000_000),
-    maxInFlight: int(`${path}.maxInFlight`, options.maxInFlight, MEMBERSHIP_DEFAULTS.maxInFlight, 1, 10_000),
+    sendHighWaterMark: intSetting(`${path}.sendHighWaterMark`, options.sendHighWaterMark, MEMBERSHIP_DEFAULTS.sendHighWaterMark, 1, 1_000_000),
+    receiveHighWaterMark: intSetting(`${path}.receiveHighWaterMark`, options.receiveHighWaterMark, MEMBERSHIP_DEFAULTS.receiveHighWaterMark, 1, 1_000_000),
+    maxInFlight: intSetting(`${path}.maxInFlight`, options.maxInFlight, MEMBERSHIP_DEFAULTS.maxInFlight, 1, 10_000),
     clock: options.clock ?? systemClock,
     timers: options.timers ?? nodeTimers,
   };
@@ -180,13 +180,5 @@ function processId(setting: string, value: unknown): string {
 
 function nonEmpty(setting: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw new ConfigError(setting, `must be a non-empty string (got ${JSON.stringify(value)})`);
-  return value;
-}
-
-function int(setting: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(setting, `must be an integer in [${min}, ${max}] (got ${JSON.stringify(value)})`);
-  }
   return value;
 }

@@ -4,6 +4,8 @@ import { DEFAULTS, type HeraldOptions, type InterfaceMember, type PresenceMember
 import { compileKafkaSecurityConfig, compileMySqlTls, compileZooKeeperAuth } from './compile-connection-security';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
+import { checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './kafka-settings';
+import { checkZooKeeperConnectionString, checkZooKeeperRoot, zookeeperMs } from './zookeeper-settings';
 
 /**
  * The production profile's settings: every server and every process address
@@ -19,12 +21,9 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
 
   const url = required('mysql.url', mysql.url);
   if (!/^mysql:\/\//.test(url)) throw new ConfigError('mysql.url', `must be a mysql:// URL (got ${JSON.stringify(url)})`);
-  const brokers = kafka.brokers;
-  if (!Array.isArray(brokers) || brokers.length === 0 || brokers.some((b) => typeof b !== 'string' || !/^[^:\s]+:\d{1,5}$/.test(b))) {
-    throw new ConfigError('kafka.brokers', 'is required in production: a non-empty list of host:port');
-  }
-  const root = str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root);
-  if (!/^\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_.-]$/.test(root)) throw new ConfigError('zookeeper.root', `must be an absolute znode path (got ${JSON.stringify(root)})`);
+  if (kafka.brokers === undefined) throw new ConfigError('kafka.brokers', 'is required in production: a non-empty list of host:port');
+  const brokers = checkKafkaBrokers(kafka.brokers);
+  const root = checkZooKeeperRoot(str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root));
   const executors = members('topology.executors', topology.executors);
   const schedulers = members('topology.schedulers', topology.schedulers);
   const dispatchers = members('topology.dispatchers', topology.dispatchers);
@@ -47,17 +46,17 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
       tls: compileMySqlTls(mysql.tls),
     },
     zookeeper: {
-      connectionString: required('zookeeper.connectionString', zookeeper.connectionString),
+      connectionString: checkZooKeeperConnectionString(required('zookeeper.connectionString', zookeeper.connectionString)),
       root,
-      sessionTimeoutMs: int('zookeeper.sessionTimeoutMs', zookeeper.sessionTimeoutMs, DEFAULTS.zookeeper.sessionTimeoutMs, 1000, 600_000),
-      connectTimeoutMs: int('zookeeper.connectTimeoutMs', zookeeper.connectTimeoutMs, DEFAULTS.zookeeper.connectTimeoutMs, 100, 600_000),
+      sessionTimeoutMs: zookeeperMs('sessionTimeoutMs', zookeeper.sessionTimeoutMs),
+      connectTimeoutMs: zookeeperMs('connectTimeoutMs', zookeeper.connectTimeoutMs),
       auth: compileZooKeeperAuth(zookeeper.auth),
     },
     kafka: {
-      brokers: [...brokers],
+      brokers,
       clientId: str('kafka.clientId', kafka.clientId, DEFAULTS.kafka.clientId),
-      topicPrefix: kafka.topicPrefix === undefined ? DEFAULTS.kafka.topicPrefix : identifier('kafka.topicPrefix', String(kafka.topicPrefix), true),
-      connectTimeoutMs: int('kafka.connectTimeoutMs', kafka.connectTimeoutMs, DEFAULTS.kafka.connectTimeoutMs, 100, 600_000),
+      topicPrefix: kafka.topicPrefix === undefined ? DEFAULTS.kafka.topicPrefix : checkKafkaTopicPrefix(String(kafka.topicPrefix)),
+      connectTimeoutMs: kafkaMs('connectTimeoutMs', kafka.connectTimeoutMs),
       ...compileKafkaSecurityConfig(kafka.sasl, kafka.tls),
     },
     curve: { keysDir: required('curve.keysDir', curve.keysDir) },

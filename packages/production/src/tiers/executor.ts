@@ -1,14 +1,9 @@
-import { join } from 'node:path';
-import { ConfigError, systemClock, type ConfirmedBatchLog, type Logger, type ProductionConfig } from '@herald/core';
-import { createDeliveryGateway, createHostSampler, createLoginQueue, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, speedShareOf, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize } from '@herald/executor';
-import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
-import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';
-import { connectEventBus, openFrequencyCounter, openTaskStore, openUserAttributeLookup } from '../adapters';
-import { startClusterRing } from '../cluster-ring';
-import { QUIET_MS, waitUntil, watchInbox } from '../drain';
+import { buildExecutor, Resources, type ExecutorLinks } from '@herald/compose';
+import { startClusterRing, type ClusterRing } from '../cluster-ring';
+import { QUIET_MS, waitUntil, watchInbox, type WatchedInbox } from '../drain';
 import { ProcessLinks } from '../links';
+import { executorAdapters, productionAdapters } from './adapter-set';
 import { memberOf } from './member';
-import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
 /** Users waiting for their offline lists to be walked, at most (more wait for their next login). */
@@ -29,42 +24,32 @@ const MAX_LOGINS_PENDING = 100_000;
  * LevelDB under <dataDir>/confirmed-<id>, so after a restart it does not
  * deliver them again when their unit runs from an older checkpoint.
  */
-export async function startExecutorTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
+export async function startExecutorTier(context: TierContext): Promise<RunningTier> {
+  const { config, id, logger, meter } = context;
   const me = memberOf(config.production!, 'executors', id);
-  const resources = new Resources();
-  return resources.starting(async () => {
-    const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
-    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
-    const offline = resources.add('offline store', await LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }), (o) => o.close());
-    resources.add('offline size gauge', watchOfflineStoreSize(offline, meter, { logger }), (w) => w.stop());
-    const confirmed = resources.add('confirmed batches', await LevelConfirmedBatchLog.open(join(config.dataDir, `confirmed-${id}`)), (c) => c.close());
-    resources.add('confirmed batches pruning', pruneConfirmedBatches(confirmed, logger), (p) => p.stop());
-    const gateway = resources.add('delivery gateway', createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id)), (g) => g.close());
-    const online = resources.add('online bitmap', await openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger), (b) => b.close());
-    const tasks = new TaskCache(store);
-    // Counts what this executor delivers, and checks the budget again at login (docs/frequency.md).
-    const frequency = config.frequency.enabled
-      ? { policy: config.frequency.policy, counter: resources.add('frequency counter', await openFrequencyCounter(config, logger), (c) => c.close()) }
-      : undefined;
-    // Template tasks' recipients' attributes, from the targeting store's table (docs/delivery.md).
-    const personaliser = new Personaliser(resources.add('user attributes', await openUserAttributeLookup(config, logger), (a) => a.close()), logger);
-    const logins = createLoginQueue(new LoginDelivery(offline, gateway, tasks, systemClock, frequency, personaliser), { maxPending: MAX_LOGINS_PENDING, labels: { executor: id }, logger, meter });
+  const scope = new Resources();
+  const openLinks = async (resources: Resources): Promise<ExecutorLinks & { ring: ClusterRing; watched: WatchedInbox; realtime: WatchedInbox | undefined }> => {
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
-    // The units its inboxes carry: the free sender slots its load reports tell the dispatchers.
-    const slots = createUnitSlots(config.load.senderSlots);
-    const watched = watchInbox(slots.watch(await links.bindInbox(me.endpoint)));
+    const watched = watchInbox(await links.bindInbox(me.endpoint));
     // Real-time tasks' batches, where the topology gives this executor a second inbox for them.
-    const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(slots.watch(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`)));
-    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, confirmed, logins, reports: bus, ...(frequency ? { frequency } : {}), personaliser, pacing: { speedOf: speedShareOf(store, id, systemClock) }, logger, meter });
-    // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
-    resources.add('executor', executor, (e) => {
-      links.close();
-      return e.done;
-    });
-    // The host manager's part (docs/scheduling.md "Load-aware dispatch"): this host's load to every dispatcher each load.reportIntervalMs.
-    const toDispatchers = await links.toEveryDispatcher(config.load.reportIntervalMs);
-    resources.add('load reports', startLoadReporter({ executorId: id, config: config.load, sample: createHostSampler(() => readProcCounters()), freeSlots: slots.free, send: (m) => toDispatchers.send(m), logger }), (r) => r.stop());
+    const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`));
+    return {
+      inbox: watched.inbox,
+      ...(realtime ? { realtimeInbox: realtime.inbox } : {}),
+      toScheduler: await links.toSchedulers(() => ring.current()),
+      // Each report goes to each dispatcher on its own, waiting at most one report interval.
+      toDispatchers: await links.toEveryDispatcher(config.load.reportIntervalMs),
+      ring,
+      watched,
+      realtime,
+      close: () => links.close(),
+    };
+  };
+  return scope.starting(async () => {
+    const build = { config, id, adapters: productionAdapters(context), executor: executorAdapters(context), scope, links: openLinks, maxLoginsPending: MAX_LOGINS_PENDING, logger, meter };
+    const { links } = await buildExecutor(build);
+    const { ring, watched, realtime } = links;
     return {
       description: `executor ${id} on ${me.endpoint}`,
       status: () => ({ received: watched.received + (realtime?.received ?? 0), idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity), membership: ring.status() }),
@@ -74,43 +59,9 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
         // streamed again from the unit's checkpoint when it stalls (scheduler.unitStallMs).
         const quiet = () => watched.idleMs() >= QUIET_MS && (realtime === undefined || realtime.idleMs() >= QUIET_MS);
         if (!(await waitUntil(quiet, config.management.drainTimeoutMs))) logger.warn('drain: batches still arriving at the timeout; stopping anyway', { id });
-        await resources.closeAll();
+        await scope.closeAll();
       },
-      stop: () => resources.closeAll(),
+      stop: () => scope.closeAll(),
     };
   });
-}
-
-/** How often the confirmed-batch log forgets the records of expired tasks. */
-const PRUNE_CONFIRMED_MS = 3_600_000;
-
-/** Prunes the records of expired tasks now and then every PRUNE_CONFIRMED_MS (a failed prune is retried at the next). */
-function pruneConfirmedBatches(log: ConfirmedBatchLog, logger: Logger): { stop(): void } {
-  const prune = () =>
-    log.prune(Date.now()).then(
-      (dropped) => dropped > 0 && logger.info('confirmed batches of expired tasks pruned', { dropped }),
-      (error: unknown) => logger.warn('pruning confirmed batches failed', { error: String(error) }),
-    );
-  void prune();
-  const timer = setInterval(() => void prune(), PRUNE_CONFIRMED_MS);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
-}
-
-/** Maps the bitmap of this executor's host read-only, waiting for the host's presence agent to create it. */
-async function openHostBitmap(production: ProductionConfig, id: string, uinLimit: number, waitMs: number, logger: Logger) {
-  const index = production.topology.presence.findIndex((p) => p.executors.includes(id));
-  const agent = production.topology.presence[index]!;
-  const deadline = Date.now() + waitMs;
-  for (let waited = false; ; waited = true) {
-    try {
-      return SharedOnlineBitmap.openReader(agent.bitmapFile, uinLimit);
-    } catch (error) {
-      const missing = error instanceof SharedBitmapError && error.reason === 'NOT_FOUND';
-      if (!missing) throw new ConfigError(`topology.presence[${index}].bitmapFile`, `cannot map ${agent.bitmapFile}: ${(error as Error).message}`);
-      if (Date.now() >= deadline) throw new ConfigError(`topology.presence[${index}].bitmapFile`, `${agent.bitmapFile} does not exist after ${waitMs} ms (executor.bitmapWaitMs): start presence agent ${agent.id} on this host`);
-      if (!waited) logger.info('waiting for the presence agent to create the online bitmap', { agent: agent.id, bitmapFile: agent.bitmapFile });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
 }

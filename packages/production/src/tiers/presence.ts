@@ -1,14 +1,11 @@
+import { buildPresenceAgent, Resources, type PresenceLinks, type WrittenBitmap } from '@herald/compose';
 import { ConfigError, type PresenceMember, type ProductionConfig } from '@herald/core';
-import { bitmapGeneration, createLoginNotifier, presenceKey, startPresenceAgent } from '@herald/presence';
+import { bitmapGeneration, presenceKey } from '@herald/presence';
 import { SharedOnlineBitmap } from '@herald/shared-bitmap';
-import { connectEventBus } from '../adapters';
 import { ProcessLinks } from '../links';
 import { readSettingFile } from '../setting-files';
-import { Resources } from './resources';
+import { productionAdapters } from './adapter-set';
 import type { RunningTier, TierContext } from './tier';
-
-/** Login notices in flight per executor before more are dropped (the users' entries wait for their next login). */
-const MAX_NOTICES_IN_FLIGHT = 256;
 
 /** This agent's entry in topology.presence; a missing one is a configuration error. */
 export function presenceAgentOf(production: ProductionConfig, id: string): PresenceMember & { setting: string } {
@@ -23,26 +20,30 @@ export function presenceAgentOf(production: ProductionConfig, id: string): Prese
  * host's shared online bitmap (the only writer), and sends user.logins to the
  * host's executors over CURVE links so they walk those users' offline lists.
  */
-export async function startPresenceTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
+export async function startPresenceTier(context: TierContext): Promise<RunningTier> {
+  const { config, id, logger, meter } = context;
   const production = config.production!;
   const me = presenceAgentOf(production, id);
   const hmacKey = signingKey(config.presence.hmacKeyFile);
   if (hmacKey === undefined) logger.warn('presence.hmacKeyFile is not set: any producer to the presence topic can set users online (docs/presence.md, "Signed events")');
-  const resources = new Resources();
-  return resources.starting(async () => {
+  const openBitmap = async (resources: Resources): Promise<WrittenBitmap & { fresh: boolean }> => {
     const bitmap = resources.add('online bitmap', openWriter(me, config.uinLimit), (b) => b.close());
-    const generation = await bitmapGeneration(me.bitmapFile, !bitmap.created);
-    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
+    return { bitmap, generation: await bitmapGeneration(me.bitmapFile, !bitmap.created), fresh: bitmap.created };
+  };
+  const openLinks = async (resources: Resources): Promise<PresenceLinks> => {
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
-    const channels = [];
+    const executors = [];
     for (const executorId of me.executors) {
       const push = await links.connect(production.topology.executors.find((e) => e.id === executorId)!);
-      channels.push({ executorId, send: push.send.bind(push) });
+      executors.push({ executorId, send: push.send.bind(push) });
     }
-    const notifyLogins = createLoginNotifier(channels, { maxInFlight: MAX_NOTICES_IN_FLIGHT, agentId: id, logger, meter });
-    const agent = resources.add('presence agent', await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, hmacKey, logger, meter }), (a) => a.close());
-    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.created, signedOnly: hmacKey !== undefined });
-    const stop = () => resources.closeAll();
+    return { executors };
+  };
+  const scope = new Resources();
+  return scope.starting(async () => {
+    const { agent, bitmap } = await buildPresenceAgent({ config, id, adapters: productionAdapters(context), scope, bitmap: openBitmap, links: openLinks, hmacKey, logger, meter });
+    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.fresh, signedOnly: hmacKey !== undefined });
+    const stop = () => scope.closeAll();
     // Nothing to hand off: the consumer group's position is committed, so the next run resumes there.
     return { description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`, status: () => ({ group: agent.group, bitmapFile: me.bitmapFile }), drain: stop, stop };
   });

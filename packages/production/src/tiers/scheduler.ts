@@ -1,10 +1,9 @@
-import { coordinatorRecorder, startScheduler } from '@herald/scheduler';
-import { connectCoordinator, openTaskStore } from '../adapters';
-import { startClusterRing } from '../cluster-ring';
+import { buildScheduler, Resources, type SchedulerLinks } from '@herald/compose';
+import { startClusterRing, type ClusterRing } from '../cluster-ring';
 import { waitUntil } from '../drain';
 import { ProcessLinks } from '../links';
+import { productionAdapters } from './adapter-set';
 import { memberOf } from './member';
-import { Resources } from './resources';
 import type { RunningTier, TierContext } from './tier';
 
 /**
@@ -12,36 +11,21 @@ import type { RunningTier, TierContext } from './tier';
  * when the topology names membership endpoints, else the static list of
  * schedulers), records unit progress in ZooKeeper first.
  */
-export async function startSchedulerTier({ config, id, logger, meter }: TierContext): Promise<RunningTier> {
+export async function startSchedulerTier(context: TierContext): Promise<RunningTier> {
+  const { config, id, logger, meter } = context;
   const production = config.production!;
   const me = memberOf(production, 'schedulers', id);
-  const resources = new Resources();
-  return resources.starting(async () => {
-    const store = resources.add('task store', await openTaskStore(config, logger), (s) => s.close());
-    const coordinator = resources.add('coordinator', await connectCoordinator(config, logger), (c) => c.close());
+  const scope = new Resources();
+  const openLinks = async (resources: Resources): Promise<SchedulerLinks & { ring: ClusterRing }> => {
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);
     const controlInbox = me.controlEndpoint === undefined ? undefined : await links.bindInbox(me.controlEndpoint, `${id}.control`);
     const ring = resources.add('membership', await startClusterRing(config, id, 'scheduler', logger, meter), (r) => r.close());
-    const scheduler = resources.add(
-      'scheduler',
-      await startScheduler({
-        config: { ...config, scheduler: { ...config.scheduler, id } },
-        store,
-        inbox,
-        ...(controlInbox ? { controlInbox } : {}),
-        toDispatcher: await links.toDispatchers(),
-        ring: () => ring.current(),
-        mayAdopt: () => ring.isCurrent(),
-        progress: coordinatorRecorder(store, coordinator),
-        logger,
-        meter,
-      }),
-      (s) => {
-        links.close(); // first: a send blocked on a dispatcher that is gone would keep stop() waiting
-        return s.stop();
-      },
-    );
+    return { inbox, ...(controlInbox ? { controlInbox } : {}), toDispatcher: await links.toDispatchers(), ring, close: () => links.close() };
+  };
+  return scope.starting(async () => {
+    const { scheduler, store, links } = await buildScheduler({ config, id, adapters: productionAdapters(context), scope, links: openLinks, logger, meter });
+    const { ring } = links;
     // A new ring moves tasks: release what another member owns now, adopt (epoch + 1) what this one does.
     ring.onChange(() => void scheduler.rebalance().then((moved) => logger.info('rebalanced after a ring change', { ...moved }), (error: unknown) => logger.error('rebalance failed; the next sweep retries', { error: String(error) })));
     const handedOff = async () => (await store.listLiveTasks()).every((task) => task.owner !== id);
@@ -59,9 +43,9 @@ export async function startSchedulerTier({ config, id, logger, meter }: TierCont
         } else if (!(await waitUntil(handedOff, config.management.drainTimeoutMs))) {
           logger.warn('drain: not every task was claimed by another scheduler in time; stopping anyway (the sweep adopts the rest)', { id, timeoutMs: config.management.drainTimeoutMs });
         } else logger.info('drain: every task of this scheduler was claimed by another', { id });
-        await resources.closeAll();
+        await scope.closeAll();
       },
-      stop: () => resources.closeAll(),
+      stop: () => scope.closeAll(),
     };
   });
 }

@@ -1,0 +1,38 @@
+import { ConfigError } from '../errors';
+import { DEFAULTS } from './defaults';
+import { int } from './validate';
+
+/**
+ * The checks of the kafka.* settings the Kafka event bus also takes as
+ * options, in one place: compileConfig (the production profile) and the
+ * event bus's own options both call these.
+ */
+
+/** Bounds of the kafka.* durations compileConfig knows, in ms. */
+export const KAFKA_LIMITS = {
+  connectTimeoutMs: { min: 100, max: 600_000 },
+} as const;
+
+const BROKER = /^[^\s:]+:\d{1,5}$/;
+const TOPIC_PREFIX = /^[A-Za-z0-9_.-]{0,64}$/;
+
+/** kafka.brokers: a non-empty list of "host:port". */
+export function checkKafkaBrokers(value: unknown, setting = 'kafka.brokers'): string[] {
+  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(setting, 'needs at least one "host:port"');
+  for (const broker of value) {
+    if (typeof broker !== 'string' || !BROKER.test(broker)) throw new ConfigError(setting, `"${String(broker)}" is not "host:port"`);
+  }
+  return [...(value as string[])];
+}
+
+/** kafka.topicPrefix: letters, digits, _ . -, at most 64 (empty for none). */
+export function checkKafkaTopicPrefix(value: unknown, setting = 'kafka.topicPrefix'): string {
+  if (typeof value !== 'string' || !TOPIC_PREFIX.test(value)) throw new ConfigError(setting, `must be letters, digits, _ . -, at most 64 (got ${JSON.stringify(value)})`);
+  return value;
+}
+
+/** kafka.connectTimeoutMs: an integer within KAFKA_LIMITS, the default when absent. */
+export function kafkaMs(name: keyof typeof KAFKA_LIMITS, value: unknown): number {
+  const { min, max } = KAFKA_LIMITS[name];
+  return int(`kafka.${name}`, value, DEFAULTS.kafka[name], min, max);
+}
