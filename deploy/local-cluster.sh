@@ -138,7 +138,7 @@ PROCESSES="scheduler:scheduler-1 scheduler:scheduler-2 scheduler:scheduler-3 dis
 
 case "${1:-}" in
   start)
-    [ "${HERALD_SKIP_BUILD:-0}" = 1 ] || npx tsc -b
+    [ "${HERALD_SKIP_BUILD:-0}" = 1 ] || { node scripts/prune-stale-dist.js && npx tsc -b; }
     start_servers
     mkdir -p "$dir"
     ensure_credential

@@ -7,7 +7,7 @@
 # members WORKING again). Broadcasts keep running throughout and nothing is
 # lost (packages/production/test/rolling-upgrade.test.ts).
 #
-#   git pull && npx tsc -b            # the new version, built; running processes keep the old one
+#   git pull && npm run build         # the new version, built; running processes keep the old one
 #   deploy/rolling-upgrade.sh         # roll every process onto it
 #   deploy/rolling-upgrade.sh executor-1 scheduler-2   # only these, in this order
 #
