@@ -193,7 +193,7 @@ describe('production retries (adapters.ts)', () => {
     await drop();
   });
 
-  const entry = (action: string) => ({ at: 1_700_000_000_000, tokenId: 'ops', tokenName: 'ops', action, accountId: null, resource: null, status: 200 });
+  const entry = (action: string) => ({ at: 1_700_000_000_000, tokenId: 'ops1', tokenName: 'ops', action, accountId: null, resource: null, status: 200 });
   const auditRows = async (action: string) => Number((await sql<RowDataPacket[]>(`SELECT COUNT(*) AS n FROM audit_log WHERE action = '${action}'`, database))[0]!.n);
 
   it('never repeats an audit append whose reply was lost after the commit: exactly one row', async () => {
