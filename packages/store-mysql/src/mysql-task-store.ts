@@ -5,7 +5,6 @@ import {
   isTaskId,
   taskNotFound,
   TASK_QUERY_DEFAULT_LIMIT,
-  TASK_STATES,
   taskMachine,
   unitNotFound,
   type CompiledTaskQuery,
@@ -15,11 +14,11 @@ import {
   type Task,
   type TaskPage,
   type TaskRecordRules,
-  type TaskState,
 } from '@herald/core';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { mysqlCode, toHeraldError } from './mysql-errors';
+import { advanceLiveCheckpoint, liveBounds, LIVE_STATES, LIVE_TASKS_SQL, READY_STATES, READY_TASKS_SQL, shareLockLiveCheckpoint } from './live-checkpoint';
 import { inTransaction, openPool } from './pool';
 import {
   EVENT_COLUMNS,
@@ -47,22 +46,6 @@ export const MAX_ID_CHARS = 255;
  * account ids are VARCHAR(255), so at most 255 characters.
  */
 const RULES: TaskRecordRules = { times: 'integer', maxIdChars: MAX_ID_CHARS, strictShapes: true };
-
-/** States a task can still leave: what recovery re-enters. */
-export const LIVE_STATES: readonly TaskState[] = TASK_STATES.filter((s) => !taskMachine.isTerminal(s));
-/** States in which a task waits for the scheduler (SCHEDULED only once its send time has come). */
-const READY_STATES: readonly TaskState[] = ['SCHEDULED', 'QUEUED', 'PREEMPTED'];
-const LIVE_IN = `state IN (${LIVE_STATES.map(() => '?').join(', ')})`;
-const READY_IN = `state IN (${READY_STATES.map(() => '?').join(', ')})`;
-
-/** The bounded live scan (FOQS): values checkpoint, maxId, then LIVE_STATES. */
-export const LIVE_TASKS_SQL = `SELECT ${TASK_COLUMNS} FROM tasks WHERE id >= ? AND id <= ? AND ${LIVE_IN} ORDER BY id`;
-/** The bounded ready scan: values checkpoint, maxId, READY_STATES, now, limit. */
-export const READY_TASKS_SQL = `SELECT ${TASK_COLUMNS} FROM tasks WHERE id >= ? AND id <= ? AND ${READY_IN} AND (state <> 'SCHEDULED' OR send_at <= ?) ORDER BY id LIMIT ?`;
-
-/** The store_checkpoints row of the live-task low-water mark (migrations/003_live_task_checkpoint.sql). */
-const LIVE_CHECKPOINT = 'live_tasks';
-
 
 type Rows = RowDataPacket[];
 
@@ -116,9 +99,7 @@ export class MySqlTaskStore extends AbstractTaskStore {
   protected async _createTask(record: Task): Promise<Task> {
     try {
       return await inTransaction(this.pool, async (conn) => {
-        // Share-lock the live checkpoint until commit: an advancing checkpoint (which takes it
-        // FOR UPDATE) then never runs while this insert's id is taken but not yet visible.
-        await conn.execute('SELECT value FROM store_checkpoints WHERE name = ? LOCK IN SHARE MODE', [LIVE_CHECKPOINT]);
+        await shareLockLiveCheckpoint(conn); // until commit: see live-checkpoint.ts
         const [result] = await conn.execute<ResultSetHeader>(INSERT_TASK, insertTaskValues(record));
         return { ...record, id: Number(result.insertId) };
       });
@@ -167,22 +148,16 @@ export class MySqlTaskStore extends AbstractTaskStore {
   }
 
   /**
-   * Every live task, ascending id. FOQS checkpointing (seed 003): the scan is
-   * bounded below by the persisted low-water checkpoint (every task under it
-   * is terminal, and terminal is final) and above by MAX(id) read first:
-   *
-   *   WHERE id >= :checkpoint AND id <= :maxId AND state IN (live states)
-   *
-   * so it reads only the tail of the table that can still hold live tasks,
-   * however much history lies below. The first live id found (or maxId + 1)
-   * then becomes the new checkpoint (see advanceLiveCheckpoint).
+   * Every live task, ascending id, bounded by the live checkpoint below and
+   * MAX(id) read first above (live-checkpoint.ts); the first live id found
+   * (or maxId + 1) then becomes the new checkpoint.
    */
   protected async _listLiveTasks(): Promise<Task[]> {
-    const { checkpoint, maxId } = await this.liveBounds();
+    const { checkpoint, maxId } = await liveBounds(this.pool);
     const [rows] = await this.pool.execute<Rows>(LIVE_TASKS_SQL, [checkpoint, maxId, ...LIVE_STATES]);
     const tasks = rows.map(toTask);
     const lowWater = tasks.length > 0 ? tasks[0]!.id : maxId + 1;
-    if (lowWater > checkpoint) await this.advanceLiveCheckpoint(lowWater);
+    if (lowWater > checkpoint) await advanceLiveCheckpoint(this.pool, lowWater);
     return tasks;
   }
 
@@ -197,7 +172,7 @@ export class MySqlTaskStore extends AbstractTaskStore {
     return this.life.idempotent('listReadyTasks', async () => {
       checkNow(now, RULES);
       checkLimit(limit);
-      const { checkpoint, maxId } = await this.liveBounds();
+      const { checkpoint, maxId } = await liveBounds(this.pool);
       const [rows] = await this.pool.execute<Rows>(READY_TASKS_SQL, [checkpoint, maxId, ...READY_STATES, now, limit]);
       return rows.map(toTask);
     });
@@ -222,7 +197,7 @@ export class MySqlTaskStore extends AbstractTaskStore {
       // An old task finishing may let the live checkpoint move up. The write above is
       // committed either way, and a checkpoint left behind is only slower, never wrong,
       // so a failure here does not fail the write.
-      await this.advanceLiveCheckpoint().catch(() => undefined);
+      await advanceLiveCheckpoint(this.pool).catch(() => undefined);
     }
     return next;
   }
@@ -295,45 +270,5 @@ export class MySqlTaskStore extends AbstractTaskStore {
       if (rows.length > 0) return toTask(rows[0]!);
     }
     throw taskNotFound(id);
-  }
-
-  /** The live checkpoint and MAX(id): the two bounds of every live or ready scan. */
-  private async liveBounds(): Promise<{ checkpoint: number; maxId: number }> {
-    const [rows] = await this.pool.execute<Rows>(
-      'SELECT (SELECT value FROM store_checkpoints WHERE name = ?) AS checkpoint, (SELECT COALESCE(MAX(id), 0) FROM tasks) AS max_id',
-      [LIVE_CHECKPOINT],
-    );
-    return { checkpoint: Number(rows[0]!.checkpoint ?? 0), maxId: Number(rows[0]!.max_id) };
-  }
-
-  /**
-   * Moves the live checkpoint up to the first live task id (or MAX(id) + 1
-   * when none is live). An unlocked look first (skipped when the caller just
-   * scanned and passes what it found); only when the mark would move, a short
-   * transaction locks the checkpoint row FOR UPDATE (waiting for every
-   * createTask in flight, which share-locks it from before its INSERT until
-   * commit), looks again, now seeing every committed task, and stores the
-   * result. It never moves the mark down. Each look walks from the old mark
-   * over the tasks that became terminal since, so each task is passed once.
-   */
-  private async advanceLiveCheckpoint(candidate?: number): Promise<void> {
-    const firstLive = async (conn: Pick<Pool, 'execute'>, from: number): Promise<number | undefined> => {
-      const [rows] = await conn.execute<Rows>(`SELECT id FROM tasks WHERE id >= ? AND ${LIVE_IN} ORDER BY id LIMIT 1`, [from, ...LIVE_STATES]);
-      return rows.length === 0 ? undefined : Number(rows[0]!.id);
-    };
-    if (candidate === undefined) {
-      const { checkpoint, maxId } = await this.liveBounds();
-      if (((await firstLive(this.pool, checkpoint)) ?? maxId + 1) <= checkpoint) return;
-    }
-    await inTransaction(this.pool, async (conn) => {
-      const [locked] = await conn.execute<Rows>('SELECT value FROM store_checkpoints WHERE name = ? FOR UPDATE', [LIVE_CHECKPOINT]);
-      const current = Number(locked[0]!.value);
-      let next = await firstLive(conn, current);
-      if (next === undefined) {
-        const [max] = await conn.execute<Rows>('SELECT COALESCE(MAX(id), 0) AS max_id FROM tasks');
-        next = Number(max[0]!.max_id) + 1;
-      }
-      if (next > current) await conn.execute('UPDATE store_checkpoints SET value = ? WHERE name = ?', [next, LIVE_CHECKPOINT]);
-    });
   }
 }
