@@ -301,4 +301,12 @@ export type { Logger, Meter, Counter, Gauge, Histogram, Clock } from './ports/ob
 export { mulberry32, seededRandom } from './random';
 export { retry } from './retry/retry';
 export type { RetryOptions } from './retry/retry';
-export { retryingTaskStore, retryingCoordinator, withRetries } from './retry/retrying-task-store';
+export { retryingCoordinator } from './retry/retrying-coordinator';
+export { AdapterLifecycle } from './adapter/lifecycle';
+export type { AdapterLifecycleOptions, ErrorTranslator } from './adapter/lifecycle';
+export { AbstractTaskStore, taskNotFound, unitNotFound } from './adapter/abstract-task-store';
+export type { TaskStoreBaseOptions } from './adapter/abstract-task-store';
+export { AbstractEventBus } from './adapter/abstract-event-bus';
+export type { EventBusBaseOptions, EventHandler } from './adapter/abstract-event-bus';
+export { AbstractFrequencyCounter } from './adapter/abstract-frequency-counter';
+export type { FrequencyCounterBaseOptions } from './adapter/abstract-frequency-counter';

@@ -1,21 +1,9 @@
-import {
-  checkSubscription,
-  checkTopic,
-  ConfigError,
-  ErrorCodes,
-  HeraldError,
-  type BusEvent,
-  type ConsumedEvent,
-  type EventBus,
-  type SubscribeOptions,
-  type Subscription,
-  topicCleanup,
-} from '@herald/core';
+import { AbstractEventBus, ConfigError, topicCleanup, type CheckedEvent, type EventHandler, type SubscribeOptions, type Subscription } from '@herald/core';
 import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { kafkaClientConfig } from './client-config';
 import { toHeraldError } from './errors';
 import { KafkaSubscription } from './kafka-subscription';
-import { toMessages } from './messages';
+import { toMessage } from './messages';
 import { compileOptions, type CompiledKafkaOptions, type KafkaEventBusOptions } from './options';
 import { Topics } from './topics';
 
@@ -38,11 +26,8 @@ import { Topics } from './topics';
  * retriable, else INTERNAL); failing to reach any broker at `connect` is a
  * ConfigError naming `kafka.brokers`.
  */
-export class KafkaEventBus implements EventBus {
+export class KafkaEventBus extends AbstractEventBus {
   private readonly subscriptions = new Set<KafkaSubscription>();
-  private readonly inflight = new Set<Promise<unknown>>();
-  private closed = false;
-  private closing?: Promise<void>;
 
   private constructor(
     private readonly kafka: Kafka,
@@ -50,7 +35,9 @@ export class KafkaEventBus implements EventBus {
     private readonly admin: Admin,
     private readonly topics: Topics,
     private readonly options: CompiledKafkaOptions,
-  ) {}
+  ) {
+    super({ name: 'KafkaEventBus', noun: 'bus', translate: toHeraldError });
+  }
 
   /**
    * Connects the producer and an admin client. Fails with a ConfigError
@@ -101,60 +88,28 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
-  async publish(topic: string, events: readonly BusEvent[]): Promise<void> {
-    this.assertOpen('publish');
-    checkTopic(topic);
-    const messages = toMessages(events);
-    if (messages.length === 0) return;
+  protected async _publish(topic: string, events: readonly CheckedEvent[]): Promise<void> {
     const kafkaTopic = this.options.topicPrefix + topic;
-    await this.track(async () => {
-      await this.topics.ensure(kafkaTopic, topicCleanup(topic));
-      try {
-        await this.producer.send({ topic: kafkaTopic, acks: -1, messages });
-      } catch (error) {
-        throw toHeraldError(error, `publish to ${kafkaTopic}`);
-      }
-    });
+    await this.topics.ensure(kafkaTopic, topicCleanup(topic));
+    try {
+      await this.producer.send({ topic: kafkaTopic, acks: -1, messages: events.map(toMessage) });
+    } catch (error) {
+      throw toHeraldError(error, `publish to ${kafkaTopic}`);
+    }
   }
 
-  async subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options: SubscribeOptions = {}): Promise<Subscription> {
-    this.assertOpen('subscribe');
-    const { fromBeginning, retryDelayMs } = checkSubscription(topic, group, handler, options);
+  protected async _subscribe(topic: string, group: string, handler: EventHandler, { fromBeginning, retryDelayMs }: Required<SubscribeOptions>): Promise<Subscription> {
     const kafkaTopic = this.options.topicPrefix + topic;
     const spec = { topic, kafkaTopic, groupId: this.options.topicPrefix + group, fromBeginning, retryDelayMs, handler };
-    const subscription = await this.track(async () => {
-      await this.topics.ensure(kafkaTopic, topicCleanup(topic));
-      return KafkaSubscription.start(this.kafka, this.options, spec, () => this.subscriptions.delete(subscription));
-    });
+    await this.topics.ensure(kafkaTopic, topicCleanup(topic));
+    const subscription: KafkaSubscription = await KafkaSubscription.start(this.kafka, this.options, spec, () => this.subscriptions.delete(subscription));
     this.subscriptions.add(subscription);
-    if (this.closed) {
-      await subscription.close();
-      this.assertOpen('subscribe');
-    }
     return subscription;
   }
 
-  /** Closes every subscription (each waits for its batch in flight), then the producer and admin client. Later calls fail with STORE_CLOSED. */
-  close(): Promise<void> {
-    return (this.closing ??= (async () => {
-      this.closed = true;
-      await Promise.allSettled([...this.inflight]);
-      await Promise.all([...this.subscriptions].map((s) => s.close()));
-      await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
-    })());
-  }
-
-  private assertOpen(op: string): void {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `KafkaEventBus.${op}: the bus is closed`);
-  }
-
-  private async track<T>(fn: () => Promise<T>): Promise<T> {
-    const call = fn();
-    this.inflight.add(call);
-    try {
-      return await call;
-    } finally {
-      this.inflight.delete(call);
-    }
+  /** Closes every subscription (each waits for its batch in flight), then the producer and admin client. */
+  protected async _close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
   }
 }

@@ -1,14 +1,13 @@
-import { checkEvents, type BusEvent, type ConsumedEvent } from '@herald/core';
+import type { CheckedEvent, ConsumedEvent } from '@herald/core';
 import type { KafkaMessage, Message } from 'kafkajs';
 
 /**
- * Checks every event before anything is sent (a call is all or nothing, see
- * `checkEvents` in @herald/core) and turns each into a Kafka message: keyed by
- * `key` (same key, same partition, so order holds), the value as JSON text,
- * the event time as the message's CreateTime.
+ * An event checked by the base (`checkEvents` in @herald/core) as a Kafka
+ * message: keyed by `key` (same key, same partition, so order holds), the
+ * value as JSON text, the event time as the message's CreateTime.
  */
-export function toMessages(events: readonly BusEvent[]): Message[] {
-  return checkEvents(events).map(({ key, timestamp, json }) => ({ key, value: json, timestamp: String(timestamp) }));
+export function toMessage({ key, timestamp, json }: CheckedEvent): Message {
+  return { key, value: json, timestamp: String(timestamp) };
 }
 
 /** A position: partition and zero-padded offset, so the positions of one key compare in order as strings. */

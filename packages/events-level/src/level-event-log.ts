@@ -2,24 +2,23 @@ import { EventEmitter } from 'node:events';
 import { chmod, mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import {
-  checkSubscription,
-  checkTopic,
+  AbstractEventBus,
   ErrorCodes,
   HeraldError,
   isHeraldError,
   noopLogger,
   PRIVATE_DIR_MODE,
   ValidationError,
-  type BusEvent,
+  type CheckedEvent,
   type ConsumedEvent,
-  type EventBus,
+  type EventHandler,
   type Logger,
   type SubscribeOptions,
   type Subscription,
 } from '@herald/core';
 import { GroupDelivery, type Handler } from './group-delivery';
 import { committedKey, decodePosition, encodePosition, eventKey, eventsFrom, positionOf, positionString } from './keys';
-import { decodeEvent, encodeEvents } from './validate';
+import { decodeEvent, encodeEvent } from './validate';
 
 export interface LevelEventLogOptions {
   /**
@@ -57,21 +56,21 @@ type Db = ClassicLevel<Buffer, string>;
  * `Subscription.close()` waits for the batch its handler is working on; do
  * not await it from inside that handler.
  */
-export class LevelEventLog implements EventBus {
+export class LevelEventLog extends AbstractEventBus {
   private readonly appended = new EventEmitter().setMaxListeners(0);
   /** Next position per topic, loaded on first use. */
   private readonly heads = new Map<string, number>();
   /** Per topic, the tail of the chain that serialises appends and group creation. */
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly groups = new Map<string, GroupDelivery>();
-  private readonly inflight = new Set<Promise<unknown>>();
-  private closed = false;
 
   private constructor(
     private readonly db: Db,
     private readonly batchSize: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    super({ name: 'LevelEventLog', noun: 'event log', translate: toHeraldError });
+  }
 
   static async open(path: string, { batchSize = DEFAULT_BATCH_SIZE, logger = noopLogger }: LevelEventLogOptions = {}): Promise<LevelEventLog> {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize must be a positive integer', { batchSize });
@@ -90,27 +89,20 @@ export class LevelEventLog implements EventBus {
     return new LevelEventLog(db, batchSize, logger);
   }
 
-  async publish(topic: string, events: readonly BusEvent[]): Promise<void> {
-    this.assertOpen('publish');
-    checkTopic(topic);
-    const encoded = encodeEvents(events);
-    if (encoded.length === 0) return;
-    await this.track('publish', () =>
-      this.serial(topic, async () => {
-        const head = await this.headOf(topic);
-        await this.db.batch(encoded.map((value, i) => ({ type: 'put' as const, key: eventKey(topic, head + i), value })));
-        this.heads.set(topic, head + encoded.length);
-        this.appended.emit(topic);
-      }),
-    );
+  /** Appends in the topic's chain, so events land, and become visible, in position order; then wakes the topic's groups. */
+  protected _publish(topic: string, events: readonly CheckedEvent[]): Promise<void> {
+    const encoded = events.map(encodeEvent);
+    return this.serial(topic, async () => {
+      const head = await this.headOf(topic);
+      await this.db.batch(encoded.map((value, i) => ({ type: 'put' as const, key: eventKey(topic, head + i), value })));
+      this.heads.set(topic, head + encoded.length);
+      this.appended.emit(topic);
+    });
   }
 
-  async subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options: SubscribeOptions = {}): Promise<Subscription> {
-    this.assertOpen('subscribe');
-    const { fromBeginning, retryDelayMs } = checkSubscription(topic, group, handler, options);
+  protected async _subscribe(topic: string, group: string, handler: EventHandler, { fromBeginning, retryDelayMs }: Required<SubscribeOptions>): Promise<Subscription> {
     const member = { handler: handler as Handler, retryDelayMs };
-    const delivery = await this.track('subscribe', () => this.serial(topic, () => this.groupFor(topic, group, fromBeginning)));
-    this.assertOpen('subscribe'); // closed while the group was being set up
+    const delivery = await this.serial(topic, () => this.groupFor(topic, group, fromBeginning));
     delivery.add(member);
     let closing: Promise<void> | undefined;
     return {
@@ -121,20 +113,13 @@ export class LevelEventLog implements EventBus {
     };
   }
 
-  /** Closes every subscription (waiting for batches in flight), then the database. Later calls fail with STORE_CLOSED. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    const groups = [...this.groups.entries()];
+  /** Closes every subscription (waiting for batches in flight), then the database. */
+  protected async _close(): Promise<void> {
+    const groups = [...this.groups.values()];
     this.groups.clear();
-    await Promise.all(groups.map(([, delivery]) => delivery.shutdown()));
+    await Promise.all(groups.map((delivery) => delivery.shutdown()));
     this.appended.removeAllListeners();
-    await Promise.allSettled([...this.inflight]);
-    try {
-      await this.db.close();
-    } catch (error) {
-      throw toHeraldError(error, 'close');
-    }
+    await this.db.close();
   }
 
   /** The live delivery of (topic, group), or a new one at its committed (or initial) position. Runs in the topic's chain. */
@@ -200,22 +185,6 @@ export class LevelEventLog implements EventBus {
       if (this.chains.get(topic) === tail) this.chains.delete(topic);
     });
     return result;
-  }
-
-  private assertOpen(op: string): void {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `LevelEventLog.${op}: the event log is closed`);
-  }
-
-  private async track<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    const call = fn();
-    this.inflight.add(call);
-    try {
-      return await call;
-    } catch (error) {
-      throw toHeraldError(error, op);
-    } finally {
-      this.inflight.delete(call);
-    }
   }
 }
 

@@ -1,12 +1,8 @@
-import { checkEvents, type BusEvent } from '@herald/core';
+import type { BusEvent, CheckedEvent } from '@herald/core';
 
-/**
- * Checks every event before anything is written (a call is all or nothing, see
- * `checkEvents` in @herald/core) and returns each as the stored JSON text
- * `[key, timestamp, value]`.
- */
-export function encodeEvents(events: readonly BusEvent[]): string[] {
-  return checkEvents(events).map(({ key, timestamp, json }) => `[${JSON.stringify(key)},${timestamp},${json}]`);
+/** An event checked by the base (`checkEvents` in @herald/core) as the stored JSON text `[key, timestamp, value]`. */
+export function encodeEvent({ key, timestamp, json }: CheckedEvent): string {
+  return `[${JSON.stringify(key)},${timestamp},${json}]`;
 }
 
 export function decodeEvent(text: string): BusEvent {

@@ -1,5 +1,5 @@
-import { retryingCoordinator, retryingTaskStore, withRetries, type AccessStore, type AccountStore, type CampaignStore, type Coordinator, type EventBus, type FrequencyCounter, type HeraldConfig, type Logger, type RetryOptions, type TaskStore, type UserAttributeLookup } from '@herald/core';
-import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore } from '@herald/store-mysql';
+import { retryingCoordinator, type AccessStore, type AccountStore, type CampaignStore, type Coordinator, type EventBus, type FrequencyCounter, type HeraldConfig, type Logger, type RetryOptions, type TaskStore, type UserAttributeLookup } from '@herald/core';
+import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore, type MySqlTaskStoreOptions } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
 import { kafkaSecurityOptions, mysqlOptions, zookeeperAuthOptions } from './connection-security';
@@ -8,6 +8,14 @@ import { kafkaSecurityOptions, mysqlOptions, zookeeperAuthOptions } from './conn
  * The production adapters of each port, opened from the compiled config. Each
  * fails at start with a ConfigError naming its setting when its server cannot
  * be reached or refuses the credentials.
+ *
+ * Retries are explicit, per method: each MySQL adapter marks the calls that
+ * are safe to repeat (reads, idempotent writes, writes a repeat of which the
+ * stored state refuses) and retries only those with the options given at
+ * open (`retry`); an AUTO_INCREMENT insert such as `appendAudit`, or a task
+ * created without an idempotency key, runs once, so a reply lost after
+ * commit never writes twice. The coordinator's choice is in core
+ * `retryingCoordinator`. The event bus's client retries its own requests.
  */
 /**
  * Calls after a successful start ride out outages of their server (a MySQL or
@@ -24,20 +32,17 @@ export function outageRetries(logger: Logger, server: string): RetryOptions {
 }
 
 export async function openTaskStore(config: HeraldConfig, logger: Logger): Promise<TaskStore> {
-  const { mysql } = config.production!;
-  return retryingTaskStore(await MySqlTaskStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
+  return MySqlTaskStore.open(mysqlRetrying(config, logger));
 }
 
 /** API tokens and the audit log, in the task store's database (migrations/004_access.sql). */
 export async function openAccessStore(config: HeraldConfig, logger: Logger): Promise<AccessStore> {
-  const { mysql } = config.production!;
-  return withRetries(await MySqlAccessStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
+  return MySqlAccessStore.open(mysqlRetrying(config, logger));
 }
 
 /** Cron campaigns and their firing history, in the task store's database (migrations/005_campaigns.sql). */
 export async function openCampaignStore(config: HeraldConfig, logger: Logger): Promise<CampaignStore> {
-  const { mysql } = config.production!;
-  return withRetries(await MySqlCampaignStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
+  return MySqlCampaignStore.open(mysqlRetrying(config, logger));
 }
 
 /**
@@ -46,20 +51,22 @@ export async function openCampaignStore(config: HeraldConfig, logger: Logger): P
  * Only opened with frequency.enabled.
  */
 export async function openFrequencyCounter(config: HeraldConfig, logger: Logger): Promise<FrequencyCounter> {
-  const { mysql } = config.production!;
-  return withRetries(await MySqlFrequencyCounter.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
+  return MySqlFrequencyCounter.open(mysqlRetrying(config, logger));
 }
 
 /** Users' attributes for template tasks (docs/delivery.md): the targeting store's user_attributes table (migrations/007_audiences.sql), read by primary key. */
 export async function openUserAttributeLookup(config: HeraldConfig, logger: Logger): Promise<UserAttributeLookup & { close(): Promise<void> }> {
-  const { mysql } = config.production!;
-  return withRetries(await MySqlAttributeIndex.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
+  return MySqlAttributeIndex.open(mysqlRetrying(config, logger));
 }
 
 /** B-side quotas: account settings and reserved broadcasts, in the task store's database (migrations/008_account_quotas.sql). A retried reserve is answered by its key. */
 export async function openAccountStore(config: HeraldConfig, logger: Logger): Promise<AccountStore> {
-  const { mysql } = config.production!;
-  return withRetries(await MySqlAccountStore.open(mysqlOptions(mysql)), outageRetries(logger, 'MySQL'));
+  return MySqlAccountStore.open(mysqlRetrying(config, logger));
+}
+
+/** The MySQL settings, with the outage retries every MySQL adapter gives the calls it marks safe to repeat. */
+export function mysqlRetrying(config: HeraldConfig, logger: Logger): MySqlTaskStoreOptions {
+  return { ...mysqlOptions(config.production!.mysql), retry: outageRetries(logger, 'MySQL') };
 }
 
 export async function connectCoordinator(config: HeraldConfig, logger: Logger): Promise<Coordinator> {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { applyFollowEvents, FollowerCopies } from '@herald/audience';
-import { withRetries, type AttributeIndex, type EventBus, type FollowerStore, type HeraldConfig, type Logger, type Meter, type Subscription } from '@herald/core';
+import { type AttributeIndex, type EventBus, type FollowerStore, type HeraldConfig, type Logger, type Meter, type Subscription } from '@herald/core';
 import type { AudienceSourceDeps } from '@herald/interface';
 import { MySqlAttributeIndex, MySqlFollowerStore, MySqlTableSources } from '@herald/store-mysql';
-import { connectEventBus, outageRetries } from './adapters';
+import { connectEventBus, mysqlRetrying } from './adapters';
 import { mysqlOptions } from './connection-security';
 import type { Resources } from './tiers/resources';
 
@@ -60,12 +60,10 @@ export async function openFilterSources(config: HeraldConfig, id: string, logger
 
 /** The followers table, the attribute index, and this process's follower copies (with audiences.followerCopyThreshold). */
 async function openMemberSources(config: HeraldConfig, logger: Logger, resources: Resources): Promise<FilterSources> {
-  const { mysql } = config.production!;
-  const options = mysqlOptions(mysql);
-  const retries = outageRetries(logger, 'MySQL');
-  // `followers` answers a source at once (not a promise): it passes through the retry proxy as it is.
-  const followers = resources.add('follower store', withRetries(await MySqlFollowerStore.open(options), retries, ['close', 'followers']), (s) => s.close());
-  const attributes = resources.add('attribute index', withRetries(await MySqlAttributeIndex.open(options), retries), (s) => s.close());
+  // Each store retries the calls it marks safe to repeat; a source's page reads run once (a read that fails fails its job).
+  const options = mysqlRetrying(config, logger);
+  const followers = resources.add('follower store', await MySqlFollowerStore.open(options), (s) => s.close());
+  const attributes = resources.add('attribute index', await MySqlAttributeIndex.open(options), (s) => s.close());
   const followerCopies = config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(join(config.dataDir, 'follower-copies'), { logger }) : undefined;
   return { followers, attributes, ...(followerCopies === undefined ? {} : { followerCopies }) };
 }

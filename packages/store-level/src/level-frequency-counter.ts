@@ -1,15 +1,7 @@
 import { ClassicLevel } from 'classic-level';
-import {
-  checkFrequencyDay,
-  checkFrequencyUses,
-  checkSortedUins,
-  ConfigError,
-  uniqueSorted,
-  type FrequencyCounter,
-  type FrequencyUse,
-} from '@herald/core';
+import { AbstractFrequencyCounter, ConfigError, uniqueSorted, type FrequencyUse } from '@herald/core';
 import { EMPTY, key, prefixRange, tag } from './keys';
-import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
+import { toHeraldError, openLevelDb } from './lifecycle';
 
 /**
  * The embedded FrequencyCounter, on LevelDB (classic-level).
@@ -69,15 +61,16 @@ function upTo(range: { lt?: Buffer }): { lt?: Buffer } {
   return range.lt === undefined ? {} : { lt: range.lt };
 }
 
-export class LevelFrequencyCounter implements FrequencyCounter {
-  private readonly life = new Lifecycle('LevelFrequencyCounter');
+export class LevelFrequencyCounter extends AbstractFrequencyCounter {
 
   private constructor(
     private readonly db: Db,
     readonly retainDays: number,
     /** The newest day consumed so far (-1: none), kept across reopen by reading the last key. */
     private newestDay: number,
-  ) {}
+  ) {
+    super({ name: 'LevelFrequencyCounter', translate: (error, op) => toHeraldError(error, 'LevelFrequencyCounter', op) });
+  }
 
   /**
    * Opens (creating if needed) the counter in directory `path`. Fails with
@@ -97,87 +90,80 @@ export class LevelFrequencyCounter implements FrequencyCounter {
     }
   }
 
-  used(sortedUins: Uint32Array, day: number): Promise<Uint32Array> {
-    return this.life.run('used', async () => {
-      checkSortedUins(sortedUins);
-      checkFrequencyDay(day);
-      const counts = new Uint32Array(sortedUins.length);
-      if (sortedUins.length === 0 || day < this.oldestKeptDay()) return counts;
-      // Bounded by the batch's first and last uin, so read-ahead never runs past the batch.
-      const keys = this.db.keys({ gte: seekKey(day, sortedUins[0]!), ...upTo(prefixRange(seekKey(day, sortedUins[sortedUins.length - 1]!))) });
-      try {
-        let buffered: Buffer[] = [];
-        let at = 0;
-        let chunk = READ_CHUNK;
-        for (let i = 0; i < sortedUins.length; i++) {
-          const uin = sortedUins[i]!;
-          if (i > 0 && sortedUins[i - 1] === uin) {
-            counts[i] = counts[i - 1]!;
-            continue;
-          }
-          // Read-ahead that ends below this uin cannot hold it: seek instead of walking, and read less ahead.
-          if (at < buffered.length && buffered[buffered.length - 1]!.readUInt32BE(UIN_IN_KEY) < uin) {
-            at = buffered.length;
-            chunk = READ_CHUNK;
-          }
-          let count = 0;
-          for (;;) {
-            while (at < buffered.length && buffered[at]!.readUInt32BE(UIN_IN_KEY) < uin) at++;
-            while (at < buffered.length && buffered[at]!.readUInt32BE(UIN_IN_KEY) === uin) {
-              count++;
-              at++;
-            }
-            if (at < buffered.length) break; // the next key belongs to a later uin
-            // Buffer used up: seek to the uin unless we are part-way through its keys.
-            const seeking = count === 0;
-            if (seeking) keys.seek(seekKey(day, uin));
-            buffered = await keys.nextv(chunk);
-            // A read-ahead used up means a dense batch: read further ahead next time.
-            chunk = Math.min(chunk * 2, MAX_READ_CHUNK);
-            at = 0;
-            if (buffered.length === 0) {
-              // Nothing at or after a sought uin: every later uin counts 0 (as allocated).
-              if (seeking) return counts;
-              break;
-            }
-          }
-          counts[i] = count;
+  /** Checked, sorted, non-empty uins (AbstractFrequencyCounter). */
+  protected async _used(sortedUins: Uint32Array, day: number): Promise<Uint32Array> {
+    const counts = new Uint32Array(sortedUins.length);
+    if (day < this.oldestKeptDay()) return counts;
+    // Bounded by the batch's first and last uin, so read-ahead never runs past the batch.
+    const keys = this.db.keys({ gte: seekKey(day, sortedUins[0]!), ...upTo(prefixRange(seekKey(day, sortedUins[sortedUins.length - 1]!))) });
+    try {
+      let buffered: Buffer[] = [];
+      let at = 0;
+      let chunk = READ_CHUNK;
+      for (let i = 0; i < sortedUins.length; i++) {
+        const uin = sortedUins[i]!;
+        if (i > 0 && sortedUins[i - 1] === uin) {
+          counts[i] = counts[i - 1]!;
+          continue;
         }
-      } finally {
-        await keys.close();
+        // Read-ahead that ends below this uin cannot hold it: seek instead of walking, and read less ahead.
+        if (at < buffered.length && buffered[buffered.length - 1]!.readUInt32BE(UIN_IN_KEY) < uin) {
+          at = buffered.length;
+          chunk = READ_CHUNK;
+        }
+        let count = 0;
+        for (;;) {
+          while (at < buffered.length && buffered[at]!.readUInt32BE(UIN_IN_KEY) < uin) at++;
+          while (at < buffered.length && buffered[at]!.readUInt32BE(UIN_IN_KEY) === uin) {
+            count++;
+            at++;
+          }
+          if (at < buffered.length) break; // the next key belongs to a later uin
+          // Buffer used up: seek to the uin unless we are part-way through its keys.
+          const seeking = count === 0;
+          if (seeking) keys.seek(seekKey(day, uin));
+          buffered = await keys.nextv(chunk);
+          // A read-ahead used up means a dense batch: read further ahead next time.
+          chunk = Math.min(chunk * 2, MAX_READ_CHUNK);
+          at = 0;
+          if (buffered.length === 0) {
+            // Nothing at or after a sought uin: every later uin counts 0 (as allocated).
+            if (seeking) return counts;
+            break;
+          }
+        }
+        counts[i] = count;
       }
-      return counts;
-    });
+    } finally {
+      await keys.close();
+    }
+    return counts;
   }
 
-  consume(uses: readonly FrequencyUse[]): Promise<void> {
-    return this.life.run('consume', async () => {
-      checkFrequencyUses(uses);
-      const newest = uses.reduce((max, use) => Math.max(max, use.day), this.newestDay);
-      const floor = newest - this.retainDays + 1;
-      const batch = this.db.batch();
-      try {
-        for (const use of uses) {
-          if (use.day < floor) continue;
-          // Own deduped copy: the caller's array is left as it was.
-          const uins = uniqueSorted(use.uins.slice());
-          for (let i = 0; i < uins.length; i++) batch.put(useKey(use.day, uins[i]!, use.taskId), EMPTY);
-        }
-      } catch (error) {
-        await batch.close();
-        throw error;
+  protected async _consume(uses: readonly FrequencyUse[]): Promise<void> {
+    const newest = uses.reduce((max, use) => Math.max(max, use.day), this.newestDay);
+    const floor = newest - this.retainDays + 1;
+    const batch = this.db.batch();
+    try {
+      for (const use of uses) {
+        if (use.day < floor) continue;
+        // Own deduped copy: the caller's array is left as it was.
+        const uins = uniqueSorted(use.uins.slice());
+        for (let i = 0; i < uins.length; i++) batch.put(useKey(use.day, uins[i]!, use.taskId), EMPTY);
       }
-      await batch.write();
-      if (newest > this.newestDay) {
-        this.newestDay = newest;
-        await this.db.clear({ gte: USES, lt: dayPrefix(floor < 0 ? 0 : floor) });
-      }
-    });
+    } catch (error) {
+      await batch.close();
+      throw error;
+    }
+    await batch.write();
+    if (newest > this.newestDay) {
+      this.newestDay = newest;
+      await this.db.clear({ gte: USES, lt: dayPrefix(floor < 0 ? 0 : floor) });
+    }
   }
 
-  /** Waits for calls in flight, then closes the database. Any later call fails with STORE_CLOSED. */
-  close(): Promise<void> {
-    return this.life.close(() => this.db.close());
+  protected _close(): Promise<void> {
+    return this.db.close();
   }
 
   private oldestKeptDay(): number {

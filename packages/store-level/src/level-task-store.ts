@@ -1,45 +1,20 @@
 import { ClassicLevel } from 'classic-level';
 import {
-  applyTaskPatch,
-  applyUnitProgress,
-  checkContentQuery,
-  checkedFence,
-  checkFence,
-  checkIdString,
-  checkListMeta,
-  checkNewTask,
-  checkNewUnits,
-  checkNow,
-  checkOutboxRead,
-  checkUnitNo,
-  compileTaskQuery,
+  AbstractTaskStore,
   isTaskId,
-  MAX_IDEMPOTENCY_KEY_CHARS,
-  newTaskRecord,
-  newUnitRecord,
-  transitionedUnit,
-  ErrorCodes,
-  NotFoundError,
   taskMachine,
-  ValidationError,
+  taskNotFound,
+  unitNotFound,
+  type CompiledTaskQuery,
   type ExecutionUnit,
-  type Fence,
   type ListMeta,
-  type NewTask,
-  type NewUnit,
   type OutboxEvent,
   type Task,
-  type TaskEvent,
   type TaskPage,
-  type TaskPatch,
-  type TaskQuery,
-  type TaskStore,
-  type UnitEvent,
-  type UnitProgress,
 } from '@herald/core';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
-import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
+import { toHeraldError, openLevelDb } from './lifecycle';
 
 /**
  * The embedded TaskStore, on LevelDB (classic-level): one directory, one
@@ -63,8 +38,11 @@ import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
  * change) and `filteredListId != null` is checked on read, so clearing a
  * filtered list needs no index update.
  *
+ * Input checks, fences, state machines and patches are the shared
+ * AbstractTaskStore's (@herald/core); this class only reads and writes keys.
+ *
  * Atomicity: LevelDB has no transactions. Every read-modify-write of one task
- * or of its units (fence check, state machine, write) runs under that task's
+ * or of its units (the base's fence check and update, then the write) runs under that task's
  * in-process lock (see KeyedMutex), and each write is one atomic put or batch.
  * Task creation runs under one more lock so ids and the persisted counter
  * advance together; the same lock makes idempotent creation exact (the 'k'
@@ -111,15 +89,16 @@ function encodeId(id: number): Buffer {
   return key({ u64: id });
 }
 
-export class LevelTaskStore implements TaskStore {
-  private readonly life = new Lifecycle('LevelTaskStore');
+export class LevelTaskStore extends AbstractTaskStore {
   private readonly locks = new KeyedMutex<number>();
 
   private constructor(
     private readonly db: Db,
     private lastId: number,
     private lastEventId: number,
-  ) {}
+  ) {
+    super({ name: 'LevelTaskStore', translate: (error, op) => toHeraldError(error, 'LevelTaskStore', op) });
+  }
 
   /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
   static async open(path: string): Promise<LevelTaskStore> {
@@ -139,222 +118,150 @@ export class LevelTaskStore implements TaskStore {
     }
   }
 
-  createTask(input: NewTask, now: number): Promise<Task> {
-    return this.life.run('createTask', () =>
-      this.locks.run(CREATE_LOCK, async () => {
-        checkNewTask(input);
-        checkNow(now);
-        if (input.idempotencyKey !== undefined) {
-          const existing = await this.readTaskByKey(input.idempotencyKey);
-          if (existing !== undefined) return existing;
-        }
-        const id = this.lastId + 1;
-        const task = newTaskRecord(id, input, now);
-        const ops: BatchOp[] = [
-          { type: 'put', key: taskKey(id), value: encodeJson(task) },
-          { type: 'put', key: SEQ_KEY, value: encodeId(id) },
-          { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
-        ];
-        if (task.idempotencyKey !== undefined) ops.push({ type: 'put', key: idempotencyKey(task.idempotencyKey), value: encodeId(id) });
-        await this.writeWithEvent(ops, { taskId: id, from: null, to: task.state, version: task.version, at: now });
-        this.lastId = id;
-        return task;
-      }),
-    );
-  }
-
-  getTask(id: number): Promise<Task | undefined> {
-    return this.life.run('getTask', () => this.readTask(id));
-  }
-
-  getTaskByIdempotencyKey(k: string): Promise<Task | undefined> {
-    return this.life.run('getTaskByIdempotencyKey', async () => {
-      checkIdString('idempotencyKey', k, true, MAX_IDEMPOTENCY_KEY_CHARS);
-      return this.readTaskByKey(k);
-    });
-  }
-
-  listTasks(query: TaskQuery = {}): Promise<TaskPage> {
-    return this.life.run('listTasks', async () => {
-      const q = compileTaskQuery(query);
-      if (q.accountIds?.length === 0) return { tasks: [], nextCursor: null };
-      const tasks: Task[] = [];
-      let more = false;
-      // Keyset scan in id order (or reverse), filtering as it goes; one extra match tells whether a next page exists.
-      const range =
-        q.order === 'desc'
-          ? { gte: TASKS.gte, lt: q.beforeId === undefined ? TASKS.lt : taskKey(q.beforeId), reverse: true }
-          : { gt: taskKey(q.afterId), lt: TASKS.lt };
-      for await (const value of this.db.values(range)) {
-        const task = decodeTask(value);
-        if (q.state !== undefined && task.state !== q.state) continue;
-        if (q.createdFrom !== undefined && task.createdAt < q.createdFrom) continue;
-        if (q.createdBefore !== undefined && task.createdAt >= q.createdBefore) continue;
-        if (q.accountId !== undefined && task.accountId !== q.accountId) continue;
-        if (q.accountIds !== undefined && !q.accountIds.includes(task.accountId)) continue;
-        if (tasks.length === q.limit) {
-          more = true;
-          break;
-        }
-        tasks.push(task);
+  protected _createTask(record: Task): Promise<Task> {
+    return this.locks.run(CREATE_LOCK, async () => {
+      if (record.idempotencyKey !== undefined) {
+        const existing = await this._getTaskByIdempotencyKey(record.idempotencyKey);
+        if (existing !== undefined) return existing;
       }
-      return { tasks, nextCursor: more ? tasks[tasks.length - 1]!.id : null };
+      const id = this.lastId + 1;
+      const task = { ...record, id };
+      const ops: BatchOp[] = [
+        { type: 'put', key: taskKey(id), value: encodeJson(task) },
+        { type: 'put', key: SEQ_KEY, value: encodeId(id) },
+        { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
+      ];
+      if (task.idempotencyKey !== undefined) ops.push({ type: 'put', key: idempotencyKey(task.idempotencyKey), value: encodeId(id) });
+      await this.writeWithEvent(ops, { taskId: id, from: null, to: task.state, version: task.version, at: task.createdAt });
+      this.lastId = id;
+      return task;
     });
   }
 
-  listLiveTasks(): Promise<Task[]> {
-    return this.life.run('listLiveTasks', async () => {
-      const live: Task[] = [];
-      for await (const value of this.db.values(TASKS)) {
-        const task = decodeTask(value);
-        if (!taskMachine.isTerminal(task.state)) live.push(task);
-      }
-      return live;
-    });
-  }
-
-  listTasksByContent(accountId: string, contentCrc: number): Promise<Task[]> {
-    return this.life.run('listTasksByContent', async () => {
-      checkContentQuery(accountId, contentCrc);
-      const keys = await this.db.keys(prefixRange(contentPrefix(accountId, contentCrc))).all();
-      if (keys.length === 0) return [];
-      const values = await this.db.getMany(keys.map((k) => taskKey(readU64BE(k, k.length - 8))));
-      const found: Task[] = [];
-      for (const value of values) {
-        if (value === undefined) continue;
-        const task = decodeTask(value);
-        if (task.filteredListId !== null && task.accountId === accountId && task.contentCrc === contentCrc) found.push(task);
-      }
-      return found;
-    });
-  }
-
-  claimTask(id: number, owner: string, now: number): Promise<Task> {
-    return this.writeTask('claimTask', id, null, now, (task) => {
-      if (typeof owner !== 'string') throw new ValidationError('owner must be a string');
-      return { ...task, epoch: task.epoch + 1, owner };
-    });
-  }
-
-  transitionTask(id: number, fence: Fence, event: TaskEvent, patch: TaskPatch, now: number): Promise<Task> {
-    return this.writeTask('transitionTask', id, fence, now, (task) => {
-      const state = taskMachine.next(task.state, event);
-      return { ...applyTaskPatch(task, patch), state };
-    });
-  }
-
-  updateTask(id: number, fence: Fence, patch: TaskPatch, now: number): Promise<Task> {
-    return this.writeTask('updateTask', id, fence, now, (task) => applyTaskPatch(task, patch));
-  }
-
-  putUnits(taskId: number, fence: Fence, units: readonly NewUnit[], now: number): Promise<ExecutionUnit[]> {
-    return this.life.run('putUnits', () =>
-      this.locks.run(taskId, async () => {
-        checkNewUnits(units);
-        checkNow(now);
-        const task = await this.loadTask(taskId);
-        checkFence(task, checkedFence(fence));
-        const existing = await this.db.keys({ ...unitsOf(taskId), limit: 1 }).all();
-        if (existing.length > 0) throw new ValidationError(`task ${taskId} already has units`, { taskId });
-        const records = units.map((u) => newUnitRecord(taskId, u, now)).sort((a, b) => a.unitNo - b.unitNo);
-        if (records.length > 0) await this.db.batch(records.map((u) => ({ type: 'put' as const, key: unitKey(taskId, u.unitNo), value: encodeJson(u) })));
-        return records;
-      }),
-    );
-  }
-
-  listUnits(taskId: number): Promise<ExecutionUnit[]> {
-    return this.life.run('listUnits', async () => {
-      if (!isTaskId(taskId)) return [];
-      const values = await this.db.values(unitsOf(taskId)).all();
-      return values.map((v) => decodeJson<ExecutionUnit>(v));
-    });
-  }
-
-  transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit> {
-    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) => transitionedUnit(unit, event, now, executorId));
-  }
-
-  checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit> {
-    // Idempotent: a replayed or out-of-order batch is ignored and the unit returned as stored.
-    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) => applyUnitProgress(unit, progress, now));
-  }
-
-  readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]> {
-    return this.life.run('readOutbox', async () => {
-      checkOutboxRead(afterId, limit);
-      const values = await this.db.values({ gt: outboxKey(afterId), lt: OUTBOX.lt, limit }).all();
-      return values.map((v) => decodeJson<OutboxEvent>(v));
-    });
-  }
-
-  markRelayed(upToId: number): Promise<void> {
-    return this.life.run('markRelayed', () =>
-      this.locks.run(OUTBOX_LOCK, async () => {
-        if (!Number.isSafeInteger(upToId) || upToId < 0) throw new ValidationError('upToId must be a non-negative integer', { upToId });
-        // Only events that exist now: one written later is not relayed, whatever its id.
-        const last = Math.min(upToId, this.lastEventId);
-        if (last > 0) await this.db.clear({ gte: OUTBOX.gte, lte: outboxKey(last) });
-      }),
-    );
-  }
-
-  putList(meta: ListMeta): Promise<void> {
-    return this.life.run('putList', async () => {
-      checkListMeta(meta);
-      await this.db.put(listKey(meta.id), encodeJson(meta));
-    });
-  }
-
-  getList(id: string): Promise<ListMeta | undefined> {
-    return this.life.run('getList', async () => {
-      if (typeof id !== 'string') return undefined;
-      const value = await this.db.get(listKey(id));
-      return value === undefined ? undefined : decodeJson<ListMeta>(value);
-    });
-  }
-
-  /** Waits for calls in flight, then closes the database. Any later call fails with STORE_CLOSED. */
-  close(): Promise<void> {
-    return this.life.close(() => this.db.close());
-  }
-
-  private async readTask(id: number): Promise<Task | undefined> {
-    if (!isTaskId(id)) return undefined;
+  protected async _getTask(id: number): Promise<Task | undefined> {
     const value = await this.db.get(taskKey(id));
     return value === undefined ? undefined : decodeTask(value);
   }
 
-  private async readTaskByKey(k: string): Promise<Task | undefined> {
+  protected async _getTaskByIdempotencyKey(k: string): Promise<Task | undefined> {
     const id = await this.db.get(idempotencyKey(k));
-    return id === undefined ? undefined : this.readTask(readU64BE(id, 0));
+    return id === undefined ? undefined : this._getTask(readU64BE(id, 0));
   }
 
-  private async loadTask(id: number): Promise<Task> {
-    const task = await this.readTask(id);
-    if (task === undefined) throw new NotFoundError(ErrorCodes.TASK_NOT_FOUND, `task ${id} not found`, { taskId: id });
-    return task;
+  protected async _listTasks(q: CompiledTaskQuery): Promise<TaskPage> {
+    const tasks: Task[] = [];
+    let more = false;
+    // Keyset scan in id order (or reverse), filtering as it goes; one extra match tells whether a next page exists.
+    const range =
+      q.order === 'desc'
+        ? { gte: TASKS.gte, lt: q.beforeId === undefined ? TASKS.lt : taskKey(q.beforeId), reverse: true }
+        : { gt: taskKey(q.afterId), lt: TASKS.lt };
+    for await (const value of this.db.values(range)) {
+      const task = decodeTask(value);
+      if (!matches(task, q)) continue;
+      if (tasks.length === q.limit) {
+        more = true;
+        break;
+      }
+      tasks.push(task);
+    }
+    return { tasks, nextCursor: more ? tasks[tasks.length - 1]!.id : null };
+  }
+
+  protected async _listLiveTasks(): Promise<Task[]> {
+    const live: Task[] = [];
+    for await (const value of this.db.values(TASKS)) {
+      const task = decodeTask(value);
+      if (!taskMachine.isTerminal(task.state)) live.push(task);
+    }
+    return live;
+  }
+
+  protected async _listTasksByContent(accountId: string, contentCrc: number): Promise<Task[]> {
+    const keys = await this.db.keys(prefixRange(contentPrefix(accountId, contentCrc))).all();
+    if (keys.length === 0) return [];
+    const values = await this.db.getMany(keys.map((k) => taskKey(readU64BE(k, k.length - 8))));
+    const found: Task[] = [];
+    for (const value of values) {
+      if (value === undefined) continue;
+      const task = decodeTask(value);
+      if (task.filteredListId !== null && task.accountId === accountId && task.contentCrc === contentCrc) found.push(task);
+    }
+    return found;
+  }
+
+  /** Under the task's lock: one put, or one batch with the outbox event when the state changed. */
+  protected _updateTask(id: number, update: (task: Task) => Task): Promise<Task> {
+    return this.locks.run(id, async () => {
+      const task = await this.loadTask(id);
+      const next = update(task);
+      const put: BatchOp = { type: 'put', key: taskKey(id), value: encodeJson(next) };
+      if (next.state === task.state) await this.db.put(put.key, put.value);
+      else await this.writeWithEvent([put], { taskId: id, from: task.state, to: next.state, version: next.version, at: next.updatedAt });
+      return next;
+    });
+  }
+
+  protected _putUnits(taskId: number, guard: (task: Task, hasUnits: boolean) => void, records: readonly ExecutionUnit[]): Promise<void> {
+    return this.locks.run(taskId, async () => {
+      const task = await this.loadTask(taskId);
+      const existing = await this.db.keys({ ...unitsOf(taskId), limit: 1 }).all();
+      guard(task, existing.length > 0);
+      if (records.length > 0) await this.db.batch(records.map((u) => ({ type: 'put' as const, key: unitKey(taskId, u.unitNo), value: encodeJson(u) })));
+    });
+  }
+
+  protected async _listUnits(taskId: number): Promise<ExecutionUnit[]> {
+    const values = await this.db.values(unitsOf(taskId)).all();
+    return values.map((v) => decodeJson<ExecutionUnit>(v));
   }
 
   /**
-   * One read-modify-write of a task under its lock: load, check the fence
-   * (when the caller is an owner), let `change` build the next record (state
-   * machine, patch), then bump version and updatedAt and write it in one put.
-   * Anything `change` throws leaves the stored task untouched.
+   * Under its task's lock (the same lock as claims, so a fence check and the
+   * write it guards cannot interleave with a new owner's claim).
    */
-  private writeTask(op: string, id: number, fence: Fence | null, now: number, change: (task: Task) => Task): Promise<Task> {
-    return this.life.run(op, () =>
-      this.locks.run(id, async () => {
-        checkNow(now);
-        const task = await this.loadTask(id);
-        if (fence !== null) checkFence(task, checkedFence(fence));
-        const next: Task = { ...change(task), version: task.version + 1, updatedAt: now };
-        const put: BatchOp = { type: 'put', key: taskKey(id), value: encodeJson(next) };
-        if (next.state === task.state) await this.db.put(put.key, put.value);
-        else await this.writeWithEvent([put], { taskId: id, from: task.state, to: next.state, version: next.version, at: now });
-        return next;
-      }),
-    );
+  protected _updateUnit(taskId: number, unitNo: number, guard: (task: Task) => void, update: (unit: ExecutionUnit) => ExecutionUnit): Promise<ExecutionUnit> {
+    return this.locks.run(taskId, async () => {
+      guard(await this.loadTask(taskId));
+      const value = await this.db.get(unitKey(taskId, unitNo));
+      if (value === undefined) throw unitNotFound(taskId, unitNo);
+      const unit = decodeJson<ExecutionUnit>(value);
+      const next = update(unit);
+      if (next !== unit) await this.db.put(unitKey(taskId, unitNo), encodeJson(next));
+      return next;
+    });
+  }
+
+  protected async _readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]> {
+    const values = await this.db.values({ gt: outboxKey(afterId), lt: OUTBOX.lt, limit }).all();
+    return values.map((v) => decodeJson<OutboxEvent>(v));
+  }
+
+  protected _markRelayed(upToId: number): Promise<void> {
+    return this.locks.run(OUTBOX_LOCK, async () => {
+      // Only events that exist now: one written later is not relayed, whatever its id.
+      const last = Math.min(upToId, this.lastEventId);
+      if (last > 0) await this.db.clear({ gte: OUTBOX.gte, lte: outboxKey(last) });
+    });
+  }
+
+  protected _putList(meta: ListMeta): Promise<void> {
+    return this.db.put(listKey(meta.id), encodeJson(meta));
+  }
+
+  protected async _getList(id: string): Promise<ListMeta | undefined> {
+    const value = await this.db.get(listKey(id));
+    return value === undefined ? undefined : decodeJson<ListMeta>(value);
+  }
+
+  protected _close(): Promise<void> {
+    return this.db.close();
+  }
+
+  private async loadTask(id: number): Promise<Task> {
+    const task = isTaskId(id) ? await this._getTask(id) : undefined;
+    if (task === undefined) throw taskNotFound(id);
+    return task;
   }
 
   /**
@@ -369,33 +276,13 @@ export class LevelTaskStore implements TaskStore {
       this.lastEventId = id;
     });
   }
+}
 
-  /**
-   * One read-modify-write of a unit, under its task's lock (the same lock as
-   * claims, so a fence check and the write it guards cannot interleave with a
-   * new owner's claim). `change` returns the unit itself to mean "no change".
-   */
-  private writeUnit(
-    op: string,
-    taskId: number,
-    unitNo: number,
-    fence: Fence,
-    now: number,
-    change: (unit: ExecutionUnit) => ExecutionUnit,
-  ): Promise<ExecutionUnit> {
-    return this.life.run(op, () =>
-      this.locks.run(taskId, async () => {
-        checkNow(now);
-        const task = await this.loadTask(taskId);
-        checkFence(task, checkedFence(fence));
-        checkUnitNo(unitNo);
-        const value = await this.db.get(unitKey(taskId, unitNo));
-        if (value === undefined) throw new NotFoundError(ErrorCodes.NOT_FOUND, `task ${taskId} has no unit ${unitNo}`, { taskId, unitNo });
-        const unit = decodeJson<ExecutionUnit>(value);
-        const next = change(unit);
-        if (next !== unit) await this.db.put(unitKey(taskId, unitNo), encodeJson(next));
-        return next;
-      }),
-    );
-  }
+/** Whether a task passes a listing's filters (the id range is the scan's). */
+function matches(task: Task, q: CompiledTaskQuery): boolean {
+  if (q.state !== undefined && task.state !== q.state) return false;
+  if (q.createdFrom !== undefined && task.createdAt < q.createdFrom) return false;
+  if (q.createdBefore !== undefined && task.createdAt >= q.createdBefore) return false;
+  if (q.accountId !== undefined && task.accountId !== q.accountId) return false;
+  return q.accountIds === undefined || q.accountIds.includes(task.accountId);
 }

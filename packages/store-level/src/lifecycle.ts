@@ -1,7 +1,7 @@
 import { chmod, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
+import { AdapterLifecycle, ErrorCodes, HeraldError, isHeraldError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
 
 interface LevelErrorLike {
   code?: unknown;
@@ -23,44 +23,15 @@ export function toHeraldError(error: unknown, store: string, op: string): Herald
 }
 
 /**
- * Open/closed bookkeeping for a store: every public call runs through `run`,
- * which refuses calls after close with STORE_CLOSED, translates Level errors,
- * and tracks the call so that `close` waits for calls already in flight
- * before closing the database.
+ * Open/closed bookkeeping for a Level store (the core AdapterLifecycle with
+ * Level's error translation): every public call runs through `run`, which
+ * refuses calls after close with STORE_CLOSED, translates Level errors, and
+ * tracks the call so that `close` waits for calls already in flight before
+ * closing the database.
  */
-export class Lifecycle {
-  private closed = false;
-  private readonly inflight = new Set<Promise<unknown>>();
-
-  constructor(private readonly store: string) {}
-
-  assertOpen(op: string): void {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${this.store}.${op}: the store is closed`);
-  }
-
-  async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    this.assertOpen(op);
-    const call = fn();
-    this.inflight.add(call);
-    try {
-      return await call;
-    } catch (error) {
-      throw toHeraldError(error, this.store, op);
-    } finally {
-      this.inflight.delete(call);
-    }
-  }
-
-  /** Closes once: later calls fail with STORE_CLOSED; a second close is a no-op. */
-  async close(closeDb: () => Promise<void>): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.inflight]);
-    try {
-      await closeDb();
-    } catch (error) {
-      throw toHeraldError(error, this.store, 'close');
-    }
+export class Lifecycle extends AdapterLifecycle {
+  constructor(store: string) {
+    super({ name: store, translate: (error, op) => toHeraldError(error, store, op) });
   }
 }
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '@herald/core';
+import { ConfigError, type RetryOptions } from '@herald/core';
 import type { ConnectionOptions } from 'mysql2/promise';
 import { compileMySqlTls, type MySqlTlsMaterial } from './tls';
 
@@ -18,6 +18,13 @@ export interface MySqlTaskStoreOptions extends MySqlConnectionOptions {
    * @defaultValue 10
    */
   poolSize?: number;
+  /**
+   * With these, the calls an adapter documents as safe to repeat ride out a
+   * server outage (connection loss, deadlocks) with jittered backoff; the
+   * others (an AUTO_INCREMENT insert, a keyless task creation) run once.
+   * @defaultValue none: every call runs once
+   */
+  retry?: RetryOptions;
 }
 
 export const DEFAULT_POOL_SIZE = 10;

@@ -16,6 +16,7 @@ import {
   type NewAuditEntry,
   type Role,
   type StoredAccessToken,
+  type RetryOptions,
 } from '@herald/core';
 import { type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
@@ -69,13 +70,18 @@ function toAuditEntry(r: RowDataPacket): AuditEntry {
  * UPDATE guarded by `revoked_at IS NULL`, so the first revoke's time stays;
  * an audit append is an INSERT whose AUTO_INCREMENT id orders the log.
  * Connection failures and lock conflicts are UNAVAILABLE with `retriable: true`.
+ * Opened with `retry` options, reads and revokes (idempotent) ride out an
+ * outage; creates and audit appends run once.
  */
 export class MySqlAccessStore implements AccessStore {
 
   private readonly calls: PoolCalls;
 
-  private constructor(private readonly pool: Pool) {
-    this.calls = new PoolCalls(STORE, pool);
+  private constructor(
+    private readonly pool: Pool,
+    retry?: RetryOptions,
+  ) {
+    this.calls = new PoolCalls(STORE, pool, retry);
   }
 
   /**
@@ -83,11 +89,12 @@ export class MySqlAccessStore implements AccessStore {
    * MySqlTaskStore.open, naming `mysql.url` or `mysql.database`.
    */
   static async open(options: MySqlTaskStoreOptions): Promise<MySqlAccessStore> {
-    return new MySqlAccessStore(await openPool(options));
+    return new MySqlAccessStore(await openPool(options), options.retry);
   }
 
+  /** Runs once: repeated after a lost reply it would answer TOKEN_EXISTS for the caller's own token. */
   createToken(input: NewAccessToken): Promise<AccessToken> {
-    return this.run('createToken', async () => {
+    return this.calls.run('createToken', async () => {
       const t = checkNewAccessToken(input);
       try {
         await this.pool.execute(`INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)`, [t.id, t.name, t.role, JSON.stringify(t.accounts), t.hash, t.createdAt]);
@@ -100,7 +107,7 @@ export class MySqlAccessStore implements AccessStore {
   }
 
   findToken(id: string): Promise<StoredAccessToken | undefined> {
-    return this.run('findToken', async () => {
+    return this.calls.idempotent('findToken', async () => {
       if (typeof id !== 'string' || !TOKEN_ID_PATTERN.test(id)) return undefined;
       const [rows] = await this.pool.execute<Rows>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE id = ?`, [id]);
       return rows.length === 0 ? undefined : toStoredToken(rows[0]!);
@@ -108,14 +115,14 @@ export class MySqlAccessStore implements AccessStore {
   }
 
   listTokens(): Promise<AccessToken[]> {
-    return this.run('listTokens', async () => {
+    return this.calls.idempotent('listTokens', async () => {
       const [rows] = await this.pool.query<Rows>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens ORDER BY created_at, id`);
       return rows.map((r) => publicToken(toStoredToken(r)));
     });
   }
 
   revokeToken(id: string, now: number): Promise<AccessToken> {
-    return this.run('revokeToken', async () => {
+    return this.calls.idempotent('revokeToken', async () => {
       checkRevokeTime(now);
       const missing = () => new NotFoundError('TOKEN_NOT_FOUND', `token ${String(id)} does not exist`, { tokenId: id });
       if (typeof id !== 'string' || !TOKEN_ID_PATTERN.test(id)) throw missing();
@@ -126,8 +133,12 @@ export class MySqlAccessStore implements AccessStore {
     });
   }
 
+  /**
+   * Runs once, whatever the retry options: an AUTO_INCREMENT insert whose
+   * reply was lost after commit would, repeated, write the audit row twice.
+   */
   appendAudit(input: NewAuditEntry): Promise<AuditEntry> {
-    return this.run('appendAudit', async () => {
+    return this.calls.run('appendAudit', async () => {
       const e = checkNewAuditEntry(input);
       const [result] = await this.pool.execute<ResultSetHeader>(
         'INSERT INTO audit_log (`at`, token_id, token_name, action, account_id, resource, status) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -138,7 +149,7 @@ export class MySqlAccessStore implements AccessStore {
   }
 
   listAudit(query: AuditQuery = {}): Promise<AuditPage> {
-    return this.run('listAudit', async () => {
+    return this.calls.idempotent('listAudit', async () => {
       const q = compileAuditQuery(query);
       const where = ['id < ?'];
       const values: (string | number)[] = [q.before];
@@ -162,8 +173,4 @@ export class MySqlAccessStore implements AccessStore {
     return this.calls.close();
   }
 
-  /** One call through the shared bookkeeping (pool.ts): STORE_CLOSED after close, mysql2 errors as HeraldErrors. */
-  private run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    return this.calls.run(op, () => fn());
-  }
 }

@@ -16,6 +16,7 @@ import {
   type AccountUsage,
   type BroadcastReservation,
   type ReserveResult,
+  type RetryOptions,
 } from '@herald/core';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
@@ -57,17 +58,20 @@ export class MySqlAccountStore implements AccountStore {
 
   private readonly calls: PoolCalls;
 
-  private constructor(private readonly pool: Pool) {
-    this.calls = new PoolCalls(STORE, pool);
+  private constructor(
+    private readonly pool: Pool,
+    retry?: RetryOptions,
+  ) {
+    this.calls = new PoolCalls(STORE, pool, retry);
   }
 
   /** Connects to a migrated database (008_account_quotas.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
   static async open(options: MySqlTaskStoreOptions): Promise<MySqlAccountStore> {
-    return new MySqlAccountStore(await openPool(options));
+    return new MySqlAccountStore(await openPool(options), options.retry);
   }
 
   getSettings(accountId: string): Promise<AccountSettings | undefined> {
-    return this.run('getSettings', async () => {
+    return this.calls.idempotent('getSettings', async () => {
       checkAccountId(accountId);
       const [rows] = await this.pool.execute<Rows>('SELECT account_id, limits, click_through_rate, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL', [accountId]);
       return rows.length === 0 ? undefined : toSettings(rows[0]!);
@@ -75,7 +79,7 @@ export class MySqlAccountStore implements AccountStore {
   }
 
   updateSettings(accountId: string, patch: AccountSettingsPatch, now: number): Promise<AccountSettings> {
-    return this.run('updateSettings', async () => {
+    return this.calls.idempotent('updateSettings', async () => {
       checkAccountId(accountId);
       return this.transaction(async (conn) => {
         await this.lockAccount(conn, accountId);
@@ -93,7 +97,7 @@ export class MySqlAccountStore implements AccountStore {
   }
 
   reserve(reservation: BroadcastReservation, limits: AccountLimits, day: AccountDay): Promise<ReserveResult> {
-    return this.run('reserve', async () => {
+    return this.calls.idempotent('reserve', async () => {
       checkReservation(reservation, limits, day);
       const { accountId, key, sendAt } = reservation;
       return this.transaction(async (conn) => {
@@ -116,7 +120,7 @@ export class MySqlAccountStore implements AccountStore {
   }
 
   release(accountId: string, key: string): Promise<boolean> {
-    return this.run('release', async () => {
+    return this.calls.idempotent('release', async () => {
       checkAccountId(accountId);
       checkReservationKey(key);
       const [result] = await this.pool.execute<ResultSetHeader>('DELETE FROM account_reservations WHERE account_id = ? AND reservation_key = ?', [accountId, key]);
@@ -125,7 +129,7 @@ export class MySqlAccountStore implements AccountStore {
   }
 
   usage(accountId: string, day: AccountDay, around: number): Promise<AccountUsage> {
-    return this.run('usage', async () => {
+    return this.calls.idempotent('usage', async () => {
       checkAccountId(accountId);
       checkAccountDay(day, day.from);
       checkQuotaTime('around', around);
@@ -143,10 +147,6 @@ export class MySqlAccountStore implements AccountStore {
     await conn.execute('INSERT INTO account_settings (account_id) VALUES (?) ON DUPLICATE KEY UPDATE account_id = account_id', [accountId]);
   }
 
-  /** One call through the shared bookkeeping (pool.ts): STORE_CLOSED after close, mysql2 errors as HeraldErrors. */
-  private run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    return this.calls.run(op, () => fn());
-  }
 
   /** Runs `fn` in a READ COMMITTED transaction (pool.ts: a deadlock victim runs again). */
   private transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {

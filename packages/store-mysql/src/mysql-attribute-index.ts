@@ -18,6 +18,7 @@ import {
   type ChunkEdit,
   type StoredChunk,
   type UserAttributes,
+  type RetryOptions,
 } from '@herald/core';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { openPool, PoolCalls } from './pool';
@@ -69,17 +70,17 @@ function likePrefix(prefix: string): string {
 export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup {
   private readonly calls: PoolCalls;
 
-  private constructor(pool: Pool) {
-    this.calls = new PoolCalls(STORE, pool);
+  private constructor(pool: Pool, retry?: RetryOptions) {
+    this.calls = new PoolCalls(STORE, pool, retry);
   }
 
   /** Connects to a migrated database (007_audiences.sql applied); fails like MySqlTaskStore.open. */
   static async open(options: MySqlTaskStoreOptions): Promise<MySqlAttributeIndex> {
-    return new MySqlAttributeIndex(await openPool(options));
+    return new MySqlAttributeIndex(await openPool(options), options.retry);
   }
 
   putUsers(users: readonly UserAttributes[]): Promise<void> {
-    return this.calls.run('putUsers', async (pool) => {
+    return this.calls.idempotent('putUsers', async (pool) => {
       if (!Array.isArray(users) || users.length > MAX_USERS_PER_PUT) throw new ValidationError(`putUsers takes a list of at most ${MAX_USERS_PER_PUT} users`, { field: 'users' });
       const checked = new Map(lastPerUin(users.map((user) => checkUserAttributes(user, 2 ** 32))).map((user) => [user.uin, user]));
       await this.change(pool, [...checked.keys()], (uin) => checked.get(uin));
@@ -87,7 +88,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
   }
 
   removeUsers(uins: readonly number[]): Promise<void> {
-    return this.calls.run('removeUsers', async (pool) => {
+    return this.calls.idempotent('removeUsers', async (pool) => {
       if (!Array.isArray(uins) || uins.length > MAX_USERS_PER_PUT) throw new ValidationError(`removeUsers takes a list of at most ${MAX_USERS_PER_PUT} uins`, { field: 'uins' });
       for (const uin of uins) if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) throw new ValidationError('each uin must be an integer in [0, 2^32)', { field: 'uins' });
       await this.change(pool, [...new Set(uins)], () => undefined);
@@ -166,7 +167,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
   }
 
   getUser(uin: number): Promise<UserAttributes | undefined> {
-    return this.calls.run('getUser', async (pool) => {
+    return this.calls.idempotent('getUser', async (pool) => {
       if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) return undefined;
       const [rows] = await pool.query<RowDataPacket[]>('SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin = ?', [uin]);
       return rows[0] === undefined ? undefined : toUser(rows[0]);
@@ -174,7 +175,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
   }
 
   getUsers(uins: ArrayLike<number>): Promise<(UserAttributes | undefined)[]> {
-    return this.calls.run('getUsers', async (pool) => {
+    return this.calls.idempotent('getUsers', async (pool) => {
       checkLookupSize(uins);
       const all = Array.from(uins);
       const known = [...new Set(all.filter(isLookupUin))];
@@ -189,7 +190,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
   }
 
   keysWithPrefix(prefix: string): Promise<string[]> {
-    return this.calls.run('keysWithPrefix', async (pool) => {
+    return this.calls.idempotent('keysWithPrefix', async (pool) => {
       if (typeof prefix !== 'string') throw new ValidationError('prefix must be a string', { field: 'prefix' });
       const [rows] = await pool.query<RowDataPacket[]>("SELECT DISTINCT attr_key FROM attribute_chunks WHERE attr_key LIKE ? ESCAPE '\\\\'", [likePrefix(prefix)]);
       // Sorted here, as the Level index does: JavaScript's order, whatever the collation.
@@ -198,14 +199,14 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
   }
 
   nextChunk(fromChunk: number): Promise<number | undefined> {
-    return this.calls.run('nextChunk', async (pool) => {
+    return this.calls.idempotent('nextChunk', async (pool) => {
       const [rows] = await pool.query<RowDataPacket[]>('SELECT chunk FROM attribute_chunks WHERE attr_key = ? AND chunk >= ? ORDER BY chunk LIMIT 1', [UNIVERSE_KEY, Math.max(0, fromChunk)]);
       return rows[0] === undefined ? undefined : Number(rows[0].chunk);
     });
   }
 
   readChunks(keys: readonly string[], fromChunk: number, toChunk: number): Promise<StoredChunk[]> {
-    return this.calls.run('readChunks', async (pool) => {
+    return this.calls.idempotent('readChunks', async (pool) => {
       const unique = [...new Set(keys)];
       if (unique.length === 0 || toChunk <= fromChunk) return [];
       const rows: StoredChunk[] = [];

@@ -20,6 +20,7 @@ import {
   type FiringQuery,
   type NewCampaign,
   type NewCampaignFiring,
+  type RetryOptions,
 } from '@herald/core';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
@@ -74,23 +75,30 @@ function toFiring(r: RowDataPacket): CampaignFiring {
  * scheduled_at) primary key, then reads the stored row back: the first
  * record wins. A delete removes the campaign and its firings in one
  * transaction. Connection failures, deadlocks and lock wait timeouts are
- * UNAVAILABLE with `retriable: true`.
+ * UNAVAILABLE with `retriable: true`. Opened with `retry` options, every call
+ * but `createCampaign` rides out an outage: reads, patches, deletes and
+ * INSERT IGNOREs repeat harmlessly, and a repeated compare-and-set answers
+ * false rather than moving the mark twice.
  */
 export class MySqlCampaignStore implements CampaignStore {
 
   private readonly calls: PoolCalls;
 
-  private constructor(private readonly pool: Pool) {
-    this.calls = new PoolCalls(STORE, pool);
+  private constructor(
+    private readonly pool: Pool,
+    retry?: RetryOptions,
+  ) {
+    this.calls = new PoolCalls(STORE, pool, retry);
   }
 
   /** Connects to a migrated database (005_campaigns.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
   static async open(options: MySqlTaskStoreOptions): Promise<MySqlCampaignStore> {
-    return new MySqlCampaignStore(await openPool(options));
+    return new MySqlCampaignStore(await openPool(options), options.retry);
   }
 
+  /** Runs once: an AUTO_INCREMENT insert repeated after a lost reply would store the campaign twice. */
   createCampaign(input: NewCampaign, now: number): Promise<Campaign> {
-    return this.run('createCampaign', async () => {
+    return this.calls.run('createCampaign', async () => {
       const record = newCampaignRecord(0, input, now);
       const [result] = await this.pool.execute<ResultSetHeader>(
         'INSERT INTO campaigns (account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)',
@@ -101,7 +109,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   getCampaign(id: number): Promise<Campaign | undefined> {
-    return this.run('getCampaign', async () => {
+    return this.calls.idempotent('getCampaign', async () => {
       if (!Number.isSafeInteger(id) || id < 1) return undefined;
       const [rows] = await this.pool.execute<Rows>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = ?`, [id]);
       return rows.length === 0 ? undefined : toCampaign(rows[0]!);
@@ -109,7 +117,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   listCampaigns(query: CampaignQuery = {}): Promise<CampaignPage> {
-    return this.run('listCampaigns', async () => {
+    return this.calls.idempotent('listCampaigns', async () => {
       const q = compileCampaignQuery(query);
       if (q.accountIds !== undefined && q.accountIds.length === 0) return { campaigns: [], nextCursor: null };
       const where = ['id > ?'];
@@ -130,7 +138,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   updateCampaign(id: number, patch: CampaignPatch, now: number): Promise<Campaign> {
-    return this.run('updateCampaign', () =>
+    return this.calls.idempotent('updateCampaign', () =>
       this.transaction(async (conn) => {
         const campaign = await this.lock(conn, id, 'FOR UPDATE');
         const next = applyCampaignPatch(campaign, patch, now);
@@ -150,7 +158,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   deleteCampaign(id: number): Promise<boolean> {
-    return this.run('deleteCampaign', async () => {
+    return this.calls.idempotent('deleteCampaign', async () => {
       if (!Number.isSafeInteger(id) || id < 1) return false;
       return this.transaction(async (conn) => {
         const [result] = await conn.execute<ResultSetHeader>('DELETE FROM campaigns WHERE id = ?', [id]);
@@ -162,7 +170,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   advanceLastScheduled(id: number, expected: number | null, next: number): Promise<boolean> {
-    return this.run('advanceLastScheduled', async () => {
+    return this.calls.idempotent('advanceLastScheduled', async () => {
       checkAdvance(expected, next);
       if (!Number.isSafeInteger(id) || id < 1) throw campaignNotFound(id);
       const [result] = await this.pool.execute<ResultSetHeader>('UPDATE campaigns SET last_scheduled_at = ? WHERE id = ? AND last_scheduled_at <=> ?', [next, id, expected]);
@@ -174,7 +182,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   recordFiring(firing: NewCampaignFiring): Promise<CampaignFiring> {
-    return this.run('recordFiring', async () => {
+    return this.calls.idempotent('recordFiring', async () => {
       const record = newFiringRecord(firing);
       return this.transaction(async (conn) => {
         await this.lock(conn, record.campaignId, 'LOCK IN SHARE MODE');
@@ -193,7 +201,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   getFiring(campaignId: number, scheduledAt: number): Promise<CampaignFiring | undefined> {
-    return this.run('getFiring', async () => {
+    return this.calls.idempotent('getFiring', async () => {
       checkCampaignId(campaignId, 'campaignId');
       checkCampaignTime('scheduledAt', scheduledAt);
       const [rows] = await this.pool.execute<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`, [campaignId, scheduledAt]);
@@ -202,7 +210,7 @@ export class MySqlCampaignStore implements CampaignStore {
   }
 
   listFirings(campaignId: number, query: FiringQuery = {}): Promise<FiringPage> {
-    return this.run('listFirings', async () => {
+    return this.calls.idempotent('listFirings', async () => {
       checkCampaignId(campaignId, 'campaignId');
       const q = compileFiringQuery(query);
       const before = q.beforeScheduledAt === undefined ? '' : ' AND scheduled_at < ?';
@@ -229,10 +237,6 @@ export class MySqlCampaignStore implements CampaignStore {
     throw campaignNotFound(id);
   }
 
-  /** One call through the shared bookkeeping (pool.ts): STORE_CLOSED after close, mysql2 errors as HeraldErrors. */
-  private run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    return this.calls.run(op, () => fn());
-  }
 
   /** Runs `fn` in a transaction (pool.ts: a deadlock victim runs again). */
   private transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {

@@ -16,6 +16,7 @@ import {
   type FollowChange,
   type FollowerStore,
   type FollowersOptions,
+  type RetryOptions,
 } from '@herald/core';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { openPool, PoolCalls } from './pool';
@@ -49,17 +50,17 @@ const WRITE_SLICE = 1000;
 export class MySqlFollowerStore implements FollowerStore {
   private readonly calls: PoolCalls;
 
-  private constructor(pool: Pool) {
-    this.calls = new PoolCalls(STORE, pool);
+  private constructor(pool: Pool, retry?: RetryOptions) {
+    this.calls = new PoolCalls(STORE, pool, retry);
   }
 
   /** Connects to a migrated database (007_audiences.sql applied); fails like MySqlTaskStore.open. */
   static async open(options: MySqlTaskStoreOptions): Promise<MySqlFollowerStore> {
-    return new MySqlFollowerStore(await openPool(options));
+    return new MySqlFollowerStore(await openPool(options), options.retry);
   }
 
   applyFollows(changes: readonly FollowChange[]): Promise<FollowApplyResult> {
-    return this.calls.run('applyFollows', async (pool) => {
+    return this.calls.idempotent('applyFollows', async (pool) => {
       if (!Array.isArray(changes)) throw new ValidationError('applyFollows takes a list of follow changes');
       const checked = changes.map((change) => checkFollowChange(change));
       const winners = reduceFollowChanges(checked).winners.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.uin - b.uin));
@@ -103,7 +104,7 @@ export class MySqlFollowerStore implements FollowerStore {
   }
 
   filterFollowers(accountId: string, uins: Uint32Array): Promise<Uint32Array> {
-    return this.calls.run('filterFollowers', async (pool) => {
+    return this.calls.idempotent('filterFollowers', async (pool) => {
       const account = checkFollowersAccount(accountId);
       const batch = checkAscendingBatch(uins);
       const kept: number[] = [];

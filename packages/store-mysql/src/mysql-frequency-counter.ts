@@ -1,14 +1,4 @@
-import {
-  checkFrequencyDay,
-  checkFrequencyUses,
-  checkSortedUins,
-  ConfigError,
-  ErrorCodes,
-  HeraldError,
-  uniqueSorted,
-  type FrequencyCounter,
-  type FrequencyUse,
-} from '@herald/core';
+import { AbstractFrequencyCounter, ConfigError, uniqueSorted, type FrequencyUse } from '@herald/core';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { isDeadlock, toHeraldError } from './mysql-errors';
@@ -56,9 +46,7 @@ export const DEFAULT_RETAIN_DAYS = 2;
  * deleted in the background in bounded chunks; a use for a day already
  * outside the retention is dropped. Callers pass `dayOf(policy, now)`.
  */
-export class MySqlFrequencyCounter implements FrequencyCounter {
-  private closed = false;
-  private readonly inflight = new Set<Promise<unknown>>();
+export class MySqlFrequencyCounter extends AbstractFrequencyCounter {
   private pruning: Promise<void> | undefined;
 
   private constructor(
@@ -66,7 +54,10 @@ export class MySqlFrequencyCounter implements FrequencyCounter {
     readonly retainDays: number,
     /** The newest day consumed (-1: none): the table's at open, then this process's. */
     private newestDay: number,
-  ) {}
+    options: MySqlFrequencyCounterOptions,
+  ) {
+    super({ name: STORE, translate: (error, op) => toHeraldError(error, op, STORE), retry: options.retry });
+  }
 
   /** Connects to a migrated database (009_frequency.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
   static async open(options: MySqlFrequencyCounterOptions): Promise<MySqlFrequencyCounter> {
@@ -76,62 +67,54 @@ export class MySqlFrequencyCounter implements FrequencyCounter {
     try {
       const [rows] = await pool.query<RowDataPacket[]>('SELECT MAX(day) AS newest FROM frequency_uses');
       const newest = rows[0]?.newest;
-      return new MySqlFrequencyCounter(pool, retainDays, newest === null || newest === undefined ? -1 : Number(newest));
+      return new MySqlFrequencyCounter(pool, retainDays, newest === null || newest === undefined ? -1 : Number(newest), options);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toHeraldError(error, 'open', STORE);
     }
   }
 
-  used(sortedUins: Uint32Array, day: number): Promise<Uint32Array> {
-    return this.run('used', async () => {
-      checkSortedUins(sortedUins);
-      checkFrequencyDay(day);
-      const counts = new Uint32Array(sortedUins.length);
-      if (sortedUins.length === 0 || day < this.oldestKeptDay()) return counts;
-      const distinct = uniqueSorted(sortedUins.slice());
-      const found = new Map<number, number>();
-      for (let start = 0; start < distinct.length; start += READ_UINS) {
-        const chunk = distinct.subarray(start, start + READ_UINS);
-        const first = chunk[0]!;
-        const last = chunk[chunk.length - 1]!;
-        const dense = last - first < DENSE_SPAN * chunk.length;
-        const [rows] = dense
-          ? await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin BETWEEN ? AND ? GROUP BY uin', [day, first, last])
-          : await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin IN (?) GROUP BY uin', [day, [...chunk]]);
-        for (const row of rows) found.set(Number(row.uin), Number(row.n));
-      }
-      for (let i = 0; i < sortedUins.length; i++) counts[i] = found.get(sortedUins[i]!) ?? 0;
-      return counts;
-    });
+  /** Checked, sorted, non-empty uins (AbstractFrequencyCounter). */
+  protected async _used(sortedUins: Uint32Array, day: number): Promise<Uint32Array> {
+    const counts = new Uint32Array(sortedUins.length);
+    if (day < this.oldestKeptDay()) return counts;
+    const distinct = uniqueSorted(sortedUins.slice());
+    const found = new Map<number, number>();
+    for (let start = 0; start < distinct.length; start += READ_UINS) {
+      const chunk = distinct.subarray(start, start + READ_UINS);
+      const first = chunk[0]!;
+      const last = chunk[chunk.length - 1]!;
+      const dense = last - first < DENSE_SPAN * chunk.length;
+      const [rows] = dense
+        ? await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin BETWEEN ? AND ? GROUP BY uin', [day, first, last])
+        : await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin IN (?) GROUP BY uin', [day, [...chunk]]);
+      for (const row of rows) found.set(Number(row.uin), Number(row.n));
+    }
+    for (let i = 0; i < sortedUins.length; i++) counts[i] = found.get(sortedUins[i]!) ?? 0;
+    return counts;
   }
 
-  consume(uses: readonly FrequencyUse[]): Promise<void> {
-    return this.run('consume', async () => {
-      checkFrequencyUses(uses);
-      const newest = uses.reduce((max, use) => (use.uins.length > 0 ? Math.max(max, use.day) : max), this.newestDay);
-      const oldestKept = newest - this.retainDays + 1;
-      const rows: [number, number, number][] = [];
-      for (const use of uses) {
-        if (use.day < oldestKept) continue; // a late report for a day no one asks about any more
-        for (const uin of uniqueSorted(use.uins.slice())) rows.push([use.day, uin, use.taskId]);
-      }
-      rows.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-      for (let start = 0; start < rows.length; start += INSERT_ROWS) await this.insert(rows.slice(start, start + INSERT_ROWS));
-      if (newest > this.newestDay) {
-        this.newestDay = newest;
-        this.prune();
-      }
-    });
+  /** INSERT IGNORE: idempotent by its primary key, so the base may repeat it through an outage. */
+  protected async _consume(uses: readonly FrequencyUse[]): Promise<void> {
+    const newest = uses.reduce((max, use) => (use.uins.length > 0 ? Math.max(max, use.day) : max), this.newestDay);
+    const oldestKept = newest - this.retainDays + 1;
+    const rows: [number, number, number][] = [];
+    for (const use of uses) {
+      if (use.day < oldestKept) continue; // a late report for a day no one asks about any more
+      for (const uin of uniqueSorted(use.uins.slice())) rows.push([use.day, uin, use.taskId]);
+    }
+    rows.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+    for (let start = 0; start < rows.length; start += INSERT_ROWS) await this.insert(rows.slice(start, start + INSERT_ROWS));
+    if (newest > this.newestDay) {
+      this.newestDay = newest;
+      this.prune();
+    }
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.inflight, this.pruning]);
-    await this.pool.end().catch((error: unknown) => {
-      throw toHeraldError(error, 'close', STORE);
-    });
+  /** After the calls in flight: waits for a prune under way (it stops at close), then ends the pool. */
+  protected async _close(): Promise<void> {
+    await this.pruning?.catch(() => undefined);
+    await this.pool.end();
   }
 
   private oldestKeptDay(): number {
@@ -157,7 +140,7 @@ export class MySqlFrequencyCounter implements FrequencyCounter {
    * about a day outside the retention).
    */
   private prune(): void {
-    if (this.pruning !== undefined || this.closed) return;
+    if (this.pruning !== undefined || this.life.closed) return;
     const before = this.oldestKeptDay();
     this.pruning = this.deleteDaysBefore(before)
       .catch(() => undefined) // left for the next prune; see above
@@ -168,22 +151,9 @@ export class MySqlFrequencyCounter implements FrequencyCounter {
   }
 
   private async deleteDaysBefore(day: number): Promise<void> {
-    while (!this.closed) {
+    while (!this.life.closed) {
       const [result] = await this.pool.query<ResultSetHeader>('DELETE FROM frequency_uses WHERE day < ? ORDER BY day, uin, task_id LIMIT ?', [day, PRUNE_ROWS]);
       if (result.affectedRows < PRUNE_ROWS) return;
-    }
-  }
-
-  private async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${STORE}.${op}: the store is closed`);
-    const call = fn();
-    this.inflight.add(call);
-    try {
-      return await call;
-    } catch (error) {
-      throw toHeraldError(error, op, STORE);
-    } finally {
-      this.inflight.delete(call);
     }
   }
 }

@@ -2,7 +2,8 @@ import { ErrorCodes, type Task } from '@herald/core';
 import { FIXTURE_NOW as NOW, freePort, newTask, PrivateMariaDb, rejectsWithCode, taskStoreConformance } from '@herald/testing';
 import type { RowDataPacket } from 'mysql2/promise';
 import { migrate } from './migrate';
-import { LIVE_STATES, LIVE_TASKS_SQL, MySqlTaskStore } from './mysql-task-store';
+import { LIVE_STATES, LIVE_TASKS_SQL } from './live-checkpoint';
+import { MySqlTaskStore } from './mysql-task-store';
 import { createEmptyDatabase, dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
 
 taskStoreConformance('MySqlTaskStore', async () => {

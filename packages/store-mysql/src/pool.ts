@@ -2,10 +2,9 @@
  * What the MySQL adapters share: opening a pool on a migrated database, and
  * the open/closed bookkeeping every call goes through (STORE_CLOSED after
  * close, mysql2 errors turned into HeraldErrors, close waiting for calls in
- * flight), and running a transaction. The task store keeps its own
- * bookkeeping (it also advances the live-task checkpoint on open).
+ * flight), and running a transaction.
  */
-import { ConfigError, ErrorCodes, HeraldError } from '@herald/core';
+import { AdapterLifecycle, ConfigError, type RetryOptions } from '@herald/core';
 import { createPool, type Pool, type PoolConnection } from 'mysql2/promise';
 import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
 import { loadMigrations, pendingMigrations, readApplied } from './migrate';
@@ -48,40 +47,41 @@ export async function openPool(options: MySqlTaskStoreOptions, migrated = true):
   }
 }
 
-/** Open/closed bookkeeping for one adapter's pool. */
+/**
+ * Open/closed bookkeeping for one adapter's pool: the core AdapterLifecycle
+ * with mysql2's error translation (connection loss and lock conflicts
+ * UNAVAILABLE, retriable). `run` runs a call once; `idempotent` marks a call
+ * safe to repeat, which then rides out an outage when the adapter was opened
+ * with `retry` options.
+ */
 export class PoolCalls {
-  private closed = false;
-  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly life: AdapterLifecycle;
 
   constructor(
-    private readonly store: string,
+    store: string,
     private readonly pool: Pool,
-  ) {}
-
-  /** Runs one call: refused after close (STORE_CLOSED), errors as HeraldErrors (connection loss and lock conflicts UNAVAILABLE, retriable). */
-  async run<T>(op: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `${this.store}.${op}: the store is closed`);
-    const call = fn(this.pool);
-    this.inflight.add(call);
-    try {
-      return await call;
-    } catch (error) {
-      throw toHeraldError(error, op, this.store);
-    } finally {
-      this.inflight.delete(call);
-    }
+    retry?: RetryOptions,
+  ) {
+    this.life = new AdapterLifecycle({ name: store, translate: (error, op) => toHeraldError(error, op, store), retry });
   }
 
-  /** Waits for calls in flight, then ends the pool; a second close is a no-op. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.inflight]);
-    try {
-      await this.pool.end();
-    } catch (error) {
-      throw toHeraldError(error, 'close', this.store);
-    }
+  get closed(): boolean {
+    return this.life.closed;
+  }
+
+  /** Runs one call once: refused after close (STORE_CLOSED), errors as HeraldErrors. */
+  run<T>(op: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+    return this.life.run(op, () => fn(this.pool));
+  }
+
+  /** Runs a call that is safe to repeat; with retry options, again through an outage. */
+  idempotent<T>(op: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+    return this.life.idempotent(op, () => fn(this.pool));
+  }
+
+  /** Waits for calls in flight, then ends the pool; a second close answers the first's promise. */
+  close(): Promise<void> {
+    return this.life.close(() => this.pool.end());
   }
 }
 

@@ -1,7 +1,5 @@
 import { HeraldError, ValidationError } from '../errors';
 import { retry } from './retry';
-import { retryingTaskStore } from './retrying-task-store';
-import type { TaskStore } from '../ports/task-store';
 
 /** A fake clock: sleeping advances it, nothing waits for real. */
 function fakeTime() {
@@ -35,22 +33,5 @@ describe('retry', () => {
     await expect(retry(async () => Promise.reject(unavailable()), { ...time, baseDelayMs: 100, maxDelayMs: 100, deadlineMs: 1000 })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(time.now()).toBeLessThanOrEqual(1000);
     expect(time.waits.length).toBeGreaterThan(5);
-  });
-});
-
-describe('retryingTaskStore', () => {
-  it('retries each call through an outage and leaves close alone', async () => {
-    const time = fakeTime();
-    let failures = 2;
-    let closed = 0;
-    const store = {
-      getTask: async (id: number) => (failures-- > 0 ? Promise.reject(unavailable()) : { id }),
-      close: async () => void closed++,
-    } as unknown as TaskStore;
-    const retrying = retryingTaskStore(store, time);
-    expect(await retrying.getTask(7)).toEqual({ id: 7 });
-    expect(time.waits).toHaveLength(2);
-    await retrying.close();
-    expect(closed).toBe(1);
   });
 });
