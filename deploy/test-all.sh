@@ -13,7 +13,7 @@
 #   2. npm ci: exactly the locked dependencies, node_modules laid anew.
 #   3. build (tsc -b, strict, project references; the console's vite build), type-check of the tests
 #      (jest only transpiles them) and lint (import cycles,
-#      deep imports, core purity).
+#      deep imports, core purity; ESLint's type-aware rules; Prettier's check).
 #   4. jest, every package; a last line "N passed, N failed" sums it up.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -28,6 +28,8 @@ export interface CompiledZooKeeperOptions {
 }
 
 const SERVER = /^[^\s,/:]+:\d{1,5}$/;
+// Control characters are exactly what this pattern is for.
+// eslint-disable-next-line no-control-regex
 const SEGMENT_FORBIDDEN = /[\u0000-\u001f\u007f]/;
 
 function checkConnectionString(value: unknown): string {

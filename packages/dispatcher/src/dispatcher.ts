@@ -182,7 +182,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     epochs.admit(run.taskId, run.epoch);
     let units = streams.get(run.taskId);
-    if (units === undefined) streams.set(run.taskId, (units = new Map()));
+    if (units === undefined) streams.set(run.taskId, (units = new Map<number, Stream>()));
     for (const [unitNo, stream] of units) {
       if (stream.halted || (stream.epoch === run.epoch && unitNo !== run.unitNo)) continue;
       stream.halted = true; // the same unit re-run, or any stream of an older owner
@@ -229,7 +229,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       // A closed channel means this process is stopping: the unit resumes from its checkpoint elsewhere or later.
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
       if (!stopping) errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      (stopping ? logger.debug : logger.error)('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
+      logger[stopping ? 'debug' : 'error']('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
     } finally {
       const units = streams.get(run.taskId);
       if (units?.get(run.unitNo) === state) units.delete(run.unitNo);

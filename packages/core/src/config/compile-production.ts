@@ -24,7 +24,7 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
     throw new ConfigError('kafka.brokers', 'is required in production: a non-empty list of host:port');
   }
   const root = str('zookeeper.root', zookeeper.root, DEFAULTS.zookeeper.root);
-  if (!/^\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_.-]$/.test(root)) throw new ConfigError('zookeeper.root', `must be an absolute znode path (got ${JSON.stringify(root)})`);
+  if (!/^\/[A-Za-z0-9_./-]*[A-Za-z0-9_.-]$/.test(root)) throw new ConfigError('zookeeper.root', `must be an absolute znode path (got ${JSON.stringify(root)})`);
   const executors = members('topology.executors', topology.executors);
   const schedulers = members('topology.schedulers', topology.schedulers);
   const dispatchers = members('topology.dispatchers', topology.dispatchers);

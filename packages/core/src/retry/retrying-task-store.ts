@@ -13,7 +13,7 @@ export function withRetries<T extends object>(target: T, options: RetryOptions, 
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      if (typeof property !== 'string' || except.includes(property)) return value.bind(object);
+      if (typeof property !== 'string' || except.includes(property)) return (value as (...a: unknown[]) => unknown).bind(object);
       return (...args: unknown[]) => retry(() => (value as (...a: unknown[]) => Promise<unknown>).apply(object, args), options);
     },
   });
