@@ -14,7 +14,8 @@
 #   3. build (tsc -b, strict, project references; the console's vite build), type-check of the tests
 #      (jest only transpiles them) and lint (import cycles,
 #      deep imports, core purity; ESLint's type-aware rules; Prettier's check).
-#   4. jest, every package; a last line "N passed, N failed" sums it up.
+#   4. jest, every package, with coverage (a package below its floor in jest.config.js
+#      fails the run); a last line "N passed, N failed" sums it up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,7 +46,8 @@ npm run --silent lint
 echo "== tests"
 results=$(mktemp)
 status=0
-npx jest --ci --json --outputFile="$results" || status=$?
+# --coverage: jest.config.js sets the floors a run must not drop below.
+npx jest --ci --coverage --json --outputFile="$results" || status=$?
 node -e '
   const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
