@@ -1,4 +1,5 @@
 import { EpochFloor, isHeraldError, LATENCY_BUCKETS_SECONDS, noopLogger, noopMeter, systemClock, type Clock, type HeraldConfig, type Logger, type Meter, type ReceivedLoad } from '@herald/core';
+import { LRUCache } from 'lru-cache';
 import type { ListRepository } from '@herald/audience';
 import type { HostLoadMessage, Message, PreprocessRequest, PreprocessResult, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
@@ -100,7 +101,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   /** Per task, the highest owner epoch seen (LRU-bounded). */
   const epochs = new EpochFloor();
   /** Per task, the executors its streams here were sent to (LRU-bounded): where a closing halt is forwarded. */
-  const targets = new Map<number, Set<string>>();
+  const targets = new LRUCache<number, Set<string>>({ max: TARGET_MEMORY });
   const forwardedHalts = meter.counter('herald_dispatcher_forwarded_halts_total', 'task.halt messages forwarded to an executor\'s real-time inbox, so it drops the halted batches still queued');
   const clock = deps.clock ?? systemClock;
   /** Each executor's latest load report: the unit plans follow them (plan-units.ts). */
@@ -199,10 +200,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   function remember(taskId: number, executorId: string): void {
-    const known = targets.get(taskId);
-    targets.delete(taskId); // re-inserted last: a Map iterates oldest first
-    targets.set(taskId, (known ?? new Set()).add(executorId));
-    if (targets.size > TARGET_MEMORY) targets.delete(targets.keys().next().value!);
+    targets.set(taskId, (targets.get(taskId) ?? new Set()).add(executorId));
   }
 
   async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
