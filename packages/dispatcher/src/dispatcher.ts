@@ -1,5 +1,4 @@
 import { EpochFloor, isHeraldError, LATENCY_BUCKETS_SECONDS, noopLogger, noopMeter, systemClock, type Clock, type HeraldConfig, type Logger, type Meter, type ReceivedLoad } from '@herald/core';
-import { LRUCache } from 'lru-cache';
 import type { ListRepository } from '@herald/audience';
 import type { HostLoadMessage, Message, PreprocessRequest, PreprocessResult, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
@@ -7,6 +6,7 @@ import { HostLoads } from './host-loads';
 import { planUnits } from './plan-units';
 import { preprocess } from './preprocess';
 import { readListRange } from './read-range';
+import { StreamTargets } from './stream-targets';
 
 export interface DispatcherDeps {
   config: HeraldConfig;
@@ -101,7 +101,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   /** Per task, the highest owner epoch seen (LRU-bounded). */
   const epochs = new EpochFloor();
   /** Per task, the executors its streams here were sent to (LRU-bounded): where a closing halt is forwarded. */
-  const targets = new LRUCache<number, Set<string>>({ max: TARGET_MEMORY });
+  const targets = new StreamTargets([...deps.toExecutor.keys(), ...(deps.toRealtimeExecutor?.keys() ?? [])], TARGET_MEMORY);
   const forwardedHalts = meter.counter('herald_dispatcher_forwarded_halts_total', 'task.halt messages forwarded to an executor\'s real-time inbox, so it drops the halted batches still queued');
   const clock = deps.clock ?? systemClock;
   /** Each executor's latest load report: the unit plans follow them (plan-units.ts). */
@@ -195,12 +195,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     const stream: Stream = { epoch: run.epoch, halted: false };
     units.set(run.unitNo, stream);
     countStreams();
-    remember(run.taskId, run.executorId);
+    targets.remember(run.taskId, run.executorId);
     return stream;
-  }
-
-  function remember(taskId: number, executorId: string): void {
-    targets.set(taskId, (targets.get(taskId) ?? new Set()).add(executorId));
   }
 
   async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
@@ -245,7 +241,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     if (!epochs.admit(halt.taskId, halt.epoch)) logger.debug('task.halt of a deposed owner: stops only its own streams', { taskId: halt.taskId, epoch: halt.epoch });
     for (const stream of streams.get(halt.taskId)?.values() ?? []) if (stream.epoch <= halt.epoch) stream.halted = true;
     if (halt.closesEpoch !== true) return;
-    for (const executorId of targets.get(halt.taskId) ?? []) {
+    for (const executorId of targets.of(halt.taskId)) {
       const channel = deps.toRealtimeExecutor?.get(executorId);
       if (channel === undefined) continue; // no link that overtakes its queue: the halt would arrive after the batches it is about
       forwardedHalts.inc();
