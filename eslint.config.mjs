@@ -1,8 +1,10 @@
 // ESLint, run by `npm run lint` after the build: the type-aware rules of typescript-eslint
 // that catch what tsc does not (a promise nobody awaits, an async callback where a sync one
 // is expected, a switch that forgets a case of a union). Layout is Prettier's job
-// (.prettierrc.json), so no stylistic rule is enabled here.
+// (.prettierrc.json): eslint-config-prettier, last, turns off every rule that would fight
+// its line breaks (no-unexpected-multiline among the recommended ones).
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -96,4 +98,5 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
     },
   },
+  prettier,
 );
