@@ -19,6 +19,8 @@ const COVERAGE_FLOORS = {
   './packages/dispatcher/src/': { lines: 85, statements: 85, functions: 88, branches: 86 },
   // measured: lines 94.3, functions 91.2, branches 92.1
   './packages/executor/src/': { lines: 89, statements: 89, functions: 86, branches: 87 },
+  // measured (after the logger moved to pino): lines 92.8, functions 91.3, branches 81.0
+  './packages/metrics/src/': { lines: 87, statements: 87, functions: 86, branches: 76 },
   // measured: lines 89.6, functions 94.8, branches 94.6
   './packages/transport/src/': { lines: 84, statements: 84, functions: 89, branches: 89 },
 };
