@@ -10,11 +10,12 @@
 #      cgroup-tools (cgroup/test: the bandwidth classes shaped for real in network
 #      namespaces: tc, nft, cgexec); installed only when
 #      missing. The servers themselves are started on 127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
-#   2. npm install: the locked dependencies (see below for why not npm ci).
+#   2. npm ci: exactly the locked dependencies, node_modules laid anew.
 #   3. build (tsc -b, strict, project references; the console's vite build), type-check of the tests
 #      (jest only transpiles them) and lint (import cycles,
-#      deep imports, core purity).
-#   4. jest, every package; a last line "N passed, N failed" sums it up.
+#      deep imports, core purity; ESLint's type-aware rules; Prettier's check).
+#   4. jest, every package, with coverage (a package below its floor in jest.config.js
+#      fails the run); a last line "N passed, N failed" sums it up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,12 +33,12 @@ else
   echo "installed: mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools"
 fi
 
-echo "== npm install (from the lock file)"
-# npm install, not npm ci: the registry mirror here serves only the Linux builds of packages
-# with per-platform optional dependencies (swc, unrs-resolver), so their other platforms are
-# missing from the lock file and npm ci refuses it as out of sync. npm install keeps the
-# locked versions of everything that is in the lock.
-npm install --no-audit --no-fund
+echo "== npm ci (from the lock file)"
+# npm ci, not npm install: it installs exactly what package-lock.json says and fails if the
+# lock and package.json disagree, so a run never tests dependencies nobody committed. The lock
+# lists every platform's build of the packages with per-platform optional dependencies
+# (msgpackr-extract, unrs-resolver), which npm ci needs to accept it.
+npm ci --no-audit --no-fund
 
 echo "== build and lint"
 npm run --silent lint
@@ -45,7 +46,8 @@ npm run --silent lint
 echo "== tests"
 results=$(mktemp)
 status=0
-npx jest --ci --json --outputFile="$results" || status=$?
+# --coverage: jest.config.js sets the floors a run must not drop below.
+npx jest --ci --coverage --json --outputFile="$results" || status=$?
 node -e '
   const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));

@@ -13,6 +13,7 @@
  *   <account>.hrl       the followers when the copy was made: a recipient-list file, SORTED | UNIQUE
  *   <account>.changes   changes since, one JSON object a line: { "uin", "following", "at" }
  */
+import AsyncLock from 'async-lock';
 import { appendFile, chmod, copyFile, mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkFollowChange,
@@ -58,8 +59,8 @@ export class FollowerCopies {
   /** Accounts known to have a copy (read from the directory on first use). */
   private known: Set<string> | undefined;
   private readonly verdicts = new Map<string, SamplingVerdict & { at: 'copy' | 'source' }>();
-  /** One writer per account at a time: an install and an append never interleave. */
-  private readonly locks = new Map<string, Promise<void>>();
+  /** One writer per account at a time: an install and an append never interleave. No cap on waiters. */
+  private readonly locks = new AsyncLock({ maxPending: Infinity });
 
   constructor(
     readonly dir: string,
@@ -77,19 +78,8 @@ export class FollowerCopies {
     return join(this.dir, `${checkFollowersAccount(accountId)}.changes`);
   }
 
-  private async serial<T>(accountId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(accountId) ?? Promise.resolve();
-    let release!: () => void;
-    const done = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => done);
-    this.locks.set(accountId, tail);
-    await previous;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.locks.get(accountId) === tail) this.locks.delete(accountId);
-    }
+  private serial<T>(accountId: string, fn: () => Promise<T>): Promise<T> {
+    return this.locks.acquire(accountId, fn);
   }
 
   async has(accountId: string): Promise<boolean> {

@@ -78,7 +78,7 @@ export function targetingFilter(index: AttributeIndex, query: string, options: {
         const byChunk = new Map<number, Map<string, Uint32Array>>();
         for (const row of await index.readChunks(keys, firstChunk, lastChunk + 1)) {
           let byKey = byChunk.get(row.chunk);
-          if (byKey === undefined) byChunk.set(row.chunk, (byKey = new Map()));
+          if (byKey === undefined) byChunk.set(row.chunk, (byKey = new Map<string, Uint32Array>()));
           byKey.set(row.key, decodeChunk(row.bytes));
         }
         let i = at;

@@ -120,7 +120,7 @@ function groupByChunk(rows: readonly StoredChunk[]): Map<number, Map<string, Uin
   const chunks = new Map<number, Map<string, Uint32Array>>();
   for (const row of [...rows].sort((a, b) => a.chunk - b.chunk)) {
     let byKey = chunks.get(row.chunk);
-    if (byKey === undefined) chunks.set(row.chunk, (byKey = new Map()));
+    if (byKey === undefined) chunks.set(row.chunk, (byKey = new Map<string, Uint32Array>()));
     byKey.set(row.key, decodeChunk(row.bytes));
   }
   return chunks;

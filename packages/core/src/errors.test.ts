@@ -111,7 +111,7 @@ describe('HeraldError', () => {
 });
 
 describe('HeraldError subclasses', () => {
-  const cases: [string, HeraldError, Function, string, Record<string, unknown>][] = [
+  const cases: [string, HeraldError, new (...args: never[]) => HeraldError, string, Record<string, unknown>][] = [
     ['ConfigError', new ConfigError('http.port', 'must be an integer'), ConfigError, 'CONFIG_INVALID', { setting: 'http.port' }],
     ['ValidationError', new ValidationError('body too long', { max: 4096 }), ValidationError, 'VALIDATION_FAILED', { max: 4096 }],
     ['NotFoundError', new NotFoundError('TASK_NOT_FOUND', 'task 9 not found', { id: 9 }), NotFoundError, 'TASK_NOT_FOUND', { id: 9 }],

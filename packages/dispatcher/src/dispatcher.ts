@@ -6,6 +6,7 @@ import { HostLoads } from './host-loads';
 import { planUnits } from './plan-units';
 import { preprocess } from './preprocess';
 import { readListRange } from './read-range';
+import { StreamTargets } from './stream-targets';
 
 export interface DispatcherDeps {
   config: HeraldConfig;
@@ -100,7 +101,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   /** Per task, the highest owner epoch seen (LRU-bounded). */
   const epochs = new EpochFloor();
   /** Per task, the executors its streams here were sent to (LRU-bounded): where a closing halt is forwarded. */
-  const targets = new Map<number, Set<string>>();
+  const targets = new StreamTargets([...deps.toExecutor.keys(), ...(deps.toRealtimeExecutor?.keys() ?? [])], TARGET_MEMORY);
   const forwardedHalts = meter.counter('herald_dispatcher_forwarded_halts_total', 'task.halt messages forwarded to an executor\'s real-time inbox, so it drops the halted batches still queued');
   const clock = deps.clock ?? systemClock;
   /** Each executor's latest load report: the unit plans follow them (plan-units.ts). */
@@ -182,7 +183,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     epochs.admit(run.taskId, run.epoch);
     let units = streams.get(run.taskId);
-    if (units === undefined) streams.set(run.taskId, (units = new Map()));
+    if (units === undefined) streams.set(run.taskId, (units = new Map<number, Stream>()));
     for (const [unitNo, stream] of units) {
       if (stream.halted || (stream.epoch === run.epoch && unitNo !== run.unitNo)) continue;
       stream.halted = true; // the same unit re-run, or any stream of an older owner
@@ -194,15 +195,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     const stream: Stream = { epoch: run.epoch, halted: false };
     units.set(run.unitNo, stream);
     countStreams();
-    remember(run.taskId, run.executorId);
+    targets.remember(run.taskId, run.executorId);
     return stream;
-  }
-
-  function remember(taskId: number, executorId: string): void {
-    const known = targets.get(taskId);
-    targets.delete(taskId); // re-inserted last: a Map iterates oldest first
-    targets.set(taskId, (known ?? new Set()).add(executorId));
-    if (targets.size > TARGET_MEMORY) targets.delete(targets.keys().next().value!);
   }
 
   async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
@@ -229,7 +223,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       // A closed channel means this process is stopping: the unit resumes from its checkpoint elsewhere or later.
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
       if (!stopping) errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      (stopping ? logger.debug : logger.error)('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
+      logger[stopping ? 'debug' : 'error']('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
     } finally {
       const units = streams.get(run.taskId);
       if (units?.get(run.unitNo) === state) units.delete(run.unitNo);
@@ -247,7 +241,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     if (!epochs.admit(halt.taskId, halt.epoch)) logger.debug('task.halt of a deposed owner: stops only its own streams', { taskId: halt.taskId, epoch: halt.epoch });
     for (const stream of streams.get(halt.taskId)?.values() ?? []) if (stream.epoch <= halt.epoch) stream.halted = true;
     if (halt.closesEpoch !== true) return;
-    for (const executorId of targets.get(halt.taskId) ?? []) {
+    for (const executorId of targets.of(halt.taskId)) {
       const channel = deps.toRealtimeExecutor?.get(executorId);
       if (channel === undefined) continue; // no link that overtakes its queue: the halt would arrive after the batches it is about
       forwardedHalts.inc();

@@ -309,7 +309,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       // UNAVAILABLE is a closed channel: this process is stopping.
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
       if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      (stopping ? logger.debug : logger.error)('batch not confirmed', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, error: String(error) });
+      logger[stopping ? 'debug' : 'error']('batch not confirmed', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, error: String(error) });
     } finally {
       busy.inc(labels, (performance.now() - started - pacedMs) / 1000);
     }

@@ -1,4 +1,5 @@
 import { ErrorCodes, HeraldError, type ConfirmedBatch, type ConfirmedBatchLog } from '@herald/core';
+import { LRUCache } from 'lru-cache';
 
 /** Units whose confirmed batches are remembered (a few hundred bytes per batch; 1,024 units of 2^20 recipients in 4,096-uin batches are ~20 MiB). */
 export const MAX_CONFIRMED_UNITS = 1024;
@@ -13,13 +14,15 @@ interface UnitRecords {
  * and tests use. It forgets everything when the process ends, so a restarted
  * executor delivers again what it wrote before (the production executor uses
  * the LevelDB log: store-level's LevelConfirmedBatchLog). Past
- * MAX_CONFIRMED_UNITS units the oldest unit is forgotten.
+ * MAX_CONFIRMED_UNITS units the least recently used unit is forgotten.
  */
 export class MemoryConfirmedBatchLog implements ConfirmedBatchLog {
-  private readonly units = new Map<string, UnitRecords>();
+  private readonly units: LRUCache<string, UnitRecords>;
   private closed = false;
 
-  constructor(private readonly maxUnits = MAX_CONFIRMED_UNITS) {}
+  constructor(maxUnits = MAX_CONFIRMED_UNITS) {
+    this.units = new LRUCache({ max: maxUnits });
+  }
 
   async get(taskId: number, unitNo: number, offset: number): Promise<ConfirmedBatch | undefined> {
     this.assertOpen('get');
@@ -33,7 +36,6 @@ export class MemoryConfirmedBatchLog implements ConfirmedBatchLog {
     let unit = this.units.get(key);
     if (unit === undefined) {
       this.units.set(key, (unit = { expiresAt, batches: new Map() }));
-      if (this.units.size > this.maxUnits) this.units.delete(this.units.keys().next().value!); // the oldest unit
     }
     unit.expiresAt = expiresAt;
     unit.batches.set(offset, { to: batch.to, delivered: batch.delivered, offline: batch.offline });
@@ -42,7 +44,7 @@ export class MemoryConfirmedBatchLog implements ConfirmedBatchLog {
   async prune(now: number): Promise<number> {
     this.assertOpen('prune');
     let dropped = 0;
-    for (const [key, unit] of this.units) {
+    for (const [key, unit] of [...this.units.entries()]) {
       if (unit.expiresAt > now) continue;
       dropped += unit.batches.size;
       this.units.delete(key);

@@ -1,4 +1,5 @@
 import { TokenBucket, type Clock, type Task } from '@herald/core';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Pacing (docs/scheduling.md, "Pacing": a sender sends at its task's speed): with it,
@@ -33,7 +34,7 @@ const BUCKET_MEMORY = 65_536;
 const timerSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export class Pacer {
-  private readonly buckets = new Map<number, TokenBucket>();
+  private readonly buckets = new LRUCache<number, TokenBucket>({ max: BUCKET_MEMORY });
   private readonly sleep: (ms: number) => Promise<void>;
   /** Set by the first reaction to `stopped`, so every wait sees it after its next await. */
   private isStopped = false;
@@ -94,9 +95,7 @@ export class Pacer {
     const held = this.buckets.get(task.id);
     if (held !== undefined && held.ratePerSecond === speed) return held;
     const bucket = new TokenBucket({ ratePerSecond: speed, burst: Math.max(1, speed * (this.options.burstSeconds ?? 1)) }, this.clock.now());
-    this.buckets.delete(task.id);
     this.buckets.set(task.id, bucket);
-    if (this.buckets.size > BUCKET_MEMORY) this.buckets.delete(this.buckets.keys().next().value!);
     return bucket;
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock, Task, TaskStore } from '@herald/core';
+import { LRUCache } from 'lru-cache';
 
 /**
  * How long a task's share is trusted before the units are read again: units
@@ -26,7 +27,7 @@ const SHARE_MEMORY = 65_536;
  * executor paces at the whole speed: never faster than the task asked for.
  */
 export function speedShareOf(store: Pick<TaskStore, 'listUnits'>, executorId: string, clock: Clock): (task: Task) => Promise<number | undefined> {
-  const shares = new Map<number, { fraction: Promise<number>; readAt: number }>();
+  const shares = new LRUCache<number, { fraction: Promise<number>; readAt: number }>({ max: SHARE_MEMORY });
   async function fractionOf(taskId: number): Promise<number> {
     const units = await store.listUnits(taskId);
     let mine = 0;
@@ -43,9 +44,7 @@ export function speedShareOf(store: Pick<TaskStore, 'listUnits'>, executorId: st
     let held = shares.get(task.id);
     if (held === undefined || now - held.readAt >= SPEED_SHARE_REFRESH_MS) {
       held = { fraction: fractionOf(task.id).catch(() => 1), readAt: now };
-      shares.delete(task.id);
       shares.set(task.id, held);
-      if (shares.size > SHARE_MEMORY) shares.delete(shares.keys().next().value!);
     }
     return task.speed * (await held.fraction);
   };

@@ -91,7 +91,7 @@ export class WebhookDeliveryGateway implements DeliveryGateway {
   private async post(body: string, key: string): Promise<'accepted' | { retriable: boolean; reason: string }> {
     const signal = AbortSignal.any([this.stop.signal, AbortSignal.timeout(this.options.timeoutMs)]);
     let status: number;
-    let text = '';
+    let text: string;
     try {
       const response = await fetch(this.options.url, {
         method: 'POST',

@@ -153,8 +153,8 @@ export class AudienceJobs {
         }
         const apiError = isHeraldError(error) ? error.toJSON() : { code: ErrorCodes.INTERNAL, message: 'internal error' };
         finish('failed', { error: apiError });
-        const log = isHeraldError(error) && error.code !== ErrorCodes.AUDIENCE_SOURCE_FAILED && error.code !== ErrorCodes.INTERNAL ? logger.info : logger.error;
-        log.call(logger, 'audience job failed', { job: job.id, account: accountId, source: source.kind, code: apiError.code, error: String(error) });
+        const level = isHeraldError(error) && error.code !== ErrorCodes.AUDIENCE_SOURCE_FAILED && error.code !== ErrorCodes.INTERNAL ? 'info' : 'error';
+        logger[level]('audience job failed', { job: job.id, account: accountId, source: source.kind, code: apiError.code, error: String(error) });
       }
     })();
     this.jobs.set(job.id, { job, controller, done });

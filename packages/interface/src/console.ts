@@ -41,7 +41,9 @@ export function consoleRoutes(app: FastifyInstance, dir: string | null = findCon
     index: ['index.html'],
     cacheControl: false,
     // Built assets carry a content hash in their name: cache them for good; index.html is always revalidated.
-    setHeaders: (response, path) => response.setHeader('cache-control', /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache'),
+    setHeaders: (response, path) => {
+      response.setHeader('cache-control', /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
   });
   app.get(`${CONSOLE_PATH}*`, async (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html', dir));
 }

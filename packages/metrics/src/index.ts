@@ -2,7 +2,7 @@
  * @module @herald/metrics
  *
  * Observability adapters: the Meter port on prom-client (the only package
- * that imports it) and a structured JSON-lines Logger.
+ * that imports it) and a structured JSON-lines Logger on pino, with child loggers.
  *
  * @example
  *   const meter = createPromMeter({ defaultMetrics: true });
@@ -11,4 +11,5 @@
  */
 export { createPromMeter } from './prom-meter';
 export type { PromMeter } from './prom-meter';
-export { createJsonLogger } from './json-logger';
+export { createJsonLogger, REDACTED_FIELDS } from './json-logger';
+export type { JsonLogger, JsonLoggerOptions } from './json-logger';

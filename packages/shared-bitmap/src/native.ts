@@ -32,6 +32,8 @@ export function native(): NativeBinding {
         'the native addon is not built: run `npm install` at the repository root (or `node packages/shared-bitmap/scripts/build-native.js`)',
       );
     }
+    // The addon is a .node file built at install time, found by path at run time: only require loads it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     binding = require(ADDON) as NativeBinding;
   }
   return binding;

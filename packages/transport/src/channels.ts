@@ -155,7 +155,7 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
       try {
         frame = encodeMessage(msg);
       } catch (error) {
-        return Promise.reject(error);
+        return Promise.reject(error as Error); // encodeMessage throws only HeraldErrors
       }
       if (trafficCut) return Promise.resolve();
       const sent = tail.then(() => sendFrame(frame));

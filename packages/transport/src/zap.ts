@@ -52,7 +52,7 @@ let domainCounter = 0;
 export async function registerZapDomain(options: ZapDomainOptions): Promise<ZapRegistration> {
   domainCounter += 1;
   const domain = `herald/${options.channel}/${domainCounter}`;
-  domains.set(domain, { allowed: new Set(options.allowedClientKeys), onRefused: options.onRefused });
+  domains.set(domain, { allowed: new Set(options.allowedClientKeys), onRefused: (clientKey, address) => options.onRefused(clientKey, address) });
   let released = false;
   const release = (): void => {
     if (released) return;

@@ -55,7 +55,7 @@ async function call({ address, token }: Target, method: string, path: string, bo
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new Error(`cannot reach the management endpoint ${address}: ${String((error as Error).cause ?? error)}`);
+    throw new Error(`cannot reach the management endpoint ${address}: ${String((error as Error).cause ?? error)}`, { cause: error });
   }
   const text = await response.text();
   let parsed: unknown = text;

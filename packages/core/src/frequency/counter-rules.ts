@@ -21,7 +21,7 @@ export function checkSortedUins(uins: Uint32Array, what = 'uins'): void {
 }
 
 export function checkFrequencyUses(uses: readonly FrequencyUse[]): void {
-  if (!Array.isArray(uses)) throw new ValidationError('frequency counter: uses must be an array');
+  if (!Array.isArray(uses as unknown)) throw new ValidationError('frequency counter: uses must be an array');
   uses.forEach((use, i) => {
     if (use === null || typeof use !== 'object') throw new ValidationError(`frequency counter: uses[${i}] must be an object { taskId, day, uins }`, { index: i });
     if (!Number.isSafeInteger(use.taskId) || use.taskId < 0) {

@@ -9,14 +9,14 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 
 /** Task ids and unit numbers: non-negative safe integers. */
 export function checkUnitKey(taskId: number, unitNo?: number): void {
-  if (!isCount(taskId)) throw new ValidationError(`coordinator: taskId must be a non-negative integer (got ${taskId})`, { taskId });
-  if (unitNo !== undefined && !isCount(unitNo)) throw new ValidationError(`coordinator: unitNo must be a non-negative integer (got ${unitNo})`, { unitNo });
+  if (!isCount(taskId)) throw new ValidationError(`coordinator: taskId must be a non-negative integer (got ${String(taskId)})`, { taskId });
+  if (unitNo !== undefined && !isCount(unitNo)) throw new ValidationError(`coordinator: unitNo must be a non-negative integer (got ${String(unitNo)})`, { unitNo });
 }
 
 export function checkCheckpoint(c: UnitCheckpoint): void {
   checkUnitKey(c.taskId, c.unitNo);
   for (const field of ['epoch', 'checkpoint', 'delivered', 'offline'] as const) {
-    if (!isCount(c[field])) throw new ValidationError(`coordinator: ${field} must be a non-negative integer (got ${c[field]})`, { field });
+    if (!isCount(c[field])) throw new ValidationError(`coordinator: ${field} must be a non-negative integer (got ${String(c[field])})`, { field });
   }
   if (!Number.isFinite(c.at)) throw new ValidationError(`coordinator: at must be a finite number (got ${c.at})`, { field: 'at' });
 }

@@ -46,7 +46,7 @@ export interface CheckedEvent {
  * ms) and the value JSON-serialisable. Returns each with its value as JSON text.
  */
 export function checkEvents(events: readonly BusEvent[]): CheckedEvent[] {
-  if (!Array.isArray(events)) throw new ValidationError('events must be an array');
+  if (!Array.isArray(events as unknown)) throw new ValidationError('events must be an array');
   return events.map((event, index) => {
     const { key, value, timestamp } = event ?? ({} as BusEvent);
     if (typeof key !== 'string') throw new ValidationError('event key must be a string', { index });

@@ -9,6 +9,7 @@
  * dispatcher's check is backed by the executor's, which also raises its floor
  * to the task's stored epoch.
  */
+// A Map in insertion order, not lru-cache: core depends on no package.
 export class EpochFloor {
   private readonly epochs = new Map<number, number>();
 

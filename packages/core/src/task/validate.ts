@@ -274,7 +274,7 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
 
 /** Validates a putUnits request: integer unitNo unique, 0 <= start <= end, executorId a string. */
 export function checkNewUnits(units: readonly NewUnit[], rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES): void {
-  if (!Array.isArray(units)) throw new ValidationError('units must be an array');
+  if (!Array.isArray(units as unknown)) throw new ValidationError('units must be an array');
   const seen = new Set<number>();
   for (const u of units) {
     if (!isU32(u.unitNo)) throw new ValidationError('unitNo must be a non-negative integer', { unitNo: u.unitNo });

@@ -84,7 +84,7 @@ export async function startTestServer(options: { access: AccessStore; campaigns?
       }
       const response = await fetch(base + req.path, { method: req.method, headers, body, redirect: 'manual' });
       const text = await response.text();
-      let parsed: Answer['body'] = {};
+      let parsed: Answer['body'];
       try {
         parsed = JSON.parse(text) as Answer['body'];
       } catch {

@@ -30,7 +30,7 @@ describe('GET /api/v1/tasks order and creation window', () => {
   it('lists newest first, the cursor going down', async () => {
     const first = await list('order=desc&limit=4');
     expect(first).toMatchObject({ status: 200, ids: [...ids].reverse().slice(0, 4), nextCursor: ids[2] });
-    expect(await list(`order=desc&limit=4&cursor=${first.nextCursor}`)).toMatchObject({ ids: [ids[1], ids[0]], nextCursor: null });
+    expect(await list(`order=desc&limit=4&cursor=${String(first.nextCursor)}`)).toMatchObject({ ids: [ids[1], ids[0]], nextCursor: null });
     expect((await list('')).ids).toEqual(ids);
   });
 

@@ -24,13 +24,13 @@ export class WebhookReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<WebhookReceiver> {
-    let receiver!: WebhookReceiver;
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => receiver.handle(request, Buffer.concat(chunks).toString('utf8'), response));
     });
-    receiver = new WebhookReceiver(server);
+    // The request handler above reads it only once a request arrives, after this line.
+    const receiver = new WebhookReceiver(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', resolve);
