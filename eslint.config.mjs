@@ -74,23 +74,6 @@ export default tseslint.config(
     },
   },
   {
-    // Being rewritten on other branches, which fix these as they go: remove this block
-    // once they are merged (npx eslint lists what is left).
-    files: [
-      'packages/embedded/src/cluster.ts',
-      'packages/events-kafka/src/kafka-subscription.ts',
-      'packages/events-kafka/src/options.ts',
-      'packages/production/src/tiers/executor.ts',
-      'packages/store-level/src/level-offline-store.ts',
-      'packages/store-mysql/src/mysql-frequency-counter.ts',
-    ],
-    rules: {
-      '@typescript-eslint/unbound-method': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-    },
-  },
-  {
     // React ignores what an event handler returns, and the console's async handlers report
     // their own errors on the page; promises passed anywhere else are still checked.
     files: ['packages/console/src/**/*.tsx'],

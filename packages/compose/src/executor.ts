@@ -84,6 +84,6 @@ export async function buildExecutor<L extends ExecutorLinks>(build: ExecutorBuil
     return e.done;
   });
   const sample = createHostSampler(() => readProcCounters());
-  scope.add('load reports', startLoadReporter({ executorId: id, config: config.load, sample, freeSlots: slots.free, send: (m) => links.toDispatchers.send(m), logger }), (r) => r.stop());
+  scope.add('load reports', startLoadReporter({ executorId: id, config: config.load, sample, freeSlots: () => slots.free(), send: (m) => links.toDispatchers.send(m), logger }), (r) => r.stop());
   return { executor, links };
 }

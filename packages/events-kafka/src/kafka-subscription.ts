@@ -155,6 +155,8 @@ export class KafkaSubscription implements Subscription {
     })().finally(() => (this.reviving = undefined));
   }
 
+  // kafkajs hands these as closures over the batch, not methods: taking them out is safe.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
     const events: ConsumedEvent[] = [];
     for (const message of batch.messages) {

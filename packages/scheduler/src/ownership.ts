@@ -135,7 +135,7 @@ export function createOwnership(ctx: SchedulerContext, needs: OwnershipNeeds): O
       what,
     );
     if (result.adopted > 0 || result.released > 0) logger.info('scheduler followed the ring', { what, ...result, owned: tasks.size });
-    await needs.safely(undefined, needs.pump, what);
+    await needs.safely(undefined, () => needs.pump(), what);
     return result;
   }
 
@@ -144,7 +144,7 @@ export function createOwnership(ctx: SchedulerContext, needs: OwnershipNeeds): O
     const result: Rebalanced = { adopted: 0, released: 0 };
     if (current.size > 0) await adoptMine(current, result);
     if (result.adopted > 0) logger.info('scheduler recovered live tasks', { adopted: result.adopted });
-    await needs.safely(undefined, needs.pump, 'recovery');
+    await needs.safely(undefined, () => needs.pump(), 'recovery');
   }
 
   return { ensureOwned, claimAgain, followRing, recover };

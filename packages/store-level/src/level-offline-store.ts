@@ -182,7 +182,7 @@ export class LevelOfflineStore implements OfflineStore {
       checkUin(uin);
       if (!Array.isArray(taskIds)) throw new ValidationError('taskIds must be an array');
       taskIds.forEach(checkTaskId);
-      const tasks = [...new Set(taskIds)];
+      const tasks = [...new Set<number>(taskIds)];
       const range = this.rangeOf(uin);
       const held = await Promise.all(tasks.map((taskId) => this.holds(taskId, range, uin)));
       const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];

@@ -66,7 +66,7 @@ export class MySqlFrequencyCounter extends AbstractFrequencyCounter {
     const pool = await openPool(options);
     try {
       const [rows] = await pool.query<RowDataPacket[]>('SELECT MAX(day) AS newest FROM frequency_uses');
-      const newest = rows[0]?.newest;
+      const newest: unknown = rows[0]?.newest;
       return new MySqlFrequencyCounter(pool, retainDays, newest === null || newest === undefined ? -1 : Number(newest), options);
     } catch (error) {
       await pool.end().catch(() => undefined);

@@ -83,9 +83,9 @@ describe('AdapterLifecycle', () => {
   });
 
   it('ends the retries of a call with STORE_CLOSED once the adapter closes', async () => {
-    let life: AdapterLifecycle | undefined;
-    const time = { ...fakeTime(), sleep: async () => void (await life!.close(async () => undefined)) };
-    life = new AdapterLifecycle({ name: 'Test', translate, retry: time });
+    // The sleep runs only once a retry waits, after `life` exists.
+    const time = { ...fakeTime(), sleep: async () => void (await life.close(async () => undefined)) };
+    const life: AdapterLifecycle = new AdapterLifecycle({ name: 'Test', translate, retry: time });
     const call = jest.fn(async () => Promise.reject(unavailable()));
     await expect(life.idempotent('get', call)).rejects.toMatchObject({ code: ErrorCodes.STORE_CLOSED });
     expect(call).toHaveBeenCalledTimes(1);

@@ -16,8 +16,10 @@ export const ZOOKEEPER_LIMITS = {
 } as const;
 
 const SERVER = /^[^\s,/:]+:\d{1,5}$/;
+// Control characters are exactly what this pattern is for.
+// eslint-disable-next-line no-control-regex
 const SEGMENT_FORBIDDEN = /[\u0000-\u001f\u007f]/;
-const ROOT_CHARACTERS = /^[A-Za-z0-9_.\/-]+$/;
+const ROOT_CHARACTERS = /^[A-Za-z0-9_./-]+$/;
 const USER_PASSWORD = /^[^:\s]+:.+$/s;
 const DIGEST_ID = /^[^:\s]+:[A-Za-z0-9+/]{27}=$/;
 

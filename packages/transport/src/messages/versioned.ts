@@ -43,7 +43,7 @@ export function versionedCodec<M>(kind: MessageKind, sends: VersionCodec<M>, rea
     kind,
     sends: sends.VERSION,
     accepts,
-    encode: sends.encode,
+    encode: (msg) => sends.encode(msg),
     decode(frame: Buffer): M {
       checkHeader(frame, kind);
       const version = versions.get(frame[1]!);
