@@ -34,6 +34,7 @@ export type {
   PreprocessResult,
   PlannedUnit,
   UnitRun,
+  UnitReplan,
   TaskHalt,
   UnitBatch,
   UnitProgressMessage,

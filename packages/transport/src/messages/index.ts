@@ -14,6 +14,7 @@ import * as taskSubmitted from './task-submitted';
 import * as unitBatch from './unit-batch';
 import * as unitProgress from './unit-progress';
 import * as unitRun from './unit-run';
+import * as unitReplan from './unit-replan';
 import * as userLogins from './user-logins';
 import * as apta from './apta';
 import * as hostLoad from './host-load';
@@ -31,6 +32,7 @@ const DECODERS = new Map<number, (frame: Buffer) => Message>([
   [KIND_IDS['user.logins'], userLogins.decode],
   [KIND_IDS.apta, apta.decode],
   [KIND_IDS['host.load'], hostLoad.decode],
+  [KIND_IDS['unit.replan'], unitReplan.decode],
 ]);
 
 export function encodeMessage(msg: Message): Buffer {
@@ -57,6 +59,8 @@ export function encodeMessage(msg: Message): Buffer {
       return apta.encode(msg);
     case 'host.load':
       return hostLoad.encode(msg);
+    case 'unit.replan':
+      return unitReplan.encode(msg);
     default:
       throw new FrameError('FRAME_UNKNOWN_KIND', `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`);
   }
