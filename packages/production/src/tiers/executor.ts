@@ -56,7 +56,7 @@ export async function startExecutorTier({ config, id, logger, meter }: TierConte
     const watched = watchInbox(slots.watch(await links.bindInbox(me.endpoint)));
     // Real-time tasks' batches, where the topology gives this executor a second inbox for them.
     const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(slots.watch(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`)));
-    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, online, gateway, offline, confirmed, logins, reports: bus, ...(frequency ? { frequency } : {}), personaliser, pacing: { speedOf: speedShareOf(store, id, systemClock) }, logger, meter });
+    const executor = startExecutor({ id, inbox: watched.inbox, ...(realtime ? { realtimeInbox: realtime.inbox } : {}), toScheduler: await links.toSchedulers(() => ring.current()), tasks, assignments: store, online, gateway, offline, confirmed, logins, reports: bus, ...(frequency ? { frequency } : {}), personaliser, pacing: { speedOf: speedShareOf(store, id, systemClock) }, logger, meter });
     // Close every socket first: a send blocked on a peer that is gone would keep `done` from settling.
     resources.add('executor', executor, (e) => {
       links.close();
