@@ -1,4 +1,4 @@
-import { compileConfig, ListFlags, noopLogger, type HostLoad } from '@herald/core';
+import { compileConfig, ListFlags, noopLogger } from '@herald/core';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitRun } from '@herald/transport';
