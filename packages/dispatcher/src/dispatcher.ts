@@ -69,6 +69,11 @@ interface Stream {
  * A stopped stream sends nothing more; the batch it was handing to the socket
  * at that moment still goes (the one batch in flight).
  *
+ * A unit.run naming an executor that stopped sending host.load reports while
+ * another still does is not streamed (ZeroMQ would queue it for a host that
+ * may never return): the owner gets a unit.replan naming a live executor
+ * instead (replan.ts; docs/operations.md, "An executor lost").
+ *
  * What is already on its way cannot be called back, so a halt that closes its
  * epoch (`closesEpoch`: the owner will resume the task, if ever, under a new
  * one) is forwarded to the real-time inbox of every executor this dispatcher

@@ -21,7 +21,7 @@ export type ReplanDecision =
 
 /**
  * Decides whether a unit.run may go to the executor it names, or the unit
- * should move to a live one (docs/recovery.md, "An executor lost").
+ * should move to a live one (docs/operations.md, "An executor lost").
  *
  * An executor whose host.load reports stopped (none within maxReportAgeMs)
  * is taken for dead: ZeroMQ would queue the unit's batches for it until it

@@ -6,8 +6,8 @@ import { openExecutorLinks } from './executor-links.test-util';
 import { TaskCache } from './task-cache';
 
 /*
- * An executor that comes back after its units moved (docs/recovery.md, "An
- * executor lost"): the batches still queued for it are dropped before
+ * An executor that comes back after its units moved (docs/operations.md,
+ * "An executor lost"): the batches still queued for it are dropped before
  * delivery, neither delivered, queued offline, nor reported; the units the
  * store still names it for go on as before.
  */

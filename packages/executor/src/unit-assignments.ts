@@ -13,7 +13,7 @@ const ASSIGNMENT_MEMORY = 65_536;
 
 /**
  * Whether a unit is still this executor's: the last fence before delivery
- * for a unit that moved (docs/recovery.md, "An executor lost").
+ * for a unit that moved (docs/operations.md, "An executor lost").
  *
  * When an executor stops reporting, its units move to a live executor: the
  * owner stores the new assignment (the unit's executorId) before the unit

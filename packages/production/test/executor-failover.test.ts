@@ -10,7 +10,7 @@ import { actualOutcome, expectedOutcome } from './outcome';
 import { startWithAudience, tearDown, uniqueNames } from './scenario';
 
 /**
- * An executor lost for good (docs/recovery.md, "An executor lost"), with real
+ * An executor lost for good (docs/operations.md, "An executor lost"), with real
  * processes: the executor holding a running broadcast's unfinished units is
  * killed with SIGKILL and not restarted. Its units stall (no progress for
  * scheduler.unitStallMs); the dispatcher, which hears no load report from it
