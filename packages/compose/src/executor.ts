@@ -64,6 +64,8 @@ export async function buildExecutor<L extends ExecutorLinks>(build: ExecutorBuil
     ...(links.realtimeInbox ? { realtimeInbox: slots.watch(links.realtimeInbox) } : {}),
     toScheduler: links.toScheduler,
     tasks: parts.tasks,
+    // A batch of a unit the store names another executor for is dropped (the unit moved: docs/operations.md "An executor lost").
+    assignments: store,
     online: parts.online,
     gateway: parts.gateway,
     offline: parts.offline,

@@ -6,6 +6,7 @@ import { HostLoads } from './host-loads';
 import { planUnits } from './plan-units';
 import { preprocess } from './preprocess';
 import { readListRange } from './read-range';
+import { replanDecision } from './replan';
 import { StreamTargets } from './stream-targets';
 
 export interface DispatcherDeps {
@@ -69,6 +70,11 @@ interface Stream {
  * A stopped stream sends nothing more; the batch it was handing to the socket
  * at that moment still goes (the one batch in flight).
  *
+ * A unit.run naming an executor that stopped sending host.load reports while
+ * another still does is not streamed (ZeroMQ would queue it for a host that
+ * may never return): the owner gets a unit.replan naming a live executor
+ * instead (replan.ts; docs/operations.md, "An executor lost").
+ *
  * What is already on its way cannot be called back, so a halt that closes its
  * epoch (`closesEpoch`: the owner will resume the task, if ever, under a new
  * one) is forwarded to the real-time inbox of every executor this dispatcher
@@ -109,6 +115,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const loadReports = meter.counter('herald_dispatcher_load_reports_total', 'host.load reports received from executors');
   const unitPlans = meter.counter('herald_dispatcher_unit_plans_total', 'Tasks whose units were planned, by why they went where they did (one-host, split, short, or a fallback)', ['reason']);
   const executorIds = [...deps.toExecutor.keys()];
+  const replans = meter.counter('herald_dispatcher_unit_replans_total', 'unit.run messages not streamed: their executor stopped reporting its load, a live one was proposed to the scheduler (unit.replan)', ['reason']);
+  const startedAt = clock.now();
   const running = new Set<Promise<void>>();
   let preprocessing: Promise<void> = Promise.resolve();
 
@@ -199,6 +207,32 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     return stream;
   }
 
+  /**
+   * When the run's executor stopped reporting while another reports
+   * (replan.ts), streams nothing: its batches would wait in ZeroMQ for a host
+   * that may never return. Stops the unit's stream here (its batches to the
+   * silent executor) and proposes a live executor to the owner, which records
+   * the move and sends the unit.run again. True when it did.
+   */
+  function proposeMove(run: UnitRun): boolean {
+    const decision = replanDecision({ named: run.executorId, executorIds, loads: hostLoads.latest(), now: clock.now(), maxReportAgeMs: deps.config.load.maxReportAgeMs, startedAt });
+    if (!decision.move) return false;
+    const high = highestEpoch(run.taskId);
+    if (high !== undefined && run.epoch < high) return false; // a deposed owner's: startStream drops and counts it
+    epochs.admit(run.taskId, run.epoch);
+    const stream = streams.get(run.taskId)?.get(run.unitNo);
+    if (stream !== undefined && stream.epoch <= run.epoch) stream.halted = true;
+    replans.inc({ reason: decision.reason });
+    logger.warn('unit.run names an executor that stopped reporting: proposing a live one', { taskId: run.taskId, unitNo: run.unitNo, epoch: run.epoch, from: run.executorId, to: decision.to, reason: decision.reason });
+    track(
+      deps.toScheduler.send({ kind: 'unit.replan', taskId: run.taskId, epoch: run.epoch, unitNo: run.unitNo, from: run.executorId, to: decision.to }).catch((error: unknown) => {
+        // The unit stalls again and its owner asks again (scheduler.unitStallMs).
+        logger.warn('unit.replan not sent', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
+      }),
+    );
+    return true;
+  }
+
   async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
     try {
       const channel = (run.realtime ? deps.toRealtimeExecutor?.get(run.executorId) : undefined) ?? deps.toExecutor.get(run.executorId);
@@ -269,6 +303,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         track(preprocessing);
         return;
       case 'unit.run': {
+        if (proposeMove(message)) return;
         const stream = startStream(message);
         if (stream !== undefined) track(streamUnit(message, stream));
         return;

@@ -1,4 +1,4 @@
-import { dayOf, EpochFloor, isHeraldError, noopLogger, systemClock, TOPICS, type Clock, type ConfirmedBatchLog, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView } from '@herald/core';
+import { dayOf, EpochFloor, isHeraldError, noopLogger, systemClock, TOPICS, type Clock, type ConfirmedBatchLog, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView, type TaskStore } from '@herald/core';
 import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/transport';
 import { displayOf } from './display';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
@@ -8,6 +8,7 @@ import { Pacer, type PacingOptions } from './pacer';
 import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
+import { movedBatchGuard } from './unit-assignments';
 
 export interface ExecutorDeps {
   id: string;
@@ -62,6 +63,14 @@ export interface ExecutorDeps {
    * spent waiting is not counted busy. Without it nothing is paced.
    */
   pacing?: PacingOptions;
+  /**
+   * Where the units' assignments are read: with it, a batch of a unit the
+   * store names another executor for (moved off this one while it was
+   * silent) is dropped before delivery, neither delivered nor reported
+   * (unit-assignments.ts). Production gives the task store; without it every
+   * batch counts as this executor's.
+   */
+  assignments?: Pick<TaskStore, 'listUnits'>;
   /** Default: the system clock. Decides the local day deliveries count on, and what the pacing's buckets hold. */
   clock?: Clock;
   logger?: Logger;
@@ -170,6 +179,9 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     return true;
   }
 
+  /** Whether a batch's unit moved to another executor while this one was silent (unit-assignments.ts). */
+  const isMoved = deps.assignments === undefined ? async () => false : movedBatchGuard({ store: deps.assignments, executorId: deps.id, clock, logger, meter });
+
   /** True (and counted) when the batch's epoch is below the highest known for its task. */
   function isStale(batch: UnitBatch, known: number): boolean {
     if (batch.epoch >= known) return false;
@@ -207,7 +219,10 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   /** Returns the milliseconds it waited for the task's tokens (not busy time). */
   async function handle(batch: UnitBatch): Promise<number> {
     const to = batch.offset + batch.uins.length;
+    const since = clock.now();
     if (isHalted(batch) || isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return 0;
+    // Before the confirmed-batch log too: a unit that moved gets no report from here, not even a replayed one.
+    if (await isMoved(batch, since)) return 0;
     const task = await deps.tasks.get(batch.taskId);
     if (task === undefined) {
       dropped.inc(labels);

@@ -3,25 +3,32 @@ import { observeInbox, type PullChannel } from '@herald/transport';
 /** How long an inbox must have been quiet before a draining dispatcher or executor counts as idle. */
 export const QUIET_MS = 1000;
 
-/** An inbox that remembers when its last message arrived: a draining process waits for quiet. */
+/**
+ * An inbox that remembers when its last piece of work arrived: a draining
+ * process waits for quiet. A host.load report is not work: executors send
+ * one every load.reportIntervalMs, so counting them would keep a
+ * dispatcher's inbox from ever being quiet, and its drain would always wait
+ * for management.drainTimeoutMs.
+ */
 export interface WatchedInbox {
   readonly inbox: PullChannel;
-  /** Milliseconds since the last message (or since the watch began). */
+  /** Milliseconds since the last message other than host.load (or since the watch began). */
   idleMs(): number;
   /** Messages received so far. */
   readonly received: number;
 }
 
-export function watchInbox(inbox: PullChannel): WatchedInbox {
-  let last = Date.now();
+/** `now`: the clock idleness is measured on (tests pass their own). */
+export function watchInbox(inbox: PullChannel, now: () => number = Date.now): WatchedInbox {
+  let last = now();
   let received = 0;
-  const watched = observeInbox(inbox, () => {
-    last = Date.now();
+  const watched = observeInbox(inbox, (message) => {
+    if (message.kind !== 'host.load') last = now();
     received++;
   });
   return {
     inbox: watched,
-    idleMs: () => Date.now() - last,
+    idleMs: () => now() - last,
     get received() {
       return received;
     },

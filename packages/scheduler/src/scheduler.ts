@@ -161,6 +161,9 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       case 'unit.progress':
         await driver.onProgress(message);
         break;
+      case 'unit.replan':
+        await driver.onReplan(message);
+        break;
       default:
         logger.warn('scheduler ignores a message not meant for it', { kind: message.kind });
     }

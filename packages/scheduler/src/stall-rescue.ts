@@ -22,6 +22,12 @@ export interface StallRescueNeeds {
  * stream from the first (dispatcher/preprocess-outcome.ts), and a result of an
  * old epoch or a finished step is ignored.
  *
+ * A unit's executor may be gone for good: the unit.run goes out naming it all
+ * the same, and a dispatcher that hears no load report from it answers with
+ * a live executor (unit.replan), which the unit driver stores and runs the
+ * unit on (docs/operations.md, "An executor lost"). The choice stays with the
+ * dispatcher: it holds the load reports.
+ *
  * No progress may also mean another scheduler took the task (this one was cut
  * off meanwhile), so before sending anything again under its epoch the store
  * is asked, and a task with a newer epoch is dropped.

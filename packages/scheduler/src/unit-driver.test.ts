@@ -126,4 +126,27 @@ describe('unit driver', () => {
       [plain.id, 0, 1],
     ]);
   });
+  it('moves a unit off an executor that stopped reporting, as proposed, and runs it there from its checkpoint; a stale proposal changes nothing', async () => {
+    const task = await admitted();
+    await driver.onPreprocessed(result(task, 2));
+    const sending = h.tasks.get(task.id)!.task;
+    await driver.onProgress(progress(sending, 0, 0, 4, 4));
+    h.sent.length = 0;
+    const move = { kind: 'unit.replan' as const, taskId: task.id, epoch: sending.epoch, unitNo: 0, from: 'e1', to: 'e2' };
+
+    await driver.onReplan({ ...move, epoch: sending.epoch - 1 }); // an older owner's run
+    await driver.onReplan({ ...move, from: 'e3' }); // the unit is not on e3
+    expect(h.sent).toEqual([]);
+
+    await driver.onReplan(move);
+    const [unit0, unit1] = await h.store.listUnits(task.id);
+    expect([unit0!.state, unit0!.executorId, unit0!.checkpoint, unit1!.executorId]).toEqual(['ASSIGNED', 'e2', 4, 'e1']);
+    expect(sentOf(h, 'unit.run', task.id).map((m) => [m.unitNo, m.executorId, m.from])).toEqual([[0, 'e2', 4]]);
+    expect(h.counts.get('herald_scheduler_moved_units_total')).toBe(1);
+
+    await driver.onReplan(move); // repeated: the unit is on e2 now
+    expect(sentOf(h, 'unit.run', task.id)).toHaveLength(1);
+    await driver.onProgress(progress(sending, 0, 4, 10, 6));
+    expect((await h.store.listUnits(task.id))[0]!.state).toBe('DONE');
+  });
 });

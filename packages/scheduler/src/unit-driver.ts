@@ -1,5 +1,5 @@
 import { unitMachine, type ExecutionUnit, type Task } from '@herald/core';
-import type { PreprocessResult, UnitProgressMessage } from '@herald/transport';
+import type { PreprocessResult, UnitProgressMessage, UnitReplan } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { withProgress } from './progress-recorder';
 import { unitTotals } from './task-table';
@@ -24,10 +24,13 @@ export interface UnitDriver {
   sendRun(task: Task, unit: ExecutionUnit): Promise<void>;
   /** Records a confirmed batch; finishes its unit at its end and the task with its last unit. */
   onProgress(progress: UnitProgressMessage): Promise<void>;
+  /** Moves a unit off an executor that stopped reporting, as a dispatcher proposed, and runs it on the new one from its checkpoint. */
+  onReplan(move: UnitReplan): Promise<void>;
 }
 
 export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
   const { store, clock, logger, recorder, tasks, metrics } = ctx;
+  const movedUnits = ctx.meter.counter('herald_scheduler_moved_units_total', 'Units moved off an executor that stopped reporting, as a dispatcher proposed (unit.replan)');
 
   function requestPreprocess(task: Task): Promise<void> {
     return ctx.toDispatcher.send({
@@ -118,6 +121,32 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
     if (!(await maybeComplete(task.id))) await writeReport(task.id, false);
   }
 
+  /**
+   * The dispatcher found the unit's executor silent (no load report) and
+   * streamed nothing (dispatcher/src/replan.ts). Taken only while the unit
+   * still runs there under this epoch: a late or repeated proposal changes
+   * nothing. The move is stored before the unit.run goes out, so the new
+   * executor finds the unit assigned to it, and the old one, if it comes
+   * back, finds it assigned elsewhere and drops the batches still queued for
+   * it (executor/src/unit-assignments.ts).
+   */
+  async function onReplan(move: UnitReplan): Promise<void> {
+    const entry = tasks.get(move.taskId);
+    const list = entry?.units;
+    if (entry === undefined || list === undefined || entry.task.state !== 'SENDING' || entry.task.epoch !== move.epoch) return;
+    const task = entry.task;
+    const at = list.findIndex((u) => u.unitNo === move.unitNo);
+    const unit = list[at];
+    if (unit === undefined || (unit.state !== 'ASSIGNED' && unit.state !== 'RUNNING') || unit.executorId !== move.from || move.to === move.from) return;
+    const known = withProgress(unit, await recorder.latest(task, unit));
+    await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'lose', clock.now());
+    const moved = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'assign', clock.now(), move.to), known);
+    list[at] = moved;
+    movedUnits.inc();
+    logger.warn('unit moved off an executor that stopped reporting; running it from its checkpoint', { taskId: task.id, unitNo: unit.unitNo, from: move.from, to: move.to, checkpoint: moved.checkpoint });
+    await sendRun(task, moved);
+  }
+
   async function loadUnit(task: Task, unitNo: number): Promise<ExecutionUnit | undefined> {
     const stored = (await store.listUnits(task.id)).find((u) => u.unitNo === unitNo);
     return stored === undefined ? undefined : recorder.latest(task, stored);
@@ -151,5 +180,5 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
     return true;
   }
 
-  return { requestPreprocess, onPreprocessed, runUnits, sendRun, onProgress };
+  return { requestPreprocess, onPreprocessed, runUnits, sendRun, onProgress, onReplan };
 }

@@ -35,6 +35,7 @@ export type {
   PreprocessResult,
   PlannedUnit,
   UnitRun,
+  UnitReplan,
   TaskHalt,
   UnitBatch,
   UnitProgressMessage,

@@ -34,6 +34,7 @@ export const KIND_IDS = {
   'user.logins': 9,
   apta: 10,
   'host.load': 11,
+  'unit.replan': 12,
 } as const satisfies Record<MessageKind, number>;
 
 export const HEADER_BYTES = 2;

@@ -19,10 +19,11 @@ const samples: Message[] = [
     kind: 'host.load',
     report: { executorId: 'e', sentAt: 1, cpuCores: 2, cpuBusyPermille: 3, memTotalBytes: 5, memAvailableBytes: 4, nicCapacityBytesPerSecond: 7, nicBytesPerSecond: 6, senderSlots: 4, senderSlotsFree: 1 },
   },
+  { kind: 'unit.replan', taskId: 12, epoch: 1, unitNo: 3, from: 'e1', to: 'e2' },
 ];
-const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11];
+const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 /** The version each sample is sent as: 2 for the three kinds that gained a field under version 1. */
-const VERSIONS = [1, 1, 2, 1, 1, 2, 2, 1, 1, 1, 1, 1];
+const VERSIONS = [1, 1, 2, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1];
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -54,7 +55,7 @@ describe('encodeMessage / decodeMessage', () => {
   });
 
   it('rejects unknown kinds', () => {
-    for (const kind of ['00', '0c', '63', 'ff']) {
+    for (const kind of ['00', '0d', '63', 'ff']) {
       expect(frameErrorCode(() => decodeMessage(hex(`${kind} 01 2a00000000000000`)))).toBe('FRAME_UNKNOWN_KIND');
     }
   });

@@ -17,6 +17,7 @@ import { codec as taskHalt } from './task-halt';
 import { codec as taskSubmitted } from './task-submitted';
 import { codec as unitBatch } from './unit-batch';
 import { codec as unitProgress } from './unit-progress';
+import { codec as unitReplan } from './unit-replan';
 import { codec as unitRun } from './unit-run';
 import { codec as userLogins } from './user-logins';
 import type { Message, MessageKind } from './types';
@@ -36,6 +37,7 @@ const CODECS: { [K in MessageKind]: CodecOf<K> } = {
   'user.logins': userLogins,
   apta,
   'host.load': hostLoad,
+  'unit.replan': unitReplan,
 };
 
 const BY_KIND_ID = new Map<number, KindCodec<Message>>(

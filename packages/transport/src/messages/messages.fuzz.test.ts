@@ -83,6 +83,7 @@ const messageArb: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ kind: fc.constant('user.logins' as const), uins: uins(1) }),
   fc.record({ kind: fc.constant('apta' as const), message: aptaMessage }),
   hostLoad,
+  fc.record({ kind: fc.constant('unit.replan' as const), taskId: u64, epoch: u32, unitNo: u32, from: str, to: str }),
 );
 
 /** A copy of the frame at an odd byte offset of its own buffer (as a frame inside a larger receive buffer may be). */

@@ -9,6 +9,7 @@ import type { AptaMessage, FilterReason, HostLoad } from '@herald/core';
  *   interface  -> scheduler   task.submitted, task.command
  *   scheduler  -> dispatcher  preprocess.request, unit.run, task.halt
  *   dispatcher -> scheduler   preprocess.result
+ *                             unit.replan  (a unit.run named an executor that stopped reporting: move it)
  *   dispatcher -> executor    unit.batch   (recipients travel here, in batches)
  *                             task.halt    (forwarded on the real-time link when it closes its epoch)
  *   executor   -> scheduler   unit.progress
@@ -84,6 +85,23 @@ export interface UnitRun {
   realtime: boolean;
 }
 
+/**
+ * The dispatcher's answer to a unit.run naming an executor whose load reports
+ * stopped: it streamed nothing, and proposes a live executor for the unit
+ * (dispatcher/src/replan.ts). The scheduler decides: it moves the unit only
+ * if it still runs on `from` under `epoch`.
+ */
+export interface UnitReplan {
+  kind: 'unit.replan';
+  taskId: number;
+  epoch: number;
+  unitNo: number;
+  /** The silent executor the unit.run named. */
+  from: string;
+  /** The live executor proposed. */
+  to: string;
+}
+
 export interface TaskHalt {
   kind: 'task.halt';
   taskId: number;
@@ -152,6 +170,7 @@ export type Message =
   | UnitProgressMessage
   | UserLogins
   | AptaEnvelope
-  | HostLoadMessage;
+  | HostLoadMessage
+  | UnitReplan;
 
 export type MessageKind = Message['kind'];

@@ -18,6 +18,7 @@ const EXPECTED: Record<MessageKind, { sends: number; accepts: number[] }> = {
   'user.logins': { sends: 1, accepts: [1] },
   apta: { sends: 1, accepts: [1] },
   'host.load': { sends: 1, accepts: [1] },
+  'unit.replan': { sends: 1, accepts: [1] },
 };
 
 function thrown(fn: () => unknown): FrameError {
