@@ -1,4 +1,6 @@
-import { ConfigError, DEFAULTS, noopLogger, type Logger } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { DEFAULTS } from '@herald/core/config';
+import { noopLogger, type Logger } from '@herald/core/ports';
 import { compileZooKeeperAuth, type CompiledZooKeeperAuth, type ZooKeeperAuthOptions } from './acl';
 
 /** How to reach ZooKeeper and where this cluster's znodes live. */

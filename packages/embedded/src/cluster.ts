@@ -1,6 +1,22 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore, PRIVATE_DIR_MODE } from '@herald/core';
+import { compileConfig, type HeraldConfig, type HeraldOptions } from '@herald/core/config';
+import {
+  systemClock,
+  type Clock,
+  type DeliveryGateway,
+  type FrequencyCounter,
+  type Logger,
+  type AccessStore,
+  type AccountStore,
+  type CampaignStore,
+  type AttributeIndex,
+  type FollowerStore,
+  type OfflineStore,
+  type TaskStore,
+} from '@herald/core/ports';
+import { TypedArrayBitmap, type OnlineBitmap } from '@herald/core/presence';
+import { PRIVATE_DIR_MODE } from '@herald/core';
 import { FollowerCopies, ListRepository } from '@herald/audience';
 import { LevelAccessStore, LevelAccountStore, LevelCampaignStore, LevelFrequencyCounter, LevelAttributeIndex, LevelFollowerStore, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';

@@ -1,16 +1,14 @@
 import {
   checkSubscription,
   checkTopic,
-  ConfigError,
-  ErrorCodes,
-  HeraldError,
   type BusEvent,
   type ConsumedEvent,
   type EventBus,
   type SubscribeOptions,
   type Subscription,
   topicCleanup,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ConfigError, ErrorCodes, HeraldError } from '@herald/core';
 import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { kafkaClientConfig } from './client-config';
 import { toHeraldError } from './errors';

@@ -1,4 +1,4 @@
-import { checkEvents, type BusEvent, type ConsumedEvent } from '@herald/core';
+import { checkEvents, type BusEvent, type ConsumedEvent } from '@herald/core/ports';
 import type { KafkaMessage, Message } from 'kafkajs';
 
 /**

@@ -1,4 +1,5 @@
-import { ConfigError, noopLogger, type Logger } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { noopLogger, type Logger } from '@herald/core/ports';
 import type { ISocketFactory } from 'kafkajs';
 import { compileKafkaSecurity, type KafkaSaslCredentials, type KafkaSecurity, type KafkaTlsMaterial } from './security';
 

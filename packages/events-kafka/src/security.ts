@@ -1,4 +1,5 @@
-import { ConfigError, KAFKA_SASL_MECHANISMS, type KafkaSaslMechanism } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { KAFKA_SASL_MECHANISMS, type KafkaSaslMechanism } from '@herald/core/config';
 import type { SASLOptions } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 

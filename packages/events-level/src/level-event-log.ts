@@ -4,19 +4,15 @@ import { ClassicLevel } from 'classic-level';
 import {
   checkSubscription,
   checkTopic,
-  ErrorCodes,
-  HeraldError,
-  isHeraldError,
   noopLogger,
-  PRIVATE_DIR_MODE,
-  ValidationError,
   type BusEvent,
   type ConsumedEvent,
   type EventBus,
   type Logger,
   type SubscribeOptions,
   type Subscription,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_DIR_MODE, ValidationError } from '@herald/core';
 import { GroupDelivery, type Handler } from './group-delivery';
 import { committedKey, decodePosition, encodePosition, eventKey, eventsFrom, positionOf, positionString } from './keys';
 import { decodeEvent, encodeEvents } from './validate';

@@ -1,4 +1,4 @@
-import { checkEvents, type BusEvent } from '@herald/core';
+import { checkEvents, type BusEvent } from '@herald/core/ports';
 
 /**
  * Checks every event before anything is written (a call is all or nothing, see

@@ -1,4 +1,5 @@
-import type { Clock, Task, TaskStore } from '@herald/core';
+import type { Clock, TaskStore } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 
 /**
  * How long a task's share is trusted before the units are read again: units

@@ -1,4 +1,6 @@
-import { ConfigError, compileAptaConfig, systemClock, type AptaConfig, type AptaOptions, type Clock, type Logger, type Meter } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { compileAptaConfig, type AptaConfig, type AptaOptions } from '@herald/core/apta';
+import { systemClock, type Clock, type Logger, type Meter } from '@herald/core/ports';
 import { checkCurveKey } from '@herald/transport';
 
 /** Another member of the cluster, as this process reaches it. */

@@ -1,4 +1,5 @@
-import { isHeraldError, redactSecrets, type Logger } from '@herald/core';
+import { isHeraldError, redactSecrets } from '@herald/core';
+import type { Logger } from '@herald/core/ports';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };

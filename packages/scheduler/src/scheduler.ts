@@ -1,25 +1,18 @@
+import { ConfigError, FencedError, isHeraldError } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
+import { PriorityQueue, scheduleScore } from '@herald/core/schedule';
 import {
-  ConfigError,
-  FencedError,
-  HashRing,
-  PriorityQueue,
-  isHeraldError,
   noopLogger,
   noopMeter,
-  scheduleScore,
   systemClock,
-  taskMachine,
-  unitMachine,
   type Clock,
-  type ExecutionUnit,
-  type HeraldConfig,
   type Logger,
   type Meter,
-  type Task,
-  type TaskEvent,
   type TaskPatch,
   type TaskStore,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { taskMachine, unitMachine, type ExecutionUnit, type Task, type TaskEvent } from '@herald/core/task';
+import type { HeraldConfig } from '@herald/core/config';
 import type { Message, PreprocessResult, PullChannel, PushChannel, TaskCommand, UnitProgressMessage } from '@herald/transport';
 import { schedulerMetrics } from './scheduler-metrics';
 import { SerialQueue } from './serial';

@@ -1,13 +1,8 @@
 import { ClassicLevel } from 'classic-level';
-import {
-  checkFrequencyDay,
-  checkFrequencyUses,
-  checkSortedUins,
-  ConfigError,
-  uniqueSorted,
-  type FrequencyCounter,
-  type FrequencyUse,
-} from '@herald/core';
+import { checkFrequencyDay, checkFrequencyUses, checkSortedUins } from '@herald/core/frequency';
+import { ConfigError } from '@herald/core';
+import { uniqueSorted } from '@herald/core/uins';
+import type { FrequencyCounter, FrequencyUse } from '@herald/core/ports';
 import { EMPTY, key, prefixRange, tag } from './keys';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 

@@ -18,25 +18,18 @@ import {
   newTaskRecord,
   newUnitRecord,
   transitionedUnit,
-  ErrorCodes,
-  NotFoundError,
   taskMachine,
-  ValidationError,
   type ExecutionUnit,
   type Fence,
   type ListMeta,
   type NewTask,
   type NewUnit,
-  type OutboxEvent,
   type Task,
   type TaskEvent,
-  type TaskPage,
-  type TaskPatch,
-  type TaskQuery,
-  type TaskStore,
   type UnitEvent,
-  type UnitProgress,
-} from '@herald/core';
+} from '@herald/core/task';
+import { ErrorCodes, NotFoundError, ValidationError } from '@herald/core';
+import type { OutboxEvent, TaskPage, TaskPatch, TaskQuery, TaskStore, UnitProgress } from '@herald/core/ports';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';

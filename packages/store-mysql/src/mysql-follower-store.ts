@@ -1,22 +1,24 @@
 import {
   checkAfterUin,
-  checkAscendingBatch,
   checkFollowChange,
   checkFollowersAccount,
-  checkSourceBatchSize,
-  classifyUin,
   followChangeWins,
   followPairKey,
   reduceFollowChanges,
-  ValidationError,
+  type FollowChange,
+} from '@herald/core/audience';
+import {
+  checkAscendingBatch,
+  checkSourceBatchSize,
+  classifyUin,
   type AudienceBatch,
   type AudienceReadOptions,
   type AudienceSource,
   type FollowApplyResult,
-  type FollowChange,
   type FollowerStore,
   type FollowersOptions,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ValidationError } from '@herald/core';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { openPool, PoolCalls } from './pool';
 import type { MySqlTaskStoreOptions } from './connection';

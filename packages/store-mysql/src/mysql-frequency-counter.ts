@@ -1,14 +1,7 @@
-import {
-  checkFrequencyDay,
-  checkFrequencyUses,
-  checkSortedUins,
-  ConfigError,
-  ErrorCodes,
-  HeraldError,
-  uniqueSorted,
-  type FrequencyCounter,
-  type FrequencyUse,
-} from '@herald/core';
+import { checkFrequencyDay, checkFrequencyUses, checkSortedUins } from '@herald/core/frequency';
+import { ConfigError, ErrorCodes, HeraldError } from '@herald/core';
+import { uniqueSorted } from '@herald/core/uins';
+import type { FrequencyCounter, FrequencyUse } from '@herald/core/ports';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { isDeadlock, toHeraldError } from './mysql-errors';

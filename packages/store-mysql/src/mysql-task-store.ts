@@ -19,30 +19,21 @@ import {
   newUnitRecord,
   TASK_QUERY_DEFAULT_LIMIT,
   transitionedUnit,
-  ConfigError,
-  ErrorCodes,
-  HeraldError,
-  NotFoundError,
   TASK_STATES,
   taskMachine,
-  ValidationError,
   type ExecutionUnit,
   type Fence,
   type ListMeta,
   type NewTask,
   type NewUnit,
-  type OutboxEvent,
   type Task,
   type TaskEvent,
-  type TaskPage,
-  type TaskPatch,
-  type TaskQuery,
   type TaskState,
-  type TaskStore,
   type UnitEvent,
   type TaskRecordRules,
-  type UnitProgress,
-} from '@herald/core';
+} from '@herald/core/task';
+import { ConfigError, ErrorCodes, HeraldError, NotFoundError, ValidationError } from '@herald/core';
+import type { OutboxEvent, TaskPage, TaskPatch, TaskQuery, TaskStore, UnitProgress } from '@herald/core/ports';
 import { createPool, type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
 import { loadMigrations, pendingMigrations, readApplied } from './migrate';

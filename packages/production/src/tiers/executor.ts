@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { ConfigError, systemClock, type ConfirmedBatchLog, type Logger, type ProductionConfig } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { systemClock, type ConfirmedBatchLog, type Logger } from '@herald/core/ports';
+import type { ProductionConfig } from '@herald/core/config';
 import { createDeliveryGateway, createHostSampler, createLoginQueue, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, speedShareOf, startExecutor, startLoadReporter, TaskCache, watchOfflineStoreSize } from '@herald/executor';
 import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';

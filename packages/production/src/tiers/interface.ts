@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { systemClock } from '@herald/core';
+import { systemClock } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
 import { accountBlacklistId, createRecipientPreview, filterChainSources, GLOBAL_BLACKLIST_ID } from '@herald/dispatcher';
 import { createApiServer } from '@herald/interface';

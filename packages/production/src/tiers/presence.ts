@@ -1,4 +1,5 @@
-import { ConfigError, type PresenceMember, type ProductionConfig } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { PresenceMember, ProductionConfig } from '@herald/core/config';
 import { bitmapGeneration, createLoginNotifier, presenceKey, startPresenceAgent } from '@herald/presence';
 import { SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { connectEventBus } from '../adapters';

@@ -11,7 +11,9 @@
  * docs/fuzzing.md.
  */
 import * as fc from 'fast-check';
-import { APTA_STATES, FILTER_REASONS, FrameError, type AptaMessage, type AptaTableEntry } from '@herald/core';
+import { APTA_STATES, type AptaMessage, type AptaTableEntry } from '@herald/core/apta';
+import { FILTER_REASONS } from '@herald/core/task';
+import { FrameError } from '@herald/core';
 import { decodeMessage, encodeMessage } from './index';
 import { KIND_IDS, VERSION } from './codec';
 import type { Message } from './types';
