@@ -31,8 +31,11 @@ module.exports = {
   testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
   // Transpile only (isolatedModules): type checking is the build's job (tsc -b in global setup).
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
-  moduleNameMapper: { '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
+  moduleNameMapper: {
+    '^@herald/core/([a-z-]+)$': '<rootDir>/packages/core/src/$1/index.ts',
+    '^@herald/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+  },
   globalSetup: '<rootDir>/jest.global-setup.js',
   globalTeardown: '<rootDir>/jest.global-teardown.js',
   testTimeout: 60000,

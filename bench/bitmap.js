@@ -21,7 +21,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { mulberry32, TypedArrayBitmap } = require('@herald/core');
+const { mulberry32 } = require('@herald/core');
+const { TypedArrayBitmap } = require('@herald/core/presence');
 const { SharedOnlineBitmap } = require('@herald/shared-bitmap');
 const { machine, commit, arg } = require('./lib');
 

@@ -41,7 +41,8 @@
  */
 const { appendFile, mkdir, stat, writeFile } = require('node:fs/promises');
 const path = require('node:path');
-const { encodeRecipientList, HashRing } = require('@herald/core');
+const { encodeRecipientList } = require('@herald/core/recipient-list');
+const { HashRing } = require('@herald/core/ring');
 const { authHeaders, makeTempDir, ProcessCluster, waitFor } = require('@herald/testing');
 const { percentiles, machine, commit, arg, loadAverage, benchAudience, startProductionServers } = require('./lib');
 

@@ -13,7 +13,7 @@
 const { mkdtemp, rm, appendFile } = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
-const { encodeRecipientList } = require('@herald/core');
+const { encodeRecipientList } = require('@herald/core/recipient-list');
 const { FileDeliverySink } = require('@herald/executor');
 const { startEmbeddedCluster } = require('@herald/embedded');
 const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');

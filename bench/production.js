@@ -21,7 +21,8 @@
 const { randomBytes } = require('node:crypto');
 const { appendFile } = require('node:fs/promises');
 const path = require('node:path');
-const { encodeRecipientList, TOPICS } = require('@herald/core');
+const { encodeRecipientList } = require('@herald/core/recipient-list');
+const { TOPICS } = require('@herald/core/ports');
 const { syntheticAudience } = require('@herald/audience');
 const { SharedOnlineBitmap } = require('@herald/shared-bitmap');
 const { authHeaders, makeTempDir, ProcessCluster, TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('@herald/testing');

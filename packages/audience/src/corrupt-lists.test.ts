@@ -7,7 +7,8 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeListHeader, encodeRecipientList, ListFormatError, NotFoundError } from '@herald/core';
+import { encodeListHeader, encodeRecipientList } from '@herald/core/recipient-list';
+import { ListFormatError, NotFoundError } from '@herald/core';
 import { loadRecipientList, readRecipientList, readRecipientListHeader } from './list-reader';
 import { ListRepository } from './list-repository';
 

@@ -3,7 +3,8 @@
  * import), so the same corruption always gives the same ListFormatError code.
  * Internal: not exported from the package.
  */
-import { ListFormatError, LIST_HEADER_BYTES, ValidationError, UIN_BYTES, type ListHeader, type RecipientListDecoder } from '@herald/core';
+import { ListFormatError, ValidationError } from '@herald/core';
+import { LIST_HEADER_BYTES, UIN_BYTES, type ListHeader, type RecipientListDecoder } from '@herald/core/recipient-list';
 
 /**
  * `decoder.end()`, with one refinement: when every declared uin has arrived

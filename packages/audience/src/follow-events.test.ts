@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { noopLogger, TOPICS, type Counter, type Meter } from '@herald/core';
+import { noopLogger, TOPICS, type Counter, type Meter } from '@herald/core/ports';
 import { LevelEventLog } from '@herald/events-level';
 import { LevelFollowerStore } from '@herald/store-level';
 import { makeTempDir, readAudience, waitFor, type TempDir } from '@herald/testing';

@@ -6,20 +6,18 @@
  * (account, uin) (core followChangeWins), so a redelivered batch changes
  * nothing and a crash between apply and commit loses nothing.
  */
+import { checkFollowChange, followEventKey, type FollowChange } from '@herald/core/audience';
+import { isHeraldError } from '@herald/core';
 import {
-  checkFollowChange,
-  followEventKey,
-  isHeraldError,
   noopLogger,
   noopMeter,
   TOPICS,
   type EventBus,
-  type FollowChange,
   type FollowerStore,
   type Logger,
   type Meter,
   type Subscription,
-} from '@herald/core';
+} from '@herald/core/ports';
 
 export interface FollowEventsOptions {
   bus: EventBus;

@@ -8,7 +8,7 @@
  * would take minutes, not seconds.
  */
 import { join } from 'node:path';
-import { ListFlags } from '@herald/core';
+import { ListFlags } from '@herald/core/recipient-list';
 import { makeTempDir, sortedFollowerStore, type TempDir } from '@herald/testing';
 import { FollowerCopies } from './follower-copy';
 import { writeRecipientListFile } from './list-writer';

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mulberry32, type FollowChange } from '@herald/core';
+import { mulberry32 } from '@herald/core';
+import type { FollowChange } from '@herald/core/audience';
 import { LevelFollowerStore } from '@herald/store-level';
 import { makeTempDir, readAudience, spreadUins, type TempDir } from '@herald/testing';
 import { FollowerCopies } from './follower-copy';
@@ -76,7 +77,7 @@ describe('FollowerCopies', () => {
   it('refuses to install a list that is not sorted and unique', async () => {
     const meta = await lists.importStream(
       (async function* () {
-        const { encodeRecipientList } = await import('@herald/core');
+        const { encodeRecipientList } = await import('@herald/core/recipient-list');
         yield encodeRecipientList([5, 3]);
       })(),
       { accountId: 'big', uinLimit: 2 ** 32, maxBytes: 1 << 20 },

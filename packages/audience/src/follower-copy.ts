@@ -16,25 +16,29 @@
 import AsyncLock from 'async-lock';
 import { appendFile, chmod, copyFile, mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkFollowChange,
+import {
+  checkFollowChange,
   checkFollowersAccount,
-  checkSourceBatchSize,
   followChangeWins,
   followerSampleSize,
   FOLLOWER_SAMPLING,
   judgeFollowerSamples,
-  ListFlags,
-  LIST_HEADER_BYTES,
-  noopLogger,
   sampleErrorRate,
+  type FollowChange,
+  type SamplingVerdict,
+} from '@herald/core/audience';
+import {
+  checkSourceBatchSize,
+  noopLogger,
   type AudienceBatch,
   type AudienceReadOptions,
   type AudienceSource,
   type FollowApplyResult,
-  type FollowChange,
   type FollowerStore,
   type Logger,
-  type SamplingVerdict, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
+} from '@herald/core/ports';
+import { ListFlags, LIST_HEADER_BYTES } from '@herald/core/recipient-list';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
 import { isErrno } from './fs-util';
 import { readRecipientList, readRecipientListHeader } from './list-reader';
 import { applyChanges, scanFollowers, type Changes } from './follower-scan';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as fc from 'fast-check';
-import { ListFlags } from '@herald/core';
+import { ListFlags } from '@herald/core/recipient-list';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { applyChanges, scanFollowers } from './follower-scan';
 import { writeRecipientListFile } from './list-writer';

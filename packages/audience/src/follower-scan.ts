@@ -5,7 +5,9 @@
  * store lookup per uin. Internal: FollowerCopies.filterFollowers uses it.
  */
 import { endianness } from 'node:os';
-import { LIST_HEADER_BYTES, subtractSorted, indexOfSorted, ListFormatError, UIN_BYTES } from '@herald/core';
+import { LIST_HEADER_BYTES, UIN_BYTES } from '@herald/core/recipient-list';
+import { subtractSorted, indexOfSorted } from '@herald/core/uins';
+import { ListFormatError } from '@herald/core';
 import { openForRead, readFully } from './fs-util';
 import { readRecipientListHeader } from './list-reader';
 

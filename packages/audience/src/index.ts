@@ -14,7 +14,7 @@
  * ('LIST_TOO_MANY_BAD_LINES') whose details count them by reason.
  *
  * @example
- *   import { ListFlags } from '@herald/core';
+ *   import { ListFlags } from '@herald/core/recipient-list';
  *   import { ListRepository, loadRecipientList, readRecipientList, writeRecipientListFile } from '@herald/audience';
  *
  *   const lists = new ListRepository('/var/lib/herald/lists');

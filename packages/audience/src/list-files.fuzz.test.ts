@@ -20,7 +20,15 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import { encodeListHeader, encodeRecipientList, ListFlags, ListFormatError, RecipientListDecoder, UIN_BYTES, ValidationError, type ListMeta } from '@herald/core';
+import {
+  encodeListHeader,
+  encodeRecipientList,
+  ListFlags,
+  RecipientListDecoder,
+  UIN_BYTES,
+} from '@herald/core/recipient-list';
+import { ListFormatError, ValidationError } from '@herald/core';
+import type { ListMeta } from '@herald/core/task';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { loadRecipientList, readRecipientList, readRecipientListHeader } from './list-reader';
 import { ListRepository } from './list-repository';

@@ -4,7 +4,12 @@
  * a damaged file gives the same ListFormatError code either way.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { decodeListHeader, LIST_HEADER_BYTES, RecipientListDecoder, type ListHeader } from '@herald/core';
+import {
+  decodeListHeader,
+  LIST_HEADER_BYTES,
+  RecipientListDecoder,
+  type ListHeader,
+} from '@herald/core/recipient-list';
 import { checkFileLength, checkUinLimit, finishDecoding } from './decoding';
 import { openForRead, positiveInteger } from './fs-util';
 

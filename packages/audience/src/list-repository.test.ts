@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { decodeListHeader, encodeRecipientList, ListFlags, ValidationError } from '@herald/core';
+import { decodeListHeader, encodeRecipientList, ListFlags } from '@herald/core/recipient-list';
+import { ValidationError } from '@herald/core';
 import { loadRecipientList, readRecipientListHeader } from './list-reader';
 import { ListRepository } from './list-repository';
 

@@ -6,13 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeListHeader,
-  ListFormatError,
-  RecipientListDecoder,
-  systemClock,
-  ValidationError,
-  type Clock,
-  type ListMeta, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
+import { encodeListHeader, RecipientListDecoder } from '@herald/core/recipient-list';
+import { ListFormatError, ValidationError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
+import { systemClock, type Clock } from '@herald/core/ports';
+import type { ListMeta } from '@herald/core/task';
 import { checkUinLimit, finishDecoding, listBytes } from './decoding';
 import { CoalescingWriter, isErrno, positiveInteger, publish, removeQuietly, writeFully } from './fs-util';
 import { OrderTracker } from './order';

@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeListHeader, encodeRecipientList, ListFlags, ValidationError, ErrorCodes, HeraldError } from '@herald/core';
+import { decodeListHeader, encodeRecipientList, ListFlags } from '@herald/core/recipient-list';
+import { ValidationError, ErrorCodes, HeraldError } from '@herald/core';
 import { loadRecipientList, readRecipientList, readRecipientListHeader } from './list-reader';
 import { RecipientListWriter, writeRecipientListFile } from './list-writer';
 

@@ -7,7 +7,8 @@
  * always adjacent). For an unsorted sequence `unique` is false, meaning "not
  * known to be unique", not "has a repeat".
  */
-import { ListFlags, ValidationError } from '@herald/core';
+import { ListFlags } from '@herald/core/recipient-list';
+import { ValidationError } from '@herald/core';
 
 const KNOWN_FLAGS = ListFlags.SORTED | ListFlags.UNIQUE;
 

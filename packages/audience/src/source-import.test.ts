@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AudienceSourceError, ErrorCodes, HeraldError, ListFormatError, QueryError, type AudienceBatch, type AudienceSource } from '@herald/core';
+import { AudienceSourceError, ErrorCodes, HeraldError, ListFormatError, QueryError } from '@herald/core';
+import type { AudienceBatch, AudienceSource } from '@herald/core/ports';
 import { loadRecipientList } from './list-reader';
 import { ListRepository } from './list-repository';
 import { importFromSource, type SourceImportProgress } from './source-import';

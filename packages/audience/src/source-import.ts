@@ -7,17 +7,22 @@
  * a task can never start on half an audience.
  */
 import { mkdir } from 'node:fs/promises';
-import { addBadRows,
-  AudienceSourceError,
+import {
+  addBadRows,
   badRowTotal,
-  ErrorCodes,
-  isHeraldError,
-  ListFormatError,
   type AudienceBatch,
   type AudienceSource,
   type BadRowCounts,
+} from '@herald/core/ports';
+import {
+  AudienceSourceError,
+  ErrorCodes,
+  isHeraldError,
+  ListFormatError,
   ValidationError,
-  type ListMeta, PRIVATE_DIR_MODE } from '@herald/core';
+  PRIVATE_DIR_MODE,
+} from '@herald/core';
+import type { ListMeta } from '@herald/core/task';
 import { RecipientListWriter } from './list-writer';
 import type { ListRepository } from './list-repository';
 import { OrderTracker } from './order';

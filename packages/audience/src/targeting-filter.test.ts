@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import * as fc from 'fast-check';
-import { mulberry32, type UserAttributes } from '@herald/core';
+import { mulberry32 } from '@herald/core';
+import type { UserAttributes } from '@herald/core/targeting';
 import { LevelAttributeIndex } from '@herald/store-level';
 import { makeTempDir, readAudience, type TempDir } from '@herald/testing';
 import { targetingFilter } from './targeting-filter';

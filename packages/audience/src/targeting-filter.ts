@@ -8,7 +8,6 @@
  */
 import {
   activeDaysOf,
-  checkAscendingBatch,
   chunkHas,
   chunkOf,
   decodeChunk,
@@ -16,12 +15,10 @@ import {
   parseTargetingQuery,
   planKeys,
   planTargetingQuery,
-  systemClock,
   UNIVERSE_KEY,
-  type AttributeIndex,
-  type Clock,
   type QueryNode,
-} from '@herald/core';
+} from '@herald/core/targeting';
+import { checkAscendingBatch, systemClock, type AttributeIndex, type Clock } from '@herald/core/ports';
 
 export interface TargetingFilter {
   readonly query: string;

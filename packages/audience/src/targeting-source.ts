@@ -8,7 +8,6 @@
  */
 import {
   activeDaysOf,
-  checkSourceBatchSize,
   CHUNK_UINS,
   chunkMembers,
   decodeChunk,
@@ -16,16 +15,19 @@ import {
   parseTargetingQuery,
   planKeys,
   planTargetingQuery,
-  systemClock,
   UNIVERSE_KEY,
+  type QueryNode,
+} from '@herald/core/targeting';
+import {
+  checkSourceBatchSize,
+  systemClock,
   type AttributeIndex,
   type AudienceBatch,
   type AudienceReadOptions,
   type AudienceSource,
   type Clock,
-  type QueryNode,
   type StoredChunk,
-} from '@herald/core';
+} from '@herald/core/ports';
 
 export interface TargetingSourceOptions {
   /** What `active-since:<n>d` counts back from. @defaultValue systemClock */

@@ -2,7 +2,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { decodeListHeader, ListFlags, ListFormatError, ValidationError } from '@herald/core';
+import { decodeListHeader, ListFlags } from '@herald/core/recipient-list';
+import { ListFormatError, ValidationError } from '@herald/core';
 import { loadRecipientList } from './list-reader';
 import { ListRepository } from './list-repository';
 

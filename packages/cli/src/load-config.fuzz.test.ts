@@ -12,7 +12,8 @@
 import * as fc from 'fast-check';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compileConfig, ConfigError } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { loadOptions } from './load-config';
 

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { ConfigError, type HeraldOptions } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { HeraldOptions } from '@herald/core/config';
 
 /** Reads a JSON config file. A missing or unparsable file is a ConfigError naming it. */
 export async function loadOptions(path: string | undefined): Promise<HeraldOptions> {

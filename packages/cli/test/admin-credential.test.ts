@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { noopLogger } from '@herald/core';
+import { noopLogger } from '@herald/core/ports';
 import { hashManagementToken, startManagementServer, type ManagementServer } from '@herald/production';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { createCredential, managementToken } from '../src/commands/admin';

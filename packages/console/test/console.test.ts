@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeRecipientList, subtractSorted, TypedArrayBitmap } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import { subtractSorted } from '@herald/core/uins';
+import { TypedArrayBitmap } from '@herald/core/presence';
 import { syntheticAudience } from '@herald/audience';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { FileDeliverySink } from '@herald/executor';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeRecipientList } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
 import { syntheticAudience } from '@herald/audience';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { FileDeliverySink } from '@herald/executor';

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { Delivery, DeliveryGateway } from '@herald/core';
+import type { Delivery, DeliveryGateway } from '@herald/core/ports';
 
 /**
  * What the console's browser tests need: a fresh build of the console, a

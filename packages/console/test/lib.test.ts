@@ -1,4 +1,4 @@
-import { FILTER_REASONS as CORE_REASONS, TASK_STATES as CORE_STATES, taskMachine } from '@herald/core';
+import { FILTER_REASONS as CORE_REASONS, TASK_STATES as CORE_STATES, taskMachine } from '@herald/core/task';
 import { FILTER_REASONS, TASK_STATES, TERMINAL_STATES, type Task } from '../src/api/types';
 import { emptyForm, formFieldOf, toCreateBody, validateBroadcast } from '../src/lib/broadcast-form';
 import { campaignFieldOf, emptyCampaign, toCampaignBody, validateCampaign } from '../src/lib/campaign-form';

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { compileConfig, noopLogger, parseToken, systemClock } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { noopLogger, systemClock } from '@herald/core/ports';
+import { parseToken } from '@herald/core/access';
 import { ListRepository } from '@herald/audience';
 import { createApiServer, hashTokenSecret } from '@herald/interface';
 import { LevelAccessStore, LevelTaskStore } from '@herald/store-level';

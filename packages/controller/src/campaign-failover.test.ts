@@ -1,4 +1,5 @@
-import { type CampaignStore, type NewCampaign } from '@herald/core';
+import type { CampaignStore } from '@herald/core/ports';
+import type { NewCampaign } from '@herald/core/campaign';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 import { LevelCampaignStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';

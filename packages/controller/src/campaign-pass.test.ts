@@ -1,4 +1,5 @@
-import { noopLogger, type CampaignStore, type Counter, type NewCampaign, type TaskStore } from '@herald/core';
+import { noopLogger, type CampaignStore, type Counter, type TaskStore } from '@herald/core/ports';
+import type { NewCampaign } from '@herald/core/campaign';
 import { LevelCampaignStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { runCampaignPass, type CampaignPassDeps } from './campaign-pass';

@@ -1,19 +1,8 @@
-import {
-  campaignTaskKey,
-  contentCrc,
-  nextFireTimes,
-  planFirings,
-  reserveBroadcast,
-  type AccountsConfig,
-  type AccountStore,
-  type Campaign,
-  type CampaignFiring,
-  type CampaignStore,
-  type Counter,
-  type Logger,
-  type Task,
-  type TaskStore,
-} from '@herald/core';
+import { campaignTaskKey, nextFireTimes, planFirings, type Campaign, type CampaignFiring } from '@herald/core/campaign';
+import { contentCrc, type Task } from '@herald/core/task';
+import { reserveBroadcast } from '@herald/core/account-quota';
+import type { AccountsConfig } from '@herald/core/config';
+import type { AccountStore, CampaignStore, Counter, Logger, TaskStore } from '@herald/core/ports';
 
 /** What a campaign pass needs (docs/campaigns.md, "Firing and failover"). */
 export interface CampaignPassDeps {

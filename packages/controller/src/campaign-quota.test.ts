@@ -6,7 +6,10 @@
  * on the next pass, never counted twice; a creation that fails gives the
  * room back.
  */
-import { accountDayOf, compileConfig, noopLogger, type AccountStore, type Counter, type NewCampaign, type TaskStore } from '@herald/core';
+import { accountDayOf } from '@herald/core/account-quota';
+import { compileConfig } from '@herald/core/config';
+import { noopLogger, type AccountStore, type Counter, type TaskStore } from '@herald/core/ports';
+import type { NewCampaign } from '@herald/core/campaign';
 import { LevelAccountStore, LevelCampaignStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { runCampaignPass, type CampaignPassDeps } from './campaign-pass';

@@ -1,4 +1,5 @@
-import { FencedError, type Coordinator, type Logger, type TaskStore } from '@herald/core';
+import { FencedError } from '@herald/core';
+import type { Coordinator, Logger, TaskStore } from '@herald/core/ports';
 
 export interface SyncResult {
   applied: number;

@@ -1,4 +1,5 @@
-import { TOPICS, type ConsumedEvent, type NewTask } from '@herald/core';
+import { TOPICS, type ConsumedEvent } from '@herald/core/ports';
+import type { NewTask } from '@herald/core/task';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 import { LevelEventLog } from '@herald/events-level';
 import { LevelTaskStore } from '@herald/store-level';

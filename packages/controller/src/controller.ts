@@ -1,4 +1,17 @@
-import { noopLogger, noopMeter, systemClock, type AccountsConfig, type AccountStore, type CampaignStore, type Clock, type Coordinator, type EventBus, type Logger, type Meter, type TaskStore } from '@herald/core';
+import {
+  noopLogger,
+  noopMeter,
+  systemClock,
+  type AccountStore,
+  type CampaignStore,
+  type Clock,
+  type Coordinator,
+  type EventBus,
+  type Logger,
+  type Meter,
+  type TaskStore,
+} from '@herald/core/ports';
+import type { AccountsConfig } from '@herald/core/config';
 import { runCampaignPass } from './campaign-pass';
 import { syncCheckpoints } from './checkpoint-sync';
 import { nodeCronWakeups, type CampaignWakeups } from './cron-wakeups';

@@ -6,7 +6,8 @@
  * ones (docs/campaigns.md, "Time zones and DST").
  */
 import * as fc from 'fast-check';
-import { nextFireTimes, offsetAt, parseCron, ValidationError } from '@herald/core';
+import { nextFireTimes, offsetAt, parseCron } from '@herald/core/campaign';
+import { ValidationError } from '@herald/core';
 import { createTask, validate } from 'node-cron';
 
 const RUNS = Number(process.env.HERALD_FUZZ_RUNS) || 200;

@@ -1,5 +1,6 @@
 import { createTask, type ScheduledTask } from 'node-cron';
-import type { Campaign, Logger } from '@herald/core';
+import type { Campaign } from '@herald/core/campaign';
+import type { Logger } from '@herald/core/ports';
 
 /**
  * Wakes the leading controller at campaign fire times. The controller asks

@@ -1,4 +1,4 @@
-import { TOPICS, type EventBus, type OutboxEvent, type TaskStore } from '@herald/core';
+import { TOPICS, type EventBus, type OutboxEvent, type TaskStore } from '@herald/core/ports';
 
 /**
  * Relays the task store's outbox to the event bus: read the oldest unrelayed

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
-import { TOPICS, type ConsumedEvent, type Coordinator, type Meter, type Task, type TaskEvent, type TaskState } from '@herald/core';
+import { TOPICS, type ConsumedEvent, type Coordinator, type Meter } from '@herald/core/ports';
+import type { Task, TaskEvent, TaskState } from '@herald/core/task';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 import { KafkaEventBus, type KafkaEventBusOptions } from '@herald/events-kafka';
 import { migrate, MySqlTaskStore } from '@herald/store-mysql';

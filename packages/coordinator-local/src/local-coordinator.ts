@@ -4,8 +4,6 @@ import {
   checkCheckpoint,
   checkRole,
   checkUnitKey,
-  ErrorCodes,
-  HeraldError,
   noopLogger,
   supersedes,
   type Coordinator,
@@ -13,7 +11,8 @@ import {
   type Logger,
   type StoredCheckpoint,
   type UnitCheckpoint,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ErrorCodes, HeraldError } from '@herald/core';
 
 /**
  * What every participant of one local cluster shares: the checkpoints (with

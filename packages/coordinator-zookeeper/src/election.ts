@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, HeraldError, isHeraldError, type Election, type Logger } from '@herald/core';
+import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
+import type { Election, Logger } from '@herald/core/ports';
 import { CreateMode } from 'node-zookeeper-client';
 import { candidatePrefix, inLineOrder, type Layout } from './layout';
 import type { ZkSession } from './session';

@@ -1,4 +1,4 @@
-import type { StoredCheckpoint, UnitCheckpoint } from '@herald/core';
+import type { StoredCheckpoint, UnitCheckpoint } from '@herald/core/ports';
 
 /**
  * The znodes of one Herald cluster, all under its root:

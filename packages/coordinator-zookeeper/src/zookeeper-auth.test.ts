@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ConfigError, type UnitCheckpoint } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { UnitCheckpoint } from '@herald/core/ports';
 import { coordinatorConformance, waitFor } from '@herald/testing';
 import { createClient, Exception, type Client } from 'node-zookeeper-client';
 import { ZooKeeperCoordinator } from './zookeeper-coordinator';

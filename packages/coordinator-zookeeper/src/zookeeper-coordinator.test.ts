@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
-import { ErrorCodes, isHeraldError, type Coordinator, type Election, type Logger, type UnitCheckpoint } from '@herald/core';
+import { ErrorCodes, isHeraldError } from '@herald/core';
+import type { Coordinator, Election, Logger, UnitCheckpoint } from '@herald/core/ports';
 import { coordinatorConformance, freePort, rejectsWithCode, TestZooKeeper, waitFor } from '@herald/testing';
 import { createClient, Exception } from 'node-zookeeper-client';
 import { ZooKeeperCoordinator } from './zookeeper-coordinator';

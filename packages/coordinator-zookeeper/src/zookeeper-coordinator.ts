@@ -4,16 +4,14 @@ import {
   checkCheckpoint,
   checkRole,
   checkUnitKey,
-  ConfigError,
-  ErrorCodes,
-  HeraldError,
   supersedes,
   type Coordinator,
   type Election,
   type Logger,
   type StoredCheckpoint,
   type UnitCheckpoint,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ConfigError, ErrorCodes, HeraldError } from '@herald/core';
 import { CreateMode, Exception } from 'node-zookeeper-client';
 import { ZooKeeperElection, type ElectionHost } from './election';
 import { decodeCheckpoint, encodeCheckpoint, Layout, parseCount } from './layout';

@@ -1,4 +1,7 @@
-import { compileConfig, ListFlags, noopLogger, type HostLoad } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { ListFlags } from '@herald/core/recipient-list';
+import { noopLogger } from '@herald/core/ports';
+import type { HostLoad } from '@herald/core/dispatch';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';

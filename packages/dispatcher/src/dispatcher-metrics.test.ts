@@ -1,4 +1,5 @@
-import { compileConfig, type Meter } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import type { Meter } from '@herald/core/ports';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';

@@ -1,4 +1,16 @@
-import { EpochFloor, isHeraldError, LATENCY_BUCKETS_SECONDS, noopLogger, noopMeter, systemClock, type Clock, type HeraldConfig, type Logger, type Meter, type ReceivedLoad } from '@herald/core';
+import { EpochFloor } from '@herald/core/task';
+import { isHeraldError } from '@herald/core';
+import {
+  LATENCY_BUCKETS_SECONDS,
+  noopLogger,
+  noopMeter,
+  systemClock,
+  type Clock,
+  type Logger,
+  type Meter,
+} from '@herald/core/ports';
+import type { HeraldConfig } from '@herald/core/config';
+import type { ReceivedLoad } from '@herald/core/dispatch';
 import type { ListRepository } from '@herald/audience';
 import type { HostLoadMessage, Message, PreprocessRequest, PreprocessResult, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';

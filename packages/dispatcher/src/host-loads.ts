@@ -1,4 +1,4 @@
-import type { HostLoad, ReceivedLoad } from '@herald/core';
+import type { HostLoad, ReceivedLoad } from '@herald/core/dispatch';
 
 /**
  * The latest host.load report of each executor, as this dispatcher received

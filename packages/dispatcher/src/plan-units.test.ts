@@ -1,4 +1,6 @@
-import { compileConfig, type HostLoad, type Logger } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import type { HostLoad } from '@herald/core/dispatch';
+import type { Logger } from '@herald/core/ports';
 import { planUnits } from './plan-units';
 
 const config = compileConfig({ dispatcher: { unitSize: 100 } });

@@ -1,4 +1,6 @@
-import { planDispatch, type HeraldConfig, type Logger, type ReceivedLoad } from '@herald/core';
+import { planDispatch, type ReceivedLoad } from '@herald/core/dispatch';
+import type { HeraldConfig } from '@herald/core/config';
+import type { Logger } from '@herald/core/ports';
 import type { PlannedUnit } from '@herald/transport';
 
 export interface UnitPlanContext {

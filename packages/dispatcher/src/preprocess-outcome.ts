@@ -1,6 +1,7 @@
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { ErrorCodes, HeraldError, isHeraldError, ListFlags, PRIVATE_FILE_MODE } from '@herald/core';
+import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_FILE_MODE } from '@herald/core';
+import { ListFlags } from '@herald/core/recipient-list';
 import { writeRecipientListFile, type ListRepository } from '@herald/audience';
 import { decodeMessage, encodeMessage, type PreprocessResult } from '@herald/transport';
 

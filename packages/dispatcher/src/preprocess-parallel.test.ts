@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { compileConfig, mulberry32, noopLogger } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { mulberry32 } from '@herald/core';
+import { noopLogger } from '@herald/core/ports';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { buildFilterChain } from './filters/chain';

@@ -1,5 +1,9 @@
 import { access } from 'node:fs/promises';
-import { compileConfig, HeraldError, ListFlags, ListFormatError, noopLogger, NotFoundError, type Task, type TaskStore } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { HeraldError, ListFormatError, NotFoundError } from '@herald/core';
+import { ListFlags } from '@herald/core/recipient-list';
+import { noopLogger, type TaskStore } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import { ListRepository, loadRecipientList, readRecipientListHeader, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, newTask, rejectsWithCode, type TempDir } from '@herald/testing';
 import type { PreprocessRequest } from '@herald/transport';

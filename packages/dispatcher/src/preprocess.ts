@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { radixSortUint32, type HeraldConfig, type Logger } from '@herald/core';
+import { radixSortUint32 } from '@herald/core/uins';
+import type { HeraldConfig } from '@herald/core/config';
+import type { Logger } from '@herald/core/ports';
 import { loadRecipientList, type ListRepository } from '@herald/audience';
 import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/transport';
 import { runFilterChain, type RecipientFilter } from './filters/filter';

@@ -1,5 +1,7 @@
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
-import { compileConfig, dayOf, type FrequencyCounter } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { dayOf } from '@herald/core/frequency';
+import type { FrequencyCounter } from '@herald/core/ports';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { ChainSources } from './filters/chain';
 import { createRecipientPreview } from './preview';

@@ -1,5 +1,8 @@
 import { loadRecipientList, type ListRepository } from '@herald/audience';
-import { radixSortUint32, systemClock, uniqueSorted, type Clock, type FilterReason, type HeraldConfig } from '@herald/core';
+import { radixSortUint32, uniqueSorted } from '@herald/core/uins';
+import { systemClock, type Clock } from '@herald/core/ports';
+import type { FilterReason } from '@herald/core/task';
+import type { HeraldConfig } from '@herald/core/config';
 import { buildFilterChain, type ChainSources } from './filters/chain';
 import { runFilterChain } from './filters/filter';
 

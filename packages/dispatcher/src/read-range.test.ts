@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeListHeader, ListFlags, ListFormatError } from '@herald/core';
+import { encodeListHeader, ListFlags } from '@herald/core/recipient-list';
+import { ListFormatError } from '@herald/core';
 import { writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, rejectsWithCode, type TempDir } from '@herald/testing';
 import { readListRange } from './read-range';

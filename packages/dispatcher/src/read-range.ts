@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import { LIST_HEADER_BYTES, ListFormatError, UIN_BYTES } from '@herald/core';
+import { LIST_HEADER_BYTES, UIN_BYTES } from '@herald/core/recipient-list';
+import { ListFormatError } from '@herald/core';
 
 /**
  * Reads recipients [from, end) of a recipient-list file in batches, by

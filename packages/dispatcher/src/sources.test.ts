@@ -1,4 +1,6 @@
-import { ListFlags, type AttributeIndex, type FollowerStore, type Task, type TaskStore } from '@herald/core';
+import { ListFlags } from '@herald/core/recipient-list';
+import type { AttributeIndex, FollowerStore, TaskStore } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
 import { accountBlacklistId, configuredFollowerCheck, GLOBAL_BLACKLIST_ID, repositoryBlacklists, storeLedger, storeTargeting } from './sources';

@@ -1,5 +1,7 @@
 import { loadRecipientList, type FollowerCopies, type ListRepository } from '@herald/audience';
-import { radixSortUint32, uniqueSorted, type AttributeIndex, type Clock, type FollowerStore, type FrequencyCounter, type HeraldConfig, type TaskStore } from '@herald/core';
+import { radixSortUint32, uniqueSorted } from '@herald/core/uins';
+import type { AttributeIndex, Clock, FollowerStore, FrequencyCounter, TaskStore } from '@herald/core/ports';
+import type { HeraldConfig } from '@herald/core/config';
 import type { BlacklistSource } from './filters/blacklist';
 import type { ChainSources } from './filters/chain';
 import { followerMembership, type FollowerCheckSource } from './filters/follower-check';

@@ -1,4 +1,5 @@
-import type { CampaignFiring, ListMeta, Task } from '@herald/core';
+import type { CampaignFiring } from '@herald/core/campaign';
+import type { ListMeta, Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { listBytes } from './helpers';

@@ -1,4 +1,4 @@
-import type { Task } from '@herald/core';
+import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { call, sinkUins, waitForEnd } from './helpers';

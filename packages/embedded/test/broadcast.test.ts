@@ -1,4 +1,5 @@
-import { ListFlags, removedTotal, type ListMeta, type Task } from '@herald/core';
+import { ListFlags } from '@herald/core/recipient-list';
+import { removedTotal, type ListMeta, type Task } from '@herald/core/task';
 import { readRecipientListHeader, syntheticAudience } from '@herald/audience';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';

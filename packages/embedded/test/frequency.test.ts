@@ -1,4 +1,6 @@
-import { budget, dayOf, removedTotal, subtractSorted, type Task } from '@herald/core';
+import { budget, dayOf } from '@herald/core/frequency';
+import { removedTotal, type Task } from '@herald/core/task';
+import { subtractSorted } from '@herald/core/uins';
 import { syntheticAudience } from '@herald/audience';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';

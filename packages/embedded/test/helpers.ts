@@ -1,5 +1,7 @@
-import type { Delivery, DeliveryGateway } from '@herald/core';
-import { encodeRecipientList, radixSortUint32, subtractSorted, uniqueSorted, type ListMeta, type Task, type TERMINAL_TASK_STATES } from '@herald/core';
+import type { Delivery, DeliveryGateway } from '@herald/core/ports';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
+import type { ListMeta, Task, TERMINAL_TASK_STATES } from '@herald/core/task';
 import { readDeliveryFile } from '@herald/executor';
 import type { EmbeddedCluster } from '@herald/embedded';
 import { authHeaders, waitFor } from '@herald/testing';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { TypedArrayBitmap, type ExecutionUnit, type Task } from '@herald/core';
+import { TypedArrayBitmap } from '@herald/core/presence';
+import type { ExecutionUnit, Task } from '@herald/core/task';
 import { syntheticAudience } from '@herald/audience';
 import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';

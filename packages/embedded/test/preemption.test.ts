@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { noopLogger, TypedArrayBitmap, type Delivery, type DeliveryGateway, type Logger, type Task } from '@herald/core';
+import { noopLogger, type Delivery, type DeliveryGateway, type Logger } from '@herald/core/ports';
+import { TypedArrayBitmap } from '@herald/core/presence';
+import type { Task } from '@herald/core/task';
 import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';

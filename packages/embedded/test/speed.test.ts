@@ -1,4 +1,4 @@
-import type { ListMeta, Task } from '@herald/core';
+import type { ListMeta, Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { call, listBytes, upload, waitForEnd } from './helpers';

@@ -8,7 +8,7 @@
  * `eventBusConformance`) as the embedded LevelDB log.
  *
  * @example
- *   import { TOPICS } from '@herald/core';
+ *   import { TOPICS } from '@herald/core/ports';
  *   import { KafkaEventBus } from '@herald/events-kafka';
  *   const bus = await KafkaEventBus.connect({ brokers: ['kafka-1:9092', 'kafka-2:9092'], clientId: 'herald-controller-1', topicPrefix: 'prod.' });
  *   await bus.publish(TOPICS.taskEvents, [{ key: '42', value: { to: 'SENDING' }, timestamp: Date.now() }]);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, ErrorCodes, isHeraldError, type BusEvent, type ConsumedEvent, type Logger } from '@herald/core';
+import { ConfigError, ErrorCodes, isHeraldError } from '@herald/core';
+import type { BusEvent, ConsumedEvent, Logger } from '@herald/core/ports';
 import { eventBusConformance, FaultySockets, freePort, rejectsWithCode, waitFor } from '@herald/testing';
 import { KafkaEventBus } from './kafka-event-bus';
 import type { KafkaEventBusOptions } from './options';

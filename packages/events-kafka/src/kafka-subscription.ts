@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorCodes, HeraldError, type ConsumedEvent, type Subscription } from '@herald/core';
+import { ErrorCodes, HeraldError } from '@herald/core';
+import type { ConsumedEvent, Subscription } from '@herald/core/ports';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { toHeraldError } from './errors';
 import { fromMessage } from './messages';

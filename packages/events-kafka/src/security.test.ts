@@ -1,4 +1,5 @@
-import { ConfigError, noopLogger } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { noopLogger } from '@herald/core/ports';
 import { kafkaClientConfig } from './client-config';
 import { compileOptions, type KafkaEventBusOptions } from './options';
 

@@ -1,4 +1,4 @@
-import { noopLogger, TOPICS, topicCleanup } from '@herald/core';
+import { noopLogger, TOPICS, topicCleanup } from '@herald/core/ports';
 import type { Admin } from 'kafkajs';
 import { Topics } from './topics';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '@herald/core';
+import type { Logger } from '@herald/core/ports';
 import type { Admin } from 'kafkajs';
 import { toHeraldError } from './errors';
 

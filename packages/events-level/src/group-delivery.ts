@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConsumedEvent, Logger } from '@herald/core';
+import type { ConsumedEvent, Logger } from '@herald/core/ports';
 
 export type Handler = (events: ConsumedEvent[]) => Promise<void>;
 

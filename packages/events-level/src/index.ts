@@ -9,7 +9,7 @@
  * production's.
  *
  * @example
- *   import { TOPICS } from '@herald/core';
+ *   import { TOPICS } from '@herald/core/ports';
  *   import { LevelEventLog } from '@herald/events-level';
  *   const bus = await LevelEventLog.open('/var/lib/herald/events');
  *   const sub = await bus.subscribe(TOPICS.taskEvents, 'console', async (events) => {

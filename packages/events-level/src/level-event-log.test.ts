@@ -1,4 +1,5 @@
-import { ErrorCodes, type ConsumedEvent } from '@herald/core';
+import { ErrorCodes } from '@herald/core';
+import type { ConsumedEvent } from '@herald/core/ports';
 import { eventBusConformance, makeTempDir, rejectsWithCode, waitFor, type TempDir } from '@herald/testing';
 import { LevelEventLog } from './level-event-log';
 

@@ -1,4 +1,5 @@
-import type { DeliveryConfig, DeliveryGateway } from '@herald/core';
+import type { DeliveryConfig } from '@herald/core/config';
+import type { DeliveryGateway } from '@herald/core/ports';
 import { FileDeliverySink } from './file-sink';
 import { WebhookDeliveryGateway } from './webhook-gateway';
 

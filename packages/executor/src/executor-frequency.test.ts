@@ -1,4 +1,7 @@
-import { compileFrequencyPolicy, dayOf, TypedArrayBitmap, type Delivery, type DeliveryGateway, type FrequencyCounter, type FrequencyUse, type Task, type TaskStore } from '@herald/core';
+import { compileFrequencyPolicy, dayOf } from '@herald/core/frequency';
+import { TypedArrayBitmap } from '@herald/core/presence';
+import type { Delivery, DeliveryGateway, FrequencyCounter, FrequencyUse, TaskStore } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import { LevelFrequencyCounter, LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, newTask, waitFor, type TempDir } from '@herald/testing';
 import type { UnitBatch, UnitProgressMessage } from '@herald/transport';

@@ -1,4 +1,13 @@
-import { noopMeter, TypedArrayBitmap, type Delivery, type DeliveryGateway, type Meter, type OfflineStore, type Task, type TaskStore } from '@herald/core';
+import {
+  noopMeter,
+  type Delivery,
+  type DeliveryGateway,
+  type Meter,
+  type OfflineStore,
+  type TaskStore,
+} from '@herald/core/ports';
+import { TypedArrayBitmap } from '@herald/core/presence';
+import type { Task } from '@herald/core/task';
 import { newTask, waitFor } from '@herald/testing';
 import type { UnitBatch, UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';

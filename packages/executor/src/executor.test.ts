@@ -1,4 +1,17 @@
-import { ErrorCodes, HeraldError, TypedArrayBitmap, type ConfirmedBatchLog, type Counter, type Delivery, type DeliveryGateway, type Meter, type OfflineEntry, type OfflineStore, type Task, type TaskStore, type UserAttributeLookup } from '@herald/core';
+import { ErrorCodes, HeraldError } from '@herald/core';
+import { TypedArrayBitmap } from '@herald/core/presence';
+import type {
+  ConfirmedBatchLog,
+  Counter,
+  Delivery,
+  DeliveryGateway,
+  Meter,
+  OfflineEntry,
+  OfflineStore,
+  TaskStore,
+  UserAttributeLookup,
+} from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import { newTask, waitFor, WaitForTimeoutError } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
 import { startExecutor, type Executor } from './executor';

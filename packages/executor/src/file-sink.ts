@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCodes, HeraldError, type Delivery, type DeliveryGateway, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
+import { ErrorCodes, HeraldError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
+import type { Delivery, DeliveryGateway } from '@herald/core/ports';
 
 /**
  * The file delivery sink: the first DeliveryGateway adapter, for tests and

@@ -1,4 +1,5 @@
-import type { FrequencyCounter, FrequencyPolicy } from '@herald/core';
+import type { FrequencyCounter } from '@herald/core/ports';
+import type { FrequencyPolicy } from '@herald/core/frequency';
 
 /**
  * Frequency control as an executor sees it (docs/frequency.md): the policy

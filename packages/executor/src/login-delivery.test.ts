@@ -1,4 +1,6 @@
-import { compileFrequencyPolicy, dayOf, slotReleaseTimes, type Delivery, type DeliveryGateway, type FrequencyCounter, type Task, type TaskStore } from '@herald/core';
+import { compileFrequencyPolicy, dayOf, slotReleaseTimes } from '@herald/core/frequency';
+import type { Delivery, DeliveryGateway, FrequencyCounter, TaskStore } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import { LevelFrequencyCounter, LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
 import { LoginDelivery } from './login-delivery';

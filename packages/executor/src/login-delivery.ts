@@ -1,4 +1,5 @@
-import { budget, dayOf, systemClock, type Clock, type DeliveryGateway, type OfflineStore } from '@herald/core';
+import { budget, dayOf } from '@herald/core/frequency';
+import { systemClock, type Clock, type DeliveryGateway, type OfflineStore } from '@herald/core/ports';
 import { displayOf } from './display';
 import { Personaliser } from './personalise';
 import type { FrequencyControl } from './frequency-control';

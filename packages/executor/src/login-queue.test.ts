@@ -1,4 +1,4 @@
-import type { Meter } from '@herald/core';
+import type { Meter } from '@herald/core/ports';
 import type { LoginDelivery } from './login-delivery';
 import { createLoginQueue } from './login-queue';
 

@@ -1,4 +1,5 @@
-import { isHeraldError, noopLogger, noopMeter, type Logger, type Meter } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import { noopLogger, noopMeter, type Logger, type Meter } from '@herald/core/ports';
 import type { LoginDelivery } from './login-delivery';
 
 export interface LoginQueueOptions {

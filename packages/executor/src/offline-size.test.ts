@@ -1,4 +1,4 @@
-import type { Meter, OfflineStore } from '@herald/core';
+import type { Meter, OfflineStore } from '@herald/core/ports';
 import { waitFor } from '@herald/testing';
 import { watchOfflineStoreSize } from './offline-size';
 

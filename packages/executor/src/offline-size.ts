@@ -1,4 +1,4 @@
-import { noopLogger, type Logger, type Meter, type OfflineStore } from '@herald/core';
+import { noopLogger, type Logger, type Meter, type OfflineStore } from '@herald/core/ports';
 
 /** How often the offline store's size is read, by default. */
 export const OFFLINE_SIZE_EVERY_MS = 15_000;

@@ -1,4 +1,13 @@
-import { compileContent, noopLogger, renderContents, type CompiledContent, type Delivery, type DeliveryGateway, type Logger, type TaskContent, type UserAttributeLookup, type UserAttributes } from '@herald/core';
+import { compileContent, renderContents, type CompiledContent } from '@herald/core/template';
+import {
+  noopLogger,
+  type Delivery,
+  type DeliveryGateway,
+  type Logger,
+  type UserAttributeLookup,
+} from '@herald/core/ports';
+import type { TaskContent } from '@herald/core/task';
+import type { UserAttributes } from '@herald/core/targeting';
 
 /**
  * Personalised content on the send path (docs/delivery.md, "Personalised

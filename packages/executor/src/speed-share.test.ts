@@ -1,4 +1,4 @@
-import type { ExecutionUnit, Task } from '@herald/core';
+import type { ExecutionUnit, Task } from '@herald/core/task';
 import { SPEED_SHARE_REFRESH_MS, speedShareOf } from './speed-share';
 
 const unit = (unitNo: number, start: number, end: number, executorId: string): ExecutionUnit => ({

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorCodes, HeraldError, type Delivery, type DeliveryGateway } from '@herald/core';
+import { ErrorCodes, HeraldError } from '@herald/core';
+import type { Delivery, DeliveryGateway } from '@herald/core/ports';
 
 export interface WebhookGatewayOptions {
   /** Where each batch is POSTed (http or https). */

@@ -1,4 +1,7 @@
-import type { AccessStore, AccountStore, CampaignStore, Clock, HashRing, HeraldConfig, HostLoad, Logger, Meter, TaskStore } from '@herald/core';
+import type { AccessStore, AccountStore, CampaignStore, Clock, Logger, Meter, TaskStore } from '@herald/core/ports';
+import type { HashRing } from '@herald/core/ring';
+import type { HeraldConfig } from '@herald/core/config';
+import type { HostLoad } from '@herald/core/dispatch';
 import type { ListRepository } from '@herald/audience';
 import type { PushChannel } from '@herald/transport';
 import type { AudienceSourceDeps } from './audience-jobs';

@@ -1,4 +1,4 @@
-import type { Meter } from '@herald/core';
+import type { Meter } from '@herald/core/ports';
 import { openTestAccess, type TestAccess } from './access/test-access.test-util';
 import { startTestServer, type TestServer } from './access/test-server.test-util';
 

@@ -1,4 +1,4 @@
-import { LATENCY_BUCKETS_SECONDS, noopMeter, type Meter } from '@herald/core';
+import { LATENCY_BUCKETS_SECONDS, noopMeter, type Meter } from '@herald/core/ports';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorBody } from './http-errors';
 

@@ -16,22 +16,19 @@
  * (retriable). Closing the server aborts the running ones.
  */
 import { importFromSource, type FollowerCopies, type ListRepository, type SourceImportReport } from '@herald/audience';
-import {
-  ErrorCodes,
-  HeraldError,
-  isHeraldError,
-  NotFoundError,
-  type AttributeIndex,
-  type AudienceSource,
-  type AudiencesConfig,
-  type BadRowCounts,
-  type Clock,
-  type FollowerStore,
-  type ListMeta,
-  type Logger,
-  type TableSourceSpec,
-  type TaskStore,
-} from '@herald/core';
+import { ErrorCodes, HeraldError, isHeraldError, NotFoundError } from '@herald/core';
+import type {
+  AttributeIndex,
+  AudienceSource,
+  BadRowCounts,
+  Clock,
+  FollowerStore,
+  Logger,
+  TaskStore,
+} from '@herald/core/ports';
+import type { AudiencesConfig } from '@herald/core/config';
+import type { ListMeta } from '@herald/core/task';
+import type { TableSourceSpec } from '@herald/core/audience';
 
 /**
  * The audience sources a deployment offers (each optional: a kind without

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import { ErrorCodes, HeraldError, type Logger } from '@herald/core';
+import { ErrorCodes, HeraldError } from '@herald/core';
+import type { Logger } from '@herald/core/ports';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 
 /**

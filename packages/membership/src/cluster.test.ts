@@ -3,7 +3,7 @@
  * with its own CURVE keys, PULL and PUSHes over tcp on 127.0.0.1, timers ten
  * to thirty times shorter than production's.
  */
-import type { AptaState } from '@herald/core';
+import type { AptaState } from '@herald/core/apta';
 import { freePort, waitFor } from '@herald/testing';
 import { encodeMessage, generateKeyPair, setTrafficCut, type CurveKeyPair } from '@herald/transport';
 import * as zmq from 'zeromq';

@@ -2,7 +2,8 @@
  * The runtime's wiring with time in the test's hands: one process on a real
  * (inproc or tcp) socket, its clock and its one timer driven by hand.
  */
-import { APTA_STATES, type Clock, type Logger } from '@herald/core';
+import { APTA_STATES } from '@herald/core/apta';
+import type { Clock, Logger } from '@herald/core/ports';
 import { freePort } from '@herald/testing';
 import { inprocEndpoint } from '@herald/transport';
 import { startMembership, type Membership, type MembershipChange } from './index';

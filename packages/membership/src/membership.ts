@@ -1,20 +1,19 @@
 import {
   APTA_STATES,
-  ValidationError,
   allocateTasks,
   aptaNextTickAt,
   aptaStep,
   createMemberView,
-  noopLogger,
-  noopMeter,
   type AptaAction,
   type AptaEvent,
   type AptaInput,
   type AptaMessage,
   type AptaState,
-  type HashRing,
   type MemberView,
-} from '@herald/core';
+} from '@herald/core/apta';
+import { ValidationError } from '@herald/core';
+import { noopLogger, noopMeter } from '@herald/core/ports';
+import type { HashRing } from '@herald/core/ring';
 import { createPull, createPush, type PushChannel } from '@herald/transport';
 import { compileMembershipOptions, type MembershipConfig, type MembershipOptions, type MembershipPeer } from './options';
 

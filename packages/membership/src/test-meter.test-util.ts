@@ -1,5 +1,5 @@
 /** A Meter that records, for the membership specs; excluded from the build. */
-import type { Meter } from '@herald/core';
+import type { Meter } from '@herald/core/ports';
 
 export interface RecordingMeter extends Meter {
   /** Sum of a counter over every label set that includes `labels`. */

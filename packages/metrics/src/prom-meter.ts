@@ -1,5 +1,6 @@
 import { Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { redactSecrets, type Counter, type Gauge, type Histogram, type Meter } from '@herald/core';
+import { redactSecrets } from '@herald/core';
+import type { Counter, Gauge, Histogram, Meter } from '@herald/core/ports';
 
 export interface PromMeter extends Meter {
   readonly registry: Registry;

@@ -1,4 +1,5 @@
-import { TOPICS, TypedArrayBitmap, type BusEvent, type Meter } from '@herald/core';
+import { TOPICS, type BusEvent, type Meter } from '@herald/core/ports';
+import { TypedArrayBitmap } from '@herald/core/presence';
 import { LevelEventLog } from '@herald/events-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { startPresenceAgent, type PresenceAgent } from './agent';

@@ -1,4 +1,13 @@
-import { noopLogger, noopMeter, PresenceOrder, TOPICS, type ConsumedEvent, type EventBus, type Logger, type Meter, type OnlineBitmap, type PresenceOrderOptions } from '@herald/core';
+import {
+  noopLogger,
+  noopMeter,
+  TOPICS,
+  type ConsumedEvent,
+  type EventBus,
+  type Logger,
+  type Meter,
+} from '@herald/core/ports';
+import { PresenceOrder, type OnlineBitmap, type PresenceOrderOptions } from '@herald/core/presence';
 import { readPresenceEvent } from './presence-event';
 import { checkSignature } from './presence-signature';
 

@@ -1,4 +1,4 @@
-import { noopLogger, noopMeter, type Logger, type Meter } from '@herald/core';
+import { noopLogger, noopMeter, type Logger, type Meter } from '@herald/core/ports';
 
 /** What the notifier sends through: one channel per executor (a ZeroMQ push in production). */
 export interface LoginChannel {

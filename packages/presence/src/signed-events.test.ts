@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { noopLogger, TOPICS, TypedArrayBitmap, type BusEvent, type Meter } from '@herald/core';
+import { noopLogger, TOPICS, type BusEvent, type Meter } from '@herald/core/ports';
+import { TypedArrayBitmap } from '@herald/core/presence';
 import { KafkaEventBus } from '@herald/events-kafka';
 import { waitFor } from '@herald/testing';
 import { startPresenceAgent, type PresenceAgent } from './agent';

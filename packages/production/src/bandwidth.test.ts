@@ -1,4 +1,4 @@
-import { compileConfig, type HeraldOptions } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
 import { IN_CLASS_ENV, inClassCommand } from './bandwidth';
 
 const COMMAND = ['/usr/bin/node', '/opt/herald/packages/cli/dist/main.js', 'start', 'executor', '--id', 'e1', '--config', '/etc/herald.json'];

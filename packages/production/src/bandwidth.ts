@@ -1,4 +1,4 @@
-import type { BandwidthConfig } from '@herald/core';
+import type { BandwidthConfig } from '@herald/core/config';
 
 /** Set in the environment of a process started through run-in-class.sh: it is in its class already. */
 export const IN_CLASS_ENV = 'HERALD_BANDWIDTH_CLASS';

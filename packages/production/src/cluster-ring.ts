@@ -1,4 +1,7 @@
-import { ConfigError, HashRing, type HeraldConfig, type Logger, type Meter } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
+import type { HeraldConfig } from '@herald/core/config';
+import type { Logger, Meter } from '@herald/core/ports';
 import type { ClusterMembership } from '@herald/interface';
 import { startMembership, type Membership } from '@herald/membership';
 import { readKeyPair, readPublicKey } from './keys';

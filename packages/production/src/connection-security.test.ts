@@ -1,6 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compileConfig, ConfigError, type HeraldOptions, type ProductionConfig } from '@herald/core';
+import { compileConfig, type HeraldOptions, type ProductionConfig } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { kafkaSecurityOptions, mysqlOptions, zookeeperAuthOptions } from './connection-security';
 

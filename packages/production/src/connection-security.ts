@@ -1,4 +1,5 @@
-import { ConfigError, type ProductionConfig } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { ProductionConfig } from '@herald/core/config';
 import type { ZooKeeperAuthOptions } from '@herald/coordinator-zookeeper';
 import type { KafkaSaslCredentials, KafkaTlsMaterial } from '@herald/events-kafka';
 import type { MySqlTaskStoreOptions, MySqlTlsMaterial } from '@herald/store-mysql';

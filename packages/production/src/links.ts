@@ -1,4 +1,7 @@
-import { HashRing, isHeraldError, type HeraldConfig, type Logger, type Meter, type ProductionConfig, type TopologyMember } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
+import { isHeraldError } from '@herald/core';
+import type { HeraldConfig, ProductionConfig, TopologyMember } from '@herald/core/config';
+import type { Logger, Meter } from '@herald/core/ports';
 import { createPull, createPush, type Message, type PullChannel, type PushChannel } from '@herald/transport';
 import { allowedKeys, readKeyPair, readPublicKey } from './keys';
 

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, isLoopbackHost, type Logger } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { isLoopbackHost } from '@herald/core/config';
+import type { Logger } from '@herald/core/ports';
 import { isTrafficCut, setTrafficCut } from '@herald/transport';
 import { checkCaller, readJsonBody } from './management-guard';
 

@@ -9,25 +9,15 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   computeRemainder,
-  ConfigError,
-  encodeRecipientList,
-  HeraldError,
-  ErrorCodes,
-  isHeraldError,
-  ListFlags,
-  NotFoundError,
   parseBatchReport,
   ReportsMismatchError,
-  TOPICS,
-  ValidationError,
   type BatchReport,
-  type ListMeta,
   type ListRange,
-  type PriorityClass,
-  type Task,
-  type TaskContent,
-  type TaskStore,
-} from '@herald/core';
+} from '@herald/core/recovery';
+import { ConfigError, HeraldError, ErrorCodes, isHeraldError, NotFoundError, ValidationError } from '@herald/core';
+import { encodeRecipientList, ListFlags } from '@herald/core/recipient-list';
+import { TOPICS, type TaskStore } from '@herald/core/ports';
+import type { ListMeta, PriorityClass, Task, TaskContent } from '@herald/core/task';
 import { ListRepository, loadRecipientList } from '@herald/audience';
 import { compileKafkaSecurity, type KafkaSaslCredentials, type KafkaTlsMaterial } from '@herald/events-kafka';
 

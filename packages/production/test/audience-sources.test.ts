@@ -8,7 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { importFromSource, ListRepository, publishFollowChanges } from '@herald/audience';
-import { compileConfig, noopLogger, noopMeter, type FollowChange } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { noopLogger, noopMeter } from '@herald/core/ports';
+import type { FollowChange } from '@herald/core/audience';
 import { migrate } from '@herald/store-mysql';
 import { makeTempDir, readAudience, waitFor, type TempDir } from '@herald/testing';
 import { connectEventBus } from '../src/adapters';

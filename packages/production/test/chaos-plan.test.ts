@@ -1,4 +1,4 @@
-import type { Task } from '@herald/core';
+import type { Task } from '@herald/core/task';
 import { expectedFor, judge, type Left } from './chaos/checks';
 import { FAULT_KINDS, planFaults, type PlannedFault } from './chaos/schedule';
 

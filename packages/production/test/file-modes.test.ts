@@ -1,7 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { syntheticAudience } from '@herald/audience';
-import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import type { ListMeta, Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { bitmapGeneration } from '@herald/presence';
 import { writeKeys } from '@herald/production';

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { encodeRecipientList, TOPICS, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import { TOPICS } from '@herald/core/ports';
+import type { ListMeta, Task } from '@herald/core/task';
 import { readDeliveryFile } from '@herald/executor';
 import { authHeaders, waitFor } from '@herald/testing';
 import { scriptCluster, type ScriptCluster } from './script-cluster';

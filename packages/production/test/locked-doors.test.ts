@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TOPICS } from '@herald/core';
+import { TOPICS } from '@herald/core/ports';
 import { signPresenceEvent } from '@herald/presence';
 import { SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';

@@ -1,4 +1,5 @@
-import { ConfigError, noopLogger } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { noopLogger } from '@herald/core/ports';
 import { isTrafficCut, setTrafficCut } from '@herald/transport';
 import { hashManagementToken, requiredTokenHash, startManagementServer, type ManagedProcess, type ManagementServer } from '@herald/production';
 import { sendRaw, sweepManagementPort } from '@herald/testing';

@@ -1,4 +1,4 @@
-import { noopLogger } from '@herald/core';
+import { noopLogger } from '@herald/core/ports';
 import { isTrafficCut, setTrafficCut } from '@herald/transport';
 import { hashManagementToken, startManagementServer, type ManagedProcess, type ManagementOptions, type ManagementServer } from '@herald/production';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { radixSortUint32, subtractSorted } from '@herald/core';
+import { radixSortUint32, subtractSorted } from '@herald/core/uins';
 import type { SyntheticAudience } from '@herald/audience';
 import { readDeliveryFile } from '@herald/executor';
 import { LevelOfflineStore } from '@herald/store-level';

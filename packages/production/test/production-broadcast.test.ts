@@ -1,5 +1,8 @@
 import { join } from 'node:path';
-import { encodeRecipientList, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import { TOPICS } from '@herald/core/ports';
+import { uniqueSorted } from '@herald/core/uins';
+import type { ListMeta, Task } from '@herald/core/task';
 import { syntheticAudience } from '@herald/audience';
 import { authHeaders, makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';

@@ -1,4 +1,6 @@
-import { compileFrequencyPolicy, dayOf, encodeRecipientList, type FrequencyOptions, type ListMeta, type Task } from '@herald/core';
+import { compileFrequencyPolicy, dayOf, type FrequencyOptions } from '@herald/core/frequency';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import type { ListMeta, Task } from '@herald/core/task';
 import { syntheticAudience } from '@herald/audience';
 import { MySqlFrequencyCounter } from '@herald/store-mysql';
 import { authHeaders, makeTempDir, ProcessCluster, type TempDir, waitFor } from '@herald/testing';

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { encodeRecipientList, radixSortUint32, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import { radixSortUint32, uniqueSorted } from '@herald/core/uins';
+import type { ListMeta, Task } from '@herald/core/task';
 import { readDeliveryFile } from '@herald/executor';
 import { LevelOfflineStore } from '@herald/store-level';
 import { authHeaders, waitFor } from '@herald/testing';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPool } from 'mysql2/promise';
-import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import type { ListMeta, Task } from '@herald/core/task';
 import type { SyntheticAudience } from '@herald/audience';
 import { authHeaders, makeTempDir, ProcessCluster, sweepManagementPort, waitFor, type TempDir } from '@herald/testing';
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { HashRing, uniqueSorted } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
+import { uniqueSorted } from '@herald/core/uins';
 import { syntheticAudience } from '@herald/audience';
 import type { ProcessCluster, TempDir } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';

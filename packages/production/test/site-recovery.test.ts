@@ -1,6 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { complementRanges, encodeRecipientList, ListFlags, mergeRanges, ReportsMismatchError, selectByRanges, subtractSorted, TOPICS, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { complementRanges, mergeRanges, ReportsMismatchError, selectByRanges } from '@herald/core/recovery';
+import { encodeRecipientList, ListFlags } from '@herald/core/recipient-list';
+import { subtractSorted, uniqueSorted } from '@herald/core/uins';
+import { TOPICS } from '@herald/core/ports';
+import type { ListMeta, Task } from '@herald/core/task';
 import { ListRepository, loadRecipientList, syntheticAudience, writeRecipientListFile } from '@herald/audience';
 import { KafkaEventBus } from '@herald/events-kafka';
 import { readTaskReports, recoverTask, type OriginTask, type RecoverySummary } from '@herald/production';

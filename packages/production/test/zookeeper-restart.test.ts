@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { uniqueSorted } from '@herald/core';
+import { uniqueSorted } from '@herald/core/uins';
 import { syntheticAudience } from '@herald/audience';
 import { makeTempDir, ProcessCluster, TestZooKeeper, type TempDir } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';

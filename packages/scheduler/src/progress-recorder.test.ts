@@ -1,4 +1,5 @@
-import type { ExecutionUnit, NewTask, TaskStore } from '@herald/core';
+import type { ExecutionUnit, NewTask } from '@herald/core/task';
+import type { TaskStore } from '@herald/core/ports';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';

@@ -1,4 +1,6 @@
-import { HeraldError, type Coordinator, type ExecutionUnit, type Task, type TaskStore, type UnitProgress } from '@herald/core';
+import { HeraldError } from '@herald/core';
+import type { Coordinator, TaskStore, UnitProgress } from '@herald/core/ports';
+import type { ExecutionUnit, Task } from '@herald/core/task';
 
 /**
  * Where a scheduler records each confirmed batch of a unit.

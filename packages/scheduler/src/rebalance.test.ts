@@ -1,4 +1,6 @@
-import { compileConfig, HashRing, type NewTask, type Task } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { HashRing } from '@herald/core/ring';
+import type { NewTask, Task } from '@herald/core/task';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PushChannel } from '@herald/transport';

@@ -1,4 +1,6 @@
-import { isHeraldError, LATENCY_BUCKETS_SECONDS, type Meter, type Task } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import { LATENCY_BUCKETS_SECONDS, type Meter } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 
 /** What a scheduler holds at one moment, for its gauges. */
 export interface SchedulerView {

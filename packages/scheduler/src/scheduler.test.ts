@@ -1,4 +1,8 @@
-import { compileConfig, ErrorCodes, HashRing, HeraldError, type Clock, type Meter, type NewTask, type Task } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { ErrorCodes, HeraldError } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
+import type { Clock, Meter } from '@herald/core/ports';
+import type { NewTask, Task } from '@herald/core/task';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';

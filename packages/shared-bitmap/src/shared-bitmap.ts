@@ -30,7 +30,8 @@
  */
 import { linkSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { HeraldError, TypedArrayBitmap, type OnlineBitmap, type OnlineView } from '@herald/core';
+import { HeraldError } from '@herald/core';
+import { TypedArrayBitmap, type OnlineBitmap, type OnlineView } from '@herald/core/presence';
 import { SharedBitmapError, osError } from './errors';
 import { HEADER_BYTES, bitmapFileBytes, checkUinLimit, markWriterOpen, readHeader, writeHeader, type BitmapHeader } from './format';
 import { native, type Advice } from './native';

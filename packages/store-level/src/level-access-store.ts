@@ -5,11 +5,7 @@ import {
   checkNewAuditEntry,
   checkRevokeTime,
   compileAuditQuery,
-  ErrorCodes,
-  HeraldError,
-  NotFoundError,
   TOKEN_ID_PATTERN,
-  type AccessStore,
   type AccessToken,
   type AuditEntry,
   type AuditPage,
@@ -17,7 +13,9 @@ import {
   type NewAccessToken,
   type NewAuditEntry,
   type StoredAccessToken,
-} from '@herald/core';
+} from '@herald/core/access';
+import { ErrorCodes, HeraldError, NotFoundError } from '@herald/core';
+import type { AccessStore } from '@herald/core/ports';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';

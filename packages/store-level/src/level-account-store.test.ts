@@ -1,4 +1,4 @@
-import { accountDayOf } from '@herald/core';
+import { accountDayOf } from '@herald/core/account-quota';
 import { accountStoreConformance, makeTempDir, type TempDir } from '@herald/testing';
 import { LevelAccountStore } from './level-account-store';
 

@@ -12,11 +12,11 @@ import {
   type AccountLimits,
   type AccountSettings,
   type AccountSettingsPatch,
-  type AccountStore,
   type AccountUsage,
   type BroadcastReservation,
   type ReserveResult,
-} from '@herald/core';
+} from '@herald/core/account-quota';
+import type { AccountStore } from '@herald/core/ports';
 import { decodeJson, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, openLevelDb } from './lifecycle';

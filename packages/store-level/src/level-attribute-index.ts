@@ -1,22 +1,24 @@
 import { ClassicLevel } from 'classic-level';
 import {
   applyChunkEdit,
-  checkLookupSize,
   checkUserAttributes,
   chunkEdits,
   decodeChunk,
   emptyChunk,
   encodeChunk,
-  isLookupUin,
   lastPerUin,
-  MAX_USERS_PER_PUT,
   UNIVERSE_KEY,
-  ValidationError,
+  type UserAttributes,
+} from '@herald/core/targeting';
+import {
+  checkLookupSize,
+  isLookupUin,
+  MAX_USERS_PER_PUT,
   type AttributeIndex,
   type UserAttributeLookup,
   type StoredChunk,
-  type UserAttributes,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ValidationError } from '@herald/core';
 import { decodeJson, encodeJson, key, prefixRange, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, openLevelDb } from './lifecycle';

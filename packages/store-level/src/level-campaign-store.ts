@@ -14,12 +14,12 @@ import {
   type CampaignPage,
   type CampaignPatch,
   type CampaignQuery,
-  type CampaignStore,
   type FiringPage,
   type FiringQuery,
   type NewCampaign,
   type NewCampaignFiring,
-} from '@herald/core';
+} from '@herald/core/campaign';
+import type { CampaignStore } from '@herald/core/ports';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';

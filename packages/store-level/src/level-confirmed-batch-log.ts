@@ -1,5 +1,5 @@
 import { ClassicLevel } from 'classic-level';
-import { type ConfirmedBatch, type ConfirmedBatchLog } from '@herald/core';
+import type { ConfirmedBatch, ConfirmedBatchLog } from '@herald/core/ports';
 import { encodeF64, key, prefixRange, readU64BE, tag, writeU64BE } from './keys';
 import { Lifecycle, openLevelDb } from './lifecycle';
 

@@ -1,22 +1,24 @@
 import { ClassicLevel } from 'classic-level';
 import {
   checkAfterUin,
-  checkAscendingBatch,
   checkFollowChange,
   checkFollowersAccount,
-  checkSourceBatchSize,
-  classifyUin,
   followChangeWins,
   reduceFollowChanges,
-  ValidationError,
+  type FollowChange,
+} from '@herald/core/audience';
+import {
+  checkAscendingBatch,
+  checkSourceBatchSize,
+  classifyUin,
   type AudienceBatch,
   type AudienceReadOptions,
   type AudienceSource,
   type FollowApplyResult,
-  type FollowChange,
   type FollowerStore,
   type FollowersOptions,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ValidationError } from '@herald/core';
 import { key, prefixRange, readU64BE, tag, writeU64BE } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, openLevelDb } from './lifecycle';

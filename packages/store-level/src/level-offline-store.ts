@@ -1,14 +1,7 @@
 import { ClassicLevel, type Iterator as LevelIterator, type Snapshot } from 'classic-level';
-import {
-  ConfigError,
-  indexOfSorted,
-  isSortedUint32,
-  subtractSorted,
-  uniqueSorted,
-  ValidationError,
-  type OfflineEntry,
-  type OfflineStore,
-} from '@herald/core';
+import { ConfigError, ValidationError } from '@herald/core';
+import { indexOfSorted, isSortedUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
+import type { OfflineEntry, OfflineStore } from '@herald/core/ports';
 import { EMPTY, encodeF64, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';

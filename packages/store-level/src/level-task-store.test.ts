@@ -1,4 +1,5 @@
-import { ErrorCodes, type NewTask } from '@herald/core';
+import { ErrorCodes } from '@herald/core';
+import type { NewTask } from '@herald/core/task';
 import { makeTempDir, newTask, rejectsWithCode, taskStoreConformance, type TempDir } from '@herald/testing';
 import { LevelTaskStore } from './level-task-store';
 

@@ -1,4 +1,4 @@
-import { accountDayOf } from '@herald/core';
+import { accountDayOf } from '@herald/core/account-quota';
 import { accountStoreConformance, rejectsWithCode } from '@herald/testing';
 import { migrate } from './migrate';
 import { MySqlAccountStore } from './mysql-account-store';

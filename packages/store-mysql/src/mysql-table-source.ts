@@ -1,14 +1,16 @@
 import {
   checkSourceBatchSize,
-  checkTableSourceSpec,
-  ValidationError,
   type AudienceBatch,
   type AudienceReadOptions,
   type AudienceSource,
+} from '@herald/core/ports';
+import {
+  checkTableSourceSpec,
   type TableCondition,
   type TableSourceSpec,
   type TableValue,
-} from '@herald/core';
+} from '@herald/core/audience';
+import { ValidationError } from '@herald/core';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { openPool, PoolCalls } from './pool';
 import { quoteIdentifier, type MySqlTaskStoreOptions } from './connection';

@@ -1,4 +1,5 @@
-import { ErrorCodes, type Task } from '@herald/core';
+import { ErrorCodes } from '@herald/core';
+import type { Task } from '@herald/core/task';
 import { FIXTURE_NOW as NOW, freePort, newTask, PrivateMariaDb, rejectsWithCode, taskStoreConformance } from '@herald/testing';
 import type { RowDataPacket } from 'mysql2/promise';
 import { migrate } from './migrate';

@@ -1,5 +1,6 @@
-import type { ExecutionUnit, ListMeta, OutboxEvent, Task, TaskContent, TaskReport, TaskState, UnitState } from '@herald/core';
-import { taskContentOf } from '@herald/core';
+import type { ExecutionUnit, ListMeta, Task, TaskContent, TaskReport, TaskState, UnitState } from '@herald/core/task';
+import type { OutboxEvent } from '@herald/core/ports';
+import { taskContentOf } from '@herald/core/task';
 import type { RowDataPacket } from 'mysql2/promise';
 
 /**

@@ -1,3 +1,4 @@
+import { loadMigrations } from './migrate';
 import { splitSql } from './sql-split';
 
 describe('splitSql', () => {
@@ -37,7 +38,6 @@ describe('splitSql', () => {
   });
 
   it('splits the package migration that defines triggers into its statements', async () => {
-    const { loadMigrations } = await import('./migrate');
     const outbox = (await loadMigrations()).find((m) => m.name === '002_outbox.sql')!;
     const statements = splitSql(outbox.sql);
     expect(statements.map((s) => s.split(/\s+/).slice(0, 3).join(' '))).toEqual([

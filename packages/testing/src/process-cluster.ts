@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { TOPICS } from '@herald/core';
+import { TOPICS } from '@herald/core/ports';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './services/process-util';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FrameError, HeraldError } from '@herald/core';
-import type { Counter, Logger, Meter } from '@herald/core';
+import type { Counter, Logger, Meter } from '@herald/core/ports';
 import * as zmq from 'zeromq';
 import { createPull, createPush, inprocEndpoint } from './channels';
 import type { PullChannel, PushChannel } from './channels';

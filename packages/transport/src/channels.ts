@@ -7,8 +7,9 @@
  * (CURVE): the PULL side is the server and admits only the client public keys
  * in its allow-list, enforced by the process-wide ZAP handler (zap.ts).
  */
-import { ConfigError, ErrorCodes, HeraldError, isHeraldError, noopLogger, noopMeter } from '@herald/core';
-import type { Logger, Meter } from '@herald/core';
+import { ConfigError, ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
+import { noopLogger, noopMeter } from '@herald/core/ports';
+import type { Logger, Meter } from '@herald/core/ports';
 import * as zmq from 'zeromq';
 import { decodeMessage, encodeMessage } from './messages';
 import type { Message } from './messages/types';

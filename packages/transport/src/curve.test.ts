@@ -1,5 +1,5 @@
 import { ConfigError, HeraldError } from '@herald/core';
-import type { Logger, Meter } from '@herald/core';
+import type { Logger, Meter } from '@herald/core/ports';
 import * as zmq from 'zeromq';
 import { createPull, createPush } from './channels';
 import type { PullChannel, PushChannel } from './channels';

@@ -1,4 +1,4 @@
-import type { Meter } from '@herald/core';
+import type { Meter } from '@herald/core/ports';
 import * as zmq from 'zeromq';
 import { createPull, createPush, inprocEndpoint, isTrafficCut, setTrafficCut } from './channels';
 import type { PullChannel } from './channels';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ConfigError, type HeraldOptions } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { HeraldOptions } from '@herald/core/config';
 import { hashManagementToken } from '@herald/production';
 
 /** The environment variables `herald admin` reads the management token from: never a command-line argument, which `ps` shows every user. */

@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileConfig, removedTotal, subtractSorted, type HeraldOptions, type ListMeta, type Task } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
+import { removedTotal, type ListMeta, type Task } from '@herald/core/task';
+import { subtractSorted } from '@herald/core/uins';
 import { syntheticAudience, writeRecipientListFile } from '@herald/audience';
 import { startEmbeddedCluster } from '@herald/embedded';
 import { newTokenText } from '@herald/interface';

@@ -1,7 +1,8 @@
 import { startEmbeddedCluster } from '@herald/embedded';
 import { newTokenText } from '@herald/interface';
 import { createJsonLogger } from '@herald/metrics';
-import type { AccessStore, HeraldOptions } from '@herald/core';
+import type { AccessStore } from '@herald/core/ports';
+import type { HeraldOptions } from '@herald/core/config';
 
 /**
  * The first start of a data directory makes an admin token and prints it

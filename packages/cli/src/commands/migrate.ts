@@ -1,4 +1,5 @@
-import { ConfigError, compileConfig, type HeraldOptions } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
 import { mysqlTlsOptions } from '@herald/production';
 import { migrate } from '@herald/store-mysql';
 

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
-import { compileConfig, ConfigError, noopLogger, type HeraldConfig, type HeraldOptions, type PriorityClass } from '@herald/core';
+import { compileConfig, type HeraldConfig, type HeraldOptions } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
+import { noopLogger } from '@herald/core/ports';
+import type { PriorityClass } from '@herald/core/task';
 import { kafkaSecurityOptions, openTaskStore, readOriginTask, recoverTask, type OriginTask, type RecoverySummary } from '@herald/production';
 
 /** `herald recover` options as commander gives them (docs/recovery.md). */

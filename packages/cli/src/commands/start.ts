@@ -1,4 +1,5 @@
-import { compileConfig, ConfigError, type HeraldOptions } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
 import { createJsonLogger, createPromMeter } from '@herald/metrics';
 import { spawn } from 'node:child_process';
 import { IN_CLASS_ENV, inClassCommand, requiredTokenHash, startManagementServer, startTier } from '@herald/production';

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { checkTokenName, checkTokenScope, compileConfig, type AccessStore, type AccessToken, type HeraldConfig, type HeraldOptions } from '@herald/core';
+import { checkTokenName, checkTokenScope, type AccessToken } from '@herald/core/access';
+import { compileConfig, type HeraldConfig, type HeraldOptions } from '@herald/core/config';
+import type { AccessStore } from '@herald/core/ports';
 import { newTokenText } from '@herald/interface';
 import { LevelAccessStore } from '@herald/store-level';
 import { mysqlOptions } from '@herald/production';

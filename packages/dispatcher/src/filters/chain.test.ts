@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import * as fc from 'fast-check';
-import { compileFrequencyPolicy, type FilterReason, type FrequencyCounter } from '@herald/core';
+import { compileFrequencyPolicy } from '@herald/core/frequency';
+import type { FilterReason } from '@herald/core/task';
+import type { FrequencyCounter } from '@herald/core/ports';
 import { LevelAttributeIndex } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { buildFilterChain, type ChainSources } from './chain';

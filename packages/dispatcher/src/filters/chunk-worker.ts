@@ -13,7 +13,7 @@
  *                                                                 chunks are copies, so it is free)
  */
 import { parentPort } from 'node:worker_threads';
-import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core';
+import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
 import { mergeInto, takePart } from './chunks';
 
 export interface Slice {

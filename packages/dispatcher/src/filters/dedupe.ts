@@ -1,4 +1,4 @@
-import { uniqueSorted } from '@herald/core';
+import { uniqueSorted } from '@herald/core/uins';
 import type { RecipientFilter } from './filter';
 
 /** Removes repeated uins from a sorted list (the chain's first link; it runs on the sorted input). */

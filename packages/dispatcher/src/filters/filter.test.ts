@@ -1,4 +1,4 @@
-import type { FilterReason } from '@herald/core';
+import type { FilterReason } from '@herald/core/task';
 import { runFilterChain, type FilterContext, type RecipientFilter } from './filter';
 
 const context: FilterContext = { taskId: 7, accountId: 'acme', contentCrc: 0xdeadbeef };

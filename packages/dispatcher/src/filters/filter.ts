@@ -1,4 +1,4 @@
-import type { FilterReason } from '@herald/core';
+import type { FilterReason } from '@herald/core/task';
 
 /** What a filter may know about the task it filters for. */
 export interface FilterContext {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { MAX_SOURCE_BATCH, type FollowChange, type FollowerStore } from '@herald/core';
+import { MAX_SOURCE_BATCH, type FollowerStore } from '@herald/core/ports';
+import type { FollowChange } from '@herald/core/audience';
 import { FollowerCopies, ListRepository, importFromSource } from '@herald/audience';
 import { LevelFollowerStore } from '@herald/store-level';
 import { makeTempDir, spreadUins, type TempDir } from '@herald/testing';

@@ -1,4 +1,4 @@
-import { MAX_SOURCE_BATCH, type FollowerStore } from '@herald/core';
+import { MAX_SOURCE_BATCH, type FollowerStore } from '@herald/core/ports';
 import type { FollowerCopies } from '@herald/audience';
 import type { FilterContext, RecipientFilter } from './filter';
 import { keepInSlices } from './slices';

@@ -1,4 +1,5 @@
-import { budget, compileFrequencyPolicy, dayOf, releasedSlots, slotReleaseTimes, type FrequencyCounter } from '@herald/core';
+import { budget, compileFrequencyPolicy, dayOf, releasedSlots, slotReleaseTimes } from '@herald/core/frequency';
+import type { FrequencyCounter } from '@herald/core/ports';
 import { LevelFrequencyCounter } from '@herald/store-level';
 import { makeTempDir, spreadUins, type TempDir } from '@herald/testing';
 import { frequencyFilter } from './frequency';

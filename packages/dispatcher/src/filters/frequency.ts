@@ -1,4 +1,5 @@
-import { dayOf, systemClock, withinBudget, type Clock, type FrequencyCounter, type FrequencyPolicy } from '@herald/core';
+import { dayOf, withinBudget, type FrequencyPolicy } from '@herald/core/frequency';
+import { systemClock, type Clock, type FrequencyCounter } from '@herald/core/ports';
 import type { RecipientFilter } from './filter';
 import { keepInSlices } from './slices';
 

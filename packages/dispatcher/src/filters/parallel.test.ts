@@ -1,4 +1,5 @@
-import { mulberry32, radixSortUint32 } from '@herald/core';
+import { mulberry32 } from '@herald/core';
+import { radixSortUint32 } from '@herald/core/uins';
 import { buildFilterChain } from './chain';
 import { runFilterChain, type FilterContext, type RecipientFilter } from './filter';
 import { hashPart, lowerBound, mergeSorted, takePart } from './chunks';

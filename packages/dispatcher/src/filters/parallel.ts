@@ -24,7 +24,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { HeraldError, radixSortUint32, type FilterReason } from '@herald/core';
+import { HeraldError } from '@herald/core';
+import { radixSortUint32 } from '@herald/core/uins';
+import type { FilterReason } from '@herald/core/task';
 import { countRemoved, runFilterChain, type ChainResult, type FilterContext, type RecipientFilter } from './filter';
 import { lowerBound } from './chunks';
 import type { ChunkReply, ChunkRequest, Slice } from './chunk-worker';

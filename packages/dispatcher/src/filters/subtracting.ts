@@ -1,4 +1,5 @@
-import { subtractSorted, type FilterReason } from '@herald/core';
+import { subtractSorted } from '@herald/core/uins';
+import type { FilterReason } from '@herald/core/task';
 import type { FilterContext, RecipientFilter } from './filter';
 
 /**

@@ -1,4 +1,4 @@
-import { MAX_SOURCE_BATCH, type AttributeIndex, type Clock } from '@herald/core';
+import { MAX_SOURCE_BATCH, type AttributeIndex, type Clock } from '@herald/core/ports';
 import { targetingFilter } from '@herald/audience';
 import type { FilterContext, RecipientFilter } from './filter';
 import { keepInSlices } from './slices';

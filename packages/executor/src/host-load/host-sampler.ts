@@ -1,4 +1,4 @@
-import type { HostLoad } from '@herald/core';
+import type { HostLoad } from '@herald/core/dispatch';
 import type { ProcCounters } from './proc-stats';
 
 /** The host's part of a load report: what changes between two readings of its counters. */

@@ -1,4 +1,5 @@
-import { compileConfig, HeraldError } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { HeraldError } from '@herald/core';
 import { waitFor } from '@herald/testing';
 import type { HostLoadMessage } from '@herald/transport';
 import type { HostSample } from './host-sampler';

@@ -1,4 +1,6 @@
-import { isHeraldError, noopLogger, systemClock, type Clock, type LoadConfig, type Logger } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import { noopLogger, systemClock, type Clock, type Logger } from '@herald/core/ports';
+import type { LoadConfig } from '@herald/core/config';
 import type { HostLoadMessage } from '@herald/transport';
 import type { HostSample } from './host-sampler';
 

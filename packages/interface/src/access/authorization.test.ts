@@ -13,7 +13,9 @@
  * Listings leave other accounts out; the management endpoints are not on the
  * public listener; mutations land in the audit log.
  */
-import { ErrorCodes, TOKEN_ID_PATTERN, type AuditEntry, type Task } from '@herald/core';
+import { ErrorCodes } from '@herald/core';
+import { TOKEN_ID_PATTERN, type AuditEntry } from '@herald/core/access';
+import type { Task } from '@herald/core/task';
 import { LevelCampaignStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { routesOf } from './route-table';

@@ -1,4 +1,6 @@
-import { ConfigError, ErrorCodes, isHeraldError, parseToken, type AccessStore, type Logger } from '@herald/core';
+import { ConfigError, ErrorCodes, isHeraldError } from '@herald/core';
+import { parseToken } from '@herald/core/access';
+import type { AccessStore, Logger } from '@herald/core/ports';
 import { hashTokenSecret, sameHash } from './token-crypto';
 
 /** The name a bootstrap token is stored under. */

@@ -3,7 +3,8 @@
  * how soon a revocation takes effect, what a failed audit append does, and
  * the token endpoints end to end. The clock is injected: nothing here waits.
  */
-import { ConfigError, ErrorCodes, noopLogger, type AccessStore, type Logger, type Meter } from '@herald/core';
+import { ConfigError, ErrorCodes } from '@herald/core';
+import { noopLogger, type AccessStore, type Logger, type Meter } from '@herald/core/ports';
 import { ensureBootstrapAdmin } from './bootstrap';
 import { openTestAccess, type TestAccess } from './test-access.test-util';
 import { startTestServer, type TestServer } from './test-server.test-util';

@@ -1,4 +1,7 @@
-import { AccessDeniedError, bearerToken, noopMeter, RateLimitedError, RateLimiter, type AccessStore, type AuthConfig, type Clock, type Logger, type Meter, type NewAuditEntry } from '@herald/core';
+import { AccessDeniedError, RateLimitedError } from '@herald/core';
+import { bearerToken, RateLimiter, type NewAuditEntry } from '@herald/core/access';
+import { noopMeter, type AccessStore, type Clock, type Logger, type Meter } from '@herald/core/ports';
+import type { AuthConfig } from '@herald/core/config';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isPublicRoute } from './public-routes';
 import { accessOf, setPrincipal } from './request-access';

@@ -1,4 +1,5 @@
-import { AccessDeniedError, canSeeAccount, visibleAccountsOf, type Principal } from '@herald/core';
+import { AccessDeniedError } from '@herald/core';
+import { canSeeAccount, visibleAccountsOf, type Principal } from '@herald/core/access';
 import type { FastifyRequest } from 'fastify';
 
 /**

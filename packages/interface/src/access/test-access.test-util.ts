@@ -1,4 +1,4 @@
-import { parseToken, type Role } from '@herald/core';
+import { parseToken, type Role } from '@herald/core/access';
 import { LevelAccessStore } from '@herald/store-level';
 import { makeTempDir, TEST_ADMIN_TOKEN, type TempDir } from '@herald/testing';
 import { hashTokenSecret, newTokenText } from './token-crypto';

@@ -1,6 +1,16 @@
 import { join } from 'node:path';
 import { ListRepository } from '@herald/audience';
-import { compileConfig, encodeRecipientList, noopLogger, systemClock, type AccessStore, type CampaignStore, type Clock, type HeraldOptions, type Logger, type Meter } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import {
+  noopLogger,
+  systemClock,
+  type AccessStore,
+  type CampaignStore,
+  type Clock,
+  type Logger,
+  type Meter,
+} from '@herald/core/ports';
 import { LevelAccountStore, LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { formatToken } from '@herald/core';
+import { formatToken } from '@herald/core/access';
 
 /**
  * The I/O half of API tokens (core's access/token.ts holds the pure half):

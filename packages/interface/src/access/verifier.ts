@@ -1,4 +1,5 @@
-import { parseToken, principalOfToken, type AccessStore, type Principal, type StoredAccessToken } from '@herald/core';
+import { parseToken, principalOfToken, type Principal, type StoredAccessToken } from '@herald/core/access';
+import type { AccessStore } from '@herald/core/ports';
 import { hashTokenSecret, sameHash } from './token-crypto';
 
 interface Cached {

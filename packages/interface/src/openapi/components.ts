@@ -8,7 +8,12 @@
  * document test (openapi.test.ts), which checks real answers against these
  * schemas, fails when an answer gains a field the document does not tell.
  */
-import { ACCOUNT_ID_PATTERN, AGE_BANDS, BAD_ROW_REASONS, ErrorCodes, FILTER_REASONS, FIRING_OUTCOMES, GENDERS, ROLES, TASK_STATES } from '@herald/core';
+import { ACCOUNT_ID_PATTERN, ROLES } from '@herald/core/access';
+import { AGE_BANDS, GENDERS } from '@herald/core/targeting';
+import { BAD_ROW_REASONS } from '@herald/core/ports';
+import { ErrorCodes } from '@herald/core';
+import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
+import { FIRING_OUTCOMES } from '@herald/core/campaign';
 
 /** A JSON Schema as this module writes it (plain data). */
 export type JsonSchema = Record<string, unknown>;

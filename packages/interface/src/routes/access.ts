@@ -1,4 +1,13 @@
-import { AUDIT_QUERY_MAX_LIMIT, checkTokenName, checkTokenScope, ACCOUNT_ID_PATTERN, MAX_TOKEN_ACCOUNTS, TOKEN_ID_PATTERN, ROLES, type Role } from '@herald/core';
+import {
+  AUDIT_QUERY_MAX_LIMIT,
+  checkTokenName,
+  checkTokenScope,
+  ACCOUNT_ID_PATTERN,
+  MAX_TOKEN_ACCOUNTS,
+  TOKEN_ID_PATTERN,
+  ROLES,
+  type Role,
+} from '@herald/core/access';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, noteAudit, principalOf } from '../access/request-access';

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { checkBroadcast, limitsInForce, quotaExceeded, reserveBroadcast, speedRefusal } from '@herald/core';
+import {
+  checkBroadcast,
+  limitsInForce,
+  quotaExceeded,
+  reserveBroadcast,
+  speedRefusal,
+} from '@herald/core/account-quota';
 import type { ApiDeps } from '../api-deps';
 
 /** What a broadcast asks of its account's quotas. */

@@ -9,7 +9,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import { ListRepository } from '@herald/audience';
-import { compileConfig, HeraldError, noopLogger, type HeraldOptions, type NewTask, type TaskStore } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
+import { HeraldError } from '@herald/core';
+import { noopLogger, type TaskStore } from '@herald/core/ports';
+import type { NewTask } from '@herald/core/task';
 import { LevelAccountStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';

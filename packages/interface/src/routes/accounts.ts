@@ -1,4 +1,11 @@
-import { CONFIRMATION_LIMIT_MAX, describeAccountLimits, LIMIT_MAX, NotFoundError, type AccountLimitsOverride, type AccountStore } from '@herald/core';
+import {
+  CONFIRMATION_LIMIT_MAX,
+  describeAccountLimits,
+  LIMIT_MAX,
+  type AccountLimitsOverride,
+} from '@herald/core/account-quota';
+import { NotFoundError } from '@herald/core';
+import type { AccountStore } from '@herald/core/ports';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, assertCanSeeAccount, noteAudit } from '../access/request-access';

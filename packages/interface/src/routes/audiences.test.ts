@@ -9,7 +9,9 @@
 import { readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { FollowerCopies, ListRepository, loadRecipientList } from '@herald/audience';
-import { compileConfig, ErrorCodes, HeraldError, noopLogger, type AudienceBatch, type AudienceSource, type HeraldOptions } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
+import { ErrorCodes, HeraldError } from '@herald/core';
+import { noopLogger, type AudienceBatch, type AudienceSource } from '@herald/core/ports';
 import { LevelAttributeIndex, LevelFollowerStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import type { PushChannel } from '@herald/transport';

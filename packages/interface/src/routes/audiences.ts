@@ -1,17 +1,9 @@
 import { targetingSource } from '@herald/audience';
-import {
-  checkTableSourceSpec,
-  MAX_QUERY_CHARS,
-  MAX_TABLE_CONDITIONS,
-  MAX_USERS_PER_PUT,
-  NotFoundError,
-  parseTargetingQuery,
-  ValidationError,
-  type AudienceSource,
-  type FollowChange,
-  type ListMeta,
-  type UserAttributes,
-} from '@herald/core';
+import { checkTableSourceSpec, MAX_TABLE_CONDITIONS, type FollowChange } from '@herald/core/audience';
+import { MAX_QUERY_CHARS, parseTargetingQuery, type UserAttributes } from '@herald/core/targeting';
+import { MAX_USERS_PER_PUT, type AudienceSource } from '@herald/core/ports';
+import { NotFoundError, ValidationError } from '@herald/core';
+import type { ListMeta } from '@herald/core/task';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';

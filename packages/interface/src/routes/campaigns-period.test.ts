@@ -4,7 +4,7 @@
  * smallest gap found, at creation and when changed; every campaign answer
  * carries projectedDailyReach, disabled campaigns included.
  */
-import type { HeraldOptions } from '@herald/core';
+import type { HeraldOptions } from '@herald/core/config';
 import { LevelCampaignStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';

@@ -8,7 +8,9 @@
 import type { AddressInfo } from 'node:net';
 import * as fc from 'fast-check';
 import { ListRepository } from '@herald/audience';
-import { compileConfig, ErrorCodes, noopLogger, systemClock } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { ErrorCodes } from '@herald/core';
+import { noopLogger, systemClock } from '@herald/core/ports';
 import { LevelCampaignStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { PushChannel } from '@herald/transport';

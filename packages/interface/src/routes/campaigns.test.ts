@@ -7,7 +7,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { ListRepository } from '@herald/audience';
-import { compileConfig, noopLogger } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { noopLogger } from '@herald/core/ports';
 import { LevelCampaignStore, LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { PushChannel } from '@herald/transport';

@@ -7,17 +7,16 @@ import {
   MAX_FIRE_INSTANT,
   MAX_TIME_ZONE_CHARS,
   nextFireTimes,
-  NotFoundError,
   projectedDailyReach,
-  parseDateTime,
-  ValidationError,
   type Campaign,
   type CampaignPatch,
-  type CampaignStore,
   type CampaignTemplate,
-  type PriorityClass,
   type ProjectedDailyReach,
-} from '@herald/core';
+} from '@herald/core/campaign';
+import { NotFoundError, ValidationError } from '@herald/core';
+import { parseDateTime } from '@herald/core/time';
+import type { CampaignStore } from '@herald/core/ports';
+import type { PriorityClass } from '@herald/core/task';
 import { contentOfRequest, type RequestContent } from './request-content';
 import { DATE_TIME_FIELD } from './date-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';

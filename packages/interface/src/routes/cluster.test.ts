@@ -1,4 +1,7 @@
-import { compileConfig, HashRing, noopLogger, type Task, type TaskStore } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { HashRing } from '@herald/core/ring';
+import { noopLogger, type TaskStore } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import type { FastifyInstance } from 'fastify';
 import type { ListRepository } from '@herald/audience';
 import type { ApiDeps, ClusterMembership } from '../api-deps';

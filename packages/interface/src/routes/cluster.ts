@@ -1,4 +1,4 @@
-import { HashRing } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps, ClusterMembership } from '../api-deps';
 import { assertAdmin } from '../access/request-access';

@@ -1,4 +1,4 @@
-import { MAX_DATE_TIME_CHARS } from '@herald/core';
+import { MAX_DATE_TIME_CHARS } from '@herald/core/time';
 
 /**
  * A date a request sends, as a route's schema declares it. `format` is for

@@ -1,4 +1,5 @@
-import { ErrorCodes, HeraldError, ValidationError, type PriorityClass, type Task } from '@herald/core';
+import { ErrorCodes, HeraldError, ValidationError } from '@herald/core';
+import type { PriorityClass, Task } from '@herald/core/task';
 
 /** The longest Idempotency-Key header accepted: with `api:<accountId>:` it fits the store's 255-character key. */
 export const MAX_IDEMPOTENCY_HEADER_CHARS = 128;

@@ -1,4 +1,5 @@
-import { compileContent, taskContentOf, type TaskContent } from '@herald/core';
+import { compileContent } from '@herald/core/template';
+import { taskContentOf, type TaskContent } from '@herald/core/task';
 
 /** A content as requests carry it: `template` true makes body and title templates (docs/delivery.md). */
 export interface RequestContent {

@@ -18,7 +18,11 @@
  */
 import * as fc from 'fast-check';
 import { join } from 'node:path';
-import { compileConfig, encodeRecipientList, ErrorCodes, noopLogger, systemClock, type ListMeta } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import { ErrorCodes } from '@herald/core';
+import { noopLogger, systemClock } from '@herald/core/ports';
+import type { ListMeta } from '@herald/core/task';
 import { ListRepository } from '@herald/audience';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';

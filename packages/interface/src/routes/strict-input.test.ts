@@ -9,7 +9,7 @@
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { encodeListHeader } from '@herald/core';
+import { encodeListHeader } from '@herald/core/recipient-list';
 import { LevelCampaignStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';

@@ -1,4 +1,4 @@
-import type { ListMeta } from '@herald/core';
+import type { ListMeta } from '@herald/core/task';
 import type { ApiDeps } from '../api-deps';
 
 /** The task a dry run describes: what its create would have stored. */

@@ -1,4 +1,4 @@
-import { encodeRecipientList } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { startTestServer, type TestServer } from '../access/test-server.test-util';
 

@@ -7,7 +7,7 @@
  * on each profile (packages/embedded/test/guard-rails.test.ts, the production
  * cluster test).
  */
-import { compileConfig, type HeraldOptions } from '@herald/core';
+import { compileConfig, type HeraldOptions } from '@herald/core/config';
 import type { LevelTaskStore } from '@herald/store-level';
 import type { Message } from '@herald/transport';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';

@@ -6,7 +6,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { ListRepository } from '@herald/audience';
-import { compileConfig, noopLogger, systemClock } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { noopLogger, systemClock } from '@herald/core/ports';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';

@@ -1,4 +1,16 @@
-import { accountConfirmation, assertConfirmed, checkTaskTargeting, contentCrc, MAX_TASK_SPEED, needsConfirmation, NotFoundError, parseDateTime, parseOptionalDateTime, parseSendAt, TASK_STATES, taskMachine, IllegalTransitionError, ValidationError, type PriorityClass, type Task, type TaskState } from '@herald/core';
+import { accountConfirmation, assertConfirmed, needsConfirmation } from '@herald/core/account-quota';
+import {
+  checkTaskTargeting,
+  contentCrc,
+  MAX_TASK_SPEED,
+  TASK_STATES,
+  taskMachine,
+  type PriorityClass,
+  type Task,
+  type TaskState,
+} from '@herald/core/task';
+import { NotFoundError, IllegalTransitionError, ValidationError } from '@herald/core';
+import { parseDateTime, parseOptionalDateTime, parseSendAt } from '@herald/core/time';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';

@@ -1,4 +1,6 @@
-import { compileContent, renderTemplate, type TaskContent, type UserAttributes } from '@herald/core';
+import { compileContent, renderTemplate } from '@herald/core/template';
+import type { TaskContent } from '@herald/core/task';
+import type { UserAttributes } from '@herald/core/targeting';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { principalOf } from '../access/request-access';

@@ -1,4 +1,5 @@
-import { ConfigError, type ProductionConfig, type TopologyMember } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { ProductionConfig, TopologyMember } from '@herald/core/config';
 
 /** This process's own entry in the topology; a missing one is a configuration error. */
 export function memberOf(production: ProductionConfig, group: 'schedulers' | 'dispatchers' | 'executors', id: string): TopologyMember {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { radixSortUint32, subtractSorted, uniqueSorted, type Task } from '@herald/core';
+import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
+import type { Task } from '@herald/core/task';
 import { readDeliveryFile } from '@herald/executor';
 import { LevelOfflineStore } from '@herald/store-level';
 

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
-import { encodeRecipientList, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import type { ListMeta, Task } from '@herald/core/task';
 import { syntheticAudience } from '@herald/audience';
 import { authHeaders, makeTempDir, PrivateMariaDb, ProcessCluster, TestKafka, TestZooKeeper, waitFor, type TempDir } from '@herald/testing';
 import { expectedFor, judge, readLeft, type Expected, type TaskVerdict } from './checks';

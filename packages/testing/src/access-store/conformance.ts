@@ -1,4 +1,5 @@
-import type { AccessStore, AuditEntry, NewAccessToken, NewAuditEntry } from '@herald/core';
+import type { AccessStore } from '@herald/core/ports';
+import type { AuditEntry, NewAccessToken, NewAuditEntry } from '@herald/core/access';
 import { rejectsWithCode } from '../assertions';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 

@@ -1,4 +1,6 @@
-import { accountDayOf, isHeraldError, type AccountLimits, type AccountStore, type BroadcastReservation } from '@herald/core';
+import { accountDayOf, type AccountLimits, type BroadcastReservation } from '@herald/core/account-quota';
+import { isHeraldError } from '@herald/core';
+import type { AccountStore } from '@herald/core/ports';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 
 const HOUR = 3_600_000;

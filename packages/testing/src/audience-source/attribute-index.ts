@@ -1,4 +1,5 @@
-import { decodeChunk, chunkHas, type AttributeIndex, type StoredChunk } from '@herald/core';
+import { decodeChunk, chunkHas } from '@herald/core/targeting';
+import type { AttributeIndex, StoredChunk } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 

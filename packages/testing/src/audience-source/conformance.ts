@@ -1,4 +1,5 @@
-import { isHeraldError, type AudienceBatch, type AudienceSource, type BadRowCounts } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import type { AudienceBatch, AudienceSource, BadRowCounts } from '@herald/core/ports';
 import { spreadUins } from '../random';
 
 /**

@@ -1,4 +1,5 @@
-import type { FollowChange, FollowerStore } from '@herald/core';
+import type { FollowChange } from '@herald/core/audience';
+import type { FollowerStore } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { audienceSourceConformance, readAll } from './conformance';

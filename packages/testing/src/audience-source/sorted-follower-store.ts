@@ -1,4 +1,5 @@
-import { indexOfSorted, type AudienceSource, type FollowerStore, type FollowersOptions } from '@herald/core';
+import { indexOfSorted } from '@herald/core/uins';
+import type { AudienceSource, FollowerStore, FollowersOptions } from '@herald/core/ports';
 
 /**
  * A FollowerStore over one account's followers held as a sorted array: the

@@ -1,4 +1,4 @@
-import { MAX_USERS_PER_LOOKUP, type AttributeIndex, type UserAttributeLookup } from '@herald/core';
+import { MAX_USERS_PER_LOOKUP, type AttributeIndex, type UserAttributeLookup } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 

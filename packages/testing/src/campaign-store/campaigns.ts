@@ -1,4 +1,5 @@
-import type { Campaign, CampaignStore } from '@herald/core';
+import type { Campaign } from '@herald/core/campaign';
+import type { CampaignStore } from '@herald/core/ports';
 import { CAMPAIGN_NOW as NOW, failure, newCampaign } from './fixtures';
 
 /** Creating, reading, listing, updating and deleting campaigns. */

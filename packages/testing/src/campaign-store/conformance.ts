@@ -1,4 +1,4 @@
-import type { CampaignStore } from '@herald/core';
+import type { CampaignStore } from '@herald/core/ports';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { describeCampaigns } from './campaigns';
 import { describeFirings } from './firings';

@@ -1,4 +1,4 @@
-import type { CampaignStore } from '@herald/core';
+import type { CampaignStore } from '@herald/core/ports';
 import { CAMPAIGN_NOW as NOW, failure, newCampaign } from './fixtures';
 
 /** The schedule's bookkeeping: the lastScheduledAt compare-and-set and the firing history. */

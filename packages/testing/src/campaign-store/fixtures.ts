@@ -1,4 +1,5 @@
-import { isHeraldError, type NewCampaign } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import type { NewCampaign } from '@herald/core/campaign';
 
 /** A fixed clock reading: stores keep `now` exactly as given, never read a clock. */
 export const CAMPAIGN_NOW = 1_700_000_000_000;

@@ -1,4 +1,5 @@
-import { ErrorCodes, type ConfirmedBatchLog } from '@herald/core';
+import { ErrorCodes } from '@herald/core';
+import type { ConfirmedBatchLog } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 

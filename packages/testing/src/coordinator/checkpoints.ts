@@ -1,4 +1,5 @@
-import { seededRandom, type Coordinator, type StoredCheckpoint, type UnitCheckpoint } from '@herald/core';
+import { seededRandom } from '@herald/core';
+import type { Coordinator, StoredCheckpoint, UnitCheckpoint } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 
 const AT = 1_700_000_000_000;

@@ -1,4 +1,4 @@
-import type { Coordinator } from '@herald/core';
+import type { Coordinator } from '@herald/core/ports';
 
 /**
  * One backing coordination namespace (a ZooKeeper root, an in-process

@@ -1,4 +1,5 @@
-import { isHeraldError, type Coordinator } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import type { Coordinator } from '@herald/core/ports';
 import { cp, describeCheckpoints } from './checkpoints';
 import { useFreshCluster, type CoordinatorClusterFactory } from './cluster';
 import { describeElection, settledLeader } from './election';

@@ -1,4 +1,4 @@
-import type { Coordinator, Election } from '@herald/core';
+import type { Coordinator, Election } from '@herald/core/ports';
 import { waitFor } from '../wait-for';
 
 /** Records what an election's listeners hear. */

@@ -1,4 +1,5 @@
-import { isHeraldError, type Delivery, type DeliveryGateway } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import type { Delivery, DeliveryGateway } from '@herald/core/ports';
 
 /** One delivery as downstream saw it. */
 export interface ReceivedDelivery {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCodes, type BusEvent, type ConsumedEvent, type EventBus, type Subscription } from '@herald/core';
+import { ErrorCodes } from '@herald/core';
+import type { BusEvent, ConsumedEvent, EventBus, Subscription } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { HOSTILE_STRINGS } from '../task-store/data';

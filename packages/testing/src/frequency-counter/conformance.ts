@@ -1,4 +1,5 @@
-import { ErrorCodes, mulberry32, type FrequencyCounter, type FrequencyUse } from '@herald/core';
+import { ErrorCodes, mulberry32 } from '@herald/core';
+import type { FrequencyCounter, FrequencyUse } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { spreadUins } from '../random';
 import type { OpenedStore } from '../store-factory';

@@ -1,5 +1,6 @@
 import { rejectsWithCode } from '../assertions';
-import { mulberry32, type OfflineStore } from '@herald/core';
+import { mulberry32 } from '@herald/core';
+import type { OfflineStore } from '@herald/core/ports';
 import { spreadUins } from '../random';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 

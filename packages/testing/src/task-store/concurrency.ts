@@ -1,4 +1,6 @@
-import { FILTER_REASONS, isHeraldError, type TaskStore } from '@herald/core';
+import { FILTER_REASONS } from '@herald/core/task';
+import { isHeraldError } from '@herald/core';
+import type { TaskStore } from '@herald/core/ports';
 import { drive, fenceOf, newTask, NOW, sendingTaskWithUnits, settle } from './fixtures';
 
 function codeOf(error: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import type { TaskStore } from '@herald/core';
+import type { TaskStore } from '@herald/core/ports';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { describeConcurrency } from './concurrency';
 import { describeData } from './data';

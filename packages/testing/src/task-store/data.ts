@@ -1,4 +1,5 @@
-import type { ListMeta, TaskStore } from '@herald/core';
+import type { ListMeta } from '@herald/core/task';
+import type { TaskStore } from '@herald/core/ports';
 import { drive, fenceOf, newTask, NOW } from './fixtures';
 
 /** Strings an adapter must store verbatim: SQL metacharacters, LIKE wildcards, and unicode beyond the BMP. */

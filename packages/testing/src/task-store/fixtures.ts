@@ -1,4 +1,5 @@
-import type { Fence, NewTask, NewUnit, Task, TaskEvent, TaskStore } from '@herald/core';
+import type { Fence, NewTask, NewUnit, Task, TaskEvent } from '@herald/core/task';
+import type { TaskStore } from '@herald/core/ports';
 
 /** A fixed clock reading: stores must persist `now` exactly as given, never read a clock. */
 export const NOW = 1_700_000_000_000;

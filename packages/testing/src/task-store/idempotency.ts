@@ -1,4 +1,5 @@
-import { isHeraldError, type TaskStore } from '@herald/core';
+import { isHeraldError } from '@herald/core';
+import type { TaskStore } from '@herald/core/ports';
 import { drive, newTask, NOW } from './fixtures';
 
 /**

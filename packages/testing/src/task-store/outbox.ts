@@ -1,4 +1,4 @@
-import type { OutboxEvent, TaskStore } from '@herald/core';
+import type { OutboxEvent, TaskStore } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { drive, fenceOf, newTask, NOW, settle, TO_SENDING } from './fixtures';
 

@@ -1,4 +1,5 @@
-import { emptyReport, type Task, type TaskStore } from '@herald/core';
+import { emptyReport, type Task } from '@herald/core/task';
+import type { TaskStore } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { drive, fenceOf, newTask, NOW, TO_SENDING } from './fixtures';
 

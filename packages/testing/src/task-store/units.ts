@@ -1,4 +1,4 @@
-import type { TaskStore } from '@herald/core';
+import type { TaskStore } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { fenceOf, newTask, NOW, sendingTaskWithUnits, units } from './fixtures';
 

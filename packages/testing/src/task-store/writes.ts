@@ -1,4 +1,6 @@
-import { FencedError, IllegalTransitionError, NotFoundError, type Task, type TaskStore } from '@herald/core';
+import { FencedError, IllegalTransitionError, NotFoundError } from '@herald/core';
+import type { Task } from '@herald/core/task';
+import type { TaskStore } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { drive, fenceOf, newTask, NOW, TO_SENDING, units } from './fixtures';
 

@@ -1,4 +1,6 @@
-import type { AptaMessage, FilterReason, HostLoad } from '@herald/core';
+import type { AptaMessage } from '@herald/core/apta';
+import type { FilterReason } from '@herald/core/task';
+import type { HostLoad } from '@herald/core/dispatch';
 
 /**
  * Every message that crosses a ZeroMQ socket between tiers. Each kind has its

@@ -1,0 +1,20 @@
+/**
+ * @module @herald/core/config
+ *
+ * Configuration in three steps: documented options (`HeraldOptions`) -> defaults
+ * (`DEFAULTS`) -> the compiled, validated `HeraldConfig` (durations as `...Ms`
+ * numbers), with a `ConfigError` naming the bad field. Also the connection-security
+ * options (docs/security-connections.md).
+ *
+ * @example
+ *   import { compileConfig } from '@herald/core/config';
+ *   const config = compileConfig({ uinSpaceBits: 24 });
+ */
+export { compileConfig } from './compile';
+export { isLoopbackHost } from './compile-management';
+export { DEFAULTS } from './options';
+export type { CampaignsConfig, AccountsConfig, AudiencesConfig, LoadConfig } from './options';
+export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './options';
+export type { BandwidthConfig, BandwidthTraffic } from './options';
+export { KAFKA_SASL_MECHANISMS } from './connection-security';
+export type { KafkaSaslMechanism, KafkaSaslOptions, KafkaSaslConfig, TlsFileOptions, TlsFileConfig, MySqlTlsOptions, MySqlTlsConfig, ZooKeeperAuthOptions, ZooKeeperAuthConfig, PresenceOptions, PresenceConfig } from './connection-security';

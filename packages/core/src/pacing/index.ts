@@ -1,0 +1,13 @@
+/**
+ * @module @herald/core/pacing
+ *
+ * Pacing a sender to a task's speed (recipients per second): a pure token bucket, time
+ * passed in.
+ *
+ * @example
+ *   import { TokenBucket } from '@herald/core/pacing';
+ *   const bucket = new TokenBucket({ ratePerSecond: 500, burst: 500 }, now);
+ *   const granted = bucket.take(batch.length, now);
+ */
+export { TokenBucket } from './token-bucket';
+export type { TokenBucketOptions } from './token-bucket';

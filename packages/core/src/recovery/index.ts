@@ -1,0 +1,12 @@
+/**
+ * @module @herald/core/recovery
+ *
+ * Cross-site recovery (docs/recovery.md): the filtered list minus the ranges the executors
+ * reported as done.
+ *
+ * @example
+ *   import { computeRemainder } from '@herald/core/recovery';
+ *   const { uins: owed } = computeRemainder(filteredList, reports);
+ */
+export { computeRemainder, mergeRanges, complementRanges, selectByRanges, rangesLength, parseBatchReport, ReportsMismatchError } from './remainder';
+export type { ListRange, BatchReport, Remainder } from './remainder';
