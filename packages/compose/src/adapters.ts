@@ -1,4 +1,20 @@
-import type { AccessStore, AccountStore, AttributeIndex, CampaignStore, Clock, ConfirmedBatchLog, Coordinator, DeliveryGateway, EventBus, FollowerStore, FrequencyCounter, OfflineStore, OnlineView, TaskStore, UserAttributeLookup } from '@herald/core';
+import type {
+  AccessStore,
+  AccountStore,
+  AttributeIndex,
+  CampaignStore,
+  Clock,
+  ConfirmedBatchLog,
+  Coordinator,
+  DeliveryGateway,
+  EventBus,
+  FollowerStore,
+  FrequencyCounter,
+  OfflineStore,
+  TaskStore,
+  UserAttributeLookup,
+} from '@herald/core/ports';
+import type { OnlineView } from '@herald/core/presence';
 import type { FollowerCopies, ListRepository } from '@herald/audience';
 import type { AudienceSourceDeps } from '@herald/interface';
 import type { Resources } from './resources';

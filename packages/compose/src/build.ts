@@ -1,4 +1,5 @@
-import type { HeraldConfig, Logger } from '@herald/core';
+import type { HeraldConfig } from '@herald/core/config';
+import type { Logger } from '@herald/core/ports';
 import type { PromMeter } from '@herald/metrics';
 import type { Open, TierAdapters } from './adapters';
 import type { Resources } from './resources';

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileConfig, noopLogger, type HeraldConfig } from '@herald/core';
+import { compileConfig, type HeraldConfig } from '@herald/core/config';
+import { noopLogger } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 import { createPromMeter } from '@herald/metrics';

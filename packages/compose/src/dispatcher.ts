@@ -1,4 +1,5 @@
-import type { FrequencyCounter, HeraldConfig, TaskStore } from '@herald/core';
+import type { FrequencyCounter, TaskStore } from '@herald/core/ports';
+import type { HeraldConfig } from '@herald/core/config';
 import { buildFilterChain, filterChainSources, startDispatcher, type ChainSources, type Dispatcher } from '@herald/dispatcher';
 import type { FilterAudiences, TierAdapters } from './adapters';
 import { frequencyCounterOf, type TierBuild } from './build';

@@ -1,4 +1,4 @@
-import type { HashRing } from '@herald/core';
+import type { HashRing } from '@herald/core/ring';
 import type { PullChannel, PushChannel } from '@herald/transport';
 
 /**

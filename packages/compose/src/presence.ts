@@ -1,4 +1,5 @@
-import { ConfigError, type OnlineBitmap } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { OnlineBitmap } from '@herald/core/presence';
 import { createLoginNotifier, startPresenceAgent, type LoginChannel, type PresenceAgent } from '@herald/presence';
 import type { Open } from './adapters';
 import type { TierBuild } from './build';

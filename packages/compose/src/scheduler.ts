@@ -1,4 +1,4 @@
-import type { TaskStore } from '@herald/core';
+import type { TaskStore } from '@herald/core/ports';
 import { coordinatorRecorder, startScheduler, type Scheduler } from '@herald/scheduler';
 import type { TierBuild } from './build';
 import type { SchedulerLinks } from './links';

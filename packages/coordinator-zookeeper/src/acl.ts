@@ -1,4 +1,5 @@
-import { checkZooKeeperCredentials, checkZooKeeperMonitorDigest, ConfigError } from '@herald/core';
+import { checkZooKeeperCredentials, checkZooKeeperMonitorDigest } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
 import { ACL, Id, Permission } from 'node-zookeeper-client';
 
 /**

@@ -1,4 +1,5 @@
-import { ConfigError, ZOOKEEPER_LIMITS } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { ZOOKEEPER_LIMITS } from '@herald/core/config';
 import { compileZooKeeperAuth } from './acl';
 import { compileZooKeeperOptions } from './options';
 

@@ -1,4 +1,5 @@
-import { DEFAULTS, checkZooKeeperConnectionString, checkZooKeeperRoot, noopLogger, zookeeperMs, type Logger } from '@herald/core';
+import { DEFAULTS, checkZooKeeperConnectionString, checkZooKeeperRoot, zookeeperMs } from '@herald/core/config';
+import { noopLogger, type Logger } from '@herald/core/ports';
 import { compileZooKeeperAuth, type CompiledZooKeeperAuth, type ZooKeeperAuthOptions } from './acl';
 
 /** How to reach ZooKeeper and where this cluster's znodes live. */

@@ -36,16 +36,3 @@ export type { ErrorCode, HeraldErrorOptions } from './errors';
 export { PRIVATE_FILE_MODE, PRIVATE_DIR_MODE, GROUP_READ_FILE_MODE } from './file-modes';
 export { redactSecrets } from './redact';
 export { mulberry32, seededRandom } from './random';
-// Setting checks shared with adapters that take the same settings as options (one set of bounds and messages).
-export { int as intSetting } from './config/validate';
-export { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls } from './config/compile-connection-security';
-export { KAFKA_LIMITS, checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './config/kafka-settings';
-export { ZOOKEEPER_LIMITS, checkZnodePath, checkZooKeeperConnectionString, checkZooKeeperCredentials, checkZooKeeperMonitorDigest, checkZooKeeperRoot, zookeeperMs } from './config/zookeeper-settings';
-export { AdapterLifecycle } from './adapter/lifecycle';
-export type { AdapterLifecycleOptions, ErrorTranslator } from './adapter/lifecycle';
-export { AbstractTaskStore, taskNotFound, unitNotFound } from './adapter/abstract-task-store';
-export type { TaskStoreBaseOptions } from './adapter/abstract-task-store';
-export { AbstractEventBus } from './adapter/abstract-event-bus';
-export type { EventBusBaseOptions, EventHandler } from './adapter/abstract-event-bus';
-export { AbstractFrequencyCounter } from './adapter/abstract-frequency-counter';
-export type { FrequencyCounterBaseOptions } from './adapter/abstract-frequency-counter';

@@ -1,4 +1,6 @@
-import { compileConfig, ListFlags, noopLogger } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { ListFlags } from '@herald/core/recipient-list';
+import { noopLogger } from '@herald/core/ports';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitRun } from '@herald/transport';

@@ -1,4 +1,5 @@
-import { compileConfig, ListFlags } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { ListFlags } from '@herald/core/recipient-list';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { createPull, encodeMessageAs, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitRun } from '@herald/transport';

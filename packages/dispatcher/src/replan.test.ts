@@ -1,4 +1,4 @@
-import type { HostLoad, ReceivedLoad } from '@herald/core';
+import type { HostLoad, ReceivedLoad } from '@herald/core/dispatch';
 import { replanDecision, type ReplanInput } from './replan';
 
 const NOW = 100_000;

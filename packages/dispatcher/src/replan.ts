@@ -1,4 +1,4 @@
-import type { ReceivedLoad } from '@herald/core';
+import type { ReceivedLoad } from '@herald/core/dispatch';
 
 /** What the re-plan decision looks at: one unit.run's executor and this dispatcher's book of load reports. */
 export interface ReplanInput {

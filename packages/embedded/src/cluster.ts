@@ -1,5 +1,20 @@
 import { join } from 'node:path';
-import { compileConfig, systemClock, TypedArrayBitmap, type Clock, type DeliveryGateway, type FrequencyCounter, type HeraldConfig, type HeraldOptions, type Logger, type AccessStore, type AccountStore, type CampaignStore, type AttributeIndex, type FollowerStore, type OfflineStore, type OnlineBitmap, type TaskStore } from '@herald/core';
+import { compileConfig, type HeraldConfig, type HeraldOptions } from '@herald/core/config';
+import {
+  systemClock,
+  type Clock,
+  type DeliveryGateway,
+  type FrequencyCounter,
+  type Logger,
+  type AccessStore,
+  type AccountStore,
+  type CampaignStore,
+  type AttributeIndex,
+  type FollowerStore,
+  type OfflineStore,
+  type TaskStore,
+} from '@herald/core/ports';
+import { TypedArrayBitmap, type OnlineBitmap } from '@herald/core/presence';
 import { ListRepository } from '@herald/audience';
 import { buildController, buildDispatcher, buildExecutor, buildInterface, buildLoginDelivery, buildScheduler, Resources, type ExecutorAdapters, type Open, type TierAdapters } from '@herald/compose';
 import type { Scheduler } from '@herald/scheduler';

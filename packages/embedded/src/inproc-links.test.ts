@@ -1,4 +1,5 @@
-import { compileConfig, noopLogger } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import { noopLogger } from '@herald/core/ports';
 import { Resources } from '@herald/compose';
 import { createPromMeter } from '@herald/metrics';
 import type { Message, PullChannel } from '@herald/transport';

@@ -1,5 +1,6 @@
 import type { ControllerLinks, DispatcherLinks, ExecutorLinks, InterfaceLinks, Open, SchedulerLinks } from '@herald/compose';
-import type { HeraldConfig, Logger } from '@herald/core';
+import type { HeraldConfig } from '@herald/core/config';
+import type { Logger } from '@herald/core/ports';
 import type { PromMeter } from '@herald/metrics';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 

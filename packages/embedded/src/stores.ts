@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { PRIVATE_DIR_MODE, type HeraldConfig, type Logger } from '@herald/core';
+import { PRIVATE_DIR_MODE } from '@herald/core';
+import type { HeraldConfig } from '@herald/core/config';
+import type { Logger } from '@herald/core/ports';
 import { FollowerCopies } from '@herald/audience';
 import type { Resources } from '@herald/compose';
 import { LevelAccessStore, LevelAccountStore, LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore, LevelFrequencyCounter, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';

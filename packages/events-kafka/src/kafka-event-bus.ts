@@ -1,4 +1,6 @@
-import { AbstractEventBus, ConfigError, topicCleanup, type CheckedEvent, type EventHandler, type SubscribeOptions, type Subscription } from '@herald/core';
+import { AbstractEventBus, type EventHandler } from '@herald/core/adapter';
+import { ConfigError } from '@herald/core';
+import { topicCleanup, type CheckedEvent, type SubscribeOptions, type Subscription } from '@herald/core/ports';
 import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { kafkaClientConfig } from './client-config';
 import { toHeraldError } from './errors';

@@ -1,4 +1,4 @@
-import type { CheckedEvent, ConsumedEvent } from '@herald/core';
+import type { CheckedEvent, ConsumedEvent } from '@herald/core/ports';
 import type { KafkaMessage, Message } from 'kafkajs';
 
 /**

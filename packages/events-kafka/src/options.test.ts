@@ -1,4 +1,5 @@
-import { compileConfig, ConfigError, KAFKA_LIMITS, type HeraldOptions } from '@herald/core';
+import { compileConfig, KAFKA_LIMITS, type HeraldOptions } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
 import { compileOptions } from './options';
 import { compileKafkaSecurity } from './security';
 

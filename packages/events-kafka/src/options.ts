@@ -1,4 +1,6 @@
-import { checkKafkaBrokers, checkKafkaTopicPrefix, ConfigError, kafkaMs, noopLogger, type Logger } from '@herald/core';
+import { checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
+import { noopLogger, type Logger } from '@herald/core/ports';
 import type { ISocketFactory } from 'kafkajs';
 import { compileKafkaSecurity, type KafkaSaslCredentials, type KafkaSecurity, type KafkaTlsMaterial } from './security';
 

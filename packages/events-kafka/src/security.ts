@@ -1,4 +1,5 @@
-import { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls, ConfigError } from '@herald/core';
+import { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls } from '@herald/core/config';
+import { ConfigError } from '@herald/core';
 import type { SASLOptions } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 

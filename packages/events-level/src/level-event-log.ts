@@ -1,21 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { chmod, mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
+import { AbstractEventBus, type EventHandler } from '@herald/core/adapter';
+import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_DIR_MODE, ValidationError } from '@herald/core';
 import {
-  AbstractEventBus,
-  ErrorCodes,
-  HeraldError,
-  isHeraldError,
   noopLogger,
-  PRIVATE_DIR_MODE,
-  ValidationError,
   type CheckedEvent,
   type ConsumedEvent,
-  type EventHandler,
   type Logger,
   type SubscribeOptions,
   type Subscription,
-} from '@herald/core';
+} from '@herald/core/ports';
 import { GroupDelivery, type Handler } from './group-delivery';
 import { committedKey, decodePosition, encodePosition, eventKey, eventsFrom, positionOf, positionString } from './keys';
 import { decodeEvent, encodeEvent } from './validate';

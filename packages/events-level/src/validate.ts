@@ -1,4 +1,4 @@
-import type { BusEvent, CheckedEvent } from '@herald/core';
+import type { BusEvent, CheckedEvent } from '@herald/core/ports';
 
 /** An event checked by the base (`checkEvents` in @herald/core) as the stored JSON text `[key, timestamp, value]`. */
 export function encodeEvent({ key, timestamp, json }: CheckedEvent): string {

@@ -1,4 +1,6 @@
-import { TypedArrayBitmap, type Delivery, type DeliveryGateway, type ExecutionUnit, type OfflineStore, type Task, type TaskStore } from '@herald/core';
+import { TypedArrayBitmap } from '@herald/core/presence';
+import type { Delivery, DeliveryGateway, OfflineStore, TaskStore } from '@herald/core/ports';
+import type { ExecutionUnit, Task } from '@herald/core/task';
 import { newTask, waitFor } from '@herald/testing';
 import type { UnitBatch, UnitProgressMessage } from '@herald/transport';
 import { startExecutor } from './executor';

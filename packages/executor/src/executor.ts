@@ -1,4 +1,21 @@
-import { dayOf, EpochFloor, isHeraldError, noopLogger, systemClock, TOPICS, type Clock, type ConfirmedBatchLog, type EventBus, noopMeter, type DeliveryGateway, type Logger, type Meter, type OfflineStore, type OnlineView, type TaskStore } from '@herald/core';
+import { dayOf } from '@herald/core/frequency';
+import { EpochFloor } from '@herald/core/task';
+import { isHeraldError } from '@herald/core';
+import {
+  noopLogger,
+  systemClock,
+  TOPICS,
+  type Clock,
+  type ConfirmedBatchLog,
+  type EventBus,
+  noopMeter,
+  type DeliveryGateway,
+  type Logger,
+  type Meter,
+  type OfflineStore,
+  type TaskStore,
+} from '@herald/core/ports';
+import type { OnlineView } from '@herald/core/presence';
 import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/transport';
 import { displayOf } from './display';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';

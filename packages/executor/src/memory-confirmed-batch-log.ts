@@ -1,4 +1,5 @@
-import { ErrorCodes, HeraldError, type ConfirmedBatch, type ConfirmedBatchLog } from '@herald/core';
+import { ErrorCodes, HeraldError } from '@herald/core';
+import type { ConfirmedBatch, ConfirmedBatchLog } from '@herald/core/ports';
 import { LRUCache } from 'lru-cache';
 
 /** Units whose confirmed batches are remembered (a few hundred bytes per batch; 1,024 units of 2^20 recipients in 4,096-uin batches are ~20 MiB). */

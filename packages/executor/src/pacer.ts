@@ -1,4 +1,6 @@
-import { TokenBucket, type Clock, type Task } from '@herald/core';
+import { TokenBucket } from '@herald/core/pacing';
+import type { Clock } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
 
 /**

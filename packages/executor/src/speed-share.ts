@@ -1,4 +1,5 @@
-import type { Clock, Task, TaskStore } from '@herald/core';
+import type { Clock, TaskStore } from '@herald/core/ports';
+import type { Task } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
 
 /**

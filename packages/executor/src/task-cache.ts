@@ -1,4 +1,5 @@
-import type { Task, TaskStore } from '@herald/core';
+import type { Task } from '@herald/core/task';
+import type { TaskStore } from '@herald/core/ports';
 import { LRUCache } from 'lru-cache';
 
 /**

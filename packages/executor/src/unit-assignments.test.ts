@@ -1,4 +1,4 @@
-import type { ExecutionUnit } from '@herald/core';
+import type { ExecutionUnit } from '@herald/core/task';
 import { unitAssignments } from './unit-assignments';
 
 /** A store whose units' executors the test sets, counting its reads; `fail` makes reads throw. */

@@ -1,4 +1,4 @@
-import type { Clock, Logger, Meter, TaskStore } from '@herald/core';
+import type { Clock, Logger, Meter, TaskStore } from '@herald/core/ports';
 import type { UnitBatch } from '@herald/transport';
 
 /**

@@ -1,4 +1,7 @@
-import { ConfigError, compileAptaConfig, intSetting, systemClock, type AptaConfig, type AptaOptions, type Clock, type Logger, type Meter } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { compileAptaConfig, type AptaConfig, type AptaOptions } from '@herald/core/apta';
+import { intSetting } from '@herald/core/config';
+import { systemClock, type Clock, type Logger, type Meter } from '@herald/core/ports';
 import { checkCurveKey } from '@herald/transport';
 
 /** Another member of the cluster, as this process reaches it. */

@@ -1,4 +1,5 @@
-import { isHeraldError, redactSecrets, type Logger } from '@herald/core';
+import { isHeraldError, redactSecrets } from '@herald/core';
+import type { Logger } from '@herald/core/ports';
 import pino from 'pino';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';

@@ -7,7 +7,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { compileConfig, ErrorCodes, noopLogger, type HeraldConfig } from '@herald/core';
+import { compileConfig, type HeraldConfig } from '@herald/core/config';
+import { ErrorCodes } from '@herald/core';
+import { noopLogger } from '@herald/core/ports';
 import { migrate, type MySqlAttributeIndex } from '@herald/store-mysql';
 import {
   accessStoreConformance,

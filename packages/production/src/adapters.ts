@@ -1,4 +1,16 @@
-import { retryingCoordinator, type AccessStore, type AccountStore, type CampaignStore, type Coordinator, type EventBus, type FrequencyCounter, type HeraldConfig, type Logger, type RetryOptions, type TaskStore, type UserAttributeLookup } from '@herald/core';
+import { retryingCoordinator, type RetryOptions } from '@herald/core/retry';
+import type {
+  AccessStore,
+  AccountStore,
+  CampaignStore,
+  Coordinator,
+  EventBus,
+  FrequencyCounter,
+  Logger,
+  TaskStore,
+  UserAttributeLookup,
+} from '@herald/core/ports';
+import type { HeraldConfig } from '@herald/core/config';
 import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore, type MySqlTaskStoreOptions } from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';

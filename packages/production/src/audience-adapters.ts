@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { applyFollowEvents, FollowerCopies } from '@herald/audience';
-import { type AttributeIndex, type EventBus, type FollowerStore, type HeraldConfig, type Logger, type Meter, type Subscription } from '@herald/core';
+import type { AttributeIndex, EventBus, FollowerStore, Logger, Meter, Subscription } from '@herald/core/ports';
+import type { HeraldConfig } from '@herald/core/config';
 import type { AudienceSourceDeps } from '@herald/interface';
 import { MySqlAttributeIndex, MySqlFollowerStore, MySqlTableSources } from '@herald/store-mysql';
 import { connectEventBus, mysqlRetrying } from './adapters';

@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createPool } from 'mysql2/promise';
-import { encodeRecipientList, uniqueSorted, type ListMeta, type Task } from '@herald/core';
+import { encodeRecipientList } from '@herald/core/recipient-list';
+import { uniqueSorted } from '@herald/core/uins';
+import type { ListMeta, Task } from '@herald/core/task';
 import { syntheticAudience } from '@herald/audience';
 import { readDeliveryFile } from '@herald/executor';
 import { LevelOfflineStore } from '@herald/store-level';

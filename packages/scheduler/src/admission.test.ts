@@ -1,4 +1,6 @@
-import { ErrorCodes, FencedError, HeraldError, type ExecutionUnit, type Task, type TaskStore } from '@herald/core';
+import { ErrorCodes, FencedError, HeraldError } from '@herald/core';
+import type { ExecutionUnit, Task } from '@herald/core/task';
+import type { TaskStore } from '@herald/core/ports';
 import { createAdmission, type Admission, type AdmissionNeeds } from './admission';
 import type { SchedulerContext } from './context';
 import { openHarness, ownedTask, TO_SENDING, type Harness } from './test-harness';

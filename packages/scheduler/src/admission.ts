@@ -1,4 +1,6 @@
-import { FencedError, isHeraldError, scheduleScore, type ExecutionUnit, type Task } from '@herald/core';
+import { FencedError, isHeraldError } from '@herald/core';
+import { scheduleScore } from '@herald/core/schedule';
+import type { ExecutionUnit, Task } from '@herald/core/task';
 import type { SchedulerContext } from './context';
 import { unitTotals } from './task-table';
 

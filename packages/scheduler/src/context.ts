@@ -1,4 +1,6 @@
-import type { Clock, Fence, HeraldConfig, Logger, Meter, Task, TaskEvent, TaskPatch, TaskStore } from '@herald/core';
+import type { Clock, Logger, Meter, TaskPatch, TaskStore } from '@herald/core/ports';
+import type { Fence, Task, TaskEvent } from '@herald/core/task';
+import type { HeraldConfig } from '@herald/core/config';
 import type { PushChannel } from '@herald/transport';
 import type { ProgressRecorder } from './progress-recorder';
 import type { SchedulerMetrics } from './scheduler-metrics';

@@ -1,4 +1,4 @@
-import type { Task } from '@herald/core';
+import type { Task } from '@herald/core/task';
 import { createHalts, type Halts } from './halts';
 import { openHarness, ownedTask, sentOf, TO_SENDING, type Harness } from './test-harness';
 

@@ -1,4 +1,4 @@
-import { taskMachine, unitMachine, type Task } from '@herald/core';
+import { taskMachine, unitMachine, type Task } from '@herald/core/task';
 import type { TaskCommand } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { unitTotals } from './task-table';

@@ -1,4 +1,5 @@
-import { FencedError, isHeraldError, type Logger } from '@herald/core';
+import { FencedError, isHeraldError } from '@herald/core';
+import type { Logger } from '@herald/core/ports';
 import type { SchedulerMetrics } from './scheduler-metrics';
 import { SerialQueue } from './serial';
 import type { TaskTable } from './task-table';

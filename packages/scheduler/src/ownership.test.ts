@@ -1,4 +1,5 @@
-import { HashRing, type Task } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
+import type { Task } from '@herald/core/task';
 import { JobLoop } from './job-loop';
 import { createOwnership, type Ownership } from './ownership';
 import { newTask, openHarness, ownedTask, type Harness } from './test-harness';

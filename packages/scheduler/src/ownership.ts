@@ -1,4 +1,5 @@
-import { taskMachine, type HashRing, type Task } from '@herald/core';
+import { taskMachine, type Task } from '@herald/core/task';
+import type { HashRing } from '@herald/core/ring';
 import type { SchedulerContext } from './context';
 
 /** What one `rebalance` moved. */

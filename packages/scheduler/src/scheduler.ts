@@ -1,4 +1,15 @@
-import { ConfigError, HashRing, noopLogger, noopMeter, systemClock, type Clock, type HeraldConfig, type Logger, type Meter, type TaskStore } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import { HashRing } from '@herald/core/ring';
+import {
+  noopLogger,
+  noopMeter,
+  systemClock,
+  type Clock,
+  type Logger,
+  type Meter,
+  type TaskStore,
+} from '@herald/core/ports';
+import type { HeraldConfig } from '@herald/core/config';
 import type { Message, PullChannel, PushChannel } from '@herald/transport';
 import { createAdmission } from './admission';
 import { schedulerContext } from './context';

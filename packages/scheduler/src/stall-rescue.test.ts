@@ -1,4 +1,4 @@
-import type { Task } from '@herald/core';
+import type { Task } from '@herald/core/task';
 import { createStallRescue, type StallRescue } from './stall-rescue';
 import { openHarness, ownedTask, TO_SENDING, type Harness } from './test-harness';
 

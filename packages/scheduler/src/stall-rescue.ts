@@ -1,4 +1,4 @@
-import type { ExecutionUnit, Task } from '@herald/core';
+import type { ExecutionUnit, Task } from '@herald/core/task';
 import type { SchedulerContext } from './context';
 
 /** What the stall rescue needs from the unit driver (wired by scheduler.ts). */

@@ -1,4 +1,4 @@
-import type { ExecutionUnit, Task } from '@herald/core';
+import type { ExecutionUnit, Task } from '@herald/core/task';
 import { TaskTable, unitTotals } from './task-table';
 import { openHarness, ownedTask, TO_SENDING, type Harness } from './test-harness';
 

@@ -1,4 +1,5 @@
-import { PriorityQueue, taskMachine, type ExecutionUnit, type Task } from '@herald/core';
+import { PriorityQueue } from '@herald/core/schedule';
+import { taskMachine, type ExecutionUnit, type Task } from '@herald/core/task';
 import { StallWatch } from './stall-watch';
 
 /**

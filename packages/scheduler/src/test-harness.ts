@@ -4,7 +4,9 @@
  * that records what it is sent, a logger and counters that record what they
  * are told, and a SchedulerContext over them.
  */
-import { compileConfig, type Counter, type Fence, type Meter, type NewTask, type Task, type TaskEvent } from '@herald/core';
+import { compileConfig } from '@herald/core/config';
+import type { Counter, Meter } from '@herald/core/ports';
+import type { Fence, NewTask, Task, TaskEvent } from '@herald/core/task';
 import { LevelTaskStore } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';

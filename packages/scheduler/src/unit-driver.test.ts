@@ -1,4 +1,4 @@
-import type { Task } from '@herald/core';
+import type { Task } from '@herald/core/task';
 import type { PreprocessResult, UnitProgressMessage } from '@herald/transport';
 import { openHarness, ownedTask, sentOf, TO_SENDING, type Harness } from './test-harness';
 import { createUnitDriver, REPORT_EVERY_MS, type UnitDriver } from './unit-driver';

@@ -1,4 +1,4 @@
-import { unitMachine, type ExecutionUnit, type Task } from '@herald/core';
+import { unitMachine, type ExecutionUnit, type Task } from '@herald/core/task';
 import type { PreprocessResult, UnitProgressMessage, UnitReplan } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { withProgress } from './progress-recorder';

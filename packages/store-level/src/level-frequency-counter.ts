@@ -1,5 +1,8 @@
 import { ClassicLevel } from 'classic-level';
-import { AbstractFrequencyCounter, ConfigError, uniqueSorted, type FrequencyUse } from '@herald/core';
+import { AbstractFrequencyCounter } from '@herald/core/adapter';
+import { ConfigError } from '@herald/core';
+import { uniqueSorted } from '@herald/core/uins';
+import type { FrequencyUse } from '@herald/core/ports';
 import { EMPTY, key, prefixRange, tag } from './keys';
 import { toHeraldError, openLevelDb } from './lifecycle';
 

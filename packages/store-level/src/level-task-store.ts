@@ -1,17 +1,14 @@
 import { ClassicLevel } from 'classic-level';
+import { AbstractTaskStore, taskNotFound, unitNotFound } from '@herald/core/adapter';
 import {
-  AbstractTaskStore,
   isTaskId,
   taskMachine,
-  taskNotFound,
-  unitNotFound,
   type CompiledTaskQuery,
   type ExecutionUnit,
   type ListMeta,
-  type OutboxEvent,
   type Task,
-  type TaskPage,
-} from '@herald/core';
+} from '@herald/core/task';
+import type { OutboxEvent, TaskPage } from '@herald/core/ports';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { toHeraldError, openLevelDb } from './lifecycle';

@@ -1,7 +1,8 @@
 import { chmod, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { AdapterLifecycle, ErrorCodes, HeraldError, isHeraldError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
+import { AdapterLifecycle } from '@herald/core/adapter';
+import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@herald/core';
 
 interface LevelErrorLike {
   code?: unknown;

@@ -1,4 +1,5 @@
-import { ConfigError, type RetryOptions } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { RetryOptions } from '@herald/core/retry';
 import type { ConnectionOptions } from 'mysql2/promise';
 import { compileMySqlTls, type MySqlTlsMaterial } from './tls';
 

@@ -8,7 +8,7 @@
  * however much history lies below; the first live id found (or MAX(id) + 1)
  * becomes the new checkpoint.
  */
-import { TASK_STATES, taskMachine, type TaskState } from '@herald/core';
+import { TASK_STATES, taskMachine, type TaskState } from '@herald/core/task';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { inTransaction } from './pool';
 import { TASK_COLUMNS } from './rows';

@@ -3,11 +3,7 @@ import {
   checkNewAuditEntry,
   checkRevokeTime,
   compileAuditQuery,
-  ErrorCodes,
-  HeraldError,
-  NotFoundError,
   TOKEN_ID_PATTERN,
-  type AccessStore,
   type AccessToken,
   type AuditEntry,
   type AuditPage,
@@ -16,8 +12,10 @@ import {
   type NewAuditEntry,
   type Role,
   type StoredAccessToken,
-  type RetryOptions,
-} from '@herald/core';
+} from '@herald/core/access';
+import { ErrorCodes, HeraldError, NotFoundError } from '@herald/core';
+import type { AccessStore } from '@herald/core/ports';
+import type { RetryOptions } from '@herald/core/retry';
 import { type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { openPool, PoolCalls } from './pool';

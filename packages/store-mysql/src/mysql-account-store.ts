@@ -12,12 +12,12 @@ import {
   type AccountLimitsOverride,
   type AccountSettings,
   type AccountSettingsPatch,
-  type AccountStore,
   type AccountUsage,
   type BroadcastReservation,
   type ReserveResult,
-  type RetryOptions,
-} from '@herald/core';
+} from '@herald/core/account-quota';
+import type { AccountStore } from '@herald/core/ports';
+import type { RetryOptions } from '@herald/core/retry';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { inTransaction, openPool, PoolCalls } from './pool';

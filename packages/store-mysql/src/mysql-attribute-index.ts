@@ -1,25 +1,25 @@
 import {
   applyChunkEdit,
-  checkLookupSize,
   checkUserAttributes,
   chunkEdits,
   decodeChunk,
   emptyChunk,
   encodeChunk,
-  ErrorCodes,
-  HeraldError,
-  isLookupUin,
   lastPerUin,
-  MAX_USERS_PER_PUT,
   UNIVERSE_KEY,
-  ValidationError,
+  type ChunkEdit,
+  type UserAttributes,
+} from '@herald/core/targeting';
+import {
+  checkLookupSize,
+  isLookupUin,
+  MAX_USERS_PER_PUT,
   type AttributeIndex,
   type UserAttributeLookup,
-  type ChunkEdit,
   type StoredChunk,
-  type UserAttributes,
-  type RetryOptions,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ErrorCodes, HeraldError, ValidationError } from '@herald/core';
+import type { RetryOptions } from '@herald/core/retry';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { openPool, PoolCalls } from './pool';
 import type { MySqlTaskStoreOptions } from './connection';

@@ -13,15 +13,15 @@ import {
   type CampaignPage,
   type CampaignPatch,
   type CampaignQuery,
-  type CampaignStore,
   type CampaignTemplate,
   type FiringOutcome,
   type FiringPage,
   type FiringQuery,
   type NewCampaign,
   type NewCampaignFiring,
-  type RetryOptions,
-} from '@herald/core';
+} from '@herald/core/campaign';
+import type { CampaignStore } from '@herald/core/ports';
+import type { RetryOptions } from '@herald/core/retry';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { inTransaction, openPool, PoolCalls } from './pool';

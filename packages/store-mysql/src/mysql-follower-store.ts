@@ -1,23 +1,25 @@
 import {
   checkAfterUin,
-  checkAscendingBatch,
   checkFollowChange,
   checkFollowersAccount,
-  checkSourceBatchSize,
-  classifyUin,
   followChangeWins,
   followPairKey,
   reduceFollowChanges,
-  ValidationError,
+  type FollowChange,
+} from '@herald/core/audience';
+import {
+  checkAscendingBatch,
+  checkSourceBatchSize,
+  classifyUin,
   type AudienceBatch,
   type AudienceReadOptions,
   type AudienceSource,
   type FollowApplyResult,
-  type FollowChange,
   type FollowerStore,
   type FollowersOptions,
-  type RetryOptions,
-} from '@herald/core';
+} from '@herald/core/ports';
+import { ValidationError } from '@herald/core';
+import type { RetryOptions } from '@herald/core/retry';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { openPool, PoolCalls } from './pool';
 import type { MySqlTaskStoreOptions } from './connection';

@@ -1,4 +1,7 @@
-import { AbstractFrequencyCounter, ConfigError, uniqueSorted, type FrequencyUse } from '@herald/core';
+import { AbstractFrequencyCounter } from '@herald/core/adapter';
+import { ConfigError } from '@herald/core';
+import { uniqueSorted } from '@herald/core/uins';
+import type { FrequencyUse } from '@herald/core/ports';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { isDeadlock, toHeraldError } from './mysql-errors';

@@ -1,20 +1,17 @@
+import { AbstractTaskStore, taskNotFound, unitNotFound } from '@herald/core/adapter';
 import {
-  AbstractTaskStore,
   checkLimit,
   checkNow,
   isTaskId,
-  taskNotFound,
   TASK_QUERY_DEFAULT_LIMIT,
   taskMachine,
-  unitNotFound,
   type CompiledTaskQuery,
   type ExecutionUnit,
   type ListMeta,
-  type OutboxEvent,
   type Task,
-  type TaskPage,
   type TaskRecordRules,
-} from '@herald/core';
+} from '@herald/core/task';
+import type { OutboxEvent, TaskPage } from '@herald/core/ports';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { mysqlCode, toHeraldError } from './mysql-errors';

@@ -4,7 +4,9 @@
  * close, mysql2 errors turned into HeraldErrors, close waiting for calls in
  * flight), and running a transaction.
  */
-import { AdapterLifecycle, ConfigError, type RetryOptions } from '@herald/core';
+import { AdapterLifecycle } from '@herald/core/adapter';
+import { ConfigError } from '@herald/core';
+import type { RetryOptions } from '@herald/core/retry';
 import { createPool, type Pool, type PoolConnection } from 'mysql2/promise';
 import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
 import { loadMigrations, pendingMigrations, readApplied } from './migrate';

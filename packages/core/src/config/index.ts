@@ -18,3 +18,8 @@ export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, Frequency
 export type { BandwidthConfig, BandwidthTraffic } from './options';
 export { KAFKA_SASL_MECHANISMS } from './connection-security';
 export type { KafkaSaslMechanism, KafkaSaslOptions, KafkaSaslConfig, TlsFileOptions, TlsFileConfig, MySqlTlsOptions, MySqlTlsConfig, ZooKeeperAuthOptions, ZooKeeperAuthConfig, PresenceOptions, PresenceConfig } from './connection-security';
+// Setting checks shared with adapters that take the same settings as options (one set of bounds and messages).
+export { int as intSetting } from './validate';
+export { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls } from './compile-connection-security';
+export { KAFKA_LIMITS, checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './kafka-settings';
+export { ZOOKEEPER_LIMITS, checkZnodePath, checkZooKeeperConnectionString, checkZooKeeperCredentials, checkZooKeeperMonitorDigest, checkZooKeeperRoot, zookeeperMs } from './zookeeper-settings';

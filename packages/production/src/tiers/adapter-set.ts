@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { systemClock, type Logger } from '@herald/core';
+import { systemClock, type Logger } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
 import type { ExecutorAdapters, Resources, TierAdapters } from '@herald/compose';
 import { createDeliveryGateway, watchOfflineStoreSize } from '@herald/executor';

@@ -1,4 +1,6 @@
-import { ConfigError, type Logger, type ProductionConfig } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { Logger } from '@herald/core/ports';
+import type { ProductionConfig } from '@herald/core/config';
 import { SharedBitmapError, SharedOnlineBitmap } from '@herald/shared-bitmap';
 
 /** Maps the bitmap of this executor's host read-only, waiting for the host's presence agent to create it. */

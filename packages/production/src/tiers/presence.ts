@@ -1,5 +1,6 @@
 import { buildPresenceAgent, Resources, type PresenceLinks, type WrittenBitmap } from '@herald/compose';
-import { ConfigError, type PresenceMember, type ProductionConfig } from '@herald/core';
+import { ConfigError } from '@herald/core';
+import type { PresenceMember, ProductionConfig } from '@herald/core/config';
 import { bitmapGeneration, presenceKey } from '@herald/presence';
 import { SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { ProcessLinks } from '../links';

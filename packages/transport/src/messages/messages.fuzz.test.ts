@@ -13,7 +13,9 @@
  * docs/fuzzing.md.
  */
 import * as fc from 'fast-check';
-import { APTA_STATES, FILTER_REASONS, FrameError, type AptaMessage, type AptaTableEntry } from '@herald/core';
+import { APTA_STATES, type AptaMessage, type AptaTableEntry } from '@herald/core/apta';
+import { FILTER_REASONS } from '@herald/core/task';
+import { FrameError } from '@herald/core';
 import { WIRE_VERSIONS, decodeMessage, encodeMessage, encodeMessageAs } from './index';
 import { KIND_IDS } from './codec';
 import type { Message, MessageKind } from './types';

@@ -1,4 +1,4 @@
-import type { AptaMessage, AptaTableEntry } from '@herald/core';
+import type { AptaMessage, AptaTableEntry } from '@herald/core/apta';
 import { decode, encode } from './v1';
 import { expectFixture, expectHeaderAndLengthChecks, frameErrorCode, hex, patched } from '../frame.test-util';
 import type { AptaEnvelope } from '../types';

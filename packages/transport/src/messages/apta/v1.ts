@@ -31,7 +31,14 @@
  * (process ids, counts, ...): a frame that decodes to a message the state
  * machine would refuse is FRAME_MALFORMED too, and so is encoding one.
  */
-import { APTA_STATES, ValidationError, checkAptaMessage, type AptaMessage, type AptaState, type AptaTableEntry } from '@herald/core';
+import {
+  APTA_STATES,
+  checkAptaMessage,
+  type AptaMessage,
+  type AptaState,
+  type AptaTableEntry,
+} from '@herald/core/apta';
+import { ValidationError } from '@herald/core';
 import { FrameWriter, malformed, openFrame, type FrameReader } from '../codec';
 import type { AptaEnvelope } from '../types';
 

@@ -21,7 +21,7 @@
  * A frame breaking an "at most" is malformed on both sides: the planner
  * divides by these numbers and must never see a negative spare.
  */
-import type { HostLoad } from '@herald/core';
+import type { HostLoad } from '@herald/core/dispatch';
 import { FrameWriter, malformed, openFrame } from '../codec';
 import type { HostLoadMessage } from '../types';
 

@@ -1,4 +1,4 @@
-import { FILTER_REASONS } from '@herald/core';
+import { FILTER_REASONS } from '@herald/core/task';
 import { decode, encode } from './v1';
 import { expectFixture, expectHeaderAndLengthChecks, frameErrorCode, hex } from '../frame.test-util';
 import type { PreprocessResult } from '../types';

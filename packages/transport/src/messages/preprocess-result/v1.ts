@@ -24,7 +24,7 @@
  *   1 duplicate   2 blacklisted   3 already_sent   4 not_follower
  *   5 over_frequency   6 targeting
  */
-import type { FilterReason } from '@herald/core';
+import type { FilterReason } from '@herald/core/task';
 import { FrameWriter, malformed, openFrame, type FrameReader } from '../codec';
 import type { PlannedUnit, PreprocessResult } from '../types';
 
