@@ -1,3 +1,4 @@
+import AsyncLock from 'async-lock';
 import { EventEmitter } from 'node:events';
 import { chmod, mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
@@ -55,8 +56,8 @@ export class LevelEventLog extends AbstractEventBus {
   private readonly appended = new EventEmitter().setMaxListeners(0);
   /** Next position per topic, loaded on first use. */
   private readonly heads = new Map<string, number>();
-  /** Per topic, the tail of the chain that serialises appends and group creation. */
-  private readonly chains = new Map<string, Promise<unknown>>();
+  /** Per topic, serialises appends and group creation (no cap on waiting callers, no timeout). */
+  private readonly topicLocks = new AsyncLock({ maxPending: Infinity });
   private readonly groups = new Map<string, GroupDelivery>();
 
   private constructor(
@@ -173,13 +174,7 @@ export class LevelEventLog extends AbstractEventBus {
 
   /** Runs `fn` after everything queued before it for this topic. */
   private serial<T>(topic: string, fn: () => Promise<T>): Promise<T> {
-    const result = (this.chains.get(topic) ?? Promise.resolve()).then(fn, fn);
-    const tail = result.catch(() => undefined);
-    this.chains.set(topic, tail);
-    void tail.then(() => {
-      if (this.chains.get(topic) === tail) this.chains.delete(topic);
-    });
-    return result;
+    return this.topicLocks.acquire(topic, fn);
   }
 }
 

@@ -20,7 +20,7 @@ describe('KeyedMutex', () => {
     open();
     await Promise.all([first, second]);
     expect(log).toEqual(['first:start', 'first:end', 'second']);
-    expect(mutex.size).toBe(0);
+    expect(mutex.busy).toBe(false);
   });
 
   it('runs calls on different keys concurrently', async () => {
@@ -41,6 +41,6 @@ describe('KeyedMutex', () => {
     const mutex = new KeyedMutex<string>();
     await expect(mutex.run('k', async () => Promise.reject(new RangeError('boom')))).rejects.toThrow('boom');
     await expect(mutex.run('k', async () => 42)).resolves.toBe(42);
-    expect(mutex.size).toBe(0);
+    expect(mutex.busy).toBe(false);
   });
 });

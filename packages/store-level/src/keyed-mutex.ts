@@ -1,35 +1,26 @@
+import AsyncLock from 'async-lock';
+
 /**
  * An in-process mutex per key. LevelDB has no transactions, so each
- * read-modify-write of one task (read the record, check fence and state
- * machine, write a batch) runs under that task's lock; LevelDB's own LOCK
- * file guarantees no other process has the database open, so an in-process
- * lock is enough. Operations on different keys run concurrently.
+ * read-modify-write of one record (read it, check fence and state machine,
+ * write a batch) runs under that record's lock; LevelDB's own LOCK file
+ * guarantees no other process has the database open, so an in-process lock is
+ * enough. Operations on different keys run concurrently.
  *
- * Each key maps to the tail of a promise chain; a caller waits for the
- * previous tail, runs, and releases. The entry is deleted when the last
- * waiter finishes, so the map holds only keys in use.
+ * The queues are async-lock's (the library audience's FollowerCopies uses too);
+ * this class only fixes the options every store wants: no cap on waiting
+ * callers (a store call waits its turn, it is never refused for being many)
+ * and no timeout.
  */
-export class KeyedMutex<K> {
-  private readonly tails = new Map<K, Promise<void>>();
+export class KeyedMutex<K extends string | number> {
+  private readonly lock = new AsyncLock({ maxPending: Infinity });
 
-  async run<T>(key: K, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const done = new Promise<void>((resolve) => (release = resolve));
-    // The chain never rejects: `done` only ever resolves.
-    const tail = previous.then(() => done);
-    this.tails.set(key, tail);
-    await previous;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
+  run<T>(key: K, fn: () => Promise<T>): Promise<T> {
+    return this.lock.acquire(String(key), fn);
   }
 
-  /** Keys currently locked or awaited (for tests). */
-  get size(): number {
-    return this.tails.size;
+  /** Whether any key is held or awaited (for tests: a finished call leaves none). */
+  get busy(): boolean {
+    return this.lock.isBusy();
   }
 }
