@@ -76,6 +76,10 @@ module.exports = {
     exclude: { path: '(^|/)dist/' },
     tsConfig: { fileName: 'tsconfig.base.json' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['types', 'require', 'default'], extensions: ['.ts', '.tsx', '.js', '.d.ts'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['types', 'require', 'default'],
+      extensions: ['.ts', '.tsx', '.js', '.d.ts'],
+    },
   },
 };

@@ -26,9 +26,16 @@ module.exports = async () => {
   // HERALD_SKIP_BUILD=1 skips the build (for work on one package while another does not compile yet).
   if (process.env.HERALD_SKIP_BUILD !== '1') {
     // The shared-bitmap addon too: a checkout updated without `npm install` would lack it.
-    execFileSync(process.execPath, [require.resolve('./packages/shared-bitmap/scripts/build-native.js'), '--if-stale'], { cwd: __dirname, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [require.resolve('./packages/shared-bitmap/scripts/build-native.js'), '--if-stale'],
+      { cwd: __dirname, stdio: 'inherit' },
+    );
     // Compiled files of moved or deleted sources would shadow their replacements (scripts/prune-stale-dist.js).
-    execFileSync(process.execPath, [require.resolve('./scripts/prune-stale-dist.js')], { cwd: __dirname, stdio: 'inherit' });
+    execFileSync(process.execPath, [require.resolve('./scripts/prune-stale-dist.js')], {
+      cwd: __dirname,
+      stdio: 'inherit',
+    });
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b'], { cwd: __dirname, stdio: 'inherit' });
   }
   const { TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('./packages/testing/dist/services');

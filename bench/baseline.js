@@ -29,7 +29,14 @@ const BUSY_LOAD = 1.5;
 
 function parseArgs(argv) {
   const args = { sizes: [1e5, 1e6], online: 0.3, record: false, ...BASELINE_DEFAULTS };
-  const numeric = { '--online': 'online', '--batch': 'batchSize', '--workers': 'workers', '--processes': 'processes', '--concurrency': 'concurrency', '--daily-cap': 'dailyCap' };
+  const numeric = {
+    '--online': 'online',
+    '--batch': 'batchSize',
+    '--workers': 'workers',
+    '--processes': 'processes',
+    '--concurrency': 'concurrency',
+    '--daily-cap': 'dailyCap',
+  };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--sizes') args.sizes = argv[++i].split(',').map(Number);
     else if (argv[i] === '--redis') args.redisUrl = argv[++i];
@@ -40,8 +47,10 @@ function parseArgs(argv) {
   const positiveInt = (n) => Number.isInteger(n) && n >= 1;
   if (args.sizes.some((n) => !positiveInt(n))) throw new Error('--sizes: positive integers, e.g. 1e5,1e6');
   if (!(args.online >= 0 && args.online <= 1)) throw new Error('--online: a share between 0 and 1');
-  for (const k of ['batchSize', 'workers', 'concurrency', 'dailyCap']) if (!positiveInt(args[k])) throw new Error(`--${k}: a positive integer`);
-  if (!(positiveInt(args.processes) || args.processes === 0)) throw new Error('--processes: 0 (workers in this process) or a positive integer');
+  for (const k of ['batchSize', 'workers', 'concurrency', 'dailyCap'])
+    if (!positiveInt(args[k])) throw new Error(`--${k}: a positive integer`);
+  if (!(positiveInt(args.processes) || args.processes === 0))
+    throw new Error('--processes: 0 (workers in this process) or a positive integer');
   return args;
 }
 
@@ -91,14 +100,18 @@ function section(args, rows, redis) {
     ),
     '',
     'How the two sides ran:',
-    '- Herald: `bench/fanout.js`\'s run (bench/embedded-fanout.js); its time here is list upload + task creation to COMPLETED',
+    "- Herald: `bench/fanout.js`'s run (bench/embedded-fanout.js); its time here is list upload + task creation to COMPLETED",
     `  (${rows.map((r) => `${fmt(r.herald.uploadS, 2)} + ${fmt(r.herald.endToEndS, 2)} s`).join(', ')}).`,
     `- Baseline (bench/baseline/): the list as ${rows.map((r) => fmt(r.baseline.jobs)).join(', ')} BullMQ jobs of ${fmt(args.batchSize)} uins (addBulk, ${rows.map((r) => `${fmt(r.baseline.enqueueS, 2)} s`).join(', ')}),`,
     `  ${args.processes > 0 ? `one Worker in each of ${args.processes} child processes` : `${args.workers} Worker(s) in the benchmark process`} at concurrency ${args.concurrency}; per job three pipelined round trips: SADD per uin (dedupe) + SMISMEMBER`,
     '  (blacklist) + GETBIT per uin (online bitmap, SETBIT beforehand); INCR + EXPIRE NX per kept uin (daily cap of',
     `  ${args.dailyCap}); RPUSH per offline uin to its list, online uins to the same FileDeliverySink as Herald. Its counts reconciled,`,
     '  the sink file, offline lists and cap counters in Redis matched them, and every key of the run was deleted after.',
-    ...(args.processes > 0 ? ['- The baseline\'s peak RSS is this process\'s plus each worker process\'s own peak, summed (an upper bound: the peaks need not coincide).'] : []),
+    ...(args.processes > 0
+      ? [
+          "- The baseline's peak RSS is this process's plus each worker process's own peak, summed (an upper bound: the peaks need not coincide).",
+        ]
+      : []),
     `- 1-minute load average at the start of each run is in the table: the 2 cores are shared with other work${busy ? `, and at least one run started above ${BUSY_LOAD}: the machine was visibly busy, so these figures are lower than a quiet machine would give, on both sides` : ''}.`,
     '',
   ].join('\n');

@@ -82,7 +82,8 @@ function byPartition(view, list) {
   const online = new Uint32Array(BATCH);
   const offline = new Uint32Array(BATCH);
   let found = 0;
-  for (let i = 0; i < list.length; i += BATCH) found += view.partition(list.subarray(i, i + BATCH), online, offline).online;
+  for (let i = 0; i < list.length; i += BATCH)
+    found += view.partition(list.subarray(i, i + BATCH), online, offline).online;
   return found;
 }
 
@@ -107,7 +108,9 @@ function measure(fn, view, list, runs) {
 
 function shmemHugePages() {
   try {
-    return /\[(\w+)\]/.exec(fs.readFileSync('/sys/kernel/mm/transparent_hugepage/shmem_enabled', 'utf8'))?.[1] ?? 'unknown';
+    return (
+      /\[(\w+)\]/.exec(fs.readFileSync('/sys/kernel/mm/transparent_hugepage/shmem_enabled', 'utf8'))?.[1] ?? 'unknown'
+    );
   } catch {
     return 'unknown';
   }
@@ -131,7 +134,9 @@ async function main() {
   try {
     let started = performance.now();
     writer = SharedOnlineBitmap.openWriter(file, uinLimit);
-    setup.push(`openWriter (create, posix_fallocate ${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB): ${ms(started)} ms`);
+    setup.push(
+      `openWriter (create, posix_fallocate ${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB): ${ms(started)} ms`,
+    );
     started = performance.now();
     const share = fillOnline(file, Math.ceil(uinLimit / 32), args.online);
     setup.push(`fill ${share.toFixed(3)} online: ${ms(started)} ms`);
@@ -142,7 +147,9 @@ async function main() {
     setup.push(`openReader${args.advice ? ` (madvise ${args.advice})` : ''}: ${ms(started)} ms`);
     started = performance.now();
     byPartition(reader, shuffled); // a fresh mapping: this pass also faults the pages in
-    setup.push(`first pass on the fresh mapping (random order, page faults included): ${millions(args.lookups / ((performance.now() - started) / 1000))} M lookups/s`);
+    setup.push(
+      `first pass on the fresh mapping (random order, page faults included): ${millions(args.lookups / ((performance.now() - started) / 1000))} M lookups/s`,
+    );
 
     const heapWords = new Uint32Array(Math.ceil(uinLimit / 32));
     const fd = fs.openSync(file, 'r');
@@ -161,18 +168,30 @@ async function main() {
       ]) {
         rows.push({ order, method, bitmap: 'shared mapping (reader)', ...measure(fn, reader, list, args.runs) });
       }
-      rows.push({ order, method: 'partition (4,096 per batch)', bitmap: 'private heap copy (control)', ...measure(byPartition, heap, list, args.runs) });
+      rows.push({
+        order,
+        method: 'partition (4,096 per batch)',
+        bitmap: 'private heap copy (control)',
+        ...measure(byPartition, heap, list, args.runs),
+      });
     }
 
     const title = `### Online bitmap lookups (shared memory), one core — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`;
     const context =
       `Machine: ${machine()}; shmem transparent huge pages: ${shmemHugePages()}. ` +
       `Bitmap: 2^${args.uinBits} bits in ${path.dirname(file)}, ${args.online} online at random; ${args.lookups.toLocaleString('en-US')} random uins looked up, median of ${args.runs} runs. ` +
-      `Command: \`node bench/bitmap.js${process.argv.slice(2).filter((a) => a !== '--record').map((a) => ' ' + a).join('')}\`.`;
+      `Command: \`node bench/bitmap.js${process.argv
+        .slice(2)
+        .filter((a) => a !== '--record')
+        .map((a) => ' ' + a)
+        .join('')}\`.`;
     const table = [
       '| list order | method | bitmap | M lookups/s (median) | best | online share found |',
       '|---|---|---|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.order} | ${r.method} | ${r.bitmap} | ${millions(r.median)} | ${millions(r.best)} | ${r.share.toFixed(3)} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.order} | ${r.method} | ${r.bitmap} | ${millions(r.median)} | ${millions(r.best)} | ${r.share.toFixed(3)} |`,
+      ),
     ].join('\n');
     const section = `${title}\n\n${context}\n\n${table}\n\nSetup: ${setup.join('; ')}.\n`;
     console.log(section);

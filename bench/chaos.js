@@ -42,7 +42,10 @@ async function main() {
   const seed = seedArg === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(seedArg);
   const without = String(arg('--without', '')).split(',').filter(Boolean);
   const unknown = without.filter((k) => !FAULT_KINDS.includes(k));
-  if (unknown.length > 0 || !Number.isInteger(seed)) throw new Error(`bad arguments: seed ${seedArg}, unknown fault kinds ${unknown.join(', ')} (kinds: ${FAULT_KINDS.join(', ')})`);
+  if (unknown.length > 0 || !Number.isInteger(seed))
+    throw new Error(
+      `bad arguments: seed ${seedArg}, unknown fault kinds ${unknown.join(', ')} (kinds: ${FAULT_KINDS.join(', ')})`,
+    );
   const options = {
     ...CHAOS_DEFAULTS,
     seed,
@@ -61,7 +64,8 @@ async function main() {
 
   const fmt = (n) => n.toLocaleString('en-US');
   const kills = {};
-  for (const f of summary.faults) if (f.kind === 'kill') kills[f.target.replace(/-\d+$/, '')] = (kills[f.target.replace(/-\d+$/, '')] ?? 0) + 1;
+  for (const f of summary.faults)
+    if (f.kind === 'kill') kills[f.target.replace(/-\d+$/, '')] = (kills[f.target.replace(/-\d+$/, '')] ?? 0) + 1;
   const sum = (key) => summary.tasks.reduce((total, t) => total + t[key], 0);
   const command = `npm run chaos --${full ? ' --full' : ''}${arg('--recipients') ? ` --recipients ${options.recipients}` : ''} --seed ${seed}${without.length ? ` --without ${without.join(',')}` : ''}`;
   const table = [
@@ -72,8 +76,14 @@ async function main() {
     '| measure | value |',
     '|---|---:|',
     `| recipients, tasks | ${fmt(options.recipients)} in ${summary.tasks.length} tasks (${summary.tasks.map((t) => t.state).join(', ')}) |`,
-    `| faults injected | ${summary.faults.length}: ${Object.entries(summary.byKind).map(([k, n]) => `${k} ${n}`).join(', ')} |`,
-    `| processes killed, by tier | ${Object.entries(kills).map(([tier, n]) => `${tier} ${n}`).join(', ') || 'none'} |`,
+    `| faults injected | ${summary.faults.length}: ${Object.entries(summary.byKind)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')} |`,
+    `| processes killed, by tier | ${
+      Object.entries(kills)
+        .map(([tier, n]) => `${tier} ${n}`)
+        .join(', ') || 'none'
+    } |`,
     `| delivered + offline + filtered = list | ${fmt(sum('delivered'))} + ${fmt(sum('offline'))} + ${fmt(sum('filtered'))} = ${fmt(sum('list'))} |`,
     `| recipients lost | ${fmt(summary.lost)} |`,
     `| duplicates (repeated delivery records, same key task + uin) | ${fmt(summary.repeats)} in ${fmt(sum('repeatedBatches'))} batches (bound ${fmt(sum('repeatBound'))}) |`,

@@ -59,9 +59,11 @@ function isOnlineUin(uin, share) {
 /** Runs `worker(i)` for i in [0, count) on `clients` concurrent loops. */
 async function forEachConcurrently(count, clients, worker) {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(clients, count) }, async () => {
-    while (next < count) await worker(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(clients, count) }, async () => {
+      while (next < count) await worker(next++);
+    }),
+  );
 }
 
 /**
@@ -74,7 +76,16 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
   const gateway = firstDeliveryGateway(new FileDeliverySink(path.join(dir, 'deliveries')));
   const urgentBase = tasks * recipients;
   const uinSpaceBits = Math.max(24, Math.ceil(Math.log2(urgentBase + URGENT_RECIPIENTS)));
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS }, { gateway });
+  const cluster = await startEmbeddedCluster(
+    {
+      dataDir: path.join(dir, 'data'),
+      http: { port: 0 },
+      uinSpaceBits,
+      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
+      tasks: TEST_TASK_OPTIONS,
+    },
+    { gateway },
+  );
   const post = async (route, body, binary) => {
     const response = await fetch(cluster.url + route, {
       method: 'POST',
@@ -101,9 +112,16 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
     /** One real-time task: create -> first delivery in ms. */
     const probe = async () => {
       const started = performance.now();
-      const task = await post('/api/v1/tasks', { accountId: 'bench', listId: urgentList, priority: 'realtime', content: { body: `urgent ${probeNo++}` }, confirm: URGENT_RECIPIENTS });
+      const task = await post('/api/v1/tasks', {
+        accountId: 'bench',
+        listId: urgentList,
+        priority: 'realtime',
+        content: { body: `urgent ${probeNo++}` },
+        confirm: URGENT_RECIPIENTS,
+      });
       while (!gateway.first.has(task.id)) {
-        if (performance.now() - started > PROBE_TIMEOUT_MS) throw new Error(`real-time task ${task.id} had no delivery within ${PROBE_TIMEOUT_MS / 1000} s`);
+        if (performance.now() - started > PROBE_TIMEOUT_MS)
+          throw new Error(`real-time task ${task.id} had no delivery within ${PROBE_TIMEOUT_MS / 1000} s`);
         await new Promise((r) => setImmediate(r));
       }
       return gateway.first.get(task.id) - started;
@@ -116,7 +134,12 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
     await forEachConcurrently(tasks, CREATE_CLIENTS, async (i) => {
       const requestAt = Date.now();
       // confirm: a list over accounts.defaultLimits.confirmAbove needs its count repeated (docs/account-quotas.md).
-      const task = await post('/api/v1/tasks', { accountId: 'bench', listId: listIds[i], content: { body: `concurrent ${i}` }, confirm: recipients });
+      const task = await post('/api/v1/tasks', {
+        accountId: 'bench',
+        listId: listIds[i],
+        content: { body: `concurrent ${i}` },
+        confirm: recipients,
+      });
       created[i] = { id: task.id, requestAt };
     });
     const allCreatedS = (Date.now() - firstCreate) / 1000;
@@ -150,7 +173,8 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
       if (task.state !== 'COMPLETED') throw new Error(`task ${id} ended ${task.state}: ${JSON.stringify(task.error)}`);
       const r = task.report;
       const removed = Object.values(r.removed).reduce((a, b) => a + b, 0);
-      if (r.delivered + r.offline + removed !== r.total || r.total !== recipients) throw new Error(`task ${id}: report does not reconcile: ${JSON.stringify(r)}`);
+      if (r.delivered + r.offline + removed !== r.total || r.total !== recipients)
+        throw new Error(`task ${id}: report does not reconcile: ${JSON.stringify(r)}`);
       totals.delivered += r.delivered;
       totals.offline += r.offline;
       totals.removed += removed;
@@ -169,7 +193,8 @@ async function runConcurrent({ tasks, recipients, online, probes, log = () => {}
       completion: percentiles(completionMs),
       probes: probeMs.length,
       probe: probeMs.length > 0 ? percentiles(probeMs) : undefined,
-      liveAtProbe: liveAtProbe.length > 0 ? { first: liveAtProbe[0], last: liveAtProbe[liveAtProbe.length - 1] } : undefined,
+      liveAtProbe:
+        liveAtProbe.length > 0 ? { first: liveAtProbe[0], last: liveAtProbe[liveAtProbe.length - 1] } : undefined,
       ...totals,
     };
   } finally {
@@ -201,7 +226,8 @@ async function main() {
     probes: Number(arg('--probes', 30)),
     log: (line) => process.stderr.write(line + '\n'),
   };
-  for (const k of ['tasks', 'recipients']) if (!(Number.isInteger(options[k]) && options[k] >= 1)) throw new Error(`--${k}: a positive integer`);
+  for (const k of ['tasks', 'recipients'])
+    if (!(Number.isInteger(options[k]) && options[k] >= 1)) throw new Error(`--${k}: a positive integer`);
   if (!(Number.isInteger(options.probes) && options.probes >= 0)) throw new Error('--probes: a non-negative integer');
   if (!(options.online >= 0 && options.online <= 1)) throw new Error('--online: a share between 0 and 1');
   const result = await runConcurrent(options);

@@ -28,7 +28,8 @@ function parseArgs(argv) {
     else if (argv[i] === '--record') args.record = true;
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (args.sizes.some((n) => !(n >= 1)) || !(Number.isInteger(args.runs) && args.runs >= 1)) throw new Error('bad --sizes or --runs');
+  if (args.sizes.some((n) => !(n >= 1)) || !(Number.isInteger(args.runs) && args.runs >= 1))
+    throw new Error('bad --sizes or --runs');
   return args;
 }
 
@@ -53,7 +54,12 @@ async function measure(n, runs) {
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
     await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
-    const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS });
+    const cluster = await startEmbeddedCluster({
+      dataDir: path.join(dir, 'data'),
+      http: { port: 0 },
+      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
+      tasks: TEST_TASK_OPTIONS,
+    });
     try {
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
       const list = await upload(cluster.url + '/api/v1/lists?accountId=bench', listFile);
@@ -65,7 +71,15 @@ async function measure(n, runs) {
       if (tasks.length !== 0) throw new Error('a dry run created a task');
       times.sort((a, b) => a - b);
       const removed = Object.values(answer.recipients.removed ?? {}).reduce((a, b) => a + b, 0);
-      return { n, best: times[0], median: times[Math.floor(times.length / 2)], kept: answer.recipients.kept, removed, sampled: answer.recipients.sampled ?? null, peakRssMiB: process.resourceUsage().maxRSS / 1024 };
+      return {
+        n,
+        best: times[0],
+        median: times[Math.floor(times.length / 2)],
+        kept: answer.recipients.kept,
+        removed,
+        sampled: answer.recipients.sampled ?? null,
+        peakRssMiB: process.resourceUsage().maxRSS / 1024,
+      };
     } finally {
       await cluster.stop();
     }
@@ -81,7 +95,10 @@ async function main() {
     process.stderr.write(`dry run over ${n.toLocaleString('en-US')} recipients ...\n`);
     rows.push(await measure(n, args.runs));
   }
-  const fmt = (n, d = 0) => (n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+  const fmt = (n, d = 0) =>
+    n === null || n === undefined
+      ? '-'
+      : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const table = [
     `### Dry run, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
@@ -89,7 +106,10 @@ async function main() {
     '',
     '| recipients | best (s) | median (s) | kept | removed | sampled | peak RSS (MiB) |',
     '|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${fmt(r.n)} | ${fmt(r.best, 3)} | ${fmt(r.median, 3)} | ${fmt(r.kept)} | ${fmt(r.removed)} | ${fmt(r.sampled)} | ${fmt(r.peakRssMiB)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${fmt(r.n)} | ${fmt(r.best, 3)} | ${fmt(r.median, 3)} | ${fmt(r.kept)} | ${fmt(r.removed)} | ${fmt(r.sampled)} | ${fmt(r.peakRssMiB)} |`,
+    ),
     '',
   ].join('\n');
   process.stdout.write(table + '\n');

@@ -18,29 +18,47 @@ const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/t
 /** Streams a list file to the API (a 10^8 list is 800 MB: never read it whole). */
 function upload(url, file) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: url.includes('/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': statSync(file).size, ...authHeaders() } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        if (res.statusCode >= 300) reject(new Error(`${url}: ${JSON.stringify(body)}`));
-        else resolve(body);
-      });
-    });
+    const req = request(
+      url,
+      {
+        method: url.includes('/lists') ? 'POST' : 'PUT',
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-length': statSync(file).size,
+          ...authHeaders(),
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          if (res.statusCode >= 300) reject(new Error(`${url}: ${JSON.stringify(body)}`));
+          else resolve(body);
+        });
+      },
+    );
     req.on('error', reject);
-    createReadStream(file, { highWaterMark: 1 << 20 }).on('error', reject).pipe(req);
+    createReadStream(file, { highWaterMark: 1 << 20 })
+      .on('error', reject)
+      .pipe(req);
   });
 }
 
 /** The content of a `template` run: one attribute lookup per batch and a render per online recipient (docs/delivery.md). */
-const TEMPLATE_CONTENT = { title: 'For {{uin}}', body: 'Hello {{region|default:"there"}}, from bench ({{ageBand|default:"-"}})', template: true };
+const TEMPLATE_CONTENT = {
+  title: 'For {{uin}}',
+  body: 'Hello {{region|default:"there"}}, from bench ({{ageBand|default:"-"}})',
+  template: true,
+};
 const REGIONS = ['gd', 'sh', 'bj', 'zj', 'js'];
 
 /** Gives every other online user attributes (the rest take the defaults), before the clock starts. */
 async function seedAttributes(cluster, online) {
   const step = 10_000; // MAX_USERS_PER_PUT
   const users = [];
-  for (let i = 0; i < online.length; i += 2) users.push({ uin: online[i], region: REGIONS[i % REGIONS.length], ageBand: '25-34' });
+  for (let i = 0; i < online.length; i += 2)
+    users.push({ uin: online[i], region: REGIONS[i % REGIONS.length], ageBand: '25-34' });
   for (let i = 0; i < users.length; i += step) await cluster.attributes.putUsers(users.slice(i, i + step));
 }
 
@@ -58,7 +76,12 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
     await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
-    const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS });
+    const cluster = await startEmbeddedCluster({
+      dataDir: path.join(dir, 'data'),
+      http: { port: 0 },
+      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
+      tasks: TEST_TASK_OPTIONS,
+    });
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
@@ -70,7 +93,12 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...authHeaders() },
         // confirm: a list over accounts.defaultLimits.confirmAbove needs its count repeated (docs/account-quotas.md).
-        body: JSON.stringify({ accountId: 'bench', listId: list.id, content: template ? TEMPLATE_CONTENT : { body: 'bench' }, confirm: list.count }),
+        body: JSON.stringify({
+          accountId: 'bench',
+          listId: list.id,
+          content: template ? TEMPLATE_CONTENT : { body: 'bench' },
+          confirm: list.count,
+        }),
       });
       const created = await response.json();
       let task;

@@ -82,11 +82,19 @@ function lastRing(handle) {
 async function main() {
   const kills = Number(arg('--kills', 20));
   const recipients = Number(arg('--recipients', 1_000_000));
-  const apta = { helloIntervalMs: Number(arg('--hello', 100)), deadIntervalMs: Number(arg('--dead', 600)), silencePeriodMs: Number(arg('--silence', 600)) };
+  const apta = {
+    helloIntervalMs: Number(arg('--hello', 100)),
+    deadIntervalMs: Number(arg('--dead', 600)),
+    silencePeriodMs: Number(arg('--silence', 600)),
+  };
   const loadAtStart = loadAverage();
   const servers = await startProductionServers('failover');
   const dir = await makeTempDir('herald-bench-failover-');
-  const cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 3, dispatchers: 1, executors: 2, controllers: 1, presence: 1, apta }, servers.names);
+  const cluster = new ProcessCluster(
+    dir.path,
+    { interfaces: 1, schedulers: 3, dispatchers: 1, executors: 2, controllers: 1, presence: 1, apta },
+    servers.names,
+  );
   const schedulers = cluster.ids('scheduler');
   let cleaning;
   const cleanUp = () =>
@@ -96,11 +104,17 @@ async function main() {
       await dir.remove().catch(() => undefined);
       await servers.stop();
     })());
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 
   try {
     // The failover test's unit shape: 1,000-uin batches, so executors' progress backs up soon after a kill, as it would at scale.
-    await cluster.configure({ uinSpaceBits: 32, dispatcher: { batchSize: 1000, unitSize: 25_000 }, offline: { rangeBits: 20 }, scheduler: { slots: 8, tickMs: 100 } });
+    await cluster.configure({
+      uinSpaceBits: 32,
+      dispatcher: { batchSize: 1000, unitSize: 25_000 },
+      offline: { rangeBits: 20 },
+      scheduler: { slots: 8, tickMs: 100 },
+    });
     step('servers up; keys and schema');
     await cluster.keysAndSchema();
     const audience = benchAudience(recipients, 0.3);
@@ -113,12 +127,21 @@ async function main() {
 
     const api = async (p, init) => {
       const response = await fetch(cluster.url + p, { ...init, headers: { ...init?.headers, ...authHeaders() } });
-      if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${p}: HTTP ${response.status} ${await response.text()}`);
+      if (!response.ok)
+        throw new Error(`${init?.method ?? 'GET'} ${p}: HTTP ${response.status} ${await response.text()}`);
       return response.json();
     };
     const binary = { 'content-type': 'application/octet-stream' };
-    await api('/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
-    const list = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
+    await api('/api/v1/blacklists/global', {
+      method: 'PUT',
+      headers: binary,
+      body: encodeRecipientList(audience.blacklist),
+    });
+    const list = await api('/api/v1/lists?accountId=bench', {
+      method: 'POST',
+      headers: binary,
+      body: encodeRecipientList(audience.list),
+    });
 
     const rounds = [];
     for (let i = 1; i <= kills; i++) {
@@ -127,13 +150,21 @@ async function main() {
       step(`round ${i}: ${describe(result)}`);
     }
 
-    const report = summarise({ rounds, kills, recipients, apta, loadAtStart, pollMs: rounds.flatMap((r) => r.pollCycles) });
+    const report = summarise({
+      rounds,
+      kills,
+      recipients,
+      apta,
+      loadAtStart,
+      pollMs: rounds.flatMap((r) => r.pollCycles),
+    });
     process.stdout.write(report + '\n');
     if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + report);
     const logsDir = arg('--logs', undefined);
     if (logsDir !== undefined) {
       await mkdir(logsDir, { recursive: true });
-      for (const [n, p] of cluster.processes.entries()) await writeFile(path.join(logsDir, `${n}-${p.id}.log`), p.output);
+      for (const [n, p] of cluster.processes.entries())
+        await writeFile(path.join(logsDir, `${n}-${p.id}.log`), p.output);
     }
     if (rounds.some((r) => r.finalState !== 'COMPLETED' || r.error)) process.exitCode = 1;
   } finally {
@@ -145,7 +176,16 @@ async function main() {
 async function killRound({ cluster, api, list, schedulers, round }) {
   const load = loadAverage();
   // The content differs per round: the no-resend filter would keep nobody otherwise.
-  const created = await api('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: `failover ${round}` }, confirm: list.count }) });
+  const created = await api('/api/v1/tasks', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      accountId: 'bench',
+      listId: list.id,
+      content: { body: `failover ${round}` },
+      confirm: list.count,
+    }),
+  });
   const owner = new HashRing(schedulers).ownerOf(created.id);
   let task;
   await waitFor(
@@ -153,9 +193,22 @@ async function killRound({ cluster, api, list, schedulers, round }) {
       task = await api(`/api/v1/tasks/${created.id}`);
       return task.state === 'SENDING' && progressOf(task) > 0 && task.owner === owner;
     },
-    { timeoutMs: 120_000, intervalMs: 10, message: `task ${created.id} sending with progress under ${owner} (last: ${task?.state}, owner ${task?.owner})` },
+    {
+      timeoutMs: 120_000,
+      intervalMs: 10,
+      message: `task ${created.id} sending with progress under ${owner} (last: ${task?.state}, owner ${task?.owner})`,
+    },
   );
-  const result = { round, taskId: created.id, load, killed: owner, atKill: progressOf(task), total: task.report.kept, units: task.report.units, pollCycles: [] };
+  const result = {
+    round,
+    taskId: created.id,
+    load,
+    killed: owner,
+    atKill: progressOf(task),
+    total: task.report.kept,
+    units: task.report.units,
+    pollCycles: [],
+  };
   const victim = cluster.processes.find((p) => p.id === owner && isLive(p));
   const survivors = cluster.processes.filter((p) => p.tier === 'scheduler' && p !== victim && isLive(p));
   const offsets = new Map(survivors.map((p) => [p, p.output.length]));
@@ -167,9 +220,12 @@ async function killRound({ cluster, api, list, schedulers, round }) {
   // Poll the task (resume) and the delivery files (pauses) until the new owner's report grows.
   const growth = [killAt];
   let bytes = await deliveredBytes(deliveries);
-  for (const deadline = killAt + 60_000; result.resumedMs === undefined && Date.now() < deadline; ) {
+  for (const deadline = killAt + 60_000; result.resumedMs === undefined && Date.now() < deadline;) {
     const asked = Date.now();
-    const [seen, now] = await Promise.all([api(`/api/v1/tasks/${created.id}`).catch(() => undefined), deliveredBytes(deliveries)]);
+    const [seen, now] = await Promise.all([
+      api(`/api/v1/tasks/${created.id}`).catch(() => undefined),
+      deliveredBytes(deliveries),
+    ]);
     const answered = Date.now();
     result.pollCycles.push(answered - (result.lastPoll ?? asked));
     result.lastPoll = answered;
@@ -187,11 +243,16 @@ async function killRound({ cluster, api, list, schedulers, round }) {
   result.deliveryPauseMs = Math.max(...growth.slice(1).map((t, k) => t - growth[k]));
 
   // The survivors' log lines (flushed through a pipe: give them a moment).
-  const lines = () => survivors.flatMap((p) => logLines(p, offsets.get(p)).map((l) => ({ ...l, id: p.id }))).sort((a, b) => a.at - b.at);
-  const ring = () => lines().find((l) => l.msg === 'ring of schedulers changed' && l.members.length > 0 && !l.members.includes(owner));
+  const lines = () =>
+    survivors.flatMap((p) => logLines(p, offsets.get(p)).map((l) => ({ ...l, id: p.id }))).sort((a, b) => a.at - b.at);
+  const ring = () =>
+    lines().find((l) => l.msg === 'ring of schedulers changed' && l.members.length > 0 && !l.members.includes(owner));
   const claim = () => lines().find((l) => l.msg === 'scheduler followed the ring' && l.adopted >= 1);
   const adoption = () => lines().find((l) => l.msg === 'rebalanced after a ring change' && l.adopted >= 1);
-  await waitFor(() => ring() !== undefined && adoption() !== undefined, { timeoutMs: 5000, message: 'log lines' }).catch(() => undefined);
+  await waitFor(() => ring() !== undefined && adoption() !== undefined, {
+    timeoutMs: 5000,
+    message: 'log lines',
+  }).catch(() => undefined);
   result.ringMs = ring() && ring().at - killAt;
   result.claimedMs = claim() && claim().at - killAt;
   result.adoptedMs = adoption() && adoption().at - killAt;
@@ -223,7 +284,9 @@ async function waitForRingOfThree(cluster, schedulers, timeoutMs) {
     async () => {
       const view = await (await fetch(`${cluster.url}/api/v1/cluster`, { headers: authHeaders() })).json();
       if (JSON.stringify(view.ring) !== full) return false;
-      return cluster.processes.filter((p) => p.tier === 'scheduler' && isLive(p)).every((p) => JSON.stringify(lastRing(p)) === full);
+      return cluster.processes
+        .filter((p) => p.tier === 'scheduler' && isLive(p))
+        .every((p) => JSON.stringify(lastRing(p)) === full);
     },
     { timeoutMs, intervalMs: 50, message: `the ring of ${full}\n${cluster.logs()}` },
   );
@@ -231,12 +294,18 @@ async function waitForRingOfThree(cluster, schedulers, timeoutMs) {
 
 /** Each executor's delivery file for the task (the file sink under <dataDir>/deliveries/<executor>). */
 function deliveryFiles(cluster, taskId) {
-  return cluster.ids('executor').map((id) => path.join(cluster.dir, 'data', 'deliveries', id, `task-${taskId}.deliveries`));
+  return cluster
+    .ids('executor')
+    .map((id) => path.join(cluster.dir, 'data', 'deliveries', id, `task-${taskId}.deliveries`));
 }
 
 async function deliveredBytes(files) {
   let total = 0;
-  for (const file of files) total += await stat(file).then((s) => s.size, () => 0);
+  for (const file of files)
+    total += await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
   return total;
 }
 
@@ -253,7 +322,8 @@ async function stopEverything(cluster) {
   );
 }
 
-const fmt = (n, d = 0) => (n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+const fmt = (n, d = 0) =>
+  n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 function describe(r) {
   return `task ${r.taskId}, killed ${r.killed}; ring ${fmt(r.ringMs)} ms, adopted ${fmt(r.adoptedMs)} ms by ${r.adoptedBy ?? '?'}, resumed ${fmt(r.resumedMs)} ms; ${r.finalState}${r.error ? ` (${r.error.split('\n')[0]})` : ''}`;
@@ -278,7 +348,9 @@ function summarise({ rounds, kills, recipients, apta, loadAtStart, pollMs }) {
   const defaults = DEFAULT_APTA.deadIntervalMs + DEFAULT_APTA.silencePeriodMs;
   const notCompleted = rounds.filter((r) => r.finalState !== 'COMPLETED');
   const errors = rounds.filter((r) => r.error);
-  const apiOwner = rounds.filter((r) => r.resumedBy !== undefined && r.adoptedBy !== undefined && r.resumedBy !== r.adoptedBy);
+  const apiOwner = rounds.filter(
+    (r) => r.resumedBy !== undefined && r.adoptedBy !== undefined && r.resumedBy !== r.adoptedBy,
+  );
   return [
     `### Scheduler failover (APTA), production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
@@ -286,16 +358,25 @@ function summarise({ rounds, kills, recipients, apta, loadAtStart, pollMs }) {
     '',
     '| from the SIGKILL to | p50 / p99 / max (ms) | kills |',
     '|---|---:|---:|',
-    row('a ring without it (first survivor\'s log line)', ring),
-    row('claim (survivor logs \'scheduler followed the ring\', adopted >= 1: task claimed, epoch + 1, requeued)', stats('claimedMs')),
-    row('adoption (survivor logs \'rebalanced after a ring change\', adopted >= 1: units re-sent from their checkpoints)', stats('adoptedMs')),
-    row('resumed delivery (the task\'s report grows under the new owner\'s epoch)', resumed),
+    row("a ring without it (first survivor's log line)", ring),
+    row(
+      "claim (survivor logs 'scheduler followed the ring', adopted >= 1: task claimed, epoch + 1, requeued)",
+      stats('claimedMs'),
+    ),
+    row(
+      "adoption (survivor logs 'rebalanced after a ring change', adopted >= 1: units re-sent from their checkpoints)",
+      stats('adoptedMs'),
+    ),
+    row("resumed delivery (the task's report grows under the new owner's epoch)", resumed),
     row('longest pause in delivery-file growth, kill to resume', stats('deliveryPauseMs')),
     row('restart of the killed scheduler -> ring of three again', stats('rejoinMs')),
     '',
     '| round | load avg | task | killed | adopted by | ring (ms) | claim (ms) | adoption (ms) | resumed (ms) | pause (ms) | progress at kill / at resume / kept | end |',
     '|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|---|',
-    ...rounds.map((r) => `| ${r.round} | ${r.load.toFixed(2)} | ${r.taskId} | ${r.killed} | ${r.adoptedBy ?? '-'} | ${fmt(r.ringMs)} | ${fmt(r.claimedMs)} | ${fmt(r.adoptedMs)} | ${fmt(r.resumedMs)} | ${fmt(r.deliveryPauseMs)} | ${fmt(r.atKill)} / ${fmt(r.atResume)} / ${fmt(r.total)} | ${r.finalState ?? '-'}${mismatch(r)}${r.error ? ` (${r.error.split('\n')[0].slice(0, 120)})` : ''} |`),
+    ...rounds.map(
+      (r) =>
+        `| ${r.round} | ${r.load.toFixed(2)} | ${r.taskId} | ${r.killed} | ${r.adoptedBy ?? '-'} | ${fmt(r.ringMs)} | ${fmt(r.claimedMs)} | ${fmt(r.adoptedMs)} | ${fmt(r.resumedMs)} | ${fmt(r.deliveryPauseMs)} | ${fmt(r.atKill)} / ${fmt(r.atResume)} / ${fmt(r.total)} | ${r.finalState ?? '-'}${mismatch(r)}${r.error ? ` (${r.error.split('\n')[0].slice(0, 120)})` : ''} |`,
+    ),
     '',
     'Notes:',
     `- Broadcasts: ${rounds.length - notCompleted.length} of ${rounds.length} COMPLETED${notCompleted.length ? `; not completed: ${notCompleted.map((r) => `round ${r.round} (${r.finalState ?? 'did not end'})`).join(', ')}` : ''}. ${errors.length ? `Errors: ${errors.map((r) => `round ${r.round}: ${r.error.split('\n')[0].slice(0, 200)}`).join('; ')}.` : 'Every round resumed under a new owner.'}${apiOwner.length ? ` In ${apiOwner.length} round(s) the owner the task store named at the resume was not the scheduler that logged the adoption.` : ''}`,

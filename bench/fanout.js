@@ -30,7 +30,8 @@ function parseArgs(argv) {
     else if (argv[i] === '--template') args.template = true;
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (args.sizes.some((n) => !(n >= 1)) || !(args.online >= 0 && args.online <= 1)) throw new Error('bad --sizes or --online');
+  if (args.sizes.some((n) => !(n >= 1)) || !(args.online >= 0 && args.online <= 1))
+    throw new Error('bad --sizes or --online');
   return args;
 }
 

@@ -99,11 +99,24 @@ async function runFilterChainBench({ recipients }) {
     rows.push({ how: 'this thread (radix sort + runFilterChain)', workers: 1, s: single.s, result: single.value });
     log(`  this thread: ${single.s.toFixed(2)} s`);
     for (const workers of [1, 2]) {
-      const run = await timed((list) => runFilterChainParallel(list, chain, CONTEXT, { workers }), sharedCopy(audience.list));
-      if (Buffer.compare(Buffer.from(run.value.kept.buffer, run.value.kept.byteOffset, run.value.kept.byteLength), Buffer.from(single.value.kept.buffer, single.value.kept.byteOffset, single.value.kept.byteLength)) !== 0) {
+      const run = await timed(
+        (list) => runFilterChainParallel(list, chain, CONTEXT, { workers }),
+        sharedCopy(audience.list),
+      );
+      if (
+        Buffer.compare(
+          Buffer.from(run.value.kept.buffer, run.value.kept.byteOffset, run.value.kept.byteLength),
+          Buffer.from(single.value.kept.buffer, single.value.kept.byteOffset, single.value.kept.byteLength),
+        ) !== 0
+      ) {
         throw new Error(`${workers} workers kept a different list than one thread`);
       }
-      rows.push({ how: `${workers} worker thread${workers > 1 ? 's' : ''} (runFilterChainParallel)`, workers, s: run.s, result: run.value });
+      rows.push({
+        how: `${workers} worker thread${workers > 1 ? 's' : ''} (runFilterChainParallel)`,
+        workers,
+        s: run.s,
+        result: run.value,
+      });
       log(`  ${workers} workers: ${run.s.toFixed(2)} s`);
     }
     const kept = single.value.kept;
@@ -124,7 +137,19 @@ async function runFilterChainBench({ recipients }) {
     const coldOk = dropCaches();
     const ddCold = coldOk ? ddRead(copyFile) : undefined;
     const cold = coldOk && dropCaches() ? await check() : undefined;
-    return { recipients, rows, sent: sent.length, kept: kept.length, followers: followers.length, notFollowers: kept.length - warm.value.length, copyBytes, ddWarm, ddCold, warm, cold };
+    return {
+      recipients,
+      rows,
+      sent: sent.length,
+      kept: kept.length,
+      followers: followers.length,
+      notFollowers: kept.length - warm.value.length,
+      copyBytes,
+      ddWarm,
+      ddCold,
+      warm,
+      cold,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -138,7 +163,9 @@ function table(v) {
     '',
     '| how | wall (s) | recipients/s | per core |',
     '|---|---:|---:|---:|',
-    ...v.rows.map((r) => `| ${r.how} | ${fmt(r.s, 2)} | ${fmt(v.recipients / r.s)} | ${fmt(v.recipients / r.s / r.workers)} |`),
+    ...v.rows.map(
+      (r) => `| ${r.how} | ${fmt(r.s, 2)} | ${fmt(v.recipients / r.s)} | ${fmt(v.recipients / r.s / r.workers)} |`,
+    ),
     '',
     `Follower check over the local copy (${fmt(v.followers)} followers, ${fmt(v.copyBytes / 2 ** 20)} MiB file) for the ${fmt(v.kept)} kept (${fmt(v.notFollowers)} not followers), sampling validation included:`,
     '',
@@ -146,8 +173,16 @@ function table(v) {
     '|---|---:|---:|---:|',
     `| raw read, \`dd bs=8M\`, page cache | ${fmt(v.ddWarm.s, 3)} | ${gb(v.ddWarm.bytes, v.ddWarm.s)} | - |`,
     `| follower check (scan + merge), page cache | ${fmt(v.warm.s, 3)} | ${gb(v.copyBytes, v.warm.s)} | ${fmt(v.kept / v.warm.s)} |`,
-    ...(v.ddCold ? [`| raw read, \`dd bs=8M\`, cold (after drop_caches) | ${fmt(v.ddCold.s, 3)} | ${gb(v.ddCold.bytes, v.ddCold.s)} | - |`] : ['| cold reads | not measured: /proc/sys/vm/drop_caches not writable | | |']),
-    ...(v.cold ? [`| follower check, cold (after drop_caches) | ${fmt(v.cold.s, 3)} | ${gb(v.copyBytes, v.cold.s)} | ${fmt(v.kept / v.cold.s)} |`] : []),
+    ...(v.ddCold
+      ? [
+          `| raw read, \`dd bs=8M\`, cold (after drop_caches) | ${fmt(v.ddCold.s, 3)} | ${gb(v.ddCold.bytes, v.ddCold.s)} | - |`,
+        ]
+      : ['| cold reads | not measured: /proc/sys/vm/drop_caches not writable | | |']),
+    ...(v.cold
+      ? [
+          `| follower check, cold (after drop_caches) | ${fmt(v.cold.s, 3)} | ${gb(v.copyBytes, v.cold.s)} | ${fmt(v.kept / v.cold.s)} |`,
+        ]
+      : []),
   ];
   return lines.join('\n');
 }

@@ -31,14 +31,39 @@ async function runEmbeddedLatency({ tasks, recipients }) {
     },
     close: () => sink.close(),
   };
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 24, scheduler: { slots: 8 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS }, { gateway });
+  const cluster = await startEmbeddedCluster(
+    {
+      dataDir: path.join(dir, 'data'),
+      http: { port: 0 },
+      uinSpaceBits: 24,
+      scheduler: { slots: 8 },
+      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
+      tasks: TEST_TASK_OPTIONS,
+    },
+    { gateway },
+  );
   try {
     for (let uin = 0; uin < recipients; uin++) cluster.online.setOnline(uin, true);
-    const list = await (await fetch(`${cluster.url}/api/v1/lists?accountId=bench`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...authHeaders() }, body: encodeRecipientList(Array.from({ length: recipients }, (_, i) => i)) })).json();
+    const list = await (
+      await fetch(`${cluster.url}/api/v1/lists?accountId=bench`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream', ...authHeaders() },
+        body: encodeRecipientList(Array.from({ length: recipients }, (_, i) => i)),
+      })
+    ).json();
     const latencies = [];
     for (let i = 0; i < tasks; i++) {
       const started = performance.now();
-      const response = await fetch(`${cluster.url}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: `latency ${i}` }, confirm: list.count }) });
+      const response = await fetch(`${cluster.url}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...authHeaders() },
+        body: JSON.stringify({
+          accountId: 'bench',
+          listId: list.id,
+          content: { body: `latency ${i}` },
+          confirm: list.count,
+        }),
+      });
       const task = await response.json();
       while (!firstDelivery.has(task.id)) await new Promise((r) => setImmediate(r));
       latencies.push(firstDelivery.get(task.id) - started);

@@ -15,7 +15,9 @@ function machine() {
 
 function commit() {
   try {
-    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }
@@ -93,7 +95,12 @@ async function startProductionServers(label) {
   const { randomBytes } = require('node:crypto');
   const { TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('@herald/testing');
   const tag = randomBytes(4).toString('hex');
-  const names = { database: `herald_${label}_${tag}`, zkRoot: `/herald-${label}-${tag}`, topicPrefix: `${label}${tag}.`, tag };
+  const names = {
+    database: `herald_${label}_${tag}`,
+    zkRoot: `/herald-${label}-${tag}`,
+    topicPrefix: `${label}${tag}.`,
+    tag,
+  };
   const zk = await TestZooKeeper.start();
   let kafka;
   try {
@@ -123,4 +130,15 @@ async function startProductionServers(label) {
   };
 }
 
-module.exports = { percentiles, machine, commit, arg, rssSampler, loadAverage, benchAudience, startProductionServers, peakRssOfPid, fmt };
+module.exports = {
+  percentiles,
+  machine,
+  commit,
+  arg,
+  rssSampler,
+  loadAverage,
+  benchAudience,
+  startProductionServers,
+  peakRssOfPid,
+  fmt,
+};

@@ -80,7 +80,8 @@ function timelineLogger(mark) {
     if (task === undefined) events.set(taskId, (task = new Map()));
     if (!task.has(name)) task.set(name, { at: performance.now(), mark: mark() });
   };
-  const loud = (level) => (message, fields) => process.stderr.write(`${level}: ${message} ${JSON.stringify(fields ?? {})}\n`);
+  const loud = (level) => (message, fields) =>
+    process.stderr.write(`${level}: ${message} ${JSON.stringify(fields ?? {})}\n`);
   return {
     events,
     debug(message, fields) {
@@ -100,14 +101,27 @@ async function main() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-preemption-'));
   const gateway = countingGateway(new FileDeliverySink(path.join(dir, 'deliveries')));
   let normal;
-  const logger = timelineLogger(() => (normal === undefined ? 0 : gateway.batches.get(normal.id) ?? 0));
-  const cluster = await startEmbeddedCluster({ dataDir: path.join(dir, 'data'), http: { port: 0 }, uinSpaceBits: 25, scheduler: { slots: 1 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } }, tasks: TEST_TASK_OPTIONS }, { gateway, logger });
+  const logger = timelineLogger(() => (normal === undefined ? 0 : (gateway.batches.get(normal.id) ?? 0)));
+  const cluster = await startEmbeddedCluster(
+    {
+      dataDir: path.join(dir, 'data'),
+      http: { port: 0 },
+      uinSpaceBits: 25,
+      scheduler: { slots: 1 },
+      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
+      tasks: TEST_TASK_OPTIONS,
+    },
+    { gateway, logger },
+  );
   const { batchSize } = cluster.config.dispatcher;
   const hwm = cluster.config.transport.highWaterMark;
   const post = async (url, body, type = 'application/json') =>
-    (await fetch(`${cluster.url}${url}`, { method: 'POST', headers: { 'content-type': type, ...authHeaders() }, body })).json();
+    (
+      await fetch(`${cluster.url}${url}`, { method: 'POST', headers: { 'content-type': type, ...authHeaders() }, body })
+    ).json();
   const stateOf = async (id) => (await cluster.store.getTask(id)).state;
-  const preemptions = async () => Number(/^herald_scheduler_preemptions_total (\d+)$/m.exec((await cluster.meter.exposition()).body)?.[1] ?? 0);
+  const preemptions = async () =>
+    Number(/^herald_scheduler_preemptions_total (\d+)$/m.exec((await cluster.meter.exposition()).body)?.[1] ?? 0);
 
   try {
     // The normal audience: uins 0..n-1, a share of them online (spread evenly). The urgent one: all online, above it.
@@ -116,11 +130,29 @@ async function main() {
     const urgentBase = recipients + 1_000;
     for (let uin = urgentBase; uin < urgentBase + URGENT_RECIPIENTS; uin++) cluster.online.setOnline(uin, true);
     process.stderr.write(`uploading a ${recipients.toLocaleString('en-US')}-recipient list ...\n`);
-    const normalList = await post('/api/v1/lists?accountId=bench', encodeRecipientList(Uint32Array.from({ length: recipients }, (_, i) => i)), 'application/octet-stream');
-    const urgentList = await post('/api/v1/lists?accountId=bench', encodeRecipientList(Uint32Array.from({ length: URGENT_RECIPIENTS }, (_, i) => urgentBase + i)), 'application/octet-stream');
+    const normalList = await post(
+      '/api/v1/lists?accountId=bench',
+      encodeRecipientList(Uint32Array.from({ length: recipients }, (_, i) => i)),
+      'application/octet-stream',
+    );
+    const urgentList = await post(
+      '/api/v1/lists?accountId=bench',
+      encodeRecipientList(Uint32Array.from({ length: URGENT_RECIPIENTS }, (_, i) => urgentBase + i)),
+      'application/octet-stream',
+    );
     let created = 0;
     // confirm: a list over accounts.defaultLimits.confirmAbove needs its count repeated (docs/account-quotas.md).
-    const createTask = (list, priority) => post('/api/v1/tasks', JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: `${priority} ${created++}` }, priority, confirm: list.count }));
+    const createTask = (list, priority) =>
+      post(
+        '/api/v1/tasks',
+        JSON.stringify({
+          accountId: 'bench',
+          listId: list.id,
+          content: { body: `${priority} ${created++}` },
+          priority,
+          confirm: list.count,
+        }),
+      );
 
     /** Per phase boundary: ms since the create (idle and busy), and normal batches delivered since the create. */
     const phases = new Map();
@@ -180,7 +212,8 @@ async function main() {
       // Full speed: 2 x high-water mark of its batches delivered since it (re)started, timed for the batch interval.
       const from = gateway.batches.get(normal.id) ?? 0;
       const t0 = performance.now();
-      while ((gateway.batches.get(normal.id) ?? 0) < from + 2 * hwm && (await stateOf(normal.id)) === 'SENDING') await pause(2);
+      while ((gateway.batches.get(normal.id) ?? 0) < from + 2 * hwm && (await stateOf(normal.id)) === 'SENDING')
+        await pause(2);
       if ((await stateOf(normal.id)) !== 'SENDING') continue; // finished meanwhile
       batchIntervals.push((performance.now() - t0) / ((gateway.batches.get(normal.id) ?? 0) - from));
 
@@ -195,7 +228,10 @@ async function main() {
       if ((await preemptions()) !== before + 1) continue; // the normal task was not SENDING when it was admitted
       busy.push(first - started);
       ahead.push(aheadOfIt);
-      const ofTask = { urgent: logger.events.get(task.id) ?? new Map(), normal: logger.events.get(normal.id) ?? new Map() };
+      const ofTask = {
+        urgent: logger.events.get(task.id) ?? new Map(),
+        normal: logger.events.get(normal.id) ?? new Map(),
+      };
       const preempted = ofTask.normal.get('preempt');
       if (preempted !== undefined) afterPreempt.push(normalBatches + aheadOfIt - preempted.mark);
       const haltRead = ofTask.normal.get('halt read');
@@ -208,21 +244,35 @@ async function main() {
     }
 
     const p = (values) => percentiles(values);
-    const row = (label, values, digits = 1) => `| ${label} | ${p(values).p50.toFixed(digits)} | ${p(values).p99.toFixed(digits)} | ${p(values).max.toFixed(digits)} |`;
+    const row = (label, values, digits = 1) =>
+      `| ${label} | ${p(values).p50.toFixed(digits)} | ${p(values).p99.toFixed(digits)} | ${p(values).max.toFixed(digits)} |`;
     const interval = p(batchIntervals).p50;
     const table = [
       `### Preemption latency, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
       '',
-      `Machine: ${machine()}; load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}. One executor slot (scheduler.slots 1). Real-time tasks of ${URGENT_RECIPIENTS.toLocaleString('en-US')} recipients, all online; the normal task ${recipients.toLocaleString('en-US')} recipients, ${onlineShare} online, ${normals} normal task(s) used. ${samples} samples each. Command: \`node bench/preemption.js --samples ${samples} --recipients ${recipients} --online ${onlineShare}\`.`,
+      `Machine: ${machine()}; load average at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(
+          ' / ',
+        )}. One executor slot (scheduler.slots 1). Real-time tasks of ${URGENT_RECIPIENTS.toLocaleString('en-US')} recipients, all online; the normal task ${recipients.toLocaleString('en-US')} recipients, ${onlineShare} online, ${normals} normal task(s) used. ${samples} samples each. Command: \`node bench/preemption.js --samples ${samples} --recipients ${recipients} --online ${onlineShare}\`.`,
       '',
       '| measure | p50 | p99 | max |',
       '|---|---:|---:|---:|',
       row('real-time create -> first delivery, idle cluster (ms)', idle),
       row('real-time create -> first delivery, preempting a sending normal task (ms)', busy),
       row('normal-task batches delivered between the real-time create and its first delivery', ahead, 0),
-      ...(afterPreempt.length > 0 ? [row('&nbsp;&nbsp;of which after the preemption (the scheduler\'s halt)', afterPreempt, 0)] : []),
-      ...(afterHaltRead.length > 0 ? [row('&nbsp;&nbsp;of which after the executor read the halt', afterHaltRead, 0)] : []),
-      row(`normal-task batch (= checkpoint) interval at full speed (ms; ${batchSize} uins per batch)`, batchIntervals, 2),
+      ...(afterPreempt.length > 0
+        ? [row("&nbsp;&nbsp;of which after the preemption (the scheduler's halt)", afterPreempt, 0)]
+        : []),
+      ...(afterHaltRead.length > 0
+        ? [row('&nbsp;&nbsp;of which after the executor read the halt', afterHaltRead, 0)]
+        : []),
+      row(
+        `normal-task batch (= checkpoint) interval at full speed (ms; ${batchSize} uins per batch)`,
+        batchIntervals,
+        2,
+      ),
       '',
       'Where the time goes (p50 over the samples; normal batches counted from the real-time create):',
       '',
@@ -230,7 +280,10 @@ async function main() {
       '|---|---:|---:|---:|',
       ...[...phases]
         .filter(([, { ms }]) => ms.length > 0)
-        .map(([label, { idleMs, ms, batches }]) => `| ${label} | ${idleMs.length > 0 ? p(idleMs).p50.toFixed(1) : '-'} | ${p(ms).p50.toFixed(1)} | ${p(batches).p50} |`),
+        .map(
+          ([label, { idleMs, ms, batches }]) =>
+            `| ${label} | ${idleMs.length > 0 ? p(idleMs).p50.toFixed(1) : '-'} | ${p(ms).p50.toFixed(1)} | ${p(batches).p50} |`,
+        ),
       `| real-time first delivery | ${p(idle).p50.toFixed(1)} | ${p(busy).p50.toFixed(1)} | ${p(ahead).p50} |`,
       '',
     ].join('\n');

@@ -68,7 +68,12 @@ const PUBLISH_CHUNK = 10_000;
 /** Events the Kafka publisher may run ahead of the agent: ~30,000 a partition of 3, well inside the mock's ~5 MiB. */
 const KAFKA_MAX_AHEAD = 90_000;
 /** Consumer group timing for the mock cluster (as in the KafkaEventBus tests): it holds a new group's first join for 3 s. */
-const MOCK_TIMING = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 6_000, heartbeatIntervalMs: 500, maxWaitTimeMs: 250 };
+const MOCK_TIMING = {
+  sessionTimeoutMs: 6_000,
+  rebalanceTimeoutMs: 6_000,
+  heartbeatIntervalMs: 500,
+  maxWaitTimeMs: 250,
+};
 const DAY_MS = 86_400_000;
 
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -124,7 +129,9 @@ function* presenceChunks(count, users, last) {
 function eventCounter() {
   const counts = { applied: 0, stale: 0, malformed: 0 };
   const meter = {
-    counter: (name) => ({ inc: (labels = {}, n = 1) => name === 'herald_presence_events_total' && (counts[labels.result] += n) }),
+    counter: (name) => ({
+      inc: (labels = {}, n = 1) => name === 'herald_presence_events_total' && (counts[labels.result] += n),
+    }),
     gauge: () => ({ set() {} }),
     histogram: () => ({ observe() {} }),
   };
@@ -157,23 +164,39 @@ async function followIntoBitmap({ bus, generation, chunks, expected, maxAhead, l
   let notified = 0;
   let agent;
   try {
-    agent = await startPresenceAgent({ id: 'bench', bus, bitmap: bitmap.writer, generation, meter: counter.meter, notifyLogins: async (uins) => void (notified += uins.length) });
+    agent = await startPresenceAgent({
+      id: 'bench',
+      bus,
+      bitmap: bitmap.writer,
+      generation,
+      meter: counter.meter,
+      notifyLogins: async (uins) => void (notified += uins.length),
+    });
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     let published = 0;
     for (const chunk of chunks) {
       if (maxAhead !== undefined && published - counter.read() > maxAhead) {
-        await waitFor(() => published - counter.read() <= maxAhead, { timeoutMs, intervalMs: 5, message: 'the agent keeping up with the publisher' });
+        await waitFor(() => published - counter.read() <= maxAhead, {
+          timeoutMs,
+          intervalMs: 5,
+          message: 'the agent keeping up with the publisher',
+        });
       }
       await bus.publish(TOPICS.presence, chunk);
       published += chunk.length;
     }
     const publishS = seconds(t0);
-    await waitFor(() => counter.read() >= expected, { timeoutMs, intervalMs: 5, message: `the agent reading all ${expected} events (read ${counter.read()})` });
+    await waitFor(() => counter.read() >= expected, {
+      timeoutMs,
+      intervalMs: 5,
+      message: `the agent reading all ${expected} events (read ${counter.read()})`,
+    });
     const appliedS = seconds(t0);
     const cpuS = cpuSeconds(cpu0);
     const wrong = wrongBits(bitmap.writer, last);
-    if (wrong > 0) throw new Error(`presence (${generation}): ${wrong} of ${last.size} users' bits differ from their last event`);
+    if (wrong > 0)
+      throw new Error(`presence (${generation}): ${wrong} of ${last.size} users' bits differ from their last event`);
     return { publishS, appliedS, cpuS, counts: { ...counter.counts }, notified, wrong, users: last.size };
   } finally {
     await agent?.close();
@@ -189,7 +212,14 @@ async function presenceOnLevel(events) {
     const last = new Map();
     const timeoutMs = Math.max(120_000, events / 10);
     log(`  presence, LevelEventLog: ${fmt(events)} events, live`);
-    const live = await followIntoBitmap({ bus, generation: 'live', chunks: presenceChunks(events, users, last), expected: events, last, timeoutMs });
+    const live = await followIntoBitmap({
+      bus,
+      generation: 'live',
+      chunks: presenceChunks(events, users, last),
+      expected: events,
+      last,
+      timeoutMs,
+    });
     log(`  presence, LevelEventLog: replay into a new bitmap`);
     const replay = await followIntoBitmap({ bus, generation: 'replay', chunks: [], expected: events, last, timeoutMs });
     return [
@@ -207,12 +237,31 @@ async function presenceOnKafka(events) {
   let bus;
   try {
     const tag = `${Date.now().toString(36)}${process.pid}`;
-    bus = await KafkaEventBus.connect({ brokers: kafka.brokers, clientId: `bench-${tag}`, topicPrefix: `bench${tag}.`, ...MOCK_TIMING });
+    bus = await KafkaEventBus.connect({
+      brokers: kafka.brokers,
+      clientId: `bench-${tag}`,
+      topicPrefix: `bench${tag}.`,
+      ...MOCK_TIMING,
+    });
     const users = distinctSortedUins(Math.max(1, Math.floor(events / 2)), 2 ** 32, 11);
     const last = new Map();
     log(`  presence, Kafka (mock): ${fmt(events)} events, live, at most ${fmt(KAFKA_MAX_AHEAD)} ahead of the agent`);
-    const live = await followIntoBitmap({ bus, generation: 'live', chunks: presenceChunks(events, users, last), expected: events, maxAhead: KAFKA_MAX_AHEAD, last, timeoutMs: Math.max(120_000, events / 2) });
-    return [{ bus: `Kafka (librdkafka mock, 3 partitions), live, publisher <= ${fmt(KAFKA_MAX_AHEAD)} events ahead`, events, ...live }];
+    const live = await followIntoBitmap({
+      bus,
+      generation: 'live',
+      chunks: presenceChunks(events, users, last),
+      expected: events,
+      maxAhead: KAFKA_MAX_AHEAD,
+      last,
+      timeoutMs: Math.max(120_000, events / 2),
+    });
+    return [
+      {
+        bus: `Kafka (librdkafka mock, 3 partitions), live, publisher <= ${fmt(KAFKA_MAX_AHEAD)} events ahead`,
+        events,
+        ...live,
+      },
+    ];
   } finally {
     await bus?.close();
     await kafka.stop();
@@ -254,11 +303,27 @@ async function runOffline({ recipients, tasks, walks, online }) {
     }
     const appendS = seconds(t0);
     const appendCpuS = cpuSeconds(cpu0);
-    const appends = { recipients: users.length * tasks, users: users.length, tasks, batches, appendSize, batchSize, rangeBits: store.rangeBits, s: appendS, cpuS: appendCpuS, bytes: await store.approximateBytes() };
+    const appends = {
+      recipients: users.length * tasks,
+      users: users.length,
+      tasks,
+      batches,
+      appendSize,
+      batchSize,
+      rangeBits: store.rangeBits,
+      s: appendS,
+      cpuS: appendCpuS,
+      bytes: await store.approximateBytes(),
+    };
 
     const sample = randomSample(users, walks, 29);
     log(`  login walks: ${fmt(sample.length)} users, ${tasks} entries each`);
-    const taskById = new Map(Array.from({ length: tasks }, (_, i) => [i + 1, { ...newTask({ content: { body: 'bench' }, expiresAt }), id: i + 1 }]));
+    const taskById = new Map(
+      Array.from({ length: tasks }, (_, i) => [
+        i + 1,
+        { ...newTask({ content: { body: 'bench' }, expiresAt }), id: i + 1 },
+      ]),
+    );
     const gateway = new CountingGateway();
     const delivery = new LoginDelivery(store, gateway, new TaskCache({ getTask: async (id) => taskById.get(id) }));
     const queue = createLoginQueue(delivery, { maxPending: sample.length, labels: { executor: 'bench' } });
@@ -268,10 +333,14 @@ async function runOffline({ recipients, tasks, walks, online }) {
     await queue.idle();
     const walkS = seconds(t1);
     const walkCpuS = cpuSeconds(cpu1);
-    if (gateway.deliveries !== sample.length * tasks) throw new Error(`login walks delivered ${gateway.deliveries} entries, expected ${sample.length * tasks}`);
+    if (gateway.deliveries !== sample.length * tasks)
+      throw new Error(`login walks delivered ${gateway.deliveries} entries, expected ${sample.length * tasks}`);
     const leftOver = (await store.pending(sample[0])).length;
     if (leftOver !== 0) throw new Error(`user ${sample[0]} still has ${leftOver} entries after the walk`);
-    return { appends, walks: { users: sample.length, entries: tasks, delivered: gateway.deliveries, s: walkS, cpuS: walkCpuS } };
+    return {
+      appends,
+      walks: { users: sample.length, entries: tasks, delivered: gateway.deliveries, s: walkS, cpuS: walkCpuS },
+    };
   } finally {
     await store.close();
     await dir.remove();
@@ -282,7 +351,9 @@ async function runOffline({ recipients, tasks, walks, online }) {
 function holder(message) {
   const child = fork(path.join(__dirname, 'bitmap-holder.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = new Promise((resolve, reject) => {
-    child.once('message', (reply) => (reply.error ? reject(new Error(`bitmap holder ${child.pid}: ${reply.error}`)) : resolve(reply.ready)));
+    child.once('message', (reply) =>
+      reply.error ? reject(new Error(`bitmap holder ${child.pid}: ${reply.error}`)) : resolve(reply.ready),
+    );
     child.once('exit', (code, signal) => reject(new Error(`bitmap holder ${child.pid} exited (${code ?? signal})`)));
   });
   child.send(message);
@@ -303,7 +374,13 @@ function processMemory(pid, file) {
       if (field) mapping[field[1] === 'Rss' ? 'rss' : 'pss'] += Number(field[2]) / 1024;
     }
   }
-  return { rss: kb(rollup, 'Rss'), pss: kb(rollup, 'Pss'), pssAnon: kb(rollup, 'Pss_Anon'), bitmapRss: mapping.rss, bitmapPss: mapping.pss };
+  return {
+    rss: kb(rollup, 'Rss'),
+    pss: kb(rollup, 'Pss'),
+    pssAnon: kb(rollup, 'Pss_Anon'),
+    bitmapRss: mapping.rss,
+    bitmapPss: mapping.pss,
+  };
 }
 
 async function runMemory({ readers, uinBits, online }) {
@@ -320,8 +397,12 @@ async function runMemory({ readers, uinBits, online }) {
     const started = Array.from({ length: readers }, () => holder({ cmd: 'read', path: file, uinLimit }));
     children.push(...started.map((r) => r.child));
     const counts = await Promise.all(started.map((r) => r.ready));
-    if (new Set(counts.map((c) => c.online)).size > 1) throw new Error(`the readers counted different online bits: ${counts.map((c) => c.online).join(', ')}`);
-    const processes = [{ role: 'presence writer', child: writer.child }, ...started.map((r, i) => ({ role: `executor reader ${i + 1}`, child: r.child, online: counts[i].online }))].map((p) => ({
+    if (new Set(counts.map((c) => c.online)).size > 1)
+      throw new Error(`the readers counted different online bits: ${counts.map((c) => c.online).join(', ')}`);
+    const processes = [
+      { role: 'presence writer', child: writer.child },
+      ...started.map((r, i) => ({ role: `executor reader ${i + 1}`, child: r.child, online: counts[i].online })),
+    ].map((p) => ({
       role: p.role,
       pid: p.child.pid,
       online: p.online,
@@ -351,7 +432,7 @@ function presenceTable(rows) {
         `| ${r.bus} | ${fmt(r.events)} | ${r.publishS > 0.001 ? fmt(r.publishS, 2) : '-'} | ${fmt(r.appliedS, 2)} | **${fmt(r.events / r.appliedS)}** | ${fmt(r.cpuS, 2)} | ${fmt(r.events / r.cpuS)} | ${fmt(r.counts.applied)} / ${fmt(r.counts.stale)} | ${fmt(r.notified)} | ${fmt(r.users)} | ${fmt(r.wrong)} |`,
     ),
     '',
-    'Live rows: publisher and agent in this one process (the embedded profile\'s shape; on Kafka the broker is the kcat process beside it, its CPU not counted). Replay: the agent alone, reading events already in the log. Bits wrong: users whose bit differs from their last event (must be 0).',
+    "Live rows: publisher and agent in this one process (the embedded profile's shape; on Kafka the broker is the kcat process beside it, its CPU not counted). Replay: the agent alone, reading events already in the log. Bits wrong: users whose bit differs from their last event (must be 0).",
   ].join('\n');
 }
 
@@ -374,7 +455,10 @@ function memoryTable(v) {
   return [
     '| process | Rss (MiB) | Pss (MiB) | of which Pss_Anon (heap, MiB) | bitmap mapping Rss (MiB) | bitmap mapping Pss (MiB) | online bits counted |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...v.processes.map((p) => `| ${p.role} (pid ${p.pid}) | ${mib(p.rss)} | ${mib(p.pss)} | ${mib(p.pssAnon)} | ${mib(p.bitmapRss)} | ${mib(p.bitmapPss)} | ${p.online === undefined ? '-' : fmt(p.online)} |`),
+    ...v.processes.map(
+      (p) =>
+        `| ${p.role} (pid ${p.pid}) | ${mib(p.rss)} | ${mib(p.pss)} | ${mib(p.pssAnon)} | ${mib(p.bitmapRss)} | ${mib(p.bitmapPss)} | ${p.online === undefined ? '-' : fmt(p.online)} |`,
+    ),
     `| **sum, ${v.processes.length} processes** | ${mib(sum('rss'))} | **${mib(sum('pss'))}** | ${mib(sum('pssAnon'))} | ${mib(sum('bitmapRss'))} | **${mib(sum('bitmapPss'))}** | |`,
     '',
     `Bitmap: 2^${v.uinBits} bits, ${mib(v.bitmapMiB)} MiB file on tmpfs, ${fmt(v.share, 3)} online. The sum of the mappings' Pss is ${fmt(sum('bitmapPss') / v.bitmapMiB, 2)} x one bitmap (${v.processes.length} private copies would be ${fmt(v.processes.length * v.bitmapMiB)} MiB): one physical copy, each process's Rss counting all of it. Per host with ${readers} executors: one bitmap plus each process's own memory (Pss minus its bitmap share). The readers here are Node plus @herald/shared-bitmap only; an executor's own heap is bench/production.js's per-process peak.`,
@@ -383,7 +467,15 @@ function memoryTable(v) {
 
 /** A run's settings in `mode` (quick or full): every step, the sizes of MODES, 4 readers, 2^32 bits, 0.3 online, 3 tasks. */
 function defaults(mode) {
-  return { mode, steps: ['presence', 'offline', 'memory'], ...MODES[mode], tasks: 3, readers: 4, uinBits: 32, online: 0.3 };
+  return {
+    mode,
+    steps: ['presence', 'offline', 'memory'],
+    ...MODES[mode],
+    tasks: 3,
+    readers: 4,
+    uinBits: 32,
+    online: 0.3,
+  };
 }
 
 /** The defaults of the mode on the command line, with what it overrides. */
@@ -420,16 +512,39 @@ async function runPresenceOffline(o) {
 function tables(result) {
   const parts = [];
   const load = (r) => `load at start ${fmt(r.load, 2)}`;
-  if (result.presence) parts.push(`#### Presence events applied by the presence agent (2^32-bit shared bitmap; ${load(result.presence)})`, '', presenceTable(result.presence.value), '');
-  if (result.offline) parts.push(`#### Offline appends and login walks, one core (${load(result.offline)})`, '', offlineTable(result.offline.value), '');
-  if (result.memory) parts.push(`#### Memory per host: a presence writer and ${result.memory.value.processes.length - 1} executor readers sharing one bitmap (${load(result.memory)})`, '', memoryTable(result.memory.value), '');
+  if (result.presence)
+    parts.push(
+      `#### Presence events applied by the presence agent (2^32-bit shared bitmap; ${load(result.presence)})`,
+      '',
+      presenceTable(result.presence.value),
+      '',
+    );
+  if (result.offline)
+    parts.push(
+      `#### Offline appends and login walks, one core (${load(result.offline)})`,
+      '',
+      offlineTable(result.offline.value),
+      '',
+    );
+  if (result.memory)
+    parts.push(
+      `#### Memory per host: a presence writer and ${result.memory.value.processes.length - 1} executor readers sharing one bitmap (${load(result.memory)})`,
+      '',
+      memoryTable(result.memory.value),
+      '',
+    );
   return parts.join('\n');
 }
 
 async function main() {
   const argv = process.argv.slice(2);
   const o = options(argv);
-  log(`presence and offline, ${o.mode}: ${o.steps.join(', ')}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `presence and offline, ${o.mode}: ${o.steps.join(', ')}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const loadBefore = os.loadavg();
   const result = await runPresenceOffline(o);
   const loadAfter = os.loadavg();
@@ -437,7 +552,10 @@ async function main() {
   const section = [
     `### Presence events, offline appends, login walks and memory per host (${o.mode}) — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: 2 cores, Debian 12, Node 20 (\`${machine()}\`). \`uptime\` load average ${loads(loadBefore)} before, ${loads(loadAfter)} after (1, 5, 15 minutes)${loadBefore[0] > 4 ? ': **loaded**, other sessions were running; the rates are lower bounds' : ''}. Command: \`node bench/presence-offline.js${argv.filter((a) => a !== '--record').map((a) => ' ' + a).join('')}\`.`,
+    `Machine: 2 cores, Debian 12, Node 20 (\`${machine()}\`). \`uptime\` load average ${loads(loadBefore)} before, ${loads(loadAfter)} after (1, 5, 15 minutes)${loadBefore[0] > 4 ? ': **loaded**, other sessions were running; the rates are lower bounds' : ''}. Command: \`node bench/presence-offline.js${argv
+      .filter((a) => a !== '--record')
+      .map((a) => ' ' + a)
+      .join('')}\`.`,
     '',
     tables(result),
   ].join('\n');

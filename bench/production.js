@@ -25,7 +25,14 @@ const { encodeRecipientList } = require('@herald/core/recipient-list');
 const { TOPICS } = require('@herald/core/ports');
 const { syntheticAudience } = require('@herald/audience');
 const { SharedOnlineBitmap } = require('@herald/shared-bitmap');
-const { authHeaders, makeTempDir, ProcessCluster, TestZooKeeper, TestKafka, ensureSharedMariaDb } = require('@herald/testing');
+const {
+  authHeaders,
+  makeTempDir,
+  ProcessCluster,
+  TestZooKeeper,
+  TestKafka,
+  ensureSharedMariaDb,
+} = require('@herald/testing');
 const { percentiles, machine, commit, arg, peakRssOfPid } = require('./lib');
 
 const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
@@ -48,9 +55,18 @@ async function runProduction({ recipients, tasks, logs = false }) {
   const dir = await makeTempDir('herald-bench-production-');
   const tag = randomBytes(4).toString('hex');
   const names = { database: `herald_bench_${tag}`, zkRoot: `/herald-bench-${tag}`, topicPrefix: `bench${tag}.` };
-  const cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 1 }, names);
+  const cluster = new ProcessCluster(
+    dir.path,
+    { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 1 },
+    names,
+  );
   try {
-    await cluster.configure({ uinSpaceBits: 32, dispatcher: { batchSize: 4096, unitSize: 1 << 19 }, offline: { rangeBits: 20 }, scheduler: { slots: 8, tickMs: 100 } });
+    await cluster.configure({
+      uinSpaceBits: 32,
+      dispatcher: { batchSize: 4096, unitSize: 1 << 19 },
+      offline: { rangeBits: 20 },
+      scheduler: { slots: 8, tickMs: 100 },
+    });
     step('servers up; keys and schema');
     await cluster.keysAndSchema();
     const audience = syntheticAudience({ recipients, onlineFraction: 0.3, uinLimit: 2 ** 32, seed: 42 });
@@ -63,10 +79,12 @@ async function runProduction({ recipients, tasks, logs = false }) {
     // Every login must be in the bitmap, or the figures below would measure a smaller online set.
     for (const id of cluster.ids('presence')) {
       const { online } = SharedOnlineBitmap.inspect(cluster.bitmapFile(id));
-      if (online !== audience.online.length) throw new Error(`presence agent ${id} has ${online} users online, ${audience.online.length} logged in`);
+      if (online !== audience.online.length)
+        throw new Error(`presence agent ${id} has ${online} users online, ${audience.online.length} logged in`);
     }
     step('uploading the list');
-    const api = async (p, init) => (await fetch(cluster.url + p, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json();
+    const api = async (p, init) =>
+      (await fetch(cluster.url + p, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json();
     const binary = { 'content-type': 'application/octet-stream' };
     const json = { 'content-type': 'application/json' };
 
@@ -83,13 +101,21 @@ async function runProduction({ recipients, tasks, logs = false }) {
       },
     });
     const small = Array.from({ length: 1000 }, (_, i) => audience.online[i]);
-    const smallList = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(small) });
+    const smallList = await api('/api/v1/lists?accountId=bench', {
+      method: 'POST',
+      headers: binary,
+      body: encodeRecipientList(small),
+    });
     // Warm-up tasks until the consumer sees one: its group joins the topic at the end, a few seconds late.
     // Each with its own content: the no-resend filter would leave a repeat nobody to deliver, so no report to see.
     const warmUpUntil = Date.now() + 180_000;
     for (let seen = false, n = 0; !seen; n++) {
       if (Date.now() > warmUpUntil) throw new Error('the reports consumer saw no warm-up task within 180 s');
-      const warm = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: `warm-up ${n}` } }) });
+      const warm = await api('/api/v1/tasks', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: `warm-up ${n}` } }),
+      });
       const until = Date.now() + 2000;
       while (!(seen = firstReport.has(warm.id)) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     }
@@ -100,8 +126,12 @@ async function runProduction({ recipients, tasks, logs = false }) {
       const measured = [];
       for (let i = 0; i < tasks; i++) {
         const started = Date.now();
-        const t = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: `latency ${run} ${i}` } }) });
-        for (const until = Date.now() + 60_000; !firstReport.has(t.id); ) {
+        const t = await api('/api/v1/tasks', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ accountId: 'bench', listId: smallList.id, content: { body: `latency ${run} ${i}` } }),
+        });
+        for (const until = Date.now() + 60_000; !firstReport.has(t.id);) {
           if (Date.now() > until) throw new Error(`task ${t.id} had no delivery within 60 s`);
           await new Promise((r) => setTimeout(r, 2));
         }
@@ -114,11 +144,23 @@ async function runProduction({ recipients, tasks, logs = false }) {
     const quiet = await latencyRun('quiet'); // content differs per run: the no-resend filter would keep nobody
 
     // Fan-out.
-    await api('/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
-    const list = await api('/api/v1/lists?accountId=bench', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
+    await api('/api/v1/blacklists/global', {
+      method: 'PUT',
+      headers: binary,
+      body: encodeRecipientList(audience.blacklist),
+    });
+    const list = await api('/api/v1/lists?accountId=bench', {
+      method: 'POST',
+      headers: binary,
+      body: encodeRecipientList(audience.list),
+    });
     step('fan-out');
     const t0 = performance.now();
-    const created = await api('/api/v1/tasks', { method: 'POST', headers: json, body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'fan-out' }, confirm: list.count }) });
+    const created = await api('/api/v1/tasks', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'fan-out' }, confirm: list.count }),
+    });
     let task;
     do {
       await new Promise((r) => setTimeout(r, 20));
@@ -131,7 +173,16 @@ async function runProduction({ recipients, tasks, logs = false }) {
     const after = await latencyRun('after');
     await consumer.disconnect();
     const processes = cluster.processes.map((p) => ({ tier: p.tier, id: p.id, peakRssMiB: peakRssOfPid(p.child.pid) }));
-    return { recipients, tasks, fanoutS, report: task.report, quiet, after, processes, logs: logs ? cluster.logs() : undefined };
+    return {
+      recipients,
+      tasks,
+      fanoutS,
+      report: task.report,
+      quiet,
+      after,
+      processes,
+      logs: logs ? cluster.logs() : undefined,
+    };
   } finally {
     step('stopping');
     await cluster.stopAll();
@@ -153,7 +204,10 @@ async function stageBreakdown(database, measured, firstReport) {
   const { createPool } = require('mysql2/promise');
   const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL, database });
   try {
-    const [rows] = await pool.query('SELECT task_id, to_state, `at` FROM task_events WHERE task_id IN (?) ORDER BY id', [measured.map((m) => m.id)]);
+    const [rows] = await pool.query(
+      'SELECT task_id, to_state, `at` FROM task_events WHERE task_id IN (?) ORDER BY id',
+      [measured.map((m) => m.id)],
+    );
     const at = new Map(measured.map((m) => [m.id, { request: m.started }]));
     for (const row of rows) at.get(Number(row.task_id))[row.to_state] ??= Number(row.at);
     const marks = [
@@ -165,10 +219,12 @@ async function stageBreakdown(database, measured, firstReport) {
       ['SENDING', 'report', 'SENDING -> first delivery'],
     ];
     return marks.map(([from, to, stage]) => {
-      const values = measured.map((m) => {
-        const t = { ...at.get(m.id), report: firstReport.get(m.id) };
-        return t[to] - t[from];
-      }).filter(Number.isFinite);
+      const values = measured
+        .map((m) => {
+          const t = { ...at.get(m.id), report: firstReport.get(m.id) };
+          return t[to] - t[from];
+        })
+        .filter(Number.isFinite);
       return { stage, ...percentiles(values) };
     });
   } finally {
@@ -193,10 +249,12 @@ async function main() {
     `| delivered / offline / filtered | ${fmt(report.delivered)} / ${fmt(report.offline)} / ${fmt(Object.values(report.removed).reduce((a, b) => a + b, 0))} |`,
     ...[
       ['for the first tasks after start (cold: connection pools, Kafka partition metadata, JIT)', quiet],
-      ['for the next tasks, right after the fan-out (warm; the fan-out\'s compactions and relays still running)', after],
+      ["for the next tasks, right after the fan-out (warm; the fan-out's compactions and relays still running)", after],
     ].flatMap(([when, p]) => [
       `| create -> first delivery ${when}, ${tasks} tasks of 1,000 recipients one after another: p50 / p99 / max | ${fmt(p.p50)} / ${fmt(p.p99)} / ${fmt(p.max)} ms |`,
-      ...p.stages.map(({ stage, p50, p99, max }) => `| &nbsp;&nbsp;of which ${stage} | ${fmt(p50)} / ${fmt(p99)} / ${fmt(max)} ms |`),
+      ...p.stages.map(
+        ({ stage, p50, p99, max }) => `| &nbsp;&nbsp;of which ${stage} | ${fmt(p50)} / ${fmt(p99)} / ${fmt(max)} ms |`,
+      ),
     ]),
     '',
   ].join('\n');

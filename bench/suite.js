@@ -43,7 +43,11 @@ const { compareOne, parseArgs: baselineArgs, BUSY_LOAD } = require('./baseline')
 const { redisVersion } = require('./baseline/run');
 const { runProduction } = require('./production');
 const { runFilterChainBench, table: filterChainTable } = require('./filter-chain');
-const { runPresenceOffline, tables: presenceOfflineTables, defaults: presenceOfflineDefaults } = require('./presence-offline');
+const {
+  runPresenceOffline,
+  tables: presenceOfflineTables,
+  defaults: presenceOfflineDefaults,
+} = require('./presence-offline');
 const { machine, commit, rssSampler, loadAverage, benchAudience, fmt } = require('./lib');
 
 const MODES = {
@@ -99,7 +103,9 @@ function writeListFile(file, count) {
 /** Share of `file`'s bytes in the page cache (util-linux fincore), or undefined if fincore is missing. */
 function pageCacheShare(file) {
   try {
-    const resident = Number(execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', file], { encoding: 'utf8' }).trim());
+    const resident = Number(
+      execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', file], { encoding: 'utf8' }).trim(),
+    );
     return resident / fs.statSync(file).size;
   } catch {
     return undefined;
@@ -145,7 +151,17 @@ function physicalReference(uins) {
     const scans = Array.from({ length: PHYSICAL_RUNS }, () => scanOnce(words));
     const readS = median(reads);
     const scanS = median(scans);
-    return { uins, bytes, cachedBefore, cachedAfter, readS, firstReadS: reads[0], readIdsPerS: uins / readS, scanS, scanIdsPerS: uins / scanS };
+    return {
+      uins,
+      bytes,
+      cachedBefore,
+      cachedAfter,
+      readS,
+      firstReadS: reads[0],
+      readIdsPerS: uins / readS,
+      scanS,
+      scanIdsPerS: uins / scanS,
+    };
   } finally {
     fs.rmSync(file, { force: true });
   }
@@ -174,7 +190,15 @@ async function step(results, name, run, prepare = async () => undefined) {
     } finally {
       peakRssMiB = rss.stop();
     }
-    const entry = { name, ok: true, value, loadAtStart, rssAtStartMiB, peakRssMiB, tookS: (performance.now() - t0) / 1000 };
+    const entry = {
+      name,
+      ok: true,
+      value,
+      loadAtStart,
+      rssAtStartMiB,
+      peakRssMiB,
+      tookS: (performance.now() - t0) / 1000,
+    };
     results.push(entry);
     log(`  done in ${entry.tookS.toFixed(1)} s`);
     return entry;
@@ -188,7 +212,10 @@ async function step(results, name, run, prepare = async () => undefined) {
 /** " (uncommitted: a, b, ...)" when tracked files under packages/ or bench/ differ from the commit, else "". */
 function gitState() {
   try {
-    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'packages', 'bench'], { encoding: 'utf8', cwd: path.join(__dirname, '..') })
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'packages', 'bench'], {
+      encoding: 'utf8',
+      cwd: path.join(__dirname, '..'),
+    })
       .split('\n')
       .map((line) => line.slice(3).trim())
       .filter(Boolean);
@@ -218,7 +245,9 @@ function processPeaks(processes) {
   const byTier = new Map();
   for (const p of processes) byTier.set(p.tier, [...(byTier.get(p.tier) ?? []), p.peakRssMiB]);
   const sum = processes.reduce((a, p) => a + (p.peakRssMiB ?? 0), 0);
-  const parts = [...byTier].map(([tier, peaks]) => `${tier} ${peaks.map((m) => (m === undefined ? '?' : fmt(m))).join(' + ')}`);
+  const parts = [...byTier].map(
+    ([tier, peaks]) => `${tier} ${peaks.map((m) => (m === undefined ? '?' : fmt(m))).join(' + ')}`,
+  );
   return `${parts.join(', ')}; sum ${fmt(sum)}`;
 }
 
@@ -236,18 +265,37 @@ function section(mode, settings, results, meta) {
   ];
   for (const r of ok('fan-out embedded')) {
     const v = r.value;
-    lines.push(`| embedded | ${fmt(v.recipients)} | ${fmt(r.loadAtStart, 2)} | ${fmt(v.endToEndS, 2)} | ${fmt(v.rate)} | ${fmt(v.preprocessS, 2)} | ${fmt(v.sendS, 2)} | ${fmt(v.delivered)} | ${fmt(v.offline)} | ${fmt(v.removed)} | ${fmt(r.peakRssMiB)} (one process, of which ${fmt(r.rssAtStartMiB)} before the cluster started: Node and the synthetic audience) |`);
+    lines.push(
+      `| embedded | ${fmt(v.recipients)} | ${fmt(r.loadAtStart, 2)} | ${fmt(v.endToEndS, 2)} | ${fmt(v.rate)} | ${fmt(v.preprocessS, 2)} | ${fmt(v.sendS, 2)} | ${fmt(v.delivered)} | ${fmt(v.offline)} | ${fmt(v.removed)} | ${fmt(r.peakRssMiB)} (one process, of which ${fmt(r.rssAtStartMiB)} before the cluster started: Node and the synthetic audience) |`,
+    );
   }
   for (const r of ok('production')) {
     const v = r.value;
     const removed = Object.values(v.report.removed).reduce((a, b) => a + b, 0);
-    lines.push(`| production | ${fmt(v.recipients)} | ${fmt(r.loadAtStart, 2)} | ${fmt(v.fanoutS, 2)} | ${fmt(v.recipients / v.fanoutS)} | - | - | ${fmt(v.report.delivered)} | ${fmt(v.report.offline)} | ${fmt(removed)} | per process (VmHWM before stop): ${processPeaks(v.processes)}; benchmark process ${fmt(r.peakRssMiB)} |`);
+    lines.push(
+      `| production | ${fmt(v.recipients)} | ${fmt(r.loadAtStart, 2)} | ${fmt(v.fanoutS, 2)} | ${fmt(v.recipients / v.fanoutS)} | - | - | ${fmt(v.report.delivered)} | ${fmt(v.report.offline)} | ${fmt(removed)} | per process (VmHWM before stop): ${processPeaks(v.processes)}; benchmark process ${fmt(r.peakRssMiB)} |`,
+    );
   }
-  lines.push('', 'Embedded: upload excluded; every tier in the benchmark process, whose RSS is sampled every 20 ms during the run. Production: each tier its own process, MariaDB, ZooKeeper and the Kafka mock beside them on the same 2 cores (not counted in the RSS); its peak RSS per process is the kernel\'s high-water mark over the whole run (latency runs included). Pre-processing / sending split: embedded only (the production run times create -> COMPLETED over the API).');
+  lines.push(
+    '',
+    "Embedded: upload excluded; every tier in the benchmark process, whose RSS is sampled every 20 ms during the run. Production: each tier its own process, MariaDB, ZooKeeper and the Kafka mock beside them on the same 2 cores (not counted in the RSS); its peak RSS per process is the kernel's high-water mark over the whole run (latency runs included). Pre-processing / sending split: embedded only (the production run times create -> COMPLETED over the API).",
+  );
   if (mode === 'full') {
-    lines.push('', 'Time against size:', '', '| profile | recipients | seconds | seconds per 10^6 recipients |', '|---|---:|---:|---:|');
-    for (const r of ok('fan-out embedded')) lines.push(`| embedded | ${fmt(r.value.recipients)} | ${fmt(r.value.endToEndS, 2)} | ${fmt((r.value.endToEndS * 1e6) / r.value.recipients, 3)} |`);
-    for (const r of ok('production')) lines.push(`| production | ${fmt(r.value.recipients)} | ${fmt(r.value.fanoutS, 2)} | ${fmt((r.value.fanoutS * 1e6) / r.value.recipients, 3)} |`);
+    lines.push(
+      '',
+      'Time against size:',
+      '',
+      '| profile | recipients | seconds | seconds per 10^6 recipients |',
+      '|---|---:|---:|---:|',
+    );
+    for (const r of ok('fan-out embedded'))
+      lines.push(
+        `| embedded | ${fmt(r.value.recipients)} | ${fmt(r.value.endToEndS, 2)} | ${fmt((r.value.endToEndS * 1e6) / r.value.recipients, 3)} |`,
+      );
+    for (const r of ok('production'))
+      lines.push(
+        `| production | ${fmt(r.value.recipients)} | ${fmt(r.value.fanoutS, 2)} | ${fmt((r.value.fanoutS * 1e6) / r.value.recipients, 3)} |`,
+      );
   }
 
   const [baseline] = ok('peer baseline');
@@ -263,17 +311,40 @@ function section(mode, settings, results, meta) {
     );
   }
 
-  lines.push('', '#### Task create -> first delivery (goal p99: < 100 ms embedded, < 250 ms production)', '', '| profile | tasks (one after another, 1,000 recipients each) | load at start | p50 (ms) | p99 (ms) | max (ms) |', '|---|---|---:|---:|---:|---:|');
-  for (const r of ok('latency embedded')) lines.push(`| embedded | ${r.value.tasks}, all online | ${fmt(r.loadAtStart, 2)} | ${fmt(r.value.p50, 1)} | ${fmt(r.value.p99, 1)} | ${fmt(r.value.max, 1)} |`);
+  lines.push(
+    '',
+    '#### Task create -> first delivery (goal p99: < 100 ms embedded, < 250 ms production)',
+    '',
+    '| profile | tasks (one after another, 1,000 recipients each) | load at start | p50 (ms) | p99 (ms) | max (ms) |',
+    '|---|---|---:|---:|---:|---:|',
+  );
+  for (const r of ok('latency embedded'))
+    lines.push(
+      `| embedded | ${r.value.tasks}, all online | ${fmt(r.loadAtStart, 2)} | ${fmt(r.value.p50, 1)} | ${fmt(r.value.p99, 1)} | ${fmt(r.value.max, 1)} |`,
+    );
   for (const r of ok('production')) {
-    for (const [when, p] of [['cold (first tasks after start)', r.value.quiet], [`warm (right after the ${fmt(r.value.recipients)} fan-out)`, r.value.after]]) {
-      lines.push(`| production, ${when} | ${r.value.tasks} | ${fmt(r.loadAtStart, 2)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${fmt(p.max)} |`);
+    for (const [when, p] of [
+      ['cold (first tasks after start)', r.value.quiet],
+      [`warm (right after the ${fmt(r.value.recipients)} fan-out)`, r.value.after],
+    ]) {
+      lines.push(
+        `| production, ${when} | ${r.value.tasks} | ${fmt(r.loadAtStart, 2)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${fmt(p.max)} |`,
+      );
     }
   }
-  lines.push('', 'Production stamps first delivery by the executor (the reports topic), in whole ms; where the time goes per stage: `node bench/production.js`.');
+  lines.push(
+    '',
+    'Production stamps first delivery by the executor (the reports topic), in whole ms; where the time goes per stage: `node bench/production.js`.',
+  );
 
   const [concurrent] = ok('concurrent');
-  if (concurrent) lines.push('', `#### ${fmt(concurrent.value.tasks)} concurrent small tasks, embedded profile (load at start ${fmt(concurrent.loadAtStart, 2)})`, '', concurrentTable(concurrent.value));
+  if (concurrent)
+    lines.push(
+      '',
+      `#### ${fmt(concurrent.value.tasks)} concurrent small tasks, embedded profile (load at start ${fmt(concurrent.loadAtStart, 2)})`,
+      '',
+      concurrentTable(concurrent.value),
+    );
 
   const [physical] = ok('physical');
   const stages = ok('fan-out embedded').at(-1);
@@ -302,35 +373,70 @@ function section(mode, settings, results, meta) {
   }
 
   const [filterChain] = ok('filter chain');
-  if (filterChain) lines.push('', `#### Filter chain (load at start ${fmt(filterChain.loadAtStart, 2)})`, '', filterChainTable(filterChain.value));
+  if (filterChain)
+    lines.push(
+      '',
+      `#### Filter chain (load at start ${fmt(filterChain.loadAtStart, 2)})`,
+      '',
+      filterChainTable(filterChain.value),
+    );
 
   const [presenceOffline] = ok('presence and offline');
   if (presenceOffline) lines.push('', presenceOfflineTables(presenceOffline.value).trimEnd());
 
   const failed = results.filter((r) => !r.ok);
-  if (failed.length > 0) lines.push('', '#### Steps that failed', '', ...failed.map((r) => `- ${r.name}: ${String(r.error?.message ?? r.error).split('\n')[0]}`));
+  if (failed.length > 0)
+    lines.push(
+      '',
+      '#### Steps that failed',
+      '',
+      ...failed.map((r) => `- ${r.name}: ${String(r.error?.message ?? r.error).split('\n')[0]}`),
+    );
   lines.push('');
   return lines.join('\n');
 }
 
 async function main() {
   const argv = process.argv.slice(2);
-  for (const a of argv) if (!['--full', '--no-record'].includes(a)) throw new Error(`unknown argument ${a} (use --full, --no-record)`);
+  for (const a of argv)
+    if (!['--full', '--no-record'].includes(a)) throw new Error(`unknown argument ${a} (use --full, --no-record)`);
   const mode = argv.includes('--full') ? 'full' : 'quick';
   const plan = MODES[mode];
-  const meta = { date: new Date().toISOString().slice(0, 10), commit: commit(), dirty: gitState(), load: loadAverage(), neighbours: otherBenchmarks() };
-  log(`benchmark suite, ${mode} mode; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const meta = {
+    date: new Date().toISOString().slice(0, 10),
+    commit: commit(),
+    dirty: gitState(),
+    load: loadAverage(),
+    neighbours: otherBenchmarks(),
+  };
+  log(
+    `benchmark suite, ${mode} mode; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const results = [];
 
-  await step(results, `physical reference (${fmt(plan.physicalUins)} uins)`, () => physicalReference(plan.physicalUins));
+  await step(results, `physical reference (${fmt(plan.physicalUins)} uins)`, () =>
+    physicalReference(plan.physicalUins),
+  );
   for (const n of plan.embeddedSizes) {
-    await step(results, `fan-out embedded ${fmt(n)}`, (audience) => runEmbeddedFanout(audience), async () => {
-      log('  generating the audience');
-      return benchAudience(n, ONLINE);
-    });
+    await step(
+      results,
+      `fan-out embedded ${fmt(n)}`,
+      (audience) => runEmbeddedFanout(audience),
+      async () => {
+        log('  generating the audience');
+        return benchAudience(n, ONLINE);
+      },
+    );
   }
-  await step(results, `latency embedded (${plan.latencyTasks} tasks)`, () => runEmbeddedLatency({ tasks: plan.latencyTasks, recipients: 1000 }));
-  await step(results, `concurrent (${fmt(plan.concurrent.tasks)} tasks of ${fmt(plan.concurrent.recipients)})`, () => runConcurrent({ ...plan.concurrent, log: (line) => log(`  ${line}`) }));
+  await step(results, `latency embedded (${plan.latencyTasks} tasks)`, () =>
+    runEmbeddedLatency({ tasks: plan.latencyTasks, recipients: 1000 }),
+  );
+  await step(results, `concurrent (${fmt(plan.concurrent.tasks)} tasks of ${fmt(plan.concurrent.recipients)})`, () =>
+    runConcurrent({ ...plan.concurrent, log: (line) => log(`  ${line}`) }),
+  );
   const settings = { baselineArgs: { ...baselineArgs([]), sizes: [plan.baselineSize] } };
   await step(results, `peer baseline ${fmt(plan.baselineSize)}`, async () => {
     settings.redis = await redisVersion(settings.baselineArgs.redisUrl);
@@ -340,7 +446,9 @@ async function main() {
     await step(results, `production ${fmt(n)}`, () => runProduction({ recipients: n, tasks: plan.productionTasks }));
   }
 
-  await step(results, `filter chain ${fmt(plan.filterChainUins)}`, () => runFilterChainBench({ recipients: plan.filterChainUins }));
+  await step(results, `filter chain ${fmt(plan.filterChainUins)}`, () =>
+    runFilterChainBench({ recipients: plan.filterChainUins }),
+  );
   await step(results, 'presence and offline', () => runPresenceOffline(presenceOfflineDefaults(mode)));
 
   meta.tookS = elapsedS();

@@ -102,8 +102,10 @@ async function importWhole(file, format, dir) {
 
 function summary(name, runs, lines, bytes) {
   const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
-  const rate = (seconds) => `${(lines / seconds / 1e6).toFixed(2)} M lines/s, ${(bytes / seconds / 1e6).toFixed(1)} MB/s`;
-  const row = (label, run) => `| ${name} | ${label} | ${run.seconds.toFixed(2)} s | ${rate(run.seconds)} | ${run.cpuSeconds.toFixed(2)} s | ${rate(run.cpuSeconds)} |`;
+  const rate = (seconds) =>
+    `${(lines / seconds / 1e6).toFixed(2)} M lines/s, ${(bytes / seconds / 1e6).toFixed(1)} MB/s`;
+  const row = (label, run) =>
+    `| ${name} | ${label} | ${run.seconds.toFixed(2)} s | ${rate(run.seconds)} | ${run.cpuSeconds.toFixed(2)} s | ${rate(run.cpuSeconds)} |`;
   return [row('best', sorted[0]), row('median', sorted[Math.floor(sorted.length / 2)])];
 }
 
@@ -119,18 +121,24 @@ async function main() {
     const imports = [];
     for (let run = 0; run < opts.runs; run++) {
       const parsed = await parseOnly(file, opts.format);
-      if (parsed.uins !== lines || parsed.report.bad.total !== 0) throw new Error(`parse run ${run}: ${parsed.uins} uins, ${parsed.report.bad.total} bad`);
+      if (parsed.uins !== lines || parsed.report.bad.total !== 0)
+        throw new Error(`parse run ${run}: ${parsed.uins} uins, ${parsed.report.bad.total} bad`);
       parses.push(parsed);
       const imported = await importWhole(file, opts.format, path.join(dir, 'lists'));
       if (imported.uins !== lines) throw new Error(`import run ${run}: ${imported.uins} uins`);
       imports.push(imported);
     }
-    console.log(`text-list: ${lines.toExponential(0)} ${opts.format}${opts.crlf ? ' (CRLF)' : ''}, ${(bytes / 1e6).toFixed(1)} MB, ${opts.runs} runs`);
+    console.log(
+      `text-list: ${lines.toExponential(0)} ${opts.format}${opts.crlf ? ' (CRLF)' : ''}, ${(bytes / 1e6).toFixed(1)} MB, ${opts.runs} runs`,
+    );
     console.log(`${machine()}, commit ${commit()}`);
     console.log('| stage | run | wall | per wall second | CPU | per CPU second |');
     console.log('|---|---|---|---|---|---|');
-    for (const line of [...summary('parse', parses, lines, bytes), ...summary('import', imports, lines, bytes)]) console.log(line);
-    console.log(`heap after: ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB used, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+    for (const line of [...summary('parse', parses, lines, bytes), ...summary('import', imports, lines, bytes)])
+      console.log(line);
+    console.log(
+      `heap after: ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB used, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -40,7 +40,8 @@ for (const pkg of readdirSync(ROOT)) {
   const dist = path.join(ROOT, pkg, 'dist');
   const src = path.join(ROOT, pkg, 'src');
   // Only packages whose dist tsc writes from src; the console's dist is a vite bundle.
-  if (!existsSync(dist) || !existsSync(src) || !existsSync(path.join(ROOT, pkg, 'tsconfig.json')) || pkg === 'console') continue;
+  if (!existsSync(dist) || !existsSync(src) || !existsSync(path.join(ROOT, pkg, 'tsconfig.json')) || pkg === 'console')
+    continue;
   walk(dist, (file) => {
     if (!OUTPUT.test(file)) return;
     const relative = path.relative(dist, file);

@@ -73,7 +73,9 @@ async function processBatch(redis, keys, sink, batch) {
   counts.delivered = online.length;
   await Promise.all([
     counts.offline > 0 ? execOrThrow(storing) : undefined,
-    online.length > 0 ? sink.deliver({ taskId, uins: Uint32Array.from(online), content: { body: 'bench' }, atLogin: false }) : undefined,
+    online.length > 0
+      ? sink.deliver({ taskId, uins: Uint32Array.from(online), content: { body: 'bench' }, atLogin: false })
+      : undefined,
   ]);
   return counts;
 }

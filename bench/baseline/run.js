@@ -33,7 +33,14 @@ const ENQUEUE_CHUNK = 500;
 // Tuned on this 2-core machine at 10^5 (bench/RESULTS.md, the peer-baseline section): the
 // client side (ioredis building and parsing ~5 commands a recipient, a third of it GC) is the
 // bottleneck, not Redis, so one worker process per core; concurrency above 2 only added GC.
-const DEFAULTS = { redisUrl: 'redis://127.0.0.1:6379', batchSize: 1000, workers: 1, processes: 2, concurrency: 2, dailyCap: 3 };
+const DEFAULTS = {
+  redisUrl: 'redis://127.0.0.1:6379',
+  batchSize: 1000,
+  workers: 1,
+  processes: 2,
+  concurrency: 2,
+  dailyCap: 3,
+};
 
 function connectionOptions(redisUrl) {
   const url = new URL(redisUrl);
@@ -98,7 +105,17 @@ async function runBullmqBaseline(audience, options = {}) {
     const memoryBefore = await usedMemory(redis);
     await loadAudienceState(redis, keys, audience);
     const day = new Date().toISOString().slice(0, 10);
-    workers = startWorkers({ runId, connection, sinkDir: dir, taskId: TASK_ID, dailyCap: o.dailyCap, day, concurrency: o.concurrency, workers: o.workers, processes: o.processes });
+    workers = startWorkers({
+      runId,
+      connection,
+      sinkDir: dir,
+      taskId: TASK_ID,
+      dailyCap: o.dailyCap,
+      day,
+      concurrency: o.concurrency,
+      workers: o.workers,
+      processes: o.processes,
+    });
     await workers.ready;
     const jobs = Math.ceil(recipients / o.batchSize);
     const done = collectResults(workers, jobs);
@@ -119,18 +136,24 @@ async function runBullmqBaseline(audience, options = {}) {
     const memoryAfter = await usedMemory(redis);
 
     const filtered = counts.duplicate + counts.blacklisted + counts.capped;
-    if (counts.delivered + counts.offline + filtered !== recipients) throw new Error(`baseline counts do not reconcile: ${JSON.stringify(counts)} for ${recipients}`);
+    if (counts.delivered + counts.offline + filtered !== recipients)
+      throw new Error(`baseline counts do not reconcile: ${JSON.stringify(counts)} for ${recipients}`);
     const childrenPeakRssMiB = await workers.close();
     const sinkBytes = counts.delivered > 0 ? (await stat(path.join(dir, `task-${TASK_ID}.deliveries`))).size : 0;
-    if (sinkBytes !== counts.delivered * 8) throw new Error(`sink holds ${sinkBytes / 8} records, baseline counted ${counts.delivered} delivered`);
+    if (sinkBytes !== counts.delivered * 8)
+      throw new Error(`sink holds ${sinkBytes / 8} records, baseline counted ${counts.delivered} delivered`);
 
     // The run's Redis state, counted while it is deleted, is the third check.
     await queue.close();
     const found = await deleteRunKeys(redis, keys);
-    if (found.offlineLists !== counts.offline) throw new Error(`Redis held ${found.offlineLists} offline lists, baseline counted ${counts.offline}`);
+    if (found.offlineLists !== counts.offline)
+      throw new Error(`Redis held ${found.offlineLists} offline lists, baseline counted ${counts.offline}`);
     // Every recipient past dedupe and blacklist had its counter incremented, capped ones included.
     const capChecked = counts.delivered + counts.offline + counts.capped;
-    if (found.capCounters !== capChecked) throw new Error(`Redis held ${found.capCounters} cap counters, baseline counted ${capChecked} recipients past the filters`);
+    if (found.capCounters !== capChecked)
+      throw new Error(
+        `Redis held ${found.capCounters} cap counters, baseline counted ${capChecked} recipients past the filters`,
+      );
 
     const s = (a, b) => Number(b - a) / 1e9;
     return {

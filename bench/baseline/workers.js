@@ -32,10 +32,22 @@ function startHere(spec, count) {
   const keys = baselineKeys(spec.runId);
   const redis = new Redis(spec.connection);
   const sink = new FileDeliverySink(spec.sinkDir);
-  const processor = (job) => processBatch(redis, keys, sink, { taskId: spec.taskId, uins: job.data.uins, dailyCap: spec.dailyCap, day: spec.day });
+  const processor = (job) =>
+    processBatch(redis, keys, sink, {
+      taskId: spec.taskId,
+      uins: job.data.uins,
+      dailyCap: spec.dailyCap,
+      day: spec.day,
+    });
   const workers = [];
   for (let w = 0; w < count; w++) {
-    workers.push(new Worker(keys.queueName, processor, { connection: spec.connection, prefix: keys.bullPrefix, concurrency: spec.concurrency }));
+    workers.push(
+      new Worker(keys.queueName, processor, {
+        connection: spec.connection,
+        prefix: keys.bullPrefix,
+        concurrency: spec.concurrency,
+      }),
+    );
   }
   return {
     ready: Promise.all(workers.map((w) => w.waitUntilReady())),
@@ -61,7 +73,11 @@ function startChildren(spec) {
   const failed = [];
   let childrenPeakRssMiB = 0;
   for (let p = 0; p < spec.processes; p++) {
-    const child = fork(path.join(__dirname, 'worker-process.js'), [JSON.stringify({ ...spec, processes: 0, workers: 1 })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(
+      path.join(__dirname, 'worker-process.js'),
+      [JSON.stringify({ ...spec, processes: 0, workers: 1 })],
+      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
     child.on('message', (m) => {
       if (m.type === 'completed') completed.forEach((fn) => fn(m.counts));
       else if (m.type === 'failed') failed.forEach((fn) => fn(new Error(m.message)));
@@ -75,7 +91,9 @@ function startChildren(spec) {
   const readyOf = (child) =>
     new Promise((resolve, reject) => {
       child.on('message', (m) => m.type === 'ready' && resolve());
-      child.on('exit', (code) => reject(new Error(`worker process ${child.pid} exited with ${code} before it was ready`)));
+      child.on('exit', (code) =>
+        reject(new Error(`worker process ${child.pid} exited with ${code} before it was ready`)),
+      );
     });
   return {
     ready: Promise.all(children.map(readyOf)),

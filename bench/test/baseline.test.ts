@@ -26,10 +26,18 @@ interface Audience {
 }
 // The bench modules are plain JavaScript without types: required, typed here as far as the tests use them.
 const { runBullmqBaseline } = require('../baseline/run') as {
-  runBullmqBaseline(audience: Audience, options: { redisUrl: string; processes: number }): Promise<Counts & { recipients: number; filtered: number }>;
+  runBullmqBaseline(
+    audience: Audience,
+    options: { redisUrl: string; processes: number },
+  ): Promise<Counts & { recipients: number; filtered: number }>;
 };
 const { processBatch } = require('../baseline/process-batch') as {
-  processBatch(redis: Redis, keys: Keys, sink: unknown, batch: { taskId: number; uins: number[]; dailyCap: number; day: string }): Promise<Counts>;
+  processBatch(
+    redis: Redis,
+    keys: Keys,
+    sink: unknown,
+    batch: { taskId: number; uins: number[]; dailyCap: number; day: string },
+  ): Promise<Counts>;
 };
 interface Keys {
   seen: string;
@@ -38,7 +46,9 @@ interface Keys {
   cap(day: string, uin: number): string;
 }
 const { baselineKeys } = require('../baseline/keys') as { baselineKeys(run: string): Keys };
-const { deleteRunKeys } = require('../baseline/cleanup') as { deleteRunKeys(redis: Redis, keys: Keys): Promise<{ total: number }> };
+const { deleteRunKeys } = require('../baseline/cleanup') as {
+  deleteRunKeys(redis: Redis, keys: Keys): Promise<{ total: number }>;
+};
 const { benchAudience } = require('../lib') as { benchAudience(recipients: number, online: number): Audience };
 
 const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
@@ -54,7 +64,11 @@ if (!hasRedis) console.warn('bench/test/baseline.test.ts skipped: no redis-serve
     dir = await makeTempDir('herald-baseline-test-');
     const port = await freePort();
     url = `redis://127.0.0.1:${port}`;
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir.path], { stdio: 'ignore' });
+    server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir.path],
+      { stdio: 'ignore' },
+    );
     redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0 });
     await waitFor(
       async () => {
@@ -78,30 +92,33 @@ if (!hasRedis) console.warn('bench/test/baseline.test.ts skipped: no redis-serve
   it.each([
     ['in this process', 0],
     ['in 2 worker processes', 2],
-  ])('counts a 10^4 broadcast as the audience says, and leaves no key behind (workers %s)', async (_where, processes) => {
-    const audience = benchAudience(10_000, 0.3);
-    const blacklisted = new Set(audience.blacklist);
-    const online = new Set(audience.online);
-    let expectBlacklisted = 0;
-    let expectDelivered = 0;
-    for (const uin of audience.distinct) {
-      if (blacklisted.has(uin)) expectBlacklisted++;
-      else if (online.has(uin)) expectDelivered++;
-    }
+  ])(
+    'counts a 10^4 broadcast as the audience says, and leaves no key behind (workers %s)',
+    async (_where, processes) => {
+      const audience = benchAudience(10_000, 0.3);
+      const blacklisted = new Set(audience.blacklist);
+      const online = new Set(audience.online);
+      let expectBlacklisted = 0;
+      let expectDelivered = 0;
+      for (const uin of audience.distinct) {
+        if (blacklisted.has(uin)) expectBlacklisted++;
+        else if (online.has(uin)) expectDelivered++;
+      }
 
-    const result = await runBullmqBaseline(audience, { redisUrl: url, processes });
+      const result = await runBullmqBaseline(audience, { redisUrl: url, processes });
 
-    expect(result).toMatchObject({
-      recipients: 10_000,
-      duplicate: audience.list.length - audience.distinct.length,
-      blacklisted: expectBlacklisted,
-      capped: 0,
-      delivered: expectDelivered,
-      offline: audience.distinct.length - expectBlacklisted - expectDelivered,
-    });
-    expect(expectBlacklisted).toBeGreaterThan(0);
-    expect(await redis.dbsize()).toBe(0);
-  });
+      expect(result).toMatchObject({
+        recipients: 10_000,
+        duplicate: audience.list.length - audience.distinct.length,
+        blacklisted: expectBlacklisted,
+        capped: 0,
+        delivered: expectDelivered,
+        offline: audience.distinct.length - expectBlacklisted - expectDelivered,
+      });
+      expect(expectBlacklisted).toBeGreaterThan(0);
+      expect(await redis.dbsize()).toBe(0);
+    },
+  );
 
   it('delivers online users to the sink, stores offline ones, and caps a user at dailyCap messages a day', async () => {
     const keys = baselineKeys('cap-test');

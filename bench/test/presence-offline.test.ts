@@ -10,10 +10,25 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const SCRIPT = join(__dirname, '..', 'presence-offline.js');
-const ARGS = ['--no-kafka', '--events', '2000', '--recipients', '3000', '--walks', '100', '--uin-bits', '20', '--readers', '2'];
+const ARGS = [
+  '--no-kafka',
+  '--events',
+  '2000',
+  '--recipients',
+  '3000',
+  '--walks',
+  '100',
+  '--uin-bits',
+  '20',
+  '--readers',
+  '2',
+];
 
 it('measures presence, offline appends, login walks and memory per host, and prints their rows', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, ...ARGS], { cwd: join(__dirname, '..', '..'), timeout: 90_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, ...ARGS], {
+    cwd: join(__dirname, '..', '..'),
+    timeout: 90_000,
+  });
 
   const row = (start: string) => stdout.split('\n').find((line) => line.startsWith(start));
   expect(row('| LevelEventLog (embedded), live')).toMatch(/\| 2,000 \|.*\| 0 \|$/); // 0 bits wrong

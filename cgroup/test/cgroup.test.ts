@@ -24,9 +24,14 @@ const RECEIVER_IP = '10.231.0.2';
 const BULK_BYTES_PER_S = 4e6 / 8;
 const WINDOW_MS = 1500;
 
-const canRun = process.getuid?.() === 0 && ['ip', 'tc', 'nft', 'nsenter'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
+const canRun =
+  process.getuid?.() === 0 &&
+  ['ip', 'tc', 'nft', 'nsenter'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
 const describeAsRoot = canRun ? describe : describe.skip;
-if (!canRun) console.warn('cgroup.test.ts: skipped: needs root and ip, tc, nft, nsenter (apt-get install iproute2 nftables util-linux)');
+if (!canRun)
+  console.warn(
+    'cgroup.test.ts: skipped: needs root and ip, tc, nft, nsenter (apt-get install iproute2 nftables util-linux)',
+  );
 
 function sh(command: string, args: string[]): { status: number | null; out: string } {
   const result = spawnSync(command, args, { encoding: 'utf8' });
@@ -49,13 +54,25 @@ describeAsRoot('cgroup/ scripts for real, in network namespaces', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'herald-cgroup-real-'));
     conf = join(dir, 'classes.conf');
-    writeFileSync(conf, ['link 1:1 1000mbit 1000mbit', 'realtime 1:10 500mbit 1000mbit', 'bulk 1:20 4mbit 4mbit', 'other 1:99 100mbit 1000mbit', ''].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        'link 1:1 1000mbit 1000mbit',
+        'realtime 1:10 500mbit 1000mbit',
+        'bulk 1:20 4mbit 4mbit',
+        'other 1:99 100mbit 1000mbit',
+        '',
+      ].join('\n'),
+    );
     must('ip', ['netns', 'add', NS_SEND]);
     must('ip', ['netns', 'add', NS_RECV]);
     must('ip', ['link', 'add', 'hbs0', 'netns', NS_SEND, 'type', 'veth', 'peer', 'name', 'hbr0', 'netns', NS_RECV]);
     must('ip', ['-n', NS_SEND, 'addr', 'add', '10.231.0.1/24', 'dev', 'hbs0']);
     must('ip', ['-n', NS_RECV, 'addr', 'add', `${RECEIVER_IP}/24`, 'dev', 'hbr0']);
-    for (const [ns, dev] of [[NS_SEND, 'hbs0'], [NS_RECV, 'hbr0']] as const) {
+    for (const [ns, dev] of [
+      [NS_SEND, 'hbs0'],
+      [NS_RECV, 'hbr0'],
+    ] as const) {
       must('ip', ['-n', ns, 'link', 'set', dev, 'up']);
       must('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
     }
@@ -85,17 +102,44 @@ describeAsRoot('cgroup/ scripts for real, in network namespaces', () => {
   /** Bytes per second a sender started in `kind` gets to the receiver over WINDOW_MS. */
   async function rateOf(mode: string, kind: string, extra: string[] = []): Promise<number> {
     const at = String(port++);
-    const receiver = spawn('ip', ['netns', 'exec', NS_RECV, 'node', TRANSFER, 'receive', RECEIVER_IP, at, String(WINDOW_MS)]);
+    const receiver = spawn('ip', [
+      'netns',
+      'exec',
+      NS_RECV,
+      'node',
+      TRANSFER,
+      'receive',
+      RECEIVER_IP,
+      at,
+      String(WINDOW_MS),
+    ]);
     children.push(receiver);
     let output = '';
     receiver.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => receiver.on('exit', resolve));
     await waitFor(() => output.includes('listening'), { timeoutMs: 10_000, message: 'the receiver listening' });
-    const sender = spawn(join(CGROUP, 'run-in-class.sh'), [...common(mode), ...extra, kind, '--', 'ip', 'netns', 'exec', NS_SEND, 'node', TRANSFER, 'send', RECEIVER_IP, at]);
+    const sender = spawn(join(CGROUP, 'run-in-class.sh'), [
+      ...common(mode),
+      ...extra,
+      kind,
+      '--',
+      'ip',
+      'netns',
+      'exec',
+      NS_SEND,
+      'node',
+      TRANSFER,
+      'send',
+      RECEIVER_IP,
+      at,
+    ]);
     children.push(sender);
     let senderErr = '';
     sender.stderr!.on('data', (chunk: Buffer) => (senderErr += chunk.toString()));
-    await waitFor(() => receiver.exitCode !== null || (sender.exitCode !== null && sender.exitCode !== 0), { timeoutMs: 15_000, message: 'the transfer window to end' });
+    await waitFor(() => receiver.exitCode !== null || (sender.exitCode !== null && sender.exitCode !== 0), {
+      timeoutMs: 15_000,
+      message: 'the transfer window to end',
+    });
     expect(senderErr).toBe('');
     expect(await exited).toBe(0);
     const { bytes, ms } = JSON.parse(output.split('\n')[1]!) as { bytes: number; ms: number };
@@ -106,7 +150,9 @@ describeAsRoot('cgroup/ scripts for real, in network namespaces', () => {
   async function expectShaped(mode: string, runExtra: string[] = []) {
     const bulk = await rateOf(mode, 'bulk', runExtra);
     const realtime = await rateOf(mode, 'realtime', runExtra);
-    console.log(`cgroup ${mode} ${runExtra.join(' ')}: bulk ${(bulk / 1e3).toFixed(0)} kB/s (class rate ${BULK_BYTES_PER_S / 1e3} kB/s), realtime ${(realtime / 1e3).toFixed(0)} kB/s`);
+    console.log(
+      `cgroup ${mode} ${runExtra.join(' ')}: bulk ${(bulk / 1e3).toFixed(0)} kB/s (class rate ${BULK_BYTES_PER_S / 1e3} kB/s), realtime ${(realtime / 1e3).toFixed(0)} kB/s`,
+    );
     expect(bulk).toBeLessThan(BULK_BYTES_PER_S * 1.5);
     expect(bulk).toBeGreaterThan(BULK_BYTES_PER_S * 0.3);
     expect(realtime).toBeGreaterThan(bulk * 5);
@@ -116,7 +162,9 @@ describeAsRoot('cgroup/ scripts for real, in network namespaces', () => {
     const result = setup('v1', ['--classifier', 'tc']);
     try {
       if (result.status !== 0 && /classifier not found/i.test(result.out)) {
-        console.warn(`cgroup.test.ts: v1 + tc classifier skipped: the kernel refuses tc's cgroup classifier (built without CONFIG_NET_CLS_CGROUP): ${result.out.trim()}`);
+        console.warn(
+          `cgroup.test.ts: v1 + tc classifier skipped: the kernel refuses tc's cgroup classifier (built without CONFIG_NET_CLS_CGROUP): ${result.out.trim()}`,
+        );
         return;
       }
       expect(result).toMatchObject({ status: 0 });
@@ -141,9 +189,14 @@ describeAsRoot('cgroup/ scripts for real, in network namespaces', () => {
   });
 
   it('cgroup v2 fallback: a cgroup2 directory per kind, nftables socket cgroupv2', async () => {
-    const probe = sh('sh', ['-c', 'stat -fc %T /sys/fs/cgroup; stat -fc %T /sys/fs/cgroup/unified 2>/dev/null || true']);
+    const probe = sh('sh', [
+      '-c',
+      'stat -fc %T /sys/fs/cgroup; stat -fc %T /sys/fs/cgroup/unified 2>/dev/null || true',
+    ]);
     if (!probe.out.includes('cgroup2fs')) {
-      console.warn(`cgroup.test.ts: v2 case skipped: no cgroup2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified (${probe.out.trim()})`);
+      console.warn(
+        `cgroup.test.ts: v2 case skipped: no cgroup2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified (${probe.out.trim()})`,
+      );
       return;
     }
     const result = setup('v2', []);

@@ -60,7 +60,9 @@ const HTB = (prefix: string) => [
 
 describe('setup.sh --dry-run', () => {
   it('cgroup v1 with tc: mounts net_cls, one net_cls cgroup per kind with its classid, htb classes, the cgroup filter', () => {
-    expect(dryRun('setup.sh', ['--dev', 'eth1', '--mode', 'v1', '--classifier', 'tc', '--cgroup-mount', '/cg'])).toEqual([
+    expect(
+      dryRun('setup.sh', ['--dev', 'eth1', '--mode', 'v1', '--classifier', 'tc', '--cgroup-mount', '/cg']),
+    ).toEqual([
       'mkdir -p /cg/net_cls',
       'mount -t cgroup -o net_cls net_cls /cg/net_cls',
       'mkdir -p /cg/net_cls/herald/realtime',
@@ -74,7 +76,24 @@ describe('setup.sh --dry-run', () => {
 
   it('cgroup v1 with nftables (kernels without cls_cgroup), in a network namespace: meta cgroup sets the packet priority to the classid', () => {
     const ns = 'nsenter --net=/run/netns/blue ';
-    expect(dryRun('setup.sh', ['--dev', 'eth1', '--mode', 'v1', '--classifier', 'nft', '--cgroup-mount', '/cg', '--netns', 'blue', '--group', 'hg', '--table', 'ht'])).toEqual([
+    expect(
+      dryRun('setup.sh', [
+        '--dev',
+        'eth1',
+        '--mode',
+        'v1',
+        '--classifier',
+        'nft',
+        '--cgroup-mount',
+        '/cg',
+        '--netns',
+        'blue',
+        '--group',
+        'hg',
+        '--table',
+        'ht',
+      ]),
+    ).toEqual([
       'mkdir -p /cg/net_cls',
       'mount -t cgroup -o net_cls net_cls /cg/net_cls',
       'mkdir -p /cg/net_cls/hg/realtime',
@@ -90,25 +109,50 @@ describe('setup.sh --dry-run', () => {
   });
 
   it('cgroup v2 only: a cgroup2 directory per kind, nftables socket cgroupv2 at its level', () => {
-    expect(dryRun('setup.sh', ['--dev', 'eth1', '--mode', 'v2', '--cgroup-mount', '/cg', '--v2-mount', '/cg'])).toEqual([
-      'mkdir -p /cg/herald/realtime',
-      'mkdir -p /cg/herald/bulk',
-      ...HTB(''),
-      'nft add table inet herald',
-      `nft add chain inet herald output '{ type filter hook output priority 0; policy accept; }'`,
-      `nft add rule inet herald output oifname eth1 socket cgroupv2 level 2 '"herald/realtime"' meta priority set 1:10`,
-      `nft add rule inet herald output oifname eth1 socket cgroupv2 level 2 '"herald/bulk"' meta priority set 1:20`,
-    ]);
+    expect(dryRun('setup.sh', ['--dev', 'eth1', '--mode', 'v2', '--cgroup-mount', '/cg', '--v2-mount', '/cg'])).toEqual(
+      [
+        'mkdir -p /cg/herald/realtime',
+        'mkdir -p /cg/herald/bulk',
+        ...HTB(''),
+        'nft add table inet herald',
+        `nft add chain inet herald output '{ type filter hook output priority 0; policy accept; }'`,
+        `nft add rule inet herald output oifname eth1 socket cgroupv2 level 2 '"herald/realtime"' meta priority set 1:10`,
+        `nft add rule inet herald output oifname eth1 socket cgroupv2 level 2 '"herald/bulk"' meta priority set 1:20`,
+      ],
+    );
   });
 
   it('cgroup v2 on a hybrid host (cgroup2 under unified/): the nft path names unified/, the level does not count it', () => {
-    const lines = dryRun('setup.sh', ['--dev', 'eth1', '--mode', 'v2', '--cgroup-mount', '/cg', '--v2-mount', '/cg/unified']);
+    const lines = dryRun('setup.sh', [
+      '--dev',
+      'eth1',
+      '--mode',
+      'v2',
+      '--cgroup-mount',
+      '/cg',
+      '--v2-mount',
+      '/cg/unified',
+    ]);
     expect(lines[0]).toBe('mkdir -p /cg/unified/herald/realtime');
-    expect(lines.at(-1)).toBe(`nft add rule inet herald output oifname eth1 socket cgroupv2 level 2 '"unified/herald/bulk"' meta priority set 1:20`);
+    expect(lines.at(-1)).toBe(
+      `nft add rule inet herald output oifname eth1 socket cgroupv2 level 2 '"unified/herald/bulk"' meta priority set 1:20`,
+    );
   });
 
   it('refuses tc as the classifier on cgroup v2, which has no net_cls', () => {
-    const result = script('setup.sh', ['--config', conf, '--dry-run', '--dev', 'eth1', '--mode', 'v2', '--classifier', 'tc', '--v2-mount', '/cg']);
+    const result = script('setup.sh', [
+      '--config',
+      conf,
+      '--dry-run',
+      '--dev',
+      'eth1',
+      '--mode',
+      'v2',
+      '--classifier',
+      'tc',
+      '--v2-mount',
+      '/cg',
+    ]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/cgroup v2 has no net_cls/);
   });
@@ -148,7 +192,19 @@ describe('setup.sh --dry-run', () => {
 
 describe('teardown.sh --dry-run', () => {
   it('cgroup v1: removes the qdisc, the nft table, the cgroups, and with --unmount the net_cls mount', () => {
-    expect(dryRun('teardown.sh', ['--dev', 'eth1', '--mode', 'v1', '--classifier', 'nft', '--cgroup-mount', '/cg', '--unmount'])).toEqual([
+    expect(
+      dryRun('teardown.sh', [
+        '--dev',
+        'eth1',
+        '--mode',
+        'v1',
+        '--classifier',
+        'nft',
+        '--cgroup-mount',
+        '/cg',
+        '--unmount',
+      ]),
+    ).toEqual([
       'tc qdisc del dev eth1 root',
       'nft delete table inet herald',
       'rmdir /cg/net_cls/herald/realtime',
@@ -159,7 +215,9 @@ describe('teardown.sh --dry-run', () => {
   });
 
   it('cgroup v1 with tc: no nft table to remove', () => {
-    expect(dryRun('teardown.sh', ['--dev', 'eth1', '--mode', 'v1', '--classifier', 'tc', '--cgroup-mount', '/cg'])).toEqual([
+    expect(
+      dryRun('teardown.sh', ['--dev', 'eth1', '--mode', 'v1', '--classifier', 'tc', '--cgroup-mount', '/cg']),
+    ).toEqual([
       'tc qdisc del dev eth1 root',
       'rmdir /cg/net_cls/herald/realtime',
       'rmdir /cg/net_cls/herald/bulk',
@@ -168,7 +226,20 @@ describe('teardown.sh --dry-run', () => {
   });
 
   it('cgroup v2', () => {
-    expect(dryRun('teardown.sh', ['--dev', 'eth1', '--mode', 'v2', '--cgroup-mount', '/cg', '--v2-mount', '/cg', '--netns', 'blue'])).toEqual([
+    expect(
+      dryRun('teardown.sh', [
+        '--dev',
+        'eth1',
+        '--mode',
+        'v2',
+        '--cgroup-mount',
+        '/cg',
+        '--v2-mount',
+        '/cg',
+        '--netns',
+        'blue',
+      ]),
+    ).toEqual([
       'nsenter --net=/run/netns/blue tc qdisc del dev eth1 root',
       'nsenter --net=/run/netns/blue nft delete table inet herald',
       'rmdir /cg/herald/realtime',
@@ -182,21 +253,26 @@ describe('run-in-class.sh --dry-run', () => {
   const command = ['node', 'sender.js', '--name', "it's mine"];
 
   it('cgroup v1 with cgexec installed: cgexec -g net_cls:<group>/<kind>', () => {
-    expect(dryRun('run-in-class.sh', ['--mode', 'v1', '--cgroup-mount', '/cg', 'bulk', '--', ...command], true)).toEqual([
-      `exec cgexec -g net_cls:herald/bulk node sender.js --name 'it'\\''s mine'`,
-    ]);
+    expect(
+      dryRun('run-in-class.sh', ['--mode', 'v1', '--cgroup-mount', '/cg', 'bulk', '--', ...command], true),
+    ).toEqual([`exec cgexec -g net_cls:herald/bulk node sender.js --name 'it'\\''s mine'`]);
   });
 
   it('cgroup v1 with --no-cgexec (what a host without cgexec does): the shell joins the cgroup, then execs', () => {
     const expected = ['echo $$ > /cg/net_cls/herald/bulk/cgroup.procs', `exec node sender.js --name 'it'\\''s mine'`];
-    expect(dryRun('run-in-class.sh', ['--mode', 'v1', '--cgroup-mount', '/cg', '--no-cgexec', 'bulk', '--', ...command], true)).toEqual(expected);
+    expect(
+      dryRun(
+        'run-in-class.sh',
+        ['--mode', 'v1', '--cgroup-mount', '/cg', '--no-cgexec', 'bulk', '--', ...command],
+        true,
+      ),
+    ).toEqual(expected);
   });
 
-  it('cgroup v2: the kind\'s cgroup2 directory, whether cgexec is installed or not', () => {
-    expect(dryRun('run-in-class.sh', ['--mode', 'v2', '--v2-mount', '/cg/unified', 'realtime', '--', 'node'], true)).toEqual([
-      'echo $$ > /cg/unified/herald/realtime/cgroup.procs',
-      'exec node',
-    ]);
+  it("cgroup v2: the kind's cgroup2 directory, whether cgexec is installed or not", () => {
+    expect(
+      dryRun('run-in-class.sh', ['--mode', 'v2', '--v2-mount', '/cg/unified', 'realtime', '--', 'node'], true),
+    ).toEqual(['echo $$ > /cg/unified/herald/realtime/cgroup.procs', 'exec node']);
   });
 
   it.each([

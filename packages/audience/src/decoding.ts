@@ -18,10 +18,19 @@ export function finishDecoding(decoder: RecipientListDecoder): ListHeader {
     return decoder.end();
   } catch (error) {
     const header = decoder.listHeader;
-    if (error instanceof ListFormatError && error.code === 'LIST_TRUNCATED' && header !== undefined && decoder.decoded === header.count) {
-      throw new ListFormatError('LIST_TRAILING_BYTES', `recipient list has bytes after the ${header.count} uins its header declares`, {
-        declared: header.count,
-      });
+    if (
+      error instanceof ListFormatError &&
+      error.code === 'LIST_TRUNCATED' &&
+      header !== undefined &&
+      decoder.decoded === header.count
+    ) {
+      throw new ListFormatError(
+        'LIST_TRAILING_BYTES',
+        `recipient list has bytes after the ${header.count} uins its header declares`,
+        {
+          declared: header.count,
+        },
+      );
     }
     throw error;
   }
@@ -40,25 +49,36 @@ export function listBytes(count: number): number {
 export function checkFileLength(header: ListHeader, size: number): void {
   const expected = listBytes(header.count);
   if (size < expected) {
-    throw new ListFormatError('LIST_TRUNCATED', `recipient list is truncated: header declares ${header.count} uins (${expected} bytes), file has ${size} bytes`, {
-      declared: header.count,
-      expectedBytes: expected,
-      bytes: size,
-    });
+    throw new ListFormatError(
+      'LIST_TRUNCATED',
+      `recipient list is truncated: header declares ${header.count} uins (${expected} bytes), file has ${size} bytes`,
+      {
+        declared: header.count,
+        expectedBytes: expected,
+        bytes: size,
+      },
+    );
   }
   if (size > expected) {
-    throw new ListFormatError('LIST_TRAILING_BYTES', `recipient list has ${size - expected} bytes after the ${header.count} uins its header declares`, {
-      declared: header.count,
-      expectedBytes: expected,
-      bytes: size,
-    });
+    throw new ListFormatError(
+      'LIST_TRAILING_BYTES',
+      `recipient list has ${size - expected} bytes after the ${header.count} uins its header declares`,
+      {
+        declared: header.count,
+        expectedBytes: expected,
+        bytes: size,
+      },
+    );
   }
 }
 
 /** uinLimit is 2^uinSpaceBits: an integer in [1, 2^32]. */
 export function checkUinLimit(uinLimit: number): number {
   if (!Number.isSafeInteger(uinLimit) || uinLimit < 1 || uinLimit > 2 ** 32) {
-    throw new ValidationError(`uinLimit must be an integer in [1, 2^32], got ${uinLimit}`, { option: 'uinLimit', value: uinLimit });
+    throw new ValidationError(`uinLimit must be an integer in [1, 2^32], got ${uinLimit}`, {
+      option: 'uinLimit',
+      value: uinLimit,
+    });
   }
   return uinLimit;
 }

@@ -41,9 +41,15 @@ export interface FollowEventsOptions {
 export async function applyFollowEvents(options: FollowEventsOptions): Promise<Subscription> {
   const logger = options.logger ?? noopLogger;
   const meter = options.meter ?? noopMeter;
-  const invalid = meter.counter('herald_follow_events_invalid_total', 'Follow events skipped because their value is not a follow change');
+  const invalid = meter.counter(
+    'herald_follow_events_invalid_total',
+    'Follow events skipped because their value is not a follow change',
+  );
   const applied = meter.counter('herald_follow_events_applied_total', 'Follow changes written to the followers store');
-  const stale = meter.counter('herald_follow_events_stale_total', 'Follow changes outranked by a later change (redeliveries included)');
+  const stale = meter.counter(
+    'herald_follow_events_stale_total',
+    'Follow changes outranked by a later change (redeliveries included)',
+  );
   return options.bus.subscribe(
     TOPICS.follows,
     options.group ?? 'herald-followers',
@@ -54,7 +60,11 @@ export async function applyFollowEvents(options: FollowEventsOptions): Promise<S
           changes.push(checkFollowChange(event.value));
         } catch (error) {
           invalid.inc();
-          logger.warn('follow event skipped: not a follow change', { position: event.position, key: event.key, error: isHeraldError(error) ? error.message : String(error) });
+          logger.warn('follow event skipped: not a follow change', {
+            position: event.position,
+            key: event.key,
+            error: isHeraldError(error) ? error.message : String(error),
+          });
         }
       }
       if (changes.length === 0) return;

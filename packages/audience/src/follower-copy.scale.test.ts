@@ -19,7 +19,9 @@ describe('FollowerCopies at 10^7 followers', () => {
   let dir: TempDir;
   // Ascending with uneven gaps; every third of them and 10^6 strangers make the query.
   const followers = Uint32Array.from({ length: FOLLOWERS }, (_, i) => i * 409 + (i % 7));
-  const query = Uint32Array.from({ length: Math.floor(FOLLOWERS / 3) + 10 ** 6 }, (_, k) => (k % 4 === 3 ? followers[k]! + 1 : followers[k]!)).sort();
+  const query = Uint32Array.from({ length: Math.floor(FOLLOWERS / 3) + 10 ** 6 }, (_, k) =>
+    k % 4 === 3 ? followers[k]! + 1 : followers[k]!,
+  ).sort();
   // Sample starts at 5%, 15%, ..., 95% of the copy.
   let s = 0;
   const random = () => ((s++ % 10) + 0.5) / 10;

@@ -45,7 +45,13 @@ describe('FollowerCopies', () => {
   });
 
   it('merges the changes that arrive after the copy was made, in real time', async () => {
-    const changes = [follow(7, 5), follow(audience[10]!, 5, false), follow(2 ** 32 - 1, 5), follow(audience[20]!, 5, false), follow(audience[20]!, 6)];
+    const changes = [
+      follow(7, 5),
+      follow(audience[10]!, 5, false),
+      follow(2 ** 32 - 1, 5),
+      follow(audience[20]!, 5, false),
+      follow(audience[20]!, 6),
+    ];
     await truth.applyFollows(changes);
     expect(await copies.applyFollows(changes)).toEqual({ applied: 5, stale: 0 });
     expect(await copies.applyFollows([{ ...follow(9, 5), accountId: 'nocopy' }])).toEqual({ applied: 0, stale: 1 });

@@ -49,7 +49,6 @@ export interface FollowerCopiesOptions {
   logger?: Logger;
 }
 
-
 /** Reads a file's 8-byte uin at index `i` of its body. */
 async function uinAt(handle: Awaited<ReturnType<typeof open>>, i: number): Promise<number> {
   const buffer = Buffer.alloc(8);
@@ -106,7 +105,8 @@ export class FollowerCopies {
     const base = this.basePath(accountId);
     const header = await readRecipientListHeader(listPath);
     const needed = ListFlags.SORTED | ListFlags.UNIQUE;
-    if ((header.flags & needed) !== needed) throw new Error(`follower copy of ${accountId}: ${listPath} is not sorted and unique`);
+    if ((header.flags & needed) !== needed)
+      throw new Error(`follower copy of ${accountId}: ${listPath} is not sorted and unique`);
     await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     await this.serial(accountId, async () => {
       await copyFile(listPath, `${base}.tmp`);
@@ -144,7 +144,9 @@ export class FollowerCopies {
     }
     let applied = 0;
     for (const [accountId, lines] of byAccount) {
-      await this.serial(accountId, () => appendFile(this.changesPath(accountId), `${lines.join('\n')}\n`, { mode: PRIVATE_FILE_MODE }));
+      await this.serial(accountId, () =>
+        appendFile(this.changesPath(accountId), `${lines.join('\n')}\n`, { mode: PRIVATE_FILE_MODE }),
+      );
       applied += lines.length;
     }
     return { applied, stale: checked.length - applied };
@@ -179,16 +181,28 @@ export class FollowerCopies {
       changes = await this.loadChanges(accountId);
       verdict = await this.validate(accountId, truth, changes);
     } catch (error) {
-      this.logger.warn('follower copy unreadable: reading the source of truth', { account: accountId, error: String(error) });
+      this.logger.warn('follower copy unreadable: reading the source of truth', {
+        account: accountId,
+        error: String(error),
+      });
       verdict = judgeFollowerSamples([]);
     }
     this.verdicts.set(accountId, { ...verdict, at: verdict.usable ? 'copy' : 'source' });
     if (verdict.usable && changes !== undefined) return changes;
-    this.logger.info('follower copy failed its samples: reading the source of truth', { account: accountId, mean: verdict.mean, worst: verdict.worst });
+    this.logger.info('follower copy failed its samples: reading the source of truth', {
+      account: accountId,
+      mean: verdict.mean,
+      worst: verdict.worst,
+    });
     return undefined;
   }
 
-  private async *read(accountId: string, truth: FollowerStore, batchSize: number, readOptions: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+  private async *read(
+    accountId: string,
+    truth: FollowerStore,
+    batchSize: number,
+    readOptions: AudienceReadOptions,
+  ): AsyncGenerator<AudienceBatch> {
     const changes = await this.usableChanges(accountId, truth);
     if (changes === undefined) yield* truth.followers(accountId, { batchSize }).read(readOptions);
     else yield* this.merged(accountId, changes, batchSize, readOptions);
@@ -202,7 +216,11 @@ export class FollowerCopies {
    * Undefined when the copy failed its samples or cannot be read: the caller
    * asks the source of truth (`truth.filterFollowers`) instead.
    */
-  async filterFollowers(accountId: string, sortedUnique: Uint32Array, truth: FollowerStore): Promise<Uint32Array | undefined> {
+  async filterFollowers(
+    accountId: string,
+    sortedUnique: Uint32Array,
+    truth: FollowerStore,
+  ): Promise<Uint32Array | undefined> {
     const account = checkFollowersAccount(accountId);
     const changes = await this.usableChanges(account, truth);
     if (changes === undefined) return undefined;
@@ -236,7 +254,10 @@ export class FollowerCopies {
       for (let s = 0; s < FOLLOWER_SAMPLING.samples; s++) {
         const start = count === 0 ? 0 : await uinAt(handle, Math.min(count - 1, Math.floor(this.random() * count)));
         const afterUin = start === 0 ? undefined : start - 1;
-        const truthPage = await firstUins(truth.followers(accountId, { batchSize: size, ...(afterUin === undefined ? {} : { afterUin }) }), size);
+        const truthPage = await firstUins(
+          truth.followers(accountId, { batchSize: size, ...(afterUin === undefined ? {} : { afterUin }) }),
+          size,
+        );
         // The stretch the truth's page covers: up to its last uin, or to the end when it ran out.
         const end = truthPage.length === size ? truthPage[size - 1]! : 2 ** 32 - 1;
         const copyRange = await this.copyRange(handle, count, changes, afterUin === undefined ? -1 : afterUin, end);
@@ -249,7 +270,13 @@ export class FollowerCopies {
   }
 
   /** The copy's followers (base merged with changes) in (after, end], ascending. */
-  private async copyRange(handle: Awaited<ReturnType<typeof open>>, count: number, changes: Changes, after: number, end: number): Promise<Uint32Array> {
+  private async copyRange(
+    handle: Awaited<ReturnType<typeof open>>,
+    count: number,
+    changes: Changes,
+    after: number,
+    end: number,
+  ): Promise<Uint32Array> {
     // The first index of the base above `after`: a binary search by 8-byte reads.
     let lo = 0;
     let hi = count;
@@ -260,7 +287,7 @@ export class FollowerCopies {
     }
     const out: number[] = [];
     const block = Buffer.alloc(64 * 1024);
-    for (let i = lo; i < count; ) {
+    for (let i = lo; i < count;) {
       const n = Math.min(block.length / 8, count - i);
       await handle.read(block, 0, n * 8, LIST_HEADER_BYTES + 8 * i);
       let past = false;
@@ -280,7 +307,12 @@ export class FollowerCopies {
   }
 
   /** The copy merged with its changes, streamed in ascending order. */
-  private async *merged(accountId: string, changes: Changes, batchSize: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+  private async *merged(
+    accountId: string,
+    changes: Changes,
+    batchSize: number,
+    { uinLimit, signal }: AudienceReadOptions,
+  ): AsyncGenerator<AudienceBatch> {
     const added = Uint32Array.from([...changes].filter(([, state]) => state.following).map(([uin]) => uin)).sort();
     let a = 0;
     let out = new Uint32Array(batchSize);

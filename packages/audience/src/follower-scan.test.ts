@@ -14,7 +14,8 @@ describe('scanFollowers', () => {
     await dir.remove();
   });
 
-  const set = (max: number) => fc.uniqueArray(fc.integer({ min: 0, max }), { maxLength: 300 }).map((values) => Uint32Array.from(values).sort());
+  const set = (max: number) =>
+    fc.uniqueArray(fc.integer({ min: 0, max }), { maxLength: 300 }).map((values) => Uint32Array.from(values).sort());
 
   it('answers the uins of the query that the file holds, whatever the block size', async () => {
     let n = 0;
@@ -43,7 +44,9 @@ describe('scanFollowers', () => {
     await writeRecipientListFile(path, Uint32Array.of(1, 2, 3), ListFlags.SORTED | ListFlags.UNIQUE);
     await truncate(path, 32 + 16);
     await expect(scanFollowers(path, Uint32Array.of(3))).rejects.toMatchObject({ code: 'LIST_TRUNCATED' });
-    await expect(scanFollowers(join(dir.path, 'none.hrl'), Uint32Array.of(3))).rejects.toMatchObject({ code: 'LIST_NOT_FOUND' });
+    await expect(scanFollowers(join(dir.path, 'none.hrl'), Uint32Array.of(3))).rejects.toMatchObject({
+      code: 'LIST_NOT_FOUND',
+    });
   });
 });
 

@@ -28,7 +28,11 @@ const LITTLE_ENDIAN = endianness() === 'LE';
  * lookup, and the sampling before each use is what catches a copy that is
  * wrong).
  */
-export async function scanFollowers(path: string, query: Uint32Array, blockBytes = SCAN_BLOCK_BYTES): Promise<Uint32Array> {
+export async function scanFollowers(
+  path: string,
+  query: Uint32Array,
+  blockBytes = SCAN_BLOCK_BYTES,
+): Promise<Uint32Array> {
   const { count } = await readRecipientListHeader(path);
   const out = new Uint32Array(Math.min(count, query.length));
   if (out.length === 0) return out;
@@ -44,7 +48,12 @@ export async function scanFollowers(path: string, query: Uint32Array, blockBytes
     for (let at = 0; at < count && q < query.length; at += perBlock) {
       const entries = Math.min(perBlock, count - at);
       const bytes = await readFully(handle, buffer, entries * UIN_BYTES, LIST_HEADER_BYTES + at * UIN_BYTES);
-      if (bytes !== entries * UIN_BYTES) throw new ListFormatError('LIST_TRUNCATED', `follower copy ${path} ended at uin ${at + Math.floor(bytes / UIN_BYTES)} of ${count}`, { declared: count });
+      if (bytes !== entries * UIN_BYTES)
+        throw new ListFormatError(
+          'LIST_TRUNCATED',
+          `follower copy ${path} ended at uin ${at + Math.floor(bytes / UIN_BYTES)} of ${count}`,
+          { declared: count },
+        );
       if (!LITTLE_ENDIAN) for (let k = 0; k < entries; k++) words[2 * k] = buffer.readUInt32LE(UIN_BYTES * k);
       // The whole block below the next wanted uin: nothing to merge.
       if (words[2 * (entries - 1)]! < wanted) continue;

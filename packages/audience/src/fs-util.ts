@@ -11,13 +11,19 @@ export async function openForRead(path: string): Promise<FileHandle> {
   try {
     return await open(path, 'r');
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${path} does not exist`, { path });
+    if (isErrno(error, 'ENOENT'))
+      throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${path} does not exist`, { path });
     throw error;
   }
 }
 
 /** Reads `length` bytes at `position` into the start of `into`, looping over short reads; fewer only at the end of the file. */
-export async function readFully(handle: FileHandle, into: Uint8Array, length: number, position: number): Promise<number> {
+export async function readFully(
+  handle: FileHandle,
+  into: Uint8Array,
+  length: number,
+  position: number,
+): Promise<number> {
   let done = 0;
   while (done < length) {
     const { bytesRead } = await handle.read(into, done, length - done, position + done);
@@ -72,7 +78,8 @@ export function isErrno(error: unknown, code: string): boolean {
 
 /** Checks a positive-integer option (sizes, limits) and names it when it is wrong. */
 export function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new ValidationError(`${name} must be a positive integer, got ${value}`, { option: name, value });
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new ValidationError(`${name} must be a positive integer, got ${value}`, { option: name, value });
   return value;
 }
 

@@ -39,7 +39,12 @@ export type { ReadListOptions, LoadListOptions } from './list-reader';
 export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
 export { ListRepository } from './list-repository';
-export type { ListRepositoryOptions, ImportListOptions, ImportTextListOptions, TextListImport } from './list-repository';
+export type {
+  ListRepositoryOptions,
+  ImportListOptions,
+  ImportTextListOptions,
+  TextListImport,
+} from './list-repository';
 export { TextListParser, BAD_LINE_REASONS } from './text-list';
 export type { TextListOptions, TextListReport, BadLine, BadLineReason } from './text-list';
 export { DEFAULT_MAX_BAD_RATIO } from './text-import';

@@ -73,16 +73,20 @@ const fileArb: fc.Arbitrary<Buffer> = fc.oneof(
   validArb,
   sortedArb,
   fc.tuple(validArb, fc.nat()).map(([file, at]) => file.subarray(0, at % file.length)),
-  fc.tuple(validArb, fc.uint8Array({ minLength: 1, maxLength: 20 })).map(([file, extra]) => Buffer.concat([file, extra])),
+  fc
+    .tuple(validArb, fc.uint8Array({ minLength: 1, maxLength: 20 }))
+    .map(([file, extra]) => Buffer.concat([file, extra])),
   fc.tuple(validArb, fc.nat(), fc.integer({ min: 0, max: 7 })).map(([file, at, bit]) => {
     const copy = Buffer.from(file);
     copy[at % copy.length]! ^= 1 << bit;
     return copy;
   }),
-  fc.tuple(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: -1, max: 1 }), fc.boolean(), flagsArb).map(([body, delta, rightCrc, flags]) => {
-    const count = Math.max(0, Math.floor(body.length / UIN_BYTES) + delta);
-    return Buffer.concat([encodeListHeader({ flags, count, bodyCrc: rightCrc ? crc32(body) : 0xdeadbeef }), body]);
-  }),
+  fc
+    .tuple(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: -1, max: 1 }), fc.boolean(), flagsArb)
+    .map(([body, delta, rightCrc, flags]) => {
+      const count = Math.max(0, Math.floor(body.length / UIN_BYTES) + delta);
+      return Buffer.concat([encodeListHeader({ flags, count, bodyCrc: rightCrc ? crc32(body) : 0xdeadbeef }), body]);
+    }),
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
 );
 const uinLimitArb = fc.constantFrom(2 ** 32, 2 ** 31, 2 ** 16);
@@ -120,25 +124,31 @@ describe('recipient-list file readers, fuzzed', () => {
   it('read, load and readHeader accept exactly what the decoder accepts, at any chunk size', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fileArb, uinLimitArb, chunkBytesArb, chunkBytesArb, async (file, uinLimit, readChunk, loadChunk) => {
-        const path = join(dir.path, `l_${n++}.hrl`);
-        await writeFile(path, file);
-        const expected = reference(file, uinLimit);
-        const streamed = await outcome(async () => {
-          const uins: number[] = [];
-          for await (const batch of readRecipientList(path, { uinLimit, chunkBytes: readChunk })) uins.push(...batch);
-          return uins;
-        });
-        const loaded = await outcome(() => loadRecipientList(path, { uinLimit, chunkBytes: loadChunk }));
-        const header = await outcome(async () => [(await readRecipientListHeader(path)).count]);
-        expect(streamed.ok).toBe(expected.ok);
-        expect(loaded.ok).toBe(expected.ok);
-        if (expected.ok) {
-          expect(streamed).toEqual(expected);
-          expect(loaded).toEqual(expected);
-          expect(header).toEqual({ ok: true, uins: [expected.uins.length] });
-        }
-      }),
+      fc.asyncProperty(
+        fileArb,
+        uinLimitArb,
+        chunkBytesArb,
+        chunkBytesArb,
+        async (file, uinLimit, readChunk, loadChunk) => {
+          const path = join(dir.path, `l_${n++}.hrl`);
+          await writeFile(path, file);
+          const expected = reference(file, uinLimit);
+          const streamed = await outcome(async () => {
+            const uins: number[] = [];
+            for await (const batch of readRecipientList(path, { uinLimit, chunkBytes: readChunk })) uins.push(...batch);
+            return uins;
+          });
+          const loaded = await outcome(() => loadRecipientList(path, { uinLimit, chunkBytes: loadChunk }));
+          const header = await outcome(async () => [(await readRecipientListHeader(path)).count]);
+          expect(streamed.ok).toBe(expected.ok);
+          expect(loaded.ok).toBe(expected.ok);
+          if (expected.ok) {
+            expect(streamed).toEqual(expected);
+            expect(loaded).toEqual(expected);
+            expect(header).toEqual({ ok: true, uins: [expected.uins.length] });
+          }
+        },
+      ),
       settings,
     );
   });
@@ -146,19 +156,25 @@ describe('recipient-list file readers, fuzzed', () => {
   it('read and load report the same code for the same damaged file', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fileArb, uinLimitArb, chunkBytesArb, chunkBytesArb, async (file, uinLimit, readChunk, loadChunk) => {
-        const path = join(dir.path, `c_${n++}.hrl`);
-        await writeFile(path, file);
-        const streamed = await outcome(async () => {
-          for await (const batch of readRecipientList(path, { uinLimit, chunkBytes: readChunk })) void batch;
-          return [];
-        });
-        const loaded = await outcome(async () => {
-          await loadRecipientList(path, { uinLimit, chunkBytes: loadChunk });
-          return [];
-        });
-        expect(streamed).toEqual(loaded);
-      }),
+      fc.asyncProperty(
+        fileArb,
+        uinLimitArb,
+        chunkBytesArb,
+        chunkBytesArb,
+        async (file, uinLimit, readChunk, loadChunk) => {
+          const path = join(dir.path, `c_${n++}.hrl`);
+          await writeFile(path, file);
+          const streamed = await outcome(async () => {
+            for await (const batch of readRecipientList(path, { uinLimit, chunkBytes: readChunk })) void batch;
+            return [];
+          });
+          const loaded = await outcome(async () => {
+            await loadRecipientList(path, { uinLimit, chunkBytes: loadChunk });
+            return [];
+          });
+          expect(streamed).toEqual(loaded);
+        },
+      ),
       settings,
     );
   });
@@ -200,11 +216,20 @@ describe('ListRepository.importStream, fuzzed', () => {
         const sorted = uins.every((u, i) => i === 0 || uins[i - 1]! <= u);
         // Uniqueness is only established for sorted uploads (order.ts): unsorted ones are "not known unique".
         const unique = sorted && new Set(uins).size === uins.length;
-        expect(meta).toMatchObject({ accountId: 'acct', count: uins.length, checksum: crc32(file.subarray(32)), sorted, unique, bytes: file.length });
+        expect(meta).toMatchObject({
+          accountId: 'acct',
+          count: uins.length,
+          checksum: crc32(file.subarray(32)),
+          sorted,
+          unique,
+          bytes: file.length,
+        });
         expect(await readdir(root)).toEqual([`${meta!.id}.hrl`]);
         const stored = lists.pathOf(meta!.id);
         expect(Array.from(await loadRecipientList(stored, { uinLimit }))).toEqual(uins);
-        expect((await readRecipientListHeader(stored)).flags).toBe((sorted ? ListFlags.SORTED : 0) | (unique ? ListFlags.UNIQUE : 0));
+        expect((await readRecipientListHeader(stored)).flags).toBe(
+          (sorted ? ListFlags.SORTED : 0) | (unique ? ListFlags.UNIQUE : 0),
+        );
       }),
       settings,
     );
@@ -217,7 +242,11 @@ describe('ListRepository.importStream, fuzzed', () => {
         const maxBytes = Math.max(1, file.length - 1 - (under % file.length));
         const root = join(dir.path, `m_${n++}`);
         const imported = await outcome(async () => {
-          await new ListRepository(root).importStream(asyncChunks(chunked(file, cuts)), { accountId: 'acct', uinLimit: 2 ** 32, maxBytes });
+          await new ListRepository(root).importStream(asyncChunks(chunked(file, cuts)), {
+            accountId: 'acct',
+            uinLimit: 2 ** 32,
+            maxBytes,
+          });
           return [];
         });
         expect(imported).toEqual({ ok: false, code: 'VALIDATION_FAILED' });

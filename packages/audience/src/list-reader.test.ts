@@ -26,7 +26,13 @@ describe('readRecipientList', () => {
   it('checks the length before decoding any body byte, so it agrees with loadRecipientList', async () => {
     const path = join(dir.path, 'l_truncated.hrl');
     // Header: count 2 (16 body bytes declared); body: 8 bytes, one uin 65536.
-    await writeFile(path, Buffer.from([72, 82, 76, 83, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 35, 170, 180, 113, 227, 111, 97, 177, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]));
+    await writeFile(
+      path,
+      Buffer.from([
+        72, 82, 76, 83, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 35, 170, 180, 113, 227, 111, 97, 177, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 1, 0, 0, 0, 0, 0,
+      ]),
+    );
     const uinLimit = 65536;
     expect(await codeOf(() => loadRecipientList(path, { uinLimit }))).toBe('LIST_TRUNCATED');
     for (const chunkBytes of [1, 13, 1 << 20]) {

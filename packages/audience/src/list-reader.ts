@@ -54,7 +54,10 @@ const DEFAULT_LOAD_CHUNK = 4 << 20;
  * Throws ListFormatError (LIST_BAD_MAGIC, LIST_TRUNCATED, LIST_CHECKSUM_MISMATCH,
  * LIST_UIN_OUT_OF_RANGE, ...) or NotFoundError('LIST_NOT_FOUND').
  */
-export async function* readRecipientList(path: string, options: ReadListOptions): AsyncGenerator<Uint32Array, void, undefined> {
+export async function* readRecipientList(
+  path: string,
+  options: ReadListOptions,
+): AsyncGenerator<Uint32Array, void, undefined> {
   const chunkBytes = positiveInteger('chunkBytes', options.chunkBytes ?? DEFAULT_READ_CHUNK);
   const decoder = new RecipientListDecoder(checkUinLimit(options.uinLimit));
   const handle = await openForRead(path);
@@ -111,7 +114,10 @@ export async function loadRecipientList(path: string, options: LoadListOptions):
     const { header, size, bytes } = await readHeader(handle);
     if (size !== undefined) checkFileLength(header, size);
     decoder.push(bytes);
-    const out = options.shared === true ? new Uint32Array(new SharedArrayBuffer(header.count * 4)) : new Uint32Array(header.count);
+    const out =
+      options.shared === true
+        ? new Uint32Array(new SharedArrayBuffer(header.count * 4))
+        : new Uint32Array(header.count);
     // Never more than the body: a small list gets a small buffer.
     const bodyBytes = size === undefined ? chunkBytes : size - LIST_HEADER_BYTES;
     const buffer = Buffer.allocUnsafeSlow(Math.max(1, Math.min(chunkBytes, bodyBytes)));
@@ -135,7 +141,9 @@ export async function loadRecipientList(path: string, options: LoadListOptions):
  * Reads bytes 0..31 and leaves the file position after them. `size` is the
  * file's length for a regular file, undefined for a pipe or device.
  */
-async function readHeader(handle: FileHandle): Promise<{ header: ListHeader; bytes: Buffer; size: number | undefined }> {
+async function readHeader(
+  handle: FileHandle,
+): Promise<{ header: ListHeader; bytes: Buffer; size: number | undefined }> {
   const stat = await handle.stat();
   const bytes = Buffer.alloc(LIST_HEADER_BYTES);
   let got = 0;

@@ -101,13 +101,18 @@ describe('ListRepository.importStream', () => {
       expect({ sorted: meta.sorted, unique: meta.unique }).toEqual({ sorted: true, unique: false });
     });
 
-    it('stores a header whose flags state the facts, not the uploader\'s claims', async () => {
-      const claimsTooMuch = await repo.importStream(chunked(encodeRecipientList([5, 1], ListFlags.SORTED | ListFlags.UNIQUE), 3), LIMITS);
+    it("stores a header whose flags state the facts, not the uploader's claims", async () => {
+      const claimsTooMuch = await repo.importStream(
+        chunked(encodeRecipientList([5, 1], ListFlags.SORTED | ListFlags.UNIQUE), 3),
+        LIMITS,
+      );
       expect((await readRecipientListHeader(repo.pathOf(claimsTooMuch.id))).flags).toBe(0);
       expect(await loadRecipientList(repo.pathOf(claimsTooMuch.id), { uinLimit: U32 })).toEqual(Uint32Array.of(5, 1));
 
       const claimsNothing = await repo.importStream(chunked(encodeRecipientList([1, 5], 0), 3), LIMITS);
-      expect((await readRecipientListHeader(repo.pathOf(claimsNothing.id))).flags).toBe(ListFlags.SORTED | ListFlags.UNIQUE);
+      expect((await readRecipientListHeader(repo.pathOf(claimsNothing.id))).flags).toBe(
+        ListFlags.SORTED | ListFlags.UNIQUE,
+      );
       expect(claimsNothing.checksum).toBe(decodeListHeader(encodeRecipientList([1, 5])).bodyCrc);
     });
   });
@@ -122,7 +127,9 @@ describe('ListRepository.importStream', () => {
 
     it('refuses one byte over, with ValidationError, leaving no file', async () => {
       for (const size of [1, 64, bytes.length]) {
-        await expect(repo.importStream(chunked(bytes, size), { ...LIMITS, maxBytes: bytes.length - 1 })).rejects.toBeInstanceOf(ValidationError);
+        await expect(
+          repo.importStream(chunked(bytes, size), { ...LIMITS, maxBytes: bytes.length - 1 }),
+        ).rejects.toBeInstanceOf(ValidationError);
       }
       expect(await readdir(join(dir, 'lists'))).toEqual([]);
     });
@@ -135,14 +142,19 @@ describe('ListRepository.importStream', () => {
         yield bytes.subarray(32);
       }
       const attempt = repo.importStream(upload(), { ...LIMITS, maxBytes: 500 });
-      await expect(attempt).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { maxBytes: 500, bytes: 832 } });
+      await expect(attempt).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: { maxBytes: 500, bytes: 832 },
+      });
       expect(bodyPulled).toBe(false);
       expect(await readdir(join(dir, 'lists'))).toEqual([]);
     });
 
     it('refuses a body that runs past the limit even when the header is small', async () => {
       const lying = Buffer.concat([encodeRecipientList([1]), Buffer.alloc(4096)]);
-      await expect(repo.importStream(chunked(lying, lying.length), { ...LIMITS, maxBytes: 1000 })).rejects.toBeInstanceOf(ValidationError);
+      await expect(
+        repo.importStream(chunked(lying, lying.length), { ...LIMITS, maxBytes: 1000 }),
+      ).rejects.toBeInstanceOf(ValidationError);
       expect(await readdir(join(dir, 'lists'))).toEqual([]);
     });
   });
@@ -168,16 +180,26 @@ describe('ListRepository.importStream', () => {
   it('refuses text chunks (a stream with an encoding set)', async () => {
     const file = join(dir, 'upload.bin');
     await writeFile(file, encodeRecipientList([1]));
-    await expect(repo.importStream(createReadStream(file, { encoding: 'latin1' }), LIMITS)).rejects.toBeInstanceOf(ValidationError);
+    await expect(repo.importStream(createReadStream(file, { encoding: 'latin1' }), LIMITS)).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     expect(await readdir(join(dir, 'lists'))).toEqual([]);
   });
 
   it('refuses bad options before touching the disk', async () => {
     const bytes = encodeRecipientList([1]);
-    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, maxBytes: 0 })).rejects.toBeInstanceOf(ValidationError);
-    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, uinLimit: 0 })).rejects.toBeInstanceOf(ValidationError);
-    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, uinLimit: 2 ** 32 + 1 })).rejects.toBeInstanceOf(ValidationError);
-    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, accountId: '' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, maxBytes: 0 })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, uinLimit: 0 })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, uinLimit: 2 ** 32 + 1 })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(repo.importStream(chunked(bytes, 8), { ...LIMITS, accountId: '' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     await expect(stat(join(dir, 'lists'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
@@ -199,7 +221,23 @@ describe('ListRepository ids and paths', () => {
     for (const prefix of ['', 'ab', 'L', '.', '/', '_']) expect(() => repo.newId(prefix)).toThrow(ValidationError);
   });
 
-  const hostile = ['', 'l_', '..', '../x', 'l_../../etc/passwd', 'l_a/b', 'l_a\\b', '/etc/passwd', 'L_abc', 'l-abc', 'l_a.hrl', 'l_a\0', 'l_%2e%2e', ' l_a', 'l_' + 'a'.repeat(65)];
+  const hostile = [
+    '',
+    'l_',
+    '..',
+    '../x',
+    'l_../../etc/passwd',
+    'l_a/b',
+    'l_a\\b',
+    '/etc/passwd',
+    'L_abc',
+    'l-abc',
+    'l_a.hrl',
+    'l_a\0',
+    'l_%2e%2e',
+    ' l_a',
+    'l_' + 'a'.repeat(65),
+  ];
   it.each(hostile)('rejects id %j everywhere', async (id) => {
     expect(() => repo.pathOf(id)).toThrow(ValidationError);
     await expect(repo.exists(id)).rejects.toBeInstanceOf(ValidationError);

@@ -75,7 +75,8 @@ export class ListRepository {
    * e.g. `l_m3x1q2a8_9f0c6e21b4d7`. Ids sort roughly by creation time.
    */
   newId(prefix = 'l'): string {
-    if (!/^[a-z]$/.test(prefix)) throw new ValidationError(`list id prefix must be one lowercase letter, got '${prefix}'`, { prefix });
+    if (!/^[a-z]$/.test(prefix))
+      throw new ValidationError(`list id prefix must be one lowercase letter, got '${prefix}'`, { prefix });
     return `${prefix}_${Math.max(0, Math.floor(this.clock.now())).toString(36)}_${randomBytes(6).toString('hex')}`;
   }
 
@@ -117,9 +118,13 @@ export class ListRepository {
    * source's own error. A Node stream source is destroyed when the import
    * fails.
    */
-  async importStream(source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream, options: ImportListOptions): Promise<ListMeta> {
+  async importStream(
+    source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream,
+    options: ImportListOptions,
+  ): Promise<ListMeta> {
     const maxBytes = positiveInteger('maxBytes', options.maxBytes);
-    if (typeof options.accountId !== 'string' || options.accountId.length === 0) throw new ValidationError('accountId must be a non-empty string');
+    if (typeof options.accountId !== 'string' || options.accountId.length === 0)
+      throw new ValidationError('accountId must be a non-empty string');
     const decoder = new RecipientListDecoder(checkUinLimit(options.uinLimit));
     const order = new OrderTracker();
     const id = this.newId();
@@ -132,7 +137,10 @@ export class ListRepository {
       let bytes = 0;
       let sizeChecked = false;
       for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
-        if (typeof chunk === 'string') throw new ValidationError('recipient list upload must be binary, got text (is an encoding set on the stream?)');
+        if (typeof chunk === 'string')
+          throw new ValidationError(
+            'recipient list upload must be binary, got text (is an encoding set on the stream?)',
+          );
         bytes += chunk.byteLength;
         if (bytes > maxBytes) throw tooLarge(maxBytes, bytes);
         order.update(decoder.push(chunk));
@@ -148,7 +156,11 @@ export class ListRepository {
       const header = finishDecoding(decoder);
       if (header.count === 0) throw new ListFormatError('LIST_EMPTY', 'recipient list holds no uins');
       if (header.flags !== order.flags) {
-        await writeFully(handle, encodeListHeader({ flags: order.flags, count: header.count, bodyCrc: header.bodyCrc }), 0);
+        await writeFully(
+          handle,
+          encodeListHeader({ flags: order.flags, count: header.count, bodyCrc: header.bodyCrc }),
+          0,
+        );
       }
       await publish(handle, tempPath, finalPath);
       return {
@@ -178,8 +190,12 @@ export class ListRepository {
    * LIST_EMPTY (nothing but blank lines), ValidationError (bad options, a
    * named column missing from the header, over `maxBytes` of text).
    */
-  async importText(source: AsyncIterable<Uint8Array | string> | NodeJS.ReadableStream, options: ImportTextListOptions): Promise<TextListImport> {
-    if (typeof options.accountId !== 'string' || options.accountId.length === 0) throw new ValidationError('accountId must be a non-empty string');
+  async importText(
+    source: AsyncIterable<Uint8Array | string> | NodeJS.ReadableStream,
+    options: ImportTextListOptions,
+  ): Promise<TextListImport> {
+    if (typeof options.accountId !== 'string' || options.accountId.length === 0)
+      throw new ValidationError('accountId must be a non-empty string');
     const id = this.newId();
     await mkdir(this.root, { recursive: true, mode: PRIVATE_DIR_MODE });
     const converted = await convertTextList(source as AsyncIterable<Uint8Array | string>, this.pathOf(id), options);

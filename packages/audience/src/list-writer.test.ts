@@ -40,7 +40,8 @@ function expectSameUins(actual: Uint32Array, expected: Uint32Array): void {
 
 async function collect(path: string, chunkBytes?: number, uinLimit = U32): Promise<Uint32Array> {
   const parts: Uint32Array[] = [];
-  for await (const batch of readRecipientList(path, chunkBytes === undefined ? { uinLimit } : { uinLimit, chunkBytes })) parts.push(batch);
+  for await (const batch of readRecipientList(path, chunkBytes === undefined ? { uinLimit } : { uinLimit, chunkBytes }))
+    parts.push(batch);
   const out = new Uint32Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -91,7 +92,10 @@ describe('RecipientListWriter -> readRecipientList roundtrip', () => {
     await writeRecipientListFile(path, uins);
     const streamed = await collect(path);
     for (const chunkBytes of [4093, 1 << 16, undefined]) {
-      const loaded = await loadRecipientList(path, chunkBytes === undefined ? { uinLimit: U32 } : { uinLimit: U32, chunkBytes });
+      const loaded = await loadRecipientList(
+        path,
+        chunkBytes === undefined ? { uinLimit: U32 } : { uinLimit: U32, chunkBytes },
+      );
       expect(loaded.buffer.byteLength).toBe(uins.length * 4); // one array of exactly count uins
       expectSameUins(loaded, streamed);
     }
@@ -102,7 +106,8 @@ describe('RecipientListWriter -> readRecipientList roundtrip', () => {
     const path = join(dir, 'small.hrl');
     const uins = randomUins(100, 3);
     await writeRecipientListFile(path, uins);
-    for (const chunkBytes of [1, 3, 8, 9]) expect(await loadRecipientList(path, { uinLimit: U32, chunkBytes })).toEqual(uins);
+    for (const chunkBytes of [1, 3, 8, 9])
+      expect(await loadRecipientList(path, { uinLimit: U32, chunkBytes })).toEqual(uins);
     expect(await loadRecipientList(join(dir, 'small.hrl'), { uinLimit: U32 })).toEqual(uins);
   });
 
@@ -133,8 +138,12 @@ describe('writeRecipientListFile', () => {
 
   it('refuses flags the uins contradict, and unknown flag bits, writing nothing', async () => {
     const path = join(dir, 'bad.hrl');
-    await expect(writeRecipientListFile(path, Uint32Array.of(3, 1), ListFlags.SORTED)).rejects.toBeInstanceOf(ValidationError);
-    await expect(writeRecipientListFile(path, Uint32Array.of(1, 1), ListFlags.UNIQUE)).rejects.toBeInstanceOf(ValidationError);
+    await expect(writeRecipientListFile(path, Uint32Array.of(3, 1), ListFlags.SORTED)).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(writeRecipientListFile(path, Uint32Array.of(1, 1), ListFlags.UNIQUE)).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     await expect(writeRecipientListFile(path, Uint32Array.of(1, 2), 4)).rejects.toBeInstanceOf(ValidationError);
     expect(await readdir(dir)).toEqual([]);
   });
@@ -148,7 +157,9 @@ describe('writeRecipientListFile', () => {
   });
 
   it('fails cleanly when the directory does not exist', async () => {
-    await expect(writeRecipientListFile(join(dir, 'missing', 'l.hrl'), Uint32Array.of(1))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(writeRecipientListFile(join(dir, 'missing', 'l.hrl'), Uint32Array.of(1))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
     expect(await readdir(dir)).toEqual([]);
   });
 });

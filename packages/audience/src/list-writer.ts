@@ -158,7 +158,8 @@ export class RecipientListWriter {
 
   private assertNotFailed(): void {
     // An abort destroys the stream, which fails its pending writes: report the abort, not that.
-    if (this.state === 'aborted') throw new HeraldError(ErrorCodes.INTERNAL, `RecipientListWriter: aborted during write (${this.path})`);
+    if (this.state === 'aborted')
+      throw new HeraldError(ErrorCodes.INTERNAL, `RecipientListWriter: aborted during write (${this.path})`);
     if (this.failure) throw this.failure;
   }
 
@@ -181,9 +182,13 @@ export class RecipientListWriter {
   private assertOpen(operation: string): void {
     if (this.state !== 'open' || this.writing) {
       const state = this.writing ? 'busy with a write that has not resolved' : this.state;
-      throw new HeraldError(ErrorCodes.INTERNAL, `RecipientListWriter ${operation}: the writer is ${state} (${this.path})`, {
-        details: { path: this.path, state },
-      });
+      throw new HeraldError(
+        ErrorCodes.INTERNAL,
+        `RecipientListWriter ${operation}: the writer is ${state} (${this.path})`,
+        {
+          details: { path: this.path, state },
+        },
+      );
     }
   }
 }

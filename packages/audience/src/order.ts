@@ -68,7 +68,10 @@ export class OrderTracker {
 /** Rejects flag bits the format does not define (the decoder would refuse the file). */
 export function checkFlags(flags: number): number {
   if (!Number.isInteger(flags) || flags < 0 || flags > 0xffff || (flags & ~KNOWN_FLAGS) !== 0) {
-    throw new ValidationError(`recipient list flags must be a combination of ListFlags.SORTED and ListFlags.UNIQUE, got ${flags}`, { flags });
+    throw new ValidationError(
+      `recipient list flags must be a combination of ListFlags.SORTED and ListFlags.UNIQUE, got ${flags}`,
+      { flags },
+    );
   }
   return flags;
 }

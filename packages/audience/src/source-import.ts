@@ -79,8 +79,13 @@ const INPUT_ERRORS = new Set<string>([ErrorCodes.VALIDATION_FAILED, ErrorCodes.Q
  *   LIST_TOO_MANY_BAD_LINES (bad rows over `maxBadRatio`, details by reason);
  * - the signal's reason when aborted.
  */
-export async function importFromSource(lists: ListRepository, source: AudienceSource, options: SourceImportOptions): Promise<SourceListImport> {
-  if (typeof options.accountId !== 'string' || options.accountId.length === 0) throw new ValidationError('accountId must be a non-empty string');
+export async function importFromSource(
+  lists: ListRepository,
+  source: AudienceSource,
+  options: SourceImportOptions,
+): Promise<SourceListImport> {
+  if (typeof options.accountId !== 'string' || options.accountId.length === 0)
+    throw new ValidationError('accountId must be a non-empty string');
   const maxBadRatio = checkMaxBadRatio(options.maxBadRatio);
   const id = options.listId ?? lists.newId();
   const path = lists.pathOf(id);
@@ -92,7 +97,9 @@ export async function importFromSource(lists: ListRepository, source: AudienceSo
     options.signal?.throwIfAborted();
     // Iterated by hand so that only the source's own failures are reported as the source's; a
     // write failure passes through as it is, and either way the source is told to let go.
-    const batches = source.read({ uinLimit: options.uinLimit, ...(options.signal ? { signal: options.signal } : {}) })[Symbol.asyncIterator]();
+    const batches = source
+      .read({ uinLimit: options.uinLimit, ...(options.signal ? { signal: options.signal } : {}) })
+      [Symbol.asyncIterator]();
     let finished = false;
     try {
       for (;;) {
@@ -119,7 +126,12 @@ export async function importFromSource(lists: ListRepository, source: AudienceSo
       if (!finished) await batches.return?.().catch(() => undefined);
     }
     const valid = writer.count;
-    const report: SourceImportReport = { source: source.kind, description: source.description, valid, bad: { total: badRowTotal(bad), byReason: { ...bad } } };
+    const report: SourceImportReport = {
+      source: source.kind,
+      description: source.description,
+      valid,
+      bad: { total: badRowTotal(bad), byReason: { ...bad } },
+    };
     enforceSourcePolicy(report, maxBadRatio);
     const written = await writer.close(order.flags);
     const meta: ListMeta = {
@@ -144,14 +156,24 @@ function checkBatch(uins: unknown, uinLimit: number, kind: string): void {
   if (!(uins instanceof Uint32Array)) throw new AudienceSourceError(kind, 'yielded a batch that is not a Uint32Array');
   if (uinLimit < 2 ** 32) {
     for (let i = 0; i < uins.length; i++) {
-      if (uins[i]! >= uinLimit) throw new AudienceSourceError(kind, `yielded uin ${uins[i]} outside [0, ${uinLimit})`, { details: { uin: uins[i] } });
+      if (uins[i]! >= uinLimit)
+        throw new AudienceSourceError(kind, `yielded uin ${uins[i]} outside [0, ${uinLimit})`, {
+          details: { uin: uins[i] },
+        });
     }
   }
 }
 
-function sourceFailure(error: unknown, source: AudienceSource, read: number, bad: BadRowCounts, signal: AbortSignal | undefined): unknown {
+function sourceFailure(
+  error: unknown,
+  source: AudienceSource,
+  read: number,
+  bad: BadRowCounts,
+  signal: AbortSignal | undefined,
+): unknown {
   if (signal?.aborted && error === signal.reason) return error;
-  if (isHeraldError(error) && (INPUT_ERRORS.has(error.code) || error.code === ErrorCodes.AUDIENCE_SOURCE_FAILED)) return error;
+  if (isHeraldError(error) && (INPUT_ERRORS.has(error.code) || error.code === ErrorCodes.AUDIENCE_SOURCE_FAILED))
+    return error;
   const causeCode = isHeraldError(error) ? error.code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   return new AudienceSourceError(source.kind, `failed after ${read} uins: ${message}; nothing was stored`, {
@@ -165,9 +187,20 @@ function sourceFailure(error: unknown, source: AudienceSource, read: number, bad
 export function enforceSourcePolicy(report: SourceImportReport, maxBadRatio: number): void {
   const { valid } = report;
   const bad = report.bad.total;
-  if (valid === 0 && bad === 0) throw new ListFormatError('LIST_EMPTY', `audience source ${report.source} holds no uins`, { source: report.source });
+  if (valid === 0 && bad === 0)
+    throw new ListFormatError('LIST_EMPTY', `audience source ${report.source} holds no uins`, {
+      source: report.source,
+    });
   if (valid === 0 || bad > maxBadRatio * (valid + bad)) {
-    const why = valid === 0 ? 'no row holds a valid uin' : `${bad} of ${valid + bad} rows are bad, more than maxBadRatio ${maxBadRatio} allows`;
-    throw new ListFormatError('LIST_TOO_MANY_BAD_LINES', `audience source ${report.source} rejected: ${why}`, { source: report.source, maxBadRatio, valid, bad: report.bad });
+    const why =
+      valid === 0
+        ? 'no row holds a valid uin'
+        : `${bad} of ${valid + bad} rows are bad, more than maxBadRatio ${maxBadRatio} allows`;
+    throw new ListFormatError('LIST_TOO_MANY_BAD_LINES', `audience source ${report.source} rejected: ${why}`, {
+      source: report.source,
+      maxBadRatio,
+      valid,
+      bad: report.bad,
+    });
   }
 }

@@ -39,7 +39,8 @@ export function syntheticAudience(options: SyntheticAudienceOptions): SyntheticA
   // Half the blacklist lies outside the list: room for it above the list's uins.
   const extraBlacklist = Math.ceil((distinctCount * (options.blacklistFraction ?? 0.01)) / 2);
   const room = options.uinLimit - base - extraBlacklist;
-  if (distinctCount + extraBlacklist > room) throw new RangeError(`${n} recipients do not fit in a uin space of ${options.uinLimit}`);
+  if (distinctCount + extraBlacklist > room)
+    throw new RangeError(`${n} recipients do not fit in a uin space of ${options.uinLimit}`);
   const meanGap = Math.max(1, Math.min(40, Math.floor(room / Math.max(1, distinctCount + extraBlacklist))));
 
   const distinct = new Uint32Array(distinctCount);

@@ -75,19 +75,27 @@ describe('targetingFilter', () => {
   it('keeps exactly the uins of a batch that the same query lists over the whole index', async () => {
     const known = everyone.map((u) => u.uin);
     await fc.assert(
-      fc.asyncProperty(query, fc.uniqueArray(fc.oneof(fc.constantFrom(...known), fc.integer({ min: 0, max: 2 ** 32 - 1 })), { maxLength: 400 }), async (q, picks) => {
-        const batch = Uint32Array.from(picks).sort();
-        const all = new Set((await readAudience(targetingSource(index, q, { clock, batchSize: 500 }))).uins);
-        const kept = await targetingFilter(index, q, { clock }).filter(batch);
-        expect([...kept]).toEqual([...batch].filter((uin) => all.has(uin)));
-      }),
+      fc.asyncProperty(
+        query,
+        fc.uniqueArray(fc.oneof(fc.constantFrom(...known), fc.integer({ min: 0, max: 2 ** 32 - 1 })), {
+          maxLength: 400,
+        }),
+        async (q, picks) => {
+          const batch = Uint32Array.from(picks).sort();
+          const all = new Set((await readAudience(targetingSource(index, q, { clock, batchSize: 500 }))).uins);
+          const kept = await targetingFilter(index, q, { clock }).filter(batch);
+          expect([...kept]).toEqual([...batch].filter((uin) => all.has(uin)));
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('refuses a malformed query at once and a batch that is not ascending', async () => {
     expect(() => targetingFilter(index, 'tag:')).toThrow(expect.objectContaining({ code: 'QUERY_INVALID' }));
-    await expect(targetingFilter(index, 'tag:vip').filter(Uint32Array.of(5, 1))).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(targetingFilter(index, 'tag:vip').filter(Uint32Array.of(5, 1))).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
     expect([...(await targetingFilter(index, 'tag:vip').filter(new Uint32Array(0)))]).toEqual([]);
   });
 });

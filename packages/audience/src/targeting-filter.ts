@@ -43,7 +43,11 @@ function usesActiveSince(node: QueryNode): boolean {
  *   const vip = targetingFilter(index, 'tag:vip AND active-since:30d');
  *   const kept = await vip.filter(sortedBatch);
  */
-export function targetingFilter(index: AttributeIndex, query: string, options: { clock?: Clock } = {}): TargetingFilter {
+export function targetingFilter(
+  index: AttributeIndex,
+  query: string,
+  options: { clock?: Clock } = {},
+): TargetingFilter {
   const tree = parseTargetingQuery(query);
   const clock = options.clock ?? systemClock;
   return {

@@ -59,7 +59,11 @@ function usesActiveSince(node: QueryNode): boolean {
  *   const source = targetingSource(index, 'region:cn-gd AND NOT tag:churned AND active-since:30d');
  *   const { meta } = await importFromSource(lists, source, { accountId: 'acme', uinLimit: 2 ** 32 });
  */
-export function targetingSource(index: AttributeIndex, query: string, options: TargetingSourceOptions = {}): AudienceSource {
+export function targetingSource(
+  index: AttributeIndex,
+  query: string,
+  options: TargetingSourceOptions = {},
+): AudienceSource {
   const tree = parseTargetingQuery(query);
   const batchSize = checkSourceBatchSize(options.batchSize, 65_536);
   const windowChunks = checkSourceBatchSize(options.windowChunks, 64, 'windowChunks');
@@ -114,7 +118,10 @@ async function* readMatches(
     }
     from = to;
   }
-  if (filled > 0 || outOfRange > 0) yield outOfRange > 0 ? { uins: pending.slice(0, filled), bad: { out_of_range: outOfRange } } : { uins: pending.slice(0, filled) };
+  if (filled > 0 || outOfRange > 0)
+    yield outOfRange > 0
+      ? { uins: pending.slice(0, filled), bad: { out_of_range: outOfRange } }
+      : { uins: pending.slice(0, filled) };
 }
 
 /** Stored chunks (ordered by chunk) decoded and grouped: chunk -> key -> words, in chunk order. */

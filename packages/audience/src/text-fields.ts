@@ -80,7 +80,14 @@ export function parseUin(bytes: Uint8Array, start: number, end: number, uinLimit
  * after its closing quote, or one never closed, gives bounds that hold a
  * quote, so it reads as NOT_A_NUMBER.
  */
-export function findField(bytes: Uint8Array, start: number, end: number, column: number, delimiter: number, bounds: Int32Array): boolean {
+export function findField(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  column: number,
+  delimiter: number,
+  bounds: Int32Array,
+): boolean {
   let i = start;
   for (let field = 0; ; field++) {
     let j = i;

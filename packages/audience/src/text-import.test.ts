@@ -52,7 +52,13 @@ describe('ListRepository.importText', () => {
       createdAt: 1_700_000_000_000,
     });
     expect(imported.uploadBytes).toBe(13);
-    expect(imported.report).toMatchObject({ lines: 6, valid: 4, blank: 1, header: { line: 1, fields: ['uin'] }, bad: { total: 0 } });
+    expect(imported.report).toMatchObject({
+      lines: 6,
+      valid: 4,
+      blank: 1,
+      header: { line: 1, fields: ['uin'] },
+      bad: { total: 0 },
+    });
     const path = repo.pathOf(imported.meta.id);
     expect(Array.from(await loadRecipientList(path, { uinLimit: U32 }))).toEqual([3, 1, 2, 2]);
     expect(decodeListHeader(await readFile(path)).bodyCrc).toBe(imported.meta.checksum);
@@ -90,11 +96,17 @@ describe('ListRepository.importText', () => {
     });
     expect(await files()).toEqual([]);
     // maxBadRatio 0: one bad line is too many.
-    expect((await rejection(repo.importText(chunked('1\n2\nx\n', 4), { ...LIMITS, header: 'absent', maxBadRatio: 0 }))).code).toBe('LIST_TOO_MANY_BAD_LINES');
+    expect(
+      (await rejection(repo.importText(chunked('1\n2\nx\n', 4), { ...LIMITS, header: 'absent', maxBadRatio: 0 }))).code,
+    ).toBe('LIST_TOO_MANY_BAD_LINES');
     // maxBadRatio 1: accepted while one uin is valid ...
-    expect((await repo.importText(chunked('x\ny\n1\n', 4), { ...LIMITS, header: 'absent', maxBadRatio: 1 })).meta.count).toBe(1);
+    expect(
+      (await repo.importText(chunked('x\ny\n1\n', 4), { ...LIMITS, header: 'absent', maxBadRatio: 1 })).meta.count,
+    ).toBe(1);
     // ... and rejected when none is.
-    expect((await rejection(repo.importText(chunked('x\ny\n', 4), { ...LIMITS, header: 'absent', maxBadRatio: 1 }))).code).toBe('LIST_TOO_MANY_BAD_LINES');
+    expect(
+      (await rejection(repo.importText(chunked('x\ny\n', 4), { ...LIMITS, header: 'absent', maxBadRatio: 1 }))).code,
+    ).toBe('LIST_TOO_MANY_BAD_LINES');
     expect((await files()).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -106,7 +118,11 @@ describe('ListRepository.importText', () => {
   });
 
   it('reads CSV with a named column', async () => {
-    const { meta, report } = await repo.importText(chunked('name,uin\r\nann,10\r\nbob,20\r\n', 7), { ...LIMITS, format: 'csv', column: 'uin' });
+    const { meta, report } = await repo.importText(chunked('name,uin\r\nann,10\r\nbob,20\r\n', 7), {
+      ...LIMITS,
+      format: 'csv',
+      column: 'uin',
+    });
     expect(meta.count).toBe(2);
     expect(report).toMatchObject({ format: 'csv', column: 2 });
     expect(Array.from(await loadRecipientList(repo.pathOf(meta.id), { uinLimit: U32 }))).toEqual([10, 20]);
@@ -114,10 +130,16 @@ describe('ListRepository.importText', () => {
 
   it('refuses bad options, an unknown column and over-limit uploads, leaving nothing behind', async () => {
     await expect(repo.importText(chunked('1\n', 4), { ...LIMITS, maxBadRatio: 1.5 })).rejects.toThrow(ValidationError);
-    await expect(repo.importText(chunked('1\n', 4), { ...LIMITS, maxBadRatio: Number.NaN })).rejects.toThrow(ValidationError);
+    await expect(repo.importText(chunked('1\n', 4), { ...LIMITS, maxBadRatio: Number.NaN })).rejects.toThrow(
+      ValidationError,
+    );
     await expect(repo.importText(chunked('1\n', 4), { ...LIMITS, accountId: '' })).rejects.toThrow(ValidationError);
-    await expect(repo.importText(chunked('a,b\n1,2\n', 4), { ...LIMITS, format: 'csv', column: 'uin' })).rejects.toThrow(/not in the header/);
-    await expect(repo.importText(chunked('1\n2\n3\n4\n', 2), { ...LIMITS, maxBytes: 5 })).rejects.toThrow(/5-byte limit/);
+    await expect(
+      repo.importText(chunked('a,b\n1,2\n', 4), { ...LIMITS, format: 'csv', column: 'uin' }),
+    ).rejects.toThrow(/not in the header/);
+    await expect(repo.importText(chunked('1\n2\n3\n4\n', 2), { ...LIMITS, maxBytes: 5 })).rejects.toThrow(
+      /5-byte limit/,
+    );
     expect((await files()).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -130,7 +152,9 @@ describe('ListRepository.importText', () => {
     const n = 300_000;
     async function* lines(): AsyncGenerator<Uint8Array> {
       for (let start = 0; start < n; start += 10_000) {
-        yield Buffer.from(Array.from({ length: 10_000 }, (_, i) => String(((start + i) * 2_654_435_761) >>> 0)).join('\r\n') + '\r\n');
+        yield Buffer.from(
+          Array.from({ length: 10_000 }, (_, i) => String(((start + i) * 2_654_435_761) >>> 0)).join('\r\n') + '\r\n',
+        );
       }
     }
     const { meta, report } = await repo.importText(lines(), LIMITS);

@@ -34,7 +34,10 @@ export interface ConvertedTextList {
 export function checkMaxBadRatio(value: number | undefined): number {
   const ratio = value ?? DEFAULT_MAX_BAD_RATIO;
   if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1)) {
-    throw new ValidationError(`maxBadRatio must be a number in [0, 1], got ${String(ratio)}`, { option: 'maxBadRatio', value: ratio });
+    throw new ValidationError(`maxBadRatio must be a number in [0, 1], got ${String(ratio)}`, {
+      option: 'maxBadRatio',
+      value: ratio,
+    });
   }
   return ratio;
 }
@@ -47,11 +50,18 @@ export function checkMaxBadRatio(value: number | undefined): number {
 export function enforceTextPolicy(report: TextListReport, maxBadRatio: number): void {
   const { valid } = report;
   const bad = report.bad.total;
-  if (valid === 0 && bad === 0) throw new ListFormatError('LIST_EMPTY', 'recipient list holds no uins', { lines: report.lines, blank: report.blank });
+  if (valid === 0 && bad === 0)
+    throw new ListFormatError('LIST_EMPTY', 'recipient list holds no uins', {
+      lines: report.lines,
+      blank: report.blank,
+    });
   if (valid === 0 || bad > maxBadRatio * (valid + bad)) {
     const { format, lines, blank, header, column, firstBad } = report;
     const share = ((100 * bad) / (valid + bad)).toFixed(2);
-    const why = valid === 0 ? 'no line holds a valid uin' : `${bad} of ${valid + bad} lines (${share}%) are bad, more than maxBadRatio ${maxBadRatio} allows`;
+    const why =
+      valid === 0
+        ? 'no line holds a valid uin'
+        : `${bad} of ${valid + bad} lines (${share}%) are bad, more than maxBadRatio ${maxBadRatio} allows`;
     throw new ListFormatError('LIST_TOO_MANY_BAD_LINES', `text recipient list rejected: ${why}`, {
       maxBadRatio,
       format,
@@ -92,7 +102,11 @@ export async function convertTextList(
     for await (const piece of source) {
       const chunk = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
       uploadBytes += chunk.byteLength;
-      if (uploadBytes > maxBytes) throw new ValidationError(`recipient list upload is larger than the ${maxBytes}-byte limit`, { maxBytes, bytes: uploadBytes });
+      if (uploadBytes > maxBytes)
+        throw new ValidationError(`recipient list upload is larger than the ${maxBytes}-byte limit`, {
+          maxBytes,
+          bytes: uploadBytes,
+        });
       await write(parser.push(chunk));
     }
     await write(parser.end());

@@ -42,7 +42,13 @@ function chunked(bytes: Buffer, cuts: number[]): Uint8Array[] {
 
 const uinLimit = fc.constantFrom(2 ** 32, 2 ** 20, 10);
 const optionsArb: fc.Arbitrary<TextListOptions> = fc.oneof(
-  fc.record({ uinLimit, format: fc.constant('lines' as const), header: fc.constantFrom('auto' as const, 'present' as const, 'absent' as const), maxLineBytes: fc.integer({ min: 1, max: 40 }), badLineSamples: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({
+    uinLimit,
+    format: fc.constant('lines' as const),
+    header: fc.constantFrom('auto' as const, 'present' as const, 'absent' as const),
+    maxLineBytes: fc.integer({ min: 1, max: 40 }),
+    badLineSamples: fc.integer({ min: 0, max: 3 }),
+  }),
   fc.record({
     uinLimit,
     format: fc.constant('csv' as const),
@@ -57,16 +63,44 @@ const optionsArb: fc.Arbitrary<TextListOptions> = fc.oneof(
 /** Fields that look like what real files hold, so the parser's branches are reached, not only "not a number". */
 const field = fc.oneof(
   fc.nat({ max: 2 ** 33 }).map(String),
-  fc.constantFrom('', ' 7 ', '-1', '1.5', '1e3', '0x10', '+3', '007', 'uin', 'UIN', 'id', '"', '""', '"4"', '"a,b"', '"x\ny"', '\uFEFF', '\r'),
+  fc.constantFrom(
+    '',
+    ' 7 ',
+    '-1',
+    '1.5',
+    '1e3',
+    '0x10',
+    '+3',
+    '007',
+    'uin',
+    'UIN',
+    'id',
+    '"',
+    '""',
+    '"4"',
+    '"a,b"',
+    '"x\ny"',
+    '\uFEFF',
+    '\r',
+  ),
   fc.string({ maxLength: 6 }),
 );
 const textArb = fc
-  .tuple(fc.array(fc.array(field, { minLength: 1, maxLength: 4 }), { maxLength: 12 }), fc.constantFrom(',', ';', '|', '\t'), fc.constantFrom('\n', '\r\n'), fc.boolean(), fc.boolean())
+  .tuple(
+    fc.array(fc.array(field, { minLength: 1, maxLength: 4 }), { maxLength: 12 }),
+    fc.constantFrom(',', ';', '|', '\t'),
+    fc.constantFrom('\n', '\r\n'),
+    fc.boolean(),
+    fc.boolean(),
+  )
   .map(([records, sep, newline, bom, trailing]) => {
     const text = records.map((r) => r.join(sep)).join(newline) + (trailing ? newline : '');
     return Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text, 'utf8')]);
   });
-const bytesArb = fc.oneof(textArb, fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)));
+const bytesArb = fc.oneof(
+  textArb,
+  fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+);
 const cutsArb = fc.array(fc.nat(), { maxLength: 10 });
 
 describe('TextListParser, fuzzed', () => {
@@ -95,7 +129,12 @@ describe('TextListParser, fuzzed', () => {
   });
 
   it('reads back uins written one per line', () => {
-    const arb = fc.record({ uins: fc.array(fc.nat({ max: 2 ** 32 - 1 }), { maxLength: 50 }), newline: fc.constantFrom('\n', '\r\n'), trailing: fc.boolean(), cuts: cutsArb });
+    const arb = fc.record({
+      uins: fc.array(fc.nat({ max: 2 ** 32 - 1 }), { maxLength: 50 }),
+      newline: fc.constantFrom('\n', '\r\n'),
+      trailing: fc.boolean(),
+      cuts: cutsArb,
+    });
     fc.assert(
       fc.property(arb, ({ uins, newline, trailing, cuts }) => {
         const bytes = Buffer.from(uins.join(newline) + (trailing ? newline : ''));
@@ -108,12 +147,27 @@ describe('TextListParser, fuzzed', () => {
 
   it('reads back uins written as a named CSV column', () => {
     const other = fc.stringMatching(/^[a-z ]{0,8}$/);
-    const arb = fc.record({ rows: fc.array(fc.tuple(other, fc.nat({ max: 2 ** 32 - 1 }), other), { maxLength: 30 }), delimiter: fc.constantFrom(',', ';', '|', '\t'), cuts: cutsArb });
+    const arb = fc.record({
+      rows: fc.array(fc.tuple(other, fc.nat({ max: 2 ** 32 - 1 }), other), { maxLength: 30 }),
+      delimiter: fc.constantFrom(',', ';', '|', '\t'),
+      cuts: cutsArb,
+    });
     fc.assert(
       fc.property(arb, ({ rows, delimiter, cuts }) => {
-        const lines = [['name', 'uin', 'note'].join(delimiter), ...rows.map(([a, uin, b]) => [a, String(uin), `"${b}"`].join(delimiter))];
-        const outcome = parse(chunked(Buffer.from(lines.join('\n')), cuts), { uinLimit: 2 ** 32, format: 'csv', column: 'uin', delimiter, maxLineBytes: 4096 });
-        expect(outcome.ok && { uins: outcome.uins, bad: outcome.report.bad.total, column: outcome.report.column }).toEqual({ uins: rows.map(([, uin]) => uin), bad: 0, column: 2 });
+        const lines = [
+          ['name', 'uin', 'note'].join(delimiter),
+          ...rows.map(([a, uin, b]) => [a, String(uin), `"${b}"`].join(delimiter)),
+        ];
+        const outcome = parse(chunked(Buffer.from(lines.join('\n')), cuts), {
+          uinLimit: 2 ** 32,
+          format: 'csv',
+          column: 'uin',
+          delimiter,
+          maxLineBytes: 4096,
+        });
+        expect(
+          outcome.ok && { uins: outcome.uins, bad: outcome.report.bad.total, column: outcome.report.column },
+        ).toEqual({ uins: rows.map(([, uin]) => uin), bad: 0, column: 2 });
       }),
       settings,
     );

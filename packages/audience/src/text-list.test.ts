@@ -4,7 +4,11 @@ import { TextListParser, type TextListOptions, type TextListReport } from './tex
 const U32 = 2 ** 32;
 
 /** Parses `text` fed in the given chunk sizes (cycled); returns the uins and the report. */
-function parse(text: string | Buffer, options: Partial<TextListOptions> = {}, sizes: number[] = [1 << 16]): { uins: number[]; report: TextListReport } {
+function parse(
+  text: string | Buffer,
+  options: Partial<TextListOptions> = {},
+  sizes: number[] = [1 << 16],
+): { uins: number[]; report: TextListReport } {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const parser = new TextListParser({ uinLimit: U32, ...options });
   const uins: number[] = [];
@@ -21,7 +25,15 @@ describe('TextListParser, one uin per line', () => {
   it('reads LF and CRLF lines, leading zeros and surrounding spaces, a last line without newline', () => {
     const { uins, report } = parse('1\n0002\r\n  3 \t\r\n4294967295\n5');
     expect(uins).toEqual([1, 2, 3, 4294967295, 5]);
-    expect(report).toMatchObject({ format: 'lines', lines: 5, valid: 5, blank: 0, header: null, column: 1, firstBad: [] });
+    expect(report).toMatchObject({
+      format: 'lines',
+      lines: 5,
+      valid: 5,
+      blank: 0,
+      header: null,
+      column: 1,
+      firstBad: [],
+    });
     expect(report.bad.total).toBe(0);
   });
 
@@ -36,10 +48,36 @@ describe('TextListParser, one uin per line', () => {
   });
 
   it('counts each kind of bad line by reason, with its line number', () => {
-    const text = ['12', 'abc', '-5', '-0', '12.5', '12.0', '.5', '4294967296', '99999999999999999999999', '1e9', '+3', '-', '.', '1 2', '0x10', '13', ''].join('\n');
+    const text = [
+      '12',
+      'abc',
+      '-5',
+      '-0',
+      '12.5',
+      '12.0',
+      '.5',
+      '4294967296',
+      '99999999999999999999999',
+      '1e9',
+      '+3',
+      '-',
+      '.',
+      '1 2',
+      '0x10',
+      '13',
+      '',
+    ].join('\n');
     const { uins, report } = parse(text, { badLineSamples: 100 });
     expect(uins).toEqual([12, 13]);
-    expect(report.bad).toEqual({ not_a_number: 7, negative: 2, fraction: 3, out_of_range: 2, too_long: 0, missing_column: 0, total: 14 });
+    expect(report.bad).toEqual({
+      not_a_number: 7,
+      negative: 2,
+      fraction: 3,
+      out_of_range: 2,
+      too_long: 0,
+      missing_column: 0,
+      total: 14,
+    });
     expect(report.firstBad).toEqual([
       { line: 2, reason: 'not_a_number' },
       { line: 3, reason: 'negative' },
@@ -89,14 +127,23 @@ describe('TextListParser, one uin per line', () => {
   });
 
   it('detects a header line that is not a number, and declares one present or absent', () => {
-    expect(parse('uin\n1\n2\n')).toMatchObject({ uins: [1, 2], report: { header: { line: 1, fields: ['uin'] }, valid: 2 } });
+    expect(parse('uin\n1\n2\n')).toMatchObject({
+      uins: [1, 2],
+      report: { header: { line: 1, fields: ['uin'] }, valid: 2 },
+    });
     expect(parse('\n\nuin\n1\n').report.header).toEqual({ line: 3, fields: ['uin'] });
     expect(parse('1\n2\n').report.header).toBeNull();
     // A negative first line is a bad line, not a header.
     expect(parse('-1\n2\n').report).toMatchObject({ header: null, bad: { negative: 1 } });
     // Declared: the first line goes whatever it holds.
-    expect(parse('42\n1\n', { header: 'present' })).toMatchObject({ uins: [1], report: { header: { line: 1, fields: ['42'] } } });
-    expect(parse('uin\n1\n', { header: 'absent' })).toMatchObject({ uins: [1], report: { header: null, bad: { not_a_number: 1 } } });
+    expect(parse('42\n1\n', { header: 'present' })).toMatchObject({
+      uins: [1],
+      report: { header: { line: 1, fields: ['42'] } },
+    });
+    expect(parse('uin\n1\n', { header: 'absent' })).toMatchObject({
+      uins: [1],
+      report: { header: null, bad: { not_a_number: 1 } },
+    });
     // Only the first non-blank line can be a header.
     expect(parse('uin\nuin\n1\n').report.bad.not_a_number).toBe(1);
   });
@@ -130,18 +177,31 @@ describe('TextListParser, one uin per line', () => {
 });
 
 describe('TextListParser, CSV', () => {
-  const csv = (text: string, options: Partial<TextListOptions> = {}, sizes?: number[]) => parse(text, { format: 'csv', ...options }, sizes);
+  const csv = (text: string, options: Partial<TextListOptions> = {}, sizes?: number[]) =>
+    parse(text, { format: 'csv', ...options }, sizes);
 
   it('reads a named column after a header, case-insensitively, quoted or not', () => {
     const text = 'name,"UIN",email\r\nann,1,a@x\r\n"bob, jr",2,b@x\r\n"c ""q""","3",c@x\r\n';
     const { uins, report } = csv(text, { column: 'uin' });
     expect(uins).toEqual([1, 2, 3]);
-    expect(report).toMatchObject({ format: 'csv', header: { line: 1, fields: ['name', 'UIN', 'email'] }, column: 2, valid: 3, lines: 4 });
+    expect(report).toMatchObject({
+      format: 'csv',
+      header: { line: 1, fields: ['name', 'UIN', 'email'] },
+      column: 2,
+      valid: 3,
+      lines: 4,
+    });
   });
 
   it('reads a numbered column (1-based), detecting a header or not', () => {
-    expect(csv('a;b\n5;6\n7;8\n', { column: 2, delimiter: ';' })).toMatchObject({ uins: [6, 8], report: { header: { fields: ['a', 'b'] } } });
-    expect(csv('5\t6\n7\t8\n', { column: 2, delimiter: '\t' })).toMatchObject({ uins: [6, 8], report: { header: null } });
+    expect(csv('a;b\n5;6\n7;8\n', { column: 2, delimiter: ';' })).toMatchObject({
+      uins: [6, 8],
+      report: { header: { fields: ['a', 'b'] } },
+    });
+    expect(csv('5\t6\n7\t8\n', { column: 2, delimiter: '\t' })).toMatchObject({
+      uins: [6, 8],
+      report: { header: null },
+    });
     expect(csv('5|6\n', { column: 1, delimiter: '|' }).uins).toEqual([5]);
   });
 
@@ -187,14 +247,28 @@ describe('TextListParser, CSV', () => {
   it('checks every reason in a CSV column too', () => {
     const { uins, report } = csv('x,-1\nx,1.5\nx,4294967296\nx,abc\nx,7\n', { column: 2, header: 'absent' });
     expect(uins).toEqual([7]);
-    expect(report.bad).toEqual({ not_a_number: 1, negative: 1, fraction: 1, out_of_range: 1, too_long: 0, missing_column: 0, total: 4 });
+    expect(report.bad).toEqual({
+      not_a_number: 1,
+      negative: 1,
+      fraction: 1,
+      out_of_range: 1,
+      too_long: 0,
+      missing_column: 0,
+      total: 4,
+    });
   });
 });
 
 describe('TextListParser across chunk boundaries', () => {
   const inputs: Array<[string, Partial<TextListOptions>]> = [
-    ['uin\r\n1\r\n\r\n22\r\n-3\r\n4.5\r\n4294967296\r\nabc\r\n' + '9'.repeat(40) + '\r\n333\r\n4444', { maxLineBytes: 30 }],
-    ['\uFEFFname,uin\n"a,b",1\n"x\ny",22\nz\n q ,"333"\n,\n' + 'w'.repeat(40) + ',5\n6,"7"', { format: 'csv', column: 'uin', maxLineBytes: 30 }],
+    [
+      'uin\r\n1\r\n\r\n22\r\n-3\r\n4.5\r\n4294967296\r\nabc\r\n' + '9'.repeat(40) + '\r\n333\r\n4444',
+      { maxLineBytes: 30 },
+    ],
+    [
+      '\uFEFFname,uin\n"a,b",1\n"x\ny",22\nz\n q ,"333"\n,\n' + 'w'.repeat(40) + ',5\n6,"7"',
+      { format: 'csv', column: 'uin', maxLineBytes: 30 },
+    ],
   ];
 
   it.each(inputs)('gives the same result however the input is cut: %j', (text, options) => {

@@ -11,9 +11,28 @@
 import { ValidationError } from '@herald/core';
 import { checkUinLimit } from './decoding';
 import { positiveInteger } from './fs-util';
-import { countQuotes, findField, FRACTION, isBlank, MISSING, NEGATIVE, nextNewline, NOT_A_NUMBER, OUT_OF_RANGE, parseUin, splitHeader } from './text-fields';
+import {
+  countQuotes,
+  findField,
+  FRACTION,
+  isBlank,
+  MISSING,
+  NEGATIVE,
+  nextNewline,
+  NOT_A_NUMBER,
+  OUT_OF_RANGE,
+  parseUin,
+  splitHeader,
+} from './text-fields';
 
-export const BAD_LINE_REASONS = ['not_a_number', 'negative', 'fraction', 'out_of_range', 'too_long', 'missing_column'] as const;
+export const BAD_LINE_REASONS = [
+  'not_a_number',
+  'negative',
+  'fraction',
+  'out_of_range',
+  'too_long',
+  'missing_column',
+] as const;
 export type BadLineReason = (typeof BAD_LINE_REASONS)[number];
 
 export interface TextListOptions {
@@ -116,35 +135,57 @@ export class TextListParser {
   constructor(options: TextListOptions) {
     this.uinLimit = checkUinLimit(options.uinLimit);
     const format = options.format ?? 'lines';
-    if (format !== 'lines' && format !== 'csv') throw new ValidationError(`format must be 'lines' or 'csv', got '${String(format)}'`, { option: 'format' });
+    if (format !== 'lines' && format !== 'csv')
+      throw new ValidationError(`format must be 'lines' or 'csv', got '${String(format)}'`, { option: 'format' });
     this.csv = format === 'csv';
     const delimiter = options.delimiter ?? ',';
-    if (!DELIMITERS.has(delimiter)) throw new ValidationError(`delimiter must be one of , ; | or tab, got '${delimiter}'`, { option: 'delimiter' });
+    if (!DELIMITERS.has(delimiter))
+      throw new ValidationError(`delimiter must be one of , ; | or tab, got '${delimiter}'`, { option: 'delimiter' });
     this.delimiter = delimiter.charCodeAt(0);
     this.maxLineBytes = positiveInteger('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-    if (this.maxLineBytes > MAX_LINE_BYTES_CAP) throw new ValidationError(`maxLineBytes must be at most ${MAX_LINE_BYTES_CAP}`, { option: 'maxLineBytes' });
+    if (this.maxLineBytes > MAX_LINE_BYTES_CAP)
+      throw new ValidationError(`maxLineBytes must be at most ${MAX_LINE_BYTES_CAP}`, { option: 'maxLineBytes' });
     this.samples = options.badLineSamples ?? DEFAULT_SAMPLES;
-    if (!Number.isSafeInteger(this.samples) || this.samples < 0) throw new ValidationError(`badLineSamples must be a non-negative integer, got ${this.samples}`, { option: 'badLineSamples' });
+    if (!Number.isSafeInteger(this.samples) || this.samples < 0)
+      throw new ValidationError(`badLineSamples must be a non-negative integer, got ${this.samples}`, {
+        option: 'badLineSamples',
+      });
     this.headerMode = options.header ?? 'auto';
     if (!['auto', 'present', 'absent'].includes(this.headerMode)) {
-      throw new ValidationError(`header must be 'auto', 'present' or 'absent', got '${String(this.headerMode)}'`, { option: 'header' });
+      throw new ValidationError(`header must be 'auto', 'present' or 'absent', got '${String(this.headerMode)}'`, {
+        option: 'header',
+      });
     }
     const column = options.column ?? 1;
     if (typeof column === 'string') {
       if (!this.csv) throw new ValidationError('a named column needs format csv', { option: 'column' });
-      if (this.headerMode === 'absent') throw new ValidationError(`column '${column}' is a name, but the header is declared absent`, { option: 'column' });
+      if (this.headerMode === 'absent')
+        throw new ValidationError(`column '${column}' is a name, but the header is declared absent`, {
+          option: 'column',
+        });
       if (column.trim() === '') throw new ValidationError('column name is empty', { option: 'column' });
       this.columnName = column.trim();
       this.column = -1;
     } else {
-      if (!Number.isSafeInteger(column) || column < 1) throw new ValidationError(`column must be a name or a number from 1, got ${column}`, { option: 'column' });
-      if (!this.csv && column !== 1) throw new ValidationError('a column other than 1 needs format csv', { option: 'column' });
+      if (!Number.isSafeInteger(column) || column < 1)
+        throw new ValidationError(`column must be a name or a number from 1, got ${column}`, { option: 'column' });
+      if (!this.csv && column !== 1)
+        throw new ValidationError('a column other than 1 needs format csv', { option: 'column' });
       this.column = column - 1;
     }
     this.headerPending = this.headerMode !== 'absent';
     this.carry = Buffer.allocUnsafe(this.maxLineBytes);
     const bad = Object.fromEntries(BAD_LINE_REASONS.map((reason) => [reason, 0])) as Record<BadLineReason, number>;
-    this.counts = { format, lines: 0, valid: 0, blank: 0, header: null, column: this.column + 1, bad: { ...bad, total: 0 }, firstBad: [] };
+    this.counts = {
+      format,
+      lines: 0,
+      valid: 0,
+      blank: 0,
+      header: null,
+      column: this.column + 1,
+      bad: { ...bad, total: 0 },
+      firstBad: [],
+    };
   }
 
   /** Parses a chunk; returns the uins of the records it completed. */
@@ -196,7 +237,12 @@ export class TextListParser {
 
   /** Counts so far; complete after `end`. */
   get report(): TextListReport {
-    return { ...this.counts, bad: { ...this.counts.bad }, firstBad: [...this.counts.firstBad], column: this.column + 1 };
+    return {
+      ...this.counts,
+      bad: { ...this.counts.bad },
+      firstBad: [...this.counts.firstBad],
+      column: this.column + 1,
+    };
   }
 
   /**
@@ -228,11 +274,15 @@ export class TextListParser {
     this.newlinesInRecord = 0;
     if (this.atStreamStart) {
       this.atStreamStart = false;
-      if (end - start >= 3 && bytes[start] === BOM[0] && bytes[start + 1] === BOM[1] && bytes[start + 2] === BOM[2]) start += 3;
+      if (end - start >= 3 && bytes[start] === BOM[0] && bytes[start + 1] === BOM[1] && bytes[start + 2] === BOM[2])
+        start += 3;
     }
     if (tooLong) {
       if (this.headerPending && (this.headerMode === 'present' || this.columnName !== undefined)) {
-        throw new ValidationError(`the header line (line ${line}) is longer than ${this.maxLineBytes} bytes`, { line, maxLineBytes: this.maxLineBytes });
+        throw new ValidationError(`the header line (line ${line}) is longer than ${this.maxLineBytes} bytes`, {
+          line,
+          maxLineBytes: this.maxLineBytes,
+        });
       }
       this.headerPending = false;
       this.markBad('too_long', line);
@@ -259,12 +309,18 @@ export class TextListParser {
 
   /** Decides whether the first non-blank record is the header, and resolves a named column from it. */
   private isHeader(bytes: Uint8Array, start: number, end: number, code: number, line: number): boolean {
-    const fields = this.csv ? splitHeader(bytes, start, end, this.delimiter) : [new TextDecoder().decode(bytes.subarray(start, end)).trim()];
+    const fields = this.csv
+      ? splitHeader(bytes, start, end, this.delimiter)
+      : [new TextDecoder().decode(bytes.subarray(start, end)).trim()];
     if (this.columnName !== undefined) {
       const wanted = this.columnName.toLowerCase();
       const index = fields.findIndex((field) => field.toLowerCase() === wanted);
       if (index < 0) {
-        throw new ValidationError(`column '${this.columnName}' is not in the header (line ${line})`, { column: this.columnName, header: fields.slice(0, 50), line });
+        throw new ValidationError(`column '${this.columnName}' is not in the header (line ${line})`, {
+          column: this.columnName,
+          header: fields.slice(0, 50),
+          line,
+        });
       }
       this.column = index;
     } else if (this.headerMode === 'auto' && code !== NOT_A_NUMBER) {

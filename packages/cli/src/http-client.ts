@@ -23,22 +23,36 @@ export async function api<T>(target: ApiTarget, method: string, path: string, bo
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await response.json()) as T & { error?: { code: string; message: string } };
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${json.error?.code}: ${json.error?.message}`);
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${json.error?.code}: ${json.error?.message}`);
   return json;
 }
 
 /** Streams a file to the API as application/octet-stream, reporting bytes sent. */
-export async function uploadFile<T>(target: ApiTarget, method: string, path: string, file: string, onProgress?: (sent: number, total: number) => void): Promise<T> {
+export async function uploadFile<T>(
+  target: ApiTarget,
+  method: string,
+  path: string,
+  file: string,
+  onProgress?: (sent: number, total: number) => void,
+): Promise<T> {
   const { size } = await stat(file);
   const url = new URL(target.url + path);
   return new Promise<T>((resolve, reject) => {
-    const headers = { 'content-type': 'application/octet-stream', 'content-length': size, authorization: `Bearer ${target.token}` };
+    const headers = {
+      'content-type': 'application/octet-stream',
+      'content-length': size,
+      authorization: `Bearer ${target.token}`,
+    };
     const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
-        const json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as T & { error?: { code: string; message: string } };
-        if ((res.statusCode ?? 500) >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${json.error?.code}: ${json.error?.message}`));
+        const json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as T & {
+          error?: { code: string; message: string };
+        };
+        if ((res.statusCode ?? 500) >= 300)
+          reject(new Error(`${method} ${path}: ${res.statusCode} ${json.error?.code}: ${json.error?.message}`));
         else resolve(json);
       });
       res.on('error', reject);

@@ -15,7 +15,11 @@ interface Run {
   stderr: string;
 }
 
-function herald(args: string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+function herald(
+  args: string[],
+  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
@@ -40,7 +44,9 @@ describe('herald demo', () => {
     expect(run.stdout).toMatch(/filtered: duplicate\s+400/);
     expect(run.stdout).toMatch(/reconciled: total = delivered \+ offline \+ filtered/);
     expect(run.stdout).toMatch(/^console http:\/\/127\.0\.0\.1:\d+\/console\/ \(sign in with the admin token/m);
-    expect(run.stderr).toMatch(/login delivery\s+\d[\d,]* offline users logged in; \d[\d,]* offline deliveries of task 1/);
+    expect(run.stderr).toMatch(
+      /login delivery\s+\d[\d,]* offline users logged in; \d[\d,]* offline deliveries of task 1/,
+    );
   });
 
   it('refuses a bad option with a clear message', async () => {
@@ -60,7 +66,9 @@ describe('herald demo --serve', () => {
       seen.console = 0;
       void (async () => {
         const page = await fetch(url);
-        const me = await fetch(url.replace(/\/console\/$/, '/api/v1/me'), { headers: { authorization: `Bearer ${token}` } });
+        const me = await fetch(url.replace(/\/console\/$/, '/api/v1/me'), {
+          headers: { authorization: `Bearer ${token}` },
+        });
         Object.assign(seen, { console: page.status, page: await page.text(), me: me.status });
         child.kill('SIGINT');
       })();
@@ -82,7 +90,9 @@ describe('herald dev', () => {
       await writeFile(config, JSON.stringify({ scheduler: { slots: 0 } }));
       const run = await herald(['dev', '--config', config]);
       expect(run.code).toBe(1);
-      expect(run.stderr.trim()).toBe('herald: CONFIG_INVALID: config scheduler.slots: must be an integer in [1, 100000] (got 0)');
+      expect(run.stderr.trim()).toBe(
+        'herald: CONFIG_INVALID: config scheduler.slots: must be an integer in [1, 100000] (got 0)',
+      );
 
       await writeFile(config, '{ not json');
       const broken = await herald(['dev', '--config', config]);
@@ -106,7 +116,10 @@ describe('herald dev', () => {
           const token = /admin token .*: (hrd_\S+)/.exec(text)?.[1];
           if (url === undefined || token === undefined || answers.length > 0) return;
           answers.push(0);
-          void Promise.all([fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }), fetch(`${url}/api/v1/me`)]).then(([withToken, without]) => {
+          void Promise.all([
+            fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }),
+            fetch(`${url}/api/v1/me`),
+          ]).then(([withToken, without]) => {
             answers.push(withToken.status, without.status);
             child.kill('SIGTERM');
           });
@@ -118,11 +131,15 @@ describe('herald dev', () => {
       // One SIGTERM only: every later stdout chunk would otherwise send another, and a second
       // signal after the first has been taken ends the process by the default action.
       let stopSent = false;
-      const second = await herald(['dev', '--port', '0', '--data-dir', dir.path], (text, child) => {
-        if (stopSent || !/listening on/.test(text)) return;
-        stopSent = true;
-        setTimeout(() => child.kill('SIGTERM'), 200);
-      }, env);
+      const second = await herald(
+        ['dev', '--port', '0', '--data-dir', dir.path],
+        (text, child) => {
+          if (stopSent || !/listening on/.test(text)) return;
+          stopSent = true;
+          setTimeout(() => child.kill('SIGTERM'), 200);
+        },
+        env,
+      );
       expect(second.code).toBe(0);
       expect(second.stdout).not.toMatch(/admin token/);
     } finally {
@@ -188,7 +205,9 @@ describe('herald start executor with bandwidth.enabled', () => {
     try {
       // A stand-in for cgroup/run-in-class.sh: prints what it was given, one a line.
       const script = join(dir.path, 'run-in-class.sh');
-      await writeFile(script, '#!/bin/sh\nprintf "%s\\n" "class=$HERALD_BANDWIDTH_CLASS" "$@"\nexit 3\n', { mode: 0o755 });
+      await writeFile(script, '#!/bin/sh\nprintf "%s\\n" "class=$HERALD_BANDWIDTH_CLASS" "$@"\nexit 3\n', {
+        mode: 0o755,
+      });
       const config = join(dir.path, 'herald.json');
       await writeFile(
         config,
@@ -209,14 +228,34 @@ describe('herald start executor with bandwidth.enabled', () => {
       );
       const run = await herald(['start', 'executor', '--config', config, '--id', 'executor-1']);
       expect(run.stderr).toBe('');
-      expect(run.stdout.split('\n').filter((line) => line !== '')).toEqual(['class=realtime', 'realtime', '--', process.execPath, MAIN, 'start', 'executor', '--config', config, '--id', 'executor-1']);
+      expect(run.stdout.split('\n').filter((line) => line !== '')).toEqual([
+        'class=realtime',
+        'realtime',
+        '--',
+        process.execPath,
+        MAIN,
+        'start',
+        'executor',
+        '--config',
+        config,
+        '--id',
+        'executor-1',
+      ]);
       expect(run.code).toBe(3);
 
       // A script that is not there: the setting is named.
-      await writeFile(config, JSON.stringify({ ...JSON.parse(await readFile(config, 'utf8')), bandwidth: { enabled: true, script: join(dir.path, 'missing.sh') } }));
+      await writeFile(
+        config,
+        JSON.stringify({
+          ...JSON.parse(await readFile(config, 'utf8')),
+          bandwidth: { enabled: true, script: join(dir.path, 'missing.sh') },
+        }),
+      );
       const missing = await herald(['start', 'executor', '--config', config, '--id', 'executor-1']);
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toMatch(/^herald: CONFIG_INVALID: .*bandwidth\.script.*cannot run .*missing\.sh: spawn .* ENOENT/);
+      expect(missing.stderr).toMatch(
+        /^herald: CONFIG_INVALID: .*bandwidth\.script.*cannot run .*missing\.sh: spawn .* ENOENT/,
+      );
     } finally {
       await dir.remove();
     }
@@ -227,7 +266,18 @@ describe('herald token', () => {
   it('creates a token in an embedded data directory, printing it alone on stdout, and revokes it', async () => {
     const dir = await makeTempDir('herald-cli-');
     try {
-      const made = await herald(['token', 'create', '--role', 'operator', '--name', 'acme ops', '--accounts', 'acme, globex', '--data-dir', dir.path]);
+      const made = await herald([
+        'token',
+        'create',
+        '--role',
+        'operator',
+        '--name',
+        'acme ops',
+        '--accounts',
+        'acme, globex',
+        '--data-dir',
+        dir.path,
+      ]);
       expect(made.code).toBe(0);
       expect(made.stdout).toMatch(/^hrd_[0-9a-f]{16}_[A-Za-z0-9_-]{43}\n$/);
       expect(made.stderr).toMatch(/operator token [0-9a-f]{16} 'acme ops' for acme, globex; it is shown once/);

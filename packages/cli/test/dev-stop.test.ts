@@ -46,24 +46,36 @@ it('herald dev stops on SIGTERM while a client stalls mid-upload', async () => {
   await writeFile(config, JSON.stringify({ http: { shutdownGraceMs: 300 }, uinSpaceBits: 20 }));
   const env = { ...process.env };
   delete env.HERALD_ADMIN_TOKEN;
-  const started = spawn(process.execPath, [MAIN, 'dev', '--port', '0', '--data-dir', dir.path, '--config', config], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const started = spawn(process.execPath, [MAIN, 'dev', '--port', '0', '--data-dir', dir.path, '--config', config], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
   child = started;
   let stdout = '';
   started.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   started.stderr!.resume();
   const exited = new Promise<number | null>((resolve) => started.once('close', (code) => resolve(code)));
 
-  await waitFor(() => /admin token .*: hrd_\S+/.test(stdout), { timeoutMs: DEADLINE_MS, message: 'herald dev printing its URL and admin token' });
+  await waitFor(() => /admin token .*: hrd_\S+/.test(stdout), {
+    timeoutMs: DEADLINE_MS,
+    message: 'herald dev printing its URL and admin token',
+  });
   const url = /listening on (http:\/\/[^;\s]+)/.exec(stdout)![1]!;
   const token = /admin token .*: (hrd_\S+)/.exec(stdout)![1]!;
   client = stalledUpload(url, token);
   // The upload has reached the list repository once its temp file exists.
   const listsDir = join(dir.path, 'lists');
-  await waitFor(async () => (await readdir(listsDir).catch(() => [])).some((name) => name.endsWith('.tmp')), { timeoutMs: DEADLINE_MS, message: 'the upload reaching the list repository' });
+  await waitFor(async () => (await readdir(listsDir).catch(() => [])).some((name) => name.endsWith('.tmp')), {
+    timeoutMs: DEADLINE_MS,
+    message: 'the upload reaching the list repository',
+  });
 
   started.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([exited, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), DEADLINE_MS)))]);
+  const code = await Promise.race([
+    exited,
+    new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), DEADLINE_MS))),
+  ]);
   clearTimeout(timer);
   expect(code).toBe(0);
   expect(stdout).toMatch(/stopping/);

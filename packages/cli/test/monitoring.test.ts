@@ -11,7 +11,8 @@ function registeredMetrics(): Set<string> {
     for (const entry of readdirSync(dir)) {
       const path = join(dir, entry);
       if (statSync(path).isDirectory()) walk(path);
-      else if (path.endsWith('.ts') && !path.endsWith('.test.ts')) for (const m of readFileSync(path, 'utf8').matchAll(/'(herald_[a-z_]+)'/g)) names.add(m[1]!);
+      else if (path.endsWith('.ts') && !path.endsWith('.test.ts'))
+        for (const m of readFileSync(path, 'utf8').matchAll(/'(herald_[a-z_]+)'/g)) names.add(m[1]!);
     }
   };
   for (const pkg of readdirSync(join(ROOT, 'packages'))) {
@@ -22,11 +23,15 @@ function registeredMetrics(): Set<string> {
 }
 
 describe('deploy/monitoring', () => {
-  it("uses in the Grafana dashboard only metrics some process registers", () => {
-    const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy', 'monitoring', 'grafana-dashboard.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+  it('uses in the Grafana dashboard only metrics some process registers', () => {
+    const dashboard = JSON.parse(
+      readFileSync(join(ROOT, 'deploy', 'monitoring', 'grafana-dashboard.json'), 'utf8'),
+    ) as { panels: { title: string; targets: { expr: string }[] }[] };
     const registered = registeredMetrics();
     expect(registered.size).toBeGreaterThan(20);
-    const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => [...t.expr.matchAll(/herald_[a-z_]+/g)].map((m) => m[0])));
+    const used = dashboard.panels.flatMap((p) =>
+      p.targets.flatMap((t) => [...t.expr.matchAll(/herald_[a-z_]+/g)].map((m) => m[0])),
+    );
     expect(used.length).toBeGreaterThan(10);
     // A histogram is charted through its series: <name>_bucket, _sum, _count.
     const metricOf = (series: string) => (registered.has(series) ? series : series.replace(/_(bucket|sum|count)$/, ''));
@@ -35,8 +40,19 @@ describe('deploy/monitoring', () => {
 
   it('writes Prometheus targets from the management endpoints, labelled by process and tier', () => {
     const targets = adminTargets({
-      topology: { schedulers: [{ id: 'scheduler-1', endpoint: 'tcp://h:1' }], executors: [{ id: 'executor-1', endpoint: 'tcp://h:2' }], interfaces: [{ id: 'interface-1', membership: 'tcp://h:3' }] },
-      management: { endpoints: { 'scheduler-1': '10.0.0.1:9101', 'controller-1': '10.0.0.9:9101', 'executor-1': '10.0.0.2:9101', 'interface-1': '10.0.0.3:9101' } },
+      topology: {
+        schedulers: [{ id: 'scheduler-1', endpoint: 'tcp://h:1' }],
+        executors: [{ id: 'executor-1', endpoint: 'tcp://h:2' }],
+        interfaces: [{ id: 'interface-1', membership: 'tcp://h:3' }],
+      },
+      management: {
+        endpoints: {
+          'scheduler-1': '10.0.0.1:9101',
+          'controller-1': '10.0.0.9:9101',
+          'executor-1': '10.0.0.2:9101',
+          'interface-1': '10.0.0.3:9101',
+        },
+      },
     });
     expect(targets).toEqual([
       { targets: ['10.0.0.9:9101'], labels: { process: 'controller-1', tier: 'controller' } },

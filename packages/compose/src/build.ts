@@ -19,6 +19,10 @@ export interface TierBuild<L> {
 }
 
 /** Opens the frequency counter when frequency control is on (docs/frequency.md); undefined otherwise. */
-export async function frequencyCounterOf({ config, adapters, scope }: Pick<TierBuild<unknown>, 'config' | 'adapters' | 'scope'>) {
+export async function frequencyCounterOf({
+  config,
+  adapters,
+  scope,
+}: Pick<TierBuild<unknown>, 'config' | 'adapters' | 'scope'>) {
   return config.frequency.enabled ? adapters.frequencyCounter(scope) : undefined;
 }

@@ -6,7 +6,13 @@ import { noopLogger } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 import { createPromMeter } from '@herald/metrics';
-import { LevelAccountStore, LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore, LevelTaskStore } from '@herald/store-level';
+import {
+  LevelAccountStore,
+  LevelAttributeIndex,
+  LevelCampaignStore,
+  LevelFollowerStore,
+  LevelTaskStore,
+} from '@herald/store-level';
 import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel } from '@herald/transport';
 import type { Open, TierAdapters } from './adapters';
 import { buildController } from './controller';
@@ -84,7 +90,10 @@ describe('tier builders', () => {
       adapters: adapters({
         campaignStore: async () => campaigns,
         accountStore: async () => accounts,
-        coordinator: async (s) => s.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close().then(() => void (coordinatorClosed = true))),
+        coordinator: async (s) =>
+          s.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) =>
+            c.close().then(() => void (coordinatorClosed = true)),
+          ),
       }),
       scope,
       links: async () => ({}),
@@ -107,7 +116,11 @@ describe('tier builders', () => {
       config,
       adapters: adapters(),
       scope,
-      links: async () => ({ inbox: inbox.pull, toDispatcher: await push(dispatcher.endpoint), close: () => void closedLinks++ }),
+      links: async () => ({
+        inbox: inbox.pull,
+        toDispatcher: await push(dispatcher.endpoint),
+        close: () => void closedLinks++,
+      }),
       ...observed,
     });
     expect(scheduler.stats().active).toBe(0);
@@ -125,9 +138,18 @@ describe('tier builders', () => {
       const scope = new Resources();
       await buildDispatcher({
         config: { ...config, frequency: { ...config.frequency, enabled } },
-        adapters: adapters({ filterAudiences: async () => ({ followers, attributes }), frequencyCounter: counterOpened }),
+        adapters: adapters({
+          filterAudiences: async () => ({ followers, attributes }),
+          frequencyCounter: counterOpened,
+        }),
         scope,
-        links: async () => ({ inbox: inbox.pull, toScheduler: await push(scheduler.endpoint), toExecutor: new Map(), toRealtimeExecutor: new Map(), close: () => undefined }),
+        links: async () => ({
+          inbox: inbox.pull,
+          toScheduler: await push(scheduler.endpoint),
+          toExecutor: new Map(),
+          toRealtimeExecutor: new Map(),
+          close: () => undefined,
+        }),
         ...observed,
       });
       expect(counterOpened).toHaveBeenCalledTimes(enabled ? 1 : 0);

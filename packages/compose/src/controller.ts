@@ -13,7 +13,9 @@ export interface ControllerBuild<L extends ControllerLinks> extends TierBuild<L>
  * campaigns, each firing taking room in its account's quotas like an API
  * task (docs/account-quotas.md). Stopping the scope resigns the election.
  */
-export async function buildController<L extends ControllerLinks>(build: ControllerBuild<L>): Promise<{ controller: Controller; links: L }> {
+export async function buildController<L extends ControllerLinks>(
+  build: ControllerBuild<L>,
+): Promise<{ controller: Controller; links: L }> {
   const { config, adapters, scope, id, logger, meter } = build;
   const store = await adapters.taskStore(scope);
   const coordinator = await adapters.coordinator(scope);

@@ -1,6 +1,12 @@
 import type { FrequencyCounter, TaskStore } from '@herald/core/ports';
 import type { HeraldConfig } from '@herald/core/config';
-import { buildFilterChain, filterChainSources, startDispatcher, type ChainSources, type Dispatcher } from '@herald/dispatcher';
+import {
+  buildFilterChain,
+  filterChainSources,
+  startDispatcher,
+  type ChainSources,
+  type Dispatcher,
+} from '@herald/dispatcher';
 import type { FilterAudiences, TierAdapters } from './adapters';
 import { frequencyCounterOf, type TierBuild } from './build';
 import type { DispatcherLinks } from './links';
@@ -10,7 +16,13 @@ import type { DispatcherLinks } from './links';
  * one definition for the dispatcher's pre-processing and the API's dry runs,
  * so a dry run filters with exactly what a send will.
  */
-export function chainSourcesOf(config: HeraldConfig, adapters: TierAdapters, store: TaskStore, audiences: FilterAudiences, counter: FrequencyCounter | undefined): ChainSources {
+export function chainSourcesOf(
+  config: HeraldConfig,
+  adapters: TierAdapters,
+  store: TaskStore,
+  audiences: FilterAudiences,
+  counter: FrequencyCounter | undefined,
+): ChainSources {
   return filterChainSources({
     config,
     store,
@@ -28,7 +40,9 @@ export function chainSourcesOf(config: HeraldConfig, adapters: TierAdapters, sto
  * to executors. Stopping the scope closes its links (a send blocked on a peer
  * that is gone rejects), then waits for its streams to end.
  */
-export async function buildDispatcher<L extends DispatcherLinks>(build: TierBuild<L>): Promise<{ dispatcher: Dispatcher; links: L }> {
+export async function buildDispatcher<L extends DispatcherLinks>(
+  build: TierBuild<L>,
+): Promise<{ dispatcher: Dispatcher; links: L }> {
   const { config, adapters, scope, logger, meter } = build;
   const store = await adapters.taskStore(scope);
   // The frequency filter reads the counts every executor writes (docs/frequency.md).

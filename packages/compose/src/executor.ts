@@ -1,4 +1,17 @@
-import { createHostSampler, createLoginQueue, createUnitSlots, LoginDelivery, Personaliser, readProcCounters, speedShareOf, startExecutor, startLoadReporter, TaskCache, type Executor, type FrequencyControl } from '@herald/executor';
+import {
+  createHostSampler,
+  createLoginQueue,
+  createUnitSlots,
+  LoginDelivery,
+  Personaliser,
+  readProcCounters,
+  speedShareOf,
+  startExecutor,
+  startLoadReporter,
+  TaskCache,
+  type Executor,
+  type FrequencyControl,
+} from '@herald/executor';
 import type { ExecutorAdapters } from './adapters';
 import { frequencyCounterOf, type TierBuild } from './build';
 import type { ExecutorLinks } from './links';
@@ -32,7 +45,8 @@ async function openDelivery(build: DeliveryBuild) {
   const online = await build.executor.online(scope);
   // Counts what this executor delivers, and checks the budget again at login (docs/frequency.md).
   const counter = await frequencyCounterOf(build);
-  const frequency: FrequencyControl | undefined = counter === undefined ? undefined : { policy: config.frequency.policy, counter };
+  const frequency: FrequencyControl | undefined =
+    counter === undefined ? undefined : { policy: config.frequency.policy, counter };
   // Template tasks' recipients' attributes, from the targeting store (docs/delivery.md).
   const personaliser = new Personaliser(await adapters.userAttributes(scope), logger);
   const tasks = new TaskCache(store);
@@ -51,11 +65,16 @@ export async function buildLoginDelivery(build: DeliveryBuild): Promise<LoginDel
  * load.reportIntervalMs). Stopping the scope stops the reports, closes its
  * links, then waits for the batch in hand.
  */
-export async function buildExecutor<L extends ExecutorLinks>(build: ExecutorBuild<L>): Promise<{ executor: Executor; links: L }> {
+export async function buildExecutor<L extends ExecutorLinks>(
+  build: ExecutorBuild<L>,
+): Promise<{ executor: Executor; links: L }> {
   const { config, adapters, scope, id, logger, meter } = build;
   const parts = await openDelivery(build);
   const { store, reports, frequency, confirmed } = parts;
-  const logins = build.maxLoginsPending === undefined ? undefined : createLoginQueue(parts.logins, { maxPending: build.maxLoginsPending, labels: { executor: id }, logger, meter });
+  const logins =
+    build.maxLoginsPending === undefined
+      ? undefined
+      : createLoginQueue(parts.logins, { maxPending: build.maxLoginsPending, labels: { executor: id }, logger, meter });
   const links = await build.links(scope);
   const slots = createUnitSlots(config.load.senderSlots);
   const executor = startExecutor({
@@ -86,6 +105,17 @@ export async function buildExecutor<L extends ExecutorLinks>(build: ExecutorBuil
     return e.done;
   });
   const sample = createHostSampler(() => readProcCounters());
-  scope.add('load reports', startLoadReporter({ executorId: id, config: config.load, sample, freeSlots: () => slots.free(), send: (m) => links.toDispatchers.send(m), logger }), (r) => r.stop());
+  scope.add(
+    'load reports',
+    startLoadReporter({
+      executorId: id,
+      config: config.load,
+      sample,
+      freeSlots: () => slots.free(),
+      send: (m) => links.toDispatchers.send(m),
+      logger,
+    }),
+    (r) => r.stop(),
+  );
   return { executor, links };
 }

@@ -17,7 +17,15 @@
  */
 export { Resources } from './resources';
 export type { ExecutorAdapters, FilterAudiences, Open, TierAdapters } from './adapters';
-export type { ControllerLinks, DispatcherLinks, ExecutorLinks, InterfaceLinks, OwnershipRing, SchedulerLinks, TierLinks } from './links';
+export type {
+  ControllerLinks,
+  DispatcherLinks,
+  ExecutorLinks,
+  InterfaceLinks,
+  OwnershipRing,
+  SchedulerLinks,
+  TierLinks,
+} from './links';
 export type { TierBuild } from './build';
 export { buildScheduler } from './scheduler';
 export type { SchedulerBuild } from './scheduler';

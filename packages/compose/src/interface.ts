@@ -15,7 +15,9 @@ export interface InterfaceBuild<L extends InterfaceLinks> extends TierBuild<L> {
  * the server first: new requests are refused and those in progress finish,
  * for at most http.shutdownGraceMs.
  */
-export async function buildInterface<L extends InterfaceLinks>(build: InterfaceBuild<L>): Promise<{ url: string; links: L }> {
+export async function buildInterface<L extends InterfaceLinks>(
+  build: InterfaceBuild<L>,
+): Promise<{ url: string; links: L }> {
   const { config, adapters, scope, logger, meter } = build;
   const store = await adapters.taskStore(scope);
   const access = await adapters.accessStore(scope);

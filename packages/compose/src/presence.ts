@@ -30,14 +30,26 @@ export interface PresenceBuild<L extends PresenceLinks, B extends WrittenBitmap>
  * host's online bitmap (its only writer), and tells the host's executors who
  * came online so they walk those users' offline lists. Needs an event bus.
  */
-export async function buildPresenceAgent<L extends PresenceLinks, B extends WrittenBitmap>(build: PresenceBuild<L, B>): Promise<{ agent: PresenceAgent; links: L; bitmap: B }> {
+export async function buildPresenceAgent<L extends PresenceLinks, B extends WrittenBitmap>(
+  build: PresenceBuild<L, B>,
+): Promise<{ agent: PresenceAgent; links: L; bitmap: B }> {
   const { adapters, scope, id, logger, meter } = build;
-  if (adapters.eventBus === undefined) throw new ConfigError('profile', 'a presence agent follows the presence topic: the profile needs an event bus');
+  if (adapters.eventBus === undefined)
+    throw new ConfigError('profile', 'a presence agent follows the presence topic: the profile needs an event bus');
   const written = await build.bitmap(scope);
   const { bitmap, generation } = written;
   const bus = await adapters.eventBus(scope);
   const links = await build.links(scope);
-  const notifyLogins = createLoginNotifier(links.executors, { maxInFlight: MAX_NOTICES_IN_FLIGHT, agentId: id, logger, meter });
-  const agent = scope.add('presence agent', await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, hmacKey: build.hmacKey, logger, meter }), (a) => a.close());
+  const notifyLogins = createLoginNotifier(links.executors, {
+    maxInFlight: MAX_NOTICES_IN_FLIGHT,
+    agentId: id,
+    logger,
+    meter,
+  });
+  const agent = scope.add(
+    'presence agent',
+    await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, hmacKey: build.hmacKey, logger, meter }),
+    (a) => a.close(),
+  );
   return { agent, links, bitmap: written };
 }

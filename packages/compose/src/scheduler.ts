@@ -13,7 +13,9 @@ export interface SchedulerBuild<L extends SchedulerLinks> extends TierBuild<L> {
  * first where the profile says so, and the ring it owns by. Stopping the
  * scope closes its links, then waits for it to end.
  */
-export async function buildScheduler<L extends SchedulerLinks>(build: SchedulerBuild<L>): Promise<{ scheduler: Scheduler; store: TaskStore; links: L }> {
+export async function buildScheduler<L extends SchedulerLinks>(
+  build: SchedulerBuild<L>,
+): Promise<{ scheduler: Scheduler; store: TaskStore; links: L }> {
   const { config, adapters, scope, logger, meter } = build;
   const store = await adapters.taskStore(scope);
   const coordinator = adapters.progressInCoordinator ? await adapters.coordinator(scope) : undefined;

@@ -14,7 +14,9 @@ export interface Location {
 }
 
 function current(): Location {
-  const path = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length) : window.location.pathname;
+  const path = window.location.pathname.startsWith(BASE)
+    ? window.location.pathname.slice(BASE.length)
+    : window.location.pathname;
   return { path: path === '' ? '/' : path, search: new URLSearchParams(window.location.search) };
 }
 

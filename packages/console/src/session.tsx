@@ -49,7 +49,13 @@ function storedToken(): string {
   return sessionStorage.getItem(TOKEN_KEY) ?? localStorage.getItem(TOKEN_KEY) ?? '';
 }
 
-export function SessionProvider({ signIn, children }: { signIn: (onSignedIn: (token: string, keep: boolean) => Promise<void>) => ReactNode; children: ReactNode }) {
+export function SessionProvider({
+  signIn,
+  children,
+}: {
+  signIn: (onSignedIn: (token: string, keep: boolean) => Promise<void>) => ReactNode;
+  children: ReactNode;
+}) {
   const [state, setState] = useState<{ me: Me; openServer: boolean } | null>(null);
   const [checking, setChecking] = useState(storedToken() !== '');
   const [account, setAccountState] = useState(localStorage.getItem(ACCOUNT_KEY) ?? '');
@@ -84,7 +90,10 @@ export function SessionProvider({ signIn, children }: { signIn: (onSignedIn: (to
   const effectiveAccount = state === null ? '' : accountFor(state.me, account);
 
   const session = useMemo<Session | null>(
-    () => (state === null ? null : { me: state.me, openServer: state.openServer, account: effectiveAccount, setAccount, signOut }),
+    () =>
+      state === null
+        ? null
+        : { me: state.me, openServer: state.openServer, account: effectiveAccount, setAccount, signOut },
     [state, effectiveAccount, setAccount, signOut],
   );
   if (checking) return <div className="splash">Checking your session…</div>;

@@ -30,15 +30,34 @@ describe('operator console in headless Chromium', () => {
   let listFile: string;
   let operatorToken: string;
 
-  const audience = syntheticAudience({ recipients: 20_000, onlineFraction: 0.35, uinLimit: 2 ** uinSpaceBits, seed: 5 });
+  const audience = syntheticAudience({
+    recipients: 20_000,
+    onlineFraction: 0.35,
+    uinLimit: 2 ** uinSpaceBits,
+    seed: 5,
+  });
   const kept = subtractSorted(audience.distinct.slice(), audience.blacklist);
   const offline = subtractSorted(kept.slice(), audience.online);
-  const expected = { total: audience.list.length, duplicate: audience.list.length - audience.distinct.length, blacklisted: audience.distinct.length - kept.length, kept: kept.length, delivered: kept.length - offline.length, offline: offline.length };
+  const expected = {
+    total: audience.list.length,
+    duplicate: audience.list.length - audience.distinct.length,
+    blacklisted: audience.distinct.length - kept.length,
+    kept: kept.length,
+    delivered: kept.length - offline.length,
+    offline: offline.length,
+  };
 
   const api = async <T>(method: string, path: string, body?: unknown, token = ADMIN_TOKEN): Promise<T> => {
     const response = await fetch(cluster.url + path, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body instanceof Uint8Array
+          ? { 'content-type': 'application/octet-stream' }
+          : body === undefined
+            ? {}
+            : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : body instanceof Uint8Array ? body : JSON.stringify(body),
     });
     const answer = (await response.json()) as T;
@@ -70,7 +89,13 @@ describe('operator console in headless Chromium', () => {
     );
     await api('PUT', '/api/v1/blacklists/global', encodeRecipientList(audience.blacklist));
     // The operator signs in with a token of their own, bound to account acme.
-    operatorToken = (await api<{ token: string }>('POST', '/api/v1/tokens', { name: 'Olga Operator', role: 'operator', accounts: ['acme', 'acme_news'] })).token;
+    operatorToken = (
+      await api<{ token: string }>('POST', '/api/v1/tokens', {
+        name: 'Olga Operator',
+        role: 'operator',
+        accounts: ['acme', 'acme_news'],
+      })
+    ).token;
     // The list as an operator has it: CSV with a header, one id per row, and a few bad rows.
     listFile = join(dir.path, 'subscribers.csv');
     const rows = Array.from(audience.list, (uin) => String(uin));
@@ -175,12 +200,18 @@ describe('operator console in headless Chromium', () => {
     expect(await count('offline')).toBe(fmt(expected.offline));
     expect(await page.locator('[data-reason="duplicate"]').innerText()).toBe(fmt(expected.duplicate));
     expect(await page.locator('[data-reason="blacklisted"]').innerText()).toBe(fmt(expected.blacklisted));
-    for (const stage of ['preprocessing', 'dispatch', 'delivery']) expect(await page.locator(`[data-stage="${stage}"] .stage-status`).innerText()).toMatch(/done/i);
+    for (const stage of ['preprocessing', 'dispatch', 'delivery'])
+      expect(await page.locator(`[data-stage="${stage}"] .stage-status`).innerText()).toMatch(/done/i);
     await screenshot(page, '05-task-completed');
 
     // The page shows what the store holds.
     const task = (await cluster.store.getTask(firstTaskId))!;
-    expect(task.report).toMatchObject({ total: expected.total, kept: expected.kept, delivered: expected.delivered, offline: expected.offline });
+    expect(task.report).toMatchObject({
+      total: expected.total,
+      kept: expected.kept,
+      delivered: expected.delivered,
+      offline: expected.offline,
+    });
     expect(task.accountId).toBe('acme');
     expect(task.displayAt).toBe(Date.parse(local));
     expect(await page.locator('dt', { hasText: 'Shown at' }).count()).toBe(1);
@@ -203,7 +234,10 @@ describe('operator console in headless Chromium', () => {
     for (let step = 0; step < 8; step++) {
       const before = await delivered.innerText();
       gateway.allow(2);
-      await waitFor(async () => (await delivered.innerText()) !== before, { timeoutMs: 30_000, message: `step ${step}: the page did not show the batches let through` });
+      await waitFor(async () => (await delivered.innerText()) !== before, {
+        timeoutMs: 30_000,
+        message: `step ${step}: the page did not show the batches let through`,
+      });
     }
     await page.locator('svg.chart path.line').waitFor();
     await stateBadge().getByText('SENDING').waitFor();
@@ -234,13 +268,22 @@ describe('operator console in headless Chromium', () => {
     await page.getByLabel('State filter').selectOption('COMPLETED');
     await page.waitForURL(/state=COMPLETED/);
     await page.getByLabel('Rows').selectOption('25');
-    await waitFor(async () => (await page.locator('table.tasks tbody tr').count()) === 2, { timeoutMs: 10_000, message: 'the filtered list did not show both completed tasks' });
+    await waitFor(async () => (await page.locator('table.tasks tbody tr').count()) === 2, {
+      timeoutMs: 10_000,
+      message: 'the filtered list did not show both completed tasks',
+    });
     await page.getByLabel('State filter').selectOption('PAUSED');
     await page.getByText('No task matches these filters.').waitFor();
     await page.getByLabel('State filter').selectOption('');
     // Newest first, and the creation date filter asks the server.
-    await waitFor(async () => (await page.locator('table.tasks tbody tr').count()) === 2, { timeoutMs: 10_000, message: 'the unfiltered list did not come back' });
-    expect(await page.locator('table.tasks tbody tr td.num a').allInnerTexts()).toEqual([String(firstTaskId + 1), String(firstTaskId)]);
+    await waitFor(async () => (await page.locator('table.tasks tbody tr').count()) === 2, {
+      timeoutMs: 10_000,
+      message: 'the unfiltered list did not come back',
+    });
+    expect(await page.locator('table.tasks tbody tr td.num a').allInnerTexts()).toEqual([
+      String(firstTaskId + 1),
+      String(firstTaskId),
+    ]);
     const day = (offset: number) => {
       const d = new Date(Date.now() + offset * 86_400_000);
       return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
@@ -263,7 +306,9 @@ describe('operator console in headless Chromium', () => {
     await page.getByLabel('Message', { exact: true }).fill('See you tomorrow.');
     const tomorrow = new Date(Date.now() + 86_400_000);
     await page.locator('input[name="when"]').nth(1).check();
-    await page.locator('#sendAt').fill(new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
+    await page
+      .locator('#sendAt')
+      .fill(new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
     await page.getByRole('button', { name: 'Schedule broadcast' }).click();
     await page.waitForURL(/\/console\/tasks\/\d+$/);
     const taskId = Number(/tasks\/(\d+)$/.exec(page.url())![1]);
@@ -282,7 +327,9 @@ describe('operator console in headless Chromium', () => {
     const feed = await fetch(cluster.url + '/api/v1/follows', {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ changes: followers.map((uin) => ({ accountId: 'acme', uin, following: true, at: Date.now() })) }),
+      body: JSON.stringify({
+        changes: followers.map((uin) => ({ accountId: 'acme', uin, following: true, at: Date.now() })),
+      }),
     });
     await page.getByRole('link', { name: 'New broadcast' }).first().click();
     await page.getByLabel('All followers of the account').check();
@@ -319,7 +366,10 @@ describe('operator console in headless Chromium', () => {
     await page.waitForURL(/\/console\/campaigns\/\d+$/);
     await page.locator('h1 .badge', { hasText: 'enabled' }).waitFor();
     expect(await page.locator('ol.fire-times li').count()).toBe(5);
-    await page.locator('td', { hasText: /^task \d+$/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('td', { hasText: /^task \d+$/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.locator('h1 .badge', { hasText: 'disabled' }).waitFor();
     await page.getByText('No upcoming fire times').waitFor();
@@ -350,13 +400,22 @@ describe('operator console in headless Chromium', () => {
     const newest = Math.max(...(await cluster.store.listTasks({ order: 'desc', limit: 1 })).tasks.map((t) => t.id));
     expect(await rowId()).toBe(newest);
     await page.getByRole('button', { name: 'Older →' }).click();
-    await waitFor(async () => (await rowId()) === newest - 1, { timeoutMs: 10_000, message: 'Older did not show the next older task' });
+    await waitFor(async () => (await rowId()) === newest - 1, {
+      timeoutMs: 10_000,
+      message: 'Older did not show the next older task',
+    });
     await page.getByRole('button', { name: 'Older →' }).click();
     await waitFor(async () => (await rowId()) === newest - 2, { timeoutMs: 10_000, message: 'Older did not go on' });
     await page.getByRole('button', { name: '← Newer' }).click();
-    await waitFor(async () => (await rowId()) === newest - 1, { timeoutMs: 10_000, message: 'Newer did not come back' });
+    await waitFor(async () => (await rowId()) === newest - 1, {
+      timeoutMs: 10_000,
+      message: 'Newer did not come back',
+    });
     await page.getByRole('button', { name: '← Newer' }).click();
-    await waitFor(async () => (await rowId()) === newest, { timeoutMs: 10_000, message: 'Newer did not reach the newest task' });
+    await waitFor(async () => (await rowId()) === newest, {
+      timeoutMs: 10_000,
+      message: 'Newer did not reach the newest task',
+    });
     expect(await page.getByRole('button', { name: '← Newer' }).isDisabled()).toBe(true);
   });
 

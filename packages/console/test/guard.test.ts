@@ -42,7 +42,14 @@ describe('console guard against accidental broadcasts', () => {
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(cluster.url + path, {
       method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        ...(body instanceof Uint8Array
+          ? { 'content-type': 'application/octet-stream' }
+          : body === undefined
+            ? {}
+            : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : body instanceof Uint8Array ? body : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -54,7 +61,13 @@ describe('console guard against accidental broadcasts', () => {
   };
   const tasksOfAcme = async () => (await api<{ tasks: { id: number }[] }>('GET', '/api/v1/tasks?accountId=acme')).tasks;
   /** The body the console sent in its last POST /api/v1/tasks of this kind, read off the wire. */
-  const nextTaskPost = (dryRun: boolean) => page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/v1/tasks' && r.url().includes('dryRun=true') === dryRun);
+  const nextTaskPost = (dryRun: boolean) =>
+    page.waitForRequest(
+      (r) =>
+        r.method() === 'POST' &&
+        new URL(r.url()).pathname === '/api/v1/tasks' &&
+        r.url().includes('dryRun=true') === dryRun,
+    );
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -118,7 +131,8 @@ describe('console guard against accidental broadcasts', () => {
     expect(await page.locator('[data-dry="kept"]').innerText()).toBe(fmt(server.recipients.kept));
     const removed = Object.entries(server.recipients.removed).filter(([, n]) => n > 0);
     expect(removed.length).toBeGreaterThan(0);
-    for (const [reason, n] of removed) expect(await page.locator(`[data-dry-reason="${reason}"]`).innerText()).toBe(fmt(n));
+    for (const [reason, n] of removed)
+      expect(await page.locator(`[data-dry-reason="${reason}"]`).innerText()).toBe(fmt(n));
     expect(await page.locator('[data-dry-reason]').count()).toBe(removed.length);
     await screenshot(page, '13-dry-run-preview');
     expect(await tasksOfAcme()).toEqual([]);
@@ -133,15 +147,20 @@ describe('console guard against accidental broadcasts', () => {
     // The preview says beforehand that sending will ask.
     await page.getByRole('button', { name: 'Preview recipients' }).click();
     await page.locator('[data-dry="confirmation"]').waitFor();
-    const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/tasks' && r.request().method() === 'POST');
+    const refused = page.waitForResponse(
+      (r) => new URL(r.url()).pathname === '/api/v1/tasks' && r.request().method() === 'POST',
+    );
     await page.getByRole('button', { name: 'Send broadcast' }).click();
     const answer = await refused;
     expect(answer.status()).toBe(409);
-    const recipients = ((await answer.json()) as { error: { details: { recipients: number } } }).error.details.recipients;
+    const recipients = ((await answer.json()) as { error: { details: { recipients: number } } }).error.details
+      .recipients;
     expect(recipients).toBeGreaterThan(100);
     const people = fmt(recipients);
 
-    await dialog().getByRole('heading', { name: `You are about to send to ${people} people` }).waitFor();
+    await dialog()
+      .getByRole('heading', { name: `You are about to send to ${people} people` })
+      .waitFor();
     const send = dialog().getByRole('button', { name: `Send to ${people} people` });
     expect(await send.isDisabled()).toBe(true);
     // Escape closes it, with nothing created.
@@ -152,7 +171,9 @@ describe('console guard against accidental broadcasts', () => {
     // So does Cancel; a wrong count never enables the send button.
     await page.getByRole('button', { name: 'Send broadcast' }).click();
     await dialog().waitFor();
-    await dialog().getByLabel('Type the number of recipients').fill(String(recipients - 1));
+    await dialog()
+      .getByLabel('Type the number of recipients')
+      .fill(String(recipients - 1));
     expect(await send.isDisabled()).toBe(true);
     await dialog().getByRole('button', { name: 'Cancel', exact: true }).click();
     await dialog().waitFor({ state: 'detached' });
@@ -175,7 +196,10 @@ describe('console guard against accidental broadcasts', () => {
     await countdown.getByText(/Sending in \d+ s/).waitFor();
     // It counts: the text changes while the page is open.
     const first = await countdown.locator('.countdown-text').innerText();
-    await waitFor(async () => (await countdown.locator('.countdown-text').innerText()) !== first, { timeoutMs: 5000, message: 'the countdown did not move' });
+    await waitFor(async () => (await countdown.locator('.countdown-text').innerText()) !== first, {
+      timeoutMs: 5000,
+      message: 'the countdown did not move',
+    });
     await screenshot(page, '15-undo-countdown');
 
     await countdown.getByRole('button', { name: 'Cancel broadcast' }).click();
@@ -213,7 +237,11 @@ describe('console guard against accidental broadcasts', () => {
     await page.waitForURL(/\/console\/campaigns\/\d+$/);
     await page.locator('h1 .badge', { hasText: 'disabled' }).waitFor();
     const id = /campaigns\/(\d+)$/.exec(page.url())![1];
-    const reach = (await api<{ projectedDailyReach: { firingsPerDay: number; recipientsPerFiring: number; recipientsPerDay: number } }>('GET', `/api/v1/campaigns/${id}`)).projectedDailyReach;
+    const reach = (
+      await api<{
+        projectedDailyReach: { firingsPerDay: number; recipientsPerFiring: number; recipientsPerDay: number };
+      }>('GET', `/api/v1/campaigns/${id}`)
+    ).projectedDailyReach;
     expect(reach.firingsPerDay).toBe(2);
     await page.locator('[data-reach="recipientsPerDay"]', { hasText: fmt(reach.recipientsPerDay) }).waitFor();
     expect(await page.locator('[data-reach="recipientsPerFiring"]').innerText()).toBe(fmt(reach.recipientsPerFiring));
@@ -223,7 +251,9 @@ describe('console guard against accidental broadcasts', () => {
     await page.getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Cron', { exact: true }).fill('* * * * *');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.locator('.field-error[data-field="edit-cron"]', { hasText: 'fires too often (1 minute apart at its closest)' }).waitFor();
+    await page
+      .locator('.field-error[data-field="edit-cron"]', { hasText: 'fires too often (1 minute apart at its closest)' })
+      .waitFor();
     await page.getByRole('button', { name: 'Discard' }).click();
     expect((await api<{ cron: string }>('GET', `/api/v1/campaigns/${id}`)).cron).toBe('0 9,18 * * *');
     // The list shows the reach beside its Enable button too.

@@ -37,7 +37,11 @@ export function ensureConsoleBuilt(): void {
   const sources = ['src', 'index.html', 'vite.config.mts'].map((p) => newestMtime(join(PACKAGE_DIR, p)));
   if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources)) return;
   // NODE_ENV=test (set by jest) would make Vite bundle React's development build.
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: PACKAGE_DIR, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  execFileSync('npm', ['run', '--silent', 'build'], {
+    cwd: PACKAGE_DIR,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
 }
 
 export interface Browser {
@@ -52,13 +56,22 @@ export interface Browser {
  * sync connections are refused and can stall it.
  */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (deploy/test-all.sh does)`);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (deploy/test-all.sh does)`);
   const profile = await mkdtemp(join(tmpdir(), 'herald-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     viewport: { width: 1360, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   context.setDefaultTimeout(30_000);
   const page = context.pages()[0] ?? (await context.newPage());
@@ -77,7 +90,11 @@ export async function launchBrowser(): Promise<Browser> {
  * false` for the viewport alone (a modal dialog's backdrop covers only the
  * viewport, so a full page would show it cut off).
  */
-export async function screenshot(page: Page, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  { fullPage = true }: { fullPage?: boolean } = {},
+): Promise<void> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage });
 }

@@ -13,12 +13,14 @@ describe('console contract with core', () => {
   it('knows the same task states and filter reasons', () => {
     expect([...TASK_STATES]).toEqual([...CORE_STATES]);
     expect([...FILTER_REASONS]).toEqual([...CORE_REASONS]);
-    for (const state of TASK_STATES) expect([state, TERMINAL_STATES.includes(state)]).toEqual([state, taskMachine.isTerminal(state)]);
+    for (const state of TASK_STATES)
+      expect([state, TERMINAL_STATES.includes(state)]).toEqual([state, taskMachine.isTerminal(state)]);
   });
 
   it('enables pause, resume and cancel exactly where the task machine allows them', () => {
     for (const state of TASK_STATES) {
-      for (const command of ['pause', 'resume', 'cancel'] as const) expect([state, command, canCommand(state, command)]).toEqual([state, command, taskMachine.can(state, command)]);
+      for (const command of ['pause', 'resume', 'cancel'] as const)
+        expect([state, command, canCommand(state, command)]).toEqual([state, command, taskMachine.can(state, command)]);
     }
   });
 });
@@ -39,7 +41,16 @@ const task = (over: Partial<Omit<Task, 'report'>> & { report?: Partial<Task['rep
   createdAt: 0,
   updatedAt: 0,
   ...over,
-  report: { total: 100, kept: 80, removed: { duplicate: 20 }, delivered: 30, offline: 10, units: 4, unitsDone: 1, ...over.report },
+  report: {
+    total: 100,
+    kept: 80,
+    removed: { duplicate: 20 },
+    delivered: 30,
+    offline: 10,
+    units: 4,
+    unitsDone: 1,
+    ...over.report,
+  },
 });
 
 describe('task stages', () => {
@@ -54,15 +65,34 @@ describe('task stages', () => {
   it('waits before pre-processing, and halts with a paused task', () => {
     // A new task's report already holds the list's count as its total (core's emptyReport).
     for (const state of ['CREATED', 'SCHEDULED', 'QUEUED'] as const) {
-      const fresh = taskStages(task({ state, filteredListId: null, report: { total: 100, kept: 0, removed: {}, delivered: 0, offline: 0, units: 0, unitsDone: 0 } }));
+      const fresh = taskStages(
+        task({
+          state,
+          filteredListId: null,
+          report: { total: 100, kept: 0, removed: {}, delivered: 0, offline: 0, units: 0, unitsDone: 0 },
+        }),
+      );
       expect([state, fresh.map((s) => s.status)]).toEqual([state, ['waiting', 'waiting', 'waiting', 'waiting']]);
     }
-    expect(taskStages(task({ state: 'PREPROCESSING', filteredListId: null, report: { kept: 0, units: 0, unitsDone: 0, delivered: 0, offline: 0 } }))[0]).toMatchObject({ status: 'running', fraction: null });
+    expect(
+      taskStages(
+        task({
+          state: 'PREPROCESSING',
+          filteredListId: null,
+          report: { kept: 0, units: 0, unitsDone: 0, delivered: 0, offline: 0 },
+        }),
+      )[0],
+    ).toMatchObject({ status: 'running', fraction: null });
     expect(taskStages(task({ state: 'PAUSED' })).map((s) => s.status)).toEqual(['done', 'halted', 'halted', 'halted']);
   });
 
   it('is done everywhere once completed, even when the filters kept nobody', () => {
-    const empty = taskStages(task({ state: 'COMPLETED', report: { total: 5, kept: 0, removed: { already_sent: 5 }, delivered: 0, offline: 0, units: 0, unitsDone: 0 } }));
+    const empty = taskStages(
+      task({
+        state: 'COMPLETED',
+        report: { total: 5, kept: 0, removed: { already_sent: 5 }, delivered: 0, offline: 0, units: 0, unitsDone: 0 },
+      }),
+    );
     expect(empty.map((s) => s.status)).toEqual(['done', 'done', 'done', 'done']);
   });
 });
@@ -97,18 +127,30 @@ describe('new broadcast form', () => {
   const now = Date.parse('2026-11-22T10:00:00Z');
 
   it('names every field at fault', () => {
-    const errors = validateBroadcast({ ...emptyForm('acme'), title: 'x'.repeat(257), when: 'at', sendAt: '', durationHours: '-1' }, now);
+    const errors = validateBroadcast(
+      { ...emptyForm('acme'), title: 'x'.repeat(257), when: 'at', sendAt: '', durationHours: '-1' },
+      now,
+    );
     expect(Object.keys(errors).sort()).toEqual(['body', 'durationHours', 'listId', 'sendAt', 'title']);
-    expect(validateBroadcast({ ...emptyForm('Bad Account'), listId: 'l', body: 'hi' }, now)).toEqual({ accountId: expect.any(String) });
-    expect(validateBroadcast({ ...emptyForm('acme'), audience: 'followers', body: 'hi' }, now)).toEqual({ listId: 'Build the audience first.' });
+    expect(validateBroadcast({ ...emptyForm('Bad Account'), listId: 'l', body: 'hi' }, now)).toEqual({
+      accountId: expect.any(String),
+    });
+    expect(validateBroadcast({ ...emptyForm('acme'), audience: 'followers', body: 'hi' }, now)).toEqual({
+      listId: 'Build the audience first.',
+    });
     expect(formFieldOf('source.kind')).toBe('audience');
-    expect(validateBroadcast({ ...emptyForm('acme'), listId: 'l', body: 'hi', when: 'at', sendAt: '2020-01-01T10:00' }, now).sendAt).toContain('passed');
+    expect(
+      validateBroadcast({ ...emptyForm('acme'), listId: 'l', body: 'hi', when: 'at', sendAt: '2020-01-01T10:00' }, now)
+        .sendAt,
+    ).toContain('passed');
   });
 
   it('checks the pre-delivery display time against the send time', () => {
     const base = { ...emptyForm('acme'), listId: 'l', body: 'hi', preDeliver: true };
     expect(validateBroadcast(base, now).displayAt).toContain('Pick');
-    expect(validateBroadcast({ ...base, displayAt: '2020-01-01T00:00' }, now).displayAt).toContain('before the send time');
+    expect(validateBroadcast({ ...base, displayAt: '2020-01-01T00:00' }, now).displayAt).toContain(
+      'before the send time',
+    );
     const later = new Date(now + 3600_000);
     const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
     expect(validateBroadcast({ ...base, displayAt: local(later) }, now)).toEqual({});
@@ -117,9 +159,27 @@ describe('new broadcast form', () => {
   });
 
   it('becomes the documented request body', () => {
-    const form = { ...emptyForm('acme'), listId: 'l1', title: 'T', body: 'B', priority: 'realtime' as const, durationHours: '1.5' };
-    expect(toCreateBody(form)).toEqual({ accountId: 'acme', listId: 'l1', content: { title: 'T', body: 'B' }, priority: 'realtime', ttlSeconds: 5400 });
-    expect(toCreateBody({ ...form, title: ' ', durationHours: '' })).toEqual({ accountId: 'acme', listId: 'l1', content: { body: 'B' }, priority: 'realtime' });
+    const form = {
+      ...emptyForm('acme'),
+      listId: 'l1',
+      title: 'T',
+      body: 'B',
+      priority: 'realtime' as const,
+      durationHours: '1.5',
+    };
+    expect(toCreateBody(form)).toEqual({
+      accountId: 'acme',
+      listId: 'l1',
+      content: { title: 'T', body: 'B' },
+      priority: 'realtime',
+      ttlSeconds: 5400,
+    });
+    expect(toCreateBody({ ...form, title: ' ', durationHours: '' })).toEqual({
+      accountId: 'acme',
+      listId: 'l1',
+      content: { body: 'B' },
+      priority: 'realtime',
+    });
   });
 
   it('marks a personalised broadcast as a template and checks its sample uin', () => {

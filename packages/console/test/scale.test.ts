@@ -48,9 +48,17 @@ describe('operator console on 10^5 tasks', () => {
     store = await LevelTaskStore.open(join(dir.path, 'tasks'));
     access = await LevelAccessStore.open(join(dir.path, 'access'));
     const admin = parseToken(ADMIN_TOKEN)!;
-    await access.createToken({ id: admin.tokenId, name: 'scale admin', role: 'admin', accounts: [], hash: hashTokenSecret(admin.secret), createdAt: now });
+    await access.createToken({
+      id: admin.tokenId,
+      name: 'scale admin',
+      role: 'admin',
+      accounts: [],
+      hash: hashTokenSecret(admin.secret),
+      createdAt: now,
+    });
     await timed(`seeding ${TASKS.toLocaleString('en-US')} tasks`, async () => {
-      for (let i = 0; i < TASKS; i++) await store.createTask(newTask({ accountId: `acme_${i % 3}`, listCount: 1000 + (i % 5000) }), createdAt(i));
+      for (let i = 0; i < TASKS; i++)
+        await store.createTask(newTask({ accountId: `acme_${i % 3}`, listCount: 1000 + (i % 5000) }), createdAt(i));
     });
     app = createApiServer({
       config: compileConfig({ dataDir: dir.path, uinSpaceBits: 20, auth: { rateLimit: { perSecond: 0 } } }),
@@ -68,7 +76,8 @@ describe('operator console on 10^5 tasks', () => {
   }, 600_000);
 
   afterAll(async () => {
-    if (timings.length > 0) process.stdout.write(`console on ${TASKS.toLocaleString('en-US')} tasks:\n  ${timings.join('\n  ')}\n`);
+    if (timings.length > 0)
+      process.stdout.write(`console on ${TASKS.toLocaleString('en-US')} tasks:\n  ${timings.join('\n  ')}\n`);
     await browser?.close();
     await app?.close();
     await store?.close();
@@ -89,7 +98,10 @@ describe('operator console on 10^5 tasks', () => {
     for (let pageNo = 1; pageNo <= 3; pageNo++) {
       await timed(`older page ${pageNo}`, async () => {
         await page.getByRole('button', { name: 'Older →' }).click();
-        await waitFor(async () => (await rowIds())[0] === TASKS - 50 * pageNo, { timeoutMs: 30_000, message: `page ${pageNo} did not come` });
+        await waitFor(async () => (await rowIds())[0] === TASKS - 50 * pageNo, {
+          timeoutMs: 30_000,
+          message: `page ${pageNo} did not come`,
+        });
       });
     }
 

@@ -48,7 +48,16 @@ describe('campaign firing across a controller failover (local coordinator, injec
     dir = await makeTempDir('herald-campaign-failover-');
     tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
     campaigns = await LevelCampaignStore.open(`${dir.path}/campaigns`);
-    await tasks.putList({ id: 'l_1', accountId: 'acme', count: 50, checksum: 1, sorted: true, unique: true, bytes: 400, createdAt: 0 });
+    await tasks.putList({
+      id: 'l_1',
+      accountId: 'acme',
+      count: 50,
+      checksum: 1,
+      sorted: true,
+      unique: true,
+      bytes: 400,
+      createdAt: 0,
+    });
     now = at('2025-01-01T10:09:59Z');
   });
 
@@ -64,8 +73,14 @@ describe('campaign firing across a controller failover (local coordinator, injec
     const firstCoordinator = await cluster.connect();
     const gated = gatedRecording(campaigns);
     const controllers: Controller[] = [
-      await startController({ id: 'c1', intervalMs: 10, campaigns: SETTINGS }, { coordinator: firstCoordinator, store: tasks, campaigns: gated.store, clock, wakeups: noWakeups }),
-      await startController({ id: 'c2', intervalMs: 10, campaigns: SETTINGS }, { coordinator: await cluster.connect(), store: tasks, campaigns, clock, wakeups: noWakeups }),
+      await startController(
+        { id: 'c1', intervalMs: 10, campaigns: SETTINGS },
+        { coordinator: firstCoordinator, store: tasks, campaigns: gated.store, clock, wakeups: noWakeups },
+      ),
+      await startController(
+        { id: 'c2', intervalMs: 10, campaigns: SETTINGS },
+        { coordinator: await cluster.connect(), store: tasks, campaigns, clock, wakeups: noWakeups },
+      ),
     ];
     expect(controllers.map((x) => x.isLeader())).toEqual([true, false]);
 
@@ -78,7 +93,10 @@ describe('campaign firing across a controller failover (local coordinator, injec
     await firstCoordinator.close();
     await waitFor(() => controllers[1]!.isLeader(), { timeoutMs: 5000, message: 'no hand-over' });
     now = at('2025-01-01T10:10:03Z');
-    await waitFor(async () => (await campaigns.getCampaign(c.id))!.lastScheduledAt === at('2025-01-01T10:10:00Z'), { timeoutMs: 5000, message: 'the new leader did not complete the 10:10 firing' });
+    await waitFor(async () => (await campaigns.getCampaign(c.id))!.lastScheduledAt === at('2025-01-01T10:10:00Z'), {
+      timeoutMs: 5000,
+      message: 'the new leader did not complete the 10:10 firing',
+    });
 
     // The stalled one wakes up and carries on: its record and its compare-and-set change nothing.
     gated.release();
@@ -86,13 +104,19 @@ describe('campaign firing across a controller failover (local coordinator, injec
 
     // The new leader fires the next time, once.
     now = at('2025-01-01T10:20:00Z');
-    await waitFor(async () => (await tasks.listTasks()).tasks.length === 2, { timeoutMs: 5000, message: 'the 10:20 firing did not happen' });
+    await waitFor(async () => (await tasks.listTasks()).tasks.length === 2, {
+      timeoutMs: 5000,
+      message: 'the 10:20 firing did not happen',
+    });
     now = at('2025-01-01T10:20:30Z');
     await controllers[1]!.runOnce();
     await controllers[1]!.stop();
 
     const all = (await tasks.listTasks()).tasks;
-    expect(all.map((t) => t.idempotencyKey)).toEqual([`campaign:${c.id}:${at('2025-01-01T10:10:00Z')}`, `campaign:${c.id}:${at('2025-01-01T10:20:00Z')}`]);
+    expect(all.map((t) => t.idempotencyKey)).toEqual([
+      `campaign:${c.id}:${at('2025-01-01T10:10:00Z')}`,
+      `campaign:${c.id}:${at('2025-01-01T10:20:00Z')}`,
+    ]);
     expect((await campaigns.listFirings(c.id)).firings.map((f) => [f.scheduledAt, f.outcome, f.taskId])).toEqual([
       [at('2025-01-01T10:20:00Z'), 'fired', all[1]!.id],
       [at('2025-01-01T10:10:00Z'), 'fired', all[0]!.id],
@@ -103,7 +127,10 @@ describe('campaign firing across a controller failover (local coordinator, injec
   it('a follower fires nothing; only the leader does', async () => {
     await campaigns.createCampaign(every10min, at('2025-01-01T10:05:00Z'));
     const cluster = createLocalCoordinatorCluster();
-    const leader = await startController({ id: 'c1', intervalMs: 10, campaigns: SETTINGS }, { coordinator: await cluster.connect(), store: tasks, campaigns, clock, wakeups: noWakeups });
+    const leader = await startController(
+      { id: 'c1', intervalMs: 10, campaigns: SETTINGS },
+      { coordinator: await cluster.connect(), store: tasks, campaigns, clock, wakeups: noWakeups },
+    );
     const recorded: unknown[] = [];
     const watching = new Proxy(campaigns, {
       get: (object, property, receiver) => {
@@ -114,9 +141,15 @@ describe('campaign firing across a controller failover (local coordinator, injec
         };
       },
     });
-    const follower = await startController({ id: 'c2', intervalMs: 10, campaigns: SETTINGS }, { coordinator: await cluster.connect(), store: tasks, campaigns: watching, clock, wakeups: noWakeups });
+    const follower = await startController(
+      { id: 'c2', intervalMs: 10, campaigns: SETTINGS },
+      { coordinator: await cluster.connect(), store: tasks, campaigns: watching, clock, wakeups: noWakeups },
+    );
     now = at('2025-01-01T10:10:01Z');
-    await waitFor(async () => (await tasks.listTasks()).tasks.length === 1, { timeoutMs: 5000, message: 'the leader did not fire' });
+    await waitFor(async () => (await tasks.listTasks()).tasks.length === 1, {
+      timeoutMs: 5000,
+      message: 'the leader did not fire',
+    });
     await follower.runOnce();
     expect(recorded).toEqual([]);
     await follower.stop();
@@ -128,7 +161,9 @@ describe('nodeCronWakeups', () => {
   it('wakes at a campaign fire time (node-cron, real time) and stops when cleared', async () => {
     let wakes = 0;
     const wakeups = nodeCronWakeups(() => wakes++, { debug() {}, info() {}, warn() {}, error() {} });
-    const campaign = { id: 1, cron: '* * * * * *', timeZone: 'Europe/Berlin' } as Parameters<typeof wakeups.sync>[0][number];
+    const campaign = { id: 1, cron: '* * * * * *', timeZone: 'Europe/Berlin' } as Parameters<
+      typeof wakeups.sync
+    >[0][number];
     wakeups.sync([campaign]);
     await waitFor(() => wakes >= 2, { timeoutMs: 5000, message: 'node-cron did not wake the controller' });
     const named = () => [...getTasks().values()].filter((task) => task.name === 'campaign-1');

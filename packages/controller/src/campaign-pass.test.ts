@@ -44,7 +44,16 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
     dir = await makeTempDir('herald-campaign-pass-');
     tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
     campaigns = await LevelCampaignStore.open(`${dir.path}/campaigns`);
-    await tasks.putList({ id: 'l_1', accountId: 'acme', count: 50, checksum: 1, sorted: true, unique: true, bytes: 400, createdAt: created });
+    await tasks.putList({
+      id: 'l_1',
+      accountId: 'acme',
+      count: 50,
+      checksum: 1,
+      sorted: true,
+      unique: true,
+      bytes: 400,
+      createdAt: created,
+    });
     for (const key of Object.keys(counted)) delete counted[key];
   });
 
@@ -54,8 +63,17 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
     await dir.remove();
   });
 
-  function deps(overrides: Partial<{ store: TaskStore; campaigns: CampaignStore; submit: CampaignPassDeps['submit'] }> = {}): CampaignPassDeps {
-    return { campaigns: overrides.campaigns ?? campaigns, store: overrides.store ?? tasks, logger: noopLogger, firings, submit: overrides.submit, isLeader: () => true };
+  function deps(
+    overrides: Partial<{ store: TaskStore; campaigns: CampaignStore; submit: CampaignPassDeps['submit'] }> = {},
+  ): CampaignPassDeps {
+    return {
+      campaigns: overrides.campaigns ?? campaigns,
+      store: overrides.store ?? tasks,
+      logger: noopLogger,
+      firings,
+      submit: overrides.submit,
+      isLeader: () => true,
+    };
   }
 
   async function allTasks() {
@@ -65,7 +83,11 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
   it('fires a due time once: one task with the campaign key, a fired record, the schedule advanced', async () => {
     const c = await campaigns.createCampaign(every10min, created);
     const submitted: number[] = [];
-    const result = await runCampaignPass(deps({ submit: async (id) => void submitted.push(id) }), OPTIONS, at('2025-01-01T10:10:02Z'));
+    const result = await runCampaignPass(
+      deps({ submit: async (id) => void submitted.push(id) }),
+      OPTIONS,
+      at('2025-01-01T10:10:02Z'),
+    );
     expect(result).toMatchObject({ fired: 1, missed: 0, nextDueAt: at('2025-01-01T10:20:00Z') });
     const [task] = await allTasks();
     expect(task).toMatchObject({
@@ -81,7 +103,14 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
     });
     expect(submitted).toEqual([task!.id]);
     expect((await campaigns.listFirings(c.id)).firings).toEqual([
-      { campaignId: c.id, scheduledAt: at('2025-01-01T10:10:00Z'), outcome: 'fired', taskId: task!.id, reason: null, at: at('2025-01-01T10:10:02Z') },
+      {
+        campaignId: c.id,
+        scheduledAt: at('2025-01-01T10:10:00Z'),
+        outcome: 'fired',
+        taskId: task!.id,
+        reason: null,
+        at: at('2025-01-01T10:10:02Z'),
+      },
     ]);
     expect((await campaigns.getCampaign(c.id))!.lastScheduledAt).toBe(at('2025-01-01T10:10:00Z'));
     // The same instant again, and a moment later: nothing more.
@@ -92,17 +121,26 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
   });
 
   it("gives each firing's task the template's targeting query; an untargeted template's task has none", async () => {
-    await campaigns.createCampaign({ ...every10min, template: { ...every10min.template, targeting: 'region:eu AND tag:beta' } }, created);
+    await campaigns.createCampaign(
+      { ...every10min, template: { ...every10min.template, targeting: 'region:eu AND tag:beta' } },
+      created,
+    );
     await campaigns.createCampaign({ ...every10min, name: 'Untargeted' }, created);
     expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:02Z'))).toMatchObject({ fired: 2 });
-    expect(new Set((await allTasks()).map((task) => task.targeting))).toEqual(new Set(['region:eu AND tag:beta', null]));
+    expect(new Set((await allTasks()).map((task) => task.targeting))).toEqual(
+      new Set(['region:eu AND tag:beta', null]),
+    );
   });
 
   it('after an outage fires the latest time within the grace and records the earlier ones missed', async () => {
     const c = await campaigns.createCampaign(every10min, created);
     // Down from 10:05 to 10:40:30: 10:10, 10:20 and 10:30 passed unhandled; 10:40 is 30 s late.
     expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:40:30Z'))).toMatchObject({ fired: 1, missed: 3 });
-    const history = (await campaigns.listFirings(c.id)).firings.map((f) => [new Date(f.scheduledAt).toISOString(), f.outcome, f.reason]);
+    const history = (await campaigns.listFirings(c.id)).firings.map((f) => [
+      new Date(f.scheduledAt).toISOString(),
+      f.outcome,
+      f.reason,
+    ]);
     expect(history).toEqual([
       ['2025-01-01T10:40:00.000Z', 'fired', null],
       ['2025-01-01T10:30:00.000Z', 'missed', 'late'],
@@ -115,28 +153,45 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
   it('records the latest time missed too when it is late by the grace or more', async () => {
     const c = await campaigns.createCampaign(every10min, created);
     expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:11:00Z'))).toMatchObject({ fired: 0, missed: 1 });
-    expect((await campaigns.listFirings(c.id)).firings[0]).toMatchObject({ outcome: 'missed', reason: 'late', taskId: null });
+    expect((await campaigns.listFirings(c.id)).firings[0]).toMatchObject({
+      outcome: 'missed',
+      reason: 'late',
+      taskId: null,
+    });
     expect(await allTasks()).toEqual([]);
   });
 
   it('fires nothing for a disabled campaign, and nothing of the time it was disabled once enabled again', async () => {
     const c = await campaigns.createCampaign({ ...every10min, enabled: false }, created);
-    expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:05Z'))).toMatchObject({ fired: 0, missed: 0, nextDueAt: undefined });
+    expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:05Z'))).toMatchObject({
+      fired: 0,
+      missed: 0,
+      nextDueAt: undefined,
+    });
     await campaigns.updateCampaign(c.id, { enabled: true }, at('2025-01-01T11:00:30Z'));
     expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T11:10:01Z'))).toMatchObject({ fired: 1, missed: 0 });
     expect((await campaigns.listFirings(c.id)).firings.map((f) => f.scheduledAt)).toEqual([at('2025-01-01T11:10:00Z')]);
   });
 
   it('records a firing whose list is gone as missed (list_not_found), creating no task', async () => {
-    const c = await campaigns.createCampaign({ ...every10min, template: { ...every10min.template, listId: 'gone' } }, created);
+    const c = await campaigns.createCampaign(
+      { ...every10min, template: { ...every10min.template, listId: 'gone' } },
+      created,
+    );
     await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:01Z'));
-    expect((await campaigns.listFirings(c.id)).firings[0]).toMatchObject({ outcome: 'missed', reason: 'list_not_found' });
+    expect((await campaigns.listFirings(c.id)).firings[0]).toMatchObject({
+      outcome: 'missed',
+      reason: 'list_not_found',
+    });
     expect(await allTasks()).toEqual([]);
   });
 
   it('fires at the wall-clock time of the campaign zone', async () => {
     await campaigns.createCampaign({ ...every10min, cron: '0 9 * * *', timeZone: 'America/New_York' }, created);
-    expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T13:59:59Z'))).toMatchObject({ fired: 0, nextDueAt: at('2025-01-01T14:00:00Z') });
+    expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T13:59:59Z'))).toMatchObject({
+      fired: 0,
+      nextDueAt: at('2025-01-01T14:00:00Z'),
+    });
     expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T14:00:00Z'))).toMatchObject({ fired: 1 });
     expect((await allTasks())[0]!.sendAt).toBe(at('2025-01-01T14:00:00Z'));
   });
@@ -148,7 +203,8 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
       get(object, property, receiver) {
         const value = Reflect.get(object, property, receiver) as (...a: unknown[]) => unknown;
         if (property !== 'recordFiring') return value.bind(object);
-        return async (firing: { campaignId: number }) => (firing.campaignId === broken.id ? Promise.reject(new Error('disk full')) : value.call(object, firing));
+        return async (firing: { campaignId: number }) =>
+          firing.campaignId === broken.id ? Promise.reject(new Error('disk full')) : value.call(object, firing);
       },
     });
     const result = await runCampaignPass(deps({ campaigns: failing }), OPTIONS, at('2025-01-01T10:10:01Z'));
@@ -167,7 +223,10 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
       ['after the schedule advanced', 'campaigns', 'advanceLastScheduled', firstTry + 1000],
     ] as const)('%s', async (_when, which, method, retryAt) => {
       const c = await campaigns.createCampaign(every10min, created);
-      const crashing = which === 'store' ? deps({ store: crashAfter<TaskStore>(tasks, method as keyof TaskStore & string) }) : deps({ campaigns: crashAfter<CampaignStore>(campaigns, method as keyof CampaignStore & string) });
+      const crashing =
+        which === 'store'
+          ? deps({ store: crashAfter<TaskStore>(tasks, method as keyof TaskStore & string) })
+          : deps({ campaigns: crashAfter<CampaignStore>(campaigns, method as keyof CampaignStore & string) });
       // The crash surfaces as that campaign's failure; the pass itself carries on.
       await runCampaignPass(crashing, OPTIONS, firstTry);
       // Another controller (or this one restarted) runs the next pass.
@@ -175,7 +234,9 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
       const all = await allTasks();
       expect(all).toHaveLength(1);
       expect(all[0]!.idempotencyKey).toBe(`campaign:${c.id}:${due}`);
-      expect((await campaigns.listFirings(c.id)).firings).toEqual([expect.objectContaining({ scheduledAt: due, outcome: 'fired', taskId: all[0]!.id })]);
+      expect((await campaigns.listFirings(c.id)).firings).toEqual([
+        expect.objectContaining({ scheduledAt: due, outcome: 'fired', taskId: all[0]!.id }),
+      ]);
       expect((await campaigns.getCampaign(c.id))!.lastScheduledAt).toBe(due);
     });
 

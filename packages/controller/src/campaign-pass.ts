@@ -65,7 +65,11 @@ export interface CampaignPassResult {
  * winning, and task creation is idempotent on its key, so redoing any prefix
  * of these steps changes nothing.
  */
-export async function runCampaignPass(deps: CampaignPassDeps, options: CampaignPassOptions, now: number): Promise<CampaignPassResult> {
+export async function runCampaignPass(
+  deps: CampaignPassDeps,
+  options: CampaignPassOptions,
+  now: number,
+): Promise<CampaignPassResult> {
   const result: CampaignPassResult = { fired: 0, missed: 0, nextDueAt: undefined, campaigns: [] };
   let afterId = 0;
   for (;;) {
@@ -79,7 +83,10 @@ export async function runCampaignPass(deps: CampaignPassDeps, options: CampaignP
         if (next !== undefined && (result.nextDueAt === undefined || next < result.nextDueAt)) result.nextDueAt = next;
       } catch (error) {
         // One campaign's failure (its store row, a bad template) must not hold up the others.
-        deps.logger.warn('campaign pass failed for a campaign; retrying next pass', { campaignId: campaign.id, error: String(error) });
+        deps.logger.warn('campaign pass failed for a campaign; retrying next pass', {
+          campaignId: campaign.id,
+          error: String(error),
+        });
       }
     }
     if (page.nextCursor === null) return result;
@@ -88,10 +95,22 @@ export async function runCampaignPass(deps: CampaignPassDeps, options: CampaignP
 }
 
 /** Plans and carries out one campaign's due times; returns its lastScheduledAt afterwards. */
-async function handleCampaign(deps: CampaignPassDeps, options: CampaignPassOptions, campaign: Campaign, now: number, result: CampaignPassResult): Promise<number | undefined> {
+async function handleCampaign(
+  deps: CampaignPassDeps,
+  options: CampaignPassOptions,
+  campaign: Campaign,
+  now: number,
+  result: CampaignPassResult,
+): Promise<number | undefined> {
   let last = campaign.lastScheduledAt;
   for (;;) {
-    const plan = planFirings({ schedule: campaign, lastScheduledAt: last, activeFrom: campaign.activeFrom, now, graceMs: options.misfireGraceMs });
+    const plan = planFirings({
+      schedule: campaign,
+      lastScheduledAt: last,
+      activeFrom: campaign.activeFrom,
+      now,
+      graceMs: options.misfireGraceMs,
+    });
     if (plan.advanceTo === undefined) return last;
     for (const scheduledAt of plan.missed) {
       const recorded = await recordLate(deps, campaign, scheduledAt, now);
@@ -108,59 +127,117 @@ async function handleCampaign(deps: CampaignPassDeps, options: CampaignPassOptio
 }
 
 /** A due time beyond the grace: missed, unless a task with its key exists (created by a leader that died before recording). */
-async function recordLate(deps: CampaignPassDeps, campaign: Campaign, scheduledAt: number, now: number): Promise<CampaignFiring> {
+async function recordLate(
+  deps: CampaignPassDeps,
+  campaign: Campaign,
+  scheduledAt: number,
+  now: number,
+): Promise<CampaignFiring> {
   const task = await deps.store.getTaskByIdempotencyKey(campaignTaskKey(campaign.id, scheduledAt));
-  if (task !== undefined) return deps.campaigns.recordFiring({ campaignId: campaign.id, scheduledAt, outcome: 'fired', taskId: task.id, at: now });
-  return deps.campaigns.recordFiring({ campaignId: campaign.id, scheduledAt, outcome: 'missed', reason: 'late', at: now });
+  if (task !== undefined)
+    return deps.campaigns.recordFiring({
+      campaignId: campaign.id,
+      scheduledAt,
+      outcome: 'fired',
+      taskId: task.id,
+      at: now,
+    });
+  return deps.campaigns.recordFiring({
+    campaignId: campaign.id,
+    scheduledAt,
+    outcome: 'missed',
+    reason: 'late',
+    at: now,
+  });
 }
 
-async function fire(deps: CampaignPassDeps, options: CampaignPassOptions, campaign: Campaign, scheduledAt: number, now: number): Promise<CampaignFiring> {
+async function fire(
+  deps: CampaignPassDeps,
+  options: CampaignPassOptions,
+  campaign: Campaign,
+  scheduledAt: number,
+  now: number,
+): Promise<CampaignFiring> {
   const recorded = await deps.campaigns.getFiring(campaign.id, scheduledAt);
   if (recorded !== undefined) return recorded;
   const key = campaignTaskKey(campaign.id, scheduledAt);
-  const task = (await deps.store.getTaskByIdempotencyKey(key)) ?? (await createTask(deps, options, campaign, scheduledAt, key, now));
+  const task =
+    (await deps.store.getTaskByIdempotencyKey(key)) ??
+    (await createTask(deps, options, campaign, scheduledAt, key, now));
   if (typeof task === 'string') {
-    return deps.campaigns.recordFiring({ campaignId: campaign.id, scheduledAt, outcome: 'missed', reason: task, at: now });
+    return deps.campaigns.recordFiring({
+      campaignId: campaign.id,
+      scheduledAt,
+      outcome: 'missed',
+      reason: task,
+      at: now,
+    });
   }
   if (deps.submit !== undefined) {
     // The task is persisted: a lost hand-over only delays it until the scheduler's sweep.
-    await deps.submit(task.id).catch((error: unknown) => deps.logger.warn('task.submitted for a campaign task failed; the scheduler sweep will adopt it', { taskId: task.id, error: String(error) }));
+    await deps.submit(task.id).catch((error: unknown) =>
+      deps.logger.warn('task.submitted for a campaign task failed; the scheduler sweep will adopt it', {
+        taskId: task.id,
+        error: String(error),
+      }),
+    );
   }
-  return deps.campaigns.recordFiring({ campaignId: campaign.id, scheduledAt, outcome: 'fired', taskId: task.id, at: now });
+  return deps.campaigns.recordFiring({
+    campaignId: campaign.id,
+    scheduledAt,
+    outcome: 'fired',
+    taskId: task.id,
+    at: now,
+  });
 }
 
 /**
  * The firing's task, from the template; or why there is none: 'list_not_found'
  * (the template's list is gone, or not the account's), 'quota_exceeded:<limit>'.
  */
-async function createTask(deps: CampaignPassDeps, options: CampaignPassOptions, campaign: Campaign, scheduledAt: number, key: string, now: number): Promise<Task | string> {
+async function createTask(
+  deps: CampaignPassDeps,
+  options: CampaignPassOptions,
+  campaign: Campaign,
+  scheduledAt: number,
+  key: string,
+  now: number,
+): Promise<Task | string> {
   const { template } = campaign;
   const list = await deps.store.getList(template.listId);
   if (list === undefined || list.accountId !== campaign.accountId) return 'list_not_found';
   const ttlMs = template.ttlSeconds === undefined ? options.defaultTtlMs : template.ttlSeconds * 1000;
   if (deps.quota !== undefined) {
     // Keyed like the task: a controller that died between the two steps is answered on its next pass, not counted again.
-    const reserved = await reserveBroadcast(deps.quota.accounts, deps.quota.policy, { accountId: campaign.accountId, key, sendAt: scheduledAt, recipients: list.count, at: now });
+    const reserved = await reserveBroadcast(deps.quota.accounts, deps.quota.policy, {
+      accountId: campaign.accountId,
+      key,
+      sendAt: scheduledAt,
+      recipients: list.count,
+      at: now,
+    });
     if (!reserved.admitted) return `quota_exceeded:${reserved.refusal.limit}`;
   }
-  return deps.store.createTask(
-    {
-      accountId: campaign.accountId,
-      listId: list.id,
-      content: template.content,
-      contentCrc: contentCrc(template.content),
-      priority: template.priority,
-      sendAt: scheduledAt,
-      expiresAt: scheduledAt + ttlMs,
-      listCount: list.count,
-      idempotencyKey: key,
-      ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
-    },
-    now,
-  ).catch(async (error: unknown) => {
-    await releaseQuota(deps, campaign.accountId, key);
-    throw error;
-  });
+  return deps.store
+    .createTask(
+      {
+        accountId: campaign.accountId,
+        listId: list.id,
+        content: template.content,
+        contentCrc: contentCrc(template.content),
+        priority: template.priority,
+        sendAt: scheduledAt,
+        expiresAt: scheduledAt + ttlMs,
+        listCount: list.count,
+        idempotencyKey: key,
+        ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
+      },
+      now,
+    )
+    .catch(async (error: unknown) => {
+      await releaseQuota(deps, campaign.accountId, key);
+      throw error;
+    });
 }
 
 /** Gives a firing's room back when its task was not created (unless another controller created it meanwhile); never throws. */
@@ -169,7 +246,11 @@ async function releaseQuota(deps: CampaignPassDeps, accountId: string, key: stri
     if (deps.quota === undefined || (await deps.store.getTaskByIdempotencyKey(key)) !== undefined) return;
     await deps.quota.accounts.release(accountId, key);
   } catch (error) {
-    deps.logger.warn('a campaign firing kept its quota reservation; it counts until its day is over', { accountId, key, error: String(error) });
+    deps.logger.warn('a campaign firing kept its quota reservation; it counts until its day is over', {
+      accountId,
+      key,
+      error: String(error),
+    });
   }
 }
 

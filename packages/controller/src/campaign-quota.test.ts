@@ -53,7 +53,16 @@ describe('campaign firings under account quotas', () => {
     tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
     campaigns = await LevelCampaignStore.open(`${dir.path}/campaigns`);
     accounts = await LevelAccountStore.open(`${dir.path}/accounts`);
-    await tasks.putList({ id: 'l_1', accountId: 'acme', count: 50, checksum: 1, sorted: true, unique: true, bytes: 400, createdAt: created });
+    await tasks.putList({
+      id: 'l_1',
+      accountId: 'acme',
+      count: 50,
+      checksum: 1,
+      sorted: true,
+      unique: true,
+      bytes: 400,
+      createdAt: created,
+    });
   });
 
   afterEach(async () => {
@@ -91,7 +100,13 @@ describe('campaign firings under account quotas', () => {
   it('counts a firing once when the controller dies between reserving and creating its task', async () => {
     const c = await campaigns.createCampaign(every10min, created);
     // The reservation is stored, then the controller "dies": no task, nothing recorded.
-    expect(await runCampaignPass(deps({ accounts: failing(accounts, 'reserve', 'after') }), OPTIONS, at('2025-01-01T10:10:02Z'))).toMatchObject({ fired: 0, missed: 0 });
+    expect(
+      await runCampaignPass(
+        deps({ accounts: failing(accounts, 'reserve', 'after') }),
+        OPTIONS,
+        at('2025-01-01T10:10:02Z'),
+      ),
+    ).toMatchObject({ fired: 0, missed: 0 });
     expect((await tasks.listTasks()).tasks).toHaveLength(0);
     // The next pass (this or another controller) is answered by the key: fired, counted once, within a quota of 1.
     expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:30Z'))).toMatchObject({ fired: 1, missed: 0 });
@@ -101,7 +116,13 @@ describe('campaign firings under account quotas', () => {
 
   it('gives the room back when the task store fails to create the task', async () => {
     await campaigns.createCampaign(every10min, created);
-    expect(await runCampaignPass(deps({ store: failing(tasks, 'createTask', 'instead') }), OPTIONS, at('2025-01-01T10:10:02Z'))).toMatchObject({ fired: 0 });
+    expect(
+      await runCampaignPass(
+        deps({ store: failing(tasks, 'createTask', 'instead') }),
+        OPTIONS,
+        at('2025-01-01T10:10:02Z'),
+      ),
+    ).toMatchObject({ fired: 0 });
     expect(await usage('2025-01-01T10:10:00Z')).toMatchObject({ broadcasts: 0 });
     expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:30Z'))).toMatchObject({ fired: 1 });
   });

@@ -14,7 +14,12 @@ export interface SyncResult {
  * out; then it is removed from the coordinator only if it was not rewritten
  * meanwhile (version check), so newer progress is never dropped.
  */
-export async function syncCheckpoints(coordinator: Coordinator, store: TaskStore, now: number, logger: Logger): Promise<SyncResult> {
+export async function syncCheckpoints(
+  coordinator: Coordinator,
+  store: TaskStore,
+  now: number,
+  logger: Logger,
+): Promise<SyncResult> {
   const result = { applied: 0, stale: 0 };
   const unitsByTask = new Map<number, Awaited<ReturnType<TaskStore['listUnits']>>>();
   for (const checkpoint of await coordinator.listCheckpoints()) {
@@ -25,7 +30,10 @@ export async function syncCheckpoints(coordinator: Coordinator, store: TaskStore
     }
     const unit = units.find((u) => u.unitNo === checkpoint.unitNo);
     if (unit === undefined) {
-      logger.warn('checkpoint names an unknown unit; dropping it', { taskId: checkpoint.taskId, unitNo: checkpoint.unitNo });
+      logger.warn('checkpoint names an unknown unit; dropping it', {
+        taskId: checkpoint.taskId,
+        unitNo: checkpoint.unitNo,
+      });
       await coordinator.removeCheckpoint(checkpoint.taskId, checkpoint.unitNo, checkpoint.version);
       result.stale++;
       continue;
@@ -36,7 +44,12 @@ export async function syncCheckpoints(coordinator: Coordinator, store: TaskStore
           checkpoint.taskId,
           checkpoint.unitNo,
           { epoch: checkpoint.epoch },
-          { from: unit.checkpoint, to: checkpoint.checkpoint, delivered: checkpoint.delivered - unit.delivered, offline: checkpoint.offline - unit.offline },
+          {
+            from: unit.checkpoint,
+            to: checkpoint.checkpoint,
+            delivered: checkpoint.delivered - unit.delivered,
+            offline: checkpoint.offline - unit.offline,
+          },
           now,
         );
         result.applied++;

@@ -14,7 +14,16 @@ describe('controller', () => {
   let store: LevelTaskStore;
   let bus: LevelEventLog;
   const now = 1_800_000_000_000;
-  const task: NewTask = { accountId: 'acme', listId: 'l_1', content: { body: 'x' }, contentCrc: 1, priority: 'normal', sendAt: now, expiresAt: now + 1e6, listCount: 10 };
+  const task: NewTask = {
+    accountId: 'acme',
+    listId: 'l_1',
+    content: { body: 'x' },
+    contentCrc: 1,
+    priority: 'normal',
+    sendAt: now,
+    expiresAt: now + 1e6,
+    listCount: 10,
+  };
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-controller-');
@@ -31,7 +40,9 @@ describe('controller', () => {
   /** Reads the task-events topic from the start until `count` events arrived. */
   async function taskEvents(count: number): Promise<ConsumedEvent[]> {
     const seen: ConsumedEvent[] = [];
-    const sub = await bus.subscribe(TOPICS.taskEvents, `reader-${count}`, async (events) => void seen.push(...events), { fromBeginning: true });
+    const sub = await bus.subscribe(TOPICS.taskEvents, `reader-${count}`, async (events) => void seen.push(...events), {
+      fromBeginning: true,
+    });
     await waitFor(() => seen.length >= count, { timeoutMs: 5000, message: `${seen.length} of ${count} task events` });
     await sub.close();
     return seen;
@@ -44,10 +55,14 @@ describe('controller', () => {
     expect(await relayOutbox(store, bus, 500)).toBe(2);
     expect(await relayOutbox(store, bus, 500)).toBe(0);
     const seen: ConsumedEvent[] = [];
-    const sub = await bus.subscribe(TOPICS.taskEvents, 'g', async (events) => void seen.push(...events), { fromBeginning: true });
+    const sub = await bus.subscribe(TOPICS.taskEvents, 'g', async (events) => void seen.push(...events), {
+      fromBeginning: true,
+    });
     await waitFor(() => seen.length === 2, { timeoutMs: 5000, message: 'events not relayed' });
     await sub.close();
-    expect(seen.map((e) => [e.key, (e.value as { from: string | null; to: string }).from, (e.value as { to: string }).to])).toEqual([
+    expect(
+      seen.map((e) => [e.key, (e.value as { from: string | null; to: string }).from, (e.value as { to: string }).to]),
+    ).toEqual([
       [String(created.id), null, 'CREATED'],
       [String(created.id), 'CREATED', 'QUEUED'],
     ]);
@@ -56,7 +71,10 @@ describe('controller', () => {
 
   it('keeps events unrelayed when publishing fails, and relays them on the next pass', async () => {
     await store.createTask(task, now);
-    const failing = { ...bus, publish: async () => Promise.reject(new Error('broker down')) } as unknown as LevelEventLog;
+    const failing = {
+      ...bus,
+      publish: async () => Promise.reject(new Error('broker down')),
+    } as unknown as LevelEventLog;
     await expect(relayOutbox(store, failing, 500)).rejects.toThrow('broker down');
     expect(await store.readOutbox(0, 10)).toHaveLength(1);
     expect(await relayOutbox(store, bus, 500)).toBe(1);
@@ -67,17 +85,38 @@ describe('controller', () => {
     const created = await store.createTask(task, now);
     const owner = await store.claimTask(created.id, 's1', now);
     const fence = { epoch: owner.epoch };
-    await store.putUnits(created.id, fence, [
-      { unitNo: 0, start: 0, end: 10, executorId: 'e1' },
-      { unitNo: 1, start: 10, end: 20, executorId: 'e1' },
-    ], now);
-    await coordinator.putCheckpoint({ taskId: created.id, unitNo: 0, epoch: owner.epoch, checkpoint: 6, delivered: 2, offline: 4, at: now });
+    await store.putUnits(
+      created.id,
+      fence,
+      [
+        { unitNo: 0, start: 0, end: 10, executorId: 'e1' },
+        { unitNo: 1, start: 10, end: 20, executorId: 'e1' },
+      ],
+      now,
+    );
+    await coordinator.putCheckpoint({
+      taskId: created.id,
+      unitNo: 0,
+      epoch: owner.epoch,
+      checkpoint: 6,
+      delivered: 2,
+      offline: 4,
+      at: now,
+    });
     expect(await syncCheckpoints(coordinator, store, now, console as never)).toEqual({ applied: 1, stale: 0 });
     expect((await store.listUnits(created.id))[0]).toMatchObject({ checkpoint: 6, delivered: 2, offline: 4 });
     expect(await coordinator.listCheckpoints()).toEqual([]);
 
     // A newer owner claims the task: the old owner's checkpoint is fenced out and dropped.
-    await coordinator.putCheckpoint({ taskId: created.id, unitNo: 1, epoch: owner.epoch, checkpoint: 15, delivered: 5, offline: 0, at: now });
+    await coordinator.putCheckpoint({
+      taskId: created.id,
+      unitNo: 1,
+      epoch: owner.epoch,
+      checkpoint: 15,
+      delivered: 5,
+      offline: 0,
+      at: now,
+    });
     await store.claimTask(created.id, 's2', now);
     expect(await syncCheckpoints(coordinator, store, now, console as never)).toEqual({ applied: 0, stale: 1 });
     expect((await store.listUnits(created.id))[1]).toMatchObject({ checkpoint: 10 });
@@ -99,7 +138,10 @@ describe('controller', () => {
         throw new Error('broker down');
       },
     } as unknown as LevelEventLog;
-    const controller = await startController({ id: 'c', intervalMs: 5 }, { coordinator: await createLocalCoordinatorCluster().connect(), store, bus: slow });
+    const controller = await startController(
+      { id: 'c', intervalMs: 5 },
+      { coordinator: await createLocalCoordinatorCluster().connect(), store, bus: slow },
+    );
     await store.createTask(task, now);
     await waitFor(() => attempts >= 4, { timeoutMs: 5000, message: 'failed relay attempts' });
     const atStop = attempts;
@@ -113,14 +155,23 @@ describe('controller', () => {
   it('leads alone among candidates, relays while leading, and hands over when it stops', async () => {
     const cluster = createLocalCoordinatorCluster();
     const controllers: Controller[] = [];
-    for (const id of ['c1', 'c2']) controllers.push(await startController({ id, intervalMs: 20 }, { coordinator: await cluster.connect(), store, bus }));
+    for (const id of ['c1', 'c2'])
+      controllers.push(
+        await startController({ id, intervalMs: 20 }, { coordinator: await cluster.connect(), store, bus }),
+      );
     expect(controllers.map((c) => c.isLeader())).toEqual([true, false]);
     await store.createTask(task, now);
-    await waitFor(async () => (await store.readOutbox(0, 10)).length === 0, { timeoutMs: 5000, message: 'leader did not relay' });
+    await waitFor(async () => (await store.readOutbox(0, 10)).length === 0, {
+      timeoutMs: 5000,
+      message: 'leader did not relay',
+    });
     await controllers[0]!.stop();
     await waitFor(() => controllers[1]!.isLeader(), { timeoutMs: 5000, message: 'no hand-over' });
     await store.createTask(task, now);
-    await waitFor(async () => (await store.readOutbox(0, 10)).length === 0, { timeoutMs: 5000, message: 'new leader did not relay' });
+    await waitFor(async () => (await store.readOutbox(0, 10)).length === 0, {
+      timeoutMs: 5000,
+      message: 'new leader did not relay',
+    });
     expect((await taskEvents(2)).map((e) => (e.value as { to: string }).to)).toEqual(['CREATED', 'CREATED']);
     await controllers[1]!.stop();
   });

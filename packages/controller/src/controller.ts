@@ -77,10 +77,23 @@ export async function startController(options: ControllerOptions, deps: Controll
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? noopLogger;
   const meter = deps.meter ?? noopMeter;
-  const relayed = meter.counter('herald_controller_outbox_relayed_total', 'Task events relayed from the outbox to the event bus');
-  const synced = meter.counter('herald_controller_checkpoints_applied_total', 'Unit checkpoints moved from the coordinator into the task store');
-  const failures = meter.counter('herald_controller_pass_failures_total', 'Controller passes that failed (retried next pass)');
-  const firings = meter.counter('herald_controller_campaign_firings_total', 'Campaign scheduled times handled by the leader, by outcome (fired, missed)', ['outcome']);
+  const relayed = meter.counter(
+    'herald_controller_outbox_relayed_total',
+    'Task events relayed from the outbox to the event bus',
+  );
+  const synced = meter.counter(
+    'herald_controller_checkpoints_applied_total',
+    'Unit checkpoints moved from the coordinator into the task store',
+  );
+  const failures = meter.counter(
+    'herald_controller_pass_failures_total',
+    'Controller passes that failed (retried next pass)',
+  );
+  const firings = meter.counter(
+    'herald_controller_campaign_firings_total',
+    'Campaign scheduled times handled by the leader, by outcome (fired, missed)',
+    ['outcome'],
+  );
   const intervalMs = options.intervalMs ?? 200;
   const relayBatch = options.relayBatch ?? 500;
 
@@ -90,7 +103,8 @@ export async function startController(options: ControllerOptions, deps: Controll
   // Campaigns: read again once the clock passes nextScanAt, or when a wake-up came.
   let nextScanAt = 0;
   let woken = false;
-  const wakeups = deps.campaigns === undefined ? undefined : (deps.wakeups ?? nodeCronWakeups)(() => (woken = true), logger);
+  const wakeups =
+    deps.campaigns === undefined ? undefined : (deps.wakeups ?? nodeCronWakeups)(() => (woken = true), logger);
 
   async function part(name: string, work: () => Promise<void>): Promise<void> {
     try {
@@ -126,7 +140,19 @@ export async function startController(options: ControllerOptions, deps: Controll
     // A failed read is retried on the next pass, not a whole scan interval later.
     nextScanAt = 0;
     await part('campaigns', async () => {
-      const result = await runCampaignPass({ campaigns, store: deps.store, logger, firings, submit: deps.submitTask, ...(deps.quota ? { quota: deps.quota } : {}), isLeader: () => election.isLeader() && !stopped }, settings, now);
+      const result = await runCampaignPass(
+        {
+          campaigns,
+          store: deps.store,
+          logger,
+          firings,
+          submit: deps.submitTask,
+          ...(deps.quota ? { quota: deps.quota } : {}),
+          isLeader: () => election.isLeader() && !stopped,
+        },
+        settings,
+        now,
+      );
       nextScanAt = Math.min(now + settings.scanIntervalMs, result.nextDueAt ?? Infinity);
       if (election.isLeader() && !stopped) wakeups?.sync(result.campaigns);
     });

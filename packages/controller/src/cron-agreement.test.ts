@@ -50,34 +50,54 @@ const validCron = fc
   .map(([second, ...rest]) => second + rest.join(' '));
 const anyCron = fc.oneof(
   validCron,
-  fc.array(fc.oneof(value(70), fc.constantFrom('*', '?', '-', '/', ',', 'mon', 'jan', 'L', '5W', '1#2', '*/0', ' ')), { minLength: 1, maxLength: 14 }).map((parts) => parts.join('')),
+  fc
+    .array(fc.oneof(value(70), fc.constantFrom('*', '?', '-', '/', ',', 'mon', 'jan', 'L', '5W', '1#2', '*/0', ' ')), {
+      minLength: 1,
+      maxLength: 14,
+    })
+    .map((parts) => parts.join('')),
 );
-const instant = fc.integer({ min: at('2001-01-01T00:00:00Z') / 1000, max: at('2040-01-01T00:00:00Z') / 1000 }).map((s) => s * 1000);
+const instant = fc
+  .integer({ min: at('2001-01-01T00:00:00Z') / 1000, max: at('2040-01-01T00:00:00Z') / 1000 })
+  .map((s) => s * 1000);
 
 describe('core and node-cron agree', () => {
   it('every expression core accepts, node-cron accepts', () => {
-    fc.assert(fc.property(anyCron, (cron) => !coreAccepts(cron) || validate(cron)), { numRuns: RUNS * 5 });
+    fc.assert(
+      fc.property(anyCron, (cron) => !coreAccepts(cron) || validate(cron)),
+      { numRuns: RUNS * 5 },
+    );
   });
 
   it('on fire times in zones without DST', () => {
     fc.assert(
-      fc.property(validCron, fc.constantFrom('UTC', 'Asia/Kolkata', 'Asia/Tokyo', 'Asia/Kathmandu', 'America/Bogota'), instant, (cron, timeZone, after) => {
-        expect(iso(nextFireTimes({ cron, timeZone }, after, 5))).toEqual(iso(nodeCronNext(cron, timeZone, after, 5)));
-      }),
+      fc.property(
+        validCron,
+        fc.constantFrom('UTC', 'Asia/Kolkata', 'Asia/Tokyo', 'Asia/Kathmandu', 'America/Bogota'),
+        instant,
+        (cron, timeZone, after) => {
+          expect(iso(nextFireTimes({ cron, timeZone }, after, 5))).toEqual(iso(nodeCronNext(cron, timeZone, after, 5)));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('on the next fire time in DST zones, away from a change', () => {
     fc.assert(
-      fc.property(validCron, fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'America/Santiago'), instant, (cron, timeZone, after) => {
-        const [core] = nextFireTimes({ cron, timeZone }, after, 1);
-        const [cron4] = nodeCronNext(cron, timeZone, after, 1);
-        const last = Math.max(core!, cron4!);
-        const offsets = new Set([after - DAY, after, last, last + DAY].map((t) => offsetAt(timeZone, t)));
-        fc.pre(offsets.size === 1 && last - after < 20 * DAY);
-        expect(core).toBe(cron4);
-      }),
+      fc.property(
+        validCron,
+        fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'America/Santiago'),
+        instant,
+        (cron, timeZone, after) => {
+          const [core] = nextFireTimes({ cron, timeZone }, after, 1);
+          const [cron4] = nodeCronNext(cron, timeZone, after, 1);
+          const last = Math.max(core!, cron4!);
+          const offsets = new Set([after - DAY, after, last, last + DAY].map((t) => offsetAt(timeZone, t)));
+          fc.pre(offsets.size === 1 && last - after < 20 * DAY);
+          expect(core).toBe(cron4);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -96,7 +116,11 @@ describe('core and node-cron differ only at DST changes, as documented', () => {
   });
 
   it('in New York, both fire the first 01:30 of the repeated hour', () => {
-    expect(iso(nextFireTimes({ cron: '30 1 * * *', timeZone: 'America/New_York' }, at('2025-11-01T12:00:00Z'), 1))).toEqual(['2025-11-02T05:30:00.000Z']);
-    expect(iso(nodeCronNext('30 1 * * *', 'America/New_York', at('2025-11-01T12:00:00Z'), 1))).toEqual(['2025-11-02T05:30:00.000Z']);
+    expect(
+      iso(nextFireTimes({ cron: '30 1 * * *', timeZone: 'America/New_York' }, at('2025-11-01T12:00:00Z'), 1)),
+    ).toEqual(['2025-11-02T05:30:00.000Z']);
+    expect(iso(nodeCronNext('30 1 * * *', 'America/New_York', at('2025-11-01T12:00:00Z'), 1))).toEqual([
+      '2025-11-02T05:30:00.000Z',
+    ]);
   });
 });

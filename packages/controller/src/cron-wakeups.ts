@@ -55,11 +55,16 @@ export function nodeCronWakeups(wake: () => void, logger: Logger): CampaignWakeu
             logger: cronLogger,
             unref: true,
           });
-          void Promise.resolve(task.start()).catch((error: unknown) => logger.warn('node-cron wake-up did not start', { campaignId: campaign.id, error: String(error) }));
+          void Promise.resolve(task.start()).catch((error: unknown) =>
+            logger.warn('node-cron wake-up did not start', { campaignId: campaign.id, error: String(error) }),
+          );
           tasks.set(campaign.id, { spec, task });
         } catch (error) {
           // An expression core accepts and node-cron refuses: the controller's own due times still fire it.
-          logger.warn('node-cron refused a campaign expression; relying on the controller scan', { campaignId: campaign.id, error: String(error) });
+          logger.warn('node-cron refused a campaign expression; relying on the controller scan', {
+            campaignId: campaign.id,
+            error: String(error),
+          });
         }
       }
       for (const id of [...tasks.keys()]) if (!wanted.has(id)) stop(id);

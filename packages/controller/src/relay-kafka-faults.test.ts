@@ -36,7 +36,14 @@ const KAFKA_TIMING: Partial<KafkaEventBusOptions> = {
 };
 
 /** Every task runs this path: 1 + 4 + 2 * 4 + 1 = 14 outbox events with its creation. */
-const PATH: readonly TaskEvent[] = ['enqueue', 'admit', 'preprocessed', 'dispatched', ...Array<TaskEvent[]>(4).fill(['preempt', 'resumeSending']).flat(), 'complete'];
+const PATH: readonly TaskEvent[] = [
+  'enqueue',
+  'admit',
+  'preprocessed',
+  'dispatched',
+  ...Array<TaskEvent[]>(4).fill(['preempt', 'resumeSending']).flat(),
+  'complete',
+];
 const WORKERS = 4;
 /** The workload pauses while the outbox holds more than this many unrelayed events (during a cut), so the backlog to drain stays small. */
 const MAX_BACKLOG = 1_500;
@@ -76,8 +83,12 @@ function orderViolations(taskId: number, received: readonly Relayed[], expected:
       problems.push(`task ${taskId}: unexpected event v${event.version} ${String(event.from)}->${event.to}`);
       continue;
     }
-    if (i! > max + 1) problems.push(`task ${taskId}: v${event.version} arrived after v${expected[max]?.version ?? '-'} (${i! - max - 1} skipped)`);
-    else if (i !== prev + 1 && i! > prev) problems.push(`task ${taskId}: v${event.version} after v${expected[prev]!.version} inside a redelivered run`);
+    if (i! > max + 1)
+      problems.push(
+        `task ${taskId}: v${event.version} arrived after v${expected[max]?.version ?? '-'} (${i! - max - 1} skipped)`,
+      );
+    else if (i !== prev + 1 && i! > prev)
+      problems.push(`task ${taskId}: v${event.version} after v${expected[prev]!.version} inside a redelivered run`);
     max = Math.max(max, i!);
     prev = i!;
   }
@@ -88,7 +99,8 @@ function orderViolations(taskId: number, received: readonly Relayed[], expected:
 describe('orderViolations (the relay fault test checker)', () => {
   const e = (version: number, from: TaskState | null, to: TaskState): Expected => ({ version, from, to });
   const expected = [e(1, null, 'CREATED'), e(3, 'CREATED', 'QUEUED'), e(4, 'QUEUED', 'PREPROCESSING')];
-  const got = (...versions: number[]) => versions.map((v) => ({ id: 0, taskId: 7, ...expected.find((x) => x.version === v)! }));
+  const got = (...versions: number[]) =>
+    versions.map((v) => ({ id: 0, taskId: 7, ...expected.find((x) => x.version === v)! }));
   it('accepts exact order and exact repeats, and flags gaps, reordering, loss and strangers', () => {
     expect(orderViolations(7, got(1, 3, 4), expected)).toEqual([]);
     expect(orderViolations(7, got(1, 3, 1, 3, 4, 3, 4), expected)).toEqual([]);
@@ -96,19 +108,24 @@ describe('orderViolations (the relay fault test checker)', () => {
     expect(orderViolations(7, got(3, 4), expected)).not.toEqual([]);
     expect(orderViolations(7, got(1, 3, 1, 4), expected)).not.toEqual([]);
     expect(orderViolations(7, got(1, 3), expected)).not.toEqual([]);
-    expect(orderViolations(7, [...got(1, 3, 4), { id: 0, taskId: 7, version: 4, from: 'QUEUED', to: 'PAUSED' }], expected)).not.toEqual([]);
+    expect(
+      orderViolations(7, [...got(1, 3, 4), { id: 0, taskId: 7, version: 4, from: 'QUEUED', to: 'PAUSED' }], expected),
+    ).not.toEqual([]);
   });
 });
 
 describe('controller outbox relay under Kafka broker faults (MySQL + Kafka)', () => {
   beforeAll(() => {
-    if (MYSQL_URL === '' || brokers.length === 0) throw new Error('HERALD_TEST_MYSQL_URL / HERALD_TEST_KAFKA_BROKERS not set (the jest global setup starts the test services)');
+    if (MYSQL_URL === '' || brokers.length === 0)
+      throw new Error(
+        'HERALD_TEST_MYSQL_URL / HERALD_TEST_KAFKA_BROKERS not set (the jest global setup starts the test services)',
+      );
   });
 
   // Typically 10-20 s; the ceiling leaves room for a slow, shared machine (every wait inside has its own deadline).
   jest.setTimeout(120_000);
 
-  it('a Kafka broker connection dropped: relays resume without losing or reordering a task\'s events', async () => {
+  it("a Kafka broker connection dropped: relays resume without losing or reordering a task's events", async () => {
     const tag = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
     const database = `herald_relay_${tag}`;
     const sockets = new FaultySockets();
@@ -149,14 +166,20 @@ describe('controller outbox relay under Kafka broker faults (MySQL + Kafka)', ()
       expect(firstGap).toBeUndefined();
     }
     /** Waits for `condition`, failing at once on a gap or a dead workload. */
-    async function until(condition: () => boolean | Promise<boolean>, message: string, options: Pick<WaitForOptions, 'timeoutMs' | 'intervalMs'> = RECOVERY): Promise<void> {
+    async function until(
+      condition: () => boolean | Promise<boolean>,
+      message: string,
+      options: Pick<WaitForOptions, 'timeoutMs' | 'intervalMs'> = RECOVERY,
+    ): Promise<void> {
       await waitFor(async () => failed() || (await condition()), { ...options, message });
       check();
     }
 
-    const lastVersion = (events: readonly Relayed[] | undefined) => (events ?? []).reduce((m, e) => Math.max(m, e.version), 0);
+    const lastVersion = (events: readonly Relayed[] | undefined) =>
+      (events ?? []).reduce((m, e) => Math.max(m, e.version), 0);
     /** Whether every event the workload had committed when `snapshot` was taken has been received. */
-    const caughtUp = (snapshot: ReadonlyMap<number, number>) => [...snapshot].every(([id, version]) => lastVersion(received.get(id)) >= version);
+    const caughtUp = (snapshot: ReadonlyMap<number, number>) =>
+      [...snapshot].every(([id, version]) => lastVersion(received.get(id)) >= version);
     const committedSoFar = () => new Map([...expected].map(([id, events]) => [id, events[events.length - 1]!.version]));
 
     function record(task: Task, from: TaskState | null): void {
@@ -175,7 +198,12 @@ describe('controller outbox relay under Kafka broker faults (MySQL + Kafka)', ()
         const { epoch } = await s.claimTask(created.id, `worker-${no}`, Date.now());
         let state: TaskState = created.state;
         for (const event of PATH) {
-          if (backlog() > MAX_BACKLOG) await waitFor(() => stop || failed() || backlog() <= MAX_BACKLOG / 2, { timeoutMs: 45_000, intervalMs: 20, message: 'the relay to drain the outbox' });
+          if (backlog() > MAX_BACKLOG)
+            await waitFor(() => stop || failed() || backlog() <= MAX_BACKLOG / 2, {
+              timeoutMs: 45_000,
+              intervalMs: 20,
+              message: 'the relay to drain the outbox',
+            });
           if (stop) return;
           const task = await s.transitionTask(created.id, { epoch }, event, {}, Date.now());
           record(task, state);
@@ -204,7 +232,8 @@ describe('controller outbox relay under Kafka broker faults (MySQL + Kafka)', ()
               distinctReceived++;
               // A later version while the task committed an earlier one not yet received: a gap.
               const next = expected.get(value.taskId)?.find((e) => e.version > last);
-              if (next !== undefined && next.version !== value.version) firstGap ??= `task ${value.taskId}: v${value.version} arrived before v${next.version}`;
+              if (next !== undefined && next.version !== value.version)
+                firstGap ??= `task ${value.taskId}: v${value.version} arrived before v${next.version}`;
             }
             seen.push(value);
           }
@@ -213,7 +242,10 @@ describe('controller outbox relay under Kafka broker faults (MySQL + Kafka)', ()
         { fromBeginning: true, retryDelayMs: 50 },
       );
       coordinator = await createLocalCoordinatorCluster().connect();
-      controller = await startController({ id: `controller-${tag}`, intervalMs: 50, relayBatch: 100 }, { coordinator, store, bus: relayBus, meter });
+      controller = await startController(
+        { id: `controller-${tag}`, intervalMs: 50, relayBatch: 100 },
+        { coordinator, store, bus: relayBus, meter },
+      );
       expect(controller.isLeader()).toBe(true);
 
       workload = Promise.all(Array.from({ length: WORKERS }, (_, no) => worker(no))).then(
@@ -249,7 +281,15 @@ describe('controller outbox relay under Kafka broker faults (MySQL + Kafka)', ()
       expect(sockets.cuts).toBe(2);
       expect(failedPasses()).toBeGreaterThanOrEqual(2);
       if (process.env.HERALD_TEST_VERBOSE) {
-        console.log({ tasks: expected.size, written, received: receivedTotal, duplicates: receivedTotal - written, failedPasses: failedPasses(), destroyed: sockets.destroyed, refused: sockets.refused });
+        console.log({
+          tasks: expected.size,
+          written,
+          received: receivedTotal,
+          duplicates: receivedTotal - written,
+          failedPasses: failedPasses(),
+          destroyed: sockets.destroyed,
+          refused: sockets.refused,
+        });
       }
     } finally {
       stop = true;

@@ -94,7 +94,11 @@ class LocalElection implements Election {
       try {
         listener(leader);
       } catch (error) {
-        this.shared.logger.error('coordinator: an election listener threw', { role: this.role, candidateId: this.candidateId, error: String(error) });
+        this.shared.logger.error('coordinator: an election listener threw', {
+          role: this.role,
+          candidateId: this.candidateId,
+          error: String(error),
+        });
       }
     }
   }
@@ -108,7 +112,8 @@ class LocalCoordinator implements Coordinator {
   constructor(private readonly shared: SharedState) {}
 
   assertOpen(op: string): void {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `LocalCoordinator.${op}: the coordinator is closed`);
+    if (this.closed)
+      throw new HeraldError(ErrorCodes.STORE_CLOSED, `LocalCoordinator.${op}: the coordinator is closed`);
   }
 
   async elect(role: string, candidateId: string): Promise<Election> {
@@ -182,7 +187,9 @@ export interface LocalCoordinatorClusterOptions {
  * resigning or closing leader hands over to the next in line at once. Nothing
  * survives the process, which is what "embedded" means.
  */
-export function createLocalCoordinatorCluster({ logger = noopLogger }: LocalCoordinatorClusterOptions = {}): LocalCoordinatorCluster {
+export function createLocalCoordinatorCluster({
+  logger = noopLogger,
+}: LocalCoordinatorClusterOptions = {}): LocalCoordinatorCluster {
   const shared = new SharedState(logger);
   return { connect: async () => new LocalCoordinator(shared) };
 }

@@ -29,14 +29,15 @@ export interface CompiledZooKeeperAuth {
   user: string;
 }
 
-
 /** Checks `zookeeper.auth`; undefined keeps the open ACLs. */
 export function compileZooKeeperAuth(auth: ZooKeeperAuthOptions | undefined): CompiledZooKeeperAuth | null {
   if (auth === undefined) return null;
-  if (typeof auth !== 'object' || auth === null) throw new ConfigError('zookeeper.auth', 'must be { credentials, monitorDigest? }');
+  if (typeof auth !== 'object' || auth === null)
+    throw new ConfigError('zookeeper.auth', 'must be { credentials, monitorDigest? }');
   const credentials = checkZooKeeperCredentials(auth.credentials);
   const acls = [new ACL(Permission.ALL, new Id('auth', ''))];
-  if (auth.monitorDigest !== undefined) acls.push(new ACL(Permission.READ, new Id('digest', checkZooKeeperMonitorDigest(auth.monitorDigest))));
+  if (auth.monitorDigest !== undefined)
+    acls.push(new ACL(Permission.READ, new Id('digest', checkZooKeeperMonitorDigest(auth.monitorDigest))));
   return { credentials: Buffer.from(credentials, 'utf8'), acls, user: credentials.slice(0, credentials.indexOf(':')) };
 }
 

@@ -68,7 +68,11 @@ export class ZooKeeperElection implements Election {
       if (read !== undefined) return read.data?.toString('utf8') ?? '';
       // The first node went between the two reads: read the line again.
     }
-    throw new HeraldError(ErrorCodes.UNAVAILABLE, `zookeeper election ${this.role}: the line kept changing while reading the leader`, { retriable: true });
+    throw new HeraldError(
+      ErrorCodes.UNAVAILABLE,
+      `zookeeper election ${this.role}: the line kept changing while reading the leader`,
+      { retriable: true },
+    );
   }
 
   onChange(listener: (leader: boolean) => void): () => void {
@@ -164,7 +168,10 @@ export class ZooKeeperElection implements Election {
     const index = line.indexOf(node.name);
     if (index < 0) {
       // Our node is gone while the session lives (deleted by hand?): join again.
-      this.host.logger.warn('zookeeper election: candidate node vanished; joining again', { role: this.role, candidateId: this.candidateId });
+      this.host.logger.warn('zookeeper election: candidate node vanished; joining again', {
+        role: this.role,
+        candidateId: this.candidateId,
+      });
       this.node = undefined;
       this.setLeader(false);
       this.again = true;
@@ -191,12 +198,17 @@ export class ZooKeeperElection implements Election {
     for (const extra of mine.slice(1)) await session.remove(`${path}/${extra}`, -1);
     if (mine[0] !== undefined) return mine[0];
     for (;;) {
-      const created = await session.create(`${path}/${prefix}`, Buffer.from(this.candidateId, 'utf8'), CreateMode.EPHEMERAL_SEQUENTIAL);
+      const created = await session.create(
+        `${path}/${prefix}`,
+        Buffer.from(this.candidateId, 'utf8'),
+        CreateMode.EPHEMERAL_SEQUENTIAL,
+      );
       if (created === 'no-parent') {
         await session.ensurePath(path);
         continue;
       }
-      if (created === 'exists') throw new HeraldError(ErrorCodes.INTERNAL, `zookeeper election ${this.role}: a sequential node already exists`);
+      if (created === 'exists')
+        throw new HeraldError(ErrorCodes.INTERNAL, `zookeeper election ${this.role}: a sequential node already exists`);
       return created.slice(created.lastIndexOf('/') + 1);
     }
   }
@@ -213,12 +225,19 @@ export class ZooKeeperElection implements Election {
   private setLeader(leader: boolean): void {
     if (this.leading === leader) return;
     this.leading = leader;
-    this.host.logger.info(leader ? 'zookeeper election: leading' : 'zookeeper election: not leading', { role: this.role, candidateId: this.candidateId });
+    this.host.logger.info(leader ? 'zookeeper election: leading' : 'zookeeper election: not leading', {
+      role: this.role,
+      candidateId: this.candidateId,
+    });
     for (const listener of [...this.listeners]) {
       try {
         listener(leader);
       } catch (error) {
-        this.host.logger.error('zookeeper election: a listener threw', { role: this.role, candidateId: this.candidateId, error: String(error) });
+        this.host.logger.error('zookeeper election: a listener threw', {
+          role: this.role,
+          candidateId: this.candidateId,
+          error: String(error),
+        });
       }
     }
   }

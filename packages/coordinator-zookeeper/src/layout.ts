@@ -60,7 +60,12 @@ export function encodeCheckpoint(c: UnitCheckpoint): Buffer {
 }
 
 /** The stored record, or undefined when the znode does not hold a checkpoint (corrupt or foreign data). */
-export function decodeCheckpoint(taskId: number, unitNo: number, data: Buffer | undefined, version: number): StoredCheckpoint | undefined {
+export function decodeCheckpoint(
+  taskId: number,
+  unitNo: number,
+  data: Buffer | undefined,
+  version: number,
+): StoredCheckpoint | undefined {
   if (data === undefined || data.length === 0) return undefined;
   let parsed: unknown;
   try {
@@ -74,5 +79,14 @@ export function decodeCheckpoint(taskId: number, unitNo: number, data: Buffer | 
   if (!fields.every((f) => typeof f === 'number' && Number.isFinite(f))) return undefined;
   if (r.taskId !== taskId || r.unitNo !== unitNo) return undefined;
   const [epoch, checkpoint, delivered, offline, at] = fields as number[];
-  return { taskId, unitNo, epoch: epoch!, checkpoint: checkpoint!, delivered: delivered!, offline: offline!, at: at!, version };
+  return {
+    taskId,
+    unitNo,
+    epoch: epoch!,
+    checkpoint: checkpoint!,
+    delivered: delivered!,
+    offline: offline!,
+    at: at!,
+    version,
+  };
 }

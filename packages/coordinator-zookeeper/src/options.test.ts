@@ -30,7 +30,9 @@ describe('compileZooKeeperOptions', () => {
 
   it('checks auth with the same checks as compileConfig', () => {
     expect(() => compileZooKeeperAuth({ credentials: 'no-colon' })).toThrow('zookeeper.auth.credentials');
-    expect(() => compileZooKeeperAuth({ credentials: 'herald:secret', monitorDigest: 'monitor:short' })).toThrow('zookeeper.auth.monitorDigest');
+    expect(() => compileZooKeeperAuth({ credentials: 'herald:secret', monitorDigest: 'monitor:short' })).toThrow(
+      'zookeeper.auth.monitorDigest',
+    );
     expect(compileZooKeeperAuth({ credentials: 'herald:secret' })?.user).toBe('herald');
   });
 });

@@ -32,9 +32,13 @@ export function unavailable(op: string, why: string, cause?: unknown): HeraldErr
 export function toHeraldError(error: unknown, op: string): HeraldError {
   if (isHeraldError(error)) return error;
   const code = codeOf(error);
-  if (code !== undefined && CONNECTION_CODES.has(code)) return unavailable(op, 'connection to ZooKeeper lost; the call may or may not have taken effect', error);
+  if (code !== undefined && CONNECTION_CODES.has(code))
+    return unavailable(op, 'connection to ZooKeeper lost; the call may or may not have taken effect', error);
   const message = error instanceof Error ? error.message : String(error);
-  return new HeraldError(ErrorCodes.INTERNAL, `zookeeper ${op} failed: ${message}`, { cause: error, details: { zookeeperCode: code } });
+  return new HeraldError(ErrorCodes.INTERNAL, `zookeeper ${op} failed: ${message}`, {
+    cause: error,
+    details: { zookeeperCode: code },
+  });
 }
 
 type Done<T> = (error: unknown, value?: T) => void;
@@ -149,7 +153,12 @@ export class ZkSession {
     clearTimeout(timer);
   }
 
-  private call<T>(op: string, path: string, expected: readonly number[], invoke: (client: Client, done: Done<T>) => void): Promise<{ code: number; value?: T }> {
+  private call<T>(
+    op: string,
+    path: string,
+    expected: readonly number[],
+    invoke: (client: Client, done: Done<T>) => void,
+  ): Promise<{ code: number; value?: T }> {
     const what = `${op} ${path}`;
     if (!this.connected) return Promise.reject(unavailable(what, 'not connected to ZooKeeper'));
     return new Promise((resolve, reject) => {
@@ -177,40 +186,57 @@ export class ZkSession {
 
   /** The node's data and version, or undefined if there is no such node. */
   async getData(path: string): Promise<{ data: Buffer | undefined; version: number } | undefined> {
-    const r = await this.call<{ data: Buffer | undefined; version: number }>('getData', path, [Exception.NO_NODE], (c, done) =>
-      c.getData(path, (error, data, stat) => done(error, error ? undefined : { data, version: stat.version })),
+    const r = await this.call<{ data: Buffer | undefined; version: number }>(
+      'getData',
+      path,
+      [Exception.NO_NODE],
+      (c, done) =>
+        c.getData(path, (error, data, stat) => done(error, error ? undefined : { data, version: stat.version })),
     );
     return r.value;
   }
 
   /** The node's children, or undefined if there is no such node. */
   async getChildren(path: string): Promise<string[] | undefined> {
-    const r = await this.call<string[]>('getChildren', path, [Exception.NO_NODE], (c, done) => c.getChildren(path, (error, children) => done(error, children)));
+    const r = await this.call<string[]>('getChildren', path, [Exception.NO_NODE], (c, done) =>
+      c.getChildren(path, (error, children) => done(error, children)),
+    );
     return r.value;
   }
 
   /** Whether the node exists; `watcher` fires once when it is created, changed or deleted. */
   async exists(path: string, watcher: Watcher): Promise<boolean> {
-    const r = await this.call<boolean>('exists', path, [], (c, done) => c.exists(path, watcher, (error, stat) => done(error, stat !== null && stat !== undefined)));
+    const r = await this.call<boolean>('exists', path, [], (c, done) =>
+      c.exists(path, watcher, (error, stat) => done(error, stat !== null && stat !== undefined)),
+    );
     return r.value === true;
   }
 
   /** Creates the node; the created path (sequential nodes get a suffix), or why not. */
   async create(path: string, data: Buffer | null, mode: number): Promise<string | 'exists' | 'no-parent'> {
-    const r = await this.call<string>('create', path, [Exception.NODE_EXISTS, Exception.NO_NODE], (c, done) => c.create(path, data, this.acls, mode, (error, created) => done(error, created)));
+    const r = await this.call<string>('create', path, [Exception.NODE_EXISTS, Exception.NO_NODE], (c, done) =>
+      c.create(path, data, this.acls, mode, (error, created) => done(error, created)),
+    );
     if (r.code === Exception.NODE_EXISTS) return 'exists';
     if (r.code === Exception.NO_NODE) return 'no-parent';
     return r.value!;
   }
 
   async setData(path: string, data: Buffer, version: number): Promise<'ok' | 'bad-version' | 'no-node'> {
-    const r = await this.call('setData', path, [Exception.BAD_VERSION, Exception.NO_NODE], (c, done) => c.setData(path, data, version, (error) => done(error)));
+    const r = await this.call('setData', path, [Exception.BAD_VERSION, Exception.NO_NODE], (c, done) =>
+      c.setData(path, data, version, (error) => done(error)),
+    );
     return r.code === Exception.BAD_VERSION ? 'bad-version' : r.code === Exception.NO_NODE ? 'no-node' : 'ok';
   }
 
   /** Deletes the node if its version is `version` (-1: any). */
   async remove(path: string, version: number): Promise<'ok' | 'bad-version' | 'no-node' | 'not-empty'> {
-    const r = await this.call('remove', path, [Exception.BAD_VERSION, Exception.NO_NODE, Exception.NOT_EMPTY], (c, done) => c.remove(path, version, (error) => done(error)));
+    const r = await this.call(
+      'remove',
+      path,
+      [Exception.BAD_VERSION, Exception.NO_NODE, Exception.NOT_EMPTY],
+      (c, done) => c.remove(path, version, (error) => done(error)),
+    );
     if (r.code === Exception.BAD_VERSION) return 'bad-version';
     if (r.code === Exception.NO_NODE) return 'no-node';
     if (r.code === Exception.NOT_EMPTY) return 'not-empty';

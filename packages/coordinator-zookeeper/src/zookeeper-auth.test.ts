@@ -12,11 +12,13 @@ import { ZooKeeperCoordinator } from './zookeeper-coordinator';
  * suite passes with auth on.
  */
 const SHARED_ZK = process.env.HERALD_TEST_ZK;
-if (SHARED_ZK === undefined) throw new Error('HERALD_TEST_ZK is not set: run through jest, whose global setup starts ZooKeeper');
+if (SHARED_ZK === undefined)
+  throw new Error('HERALD_TEST_ZK is not set: run through jest, whose global setup starts ZooKeeper');
 
 const CREDENTIALS = 'herald:zk-pa55-never-shown';
 const MONITOR = 'monitor:monitor-pa55';
-const digestOf = (userPassword: string) => `${userPassword.slice(0, userPassword.indexOf(':'))}:${createHash('sha1').update(userPassword).digest('base64')}`;
+const digestOf = (userPassword: string) =>
+  `${userPassword.slice(0, userPassword.indexOf(':'))}:${createHash('sha1').update(userPassword).digest('base64')}`;
 const AUTH = { credentials: CREDENTIALS, monitorDigest: digestOf(MONITOR) };
 /** Under a parent of its own: the parent itself is created creator-only, which other test files' roots must not sit under. */
 const uniqueRoot = (): string => `/herald-auth-test/${randomUUID()}`;
@@ -42,7 +44,9 @@ function codeOf(invoke: (done: (error: { getCode(): number } | null) => void) =>
 }
 
 async function children(client: Client, path: string): Promise<string[]> {
-  return new Promise((resolve, reject) => client.getChildren(path, (error, names) => (error === null ? resolve(names) : reject(error))));
+  return new Promise((resolve, reject) =>
+    client.getChildren(path, (error, names) => (error === null ? resolve(names) : reject(error))),
+  );
 }
 
 /** Every node under `root` (inclusive), depth first. */
@@ -55,7 +59,8 @@ async function tree(client: Client, root: string): Promise<string[]> {
 async function removeTree(root: string): Promise<void> {
   const client = await session(CREDENTIALS);
   try {
-    for (const path of (await tree(client, root).catch(() => [] as string[])).reverse()) await codeOf((done) => client.remove(path, -1, done));
+    for (const path of (await tree(client, root).catch(() => [] as string[])).reverse())
+      await codeOf((done) => client.remove(path, -1, done));
   } finally {
     client.close();
   }
@@ -64,12 +69,27 @@ async function removeTree(root: string): Promise<void> {
 coordinatorConformance('ZooKeeperCoordinator with zookeeper.auth', async () => {
   const root = uniqueRoot();
   return {
-    connect: () => ZooKeeperCoordinator.connect({ connectionString: SHARED_ZK, root, sessionTimeoutMs: 4000, connectTimeoutMs: 5000, auth: AUTH }),
+    connect: () =>
+      ZooKeeperCoordinator.connect({
+        connectionString: SHARED_ZK,
+        root,
+        sessionTimeoutMs: 4000,
+        connectTimeoutMs: 5000,
+        auth: AUTH,
+      }),
     cleanup: () => removeTree(root),
   };
 });
 
-const checkpoint: UnitCheckpoint = { taskId: 7, unitNo: 0, epoch: 1, checkpoint: 10, delivered: 10, offline: 0, at: 1_700_000_000_000 };
+const checkpoint: UnitCheckpoint = {
+  taskId: 7,
+  unitNo: 0,
+  epoch: 1,
+  checkpoint: 10,
+  delivered: 10,
+  offline: 0,
+  at: 1_700_000_000_000,
+};
 
 describe('ZooKeeperCoordinator with zookeeper.auth', () => {
   let root: string;
@@ -83,7 +103,13 @@ describe('ZooKeeperCoordinator with zookeeper.auth', () => {
 
   beforeEach(async () => {
     root = uniqueRoot();
-    coordinator = await ZooKeeperCoordinator.connect({ connectionString: SHARED_ZK, root, sessionTimeoutMs: 4000, connectTimeoutMs: 5000, auth: AUTH });
+    coordinator = await ZooKeeperCoordinator.connect({
+      connectionString: SHARED_ZK,
+      root,
+      sessionTimeoutMs: 4000,
+      connectTimeoutMs: 5000,
+      auth: AUTH,
+    });
     await coordinator.putCheckpoint(checkpoint);
     const election = await coordinator.elect('scheduler', 'scheduler-1');
     await waitFor(() => election.isLeader(), { message: 'the only candidate leads' });
@@ -100,12 +126,16 @@ describe('ZooKeeperCoordinator with zookeeper.auth', () => {
     expect(nodes.some((p) => p.includes('/election/'))).toBe(true); // the ephemeral election node too
     expect(nodes.some((p) => p.includes('/checkpoints/'))).toBe(true);
     for (const path of [...nodes, '/herald-auth-test']) {
-      const acls = await new Promise<{ permission: number; id: { scheme: string; id: string } }[]>((resolve, reject) => client.getACL(path, (error, list) => (error === null ? resolve(list) : reject(error))));
-      expect(acls.map((a) => `${a.id.scheme}:${a.id.id}:${a.permission}`).sort()).toEqual([`digest:${digestOf(CREDENTIALS)}:31`, `digest:${digestOf(MONITOR)}:1`].sort());
+      const acls = await new Promise<{ permission: number; id: { scheme: string; id: string } }[]>((resolve, reject) =>
+        client.getACL(path, (error, list) => (error === null ? resolve(list) : reject(error))),
+      );
+      expect(acls.map((a) => `${a.id.scheme}:${a.id.id}:${a.permission}`).sort()).toEqual(
+        [`digest:${digestOf(CREDENTIALS)}:31`, `digest:${digestOf(MONITOR)}:1`].sort(),
+      );
     }
   });
 
-  it('refuses a session without the credentials (NoAuth): it can neither read nor change Herald\'s znodes', async () => {
+  it("refuses a session without the credentials (NoAuth): it can neither read nor change Herald's znodes", async () => {
     const stranger = await open();
     const nodes = await tree(await open(CREDENTIALS), root);
     const unitNode = nodes.find((p) => /\/checkpoints\/.+\/.+/.test(p))!;
@@ -134,7 +164,13 @@ describe('ZooKeeperCoordinator with zookeeper.auth', () => {
 
   it('fails to start, naming zookeeper.auth, without the credentials or with others, and never shows the password', async () => {
     for (const auth of [undefined, { credentials: 'herald:wrong-password' }]) {
-      const error = await ZooKeeperCoordinator.connect({ connectionString: SHARED_ZK!, root, sessionTimeoutMs: 4000, connectTimeoutMs: 5000, auth }).then(
+      const error = await ZooKeeperCoordinator.connect({
+        connectionString: SHARED_ZK!,
+        root,
+        sessionTimeoutMs: 4000,
+        connectTimeoutMs: 5000,
+        auth,
+      }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -146,9 +182,14 @@ describe('ZooKeeperCoordinator with zookeeper.auth', () => {
   });
 
   it('refuses malformed auth settings at start, naming them', async () => {
-    const connect = (auth: unknown) => ZooKeeperCoordinator.connect({ connectionString: SHARED_ZK!, root, auth: auth as never });
-    await expect(connect({ credentials: 'no-colon-secret' })).rejects.toMatchObject({ setting: 'zookeeper.auth.credentials' });
-    await expect(connect({ credentials: CREDENTIALS, monitorDigest: 'monitor:plain' })).rejects.toMatchObject({ setting: 'zookeeper.auth.monitorDigest' });
+    const connect = (auth: unknown) =>
+      ZooKeeperCoordinator.connect({ connectionString: SHARED_ZK!, root, auth: auth as never });
+    await expect(connect({ credentials: 'no-colon-secret' })).rejects.toMatchObject({
+      setting: 'zookeeper.auth.credentials',
+    });
+    await expect(connect({ credentials: CREDENTIALS, monitorDigest: 'monitor:plain' })).rejects.toMatchObject({
+      setting: 'zookeeper.auth.monitorDigest',
+    });
     await expect(connect({ credentials: 'no-colon-secret' })).rejects.not.toThrow(/no-colon-secret/);
   });
 });

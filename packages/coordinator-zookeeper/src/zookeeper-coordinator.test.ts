@@ -7,7 +7,8 @@ import { createClient, Exception } from 'node-zookeeper-client';
 import { ZooKeeperCoordinator } from './zookeeper-coordinator';
 
 const SHARED_ZK = process.env.HERALD_TEST_ZK;
-if (SHARED_ZK === undefined) throw new Error('HERALD_TEST_ZK is not set: run through jest, whose global setup starts ZooKeeper');
+if (SHARED_ZK === undefined)
+  throw new Error('HERALD_TEST_ZK is not set: run through jest, whose global setup starts ZooKeeper');
 
 /** A root no other test uses. */
 const uniqueRoot = (): string => `/herald-test/${randomUUID()}`;
@@ -26,10 +27,16 @@ async function removeTree(connectionString: string, root: string): Promise<void>
   try {
     const remove = async (path: string): Promise<void> => {
       const children = await new Promise<string[]>((resolve, reject) =>
-        client.getChildren(path, (error, names) => (error === null ? resolve(names) : error.getCode() === Exception.NO_NODE ? resolve([]) : reject(error))),
+        client.getChildren(path, (error, names) =>
+          error === null ? resolve(names) : error.getCode() === Exception.NO_NODE ? resolve([]) : reject(error),
+        ),
       );
       for (const child of children) await remove(`${path}/${child}`);
-      await new Promise<void>((resolve, reject) => client.remove(path, -1, (error) => (error === null || error.getCode() === Exception.NO_NODE ? resolve() : reject(error))));
+      await new Promise<void>((resolve, reject) =>
+        client.remove(path, -1, (error) =>
+          error === null || error.getCode() === Exception.NO_NODE ? resolve() : reject(error),
+        ),
+      );
     };
     await remove(root);
   } finally {
@@ -40,12 +47,26 @@ async function removeTree(connectionString: string, root: string): Promise<void>
 coordinatorConformance('ZooKeeperCoordinator', async () => {
   const root = uniqueRoot();
   return {
-    connect: () => ZooKeeperCoordinator.connect({ connectionString: SHARED_ZK, root, sessionTimeoutMs: 4000, connectTimeoutMs: 5000 }),
+    connect: () =>
+      ZooKeeperCoordinator.connect({
+        connectionString: SHARED_ZK,
+        root,
+        sessionTimeoutMs: 4000,
+        connectTimeoutMs: 5000,
+      }),
     cleanup: () => removeTree(SHARED_ZK, root),
   };
 });
 
-const checkpoint = (unitNo: number, offset: number): UnitCheckpoint => ({ taskId: 42, unitNo, epoch: 1, checkpoint: offset, delivered: offset, offline: 0, at: 1_700_000_000_000 + offset });
+const checkpoint = (unitNo: number, offset: number): UnitCheckpoint => ({
+  taskId: 42,
+  unitNo,
+  epoch: 1,
+  checkpoint: offset,
+  delivered: offset,
+  offline: 0,
+  at: 1_700_000_000_000 + offset,
+});
 
 /** Resolves with the error once `call` fails with a retriable UNAVAILABLE. */
 async function waitForUnavailable(call: () => Promise<unknown>, message: string): Promise<void> {
@@ -168,7 +189,12 @@ describe('ZooKeeperCoordinator', () => {
   it('fails to connect to an unreachable server with a ConfigError naming zookeeper.connectionString', async () => {
     const port = await freePort();
     const error = await rejectsWithCode(
-      ZooKeeperCoordinator.connect({ connectionString: `127.0.0.1:${port}`, root: uniqueRoot(), sessionTimeoutMs: 2000, connectTimeoutMs: 1000 }),
+      ZooKeeperCoordinator.connect({
+        connectionString: `127.0.0.1:${port}`,
+        root: uniqueRoot(),
+        sessionTimeoutMs: 2000,
+        connectTimeoutMs: 1000,
+      }),
       ErrorCodes.CONFIG_INVALID,
     );
     expect(error.details.setting).toBe('zookeeper.connectionString');
@@ -195,7 +221,10 @@ describe('ZooKeeperCoordinator', () => {
       [{ connectTimeoutMs: -1 }, 'zookeeper.connectTimeoutMs'],
     ];
     for (const [override, setting] of cases) {
-      const error = await rejectsWithCode(ZooKeeperCoordinator.connect({ ...good, ...override } as never), ErrorCodes.CONFIG_INVALID);
+      const error = await rejectsWithCode(
+        ZooKeeperCoordinator.connect({ ...good, ...override } as never),
+        ErrorCodes.CONFIG_INVALID,
+      );
       expect(error.details.setting).toBe(setting);
     }
   });
@@ -225,8 +254,17 @@ describe('ZooKeeperCoordinator faults (a private ZooKeeper)', () => {
   let root: string;
   const opened: Coordinator[] = [];
 
-  async function connect(connectionString: string, extra: { sessionTimeoutMs?: number; logger?: Logger } = {}): Promise<Coordinator> {
-    const coordinator = await ZooKeeperCoordinator.connect({ connectionString, root, sessionTimeoutMs: extra.sessionTimeoutMs ?? 4000, connectTimeoutMs: 10_000, logger: extra.logger });
+  async function connect(
+    connectionString: string,
+    extra: { sessionTimeoutMs?: number; logger?: Logger } = {},
+  ): Promise<Coordinator> {
+    const coordinator = await ZooKeeperCoordinator.connect({
+      connectionString,
+      root,
+      sessionTimeoutMs: extra.sessionTimeoutMs ?? 4000,
+      connectTimeoutMs: 10_000,
+      logger: extra.logger,
+    });
     opened.push(coordinator);
     return coordinator;
   }
@@ -246,24 +284,40 @@ describe('ZooKeeperCoordinator faults (a private ZooKeeper)', () => {
   });
 
   it('comes back after ZooKeeper restarts: a leader again, old checkpoints kept, new ones written', async () => {
-    const participants = [await connect(zk.connectionString), await connect(zk.connectionString), await connect(zk.connectionString)];
+    const participants = [
+      await connect(zk.connectionString),
+      await connect(zk.connectionString),
+      await connect(zk.connectionString),
+    ];
     const elections = await Promise.all(participants.map((c, i) => c.elect('controller', `controller-${i}`)));
     await exactlyOneLeader(elections, 'a leader before the restart');
     await participants[0]!.putCheckpoint(checkpoint(0, 100));
     await participants[1]!.putCheckpoint(checkpoint(1, 200));
 
     await zk.stop();
-    await waitForUnavailable(() => participants[2]!.listCheckpoints(), 'calls to fail with UNAVAILABLE while ZooKeeper is down');
-    await waitFor(() => elections.every((e) => !e.isLeader()), { timeoutMs: 20_000, message: 'no candidate to count itself leader while ZooKeeper is down' });
+    await waitForUnavailable(
+      () => participants[2]!.listCheckpoints(),
+      'calls to fail with UNAVAILABLE while ZooKeeper is down',
+    );
+    await waitFor(() => elections.every((e) => !e.isLeader()), {
+      timeoutMs: 20_000,
+      message: 'no candidate to count itself leader while ZooKeeper is down',
+    });
 
     await zk.restart();
     await exactlyOneLeader(elections, 'a leader again after the restart');
-    const before = await eventually(() => participants[2]!.listCheckpoints(42), 'checkpoints readable after the restart');
+    const before = await eventually(
+      () => participants[2]!.listCheckpoints(42),
+      'checkpoints readable after the restart',
+    );
     expect(before.map((s) => [s.unitNo, s.checkpoint])).toEqual([
       [0, 100],
       [1, 200],
     ]);
-    await eventually(() => participants[0]!.putCheckpoint(checkpoint(0, 300)), 'a checkpoint written after the restart');
+    await eventually(
+      () => participants[0]!.putCheckpoint(checkpoint(0, 300)),
+      'a checkpoint written after the restart',
+    );
     expect((await participants[1]!.getCheckpoint(42, 0))?.checkpoint).toBe(300);
   });
 
@@ -285,22 +339,34 @@ describe('ZooKeeperCoordinator faults (a private ZooKeeper)', () => {
       await waitForUnavailable(() => cut.getCheckpoint(42, 0), 'UNAVAILABLE while partitioned');
       expect(cutElection.isLeader()).toBe(false);
       // The server expires the partitioned session: its candidate node goes and the other takes over.
-      await waitFor(() => directElection.isLeader(), { timeoutMs: 30_000, message: 'the direct candidate to lead once the partitioned session expired' });
+      await waitFor(() => directElection.isLeader(), {
+        timeoutMs: 30_000,
+        message: 'the direct candidate to lead once the partitioned session expired',
+      });
 
       partition.restore();
-      await waitFor(() => logger.events.some((e) => e.event === 'session_expired'), { timeoutMs: 30_000, message: 'the adapter to learn its session expired' });
+      await waitFor(() => logger.events.some((e) => e.event === 'session_expired'), {
+        timeoutMs: 30_000,
+        message: 'the adapter to learn its session expired',
+      });
       const stored = await eventually(() => cut.getCheckpoint(42, 0), 'calls to work again on the new session');
       expect(stored?.checkpoint).toBe(10);
       await cut.putCheckpoint(checkpoint(0, 20));
       expect((await direct.getCheckpoint(42, 0))?.checkpoint).toBe(20);
 
       // Back in line behind the leader that took over, not leading.
-      await waitFor(async () => (await cutElection.leader()) === 'direct', { timeoutMs: 10_000, message: 'the partitioned candidate to see the new leader' });
+      await waitFor(async () => (await cutElection.leader()) === 'direct', {
+        timeoutMs: 10_000,
+        message: 'the partitioned candidate to see the new leader',
+      });
       expect(cutElection.isLeader()).toBe(false);
       const heard: boolean[] = [];
       cutElection.onChange((leader) => heard.push(leader));
       await directElection.resign();
-      await waitFor(() => cutElection.isLeader(), { timeoutMs: 10_000, message: 'the rejoined candidate to lead after the other resigns' });
+      await waitFor(() => cutElection.isLeader(), {
+        timeoutMs: 10_000,
+        message: 'the rejoined candidate to lead after the other resigns',
+      });
       expect(heard).toEqual([true]);
       expect(await directElection.leader()).toBe('behind-partition');
       expect(exit).not.toHaveBeenCalled();
@@ -318,18 +384,29 @@ describe('ZooKeeperCoordinator faults (a private ZooKeeper)', () => {
       const direct = await connect(zk.connectionString);
       const silentElection = await silent.elect('controller', 'behind-black-hole');
       const directElection = await direct.elect('controller', 'direct');
-      expect(await exactlyOneLeader([silentElection, directElection], 'the first candidate leads')).toBe(silentElection);
+      expect(await exactlyOneLeader([silentElection, directElection], 'the first candidate leads')).toBe(
+        silentElection,
+      );
 
       partition.blackhole();
       // Nothing resets the connection: only the adapter's own silence check can notice.
-      await waitFor(() => !silentElection.isLeader(), { timeoutMs: 20_000, message: 'the silenced leader to step down' });
+      await waitFor(() => !silentElection.isLeader(), {
+        timeoutMs: 20_000,
+        message: 'the silenced leader to step down',
+      });
       await waitForUnavailable(() => silent.listCheckpoints(), 'UNAVAILABLE behind the black hole');
-      await waitFor(() => directElection.isLeader(), { timeoutMs: 30_000, message: 'the other candidate to lead once the silent session expired' });
+      await waitFor(() => directElection.isLeader(), {
+        timeoutMs: 30_000,
+        message: 'the other candidate to lead once the silent session expired',
+      });
 
       partition.restore();
       await eventually(() => silent.putCheckpoint(checkpoint(0, 5)), 'calls to work again once the black hole lifts');
       expect((await direct.getCheckpoint(42, 0))?.checkpoint).toBe(5);
-      await waitFor(async () => (await silentElection.leader()) === 'direct', { timeoutMs: 10_000, message: 'the silenced candidate to see the new leader' });
+      await waitFor(async () => (await silentElection.leader()) === 'direct', {
+        timeoutMs: 10_000,
+        message: 'the silenced candidate to see the new leader',
+      });
       expect(silentElection.isLeader()).toBe(false);
     } finally {
       await partition.close();

@@ -73,7 +73,10 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
     const coordinator = new ZooKeeperCoordinator(compiled);
     try {
       if (!(await coordinator.current.waitConnected(compiled.connectTimeoutMs))) {
-        throw new ConfigError('zookeeper.connectionString', `no ZooKeeper server answered at ${compiled.connectionString} within ${compiled.connectTimeoutMs} ms`);
+        throw new ConfigError(
+          'zookeeper.connectionString',
+          `no ZooKeeper server answered at ${compiled.connectionString} within ${compiled.connectTimeoutMs} ms`,
+        );
       }
       await coordinator.prepareNamespace();
     } catch (error) {
@@ -97,10 +100,21 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
     } catch (error) {
       if (!isNoAuth(error)) throw error;
       const why = auth === null ? 'is not set, and' : `(user ${auth.user}) gives no access:`;
-      throw new ConfigError('zookeeper.auth', `${why} ${root} is protected by ACLs of another identity (NoAuth); give the credentials its znodes were created with`);
+      throw new ConfigError(
+        'zookeeper.auth',
+        `${why} ${root} is protected by ACLs of another identity (NoAuth); give the credentials its znodes were created with`,
+      );
     }
-    if (auth !== null) this.logger.info('zookeeper: authenticated; new znodes are creator-only', { root, user: auth.user, monitorRead: auth.acls.length > 1 });
-    else this.logger.warn('zookeeper: zookeeper.auth is not set; znodes are created world-open (world:anyone:cdrwa)', { root });
+    if (auth !== null)
+      this.logger.info('zookeeper: authenticated; new znodes are creator-only', {
+        root,
+        user: auth.user,
+        monitorRead: auth.acls.length > 1,
+      });
+    else
+      this.logger.warn('zookeeper: zookeeper.auth is not set; znodes are created world-open (world:anyone:cdrwa)', {
+        root,
+      });
   }
 
   /** The session in use (ElectionHost). */
@@ -114,7 +128,8 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
   }
 
   assertOpen(op: string): void {
-    if (this.closed) throw new HeraldError(ErrorCodes.STORE_CLOSED, `ZooKeeperCoordinator.${op}: the coordinator is closed`);
+    if (this.closed)
+      throw new HeraldError(ErrorCodes.STORE_CLOSED, `ZooKeeperCoordinator.${op}: the coordinator is closed`);
   }
 
   release(election: ZooKeeperElection): void {
@@ -153,14 +168,19 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
         return;
       }
       const stored = decodeCheckpoint(taskId, unitNo, read.data, read.version);
-      if (stored === undefined) this.logger.error('zookeeper: replacing a checkpoint znode that holds no checkpoint', { path });
+      if (stored === undefined)
+        this.logger.error('zookeeper: replacing a checkpoint znode that holds no checkpoint', { path });
       else if (!supersedes(checkpoint, stored)) return;
       if ((await session.setData(path, data, read.version)) === 'ok') return;
     }
-    throw new HeraldError(ErrorCodes.VERSION_CONFLICT, `zookeeper putCheckpoint ${path}: lost ${MAX_PUT_ROUNDS} compare-and-set rounds to other writers`, {
-      retriable: true,
-      details: { taskId, unitNo },
-    });
+    throw new HeraldError(
+      ErrorCodes.VERSION_CONFLICT,
+      `zookeeper putCheckpoint ${path}: lost ${MAX_PUT_ROUNDS} compare-and-set rounds to other writers`,
+      {
+        retriable: true,
+        details: { taskId, unitNo },
+      },
+    );
   }
 
   async getCheckpoint(taskId: number, unitNo: number): Promise<StoredCheckpoint | undefined> {
@@ -170,7 +190,8 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
     const read = await this.current.getData(path);
     if (read === undefined) return undefined;
     const stored = decodeCheckpoint(taskId, unitNo, read.data, read.version);
-    if (stored === undefined) throw new HeraldError(ErrorCodes.INTERNAL, `zookeeper: ${path} holds no checkpoint`, { details: { path } });
+    if (stored === undefined)
+      throw new HeraldError(ErrorCodes.INTERNAL, `zookeeper: ${path} holds no checkpoint`, { details: { path } });
     return stored;
   }
 
@@ -180,7 +201,10 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
     const session = this.current;
     let taskIds: number[];
     if (taskId !== undefined) taskIds = [taskId];
-    else taskIds = ((await session.getChildren(this.layout.checkpoints)) ?? []).map(parseCount).filter((id): id is number => id !== undefined);
+    else
+      taskIds = ((await session.getChildren(this.layout.checkpoints)) ?? [])
+        .map(parseCount)
+        .filter((id): id is number => id !== undefined);
     const units = (
       await mapLimit(taskIds, READ_CONCURRENCY, async (id) =>
         ((await session.getChildren(this.layout.task(id))) ?? []).flatMap((name) => {
@@ -194,7 +218,8 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
       const node = await session.getData(path);
       if (node === undefined) return undefined; // removed meanwhile
       const stored = decodeCheckpoint(id, unitNo, node.data, node.version);
-      if (stored === undefined) this.logger.error('zookeeper: skipping a checkpoint znode that holds no checkpoint', { path });
+      if (stored === undefined)
+        this.logger.error('zookeeper: skipping a checkpoint znode that holds no checkpoint', { path });
       return stored;
     });
     return read.filter((c): c is StoredCheckpoint => c !== undefined).sort(byUnit);
@@ -223,29 +248,45 @@ export class ZooKeeperCoordinator implements Coordinator, ElectionHost {
 
   private openSession(): ZkSession {
     const generation = ++this.sessions;
-    const session: ZkSession = new ZkSession(this.options.connectionString, this.options.sessionTimeoutMs, {
-      connected: () => {
-        if (generation !== this.sessions) return;
-        this.logger.info('zookeeper: connected', { root: this.options.root, session: session.id, generation });
-        for (const election of this.elections) election.schedule();
+    const session: ZkSession = new ZkSession(
+      this.options.connectionString,
+      this.options.sessionTimeoutMs,
+      {
+        connected: () => {
+          if (generation !== this.sessions) return;
+          this.logger.info('zookeeper: connected', { root: this.options.root, session: session.id, generation });
+          for (const election of this.elections) election.schedule();
+        },
+        disconnected: () => {
+          if (generation !== this.sessions) return;
+          this.logger.warn('zookeeper: disconnected; calls fail with UNAVAILABLE until the client reconnects', {
+            root: this.options.root,
+            session: session.id,
+          });
+          for (const election of this.elections) election.suspend();
+        },
+        stalled: (silentMs) => {
+          if (generation !== this.sessions) return;
+          this.logger.warn('zookeeper: no answer on the connection; dropping it to reconnect', {
+            root: this.options.root,
+            session: session.id,
+            silentMs,
+          });
+        },
+        expired: () => {
+          if (generation !== this.sessions || this.closed) return;
+          this.logger.warn('zookeeper: session expired; opening a new session', {
+            event: 'session_expired',
+            root: this.options.root,
+            session: session.id,
+          });
+          for (const election of this.elections) election.suspend();
+          void session.close(0);
+          this.current = this.openSession();
+        },
       },
-      disconnected: () => {
-        if (generation !== this.sessions) return;
-        this.logger.warn('zookeeper: disconnected; calls fail with UNAVAILABLE until the client reconnects', { root: this.options.root, session: session.id });
-        for (const election of this.elections) election.suspend();
-      },
-      stalled: (silentMs) => {
-        if (generation !== this.sessions) return;
-        this.logger.warn('zookeeper: no answer on the connection; dropping it to reconnect', { root: this.options.root, session: session.id, silentMs });
-      },
-      expired: () => {
-        if (generation !== this.sessions || this.closed) return;
-        this.logger.warn('zookeeper: session expired; opening a new session', { event: 'session_expired', root: this.options.root, session: session.id });
-        for (const election of this.elections) election.suspend();
-        void session.close(0);
-        this.current = this.openSession();
-      },
-    }, this.options.auth);
+      this.options.auth,
+    );
     return session;
   }
 }

@@ -106,16 +106,42 @@ describe('HeraldError', () => {
   it('serialises details when there are some, and never the stack or cause', () => {
     const error = new HeraldError('NOT_FOUND', 'no such task', { details: { id: 7 }, cause: new Error('inner') });
     expect(error.toJSON()).toStrictEqual({ code: 'NOT_FOUND', message: 'no such task', details: { id: 7 } });
-    expect(JSON.parse(JSON.stringify({ error }))).toStrictEqual({ error: { code: 'NOT_FOUND', message: 'no such task', details: { id: 7 } } });
+    expect(JSON.parse(JSON.stringify({ error }))).toStrictEqual({
+      error: { code: 'NOT_FOUND', message: 'no such task', details: { id: 7 } },
+    });
   });
 });
 
 describe('HeraldError subclasses', () => {
   const cases: [string, HeraldError, new (...args: never[]) => HeraldError, string, Record<string, unknown>][] = [
-    ['ConfigError', new ConfigError('http.port', 'must be an integer'), ConfigError, 'CONFIG_INVALID', { setting: 'http.port' }],
-    ['ValidationError', new ValidationError('body too long', { max: 4096 }), ValidationError, 'VALIDATION_FAILED', { max: 4096 }],
-    ['NotFoundError', new NotFoundError('TASK_NOT_FOUND', 'task 9 not found', { id: 9 }), NotFoundError, 'TASK_NOT_FOUND', { id: 9 }],
-    ['ListFormatError', new ListFormatError('LIST_TRUNCATED', 'short', { declared: 3 }), ListFormatError, 'LIST_TRUNCATED', { declared: 3 }],
+    [
+      'ConfigError',
+      new ConfigError('http.port', 'must be an integer'),
+      ConfigError,
+      'CONFIG_INVALID',
+      { setting: 'http.port' },
+    ],
+    [
+      'ValidationError',
+      new ValidationError('body too long', { max: 4096 }),
+      ValidationError,
+      'VALIDATION_FAILED',
+      { max: 4096 },
+    ],
+    [
+      'NotFoundError',
+      new NotFoundError('TASK_NOT_FOUND', 'task 9 not found', { id: 9 }),
+      NotFoundError,
+      'TASK_NOT_FOUND',
+      { id: 9 },
+    ],
+    [
+      'ListFormatError',
+      new ListFormatError('LIST_TRUNCATED', 'short', { declared: 3 }),
+      ListFormatError,
+      'LIST_TRUNCATED',
+      { declared: 3 },
+    ],
     [
       'IllegalTransitionError',
       new IllegalTransitionError('task', 'COMPLETED', 'cancel'),
@@ -124,10 +150,34 @@ describe('HeraldError subclasses', () => {
       { machine: 'task', from: 'COMPLETED', event: 'cancel' },
     ],
     ['FencedError', new FencedError(12, 3, 4), FencedError, 'FENCED', { taskId: 12, heldEpoch: 3, storedEpoch: 4 }],
-    ['FrameError', new FrameError('FRAME_UNKNOWN_KIND', 'kind 99', { kind: 99 }), FrameError, 'FRAME_UNKNOWN_KIND', { kind: 99 }],
-    ['QueryError', new QueryError("unknown attribute 'x'", 3, { found: 'x' }), QueryError, 'QUERY_INVALID', { position: 3, found: 'x' }],
-    ['TemplateError', new TemplateError('content.body', "unknown variable 'x'", 2, { found: 'x' }), TemplateError, 'TEMPLATE_INVALID', { field: 'content.body', position: 2, found: 'x' }],
-    ['AudienceSourceError', new AudienceSourceError('table', 'lost', { details: { read: 5 } }), AudienceSourceError, 'AUDIENCE_SOURCE_FAILED', { source: 'table', read: 5 }],
+    [
+      'FrameError',
+      new FrameError('FRAME_UNKNOWN_KIND', 'kind 99', { kind: 99 }),
+      FrameError,
+      'FRAME_UNKNOWN_KIND',
+      { kind: 99 },
+    ],
+    [
+      'QueryError',
+      new QueryError("unknown attribute 'x'", 3, { found: 'x' }),
+      QueryError,
+      'QUERY_INVALID',
+      { position: 3, found: 'x' },
+    ],
+    [
+      'TemplateError',
+      new TemplateError('content.body', "unknown variable 'x'", 2, { found: 'x' }),
+      TemplateError,
+      'TEMPLATE_INVALID',
+      { field: 'content.body', position: 2, found: 'x' },
+    ],
+    [
+      'AudienceSourceError',
+      new AudienceSourceError('table', 'lost', { details: { read: 5 } }),
+      AudienceSourceError,
+      'AUDIENCE_SOURCE_FAILED',
+      { source: 'table', read: 5 },
+    ],
   ];
   const classes = cases.map(([, , cls]) => cls);
 
@@ -201,13 +251,22 @@ describe('access errors', () => {
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.retriable).toBe(true);
     expect(error.retryAfterMs).toBe(1200);
-    expect(error.toJSON()).toStrictEqual({ code: 'RATE_LIMITED', message: 'too many requests for this token: try again in 2 s', details: { retryAfterMs: 1200 } });
+    expect(error.toJSON()).toStrictEqual({
+      code: 'RATE_LIMITED',
+      message: 'too many requests for this token: try again in 2 s',
+      details: { retryAfterMs: 1200 },
+    });
   });
 });
 
 describe('quota errors', () => {
   it('AccountQuotaError names the account, keeps the refusal as details and is not retriable', () => {
-    const error = new AccountQuotaError('acme', 'daily quota used up', { limit: 'dailyBroadcasts', max: 3, used: 3, retryAt: 86_400_000 });
+    const error = new AccountQuotaError('acme', 'daily quota used up', {
+      limit: 'dailyBroadcasts',
+      max: 3,
+      used: 3,
+      retryAt: 86_400_000,
+    });
     expect(error).toBeInstanceOf(HeraldError);
     expect(error.retriable).toBe(false);
     expect(error.toJSON()).toStrictEqual({

@@ -128,8 +128,17 @@ export class ValidationError extends HeraldError {
 
 export class NotFoundError extends HeraldError {
   constructor(
-    code: 'NOT_FOUND' | 'TASK_NOT_FOUND' | 'LIST_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'TOKEN_NOT_FOUND' | 'CAMPAIGN_NOT_FOUND' | 'AUDIENCE_JOB_NOT_FOUND',
-    message: string, details: Record<string, unknown> = {}) {
+    code:
+      | 'NOT_FOUND'
+      | 'TASK_NOT_FOUND'
+      | 'LIST_NOT_FOUND'
+      | 'ACCOUNT_NOT_FOUND'
+      | 'TOKEN_NOT_FOUND'
+      | 'CAMPAIGN_NOT_FOUND'
+      | 'AUDIENCE_JOB_NOT_FOUND',
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
     super(code, message, { details });
   }
 }
@@ -149,10 +158,14 @@ export class AccessDeniedError extends HeraldError {
 export class RateLimitedError extends HeraldError {
   readonly retryAfterMs: number;
   constructor(retryAfterMs: number) {
-    super(ErrorCodes.RATE_LIMITED, `too many requests for this token: try again in ${Math.ceil(retryAfterMs / 1000)} s`, {
-      retriable: true,
-      details: { retryAfterMs },
-    });
+    super(
+      ErrorCodes.RATE_LIMITED,
+      `too many requests for this token: try again in ${Math.ceil(retryAfterMs / 1000)} s`,
+      {
+        retriable: true,
+        details: { retryAfterMs },
+      },
+    );
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -167,7 +180,9 @@ export class RateLimitedError extends HeraldError {
  */
 export class AccountQuotaError extends HeraldError {
   constructor(accountId: string, message: string, details: Record<string, unknown>) {
-    super(ErrorCodes.ACCOUNT_QUOTA_EXCEEDED, `account ${accountId}: ${message}`, { details: { accountId, ...details } });
+    super(ErrorCodes.ACCOUNT_QUOTA_EXCEEDED, `account ${accountId}: ${message}`, {
+      details: { accountId, ...details },
+    });
   }
 }
 
@@ -200,7 +215,9 @@ export class ListFormatError extends HeraldError {
 export class QueryError extends HeraldError {
   readonly position: number;
   constructor(message: string, position: number, details: { found?: string; expected?: readonly string[] } = {}) {
-    super(ErrorCodes.QUERY_INVALID, `targeting query, position ${position}: ${message}`, { details: { position, ...details } });
+    super(ErrorCodes.QUERY_INVALID, `targeting query, position ${position}: ${message}`, {
+      details: { position, ...details },
+    });
     this.position = position;
   }
 }
@@ -213,8 +230,15 @@ export class QueryError extends HeraldError {
  */
 export class TemplateError extends HeraldError {
   readonly position: number;
-  constructor(field: string, message: string, position: number, details: { found?: string; expected?: readonly string[] } = {}) {
-    super(ErrorCodes.TEMPLATE_INVALID, `${field} template, position ${position}: ${message}`, { details: { field, position, ...details } });
+  constructor(
+    field: string,
+    message: string,
+    position: number,
+    details: { found?: string; expected?: readonly string[] } = {},
+  ) {
+    super(ErrorCodes.TEMPLATE_INVALID, `${field} template, position ${position}: ${message}`, {
+      details: { field, position, ...details },
+    });
     this.position = position;
   }
 }
@@ -226,7 +250,11 @@ export class TemplateError extends HeraldError {
  * code when it had one).
  */
 export class AudienceSourceError extends HeraldError {
-  constructor(source: string, message: string, options: { cause?: unknown; retriable?: boolean; details?: Record<string, unknown> } = {}) {
+  constructor(
+    source: string,
+    message: string,
+    options: { cause?: unknown; retriable?: boolean; details?: Record<string, unknown> } = {},
+  ) {
     super(ErrorCodes.AUDIENCE_SOURCE_FAILED, `audience source ${source}: ${message}`, {
       retriable: options.retriable ?? false,
       cause: options.cause,
@@ -258,7 +286,11 @@ export class FencedError extends HeraldError {
 
 /** A malformed ZeroMQ frame. Counted and dropped by the receiver; never fatal. */
 export class FrameError extends HeraldError {
-  constructor(code: 'FRAME_MALFORMED' | 'FRAME_UNKNOWN_KIND' | 'FRAME_UNSUPPORTED_VERSION', message: string, details: Record<string, unknown> = {}) {
+  constructor(
+    code: 'FRAME_MALFORMED' | 'FRAME_UNKNOWN_KIND' | 'FRAME_UNSUPPORTED_VERSION',
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
     super(code, message, { details });
   }
 }

@@ -14,16 +14,25 @@ const RULES: readonly [RegExp, string][] = [
   // scheme://user:password@host -> scheme://user:***@host (any scheme: mysql, mysqlx, http, kafka, ...).
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/"'\\]*):[^\s@/"'\\]*@/gi, `$1:${MASK}@`],
   // A password-looking query parameter: ?password=..., &token=..., &secret=...
-  [/([?&;](?:password|passwd|pwd|pass|token|secret|api_?key|access_?token|auth|sig|signature)=)[^&\s"'\\]*/gi, `$1${MASK}`],
+  [
+    /([?&;](?:password|passwd|pwd|pass|token|secret|api_?key|access_?token|auth|sig|signature)=)[^&\s"'\\]*/gi,
+    `$1${MASK}`,
+  ],
   // Herald API tokens hrd_<id>_<secret>: the id may be shown (it names the token), never the secret.
   [/\b(hrd_[a-z0-9]{1,64}_)[A-Za-z0-9_-]+/g, `$1${MASK}`],
   // Management tokens (herald admin credential): wholly secret.
   [/\bhmt_[A-Za-z0-9_-]+/g, `hmt_${MASK}`],
   // An Authorization header's credentials: 8 characters or more with a digit, a symbol or a capital
   // past the first letter ("Basic settings" is prose; a random token has one of those).
-  [/\b(Bearer|Basic|Digest)\s+(?=[A-Za-z0-9._~+/=-]{8})(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-]|[A-Za-z][A-Za-z0-9._~+/=-]*[A-Z])[A-Za-z0-9._~+/=-]+/g, `$1 ${MASK}`],
+  [
+    /\b(Bearer|Basic|Digest)\s+(?=[A-Za-z0-9._~+/=-]{8})(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-]|[A-Za-z][A-Za-z0-9._~+/=-]*[A-Z])[A-Za-z0-9._~+/=-]+/g,
+    `$1 ${MASK}`,
+  ],
   // A secret-named field in quoted JSON: "password": "...", "secretKey": "..."; also when that JSON is itself quoted (\"password\": \"...\").
-  [/(\\*"(?:password|passwd|secret|secretKey|token|authorization|apiKey|api_key|privateKey)\\*"\s*:\s*\\*")(.*?)(\\*")/gi, `$1${MASK}$3`],
+  [
+    /(\\*"(?:password|passwd|secret|secretKey|token|authorization|apiKey|api_key|privateKey)\\*"\s*:\s*\\*")(.*?)(\\*")/gi,
+    `$1${MASK}$3`,
+  ],
 ];
 
 /** `text` with every credential it may hold replaced by ***. */

@@ -2,7 +2,14 @@ import { compileConfig } from '@herald/core/config';
 import type { Meter } from '@herald/core/ports';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';
+import {
+  createPull,
+  createPush,
+  inprocEndpoint,
+  type Message,
+  type PullChannel,
+  type PushChannel,
+} from '@herald/transport';
 import { startDispatcher, type Dispatcher } from './dispatcher';
 import type { RecipientFilter } from './filters/filter';
 
@@ -19,12 +26,22 @@ describe('dispatcher metrics', () => {
   const counters = new Map<string, number>();
   const observed: string[] = [];
   const meter: Meter = {
-    counter: (name) => ({ inc: (labels, value = 1) => void counters.set(`${name}${labels ? JSON.stringify(labels) : ''}`, (counters.get(`${name}${labels ? JSON.stringify(labels) : ''}`) ?? 0) + value) }),
+    counter: (name) => ({
+      inc: (labels, value = 1) =>
+        void counters.set(
+          `${name}${labels ? JSON.stringify(labels) : ''}`,
+          (counters.get(`${name}${labels ? JSON.stringify(labels) : ''}`) ?? 0) + value,
+        ),
+    }),
     gauge: () => ({ set() {} }),
     histogram: (name) => ({ observe: () => void observed.push(name) }),
   };
   /** Removes even uins, as a blacklist would. */
-  const evens: RecipientFilter = { name: 'evens', reason: 'blacklisted', apply: async (uins) => uins.filter((uin) => uin % 2 === 1) };
+  const evens: RecipientFilter = {
+    name: 'evens',
+    reason: 'blacklisted',
+    apply: async (uins) => uins.filter((uin) => uin % 2 === 1),
+  };
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-dispatcher-metrics-');
@@ -52,8 +69,24 @@ describe('dispatcher metrics', () => {
   });
 
   it('counts recipients pre-processed, removals by reason and failures by code', async () => {
-    await toDispatcher.send({ kind: 'preprocess.request', taskId: 1, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 0 });
-    await toDispatcher.send({ kind: 'preprocess.request', taskId: 2, epoch: 1, listId: 'l_missing', accountId: 'acme', contentCrc: 1, speed: 0 });
+    await toDispatcher.send({
+      kind: 'preprocess.request',
+      taskId: 1,
+      epoch: 1,
+      listId: 'l_1',
+      accountId: 'acme',
+      contentCrc: 1,
+      speed: 0,
+    });
+    await toDispatcher.send({
+      kind: 'preprocess.request',
+      taskId: 2,
+      epoch: 1,
+      listId: 'l_missing',
+      accountId: 'acme',
+      contentCrc: 1,
+      speed: 0,
+    });
     await waitFor(() => results.length === 2, { message: 'both results sent' });
     expect(results[0]).toMatchObject({ ok: true });
     expect(counters.get('herald_dispatcher_preprocessed_recipients_total')).toBe(5);

@@ -3,7 +3,14 @@ import { ListFlags } from '@herald/core/recipient-list';
 import { noopLogger, noopMeter } from '@herald/core/ports';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel } from '@herald/transport';
+import {
+  createPull,
+  createPush,
+  inprocEndpoint,
+  type Message,
+  type PullChannel,
+  type PushChannel,
+} from '@herald/transport';
 import { startDispatcher, type Dispatcher } from './dispatcher';
 
 /**
@@ -57,10 +64,21 @@ describe('dispatcher pre-processing results', () => {
   });
 
   it('answers the next request after a result could not be sent', async () => {
-    const request = (taskId: number): Message => ({ kind: 'preprocess.request', taskId, epoch: 1, listId: 'l_1', accountId: 'acme', contentCrc: 1, speed: 0 });
+    const request = (taskId: number): Message => ({
+      kind: 'preprocess.request',
+      taskId,
+      epoch: 1,
+      listId: 'l_1',
+      accountId: 'acme',
+      contentCrc: 1,
+      speed: 0,
+    });
     await toDispatcher.send(request(1));
     await toDispatcher.send(request(2));
-    await waitFor(() => results.some((r) => r.kind === 'preprocess.result' && r.taskId === 2), { timeoutMs: 10_000, message: 'task 2 was pre-processed' });
+    await waitFor(() => results.some((r) => r.kind === 'preprocess.result' && r.taskId === 2), {
+      timeoutMs: 10_000,
+      message: 'task 2 was pre-processed',
+    });
     expect(results.map((r) => (r.kind === 'preprocess.result' ? r.taskId : -1))).toEqual([2]);
   });
 });

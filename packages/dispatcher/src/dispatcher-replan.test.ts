@@ -3,7 +3,15 @@ import { ListFlags } from '@herald/core/recipient-list';
 import { noopLogger } from '@herald/core/ports';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitRun } from '@herald/transport';
+import {
+  createPull,
+  createPush,
+  inprocEndpoint,
+  type Message,
+  type PullChannel,
+  type PushChannel,
+  type UnitRun,
+} from '@herald/transport';
 import { startDispatcher, type Dispatcher } from './dispatcher';
 
 /** A unit.run naming an executor whose load reports stopped is not streamed: the owner is told of a live one. */
@@ -22,14 +30,40 @@ describe('dispatcher: units of an executor that stopped reporting', () => {
 
   const report = (executorId: string): Message => ({
     kind: 'host.load',
-    report: { executorId, sentAt: 1, cpuCores: 4, cpuBusyPermille: 0, memTotalBytes: 2 ** 30, memAvailableBytes: 2 ** 30, nicCapacityBytesPerSecond: 125_000_000, nicBytesPerSecond: 0, senderSlots: 4, senderSlotsFree: 4 },
+    report: {
+      executorId,
+      sentAt: 1,
+      cpuCores: 4,
+      cpuBusyPermille: 0,
+      memTotalBytes: 2 ** 30,
+      memAvailableBytes: 2 ** 30,
+      nicCapacityBytesPerSecond: 125_000_000,
+      nicBytesPerSecond: 0,
+      senderSlots: 4,
+      senderSlotsFree: 4,
+    },
   });
-  const run = (executorId: string, unitNo: number): UnitRun => ({ kind: 'unit.run', taskId: 1, epoch: 2, unitNo, filteredListId: 'l_1', start: 0, end: 10, from: 0, executorId, realtime: false });
+  const run = (executorId: string, unitNo: number): UnitRun => ({
+    kind: 'unit.run',
+    taskId: 1,
+    epoch: 2,
+    unitNo,
+    filteredListId: 'l_1',
+    start: 0,
+    end: 10,
+    from: 0,
+    executorId,
+    realtime: false,
+  });
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-dispatcher-replan-');
     const lists = new ListRepository(dir.path);
-    await writeRecipientListFile(lists.pathOf('l_1'), Uint32Array.from({ length: 10 }, (_, i) => i), ListFlags.SORTED | ListFlags.UNIQUE);
+    await writeRecipientListFile(
+      lists.pathOf('l_1'),
+      Uint32Array.from({ length: 10 }, (_, i) => i),
+      ListFlags.SORTED | ListFlags.UNIQUE,
+    );
     const endpoint = inprocEndpoint('dispatcher-replan');
     inbox = await createPull({ name: 'dispatcher', endpoint, highWaterMark: 64 });
     toDispatcher = await createPush({ name: 'to-dispatcher', endpoints: [endpoint], highWaterMark: 64 });

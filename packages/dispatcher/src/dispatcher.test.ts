@@ -3,7 +3,16 @@ import { ListFlags } from '@herald/core/recipient-list';
 import type { Counter, Logger, Meter } from '@herald/core/ports';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitRun } from '@herald/transport';
+import {
+  createPull,
+  createPush,
+  inprocEndpoint,
+  type Message,
+  type PullChannel,
+  type PushChannel,
+  type UnitBatch,
+  type UnitRun,
+} from '@herald/transport';
 import { startDispatcher, type Dispatcher } from './dispatcher';
 
 /**
@@ -50,7 +59,9 @@ class GatedChannel implements PushChannel {
 
   /** Offsets sent under an epoch, in order. */
   offsets(epoch: number, unitNo?: number): number[] {
-    return this.sent.filter((b) => b.epoch === epoch && (unitNo === undefined || b.unitNo === unitNo)).map((b) => b.offset);
+    return this.sent
+      .filter((b) => b.epoch === epoch && (unitNo === undefined || b.unitNo === unitNo))
+      .map((b) => b.offset);
   }
 
   /** Recipients sent more than once. */
@@ -90,7 +101,9 @@ class RecordingLogger implements Logger {
   warn = this.debug;
   error = this.debug;
   has(message: string, fields: Record<string, unknown>): boolean {
-    return this.entries.some((e) => e.message === message && Object.entries(fields).every(([k, v]) => e.fields[k] === v));
+    return this.entries.some(
+      (e) => e.message === message && Object.entries(fields).every(([k, v]) => e.fields[k] === v),
+    );
   }
 }
 
@@ -166,15 +179,20 @@ describe('dispatcher send-path fencing', () => {
     executorId: unitNo === 0 ? 'e1' : 'e2',
     realtime: false,
   });
-  const waitSent = (channel: GatedChannel, count: number, what: string) => waitFor(() => channel.sent.length >= count, { message: what });
+  const waitSent = (channel: GatedChannel, count: number, what: string) =>
+    waitFor(() => channel.sent.length >= count, { message: what });
   const stoppedStream = (unitNo: number, epoch: number) =>
-    waitFor(() => logger.has('unit stream stopped', { taskId: TASK, unitNo, epoch }), { message: `the epoch ${epoch} stream of unit ${unitNo} stops` });
+    waitFor(() => logger.has('unit stream stopped', { taskId: TASK, unitNo, epoch }), {
+      message: `the epoch ${epoch} stream of unit ${unitNo} stops`,
+    });
   const range = (from: number, to: number) => Array.from({ length: (to - from) / BATCH }, (_, i) => from + i * BATCH);
 
   it("streams a real-time unit to its executor's real-time inbox, or to its inbox where it has none", async () => {
     await toDispatcher.send({ ...run(1, 0), realtime: true });
     await toDispatcher.send({ ...run(1, 1), realtime: true });
-    await waitFor(() => realtimeE1.sent.some((b) => b.last) && e2().sent.some((b) => b.last), { message: 'both real-time units streamed' });
+    await waitFor(() => realtimeE1.sent.some((b) => b.last) && e2().sent.some((b) => b.last), {
+      message: 'both real-time units streamed',
+    });
     expect(realtimeE1.sent.map((b) => b.offset)).toEqual(range(0, 100));
     expect(e1().sent).toEqual([]);
     expect(e2().sent.map((b) => b.offset)).toEqual(range(100, 200));
@@ -191,7 +209,9 @@ describe('dispatcher send-path fencing', () => {
     expect(e1().offsets(2)).toEqual(range(0, 100));
     expect(e1().offsets(1)).toEqual([]);
     expect(e2().sent).toEqual([]);
-    expect(logger.has('unit.run of a deposed owner dropped', { taskId: TASK, unitNo: 1, epoch: 1, current: 2 })).toBe(true);
+    expect(logger.has('unit.run of a deposed owner dropped', { taskId: TASK, unitNo: 1, epoch: 1, current: 2 })).toBe(
+      true,
+    );
   });
 
   it('a newer epoch stops every stream of the older one mid-unit: no recipient sent twice beyond the batch in flight', async () => {
@@ -233,7 +253,9 @@ describe('dispatcher send-path fencing', () => {
     // A deposed owner's late halt, then a stale run as a marker that the halt was handled.
     await toDispatcher.send({ kind: 'task.halt', taskId: TASK, epoch: 1 });
     await toDispatcher.send(run(1, 1));
-    await waitFor(() => meter.total('herald_dispatcher_stale_runs_total') === 1, { message: 'the marker run was handled' });
+    await waitFor(() => meter.total('herald_dispatcher_stale_runs_total') === 1, {
+      message: 'the marker run was handled',
+    });
     e1().allow();
     await waitFor(() => e1().sent.some((b) => b.last), { message: 'the epoch 2 stream runs to its end' });
     expect(e1().offsets(2)).toEqual(range(0, 100));
@@ -251,7 +273,7 @@ describe('dispatcher send-path fencing', () => {
     expect(e2().offsets(2)).toEqual([100, 110]);
   });
 
-  it("forwards a halt that closes its epoch to the real-time inbox of each executor it streamed the task to, ahead of later batches there", async () => {
+  it('forwards a halt that closes its epoch to the real-time inbox of each executor it streamed the task to, ahead of later batches there', async () => {
     executors.set('e1', new GatedChannel(1));
     await toDispatcher.send(run(1, 0)); // to e1, which has a real-time inbox
     await toDispatcher.send(run(1, 1)); // to e2, which has none
@@ -259,7 +281,9 @@ describe('dispatcher send-path fencing', () => {
     await waitSent(e2(), 1, 'unit 1 streams');
     const marker = async (stale: number) => {
       await toDispatcher.send(run(0, 1)); // below every epoch seen: dropped and counted once handled
-      await waitFor(() => meter.total('herald_dispatcher_stale_runs_total') === stale, { message: 'the messages before the marker were handled' });
+      await waitFor(() => meter.total('herald_dispatcher_stale_runs_total') === stale, {
+        message: 'the messages before the marker were handled',
+      });
     };
 
     // A halt that does not close its epoch (the owner may run units under it again) stays here.

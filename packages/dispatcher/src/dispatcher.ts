@@ -12,7 +12,16 @@ import {
 import type { HeraldConfig } from '@herald/core/config';
 import type { ReceivedLoad } from '@herald/core/dispatch';
 import type { ListRepository } from '@herald/audience';
-import type { HostLoadMessage, Message, PreprocessRequest, PreprocessResult, PullChannel, PushChannel, TaskHalt, UnitRun } from '@herald/transport';
+import type {
+  HostLoadMessage,
+  Message,
+  PreprocessRequest,
+  PreprocessResult,
+  PullChannel,
+  PushChannel,
+  TaskHalt,
+  UnitRun,
+} from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
 import { HostLoads } from './host-loads';
 import { planUnits } from './plan-units';
@@ -100,13 +109,38 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const meter = deps.meter ?? noopMeter;
   const batchesSent = meter.counter('herald_dispatcher_batches_total', 'Recipient batches sent to executors');
   const recipientsSent = meter.counter('herald_dispatcher_recipients_total', 'Recipients sent to executors');
-  const staleRuns = meter.counter('herald_dispatcher_stale_runs_total', 'unit.run messages dropped: their epoch is below one seen for the task (a deposed owner)');
-  const superseded = meter.counter('herald_dispatcher_superseded_streams_total', 'Unit streams stopped by a unit.run of a newer owner epoch');
-  const preprocessed = meter.counter('herald_dispatcher_preprocessed_recipients_total', 'Recipients pre-processed (read from the uploaded lists, before filtering)');
-  const filtered = meter.counter('herald_dispatcher_filtered_recipients_total', 'Recipients removed by the filter chain, by reason', ['reason']);
-  const preprocessSeconds = meter.histogram('herald_dispatcher_preprocess_seconds', "One task's pre-processing: load, sort, filter, write the filtered list, plan units", [], LATENCY_BUCKETS_SECONDS);
-  const errors = meter.counter('herald_dispatcher_errors_total', 'Pre-processings and unit streams that failed, by error code', ['code']);
-  const preprocessQueue = meter.gauge('herald_dispatcher_preprocess_queue', 'Pre-processing requests waiting or running (one runs at a time)');
+  const staleRuns = meter.counter(
+    'herald_dispatcher_stale_runs_total',
+    'unit.run messages dropped: their epoch is below one seen for the task (a deposed owner)',
+  );
+  const superseded = meter.counter(
+    'herald_dispatcher_superseded_streams_total',
+    'Unit streams stopped by a unit.run of a newer owner epoch',
+  );
+  const preprocessed = meter.counter(
+    'herald_dispatcher_preprocessed_recipients_total',
+    'Recipients pre-processed (read from the uploaded lists, before filtering)',
+  );
+  const filtered = meter.counter(
+    'herald_dispatcher_filtered_recipients_total',
+    'Recipients removed by the filter chain, by reason',
+    ['reason'],
+  );
+  const preprocessSeconds = meter.histogram(
+    'herald_dispatcher_preprocess_seconds',
+    "One task's pre-processing: load, sort, filter, write the filtered list, plan units",
+    [],
+    LATENCY_BUCKETS_SECONDS,
+  );
+  const errors = meter.counter(
+    'herald_dispatcher_errors_total',
+    'Pre-processings and unit streams that failed, by error code',
+    ['code'],
+  );
+  const preprocessQueue = meter.gauge(
+    'herald_dispatcher_preprocess_queue',
+    'Pre-processing requests waiting or running (one runs at a time)',
+  );
   const activeStreams = meter.gauge('herald_dispatcher_active_streams', 'Unit streams running');
   let preprocessWaiting = 0;
   const countStreams = () => {
@@ -119,15 +153,32 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   /** Per task, the highest owner epoch seen (LRU-bounded). */
   const epochs = new EpochFloor();
   /** Per task, the executors its streams here were sent to (LRU-bounded): where a closing halt is forwarded. */
-  const targets = new StreamTargets([...deps.toExecutor.keys(), ...(deps.toRealtimeExecutor?.keys() ?? [])], TARGET_MEMORY);
-  const forwardedHalts = meter.counter('herald_dispatcher_forwarded_halts_total', 'task.halt messages forwarded to an executor\'s real-time inbox, so it drops the halted batches still queued');
+  const targets = new StreamTargets(
+    [...deps.toExecutor.keys(), ...(deps.toRealtimeExecutor?.keys() ?? [])],
+    TARGET_MEMORY,
+  );
+  const forwardedHalts = meter.counter(
+    'herald_dispatcher_forwarded_halts_total',
+    "task.halt messages forwarded to an executor's real-time inbox, so it drops the halted batches still queued",
+  );
   const clock = deps.clock ?? systemClock;
   /** Each executor's latest load report: the unit plans follow them (plan-units.ts). */
   const hostLoads = new HostLoads();
-  const loadReports = meter.counter('herald_dispatcher_load_reports_total', 'host.load reports received from executors');
-  const unitPlans = meter.counter('herald_dispatcher_unit_plans_total', 'Tasks whose units were planned, by why they went where they did (one-host, split, short, or a fallback)', ['reason']);
+  const loadReports = meter.counter(
+    'herald_dispatcher_load_reports_total',
+    'host.load reports received from executors',
+  );
+  const unitPlans = meter.counter(
+    'herald_dispatcher_unit_plans_total',
+    'Tasks whose units were planned, by why they went where they did (one-host, split, short, or a fallback)',
+    ['reason'],
+  );
   const executorIds = [...deps.toExecutor.keys()];
-  const replans = meter.counter('herald_dispatcher_unit_replans_total', 'unit.run messages not streamed: their executor stopped reporting its load, a live one was proposed to the scheduler (unit.replan)', ['reason']);
+  const replans = meter.counter(
+    'herald_dispatcher_unit_replans_total',
+    'unit.run messages not streamed: their executor stopped reporting its load, a live one was proposed to the scheduler (unit.replan)',
+    ['reason'],
+  );
   const startedAt = clock.now();
   const running = new Set<Promise<void>>();
   let preprocessing: Promise<void> = Promise.resolve();
@@ -161,13 +212,22 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         lists: deps.lists,
         filters: deps.filters,
         planUnits: (taskId, count) =>
-          planUnits(taskId, count, { config: deps.config, executorIds, loads: hostLoads.latest(), now: clock.now(), logger, planned: (reason) => unitPlans.inc({ reason }), speed: request.speed }),
+          planUnits(taskId, count, {
+            config: deps.config,
+            executorIds,
+            loads: hostLoads.latest(),
+            now: clock.now(),
+            logger,
+            planned: (reason) => unitPlans.inc({ reason }),
+            speed: request.speed,
+          }),
         logger,
       });
       preprocessSeconds.observe((performance.now() - started) / 1000);
       if (result.ok) {
         preprocessed.inc(undefined, result.total);
-        for (const [reason, count] of Object.entries(result.removed)) if (count !== undefined && count > 0) filtered.inc({ reason }, count);
+        for (const [reason, count] of Object.entries(result.removed))
+          if (count !== undefined && count > 0) filtered.inc({ reason }, count);
       }
       await answer(result);
     } catch (error) {
@@ -189,7 +249,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   /** The highest epoch known for a task: remembered, or held by one of its live streams. */
   function highestEpoch(taskId: number): number | undefined {
     let high = epochs.get(taskId);
-    for (const stream of streams.get(taskId)?.values() ?? []) if (!stream.halted && (high === undefined || stream.epoch > high)) high = stream.epoch;
+    for (const stream of streams.get(taskId)?.values() ?? [])
+      if (!stream.halted && (high === undefined || stream.epoch > high)) high = stream.epoch;
     return high;
   }
 
@@ -198,7 +259,12 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     const high = highestEpoch(run.taskId);
     if (high !== undefined && run.epoch < high) {
       staleRuns.inc();
-      logger.warn('unit.run of a deposed owner dropped', { taskId: run.taskId, unitNo: run.unitNo, epoch: run.epoch, current: high });
+      logger.warn('unit.run of a deposed owner dropped', {
+        taskId: run.taskId,
+        unitNo: run.unitNo,
+        epoch: run.epoch,
+        current: high,
+      });
       return undefined;
     }
     epochs.admit(run.taskId, run.epoch);
@@ -209,7 +275,12 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       stream.halted = true; // the same unit re-run, or any stream of an older owner
       if (stream.epoch < run.epoch) {
         superseded.inc();
-        logger.info('unit stream superseded by a newer owner', { taskId: run.taskId, unitNo, epoch: stream.epoch, by: run.epoch });
+        logger.info('unit stream superseded by a newer owner', {
+          taskId: run.taskId,
+          unitNo,
+          epoch: stream.epoch,
+          by: run.epoch,
+        });
       }
     }
     const stream: Stream = { epoch: run.epoch, halted: false };
@@ -227,7 +298,14 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
    * the move and sends the unit.run again. True when it did.
    */
   function proposeMove(run: UnitRun): boolean {
-    const decision = replanDecision({ named: run.executorId, executorIds, loads: hostLoads.latest(), now: clock.now(), maxReportAgeMs: deps.config.load.maxReportAgeMs, startedAt });
+    const decision = replanDecision({
+      named: run.executorId,
+      executorIds,
+      loads: hostLoads.latest(),
+      now: clock.now(),
+      maxReportAgeMs: deps.config.load.maxReportAgeMs,
+      startedAt,
+    });
     if (!decision.move) return false;
     const high = highestEpoch(run.taskId);
     if (high !== undefined && run.epoch < high) return false; // a deposed owner's: startStream drops and counts it
@@ -235,21 +313,43 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     const stream = streams.get(run.taskId)?.get(run.unitNo);
     if (stream !== undefined && stream.epoch <= run.epoch) stream.halted = true;
     replans.inc({ reason: decision.reason });
-    logger.warn('unit.run names an executor that stopped reporting: proposing a live one', { taskId: run.taskId, unitNo: run.unitNo, epoch: run.epoch, from: run.executorId, to: decision.to, reason: decision.reason });
+    logger.warn('unit.run names an executor that stopped reporting: proposing a live one', {
+      taskId: run.taskId,
+      unitNo: run.unitNo,
+      epoch: run.epoch,
+      from: run.executorId,
+      to: decision.to,
+      reason: decision.reason,
+    });
     track(
-      deps.toScheduler.send({ kind: 'unit.replan', taskId: run.taskId, epoch: run.epoch, unitNo: run.unitNo, from: run.executorId, to: decision.to }).catch((error: unknown) => {
-        // The unit stalls again and its owner asks again (scheduler.unitStallMs).
-        logger.warn('unit.replan not sent', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
-      }),
+      deps.toScheduler
+        .send({
+          kind: 'unit.replan',
+          taskId: run.taskId,
+          epoch: run.epoch,
+          unitNo: run.unitNo,
+          from: run.executorId,
+          to: decision.to,
+        })
+        .catch((error: unknown) => {
+          // The unit stalls again and its owner asks again (scheduler.unitStallMs).
+          logger.warn('unit.replan not sent', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
+        }),
     );
     return true;
   }
 
   async function streamUnit(run: UnitRun, state: Stream): Promise<void> {
     try {
-      const channel = (run.realtime ? deps.toRealtimeExecutor?.get(run.executorId) : undefined) ?? deps.toExecutor.get(run.executorId);
+      const channel =
+        (run.realtime ? deps.toRealtimeExecutor?.get(run.executorId) : undefined) ??
+        deps.toExecutor.get(run.executorId);
       if (channel === undefined) {
-        logger.error('unit names an unknown executor', { taskId: run.taskId, unitNo: run.unitNo, executorId: run.executorId });
+        logger.error('unit names an unknown executor', {
+          taskId: run.taskId,
+          unitNo: run.unitNo,
+          executorId: run.executorId,
+        });
         return;
       }
       const path = deps.lists.pathOf(run.filteredListId);
@@ -260,7 +360,15 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
           return;
         }
         const last = offset + uins.length >= run.end;
-        await channel.send({ kind: 'unit.batch', taskId: run.taskId, epoch: run.epoch, unitNo: run.unitNo, offset, last, uins });
+        await channel.send({
+          kind: 'unit.batch',
+          taskId: run.taskId,
+          epoch: run.epoch,
+          unitNo: run.unitNo,
+          offset,
+          last,
+          uins,
+        });
         batchesSent.inc();
         recipientsSent.inc(undefined, uins.length);
         offset += uins.length;
@@ -269,7 +377,11 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       // A closed channel means this process is stopping: the unit resumes from its checkpoint elsewhere or later.
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
       if (!stopping) errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      logger[stopping ? 'debug' : 'error']('unit stream ended early', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
+      logger[stopping ? 'debug' : 'error']('unit stream ended early', {
+        taskId: run.taskId,
+        unitNo: run.unitNo,
+        error: String(error),
+      });
     } finally {
       const units = streams.get(run.taskId);
       if (units?.get(run.unitNo) === state) units.delete(run.unitNo);
@@ -284,7 +396,11 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
    * epoch goes on to the executors the task was streamed to (see above).
    */
   function haltTask(halt: TaskHalt): void {
-    if (!epochs.admit(halt.taskId, halt.epoch)) logger.debug('task.halt of a deposed owner: stops only its own streams', { taskId: halt.taskId, epoch: halt.epoch });
+    if (!epochs.admit(halt.taskId, halt.epoch))
+      logger.debug('task.halt of a deposed owner: stops only its own streams', {
+        taskId: halt.taskId,
+        epoch: halt.epoch,
+      });
     for (const stream of streams.get(halt.taskId)?.values() ?? []) if (stream.epoch <= halt.epoch) stream.halted = true;
     if (halt.closesEpoch !== true) return;
     for (const executorId of targets.of(halt.taskId)) {
@@ -294,7 +410,11 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       track(
         channel.send(halt).catch((error: unknown) => {
           // Only a shortcut: the executor delivers what it holds, and the checkpoints stay right either way.
-          logger.debug('task.halt not forwarded to an executor', { taskId: halt.taskId, executorId, error: String(error) });
+          logger.debug('task.halt not forwarded to an executor', {
+            taskId: halt.taskId,
+            executorId,
+            error: String(error),
+          });
         }),
       );
     }
@@ -304,7 +424,10 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     loadReports.inc();
     // Only the executors it can send to: so the book stays as small as the topology.
     if (deps.toExecutor.has(report.executorId)) hostLoads.record(report, clock.now());
-    else logger.debug('host.load from an executor this dispatcher has no link to: ignored', { executorId: report.executorId });
+    else
+      logger.debug('host.load from an executor this dispatcher has no link to: ignored', {
+        executorId: report.executorId,
+      });
   }
 
   async function handle(message: Message): Promise<void> {

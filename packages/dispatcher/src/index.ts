@@ -37,7 +37,15 @@ export { runFilterChainParallel } from './filters/parallel';
 export type { ParallelChainOptions } from './filters/parallel';
 export { buildFilterChain } from './filters/chain';
 export type { ChainSources } from './filters/chain';
-export { repositoryBlacklists, storeLedger, configuredFollowerCheck, storeTargeting, filterChainSources, GLOBAL_BLACKLIST_ID, accountBlacklistId } from './sources';
+export {
+  repositoryBlacklists,
+  storeLedger,
+  configuredFollowerCheck,
+  storeTargeting,
+  filterChainSources,
+  GLOBAL_BLACKLIST_ID,
+  accountBlacklistId,
+} from './sources';
 export type { FilterSourceDeps } from './sources';
 export { createRecipientPreview, PREVIEW_EXACT_MAX } from './preview';
 export type { PreviewDeps, PreviewRequest, RecipientPreview } from './preview';

@@ -2,7 +2,15 @@ import { compileConfig } from '@herald/core/config';
 import { ListFlags } from '@herald/core/recipient-list';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
-import { createPull, encodeMessageAs, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitRun } from '@herald/transport';
+import {
+  createPull,
+  encodeMessageAs,
+  type Message,
+  type PullChannel,
+  type PushChannel,
+  type UnitBatch,
+  type UnitRun,
+} from '@herald/transport';
 import * as zmq from 'zeromq';
 import { startDispatcher, type Dispatcher } from './dispatcher';
 

@@ -35,7 +35,10 @@ const FALLBACKS: Record<string, string> = {
 export function planUnits(taskId: number, count: number, context: UnitPlanContext): PlannedUnit[] {
   if (count === 0) return []; // nothing to send: no plan, and nothing to warn about
   const plan = planDispatch({
-    task: context.speed === undefined || context.speed <= 0 ? { count, maySetSpeed: false } : { count, maySetSpeed: true, requestedSpeed: context.speed },
+    task:
+      context.speed === undefined || context.speed <= 0
+        ? { count, maySetSpeed: false }
+        : { count, maySetSpeed: true, requestedSpeed: context.speed },
     unitSize: context.config.dispatcher.unitSize,
     executorIds: context.executorIds,
     loads: context.loads,
@@ -43,7 +46,15 @@ export function planUnits(taskId: number, count: number, context: UnitPlanContex
     config: context.config.load,
   });
   context.planned?.(plan.reason);
-  const fields = { taskId, count, reason: plan.reason, hosts: plan.hosts, units: plan.units.length, speed: plan.speed, needs: plan.needs };
+  const fields = {
+    taskId,
+    count,
+    reason: plan.reason,
+    hosts: plan.hosts,
+    units: plan.units.length,
+    speed: plan.speed,
+    needs: plan.needs,
+  };
   const fallback = FALLBACKS[plan.reason];
   if (fallback === undefined) context.logger.info('units planned by load', fields);
   else context.logger.warn(`units planned without load: ${fallback}`, fields);

@@ -21,7 +21,17 @@ afterEach(() => dir.remove());
 
 /** This run's result for a filtered list of `kept.length` recipients, under `epoch`. */
 function resultOf(kept: number[], epoch = 3, removed: Done['removed'] = { duplicate: 1 }): Done {
-  return { kind: 'preprocess.result', ok: true, taskId: TASK_ID, epoch, filteredListId: LIST_ID, total: kept.length + 1, kept: kept.length, removed, units: [{ start: 0, end: kept.length, executorId: 'executor-1' }] };
+  return {
+    kind: 'preprocess.result',
+    ok: true,
+    taskId: TASK_ID,
+    epoch,
+    filteredListId: LIST_ID,
+    total: kept.length + 1,
+    kept: kept.length,
+    removed,
+    units: [{ start: 0, end: kept.length, executorId: 'executor-1' }],
+  };
 }
 
 const filtered = async () => Array.from(await loadRecipientList(lists.pathOf(LIST_ID), { uinLimit: 2 ** 32 }));
@@ -40,7 +50,7 @@ describe('PreprocessOutcomes', () => {
     expect((await readdir(dir.path)).sort()).toEqual([`${LIST_ID}.hrl`, `${LIST_ID}.outcome`]);
   });
 
-  it('keeps the first run\'s list and result when a second run finishes later with another list (units may stream from the first)', async () => {
+  it("keeps the first run's list and result when a second run finishes later with another list (units may stream from the first)", async () => {
     const outcomes = new PreprocessOutcomes(lists);
     const first = resultOf([1, 5, 9]);
     await outcomes.publish(Uint32Array.of(1, 5, 9), first);
@@ -53,7 +63,9 @@ describe('PreprocessOutcomes', () => {
   it('answers one outcome to runs publishing at the same moment', async () => {
     const outcomes = [new PreprocessOutcomes(lists), new PreprocessOutcomes(lists), new PreprocessOutcomes(lists)];
     const kept = [[1, 2, 3], [2, 3], [3]];
-    const answers = await Promise.all(outcomes.map((o, i) => o.publish(Uint32Array.from(kept[i]!), resultOf(kept[i]!, 7))));
+    const answers = await Promise.all(
+      outcomes.map((o, i) => o.publish(Uint32Array.from(kept[i]!), resultOf(kept[i]!, 7))),
+    );
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
     expect(await filtered()).toEqual(kept[kept.findIndex((k) => k.length === answers[0]!.kept)]);
   });
@@ -68,7 +80,10 @@ describe('PreprocessOutcomes', () => {
 
   it('refuses an unreadable outcome record with a typed error naming the task', async () => {
     // A record cut short (a disk that filled up, say).
-    await writeFile(lists.pathOf(LIST_ID).replace(/\.hrl$/, '.outcome'), encodeMessage(resultOf([1, 2])).subarray(0, 20));
+    await writeFile(
+      lists.pathOf(LIST_ID).replace(/\.hrl$/, '.outcome'),
+      encodeMessage(resultOf([1, 2])).subarray(0, 20),
+    );
     const error = await rejectsWithCode(new PreprocessOutcomes(lists).read(TASK_ID, 1), ErrorCodes.FRAME_MALFORMED);
     expect(error.message).toContain(`task ${TASK_ID}`);
   });

@@ -47,10 +47,18 @@ export class PreprocessOutcomes {
       message = decodeMessage(frame);
     } catch (error) {
       const code = isHeraldError(error) ? error.code : ErrorCodes.FRAME_MALFORMED;
-      throw new HeraldError(code, `the pre-processing outcome of task ${taskId} (${this.outcomePath(taskId)}) is unreadable: ${(error as Error).message}`, { cause: error, details: { taskId } });
+      throw new HeraldError(
+        code,
+        `the pre-processing outcome of task ${taskId} (${this.outcomePath(taskId)}) is unreadable: ${(error as Error).message}`,
+        { cause: error, details: { taskId } },
+      );
     }
     if (message.kind !== 'preprocess.result' || !message.ok || message.taskId !== taskId) {
-      throw new HeraldError(ErrorCodes.FRAME_MALFORMED, `the pre-processing outcome of task ${taskId} (${this.outcomePath(taskId)}) is not a successful result of that task`, { details: { taskId } });
+      throw new HeraldError(
+        ErrorCodes.FRAME_MALFORMED,
+        `the pre-processing outcome of task ${taskId} (${this.outcomePath(taskId)}) is not a successful result of that task`,
+        { details: { taskId } },
+      );
     }
     return { ...message, epoch };
   }

@@ -26,7 +26,10 @@ describe('preprocess in worker threads', () => {
     config,
     lists,
     filters: buildFilterChain({
-      blacklists: { global: async () => Uint32Array.from({ length: 1000 }, (_, i) => i * 97), forAccount: async () => Uint32Array.of(5, 6, 7) },
+      blacklists: {
+        global: async () => Uint32Array.from({ length: 1000 }, (_, i) => i * 97),
+        forAccount: async () => Uint32Array.of(5, 6, 7),
+      },
       ledger: {
         async *audiencesOf() {
           yield Uint32Array.from({ length: 20_000 }, (_, i) => i * 211);
@@ -37,7 +40,15 @@ describe('preprocess in worker threads', () => {
     planUnits: (_taskId, count) => [{ start: 0, end: count, executorId: 'e1' }],
     logger: noopLogger,
   });
-  const request = (taskId: number) => ({ kind: 'preprocess.request' as const, taskId, epoch: 1, listId: 'l_big', accountId: 'acme', contentCrc: 1, speed: 0 });
+  const request = (taskId: number) => ({
+    kind: 'preprocess.request' as const,
+    taskId,
+    epoch: 1,
+    listId: 'l_big',
+    accountId: 'acme',
+    contentCrc: 1,
+    speed: 0,
+  });
 
   it('writes the same filtered list, byte for byte, and the same report as one thread', async () => {
     const next = mulberry32(8);
@@ -46,7 +57,11 @@ describe('preprocess in worker threads', () => {
     await writeRecipientListFile(lists.pathOf('l_big'), list);
     const single = (await preprocess(request(1), deps(1))) as Done;
     const parallel = (await preprocess(request(2), deps(2))) as Done;
-    expect((await readFile(lists.pathOf(parallel.filteredListId))).equals(await readFile(lists.pathOf(single.filteredListId)))).toBe(true);
+    expect(
+      (await readFile(lists.pathOf(parallel.filteredListId))).equals(
+        await readFile(lists.pathOf(single.filteredListId)),
+      ),
+    ).toBe(true);
     expect(parallel).toEqual({ ...single, taskId: 2, filteredListId: parallel.filteredListId });
     expect(single.total).toBe(list.length);
     expect(single.kept + Object.values(single.removed).reduce((a, b) => a + (b ?? 0), 0)).toBe(single.total);

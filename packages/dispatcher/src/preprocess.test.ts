@@ -62,7 +62,8 @@ function deps(overrides: Partial<PreprocessDeps> = {}): PreprocessDeps {
       ledger: storeLedger(ledgerStore([{ id: 3, filteredListId: 'f_3' }]), lists, config.uinLimit),
     }),
     // No load report yet: an even split over both executors (plan-units.test.ts covers the plans by load).
-    planUnits: (taskId, count) => planUnits(taskId, count, { config, executorIds: ['e1', 'e2'], loads: [], now: 0, logger: noopLogger }),
+    planUnits: (taskId, count) =>
+      planUnits(taskId, count, { config, executorIds: ['e1', 'e2'], loads: [], now: 0, logger: noopLogger }),
     logger: noopLogger,
     ...overrides,
   };
@@ -71,8 +72,15 @@ function deps(overrides: Partial<PreprocessDeps> = {}): PreprocessDeps {
 describe('preprocess', () => {
   it('sorts, filters, writes the filtered list and plans units over it', async () => {
     // 12 uins: 3 duplicates, 7 (global) and 600 (account) blacklisted, 12 and 77 sent by task 3.
-    await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(50, 7, 3, 7, 900, 3, 3, 42, 1000, 12, 600, 77));
-    await writeRecipientListFile(lists.pathOf('f_3'), Uint32Array.of(12, 77, 5000), ListFlags.SORTED | ListFlags.UNIQUE);
+    await writeRecipientListFile(
+      lists.pathOf('l_upload'),
+      Uint32Array.of(50, 7, 3, 7, 900, 3, 3, 42, 1000, 12, 600, 77),
+    );
+    await writeRecipientListFile(
+      lists.pathOf('f_3'),
+      Uint32Array.of(12, 77, 5000),
+      ListFlags.SORTED | ListFlags.UNIQUE,
+    );
 
     const result = await preprocess(request('l_upload'), deps());
 
@@ -104,7 +112,8 @@ describe('preprocess', () => {
     if (!result.ok) throw new Error('expected a successful result');
     for (const unit of result.units) {
       const uins: number[] = [];
-      for await (const batch of readListRange(path, unit.start, unit.end, config.dispatcher.batchSize)) uins.push(...batch);
+      for await (const batch of readListRange(path, unit.start, unit.end, config.dispatcher.batchSize))
+        uins.push(...batch);
       perUnit.push(uins);
     }
     expect(perUnit).toEqual([[3, 42], [50], [900, 1000]]);
@@ -113,9 +122,20 @@ describe('preprocess', () => {
   it('pre-processes a task once: asked again, it answers the first result and keeps its list, under the asking epoch', async () => {
     await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(9, 8, 8, 7));
     const first = await preprocess(request('l_upload'), deps());
-    expect(first).toMatchObject({ ok: true, filteredListId: 'f_10', total: 4, kept: 2, removed: { duplicate: 1, blacklisted: 1 } });
+    expect(first).toMatchObject({
+      ok: true,
+      filteredListId: 'f_10',
+      total: 4,
+      kept: 2,
+      removed: { duplicate: 1, blacklisted: 1 },
+    });
     // The chain would now remove 9 too (blacklisted meanwhile): units may already stream from the first list.
-    const blacklisted = deps({ filters: buildFilterChain({ blacklists: { global: async () => Uint32Array.of(7, 9), forAccount: async () => undefined }, ledger: { audiencesOf: async function* () {} } }) });
+    const blacklisted = deps({
+      filters: buildFilterChain({
+        blacklists: { global: async () => Uint32Array.of(7, 9), forAccount: async () => undefined },
+        ledger: { audiencesOf: async function* () {} },
+      }),
+    });
     const again = await preprocess({ ...request('l_upload'), epoch: 5 }, blacklisted);
     expect(again).toEqual({ ...first, epoch: 5 });
     expect([...(await loadRecipientList(lists.pathOf('f_10'), { uinLimit: config.uinLimit }))]).toEqual([8, 9]);
@@ -124,7 +144,13 @@ describe('preprocess', () => {
   it('keeps an empty filtered list and plans no unit when everyone is filtered out', async () => {
     await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(7, 7, 600));
     const result = await preprocess(request('l_upload'), deps());
-    expect(result).toMatchObject({ ok: true, total: 3, kept: 0, removed: { duplicate: 1, blacklisted: 2, already_sent: 0 }, units: [] });
+    expect(result).toMatchObject({
+      ok: true,
+      total: 3,
+      kept: 0,
+      removed: { duplicate: 1, blacklisted: 2, already_sent: 0 },
+      units: [],
+    });
     const header = await readRecipientListHeader(lists.pathOf('f_10'));
     expect(header).toMatchObject({ count: 0, flags: ListFlags.SORTED | ListFlags.UNIQUE });
   });

@@ -39,12 +39,19 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   const outcomes = new PreprocessOutcomes(deps.lists);
   const recorded = await outcomes.read(request.taskId, request.epoch);
   if (recorded !== undefined) {
-    deps.logger.info('pre-processed already; answering the recorded result', { taskId: request.taskId, epoch: request.epoch, kept: recorded.kept });
+    deps.logger.info('pre-processed already; answering the recorded result', {
+      taskId: request.taskId,
+      epoch: request.epoch,
+      kept: recorded.kept,
+    });
     return recorded;
   }
   const workers = deps.filterWorkers ?? (deps.config.dispatcher.filterWorkers || availableParallelism());
   // Shared memory when workers may filter it: they sort and merge the list where it lies.
-  const uins = await loadRecipientList(deps.lists.pathOf(request.listId), { uinLimit: deps.config.uinLimit, shared: workers > 1 });
+  const uins = await loadRecipientList(deps.lists.pathOf(request.listId), {
+    uinLimit: deps.config.uinLimit,
+    shared: workers > 1,
+  });
   const total = uins.length;
   const context = { taskId: request.taskId, accountId: request.accountId, contentCrc: request.contentCrc };
   const { kept, removed } =
@@ -52,8 +59,24 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
       ? await runFilterChainParallel(uins, deps.filters, context, { workers })
       : await runFilterChain(radixSortUint32(uins), deps.filters, context);
   const units = deps.planUnits(request.taskId, kept.length);
-  const result = await outcomes.publish(kept, { kind: 'preprocess.result', ok: true, taskId: request.taskId, epoch: request.epoch, filteredListId: filteredListIdOf(request.taskId), total, kept: kept.length, removed, units });
-  deps.logger.info('pre-processed', { taskId: request.taskId, total: result.total, kept: result.kept, removed: result.removed, units: result.units.length });
+  const result = await outcomes.publish(kept, {
+    kind: 'preprocess.result',
+    ok: true,
+    taskId: request.taskId,
+    epoch: request.epoch,
+    filteredListId: filteredListIdOf(request.taskId),
+    total,
+    kept: kept.length,
+    removed,
+    units,
+  });
+  deps.logger.info('pre-processed', {
+    taskId: request.taskId,
+    total: result.total,
+    kept: result.kept,
+    removed: result.removed,
+    units: result.units.length,
+  });
   return result;
 }
 

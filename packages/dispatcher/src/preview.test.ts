@@ -73,11 +73,19 @@ describe('createRecipientPreview', () => {
     expect(calls).toEqual(['ledger acme 77 except 0', `frequency day ${dayOf(config.frequency.policy, sendAt)}`]);
   });
 
-  it('counts a larger list\'s duplicates exactly, samples its distinct recipients for the other links and scales their counts', async () => {
+  it("counts a larger list's duplicates exactly, samples its distinct recipients for the other links and scales their counts", async () => {
     // 1..1000, each twice: half the list repeats, blacklist and ledger remove one uin each.
     const uins = new Uint32Array(2000).map((_, i) => (i % 1000) + 1);
     await writeRecipientListFile(lists.pathOf('l_big'), uins);
-    const preview = createRecipientPreview({ config, lists, sources: { blacklists: { global: async () => Uint32Array.of(1), forAccount: async () => undefined }, ledger: { async *audiencesOf() {} } }, exactMax: 500 });
+    const preview = createRecipientPreview({
+      config,
+      lists,
+      sources: {
+        blacklists: { global: async () => Uint32Array.of(1), forAccount: async () => undefined },
+        ledger: { async *audiencesOf() {} },
+      },
+      exactMax: 500,
+    });
     const answer = await preview({ accountId: 'acme', listId: 'l_big', contentCrc: 1, sendAt: 0 });
     expect(answer.listed).toBe(2000);
     expect(answer.sampled).toBe(500);

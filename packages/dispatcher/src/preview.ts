@@ -86,7 +86,9 @@ function previewSources(sources: ChainSources, request: PreviewRequest, clock: C
   const atSendTime: Clock = { now: () => Math.max(clock.now(), request.sendAt) };
   return {
     ...sources,
-    ...(sources.targeting === undefined ? {} : { targeting: { ...sources.targeting, queryOf: async () => request.targeting } }),
+    ...(sources.targeting === undefined
+      ? {}
+      : { targeting: { ...sources.targeting, queryOf: async () => request.targeting } }),
     ...(sources.frequency === undefined ? {} : { frequency: { ...sources.frequency, clock: atSendTime } }),
   };
 }
@@ -99,7 +101,11 @@ function evenSample(uins: Uint32Array, size: number): Uint32Array {
 }
 
 /** Counts over a sample scaled to the `whole` it was taken from; kept is what the scaled removals leave, so the parts add up. */
-function scaleCounts(whole: number, sampled: number, removed: Partial<Record<FilterReason, number>>): { kept: number; removed: Partial<Record<FilterReason, number>> } {
+function scaleCounts(
+  whole: number,
+  sampled: number,
+  removed: Partial<Record<FilterReason, number>>,
+): { kept: number; removed: Partial<Record<FilterReason, number>> } {
   const scaled: Partial<Record<FilterReason, number>> = {};
   let removedTotal = 0;
   for (const [reason, n] of Object.entries(removed) as [FilterReason, number][]) {

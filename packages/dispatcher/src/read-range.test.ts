@@ -40,11 +40,7 @@ describe('readListRange', () => {
   });
 
   it('starts at a resume point and stops before end', async () => {
-    expect(await batches(3, 8, 2)).toEqual([
-      [256, 65_535],
-      [65_536, 1_000_000],
-      [2 ** 31],
-    ]);
+    expect(await batches(3, 8, 2)).toEqual([[256, 65_535], [65_536, 1_000_000], [2 ** 31]]);
     expect(await batches(9, 10, 3)).toEqual([[2 ** 32 - 1]]);
   });
 
@@ -65,7 +61,10 @@ describe('readListRange', () => {
     })();
     const error = await rejectsWithCode(read, 'LIST_TRUNCATED');
     expect(error).toBeInstanceOf(ListFormatError);
-    expect(seen).toEqual([[1_000_000, 2 ** 31], [2 ** 32 - 2, 2 ** 32 - 1]]);
+    expect(seen).toEqual([
+      [1_000_000, 2 ** 31],
+      [2 ** 32 - 2, 2 ** 32 - 1],
+    ]);
     await rejectsWithCode(batches(20, 21, 2), 'LIST_TRUNCATED');
   });
 

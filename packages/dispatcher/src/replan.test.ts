@@ -6,11 +6,32 @@ const NOW = 100_000;
 function load(executorId: string, ageMs: number, over: Partial<HostLoad> = {}): ReceivedLoad {
   return {
     receivedAt: NOW - ageMs,
-    report: { executorId, sentAt: 1, cpuCores: 4, cpuBusyPermille: 100, memTotalBytes: 2 ** 30, memAvailableBytes: 2 ** 30, nicCapacityBytesPerSecond: 1e8, nicBytesPerSecond: 0, senderSlots: 4, senderSlotsFree: 4, ...over },
+    report: {
+      executorId,
+      sentAt: 1,
+      cpuCores: 4,
+      cpuBusyPermille: 100,
+      memTotalBytes: 2 ** 30,
+      memAvailableBytes: 2 ** 30,
+      nicCapacityBytesPerSecond: 1e8,
+      nicBytesPerSecond: 0,
+      senderSlots: 4,
+      senderSlotsFree: 4,
+      ...over,
+    },
   };
 }
 
-const decide = (over: Partial<ReplanInput>) => replanDecision({ named: 'e1', executorIds: ['e1', 'e2', 'e3'], loads: [], now: NOW, maxReportAgeMs: 3000, startedAt: 0, ...over });
+const decide = (over: Partial<ReplanInput>) =>
+  replanDecision({
+    named: 'e1',
+    executorIds: ['e1', 'e2', 'e3'],
+    loads: [],
+    now: NOW,
+    maxReportAgeMs: 3000,
+    startedAt: 0,
+    ...over,
+  });
 
 describe('replanDecision', () => {
   it('keeps a unit on an executor that reports', () => {
@@ -22,13 +43,22 @@ describe('replanDecision', () => {
   });
 
   it('never moves a unit to a silent executor, nor to one it cannot send to', () => {
-    expect(decide({ loads: [load('e1', 5000), load('e2', 4000), load('elsewhere', 0)] })).toEqual({ move: false, reason: 'no-live-executor' });
+    expect(decide({ loads: [load('e1', 5000), load('e2', 4000), load('elsewhere', 0)] })).toEqual({
+      move: false,
+      reason: 'no-live-executor',
+    });
   });
 
   it('chooses by free sender slots, then the least busy CPU, then the lowest id', () => {
     const e1 = load('e1', 9000);
-    expect(decide({ loads: [e1, load('e2', 0, { senderSlotsFree: 1 }), load('e3', 0, { senderSlotsFree: 3, cpuBusyPermille: 900 })] })).toMatchObject({ to: 'e3' });
-    expect(decide({ loads: [e1, load('e2', 0, { cpuBusyPermille: 500 }), load('e3', 0, { cpuBusyPermille: 200 })] })).toMatchObject({ to: 'e3' });
+    expect(
+      decide({
+        loads: [e1, load('e2', 0, { senderSlotsFree: 1 }), load('e3', 0, { senderSlotsFree: 3, cpuBusyPermille: 900 })],
+      }),
+    ).toMatchObject({ to: 'e3' });
+    expect(
+      decide({ loads: [e1, load('e2', 0, { cpuBusyPermille: 500 }), load('e3', 0, { cpuBusyPermille: 200 })] }),
+    ).toMatchObject({ to: 'e3' });
     expect(decide({ loads: [e1, load('e3', 0), load('e2', 0)] })).toMatchObject({ to: 'e2' });
   });
 

@@ -36,11 +36,20 @@ export type ReplanDecision =
  * started moves nothing on an empty book.
  */
 export function replanDecision(input: ReplanInput): ReplanDecision {
-  const fresh = input.loads.filter((l) => input.now - l.receivedAt <= input.maxReportAgeMs && input.executorIds.includes(l.report.executorId));
+  const fresh = input.loads.filter(
+    (l) => input.now - l.receivedAt <= input.maxReportAgeMs && input.executorIds.includes(l.report.executorId),
+  );
   if (fresh.some((l) => l.report.executorId === input.named)) return { move: false, reason: 'reporting' };
   const everReported = input.loads.some((l) => l.report.executorId === input.named);
   if (!everReported && input.now - input.startedAt < input.maxReportAgeMs) return { move: false, reason: 'too-early' };
-  const live = fresh.map((l) => l.report).sort((a, b) => b.senderSlotsFree - a.senderSlotsFree || a.cpuBusyPermille - b.cpuBusyPermille || (a.executorId < b.executorId ? -1 : 1));
+  const live = fresh
+    .map((l) => l.report)
+    .sort(
+      (a, b) =>
+        b.senderSlotsFree - a.senderSlotsFree ||
+        a.cpuBusyPermille - b.cpuBusyPermille ||
+        (a.executorId < b.executorId ? -1 : 1),
+    );
   const to = live[0]?.executorId;
   if (to === undefined) return { move: false, reason: 'no-live-executor' };
   return { move: true, to, reason: everReported ? 'silent' : 'never-reported' };

@@ -3,7 +3,14 @@ import type { AttributeIndex, FollowerStore, TaskStore } from '@herald/core/port
 import type { Task } from '@herald/core/task';
 import { ListRepository, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
-import { accountBlacklistId, configuredFollowerCheck, GLOBAL_BLACKLIST_ID, repositoryBlacklists, storeLedger, storeTargeting } from './sources';
+import {
+  accountBlacklistId,
+  configuredFollowerCheck,
+  GLOBAL_BLACKLIST_ID,
+  repositoryBlacklists,
+  storeLedger,
+  storeTargeting,
+} from './sources';
 
 const UIN_LIMIT = 2 ** 20;
 let dir: TempDir;
@@ -44,7 +51,8 @@ describe('repositoryBlacklists', () => {
 });
 
 describe('storeLedger', () => {
-  const task = (id: number, filteredListId: string | null): Task => ({ ...newTask({ accountId: 'acme', contentCrc: 77 }), id, filteredListId }) as unknown as Task;
+  const task = (id: number, filteredListId: string | null): Task =>
+    ({ ...newTask({ accountId: 'acme', contentCrc: 77 }), id, filteredListId }) as unknown as Task;
 
   /** Only what the ledger calls; records its queries. */
   function fakeStore(tasks: Task[]): TaskStore & { queries: [string, number][] } {
@@ -82,7 +90,9 @@ describe('storeLedger', () => {
 });
 
 describe('configuredFollowerCheck', () => {
-  const followerStore = { filterFollowers: async (_accountId: string, uins: Uint32Array) => uins.filter((uin) => uin % 2 === 0) } as unknown as FollowerStore;
+  const followerStore = {
+    filterFollowers: async (_accountId: string, uins: Uint32Array) => uins.filter((uin) => uin % 2 === 0),
+  } as unknown as FollowerStore;
 
   it('names followers-only exactly the configured accounts', async () => {
     const source = configuredFollowerCheck(['acme', 'news_1'], followerStore);
@@ -93,7 +103,9 @@ describe('configuredFollowerCheck', () => {
   });
 
   it('keeps the followers the store answers', async () => {
-    expect([...(await configuredFollowerCheck(['acme'], followerStore).filterFollowers('acme', Uint32Array.of(1, 2, 3, 4)))]).toEqual([2, 4]);
+    expect([
+      ...(await configuredFollowerCheck(['acme'], followerStore).filterFollowers('acme', Uint32Array.of(1, 2, 3, 4))),
+    ]).toEqual([2, 4]);
   });
 });
 

@@ -17,7 +17,10 @@ export function accountBlacklistId(accountId: string): string {
 
 /** Blacklists kept as recipient-list files in the list repository (uploaded through the API). */
 export function repositoryBlacklists(lists: ListRepository, uinLimit: number): BlacklistSource {
-  const load = async (id: string) => ((await lists.exists(id)) ? uniqueSorted(radixSortUint32(await loadRecipientList(lists.pathOf(id), { uinLimit }))) : undefined);
+  const load = async (id: string) =>
+    (await lists.exists(id))
+      ? uniqueSorted(radixSortUint32(await loadRecipientList(lists.pathOf(id), { uinLimit })))
+      : undefined;
   return {
     global: () => load(GLOBAL_BLACKLIST_ID),
     forAccount: (accountId) => load(accountBlacklistId(accountId)),
@@ -37,13 +40,16 @@ export function storeLedger(store: TaskStore, lists: ListRepository, uinLimit: n
   };
 }
 
-
 /**
  * The follower check as configured: the accounts `accounts.followersOnly`
  * names send to their followers only; membership comes from the follower
  * store, or from an account's local copy when `copies` holds one.
  */
-export function configuredFollowerCheck(followersOnly: readonly string[], store: FollowerStore, copies?: FollowerCopies): FollowerCheckSource {
+export function configuredFollowerCheck(
+  followersOnly: readonly string[],
+  store: FollowerStore,
+  copies?: FollowerCopies,
+): FollowerCheckSource {
   const accounts = new Set(followersOnly);
   return {
     followersOnly: async (accountId) => accounts.has(accountId),
@@ -97,6 +103,8 @@ export function filterChainSources(deps: FilterSourceDeps): ChainSources {
     // Followers-only accounts (accounts.followersOnly) and targeted tasks (Task.targeting) get links 4 and 5.
     followers: configuredFollowerCheck(config.accounts.followersOnly, deps.followers, deps.followerCopies),
     targeting: storeTargeting(store, deps.attributes, clock),
-    ...(counter === undefined ? {} : { frequency: { policy: config.frequency.policy, counter, ...(clock === undefined ? {} : { clock }) } }),
+    ...(counter === undefined
+      ? {}
+      : { frequency: { policy: config.frequency.policy, counter, ...(clock === undefined ? {} : { clock }) } }),
   };
 }

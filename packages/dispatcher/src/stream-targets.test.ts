@@ -3,7 +3,7 @@ import { StreamTargets } from './stream-targets';
 describe('StreamTargets', () => {
   const executors = ['e0', 'e1', 'e2', 'e3'];
 
-  it('lists the executors a task was streamed to, once each, in the executors\' order', () => {
+  it("lists the executors a task was streamed to, once each, in the executors' order", () => {
     const targets = new StreamTargets(executors, 10);
     targets.remember(7, 'e2');
     targets.remember(7, 'e0');

@@ -37,6 +37,11 @@ export class StreamTargets {
 
   /** The executors the task was streamed to, in construction order; none when it is unknown or forgotten. */
   of(taskId: number): string[] {
-    return this.tasks.get(taskId)?.toArray().map((at) => this.ids[at]!) ?? [];
+    return (
+      this.tasks
+        .get(taskId)
+        ?.toArray()
+        .map((at) => this.ids[at]!) ?? []
+    );
   }
 }

@@ -16,7 +16,18 @@ import {
 } from '@herald/core/ports';
 import { TypedArrayBitmap, type OnlineBitmap } from '@herald/core/presence';
 import { ListRepository } from '@herald/audience';
-import { buildController, buildDispatcher, buildExecutor, buildInterface, buildLoginDelivery, buildScheduler, Resources, type ExecutorAdapters, type Open, type TierAdapters } from '@herald/compose';
+import {
+  buildController,
+  buildDispatcher,
+  buildExecutor,
+  buildInterface,
+  buildLoginDelivery,
+  buildScheduler,
+  Resources,
+  type ExecutorAdapters,
+  type Open,
+  type TierAdapters,
+} from '@herald/compose';
 import type { Scheduler } from '@herald/scheduler';
 import { createDeliveryGateway, watchOfflineStoreSize } from '@herald/executor';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
@@ -82,7 +93,10 @@ export interface EmbeddedDeps {
  *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
  *   <dataDir>/deliveries  file delivery sink
  */
-export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: EmbeddedDeps = {}): Promise<EmbeddedCluster> {
+export async function startEmbeddedCluster(
+  options: HeraldOptions = {},
+  deps: EmbeddedDeps = {},
+): Promise<EmbeddedCluster> {
   const config = compileConfig(options);
   const logger = deps.logger ?? createJsonLogger({ level: 'warn' });
   const clock = deps.clock ?? systemClock;
@@ -93,22 +107,35 @@ export async function startEmbeddedCluster(options: HeraldOptions = {}, deps: Em
     const shared = await openSharedStores(config, logger, scope);
     const lists = new ListRepository(join(config.dataDir, 'lists'));
     const deliveryDir = join(config.dataDir, 'deliveries');
-    const gateway = scope.add('delivery gateway', deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir), (g) => g.close());
+    const gateway = scope.add(
+      'delivery gateway',
+      deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir),
+      (g) => g.close(),
+    );
     // One store for every executor of the process: one gauge.
     scope.add('offline size gauge', watchOfflineStoreSize(shared.offline, meter, { logger }), (w) => w.stop());
     const online = deps.online ?? new TypedArrayBitmap(config.uinLimit);
     const links = scope.add('links', await InprocLinks.open(config, logger, meter), (l) => l.close());
     const adapters = embeddedAdapters(shared, lists, clock);
-    const executorParts: ExecutorAdapters = { offline: lend(shared.offline), gateway: lend(gateway), online: lend(online) };
+    const executorParts: ExecutorAdapters = {
+      offline: lend(shared.offline),
+      gateway: lend(gateway),
+      online: lend(online),
+    };
     const build = { config, adapters, scope, logger, meter };
 
-    for (const id of config.executor.ids) await buildExecutor({ ...build, id, executor: executorParts, links: links.executor(id) });
+    for (const id of config.executor.ids)
+      await buildExecutor({ ...build, id, executor: executorParts, links: links.executor(id) });
     const { dispatcher } = await buildDispatcher({ ...build, links: links.dispatcher() });
     const { scheduler } = await buildScheduler({ ...build, links: links.scheduler() });
     // The controller fires cron campaigns: the only candidate on an in-process coordinator, with no
     // event bus (the outbox is not relayed in this profile); each firing's task goes to the scheduler.
     await buildController({ ...build, id: 'controller-1', links: links.controller() });
-    const { url } = await buildInterface({ ...build, links: links.interface(), views: () => ({ hostLoads: () => dispatcher.loads() }) });
+    const { url } = await buildInterface({
+      ...build,
+      links: links.interface(),
+      views: () => ({ hostLoads: () => dispatcher.loads() }),
+    });
     const loginDelivery = await buildLoginDelivery({ ...build, executor: executorParts });
 
     return {
@@ -155,7 +182,11 @@ function lend<T>(value: T): Open<T> {
 
 /** The embedded profile's choice: the shared LevelDB stores, an in-process coordinator, no event bus. */
 function embeddedAdapters(shared: SharedStores, lists: ListRepository, clock: Clock): TierAdapters {
-  const audiences = { followers: shared.followers, attributes: shared.attributes, ...(shared.followerCopies === undefined ? {} : { followerCopies: shared.followerCopies }) };
+  const audiences = {
+    followers: shared.followers,
+    attributes: shared.attributes,
+    ...(shared.followerCopies === undefined ? {} : { followerCopies: shared.followerCopies }),
+  };
   return {
     clock,
     lists,
@@ -169,7 +200,8 @@ function embeddedAdapters(shared: SharedStores, lists: ListRepository, clock: Cl
     apiAudiences: lend(audiences),
     // Template tasks read their recipients' attributes from the targeting store itself (docs/delivery.md).
     userAttributes: lend(shared.attributes),
-    coordinator: async (scope) => scope.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close()),
+    coordinator: async (scope) =>
+      scope.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close()),
     progressInCoordinator: false,
   };
 }

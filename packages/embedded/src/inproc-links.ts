@@ -1,4 +1,11 @@
-import type { ControllerLinks, DispatcherLinks, ExecutorLinks, InterfaceLinks, Open, SchedulerLinks } from '@herald/compose';
+import type {
+  ControllerLinks,
+  DispatcherLinks,
+  ExecutorLinks,
+  InterfaceLinks,
+  Open,
+  SchedulerLinks,
+} from '@herald/compose';
 import type { HeraldConfig } from '@herald/core/config';
 import type { Logger } from '@herald/core/ports';
 import type { PromMeter } from '@herald/metrics';
@@ -41,17 +48,37 @@ export class InprocLinks {
    * batches overtake the normal batches queued in the first).
    */
   static async open(config: HeraldConfig, logger: Logger, meter: PromMeter): Promise<InprocLinks> {
-    const names = ['scheduler', 'scheduler.control', 'dispatcher', ...config.executor.ids.flatMap((id) => [id, `${id}.realtime`])];
+    const names = [
+      'scheduler',
+      'scheduler.control',
+      'dispatcher',
+      ...config.executor.ids.flatMap((id) => [id, `${id}.realtime`]),
+    ];
     const inboxes = new Map<string, PullChannel>();
     // inprocEndpoint makes a new, unique address each call: the bound one is read back from the inbox.
-    for (const name of names) inboxes.set(name, await createPull({ name, endpoint: inprocEndpoint(name), highWaterMark: config.transport.highWaterMark, meter, logger }));
+    for (const name of names)
+      inboxes.set(
+        name,
+        await createPull({
+          name,
+          endpoint: inprocEndpoint(name),
+          highWaterMark: config.transport.highWaterMark,
+          meter,
+          logger,
+        }),
+      );
     return new InprocLinks(config, inboxes);
   }
 
   scheduler(): Open<SchedulerLinks> {
     return async () => {
       const group = this.group('scheduler', 'scheduler.control');
-      return { inbox: this.inbox('scheduler'), controlInbox: this.inbox('scheduler.control'), toDispatcher: await this.push(group, 'scheduler->dispatcher', this.endpointOf('dispatcher')), close: () => group.close() };
+      return {
+        inbox: this.inbox('scheduler'),
+        controlInbox: this.inbox('scheduler.control'),
+        toDispatcher: await this.push(group, 'scheduler->dispatcher', this.endpointOf('dispatcher')),
+        close: () => group.close(),
+      };
     };
   }
 
@@ -59,11 +86,22 @@ export class InprocLinks {
     return async () => {
       const group = this.group('dispatcher');
       const toExecutor = new Map<string, PushChannel>();
-      for (const id of this.config.executor.ids) toExecutor.set(id, await this.push(group, `dispatcher->${id}`, this.endpointOf(id)));
+      for (const id of this.config.executor.ids)
+        toExecutor.set(id, await this.push(group, `dispatcher->${id}`, this.endpointOf(id)));
       const toRealtimeExecutor = new Map<string, PushChannel>();
-      for (const id of this.config.executor.ids) toRealtimeExecutor.set(id, await this.push(group, `dispatcher->${id}.realtime`, this.endpointOf(`${id}.realtime`)));
+      for (const id of this.config.executor.ids)
+        toRealtimeExecutor.set(
+          id,
+          await this.push(group, `dispatcher->${id}.realtime`, this.endpointOf(`${id}.realtime`)),
+        );
       const toScheduler = await this.push(group, 'dispatcher->scheduler', this.endpointOf('scheduler.control'));
-      return { inbox: this.inbox('dispatcher'), toScheduler, toExecutor, toRealtimeExecutor, close: () => group.close() };
+      return {
+        inbox: this.inbox('dispatcher'),
+        toScheduler,
+        toExecutor,
+        toRealtimeExecutor,
+        close: () => group.close(),
+      };
     };
   }
 
@@ -73,12 +111,20 @@ export class InprocLinks {
       const group = this.group(id, `${id}.realtime`);
       const toDispatchers = await this.push(group, `${id}->dispatcher`, this.endpointOf('dispatcher'));
       const toScheduler = await this.push(group, `${id}->scheduler`, this.endpointOf('scheduler'));
-      return { inbox: this.inbox(id), realtimeInbox: this.inbox(`${id}.realtime`), toScheduler, toDispatchers, close: () => group.close() };
+      return {
+        inbox: this.inbox(id),
+        realtimeInbox: this.inbox(`${id}.realtime`),
+        toScheduler,
+        toDispatchers,
+        close: () => group.close(),
+      };
     };
   }
 
   interface(): Open<InterfaceLinks> {
-    return async () => ({ toScheduler: await this.push(this.every, 'interface->scheduler', this.endpointOf('scheduler.control')) });
+    return async () => ({
+      toScheduler: await this.push(this.every, 'interface->scheduler', this.endpointOf('scheduler.control')),
+    });
   }
 
   /** The controller hands each campaign firing's task to the scheduler. */
@@ -110,7 +156,11 @@ export class InprocLinks {
   }
 
   private async push(group: SocketGroup, name: string, endpoint: string): Promise<PushChannel> {
-    const channel = await createPush({ name, endpoints: [endpoint], highWaterMark: this.config.transport.highWaterMark });
+    const channel = await createPush({
+      name,
+      endpoints: [endpoint],
+      highWaterMark: this.config.transport.highWaterMark,
+    });
     this.every.add(channel);
     return group.add(channel);
   }

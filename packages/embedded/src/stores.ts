@@ -5,7 +5,16 @@ import type { HeraldConfig } from '@herald/core/config';
 import type { Logger } from '@herald/core/ports';
 import { FollowerCopies } from '@herald/audience';
 import type { Resources } from '@herald/compose';
-import { LevelAccessStore, LevelAccountStore, LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore, LevelFrequencyCounter, LevelOfflineStore, LevelTaskStore } from '@herald/store-level';
+import {
+  LevelAccessStore,
+  LevelAccountStore,
+  LevelAttributeIndex,
+  LevelCampaignStore,
+  LevelFollowerStore,
+  LevelFrequencyCounter,
+  LevelOfflineStore,
+  LevelTaskStore,
+} from '@herald/store-level';
 
 /**
  * The embedded profile's LevelDB stores, one instance each under the data
@@ -15,18 +24,25 @@ import { LevelAccessStore, LevelAccountStore, LevelAttributeIndex, LevelCampaign
 export async function openSharedStores(config: HeraldConfig, logger: Logger, scope: Resources) {
   const dir = (name: string) => join(config.dataDir, name);
   await mkdir(config.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const closing = <T extends { close(): Promise<void> }>(name: string, store: T) => scope.add(name, store, (s) => s.close());
+  const closing = <T extends { close(): Promise<void> }>(name: string, store: T) =>
+    scope.add(name, store, (s) => s.close());
   const store = closing('task store', await LevelTaskStore.open(dir('tasks')));
   const access = closing('access store', await LevelAccessStore.open(dir('access')));
-  const offline = closing('offline store', await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits }));
+  const offline = closing(
+    'offline store',
+    await LevelOfflineStore.open(dir('offline'), { rangeBits: config.offline.rangeBits }),
+  );
   const campaigns = closing('campaign store', await LevelCampaignStore.open(dir('campaigns')));
   const followers = closing('follower store', await LevelFollowerStore.open(dir('followers')));
   const attributes = closing('attribute index', await LevelAttributeIndex.open(dir('attributes')));
   const accounts = closing('account store', await LevelAccountStore.open(dir('accounts')));
   // One set of local follower copies, kept by the audience routes and read by the dispatcher's follower check.
-  const followerCopies = config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(dir('follower-copies'), { logger }) : undefined;
+  const followerCopies =
+    config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(dir('follower-copies'), { logger }) : undefined;
   // One counter, shared in-process by the dispatcher's filter, every executor and login delivery.
-  const counter = config.frequency.enabled ? closing('frequency counter', await LevelFrequencyCounter.open(dir('frequency'))) : null;
+  const counter = config.frequency.enabled
+    ? closing('frequency counter', await LevelFrequencyCounter.open(dir('frequency')))
+    : null;
   return { store, access, offline, campaigns, followers, attributes, accounts, followerCopies, counter };
 }
 

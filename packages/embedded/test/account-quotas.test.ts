@@ -1,7 +1,15 @@
 import type { CampaignFiring } from '@herald/core/campaign';
 import type { ListMeta, Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import {
+  authHeaders,
+  makeTempDir,
+  TEST_AUTH_OPTIONS,
+  TEST_CAMPAIGN_OPTIONS,
+  TEST_TASK_OPTIONS,
+  waitFor,
+  type TempDir,
+} from '@herald/testing';
 import { listBytes } from './helpers';
 
 /**
@@ -18,15 +26,18 @@ describe('account quotas (embedded)', () => {
     dir = await makeTempDir('herald-quotas-');
     // Real time, moved to a UTC noon: the test's two broadcasts never straddle the day's end.
     const shift = Date.parse('2030-01-01T12:00:00Z') - Date.now();
-    cluster = await startEmbeddedCluster({
-      dataDir: dir.path,
-      uinSpaceBits: 16,
-      http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS,
-      tasks: TEST_TASK_OPTIONS,
-      campaigns: { ...TEST_CAMPAIGN_OPTIONS, scanIntervalMs: 200 },
-      accounts: { defaultLimits: { dailyBroadcasts: 1 } },
-    }, { clock: { now: () => Date.now() + shift } });
+    cluster = await startEmbeddedCluster(
+      {
+        dataDir: dir.path,
+        uinSpaceBits: 16,
+        http: { port: 0 },
+        auth: TEST_AUTH_OPTIONS,
+        tasks: TEST_TASK_OPTIONS,
+        campaigns: { ...TEST_CAMPAIGN_OPTIONS, scanIntervalMs: 200 },
+        accounts: { defaultLimits: { dailyBroadcasts: 1 } },
+      },
+      { clock: { now: () => Date.now() + shift } },
+    );
   });
 
   afterEach(async () => {
@@ -34,7 +45,12 @@ describe('account quotas (embedded)', () => {
     await dir.remove();
   });
 
-  async function api<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> {
+  async function api<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<{ status: number; body: T }> {
     const response = await fetch(cluster.url + path, {
       method,
       headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': contentType }) },
@@ -44,15 +60,33 @@ describe('account quotas (embedded)', () => {
   }
 
   it('refuses the second broadcast of the day through the API and through a campaign', async () => {
-    const list = await api<ListMeta>('POST', '/api/v1/lists?accountId=acme', listBytes([3, 5, 8]), 'application/octet-stream');
+    const list = await api<ListMeta>(
+      'POST',
+      '/api/v1/lists?accountId=acme',
+      listBytes([3, 5, 8]),
+      'application/octet-stream',
+    );
     const broadcast = { accountId: 'acme', listId: list.body.id, content: { body: 'hello' } };
     expect((await api<Task>('POST', '/api/v1/tasks', broadcast)).status).toBe(201);
-    const refused = await api<{ error: { code: string; details: Record<string, unknown> } }>('POST', '/api/v1/tasks', broadcast);
-    expect(refused).toMatchObject({ status: 422, body: { error: { code: 'ACCOUNT_QUOTA_EXCEEDED', details: { limit: 'dailyBroadcasts', max: 1, used: 1 } } } });
+    const refused = await api<{ error: { code: string; details: Record<string, unknown> } }>(
+      'POST',
+      '/api/v1/tasks',
+      broadcast,
+    );
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { error: { code: 'ACCOUNT_QUOTA_EXCEEDED', details: { limit: 'dailyBroadcasts', max: 1, used: 1 } } },
+    });
 
     // A campaign's template has no accountId (the campaign's is used): strict input refuses the field instead of dropping it.
     const { accountId: _accountId, ...template } = broadcast;
-    const campaign = await api<{ id: number }>('POST', '/api/v1/campaigns', { accountId: 'acme', name: 'every second', cron: '* * * * * *', timeZone: 'UTC', template });
+    const campaign = await api<{ id: number }>('POST', '/api/v1/campaigns', {
+      accountId: 'acme',
+      name: 'every second',
+      cron: '* * * * * *',
+      timeZone: 'UTC',
+      template,
+    });
     expect(campaign.status).toBe(201);
     let firings: CampaignFiring[] = [];
     await waitFor(
@@ -65,6 +99,9 @@ describe('account quotas (embedded)', () => {
     await api('POST', `/api/v1/campaigns/${campaign.body.id}/disable`);
     expect(firings[0]).toMatchObject({ outcome: 'missed', reason: 'quota_exceeded:dailyBroadcasts', taskId: null });
     expect((await cluster.store.listTasks({ accountId: 'acme' })).tasks).toHaveLength(1);
-    expect((await api<{ usage: unknown }>('GET', '/api/v1/accounts/acme/limits')).body.usage).toEqual({ broadcasts: 1, recipients: 3 });
+    expect((await api<{ usage: unknown }>('GET', '/api/v1/accounts/acme/limits')).body.usage).toEqual({
+      broadcasts: 1,
+      recipients: 3,
+    });
   });
 });

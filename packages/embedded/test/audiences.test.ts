@@ -23,7 +23,13 @@ describe('audience sources (embedded)', () => {
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-embedded-audiences-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS });
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits: 16,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+    });
   });
 
   afterEach(async () => {
@@ -35,18 +41,32 @@ describe('audience sources (embedded)', () => {
     const created = await call<Job>(cluster, 'POST', '/api/v1/audiences', { accountId: 'acme', source });
     expect(created.status).toBe(202);
     let job = created.body;
-    await waitFor(async () => (job = (await call<Job>(cluster, 'GET', `/api/v1/audiences/${created.body.id}`)).body).state !== 'running', { message: 'the audience job to end' });
+    await waitFor(
+      async () =>
+        (job = (await call<Job>(cluster, 'GET', `/api/v1/audiences/${created.body.id}`)).body).state !== 'running',
+      { message: 'the audience job to end' },
+    );
     return job;
   }
 
   it('broadcasts to all followers of an account, and to a targeting query', async () => {
     const follows = [11, 7, 300, 42].map((uin) => ({ accountId: 'acme', uin, following: true, at: 1 }));
-    expect((await call(cluster, 'POST', '/api/v1/follows', { changes: [...follows, { accountId: 'acme', uin: 42, following: false, at: 2 }] })).status).toBe(200);
+    expect(
+      (
+        await call(cluster, 'POST', '/api/v1/follows', {
+          changes: [...follows, { accountId: 'acme', uin: 42, following: false, at: 2 }],
+        })
+      ).status,
+    ).toBe(200);
     await cluster.login([7, 11, 300, 500, 501]);
 
     const fans = await built({ kind: 'followers' });
     expect(fans).toMatchObject({ state: 'done', list: { count: 3 } });
-    const task = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: fans.listId, content: { body: 'hello fans' } });
+    const task = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: fans.listId,
+      content: { body: 'hello fans' },
+    });
     expect(task.status).toBe(201);
     expect((await waitForEnd(cluster, task.body.id)).state).toBe('COMPLETED');
     expect([...(await sinkUins(cluster, task.body.id))]).toEqual([7, 11, 300]);
@@ -58,7 +78,11 @@ describe('audience sources (embedded)', () => {
     ]);
     const beta = await built({ kind: 'targeting', query: 'region:eu AND tag:beta' });
     expect(beta).toMatchObject({ state: 'done', list: { count: 2 } });
-    const targeted = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: beta.listId, content: { body: 'beta news' } });
+    const targeted = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: beta.listId,
+      content: { body: 'beta news' },
+    });
     expect((await waitForEnd(cluster, targeted.body.id)).state).toBe('COMPLETED');
     expect([...(await sinkUins(cluster, targeted.body.id))]).toEqual([7, 500]);
   });
@@ -66,7 +90,11 @@ describe('audience sources (embedded)', () => {
   it('a job over an empty audience fails, and no task can use its list', async () => {
     const empty = await built({ kind: 'targeting', query: 'tag:nobody' });
     expect(empty).toMatchObject({ state: 'failed', error: { code: 'LIST_EMPTY' } });
-    const task = await call<{ error: { code: string } }>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: empty.listId, content: { body: 'x' } });
+    const task = await call<{ error: { code: string } }>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: empty.listId,
+      content: { body: 'x' },
+    });
     expect(task.body.error.code).toBe('LIST_NOT_FOUND');
   });
 });

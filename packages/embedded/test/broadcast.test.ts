@@ -15,7 +15,12 @@ describe('embedded broadcast, end to end', () => {
   let dir: TempDir;
   let cluster: EmbeddedCluster;
   const uinSpaceBits = 24;
-  const audience = syntheticAudience({ recipients: 100_000, onlineFraction: 0.3, uinLimit: 2 ** uinSpaceBits, seed: 7 });
+  const audience = syntheticAudience({
+    recipients: 100_000,
+    onlineFraction: 0.3,
+    uinLimit: 2 ** uinSpaceBits,
+    seed: 7,
+  });
   const expected = expectedSplit(audience);
 
   beforeAll(async () => {
@@ -46,7 +51,11 @@ describe('embedded broadcast, end to end', () => {
     expect(list.status).toBe(201);
     expect(list.body.count).toBe(100_000);
 
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'hello' } });
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: 'hello' },
+    });
     expect(created.status).toBe(201);
     task = await waitForEnd(cluster, created.body.id);
     expect(task.state).toBe('COMPLETED');
@@ -69,7 +78,11 @@ describe('embedded broadcast, end to end', () => {
 
   it('never sends the same content to a user twice, across tasks', async () => {
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(audience.list));
-    const again = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'hello' } });
+    const again = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: 'hello' },
+    });
     const done = await waitForEnd(cluster, again.body.id);
     expect(done.state).toBe('COMPLETED');
     expect(done.report.removed.already_sent).toBe(expected.kept.length);
@@ -97,11 +110,19 @@ describe('embedded broadcast, end to end', () => {
     it('rejects damaged list uploads with their codes', async () => {
       const good = listBytes([1, 2, 3]);
       expectError(await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([])), 422, 'LIST_EMPTY');
-      expectError(await upload(cluster, '/api/v1/lists?accountId=acme', good.subarray(0, good.length - 3)), 400, 'LIST_TRUNCATED');
+      expectError(
+        await upload(cluster, '/api/v1/lists?accountId=acme', good.subarray(0, good.length - 3)),
+        400,
+        'LIST_TRUNCATED',
+      );
       const badMagic = Buffer.from(good);
       badMagic[0] = 0x58;
       expectError(await upload(cluster, '/api/v1/lists?accountId=acme', badMagic), 400, 'LIST_BAD_MAGIC');
-      expectError(await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([5, 2 ** uinSpaceBits])), 400, 'LIST_UIN_OUT_OF_RANGE');
+      expectError(
+        await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([5, 2 ** uinSpaceBits])),
+        400,
+        'LIST_UIN_OUT_OF_RANGE',
+      );
       expectError(await upload(cluster, '/api/v1/lists?accountId=BAD-ID', good), 400, 'VALIDATION_FAILED');
     });
 
@@ -109,8 +130,21 @@ describe('embedded broadcast, end to end', () => {
       // Malformed JSON has its own code since issue 15 (it was VALIDATION_FAILED).
       expectError(await call(cluster, 'POST', '/api/v1/tasks', '{"accountId": '), 400, 'MALFORMED_JSON');
       expectError(await call(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme' }), 400, 'VALIDATION_FAILED');
-      expectError(await call(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: 'l_nope', content: { body: 'x' } }), 404, 'LIST_NOT_FOUND');
-      expectError(await call(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: 'l_x', content: { body: 'x' }, sendAt: 'tomorrow' }), 400, 'VALIDATION_FAILED');
+      expectError(
+        await call(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: 'l_nope', content: { body: 'x' } }),
+        404,
+        'LIST_NOT_FOUND',
+      );
+      expectError(
+        await call(cluster, 'POST', '/api/v1/tasks', {
+          accountId: 'acme',
+          listId: 'l_x',
+          content: { body: 'x' },
+          sendAt: 'tomorrow',
+        }),
+        400,
+        'VALIDATION_FAILED',
+      );
       expectError(await call(cluster, 'GET', '/api/v1/tasks/999999'), 404, 'TASK_NOT_FOUND');
       expectError(await call(cluster, 'GET', '/api/v1/tasks/abc'), 400, 'VALIDATION_FAILED');
       expectError(await call(cluster, 'POST', '/api/v1/tasks/999999/cancel'), 404, 'TASK_NOT_FOUND');
@@ -128,10 +162,18 @@ describe('embedded broadcast, end to end', () => {
   });
 
   it('lists tasks with keyset paging', async () => {
-    const page = await call<{ tasks: Task[]; nextCursor: number | null }>(cluster, 'GET', '/api/v1/tasks?accountId=acme&limit=1');
+    const page = await call<{ tasks: Task[]; nextCursor: number | null }>(
+      cluster,
+      'GET',
+      '/api/v1/tasks?accountId=acme&limit=1',
+    );
     expect(page.body.tasks).toHaveLength(1);
     expect(page.body.nextCursor).toBe(page.body.tasks[0]!.id);
-    const next = await call<{ tasks: Task[]; nextCursor: number | null }>(cluster, 'GET', `/api/v1/tasks?accountId=acme&limit=10&cursor=${page.body.nextCursor}`);
+    const next = await call<{ tasks: Task[]; nextCursor: number | null }>(
+      cluster,
+      'GET',
+      `/api/v1/tasks?accountId=acme&limit=10&cursor=${page.body.nextCursor}`,
+    );
     expect(next.body.tasks.every((t) => t.id > page.body.nextCursor!)).toBe(true);
   });
 

@@ -1,7 +1,15 @@
 import type { Campaign } from '@herald/core/campaign';
 import type { ListMeta, Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import {
+  authHeaders,
+  makeTempDir,
+  TEST_AUTH_OPTIONS,
+  TEST_CAMPAIGN_OPTIONS,
+  TEST_TASK_OPTIONS,
+  waitFor,
+  type TempDir,
+} from '@herald/testing';
 import { listBytes, sinkUins, waitForEnd } from './helpers';
 
 /**
@@ -16,7 +24,14 @@ describe('cron campaigns (embedded)', () => {
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-campaigns-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, campaigns: { ...TEST_CAMPAIGN_OPTIONS, scanIntervalMs: 200 } });
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits: 16,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+      campaigns: { ...TEST_CAMPAIGN_OPTIONS, scanIntervalMs: 200 },
+    });
   });
 
   afterEach(async () => {
@@ -24,7 +39,12 @@ describe('cron campaigns (embedded)', () => {
     await dir.remove();
   });
 
-  async function api<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> {
+  async function api<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<{ status: number; body: T }> {
     const response = await fetch(cluster.url + path, {
       method,
       headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': contentType }) },
@@ -36,7 +56,12 @@ describe('cron campaigns (embedded)', () => {
   it('fires each second of an every-second campaign once, and each firing is delivered', async () => {
     const uins = [3, 5, 8, 13, 21];
     await cluster.login(uins);
-    const list = await api<ListMeta>('POST', '/api/v1/lists?accountId=acme', listBytes(uins), 'application/octet-stream');
+    const list = await api<ListMeta>(
+      'POST',
+      '/api/v1/lists?accountId=acme',
+      listBytes(uins),
+      'application/octet-stream',
+    );
     expect(list.status).toBe(201);
     const created = await api<Campaign & { nextFireTimes: string[] }>('POST', '/api/v1/campaigns', {
       accountId: 'acme',
@@ -66,7 +91,10 @@ describe('cron campaigns (embedded)', () => {
     const keys = all.map((t) => t.idempotencyKey!);
     expect(new Set(keys).size).toBe(all.length);
     for (const key of keys) expect(key).toMatch(new RegExp(`^campaign:${created.body.id}:\\d+000$`));
-    const history = await api<{ firings: { scheduledAt: number; outcome: string; taskId: number | null }[] }>('GET', `/api/v1/campaigns/${created.body.id}/firings`);
+    const history = await api<{ firings: { scheduledAt: number; outcome: string; taskId: number | null }[] }>(
+      'GET',
+      `/api/v1/campaigns/${created.body.id}/firings`,
+    );
     const fired = history.body.firings.filter((f) => f.outcome === 'fired');
     expect(fired.map((f) => f.taskId).sort()).toEqual(all.map((t) => t.id).sort());
   });

@@ -16,10 +16,23 @@ describe('follower check and targeting links (embedded)', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-embedded-filter-chain-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, accounts: { followersOnly: ['club'] } });
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits: 16,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+      accounts: { followersOnly: ['club'] },
+    });
     // uin 4 followed, then stopped: not a follower any more.
     const follows = [1, 2, 3, 4].map((uin) => ({ accountId: 'club', uin, following: true, at: 1 }));
-    expect((await call(cluster, 'POST', '/api/v1/follows', { changes: [...follows, { accountId: 'club', uin: 4, following: false, at: 2 }] })).status).toBe(200);
+    expect(
+      (
+        await call(cluster, 'POST', '/api/v1/follows', {
+          changes: [...follows, { accountId: 'club', uin: 4, following: false, at: 2 }],
+        })
+      ).status,
+    ).toBe(200);
     await cluster.attributes.putUsers([
       { uin: 2, region: 'eu', tags: ['beta'] },
       { uin: 5, region: 'eu', tags: ['beta'] },
@@ -38,7 +51,12 @@ describe('follower check and targeting links (embedded)', () => {
   async function broadcast(accountId: string, uins: number[], fields: Record<string, unknown> = {}): Promise<Task> {
     const list = await upload(cluster, `/api/v1/lists?accountId=${accountId}`, listBytes(uins));
     expect(list.status).toBe(201);
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId, listId: list.body.id, content: { body: `to ${uins.join(',')}` }, ...fields });
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId,
+      listId: list.body.id,
+      content: { body: `to ${uins.join(',')}` },
+      ...fields,
+    });
     expect(created.status).toBe(201);
     const task = await waitForEnd(cluster, created.body.id);
     expect(task.state).toBe('COMPLETED');
@@ -88,12 +106,17 @@ describe('follower check and targeting links (embedded)', () => {
   it('refuses a malformed targeting query at creation, and creates nothing', async () => {
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([1, 2]));
     const before = (await cluster.store.listTasks({ accountId: 'acme' })).tasks.length;
-    const refused = await call<{ error: { code: string; details: Record<string, unknown> } }>(cluster, 'POST', '/api/v1/tasks', {
-      accountId: 'acme',
-      listId: list.body.id,
-      content: { body: 'never sent' },
-      targeting: 'region:eu AND (tag:beta',
-    });
+    const refused = await call<{ error: { code: string; details: Record<string, unknown> } }>(
+      cluster,
+      'POST',
+      '/api/v1/tasks',
+      {
+        accountId: 'acme',
+        listId: list.body.id,
+        content: { body: 'never sent' },
+        targeting: 'region:eu AND (tag:beta',
+      },
+    );
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'QUERY_INVALID', details: { field: 'targeting', position: 23 } });
     expect((await cluster.store.listTasks({ accountId: 'acme' })).tasks.length).toBe(before);

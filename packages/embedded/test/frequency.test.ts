@@ -14,7 +14,12 @@ import { call, expectedSplit, listBytes, offlineUins, sinkUins, upload, waitForE
 describe('frequency control, end to end', () => {
   const H = 3_600_000;
   const MIDNIGHT = Date.UTC(2024, 2, 10);
-  const clock = { at: MIDNIGHT + 13.5 * H, now() { return this.at; } };
+  const clock = {
+    at: MIDNIGHT + 13.5 * H,
+    now() {
+      return this.at;
+    },
+  };
   let dir: TempDir;
   let cluster: EmbeddedCluster;
   const uinSpaceBits = 20;
@@ -51,7 +56,12 @@ describe('frequency control, end to end', () => {
 
   async function broadcast(body: string, sendAt?: number): Promise<number> {
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(audience.list));
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body }, ...(sendAt === undefined ? {} : { sendAt: new Date(sendAt).toISOString() }) });
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body },
+      ...(sendAt === undefined ? {} : { sendAt: new Date(sendAt).toISOString() }),
+    });
     expect(created.status).toBe(201);
     return created.body.id;
   }
@@ -62,9 +72,14 @@ describe('frequency control, end to end', () => {
     const six = expected.kept.filter((_, i) => i % 5 === 0);
     const two = expected.kept.filter((_, i) => i % 5 === 1);
     const day = dayOf(policy(), clock.now());
-    for (let t = 1; t <= 6; t++) await cluster.frequency!.consume([{ taskId: 1_000_000 + t, day, uins: t <= 2 ? expected.kept.filter((_, i) => i % 5 <= 1) : six }]);
+    for (let t = 1; t <= 6; t++)
+      await cluster.frequency!.consume([
+        { taskId: 1_000_000 + t, day, uins: t <= 2 ? expected.kept.filter((_, i) => i % 5 <= 1) : six },
+      ]);
     // Blacklisted users with six: removed as blacklisted, never counted again as over frequency.
-    await cluster.frequency!.consume([1, 2, 3, 4, 5, 6].map((t) => ({ taskId: 1_000_000 + t, day, uins: audience.blacklist })));
+    await cluster.frequency!.consume(
+      [1, 2, 3, 4, 5, 6].map((t) => ({ taskId: 1_000_000 + t, day, uins: audience.blacklist })),
+    );
 
     // 13:30: two slots released for everyone, the 12-15 one for about half.
     const over = [...six, ...two.filter((uin) => budget(policy(), uin, 2, clock.now()) === 0)];

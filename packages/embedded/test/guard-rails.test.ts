@@ -16,11 +16,29 @@ describe('confirmation and dry runs (embedded)', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-embedded-guard-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, accounts: { followersOnly: ['club'] } });
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits: 16,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+      accounts: { followersOnly: ['club'] },
+    });
     expect((await upload(cluster, '/api/v1/blacklists/global', listBytes([1, 2]))).status).toBe(200);
     // club's followers: 3..12; uin 13 follows another account only.
-    const follows = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((uin) => ({ accountId: 'club', uin, following: true, at: 1 }));
-    expect((await call(cluster, 'POST', '/api/v1/follows', { changes: [...follows, { accountId: 'other', uin: 13, following: true, at: 1 }] })).status).toBe(200);
+    const follows = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((uin) => ({
+      accountId: 'club',
+      uin,
+      following: true,
+      at: 1,
+    }));
+    expect(
+      (
+        await call(cluster, 'POST', '/api/v1/follows', {
+          changes: [...follows, { accountId: 'other', uin: 13, following: true, at: 1 }],
+        })
+      ).status,
+    ).toBe(200);
     await cluster.attributes.putUsers([3, 4, 5, 6, 7, 8].map((uin) => ({ uin, region: uin % 2 === 0 ? 'eu' : 'us' })));
     await cluster.login([3, 4, 5, 6]);
   });
@@ -49,7 +67,12 @@ describe('confirmation and dry runs (embedded)', () => {
     const before = await storeSnapshot('acme');
     const refused = await call<{ error: { code: string; details: unknown } }>(cluster, 'POST', '/api/v1/tasks', body);
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toEqual(expect.objectContaining({ code: 'CONFIRMATION_REQUIRED', details: { field: 'confirm', recipients: 4, threshold: 3 } }));
+    expect(refused.body.error).toEqual(
+      expect.objectContaining({
+        code: 'CONFIRMATION_REQUIRED',
+        details: { field: 'confirm', recipients: 4, threshold: 3 },
+      }),
+    );
     expect((await call(cluster, 'POST', '/api/v1/tasks', { ...body, confirm: 5 })).status).toBe(409);
     expect(await storeSnapshot('acme')).toEqual(before);
     const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { ...body, confirm: 4 });
@@ -60,7 +83,11 @@ describe('confirmation and dry runs (embedded)', () => {
   it('a dry run creates nothing and reports the counts the real run then filters', async () => {
     // An earlier broadcast of the same content to 3 and 4: the no-resend link removes them next time.
     const content = { body: 'the same content' };
-    const first = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'club', listId: await listOf('club', [3, 4]), content });
+    const first = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'club',
+      listId: await listOf('club', [3, 4]),
+      content,
+    });
     expect((await waitForEnd(cluster, first.body.id)).state).toBe('COMPLETED');
 
     // 1, 2 blacklisted; 3, 4 already sent; 13, 14 not followers; 5 repeated; of the rest 6, 8 (eu) match the query, 5, 7, 9 do not.
@@ -72,7 +99,11 @@ describe('confirmation and dry runs (embedded)', () => {
     expect(dry.body).toMatchObject({
       dryRun: true,
       confirmationRequired: false,
-      recipients: { listed: 12, kept: 2, removed: { duplicate: 1, blacklisted: 2, already_sent: 2, not_follower: 2, targeting: 3 } },
+      recipients: {
+        listed: 12,
+        kept: 2,
+        removed: { duplicate: 1, blacklisted: 2, already_sent: 2, not_follower: 2, targeting: 3 },
+      },
       estimatedSendMs: null,
     });
     expect(await storeSnapshot('club')).toEqual(before);
@@ -81,6 +112,8 @@ describe('confirmation and dry runs (embedded)', () => {
     expect(real.status).toBe(201);
     const task = await waitForEnd(cluster, real.body.id);
     expect(task.state).toBe('COMPLETED');
-    expect({ listed: task.report.total, kept: task.report.kept, removed: task.report.removed }).toEqual(dry.body.recipients);
+    expect({ listed: task.report.total, kept: task.report.kept, removed: task.report.removed }).toEqual(
+      dry.body.recipients,
+    );
   });
 });

@@ -9,7 +9,12 @@ import { authHeaders, waitFor } from '@herald/testing';
 type Terminal = (typeof TERMINAL_TASK_STATES)[number];
 
 /** A call to the cluster's API as the test admin (the clusters start with auth: TEST_AUTH_OPTIONS). */
-export async function call<T = unknown>(cluster: EmbeddedCluster, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function call<T = unknown>(
+  cluster: EmbeddedCluster,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const response = await fetch(cluster.url + path, {
     method,
     headers: body === undefined ? authHeaders() : { 'content-type': 'application/json', ...authHeaders() },
@@ -18,8 +23,16 @@ export async function call<T = unknown>(cluster: EmbeddedCluster, method: string
   return { status: response.status, body: (await response.json()) as T };
 }
 
-export async function upload<T = ListMeta>(cluster: EmbeddedCluster, path: string, bytes: Uint8Array): Promise<{ status: number; body: T }> {
-  const response = await fetch(cluster.url + path, { method: path.startsWith('/api/v1/lists') ? 'POST' : 'PUT', headers: { 'content-type': 'application/octet-stream', ...authHeaders() }, body: bytes });
+export async function upload<T = ListMeta>(
+  cluster: EmbeddedCluster,
+  path: string,
+  bytes: Uint8Array,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(cluster.url + path, {
+    method: path.startsWith('/api/v1/lists') ? 'POST' : 'PUT',
+    headers: { 'content-type': 'application/octet-stream', ...authHeaders() },
+    body: bytes,
+  });
   return { status: response.status, body: (await response.json()) as T };
 }
 
@@ -27,7 +40,12 @@ export function listBytes(uins: ArrayLike<number>): Buffer {
   return encodeRecipientList(uins);
 }
 
-export async function waitForState(cluster: EmbeddedCluster, taskId: number, states: readonly string[], timeoutMs = 60_000): Promise<Task> {
+export async function waitForState(
+  cluster: EmbeddedCluster,
+  taskId: number,
+  states: readonly string[],
+  timeoutMs = 60_000,
+): Promise<Task> {
   let task: Task | undefined;
   await waitFor(
     async () => {

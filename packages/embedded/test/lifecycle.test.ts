@@ -5,7 +5,18 @@ import { syntheticAudience } from '@herald/audience';
 import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
-import { call, expectedSplit, GatedGateway, listBytes, offlineUins, sinkUins, upload, uniqueSorted, waitForEnd, waitForState } from './helpers';
+import {
+  call,
+  expectedSplit,
+  GatedGateway,
+  listBytes,
+  offlineUins,
+  sinkUins,
+  upload,
+  uniqueSorted,
+  waitForEnd,
+  waitForState,
+} from './helpers';
 
 /**
  * Pause/resume/cancel and restart recovery, each stopped at a known point: a
@@ -31,7 +42,12 @@ describe('task lifecycle through the API', () => {
   let gateway: GatedGateway;
   let online: TypedArrayBitmap;
   let cluster: EmbeddedCluster;
-  const audience = syntheticAudience({ recipients: 60_000, onlineFraction: 0.3, uinLimit: 2 ** uinSpaceBits, seed: 11 });
+  const audience = syntheticAudience({
+    recipients: 60_000,
+    onlineFraction: 0.3,
+    uinLimit: 2 ** uinSpaceBits,
+    seed: 11,
+  });
   const expected = expectedSplit(audience);
 
   beforeEach(async () => {
@@ -51,7 +67,12 @@ describe('task lifecycle through the API', () => {
 
   async function createTask(extra: Record<string, unknown> = {}): Promise<Task> {
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(audience.list));
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: `c${Math.random()}` }, ...extra });
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: `c${Math.random()}` },
+      ...extra,
+    });
     expect(created.status).toBe(201);
     return created.body;
   }
@@ -75,10 +96,16 @@ describe('task lifecycle through the API', () => {
     await waitForState(cluster, task.id, ['PAUSED']);
     gateway.release();
     // Every unit stops at a checkpoint; the batches in flight still land and are checkpointed.
-    await waitFor(async () => (await cluster.store.listUnits(task.id)).every((u: ExecutionUnit) => u.state === 'CHECKPOINTED' || u.state === 'PENDING' || u.state === 'DONE'), {
-      timeoutMs: 30_000,
-      message: 'units did not stop',
-    });
+    await waitFor(
+      async () =>
+        (await cluster.store.listUnits(task.id)).every(
+          (u: ExecutionUnit) => u.state === 'CHECKPOINTED' || u.state === 'PENDING' || u.state === 'DONE',
+        ),
+      {
+        timeoutMs: 30_000,
+        message: 'units did not stop',
+      },
+    );
     expect((await call(cluster, 'POST', `/api/v1/tasks/${task.id}/resume`)).status).toBe(202);
     await expectExactOutcome(task.id, inFlightBound);
   });
@@ -93,7 +120,9 @@ describe('task lifecycle through the API', () => {
     expect((await call(cluster, 'POST', `/api/v1/tasks/${task.id}/cancel`)).status).toBe(202);
     const cancelled = await waitForState(cluster, task.id, ['CANCELLED']);
     expect(cancelled.report.delivered).toBe(0);
-    expect((await call(cluster, 'POST', `/api/v1/tasks/${task.id}/resume`)).body).toMatchObject({ error: { code: 'ILLEGAL_TRANSITION' } });
+    expect((await call(cluster, 'POST', `/api/v1/tasks/${task.id}/resume`)).body).toMatchObject({
+      error: { code: 'ILLEGAL_TRANSITION' },
+    });
   });
 
   it('cancels a sending task: no unit runs on, nothing more is delivered', async () => {
@@ -103,7 +132,10 @@ describe('task lifecycle through the API', () => {
     expect((await call(cluster, 'POST', `/api/v1/tasks/${task.id}/cancel`)).status).toBe(202);
     await waitForState(cluster, task.id, ['CANCELLED']);
     gateway.release();
-    await waitFor(async () => (await cluster.store.listUnits(task.id)).every((u) => u.state === 'CANCELLED' || u.state === 'DONE'), { timeoutMs: 30_000, message: 'units not cancelled' });
+    await waitFor(
+      async () => (await cluster.store.listUnits(task.id)).every((u) => u.state === 'CANCELLED' || u.state === 'DONE'),
+      { timeoutMs: 30_000, message: 'units not cancelled' },
+    );
     const delivered = (await sinkUins(cluster, task.id)).length;
     expect(delivered).toBeLessThan(expected.online.length);
   });

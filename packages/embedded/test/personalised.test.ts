@@ -15,7 +15,13 @@ describe('personalised content', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-personalised-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 20, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS });
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits: 20,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+    });
     await cluster.attributes.putUsers([
       { uin: 11, region: 'gd', tags: ['vip'] },
       { uin: 12, region: 'sh' },
@@ -41,7 +47,11 @@ describe('personalised content', () => {
 
     expect(await cluster.login(Uint32Array.of(14))).toEqual({ delivered: 1, expired: 0, overFrequency: 0 });
     const sink = await readDeliveryFile(cluster.deliveryDir, task.id);
-    expect(sink.content).toEqual({ title: 'Hi {{uin}}', body: 'Hello {{region|default:"there"}}{{tags|default:""}}', template: true });
+    expect(sink.content).toEqual({
+      title: 'Hi {{uin}}',
+      body: 'Hello {{region|default:"there"}}{{tags|default:""}}',
+      template: true,
+    });
     expect(Object.fromEntries(sink.contents ?? [])).toEqual({
       11: { title: 'Hi 11', body: 'Hello gdvip' },
       12: { title: 'Hi 12', body: 'Hello sh' },

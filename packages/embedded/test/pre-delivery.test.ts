@@ -15,10 +15,18 @@ describe('pre-delivery over the webhook gateway', () => {
   let receiver: WebhookReceiver;
   let cluster: EmbeddedCluster;
   const uinSpaceBits = 20;
-  const audience = syntheticAudience({ recipients: 20_000, onlineFraction: 0.4, uinLimit: 2 ** uinSpaceBits, seed: 11 });
+  const audience = syntheticAudience({
+    recipients: 20_000,
+    onlineFraction: 0.4,
+    uinLimit: 2 ** uinSpaceBits,
+    seed: 11,
+  });
   // No blacklist is uploaded here: every distinct recipient is kept, and split by the online set.
   const onlineSet = new Set(audience.online);
-  const expected = { online: audience.distinct.filter((uin) => onlineSet.has(uin)), offline: audience.distinct.filter((uin) => !onlineSet.has(uin)) };
+  const expected = {
+    online: audience.distinct.filter((uin) => onlineSet.has(uin)),
+    offline: audience.distinct.filter((uin) => !onlineSet.has(uin)),
+  };
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-pre-delivery-');
@@ -59,7 +67,9 @@ describe('pre-delivery over the webhook gateway', () => {
     expect(task.report.delivered).toBe(expected.online.length);
 
     const pushed = batches().filter((b) => b.taskId === task.id);
-    expect(pushed.every((b) => b.displayAt === displayAt && !b.atLogin && b.content.body === 'at the top of the hour')).toBe(true);
+    expect(
+      pushed.every((b) => b.displayAt === displayAt && !b.atLogin && b.content.body === 'at the top of the hour'),
+    ).toBe(true);
     expect(pushed.flatMap((b) => b.uins).sort((a, b) => a - b)).toEqual([...expected.online]);
 
     const users = expected.offline.subarray(0, 5);
@@ -71,7 +81,13 @@ describe('pre-delivery over the webhook gateway', () => {
 
   it('refuses a display time before the send time or after the task expires, naming the field', async () => {
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([1, 2, 3]));
-    const body = (displayAt: string, extra: object = {}) => ({ accountId: 'acme', listId: list.body.id, content: { body: 'x' }, displayAt, ...extra });
+    const body = (displayAt: string, extra: object = {}) => ({
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: 'x' },
+      displayAt,
+      ...extra,
+    });
     for (const bad of [
       body('not a date'),
       body(new Date(Date.now() + 60_000).toISOString(), { sendAt: new Date(Date.now() + 120_000).toISOString() }),

@@ -58,8 +58,18 @@ class HoldAfter implements DeliveryGateway {
 
 const range = (from: number, count: number) => Uint32Array.from({ length: count }, (_, i) => from + i);
 
-async function createTask(cluster: EmbeddedCluster, listId: string, body: string, priority: 'normal' | 'realtime'): Promise<Task> {
-  const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId, content: { body }, priority });
+async function createTask(
+  cluster: EmbeddedCluster,
+  listId: string,
+  body: string,
+  priority: 'normal' | 'realtime',
+): Promise<Task> {
+  const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+    accountId: 'acme',
+    listId,
+    content: { body },
+    priority,
+  });
   expect(created.status).toBe(201);
   return created.body;
 }
@@ -93,7 +103,8 @@ describe('preemption, end to end', () => {
       {
         dataDir: dir.path,
         uinSpaceBits,
-        http: { port: 0 }, auth: TEST_AUTH_OPTIONS,
+        http: { port: 0 },
+        auth: TEST_AUTH_OPTIONS,
         tasks: TEST_TASK_OPTIONS,
         scheduler: { slots: 1 },
         dispatcher: { batchSize, unitSize: 5_000 },
@@ -107,13 +118,18 @@ describe('preemption, end to end', () => {
     const urgentList = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(urgentUins));
 
     const normal = await createTask(cluster, normalList.body.id, 'the long one', 'normal');
-    const checkpointed = async () => (await cluster!.store.listUnits(normal.id)).reduce((n, u) => n + u.checkpoint - u.start, 0);
-    await waitFor(async () => gateway!.waiting > 0 && (await checkpointed()) >= 6 * batchSize, { timeoutMs: 30_000, message: 'the normal task never got 6 batches checkpointed and one held' });
+    const checkpointed = async () =>
+      (await cluster!.store.listUnits(normal.id)).reduce((n, u) => n + u.checkpoint - u.start, 0);
+    await waitFor(async () => gateway!.waiting > 0 && (await checkpointed()) >= 6 * batchSize, {
+      timeoutMs: 30_000,
+      message: 'the normal task never got 6 batches checkpointed and one held',
+    });
     expect((await cluster.store.getTask(normal.id))!.state).toBe('SENDING');
 
     const urgent = await createTask(cluster, urgentList.body.id, 'breaking news', 'realtime');
     // The counter moves once the halt is over: task PREEMPTED and its units stopped.
-    const preemptions = async () => /^herald_scheduler_preemptions_total (\d+)$/m.exec((await cluster!.meter.exposition()).body)?.[1];
+    const preemptions = async () =>
+      /^herald_scheduler_preemptions_total (\d+)$/m.exec((await cluster!.meter.exposition()).body)?.[1];
     await waitFor(async () => (await preemptions()) === '1', { timeoutMs: 30_000, message: 'one preemption' });
     expect((await cluster.store.getTask(normal.id))!.state).toBe('PREEMPTED');
     // Stopped at its checkpoints: no unit left running, the confirmed batches kept.
@@ -168,10 +184,23 @@ describe('preemption, end to end', () => {
       },
     };
     cluster = await startEmbeddedCluster(
-      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS, scheduler: { slots: 1 }, dispatcher: { batchSize, unitSize: 50_000 }, executor: { ids: ['executor-1'] }, offline: { rangeBits: 12 } },
+      {
+        dataDir: dir.path,
+        uinSpaceBits,
+        http: { port: 0 },
+        auth: TEST_AUTH_OPTIONS,
+        tasks: TEST_TASK_OPTIONS,
+        scheduler: { slots: 1 },
+        dispatcher: { batchSize, unitSize: 50_000 },
+        executor: { ids: ['executor-1'] },
+        offline: { rangeBits: 12 },
+      },
       { gateway, online, logger },
     );
-    const metric = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'm').exec((await cluster!.meter.exposition()).body)?.[1] ?? 0);
+    const metric = async (name: string) =>
+      Number(
+        new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'm').exec((await cluster!.meter.exposition()).body)?.[1] ?? 0,
+      );
     const normalList = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(normalUins));
     const urgentList = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(urgentUins));
 
@@ -185,13 +214,21 @@ describe('preemption, end to end', () => {
     const queued = await inFlight();
 
     const urgent = await createTask(cluster, urgentList.body.id, 'breaking news', 'realtime');
-    await waitFor(async () => (await metric('herald_scheduler_preemptions_total')) === 1, { timeoutMs: 30_000, message: 'one preemption' });
+    await waitFor(async () => (await metric('herald_scheduler_preemptions_total')) === 1, {
+      timeoutMs: 30_000,
+      message: 'one preemption',
+    });
     await waitForState(cluster, urgent.id, ['PREPROCESSING', 'DISPATCHING', 'SENDING', 'COMPLETED'], 30_000);
     // Admitted. The worker is held on a normal batch, so no other can have started since: this is the count at admission.
     const atAdmission = normalArrivals();
     gateway.release();
-    await waitFor(() => gateway!.arrivals.includes(urgent.id), { timeoutMs: 30_000, message: 'the real-time task never reached the gateway' });
-    const beforeUrgent = gateway.arrivals.slice(0, gateway.arrivals.indexOf(urgent.id)).filter((id) => id === normal.id).length;
+    await waitFor(() => gateway!.arrivals.includes(urgent.id), {
+      timeoutMs: 30_000,
+      message: 'the real-time task never reached the gateway',
+    });
+    const beforeUrgent = gateway.arrivals
+      .slice(0, gateway.arrivals.indexOf(urgent.id))
+      .filter((id) => id === normal.id).length;
 
     expect(beforeUrgent - atAdmission).toBeLessThanOrEqual(1);
     // Counted from the executor's side, the bound by construction: after it read the halt, at most the batch then in hand.
@@ -216,7 +253,15 @@ describe('preemption, end to end', () => {
     for (const uin of uins) online.setOnline(uin, true);
     cluster = await startEmbeddedCluster(
       // 1,010 creations from 8 clients: above the default request rate limit (100/s), which is not under test here.
-      { dataDir: dir.path, uinSpaceBits, http: { port: 0 }, auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 100_000, burst: 100_000 } }, tasks: TEST_TASK_OPTIONS, scheduler: { slots: 4 }, offline: { rangeBits: 12 } },
+      {
+        dataDir: dir.path,
+        uinSpaceBits,
+        http: { port: 0 },
+        auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 100_000, burst: 100_000 } },
+        tasks: TEST_TASK_OPTIONS,
+        scheduler: { slots: 4 },
+        offline: { rangeBits: 12 },
+      },
       { online },
     );
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(uins));
@@ -238,13 +283,19 @@ describe('preemption, end to end', () => {
 
     const unfinished = new Set([...normals, ...urgents]);
     const completedAll = async () => {
-      for (const id of [...unfinished]) if ((await cluster!.store.getTask(id))?.state === 'COMPLETED') unfinished.delete(id);
+      for (const id of [...unfinished])
+        if ((await cluster!.store.getTask(id))?.state === 'COMPLETED') unfinished.delete(id);
       return unfinished.size === 0;
     };
-    await waitFor(completedAll, { timeoutMs: 80_000, intervalMs: 250, message: 'all 1,010 tasks COMPLETED' }).catch((error: Error) => {
-      throw new Error(`${error.message}; still unfinished: ${unfinished.size} (e.g. ${[...unfinished].slice(0, 5).join(', ')})`);
-    });
-    for (const id of [...normals, ...urgents]) expect((await cluster.store.getTask(id))!.report.delivered).toBe(uins.length);
+    await waitFor(completedAll, { timeoutMs: 80_000, intervalMs: 250, message: 'all 1,010 tasks COMPLETED' }).catch(
+      (error: Error) => {
+        throw new Error(
+          `${error.message}; still unfinished: ${unfinished.size} (e.g. ${[...unfinished].slice(0, 5).join(', ')})`,
+        );
+      },
+    );
+    for (const id of [...normals, ...urgents])
+      expect((await cluster.store.getTask(id))!.report.delivered).toBe(uins.length);
     for (const id of urgents) expect(await sinkUins(cluster, id)).toEqual(uins);
   }, 100_000);
 });

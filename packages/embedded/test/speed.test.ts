@@ -38,16 +38,22 @@ describe('task speed (embedded)', () => {
   async function pacedRecipients(): Promise<number> {
     const body = (await cluster.meter.exposition()).body;
     let sum = 0;
-    for (const match of body.matchAll(/^herald_executor_paced_recipients_total(?:\{[^}]*\})? (\d+)$/gm)) sum += Number(match[1]);
+    for (const match of body.matchAll(/^herald_executor_paced_recipients_total(?:\{[^}]*\})? (\d+)$/gm))
+      sum += Number(match[1]);
     return sum;
   }
 
-  it('sends a task at the speed its account may set, completely, through the executors\' token buckets', async () => {
+  it("sends a task at the speed its account may set, completely, through the executors' token buckets", async () => {
     const uins = Array.from({ length: 300 }, (_, i) => i * 3 + 1);
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(uins));
     expect(list.status).toBe(201);
     // 300 recipients at 250/s: the buckets (one second's burst) make the last batches wait.
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'paced' }, speed: 250 });
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: 'paced' },
+      speed: 250,
+    });
     expect(created).toMatchObject({ status: 201, body: { speed: 250 } });
     const done = await waitForEnd(cluster, created.body.id);
     expect(done).toMatchObject({ state: 'COMPLETED', speed: 250 });
@@ -55,7 +61,11 @@ describe('task speed (embedded)', () => {
     expect(await pacedRecipients()).toBe(300);
 
     // Without a speed nothing is paced: the counter stays where it was.
-    const plain = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body: 'plain' } });
+    const plain = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: 'plain' },
+    });
     expect(plain).toMatchObject({ status: 201, body: { speed: null } });
     const plainDone = await waitForEnd(cluster, plain.body.id);
     expect(plainDone.state).toBe('COMPLETED');
@@ -66,13 +76,26 @@ describe('task speed (embedded)', () => {
   it('refuses a speed from an account whose maxSpeed is 0 with 422, creating nothing', async () => {
     expect((await call(cluster, 'PUT', '/api/v1/accounts/globex/limits', { maxSpeed: 0 })).status).toBe(200);
     const list = await upload<ListMeta>(cluster, '/api/v1/lists?accountId=globex', listBytes([2, 4, 6]));
-    const refused = await call<{ error: { code: string; message: string; details: Record<string, unknown> } }>(cluster, 'POST', '/api/v1/tasks', {
-      accountId: 'globex',
-      listId: list.body.id,
-      content: { body: 'too fast' },
-      speed: 10,
+    const refused = await call<{ error: { code: string; message: string; details: Record<string, unknown> } }>(
+      cluster,
+      'POST',
+      '/api/v1/tasks',
+      {
+        accountId: 'globex',
+        listId: list.body.id,
+        content: { body: 'too fast' },
+        speed: 10,
+      },
+    );
+    expect(refused).toMatchObject({
+      status: 422,
+      body: {
+        error: {
+          code: 'ACCOUNT_QUOTA_EXCEEDED',
+          details: { limit: 'maxSpeed', field: 'speed', max: 0, requested: 10 },
+        },
+      },
     });
-    expect(refused).toMatchObject({ status: 422, body: { error: { code: 'ACCOUNT_QUOTA_EXCEEDED', details: { limit: 'maxSpeed', field: 'speed', max: 0, requested: 10 } } } });
     expect(refused.body.error.message).toContain('may not set a speed');
     expect((await cluster.store.listTasks({ accountId: 'globex' })).tasks).toHaveLength(0);
   });

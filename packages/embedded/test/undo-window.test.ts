@@ -18,7 +18,10 @@ describe('the undo window (embedded, default tasks.undoGraceMs)', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-embedded-undo-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, scheduler: { tickMs: 50 } }, { clock });
+    cluster = await startEmbeddedCluster(
+      { dataDir: dir.path, uinSpaceBits: 16, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, scheduler: { tickMs: 50 } },
+      { clock },
+    );
     await cluster.login([1, 2, 3]);
   });
 
@@ -30,7 +33,11 @@ describe('the undo window (embedded, default tasks.undoGraceMs)', () => {
   async function createNow(body: string): Promise<Task> {
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([1, 2, 3, 4, 5]));
     expect(list.status).toBe(201);
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: list.body.id, content: { body } });
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body },
+    });
     expect(created.status).toBe(201);
     // No sendAt: it starts when the grace is over.
     expect(created.body.sendAt - created.body.createdAt).toBe(GRACE);

@@ -22,7 +22,8 @@ const MOCK_TIMING: Partial<KafkaEventBusOptions> = {
 const unique = (tag: string) => `${tag}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 
 beforeAll(() => {
-  if (brokers.length === 0) throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
+  if (brokers.length === 0)
+    throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
 });
 
 eventBusConformance('KafkaEventBus', async () => ({
@@ -34,14 +35,30 @@ describe('KafkaEventBus', () => {
   it('fails to connect to a port nothing listens on with a one-line ConfigError naming kafka.brokers', async () => {
     const port = await freePort();
     // Past the deadline, while kafkajs is still retrying: the message says why, from kafkajs's last complaint.
-    const late = await rejectsWithCode(KafkaEventBus.connect({ brokers: [`127.0.0.1:${port}`], clientId: 'nobody-home', connectTimeoutMs: 500 }), ErrorCodes.CONFIG_INVALID);
+    const late = await rejectsWithCode(
+      KafkaEventBus.connect({ brokers: [`127.0.0.1:${port}`], clientId: 'nobody-home', connectTimeoutMs: 500 }),
+      ErrorCodes.CONFIG_INVALID,
+    );
     expect(late).toBeInstanceOf(ConfigError);
     expect(late.details).toEqual({ setting: 'kafka.brokers' });
-    expect(late.message).toMatch(new RegExp(`^config kafka\\.brokers: cannot connect to Kafka at 127\\.0\\.0\\.1:${port}: no answer within 500 ms \\(last error: .*ECONNREFUSED`));
+    expect(late.message).toMatch(
+      new RegExp(
+        `^config kafka\\.brokers: cannot connect to Kafka at 127\\.0\\.0\\.1:${port}: no answer within 500 ms \\(last error: .*ECONNREFUSED`,
+      ),
+    );
     expect(late.message).not.toContain('\n');
     expect(late.retriable).toBe(false);
     // kafkajs giving up first (its retries spent before the deadline): its own error is the reason.
-    const early = await rejectsWithCode(KafkaEventBus.connect({ brokers: [`127.0.0.1:${port}`], clientId: 'nobody-home', connectTimeoutMs: 5_000, retries: 1, initialRetryMs: 50 }), ErrorCodes.CONFIG_INVALID);
+    const early = await rejectsWithCode(
+      KafkaEventBus.connect({
+        brokers: [`127.0.0.1:${port}`],
+        clientId: 'nobody-home',
+        connectTimeoutMs: 5_000,
+        retries: 1,
+        initialRetryMs: 50,
+      }),
+      ErrorCodes.CONFIG_INVALID,
+    );
     expect(early.details).toEqual({ setting: 'kafka.brokers' });
     expect(early.message).toMatch(/ECONNREFUSED/);
     expect(early.message).not.toContain('\n');
@@ -58,7 +75,10 @@ describe('KafkaEventBus', () => {
       [{ heartbeatIntervalMs: 10_000, sessionTimeoutMs: 6_000 }, 'kafka.heartbeatIntervalMs'],
     ];
     for (const [patch, setting] of cases) {
-      const error = await rejectsWithCode(KafkaEventBus.connect({ brokers, clientId: 'bad-options', ...patch }), ErrorCodes.CONFIG_INVALID);
+      const error = await rejectsWithCode(
+        KafkaEventBus.connect({ brokers, clientId: 'bad-options', ...patch }),
+        ErrorCodes.CONFIG_INVALID,
+      );
       expect(error.details).toEqual({ setting });
     }
   });
@@ -66,16 +86,32 @@ describe('KafkaEventBus', () => {
   it('prefixes topic and group names, and reports topics without the prefix', async () => {
     const prefix = `${unique('p')}.`;
     const logged: string[] = [];
-    const logger: Logger = { debug: (m) => logged.push(m), info: (m) => logged.push(m), warn: (m) => logged.push(m), error: (m) => logged.push(m) };
-    const prefixed = await KafkaEventBus.connect({ brokers, clientId: 'prefixed', topicPrefix: prefix, logger, ...MOCK_TIMING });
+    const logger: Logger = {
+      debug: (m) => logged.push(m),
+      info: (m) => logged.push(m),
+      warn: (m) => logged.push(m),
+      error: (m) => logged.push(m),
+    };
+    const prefixed = await KafkaEventBus.connect({
+      brokers,
+      clientId: 'prefixed',
+      topicPrefix: prefix,
+      logger,
+      ...MOCK_TIMING,
+    });
     const plain = await KafkaEventBus.connect({ brokers, clientId: 'plain', ...MOCK_TIMING });
     try {
       const viaPrefix: ConsumedEvent[] = [];
       const viaFullName: ConsumedEvent[] = [];
       await prefixed.subscribe('t', 'g', async (events) => void viaPrefix.push(...events), { fromBeginning: true });
-      await plain.subscribe(`${prefix}t`, 'other', async (events) => void viaFullName.push(...events), { fromBeginning: true });
+      await plain.subscribe(`${prefix}t`, 'other', async (events) => void viaFullName.push(...events), {
+        fromBeginning: true,
+      });
       await prefixed.publish('t', [{ key: 'k', value: 1, timestamp: 5 }]);
-      await waitFor(() => viaPrefix.length === 1 && viaFullName.length === 1, { timeoutMs: 40_000, message: 'the event under both names' });
+      await waitFor(() => viaPrefix.length === 1 && viaFullName.length === 1, {
+        timeoutMs: 40_000,
+        message: 'the event under both names',
+      });
       expect(viaPrefix[0]!.topic).toBe('t');
       expect(viaFullName[0]!.topic).toBe(`${prefix}t`);
       expect(logged.some((line) => line.startsWith('kafkajs '))).toBe(true);
@@ -98,7 +134,8 @@ function orderViolations(key: string, seqs: readonly number[], count: number): s
     const seq = seqs[i]!;
     const prev = i === 0 ? -1 : seqs[i - 1]!;
     if (seq > max + 1) problems.push(`${key}: ${seq} arrived after ${max} (events ${max + 1}..${seq - 1} skipped)`);
-    else if (seq !== prev + 1 && seq > prev) problems.push(`${key}: ${seq} after ${prev} inside a redelivered run (not an exact repeat)`);
+    else if (seq !== prev + 1 && seq > prev)
+      problems.push(`${key}: ${seq} after ${prev} inside a redelivered run (not an exact repeat)`);
     max = Math.max(max, seq);
   }
   if (max !== count - 1) problems.push(`${key}: last event received is ${max}, expected ${count - 1}`);
@@ -187,7 +224,10 @@ describe('KafkaEventBus under broker faults', () => {
         while (!stop) {
           if (publishedTotal - distinctReceived > 4_000) {
             publisherWaiting = true;
-            await waitFor(() => stop || firstGap !== undefined || publishedTotal - distinctReceived <= 2_000, { timeoutMs: 60_000, message: 'the consumer to catch up' });
+            await waitFor(() => stop || firstGap !== undefined || publishedTotal - distinctReceived <= 2_000, {
+              timeoutMs: 60_000,
+              message: 'the consumer to catch up',
+            });
             publisherWaiting = false;
             continue;
           }
@@ -232,13 +272,23 @@ describe('KafkaEventBus under broker faults', () => {
       await publisher;
       check();
 
-      await waitFor(() => firstGap !== undefined || keys.every((k) => highest.get(k) === next.get(k)! - 1), { timeoutMs: 45_000, message: 'every key up to its last event' });
+      await waitFor(() => firstGap !== undefined || keys.every((k) => highest.get(k) === next.get(k)! - 1), {
+        timeoutMs: 45_000,
+        message: 'every key up to its last event',
+      });
       check();
       expect(keys.flatMap((k) => orderViolations(k, received.get(k)!, next.get(k)!))).toEqual([]);
       expect(sockets.cuts).toBe(3);
       expect(failedPublishes).toBeGreaterThanOrEqual(3);
       if (process.env.HERALD_TEST_VERBOSE) {
-        console.log({ published: publishedTotal, received: receivedTotal, duplicates: receivedTotal - publishedTotal, failedPublishes, destroyed: sockets.destroyed, refused: sockets.refused });
+        console.log({
+          published: publishedTotal,
+          received: receivedTotal,
+          duplicates: receivedTotal - publishedTotal,
+          failedPublishes,
+          destroyed: sockets.destroyed,
+          refused: sockets.refused,
+        });
       }
     } finally {
       stop = true;

@@ -77,14 +77,27 @@ export class KafkaEventBus extends AbstractEventBus {
           timer = setTimeout(() => reject(deadline), o.connectTimeoutMs);
         }),
       ]);
-      if (!canCreate) o.logger.info('kafka: the cluster names no controller; topics are created by metadata requests (auto-create)', { brokers: o.brokers });
+      if (!canCreate)
+        o.logger.info('kafka: the cluster names no controller; topics are created by metadata requests (auto-create)', {
+          brokers: o.brokers,
+        });
       return new KafkaEventBus(kafka, producer, admin, new Topics(admin, canCreate, o, o.logger), o);
     } catch (error) {
       await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
       // A broker that refused the credentials is reached fine: the setting to fix is kafka.sasl (its message names the mechanism, not the password).
-      if ((error as Error)?.name === 'KafkaJSSASLAuthenticationError') throw new ConfigError('kafka.sasl', `the brokers refused the credentials: ${String((error as Error).message).replace(/\s+/g, ' ')}`);
-      const reason = error === deadline ? `no answer within ${o.connectTimeoutMs} ms${lastProblem === undefined ? '' : ` (last error: ${lastProblem})`}` : String((error as Error)?.message ?? error);
-      throw new ConfigError('kafka.brokers', `cannot connect to Kafka at ${o.brokers.join(',')}: ${reason.replace(/\s+/g, ' ')}`);
+      if ((error as Error)?.name === 'KafkaJSSASLAuthenticationError')
+        throw new ConfigError(
+          'kafka.sasl',
+          `the brokers refused the credentials: ${String((error as Error).message).replace(/\s+/g, ' ')}`,
+        );
+      const reason =
+        error === deadline
+          ? `no answer within ${o.connectTimeoutMs} ms${lastProblem === undefined ? '' : ` (last error: ${lastProblem})`}`
+          : String((error as Error)?.message ?? error);
+      throw new ConfigError(
+        'kafka.brokers',
+        `cannot connect to Kafka at ${o.brokers.join(',')}: ${reason.replace(/\s+/g, ' ')}`,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -100,11 +113,18 @@ export class KafkaEventBus extends AbstractEventBus {
     }
   }
 
-  protected async _subscribe(topic: string, group: string, handler: EventHandler, { fromBeginning, retryDelayMs }: Required<SubscribeOptions>): Promise<Subscription> {
+  protected async _subscribe(
+    topic: string,
+    group: string,
+    handler: EventHandler,
+    { fromBeginning, retryDelayMs }: Required<SubscribeOptions>,
+  ): Promise<Subscription> {
     const kafkaTopic = this.options.topicPrefix + topic;
     const spec = { topic, kafkaTopic, groupId: this.options.topicPrefix + group, fromBeginning, retryDelayMs, handler };
     await this.topics.ensure(kafkaTopic, topicCleanup(topic));
-    const subscription: KafkaSubscription = await KafkaSubscription.start(this.kafka, this.options, spec, () => this.subscriptions.delete(subscription));
+    const subscription: KafkaSubscription = await KafkaSubscription.start(this.kafka, this.options, spec, () =>
+      this.subscriptions.delete(subscription),
+    );
     this.subscriptions.add(subscription);
     return subscription;
   }

@@ -46,7 +46,12 @@ export class KafkaSubscription implements Subscription {
   }
 
   /** Resolves once the consumer has joined its group (the librdkafka mock takes 3 s for a new group). */
-  static async start(kafka: Kafka, options: CompiledKafkaOptions, spec: SubscriptionSpec, onClosed: () => void): Promise<KafkaSubscription> {
+  static async start(
+    kafka: Kafka,
+    options: CompiledKafkaOptions,
+    spec: SubscriptionSpec,
+    onClosed: () => void,
+  ): Promise<KafkaSubscription> {
     const subscription = new KafkaSubscription(kafka, options, spec, onClosed);
     await subscription.begin();
     return subscription;
@@ -77,7 +82,8 @@ export class KafkaSubscription implements Subscription {
       setImmediate(() => {
         consumer.disconnect().catch(() => undefined);
       });
-    for (const event of [consumer.events.GROUP_JOIN, consumer.events.CRASH, consumer.events.FETCH_START]) consumer.on(event, again);
+    for (const event of [consumer.events.GROUP_JOIN, consumer.events.CRASH, consumer.events.FETCH_START])
+      consumer.on(event, again);
     try {
       await consumer.disconnect();
     } catch (error) {
@@ -115,7 +121,14 @@ export class KafkaSubscription implements Subscription {
         }),
       );
       const timer = setTimeout(
-        () => reject(new HeraldError(ErrorCodes.UNAVAILABLE, `kafka: consumer of group ${this.spec.groupId} did not join within ${this.options.joinTimeoutMs} ms`, { retriable: true })),
+        () =>
+          reject(
+            new HeraldError(
+              ErrorCodes.UNAVAILABLE,
+              `kafka: consumer of group ${this.spec.groupId} did not join within ${this.options.joinTimeoutMs} ms`,
+              { retriable: true },
+            ),
+          ),
         this.options.joinTimeoutMs,
       );
       cleanups.push(() => clearTimeout(timer));
@@ -124,7 +137,11 @@ export class KafkaSubscription implements Subscription {
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.spec.kafkaTopic], fromBeginning: this.spec.fromBeginning });
-      await consumer.run({ autoCommit: true, eachBatchAutoResolve: false, eachBatch: (payload) => this.eachBatch(payload) });
+      await consumer.run({
+        autoCommit: true,
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => this.eachBatch(payload),
+      });
       await joined;
     } catch (error) {
       await this.retire(consumer);
@@ -142,7 +159,9 @@ export class KafkaSubscription implements Subscription {
     this.options.logger.error('kafka: consumer stopped; starting a new one', { ...this.label(), error: String(error) });
     this.reviving = (async () => {
       while (!this.stop.signal.aborted) {
-        await sleep(this.options.retry.initialRetryTime, undefined, { signal: this.stop.signal }).catch(() => undefined);
+        await sleep(this.options.retry.initialRetryTime, undefined, { signal: this.stop.signal }).catch(
+          () => undefined,
+        );
         if (this.stop.signal.aborted) return;
         await this.retire(this.consumer);
         this.consumer = this.newConsumer();
@@ -150,7 +169,10 @@ export class KafkaSubscription implements Subscription {
           await this.begin();
           return;
         } catch (failure) {
-          this.options.logger.warn('kafka: restarting a consumer failed; trying again', { ...this.label(), error: String(failure) });
+          this.options.logger.warn('kafka: restarting a consumer failed; trying again', {
+            ...this.label(),
+            error: String(failure),
+          });
         }
       }
     })().finally(() => (this.reviving = undefined));
@@ -164,7 +186,12 @@ export class KafkaSubscription implements Subscription {
       try {
         events.push(fromMessage(this.spec.topic, batch.partition, message));
       } catch (error) {
-        this.options.logger.warn('kafka: skipping a message whose value is not JSON', { ...this.label(), partition: batch.partition, offset: message.offset, error: String(error) });
+        this.options.logger.warn('kafka: skipping a message whose value is not JSON', {
+          ...this.label(),
+          partition: batch.partition,
+          offset: message.offset,
+          error: String(error),
+        });
       }
     }
     const live = () => isRunning() && !isStale() && !this.stop.signal.aborted;

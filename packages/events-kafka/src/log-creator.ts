@@ -12,7 +12,12 @@ import { logLevel, type logCreator } from 'kafkajs';
 export function kafkaLogCreator(logger: Logger, onProblem: (message: string) => void = () => undefined): logCreator {
   return () =>
     ({ namespace, level, log }) => {
-      const { message, timestamp: _timestamp, logger: _logger, ...fields } = log as { message: string; timestamp: string; logger?: string } & Record<string, unknown>;
+      const {
+        message,
+        timestamp: _timestamp,
+        logger: _logger,
+        ...fields
+      } = log as { message: string; timestamp: string; logger?: string } & Record<string, unknown>;
       const line = `kafkajs ${namespace}: ${message}`;
       if (level === logLevel.ERROR || level === logLevel.WARN) {
         onProblem(message);

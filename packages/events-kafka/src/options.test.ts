@@ -62,8 +62,14 @@ function securityError(run: () => unknown): ConfigError {
 describe('compileKafkaSecurity (kafka.sasl and kafka.tls it shares with compileConfig)', () => {
   it('refuses what compileConfig refuses, with the same setting and message', () => {
     const pairs: [Record<string, unknown>, () => unknown][] = [
-      [{ sasl: { mechanism: 'gssapi', username: 'u', password: 'p' } }, () => compileKafkaSecurity({ mechanism: 'gssapi', username: 'u', password: 'p' }, undefined)],
-      [{ sasl: { mechanism: 'PLAIN', username: 'u', password: 'p' } }, () => compileKafkaSecurity({ mechanism: 'PLAIN', username: 'u', password: 'p' }, undefined)],
+      [
+        { sasl: { mechanism: 'gssapi', username: 'u', password: 'p' } },
+        () => compileKafkaSecurity({ mechanism: 'gssapi', username: 'u', password: 'p' }, undefined),
+      ],
+      [
+        { sasl: { mechanism: 'PLAIN', username: 'u', password: 'p' } },
+        () => compileKafkaSecurity({ mechanism: 'PLAIN', username: 'u', password: 'p' }, undefined),
+      ],
       [{ tls: { certFile: '/etc/herald/kafka.crt' } }, () => compileKafkaSecurity(undefined, { cert: 'PEM' })],
       [{ tls: { keyFile: '/etc/herald/kafka.key' } }, () => compileKafkaSecurity(undefined, { key: 'PEM' })],
     ];

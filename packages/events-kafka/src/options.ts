@@ -73,9 +73,9 @@ export interface CompiledKafkaOptions {
   security: KafkaSecurity;
 }
 
-
 function positive(setting: string, value: number, min = 1): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(setting, `must be an integer >= ${min} (got ${String(value)})`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new ConfigError(setting, `must be an integer >= ${min} (got ${String(value)})`);
   return value;
 }
 
@@ -103,10 +103,12 @@ export function compileOptions({
 }: KafkaEventBusOptions): CompiledKafkaOptions {
   // brokers, topicPrefix and connectTimeoutMs are checked as compileConfig checks them (core's kafka settings).
   const seeds = checkKafkaBrokers(brokers);
-  if (typeof clientId !== 'string' || clientId.length === 0) throw new ConfigError('kafka.clientId', 'must be a non-empty string');
+  if (typeof clientId !== 'string' || clientId.length === 0)
+    throw new ConfigError('kafka.clientId', 'must be a non-empty string');
   const prefix = checkKafkaTopicPrefix(topicPrefix);
   if (replicationFactor !== -1) positive('kafka.replicationFactor', replicationFactor);
-  if (heartbeatIntervalMs >= sessionTimeoutMs) throw new ConfigError('kafka.heartbeatIntervalMs', 'must be below kafka.sessionTimeoutMs');
+  if (heartbeatIntervalMs >= sessionTimeoutMs)
+    throw new ConfigError('kafka.heartbeatIntervalMs', 'must be below kafka.sessionTimeoutMs');
   return {
     brokers: seeds,
     clientId,

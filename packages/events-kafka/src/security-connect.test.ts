@@ -11,11 +11,18 @@ const brokers = (process.env.HERALD_TEST_KAFKA_BROKERS ?? '').split(',').filter(
 const PASSWORD = 'pa55-never-shown';
 
 it('fails to start against brokers that do not take the credentials, never showing the password', async () => {
-  if (brokers.length === 0) throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
+  if (brokers.length === 0)
+    throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
   const logged: string[] = [];
   const record = (message: string, fields?: object) => void logged.push(`${message} ${JSON.stringify(fields ?? {})}`);
   const logger = { debug: record, info: record, warn: record, error: record };
-  const error = await KafkaEventBus.connect({ brokers, clientId: 'sasl-test', connectTimeoutMs: 5000, logger, sasl: { mechanism: 'scram-sha-512', username: 'herald-test', password: PASSWORD } }).then(
+  const error = await KafkaEventBus.connect({
+    brokers,
+    clientId: 'sasl-test',
+    connectTimeoutMs: 5000,
+    logger,
+    sasl: { mechanism: 'scram-sha-512', username: 'herald-test', password: PASSWORD },
+  }).then(
     () => undefined,
     (e: unknown) => e,
   );

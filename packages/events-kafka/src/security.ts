@@ -38,19 +38,25 @@ export interface KafkaSecurity {
  * certificate, or PLAIN without TLS (it would send the password as is). The
  * password is never part of a message.
  */
-export function compileKafkaSecurity(sasl: KafkaSaslCredentials | undefined, tls: KafkaTlsMaterial | undefined): KafkaSecurity {
+export function compileKafkaSecurity(
+  sasl: KafkaSaslCredentials | undefined,
+  tls: KafkaTlsMaterial | undefined,
+): KafkaSecurity {
   const ssl = tls === undefined ? undefined : compileTls(tls);
   if (sasl === undefined) return { sasl: undefined, ssl };
   const mechanism = checkKafkaSaslMechanism(sasl.mechanism);
   const { username, password } = sasl;
-  if (typeof password !== 'string' || password.length === 0) throw new ConfigError('kafka.sasl.password', 'is required with kafka.sasl (or kafka.sasl.passwordFile)');
-  if (typeof username !== 'string' || username.length === 0) throw new ConfigError('kafka.sasl.username', 'is required with kafka.sasl.password');
+  if (typeof password !== 'string' || password.length === 0)
+    throw new ConfigError('kafka.sasl.password', 'is required with kafka.sasl (or kafka.sasl.passwordFile)');
+  if (typeof username !== 'string' || username.length === 0)
+    throw new ConfigError('kafka.sasl.username', 'is required with kafka.sasl.password');
   checkPlainHasTls(mechanism, ssl !== undefined);
   return { sasl: { mechanism, username, password } as SASLOptions, ssl };
 }
 
 function compileTls({ ca, cert, key, rejectUnauthorized = true }: KafkaTlsMaterial): ConnectionOptions {
-  if (typeof rejectUnauthorized !== 'boolean') throw new ConfigError('kafka.tls.rejectUnauthorized', 'must be true or false');
+  if (typeof rejectUnauthorized !== 'boolean')
+    throw new ConfigError('kafka.tls.rejectUnauthorized', 'must be true or false');
   checkClientCertPair('kafka.tls', cert !== undefined, key !== undefined);
   return {
     rejectUnauthorized,

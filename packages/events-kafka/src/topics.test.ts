@@ -21,8 +21,18 @@ describe('Topics', () => {
     await topics.ensure(`p-${TOPICS.presence}`, topicCleanup(TOPICS.presence));
     await topics.ensure(`p-${TOPICS.reports}`, topicCleanup(TOPICS.reports));
     expect(created).toEqual([
-      { topic: `p-${TOPICS.presence}`, numPartitions: 6, replicationFactor: 3, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] },
-      { topic: `p-${TOPICS.reports}`, numPartitions: 6, replicationFactor: 3, configEntries: [{ name: 'cleanup.policy', value: 'delete' }] },
+      {
+        topic: `p-${TOPICS.presence}`,
+        numPartitions: 6,
+        replicationFactor: 3,
+        configEntries: [{ name: 'cleanup.policy', value: 'compact' }],
+      },
+      {
+        topic: `p-${TOPICS.reports}`,
+        numPartitions: 6,
+        replicationFactor: 3,
+        configEntries: [{ name: 'cleanup.policy', value: 'delete' }],
+      },
     ]);
   });
 

@@ -49,7 +49,8 @@ export class Topics {
           ],
           waitForLeaders: true,
         });
-        if (created) this.logger.info('kafka: created topic', { topic, partitions: this.settings.partitions, cleanupPolicy });
+        if (created)
+          this.logger.info('kafka: created topic', { topic, partitions: this.settings.partitions, cleanupPolicy });
       } else {
         await this.admin.fetchTopicMetadata({ topics: [topic] });
       }

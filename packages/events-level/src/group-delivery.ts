@@ -139,7 +139,10 @@ export class GroupDelivery {
         return;
       } catch (error) {
         // The batch was handled but its position not saved: it is delivered again (at least once).
-        this.logger.error('event log: commit failed; the batch will be delivered again', { ...this.label, error: String(error) });
+        this.logger.error('event log: commit failed; the batch will be delivered again', {
+          ...this.label,
+          error: String(error),
+        });
         await this.pause(member.retryDelayMs);
       }
     }

@@ -31,7 +31,11 @@ describe('LevelEventLog', () => {
     const seen: ConsumedEvent[] = [];
     const sub = await first.subscribe('a', 'g', collect(seen), { fromBeginning: true });
     await waitFor(() => seen.length === 3);
-    expect(seen.map((e) => e.position)).toEqual(['00000000000000000000', '00000000000000000001', '00000000000000000002']);
+    expect(seen.map((e) => e.position)).toEqual([
+      '00000000000000000000',
+      '00000000000000000001',
+      '00000000000000000002',
+    ]);
     await sub.close();
     await first.close();
 
@@ -88,10 +92,15 @@ describe('LevelEventLog', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = false;
-    await bus.subscribe('t', 'g', async () => {
-      started = true;
-      await gate;
-    }, { fromBeginning: true });
+    await bus.subscribe(
+      't',
+      'g',
+      async () => {
+        started = true;
+        await gate;
+      },
+      { fromBeginning: true },
+    );
     await waitFor(() => started);
     const closing = bus.close();
     release();
@@ -109,6 +118,7 @@ describe('LevelEventLog', () => {
     const bus = await LevelEventLog.open(dir.path);
     expect((await rejectsWithCode(LevelEventLog.open(dir.path), ErrorCodes.UNAVAILABLE)).retriable).toBe(true);
     await bus.close();
-    for (const batchSize of [0, -1, 1.5]) await rejectsWithCode(LevelEventLog.open(dir.path, { batchSize }), ErrorCodes.VALIDATION_FAILED);
+    for (const batchSize of [0, -1, 1.5])
+      await rejectsWithCode(LevelEventLog.open(dir.path, { batchSize }), ErrorCodes.VALIDATION_FAILED);
   });
 });

@@ -68,8 +68,12 @@ export class LevelEventLog extends AbstractEventBus {
     super({ name: 'LevelEventLog', noun: 'event log', translate: toHeraldError });
   }
 
-  static async open(path: string, { batchSize = DEFAULT_BATCH_SIZE, logger = noopLogger }: LevelEventLogOptions = {}): Promise<LevelEventLog> {
-    if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize must be a positive integer', { batchSize });
+  static async open(
+    path: string,
+    { batchSize = DEFAULT_BATCH_SIZE, logger = noopLogger }: LevelEventLogOptions = {},
+  ): Promise<LevelEventLog> {
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+      throw new ValidationError('batchSize must be a positive integer', { batchSize });
     // The log's directory is its user's only (docs/security.md); LevelDB's files inside follow the process umask.
     await mkdir(path, { recursive: true, mode: PRIVATE_DIR_MODE });
     await chmod(path, PRIVATE_DIR_MODE);
@@ -78,7 +82,10 @@ export class LevelEventLog extends AbstractEventBus {
       await db.open();
     } catch (error) {
       if ((error as { cause?: { code?: unknown } }).cause?.code === 'LEVEL_LOCKED') {
-        throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelEventLog.open: ${path} is in use by another process`, { retriable: true, cause: error });
+        throw new HeraldError(ErrorCodes.UNAVAILABLE, `LevelEventLog.open: ${path} is in use by another process`, {
+          retriable: true,
+          cause: error,
+        });
       }
       throw toHeraldError(error, 'open');
     }
@@ -96,7 +103,12 @@ export class LevelEventLog extends AbstractEventBus {
     });
   }
 
-  protected async _subscribe(topic: string, group: string, handler: EventHandler, { fromBeginning, retryDelayMs }: Required<SubscribeOptions>): Promise<Subscription> {
+  protected async _subscribe(
+    topic: string,
+    group: string,
+    handler: EventHandler,
+    { fromBeginning, retryDelayMs }: Required<SubscribeOptions>,
+  ): Promise<Subscription> {
     const member = { handler: handler as Handler, retryDelayMs };
     const delivery = await this.serial(topic, () => this.groupFor(topic, group, fromBeginning));
     delivery.add(member);
@@ -156,7 +168,11 @@ export class LevelEventLog extends AbstractEventBus {
 
   private async read(topic: string, from: number, limit: number): Promise<{ events: ConsumedEvent[]; next: number }> {
     const entries = await this.db.iterator({ ...eventsFrom(topic, from), limit }).all();
-    const events = entries.map(([key, text]) => ({ topic, position: positionString(positionOf(key)), ...decodeEvent(text) }));
+    const events = entries.map(([key, text]) => ({
+      topic,
+      position: positionString(positionOf(key)),
+      ...decodeEvent(text),
+    }));
     const next = entries.length === 0 ? from : positionOf(entries[entries.length - 1]![0]) + 1;
     return { events, next };
   }
@@ -186,8 +202,12 @@ function toHeraldError(error: unknown, op: string): HeraldError {
   if (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_ITERATOR_NOT_OPEN') {
     return new HeraldError(ErrorCodes.STORE_CLOSED, `LevelEventLog.${op}: the event log is closed`, { cause: error });
   }
-  return new HeraldError(ErrorCodes.INTERNAL, `LevelEventLog.${op} failed: ${(error as Error)?.message ?? String(error)}`, {
-    cause: error,
-    details: { levelCode: typeof code === 'string' ? code : undefined },
-  });
+  return new HeraldError(
+    ErrorCodes.INTERNAL,
+    `LevelEventLog.${op} failed: ${(error as Error)?.message ?? String(error)}`,
+    {
+      cause: error,
+      details: { levelCode: typeof code === 'string' ? code : undefined },
+    },
+  );
 }

@@ -59,7 +59,12 @@ let executor: Executor;
 let links: ExecutorLinks;
 /** Each progress report, with what the counter had counted when it arrived. */
 let reports: { progress: UnitProgressMessage; countedBefore: number }[];
-const clock = { at: MIDNIGHT + 10 * H, now() { return this.at; } };
+const clock = {
+  at: MIDNIGHT + 10 * H,
+  now() {
+    return this.at;
+  },
+};
 
 beforeEach(async () => {
   dir = await makeTempDir('herald-executor-frequency-');
@@ -69,12 +74,26 @@ beforeEach(async () => {
   gateway = new Gateway();
   clock.at = MIDNIGHT + 10 * H;
   reports = [];
-  links = await openExecutorLinks('executor-f', (progress) => reports.push({ progress, countedBefore: counter.consumed.length }));
+  links = await openExecutorLinks('executor-f', (progress) =>
+    reports.push({ progress, countedBefore: counter.consumed.length }),
+  );
   const online = new TypedArrayBitmap(1024);
   for (const uin of ONLINE) online.setOnline(uin, true);
-  const tasks = new Map([5, 7].map((id) => [id, { ...newTask({ expiresAt: MIDNIGHT + 48 * H }), id, epoch: 2 } as unknown as Task]));
+  const tasks = new Map(
+    [5, 7].map((id) => [id, { ...newTask({ expiresAt: MIDNIGHT + 48 * H }), id, epoch: 2 } as unknown as Task]),
+  );
   const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
-  executor = startExecutor({ id: 'executor-f', inbox: links.inbox, toScheduler: links.toScheduler, tasks: new TaskCache(store), online, gateway, offline, frequency: { policy, counter }, clock });
+  executor = startExecutor({
+    id: 'executor-f',
+    inbox: links.inbox,
+    toScheduler: links.toScheduler,
+    tasks: new TaskCache(store),
+    online,
+    gateway,
+    offline,
+    frequency: { policy, counter },
+    clock,
+  });
 });
 
 afterEach(async () => {
@@ -84,7 +103,15 @@ afterEach(async () => {
   await dir.remove();
 });
 
-const batch = (taskId: number, offset: number, uins: number[]): UnitBatch => ({ kind: 'unit.batch', taskId, epoch: 2, unitNo: 0, offset, last: false, uins: Uint32Array.from(uins) });
+const batch = (taskId: number, offset: number, uins: number[]): UnitBatch => ({
+  kind: 'unit.batch',
+  taskId,
+  epoch: 2,
+  unitNo: 0,
+  offset,
+  last: false,
+  uins: Uint32Array.from(uins),
+});
 const usedOn = async (day: number, ...uins: number[]) => [...(await level.used(Uint32Array.from(uins), day))];
 const reportsCount = (n: number) => waitFor(() => reports.length >= n, { message: `${n} progress reports` });
 
@@ -105,7 +132,11 @@ describe('executor with frequency control', () => {
     await links.dispatcher.send(batch(5, 0, [2, 3, 4, 6])); // cut differently (a re-run): delivered again, counted idempotently
     await links.dispatcher.send(batch(7, 0, [2, 100]));
     await reportsCount(4);
-    expect(gateway.delivered).toEqual([[2, 4], [2, 4, 6], [2, 100]]);
+    expect(gateway.delivered).toEqual([
+      [2, 4],
+      [2, 4, 6],
+      [2, 100],
+    ]);
     expect(await usedOn(D, 2, 4, 6, 100)).toEqual([2, 1, 1, 1]);
   });
 

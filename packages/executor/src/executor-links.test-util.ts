@@ -1,4 +1,11 @@
-import { createPull, createPush, inprocEndpoint, type PullChannel, type PushChannel, type UnitProgressMessage } from '@herald/transport';
+import {
+  createPull,
+  createPush,
+  inprocEndpoint,
+  type PullChannel,
+  type PushChannel,
+  type UnitProgressMessage,
+} from '@herald/transport';
 import type { Executor } from './executor';
 
 /** An executor's links in a unit test (inproc): a dispatcher's push into its inbox, and its progress reports handed to `onProgress`. */
@@ -12,11 +19,22 @@ export interface ExecutorLinks {
   close(executor: Executor): Promise<void>;
 }
 
-export async function openExecutorLinks(name: string, onProgress: (progress: UnitProgressMessage) => void): Promise<ExecutorLinks> {
+export async function openExecutorLinks(
+  name: string,
+  onProgress: (progress: UnitProgressMessage) => void,
+): Promise<ExecutorLinks> {
   const inbox = await createPull({ name, endpoint: inprocEndpoint(name), highWaterMark: 100 });
   const dispatcher = await createPush({ name: `dispatcher-${name}`, endpoints: [inbox.endpoint], highWaterMark: 100 });
-  const schedulerInbox = await createPull({ name: `scheduler-${name}`, endpoint: inprocEndpoint(`scheduler-${name}`), highWaterMark: 100 });
-  const toScheduler = await createPush({ name: `${name}-to-scheduler`, endpoints: [schedulerInbox.endpoint], highWaterMark: 100 });
+  const schedulerInbox = await createPull({
+    name: `scheduler-${name}`,
+    endpoint: inprocEndpoint(`scheduler-${name}`),
+    highWaterMark: 100,
+  });
+  const toScheduler = await createPush({
+    name: `${name}-to-scheduler`,
+    endpoints: [schedulerInbox.endpoint],
+    highWaterMark: 100,
+  });
   const received = (async () => {
     for await (const message of schedulerInbox.messages()) if (message.kind === 'unit.progress') onProgress(message);
   })();

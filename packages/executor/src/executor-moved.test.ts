@@ -25,16 +25,38 @@ describe('executor: batches of a unit moved to another executor', () => {
       listUnits: async () => [...owners].map(([unitNo, executorId]) => ({ unitNo, executorId }) as ExecutionUnit),
     } as unknown as TaskStore;
     const delivered: number[] = [];
-    const gateway: DeliveryGateway = { deliver: async (d: Delivery) => void delivered.push(...d.uins), close: async () => undefined };
+    const gateway: DeliveryGateway = {
+      deliver: async (d: Delivery) => void delivered.push(...d.uins),
+      close: async () => undefined,
+    };
     const queued: number[] = [];
-    const offline = { append: async (_t: number, _e: number, uins: Uint32Array) => void queued.push(...uins) } as unknown as OfflineStore;
+    const offline = {
+      append: async (_t: number, _e: number, uins: Uint32Array) => void queued.push(...uins),
+    } as unknown as OfflineStore;
     const online = new TypedArrayBitmap(64);
     for (const uin of [1, 3, 11, 13]) online.setOnline(uin, true);
     const progress: UnitProgressMessage[] = [];
     const links = await openExecutorLinks('executor-moved', (p) => progress.push(p));
-    const executor = startExecutor({ id: 'executor-1', inbox: links.inbox, toScheduler: links.toScheduler, tasks: new TaskCache(store), online, gateway, offline, assignments: store });
+    const executor = startExecutor({
+      id: 'executor-1',
+      inbox: links.inbox,
+      toScheduler: links.toScheduler,
+      tasks: new TaskCache(store),
+      online,
+      gateway,
+      offline,
+      assignments: store,
+    });
 
-    const batch = (unitNo: number, offset: number, uins: number[]): UnitBatch => ({ kind: 'unit.batch', taskId: 5, epoch: 2, unitNo, offset, last: false, uins: Uint32Array.from(uins) });
+    const batch = (unitNo: number, offset: number, uins: number[]): UnitBatch => ({
+      kind: 'unit.batch',
+      taskId: 5,
+      epoch: 2,
+      unitNo,
+      offset,
+      last: false,
+      uins: Uint32Array.from(uins),
+    });
     await links.dispatcher.send(batch(0, 0, [1, 2]));
     await links.dispatcher.send(batch(0, 2, [3, 4]));
     await links.dispatcher.send(batch(1, 10, [11, 12]));

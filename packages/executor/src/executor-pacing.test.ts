@@ -43,14 +43,22 @@ let executor: Executor;
 let links: ExecutorLinks;
 let reports: UnitProgressMessage[];
 let gateway: Gateway;
-const clock = { at: T0, now() { return this.at; } };
+const clock = {
+  at: T0,
+  now() {
+    return this.at;
+  },
+};
 /** Sleeps the pacer asked for and that have not ended yet. */
 let sleeps: { ms: number; wake: () => void }[];
 /** herald_executor_paced_recipients_total, as the executor counted it. */
 let paced: number;
 const meter: Meter = {
   ...noopMeter,
-  counter: (name) => (name === 'herald_executor_paced_recipients_total' ? { inc: (_labels, value = 1) => void (paced += value) } : noopMeter.counter(name, '')),
+  counter: (name) =>
+    name === 'herald_executor_paced_recipients_total'
+      ? { inc: (_labels, value = 1) => void (paced += value) }
+      : noopMeter.counter(name, ''),
 };
 
 beforeEach(async () => {
@@ -63,7 +71,14 @@ beforeEach(async () => {
   const online = new TypedArrayBitmap(1024);
   for (let uin = 0; uin < 1024; uin++) online.setOnline(uin, true);
   const tasks = new Map(
-    [PACED, UNPACED, REALTIME].map((id) => [id, { ...newTask({ expiresAt: T0 + 86_400_000, priority: id === REALTIME ? 'realtime' : 'normal' }), id, epoch: 1 } as unknown as Task]),
+    [PACED, UNPACED, REALTIME].map((id) => [
+      id,
+      {
+        ...newTask({ expiresAt: T0 + 86_400_000, priority: id === REALTIME ? 'realtime' : 'normal' }),
+        id,
+        epoch: 1,
+      } as unknown as Task,
+    ]),
   );
   const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
   const sleep = (ms: number) => new Promise<void>((wake) => sleeps.push({ ms, wake }));
@@ -97,7 +112,9 @@ const batch = (taskId: number, n: number, size = 10): UnitBatch => ({
 
 /** Waits until `count` batches are reported and the next one waits for its tokens (or `waiting` is false). */
 async function released(count: number, waiting = true): Promise<void> {
-  await waitFor(() => reports.length >= count && (!waiting || sleeps.length > 0), { message: `${count} batches reported${waiting ? ', the next waiting' : ''}` });
+  await waitFor(() => reports.length >= count && (!waiting || sleeps.length > 0), {
+    message: `${count} batches reported${waiting ? ', the next waiting' : ''}`,
+  });
   expect(reports).toHaveLength(count);
 }
 

@@ -13,7 +13,16 @@ import type {
 } from '@herald/core/ports';
 import type { Task } from '@herald/core/task';
 import { newTask, waitFor, WaitForTimeoutError } from '@herald/testing';
-import { createPull, createPush, inprocEndpoint, type Message, type PullChannel, type PushChannel, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
+import {
+  createPull,
+  createPush,
+  inprocEndpoint,
+  type Message,
+  type PullChannel,
+  type PushChannel,
+  type UnitBatch,
+  type UnitProgressMessage,
+} from '@herald/transport';
 import { startExecutor, type Executor } from './executor';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 import { Personaliser } from './personalise';
@@ -34,7 +43,13 @@ class RecordingGateway implements DeliveryGateway {
   private open: (() => void) | undefined;
   async deliver(delivery: Delivery): Promise<void> {
     const contents = delivery.contents === undefined ? {} : { contents: delivery.contents.map((c) => c.body) };
-    this.deliveries.push({ taskId: delivery.taskId, uins: [...delivery.uins], body: delivery.content.body, atLogin: delivery.atLogin, ...contents });
+    this.deliveries.push({
+      taskId: delivery.taskId,
+      uins: [...delivery.uins],
+      body: delivery.content.body,
+      atLogin: delivery.atLogin,
+      ...contents,
+    });
     await this.gate;
   }
   hold(): void {
@@ -89,7 +104,10 @@ class RecordingOfflineStore implements OfflineStore {
 class RecordingMeter implements Meter {
   readonly totals = new Map<string, number>();
   counter(name: string): Counter {
-    return { inc: (labels, value = 1) => void this.totals.set(`${name}${JSON.stringify(labels ?? {})}`, this.total(name, labels) + value) };
+    return {
+      inc: (labels, value = 1) =>
+        void this.totals.set(`${name}${JSON.stringify(labels ?? {})}`, this.total(name, labels) + value),
+    };
   }
   gauge() {
     return { set() {} };
@@ -144,11 +162,27 @@ async function start(options: StartOptions = {}): Promise<Harness> {
   const pulled = await createPull({ name: 'executor-1', endpoint: inprocEndpoint('executor-1'), highWaterMark: 100 });
   const { inbox, left } = counting(pulled);
   const dispatcher = await createPush({ name: 'dispatcher', endpoints: [pulled.endpoint], highWaterMark: 100 });
-  const realtimePulled = options.realtimeInbox ? await createPull({ name: 'executor-1-realtime', endpoint: inprocEndpoint('executor-1-realtime'), highWaterMark: 100 }) : undefined;
+  const realtimePulled = options.realtimeInbox
+    ? await createPull({
+        name: 'executor-1-realtime',
+        endpoint: inprocEndpoint('executor-1-realtime'),
+        highWaterMark: 100,
+      })
+    : undefined;
   const realtime = realtimePulled && counting(realtimePulled);
-  const realtimeDispatcher = realtimePulled && (await createPush({ name: 'dispatcher-realtime', endpoints: [realtimePulled.endpoint], highWaterMark: 100 }));
-  const schedulerInbox: PullChannel = await createPull({ name: 'scheduler', endpoint: inprocEndpoint('scheduler'), highWaterMark: 100 });
-  const toScheduler = await createPush({ name: 'executor-1-to-scheduler', endpoints: [schedulerInbox.endpoint], highWaterMark: 100 });
+  const realtimeDispatcher =
+    realtimePulled &&
+    (await createPush({ name: 'dispatcher-realtime', endpoints: [realtimePulled.endpoint], highWaterMark: 100 }));
+  const schedulerInbox: PullChannel = await createPull({
+    name: 'scheduler',
+    endpoint: inprocEndpoint('scheduler'),
+    highWaterMark: 100,
+  });
+  const toScheduler = await createPush({
+    name: 'executor-1-to-scheduler',
+    endpoints: [schedulerInbox.endpoint],
+    highWaterMark: 100,
+  });
 
   const progress: UnitProgressMessage[] = [];
   const received = (async () => {
@@ -158,9 +192,21 @@ async function start(options: StartOptions = {}): Promise<Harness> {
   const online = new TypedArrayBitmap(1024);
   for (const uin of ONLINE) online.setOnline(uin, true);
   // Claimed at epoch 2 (the batches' epoch), as the store would show it.
-  const task = { ...newTask({ content: { body: 'flash sale' }, expiresAt: EXPIRES_AT }), id: TASK_ID, epoch: 2 } as unknown as Task;
-  const urgent = { ...newTask({ content: { body: 'breaking news' }, expiresAt: EXPIRES_AT, priority: 'realtime' }), id: REALTIME_TASK_ID, epoch: 2 } as unknown as Task;
-  const personal = { ...newTask({ content: { body: 'Hi {{region|default:"there"}}', template: true }, expiresAt: EXPIRES_AT }), id: TEMPLATE_TASK_ID, epoch: 2 } as unknown as Task;
+  const task = {
+    ...newTask({ content: { body: 'flash sale' }, expiresAt: EXPIRES_AT }),
+    id: TASK_ID,
+    epoch: 2,
+  } as unknown as Task;
+  const urgent = {
+    ...newTask({ content: { body: 'breaking news' }, expiresAt: EXPIRES_AT, priority: 'realtime' }),
+    id: REALTIME_TASK_ID,
+    epoch: 2,
+  } as unknown as Task;
+  const personal = {
+    ...newTask({ content: { body: 'Hi {{region|default:"there"}}', template: true }, expiresAt: EXPIRES_AT }),
+    id: TEMPLATE_TASK_ID,
+    epoch: 2,
+  } as unknown as Task;
   const tasks = new Map([task, urgent, personal].map((t) => [t.id, t]));
   const getTask = options.getTask ?? (async (id: number) => tasks.get(id));
   const store = { getTask: (id: number) => getTask(id, tasks) } as unknown as TaskStore;
@@ -169,7 +215,21 @@ async function start(options: StartOptions = {}): Promise<Harness> {
   const loggedIn: number[] = [];
   const logins = { enqueue: (uins: Uint32Array) => loggedIn.push(...uins), idle: async () => undefined, pending: 0 };
   const meter = new RecordingMeter();
-  const executor = startExecutor({ id: 'executor-1', inbox, realtimeInbox: realtime?.inbox, prefetch: options.prefetch, toScheduler, tasks: new TaskCache(store), online, gateway, offline, logins, meter, ...(options.personaliser ? { personaliser: options.personaliser } : {}), ...(options.confirmed ? { confirmed: options.confirmed } : {}) });
+  const executor = startExecutor({
+    id: 'executor-1',
+    inbox,
+    realtimeInbox: realtime?.inbox,
+    prefetch: options.prefetch,
+    toScheduler,
+    tasks: new TaskCache(store),
+    online,
+    gateway,
+    offline,
+    logins,
+    meter,
+    ...(options.personaliser ? { personaliser: options.personaliser } : {}),
+    ...(options.confirmed ? { confirmed: options.confirmed } : {}),
+  });
 
   let stopped: Promise<void> | undefined;
   const stopExecutor = () =>
@@ -211,15 +271,33 @@ afterEach(async () => {
 });
 
 function batch(offset: number, uins: number[], last = false, overrides: Partial<UnitBatch> = {}): UnitBatch {
-  return { kind: 'unit.batch', taskId: TASK_ID, epoch: 2, unitNo: 0, offset, last, uins: Uint32Array.from(uins), ...overrides };
+  return {
+    kind: 'unit.batch',
+    taskId: TASK_ID,
+    epoch: 2,
+    unitNo: 0,
+    offset,
+    last,
+    uins: Uint32Array.from(uins),
+    ...overrides,
+  };
 }
 
-function progress(from: number, to: number, delivered: number, offline: number, done = false, unitNo = 0, epoch = 2): UnitProgressMessage {
+function progress(
+  from: number,
+  to: number,
+  delivered: number,
+  offline: number,
+  done = false,
+  unitNo = 0,
+  epoch = 2,
+): UnitProgressMessage {
   return { kind: 'unit.progress', taskId: TASK_ID, epoch, unitNo, from, to, delivered, offline, done };
 }
 
 /** A batch of the real-time task. */
-const urgent = (offset: number, uins: number[], last = false, overrides: Partial<UnitBatch> = {}) => batch(offset, uins, last, { taskId: REALTIME_TASK_ID, ...overrides });
+const urgent = (offset: number, uins: number[], last = false, overrides: Partial<UnitBatch> = {}) =>
+  batch(offset, uins, last, { taskId: REALTIME_TASK_ID, ...overrides });
 
 /** Each delivery as [task, unit's first uin], in the order the worker began them. */
 const deliveryOrder = () => harness.gateway.deliveries.map((d) => [d.taskId, d.uins[0]]);
@@ -230,7 +308,10 @@ const progressOrder = () => harness.progress.map((p) => [p.taskId, p.unitNo, p.f
 const staleBatches = () => harness.meter.total('herald_executor_stale_batches_total', { executor: 'executor-1' });
 
 /** Every recipient written, delivered or queued offline, with repeats. */
-const written = () => [...harness.gateway.deliveries.flatMap((d) => d.uins), ...harness.offline.appends.flatMap((a) => a.uins)].sort((a, b) => a - b);
+const written = () =>
+  [...harness.gateway.deliveries.flatMap((d) => d.uins), ...harness.offline.appends.flatMap((a) => a.uins)].sort(
+    (a, b) => a - b,
+  );
 
 async function send(...messages: Message[]): Promise<void> {
   for (const message of messages) await harness.dispatcher.send(message);
@@ -266,9 +347,17 @@ describe('executor', () => {
   });
 
   it('keeps the units of a task apart', async () => {
-    await send(batch(0, [1, 2], false, { unitNo: 0 }), batch(0, [2, 3], true, { unitNo: 1 }), batch(2, [4], true, { unitNo: 0 }));
+    await send(
+      batch(0, [1, 2], false, { unitNo: 0 }),
+      batch(0, [2, 3], true, { unitNo: 1 }),
+      batch(2, [4], true, { unitNo: 0 }),
+    );
     await progressCount(3);
-    expect(harness.progress).toEqual([progress(0, 2, 1, 1, false, 0), progress(0, 2, 1, 1, true, 1), progress(2, 3, 1, 0, true, 0)]);
+    expect(harness.progress).toEqual([
+      progress(0, 2, 1, 1, false, 0),
+      progress(0, 2, 1, 1, true, 1),
+      progress(2, 3, 1, 0, true, 0),
+    ]);
   });
 
   it('drops a batch for an unknown task: no delivery, no progress', async () => {
@@ -287,7 +376,10 @@ describe('executor', () => {
   });
 
   it('hands user.logins to the login queue without holding up batches', async () => {
-    await send({ kind: 'user.logins', uins: Uint32Array.of(9, 3) }, batch(0, [1], true), { kind: 'user.logins', uins: Uint32Array.of(4) });
+    await send({ kind: 'user.logins', uins: Uint32Array.of(9, 3) }, batch(0, [1], true), {
+      kind: 'user.logins',
+      uins: Uint32Array.of(4),
+    });
     await waitFor(() => harness.loggedIn.length === 3, { message: 'three users handed to the login queue' });
     expect(harness.loggedIn).toEqual([9, 3, 4]);
     await progressCount(1);
@@ -303,7 +395,12 @@ describe('executor', () => {
     expect(harness.offline.appends.map((a) => a.uins)).toEqual([[1], [3], [5]]);
     // The repeat is confirmed again (same counts) without a second delivery; the scheduler
     // ignores it when its checkpoint is already past it.
-    expect(harness.progress).toEqual([progress(0, 2, 1, 1), progress(2, 4, 1, 1), progress(0, 2, 1, 1), progress(4, 6, 1, 1, true)]);
+    expect(harness.progress).toEqual([
+      progress(0, 2, 1, 1),
+      progress(2, 4, 1, 1),
+      progress(0, 2, 1, 1),
+      progress(4, 6, 1, 1, true),
+    ]);
   });
 
   it('lets a unit re-run from an older checkpoint catch up without delivering twice', async () => {
@@ -362,7 +459,11 @@ describe('executor', () => {
 
   describe('epoch fencing', () => {
     it('drops a batch of an older epoch after a newer one: not delivered, not reported, counted', async () => {
-      await send(batch(0, [1, 2], false, { epoch: 3 }), batch(2, [3, 4], false, { epoch: 2 }), batch(2, [5, 6], true, { epoch: 3 }));
+      await send(
+        batch(0, [1, 2], false, { epoch: 3 }),
+        batch(2, [3, 4], false, { epoch: 2 }),
+        batch(2, [5, 6], true, { epoch: 3 }),
+      );
       await progressCount(2);
       expect(harness.progress).toEqual([progress(0, 2, 1, 1, false, 0, 3), progress(2, 4, 1, 1, true, 0, 3)]);
       expect(written()).toEqual([1, 2, 5, 6]);
@@ -379,13 +480,21 @@ describe('executor', () => {
 
     it('a new owner takes over units mid-way: no recipient written twice, the old stream dropped from the first newer batch on', async () => {
       const old = (offset: number, uins: number[], unitNo: number) => batch(offset, uins, false, { epoch: 2, unitNo });
-      const next = (offset: number, uins: number[], unitNo: number, last = false) => batch(offset, uins, last, { epoch: 3, unitNo });
+      const next = (offset: number, uins: number[], unitNo: number, last = false) =>
+        batch(offset, uins, last, { epoch: 3, unitNo });
       // The old owner (epoch 2) streams both units; unit 1's batch [2, 4) was in flight when the new owner took over.
       await send(old(0, [1, 2], 0), old(2, [3, 4], 0), old(0, [11, 12], 1), old(2, [13, 14], 1));
       await progressCount(4);
       // The new owner (epoch 3) resumes both units from checkpoint 2 (the old owner's later reports were lost);
       // the old stream of unit 0 goes on somewhere and its batches arrive in between.
-      await send(next(2, [3, 4], 0), old(4, [5, 6], 0), next(4, [5, 6], 0, true), next(2, [13, 14], 1), old(4, [15], 1), next(4, [15], 1, true));
+      await send(
+        next(2, [3, 4], 0),
+        old(4, [5, 6], 0),
+        next(4, [5, 6], 0, true),
+        next(2, [13, 14], 1),
+        old(4, [15], 1),
+        next(4, [15], 1, true),
+      );
       await progressCount(8);
 
       expect(harness.progress.slice(4)).toEqual([
@@ -414,7 +523,9 @@ describe('executor', () => {
         urgent(1, [2], true),
         batch(1, [2], true, { unitNo: 1 }),
       );
-      await waitFor(() => harness.left() === 8 && harness.gateway.deliveries.length === 1, { message: 'every message pulled, the first one in hand' });
+      await waitFor(() => harness.left() === 8 && harness.gateway.deliveries.length === 1, {
+        message: 'every message pulled, the first one in hand',
+      });
       harness.gateway.release();
       await progressCount(8);
 
@@ -453,7 +564,9 @@ describe('executor', () => {
       });
       harness.gateway.hold();
       await send(batch(0, [2]), urgent(0, [4]), batch(1, [6]), urgent(1, [100]), urgent(2, [2], true));
-      await waitFor(() => harness.left() === 5 && harness.gateway.deliveries.length === 1, { message: 'every message pulled, the first one in hand' });
+      await waitFor(() => harness.left() === 5 && harness.gateway.deliveries.length === 1, {
+        message: 'every message pulled, the first one in hand',
+      });
       harness.gateway.release();
       await progressCount(5);
       // Its later batches were known as real-time, but stayed behind its first one.
@@ -471,9 +584,13 @@ describe('executor', () => {
       harness = await start({ prefetch: 3 });
       harness.gateway.hold();
       await send(...Array.from({ length: 10 }, (_, i) => batch(i, [ONLINE[i % ONLINE.length]!], i === 9)));
-      await waitFor(() => harness.left() === 4 && harness.gateway.deliveries.length === 1, { message: 'one batch in hand, three prefetched' });
+      await waitFor(() => harness.left() === 4 && harness.gateway.deliveries.length === 1, {
+        message: 'one batch in hand, three prefetched',
+      });
       // Were the bound not kept, the reader would take the other six at once: they are all in the socket.
-      await expect(waitFor(() => harness.left() > 4, { timeoutMs: 200, message: 'a fifth message pulled' })).rejects.toThrow(WaitForTimeoutError);
+      await expect(
+        waitFor(() => harness.left() > 4, { timeoutMs: 200, message: 'a fifth message pulled' }),
+      ).rejects.toThrow(WaitForTimeoutError);
       harness.gateway.release();
       await progressCount(10);
       expect(harness.progress.map((p) => p.from)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -485,7 +602,9 @@ describe('executor', () => {
       harness = await start({ prefetch: 2, realtimeInbox: true });
       harness.gateway.hold();
       await send(...Array.from({ length: 6 }, (_, i) => batch(i, [ONLINE[i % ONLINE.length]!], i === 5)));
-      await waitFor(() => harness.left() === 3 && harness.gateway.deliveries.length === 1, { message: 'the main inbox at its bound' });
+      await waitFor(() => harness.left() === 3 && harness.gateway.deliveries.length === 1, {
+        message: 'the main inbox at its bound',
+      });
       await harness.realtimeDispatcher!.send(urgent(0, [100]));
       await harness.realtimeDispatcher!.send(urgent(1, [2], true));
       await waitFor(() => harness.realtimeLeft() === 2, { message: 'both real-time batches pulled' });
@@ -504,14 +623,19 @@ describe('executor', () => {
       const halted = () => harness.meter.total('herald_executor_halted_batches_total', { executor: 'executor-1' });
       const closing = { kind: 'task.halt', taskId: TASK_ID, epoch: 2, closesEpoch: true } as const;
       /** Batch i of unit 0: offset i, one online uin (so every batch goes through the gateway). */
-      const unit = (epoch: number, from = 0) => Array.from({ length: 10 - from }, (_, i) => batch(from + i, [ONLINE[(from + i) % ONLINE.length]!], from + i === 9, { epoch }));
+      const unit = (epoch: number, from = 0) =>
+        Array.from({ length: 10 - from }, (_, i) =>
+          batch(from + i, [ONLINE[(from + i) % ONLINE.length]!], from + i === 9, { epoch }),
+        );
 
       it("drops the task's batches queued behind the one in hand, prefetched or still in the socket, unstarted and unreported; a resume under a newer epoch delivers them once", async () => {
         await harness.stop();
         harness = await start({ prefetch: 2, realtimeInbox: true });
         harness.gateway.hold();
         await send(...unit(2));
-        await waitFor(() => harness.left() === 3 && harness.gateway.deliveries.length === 1, { message: 'one batch in hand, two prefetched, seven in the socket' });
+        await waitFor(() => harness.left() === 3 && harness.gateway.deliveries.length === 1, {
+          message: 'one batch in hand, two prefetched, seven in the socket',
+        });
         // The preemption: the halt overtakes the queue on the real-time inbox, the real-time task's batch follows it.
         await harness.realtimeDispatcher!.send(closing);
         await harness.realtimeDispatcher!.send(urgent(0, [100], true));
@@ -532,7 +656,9 @@ describe('executor', () => {
         // Resumed by its owner under a new epoch from its checkpoint (1): every batch passes, each recipient once in all.
         await send(...unit(3, 1));
         await progressCount(11);
-        expect(harness.progress.slice(2).map((p) => [p.epoch, p.from])).toEqual(Array.from({ length: 9 }, (_, i) => [3, i + 1]));
+        expect(harness.progress.slice(2).map((p) => [p.epoch, p.from])).toEqual(
+          Array.from({ length: 9 }, (_, i) => [3, i + 1]),
+        );
         const normal = harness.gateway.deliveries.filter((d) => d.taskId === TASK_ID).flatMap((d) => d.uins);
         expect(normal).toEqual(Array.from({ length: 10 }, (_, i) => ONLINE[i % ONLINE.length]!));
         expect(halted()).toBe(9);
@@ -566,7 +692,9 @@ describe('executor', () => {
       const unit = Array.from({ length: 8 }, (_, i) => batch(2 * i, [2 * i + 1, 2 * i + 2], i === 7));
       first.gateway.hold();
       await send(...unit);
-      await waitFor(() => first.left() === 4 && first.gateway.deliveries.length === 1, { message: 'one batch in hand, three prefetched' });
+      await waitFor(() => first.left() === 4 && first.gateway.deliveries.length === 1, {
+        message: 'one batch in hand, three prefetched',
+      });
       await first.stopExecutor();
 
       const firstWritten = written();
@@ -585,7 +713,9 @@ describe('executor', () => {
       const checkpoint = first.progress.at(-1)!.to;
       await send(...unit.filter((b) => b.offset >= checkpoint));
       await progressCount(8 - handled);
-      expect([...firstWritten, ...written()].sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+      expect([...firstWritten, ...written()].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 16 }, (_, i) => i + 1),
+      );
       expect(harness.progress.at(-1)).toMatchObject({ to: 16, done: true });
     });
   });
@@ -597,7 +727,9 @@ describe('executor: personalised content', () => {
   const attributes: UserAttributeLookup = {
     getUsers: async (uins) => {
       lookups.push(Array.from(uins));
-      return Array.from(uins, (uin) => (uin === 2 ? { uin, region: 'gd' } : uin === 6 ? { uin, region: 'sh' } : undefined));
+      return Array.from(uins, (uin) =>
+        uin === 2 ? { uin, region: 'gd' } : uin === 6 ? { uin, region: 'sh' } : undefined,
+      );
     },
   };
 
@@ -608,14 +740,32 @@ describe('executor: personalised content', () => {
   });
 
   it("renders a template task's online recipients from one attribute lookup per batch", async () => {
-    await send(batch(0, [1, 2, 3, 4], false, { taskId: TEMPLATE_TASK_ID }), batch(4, [5, 6, 100], true, { taskId: TEMPLATE_TASK_ID }));
+    await send(
+      batch(0, [1, 2, 3, 4], false, { taskId: TEMPLATE_TASK_ID }),
+      batch(4, [5, 6, 100], true, { taskId: TEMPLATE_TASK_ID }),
+    );
     await progressCount(2);
     expect(harness.gateway.deliveries).toEqual([
-      { taskId: TEMPLATE_TASK_ID, uins: [2, 4], body: 'Hi {{region|default:"there"}}', atLogin: false, contents: ['Hi gd', 'Hi there'] },
-      { taskId: TEMPLATE_TASK_ID, uins: [6, 100], body: 'Hi {{region|default:"there"}}', atLogin: false, contents: ['Hi sh', 'Hi there'] },
+      {
+        taskId: TEMPLATE_TASK_ID,
+        uins: [2, 4],
+        body: 'Hi {{region|default:"there"}}',
+        atLogin: false,
+        contents: ['Hi gd', 'Hi there'],
+      },
+      {
+        taskId: TEMPLATE_TASK_ID,
+        uins: [6, 100],
+        body: 'Hi {{region|default:"there"}}',
+        atLogin: false,
+        contents: ['Hi sh', 'Hi there'],
+      },
     ]);
     // Only the online part is looked up, once per batch; the offline part is rendered at login.
-    expect(lookups).toEqual([[2, 4], [6, 100]]);
+    expect(lookups).toEqual([
+      [2, 4],
+      [6, 100],
+    ]);
     expect(harness.offline.appends.map((a) => a.uins)).toEqual([[1, 3], [5]]);
   });
 
@@ -627,13 +777,17 @@ describe('executor: personalised content', () => {
   });
 
   it('does not confirm a batch whose lookup failed: no delivery, no progress, counted by code', async () => {
-    const failing = new Personaliser({ getUsers: async () => Promise.reject(new HeraldError(ErrorCodes.STORE_CLOSED, 'closed')) });
+    const failing = new Personaliser({
+      getUsers: async () => Promise.reject(new HeraldError(ErrorCodes.STORE_CLOSED, 'closed')),
+    });
     await harness.stop();
     harness = await start({ personaliser: failing });
     await send(batch(0, [2], false, { taskId: TEMPLATE_TASK_ID }), batch(0, [4], true));
     await progressCount(1);
     expect(harness.progress.map((p) => p.taskId)).toEqual([TASK_ID]);
     expect(harness.gateway.deliveries.map((d) => d.taskId)).toEqual([TASK_ID]);
-    expect(harness.meter.total('herald_executor_errors_total', { executor: 'executor-1', code: 'STORE_CLOSED' })).toBe(1);
+    expect(harness.meter.total('herald_executor_errors_total', { executor: 'executor-1', code: 'STORE_CLOSED' })).toBe(
+      1,
+    );
   });
 });

@@ -111,7 +111,6 @@ export const PREFETCH = 2;
 /** Tasks whose highest batch epoch is remembered; past it the least recently seen is forgotten. */
 const EPOCH_MEMORY = 65_536;
 
-
 /**
  * The executor tier: walks each batch of a unit, pushes online users through
  * the delivery gateway, appends offline users to their offline lists, and
@@ -165,12 +164,34 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const meter = deps.meter ?? noopMeter;
   const delivered = meter.counter('herald_executor_delivered_total', 'Recipients pushed to online users', ['executor']);
   const queued = meter.counter('herald_executor_offline_total', 'Recipients appended to offline lists', ['executor']);
-  const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', ['executor']);
-  const stale = meter.counter('herald_executor_stale_batches_total', 'Batches dropped: their epoch is below one seen for the task (a deposed owner)', ['executor']);
-  const halted = meter.counter('herald_executor_halted_batches_total', 'Batches dropped unstarted: their task was halted under their epoch (preempted, paused, cancelled, expired)', ['executor']);
-  const busy = meter.counter('herald_executor_busy_seconds_total', 'Time spent handling batches (its rate is the executor\'s load, 0..1)', ['executor']);
-  const errors = meter.counter('herald_executor_errors_total', 'Batches not confirmed and login walks that failed, by error code', ['executor', 'code']);
-  const prefetched = meter.gauge('herald_executor_prefetched_batches', 'Batches read from the inboxes waiting for the worker (both lanes)', ['executor']);
+  const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', [
+    'executor',
+  ]);
+  const stale = meter.counter(
+    'herald_executor_stale_batches_total',
+    'Batches dropped: their epoch is below one seen for the task (a deposed owner)',
+    ['executor'],
+  );
+  const halted = meter.counter(
+    'herald_executor_halted_batches_total',
+    'Batches dropped unstarted: their task was halted under their epoch (preempted, paused, cancelled, expired)',
+    ['executor'],
+  );
+  const busy = meter.counter(
+    'herald_executor_busy_seconds_total',
+    "Time spent handling batches (its rate is the executor's load, 0..1)",
+    ['executor'],
+  );
+  const errors = meter.counter(
+    'herald_executor_errors_total',
+    'Batches not confirmed and login walks that failed, by error code',
+    ['executor', 'code'],
+  );
+  const prefetched = meter.gauge(
+    'herald_executor_prefetched_batches',
+    'Batches read from the inboxes waiting for the worker (both lanes)',
+    ['executor'],
+  );
   const labels = { executor: deps.id };
   const clock = deps.clock ?? systemClock;
   const personaliser = deps.personaliser ?? new Personaliser(undefined, logger);
@@ -179,8 +200,17 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   /** Per task, the highest epoch a halt closed: the task's batches at or below it are dropped unstarted. */
   const closed = new EpochFloor(EPOCH_MEMORY);
   let stop!: () => void;
-  const pacedRecipients = meter.counter('herald_executor_paced_recipients_total', "Recipients sent at their task's speed: each batch's taken from the task's token bucket first", ['executor']);
-  const pacer = deps.pacing === undefined ? undefined : new Pacer(deps.pacing, clock, new Promise<void>((resolve) => (stop = resolve)), (count) => pacedRecipients.inc(labels, count));
+  const pacedRecipients = meter.counter(
+    'herald_executor_paced_recipients_total',
+    "Recipients sent at their task's speed: each batch's taken from the task's token bucket first",
+    ['executor'],
+  );
+  const pacer =
+    deps.pacing === undefined
+      ? undefined
+      : new Pacer(deps.pacing, clock, new Promise<void>((resolve) => (stop = resolve)), (count) =>
+          pacedRecipients.inc(labels, count),
+        );
 
   function onHalt(halt: TaskHalt): void {
     if (halt.closesEpoch !== true) return; // the owner may still run units under this epoch
@@ -197,13 +227,22 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   }
 
   /** Whether a batch's unit moved to another executor while this one was silent (unit-assignments.ts). */
-  const isMoved = deps.assignments === undefined ? async () => false : movedBatchGuard({ store: deps.assignments, executorId: deps.id, clock, logger, meter });
+  const isMoved =
+    deps.assignments === undefined
+      ? async () => false
+      : movedBatchGuard({ store: deps.assignments, executorId: deps.id, clock, logger, meter });
 
   /** True (and counted) when the batch's epoch is below the highest known for its task. */
   function isStale(batch: UnitBatch, known: number): boolean {
     if (batch.epoch >= known) return false;
     stale.inc(labels);
-    logger.warn('batch of a deposed owner dropped', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, epoch: batch.epoch, current: known });
+    logger.warn('batch of a deposed owner dropped', {
+      taskId: batch.taskId,
+      unitNo: batch.unitNo,
+      offset: batch.offset,
+      epoch: batch.epoch,
+      current: known,
+    });
     return true;
   }
   /** The batches confirmed here, by unit and offset: their end and their counts. */
@@ -255,7 +294,11 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
     const pacingFrom = performance.now();
     // Stopped while waiting for the task's tokens: not delivered, not reported; it comes again from its checkpoint.
-    if (pacer !== undefined && !(await pacer.admit(task, batch.uins.length, task.priority === 'realtime' ? undefined : realtimeMeanwhile))) return performance.now() - pacingFrom;
+    if (
+      pacer !== undefined &&
+      !(await pacer.admit(task, batch.uins.length, task.priority === 'realtime' ? undefined : realtimeMeanwhile))
+    )
+      return performance.now() - pacingFrom;
     const pacedMs = performance.now() - pacingFrom;
     const online = new Uint32Array(batch.uins.length);
     const offline = new Uint32Array(batch.uins.length);
@@ -264,10 +307,20 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     // Counted beside the delivery, not after it: a count whose delivery then fails is not
     // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
     await Promise.all([
-      split.online > 0 ? personaliser.deliver(deps.gateway, { taskId: task.id, uins: reached, content: task.content, atLogin: false, ...displayOf(task) }) : undefined,
+      split.online > 0
+        ? personaliser.deliver(deps.gateway, {
+            taskId: task.id,
+            uins: reached,
+            content: task.content,
+            atLogin: false,
+            ...displayOf(task),
+          })
+        : undefined,
       split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
       split.online > 0 && deps.frequency !== undefined
-        ? deps.frequency.counter.consume([{ taskId: task.id, day: dayOf(deps.frequency.policy, clock.now()), uins: reached }])
+        ? deps.frequency.counter.consume([
+            { taskId: task.id, day: dayOf(deps.frequency.policy, clock.now()), uins: reached },
+          ])
         : undefined,
     ]);
     delivered.inc(labels, split.online);
@@ -277,7 +330,15 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       await deps.reports.publish(TOPICS.reports, [
         {
           key: String(task.id),
-          value: { taskId: task.id, unitNo: batch.unitNo, from: batch.offset, to, delivered: split.online, offline: split.offline, executor: deps.id },
+          value: {
+            taskId: task.id,
+            unitNo: batch.unitNo,
+            from: batch.offset,
+            to,
+            delivered: split.online,
+            offline: split.offline,
+            executor: deps.id,
+          },
           timestamp: Date.now(),
         },
       ]);
@@ -285,7 +346,13 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
     // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
     // After the reports stream (a batch replayed from here is not published again), before the progress report.
-    await confirmed.record(batch.taskId, batch.unitNo, batch.offset, { to, delivered: split.online, offline: split.offline }, task.expiresAt);
+    await confirmed.record(
+      batch.taskId,
+      batch.unitNo,
+      batch.offset,
+      { to, delivered: split.online, offline: split.offline },
+      task.expiresAt,
+    );
     await report(batch, to, split.online, split.offline);
     return pacedMs;
   }
@@ -341,7 +408,12 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       // UNAVAILABLE is a closed channel: this process is stopping.
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
       if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      logger[stopping ? 'debug' : 'error']('batch not confirmed', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, error: String(error) });
+      logger[stopping ? 'debug' : 'error']('batch not confirmed', {
+        taskId: batch.taskId,
+        unitNo: batch.unitNo,
+        offset: batch.offset,
+        error: String(error),
+      });
     } finally {
       busy.inc(labels, (performance.now() - started - pacedMs) / 1000);
     }
@@ -360,7 +432,9 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   const worker = work();
   if (deps.realtimeInbox !== undefined) {
     void read(deps.realtimeInbox, prefetch.source(capacity), 'realtime').catch((error: unknown) =>
-      logger.error('real-time inbox no longer read; its units stall until re-run from their checkpoints', { error: String(error) }),
+      logger.error('real-time inbox no longer read; its units stall until re-run from their checkpoints', {
+        error: String(error),
+      }),
     );
   }
   const done = (async () => {

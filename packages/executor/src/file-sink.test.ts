@@ -22,9 +22,12 @@ describe('FileDeliverySink', () => {
     await sink.close();
     const bytes = await readFile(join(dir.path, 'deliveries', 'task-3.deliveries'));
     expect(bytes.toString('hex')).toBe(
-      '01000000' + '00000000' + // uin 1, pushed online
-        '04030201' + '00000000' + // uin 0x01020304
-        'ffffffff' + '01000000', // uin 2^32-1, at login
+      '01000000' +
+        '00000000' + // uin 1, pushed online
+        '04030201' +
+        '00000000' + // uin 0x01020304
+        'ffffffff' +
+        '01000000', // uin 2^32-1, at login
     );
   });
 
@@ -59,7 +62,9 @@ describe('FileDeliverySink', () => {
   it('keeps every record of concurrent batches to one task', async () => {
     const sink = new FileDeliverySink(dir.path);
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => sink.deliver({ taskId: 8, uins: Uint32Array.of(2 * i, 2 * i + 1), content, atLogin: false })),
+      Array.from({ length: 20 }, (_, i) =>
+        sink.deliver({ taskId: 8, uins: Uint32Array.of(2 * i, 2 * i + 1), content, atLogin: false }),
+      ),
     );
     await sink.close();
     const { uins } = await readDeliveryFile(dir.path, 8);
@@ -79,6 +84,9 @@ describe('readDeliveryFile', () => {
     const records = await readDeliveryFile(dir.path, 99);
     expect(records.uins).toEqual(new Uint32Array(0));
     expect(records.atLogin).toEqual(new Uint8Array(0));
-    expect(await readDeliveryFile(join(dir.path, 'nowhere'), 1)).toEqual({ uins: new Uint32Array(0), atLogin: new Uint8Array(0) });
+    expect(await readDeliveryFile(join(dir.path, 'nowhere'), 1)).toEqual({
+      uins: new Uint32Array(0),
+      atLogin: new Uint8Array(0),
+    });
   });
 });

@@ -66,7 +66,9 @@ export class FileDeliverySink implements DeliveryGateway {
     if (written === undefined) {
       this.ready ??= mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const json = JSON.stringify({ taskId, content, displayAt: displayAt ?? null });
-      written = this.ready.then(() => writeFile(join(this.dir, `task-${taskId}.json`), json, { mode: PRIVATE_FILE_MODE }));
+      written = this.ready.then(() =>
+        writeFile(join(this.dir, `task-${taskId}.json`), json, { mode: PRIVATE_FILE_MODE }),
+      );
       this.described.set(taskId, written);
       written.catch(() => this.described.delete(taskId));
     }
@@ -102,7 +104,8 @@ export async function readDeliveryFile(dir: string, taskId: number): Promise<Sin
   try {
     bytes = await readFile(join(dir, `task-${taskId}.deliveries`));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { uins: new Uint32Array(0), atLogin: new Uint8Array(0) };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { uins: new Uint32Array(0), atLogin: new Uint8Array(0) };
     throw error;
   }
   const n = Math.floor(bytes.length / 8);

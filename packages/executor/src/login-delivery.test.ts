@@ -17,7 +17,12 @@ class RecordingGateway implements DeliveryGateway {
   async deliver(delivery: Delivery): Promise<void> {
     this.calls++;
     if (this.calls === this.failOnCall) throw new Error('push channel down');
-    this.accepted.push({ taskId: delivery.taskId, uins: [...delivery.uins], body: delivery.content.body, atLogin: delivery.atLogin });
+    this.accepted.push({
+      taskId: delivery.taskId,
+      uins: [...delivery.uins],
+      body: delivery.content.body,
+      atLogin: delivery.atLogin,
+    });
   }
   async close(): Promise<void> {}
 }
@@ -154,7 +159,13 @@ describe('LoginDelivery with frequency control', () => {
       close: async () => undefined,
     };
     const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
-    checked = new LoginDelivery(offline, gateway, new TaskCache(store), { now: () => now }, { policy, counter: counting });
+    checked = new LoginDelivery(
+      offline,
+      gateway,
+      new TaskCache(store),
+      { now: () => now },
+      { policy, counter: counting },
+    );
   });
   afterEach(async () => {
     await counter.close();
@@ -166,7 +177,7 @@ describe('LoginDelivery with frequency control', () => {
     for (const id of ids) await offline.append(id, addTask(id, MIDNIGHT + 72 * H).expiresAt, Uint32Array.of(UIN));
   };
 
-  it("delivers oldest first while the user has released, unused slots today, counts each, and drops the rest as over frequency", async () => {
+  it('delivers oldest first while the user has released, unused slots today, counts each, and drops the rest as over frequency', async () => {
     now = endOfWindow(15); // three slots released
     await counter.consume([{ taskId: 90, day: D, uins: Uint32Array.of(UIN) }]); // one used online today
     await pend(4, 1, 3, 2);
@@ -186,8 +197,9 @@ describe('LoginDelivery with frequency control', () => {
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
   });
 
-  it("counts against the day of the login, not the day the task was sent", async () => {
-    for (let taskId = 80; taskId < 86; taskId++) await counter.consume([{ taskId, day: D - 1, uins: Uint32Array.of(UIN) }]); // yesterday: all six
+  it('counts against the day of the login, not the day the task was sent', async () => {
+    for (let taskId = 80; taskId < 86; taskId++)
+      await counter.consume([{ taskId, day: D - 1, uins: Uint32Array.of(UIN) }]); // yesterday: all six
     now = endOfWindow(6);
     await pend(1, 2);
     expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 1 });

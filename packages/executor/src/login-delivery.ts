@@ -65,7 +65,13 @@ export class LoginDelivery {
             continue;
           }
         }
-        await this.personaliser.deliver(this.gateway, { taskId: task.id, uins: Uint32Array.of(uin), content: task.content, atLogin: true, ...displayOf(task) });
+        await this.personaliser.deliver(this.gateway, {
+          taskId: task.id,
+          uins: Uint32Array.of(uin),
+          content: task.content,
+          atLogin: true,
+          ...displayOf(task),
+        });
         if (this.frequency !== undefined && slots !== undefined) {
           await this.frequency.counter.consume([{ taskId: task.id, day: slots.day, uins: Uint32Array.of(uin) }]);
           slots.left--;

@@ -54,11 +54,15 @@ describe('createLoginQueue', () => {
 describe('createLoginQueue metrics', () => {
   it('shows the users waiting, and counts expired entries and failed walks by code', async () => {
     const { logins, open } = fakeLogins(2);
-    const expiring = { deliver: async (uin: number) => ({ ...(await logins.deliver(uin)), expired: 1 }) } as unknown as LoginDelivery;
+    const expiring = {
+      deliver: async (uin: number) => ({ ...(await logins.deliver(uin)), expired: 1 }),
+    } as unknown as LoginDelivery;
     const values = new Map<string, number>();
     const key = (name: string, labels?: Record<string, string>) => `${name}${JSON.stringify(labels ?? {})}`;
     const meter: Meter = {
-      counter: (name) => ({ inc: (labels, value = 1) => void values.set(key(name, labels), (values.get(key(name, labels)) ?? 0) + value) }),
+      counter: (name) => ({
+        inc: (labels, value = 1) => void values.set(key(name, labels), (values.get(key(name, labels)) ?? 0) + value),
+      }),
       gauge: (name) => ({ set: (value, labels) => void values.set(key(name, labels), value) }),
       histogram: () => ({ observe() {} }),
     };

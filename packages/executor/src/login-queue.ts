@@ -27,12 +27,31 @@ export interface LoginQueue {
 export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptions): LoginQueue {
   const logger = options.logger ?? noopLogger;
   const meter = options.meter ?? noopMeter;
-  const walked = meter.counter('herald_executor_login_walks_total', 'Offline lists walked at login, by result', ['executor', 'result']);
-  const atLogin = meter.counter('herald_executor_login_delivered_total', 'Offline entries delivered at login', ['executor']);
-  const expired = meter.counter('herald_executor_login_expired_total', 'Offline entries dropped at login: their task expired or is gone', ['executor']);
-  const errors = meter.counter('herald_executor_errors_total', 'Batches not confirmed and login walks that failed, by error code', ['executor', 'code']);
-  const depth = meter.gauge('herald_executor_login_queue', 'Users waiting for their offline list to be walked', ['executor']);
-  const overFrequency = meter.counter('herald_executor_login_over_frequency_total', "Offline entries dropped at login: the user had no released, unused frequency slot left that day", ['executor']);
+  const walked = meter.counter('herald_executor_login_walks_total', 'Offline lists walked at login, by result', [
+    'executor',
+    'result',
+  ]);
+  const atLogin = meter.counter('herald_executor_login_delivered_total', 'Offline entries delivered at login', [
+    'executor',
+  ]);
+  const expired = meter.counter(
+    'herald_executor_login_expired_total',
+    'Offline entries dropped at login: their task expired or is gone',
+    ['executor'],
+  );
+  const errors = meter.counter(
+    'herald_executor_errors_total',
+    'Batches not confirmed and login walks that failed, by error code',
+    ['executor', 'code'],
+  );
+  const depth = meter.gauge('herald_executor_login_queue', 'Users waiting for their offline list to be walked', [
+    'executor',
+  ]);
+  const overFrequency = meter.counter(
+    'herald_executor_login_over_frequency_total',
+    'Offline entries dropped at login: the user had no released, unused frequency slot left that day',
+    ['executor'],
+  );
   const waiting: number[] = [];
   let head = 0;
   let running: Promise<void> | undefined;
@@ -54,7 +73,10 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
       } catch (error) {
         walked.inc({ ...options.labels, result: 'failed' });
         errors.inc({ ...options.labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
-        logger.warn('offline list not walked at login; its entries wait for the next login', { uin, error: String(error) });
+        logger.warn('offline list not walked at login; its entries wait for the next login', {
+          uin,
+          error: String(error),
+        });
       }
     }
     running = undefined;
@@ -70,7 +92,10 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
       }
       if (dropped > 0) {
         walked.inc({ ...options.labels, result: 'dropped' }, dropped);
-        logger.warn('login queue full: users dropped, their entries wait for the next login', { dropped, maxPending: options.maxPending });
+        logger.warn('login queue full: users dropped, their entries wait for the next login', {
+          dropped,
+          maxPending: options.maxPending,
+        });
       }
       depth.set(waiting.length - head, options.labels);
       running ??= drain();

@@ -1,7 +1,10 @@
 import { confirmedBatchLogConformance } from '@herald/testing';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 
-confirmedBatchLogConformance('MemoryConfirmedBatchLog', async () => ({ store: new MemoryConfirmedBatchLog(), cleanup: async () => {} }));
+confirmedBatchLogConformance('MemoryConfirmedBatchLog', async () => ({
+  store: new MemoryConfirmedBatchLog(),
+  cleanup: async () => {},
+}));
 
 describe('MemoryConfirmedBatchLog', () => {
   it('forgets the oldest unit past its bound, and keeps the newer ones', async () => {

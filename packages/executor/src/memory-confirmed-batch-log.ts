@@ -31,7 +31,13 @@ export class MemoryConfirmedBatchLog implements ConfirmedBatchLog {
     return batch === undefined ? undefined : { ...batch };
   }
 
-  async record(taskId: number, unitNo: number, offset: number, batch: ConfirmedBatch, expiresAt: number): Promise<void> {
+  async record(
+    taskId: number,
+    unitNo: number,
+    offset: number,
+    batch: ConfirmedBatch,
+    expiresAt: number,
+  ): Promise<void> {
     this.assertOpen('record');
     const key = `${taskId}:${unitNo}`;
     let unit = this.units.get(key);

@@ -4,7 +4,11 @@ import { watchOfflineStoreSize } from './offline-size';
 
 describe('watchOfflineStoreSize', () => {
   const gauges: number[] = [];
-  const meter: Meter = { counter: () => ({ inc() {} }), gauge: () => ({ set: (value) => void gauges.push(value) }), histogram: () => ({ observe() {} }) };
+  const meter: Meter = {
+    counter: () => ({ inc() {} }),
+    gauge: () => ({ set: (value) => void gauges.push(value) }),
+    histogram: () => ({ observe() {} }),
+  };
 
   it("sets the gauge from the store's estimate now and on every interval, until stopped", async () => {
     let bytes = 100;

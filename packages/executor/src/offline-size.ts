@@ -11,11 +11,18 @@ export const OFFLINE_SIZE_EVERY_MS = 15_000;
  * A store without the estimate gets no gauge; a failed read is logged at
  * debug and tried again next time. Returns what stops it.
  */
-export function watchOfflineStoreSize(store: OfflineStore, meter: Meter, options: { everyMs?: number; logger?: Logger } = {}): { stop(): void } {
+export function watchOfflineStoreSize(
+  store: OfflineStore,
+  meter: Meter,
+  options: { everyMs?: number; logger?: Logger } = {},
+): { stop(): void } {
   const estimate = store.approximateBytes?.bind(store);
   if (estimate === undefined) return { stop() {} };
   const logger = options.logger ?? noopLogger;
-  const gauge = meter.gauge('herald_executor_offline_store_bytes', "Bytes the offline lists take on disk (the store's estimate; entries are kept after delivery until purged)");
+  const gauge = meter.gauge(
+    'herald_executor_offline_store_bytes',
+    "Bytes the offline lists take on disk (the store's estimate; entries are kept after delivery until purged)",
+  );
   let reading = false;
   const read = () => {
     if (reading) return;

@@ -71,7 +71,11 @@ export class Pacer {
           watch = meanwhile.watch();
           other = watch.ready.then(() => 'other' as const);
         }
-        const woken = await Promise.race([sleeping, this.stopped.then(() => 'stopped' as const), ...(other ? [other] : [])]);
+        const woken = await Promise.race([
+          sleeping,
+          this.stopped.then(() => 'stopped' as const),
+          ...(other ? [other] : []),
+        ]);
         // Whatever woke it: once stopped (which also wakes a watch, the prefetch being closed), stop.
         if (woken === 'stopped' || this.isStopped) return false;
         if (woken === 'slept') {
@@ -96,7 +100,10 @@ export class Pacer {
     }
     const held = this.buckets.get(task.id);
     if (held !== undefined && held.ratePerSecond === speed) return held;
-    const bucket = new TokenBucket({ ratePerSecond: speed, burst: Math.max(1, speed * (this.options.burstSeconds ?? 1)) }, this.clock.now());
+    const bucket = new TokenBucket(
+      { ratePerSecond: speed, burst: Math.max(1, speed * (this.options.burstSeconds ?? 1)) },
+      this.clock.now(),
+    );
     this.buckets.set(task.id, bucket);
     return bucket;
   }

@@ -22,7 +22,10 @@ export class Personaliser {
   private warned = false;
 
   /** Without `attributes`, every recipient gets each variable's default (or ''), logged once. */
-  constructor(private readonly attributes?: UserAttributeLookup, private readonly logger: Logger = noopLogger) {}
+  constructor(
+    private readonly attributes?: UserAttributeLookup,
+    private readonly logger: Logger = noopLogger,
+  ) {}
 
   /** Hands `delivery` to `gateway`, with each recipient's own content when its task is a template. */
   deliver(gateway: DeliveryGateway, delivery: Delivery): Promise<void> {

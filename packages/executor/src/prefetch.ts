@@ -33,7 +33,10 @@ class Source implements PrefetchSource {
   held = 0;
   private wake: ((open: boolean) => void) | undefined;
 
-  constructor(readonly capacity: number, private readonly isClosed: () => boolean) {}
+  constructor(
+    readonly capacity: number,
+    private readonly isClosed: () => boolean,
+  ) {}
 
   room(): Promise<boolean> {
     if (this.isClosed()) return Promise.resolve(false);
@@ -71,7 +74,8 @@ export class Prefetch<T> {
 
   /** A new source that may hold up to `capacity` untaken messages. */
   source(capacity: number): PrefetchSource {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new ValidationError(`prefetch capacity must be a positive integer, got ${String(capacity)}`, { capacity });
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new ValidationError(`prefetch capacity must be a positive integer, got ${String(capacity)}`, { capacity });
     const source = new Source(capacity, () => this.closed);
     this.sources.push(source);
     return source;
@@ -85,8 +89,12 @@ export class Prefetch<T> {
   put(from: PrefetchSource, lane: Lane, key: number, item: T): boolean {
     if (this.closed) return false;
     const source = from as Source;
-    if (!this.sources.includes(source)) throw new HeraldError(ErrorCodes.INTERNAL, 'prefetch: put from a source of another prefetch');
-    if (source.held >= source.capacity) throw new HeraldError(ErrorCodes.INTERNAL, 'prefetch: put beyond the source capacity (wait for room first)', { details: { held: source.held } });
+    if (!this.sources.includes(source))
+      throw new HeraldError(ErrorCodes.INTERNAL, 'prefetch: put from a source of another prefetch');
+    if (source.held >= source.capacity)
+      throw new HeraldError(ErrorCodes.INTERNAL, 'prefetch: put beyond the source capacity (wait for room first)', {
+        details: { held: source.held },
+      });
     const waiting = this.keys.get(key);
     const into = waiting?.lane ?? lane;
     if (waiting === undefined) this.keys.set(key, { lane: into, count: 1 });
@@ -108,7 +116,8 @@ export class Prefetch<T> {
     if (this.closed) return Promise.resolve(undefined);
     const entry = this.lanes.realtime.shift() ?? this.lanes.normal.shift();
     if (entry !== undefined) return Promise.resolve(this.release(entry));
-    if (this.taker !== undefined) return Promise.reject(new HeraldError(ErrorCodes.INTERNAL, 'prefetch: take() already has a taker'));
+    if (this.taker !== undefined)
+      return Promise.reject(new HeraldError(ErrorCodes.INTERNAL, 'prefetch: take() already has a taker'));
     return new Promise((resolve) => (this.taker = resolve));
   }
 

@@ -27,7 +27,11 @@ const SHARE_MEMORY = 65_536;
  * no unit of this executor (a batch seen before its unit was stored), the
  * executor paces at the whole speed: never faster than the task asked for.
  */
-export function speedShareOf(store: Pick<TaskStore, 'listUnits'>, executorId: string, clock: Clock): (task: Task) => Promise<number | undefined> {
+export function speedShareOf(
+  store: Pick<TaskStore, 'listUnits'>,
+  executorId: string,
+  clock: Clock,
+): (task: Task) => Promise<number | undefined> {
   const shares = new LRUCache<number, { fraction: Promise<number>; readAt: number }>({ max: SHARE_MEMORY });
   async function fractionOf(taskId: number): Promise<number> {
     const units = await store.listUnits(taskId);

@@ -21,7 +21,10 @@ export class TaskCache {
     if (task === undefined) {
       task = this.store.getTask(taskId);
       this.tasks.set(taskId, task);
-      void task.then((t) => t === undefined && this.tasks.delete(taskId), () => this.tasks.delete(taskId));
+      void task.then(
+        (t) => t === undefined && this.tasks.delete(taskId),
+        () => this.tasks.delete(taskId),
+      );
     }
     return task;
   }

@@ -43,7 +43,12 @@ interface Read {
   readonly owners: Promise<Map<number, string> | undefined>;
 }
 
-export function unitAssignments(store: Pick<TaskStore, 'listUnits'>, executorId: string, clock: Clock, refreshMs = ASSIGNMENT_REFRESH_MS): UnitAssignments {
+export function unitAssignments(
+  store: Pick<TaskStore, 'listUnits'>,
+  executorId: string,
+  clock: Clock,
+  refreshMs = ASSIGNMENT_REFRESH_MS,
+): UnitAssignments {
   const reads = new Map<number, Read>();
 
   function readTask(taskId: number): Read {
@@ -73,7 +78,10 @@ export function unitAssignments(store: Pick<TaskStore, 'listUnits'>, executorId:
         if (mine ? clock.now() - last.at < refreshMs : last.at >= since) return mine;
       }
       const current = reads.get(taskId); // another batch may have begun a newer read meanwhile
-      return verdict(current !== undefined && current !== last && current.at >= since ? current : readTask(taskId), unitNo);
+      return verdict(
+        current !== undefined && current !== last && current.at >= since ? current : readTask(taskId),
+        unitNo,
+      );
     },
   };
 }
@@ -97,7 +105,11 @@ export interface MovedBatchGuardDeps {
  */
 export function movedBatchGuard(deps: MovedBatchGuardDeps): (batch: UnitBatch, since: number) => Promise<boolean> {
   const assignments = unitAssignments(deps.store, deps.executorId, deps.clock);
-  const moved = deps.meter.counter('herald_executor_moved_batches_total', 'Batches dropped before delivery: their unit was moved to another executor while this one was silent', ['executor']);
+  const moved = deps.meter.counter(
+    'herald_executor_moved_batches_total',
+    'Batches dropped before delivery: their unit was moved to another executor while this one was silent',
+    ['executor'],
+  );
   const logged = new Set<string>();
   return async (batch, since) => {
     if (await assignments.isMine(batch.taskId, batch.unitNo, since)) return false;
@@ -106,7 +118,12 @@ export function movedBatchGuard(deps: MovedBatchGuardDeps): (batch: UnitBatch, s
     if (!logged.has(unit)) {
       if (logged.size >= LOGGED_MEMORY) logged.clear();
       logged.add(unit);
-      deps.logger.warn('batch of a unit moved to another executor dropped', { taskId: batch.taskId, unitNo: batch.unitNo, offset: batch.offset, epoch: batch.epoch });
+      deps.logger.warn('batch of a unit moved to another executor dropped', {
+        taskId: batch.taskId,
+        unitNo: batch.unitNo,
+        offset: batch.offset,
+        epoch: batch.epoch,
+      });
     }
     return true;
   };

@@ -1,9 +1,22 @@
-import { deliveryGatewayConformance, makeTempDir, rejectsWithCode, WebhookReceiver, type ReceivedDelivery } from '@herald/testing';
+import {
+  deliveryGatewayConformance,
+  makeTempDir,
+  rejectsWithCode,
+  WebhookReceiver,
+  type ReceivedDelivery,
+} from '@herald/testing';
 import { readdir } from 'node:fs/promises';
 import { FileDeliverySink, readDeliveryFile } from './file-sink';
 import { WebhookDeliveryGateway, type WebhookBatch, type WebhookGatewayOptions } from './webhook-gateway';
 
-const options = (url: string, extra: Partial<WebhookGatewayOptions> = {}): WebhookGatewayOptions => ({ url, timeoutMs: 2000, maxAttempts: 3, retryDelayMs: 1, headers: {}, ...extra });
+const options = (url: string, extra: Partial<WebhookGatewayOptions> = {}): WebhookGatewayOptions => ({
+  url,
+  timeoutMs: 2000,
+  maxAttempts: 3,
+  retryDelayMs: 1,
+  headers: {},
+  ...extra,
+});
 
 deliveryGatewayConformance('WebhookDeliveryGateway', async () => {
   const receiver = await WebhookReceiver.start();
@@ -29,11 +42,21 @@ deliveryGatewayConformance('FileDeliverySink', async () => {
         for (let i = 0; i < records.uins.length; i++) {
           const atLogin = records.atLogin[i] === 1;
           const last = received.at(-1);
-          if (last !== undefined && last.taskId === taskId && last.atLogin === atLogin) last.uins.push(records.uins[i]!);
-          else received.push({ taskId, uins: [records.uins[i]!], atLogin, content: records.content!, displayAt: records.displayAt ?? null });
+          if (last !== undefined && last.taskId === taskId && last.atLogin === atLogin)
+            last.uins.push(records.uins[i]!);
+          else
+            received.push({
+              taskId,
+              uins: [records.uins[i]!],
+              atLogin,
+              content: records.content!,
+              displayAt: records.displayAt ?? null,
+            });
         }
         // A personalised task's file keeps each recipient's content beside its record.
-        if (records.contents !== undefined) for (const delivery of received.filter((d) => d.taskId === taskId)) delivery.contents = delivery.uins.map((uin) => records.contents!.get(uin)!);
+        if (records.contents !== undefined)
+          for (const delivery of received.filter((d) => d.taskId === taskId))
+            delivery.contents = delivery.uins.map((uin) => records.contents!.get(uin)!);
       }
       return received;
     },
@@ -59,7 +82,13 @@ describe('WebhookDeliveryGateway', () => {
     expect(receiver.requests.map((r) => r.headers['idempotency-key'])).toEqual(['12:P:5:11:3', '12:L:9:9:1']);
     expect(receiver.requests[0]!.headers['authorization']).toBe('Bearer s3cret');
     expect(receiver.requests[0]!.headers['content-type']).toBe('application/json');
-    expect(receiver.requests[0]!.body).toEqual({ taskId: 12, atLogin: false, displayAt: null, content: { body: 'hi' }, uins: [5, 9, 11] });
+    expect(receiver.requests[0]!.body).toEqual({
+      taskId: 12,
+      atLogin: false,
+      displayAt: null,
+      content: { body: 'hi' },
+      uins: [5, 9, 11],
+    });
   });
 
   it('tries again after 5xx, 429 and 408, with the same key, and resolves once accepted', async () => {

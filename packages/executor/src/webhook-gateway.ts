@@ -50,7 +50,8 @@ export class WebhookDeliveryGateway implements DeliveryGateway {
   constructor(private readonly options: WebhookGatewayOptions) {}
 
   async deliver(delivery: Delivery): Promise<void> {
-    if (this.stop.signal.aborted) throw new HeraldError(ErrorCodes.UNAVAILABLE, 'the webhook delivery gateway is closed');
+    if (this.stop.signal.aborted)
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, 'the webhook delivery gateway is closed');
     const n = delivery.uins.length;
     if (n === 0) return;
     const batch: WebhookBatch = {
@@ -73,16 +74,24 @@ export class WebhookDeliveryGateway implements DeliveryGateway {
       const outcome = await this.post(body, key);
       if (outcome === 'accepted') return;
       if (outcome.retriable === false) {
-        throw new HeraldError(ErrorCodes.DELIVERY_REJECTED, `webhook ${this.options.url} refused task ${delivery.taskId}'s batch of ${n}: ${outcome.reason}`, {
-          details: { taskId: delivery.taskId, idempotencyKey: key },
-        });
+        throw new HeraldError(
+          ErrorCodes.DELIVERY_REJECTED,
+          `webhook ${this.options.url} refused task ${delivery.taskId}'s batch of ${n}: ${outcome.reason}`,
+          {
+            details: { taskId: delivery.taskId, idempotencyKey: key },
+          },
+        );
       }
       lastFailure = outcome.reason;
     }
-    throw new HeraldError(ErrorCodes.UNAVAILABLE, `webhook ${this.options.url} did not accept task ${delivery.taskId}'s batch of ${n}: ${lastFailure || 'gateway closed'}`, {
-      retriable: true,
-      details: { taskId: delivery.taskId, idempotencyKey: key },
-    });
+    throw new HeraldError(
+      ErrorCodes.UNAVAILABLE,
+      `webhook ${this.options.url} did not accept task ${delivery.taskId}'s batch of ${n}: ${lastFailure || 'gateway closed'}`,
+      {
+        retriable: true,
+        details: { taskId: delivery.taskId, idempotencyKey: key },
+      },
+    );
   }
 
   async close(): Promise<void> {
@@ -105,7 +114,10 @@ export class WebhookDeliveryGateway implements DeliveryGateway {
       text = (await response.text().catch(() => '')).slice(0, 200);
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
-      return { retriable: true, reason: timedOut ? `no answer within ${this.options.timeoutMs} ms` : String((error as Error).cause ?? error) };
+      return {
+        retriable: true,
+        reason: timedOut ? `no answer within ${this.options.timeoutMs} ms` : String((error as Error).cause ?? error),
+      };
     }
     if (status >= 200 && status < 300) return 'accepted';
     const retriable = status === 408 || status === 429 || status >= 500;

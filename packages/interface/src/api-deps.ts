@@ -39,7 +39,13 @@ export interface ApiDeps {
    * wires the sources its dispatchers filter with. Without it a dry run
    * answers `kept` and `removed` null.
    */
-  previewRecipients?: (request: { accountId: string; listId: string; contentCrc: number; targeting?: string; sendAt: number }) => Promise<{
+  previewRecipients?: (request: {
+    accountId: string;
+    listId: string;
+    contentCrc: number;
+    targeting?: string;
+    sendAt: number;
+  }) => Promise<{
     listed: number;
     kept: number;
     removed: Partial<Record<string, number>>;

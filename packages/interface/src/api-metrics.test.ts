@@ -9,11 +9,20 @@ describe('API metrics', () => {
   const counts = new Map<string, number>();
   const requests: Record<string, string>[] = [];
   const meter: Meter = {
-    counter: (name) => ({ inc: (labels, value = 1) => void counts.set(`${name}${JSON.stringify(labels ?? {})}`, (counts.get(`${name}${JSON.stringify(labels ?? {})}`) ?? 0) + value) }),
+    counter: (name) => ({
+      inc: (labels, value = 1) =>
+        void counts.set(
+          `${name}${JSON.stringify(labels ?? {})}`,
+          (counts.get(`${name}${JSON.stringify(labels ?? {})}`) ?? 0) + value,
+        ),
+    }),
     gauge: () => ({ set() {} }),
-    histogram: (name) => ({ observe: (_value, labels) => void (name === 'herald_api_request_seconds' && requests.push(labels ?? {})) }),
+    histogram: (name) => ({
+      observe: (_value, labels) => void (name === 'herald_api_request_seconds' && requests.push(labels ?? {})),
+    }),
   };
-  const errors = (code: string, status: number) => counts.get(`herald_api_errors_total${JSON.stringify({ code, status: String(status) })}`) ?? 0;
+  const errors = (code: string, status: number) =>
+    counts.get(`herald_api_errors_total${JSON.stringify({ code, status: String(status) })}`) ?? 0;
 
   beforeAll(async () => {
     tokens = await openTestAccess();

@@ -21,9 +21,18 @@ export function apiErrorCounter(meter: Meter = noopMeter): ErrorCounter {
  * names no id or account (/metrics is public: access/public-routes.ts).
  */
 export function installRequestMetrics(app: FastifyInstance, meter: Meter = noopMeter): void {
-  const requests = meter.histogram('herald_api_request_seconds', 'API requests answered, by route pattern, method and status class (2xx, 4xx, 5xx)', ['route', 'method', 'status'], LATENCY_BUCKETS_SECONDS);
+  const requests = meter.histogram(
+    'herald_api_request_seconds',
+    'API requests answered, by route pattern, method and status class (2xx, 4xx, 5xx)',
+    ['route', 'method', 'status'],
+    LATENCY_BUCKETS_SECONDS,
+  );
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    requests.observe(reply.elapsedTime / 1000, { route, method: request.method, status: `${Math.floor(reply.statusCode / 100)}xx` });
+    requests.observe(reply.elapsedTime / 1000, {
+      route,
+      method: request.method,
+      status: `${Math.floor(reply.statusCode / 100)}xx`,
+    });
   });
 }

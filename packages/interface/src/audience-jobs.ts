@@ -92,7 +92,14 @@ export class AudienceJobs {
   private readonly jobs = new Map<string, Running>();
 
   constructor(
-    private readonly deps: { lists: ListRepository; store: TaskStore; clock: Clock; logger: Logger; config: AudiencesConfig; uinLimit: number },
+    private readonly deps: {
+      lists: ListRepository;
+      store: TaskStore;
+      clock: Clock;
+      logger: Logger;
+      config: AudiencesConfig;
+      uinLimit: number;
+    },
   ) {}
 
   /**
@@ -100,13 +107,22 @@ export class AudienceJobs {
    * `afterDone` runs once the list is stored, before the job shows done (a
    * failure there is logged; the job is done all the same: its list is good).
    */
-  start(accountId: string, source: AudienceSource, maxBadRatio?: number, afterDone?: (meta: ListMeta) => Promise<void>): AudienceJob {
+  start(
+    accountId: string,
+    source: AudienceSource,
+    maxBadRatio?: number,
+    afterDone?: (meta: ListMeta) => Promise<void>,
+  ): AudienceJob {
     this.prune();
     if (this.running() >= this.deps.config.maxRunningJobs) {
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `${this.deps.config.maxRunningJobs} audience jobs are running in this process (audiences.maxRunningJobs): try again when one ends`, {
-        retriable: true,
-        details: { maxRunningJobs: this.deps.config.maxRunningJobs },
-      });
+      throw new HeraldError(
+        ErrorCodes.UNAVAILABLE,
+        `${this.deps.config.maxRunningJobs} audience jobs are running in this process (audiences.maxRunningJobs): try again when one ends`,
+        {
+          retriable: true,
+          details: { maxRunningJobs: this.deps.config.maxRunningJobs },
+        },
+      );
     }
     const { lists, store, clock, logger } = this.deps;
     const job: AudienceJob = {
@@ -120,7 +136,8 @@ export class AudienceJobs {
       progress: { uins: 0, bad: {} },
     };
     const controller = new AbortController();
-    const finish = (state: JobState, fields: Partial<AudienceJob> = {}) => Object.assign(job, { state, finishedAt: clock.now(), ...fields });
+    const finish = (state: JobState, fields: Partial<AudienceJob> = {}) =>
+      Object.assign(job, { state, finishedAt: clock.now(), ...fields });
     const done = (async () => {
       try {
         const { meta, report } = await importFromSource(lists, source, {
@@ -140,18 +157,38 @@ export class AudienceJobs {
           throw error;
         }
         // Before the job shows done, so whoever sees it done sees what followed too.
-        await afterDone?.(meta).catch((error: unknown) => logger.warn('audience job: the step after its list failed', { job: job.id, error: String(error) }));
+        await afterDone?.(meta).catch((error: unknown) =>
+          logger.warn('audience job: the step after its list failed', { job: job.id, error: String(error) }),
+        );
         finish('done', { list: meta, report: { valid: report.valid, bad: report.bad } });
-        logger.info('audience job done', { job: job.id, account: accountId, source: source.kind, list: meta.id, count: meta.count, bad: report.bad.total });
+        logger.info('audience job done', {
+          job: job.id,
+          account: accountId,
+          source: source.kind,
+          list: meta.id,
+          count: meta.count,
+          bad: report.bad.total,
+        });
       } catch (error) {
         if (controller.signal.aborted && controller.signal.reason instanceof Cancelled) {
           finish('cancelled');
           return;
         }
-        const apiError = isHeraldError(error) ? error.toJSON() : { code: ErrorCodes.INTERNAL, message: 'internal error' };
+        const apiError = isHeraldError(error)
+          ? error.toJSON()
+          : { code: ErrorCodes.INTERNAL, message: 'internal error' };
         finish('failed', { error: apiError });
-        const level = isHeraldError(error) && error.code !== ErrorCodes.AUDIENCE_SOURCE_FAILED && error.code !== ErrorCodes.INTERNAL ? 'info' : 'error';
-        logger[level]('audience job failed', { job: job.id, account: accountId, source: source.kind, code: apiError.code, error: String(error) });
+        const level =
+          isHeraldError(error) && error.code !== ErrorCodes.AUDIENCE_SOURCE_FAILED && error.code !== ErrorCodes.INTERNAL
+            ? 'info'
+            : 'error';
+        logger[level]('audience job failed', {
+          job: job.id,
+          account: accountId,
+          source: source.kind,
+          code: apiError.code,
+          error: String(error),
+        });
       }
     })();
     this.jobs.set(job.id, { job, controller, done });
@@ -171,7 +208,12 @@ export class AudienceJobs {
     this.prune();
     return [...this.jobs.values()]
       .map((running) => running.job)
-      .filter((job) => (accounts === 'all' || accounts.includes(job.accountId)) && (filter.accountId === undefined || job.accountId === filter.accountId) && (filter.state === undefined || job.state === filter.state))
+      .filter(
+        (job) =>
+          (accounts === 'all' || accounts.includes(job.accountId)) &&
+          (filter.accountId === undefined || job.accountId === filter.accountId) &&
+          (filter.state === undefined || job.state === filter.state),
+      )
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
   }
 
@@ -189,7 +231,10 @@ export class AudienceJobs {
   /** Aborts every running job (the server is closing) and waits for them to clean up. */
   async close(): Promise<void> {
     const running = [...this.jobs.values()].filter((r) => r.job.state === 'running');
-    for (const r of running) r.controller.abort(new HeraldError(ErrorCodes.UNAVAILABLE, 'the interface process is stopping', { retriable: true }));
+    for (const r of running)
+      r.controller.abort(
+        new HeraldError(ErrorCodes.UNAVAILABLE, 'the interface process is stopping', { retriable: true }),
+      );
     await Promise.allSettled(running.map((r) => r.done));
   }
 
@@ -217,5 +262,9 @@ export class AudienceJobs {
 
 export function jobNotFound(id: string): NotFoundError {
   const shown = String(id).slice(0, 80);
-  return new NotFoundError('AUDIENCE_JOB_NOT_FOUND', `audience job ${shown} does not exist (jobs live in the interface process that started them, for audiences.jobRetentionMs after they end)`, { jobId: shown });
+  return new NotFoundError(
+    'AUDIENCE_JOB_NOT_FOUND',
+    `audience job ${shown} does not exist (jobs live in the interface process that started them, for audiences.jobRetentionMs after they end)`,
+    { jobId: shown },
+  );
 }

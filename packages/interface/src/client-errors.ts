@@ -6,10 +6,22 @@ import type { ErrorBody } from './http-errors';
 
 /** Node's codes for requests it refuses before any route runs, and what each answers. */
 export const CLIENT_ERRORS: Readonly<Record<string, { status: number; code: ErrorCode; message: string }>> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: ErrorCodes.HEADERS_TOO_LARGE, message: "the request's headers are larger than the server accepts" },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: ErrorCodes.REQUEST_TIMEOUT, message: 'the request did not arrive whole in time' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: ErrorCodes.HEADERS_TOO_LARGE,
+    message: "the request's headers are larger than the server accepts",
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: ErrorCodes.REQUEST_TIMEOUT,
+    message: 'the request did not arrive whole in time',
+  },
 };
-export const UNREADABLE = { status: 400, code: ErrorCodes.MALFORMED_REQUEST, message: 'the request is not readable HTTP' };
+export const UNREADABLE = {
+  status: 400,
+  code: ErrorCodes.MALFORMED_REQUEST,
+  message: 'the request is not readable HTTP',
+};
 
 /** The status and error body of a client error Node's HTTP parser raised. */
 export function clientErrorAnswer(error: { code?: string }): { status: number; body: ErrorBody } {

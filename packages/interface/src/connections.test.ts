@@ -28,9 +28,11 @@ const DEADLINE_MS = 8000;
 /** 64 MiB in 64 KiB chunks, far more than the socket buffers hold: a client that does not read keeps the answer in progress. */
 function bigStream(): Readable {
   const chunk = Buffer.alloc(64 * 1024, 120);
-  return Readable.from((function* () {
-    for (let i = 0; i < 1024; i++) yield chunk;
-  })());
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < 1024; i++) yield chunk;
+    })(),
+  );
 }
 
 let dir: TempDir;
@@ -138,7 +140,11 @@ describe('a rejected upload closes its connection', () => {
 
   it('closes the socket of a chunked text upload that grows over the limit', async () => {
     const socket = await client();
-    const head = requestHead('POST', '/api/v1/lists?accountId=acme', { 'content-type': 'text/plain', 'transfer-encoding': 'chunked', authorization: `Bearer ${tokens.adminToken}` });
+    const head = requestHead('POST', '/api/v1/lists?accountId=acme', {
+      'content-type': 'text/plain',
+      'transfer-encoding': 'chunked',
+      authorization: `Bearer ${tokens.adminToken}`,
+    });
     const lines = Buffer.from('12345\n'.repeat(UPLOAD_LIMIT / 3));
     socket.socket.write(head + `${lines.length.toString(16)}\r\n`);
     socket.socket.write(lines); // over the limit, and the chunked body never ends
@@ -182,7 +188,10 @@ describe('close() is bounded by http.shutdownGraceMs', () => {
     const socket = await client();
     socket.socket.write(uploadHead(list.length));
     socket.socket.write(list.subarray(0, list.length / 2));
-    await waitFor(() => importsStarted === 1, { timeoutMs: DEADLINE_MS, message: 'the upload reaching the list repository' });
+    await waitFor(() => importsStarted === 1, {
+      timeoutMs: DEADLINE_MS,
+      message: 'the upload reaching the list repository',
+    });
     await within(app.close(), DEADLINE_MS, 'close() with a stalled upload');
     await within(socket.closed, DEADLINE_MS, 'the stalled connection closing');
   });
@@ -191,7 +200,10 @@ describe('close() is bounded by http.shutdownGraceMs', () => {
     const socket = await client();
     socket.socket.pause();
     socket.socket.write(requestHead('GET', '/metrics', {}));
-    await waitFor(() => serverSockets.some((s) => s.bytesWritten > 0), { timeoutMs: DEADLINE_MS, message: 'the answer being written' });
+    await waitFor(() => serverSockets.some((s) => s.bytesWritten > 0), {
+      timeoutMs: DEADLINE_MS,
+      message: 'the answer being written',
+    });
     await within(app.close(), DEADLINE_MS, 'close() with a client not reading its answer');
     // The client reads nothing, so it learns of the close only when it reads: the server's side is gone.
     expect(serverSockets.every((s) => s.destroyed)).toBe(true);
@@ -201,7 +213,10 @@ describe('close() is bounded by http.shutdownGraceMs', () => {
     const socket = await client();
     // Half a request head: the connection is busy (not idle), so close() does not drop it at once.
     socket.socket.write('GET /api/v1/health HTTP/1.1\r\nhost: 127.0.0.1\r\n');
-    await waitFor(() => serverSockets.some((s) => s.bytesRead > 0), { timeoutMs: DEADLINE_MS, message: 'the server reading the head' });
+    await waitFor(() => serverSockets.some((s) => s.bytesRead > 0), {
+      timeoutMs: DEADLINE_MS,
+      message: 'the server reading the head',
+    });
     const closing = app.close();
     await waitFor(() => !app.server.listening, { timeoutMs: DEADLINE_MS, message: 'the server closing' });
     socket.socket.write('\r\n');

@@ -27,7 +27,12 @@ export function installConnectionPolicy(app: FastifyInstance, policy: Connection
   let closing = false;
   // First of the onRequest hooks: no token check or store read for a request that cannot be served.
   app.addHook('onRequest', async () => {
-    if (closing) throw new HeraldError(ErrorCodes.UNAVAILABLE, 'this API server is shutting down: send the request again (to another instance)', { retriable: true });
+    if (closing)
+      throw new HeraldError(
+        ErrorCodes.UNAVAILABLE,
+        'this API server is shutting down: send the request again (to another instance)',
+        { retriable: true },
+      );
   });
   app.addHook('onSend', async (request, reply, payload) => {
     if (closing || bodyUnread(request)) reply.header('connection', 'close');
@@ -63,7 +68,11 @@ function destroyConnectionsAfter(server: Server, graceMs: number, logger: Logger
 }
 
 /** A request body as it arrives, for the routes that stream it (recipient lists). */
-type RawBodyParser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void) => void;
+type RawBodyParser = (
+  request: FastifyRequest,
+  payload: NodeJS.ReadableStream,
+  done: (error: Error | null, body?: unknown) => void,
+) => void;
 
 /**
  * A content-type parser that hands the route the raw request stream, and

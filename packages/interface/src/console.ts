@@ -29,7 +29,10 @@ export function consoleRoutes(app: FastifyInstance, dir: string | null = findCon
   app.get(CONSOLE_PATH.slice(0, -1), async (_request, reply) => reply.redirect(CONSOLE_PATH));
   if (dir === null) {
     app.get(`${CONSOLE_PATH}*`, async (_request, reply) =>
-      reply.code(503).type('text/plain').send('The Herald console is not built: run `npm run build` (it builds packages/console), then restart.\n'),
+      reply
+        .code(503)
+        .type('text/plain')
+        .send('The Herald console is not built: run `npm run build` (it builds packages/console), then restart.\n'),
     );
     return;
   }
@@ -42,8 +45,13 @@ export function consoleRoutes(app: FastifyInstance, dir: string | null = findCon
     cacheControl: false,
     // Built assets carry a content hash in their name: cache them for good; index.html is always revalidated.
     setHeaders: (response, path) => {
-      response.setHeader('cache-control', /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      response.setHeader(
+        'cache-control',
+        /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
-  app.get(`${CONSOLE_PATH}*`, async (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html', dir));
+  app.get(`${CONSOLE_PATH}*`, async (_request, reply) =>
+    reply.header('cache-control', 'no-cache').sendFile('index.html', dir),
+  );
 }

@@ -53,16 +53,29 @@ export interface ErrorBody {
 export function errorHeaders(error: unknown): Record<string, string> {
   if (!isHeraldError(error)) return {};
   if (error.code === ErrorCodes.UNAUTHENTICATED) return { 'www-authenticate': 'Bearer' };
-  if (error.code === ErrorCodes.RATE_LIMITED) return { 'retry-after': String(Math.max(1, Math.ceil(Number(error.details.retryAfterMs) / 1000))) };
+  if (error.code === ErrorCodes.RATE_LIMITED)
+    return { 'retry-after': String(Math.max(1, Math.ceil(Number(error.details.retryAfterMs) / 1000))) };
   return {};
 }
 
 /** Fastify's own client errors that have a code of their own; any other is VALIDATION_FAILED with Fastify's status. */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: ErrorCodes.BODY_TOO_LARGE, message: 'the request body is larger than this route accepts' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: ErrorCodes.UNSUPPORTED_MEDIA_TYPE, message: 'this route does not read a body of this Content-Type' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { code: ErrorCodes.MALFORMED_JSON, message: 'the body is not valid JSON (Content-Type: application/json)' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: ErrorCodes.MALFORMED_JSON, message: 'the body is empty (Content-Type: application/json)' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: ErrorCodes.BODY_TOO_LARGE,
+    message: 'the request body is larger than this route accepts',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: ErrorCodes.UNSUPPORTED_MEDIA_TYPE,
+    message: 'this route does not read a body of this Content-Type',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    code: ErrorCodes.MALFORMED_JSON,
+    message: 'the body is not valid JSON (Content-Type: application/json)',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: ErrorCodes.MALFORMED_JSON,
+    message: 'the body is empty (Content-Type: application/json)',
+  },
 };
 
 /** Maps anything thrown in a handler to a status and a JSON body with a stable code. */
@@ -72,13 +85,27 @@ export function toHttpError(error: unknown): { status: number; body: ErrorBody }
     // A code with no status here is not the caller's business (STORE_CLOSED at shutdown, a frame the wire refused): INTERNAL, logged by the server.
     return status === undefined ? internalError() : { status, body: { error: error.toJSON() } };
   }
-  const fastify = error as { statusCode?: number; code?: string; message?: string; validation?: unknown; validationContext?: unknown };
-  if (fastify.validation !== undefined) return { status: 400, body: { error: schemaViolation(fastify.validation, fastify.validationContext, fastify.message) } };
+  const fastify = error as {
+    statusCode?: number;
+    code?: string;
+    message?: string;
+    validation?: unknown;
+    validationContext?: unknown;
+  };
+  if (fastify.validation !== undefined)
+    return {
+      status: 400,
+      body: { error: schemaViolation(fastify.validation, fastify.validationContext, fastify.message) },
+    };
   const known = typeof fastify.code === 'string' ? FASTIFY_CODES[fastify.code] : undefined;
-  if (known !== undefined) return { status: STATUS_OF_CODE[known.code]!, body: { error: { code: known.code, message: known.message } } };
+  if (known !== undefined)
+    return { status: STATUS_OF_CODE[known.code]!, body: { error: { code: known.code, message: known.message } } };
   if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     // Fastify's other client errors: a malformed URL, a body shorter than its Content-Length.
-    return { status: fastify.statusCode, body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'bad request' } } };
+    return {
+      status: fastify.statusCode,
+      body: { error: { code: ErrorCodes.VALIDATION_FAILED, message: fastify.message ?? 'bad request' } },
+    };
   }
   return internalError();
 }
@@ -94,7 +121,12 @@ interface SchemaError {
 }
 
 /** Where a request part is, as a message says it. */
-const PART_NAMES: Record<string, string> = { body: 'the body', querystring: 'the query string', params: 'the path', headers: 'the headers' };
+const PART_NAMES: Record<string, string> = {
+  body: 'the body',
+  querystring: 'the query string',
+  params: 'the path',
+  headers: 'the headers',
+};
 
 /**
  * A schema violation as an error body: VALIDATION_FAILED, details.field
@@ -107,7 +139,10 @@ function schemaViolation(validation: unknown, context: unknown, fallback: string
   const part = PART_NAMES[String(context)] ?? 'the request';
   const unknown = first?.params?.additionalProperty;
   // Fastify's own wording otherwise ('body/speed must be integer'): clients read the field from it when details lack one.
-  const message = typeof unknown === 'string' ? `${part} has an unknown field '${field}': refused, not ignored (a typo? the API reference lists each route's fields)` : (fallback ?? 'invalid request');
+  const message =
+    typeof unknown === 'string'
+      ? `${part} has an unknown field '${field}': refused, not ignored (a typo? the API reference lists each route's fields)`
+      : (fallback ?? 'invalid request');
   return { code: ErrorCodes.VALIDATION_FAILED, message, ...(field === undefined ? {} : { details: { field } }) };
 }
 
@@ -119,11 +154,19 @@ function schemaViolation(validation: unknown, context: unknown, fallback: string
  */
 function schemaField(first: SchemaError | undefined): string | undefined {
   if (first === undefined) return undefined;
-  const path = typeof first.instancePath === 'string' ? first.instancePath.split('/').filter((part) => part !== '').map(unescapePointer) : [];
+  const path =
+    typeof first.instancePath === 'string'
+      ? first.instancePath
+          .split('/')
+          .filter((part) => part !== '')
+          .map(unescapePointer)
+      : [];
   if (typeof first.params?.missingProperty === 'string') path.push(first.params.missingProperty);
   if (typeof first.params?.additionalProperty === 'string') path.push(first.params.additionalProperty);
   // 'source.where[0].op', as the handlers' own errors name array items.
-  return path.length === 0 ? undefined : path.map((part, i) => (/^[0-9]+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
+  return path.length === 0
+    ? undefined
+    : path.map((part, i) => (/^[0-9]+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
 }
 
 /** A JSON Pointer segment as its property name ('~1' is '/', '~0' is '~'). */

@@ -22,15 +22,22 @@ export async function openRawClient(port: number): Promise<RawClient> {
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   // The server may close while the client still writes: EPIPE / ECONNRESET are expected here.
   socket.on('error', () => undefined);
-  const closedPromise = new Promise<void>((resolve) => socket.once('close', () => {
-    closed = true;
-    resolve();
-  }));
+  const closedPromise = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
-  return { socket, received: () => Buffer.concat(chunks).toString('latin1'), closed: closedPromise, isClosed: () => closed };
+  return {
+    socket,
+    received: () => Buffer.concat(chunks).toString('latin1'),
+    closed: closedPromise,
+    isClosed: () => closed,
+  };
 }
 
 /** A request head, keep-alive, with the given extra headers. */
@@ -80,8 +87,14 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
 
 /** Waits for the client's first complete answer. */
 export async function answerOf(client: RawClient, ms: number): Promise<RawAnswer> {
-  await waitFor(() => parseAnswer(client.received()) !== undefined || client.isClosed(), { timeoutMs: ms, message: 'an answer' });
+  await waitFor(() => parseAnswer(client.received()) !== undefined || client.isClosed(), {
+    timeoutMs: ms,
+    message: 'an answer',
+  });
   const answer = parseAnswer(client.received());
-  if (answer === undefined) throw new Error(`the connection closed without a complete answer: ${JSON.stringify(client.received().slice(0, 200))}`);
+  if (answer === undefined)
+    throw new Error(
+      `the connection closed without a complete answer: ${JSON.stringify(client.received().slice(0, 200))}`,
+    );
   return answer;
 }

@@ -51,18 +51,31 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   installRequestMetrics(app, deps.meter);
   installConnectionPolicy(app, { shutdownGraceMs: deps.config.http.shutdownGraceMs, logger: deps.logger });
   // Recipient lists stream straight to disk: the handler gets the raw request stream.
-  app.addContentTypeParser('application/octet-stream', { bodyLimit: deps.config.http.uploadLimitBytes }, rawBodyParser(deps.config.http.uploadLimitBytes));
+  app.addContentTypeParser(
+    'application/octet-stream',
+    { bodyLimit: deps.config.http.uploadLimitBytes },
+    rawBodyParser(deps.config.http.uploadLimitBytes),
+  );
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(error);
     countError(status, body);
-    if (status >= 500) deps.logger.error('request failed', { method: request.method, url: request.url, error: String(error) });
+    if (status >= 500)
+      deps.logger.error('request failed', { method: request.method, url: request.url, error: String(error) });
     void reply.code(status).headers(errorHeaders(error)).send(body);
   });
   // Before any route, so the guard covers every one of them.
   const verifier = new TokenVerifier(deps.access, deps.config.auth.tokenCacheMs);
-  installAccessGuard(app, { access: deps.access, verifier, auth: deps.config.auth, clock: deps.clock, logger: deps.logger, ...(deps.meter ? { meter: deps.meter } : {}) });
+  installAccessGuard(app, {
+    access: deps.access,
+    verifier,
+    auth: deps.config.auth,
+    clock: deps.clock,
+    logger: deps.logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
+  });
   const bootstrapToken = deps.config.auth.bootstrapAdminToken;
-  if (bootstrapToken !== null) app.addHook('onReady', () => ensureBootstrapAdmin(deps.access, bootstrapToken, deps.clock.now(), deps.logger));
+  if (bootstrapToken !== null)
+    app.addHook('onReady', () => ensureBootstrapAdmin(deps.access, bootstrapToken, deps.clock.now(), deps.logger));
   app.setNotFoundHandler((request, reply) => {
     const body = { error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url}` } };
     countError(404, body);

@@ -5,7 +5,13 @@ import { compileValidator, forbiddenKeyPath, parseJsonBody } from './validation'
 function parsed(text: string): { body?: unknown; code?: string; field?: unknown } {
   let out: { body?: unknown; code?: string; field?: unknown } = {};
   parseJsonBody(undefined, text, (error, body) => {
-    out = error === null ? { body } : { code: isHeraldError(error) ? error.code : 'not a HeraldError', field: isHeraldError(error) ? error.details.field : undefined };
+    out =
+      error === null
+        ? { body }
+        : {
+            code: isHeraldError(error) ? error.code : 'not a HeraldError',
+            field: isHeraldError(error) ? error.details.field : undefined,
+          };
   });
   return out;
 }
@@ -23,7 +29,10 @@ describe('parseJsonBody', () => {
 
   it('refuses a __proto__ or constructor key anywhere, naming where', () => {
     expect(parsed('{"__proto__":{"x":1}}')).toEqual({ code: ErrorCodes.VALIDATION_FAILED, field: '__proto__' });
-    expect(parsed('{"users":[{"uin":1},{"tags":[],"constructor":{}}]}')).toEqual({ code: ErrorCodes.VALIDATION_FAILED, field: 'users[1].constructor' });
+    expect(parsed('{"users":[{"uin":1},{"tags":[],"constructor":{}}]}')).toEqual({
+      code: ErrorCodes.VALIDATION_FAILED,
+      field: 'users[1].constructor',
+    });
     expect(parsed('{"prototype":1,"proto":2}')).toEqual({ body: { prototype: 1, proto: 2 } });
   });
 
@@ -34,23 +43,51 @@ describe('parseJsonBody', () => {
 });
 
 describe('compileValidator', () => {
-  const query = { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer' }, ratio: { type: 'number' }, on: { type: 'boolean' }, name: { type: 'string' } } };
-  const check = (data: unknown, httpPart: string, schema: Record<string, unknown> = query) => (compileValidator({ schema, httpPart, method: 'GET', url: '/' }) as (d: unknown) => unknown)(data);
+  const query = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      limit: { type: 'integer' },
+      ratio: { type: 'number' },
+      on: { type: 'boolean' },
+      name: { type: 'string' },
+    },
+  };
+  const check = (data: unknown, httpPart: string, schema: Record<string, unknown> = query) =>
+    (compileValidator({ schema, httpPart, method: 'GET', url: '/' }) as (d: unknown) => unknown)(data);
 
   it('reads a query text as its declared type only from its plain spelling', () => {
-    expect(check({ limit: '10', ratio: '0.5', on: 'false', name: '10' }, 'querystring')).toEqual({ value: { limit: 10, ratio: 0.5, on: false, name: '10' } });
-    for (const bad of [{ limit: '1e3' }, { limit: '0x10' }, { limit: ' 1' }, { limit: '' }, { on: 'yes' }, { on: '1' }, { limit: ['1', '2'] }]) {
+    expect(check({ limit: '10', ratio: '0.5', on: 'false', name: '10' }, 'querystring')).toEqual({
+      value: { limit: 10, ratio: 0.5, on: false, name: '10' },
+    });
+    for (const bad of [
+      { limit: '1e3' },
+      { limit: '0x10' },
+      { limit: ' 1' },
+      { limit: '' },
+      { on: 'yes' },
+      { on: '1' },
+      { limit: ['1', '2'] },
+    ]) {
       expect(check(bad, 'querystring')).toMatchObject({ error: [expect.objectContaining({ keyword: 'type' })] });
     }
   });
 
   it('refuses an unknown query parameter, and coerces nothing in a body', () => {
-    expect(check({ x: '1' }, 'querystring')).toMatchObject({ error: [expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'x' } })] });
+    expect(check({ x: '1' }, 'querystring')).toMatchObject({
+      error: [expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'x' } })],
+    });
     const proto = Object.assign(Object.create(null) as Record<string, unknown>, { limit: '1' });
     Object.defineProperty(proto, '__proto__', { value: '1', enumerable: true });
-    expect(check(proto, 'querystring')).toMatchObject({ error: [expect.objectContaining({ params: { additionalProperty: '__proto__' } })] });
-    expect(check({ limit: '10' }, 'body')).toMatchObject({ error: [expect.objectContaining({ keyword: 'type', instancePath: '/limit' })] });
-    expect(check({ limit: 10, x: 1 }, 'body')).toMatchObject({ error: [expect.objectContaining({ keyword: 'additionalProperties' })] });
+    expect(check(proto, 'querystring')).toMatchObject({
+      error: [expect.objectContaining({ params: { additionalProperty: '__proto__' } })],
+    });
+    expect(check({ limit: '10' }, 'body')).toMatchObject({
+      error: [expect.objectContaining({ keyword: 'type', instancePath: '/limit' })],
+    });
+    expect(check({ limit: 10, x: 1 }, 'body')).toMatchObject({
+      error: [expect.objectContaining({ keyword: 'additionalProperties' })],
+    });
   });
 
   it('checks the headers a route declares and lets the others be', () => {

@@ -20,7 +20,13 @@ import type { FastifyInstance, FastifySchemaCompiler, RouteOptions } from 'fasti
 
 // allErrors stays false: collecting every error of a hostile body is a denial-of-service lever.
 // validateFormats false: a `format` is for the document's readers; dates are judged by core's parseDateTime, with the calendar.
-const AJV_OPTIONS = { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, validateFormats: false } as const;
+const AJV_OPTIONS = {
+  coerceTypes: false,
+  removeAdditional: false,
+  useDefaults: true,
+  allErrors: false,
+  validateFormats: false,
+} as const;
 const bodyAjv = new Ajv(AJV_OPTIONS);
 const textAjv = new Ajv(AJV_OPTIONS);
 
@@ -30,7 +36,12 @@ export const IMPLIED_SCHEMA = 'herald: implied, the route takes none';
 /** The query string of a route that declares none: no parameter at all. */
 const NO_QUERY = { $comment: IMPLIED_SCHEMA, type: 'object', additionalProperties: false, properties: {} } as const;
 /** The body of a route that declares none: nothing, or an empty JSON object. */
-const NO_BODY = { $comment: IMPLIED_SCHEMA, type: ['object', 'null'], additionalProperties: false, properties: {} } as const;
+const NO_BODY = {
+  $comment: IMPLIED_SCHEMA,
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: {},
+} as const;
 
 const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
@@ -82,7 +93,13 @@ function isStream(data: unknown): boolean {
 function bodyValidator(schema: Schema): (data: unknown) => Outcome | boolean {
   const validate: ValidateFunction = bodyAjv.compile(schema);
   return (data) => {
-    if (isStream(data)) return { error: new HeraldError(ErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'this route reads a JSON body: send it as application/json') };
+    if (isStream(data))
+      return {
+        error: new HeraldError(
+          ErrorCodes.UNSUPPORTED_MEDIA_TYPE,
+          'this route reads a JSON body: send it as application/json',
+        ),
+      };
     return validate(data) ? { value: data } : { error: validate.errors ?? [] };
   };
 }
@@ -91,7 +108,11 @@ function bodyValidator(schema: Schema): (data: unknown) => Outcome | boolean {
 function headerValidator(schema: Schema): (data: unknown) => boolean {
   const validate = textAjv.compile({ ...schema, additionalProperties: true });
   const check = (data: unknown) => validate(data);
-  return Object.assign(check, { get errors() { return validate.errors; } });
+  return Object.assign(check, {
+    get errors() {
+      return validate.errors;
+    },
+  });
 }
 
 /** The validator compiler of every route (FastifyInstance.setValidatorCompiler). */
@@ -116,7 +137,8 @@ export function installStrictInput(app: FastifyInstance, takesRawBody: (method: 
     const schema: Schema = { ...(route.schema as Schema | undefined) };
     schema.querystring ??= NO_QUERY;
     const bodied = methods.some((method) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method));
-    if (bodied && schema.body === undefined && !methods.some((method) => takesRawBody(method, route.url))) schema.body = NO_BODY;
+    if (bodied && schema.body === undefined && !methods.some((method) => takesRawBody(method, route.url)))
+      schema.body = NO_BODY;
     route.schema = schema;
   });
 }
@@ -150,17 +172,28 @@ export function forbiddenKeyPath(value: unknown): string | undefined {
  * property, so reading it is safe; refusing it keeps it from anything that
  * later copies the body carelessly.
  */
-export function parseJsonBody(_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
+export function parseJsonBody(
+  _request: unknown,
+  text: string | Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+): void {
   let value: unknown;
   try {
     // A leading byte-order mark is not JSON, but Fastify's parser took it (some Windows clients send one).
     value = JSON.parse(text.toString().replace(/^\uFEFF/, ''));
   } catch (error) {
     const why = text.length === 0 ? 'the body is empty' : (error as Error).message;
-    done(new HeraldError(ErrorCodes.MALFORMED_JSON, `the body is not valid JSON (Content-Type: application/json): ${why}`));
+    done(
+      new HeraldError(ErrorCodes.MALFORMED_JSON, `the body is not valid JSON (Content-Type: application/json): ${why}`),
+    );
     return;
   }
   const forbidden = forbiddenKeyPath(value);
-  if (forbidden !== undefined) done(new ValidationError(`${forbidden} is not allowed: a body may not hold a '__proto__' or 'constructor' key`, { field: forbidden }));
+  if (forbidden !== undefined)
+    done(
+      new ValidationError(`${forbidden} is not allowed: a body may not hold a '__proto__' or 'constructor' key`, {
+        field: forbidden,
+      }),
+    );
   else done(null, value);
 }

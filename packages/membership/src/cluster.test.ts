@@ -33,7 +33,13 @@ class Cluster {
   static async start(): Promise<Cluster> {
     const cluster = new Cluster();
     for (const id of [...SCHEDULERS, INTERFACE]) {
-      cluster.nodes.set(id, { id, takesWork: id !== INTERFACE, endpoint: `tcp://127.0.0.1:${await freePort()}`, keys: generateKeyPair(), history: [] });
+      cluster.nodes.set(id, {
+        id,
+        takesWork: id !== INTERFACE,
+        endpoint: `tcp://127.0.0.1:${await freePort()}`,
+        keys: generateKeyPair(),
+        history: [],
+      });
     }
     for (const id of cluster.nodes.keys()) await cluster.startNode(id);
     return cluster;
@@ -41,7 +47,9 @@ class Cluster {
 
   async startNode(id: string): Promise<Membership> {
     const node = this.nodes.get(id)!;
-    const peers = [...this.nodes.values()].filter((n) => n.id !== id).map((n) => ({ id: n.id, endpoint: n.endpoint, serverPublicKey: n.keys.publicKey }));
+    const peers = [...this.nodes.values()]
+      .filter((n) => n.id !== id)
+      .map((n) => ({ id: n.id, endpoint: n.endpoint, serverPublicKey: n.keys.publicKey }));
     const membership = await startMembership({
       id,
       takesWork: node.takesWork,
@@ -66,7 +74,8 @@ class Cluster {
   /** The states `id` entered after `since`, a repeated one (a restarted SILENCE) counted once. */
   statesSince(id: string, since: number): AptaState[] {
     const states: AptaState[] = [];
-    for (const h of this.nodes.get(id)!.history) if (h.at >= since && states[states.length - 1] !== h.state) states.push(h.state);
+    for (const h of this.nodes.get(id)!.history)
+      if (h.at >= since && states[states.length - 1] !== h.state) states.push(h.state);
     return states;
   }
 
@@ -113,7 +122,9 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     await cluster.settle(ALL, SCHEDULERS, 'all four WORKING on the ring of the schedulers');
     for (const id of ALL) {
       const states = cluster.statesSince(id, start - 1000);
-      expect([id, states[0], states.includes('ONLINE'), states.includes('SILENCE'), states[states.length - 1]]).toEqual([id, 'JOINING', true, true, 'WORKING']);
+      expect([id, states[0], states.includes('ONLINE'), states.includes('SILENCE'), states[states.length - 1]]).toEqual(
+        [id, 'JOINING', true, true, 'WORKING'],
+      );
     }
     // One ring, so one owner per task whoever is asked, the interface included.
     for (let taskId = 1; taskId <= 200; taskId++) {
@@ -128,15 +139,28 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
       ['scheduler-3', true],
     ]);
     // A peer's state in a view is what it last said: WORKING by its next Hello.
-    await waitFor(() => cluster.get(INTERFACE).view().peers.every((p) => p.state === 'WORKING'), { timeoutMs: DEADLINE_MS, message: 'the interface hears three WORKING schedulers' });
+    await waitFor(
+      () =>
+        cluster
+          .get(INTERFACE)
+          .view()
+          .peers.every((p) => p.state === 'WORKING'),
+      { timeoutMs: DEADLINE_MS, message: 'the interface hears three WORKING schedulers' },
+    );
     const m = cluster.meter;
-    expect(m.count('herald_membership_messages_total', { member: 'scheduler-1', kind: 'hello', direction: 'out' })).toBeGreaterThan(0);
+    expect(
+      m.count('herald_membership_messages_total', { member: 'scheduler-1', kind: 'hello', direction: 'out' }),
+    ).toBeGreaterThan(0);
     // LSRs were exchanged (which member asked depends on who was up first: one that heard nobody founds the cluster alone).
     expect(m.count('herald_membership_messages_total', { kind: 'lsr.reply', direction: 'in' })).toBeGreaterThan(0);
     expect(m.gaugeValue('herald_membership_state', { member: INTERFACE, state: 'WORKING' })).toBe(1);
     // Each member also shows what it hears of the others.
-    expect(m.gaugeValue('herald_membership_peer_state', { member: INTERFACE, peer: 'scheduler-2', state: 'WORKING' })).toBe(1);
-    expect(m.gaugeValue('herald_membership_peer_state', { member: INTERFACE, peer: 'scheduler-2', state: 'JOINING' })).toBe(0);
+    expect(
+      m.gaugeValue('herald_membership_peer_state', { member: INTERFACE, peer: 'scheduler-2', state: 'WORKING' }),
+    ).toBe(1);
+    expect(
+      m.gaugeValue('herald_membership_peer_state', { member: INTERFACE, peer: 'scheduler-2', state: 'JOINING' }),
+    ).toBe(0);
     expect(m.count('herald_transport_refused_peers_total')).toBe(0);
     expect(m.count('herald_membership_dropped_total', { reason: 'unknown_peer' })).toBe(0);
   });
@@ -145,8 +169,18 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     await cluster.settle(ALL, SCHEDULERS, 'the cluster formed');
     const closedAt = Date.now();
     await cluster.get('scheduler-3').close();
-    const took = await cluster.settle(['scheduler-1', 'scheduler-2', INTERFACE], ['scheduler-1', 'scheduler-2'], 'the survivors on a ring of two');
-    expect(cluster.meter.gaugeValue('herald_membership_peer_state', { member: 'scheduler-1', peer: 'scheduler-3', state: 'OFFLINE' })).toBe(1);
+    const took = await cluster.settle(
+      ['scheduler-1', 'scheduler-2', INTERFACE],
+      ['scheduler-1', 'scheduler-2'],
+      'the survivors on a ring of two',
+    );
+    expect(
+      cluster.meter.gaugeValue('herald_membership_peer_state', {
+        member: 'scheduler-1',
+        peer: 'scheduler-3',
+        state: 'OFFLINE',
+      }),
+    ).toBe(1);
     for (const id of ['scheduler-1', 'scheduler-2', INTERFACE]) {
       expect([id, cluster.statesSince(id, closedAt)]).toEqual([id, ['SILENCE', 'WORKING']]);
     }
@@ -161,8 +195,15 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     const cutAt = Date.now();
     cluster.get('scheduler-2').isolate(true);
     expect(cluster.get('scheduler-2').isolated).toBe(true);
-    await cluster.settle(['scheduler-1', 'scheduler-3', INTERFACE], ['scheduler-1', 'scheduler-3'], 'the others on a ring without scheduler-2');
-    await waitFor(() => cluster.get('scheduler-2').state === 'OFFLINE', { timeoutMs: DEADLINE_MS, message: 'scheduler-2 OFFLINE' });
+    await cluster.settle(
+      ['scheduler-1', 'scheduler-3', INTERFACE],
+      ['scheduler-1', 'scheduler-3'],
+      'the others on a ring without scheduler-2',
+    );
+    await waitFor(() => cluster.get('scheduler-2').state === 'OFFLINE', {
+      timeoutMs: DEADLINE_MS,
+      message: 'scheduler-2 OFFLINE',
+    });
     expect(cluster.get('scheduler-2').ring()).toBeUndefined();
     expect(cluster.statesSince('scheduler-2', cutAt)).toEqual(['OFFLINE']);
 
@@ -172,15 +213,31 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     const rejoin = cluster.statesSince('scheduler-2', healedAt);
     expect(rejoin.slice(0, 2)).toEqual(['JOINING', 'ONLINE']);
     expect(rejoin.slice(-2)).toEqual(['SILENCE', 'WORKING']);
-    for (const id of ['scheduler-1', 'scheduler-3', INTERFACE]) expect([id, cluster.statesSince(id, healedAt)]).toEqual([id, ['SILENCE', 'WORKING']]);
-    expect(cluster.meter.count('herald_membership_dropped_total', { member: 'scheduler-2', reason: 'isolated', direction: 'in' })).toBeGreaterThan(0);
-    expect(cluster.meter.count('herald_membership_dropped_total', { member: 'scheduler-2', reason: 'isolated', direction: 'out' })).toBeGreaterThan(0);
+    for (const id of ['scheduler-1', 'scheduler-3', INTERFACE])
+      expect([id, cluster.statesSince(id, healedAt)]).toEqual([id, ['SILENCE', 'WORKING']]);
+    expect(
+      cluster.meter.count('herald_membership_dropped_total', {
+        member: 'scheduler-2',
+        reason: 'isolated',
+        direction: 'in',
+      }),
+    ).toBeGreaterThan(0);
+    expect(
+      cluster.meter.count('herald_membership_dropped_total', {
+        member: 'scheduler-2',
+        reason: 'isolated',
+        direction: 'out',
+      }),
+    ).toBeGreaterThan(0);
   });
 
   it('a process-wide traffic cut (setTrafficCut): every member goes OFFLINE, and the cluster re-forms once it is lifted', async () => {
     await cluster.settle(ALL, SCHEDULERS, 'the cluster formed');
     setTrafficCut(true);
-    await waitFor(() => ALL.every((id) => cluster.get(id).state === 'OFFLINE'), { timeoutMs: DEADLINE_MS, message: `everyone OFFLINE; now ${cluster.describe()}` });
+    await waitFor(() => ALL.every((id) => cluster.get(id).state === 'OFFLINE'), {
+      timeoutMs: DEADLINE_MS,
+      message: `everyone OFFLINE; now ${cluster.describe()}`,
+    });
     expect(ALL.map((id) => cluster.get(id).ring())).toEqual([undefined, undefined, undefined, undefined]);
     setTrafficCut(false);
     await cluster.settle(ALL, SCHEDULERS, 'the cluster re-formed');
@@ -191,12 +248,25 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     // A client with the interface's keys (admitted by scheduler-1's allow-list) sending rubbish.
     const target = cluster.nodes.get('scheduler-1')!;
     const keys = cluster.nodes.get(INTERFACE)!.keys;
-    const raw = new zmq.Push({ linger: 0, curveServerKey: target.keys.publicKey, curvePublicKey: keys.publicKey, curveSecretKey: keys.secretKey });
+    const raw = new zmq.Push({
+      linger: 0,
+      curveServerKey: target.keys.publicKey,
+      curvePublicKey: keys.publicKey,
+      curveSecretKey: keys.secretKey,
+    });
     try {
       raw.connect(target.endpoint);
       const hello = encodeMessage({
         kind: 'apta',
-        message: { kind: 'hello', from: 'stranger', incarnation: 1, seq: 1, state: 'WORKING', takesWork: true, table: [] },
+        message: {
+          kind: 'hello',
+          from: 'stranger',
+          incarnation: 1,
+          seq: 1,
+          state: 'WORKING',
+          takesWork: true,
+          table: [],
+        },
       });
       await raw.send(Buffer.from('not a frame'));
       await raw.send(hello.subarray(0, hello.length - 1)); // truncated
@@ -216,8 +286,16 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     }
     // Skipped, not fatal: scheduler-1 keeps stepping and nobody left the ring.
     const seq = cluster.get('scheduler-1').view().seq;
-    await waitFor(() => cluster.get('scheduler-1').view().seq > seq + 2, { timeoutMs: DEADLINE_MS, message: 'scheduler-1 still saying Hello' });
-    expect(cluster.get('scheduler-1').view().peers.map((p) => p.id)).toEqual(['interface-1', 'scheduler-2', 'scheduler-3']);
+    await waitFor(() => cluster.get('scheduler-1').view().seq > seq + 2, {
+      timeoutMs: DEADLINE_MS,
+      message: 'scheduler-1 still saying Hello',
+    });
+    expect(
+      cluster
+        .get('scheduler-1')
+        .view()
+        .peers.map((p) => p.id),
+    ).toEqual(['interface-1', 'scheduler-2', 'scheduler-3']);
     await cluster.settle(ALL, SCHEDULERS, 'the cluster unchanged');
   });
 });

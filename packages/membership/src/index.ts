@@ -24,4 +24,10 @@
 export { startMembership } from './membership';
 export type { Membership, MembershipChange, MembershipListener } from './membership';
 export { compileMembershipOptions, MEMBERSHIP_DEFAULTS } from './options';
-export type { MembershipOptions, MembershipConfig, MembershipPeer, MembershipCurveOptions, MembershipTimers } from './options';
+export type {
+  MembershipOptions,
+  MembershipConfig,
+  MembershipPeer,
+  MembershipCurveOptions,
+  MembershipTimers,
+} from './options';

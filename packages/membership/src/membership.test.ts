@@ -144,7 +144,11 @@ describe('startMembership, time driven by hand', () => {
       await new Promise<void>((resolve) => setImmediate(resolve)); // zeromq may take what it has room for
     }
     expect(membership.view().seq).toBeGreaterThanOrEqual(20);
-    const dropped = meter.count('herald_membership_dropped_total', { member: 'lonely', direction: 'out', reason: 'queue_full' });
+    const dropped = meter.count('herald_membership_dropped_total', {
+      member: 'lonely',
+      direction: 'out',
+      reason: 'queue_full',
+    });
     const sent = meter.count('herald_membership_messages_total', { member: 'lonely', direction: 'out' });
     expect(sent).toBeLessThan(10); // what zeromq queued (sendHighWaterMark 1) and the 2 in flight: 3 with zeromq 6.8
     expect(dropped + sent).toBe(membership.view().seq);

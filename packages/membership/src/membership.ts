@@ -15,7 +15,12 @@ import { ValidationError } from '@herald/core';
 import { noopLogger, noopMeter } from '@herald/core/ports';
 import type { HashRing } from '@herald/core/ring';
 import { createPull, createPush, type PushChannel } from '@herald/transport';
-import { compileMembershipOptions, type MembershipConfig, type MembershipOptions, type MembershipPeer } from './options';
+import {
+  compileMembershipOptions,
+  type MembershipConfig,
+  type MembershipOptions,
+  type MembershipPeer,
+} from './options';
 
 /** What `onChange` listeners hear, in the order it happened within a step. */
 export type MembershipChange =
@@ -85,10 +90,26 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
   const logger = options.logger ?? noopLogger;
   const meter = options.meter ?? noopMeter;
   const { id, clock, timers } = config;
-  const stateGauge = meter.gauge(STATE_METRIC, 'APTA state of this process: 1 for the current state, 0 for the others', ['member', 'state']);
-  const peerGauge = meter.gauge(PEER_STATE_METRIC, "APTA state of each peer as this process last heard it (OFFLINE once its heartbeat stopped): 1 for that state, 0 for the others", ['member', 'peer', 'state']);
-  const messages = meter.counter(MESSAGES_METRIC, 'APTA messages by kind and direction (in: stepped, out: handed to zeromq)', ['member', 'kind', 'direction']);
-  const dropped = meter.counter(DROPPED_METRIC, 'APTA messages dropped, by direction and reason', ['member', 'direction', 'reason']);
+  const stateGauge = meter.gauge(
+    STATE_METRIC,
+    'APTA state of this process: 1 for the current state, 0 for the others',
+    ['member', 'state'],
+  );
+  const peerGauge = meter.gauge(
+    PEER_STATE_METRIC,
+    'APTA state of each peer as this process last heard it (OFFLINE once its heartbeat stopped): 1 for that state, 0 for the others',
+    ['member', 'peer', 'state'],
+  );
+  const messages = meter.counter(
+    MESSAGES_METRIC,
+    'APTA messages by kind and direction (in: stepped, out: handed to zeromq)',
+    ['member', 'kind', 'direction'],
+  );
+  const dropped = meter.counter(DROPPED_METRIC, 'APTA messages dropped, by direction and reason', [
+    'member',
+    'direction',
+    'reason',
+  ]);
 
   const peers = new Map(config.peers.map((p) => [p.id, p]));
   const pull = await createPull({
@@ -97,7 +118,11 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     highWaterMark: config.receiveHighWaterMark,
     meter,
     logger,
-    curve: config.curve && { serverPublicKey: config.curve.publicKey, serverSecretKey: config.curve.secretKey, allowedClientKeys: config.curve.allowedClientKeys },
+    curve: config.curve && {
+      serverPublicKey: config.curve.publicKey,
+      serverSecretKey: config.curve.secretKey,
+      allowedClientKeys: config.curve.allowedClientKeys,
+    },
   });
   const links = new Map<string, Link>();
   try {
@@ -109,7 +134,13 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
   }
 
   const now = clock.now();
-  let view = createMemberView({ id, now, config: config.apta, takesWork: config.takesWork, incarnation: config.incarnation ?? Math.floor(now) });
+  let view = createMemberView({
+    id,
+    now,
+    config: config.apta,
+    takesWork: config.takesWork,
+    incarnation: config.incarnation ?? Math.floor(now),
+  });
   let ring: HashRing | undefined;
   let isolated = false;
   let closed = false;
@@ -127,7 +158,8 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     for (const peer of view.peers) {
       if (peerStates.get(peer.id) === peer.state) continue;
       peerStates.set(peer.id, peer.state);
-      for (const state of APTA_STATES) peerGauge.set(state === peer.state ? 1 : 0, { member: id, peer: peer.id, state });
+      for (const state of APTA_STATES)
+        peerGauge.set(state === peer.state ? 1 : 0, { member: id, peer: peer.id, state });
     }
   }
 
@@ -151,7 +183,11 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     if (link === undefined) return drop('out', 'unknown_peer', { to, kind: message.kind });
     if (isolated) return drop('out', 'isolated', { to, kind: message.kind });
     if (link.inFlight >= config.maxInFlight) {
-      if (!link.full) logger.warn('membership: a peer is not taking messages; dropping what it is sent until it does', { member: id, peer: to });
+      if (!link.full)
+        logger.warn('membership: a peer is not taking messages; dropping what it is sent until it does', {
+          member: id,
+          peer: to,
+        });
       link.full = true;
       return drop('out', 'queue_full', { to, kind: message.kind });
     }
@@ -180,7 +216,12 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
           break;
         case 'stateChanged':
           setStateGauge(action.to);
-          logger.info('membership: state changed', { member: id, from: action.from, to: action.to, event: action.event });
+          logger.info('membership: state changed', {
+            member: id,
+            from: action.from,
+            to: action.to,
+            event: action.event,
+          });
           emit({ type: 'state', from: action.from, to: action.to, event: action.event });
           break;
         case 'ringChanged':
@@ -206,7 +247,12 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     } catch (error) {
       // A decoded message already passed checkAptaMessage; anything else thrown here is a bug worth seeing.
       if (error instanceof ValidationError) drop('in', 'refused', { reason: error.message });
-      else logger.error('membership: step failed; the view is unchanged', { member: id, input: input.kind, error: String(error) });
+      else
+        logger.error('membership: step failed; the view is unchanged', {
+          member: id,
+          input: input.kind,
+          error: String(error),
+        });
     }
     arm();
   }
@@ -259,7 +305,13 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     }
   })();
 
-  logger.info('membership: started', { member: id, endpoint: pull.endpoint, takesWork: config.takesWork, peers: config.peers.map((p) => p.id), incarnation: view.incarnation });
+  logger.info('membership: started', {
+    member: id,
+    endpoint: pull.endpoint,
+    takesWork: config.takesWork,
+    peers: config.peers.map((p) => p.id),
+    incarnation: view.incarnation,
+  });
   arm();
 
   return {
@@ -277,7 +329,12 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     isolate(cut) {
       if (cut === isolated) return;
       isolated = cut;
-      logger.warn(cut ? 'membership: isolated (fault injection): dropping all membership traffic' : 'membership: isolation lifted', { member: id });
+      logger.warn(
+        cut
+          ? 'membership: isolated (fault injection): dropping all membership traffic'
+          : 'membership: isolation lifted',
+        { member: id },
+      );
     },
     get isolated() {
       return isolated;
@@ -309,7 +366,11 @@ async function connect(config: MembershipConfig, peer: MembershipPeer): Promise<
     name: `${config.id}.membership->${peer.id}`,
     endpoints: [peer.endpoint],
     highWaterMark: config.sendHighWaterMark,
-    curve: config.curve && { serverPublicKey: peer.serverPublicKey!, publicKey: config.curve.publicKey, secretKey: config.curve.secretKey },
+    curve: config.curve && {
+      serverPublicKey: peer.serverPublicKey!,
+      publicKey: config.curve.publicKey,
+      secretKey: config.curve.secretKey,
+    },
   });
   return { channel, inFlight: 0, full: false };
 }

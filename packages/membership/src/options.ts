@@ -123,33 +123,44 @@ export const nodeTimers: MembershipTimers = {
  */
 export function compileMembershipOptions(options: MembershipOptions, path = 'membership'): MembershipConfig {
   if (options === null || typeof options !== 'object') throw new ConfigError(path, 'must be an object');
-  for (const key of Object.keys(options)) if (!KNOWN.includes(key)) throw new ConfigError(`${path}.${key}`, `is not a known setting (known: ${KNOWN.join(', ')})`);
+  for (const key of Object.keys(options))
+    if (!KNOWN.includes(key))
+      throw new ConfigError(`${path}.${key}`, `is not a known setting (known: ${KNOWN.join(', ')})`);
   const id = processId(`${path}.id`, options.id);
   const endpoint = nonEmpty(`${path}.endpoint`, options.endpoint);
   const takesWork = options.takesWork ?? true;
   if (typeof takesWork !== 'boolean') throw new ConfigError(`${path}.takesWork`, 'must be a boolean');
-  if (!Array.isArray(options.peers)) throw new ConfigError(`${path}.peers`, 'must be a list of { id, endpoint, serverPublicKey? }');
+  if (!Array.isArray(options.peers))
+    throw new ConfigError(`${path}.peers`, 'must be a list of { id, endpoint, serverPublicKey? }');
   const ids = new Set<string>([id]);
   const endpoints = new Set<string>([endpoint]);
   const peers = options.peers.map((peer, i): MembershipPeer => {
     const at = `${path}.peers[${i}]`;
-    if (peer === null || typeof peer !== 'object') throw new ConfigError(at, 'must be { id, endpoint, serverPublicKey? }');
+    if (peer === null || typeof peer !== 'object')
+      throw new ConfigError(at, 'must be { id, endpoint, serverPublicKey? }');
     const peerId = processId(`${at}.id`, peer.id);
-    if (ids.has(peerId)) throw new ConfigError(`${at}.id`, peerId === id ? 'is this process itself' : `${peerId} is listed twice`);
+    if (ids.has(peerId))
+      throw new ConfigError(`${at}.id`, peerId === id ? 'is this process itself' : `${peerId} is listed twice`);
     ids.add(peerId);
     const peerEndpoint = nonEmpty(`${at}.endpoint`, peer.endpoint);
     if (endpoints.has(peerEndpoint)) throw new ConfigError(`${at}.endpoint`, `${peerEndpoint} is used twice`);
     endpoints.add(peerEndpoint);
     if (options.curve === undefined) return { id: peerId, endpoint: peerEndpoint };
     if (peer.serverPublicKey === undefined) throw new ConfigError(`${at}.serverPublicKey`, 'is required with curve');
-    return { id: peerId, endpoint: peerEndpoint, serverPublicKey: checkCurveKey(`${at}.serverPublicKey`, peer.serverPublicKey) };
+    return {
+      id: peerId,
+      endpoint: peerEndpoint,
+      serverPublicKey: checkCurveKey(`${at}.serverPublicKey`, peer.serverPublicKey),
+    };
   });
   let curve: Required<MembershipCurveOptions> | undefined;
   if (options.curve !== undefined) {
     const c = options.curve;
-    if (c === null || typeof c !== 'object') throw new ConfigError(`${path}.curve`, 'must be { publicKey, secretKey, allowedClientKeys? }');
+    if (c === null || typeof c !== 'object')
+      throw new ConfigError(`${path}.curve`, 'must be { publicKey, secretKey, allowedClientKeys? }');
     const allowed = c.allowedClientKeys ?? peers.map((p) => p.serverPublicKey!);
-    if (!Array.isArray(allowed)) throw new ConfigError(`${path}.curve.allowedClientKeys`, 'must be a list of Z85 public keys');
+    if (!Array.isArray(allowed))
+      throw new ConfigError(`${path}.curve.allowedClientKeys`, 'must be a list of Z85 public keys');
     curve = {
       publicKey: checkCurveKey(`${path}.curve.publicKey`, c.publicKey),
       secretKey: checkCurveKey(`${path}.curve.secretKey`, c.secretKey),
@@ -168,8 +179,20 @@ export function compileMembershipOptions(options: MembershipOptions, path = 'mem
     curve,
     apta: compileAptaConfig(options.apta ?? {}, `${path}.apta`),
     incarnation,
-    sendHighWaterMark: intSetting(`${path}.sendHighWaterMark`, options.sendHighWaterMark, MEMBERSHIP_DEFAULTS.sendHighWaterMark, 1, 1_000_000),
-    receiveHighWaterMark: intSetting(`${path}.receiveHighWaterMark`, options.receiveHighWaterMark, MEMBERSHIP_DEFAULTS.receiveHighWaterMark, 1, 1_000_000),
+    sendHighWaterMark: intSetting(
+      `${path}.sendHighWaterMark`,
+      options.sendHighWaterMark,
+      MEMBERSHIP_DEFAULTS.sendHighWaterMark,
+      1,
+      1_000_000,
+    ),
+    receiveHighWaterMark: intSetting(
+      `${path}.receiveHighWaterMark`,
+      options.receiveHighWaterMark,
+      MEMBERSHIP_DEFAULTS.receiveHighWaterMark,
+      1,
+      1_000_000,
+    ),
     maxInFlight: intSetting(`${path}.maxInFlight`, options.maxInFlight, MEMBERSHIP_DEFAULTS.maxInFlight, 1, 10_000),
     clock: options.clock ?? systemClock,
     timers: options.timers ?? nodeTimers,
@@ -177,11 +200,13 @@ export function compileMembershipOptions(options: MembershipOptions, path = 'mem
 }
 
 function processId(setting: string, value: unknown): string {
-  if (typeof value !== 'string' || !PROCESS_ID.test(value)) throw new ConfigError(setting, `must be a process id: 1-64 letters, digits, _ . - (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || !PROCESS_ID.test(value))
+    throw new ConfigError(setting, `must be a process id: 1-64 letters, digits, _ . - (got ${JSON.stringify(value)})`);
   return value;
 }
 
 function nonEmpty(setting: string, value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) throw new ConfigError(setting, `must be a non-empty string (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || value.length === 0)
+    throw new ConfigError(setting, `must be a non-empty string (got ${JSON.stringify(value)})`);
   return value;
 }

@@ -8,7 +8,8 @@ export interface RecordingMeter extends Meter {
   gaugeValue(name: string, labels: Record<string, string>): number | undefined;
 }
 
-const key = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
+const key = (labels: Record<string, string>) =>
+  JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 export function recordingMeter(): RecordingMeter {
   const counters = new Map<string, { labels: Record<string, string>; value: number }[]>();
@@ -35,7 +36,8 @@ export function recordingMeter(): RecordingMeter {
     },
     count(name, labels = {}) {
       let sum = 0;
-      for (const s of counters.get(name) ?? []) if (Object.entries(labels).every(([k, v]) => s.labels[k] === v)) sum += s.value;
+      for (const s of counters.get(name) ?? [])
+        if (Object.entries(labels).every(([k, v]) => s.labels[k] === v)) sum += s.value;
       return sum;
     },
     gaugeValue(name, labels) {

@@ -7,18 +7,24 @@ function capture(options: Parameters<typeof createJsonLogger>[0] = {}) {
 }
 
 describe('createJsonLogger children', () => {
-  it('writes a child\'s fields on each of its lines, after the base and before the call\'s', () => {
+  it("writes a child's fields on each of its lines, after the base and before the call's", () => {
     const { logger, lines, parsed } = capture({ base: { tier: 'executor', id: 'e1' } });
     const task = logger.child({ taskId: 42 });
     task.child({ unitNo: 3 }).warn('batch not confirmed', { offset: 4096 });
     logger.info('no task');
     expect(lines).toHaveLength(2);
     expect(Object.keys(parsed()[0]!)).toEqual(['time', 'level', 'msg', 'tier', 'id', 'taskId', 'unitNo', 'offset']);
-    expect(parsed()[0]).toMatchObject({ level: 'warn', msg: 'batch not confirmed', taskId: 42, unitNo: 3, offset: 4096 });
+    expect(parsed()[0]).toMatchObject({
+      level: 'warn',
+      msg: 'batch not confirmed',
+      taskId: 42,
+      unitNo: 3,
+      offset: 4096,
+    });
     expect(parsed()[1]).not.toHaveProperty('taskId');
   });
 
-  it('keeps its parent\'s level', () => {
+  it("keeps its parent's level", () => {
     const { logger, lines } = capture({ level: 'warn' });
     logger.child({ taskId: 1 }).info('hidden');
     logger.child({ taskId: 1 }).error('shown');

@@ -25,8 +25,20 @@ export interface JsonLoggerOptions {
  * redactSecrets, which every line goes through as well.
  */
 export const REDACTED_FIELDS: readonly string[] = [
-  'password', 'passwd', 'secret', 'secretKey', 'privateKey', 'apiKey', 'api_key', 'hmacKey',
-  'token', 'accessToken', 'managementToken', 'authorization', 'cookie', 'credential',
+  'password',
+  'passwd',
+  'secret',
+  'secretKey',
+  'privateKey',
+  'apiKey',
+  'api_key',
+  'hmacKey',
+  'token',
+  'accessToken',
+  'managementToken',
+  'authorization',
+  'cookie',
+  'credential',
 ];
 
 /** The keys every line starts with, in this order; a field of the same name is dropped. */
@@ -63,7 +75,8 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): JsonLogger {
 }
 
 function wrap(logger: pino.Logger): JsonLogger {
-  const at = (level: Level) => (message: string, fields?: Record<string, unknown>) => logger[level](fields ?? {}, message);
+  const at = (level: Level) => (message: string, fields?: Record<string, unknown>) =>
+    logger[level](fields ?? {}, message);
   return {
     debug: at('debug'),
     info: at('info'),
@@ -103,7 +116,9 @@ function plainError(error: Error): Record<string, unknown> {
     name: error.name,
     message: error.message,
     ...(isHeraldError(error) ? { code: error.code } : {}),
-    ...(error.cause === undefined ? {} : { cause: error.cause instanceof Error ? error.cause.message : String(error.cause) }),
+    ...(error.cause === undefined
+      ? {}
+      : { cause: error.cause instanceof Error ? error.cause.message : String(error.cause) }),
   };
 }
 

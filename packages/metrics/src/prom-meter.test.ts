@@ -34,12 +34,17 @@ describe('createJsonLogger', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', msg: 'shown', taskId: 3 });
   });
 
-  it('puts time, level and msg first, then the base fields and the call\'s, which cannot overwrite them', () => {
+  it("puts time, level and msg first, then the base fields and the call's, which cannot overwrite them", () => {
     const lines: string[] = [];
     const logger = createJsonLogger({ base: { tier: 'scheduler', id: 's1' }, write: (line) => lines.push(line) });
     logger.info('task completed', { taskId: 42, level: 'debug', msg: 'spoofed' });
     expect(Object.keys(JSON.parse(lines[0]!))).toEqual(['time', 'level', 'msg', 'tier', 'id', 'taskId']);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', msg: 'task completed', tier: 'scheduler', taskId: 42 });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'info',
+      msg: 'task completed',
+      tier: 'scheduler',
+      taskId: 42,
+    });
   });
 
   it('writes errors with their code and cause, bigints as strings, and never throws', () => {
@@ -47,9 +52,22 @@ describe('createJsonLogger', () => {
     const logger = createJsonLogger({ write: (line) => lines.push(line) });
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    logger.error('store failed', { taskId: 7, error: new HeraldError('UNAVAILABLE', 'store down', { cause: new Error('ECONNREFUSED') }), epoch: 5n });
+    logger.error('store failed', {
+      taskId: 7,
+      error: new HeraldError('UNAVAILABLE', 'store down', { cause: new Error('ECONNREFUSED') }),
+      epoch: 5n,
+    });
     logger.error('odd fields', { taskId: 8, cycle });
-    expect(JSON.parse(lines[0]!)).toMatchObject({ taskId: 7, epoch: '5', error: { name: 'HeraldError', message: 'store down', code: 'UNAVAILABLE', cause: 'ECONNREFUSED' } });
-    expect(JSON.parse(lines[1]!)).toMatchObject({ level: 'error', msg: 'odd fields', taskId: 8, logError: expect.stringContaining('not written') });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      taskId: 7,
+      epoch: '5',
+      error: { name: 'HeraldError', message: 'store down', code: 'UNAVAILABLE', cause: 'ECONNREFUSED' },
+    });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      level: 'error',
+      msg: 'odd fields',
+      taskId: 8,
+      logError: expect.stringContaining('not written'),
+    });
   });
 });

@@ -1,4 +1,10 @@
-import { Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry, collectDefaultMetrics } from 'prom-client';
+import {
+  Counter as PromCounter,
+  Gauge as PromGauge,
+  Histogram as PromHistogram,
+  Registry,
+  collectDefaultMetrics,
+} from 'prom-client';
 import { redactSecrets } from '@herald/core';
 import type { Counter, Gauge, Histogram, Meter } from '@herald/core/ports';
 
@@ -41,7 +47,13 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
     histogram(name, help, labelNames, buckets): Histogram {
       let histogram = histograms.get(name);
       if (histogram === undefined) {
-        histogram = new PromHistogram({ name, help, labelNames: [...labelNames], buckets: [...buckets], registers: [registry] });
+        histogram = new PromHistogram({
+          name,
+          help,
+          labelNames: [...labelNames],
+          buckets: [...buckets],
+          registers: [registry],
+        });
         histograms.set(name, histogram);
       }
       const h = histogram;
@@ -73,7 +85,8 @@ function redactedValue(value: string): string {
  */
 function clean(labels: Record<string, string>): Record<string, string> {
   for (const value of Object.values(labels)) {
-    if (redactedValue(value) !== value) return Object.fromEntries(Object.entries(labels).map(([n, v]) => [n, redactedValue(v)]));
+    if (redactedValue(value) !== value)
+      return Object.fromEntries(Object.entries(labels).map(([n, v]) => [n, redactedValue(v)]));
   }
   return labels;
 }

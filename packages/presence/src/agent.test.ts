@@ -8,15 +8,23 @@ import { startPresenceAgent, type PresenceAgent } from './agent';
 function countingMeter() {
   const counts = new Map<string, number>();
   const meter: Meter = {
-    counter: (name) => ({ inc: (labels = {}, n = 1) => counts.set(`${name}${JSON.stringify(labels)}`, (counts.get(`${name}${JSON.stringify(labels)}`) ?? 0) + n) }),
+    counter: (name) => ({
+      inc: (labels = {}, n = 1) =>
+        counts.set(`${name}${JSON.stringify(labels)}`, (counts.get(`${name}${JSON.stringify(labels)}`) ?? 0) + n),
+    }),
     gauge: () => ({ set() {} }),
     histogram: () => ({ observe() {} }),
   };
-  const read = (result: string) => counts.get(`herald_presence_events_total${JSON.stringify({ agent: 'presence-1', result })}`) ?? 0;
+  const read = (result: string) =>
+    counts.get(`herald_presence_events_total${JSON.stringify({ agent: 'presence-1', result })}`) ?? 0;
   return { meter, read };
 }
 
-const event = (uin: number, online: boolean, at: number, extra: object = {}): BusEvent => ({ key: String(uin), value: { uin, online, at, ...extra }, timestamp: at });
+const event = (uin: number, online: boolean, at: number, extra: object = {}): BusEvent => ({
+  key: String(uin),
+  value: { uin, online, at, ...extra },
+  timestamp: at,
+});
 
 let dir: TempDir;
 let bus: LevelEventLog;
@@ -33,7 +41,12 @@ afterEach(async () => {
   await dir.remove();
 });
 
-async function start(bitmap: TypedArrayBitmap, notified: number[][], generation = 'g1', notifyLogins?: (uins: Uint32Array) => Promise<void>) {
+async function start(
+  bitmap: TypedArrayBitmap,
+  notified: number[][],
+  generation = 'g1',
+  notifyLogins?: (uins: Uint32Array) => Promise<void>,
+) {
   const counting = countingMeter();
   agent = await startPresenceAgent({
     id: 'presence-1',
@@ -51,7 +64,13 @@ describe('presence agent', () => {
     const bitmap = new TypedArrayBitmap(1024);
     const notified: number[][] = [];
     const { read } = await start(bitmap, notified);
-    await bus.publish(TOPICS.presence, [event(1, true, 100), event(2, true, 100), event(1, true, 150), event(2, false, 200), event(3, false, 200)]);
+    await bus.publish(TOPICS.presence, [
+      event(1, true, 100),
+      event(2, true, 100),
+      event(1, true, 150),
+      event(2, false, 200),
+      event(3, false, 200),
+    ]);
     await waitFor(() => read('applied') === 5, { message: 'five events applied' });
     expect([bitmap.isOnline(1), bitmap.isOnline(2), bitmap.isOnline(3)]).toEqual([true, false, false]);
     expect(notified.flat()).toEqual([1, 2]); // the second login of 1 was no news
@@ -69,7 +88,10 @@ describe('presence agent', () => {
   it('uses the event timestamp when the value has no time', async () => {
     const bitmap = new TypedArrayBitmap(1024);
     const { read } = await start(bitmap, []);
-    await bus.publish(TOPICS.presence, [{ key: '8', value: { uin: 8, online: true }, timestamp: 500 }, { key: '8', value: { uin: 8, online: false }, timestamp: 400 }]);
+    await bus.publish(TOPICS.presence, [
+      { key: '8', value: { uin: 8, online: true }, timestamp: 500 },
+      { key: '8', value: { uin: 8, online: false }, timestamp: 400 },
+    ]);
     await waitFor(() => read('stale') === 1, { message: 'the older logout counted as stale' });
     expect(bitmap.isOnline(8)).toBe(true);
   });

@@ -62,8 +62,16 @@ export const DEFAULT_ORDER: PresenceOrderOptions = { windowMs: 600_000, maxTrack
 export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<PresenceAgent> {
   const logger = deps.logger ?? noopLogger;
   const meter = deps.meter ?? noopMeter;
-  const events = meter.counter('herald_presence_events_total', 'Presence events read, by result (applied, stale, malformed; with presence.hmacKeyFile also unsigned, bad_signature)', ['agent', 'result']);
-  const logins = meter.counter('herald_presence_logins_total', 'Users who came online and were handed to the executors', ['agent']);
+  const events = meter.counter(
+    'herald_presence_events_total',
+    'Presence events read, by result (applied, stale, malformed; with presence.hmacKeyFile also unsigned, bad_signature)',
+    ['agent', 'result'],
+  );
+  const logins = meter.counter(
+    'herald_presence_logins_total',
+    'Users who came online and were handed to the executors',
+    ['agent'],
+  );
   const order = new PresenceOrder(deps.order ?? DEFAULT_ORDER);
   const { bitmap, id } = deps;
   const group = `presence-${id}-${deps.generation}`;
@@ -81,7 +89,11 @@ export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<Prese
       const change = readPresenceEvent(event.value, event.timestamp, bitmap.uinLimit);
       if ('malformed' in change) {
         malformed++;
-        logger.warn('presence event skipped: malformed', { position: event.position, key: event.key, reason: change.malformed });
+        logger.warn('presence event skipped: malformed', {
+          position: event.position,
+          key: event.key,
+          reason: change.malformed,
+        });
         continue;
       }
       if (deps.hmacKey !== undefined) {
@@ -105,7 +117,11 @@ export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<Prese
     if (malformed > 0) events.inc({ ...labels, result: 'malformed' }, malformed);
     for (const [result, n] of Object.entries(refused)) if (n > 0) events.inc({ ...labels, result }, n);
     // One line a batch, not one an event: a forger must not be able to flood the log.
-    if (refused.unsigned + refused.bad_signature > 0) logger.warn('presence events dropped: not signed with presence.hmacKeyFile', { ...refused, first: batch[0]?.position });
+    if (refused.unsigned + refused.bad_signature > 0)
+      logger.warn('presence events dropped: not signed with presence.hmacKeyFile', {
+        ...refused,
+        first: batch[0]?.position,
+      });
     if (cameOnline.length > 0) {
       try {
         await deps.notifyLogins(Uint32Array.from(cameOnline));

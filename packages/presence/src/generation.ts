@@ -13,7 +13,10 @@ import { GROUP_READ_FILE_MODE } from '@herald/core';
 export async function bitmapGeneration(bitmapFile: string, bitmapExisted: boolean): Promise<string> {
   const file = `${bitmapFile}.generation`;
   if (bitmapExisted) {
-    const kept = await readFile(file, 'utf8').then((text) => text.trim(), () => '');
+    const kept = await readFile(file, 'utf8').then(
+      (text) => text.trim(),
+      () => '',
+    );
     if (/^[0-9a-f]{16}$/.test(kept)) return kept;
   }
   const generation = randomBytes(8).toString('hex');

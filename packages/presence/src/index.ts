@@ -18,7 +18,14 @@ export { startPresenceAgent, DEFAULT_ORDER } from './agent';
 export type { PresenceAgent, PresenceAgentDeps } from './agent';
 export { readPresenceEvent } from './presence-event';
 export type { PresenceEventValue, PresenceChange } from './presence-event';
-export { signPresenceEvent, signedBytes, checkSignature, presenceKey, SIGNED_VERSION, MIN_KEY_BYTES } from './presence-signature';
+export {
+  signPresenceEvent,
+  signedBytes,
+  checkSignature,
+  presenceKey,
+  SIGNED_VERSION,
+  MIN_KEY_BYTES,
+} from './presence-signature';
 export type { SignatureCheck } from './presence-signature';
 export { bitmapGeneration } from './generation';
 export { createLoginNotifier } from './login-notifier';

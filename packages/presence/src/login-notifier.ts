@@ -21,15 +21,25 @@ export interface LoginNotifierOptions {
  * dropped and counted; the user's offline entries stay in that executor's
  * store and go out at the next login, so nothing is lost, only later.
  */
-export function createLoginNotifier(channels: LoginChannel[], options: LoginNotifierOptions): (uins: Uint32Array) => Promise<void> {
+export function createLoginNotifier(
+  channels: LoginChannel[],
+  options: LoginNotifierOptions,
+): (uins: Uint32Array) => Promise<void> {
   const logger = options.logger ?? noopLogger;
   const meter = options.meter ?? noopMeter;
-  const dropped = meter.counter('herald_presence_notices_dropped_total', 'Login notices not sent to an executor (too many in flight or link failed)', ['agent', 'executor']);
+  const dropped = meter.counter(
+    'herald_presence_notices_dropped_total',
+    'Login notices not sent to an executor (too many in flight or link failed)',
+    ['agent', 'executor'],
+  );
   const inFlight = new Map(channels.map((c) => [c.executorId, 0]));
 
   const drop = (executorId: string, reason: string) => {
     dropped.inc({ agent: options.agentId, executor: executorId });
-    logger.warn('login notice dropped: those users get their offline entries from this executor at their next login', { executor: executorId, reason });
+    logger.warn('login notice dropped: those users get their offline entries from this executor at their next login', {
+      executor: executorId,
+      reason,
+    });
   };
 
   return async (uins) => {

@@ -31,7 +31,13 @@ function expectShape(result: ReturnType<typeof readPresenceEvent>, limit: number
 
 describe('readPresenceEvent, fuzzed', () => {
   it('round-trips every well-formed event through JSON', () => {
-    const event = fc.tuple(uinLimit, fc.nat(), fc.boolean(), fc.option(fc.integer({ min: -(2 ** 45), max: 2 ** 45 }), { nil: undefined }), timestamp);
+    const event = fc.tuple(
+      uinLimit,
+      fc.nat(),
+      fc.boolean(),
+      fc.option(fc.integer({ min: -(2 ** 45), max: 2 ** 45 }), { nil: undefined }),
+      timestamp,
+    );
     fc.assert(
       fc.property(event, ([limit, n, online, at, ts]) => {
         const uin = n % limit;
@@ -43,7 +49,13 @@ describe('readPresenceEvent, fuzzed', () => {
   });
 
   it('never throws on arbitrary JSON values, and on objects with the right keys holding anything', () => {
-    const anything = fc.anything({ maxDepth: 2, withBigInt: true, withBoxedValues: true, withNullPrototype: true, withTypedArray: true });
+    const anything = fc.anything({
+      maxDepth: 2,
+      withBigInt: true,
+      withBoxedValues: true,
+      withNullPrototype: true,
+      withTypedArray: true,
+    });
     const shaped = fc.record({ uin: anything, online: anything, at: anything }, { requiredKeys: [] });
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue(), anything, shaped), timestamp, uinLimit, (value, ts, limit) => {

@@ -34,22 +34,35 @@ describe('signed presence events', () => {
     const v1 = { uin: 5, online: true, at: 10 };
     expect(checkSignature(DOC_KEY, v1, read(v1))).toBe('unsigned');
     expect(checkSignature(DOC_KEY, { ...v1, v: 1 }, read({ ...v1, v: 1 }))).toBe('unsigned');
-    for (const bad of [{ ...v1, v: 2 }, { ...v1, v: 2, sig: 'zz' }, { ...v1, sig: '0'.repeat(64) }, { ...v1, v: 1, sig: '0'.repeat(64) }]) {
+    for (const bad of [
+      { ...v1, v: 2 },
+      { ...v1, v: 2, sig: 'zz' },
+      { ...v1, sig: '0'.repeat(64) },
+      { ...v1, v: 1, sig: '0'.repeat(64) },
+    ]) {
       expect(checkSignature(DOC_KEY, bad, read(bad))).toBe('bad_signature');
     }
   });
 
   it('reads version 2 like version 1, needing an integer at, and refuses unknown versions', () => {
     expect(read({ v: 2, uin: 1, online: false, at: 5, sig: 'x' })).toEqual({ uin: 1, online: false, at: 5 });
-    expect(readPresenceEvent({ v: 2, uin: 1, online: true }, 9, 16)).toEqual({ malformed: expect.stringMatching(/version 2 needs/) });
-    expect(readPresenceEvent({ v: 2, uin: 1, online: true, at: 1.5 }, 9, 16)).toEqual({ malformed: expect.stringMatching(/version 2 needs/) });
-    expect(readPresenceEvent({ v: 3, uin: 1, online: true, at: 1 }, 9, 16)).toEqual({ malformed: 'v 3 is not a known version (1 or 2)' });
+    expect(readPresenceEvent({ v: 2, uin: 1, online: true }, 9, 16)).toEqual({
+      malformed: expect.stringMatching(/version 2 needs/),
+    });
+    expect(readPresenceEvent({ v: 2, uin: 1, online: true, at: 1.5 }, 9, 16)).toEqual({
+      malformed: expect.stringMatching(/version 2 needs/),
+    });
+    expect(readPresenceEvent({ v: 3, uin: 1, online: true, at: 1 }, 9, 16)).toEqual({
+      malformed: 'v 3 is not a known version (1 or 2)',
+    });
   });
 
-  it('takes a key file\'s bytes without one trailing newline, and refuses a short key naming the setting', () => {
+  it("takes a key file's bytes without one trailing newline, and refuses a short key naming the setting", () => {
     expect(presenceKey(Buffer.from('a'.repeat(64) + '\n'))).toEqual(Buffer.from('a'.repeat(64)));
     expect(presenceKey(Buffer.from('a'.repeat(64) + '\r\n'))).toEqual(Buffer.from('a'.repeat(64)));
     expect(() => presenceKey(Buffer.from('short\n'))).toThrow(ConfigError);
-    expect(() => presenceKey(Buffer.from('short\n'))).toThrow(/^config presence\.hmacKeyFile: holds a 5-byte key: at least 32/);
+    expect(() => presenceKey(Buffer.from('short\n'))).toThrow(
+      /^config presence\.hmacKeyFile: holds a 5-byte key: at least 32/,
+    );
   });
 });

@@ -29,12 +29,19 @@ export const MIN_KEY_BYTES = 32;
 
 /** The bytes a version-2 event's `sig` is the HMAC of. */
 export function signedBytes(change: PresenceChange): Buffer {
-  return Buffer.from(`herald.presence.v${SIGNED_VERSION}\n${change.uin}\n${change.online ? '1' : '0'}\n${change.at}`, 'utf8');
+  return Buffer.from(
+    `herald.presence.v${SIGNED_VERSION}\n${change.uin}\n${change.online ? '1' : '0'}\n${change.at}`,
+    'utf8',
+  );
 }
 
 /** The version-2 event value for a change, signed with `key`: what a login service publishes (a reference for other languages). */
-export function signPresenceEvent(key: Buffer, change: PresenceChange): { v: 2; uin: number; online: boolean; at: number; sig: string } {
-  if (!Number.isSafeInteger(change.at) || change.at < 0) throw new RangeError(`at must be a non-negative integer of epoch ms (got ${change.at})`);
+export function signPresenceEvent(
+  key: Buffer,
+  change: PresenceChange,
+): { v: 2; uin: number; online: boolean; at: number; sig: string } {
+  if (!Number.isSafeInteger(change.at) || change.at < 0)
+    throw new RangeError(`at must be a non-negative integer of epoch ms (got ${change.at})`);
   return { v: SIGNED_VERSION, uin: change.uin, online: change.online, at: change.at, sig: hmac(key, change) };
 }
 
@@ -55,7 +62,11 @@ export function presenceKey(fileBytes: Buffer, setting = 'presence.hmacKeyFile')
   if (end > 0 && fileBytes[end - 1] === 0x0a) end--;
   if (end > 0 && fileBytes[end - 1] === 0x0d) end--;
   const key = fileBytes.subarray(0, end);
-  if (key.length < MIN_KEY_BYTES) throw new ConfigError(setting, `holds a ${key.length}-byte key: at least ${MIN_KEY_BYTES} bytes are needed (e.g. openssl rand -hex 32)`);
+  if (key.length < MIN_KEY_BYTES)
+    throw new ConfigError(
+      setting,
+      `holds a ${key.length}-byte key: at least ${MIN_KEY_BYTES} bytes are needed (e.g. openssl rand -hex 32)`,
+    );
   return Buffer.from(key);
 }
 

@@ -13,34 +13,51 @@ import { signPresenceEvent } from './presence-signature';
  * does. Without a key, old unsigned events are applied as before.
  */
 const brokers = (process.env.HERALD_TEST_KAFKA_BROKERS ?? '').split(',').filter(Boolean);
-const MOCK_TIMING = { sessionTimeoutMs: 6_000, rebalanceTimeoutMs: 6_000, heartbeatIntervalMs: 500, maxWaitTimeMs: 250 };
+const MOCK_TIMING = {
+  sessionTimeoutMs: 6_000,
+  rebalanceTimeoutMs: 6_000,
+  heartbeatIntervalMs: 500,
+  maxWaitTimeMs: 250,
+};
 const KEY = randomBytes(32);
 const FORGER_KEY = randomBytes(32);
 
 function countingMeter() {
   const counts = new Map<string, number>();
   const meter: Meter = {
-    counter: (name) => ({ inc: (labels = {}, n = 1) => counts.set(`${name}${JSON.stringify(labels)}`, (counts.get(`${name}${JSON.stringify(labels)}`) ?? 0) + n) }),
+    counter: (name) => ({
+      inc: (labels = {}, n = 1) =>
+        counts.set(`${name}${JSON.stringify(labels)}`, (counts.get(`${name}${JSON.stringify(labels)}`) ?? 0) + n),
+    }),
     gauge: () => ({ set() {} }),
     histogram: () => ({ observe() {} }),
   };
-  const read = (result: string) => counts.get(`herald_presence_events_total${JSON.stringify({ agent: 'presence-1', result })}`) ?? 0;
+  const read = (result: string) =>
+    counts.get(`herald_presence_events_total${JSON.stringify({ agent: 'presence-1', result })}`) ?? 0;
   return { meter, read };
 }
 
 const login = (uin: number, value: object): BusEvent => ({ key: String(uin), value, timestamp: 1000 });
-const signed = (key: Buffer, uin: number, online = true, at = 1000) => login(uin, signPresenceEvent(key, { uin, online, at }));
+const signed = (key: Buffer, uin: number, online = true, at = 1000) =>
+  login(uin, signPresenceEvent(key, { uin, online, at }));
 
 let bus: KafkaEventBus;
 let agent: PresenceAgent | undefined;
 
 beforeAll(() => {
-  if (brokers.length === 0) throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
+  if (brokers.length === 0)
+    throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
 });
 beforeEach(async () => {
   // A topic prefix of its own: each test reads a presence topic only it wrote.
   const prefix = `signed-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}.`;
-  bus = await KafkaEventBus.connect({ brokers, clientId: 'signed-presence-test', topicPrefix: prefix, logger: noopLogger, ...MOCK_TIMING });
+  bus = await KafkaEventBus.connect({
+    brokers,
+    clientId: 'signed-presence-test',
+    topicPrefix: prefix,
+    logger: noopLogger,
+    ...MOCK_TIMING,
+  });
 });
 afterEach(async () => {
   await agent?.close();
@@ -50,7 +67,15 @@ afterEach(async () => {
 
 async function start(bitmap: TypedArrayBitmap, hmacKey?: Buffer) {
   const counting = countingMeter();
-  agent = await startPresenceAgent({ id: 'presence-1', bus, bitmap, generation: 'g1', hmacKey, meter: counting.meter, notifyLogins: async () => undefined });
+  agent = await startPresenceAgent({
+    id: 'presence-1',
+    bus,
+    bitmap,
+    generation: 'g1',
+    hmacKey,
+    meter: counting.meter,
+    notifyLogins: async () => undefined,
+  });
   return counting;
 }
 
@@ -65,7 +90,10 @@ describe('signed presence events on Kafka', () => {
       login(4, tampered), // a signed logout turned into a login
       signed(KEY, 3), // the login service's
     ]);
-    await waitFor(() => read('applied') === 1 && read('unsigned') === 1 && read('bad_signature') === 2, { message: 'one applied, one unsigned, two badly signed', timeoutMs: 30_000 });
+    await waitFor(() => read('applied') === 1 && read('unsigned') === 1 && read('bad_signature') === 2, {
+      message: 'one applied, one unsigned, two badly signed',
+      timeoutMs: 30_000,
+    });
     expect([1, 2, 3, 4].map((uin) => bitmap.isOnline(uin))).toEqual([false, false, true, false]);
   });
 

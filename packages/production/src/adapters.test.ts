@@ -24,7 +24,16 @@ import {
   waitFor,
 } from '@herald/testing';
 import { createConnection, type RowDataPacket } from 'mysql2/promise';
-import { connectCoordinator, connectEventBus, openAccessStore, openAccountStore, openCampaignStore, openFrequencyCounter, openTaskStore, openUserAttributeLookup } from './adapters';
+import {
+  connectCoordinator,
+  connectEventBus,
+  openAccessStore,
+  openAccountStore,
+  openCampaignStore,
+  openFrequencyCounter,
+  openTaskStore,
+  openUserAttributeLookup,
+} from './adapters';
 
 jest.setTimeout(120_000);
 
@@ -33,14 +42,20 @@ const brokers = (process.env.HERALD_TEST_KAFKA_BROKERS ?? '').split(',').filter(
 const zookeeper = process.env.HERALD_TEST_ZK ?? '127.0.0.1:1';
 
 /** A production config on `database` (and, for the bus and the coordinator, this run's Kafka mock and ZooKeeper). */
-function productionConfig(database: string, { mysqlUrl = MYSQL_URL, poolSize = 4, root = '/herald' } = {}): HeraldConfig {
+function productionConfig(
+  database: string,
+  { mysqlUrl = MYSQL_URL, poolSize = 4, root = '/herald' } = {},
+): HeraldConfig {
   const tcp = (port: number) => `tcp://127.0.0.1:${port}`;
   return compileConfig({
     profile: 'production',
     dataDir: '/nonexistent',
     uinSpaceBits: 24,
     mysql: { url: mysqlUrl, database, poolSize },
-    kafka: { brokers: brokers.length > 0 ? brokers : ['127.0.0.1:1'], topicPrefix: `wired-${randomBytes(4).toString('hex')}.` },
+    kafka: {
+      brokers: brokers.length > 0 ? brokers : ['127.0.0.1:1'],
+      topicPrefix: `wired-${randomBytes(4).toString('hex')}.`,
+    },
     zookeeper: { connectionString: zookeeper, root, sessionTimeoutMs: 4000, connectTimeoutMs: 5000 },
     curve: { keysDir: '/nonexistent' },
     topology: {
@@ -54,7 +69,13 @@ function productionConfig(database: string, { mysqlUrl = MYSQL_URL, poolSize = 4
 
 async function sql<T extends RowDataPacket[]>(text: string, database?: string): Promise<T> {
   const url = new URL(MYSQL_URL);
-  const conn = await createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), ...(database === undefined ? {} : { database }) });
+  const conn = await createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    ...(database === undefined ? {} : { database }),
+  });
   try {
     return (await conn.query<T>(text))[0];
   } finally {
@@ -88,12 +109,27 @@ function wired<S>(open: (config: HeraldConfig) => Promise<S>) {
   };
 }
 
-taskStoreConformance('production openTaskStore', wired((config) => openTaskStore(config, noopLogger)));
-accessStoreConformance('production openAccessStore', wired((config) => openAccessStore(config, noopLogger)));
-campaignStoreConformance('production openCampaignStore', wired((config) => openCampaignStore(config, noopLogger)));
-accountStoreConformance('production openAccountStore', wired((config) => openAccountStore(config, noopLogger)));
+taskStoreConformance(
+  'production openTaskStore',
+  wired((config) => openTaskStore(config, noopLogger)),
+);
+accessStoreConformance(
+  'production openAccessStore',
+  wired((config) => openAccessStore(config, noopLogger)),
+);
+campaignStoreConformance(
+  'production openCampaignStore',
+  wired((config) => openCampaignStore(config, noopLogger)),
+);
+accountStoreConformance(
+  'production openAccountStore',
+  wired((config) => openAccountStore(config, noopLogger)),
+);
 // The suite writes users through the index it reads from: openUserAttributeLookup's adapter is one.
-userAttributeLookupConformance('production openUserAttributeLookup', wired(async (config) => (await openUserAttributeLookup(config, noopLogger)) as MySqlAttributeIndex));
+userAttributeLookupConformance(
+  'production openUserAttributeLookup',
+  wired(async (config) => (await openUserAttributeLookup(config, noopLogger)) as MySqlAttributeIndex),
+);
 
 frequencyCounterConformance('production openFrequencyCounter', async () => {
   const { database, drop } = await migratedDatabase();
@@ -102,12 +138,21 @@ frequencyCounterConformance('production openFrequencyCounter', async () => {
 });
 
 eventBusConformance('production connectEventBus', async () => {
-  if (brokers.length === 0) throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
-  return { store: await connectEventBus(productionConfig('unused'), `conformance-${randomBytes(3).toString('hex')}`, noopLogger), cleanup: async () => undefined };
+  if (brokers.length === 0)
+    throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
+  return {
+    store: await connectEventBus(
+      productionConfig('unused'),
+      `conformance-${randomBytes(3).toString('hex')}`,
+      noopLogger,
+    ),
+    cleanup: async () => undefined,
+  };
 });
 
 coordinatorConformance('production connectCoordinator', async () => {
-  if (process.env.HERALD_TEST_ZK === undefined) throw new Error('HERALD_TEST_ZK is not set (jest global setup starts ZooKeeper)');
+  if (process.env.HERALD_TEST_ZK === undefined)
+    throw new Error('HERALD_TEST_ZK is not set (jest global setup starts ZooKeeper)');
   // Each test's namespace is a root of its own; ZooKeeper keeps the empty tree, as the adapter's own suite leaves it.
   const config = productionConfig('unused', { root: `/herald-test/${randomUUID()}` });
   return { connect: () => connectCoordinator(config, noopLogger), cleanup: async () => undefined };
@@ -195,8 +240,19 @@ describe('production retries (adapters.ts)', () => {
     await drop();
   });
 
-  const entry = (action: string) => ({ at: 1_700_000_000_000, tokenId: 'ops1', tokenName: 'ops', action, accountId: null, resource: null, status: 200 });
-  const auditRows = async (action: string) => Number((await sql<RowDataPacket[]>(`SELECT COUNT(*) AS n FROM audit_log WHERE action = '${action}'`, database))[0]!.n);
+  const entry = (action: string) => ({
+    at: 1_700_000_000_000,
+    tokenId: 'ops1',
+    tokenName: 'ops',
+    action,
+    accountId: null,
+    resource: null,
+    status: 200,
+  });
+  const auditRows = async (action: string) =>
+    Number(
+      (await sql<RowDataPacket[]>(`SELECT COUNT(*) AS n FROM audit_log WHERE action = '${action}'`, database))[0]!.n,
+    );
 
   it('never repeats an audit append whose reply was lost after the commit: exactly one row', async () => {
     const store = await openAccessStore(config, noopLogger);

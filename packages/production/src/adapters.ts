@@ -11,7 +11,15 @@ import type {
   UserAttributeLookup,
 } from '@herald/core/ports';
 import type { HeraldConfig } from '@herald/core/config';
-import { MySqlAccessStore, MySqlAccountStore, MySqlAttributeIndex, MySqlCampaignStore, MySqlFrequencyCounter, MySqlTaskStore, type MySqlTaskStoreOptions } from '@herald/store-mysql';
+import {
+  MySqlAccessStore,
+  MySqlAccountStore,
+  MySqlAttributeIndex,
+  MySqlCampaignStore,
+  MySqlFrequencyCounter,
+  MySqlTaskStore,
+  type MySqlTaskStoreOptions,
+} from '@herald/store-mysql';
 import { ZooKeeperCoordinator } from '@herald/coordinator-zookeeper';
 import { KafkaEventBus } from '@herald/events-kafka';
 import { kafkaSecurityOptions, mysqlOptions, zookeeperAuthOptions } from './connection-security';
@@ -39,7 +47,8 @@ export function outageRetries(logger: Logger, server: string): RetryOptions {
     maxDelayMs: 2000,
     now: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    onRetry: (error, attempt, delayMs) => logger.warn(`${server} unavailable; retrying`, { attempt, delayMs, error: String(error) }),
+    onRetry: (error, attempt, delayMs) =>
+      logger.warn(`${server} unavailable; retrying`, { attempt, delayMs, error: String(error) }),
   };
 }
 
@@ -67,7 +76,10 @@ export async function openFrequencyCounter(config: HeraldConfig, logger: Logger)
 }
 
 /** Users' attributes for template tasks (docs/delivery.md): the targeting store's user_attributes table (migrations/007_audiences.sql), read by primary key. */
-export async function openUserAttributeLookup(config: HeraldConfig, logger: Logger): Promise<UserAttributeLookup & { close(): Promise<void> }> {
+export async function openUserAttributeLookup(
+  config: HeraldConfig,
+  logger: Logger,
+): Promise<UserAttributeLookup & { close(): Promise<void> }> {
   return MySqlAttributeIndex.open(mysqlRetrying(config, logger));
 }
 

@@ -24,13 +24,23 @@ import type { Resources } from './tiers/resources';
  * Without the events a copy drifts from the table until its sampling
  * refuses it and the next read from the table replaces it.
  */
-export async function openAudienceSources(config: HeraldConfig, id: string, logger: Logger, meter: Meter, resources: Resources): Promise<AudienceSourceDeps & FilterSources> {
+export async function openAudienceSources(
+  config: HeraldConfig,
+  id: string,
+  logger: Logger,
+  meter: Meter,
+  resources: Resources,
+): Promise<AudienceSourceDeps & FilterSources> {
   const { mysql } = config.production!;
   const { followers, attributes, followerCopies } = await openMemberSources(config, logger, resources);
   const tables = resources.add('table sources', await MySqlTableSources.open(mysqlOptions(mysql)), (s) => s.close());
   if (config.audiences.followEvents) {
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
-    resources.add('follow events', await applyFollowEvents({ bus, store: followers, logger, meter }), (s: Subscription) => s.close());
+    resources.add(
+      'follow events',
+      await applyFollowEvents({ bus, store: followers, logger, meter }),
+      (s: Subscription) => s.close(),
+    );
     if (followerCopies !== undefined) await followCopies(bus, followerCopies, id, logger, resources);
   }
   return { followers, attributes, tables, ...(followerCopies === undefined ? {} : { followerCopies }) };
@@ -50,7 +60,12 @@ export interface FilterSources {
  * table (the interface processes do); with `audiences.followEvents` its
  * copies hear them in a group of their own, as the interface's do.
  */
-export async function openFilterSources(config: HeraldConfig, id: string, logger: Logger, resources: Resources): Promise<FilterSources> {
+export async function openFilterSources(
+  config: HeraldConfig,
+  id: string,
+  logger: Logger,
+  resources: Resources,
+): Promise<FilterSources> {
   const sources = await openMemberSources(config, logger, resources);
   if (config.audiences.followEvents && sources.followerCopies !== undefined) {
     const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
@@ -65,11 +80,24 @@ async function openMemberSources(config: HeraldConfig, logger: Logger, resources
   const options = mysqlRetrying(config, logger);
   const followers = resources.add('follower store', await MySqlFollowerStore.open(options), (s) => s.close());
   const attributes = resources.add('attribute index', await MySqlAttributeIndex.open(options), (s) => s.close());
-  const followerCopies = config.audiences.followerCopyThreshold > 0 ? new FollowerCopies(join(config.dataDir, 'follower-copies'), { logger }) : undefined;
+  const followerCopies =
+    config.audiences.followerCopyThreshold > 0
+      ? new FollowerCopies(join(config.dataDir, 'follower-copies'), { logger })
+      : undefined;
   return { followers, attributes, ...(followerCopies === undefined ? {} : { followerCopies }) };
 }
 
 /** Appends every follow/unfollow on `herald.follows` to this process's copies: a consumer group per process, so each hears every change. */
-async function followCopies(bus: EventBus, copies: FollowerCopies, id: string, logger: Logger, resources: Resources): Promise<void> {
-  resources.add('follow events (copies)', await applyFollowEvents({ bus, store: copies, group: `herald-follower-copies-${id}`, logger }), (s: Subscription) => s.close());
+async function followCopies(
+  bus: EventBus,
+  copies: FollowerCopies,
+  id: string,
+  logger: Logger,
+  resources: Resources,
+): Promise<void> {
+  resources.add(
+    'follow events (copies)',
+    await applyFollowEvents({ bus, store: copies, group: `herald-follower-copies-${id}`, logger }),
+    (s: Subscription) => s.close(),
+  );
 }

@@ -32,22 +32,51 @@ export interface ClusterRing {
  *     routes by the static list until its first WORKING, then by the last
  *     agreed ring.
  */
-export async function startClusterRing(config: HeraldConfig, id: string, role: 'scheduler' | 'follower', logger: Logger, meter: Meter): Promise<ClusterRing> {
+export async function startClusterRing(
+  config: HeraldConfig,
+  id: string,
+  role: 'scheduler' | 'follower',
+  logger: Logger,
+  meter: Meter,
+): Promise<ClusterRing> {
   const production = config.production!;
   const everyScheduler = new HashRing(production.topology.schedulers.map((s) => s.id));
   const listeners: ((ring: HashRing) => void)[] = [];
   if (production.apta === null) {
-    const membership = (): ClusterMembership => ({ apta: false, self: undefined, ring: everyScheduler, members: everyScheduler.members.map((m) => ({ id: m, state: 'WORKING', takesWork: true })) });
-    return { current: () => everyScheduler, isCurrent: () => true, onChange: (l) => void listeners.push(l), status: () => ({ apta: false, ring: everyScheduler.members }), membership, close: async () => undefined };
+    const membership = (): ClusterMembership => ({
+      apta: false,
+      self: undefined,
+      ring: everyScheduler,
+      members: everyScheduler.members.map((m) => ({ id: m, state: 'WORKING', takesWork: true })),
+    });
+    return {
+      current: () => everyScheduler,
+      isCurrent: () => true,
+      onChange: (l) => void listeners.push(l),
+      status: () => ({ apta: false, ring: everyScheduler.members }),
+      membership,
+      close: async () => undefined,
+    };
   }
 
   const { schedulers, dispatchers, executors, interfaces } = production.topology;
-  const members = [...schedulers, ...dispatchers, ...executors, ...interfaces].map((m) => ({ id: m.id, endpoint: m.membership! }));
+  const members = [...schedulers, ...dispatchers, ...executors, ...interfaces].map((m) => ({
+    id: m.id,
+    endpoint: m.membership!,
+  }));
   const me = members.find((m) => m.id === id);
-  if (me === undefined) throw new ConfigError('topology.interfaces', `has no member with id ${JSON.stringify(id)}: with APTA every interface needs an entry with its membership endpoint`);
+  if (me === undefined)
+    throw new ConfigError(
+      'topology.interfaces',
+      `has no member with id ${JSON.stringify(id)}: with APTA every interface needs an entry with its membership endpoint`,
+    );
   const keysDir = production.curve.keysDir;
   const keys = await readKeyPair(keysDir, id);
-  const peers = await Promise.all(members.filter((m) => m.id !== id).map(async (m) => ({ ...m, serverPublicKey: await readPublicKey(keysDir, m.id) })));
+  const peers = await Promise.all(
+    members
+      .filter((m) => m.id !== id)
+      .map(async (m) => ({ ...m, serverPublicKey: await readPublicKey(keysDir, m.id) })),
+  );
 
   let ring = role === 'scheduler' ? new HashRing([]) : everyScheduler;
   const membership: Membership = await startMembership({
@@ -71,14 +100,22 @@ export async function startClusterRing(config: HeraldConfig, id: string, role: '
     current: () => ring,
     isCurrent: () => closing === undefined && membership.state === 'WORKING',
     onChange: (listener) => void listeners.push(listener),
-    status: () => ({ apta: true, ring: ring.members, state: closing ? 'LEFT' : membership.state, members: membership.view() }),
+    status: () => ({
+      apta: true,
+      ring: ring.members,
+      state: closing ? 'LEFT' : membership.state,
+      members: membership.view(),
+    }),
     membership: () => {
       const view = membership.view();
       return {
         apta: true,
         self: { id, state: membership.state },
         ring,
-        members: [{ id, state: membership.state, takesWork: role === 'scheduler' }, ...view.peers.map((p) => ({ id: p.id, state: p.state, takesWork: p.takesWork, lastHeardAt: p.lastHeardAt }))],
+        members: [
+          { id, state: membership.state, takesWork: role === 'scheduler' },
+          ...view.peers.map((p) => ({ id: p.id, state: p.state, takesWork: p.takesWork, lastHeardAt: p.lastHeardAt })),
+        ],
       };
     },
     close: () => (closing ??= membership.close()),

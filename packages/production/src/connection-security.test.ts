@@ -52,10 +52,22 @@ describe('connection security files', () => {
     const caFile = await file('ca.pem', 'CA PEM');
     const certFile = await file('cert.pem', 'CERT PEM');
     const keyFile = await file('key.pem', 'KEY PEM');
-    const options = kafkaSecurityOptions(production({ kafka: { sasl: { mechanism: 'scram-sha-512', username: 'herald-executor', passwordFile }, tls: { caFile, certFile, keyFile } } }).kafka);
+    const options = kafkaSecurityOptions(
+      production({
+        kafka: {
+          sasl: { mechanism: 'scram-sha-512', username: 'herald-executor', passwordFile },
+          tls: { caFile, certFile, keyFile },
+        },
+      }).kafka,
+    );
     expect(options).toEqual({
       sasl: { mechanism: 'scram-sha-512', username: 'herald-executor', password: SECRET },
-      tls: { rejectUnauthorized: true, ca: Buffer.from('CA PEM'), cert: Buffer.from('CERT PEM'), key: Buffer.from('KEY PEM') },
+      tls: {
+        rejectUnauthorized: true,
+        ca: Buffer.from('CA PEM'),
+        cert: Buffer.from('CERT PEM'),
+        key: Buffer.from('KEY PEM'),
+      },
     });
   });
 
@@ -68,27 +80,53 @@ describe('connection security files', () => {
 
   it('fails naming the setting when a file is missing or unreadable', async () => {
     const missing = join(dir.path, 'nope.pem');
-    expect(configError(() => kafkaSecurityOptions(production({ kafka: { tls: { caFile: missing } } }).kafka)).message).toBe(`config kafka.tls.caFile: cannot read ${JSON.stringify(missing)} (ENOENT)`);
-    expect(configError(() => kafkaSecurityOptions(production({ kafka: { sasl: { mechanism: 'scram-sha-256', username: 'u', passwordFile: missing } } }).kafka)).setting).toBe('kafka.sasl.passwordFile');
-    expect(configError(() => mysqlOptions(production({ mysql: { tls: { caFile: missing } } }).mysql)).setting).toBe('mysql.tls.caFile');
-    expect(configError(() => zookeeperAuthOptions(production({ zookeeper: { auth: { credentialsFile: missing } } }).zookeeper)).setting).toBe('zookeeper.auth.credentialsFile');
+    expect(
+      configError(() => kafkaSecurityOptions(production({ kafka: { tls: { caFile: missing } } }).kafka)).message,
+    ).toBe(`config kafka.tls.caFile: cannot read ${JSON.stringify(missing)} (ENOENT)`);
+    expect(
+      configError(() =>
+        kafkaSecurityOptions(
+          production({ kafka: { sasl: { mechanism: 'scram-sha-256', username: 'u', passwordFile: missing } } }).kafka,
+        ),
+      ).setting,
+    ).toBe('kafka.sasl.passwordFile');
+    expect(configError(() => mysqlOptions(production({ mysql: { tls: { caFile: missing } } }).mysql)).setting).toBe(
+      'mysql.tls.caFile',
+    );
+    expect(
+      configError(() =>
+        zookeeperAuthOptions(production({ zookeeper: { auth: { credentialsFile: missing } } }).zookeeper),
+      ).setting,
+    ).toBe('zookeeper.auth.credentialsFile');
     const directory = dir.path; // EISDIR: a path that exists but is no file
-    expect(configError(() => mysqlOptions(production({ mysql: { tls: { certFile: directory, keyFile: directory } } }).mysql)).setting).toBe('mysql.tls.certFile');
+    expect(
+      configError(() => mysqlOptions(production({ mysql: { tls: { certFile: directory, keyFile: directory } } }).mysql))
+        .setting,
+    ).toBe('mysql.tls.certFile');
     if (process.getuid?.() !== 0) {
       const locked = join(dir.path, 'locked.pem');
       await writeFile(locked, 'x');
       await chmod(locked, 0o000);
-      expect(configError(() => kafkaSecurityOptions(production({ kafka: { tls: { keyFile: locked, certFile: locked } } }).kafka)).message).toMatch(/EACCES/);
+      expect(
+        configError(() =>
+          kafkaSecurityOptions(production({ kafka: { tls: { keyFile: locked, certFile: locked } } }).kafka),
+        ).message,
+      ).toMatch(/EACCES/);
     }
   });
 
   it('reads ZooKeeper credentials from a file, and refuses one that is not user:password without showing it', async () => {
     const good = join(dir.path, 'zk.auth');
     await writeFile(good, `herald:${SECRET}\n`);
-    expect(zookeeperAuthOptions(production({ zookeeper: { auth: { credentialsFile: good } } }).zookeeper)).toEqual({ credentials: `herald:${SECRET}` });
+    expect(zookeeperAuthOptions(production({ zookeeper: { auth: { credentialsFile: good } } }).zookeeper)).toEqual({
+      credentials: `herald:${SECRET}`,
+    });
     const bad = join(dir.path, 'zk-bad.auth');
     await writeFile(bad, SECRET);
-    expect(configError(() => zookeeperAuthOptions(production({ zookeeper: { auth: { credentialsFile: bad } } }).zookeeper)).setting).toBe('zookeeper.auth.credentialsFile');
+    expect(
+      configError(() => zookeeperAuthOptions(production({ zookeeper: { auth: { credentialsFile: bad } } }).zookeeper))
+        .setting,
+    ).toBe('zookeeper.auth.credentialsFile');
   });
 
   it('reads the MySQL PEM files into what mysql2 gets', async () => {

@@ -13,10 +13,21 @@ import { readSettingFile, secretFromFile } from './setting-files';
  */
 
 /** `kafka.sasl` and `kafka.tls` for KafkaEventBus.connect. */
-export function kafkaSecurityOptions(kafka: ProductionConfig['kafka']): { sasl?: KafkaSaslCredentials; tls?: KafkaTlsMaterial } {
+export function kafkaSecurityOptions(kafka: ProductionConfig['kafka']): {
+  sasl?: KafkaSaslCredentials;
+  tls?: KafkaTlsMaterial;
+} {
   const { sasl, tls } = kafka;
   return {
-    ...(sasl === null ? {} : { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password ?? secretFromFile('kafka.sasl.passwordFile', sasl.passwordFile!) } }),
+    ...(sasl === null
+      ? {}
+      : {
+          sasl: {
+            mechanism: sasl.mechanism,
+            username: sasl.username,
+            password: sasl.password ?? secretFromFile('kafka.sasl.passwordFile', sasl.passwordFile!),
+          },
+        }),
     ...(tls === null
       ? {}
       : {
@@ -35,7 +46,11 @@ export function zookeeperAuthOptions(zookeeper: ProductionConfig['zookeeper']): 
   const { auth } = zookeeper;
   if (auth === null) return undefined;
   const credentials = auth.credentials ?? secretFromFile('zookeeper.auth.credentialsFile', auth.credentialsFile!);
-  if (!/^[^:\s]+:.+$/s.test(credentials)) throw new ConfigError('zookeeper.auth.credentialsFile', `${JSON.stringify(auth.credentialsFile)} must hold "user:password" (the contents are not shown)`);
+  if (!/^[^:\s]+:.+$/s.test(credentials))
+    throw new ConfigError(
+      'zookeeper.auth.credentialsFile',
+      `${JSON.stringify(auth.credentialsFile)} must hold "user:password" (the contents are not shown)`,
+    );
   return { credentials, ...(auth.monitorDigest === null ? {} : { monitorDigest: auth.monitorDigest }) };
 }
 

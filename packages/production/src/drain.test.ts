@@ -26,7 +26,18 @@ function fedInbox(): { inbox: PullChannel; feed(message: Message): void } {
 
 const LOAD: Message = {
   kind: 'host.load',
-  report: { executorId: 'e1', sentAt: 1, cpuCores: 1, cpuBusyPermille: 0, memTotalBytes: 1, memAvailableBytes: 1, nicCapacityBytesPerSecond: 1, nicBytesPerSecond: 0, senderSlots: 1, senderSlotsFree: 1 },
+  report: {
+    executorId: 'e1',
+    sentAt: 1,
+    cpuCores: 1,
+    cpuBusyPermille: 0,
+    memTotalBytes: 1,
+    memAvailableBytes: 1,
+    nicCapacityBytesPerSecond: 1,
+    nicBytesPerSecond: 0,
+    senderSlots: 1,
+    senderSlotsFree: 1,
+  },
 };
 
 describe('watchInbox', () => {

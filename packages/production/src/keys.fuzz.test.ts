@@ -23,7 +23,12 @@ const settings = { numRuns: RUNS, timeout: 5000 };
 const Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
 /** 40 Z85 characters: mostly a key, sometimes a group above 2^32 - 1. */
 const z85Key = fc.array(fc.constantFrom(...Z85), { minLength: 40, maxLength: 40 }).map((chars) => chars.join(''));
-const keyField = fc.oneof(z85Key, fc.string({ maxLength: 45 }), fc.jsonValue({ maxDepth: 2 }), fc.constant({ toString: 1, valueOf: 1 }));
+const keyField = fc.oneof(
+  z85Key,
+  fc.string({ maxLength: 45 }),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constant({ toString: 1, valueOf: 1 }),
+);
 /** What a .key file may hold: JSON of the right shape with wrong fields, any JSON, any text, any bytes. */
 const keyFile = fc.oneof(
   fc.record({ publicKey: keyField, secretKey: keyField }, { requiredKeys: [] }).map((pair) => JSON.stringify(pair)),
@@ -31,7 +36,11 @@ const keyFile = fc.oneof(
   fc.string({ maxLength: 80 }),
   fc.uint8Array({ maxLength: 80 }).map((bytes) => Buffer.from(bytes)),
 );
-const pubFile = fc.oneof(z85Key.map((key) => `${key}\n`), fc.string({ maxLength: 50 }), fc.uint8Array({ maxLength: 50 }).map((bytes) => Buffer.from(bytes)));
+const pubFile = fc.oneof(
+  z85Key.map((key) => `${key}\n`),
+  fc.string({ maxLength: 50 }),
+  fc.uint8Array({ maxLength: 50 }).map((bytes) => Buffer.from(bytes)),
+);
 
 /** Awaits a loader; anything thrown but a ConfigError naming curve.keysDir escapes and fails the property. */
 async function tryLoad<T>(load: Promise<T>): Promise<T | ConfigError> {
@@ -93,19 +102,22 @@ describe('CURVE key files, fuzzed', () => {
 
   it('reads back the keys writeKeys wrote', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/), { minLength: 1, maxLength: 3 }), async (ids) => {
-        const sub = await makeTempDir('herald-keys-rt-');
-        try {
-          const pairs = await writeKeys(sub.path, ids);
-          for (const [i, id] of ids.entries()) {
-            expect(await readKeyPair(sub.path, id)).toEqual(pairs[i]);
-            expect(await readPublicKey(sub.path, id)).toBe(pairs[i]!.publicKey);
+      fc.asyncProperty(
+        fc.uniqueArray(fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/), { minLength: 1, maxLength: 3 }),
+        async (ids) => {
+          const sub = await makeTempDir('herald-keys-rt-');
+          try {
+            const pairs = await writeKeys(sub.path, ids);
+            for (const [i, id] of ids.entries()) {
+              expect(await readKeyPair(sub.path, id)).toEqual(pairs[i]);
+              expect(await readPublicKey(sub.path, id)).toBe(pairs[i]!.publicKey);
+            }
+            expect((await allowedKeys(sub.path)).sort()).toEqual(pairs.map((p) => p.publicKey).sort());
+          } finally {
+            await sub.remove();
           }
-          expect((await allowedKeys(sub.path)).sort()).toEqual(pairs.map((p) => p.publicKey).sort());
-        } finally {
-          await sub.remove();
-        }
-      }),
+        },
+      ),
       { ...settings, numRuns: Math.max(1, Math.ceil(RUNS / 4)) },
     );
   });

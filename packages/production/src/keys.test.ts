@@ -16,7 +16,11 @@ describe('readKeyPair', () => {
   // Found by keys.fuzz.test.ts: these files threw TypeError (String() of the field, or a field of null)
   // instead of the ConfigError that names curve.keysDir.
   it.each([
-    ['a field with no string form', '{"publicKey":{"toString":1,"valueOf":1}}', 'must be a 40-character Z85 CURVE key (got object)'],
+    [
+      'a field with no string form',
+      '{"publicKey":{"toString":1,"valueOf":1}}',
+      'must be a 40-character Z85 CURVE key (got object)',
+    ],
     ['JSON null', 'null', 'must be a 40-character Z85 CURVE key (got undefined)'],
   ])('reports %s as a ConfigError naming curve.keysDir', async (_name, content, message) => {
     await writeFile(join(dir.path, 'p.key'), content);

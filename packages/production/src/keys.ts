@@ -17,7 +17,8 @@ export async function writeKeys(keysDir: string, ids: readonly string[]): Promis
   await chmod(keysDir, 0o700);
   const pairs: CurveKeyPair[] = [];
   for (const id of ids) {
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError('--id', `process id ${JSON.stringify(id)} must be letters, digits, _ . -`);
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id))
+      throw new ConfigError('--id', `process id ${JSON.stringify(id)} must be letters, digits, _ . -`);
     const pair = generateKeyPair();
     const keyFile = join(keysDir, `${id}.key`);
     await writeFile(keyFile, JSON.stringify(pair) + '\n', { mode: 0o600 });
@@ -36,7 +37,10 @@ export async function readKeyPair(keysDir: string, id: string): Promise<CurveKey
   try {
     parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<CurveKeyPair>;
   } catch (error) {
-    throw new ConfigError('curve.keysDir', `cannot read ${file} (run: herald keys --dir ${keysDir} ${id}): ${(error as Error).message}`);
+    throw new ConfigError(
+      'curve.keysDir',
+      `cannot read ${file} (run: herald keys --dir ${keysDir} ${id}): ${(error as Error).message}`,
+    );
   }
   // The file may hold any JSON (null, a number, objects as fields): checkCurveKey takes the fields as they are.
   const { publicKey, secretKey } = parsed ?? {};

@@ -46,7 +46,11 @@ export class ProcessLinks {
       highWaterMark: this.config.transport.highWaterMark,
       meter: this.meter,
       logger: this.logger,
-      curve: { serverPublicKey: this.keys.publicKey, serverSecretKey: this.keys.secretKey, allowedClientKeys: this.allowed },
+      curve: {
+        serverPublicKey: this.keys.publicKey,
+        serverSecretKey: this.keys.secretKey,
+        allowedClientKeys: this.allowed,
+      },
     });
     this.inboxes.push(inbox);
     return inbox;
@@ -58,7 +62,11 @@ export class ProcessLinks {
       endpoints: [member.endpoint],
       highWaterMark: this.config.transport.highWaterMark,
       ...(sendTimeoutMs === undefined ? {} : { sendTimeoutMs }),
-      curve: { serverPublicKey: await readPublicKey(this.production.curve.keysDir, member.id), publicKey: this.keys.publicKey, secretKey: this.keys.secretKey },
+      curve: {
+        serverPublicKey: await readPublicKey(this.production.curve.keysDir, member.id),
+        publicKey: this.keys.publicKey,
+        secretKey: this.keys.secretKey,
+      },
     });
     this.pushes.push(channel);
     return channel;
@@ -72,7 +80,10 @@ export class ProcessLinks {
    * that does not own the task ignores it, and the owner's sweep or
    * re-run picks the work up.
    */
-  async toSchedulers(ring: () => HashRing = () => this.everyScheduler, { control = false }: { control?: boolean } = {}): Promise<PushChannel> {
+  async toSchedulers(
+    ring: () => HashRing = () => this.everyScheduler,
+    { control = false }: { control?: boolean } = {},
+  ): Promise<PushChannel> {
     const byId = new Map<string, PushChannel>();
     for (const member of this.production.topology.schedulers) {
       // Commands and pre-processing results go to a scheduler's control inbox where it has one.
@@ -91,7 +102,10 @@ export class ProcessLinks {
             // dead scheduler's queue would stall this process for good (an executor would stop reading
             // batches), so ask the ring again: once APTA has moved the task, the message goes to its new owner.
             if (!(isHeraldError(error) && error.details.timedOut === true)) throw error;
-            this.logger.debug('scheduler did not take a message in time; routing it again', { owner, kind: message.kind });
+            this.logger.debug('scheduler did not take a message in time; routing it again', {
+              owner,
+              kind: message.kind,
+            });
           }
         }
       },
@@ -124,7 +138,8 @@ export class ProcessLinks {
    */
   async toEveryDispatcher(sendTimeoutMs: number): Promise<PushChannel> {
     const links: { id: string; channel: PushChannel; sending: boolean }[] = [];
-    for (const member of this.production.topology.dispatchers) links.push({ id: member.id, channel: await this.connect(member, sendTimeoutMs), sending: false });
+    for (const member of this.production.topology.dispatchers)
+      links.push({ id: member.id, channel: await this.connect(member, sendTimeoutMs), sending: false });
     return {
       send: async (message: Message) => {
         for (const link of links) {
@@ -132,7 +147,13 @@ export class ProcessLinks {
           link.sending = true;
           link.channel
             .send(message)
-            .catch((error: unknown) => this.logger.debug('message to a dispatcher not sent', { dispatcher: link.id, kind: message.kind, error: String(error) }))
+            .catch((error: unknown) =>
+              this.logger.debug('message to a dispatcher not sent', {
+                dispatcher: link.id,
+                kind: message.kind,
+                error: String(error),
+              }),
+            )
             .finally(() => (link.sending = false));
         }
       },
@@ -150,7 +171,8 @@ export class ProcessLinks {
   async toRealtimeExecutors(): Promise<Map<string, PushChannel>> {
     const byId = new Map<string, PushChannel>();
     for (const member of this.production.topology.executors) {
-      if (member.realtimeEndpoint !== undefined) byId.set(member.id, await this.connect({ id: member.id, endpoint: member.realtimeEndpoint }));
+      if (member.realtimeEndpoint !== undefined)
+        byId.set(member.id, await this.connect({ id: member.id, endpoint: member.realtimeEndpoint }));
     }
     return byId;
   }

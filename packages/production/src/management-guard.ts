@@ -24,9 +24,17 @@ export function hashManagementToken(token: string): string {
  * cluster's bearer token. The token is compared by its hash in constant time.
  */
 export function checkCaller(req: IncomingMessage, tokenHash: string): Refusal | null {
-  if (req.headers.origin !== undefined) return [403, { code: 'FORBIDDEN', message: 'cross-origin requests are refused on the management endpoint' }];
+  if (req.headers.origin !== undefined)
+    return [403, { code: 'FORBIDDEN', message: 'cross-origin requests are refused on the management endpoint' }];
   const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(req.headers.authorization ?? '');
-  if (match === null || !sameHash(hashManagementToken(match[1]!), tokenHash)) return [401, { code: 'UNAUTHENTICATED', message: 'the management endpoint needs the cluster management token (Authorization: Bearer ...)' }];
+  if (match === null || !sameHash(hashManagementToken(match[1]!), tokenHash))
+    return [
+      401,
+      {
+        code: 'UNAUTHENTICATED',
+        message: 'the management endpoint needs the cluster management token (Authorization: Bearer ...)',
+      },
+    ];
   return null;
 }
 
@@ -45,9 +53,15 @@ const MAX_BODY = 4096;
  * valid JSON. Anything else is refused; a client that hangs up mid-body gets
  * nothing and changes nothing.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; refusal: Refusal }> {
+export async function readJsonBody(
+  req: IncomingMessage,
+): Promise<{ ok: true; value: unknown } | { ok: false; refusal: Refusal }> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') return { ok: false, refusal: [415, { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'the body must be application/json' }] };
+  if (type !== 'application/json')
+    return {
+      ok: false,
+      refusal: [415, { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'the body must be application/json' }],
+    };
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -62,7 +76,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<{ ok: true; va
   // A client that closes its side early ends the stream without an error on some paths: check completeness ourselves.
   if (!req.complete) return invalid('the body was cut short');
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) !== size) return invalid('the body is shorter than its Content-Length');
+  if (declared !== undefined && Number(declared) !== size)
+    return invalid('the body is shorter than its Content-Length');
   try {
     return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
   } catch {
@@ -80,6 +95,10 @@ function invalid(message: string): { ok: false; refusal: Refusal } {
  * open management port (or none an operator expects to reach).
  */
 export function requiredTokenHash(tokenHash: string | null): string {
-  if (tokenHash === null) throw new ConfigError('management.tokenHash', 'is required in production: run `herald admin credential --out <file>` and put the hash it prints here (docs/security.md)');
+  if (tokenHash === null)
+    throw new ConfigError(
+      'management.tokenHash',
+      'is required in production: run `herald admin credential --out <file>` and put the hash it prints here (docs/security.md)',
+    );
   return tokenHash;
 }

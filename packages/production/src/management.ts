@@ -53,10 +53,17 @@ export interface ManagementServer {
  * only a complete application/json body (docs/security.md). Errors are JSON
  * {code, message} like the public API's.
  */
-export async function startManagementServer(process_: ManagedProcess, options: ManagementOptions): Promise<ManagementServer> {
+export async function startManagementServer(
+  process_: ManagedProcess,
+  options: ManagementOptions,
+): Promise<ManagementServer> {
   const { logger } = options;
   const [host, port] = splitAddress(options.address);
-  if (!isLoopbackHost(host) && options.allowRemote !== true) throw new ConfigError(`management.endpoints.${process_.id}`, `listens beyond loopback (${options.address}): set management.allowRemote to true to allow it`);
+  if (!isLoopbackHost(host) && options.allowRemote !== true)
+    throw new ConfigError(
+      `management.endpoints.${process_.id}`,
+      `listens beyond loopback (${options.address}): set management.allowRemote to true to allow it`,
+    );
   const startedAt = new Date().toISOString();
   let draining: Promise<void> | undefined;
   let resolveDrained!: () => void;
@@ -73,12 +80,24 @@ export async function startManagementServer(process_: ManagedProcess, options: M
   };
 
   const routes: Record<string, (req: IncomingMessage) => Promise<[number, unknown]>> = {
-    'GET /status': async () => [200, { id: process_.id, tier: process_.tier, pid: process.pid, state: draining ? 'draining' : 'running', startedAt, trafficCut: isTrafficCut(), ...process_.status() }],
+    'GET /status': async () => [
+      200,
+      {
+        id: process_.id,
+        tier: process_.tier,
+        pid: process.pid,
+        state: draining ? 'draining' : 'running',
+        startedAt,
+        trafficCut: isTrafficCut(),
+        ...process_.status(),
+      },
+    ],
     'POST /drain': async (req) => {
       // The body names the process: a drain sent to the wrong address (a stale endpoint list) stops nothing.
       const body = await readJsonBody(req);
       if (!body.ok) return body.refusal;
-      if ((body.value as { id?: unknown } | null)?.id !== process_.id) return [400, { code: 'VALIDATION', message: `body must be {"id": ${JSON.stringify(process_.id)}}` }];
+      if ((body.value as { id?: unknown } | null)?.id !== process_.id)
+        return [400, { code: 'VALIDATION', message: `body must be {"id": ${JSON.stringify(process_.id)}}` }];
       drain();
       return [202, { id: process_.id, state: 'draining' }];
     },
@@ -103,21 +122,32 @@ export async function startManagementServer(process_: ManagedProcess, options: M
     if (refused !== null) {
       // Unread: a refused caller's body is never parsed. The connection closes so it cannot keep sending.
       // Logged (the logger redacts a token in the path), so an operator sees someone knocking.
-      logger.warn('management request refused', { status: refused[0], method: req.method, path: (req.url ?? '/').slice(0, 200), remote: req.socket.remoteAddress });
+      logger.warn('management request refused', {
+        status: refused[0],
+        method: req.method,
+        path: (req.url ?? '/').slice(0, 200),
+        remote: req.socket.remoteAddress,
+      });
       res.setHeader('connection', 'close');
       if (refused[0] === 401) res.setHeader('www-authenticate', 'Bearer realm="herald-management"');
       send(res, ...refused);
       return;
     }
     const route = routes[`${req.method} ${(req.url ?? '/').split('?')[0]}`];
-    const answer = route ? route(req) : Promise.resolve<[number, unknown]>([404, { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }]);
+    const answer = route
+      ? route(req)
+      : Promise.resolve<[number, unknown]>([404, { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }]);
     answer.then(
       ([status, body]) => send(res, status, body),
       (error: unknown) => send(res, 500, { code: 'INTERNAL', message: String(error) }),
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(new ConfigError(`management.endpoints.${process_.id}`, `cannot listen on ${options.address}: ${error.message}`)));
+    server.once('error', (error) =>
+      reject(
+        new ConfigError(`management.endpoints.${process_.id}`, `cannot listen on ${options.address}: ${error.message}`),
+      ),
+    );
     server.listen(port, host, () => resolve());
   });
   const bound = `${host}:${(server.address() as AddressInfo).port}`;

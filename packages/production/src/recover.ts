@@ -84,8 +84,18 @@ export interface RecoverySummary {
 /** The origin task as its site's task store has it; TASK_NOT_FOUND when it has none. */
 export async function readOriginTask(store: TaskStore, taskId: number): Promise<OriginTask> {
   const task = await store.getTask(taskId);
-  if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `task ${taskId} does not exist in the origin site's task store`, { taskId });
-  return { accountId: task.accountId, content: task.content, priority: task.priority, listId: task.listId, expiresAt: task.expiresAt, source: 'store' };
+  if (task === undefined)
+    throw new NotFoundError('TASK_NOT_FOUND', `task ${taskId} does not exist in the origin site's task store`, {
+      taskId,
+    });
+  return {
+    accountId: task.accountId,
+    content: task.content,
+    priority: task.priority,
+    listId: task.listId,
+    expiresAt: task.expiresAt,
+    source: 'store',
+  };
 }
 
 /**
@@ -96,18 +106,28 @@ export async function readOriginTask(store: TaskStore, taskId: number): Promise<
  */
 export async function readTaskReports(source: ReportSource, taskId: number): Promise<BatchReport[]> {
   const { sasl, ssl } = compileKafkaSecurity(source.sasl, source.tls);
-  const kafka = new Kafka({ clientId: source.clientId ?? 'herald-recover', brokers: source.brokers, logLevel: logLevel.NOTHING, ...(sasl === undefined ? {} : { sasl }), ...(ssl === undefined ? {} : { ssl }) });
+  const kafka = new Kafka({
+    clientId: source.clientId ?? 'herald-recover',
+    brokers: source.brokers,
+    logLevel: logLevel.NOTHING,
+    ...(sasl === undefined ? {} : { sasl }),
+    ...(ssl === undefined ? {} : { ssl }),
+  });
   const topic = source.topicPrefix + TOPICS.reports;
   const admin = kafka.admin();
   try {
     await admin.connect();
   } catch (error) {
-    throw new ConfigError('--brokers', `no Kafka broker of ${source.brokers.join(',')} answers: ${(error as Error).message}`);
+    throw new ConfigError(
+      '--brokers',
+      `no Kafka broker of ${source.brokers.join(',')} answers: ${(error as Error).message}`,
+    );
   }
   const groupId = `${source.topicPrefix}herald-recover-${taskId}-${randomBytes(4).toString('hex')}`;
   try {
     const pending = new Map<number, bigint>(); // partition -> end offset still to reach
-    for (const p of await admin.fetchTopicOffsets(topic)) if (BigInt(p.high) > BigInt(p.low)) pending.set(p.partition, BigInt(p.high));
+    for (const p of await admin.fetchTopicOffsets(topic))
+      if (BigInt(p.high) > BigInt(p.low)) pending.set(p.partition, BigInt(p.high));
     if (pending.size === 0) return [];
     const reports: BatchReport[] = [];
     const key = String(taskId);
@@ -142,7 +162,16 @@ export async function readTaskReports(source: ReportSource, taskId: number): Pro
       const timeoutMs = source.timeoutMs ?? 120_000;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new HeraldError(ErrorCodes.UNAVAILABLE, `reading ${topic} did not reach its end within ${timeoutMs} ms`, { retriable: true, details: { topic } })), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new HeraldError(ErrorCodes.UNAVAILABLE, `reading ${topic} did not reach its end within ${timeoutMs} ms`, {
+                retriable: true,
+                details: { topic },
+              }),
+            ),
+          timeoutMs,
+        );
       });
       await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
       return reports;
@@ -173,15 +202,28 @@ async function loadIfThere(listsDir: string, listId: string, uinLimit: number): 
   }
 }
 
-async function post<T>(apiUrl: string, apiToken: string | undefined, path: string, body: Uint8Array | object): Promise<T> {
+async function post<T>(
+  apiUrl: string,
+  apiToken: string | undefined,
+  path: string,
+  body: Uint8Array | object,
+): Promise<T> {
   const binary = body instanceof Uint8Array;
   const response = await fetch(apiUrl + path, {
     method: 'POST',
-    headers: { 'content-type': binary ? 'application/octet-stream' : 'application/json', ...(apiToken === undefined ? {} : { authorization: `Bearer ${apiToken}` }) },
+    headers: {
+      'content-type': binary ? 'application/octet-stream' : 'application/json',
+      ...(apiToken === undefined ? {} : { authorization: `Bearer ${apiToken}` }),
+    },
     body: binary ? body : JSON.stringify(body),
   });
   const json = (await response.json()) as T & { error?: { code: string; message: string } };
-  if (!response.ok) throw new HeraldError(ErrorCodes.INTERNAL, `POST ${path} on ${apiUrl}: ${response.status} ${json.error?.code}: ${json.error?.message}`, { details: { status: response.status, api: json.error } });
+  if (!response.ok)
+    throw new HeraldError(
+      ErrorCodes.INTERNAL,
+      `POST ${path} on ${apiUrl}: ${response.status} ${json.error?.code}: ${json.error?.message}`,
+      { details: { status: response.status, api: json.error } },
+    );
   return json;
 }
 
@@ -206,11 +248,25 @@ export async function recoverTask(options: RecoverOptions): Promise<RecoverySumm
   let listId = filteredId;
   let listSource: RecoverySummary['listSource'] = 'filtered';
   if (list === undefined) {
-    if (reports.length > 0) throw new ReportsMismatchError(`task ${taskId} has ${reports.length} reports but no filtered list ${filteredId} in ${options.listsDir}`, { reason: 'no_filtered_list', taskId });
-    if (origin.listId === undefined) throw new NotFoundError('TASK_NOT_FOUND', `task ${taskId}: no filtered list ${filteredId}, no reports, and no uploaded list to recover from`, { taskId });
+    if (reports.length > 0)
+      throw new ReportsMismatchError(
+        `task ${taskId} has ${reports.length} reports but no filtered list ${filteredId} in ${options.listsDir}`,
+        { reason: 'no_filtered_list', taskId },
+      );
+    if (origin.listId === undefined)
+      throw new NotFoundError(
+        'TASK_NOT_FOUND',
+        `task ${taskId}: no filtered list ${filteredId}, no reports, and no uploaded list to recover from`,
+        { taskId },
+      );
     // It never got past pre-processing: nothing was sent, so the whole uploaded list is owed; this site filters it again.
     list = await loadIfThere(options.listsDir, origin.listId, options.uinLimit);
-    if (list === undefined) throw new NotFoundError('LIST_NOT_FOUND', `task ${taskId}: neither its filtered list ${filteredId} nor its uploaded list ${origin.listId} is in ${options.listsDir}`, { taskId });
+    if (list === undefined)
+      throw new NotFoundError(
+        'LIST_NOT_FOUND',
+        `task ${taskId}: neither its filtered list ${filteredId} nor its uploaded list ${origin.listId} is in ${options.listsDir}`,
+        { taskId },
+      );
     listId = origin.listId;
     listSource = 'original';
   }
@@ -238,10 +294,19 @@ export async function recoverTask(options: RecoverOptions): Promise<RecoverySumm
   }
 
   const ttlSeconds = origin.expiresAt === undefined ? undefined : Math.ceil((origin.expiresAt - Date.now()) / 1000);
-  if (ttlSeconds !== undefined && ttlSeconds <= 0) throw new ValidationError(`task ${taskId} expired at ${new Date(origin.expiresAt!).toISOString()}: nothing to recover`, { taskId });
+  if (ttlSeconds !== undefined && ttlSeconds <= 0)
+    throw new ValidationError(
+      `task ${taskId} expired at ${new Date(origin.expiresAt!).toISOString()}: nothing to recover`,
+      { taskId },
+    );
   // The original list was not filtered yet (it may hold duplicates): only a filtered one is sorted and distinct.
   const flags = listSource === 'filtered' ? ListFlags.SORTED | ListFlags.UNIQUE : 0;
-  const meta = await post<ListMeta>(options.apiUrl, options.apiToken, `/api/v1/lists?accountId=${encodeURIComponent(origin.accountId)}`, encodeRecipientList(remainder.uins, flags));
+  const meta = await post<ListMeta>(
+    options.apiUrl,
+    options.apiToken,
+    `/api/v1/lists?accountId=${encodeURIComponent(origin.accountId)}`,
+    encodeRecipientList(remainder.uins, flags),
+  );
   say(`remainder uploaded as list ${meta.id}`);
   const task = await post<Task>(options.apiUrl, options.apiToken, '/api/v1/tasks', {
     accountId: origin.accountId,

@@ -19,7 +19,9 @@ export function readSettingFile(setting: string, path: string): Buffer {
 
 /** A secret kept in a file: its UTF-8 text without one trailing newline; an empty one is an error. */
 export function secretFromFile(setting: string, path: string): string {
-  const secret = readSettingFile(setting, path).toString('utf8').replace(/\r?\n$/, '');
+  const secret = readSettingFile(setting, path)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (secret.length === 0) throw new ConfigError(setting, `${JSON.stringify(path)} is empty`);
   return secret;
 }

@@ -18,7 +18,12 @@ const STARTERS: Record<TierName, (context: TierContext) => Promise<RunningTier>>
 
 /** Starts one tier of the production profile in this process. */
 export function startTier(tier: string, context: TierContext): Promise<RunningTier> {
-  if (context.config.profile !== 'production') throw new ConfigError('profile', `herald start needs the production profile (the embedded one runs with herald dev)`);
-  if (!(TIERS as readonly string[]).includes(tier)) throw new ConfigError('<tier>', `must be one of ${TIERS.join(', ')} (got ${JSON.stringify(tier)})`);
+  if (context.config.profile !== 'production')
+    throw new ConfigError(
+      'profile',
+      `herald start needs the production profile (the embedded one runs with herald dev)`,
+    );
+  if (!(TIERS as readonly string[]).includes(tier))
+    throw new ConfigError('<tier>', `must be one of ${TIERS.join(', ')} (got ${JSON.stringify(tier)})`);
   return STARTERS[tier as TierName](context);
 }

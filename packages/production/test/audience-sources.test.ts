@@ -44,13 +44,19 @@ function productionConfig(followEvents: boolean, dataDir = '/nonexistent') {
   });
 }
 
-const change = (uin: number, following: boolean, at: number, accountId = 'acme'): FollowChange => ({ accountId, uin, following, at });
+const change = (uin: number, following: boolean, at: number, accountId = 'acme'): FollowChange => ({
+  accountId,
+  uin,
+  following,
+  at,
+});
 
 describe('production audience sources', () => {
   const resources = new Resources();
 
   beforeAll(async () => {
-    if (brokers.length === 0) throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
+    if (brokers.length === 0)
+      throw new Error('HERALD_TEST_KAFKA_BROKERS is not set (jest global setup starts the kcat mock cluster)');
     await migrate(MYSQL_URL, { database });
   });
 
@@ -69,13 +75,30 @@ describe('production audience sources', () => {
     const followers = async (accountId = 'acme') => (await readAudience(sources.followers!.followers(accountId))).uins;
 
     // Same key (uin 2): follow then unfollow, published in that order.
-    await publishFollowChanges(producer, [change(1, true, 10), change(2, true, 10), change(2, false, 20), change(3, true, 10)]);
-    await waitFor(async () => JSON.stringify(await followers()) === JSON.stringify([1, 3]), { timeoutMs: 60_000, intervalMs: 200, message: 'the first changes applied' });
+    await publishFollowChanges(producer, [
+      change(1, true, 10),
+      change(2, true, 10),
+      change(2, false, 20),
+      change(3, true, 10),
+    ]);
+    await waitFor(async () => JSON.stringify(await followers()) === JSON.stringify([1, 3]), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      message: 'the first changes applied',
+    });
 
     // A redelivery and a late, older follow of 2; then a sentinel on each key, so their order proves the stale ones were handled.
     await publishFollowChanges(producer, [change(1, true, 10), change(2, true, 15), change(3, true, 10)]);
-    await publishFollowChanges(producer, [change(1, true, 1, 'sentinel'), change(2, true, 1, 'sentinel'), change(3, true, 1, 'sentinel')]);
-    await waitFor(async () => (await followers('sentinel')).length === 3, { timeoutMs: 60_000, intervalMs: 200, message: 'the sentinels applied' });
+    await publishFollowChanges(producer, [
+      change(1, true, 1, 'sentinel'),
+      change(2, true, 1, 'sentinel'),
+      change(3, true, 1, 'sentinel'),
+    ]);
+    await waitFor(async () => (await followers('sentinel')).length === 3, {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      message: 'the sentinels applied',
+    });
     expect(await followers()).toEqual([1, 3]);
   });
 
@@ -83,28 +106,41 @@ describe('production audience sources', () => {
     const dir: TempDir = resources.add('temp dir', await makeTempDir('herald-prod-copies-'), (d) => d.remove());
     const config = productionConfig(true, dir.path);
     const sources = await openAudienceSources(config, 'interface-3', noopLogger, noopMeter, resources);
-    const producer = resources.add('producer', await connectEventBus(config, 'producer-3', noopLogger), (b) => b.close());
+    const producer = resources.add('producer', await connectEventBus(config, 'producer-3', noopLogger), (b) =>
+      b.close(),
+    );
     await sources.followers!.applyFollows(Array.from({ length: 200 }, (_, i) => change(1000 + i, true, 1, 'copied')));
     const lists = new ListRepository(`${dir.path}/lists`);
-    const { meta } = await importFromSource(lists, sources.followers!.followers('copied'), { accountId: 'copied', uinLimit: 2 ** 24 });
+    const { meta } = await importFromSource(lists, sources.followers!.followers('copied'), {
+      accountId: 'copied',
+      uinLimit: 2 ** 24,
+    });
     await sources.followerCopies!.install('copied', lists.pathOf(meta.id));
 
     await publishFollowChanges(producer, [change(7, true, 5, 'copied'), change(1000, false, 5, 'copied')]);
-    const fromCopy = async () => (await readAudience(sources.followerCopies!.source('copied', sources.followers!))).uins;
+    const fromCopy = async () =>
+      (await readAudience(sources.followerCopies!.source('copied', sources.followers!))).uins;
     const fromTable = async () => (await readAudience(sources.followers!.followers('copied'))).uins;
     // Two groups, each at its own pace: wait for both to have applied the changes.
-    await waitFor(async () => (await fromCopy()).includes(7) && (await fromTable()).includes(7) && !(await fromTable()).includes(1000), {
-      timeoutMs: 60_000,
-      intervalMs: 200,
-      message: 'the copy and the table to hear the changes',
-    });
+    await waitFor(
+      async () =>
+        (await fromCopy()).includes(7) && (await fromTable()).includes(7) && !(await fromTable()).includes(1000),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        message: 'the copy and the table to hear the changes',
+      },
+    );
     expect(sources.followerCopies!.lastVerdict('copied')).toMatchObject({ at: 'copy' });
     expect(await fromCopy()).toEqual(await fromTable());
   });
 
   it('opens the table and targeting sources on the same database', async () => {
     const sources = await openAudienceSources(productionConfig(false), 'interface-2', noopLogger, noopMeter, resources);
-    await sources.attributes!.putUsers([{ uin: 5, region: 'cn-gd' }, { uin: 6, region: 'cn-bj' }]);
+    await sources.attributes!.putUsers([
+      { uin: 5, region: 'cn-gd' },
+      { uin: 6, region: 'cn-bj' },
+    ]);
     const { createConnection } = await import('mysql2/promise');
     const conn = await createConnection({ uri: `${MYSQL_URL}/${database}` });
     await conn.query('CREATE TABLE crm (uin INT UNSIGNED PRIMARY KEY)');

@@ -10,8 +10,18 @@ const PROCESSES = {
   executor: ['executor-1', 'executor-2'],
   controller: ['controller-1', 'controller-2'],
 };
-const plan = (seed: number, count = 60) => planFaults({ seed, count, kinds: FAULT_KINDS, processes: PROCESSES, gapMs: [500, 3000], durationMs: [1000, 5000], settleMs: 3000 });
-const out = (faults: PlannedFault[], at: number) => faults.filter((f) => f.atMs <= at && at < f.atMs + f.durationMs + 3000);
+const plan = (seed: number, count = 60) =>
+  planFaults({
+    seed,
+    count,
+    kinds: FAULT_KINDS,
+    processes: PROCESSES,
+    gapMs: [500, 3000],
+    durationMs: [1000, 5000],
+    settleMs: 3000,
+  });
+const out = (faults: PlannedFault[], at: number) =>
+  faults.filter((f) => f.atMs <= at && at < f.atMs + f.durationMs + 3000);
 
 describe('chaos schedule', () => {
   it('is the same for the same seed and differs for another', () => {
@@ -37,7 +47,17 @@ describe('chaos schedule', () => {
   });
 
   it('refuses a schedule it cannot keep (a scheduler cut needs three schedulers)', () => {
-    expect(() => planFaults({ seed: 1, count: 3, kinds: ['scheduler-cut'], processes: { scheduler: ['scheduler-1', 'scheduler-2'] }, gapMs: [1, 2], durationMs: [1, 2], settleMs: 0 })).toThrow(RangeError);
+    expect(() =>
+      planFaults({
+        seed: 1,
+        count: 3,
+        kinds: ['scheduler-cut'],
+        processes: { scheduler: ['scheduler-1', 'scheduler-2'] },
+        gapMs: [1, 2],
+        durationMs: [1, 2],
+        settleMs: 0,
+      }),
+    ).toThrow(RangeError);
   });
 });
 
@@ -46,8 +66,27 @@ describe('chaos checks', () => {
   const list = Uint32Array.from([1, 2, 3, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   const expected = expectedFor(list, Uint32Array.from([12]), Uint32Array.from([1, 3, 5, 7, 9, 11]));
   const task = (report: Partial<Task['report']> = {}): Task =>
-    ({ id: 1, state: 'COMPLETED', error: null, report: { total: 13, kept: 11, removed: { duplicate: 1, blacklisted: 1 }, delivered: 6, offline: 5, units: 2, unitsDone: 2, ...report } }) as unknown as Task;
-  const left = (delivered: number[], queued = [2, 4, 6, 8, 10]): Left => ({ delivered: Uint32Array.from(delivered), atLogin: 0, onSeveralExecutors: 0, queued: Uint32Array.from(queued) });
+    ({
+      id: 1,
+      state: 'COMPLETED',
+      error: null,
+      report: {
+        total: 13,
+        kept: 11,
+        removed: { duplicate: 1, blacklisted: 1 },
+        delivered: 6,
+        offline: 5,
+        units: 2,
+        unitsDone: 2,
+        ...report,
+      },
+    }) as unknown as Task;
+  const left = (delivered: number[], queued = [2, 4, 6, 8, 10]): Left => ({
+    delivered: Uint32Array.from(delivered),
+    atLogin: 0,
+    onSeveralExecutors: 0,
+    queued: Uint32Array.from(queued),
+  });
 
   it('passes an exact outcome', () => {
     const verdict = judge(task(), expected, left([1, 3, 5, 7, 9, 11]), 4, 0);
@@ -64,11 +103,18 @@ describe('chaos checks', () => {
   it('allows repeats up to one batch per unit for each fault while sending, and no more', () => {
     // kept = 1..11; batches of 4: [1-4] [5-8] [9-11]. Repeats of 1, 3 (batch 0) and 9 (batch 2).
     const repeated = left([1, 1, 3, 3, 5, 7, 9, 9, 11]);
-    expect(judge(task(), expected, repeated, 4, 1)).toMatchObject({ repeats: 3, repeatedBatches: 2, repeatBound: 2, problems: [] });
+    expect(judge(task(), expected, repeated, 4, 1)).toMatchObject({
+      repeats: 3,
+      repeatedBatches: 2,
+      repeatBound: 2,
+      problems: [],
+    });
     expect(judge(task(), expected, repeated, 4, 0).problems.join('\n')).toMatch(/repeats in 2 batches/);
   });
 
   it('flags a task that did not complete', () => {
-    expect(judge({ ...task(), state: 'SENDING' }, expected, left([1, 3, 5, 7, 9, 11]), 4, 0).problems).toEqual(['task 1 is still SENDING']);
+    expect(judge({ ...task(), state: 'SENDING' }, expected, left([1, 3, 5, 7, 9, 11]), 4, 0).problems).toEqual([
+      'task 1 is still SENDING',
+    ]);
   });
 });

@@ -39,7 +39,8 @@ describe('chaos (production profile, real processes)', () => {
         process.stdout.write(`chaos: ${line}\n`);
       },
     });
-    if (summary.problems.length > 0) process.stdout.write(`chaos: replay with HERALD_CHAOS_SEED=${seed}\n${summary.logs ?? ''}\n`);
+    if (summary.problems.length > 0)
+      process.stdout.write(`chaos: replay with HERALD_CHAOS_SEED=${seed}\n${summary.logs ?? ''}\n`);
     expect(summary.problems).toEqual([]);
     expect(summary.faults.length).toBeGreaterThan(0);
     expect(summary.lost).toBe(0);

@@ -46,7 +46,12 @@ describe('file modes', () => {
       for (const entry of entries) {
         const path = join(at, entry.name);
         const mode = (await stat(path)).mode & 0o777;
-        out.push({ path: relative(root, path), dir: entry.isDirectory(), mode, inLevelDb: level && !entry.isDirectory() });
+        out.push({
+          path: relative(root, path),
+          dir: entry.isDirectory(),
+          mode,
+          inLevelDb: level && !entry.isDirectory(),
+        });
         if (entry.isDirectory()) await visit(path);
       }
     };
@@ -56,14 +61,35 @@ describe('file modes', () => {
 
   it('leaves nothing readable by other users after a broadcast, with keys, a confirmed-batch log and the online bitmap', async () => {
     const data = join(dir.path, 'data');
-    cluster = await startEmbeddedCluster({ dataDir: data, uinSpaceBits: 20, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, dispatcher: { batchSize: 500, unitSize: 2000 }, offline: { rangeBits: 8 } });
+    cluster = await startEmbeddedCluster({
+      dataDir: data,
+      uinSpaceBits: 20,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      dispatcher: { batchSize: 500, unitSize: 2000 },
+      offline: { rangeBits: 8 },
+    });
     const audience = syntheticAudience({ recipients: 5000, onlineFraction: 0.5, uinLimit: 2 ** 20, seed: 3 });
     for (const uin of audience.online) cluster.online.setOnline(uin, true);
     const api = async <T>(path: string, body: unknown, type = 'application/json') =>
-      (await (await fetch(cluster!.url + path, { method: 'POST', headers: { 'content-type': type, ...authHeaders() }, body: type === 'application/json' ? JSON.stringify(body) : (body as Buffer) })).json()) as T;
-    const list = await api<ListMeta>('/api/v1/lists?accountId=acme', encodeRecipientList(audience.list), 'application/octet-stream');
+      (await (
+        await fetch(cluster!.url + path, {
+          method: 'POST',
+          headers: { 'content-type': type, ...authHeaders() },
+          body: type === 'application/json' ? JSON.stringify(body) : (body as Buffer),
+        })
+      ).json()) as T;
+    const list = await api<ListMeta>(
+      '/api/v1/lists?accountId=acme',
+      encodeRecipientList(audience.list),
+      'application/octet-stream',
+    );
     const task = await api<Task>('/api/v1/tasks', { accountId: 'acme', listId: list.id, content: { body: 'modes' } });
-    await waitFor(async () => (await cluster!.store.getTask(task.id))?.state === 'COMPLETED', { timeoutMs: 60_000, intervalMs: 50, message: `task ${task.id} did not complete` });
+    await waitFor(async () => (await cluster!.store.getTask(task.id))?.state === 'COMPLETED', {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+      message: `task ${task.id} did not complete`,
+    });
     await cluster.stop();
     cluster = undefined;
 
@@ -88,7 +114,11 @@ describe('file modes', () => {
       .map((e) => `${e.path} ${e.mode.toString(8)}`);
     expect(wrong).toEqual([]);
     // LevelDB's own files: whatever their mode, in a directory only the user can enter.
-    for (const e of entries.filter((x) => x.inLevelDb)) expect({ path: e.path, parent: mode(relative(dir.path, join(dir.path, e.path, '..'))) }).toEqual({ path: e.path, parent: 0o700 });
+    for (const e of entries.filter((x) => x.inLevelDb))
+      expect({ path: e.path, parent: mode(relative(dir.path, join(dir.path, e.path, '..'))) }).toEqual({
+        path: e.path,
+        parent: 0o700,
+      });
     expect(mode('keys/scheduler-1.key')).toBe(0o600);
     expect(mode('keys/scheduler-1.pub')).toBe(0o600);
     expect(mode('online.bitmap')).toBe(0o640);

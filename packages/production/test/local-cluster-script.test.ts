@@ -34,20 +34,42 @@ describe('deploy/local-cluster.sh', () => {
     const status = await cluster.script('status');
     expect(status.stdout.match(/^running /gm)).toHaveLength(12);
 
-    const list = (await (await fetch(`${second}/api/v1/lists?accountId=smoke`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...authHeaders() }, body: encodeRecipientList(Array.from({ length: 20_000 }, (_, i) => 100 + 2 * i)) })).json()) as ListMeta;
-    const task = (await (await fetch(`${second}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify({ accountId: 'smoke', listId: list.id, content: { body: 'hi' } }) })).json()) as Task;
+    const list = (await (
+      await fetch(`${second}/api/v1/lists?accountId=smoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream', ...authHeaders() },
+        body: encodeRecipientList(Array.from({ length: 20_000 }, (_, i) => 100 + 2 * i)),
+      })
+    ).json()) as ListMeta;
+    const task = (await (
+      await fetch(`${second}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...authHeaders() },
+        body: JSON.stringify({ accountId: 'smoke', listId: list.id, content: { body: 'hi' } }),
+      })
+    ).json()) as Task;
     let seen: Task | undefined;
-    await waitFor(async () => {
-      seen = (await (await fetch(`${first}/api/v1/tasks/${task.id}`, { headers: authHeaders() })).json()) as Task;
-      return seen.state === 'COMPLETED';
-    }, { timeoutMs: 120_000, intervalMs: 100, message: `task not completed (last ${seen?.state})` });
+    await waitFor(
+      async () => {
+        seen = (await (await fetch(`${first}/api/v1/tasks/${task.id}`, { headers: authHeaders() })).json()) as Task;
+        return seen.state === 'COMPLETED';
+      },
+      { timeoutMs: 120_000, intervalMs: 100, message: `task not completed (last ${seen?.state})` },
+    );
     expect(seen!.report).toMatchObject({ total: 20_000, kept: 20_000, offline: 20_000, delivered: 0 });
 
     // Two of them log in: a login service publishes on the presence topic.
-    const kafka = new Kafka({ clientId: `smoke-${cluster.name}`, brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      clientId: `smoke-${cluster.name}`,
+      brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','),
+      logLevel: logLevel.NOTHING,
+    });
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: `${cluster.name}.${TOPICS.presence}`, messages: [100, 39_998].map((uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }) })) });
+    await producer.send({
+      topic: `${cluster.name}.${TOPICS.presence}`,
+      messages: [100, 39_998].map((uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }) })),
+    });
     await producer.disconnect();
     const atLogin = async () => {
       const uins: number[] = [];
@@ -57,7 +79,11 @@ describe('deploy/local-cluster.sh', () => {
       }
       return uins.sort((a, b) => a - b);
     };
-    await waitFor(async () => (await atLogin()).length === 2, { timeoutMs: 60_000, intervalMs: 100, message: 'the two users who logged in got the broadcast from their offline lists' });
+    await waitFor(async () => (await atLogin()).length === 2, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      message: 'the two users who logged in got the broadcast from their offline lists',
+    });
     expect(await atLogin()).toEqual([100, 39_998]);
 
     await cluster.script('stop');

@@ -23,7 +23,8 @@ describe('production profile with zookeeper.auth and presence.hmacKeyFile', () =
   let cluster: ProcessCluster;
   const names = uniqueNames('locked');
   const key = randomBytes(32).toString('hex'); // the file's text is the key, as `openssl rand -hex 32` writes it
-  const metricsOf = async (id: string) => (await fetch(`http://${cluster.managementAddress(id)}/metrics`, { headers: cluster.managementHeaders() })).text();
+  const metricsOf = async (id: string) =>
+    (await fetch(`http://${cluster.managementAddress(id)}/metrics`, { headers: cluster.managementHeaders() })).text();
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-locked-');
@@ -31,9 +32,18 @@ describe('production profile with zookeeper.auth and presence.hmacKeyFile', () =
     const credentialsFile = join(dir.path, 'zk.auth');
     await writeFile(keyFile, `${key}\n`, { mode: 0o600 });
     await writeFile(credentialsFile, `herald:${randomBytes(12).toString('hex')}\n`, { mode: 0o600 });
-    cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 1, controllers: 1 }, names);
+    cluster = new ProcessCluster(
+      dir.path,
+      { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 1, controllers: 1 },
+      names,
+    );
     await cluster.configure({
-      zookeeper: { connectionString: process.env.HERALD_TEST_ZK!, root: names.zkRoot, sessionTimeoutMs: 4000, auth: { credentialsFile } },
+      zookeeper: {
+        connectionString: process.env.HERALD_TEST_ZK!,
+        root: names.zkRoot,
+        sessionTimeoutMs: 4000,
+        auth: { credentialsFile },
+      },
       presence: { hmacKeyFile: keyFile },
     });
     await cluster.keysAndSchema();
@@ -49,9 +59,14 @@ describe('production profile with zookeeper.auth and presence.hmacKeyFile', () =
     stranger.connect();
     await new Promise<void>((resolve) => stranger.once('connected', resolve));
     try {
-      const code = (path: string) => new Promise<number>((resolve) => stranger.getChildren(path, (error) => resolve(error === null ? Exception.OK : error.getCode())));
+      const code = (path: string) =>
+        new Promise<number>((resolve) =>
+          stranger.getChildren(path, (error) => resolve(error === null ? Exception.OK : error.getCode())),
+        );
       // The controllers' election runs under <root>/election: it exists, so the cluster works with auth on.
-      await waitFor(async () => (await code(`${names.zkRoot}/election`)) !== Exception.NO_NODE, { message: 'the election tree exists' });
+      await waitFor(async () => (await code(`${names.zkRoot}/election`)) !== Exception.NO_NODE, {
+        message: 'the election tree exists',
+      });
       expect(await code(names.zkRoot)).toBe(Exception.NO_AUTH);
       expect(await code(`${names.zkRoot}/election`)).toBe(Exception.NO_AUTH);
       expect(await code(`${names.zkRoot}/checkpoints`)).toBe(Exception.NO_AUTH);

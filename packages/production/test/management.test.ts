@@ -1,6 +1,12 @@
 import { noopLogger } from '@herald/core/ports';
 import { isTrafficCut, setTrafficCut } from '@herald/transport';
-import { hashManagementToken, startManagementServer, type ManagedProcess, type ManagementOptions, type ManagementServer } from '@herald/production';
+import {
+  hashManagementToken,
+  startManagementServer,
+  type ManagedProcess,
+  type ManagementOptions,
+  type ManagementServer,
+} from '@herald/production';
 
 /** The management endpoint on its own: routes, the drain hand-shake, the fault switch. */
 describe('management endpoint', () => {
@@ -34,17 +40,33 @@ describe('management endpoint', () => {
   const auth = { authorization: `Bearer ${TOKEN}` };
   /** fetch with the credential and, for a body, application/json. */
   const call = (path: string, init: { method?: string; body?: string } = {}) =>
-    fetch(url(path), { ...init, headers: { ...auth, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) } });
+    fetch(url(path), {
+      ...init,
+      headers: { ...auth, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    });
 
   it('reports the status, with the tier view, on a free port of loopback', async () => {
-    server = await startManagementServer(managed(), opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }));
+    server = await startManagementServer(
+      managed(),
+      opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }),
+    );
     expect(server.address).toMatch(/^127\.0\.0\.1:\d+$/);
     const status = (await (await call('/status')).json()) as Record<string, unknown>;
-    expect(status).toMatchObject({ id: 'scheduler-7', tier: 'scheduler', state: 'running', owned: 3, pid: process.pid, trafficCut: false });
+    expect(status).toMatchObject({
+      id: 'scheduler-7',
+      tier: 'scheduler',
+      state: 'running',
+      owned: 3,
+      pid: process.pid,
+      trafficCut: false,
+    });
   });
 
   it('serves Prometheus text as it is', async () => {
-    server = await startManagementServer(managed(), opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }));
+    server = await startManagementServer(
+      managed(),
+      opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }),
+    );
     const response = await call('/metrics');
     expect(response.headers.get('content-type')).toContain('text/plain');
     expect(await response.text()).toBe('herald_up 1\n');
@@ -66,8 +88,15 @@ describe('management endpoint', () => {
   });
 
   it('answers unknown routes and methods with a JSON 404', async () => {
-    server = await startManagementServer(managed(), opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }));
-    for (const [method, path] of [['GET', '/nope'], ['GET', '/drain'], ['DELETE', '/status']] as const) {
+    server = await startManagementServer(
+      managed(),
+      opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }),
+    );
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['GET', '/drain'],
+      ['DELETE', '/status'],
+    ] as const) {
       const response = await call(path, { method });
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ code: 'NOT_FOUND' });
@@ -75,7 +104,10 @@ describe('management endpoint', () => {
   });
 
   it('refuses the fault routes unless management.faults is on', async () => {
-    server = await startManagementServer(managed(), opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }));
+    server = await startManagementServer(
+      managed(),
+      opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }),
+    );
     const response = await call('/faults/traffic-cut', { method: 'POST', body: JSON.stringify({ cut: true }) });
     expect(response.status).toBe(404);
     expect(isTrafficCut()).toBe(false);
@@ -96,7 +128,15 @@ describe('management endpoint', () => {
   });
 
   it('fails to start on an address in use, naming it', async () => {
-    server = await startManagementServer(managed(), opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }));
-    await expect(startManagementServer(managed(), opts({ address: server.address, faults: false, logger: noopLogger }))).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/management\.endpoints\.scheduler-7.*EADDRINUSE/) });
+    server = await startManagementServer(
+      managed(),
+      opts({ address: '127.0.0.1:0', faults: false, logger: noopLogger }),
+    );
+    await expect(
+      startManagementServer(managed(), opts({ address: server.address, faults: false, logger: noopLogger })),
+    ).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/management\.endpoints\.scheduler-7.*EADDRINUSE/),
+    });
   });
 });

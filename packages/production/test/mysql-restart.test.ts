@@ -23,8 +23,15 @@ describe('production profile: MySQL restarted mid-broadcast', () => {
   beforeAll(async () => {
     dir = await makeTempDir('herald-mysql-restart-');
     db = await PrivateMariaDb.start();
-    cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 1 }, names);
-    await startWithAudience(cluster, audience, { mysql: { url: db.url, database: names.database }, dispatcher: { batchSize: 100, unitSize: 25_000 } });
+    cluster = new ProcessCluster(
+      dir.path,
+      { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 1 },
+      names,
+    );
+    await startWithAudience(cluster, audience, {
+      mysql: { url: db.url, database: names.database },
+      dispatcher: { batchSize: 100, unitSize: 25_000 },
+    });
   });
 
   afterAll(async () => {

@@ -18,7 +18,11 @@ export function expectedOutcome(audience: SyntheticAudience) {
  * (sorted, repeats kept) and the offline lists (sorted). Stops the executors
  * first: their LevelDB stores are opened here.
  */
-export async function actualOutcome(cluster: ProcessCluster, dataDir: string, taskId: number): Promise<{ delivered: Uint32Array; queued: Uint32Array }> {
+export async function actualOutcome(
+  cluster: ProcessCluster,
+  dataDir: string,
+  taskId: number,
+): Promise<{ delivered: Uint32Array; queued: Uint32Array }> {
   for (const p of cluster.processes.filter((p) => p.tier === 'executor')) await cluster.stop(p);
   const delivered: number[] = [];
   const queued: number[] = [];

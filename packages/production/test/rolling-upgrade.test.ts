@@ -30,10 +30,15 @@ describe('deploy/rolling-upgrade.sh', () => {
     const started = await cluster.script('start');
     apis = [...started.stdout.matchAll(/http:\/\/127\.0\.0\.1:\d+/g)].map((m) => m[0]);
     // The schedulers own nothing until APTA has agreed on a ring: wait for the ring of three.
-    await waitFor(async () => {
-      const view = (await (await fetch(`${apis[0]}/api/v1/cluster`, { headers: authHeaders() })).json()) as { ring: string[] };
-      return view.ring.length === 3;
-    }, { timeoutMs: 60_000, intervalMs: 200, message: 'the ring of three schedulers' });
+    await waitFor(
+      async () => {
+        const view = (await (await fetch(`${apis[0]}/api/v1/cluster`, { headers: authHeaders() })).json()) as {
+          ring: string[];
+        };
+        return view.ring.length === 3;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, message: 'the ring of three schedulers' },
+    );
   });
 
   afterAll(async () => {
@@ -60,14 +65,25 @@ describe('deploy/rolling-upgrade.sh', () => {
   /** A broadcast to `n` users starting at `first` (every 3rd uin), each task its own content. */
   async function broadcast(first: number, n: number): Promise<{ task: Task; uins: number[] }> {
     const uins = Array.from({ length: n }, (_, i) => first + 3 * i);
-    const list = await call<ListMeta>('/api/v1/lists?accountId=upgrade', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: encodeRecipientList(uins) });
-    const task = await call<Task>('/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'upgrade', listId: list.id, content: { body: `upgrade ${first}` } }) });
+    const list = await call<ListMeta>('/api/v1/lists?accountId=upgrade', {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: encodeRecipientList(uins),
+    });
+    const task = await call<Task>('/api/v1/tasks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ accountId: 'upgrade', listId: list.id, content: { body: `upgrade ${first}` } }),
+    });
     expect(task.id).toBeGreaterThan(0);
     return { task, uins };
   }
 
   it('drains and restarts every process during broadcasts, losing nobody', async () => {
-    const upgrade = spawn('bash', [join(DEPLOY, 'rolling-upgrade.sh')], { env: cluster.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const upgrade = spawn('bash', [join(DEPLOY, 'rolling-upgrade.sh')], {
+      env: cluster.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let upgradeLog = '';
     upgrade.stdout.on('data', (c: Buffer) => (upgradeLog += c.toString()));
     upgrade.stderr.on('data', (c: Buffer) => (upgradeLog += c.toString()));
@@ -100,7 +116,9 @@ describe('deploy/rolling-upgrade.sh', () => {
     // What every executor really did, read once the cluster is stopped (the offline stores are LevelDB).
     await cluster.script('stop');
     const dataDir = join(cluster.dir.path, 'data');
-    const stores = await Promise.all(EXECUTORS.map((id) => LevelOfflineStore.open(join(dataDir, `offline-${id}`), { rangeBits: 20 })));
+    const stores = await Promise.all(
+      EXECUTORS.map((id) => LevelOfflineStore.open(join(dataDir, `offline-${id}`), { rangeBits: 20 })),
+    );
     let repeats = 0;
     try {
       for (const { task, uins } of sent) {
@@ -117,6 +135,8 @@ describe('deploy/rolling-upgrade.sh', () => {
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
-    process.stdout.write(`rolling upgrade: ${sent.length} broadcasts, ${sent.reduce((n, s) => n + s.uins.length, 0)} recipients, ${repeats} repeated\n`);
+    process.stdout.write(
+      `rolling upgrade: ${sent.length} broadcasts, ${sent.reduce((n, s) => n + s.uins.length, 0)} recipients, ${repeats} repeated\n`,
+    );
   });
 });

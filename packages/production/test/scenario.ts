@@ -22,7 +22,11 @@ export function uniqueNames(label: string): ClusterNames {
 }
 
 /** Stops every process, then drops the cluster's database and removes its directory; safe after a failed start. */
-export async function tearDown(cluster: ProcessCluster | undefined, names: ClusterNames, dir: TempDir | undefined): Promise<void> {
+export async function tearDown(
+  cluster: ProcessCluster | undefined,
+  names: ClusterNames,
+  dir: TempDir | undefined,
+): Promise<void> {
   await cluster?.stopAll();
   const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL! });
   await pool.query(`DROP DATABASE IF EXISTS \`${names.database}\``);
@@ -31,7 +35,11 @@ export async function tearDown(cluster: ProcessCluster | undefined, names: Clust
 }
 
 /** Configures, keys, migrates and starts the cluster, then logs the audience's online users in and waits until presence has them all. */
-export async function startWithAudience(cluster: ProcessCluster, audience: SyntheticAudience, extra: Record<string, unknown> = {}): Promise<void> {
+export async function startWithAudience(
+  cluster: ProcessCluster,
+  audience: SyntheticAudience,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   await cluster.configure(extra);
   await cluster.keysAndSchema();
   await cluster.startAll();
@@ -40,7 +48,9 @@ export async function startWithAudience(cluster: ProcessCluster, audience: Synth
 }
 
 async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit): Promise<T> {
-  return (await (await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json()) as T;
+  return (await (
+    await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } })
+  ).json()) as T;
 }
 
 /**
@@ -49,23 +59,49 @@ async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit)
  * for the task to end. Returns the task as it ended and its state when the
  * outage began, so a test can check the outage really hit a running broadcast.
  */
-export async function broadcastThroughOutage(cluster: ProcessCluster, audience: SyntheticAudience, outage: () => Promise<void>): Promise<{ task: Task; stateAtOutage: string }> {
+export async function broadcastThroughOutage(
+  cluster: ProcessCluster,
+  audience: SyntheticAudience,
+  outage: () => Promise<void>,
+): Promise<{ task: Task; stateAtOutage: string }> {
   const binary = { 'content-type': 'application/octet-stream' };
-  await api(cluster, '/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
-  const list = await api<ListMeta>(cluster, '/api/v1/lists?accountId=acme', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
-  const created = await api<Task>(cluster, '/api/v1/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'outage' } }) });
+  await api(cluster, '/api/v1/blacklists/global', {
+    method: 'PUT',
+    headers: binary,
+    body: encodeRecipientList(audience.blacklist),
+  });
+  const list = await api<ListMeta>(cluster, '/api/v1/lists?accountId=acme', {
+    method: 'POST',
+    headers: binary,
+    body: encodeRecipientList(audience.list),
+  });
+  const created = await api<Task>(cluster, '/api/v1/tasks', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'outage' } }),
+  });
 
   let task: Task | undefined;
-  await waitFor(async () => {
-    task = await api<Task>(cluster, `/api/v1/tasks/${created.id}`);
-    return task.state === 'SENDING' && task.report.delivered + task.report.offline > 0;
-  }, { timeoutMs: 60_000, intervalMs: 20, message: `broadcast did not start sending\n${cluster.logs()}` });
+  await waitFor(
+    async () => {
+      task = await api<Task>(cluster, `/api/v1/tasks/${created.id}`);
+      return task.state === 'SENDING' && task.report.delivered + task.report.offline > 0;
+    },
+    { timeoutMs: 60_000, intervalMs: 20, message: `broadcast did not start sending\n${cluster.logs()}` },
+  );
   const stateAtOutage = task!.state;
   await outage();
-  await waitFor(async () => {
-    task = await api<Task>(cluster, `/api/v1/tasks/${created.id}`); // waitFor keeps polling through errors
-    return FINAL.includes(task.state);
-  }, { timeoutMs: 180_000, intervalMs: 200, message: `broadcast did not finish after the outage (last: ${task?.state})\n${cluster.logs()}` });
+  await waitFor(
+    async () => {
+      task = await api<Task>(cluster, `/api/v1/tasks/${created.id}`); // waitFor keeps polling through errors
+      return FINAL.includes(task.state);
+    },
+    {
+      timeoutMs: 180_000,
+      intervalMs: 200,
+      message: `broadcast did not finish after the outage (last: ${task?.state})\n${cluster.logs()}`,
+    },
+  );
   return { task: task!, stateAtOutage };
 }
 
@@ -78,15 +114,30 @@ export const THREE_SCHEDULERS = ['scheduler-1', 'scheduler-2', 'scheduler-3'];
  * 1 controller with the audience's online users logged in, started and
  * waited on until every process routes by the ring of three schedulers.
  */
-export async function startThreeSchedulerCluster(label: string, names: ClusterNames, audience: SyntheticAudience, extra: Record<string, unknown>): Promise<{ dir: TempDir; cluster: ProcessCluster }> {
+export async function startThreeSchedulerCluster(
+  label: string,
+  names: ClusterNames,
+  audience: SyntheticAudience,
+  extra: Record<string, unknown>,
+): Promise<{ dir: TempDir; cluster: ProcessCluster }> {
   const dir = await makeTempDir(`herald-${label}-`);
-  const cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 3, dispatchers: 1, executors: 2, controllers: 1, apta: TEST_APTA }, names);
+  const cluster = new ProcessCluster(
+    dir.path,
+    { interfaces: 1, schedulers: 3, dispatchers: 1, executors: 2, controllers: 1, apta: TEST_APTA },
+    names,
+  );
   await startWithAudience(cluster, audience, extra);
   const full = JSON.stringify(THREE_SCHEDULERS);
-  await waitFor(() => cluster.processes.filter((p) => p.tier !== 'controller' && p.tier !== 'presence').every((p) => p.output.includes(`"members":${full}`)), {
-    timeoutMs: 60_000,
-    message: `not every process reached the ring of three schedulers\n${cluster.logs()}`,
-  });
+  await waitFor(
+    () =>
+      cluster.processes
+        .filter((p) => p.tier !== 'controller' && p.tier !== 'presence')
+        .every((p) => p.output.includes(`"members":${full}`)),
+    {
+      timeoutMs: 60_000,
+      message: `not every process reached the ring of three schedulers\n${cluster.logs()}`,
+    },
+  );
   return { dir, cluster };
 }
 
@@ -110,12 +161,21 @@ export async function expectManagementLocked(cluster: ProcessCluster): Promise<M
   expect(running.length).toBeGreaterThan(0);
   for (const { id } of running) {
     const answers = await sweepManagementPort(cluster.managementAddress(id), id, cluster.managementToken);
-    expect({ id, notRefused: answers.filter((a) => a.status !== 401 && a.status !== 403) }).toEqual({ id, notRefused: [] });
+    expect({ id, notRefused: answers.filter((a) => a.status !== 401 && a.status !== 403) }).toEqual({
+      id,
+      notRefused: [],
+    });
   }
   const statuses: ManagedStatus[] = [];
   for (const p of running) {
-    expect({ id: p.id, exitCode: p.child.exitCode, signal: p.child.signalCode }).toEqual({ id: p.id, exitCode: null, signal: null });
-    const status = (await (await fetch(`http://${cluster.managementAddress(p.id)}/status`, { headers: cluster.managementHeaders() })).json()) as ManagedStatus;
+    expect({ id: p.id, exitCode: p.child.exitCode, signal: p.child.signalCode }).toEqual({
+      id: p.id,
+      exitCode: null,
+      signal: null,
+    });
+    const status = (await (
+      await fetch(`http://${cluster.managementAddress(p.id)}/status`, { headers: cluster.managementHeaders() })
+    ).json()) as ManagedStatus;
     expect(status).toMatchObject({ id: p.id, state: 'running', trafficCut: false });
     statuses.push(status);
   }

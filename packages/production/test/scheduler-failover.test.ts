@@ -4,7 +4,13 @@ import { uniqueSorted } from '@herald/core/uins';
 import { syntheticAudience } from '@herald/audience';
 import type { ProcessCluster, TempDir } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
-import { broadcastThroughOutage, startThreeSchedulerCluster, tearDown, THREE_SCHEDULERS, uniqueNames } from './scenario';
+import {
+  broadcastThroughOutage,
+  startThreeSchedulerCluster,
+  tearDown,
+  THREE_SCHEDULERS,
+  uniqueNames,
+} from './scenario';
 
 /**
  * APTA failover with real processes: three schedulers agree on a ring; the
@@ -23,7 +29,9 @@ describe('scheduler failover (APTA)', () => {
   const audience = syntheticAudience({ recipients: 300_000, onlineFraction: 0.3, uinLimit: 2 ** 24, seed: 11 });
 
   beforeAll(async () => {
-    ({ dir, cluster } = await startThreeSchedulerCluster('failover', names, audience, { dispatcher: { batchSize: 1000, unitSize: 25_000 } }));
+    ({ dir, cluster } = await startThreeSchedulerCluster('failover', names, audience, {
+      dispatcher: { batchSize: 1000, unitSize: 25_000 },
+    }));
   });
 
   afterAll(async () => {
@@ -35,13 +43,18 @@ describe('scheduler failover (APTA)', () => {
     const { task, stateAtOutage } = await broadcastThroughOutage(cluster, audience, async () => {
       // The task id is known once it is sending: the first task of this database is 1.
       killed = new HashRing(THREE_SCHEDULERS).ownerOf(1)!;
-      await cluster.stop(cluster.processes.find((p) => p.id === killed)!, 'SIGKILL');
+      await cluster.stop(
+        cluster.processes.find((p) => p.id === killed)!,
+        'SIGKILL',
+      );
     });
     expect(stateAtOutage).toBe('SENDING');
     expect(task.state).toBe('COMPLETED');
 
     const survivors = THREE_SCHEDULERS.filter((id) => id !== killed);
-    const adoptedBy = cluster.processes.filter((p) => survivors.includes(p.id) && /rebalanced after a ring change.*"adopted":[1-9]/.test(p.output)).map((p) => p.id);
+    const adoptedBy = cluster.processes
+      .filter((p) => survivors.includes(p.id) && /rebalanced after a ring change.*"adopted":[1-9]/.test(p.output))
+      .map((p) => p.id);
     expect(adoptedBy.length).toBeGreaterThan(0);
 
     const { online, offline } = expectedOutcome(audience);
@@ -53,6 +66,8 @@ describe('scheduler failover (APTA)', () => {
     // Only batches in flight at the kill can repeat: at most one batch (1,000 uins) per unit that was streaming.
     const units = Math.ceil(audience.list.length / 25_000);
     expect(repeats).toBeLessThanOrEqual(units * 1000);
-    process.stdout.write(`failover: ${killed} killed; adopted by ${adoptedBy.join(', ')}; ${repeats} repeated deliveries of ${delivered.length}\n`);
+    process.stdout.write(
+      `failover: ${killed} killed; adopted by ${adoptedBy.join(', ')}; ${repeats} repeated deliveries of ${delivered.length}\n`,
+    );
   });
 });

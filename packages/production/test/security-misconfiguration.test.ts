@@ -20,7 +20,11 @@ describe('production process security misconfiguration', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-misconfig-security-');
-    cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 1, controllers: 1 }, names);
+    cluster = new ProcessCluster(
+      dir.path,
+      { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 1, controllers: 1 },
+      names,
+    );
     await cluster.configure();
     await cluster.keysAndSchema();
   });
@@ -30,7 +34,11 @@ describe('production process security misconfiguration', () => {
   });
 
   /** Starts a process with a changed config and returns its exit code and every line it printed. */
-  async function startWith(tier: string, id: string, change: (options: Record<string, any>) => void): Promise<{ code: number | null; output: string; lines: string[] }> {
+  async function startWith(
+    tier: string,
+    id: string,
+    change: (options: Record<string, any>) => void,
+  ): Promise<{ code: number | null; output: string; lines: string[] }> {
     const options = JSON.parse(JSON.stringify(cluster.options)) as Record<string, any>;
     change(options);
     const file = join(dir.path, `bad-${randomBytes(3).toString('hex')}.json`);
@@ -41,27 +49,56 @@ describe('production process security misconfiguration', () => {
     } catch (error) {
       const text = (error as Error).message;
       const output = text.slice(text.indexOf(': ', text.indexOf('exited')) + 2);
-      return { code: Number(/exited (\d+)/.exec(text)?.[1]), output, lines: output.trim().split('\n').filter((l) => l.startsWith('herald:')) };
+      return {
+        code: Number(/exited (\d+)/.exec(text)?.[1]),
+        output,
+        lines: output
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('herald:')),
+      };
     }
   }
 
   it('names kafka.tls.caFile when the CA file cannot be read', async () => {
-    const result = await startWith('executor', 'executor-1', (o) => (o.kafka.tls = { caFile: join(dir.path, 'no-such-ca.pem') }));
+    const result = await startWith(
+      'executor',
+      'executor-1',
+      (o) => (o.kafka.tls = { caFile: join(dir.path, 'no-such-ca.pem') }),
+    );
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config kafka\.tls\.caFile: cannot read ".*no-such-ca\.pem" \(ENOENT\)$/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^herald: CONFIG_INVALID: config kafka\.tls\.caFile: cannot read ".*no-such-ca\.pem" \(ENOENT\)$/,
+      ),
+    ]);
   });
 
   it('names kafka.sasl.mechanism for a mechanism Herald does not support, without showing the password', async () => {
-    const result = await startWith('controller', 'controller-1', (o) => (o.kafka.sasl = { mechanism: 'GSSAPI', username: 'herald', password: SECRET }));
+    const result = await startWith(
+      'controller',
+      'controller-1',
+      (o) => (o.kafka.sasl = { mechanism: 'GSSAPI', username: 'herald', password: SECRET }),
+    );
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config kafka\.sasl\.mechanism: must be one of scram-sha-512, scram-sha-256, plain/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^herald: CONFIG_INVALID: config kafka\.sasl\.mechanism: must be one of scram-sha-512, scram-sha-256, plain/,
+      ),
+    ]);
     expect(result.output).not.toContain(SECRET);
   });
 
   it('names kafka.sasl.username for a password without a username, without showing the password', async () => {
-    const result = await startWith('executor', 'executor-1', (o) => (o.kafka.sasl = { mechanism: 'scram-sha-512', password: SECRET }));
+    const result = await startWith(
+      'executor',
+      'executor-1',
+      (o) => (o.kafka.sasl = { mechanism: 'scram-sha-512', password: SECRET }),
+    );
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config kafka\.sasl\.username: is required/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^herald: CONFIG_INVALID: config kafka\.sasl\.username: is required/),
+    ]);
     expect(result.output).not.toContain(SECRET);
   });
 
@@ -70,18 +107,32 @@ describe('production process security misconfiguration', () => {
     await writeFile(keyFile, 'short\n');
     const result = await startWith('presence', 'presence-1', (o) => (o.presence = { hmacKeyFile: keyFile }));
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config presence\.hmacKeyFile: holds a 5-byte key: at least 32/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^herald: CONFIG_INVALID: config presence\.hmacKeyFile: holds a 5-byte key: at least 32/),
+    ]);
   });
 
   it('names zookeeper.auth.credentialsFile when it cannot be read', async () => {
-    const result = await startWith('controller', 'controller-1', (o) => (o.zookeeper.auth = { credentialsFile: join(dir.path, 'no-such.auth') }));
+    const result = await startWith(
+      'controller',
+      'controller-1',
+      (o) => (o.zookeeper.auth = { credentialsFile: join(dir.path, 'no-such.auth') }),
+    );
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config zookeeper\.auth\.credentialsFile: cannot read .*\(ENOENT\)$/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^herald: CONFIG_INVALID: config zookeeper\.auth\.credentialsFile: cannot read .*\(ENOENT\)$/,
+      ),
+    ]);
   });
 
   it('names mysql.tls when the server does not offer TLS (no plaintext fallback)', async () => {
     const result = await startWith('scheduler', 'scheduler-1', (o) => (o.mysql.tls = {}));
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^herald: CONFIG_INVALID: config mysql\.tls: is set, but the server at .* does not offer TLS$/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^herald: CONFIG_INVALID: config mysql\.tls: is set, but the server at .* does not offer TLS$/,
+      ),
+    ]);
   });
 });

@@ -38,7 +38,9 @@ const SHAPE = { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 2, cont
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
 async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit): Promise<T> {
-  return (await (await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json()) as T;
+  return (await (
+    await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } })
+  ).json()) as T;
 }
 
 /** a ∩ b for sorted distinct arrays. */
@@ -72,8 +74,16 @@ describe('cross-site recovery', () => {
 
   it('runs the remainder of a broadcast whose whole site was killed, reaching everyone exactly once outside the batches in hand', async () => {
     const binary = { 'content-type': 'application/octet-stream' };
-    await api(siteA, '/api/v1/blacklists/global', { method: 'PUT', headers: binary, body: encodeRecipientList(audience.blacklist) });
-    const list = await api<ListMeta>(siteA, '/api/v1/lists?accountId=acme', { method: 'POST', headers: binary, body: encodeRecipientList(audience.list) });
+    await api(siteA, '/api/v1/blacklists/global', {
+      method: 'PUT',
+      headers: binary,
+      body: encodeRecipientList(audience.blacklist),
+    });
+    const list = await api<ListMeta>(siteA, '/api/v1/lists?accountId=acme', {
+      method: 'POST',
+      headers: binary,
+      body: encodeRecipientList(audience.list),
+    });
     const created = await api<Task>(siteA, '/api/v1/tasks', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -81,21 +91,49 @@ describe('cross-site recovery', () => {
     });
     // Killed once the delivery files hold DELIVERED_AT_KILL records (~a fifth of the way): the task's own
     // progress shows up in the API too late to land the kill mid-broadcast every time.
-    const deliveryFiles = siteA.ids('executor').map((id) => join(dirA.path, 'data', 'deliveries', id, `task-${created.id}.deliveries`));
-    await waitFor(async () => {
-      const sizes = await Promise.all(deliveryFiles.map((f) => stat(f).then((s) => s.size, () => 0)));
-      return sizes.reduce((a, b) => a + b, 0) >= DELIVERED_AT_KILL * 8;
-    }, { timeoutMs: 60_000, intervalMs: 5, message: `site A did not start delivering\n${siteA.logs()}` });
+    const deliveryFiles = siteA
+      .ids('executor')
+      .map((id) => join(dirA.path, 'data', 'deliveries', id, `task-${created.id}.deliveries`));
+    await waitFor(
+      async () => {
+        const sizes = await Promise.all(
+          deliveryFiles.map((f) =>
+            stat(f).then(
+              (s) => s.size,
+              () => 0,
+            ),
+          ),
+        );
+        return sizes.reduce((a, b) => a + b, 0) >= DELIVERED_AT_KILL * 8;
+      },
+      { timeoutMs: 60_000, intervalMs: 5, message: `site A did not start delivering\n${siteA.logs()}` },
+    );
     const taskA = await api<Task>(siteA, `/api/v1/tasks/${created.id}`);
     expect(taskA.state).toBe('SENDING');
 
     // The whole site goes: every process at once, no chance to finish a batch or report it.
     await Promise.all(siteA.processes.map((p) => siteA.stop(p, 'SIGKILL')));
 
-    const output = await siteB.run(['recover', '--task', String(created.id), '--config', siteB.configFile, '--from-config', siteA.configFile, '--token', TEST_ADMIN_TOKEN]);
+    const output = await siteB.run([
+      'recover',
+      '--task',
+      String(created.id),
+      '--config',
+      siteB.configFile,
+      '--from-config',
+      siteA.configFile,
+      '--token',
+      TEST_ADMIN_TOKEN,
+    ]);
     const summary = JSON.parse(/^herald recover: summary (.*)$/m.exec(output)![1]!) as RecoverySummary;
     const { kept, online, offline } = expectedOutcome(audience);
-    expect(summary).toMatchObject({ originTaskId: created.id, listId: `f_${created.id}`, listSource: 'filtered', originFrom: 'store', listLength: kept.length });
+    expect(summary).toMatchObject({
+      originTaskId: created.id,
+      listId: `f_${created.id}`,
+      listSource: 'filtered',
+      originFrom: 'store',
+      listLength: kept.length,
+    });
     // The kill landed mid-broadcast: some reached, some left.
     expect(summary.reached).toBeGreaterThan(0);
     expect(summary.remainder).toBeGreaterThan(0);
@@ -103,10 +141,17 @@ describe('cross-site recovery', () => {
     expect(summary.newTaskId).not.toBeNull();
 
     let taskB: Task | undefined;
-    await waitFor(async () => {
-      taskB = await api<Task>(siteB, `/api/v1/tasks/${summary.newTaskId}`);
-      return FINAL.includes(taskB.state);
-    }, { timeoutMs: 180_000, intervalMs: 200, message: `site B's task did not finish (last: ${taskB?.state})\n${siteB.logs()}` });
+    await waitFor(
+      async () => {
+        taskB = await api<Task>(siteB, `/api/v1/tasks/${summary.newTaskId}`);
+        return FINAL.includes(taskB.state);
+      },
+      {
+        timeoutMs: 180_000,
+        intervalMs: 200,
+        message: `site B's task did not finish (last: ${taskB?.state})\n${siteB.logs()}`,
+      },
+    );
     expect(taskB!.state).toBe('COMPLETED');
     expect(taskB!.report.kept).toBe(summary.remainder); // site B's filters kept the whole remainder
 
@@ -122,12 +167,19 @@ describe('cross-site recovery', () => {
     expect(uniqueSorted(Uint32Array.from([...queuedA, ...queuedB]).sort())).toEqual(offline);
 
     // Site B sent the remainder only: nothing inside a range site A reported.
-    const filtered = await loadRecipientList(join(dirA.path, 'data', 'lists', `f_${created.id}.hrl`), { uinLimit: 2 ** 24 });
-    const reports = await readTaskReports({ brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), topicPrefix: namesA.topicPrefix }, created.id);
+    const filtered = await loadRecipientList(join(dirA.path, 'data', 'lists', `f_${created.id}.hrl`), {
+      uinLimit: 2 ** 24,
+    });
+    const reports = await readTaskReports(
+      { brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), topicPrefix: namesA.topicPrefix },
+      created.id,
+    );
     const reported = mergeRanges(reports);
     expect(reported).toEqual(summary.reported);
     const unreported = selectByRanges(filtered, complementRanges(reported, filtered.length));
-    expect(subtractSorted(uniqueSorted(Uint32Array.from([...deliveredB, ...queuedB]).sort()), unreported)).toHaveLength(0);
+    expect(subtractSorted(uniqueSorted(Uint32Array.from([...deliveredB, ...queuedB]).sort()), unreported)).toHaveLength(
+      0,
+    );
 
     // What both sites reached was written by site A and not yet reported when it died: the batches in hand,
     // at most one per executor (each handles one batch at a time), well inside units x batch size.
@@ -166,7 +218,14 @@ describe('recoverTask on reports that do not fit', () => {
     timestamp: Date.now(),
   });
   const recover = (taskId: number, extra: Partial<OriginTask> = {}) =>
-    recoverTask({ taskId, reports: { brokers, topicPrefix: names.topicPrefix }, listsDir: lists.root, uinLimit: 2 ** 24, origin: { ...origin, ...extra }, apiUrl: 'http://127.0.0.1:1' });
+    recoverTask({
+      taskId,
+      reports: { brokers, topicPrefix: names.topicPrefix },
+      listsDir: lists.root,
+      uinLimit: 2 ** 24,
+      origin: { ...origin, ...extra },
+      apiUrl: 'http://127.0.0.1:1',
+    });
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-recover-errors-');
@@ -176,7 +235,14 @@ describe('recoverTask on reports that do not fit', () => {
     await writeRecipientListFile(lists.pathOf('f_4'), ten, ListFlags.SORTED | ListFlags.UNIQUE);
     const bus = await KafkaEventBus.connect({ brokers, clientId: 'recover-errors', topicPrefix: names.topicPrefix });
     // Task 1: a report past its list's end. Task 2: reports but no filtered list. Task 4: everything, repeated and overlapping.
-    await bus.publish(TOPICS.reports, [report(1, 0, 5), report(1, 5, 12), report(2, 0, 5), report(4, 4, 10), report(4, 0, 6), report(4, 0, 6)]);
+    await bus.publish(TOPICS.reports, [
+      report(1, 0, 5),
+      report(1, 5, 12),
+      report(2, 0, 5),
+      report(4, 4, 10),
+      report(4, 0, 6),
+      report(4, 0, 6),
+    ]);
     await bus.close();
   });
 
@@ -203,6 +269,13 @@ describe('recoverTask on reports that do not fit', () => {
 
   it('creates nothing when the reports cover the whole list', async () => {
     const summary = await recover(4);
-    expect(summary).toMatchObject({ reports: 3, reported: [{ from: 0, to: 10 }], reached: 10, remainder: 0, newTaskId: null, newListId: null });
+    expect(summary).toMatchObject({
+      reports: 3,
+      reported: [{ from: 0, to: 10 }],
+      reached: 10,
+      remainder: 0,
+      newTaskId: null,
+      newListId: null,
+    });
   });
 });

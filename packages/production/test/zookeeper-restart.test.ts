@@ -24,8 +24,15 @@ describe('production profile: ZooKeeper restarted mid-broadcast', () => {
   beforeAll(async () => {
     dir = await makeTempDir('herald-zk-restart-');
     zk = await TestZooKeeper.start();
-    cluster = new ProcessCluster(dir.path, { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 2 }, names);
-    await startWithAudience(cluster, audience, { zookeeper: { connectionString: zk.connectionString, root: names.zkRoot, sessionTimeoutMs: 6000 }, dispatcher: { batchSize: 100, unitSize: 25_000 } });
+    cluster = new ProcessCluster(
+      dir.path,
+      { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 2 },
+      names,
+    );
+    await startWithAudience(cluster, audience, {
+      zookeeper: { connectionString: zk.connectionString, root: names.zkRoot, sessionTimeoutMs: 6000 },
+      dispatcher: { batchSize: 100, unitSize: 25_000 },
+    });
   });
 
   afterAll(async () => {

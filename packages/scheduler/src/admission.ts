@@ -39,10 +39,21 @@ export interface Admission {
 
 export function createAdmission(ctx: SchedulerContext, needs: AdmissionNeeds): Admission {
   const { config, store, clock, logger, tasks } = ctx;
-  const preemptions = ctx.meter.counter('herald_scheduler_preemptions_total', 'Normal tasks stopped at their checkpoints to free an executor slot for a real-time task');
+  const preemptions = ctx.meter.counter(
+    'herald_scheduler_preemptions_total',
+    'Normal tasks stopped at their checkpoints to free an executor slot for a real-time task',
+  );
 
   const scoreOf = (task: Task) =>
-    scheduleScore({ priority: task.priority, readySince: Math.max(task.sendAt, task.createdAt), recipients: task.listCount, expiresAt: task.expiresAt }, clock.now());
+    scheduleScore(
+      {
+        priority: task.priority,
+        readySince: Math.max(task.sendAt, task.createdAt),
+        recipients: task.listCount,
+        expiresAt: task.expiresAt,
+      },
+      clock.now(),
+    );
   const enqueue = (task: Task) => tasks.enqueue(task.id, scoreOf(task));
   const schedule = (task: Task) => void (tasks.hold(task).scheduled = true);
 
@@ -138,7 +149,8 @@ export function createAdmission(ctx: SchedulerContext, needs: AdmissionNeeds): A
       const candidate = entry.task;
       if (!entry.active || candidate.priority !== 'normal' || candidate.state !== 'SENDING') continue;
       const score = scoreOf(candidate);
-      if (score < lowest || (score === lowest && entry.slotOrder < order)) [victim, lowest, order] = [candidate, score, entry.slotOrder];
+      if (score < lowest || (score === lowest && entry.slotOrder < order))
+        [victim, lowest, order] = [candidate, score, entry.slotOrder];
     }
     if (victim === undefined) return undefined;
     const progress = unitTotals(tasks.get(victim.id)?.units);
@@ -150,7 +162,13 @@ export function createAdmission(ctx: SchedulerContext, needs: AdmissionNeeds): A
       const now = tasks.task(victim.id);
       if (now?.state === 'PREEMPTED' && now.epoch === preempted.epoch) await stopUnits();
       preemptions.inc();
-      logger.info('task preempted for a real-time task', { taskId: victim.id, for: task.id, score: Math.round(lowest), delivered: progress.delivered, offline: progress.offline });
+      logger.info('task preempted for a real-time task', {
+        taskId: victim.id,
+        for: task.id,
+        score: Math.round(lowest),
+        delivered: progress.delivered,
+        offline: progress.offline,
+      });
     };
   }
 
@@ -180,7 +198,12 @@ export function createAdmission(ctx: SchedulerContext, needs: AdmissionNeeds): A
         enqueue(now);
       }
       ctx.metrics.failed(error);
-      logger.error('admitting a task failed; it waits for the next pump', { taskId: task.id, state: now?.state, error: String(error), code: isHeraldError(error) ? error.code : undefined });
+      logger.error('admitting a task failed; it waits for the next pump', {
+        taskId: task.id,
+        state: now?.state,
+        error: String(error),
+        code: isHeraldError(error) ? error.code : undefined,
+      });
       return false;
     }
   }

@@ -22,7 +22,13 @@ describe('halts', () => {
     const fence = { epoch: task.epoch };
     await h.store.transitionUnit(task.id, 0, fence, 'assign', h.clock.now(), 'e1');
     await h.store.transitionUnit(task.id, 0, fence, 'start', h.clock.now());
-    const unit = await h.store.checkpointUnit(task.id, 0, fence, { from: 0, to: 4, delivered: 4, offline: 0 }, h.clock.now());
+    const unit = await h.store.checkpointUnit(
+      task.id,
+      0,
+      fence,
+      { from: 0, to: 4, delivered: 4, offline: 0 },
+      h.clock.now(),
+    );
     const entry = h.tasks.hold(task);
     h.tasks.takeSlot(entry);
     entry.units = [unit];
@@ -33,7 +39,9 @@ describe('halts', () => {
   it('pauses a sending task: streams stopped first with a halt that closes its epoch, then its state, slot and units', async () => {
     const task = await streaming();
     await halt.onCommand({ kind: 'task.command', taskId: task.id, command: 'pause' });
-    expect(sentOf(h, 'task.halt', task.id)).toEqual([{ kind: 'task.halt', taskId: task.id, epoch: 1, closesEpoch: true }]);
+    expect(sentOf(h, 'task.halt', task.id)).toEqual([
+      { kind: 'task.halt', taskId: task.id, epoch: 1, closesEpoch: true },
+    ]);
     const stored = (await h.store.getTask(task.id))!;
     expect([stored.state, stored.report.delivered]).toEqual(['PAUSED', 4]);
     expect(await unitState(task)).toBe('CHECKPOINTED');
@@ -46,7 +54,11 @@ describe('halts', () => {
     h.tasks.enqueue(task.id, 1);
     await halt.onCommand({ kind: 'task.command', taskId: task.id, command: 'pause' });
     expect(sentOf(h, 'task.halt', task.id)).toEqual([{ kind: 'task.halt', taskId: task.id, epoch: 1 }]);
-    expect([h.tasks.task(task.id)!.state, h.tasks.queued, h.tasks.get(task.id)!.closedEpoch]).toEqual(['PAUSED', 0, undefined]);
+    expect([h.tasks.task(task.id)!.state, h.tasks.queued, h.tasks.get(task.id)!.closedEpoch]).toEqual([
+      'PAUSED',
+      0,
+      undefined,
+    ]);
   });
 
   it('cancels a task: its units cancelled, the task forgotten', async () => {

@@ -46,7 +46,12 @@ export function createHalts(ctx: SchedulerContext, needs: HaltNeeds): Halts {
     const list = held?.units ?? (task.filteredListId !== null ? await store.listUnits(task.id) : []);
     const closesEpoch = task.state === 'SENDING';
     if (closesEpoch && held !== undefined) held.closedEpoch = task.epoch;
-    await ctx.toDispatcher.send({ kind: 'task.halt', taskId: task.id, epoch: task.epoch, ...(closesEpoch ? { closesEpoch: true as const } : {}) });
+    await ctx.toDispatcher.send({
+      kind: 'task.halt',
+      taskId: task.id,
+      epoch: task.epoch,
+      ...(closesEpoch ? { closesEpoch: true as const } : {}),
+    });
     const stopped = await ctx.transition(task, event, { report: unitTotals(tasks.get(task.id)?.units) });
     const entry = tasks.get(task.id);
     if (entry !== undefined) entry.scheduled = false;
@@ -56,7 +61,8 @@ export function createHalts(ctx: SchedulerContext, needs: HaltNeeds): Halts {
     return async () => {
       for (const unit of list) {
         await recorder.settle(stopped, unit, clock.now());
-        if (unitMachine.can(unit.state, unitEvent)) await store.transitionUnit(task.id, unit.unitNo, fenceOf(stopped), unitEvent, clock.now());
+        if (unitMachine.can(unit.state, unitEvent))
+          await store.transitionUnit(task.id, unit.unitNo, fenceOf(stopped), unitEvent, clock.now());
       }
     };
   }

@@ -12,7 +12,12 @@ describe('JobLoop', () => {
     h = await openHarness();
     failures = [];
     views = [];
-    const metrics: SchedulerMetrics = { firstDelivery() {}, completed() {}, failed: (error) => void failures.push(error), publish: (view) => void views.push(view) };
+    const metrics: SchedulerMetrics = {
+      firstDelivery() {},
+      completed() {},
+      failed: (error) => void failures.push(error),
+      publish: (view) => void views.push(view),
+    };
     loop = new JobLoop(h.tasks, metrics, h.ctx.logger);
   });
   afterEach(() => h.close());
@@ -48,7 +53,11 @@ describe('JobLoop', () => {
 
   it('logs any other failure and keeps the task', async () => {
     const task = await ownedTask(h, ['enqueue']);
-    await loop.run(task.id, async () => Promise.reject(new HeraldError(ErrorCodes.UNAVAILABLE, 'store down (test)')), 'task.command');
+    await loop.run(
+      task.id,
+      async () => Promise.reject(new HeraldError(ErrorCodes.UNAVAILABLE, 'store down (test)')),
+      'task.command',
+    );
     expect([h.tasks.has(task.id), failures.length]).toEqual([true, 1]);
     expect(h.logs).toContain('error: scheduler job failed');
   });
@@ -64,6 +73,8 @@ describe('JobLoop', () => {
     h.tasks.takeSlot(entry);
     entry.units = [await h.store.transitionUnit(task.id, 0, { epoch: task.epoch }, 'assign', h.clock.now(), 'e7')];
     await loop.run(undefined, async () => {});
-    expect(views).toEqual([{ queued: 0, active: 1, scheduled: 0, owned: 1, pendingJobs: 0, unitsByExecutor: new Map([['e7', 1]]) }]);
+    expect(views).toEqual([
+      { queued: 0, active: 1, scheduled: 0, owned: 1, pendingJobs: 0, unitsByExecutor: new Map([['e7', 1]]) },
+    ]);
   });
 });

@@ -45,7 +45,12 @@ export class JobLoop {
       if (error instanceof FencedError && taskId !== undefined) {
         this.logger.warn('lost ownership of a task; dropping it', { taskId });
         this.tasks.forget(taskId);
-      } else this.logger.error('scheduler job failed', { taskId, error: String(error), code: isHeraldError(error) ? error.code : undefined });
+      } else
+        this.logger.error('scheduler job failed', {
+          taskId,
+          error: String(error),
+          code: isHeraldError(error) ? error.code : undefined,
+        });
     } finally {
       this.publishStats();
     }
@@ -58,9 +63,18 @@ export class JobLoop {
     this.statsAt = now;
     const unitsByExecutor = new Map<string, number>();
     for (const { units } of this.tasks.all()) {
-      for (const unit of units ?? []) if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING') unitsByExecutor.set(unit.executorId, (unitsByExecutor.get(unit.executorId) ?? 0) + 1);
+      for (const unit of units ?? [])
+        if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING')
+          unitsByExecutor.set(unit.executorId, (unitsByExecutor.get(unit.executorId) ?? 0) + 1);
     }
     const { tasks } = this;
-    this.metrics.publish({ queued: tasks.queued, active: tasks.active, scheduled: tasks.scheduled, owned: tasks.size, pendingJobs: Math.max(0, this.serial.pending - 1), unitsByExecutor });
+    this.metrics.publish({
+      queued: tasks.queued,
+      active: tasks.active,
+      scheduled: tasks.scheduled,
+      owned: tasks.size,
+      pendingJobs: Math.max(0, this.serial.pending - 1),
+      unitsByExecutor,
+    });
   }
 }

@@ -33,8 +33,15 @@ describe('ownership', () => {
   /** Tasks in the store until at least one falls to each member of `shared`. */
   async function split(shared: HashRing): Promise<{ mine: Task[]; theirs: Task[] }> {
     const all: Task[] = [];
-    while (!all.some((t) => shared.ownerOf(t.id) === 'scheduler-1') || !all.some((t) => shared.ownerOf(t.id) !== 'scheduler-1')) all.push(await created());
-    return { mine: all.filter((t) => shared.ownerOf(t.id) === 'scheduler-1'), theirs: all.filter((t) => shared.ownerOf(t.id) !== 'scheduler-1') };
+    while (
+      !all.some((t) => shared.ownerOf(t.id) === 'scheduler-1') ||
+      !all.some((t) => shared.ownerOf(t.id) !== 'scheduler-1')
+    )
+      all.push(await created());
+    return {
+      mine: all.filter((t) => shared.ownerOf(t.id) === 'scheduler-1'),
+      theirs: all.filter((t) => shared.ownerOf(t.id) !== 'scheduler-1'),
+    };
   }
 
   it('claims a task a message names when the ring gives it this scheduler (epoch + 1) and enters it', async () => {

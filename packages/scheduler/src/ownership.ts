@@ -55,8 +55,14 @@ export interface Ownership {
 
 export function createOwnership(ctx: SchedulerContext, needs: OwnershipNeeds): Ownership {
   const { store, clock, logger, tasks, me } = ctx;
-  const adoptedTotal = ctx.meter.counter('herald_scheduler_adopted_tasks_total', 'Live tasks claimed from the store at start, on a ring change or by the sweep');
-  const releasedTotal = ctx.meter.counter('herald_scheduler_released_tasks_total', 'Owned tasks forgotten because the ring gives them to another scheduler');
+  const adoptedTotal = ctx.meter.counter(
+    'herald_scheduler_adopted_tasks_total',
+    'Live tasks claimed from the store at start, on a ring change or by the sweep',
+  );
+  const releasedTotal = ctx.meter.counter(
+    'herald_scheduler_released_tasks_total',
+    'Owned tasks forgotten because the ring gives them to another scheduler',
+  );
 
   async function ensureOwned(taskId: number): Promise<Task | undefined> {
     const held = tasks.task(taskId);
@@ -80,7 +86,11 @@ export function createOwnership(ctx: SchedulerContext, needs: OwnershipNeeds): O
   async function claimAgain(task: Task): Promise<Task> {
     const claimed = await store.claimTask(task.id, me, clock.now());
     tasks.hold(claimed).closedEpoch = undefined;
-    logger.debug('task claimed again to resume under a new epoch', { taskId: task.id, closed: task.epoch, epoch: claimed.epoch });
+    logger.debug('task claimed again to resume under a new epoch', {
+      taskId: task.id,
+      closed: task.epoch,
+      epoch: claimed.epoch,
+    });
     return claimed;
   }
 
@@ -135,7 +145,8 @@ export function createOwnership(ctx: SchedulerContext, needs: OwnershipNeeds): O
       },
       what,
     );
-    if (result.adopted > 0 || result.released > 0) logger.info('scheduler followed the ring', { what, ...result, owned: tasks.size });
+    if (result.adopted > 0 || result.released > 0)
+      logger.info('scheduler followed the ring', { what, ...result, owned: tasks.size });
     await needs.safely(undefined, () => needs.pump(), what);
     return result;
   }

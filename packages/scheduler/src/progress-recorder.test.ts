@@ -9,7 +9,16 @@ describe('coordinatorRecorder', () => {
   let dir: TempDir;
   let store: LevelTaskStore;
   const now = 1_800_000_000_000;
-  const newTask: NewTask = { accountId: 'a', listId: 'l_1', content: { body: 'x' }, contentCrc: 1, priority: 'normal', sendAt: now, expiresAt: now + 1e6, listCount: 20 };
+  const newTask: NewTask = {
+    accountId: 'a',
+    listId: 'l_1',
+    content: { body: 'x' },
+    contentCrc: 1,
+    priority: 'normal',
+    sendAt: now,
+    expiresAt: now + 1e6,
+    listCount: 20,
+  };
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-recorder-');
@@ -24,7 +33,12 @@ describe('coordinatorRecorder', () => {
   async function sendingUnit() {
     const created = await store.createTask(newTask, now);
     const task = await store.claimTask(created.id, 's1', now);
-    const [unit] = await store.putUnits(task.id, { epoch: task.epoch }, [{ unitNo: 0, start: 0, end: 20, executorId: 'e1' }], now);
+    const [unit] = await store.putUnits(
+      task.id,
+      { epoch: task.epoch },
+      [{ unitNo: 0, start: 0, end: 20, executorId: 'e1' }],
+      now,
+    );
     return { task, unit: unit! };
   }
 
@@ -36,7 +50,12 @@ describe('coordinatorRecorder', () => {
     current = await recorder.record(task, current, { from: 0, to: 5, delivered: 2, offline: 3 }, now); // replay: ignored
     current = await recorder.record(task, current, { from: 5, to: 10, delivered: 5, offline: 0 }, now);
     expect(current).toMatchObject({ checkpoint: 10, delivered: 7, offline: 3 });
-    expect(await coordinator.getCheckpoint(task.id, 0)).toMatchObject({ checkpoint: 10, delivered: 7, offline: 3, epoch: task.epoch });
+    expect(await coordinator.getCheckpoint(task.id, 0)).toMatchObject({
+      checkpoint: 10,
+      delivered: 7,
+      offline: 3,
+      epoch: task.epoch,
+    });
     expect((await store.listUnits(task.id))[0]!.checkpoint).toBe(0);
     expect(await recorder.settle(task, current, now)).toMatchObject({ checkpoint: 10, delivered: 7, offline: 3 });
     expect(await recorder.latest(task, (await store.listUnits(task.id))[0]!)).toMatchObject({ checkpoint: 10 });
@@ -54,7 +73,13 @@ describe('coordinatorRecorder', () => {
           const units = await target.listUnits(taskId);
           if (!raced) {
             raced = true;
-            await target.checkpointUnit(taskId, 0, { epoch: task.epoch }, { from: 0, to: 6, delivered: 1, offline: 5 }, now);
+            await target.checkpointUnit(
+              taskId,
+              0,
+              { epoch: task.epoch },
+              { from: 0, to: 6, delivered: 1, offline: 5 },
+              now,
+            );
           }
           return units;
         };

@@ -27,7 +27,8 @@ export interface ProgressRecorder {
 
 export function storeRecorder(store: TaskStore): ProgressRecorder {
   return {
-    record: (task, unit, progress, now) => store.checkpointUnit(task.id, unit.unitNo, { epoch: task.epoch }, progress, now),
+    record: (task, unit, progress, now) =>
+      store.checkpointUnit(task.id, unit.unitNo, { epoch: task.epoch }, progress, now),
     settle: async (_task, unit) => unit,
     latest: async (_task, unit) => unit,
   };
@@ -37,8 +38,22 @@ export function coordinatorRecorder(store: TaskStore, coordinator: Coordinator):
   return {
     async record(task, unit, progress, now) {
       if (progress.from !== unit.checkpoint || progress.to <= progress.from || progress.to > unit.end) return unit;
-      const next = { ...unit, checkpoint: progress.to, delivered: unit.delivered + progress.delivered, offline: unit.offline + progress.offline, updatedAt: now };
-      await coordinator.putCheckpoint({ taskId: task.id, unitNo: unit.unitNo, epoch: task.epoch, checkpoint: next.checkpoint, delivered: next.delivered, offline: next.offline, at: now });
+      const next = {
+        ...unit,
+        checkpoint: progress.to,
+        delivered: unit.delivered + progress.delivered,
+        offline: unit.offline + progress.offline,
+        updatedAt: now,
+      };
+      await coordinator.putCheckpoint({
+        taskId: task.id,
+        unitNo: unit.unitNo,
+        epoch: task.epoch,
+        checkpoint: next.checkpoint,
+        delivered: next.delivered,
+        offline: next.offline,
+        at: now,
+      });
       return next;
     },
     async settle(task, unit, now) {
@@ -52,22 +67,38 @@ export function coordinatorRecorder(store: TaskStore, coordinator: Coordinator):
           task.id,
           unit.unitNo,
           { epoch: task.epoch },
-          { from: stored.checkpoint, to: unit.checkpoint, delivered: unit.delivered - stored.delivered, offline: unit.offline - stored.offline },
+          {
+            from: stored.checkpoint,
+            to: unit.checkpoint,
+            delivered: unit.delivered - stored.delivered,
+            offline: unit.offline - stored.offline,
+          },
           now,
         );
         if (written.checkpoint >= unit.checkpoint) return written;
       }
-      throw new HeraldError('VERSION_CONFLICT', `unit ${task.id}/${unit.unitNo}: could not settle checkpoint ${unit.checkpoint} into the store`, { retriable: true });
+      throw new HeraldError(
+        'VERSION_CONFLICT',
+        `unit ${task.id}/${unit.unitNo}: could not settle checkpoint ${unit.checkpoint} into the store`,
+        { retriable: true },
+      );
     },
     async latest(task, unit) {
       const checkpoint = await coordinator.getCheckpoint(task.id, unit.unitNo);
       if (checkpoint === undefined || checkpoint.checkpoint <= unit.checkpoint) return unit;
-      return { ...unit, checkpoint: checkpoint.checkpoint, delivered: checkpoint.delivered, offline: checkpoint.offline };
+      return {
+        ...unit,
+        checkpoint: checkpoint.checkpoint,
+        delivered: checkpoint.delivered,
+        offline: checkpoint.offline,
+      };
     },
   };
 }
 
 /** A unit as the store returned it after a state change, with progress the store has not seen yet kept. */
 export function withProgress(stored: ExecutionUnit, known: ExecutionUnit): ExecutionUnit {
-  return known.checkpoint > stored.checkpoint ? { ...stored, checkpoint: known.checkpoint, delivered: known.delivered, offline: known.offline } : stored;
+  return known.checkpoint > stored.checkpoint
+    ? { ...stored, checkpoint: known.checkpoint, delivered: known.delivered, offline: known.offline }
+    : stored;
 }

@@ -31,7 +31,17 @@ describe('scheduler following the ring', () => {
 
   function newTask(overrides: Partial<NewTask> = {}): NewTask {
     const now = Date.now();
-    return { accountId: 'acme', listId: 'l_1', content: { body: 'x' }, contentCrc: 1, priority: 'normal', sendAt: now, expiresAt: now + 3_600_000, listCount: 10, ...overrides };
+    return {
+      accountId: 'acme',
+      listId: 'l_1',
+      content: { body: 'x' },
+      contentCrc: 1,
+      priority: 'normal',
+      sendAt: now,
+      expiresAt: now + 3_600_000,
+      listCount: 10,
+      ...overrides,
+    };
   }
 
   beforeEach(async () => {
@@ -54,23 +64,63 @@ describe('scheduler following the ring', () => {
     const schedulerEndpoint = inprocEndpoint(`rebalance-${id}`);
     const dispatcherEndpoint = inprocEndpoint(`rebalance-${id}-dispatcher`);
     const inbox = await createPull({ name: id, endpoint: schedulerEndpoint, highWaterMark: 256 });
-    const dispatcherInbox = await createPull({ name: `${id}-dispatcher`, endpoint: dispatcherEndpoint, highWaterMark: 256 });
+    const dispatcherInbox = await createPull({
+      name: `${id}-dispatcher`,
+      endpoint: dispatcherEndpoint,
+      highWaterMark: 256,
+    });
     const toScheduler = await createPush({ name: `to-${id}`, endpoints: [schedulerEndpoint], highWaterMark: 256 });
-    const toDispatcher = await createPush({ name: `${id}-to-dispatcher`, endpoints: [dispatcherEndpoint], highWaterMark: 256 });
-    closers.push(() => toScheduler.close(), () => toDispatcher.close(), () => dispatcherInbox.close());
+    const toDispatcher = await createPush({
+      name: `${id}-to-dispatcher`,
+      endpoints: [dispatcherEndpoint],
+      highWaterMark: 256,
+    });
+    closers.push(
+      () => toScheduler.close(),
+      () => toDispatcher.close(),
+      () => dispatcherInbox.close(),
+    );
     const seen: Message[] = [];
     void (async () => {
       for await (const message of dispatcherInbox.messages()) {
         seen.push(message);
         if (message.kind === 'preprocess.request') {
-          await toScheduler.send({ kind: 'preprocess.result', ok: true, taskId: message.taskId, epoch: message.epoch, filteredListId: `f_${message.taskId}`, total: 10, kept: 10, removed: {}, units: [{ start: 0, end: 10, executorId: 'e1' }] });
+          await toScheduler.send({
+            kind: 'preprocess.result',
+            ok: true,
+            taskId: message.taskId,
+            epoch: message.epoch,
+            filteredListId: `f_${message.taskId}`,
+            total: 10,
+            kept: 10,
+            removed: {},
+            units: [{ start: 0, end: 10, executorId: 'e1' }],
+          });
         } else if (message.kind === 'unit.run' && autoComplete) {
-          await toScheduler.send({ kind: 'unit.progress', taskId: message.taskId, epoch: message.epoch, unitNo: message.unitNo, from: message.from, to: message.end, delivered: 3, offline: message.end - message.from - 3, done: true });
+          await toScheduler.send({
+            kind: 'unit.progress',
+            taskId: message.taskId,
+            epoch: message.epoch,
+            unitNo: message.unitNo,
+            from: message.from,
+            to: message.end,
+            delivered: 3,
+            offline: message.end - message.from - 3,
+            done: true,
+          });
         }
       }
     })();
     const config = compileConfig({ scheduler: { id, slots: 100, tickMs: 20 } });
-    const scheduler = await startScheduler({ config, store, inbox, toDispatcher, ring: () => ring, sweepMs, ...(mayAdopt ? { mayAdopt } : {}) });
+    const scheduler = await startScheduler({
+      config,
+      store,
+      inbox,
+      toDispatcher,
+      ring: () => ring,
+      sweepMs,
+      ...(mayAdopt ? { mayAdopt } : {}),
+    });
     const member = { id, scheduler, toScheduler, seen };
     members.push(member);
     return member;
@@ -92,7 +142,17 @@ describe('scheduler following the ring', () => {
 
   /** Reports the batch [from, to) of a task's only unit to a scheduler, as an executor would. */
   const progress = (to: Member, task: Task, epoch: number, from: number, end: number) =>
-    to.toScheduler.send({ kind: 'unit.progress', taskId: task.id, epoch, unitNo: 0, from, to: end, delivered: 1, offline: end - from - 1, done: end === 10 });
+    to.toScheduler.send({
+      kind: 'unit.progress',
+      taskId: task.id,
+      epoch,
+      unitNo: 0,
+      from,
+      to: end,
+      delivered: 1,
+      offline: end - from - 1,
+      done: end === 10,
+    });
 
   it('moving the ring from [s1] to [s1, s2]: s2 adopts its share, s1 releases it, and sending tasks resume from their checkpoints', async () => {
     const s1 = await start('s1');
@@ -146,7 +206,10 @@ describe('scheduler following the ring', () => {
     expect(await s2.scheduler.rebalance()).toEqual({ adopted: moved.length, released: 0 });
     const [victim] = moved;
     await progress(s1, victim!, 1, 0, 10);
-    await waitFor(() => s1.scheduler.stats().owned === tasks.length - 1, { timeoutMs: 10_000, message: 's1 drops the fenced task' });
+    await waitFor(() => s1.scheduler.stats().owned === tasks.length - 1, {
+      timeoutMs: 10_000,
+      message: 's1 drops the fenced task',
+    });
     expect(await taskOf(victim!.id)).toMatchObject({ owner: 's2', epoch: 2, state: 'SENDING' });
     expect(await unitOf(victim!.id)).toMatchObject({ checkpoint: 0 });
 
@@ -171,7 +234,10 @@ describe('scheduler following the ring', () => {
     let task = await store.createTask(newTask(), Date.now());
     while (ring.ownerOf(task.id) !== 's2') task = await store.createTask(newTask(), Date.now());
     await s1.toScheduler.send({ kind: 'task.submitted', taskId: task.id });
-    await waitFor(async () => (await taskOf(task.id)).state === 'COMPLETED', { timeoutMs: 10_000, message: 'the sweep finds the task and s2 completes it' });
+    await waitFor(async () => (await taskOf(task.id)).state === 'COMPLETED', {
+      timeoutMs: 10_000,
+      message: 'the sweep finds the task and s2 completes it',
+    });
     expect(await taskOf(task.id)).toMatchObject({ owner: 's2', epoch: 1 });
     expect(s1.seen).toEqual([]);
   });

@@ -32,14 +32,34 @@ export interface SchedulerMetrics {
  * scheduled ahead (else every scheduled task would report its wait).
  */
 export function schedulerMetrics(meter: Meter): SchedulerMetrics {
-  const first = meter.histogram('herald_task_first_delivery_seconds', 'From a task being ready to send (created, or its send time) to its first confirmed batch', ['priority'], LATENCY_BUCKETS_SECONDS);
-  const done = meter.histogram('herald_task_completion_seconds', 'From a task being ready to send (created, or its send time) to COMPLETED', ['priority'], LATENCY_BUCKETS_SECONDS);
-  const errors = meter.counter('herald_scheduler_errors_total', 'Scheduler jobs that failed, by error code (FENCED: a task lost to a newer owner)', ['code']);
+  const first = meter.histogram(
+    'herald_task_first_delivery_seconds',
+    'From a task being ready to send (created, or its send time) to its first confirmed batch',
+    ['priority'],
+    LATENCY_BUCKETS_SECONDS,
+  );
+  const done = meter.histogram(
+    'herald_task_completion_seconds',
+    'From a task being ready to send (created, or its send time) to COMPLETED',
+    ['priority'],
+    LATENCY_BUCKETS_SECONDS,
+  );
+  const errors = meter.counter(
+    'herald_scheduler_errors_total',
+    'Scheduler jobs that failed, by error code (FENCED: a task lost to a newer owner)',
+    ['code'],
+  );
   const queued = meter.gauge('herald_scheduler_queued_tasks', 'Tasks in the ready queue, waiting for an executor slot');
-  const active = meter.gauge('herald_scheduler_active_tasks', 'Tasks holding an executor slot (at most scheduler.slots)');
+  const active = meter.gauge(
+    'herald_scheduler_active_tasks',
+    'Tasks holding an executor slot (at most scheduler.slots)',
+  );
   const scheduled = meter.gauge('herald_scheduler_scheduled_tasks', 'Tasks waiting for their send time');
   const owned = meter.gauge('herald_scheduler_owned_tasks', 'Live tasks this scheduler owns');
-  const pending = meter.gauge('herald_scheduler_pending_jobs', 'Messages and timer jobs waiting behind the one being handled (the queue behind the inboxes)');
+  const pending = meter.gauge(
+    'herald_scheduler_pending_jobs',
+    'Messages and timer jobs waiting behind the one being handled (the queue behind the inboxes)',
+  );
   const units = meter.gauge('herald_scheduler_running_units', 'Units assigned or running, by executor', ['executor']);
   const executorsSeen = new Set<string>();
   const seconds = (task: Task, now: number) => Math.max(0, now - Math.max(task.createdAt, task.sendAt)) / 1000;

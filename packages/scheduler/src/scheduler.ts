@@ -112,7 +112,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const ring = deps.ring ?? (() => soloRing);
   const mayAdopt = deps.mayAdopt ?? (() => true);
   const sweepMs = deps.sweepMs ?? 10 * config.scheduler.tickMs;
-  if (!Number.isInteger(sweepMs) || sweepMs < 1) throw new ConfigError('scheduler.sweepMs', `must be a positive integer of milliseconds (got ${String(sweepMs)})`);
+  if (!Number.isInteger(sweepMs) || sweepMs < 1)
+    throw new ConfigError('scheduler.sweepMs', `must be a positive integer of milliseconds (got ${String(sweepMs)})`);
 
   const meter = deps.meter ?? noopMeter;
   const logger = deps.logger ?? noopLogger;
@@ -146,8 +147,14 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     pump: () => admission.pump(),
     safely: (taskId, job, what) => loop.safely(taskId, job, what),
   });
-  const halts = createHalts(ctx, { ensureOwned: (taskId) => ownership.ensureOwned(taskId), resume: (task) => admission.resume(task) });
-  const stallRescue = createStallRescue(ctx, { requestPreprocess: (task) => driver.requestPreprocess(task), sendRun: (task, unit) => driver.sendRun(task, unit) });
+  const halts = createHalts(ctx, {
+    ensureOwned: (taskId) => ownership.ensureOwned(taskId),
+    resume: (task) => admission.resume(task),
+  });
+  const stallRescue = createStallRescue(ctx, {
+    requestPreprocess: (task) => driver.requestPreprocess(task),
+    sendRun: (task, unit) => driver.sendRun(task, unit),
+  });
 
   async function tick(): Promise<void> {
     const now = ctx.clock.now();
@@ -186,10 +193,14 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   // cannot list its tasks fails the start, as it always did.
   await loop.serial.run(() => ownership.recover());
 
-  const timer = setInterval(() => void loop.run(undefined, async () => {
-    await tick();
-    await admission.pump();
-  }), config.scheduler.tickMs);
+  const timer = setInterval(
+    () =>
+      void loop.run(undefined, async () => {
+        await tick();
+        await admission.pump();
+      }),
+    config.scheduler.tickMs,
+  );
   timer.unref();
 
   // The safety sweep: one pass at a time, never queued behind another.
@@ -213,7 +224,10 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const inboxes = [deps.inbox, ...(deps.controlInbox ? [deps.controlInbox] : [])];
   const done = (async () => {
     // The scheduler ends when its main inbox closes; a control inbox closes with it.
-    await Promise.all([consume(deps.inbox).finally(() => deps.controlInbox?.close()), ...(deps.controlInbox ? [consume(deps.controlInbox)] : [])]);
+    await Promise.all([
+      consume(deps.inbox).finally(() => deps.controlInbox?.close()),
+      ...(deps.controlInbox ? [consume(deps.controlInbox)] : []),
+    ]);
     stopped = true;
     clearInterval(timer);
     clearInterval(sweeper);
@@ -223,7 +237,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   return {
     done,
     stats: () => ({ active: tasks.active, queued: tasks.queued, scheduled: tasks.scheduled, owned: tasks.size }),
-    rebalance: () => (stopped ? Promise.resolve({ adopted: 0, released: 0 }) : loop.serial.run(() => ownership.followRing('rebalance'))),
+    rebalance: () =>
+      stopped ? Promise.resolve({ adopted: 0, released: 0 }) : loop.serial.run(() => ownership.followRing('rebalance')),
     async stop() {
       stopped = true;
       clearInterval(timer);

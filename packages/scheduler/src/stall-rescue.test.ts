@@ -22,7 +22,8 @@ describe('stall rescue', () => {
   async function streaming(): Promise<Task> {
     const task = await ownedTask(h, TO_SENDING, {}, 2);
     const units = [];
-    for (const unitNo of [0, 1]) units.push(await h.store.transitionUnit(task.id, unitNo, { epoch: task.epoch }, 'assign', h.clock.now(), 'e1'));
+    for (const unitNo of [0, 1])
+      units.push(await h.store.transitionUnit(task.id, unitNo, { epoch: task.epoch }, 'assign', h.clock.now(), 'e1'));
     const entry = h.tasks.hold(task);
     h.tasks.takeSlot(entry);
     entry.units = units;

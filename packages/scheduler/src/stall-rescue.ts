@@ -38,14 +38,25 @@ export interface StallRescue {
 
 export function createStallRescue(ctx: SchedulerContext, needs: StallRescueNeeds): StallRescue {
   const { config, store, logger, tasks } = ctx;
-  const preprocessRetries = ctx.meter.counter('herald_scheduler_preprocess_retries_total', 'Pre-processing requests sent again after no result for 4 x scheduler.unitStallMs');
-  const stalledUnits = ctx.meter.counter('herald_scheduler_stalled_units_total', 'Units run again from their checkpoint after no progress for scheduler.unitStallMs');
+  const preprocessRetries = ctx.meter.counter(
+    'herald_scheduler_preprocess_retries_total',
+    'Pre-processing requests sent again after no result for 4 x scheduler.unitStallMs',
+  );
+  const stalledUnits = ctx.meter.counter(
+    'herald_scheduler_stalled_units_total',
+    'Units run again from their checkpoint after no progress for scheduler.unitStallMs',
+  );
 
   /** True when the store still names this scheduler's epoch; otherwise the task is dropped. */
   async function stillOwned(task: Task): Promise<boolean> {
     const stored = await store.getTask(task.id);
     if (stored !== undefined && stored.epoch === task.epoch) return true;
-    logger.warn('lost ownership of a task; dropping it', { taskId: task.id, epoch: task.epoch, current: stored?.epoch, owner: stored?.owner });
+    logger.warn('lost ownership of a task; dropping it', {
+      taskId: task.id,
+      epoch: task.epoch,
+      current: stored?.epoch,
+      owner: stored?.owner,
+    });
     tasks.forget(task.id);
     return false;
   }
@@ -56,7 +67,11 @@ export function createStallRescue(ctx: SchedulerContext, needs: StallRescueNeeds
       if (task.state !== 'PREPROCESSING' || !entry.preprocessStall.isStalled(task.id, -1, task.epoch, now)) continue;
       if (!(await stillOwned(task))) continue;
       preprocessRetries.inc();
-      logger.warn('pre-processing gave no result; asking again', { taskId: task.id, epoch: task.epoch, stallMs: config.scheduler.unitStallMs * 4 });
+      logger.warn('pre-processing gave no result; asking again', {
+        taskId: task.id,
+        epoch: task.epoch,
+        stallMs: config.scheduler.unitStallMs * 4,
+      });
       await needs.requestPreprocess(task);
     }
   }
@@ -70,7 +85,13 @@ export function createStallRescue(ctx: SchedulerContext, needs: StallRescueNeeds
         if (!entry.unitStalls.isStalled(task.id, unit.unitNo, unit.checkpoint, now)) continue;
         if (!(await stillOwned(task))) break;
         stalledUnits.inc();
-        logger.warn('unit made no progress; running it again from its checkpoint', { taskId: task.id, unitNo: unit.unitNo, checkpoint: unit.checkpoint, executorId: unit.executorId, stallMs: config.scheduler.unitStallMs });
+        logger.warn('unit made no progress; running it again from its checkpoint', {
+          taskId: task.id,
+          unitNo: unit.unitNo,
+          checkpoint: unit.checkpoint,
+          executorId: unit.executorId,
+          stallMs: config.scheduler.unitStallMs,
+        });
         await needs.sendRun(task, unit);
       }
     }

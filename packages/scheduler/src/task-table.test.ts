@@ -11,8 +11,18 @@ describe('TaskTable', () => {
   });
   afterEach(() => h.close());
 
-  const unit = (state: ExecutionUnit['state'], delivered: number, offline: number): ExecutionUnit =>
-    ({ taskId: 1, unitNo: 0, start: 0, end: 10, executorId: 'e1', state, checkpoint: delivered + offline, delivered, offline, updatedAt: 0 });
+  const unit = (state: ExecutionUnit['state'], delivered: number, offline: number): ExecutionUnit => ({
+    taskId: 1,
+    unitNo: 0,
+    start: 0,
+    end: 10,
+    executorId: 'e1',
+    state,
+    checkpoint: delivered + offline,
+    delivered,
+    offline,
+    updatedAt: 0,
+  });
 
   it('forgets a task whole: its entry, its place in the ready queue and its slot', async () => {
     const task = await ownedTask(h, ['enqueue']);
@@ -25,7 +35,14 @@ describe('TaskTable', () => {
     expect([tasks.size, tasks.active, tasks.queued, tasks.scheduled]).toEqual([0, 0, 0, 0]);
     expect(tasks.get(task.id)).toBeUndefined();
     // Held again (adopted back), it starts afresh.
-    expect(tasks.hold(task)).toMatchObject({ active: false, scheduled: false, units: undefined, closedEpoch: undefined, reached: false, lastReportAt: 0 });
+    expect(tasks.hold(task)).toMatchObject({
+      active: false,
+      scheduled: false,
+      units: undefined,
+      closedEpoch: undefined,
+      reached: false,
+      lastReportAt: 0,
+    });
   });
 
   it('keeps one entry per task: holding a newer copy updates it, taking a slot twice counts once', async () => {

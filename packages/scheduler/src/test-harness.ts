@@ -34,7 +34,9 @@ export interface Harness {
 export async function openHarness(options: { slots?: number; unitStallMs?: number } = {}): Promise<Harness> {
   const dir: TempDir = await makeTempDir('herald-scheduler-part-');
   const store = await LevelTaskStore.open(dir.path);
-  const config = compileConfig({ scheduler: { id: 'scheduler-1', slots: options.slots ?? 1, tickMs: 20, unitStallMs: options.unitStallMs ?? 1_000 } });
+  const config = compileConfig({
+    scheduler: { id: 'scheduler-1', slots: options.slots ?? 1, tickMs: 20, unitStallMs: options.unitStallMs ?? 1_000 },
+  });
   let now = NOW;
   const clock = { now: () => now, advance: (ms: number) => void (now += ms) };
   const sent: Message[] = [];
@@ -42,7 +44,9 @@ export async function openHarness(options: { slots?: number; unitStallMs?: numbe
   const logs: string[] = [];
   const log = (level: string) => (message: string) => void logs.push(`${level}: ${message}`);
   const counts = new Map<string, number>();
-  const counter = (name: string): Counter => ({ inc: (_labels, value = 1) => void counts.set(name, (counts.get(name) ?? 0) + value) });
+  const counter = (name: string): Counter => ({
+    inc: (_labels, value = 1) => void counts.set(name, (counts.get(name) ?? 0) + value),
+  });
   const meter: Meter = { counter, gauge: () => ({ set() {} }), histogram: () => ({ observe() {} }) };
   const tasks = new TaskTable(config.scheduler.unitStallMs);
   const ctx = schedulerContext({
@@ -73,7 +77,17 @@ export async function openHarness(options: { slots?: number; unitStallMs?: numbe
 }
 
 export function newTask(overrides: Partial<NewTask> = {}): NewTask {
-  return { accountId: 'acme', listId: 'l_1', content: { body: 'x' }, contentCrc: 1, priority: 'normal', sendAt: NOW, expiresAt: NOW + 3_600_000, listCount: 10, ...overrides };
+  return {
+    accountId: 'acme',
+    listId: 'l_1',
+    content: { body: 'x' },
+    contentCrc: 1,
+    priority: 'normal',
+    sendAt: NOW,
+    expiresAt: NOW + 3_600_000,
+    listCount: 10,
+    ...overrides,
+  };
 }
 
 const fence = (task: Task): Fence => ({ epoch: task.epoch });
@@ -83,14 +97,27 @@ const fence = (task: Task): Fence => ({ epoch: task.epoch });
  * moved through `events` in the store; with 'preprocessed' among them it gets
  * a filtered list and `unitCount` units of 10 recipients on executor e1.
  */
-export async function ownedTask(h: Harness, events: readonly TaskEvent[] = [], overrides: Partial<NewTask> = {}, unitCount = 1): Promise<Task> {
+export async function ownedTask(
+  h: Harness,
+  events: readonly TaskEvent[] = [],
+  overrides: Partial<NewTask> = {},
+  unitCount = 1,
+): Promise<Task> {
   const created = await h.store.createTask(newTask(overrides), h.clock.now());
   let task = await h.store.claimTask(created.id, 'scheduler-1', h.clock.now());
   for (const event of events) {
-    const patch = event === 'preprocessed' ? { filteredListId: `f_${task.id}`, report: { total: 10 * unitCount, kept: 10 * unitCount, units: unitCount } } : {};
+    const patch =
+      event === 'preprocessed'
+        ? { filteredListId: `f_${task.id}`, report: { total: 10 * unitCount, kept: 10 * unitCount, units: unitCount } }
+        : {};
     task = await h.store.transitionTask(task.id, fence(task), event, patch, h.clock.now());
     if (event === 'preprocessed') {
-      const units = Array.from({ length: unitCount }, (_, unitNo) => ({ unitNo, start: unitNo * 10, end: unitNo * 10 + 10, executorId: 'e1' }));
+      const units = Array.from({ length: unitCount }, (_, unitNo) => ({
+        unitNo,
+        start: unitNo * 10,
+        end: unitNo * 10 + 10,
+        executorId: 'e1',
+      }));
       await h.store.putUnits(task.id, fence(task), units, h.clock.now());
     }
   }
@@ -99,8 +126,14 @@ export async function ownedTask(h: Harness, events: readonly TaskEvent[] = [], o
 }
 
 /** Messages of one kind sent for one task. */
-export function sentOf<K extends Message['kind']>(h: Harness, kind: K, taskId: number): Extract<Message, { kind: K }>[] {
-  return h.sent.filter((m): m is Extract<Message, { kind: K }> => m.kind === kind && 'taskId' in m && m.taskId === taskId);
+export function sentOf<K extends Message['kind']>(
+  h: Harness,
+  kind: K,
+  taskId: number,
+): Extract<Message, { kind: K }>[] {
+  return h.sent.filter(
+    (m): m is Extract<Message, { kind: K }> => m.kind === kind && 'taskId' in m && m.taskId === taskId,
+  );
 }
 
 /** CREATED -> SENDING, with units. */

@@ -57,7 +57,14 @@ describe('unit driver', () => {
     const task = await admitted();
     await driver.onPreprocessed(result(task, 1, task.epoch - 1));
     expect([(await stored(task)).state, h.sent]).toEqual(['PREPROCESSING', []]);
-    await driver.onPreprocessed({ kind: 'preprocess.result', ok: false, taskId: task.id, epoch: task.epoch, errorCode: 'LIST_EMPTY', message: 'no one left' });
+    await driver.onPreprocessed({
+      kind: 'preprocess.result',
+      ok: false,
+      taskId: task.id,
+      epoch: task.epoch,
+      errorCode: 'LIST_EMPTY',
+      message: 'no one left',
+    });
     expect((await stored(task)).state).toBe('FAILED');
     expect([h.tasks.has(task.id), h.tasks.active]).toEqual([false, 0]);
   });
@@ -104,7 +111,7 @@ describe('unit driver', () => {
     expect((await stored(task)).state).toBe('SENDING');
   });
 
-  it('restarts a recovered task\'s units from their checkpoints, finishing without a run one already at its end', async () => {
+  it("restarts a recovered task's units from their checkpoints, finishing without a run one already at its end", async () => {
     const task = await ownedTask(h, TO_SENDING, {}, 2);
     const fence = { epoch: task.epoch };
     await h.store.transitionUnit(task.id, 0, fence, 'assign', h.clock.now(), 'e1');
@@ -116,7 +123,7 @@ describe('unit driver', () => {
     expect((await h.store.listUnits(task.id)).map((u) => u.state)).toEqual(['ASSIGNED', 'DONE']);
   });
 
-  it('asks for pre-processing with the task\'s speed, 0 when it has none', async () => {
+  it("asks for pre-processing with the task's speed, 0 when it has none", async () => {
     const paced = await ownedTask(h, [], { speed: 2_500 });
     const plain = await ownedTask(h);
     await driver.requestPreprocess(paced);
@@ -132,7 +139,14 @@ describe('unit driver', () => {
     const sending = h.tasks.get(task.id)!.task;
     await driver.onProgress(progress(sending, 0, 0, 4, 4));
     h.sent.length = 0;
-    const move = { kind: 'unit.replan' as const, taskId: task.id, epoch: sending.epoch, unitNo: 0, from: 'e1', to: 'e2' };
+    const move = {
+      kind: 'unit.replan' as const,
+      taskId: task.id,
+      epoch: sending.epoch,
+      unitNo: 0,
+      from: 'e1',
+      to: 'e2',
+    };
 
     await driver.onReplan({ ...move, epoch: sending.epoch - 1 }); // an older owner's run
     await driver.onReplan({ ...move, from: 'e3' }); // the unit is not on e3
@@ -140,7 +154,12 @@ describe('unit driver', () => {
 
     await driver.onReplan(move);
     const [unit0, unit1] = await h.store.listUnits(task.id);
-    expect([unit0!.state, unit0!.executorId, unit0!.checkpoint, unit1!.executorId]).toEqual(['ASSIGNED', 'e2', 4, 'e1']);
+    expect([unit0!.state, unit0!.executorId, unit0!.checkpoint, unit1!.executorId]).toEqual([
+      'ASSIGNED',
+      'e2',
+      4,
+      'e1',
+    ]);
     expect(sentOf(h, 'unit.run', task.id).map((m) => [m.unitNo, m.executorId, m.from])).toEqual([[0, 'e2', 4]]);
     expect(h.counts.get('herald_scheduler_moved_units_total')).toBe(1);
 

@@ -30,7 +30,10 @@ export interface UnitDriver {
 
 export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
   const { store, clock, logger, recorder, tasks, metrics } = ctx;
-  const movedUnits = ctx.meter.counter('herald_scheduler_moved_units_total', 'Units moved off an executor that stopped reporting, as a dispatcher proposed (unit.replan)');
+  const movedUnits = ctx.meter.counter(
+    'herald_scheduler_moved_units_total',
+    'Units moved off an executor that stopped reporting, as a dispatcher proposed (unit.replan)',
+  );
 
   function requestPreprocess(task: Task): Promise<void> {
     return ctx.toDispatcher.send({
@@ -57,7 +60,12 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
       filteredListId: result.filteredListId,
       report: { total: result.total, kept: result.kept, removed: result.removed, units: result.units.length },
     });
-    const created = await store.putUnits(task.id, fenceOf(dispatching), result.units.map((u, unitNo) => ({ unitNo, ...u })), clock.now());
+    const created = await store.putUnits(
+      task.id,
+      fenceOf(dispatching),
+      result.units.map((u, unitNo) => ({ unitNo, ...u })),
+      clock.now(),
+    );
     const sending = await ctx.transition(dispatching, 'dispatched');
     await runUnits(sending, created);
   }
@@ -67,10 +75,14 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
     const current: ExecutionUnit[] = [];
     for (let unit of list) {
       const known = await recorder.latest(task, unit);
-      if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'lose', clock.now());
+      if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING')
+        unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'lose', clock.now());
       if (unit.state === 'FAILED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'retry', clock.now());
       if (unitMachine.can(unit.state, 'assign')) {
-        unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId), known);
+        unit = withProgress(
+          await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId),
+          known,
+        );
         if (unit.checkpoint >= unit.end) unit = await finishUnit(task, unit);
         else await sendRun(task, unit);
       }
@@ -115,7 +127,8 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
       await recorder.settle(task, unit, clock.now());
       return;
     }
-    if (unit.state === 'ASSIGNED') unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'start', clock.now()), unit);
+    if (unit.state === 'ASSIGNED')
+      unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'start', clock.now()), unit);
     if (unit.checkpoint >= unit.end && unitMachine.can(unit.state, 'finish')) unit = await finishUnit(task, unit);
     list[list.findIndex((u) => u.unitNo === unit.unitNo)] = unit;
     if (!(await maybeComplete(task.id))) await writeReport(task.id, false);
@@ -133,17 +146,33 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
   async function onReplan(move: UnitReplan): Promise<void> {
     const entry = tasks.get(move.taskId);
     const list = entry?.units;
-    if (entry === undefined || list === undefined || entry.task.state !== 'SENDING' || entry.task.epoch !== move.epoch) return;
+    if (entry === undefined || list === undefined || entry.task.state !== 'SENDING' || entry.task.epoch !== move.epoch)
+      return;
     const task = entry.task;
     const at = list.findIndex((u) => u.unitNo === move.unitNo);
     const unit = list[at];
-    if (unit === undefined || (unit.state !== 'ASSIGNED' && unit.state !== 'RUNNING') || unit.executorId !== move.from || move.to === move.from) return;
+    if (
+      unit === undefined ||
+      (unit.state !== 'ASSIGNED' && unit.state !== 'RUNNING') ||
+      unit.executorId !== move.from ||
+      move.to === move.from
+    )
+      return;
     const known = withProgress(unit, await recorder.latest(task, unit));
     await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'lose', clock.now());
-    const moved = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'assign', clock.now(), move.to), known);
+    const moved = withProgress(
+      await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'assign', clock.now(), move.to),
+      known,
+    );
     list[at] = moved;
     movedUnits.inc();
-    logger.warn('unit moved off an executor that stopped reporting; running it from its checkpoint', { taskId: task.id, unitNo: unit.unitNo, from: move.from, to: move.to, checkpoint: moved.checkpoint });
+    logger.warn('unit moved off an executor that stopped reporting; running it from its checkpoint', {
+      taskId: task.id,
+      unitNo: unit.unitNo,
+      from: move.from,
+      to: move.to,
+      checkpoint: moved.checkpoint,
+    });
     await sendRun(task, moved);
   }
 

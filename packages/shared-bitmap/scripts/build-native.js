@@ -46,10 +46,23 @@ function findNodeGyp() {
         return undefined;
       }
     })(),
-    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    path.join(
+      path.dirname(process.execPath),
+      '..',
+      'lib',
+      'node_modules',
+      'npm',
+      'node_modules',
+      'node-gyp',
+      'bin',
+      'node-gyp.js',
+    ),
   ];
   const found = candidates.find((file) => file !== undefined && file !== '' && fs.existsSync(file));
-  if (found === undefined) throw new Error('shared-bitmap: node-gyp not found (looked at npm_config_node_gyp, node_modules, and npm next to node)');
+  if (found === undefined)
+    throw new Error(
+      'shared-bitmap: node-gyp not found (looked at npm_config_node_gyp, node_modules, and npm next to node)',
+    );
   return found;
 }
 
@@ -67,7 +80,9 @@ function main() {
   const args = [findNodeGyp(), ...gypArgs];
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) {
-    console.error(`shared-bitmap: node-gyp failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}); needs python3, make and a C compiler`);
+    console.error(
+      `shared-bitmap: node-gyp failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}); needs python3, make and a C compiler`,
+    );
     process.exit(1);
   }
 }

@@ -15,7 +15,14 @@ const CHILD = join(PACKAGE, 'test', 'reader-child.js');
 /** Child processes start slowly on a busy 2-core machine; the 2 s login deadline below is the one that matters. */
 const START_MS = 20_000;
 
-type Reply = { opened?: number; touched?: number; online?: number; watching?: number; seen?: number; error?: { message: string; reason?: string } };
+type Reply = {
+  opened?: number;
+  touched?: number;
+  online?: number;
+  watching?: number;
+  seen?: number;
+  error?: { message: string; reason?: string };
+};
 
 /** A reader process and every reply it sent. */
 class ReaderChild {
@@ -71,14 +78,19 @@ describe('SharedOnlineBitmap across processes', () => {
   let children: ReaderChild[] = [];
 
   beforeAll(() => {
-    if (!existsSync(join(PACKAGE, 'dist', 'index.js'))) throw new Error('these tests load the compiled package: run `npx tsc -b packages/shared-bitmap` first');
+    if (!existsSync(join(PACKAGE, 'dist', 'index.js')))
+      throw new Error('these tests load the compiled package: run `npx tsc -b packages/shared-bitmap` first');
   });
   beforeEach(async () => {
     dir = await shmTempDir();
   });
   afterEach(async () => {
     for (const child of children) if (child.exit === undefined) child.process.kill();
-    await Promise.all(children.map((child) => (child.exit === undefined ? new Promise((resolve) => child.process.once('exit', resolve)) : undefined)));
+    await Promise.all(
+      children.map((child) =>
+        child.exit === undefined ? new Promise((resolve) => child.process.once('exit', resolve)) : undefined,
+      ),
+    );
     children = [];
     await dir.remove();
   });
@@ -98,13 +110,23 @@ describe('SharedOnlineBitmap across processes', () => {
       const bitsPerPage = 4096 * 8;
       for (let uin = 7; uin < uinLimit; uin += bitsPerPage) writer.setOnline(uin, true); // the writer touches every page
       const readers = startReaders(4, file, uinLimit);
-      await waitFor(() => readers.every((child) => child.reply('opened')), { timeoutMs: START_MS, message: '4 readers opened the bitmap' });
+      await waitFor(() => readers.every((child) => child.reply('opened')), {
+        timeoutMs: START_MS,
+        message: '4 readers opened the bitmap',
+      });
       for (const child of readers) child.send({ cmd: 'touch' });
-      await waitFor(() => readers.every((child) => child.reply('touched')), { timeoutMs: START_MS, message: '4 readers touched every page' });
-      for (const child of readers) expect(child.reply('touched')).toEqual({ touched: uinLimit / bitsPerPage, online: 0 }); // page starts are offline; uin 7 of each is not asked
+      await waitFor(() => readers.every((child) => child.reply('touched')), {
+        timeoutMs: START_MS,
+        message: '4 readers touched every page',
+      });
+      for (const child of readers)
+        expect(child.reply('touched')).toEqual({ touched: uinLimit / bitsPerPage, online: 0 }); // page starts are offline; uin 7 of each is not asked
 
       const size = bitmapFileBytes(uinLimit);
-      const processes = [{ pid: process.pid, role: 'writer' }, ...readers.map((child) => ({ pid: child.process.pid!, role: 'reader' }))];
+      const processes = [
+        { pid: process.pid, role: 'writer' },
+        ...readers.map((child) => ({ pid: child.process.pid!, role: 'reader' })),
+      ];
       const memory = processes.map(({ pid, role }) => ({ pid, role, ...mappingMemory(pid, file) }));
       const totalPss = memory.reduce((sum, m) => sum + m.pss, 0);
       const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
@@ -128,15 +150,27 @@ describe('SharedOnlineBitmap across processes', () => {
     const writer = SharedOnlineBitmap.openWriter(file, 1 << 20);
     try {
       const [reader] = startReaders(1, file, 1 << 20);
-      await waitFor(() => reader!.reply('opened') !== undefined, { timeoutMs: START_MS, message: 'the reader opened the bitmap' });
+      await waitFor(() => reader!.reply('opened') !== undefined, {
+        timeoutMs: START_MS,
+        message: 'the reader opened the bitmap',
+      });
       reader!.send({ cmd: 'watch', uin: 123_457 });
-      await waitFor(() => reader!.reply('watching') !== undefined, { timeoutMs: START_MS, message: 'the reader is watching uin 123457' });
+      await waitFor(() => reader!.reply('watching') !== undefined, {
+        timeoutMs: START_MS,
+        message: 'the reader is watching uin 123457',
+      });
       expect(reader!.reply('seen')).toBeUndefined();
 
       writer.setOnline(123_457, true); // the login
       const loggedInAt = performance.now();
-      await waitFor(() => reader!.reply('seen') !== undefined, { timeoutMs: 2000, intervalMs: 1, message: 'the reader saw the login' });
-      console.log(`the reader process saw the login after ${(performance.now() - loggedInAt).toFixed(1)} ms (IPC round trip included)`);
+      await waitFor(() => reader!.reply('seen') !== undefined, {
+        timeoutMs: 2000,
+        intervalMs: 1,
+        message: 'the reader saw the login',
+      });
+      console.log(
+        `the reader process saw the login after ${(performance.now() - loggedInAt).toFixed(1)} ms (IPC round trip included)`,
+      );
     } finally {
       writer.close();
     }
@@ -146,11 +180,19 @@ describe('SharedOnlineBitmap across processes', () => {
     const file = join(dir.path, 'online.bitmap');
     SharedOnlineBitmap.openWriter(file, 1 << 16).close();
     // ulimit -c 0: no core file from the expected crash.
-    const child = spawn('/bin/sh', ['-c', 'ulimit -c 0; exec "$0" "$@"', process.execPath, CHILD, 'store-through-mapping', file], { cwd: dir.path, stdio: 'ignore' });
+    const child = spawn(
+      '/bin/sh',
+      ['-c', 'ulimit -c 0; exec "$0" "$@"', process.execPath, CHILD, 'store-through-mapping', file],
+      { cwd: dir.path, stdio: 'ignore' },
+    );
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     child.on('exit', (code, signal) => (exit = { code, signal }));
     await waitFor(() => exit !== undefined, { timeoutMs: START_MS, message: 'the storing child exited' });
     expect(exit).toEqual({ code: null, signal: 'SIGSEGV' });
-    expect(readFileSync(file).subarray(HEADER_BYTES).every((byte) => byte === 0)).toBe(true);
+    expect(
+      readFileSync(file)
+        .subarray(HEADER_BYTES)
+        .every((byte) => byte === 0),
+    ).toBe(true);
   });
 });

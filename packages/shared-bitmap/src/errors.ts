@@ -41,7 +41,12 @@ export class SharedBitmapError extends HeraldError {
   readonly reason: SharedBitmapReason;
   readonly path: string;
 
-  constructor(reason: SharedBitmapReason, path: string, message: string, options: { code?: ErrorCode; cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    reason: SharedBitmapReason,
+    path: string,
+    message: string,
+    options: { code?: ErrorCode; cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(options.code ?? SHARED_BITMAP_REASONS[reason], `shared bitmap ${path}: ${message}`, {
       retriable: RETRIABLE.has(reason),
       cause: options.cause,
@@ -53,7 +58,18 @@ export class SharedBitmapError extends HeraldError {
 }
 
 /** errno codes that no retry can fix: the configuration (path, permissions, /dev/shm size) must change. */
-const CONFIG_ERRNOS = new Set(['EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOTDIR', 'ENAMETOOLONG', 'ELOOP', 'ENOSPC', 'EDQUOT', 'EFBIG']);
+const CONFIG_ERRNOS = new Set([
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'EISDIR',
+  'ENOTDIR',
+  'ENAMETOOLONG',
+  'ELOOP',
+  'ENOSPC',
+  'EDQUOT',
+  'EFBIG',
+]);
 
 /** Wraps an error thrown by the addon (code, errno, syscall) in a SharedBitmapError. */
 export function osError(path: string, error: unknown): SharedBitmapError {

@@ -42,7 +42,9 @@ export interface BitmapHeader {
 
 export function checkUinLimit(uinLimit: number, path: string): void {
   if (!(Number.isInteger(uinLimit) && uinLimit >= 1 && uinLimit <= MAX_UIN_LIMIT)) {
-    throw new SharedBitmapError('BAD_UIN_LIMIT', path, `uinLimit must be an integer in [1, 2^32], got ${uinLimit}`, { details: { setting: 'uinLimit' } });
+    throw new SharedBitmapError('BAD_UIN_LIMIT', path, `uinLimit must be an integer in [1, 2^32], got ${uinLimit}`, {
+      details: { setting: 'uinLimit' },
+    });
   }
 }
 
@@ -81,16 +83,30 @@ export function markWriterOpen(page: Uint8Array, nowMs: number, pid: number): vo
  */
 export function readHeader(file: Uint8Array, path: string, expectedUinLimit?: number): BitmapHeader {
   if (file.byteLength < HEADER_BYTES) {
-    throw new SharedBitmapError('TOO_SHORT', path, `${file.byteLength} bytes is shorter than the ${HEADER_BYTES}-byte header`, { details: { fileBytes: file.byteLength } });
+    throw new SharedBitmapError(
+      'TOO_SHORT',
+      path,
+      `${file.byteLength} bytes is shorter than the ${HEADER_BYTES}-byte header`,
+      { details: { fileBytes: file.byteLength } },
+    );
   }
   const magic = Buffer.from(file.buffer, file.byteOffset, BITMAP_MAGIC.length).toString('latin1');
   if (magic !== BITMAP_MAGIC) {
-    throw new SharedBitmapError('BAD_MAGIC', path, `not a Herald online bitmap (magic ${JSON.stringify(magic)}, expected ${JSON.stringify(BITMAP_MAGIC)})`);
+    throw new SharedBitmapError(
+      'BAD_MAGIC',
+      path,
+      `not a Herald online bitmap (magic ${JSON.stringify(magic)}, expected ${JSON.stringify(BITMAP_MAGIC)})`,
+    );
   }
   const view = new DataView(file.buffer, file.byteOffset, HEADER_BYTES);
   const version = view.getUint32(8, true);
   if (version !== BITMAP_VERSION) {
-    throw new SharedBitmapError('UNSUPPORTED_VERSION', path, `format version ${version}; this code reads version ${BITMAP_VERSION}`, { details: { version } });
+    throw new SharedBitmapError(
+      'UNSUPPORTED_VERSION',
+      path,
+      `format version ${version}; this code reads version ${BITMAP_VERSION}`,
+      { details: { version } },
+    );
   }
   const header: BitmapHeader = {
     version,
@@ -111,13 +127,20 @@ export function readHeader(file: Uint8Array, path: string, expectedUinLimit?: nu
     throw new SharedBitmapError('BAD_HEADER', path, 'inconsistent header', { details: { ...header, wordBits } });
   }
   if (expectedUinLimit !== undefined && header.uinLimit !== expectedUinLimit) {
-    throw new SharedBitmapError('UIN_LIMIT_MISMATCH', path, `the file holds uinLimit ${header.uinLimit}, configured ${expectedUinLimit}`, {
-      details: { setting: 'uinLimit', fileUinLimit: header.uinLimit, configuredUinLimit: expectedUinLimit },
-    });
+    throw new SharedBitmapError(
+      'UIN_LIMIT_MISMATCH',
+      path,
+      `the file holds uinLimit ${header.uinLimit}, configured ${expectedUinLimit}`,
+      {
+        details: { setting: 'uinLimit', fileUinLimit: header.uinLimit, configuredUinLimit: expectedUinLimit },
+      },
+    );
   }
   const needed = HEADER_BYTES + header.wordCount * 4;
   if (file.byteLength < needed) {
-    throw new SharedBitmapError('TOO_SHORT', path, `${file.byteLength} bytes; its header needs ${needed}`, { details: { fileBytes: file.byteLength, neededBytes: needed } });
+    throw new SharedBitmapError('TOO_SHORT', path, `${file.byteLength} bytes; its header needs ${needed}`, {
+      details: { fileBytes: file.byteLength, neededBytes: needed },
+    });
   }
   return header;
 }

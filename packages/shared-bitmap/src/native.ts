@@ -12,7 +12,12 @@ export interface NativeBinding {
   /** Detaches and munmaps a buffer returned by map(); false if it was not mapped (any more). */
   unmap(buffer: ArrayBuffer): boolean;
   advise(buffer: ArrayBuffer, advice: Advice): void;
-  readonly flags: { readonly WRITABLE: number; readonly CREATE: number; readonly LOCK: number; readonly POPULATE: number };
+  readonly flags: {
+    readonly WRITABLE: number;
+    readonly CREATE: number;
+    readonly LOCK: number;
+    readonly POPULATE: number;
+  };
 }
 
 /** madvise over a whole mapping. */

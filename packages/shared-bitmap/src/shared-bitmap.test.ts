@@ -1,4 +1,13 @@
-import { closeSync, openSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { isHeraldError, type ErrorCode } from '@herald/core';
 import { makeTempDir, type TempDir } from '@herald/testing';
@@ -14,7 +23,8 @@ function throwsWith(fn: () => unknown, code: ErrorCode, reason: SharedBitmapReas
   } catch (error) {
     thrown = error;
   }
-  if (!(thrown instanceof SharedBitmapError)) throw new Error(`expected a SharedBitmapError ${code}/${reason}, got ${String(thrown)}`, { cause: thrown });
+  if (!(thrown instanceof SharedBitmapError))
+    throw new Error(`expected a SharedBitmapError ${code}/${reason}, got ${String(thrown)}`, { cause: thrown });
   expect(isHeraldError(thrown)).toBe(true);
   expect({ code: thrown.code, reason: thrown.reason }).toEqual({ code, reason });
   return thrown;
@@ -44,7 +54,16 @@ describe('SharedOnlineBitmap in one process', () => {
     for (const uin of [0, 31, 32, 4095, 65_536, (1 << 20) - 1]) writer.setOnline(uin, true);
     writer.setOnline(4095, false);
 
-    expect([0, 31, 32, 4095, 65_536, (1 << 20) - 1, 1, 1 << 20].map((uin) => reader.isOnline(uin))).toEqual([true, true, true, false, true, true, false, false]);
+    expect([0, 31, 32, 4095, 65_536, (1 << 20) - 1, 1, 1 << 20].map((uin) => reader.isOnline(uin))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      true,
+      true,
+      false,
+      false,
+    ]);
     const batch = Uint32Array.from([1, 0, 65_536, 7, 31, (1 << 20) - 1]);
     const online = new Uint32Array(batch.length);
     const offline = new Uint32Array(batch.length);
@@ -65,7 +84,13 @@ describe('SharedOnlineBitmap in one process', () => {
     expect(bytes.readBigUInt64LE(16)).toBe(100_000n);
     expect(bytes[HEADER_BYTES + 1]).toBe(1 << 1); // uin 9
     expect(bytes[HEADER_BYTES + (99_999 >>> 3)]).toBe(1 << (99_999 & 7));
-    expect(SharedOnlineBitmap.inspect(file)).toMatchObject({ uinLimit: 100_000, wordCount: 3125, writerPid: process.pid, online: 2, fileBytes: bytes.length });
+    expect(SharedOnlineBitmap.inspect(file)).toMatchObject({
+      uinLimit: 100_000,
+      wordCount: 3125,
+      writerPid: process.pid,
+      online: 2,
+      fileBytes: bytes.length,
+    });
   });
 
   it('a reopened writer keeps the bits (a restarted presence agent carries on)', () => {
@@ -116,7 +141,11 @@ describe('SharedOnlineBitmap in one process', () => {
     throwsWith(() => writer.setOnline(1, true), 'STORE_CLOSED', 'CLOSED');
     throwsWith(() => writer.isOnline(1), 'STORE_CLOSED', 'CLOSED');
     throwsWith(() => reader.isOnline(1), 'STORE_CLOSED', 'CLOSED');
-    throwsWith(() => reader.partition(new Uint32Array(1), new Uint32Array(1), new Uint32Array(1)), 'STORE_CLOSED', 'CLOSED');
+    throwsWith(
+      () => reader.partition(new Uint32Array(1), new Uint32Array(1), new Uint32Array(1)),
+      'STORE_CLOSED',
+      'CLOSED',
+    );
   });
 
   it('a reader has no way to write: no setOnline, no reachable words', () => {
@@ -137,7 +166,11 @@ describe('SharedOnlineBitmap in one process', () => {
     }
 
     it('writer: a missing directory is CONFIG_INVALID / NO_DIRECTORY (creating it is not the writer job)', () => {
-      const error = throwsWith(() => SharedOnlineBitmap.openWriter(join(dir.path, 'missing', 'online.bitmap'), 64), 'CONFIG_INVALID', 'NO_DIRECTORY');
+      const error = throwsWith(
+        () => SharedOnlineBitmap.openWriter(join(dir.path, 'missing', 'online.bitmap'), 64),
+        'CONFIG_INVALID',
+        'NO_DIRECTORY',
+      );
       expect(error.message).toContain(join(dir.path, 'missing'));
     });
 
@@ -191,7 +224,11 @@ describe('SharedOnlineBitmap in one process', () => {
       const writer = SharedOnlineBitmap.openWriter(file, 1 << 16);
       writer.setOnline(5, true);
       writer.close();
-      const error = throwsWith(() => SharedOnlineBitmap.openReader(file, 1 << 20), 'CONFIG_INVALID', 'UIN_LIMIT_MISMATCH');
+      const error = throwsWith(
+        () => SharedOnlineBitmap.openReader(file, 1 << 20),
+        'CONFIG_INVALID',
+        'UIN_LIMIT_MISMATCH',
+      );
       expect(error.details).toMatchObject({ fileUinLimit: 1 << 16, configuredUinLimit: 1 << 20 });
       throwsWith(() => SharedOnlineBitmap.openWriter(file, 1 << 20), 'CONFIG_INVALID', 'UIN_LIMIT_MISMATCH');
       expect(SharedOnlineBitmap.inspect(file)).toMatchObject({ uinLimit: 1 << 16, online: 1 });
@@ -211,7 +248,11 @@ describe('SharedOnlineBitmap in one process', () => {
       const error = throwsWith(() => SharedOnlineBitmap.openReader(dir.path), 'CONFIG_INVALID', 'OS_ERROR');
       expect(error.details).toMatchObject({ errno: 'EISDIR' });
       throwsWith(() => SharedOnlineBitmap.openWriter(dir.path, 64), 'CONFIG_INVALID', 'OS_ERROR'); // EISDIR
-      throwsWith(() => SharedOnlineBitmap.openWriter(join(dir.path, 'plain-file', 'x'), 64), 'CONFIG_INVALID', 'NO_DIRECTORY');
+      throwsWith(
+        () => SharedOnlineBitmap.openWriter(join(dir.path, 'plain-file', 'x'), 64),
+        'CONFIG_INVALID',
+        'NO_DIRECTORY',
+      );
     });
   });
 });

@@ -33,7 +33,15 @@ import { dirname } from 'node:path';
 import { HeraldError } from '@herald/core';
 import { TypedArrayBitmap, type OnlineBitmap, type OnlineView } from '@herald/core/presence';
 import { SharedBitmapError, osError } from './errors';
-import { HEADER_BYTES, bitmapFileBytes, checkUinLimit, markWriterOpen, readHeader, writeHeader, type BitmapHeader } from './format';
+import {
+  HEADER_BYTES,
+  bitmapFileBytes,
+  checkUinLimit,
+  markWriterOpen,
+  readHeader,
+  writeHeader,
+  type BitmapHeader,
+} from './format';
 import { native, type Advice } from './native';
 
 /** The writer's handle: an OnlineBitmap over the shared file. */
@@ -84,7 +92,12 @@ function openWriter(path: string, uinLimit: number, options: SharedBitmapOptions
   checkUinLimit(uinLimit, path);
   const dir = dirname(path);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new SharedBitmapError('NO_DIRECTORY', path, `directory ${dir} does not exist (create it, or configure another path)`, { details: { setting: 'path' } });
+    throw new SharedBitmapError(
+      'NO_DIRECTORY',
+      path,
+      `directory ${dir} does not exist (create it, or configure another path)`,
+      { details: { setting: 'path' } },
+    );
   }
   const { WRITABLE, LOCK } = native().flags;
   let created = false;
@@ -96,7 +109,11 @@ function openWriter(path: string, uinLimit: number, options: SharedBitmapOptions
       if (codeOf(error) !== 'ENOENT') throw mapError(path, error);
     }
     if (attempt === OPEN_ATTEMPTS) {
-      throw new SharedBitmapError('OS_ERROR', path, `the file kept disappearing over ${OPEN_ATTEMPTS} attempts to open or create it`);
+      throw new SharedBitmapError(
+        'OS_ERROR',
+        path,
+        `the file kept disappearing over ${OPEN_ATTEMPTS} attempts to open or create it`,
+      );
     }
     created = createFile(path, uinLimit);
   }
@@ -141,7 +158,10 @@ function openReaderOf(path: string, uinLimit: number | undefined, options: Share
   try {
     buffer = native().map(path, 0, 0);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') throw new SharedBitmapError('NOT_FOUND', path, 'no such file (has the presence agent created it?)', { cause: error });
+    if (codeOf(error) === 'ENOENT')
+      throw new SharedBitmapError('NOT_FOUND', path, 'no such file (has the presence agent created it?)', {
+        cause: error,
+      });
     throw mapError(path, error);
   }
   return new Reader(path, buffer, checkedHeader(buffer, path, uinLimit), options);
@@ -304,7 +324,12 @@ function mapError(path: string, error: unknown): HeraldError {
   if (error instanceof HeraldError) return error;
   const code = codeOf(error);
   if (code === 'EAGAIN' || code === 'EWOULDBLOCK') {
-    return new SharedBitmapError('WRITER_EXISTS', path, 'another writer holds the lock on this file (is another presence agent running on this host?)', { cause: error });
+    return new SharedBitmapError(
+      'WRITER_EXISTS',
+      path,
+      'another writer holds the lock on this file (is another presence agent running on this host?)',
+      { cause: error },
+    );
   }
   return osError(path, error);
 }

@@ -13,7 +13,8 @@ describe('keys', () => {
     const a = key(tag('c'), { u32: 1 }, { str: 'ab' }, { u64: 1 });
     const b = key(tag('c'), { u32: 1 }, { str: 'a' }, { u64: 1 });
     const range = prefixRange(key(tag('c'), { u32: 1 }, { str: 'a' }));
-    const inRange = (k: Buffer) => Buffer.compare(k, range.gte) >= 0 && (range.lt === undefined || Buffer.compare(k, range.lt) < 0);
+    const inRange = (k: Buffer) =>
+      Buffer.compare(k, range.gte) >= 0 && (range.lt === undefined || Buffer.compare(k, range.lt) < 0);
     expect(inRange(b)).toBe(true);
     expect(inRange(a)).toBe(false);
     expect(key({ str: '\ud800' }).equals(key({ str: '\udc00' }))).toBe(false);

@@ -15,13 +15,32 @@ describe('LevelAccessStore', () => {
 
   it('keeps tokens and the audit log across reopen, and goes on numbering audit entries after the last one', async () => {
     const store = await LevelAccessStore.open(dir.path);
-    await store.createToken({ id: 'op01', name: 'ops', role: 'operator', accounts: ['acme'], hash: 'f'.repeat(64), createdAt: 1 });
-    const first = await store.appendAudit({ at: 2, tokenId: 'op01', tokenName: 'ops', action: 'POST /api/v1/tasks', status: 201 });
+    await store.createToken({
+      id: 'op01',
+      name: 'ops',
+      role: 'operator',
+      accounts: ['acme'],
+      hash: 'f'.repeat(64),
+      createdAt: 1,
+    });
+    const first = await store.appendAudit({
+      at: 2,
+      tokenId: 'op01',
+      tokenName: 'ops',
+      action: 'POST /api/v1/tasks',
+      status: 201,
+    });
     await store.close();
 
     const again = await LevelAccessStore.open(dir.path);
     expect(await again.findToken('op01')).toMatchObject({ accounts: ['acme'], hash: 'f'.repeat(64) });
-    const second = await again.appendAudit({ at: 3, tokenId: 'op01', tokenName: 'ops', action: 'POST /api/v1/tasks', status: 201 });
+    const second = await again.appendAudit({
+      at: 3,
+      tokenId: 'op01',
+      tokenName: 'ops',
+      action: 'POST /api/v1/tasks',
+      status: 201,
+    });
     expect(second.id).toBe(first.id + 1);
     expect((await again.listAudit()).entries.map((e) => e.id)).toEqual([second.id, first.id]);
     await again.close();

@@ -82,7 +82,9 @@ export class LevelAccessStore implements AccessStore {
       const record = checkNewAccessToken(input);
       return this.tokenLocks.run(record.id, async () => {
         if ((await this.db.get(tokenKey(record.id))) !== undefined) {
-          throw new HeraldError(ErrorCodes.TOKEN_EXISTS, `token ${record.id} already exists`, { details: { tokenId: record.id } });
+          throw new HeraldError(ErrorCodes.TOKEN_EXISTS, `token ${record.id} already exists`, {
+            details: { tokenId: record.id },
+          });
         }
         await this.db.put(tokenKey(record.id), encodeJson(record));
         return publicToken(record);
@@ -100,7 +102,9 @@ export class LevelAccessStore implements AccessStore {
 
   listTokens(): Promise<AccessToken[]> {
     return this.life.run('listTokens', async () => {
-      const tokens = (await this.db.values(TOKENS).all()).map((value) => publicToken(decodeJson<StoredAccessToken>(value)));
+      const tokens = (await this.db.values(TOKENS).all()).map((value) =>
+        publicToken(decodeJson<StoredAccessToken>(value)),
+      );
       return tokens.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     });
   }
@@ -155,12 +159,22 @@ export class LevelAccessStore implements AccessStore {
         entries.push(entry);
         return true;
       };
-      const index = q.tokenId !== undefined ? byTokenPrefix(q.tokenId) : q.accountId !== undefined ? byAccountPrefix(q.accountId) : undefined;
+      const index =
+        q.tokenId !== undefined
+          ? byTokenPrefix(q.tokenId)
+          : q.accountId !== undefined
+            ? byAccountPrefix(q.accountId)
+            : undefined;
       if (index === undefined) {
-        for await (const value of this.db.values({ gte: AUDIT.gte, lt: auditKey(q.before), reverse: true })) if (!take(decodeJson<AuditEntry>(value))) break;
+        for await (const value of this.db.values({ gte: AUDIT.gte, lt: auditKey(q.before), reverse: true }))
+          if (!take(decodeJson<AuditEntry>(value))) break;
       } else {
         const range = prefixRange(index);
-        for await (const indexKey of this.db.keys({ gte: range.gte, lt: Buffer.concat([index, key({ u64: q.before })]), reverse: true })) {
+        for await (const indexKey of this.db.keys({
+          gte: range.gte,
+          lt: Buffer.concat([index, key({ u64: q.before })]),
+          reverse: true,
+        })) {
           const value = await this.db.get(auditKey(readU64BE(indexKey, indexKey.length - 8)));
           if (value !== undefined && !take(decodeJson<AuditEntry>(value))) break;
         }

@@ -48,7 +48,8 @@ interface StoredReservation {
 const settingsKey = (accountId: string) => key(tag('s'), { str: accountId });
 const bySendTime = (accountId: string) => key(tag('r'), { str: accountId });
 const sendTimeKey = (accountId: string, sendAt: number) => key(tag('r'), { str: accountId }, { u64: sendAt });
-const reservationKey = (accountId: string, sendAt: number, k: string) => key(tag('r'), { str: accountId }, { u64: sendAt }, { tail: k });
+const reservationKey = (accountId: string, sendAt: number, k: string) =>
+  key(tag('r'), { str: accountId }, { u64: sendAt }, { tail: k });
 const byKey = (accountId: string, k: string) => key(tag('k'), { str: accountId }, { tail: k });
 
 /** Where the send time sits in an 'r' key: after the tag, the length prefix and the id's UTF-16 units. */
@@ -79,7 +80,12 @@ export class LevelAccountStore implements AccountStore {
       checkAccountId(accountId);
       return this.locks.run(accountId, async () => {
         const stored = await this.db.get(settingsKey(accountId));
-        const next = applySettingsPatch(accountId, stored === undefined ? undefined : decodeJson<AccountSettings>(stored), patch, now);
+        const next = applySettingsPatch(
+          accountId,
+          stored === undefined ? undefined : decodeJson<AccountSettings>(stored),
+          patch,
+          now,
+        );
         await this.db.put(settingsKey(accountId), encodeJson(next));
         return next;
       });
@@ -139,12 +145,19 @@ export class LevelAccountStore implements AccountStore {
     const all = prefixRange(bySendTime(accountId));
     let broadcasts = 0;
     let recipients = 0;
-    for await (const value of this.db.values({ gte: sendTimeKey(accountId, day.from), lt: sendTimeKey(accountId, day.to) })) {
+    for await (const value of this.db.values({
+      gte: sendTimeKey(accountId, day.from),
+      lt: sendTimeKey(accountId, day.to),
+    })) {
       broadcasts++;
       recipients += decodeJson<StoredReservation>(value).recipients;
     }
-    const [previous] = await this.db.keys({ gte: all.gte, lt: sendTimeKey(accountId, around + 1), reverse: true, limit: 1 }).all();
-    const [next] = await this.db.keys({ gte: sendTimeKey(accountId, around), ...(all.lt === undefined ? {} : { lt: all.lt }), limit: 1 }).all();
+    const [previous] = await this.db
+      .keys({ gte: all.gte, lt: sendTimeKey(accountId, around + 1), reverse: true, limit: 1 })
+      .all();
+    const [next] = await this.db
+      .keys({ gte: sendTimeKey(accountId, around), ...(all.lt === undefined ? {} : { lt: all.lt }), limit: 1 })
+      .all();
     const at = sendAtOffset(accountId);
     return {
       broadcasts,
@@ -160,7 +173,10 @@ export class LevelAccountStore implements AccountStore {
     const at = sendAtOffset(accountId);
     const deletes: { type: 'del'; key: Buffer }[] = [];
     for await (const k of this.db.keys({ gte: bySendTime(accountId), lt: sendTimeKey(accountId, before) })) {
-      deletes.push({ type: 'del', key: k }, { type: 'del', key: byKey(accountId, k.subarray(at + 8).toString('utf16le')) });
+      deletes.push(
+        { type: 'del', key: k },
+        { type: 'del', key: byKey(accountId, k.subarray(at + 8).toString('utf16le')) },
+      );
     }
     return deletes;
   }

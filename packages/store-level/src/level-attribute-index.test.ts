@@ -1,5 +1,10 @@
 import { targetingSource } from '@herald/audience';
-import { attributeIndexConformance, audienceSourceConformance, makeTempDir, userAttributeLookupConformance } from '@herald/testing';
+import {
+  attributeIndexConformance,
+  audienceSourceConformance,
+  makeTempDir,
+  userAttributeLookupConformance,
+} from '@herald/testing';
 import { LevelAttributeIndex } from './level-attribute-index';
 
 attributeIndexConformance('LevelAttributeIndex', async () => {
@@ -18,7 +23,13 @@ audienceSourceConformance('targeting on LevelAttributeIndex', async () => {
   return {
     seed: async (uins, { batchSize }) => {
       // The audience is tagged and not churned; the noise is churned, or untagged.
-      await index.putUsers([...uins.map((uin) => ({ uin, tags: ['t'] })), { uin: 123_456_789, tags: ['t', 'churned'] }, { uin: 77, region: 'x' }].filter((u, i, all) => all.findIndex((v) => v.uin === u.uin) === i));
+      await index.putUsers(
+        [
+          ...uins.map((uin) => ({ uin, tags: ['t'] })),
+          { uin: 123_456_789, tags: ['t', 'churned'] },
+          { uin: 77, region: 'x' },
+        ].filter((u, i, all) => all.findIndex((v) => v.uin === u.uin) === i),
+      );
       return targetingSource(index, 'tag:t AND NOT tag:churned', { batchSize, windowChunks: 2 });
     },
     breakBackend: () => index.close(),

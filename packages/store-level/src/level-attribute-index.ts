@@ -52,13 +52,17 @@ function countValue(n: number): Buffer {
 }
 
 export function checkUins(uins: unknown): number[] {
-  if (!Array.isArray(uins) || uins.length > MAX_USERS_PER_PUT) throw new ValidationError(`removeUsers takes a list of at most ${MAX_USERS_PER_PUT} uins`, { field: 'uins' });
-  for (const uin of uins) if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) throw new ValidationError('each uin must be an integer in [0, 2^32)', { field: 'uins' });
+  if (!Array.isArray(uins) || uins.length > MAX_USERS_PER_PUT)
+    throw new ValidationError(`removeUsers takes a list of at most ${MAX_USERS_PER_PUT} uins`, { field: 'uins' });
+  for (const uin of uins)
+    if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32)
+      throw new ValidationError('each uin must be an integer in [0, 2^32)', { field: 'uins' });
   return uins as number[];
 }
 
 export function checkUsers(users: unknown): UserAttributes[] {
-  if (!Array.isArray(users) || users.length > MAX_USERS_PER_PUT) throw new ValidationError(`putUsers takes a list of at most ${MAX_USERS_PER_PUT} users`, { field: 'users' });
+  if (!Array.isArray(users) || users.length > MAX_USERS_PER_PUT)
+    throw new ValidationError(`putUsers takes a list of at most ${MAX_USERS_PER_PUT} users`, { field: 'users' });
   return lastPerUin(users.map((user) => checkUserAttributes(user, 2 ** 32)));
 }
 
@@ -94,7 +98,10 @@ export class LevelAttributeIndex implements AttributeIndex, UserAttributeLookup 
     const next = new Map(uins.map((uin) => [uin, after(uin)]));
     return this.writeLock.run('write', async () => {
       const records = await this.db.getMany(uins.map(userKey));
-      const changes = uins.map((uin, i) => ({ before: records[i] === undefined ? undefined : decodeJson<UserAttributes>(records[i]!), after: next.get(uin) }));
+      const changes = uins.map((uin, i) => ({
+        before: records[i] === undefined ? undefined : decodeJson<UserAttributes>(records[i]!),
+        after: next.get(uin),
+      }));
       const edits = chunkEdits(changes);
       const stored = await this.db.getMany(edits.map((edit) => chunkKey(edit.key, edit.chunk)));
       const bitsets = [...new Set(edits.map((edit) => edit.key))];
@@ -165,7 +172,9 @@ export class LevelAttributeIndex implements AttributeIndex, UserAttributeLookup 
   nextChunk(fromChunk: number): Promise<number | undefined> {
     return this.life.run('nextChunk', async () => {
       const range = prefixRange(bitsetPrefix(UNIVERSE_KEY));
-      const [found] = await this.db.keys({ gte: chunkKey(UNIVERSE_KEY, Math.max(0, fromChunk)), ...(range.lt ? { lt: range.lt } : {}), limit: 1 }).all();
+      const [found] = await this.db
+        .keys({ gte: chunkKey(UNIVERSE_KEY, Math.max(0, fromChunk)), ...(range.lt ? { lt: range.lt } : {}), limit: 1 })
+        .all();
       return found === undefined ? undefined : found.readUInt32BE(found.length - 4);
     });
   }
@@ -177,7 +186,9 @@ export class LevelAttributeIndex implements AttributeIndex, UserAttributeLookup 
       for (const bitset of new Set(keys)) {
         const range = prefixRange(bitsetPrefix(bitset));
         const upper = toChunk >= 2 ** 32 ? range.lt : chunkKey(bitset, toChunk);
-        for (const [stored, value] of await this.db.iterator({ gte: chunkKey(bitset, Math.max(0, fromChunk)), ...(upper ? { lt: upper } : {}) }).all()) {
+        for (const [stored, value] of await this.db
+          .iterator({ gte: chunkKey(bitset, Math.max(0, fromChunk)), ...(upper ? { lt: upper } : {}) })
+          .all()) {
           rows.push({ key: bitset, chunk: stored.readUInt32BE(stored.length - 4), bytes: new Uint8Array(value) });
         }
       }

@@ -18,7 +18,13 @@ describe('LevelCampaignStore', () => {
     const a = await first.createCampaign(newCampaign(), NOW);
     const b = await first.createCampaign(newCampaign({ accountId: 'acct-2' }), NOW);
     await first.advanceLastScheduled(a.id, null, NOW + 60_000);
-    await first.recordFiring({ campaignId: a.id, scheduledAt: NOW + 60_000, outcome: 'fired', taskId: 7, at: NOW + 60_001 });
+    await first.recordFiring({
+      campaignId: a.id,
+      scheduledAt: NOW + 60_000,
+      outcome: 'fired',
+      taskId: 7,
+      at: NOW + 60_001,
+    });
     await first.deleteCampaign(b.id);
     await first.close();
 

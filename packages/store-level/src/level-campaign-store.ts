@@ -70,7 +70,10 @@ export class LevelCampaignStore implements CampaignStore {
     try {
       const seq = await db.get(SEQ_KEY);
       const [lastKey] = await db.keys({ ...CAMPAIGNS, reverse: true, limit: 1 }).all();
-      const lastId = Math.max(seq === undefined ? 0 : readU64BE(seq, 0), lastKey === undefined ? 0 : readU64BE(lastKey, 1));
+      const lastId = Math.max(
+        seq === undefined ? 0 : readU64BE(seq, 0),
+        lastKey === undefined ? 0 : readU64BE(lastKey, 1),
+      );
       return new LevelCampaignStore(db, lastId);
     } catch (error) {
       await db.close();
@@ -115,7 +118,8 @@ export class LevelCampaignStore implements CampaignStore {
         const ids: number[] = [];
         for (const accountId of q.accountIds) {
           const prefix = accountPrefix(accountId);
-          for await (const k of this.db.keys({ gt: accountKey(accountId, q.afterId), lt: prefixRange(prefix).lt })) ids.push(readU64BE(k, prefix.length));
+          for await (const k of this.db.keys({ gt: accountKey(accountId, q.afterId), lt: prefixRange(prefix).lt }))
+            ids.push(readU64BE(k, prefix.length));
         }
         ids.sort((a, b) => a - b);
         for (const id of ids) {
@@ -189,7 +193,8 @@ export class LevelCampaignStore implements CampaignStore {
       checkCampaignId(campaignId, 'campaignId');
       const q = compileFiringQuery(query);
       const range = firingsOf(campaignId);
-      const upper = q.beforeScheduledAt === undefined ? { lt: range.lt } : { lt: firingKey(campaignId, q.beforeScheduledAt) };
+      const upper =
+        q.beforeScheduledAt === undefined ? { lt: range.lt } : { lt: firingKey(campaignId, q.beforeScheduledAt) };
       const values = await this.db.values({ gte: range.gte, ...upper, reverse: true, limit: q.limit + 1 }).all();
       const firings = values.slice(0, q.limit).map((v) => decodeJson<CampaignFiring>(v));
       return { firings, nextCursor: values.length > q.limit ? firings[firings.length - 1]!.scheduledAt : null };

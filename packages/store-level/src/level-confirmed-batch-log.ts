@@ -23,7 +23,8 @@ import { Lifecycle, openLevelDb } from './lifecycle';
 type Db = ClassicLevel<Buffer, Buffer>;
 
 const EXPIRIES = key(tag('x'));
-const batchKey = (taskId: number, unitNo: number, offset: number) => key(tag('b'), { u64: taskId }, { u32: unitNo }, { u64: offset });
+const batchKey = (taskId: number, unitNo: number, offset: number) =>
+  key(tag('b'), { u64: taskId }, { u32: unitNo }, { u64: offset });
 const taskBatches = (taskId: number) => key(tag('b'), { u64: taskId });
 const expiryKey = (taskId: number) => key(tag('x'), { u64: taskId });
 const TASK_IN_EXPIRY_KEY = 1;
@@ -86,4 +87,3 @@ export class LevelConfirmedBatchLog implements ConfirmedBatchLog {
     return this.life.close(() => this.db.close());
   }
 }
-

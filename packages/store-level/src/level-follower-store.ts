@@ -118,13 +118,20 @@ export class LevelFollowerStore implements FollowerStore {
     });
   }
 
-  private async *readFollowers(accountId: string, batchSize: number, afterUin: number | undefined, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+  private async *readFollowers(
+    accountId: string,
+    batchSize: number,
+    afterUin: number | undefined,
+    { uinLimit, signal }: AudienceReadOptions,
+  ): AsyncGenerator<AudienceBatch> {
     const range = prefixRange(accountPrefix(accountId));
     let after: Buffer | undefined = afterUin === undefined ? undefined : pairKey(accountId, afterUin);
     for (;;) {
       signal?.throwIfAborted();
       const bounds = after === undefined ? { gte: range.gte } : { gt: after };
-      const page = await this.life.run('followers', () => this.db.iterator({ ...bounds, ...(range.lt ? { lt: range.lt } : {}), limit: batchSize }).all());
+      const page = await this.life.run('followers', () =>
+        this.db.iterator({ ...bounds, ...(range.lt ? { lt: range.lt } : {}), limit: batchSize }).all(),
+      );
       const uins = new Uint32Array(page.length);
       let n = 0;
       let outOfRange = 0;
@@ -134,7 +141,10 @@ export class LevelFollowerStore implements FollowerStore {
         if (classifyUin(uin, uinLimit) === undefined) uins[n++] = uin;
         else outOfRange++;
       }
-      if (n > 0 || outOfRange > 0) yield outOfRange > 0 ? { uins: uins.subarray(0, n), bad: { out_of_range: outOfRange } } : { uins: uins.subarray(0, n) };
+      if (n > 0 || outOfRange > 0)
+        yield outOfRange > 0
+          ? { uins: uins.subarray(0, n), bad: { out_of_range: outOfRange } }
+          : { uins: uins.subarray(0, n) };
       if (page.length < batchSize) return;
       after = page[page.length - 1]![0];
     }

@@ -4,7 +4,11 @@ import { LevelFrequencyCounter } from './level-frequency-counter';
 
 frequencyCounterConformance('LevelFrequencyCounter', async () => {
   const dir = await makeTempDir('herald-level-frequency-');
-  return { store: await LevelFrequencyCounter.open(dir.path), reopen: () => LevelFrequencyCounter.open(dir.path), cleanup: dir.remove };
+  return {
+    store: await LevelFrequencyCounter.open(dir.path),
+    reopen: () => LevelFrequencyCounter.open(dir.path),
+    cleanup: dir.remove,
+  };
 });
 
 describe('LevelFrequencyCounter', () => {
@@ -15,7 +19,9 @@ describe('LevelFrequencyCounter', () => {
   });
   afterEach(() => dir.remove());
 
-  const used = async (counter: LevelFrequencyCounter, day: number, ...uins: number[]) => [...(await counter.used(Uint32Array.from(uins), day))];
+  const used = async (counter: LevelFrequencyCounter, day: number, ...uins: number[]) => [
+    ...(await counter.used(Uint32Array.from(uins), day)),
+  ];
 
   it('keeps the newest retainDays days consumed and prunes older ones, also across reopen', async () => {
     const counter = await LevelFrequencyCounter.open(dir.path, { retainDays: 2 });
@@ -47,7 +53,11 @@ describe('LevelFrequencyCounter', () => {
     const counter = await LevelFrequencyCounter.open(dir.path);
     const uins = Uint32Array.from({ length: 500 }, (_, i) => 1000 + i);
     // User 1000 + i got tasks 0..(i % 150): up to 150 keys, more than one read chunk.
-    const uses = Array.from({ length: 150 }, (_, t) => ({ taskId: t, day: DAY, uins: uins.filter((_, i) => i % 150 >= t) }));
+    const uses = Array.from({ length: 150 }, (_, t) => ({
+      taskId: t,
+      day: DAY,
+      uins: uins.filter((_, i) => i % 150 >= t),
+    }));
     await counter.consume(uses);
     const query = Uint32Array.from([999, ...uins, 1500, 5000]);
     expect(await used(counter, DAY, ...query)).toEqual([0, ...[...uins].map((_, i) => (i % 150) + 1), 0, 0]);
@@ -58,7 +68,8 @@ describe('LevelFrequencyCounter', () => {
   });
 
   it('rejects a retainDays outside 1..366 with CONFIG_INVALID', async () => {
-    for (const retainDays of [0, 367, 1.5]) await rejectsWithCode(LevelFrequencyCounter.open(dir.path, { retainDays }), ErrorCodes.CONFIG_INVALID);
+    for (const retainDays of [0, 367, 1.5])
+      await rejectsWithCode(LevelFrequencyCounter.open(dir.path, { retainDays }), ErrorCodes.CONFIG_INVALID);
   });
 
   it('refuses a directory another process holds with UNAVAILABLE', async () => {

@@ -65,14 +65,16 @@ function upTo(range: { lt?: Buffer }): { lt?: Buffer } {
 }
 
 export class LevelFrequencyCounter extends AbstractFrequencyCounter {
-
   private constructor(
     private readonly db: Db,
     readonly retainDays: number,
     /** The newest day consumed so far (-1: none), kept across reopen by reading the last key. */
     private newestDay: number,
   ) {
-    super({ name: 'LevelFrequencyCounter', translate: (error, op) => toHeraldError(error, 'LevelFrequencyCounter', op) });
+    super({
+      name: 'LevelFrequencyCounter',
+      translate: (error, op) => toHeraldError(error, 'LevelFrequencyCounter', op),
+    });
   }
 
   /**
@@ -82,7 +84,8 @@ export class LevelFrequencyCounter extends AbstractFrequencyCounter {
    */
   static async open(path: string, options: LevelFrequencyCounterOptions = {}): Promise<LevelFrequencyCounter> {
     const { retainDays = DEFAULT_RETAIN_DAYS } = options;
-    if (!Number.isInteger(retainDays) || retainDays < 1 || retainDays > 366) throw new ConfigError('retainDays', `must be an integer in 1..366, got ${retainDays}`);
+    if (!Number.isInteger(retainDays) || retainDays < 1 || retainDays > 366)
+      throw new ConfigError('retainDays', `must be an integer in 1..366, got ${retainDays}`);
     const db: Db = await openLevelDb(path, 'LevelFrequencyCounter');
     try {
       const [last] = await db.keys({ ...prefixRange(USES), reverse: true, limit: 1 }).all();
@@ -98,7 +101,10 @@ export class LevelFrequencyCounter extends AbstractFrequencyCounter {
     const counts = new Uint32Array(sortedUins.length);
     if (day < this.oldestKeptDay()) return counts;
     // Bounded by the batch's first and last uin, so read-ahead never runs past the batch.
-    const keys = this.db.keys({ gte: seekKey(day, sortedUins[0]!), ...upTo(prefixRange(seekKey(day, sortedUins[sortedUins.length - 1]!))) });
+    const keys = this.db.keys({
+      gte: seekKey(day, sortedUins[0]!),
+      ...upTo(prefixRange(seekKey(day, sortedUins[sortedUins.length - 1]!))),
+    });
     try {
       let buffered: Buffer[] = [];
       let at = 0;

@@ -25,7 +25,12 @@ describe('LevelOfflineStore', () => {
   it('estimates its size on disk: grown once appends reach a table file (here by reopening)', async () => {
     const first = await LevelOfflineStore.open(dir.path);
     expect(await first.approximateBytes()).toBe(0);
-    for (let taskId = 1; taskId <= 20; taskId++) await first.append(taskId, 99, Uint32Array.from({ length: 5000 }, (_, i) => i * 7 + taskId));
+    for (let taskId = 1; taskId <= 20; taskId++)
+      await first.append(
+        taskId,
+        99,
+        Uint32Array.from({ length: 5000 }, (_, i) => i * 7 + taskId),
+      );
     await first.close();
     const second = await LevelOfflineStore.open(dir.path);
     expect(await second.approximateBytes()).toBeGreaterThan(20 * 5000); // 4 bytes an entry, before compression
@@ -70,7 +75,8 @@ describe('LevelOfflineStore', () => {
   });
 
   it('rejects a rangeBits outside 8..32, or one that differs from the stored layout, with CONFIG_INVALID', async () => {
-    for (const rangeBits of [7, 33, 12.5]) await rejectsWithCode(LevelOfflineStore.open(dir.path, { rangeBits }), ErrorCodes.CONFIG_INVALID);
+    for (const rangeBits of [7, 33, 12.5])
+      await rejectsWithCode(LevelOfflineStore.open(dir.path, { rangeBits }), ErrorCodes.CONFIG_INVALID);
     const store = await LevelOfflineStore.open(dir.path);
     expect(store.rangeBits).toBe(16);
     await store.close();

@@ -74,7 +74,8 @@ type Db = ClassicLevel<Buffer, Buffer>;
 const RANGE_BITS_KEY = key(tag('m'), { tail: 'rangeBits' });
 
 const recordPrefix = (range: number, taskId: number) => key(tag('r'), { u32: range }, { u64: taskId });
-const recordKey = (range: number, taskId: number, first: number) => key(tag('r'), { u32: range }, { u64: taskId }, { u32: first });
+const recordKey = (range: number, taskId: number, first: number) =>
+  key(tag('r'), { u32: range }, { u64: taskId }, { u32: first });
 const indexKey = (range: number, taskId: number) => key(tag('i'), { u32: range }, { u64: taskId });
 const indexOfRange = (range: number) => prefixRange(key(tag('i'), { u32: range }));
 const taskRangeKey = (taskId: number, range: number) => key(tag('k'), { u64: taskId }, { u32: range });
@@ -95,11 +96,13 @@ const RECORDS = prefixRange(key(tag('r')));
 const SEEK_CHUNK = 8;
 
 function checkTaskId(taskId: number): void {
-  if (!Number.isSafeInteger(taskId) || taskId < 0) throw new ValidationError('taskId must be a non-negative safe integer', { taskId });
+  if (!Number.isSafeInteger(taskId) || taskId < 0)
+    throw new ValidationError('taskId must be a non-negative safe integer', { taskId });
 }
 
 function checkUin(uin: number): void {
-  if (!Number.isInteger(uin) || uin < 0 || uin > 0xffffffff) throw new ValidationError('uin must be an integer in [0, 2^32)', { uin });
+  if (!Number.isInteger(uin) || uin < 0 || uin > 0xffffffff)
+    throw new ValidationError('uin must be an integer in [0, 2^32)', { uin });
 }
 
 export class LevelOfflineStore implements OfflineStore {
@@ -122,12 +125,17 @@ export class LevelOfflineStore implements OfflineStore {
    */
   static async open(path: string, options: LevelOfflineStoreOptions = {}): Promise<LevelOfflineStore> {
     const { rangeBits = DEFAULT_RANGE_BITS } = options;
-    if (!Number.isInteger(rangeBits) || rangeBits < 8 || rangeBits > 32) throw new ConfigError('rangeBits', `must be an integer in 8..32, got ${rangeBits}`);
+    if (!Number.isInteger(rangeBits) || rangeBits < 8 || rangeBits > 32)
+      throw new ConfigError('rangeBits', `must be an integer in 8..32, got ${rangeBits}`);
     const db: Db = await openLevelDb(path, 'LevelOfflineStore');
     try {
       const stored = await db.get(RANGE_BITS_KEY);
       if (stored === undefined) await db.put(RANGE_BITS_KEY, Buffer.of(rangeBits));
-      else if (stored[0] !== rangeBits) throw new ConfigError('rangeBits', `the store at ${path} was created with rangeBits ${stored[0]}, not ${rangeBits}`);
+      else if (stored[0] !== rangeBits)
+        throw new ConfigError(
+          'rangeBits',
+          `the store at ${path} was created with rangeBits ${stored[0]}, not ${rangeBits}`,
+        );
       return new LevelOfflineStore(db, rangeBits);
     } catch (error) {
       await db.close();
@@ -138,7 +146,8 @@ export class LevelOfflineStore implements OfflineStore {
   append(taskId: number, expiresAt: number, sortedUins: Uint32Array): Promise<void> {
     return this.life.run('append', async () => {
       checkTaskId(taskId);
-      if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) throw new ValidationError('expiresAt must be a finite number', { expiresAt });
+      if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))
+        throw new ValidationError('expiresAt must be a finite number', { expiresAt });
       if (!(sortedUins instanceof Uint32Array)) throw new ValidationError('uins must be a Uint32Array');
       if (!isSortedUint32(sortedUins)) throw new ValidationError('uins must be sorted ascending', { taskId });
       if (sortedUins.length === 0) return;
@@ -157,7 +166,10 @@ export class LevelOfflineStore implements OfflineStore {
     return this.life.run('pending', async () => {
       checkUin(uin);
       const range = this.rangeOf(uin);
-      const [index, acks] = await Promise.all([this.db.iterator(indexOfRange(range)).all(), this.db.keys(acksOfUin(uin)).all()]);
+      const [index, acks] = await Promise.all([
+        this.db.iterator(indexOfRange(range)).all(),
+        this.db.keys(acksOfUin(uin)).all(),
+      ]);
       if (index.length === 0) return [];
       const acked = new Set(acks.map((k) => readU64BE(k, TASK_IN_ACK_KEY)));
       const candidates: OfflineEntry[] = [];
@@ -181,7 +193,10 @@ export class LevelOfflineStore implements OfflineStore {
       const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];
       tasks.forEach((taskId, i) => {
         if (!held[i]) return;
-        ops.push({ type: 'put', key: ackKey(uin, taskId), value: EMPTY }, { type: 'put', key: ackByTaskKey(taskId, uin), value: EMPTY });
+        ops.push(
+          { type: 'put', key: ackKey(uin, taskId), value: EMPTY },
+          { type: 'put', key: ackByTaskKey(taskId, uin), value: EMPTY },
+        );
       });
       if (ops.length > 0) await this.db.batch(ops);
     });
@@ -222,7 +237,9 @@ export class LevelOfflineStore implements OfflineStore {
 
   /** Whether the task has a record holding `uin` (acknowledged or not): one reverse seek, by the invariant. */
   private async holds(taskId: number, range: number, uin: number): Promise<boolean> {
-    const [record] = await this.db.values({ gte: recordPrefix(range, taskId), lte: recordKey(range, taskId, uin), reverse: true, limit: 1 }).all();
+    const [record] = await this.db
+      .values({ gte: recordPrefix(range, taskId), lte: recordKey(range, taskId, uin), reverse: true, limit: 1 })
+      .all();
     return record !== undefined && indexOfSorted(decodeUins(record), uin) >= 0;
   }
 
@@ -240,7 +257,13 @@ export class LevelOfflineStore implements OfflineStore {
         let merged = slice.uins;
         let count = counts.get(slice.range) ?? 0;
         if (count > 0) {
-          const overlapped = await records.overlapping(slice.range, taskId, slice.uins[0]!, slice.uins[slice.uins.length - 1]!, count);
+          const overlapped = await records.overlapping(
+            slice.range,
+            taskId,
+            slice.uins[0]!,
+            slice.uins[slice.uins.length - 1]!,
+            count,
+          );
           // Deletes first: the merged record may reuse an overlapped record's key, and the later op wins.
           for (const record of overlapped) {
             batch.del(record.key);
@@ -313,7 +336,13 @@ class RecordCursor {
    * until one ends before `first` (spans are disjoint, so no earlier one can
    * reach it) or the task's `count` records are used up.
    */
-  async overlapping(range: number, taskId: number, first: number, last: number, count: number): Promise<StoredRecord[]> {
+  async overlapping(
+    range: number,
+    taskId: number,
+    first: number,
+    last: number,
+    count: number,
+  ): Promise<StoredRecord[]> {
     this.reverse ??= this.db.iterator({ ...RECORDS, reverse: true });
     const prefix = recordPrefix(range, taskId);
     this.reverse.seek(recordKey(range, taskId, last));

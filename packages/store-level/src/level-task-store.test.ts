@@ -21,7 +21,16 @@ describe('LevelTaskStore', () => {
     const b = await first.createTask(newTask({ accountId: 'acct-2' }), 2);
     await first.putUnits(b.id, { epoch: 0 }, [{ unitNo: 0, start: 0, end: 10, executorId: 'e' }], 3);
     const filtered = await first.updateTask(b.id, { epoch: 0 }, { filteredListId: 'f' }, 4);
-    await first.putList({ id: 'l', accountId: 'acct-2', count: 10, checksum: 1, sorted: true, unique: true, bytes: 72, createdAt: 5 });
+    await first.putList({
+      id: 'l',
+      accountId: 'acct-2',
+      count: 10,
+      checksum: 1,
+      sorted: true,
+      unique: true,
+      bytes: 72,
+      createdAt: 5,
+    });
     await first.close();
 
     const second = await LevelTaskStore.open(dir.path);
@@ -54,7 +63,9 @@ describe('LevelTaskStore', () => {
 
     const third = await LevelTaskStore.open(dir.path);
     const b = await third.createTask(newTask(), 3);
-    expect(await third.readOutbox(0, 10)).toEqual([{ id: events[1]!.id + 1, taskId: b.id, from: null, to: 'CREATED', version: 1, at: 3 }]);
+    expect(await third.readOutbox(0, 10)).toEqual([
+      { id: events[1]!.id + 1, taskId: b.id, from: null, to: 'CREATED', version: 1, at: 3 },
+    ]);
     await third.close();
   });
 
@@ -77,7 +88,16 @@ describe('LevelTaskStore', () => {
       store.listUnits(task.id),
       store.transitionUnit(task.id, 0, fence, 'assign', 1),
       store.checkpointUnit(task.id, 0, fence, { from: 0, to: 1, delivered: 1, offline: 0 }, 1),
-      store.putList({ id: 'l', accountId: 'a', count: 0, checksum: 0, sorted: true, unique: true, bytes: 32, createdAt: 1 }),
+      store.putList({
+        id: 'l',
+        accountId: 'a',
+        count: 0,
+        checksum: 0,
+        sorted: true,
+        unique: true,
+        bytes: 32,
+        createdAt: 1,
+      }),
       store.getList('l'),
       store.readOutbox(0, 1),
       store.markRelayed(1),
@@ -104,13 +124,26 @@ describe('LevelTaskStore', () => {
 
   it('validates new tasks: a CRC outside u32 or a negative listCount fails VALIDATION_FAILED', async () => {
     const store = await LevelTaskStore.open(dir.path);
-    const bad: Partial<NewTask>[] = [{ contentCrc: -1 }, { contentCrc: 2 ** 32 }, { listCount: -1 }, { accountId: '' }, { priority: 'urgent' as never }];
-    for (const overrides of bad) await rejectsWithCode(store.createTask(newTask(overrides), 1), ErrorCodes.VALIDATION_FAILED);
+    const bad: Partial<NewTask>[] = [
+      { contentCrc: -1 },
+      { contentCrc: 2 ** 32 },
+      { listCount: -1 },
+      { accountId: '' },
+      { priority: 'urgent' as never },
+    ];
+    for (const overrides of bad)
+      await rejectsWithCode(store.createTask(newTask(overrides), 1), ErrorCodes.VALIDATION_FAILED);
     expect((await store.listTasks()).tasks).toEqual([]);
     const task = await store.createTask(newTask(), 1);
     expect(task.id).toBe(1);
-    await rejectsWithCode(store.updateTask(task.id, { epoch: 0 }, { report: { removed: { bogus: 1 } as never } }, 2), ErrorCodes.VALIDATION_FAILED);
-    await rejectsWithCode(store.updateTask(task.id, { epoch: 0 }, { report: { kept: -3 } }, 2), ErrorCodes.VALIDATION_FAILED);
+    await rejectsWithCode(
+      store.updateTask(task.id, { epoch: 0 }, { report: { removed: { bogus: 1 } as never } }, 2),
+      ErrorCodes.VALIDATION_FAILED,
+    );
+    await rejectsWithCode(
+      store.updateTask(task.id, { epoch: 0 }, { report: { kept: -3 } }, 2),
+      ErrorCodes.VALIDATION_FAILED,
+    );
     expect(await store.getTask(task.id)).toEqual(task);
     await store.close();
   });

@@ -104,10 +104,16 @@ export class LevelTaskStore extends AbstractTaskStore {
       // The counter is authoritative; the last task key guards against a counter older than the tasks.
       const seq = await db.get(SEQ_KEY);
       const [lastKey] = await db.keys({ ...TASKS, reverse: true, limit: 1 }).all();
-      const lastId = Math.max(seq === undefined ? 0 : readU64BE(seq, 0), lastKey === undefined ? 0 : readU64BE(lastKey, 1));
+      const lastId = Math.max(
+        seq === undefined ? 0 : readU64BE(seq, 0),
+        lastKey === undefined ? 0 : readU64BE(lastKey, 1),
+      );
       const outboxSeq = await db.get(OUTBOX_SEQ_KEY);
       const [lastEvent] = await db.keys({ ...OUTBOX, reverse: true, limit: 1 }).all();
-      const lastEventId = Math.max(outboxSeq === undefined ? 0 : readU64BE(outboxSeq, 0), lastEvent === undefined ? 0 : readU64BE(lastEvent, 1));
+      const lastEventId = Math.max(
+        outboxSeq === undefined ? 0 : readU64BE(outboxSeq, 0),
+        lastEvent === undefined ? 0 : readU64BE(lastEvent, 1),
+      );
       return new LevelTaskStore(db, lastId, lastEventId);
     } catch (error) {
       await db.close();
@@ -126,10 +132,21 @@ export class LevelTaskStore extends AbstractTaskStore {
       const ops: BatchOp[] = [
         { type: 'put', key: taskKey(id), value: encodeJson(task) },
         { type: 'put', key: SEQ_KEY, value: encodeId(id) },
-        { type: 'put', key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]), value: EMPTY },
+        {
+          type: 'put',
+          key: Buffer.concat([contentPrefix(task.accountId, task.contentCrc), encodeId(id)]),
+          value: EMPTY,
+        },
       ];
-      if (task.idempotencyKey !== undefined) ops.push({ type: 'put', key: idempotencyKey(task.idempotencyKey), value: encodeId(id) });
-      await this.writeWithEvent(ops, { taskId: id, from: null, to: task.state, version: task.version, at: task.createdAt });
+      if (task.idempotencyKey !== undefined)
+        ops.push({ type: 'put', key: idempotencyKey(task.idempotencyKey), value: encodeId(id) });
+      await this.writeWithEvent(ops, {
+        taskId: id,
+        from: null,
+        to: task.state,
+        version: task.version,
+        at: task.createdAt,
+      });
       this.lastId = id;
       return task;
     });
@@ -182,7 +199,8 @@ export class LevelTaskStore extends AbstractTaskStore {
     for (const value of values) {
       if (value === undefined) continue;
       const task = decodeTask(value);
-      if (task.filteredListId !== null && task.accountId === accountId && task.contentCrc === contentCrc) found.push(task);
+      if (task.filteredListId !== null && task.accountId === accountId && task.contentCrc === contentCrc)
+        found.push(task);
     }
     return found;
   }
@@ -194,17 +212,31 @@ export class LevelTaskStore extends AbstractTaskStore {
       const next = update(task);
       const put: BatchOp = { type: 'put', key: taskKey(id), value: encodeJson(next) };
       if (next.state === task.state) await this.db.put(put.key, put.value);
-      else await this.writeWithEvent([put], { taskId: id, from: task.state, to: next.state, version: next.version, at: next.updatedAt });
+      else
+        await this.writeWithEvent([put], {
+          taskId: id,
+          from: task.state,
+          to: next.state,
+          version: next.version,
+          at: next.updatedAt,
+        });
       return next;
     });
   }
 
-  protected _putUnits(taskId: number, guard: (task: Task, hasUnits: boolean) => void, records: readonly ExecutionUnit[]): Promise<void> {
+  protected _putUnits(
+    taskId: number,
+    guard: (task: Task, hasUnits: boolean) => void,
+    records: readonly ExecutionUnit[],
+  ): Promise<void> {
     return this.locks.run(taskId, async () => {
       const task = await this.loadTask(taskId);
       const existing = await this.db.keys({ ...unitsOf(taskId), limit: 1 }).all();
       guard(task, existing.length > 0);
-      if (records.length > 0) await this.db.batch(records.map((u) => ({ type: 'put' as const, key: unitKey(taskId, u.unitNo), value: encodeJson(u) })));
+      if (records.length > 0)
+        await this.db.batch(
+          records.map((u) => ({ type: 'put' as const, key: unitKey(taskId, u.unitNo), value: encodeJson(u) })),
+        );
     });
   }
 
@@ -217,7 +249,12 @@ export class LevelTaskStore extends AbstractTaskStore {
    * Under its task's lock (the same lock as claims, so a fence check and the
    * write it guards cannot interleave with a new owner's claim).
    */
-  protected _updateUnit(taskId: number, unitNo: number, guard: (task: Task) => void, update: (unit: ExecutionUnit) => ExecutionUnit): Promise<ExecutionUnit> {
+  protected _updateUnit(
+    taskId: number,
+    unitNo: number,
+    guard: (task: Task) => void,
+    update: (unit: ExecutionUnit) => ExecutionUnit,
+  ): Promise<ExecutionUnit> {
     return this.locks.run(taskId, async () => {
       guard(await this.loadTask(taskId));
       const value = await this.db.get(unitKey(taskId, unitNo));
@@ -269,7 +306,11 @@ export class LevelTaskStore extends AbstractTaskStore {
     return this.locks.run(OUTBOX_LOCK, async () => {
       const id = this.lastEventId + 1;
       const record: OutboxEvent = { id, ...event };
-      await this.db.batch([...ops, { type: 'put', key: outboxKey(id), value: encodeJson(record) }, { type: 'put', key: OUTBOX_SEQ_KEY, value: encodeId(id) }]);
+      await this.db.batch([
+        ...ops,
+        { type: 'put', key: outboxKey(id), value: encodeJson(record) },
+        { type: 'put', key: OUTBOX_SEQ_KEY, value: encodeId(id) },
+      ]);
       this.lastEventId = id;
     });
   }

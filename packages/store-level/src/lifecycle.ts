@@ -17,10 +17,14 @@ export function toHeraldError(error: unknown, store: string, op: string): Herald
     return new HeraldError(ErrorCodes.STORE_CLOSED, `${store}.${op}: the store is closed`, { cause: error });
   }
   const message = (error as LevelErrorLike | null)?.message;
-  return new HeraldError(ErrorCodes.INTERNAL, `${store}.${op} failed: ${typeof message === 'string' ? message : String(error)}`, {
-    cause: error,
-    details: { levelCode: typeof code === 'string' ? code : undefined },
-  });
+  return new HeraldError(
+    ErrorCodes.INTERNAL,
+    `${store}.${op} failed: ${typeof message === 'string' ? message : String(error)}`,
+    {
+      cause: error,
+      details: { levelCode: typeof code === 'string' ? code : undefined },
+    },
+  );
 }
 
 /**
@@ -47,7 +51,9 @@ export async function openLevelDb(path: string, store: string): Promise<ClassicL
   try {
     await db.open();
   } catch (error) {
-    throw new HeraldError(ErrorCodes.UNAVAILABLE, `${store}: cannot open ${path} (is another process using it?)`, { cause: error });
+    throw new HeraldError(ErrorCodes.UNAVAILABLE, `${store}: cannot open ${path} (is another process using it?)`, {
+      cause: error,
+    });
   }
   await makeFilesPrivate(path);
   return db;

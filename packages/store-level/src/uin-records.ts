@@ -18,7 +18,10 @@ export function encodeUins(uins: Uint32Array): Buffer {
 /** A fresh (owned, aligned) Uint32Array of the record's uins. */
 export function decodeUins(buf: Uint8Array): Uint32Array {
   if (buf.byteLength % 4 !== 0) {
-    throw new HeraldError(ErrorCodes.INTERNAL, `corrupt offline record: ${buf.byteLength} bytes is not a multiple of 4`);
+    throw new HeraldError(
+      ErrorCodes.INTERNAL,
+      `corrupt offline record: ${buf.byteLength} bytes is not a multiple of 4`,
+    );
   }
   const out = new Uint32Array(buf.byteLength / 4);
   if (LITTLE_ENDIAN_HOST) {

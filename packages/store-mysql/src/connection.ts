@@ -32,14 +32,16 @@ export const DEFAULT_POOL_SIZE = 10;
 
 /** Parses `mysql.url`; anything but a mysql:// or mariadb:// URL with a host is a ConfigError. */
 export function parseMySqlUrl(url: unknown): URL {
-  if (typeof url !== 'string' || url === '') throw new ConfigError('mysql.url', 'must be a URL like mysql://user:password@host:3306');
+  if (typeof url !== 'string' || url === '')
+    throw new ConfigError('mysql.url', 'must be a URL like mysql://user:password@host:3306');
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new ConfigError('mysql.url', 'is not a valid URL (expected mysql://user:password@host:3306)');
   }
-  if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') throw new ConfigError('mysql.url', `protocol ${parsed.protocol} is not mysql:`);
+  if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:')
+    throw new ConfigError('mysql.url', `protocol ${parsed.protocol} is not mysql:`);
   if (parsed.hostname === '') throw new ConfigError('mysql.url', 'names no host');
   return parsed;
 }
@@ -57,7 +59,8 @@ export function checkDatabaseName(database: unknown): string {
 
 export function checkPoolSize(poolSize: unknown): number {
   if (poolSize === undefined) return DEFAULT_POOL_SIZE;
-  if (!Number.isInteger(poolSize) || (poolSize as number) < 1 || (poolSize as number) > 1000) throw new ConfigError('mysql.poolSize', 'must be an integer in 1..1000');
+  if (!Number.isInteger(poolSize) || (poolSize as number) < 1 || (poolSize as number) > 1000)
+    throw new ConfigError('mysql.poolSize', 'must be an integer in 1..1000');
   return poolSize as number;
 }
 

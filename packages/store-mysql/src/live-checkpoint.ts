@@ -60,7 +60,10 @@ export async function liveBounds(pool: Pick<Pool, 'execute'>): Promise<{ checkpo
  */
 export async function advanceLiveCheckpoint(pool: Pool, candidate?: number): Promise<void> {
   const firstLive = async (conn: Pick<Pool, 'execute'>, from: number): Promise<number | undefined> => {
-    const [rows] = await conn.execute<Rows>(`SELECT id FROM tasks WHERE id >= ? AND ${LIVE_IN} ORDER BY id LIMIT 1`, [from, ...LIVE_STATES]);
+    const [rows] = await conn.execute<Rows>(`SELECT id FROM tasks WHERE id >= ? AND ${LIVE_IN} ORDER BY id LIMIT 1`, [
+      from,
+      ...LIVE_STATES,
+    ]);
     return rows.length === 0 ? undefined : Number(rows[0]!.id);
   };
   if (candidate === undefined) {
@@ -68,13 +71,16 @@ export async function advanceLiveCheckpoint(pool: Pool, candidate?: number): Pro
     if (((await firstLive(pool, checkpoint)) ?? maxId + 1) <= checkpoint) return;
   }
   await inTransaction(pool, async (conn) => {
-    const [locked] = await conn.execute<Rows>('SELECT value FROM store_checkpoints WHERE name = ? FOR UPDATE', [LIVE_CHECKPOINT]);
+    const [locked] = await conn.execute<Rows>('SELECT value FROM store_checkpoints WHERE name = ? FOR UPDATE', [
+      LIVE_CHECKPOINT,
+    ]);
     const current = Number(locked[0]!.value);
     let next = await firstLive(conn, current);
     if (next === undefined) {
       const [max] = await conn.execute<Rows>('SELECT COALESCE(MAX(id), 0) AS max_id FROM tasks');
       next = Number(max[0]!.max_id) + 1;
     }
-    if (next > current) await conn.execute('UPDATE store_checkpoints SET value = ? WHERE name = ?', [next, LIVE_CHECKPOINT]);
+    if (next > current)
+      await conn.execute('UPDATE store_checkpoints SET value = ? WHERE name = ?', [next, LIVE_CHECKPOINT]);
   });
 }

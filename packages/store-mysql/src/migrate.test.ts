@@ -7,7 +7,19 @@ import { connectionOptions, parseMySqlUrl } from './connection';
 import { loadMigrations, migrate, MIGRATION_LOCK, MIGRATIONS_DIR } from './migrate';
 import { dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
 
-const ALL = ['001_tables.sql', '002_outbox.sql', '003_live_task_checkpoint.sql', '004_access.sql', '005_campaigns.sql', '006_display_at.sql', '007_audiences.sql', '008_account_quotas.sql', '009_frequency.sql', '010_task_speed.sql', '011_task_targeting.sql'];
+const ALL = [
+  '001_tables.sql',
+  '002_outbox.sql',
+  '003_live_task_checkpoint.sql',
+  '004_access.sql',
+  '005_campaigns.sql',
+  '006_display_at.sql',
+  '007_audiences.sql',
+  '008_account_quotas.sql',
+  '009_frequency.sql',
+  '010_task_speed.sql',
+  '011_task_targeting.sql',
+];
 
 describe('migration files', () => {
   it('are the package migrations/ next to dist/ and src/, in version order, each with a header comment', async () => {
@@ -42,8 +54,14 @@ describe('migrate', () => {
   async function applied(): Promise<{ version: number; name: string; checksum: string }[]> {
     const conn = await rawConnection(database);
     try {
-      const [rows] = await conn.query<RowDataPacket[]>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
-      return rows.map((r) => ({ version: r.version as number, name: r.name as string, checksum: r.checksum as string }));
+      const [rows] = await conn.query<RowDataPacket[]>(
+        'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+      );
+      return rows.map((r) => ({
+        version: r.version as number,
+        name: r.name as string,
+        checksum: r.checksum as string,
+      }));
     } finally {
       await conn.end();
     }
@@ -62,8 +80,14 @@ describe('migrate', () => {
     const files = await loadMigrations();
     expect(await applied()).toEqual(files.map((f) => ({ version: f.version, name: f.name, checksum: f.checksum })));
     const conn = await rawConnection(database);
-    const [tables] = await conn.query<RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?', [database]);
-    const [triggers] = await conn.query<RowDataPacket[]>('SELECT trigger_name AS t FROM information_schema.triggers WHERE trigger_schema = ?', [database]);
+    const [tables] = await conn.query<RowDataPacket[]>(
+      'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?',
+      [database],
+    );
+    const [triggers] = await conn.query<RowDataPacket[]>(
+      'SELECT trigger_name AS t FROM information_schema.triggers WHERE trigger_schema = ?',
+      [database],
+    );
     await conn.end();
     expect(tables.map((r) => String(r.t)).sort()).toEqual([
       'access_tokens',
@@ -107,7 +131,10 @@ describe('migrate', () => {
   it('applies only the migrations added since the last run', async () => {
     const path = await copyOfMigrations();
     await migrate(URL_, { database, migrationsDir: path });
-    await writeFile(join(path, '900_extra.sql'), '-- 900_extra: a test migration.\nCREATE TABLE extra (id INT PRIMARY KEY);\nINSERT INTO extra VALUES (1), (2);\n');
+    await writeFile(
+      join(path, '900_extra.sql'),
+      '-- 900_extra: a test migration.\nCREATE TABLE extra (id INT PRIMARY KEY);\nINSERT INTO extra VALUES (1), (2);\n',
+    );
     expect((await migrate(URL_, { database, migrationsDir: path })).applied).toEqual(['900_extra.sql']);
     const conn = await rawConnection(database);
     const [rows] = await conn.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM extra');
@@ -119,8 +146,14 @@ describe('migrate', () => {
     const path = await copyOfMigrations();
     await migrate(URL_, { database, migrationsDir: path });
     const before = await applied();
-    await writeFile(join(path, '002_outbox.sql'), `${await readFile(join(path, '002_outbox.sql'), 'utf8')}\n-- edited after it was applied\n`);
-    await writeFile(join(path, '900_extra.sql'), '-- 900_extra: never applied here.\nCREATE TABLE extra (id INT PRIMARY KEY);\n');
+    await writeFile(
+      join(path, '002_outbox.sql'),
+      `${await readFile(join(path, '002_outbox.sql'), 'utf8')}\n-- edited after it was applied\n`,
+    );
+    await writeFile(
+      join(path, '900_extra.sql'),
+      '-- 900_extra: never applied here.\nCREATE TABLE extra (id INT PRIMARY KEY);\n',
+    );
     const error = await rejectsWithCode(migrate(URL_, { database, migrationsDir: path }), ErrorCodes.MIGRATION_FAILED);
     expect(error.details).toMatchObject({ version: 2, name: '002_outbox.sql' });
     expect(error.message).toContain('002_outbox.sql');
@@ -129,11 +162,17 @@ describe('migrate', () => {
 
   it('a failing statement fails MIGRATION_FAILED naming file and statement, records nothing, and a fixed file applies', async () => {
     const path = await copyOfMigrations();
-    await writeFile(join(path, '900_broken.sql'), '-- 900_broken: fails at statement 2.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\nCREATE TABLEX nope;\n');
+    await writeFile(
+      join(path, '900_broken.sql'),
+      '-- 900_broken: fails at statement 2.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\nCREATE TABLEX nope;\n',
+    );
     const error = await rejectsWithCode(migrate(URL_, { database, migrationsDir: path }), ErrorCodes.MIGRATION_FAILED);
     expect(error.details).toMatchObject({ version: 900, name: '900_broken.sql', statement: 2 });
     expect((await applied()).map((m) => m.name)).toEqual(ALL);
-    await writeFile(join(path, '900_broken.sql'), '-- 900_broken: fixed.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\n');
+    await writeFile(
+      join(path, '900_broken.sql'),
+      '-- 900_broken: fixed.\nCREATE TABLE IF NOT EXISTS ok_table (id INT PRIMARY KEY);\n',
+    );
     expect((await migrate(URL_, { database, migrationsDir: path })).applied).toEqual(['900_broken.sql']);
   });
 
@@ -161,10 +200,16 @@ describe('migrate', () => {
   });
 
   it('fails UNAVAILABLE naming mysql.url when the server is unreachable, and CONFIG_INVALID for a bad database name', async () => {
-    const error = await rejectsWithCode(migrate(`mysql://root@127.0.0.1:${await freePort()}`, { database }), ErrorCodes.UNAVAILABLE);
+    const error = await rejectsWithCode(
+      migrate(`mysql://root@127.0.0.1:${await freePort()}`, { database }),
+      ErrorCodes.UNAVAILABLE,
+    );
     expect(error.details).toMatchObject({ setting: 'mysql.url' });
     expect(error.retriable).toBe(true);
-    const bad = await rejectsWithCode(migrate(URL_, { database: 'x`; DROP DATABASE mysql; --' }), ErrorCodes.CONFIG_INVALID);
+    const bad = await rejectsWithCode(
+      migrate(URL_, { database: 'x`; DROP DATABASE mysql; --' }),
+      ErrorCodes.CONFIG_INVALID,
+    );
     expect(bad.details).toMatchObject({ setting: 'mysql.database' });
   });
 });

@@ -61,19 +61,33 @@ export async function loadMigrations(dir: string = MIGRATIONS_DIR): Promise<Migr
   try {
     names = (await readdir(dir)).filter((name) => name.endsWith('.sql'));
   } catch (error) {
-    throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `cannot read the migrations directory ${dir}`, { cause: error, details: { dir } });
+    throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `cannot read the migrations directory ${dir}`, {
+      cause: error,
+      details: { dir },
+    });
   }
   const migrations: Migration[] = [];
   for (const name of names) {
     const match = FILE_NAME.exec(name);
-    if (match === null) throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `migration file ${name} is not named NNN_name.sql`, { details: { name } });
+    if (match === null)
+      throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `migration file ${name} is not named NNN_name.sql`, {
+        details: { name },
+      });
     const text = await readFile(join(dir, name));
-    migrations.push({ version: Number(match[1]), name, sql: text.toString('utf8'), checksum: createHash('sha256').update(text).digest('hex') });
+    migrations.push({
+      version: Number(match[1]),
+      name,
+      sql: text.toString('utf8'),
+      checksum: createHash('sha256').update(text).digest('hex'),
+    });
   }
   migrations.sort((a, b) => a.version - b.version);
   for (let i = 1; i < migrations.length; i++) {
     if (migrations[i]!.version === migrations[i - 1]!.version) {
-      throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `migrations ${migrations[i - 1]!.name} and ${migrations[i]!.name} share version ${migrations[i]!.version}`);
+      throw new HeraldError(
+        ErrorCodes.MIGRATION_FAILED,
+        `migrations ${migrations[i - 1]!.name} and ${migrations[i]!.name} share version ${migrations[i]!.version}`,
+      );
     }
   }
   return migrations;
@@ -103,7 +117,15 @@ export function pendingMigrations(files: readonly Migration[], applied: readonly
       throw new HeraldError(
         ErrorCodes.MIGRATION_FAILED,
         `migration ${file.name} differs from the ${done.name} applied as version ${file.version} (checksum ${done.checksum.slice(0, 12)}.. then, ${file.checksum.slice(0, 12)}.. now): restore the file and add a new migration instead`,
-        { details: { version: file.version, name: file.name, appliedName: done.name, appliedChecksum: done.checksum, fileChecksum: file.checksum } },
+        {
+          details: {
+            version: file.version,
+            name: file.name,
+            appliedName: done.name,
+            appliedChecksum: done.checksum,
+            fileChecksum: file.checksum,
+          },
+        },
       );
     }
   }
@@ -119,7 +141,9 @@ const CREATE_SCHEMA_MIGRATIONS = `CREATE TABLE IF NOT EXISTS schema_migrations (
 ) ENGINE = InnoDB`;
 
 export async function readApplied(conn: Pick<Connection, 'query'>): Promise<AppliedMigration[]> {
-  const [rows] = await conn.query<RowDataPacket[]>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
+  const [rows] = await conn.query<RowDataPacket[]>(
+    'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+  );
   return rows.map((r) => ({ version: Number(r.version), name: String(r.name), checksum: String(r.checksum) }));
 }
 
@@ -145,7 +169,8 @@ export async function readApplied(conn: Pick<Connection, 'query'>): Promise<Appl
 export async function migrate(target: Pool | string, options: MigrateOptions): Promise<MigrateResult> {
   const database = checkDatabaseName(options.database);
   const lockTimeoutMs = options.lockTimeoutMs ?? 60_000;
-  if (!Number.isFinite(lockTimeoutMs) || lockTimeoutMs < 0) throw new ConfigError('lockTimeoutMs', 'must be a non-negative number of ms');
+  if (!Number.isFinite(lockTimeoutMs) || lockTimeoutMs < 0)
+    throw new ConfigError('lockTimeoutMs', 'must be a non-negative number of ms');
   const files = await loadMigrations(options.migrationsDir);
 
   let conn: Connection;
@@ -165,14 +190,23 @@ export async function migrate(target: Pool | string, options: MigrateOptions): P
   }
 
   try {
-    await conn.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin`);
+    await conn.query(
+      `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin`,
+    );
     await conn.query(`USE ${quoteIdentifier(database)}`);
-    const [[lock]] = await conn.query<RowDataPacket[]>('SELECT GET_LOCK(?, ?) AS got', [MIGRATION_LOCK, lockTimeoutMs / 1000]);
+    const [[lock]] = await conn.query<RowDataPacket[]>('SELECT GET_LOCK(?, ?) AS got', [
+      MIGRATION_LOCK,
+      lockTimeoutMs / 1000,
+    ]);
     if (lock?.got !== 1) {
-      throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `another migrator held '${MIGRATION_LOCK}' for more than ${lockTimeoutMs} ms; try again`, {
-        retriable: true,
-        details: { database },
-      });
+      throw new HeraldError(
+        ErrorCodes.MIGRATION_FAILED,
+        `another migrator held '${MIGRATION_LOCK}' for more than ${lockTimeoutMs} ms; try again`,
+        {
+          retriable: true,
+          details: { database },
+        },
+      );
     }
     try {
       await conn.query(CREATE_SCHEMA_MIGRATIONS);
@@ -189,7 +223,10 @@ export async function migrate(target: Pool | string, options: MigrateOptions): P
     if (isConnectionError(error) || code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') {
       throw connectError(error, typeof target === 'string' ? parseMySqlUrl(target) : poolUrl(target), database);
     }
-    throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `migrate ${database}: ${(error as Error).message}`, { cause: error, details: { database, mysqlCode: code } });
+    throw new HeraldError(ErrorCodes.MIGRATION_FAILED, `migrate ${database}: ${(error as Error).message}`, {
+      cause: error,
+      details: { database, mysqlCode: code },
+    });
   } finally {
     await done().catch(() => undefined);
   }
@@ -205,16 +242,25 @@ async function applyMigration(conn: Connection, migration: Migration): Promise<v
       throw new HeraldError(
         ErrorCodes.MIGRATION_FAILED,
         `migration ${migration.name}, statement ${i + 1} of ${statements.length} failed: ${(error as Error).message}`,
-        { cause: error, details: { version: migration.version, name: migration.name, statement: i + 1, mysqlCode: mysqlCode(error) } },
+        {
+          cause: error,
+          details: { version: migration.version, name: migration.name, statement: i + 1, mysqlCode: mysqlCode(error) },
+        },
       );
     }
   }
-  await conn.query('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, NOW(3))', [migration.version, migration.name, migration.checksum]);
+  await conn.query('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, NOW(3))', [
+    migration.version,
+    migration.name,
+    migration.checksum,
+  ]);
 }
 
 /** The pool's server as a URL, for error messages (no password). */
 function poolUrl(pool: Pool): URL {
-  const config = (pool as unknown as { pool?: { config?: { connectionConfig?: { host?: string; port?: number; user?: string } } } }).pool?.config?.connectionConfig;
+  const config = (
+    pool as unknown as { pool?: { config?: { connectionConfig?: { host?: string; port?: number; user?: string } } } }
+  ).pool?.config?.connectionConfig;
   const url = new URL('mysql://pool');
   if (config?.host !== undefined) url.hostname = config.host;
   if (config?.port !== undefined) url.port = String(config.port);

@@ -7,7 +7,10 @@ accessStoreConformance('MySqlAccessStore', async () => {
   const database = uniqueDatabase();
   try {
     await migrate(URL_, { database });
-    return { store: await MySqlAccessStore.open({ url: URL_, database, poolSize: 4 }), cleanup: () => dropDatabase(database) };
+    return {
+      store: await MySqlAccessStore.open({ url: URL_, database, poolSize: 4 }),
+      cleanup: () => dropDatabase(database),
+    };
   } catch (error) {
     await dropDatabase(database);
     throw error;

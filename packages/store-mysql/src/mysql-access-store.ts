@@ -72,7 +72,6 @@ function toAuditEntry(r: RowDataPacket): AuditEntry {
  * outage; creates and audit appends run once.
  */
 export class MySqlAccessStore implements AccessStore {
-
   private readonly calls: PoolCalls;
 
   private constructor(
@@ -95,9 +94,19 @@ export class MySqlAccessStore implements AccessStore {
     return this.calls.run('createToken', async () => {
       const t = checkNewAccessToken(input);
       try {
-        await this.pool.execute(`INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)`, [t.id, t.name, t.role, JSON.stringify(t.accounts), t.hash, t.createdAt]);
+        await this.pool.execute(`INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)`, [
+          t.id,
+          t.name,
+          t.role,
+          JSON.stringify(t.accounts),
+          t.hash,
+          t.createdAt,
+        ]);
       } catch (error) {
-        if (mysqlCode(error) === 'ER_DUP_ENTRY') throw new HeraldError(ErrorCodes.TOKEN_EXISTS, `token ${t.id} already exists`, { details: { tokenId: t.id } });
+        if (mysqlCode(error) === 'ER_DUP_ENTRY')
+          throw new HeraldError(ErrorCodes.TOKEN_EXISTS, `token ${t.id} already exists`, {
+            details: { tokenId: t.id },
+          });
         throw error;
       }
       return publicToken(t);
@@ -160,7 +169,10 @@ export class MySqlAccessStore implements AccessStore {
         values.push(q.accountId);
       }
       // One extra row tells whether an older page exists.
-      const [rows] = await this.pool.execute<Rows>(`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...values, q.limit + 1]);
+      const [rows] = await this.pool.execute<Rows>(
+        `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
+        [...values, q.limit + 1],
+      );
       const entries = rows.slice(0, q.limit).map(toAuditEntry);
       return { entries, nextCursor: rows.length > q.limit ? entries[entries.length - 1]!.id : null };
     });
@@ -170,5 +182,4 @@ export class MySqlAccessStore implements AccessStore {
   close(): Promise<void> {
     return this.calls.close();
   }
-
 }

@@ -29,7 +29,9 @@ type Rows = RowDataPacket[];
 type Queryable = Pick<Pool, 'execute'> | Pick<PoolConnection, 'execute'>;
 
 function toSettings(r: RowDataPacket): AccountSettings {
-  const limits = (r.limits === null ? {} : typeof r.limits === 'string' ? JSON.parse(r.limits) : r.limits) as AccountLimitsOverride;
+  const limits = (
+    r.limits === null ? {} : typeof r.limits === 'string' ? JSON.parse(r.limits) : r.limits
+  ) as AccountLimitsOverride;
   return {
     accountId: String(r.account_id),
     limits,
@@ -55,7 +57,6 @@ function toSettings(r: RowDataPacket): AccountSettings {
  * retried reserve is answered by its key, never counted twice.
  */
 export class MySqlAccountStore implements AccountStore {
-
   private readonly calls: PoolCalls;
 
   private constructor(
@@ -73,7 +74,10 @@ export class MySqlAccountStore implements AccountStore {
   getSettings(accountId: string): Promise<AccountSettings | undefined> {
     return this.calls.idempotent('getSettings', async () => {
       checkAccountId(accountId);
-      const [rows] = await this.pool.execute<Rows>('SELECT account_id, limits, click_through_rate, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL', [accountId]);
+      const [rows] = await this.pool.execute<Rows>(
+        'SELECT account_id, limits, click_through_rate, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL',
+        [accountId],
+      );
       return rows.length === 0 ? undefined : toSettings(rows[0]!);
     });
   }
@@ -83,14 +87,15 @@ export class MySqlAccountStore implements AccountStore {
       checkAccountId(accountId);
       return this.transaction(async (conn) => {
         await this.lockAccount(conn, accountId);
-        const [rows] = await conn.execute<Rows>('SELECT account_id, limits, click_through_rate, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL', [accountId]);
+        const [rows] = await conn.execute<Rows>(
+          'SELECT account_id, limits, click_through_rate, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL',
+          [accountId],
+        );
         const next = applySettingsPatch(accountId, rows.length === 0 ? undefined : toSettings(rows[0]!), patch, now);
-        await conn.execute('UPDATE account_settings SET limits = ?, click_through_rate = ?, updated_at = ? WHERE account_id = ?', [
-          JSON.stringify(next.limits),
-          next.clickThroughRate,
-          next.updatedAt,
-          accountId,
-        ]);
+        await conn.execute(
+          'UPDATE account_settings SET limits = ?, click_through_rate = ?, updated_at = ? WHERE account_id = ?',
+          [JSON.stringify(next.limits), next.clickThroughRate, next.updatedAt, accountId],
+        );
         return next;
       });
     });
@@ -102,18 +107,21 @@ export class MySqlAccountStore implements AccountStore {
       const { accountId, key, sendAt } = reservation;
       return this.transaction(async (conn) => {
         await this.lockAccount(conn, accountId);
-        const [existing] = await conn.execute<Rows>('SELECT 1 FROM account_reservations WHERE account_id = ? AND reservation_key = ?', [accountId, key]);
+        const [existing] = await conn.execute<Rows>(
+          'SELECT 1 FROM account_reservations WHERE account_id = ? AND reservation_key = ?',
+          [accountId, key],
+        );
         const usage = await readUsage(conn, accountId, day, sendAt);
         const result = decideReservation(reservation, limits, day, usage, existing.length > 0);
         if (!result.admitted || result.repeated) return result;
-        await conn.execute('DELETE FROM account_reservations WHERE account_id = ? AND send_at < ?', [accountId, reservation.at - RESERVATION_RETENTION_MS]);
-        await conn.execute('INSERT INTO account_reservations (account_id, reservation_key, send_at, recipients, reserved_at) VALUES (?, ?, ?, ?, ?)', [
+        await conn.execute('DELETE FROM account_reservations WHERE account_id = ? AND send_at < ?', [
           accountId,
-          key,
-          sendAt,
-          reservation.recipients,
-          reservation.at,
+          reservation.at - RESERVATION_RETENTION_MS,
         ]);
+        await conn.execute(
+          'INSERT INTO account_reservations (account_id, reservation_key, send_at, recipients, reserved_at) VALUES (?, ?, ?, ?, ?)',
+          [accountId, key, sendAt, reservation.recipients, reservation.at],
+        );
         return result;
       });
     });
@@ -123,7 +131,10 @@ export class MySqlAccountStore implements AccountStore {
     return this.calls.idempotent('release', async () => {
       checkAccountId(accountId);
       checkReservationKey(key);
-      const [result] = await this.pool.execute<ResultSetHeader>('DELETE FROM account_reservations WHERE account_id = ? AND reservation_key = ?', [accountId, key]);
+      const [result] = await this.pool.execute<ResultSetHeader>(
+        'DELETE FROM account_reservations WHERE account_id = ? AND reservation_key = ?',
+        [accountId, key],
+      );
       return result.affectedRows > 0;
     });
   }
@@ -144,9 +155,11 @@ export class MySqlAccountStore implements AccountStore {
 
   /** The account's row lock (the row is made, unset, when the account has none). */
   private async lockAccount(conn: PoolConnection, accountId: string): Promise<void> {
-    await conn.execute('INSERT INTO account_settings (account_id) VALUES (?) ON DUPLICATE KEY UPDATE account_id = account_id', [accountId]);
+    await conn.execute(
+      'INSERT INTO account_settings (account_id) VALUES (?) ON DUPLICATE KEY UPDATE account_id = account_id',
+      [accountId],
+    );
   }
-
 
   /** Runs `fn` in a READ COMMITTED transaction (pool.ts: a deadlock victim runs again). */
   private transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
@@ -160,9 +173,20 @@ async function readUsage(db: Queryable, accountId: string, day: AccountDay, arou
     'SELECT COUNT(*) AS broadcasts, COALESCE(SUM(recipients), 0) AS recipients FROM account_reservations WHERE account_id = ? AND send_at >= ? AND send_at < ?',
     [accountId, day.from, day.to],
   );
-  const [previous] = await db.execute<Rows>('SELECT MAX(send_at) AS at FROM account_reservations WHERE account_id = ? AND send_at <= ?', [accountId, around]);
-  const [next] = await db.execute<Rows>('SELECT MIN(send_at) AS at FROM account_reservations WHERE account_id = ? AND send_at >= ?', [accountId, around]);
+  const [previous] = await db.execute<Rows>(
+    'SELECT MAX(send_at) AS at FROM account_reservations WHERE account_id = ? AND send_at <= ?',
+    [accountId, around],
+  );
+  const [next] = await db.execute<Rows>(
+    'SELECT MIN(send_at) AS at FROM account_reservations WHERE account_id = ? AND send_at >= ?',
+    [accountId, around],
+  );
   const time = (rows: Rows) => (rows[0]!.at === null ? null : Number(rows[0]!.at));
   // SUM is DECIMAL: mysql2 answers it as a string.
-  return { broadcasts: Number(sums[0]!.broadcasts), recipients: Number(sums[0]!.recipients), previousSendAt: time(previous), nextSendAt: time(next) };
+  return {
+    broadcasts: Number(sums[0]!.broadcasts),
+    recipients: Number(sums[0]!.recipients),
+    previousSendAt: time(previous),
+    nextSendAt: time(next),
+  };
 }

@@ -81,35 +81,55 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
 
   putUsers(users: readonly UserAttributes[]): Promise<void> {
     return this.calls.idempotent('putUsers', async (pool) => {
-      if (!Array.isArray(users) || users.length > MAX_USERS_PER_PUT) throw new ValidationError(`putUsers takes a list of at most ${MAX_USERS_PER_PUT} users`, { field: 'users' });
-      const checked = new Map(lastPerUin(users.map((user) => checkUserAttributes(user, 2 ** 32))).map((user) => [user.uin, user]));
+      if (!Array.isArray(users) || users.length > MAX_USERS_PER_PUT)
+        throw new ValidationError(`putUsers takes a list of at most ${MAX_USERS_PER_PUT} users`, { field: 'users' });
+      const checked = new Map(
+        lastPerUin(users.map((user) => checkUserAttributes(user, 2 ** 32))).map((user) => [user.uin, user]),
+      );
       await this.change(pool, [...checked.keys()], (uin) => checked.get(uin));
     });
   }
 
   removeUsers(uins: readonly number[]): Promise<void> {
     return this.calls.idempotent('removeUsers', async (pool) => {
-      if (!Array.isArray(uins) || uins.length > MAX_USERS_PER_PUT) throw new ValidationError(`removeUsers takes a list of at most ${MAX_USERS_PER_PUT} uins`, { field: 'uins' });
-      for (const uin of uins) if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) throw new ValidationError('each uin must be an integer in [0, 2^32)', { field: 'uins' });
+      if (!Array.isArray(uins) || uins.length > MAX_USERS_PER_PUT)
+        throw new ValidationError(`removeUsers takes a list of at most ${MAX_USERS_PER_PUT} uins`, { field: 'uins' });
+      for (const uin of uins)
+        if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32)
+          throw new ValidationError('each uin must be an integer in [0, 2^32)', { field: 'uins' });
       await this.change(pool, [...new Set(uins)], () => undefined);
     });
   }
 
-  private async change(pool: Pool, uins: readonly number[], after: (uin: number) => UserAttributes | undefined): Promise<void> {
+  private async change(
+    pool: Pool,
+    uins: readonly number[],
+    after: (uin: number) => UserAttributes | undefined,
+  ): Promise<void> {
     if (uins.length === 0) return;
     const conn = await pool.getConnection();
     let locked = false;
     try {
-      const [[lock]] = await conn.query<RowDataPacket[]>('SELECT GET_LOCK(?, ?) AS got', [WRITE_LOCK, WRITE_LOCK_TIMEOUT_S]);
+      const [[lock]] = await conn.query<RowDataPacket[]>('SELECT GET_LOCK(?, ?) AS got', [
+        WRITE_LOCK,
+        WRITE_LOCK_TIMEOUT_S,
+      ]);
       if (lock?.got !== 1) {
-        throw new HeraldError(ErrorCodes.UNAVAILABLE, `${STORE}: another writer held '${WRITE_LOCK}' for ${WRITE_LOCK_TIMEOUT_S} s; try again`, { retriable: true });
+        throw new HeraldError(
+          ErrorCodes.UNAVAILABLE,
+          `${STORE}: another writer held '${WRITE_LOCK}' for ${WRITE_LOCK_TIMEOUT_S} s; try again`,
+          { retriable: true },
+        );
       }
       locked = true;
       await conn.beginTransaction();
       try {
         const before = new Map<number, UserAttributes>();
         for (const part of slices(uins)) {
-          const [rows] = await conn.query<RowDataPacket[]>('SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin IN (?)', [part]);
+          const [rows] = await conn.query<RowDataPacket[]>(
+            'SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin IN (?)',
+            [part],
+          );
           for (const row of rows) before.set(Number(row.uin), toUser(row));
         }
         const edits = chunkEdits(uins.map((uin) => ({ before: before.get(uin), after: after(uin) })));
@@ -134,33 +154,54 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
     for (const [key, keyEdits] of byKey) {
       const stored = new Map<number, Uint8Array>();
       for (const part of slices(keyEdits)) {
-        const [rows] = await conn.query<RowDataPacket[]>('SELECT chunk, bits FROM attribute_chunks WHERE attr_key = ? AND chunk IN (?)', [key, part.map((edit) => edit.chunk)]);
+        const [rows] = await conn.query<RowDataPacket[]>(
+          'SELECT chunk, bits FROM attribute_chunks WHERE attr_key = ? AND chunk IN (?)',
+          [key, part.map((edit) => edit.chunk)],
+        );
         for (const row of rows) stored.set(Number(row.chunk), row.bits as Buffer);
       }
       for (const edit of keyEdits) {
         const held = stored.get(edit.chunk);
         const bytes = encodeChunk(applyChunkEdit(held === undefined ? emptyChunk() : decodeChunk(held), edit));
-        if (bytes !== undefined) puts.push([key, edit.chunk, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]);
+        if (bytes !== undefined)
+          puts.push([key, edit.chunk, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]);
         else if (held !== undefined) deletes.push([key, edit.chunk]);
       }
     }
     // Dense chunks are 8 KiB: fewer of them a statement keeps it well under max_allowed_packet.
     for (const part of slices(puts, 64)) {
-      await conn.query(`INSERT INTO attribute_chunks (attr_key, chunk, bits) VALUES ${part.map(() => '(?, ?, ?)').join(', ')} ON DUPLICATE KEY UPDATE bits = VALUES(bits)`, part.flat());
+      await conn.query(
+        `INSERT INTO attribute_chunks (attr_key, chunk, bits) VALUES ${part.map(() => '(?, ?, ?)').join(', ')} ON DUPLICATE KEY UPDATE bits = VALUES(bits)`,
+        part.flat(),
+      );
     }
     for (const part of slices(deletes)) {
-      await conn.query(`DELETE FROM attribute_chunks WHERE (attr_key, chunk) IN (${part.map(() => '(?, ?)').join(', ')})`, part.flat());
+      await conn.query(
+        `DELETE FROM attribute_chunks WHERE (attr_key, chunk) IN (${part.map(() => '(?, ?)').join(', ')})`,
+        part.flat(),
+      );
     }
   }
 
-  private async writeUsers(conn: PoolConnection, uins: readonly number[], after: (uin: number) => UserAttributes | undefined): Promise<void> {
+  private async writeUsers(
+    conn: PoolConnection,
+    uins: readonly number[],
+    after: (uin: number) => UserAttributes | undefined,
+  ): Promise<void> {
     const puts = uins.map(after).filter((user): user is UserAttributes => user !== undefined);
     const removed = uins.filter((uin) => after(uin) === undefined);
     for (const part of slices(puts)) {
       await conn.query(
         `INSERT INTO user_attributes (uin, region, gender, age_band, active_at, tags) VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}
          ON DUPLICATE KEY UPDATE region = VALUES(region), gender = VALUES(gender), age_band = VALUES(age_band), active_at = VALUES(active_at), tags = VALUES(tags)`,
-        part.flatMap((u) => [u.uin, u.region ?? null, u.gender ?? null, u.ageBand ?? null, u.activeAt ?? null, JSON.stringify(u.tags ?? [])]),
+        part.flatMap((u) => [
+          u.uin,
+          u.region ?? null,
+          u.gender ?? null,
+          u.ageBand ?? null,
+          u.activeAt ?? null,
+          JSON.stringify(u.tags ?? []),
+        ]),
       );
     }
     for (const part of slices(removed)) await conn.query('DELETE FROM user_attributes WHERE uin IN (?)', [part]);
@@ -169,7 +210,10 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
   getUser(uin: number): Promise<UserAttributes | undefined> {
     return this.calls.idempotent('getUser', async (pool) => {
       if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) return undefined;
-      const [rows] = await pool.query<RowDataPacket[]>('SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin = ?', [uin]);
+      const [rows] = await pool.query<RowDataPacket[]>(
+        'SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin = ?',
+        [uin],
+      );
       return rows[0] === undefined ? undefined : toUser(rows[0]);
     });
   }
@@ -182,7 +226,10 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
       const found = new Map<number, UserAttributes>();
       // By the primary key, a slice of uins a query.
       for (const part of slices(known)) {
-        const [rows] = await pool.query<RowDataPacket[]>('SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin IN (?)', [part]);
+        const [rows] = await pool.query<RowDataPacket[]>(
+          'SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin IN (?)',
+          [part],
+        );
         for (const row of rows) found.set(Number(row.uin), toUser(row));
       }
       return all.map((uin) => found.get(uin));
@@ -192,7 +239,10 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
   keysWithPrefix(prefix: string): Promise<string[]> {
     return this.calls.idempotent('keysWithPrefix', async (pool) => {
       if (typeof prefix !== 'string') throw new ValidationError('prefix must be a string', { field: 'prefix' });
-      const [rows] = await pool.query<RowDataPacket[]>("SELECT DISTINCT attr_key FROM attribute_chunks WHERE attr_key LIKE ? ESCAPE '\\\\'", [likePrefix(prefix)]);
+      const [rows] = await pool.query<RowDataPacket[]>(
+        "SELECT DISTINCT attr_key FROM attribute_chunks WHERE attr_key LIKE ? ESCAPE '\\\\'",
+        [likePrefix(prefix)],
+      );
       // Sorted here, as the Level index does: JavaScript's order, whatever the collation.
       return rows.map((r) => String(r.attr_key)).sort();
     });
@@ -200,7 +250,10 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
 
   nextChunk(fromChunk: number): Promise<number | undefined> {
     return this.calls.idempotent('nextChunk', async (pool) => {
-      const [rows] = await pool.query<RowDataPacket[]>('SELECT chunk FROM attribute_chunks WHERE attr_key = ? AND chunk >= ? ORDER BY chunk LIMIT 1', [UNIVERSE_KEY, Math.max(0, fromChunk)]);
+      const [rows] = await pool.query<RowDataPacket[]>(
+        'SELECT chunk FROM attribute_chunks WHERE attr_key = ? AND chunk >= ? ORDER BY chunk LIMIT 1',
+        [UNIVERSE_KEY, Math.max(0, fromChunk)],
+      );
       return rows[0] === undefined ? undefined : Number(rows[0].chunk);
     });
   }
@@ -211,8 +264,12 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
       if (unique.length === 0 || toChunk <= fromChunk) return [];
       const rows: StoredChunk[] = [];
       for (const part of slices(unique)) {
-        const [found] = await pool.query<RowDataPacket[]>('SELECT attr_key, chunk, bits FROM attribute_chunks WHERE attr_key IN (?) AND chunk >= ? AND chunk < ?', [part, Math.max(0, fromChunk), toChunk]);
-        for (const r of found) rows.push({ key: String(r.attr_key), chunk: Number(r.chunk), bytes: new Uint8Array(r.bits as Buffer) });
+        const [found] = await pool.query<RowDataPacket[]>(
+          'SELECT attr_key, chunk, bits FROM attribute_chunks WHERE attr_key IN (?) AND chunk >= ? AND chunk < ?',
+          [part, Math.max(0, fromChunk), toChunk],
+        );
+        for (const r of found)
+          rows.push({ key: String(r.attr_key), chunk: Number(r.chunk), bytes: new Uint8Array(r.bits as Buffer) });
       }
       return rows.sort((a, b) => a.chunk - b.chunk || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     });

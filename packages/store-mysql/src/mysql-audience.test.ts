@@ -1,5 +1,13 @@
 import { importFromSource, ListRepository, targetingSource } from '@herald/audience';
-import { attributeIndexConformance, audienceSourceConformance, followerStoreConformance, makeTempDir, readAudience, rejectsWithCode, userAttributeLookupConformance } from '@herald/testing';
+import {
+  attributeIndexConformance,
+  audienceSourceConformance,
+  followerStoreConformance,
+  makeTempDir,
+  readAudience,
+  rejectsWithCode,
+  userAttributeLookupConformance,
+} from '@herald/testing';
 import { migrate } from './migrate';
 import { MySqlAttributeIndex } from './mysql-attribute-index';
 import { MySqlFollowerStore } from './mysql-follower-store';
@@ -19,17 +27,26 @@ async function migrated(): Promise<string> {
 
 followerStoreConformance('MySqlFollowerStore', async () => {
   const database = await migrated();
-  return { store: await MySqlFollowerStore.open({ url: URL_, database, poolSize: 4 }), cleanup: () => dropDatabase(database) };
+  return {
+    store: await MySqlFollowerStore.open({ url: URL_, database, poolSize: 4 }),
+    cleanup: () => dropDatabase(database),
+  };
 });
 
 attributeIndexConformance('MySqlAttributeIndex', async () => {
   const database = await migrated();
-  return { store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }), cleanup: () => dropDatabase(database) };
+  return {
+    store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }),
+    cleanup: () => dropDatabase(database),
+  };
 });
 
 userAttributeLookupConformance('MySqlAttributeIndex', async () => {
   const database = await migrated();
-  return { store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }), cleanup: () => dropDatabase(database) };
+  return {
+    store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }),
+    cleanup: () => dropDatabase(database),
+  };
 });
 
 audienceSourceConformance('targeting on MySqlAttributeIndex', async () => {
@@ -37,7 +54,11 @@ audienceSourceConformance('targeting on MySqlAttributeIndex', async () => {
   const index = await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 });
   return {
     seed: async (uins, { batchSize }) => {
-      const users = [...uins.map((uin) => ({ uin, tags: ['t'] })), { uin: 123_456_789, tags: ['t', 'churned'] }, { uin: 77, region: 'x' }];
+      const users = [
+        ...uins.map((uin) => ({ uin, tags: ['t'] })),
+        { uin: 123_456_789, tags: ['t', 'churned'] },
+        { uin: 77, region: 'x' },
+      ];
       await index.putUsers(users.filter((u, i) => users.findIndex((v) => v.uin === u.uin) === i));
       return targetingSource(index, 'tag:t AND NOT tag:churned', { batchSize, windowChunks: 2 });
     },
@@ -54,13 +75,19 @@ audienceSourceConformance('table on MySqlTableSources', async () => {
   const database = await migrated();
   const sources = await MySqlTableSources.open({ url: URL_, database, poolSize: 4 });
   const conn = await rawConnection(database);
-  await conn.query('CREATE TABLE crm_users (id INT AUTO_INCREMENT PRIMARY KEY, uin BIGINT NULL, region VARCHAR(8) NOT NULL, KEY (uin))');
+  await conn.query(
+    'CREATE TABLE crm_users (id INT AUTO_INCREMENT PRIMARY KEY, uin BIGINT NULL, region VARCHAR(8) NOT NULL, KEY (uin))',
+  );
   return {
     seed: async (uins, { batchSize }) => {
       const rows = [...uins.map((uin) => [uin, 'in']), [uins[0] ?? 5, 'in'], [424_242, 'out']];
-      for (let at = 0; at < rows.length; at += 500) await conn.query('INSERT INTO crm_users (uin, region) VALUES ?', [rows.slice(at, at + 500)]);
+      for (let at = 0; at < rows.length; at += 500)
+        await conn.query('INSERT INTO crm_users (uin, region) VALUES ?', [rows.slice(at, at + 500)]);
       if (uins.length === 0) await conn.query("DELETE FROM crm_users WHERE region = 'in'");
-      return sources.source({ table: 'crm_users', column: 'uin', where: [{ column: 'region', op: '=', value: 'in' }] }, { batchSize });
+      return sources.source(
+        { table: 'crm_users', column: 'uin', where: [{ column: 'region', op: '=', value: 'in' }] },
+        { batchSize },
+      );
     },
     breakBackend: async () => {
       await conn.query('DROP TABLE crm_users');
@@ -80,7 +107,9 @@ describe('MySqlTableSources', () => {
     database = await migrated();
     sources = await MySqlTableSources.open({ url: URL_, database, poolSize: 2 });
     const conn = await rawConnection(database);
-    await conn.query('CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, uin BIGINT NULL, name VARCHAR(20), score INT, plan VARCHAR(8), KEY (uin))');
+    await conn.query(
+      'CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, uin BIGINT NULL, name VARCHAR(20), score INT, plan VARCHAR(8), KEY (uin))',
+    );
     await conn.query('INSERT INTO people (uin, name, score, plan) VALUES ?', [
       [
         [1, 'a', 10, 'gold'],
@@ -100,31 +129,77 @@ describe('MySqlTableSources', () => {
   });
 
   it('folds duplicates, filters by typed conditions and counts bad rows by reason', async () => {
-    const { uins, bad } = await readAudience(sources.source({ table: 'people', column: 'uin', where: [{ column: 'plan', op: 'in', value: ['gold'] }, { column: 'score', op: '>=', value: 30 }] }));
+    const { uins, bad } = await readAudience(
+      sources.source({
+        table: 'people',
+        column: 'uin',
+        where: [
+          { column: 'plan', op: 'in', value: ['gold'] },
+          { column: 'score', op: '>=', value: 30 },
+        ],
+      }),
+    );
     expect(uins).toEqual([2, 7]);
     expect(bad).toEqual({ null: 1, negative: 1, out_of_range: 1 });
   });
 
   it('binds condition values as placeholders: a quote in a value is just text', async () => {
-    expect((await readAudience(sources.source({ table: 'people', column: 'uin', where: [{ column: 'name', op: '=', value: "x' OR '1'='1" }] }))).uins).toEqual([7]);
-    expect((await readAudience(sources.source({ table: 'people', column: 'uin', where: [{ column: 'name', op: '=', value: "' OR 1=1 -- " }] }))).uins).toEqual([]);
+    expect(
+      (
+        await readAudience(
+          sources.source({
+            table: 'people',
+            column: 'uin',
+            where: [{ column: 'name', op: '=', value: "x' OR '1'='1" }],
+          }),
+        )
+      ).uins,
+    ).toEqual([7]);
+    expect(
+      (
+        await readAudience(
+          sources.source({
+            table: 'people',
+            column: 'uin',
+            where: [{ column: 'name', op: '=', value: "' OR 1=1 -- " }],
+          }),
+        )
+      ).uins,
+    ).toEqual([]);
   });
 
   it('reads a table of another database named database.table', async () => {
-    expect((await readAudience(sources.source({ table: `${database}.people`, column: 'uin', where: [{ column: 'name', op: '=', value: 'a' }] }))).uins).toEqual([1]);
+    expect(
+      (
+        await readAudience(
+          sources.source({
+            table: `${database}.people`,
+            column: 'uin',
+            where: [{ column: 'name', op: '=', value: 'a' }],
+          }),
+        )
+      ).uins,
+    ).toEqual([1]);
   });
 
   it('refuses unsafe identifiers before any SQL exists', () => {
-    expect(() => sources.source({ table: 'people; DROP TABLE people', column: 'uin' })).toThrow(/table must be a plain identifier/);
-    expect(() => sources.source({ table: 'people', column: 'uin', where: [{ column: 'name` = 1 OR `x', op: '=', value: 1 }] })).toThrow(/plain identifier/);
+    expect(() => sources.source({ table: 'people; DROP TABLE people', column: 'uin' })).toThrow(
+      /table must be a plain identifier/,
+    );
+    expect(() =>
+      sources.source({ table: 'people', column: 'uin', where: [{ column: 'name` = 1 OR `x', op: '=', value: 1 }] }),
+    ).toThrow(/plain identifier/);
   });
 
   it('a missing table, column or condition column, or a column that is not an integer, is a ValidationError naming the field', async () => {
-    const fieldOf = async (spec: Parameters<MySqlTableSources['source']>[0]) => (await rejectsWithCode(readAudience(sources.source(spec)), 'VALIDATION_FAILED')).details.field;
+    const fieldOf = async (spec: Parameters<MySqlTableSources['source']>[0]) =>
+      (await rejectsWithCode(readAudience(sources.source(spec)), 'VALIDATION_FAILED')).details.field;
     expect(await fieldOf({ table: 'nope', column: 'uin' })).toBe('table');
     expect(await fieldOf({ table: 'people', column: 'nope' })).toBe('column');
     expect(await fieldOf({ table: 'people', column: 'name' })).toBe('column');
-    expect(await fieldOf({ table: 'people', column: 'uin', where: [{ column: 'nope', op: 'is null' }] })).toBe('where[0].column');
+    expect(await fieldOf({ table: 'people', column: 'uin', where: [{ column: 'nope', op: 'is null' }] })).toBe(
+      'where[0].column',
+    );
   });
 
   it('a table dropped half way leaves no list, with a typed error', async () => {
@@ -148,7 +223,9 @@ describe('MySqlTableSources', () => {
             }
           })(),
       };
-      const error = await importFromSource(lists, source, { accountId: 'acme', uinLimit: 2 ** 32 }).catch((e: unknown) => e);
+      const error = await importFromSource(lists, source, { accountId: 'acme', uinLimit: 2 ** 32 }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toMatchObject({ code: 'AUDIENCE_SOURCE_FAILED' });
       expect((error as { details: { read: number } }).details.read).toBe(10);
       const { readdir } = await import('node:fs/promises');

@@ -1,13 +1,22 @@
 import { campaignStoreConformance, CAMPAIGN_NOW as NOW, newCampaign, rejectsWithCode } from '@herald/testing';
 import { migrate } from './migrate';
 import { MySqlCampaignStore } from './mysql-campaign-store';
-import { createEmptyDatabase, dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
+import {
+  createEmptyDatabase,
+  dropDatabase,
+  rawConnection,
+  TEST_MYSQL_URL as URL_,
+  uniqueDatabase,
+} from './test-databases';
 
 campaignStoreConformance('MySqlCampaignStore', async () => {
   const database = uniqueDatabase();
   try {
     await migrate(URL_, { database });
-    return { store: await MySqlCampaignStore.open({ url: URL_, database, poolSize: 4 }), cleanup: () => dropDatabase(database) };
+    return {
+      store: await MySqlCampaignStore.open({ url: URL_, database, poolSize: 4 }),
+      cleanup: () => dropDatabase(database),
+    };
   } catch (error) {
     await dropDatabase(database);
     throw error;
@@ -33,9 +42,20 @@ describe('MySqlCampaignStore', () => {
     try {
       const c = await store.createCampaign(newCampaign(), NOW);
       await store.advanceLastScheduled(c.id, null, NOW + 60_000);
-      await store.recordFiring({ campaignId: c.id, scheduledAt: NOW + 60_000, outcome: 'fired', taskId: 9, at: NOW + 60_001 });
-      const [rows] = await conn.query('SELECT account_id, time_zone, enabled, last_scheduled_at FROM campaigns WHERE id = ?', [c.id]);
-      expect(rows).toEqual([{ account_id: 'acct-1', time_zone: 'Europe/Berlin', enabled: 1, last_scheduled_at: NOW + 60_000 }]);
+      await store.recordFiring({
+        campaignId: c.id,
+        scheduledAt: NOW + 60_000,
+        outcome: 'fired',
+        taskId: 9,
+        at: NOW + 60_001,
+      });
+      const [rows] = await conn.query(
+        'SELECT account_id, time_zone, enabled, last_scheduled_at FROM campaigns WHERE id = ?',
+        [c.id],
+      );
+      expect(rows).toEqual([
+        { account_id: 'acct-1', time_zone: 'Europe/Berlin', enabled: 1, last_scheduled_at: NOW + 60_000 },
+      ]);
       const [firings] = await conn.query('SELECT outcome, task_id FROM campaign_firings WHERE campaign_id = ?', [c.id]);
       expect(firings).toEqual([{ outcome: 'fired', task_id: 9 }]);
     } finally {

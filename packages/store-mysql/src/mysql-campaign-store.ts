@@ -27,7 +27,8 @@ import type { MySqlTaskStoreOptions } from './connection';
 import { inTransaction, openPool, PoolCalls } from './pool';
 
 const STORE = 'MySqlCampaignStore';
-const CAMPAIGN_COLUMNS = 'id, account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at';
+const CAMPAIGN_COLUMNS =
+  'id, account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at';
 const FIRING_COLUMNS = 'campaign_id, scheduled_at, outcome, task_id, reason, `at`';
 
 type Rows = RowDataPacket[];
@@ -81,7 +82,6 @@ function toFiring(r: RowDataPacket): CampaignFiring {
  * false rather than moving the mark twice.
  */
 export class MySqlCampaignStore implements CampaignStore {
-
   private readonly calls: PoolCalls;
 
   private constructor(
@@ -102,7 +102,17 @@ export class MySqlCampaignStore implements CampaignStore {
       const record = newCampaignRecord(0, input, now);
       const [result] = await this.pool.execute<ResultSetHeader>(
         'INSERT INTO campaigns (account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)',
-        [record.accountId, record.name, record.cron, record.timeZone, JSON.stringify(record.template), record.enabled, record.createdAt, record.updatedAt, record.activeFrom],
+        [
+          record.accountId,
+          record.name,
+          record.cron,
+          record.timeZone,
+          JSON.stringify(record.template),
+          record.enabled,
+          record.createdAt,
+          record.updatedAt,
+          record.activeFrom,
+        ],
       );
       return { ...record, id: Number(result.insertId) };
     });
@@ -131,7 +141,10 @@ export class MySqlCampaignStore implements CampaignStore {
         values.push(q.enabled);
       }
       // One extra row tells whether a next page exists.
-      const [rows] = await this.pool.query<Rows>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, [...values, q.limit + 1]);
+      const [rows] = await this.pool.query<Rows>(
+        `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
+        [...values, q.limit + 1],
+      );
       const campaigns = rows.slice(0, q.limit).map(toCampaign);
       return { campaigns, nextCursor: rows.length > q.limit ? campaigns[campaigns.length - 1]!.id : null };
     });
@@ -142,16 +155,19 @@ export class MySqlCampaignStore implements CampaignStore {
       this.transaction(async (conn) => {
         const campaign = await this.lock(conn, id, 'FOR UPDATE');
         const next = applyCampaignPatch(campaign, patch, now);
-        await conn.execute('UPDATE campaigns SET name = ?, cron = ?, time_zone = ?, template = ?, enabled = ?, updated_at = ?, active_from = ? WHERE id = ?', [
-          next.name,
-          next.cron,
-          next.timeZone,
-          JSON.stringify(next.template),
-          next.enabled,
-          next.updatedAt,
-          next.activeFrom,
-          id,
-        ]);
+        await conn.execute(
+          'UPDATE campaigns SET name = ?, cron = ?, time_zone = ?, template = ?, enabled = ?, updated_at = ?, active_from = ? WHERE id = ?',
+          [
+            next.name,
+            next.cron,
+            next.timeZone,
+            JSON.stringify(next.template),
+            next.enabled,
+            next.updatedAt,
+            next.activeFrom,
+            id,
+          ],
+        );
         return next;
       }),
     );
@@ -173,7 +189,10 @@ export class MySqlCampaignStore implements CampaignStore {
     return this.calls.idempotent('advanceLastScheduled', async () => {
       checkAdvance(expected, next);
       if (!Number.isSafeInteger(id) || id < 1) throw campaignNotFound(id);
-      const [result] = await this.pool.execute<ResultSetHeader>('UPDATE campaigns SET last_scheduled_at = ? WHERE id = ? AND last_scheduled_at <=> ?', [next, id, expected]);
+      const [result] = await this.pool.execute<ResultSetHeader>(
+        'UPDATE campaigns SET last_scheduled_at = ? WHERE id = ? AND last_scheduled_at <=> ?',
+        [next, id, expected],
+      );
       if (result.affectedRows === 1) return true;
       const [rows] = await this.pool.execute<Rows>('SELECT id FROM campaigns WHERE id = ?', [id]);
       if (rows.length === 0) throw campaignNotFound(id);
@@ -194,7 +213,10 @@ export class MySqlCampaignStore implements CampaignStore {
           record.reason,
           record.at,
         ]);
-        const [rows] = await conn.execute<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`, [record.campaignId, record.scheduledAt]);
+        const [rows] = await conn.execute<Rows>(
+          `SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`,
+          [record.campaignId, record.scheduledAt],
+        );
         return toFiring(rows[0]!);
       });
     });
@@ -204,7 +226,10 @@ export class MySqlCampaignStore implements CampaignStore {
     return this.calls.idempotent('getFiring', async () => {
       checkCampaignId(campaignId, 'campaignId');
       checkCampaignTime('scheduledAt', scheduledAt);
-      const [rows] = await this.pool.execute<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`, [campaignId, scheduledAt]);
+      const [rows] = await this.pool.execute<Rows>(
+        `SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`,
+        [campaignId, scheduledAt],
+      );
       return rows.length === 0 ? undefined : toFiring(rows[0]!);
     });
   }
@@ -215,10 +240,10 @@ export class MySqlCampaignStore implements CampaignStore {
       const q = compileFiringQuery(query);
       const before = q.beforeScheduledAt === undefined ? '' : ' AND scheduled_at < ?';
       const values = q.beforeScheduledAt === undefined ? [campaignId] : [campaignId, q.beforeScheduledAt];
-      const [rows] = await this.pool.query<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ?${before} ORDER BY scheduled_at DESC LIMIT ?`, [
-        ...values,
-        q.limit + 1,
-      ]);
+      const [rows] = await this.pool.query<Rows>(
+        `SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ?${before} ORDER BY scheduled_at DESC LIMIT ?`,
+        [...values, q.limit + 1],
+      );
       const firings = rows.slice(0, q.limit).map(toFiring);
       return { firings, nextCursor: rows.length > q.limit ? firings[firings.length - 1]!.scheduledAt : null };
     });
@@ -236,7 +261,6 @@ export class MySqlCampaignStore implements CampaignStore {
     }
     throw campaignNotFound(id);
   }
-
 
   /** Runs `fn` in a transaction (pool.ts: a deadlock victim runs again). */
   private transaction<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {

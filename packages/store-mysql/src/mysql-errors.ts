@@ -30,7 +30,13 @@ const CONNECTION_CODES = new Set([
 const LOCK_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 
 /** Values the server refused to store as given (strict mode). */
-const VALUE_CODES = new Set(['ER_DATA_TOO_LONG', 'ER_WARN_DATA_OUT_OF_RANGE', 'ER_TRUNCATED_WRONG_VALUE', 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD', 'ER_BAD_NULL_ERROR']);
+const VALUE_CODES = new Set([
+  'ER_DATA_TOO_LONG',
+  'ER_WARN_DATA_OUT_OF_RANGE',
+  'ER_TRUNCATED_WRONG_VALUE',
+  'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+  'ER_BAD_NULL_ERROR',
+]);
 
 export function mysqlCode(error: unknown): string | undefined {
   const code = (error as MySqlErrorLike | null)?.code;
@@ -62,13 +68,25 @@ export function toHeraldError(error: unknown, op: string, store = 'MySqlTaskStor
   const code = mysqlCode(error);
   const details = { mysqlCode: code };
   if (isConnectionError(error)) {
-    return new HeraldError(ErrorCodes.UNAVAILABLE, `${store}.${op}: database unavailable: ${messageOf(error)}`, { retriable: true, cause: error, details });
+    return new HeraldError(ErrorCodes.UNAVAILABLE, `${store}.${op}: database unavailable: ${messageOf(error)}`, {
+      retriable: true,
+      cause: error,
+      details,
+    });
   }
   if (code !== undefined && LOCK_CODES.has(code)) {
-    return new HeraldError(ErrorCodes.UNAVAILABLE, `${store}.${op}: lock conflict, try again: ${messageOf(error)}`, { retriable: true, cause: error, details });
+    return new HeraldError(ErrorCodes.UNAVAILABLE, `${store}.${op}: lock conflict, try again: ${messageOf(error)}`, {
+      retriable: true,
+      cause: error,
+      details,
+    });
   }
   if (code !== undefined && VALUE_CODES.has(code)) {
-    return new HeraldError(ErrorCodes.VALIDATION_FAILED, `${store}.${op}: value refused by the database: ${messageOf(error)}`, { cause: error, details });
+    return new HeraldError(
+      ErrorCodes.VALIDATION_FAILED,
+      `${store}.${op}: value refused by the database: ${messageOf(error)}`,
+      { cause: error, details },
+    );
   }
   return new HeraldError(ErrorCodes.INTERNAL, `${store}.${op} failed: ${messageOf(error)}`, { cause: error, details });
 }
@@ -99,28 +117,61 @@ export function connectError(error: unknown, url: URL, database: string): Herald
   if (isHeraldError(error)) return error;
   const code = mysqlCode(error);
   const where = redactUrl(url);
-  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR' || code === 'ER_NOT_SUPPORTED_AUTH_MODE') {
-    return withCause(new ConfigError('mysql.url', `access denied for user '${decodeURIComponent(url.username)}' at ${where} (bad credentials)`), error);
+  if (
+    code === 'ER_ACCESS_DENIED_ERROR' ||
+    code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR' ||
+    code === 'ER_NOT_SUPPORTED_AUTH_MODE'
+  ) {
+    return withCause(
+      new ConfigError(
+        'mysql.url',
+        `access denied for user '${decodeURIComponent(url.username)}' at ${where} (bad credentials)`,
+      ),
+      error,
+    );
   }
   if (code === 'ER_DBACCESS_DENIED_ERROR') {
-    return withCause(new ConfigError('mysql.url', `user '${decodeURIComponent(url.username)}' may not use database '${database}' at ${where}`), error);
+    return withCause(
+      new ConfigError(
+        'mysql.url',
+        `user '${decodeURIComponent(url.username)}' may not use database '${database}' at ${where}`,
+      ),
+      error,
+    );
   }
   if (code === 'ER_BAD_DB_ERROR') {
-    return withCause(new ConfigError('mysql.database', `database '${database}' does not exist at ${where}: run herald migrate`), error);
+    return withCause(
+      new ConfigError('mysql.database', `database '${database}' does not exist at ${where}: run herald migrate`),
+      error,
+    );
   }
-  if (code === 'HANDSHAKE_NO_SSL_SUPPORT') return withCause(new ConfigError('mysql.tls', `is set, but the server at ${where} does not offer TLS`), error);
+  if (code === 'HANDSHAKE_NO_SSL_SUPPORT')
+    return withCause(new ConfigError('mysql.tls', `is set, but the server at ${where} does not offer TLS`), error);
   // mysql2 reports a failed TLS handshake as HANDSHAKE_SSL_ERROR with Node's reason (an unknown CA, a host name not in the certificate).
   if (code === 'HANDSHAKE_SSL_ERROR' || (code !== undefined && TLS_REFUSALS.has(code))) {
-    return withCause(new ConfigError('mysql.tls', `the certificate of the server at ${where} was refused (${messageOf(error)}): check mysql.tls.caFile and the host name of mysql.url`), error);
+    return withCause(
+      new ConfigError(
+        'mysql.tls',
+        `the certificate of the server at ${where} was refused (${messageOf(error)}): check mysql.tls.caFile and the host name of mysql.url`,
+      ),
+      error,
+    );
   }
   if (isConnectionError(error)) {
-    return new HeraldError(ErrorCodes.UNAVAILABLE, `config mysql.url: cannot reach ${where} (${code ?? messageOf(error)})`, {
-      retriable: true,
-      cause: error,
-      details: { setting: 'mysql.url', mysqlCode: code },
-    });
+    return new HeraldError(
+      ErrorCodes.UNAVAILABLE,
+      `config mysql.url: cannot reach ${where} (${code ?? messageOf(error)})`,
+      {
+        retriable: true,
+        cause: error,
+        details: { setting: 'mysql.url', mysqlCode: code },
+      },
+    );
   }
-  return new HeraldError(ErrorCodes.INTERNAL, `config mysql.url: cannot open ${where}: ${messageOf(error)}`, { cause: error, details: { setting: 'mysql.url', mysqlCode: code } });
+  return new HeraldError(ErrorCodes.INTERNAL, `config mysql.url: cannot open ${where}: ${messageOf(error)}`, {
+    cause: error,
+    details: { setting: 'mysql.url', mysqlCode: code },
+  });
 }
 
 function withCause<E extends HeraldError>(error: E, cause: unknown): E {

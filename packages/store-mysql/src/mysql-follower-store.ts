@@ -65,7 +65,9 @@ export class MySqlFollowerStore implements FollowerStore {
     return this.calls.idempotent('applyFollows', async (pool) => {
       if (!Array.isArray(changes)) throw new ValidationError('applyFollows takes a list of follow changes');
       const checked = changes.map((change) => checkFollowChange(change));
-      const winners = reduceFollowChanges(checked).winners.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.uin - b.uin));
+      const winners = reduceFollowChanges(checked).winners.sort((a, b) =>
+        a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.uin - b.uin,
+      );
       let applied = 0;
       for (let at = 0; at < winners.length; at += WRITE_SLICE) {
         const slice = winners.slice(at, at + WRITE_SLICE);
@@ -86,12 +88,20 @@ export class MySqlFollowerStore implements FollowerStore {
     });
   }
 
-  private async storedStates(pool: Pool, pairs: readonly FollowChange[]): Promise<Map<string, { following: boolean; at: number }>> {
+  private async storedStates(
+    pool: Pool,
+    pairs: readonly FollowChange[],
+  ): Promise<Map<string, { following: boolean; at: number }>> {
     const [rows] = await pool.query<RowDataPacket[]>(
       `SELECT account_id, uin, following, changed_at FROM followers WHERE (account_id, uin) IN (${pairs.map(() => '(?, ?)').join(', ')})`,
       pairs.flatMap((pair) => [pair.accountId, pair.uin]),
     );
-    return new Map(rows.map((r) => [followPairKey({ accountId: String(r.account_id), uin: Number(r.uin) }), { following: Number(r.following) === 1, at: Number(r.changed_at) }]));
+    return new Map(
+      rows.map((r) => [
+        followPairKey({ accountId: String(r.account_id), uin: Number(r.uin) }),
+        { following: Number(r.following) === 1, at: Number(r.changed_at) },
+      ]),
+    );
   }
 
   followers(accountId: string, options: FollowersOptions = {}): AudienceSource {
@@ -112,19 +122,30 @@ export class MySqlFollowerStore implements FollowerStore {
       const kept: number[] = [];
       for (let at = 0; at < batch.length; at += WRITE_SLICE) {
         const slice = Array.from(batch.subarray(at, at + WRITE_SLICE));
-        const [rows] = await pool.query<RowDataPacket[]>('SELECT uin FROM followers WHERE account_id = ? AND following = 1 AND uin IN (?) ORDER BY uin', [account, slice]);
+        const [rows] = await pool.query<RowDataPacket[]>(
+          'SELECT uin FROM followers WHERE account_id = ? AND following = 1 AND uin IN (?) ORDER BY uin',
+          [account, slice],
+        );
         for (const row of rows) kept.push(Number(row.uin));
       }
       return Uint32Array.from(kept);
     });
   }
 
-  private async *readFollowers(accountId: string, batchSize: number, afterUin: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+  private async *readFollowers(
+    accountId: string,
+    batchSize: number,
+    afterUin: number,
+    { uinLimit, signal }: AudienceReadOptions,
+  ): AsyncGenerator<AudienceBatch> {
     let after = afterUin;
     for (;;) {
       signal?.throwIfAborted();
       const rows = await this.calls.run('followers', async (pool) => {
-        const [page] = await pool.query<RowDataPacket[]>('SELECT uin FROM followers WHERE account_id = ? AND uin > ? AND following = 1 ORDER BY uin LIMIT ?', [accountId, after, batchSize]);
+        const [page] = await pool.query<RowDataPacket[]>(
+          'SELECT uin FROM followers WHERE account_id = ? AND uin > ? AND following = 1 ORDER BY uin LIMIT ?',
+          [accountId, after, batchSize],
+        );
         return page;
       });
       const uins = new Uint32Array(rows.length);
@@ -135,7 +156,10 @@ export class MySqlFollowerStore implements FollowerStore {
         if (classifyUin(uin, uinLimit) === undefined) uins[n++] = uin;
         else outOfRange++;
       }
-      if (rows.length > 0) yield outOfRange > 0 ? { uins: uins.subarray(0, n), bad: { out_of_range: outOfRange } } : { uins: uins.subarray(0, n) };
+      if (rows.length > 0)
+        yield outOfRange > 0
+          ? { uins: uins.subarray(0, n), bad: { out_of_range: outOfRange } }
+          : { uins: uins.subarray(0, n) };
       if (rows.length < batchSize) return;
       after = Number(rows[rows.length - 1]!.uin);
     }

@@ -3,7 +3,13 @@ import { frequencyCounterConformance, rejectsWithCode, spreadUins, waitFor } fro
 import type { RowDataPacket } from 'mysql2/promise';
 import { migrate } from './migrate';
 import { MySqlFrequencyCounter } from './mysql-frequency-counter';
-import { createEmptyDatabase, dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
+import {
+  createEmptyDatabase,
+  dropDatabase,
+  rawConnection,
+  TEST_MYSQL_URL as URL_,
+  uniqueDatabase,
+} from './test-databases';
 
 frequencyCounterConformance('MySqlFrequencyCounter', async () => {
   const database = uniqueDatabase();
@@ -22,16 +28,25 @@ describe('MySqlFrequencyCounter', () => {
   let database: string;
   const opened: MySqlFrequencyCounter[] = [];
   const open = async (retainDays?: number) => {
-    const counter = await MySqlFrequencyCounter.open({ url: URL_, database, poolSize: 2, ...(retainDays === undefined ? {} : { retainDays }) });
+    const counter = await MySqlFrequencyCounter.open({
+      url: URL_,
+      database,
+      poolSize: 2,
+      ...(retainDays === undefined ? {} : { retainDays }),
+    });
     opened.push(counter);
     return counter;
   };
-  const used = async (counter: MySqlFrequencyCounter, day: number, uins: ArrayLike<number>) => [...(await counter.used(Uint32Array.from(uins), day))];
+  const used = async (counter: MySqlFrequencyCounter, day: number, uins: ArrayLike<number>) => [
+    ...(await counter.used(Uint32Array.from(uins), day)),
+  ];
   /** Rows per day, read behind the adapter's back. */
   async function rowsByDay(): Promise<Record<number, number>> {
     const conn = await rawConnection(database);
     try {
-      const [rows] = await conn.query<RowDataPacket[]>('SELECT day, COUNT(*) AS n FROM frequency_uses GROUP BY day ORDER BY day');
+      const [rows] = await conn.query<RowDataPacket[]>(
+        'SELECT day, COUNT(*) AS n FROM frequency_uses GROUP BY day ORDER BY day',
+      );
       return Object.fromEntries(rows.map((r) => [Number(r.day), Number(r.n)]));
     } finally {
       await conn.end();
@@ -99,7 +114,10 @@ describe('MySqlFrequencyCounter', () => {
     const empty = uniqueDatabase();
     await createEmptyDatabase(empty);
     try {
-      await expect(MySqlFrequencyCounter.open({ url: URL_, database: empty })).rejects.toMatchObject({ code: ErrorCodes.CONFIG_INVALID, setting: 'mysql.database' });
+      await expect(MySqlFrequencyCounter.open({ url: URL_, database: empty })).rejects.toMatchObject({
+        code: ErrorCodes.CONFIG_INVALID,
+        setting: 'mysql.database',
+      });
     } finally {
       await dropDatabase(empty);
     }

@@ -65,12 +65,18 @@ export class MySqlFrequencyCounter extends AbstractFrequencyCounter {
   /** Connects to a migrated database (009_frequency.sql applied). Fails like MySqlTaskStore.open, naming `mysql.url` or `mysql.database`. */
   static async open(options: MySqlFrequencyCounterOptions): Promise<MySqlFrequencyCounter> {
     const retainDays = options.retainDays ?? DEFAULT_RETAIN_DAYS;
-    if (!Number.isInteger(retainDays) || retainDays < 1 || retainDays > 366) throw new ConfigError('retainDays', `must be an integer in 1..366, got ${retainDays}`);
+    if (!Number.isInteger(retainDays) || retainDays < 1 || retainDays > 366)
+      throw new ConfigError('retainDays', `must be an integer in 1..366, got ${retainDays}`);
     const pool = await openPool(options);
     try {
       const [rows] = await pool.query<RowDataPacket[]>('SELECT MAX(day) AS newest FROM frequency_uses');
       const newest: unknown = rows[0]?.newest;
-      return new MySqlFrequencyCounter(pool, retainDays, newest === null || newest === undefined ? -1 : Number(newest), options);
+      return new MySqlFrequencyCounter(
+        pool,
+        retainDays,
+        newest === null || newest === undefined ? -1 : Number(newest),
+        options,
+      );
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toHeraldError(error, 'open', STORE);
@@ -89,8 +95,14 @@ export class MySqlFrequencyCounter extends AbstractFrequencyCounter {
       const last = chunk[chunk.length - 1]!;
       const dense = last - first < DENSE_SPAN * chunk.length;
       const [rows] = dense
-        ? await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin BETWEEN ? AND ? GROUP BY uin', [day, first, last])
-        : await this.pool.query<RowDataPacket[]>('SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin IN (?) GROUP BY uin', [day, [...chunk]]);
+        ? await this.pool.query<RowDataPacket[]>(
+            'SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin BETWEEN ? AND ? GROUP BY uin',
+            [day, first, last],
+          )
+        : await this.pool.query<RowDataPacket[]>(
+            'SELECT uin, COUNT(*) AS n FROM frequency_uses WHERE day = ? AND uin IN (?) GROUP BY uin',
+            [day, [...chunk]],
+          );
       for (const row of rows) found.set(Number(row.uin), Number(row.n));
     }
     for (let i = 0; i < sortedUins.length; i++) counts[i] = found.get(sortedUins[i]!) ?? 0;
@@ -107,7 +119,8 @@ export class MySqlFrequencyCounter extends AbstractFrequencyCounter {
       for (const uin of uniqueSorted(use.uins.slice())) rows.push([use.day, uin, use.taskId]);
     }
     rows.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    for (let start = 0; start < rows.length; start += INSERT_ROWS) await this.insert(rows.slice(start, start + INSERT_ROWS));
+    for (let start = 0; start < rows.length; start += INSERT_ROWS)
+      await this.insert(rows.slice(start, start + INSERT_ROWS));
     if (newest > this.newestDay) {
       this.newestDay = newest;
       this.prune();
@@ -155,7 +168,10 @@ export class MySqlFrequencyCounter extends AbstractFrequencyCounter {
 
   private async deleteDaysBefore(day: number): Promise<void> {
     while (!this.life.closed) {
-      const [result] = await this.pool.query<ResultSetHeader>('DELETE FROM frequency_uses WHERE day < ? ORDER BY day, uin, task_id LIMIT ?', [day, PRUNE_ROWS]);
+      const [result] = await this.pool.query<ResultSetHeader>(
+        'DELETE FROM frequency_uses WHERE day < ? ORDER BY day, uin, task_id LIMIT ?',
+        [day, PRUNE_ROWS],
+      );
       if (result.affectedRows < PRUNE_ROWS) return;
     }
   }

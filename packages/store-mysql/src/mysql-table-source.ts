@@ -93,7 +93,11 @@ export class MySqlTableSources {
     };
   }
 
-  private async *readTable(spec: TableSourceSpec, batchSize: number, { uinLimit, signal }: AudienceReadOptions): AsyncGenerator<AudienceBatch> {
+  private async *readTable(
+    spec: TableSourceSpec,
+    batchSize: number,
+    { uinLimit, signal }: AudienceReadOptions,
+  ): AsyncGenerator<AudienceBatch> {
     await this.checkColumns(spec);
     const table = quoteTable(spec.table);
     const column = quoteIdentifier(spec.column);
@@ -101,12 +105,11 @@ export class MySqlTableSources {
     let after: number | undefined;
     for (;;) {
       signal?.throwIfAborted();
-      const rows = await this.query('read', `SELECT ${column} AS uin FROM ${table} WHERE ${column} >= 0 AND ${column} < ?${where.sql}${after === undefined ? '' : ` AND ${column} > ?`} ORDER BY ${column} LIMIT ?`, [
-        uinLimit,
-        ...where.values,
-        ...(after === undefined ? [] : [after]),
-        batchSize,
-      ]);
+      const rows = await this.query(
+        'read',
+        `SELECT ${column} AS uin FROM ${table} WHERE ${column} >= 0 AND ${column} < ?${where.sql}${after === undefined ? '' : ` AND ${column} > ?`} ORDER BY ${column} LIMIT ?`,
+        [uinLimit, ...where.values, ...(after === undefined ? [] : [after]), batchSize],
+      );
       const uins = new Uint32Array(rows.length);
       let n = 0;
       for (const row of rows) {
@@ -118,10 +121,11 @@ export class MySqlTableSources {
       after = Number(rows[rows.length - 1]!.uin);
     }
     signal?.throwIfAborted();
-    const [counts] = await this.query('count bad rows', `SELECT SUM(${column} IS NULL) AS nulls, SUM(${column} < 0) AS negative, SUM(${column} >= ?) AS out_of_range FROM ${table} WHERE TRUE${where.sql}`, [
-      uinLimit,
-      ...where.values,
-    ]);
+    const [counts] = await this.query(
+      'count bad rows',
+      `SELECT SUM(${column} IS NULL) AS nulls, SUM(${column} < 0) AS negative, SUM(${column} >= ?) AS out_of_range FROM ${table} WHERE TRUE${where.sql}`,
+      [uinLimit, ...where.values],
+    );
     const bad: AudienceBatch['bad'] = {};
     if (Number(counts?.nulls ?? 0) > 0) bad.null = Number(counts!.nulls);
     if (Number(counts?.negative ?? 0) > 0) bad.negative = Number(counts!.negative);
@@ -132,15 +136,37 @@ export class MySqlTableSources {
   /** The table exists, the uin column holds integers, the conditions' columns exist; else a ValidationError naming the field. */
   private async checkColumns(spec: TableSourceSpec): Promise<void> {
     const [schema, name] = spec.table.includes('.') ? spec.table.split('.') : [null, spec.table];
-    const rows = await this.query('check columns', 'SELECT COLUMN_NAME AS name, DATA_TYPE AS type FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?', [schema, name]);
-    if (rows.length === 0) throw new ValidationError(`table ${spec.table} does not exist (or Herald's MySQL user may not read it)`, { field: 'table', table: spec.table });
+    const rows = await this.query(
+      'check columns',
+      'SELECT COLUMN_NAME AS name, DATA_TYPE AS type FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?',
+      [schema, name],
+    );
+    if (rows.length === 0)
+      throw new ValidationError(`table ${spec.table} does not exist (or Herald's MySQL user may not read it)`, {
+        field: 'table',
+        table: spec.table,
+      });
     // Column names are case-insensitive in MySQL.
     const types = new Map(rows.map((r) => [String(r.name).toLowerCase(), String(r.type).toLowerCase()]));
     const type = types.get(spec.column.toLowerCase());
-    if (type === undefined) throw new ValidationError(`table ${spec.table} has no column ${spec.column}`, { field: 'column', table: spec.table, column: spec.column });
-    if (!INTEGER_TYPES.has(type)) throw new ValidationError(`column ${spec.column} of ${spec.table} is ${type}: the uin column must be an integer type`, { field: 'column', type });
+    if (type === undefined)
+      throw new ValidationError(`table ${spec.table} has no column ${spec.column}`, {
+        field: 'column',
+        table: spec.table,
+        column: spec.column,
+      });
+    if (!INTEGER_TYPES.has(type))
+      throw new ValidationError(
+        `column ${spec.column} of ${spec.table} is ${type}: the uin column must be an integer type`,
+        { field: 'column', type },
+      );
     (spec.where ?? []).forEach((condition, i) => {
-      if (!types.has(condition.column.toLowerCase())) throw new ValidationError(`table ${spec.table} has no column ${condition.column}`, { field: `where[${i}].column`, table: spec.table, column: condition.column });
+      if (!types.has(condition.column.toLowerCase()))
+        throw new ValidationError(`table ${spec.table} has no column ${condition.column}`, {
+          field: `where[${i}].column`,
+          table: spec.table,
+          column: condition.column,
+        });
     });
   }
 

@@ -1,11 +1,24 @@
 import { ErrorCodes } from '@herald/core';
 import type { Task } from '@herald/core/task';
-import { FIXTURE_NOW as NOW, freePort, newTask, PrivateMariaDb, rejectsWithCode, taskStoreConformance } from '@herald/testing';
+import {
+  FIXTURE_NOW as NOW,
+  freePort,
+  newTask,
+  PrivateMariaDb,
+  rejectsWithCode,
+  taskStoreConformance,
+} from '@herald/testing';
 import type { RowDataPacket } from 'mysql2/promise';
 import { migrate } from './migrate';
 import { LIVE_STATES, LIVE_TASKS_SQL } from './live-checkpoint';
 import { MySqlTaskStore } from './mysql-task-store';
-import { createEmptyDatabase, dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
+import {
+  createEmptyDatabase,
+  dropDatabase,
+  rawConnection,
+  TEST_MYSQL_URL as URL_,
+  uniqueDatabase,
+} from './test-databases';
 
 taskStoreConformance('MySqlTaskStore', async () => {
   const database = uniqueDatabase();
@@ -20,7 +33,11 @@ taskStoreConformance('MySqlTaskStore', async () => {
 
 /** A migrated database, an open store on it, and a raw connection for looking behind its back. */
 function useMigratedStore() {
-  const ctx = {} as { database: string; store: MySqlTaskStore; sql: (text: string, values?: unknown[]) => Promise<RowDataPacket[]> };
+  const ctx = {} as {
+    database: string;
+    store: MySqlTaskStore;
+    sql: (text: string, values?: unknown[]) => Promise<RowDataPacket[]>;
+  };
   let raw: Awaited<ReturnType<typeof rawConnection>> | undefined;
   beforeEach(async () => {
     ctx.database = uniqueDatabase();
@@ -44,8 +61,16 @@ describe('MySqlTaskStore', () => {
 
     it('a raw UPDATE of tasks.state adds a task_events row; a raw UPDATE of anything else adds none', async () => {
       const task = await ctx.store.createTask(newTask(), NOW);
-      await ctx.sql('UPDATE tasks SET state = ?, version = version + 1, updated_at = ? WHERE id = ?', ['QUEUED', 12345, task.id]);
-      await ctx.sql('UPDATE tasks SET owner = ?, version = version + 1, updated_at = ? WHERE id = ?', ['someone', 12346, task.id]);
+      await ctx.sql('UPDATE tasks SET state = ?, version = version + 1, updated_at = ? WHERE id = ?', [
+        'QUEUED',
+        12345,
+        task.id,
+      ]);
+      await ctx.sql('UPDATE tasks SET owner = ?, version = version + 1, updated_at = ? WHERE id = ?', [
+        'someone',
+        12346,
+        task.id,
+      ]);
       const events = await ctx.store.readOutbox(0, 10);
       expect(events.map(({ id: _id, ...e }) => e)).toEqual([
         { taskId: task.id, from: null, to: 'CREATED', version: 1, at: NOW },
@@ -59,7 +84,14 @@ describe('MySqlTaskStore', () => {
          VALUES ('a', 'l', '{"body":"b"}', 1, 'normal', 0, 0, 1, 'SCHEDULED', 4, 0, '{}', 777, 777)`,
       );
       const [row] = await ctx.sql('SELECT task_id, from_state, to_state, version, `at`, relayed_at FROM task_events');
-      expect({ ...row }).toEqual({ task_id: expect.any(Number), from_state: null, to_state: 'SCHEDULED', version: 4, at: 777, relayed_at: null });
+      expect({ ...row }).toEqual({
+        task_id: expect.any(Number),
+        from_state: null,
+        to_state: 'SCHEDULED',
+        version: 4,
+        at: 777,
+        relayed_at: null,
+      });
     });
 
     it('markRelayed stamps relayed_at and keeps the rows', async () => {
@@ -77,7 +109,8 @@ describe('MySqlTaskStore', () => {
 
   describe('live-task checkpoint (FOQS)', () => {
     const ctx = useMigratedStore();
-    const checkpoint = async () => Number((await ctx.sql("SELECT value FROM store_checkpoints WHERE name = 'live_tasks'"))[0]!.value);
+    const checkpoint = async () =>
+      Number((await ctx.sql("SELECT value FROM store_checkpoints WHERE name = 'live_tasks'"))[0]!.value);
 
     async function make(n: number): Promise<Task[]> {
       const tasks: Task[] = [];
@@ -147,7 +180,12 @@ describe('MySqlTaskStore', () => {
       await drive(preempted, ['enqueue', 'admit', 'preprocessed', 'dispatched', 'preempt']);
       await drive(done, ['enqueue', 'cancel']);
       expect((await ctx.store.listReadyTasks(NOW)).map((t) => t.id)).toEqual([due.id, queued.id, preempted.id]);
-      expect((await ctx.store.listReadyTasks(NOW + 60_000)).map((t) => t.id)).toEqual([due.id, future.id, queued.id, preempted.id]);
+      expect((await ctx.store.listReadyTasks(NOW + 60_000)).map((t) => t.id)).toEqual([
+        due.id,
+        future.id,
+        queued.id,
+        preempted.id,
+      ]);
       expect((await ctx.store.listReadyTasks(NOW, 2)).map((t) => t.id)).toEqual([due.id, queued.id]);
       expect(created.state).toBe('CREATED');
       await rejectsWithCode(ctx.store.listReadyTasks(NOW, 0), ErrorCodes.VALIDATION_FAILED);
@@ -158,7 +196,10 @@ describe('MySqlTaskStore', () => {
   describe('open', () => {
     it('fails UNAVAILABLE (retriable) naming mysql.url when nothing listens there', async () => {
       const port = await freePort();
-      const error = await rejectsWithCode(MySqlTaskStore.open({ url: `mysql://root@127.0.0.1:${port}`, database: 'herald' }), ErrorCodes.UNAVAILABLE);
+      const error = await rejectsWithCode(
+        MySqlTaskStore.open({ url: `mysql://root@127.0.0.1:${port}`, database: 'herald' }),
+        ErrorCodes.UNAVAILABLE,
+      );
       expect(error.retriable).toBe(true);
       expect(error.details).toMatchObject({ setting: 'mysql.url' });
       expect(error.message).toMatch(/^config mysql\.url: cannot reach mysql:\/\/127\.0\.0\.1:\d+/);
@@ -167,7 +208,10 @@ describe('MySqlTaskStore', () => {
     it('fails CONFIG_INVALID naming mysql.url on bad credentials, without printing the password', async () => {
       const url = new URL(URL_);
       url.password = 'not-the-password';
-      const error = await rejectsWithCode(MySqlTaskStore.open({ url: url.toString(), database: 'herald' }), ErrorCodes.CONFIG_INVALID);
+      const error = await rejectsWithCode(
+        MySqlTaskStore.open({ url: url.toString(), database: 'herald' }),
+        ErrorCodes.CONFIG_INVALID,
+      );
       expect(error.details).toMatchObject({ setting: 'mysql.url' });
       expect(error.message).toMatch(/^config mysql\.url: access denied/);
       expect(error.message).not.toContain('not-the-password');
@@ -242,7 +286,16 @@ describe('MySqlTaskStore', () => {
         ctx.store.checkpointUnit(task.id, 0, fence, { from: 0, to: 1, delivered: 1, offline: 0 }, 1),
         ctx.store.readOutbox(0, 1),
         ctx.store.markRelayed(1),
-        ctx.store.putList({ id: 'l', accountId: 'a', count: 0, checksum: 0, sorted: true, unique: true, bytes: 32, createdAt: 1 }),
+        ctx.store.putList({
+          id: 'l',
+          accountId: 'a',
+          count: 0,
+          checksum: 0,
+          sorted: true,
+          unique: true,
+          bytes: 32,
+          createdAt: 1,
+        }),
         ctx.store.getList('l'),
       ];
       for (const call of calls) await rejectsWithCode(call, ErrorCodes.STORE_CLOSED);
@@ -261,12 +314,24 @@ describe('MySqlTaskStore', () => {
     it('refuses what the schema cannot hold exactly: fractional times, ids over 255 characters', async () => {
       await rejectsWithCode(ctx.store.createTask(newTask({ sendAt: NOW + 0.5 }), NOW), ErrorCodes.VALIDATION_FAILED);
       await rejectsWithCode(ctx.store.createTask(newTask(), NOW + 0.5), ErrorCodes.VALIDATION_FAILED);
-      await rejectsWithCode(ctx.store.createTask(newTask({ accountId: 'a'.repeat(256) }), NOW), ErrorCodes.VALIDATION_FAILED);
+      await rejectsWithCode(
+        ctx.store.createTask(newTask({ accountId: 'a'.repeat(256) }), NOW),
+        ErrorCodes.VALIDATION_FAILED,
+      );
       const longest = await ctx.store.createTask(newTask({ accountId: '🚀'.repeat(255) }), NOW);
       expect((await ctx.store.getTask(longest.id))!.accountId).toBe('🚀'.repeat(255));
       await rejectsWithCode(ctx.store.claimTask(longest.id, 'o'.repeat(256), NOW), ErrorCodes.VALIDATION_FAILED);
       await rejectsWithCode(
-        ctx.store.putList({ id: 'l', accountId: 'a', count: -1, checksum: 0, sorted: true, unique: true, bytes: 32, createdAt: 1 }),
+        ctx.store.putList({
+          id: 'l',
+          accountId: 'a',
+          count: -1,
+          checksum: 0,
+          sorted: true,
+          unique: true,
+          bytes: 32,
+          createdAt: 1,
+        }),
         ErrorCodes.VALIDATION_FAILED,
       );
       expect((await ctx.store.listTasks()).tasks.map((t) => t.id)).toEqual([longest.id]);
@@ -289,12 +354,19 @@ describe('MySqlTaskStore', () => {
       try {
         const task = await store.createTask(newTask(), NOW);
         await db.stop();
-        for (const call of [store.getTask(task.id), store.createTask(newTask(), NOW), store.transitionTask(task.id, { epoch: 0 }, 'enqueue', {}, NOW)]) {
+        for (const call of [
+          store.getTask(task.id),
+          store.createTask(newTask(), NOW),
+          store.transitionTask(task.id, { epoch: 0 }, 'enqueue', {}, NOW),
+        ]) {
           const error = await rejectsWithCode(call, ErrorCodes.UNAVAILABLE);
           expect(error.retriable).toBe(true);
         }
         await db.restart();
-        expect(await store.transitionTask(task.id, { epoch: 0 }, 'enqueue', {}, NOW)).toMatchObject({ state: 'QUEUED', version: 2 });
+        expect(await store.transitionTask(task.id, { epoch: 0 }, 'enqueue', {}, NOW)).toMatchObject({
+          state: 'QUEUED',
+          version: 2,
+        });
       } finally {
         await store.close();
       }
@@ -303,10 +375,16 @@ describe('MySqlTaskStore', () => {
 });
 
 /** The first `table` object anywhere in an EXPLAIN FORMAT=JSON document. */
-function findTable(node: unknown): { table_name?: string; access_type?: string; used_key_parts?: string[] } | undefined {
+function findTable(
+  node: unknown,
+): { table_name?: string; access_type?: string; used_key_parts?: string[] } | undefined {
   if (node === null || typeof node !== 'object') return undefined;
   const record = node as Record<string, unknown>;
-  if (record.table !== undefined && typeof record.table === 'object' && (record.table as Record<string, unknown>).table_name !== undefined) {
+  if (
+    record.table !== undefined &&
+    typeof record.table === 'object' &&
+    (record.table as Record<string, unknown>).table_name !== undefined
+  ) {
     return record.table as { table_name?: string; access_type?: string; used_key_parts?: string[] };
   }
   for (const value of Object.values(record)) {

@@ -15,7 +15,15 @@ import type { OutboxEvent, TaskPage } from '@herald/core/ports';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { mysqlCode, toHeraldError } from './mysql-errors';
-import { advanceLiveCheckpoint, liveBounds, LIVE_STATES, LIVE_TASKS_SQL, READY_STATES, READY_TASKS_SQL, shareLockLiveCheckpoint } from './live-checkpoint';
+import {
+  advanceLiveCheckpoint,
+  liveBounds,
+  LIVE_STATES,
+  LIVE_TASKS_SQL,
+  READY_STATES,
+  READY_TASKS_SQL,
+  shareLockLiveCheckpoint,
+} from './live-checkpoint';
 import { inTransaction, openPool } from './pool';
 import {
   EVENT_COLUMNS,
@@ -80,7 +88,12 @@ export class MySqlTaskStore extends AbstractTaskStore {
     private readonly pool: Pool,
     options: MySqlTaskStoreOptions,
   ) {
-    super({ name: 'MySqlTaskStore', translate: (error, op) => toHeraldError(error, op), rules: RULES, retry: options.retry });
+    super({
+      name: 'MySqlTaskStore',
+      translate: (error, op) => toHeraldError(error, op),
+      rules: RULES,
+      retry: options.retry,
+    });
   }
 
   /**
@@ -139,7 +152,10 @@ export class MySqlTaskStore extends AbstractTaskStore {
       values.push(...q.accountIds);
     }
     // One extra row tells whether a next page exists.
-    const [rows] = await this.pool.execute<Rows>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY id ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`, [...values, q.limit + 1]);
+    const [rows] = await this.pool.execute<Rows>(
+      `SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY id ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`,
+      [...values, q.limit + 1],
+    );
     const tasks = rows.slice(0, q.limit).map(toTask);
     return { tasks, nextCursor: rows.length > q.limit ? tasks[tasks.length - 1]!.id : null };
   }
@@ -199,10 +215,16 @@ export class MySqlTaskStore extends AbstractTaskStore {
     return next;
   }
 
-  protected async _putUnits(taskId: number, guard: (task: Task, hasUnits: boolean) => void, records: readonly ExecutionUnit[]): Promise<void> {
+  protected async _putUnits(
+    taskId: number,
+    guard: (task: Task, hasUnits: boolean) => void,
+    records: readonly ExecutionUnit[],
+  ): Promise<void> {
     await inTransaction(this.pool, async (conn) => {
       const task = await this.lockTask(conn, taskId);
-      const [existing] = await conn.execute<Rows>('SELECT unit_no FROM execution_units WHERE task_id = ? LIMIT 1', [taskId]);
+      const [existing] = await conn.execute<Rows>('SELECT unit_no FROM execution_units WHERE task_id = ? LIMIT 1', [
+        taskId,
+      ]);
       guard(task, existing.length > 0);
       if (records.length === 0) return;
       const rows = records.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
@@ -211,15 +233,26 @@ export class MySqlTaskStore extends AbstractTaskStore {
   }
 
   protected async _listUnits(taskId: number): Promise<ExecutionUnit[]> {
-    const [rows] = await this.pool.execute<Rows>(`SELECT ${UNIT_COLUMNS} FROM execution_units WHERE task_id = ? ORDER BY unit_no`, [taskId]);
+    const [rows] = await this.pool.execute<Rows>(
+      `SELECT ${UNIT_COLUMNS} FROM execution_units WHERE task_id = ? ORDER BY unit_no`,
+      [taskId],
+    );
     return rows.map(toUnit);
   }
 
   /** Under its task's row lock (the lock claims take), so a fence check and its write cannot interleave with a new owner's claim. */
-  protected _updateUnit(taskId: number, unitNo: number, guard: (task: Task) => void, update: (unit: ExecutionUnit) => ExecutionUnit): Promise<ExecutionUnit> {
+  protected _updateUnit(
+    taskId: number,
+    unitNo: number,
+    guard: (task: Task) => void,
+    update: (unit: ExecutionUnit) => ExecutionUnit,
+  ): Promise<ExecutionUnit> {
     return inTransaction(this.pool, async (conn) => {
       guard(await this.lockTask(conn, taskId));
-      const [rows] = await conn.execute<Rows>(`SELECT ${UNIT_COLUMNS} FROM execution_units WHERE task_id = ? AND unit_no = ? FOR UPDATE`, [taskId, unitNo]);
+      const [rows] = await conn.execute<Rows>(
+        `SELECT ${UNIT_COLUMNS} FROM execution_units WHERE task_id = ? AND unit_no = ? FOR UPDATE`,
+        [taskId, unitNo],
+      );
       if (rows.length === 0) throw unitNotFound(taskId, unitNo);
       const unit = toUnit(rows[0]!);
       const next = update(unit);
@@ -234,13 +267,18 @@ export class MySqlTaskStore extends AbstractTaskStore {
   }
 
   protected async _readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]> {
-    const [rows] = await this.pool.execute<Rows>(`SELECT ${EVENT_COLUMNS} FROM task_events WHERE relayed_at IS NULL AND id > ? ORDER BY id LIMIT ?`, [afterId, limit]);
+    const [rows] = await this.pool.execute<Rows>(
+      `SELECT ${EVENT_COLUMNS} FROM task_events WHERE relayed_at IS NULL AND id > ? ORDER BY id LIMIT ?`,
+      [afterId, limit],
+    );
     return rows.map(toEvent);
   }
 
   protected async _markRelayed(upToId: number): Promise<void> {
     // relayed_at is the server's clock: an audit column only, never read back by the store.
-    await this.pool.execute('UPDATE task_events SET relayed_at = NOW(3) WHERE relayed_at IS NULL AND id <= ?', [upToId]);
+    await this.pool.execute('UPDATE task_events SET relayed_at = NOW(3) WHERE relayed_at IS NULL AND id <= ?', [
+      upToId,
+    ]);
   }
 
   protected async _putList(meta: ListMeta): Promise<void> {
@@ -248,7 +286,16 @@ export class MySqlTaskStore extends AbstractTaskStore {
       `INSERT INTO recipient_lists (${LIST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), \`count\` = VALUES(\`count\`), checksum = VALUES(checksum),
          is_sorted = VALUES(is_sorted), is_unique = VALUES(is_unique), bytes = VALUES(bytes), created_at = VALUES(created_at)`,
-      [meta.id, meta.accountId, meta.count, meta.checksum, meta.sorted ? 1 : 0, meta.unique ? 1 : 0, meta.bytes, meta.createdAt],
+      [
+        meta.id,
+        meta.accountId,
+        meta.count,
+        meta.checksum,
+        meta.sorted ? 1 : 0,
+        meta.unique ? 1 : 0,
+        meta.bytes,
+        meta.createdAt,
+      ],
     );
   }
 

@@ -8,7 +8,13 @@ import { AdapterLifecycle } from '@herald/core/adapter';
 import { ConfigError } from '@herald/core';
 import type { RetryOptions } from '@herald/core/retry';
 import { createPool, type Pool, type PoolConnection } from 'mysql2/promise';
-import { checkDatabaseName, checkPoolSize, connectionOptions, parseMySqlUrl, type MySqlTaskStoreOptions } from './connection';
+import {
+  checkDatabaseName,
+  checkPoolSize,
+  connectionOptions,
+  parseMySqlUrl,
+  type MySqlTaskStoreOptions,
+} from './connection';
 import { loadMigrations, pendingMigrations, readApplied } from './migrate';
 import { connectError, isConnectionError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
 
@@ -23,7 +29,13 @@ export async function openPool(options: MySqlTaskStoreOptions, migrated = true):
   const database = checkDatabaseName(options.database);
   const poolSize = checkPoolSize(options.poolSize);
   const files = migrated ? await loadMigrations() : [];
-  const pool = createPool({ ...connectionOptions(url, database, options.tls), connectionLimit: poolSize, maxIdle: poolSize, waitForConnections: true, queueLimit: 0 });
+  const pool = createPool({
+    ...connectionOptions(url, database, options.tls),
+    connectionLimit: poolSize,
+    maxIdle: poolSize,
+    waitForConnections: true,
+    queueLimit: 0,
+  });
   try {
     if (!migrated) {
       try {
@@ -37,11 +49,19 @@ export async function openPool(options: MySqlTaskStoreOptions, migrated = true):
     try {
       applied = await readApplied(pool);
     } catch (error) {
-      if (mysqlCode(error) === 'ER_NO_SUCH_TABLE') throw new ConfigError('mysql.database', `database '${database}' is not migrated (no schema_migrations table): run herald migrate`);
+      if (mysqlCode(error) === 'ER_NO_SUCH_TABLE')
+        throw new ConfigError(
+          'mysql.database',
+          `database '${database}' is not migrated (no schema_migrations table): run herald migrate`,
+        );
       throw connectError(error, url, database);
     }
     const pending = pendingMigrations(files, applied);
-    if (pending.length > 0) throw new ConfigError('mysql.database', `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`);
+    if (pending.length > 0)
+      throw new ConfigError(
+        'mysql.database',
+        `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`,
+      );
     return pool;
   } catch (error) {
     await pool.end().catch(() => undefined);
@@ -98,7 +118,11 @@ export const DEADLOCK_ATTEMPTS = 3;
  * of the transaction sees what was committed before it, not a snapshot taken
  * before its first lock.
  */
-export async function inTransaction<T>(pool: Pool, fn: (conn: PoolConnection) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
+export async function inTransaction<T>(
+  pool: Pool,
+  fn: (conn: PoolConnection) => Promise<T>,
+  options: { readCommitted?: boolean } = {},
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const conn = await pool.getConnection();
     let broken = false;

@@ -13,7 +13,8 @@ import type { RowDataPacket } from 'mysql2/promise';
 export const TASK_COLUMNS =
   'id, account_id, list_id, content, content_crc, priority, send_at, expires_at, list_count, state, version, epoch, owner, filtered_list_id, report, error, created_at, updated_at, idempotency_key, display_at, speed, targeting';
 
-export const UNIT_COLUMNS = 'task_id, unit_no, `start`, `end`, executor_id, state, `checkpoint`, delivered, `offline`, updated_at';
+export const UNIT_COLUMNS =
+  'task_id, unit_no, `start`, `end`, executor_id, state, `checkpoint`, delivered, `offline`, updated_at';
 
 export const LIST_COLUMNS = 'id, account_id, `count`, checksum, is_sorted, is_unique, bytes, created_at';
 
@@ -38,7 +39,9 @@ export function toTask(r: RowDataPacket): Task {
     sendAt: Number(r.send_at),
     expiresAt: Number(r.expires_at),
     listCount: Number(r.list_count),
-    ...(r.idempotency_key === null || r.idempotency_key === undefined ? {} : { idempotencyKey: String(r.idempotency_key) }),
+    ...(r.idempotency_key === null || r.idempotency_key === undefined
+      ? {}
+      : { idempotencyKey: String(r.idempotency_key) }),
     ...(r.display_at === null || r.display_at === undefined ? {} : { displayAt: Number(r.display_at) }),
     speed: r.speed === null || r.speed === undefined ? null : Number(r.speed),
     targeting: r.targeting === null || r.targeting === undefined ? null : String(r.targeting),
@@ -55,10 +58,21 @@ export function toTask(r: RowDataPacket): Task {
 }
 
 /** The values of an UPDATE of every mutable task column, in SET order, then the id. */
-export const UPDATE_TASK = 'UPDATE tasks SET state = ?, version = ?, epoch = ?, owner = ?, filtered_list_id = ?, report = ?, error = ?, updated_at = ? WHERE id = ?';
+export const UPDATE_TASK =
+  'UPDATE tasks SET state = ?, version = ?, epoch = ?, owner = ?, filtered_list_id = ?, report = ?, error = ?, updated_at = ? WHERE id = ?';
 
 export function updateTaskValues(t: Task): SqlValue[] {
-  return [t.state, t.version, t.epoch, t.owner, t.filteredListId, JSON.stringify(t.report), t.error === null ? null : JSON.stringify(t.error), t.updatedAt, t.id];
+  return [
+    t.state,
+    t.version,
+    t.epoch,
+    t.owner,
+    t.filteredListId,
+    JSON.stringify(t.report),
+    t.error === null ? null : JSON.stringify(t.error),
+    t.updatedAt,
+    t.id,
+  ];
 }
 
 export const INSERT_TASK =

@@ -3,12 +3,20 @@ import { splitSql } from './sql-split';
 
 describe('splitSql', () => {
   it('splits on ; and drops empty statements and line comments', () => {
-    expect(splitSql('-- header\n# another\nCREATE TABLE a (x INT);\n\n  SELECT 1 ;;\nSELECT 2')).toEqual(['CREATE TABLE a (x INT)', 'SELECT 1', 'SELECT 2']);
+    expect(splitSql('-- header\n# another\nCREATE TABLE a (x INT);\n\n  SELECT 1 ;;\nSELECT 2')).toEqual([
+      'CREATE TABLE a (x INT)',
+      'SELECT 1',
+      'SELECT 2',
+    ]);
     expect(splitSql('-- only a comment\n')).toEqual([]);
   });
 
   it('ignores delimiters inside quotes, identifiers and block comments', () => {
-    expect(splitSql(`INSERT INTO t VALUES ('a;b', "c;d", 'it''s; ok', 'back\\'slash;');\nSELECT \`odd;name\` /* not; here */ FROM t;`)).toEqual([
+    expect(
+      splitSql(
+        `INSERT INTO t VALUES ('a;b', "c;d", 'it''s; ok', 'back\\'slash;');\nSELECT \`odd;name\` /* not; here */ FROM t;`,
+      ),
+    ).toEqual([
       `INSERT INTO t VALUES ('a;b', "c;d", 'it''s; ok', 'back\\'slash;')`,
       'SELECT `odd;name` /* not; here */ FROM t',
     ]);

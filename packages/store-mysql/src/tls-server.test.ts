@@ -27,10 +27,52 @@ function openssl(args: string[]): void {
 
 /** A CA, and a server certificate it signed for db.herald.test. */
 function makeCertificates(): void {
-  for (const name of ['ca', 'other-ca']) openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=herald ${name}`]);
-  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=db.herald.test']);
+  for (const name of ['ca', 'other-ca'])
+    openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=herald ${name}`,
+    ]);
+  openssl([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=db.herald.test',
+  ]);
   writeFileSync(join(dir.path, 'san.ext'), 'subjectAltName=DNS:db.herald.test\n');
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext']);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'san.ext',
+  ]);
 }
 
 beforeAll(async () => {
@@ -39,7 +81,11 @@ beforeAll(async () => {
   ca = readFileSync(join(dir.path, 'ca.pem'));
   otherCa = readFileSync(join(dir.path, 'other-ca.pem'));
   const file = (name: string) => join(dir.path, name);
-  db = await PrivateMariaDb.start([`--ssl-ca=${file('ca.pem')}`, `--ssl-cert=${file('server.pem')}`, `--ssl-key=${file('server.key')}`]);
+  db = await PrivateMariaDb.start([
+    `--ssl-ca=${file('ca.pem')}`,
+    `--ssl-cert=${file('server.pem')}`,
+    `--ssl-key=${file('server.key')}`,
+  ]);
 }, 120_000);
 afterAll(async () => {
   await db?.destroy();
@@ -74,9 +120,13 @@ describe('mysql.tls against a server that offers TLS', () => {
   });
 
   it('refuses a certificate another CA signed, naming mysql.tls', async () => {
-    const error = await startError(() => MySqlTaskStore.open({ url: db.url, database: 'herald_tls', tls: { ca: otherCa, verifyIdentity: false } }));
+    const error = await startError(() =>
+      MySqlTaskStore.open({ url: db.url, database: 'herald_tls', tls: { ca: otherCa, verifyIdentity: false } }),
+    );
     expect(error.setting).toBe('mysql.tls');
-    expect(error.message).toMatch(/certificate of the server .* was refused \(self-signed certificate in certificate chain\)/);
+    expect(error.message).toMatch(
+      /certificate of the server .* was refused \(self-signed certificate in certificate chain\)/,
+    );
   });
 
   it('refuses a certificate that does not name the host of mysql.url when verifyIdentity is on (the default)', async () => {

@@ -30,17 +30,36 @@ describe('mysql.tls', () => {
   });
 
   it('passes the CA, the client certificate and key, rejectUnauthorized and verifyIdentity to mysql2 exactly', () => {
-    const tls = { ca: 'CA PEM', cert: Buffer.from('CERT PEM'), key: 'KEY PEM', rejectUnauthorized: true, verifyIdentity: false };
-    expect(connectionOptions(url, 'herald', tls).ssl).toEqual({ ca: 'CA PEM', cert: Buffer.from('CERT PEM'), key: 'KEY PEM', rejectUnauthorized: true, verifyIdentity: false });
+    const tls = {
+      ca: 'CA PEM',
+      cert: Buffer.from('CERT PEM'),
+      key: 'KEY PEM',
+      rejectUnauthorized: true,
+      verifyIdentity: false,
+    };
+    expect(connectionOptions(url, 'herald', tls).ssl).toEqual({
+      ca: 'CA PEM',
+      cert: Buffer.from('CERT PEM'),
+      key: 'KEY PEM',
+      rejectUnauthorized: true,
+      verifyIdentity: false,
+    });
   });
 
   it('verifies the certificate and the host name by default once TLS is on', () => {
     expect(connectionOptions(url, 'herald', {}).ssl).toEqual({ rejectUnauthorized: true, verifyIdentity: true });
-    expect(connectionOptions(url, 'herald', { rejectUnauthorized: false }).ssl).toEqual({ rejectUnauthorized: false, verifyIdentity: false });
+    expect(connectionOptions(url, 'herald', { rejectUnauthorized: false }).ssl).toEqual({
+      rejectUnauthorized: false,
+      verifyIdentity: false,
+    });
   });
 
   it.each([
-    ['verifyIdentity without rejectUnauthorized', { rejectUnauthorized: false, verifyIdentity: true }, 'mysql.tls.verifyIdentity'],
+    [
+      'verifyIdentity without rejectUnauthorized',
+      { rejectUnauthorized: false, verifyIdentity: true },
+      'mysql.tls.verifyIdentity',
+    ],
     ['a client certificate without its key', { cert: 'CERT' }, 'mysql.tls.keyFile'],
     ['a key without its certificate', { key: 'KEY' }, 'mysql.tls.certFile'],
     ['rejectUnauthorized not a boolean', { rejectUnauthorized: 'yes' }, 'mysql.tls.rejectUnauthorized'],
@@ -51,7 +70,10 @@ describe('mysql.tls', () => {
 
   it('fails the start naming mysql.tls when the server does not offer TLS (never falls back to plaintext)', async () => {
     const database = uniqueDatabase();
-    for (const open of [() => MySqlTaskStore.open({ url: TEST_MYSQL_URL, database, tls: {} }), () => migrate(TEST_MYSQL_URL, { database, tls: { rejectUnauthorized: false } })]) {
+    for (const open of [
+      () => MySqlTaskStore.open({ url: TEST_MYSQL_URL, database, tls: {} }),
+      () => migrate(TEST_MYSQL_URL, { database, tls: { rejectUnauthorized: false } }),
+    ]) {
       const error = await open().then(
         () => undefined,
         (e: unknown) => e,

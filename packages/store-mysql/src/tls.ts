@@ -23,9 +23,18 @@ export function compileMySqlTls(tls: MySqlTlsMaterial): SslOptions {
   if (tls === null || typeof tls !== 'object') throw new ConfigError('mysql.tls', 'must be an object');
   const rejectUnauthorized = flag('mysql.tls.rejectUnauthorized', tls.rejectUnauthorized, true);
   const verifyIdentity = flag('mysql.tls.verifyIdentity', tls.verifyIdentity, rejectUnauthorized);
-  if (verifyIdentity && !rejectUnauthorized) throw new ConfigError('mysql.tls.verifyIdentity', 'needs mysql.tls.rejectUnauthorized (a host name is only worth checking on a verified certificate)');
-  if (tls.cert !== undefined && tls.key === undefined) throw new ConfigError('mysql.tls.keyFile', "is required with mysql.tls.certFile (the client certificate's private key)");
-  if (tls.key !== undefined && tls.cert === undefined) throw new ConfigError('mysql.tls.certFile', 'is required with mysql.tls.keyFile (the client certificate)');
+  if (verifyIdentity && !rejectUnauthorized)
+    throw new ConfigError(
+      'mysql.tls.verifyIdentity',
+      'needs mysql.tls.rejectUnauthorized (a host name is only worth checking on a verified certificate)',
+    );
+  if (tls.cert !== undefined && tls.key === undefined)
+    throw new ConfigError(
+      'mysql.tls.keyFile',
+      "is required with mysql.tls.certFile (the client certificate's private key)",
+    );
+  if (tls.key !== undefined && tls.cert === undefined)
+    throw new ConfigError('mysql.tls.certFile', 'is required with mysql.tls.keyFile (the client certificate)');
   return {
     rejectUnauthorized,
     verifyIdentity,

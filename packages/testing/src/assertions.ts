@@ -12,7 +12,8 @@ export async function rejectsWithCode(promise: Promise<unknown>, code: ErrorCode
   } catch (error) {
     outcome = { ok: false, error };
   }
-  if (outcome.ok) throw new Error(`expected a rejection with code ${code}, but it resolved to ${JSON.stringify(outcome.value)}`);
+  if (outcome.ok)
+    throw new Error(`expected a rejection with code ${code}, but it resolved to ${JSON.stringify(outcome.value)}`);
   const { error } = outcome;
   if (!isHeraldError(error)) {
     throw new Error(`expected a HeraldError with code ${code}, got ${String(error)}`, { cause: error });

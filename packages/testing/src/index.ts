@@ -36,7 +36,11 @@ export { followerStoreConformance } from './audience-source/follower-store';
 export { sortedFollowerStore } from './audience-source/sorted-follower-store';
 export { attributeIndexConformance } from './audience-source/attribute-index';
 export { userAttributeLookupConformance } from './audience-source/user-attribute-lookup';
-export { coordinatorConformance, type CoordinatorCluster, type CoordinatorClusterFactory } from './coordinator/conformance';
+export {
+  coordinatorConformance,
+  type CoordinatorCluster,
+  type CoordinatorClusterFactory,
+} from './coordinator/conformance';
 export type { OpenedStore, StoreFactory } from './store-factory';
 export { HOSTILE_STRINGS } from './task-store/data';
 export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';

@@ -57,21 +57,25 @@ export class ProcessCluster {
     const port = async (): Promise<number> => {
       for (;;) {
         const candidate = await freePort();
-        if (!taken.has(candidate)) return taken.add(candidate), candidate;
+        if (!taken.has(candidate)) return (taken.add(candidate), candidate);
       }
     };
     const apta = this.shape.apta;
     const membership = async () => (apta === undefined ? {} : { membership: `tcp://127.0.0.1:${await port()}` });
     const members = async (prefix: string, n: number) => {
       const list = [];
-      for (let i = 0; i < n; i++) list.push({ id: `${prefix}-${i + 1}`, endpoint: `tcp://127.0.0.1:${await port()}`, ...(await membership()) });
+      for (let i = 0; i < n; i++)
+        list.push({ id: `${prefix}-${i + 1}`, endpoint: `tcp://127.0.0.1:${await port()}`, ...(await membership()) });
       return list;
     };
     this.httpPorts = [];
     for (let i = 0; i < this.shape.interfaces; i++) this.httpPorts.push(await port());
     // Every process gets a management endpoint (herald admin), with the fault routes on.
     const endpoints: Record<string, string> = {};
-    for (const id of ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'].flatMap((t) => this.ids(t))) endpoints[id] = `127.0.0.1:${await port()}`;
+    for (const id of ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'].flatMap((t) =>
+      this.ids(t),
+    ))
+      endpoints[id] = `127.0.0.1:${await port()}`;
     this.options = {
       profile: 'production',
       dataDir: join(this.dir, 'data'),
@@ -86,19 +90,40 @@ export class ProcessCluster {
       curve: { keysDir: join(this.dir, 'keys') },
       topology: {
         // Schedulers get a control inbox: commands are not queued behind progress reports.
-        schedulers: await Promise.all((await members('scheduler', this.shape.schedulers)).map(async (m) => ({ ...m, controlEndpoint: `tcp://127.0.0.1:${await port()}` }))),
+        schedulers: await Promise.all(
+          (await members('scheduler', this.shape.schedulers)).map(async (m) => ({
+            ...m,
+            controlEndpoint: `tcp://127.0.0.1:${await port()}`,
+          })),
+        ),
         dispatchers: await members('dispatcher', this.shape.dispatchers),
         // Executors get a real-time inbox: real-time batches do not queue behind normal ones.
-        executors: await Promise.all((await members('executor', this.shape.executors)).map(async (m) => ({ ...m, realtimeEndpoint: `tcp://127.0.0.1:${await port()}` }))),
+        executors: await Promise.all(
+          (await members('executor', this.shape.executors)).map(async (m) => ({
+            ...m,
+            realtimeEndpoint: `tcp://127.0.0.1:${await port()}`,
+          })),
+        ),
         presence: this.ids('presence').map((id, i, agents) => ({
           id,
           bitmapFile: this.bitmapFile(id),
           executors: this.ids('executor').filter((_, e) => e % agents.length === i),
         })),
-        ...(apta === undefined ? {} : { interfaces: await members('interface', this.shape.interfaces).then((list) => list.map(({ id, membership: m }) => ({ id, membership: m }))) }),
+        ...(apta === undefined
+          ? {}
+          : {
+              interfaces: await members('interface', this.shape.interfaces).then((list) =>
+                list.map(({ id, membership: m }) => ({ id, membership: m })),
+              ),
+            }),
       },
       ...(apta === undefined ? {} : { apta }),
-      management: { endpoints, faults: true, drainTimeoutMs: 20_000, tokenHash: createHash('sha256').update(this.managementToken).digest('hex') },
+      management: {
+        endpoints,
+        faults: true,
+        drainTimeoutMs: 20_000,
+        tokenHash: createHash('sha256').update(this.managementToken).digest('hex'),
+      },
       // The test admin (TEST_ADMIN_TOKEN, authHeaders()) exists from the first interface start; polls are not rate limited.
       auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 1000, burst: 2000 } },
       // An immediate task sends at once (no undo window): the tests wait for delivery, not for grace.
@@ -145,11 +170,16 @@ export class ProcessCluster {
   /** Runs a herald command to completion; rejects with its output on a non-zero exit. */
   run(args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HERALD_MANAGEMENT_TOKEN: this.managementToken } });
+      const child = spawn(process.execPath, [MAIN, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, HERALD_MANAGEMENT_TOKEN: this.managementToken },
+      });
       let output = '';
       child.stdout.on('data', (c: Buffer) => (output += c.toString()));
       child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`herald ${args.join(' ')} exited ${code}: ${output}`))));
+      child.on('close', (code) =>
+        code === 0 ? resolve(output) : reject(new Error(`herald ${args.join(' ')} exited ${code}: ${output}`)),
+      );
     });
   }
 
@@ -159,28 +189,40 @@ export class ProcessCluster {
   }
 
   async keysAndSchema(): Promise<void> {
-    const all = ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'].flatMap((t) => this.ids(t));
+    const all = ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'].flatMap((t) =>
+      this.ids(t),
+    );
     await this.run(['keys', '--dir', join(this.dir, 'keys'), ...all]);
     await this.run(['migrate', '--config', this.configFile]);
   }
 
   /** Starts one process and waits for its "started" line. */
   async start(tier: string, id: string, extraArgs: string[] = []): Promise<ProcessHandle> {
-    const child = spawn(process.execPath, [MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const handle: ProcessHandle = { tier, id, child, output: '' };
     child.stdout!.on('data', (c: Buffer) => (handle.output += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (handle.output += c.toString()));
     this.processes.push(handle);
     // The process's own line ("herald: <description> started"), not a component's JSON log line that says started.
-    await waitFor(() => /^herald: .* started/m.test(handle.output) || child.exitCode !== null, { timeoutMs: 60_000, message: `${tier} ${id} did not start` });
+    await waitFor(() => /^herald: .* started/m.test(handle.output) || child.exitCode !== null, {
+      timeoutMs: 60_000,
+      message: `${tier} ${id} did not start`,
+    });
     if (child.exitCode !== null) throw new Error(`${tier} ${id} exited ${child.exitCode}: ${handle.output}`);
     return handle;
   }
 
   async startAll(): Promise<void> {
     // Inboxes first (schedulers, dispatchers), then the presence agents (executors map their bitmaps), then the rest.
-    for (const tier of ['scheduler', 'dispatcher', 'presence', 'executor', 'controller']) await Promise.all(this.ids(tier).map((id) => this.start(tier, id)));
-    await Promise.all(this.ids('interface').map((id, i) => this.start('interface', id, ['--port', String(this.httpPorts[i])])));
+    for (const tier of ['scheduler', 'dispatcher', 'presence', 'executor', 'controller'])
+      await Promise.all(this.ids(tier).map((id) => this.start(tier, id)));
+    await Promise.all(
+      this.ids('interface').map((id, i) => this.start('interface', id, ['--port', String(this.httpPorts[i])])),
+    );
   }
 
   async stop(handle: ProcessHandle, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -215,7 +257,11 @@ export class ProcessCluster {
       for (let i = 0; i < uins.length; i += 10_000) {
         await producer.send({
           topic,
-          messages: Array.from(uins.subarray(i, i + 10_000), (uin) => ({ key: String(uin), value: JSON.stringify({ uin, online: true }), timestamp: String(Date.now()) })),
+          messages: Array.from(uins.subarray(i, i + 10_000), (uin) => ({
+            key: String(uin),
+            value: JSON.stringify({ uin, online: true }),
+            timestamp: String(Date.now()),
+          })),
         });
         if ((i / 10_000) % 10 === 9) await this.waitForPresence({ maxLagPerPartition: maxLag });
       }
@@ -237,9 +283,13 @@ export class ProcessCluster {
         async () => {
           for (const id of this.ids('presence')) {
             const generation = (await readFile(`${this.bitmapFile(id)}.generation`, 'utf8')).trim();
-            const [offsets] = await admin.fetchOffsets({ groupId: `${this.names.topicPrefix}presence-${id}-${generation}`, topics: [topic] });
+            const [offsets] = await admin.fetchOffsets({
+              groupId: `${this.names.topicPrefix}presence-${id}-${generation}`,
+              topics: [topic],
+            });
             // A group with nothing committed yet answers -1: it has read nothing.
-            if (!offsets || offsets.partitions.some((p) => end(p.partition) - Math.max(0, Number(p.offset)) > maxLag)) return false;
+            if (!offsets || offsets.partitions.some((p) => end(p.partition) - Math.max(0, Number(p.offset)) > maxLag))
+              return false;
           }
           return true;
         },
@@ -251,7 +301,11 @@ export class ProcessCluster {
   }
 
   kafka(): Kafka {
-    return new Kafka({ clientId: `test-${this.names.topicPrefix}`, brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
+    return new Kafka({
+      clientId: `test-${this.names.topicPrefix}`,
+      brokers: process.env.HERALD_TEST_KAFKA_BROKERS!.split(','),
+      logLevel: logLevel.NOTHING,
+    });
   }
 
   /** Output of every process, for failure messages: the last 3,000 characters of each. */
@@ -275,4 +329,3 @@ export class ProcessCluster {
     );
   }
 }
-

@@ -18,7 +18,10 @@ export interface WaitForOptions {
 export class WaitForTimeoutError extends Error {
   readonly timeoutMs: number;
   constructor(message: string, timeoutMs: number, attempts: number, cause: unknown) {
-    super(`waitFor: timed out after ${timeoutMs} ms (${attempts} checks) waiting for: ${message}`, cause === undefined ? undefined : { cause });
+    super(
+      `waitFor: timed out after ${timeoutMs} ms (${attempts} checks) waiting for: ${message}`,
+      cause === undefined ? undefined : { cause },
+    );
     this.name = 'WaitForTimeoutError';
     this.timeoutMs = timeoutMs;
   }

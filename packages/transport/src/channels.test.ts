@@ -79,7 +79,8 @@ describe('channels over zeromq', () => {
     expect(inprocEndpoint('x')).not.toBe(a);
   });
 
-  it('carries 10,000 unit.batch messages in order over inproc', () => sendTenThousandBatches(inprocEndpoint('batches')));
+  it('carries 10,000 unit.batch messages in order over inproc', () =>
+    sendTenThousandBatches(inprocEndpoint('batches')));
 
   it('carries 10,000 unit.batch messages in order over ipc', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'herald-transport-'));
@@ -102,7 +103,11 @@ describe('channels over zeromq', () => {
   it('counts, logs and skips malformed frames, then keeps receiving', async () => {
     const incs: Record<string, string>[] = [];
     const counter: Counter = { inc: (labels) => incs.push(labels ?? {}) };
-    const meter: Meter = { counter: (name) => (name === 'herald_transport_malformed_frames_total' ? counter : { inc() {} }), gauge: () => ({ set() {} }), histogram: () => ({ observe() {} }) };
+    const meter: Meter = {
+      counter: (name) => (name === 'herald_transport_malformed_frames_total' ? counter : { inc() {} }),
+      gauge: () => ({ set() {} }),
+      histogram: () => ({ observe() {} }),
+    };
     const warnings: Record<string, unknown>[] = [];
     const logger: Logger = { debug() {}, info() {}, error() {}, warn: (_m, fields) => warnings.push(fields ?? {}) };
     const endpoint = inprocEndpoint('malformed');
@@ -190,8 +195,20 @@ describe('channels over zeromq', () => {
 
   it('gives up a send its peer does not take within sendTimeoutMs, saying it timed out, and goes on', async () => {
     // Nothing binds this endpoint: the push queues up to its high-water mark, then cannot queue more.
-    const push = await createPush({ name: 'to-nobody', endpoints: [inprocEndpoint('nobody')], highWaterMark: 1, sendTimeoutMs: 50 });
-    const outcomes = await Promise.all(Array.from({ length: 3 }, (_, i) => push.send(halt(i)).then(() => 'queued', (error: unknown) => error)));
+    const push = await createPush({
+      name: 'to-nobody',
+      endpoints: [inprocEndpoint('nobody')],
+      highWaterMark: 1,
+      sendTimeoutMs: 50,
+    });
+    const outcomes = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        push.send(halt(i)).then(
+          () => 'queued',
+          (error: unknown) => error,
+        ),
+      ),
+    );
     const timedOut = outcomes.filter((o) => o instanceof HeraldError);
     expect(timedOut.length).toBeGreaterThan(0);
     for (const error of timedOut) expect(error).toMatchObject({ code: 'UNAVAILABLE', details: { timedOut: true } });

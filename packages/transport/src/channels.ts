@@ -121,9 +121,15 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
   const { name, endpoints, highWaterMark } = options;
   checkHighWaterMark(name, highWaterMark);
   if (endpoints.length === 0) throw new ConfigError(`transport.${name}.endpoints`, 'needs at least one endpoint');
-  const curve = options.curve === undefined ? undefined : checkCurveClientOptions(`transport.${name}.curve`, options.curve);
-  if (curve !== undefined) for (const endpoint of endpoints) checkCurveEndpoint(`transport.${name}.endpoints`, endpoint);
-  const socket = new zmq.Push({ sendHighWaterMark: highWaterMark, linger: LINGER_MS, ...(options.sendTimeoutMs === undefined ? {} : { sendTimeout: options.sendTimeoutMs }) });
+  const curve =
+    options.curve === undefined ? undefined : checkCurveClientOptions(`transport.${name}.curve`, options.curve);
+  if (curve !== undefined)
+    for (const endpoint of endpoints) checkCurveEndpoint(`transport.${name}.endpoints`, endpoint);
+  const socket = new zmq.Push({
+    sendHighWaterMark: highWaterMark,
+    linger: LINGER_MS,
+    ...(options.sendTimeoutMs === undefined ? {} : { sendTimeout: options.sendTimeoutMs }),
+  });
   if (curve !== undefined) {
     socket.curveServerKey = curve.serverPublicKey;
     socket.curvePublicKey = curve.publicKey;
@@ -137,7 +143,8 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
   }
   // zeromq allows one send in flight per socket; this chain queues the rest in call order.
   let tail: Promise<unknown> = Promise.resolve();
-  const closedError = () => new HeraldError(ErrorCodes.UNAVAILABLE, `push channel ${name} is closed`, { details: { channel: name } });
+  const closedError = () =>
+    new HeraldError(ErrorCodes.UNAVAILABLE, `push channel ${name} is closed`, { details: { channel: name } });
 
   async function sendFrame(frame: Buffer): Promise<void> {
     if (socket.closed) throw closedError();
@@ -146,7 +153,10 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
     } catch (error) {
       if (socket.closed) throw closedError();
       const timedOut = (error as { code?: string }).code === 'EAGAIN';
-      throw new HeraldError(ErrorCodes.UNAVAILABLE, `push channel ${name}: ${(error as Error).message}`, { cause: error, details: { channel: name, timedOut } });
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `push channel ${name}: ${(error as Error).message}`, {
+        cause: error,
+        details: { channel: name, timedOut },
+      });
     }
   }
 
@@ -170,7 +180,8 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
 export async function createPull(options: PullOptions): Promise<PullChannel> {
   const { name, endpoint, highWaterMark, meter = noopMeter, logger = noopLogger } = options;
   checkHighWaterMark(name, highWaterMark);
-  const curve = options.curve === undefined ? undefined : checkCurveServerOptions(`transport.${name}.curve`, options.curve);
+  const curve =
+    options.curve === undefined ? undefined : checkCurveServerOptions(`transport.${name}.curve`, options.curve);
   if (curve !== undefined) checkCurveEndpoint(`transport.${name}.endpoint`, endpoint);
   // The ZAP handler is bound before the server socket exists, and released only after it closes.
   const zap = curve === undefined ? undefined : await registerRefusals(name, curve, meter, logger);
@@ -190,7 +201,9 @@ export async function createPull(options: PullOptions): Promise<PullChannel> {
     throw new ConfigError(`transport.${name}.endpoint`, `cannot bind ${endpoint}: ${(error as Error).message}`);
   }
   const dropped = meter.counter(MALFORMED_METRIC, 'Frames dropped because they could not be decoded', ['channel']);
-  const cutFrames = meter.counter(CUT_METRIC, 'Frames dropped on receipt while the fault-injection traffic cut is on', ['channel']);
+  const cutFrames = meter.counter(CUT_METRIC, 'Frames dropped on receipt while the fault-injection traffic cut is on', [
+    'channel',
+  ]);
   let malformed = 0;
   let consuming = false;
 
@@ -215,7 +228,11 @@ export async function createPull(options: PullOptions): Promise<PullChannel> {
         continue;
       }
       if (frames.length !== 1) {
-        drop(ErrorCodes.FRAME_MALFORMED, `multipart message with ${frames.length} frames`, frames.reduce((n, f) => n + f.length, 0));
+        drop(
+          ErrorCodes.FRAME_MALFORMED,
+          `multipart message with ${frames.length} frames`,
+          frames.reduce((n, f) => n + f.length, 0),
+        );
         continue;
       }
       try {
@@ -228,7 +245,8 @@ export async function createPull(options: PullOptions): Promise<PullChannel> {
   }
 
   async function* messages(): AsyncGenerator<Message> {
-    if (consuming) throw new HeraldError(ErrorCodes.INTERNAL, `pull channel ${name}: messages() already has a consumer`);
+    if (consuming)
+      throw new HeraldError(ErrorCodes.INTERNAL, `pull channel ${name}: messages() already has a consumer`);
     consuming = true;
     try {
       for (let msg = await next(); msg !== undefined; msg = await next()) yield msg;
@@ -259,7 +277,11 @@ async function registerRefusals(
   meter: Meter,
   logger: Logger,
 ): Promise<{ registration: ZapRegistration; refuse: Refuse }> {
-  const refused = meter.counter(REFUSED_METRIC, 'Peers refused in the CURVE handshake (key not allowed, no CURVE, bad handshake)', ['channel']);
+  const refused = meter.counter(
+    REFUSED_METRIC,
+    'Peers refused in the CURVE handshake (key not allowed, no CURVE, bad handshake)',
+    ['channel'],
+  );
   const refuse: Refuse = (fields) => {
     refused.inc({ channel: name });
     logger.warn('transport: refused a peer', { channel: name, ...fields });

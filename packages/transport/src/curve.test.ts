@@ -45,7 +45,9 @@ async function curveServer(name: string, allowed: CurveKeyPair[]) {
   const refusals: Record<string, string>[] = [];
   const warnings: Record<string, unknown>[] = [];
   const meter: Meter = {
-    counter: (metric) => ({ inc: (labels) => (metric === 'herald_transport_refused_peers_total' ? refusals.push(labels ?? {}) : undefined) }),
+    counter: (metric) => ({
+      inc: (labels) => (metric === 'herald_transport_refused_peers_total' ? refusals.push(labels ?? {}) : undefined),
+    }),
     gauge: () => ({ set() {} }),
     histogram: () => ({ observe() {} }),
   };
@@ -57,7 +59,11 @@ async function curveServer(name: string, allowed: CurveKeyPair[]) {
       highWaterMark: 100,
       meter,
       logger,
-      curve: { serverSecretKey: keys.secretKey, serverPublicKey: keys.publicKey, allowedClientKeys: allowed.map((k) => k.publicKey) },
+      curve: {
+        serverSecretKey: keys.secretKey,
+        serverPublicKey: keys.publicKey,
+        allowedClientKeys: allowed.map((k) => k.publicKey),
+      },
     }),
   );
   const received: Message[] = [];
@@ -67,7 +73,11 @@ async function curveServer(name: string, allowed: CurveKeyPair[]) {
   return { pull, keys, refusals, warnings, received };
 }
 
-async function curveClient(server: { pull: PullChannel; keys: CurveKeyPair }, pair: CurveKeyPair, serverPublicKey = server.keys.publicKey): Promise<PushChannel> {
+async function curveClient(
+  server: { pull: PullChannel; keys: CurveKeyPair },
+  pair: CurveKeyPair,
+  serverPublicKey = server.keys.publicKey,
+): Promise<PushChannel> {
   return track(
     await createPush({
       name: 'client',
@@ -123,13 +133,19 @@ describe('Z85 and CURVE keys', () => {
   it('rejects a public key that does not belong to the secret key, naming the public one', () => {
     const a = generateKeyPair();
     const b = generateKeyPair();
-    expect(configError(() => checkCurveKeyPair('x.publicKey', b.publicKey, 'x.secretKey', a.secretKey)).setting).toBe('x.publicKey');
+    expect(configError(() => checkCurveKeyPair('x.publicKey', b.publicKey, 'x.secretKey', a.secretKey)).setting).toBe(
+      'x.publicKey',
+    );
   });
 
   it('rejects bad CURVE channel options with a ConfigError naming the setting', async () => {
     const server = generateKeyPair();
     const client = generateKeyPair();
-    const serverCurve = { serverSecretKey: server.secretKey, serverPublicKey: server.publicKey, allowedClientKeys: [client.publicKey] };
+    const serverCurve = {
+      serverSecretKey: server.secretKey,
+      serverPublicKey: server.publicKey,
+      allowedClientKeys: [client.publicKey],
+    };
     const clientCurve = { serverPublicKey: server.publicKey, publicKey: client.publicKey, secretKey: client.secretKey };
     const pull = (endpoint: string, curve: Partial<typeof serverCurve>) =>
       createPull({ name: 'exec-1', endpoint, highWaterMark: 10, curve: { ...serverCurve, ...curve } });
@@ -139,7 +155,10 @@ describe('Z85 and CURVE keys', () => {
     const cases: [Promise<unknown>, string][] = [
       [pull(tcp, { serverSecretKey: 'short' }), 'transport.exec-1.curve.serverSecretKey'],
       [pull(tcp, { serverPublicKey: client.publicKey }), 'transport.exec-1.curve.serverPublicKey'],
-      [pull(tcp, { allowedClientKeys: [client.publicKey, 'not a key'] }), 'transport.exec-1.curve.allowedClientKeys[1]'],
+      [
+        pull(tcp, { allowedClientKeys: [client.publicKey, 'not a key'] }),
+        'transport.exec-1.curve.allowedClientKeys[1]',
+      ],
       [pull(tcp, { allowedClientKeys: [] }), 'transport.exec-1.curve.allowedClientKeys'],
       [pull('inproc://curve-exec-1', {}), 'transport.exec-1.endpoint'],
       [push('tcp://127.0.0.1:1', { secretKey: `${client.secretKey.slice(0, 39)}"` }), 'transport.disp.curve.secretKey'],
@@ -173,18 +192,43 @@ describe('the ZAP handler', () => {
       onRefused: (key, address) => refused.push([key, address]),
     });
     track({ close: registration.release });
-    const request = (domain: string, mechanism: string, ...credentials: Buffer[]) =>
-      [Buffer.from('1.0'), Buffer.from('7'), Buffer.from(domain), Buffer.from('10.0.0.9'), Buffer.alloc(0), Buffer.from(mechanism), ...credentials];
+    const request = (domain: string, mechanism: string, ...credentials: Buffer[]) => [
+      Buffer.from('1.0'),
+      Buffer.from('7'),
+      Buffer.from(domain),
+      Buffer.from('10.0.0.9'),
+      Buffer.alloc(0),
+      Buffer.from(mechanism),
+      ...credentials,
+    ];
     const text = (frames: Buffer[]) => frames.map((f) => f.toString());
     const { domain } = registration;
 
-    expect(text(answerZapRequest(request(domain, 'CURVE', z85Decode(allowed.publicKey)!)))).toEqual(['1.0', '7', '200', 'OK', allowed.publicKey, '']);
+    expect(text(answerZapRequest(request(domain, 'CURVE', z85Decode(allowed.publicKey)!)))).toEqual([
+      '1.0',
+      '7',
+      '200',
+      'OK',
+      allowed.publicKey,
+      '',
+    ]);
     expect(refused).toEqual([]);
-    expect(text(answerZapRequest(request(domain, 'CURVE', z85Decode(stranger.publicKey)!)))).toEqual(['1.0', '7', '400', 'client key not allowed', '', '']);
+    expect(text(answerZapRequest(request(domain, 'CURVE', z85Decode(stranger.publicKey)!)))).toEqual([
+      '1.0',
+      '7',
+      '400',
+      'client key not allowed',
+      '',
+      '',
+    ]);
     expect(refused).toEqual([[stranger.publicKey, '10.0.0.9']]);
-    expect(answerZapRequest(request('herald/elsewhere/1', 'CURVE', z85Decode(allowed.publicKey)!))[2]!.toString()).toBe('400');
+    expect(answerZapRequest(request('herald/elsewhere/1', 'CURVE', z85Decode(allowed.publicKey)!))[2]!.toString()).toBe(
+      '400',
+    );
     expect(answerZapRequest(request(domain, 'NULL'))[2]!.toString()).toBe('400');
-    expect(answerZapRequest(request(domain, 'PLAIN', Buffer.from('user'), Buffer.from('pass')))[2]!.toString()).toBe('400');
+    expect(answerZapRequest(request(domain, 'PLAIN', Buffer.from('user'), Buffer.from('pass')))[2]!.toString()).toBe(
+      '400',
+    );
     expect(answerZapRequest(request(domain, 'CURVE', Buffer.alloc(31)))[2]!.toString()).toBe('400');
     const wrongVersion = request(domain, 'CURVE', z85Decode(allowed.publicKey)!);
     wrongVersion[0] = Buffer.from('2.0');
@@ -213,7 +257,11 @@ describe('the ZAP handler', () => {
       name: 'exec-1',
       endpoint: 'tcp://127.0.0.1:*',
       highWaterMark: 10,
-      curve: { serverSecretKey: keys.secretKey, serverPublicKey: keys.publicKey, allowedClientKeys: [generateKeyPair().publicKey] },
+      curve: {
+        serverSecretKey: keys.secretKey,
+        serverPublicKey: keys.publicKey,
+        allowedClientKeys: [generateKeyPair().publicKey],
+      },
     });
     await expect(attempt).rejects.toBeInstanceOf(HeraldError);
     await expect(attempt).rejects.toMatchObject({ code: 'INTERNAL' });
@@ -245,7 +293,12 @@ describe('CURVE over tcp', () => {
 
     await waitFor(() => server.refusals.length >= 1, 'the refusal to be counted');
     expect(server.refusals[0]).toEqual({ channel: 'exec-1' });
-    expect(server.warnings[0]).toEqual({ channel: 'exec-1', clientKey: mallory.publicKey, address: '127.0.0.1', reason: 'client key not allowed' });
+    expect(server.warnings[0]).toEqual({
+      channel: 'exec-1',
+      clientKey: mallory.publicKey,
+      address: '127.0.0.1',
+      reason: 'client key not allowed',
+    });
 
     const push = await curveClient(server, alice);
     await push.send(halt(1));
@@ -261,7 +314,11 @@ describe('CURVE over tcp', () => {
     await plain.send(halt(666));
 
     await waitFor(() => server.refusals.length >= 1, 'the refusal to be counted');
-    expect(server.warnings[0]).toMatchObject({ channel: 'exec-1', endpoint: server.pull.endpoint, reason: expect.stringMatching(/MECHANISM_MISMATCH/) });
+    expect(server.warnings[0]).toMatchObject({
+      channel: 'exec-1',
+      endpoint: server.pull.endpoint,
+      reason: expect.stringMatching(/MECHANISM_MISMATCH/),
+    });
 
     const push = await curveClient(server, alice);
     await push.send(halt(1));
@@ -310,7 +367,10 @@ describe('CURVE over tcp', () => {
     expect(zapDomainCount()).toBe(1);
     const carol = generateKeyPair();
     await (await curveClient(b, carol)).send(halt(668));
-    await waitFor(() => b.warnings.some((w) => w.clientKey === carol.publicKey), "the refusal of a new client's key on the remaining server");
+    await waitFor(
+      () => b.warnings.some((w) => w.clientKey === carol.publicKey),
+      "the refusal of a new client's key on the remaining server",
+    );
     await (await curveClient(b, bob)).send(halt(3));
     await waitFor(() => b.received.length >= 2, 'the next message on the remaining server');
     expect(b.received).toEqual([halt(2), halt(3)]);

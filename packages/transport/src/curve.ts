@@ -79,11 +79,16 @@ export function z85Decode(text: string): Buffer | undefined {
 
 /** Returns `value` if it is a Z85 CURVE key; otherwise throws ConfigError naming `setting`. */
 export function checkCurveKey(setting: string, value: unknown): string {
-  if (typeof value !== 'string') throw new ConfigError(setting, `must be a ${Z85_KEY_LENGTH}-character Z85 CURVE key (got ${typeof value})`);
+  if (typeof value !== 'string')
+    throw new ConfigError(setting, `must be a ${Z85_KEY_LENGTH}-character Z85 CURVE key (got ${typeof value})`);
   if (value.length !== Z85_KEY_LENGTH) {
-    throw new ConfigError(setting, `must be a ${Z85_KEY_LENGTH}-character Z85 CURVE key (got ${value.length} characters)`);
+    throw new ConfigError(
+      setting,
+      `must be a ${Z85_KEY_LENGTH}-character Z85 CURVE key (got ${value.length} characters)`,
+    );
   }
-  if (z85Decode(value) === undefined) throw new ConfigError(setting, 'is not valid Z85 (a character outside the alphabet, or a group out of range)');
+  if (z85Decode(value) === undefined)
+    throw new ConfigError(setting, 'is not valid Z85 (a character outside the alphabet, or a group out of range)');
   return value;
 }
 
@@ -91,23 +96,42 @@ export function checkCurveKey(setting: string, value: unknown): string {
 export function publicKeyOf(secretKey: string): string {
   const secret = z85Decode(secretKey);
   if (secret === undefined || secret.length !== KEY_BYTES) throw new RangeError('publicKeyOf: not a Z85 CURVE key');
-  const privateKey = createPrivateKey({ key: Buffer.concat([X25519_PKCS8_PREFIX, secret]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([X25519_PKCS8_PREFIX, secret]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const { x } = createPublicKey(privateKey).export({ format: 'jwk' });
   return z85Encode(Buffer.from(x!, 'base64url'));
 }
 
 /** Checks both keys, then that they are one pair; a mismatch is reported against `publicSetting`. */
-export function checkCurveKeyPair(publicSetting: string, publicKey: unknown, secretSetting: string, secretKey: unknown): CurveKeyPair {
-  const pair = { publicKey: checkCurveKey(publicSetting, publicKey), secretKey: checkCurveKey(secretSetting, secretKey) };
-  if (publicKeyOf(pair.secretKey) !== pair.publicKey) throw new ConfigError(publicSetting, `is not the public key of ${secretSetting}`);
+export function checkCurveKeyPair(
+  publicSetting: string,
+  publicKey: unknown,
+  secretSetting: string,
+  secretKey: unknown,
+): CurveKeyPair {
+  const pair = {
+    publicKey: checkCurveKey(publicSetting, publicKey),
+    secretKey: checkCurveKey(secretSetting, secretKey),
+  };
+  if (publicKeyOf(pair.secretKey) !== pair.publicKey)
+    throw new ConfigError(publicSetting, `is not the public key of ${secretSetting}`);
   return pair;
 }
 
 /** Validates a server's CURVE options; `prefix` is the setting they came from (e.g. 'transport.executor-1.curve'). */
 export function checkCurveServerOptions(prefix: string, options: CurveServerOptions): CurveServerOptions {
-  const { publicKey, secretKey } = checkCurveKeyPair(`${prefix}.serverPublicKey`, options.serverPublicKey, `${prefix}.serverSecretKey`, options.serverSecretKey);
+  const { publicKey, secretKey } = checkCurveKeyPair(
+    `${prefix}.serverPublicKey`,
+    options.serverPublicKey,
+    `${prefix}.serverSecretKey`,
+    options.serverSecretKey,
+  );
   const keys: unknown = options.allowedClientKeys;
-  if (!Array.isArray(keys) || keys.length === 0) throw new ConfigError(`${prefix}.allowedClientKeys`, 'needs at least one client public key');
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw new ConfigError(`${prefix}.allowedClientKeys`, 'needs at least one client public key');
   const allowedClientKeys = keys.map((key, i) => checkCurveKey(`${prefix}.allowedClientKeys[${i}]`, key));
   return { serverPublicKey: publicKey, serverSecretKey: secretKey, allowedClientKeys };
 }
@@ -115,7 +139,12 @@ export function checkCurveServerOptions(prefix: string, options: CurveServerOpti
 /** Validates a client's CURVE options; `prefix` is the setting they came from. */
 export function checkCurveClientOptions(prefix: string, options: CurveClientOptions): CurveClientOptions {
   const serverPublicKey = checkCurveKey(`${prefix}.serverPublicKey`, options.serverPublicKey);
-  const { publicKey, secretKey } = checkCurveKeyPair(`${prefix}.publicKey`, options.publicKey, `${prefix}.secretKey`, options.secretKey);
+  const { publicKey, secretKey } = checkCurveKeyPair(
+    `${prefix}.publicKey`,
+    options.publicKey,
+    `${prefix}.secretKey`,
+    options.secretKey,
+  );
   return { serverPublicKey, publicKey, secretKey };
 }
 
@@ -125,6 +154,9 @@ export function checkCurveClientOptions(prefix: string, options: CurveClientOpti
  */
 export function checkCurveEndpoint(setting: string, endpoint: string): void {
   if (!/^(tcp|ipc):\/\//.test(endpoint)) {
-    throw new ConfigError(setting, `CURVE needs tcp:// or ipc:// (got ${endpoint}); inproc:// skips the security handshake`);
+    throw new ConfigError(
+      setting,
+      `CURVE needs tcp:// or ipc:// (got ${endpoint}); inproc:// skips the security handshake`,
+    );
   }
 }

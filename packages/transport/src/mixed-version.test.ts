@@ -42,8 +42,27 @@ function fixture(dir: string, name: string): { frame: Buffer; message: Message }
 /** A flat message as a string that does not depend on its keys' order. */
 const flatKey = (msg: Message) => JSON.stringify(Object.entries(msg).sort(([a], [b]) => a.localeCompare(b)));
 
-const run: UnitRun = { kind: 'unit.run', taskId: 7, epoch: 2, unitNo: 1, filteredListId: 'f_7', start: 100, end: 200, from: 100, executorId: 'executor-1', realtime: true };
-const request: PreprocessRequest = { kind: 'preprocess.request', taskId: 7, epoch: 2, listId: 'l_7', accountId: 'acct', contentCrc: 99, speed: 5000 };
+const run: UnitRun = {
+  kind: 'unit.run',
+  taskId: 7,
+  epoch: 2,
+  unitNo: 1,
+  filteredListId: 'f_7',
+  start: 100,
+  end: 200,
+  from: 100,
+  executorId: 'executor-1',
+  realtime: true,
+};
+const request: PreprocessRequest = {
+  kind: 'preprocess.request',
+  taskId: 7,
+  epoch: 2,
+  listId: 'l_7',
+  accountId: 'acct',
+  contentCrc: 99,
+  speed: 5000,
+};
 const closingHalt: TaskHalt = { kind: 'task.halt', taskId: 7, epoch: 2, closesEpoch: true };
 
 let toClose: { close(): void }[] = [];
@@ -79,7 +98,9 @@ describe('a previous-version writer and a current reader, over tcp', () => {
 
     await waitFor(() => received.length === previous.length + 3, 'every frame of both schedulers');
     expect(inbox.malformed).toBe(0);
-    expect(received.map(flatKey).sort()).toEqual([...previous.map((p) => p.message), run, request, closingHalt].map(flatKey).sort());
+    expect(received.map(flatKey).sort()).toEqual(
+      [...previous.map((p) => p.message), run, request, closingHalt].map(flatKey).sort(),
+    );
     // The defaults a previous build's frame gets where it had no field: not real-time, no speed.
     expect(received).toContainEqual({ ...fixture('unit-run', 'v1').message, realtime: false });
     expect(received).toContainEqual({ ...fixture('preprocess-request', 'v1').message, speed: 0 });
@@ -89,7 +110,11 @@ describe('a previous-version writer and a current reader, over tcp', () => {
     const previousInbox = new zmq.Pull({ linger: 0 });
     toClose.push(previousInbox);
     await previousInbox.bind('tcp://127.0.0.1:*');
-    const currentScheduler = await createPush({ name: 'scheduler', endpoints: [previousInbox.lastEndpoint!], highWaterMark: 64 });
+    const currentScheduler = await createPush({
+      name: 'scheduler',
+      endpoints: [previousInbox.lastEndpoint!],
+      highWaterMark: 64,
+    });
     toClose.push(currentScheduler);
 
     await currentScheduler.send(run);
@@ -101,6 +126,9 @@ describe('a previous-version writer and a current reader, over tcp', () => {
       refused = error;
     }
     expect(refused).toBeInstanceOf(FrameError);
-    expect([(refused as FrameError).code, (refused as FrameError).details.version]).toEqual(['FRAME_UNSUPPORTED_VERSION', 2]);
+    expect([(refused as FrameError).code, (refused as FrameError).details.version]).toEqual([
+      'FRAME_UNSUPPORTED_VERSION',
+      2,
+    ]);
   });
 });

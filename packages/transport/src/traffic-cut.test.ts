@@ -63,7 +63,9 @@ describe('setTrafficCut (fault injection)', () => {
     setTrafficCut(true);
     expect(isTrafficCut()).toBe(true);
     for (let i = 1; i <= 5; i++) await push.send(halt(i)); // resolves at once: dropped, never waiting
-    await expect(push.send({ kind: 'task.halt', taskId: -1, epoch: 1 })).rejects.toMatchObject({ code: 'FRAME_MALFORMED' });
+    await expect(push.send({ kind: 'task.halt', taskId: -1, epoch: 1 })).rejects.toMatchObject({
+      code: 'FRAME_MALFORMED',
+    });
     setTrafficCut(false);
     await push.send(halt(100));
     // One link keeps its order: had anything sent under the cut gone out, it would come first.

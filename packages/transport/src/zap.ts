@@ -52,7 +52,10 @@ let domainCounter = 0;
 export async function registerZapDomain(options: ZapDomainOptions): Promise<ZapRegistration> {
   domainCounter += 1;
   const domain = `herald/${options.channel}/${domainCounter}`;
-  domains.set(domain, { allowed: new Set(options.allowedClientKeys), onRefused: (clientKey, address) => options.onRefused(clientKey, address) });
+  domains.set(domain, {
+    allowed: new Set(options.allowedClientKeys),
+    onRefused: (clientKey, address) => options.onRefused(clientKey, address),
+  });
   let released = false;
   const release = (): void => {
     if (released) return;
@@ -61,7 +64,10 @@ export async function registerZapDomain(options: ZapDomainOptions): Promise<ZapR
     if (domains.size === 0 && handler !== undefined) {
       const closing = handler;
       handler = undefined;
-      closing.then((socket) => socket.close(), () => undefined);
+      closing.then(
+        (socket) => socket.close(),
+        () => undefined,
+      );
     }
   };
   const starting = (handler ??= startHandler());
@@ -94,7 +100,11 @@ async function startHandler(): Promise<zmq.Reply> {
         continue;
       }
       socket.close();
-      throw new HeraldError(ErrorCodes.INTERNAL, `cannot bind the ZAP handler at ${ZAP_ENDPOINT}: ${(error as Error).message}`, { cause: error });
+      throw new HeraldError(
+        ErrorCodes.INTERNAL,
+        `cannot bind the ZAP handler at ${ZAP_ENDPOINT}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
   void serve(socket);
@@ -116,8 +126,14 @@ async function serve(socket: zmq.Reply): Promise<void> {
 /** The reply frames for one ZAP request; never throws, since a REP socket must answer every request. */
 export function answerZapRequest(request: readonly Buffer[]): Buffer[] {
   const requestId = request[1] ?? Buffer.alloc(0);
-  const reply = (code: string, text: string, userId = ''): Buffer[] =>
-    [Buffer.from('1.0'), requestId, Buffer.from(code), Buffer.from(text), Buffer.from(userId), Buffer.alloc(0)];
+  const reply = (code: string, text: string, userId = ''): Buffer[] => [
+    Buffer.from('1.0'),
+    requestId,
+    Buffer.from(code),
+    Buffer.from(text),
+    Buffer.from(userId),
+    Buffer.alloc(0),
+  ];
   if (request.length < 6 || request[0]!.toString() !== '1.0') return reply('500', 'malformed ZAP request');
   const domain = domains.get(request[2]!.toString());
   if (domain === undefined) return reply('400', 'unknown ZAP domain');

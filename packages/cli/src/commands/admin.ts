@@ -9,12 +9,22 @@ export const TOKEN_ENV = 'HERALD_MANAGEMENT_TOKEN';
 export const TOKEN_FILE_ENV = 'HERALD_MANAGEMENT_TOKEN_FILE';
 
 /** The management token: from --token-file, else $HERALD_MANAGEMENT_TOKEN_FILE, else $HERALD_MANAGEMENT_TOKEN. */
-export async function managementToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function managementToken(
+  tokenFile: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const file = tokenFile ?? env[TOKEN_FILE_ENV];
-  const token = file !== undefined ? await readFile(file, 'utf8').catch((error: Error) => {
-    throw new ConfigError('--token-file', `cannot read the management token file ${file}: ${error.message}`);
-  }) : env[TOKEN_ENV];
-  if (token === undefined || token.trim() === '') throw new ConfigError(TOKEN_ENV, `no management token: set ${TOKEN_ENV}, or ${TOKEN_FILE_ENV} or --token-file to a file holding it`);
+  const token =
+    file !== undefined
+      ? await readFile(file, 'utf8').catch((error: Error) => {
+          throw new ConfigError('--token-file', `cannot read the management token file ${file}: ${error.message}`);
+        })
+      : env[TOKEN_ENV];
+  if (token === undefined || token.trim() === '')
+    throw new ConfigError(
+      TOKEN_ENV,
+      `no management token: set ${TOKEN_ENV}, or ${TOKEN_FILE_ENV} or --token-file to a file holding it`,
+    );
   return token.trim();
 }
 
@@ -37,7 +47,11 @@ export function managementAddress(id: string | undefined, options: HeraldOptions
   const endpoints = options.management?.endpoints ?? {};
   if (id === undefined) throw new ConfigError('<process>', 'name a process id (or give --address host:port)');
   const found = endpoints[id];
-  if (found === undefined) throw new ConfigError('management.endpoints', `has no entry for ${JSON.stringify(id)} (known: ${Object.keys(endpoints).join(', ') || 'none'})`);
+  if (found === undefined)
+    throw new ConfigError(
+      'management.endpoints',
+      `has no entry for ${JSON.stringify(id)} (known: ${Object.keys(endpoints).join(', ') || 'none'})`,
+    );
   return found;
 }
 
@@ -47,16 +61,26 @@ export interface Target {
   token: string;
 }
 
-async function call({ address, token }: Target, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function call(
+  { address, token }: Target,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   let response: Response;
   try {
     response = await fetch(`http://${address}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new Error(`cannot reach the management endpoint ${address}: ${String((error as Error).cause ?? error)}`, { cause: error });
+    throw new Error(`cannot reach the management endpoint ${address}: ${String((error as Error).cause ?? error)}`, {
+      cause: error,
+    });
   }
   const text = await response.text();
   let parsed: unknown = text;
@@ -117,7 +141,13 @@ export async function runAdminTrafficCut(target: Target, cut: boolean): Promise<
 /** The tier of a process id as the config's topology names it; controllers are the ids it does not name. */
 function tierOf(id: string, options: HeraldOptions): string {
   const topology = options.topology ?? {};
-  for (const [group, tier] of [['schedulers', 'scheduler'], ['dispatchers', 'dispatcher'], ['executors', 'executor'], ['presence', 'presence'], ['interfaces', 'interface']] as const) {
+  for (const [group, tier] of [
+    ['schedulers', 'scheduler'],
+    ['dispatchers', 'dispatcher'],
+    ['executors', 'executor'],
+    ['presence', 'presence'],
+    ['interfaces', 'interface'],
+  ] as const) {
     if ((topology[group] ?? []).some((m) => m.id === id)) return tier;
   }
   return 'controller';
@@ -128,9 +158,12 @@ function tierOf(id: string, options: HeraldOptions): string {
  * with every management endpoint of the config, labelled by process id and tier
  * (deploy/monitoring/prometheus.yml).
  */
-export function adminTargets(options: HeraldOptions): { targets: string[]; labels: { process: string; tier: string } }[] {
+export function adminTargets(
+  options: HeraldOptions,
+): { targets: string[]; labels: { process: string; tier: string } }[] {
   const endpoints = options.management?.endpoints ?? {};
-  if (Object.keys(endpoints).length === 0) throw new ConfigError('management.endpoints', 'names no process: nothing to scrape');
+  if (Object.keys(endpoints).length === 0)
+    throw new ConfigError('management.endpoints', 'names no process: nothing to scrape');
   return Object.entries(endpoints)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([id, address]) => ({ targets: [address], labels: { process: id, tier: tierOf(id, options) } }));

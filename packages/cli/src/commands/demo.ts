@@ -33,10 +33,21 @@ const fmt = (n: number) => n.toLocaleString('en-US');
  */
 export async function runDemo(options: DemoOptions): Promise<boolean> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'herald-demo-')));
-  const config = compileConfig({ ...options.base, dataDir, http: { ...options.base.http, port: options.base.http?.port ?? 0 } });
-  say(`Herald demo: ${fmt(options.recipients)} recipients, ${(options.online * 100).toFixed(0)}% online, data in ${dataDir}`);
+  const config = compileConfig({
+    ...options.base,
+    dataDir,
+    http: { ...options.base.http, port: options.base.http?.port ?? 0 },
+  });
+  say(
+    `Herald demo: ${fmt(options.recipients)} recipients, ${(options.online * 100).toFixed(0)}% online, data in ${dataDir}`,
+  );
 
-  const audience = syntheticAudience({ recipients: options.recipients, onlineFraction: options.online, uinLimit: config.uinLimit, seed: options.seed });
+  const audience = syntheticAudience({
+    recipients: options.recipients,
+    onlineFraction: options.online,
+    uinLimit: config.uinLimit,
+    seed: options.seed,
+  });
   const listFile = join(dataDir, 'demo-audience.hrl');
   const blacklistFile = join(dataDir, 'demo-blacklist.hrl');
   await writeRecipientListFile(listFile, audience.list, 0);
@@ -52,12 +63,16 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   });
   const target: ApiTarget = { url: cluster.url, token: admin.token };
   say(`API ${cluster.url}, admin token ${admin.token}`);
-  say(`console ${cluster.url}/console/ (sign in with the admin token${options.serve ? '' : '; add --serve to keep it up after the broadcast'})`);
+  say(
+    `console ${cluster.url}/console/ (sign in with the admin token${options.serve ? '' : '; add --serve to keep it up after the broadcast'})`,
+  );
   try {
     for (const uin of audience.online) cluster.online.setOnline(uin, true);
     await uploadFile(target, 'PUT', '/api/v1/blacklists/global', blacklistFile);
     const upload = new StageProgress('upload');
-    const list = await uploadFile<ListMeta>(target, 'POST', '/api/v1/lists?accountId=demo', listFile, (sent, total) => upload.update(sent, total, `${fmt(sent)} B`));
+    const list = await uploadFile<ListMeta>(target, 'POST', '/api/v1/lists?accountId=demo', listFile, (sent, total) =>
+      upload.update(sent, total, `${fmt(sent)} B`),
+    );
     upload.finish(`list ${list.id}: ${fmt(list.count)} recipients`);
 
     const started = Date.now();
@@ -103,7 +118,12 @@ async function watch(target: ApiTarget, taskId: number): Promise<Task> {
       preDone = true;
       preprocessing.finish(`${fmt(task.report.kept)} kept of ${fmt(task.report.total)}, ${task.report.units} unit(s)`);
     } else if (!preDone) preprocessing.update(0, 1, task.state);
-    if (preDone) sending.update(sent, task.report.kept, `${fmt(task.report.delivered)} online, ${fmt(task.report.offline)} offline`);
+    if (preDone)
+      sending.update(
+        sent,
+        task.report.kept,
+        `${fmt(task.report.delivered)} online, ${fmt(task.report.offline)} offline`,
+      );
     if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) {
       if (preDone) sending.finish(`${task.state}`);
       return task;
@@ -117,12 +137,17 @@ function summarise(task: Task, seconds: number, audience: { list: Uint32Array })
   const removed = removedTotal(r);
   const reconciled = r.total === r.delivered + r.offline + removed && r.total === audience.list.length;
   say('');
-  say(`Task ${task.id}: ${task.state} in ${seconds.toFixed(2)} s (${fmt(Math.round(r.total / seconds))} recipients/s end to end)`);
+  say(
+    `Task ${task.id}: ${task.state} in ${seconds.toFixed(2)} s (${fmt(Math.round(r.total / seconds))} recipients/s end to end)`,
+  );
   say(`  total in list        ${fmt(r.total).padStart(14)}`);
   say(`  delivered (online)   ${fmt(r.delivered).padStart(14)}`);
   say(`  queued offline       ${fmt(r.offline).padStart(14)}`);
-  for (const [reason, count] of Object.entries(r.removed)) say(`  filtered: ${reason.padEnd(11)}${fmt(count ?? 0).padStart(14)}`);
-  say(`  ${reconciled ? 'reconciled: total = delivered + offline + filtered' : 'NOT RECONCILED'}  (${fmt(r.total)} = ${fmt(r.delivered)} + ${fmt(r.offline)} + ${fmt(removed)})`);
+  for (const [reason, count] of Object.entries(r.removed))
+    say(`  filtered: ${reason.padEnd(11)}${fmt(count ?? 0).padStart(14)}`);
+  say(
+    `  ${reconciled ? 'reconciled: total = delivered + offline + filtered' : 'NOT RECONCILED'}  (${fmt(r.total)} = ${fmt(r.delivered)} + ${fmt(r.offline)} + ${fmt(removed)})`,
+  );
   if (task.error) say(`  error: ${task.error.code}: ${task.error.message}`);
   return reconciled && task.state === 'COMPLETED';
 }

@@ -13,7 +13,14 @@ import type { HeraldOptions } from '@herald/core/config';
 async function firstAdminToken(access: AccessStore): Promise<string | undefined> {
   if ((await access.listTokens()).some((token) => token.role === 'admin' && token.revokedAt === null)) return undefined;
   const text = newTokenText();
-  await access.createToken({ id: text.tokenId, name: 'dev admin', role: 'admin', accounts: [], hash: text.hash, createdAt: Date.now() });
+  await access.createToken({
+    id: text.tokenId,
+    name: 'dev admin',
+    role: 'admin',
+    accounts: [],
+    hash: text.hash,
+    createdAt: Date.now(),
+  });
   return text.token;
 }
 
@@ -28,7 +35,8 @@ export async function runDev(options: HeraldOptions): Promise<void> {
   const token = cluster.config.auth.bootstrapAdminToken === null ? await firstAdminToken(cluster.access) : undefined;
   process.stdout.write(`Herald (embedded) listening on ${cluster.url}; data in ${cluster.config.dataDir}\n`);
   process.stdout.write(`console ${cluster.url}/console/ (sign in with an API token)\n`);
-  if (token !== undefined) process.stdout.write(`admin token (shown once, keep it; send it as Authorization: Bearer <token>): ${token}\n`);
+  if (token !== undefined)
+    process.stdout.write(`admin token (shown once, keep it; send it as Authorization: Bearer <token>): ${token}\n`);
   await stopped;
   process.stdout.write('stopping...\n');
   await cluster.stop();

@@ -3,7 +3,14 @@ import { compileConfig, type HeraldConfig, type HeraldOptions } from '@herald/co
 import { ConfigError } from '@herald/core';
 import { noopLogger } from '@herald/core/ports';
 import type { PriorityClass } from '@herald/core/task';
-import { kafkaSecurityOptions, openTaskStore, readOriginTask, recoverTask, type OriginTask, type RecoverySummary } from '@herald/production';
+import {
+  kafkaSecurityOptions,
+  openTaskStore,
+  readOriginTask,
+  recoverTask,
+  type OriginTask,
+  type RecoverySummary,
+} from '@herald/production';
 
 /** `herald recover` options as commander gives them (docs/recovery.md). */
 export interface RecoverArgs {
@@ -28,12 +35,21 @@ export interface RecoverArgs {
   originStore: boolean;
 }
 
-const apiOf = (config: HeraldConfig) => `http://${config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host}:${config.http.port}`;
+const apiOf = (config: HeraldConfig) =>
+  `http://${config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host}:${config.http.port}`;
 
 /** The origin task from the failed site's task store when reachable, else from the options (or an error naming what is missing). */
-async function originTask(args: RecoverArgs, from: HeraldConfig | undefined, say: (line: string) => void): Promise<OriginTask> {
+async function originTask(
+  args: RecoverArgs,
+  from: HeraldConfig | undefined,
+  say: (line: string) => void,
+): Promise<OriginTask> {
   const fromOptions = (why: string): OriginTask => {
-    if (args.account === undefined || args.body === undefined) throw new ConfigError('--account/--body', `${why}: give the origin task's --account and --body (and --priority, --title)`);
+    if (args.account === undefined || args.body === undefined)
+      throw new ConfigError(
+        '--account/--body',
+        `${why}: give the origin task's --account and --body (and --priority, --title)`,
+      );
     say(`origin task from the options (${why})`);
     return {
       accountId: args.account,
@@ -44,7 +60,7 @@ async function originTask(args: RecoverArgs, from: HeraldConfig | undefined, say
     };
   };
   if (!args.originStore) return fromOptions('--no-origin-store');
-  if (from?.production == null) return fromOptions('no --from-config with the failed site\'s mysql settings');
+  if (from?.production == null) return fromOptions("no --from-config with the failed site's mysql settings");
   let store;
   try {
     store = await openTaskStore(from, noopLogger);
@@ -66,11 +82,20 @@ export async function runRecover(args: RecoverArgs): Promise<RecoverySummary> {
   const here = compileConfig(args.config);
   const from = args.fromConfig === undefined ? undefined : compileConfig(args.fromConfig);
   const topicPrefix = args.fromPrefix ?? from?.production?.kafka.topicPrefix;
-  if (topicPrefix === undefined) throw new ConfigError('--from-prefix', "the failed site's kafka.topicPrefix is unknown: give --from-prefix or --from-config");
+  if (topicPrefix === undefined)
+    throw new ConfigError(
+      '--from-prefix',
+      "the failed site's kafka.topicPrefix is unknown: give --from-prefix or --from-config",
+    );
   const listsDir = args.listsDir ?? (from === undefined ? undefined : join(from.dataDir, 'lists'));
-  if (listsDir === undefined) throw new ConfigError('--lists-dir', "the failed site's list storage is unknown: give --lists-dir or --from-config");
+  if (listsDir === undefined)
+    throw new ConfigError(
+      '--lists-dir',
+      "the failed site's list storage is unknown: give --lists-dir or --from-config",
+    );
   const brokers = args.brokers?.split(',') ?? here.production?.kafka.brokers ?? from?.production?.kafka.brokers;
-  if (brokers === undefined) throw new ConfigError('--brokers', 'no Kafka brokers: give --brokers or a production --config');
+  if (brokers === undefined)
+    throw new ConfigError('--brokers', 'no Kafka brokers: give --brokers or a production --config');
   // The credentials of the config the brokers come from (this site's unless only the failed site's names brokers).
   const kafkaSettings = here.production?.kafka ?? from?.production?.kafka;
   const security = kafkaSettings === undefined ? {} : kafkaSecurityOptions(kafkaSettings);

@@ -9,12 +9,23 @@ import { IN_CLASS_ENV, inClassCommand, requiredTokenHash, startManagementServer,
  * process, until SIGINT/SIGTERM (stop at once: work resumes from checkpoints)
  * or a drain through its management endpoint (hand off, then exit).
  */
-export async function runStart(tier: string, id: string, options: HeraldOptions, managementAddress?: string): Promise<void> {
+export async function runStart(
+  tier: string,
+  id: string,
+  options: HeraldOptions,
+  managementAddress?: string,
+): Promise<void> {
   // Whatever the service manager's umask: files and directories this process creates are its user's only (docs/security.md).
   process.umask(0o077);
   const config = compileConfig(options);
   // bandwidth.enabled: an executor starts itself again inside its traffic class (cgroup/README.md).
-  const inClass = inClassCommand(config.bandwidth, tier, id, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], process.env);
+  const inClass = inClassCommand(
+    config.bandwidth,
+    tier,
+    id,
+    [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    process.env,
+  );
   if (inClass !== undefined) return runInClass(inClass.argv, inClass.kind);
   // The profile first (startTier says so), then the credential: a production process never runs without one.
   const tokenHash = config.profile === 'production' ? requiredTokenHash(config.management.tokenHash) : '';
@@ -32,7 +43,9 @@ export async function runStart(tier: string, id: string, options: HeraldOptions,
           await running.stop();
           throw error;
         });
-  process.stdout.write(`herald: ${running.description} started${management ? ` (management on ${management.address})` : ''}\n`);
+  process.stdout.write(
+    `herald: ${running.description} started${management ? ` (management on ${management.address})` : ''}\n`,
+  );
   const how = await new Promise<'signal' | 'drain'>((resolve) => {
     process.once('SIGINT', () => resolve('signal'));
     process.once('SIGTERM', () => resolve('signal'));
@@ -51,7 +64,9 @@ async function runInClass(argv: string[], kind: string): Promise<void> {
   process.on('SIGTERM', forward);
   const code = await new Promise<number>((resolve, reject) => {
     // The script is missing or not executable.
-    child.once('error', (error) => reject(new ConfigError('bandwidth.script', `cannot run ${argv[0]}: ${error.message}`)));
+    child.once('error', (error) =>
+      reject(new ConfigError('bandwidth.script', `cannot run ${argv[0]}: ${error.message}`)),
+    );
     child.once('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
   });
   process.off('SIGINT', forward);

@@ -45,8 +45,12 @@ export async function runTokenCreate(options: HeraldOptions, args: TokenCreateAr
     .filter((account) => account !== '');
   const scope = checkTokenScope(args.role, accounts);
   const text = newTokenText();
-  const token = await withAccess(options, (access) => access.createToken({ id: text.tokenId, name, ...scope, hash: text.hash, createdAt: Date.now() }));
-  process.stderr.write(`herald: ${token.role} token ${token.id} '${token.name}'${token.accounts.length > 0 ? ` for ${token.accounts.join(', ')}` : ''}; it is shown once, keep it:\n`);
+  const token = await withAccess(options, (access) =>
+    access.createToken({ id: text.tokenId, name, ...scope, hash: text.hash, createdAt: Date.now() }),
+  );
+  process.stderr.write(
+    `herald: ${token.role} token ${token.id} '${token.name}'${token.accounts.length > 0 ? ` for ${token.accounts.join(', ')}` : ''}; it is shown once, keep it:\n`,
+  );
   process.stdout.write(`${text.token}\n`);
   return token;
 }
@@ -54,6 +58,8 @@ export async function runTokenCreate(options: HeraldOptions, args: TokenCreateAr
 /** Revokes a token by id: it stops working at once on a running embedded process's next start, within auth.tokenCacheMs elsewhere. */
 export async function runTokenRevoke(options: HeraldOptions, id: string): Promise<AccessToken> {
   const token = await withAccess(options, (access) => access.revokeToken(id, Date.now()));
-  process.stdout.write(`herald: token ${token.id} '${token.name}' revoked at ${new Date(token.revokedAt!).toISOString()}\n`);
+  process.stdout.write(
+    `herald: token ${token.id} '${token.name}' revoked at ${new Date(token.revokedAt!).toISOString()}\n`,
+  );
   return token;
 }

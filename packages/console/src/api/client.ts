@@ -39,10 +39,22 @@ function authHeaders(): Record<string, string> {
 /** Builds an ApiError from an error answer, whichever of the documented shapes it has. */
 export function toApiError(status: number, body: unknown): ApiError {
   const error = (body as { error?: Record<string, unknown> } | null)?.error;
-  if (error === undefined || typeof error !== 'object') return new ApiError(status, status === 0 ? 'NETWORK' : 'HTTP_' + status, `the server answered ${status}`);
-  const details = (typeof error.details === 'object' && error.details !== null ? error.details : {}) as Record<string, unknown>;
-  const field = typeof error.field === 'string' ? error.field : typeof details.field === 'string' ? details.field : fieldOfSchemaMessage(String(error.message ?? ''));
-  return new ApiError(status, String(error.code ?? 'HTTP_' + status), String(error.message ?? ''), field, { ...details, ...error });
+  if (error === undefined || typeof error !== 'object')
+    return new ApiError(status, status === 0 ? 'NETWORK' : 'HTTP_' + status, `the server answered ${status}`);
+  const details = (typeof error.details === 'object' && error.details !== null ? error.details : {}) as Record<
+    string,
+    unknown
+  >;
+  const field =
+    typeof error.field === 'string'
+      ? error.field
+      : typeof details.field === 'string'
+        ? details.field
+        : fieldOfSchemaMessage(String(error.message ?? ''));
+  return new ApiError(status, String(error.code ?? 'HTTP_' + status), String(error.message ?? ''), field, {
+    ...details,
+    ...error,
+  });
 }
 
 export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
@@ -81,7 +93,12 @@ export interface UploadHandle<T> {
 }
 
 /** Uploads a file as the request body, reporting bytes sent as they go. */
-export function upload<T>(path: string, file: Blob, contentType: string, onProgress: (sent: number, total: number) => void): UploadHandle<T> {
+export function upload<T>(
+  path: string,
+  file: Blob,
+  contentType: string,
+  onProgress: (sent: number, total: number) => void,
+): UploadHandle<T> {
   const xhr = new XMLHttpRequest();
   const done = new Promise<T>((resolve, reject) => {
     xhr.open('POST', path);
@@ -106,7 +123,8 @@ export function upload<T>(path: string, file: Blob, contentType: string, onProgr
 /** A query string from the defined, non-empty values. */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text === '' ? '' : '?' + text;
 }

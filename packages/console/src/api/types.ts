@@ -23,7 +23,14 @@ export type TaskState = (typeof TASK_STATES)[number];
 
 export const TERMINAL_STATES: readonly TaskState[] = ['COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'];
 
-export const FILTER_REASONS = ['duplicate', 'blacklisted', 'already_sent', 'not_follower', 'over_frequency', 'targeting'] as const;
+export const FILTER_REASONS = [
+  'duplicate',
+  'blacklisted',
+  'already_sent',
+  'not_follower',
+  'over_frequency',
+  'targeting',
+] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 
 export type PriorityClass = 'realtime' | 'normal';

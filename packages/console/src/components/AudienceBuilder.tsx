@@ -15,7 +15,17 @@ const EXAMPLE = 'region:eu AND (age:18-24 OR tag:vip) AND active-since:30d';
  * (GET /api/v1/audiences/check-query: a GET, so checking as the user types writes no audit entries): a mistake shows under the field
  * with its position. A deployment without that source says so here.
  */
-export function AudienceBuilder({ accountId, kind, onBuilt, error }: { accountId: string; kind: 'followers' | 'targeting'; onBuilt: (list: ListMeta | null) => void; error?: string }) {
+export function AudienceBuilder({
+  accountId,
+  kind,
+  onBuilt,
+  error,
+}: {
+  accountId: string;
+  kind: 'followers' | 'targeting';
+  onBuilt: (list: ListMeta | null) => void;
+  error?: string;
+}) {
   const [query, setQuery] = useState('');
   const [queryError, setQueryError] = useState<string | undefined>();
   const [job, setJob] = useState<AudienceJob | null>(null);
@@ -66,7 +76,10 @@ export function AudienceBuilder({ accountId, kind, onBuilt, error }: { accountId
     onBuilt(null);
     if (kind === 'targeting' && query.trim() === '') return setQueryError('Write the query, e.g. ' + EXAMPLE);
     try {
-      const started = await api<AudienceJob>('POST', '/api/v1/audiences', { accountId, source: kind === 'followers' ? { kind } : { kind, query } });
+      const started = await api<AudienceJob>('POST', '/api/v1/audiences', {
+        accountId,
+        source: kind === 'followers' ? { kind } : { kind, query },
+      });
       setJob(started);
       follow(started.id);
     } catch (e) {
@@ -92,13 +105,23 @@ export function AudienceBuilder({ accountId, kind, onBuilt, error }: { accountId
     <div className="audience-builder">
       {kind === 'targeting' && (
         <div className={`field stacked ${queryError ? 'has-error' : ''}`}>
-          <input id="query" aria-label="Targeting query" className="mono" value={query} placeholder={EXAMPLE} onChange={(e) => setQuery(e.target.value)} />
+          <input
+            id="query"
+            aria-label="Targeting query"
+            className="mono"
+            value={query}
+            placeholder={EXAMPLE}
+            onChange={(e) => setQuery(e.target.value)}
+          />
           {queryError ? (
             <div className="field-error" role="alert" data-field="query">
               {queryError}
             </div>
           ) : (
-            <div className="hint">Attributes region, gender, age, tag, active-since; AND, OR, NOT and parentheses (docs/audience-sources.md).</div>
+            <div className="hint">
+              Attributes region, gender, age, tag, active-since; AND, OR, NOT and parentheses
+              (docs/audience-sources.md).
+            </div>
           )}
         </div>
       )}
@@ -114,7 +137,13 @@ export function AudienceBuilder({ accountId, kind, onBuilt, error }: { accountId
       </div>
       {job && (
         <div className="upload-progress">
-          <Bar label="audience progress" segments={[{ fraction: job.state === 'running' ? null : 1, tone: job.state === 'done' ? 'online' : 'neutral' }]} status={job.state === 'done' ? 'done' : job.state === 'running' ? 'running' : 'halted'} />
+          <Bar
+            label="audience progress"
+            segments={[
+              { fraction: job.state === 'running' ? null : 1, tone: job.state === 'done' ? 'online' : 'neutral' },
+            ]}
+            status={job.state === 'done' ? 'done' : job.state === 'running' ? 'running' : 'halted'}
+          />
           <span className="small muted">
             {job.state === 'running' ? `${fmtInt(job.progress.uins)} recipients so far` : job.state}
           </span>
@@ -135,6 +164,7 @@ export function AudienceBuilder({ accountId, kind, onBuilt, error }: { accountId
 }
 
 function describe(error: Error): string {
-  if (error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND') return 'This Herald has no audience sources (no /api/v1/audiences): upload a list instead.';
+  if (error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND')
+    return 'This Herald has no audience sources (no /api/v1/audiences): upload a list instead.';
   return error.message;
 }

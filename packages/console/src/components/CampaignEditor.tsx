@@ -9,15 +9,35 @@ import { cronRefusalText } from '../lib/campaign-reach';
 type Draft = { name: string; cron: string; timeZone: string; title: string; body: string };
 type DraftErrors = Partial<Record<keyof Draft, string>>;
 
-const FIELD_OF: Record<string, keyof Draft> = { name: 'name', cron: 'cron', timeZone: 'timeZone', 'template.content.title': 'title', 'template.content.body': 'body' };
+const FIELD_OF: Record<string, keyof Draft> = {
+  name: 'name',
+  cron: 'cron',
+  timeZone: 'timeZone',
+  'template.content.title': 'title',
+  'template.content.body': 'body',
+};
 
 /**
  * Changing a campaign (PATCH /api/v1/campaigns/:id): its name, schedule and
  * message, with the next five fire times of the new schedule as it is
  * typed. The list, priority and duration stay as they are.
  */
-export function CampaignEditor({ campaign, onSaved, onCancel }: { campaign: Campaign; onSaved: (c: Campaign) => void; onCancel: () => void }) {
-  const [draft, setDraft] = useState<Draft>({ name: campaign.name, cron: campaign.cron, timeZone: campaign.timeZone, title: campaign.template.content.title ?? '', body: campaign.template.content.body });
+export function CampaignEditor({
+  campaign,
+  onSaved,
+  onCancel,
+}: {
+  campaign: Campaign;
+  onSaved: (c: Campaign) => void;
+  onCancel: () => void;
+}) {
+  const [draft, setDraft] = useState<Draft>({
+    name: campaign.name,
+    cron: campaign.cron,
+    timeZone: campaign.timeZone,
+    title: campaign.template.content.title ?? '',
+    body: campaign.template.content.body,
+  });
   const [errors, setErrors] = useState<DraftErrors>({});
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
@@ -25,7 +45,8 @@ export function CampaignEditor({ campaign, onSaved, onCancel }: { campaign: Camp
   const now = useNow(5000);
   const set = (name: keyof Draft, value: string) => setDraft({ ...draft, [name]: value });
   const previewField = previewError ? (FIELD_OF[previewError.field ?? ''] ?? 'cron') : undefined;
-  const errorOf = (name: keyof Draft) => errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
+  const errorOf = (name: keyof Draft) =>
+    errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -68,10 +89,21 @@ export function CampaignEditor({ campaign, onSaved, onCancel }: { campaign: Camp
         <input id="edit-cron" className="mono" value={draft.cron} onChange={(e) => set('cron', e.target.value)} />
       </Field>
       <Field label="Time zone" htmlFor="edit-zone" error={errorOf('timeZone')}>
-        <input id="edit-zone" list="time-zones" value={draft.timeZone} onChange={(e) => set('timeZone', e.target.value.trim())} />
+        <input
+          id="edit-zone"
+          list="time-zones"
+          value={draft.timeZone}
+          onChange={(e) => set('timeZone', e.target.value.trim())}
+        />
         <TimeZoneList />
       </Field>
-      <Field label="Next five">{preview ? <FireTimeList times={preview.nextFireTimes} timeZone={preview.timeZone} now={now} /> : <span className="muted small">—</span>}</Field>
+      <Field label="Next five">
+        {preview ? (
+          <FireTimeList times={preview.nextFireTimes} timeZone={preview.timeZone} now={now} />
+        ) : (
+          <span className="muted small">—</span>
+        )}
+      </Field>
       <Field label="Title" htmlFor="edit-title" error={errorOf('title')}>
         <input id="edit-title" value={draft.title} onChange={(e) => set('title', e.target.value)} />
       </Field>

@@ -13,7 +13,17 @@ import { typedCountMatches } from '../lib/large-send';
  * A native modal <dialog>: the browser keeps focus inside it and turns
  * Escape into a cancel event.
  */
-export function ConfirmSendDialog({ ask, busy, onConfirm, onClose }: { ask: ConfirmationRequired; busy: boolean; onConfirm: () => void; onClose: () => void }) {
+export function ConfirmSendDialog({
+  ask,
+  busy,
+  onConfirm,
+  onClose,
+}: {
+  ask: ConfirmationRequired;
+  busy: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const [typed, setTyped] = useState('');
   const people = fmtInt(ask.recipients);
@@ -47,12 +57,21 @@ export function ConfirmSendDialog({ ask, busy, onConfirm, onClose }: { ask: Conf
       <form onSubmit={submit}>
         <h2 id="confirm-send-title">You are about to send to {people} people</h2>
         <p>
-          This broadcast goes to <strong>{people}</strong> recipients, more than this account's confirmation threshold of {fmtInt(ask.threshold)}, and it starts soon. A message sent cannot be taken back.
+          This broadcast goes to <strong>{people}</strong> recipients, more than this account's confirmation threshold
+          of {fmtInt(ask.threshold)}, and it starts soon. A message sent cannot be taken back.
         </p>
         <label htmlFor="confirm-count">
           Type the number of recipients, <strong>{people}</strong>, to confirm
         </label>
-        <input id="confirm-count" autoComplete="off" inputMode="numeric" autoFocus value={typed} onChange={(e) => setTyped(e.target.value)} aria-invalid={typed !== '' && !matches} />
+        <input
+          id="confirm-count"
+          autoComplete="off"
+          inputMode="numeric"
+          autoFocus
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          aria-invalid={typed !== '' && !matches}
+        />
         {typed !== '' && !matches && <div className="small error-text">That is not {people}.</div>}
         <div className="actions">
           <button type="button" onClick={onClose}>

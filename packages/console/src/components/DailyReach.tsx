@@ -9,7 +9,13 @@ const fmtRate = (n: number) => (Number.isInteger(n) ? fmtInt(n) : String(Math.ro
  * that fires every minute to a million people is seen as 1,440,000,000
  * messages a day, not discovered in the delivery report.
  */
-export function DailyReach({ reach, estimate = false }: { reach: ProjectedDailyReach | undefined; estimate?: boolean }) {
+export function DailyReach({
+  reach,
+  estimate = false,
+}: {
+  reach: ProjectedDailyReach | undefined;
+  estimate?: boolean;
+}) {
   if (!reach) return <span className="muted small">—</span>;
   const perFiring = reach.recipientsPerFiring;
   return (
@@ -18,7 +24,8 @@ export function DailyReach({ reach, estimate = false }: { reach: ProjectedDailyR
         <span className="muted">Unknown: the campaign's list is gone.</span>
       ) : (
         <>
-          <strong data-reach="recipientsPerDay">{fmtInt(reach.recipientsPerDay)}</strong> recipients a day{estimate ? ' (about)' : ''}
+          <strong data-reach="recipientsPerDay">{fmtInt(reach.recipientsPerDay)}</strong> recipients a day
+          {estimate ? ' (about)' : ''}
         </>
       )}
       <div className="small muted">

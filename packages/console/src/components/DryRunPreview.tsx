@@ -27,8 +27,17 @@ export function DryRunPreview({ result }: { result: DryRunAnswer }) {
           {kept === null ? '–' : fmtInt(listed - kept)}
         </dd>
       </dl>
-      {kept === null && <p className="small muted">This Herald process cannot run the filters: the list's size is all it can tell before sending.</p>}
-      {sampled !== undefined && <p className="small muted">Estimated from a sample of {fmtInt(sampled)} recipients (the list is too large to filter whole); a sample sees few duplicates.</p>}
+      {kept === null && (
+        <p className="small muted">
+          This Herald process cannot run the filters: the list's size is all it can tell before sending.
+        </p>
+      )}
+      {sampled !== undefined && (
+        <p className="small muted">
+          Estimated from a sample of {fmtInt(sampled)} recipients (the list is too large to filter whole); a sample sees
+          few duplicates.
+        </p>
+      )}
       {reasons.length > 0 && (
         <table className="grid compact removed">
           <tbody>
@@ -45,8 +54,12 @@ export function DryRunPreview({ result }: { result: DryRunAnswer }) {
         </table>
       )}
       <p className="small">
-        Starts <strong data-dry="sendAt">{fmtTime(result.sendAt)}</strong>, valid until <strong data-dry="expiresAt">{fmtTime(result.expiresAt)}</strong>
-        {result.estimatedSendMs !== null && <>, sending takes about {fmtDuration(result.estimatedSendMs)} at its speed</>}.
+        Starts <strong data-dry="sendAt">{fmtTime(result.sendAt)}</strong>, valid until{' '}
+        <strong data-dry="expiresAt">{fmtTime(result.expiresAt)}</strong>
+        {result.estimatedSendMs !== null && (
+          <>, sending takes about {fmtDuration(result.estimatedSendMs)} at its speed</>
+        )}
+        .
       </p>
       {result.confirmationRequired && (
         <p className="banner info small" data-dry="confirmation">

@@ -3,7 +3,9 @@ import type { CronPreview } from '../api/types';
 import { useTypedCheck } from '../hooks';
 import { fmtRelative, fmtTime } from '../lib/format';
 
-const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
+const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.(
+  'timeZone',
+) ?? ['UTC'];
 
 /** The IANA zones the browser knows, as suggestions for a time-zone input (list="time-zones"). */
 export function TimeZoneList() {
@@ -18,14 +20,16 @@ export function TimeZoneList() {
 
 /** Five fire times, each in the campaign's time zone and relative to now. */
 export function FireTimeList({ times, timeZone, now }: { times: string[]; timeZone: string; now: number }) {
-  if (times.length === 0) return <p className="muted small">No upcoming fire times (disabled, or the schedule never fires again).</p>;
+  if (times.length === 0)
+    return <p className="muted small">No upcoming fire times (disabled, or the schedule never fires again).</p>;
   return (
     <ol className="fire-times">
       {times.map((t) => {
         const at = Date.parse(t);
         return (
           <li key={t}>
-            <span className="time">{fmtTime(at, timeZone)}</span> <span className="muted small">{timeZone}</span> <span className="muted small">({fmtRelative(at, now)})</span>
+            <span className="time">{fmtTime(at, timeZone)}</span> <span className="muted small">{timeZone}</span>{' '}
+            <span className="muted small">({fmtRelative(at, now)})</span>
           </li>
         );
       })}
@@ -39,6 +43,11 @@ export function FireTimeList({ times, timeZone, now }: { times: string[]; timeZo
  * fire the campaign), a moment after they stop typing. A bad expression or
  * zone comes back as the server's message, for the field it names.
  */
-export function useCronPreview(cron: string, timeZone: string): { preview?: CronPreview; error?: ApiError; checking: boolean } {
-  return useTypedCheck<CronPreview>(cron.trim() === '' || timeZone.trim() === '' ? undefined : '/api/v1/campaigns/preview' + query({ cron, timeZone }));
+export function useCronPreview(
+  cron: string,
+  timeZone: string,
+): { preview?: CronPreview; error?: ApiError; checking: boolean } {
+  return useTypedCheck<CronPreview>(
+    cron.trim() === '' || timeZone.trim() === '' ? undefined : '/api/v1/campaigns/preview' + query({ cron, timeZone }),
+  );
 }

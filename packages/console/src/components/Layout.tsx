@@ -13,7 +13,8 @@ const NAV = [
 export function Layout({ children }: { children: ReactNode }) {
   const { path } = useLocation();
   const { me, openServer, signOut } = useSession();
-  const active = (prefix: string[]) => prefix.some((p) => (p === '/' ? path === '/' : path === p || path.startsWith(p + '/')));
+  const active = (prefix: string[]) =>
+    prefix.some((p) => (p === '/' ? path === '/' : path === p || path.startsWith(p + '/')));
   return (
     <div className="app">
       <header className="topbar">
@@ -28,7 +29,13 @@ export function Layout({ children }: { children: ReactNode }) {
           ))}
         </nav>
         <div className="spacer" />
-        <a href="/api/docs" target="_blank" rel="noreferrer" className="docs-link" title="The HTTP API reference (OpenAPI)">
+        <a
+          href="/api/docs"
+          target="_blank"
+          rel="noreferrer"
+          className="docs-link"
+          title="The HTTP API reference (OpenAPI)"
+        >
           API docs
         </a>
         <AccountPicker />

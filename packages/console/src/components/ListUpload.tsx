@@ -17,7 +17,15 @@ export function contentTypeOf(file: File): string {
  * what the server counted (recipients, bad lines). The error of a refused
  * list (bad format, too many bad lines) is shown here, beside the file.
  */
-export function ListUpload({ accountId, onUploaded, error }: { accountId: string; onUploaded: (list: ListMeta | null) => void; error?: string }) {
+export function ListUpload({
+  accountId,
+  onUploaded,
+  error,
+}: {
+  accountId: string;
+  onUploaded: (list: ListMeta | null) => void;
+  error?: string;
+}) {
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
   const [list, setList] = useState<ListMeta | null>(null);
   const [uploadError, setUploadError] = useState<string | undefined>();
@@ -29,7 +37,12 @@ export function ListUpload({ accountId, onUploaded, error }: { accountId: string
     onUploaded(null);
     setUploadError(undefined);
     setProgress({ sent: 0, total: file.size });
-    const current = upload<ListMeta>(`/api/v1/lists?accountId=${encodeURIComponent(accountId)}`, file, contentTypeOf(file), (sent, total) => setProgress({ sent, total }));
+    const current = upload<ListMeta>(
+      `/api/v1/lists?accountId=${encodeURIComponent(accountId)}`,
+      file,
+      contentTypeOf(file),
+      (sent, total) => setProgress({ sent, total }),
+    );
     handle.current = current;
     try {
       const meta = await current.done;
@@ -60,7 +73,13 @@ export function ListUpload({ accountId, onUploaded, error }: { accountId: string
       />
       {progress && (
         <div className="upload-progress">
-          <Bar label="upload progress" segments={[{ fraction: progress.total > 0 ? progress.sent / progress.total : 1, tone: list ? 'online' : 'neutral' }]} status={list ? 'done' : 'running'} />
+          <Bar
+            label="upload progress"
+            segments={[
+              { fraction: progress.total > 0 ? progress.sent / progress.total : 1, tone: list ? 'online' : 'neutral' },
+            ]}
+            status={list ? 'done' : 'running'}
+          />
           <span className="small muted">
             {fmtBytes(progress.sent)} of {fmtBytes(progress.total)}
             {uploading && progress.sent >= progress.total && ' · checking the list…'}
@@ -75,7 +94,9 @@ export function ListUpload({ accountId, onUploaded, error }: { accountId: string
       {list && (
         <div className="upload-result" data-list-id={list.id}>
           List <code>{list.id}</code>: <strong>{fmtInt(list.count)}</strong> recipients
-          {list.import && list.import.bad.total > 0 && <span className="muted"> · {fmtInt(list.import.bad.total)} bad line(s) skipped</span>}
+          {list.import && list.import.bad.total > 0 && (
+            <span className="muted"> · {fmtInt(list.import.bad.total)} bad line(s) skipped</span>
+          )}
         </div>
       )}
       {shown && (

@@ -6,7 +6,15 @@ import { fmtCompact } from '../lib/format';
  * over the last few minutes, as an SVG area chart (no chart library: one
  * path and two axis labels are all it needs).
  */
-export function RateChart({ points, width = 640, height = 140 }: { points: RatePoint[]; width?: number; height?: number }) {
+export function RateChart({
+  points,
+  width = 640,
+  height = 140,
+}: {
+  points: RatePoint[];
+  width?: number;
+  height?: number;
+}) {
   const pad = { left: 44, right: 8, top: 8, bottom: 18 };
   const w = width - pad.left - pad.right;
   const h = height - pad.top - pad.bottom;
@@ -24,7 +32,9 @@ export function RateChart({ points, width = 640, height = 140 }: { points: RateP
   const max = Math.max(1, ...points.map((p) => p.perSecond));
   const x = (at: number) => pad.left + ((at - t0) / Math.max(1, t1 - t0)) * w;
   const y = (v: number) => pad.top + h - (v / max) * h;
-  const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.at).toFixed(1)},${y(p.perSecond).toFixed(1)}`).join(' ');
+  const line = points
+    .map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.at).toFixed(1)},${y(p.perSecond).toFixed(1)}`)
+    .join(' ');
   const area = `${line} L${x(t1).toFixed(1)},${y(0)} L${x(t0).toFixed(1)},${y(0)} Z`;
   return (
     <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label="delivery rate chart">

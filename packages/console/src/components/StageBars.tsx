@@ -2,7 +2,12 @@ import type { Task } from '../api/types';
 import { taskStages, type Stage } from '../lib/stages';
 import { Bar } from './bits';
 
-const STATUS_TEXT: Record<Stage['status'], string> = { waiting: 'waiting', running: 'running', done: 'done', halted: 'halted' };
+const STATUS_TEXT: Record<Stage['status'], string> = {
+  waiting: 'waiting',
+  running: 'running',
+  done: 'done',
+  halted: 'halted',
+};
 
 /** The four stages of one broadcast, each a bar with what it has done so far. */
 export function StageBars({ task }: { task: Task }) {

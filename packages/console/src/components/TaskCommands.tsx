@@ -53,7 +53,11 @@ export function TaskCommands({ task, onDone }: { task: Task; onDone: () => void 
           <button onClick={() => setConfirming(false)}>Keep it</button>
         </span>
       ) : (
-        <button className="danger-outline" onClick={() => setConfirming(true)} disabled={busy !== null || !canCommand(task.state, 'cancel')}>
+        <button
+          className="danger-outline"
+          onClick={() => setConfirming(true)}
+          disabled={busy !== null || !canCommand(task.state, 'cancel')}
+        >
           Cancel
         </button>
       )}

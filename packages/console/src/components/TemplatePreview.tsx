@@ -11,9 +11,16 @@ export const TEMPLATE_VARIABLES = ['uin', 'region', 'gender', 'ageBand', 'active
  * task), a moment after the operator stops typing. A bad template comes back
  * as the server's message, with its position.
  */
-export function useTemplatePreview(body: string, title: string, uin: string, enabled: boolean): { preview?: TemplatePreview; error?: ApiError; checking: boolean } {
+export function useTemplatePreview(
+  body: string,
+  title: string,
+  uin: string,
+  enabled: boolean,
+): { preview?: TemplatePreview; error?: ApiError; checking: boolean } {
   const params = { body, title: title.trim() === '' ? undefined : title, uin: uin.trim() === '' ? '0' : uin.trim() };
-  return useTypedCheck<TemplatePreview>(enabled && body.trim() !== '' ? '/api/v1/templates/preview' + query(params) : undefined);
+  return useTypedCheck<TemplatePreview>(
+    enabled && body.trim() !== '' ? '/api/v1/templates/preview' + query(params) : undefined,
+  );
 }
 
 /** Says whose attributes the preview used. */

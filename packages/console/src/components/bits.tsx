@@ -9,20 +9,52 @@ export function StateBadge({ state }: { state: TaskState | string }) {
 }
 
 /** A horizontal bar; `segments` stack left to right (fractions of the whole). Null fraction: indeterminate. */
-export function Bar({ segments, status, label }: { segments: { fraction: number | null; tone: string; title?: string }[]; status?: StageStatus; label: string }) {
+export function Bar({
+  segments,
+  status,
+  label,
+}: {
+  segments: { fraction: number | null; tone: string; title?: string }[];
+  status?: StageStatus;
+  label: string;
+}) {
   const indeterminate = segments.some((s) => s.fraction === null);
   const total = segments.reduce((sum, s) => sum + (s.fraction ?? 0), 0);
   return (
-    <div className={`bar ${status ?? ''} ${indeterminate ? 'indeterminate' : ''}`} role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={indeterminate ? undefined : Math.round(Math.min(1, total) * 100)}>
+    <div
+      className={`bar ${status ?? ''} ${indeterminate ? 'indeterminate' : ''}`}
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={indeterminate ? undefined : Math.round(Math.min(1, total) * 100)}
+    >
       {segments.map((s, i) => (
-        <span key={i} className={`fill ${s.tone}`} title={s.title} style={{ width: `${Math.min(1, Math.max(0, s.fraction ?? 0.3)) * 100}%` }} />
+        <span
+          key={i}
+          className={`fill ${s.tone}`}
+          title={s.title}
+          style={{ width: `${Math.min(1, Math.max(0, s.fraction ?? 0.3)) * 100}%` }}
+        />
       ))}
     </div>
   );
 }
 
 /** A form row: label, control, hint, and the error for that field right under it. */
-export function Field({ label, htmlFor, error, hint, children }: { label: string; htmlFor?: string; error?: string; hint?: ReactNode; children: ReactNode }) {
+export function Field({
+  label,
+  htmlFor,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  htmlFor?: string;
+  error?: string;
+  hint?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <div className={`field ${error ? 'has-error' : ''}`}>
       <label htmlFor={htmlFor}>{label}</label>

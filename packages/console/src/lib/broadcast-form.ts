@@ -50,10 +50,12 @@ export const MAX_TITLE = 256;
 export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors {
   const errors: FieldErrors = {};
   if (!ACCOUNT_ID.test(form.accountId)) errors.accountId = 'Pick an account (lower-case letters, digits and _).';
-  if (form.listId === '') errors.listId = form.audience === 'list' ? 'Upload a recipient list first.' : 'Build the audience first.';
+  if (form.listId === '')
+    errors.listId = form.audience === 'list' ? 'Upload a recipient list first.' : 'Build the audience first.';
   if (form.title.length > MAX_TITLE) errors.title = `At most ${MAX_TITLE} characters (${form.title.length} now).`;
   if (form.body.trim() === '') errors.body = 'Write the message text.';
-  if (form.personalised && form.sampleUin.trim() !== '' && !isUin(form.sampleUin)) errors.sampleUin = 'A uin: a whole number from 0 to 4294967295.';
+  if (form.personalised && form.sampleUin.trim() !== '' && !isUin(form.sampleUin))
+    errors.sampleUin = 'A uin: a whole number from 0 to 4294967295.';
   if (form.when === 'at') {
     const at = parseLocal(form.sendAt);
     if (at === null) errors.sendAt = 'Pick a date and time.';

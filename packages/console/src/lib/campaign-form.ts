@@ -39,7 +39,8 @@ export function validateCampaign(form: CampaignForm): CampaignErrors {
   if (form.listId === '') errors.listId = 'Upload the recipient list each firing sends to.';
   if (form.body.trim() === '') errors.body = 'Write the message text.';
   if (form.title.length > 256) errors.title = `At most 256 characters (${form.title.length} now).`;
-  if (form.durationHours.trim() !== '' && !(Number(form.durationHours) > 0)) errors.durationHours = 'A positive number of hours.';
+  if (form.durationHours.trim() !== '' && !(Number(form.durationHours) > 0))
+    errors.durationHours = 'A positive number of hours.';
   return errors;
 }
 

@@ -10,7 +10,8 @@ import type { ConfirmationRequired } from '../api/types';
 export function confirmationOf(error: unknown): ConfirmationRequired | null {
   // Read by shape, not instanceof ApiError: this file stays free of the browser-only client (the unit tests run in node).
   const refusal = error as { code?: unknown; details?: Record<string, unknown> } | null;
-  if (typeof refusal !== 'object' || refusal === null || refusal.code !== 'CONFIRMATION_REQUIRED' || !refusal.details) return null;
+  if (typeof refusal !== 'object' || refusal === null || refusal.code !== 'CONFIRMATION_REQUIRED' || !refusal.details)
+    return null;
   const recipients = Number(refusal.details.recipients);
   const threshold = Number(refusal.details.threshold);
   if (!Number.isSafeInteger(recipients)) return null;

@@ -27,7 +27,11 @@ export const confirmed = (task: Task): number => task.report.delivered + task.re
  * so it says nothing about pre-processing.)
  */
 export function preprocessed(task: Task): boolean {
-  return task.filteredListId !== null || task.report.units > 0 || ['DISPATCHING', 'SENDING', 'PREEMPTED', 'COMPLETED'].includes(task.state);
+  return (
+    task.filteredListId !== null ||
+    task.report.units > 0 ||
+    ['DISPATCHING', 'SENDING', 'PREEMPTED', 'COMPLETED'].includes(task.state)
+  );
 }
 
 export function taskStages(task: Task): Stage[] {
@@ -39,14 +43,26 @@ export function taskStages(task: Task): Stage[] {
   const pre = preprocessed(task);
   const n = (x: number) => x.toLocaleString('en-US');
 
-  const preStatus: StageStatus = pre ? 'done' : task.state === 'PREPROCESSING' ? 'running' : BEFORE_PREPROCESSING.includes(task.state) || task.state === 'PAUSED' ? 'waiting' : halted ? 'halted' : 'waiting';
+  const preStatus: StageStatus = pre
+    ? 'done'
+    : task.state === 'PREPROCESSING'
+      ? 'running'
+      : BEFORE_PREPROCESSING.includes(task.state) || task.state === 'PAUSED'
+        ? 'waiting'
+        : halted
+          ? 'halted'
+          : 'waiting';
   const removed = r.total - r.kept;
   const preprocessing: Stage = {
     key: 'preprocessing',
     label: 'Pre-processing',
     status: preStatus,
     fraction: pre ? 1 : null,
-    detail: pre ? `${n(r.kept)} kept of ${n(r.total)} (${n(removed)} removed), ${n(r.units)} unit(s)` : task.state === 'PREPROCESSING' ? 'sorting and filtering the list' : `${n(task.listCount)} recipients in the list`,
+    detail: pre
+      ? `${n(r.kept)} kept of ${n(r.total)} (${n(removed)} removed), ${n(r.units)} unit(s)`
+      : task.state === 'PREPROCESSING'
+        ? 'sorting and filtering the list'
+        : `${n(task.listCount)} recipients in the list`,
   };
 
   const unitsFraction = r.units > 0 ? r.unitsDone / r.units : pre && r.kept === 0 ? 1 : 0;
@@ -55,7 +71,9 @@ export function taskStages(task: Task): Stage[] {
     label: 'Dispatch',
     status: stopped(!pre ? 'waiting' : unitsFraction >= 1 ? 'done' : 'running'),
     fraction: pre ? unitsFraction : 0,
-    detail: pre ? `${n(r.unitsDone)} of ${n(r.units)} unit(s) finished (a unit finishes when all its recipients are confirmed)` : 'waiting for pre-processing',
+    detail: pre
+      ? `${n(r.unitsDone)} of ${n(r.units)} unit(s) finished (a unit finishes when all its recipients are confirmed)`
+      : 'waiting for pre-processing',
   };
 
   const sent = confirmed(task);

@@ -13,10 +13,28 @@ import { Link } from '../router';
 export function CampaignPage({ id }: { id: string }) {
   useTitle(`Campaign ${id}`);
   const now = useNow(5000);
-  const { data: campaign, error, setData } = usePoll<Campaign>((signal) => api('GET', `/api/v1/campaigns/${encodeURIComponent(id)}`, undefined, signal), [id], 10_000);
+  const {
+    data: campaign,
+    error,
+    setData,
+  } = usePoll<Campaign>(
+    (signal) => api('GET', `/api/v1/campaigns/${encodeURIComponent(id)}`, undefined, signal),
+    [id],
+    10_000,
+  );
   const [cursors, setCursors] = useState<number[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const history = usePoll<FiringPage>((signal) => api('GET', `/api/v1/campaigns/${encodeURIComponent(id)}/firings` + query({ cursor, limit: 20 }), undefined, signal), [id, cursor], 5000);
+  const history = usePoll<FiringPage>(
+    (signal) =>
+      api(
+        'GET',
+        `/api/v1/campaigns/${encodeURIComponent(id)}/firings` + query({ cursor, limit: 20 }),
+        undefined,
+        signal,
+      ),
+    [id, cursor],
+    5000,
+  );
   const [switchError, setSwitchError] = useState<Error | null>(null);
   const [editing, setEditing] = useState(false);
 
@@ -24,7 +42,9 @@ export function CampaignPage({ id }: { id: string }) {
     if (!campaign) return;
     setSwitchError(null);
     try {
-      setData(await api<Campaign>('POST', `/api/v1/campaigns/${campaign.id}/${campaign.enabled ? 'disable' : 'enable'}`));
+      setData(
+        await api<Campaign>('POST', `/api/v1/campaigns/${campaign.id}/${campaign.enabled ? 'disable' : 'enable'}`),
+      );
     } catch (e) {
       setSwitchError(e as Error);
     }
@@ -48,7 +68,10 @@ export function CampaignPage({ id }: { id: string }) {
       </p>
       <div className="page-head">
         <h1>
-          {campaign.name} <span className={`badge ${campaign.enabled ? 'enabled' : 'disabled'}`}>{campaign.enabled ? 'enabled' : 'disabled'}</span>
+          {campaign.name}{' '}
+          <span className={`badge ${campaign.enabled ? 'enabled' : 'disabled'}`}>
+            {campaign.enabled ? 'enabled' : 'disabled'}
+          </span>
         </h1>
         <div className="commands">
           <button onClick={() => setEditing(true)} disabled={editing}>
@@ -74,11 +97,14 @@ export function CampaignPage({ id }: { id: string }) {
         <div className="panel grow">
           <h2>Schedule</h2>
           <p>
-            <code>{campaign.cron}</code> in <strong>{campaign.timeZone}</strong>, account <strong>{campaign.accountId}</strong>
+            <code>{campaign.cron}</code> in <strong>{campaign.timeZone}</strong>, account{' '}
+            <strong>{campaign.accountId}</strong>
           </p>
           <h2>Projected daily reach</h2>
           <DailyReach reach={campaign.projectedDailyReach} />
-          {!campaign.enabled && campaign.projectedDailyReach && <p className="small muted">What it sends once enabled.</p>}
+          {!campaign.enabled && campaign.projectedDailyReach && (
+            <p className="small muted">What it sends once enabled.</p>
+          )}
           <h2>Next five fire times</h2>
           <div aria-label="next fire times">
             <FireTimeList times={campaign.nextFireTimes} timeZone={campaign.timeZone} now={now} />
@@ -89,7 +115,8 @@ export function CampaignPage({ id }: { id: string }) {
           {t.content.title && <div className="msg-title">{t.content.title}</div>}
           <div className="msg-body">{t.content.body}</div>
           <p className="small muted">
-            List <code>{t.listId}</code> · {t.priority} priority · {t.ttlSeconds ? `valid ${Math.round(t.ttlSeconds / 360) / 10} h` : 'default duration'}
+            List <code>{t.listId}</code> · {t.priority} priority ·{' '}
+            {t.ttlSeconds ? `valid ${Math.round(t.ttlSeconds / 360) / 10} h` : 'default duration'}
           </p>
         </div>
       </div>
@@ -114,7 +141,9 @@ export function CampaignPage({ id }: { id: string }) {
                 <tr key={f.scheduledAt}>
                   <td className="time">{fmtTime(f.scheduledAt, campaign.timeZone)}</td>
                   <td>
-                    <span className={`badge ${f.outcome === 'fired' ? 'state-completed' : 'state-paused'}`}>{f.outcome}</span>
+                    <span className={`badge ${f.outcome === 'fired' ? 'state-completed' : 'state-paused'}`}>
+                      {f.outcome}
+                    </span>
                   </td>
                   <td>{f.taskId === null ? '–' : <Link to={`/tasks/${f.taskId}`}>task {f.taskId}</Link>}</td>
                   <td>{f.reason ?? ''}</td>
@@ -128,7 +157,10 @@ export function CampaignPage({ id }: { id: string }) {
           <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
             ← Newer
           </button>
-          <button disabled={history.data?.nextCursor == null} onClick={() => setCursors([...cursors, history.data!.nextCursor!])}>
+          <button
+            disabled={history.data?.nextCursor == null}
+            onClick={() => setCursors([...cursors, history.data!.nextCursor!])}
+          >
             Older →
           </button>
         </div>

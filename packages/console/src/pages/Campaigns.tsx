@@ -59,7 +59,9 @@ export function Campaigns() {
               <th>Account</th>
               <th>Schedule</th>
               <th>Next fire time</th>
-              <th className="num" title="Projected: firings a day (averaged over a week) × the list's recipients">Reach a day</th>
+              <th className="num" title="Projected: firings a day (averaged over a week) × the list's recipients">
+                Reach a day
+              </th>
               <th>Status</th>
               <th />
             </tr>
@@ -80,7 +82,8 @@ export function Campaigns() {
                   <td className="time">
                     {next ? (
                       <>
-                        {fmtTime(Date.parse(next), c.timeZone)} <span className="muted small">({fmtRelative(Date.parse(next), now)})</span>
+                        {fmtTime(Date.parse(next), c.timeZone)}{' '}
+                        <span className="muted small">({fmtRelative(Date.parse(next), now)})</span>
                       </>
                     ) : (
                       '–'
@@ -88,10 +91,14 @@ export function Campaigns() {
                   </td>
                   {/* Beside the Enable button: what enabling it starts. */}
                   <td className="num" data-reach-of={c.id}>
-                    {c.projectedDailyReach?.recipientsPerDay == null ? '–' : fmtInt(c.projectedDailyReach.recipientsPerDay)}
+                    {c.projectedDailyReach?.recipientsPerDay == null
+                      ? '–'
+                      : fmtInt(c.projectedDailyReach.recipientsPerDay)}
                   </td>
                   <td>
-                    <span className={`badge ${c.enabled ? 'enabled' : 'disabled'}`}>{c.enabled ? 'enabled' : 'disabled'}</span>
+                    <span className={`badge ${c.enabled ? 'enabled' : 'disabled'}`}>
+                      {c.enabled ? 'enabled' : 'disabled'}
+                    </span>
                   </td>
                   <td className="actions-cell">
                     <button onClick={() => toggle(c.id, !c.enabled)}>{c.enabled ? 'Disable' : 'Enable'}</button>

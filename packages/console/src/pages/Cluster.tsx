@@ -39,7 +39,11 @@ export function Cluster() {
             <Tile label="On the ring" value={fmtInt(data.ring.length)} />
             <Tile label="Working" value={fmtInt(data.members.filter((m) => m.state === 'WORKING').length)} />
             <Tile label="Live tasks owned" value={fmtInt(owned)} />
-            <Tile label="Live tasks without owner" value={fmtInt(data.unownedLiveTasks)} warn={data.unownedLiveTasks > 0} />
+            <Tile
+              label="Live tasks without owner"
+              value={fmtInt(data.unownedLiveTasks)}
+              warn={data.unownedLiveTasks > 0}
+            />
           </div>
           <div className="panel">
             <h2>Members</h2>
@@ -80,8 +84,8 @@ export function Cluster() {
             {data.hosts === undefined ? (
               <p>
                 <NotYet>
-                  host loads reach the dispatchers, and this interface runs none in its process (a production cluster): each dispatcher&apos;s management status lists the reports it holds
-                  (docs/operations.md).
+                  host loads reach the dispatchers, and this interface runs none in its process (a production cluster):
+                  each dispatcher&apos;s management status lists the reports it holds (docs/operations.md).
                 </NotYet>
               </p>
             ) : data.hosts.length === 0 ? (
@@ -119,13 +123,19 @@ function HostLoads({ hosts }: { hosts: ExecutorHostLoad[] }) {
                 <strong>{h.executorId}</strong>
               </td>
               <td className="share">
-                <Bar label={`${h.executorId} CPU busy`} segments={[{ fraction: h.cpuBusyPermille / 1000, tone: 'online' }]} />
+                <Bar
+                  label={`${h.executorId} CPU busy`}
+                  segments={[{ fraction: h.cpuBusyPermille / 1000, tone: 'online' }]}
+                />
                 <span className="small">
                   {(h.cpuBusyPermille / 10).toFixed(1)}% of {h.cpuCores} cores
                 </span>
               </td>
               <td className="share">
-                <Bar label={`${h.executorId} memory used`} segments={[{ fraction: h.memTotalBytes > 0 ? used / h.memTotalBytes : 0, tone: 'offline' }]} />
+                <Bar
+                  label={`${h.executorId} memory used`}
+                  segments={[{ fraction: h.memTotalBytes > 0 ? used / h.memTotalBytes : 0, tone: 'offline' }]}
+                />
                 <span className="small">
                   {fmtBytes(used)} of {fmtBytes(h.memTotalBytes)}
                 </span>

@@ -7,7 +7,15 @@ import { DryRunPreview } from '../components/DryRunPreview';
 import { previewSource, TEMPLATE_VARIABLES, useTemplatePreview } from '../components/TemplatePreview';
 import { AudienceBuilder } from '../components/AudienceBuilder';
 import { ListUpload } from '../components/ListUpload';
-import { emptyForm, formFieldOf, isUin, toCreateBody, validateBroadcast, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
+import {
+  emptyForm,
+  formFieldOf,
+  isUin,
+  toCreateBody,
+  validateBroadcast,
+  type BroadcastForm,
+  type FieldErrors,
+} from '../lib/broadcast-form';
 import { confirmationOf } from '../lib/large-send';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -69,7 +77,10 @@ export function NewBroadcast() {
   const create = async (confirm?: number) => {
     setBusy(true);
     try {
-      const task = await api<Task>('POST', '/api/v1/tasks', { ...toCreateBody(form), ...(confirm === undefined ? {} : { confirm }) });
+      const task = await api<Task>('POST', '/api/v1/tasks', {
+        ...toCreateBody(form),
+        ...(confirm === undefined ? {} : { confirm }),
+      });
       setAsk(null);
       navigate(`/tasks/${task.id}`);
     } catch (e) {
@@ -109,7 +120,11 @@ export function NewBroadcast() {
   const shownTitle = rendered ? rendered.title : form.title;
   const shownBody = rendered ? rendered.body : form.body;
   const templateError = template.error?.message;
-  const templateHint = template.checking ? 'Rendering…' : template.preview ? `As user ${template.preview.uin} receives it, ${previewSource(template.preview)}.` : undefined;
+  const templateHint = template.checking
+    ? 'Rendering…'
+    : template.preview
+      ? `As user ${template.preview.uin} receives it, ${previewSource(template.preview)}.`
+      : undefined;
 
   return (
     <section className="new-broadcast">
@@ -131,21 +146,42 @@ export function NewBroadcast() {
             <div className="choices">
               {AUDIENCES.map(([kind, label]) => (
                 <label className="check" key={kind}>
-                  <input type="radio" name="audience" checked={form.audience === kind} onChange={() => {
+                  <input
+                    type="radio"
+                    name="audience"
+                    checked={form.audience === kind}
+                    onChange={() => {
                       setForm({ ...form, audience: kind, listId: '' });
                       setDryRun(null);
-                    }} /> {label}
+                    }}
+                  />{' '}
+                  {label}
                 </label>
               ))}
             </div>
           </Field>
           {form.audience === 'list' ? (
-            <Field label="List file" htmlFor="listFile" hint="A binary list (.hrl), a text file with one id per line (.txt), or CSV (.csv, the id in the first column or a column named uin).">
-              <ListUpload key={form.accountId} accountId={form.accountId} onUploaded={(list) => set('listId', list?.id ?? '')} error={errors.listId} />
+            <Field
+              label="List file"
+              htmlFor="listFile"
+              hint="A binary list (.hrl), a text file with one id per line (.txt), or CSV (.csv, the id in the first column or a column named uin)."
+            >
+              <ListUpload
+                key={form.accountId}
+                accountId={form.accountId}
+                onUploaded={(list) => set('listId', list?.id ?? '')}
+                error={errors.listId}
+              />
             </Field>
           ) : (
             <Field label={form.audience === 'followers' ? 'Followers' : 'Query'} htmlFor="query">
-              <AudienceBuilder key={form.accountId + form.audience} accountId={form.accountId} kind={form.audience === 'followers' ? 'followers' : 'targeting'} onBuilt={(list) => set('listId', list?.id ?? '')} error={errors.listId} />
+              <AudienceBuilder
+                key={form.accountId + form.audience}
+                accountId={form.accountId}
+                kind={form.audience === 'followers' ? 'followers' : 'targeting'}
+                onBuilt={(list) => set('listId', list?.id ?? '')}
+                error={errors.listId}
+              />
             </Field>
           )}
         </div>
@@ -158,17 +194,49 @@ export function NewBroadcast() {
           <Field label="Message" htmlFor="body" error={errors.body}>
             <textarea id="body" rows={5} value={form.body} onChange={(e) => set('body', e.target.value)} />
           </Field>
-          <Field label="Personalised" htmlFor="personalised" hint={<>Fill {'{{variables}}'} per recipient from their attributes: {TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(' ')}; a default for users without one: {'{{region|default:"there"}}'}.</>}>
+          <Field
+            label="Personalised"
+            htmlFor="personalised"
+            hint={
+              <>
+                Fill {'{{variables}}'} per recipient from their attributes:{' '}
+                {TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(' ')}; a default for users without one:{' '}
+                {'{{region|default:"there"}}'}.
+              </>
+            }
+          >
             <label className="check">
-              <input id="personalised" type="checkbox" checked={form.personalised} onChange={(e) => set('personalised', e.target.checked)} /> Fill in variables per recipient
+              <input
+                id="personalised"
+                type="checkbox"
+                checked={form.personalised}
+                onChange={(e) => set('personalised', e.target.checked)}
+              />{' '}
+              Fill in variables per recipient
             </label>
           </Field>
           {form.personalised && (
-            <Field label="Sample user" htmlFor="sampleUin" error={errors.sampleUin} hint="The uin the preview is rendered for.">
-              <input id="sampleUin" className="short" inputMode="numeric" placeholder="uin" value={form.sampleUin} onChange={(e) => set('sampleUin', e.target.value)} />
+            <Field
+              label="Sample user"
+              htmlFor="sampleUin"
+              error={errors.sampleUin}
+              hint="The uin the preview is rendered for."
+            >
+              <input
+                id="sampleUin"
+                className="short"
+                inputMode="numeric"
+                placeholder="uin"
+                value={form.sampleUin}
+                onChange={(e) => set('sampleUin', e.target.value)}
+              />
             </Field>
           )}
-          <Field label="Preview" error={form.personalised ? templateError : undefined} hint={form.personalised ? templateHint : 'Every recipient gets this text as written.'}>
+          <Field
+            label="Preview"
+            error={form.personalised ? templateError : undefined}
+            hint={form.personalised ? templateHint : 'Every recipient gets this text as written.'}
+          >
             <div className="preview" aria-label="message preview">
               <div className="preview-account">{form.accountId || 'account'}</div>
               {shownTitle && <div className="msg-title">{shownTitle}</div>}
@@ -182,45 +250,103 @@ export function NewBroadcast() {
           <Field label="When" error={errors.sendAt} htmlFor="sendAt">
             <div className="choices inline">
               <label className="check">
-                <input type="radio" name="when" checked={form.when === 'now'} onChange={() => set('when', 'now')} /> Send now
+                <input type="radio" name="when" checked={form.when === 'now'} onChange={() => set('when', 'now')} />{' '}
+                Send now
               </label>
               <label className="check">
                 <input type="radio" name="when" checked={form.when === 'at'} onChange={() => set('when', 'at')} /> At
               </label>
-              <input id="sendAt" type="datetime-local" disabled={form.when !== 'at'} value={form.sendAt} onChange={(e) => set('sendAt', e.target.value)} />
+              <input
+                id="sendAt"
+                type="datetime-local"
+                disabled={form.when !== 'at'}
+                value={form.sendAt}
+                onChange={(e) => set('sendAt', e.target.value)}
+              />
               <span className="small muted">your time zone: {Intl.DateTimeFormat().resolvedOptions().timeZone}</span>
             </div>
           </Field>
           <Field label="Priority" error={errors.priority}>
             <div className="choices inline">
               <label className="check">
-                <input type="radio" name="priority" checked={form.priority === 'normal'} onChange={() => set('priority', 'normal')} /> Normal
+                <input
+                  type="radio"
+                  name="priority"
+                  checked={form.priority === 'normal'}
+                  onChange={() => set('priority', 'normal')}
+                />{' '}
+                Normal
               </label>
               <label className="check">
-                <input type="radio" name="priority" checked={form.priority === 'realtime'} onChange={() => set('priority', 'realtime')} /> Real-time
+                <input
+                  type="radio"
+                  name="priority"
+                  checked={form.priority === 'realtime'}
+                  onChange={() => set('priority', 'realtime')}
+                />{' '}
+                Real-time
                 <span className="small muted"> (outranks every normal task; may pause them at a checkpoint)</span>
               </label>
             </div>
           </Field>
-          <Field label="Duration" htmlFor="duration" error={errors.durationHours} hint="Hours the broadcast stays valid from its send time; offline recipients get it at login until then. Empty: the server's default.">
-            <input id="duration" className="short" inputMode="decimal" placeholder="default" value={form.durationHours} onChange={(e) => set('durationHours', e.target.value)} /> <span className="muted">hours</span>
+          <Field
+            label="Duration"
+            htmlFor="duration"
+            error={errors.durationHours}
+            hint="Hours the broadcast stays valid from its send time; offline recipients get it at login until then. Empty: the server's default."
+          >
+            <input
+              id="duration"
+              className="short"
+              inputMode="decimal"
+              placeholder="default"
+              value={form.durationHours}
+              onChange={(e) => set('durationHours', e.target.value)}
+            />{' '}
+            <span className="muted">hours</span>
           </Field>
-          <Field label="Pre-delivery" htmlFor="displayAt" error={errors.displayAt} hint="Delivered ahead with the display time attached, so every recipient sees it at the same second.">
+          <Field
+            label="Pre-delivery"
+            htmlFor="displayAt"
+            error={errors.displayAt}
+            hint="Delivered ahead with the display time attached, so every recipient sees it at the same second."
+          >
             <div className="choices inline">
               <label className="check">
-                <input type="checkbox" checked={form.preDeliver} onChange={(e) => set('preDeliver', e.target.checked)} /> Deliver ahead; show it at
+                <input
+                  type="checkbox"
+                  checked={form.preDeliver}
+                  onChange={(e) => set('preDeliver', e.target.checked)}
+                />{' '}
+                Deliver ahead; show it at
               </label>
-              <input id="displayAt" aria-label="Display time" type="datetime-local" disabled={!form.preDeliver} value={form.displayAt} onChange={(e) => set('displayAt', e.target.value)} />
+              <input
+                id="displayAt"
+                aria-label="Display time"
+                type="datetime-local"
+                disabled={!form.preDeliver}
+                value={form.displayAt}
+                onChange={(e) => set('displayAt', e.target.value)}
+              />
             </div>
           </Field>
         </div>
         <div className="panel before-send">
           <h2>Before you send</h2>
-          {dryRun ? <DryRunPreview result={dryRun} /> : <p className="small muted">Preview asks the server what this broadcast would do, without creating it: who receives it, who the filters remove and why, and when it starts.</p>}
+          {dryRun ? (
+            <DryRunPreview result={dryRun} />
+          ) : (
+            <p className="small muted">
+              Preview asks the server what this broadcast would do, without creating it: who receives it, who the
+              filters remove and why, and when it starts.
+            </p>
+          )}
         </div>
         <ErrorBanner error={failure} />
         <div className="actions">
-          {submitted && Object.keys(errors).length > 0 && <span className="error-text">Fix the fields marked in red.</span>}
+          {submitted && Object.keys(errors).length > 0 && (
+            <span className="error-text">Fix the fields marked in red.</span>
+          )}
           <button type="button" onClick={preview} disabled={previewing || busy}>
             {previewing ? 'Previewing…' : 'Preview recipients'}
           </button>
@@ -229,7 +355,14 @@ export function NewBroadcast() {
           </button>
         </div>
       </form>
-      {ask && <ConfirmSendDialog ask={ask} busy={busy} onConfirm={() => create(ask.recipients)} onClose={() => setAsk(null)} />}
+      {ask && (
+        <ConfirmSendDialog
+          ask={ask}
+          busy={busy}
+          onConfirm={() => create(ask.recipients)}
+          onClose={() => setAsk(null)}
+        />
+      )}
     </section>
   );
 }

@@ -6,7 +6,14 @@ import { DailyReach } from '../components/DailyReach';
 import { FireTimeList, TimeZoneList, useCronPreview } from '../components/FireTimes';
 import { ListUpload } from '../components/ListUpload';
 import { useNow, useTitle } from '../hooks';
-import { campaignFieldOf, emptyCampaign, toCampaignBody, validateCampaign, type CampaignErrors, type CampaignForm } from '../lib/campaign-form';
+import {
+  campaignFieldOf,
+  emptyCampaign,
+  toCampaignBody,
+  validateCampaign,
+  type CampaignErrors,
+  type CampaignForm,
+} from '../lib/campaign-form';
 import { cronRefusalText, estimateReach } from '../lib/campaign-reach';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
@@ -19,7 +26,9 @@ import { useSession } from '../session';
 export function NewCampaign() {
   useTitle('New campaign');
   const { account } = useSession();
-  const [form, setForm] = useState<CampaignForm>(() => emptyCampaign(account, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'));
+  const [form, setForm] = useState<CampaignForm>(() =>
+    emptyCampaign(account, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'),
+  );
   const [errors, setErrors] = useState<CampaignErrors>({});
   const [submitted, setSubmitted] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -36,7 +45,8 @@ export function NewCampaign() {
   };
   // The live preview's refusal shows under the field it names, before any submit.
   const previewField = previewError ? (campaignFieldOf(previewError.field) ?? 'cron') : undefined;
-  const errorOf = (name: keyof CampaignForm) => errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
+  const errorOf = (name: keyof CampaignForm) =>
+    errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
   const reach = preview && listCount !== null ? estimateReach(preview.nextFireTimes, listCount) : undefined;
 
   const submit = async (event: FormEvent) => {
@@ -78,34 +88,78 @@ export function NewCampaign() {
             </div>
           )}
           <Field label="Name" htmlFor="name" error={errorOf('name')}>
-            <input id="name" value={form.name} onChange={(e) => set('name', e.target.value)} placeholder="Morning digest" />
+            <input
+              id="name"
+              value={form.name}
+              onChange={(e) => set('name', e.target.value)}
+              placeholder="Morning digest"
+            />
           </Field>
-          <Field label="Cron" htmlFor="cron" error={errorOf('cron')} hint={<>minute hour day-of-month month day-of-week (an optional second first), or @daily, @hourly… (docs/campaigns.md)</>}>
+          <Field
+            label="Cron"
+            htmlFor="cron"
+            error={errorOf('cron')}
+            hint={
+              <>
+                minute hour day-of-month month day-of-week (an optional second first), or @daily, @hourly…
+                (docs/campaigns.md)
+              </>
+            }
+          >
             <input id="cron" className="mono" value={form.cron} onChange={(e) => set('cron', e.target.value)} />
           </Field>
-          <Field label="Time zone" htmlFor="timeZone" error={errorOf('timeZone')} hint="The zone the expression is read in; daylight-saving changes follow it.">
-            <input id="timeZone" list="time-zones" value={form.timeZone} onChange={(e) => set('timeZone', e.target.value.trim())} />
+          <Field
+            label="Time zone"
+            htmlFor="timeZone"
+            error={errorOf('timeZone')}
+            hint="The zone the expression is read in; daylight-saving changes follow it."
+          >
+            <input
+              id="timeZone"
+              list="time-zones"
+              value={form.timeZone}
+              onChange={(e) => set('timeZone', e.target.value.trim())}
+            />
             <TimeZoneList />
           </Field>
           <Field label="Next five" hint={checking ? 'checking…' : undefined}>
-            <div aria-label="next fire times">{preview ? <FireTimeList times={preview.nextFireTimes} timeZone={preview.timeZone} now={now} /> : <span className="muted small">—</span>}</div>
+            <div aria-label="next fire times">
+              {preview ? (
+                <FireTimeList times={preview.nextFireTimes} timeZone={preview.timeZone} now={now} />
+              ) : (
+                <span className="muted small">—</span>
+              )}
+            </div>
           </Field>
-          <Field label="Daily reach" hint={reach ? 'From the next fire times and the list: the saved campaign shows the server\'s projection.' : 'Upload the list to see how many people this reaches a day.'}>
+          <Field
+            label="Daily reach"
+            hint={
+              reach
+                ? "From the next fire times and the list: the saved campaign shows the server's projection."
+                : 'Upload the list to see how many people this reaches a day.'
+            }
+          >
             <DailyReach reach={reach} estimate />
           </Field>
           <Field label="Enabled">
             <label className="check">
-              <input type="checkbox" checked={form.enabled} onChange={(e) => set('enabled', e.target.checked)} /> Fire on schedule as soon as it is saved
+              <input type="checkbox" checked={form.enabled} onChange={(e) => set('enabled', e.target.checked)} /> Fire
+              on schedule as soon as it is saved
             </label>
           </Field>
         </div>
         <div className="panel">
           <h2>Template</h2>
           <Field label="List file" htmlFor="listFile" hint="Every firing sends to this list.">
-            <ListUpload key={form.accountId} accountId={form.accountId} onUploaded={(list) => {
+            <ListUpload
+              key={form.accountId}
+              accountId={form.accountId}
+              onUploaded={(list) => {
                 set('listId', list?.id ?? '');
                 setListCount(list?.count ?? null);
-              }} error={errors.listId} />
+              }}
+              error={errors.listId}
+            />
           </Field>
           <Field label="Title" htmlFor="title" error={errorOf('title')}>
             <input id="title" value={form.title} onChange={(e) => set('title', e.target.value)} />
@@ -116,15 +170,39 @@ export function NewCampaign() {
           <Field label="Priority">
             <div className="choices inline">
               <label className="check">
-                <input type="radio" name="priority" checked={form.priority === 'normal'} onChange={() => set('priority', 'normal')} /> Normal
+                <input
+                  type="radio"
+                  name="priority"
+                  checked={form.priority === 'normal'}
+                  onChange={() => set('priority', 'normal')}
+                />{' '}
+                Normal
               </label>
               <label className="check">
-                <input type="radio" name="priority" checked={form.priority === 'realtime'} onChange={() => set('priority', 'realtime')} /> Real-time
+                <input
+                  type="radio"
+                  name="priority"
+                  checked={form.priority === 'realtime'}
+                  onChange={() => set('priority', 'realtime')}
+                />{' '}
+                Real-time
               </label>
             </div>
           </Field>
-          <Field label="Duration" htmlFor="duration" error={errorOf('durationHours')} hint="Hours each firing's broadcast stays valid. Empty: the server's default.">
-            <input id="duration" className="short" value={form.durationHours} onChange={(e) => set('durationHours', e.target.value)} placeholder="default" /> <span className="muted">hours</span>
+          <Field
+            label="Duration"
+            htmlFor="duration"
+            error={errorOf('durationHours')}
+            hint="Hours each firing's broadcast stays valid. Empty: the server's default."
+          >
+            <input
+              id="duration"
+              className="short"
+              value={form.durationHours}
+              onChange={(e) => set('durationHours', e.target.value)}
+              placeholder="default"
+            />{' '}
+            <span className="muted">hours</span>
           </Field>
         </div>
         <ErrorBanner error={failure} />

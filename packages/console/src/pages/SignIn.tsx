@@ -18,7 +18,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string, keep: boole
     try {
       await onSignedIn(token.trim(), keep);
     } catch (e) {
-      setError(e instanceof ApiError && e.status === 401 ? 'This token is not valid (unknown, revoked or mistyped).' : (e as Error).message);
+      setError(
+        e instanceof ApiError && e.status === 401
+          ? 'This token is not valid (unknown, revoked or mistyped).'
+          : (e as Error).message,
+      );
       setBusy(false);
     }
   };
@@ -30,7 +34,15 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string, keep: boole
         <p className="muted">Operator console</p>
         <div className={`field stacked ${error ? 'has-error' : ''}`}>
           <label htmlFor="token">API token</label>
-          <input id="token" type="password" autoComplete="current-password" autoFocus value={token} onChange={(e) => setToken(e.target.value)} placeholder="hrd_…" />
+          <input
+            id="token"
+            type="password"
+            autoComplete="current-password"
+            autoFocus
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            placeholder="hrd_…"
+          />
           {error && (
             <div className="field-error" role="alert" data-field="token">
               {error}
@@ -38,7 +50,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string, keep: boole
           )}
         </div>
         <label className="check">
-          <input type="checkbox" checked={keep} onChange={(e) => setKeep(e.target.checked)} /> Keep me signed in on this browser
+          <input type="checkbox" checked={keep} onChange={(e) => setKeep(e.target.checked)} /> Keep me signed in on this
+          browser
         </label>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

@@ -17,7 +17,6 @@ import { Link } from '../router';
 const LIVE_POLL_MS = 1000;
 const DONE_POLL_MS = 15_000;
 
-
 /** "in 8 s" while it may still start; a task ended before its send time never will, so no countdown then. */
 function sendAtNote(task: Task, now: number): string {
   if (TERMINAL_STATES.includes(task.state) && task.sendAt > now) return `${task.state.toLowerCase()}: not sent`;
@@ -32,14 +31,23 @@ function sendAtNote(task: Task, now: number): string {
 export function TaskPage({ id }: { id: string }) {
   const [samples, setSamples] = useState<RateSample[]>([]);
   const [live, setLive] = useState(true);
-  const { data: task, error, reload } = usePoll<Task>((signal) => api('GET', `/api/v1/tasks/${encodeURIComponent(id)}`, undefined, signal), [id], live ? LIVE_POLL_MS : DONE_POLL_MS);
+  const {
+    data: task,
+    error,
+    reload,
+  } = usePoll<Task>(
+    (signal) => api('GET', `/api/v1/tasks/${encodeURIComponent(id)}`, undefined, signal),
+    [id],
+    live ? LIVE_POLL_MS : DONE_POLL_MS,
+  );
   const now = useNow();
   useTitle(task ? `Task ${task.id} ${task.state}` : `Task ${id}`);
 
   useEffect(() => {
     if (!task) return;
     setLive(!TERMINAL_STATES.includes(task.state));
-    if (task.state === 'SENDING' || task.state === 'DISPATCHING') setSamples((s) => addSample(s, { at: Date.now(), confirmed: confirmed(task) }));
+    if (task.state === 'SENDING' || task.state === 'DISPATCHING')
+      setSamples((s) => addSample(s, { at: Date.now(), confirmed: confirmed(task) }));
   }, [task]);
 
   if (!task) {
@@ -108,7 +116,9 @@ export function TaskPage({ id }: { id: string }) {
             <dt>Rate</dt>
             <dd className="num">{rate === null ? '–' : `${fmtInt(rate)} /s`}</dd>
             <dt>ETA</dt>
-            <dd>{etaMs === null ? (task.state === 'PAUSED' ? 'paused' : '–') : etaMs === 0 ? 'done' : fmtDuration(etaMs)}</dd>
+            <dd>
+              {etaMs === null ? (task.state === 'PAUSED' ? 'paused' : '–') : etaMs === 0 ? 'done' : fmtDuration(etaMs)}
+            </dd>
             <dt>Send at</dt>
             <dd title={fmtTime(task.sendAt)}>
               {fmtTime(task.sendAt)} <span className="muted small">({sendAtNote(task, now)})</span>
@@ -136,7 +146,10 @@ export function TaskPage({ id }: { id: string }) {
         <div className="panel grow">
           <h2>Delivery rate</h2>
           <RateChart points={ratePoints(samples)} />
-          <p className="small muted">Recipients confirmed per second (pushed online + queued offline), sampled each second while this page is open.</p>
+          <p className="small muted">
+            Recipients confirmed per second (pushed online + queued offline), sampled each second while this page is
+            open.
+          </p>
         </div>
         <div className="panel">
           <h2>Removed by filter</h2>

@@ -87,15 +87,30 @@ export function Tasks() {
         </label>
         <label>
           Account
-          <input aria-label="Account filter" value={filters.accountId} placeholder="all accounts" onChange={(e) => setFilter('account', e.target.value.trim())} />
+          <input
+            aria-label="Account filter"
+            value={filters.accountId}
+            placeholder="all accounts"
+            onChange={(e) => setFilter('account', e.target.value.trim())}
+          />
         </label>
         <label>
           Created from
-          <input aria-label="Created from" type="date" value={filters.from} onChange={(e) => setFilter('from', e.target.value)} />
+          <input
+            aria-label="Created from"
+            type="date"
+            value={filters.from}
+            onChange={(e) => setFilter('from', e.target.value)}
+          />
         </label>
         <label>
           to
-          <input aria-label="Created to" type="date" value={filters.to} onChange={(e) => setFilter('to', e.target.value)} />
+          <input
+            aria-label="Created to"
+            type="date"
+            value={filters.to}
+            onChange={(e) => setFilter('to', e.target.value)}
+          />
         </label>
         <label>
           Rows
@@ -143,7 +158,9 @@ export function Tasks() {
         >
           ← Newer
         </button>
-        <span className="muted small">{filters.cursor === '' ? 'newest first' : back.length > 0 ? `page ${back.length + 1}` : 'older tasks'}</span>
+        <span className="muted small">
+          {filters.cursor === '' ? 'newest first' : back.length > 0 ? `page ${back.length + 1}` : 'older tasks'}
+        </span>
         <button
           disabled={data?.nextCursor == null}
           onClick={() => {
@@ -178,7 +195,13 @@ function TaskRow({ task }: { task: Task }) {
       <td className="progress-cell">
         {preprocessed(task) ? (
           <>
-            <Bar label={`task ${task.id} progress`} segments={[{ fraction: r.kept > 0 ? r.delivered / r.kept : 0, tone: 'online' }, { fraction: r.kept > 0 ? r.offline / r.kept : 0, tone: 'offline' }]} />
+            <Bar
+              label={`task ${task.id} progress`}
+              segments={[
+                { fraction: r.kept > 0 ? r.delivered / r.kept : 0, tone: 'online' },
+                { fraction: r.kept > 0 ? r.offline / r.kept : 0, tone: 'offline' },
+              ]}
+            />
             <span className="small muted">{r.kept > 0 ? fmtPercent(done, r.kept) : '–'}</span>
           </>
         ) : (

@@ -101,19 +101,42 @@ declare module 'node-zookeeper-client' {
     getState(): State;
     getSessionId(): Buffer;
     getSessionTimeout(): number;
-    create(path: string, data: Buffer | null, mode: number, callback: (error: Exception | null, path: string) => void): void;
-    create(path: string, data: Buffer | null, acls: ACL[], mode: number, callback: (error: Exception | null, path: string) => void): void;
+    create(
+      path: string,
+      data: Buffer | null,
+      mode: number,
+      callback: (error: Exception | null, path: string) => void,
+    ): void;
+    create(
+      path: string,
+      data: Buffer | null,
+      acls: ACL[],
+      mode: number,
+      callback: (error: Exception | null, path: string) => void,
+    ): void;
     /** Adds credentials to the session, sent again after every reconnect. */
     addAuthInfo(scheme: string, auth: Buffer): void;
     getACL(path: string, callback: (error: Exception | null, acls: ACL[], stat: Stat) => void): void;
     remove(path: string, version: number, callback: (error: Exception | null) => void): void;
-    setData(path: string, data: Buffer | null, version: number, callback: (error: Exception | null, stat: Stat) => void): void;
+    setData(
+      path: string,
+      data: Buffer | null,
+      version: number,
+      callback: (error: Exception | null, stat: Stat) => void,
+    ): void;
     getData(path: string, callback: (error: Exception | null, data: Buffer | undefined, stat: Stat) => void): void;
-    getData(path: string, watcher: Watcher, callback: (error: Exception | null, data: Buffer | undefined, stat: Stat) => void): void;
+    getData(
+      path: string,
+      watcher: Watcher,
+      callback: (error: Exception | null, data: Buffer | undefined, stat: Stat) => void,
+    ): void;
     exists(path: string, watcher: Watcher, callback: (error: Exception | null, stat: Stat | null) => void): void;
     getChildren(path: string, callback: (error: Exception | null, children: string[], stat: Stat) => void): void;
     mkdirp(path: string, callback: (error: Exception | null, path: string) => void): void;
-    on(event: 'connected' | 'disconnected' | 'expired' | 'authenticationFailed' | 'connectedReadOnly', listener: () => void): this;
+    on(
+      event: 'connected' | 'disconnected' | 'expired' | 'authenticationFailed' | 'connectedReadOnly',
+      listener: () => void,
+    ): this;
     on(event: 'state', listener: (state: State) => void): this;
   }
 

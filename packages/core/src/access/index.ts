@@ -11,7 +11,15 @@
  */
 export { ROLES, ACCOUNT_ID_PATTERN, isAdmin, canSeeAccount, visibleAccountsOf } from './principal';
 export type { Role, Principal } from './principal';
-export { TOKEN_PREFIX, TOKEN_ID_PATTERN, TOKEN_SECRET_PATTERN, TOKEN_HASH_PATTERN, parseToken, formatToken, bearerToken } from './token';
+export {
+  TOKEN_PREFIX,
+  TOKEN_ID_PATTERN,
+  TOKEN_SECRET_PATTERN,
+  TOKEN_HASH_PATTERN,
+  parseToken,
+  formatToken,
+  bearerToken,
+} from './token';
 export type { ParsedToken } from './token';
 export {
   MAX_TOKEN_ACCOUNTS,
@@ -29,6 +37,15 @@ export {
   principalOfToken,
   auditMatches,
 } from './records';
-export type { AccessToken, StoredAccessToken, NewAccessToken, AuditEntry, NewAuditEntry, AuditQuery, AuditPage, CompiledAuditQuery } from './records';
+export type {
+  AccessToken,
+  StoredAccessToken,
+  NewAccessToken,
+  AuditEntry,
+  NewAuditEntry,
+  AuditQuery,
+  AuditPage,
+  CompiledAuditQuery,
+} from './records';
 export { RateLimiter, takeFromBucket } from './rate-limit';
 export type { RateLimit, Bucket, Take } from './rate-limit';

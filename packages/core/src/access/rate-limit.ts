@@ -29,9 +29,14 @@ export function takeFromBucket(bucket: Bucket | undefined, limit: RateLimit, now
   if (limit.perSecond <= 0) return { allowed: true, retryAfterMs: 0, bucket: { tokens: limit.burst, at: now } };
   // A clock that steps back refills nothing rather than draining the bucket.
   const elapsedMs = bucket === undefined ? 0 : Math.max(0, now - bucket.at);
-  const tokens = bucket === undefined ? limit.burst : Math.min(limit.burst, bucket.tokens + (elapsedMs * limit.perSecond) / 1000);
+  const tokens =
+    bucket === undefined ? limit.burst : Math.min(limit.burst, bucket.tokens + (elapsedMs * limit.perSecond) / 1000);
   if (tokens >= 1) return { allowed: true, retryAfterMs: 0, bucket: { tokens: tokens - 1, at: now } };
-  return { allowed: false, retryAfterMs: Math.max(1, Math.ceil(((1 - tokens) * 1000) / limit.perSecond)), bucket: { tokens, at: now } };
+  return {
+    allowed: false,
+    retryAfterMs: Math.max(1, Math.ceil(((1 - tokens) * 1000) / limit.perSecond)),
+    bucket: { tokens, at: now },
+  };
 }
 
 /**
@@ -61,7 +66,8 @@ export class RateLimiter {
 
   private dropFull(now: number): void {
     for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + (Math.max(0, now - bucket.at) * this.limit.perSecond) / 1000 >= this.limit.burst) this.buckets.delete(key);
+      if (bucket.tokens + (Math.max(0, now - bucket.at) * this.limit.perSecond) / 1000 >= this.limit.burst)
+        this.buckets.delete(key);
     }
   }
 }

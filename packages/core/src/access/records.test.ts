@@ -1,8 +1,22 @@
 import { ErrorCodes, HeraldError } from '../errors';
-import { checkNewAccessToken, checkNewAuditEntry, checkTokenScope, compileAuditQuery, principalOfToken, type NewAccessToken } from './records';
+import {
+  checkNewAccessToken,
+  checkNewAuditEntry,
+  checkTokenScope,
+  compileAuditQuery,
+  principalOfToken,
+  type NewAccessToken,
+} from './records';
 
 const HASH = 'a'.repeat(64);
-const token: NewAccessToken = { id: 'op01', name: 'acme ops', role: 'operator', accounts: ['acme'], hash: HASH, createdAt: 1000 };
+const token: NewAccessToken = {
+  id: 'op01',
+  name: 'acme ops',
+  role: 'operator',
+  accounts: ['acme'],
+  hash: HASH,
+  createdAt: 1000,
+};
 
 function code(fn: () => unknown): string | undefined {
   try {
@@ -38,7 +52,9 @@ describe('checkNewAccessToken', () => {
     ['a negative createdAt', { createdAt: -1 }],
     ['a fractional createdAt', { createdAt: 1.5 }],
   ])('refuses %s with VALIDATION_FAILED', (_name, change) => {
-    expect(code(() => checkNewAccessToken({ ...token, ...change } as NewAccessToken))).toBe(ErrorCodes.VALIDATION_FAILED);
+    expect(code(() => checkNewAccessToken({ ...token, ...change } as NewAccessToken))).toBe(
+      ErrorCodes.VALIDATION_FAILED,
+    );
   });
 
   it('gives an admin no accounts', () => {
@@ -55,7 +71,11 @@ describe('checkNewAuditEntry', () => {
 
   it('fills absent accountId and resource with null', () => {
     expect(checkNewAuditEntry(entry)).toEqual({ ...entry, accountId: null, resource: null });
-    expect(checkNewAuditEntry({ ...entry, accountId: 'acme', resource: 'task:1' })).toEqual({ ...entry, accountId: 'acme', resource: 'task:1' });
+    expect(checkNewAuditEntry({ ...entry, accountId: 'acme', resource: 'task:1' })).toEqual({
+      ...entry,
+      accountId: 'acme',
+      resource: 'task:1',
+    });
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -73,7 +93,12 @@ describe('checkNewAuditEntry', () => {
 
 describe('compileAuditQuery', () => {
   it('defaults to the newest 100 entries, unfiltered', () => {
-    expect(compileAuditQuery()).toEqual({ tokenId: undefined, accountId: undefined, before: Number.MAX_SAFE_INTEGER, limit: 100 });
+    expect(compileAuditQuery()).toEqual({
+      tokenId: undefined,
+      accountId: undefined,
+      before: Number.MAX_SAFE_INTEGER,
+      limit: 100,
+    });
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -89,7 +114,9 @@ describe('compileAuditQuery', () => {
 
 describe('principalOfToken', () => {
   it('is the token without its times', () => {
-    expect(principalOfToken({ id: 'op01', name: 'n', role: 'operator', accounts: ['acme'], createdAt: 1, revokedAt: null })).toEqual({
+    expect(
+      principalOfToken({ id: 'op01', name: 'n', role: 'operator', accounts: ['acme'], createdAt: 1, revokedAt: null }),
+    ).toEqual({
       tokenId: 'op01',
       name: 'n',
       role: 'operator',

@@ -51,7 +51,10 @@ export interface AuditEntry {
   status: number;
 }
 
-export type NewAuditEntry = Omit<AuditEntry, 'id' | 'accountId' | 'resource'> & { accountId?: string | null; resource?: string | null };
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'accountId' | 'resource'> & {
+  accountId?: string | null;
+  resource?: string | null;
+};
 
 export interface AuditQuery {
   tokenId?: string;
@@ -83,30 +86,40 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A token name: 1..64 characters, no control characters. */
 export function checkTokenName(name: unknown): string {
   if (typeof name !== 'string' || name.trim() === '' || [...name].length > MAX_TOKEN_NAME_CHARS || CONTROL.test(name)) {
-    throw new ValidationError(`token name must be 1..${MAX_TOKEN_NAME_CHARS} characters without control characters`, { field: 'name' });
+    throw new ValidationError(`token name must be 1..${MAX_TOKEN_NAME_CHARS} characters without control characters`, {
+      field: 'name',
+    });
   }
   return name;
 }
 
 /** The role and accounts of a token: an admin names none, an operator 1..1000 distinct valid account ids. */
 export function checkTokenScope(role: unknown, accounts: unknown): { role: Role; accounts: string[] } {
-  if (!ROLES.includes(role as Role)) throw new ValidationError(`role must be one of ${ROLES.join(', ')}`, { field: 'role' });
-  if (!Array.isArray(accounts)) throw new ValidationError('accounts must be a list of account ids', { field: 'accounts' });
+  if (!ROLES.includes(role as Role))
+    throw new ValidationError(`role must be one of ${ROLES.join(', ')}`, { field: 'role' });
+  if (!Array.isArray(accounts))
+    throw new ValidationError('accounts must be a list of account ids', { field: 'accounts' });
   if (role === 'admin') {
-    if (accounts.length > 0) throw new ValidationError('an admin token sees every account: it names no accounts', { field: 'accounts' });
+    if (accounts.length > 0)
+      throw new ValidationError('an admin token sees every account: it names no accounts', { field: 'accounts' });
     return { role, accounts: [] };
   }
-  if (accounts.length === 0 || accounts.length > MAX_TOKEN_ACCOUNTS) throw new ValidationError(`an operator token names 1..${MAX_TOKEN_ACCOUNTS} accounts`, { field: 'accounts' });
+  if (accounts.length === 0 || accounts.length > MAX_TOKEN_ACCOUNTS)
+    throw new ValidationError(`an operator token names 1..${MAX_TOKEN_ACCOUNTS} accounts`, { field: 'accounts' });
   for (const account of accounts) {
-    if (typeof account !== 'string' || !ACCOUNT_ID_PATTERN.test(account)) throw new ValidationError(`account ids match ${ACCOUNT_ID_PATTERN.source}`, { field: 'accounts' });
-    if (RESERVED_ACCOUNT_IDS.includes(account)) throw new ValidationError(`account id '${account}' is reserved (the global blacklist's)`, { field: 'accounts' });
+    if (typeof account !== 'string' || !ACCOUNT_ID_PATTERN.test(account))
+      throw new ValidationError(`account ids match ${ACCOUNT_ID_PATTERN.source}`, { field: 'accounts' });
+    if (RESERVED_ACCOUNT_IDS.includes(account))
+      throw new ValidationError(`account id '${account}' is reserved (the global blacklist's)`, { field: 'accounts' });
   }
-  if (new Set(accounts).size !== accounts.length) throw new ValidationError('accounts must not repeat an id', { field: 'accounts' });
+  if (new Set(accounts).size !== accounts.length)
+    throw new ValidationError('accounts must not repeat an id', { field: 'accounts' });
   return { role: role as Role, accounts: [...(accounts as string[])] };
 }
 
 export function checkTokenId(id: unknown): string {
-  if (typeof id !== 'string' || !TOKEN_ID_PATTERN.test(id)) throw new ValidationError(`token id must match ${TOKEN_ID_PATTERN.source}`, { field: 'id' });
+  if (typeof id !== 'string' || !TOKEN_ID_PATTERN.test(id))
+    throw new ValidationError(`token id must match ${TOKEN_ID_PATTERN.source}`, { field: 'id' });
   return id;
 }
 
@@ -116,13 +129,18 @@ export function checkNewAccessToken(input: NewAccessToken): StoredAccessToken {
   const id = checkTokenId(input.id);
   const name = checkTokenName(input.name);
   const { role, accounts } = checkTokenScope(input.role, input.accounts);
-  if (typeof input.hash !== 'string' || !TOKEN_HASH_PATTERN.test(input.hash)) throw new ValidationError('hash must be the SHA-256 of the secret, 64 lowercase hex digits', { field: 'hash' });
-  if (!isTime(input.createdAt)) throw new ValidationError('createdAt must be epoch milliseconds (a non-negative safe integer)', { field: 'createdAt' });
+  if (typeof input.hash !== 'string' || !TOKEN_HASH_PATTERN.test(input.hash))
+    throw new ValidationError('hash must be the SHA-256 of the secret, 64 lowercase hex digits', { field: 'hash' });
+  if (!isTime(input.createdAt))
+    throw new ValidationError('createdAt must be epoch milliseconds (a non-negative safe integer)', {
+      field: 'createdAt',
+    });
   return { id, name, role, accounts, hash: input.hash, createdAt: input.createdAt, revokedAt: null };
 }
 
 export function checkRevokeTime(now: unknown): number {
-  if (!isTime(now)) throw new ValidationError('now must be epoch milliseconds (a non-negative safe integer)', { field: 'now' });
+  if (!isTime(now))
+    throw new ValidationError('now must be epoch milliseconds (a non-negative safe integer)', { field: 'now' });
   return now;
 }
 
@@ -137,8 +155,10 @@ function auditText(field: string, value: unknown, optional: boolean): string | n
 /** Checks a NewAuditEntry and returns the entry to store without its id. */
 export function checkNewAuditEntry(input: NewAuditEntry): Omit<AuditEntry, 'id'> {
   if (input === null || typeof input !== 'object') throw new ValidationError('an audit entry must be an object');
-  if (!isTime(input.at)) throw new ValidationError('at must be epoch milliseconds (a non-negative safe integer)', { field: 'at' });
-  if (!Number.isInteger(input.status) || input.status < 100 || input.status > 599) throw new ValidationError('status must be an HTTP status (100..599)', { field: 'status' });
+  if (!isTime(input.at))
+    throw new ValidationError('at must be epoch milliseconds (a non-negative safe integer)', { field: 'at' });
+  if (!Number.isInteger(input.status) || input.status < 100 || input.status > 599)
+    throw new ValidationError('status must be an HTTP status (100..599)', { field: 'status' });
   return {
     at: input.at,
     tokenId: checkTokenId(input.tokenId),
@@ -162,11 +182,16 @@ export function compileAuditQuery(query: AuditQuery = {}): CompiledAuditQuery {
   if (query === null || typeof query !== 'object') throw new ValidationError('an audit query must be an object');
   const { tokenId, accountId, before, limit = AUDIT_QUERY_DEFAULT_LIMIT } = query;
   if (tokenId !== undefined) checkTokenId(tokenId);
-  if (accountId !== undefined && (typeof accountId !== 'string' || accountId === '' || accountId.length > MAX_AUDIT_FIELD_CHARS)) {
+  if (
+    accountId !== undefined &&
+    (typeof accountId !== 'string' || accountId === '' || accountId.length > MAX_AUDIT_FIELD_CHARS)
+  ) {
     throw new ValidationError('accountId must be a non-empty string', { field: 'accountId' });
   }
-  if (before !== undefined && (!Number.isSafeInteger(before) || before < 1)) throw new ValidationError('before must be a positive integer (an audit entry id)', { field: 'before' });
-  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_QUERY_MAX_LIMIT) throw new ValidationError(`limit must be an integer in 1..${AUDIT_QUERY_MAX_LIMIT}`, { field: 'limit' });
+  if (before !== undefined && (!Number.isSafeInteger(before) || before < 1))
+    throw new ValidationError('before must be a positive integer (an audit entry id)', { field: 'before' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_QUERY_MAX_LIMIT)
+    throw new ValidationError(`limit must be an integer in 1..${AUDIT_QUERY_MAX_LIMIT}`, { field: 'limit' });
   return { tokenId, accountId, before: before ?? Number.MAX_SAFE_INTEGER, limit };
 }
 
@@ -177,5 +202,8 @@ export function principalOfToken(token: AccessToken): Principal {
 
 /** Whether an audit entry matches a compiled query's filters (for adapters that filter while scanning). */
 export function auditMatches(entry: AuditEntry, query: CompiledAuditQuery): boolean {
-  return (query.tokenId === undefined || entry.tokenId === query.tokenId) && (query.accountId === undefined || entry.accountId === query.accountId);
+  return (
+    (query.tokenId === undefined || entry.tokenId === query.tokenId) &&
+    (query.accountId === undefined || entry.accountId === query.accountId)
+  );
 }

@@ -40,6 +40,7 @@ describe('bearerToken', () => {
   });
 
   it('is undefined for another scheme, no token, two tokens or no header', () => {
-    for (const header of ['Basic abc', 'Bearer', 'Bearer ', 'Bearer a b', 'abc', undefined, ['Bearer abc']]) expect(bearerToken(header)).toBeUndefined();
+    for (const header of ['Basic abc', 'Bearer', 'Bearer ', 'Bearer a b', 'abc', undefined, ['Bearer abc']])
+      expect(bearerToken(header)).toBeUndefined();
   });
 });

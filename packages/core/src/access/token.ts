@@ -37,7 +37,8 @@ export function parseToken(raw: unknown): ParsedToken | undefined {
 
 /** The text form of a token. Throws a plain Error for malformed parts: callers pass parts they generated. */
 export function formatToken(tokenId: string, secret: string): string {
-  if (!TOKEN_ID_PATTERN.test(tokenId) || !TOKEN_SECRET_PATTERN.test(secret)) throw new Error('formatToken: malformed token id or secret');
+  if (!TOKEN_ID_PATTERN.test(tokenId) || !TOKEN_SECRET_PATTERN.test(secret))
+    throw new Error('formatToken: malformed token id or secret');
   return `${TOKEN_PREFIX}${tokenId}_${secret}`;
 }
 

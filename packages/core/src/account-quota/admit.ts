@@ -83,7 +83,11 @@ export function admit(limits: AccountLimits, usage: AccountUsage, request: Quota
   if (min > 0) {
     const tooClose = (other: number | null) => other !== null && Math.abs(request.sendAt - other) < min;
     // The broadcast before first: moving later clears it, and it is the one most often in the way.
-    const nearest = tooClose(usage.previousSendAt) ? usage.previousSendAt! : tooClose(usage.nextSendAt) ? usage.nextSendAt! : undefined;
+    const nearest = tooClose(usage.previousSendAt)
+      ? usage.previousSendAt!
+      : tooClose(usage.nextSendAt)
+        ? usage.nextSendAt!
+        : undefined;
     if (nearest !== undefined) {
       return refuse({
         limit: 'minIntervalMs',

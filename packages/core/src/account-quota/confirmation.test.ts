@@ -29,7 +29,8 @@ describe('confirmation of a broadcast that reaches many soon', () => {
       } catch (error) {
         expect(error).toMatchObject({
           code: ErrorCodes.CONFIRMATION_REQUIRED,
-          message: 'this broadcast reaches 9873201 recipients and starts within 60 minutes: send it again with "confirm": 9873201',
+          message:
+            'this broadcast reaches 9873201 recipients and starts within 60 minutes: send it again with "confirm": 9873201',
           details: { field: 'confirm', recipients: 9_873_201, threshold: 1_000_000 },
         });
       }

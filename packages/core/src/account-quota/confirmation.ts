@@ -36,7 +36,11 @@ export function needsConfirmation(limits: ConfirmationLimits, broadcast: ReachOf
  * `confirm` is not its recipient count; nothing otherwise. Checked before any
  * quota is held or task created.
  */
-export function assertConfirmed(limits: ConfirmationLimits, broadcast: ReachOfBroadcast, confirm: number | undefined): void {
+export function assertConfirmed(
+  limits: ConfirmationLimits,
+  broadcast: ReachOfBroadcast,
+  confirm: number | undefined,
+): void {
   if (!needsConfirmation(limits, broadcast) || confirm === broadcast.recipients) return;
   throw new ConfirmationRequiredError(broadcast.recipients, limits);
 }
@@ -45,7 +49,9 @@ export function assertConfirmed(limits: ConfirmationLimits, broadcast: ReachOfBr
 export class ConfirmationRequiredError extends HeraldError {
   constructor(recipients: number, limits: ConfirmationLimits) {
     const message = `this broadcast reaches ${recipients} recipients and starts within ${describeWindow(limits.confirmWithinMs)}: send it again with "confirm": ${recipients}`;
-    super(ErrorCodes.CONFIRMATION_REQUIRED, message, { details: { field: 'confirm', recipients, threshold: limits.confirmAbove } });
+    super(ErrorCodes.CONFIRMATION_REQUIRED, message, {
+      details: { field: 'confirm', recipients, threshold: limits.confirmAbove },
+    });
   }
 }
 

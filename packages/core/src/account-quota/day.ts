@@ -18,7 +18,8 @@ export interface AccountDay {
 
 /** The local day holding instant `at`. */
 export function accountDayOf(utcOffsetMinutes: number, at: number): AccountDay {
-  if (!Number.isSafeInteger(at) || at < 0) throw new ValidationError('a quota time must be a non-negative integer of epoch ms', { field: 'at', value: at });
+  if (!Number.isSafeInteger(at) || at < 0)
+    throw new ValidationError('a quota time must be a non-negative integer of epoch ms', { field: 'at', value: at });
   const offsetMs = utcOffsetMinutes * MS_PER_MINUTE;
   const day = Math.floor((at + offsetMs) / MS_PER_DAY);
   const from = day * MS_PER_DAY - offsetMs;
@@ -34,5 +35,6 @@ export function checkAccountDay(day: AccountDay, at: number): void {
     day.to - day.from === MS_PER_DAY &&
     at >= day.from &&
     at < day.to;
-  if (!ok) throw new ValidationError('day must be the 24-hour day [from, to) that holds the send time', { field: 'day' });
+  if (!ok)
+    throw new ValidationError('day must be the 24-hour day [from, to) that holds the send time', { field: 'day' });
 }

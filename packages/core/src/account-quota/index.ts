@@ -9,8 +9,29 @@
  *   import { reserveBroadcast } from '@herald/core/account-quota';
  *   const result = await reserveBroadcast(accountStore, config.accounts, reservation);
  */
-export { LIMIT_NAMES, LIMIT_MAX, CONFIRMATION_LIMIT_NAMES, CONFIRMATION_LIMIT_MAX, OVERRIDABLE_LIMIT_NAMES, checkLimitValue, checkLimitsOverride, checkClickThroughRate, clickThroughFactor, baseLimits, scaleLimits, limitsInForce } from './limits';
-export type { AccountLimits, AccountLimitsOverride, ClickThroughPolicy, ConfirmationLimits, DefaultLimits, LimitName, LimitsInForce } from './limits';
+export {
+  LIMIT_NAMES,
+  LIMIT_MAX,
+  CONFIRMATION_LIMIT_NAMES,
+  CONFIRMATION_LIMIT_MAX,
+  OVERRIDABLE_LIMIT_NAMES,
+  checkLimitValue,
+  checkLimitsOverride,
+  checkClickThroughRate,
+  clickThroughFactor,
+  baseLimits,
+  scaleLimits,
+  limitsInForce,
+} from './limits';
+export type {
+  AccountLimits,
+  AccountLimitsOverride,
+  ClickThroughPolicy,
+  ConfirmationLimits,
+  DefaultLimits,
+  LimitName,
+  LimitsInForce,
+} from './limits';
 export { confirmationLimits, needsConfirmation, assertConfirmed, ConfirmationRequiredError } from './confirmation';
 export type { ReachOfBroadcast } from './confirmation';
 export { accountDayOf, checkAccountDay } from './day';

@@ -1,8 +1,22 @@
 import { ValidationError } from '../errors';
-import { baseLimits, checkClickThroughRate, checkLimitsOverride, clickThroughFactor, LIMIT_MAX, limitsInForce, scaleLimits, type AccountLimits } from './limits';
+import {
+  baseLimits,
+  checkClickThroughRate,
+  checkLimitsOverride,
+  clickThroughFactor,
+  LIMIT_MAX,
+  limitsInForce,
+  scaleLimits,
+  type AccountLimits,
+} from './limits';
 
 const POLICY = { referenceRate: 0.05, minFactor: 0.5, maxFactor: 2 };
-const DEFAULTS: AccountLimits = { dailyBroadcasts: 10, dailyRecipients: 1_000_000, minIntervalMs: 4 * 3_600_000, maxSpeed: 1_000 };
+const DEFAULTS: AccountLimits = {
+  dailyBroadcasts: 10,
+  dailyRecipients: 1_000_000,
+  minIntervalMs: 4 * 3_600_000,
+  maxSpeed: 1_000,
+};
 
 describe('clickThroughFactor', () => {
   it.each<[number | null, number]>([
@@ -44,21 +58,41 @@ describe('scaleLimits', () => {
   });
 
   it('never takes a quota below 1 unless it is 0, and keeps every limit within its maximum', () => {
-    expect(scaleLimits({ dailyBroadcasts: 1, dailyRecipients: 1, minIntervalMs: 0, maxSpeed: 1 }, 0.5)).toEqual({ dailyBroadcasts: 1, dailyRecipients: 1, minIntervalMs: 0, maxSpeed: 1 });
+    expect(scaleLimits({ dailyBroadcasts: 1, dailyRecipients: 1, minIntervalMs: 0, maxSpeed: 1 }, 0.5)).toEqual({
+      dailyBroadcasts: 1,
+      dailyRecipients: 1,
+      minIntervalMs: 0,
+      maxSpeed: 1,
+    });
     // maxSpeed 0 (may not set a speed) stays 0 however good the rate.
-    expect(scaleLimits({ dailyBroadcasts: 0, dailyRecipients: 0, minIntervalMs: 0, maxSpeed: 0 }, 2)).toEqual({ dailyBroadcasts: 0, dailyRecipients: 0, minIntervalMs: 0, maxSpeed: 0 });
+    expect(scaleLimits({ dailyBroadcasts: 0, dailyRecipients: 0, minIntervalMs: 0, maxSpeed: 0 }, 2)).toEqual({
+      dailyBroadcasts: 0,
+      dailyRecipients: 0,
+      minIntervalMs: 0,
+      maxSpeed: 0,
+    });
     expect(scaleLimits({ ...LIMIT_MAX }, 2)).toEqual({ ...LIMIT_MAX, minIntervalMs: LIMIT_MAX.minIntervalMs / 2 });
     expect(scaleLimits({ ...LIMIT_MAX }, 0.5).minIntervalMs).toBe(LIMIT_MAX.minIntervalMs);
   });
 
   it('is exact for large values (integer arithmetic, no 5.999...)', () => {
-    expect(scaleLimits({ dailyBroadcasts: 999_999, dailyRecipients: 999_999_999_999, minIntervalMs: 86_399_999, maxSpeed: 99_999_999 }, 0.6)).toEqual({
+    expect(
+      scaleLimits(
+        { dailyBroadcasts: 999_999, dailyRecipients: 999_999_999_999, minIntervalMs: 86_399_999, maxSpeed: 99_999_999 },
+        0.6,
+      ),
+    ).toEqual({
       dailyBroadcasts: 599_999,
       dailyRecipients: 599_999_999_999,
       minIntervalMs: 86_400_000,
       maxSpeed: 59_999_999,
     });
-    expect(scaleLimits({ dailyBroadcasts: 3, dailyRecipients: 10, minIntervalMs: 3, maxSpeed: 10 }, 0.7)).toEqual({ dailyBroadcasts: 2, dailyRecipients: 7, minIntervalMs: 5, maxSpeed: 7 });
+    expect(scaleLimits({ dailyBroadcasts: 3, dailyRecipients: 10, minIntervalMs: 3, maxSpeed: 10 }, 0.7)).toEqual({
+      dailyBroadcasts: 2,
+      dailyRecipients: 7,
+      minIntervalMs: 5,
+      maxSpeed: 7,
+    });
   });
 
   it('gives more (never less) room for a better rate: monotone over the whole range', () => {
@@ -78,7 +112,12 @@ describe('baseLimits and limitsInForce', () => {
   it('takes the override field by field over the defaults, then scales by the rate', () => {
     expect(baseLimits(DEFAULTS, {})).toEqual(DEFAULTS);
     expect(baseLimits(DEFAULTS, { dailyBroadcasts: 2 })).toEqual({ ...DEFAULTS, dailyBroadcasts: 2 });
-    expect(baseLimits(DEFAULTS, { minIntervalMs: 0, dailyRecipients: 5 })).toEqual({ dailyBroadcasts: 10, dailyRecipients: 5, minIntervalMs: 0, maxSpeed: 1_000 });
+    expect(baseLimits(DEFAULTS, { minIntervalMs: 0, dailyRecipients: 5 })).toEqual({
+      dailyBroadcasts: 10,
+      dailyRecipients: 5,
+      minIntervalMs: 0,
+      maxSpeed: 1_000,
+    });
     expect(baseLimits(DEFAULTS, { maxSpeed: 0 })).toEqual({ ...DEFAULTS, maxSpeed: 0 });
     expect(limitsInForce(DEFAULTS, { dailyBroadcasts: 4 }, POLICY, 0.1)).toEqual({
       base: { ...DEFAULTS, dailyBroadcasts: 4 },
@@ -102,7 +141,10 @@ describe('checks', () => {
 
   it('accepts an override of known limits in range, dropping undefined fields', () => {
     expect(checkLimitsOverride({})).toEqual({});
-    expect(checkLimitsOverride({ dailyBroadcasts: 0, minIntervalMs: 86_400_000, dailyRecipients: undefined })).toEqual({ dailyBroadcasts: 0, minIntervalMs: 86_400_000 });
+    expect(checkLimitsOverride({ dailyBroadcasts: 0, minIntervalMs: 86_400_000, dailyRecipients: undefined })).toEqual({
+      dailyBroadcasts: 0,
+      minIntervalMs: 86_400_000,
+    });
   });
 
   it.each<[string, unknown, string]>([
@@ -124,6 +166,7 @@ describe('checks', () => {
     expect(checkClickThroughRate(0)).toBe(0);
     expect(checkClickThroughRate(1)).toBe(1);
     expect(checkClickThroughRate(null)).toBeNull();
-    for (const bad of [-0.1, 1.01, Number.NaN, Number.POSITIVE_INFINITY, '0.1', undefined]) expect(field(() => checkClickThroughRate(bad))).toBe('clickThroughRate');
+    for (const bad of [-0.1, 1.01, Number.NaN, Number.POSITIVE_INFINITY, '0.1', undefined])
+      expect(field(() => checkClickThroughRate(bad))).toBe('clickThroughRate');
   });
 });

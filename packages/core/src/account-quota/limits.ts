@@ -51,10 +51,18 @@ export interface ClickThroughPolicy {
   readonly maxFactor: number;
 }
 
-export const LIMIT_NAMES = ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs', 'maxSpeed'] as const satisfies readonly (keyof AccountLimits)[];
+export const LIMIT_NAMES = [
+  'dailyBroadcasts',
+  'dailyRecipients',
+  'minIntervalMs',
+  'maxSpeed',
+] as const satisfies readonly (keyof AccountLimits)[];
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
-export const CONFIRMATION_LIMIT_NAMES = ['confirmAbove', 'confirmWithinMs'] as const satisfies readonly (keyof ConfirmationLimits)[];
+export const CONFIRMATION_LIMIT_NAMES = [
+  'confirmAbove',
+  'confirmWithinMs',
+] as const satisfies readonly (keyof ConfirmationLimits)[];
 export type ConfirmationLimitName = (typeof CONFIRMATION_LIMIT_NAMES)[number];
 
 /** Every limit an override or `accounts.defaultLimits` may name. */
@@ -80,7 +88,10 @@ export const CONFIRMATION_LIMIT_MAX: Readonly<Record<ConfirmationLimitName, numb
   confirmWithinMs: 31_536_000_000,
 });
 
-const OVERRIDABLE_LIMIT_MAX: Readonly<Record<OverridableLimitName, number>> = { ...LIMIT_MAX, ...CONFIRMATION_LIMIT_MAX };
+const OVERRIDABLE_LIMIT_MAX: Readonly<Record<OverridableLimitName, number>> = {
+  ...LIMIT_MAX,
+  ...CONFIRMATION_LIMIT_MAX,
+};
 
 /** Factors are whole millionths, so scaling is exact integer arithmetic: 10 x 0.6 gives 6, never 5.999... */
 const FACTOR_SCALE = 1_000_000;
@@ -96,10 +107,14 @@ export function checkLimitValue(name: OverridableLimitName, value: unknown, fiel
 
 /** A checked override: an object with only known limits, each in range. `path` prefixes the field names. */
 export function checkLimitsOverride(value: unknown, path = 'limits'): AccountLimitsOverride {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(`${path} must be an object`, { field: path });
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ValidationError(`${path} must be an object`, { field: path });
   const checked: { -readonly [K in OverridableLimitName]?: number } = {};
   for (const [key, raw] of Object.entries(value)) {
-    if (!(OVERRIDABLE_LIMIT_NAMES as readonly string[]).includes(key)) throw new ValidationError(`${path}.${key} is not a limit (known: ${OVERRIDABLE_LIMIT_NAMES.join(', ')})`, { field: `${path}.${key}` });
+    if (!(OVERRIDABLE_LIMIT_NAMES as readonly string[]).includes(key))
+      throw new ValidationError(`${path}.${key} is not a limit (known: ${OVERRIDABLE_LIMIT_NAMES.join(', ')})`, {
+        field: `${path}.${key}`,
+      });
     if (raw === undefined) continue;
     checked[key as OverridableLimitName] = checkLimitValue(key as OverridableLimitName, raw, `${path}.${key}`);
   }
@@ -109,7 +124,8 @@ export function checkLimitsOverride(value: unknown, path = 'limits'): AccountLim
 /** Fails VALIDATION_FAILED unless `rate` is a click-through rate (a fraction in [0, 1]) or null (unknown). */
 export function checkClickThroughRate(rate: unknown, field = 'clickThroughRate'): number | null {
   if (rate === null) return null;
-  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > 1) throw new ValidationError(`${field} must be a number in [0, 1] (clicks / delivered) or null`, { field });
+  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw new ValidationError(`${field} must be a number in [0, 1] (clicks / delivered) or null`, { field });
   return rate;
 }
 
@@ -147,7 +163,8 @@ export function scaleLimits(base: AccountLimits, factor: number): AccountLimits 
   const millionths = BigInt(Math.round(factor * FACTOR_SCALE));
   if (millionths <= 0n) throw new ValidationError('the click-through factor must be positive', { field: 'factor' });
   const scale = BigInt(FACTOR_SCALE);
-  const quota = (value: number, max: number) => (value === 0 ? 0 : Math.min(max, Math.max(1, Number((BigInt(value) * millionths) / scale))));
+  const quota = (value: number, max: number) =>
+    value === 0 ? 0 : Math.min(max, Math.max(1, Number((BigInt(value) * millionths) / scale)));
   // ceil(interval / factor) = ceil(interval * SCALE / millionths), in integers.
   const interval = Number((BigInt(base.minIntervalMs) * scale + millionths - 1n) / millionths);
   return {
@@ -165,7 +182,12 @@ export interface LimitsInForce {
   readonly factor: number;
 }
 
-export function limitsInForce(defaults: AccountLimits, override: AccountLimitsOverride, policy: ClickThroughPolicy, rate: number | null): LimitsInForce {
+export function limitsInForce(
+  defaults: AccountLimits,
+  override: AccountLimitsOverride,
+  policy: ClickThroughPolicy,
+  rate: number | null,
+): LimitsInForce {
   const base = baseLimits(defaults, override);
   const factor = clickThroughFactor(policy, rate);
   return { limits: scaleLimits(base, factor), base, factor };

@@ -1,7 +1,14 @@
 import { AccountQuotaError, ValidationError } from '../errors';
 import { admit, type AccountUsage, type QuotaRefusal } from './admit';
 import { checkAccountDay, type AccountDay } from './day';
-import { checkClickThroughRate, checkLimitsOverride, LIMIT_MAX, LIMIT_NAMES, type AccountLimits, type AccountLimitsOverride } from './limits';
+import {
+  checkClickThroughRate,
+  checkLimitsOverride,
+  LIMIT_MAX,
+  LIMIT_NAMES,
+  type AccountLimits,
+  type AccountLimitsOverride,
+} from './limits';
 
 /** What an admin set for one account (docs/account-quotas.md); absent: the defaults, no rate known. */
 export interface AccountSettings {
@@ -58,32 +65,44 @@ const isTime = (n: unknown): n is number => Number.isSafeInteger(n) && (n as num
 
 export function checkAccountId(accountId: unknown): string {
   if (typeof accountId !== 'string' || accountId === '' || [...accountId].length > MAX_ACCOUNT_ID_CHARS) {
-    throw new ValidationError(`accountId must be a string of 1..${MAX_ACCOUNT_ID_CHARS} characters`, { field: 'accountId' });
+    throw new ValidationError(`accountId must be a string of 1..${MAX_ACCOUNT_ID_CHARS} characters`, {
+      field: 'accountId',
+    });
   }
   return accountId;
 }
 
 export function checkReservationKey(key: unknown): string {
   if (typeof key !== 'string' || key === '' || [...key].length > MAX_RESERVATION_KEY_CHARS) {
-    throw new ValidationError(`a reservation key must be a string of 1..${MAX_RESERVATION_KEY_CHARS} characters`, { field: 'key' });
+    throw new ValidationError(`a reservation key must be a string of 1..${MAX_RESERVATION_KEY_CHARS} characters`, {
+      field: 'key',
+    });
   }
   return key;
 }
 
 export function checkQuotaTime(field: string, value: unknown): number {
-  if (!isTime(value)) throw new ValidationError(`${field} must be a non-negative integer of epoch ms`, { field, value });
+  if (!isTime(value))
+    throw new ValidationError(`${field} must be a non-negative integer of epoch ms`, { field, value });
   return value;
 }
 
 /** Checks a reservation, the limits it is decided by, and that `day` holds its send time. */
 export function checkReservation(reservation: BroadcastReservation, limits: AccountLimits, day: AccountDay): void {
-  if (reservation === null || typeof reservation !== 'object') throw new ValidationError('a reservation must be an object', { field: 'reservation' });
+  if (reservation === null || typeof reservation !== 'object')
+    throw new ValidationError('a reservation must be an object', { field: 'reservation' });
   checkAccountId(reservation.accountId);
   checkReservationKey(reservation.key);
   checkQuotaTime('sendAt', reservation.sendAt);
   checkQuotaTime('at', reservation.at);
-  if (!Number.isSafeInteger(reservation.recipients) || reservation.recipients < 0 || reservation.recipients > LIMIT_MAX.dailyRecipients) {
-    throw new ValidationError(`recipients must be an integer in [0, ${LIMIT_MAX.dailyRecipients}]`, { field: 'recipients' });
+  if (
+    !Number.isSafeInteger(reservation.recipients) ||
+    reservation.recipients < 0 ||
+    reservation.recipients > LIMIT_MAX.dailyRecipients
+  ) {
+    throw new ValidationError(`recipients must be an integer in [0, ${LIMIT_MAX.dailyRecipients}]`, {
+      field: 'recipients',
+    });
   }
   checkLimitsOverride(limits, 'limits');
   // Exactly the quota limits: the confirmation limits an override may also name are not decided here.
@@ -95,15 +114,26 @@ export function checkReservation(reservation: BroadcastReservation, limits: Acco
 }
 
 /** The settings after `patch`, checked; `current` undefined: an account never set before. */
-export function applySettingsPatch(accountId: string, current: AccountSettings | undefined, patch: AccountSettingsPatch, now: number): AccountSettings {
+export function applySettingsPatch(
+  accountId: string,
+  current: AccountSettings | undefined,
+  patch: AccountSettingsPatch,
+  now: number,
+): AccountSettings {
   checkAccountId(accountId);
   checkQuotaTime('now', now);
-  if (patch === null || typeof patch !== 'object') throw new ValidationError('a settings patch must be an object', { field: 'patch' });
-  for (const key of Object.keys(patch)) if (key !== 'limits' && key !== 'clickThroughRate') throw new ValidationError(`${key} is not an account setting`, { field: key });
+  if (patch === null || typeof patch !== 'object')
+    throw new ValidationError('a settings patch must be an object', { field: 'patch' });
+  for (const key of Object.keys(patch))
+    if (key !== 'limits' && key !== 'clickThroughRate')
+      throw new ValidationError(`${key} is not an account setting`, { field: key });
   return {
     accountId,
     limits: patch.limits === undefined ? (current?.limits ?? {}) : checkLimitsOverride(patch.limits),
-    clickThroughRate: patch.clickThroughRate === undefined ? (current?.clickThroughRate ?? null) : checkClickThroughRate(patch.clickThroughRate),
+    clickThroughRate:
+      patch.clickThroughRate === undefined
+        ? (current?.clickThroughRate ?? null)
+        : checkClickThroughRate(patch.clickThroughRate),
     updatedAt: now,
   };
 }
@@ -114,7 +144,13 @@ export function applySettingsPatch(accountId: string, current: AccountSettings |
  * any. Adapters record the reservation exactly when this says admitted and
  * not repeated.
  */
-export function decideReservation(reservation: BroadcastReservation, limits: AccountLimits, day: AccountDay, usage: AccountUsage, existing: boolean): ReserveResult {
+export function decideReservation(
+  reservation: BroadcastReservation,
+  limits: AccountLimits,
+  day: AccountDay,
+  usage: AccountUsage,
+  existing: boolean,
+): ReserveResult {
   if (existing) return { admitted: true, repeated: true, usage };
   const admission = admit(limits, usage, reservation, day);
   if (!admission.ok) return { admitted: false, refusal: admission.refusal, usage };
@@ -123,7 +159,12 @@ export function decideReservation(reservation: BroadcastReservation, limits: Acc
 
 /** `usage` with one more broadcast of `reservation` (in its day; its send time the nearest on both sides). */
 function usageWith(usage: AccountUsage, reservation: BroadcastReservation): AccountUsage {
-  return { broadcasts: usage.broadcasts + 1, recipients: usage.recipients + reservation.recipients, previousSendAt: reservation.sendAt, nextSendAt: reservation.sendAt };
+  return {
+    broadcasts: usage.broadcasts + 1,
+    recipients: usage.recipients + reservation.recipients,
+    previousSendAt: reservation.sendAt,
+    nextSendAt: reservation.sendAt,
+  };
 }
 
 /** The API's error for a refusal (ACCOUNT_QUOTA_EXCEEDED, docs/account-quotas.md). */

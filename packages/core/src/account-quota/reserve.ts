@@ -16,7 +16,11 @@ const NO_USAGE: AccountUsage = { broadcasts: 0, recipients: 0, previousSendAt: n
  * (defaults, the account's override, its last click-through rate), the local
  * day of the send time, then the store's atomic reserve.
  */
-export async function reserveBroadcast(store: AccountStore, policy: AccountsConfig, reservation: BroadcastReservation): Promise<ReserveResult> {
+export async function reserveBroadcast(
+  store: AccountStore,
+  policy: AccountsConfig,
+  reservation: BroadcastReservation,
+): Promise<ReserveResult> {
   const settings = await store.getSettings(reservation.accountId);
   const { limits } = inForce(policy, settings);
   // A speed the account may not ask for refuses the broadcast before anything is reserved.
@@ -31,7 +35,11 @@ export async function reserveBroadcast(store: AccountStore, policy: AccountsConf
  * Unlike reserve it is not atomic with anything: a later create may still be
  * refused by a broadcast reserved in between.
  */
-export async function checkBroadcast(store: AccountStore, policy: AccountsConfig, reservation: BroadcastReservation): Promise<Admission> {
+export async function checkBroadcast(
+  store: AccountStore,
+  policy: AccountsConfig,
+  reservation: BroadcastReservation,
+): Promise<Admission> {
   const settings = await store.getSettings(reservation.accountId);
   const { limits } = inForce(policy, settings);
   const refusal = speedRefusal(limits, reservation.speed);
@@ -41,7 +49,11 @@ export async function checkBroadcast(store: AccountStore, policy: AccountsConfig
 }
 
 /** The account's confirmation rule (docs/account-quotas.md, "Confirmation"); the configured one without a store. */
-export async function accountConfirmation(store: AccountStore | undefined, policy: AccountsConfig, accountId: string): Promise<ConfirmationLimits> {
+export async function accountConfirmation(
+  store: AccountStore | undefined,
+  policy: AccountsConfig,
+  accountId: string,
+): Promise<ConfirmationLimits> {
   const settings = store === undefined ? undefined : await store.getSettings(accountId);
   return confirmationLimits(policy.defaultLimits, settings?.limits ?? {});
 }
@@ -72,7 +84,12 @@ export interface AccountLimitsView {
   updatedAt: number | null;
 }
 
-export async function describeAccountLimits(store: AccountStore, policy: AccountsConfig, accountId: string, now: number): Promise<AccountLimitsView> {
+export async function describeAccountLimits(
+  store: AccountStore,
+  policy: AccountsConfig,
+  accountId: string,
+  now: number,
+): Promise<AccountLimitsView> {
   const settings = await store.getSettings(accountId);
   const day = accountDayOf(policy.utcOffsetMinutes, now);
   const usage = await store.usage(accountId, day, now);
@@ -95,5 +112,10 @@ export async function describeAccountLimits(store: AccountStore, policy: Account
 }
 
 function inForce(policy: AccountsConfig, settings: AccountSettings | undefined) {
-  return limitsInForce(policy.defaultLimits, settings?.limits ?? {}, policy.clickThrough, settings?.clickThroughRate ?? null);
+  return limitsInForce(
+    policy.defaultLimits,
+    settings?.limits ?? {},
+    policy.clickThrough,
+    settings?.clickThroughRate ?? null,
+  );
 }

@@ -43,7 +43,12 @@ export abstract class AbstractEventBus implements EventBus {
     });
   }
 
-  subscribe(topic: string, group: string, handler: EventHandler, options: SubscribeOptions = {}): Promise<Subscription> {
+  subscribe(
+    topic: string,
+    group: string,
+    handler: EventHandler,
+    options: SubscribeOptions = {},
+  ): Promise<Subscription> {
     return this.life.run('subscribe', async () => {
       const checked = checkSubscription(topic, group, handler, options);
       const subscription = await this._subscribe(topic, group, handler, checked);
@@ -63,7 +68,12 @@ export abstract class AbstractEventBus implements EventBus {
   /** Appends checked, non-empty `events` to `topic`, in order. */
   protected abstract _publish(topic: string, events: readonly CheckedEvent[]): Promise<void>;
   /** Starts delivering `topic` to `handler` in consumer group `group`; resolves once it is live. */
-  protected abstract _subscribe(topic: string, group: string, handler: EventHandler, options: Required<SubscribeOptions>): Promise<Subscription>;
+  protected abstract _subscribe(
+    topic: string,
+    group: string,
+    handler: EventHandler,
+    options: Required<SubscribeOptions>,
+  ): Promise<Subscription>;
   /** Closes every subscription (waiting for batches in flight) and the backend. Called once. */
   protected abstract _close(): Promise<void>;
 }

@@ -9,7 +9,12 @@ class CountingCounter extends AbstractFrequencyCounter {
   failures = 0;
 
   constructor(retry?: RetryOptions) {
-    super({ name: 'CountingCounter', translate: (error, op) => (isHeraldError(error) ? error : new HeraldError(ErrorCodes.INTERNAL, `${op}: ${String(error)}`)), retry });
+    super({
+      name: 'CountingCounter',
+      translate: (error, op) =>
+        isHeraldError(error) ? error : new HeraldError(ErrorCodes.INTERNAL, `${op}: ${String(error)}`),
+      retry,
+    });
   }
 
   private async hook<T>(answer: T): Promise<T> {
@@ -30,9 +35,13 @@ class CountingCounter extends AbstractFrequencyCounter {
 describe('AbstractFrequencyCounter', () => {
   it('checks input once, before the hook, and answers an empty batch itself', async () => {
     const counter = new CountingCounter();
-    await expect(counter.used(Uint32Array.from([3, 1]), 1)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
+    await expect(counter.used(Uint32Array.from([3, 1]), 1)).rejects.toMatchObject({
+      code: ErrorCodes.VALIDATION_FAILED,
+    });
     await expect(counter.used(Uint32Array.from([1]), -1)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
-    await expect(counter.consume([{ taskId: 1.5, day: 1, uins: Uint32Array.from([1]) }])).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
+    await expect(counter.consume([{ taskId: 1.5, day: 1, uins: Uint32Array.from([1]) }])).rejects.toMatchObject({
+      code: ErrorCodes.VALIDATION_FAILED,
+    });
     expect(await counter.used(new Uint32Array(0), 1)).toEqual(new Uint32Array(0));
     expect(counter.hookCalls).toBe(0);
     expect([...(await counter.used(Uint32Array.from([1, 2]), 1))]).toEqual([1, 1]);

@@ -9,7 +9,17 @@ const NOW = 1_700_000_000_000;
 const unavailable = () => new HeraldError(ErrorCodes.UNAVAILABLE, 'server restarting', { retriable: true });
 
 function newTask(overrides: Partial<NewTask> = {}): NewTask {
-  return { accountId: 'acct-1', listId: 'list-1', content: { body: 'hi' }, contentCrc: 1, priority: 'normal', sendAt: NOW, expiresAt: NOW + 1000, listCount: 10, ...overrides };
+  return {
+    accountId: 'acct-1',
+    listId: 'list-1',
+    content: { body: 'hi' },
+    contentCrc: 1,
+    priority: 'normal',
+    sendAt: NOW,
+    expiresAt: NOW + 1000,
+    listCount: 10,
+    ...overrides,
+  };
 }
 
 /** A fake clock: sleeping advances it, nothing waits for real. */
@@ -32,7 +42,12 @@ class MapTaskStore extends AbstractTaskStore {
   lostReplies = false;
 
   constructor(retry?: RetryOptions) {
-    super({ name: 'MapTaskStore', translate: (error, op) => (isHeraldError(error) ? error : new HeraldError(ErrorCodes.INTERNAL, `${op}: ${String(error)}`)), retry });
+    super({
+      name: 'MapTaskStore',
+      translate: (error, op) =>
+        isHeraldError(error) ? error : new HeraldError(ErrorCodes.INTERNAL, `${op}: ${String(error)}`),
+      retry,
+    });
   }
 
   /** Runs a hook's work, then fails it as an outage would (before the work, or after it when the reply is lost). */
@@ -81,7 +96,11 @@ class MapTaskStore extends AbstractTaskStore {
       return next;
     });
   }
-  protected _putUnits(taskId: number, guard: (task: Task, hasUnits: boolean) => void, records: readonly ExecutionUnit[]) {
+  protected _putUnits(
+    taskId: number,
+    guard: (task: Task, hasUnits: boolean) => void,
+    records: readonly ExecutionUnit[],
+  ) {
     return this.hook(() => {
       const task = this.tasks.get(taskId);
       if (task === undefined) throw taskNotFound(taskId);
@@ -92,7 +111,12 @@ class MapTaskStore extends AbstractTaskStore {
   protected _listUnits(taskId: number) {
     return this.hook(() => this.units.get(taskId) ?? []);
   }
-  protected _updateUnit(taskId: number, unitNo: number, guard: (task: Task) => void, update: (unit: ExecutionUnit) => ExecutionUnit) {
+  protected _updateUnit(
+    taskId: number,
+    unitNo: number,
+    guard: (task: Task) => void,
+    update: (unit: ExecutionUnit) => ExecutionUnit,
+  ) {
     return this.hook(() => {
       const task = this.tasks.get(taskId);
       if (task === undefined) throw taskNotFound(taskId);
@@ -122,7 +146,9 @@ class MapTaskStore extends AbstractTaskStore {
 describe('AbstractTaskStore', () => {
   it('validates once, before the hook: bad input never reaches the storage', async () => {
     const store = new MapTaskStore();
-    await expect(store.createTask(newTask({ priority: 'urgent' as never }), NOW)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
+    await expect(store.createTask(newTask({ priority: 'urgent' as never }), NOW)).rejects.toMatchObject({
+      code: ErrorCodes.VALIDATION_FAILED,
+    });
     await expect(store.createTask(newTask(), Number.NaN)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
     await expect(store.readOutbox(-1, 10)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
     await expect(store.markRelayed(1.5)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
@@ -141,23 +167,49 @@ describe('AbstractTaskStore', () => {
     expect(task).toMatchObject({ id: 1, state: 'CREATED', version: 1, epoch: 0, createdAt: NOW });
     const claimed = await store.claimTask(task.id, 'scheduler-1', NOW + 1);
     expect(claimed).toMatchObject({ epoch: 1, owner: 'scheduler-1', version: 2, updatedAt: NOW + 1 });
-    await expect(store.transitionTask(task.id, { epoch: 0 }, 'enqueue', {}, NOW + 2)).rejects.toMatchObject({ code: ErrorCodes.FENCED });
-    await expect(store.transitionTask(task.id, { epoch: 1 }, 'complete', {}, NOW + 2)).rejects.toMatchObject({ code: ErrorCodes.ILLEGAL_TRANSITION });
+    await expect(store.transitionTask(task.id, { epoch: 0 }, 'enqueue', {}, NOW + 2)).rejects.toMatchObject({
+      code: ErrorCodes.FENCED,
+    });
+    await expect(store.transitionTask(task.id, { epoch: 1 }, 'complete', {}, NOW + 2)).rejects.toMatchObject({
+      code: ErrorCodes.ILLEGAL_TRANSITION,
+    });
     expect(store.tasks.get(task.id)).toEqual(claimed);
-    expect(await store.transitionTask(task.id, { epoch: 1 }, 'enqueue', {}, NOW + 3)).toMatchObject({ state: 'QUEUED', version: 3 });
+    expect(await store.transitionTask(task.id, { epoch: 1 }, 'enqueue', {}, NOW + 3)).toMatchObject({
+      state: 'QUEUED',
+      version: 3,
+    });
 
-    const units = await store.putUnits(task.id, { epoch: 1 }, [{ unitNo: 1, start: 50, end: 100, executorId: 'e' }, { unitNo: 0, start: 0, end: 50, executorId: 'e' }], NOW);
+    const units = await store.putUnits(
+      task.id,
+      { epoch: 1 },
+      [
+        { unitNo: 1, start: 50, end: 100, executorId: 'e' },
+        { unitNo: 0, start: 0, end: 50, executorId: 'e' },
+      ],
+      NOW,
+    );
     expect(units.map((u) => u.unitNo)).toEqual([0, 1]);
-    await expect(store.putUnits(task.id, { epoch: 1 }, [], NOW)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
-    await expect(store.transitionUnit(task.id, 0, { epoch: 0 }, 'start', NOW)).rejects.toMatchObject({ code: ErrorCodes.FENCED });
-    await expect(store.transitionUnit(task.id, 7, { epoch: 1 }, 'start', NOW)).rejects.toMatchObject({ code: ErrorCodes.NOT_FOUND });
-    await expect(store.transitionUnit(task.id, -1, { epoch: 1 }, 'start', NOW)).rejects.toMatchObject({ code: ErrorCodes.VALIDATION_FAILED });
+    await expect(store.putUnits(task.id, { epoch: 1 }, [], NOW)).rejects.toMatchObject({
+      code: ErrorCodes.VALIDATION_FAILED,
+    });
+    await expect(store.transitionUnit(task.id, 0, { epoch: 0 }, 'start', NOW)).rejects.toMatchObject({
+      code: ErrorCodes.FENCED,
+    });
+    await expect(store.transitionUnit(task.id, 7, { epoch: 1 }, 'start', NOW)).rejects.toMatchObject({
+      code: ErrorCodes.NOT_FOUND,
+    });
+    await expect(store.transitionUnit(task.id, -1, { epoch: 1 }, 'start', NOW)).rejects.toMatchObject({
+      code: ErrorCodes.VALIDATION_FAILED,
+    });
   });
 
   it('refuses every call after close with STORE_CLOSED', async () => {
     const store = new MapTaskStore();
     await store.close();
-    await expect(store.getTask(1)).rejects.toMatchObject({ code: ErrorCodes.STORE_CLOSED, message: 'MapTaskStore.getTask: the store is closed' });
+    await expect(store.getTask(1)).rejects.toMatchObject({
+      code: ErrorCodes.STORE_CLOSED,
+      message: 'MapTaskStore.getTask: the store is closed',
+    });
     await expect(store.createTask(newTask(), NOW)).rejects.toMatchObject({ code: ErrorCodes.STORE_CLOSED });
     await store.close();
   });
@@ -189,7 +241,10 @@ describe('AbstractTaskStore', () => {
     const time = fakeTime();
     const store = new MapTaskStore(time);
     store.failures = 1;
-    expect(await store.createTask(newTask({ idempotencyKey: 'k-1' }), NOW)).toMatchObject({ id: 1, idempotencyKey: 'k-1' });
+    expect(await store.createTask(newTask({ idempotencyKey: 'k-1' }), NOW)).toMatchObject({
+      id: 1,
+      idempotencyKey: 'k-1',
+    });
     expect(time.waits).toHaveLength(1);
   });
 

@@ -84,7 +84,9 @@ export abstract class AbstractTaskStore implements TaskStore {
       return this._createTask(newTaskRecord(0, input, now));
     };
     // With a key a repeat answers the first task; without one it would store a second.
-    return input?.idempotencyKey === undefined ? this.life.run('createTask', create) : this.life.idempotent('createTask', create);
+    return input?.idempotencyKey === undefined
+      ? this.life.run('createTask', create)
+      : this.life.idempotent('createTask', create);
   }
 
   getTask(id: number): Promise<Task | undefined> {
@@ -156,13 +158,30 @@ export abstract class AbstractTaskStore implements TaskStore {
     return this.life.idempotent('listUnits', async () => (isTaskId(taskId) ? this._listUnits(taskId) : []));
   }
 
-  transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit> {
-    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) => transitionedUnit(unit, event, now, executorId, this.rules));
+  transitionUnit(
+    taskId: number,
+    unitNo: number,
+    fence: Fence,
+    event: UnitEvent,
+    now: number,
+    executorId?: string,
+  ): Promise<ExecutionUnit> {
+    return this.writeUnit('transitionUnit', taskId, unitNo, fence, now, (unit) =>
+      transitionedUnit(unit, event, now, executorId, this.rules),
+    );
   }
 
-  checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit> {
+  checkpointUnit(
+    taskId: number,
+    unitNo: number,
+    fence: Fence,
+    progress: UnitProgress,
+    now: number,
+  ): Promise<ExecutionUnit> {
     // Idempotent: a replayed or out-of-order batch is ignored and the unit returned as stored.
-    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) => applyUnitProgress(unit, progress, now));
+    return this.writeUnit('checkpointUnit', taskId, unitNo, fence, now, (unit) =>
+      applyUnitProgress(unit, progress, now),
+    );
   }
 
   readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]> {
@@ -174,7 +193,8 @@ export abstract class AbstractTaskStore implements TaskStore {
 
   markRelayed(upToId: number): Promise<void> {
     return this.life.idempotent('markRelayed', async () => {
-      if (!Number.isSafeInteger(upToId) || upToId < 0) throw new ValidationError('upToId must be a non-negative integer', { upToId });
+      if (!Number.isSafeInteger(upToId) || upToId < 0)
+        throw new ValidationError('upToId must be a non-negative integer', { upToId });
       return this._markRelayed(upToId);
     });
   }
@@ -201,7 +221,13 @@ export abstract class AbstractTaskStore implements TaskStore {
    * builds the next record, version and updatedAt move, and the adapter
    * writes it. Anything thrown leaves the stored task untouched.
    */
-  private writeTask(op: string, id: number, fence: Fence | null, now: number, change: (task: Task) => Task): Promise<Task> {
+  private writeTask(
+    op: string,
+    id: number,
+    fence: Fence | null,
+    now: number,
+    change: (task: Task) => Task,
+  ): Promise<Task> {
     return this.life.idempotent(op, async () => {
       checkNow(now, this.rules);
       return this._updateTask(id, (task) => {
@@ -212,7 +238,14 @@ export abstract class AbstractTaskStore implements TaskStore {
   }
 
   /** One fenced read-modify-write of a unit, under its task's lock. `change` returns the unit itself to mean "no change". */
-  private writeUnit(op: string, taskId: number, unitNo: number, fence: Fence, now: number, change: (unit: ExecutionUnit) => ExecutionUnit): Promise<ExecutionUnit> {
+  private writeUnit(
+    op: string,
+    taskId: number,
+    unitNo: number,
+    fence: Fence,
+    now: number,
+    change: (unit: ExecutionUnit) => ExecutionUnit,
+  ): Promise<ExecutionUnit> {
     return this.life.idempotent(op, async () => {
       checkNow(now, this.rules);
       const guard = (task: Task) => {
@@ -239,7 +272,11 @@ export abstract class AbstractTaskStore implements TaskStore {
    */
   protected abstract _updateTask(id: number, update: (task: Task) => Task): Promise<Task>;
   /** Under the task's lock: read it (taskNotFound), call `guard(task, whether it has units)`, then store `records`. */
-  protected abstract _putUnits(taskId: number, guard: (task: Task, hasUnits: boolean) => void, records: readonly ExecutionUnit[]): Promise<void>;
+  protected abstract _putUnits(
+    taskId: number,
+    guard: (task: Task, hasUnits: boolean) => void,
+    records: readonly ExecutionUnit[],
+  ): Promise<void>;
   /** `taskId` is a valid task id; units in unitNo order. */
   protected abstract _listUnits(taskId: number): Promise<ExecutionUnit[]>;
   /**
@@ -247,7 +284,12 @@ export abstract class AbstractTaskStore implements TaskStore {
    * read the unit (unitNotFound), write `update(unit)` unless it answers the
    * unit itself, and answer the result.
    */
-  protected abstract _updateUnit(taskId: number, unitNo: number, guard: (task: Task) => void, update: (unit: ExecutionUnit) => ExecutionUnit): Promise<ExecutionUnit>;
+  protected abstract _updateUnit(
+    taskId: number,
+    unitNo: number,
+    guard: (task: Task) => void,
+    update: (unit: ExecutionUnit) => ExecutionUnit,
+  ): Promise<ExecutionUnit>;
   protected abstract _readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]>;
   protected abstract _markRelayed(upToId: number): Promise<void>;
   protected abstract _putList(meta: ListMeta): Promise<void>;

@@ -8,7 +8,10 @@ function fakeTime() {
   return { now: () => now, sleep: async (ms: number) => void (waits.push(ms), (now += ms)), waits, random: () => 0.5 };
 }
 
-const translate = (error: unknown, op: string) => (isHeraldError(error) ? error : new HeraldError(ErrorCodes.INTERNAL, `Test.${op} failed: ${String(error)}`, { cause: error }));
+const translate = (error: unknown, op: string) =>
+  isHeraldError(error)
+    ? error
+    : new HeraldError(ErrorCodes.INTERNAL, `Test.${op} failed: ${String(error)}`, { cause: error });
 const unavailable = () => new HeraldError(ErrorCodes.UNAVAILABLE, 'server restarting', { retriable: true });
 
 /** A promise and the functions that settle it, for holding a call in flight. */
@@ -22,7 +25,10 @@ describe('AdapterLifecycle', () => {
   it('runs a call and translates what the backend threw, synchronously or not', async () => {
     const life = new AdapterLifecycle({ name: 'Test', translate });
     expect(await life.run('get', async () => 7)).toBe(7);
-    await expect(life.run('get', async () => Promise.reject(new Error('disk')))).rejects.toMatchObject({ code: ErrorCodes.INTERNAL, message: 'Test.get failed: Error: disk' });
+    await expect(life.run('get', async () => Promise.reject(new Error('disk')))).rejects.toMatchObject({
+      code: ErrorCodes.INTERNAL,
+      message: 'Test.get failed: Error: disk',
+    });
     await expect(
       life.run('get', () => {
         throw new Error('sync');
@@ -35,7 +41,10 @@ describe('AdapterLifecycle', () => {
     await life.close(async () => undefined);
     expect(life.closed).toBe(true);
     const called = jest.fn(async () => 1);
-    await expect(life.run('publish', called)).rejects.toMatchObject({ code: ErrorCodes.STORE_CLOSED, message: 'TestBus.publish: the bus is closed' });
+    await expect(life.run('publish', called)).rejects.toMatchObject({
+      code: ErrorCodes.STORE_CLOSED,
+      message: 'TestBus.publish: the bus is closed',
+    });
     await expect(life.idempotent('publish', called)).rejects.toMatchObject({ code: ErrorCodes.STORE_CLOSED });
     expect(called).not.toHaveBeenCalled();
   });
@@ -57,7 +66,10 @@ describe('AdapterLifecycle', () => {
 
   it('translates a failing release', async () => {
     const life = new AdapterLifecycle({ name: 'Test', translate });
-    await expect(life.close(async () => Promise.reject(new Error('busy')))).rejects.toMatchObject({ code: ErrorCodes.INTERNAL, message: 'Test.close failed: Error: busy' });
+    await expect(life.close(async () => Promise.reject(new Error('busy')))).rejects.toMatchObject({
+      code: ErrorCodes.INTERNAL,
+      message: 'Test.close failed: Error: busy',
+    });
   });
 
   it('retries an idempotent call through retriable errors, only with retry options', async () => {

@@ -56,7 +56,8 @@ describe('a membership change moves only the changed member`s share', () => {
     const before = allocateTasks(['s1', 's2']);
     const after = allocateTasks(['s1', 's2', 's3']);
     const moves = ownershipMoves(before, after, [...taskIds].reverse());
-    for (const m of moves.slice(0, 100)) expect(m).toEqual({ taskId: m.taskId, from: before.ownerOf(m.taskId), to: 's3' });
+    for (const m of moves.slice(0, 100))
+      expect(m).toEqual({ taskId: m.taskId, from: before.ownerOf(m.taskId), to: 's3' });
     const ids = moves.map((m) => m.taskId);
     expect(ids).toEqual([...ids].sort((x, y) => y - x));
     expect(ownershipMoves(allocateTasks([]), after, [1, 2])).toEqual([

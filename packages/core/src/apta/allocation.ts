@@ -13,9 +13,11 @@ export const APTA_VNODES = 160;
  */
 export function allocateTasks(members: readonly string[], vnodes: number = APTA_VNODES): HashRing {
   for (const id of members) {
-    if (typeof id !== 'string' || !MEMBER_ID.test(id)) throw new ValidationError('allocation member ids must be 1-64 letters, digits, _ . -', { id });
+    if (typeof id !== 'string' || !MEMBER_ID.test(id))
+      throw new ValidationError('allocation member ids must be 1-64 letters, digits, _ . -', { id });
   }
-  if (!Number.isInteger(vnodes) || vnodes < 1 || vnodes > 10_000) throw new ValidationError('vnodes must be an integer in [1, 10000]', { vnodes });
+  if (!Number.isInteger(vnodes) || vnodes < 1 || vnodes > 10_000)
+    throw new ValidationError('vnodes must be an integer in [1, 10000]', { vnodes });
   return new HashRing(members, vnodes);
 }
 

@@ -86,7 +86,8 @@ class Network {
    */
   statesSince(id: string, since: number): AptaState[] {
     const states: AptaState[] = [];
-    for (const h of this.procs.get(id)!.history) if (h.at > since && states[states.length - 1] !== h.state) states.push(h.state);
+    for (const h of this.procs.get(id)!.history)
+      if (h.at > since && states[states.length - 1] !== h.state) states.push(h.state);
     return states;
   }
 
@@ -114,7 +115,8 @@ class Network {
     while (this.queue.length > 0 && this.queue[0]!.at <= this.now) {
       const { at, from, to, message } = this.queue.shift()!;
       const target = this.procs.get(to);
-      if (target?.running && this.procs.get(from)?.running && !this.cut.has(`${from}>${to}`)) this.apply(to, aptaStep(target.view, { kind: 'received', now: at, message }));
+      if (target?.running && this.procs.get(from)?.running && !this.cut.has(`${from}>${to}`))
+        this.apply(to, aptaStep(target.view, { kind: 'received', now: at, message }));
     }
     for (const [id, p] of this.procs) if (p.running) this.apply(id, aptaStep(p.view, { kind: 'tick', now: this.now }));
   }
@@ -167,7 +169,9 @@ describe('APTA in a simulated cluster', () => {
     net.run(config.helloIntervalMs);
     for (const id of three) {
       expect([id, net.statesSince(id, -1)]).toEqual([id, ['JOINING', 'ONLINE', 'SILENCE', 'WORKING']]);
-      expect(net.procs.get(id)!.view.peers.map((p) => [p.id, p.state])).toEqual(three.filter((x) => x !== id).map((x) => [x, 'WORKING']));
+      expect(net.procs.get(id)!.view.peers.map((p) => [p.id, p.state])).toEqual(
+        three.filter((x) => x !== id).map((x) => [x, 'WORKING']),
+      );
     }
     // A Hello round trip or two to be known, one LSR exchange, then one silence period.
     expect(took).toBeGreaterThanOrEqual(config.silencePeriodMs);
@@ -196,7 +200,9 @@ describe('APTA in a simulated cluster', () => {
     net.partition(['s3'], ['s1', 's2']);
     net.runUntil(() => net.state('s3') === 'OFFLINE' && all(net, ['s1', 's2'], 'WORKING', ['s1', 's2'])());
     expect(net.statesSince('s3', cutAt)).toEqual(['OFFLINE']);
-    expect(net.procs.get('s3')!.history.find((h) => h.state === 'OFFLINE')!.at - cutAt).toBeLessThanOrEqual(config.deadIntervalMs + 20);
+    expect(net.procs.get('s3')!.history.find((h) => h.state === 'OFFLINE')!.at - cutAt).toBeLessThanOrEqual(
+      config.deadIntervalMs + 20,
+    );
     expect(net.ring('s3')).toEqual([]);
     // It stays OFFLINE as long as it hears nobody: it never founds a cluster of its own.
     net.run(10_000);
@@ -214,7 +220,11 @@ describe('APTA in a simulated cluster', () => {
     const net = workingCluster(five);
     const cutAt = net.now;
     net.partition(['s1', 's2'], ['s3', 's4', 's5']);
-    net.runUntil(() => all(net, ['s1', 's2'], 'WORKING', ['s1', 's2'])() && all(net, ['s3', 's4', 's5'], 'WORKING', ['s3', 's4', 's5'])());
+    net.runUntil(
+      () =>
+        all(net, ['s1', 's2'], 'WORKING', ['s1', 's2'])() &&
+        all(net, ['s3', 's4', 's5'], 'WORKING', ['s3', 's4', 's5'])(),
+    );
     for (const id of five) expect([id, net.statesSince(id, cutAt)]).toEqual([id, ['SILENCE', 'WORKING']]);
     net.run(5000);
     expect(all(net, ['s1', 's2'], 'WORKING', ['s1', 's2'])()).toBe(true);
@@ -272,16 +282,19 @@ describe('APTA in a simulated cluster', () => {
     expect(net.statesSince('s1', killedAt)).toEqual(['SILENCE', 'WORKING']);
   });
 
-  it.each([1, 2, 3, 4, 5])('converges on a lossy network that reorders messages (seed %i): starts, loses a member, takes it back', (seed) => {
-    const net = new Network(three, { loss: 0.1, jitterMs: 30, seed });
-    net.runUntil(all(net, three, 'WORKING', three));
-    net.kill('s3');
-    net.runUntil(all(net, ['s1', 's2'], 'WORKING', ['s1', 's2']));
-    net.start('s3', net.now);
-    net.runUntil(all(net, three, 'WORKING', three));
-    // Then it holds still: 10% loss alone never costs a member (4 Hellos lost in a row is 1 in 10^4, and heartbeats also travel in others' tables).
-    const settledAt = net.now;
-    net.run(30_000);
-    for (const id of three) expect([id, net.statesSince(id, settledAt)]).toEqual([id, []]);
-  });
+  it.each([1, 2, 3, 4, 5])(
+    'converges on a lossy network that reorders messages (seed %i): starts, loses a member, takes it back',
+    (seed) => {
+      const net = new Network(three, { loss: 0.1, jitterMs: 30, seed });
+      net.runUntil(all(net, three, 'WORKING', three));
+      net.kill('s3');
+      net.runUntil(all(net, ['s1', 's2'], 'WORKING', ['s1', 's2']));
+      net.start('s3', net.now);
+      net.runUntil(all(net, three, 'WORKING', three));
+      // Then it holds still: 10% loss alone never costs a member (4 Hellos lost in a row is 1 in 10^4, and heartbeats also travel in others' tables).
+      const settledAt = net.now;
+      net.run(30_000);
+      for (const id of three) expect([id, net.statesSince(id, settledAt)]).toEqual([id, []]);
+    },
+  );
 });

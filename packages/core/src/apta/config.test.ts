@@ -14,7 +14,13 @@ function configError(options: unknown, path?: string): ConfigError {
 
 describe('compileAptaConfig', () => {
   it('fills the documented defaults: Hello 1 s, dead 4 s, silence 12 s (the seed), join = dead, retransmit = Hello', () => {
-    expect(compileAptaConfig()).toEqual({ helloIntervalMs: 1000, deadIntervalMs: 4000, silencePeriodMs: 12_000, joinTimeoutMs: 4000, lsrRetransmitMs: 1000 });
+    expect(compileAptaConfig()).toEqual({
+      helloIntervalMs: 1000,
+      deadIntervalMs: 4000,
+      silencePeriodMs: 12_000,
+      joinTimeoutMs: 4000,
+      lsrRetransmitMs: 1000,
+    });
   });
 
   it('derives the dependent defaults from what was set', () => {

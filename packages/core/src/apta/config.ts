@@ -45,21 +45,37 @@ const HOUR = 3_600_000;
  * 'scheduler.apta').
  */
 export function compileAptaConfig(options: AptaOptions = {}, path = 'apta'): AptaConfig {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new ConfigError(path, 'must be an object');
-  checkKnownKeys(path, options, ['helloIntervalMs', 'deadIntervalMs', 'silencePeriodMs', 'joinTimeoutMs', 'lsrRetransmitMs']);
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new ConfigError(path, 'must be an object');
+  checkKnownKeys(path, options, [
+    'helloIntervalMs',
+    'deadIntervalMs',
+    'silencePeriodMs',
+    'joinTimeoutMs',
+    'lsrRetransmitMs',
+  ]);
   const name = (key: keyof AptaOptions) => `${path}.${key}`;
   const helloIntervalMs = int(name('helloIntervalMs'), options.helloIntervalMs, APTA_DEFAULTS.helloIntervalMs, 1, HOUR);
   const deadIntervalMs = int(name('deadIntervalMs'), options.deadIntervalMs, APTA_DEFAULTS.deadIntervalMs, 1, HOUR);
   if (deadIntervalMs < 2 * helloIntervalMs) {
-    throw new ConfigError(name('deadIntervalMs'), `must be at least 2 x ${name('helloIntervalMs')} (${2 * helloIntervalMs}), or one lost Hello marks a live peer dead`);
+    throw new ConfigError(
+      name('deadIntervalMs'),
+      `must be at least 2 x ${name('helloIntervalMs')} (${2 * helloIntervalMs}), or one lost Hello marks a live peer dead`,
+    );
   }
   const silencePeriodMs = int(name('silencePeriodMs'), options.silencePeriodMs, APTA_DEFAULTS.silencePeriodMs, 1, HOUR);
   if (silencePeriodMs < helloIntervalMs) {
-    throw new ConfigError(name('silencePeriodMs'), `must be at least ${name('helloIntervalMs')} (${helloIntervalMs}), so every member hears the others' states before WORKING`);
+    throw new ConfigError(
+      name('silencePeriodMs'),
+      `must be at least ${name('helloIntervalMs')} (${helloIntervalMs}), so every member hears the others' states before WORKING`,
+    );
   }
   const joinTimeoutMs = int(name('joinTimeoutMs'), options.joinTimeoutMs, deadIntervalMs, 1, HOUR);
   if (joinTimeoutMs < helloIntervalMs) {
-    throw new ConfigError(name('joinTimeoutMs'), `must be at least ${name('helloIntervalMs')} (${helloIntervalMs}), or a process founds a cluster before it could hear one`);
+    throw new ConfigError(
+      name('joinTimeoutMs'),
+      `must be at least ${name('helloIntervalMs')} (${helloIntervalMs}), or a process founds a cluster before it could hear one`,
+    );
   }
   const lsrRetransmitMs = int(name('lsrRetransmitMs'), options.lsrRetransmitMs, helloIntervalMs, 1, HOUR);
   return { helloIntervalMs, deadIntervalMs, silencePeriodMs, joinTimeoutMs, lsrRetransmitMs };

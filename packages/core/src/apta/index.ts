@@ -12,7 +12,16 @@
 export { APTA_STATES, APTA_EVENTS, APTA_ALLOCATION_STATES, aptaMachine } from './states';
 export type { AptaState, AptaEvent } from './states';
 export { APTA_MESSAGE_KINDS, checkAptaMessage } from './messages';
-export type { AptaMessage, AptaMessageKind, AptaAdvert, AptaTableEntry, AptaHello, AptaHelloReply, AptaLsrRequest, AptaLsrReply } from './messages';
+export type {
+  AptaMessage,
+  AptaMessageKind,
+  AptaAdvert,
+  AptaTableEntry,
+  AptaHello,
+  AptaHelloReply,
+  AptaLsrRequest,
+  AptaLsrReply,
+} from './messages';
 export { APTA_DEFAULTS, compileAptaConfig } from './config';
 export type { AptaOptions, AptaConfig } from './config';
 export { createMemberView, aptaPeer } from './view';

@@ -19,8 +19,21 @@ const settings = { numRuns: RUNS };
 
 const count = fc.oneof(fc.constantFrom(0, Number.MAX_SAFE_INTEGER), fc.maxSafeNat());
 const memberId = fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/);
-const entry = fc.record({ id: memberId, incarnation: count, seq: count, state: fc.constantFrom(...APTA_STATES), takesWork: fc.boolean() });
-const advert = fc.record({ from: memberId, incarnation: count, seq: count, state: fc.constantFrom(...APTA_STATES), takesWork: fc.boolean(), table: fc.array(entry, { maxLength: 5 }) });
+const entry = fc.record({
+  id: memberId,
+  incarnation: count,
+  seq: count,
+  state: fc.constantFrom(...APTA_STATES),
+  takesWork: fc.boolean(),
+});
+const advert = fc.record({
+  from: memberId,
+  incarnation: count,
+  seq: count,
+  state: fc.constantFrom(...APTA_STATES),
+  takesWork: fc.boolean(),
+  table: fc.array(entry, { maxLength: 5 }),
+});
 const valid: fc.Arbitrary<AptaMessage> = fc.oneof(
   advert.map((a) => ({ kind: 'hello' as const, ...a })),
   advert.map((a) => ({ kind: 'hello.reply' as const, ...a })),
@@ -29,7 +42,14 @@ const valid: fc.Arbitrary<AptaMessage> = fc.oneof(
 );
 /** Field values that are wrong in every way a peer or a bug could make them. */
 const wrong = fc.oneof(
-  fc.anything({ maxDepth: 2, withBigInt: true, withBoxedValues: true, withNullPrototype: true, withTypedArray: true, withSparseArray: true }),
+  fc.anything({
+    maxDepth: 2,
+    withBigInt: true,
+    withBoxedValues: true,
+    withNullPrototype: true,
+    withTypedArray: true,
+    withSparseArray: true,
+  }),
   fc.constantFrom(-1, 1.5, NaN, Infinity, 2 ** 53, '', 'bad id!', 'x'.repeat(65), 'ONLINE', 'hello', [], [null], [{}]),
 );
 

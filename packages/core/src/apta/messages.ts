@@ -55,10 +55,13 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 function checkEntry(entry: unknown, where: string): void {
   const e = entry as Partial<AptaTableEntry> | null;
   if (e === null || typeof e !== 'object') throw new ValidationError(`${where} must be an object`);
-  if (typeof e.id !== 'string' || !MEMBER_ID.test(e.id)) throw new ValidationError(`${where}.id must be a process id`, { id: e.id });
-  if (!isCount(e.incarnation)) throw new ValidationError(`${where}.incarnation must be a non-negative integer`, { incarnation: e.incarnation });
+  if (typeof e.id !== 'string' || !MEMBER_ID.test(e.id))
+    throw new ValidationError(`${where}.id must be a process id`, { id: e.id });
+  if (!isCount(e.incarnation))
+    throw new ValidationError(`${where}.incarnation must be a non-negative integer`, { incarnation: e.incarnation });
   if (!isCount(e.seq)) throw new ValidationError(`${where}.seq must be a non-negative integer`, { seq: e.seq });
-  if (!(APTA_STATES as readonly unknown[]).includes(e.state)) throw new ValidationError(`${where}.state must be an APTA state`, { state: e.state });
+  if (!(APTA_STATES as readonly unknown[]).includes(e.state))
+    throw new ValidationError(`${where}.state must be an APTA state`, { state: e.state });
   if (typeof e.takesWork !== 'boolean') throw new ValidationError(`${where}.takesWork must be a boolean`);
 }
 
@@ -69,12 +72,15 @@ function checkEntry(entry: unknown, where: string): void {
  */
 export function checkAptaMessage(message: AptaMessage): AptaMessage {
   if (message === null || typeof message !== 'object') throw new ValidationError('APTA message must be an object');
-  if (!(APTA_MESSAGE_KINDS as readonly unknown[]).includes(message.kind)) throw new ValidationError('unknown APTA message kind', { kind: message.kind });
+  if (!(APTA_MESSAGE_KINDS as readonly unknown[]).includes(message.kind))
+    throw new ValidationError('unknown APTA message kind', { kind: message.kind });
   checkEntry({ ...message, id: message.from }, message.kind);
   if (!Array.isArray(message.table)) throw new ValidationError(`${message.kind}.table must be a list`);
   message.table.forEach((entry, i) => checkEntry(entry, `${message.kind}.table[${i}]`));
   if ((message.kind === 'lsr.request' || message.kind === 'lsr.reply') && !isCount(message.requestId)) {
-    throw new ValidationError(`${message.kind}.requestId must be a non-negative integer`, { requestId: message.requestId });
+    throw new ValidationError(`${message.kind}.requestId must be a non-negative integer`, {
+      requestId: message.requestId,
+    });
   }
   return message;
 }

@@ -67,7 +67,15 @@ describe('aptaMachine', () => {
   });
 
   it('walks the seed path JOINING -> ONLINE -> SILENCE -> WORKING, and back through SILENCE on an LSR', () => {
-    const path: AptaEvent[] = ['accepted', 'synced', 'silenceElapsed', 'lsr', 'silenceElapsed', 'lostContact', 'contact'];
+    const path: AptaEvent[] = [
+      'accepted',
+      'synced',
+      'silenceElapsed',
+      'lsr',
+      'silenceElapsed',
+      'lostContact',
+      'contact',
+    ];
     const seen: AptaState[] = ['JOINING'];
     for (const event of path) seen.push(aptaMachine.next(seen[seen.length - 1]!, event));
     expect(seen).toEqual(['JOINING', 'ONLINE', 'SILENCE', 'WORKING', 'SILENCE', 'WORKING', 'OFFLINE', 'JOINING']);

@@ -5,29 +5,56 @@ import { APTA_STATES, type AptaState } from './states';
 import { aptaNextTickAt, aptaStep, type AptaAction, type AptaInput, type AptaStepResult } from './step';
 import { createMemberView, aptaPeer, type MemberView } from './view';
 
-const config = compileAptaConfig({ helloIntervalMs: 100, deadIntervalMs: 400, silencePeriodMs: 1200, joinTimeoutMs: 400, lsrRetransmitMs: 100 });
+const config = compileAptaConfig({
+  helloIntervalMs: 100,
+  deadIntervalMs: 400,
+  silencePeriodMs: 1200,
+  joinTimeoutMs: 400,
+  lsrRetransmitMs: 100,
+});
 const T0 = 1_000_000;
 
 /** Peer b (and c) as scripted senders: every message gets a fresh heartbeat. */
 let seq = 0;
-function from(id: string, kind: AptaMessageKind, state: AptaState, table: AptaTableEntry[], requestId = 0): AptaMessage {
+function from(
+  id: string,
+  kind: AptaMessageKind,
+  state: AptaState,
+  table: AptaTableEntry[],
+  requestId = 0,
+): AptaMessage {
   const advert = { from: id, incarnation: 7, seq: ++seq, state, takesWork: true, table };
   return kind === 'lsr.request' || kind === 'lsr.reply' ? { kind, requestId, ...advert } : { kind, ...advert };
 }
 /** How a peer lists `view` in its table. */
-const entryOf = (view: MemberView): AptaTableEntry => ({ id: view.id, incarnation: view.incarnation, seq: view.seq, state: view.state, takesWork: true });
+const entryOf = (view: MemberView): AptaTableEntry => ({
+  id: view.id,
+  incarnation: view.incarnation,
+  seq: view.seq,
+  state: view.state,
+  takesWork: true,
+});
 const received = (now: number, message: AptaMessage): AptaInput => ({ kind: 'received', now, message });
 const tick = (now: number): AptaInput => ({ kind: 'tick', now });
 
-const path = (r: AptaStepResult) => r.actions.filter((a) => a.type === 'stateChanged').map((a) => (a as Extract<AptaAction, { type: 'stateChanged' }>).to);
+const path = (r: AptaStepResult) =>
+  r.actions
+    .filter((a) => a.type === 'stateChanged')
+    .map((a) => (a as Extract<AptaAction, { type: 'stateChanged' }>).to);
 const sent = (r: AptaStepResult, kind: AptaMessageKind) =>
-  r.actions.filter((a): a is Extract<AptaAction, { type: 'send' }> => a.type === 'send' && a.message.kind === kind).map((a) => a.to);
-const rings = (r: AptaStepResult) => r.actions.filter((a) => a.type === 'ringChanged').map((a) => (a as Extract<AptaAction, { type: 'ringChanged' }>).members);
+  r.actions
+    .filter((a): a is Extract<AptaAction, { type: 'send' }> => a.type === 'send' && a.message.kind === kind)
+    .map((a) => a.to);
+const rings = (r: AptaStepResult) =>
+  r.actions
+    .filter((a) => a.type === 'ringChanged')
+    .map((a) => (a as Extract<AptaAction, { type: 'ringChanged' }>).members);
 
 /** Feeds b's Hellos every 100 ms (b in `state`, listing a) until `until`, ticking in between. */
 function talkUntil(view: MemberView, until: number, state: AptaState = 'SILENCE'): MemberView {
   let v = view;
-  for (let t = v.now + 100; t <= until; t += 100) v = aptaStep(v, received(t, from('b', 'hello', state, [entryOf(v)]))).view;
+  for (let t = v.now + 100; t <= until; t += 100)
+    v = aptaStep(v, received(t, from('b', 'hello', state, [entryOf(v)]))).view;
   return v;
 }
 
@@ -36,7 +63,10 @@ function states() {
   const fresh = aptaStep(createMemberView({ id: 'a', now: T0, config }), tick(T0)).view;
   const joining = aptaStep(fresh, received(T0 + 10, from('b', 'hello', 'WORKING', []))).view;
   const online = aptaStep(joining, received(T0 + 20, from('b', 'hello.reply', 'WORKING', [entryOf(joining)]))).view;
-  const silence = aptaStep(online, received(T0 + 30, from('b', 'lsr.reply', 'SILENCE', [entryOf(online)], online.sync!.requestId))).view;
+  const silence = aptaStep(
+    online,
+    received(T0 + 30, from('b', 'lsr.reply', 'SILENCE', [entryOf(online)], online.sync!.requestId)),
+  ).view;
   const beforeEnd = talkUntil(silence, silence.since + config.silencePeriodMs - 50);
   const working = aptaStep(beforeEnd, tick(silence.since + config.silencePeriodMs)).view;
   const offline = aptaStep(working, tick(working.lastContactAt + config.deadIntervalMs)).view;
@@ -46,14 +76,9 @@ function states() {
 describe('the states the table starts from', () => {
   it('are reached along the seed path JOINING -> ONLINE -> SILENCE -> WORKING -> OFFLINE', () => {
     const s = states();
-    expect([s.fresh.state, s.joining.state, s.online.state, s.silence.state, s.working.state, s.offline.state]).toEqual([
-      'JOINING',
-      'JOINING',
-      'ONLINE',
-      'SILENCE',
-      'WORKING',
-      'OFFLINE',
-    ]);
+    expect([s.fresh.state, s.joining.state, s.online.state, s.silence.state, s.working.state, s.offline.state]).toEqual(
+      ['JOINING', 'JOINING', 'ONLINE', 'SILENCE', 'WORKING', 'OFFLINE'],
+    );
     expect(s.online.sync).toMatchObject({ requested: ['b'], replied: [] });
     expect(s.working.ring).toEqual(['a', 'b']);
     expect(s.offline.ring).toEqual([]);
@@ -81,7 +106,13 @@ interface Row {
  */
 const ROWS: Row[] = [
   // JOINING
-  { state: 'JOINING', input: 'tick', when: 'nothing due', run: (s) => aptaStep(s.joining, tick(s.joining.now + 50)), next: 'JOINING' },
+  {
+    state: 'JOINING',
+    input: 'tick',
+    when: 'nothing due',
+    run: (s) => aptaStep(s.joining, tick(s.joining.now + 50)),
+    next: 'JOINING',
+  },
   {
     state: 'JOINING',
     input: 'tick',
@@ -148,7 +179,13 @@ const ROWS: Row[] = [
   },
 
   // ONLINE
-  { state: 'ONLINE', input: 'tick', when: 'nothing due', run: (s) => aptaStep(s.online, tick(s.online.now + 10)), next: 'ONLINE' },
+  {
+    state: 'ONLINE',
+    input: 'tick',
+    when: 'nothing due',
+    run: (s) => aptaStep(s.online, tick(s.online.now + 10)),
+    next: 'ONLINE',
+  },
   {
     state: 'ONLINE',
     input: 'tick',
@@ -157,7 +194,9 @@ const ROWS: Row[] = [
     next: 'ONLINE',
     also: (r, s) => {
       expect(sent(r, 'lsr.request')).toEqual(['b']);
-      expect(r.actions.find((a) => a.type === 'send' && a.message.kind === 'lsr.request')).toMatchObject({ message: { requestId: s.online.sync!.requestId } });
+      expect(r.actions.find((a) => a.type === 'send' && a.message.kind === 'lsr.request')).toMatchObject({
+        message: { requestId: s.online.sync!.requestId },
+      });
     },
   },
   {
@@ -193,7 +232,13 @@ const ROWS: Row[] = [
     next: 'ONLINE',
     also: (r) => expect(sent(r, 'hello.reply')).toEqual(['b']),
   },
-  { state: 'ONLINE', input: 'hello.reply', when: 'table bookkeeping', run: (s) => aptaStep(s.online, received(T0 + 25, from('b', 'hello.reply', 'WORKING', []))), next: 'ONLINE' },
+  {
+    state: 'ONLINE',
+    input: 'hello.reply',
+    when: 'table bookkeeping',
+    run: (s) => aptaStep(s.online, received(T0 + 25, from('b', 'hello.reply', 'WORKING', []))),
+    next: 'ONLINE',
+  },
   {
     state: 'ONLINE',
     input: 'hello',
@@ -221,17 +266,28 @@ const ROWS: Row[] = [
     state: 'ONLINE',
     input: 'lsr.reply',
     when: 'to another request: ignored',
-    run: (s) => aptaStep(s.online, received(T0 + 25, from('b', 'lsr.reply', 'SILENCE', [], s.online.sync!.requestId + 100))),
+    run: (s) =>
+      aptaStep(s.online, received(T0 + 25, from('b', 'lsr.reply', 'SILENCE', [], s.online.sync!.requestId + 100))),
     next: 'ONLINE',
   },
 
   // SILENCE
-  { state: 'SILENCE', input: 'tick', when: 'before the silence period ends', run: (s) => aptaStep(s.silence, tick(s.silence.since + 50)), next: 'SILENCE' },
+  {
+    state: 'SILENCE',
+    input: 'tick',
+    when: 'before the silence period ends',
+    run: (s) => aptaStep(s.silence, tick(s.silence.since + 50)),
+    next: 'SILENCE',
+  },
   {
     state: 'SILENCE',
     input: 'tick',
     when: 'silencePeriodMs after the last LSR: the ring is fixed',
-    run: (s) => aptaStep(talkUntil(s.silence, s.silence.since + config.silencePeriodMs - 50), tick(s.silence.since + config.silencePeriodMs)),
+    run: (s) =>
+      aptaStep(
+        talkUntil(s.silence, s.silence.since + config.silencePeriodMs - 50),
+        tick(s.silence.since + config.silencePeriodMs),
+      ),
     next: 'WORKING',
     also: (r) => expect(rings(r)).toEqual([['a', 'b']]),
   },
@@ -242,8 +298,20 @@ const ROWS: Row[] = [
     run: (s) => aptaStep(s.silence, tick(s.silence.lastContactAt + config.deadIntervalMs)),
     next: 'OFFLINE',
   },
-  { state: 'SILENCE', input: 'hello', when: 'answered', run: (s) => aptaStep(s.silence, received(T0 + 40, from('b', 'hello', 'SILENCE', []))), next: 'SILENCE' },
-  { state: 'SILENCE', input: 'hello.reply', when: 'table bookkeeping', run: (s) => aptaStep(s.silence, received(T0 + 40, from('b', 'hello.reply', 'SILENCE', []))), next: 'SILENCE' },
+  {
+    state: 'SILENCE',
+    input: 'hello',
+    when: 'answered',
+    run: (s) => aptaStep(s.silence, received(T0 + 40, from('b', 'hello', 'SILENCE', []))),
+    next: 'SILENCE',
+  },
+  {
+    state: 'SILENCE',
+    input: 'hello.reply',
+    when: 'table bookkeeping',
+    run: (s) => aptaStep(s.silence, received(T0 + 40, from('b', 'hello.reply', 'SILENCE', []))),
+    next: 'SILENCE',
+  },
   {
     state: 'SILENCE',
     input: 'lsr.request',
@@ -267,7 +335,13 @@ const ROWS: Row[] = [
   },
 
   // WORKING
-  { state: 'WORKING', input: 'tick', when: 'nothing due', run: (s) => aptaStep(s.working, tick(s.working.now + 10)), next: 'WORKING' },
+  {
+    state: 'WORKING',
+    input: 'tick',
+    when: 'nothing due',
+    run: (s) => aptaStep(s.working, tick(s.working.now + 10)),
+    next: 'WORKING',
+  },
   {
     state: 'WORKING',
     input: 'tick',
@@ -276,7 +350,13 @@ const ROWS: Row[] = [
     next: 'OFFLINE',
     also: (r) => expect(rings(r)).toEqual([[]]),
   },
-  { state: 'WORKING', input: 'hello', when: 'answered', run: (s) => aptaStep(s.working, received(s.working.now + 10, from('b', 'hello', 'WORKING', []))), next: 'WORKING' },
+  {
+    state: 'WORKING',
+    input: 'hello',
+    when: 'answered',
+    run: (s) => aptaStep(s.working, received(s.working.now + 10, from('b', 'hello', 'WORKING', []))),
+    next: 'WORKING',
+  },
   {
     state: 'WORKING',
     input: 'hello',
@@ -285,7 +365,13 @@ const ROWS: Row[] = [
     next: 'WORKING',
     also: (r) => expect(sent(r, 'lsr.request').sort()).toEqual(['b', 'c']),
   },
-  { state: 'WORKING', input: 'hello.reply', when: 'table bookkeeping', run: (s) => aptaStep(s.working, received(s.working.now + 10, from('b', 'hello.reply', 'WORKING', []))), next: 'WORKING' },
+  {
+    state: 'WORKING',
+    input: 'hello.reply',
+    when: 'table bookkeeping',
+    run: (s) => aptaStep(s.working, received(s.working.now + 10, from('b', 'hello.reply', 'WORKING', []))),
+    next: 'WORKING',
+  },
   {
     state: 'WORKING',
     input: 'lsr.request',
@@ -297,7 +383,13 @@ const ROWS: Row[] = [
       expect(sent(r, 'lsr.reply')).toEqual(['b']);
     },
   },
-  { state: 'WORKING', input: 'lsr.reply', when: 'any LSR', run: (s) => aptaStep(s.working, received(s.working.now + 10, from('b', 'lsr.reply', 'SILENCE', [], 5))), next: 'SILENCE' },
+  {
+    state: 'WORKING',
+    input: 'lsr.reply',
+    when: 'any LSR',
+    run: (s) => aptaStep(s.working, received(s.working.now + 10, from('b', 'lsr.reply', 'SILENCE', [], 5))),
+    next: 'SILENCE',
+  },
 
   // OFFLINE
   {
@@ -308,29 +400,56 @@ const ROWS: Row[] = [
     next: 'OFFLINE',
     also: (r) => expect(r.actions.filter((a) => a.type === 'broadcast')).toHaveLength(1),
   },
-  { state: 'OFFLINE', input: 'hello', when: 'contact again', run: (s) => aptaStep(s.offline, received(s.offline.now + 10, from('b', 'hello', 'WORKING', []))), next: 'JOINING' },
-  { state: 'OFFLINE', input: 'hello.reply', when: 'contact again', run: (s) => aptaStep(s.offline, received(s.offline.now + 10, from('b', 'hello.reply', 'WORKING', []))), next: 'JOINING' },
+  {
+    state: 'OFFLINE',
+    input: 'hello',
+    when: 'contact again',
+    run: (s) => aptaStep(s.offline, received(s.offline.now + 10, from('b', 'hello', 'WORKING', []))),
+    next: 'JOINING',
+  },
+  {
+    state: 'OFFLINE',
+    input: 'hello.reply',
+    when: 'contact again',
+    run: (s) => aptaStep(s.offline, received(s.offline.now + 10, from('b', 'hello.reply', 'WORKING', []))),
+    next: 'JOINING',
+  },
   {
     state: 'OFFLINE',
     input: 'lsr.request',
     when: 'contact again, answered as JOINING',
     run: (s) => aptaStep(s.offline, received(s.offline.now + 10, from('b', 'lsr.request', 'ONLINE', [], 6))),
     next: 'JOINING',
-    also: (r) => expect(r.actions.find((a) => a.type === 'send')).toMatchObject({ to: 'b', message: { kind: 'lsr.reply', requestId: 6, state: 'JOINING' } }),
+    also: (r) =>
+      expect(r.actions.find((a) => a.type === 'send')).toMatchObject({
+        to: 'b',
+        message: { kind: 'lsr.reply', requestId: 6, state: 'JOINING' },
+      }),
   },
-  { state: 'OFFLINE', input: 'lsr.reply', when: 'contact again', run: (s) => aptaStep(s.offline, received(s.offline.now + 10, from('b', 'lsr.reply', 'WORKING', [], 6))), next: 'JOINING' },
+  {
+    state: 'OFFLINE',
+    input: 'lsr.reply',
+    when: 'contact again',
+    run: (s) => aptaStep(s.offline, received(s.offline.now + 10, from('b', 'lsr.reply', 'WORKING', [], 6))),
+    next: 'JOINING',
+  },
 ];
 
 function talkFrom(id: string, view: MemberView, until: number): MemberView {
   let v = view;
-  for (let t = v.now + 100; t <= until; t += 100) v = aptaStep(v, received(t, from(id, 'hello', 'SILENCE', [entryOf(v)]))).view;
+  for (let t = v.now + 100; t <= until; t += 100)
+    v = aptaStep(v, received(t, from(id, 'hello', 'SILENCE', [entryOf(v)]))).view;
   return v.now < until ? aptaStep(v, received(until, from(id, 'hello', 'SILENCE', [entryOf(v)]))).view : v;
 }
 
 describe('step: every (state, input kind) pair', () => {
   const inputs = ['tick', ...APTA_MESSAGE_KINDS] as const;
   it('the table covers all of them', () => {
-    const missing = APTA_STATES.flatMap((state) => inputs.filter((input) => !ROWS.some((r) => r.state === state && r.input === input)).map((input) => `${state}/${input}`));
+    const missing = APTA_STATES.flatMap((state) =>
+      inputs
+        .filter((input) => !ROWS.some((r) => r.state === state && r.input === input))
+        .map((input) => `${state}/${input}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -349,7 +468,12 @@ describe('step', () => {
   it('broadcasts a Hello on every state change and every helloIntervalMs, with a rising seq', () => {
     const v0 = createMemberView({ id: 'a', now: T0, config });
     const r1 = aptaStep(v0, tick(T0));
-    expect(r1.actions).toEqual([{ type: 'broadcast', message: { kind: 'hello', from: 'a', incarnation: T0, seq: 1, state: 'JOINING', takesWork: true, table: [] } }]);
+    expect(r1.actions).toEqual([
+      {
+        type: 'broadcast',
+        message: { kind: 'hello', from: 'a', incarnation: T0, seq: 1, state: 'JOINING', takesWork: true, table: [] },
+      },
+    ]);
     expect(aptaStep(r1.view, tick(T0 + 99)).actions).toEqual([]);
     const r2 = aptaStep(r1.view, tick(T0 + 100));
     expect(r2.actions).toMatchObject([{ type: 'broadcast', message: { seq: 2 } }]);
@@ -362,9 +486,14 @@ describe('step', () => {
   it('answers with its table: every live peer, never itself, never an OFFLINE one', () => {
     const s = states();
     const r = aptaStep(s.working, received(s.working.now + 1, from('c', 'hello', 'JOINING', [])));
-    const reply = r.actions.find((a) => a.type === 'send' && a.message.kind === 'hello.reply') as Extract<AptaAction, { type: 'send' }>;
+    const reply = r.actions.find((a) => a.type === 'send' && a.message.kind === 'hello.reply') as Extract<
+      AptaAction,
+      { type: 'send' }
+    >;
     expect(reply.message.table.map((e) => e.id)).toEqual(['b', 'c']);
-    const offlineTable = (aptaStep(s.offline, tick(s.offline.nextHelloAt)).actions[0] as Extract<AptaAction, { type: 'broadcast' }>).message.table;
+    const offlineTable = (
+      aptaStep(s.offline, tick(s.offline.nextHelloAt)).actions[0] as Extract<AptaAction, { type: 'broadcast' }>
+    ).message.table;
     expect(offlineTable).toEqual([]);
   });
 
@@ -373,12 +502,31 @@ describe('step', () => {
     let v = s.working;
     // c is only ever heard of through b; its heartbeat keeps rising.
     for (let i = 1; i <= 20; i++) {
-      v = aptaStep(v, received(v.now + 100, from('b', 'hello', 'WORKING', [entryOf(v), { id: 'c', incarnation: 3, seq: i, state: 'JOINING', takesWork: true }]))).view;
+      v = aptaStep(
+        v,
+        received(
+          v.now + 100,
+          from('b', 'hello', 'WORKING', [
+            entryOf(v),
+            { id: 'c', incarnation: 3, seq: i, state: 'JOINING', takesWork: true },
+          ]),
+        ),
+      ).view;
     }
     expect(aptaPeer(v, 'c')).toMatchObject({ state: 'JOINING', seq: 20, lastHeardAt: v.now });
     // b goes on talking, but c's heartbeat stops: c is OFFLINE deadIntervalMs later.
     const stopped = v.now;
-    for (let i = 0; i < 4; i++) v = aptaStep(v, received(v.now + 100, from('b', 'hello', 'WORKING', [entryOf(v), { id: 'c', incarnation: 3, seq: 20, state: 'JOINING', takesWork: true }]))).view;
+    for (let i = 0; i < 4; i++)
+      v = aptaStep(
+        v,
+        received(
+          v.now + 100,
+          from('b', 'hello', 'WORKING', [
+            entryOf(v),
+            { id: 'c', incarnation: 3, seq: 20, state: 'JOINING', takesWork: true },
+          ]),
+        ),
+      ).view;
     expect(v.now).toBe(stopped + config.deadIntervalMs);
     expect(aptaPeer(v, 'c')!.state).toBe('OFFLINE');
     expect(v.state).toBe('WORKING');
@@ -386,9 +534,15 @@ describe('step', () => {
 
   it('takes a restarted peer (higher incarnation) at its word, and ignores an older incarnation', () => {
     const s = states();
-    const restarted = aptaStep(s.working, received(s.working.now + 1, { ...from('b', 'hello', 'JOINING', []), incarnation: 8, seq: 1 })).view;
+    const restarted = aptaStep(
+      s.working,
+      received(s.working.now + 1, { ...from('b', 'hello', 'JOINING', []), incarnation: 8, seq: 1 }),
+    ).view;
     expect(aptaPeer(restarted, 'b')).toMatchObject({ incarnation: 8, seq: 1, state: 'JOINING' });
-    const late = aptaStep(restarted, received(restarted.now + 1, { ...from('b', 'hello', 'WORKING', []), incarnation: 7, seq: 999 })).view;
+    const late = aptaStep(
+      restarted,
+      received(restarted.now + 1, { ...from('b', 'hello', 'WORKING', []), incarnation: 7, seq: 999 }),
+    ).view;
     expect(aptaPeer(late, 'b')).toMatchObject({ incarnation: 8, state: 'JOINING' });
   });
 
@@ -408,7 +562,15 @@ describe('step', () => {
 
   it('ignores its own messages (a broadcast that looped back)', () => {
     const s = states();
-    const own = { kind: 'hello', from: 'a', incarnation: s.working.incarnation, seq: 99, state: 'WORKING', takesWork: true, table: [] } as AptaMessage;
+    const own = {
+      kind: 'hello',
+      from: 'a',
+      incarnation: s.working.incarnation,
+      seq: 99,
+      state: 'WORKING',
+      takesWork: true,
+      table: [],
+    } as AptaMessage;
     const r = aptaStep(s.working, received(s.working.now + 1, own));
     expect(r.actions).toEqual([]);
     expect(r.view.peers).toEqual(s.working.peers);
@@ -484,7 +646,12 @@ describe('createMemberView', () => {
   });
 
   it('rejects a bad id, time or incarnation', () => {
-    for (const input of [{ id: '', now: 1 }, { id: 'a b', now: 1 }, { id: 'a', now: -1 }, { id: 'a', now: 1, incarnation: 1.5 }]) {
+    for (const input of [
+      { id: '', now: 1 },
+      { id: 'a b', now: 1 },
+      { id: 'a', now: -1 },
+      { id: 'a', now: 1, incarnation: 1.5 },
+    ]) {
       expect(() => createMemberView(input)).toThrow(ValidationError);
     }
   });

@@ -1,5 +1,13 @@
 import { ErrorCodes, HeraldError, ValidationError } from '../errors';
-import { checkAptaMessage, type AptaMessage, type AptaHello, type AptaHelloReply, type AptaLsrReply, type AptaLsrRequest, type AptaTableEntry } from './messages';
+import {
+  checkAptaMessage,
+  type AptaMessage,
+  type AptaHello,
+  type AptaHelloReply,
+  type AptaLsrReply,
+  type AptaLsrRequest,
+  type AptaTableEntry,
+} from './messages';
 import { APTA_ALLOCATION_STATES, aptaMachine, type AptaEvent, type AptaState } from './states';
 import type { AptaLsrRound, MemberView, AptaPeerEntry } from './view';
 
@@ -27,7 +35,8 @@ export interface AptaStepResult {
   actions: AptaAction[];
 }
 
-type Outgoing = { to: string; kind: 'hello.reply' } | { to: string; kind: 'lsr.request' | 'lsr.reply'; requestId: number };
+type Outgoing =
+  { to: string; kind: 'hello.reply' } | { to: string; kind: 'lsr.request' | 'lsr.reply'; requestId: number };
 
 /** Mutable working copy of a view, for the length of one step. */
 interface Draft {
@@ -49,7 +58,8 @@ const MEMBER_STATES: readonly AptaState[] = ['ONLINE', 'SILENCE', 'WORKING'];
 const alive = (p: AptaPeerEntry) => p.state !== 'OFFLINE';
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 /** Heartbeat order: incarnation first, then seq. */
-const compareHeartbeat = (a: { incarnation: number; seq: number }, b: { incarnation: number; seq: number }) => a.incarnation - b.incarnation || a.seq - b.seq;
+const compareHeartbeat = (a: { incarnation: number; seq: number }, b: { incarnation: number; seq: number }) =>
+  a.incarnation - b.incarnation || a.seq - b.seq;
 
 /**
  * One step of one process's membership: `aptaStep(view, input) -> { view, actions }`.
@@ -65,7 +75,8 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
   if (input === null || typeof input !== 'object' || (input.kind !== 'tick' && input.kind !== 'received')) {
     throw new ValidationError("APTA input must be { kind: 'tick' | 'received', now, ... }");
   }
-  if (!Number.isFinite(input.now) || input.now < 0) throw new ValidationError('now must be a non-negative number of ms', { now: input.now });
+  if (!Number.isFinite(input.now) || input.now < 0)
+    throw new ValidationError('now must be a non-negative number of ms', { now: input.now });
   const message = input.kind === 'received' ? checkAptaMessage(input.message) : undefined;
   const now = Math.max(view.now, input.now);
   const { config } = view;
@@ -85,9 +96,12 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
   const outgoing: Outgoing[] = [];
 
   const livePeers = () => [...d.peers.values()].filter(alive);
-  const knowsMe = (table: readonly AptaTableEntry[]) => table.some((e) => e.id === view.id && e.incarnation === view.incarnation);
+  const knowsMe = (table: readonly AptaTableEntry[]) =>
+    table.some((e) => e.id === view.id && e.incarnation === view.incarnation);
   const allocationSet = () => {
-    const ids = [...d.peers.values()].filter((p) => p.takesWork && APTA_ALLOCATION_STATES.includes(p.state)).map((p) => p.id);
+    const ids = [...d.peers.values()]
+      .filter((p) => p.takesWork && APTA_ALLOCATION_STATES.includes(p.state))
+      .map((p) => p.id);
     if (view.takesWork) ids.push(view.id);
     return ids.sort();
   };
@@ -117,7 +131,15 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
       const was = d.peers.get(entry.id);
       if (was !== undefined && compareHeartbeat(entry, was) <= 0) continue;
       const keepsKnowsMe = was !== undefined && alive(was) && was.incarnation === entry.incarnation && was.knowsMe;
-      d.peers.set(entry.id, { id: entry.id, incarnation: entry.incarnation, seq: entry.seq, state: entry.state, takesWork: entry.takesWork, lastHeardAt: now, knowsMe: keepsKnowsMe });
+      d.peers.set(entry.id, {
+        id: entry.id,
+        incarnation: entry.incarnation,
+        seq: entry.seq,
+        state: entry.state,
+        takesWork: entry.takesWork,
+        lastHeardAt: now,
+        knowsMe: keepsKnowsMe,
+      });
     }
     switch (message.kind) {
       case 'hello':
@@ -140,7 +162,8 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
 
   // 2. Peers whose heartbeat stopped advancing are OFFLINE here.
   for (const p of d.peers.values()) {
-    if (alive(p) && now - p.lastHeardAt >= config.deadIntervalMs) d.peers.set(p.id, { ...p, state: 'OFFLINE', knowsMe: false });
+    if (alive(p) && now - p.lastHeardAt >= config.deadIntervalMs)
+      d.peers.set(p.id, { ...p, state: 'OFFLINE', knowsMe: false });
   }
 
   // 3. Transitions.
@@ -188,14 +211,18 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
   for (let moves = 0; ; moves++) {
     const event = due();
     if (event === undefined) break;
-    if (moves === MAX_MOVES) throw new HeraldError(ErrorCodes.INTERNAL, `apta: no fixed point after ${MAX_MOVES} transitions`, { details: { state: d.state, event } });
+    if (moves === MAX_MOVES)
+      throw new HeraldError(ErrorCodes.INTERNAL, `apta: no fixed point after ${MAX_MOVES} transitions`, {
+        details: { state: d.state, event },
+      });
     move(event);
   }
 
   // 4. Upkeep of the state we ended in.
   if (d.state === 'ONLINE' && d.sync !== null && now - d.sync.sentAt >= config.lsrRetransmitMs) {
     const { requestId, replied } = d.sync;
-    for (const p of livePeers()) if (!replied.includes(p.id)) outgoing.push({ to: p.id, kind: 'lsr.request', requestId });
+    for (const p of livePeers())
+      if (!replied.includes(p.id)) outgoing.push({ to: p.id, kind: 'lsr.request', requestId });
     d.sync = { ...d.sync, sentAt: now };
   }
   if (d.state === 'WORKING') {
@@ -219,10 +246,18 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
     .filter(alive)
     .sort((a, b) => (a.id < b.id ? -1 : 1))
     .map((p) => ({ id: p.id, incarnation: p.incarnation, seq: p.seq, state: p.state, takesWork: p.takesWork }));
-  const advert = { from: view.id, incarnation: view.incarnation, seq: d.seq, state: d.state, takesWork: view.takesWork, table };
+  const advert = {
+    from: view.id,
+    incarnation: view.incarnation,
+    seq: d.seq,
+    state: d.state,
+    takesWork: view.takesWork,
+    table,
+  };
   if (d.seq !== view.seq) actions.push({ type: 'broadcast', message: { kind: 'hello', ...advert } });
   for (const o of outgoing) {
-    const message = o.kind === 'hello.reply' ? { kind: o.kind, ...advert } : { kind: o.kind, requestId: o.requestId, ...advert };
+    const message =
+      o.kind === 'hello.reply' ? { kind: o.kind, ...advert } : { kind: o.kind, requestId: o.requestId, ...advert };
     actions.push({ type: 'send', to: o.to, message });
   }
   if (!sameList(view.ring, d.ring)) actions.push({ type: 'ringChanged', members: d.ring });

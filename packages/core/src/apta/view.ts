@@ -79,10 +79,12 @@ export interface NewMemberView {
 /** A process that just started: JOINING, knowing nobody, its first Hello due at once. */
 export function createMemberView(input: NewMemberView): MemberView {
   const { id, now } = input;
-  if (typeof id !== 'string' || !MEMBER_ID.test(id)) throw new ValidationError('APTA member id must be 1-64 letters, digits, _ . -', { id });
+  if (typeof id !== 'string' || !MEMBER_ID.test(id))
+    throw new ValidationError('APTA member id must be 1-64 letters, digits, _ . -', { id });
   if (!Number.isFinite(now) || now < 0) throw new ValidationError('now must be a non-negative number of ms', { now });
   const incarnation = input.incarnation ?? Math.floor(now);
-  if (!Number.isSafeInteger(incarnation) || incarnation < 0) throw new ValidationError('incarnation must be a non-negative integer', { incarnation });
+  if (!Number.isSafeInteger(incarnation) || incarnation < 0)
+    throw new ValidationError('incarnation must be a non-negative integer', { incarnation });
   return {
     id,
     incarnation,

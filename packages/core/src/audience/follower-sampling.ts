@@ -60,6 +60,7 @@ export function judgeFollowerSamples(rates: readonly number[]): SamplingVerdict 
   const worst = Math.max(...rates);
   // A hair of tolerance: ten samples of exactly 2% sum to a mean a rounding error under 2%.
   const EPSILON = 1e-9;
-  const usable = mean < FOLLOWER_SAMPLING.meanErrorBelow - EPSILON && worst <= FOLLOWER_SAMPLING.sampleErrorAtMost + EPSILON;
+  const usable =
+    mean < FOLLOWER_SAMPLING.meanErrorBelow - EPSILON && worst <= FOLLOWER_SAMPLING.sampleErrorAtMost + EPSILON;
   return { usable, mean, worst, rates: [...rates] };
 }

@@ -1,7 +1,12 @@
 import { ValidationError } from '../errors';
 import { checkFollowChange, followChangeWins, reduceFollowChanges, type FollowChange } from './follows';
 
-const change = (uin: number, following: boolean, at: number, accountId = 'acme'): FollowChange => ({ accountId, uin, following, at });
+const change = (uin: number, following: boolean, at: number, accountId = 'acme'): FollowChange => ({
+  accountId,
+  uin,
+  following,
+  at,
+});
 
 describe('follow changes', () => {
   it('the later change wins; at the same time an unfollow beats a follow', () => {
@@ -13,12 +18,20 @@ describe('follow changes', () => {
   });
 
   it('reduces a batch to one winner per (account, uin), in any order the same', () => {
-    const batch = [change(1, true, 1), change(1, false, 3), change(2, true, 1), change(1, true, 2), change(1, true, 1, 'other')];
+    const batch = [
+      change(1, true, 1),
+      change(1, false, 3),
+      change(2, true, 1),
+      change(1, true, 2),
+      change(1, true, 1, 'other'),
+    ];
     const { winners, stale } = reduceFollowChanges(batch);
     expect(winners).toEqual([change(1, false, 3), change(2, true, 1), change(1, true, 1, 'other')]);
     expect(stale).toBe(2);
     const reversed = reduceFollowChanges([...batch].reverse());
-    expect(new Set(reversed.winners.map((w) => JSON.stringify(w)))).toEqual(new Set(winners.map((w) => JSON.stringify(w))));
+    expect(new Set(reversed.winners.map((w) => JSON.stringify(w)))).toEqual(
+      new Set(winners.map((w) => JSON.stringify(w))),
+    );
   });
 
   it.each([

@@ -26,21 +26,28 @@ export interface FollowChange {
 const MAX_UIN = 2 ** 32 - 1;
 
 /** Whether change `a` outranks `b` for the same (account, uin): later, or at the same time an unfollow over a follow. */
-export function followChangeWins(a: Pick<FollowChange, 'following' | 'at'>, b: Pick<FollowChange, 'following' | 'at'>): boolean {
+export function followChangeWins(
+  a: Pick<FollowChange, 'following' | 'at'>,
+  b: Pick<FollowChange, 'following' | 'at'>,
+): boolean {
   if (a.at !== b.at) return a.at > b.at;
   return !a.following && b.following;
 }
 
 /** Checks one change; a ValidationError names the field. */
 export function checkFollowChange(change: unknown): FollowChange {
-  if (change === null || typeof change !== 'object' || Array.isArray(change)) throw new ValidationError('a follow change must be an object { accountId, uin, following, at }');
+  if (change === null || typeof change !== 'object' || Array.isArray(change))
+    throw new ValidationError('a follow change must be an object { accountId, uin, following, at }');
   const { accountId, uin, following, at } = change as Record<string, unknown>;
   if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId)) {
     throw new ValidationError('follow change accountId must be 1..64 of a-z, 0-9 and _', { field: 'accountId' });
   }
-  if (!Number.isInteger(uin) || (uin as number) < 0 || (uin as number) > MAX_UIN) throw new ValidationError('follow change uin must be an integer in [0, 2^32)', { field: 'uin' });
-  if (typeof following !== 'boolean') throw new ValidationError('follow change following must be true or false', { field: 'following' });
-  if (!Number.isSafeInteger(at) || (at as number) < 0) throw new ValidationError('follow change at must be a non-negative integer of epoch ms', { field: 'at' });
+  if (!Number.isInteger(uin) || (uin as number) < 0 || (uin as number) > MAX_UIN)
+    throw new ValidationError('follow change uin must be an integer in [0, 2^32)', { field: 'uin' });
+  if (typeof following !== 'boolean')
+    throw new ValidationError('follow change following must be true or false', { field: 'following' });
+  if (!Number.isSafeInteger(at) || (at as number) < 0)
+    throw new ValidationError('follow change at must be a non-negative integer of epoch ms', { field: 'at' });
   return { accountId, uin: uin as number, following, at: at as number };
 }
 
@@ -72,12 +79,14 @@ export function reduceFollowChanges(changes: readonly FollowChange[]): { winners
 /** Checks a followers source's `afterUin`: undefined, or an integer in [0, 2^32). */
 export function checkAfterUin(afterUin: unknown): number | undefined {
   if (afterUin === undefined) return undefined;
-  if (!Number.isInteger(afterUin) || (afterUin as number) < 0 || (afterUin as number) > MAX_UIN) throw new ValidationError('afterUin must be an integer in [0, 2^32)', { field: 'afterUin' });
+  if (!Number.isInteger(afterUin) || (afterUin as number) < 0 || (afterUin as number) > MAX_UIN)
+    throw new ValidationError('afterUin must be an integer in [0, 2^32)', { field: 'afterUin' });
   return afterUin as number;
 }
 
 /** Checks the `followers` source's arguments: an account id as the API takes them. */
 export function checkFollowersAccount(accountId: unknown): string {
-  if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId)) throw new ValidationError('accountId must be 1..64 of a-z, 0-9 and _', { field: 'accountId' });
+  if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId))
+    throw new ValidationError('accountId must be 1..64 of a-z, 0-9 and _', { field: 'accountId' });
   return accountId;
 }

@@ -10,9 +10,23 @@
  *   import { checkFollowChange, reduceFollowChanges } from '@herald/core/audience';
  *   const { winners } = reduceFollowChanges(events.map(checkFollowChange));
  */
-export { checkAfterUin, checkFollowChange, checkFollowersAccount, followChangeWins, followEventKey, followPairKey, reduceFollowChanges } from './follows';
+export {
+  checkAfterUin,
+  checkFollowChange,
+  checkFollowersAccount,
+  followChangeWins,
+  followEventKey,
+  followPairKey,
+  reduceFollowChanges,
+} from './follows';
 export type { FollowChange } from './follows';
 export { FOLLOWER_SAMPLING, followerSampleSize, sampleErrorRate, judgeFollowerSamples } from './follower-sampling';
 export type { SamplingVerdict } from './follower-sampling';
-export { TABLE_CONDITION_OPS, MAX_TABLE_CONDITIONS, MAX_IN_VALUES, checkIdentifier, checkTableSourceSpec } from './table-source-spec';
+export {
+  TABLE_CONDITION_OPS,
+  MAX_TABLE_CONDITIONS,
+  MAX_IN_VALUES,
+  checkIdentifier,
+  checkTableSourceSpec,
+} from './table-source-spec';
 export type { TableSourceSpec, TableCondition, TableConditionOp, TableValue } from './table-source-spec';

@@ -30,7 +30,10 @@ describe('table source description', () => {
     [{ table: 'users', column: 'uin', where: [{ column: 'a) OR (1', op: '=', value: 1 }] }, 'where[0].column'],
     [{ table: 'users', column: 'uin', where: [{ column: 'a', op: '=', value: 1, raw: 'x' }] }, 'where[0]'],
     [{ table: 'users', column: 'uin', sql: 'SELECT 1' }, 'sql'],
-    [{ table: 'users', column: 'uin', where: Array.from({ length: 17 }, () => ({ column: 'a', op: 'is null' })) }, 'where'],
+    [
+      { table: 'users', column: 'uin', where: Array.from({ length: 17 }, () => ({ column: 'a', op: 'is null' })) },
+      'where',
+    ],
   ])('refuses %j naming %s', (spec, field) => {
     try {
       checkTableSourceSpec(spec);

@@ -38,7 +38,10 @@ const MAX_STRING_VALUE_CHARS = 1024;
 
 export function checkIdentifier(field: string, value: unknown): string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    throw new ValidationError(`${field} must be a plain identifier: 1..64 ASCII letters, digits, _ or $ (not only digits)`, { field });
+    throw new ValidationError(
+      `${field} must be a plain identifier: 1..64 ASCII letters, digits, _ or $ (not only digits)`,
+      { field },
+    );
   }
   return value;
 }
@@ -50,7 +53,8 @@ function checkValue(field: string, value: unknown): TableValue {
     return value;
   }
   if (typeof value === 'string') {
-    if (value.length > MAX_STRING_VALUE_CHARS) throw new ValidationError(`${field} is longer than ${MAX_STRING_VALUE_CHARS} characters`, { field });
+    if (value.length > MAX_STRING_VALUE_CHARS)
+      throw new ValidationError(`${field} is longer than ${MAX_STRING_VALUE_CHARS} characters`, { field });
     return value;
   }
   throw new ValidationError(`${field} must be a string, a number or a boolean`, { field });
@@ -58,7 +62,8 @@ function checkValue(field: string, value: unknown): TableValue {
 
 function checkCondition(index: number, condition: unknown): TableCondition {
   const at = `where[${index}]`;
-  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) throw new ValidationError(`${at} must be { column, op, value }`, { field: at });
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition))
+    throw new ValidationError(`${at} must be { column, op, value }`, { field: at });
   const { column, op, value, ...rest } = condition as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw new ValidationError(`${at} has unknown fields: ${extra.join(', ')}`, { field: at });
@@ -68,12 +73,15 @@ function checkCondition(index: number, condition: unknown): TableCondition {
   }
   const checkedOp = op as TableConditionOp;
   if (checkedOp === 'is null' || checkedOp === 'is not null') {
-    if (value !== undefined) throw new ValidationError(`${at}.value must be absent for '${checkedOp}'`, { field: `${at}.value` });
+    if (value !== undefined)
+      throw new ValidationError(`${at}.value must be absent for '${checkedOp}'`, { field: `${at}.value` });
     return { column: checkedColumn, op: checkedOp };
   }
   if (checkedOp === 'in') {
     if (!Array.isArray(value) || value.length === 0 || value.length > MAX_IN_VALUES) {
-      throw new ValidationError(`${at}.value must be a list of 1..${MAX_IN_VALUES} values for 'in'`, { field: `${at}.value` });
+      throw new ValidationError(`${at}.value must be a list of 1..${MAX_IN_VALUES} values for 'in'`, {
+        field: `${at}.value`,
+      });
     }
     return { column: checkedColumn, op: checkedOp, value: value.map((v, i) => checkValue(`${at}.value[${i}]`, v)) };
   }
@@ -82,17 +90,23 @@ function checkCondition(index: number, condition: unknown): TableCondition {
 
 /** Checks a table source's description; a ValidationError names the field at fault. */
 export function checkTableSourceSpec(spec: unknown): TableSourceSpec {
-  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) throw new ValidationError('a table source must be { table, column, where? }');
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec))
+    throw new ValidationError('a table source must be { table, column, where? }');
   const { table, column, where, ...rest } = spec as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length > 0) throw new ValidationError(`the table source has unknown fields: ${extra.join(', ')}`, { field: extra[0] });
-  if (typeof table !== 'string') throw new ValidationError('table must be a string: table or database.table', { field: 'table' });
+  if (extra.length > 0)
+    throw new ValidationError(`the table source has unknown fields: ${extra.join(', ')}`, { field: extra[0] });
+  if (typeof table !== 'string')
+    throw new ValidationError('table must be a string: table or database.table', { field: 'table' });
   const parts = table.split('.');
   if (parts.length > 2) throw new ValidationError('table must be table or database.table', { field: 'table' });
   for (const part of parts) checkIdentifier('table', part);
   const checked: TableSourceSpec = { table, column: checkIdentifier('column', column) };
   if (where !== undefined) {
-    if (!Array.isArray(where) || where.length > MAX_TABLE_CONDITIONS) throw new ValidationError(`where must be a list of at most ${MAX_TABLE_CONDITIONS} conditions`, { field: 'where' });
+    if (!Array.isArray(where) || where.length > MAX_TABLE_CONDITIONS)
+      throw new ValidationError(`where must be a list of at most ${MAX_TABLE_CONDITIONS} conditions`, {
+        field: 'where',
+      });
     checked.where = where.map((condition, i) => checkCondition(i, condition));
   }
   return checked;

@@ -27,17 +27,43 @@ function onlyValidationError(fn: () => unknown, fields: string[]): boolean {
     return true;
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    if (!fields.includes(error.details.field as string)) throw new Error(`unexpected field ${String(error.details.field)}`);
+    if (!fields.includes(error.details.field as string))
+      throw new Error(`unexpected field ${String(error.details.field)}`);
     return false;
   }
 }
 
-const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/Santiago', 'Africa/Casablanca'];
+const ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Chatham',
+  'America/Santiago',
+  'Africa/Casablanca',
+];
 
 /** Tokens that make near-valid fields: numbers (some out of range), names, *, ?, steps, ranges, the unsupported L W #. */
 const atom = fc.oneof(
   fc.integer({ min: 0, max: 70 }).map(String),
-  fc.constantFrom('*', '?', 'mon', 'FRI', 'sunday', 'jan', 'Dec', 'L', 'W', '5W', '1#2', '7', '0', '00', '99999999999999999999'),
+  fc.constantFrom(
+    '*',
+    '?',
+    'mon',
+    'FRI',
+    'sunday',
+    'jan',
+    'Dec',
+    'L',
+    'W',
+    '5W',
+    '1#2',
+    '7',
+    '0',
+    '00',
+    '99999999999999999999',
+  ),
 );
 const item = fc.oneof(
   atom,
@@ -65,28 +91,41 @@ const validCron = fc
 describe('campaign input (fuzz)', () => {
   it('parseCron: any string gives a schedule or a ValidationError naming cron', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 80 }), nearCron), (text) => {
-        if (onlyValidationError(() => parseCron(text), ['cron'])) {
-          const schedule = parseCron(text);
-          for (const values of Object.values(schedule)) expect(values.length).toBeGreaterThan(0);
-        }
-      }),
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 80 }), nearCron),
+        (text) => {
+          if (onlyValidationError(() => parseCron(text), ['cron'])) {
+            const schedule = parseCron(text);
+            for (const values of Object.values(schedule)) expect(values.length).toBeGreaterThan(0);
+          }
+        },
+      ),
       settings,
     );
   });
 
   it('parseCron: any value at all (not only strings) gives the typed error', () => {
-    fc.assert(fc.property(fc.anything(), (value) => void onlyValidationError(() => parseCron(value), ['cron'])), settings);
+    fc.assert(
+      fc.property(fc.anything(), (value) => void onlyValidationError(() => parseCron(value), ['cron'])),
+      settings,
+    );
   });
 
   it('checkTimeZone: any string gives a canonical zone or a ValidationError naming timeZone', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom(...ZONES, 'utc', 'Etc/GMT-14', 'Europe/Berlin/', 'Europe//Berlin', 'EST5EDT'), fc.anything()), (value) => {
-        if (onlyValidationError(() => checkTimeZone(value), ['timeZone'])) {
-          const canonical = checkTimeZone(value);
-          expect(checkTimeZone(canonical)).toBe(canonical);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 80 }),
+          fc.constantFrom(...ZONES, 'utc', 'Etc/GMT-14', 'Europe/Berlin/', 'Europe//Berlin', 'EST5EDT'),
+          fc.anything(),
+        ),
+        (value) => {
+          if (onlyValidationError(() => checkTimeZone(value), ['timeZone'])) {
+            const canonical = checkTimeZone(value);
+            expect(checkTimeZone(canonical)).toBe(canonical);
+          }
+        },
+      ),
       settings,
     );
   });
@@ -99,7 +138,10 @@ describe('campaign input (fuzz)', () => {
         fc.oneof(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.double()),
         fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer()),
         (cron, timeZone, after, n) => {
-          if (!onlyValidationError(() => nextFireTimes({ cron, timeZone }, after, n), ['cron', 'timeZone', 'after', 'n'])) return;
+          if (
+            !onlyValidationError(() => nextFireTimes({ cron, timeZone }, after, n), ['cron', 'timeZone', 'after', 'n'])
+          )
+            return;
           const times = nextFireTimes({ cron, timeZone }, after, n);
           const schedule = parseCron(cron);
           const zone = checkTimeZone(timeZone);
@@ -109,7 +151,10 @@ describe('campaign input (fuzz)', () => {
             expect(t % 1000).toBe(0);
             previous = t;
             const w = wallClockAt(zone, t);
-            const matches = schedule.second.includes(w.second) && schedule.minute.includes(w.minute) && schedule.hour.includes(w.hour);
+            const matches =
+              schedule.second.includes(w.second) &&
+              schedule.minute.includes(w.minute) &&
+              schedule.hour.includes(w.hour);
             // A time shifted out of a DST gap reads later than the expression says; the offset just changed there.
             if (!matches) expect(offsetAt(zone, t)).not.toBe(offsetAt(zone, t - 6 * 3_600_000));
           }

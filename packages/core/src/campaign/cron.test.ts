@@ -1,7 +1,8 @@
 import { ValidationError } from '../errors';
 import { parseCron } from './cron';
 
-const range = (a: number, b: number, step = 1) => Array.from({ length: Math.floor((b - a) / step) + 1 }, (_, i) => a + i * step);
+const range = (a: number, b: number, step = 1) =>
+  Array.from({ length: Math.floor((b - a) / step) + 1 }, (_, i) => a + i * step);
 
 describe('parseCron', () => {
   it('reads five fields with second 0, and six with the second first', () => {
@@ -81,13 +82,17 @@ describe('parseCron', () => {
   });
 
   it('refuses what is not a string, and what is too long', () => {
-    for (const value of [undefined, null, 5, {}, ['* * * * *']]) expect(() => parseCron(value)).toThrow(ValidationError);
+    for (const value of [undefined, null, 5, {}, ['* * * * *']])
+      expect(() => parseCron(value)).toThrow(ValidationError);
     expect(() => parseCron(`0 0 * * ${'1,'.repeat(200)}1`)).toThrow(/longer than 255/);
   });
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('refuses %j with a ValidationError, not a TypeError (found by the route fuzz test)', (expression) => {
-    expect(() => parseCron(expression)).toThrow(ValidationError);
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'refuses %j with a ValidationError, not a TypeError (found by the route fuzz test)',
+    (expression) => {
+      expect(() => parseCron(expression)).toThrow(ValidationError);
+    },
+  );
 
   it('accepts February 29 (it fires in leap years)', () => {
     expect(parseCron('0 0 29 2 *').dayOfMonth).toEqual([29]);

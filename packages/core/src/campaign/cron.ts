@@ -53,7 +53,20 @@ const NICKNAMES = new Map<string, string>([
 ]);
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTHS_LONG = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS_LONG = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const DAYS_LONG = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
@@ -100,27 +113,52 @@ export function parseCron(expression: unknown): CronSchedule {
   const nickname = NICKNAMES.get(expression.trim().toLowerCase());
   const bad = nickname === undefined ? /[^A-Za-z0-9*/,\-? ]/.exec(expression) : null;
   if (bad !== null) {
-    const hint = bad[0] === '#' ? " ('#', the nth weekday, is not supported)" : bad[0] === '@' ? ' (nicknames: @yearly @annually @monthly @weekly @daily @midnight @hourly)' : '';
+    const hint =
+      bad[0] === '#'
+        ? " ('#', the nth weekday, is not supported)"
+        : bad[0] === '@'
+          ? ' (nicknames: @yearly @annually @monthly @weekly @daily @midnight @hourly)'
+          : '';
     throw invalid(`character ${JSON.stringify(bad[0])} is not allowed: use digits, names, spaces and * / , - ?${hint}`);
   }
   // Only spaces separate fields (node-cron's rule); trim() would take tabs and other blanks too.
   const resolved = nickname ?? expression.replace(/^ +| +$/g, '');
   if (resolved === '') throw invalid('is empty');
   const parts = resolved.split(/ +/);
-  if (parts.length !== 5 && parts.length !== 6) throw invalid(`expected 5 or 6 fields (an optional second first), got ${parts.length}`);
+  if (parts.length !== 5 && parts.length !== 6)
+    throw invalid(`expected 5 or 6 fields (an optional second first), got ${parts.length}`);
   const fields = parts.length === 5 ? ['0', ...parts] : parts;
   const values = RULES.map((rule, i) => parseField(rule, fields[i]!));
-  const [second, minute, hour, dayOfMonth, month, dayOfWeek] = values as [number[], number[], number[], number[], number[], number[]];
+  const [second, minute, hour, dayOfMonth, month, dayOfWeek] = values as [
+    number[],
+    number[],
+    number[],
+    number[],
+    number[],
+    number[],
+  ];
   if (!month.some((m) => dayOfMonth.some((d) => d <= MAX_DAYS[m]!))) {
-    throw invalid(`day of month ${fields[3]} never occurs in month ${fields[4]}`, { cronField: 'dayOfMonth', value: fields[3] });
+    throw invalid(`day of month ${fields[3]} never occurs in month ${fields[4]}`, {
+      cronField: 'dayOfMonth',
+      value: fields[3],
+    });
   }
-  return { second, minute, hour, dayOfMonth, month, dayOfWeek: [...new Set(dayOfWeek.map((d) => d % 7))].sort((a, b) => a - b) };
+  return {
+    second,
+    minute,
+    hour,
+    dayOfMonth,
+    month,
+    dayOfWeek: [...new Set(dayOfWeek.map((d) => d % 7))].sort((a, b) => a - b),
+  };
 }
 
 function parseField(rule: FieldRule, text: string): number[] {
-  const fail = (why: string) => invalid(`${rule.label} field '${text}': ${why}`, { cronField: rule.field, value: text });
+  const fail = (why: string) =>
+    invalid(`${rule.label} field '${text}': ${why}`, { cronField: rule.field, value: text });
   if (text === '?') {
-    if (rule.field !== 'dayOfMonth' && rule.field !== 'dayOfWeek') throw fail("'?' is allowed only for day of month and day of week");
+    if (rule.field !== 'dayOfMonth' && rule.field !== 'dayOfWeek')
+      throw fail("'?' is allowed only for day of month and day of week");
     return range(rule.min, rule.field === 'dayOfWeek' ? 6 : rule.max);
   }
   const out = new Set<number>();
@@ -128,11 +166,19 @@ function parseField(rule: FieldRule, text: string): number[] {
     const match = /^(?:(\*)|([A-Za-z0-9]+)(?:-([A-Za-z0-9]+))?)(?:\/([0-9]+))?$/.exec(item);
     if (match === null) throw fail(`'${item}' is not *, a value, a range a-b, or either with /step`);
     const [, star, from, to, stepText] = match;
-    if (star === undefined && to === undefined && stepText !== undefined) throw fail(`'${item}': a step needs * or a range (write ${from}-${rule.max}/${stepText})`);
+    if (star === undefined && to === undefined && stepText !== undefined)
+      throw fail(`'${item}': a step needs * or a range (write ${from}-${rule.max}/${stepText})`);
     const step = stepText === undefined ? 1 : Number(stepText);
     if (!(step >= 1)) throw fail(`step ${stepText} must be at least 1`);
     const first = star !== undefined ? rule.min : value(rule, from!, fail);
-    const last = star !== undefined ? (rule.field === 'dayOfWeek' ? 6 : rule.max) : to === undefined ? first : value(rule, to, fail);
+    const last =
+      star !== undefined
+        ? rule.field === 'dayOfWeek'
+          ? 6
+          : rule.max
+        : to === undefined
+          ? first
+          : value(rule, to, fail);
     for (const v of stepped(rule, first, last, step)) out.add(v);
   }
   return [...out].sort((a, b) => a - b);

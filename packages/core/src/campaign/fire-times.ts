@@ -44,7 +44,8 @@ const DAY_MS = 86_400_000;
 
 /** Validates both parts (ValidationError naming `cron` or `timeZone`). */
 export function compileSchedule(spec: ScheduleSpec): FireSchedule {
-  if (spec === null || typeof spec !== 'object') throw new ValidationError('a schedule needs cron and timeZone', { field: 'cron' });
+  if (spec === null || typeof spec !== 'object')
+    throw new ValidationError('a schedule needs cron and timeZone', { field: 'cron' });
   return { cron: parseCron(spec.cron), timeZone: checkTimeZone(spec.timeZone) };
 }
 
@@ -58,7 +59,8 @@ export function nextFireTimes(spec: ScheduleSpec | FireSchedule, after: number, 
   if (typeof after !== 'number' || !Number.isFinite(after) || after < 0 || after > MAX_FIRE_INSTANT) {
     throw new ValidationError(`after must be epoch ms in 0..${MAX_FIRE_INSTANT}`, { field: 'after' });
   }
-  if (!Number.isInteger(n) || n < 0 || n > MAX_FIRE_TIMES) throw new ValidationError(`n must be an integer in 0..${MAX_FIRE_TIMES}`, { field: 'n' });
+  if (!Number.isInteger(n) || n < 0 || n > MAX_FIRE_TIMES)
+    throw new ValidationError(`n must be an integer in 0..${MAX_FIRE_TIMES}`, { field: 'n' });
   if (n === 0) return [];
   return search(schedule, after, n);
 }

@@ -7,7 +7,16 @@ const every10min = { cron: '*/10 * * * *', timeZone: 'UTC' };
 const GRACE = 60_000;
 
 /** The plan as readable ISO strings. */
-function plan(lastScheduledAt: string | undefined, now: string, options: { activeFrom?: string; graceMs?: number; limit?: number; schedule?: { cron: string; timeZone: string } } = {}) {
+function plan(
+  lastScheduledAt: string | undefined,
+  now: string,
+  options: {
+    activeFrom?: string;
+    graceMs?: number;
+    limit?: number;
+    schedule?: { cron: string; timeZone: string };
+  } = {},
+) {
   const p = planFirings({
     schedule: options.schedule ?? every10min,
     lastScheduledAt: lastScheduledAt === undefined ? undefined : at(lastScheduledAt),
@@ -21,16 +30,31 @@ function plan(lastScheduledAt: string | undefined, now: string, options: { activ
 
 describe('planFirings (the misfire policy, with the clock passed in)', () => {
   it('does nothing before the next scheduled time', () => {
-    expect(plan('2025-01-01T10:00:00Z', '2025-01-01T10:09:59Z')).toEqual({ fire: undefined, missed: [], advanceTo: undefined, more: false });
+    expect(plan('2025-01-01T10:00:00Z', '2025-01-01T10:09:59Z')).toEqual({
+      fire: undefined,
+      missed: [],
+      advanceTo: undefined,
+      more: false,
+    });
   });
 
   it('fires a time that is due now, or late by less than the grace', () => {
-    expect(plan('2025-01-01T10:00:00Z', '2025-01-01T10:10:00Z')).toEqual({ fire: '2025-01-01T10:10:00Z', missed: [], advanceTo: '2025-01-01T10:10:00Z', more: false });
+    expect(plan('2025-01-01T10:00:00Z', '2025-01-01T10:10:00Z')).toEqual({
+      fire: '2025-01-01T10:10:00Z',
+      missed: [],
+      advanceTo: '2025-01-01T10:10:00Z',
+      more: false,
+    });
     expect(plan('2025-01-01T10:00:00Z', '2025-01-01T10:10:59.999Z').fire).toBe('2025-01-01T10:10:00Z');
   });
 
   it('records a time late by the grace or more as missed, and fires nothing', () => {
-    expect(plan('2025-01-01T10:00:00Z', '2025-01-01T10:11:00Z')).toEqual({ fire: undefined, missed: ['2025-01-01T10:10:00Z'], advanceTo: '2025-01-01T10:10:00Z', more: false });
+    expect(plan('2025-01-01T10:00:00Z', '2025-01-01T10:11:00Z')).toEqual({
+      fire: undefined,
+      missed: ['2025-01-01T10:10:00Z'],
+      advanceTo: '2025-01-01T10:10:00Z',
+      more: false,
+    });
   });
 
   it('after an outage fires at most the latest time, once, and records every earlier one as missed', () => {
@@ -51,16 +75,30 @@ describe('planFirings (the misfire policy, with the clock passed in)', () => {
   });
 
   it('never fires again what it handled: planning after advancing finds nothing due', () => {
-    const first = planFirings({ schedule: every10min, lastScheduledAt: at('2025-01-01T10:00:00Z'), activeFrom: 0, now: at('2025-01-01T10:10:05Z'), graceMs: GRACE });
+    const first = planFirings({
+      schedule: every10min,
+      lastScheduledAt: at('2025-01-01T10:00:00Z'),
+      activeFrom: 0,
+      now: at('2025-01-01T10:10:05Z'),
+      graceMs: GRACE,
+    });
     expect(first.fire).toBe(at('2025-01-01T10:10:00Z'));
-    const again = planFirings({ schedule: every10min, lastScheduledAt: first.advanceTo, activeFrom: 0, now: at('2025-01-01T10:10:30Z'), graceMs: GRACE });
+    const again = planFirings({
+      schedule: every10min,
+      lastScheduledAt: first.advanceTo,
+      activeFrom: 0,
+      now: at('2025-01-01T10:10:30Z'),
+      graceMs: GRACE,
+    });
     expect(again).toEqual({ fire: undefined, missed: [], advanceTo: undefined, more: false });
   });
 
   it('counts from activeFrom before the first firing, and when the schedule restarted later', () => {
     // Created at 10:05: 10:00 is not due, 10:10 is.
     expect(plan(undefined, '2025-01-01T10:09:00Z', { activeFrom: '2025-01-01T10:05:00Z' }).advanceTo).toBeUndefined();
-    expect(plan(undefined, '2025-01-01T10:10:01Z', { activeFrom: '2025-01-01T10:05:00Z' }).fire).toBe('2025-01-01T10:10:00Z');
+    expect(plan(undefined, '2025-01-01T10:10:01Z', { activeFrom: '2025-01-01T10:05:00Z' }).fire).toBe(
+      '2025-01-01T10:10:00Z',
+    );
     // Re-enabled at 12:00 after firing last at 10:00: the times while disabled are neither fired nor missed.
     expect(plan('2025-01-01T10:00:00Z', '2025-01-01T12:10:10Z', { activeFrom: '2025-01-01T12:00:00Z' })).toEqual({
       fire: '2025-01-01T12:10:00Z',
@@ -81,7 +119,14 @@ describe('planFirings (the misfire policy, with the clock passed in)', () => {
     const fired: number[] = [];
     let rounds = 0;
     for (;;) {
-      const p = planFirings({ schedule: minutely, lastScheduledAt: last, activeFrom: 0, now, graceMs: GRACE, limit: 100 });
+      const p = planFirings({
+        schedule: minutely,
+        lastScheduledAt: last,
+        activeFrom: 0,
+        now,
+        graceMs: GRACE,
+        limit: 100,
+      });
       if (p.advanceTo === undefined) break;
       rounds++;
       missed.push(...p.missed);
@@ -98,7 +143,9 @@ describe('planFirings (the misfire policy, with the clock passed in)', () => {
 
   it('decides in the campaign time zone (a DST gap time fires shifted, once)', () => {
     const berlin = { cron: '30 2 * * *', timeZone: 'Europe/Berlin' };
-    expect(plan('2025-03-29T01:30:00Z', '2025-03-30T01:30:10Z', { schedule: berlin }).fire).toBe('2025-03-30T01:30:00Z');
+    expect(plan('2025-03-29T01:30:00Z', '2025-03-30T01:30:10Z', { schedule: berlin }).fire).toBe(
+      '2025-03-30T01:30:00Z',
+    );
   });
 
   it('refuses a bad now, grace or limit', () => {

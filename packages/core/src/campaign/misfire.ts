@@ -54,8 +54,10 @@ export interface FiringPlan {
 export function planFirings(input: MisfireInput): FiringPlan {
   const { lastScheduledAt, activeFrom, now, graceMs, limit = MISFIRE_BATCH } = input;
   if (!Number.isFinite(now)) throw new ValidationError('now must be finite epoch ms', { field: 'now' });
-  if (!Number.isFinite(graceMs) || graceMs < 0) throw new ValidationError('graceMs must be a non-negative number', { field: 'graceMs' });
-  if (!Number.isInteger(limit) || limit < 1 || limit >= 1000) throw new ValidationError('limit must be an integer in 1..999', { field: 'limit' });
+  if (!Number.isFinite(graceMs) || graceMs < 0)
+    throw new ValidationError('graceMs must be a non-negative number', { field: 'graceMs' });
+  if (!Number.isInteger(limit) || limit < 1 || limit >= 1000)
+    throw new ValidationError('limit must be an integer in 1..999', { field: 'limit' });
   const baseline = Math.max(lastScheduledAt ?? -Infinity, activeFrom);
   if (baseline >= now) return { fire: undefined, missed: [], advanceTo: undefined, more: false };
   const due = nextFireTimes(input.schedule, Math.max(0, baseline), limit + 1).filter((t) => t <= now);
@@ -66,7 +68,12 @@ export function planFirings(input: MisfireInput): FiringPlan {
   }
   const latest = due[due.length - 1]!;
   const inGrace = now - latest < graceMs;
-  return { fire: inGrace ? latest : undefined, missed: inGrace ? due.slice(0, -1) : due, advanceTo: latest, more: false };
+  return {
+    fire: inGrace ? latest : undefined,
+    missed: inGrace ? due.slice(0, -1) : due,
+    advanceTo: latest,
+    more: false,
+  };
 }
 
 /** The idempotency key of the task a campaign's firing creates: one task per (campaign, scheduled time). */

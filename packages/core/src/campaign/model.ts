@@ -170,11 +170,16 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
   if (title !== undefined && typeof title !== 'string') fail(`${field}.content.title`, 'must be a string');
   const personal = t.content!.template;
   if (personal !== undefined && personal !== true) fail(`${field}.content.template`, 'must be true or absent');
-  const content = taskContentOf({ body, ...(title === undefined ? {} : { title }), ...(personal === true ? { template: true } : {}) });
+  const content = taskContentOf({
+    body,
+    ...(title === undefined ? {} : { title }),
+    ...(personal === true ? { template: true } : {}),
+  });
   // A personalised campaign's template is parsed now, not at its first firing (TEMPLATE_INVALID naming field and position).
   if (personal === true) compileContent(content, `${field}.content`);
   if (t.priority !== 'normal' && t.priority !== 'realtime') fail(`${field}.priority`, "must be 'normal' or 'realtime'");
-  if (t.ttlSeconds !== undefined && (!Number.isSafeInteger(t.ttlSeconds) || t.ttlSeconds < 1)) fail(`${field}.ttlSeconds`, 'must be a positive integer');
+  if (t.ttlSeconds !== undefined && (!Number.isSafeInteger(t.ttlSeconds) || t.ttlSeconds < 1))
+    fail(`${field}.ttlSeconds`, 'must be a positive integer');
   // Parsed now, not at the first firing: QUERY_INVALID naming template.targeting and the position.
   if (t.targeting !== undefined) checkTaskTargeting(t.targeting, `${field}.targeting`);
   return {
@@ -224,7 +229,8 @@ export function applyCampaignPatch(campaign: Campaign, patch: CampaignPatch, now
     next.enabled = patch.enabled;
   }
   if (patch.template !== undefined) next.template = checkTemplate(patch.template);
-  const restarted = (next.enabled && !campaign.enabled) || next.cron !== campaign.cron || next.timeZone !== campaign.timeZone;
+  const restarted =
+    (next.enabled && !campaign.enabled) || next.cron !== campaign.cron || next.timeZone !== campaign.timeZone;
   if (restarted) next.activeFrom = Math.max(now, campaign.activeFrom);
   return next;
 }
@@ -253,7 +259,12 @@ export function compileCampaignQuery(query: CampaignQuery = {}): CompiledCampaig
   }
   if (enabled !== undefined && typeof enabled !== 'boolean') fail('enabled', 'must be true or false');
   if (!Number.isSafeInteger(afterId) || afterId < 0) fail('afterId', 'must be a non-negative integer');
-  return { accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)], enabled, afterId, limit: checkLimit(limit) };
+  return {
+    accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)],
+    enabled,
+    afterId,
+    limit: checkLimit(limit),
+  };
 }
 
 export interface CompiledFiringQuery {
@@ -275,7 +286,8 @@ export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
   checkCampaignTime('scheduledAt', input.scheduledAt);
   checkCampaignTime('at', input.at);
   if (!FIRING_OUTCOMES.includes(input.outcome)) fail('outcome', "must be 'fired' or 'missed'");
-  if (input.taskId !== undefined && (!Number.isSafeInteger(input.taskId) || input.taskId < 1)) fail('taskId', 'must be a positive integer');
+  if (input.taskId !== undefined && (!Number.isSafeInteger(input.taskId) || input.taskId < 1))
+    fail('taskId', 'must be a positive integer');
   if (input.outcome === 'fired' && input.taskId === undefined) fail('taskId', 'is required for a fired outcome');
   if (input.reason !== undefined) checkString('reason', input.reason, MAX_CAMPAIGN_ID_CHARS);
   return {
@@ -294,8 +306,6 @@ export function checkAdvance(expected: number | null, next: number): void {
   checkCampaignTime('next', next);
   if (expected !== null && next <= expected) fail('next', 'must be later than expected');
 }
-
-
 
 /** The error for a campaign that does not exist (or that the caller may not see: the same answer). */
 export function campaignNotFound(id: unknown): NotFoundError {

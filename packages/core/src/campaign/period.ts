@@ -5,7 +5,14 @@
  * time. Pure: the instants come from nextFireTimes, `from` is passed in.
  */
 import { ValidationError } from '../errors';
-import { compileSchedule, MAX_FIRE_INSTANT, MAX_FIRE_TIMES, nextFireTimes, type FireSchedule, type ScheduleSpec } from './fire-times';
+import {
+  compileSchedule,
+  MAX_FIRE_INSTANT,
+  MAX_FIRE_TIMES,
+  nextFireTimes,
+  type FireSchedule,
+  type ScheduleSpec,
+} from './fire-times';
 
 const DAY_MS = 86_400_000;
 /** The span the daily projection averages over: a week, so weekday-only and weekly crons count fairly. */
@@ -68,7 +75,11 @@ export interface ProjectedDailyReach {
  * minutes, allowed by a small campaigns.minPeriodMs), their own span gives
  * the rate instead.
  */
-export function projectedDailyReach(spec: ScheduleSpec | FireSchedule, from: number, recipientsPerFiring: number | null): ProjectedDailyReach {
+export function projectedDailyReach(
+  spec: ScheduleSpec | FireSchedule,
+  from: number,
+  recipientsPerFiring: number | null,
+): ProjectedDailyReach {
   const start = clampInstant(from);
   const times = nextFireTimes(spec, start, MAX_FIRE_TIMES);
   const end = start + PROJECTION_DAYS * DAY_MS;

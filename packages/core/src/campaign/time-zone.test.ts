@@ -12,7 +12,17 @@ describe('checkTimeZone', () => {
     expect(checkTimeZone('Etc/GMT+5')).toBe('Etc/GMT+5');
   });
 
-  it.each(['', 'Mars/Olympus', 'Europe/Berlin ', '+01:00', 'GMT+01:00', 'Local', '../etc/passwd', 'Europe\u0000Berlin', 'x'.repeat(65)])('refuses %j with a ValidationError naming the field', (value) => {
+  it.each([
+    '',
+    'Mars/Olympus',
+    'Europe/Berlin ',
+    '+01:00',
+    'GMT+01:00',
+    'Local',
+    '../etc/passwd',
+    'Europe\u0000Berlin',
+    'x'.repeat(65),
+  ])('refuses %j with a ValidationError naming the field', (value) => {
     expect(() => checkTimeZone(value, 'tz')).toThrow(ValidationError);
     try {
       checkTimeZone(value, 'tz');
@@ -28,7 +38,21 @@ describe('checkTimeZone', () => {
 
 describe('wallClockAt', () => {
   it('reads the wall clock in 24-hour form', () => {
-    expect(wallClockAt('America/New_York', Date.parse('2025-01-01T05:00:00Z'))).toEqual({ year: 2025, month: 1, day: 1, hour: 0, minute: 0, second: 0 });
-    expect(wallClockAt('Asia/Tokyo', Date.parse('2025-12-31T15:30:15Z'))).toEqual({ year: 2026, month: 1, day: 1, hour: 0, minute: 30, second: 15 });
+    expect(wallClockAt('America/New_York', Date.parse('2025-01-01T05:00:00Z'))).toEqual({
+      year: 2025,
+      month: 1,
+      day: 1,
+      hour: 0,
+      minute: 0,
+      second: 0,
+    });
+    expect(wallClockAt('Asia/Tokyo', Date.parse('2025-12-31T15:30:15Z'))).toEqual({
+      year: 2026,
+      month: 1,
+      day: 1,
+      hour: 0,
+      minute: 30,
+      second: 15,
+    });
   });
 });

@@ -49,11 +49,14 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
  * ValidationError with field `field`.
  */
 export function checkTimeZone(value: unknown, field = 'timeZone'): string {
-  if (typeof value !== 'string' || value === '') throw new ValidationError(`${field} must be a non-empty IANA time zone name, e.g. Europe/Berlin`, { field });
-  if (value.length > MAX_TIME_ZONE_CHARS) throw new ValidationError(`${field} is longer than ${MAX_TIME_ZONE_CHARS} characters`, { field });
+  if (typeof value !== 'string' || value === '')
+    throw new ValidationError(`${field} must be a non-empty IANA time zone name, e.g. Europe/Berlin`, { field });
+  if (value.length > MAX_TIME_ZONE_CHARS)
+    throw new ValidationError(`${field} is longer than ${MAX_TIME_ZONE_CHARS} characters`, { field });
   // Names are letters, digits and _ / + - only; anything else (offsets like +01:00 included) is refused
   // before ICU sees it, so what is accepted does not depend on the Node version's Intl.
-  if (!/^[A-Za-z][A-Za-z0-9_/+-]*$/.test(value)) throw new ValidationError(`${field} '${value}' is not an IANA time zone name, e.g. Europe/Berlin`, { field });
+  if (!/^[A-Za-z][A-Za-z0-9_/+-]*$/.test(value))
+    throw new ValidationError(`${field} '${value}' is not an IANA time zone name, e.g. Europe/Berlin`, { field });
   let canonical: string;
   try {
     canonical = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;

@@ -11,15 +11,36 @@ import { int } from './validate';
  * and from how many followers an account keeps a local copy.
  */
 export function compileAudiences(options: HeraldOptions): AudiencesConfig {
-  const audiences = section(options, 'audiences', ['maxRunningJobs', 'jobRetentionMs', 'pageSize', 'followEvents', 'followerCopyThreshold']);
+  const audiences = section(options, 'audiences', [
+    'maxRunningJobs',
+    'jobRetentionMs',
+    'pageSize',
+    'followEvents',
+    'followerCopyThreshold',
+  ]);
   if (audiences.followEvents !== undefined && typeof audiences.followEvents !== 'boolean') {
-    throw new ConfigError('audiences.followEvents', `must be true or false (got ${JSON.stringify(audiences.followEvents)})`);
+    throw new ConfigError(
+      'audiences.followEvents',
+      `must be true or false (got ${JSON.stringify(audiences.followEvents)})`,
+    );
   }
   return {
     maxRunningJobs: int('audiences.maxRunningJobs', audiences.maxRunningJobs, DEFAULTS.audiences.maxRunningJobs, 1, 64),
-    jobRetentionMs: int('audiences.jobRetentionMs', audiences.jobRetentionMs, DEFAULTS.audiences.jobRetentionMs, 1000, 7 * 86_400_000),
+    jobRetentionMs: int(
+      'audiences.jobRetentionMs',
+      audiences.jobRetentionMs,
+      DEFAULTS.audiences.jobRetentionMs,
+      1000,
+      7 * 86_400_000,
+    ),
     pageSize: int('audiences.pageSize', audiences.pageSize, DEFAULTS.audiences.pageSize, 1, 1 << 20),
     followEvents: audiences.followEvents ?? false,
-    followerCopyThreshold: int('audiences.followerCopyThreshold', audiences.followerCopyThreshold, DEFAULTS.audiences.followerCopyThreshold, 0, 2 ** 32),
+    followerCopyThreshold: int(
+      'audiences.followerCopyThreshold',
+      audiences.followerCopyThreshold,
+      DEFAULTS.audiences.followerCopyThreshold,
+      0,
+      2 ** 32,
+    ),
   };
 }

@@ -16,11 +16,17 @@ function settingOf(options: unknown): { setting: string; message: string } {
 
 describe('compileConfig auth', () => {
   it('fills the defaults: 100 requests/s, bursts of 200, tokens trusted for 5 s, no bootstrap token', () => {
-    expect(compileConfig().auth).toEqual({ rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null });
+    expect(compileConfig().auth).toEqual({
+      rateLimit: { perSecond: 100, burst: 200 },
+      tokenCacheMs: 5000,
+      bootstrapAdminToken: null,
+    });
   });
 
   it('takes a bootstrap admin token, a fractional rate and 0 (limiting off, no cache)', () => {
-    expect(compileConfig({ auth: { bootstrapAdminToken: TOKEN, rateLimit: { perSecond: 0.5 }, tokenCacheMs: 0 } }).auth).toEqual({
+    expect(
+      compileConfig({ auth: { bootstrapAdminToken: TOKEN, rateLimit: { perSecond: 0.5 }, tokenCacheMs: 0 } }).auth,
+    ).toEqual({
       rateLimit: { perSecond: 0.5, burst: 200 },
       tokenCacheMs: 0,
       bootstrapAdminToken: TOKEN,

@@ -14,18 +14,28 @@ import { checkKnownKeys, int } from './validate';
 export function compileAuth(options: HeraldOptions): AuthConfig {
   const auth = section(options, 'auth', ['rateLimit', 'tokenCacheMs', 'bootstrapAdminToken']);
   const rateLimit = auth.rateLimit ?? {};
-  if (rateLimit === null || typeof rateLimit !== 'object' || Array.isArray(rateLimit)) throw new ConfigError('auth.rateLimit', 'must be an object');
+  if (rateLimit === null || typeof rateLimit !== 'object' || Array.isArray(rateLimit))
+    throw new ConfigError('auth.rateLimit', 'must be an object');
   checkKnownKeys('auth.rateLimit', rateLimit, ['perSecond', 'burst']);
   const perSecond = rateLimit.perSecond ?? DEFAULTS.auth.rateLimit.perSecond;
   if (typeof perSecond !== 'number' || !Number.isFinite(perSecond) || perSecond < 0 || perSecond > 1_000_000) {
-    throw new ConfigError('auth.rateLimit.perSecond', `must be a number in [0, 1000000]; 0 turns rate limiting off (got ${JSON.stringify(perSecond)})`);
+    throw new ConfigError(
+      'auth.rateLimit.perSecond',
+      `must be a number in [0, 1000000]; 0 turns rate limiting off (got ${JSON.stringify(perSecond)})`,
+    );
   }
   const token = auth.bootstrapAdminToken;
   if (token !== undefined && parseToken(token) === undefined) {
-    throw new ConfigError('auth.bootstrapAdminToken', 'must be a token hrd_<id>_<secret>: id 4..32 of [a-z0-9], secret 32..128 of [A-Za-z0-9_-] (the value is not shown)');
+    throw new ConfigError(
+      'auth.bootstrapAdminToken',
+      'must be a token hrd_<id>_<secret>: id 4..32 of [a-z0-9], secret 32..128 of [A-Za-z0-9_-] (the value is not shown)',
+    );
   }
   return {
-    rateLimit: { perSecond, burst: int('auth.rateLimit.burst', rateLimit.burst, DEFAULTS.auth.rateLimit.burst, 1, 1_000_000) },
+    rateLimit: {
+      perSecond,
+      burst: int('auth.rateLimit.burst', rateLimit.burst, DEFAULTS.auth.rateLimit.burst, 1, 1_000_000),
+    },
     tokenCacheMs: int('auth.tokenCacheMs', auth.tokenCacheMs, DEFAULTS.auth.tokenCacheMs, 0, 3_600_000),
     bootstrapAdminToken: token ?? null,
   };

@@ -13,7 +13,11 @@ describe('bandwidth configuration', () => {
   });
 
   it('takes a script, kinds per traffic and the traffic of each executor', () => {
-    expect(compileConfig({ bandwidth: { enabled: true, script: '/opt/run.sh', kinds: { normal: 'bulk-2' }, executors: { e1: 'realtime' } } }).bandwidth).toEqual({
+    expect(
+      compileConfig({
+        bandwidth: { enabled: true, script: '/opt/run.sh', kinds: { normal: 'bulk-2' }, executors: { e1: 'realtime' } },
+      }).bandwidth,
+    ).toEqual({
       enabled: true,
       script: '/opt/run.sh',
       kinds: { realtime: 'realtime', normal: 'bulk-2', storage: 'storage' },
@@ -32,6 +36,8 @@ describe('bandwidth configuration', () => {
     ['bandwidth.kinds.realtime', { bandwidth: { kinds: { realtime: 'other' } } }],
     ['bandwidth.executors.e1', { bandwidth: { executors: { e1: 'fast' } } }],
   ])('refuses a bad %s with a ConfigError naming it', (setting, options) => {
-    expect(() => compileConfig(options as unknown as HeraldOptions)).toThrow(expect.objectContaining({ constructor: ConfigError, message: expect.stringContaining(setting) }));
+    expect(() => compileConfig(options as unknown as HeraldOptions)).toThrow(
+      expect.objectContaining({ constructor: ConfigError, message: expect.stringContaining(setting) }),
+    );
   });
 });

@@ -10,8 +10,20 @@ import { int } from './validate';
 export function compileCampaigns(options: HeraldOptions): CampaignsConfig {
   const campaigns = section(options, 'campaigns', ['misfireGraceMs', 'scanIntervalMs', 'minPeriodMs']);
   return {
-    misfireGraceMs: int('campaigns.misfireGraceMs', campaigns.misfireGraceMs, DEFAULTS.campaigns.misfireGraceMs, 1000, 86_400_000),
-    scanIntervalMs: int('campaigns.scanIntervalMs', campaigns.scanIntervalMs, DEFAULTS.campaigns.scanIntervalMs, 100, 3_600_000),
+    misfireGraceMs: int(
+      'campaigns.misfireGraceMs',
+      campaigns.misfireGraceMs,
+      DEFAULTS.campaigns.misfireGraceMs,
+      1000,
+      86_400_000,
+    ),
+    scanIntervalMs: int(
+      'campaigns.scanIntervalMs',
+      campaigns.scanIntervalMs,
+      DEFAULTS.campaigns.scanIntervalMs,
+      100,
+      3_600_000,
+    ),
     // At least a second (cron's finest step is one); at most a day, so a daily campaign is always allowed.
     minPeriodMs: int('campaigns.minPeriodMs', campaigns.minPeriodMs, DEFAULTS.campaigns.minPeriodMs, 1000, 86_400_000),
   };

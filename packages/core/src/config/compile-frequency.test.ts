@@ -17,16 +17,24 @@ describe('frequency configuration', () => {
   });
 
   it('turns on with enabled, keeping the default policy', () => {
-    expect(compileConfig({ frequency: { enabled: true } }).frequency).toEqual({ enabled: true, policy: compileFrequencyPolicy() });
+    expect(compileConfig({ frequency: { enabled: true } }).frequency).toEqual({
+      enabled: true,
+      policy: compileFrequencyPolicy(),
+    });
   });
 
   it('takes the policy settings beside enabled', () => {
     const policy = { dailyLimit: 3, windows: [{ fromMinute: 480, toMinute: 1320, slots: 3 }], utcOffsetMinutes: 480 };
-    expect(compileConfig({ frequency: { enabled: true, ...policy } }).frequency).toEqual({ enabled: true, policy: compileFrequencyPolicy(policy) });
+    expect(compileConfig({ frequency: { enabled: true, ...policy } }).frequency).toEqual({
+      enabled: true,
+      policy: compileFrequencyPolicy(policy),
+    });
   });
 
   it('checks the policy even while off, so turning it on cannot reveal a bad window later', () => {
-    expect(() => compileConfig({ frequency: { dailyLimit: 5 } })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', setting: 'frequency.windows' }));
+    expect(() => compileConfig({ frequency: { dailyLimit: 5 } })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', setting: 'frequency.windows' }),
+    );
   });
 
   it.each([
@@ -34,10 +42,21 @@ describe('frequency configuration', () => {
     [{ enabled: 1 }, 'frequency.enabled'],
     [{ limit: 6 }, 'frequency.limit'],
     [{ utcOffsetMinutes: 900 }, 'frequency.utcOffsetMinutes'],
-    [{ windows: [{ fromMinute: 0, toMinute: 60, slots: 1 }, { fromMinute: 30, toMinute: 90, slots: 1 }], dailyLimit: 2 }, 'frequency.windows[1].fromMinute'],
+    [
+      {
+        windows: [
+          { fromMinute: 0, toMinute: 60, slots: 1 },
+          { fromMinute: 30, toMinute: 90, slots: 1 },
+        ],
+        dailyLimit: 2,
+      },
+      'frequency.windows[1].fromMinute',
+    ],
     [[], 'frequency'],
     [null, 'frequency'],
   ])('refuses %j naming %s', (frequency, setting) => {
-    expect(() => compileConfig({ frequency } as never)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', setting }));
+    expect(() => compileConfig({ frequency } as never)).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', setting }),
+    );
   });
 });

@@ -19,6 +19,7 @@ import { section } from './section';
 export function compileFrequency(options: HeraldOptions): FrequencyConfig {
   const frequency = section(options, 'frequency', ['enabled', 'dailyLimit', 'windows', 'utcOffsetMinutes']);
   const { enabled, ...policy } = frequency;
-  if (enabled !== undefined && typeof enabled !== 'boolean') throw new ConfigError('frequency.enabled', `must be true or false (got ${JSON.stringify(enabled)})`);
+  if (enabled !== undefined && typeof enabled !== 'boolean')
+    throw new ConfigError('frequency.enabled', `must be true or false (got ${JSON.stringify(enabled)})`);
   return { enabled: enabled ?? false, policy: compileFrequencyPolicy(policy, 'frequency') };
 }

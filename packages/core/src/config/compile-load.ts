@@ -2,7 +2,16 @@ import { DEFAULTS, type HeraldOptions, type LoadConfig } from './options';
 import { section } from './section';
 import { int } from './validate';
 
-const KEYS = ['reportIntervalMs', 'maxReportAgeMs', 'senderSlots', 'nicBytesPerSecond', 'memoryBytesPerRecipient', 'cpuMicrosPerRecipient', 'nicBytesPerRecipient', 'globalSpeedSharePercent'];
+const KEYS = [
+  'reportIntervalMs',
+  'maxReportAgeMs',
+  'senderSlots',
+  'nicBytesPerSecond',
+  'memoryBytesPerRecipient',
+  'cpuMicrosPerRecipient',
+  'nicBytesPerRecipient',
+  'globalSpeedSharePercent',
+];
 
 /**
  * Load-aware dispatch settings (docs/configuration.md, `load`;
@@ -16,12 +25,42 @@ export function compileLoad(options: HeraldOptions): LoadConfig {
   return {
     reportIntervalMs,
     // Below the interval every report would be stale before the next one arrives.
-    maxReportAgeMs: int('load.maxReportAgeMs', load.maxReportAgeMs, Math.max(d.maxReportAgeMs, 3 * reportIntervalMs), reportIntervalMs, 86_400_000),
+    maxReportAgeMs: int(
+      'load.maxReportAgeMs',
+      load.maxReportAgeMs,
+      Math.max(d.maxReportAgeMs, 3 * reportIntervalMs),
+      reportIntervalMs,
+      86_400_000,
+    ),
     senderSlots: int('load.senderSlots', load.senderSlots, d.senderSlots, 1, 1_000_000),
     nicBytesPerSecond: int('load.nicBytesPerSecond', load.nicBytesPerSecond, d.nicBytesPerSecond, 1, 2 ** 40),
-    memoryBytesPerRecipient: int('load.memoryBytesPerRecipient', load.memoryBytesPerRecipient, d.memoryBytesPerRecipient, 1, 1 << 20),
-    cpuMicrosPerRecipient: int('load.cpuMicrosPerRecipient', load.cpuMicrosPerRecipient, d.cpuMicrosPerRecipient, 1, 1_000_000),
-    nicBytesPerRecipient: int('load.nicBytesPerRecipient', load.nicBytesPerRecipient, d.nicBytesPerRecipient, 1, 1 << 20),
-    globalSpeedSharePercent: int('load.globalSpeedSharePercent', load.globalSpeedSharePercent, d.globalSpeedSharePercent, 1, 100),
+    memoryBytesPerRecipient: int(
+      'load.memoryBytesPerRecipient',
+      load.memoryBytesPerRecipient,
+      d.memoryBytesPerRecipient,
+      1,
+      1 << 20,
+    ),
+    cpuMicrosPerRecipient: int(
+      'load.cpuMicrosPerRecipient',
+      load.cpuMicrosPerRecipient,
+      d.cpuMicrosPerRecipient,
+      1,
+      1_000_000,
+    ),
+    nicBytesPerRecipient: int(
+      'load.nicBytesPerRecipient',
+      load.nicBytesPerRecipient,
+      d.nicBytesPerRecipient,
+      1,
+      1 << 20,
+    ),
+    globalSpeedSharePercent: int(
+      'load.globalSpeedSharePercent',
+      load.globalSpeedSharePercent,
+      d.globalSpeedSharePercent,
+      1,
+      100,
+    ),
   };
 }

@@ -55,7 +55,15 @@ const EMBEDDED = {
   executor: { ids: ['e1', 'e2'], bitmapWaitMs: 0 },
   offline: { rangeBits: 8 },
   transport: { highWaterMark: 4 },
-  frequency: { enabled: true, dailyLimit: 3, windows: [{ fromMinute: 0, toMinute: 720, slots: 1 }, { fromMinute: 720, toMinute: 1440, slots: 2 }], utcOffsetMinutes: 480 },
+  frequency: {
+    enabled: true,
+    dailyLimit: 3,
+    windows: [
+      { fromMinute: 0, toMinute: 720, slots: 1 },
+      { fromMinute: 720, toMinute: 1440, slots: 2 },
+    ],
+    utcOffsetMinutes: 480,
+  },
 };
 const VALID = [EMBEDDED, PRODUCTION, WITH_APTA];
 
@@ -99,9 +107,32 @@ const json = fc.jsonValue({ maxDepth: 3 });
 /** Values that hit the validators' edges more often than arbitrary JSON does. */
 const edgy = fc.oneof(
   json,
-  fc.constantFrom(null, true, 0, -1, 1.5, 2 ** 53, '', ' ', 'tcp://h:1', 'mysql://x', '/abs', 'x'.repeat(65), [], {}, [''], [null], [{}], { id: 'a' }),
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    2 ** 53,
+    '',
+    ' ',
+    'tcp://h:1',
+    'mysql://x',
+    '/abs',
+    'x'.repeat(65),
+    [],
+    {},
+    [''],
+    [null],
+    [{}],
+    { id: 'a' },
+  ),
 );
-const mutation = fc.record({ base: fc.constantFrom(...VALID), pick: fc.nat(), replacement: fc.oneof(edgy, fc.constant(DELETE)) });
+const mutation = fc.record({
+  base: fc.constantFrom(...VALID),
+  pick: fc.nat(),
+  replacement: fc.oneof(edgy, fc.constant(DELETE)),
+});
 
 describe('compileConfig, fuzzed', () => {
   it('accepts the valid base configs (so the mutations start from valid input)', () => {
@@ -118,7 +149,27 @@ describe('compileConfig, fuzzed', () => {
   });
 
   it('throws only ConfigError on objects of known sections holding arbitrary JSON', () => {
-    const keys = ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'auth', 'frequency'];
+    const keys = [
+      'profile',
+      'dataDir',
+      'uinSpaceBits',
+      'http',
+      'tasks',
+      'scheduler',
+      'dispatcher',
+      'executor',
+      'offline',
+      'transport',
+      'mysql',
+      'zookeeper',
+      'kafka',
+      'curve',
+      'topology',
+      'apta',
+      'management',
+      'auth',
+      'frequency',
+    ];
     const arb = fc.record(Object.fromEntries(keys.map((key) => [key, edgy])), { requiredKeys: [] });
     fc.assert(
       fc.property(arb, fc.constantFrom('embedded', 'production'), (options, profile) => {
@@ -161,7 +212,10 @@ describe('compileConfig, fuzzed', () => {
         batchSize: fc.integer({ min: 1, max: 1 << 20 }),
         unitSize: fc.integer({ min: 1, max: 2 ** 40 }),
         ids: fc.uniqueArray(fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/), { minLength: 1, maxLength: 5 }),
-        ttls: fc.tuple(fc.integer({ min: 1000, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: 1000, max: Number.MAX_SAFE_INTEGER })),
+        ttls: fc.tuple(
+          fc.integer({ min: 1000, max: Number.MAX_SAFE_INTEGER }),
+          fc.integer({ min: 1000, max: Number.MAX_SAFE_INTEGER }),
+        ),
         dataDir: fc.string({ minLength: 1, maxLength: 40 }),
       })
       .map(({ ttls: [a, b], ...rest }) => ({ ...rest, defaultTtlMs: Math.min(a, b), maxTtlMs: Math.max(a, b) }));
@@ -178,7 +232,12 @@ describe('compileConfig, fuzzed', () => {
         };
         // Through JSON text, as the file loader hands it over.
         const config = compileConfig(JSON.parse(JSON.stringify(options)) as HeraldOptions);
-        expect(config).toMatchObject({ ...options, uinLimit: 2 ** s.uinSpaceBits, profile: 'embedded', production: null });
+        expect(config).toMatchObject({
+          ...options,
+          uinLimit: 2 ** s.uinSpaceBits,
+          profile: 'embedded',
+          production: null,
+        });
       }),
       settings,
     );

@@ -23,9 +23,42 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigError('(root)', 'must be an object');
   }
-  checkKnownKeys('(root)', options, ['profile', 'dataDir', 'uinSpaceBits', 'http', 'tasks', 'scheduler', 'dispatcher', 'executor', 'offline', 'transport', 'mysql', 'zookeeper', 'kafka', 'curve', 'topology', 'apta', 'management', 'bandwidth', 'auth', 'campaigns', 'delivery', 'frequency', 'accounts', 'audiences', 'load', 'presence']);
+  checkKnownKeys('(root)', options, [
+    'profile',
+    'dataDir',
+    'uinSpaceBits',
+    'http',
+    'tasks',
+    'scheduler',
+    'dispatcher',
+    'executor',
+    'offline',
+    'transport',
+    'mysql',
+    'zookeeper',
+    'kafka',
+    'curve',
+    'topology',
+    'apta',
+    'management',
+    'bandwidth',
+    'auth',
+    'campaigns',
+    'delivery',
+    'frequency',
+    'accounts',
+    'audiences',
+    'load',
+    'presence',
+  ]);
   const http = section(options, 'http', ['host', 'port', 'uploadLimitBytes', 'shutdownGraceMs']);
-  const tasks = section(options, 'tasks', ['defaultTtlMs', 'maxTtlMs', 'maxContentChars', 'maxScheduleAheadMs', 'undoGraceMs']);
+  const tasks = section(options, 'tasks', [
+    'defaultTtlMs',
+    'maxTtlMs',
+    'maxContentChars',
+    'maxScheduleAheadMs',
+    'undoGraceMs',
+  ]);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
   const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
@@ -33,17 +66,29 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   const transport = section(options, 'transport', ['highWaterMark']);
 
   const profile = options.profile ?? DEFAULTS.profile;
-  if (profile !== 'embedded' && profile !== 'production') throw new ConfigError('profile', `must be 'embedded' or 'production' (got ${JSON.stringify(profile)})`);
+  if (profile !== 'embedded' && profile !== 'production')
+    throw new ConfigError('profile', `must be 'embedded' or 'production' (got ${JSON.stringify(profile)})`);
   const uinSpaceBits = int('uinSpaceBits', options.uinSpaceBits, DEFAULTS.uinSpaceBits, 1, 32);
   const ids = executor.ids ?? [...DEFAULTS.executor.ids];
-  if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id))) {
+  if (
+    !Array.isArray(ids) ||
+    ids.length === 0 ||
+    ids.some((id) => typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id))
+  ) {
     throw new ConfigError('executor.ids', 'must be a non-empty list of ids made of letters, digits, _ . -');
   }
   if (new Set(ids).size !== ids.length) throw new ConfigError('executor.ids', 'must not repeat an id');
 
-  const defaultTtlMs = int('tasks.defaultTtlMs', tasks.defaultTtlMs, DEFAULTS.tasks.defaultTtlMs, 1000, Number.MAX_SAFE_INTEGER);
+  const defaultTtlMs = int(
+    'tasks.defaultTtlMs',
+    tasks.defaultTtlMs,
+    DEFAULTS.tasks.defaultTtlMs,
+    1000,
+    Number.MAX_SAFE_INTEGER,
+  );
   const maxTtlMs = int('tasks.maxTtlMs', tasks.maxTtlMs, DEFAULTS.tasks.maxTtlMs, 1000, Number.MAX_SAFE_INTEGER);
-  if (defaultTtlMs > maxTtlMs) throw new ConfigError('tasks.defaultTtlMs', `must not exceed tasks.maxTtlMs (${maxTtlMs})`);
+  if (defaultTtlMs > maxTtlMs)
+    throw new ConfigError('tasks.defaultTtlMs', `must not exceed tasks.maxTtlMs (${maxTtlMs})`);
 
   return {
     profile,
@@ -53,7 +98,13 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     http: {
       host: str('http.host', http.host, DEFAULTS.http.host),
       port: int('http.port', http.port, DEFAULTS.http.port, 0, 65535),
-      uploadLimitBytes: int('http.uploadLimitBytes', http.uploadLimitBytes, DEFAULTS.http.uploadLimitBytes, 32, Number.MAX_SAFE_INTEGER),
+      uploadLimitBytes: int(
+        'http.uploadLimitBytes',
+        http.uploadLimitBytes,
+        DEFAULTS.http.uploadLimitBytes,
+        32,
+        Number.MAX_SAFE_INTEGER,
+      ),
       shutdownGraceMs: int('http.shutdownGraceMs', http.shutdownGraceMs, DEFAULTS.http.shutdownGraceMs, 0, 600_000),
     },
     tasks: {
@@ -63,7 +114,13 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       // An hour at most: a longer wait is a send time, which the request can say.
       undoGraceMs: int('tasks.undoGraceMs', tasks.undoGraceMs, DEFAULTS.tasks.undoGraceMs, 0, 3_600_000),
       // At least a minute, so "in a moment" is always schedulable; at most ten years, so sendAt plus a lifetime stays a date.
-      maxScheduleAheadMs: int('tasks.maxScheduleAheadMs', tasks.maxScheduleAheadMs, DEFAULTS.tasks.maxScheduleAheadMs, 60_000, 3650 * 86_400_000),
+      maxScheduleAheadMs: int(
+        'tasks.maxScheduleAheadMs',
+        tasks.maxScheduleAheadMs,
+        DEFAULTS.tasks.maxScheduleAheadMs,
+        60_000,
+        3650 * 86_400_000,
+      ),
     },
     scheduler: {
       id: str('scheduler.id', scheduler.id, DEFAULTS.scheduler.id),
@@ -74,11 +131,28 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     dispatcher: {
       batchSize: int('dispatcher.batchSize', dispatcher.batchSize, DEFAULTS.dispatcher.batchSize, 1, 1 << 20),
       unitSize: int('dispatcher.unitSize', dispatcher.unitSize, DEFAULTS.dispatcher.unitSize, 1, 2 ** 40),
-      filterWorkers: int('dispatcher.filterWorkers', dispatcher.filterWorkers, DEFAULTS.dispatcher.filterWorkers, 0, 256),
+      filterWorkers: int(
+        'dispatcher.filterWorkers',
+        dispatcher.filterWorkers,
+        DEFAULTS.dispatcher.filterWorkers,
+        0,
+        256,
+      ),
     },
-    executor: { ids: [...ids], bitmapWaitMs: int('executor.bitmapWaitMs', executor.bitmapWaitMs, DEFAULTS.executor.bitmapWaitMs, 0, 3_600_000) },
+    executor: {
+      ids: [...ids],
+      bitmapWaitMs: int('executor.bitmapWaitMs', executor.bitmapWaitMs, DEFAULTS.executor.bitmapWaitMs, 0, 3_600_000),
+    },
     offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
-    transport: { highWaterMark: int('transport.highWaterMark', transport.highWaterMark, DEFAULTS.transport.highWaterMark, 1, 1 << 20) },
+    transport: {
+      highWaterMark: int(
+        'transport.highWaterMark',
+        transport.highWaterMark,
+        DEFAULTS.transport.highWaterMark,
+        1,
+        1 << 20,
+      ),
+    },
     delivery: compileDelivery(options),
     frequency: compileFrequency(options),
     management: compileManagement(options),
@@ -92,4 +166,3 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     production: profile === 'production' ? compileProduction(options) : null,
   };
 }
-

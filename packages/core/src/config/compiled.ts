@@ -1,7 +1,13 @@
 import type { ClickThroughPolicy, DefaultLimits } from '../account-quota/limits';
 import type { AptaConfig } from '../apta/config';
 import type { FrequencyPolicy } from '../frequency/policy';
-import type { KafkaSaslConfig, MySqlTlsConfig, PresenceConfig, TlsFileConfig, ZooKeeperAuthConfig } from './connection-security';
+import type {
+  KafkaSaslConfig,
+  MySqlTlsConfig,
+  PresenceConfig,
+  TlsFileConfig,
+  ZooKeeperAuthConfig,
+} from './connection-security';
 
 /*
  * Herald's configuration, step three of three: the compiled config that
@@ -10,7 +16,16 @@ import type { KafkaSaslConfig, MySqlTlsConfig, PresenceConfig, TlsFileConfig, Zo
  */
 export type DeliveryConfig =
   | { kind: 'file' }
-  | { kind: 'webhook'; webhook: { url: string; timeoutMs: number; maxAttempts: number; retryDelayMs: number; headers: Record<string, string> } };
+  | {
+      kind: 'webhook';
+      webhook: {
+        url: string;
+        timeoutMs: number;
+        maxAttempts: number;
+        retryDelayMs: number;
+        headers: Record<string, string>;
+      };
+    };
 
 export interface FrequencyConfig {
   enabled: boolean;
@@ -121,10 +136,29 @@ export interface TopologyMember {
 
 export interface ProductionConfig {
   mysql: { url: string; database: string; poolSize: number; tls: MySqlTlsConfig | null };
-  zookeeper: { connectionString: string; root: string; sessionTimeoutMs: number; connectTimeoutMs: number; auth: ZooKeeperAuthConfig | null };
-  kafka: { brokers: string[]; clientId: string; topicPrefix: string; connectTimeoutMs: number; sasl: KafkaSaslConfig | null; tls: TlsFileConfig | null };
+  zookeeper: {
+    connectionString: string;
+    root: string;
+    sessionTimeoutMs: number;
+    connectTimeoutMs: number;
+    auth: ZooKeeperAuthConfig | null;
+  };
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    topicPrefix: string;
+    connectTimeoutMs: number;
+    sasl: KafkaSaslConfig | null;
+    tls: TlsFileConfig | null;
+  };
   curve: { keysDir: string };
-  topology: { schedulers: TopologyMember[]; dispatchers: TopologyMember[]; executors: TopologyMember[]; presence: PresenceMember[]; interfaces: InterfaceMember[] };
+  topology: {
+    schedulers: TopologyMember[];
+    dispatchers: TopologyMember[];
+    executors: TopologyMember[];
+    presence: PresenceMember[];
+    interfaces: InterfaceMember[];
+  };
   /** APTA's timers when the topology names membership endpoints; null: a static ring. */
   apta: AptaConfig | null;
 }
@@ -136,7 +170,13 @@ export interface HeraldConfig {
   /** 2^uinSpaceBits: the first uin outside the space. */
   uinLimit: number;
   http: { host: string; port: number; uploadLimitBytes: number; shutdownGraceMs: number };
-  tasks: { defaultTtlMs: number; maxTtlMs: number; maxContentChars: number; maxScheduleAheadMs: number; undoGraceMs: number };
+  tasks: {
+    defaultTtlMs: number;
+    maxTtlMs: number;
+    maxContentChars: number;
+    maxScheduleAheadMs: number;
+    undoGraceMs: number;
+  };
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
   executor: { ids: string[]; bitmapWaitMs: number };

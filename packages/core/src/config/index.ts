@@ -14,12 +14,43 @@ export { compileConfig } from './compile';
 export { isLoopbackHost } from './compile-management';
 export { DEFAULTS } from './options';
 export type { CampaignsConfig, AccountsConfig, AudiencesConfig, LoadConfig } from './options';
-export type { HeraldOptions, HeraldConfig, AuthConfig, DeliveryConfig, FrequencyConfig, InterfaceMember, ManagementConfig, PresenceMember, ProductionConfig, TopologyMember } from './options';
+export type {
+  HeraldOptions,
+  HeraldConfig,
+  AuthConfig,
+  DeliveryConfig,
+  FrequencyConfig,
+  InterfaceMember,
+  ManagementConfig,
+  PresenceMember,
+  ProductionConfig,
+  TopologyMember,
+} from './options';
 export type { BandwidthConfig, BandwidthTraffic } from './options';
 export { KAFKA_SASL_MECHANISMS } from './connection-security';
-export type { KafkaSaslMechanism, KafkaSaslOptions, KafkaSaslConfig, TlsFileOptions, TlsFileConfig, MySqlTlsOptions, MySqlTlsConfig, ZooKeeperAuthOptions, ZooKeeperAuthConfig, PresenceOptions, PresenceConfig } from './connection-security';
+export type {
+  KafkaSaslMechanism,
+  KafkaSaslOptions,
+  KafkaSaslConfig,
+  TlsFileOptions,
+  TlsFileConfig,
+  MySqlTlsOptions,
+  MySqlTlsConfig,
+  ZooKeeperAuthOptions,
+  ZooKeeperAuthConfig,
+  PresenceOptions,
+  PresenceConfig,
+} from './connection-security';
 // Setting checks shared with adapters that take the same settings as options (one set of bounds and messages).
 export { int as intSetting } from './validate';
 export { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls } from './compile-connection-security';
 export { KAFKA_LIMITS, checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './kafka-settings';
-export { ZOOKEEPER_LIMITS, checkZnodePath, checkZooKeeperConnectionString, checkZooKeeperCredentials, checkZooKeeperMonitorDigest, checkZooKeeperRoot, zookeeperMs } from './zookeeper-settings';
+export {
+  ZOOKEEPER_LIMITS,
+  checkZnodePath,
+  checkZooKeeperConnectionString,
+  checkZooKeeperCredentials,
+  checkZooKeeperMonitorDigest,
+  checkZooKeeperRoot,
+  zookeeperMs,
+} from './zookeeper-settings';

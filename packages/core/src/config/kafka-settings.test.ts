@@ -30,18 +30,21 @@ function refusedByCompile(kafka: Record<string, unknown>): string | undefined {
 describe('kafka.* settings', () => {
   it('takes a non-empty list of host:port brokers', () => {
     expect(checkKafkaBrokers(['k1:9092', 'k2:9093'])).toEqual(['k1:9092', 'k2:9093']);
-    for (const bad of [[], ['k1'], ['k1:9092', 'k 2:9092'], 'k1:9092']) expect(() => checkKafkaBrokers(bad)).toThrow(ConfigError);
+    for (const bad of [[], ['k1'], ['k1:9092', 'k 2:9092'], 'k1:9092'])
+      expect(() => checkKafkaBrokers(bad)).toThrow(ConfigError);
   });
 
   it('takes a topic prefix of letters, digits, _ . -, at most 64, or none', () => {
     for (const good of ['', 'prod.', 'a_b-c.d', 'x'.repeat(64)]) expect(checkKafkaTopicPrefix(good)).toBe(good);
-    for (const bad of ['bad prefix', 'x'.repeat(65), 'prod/']) expect(() => checkKafkaTopicPrefix(bad)).toThrow(ConfigError);
+    for (const bad of ['bad prefix', 'x'.repeat(65), 'prod/'])
+      expect(() => checkKafkaTopicPrefix(bad)).toThrow(ConfigError);
   });
 
   it('bounds connectTimeoutMs by KAFKA_LIMITS', () => {
     const { min, max } = KAFKA_LIMITS.connectTimeoutMs;
     expect(kafkaMs('connectTimeoutMs', undefined)).toBe(10_000);
-    for (const bad of [min - 1, max + 1, 2.5]) expect(() => kafkaMs('connectTimeoutMs', bad)).toThrow('kafka.connectTimeoutMs');
+    for (const bad of [min - 1, max + 1, 2.5])
+      expect(() => kafkaMs('connectTimeoutMs', bad)).toThrow('kafka.connectTimeoutMs');
   });
 
   it('is what compileConfig checks in the production profile', () => {
@@ -49,6 +52,8 @@ describe('kafka.* settings', () => {
     expect(refusedByCompile({ brokers: undefined })).toBe('kafka.brokers');
     expect(refusedByCompile({ brokers: ['k1'] })).toBe('kafka.brokers');
     expect(refusedByCompile({ topicPrefix: 'x'.repeat(65) })).toBe('kafka.topicPrefix');
-    expect(refusedByCompile({ connectTimeoutMs: KAFKA_LIMITS.connectTimeoutMs.min - 1 })).toBe('kafka.connectTimeoutMs');
+    expect(refusedByCompile({ connectTimeoutMs: KAFKA_LIMITS.connectTimeoutMs.min - 1 })).toBe(
+      'kafka.connectTimeoutMs',
+    );
   });
 });

@@ -20,14 +20,16 @@ const TOPIC_PREFIX = /^[A-Za-z0-9_.-]{0,64}$/;
 export function checkKafkaBrokers(value: unknown, setting = 'kafka.brokers'): string[] {
   if (!Array.isArray(value) || value.length === 0) throw new ConfigError(setting, 'needs at least one "host:port"');
   for (const broker of value) {
-    if (typeof broker !== 'string' || !BROKER.test(broker)) throw new ConfigError(setting, `"${String(broker)}" is not "host:port"`);
+    if (typeof broker !== 'string' || !BROKER.test(broker))
+      throw new ConfigError(setting, `"${String(broker)}" is not "host:port"`);
   }
   return [...(value as string[])];
 }
 
 /** kafka.topicPrefix: letters, digits, _ . -, at most 64 (empty for none). */
 export function checkKafkaTopicPrefix(value: unknown, setting = 'kafka.topicPrefix'): string {
-  if (typeof value !== 'string' || !TOPIC_PREFIX.test(value)) throw new ConfigError(setting, `must be letters, digits, _ . -, at most 64 (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || !TOPIC_PREFIX.test(value))
+    throw new ConfigError(setting, `must be letters, digits, _ . -, at most 64 (got ${JSON.stringify(value)})`);
   return value;
 }
 

@@ -1,6 +1,12 @@
 import type { AptaOptions } from '../apta/config';
 import type { FrequencyOptions } from '../frequency/policy';
-import type { KafkaSaslOptions, MySqlTlsOptions, PresenceOptions, TlsFileOptions, ZooKeeperAuthOptions } from './connection-security';
+import type {
+  KafkaSaslOptions,
+  MySqlTlsOptions,
+  PresenceOptions,
+  TlsFileOptions,
+  ZooKeeperAuthOptions,
+} from './connection-security';
 import type { InterfaceMember, PresenceMember, TopologyMember } from './compiled';
 
 /**

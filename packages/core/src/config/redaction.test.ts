@@ -41,22 +41,78 @@ const FULL: Record<string, unknown> = {
   kafka: { brokers: ['k1:9092'], clientId: 'herald', topicPrefix: 'p.', connectTimeoutMs: 1000 },
   curve: { keysDir: '/etc/herald/keys' },
   topology: {
-    schedulers: [{ id: 'scheduler-1', endpoint: 'tcp://10.0.0.1:7101', membership: 'tcp://10.0.0.1:7102', controlEndpoint: 'tcp://10.0.0.1:7103' }],
+    schedulers: [
+      {
+        id: 'scheduler-1',
+        endpoint: 'tcp://10.0.0.1:7101',
+        membership: 'tcp://10.0.0.1:7102',
+        controlEndpoint: 'tcp://10.0.0.1:7103',
+      },
+    ],
     dispatchers: [{ id: 'dispatcher-1', endpoint: 'tcp://10.0.0.2:7201', membership: 'tcp://10.0.0.2:7202' }],
-    executors: [{ id: 'executor-1', endpoint: 'tcp://10.0.0.3:7301', membership: 'tcp://10.0.0.3:7302', realtimeEndpoint: 'tcp://10.0.0.3:7303' }],
+    executors: [
+      {
+        id: 'executor-1',
+        endpoint: 'tcp://10.0.0.3:7301',
+        membership: 'tcp://10.0.0.3:7302',
+        realtimeEndpoint: 'tcp://10.0.0.3:7303',
+      },
+    ],
     presence: [{ id: 'presence-1', bitmapFile: '/dev/shm/herald-online.bitmap', executors: ['executor-1'] }],
     interfaces: [{ id: 'interface-1', membership: 'tcp://10.0.0.4:7402' }],
   },
   apta: { helloIntervalMs: 100, deadIntervalMs: 600, silencePeriodMs: 600 },
-  management: { endpoints: { 'scheduler-1': '127.0.0.1:9101' }, drainTimeoutMs: 0, faults: false, tokenHash: 'ab'.repeat(32), allowRemote: false },
-  bandwidth: { enabled: true, script: '/opt/herald/run.sh', kinds: { realtime: 'rt', normal: 'bulk', storage: 'disk' }, executors: { 'executor-1': 'realtime' } },
+  management: {
+    endpoints: { 'scheduler-1': '127.0.0.1:9101' },
+    drainTimeoutMs: 0,
+    faults: false,
+    tokenHash: 'ab'.repeat(32),
+    allowRemote: false,
+  },
+  bandwidth: {
+    enabled: true,
+    script: '/opt/herald/run.sh',
+    kinds: { realtime: 'rt', normal: 'bulk', storage: 'disk' },
+    executors: { 'executor-1': 'realtime' },
+  },
   auth: { rateLimit: { perSecond: 1, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
   campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
   audiences: { maxRunningJobs: 2, jobRetentionMs: 1000, pageSize: 1, followEvents: true, followerCopyThreshold: 0 },
-  accounts: { defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 0, maxSpeed: 0 }, clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 }, utcOffsetMinutes: 0, followersOnly: ['news'] },
-  delivery: { kind: 'webhook', webhook: { url: 'https://push.example/in', timeoutMs: 100, maxAttempts: 1, retryDelayMs: 0, headers: { authorization: 'Bearer x' } } },
-  frequency: { enabled: true, dailyLimit: 6, windows: [{ fromMinute: 0, toMinute: 720, slots: 2 }, { fromMinute: 720, toMinute: 1440, slots: 4 }], utcOffsetMinutes: 0 },
-  load: { reportIntervalMs: 100, maxReportAgeMs: 100, senderSlots: 1, nicBytesPerSecond: 1, memoryBytesPerRecipient: 1, cpuMicrosPerRecipient: 1, nicBytesPerRecipient: 1, globalSpeedSharePercent: 100 },
+  accounts: {
+    defaultLimits: { dailyBroadcasts: 1, dailyRecipients: 0, minIntervalMs: 0, maxSpeed: 0 },
+    clickThrough: { referenceRate: 1, minFactor: 0.1, maxFactor: 100 },
+    utcOffsetMinutes: 0,
+    followersOnly: ['news'],
+  },
+  delivery: {
+    kind: 'webhook',
+    webhook: {
+      url: 'https://push.example/in',
+      timeoutMs: 100,
+      maxAttempts: 1,
+      retryDelayMs: 0,
+      headers: { authorization: 'Bearer x' },
+    },
+  },
+  frequency: {
+    enabled: true,
+    dailyLimit: 6,
+    windows: [
+      { fromMinute: 0, toMinute: 720, slots: 2 },
+      { fromMinute: 720, toMinute: 1440, slots: 4 },
+    ],
+    utcOffsetMinutes: 0,
+  },
+  load: {
+    reportIntervalMs: 100,
+    maxReportAgeMs: 100,
+    senderSlots: 1,
+    nicBytesPerSecond: 1,
+    memoryBytesPerRecipient: 1,
+    cpuMicrosPerRecipient: 1,
+    nicBytesPerRecipient: 1,
+    globalSpeedSharePercent: 100,
+  },
 };
 
 type Path = (string | number)[];
@@ -65,7 +121,8 @@ type Path = (string | number)[];
 function paths(value: unknown, at: Path = []): Path[] {
   const out: Path[] = [at];
   if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...at, i])));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
   return out;
 }
 
@@ -108,7 +165,9 @@ describe('configuration errors never echo a secret', () => {
         for (const shape of shapes) {
           const text = shown(withValue(path, shape));
           if (text !== '') refused++;
-          for (const leak of LEAKS) if (text.includes(leak)) leaked.push(`${path.join('.') || '(root)'} <- ${JSON.stringify(shape)}: ${text.split('\n')[0]}`);
+          for (const leak of LEAKS)
+            if (text.includes(leak))
+              leaked.push(`${path.join('.') || '(root)'} <- ${JSON.stringify(shape)}: ${text.split('\n')[0]}`);
         }
       }
     }
@@ -118,6 +177,8 @@ describe('configuration errors never echo a secret', () => {
   });
 
   it("shows the issue's malformed mysql.url without its password", () => {
-    expect(shown(withValue(['mysql', 'url'], `mysqlx://herald:${PASSWORD}@db.internal:3306`))).toMatch(/config mysql\.url: must be a mysql:\/\/ URL \(got "mysqlx:\/\/herald:\*\*\*@db\.internal:3306"\)/);
+    expect(shown(withValue(['mysql', 'url'], `mysqlx://herald:${PASSWORD}@db.internal:3306`))).toMatch(
+      /config mysql\.url: must be a mysql:\/\/ URL \(got "mysqlx:\/\/herald:\*\*\*@db\.internal:3306"\)/,
+    );
   });
 });

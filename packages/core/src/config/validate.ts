@@ -21,6 +21,7 @@ export function int(path: string, value: unknown, fallback: number, min: number,
 
 export function str(path: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
-  if (typeof value !== 'string' || value.length === 0) throw new ConfigError(path, `must be a non-empty string (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || value.length === 0)
+    throw new ConfigError(path, `must be a non-empty string (got ${JSON.stringify(value)})`);
   return value;
 }

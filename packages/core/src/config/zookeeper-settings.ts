@@ -25,11 +25,16 @@ const DIGEST_ID = /^[^:\s]+:[A-Za-z0-9+/]{27}=$/;
 
 /** 'host:port[,host:port...]' with an optional '/chroot' suffix (setting zookeeper.connectionString). */
 export function checkZooKeeperConnectionString(value: unknown, setting = 'zookeeper.connectionString'): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(setting, 'is required: host:port[,host:port...]');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new ConfigError(setting, 'is required: host:port[,host:port...]');
   const slash = value.indexOf('/');
   const servers = (slash < 0 ? value : value.slice(0, slash)).split(',');
   const bad = servers.find((s) => !SERVER.test(s) || Number(s.slice(s.lastIndexOf(':') + 1)) > 65_535);
-  if (bad !== undefined) throw new ConfigError(setting, `must be host:port[,host:port...] (bad server ${JSON.stringify(bad)} in ${JSON.stringify(value)})`);
+  if (bad !== undefined)
+    throw new ConfigError(
+      setting,
+      `must be host:port[,host:port...] (bad server ${JSON.stringify(bad)} in ${JSON.stringify(value)})`,
+    );
   if (slash >= 0) checkZnodePath(setting, value.slice(slash));
   return value;
 }
@@ -37,14 +42,20 @@ export function checkZooKeeperConnectionString(value: unknown, setting = 'zookee
 /** An absolute znode path: '/a/b', no empty, '.', '..' or control-character segments, no trailing '/', not under /zookeeper. */
 export function checkZnodePath(setting: string, value: unknown): string {
   const fail = (): never => {
-    throw new ConfigError(setting, `must be an absolute znode path such as '/herald/prod' (got ${JSON.stringify(value)})`);
+    throw new ConfigError(
+      setting,
+      `must be an absolute znode path such as '/herald/prod' (got ${JSON.stringify(value)})`,
+    );
   };
   if (typeof value !== 'string' || !value.startsWith('/') || value === '/') return fail();
   for (const segment of value.slice(1).split('/')) {
     if (segment === '' || segment === '.' || segment === '..' || SEGMENT_FORBIDDEN.test(segment)) fail();
   }
   if (value === '/zookeeper' || value.startsWith('/zookeeper/')) {
-    throw new ConfigError(setting, `must not be under /zookeeper, which ZooKeeper reserves (got ${JSON.stringify(value)})`);
+    throw new ConfigError(
+      setting,
+      `must not be under /zookeeper, which ZooKeeper reserves (got ${JSON.stringify(value)})`,
+    );
   }
   return value as string;
 }
@@ -52,19 +63,25 @@ export function checkZnodePath(setting: string, value: unknown): string {
 /** zookeeper.root: a znode path of letters, digits, _ . - segments. */
 export function checkZooKeeperRoot(value: unknown, setting = 'zookeeper.root'): string {
   const root = checkZnodePath(setting, value);
-  if (!ROOT_CHARACTERS.test(root)) throw new ConfigError(setting, `must be an absolute znode path of letters, digits, _ . - (got ${JSON.stringify(root)})`);
+  if (!ROOT_CHARACTERS.test(root))
+    throw new ConfigError(
+      setting,
+      `must be an absolute znode path of letters, digits, _ . - (got ${JSON.stringify(root)})`,
+    );
   return root;
 }
 
 /** zookeeper.auth.credentials: "user:password" (the value is never shown). */
 export function checkZooKeeperCredentials(value: unknown, setting = 'zookeeper.auth.credentials'): string {
-  if (typeof value !== 'string' || !USER_PASSWORD.test(value)) throw new ConfigError(setting, 'must be "user:password" (user without ":"; the value is not shown)');
+  if (typeof value !== 'string' || !USER_PASSWORD.test(value))
+    throw new ConfigError(setting, 'must be "user:password" (user without ":"; the value is not shown)');
   return value;
 }
 
 /** zookeeper.auth.monitorDigest: "user:base64(sha1(user:password))". */
 export function checkZooKeeperMonitorDigest(value: unknown, setting = 'zookeeper.auth.monitorDigest'): string {
-  if (typeof value !== 'string' || !DIGEST_ID.test(value)) throw new ConfigError(setting, 'must be "user:digest", digest = base64(sha1("user:password")), 28 characters');
+  if (typeof value !== 'string' || !DIGEST_ID.test(value))
+    throw new ConfigError(setting, 'must be "user:digest", digest = base64(sha1("user:password")), 28 characters');
   return value;
 }
 

@@ -9,6 +9,13 @@
  *   const plan = planDispatch({ task, unitSize, executorIds, loads, now, config: config.load });
  */
 export { planDispatch, needsOf } from './plan-dispatch';
-export type { DispatchInput, DispatchNeeds, DispatchPlan, DispatchReason, DispatchTask, UnitPlacement } from './plan-dispatch';
+export type {
+  DispatchInput,
+  DispatchNeeds,
+  DispatchPlan,
+  DispatchReason,
+  DispatchTask,
+  UnitPlacement,
+} from './plan-dispatch';
 export { freshLoads } from './host-load';
 export type { HostLoad, ReceivedLoad } from './host-load';

@@ -52,21 +52,30 @@ function expectCover(units: UnitPlacement[], count: number, unitSize: number): v
 function coverProblem(units: UnitPlacement[], count: number, unitSize: number): string | null {
   let next = 0;
   for (const u of units) {
-    if (u.start !== next || u.end <= u.start || u.end - u.start > unitSize) return `bad unit ${JSON.stringify(u)} after ${next}`;
+    if (u.start !== next || u.end <= u.start || u.end - u.start > unitSize)
+      return `bad unit ${JSON.stringify(u)} after ${next}`;
     if (!['a', 'b', 'c'].includes(u.executorId)) return `unit on unknown executor ${u.executorId}`;
     next = u.end;
   }
   return next === count ? null : `units end at ${next}, not ${count}`;
 }
 
-const speedTask = (count: number, requestedSpeed: number): DispatchTask => ({ count, requestedSpeed, maySetSpeed: true });
+const speedTask = (count: number, requestedSpeed: number): DispatchTask => ({
+  count,
+  requestedSpeed,
+  maySetSpeed: true,
+});
 
 describe('planDispatch', () => {
   it.each<[string, DispatchTask, ReceivedLoad[], string, Record<string, number>]>([
     [
       'one host fits: the least loaded of those that fit',
       speedTask(3_000_000, 100_000),
-      [fresh(host('a', { cpuBusyPermille: 500 })), fresh(host('b', { cpuBusyPermille: 100 })), fresh(host('c', { nicBytesPerSecond: 100_000_000 }))],
+      [
+        fresh(host('a', { cpuBusyPermille: 500 })),
+        fresh(host('b', { cpuBusyPermille: 100 })),
+        fresh(host('c', { nicBytesPerSecond: 100_000_000 })),
+      ],
       'one-host',
       { b: 3_000_000 },
     ],
@@ -74,7 +83,11 @@ describe('planDispatch', () => {
       'none fits alone (NIC): the fewest hosts, in proportion to their spare capacity',
       speedTask(3_000_000, 300_000),
       // a carries 244,140/s, b 122,070/s (half its NIC used), c 183,105/s: a + c reach 300k, a + b would not.
-      [fresh(host('a')), fresh(host('b', { nicBytesPerSecond: 62_500_000 })), fresh(host('c', { nicBytesPerSecond: 31_250_000 }))],
+      [
+        fresh(host('a')),
+        fresh(host('b', { nicBytesPerSecond: 62_500_000 })),
+        fresh(host('c', { nicBytesPerSecond: 31_250_000 })),
+      ],
       'split',
       { a: 1_714_286, c: 1_285_714 },
     ],
@@ -82,7 +95,11 @@ describe('planDispatch', () => {
       'none fits alone (memory): split by what each host holds',
       speedTask(30_000_000, 1000),
       // 1 GiB holds 16,777,216 recipients at 64 B: two hosts needed.
-      [fresh(host('a', { memAvailableBytes: GIB })), fresh(host('b', { memAvailableBytes: GIB })), fresh(host('c', { memAvailableBytes: GIB / 2 }))],
+      [
+        fresh(host('a', { memAvailableBytes: GIB })),
+        fresh(host('b', { memAvailableBytes: GIB })),
+        fresh(host('c', { memAvailableBytes: GIB / 2 })),
+      ],
       'split',
       { a: 15_000_000, b: 15_000_000 },
     ],
@@ -96,29 +113,51 @@ describe('planDispatch', () => {
     [
       'free sender slots = 0 excludes a host, however idle',
       speedTask(1_000_000, 100_000),
-      [fresh(host('a', { senderSlotsFree: 0 })), fresh(host('b', { cpuBusyPermille: 700 })), fresh(host('c', { senderSlotsFree: 0 }))],
+      [
+        fresh(host('a', { senderSlotsFree: 0 })),
+        fresh(host('b', { cpuBusyPermille: 700 })),
+        fresh(host('c', { senderSlotsFree: 0 })),
+      ],
       'one-host',
       { b: 1_000_000 },
     ],
     [
       'every host saturated: even split over the fresh hosts with a free slot',
       speedTask(900, 100_000),
-      [fresh(host('a', { cpuBusyPermille: 1000 })), fresh(host('b', { nicBytesPerSecond: 125_000_000 })), fresh(host('c', { cpuBusyPermille: 1000, senderSlotsFree: 0 }))],
+      [
+        fresh(host('a', { cpuBusyPermille: 1000 })),
+        fresh(host('b', { nicBytesPerSecond: 125_000_000 })),
+        fresh(host('c', { cpuBusyPermille: 1000, senderSlotsFree: 0 })),
+      ],
       'saturated',
       { a: 450, b: 450 },
     ],
     [
       'no host has a free slot: even split over the fresh hosts',
       speedTask(900, 100_000),
-      [fresh(host('a', { senderSlotsFree: 0 })), fresh(host('b', { senderSlotsFree: 0 })), fresh(host('c', { senderSlotsFree: 0 }), 4000)],
+      [
+        fresh(host('a', { senderSlotsFree: 0 })),
+        fresh(host('b', { senderSlotsFree: 0 })),
+        fresh(host('c', { senderSlotsFree: 0 }), 4000),
+      ],
       'no-free-slot',
       { a: 450, b: 450 },
     ],
-    ['no fresh report at all: even split over every executor', speedTask(900, 100_000), [fresh(host('a'), 3001)], 'no-fresh-report', { a: 300, b: 300, c: 300 }],
+    [
+      'no fresh report at all: even split over every executor',
+      speedTask(900, 100_000),
+      [fresh(host('a'), 3001)],
+      'no-fresh-report',
+      { a: 300, b: 300, c: 300 },
+    ],
     [
       'the cluster cannot meet the speed: every host with spare capacity, in proportion',
       speedTask(1_000_000, 1_000_000),
-      [fresh(host('a')), fresh(host('b', { nicBytesPerSecond: 62_500_000 })), fresh(host('c', { cpuBusyPermille: 1000 }))],
+      [
+        fresh(host('a')),
+        fresh(host('b', { nicBytesPerSecond: 62_500_000 })),
+        fresh(host('c', { cpuBusyPermille: 1000 })),
+      ],
       'short',
       { a: 666_667, b: 333_333 },
     ],
@@ -182,13 +221,26 @@ describe('planDispatch', () => {
     });
     const received = fc.record({ report, receivedAt: fc.integer({ min: NOW - 10_000, max: NOW }) });
     // At most 500 units a case: any count up to 50 million, with a unit size that keeps the plan small.
-    const sized = fc.integer({ min: 0, max: 50_000_000 }).chain((count) => fc.tuple(fc.constant(count), fc.integer({ min: Math.max(1, Math.ceil(count / 500)), max: 1 << 22 })));
-    const task = (count: number) => fc.record({ count: fc.constant(count), requestedSpeed: fc.option(fc.integer({ min: 0, max: 10_000_000 }), { nil: undefined }), maySetSpeed: fc.boolean() });
+    const sized = fc
+      .integer({ min: 0, max: 50_000_000 })
+      .chain((count) =>
+        fc.tuple(fc.constant(count), fc.integer({ min: Math.max(1, Math.ceil(count / 500)), max: 1 << 22 })),
+      );
+    const task = (count: number) =>
+      fc.record({
+        count: fc.constant(count),
+        requestedSpeed: fc.option(fc.integer({ min: 0, max: 10_000_000 }), { nil: undefined }),
+        maySetSpeed: fc.boolean(),
+      });
     fc.assert(
-      fc.property(sized.chain(([count, unitSize]) => fc.tuple(task(count), fc.constant(unitSize))), fc.array(received, { maxLength: 6 }), ([t, unitSize], loads) => {
-        const result = plan(t, loads, { unitSize });
-        expect(coverProblem(result.units, t.count, unitSize)).toBeNull();
-      }),
+      fc.property(
+        sized.chain(([count, unitSize]) => fc.tuple(task(count), fc.constant(unitSize))),
+        fc.array(received, { maxLength: 6 }),
+        ([t, unitSize], loads) => {
+          const result = plan(t, loads, { unitSize });
+          expect(coverProblem(result.units, t.count, unitSize)).toBeNull();
+        },
+      ),
       { numRuns: 300 },
     );
   });

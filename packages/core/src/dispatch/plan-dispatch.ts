@@ -103,7 +103,11 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
   if (fresh.length === 0) return plan('no-fresh-report', even(input.executorIds));
   if (withSlots.length === 0) return plan('no-free-slot', even(fresh.map((r) => r.executorId)));
   // The share of the whole task each host can carry at `speed`: 1 or more means it fits alone.
-  const fits = spares.map((s) => ({ id: s.id, utilization: s.utilization, share: Math.min(speed > 0 ? s.speed / speed : 0, task.count > 0 ? s.recipients / task.count : Infinity) }));
+  const fits = spares.map((s) => ({
+    id: s.id,
+    utilization: s.utilization,
+    share: Math.min(speed > 0 ? s.speed / speed : 0, task.count > 0 ? s.recipients / task.count : Infinity),
+  }));
   const able = fits.filter((f) => f.share > 0);
   if (able.length === 0) return plan('saturated', even(withSlots.map((r) => r.executorId)));
 
@@ -120,7 +124,10 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
     covered += f.share;
   }
   chosen.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  return plan(covered >= 1 ? 'split' : 'short', chosen.map((f) => ({ id: f.id, weight: f.share })));
+  return plan(
+    covered >= 1 ? 'split' : 'short',
+    chosen.map((f) => ({ id: f.id, weight: f.share })),
+  );
 }
 
 function spareOf(r: HostLoad, config: LoadConfig): Spare {
@@ -163,7 +170,11 @@ export function needsOf(count: number, speed: number, config: LoadConfig): Dispa
  * are rounded cumulative sums ending at exactly `count`, so the units cover
  * every recipient once whatever the weights.
  */
-function placeUnits(count: number, unitSize: number, shares: readonly { id: string; weight: number }[]): UnitPlacement[] {
+function placeUnits(
+  count: number,
+  unitSize: number,
+  shares: readonly { id: string; weight: number }[],
+): UnitPlacement[] {
   let total = 0;
   for (const s of shares) total += s.weight;
   const units: UnitPlacement[] = [];
@@ -171,8 +182,10 @@ function placeUnits(count: number, unitSize: number, shares: readonly { id: stri
   let cumulative = 0;
   shares.forEach((share, i) => {
     cumulative += share.weight;
-    const end = i === shares.length - 1 ? count : Math.min(count, Math.max(start, Math.round((count * cumulative) / total)));
-    for (let from = start; from < end; from += unitSize) units.push({ start: from, end: Math.min(end, from + unitSize), executorId: share.id });
+    const end =
+      i === shares.length - 1 ? count : Math.min(count, Math.max(start, Math.round((count * cumulative) / total)));
+    for (let from = start; from < end; from += unitSize)
+      units.push({ start: from, end: Math.min(end, from + unitSize), executorId: share.id });
     start = end;
   });
   return units;

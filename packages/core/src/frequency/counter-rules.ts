@@ -23,9 +23,13 @@ export function checkSortedUins(uins: Uint32Array, what = 'uins'): void {
 export function checkFrequencyUses(uses: readonly FrequencyUse[]): void {
   if (!Array.isArray(uses as unknown)) throw new ValidationError('frequency counter: uses must be an array');
   uses.forEach((use, i) => {
-    if (use === null || typeof use !== 'object') throw new ValidationError(`frequency counter: uses[${i}] must be an object { taskId, day, uins }`, { index: i });
+    if (use === null || typeof use !== 'object')
+      throw new ValidationError(`frequency counter: uses[${i}] must be an object { taskId, day, uins }`, { index: i });
     if (!Number.isSafeInteger(use.taskId) || use.taskId < 0) {
-      throw new ValidationError(`frequency counter: uses[${i}].taskId must be a non-negative integer (got ${use.taskId})`, { index: i });
+      throw new ValidationError(
+        `frequency counter: uses[${i}].taskId must be a non-negative integer (got ${use.taskId})`,
+        { index: i },
+      );
     }
     checkFrequencyDay(use.day);
     checkSortedUins(use.uins, `uses[${i}].uins`);

@@ -45,7 +45,10 @@ describe('withinBudget', () => {
     const uins = sortedUins(500, 3);
     const end = MIDNIGHT + 24 * H - 1;
     expect(withinBudget(policy, uins, new Uint32Array(uins.length), end).kept).toEqual(uins);
-    expect(withinBudget(policy, uins, new Uint32Array(uins.length).fill(6), end)).toEqual({ kept: new Uint32Array(0), overFrequency: 500 });
+    expect(withinBudget(policy, uins, new Uint32Array(uins.length).fill(6), end)).toEqual({
+      kept: new Uint32Array(0),
+      overFrequency: 500,
+    });
   });
 
   it('judges duplicates alike and accepts plain arrays of counts', () => {
@@ -54,15 +57,24 @@ describe('withinBudget', () => {
   });
 
   it('handles an empty batch', () => {
-    expect(withinBudget(policy, new Uint32Array(0), [], MIDNIGHT)).toEqual({ kept: new Uint32Array(0), overFrequency: 0 });
+    expect(withinBudget(policy, new Uint32Array(0), [], MIDNIGHT)).toEqual({
+      kept: new Uint32Array(0),
+      overFrequency: 0,
+    });
   });
 
   it('rejects unsorted uins, misaligned or bad counts, and a non-Uint32Array, with VALIDATION_FAILED', () => {
-    expect(codeOf(() => withinBudget(policy, Uint32Array.of(2, 1), [0, 0], MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);
+    expect(codeOf(() => withinBudget(policy, Uint32Array.of(2, 1), [0, 0], MIDNIGHT))).toBe(
+      ErrorCodes.VALIDATION_FAILED,
+    );
     expect(codeOf(() => withinBudget(policy, Uint32Array.of(1, 2), [0], MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);
     expect(codeOf(() => withinBudget(policy, Uint32Array.of(1), [-1], MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);
-    expect(codeOf(() => withinBudget(policy, Uint32Array.of(1), [Number.NaN], MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);
-    expect(codeOf(() => withinBudget(policy, [1] as unknown as Uint32Array, [0], MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);
+    expect(codeOf(() => withinBudget(policy, Uint32Array.of(1), [Number.NaN], MIDNIGHT))).toBe(
+      ErrorCodes.VALIDATION_FAILED,
+    );
+    expect(codeOf(() => withinBudget(policy, [1] as unknown as Uint32Array, [0], MIDNIGHT))).toBe(
+      ErrorCodes.VALIDATION_FAILED,
+    );
     expect(codeOf(() => withinBudget(policy, Uint32Array.of(1), [0], Number.NaN))).toBe(ErrorCodes.VALIDATION_FAILED);
   });
 });

@@ -24,14 +24,22 @@ export interface FrequencyFilterResult {
  * Duplicates in the batch are judged independently (each gets the same
  * answer); the caller dedupes first if it must.
  */
-export function withinBudget(policy: FrequencyPolicy, sortedUins: Uint32Array, usedToday: ArrayLike<number>, now: number): FrequencyFilterResult {
+export function withinBudget(
+  policy: FrequencyPolicy,
+  sortedUins: Uint32Array,
+  usedToday: ArrayLike<number>,
+  now: number,
+): FrequencyFilterResult {
   if (!(sortedUins instanceof Uint32Array)) throw new ValidationError('frequency filter: uins must be a Uint32Array');
   if (!isSortedUint32(sortedUins)) throw new ValidationError('frequency filter: uins must be sorted ascending');
   if (usedToday.length !== sortedUins.length) {
-    throw new ValidationError(`frequency filter: ${usedToday.length} counts for ${sortedUins.length} uins (one count per uin, same order)`, {
-      uins: sortedUins.length,
-      counts: usedToday.length,
-    });
+    throw new ValidationError(
+      `frequency filter: ${usedToday.length} counts for ${sortedUins.length} uins (one count per uin, same order)`,
+      {
+        uins: sortedUins.length,
+        counts: usedToday.length,
+      },
+    );
   }
   const clock = releaseClock(policy, now);
   const kept = new Uint32Array(sortedUins.length);
@@ -39,7 +47,10 @@ export function withinBudget(policy: FrequencyPolicy, sortedUins: Uint32Array, u
   for (let i = 0; i < sortedUins.length; i++) {
     const uin = sortedUins[i]!;
     const used = usedToday[i]!;
-    if (!Number.isSafeInteger(used) || used < 0) throw new ValidationError(`frequency filter: count ${i} is not a non-negative integer (got ${used})`, { index: i });
+    if (!Number.isSafeInteger(used) || used < 0)
+      throw new ValidationError(`frequency filter: count ${i} is not a non-negative integer (got ${used})`, {
+        index: i,
+      });
     // releasedAt is closed or closed + 1: only a user who used exactly `closed` needs the hash.
     if (used < clock.closed || (used === clock.closed && releasedAt(clock, uin) > used)) kept[n++] = uin;
   }

@@ -53,22 +53,44 @@ describe('compileFrequencyPolicy', () => {
 
   it('accepts an explicit dailyLimit equal to the slot total', () => {
     expect(compileFrequencyPolicy({ dailyLimit: 6 }).dailyLimit).toBe(6);
-    expect(compileFrequencyPolicy({ dailyLimit: 1, windows: [{ fromMinute: 0, toMinute: 1440, slots: 1 }] }).windows).toEqual([{ slot: 0, fromMs: 0, toMs: 24 * H }]);
+    expect(
+      compileFrequencyPolicy({ dailyLimit: 1, windows: [{ fromMinute: 0, toMinute: 1440, slots: 1 }] }).windows,
+    ).toEqual([{ slot: 0, fromMs: 0, toMs: 24 * H }]);
   });
 
   it.each<[string, unknown, string]>([
     ['not an object', [], 'frequency'],
     ['an unknown key', { daily: 6 }, 'frequency.daily'],
     ['a dailyLimit the default windows do not add up to', { dailyLimit: 3 }, 'frequency.windows'],
-    ['a dailyLimit the windows do not add up to', { dailyLimit: 5, windows: [{ fromMinute: 0, toMinute: 60, slots: 2 }] }, 'frequency.windows'],
+    [
+      'a dailyLimit the windows do not add up to',
+      { dailyLimit: 5, windows: [{ fromMinute: 0, toMinute: 60, slots: 2 }] },
+      'frequency.windows',
+    ],
     ['a dailyLimit of 0', { dailyLimit: 0 }, 'frequency.dailyLimit'],
     ['empty windows', { windows: [] }, 'frequency.windows'],
     ['a window that is not an object', { windows: [3] }, 'frequency.windows[0]'],
-    ['a window with an unknown key', { windows: [{ fromMinute: 0, toMinute: 60, slots: 1, seed: 1 }] }, 'frequency.windows[0].seed'],
+    [
+      'a window with an unknown key',
+      { windows: [{ fromMinute: 0, toMinute: 60, slots: 1, seed: 1 }] },
+      'frequency.windows[0].seed',
+    ],
     ['a window without slots', { windows: [{ fromMinute: 0, toMinute: 60 }] }, 'frequency.windows[0].slots'],
-    ['a window ending before it starts', { windows: [{ fromMinute: 60, toMinute: 60, slots: 1 }] }, 'frequency.windows[0].toMinute'],
-    ['a window past midnight', { windows: [{ fromMinute: 0, toMinute: 1441, slots: 1 }] }, 'frequency.windows[0].toMinute'],
-    ['a fractional minute', { windows: [{ fromMinute: 0.5, toMinute: 60, slots: 1 }] }, 'frequency.windows[0].fromMinute'],
+    [
+      'a window ending before it starts',
+      { windows: [{ fromMinute: 60, toMinute: 60, slots: 1 }] },
+      'frequency.windows[0].toMinute',
+    ],
+    [
+      'a window past midnight',
+      { windows: [{ fromMinute: 0, toMinute: 1441, slots: 1 }] },
+      'frequency.windows[0].toMinute',
+    ],
+    [
+      'a fractional minute',
+      { windows: [{ fromMinute: 0.5, toMinute: 60, slots: 1 }] },
+      'frequency.windows[0].fromMinute',
+    ],
     ['more slots than minutes', { windows: [{ fromMinute: 0, toMinute: 2, slots: 3 }] }, 'frequency.windows[0].slots'],
     [
       'overlapping windows',

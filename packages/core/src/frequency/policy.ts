@@ -80,16 +80,26 @@ export const FREQUENCY_DEFAULTS = {
  * nests it elsewhere), e.g. `frequency.windows[1].fromMinute`.
  */
 export function compileFrequencyPolicy(options: FrequencyOptions = {}, path = 'frequency'): FrequencyPolicy {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new ConfigError(path, 'must be an object');
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new ConfigError(path, 'must be an object');
   checkKnownKeys(path, options, ['dailyLimit', 'windows', 'utcOffsetMinutes']);
   const windows = checkWindows(`${path}.windows`, options.windows ?? FREQUENCY_DEFAULTS.windows);
   const total = windows.reduce((sum, w) => sum + w.slots, 0);
   const dailyLimit = int(`${path}.dailyLimit`, options.dailyLimit, total, 1, MINUTES_PER_DAY);
   if (dailyLimit !== total) {
     const whose = options.windows === undefined ? 'the default windows release' : 'the windows release';
-    throw new ConfigError(`${path}.windows`, `${whose} ${total} slots a day but ${path}.dailyLimit is ${dailyLimit}: the slots must add up to the limit`);
+    throw new ConfigError(
+      `${path}.windows`,
+      `${whose} ${total} slots a day but ${path}.dailyLimit is ${dailyLimit}: the slots must add up to the limit`,
+    );
   }
-  const utcOffsetMinutes = int(`${path}.utcOffsetMinutes`, options.utcOffsetMinutes, FREQUENCY_DEFAULTS.utcOffsetMinutes, -720, 840);
+  const utcOffsetMinutes = int(
+    `${path}.utcOffsetMinutes`,
+    options.utcOffsetMinutes,
+    FREQUENCY_DEFAULTS.utcOffsetMinutes,
+    -720,
+    840,
+  );
   return Object.freeze({
     dailyLimit,
     utcOffsetMinutes,
@@ -99,20 +109,26 @@ export function compileFrequencyPolicy(options: FrequencyOptions = {}, path = 'f
 }
 
 function checkWindows(path: string, value: unknown): FrequencyWindowOptions[] {
-  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(path, 'must be a non-empty array of { fromMinute, toMinute, slots }');
+  if (!Array.isArray(value) || value.length === 0)
+    throw new ConfigError(path, 'must be a non-empty array of { fromMinute, toMinute, slots }');
   const checked: FrequencyWindowOptions[] = [];
   value.forEach((raw: unknown, i) => {
     const at = `${path}[${i}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(at, 'must be an object { fromMinute, toMinute, slots }');
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new ConfigError(at, 'must be an object { fromMinute, toMinute, slots }');
     const w = raw as Record<string, unknown>;
     checkKnownKeys(at, w, ['fromMinute', 'toMinute', 'slots']);
-    for (const key of ['fromMinute', 'toMinute', 'slots']) if (w[key] === undefined) throw new ConfigError(`${at}.${key}`, 'is required');
+    for (const key of ['fromMinute', 'toMinute', 'slots'])
+      if (w[key] === undefined) throw new ConfigError(`${at}.${key}`, 'is required');
     const fromMinute = int(`${at}.fromMinute`, w.fromMinute, 0, 0, MINUTES_PER_DAY - 1);
     const toMinute = int(`${at}.toMinute`, w.toMinute, 0, fromMinute + 1, MINUTES_PER_DAY);
     const slots = int(`${at}.slots`, w.slots, 0, 1, toMinute - fromMinute);
     const previous = checked[checked.length - 1];
     if (previous !== undefined && fromMinute < previous.toMinute) {
-      throw new ConfigError(`${at}.fromMinute`, `${fromMinute} overlaps or precedes ${path}[${i - 1}] (which ends at ${previous.toMinute}): windows must be ascending and must not overlap`);
+      throw new ConfigError(
+        `${at}.fromMinute`,
+        `${fromMinute} overlaps or precedes ${path}[${i - 1}] (which ends at ${previous.toMinute}): windows must be ascending and must not overlap`,
+      );
     }
     checked.push({ fromMinute, toMinute, slots });
   });
@@ -126,7 +142,13 @@ function competitionWindows(windows: readonly FrequencyWindowOptions[]): Competi
     const from = w.fromMinute * MS_PER_MINUTE;
     const length = (w.toMinute - w.fromMinute) * MS_PER_MINUTE;
     for (let j = 0; j < w.slots; j++) {
-      out.push(Object.freeze({ slot: out.length, fromMs: from + Math.floor((j * length) / w.slots), toMs: from + Math.floor(((j + 1) * length) / w.slots) }));
+      out.push(
+        Object.freeze({
+          slot: out.length,
+          fromMs: from + Math.floor((j * length) / w.slots),
+          toMs: from + Math.floor(((j + 1) * length) / w.slots),
+        }),
+      );
     }
   }
   return out;

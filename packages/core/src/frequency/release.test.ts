@@ -77,16 +77,24 @@ describe('slotReleaseTimes', () => {
       if (times.length !== 6) outside.push(`${uin}: ${times.length} slots`);
       policy.windows.forEach((w, slot) => {
         const t = times[slot]!;
-        if (!Number.isInteger(t) || t < MIDNIGHT + w.fromMs || t >= MIDNIGHT + w.toMs) outside.push(`${uin} slot ${slot}: ${t - MIDNIGHT}`);
+        if (!Number.isInteger(t) || t < MIDNIGHT + w.fromMs || t >= MIDNIGHT + w.toMs)
+          outside.push(`${uin} slot ${slot}: ${t - MIDNIGHT}`);
       });
     }
     expect(outside).toEqual([]);
   });
 
   it('is deterministic per (uin, day, slot): the same policy compiled twice agrees, no state is kept', () => {
-    const again = compileFrequencyPolicy({ windows: [{ fromMinute: 0, toMinute: 720, slots: 2 }, { fromMinute: 720, toMinute: 1440, slots: 4 }] });
+    const again = compileFrequencyPolicy({
+      windows: [
+        { fromMinute: 0, toMinute: 720, slots: 2 },
+        { fromMinute: 720, toMinute: 1440, slots: 4 },
+      ],
+    });
     const users = uins(500);
-    expect(users.map((uin) => slotReleaseTimes(again, uin, D))).toEqual(users.map((uin) => slotReleaseTimes(policy, uin, D)));
+    expect(users.map((uin) => slotReleaseTimes(again, uin, D))).toEqual(
+      users.map((uin) => slotReleaseTimes(policy, uin, D)),
+    );
     // Pinned values: a change of formula, key format or hash seed reshuffles every user's day, and must be deliberate.
     expect(slotReleaseTimes(policy, 42, D).map((t) => t - MIDNIGHT)).toEqual(PINNED_42);
     // The formula spelled out for slot 0 (window [0, 6 h)): floor(murmur3("uin/day/slot", seed) / 2^32 x length).
@@ -96,7 +104,8 @@ describe('slotReleaseTimes', () => {
 
   it('gives the same user different times on different days', () => {
     let sameSlot0 = 0;
-    for (const uin of uins(1000)) if (slotReleaseTimes(policy, uin, D)[0] === slotReleaseTimes(policy, uin, D + 1)[0]! - DAY) sameSlot0++;
+    for (const uin of uins(1000))
+      if (slotReleaseTimes(policy, uin, D)[0] === slotReleaseTimes(policy, uin, D + 1)[0]! - DAY) sameSlot0++;
     expect(sameSlot0).toBeLessThan(3);
   });
 
@@ -130,7 +139,9 @@ describe('releasedSlots over whole days on an injected clock', () => {
   it('releases each slot at its time, never before its window opens, all by the window close, and starts again at midnight', () => {
     const users = uins(40);
     // Each user's release times, by day (D - 1, D, D + 1).
-    const times = new Map(users.map((uin) => [uin, [D - 1, D, D + 1].map((day) => slotReleaseTimes(policy, uin, day))]));
+    const times = new Map(
+      users.map((uin) => [uin, [D - 1, D, D + 1].map((day) => slotReleaseTimes(policy, uin, day))]),
+    );
     const clock = new ManualClock(MIDNIGHT - DAY);
     const last = new Map<number, number>();
     const violations: string[] = [];
@@ -248,8 +259,18 @@ describe('windowAt', () => {
     expect(windowAt(policy, MIDNIGHT)).toEqual({ day: D, slot: 0, opensAt: MIDNIGHT, closesAt: MIDNIGHT + 6 * H });
     expect(windowAt(policy, MIDNIGHT + 6 * H - 1)?.slot).toBe(0);
     expect(windowAt(policy, MIDNIGHT + 6 * H)?.slot).toBe(1);
-    expect(windowAt(policy, MIDNIGHT + 13.5 * H)).toEqual({ day: D, slot: 2, opensAt: MIDNIGHT + 12 * H, closesAt: MIDNIGHT + 15 * H });
-    expect(windowAt(policy, MIDNIGHT + DAY - 1)).toEqual({ day: D, slot: 5, opensAt: MIDNIGHT + 21 * H, closesAt: MIDNIGHT + DAY });
+    expect(windowAt(policy, MIDNIGHT + 13.5 * H)).toEqual({
+      day: D,
+      slot: 2,
+      opensAt: MIDNIGHT + 12 * H,
+      closesAt: MIDNIGHT + 15 * H,
+    });
+    expect(windowAt(policy, MIDNIGHT + DAY - 1)).toEqual({
+      day: D,
+      slot: 5,
+      opensAt: MIDNIGHT + 21 * H,
+      closesAt: MIDNIGHT + DAY,
+    });
   });
 
   it('is undefined in a gap, where released slots still carry over', () => {
@@ -260,7 +281,12 @@ describe('windowAt', () => {
       ],
     });
     expect(windowAt(gappy, MIDNIGHT + 7 * H)).toBeUndefined();
-    expect(windowAt(gappy, MIDNIGHT + 9 * H)).toEqual({ day: D, slot: 0, opensAt: MIDNIGHT + 8 * H, closesAt: MIDNIGHT + 10 * H });
+    expect(windowAt(gappy, MIDNIGHT + 9 * H)).toEqual({
+      day: D,
+      slot: 0,
+      opensAt: MIDNIGHT + 8 * H,
+      closesAt: MIDNIGHT + 10 * H,
+    });
     expect(windowAt(gappy, MIDNIGHT + 12 * H)).toBeUndefined();
     expect(windowAt(gappy, MIDNIGHT + 21 * H)).toBeUndefined();
     expect(releasedSlots(gappy, 99, MIDNIGHT + 7 * H)).toBe(0);
@@ -271,7 +297,12 @@ describe('windowAt', () => {
   it('follows local days in another time zone', () => {
     const beijing = compileFrequencyPolicy({ utcOffsetMinutes: 480 });
     // 04:00 UTC is 12:00 in UTC+8: the first afternoon window opens.
-    expect(windowAt(beijing, MIDNIGHT + 4 * H)).toEqual({ day: D, slot: 2, opensAt: MIDNIGHT + 4 * H, closesAt: MIDNIGHT + 7 * H });
+    expect(windowAt(beijing, MIDNIGHT + 4 * H)).toEqual({
+      day: D,
+      slot: 2,
+      opensAt: MIDNIGHT + 4 * H,
+      closesAt: MIDNIGHT + 7 * H,
+    });
   });
 });
 
@@ -281,8 +312,12 @@ describe('time zones', () => {
     const newYork = compileFrequencyPolicy({ utcOffsetMinutes: -300 });
     const users = uins(300);
     const utc = users.map((uin) => slotReleaseTimes(policy, uin, D));
-    expect(users.map((uin) => slotReleaseTimes(beijing, uin, D))).toEqual(utc.map((times) => times.map((t) => t - 8 * H)));
-    expect(users.map((uin) => slotReleaseTimes(newYork, uin, D))).toEqual(utc.map((times) => times.map((t) => t + 5 * H)));
+    expect(users.map((uin) => slotReleaseTimes(beijing, uin, D))).toEqual(
+      utc.map((times) => times.map((t) => t - 8 * H)),
+    );
+    expect(users.map((uin) => slotReleaseTimes(newYork, uin, D))).toEqual(
+      utc.map((times) => times.map((t) => t + 5 * H)),
+    );
     // The last ms of the local day has all 6; the next ms is the new local day.
     const beijingMidnight = MIDNIGHT + DAY - 8 * H;
     expect(users.filter((uin) => releasedSlots(beijing, uin, beijingMidnight - 1) !== 6)).toEqual([]);
@@ -298,7 +333,8 @@ describe('bad input', () => {
       expect(codeOf(() => slotReleaseTimes(policy, uin, D))).toBe(ErrorCodes.VALIDATION_FAILED);
       expect(codeOf(() => releasedSlots(policy, uin, MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);
     }
-    for (const now of [Number.NaN, Infinity, '1' as unknown as number]) expect(codeOf(() => dayOf(policy, now))).toBe(ErrorCodes.VALIDATION_FAILED);
+    for (const now of [Number.NaN, Infinity, '1' as unknown as number])
+      expect(codeOf(() => dayOf(policy, now))).toBe(ErrorCodes.VALIDATION_FAILED);
     expect(codeOf(() => slotReleaseTimes(policy, 1, 1.5))).toBe(ErrorCodes.VALIDATION_FAILED);
     expect(codeOf(() => budget(policy, 1, -1, MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);
     expect(codeOf(() => budget(policy, 1, 0.5, MIDNIGHT))).toBe(ErrorCodes.VALIDATION_FAILED);

@@ -68,7 +68,12 @@ export function budget(policy: FrequencyPolicy, uin: number, usedToday: number, 
 export function windowAt(policy: FrequencyPolicy, now: number): CompetitionWindow | undefined {
   const clock = releaseClock(policy, now);
   if (clock.current === undefined) return undefined;
-  return { day: clock.day, slot: clock.current.slot, opensAt: clock.dayStart + clock.current.fromMs, closesAt: clock.dayStart + clock.current.toMs };
+  return {
+    day: clock.day,
+    slot: clock.current.slot,
+    opensAt: clock.dayStart + clock.current.fromMs,
+    closesAt: clock.dayStart + clock.current.toMs,
+  };
 }
 
 /**
@@ -115,18 +120,22 @@ function releaseOffset(w: CompetitionWindowOfDay, uin: number, day: number): num
 }
 
 export function checkUin(uin: number): void {
-  if (!Number.isInteger(uin) || uin < 0 || uin > 0xffffffff) throw new ValidationError(`frequency: uin must be an integer in [0, 2^32) (got ${uin})`, { uin });
+  if (!Number.isInteger(uin) || uin < 0 || uin > 0xffffffff)
+    throw new ValidationError(`frequency: uin must be an integer in [0, 2^32) (got ${uin})`, { uin });
 }
 
 function checkTime(now: number): void {
-  if (typeof now !== 'number' || !Number.isFinite(now)) throw new ValidationError(`frequency: now must be a finite number of epoch ms (got ${now})`, { now });
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new ValidationError(`frequency: now must be a finite number of epoch ms (got ${now})`, { now });
 }
 
 /** Local day numbers: safe integers (negative only before 1970). */
 function checkDay(day: number): void {
-  if (!Number.isSafeInteger(day)) throw new ValidationError(`frequency: day must be an integer day number (got ${day})`, { day });
+  if (!Number.isSafeInteger(day))
+    throw new ValidationError(`frequency: day must be an integer day number (got ${day})`, { day });
 }
 
 function checkUsed(used: number): void {
-  if (!Number.isSafeInteger(used) || used < 0) throw new ValidationError(`frequency: usedToday must be a non-negative integer (got ${used})`, { used });
+  if (!Number.isSafeInteger(used) || used < 0)
+    throw new ValidationError(`frequency: usedToday must be a non-negative integer (got ${used})`, { used });
 }

@@ -27,9 +27,13 @@ export class TokenBucket {
 
   constructor({ ratePerSecond, burst }: TokenBucketOptions, now: number) {
     if (!(Number.isFinite(ratePerSecond) && ratePerSecond > 0)) {
-      throw new ValidationError(`token bucket rate must be a finite number of tokens per second above 0 (got ${ratePerSecond}); an unpaced sender has no bucket`, { ratePerSecond });
+      throw new ValidationError(
+        `token bucket rate must be a finite number of tokens per second above 0 (got ${ratePerSecond}); an unpaced sender has no bucket`,
+        { ratePerSecond },
+      );
     }
-    if (!(Number.isFinite(burst) && burst >= 1)) throw new ValidationError(`token bucket burst must be a finite number, at least 1 (got ${burst})`, { burst });
+    if (!(Number.isFinite(burst) && burst >= 1))
+      throw new ValidationError(`token bucket burst must be a finite number, at least 1 (got ${burst})`, { burst });
     this.ratePerSecond = ratePerSecond;
     this.burst = burst;
     this.tokens = burst;
@@ -48,7 +52,10 @@ export class TokenBucket {
    * least 1), for the caller to sleep on its own timer and ask again.
    */
   take(amount: number, now: number): number {
-    if (!(Number.isFinite(amount) && amount >= 0)) throw new ValidationError(`token bucket take must be a finite number of tokens, at least 0 (got ${amount})`, { amount });
+    if (!(Number.isFinite(amount) && amount >= 0))
+      throw new ValidationError(`token bucket take must be a finite number of tokens, at least 0 (got ${amount})`, {
+        amount,
+      });
     this.refill(now);
     const needed = Math.min(amount, this.burst);
     if (this.tokens >= needed) {

@@ -1,4 +1,12 @@
-import type { AccessToken, AuditEntry, AuditPage, AuditQuery, NewAccessToken, NewAuditEntry, StoredAccessToken } from '../access/records';
+import type {
+  AccessToken,
+  AuditEntry,
+  AuditPage,
+  AuditQuery,
+  NewAccessToken,
+  NewAuditEntry,
+  StoredAccessToken,
+} from '../access/records';
 
 /**
  * The access store: API tokens and the audit log (docs/api.md,

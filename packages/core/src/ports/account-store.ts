@@ -1,7 +1,12 @@
 import type { AccountUsage } from '../account-quota/admit';
 import type { AccountDay } from '../account-quota/day';
 import type { AccountLimits } from '../account-quota/limits';
-import type { AccountSettings, AccountSettingsPatch, BroadcastReservation, ReserveResult } from '../account-quota/records';
+import type {
+  AccountSettings,
+  AccountSettingsPatch,
+  BroadcastReservation,
+  ReserveResult,
+} from '../account-quota/records';
 
 /**
  * The account store: each account's B-side settings (limit overrides, the

@@ -77,7 +77,8 @@ export const MAX_SOURCE_BATCH = 1 << 20;
 /** Checks an adapter's `batchSize` option (1..2^20), defaulting to `fallback`. */
 export function checkSourceBatchSize(value: unknown, fallback = DEFAULT_SOURCE_BATCH, field = 'batchSize'): number {
   const size = value ?? fallback;
-  if (!Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_SOURCE_BATCH) throw new ValidationError(`${field} must be an integer in 1..${MAX_SOURCE_BATCH}`, { field });
+  if (!Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_SOURCE_BATCH)
+    throw new ValidationError(`${field} must be an integer in 1..${MAX_SOURCE_BATCH}`, { field });
   return size as number;
 }
 
@@ -123,9 +124,14 @@ export function classifyUin(value: unknown, uinLimit: number): BadRowReason | un
 
 /** Checks a batch given to a membership check: a Uint32Array, strictly ascending, at most MAX_SOURCE_BATCH uins. */
 export function checkAscendingBatch(uins: unknown, field = 'uins'): Uint32Array {
-  if (!(uins instanceof Uint32Array) || uins.length > MAX_SOURCE_BATCH) throw new ValidationError(`${field} must be a Uint32Array of at most ${MAX_SOURCE_BATCH} uins`, { field });
+  if (!(uins instanceof Uint32Array) || uins.length > MAX_SOURCE_BATCH)
+    throw new ValidationError(`${field} must be a Uint32Array of at most ${MAX_SOURCE_BATCH} uins`, { field });
   for (let i = 1; i < uins.length; i++) {
-    if (uins[i]! <= uins[i - 1]!) throw new ValidationError(`${field} must be strictly ascending (at ${i}: ${uins[i - 1]} then ${uins[i]})`, { field, at: i });
+    if (uins[i]! <= uins[i - 1]!)
+      throw new ValidationError(`${field} must be strictly ascending (at ${i}: ${uins[i - 1]} then ${uins[i]})`, {
+        field,
+        at: i,
+      });
   }
   return uins;
 }

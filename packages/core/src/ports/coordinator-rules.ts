@@ -9,28 +9,39 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 
 /** Task ids and unit numbers: non-negative safe integers. */
 export function checkUnitKey(taskId: number, unitNo?: number): void {
-  if (!isCount(taskId)) throw new ValidationError(`coordinator: taskId must be a non-negative integer (got ${String(taskId)})`, { taskId });
-  if (unitNo !== undefined && !isCount(unitNo)) throw new ValidationError(`coordinator: unitNo must be a non-negative integer (got ${String(unitNo)})`, { unitNo });
+  if (!isCount(taskId))
+    throw new ValidationError(`coordinator: taskId must be a non-negative integer (got ${String(taskId)})`, { taskId });
+  if (unitNo !== undefined && !isCount(unitNo))
+    throw new ValidationError(`coordinator: unitNo must be a non-negative integer (got ${String(unitNo)})`, { unitNo });
 }
 
 export function checkCheckpoint(c: UnitCheckpoint): void {
   checkUnitKey(c.taskId, c.unitNo);
   for (const field of ['epoch', 'checkpoint', 'delivered', 'offline'] as const) {
-    if (!isCount(c[field])) throw new ValidationError(`coordinator: ${field} must be a non-negative integer (got ${String(c[field])})`, { field });
+    if (!isCount(c[field]))
+      throw new ValidationError(`coordinator: ${field} must be a non-negative integer (got ${String(c[field])})`, {
+        field,
+      });
   }
-  if (!Number.isFinite(c.at)) throw new ValidationError(`coordinator: at must be a finite number (got ${c.at})`, { field: 'at' });
+  if (!Number.isFinite(c.at))
+    throw new ValidationError(`coordinator: at must be a finite number (got ${c.at})`, { field: 'at' });
 }
 
 /** An election role names a znode in ZooKeeper: a non-empty name without '/'. */
 export function checkRole(role: string): void {
   if (typeof role !== 'string' || role.length === 0 || role.includes('/') || role === '.' || role === '..') {
-    throw new ValidationError(`coordinator: role must be a non-empty name without '/' (got ${JSON.stringify(role)})`, { role });
+    throw new ValidationError(`coordinator: role must be a non-empty name without '/' (got ${JSON.stringify(role)})`, {
+      role,
+    });
   }
 }
 
 export function checkCandidateId(candidateId: string): void {
   if (typeof candidateId !== 'string' || candidateId.length === 0) {
-    throw new ValidationError(`coordinator: candidateId must be a non-empty string (got ${JSON.stringify(candidateId)})`, { candidateId });
+    throw new ValidationError(
+      `coordinator: candidateId must be a non-empty string (got ${JSON.stringify(candidateId)})`,
+      { candidateId },
+    );
   }
 }
 

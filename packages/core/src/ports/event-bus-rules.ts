@@ -11,7 +11,8 @@ const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
 const MAX_GROUP_LENGTH = 255;
 
 export function checkTopic(topic: string): void {
-  if (typeof topic !== 'string' || !TOPIC.test(topic)) throw new ValidationError('topic must match [a-zA-Z0-9._-]{1,249}', { topic });
+  if (typeof topic !== 'string' || !TOPIC.test(topic))
+    throw new ValidationError('topic must match [a-zA-Z0-9._-]{1,249}', { topic });
 }
 
 export function checkGroup(group: string): void {
@@ -24,7 +25,12 @@ export function checkGroup(group: string): void {
 const DEFAULT_RETRY_DELAY_MS = 100;
 
 /** Checks `subscribe`'s arguments and fills the options' defaults. */
-export function checkSubscription(topic: string, group: string, handler: unknown, options: SubscribeOptions): Required<SubscribeOptions> {
+export function checkSubscription(
+  topic: string,
+  group: string,
+  handler: unknown,
+  options: SubscribeOptions,
+): Required<SubscribeOptions> {
   checkTopic(topic);
   checkGroup(group);
   if (typeof handler !== 'function') throw new ValidationError('handler must be a function');
@@ -50,14 +56,16 @@ export function checkEvents(events: readonly BusEvent[]): CheckedEvent[] {
   return events.map((event, index) => {
     const { key, value, timestamp } = event ?? ({} as BusEvent);
     if (typeof key !== 'string') throw new ValidationError('event key must be a string', { index });
-    if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new ValidationError('event timestamp must be a non-negative integer (epoch ms)', { index, timestamp });
+    if (!Number.isSafeInteger(timestamp) || timestamp < 0)
+      throw new ValidationError('event timestamp must be a non-negative integer (epoch ms)', { index, timestamp });
     let json: string | undefined;
     try {
       json = JSON.stringify(value);
     } catch (error) {
       throw new ValidationError(`event value is not JSON-serialisable: ${(error as Error).message}`, { index });
     }
-    if (json === undefined) throw new ValidationError('event value is not JSON-serialisable (undefined, a function or a symbol)', { index });
+    if (json === undefined)
+      throw new ValidationError('event value is not JSON-serialisable (undefined, a function or a symbol)', { index });
     return { key, timestamp, json };
   });
 }

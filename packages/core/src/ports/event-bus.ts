@@ -41,12 +41,22 @@ export interface Subscription {
 
 export interface EventBus {
   publish(topic: string, events: readonly BusEvent[]): Promise<void>;
-  subscribe(topic: string, group: string, handler: (events: ConsumedEvent[]) => Promise<void>, options?: SubscribeOptions): Promise<Subscription>;
+  subscribe(
+    topic: string,
+    group: string,
+    handler: (events: ConsumedEvent[]) => Promise<void>,
+    options?: SubscribeOptions,
+  ): Promise<Subscription>;
   close(): Promise<void>;
 }
 
 /** Topic names; production configuration may prefix them. */
-export const TOPICS = { presence: 'herald.presence', reports: 'herald.reports', taskEvents: 'herald.task-events', follows: 'herald.follows' } as const;
+export const TOPICS = {
+  presence: 'herald.presence',
+  reports: 'herald.reports',
+  taskEvents: 'herald.task-events',
+  follows: 'herald.follows',
+} as const;
 
 /**
  * How long a topic keeps its events, where the adapter creates the topic.

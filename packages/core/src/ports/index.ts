@@ -11,7 +11,16 @@
  *   import { noopLogger, systemClock, type TaskStore } from '@herald/core/ports';
  */
 export type { CampaignStore } from './campaign-store';
-export { BAD_ROW_REASONS, DEFAULT_SOURCE_BATCH, MAX_SOURCE_BATCH, addBadRows, badRowTotal, classifyUin, checkSourceBatchSize, checkAscendingBatch } from './audience-source';
+export {
+  BAD_ROW_REASONS,
+  DEFAULT_SOURCE_BATCH,
+  MAX_SOURCE_BATCH,
+  addBadRows,
+  badRowTotal,
+  classifyUin,
+  checkSourceBatchSize,
+  checkAscendingBatch,
+} from './audience-source';
 export type { AudienceSource, AudienceReadOptions, AudienceBatch, BadRowReason, BadRowCounts } from './audience-source';
 export type { FollowerStore, FollowApplyResult, FollowersOptions } from './follower-store';
 export { MAX_USERS_PER_PUT } from './attribute-index';

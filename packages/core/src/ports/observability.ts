@@ -25,7 +25,9 @@ export interface Histogram {
  * Upper bounds for latencies in seconds, 5 ms to 10 min: from a real-time
  * task's first delivery (tens of ms) to a large broadcast's completion.
  */
-export const LATENCY_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
+];
 
 /**
  * Metrics, injected like the logger. Only @herald/metrics imports prom-client;

@@ -102,8 +102,21 @@ export interface TaskStore {
   /** Creates a task's units once; fails with VALIDATION_FAILED if it already has units. */
   putUnits(taskId: number, fence: Fence, units: readonly NewUnit[], now: number): Promise<ExecutionUnit[]>;
   listUnits(taskId: number): Promise<ExecutionUnit[]>;
-  transitionUnit(taskId: number, unitNo: number, fence: Fence, event: UnitEvent, now: number, executorId?: string): Promise<ExecutionUnit>;
-  checkpointUnit(taskId: number, unitNo: number, fence: Fence, progress: UnitProgress, now: number): Promise<ExecutionUnit>;
+  transitionUnit(
+    taskId: number,
+    unitNo: number,
+    fence: Fence,
+    event: UnitEvent,
+    now: number,
+    executorId?: string,
+  ): Promise<ExecutionUnit>;
+  checkpointUnit(
+    taskId: number,
+    unitNo: number,
+    fence: Fence,
+    progress: UnitProgress,
+    now: number,
+  ): Promise<ExecutionUnit>;
 
   /**
    * The outbox: one event per task state change, written in the same atomic

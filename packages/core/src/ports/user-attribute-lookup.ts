@@ -28,7 +28,12 @@ export interface UserAttributeLookup {
 
 /** The size rule of getUsers, shared by the adapters. */
 export function checkLookupSize(uins: ArrayLike<number>): void {
-  if (uins === null || typeof uins !== 'object' || !Number.isInteger(uins.length) || uins.length > MAX_USERS_PER_LOOKUP) {
+  if (
+    uins === null ||
+    typeof uins !== 'object' ||
+    !Number.isInteger(uins.length) ||
+    uins.length > MAX_USERS_PER_LOOKUP
+  ) {
     throw new ValidationError(`getUsers takes a list of at most ${MAX_USERS_PER_LOOKUP} uins`, { field: 'uins' });
   }
 }

@@ -78,7 +78,10 @@ describe('TypedArrayBitmap', () => {
   });
 
   it('partitions an empty list to nothing', () => {
-    expect(new TypedArrayBitmap(32).partition(new Uint32Array(0), new Uint32Array(0), new Uint32Array(0))).toEqual({ online: 0, offline: 0 });
+    expect(new TypedArrayBitmap(32).partition(new Uint32Array(0), new Uint32Array(0), new Uint32Array(0))).toEqual({
+      online: 0,
+      offline: 0,
+    });
   });
 
   it('reads and writes caller-supplied storage, and rejects storage that is too small', () => {

@@ -21,9 +21,13 @@ export class TypedArrayBitmap implements OnlineBitmap {
   private readonly words: Uint32Array;
 
   /** `words` lets a caller supply the storage (shared memory); otherwise it is allocated (zero pages cost nothing until touched). */
-  constructor(readonly uinLimit: number, words?: Uint32Array) {
+  constructor(
+    readonly uinLimit: number,
+    words?: Uint32Array,
+  ) {
     const needed = Math.ceil(uinLimit / 32);
-    if (words !== undefined && words.length < needed) throw new RangeError(`bitmap storage holds ${words.length} words, needs ${needed}`);
+    if (words !== undefined && words.length < needed)
+      throw new RangeError(`bitmap storage holds ${words.length} words, needs ${needed}`);
     this.words = words ?? new Uint32Array(needed);
   }
 
@@ -32,7 +36,8 @@ export class TypedArrayBitmap implements OnlineBitmap {
   }
 
   setOnline(uin: number, online: boolean): void {
-    if (!(uin >= 0 && uin < this.uinLimit && Number.isInteger(uin))) throw new RangeError(`uin ${uin} is outside [0, ${this.uinLimit})`);
+    if (!(uin >= 0 && uin < this.uinLimit && Number.isInteger(uin)))
+      throw new RangeError(`uin ${uin} is outside [0, ${this.uinLimit})`);
     if (online) this.words[uin >>> 5]! |= 1 << (uin & 31);
     else this.words[uin >>> 5]! &= ~(1 << (uin & 31));
   }

@@ -52,9 +52,13 @@ export class RecipientListDecoder {
     const n = whole / UIN_BYTES;
     // Bytes past the declared body are trailing even when they are less than one whole uin.
     if ((this.seen + n) * UIN_BYTES + this.carry.length > this.header.count * UIN_BYTES) {
-      throw new ListFormatError('LIST_TRAILING_BYTES', `recipient list has more than the ${this.header.count} uins its header declares`, {
-        declared: this.header.count,
-      });
+      throw new ListFormatError(
+        'LIST_TRAILING_BYTES',
+        `recipient list has more than the ${this.header.count} uins its header declares`,
+        {
+          declared: this.header.count,
+        },
+      );
     }
     const out = this.toUins(bytes.subarray(0, whole), n);
     this.seen += n;
@@ -64,16 +68,26 @@ export class RecipientListDecoder {
   /** Checks that the body was complete and intact; returns the header. */
   end(): ListHeader {
     if (this.header === undefined) {
-      throw new ListFormatError('LIST_TRUNCATED', `recipient list is ${this.headerBytes.length} bytes, shorter than its ${LIST_HEADER_BYTES}-byte header`);
+      throw new ListFormatError(
+        'LIST_TRUNCATED',
+        `recipient list is ${this.headerBytes.length} bytes, shorter than its ${LIST_HEADER_BYTES}-byte header`,
+      );
     }
     if (this.carry.length > 0 || this.seen < this.header.count) {
-      throw new ListFormatError('LIST_TRUNCATED', `recipient list is truncated: header declares ${this.header.count} uins, body holds ${this.seen}`, {
-        declared: this.header.count,
-        found: this.seen,
-      });
+      throw new ListFormatError(
+        'LIST_TRUNCATED',
+        `recipient list is truncated: header declares ${this.header.count} uins, body holds ${this.seen}`,
+        {
+          declared: this.header.count,
+          found: this.seen,
+        },
+      );
     }
-    if ((this.crc >>> 0) !== this.header.bodyCrc) {
-      throw new ListFormatError('LIST_CHECKSUM_MISMATCH', 'recipient list body checksum does not match its header: the file is corrupt');
+    if (this.crc >>> 0 !== this.header.bodyCrc) {
+      throw new ListFormatError(
+        'LIST_CHECKSUM_MISMATCH',
+        'recipient list body checksum does not match its header: the file is corrupt',
+      );
     }
     return this.header;
   }
@@ -90,12 +104,16 @@ export class RecipientListDecoder {
       if (hi !== 0 || lo >= limit) {
         // Exact as a BigInt: hi * 2^32 + lo as a double rounds above 2^53 (2^64-1 would print 18446744073709552000).
         const uin = (BigInt(hi) << 32n) | BigInt(lo);
-        throw new ListFormatError('LIST_UIN_OUT_OF_RANGE', `uin ${uin} at position ${this.seen + i} is outside the configured uin space [0, ${limit})`, {
-          // JSON has no BigInt: a number while it is exact, else its decimal digits.
-          uin: uin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(uin) : uin.toString(),
-          position: this.seen + i,
-          limit,
-        });
+        throw new ListFormatError(
+          'LIST_UIN_OUT_OF_RANGE',
+          `uin ${uin} at position ${this.seen + i} is outside the configured uin space [0, ${limit})`,
+          {
+            // JSON has no BigInt: a number while it is exact, else its decimal digits.
+            uin: uin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(uin) : uin.toString(),
+            position: this.seen + i,
+            limit,
+          },
+        );
       }
       out[i] = lo;
     }

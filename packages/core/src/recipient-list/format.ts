@@ -46,25 +46,40 @@ export function encodeListHeader(header: Omit<ListHeader, 'version'>): Buffer {
 /** Parses and checks a 32-byte header. Throws ListFormatError naming what is wrong. */
 export function decodeListHeader(bytes: Uint8Array): ListHeader {
   if (bytes.length < LIST_HEADER_BYTES) {
-    throw new ListFormatError('LIST_TRUNCATED', `recipient list is ${bytes.length} bytes, shorter than its ${LIST_HEADER_BYTES}-byte header`);
+    throw new ListFormatError(
+      'LIST_TRUNCATED',
+      `recipient list is ${bytes.length} bytes, shorter than its ${LIST_HEADER_BYTES}-byte header`,
+    );
   }
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, LIST_HEADER_BYTES);
   const magic = buf.readUInt32LE(0);
   if (magic !== LIST_MAGIC) {
-    throw new ListFormatError('LIST_BAD_MAGIC', `not a recipient list: magic is 0x${magic.toString(16).padStart(8, '0')}, expected "HRLS"`);
+    throw new ListFormatError(
+      'LIST_BAD_MAGIC',
+      `not a recipient list: magic is 0x${magic.toString(16).padStart(8, '0')}, expected "HRLS"`,
+    );
   }
   const version = buf.readUInt16LE(4);
   if (version !== LIST_VERSION) {
-    throw new ListFormatError('LIST_UNSUPPORTED_VERSION', `recipient list version ${version} is not supported (this build reads ${LIST_VERSION})`, { version });
+    throw new ListFormatError(
+      'LIST_UNSUPPORTED_VERSION',
+      `recipient list version ${version} is not supported (this build reads ${LIST_VERSION})`,
+      { version },
+    );
   }
   const headerCrc = buf.readUInt32LE(20);
   if (crc32(buf.subarray(0, 20)) !== headerCrc) {
-    throw new ListFormatError('LIST_BAD_HEADER', 'recipient list header checksum does not match: the header is corrupt');
+    throw new ListFormatError(
+      'LIST_BAD_HEADER',
+      'recipient list header checksum does not match: the header is corrupt',
+    );
   }
   const flags = buf.readUInt16LE(6);
-  if ((flags & ~KNOWN_FLAGS) !== 0) throw new ListFormatError('LIST_BAD_HEADER', `recipient list has unknown flags 0x${flags.toString(16)}`);
+  if ((flags & ~KNOWN_FLAGS) !== 0)
+    throw new ListFormatError('LIST_BAD_HEADER', `recipient list has unknown flags 0x${flags.toString(16)}`);
   const count = buf.readBigUInt64LE(8);
-  if (count > BigInt(Number.MAX_SAFE_INTEGER)) throw new ListFormatError('LIST_BAD_HEADER', `recipient list count ${count} is not plausible`);
+  if (count > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new ListFormatError('LIST_BAD_HEADER', `recipient list count ${count} is not plausible`);
   for (let i = 24; i < 32; i++) {
     if (buf[i] !== 0) throw new ListFormatError('LIST_BAD_HEADER', 'recipient list header has non-zero reserved bytes');
   }

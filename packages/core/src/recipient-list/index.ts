@@ -8,7 +8,15 @@
  *   import { encodeRecipientList, ListFlags } from '@herald/core/recipient-list';
  *   const file = encodeRecipientList(sortedUins, ListFlags.SORTED | ListFlags.UNIQUE);
  */
-export { LIST_MAGIC, LIST_VERSION, LIST_HEADER_BYTES, UIN_BYTES, ListFlags, encodeListHeader, decodeListHeader } from './format';
+export {
+  LIST_MAGIC,
+  LIST_VERSION,
+  LIST_HEADER_BYTES,
+  UIN_BYTES,
+  ListFlags,
+  encodeListHeader,
+  decodeListHeader,
+} from './format';
 export type { ListHeader } from './format';
 export { RecipientListDecoder } from './decoder';
 export { RecipientListEncoder, encodeRecipientList } from './encoder';

@@ -52,14 +52,20 @@ const uinsArb = fc.array(fc.integer({ min: 0, max: 2 ** 32 - 1 }), { maxLength: 
 const flagsArb = fc.constantFrom(0, ListFlags.SORTED, ListFlags.UNIQUE, ListFlags.SORTED | ListFlags.UNIQUE);
 const cutsArb = fc.array(fc.nat(), { maxLength: 12 });
 /** A valid file and the uins it holds. */
-const fileArb = fc.record({ uins: uinsArb, flags: flagsArb }).map(({ uins, flags }) => ({ uins, flags, file: encodeRecipientList(uins, flags) }));
+const fileArb = fc
+  .record({ uins: uinsArb, flags: flagsArb })
+  .map(({ uins, flags }) => ({ uins, flags, file: encodeRecipientList(uins, flags) }));
 
 describe('recipient-list decoder, fuzzed', () => {
   it('round-trips any uins, flags and chunking', () => {
     fc.assert(
       fc.property(fileArb, cutsArb, ({ uins, flags, file }, cuts) => {
         const outcome = decode(chunked(file, cuts));
-        expect(outcome).toEqual({ ok: true, uins, header: { version: 1, flags, count: uins.length, bodyCrc: crc32(file.subarray(LIST_HEADER_BYTES)) } });
+        expect(outcome).toEqual({
+          ok: true,
+          uins,
+          header: { version: 1, flags, count: uins.length, bodyCrc: crc32(file.subarray(LIST_HEADER_BYTES)) },
+        });
       }),
       settings,
     );
@@ -165,7 +171,11 @@ describe('recipient-list header, fuzzed', () => {
   });
 
   it('round-trips any flags, count and body CRC', () => {
-    const arb = fc.record({ flags: flagsArb, count: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), bodyCrc: fc.nat({ max: 2 ** 32 - 1 }) });
+    const arb = fc.record({
+      flags: flagsArb,
+      count: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+      bodyCrc: fc.nat({ max: 2 ** 32 - 1 }),
+    });
     fc.assert(
       fc.property(arb, (header) => {
         expect(decodeListHeader(encodeListHeader(header))).toEqual({ version: 1, ...header });

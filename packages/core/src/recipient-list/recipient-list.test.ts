@@ -2,34 +2,50 @@ import { crc32 } from 'node:zlib';
 import { HeraldError, ListFormatError } from '../errors';
 import { RecipientListDecoder } from './decoder';
 import { encodeRecipientList, RecipientListEncoder } from './encoder';
-import { decodeListHeader, encodeListHeader, LIST_HEADER_BYTES, LIST_MAGIC, LIST_VERSION, ListFlags, UIN_BYTES } from './format';
+import {
+  decodeListHeader,
+  encodeListHeader,
+  LIST_HEADER_BYTES,
+  LIST_MAGIC,
+  LIST_VERSION,
+  ListFlags,
+  UIN_BYTES,
+} from './format';
 import { seededRandom } from '../random';
 
 type Chunker = (bytes: Buffer) => Uint8Array[];
 
 const whole: Chunker = (bytes) => [bytes];
 const oneByte: Chunker = (bytes) => Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
-const fixed = (size: number): Chunker => (bytes) => {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
-  return out;
-};
+const fixed =
+  (size: number): Chunker =>
+  (bytes) => {
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+    return out;
+  };
 /** Random sizes 1..max, each chunk copied to an odd offset of its own ArrayBuffer (unaligned reads). */
-const randomChunks = (seed: number, max: number): Chunker => (bytes) => {
-  const random = seededRandom(seed);
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; ) {
-    const size = 1 + Math.floor(random() * max);
-    const part = bytes.subarray(i, i + size);
-    const home = new Uint8Array(part.length + 3);
-    home.set(part, 3);
-    out.push(home.subarray(3));
-    i += size;
-  }
-  return out;
-};
+const randomChunks =
+  (seed: number, max: number): Chunker =>
+  (bytes) => {
+    const random = seededRandom(seed);
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length;) {
+      const size = 1 + Math.floor(random() * max);
+      const part = bytes.subarray(i, i + size);
+      const home = new Uint8Array(part.length + 3);
+      home.set(part, 3);
+      out.push(home.subarray(3));
+      i += size;
+    }
+    return out;
+  };
 
-function decode(file: Buffer, chunker: Chunker = whole, uinLimit?: number): { uins: number[]; header: ReturnType<RecipientListDecoder['end']> } {
+function decode(
+  file: Buffer,
+  chunker: Chunker = whole,
+  uinLimit?: number,
+): { uins: number[]; header: ReturnType<RecipientListDecoder['end']> } {
   const decoder = new RecipientListDecoder(uinLimit);
   const uins: number[] = [];
   for (const chunk of chunker(file)) for (const uin of decoder.push(chunk)) uins.push(uin);
@@ -51,7 +67,15 @@ function decodeError(file: Buffer, chunker: Chunker = whole, uinLimit?: number):
 }
 
 /** A header written byte by byte, with a correct header CRC unless one is given. */
-function rawHeader(fields: { magic?: number; version?: number; flags?: number; count?: bigint; bodyCrc?: number; headerCrc?: number; reserved?: number }): Buffer {
+function rawHeader(fields: {
+  magic?: number;
+  version?: number;
+  flags?: number;
+  count?: bigint;
+  bodyCrc?: number;
+  headerCrc?: number;
+  reserved?: number;
+}): Buffer {
   const buf = Buffer.alloc(LIST_HEADER_BYTES);
   buf.writeUInt32LE(fields.magic ?? LIST_MAGIC, 0);
   buf.writeUInt16LE(fields.version ?? 1, 4);
@@ -109,7 +133,9 @@ describe('recipient-list format', () => {
       const header = { flags, count: 123_456_789_012, bodyCrc: 0xdeadbeef };
       expect(decodeListHeader(encodeListHeader(header))).toEqual({ version: 1, ...header });
     }
-    expect(decodeListHeader(encodeListHeader({ flags: 0, count: Number.MAX_SAFE_INTEGER, bodyCrc: 0 })).count).toBe(Number.MAX_SAFE_INTEGER);
+    expect(decodeListHeader(encodeListHeader({ flags: 0, count: Number.MAX_SAFE_INTEGER, bodyCrc: 0 })).count).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
   });
 
   it('decodeListHeader rejects fewer than 32 bytes as LIST_TRUNCATED', () => {
@@ -147,7 +173,12 @@ describe('RecipientListDecoder round trip', () => {
     expect(decoder.push(file.subarray(0, 31))).toEqual(new Uint32Array(0));
     expect(decoder.listHeader).toBeUndefined();
     expect(decoder.push(file.subarray(31, 32 + 12))).toEqual(Uint32Array.of(10));
-    expect(decoder.listHeader).toEqual({ version: 1, flags: ListFlags.SORTED, count: 3, bodyCrc: crc32(file.subarray(32)) });
+    expect(decoder.listHeader).toEqual({
+      version: 1,
+      flags: ListFlags.SORTED,
+      count: 3,
+      bodyCrc: crc32(file.subarray(32)),
+    });
     expect(decoder.decoded).toBe(1);
     expect(decoder.push(file.subarray(32 + 12))).toEqual(Uint32Array.of(20, 30));
     expect(decoder.decoded).toBe(3);
@@ -157,7 +188,12 @@ describe('RecipientListDecoder round trip', () => {
   it('produces the same file from a streaming encoder fed in batches', () => {
     const uins = randomUins(5000, 9);
     const encoder = new RecipientListEncoder();
-    const bodies = [encoder.body(uins.slice(0, 1)), encoder.body([]), encoder.body(uins.slice(1, 2999)), encoder.body(Uint32Array.from(uins.slice(2999)))];
+    const bodies = [
+      encoder.body(uins.slice(0, 1)),
+      encoder.body([]),
+      encoder.body(uins.slice(1, 2999)),
+      encoder.body(Uint32Array.from(uins.slice(2999))),
+    ];
     expect(encoder.encoded).toBe(5000);
     const file = Buffer.concat([encoder.header(ListFlags.SORTED), ...bodies]);
     expect(file.equals(encodeRecipientList(uins, ListFlags.SORTED))).toBe(true);
@@ -227,12 +263,15 @@ describe('RecipientListDecoder errors', () => {
     expect(decode(Buffer.concat([rawHeader({ count: 2n, bodyCrc: crc32(body) }), body])).uins).toEqual([5, 6]);
   });
 
-  it.each(Array.from({ length: 26 }, (_, i) => i + 6))('reports a corrupted header byte %i as LIST_BAD_HEADER', (offset) => {
-    const corrupt = Buffer.from(good);
-    corrupt[offset]! ^= 0x10;
-    expect(decodeError(corrupt).code).toBe('LIST_BAD_HEADER');
-    expect(decodeError(corrupt, oneByte).code).toBe('LIST_BAD_HEADER');
-  });
+  it.each(Array.from({ length: 26 }, (_, i) => i + 6))(
+    'reports a corrupted header byte %i as LIST_BAD_HEADER',
+    (offset) => {
+      const corrupt = Buffer.from(good);
+      corrupt[offset]! ^= 0x10;
+      expect(decodeError(corrupt).code).toBe('LIST_BAD_HEADER');
+      expect(decodeError(corrupt, oneByte).code).toBe('LIST_BAD_HEADER');
+    },
+  );
 
   it('reports unknown flags as LIST_BAD_HEADER even when the header CRC matches', () => {
     expect(decodeError(rawHeader({ flags: 4 })).code).toBe('LIST_BAD_HEADER');
@@ -302,7 +341,9 @@ describe('RecipientListDecoder errors', () => {
       expect(error.details).toEqual({ uin: 2 ** 32 + 5, position: 3, limit: 2 ** 32 });
     }
     const top = rawBody([0xffffffffffffffffn]);
-    expect(decodeError(Buffer.concat([rawHeader({ count: 1n, bodyCrc: crc32(top) }), top])).details).toMatchObject({ position: 0 });
+    expect(decodeError(Buffer.concat([rawHeader({ count: 1n, bodyCrc: crc32(top) }), top])).details).toMatchObject({
+      position: 0,
+    });
   });
 
   it('names a uin above 2^53 exactly, in the message and (as a string) in details', () => {

@@ -8,5 +8,13 @@
  *   import { computeRemainder } from '@herald/core/recovery';
  *   const { uins: owed } = computeRemainder(filteredList, reports);
  */
-export { computeRemainder, mergeRanges, complementRanges, selectByRanges, rangesLength, parseBatchReport, ReportsMismatchError } from './remainder';
+export {
+  computeRemainder,
+  mergeRanges,
+  complementRanges,
+  selectByRanges,
+  rangesLength,
+  parseBatchReport,
+  ReportsMismatchError,
+} from './remainder';
 export type { ListRange, BatchReport, Remainder } from './remainder';

@@ -1,6 +1,14 @@
 import { ErrorCodes } from '../errors';
 import { seededRandom } from '../random';
-import { complementRanges, computeRemainder, mergeRanges, parseBatchReport, ReportsMismatchError, selectByRanges, type ListRange } from './remainder';
+import {
+  complementRanges,
+  computeRemainder,
+  mergeRanges,
+  parseBatchReport,
+  ReportsMismatchError,
+  selectByRanges,
+  type ListRange,
+} from './remainder';
 
 /** The reference: a boolean per position, set by every range. */
 function coveredPositions(n: number, ranges: readonly ListRange[]): boolean[] {
@@ -13,16 +21,32 @@ const list = (n: number) => Uint32Array.from({ length: n }, (_, i) => 10 + 3 * i
 
 describe('mergeRanges', () => {
   it('merges overlapping, repeated, adjacent and out-of-order ranges, and drops empty ones', () => {
-    expect(mergeRanges([{ from: 20, to: 30 }, { from: 0, to: 10 }, { from: 0, to: 10 }, { from: 5, to: 12 }, { from: 12, to: 15 }, { from: 40, to: 40 }, { from: 25, to: 28 }])).toEqual([
+    expect(
+      mergeRanges([
+        { from: 20, to: 30 },
+        { from: 0, to: 10 },
+        { from: 0, to: 10 },
+        { from: 5, to: 12 },
+        { from: 12, to: 15 },
+        { from: 40, to: 40 },
+        { from: 25, to: 28 },
+      ]),
+    ).toEqual([
       { from: 0, to: 15 },
       { from: 20, to: 30 },
     ]);
   });
 
   it('does not change its input', () => {
-    const input = [{ from: 5, to: 9 }, { from: 0, to: 6 }];
+    const input = [
+      { from: 5, to: 9 },
+      { from: 0, to: 6 },
+    ];
     mergeRanges(input);
-    expect(input).toEqual([{ from: 5, to: 9 }, { from: 0, to: 6 }]);
+    expect(input).toEqual([
+      { from: 5, to: 9 },
+      { from: 0, to: 6 },
+    ]);
   });
 });
 
@@ -34,7 +58,15 @@ describe('complementRanges', () => {
   });
 
   it('gives the gaps before, between and after the ranges', () => {
-    expect(complementRanges([{ from: 2, to: 4 }, { from: 6, to: 8 }], 10)).toEqual([
+    expect(
+      complementRanges(
+        [
+          { from: 2, to: 4 },
+          { from: 6, to: 8 },
+        ],
+        10,
+      ),
+    ).toEqual([
       { from: 0, to: 2 },
       { from: 4, to: 6 },
       { from: 8, to: 10 },
@@ -44,13 +76,24 @@ describe('complementRanges', () => {
   it('refuses a range past the end of the list with a typed error', () => {
     let caught: unknown;
     try {
-      complementRanges([{ from: 0, to: 4 }, { from: 8, to: 11 }], 10);
+      complementRanges(
+        [
+          { from: 0, to: 4 },
+          { from: 8, to: 11 },
+        ],
+        10,
+      );
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(ReportsMismatchError);
     expect((caught as ReportsMismatchError).code).toBe(ErrorCodes.VALIDATION_FAILED);
-    expect((caught as ReportsMismatchError).details).toEqual({ reason: 'past_list_end', from: 8, to: 11, listLength: 10 });
+    expect((caught as ReportsMismatchError).details).toEqual({
+      reason: 'past_list_end',
+      from: 8,
+      to: 11,
+      listLength: 10,
+    });
   });
 
   it('refuses a range before the start', () => {
@@ -60,7 +103,14 @@ describe('complementRanges', () => {
 
 describe('selectByRanges', () => {
   it('picks the uins at the positions, in order', () => {
-    expect(Array.from(selectByRanges(list(10), [{ from: 1, to: 3 }, { from: 8, to: 10 }]))).toEqual([13, 16, 34, 37]);
+    expect(
+      Array.from(
+        selectByRanges(list(10), [
+          { from: 1, to: 3 },
+          { from: 8, to: 10 },
+        ]),
+      ),
+    ).toEqual([13, 16, 34, 37]);
   });
 
   it('refuses a range outside the list', () => {

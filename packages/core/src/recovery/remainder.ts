@@ -43,12 +43,28 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 
 /** Checks one reports-topic value for task `taskId`; a value of another task gives undefined. */
 export function parseBatchReport(value: unknown, taskId: number): BatchReport | undefined {
-  if (typeof value !== 'object' || value === null) throw new ReportsMismatchError('a report is not an object', { reason: 'malformed', value });
+  if (typeof value !== 'object' || value === null)
+    throw new ReportsMismatchError('a report is not an object', { reason: 'malformed', value });
   const r = value as Record<string, unknown>;
   if (r.taskId !== taskId) return undefined;
-  const ok = isCount(r.unitNo) && isCount(r.from) && isCount(r.to) && r.from < r.to && isCount(r.delivered) && isCount(r.offline) && typeof r.executor === 'string';
+  const ok =
+    isCount(r.unitNo) &&
+    isCount(r.from) &&
+    isCount(r.to) &&
+    r.from < r.to &&
+    isCount(r.delivered) &&
+    isCount(r.offline) &&
+    typeof r.executor === 'string';
   if (!ok) throw new ReportsMismatchError(`a report of task ${taskId} is malformed`, { reason: 'malformed', value });
-  return { taskId, unitNo: r.unitNo as number, from: r.from as number, to: r.to as number, delivered: r.delivered as number, offline: r.offline as number, executor: r.executor as string };
+  return {
+    taskId,
+    unitNo: r.unitNo as number,
+    from: r.from as number,
+    to: r.to as number,
+    delivered: r.delivered as number,
+    offline: r.offline as number,
+    executor: r.executor as string,
+  };
 }
 
 /** The union of `ranges`, as sorted, disjoint, non-adjacent ranges. Empty ranges are ignored. */
@@ -68,8 +84,20 @@ export function complementRanges(merged: readonly ListRange[], n: number): ListR
   const gaps: ListRange[] = [];
   let at = 0;
   for (const { from, to } of merged) {
-    if (from < 0) throw new ReportsMismatchError(`a report covers [${from}, ${to}), before the start of the list`, { reason: 'before_list_start', from, to, listLength: n });
-    if (to > n) throw new ReportsMismatchError(`a report covers [${from}, ${to}), past the end of the list of ${n}`, { reason: 'past_list_end', from, to, listLength: n });
+    if (from < 0)
+      throw new ReportsMismatchError(`a report covers [${from}, ${to}), before the start of the list`, {
+        reason: 'before_list_start',
+        from,
+        to,
+        listLength: n,
+      });
+    if (to > n)
+      throw new ReportsMismatchError(`a report covers [${from}, ${to}), past the end of the list of ${n}`, {
+        reason: 'past_list_end',
+        from,
+        to,
+        listLength: n,
+      });
     if (from > at) gaps.push({ from: at, to: from });
     at = Math.max(at, to);
   }
@@ -89,7 +117,13 @@ export function selectByRanges(list: Uint32Array, ranges: readonly ListRange[]):
   const out = new Uint32Array(rangesLength(ranges));
   let at = 0;
   for (const { from, to } of ranges) {
-    if (from < 0 || to > list.length || from > to) throw new ReportsMismatchError(`range [${from}, ${to}) is not inside a list of ${list.length}`, { reason: 'past_list_end', from, to, listLength: list.length });
+    if (from < 0 || to > list.length || from > to)
+      throw new ReportsMismatchError(`range [${from}, ${to}) is not inside a list of ${list.length}`, {
+        reason: 'past_list_end',
+        from,
+        to,
+        listLength: list.length,
+      });
     out.set(list.subarray(from, to), at);
     at += to - from;
   }

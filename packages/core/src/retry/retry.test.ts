@@ -14,7 +14,11 @@ describe('retry', () => {
   it('retries retriable errors with growing, capped, jittered waits until it succeeds', async () => {
     const time = fakeTime();
     let calls = 0;
-    const result = await retry(async () => (++calls < 5 ? Promise.reject(unavailable()) : 'ok'), { ...time, baseDelayMs: 10, maxDelayMs: 40 });
+    const result = await retry(async () => (++calls < 5 ? Promise.reject(unavailable()) : 'ok'), {
+      ...time,
+      baseDelayMs: 10,
+      maxDelayMs: 40,
+    });
     expect(result).toBe('ok');
     expect(calls).toBe(5);
     expect(time.waits).toEqual([5, 10, 20, 20]);
@@ -23,14 +27,23 @@ describe('retry', () => {
   it('throws a non-retriable error at once', async () => {
     const time = fakeTime();
     let calls = 0;
-    await expect(retry(async () => Promise.reject(new ValidationError((++calls, 'bad'))), time)).rejects.toBeInstanceOf(ValidationError);
+    await expect(retry(async () => Promise.reject(new ValidationError((++calls, 'bad'))), time)).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     expect(calls).toBe(1);
     await expect(retry(async () => Promise.reject(new Error('plain')), time)).rejects.toThrow('plain');
   });
 
   it('gives up with the last error at the deadline', async () => {
     const time = fakeTime();
-    await expect(retry(async () => Promise.reject(unavailable()), { ...time, baseDelayMs: 100, maxDelayMs: 100, deadlineMs: 1000 })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(
+      retry(async () => Promise.reject(unavailable()), {
+        ...time,
+        baseDelayMs: 100,
+        maxDelayMs: 100,
+        deadlineMs: 1000,
+      }),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(time.now()).toBeLessThanOrEqual(1000);
     expect(time.waits.length).toBeGreaterThan(5);
   });

@@ -15,7 +15,8 @@ export function retryingCoordinator(coordinator: Coordinator, options: RetryOpti
     putCheckpoint: (checkpoint) => retry(() => coordinator.putCheckpoint(checkpoint), options),
     getCheckpoint: (taskId, unitNo) => retry(() => coordinator.getCheckpoint(taskId, unitNo), options),
     listCheckpoints: (taskId) => retry(() => coordinator.listCheckpoints(taskId), options),
-    removeCheckpoint: (taskId, unitNo, version) => retry(() => coordinator.removeCheckpoint(taskId, unitNo, version), options),
+    removeCheckpoint: (taskId, unitNo, version) =>
+      retry(() => coordinator.removeCheckpoint(taskId, unitNo, version), options),
     close: () => coordinator.close(),
   };
 }

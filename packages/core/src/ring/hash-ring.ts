@@ -11,8 +11,12 @@ export class HashRing {
   private readonly owners: string[];
   readonly members: readonly string[];
 
-  constructor(members: readonly string[], readonly vnodes = 160) {
-    if (!Number.isInteger(vnodes) || vnodes < 1) throw new RangeError(`vnodes must be a positive integer, got ${vnodes}`);
+  constructor(
+    members: readonly string[],
+    readonly vnodes = 160,
+  ) {
+    if (!Number.isInteger(vnodes) || vnodes < 1)
+      throw new RangeError(`vnodes must be a positive integer, got ${vnodes}`);
     this.members = [...new Set(members)].sort();
     const entries: { point: number; owner: string }[] = [];
     for (const member of this.members) {

@@ -42,7 +42,10 @@ export function scheduleScore(input: ScoreInput, now: number): number {
   const n = Math.max(1, input.recipients);
   const size = SCORE.sizeMax * Math.max(0, 1 - Math.log10(n) / 9);
   const slack = input.expiresAt - now;
-  const deadline = slack >= SCORE.deadlineWindowMs ? 0 : SCORE.deadlineMax * Math.min(1, 1 - Math.max(0, slack) / SCORE.deadlineWindowMs);
+  const deadline =
+    slack >= SCORE.deadlineWindowMs
+      ? 0
+      : SCORE.deadlineMax * Math.min(1, 1 - Math.max(0, slack) / SCORE.deadlineWindowMs);
   const weight = Math.min(10, Math.max(0, input.accountWeight ?? 0));
   return base + aging + size + deadline + weight * SCORE.accountUnit;
 }

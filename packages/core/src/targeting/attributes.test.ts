@@ -3,7 +3,12 @@ import { checkUserAttributes, userBitsetKeys } from './attributes';
 
 describe('user attributes', () => {
   it('checks and normalises a user: tags deduplicated and sorted, nulls dropped', () => {
-    expect(checkUserAttributes({ uin: 9, region: 'cn-gd', gender: 'f', ageBand: '65+', activeAt: 86_400_000 * 3 + 5, tags: ['b', 'a', 'b'] }, 2 ** 32)).toEqual({
+    expect(
+      checkUserAttributes(
+        { uin: 9, region: 'cn-gd', gender: 'f', ageBand: '65+', activeAt: 86_400_000 * 3 + 5, tags: ['b', 'a', 'b'] },
+        2 ** 32,
+      ),
+    ).toEqual({
       uin: 9,
       region: 'cn-gd',
       gender: 'f',
@@ -38,14 +43,8 @@ describe('user attributes', () => {
   });
 
   it('gives the keys of every bitset a user is in, the universe first', () => {
-    expect(userBitsetKeys({ uin: 1, region: 'r', gender: 'm', ageBand: '0-17', activeAt: 86_400_000 * 2, tags: ['a', 'b'] })).toEqual([
-      '*',
-      'region=r',
-      'gender=m',
-      'age=0-17',
-      'active=2',
-      'tag=a',
-      'tag=b',
-    ]);
+    expect(
+      userBitsetKeys({ uin: 1, region: 'r', gender: 'm', ageBand: '0-17', activeAt: 86_400_000 * 2, tags: ['a', 'b'] }),
+    ).toEqual(['*', 'region=r', 'gender=m', 'age=0-17', 'active=2', 'tag=a', 'tag=b']);
   });
 });

@@ -52,31 +52,43 @@ export function utcDay(ms: number): number {
 
 /** Checks a user's attributes (uin below `uinLimit`); tags come back deduplicated and sorted. */
 export function checkUserAttributes(user: unknown, uinLimit: number): UserAttributes {
-  if (user === null || typeof user !== 'object' || Array.isArray(user)) throw new ValidationError('user attributes must be an object { uin, region?, gender?, ageBand?, activeAt?, tags? }');
+  if (user === null || typeof user !== 'object' || Array.isArray(user))
+    throw new ValidationError(
+      'user attributes must be an object { uin, region?, gender?, ageBand?, activeAt?, tags? }',
+    );
   const { uin, region, gender, ageBand, activeAt, tags, ...rest } = user as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length > 0) throw new ValidationError(`user attributes have unknown fields: ${extra.join(', ')}`, { field: extra[0] });
-  if (!Number.isInteger(uin) || (uin as number) < 0 || (uin as number) >= uinLimit) throw new ValidationError(`uin must be an integer in [0, ${uinLimit})`, { field: 'uin' });
+  if (extra.length > 0)
+    throw new ValidationError(`user attributes have unknown fields: ${extra.join(', ')}`, { field: extra[0] });
+  if (!Number.isInteger(uin) || (uin as number) < 0 || (uin as number) >= uinLimit)
+    throw new ValidationError(`uin must be an integer in [0, ${uinLimit})`, { field: 'uin' });
   const checked: UserAttributes = { uin: uin as number };
   if (region !== undefined && region !== null) {
-    if (typeof region !== 'string' || !VALUE.test(region)) throw new ValidationError('region must be 1..64 letters, digits, _ . + -', { field: 'region', uin });
+    if (typeof region !== 'string' || !VALUE.test(region))
+      throw new ValidationError('region must be 1..64 letters, digits, _ . + -', { field: 'region', uin });
     checked.region = region;
   }
   if (gender !== undefined && gender !== null) {
-    if (!(GENDERS as readonly unknown[]).includes(gender)) throw new ValidationError(`gender must be one of ${GENDERS.join(', ')}`, { field: 'gender', uin });
+    if (!(GENDERS as readonly unknown[]).includes(gender))
+      throw new ValidationError(`gender must be one of ${GENDERS.join(', ')}`, { field: 'gender', uin });
     checked.gender = gender as Gender;
   }
   if (ageBand !== undefined && ageBand !== null) {
-    if (!(AGE_BANDS as readonly unknown[]).includes(ageBand)) throw new ValidationError(`ageBand must be one of ${AGE_BANDS.join(', ')}`, { field: 'ageBand', uin });
+    if (!(AGE_BANDS as readonly unknown[]).includes(ageBand))
+      throw new ValidationError(`ageBand must be one of ${AGE_BANDS.join(', ')}`, { field: 'ageBand', uin });
     checked.ageBand = ageBand as AgeBand;
   }
   if (activeAt !== undefined && activeAt !== null) {
-    if (!Number.isSafeInteger(activeAt) || (activeAt as number) < 0) throw new ValidationError('activeAt must be a non-negative integer of epoch ms', { field: 'activeAt', uin });
+    if (!Number.isSafeInteger(activeAt) || (activeAt as number) < 0)
+      throw new ValidationError('activeAt must be a non-negative integer of epoch ms', { field: 'activeAt', uin });
     checked.activeAt = activeAt as number;
   }
   if (tags !== undefined) {
-    if (!Array.isArray(tags) || tags.length > MAX_TAGS_PER_USER) throw new ValidationError(`tags must be a list of at most ${MAX_TAGS_PER_USER} tags`, { field: 'tags', uin });
-    for (const tag of tags) if (typeof tag !== 'string' || !VALUE.test(tag)) throw new ValidationError('each tag must be 1..64 letters, digits, _ . + -', { field: 'tags', uin });
+    if (!Array.isArray(tags) || tags.length > MAX_TAGS_PER_USER)
+      throw new ValidationError(`tags must be a list of at most ${MAX_TAGS_PER_USER} tags`, { field: 'tags', uin });
+    for (const tag of tags)
+      if (typeof tag !== 'string' || !VALUE.test(tag))
+        throw new ValidationError('each tag must be 1..64 letters, digits, _ . + -', { field: 'tags', uin });
     checked.tags = [...new Set(tags as string[])].sort();
   }
   return checked;

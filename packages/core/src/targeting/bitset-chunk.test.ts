@@ -1,6 +1,17 @@
 import * as fc from 'fast-check';
 import { HeraldError } from '../errors';
-import { CHUNK_UINS, chunkCardinality, chunkHas, chunkMembers, chunkOf, decodeChunk, DENSE_CHUNK_BYTES, emptyChunk, encodeChunk, setChunkBit } from './bitset-chunk';
+import {
+  CHUNK_UINS,
+  chunkCardinality,
+  chunkHas,
+  chunkMembers,
+  chunkOf,
+  decodeChunk,
+  DENSE_CHUNK_BYTES,
+  emptyChunk,
+  encodeChunk,
+  setChunkBit,
+} from './bitset-chunk';
 
 function chunkWith(chunk: number, lows: number[]): Uint32Array {
   const words = emptyChunk();
@@ -27,9 +38,21 @@ describe('bitset chunks', () => {
   it('stores a small chunk sparse (2 bytes a member, ascending) and a full one dense (8 KiB)', () => {
     const sparse = encodeChunk(chunkWith(3, [9, 1, 65_535]))!;
     expect([...sparse]).toEqual([1, 0, 9, 0, 0xff, 0xff]);
-    const dense = encodeChunk(chunkWith(0, Array.from({ length: 4096 }, (_, i) => i * 16)))!;
+    const dense = encodeChunk(
+      chunkWith(
+        0,
+        Array.from({ length: 4096 }, (_, i) => i * 16),
+      ),
+    )!;
     expect(dense.byteLength).toBe(DENSE_CHUNK_BYTES);
-    expect(encodeChunk(chunkWith(0, Array.from({ length: 4095 }, (_, i) => i)))!.byteLength).toBe(8190);
+    expect(
+      encodeChunk(
+        chunkWith(
+          0,
+          Array.from({ length: 4095 }, (_, i) => i),
+        ),
+      )!.byteLength,
+    ).toBe(8190);
   });
 
   it('answers undefined for an empty chunk: it is deleted, never stored', () => {
@@ -41,19 +64,29 @@ describe('bitset chunks', () => {
 
   it('round-trips any set of members through either form', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: CHUNK_UINS - 1 }), { maxLength: 6000 }), fc.integer({ min: 0, max: 65_535 }), (lows, chunk) => {
-        const words = chunkWith(chunk, lows);
-        expect(chunkCardinality(words)).toBe(lows.length);
-        const bytes = encodeChunk(words);
-        const back = bytes === undefined ? emptyChunk() : decodeChunk(bytes);
-        expect(members(back, chunk)).toEqual([...lows].sort((a, b) => a - b).map((low) => chunk * CHUNK_UINS + low));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: CHUNK_UINS - 1 }), { maxLength: 6000 }),
+        fc.integer({ min: 0, max: 65_535 }),
+        (lows, chunk) => {
+          const words = chunkWith(chunk, lows);
+          expect(chunkCardinality(words)).toBe(lows.length);
+          const bytes = encodeChunk(words);
+          const back = bytes === undefined ? emptyChunk() : decodeChunk(bytes);
+          expect(members(back, chunk)).toEqual([...lows].sort((a, b) => a - b).map((low) => chunk * CHUNK_UINS + low));
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it('refuses a damaged stored chunk with a typed error', () => {
-    for (const bytes of [new Uint8Array(0), new Uint8Array(3), new Uint8Array(8192 + 2), Uint8Array.of(2, 0, 1, 0), Uint8Array.of(1, 0, 1, 0)]) {
+    for (const bytes of [
+      new Uint8Array(0),
+      new Uint8Array(3),
+      new Uint8Array(8192 + 2),
+      Uint8Array.of(2, 0, 1, 0),
+      Uint8Array.of(1, 0, 1, 0),
+    ]) {
       expect(() => decodeChunk(bytes)).toThrow(HeraldError);
     }
   });

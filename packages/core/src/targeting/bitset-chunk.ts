@@ -92,7 +92,9 @@ export function decodeChunk(bytes: Uint8Array, into: Uint32Array = emptyChunk())
     return into;
   }
   if (bytes.byteLength === 0 || bytes.byteLength % 2 !== 0 || bytes.byteLength >= SPARSE_LIMIT * 2) {
-    throw corrupt(`a stored chunk of ${bytes.byteLength} bytes is neither sparse nor dense`, { bytes: bytes.byteLength });
+    throw corrupt(`a stored chunk of ${bytes.byteLength} bytes is neither sparse nor dense`, {
+      bytes: bytes.byteLength,
+    });
   }
   let previous = -1;
   for (let at = 0; at < bytes.byteLength; at += 2) {

@@ -3,7 +3,9 @@ import { chunkHas, emptyChunk } from './bitset-chunk';
 
 describe('attribute index edits', () => {
   it('moves a user from the old values to the new ones, leaving unchanged keys alone', () => {
-    const edits = chunkEdits([{ before: { uin: 7, region: 'a', tags: ['x', 'y'] }, after: { uin: 7, region: 'b', tags: ['y'] } }]);
+    const edits = chunkEdits([
+      { before: { uin: 7, region: 'a', tags: ['x', 'y'] }, after: { uin: 7, region: 'b', tags: ['y'] } },
+    ]);
     expect(edits).toEqual([
       { key: 'region=a', chunk: 0, set: [], clear: [7] },
       { key: 'region=b', chunk: 0, set: [7], clear: [] },
@@ -34,6 +36,15 @@ describe('attribute index edits', () => {
   });
 
   it('keeps the last entry of a uin given twice', () => {
-    expect(lastPerUin([{ uin: 1, v: 'a' }, { uin: 2, v: 'b' }, { uin: 1, v: 'c' }])).toEqual([{ uin: 2, v: 'b' }, { uin: 1, v: 'c' }]);
+    expect(
+      lastPerUin([
+        { uin: 1, v: 'a' },
+        { uin: 2, v: 'b' },
+        { uin: 1, v: 'c' },
+      ]),
+    ).toEqual([
+      { uin: 2, v: 'b' },
+      { uin: 1, v: 'c' },
+    ]);
   });
 });

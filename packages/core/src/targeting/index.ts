@@ -9,9 +9,30 @@
  *   import { parseTargetingQuery, planTargetingQuery } from '@herald/core/targeting';
  *   const plan = planTargetingQuery(parseTargetingQuery('region = 44 AND NOT gender = f'), context);
  */
-export { GENDERS, AGE_BANDS, UNIVERSE_KEY, MAX_TAGS_PER_USER, checkUserAttributes, userBitsetKeys, utcDay, isAttributeValue } from './attributes';
+export {
+  GENDERS,
+  AGE_BANDS,
+  UNIVERSE_KEY,
+  MAX_TAGS_PER_USER,
+  checkUserAttributes,
+  userBitsetKeys,
+  utcDay,
+  isAttributeValue,
+} from './attributes';
 export type { Gender, AgeBand, UserAttributes } from './attributes';
-export { CHUNK_BITS, CHUNK_UINS, CHUNK_WORDS, chunkOf, emptyChunk, setChunkBit, chunkHas, chunkCardinality, encodeChunk, decodeChunk, chunkMembers } from './bitset-chunk';
+export {
+  CHUNK_BITS,
+  CHUNK_UINS,
+  CHUNK_WORDS,
+  chunkOf,
+  emptyChunk,
+  setChunkBit,
+  chunkHas,
+  chunkCardinality,
+  encodeChunk,
+  decodeChunk,
+  chunkMembers,
+} from './bitset-chunk';
 export { parseTargetingQuery, QUERY_ATTRIBUTES, MAX_QUERY_CHARS, MAX_QUERY_DEPTH, MAX_QUERY_TERMS } from './query';
 export type { QueryNode, QueryAttribute, ActiveSince } from './query';
 export { planTargetingQuery, planKeys, activeDaysOf, evaluatePlanChunk } from './plan';

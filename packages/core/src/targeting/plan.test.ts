@@ -16,7 +16,8 @@ const users: UserAttributes[] = [
 /** A naive reference: bitsets as Sets, the plan evaluated on them for every user of chunk `chunk`. */
 function bitsets(): Map<string, Set<number>> {
   const sets = new Map<string, Set<number>>();
-  for (const user of users) for (const key of userBitsetKeys(user)) (sets.get(key) ?? sets.set(key, new Set()).get(key)!).add(user.uin);
+  for (const user of users)
+    for (const key of userBitsetKeys(user)) (sets.get(key) ?? sets.set(key, new Set()).get(key)!).add(user.uin);
   return sets;
 }
 
@@ -58,12 +59,18 @@ describe('targeting plans', () => {
   });
 
   it('plans active-since as the union of the day buckets the index holds from that day on', () => {
-    const plan = planTargetingQuery(parseTargetingQuery('active-since:7d'), { now: NOW, activeDays: [utcDay(NOW) - 8, utcDay(NOW) - 7, utcDay(NOW)] });
+    const plan = planTargetingQuery(parseTargetingQuery('active-since:7d'), {
+      now: NOW,
+      activeDays: [utcDay(NOW) - 8, utcDay(NOW) - 7, utcDay(NOW)],
+    });
     expect(plan).toEqual({ op: 'union', keys: [`active=${utcDay(NOW) - 7}`, `active=${utcDay(NOW)}`] });
   });
 
   it('lists every key a plan reads, the universe first, each once', () => {
-    const plan = planTargetingQuery(parseTargetingQuery('tag:a OR (tag:a AND NOT gender:f)'), { now: NOW, activeDays: [] });
+    const plan = planTargetingQuery(parseTargetingQuery('tag:a OR (tag:a AND NOT gender:f)'), {
+      now: NOW,
+      activeDays: [],
+    });
     expect(planKeys(plan)).toEqual(['*', 'tag=a', 'gender=f']);
   });
 });

@@ -16,7 +16,8 @@ import { activeDayOfKey, UNIVERSE_KEY, utcDay } from './attributes';
 import { CHUNK_WORDS, emptyChunk } from './bitset-chunk';
 import type { QueryNode } from './query';
 
-export type PlanNode = { op: 'union'; keys: string[] } | { op: 'and' | 'or'; children: PlanNode[] } | { op: 'not'; child: PlanNode };
+export type PlanNode =
+  { op: 'union'; keys: string[] } | { op: 'and' | 'or'; children: PlanNode[] } | { op: 'not'; child: PlanNode };
 
 export interface PlanContext {
   /** Now, epoch ms: what `active-since:<n>d` counts back from. */
@@ -71,13 +72,21 @@ export function activeDaysOf(keys: Iterable<string>): number[] {
  * `universe` is the universe's words. The result is always within the
  * universe (a user the index does not hold never matches).
  */
-export function evaluatePlanChunk(plan: PlanNode, chunkOf: (key: string) => Uint32Array | undefined, universe: Uint32Array): Uint32Array {
+export function evaluatePlanChunk(
+  plan: PlanNode,
+  chunkOf: (key: string) => Uint32Array | undefined,
+  universe: Uint32Array,
+): Uint32Array {
   const result = evaluate(plan, chunkOf, universe);
   for (let i = 0; i < CHUNK_WORDS; i++) result[i]! &= universe[i]!;
   return result;
 }
 
-function evaluate(node: PlanNode, chunkOf: (key: string) => Uint32Array | undefined, universe: Uint32Array): Uint32Array {
+function evaluate(
+  node: PlanNode,
+  chunkOf: (key: string) => Uint32Array | undefined,
+  universe: Uint32Array,
+): Uint32Array {
   const out = emptyChunk();
   switch (node.op) {
     case 'union':

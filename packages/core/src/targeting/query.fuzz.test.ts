@@ -16,8 +16,33 @@ const settings = { numRuns: RUNS };
 
 /** Near-valid token soup: keywords, attributes, values, punctuation, some junk. */
 const token = fc.oneof(
-  fc.constantFrom('AND', 'OR', 'NOT', 'and', 'not', '(', ')', ':', 'region', 'gender', 'age', 'tag', 'active-since', 'regoin'),
-  fc.constantFrom('region:cn', 'gender:f', 'gender:q', 'age:18-24', 'age:17', 'tag:vip', 'active-since:30d', 'active-since:2024-02-29', 'active-since:2023-02-29'),
+  fc.constantFrom(
+    'AND',
+    'OR',
+    'NOT',
+    'and',
+    'not',
+    '(',
+    ')',
+    ':',
+    'region',
+    'gender',
+    'age',
+    'tag',
+    'active-since',
+    'regoin',
+  ),
+  fc.constantFrom(
+    'region:cn',
+    'gender:f',
+    'gender:q',
+    'age:18-24',
+    'age:17',
+    'tag:vip',
+    'active-since:30d',
+    'active-since:2024-02-29',
+    'active-since:2023-02-29',
+  ),
   fc.constantFrom(';', '"', '&', '|', '!', '\u0000', '\uD800', '😀', '游戏', '__proto__', 'constructor'),
   fc.string({ maxLength: 6 }),
 );
@@ -30,7 +55,8 @@ function parsesOrQueryError(query: string): boolean {
     return true;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    if (!(error.position >= 0 && error.position <= query.length)) throw new Error(`position ${error.position} outside a query of ${query.length}`);
+    if (!(error.position >= 0 && error.position <= query.length))
+      throw new Error(`position ${error.position} outside a query of ${query.length}`);
     return false;
   }
 }
@@ -40,7 +66,9 @@ function print(node: QueryNode): string {
     case 'value':
       return `${node.attribute}:${node.value}`;
     case 'active-since':
-      return 'daysBack' in node.since ? `active-since:${node.since.daysBack}d` : `active-since:${new Date(node.since.day * 86_400_000).toISOString().slice(0, 10)}`;
+      return 'daysBack' in node.since
+        ? `active-since:${node.since.daysBack}d`
+        : `active-since:${new Date(node.since.day * 86_400_000).toISOString().slice(0, 10)}`;
     case 'not':
       return `NOT (${print(node.child)})`;
     default:
@@ -64,11 +92,17 @@ function shape(node: QueryNode): unknown {
 
 describe('targeting query fuzz', () => {
   it('any string parses or gives a QueryError inside the query', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (query) => void parsesOrQueryError(query)), settings);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (query) => void parsesOrQueryError(query)),
+      settings,
+    );
   });
 
   it('token soup parses or gives a QueryError inside the query', () => {
-    fc.assert(fc.property(soup, (query) => void parsesOrQueryError(query)), settings);
+    fc.assert(
+      fc.property(soup, (query) => void parsesOrQueryError(query)),
+      settings,
+    );
   });
 
   it('every accepted query round-trips through printing', () => {

@@ -1,8 +1,14 @@
 import { QueryError } from '../errors';
 import { parseTargetingQuery, MAX_QUERY_DEPTH, type QueryNode } from './query';
 
-const day = (date: string) => Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) / 86_400_000;
-const v = (attribute: 'region' | 'gender' | 'age' | 'tag', value: string, position: number): QueryNode => ({ kind: 'value', attribute, value, position });
+const day = (date: string) =>
+  Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) / 86_400_000;
+const v = (attribute: 'region' | 'gender' | 'age' | 'tag', value: string, position: number): QueryNode => ({
+  kind: 'value',
+  attribute,
+  value,
+  position,
+});
 
 describe('parseTargetingQuery: accepted queries', () => {
   const cases: [string, QueryNode][] = [
@@ -21,9 +27,18 @@ describe('parseTargetingQuery: accepted queries', () => {
     // NOT binds tighter than AND, AND tighter than OR.
     [
       'tag:a OR tag:b AND NOT tag:c',
-      { kind: 'or', children: [v('tag', 'a', 0), { kind: 'and', children: [v('tag', 'b', 9), { kind: 'not', child: v('tag', 'c', 23) }] }] },
+      {
+        kind: 'or',
+        children: [
+          v('tag', 'a', 0),
+          { kind: 'and', children: [v('tag', 'b', 9), { kind: 'not', child: v('tag', 'c', 23) }] },
+        ],
+      },
     ],
-    ['(tag:a OR tag:b) AND tag:c', { kind: 'and', children: [{ kind: 'or', children: [v('tag', 'a', 1), v('tag', 'b', 10)] }, v('tag', 'c', 21)] }],
+    [
+      '(tag:a OR tag:b) AND tag:c',
+      { kind: 'and', children: [{ kind: 'or', children: [v('tag', 'a', 1), v('tag', 'b', 10)] }, v('tag', 'c', 21)] },
+    ],
     ['((gender:m))', v('gender', 'm', 2)],
     ['tag:a or tag:b or tag:c', { kind: 'or', children: [v('tag', 'a', 0), v('tag', 'b', 9), v('tag', 'c', 18)] }],
     ['tag:AND', v('tag', 'AND', 0)],
@@ -95,7 +110,8 @@ describe('parseTargetingQuery: malformed queries name the position', () => {
 
   it('refuses a query over 4096 characters, and anything that is not a string', () => {
     expect(() => parseTargetingQuery(`tag:a${' OR tag:a'.repeat(600)}`)).toThrow(/longer than 4096/);
-    for (const value of [undefined, null, 42, {}, ['tag:a']]) expect(() => parseTargetingQuery(value)).toThrow(QueryError);
+    for (const value of [undefined, null, 42, {}, ['tag:a']])
+      expect(() => parseTargetingQuery(value)).toThrow(QueryError);
   });
 
   it('refuses more than 256 terms', () => {

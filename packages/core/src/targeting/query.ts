@@ -96,7 +96,8 @@ function dateToDay(text: string): number | undefined {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const ms = Date.UTC(year, month - 1, day);
   const date = new Date(ms);
-  if (year < 1970 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  if (year < 1970 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return undefined;
   return ms / 86_400_000;
 }
 
@@ -111,7 +112,8 @@ class Parser {
     const next = this.peek();
     if (next.kind !== 'end') {
       const expected = ['AND', 'OR', 'end of query'];
-      const why = next.kind === ')' ? "a ')' without its '('" : `${describe(next)}: two terms need AND or OR between them`;
+      const why =
+        next.kind === ')' ? "a ')' without its '('" : `${describe(next)}: two terms need AND or OR between them`;
       throw new QueryError(`unexpected ${why}`, next.start, { found: next.text, expected });
     }
     return node;
@@ -128,7 +130,8 @@ class Parser {
   }
 
   private deeper(depth: number, token: Token): number {
-    if (depth >= MAX_QUERY_DEPTH) throw new QueryError(`nested deeper than ${MAX_QUERY_DEPTH} levels`, token.start, { found: token.text });
+    if (depth >= MAX_QUERY_DEPTH)
+      throw new QueryError(`nested deeper than ${MAX_QUERY_DEPTH} levels`, token.start, { found: token.text });
     return depth + 1;
   }
 
@@ -161,7 +164,10 @@ class Parser {
       const inner = this.or(this.deeper(depth, token));
       const close = this.take();
       if (close.kind !== ')') {
-        const why = close.kind === 'end' ? `the '(' at position ${token.start} is never closed` : `expected ')' or AND/OR, found ${describe(close)}`;
+        const why =
+          close.kind === 'end'
+            ? `the '(' at position ${token.start} is never closed`
+            : `expected ')' or AND/OR, found ${describe(close)}`;
         throw new QueryError(why, close.start, { found: close.text, expected: [')', 'AND', 'OR'] });
       }
       return inner;
@@ -172,49 +178,72 @@ class Parser {
   private term(): QueryNode {
     const name = this.take();
     if (name.kind !== 'word' || isKeyword(name, 'AND') || isKeyword(name, 'OR')) {
-      throw new QueryError(`expected a term (attribute:value), NOT or '(', found ${describe(name)}`, name.start, { found: name.text, expected: [...QUERY_ATTRIBUTES.map((a) => `${a}:`), 'NOT', '('] });
+      throw new QueryError(`expected a term (attribute:value), NOT or '(', found ${describe(name)}`, name.start, {
+        found: name.text,
+        expected: [...QUERY_ATTRIBUTES.map((a) => `${a}:`), 'NOT', '('],
+      });
     }
     const attribute = name.text.toLowerCase();
     if (!(QUERY_ATTRIBUTES as readonly string[]).includes(attribute)) {
-      throw new QueryError(`unknown attribute '${name.text}' (expected ${QUERY_ATTRIBUTES.join(', ')})`, name.start, { found: name.text, expected: [...QUERY_ATTRIBUTES] });
+      throw new QueryError(`unknown attribute '${name.text}' (expected ${QUERY_ATTRIBUTES.join(', ')})`, name.start, {
+        found: name.text,
+        expected: [...QUERY_ATTRIBUTES],
+      });
     }
     // A term is one unit, `attribute:value`, with no space inside: so `region: AND tag:x` is a missing value, not the region 'AND'.
     const nameEnd = name.start + name.text.length;
     const colon = this.take();
     if (colon.kind !== ':' || colon.start !== nameEnd) {
-      throw new QueryError(`expected ':' right after '${name.text}', found ${colon.start === nameEnd ? describe(colon) : 'a space'}`, nameEnd, { found: colon.text, expected: [':'] });
+      throw new QueryError(
+        `expected ':' right after '${name.text}', found ${colon.start === nameEnd ? describe(colon) : 'a space'}`,
+        nameEnd,
+        { found: colon.text, expected: [':'] },
+      );
     }
     const value = this.take();
     if (value.kind !== 'word' || value.start !== colon.start + 1) {
       const found = value.start === colon.start + 1 ? describe(value) : 'a space';
-      throw new QueryError(`expected a value right after '${name.text}:', found ${found}`, colon.start + 1, { found: value.text, expected: ['value'] });
+      throw new QueryError(`expected a value right after '${name.text}:', found ${found}`, colon.start + 1, {
+        found: value.text,
+        expected: ['value'],
+      });
     }
-    if (++this.terms > MAX_QUERY_TERMS) throw new QueryError(`more than ${MAX_QUERY_TERMS} terms`, name.start, { found: name.text });
+    if (++this.terms > MAX_QUERY_TERMS)
+      throw new QueryError(`more than ${MAX_QUERY_TERMS} terms`, name.start, { found: name.text });
     return this.termValue(attribute as QueryAttribute, value, name.start);
   }
 
   private termValue(attribute: QueryAttribute, value: Token, position: number): QueryNode {
-    const bad = (why: string, expected: readonly string[]) => new QueryError(why, value.start, { found: value.text, expected: [...expected] });
+    const bad = (why: string, expected: readonly string[]) =>
+      new QueryError(why, value.start, { found: value.text, expected: [...expected] });
     switch (attribute) {
       case 'gender':
-        if (!(GENDERS as readonly string[]).includes(value.text)) throw bad(`gender must be one of ${GENDERS.join(', ')}, found '${value.text}'`, GENDERS);
+        if (!(GENDERS as readonly string[]).includes(value.text))
+          throw bad(`gender must be one of ${GENDERS.join(', ')}, found '${value.text}'`, GENDERS);
         return { kind: 'value', attribute, value: value.text, position };
       case 'age':
-        if (!(AGE_BANDS as readonly string[]).includes(value.text)) throw bad(`age must be a band: ${AGE_BANDS.join(', ')}; found '${value.text}'`, AGE_BANDS);
+        if (!(AGE_BANDS as readonly string[]).includes(value.text))
+          throw bad(`age must be a band: ${AGE_BANDS.join(', ')}; found '${value.text}'`, AGE_BANDS);
         return { kind: 'value', attribute, value: value.text, position };
       case 'region':
       case 'tag':
-        if (!isAttributeValue(value.text)) throw bad(`a ${attribute} is at most 64 characters, found ${[...value.text].length}`, ['value']);
+        if (!isAttributeValue(value.text))
+          throw bad(`a ${attribute} is at most 64 characters, found ${[...value.text].length}`, ['value']);
         return { kind: 'value', attribute, value: value.text, position };
       case 'active-since': {
         const back = /^(\d{1,6})d$/.exec(value.text);
         if (back !== null) {
           const daysBack = Number(back[1]);
-          if (daysBack > MAX_ACTIVE_DAYS_BACK) throw bad(`active-since counts at most ${MAX_ACTIVE_DAYS_BACK} days back`, ['<days>d']);
+          if (daysBack > MAX_ACTIVE_DAYS_BACK)
+            throw bad(`active-since counts at most ${MAX_ACTIVE_DAYS_BACK} days back`, ['<days>d']);
           return { kind: 'active-since', since: { daysBack }, position };
         }
         const day = dateToDay(value.text);
-        if (day === undefined) throw bad(`active-since takes a UTC date YYYY-MM-DD from 1970 on, or <days>d; found '${value.text}'`, ['YYYY-MM-DD', '<days>d']);
+        if (day === undefined)
+          throw bad(`active-since takes a UTC date YYYY-MM-DD from 1970 on, or <days>d; found '${value.text}'`, [
+            'YYYY-MM-DD',
+            '<days>d',
+          ]);
         return { kind: 'active-since', since: { day }, position };
       }
     }
@@ -229,6 +258,7 @@ class Parser {
  */
 export function parseTargetingQuery(text: unknown): QueryNode {
   if (typeof text !== 'string') throw new QueryError('the query must be a string', 0);
-  if (text.length > MAX_QUERY_CHARS) throw new QueryError(`the query is longer than ${MAX_QUERY_CHARS} characters`, MAX_QUERY_CHARS);
+  if (text.length > MAX_QUERY_CHARS)
+    throw new QueryError(`the query is longer than ${MAX_QUERY_CHARS} characters`, MAX_QUERY_CHARS);
   return new Parser(tokenize(text)).parse();
 }

@@ -8,7 +8,8 @@ export function contentCrc(content: TaskContent): number {
 
 /** A content with only the fields a task keeps (body, title, template), as the stores write and read it. */
 export function taskContentOf(content: TaskContent): TaskContent {
-  const kept: TaskContent = content.title === undefined ? { body: content.body } : { body: content.body, title: content.title };
+  const kept: TaskContent =
+    content.title === undefined ? { body: content.body } : { body: content.body, title: content.title };
   if (content.template === true) kept.template = true;
   return kept;
 }

@@ -16,7 +16,17 @@ export type { TaskState, TaskEvent } from './task-machine';
 export { unitMachine, UNIT_STATES, UNIT_EVENTS } from './unit-machine';
 export type { UnitState, UnitEvent } from './unit-machine';
 export { FILTER_REASONS, emptyReport, removedTotal } from './model';
-export type { PriorityClass, FilterReason, TaskContent, NewTask, Task, TaskReport, NewUnit, ExecutionUnit, ListMeta } from './model';
+export type {
+  PriorityClass,
+  FilterReason,
+  TaskContent,
+  NewTask,
+  Task,
+  TaskReport,
+  NewUnit,
+  ExecutionUnit,
+  ListMeta,
+} from './model';
 export { checkFence } from './fence';
 export { EpochFloor } from './epoch-floor';
 export type { Fence } from './fence';

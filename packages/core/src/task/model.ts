@@ -4,7 +4,14 @@ import type { UnitState } from './unit-machine';
 export type PriorityClass = 'realtime' | 'normal';
 
 /** Why a filter removed a recipient; the keys of a task report's `removed`. */
-export const FILTER_REASONS = ['duplicate', 'blacklisted', 'already_sent', 'not_follower', 'over_frequency', 'targeting'] as const;
+export const FILTER_REASONS = [
+  'duplicate',
+  'blacklisted',
+  'already_sent',
+  'not_follower',
+  'over_frequency',
+  'targeting',
+] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 
 export interface TaskContent {

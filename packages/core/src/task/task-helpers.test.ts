@@ -26,7 +26,9 @@ describe('checkFence', () => {
 
 describe('contentCrc', () => {
   it('is the CRC-32 of title, NUL, body', () => {
-    expect(contentCrc({ title: 'Sale', body: 'Half price today' })).toBe(crc32(Buffer.from('Sale\u0000Half price today', 'utf8')));
+    expect(contentCrc({ title: 'Sale', body: 'Half price today' })).toBe(
+      crc32(Buffer.from('Sale\u0000Half price today', 'utf8')),
+    );
     expect(contentCrc({ body: 'hello' })).toBe(crc32(Buffer.from('\u0000hello')));
   });
 
@@ -50,7 +52,15 @@ describe('contentCrc', () => {
 
 describe('task report helpers', () => {
   it('starts a report with the total and nothing else', () => {
-    expect(emptyReport(1000)).toEqual({ total: 1000, kept: 0, removed: {}, delivered: 0, offline: 0, units: 0, unitsDone: 0 });
+    expect(emptyReport(1000)).toEqual({
+      total: 1000,
+      kept: 0,
+      removed: {},
+      delivered: 0,
+      offline: 0,
+      units: 0,
+      unitsDone: 0,
+    });
     expect(emptyReport(1).removed).not.toBe(emptyReport(1).removed);
   });
 

@@ -1,5 +1,12 @@
 import { IllegalTransitionError, HeraldError } from '../errors';
-import { taskMachine, TASK_STATES, TASK_EVENTS, TERMINAL_TASK_STATES, type TaskState, type TaskEvent } from './task-machine';
+import {
+  taskMachine,
+  TASK_STATES,
+  TASK_EVENTS,
+  TERMINAL_TASK_STATES,
+  type TaskState,
+  type TaskEvent,
+} from './task-machine';
 
 /**
  * The allowed transitions, written out from the lifecycle in the doc comment of
@@ -81,10 +88,38 @@ describe('taskMachine', () => {
 
   it('knows exactly the lifecycle states and events', () => {
     expect([...TASK_STATES].sort()).toEqual(
-      ['CREATED', 'SCHEDULED', 'QUEUED', 'PREPROCESSING', 'DISPATCHING', 'SENDING', 'PREEMPTED', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'].sort(),
+      [
+        'CREATED',
+        'SCHEDULED',
+        'QUEUED',
+        'PREPROCESSING',
+        'DISPATCHING',
+        'SENDING',
+        'PREEMPTED',
+        'PAUSED',
+        'COMPLETED',
+        'CANCELLED',
+        'FAILED',
+        'EXPIRED',
+      ].sort(),
     );
     expect([...TASK_EVENTS].sort()).toEqual(
-      ['schedule', 'enqueue', 'admit', 'preprocessed', 'dispatched', 'resumeSending', 'complete', 'preempt', 'pause', 'resume', 'requeue', 'cancel', 'fail', 'expire'].sort(),
+      [
+        'schedule',
+        'enqueue',
+        'admit',
+        'preprocessed',
+        'dispatched',
+        'resumeSending',
+        'complete',
+        'preempt',
+        'pause',
+        'resume',
+        'requeue',
+        'cancel',
+        'fail',
+        'expire',
+      ].sort(),
     );
     expect(taskMachine.name).toBe('task');
   });
@@ -118,7 +153,8 @@ describe('taskMachine', () => {
   });
 
   it('has exactly COMPLETED, CANCELLED, FAILED and EXPIRED as terminal states', () => {
-    for (const state of TASK_STATES) expect([state, taskMachine.isTerminal(state)]).toEqual([state, TERMINAL.includes(state)]);
+    for (const state of TASK_STATES)
+      expect([state, taskMachine.isTerminal(state)]).toEqual([state, TERMINAL.includes(state)]);
     expect([...TERMINAL_TASK_STATES].sort()).toEqual([...TERMINAL].sort());
   });
 
@@ -148,7 +184,16 @@ describe('taskMachine', () => {
   });
 
   it('can reach COMPLETED from CREATED along the happy path', () => {
-    const path: TaskEvent[] = ['schedule', 'enqueue', 'admit', 'preprocessed', 'dispatched', 'preempt', 'resumeSending', 'complete'];
+    const path: TaskEvent[] = [
+      'schedule',
+      'enqueue',
+      'admit',
+      'preprocessed',
+      'dispatched',
+      'preempt',
+      'resumeSending',
+      'complete',
+    ];
     let state: TaskState = 'CREATED';
     for (const event of path) state = taskMachine.next(state, event);
     expect(state).toBe('COMPLETED');

@@ -53,7 +53,13 @@ export const taskMachine = defineMachine<TaskState, TaskEvent>('task', TASK_STAT
   CREATED: { schedule: 'SCHEDULED', enqueue: 'QUEUED', pause: 'PAUSED', cancel: 'CANCELLED', fail: 'FAILED' },
   SCHEDULED: { enqueue: 'QUEUED', pause: 'PAUSED', cancel: 'CANCELLED', expire: 'EXPIRED' },
   QUEUED: { admit: 'PREPROCESSING', resumeSending: 'SENDING', pause: 'PAUSED', cancel: 'CANCELLED', expire: 'EXPIRED' },
-  PREPROCESSING: { preprocessed: 'DISPATCHING', requeue: 'QUEUED', pause: 'PAUSED', cancel: 'CANCELLED', fail: 'FAILED' },
+  PREPROCESSING: {
+    preprocessed: 'DISPATCHING',
+    requeue: 'QUEUED',
+    pause: 'PAUSED',
+    cancel: 'CANCELLED',
+    fail: 'FAILED',
+  },
   DISPATCHING: { dispatched: 'SENDING', requeue: 'QUEUED', pause: 'PAUSED', cancel: 'CANCELLED', fail: 'FAILED' },
   SENDING: {
     complete: 'COMPLETED',

@@ -58,8 +58,12 @@ describe('unitMachine', () => {
   });
 
   it('knows exactly the lifecycle states and events', () => {
-    expect([...UNIT_STATES].sort()).toEqual(['PENDING', 'ASSIGNED', 'RUNNING', 'CHECKPOINTED', 'REASSIGNED', 'FAILED', 'DONE', 'CANCELLED'].sort());
-    expect([...UNIT_EVENTS].sort()).toEqual(['assign', 'start', 'checkpoint', 'stop', 'finish', 'lose', 'fail', 'retry', 'cancel'].sort());
+    expect([...UNIT_STATES].sort()).toEqual(
+      ['PENDING', 'ASSIGNED', 'RUNNING', 'CHECKPOINTED', 'REASSIGNED', 'FAILED', 'DONE', 'CANCELLED'].sort(),
+    );
+    expect([...UNIT_EVENTS].sort()).toEqual(
+      ['assign', 'start', 'checkpoint', 'stop', 'finish', 'lose', 'fail', 'retry', 'cancel'].sort(),
+    );
     expect(unitMachine.name).toBe('unit');
   });
 
@@ -91,7 +95,8 @@ describe('unitMachine', () => {
   });
 
   it('has exactly DONE and CANCELLED as terminal states', () => {
-    for (const state of UNIT_STATES) expect([state, unitMachine.isTerminal(state)]).toEqual([state, TERMINAL.includes(state)]);
+    for (const state of UNIT_STATES)
+      expect([state, unitMachine.isTerminal(state)]).toEqual([state, TERMINAL.includes(state)]);
   });
 
   it('can reach a terminal state from every non-terminal state', () => {
@@ -133,11 +138,26 @@ describe('unitMachine', () => {
       }
       return false;
     };
-    for (const start of UNIT_STATES.filter((s) => !TERMINAL.includes(s))) expect([start, reachesDone(start)]).toEqual([start, true]);
+    for (const start of UNIT_STATES.filter((s) => !TERMINAL.includes(s)))
+      expect([start, reachesDone(start)]).toEqual([start, true]);
   });
 
   it('walks a unit through preemption, executor loss and a failed retry to DONE', () => {
-    const path: UnitEvent[] = ['assign', 'start', 'checkpoint', 'stop', 'assign', 'start', 'lose', 'assign', 'fail', 'retry', 'assign', 'start', 'finish'];
+    const path: UnitEvent[] = [
+      'assign',
+      'start',
+      'checkpoint',
+      'stop',
+      'assign',
+      'start',
+      'lose',
+      'assign',
+      'fail',
+      'retry',
+      'assign',
+      'start',
+      'finish',
+    ];
     let state: UnitState = 'PENDING';
     for (const event of path) state = unitMachine.next(state, event);
     expect(state).toBe('DONE');

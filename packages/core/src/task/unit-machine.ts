@@ -11,16 +11,49 @@ import { defineMachine } from './machine';
  *   ASSIGNED/RUNNING -> REASSIGNED (executor lost) -> ASSIGNED
  *   ASSIGNED/RUNNING -> FAILED -> REASSIGNED (retry)
  */
-export const UNIT_STATES = ['PENDING', 'ASSIGNED', 'RUNNING', 'CHECKPOINTED', 'REASSIGNED', 'FAILED', 'DONE', 'CANCELLED'] as const;
+export const UNIT_STATES = [
+  'PENDING',
+  'ASSIGNED',
+  'RUNNING',
+  'CHECKPOINTED',
+  'REASSIGNED',
+  'FAILED',
+  'DONE',
+  'CANCELLED',
+] as const;
 export type UnitState = (typeof UNIT_STATES)[number];
 
-export const UNIT_EVENTS = ['assign', 'start', 'checkpoint', 'stop', 'finish', 'lose', 'fail', 'retry', 'cancel'] as const;
+export const UNIT_EVENTS = [
+  'assign',
+  'start',
+  'checkpoint',
+  'stop',
+  'finish',
+  'lose',
+  'fail',
+  'retry',
+  'cancel',
+] as const;
 export type UnitEvent = (typeof UNIT_EVENTS)[number];
 
 export const unitMachine = defineMachine<UnitState, UnitEvent>('unit', UNIT_STATES, UNIT_EVENTS, {
   PENDING: { assign: 'ASSIGNED', cancel: 'CANCELLED' },
-  ASSIGNED: { start: 'RUNNING', finish: 'DONE', stop: 'CHECKPOINTED', lose: 'REASSIGNED', fail: 'FAILED', cancel: 'CANCELLED' },
-  RUNNING: { checkpoint: 'RUNNING', finish: 'DONE', stop: 'CHECKPOINTED', lose: 'REASSIGNED', fail: 'FAILED', cancel: 'CANCELLED' },
+  ASSIGNED: {
+    start: 'RUNNING',
+    finish: 'DONE',
+    stop: 'CHECKPOINTED',
+    lose: 'REASSIGNED',
+    fail: 'FAILED',
+    cancel: 'CANCELLED',
+  },
+  RUNNING: {
+    checkpoint: 'RUNNING',
+    finish: 'DONE',
+    stop: 'CHECKPOINTED',
+    lose: 'REASSIGNED',
+    fail: 'FAILED',
+    cancel: 'CANCELLED',
+  },
   CHECKPOINTED: { assign: 'ASSIGNED', cancel: 'CANCELLED' },
   REASSIGNED: { assign: 'ASSIGNED', cancel: 'CANCELLED' },
   FAILED: { retry: 'REASSIGNED', cancel: 'CANCELLED' },

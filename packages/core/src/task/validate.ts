@@ -15,7 +15,17 @@ import type { TaskPatch, TaskQuery, UnitProgress } from '../ports/task-store';
 import type { Fence } from './fence';
 import { compileContent } from '../template/content';
 import { taskContentOf } from './content';
-import { emptyReport, FILTER_REASONS, type ExecutionUnit, type FilterReason, type ListMeta, type NewTask, type NewUnit, type Task, type TaskReport } from './model';
+import {
+  emptyReport,
+  FILTER_REASONS,
+  type ExecutionUnit,
+  type FilterReason,
+  type ListMeta,
+  type NewTask,
+  type NewUnit,
+  type Task,
+  type TaskReport,
+} from './model';
 import { TASK_STATES } from './task-machine';
 import { unitMachine, type UnitEvent } from './unit-machine';
 
@@ -47,12 +57,15 @@ export const TASK_QUERY_MAX_LIMIT = 1000;
 
 const isU32 = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 0xffffffff;
 const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-const isTimeUnder = (rules: TaskRecordRules) => (n: unknown): n is number =>
-  rules.times === 'integer' ? Number.isSafeInteger(n) : typeof n === 'number' && Number.isFinite(n);
+const isTimeUnder =
+  (rules: TaskRecordRules) =>
+  (n: unknown): n is number =>
+    rules.times === 'integer' ? Number.isSafeInteger(n) : typeof n === 'number' && Number.isFinite(n);
 
 /** Fails VALIDATION_FAILED unless `value` is a string of at most `maxChars` characters (code points). */
 export function checkIdString(field: string, value: unknown, nonEmpty = false, maxChars = Infinity): string {
-  if (typeof value !== 'string' || (nonEmpty && value === '')) throw new ValidationError(`${field} must be a${nonEmpty ? ' non-empty' : ''} string`, { field });
+  if (typeof value !== 'string' || (nonEmpty && value === ''))
+    throw new ValidationError(`${field} must be a${nonEmpty ? ' non-empty' : ''} string`, { field });
   if (value.length > maxChars && [...value].length > maxChars) {
     throw new ValidationError(`${field} is longer than ${maxChars} characters`, { field, length: [...value].length });
   }
@@ -71,7 +84,10 @@ export function isTaskId(id: unknown): id is number {
 
 export function checkNow(now: number, rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES): void {
   if (!isTimeUnder(rules)(now)) {
-    throw new ValidationError(`now must be ${rules.times === 'integer' ? 'an integer' : 'a finite'} number of epoch ms`, { now });
+    throw new ValidationError(
+      `now must be ${rules.times === 'integer' ? 'an integer' : 'a finite'} number of epoch ms`,
+      { now },
+    );
   }
 }
 
@@ -87,15 +103,18 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   checkIdUnder(rules, 'accountId', input.accountId, true);
   checkIdUnder(rules, 'listId', input.listId);
   if (typeof input.content?.body !== 'string') fail('content.body', input.content?.body);
-  if (input.content.title !== undefined && typeof input.content.title !== 'string') fail('content.title', input.content.title);
-  if (input.content.template !== undefined && input.content.template !== true) fail('content.template', input.content.template);
+  if (input.content.title !== undefined && typeof input.content.title !== 'string')
+    fail('content.title', input.content.title);
+  if (input.content.template !== undefined && input.content.template !== true)
+    fail('content.template', input.content.template);
   if (input.content.template === true) compileContent(input.content); // a malformed template throws TemplateError
   if (!isU32(input.contentCrc)) fail('contentCrc', input.contentCrc);
   if (input.priority !== 'realtime' && input.priority !== 'normal') fail('priority', input.priority);
   if (!isTime(input.sendAt)) fail('sendAt', input.sendAt);
   if (!isTime(input.expiresAt)) fail('expiresAt', input.expiresAt);
   if (!isCount(input.listCount)) fail('listCount', input.listCount);
-  if (input.idempotencyKey !== undefined) checkIdString('idempotencyKey', input.idempotencyKey, true, MAX_IDEMPOTENCY_KEY_CHARS);
+  if (input.idempotencyKey !== undefined)
+    checkIdString('idempotencyKey', input.idempotencyKey, true, MAX_IDEMPOTENCY_KEY_CHARS);
   if (input.displayAt !== undefined && !isTime(input.displayAt)) fail('displayAt', input.displayAt);
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
@@ -112,7 +131,10 @@ export function checkTaskTargeting(query: unknown, field = 'targeting'): void {
     parseTargetingQuery(query);
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    throw new HeraldError(ErrorCodes.QUERY_INVALID, `${field}: ${error.message}`, { cause: error, details: { field, ...error.details } });
+    throw new HeraldError(ErrorCodes.QUERY_INVALID, `${field}: ${error.message}`, {
+      cause: error,
+      details: { field, ...error.details },
+    });
   }
 }
 
@@ -161,7 +183,8 @@ export function checkLimit(limit: number): void {
 }
 
 function checkAfterId(afterId: number): void {
-  if (!Number.isSafeInteger(afterId) || afterId < 0) throw new ValidationError('afterId must be a non-negative integer', { afterId });
+  if (!Number.isSafeInteger(afterId) || afterId < 0)
+    throw new ValidationError('afterId must be a non-negative integer', { afterId });
 }
 
 /** readOutbox arguments: afterId a non-negative integer, limit 1..TASK_QUERY_MAX_LIMIT. */
@@ -189,24 +212,59 @@ export interface CompiledTaskQuery {
 export const TASK_QUERY_MAX_ACCOUNTS = 1000;
 
 export function compileTaskQuery(query: TaskQuery): CompiledTaskQuery {
-  const { state, accountId, accountIds, afterId = 0, order = 'asc', beforeId, createdFrom, createdBefore, limit = TASK_QUERY_DEFAULT_LIMIT } = query;
+  const {
+    state,
+    accountId,
+    accountIds,
+    afterId = 0,
+    order = 'asc',
+    beforeId,
+    createdFrom,
+    createdBefore,
+    limit = TASK_QUERY_DEFAULT_LIMIT,
+  } = query;
   checkLimit(limit);
   checkAfterId(afterId);
-  if (order !== 'asc' && order !== 'desc') throw new ValidationError("order must be 'asc' or 'desc'", { field: 'order', order });
+  if (order !== 'asc' && order !== 'desc')
+    throw new ValidationError("order must be 'asc' or 'desc'", { field: 'order', order });
   if (beforeId !== undefined) {
-    if (!Number.isSafeInteger(beforeId) || beforeId < 1) throw new ValidationError('beforeId must be a positive integer', { field: 'beforeId', beforeId });
+    if (!Number.isSafeInteger(beforeId) || beforeId < 1)
+      throw new ValidationError('beforeId must be a positive integer', { field: 'beforeId', beforeId });
     if (order !== 'desc') throw new ValidationError("beforeId pages a listing in order 'desc'", { field: 'beforeId' });
   }
-  if (afterId !== 0 && order === 'desc') throw new ValidationError("afterId pages a listing in order 'asc'; use beforeId", { field: 'afterId' });
-  for (const [field, value] of [['createdFrom', createdFrom], ['createdBefore', createdBefore]] as const) {
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new ValidationError(`${field} must be epoch milliseconds`, { field, [field]: value });
+  if (afterId !== 0 && order === 'desc')
+    throw new ValidationError("afterId pages a listing in order 'asc'; use beforeId", { field: 'afterId' });
+  for (const [field, value] of [
+    ['createdFrom', createdFrom],
+    ['createdBefore', createdBefore],
+  ] as const) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0))
+      throw new ValidationError(`${field} must be epoch milliseconds`, { field, [field]: value });
   }
   if (state !== undefined && !TASK_STATES.includes(state)) throw new ValidationError('unknown task state', { state });
-  if (accountId !== undefined && typeof accountId !== 'string') throw new ValidationError('accountId must be a string', { accountId });
-  if (accountIds !== undefined && (!Array.isArray(accountIds) || accountIds.length > TASK_QUERY_MAX_ACCOUNTS || accountIds.some((id) => typeof id !== 'string'))) {
-    throw new ValidationError(`accountIds must be a list of at most ${TASK_QUERY_MAX_ACCOUNTS} account ids`, { field: 'accountIds' });
+  if (accountId !== undefined && typeof accountId !== 'string')
+    throw new ValidationError('accountId must be a string', { accountId });
+  if (
+    accountIds !== undefined &&
+    (!Array.isArray(accountIds) ||
+      accountIds.length > TASK_QUERY_MAX_ACCOUNTS ||
+      accountIds.some((id) => typeof id !== 'string'))
+  ) {
+    throw new ValidationError(`accountIds must be a list of at most ${TASK_QUERY_MAX_ACCOUNTS} account ids`, {
+      field: 'accountIds',
+    });
   }
-  return { state, accountId, accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)], afterId, order, beforeId, createdFrom, createdBefore, limit };
+  return {
+    state,
+    accountId,
+    accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)],
+    afterId,
+    order,
+    beforeId,
+    createdFrom,
+    createdBefore,
+    limit,
+  };
 }
 
 /** listTasksByContent arguments: accountId a string, contentCrc a u32. */
@@ -217,7 +275,8 @@ export function checkContentQuery(accountId: string, contentCrc: number): void {
 
 /** A fence argument: epoch a non-negative integer. Returns the fence. */
 export function checkedFence(fence: Fence): Fence {
-  if (!Number.isSafeInteger(fence?.epoch) || fence.epoch < 0) throw new ValidationError('fence.epoch must be a non-negative integer', { fence });
+  if (!Number.isSafeInteger(fence?.epoch) || fence.epoch < 0)
+    throw new ValidationError('fence.epoch must be a non-negative integer', { fence });
   return fence;
 }
 
@@ -228,23 +287,31 @@ export function checkUnitNo(unitNo: number): void {
 const REPORT_COUNTS = ['total', 'kept', 'delivered', 'offline', 'units', 'unitsDone'] as const;
 
 function checkPatch(patch: TaskPatch, rules: TaskRecordRules): void {
-  if (rules.strictShapes && (patch === null || typeof patch !== 'object')) throw new ValidationError('patch must be an object');
+  if (rules.strictShapes && (patch === null || typeof patch !== 'object'))
+    throw new ValidationError('patch must be an object');
   if (patch.filteredListId !== undefined && patch.filteredListId !== null && typeof patch.filteredListId !== 'string') {
     throw new ValidationError('filteredListId must be a string or null', { filteredListId: patch.filteredListId });
   }
   if (typeof patch.filteredListId === 'string') checkIdUnder(rules, 'filteredListId', patch.filteredListId);
-  if (patch.error !== undefined && patch.error !== null && (typeof patch.error.code !== 'string' || typeof patch.error.message !== 'string')) {
+  if (
+    patch.error !== undefined &&
+    patch.error !== null &&
+    (typeof patch.error.code !== 'string' || typeof patch.error.message !== 'string')
+  ) {
     throw new ValidationError('error must be { code, message } strings or null');
   }
   const report = patch.report;
   if (report === undefined) return;
   for (const field of REPORT_COUNTS) {
     const n = report[field];
-    if (n !== undefined && !isCount(n)) throw new ValidationError(`report.${field} must be a non-negative integer`, { field, value: n });
+    if (n !== undefined && !isCount(n))
+      throw new ValidationError(`report.${field} must be a non-negative integer`, { field, value: n });
   }
   for (const [reason, n] of Object.entries(report.removed ?? {})) {
-    if (!(FILTER_REASONS as readonly string[]).includes(reason)) throw new ValidationError('unknown filter reason', { reason });
-    if (n !== undefined && !isCount(n)) throw new ValidationError(`report.removed.${reason} must be a non-negative integer`, { reason, value: n });
+    if (!(FILTER_REASONS as readonly string[]).includes(reason))
+      throw new ValidationError('unknown filter reason', { reason });
+    if (n !== undefined && !isCount(n))
+      throw new ValidationError(`report.removed.${reason} must be a non-negative integer`, { reason, value: n });
   }
 }
 
@@ -257,7 +324,8 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
   checkPatch(patch, rules);
   const next: Task = { ...task };
   if (patch.filteredListId !== undefined) next.filteredListId = patch.filteredListId;
-  if (patch.error !== undefined) next.error = patch.error === null ? null : { code: patch.error.code, message: patch.error.message };
+  if (patch.error !== undefined)
+    next.error = patch.error === null ? null : { code: patch.error.code, message: patch.error.message };
   if (patch.report !== undefined) {
     const report: TaskReport = { ...task.report, removed: { ...task.report.removed } };
     for (const field of REPORT_COUNTS) {
@@ -281,9 +349,14 @@ export function checkNewUnits(units: readonly NewUnit[], rules: TaskRecordRules 
     if (seen.has(u.unitNo)) throw new ValidationError('duplicate unitNo', { unitNo: u.unitNo });
     seen.add(u.unitNo);
     if (!isCount(u.start) || !isCount(u.end) || u.start > u.end) {
-      throw new ValidationError('unit range must satisfy 0 <= start <= end', { unitNo: u.unitNo, start: u.start, end: u.end });
+      throw new ValidationError('unit range must satisfy 0 <= start <= end', {
+        unitNo: u.unitNo,
+        start: u.start,
+        end: u.end,
+      });
     }
-    if (typeof u.executorId !== 'string') throw new ValidationError('executorId must be a string', { unitNo: u.unitNo });
+    if (typeof u.executorId !== 'string')
+      throw new ValidationError('executorId must be a string', { unitNo: u.unitNo });
     checkIdUnder(rules, 'executorId', u.executorId);
   }
 }
@@ -326,15 +399,23 @@ export function transitionedUnit(
 /** Shape checks that need no stored unit. */
 export function checkProgress(progress: UnitProgress): void {
   const { from, to, delivered, offline } = progress;
-  if (!isCount(from) || !isCount(to)) throw new ValidationError('progress from/to must be non-negative integers', { from, to });
-  if (!isCount(delivered) || !isCount(offline)) throw new ValidationError('progress counts must be non-negative integers', { delivered, offline });
+  if (!isCount(from) || !isCount(to))
+    throw new ValidationError('progress from/to must be non-negative integers', { from, to });
+  if (!isCount(delivered) || !isCount(offline))
+    throw new ValidationError('progress counts must be non-negative integers', { delivered, offline });
   if (to <= from) throw new ValidationError('progress must move forward: to > from', { from, to });
 }
 
 /** Range checks against the stored unit: start <= from < to <= end. */
 export function checkProgressInUnit(unit: ExecutionUnit, progress: UnitProgress): void {
   if (progress.from < unit.start || progress.to > unit.end) {
-    throw new ValidationError('progress outside the unit range', { unitNo: unit.unitNo, start: unit.start, end: unit.end, from: progress.from, to: progress.to });
+    throw new ValidationError('progress outside the unit range', {
+      unitNo: unit.unitNo,
+      start: unit.start,
+      end: unit.end,
+      from: progress.from,
+      to: progress.to,
+    });
   }
 }
 
@@ -357,7 +438,8 @@ export function applyUnitProgress(unit: ExecutionUnit, progress: UnitProgress, n
 }
 
 export function checkListMeta(meta: ListMeta, rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES): void {
-  if (typeof meta?.id !== 'string' || meta.id === '') throw new ValidationError('list id must be a non-empty string', { id: meta?.id });
+  if (typeof meta?.id !== 'string' || meta.id === '')
+    throw new ValidationError('list id must be a non-empty string', { id: meta?.id });
   if (!rules.strictShapes) {
     if (typeof meta.accountId !== 'string') throw new ValidationError('list accountId must be a string');
     checkIdUnder(rules, 'list id', meta.id, true);
@@ -366,10 +448,18 @@ export function checkListMeta(meta: ListMeta, rules: TaskRecordRules = DEFAULT_T
   }
   checkIdString('list id', meta.id, true, rules.maxIdChars);
   checkIdString('list accountId', meta.accountId, false, rules.maxIdChars);
-  if (!isCount(meta.count) || !isCount(meta.bytes)) throw new ValidationError('list count and bytes must be non-negative integers', { count: meta.count, bytes: meta.bytes });
+  if (!isCount(meta.count) || !isCount(meta.bytes))
+    throw new ValidationError('list count and bytes must be non-negative integers', {
+      count: meta.count,
+      bytes: meta.bytes,
+    });
   if (!isU32(meta.checksum)) throw new ValidationError('list checksum must be a u32', { checksum: meta.checksum });
-  if (typeof meta.sorted !== 'boolean' || typeof meta.unique !== 'boolean') throw new ValidationError('list sorted and unique must be booleans');
+  if (typeof meta.sorted !== 'boolean' || typeof meta.unique !== 'boolean')
+    throw new ValidationError('list sorted and unique must be booleans');
   if (!isTimeUnder(rules)(meta.createdAt)) {
-    throw new ValidationError(`list createdAt must be ${rules.times === 'integer' ? 'an integer' : 'a finite'} number of epoch ms`, { createdAt: meta.createdAt });
+    throw new ValidationError(
+      `list createdAt must be ${rules.times === 'integer' ? 'an integer' : 'a finite'} number of epoch ms`,
+      { createdAt: meta.createdAt },
+    );
   }
 }

@@ -18,13 +18,20 @@ export function compileContent(content: TaskContent, field = 'content'): Compile
  * Each recipient's content: `users[i]` holds the attributes of `uins[i]`
  * (undefined: the store has none, so every slot takes its default or '').
  */
-export function renderContents(compiled: CompiledContent, uins: ArrayLike<number>, users: readonly (UserAttributes | undefined)[]): TaskContent[] {
+export function renderContents(
+  compiled: CompiledContent,
+  uins: ArrayLike<number>,
+  users: readonly (UserAttributes | undefined)[],
+): TaskContent[] {
   const { body, title } = compiled;
   const out = new Array<TaskContent>(uins.length);
   for (let i = 0; i < uins.length; i++) {
     const uin = uins[i]!;
     const user = users[i];
-    out[i] = title === undefined ? { body: renderTemplate(body, uin, user) } : { body: renderTemplate(body, uin, user), title: renderTemplate(title, uin, user) };
+    out[i] =
+      title === undefined
+        ? { body: renderTemplate(body, uin, user) }
+        : { body: renderTemplate(body, uin, user), title: renderTemplate(title, uin, user) };
   }
   return out;
 }

@@ -6,7 +6,14 @@ import { checkNewTask, newTaskRecord } from '../task/validate';
 import { compileContent, renderContents } from './content';
 import { parseTemplate, renderTemplate, TEMPLATE_VARIABLES } from './template';
 
-const alice: UserAttributes = { uin: 7, region: 'gd', gender: 'f', ageBand: '25-34', activeAt: Date.UTC(2026, 10, 3, 12), tags: ['music', 'sport'] };
+const alice: UserAttributes = {
+  uin: 7,
+  region: 'gd',
+  gender: 'f',
+  ageBand: '25-34',
+  activeAt: Date.UTC(2026, 10, 3, 12),
+  tags: ['music', 'sport'],
+};
 
 function failure(text: string): TemplateError {
   try {
@@ -40,7 +47,10 @@ describe('parseTemplate and renderTemplate', () => {
 
   it('two users get different text from one parse', () => {
     const t = parseTemplate('Hello {{region|default:"there"}}');
-    expect([renderTemplate(t, 7, alice), renderTemplate(t, 8, { uin: 8, region: 'sh' })]).toEqual(['Hello gd', 'Hello sh']);
+    expect([renderTemplate(t, 7, alice), renderTemplate(t, 8, { uin: 8, region: 'sh' })]).toEqual([
+      'Hello gd',
+      'Hello sh',
+    ]);
   });
 
   it.each([
@@ -78,12 +88,26 @@ describe('compileContent and renderContents', () => {
   });
 
   it('names the title when the title is the bad one', () => {
-    expect(() => compileContent({ body: 'ok', title: '{{nope}}', template: true })).toThrow(expect.objectContaining({ code: 'TEMPLATE_INVALID', details: expect.objectContaining({ field: 'content.title' }) }));
+    expect(() => compileContent({ body: 'ok', title: '{{nope}}', template: true })).toThrow(
+      expect.objectContaining({
+        code: 'TEMPLATE_INVALID',
+        details: expect.objectContaining({ field: 'content.title' }),
+      }),
+    );
   });
 });
 
 describe('a template task in the TaskStore contract', () => {
-  const base: NewTask = { accountId: 'a', listId: 'l', content: { body: 'Hi {{region}}', template: true }, contentCrc: 1, priority: 'normal', sendAt: 0, expiresAt: 1, listCount: 1 };
+  const base: NewTask = {
+    accountId: 'a',
+    listId: 'l',
+    content: { body: 'Hi {{region}}', template: true },
+    contentCrc: 1,
+    priority: 'normal',
+    sendAt: 0,
+    expiresAt: 1,
+    listCount: 1,
+  };
 
   it('keeps the template flag in the stored record', () => {
     checkNewTask(base);
@@ -93,7 +117,9 @@ describe('a template task in the TaskStore contract', () => {
 
   it('refuses a malformed template, and a template flag other than true', () => {
     expect(() => checkNewTask({ ...base, content: { body: 'Hi {{name}}', template: true } })).toThrow(TemplateError);
-    expect(() => checkNewTask({ ...base, content: { body: 'Hi', template: 'yes' as never } })).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    expect(() => checkNewTask({ ...base, content: { body: 'Hi', template: 'yes' as never } })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED' }),
+    );
     // Without the flag the same text is plain content.
     expect(() => checkNewTask({ ...base, content: { body: 'Hi {{name}}' } })).not.toThrow();
   });

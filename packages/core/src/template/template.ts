@@ -32,7 +32,10 @@ const READERS: Record<TemplateVariable, Reader> = {
   gender: (_, user) => user?.gender ?? undefined,
   ageBand: (_, user) => user?.ageBand ?? undefined,
   // The UTC date of the last activity, YYYY-MM-DD.
-  activeDay: (_, user) => (user?.activeAt === undefined || user.activeAt === null ? undefined : new Date(user.activeAt).toISOString().slice(0, 10)),
+  activeDay: (_, user) =>
+    user?.activeAt === undefined || user.activeAt === null
+      ? undefined
+      : new Date(user.activeAt).toISOString().slice(0, 10),
   tags: (_, user) => (user?.tags === undefined || user.tags.length === 0 ? undefined : user.tags.join(', ')),
 };
 
@@ -58,7 +61,11 @@ export function parseTemplate(text: string, field = 'content.body'): CompiledTem
   const slots: Slot[] = [];
   let at = 0;
   let literal = '';
-  const fail = (message: string, position: number, details: { found?: string; expected?: readonly string[] } = {}): never => {
+  const fail = (
+    message: string,
+    position: number,
+    details: { found?: string; expected?: readonly string[] } = {},
+  ): never => {
     throw new TemplateError(field, message, position, details);
   };
   const skipSpaces = () => {
@@ -66,7 +73,11 @@ export function parseTemplate(text: string, field = 'content.body'): CompiledTem
   };
   const expect = (token: string) => {
     skipSpaces();
-    if (!text.startsWith(token, at)) fail(at >= text.length ? `unexpected end, expected '${token}'` : `expected '${token}'`, at, { found: text.slice(at, at + token.length), expected: [token] });
+    if (!text.startsWith(token, at))
+      fail(at >= text.length ? `unexpected end, expected '${token}'` : `expected '${token}'`, at, {
+        found: text.slice(at, at + token.length),
+        expected: [token],
+      });
     at += token.length;
   };
   while (at < text.length) {
@@ -79,10 +90,15 @@ export function parseTemplate(text: string, field = 'content.body'): CompiledTem
     at = open + 2;
     skipSpaces();
     const nameAt = at;
-    if (at >= text.length || !NAME_START.test(text[at]!)) fail(at >= text.length ? 'unexpected end, expected a variable name' : 'expected a variable name', at, { found: text.slice(at, at + 1), expected: [...TEMPLATE_VARIABLES] });
+    if (at >= text.length || !NAME_START.test(text[at]!))
+      fail(at >= text.length ? 'unexpected end, expected a variable name' : 'expected a variable name', at, {
+        found: text.slice(at, at + 1),
+        expected: [...TEMPLATE_VARIABLES],
+      });
     while (at < text.length && NAME_CHAR.test(text[at]!)) at++;
     const name = text.slice(nameAt, at);
-    if (!(TEMPLATE_VARIABLES as readonly string[]).includes(name)) fail(`unknown variable '${name}'`, nameAt, { found: name, expected: [...TEMPLATE_VARIABLES] });
+    if (!(TEMPLATE_VARIABLES as readonly string[]).includes(name))
+      fail(`unknown variable '${name}'`, nameAt, { found: name, expected: [...TEMPLATE_VARIABLES] });
     let fallback = '';
     skipSpaces();
     if (text[at] === '|') {
@@ -101,15 +117,21 @@ export function parseTemplate(text: string, field = 'content.body'): CompiledTem
   return { literals, slots, personal: slots.length > 0 };
 }
 
-function readString(text: string, start: number, fail: (message: string, position: number, details?: { found?: string; expected?: readonly string[] }) => never): [value: string, end: number] {
-  if (text[start] !== '"') fail('expected a quoted default', start, { found: text.slice(start, start + 1), expected: ['"'] });
+function readString(
+  text: string,
+  start: number,
+  fail: (message: string, position: number, details?: { found?: string; expected?: readonly string[] }) => never,
+): [value: string, end: number] {
+  if (text[start] !== '"')
+    fail('expected a quoted default', start, { found: text.slice(start, start + 1), expected: ['"'] });
   let value = '';
   for (let at = start + 1; at < text.length; at++) {
     const c = text[at]!;
     if (c === '"') return [value, at + 1]; // end: one past the closing quote
     if (c === '\\') {
       const next = text[at + 1];
-      if (next !== '"' && next !== '\\') fail(`unknown escape '\\${next ?? ''}' (only \\" and \\\\)`, at, { found: `\\${next ?? ''}` });
+      if (next !== '"' && next !== '\\')
+        fail(`unknown escape '\\${next ?? ''}' (only \\" and \\\\)`, at, { found: `\\${next ?? ''}` });
       value += next;
       at++;
     } else value += c;

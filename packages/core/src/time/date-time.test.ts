@@ -30,9 +30,18 @@ describe('parseDateTime', () => {
   it('knows leap years: 29 February only in them', () => {
     expect(parseDateTime('2028-02-29T00:00:00Z', 'sendAt')).toBe(Date.UTC(2028, 1, 29));
     expect(parseDateTime('2000-02-29T00:00:00Z', 'sendAt')).toBe(Date.UTC(2000, 1, 29));
-    expect(refusal(() => parseDateTime('2027-02-29T00:00:00Z', 'sendAt')).message).toContain('February 2027 has 28 days');
-    expect(refusal(() => parseDateTime('2100-02-29T00:00:00Z', 'sendAt')).message).toContain('February 2100 has 28 days');
-    expect([isLeapYear(2024), isLeapYear(1900), isLeapYear(2000), isLeapYear(2027)]).toEqual([true, false, true, false]);
+    expect(refusal(() => parseDateTime('2027-02-29T00:00:00Z', 'sendAt')).message).toContain(
+      'February 2027 has 28 days',
+    );
+    expect(refusal(() => parseDateTime('2100-02-29T00:00:00Z', 'sendAt')).message).toContain(
+      'February 2100 has 28 days',
+    );
+    expect([isLeapYear(2024), isLeapYear(1900), isLeapYear(2000), isLeapYear(2027)]).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
   });
 
   it.each([
@@ -70,18 +79,30 @@ describe('parseDateTime', () => {
   });
 
   it('agrees with Date.UTC on every calendar-valid date-time, and refuses every day past its month', () => {
-    const fields = fc.record({ year: fc.integer({ min: 1970, max: 9999 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 31 }), hour: fc.integer({ min: 0, max: 23 }), minute: fc.integer({ min: 0, max: 59 }), second: fc.integer({ min: 0, max: 59 }) });
+    const fields = fc.record({
+      year: fc.integer({ min: 1970, max: 9999 }),
+      month: fc.integer({ min: 1, max: 12 }),
+      day: fc.integer({ min: 1, max: 31 }),
+      hour: fc.integer({ min: 0, max: 23 }),
+      minute: fc.integer({ min: 0, max: 59 }),
+      second: fc.integer({ min: 0, max: 59 }),
+    });
     fc.assert(
       fc.property(fields, ({ year, month, day, hour, minute, second }) => {
         const raw = `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}Z`;
-        if (day <= daysInMonth(year, month)) expect(parseDateTime(raw, 'sendAt')).toBe(Date.UTC(year, month - 1, day, hour, minute, second));
+        if (day <= daysInMonth(year, month))
+          expect(parseDateTime(raw, 'sendAt')).toBe(Date.UTC(year, month - 1, day, hour, minute, second));
         else expect(refusal(() => parseDateTime(raw, 'sendAt')).details).toEqual({ field: 'sendAt' });
       }),
     );
   });
 
   it('answers a toISOString of any instant in range with that instant', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: MAX_DATE_TIME_MS }), (ms) => expect(parseDateTime(new Date(ms).toISOString(), 'at')).toBe(ms)));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_DATE_TIME_MS }), (ms) =>
+        expect(parseDateTime(new Date(ms).toISOString(), 'at')).toBe(ms),
+      ),
+    );
   });
 
   it('keeps a long input out of its message', () => {
@@ -99,7 +120,9 @@ describe('parseSendAt', () => {
   const DAY = 86_400_000;
 
   it('takes a time from a little in the past (clock skew) to maxAheadMs ahead', () => {
-    expect(parseSendAt(new Date(now - SEND_AT_SKEW_MS).toISOString(), 'sendAt', now, 365 * DAY)).toBe(now - SEND_AT_SKEW_MS);
+    expect(parseSendAt(new Date(now - SEND_AT_SKEW_MS).toISOString(), 'sendAt', now, 365 * DAY)).toBe(
+      now - SEND_AT_SKEW_MS,
+    );
     expect(parseSendAt(new Date(now + 365 * DAY).toISOString(), 'sendAt', now, 365 * DAY)).toBe(now + 365 * DAY);
   });
 
@@ -116,6 +139,8 @@ describe('parseSendAt', () => {
   });
 
   it('refuses an impossible date before judging its distance', () => {
-    expect(refusal(() => parseSendAt('2027-02-30T10:00:00Z', 'sendAt', now, 365 * DAY)).message).toContain('February 2027 has 28 days');
+    expect(refusal(() => parseSendAt('2027-02-30T10:00:00Z', 'sendAt', now, 365 * DAY)).message).toContain(
+      'February 2027 has 28 days',
+    );
   });
 });

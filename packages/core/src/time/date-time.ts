@@ -19,7 +19,20 @@ export const MAX_DATE_TIME_CHARS = 64;
 // date T time (fraction)? offset; 'T' and 'Z' may be lower case (RFC 3339 section 5.6).
 const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
 
 export function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
@@ -44,20 +57,37 @@ function quoted(raw: string): string {
 export function parseDateTime(raw: string, field: string): number {
   const match = RFC_3339.exec(raw);
   if (match === null) {
-    throw new ValidationError(`${field} ${quoted(raw)} is not an RFC 3339 date-time with an offset, e.g. 2027-06-01T12:00:00Z or 2027-06-01T14:00:00+02:00`, { field });
+    throw new ValidationError(
+      `${field} ${quoted(raw)} is not an RFC 3339 date-time with an offset, e.g. 2027-06-01T12:00:00Z or 2027-06-01T14:00:00+02:00`,
+      { field },
+    );
   }
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const fraction = match[7] === undefined ? 0 : Math.floor(Number(`0${match[7]}`) * 1000);
-  if (month < 1 || month > 12) throw new ValidationError(`${field} ${quoted(raw)}: there is no month ${month}`, { field });
+  if (month < 1 || month > 12)
+    throw new ValidationError(`${field} ${quoted(raw)}: there is no month ${month}`, { field });
   if (day < 1 || day > daysInMonth(year, month)) {
-    throw new ValidationError(`${field} ${quoted(raw)}: ${MONTH_NAMES[month - 1]} ${year} has ${daysInMonth(year, month)} days`, { field });
+    throw new ValidationError(
+      `${field} ${quoted(raw)}: ${MONTH_NAMES[month - 1]} ${year} has ${daysInMonth(year, month)} days`,
+      { field },
+    );
   }
-  if (hour > 23 || minute > 59 || second > 59) throw new ValidationError(`${field} ${quoted(raw)}: the time of day is not a valid hh:mm:ss`, { field });
+  if (hour > 23 || minute > 59 || second > 59)
+    throw new ValidationError(`${field} ${quoted(raw)}: the time of day is not a valid hh:mm:ss`, { field });
   const offsetMinutes = offsetOf(match, raw, field);
   // Date.UTC reads years 0..99 as 1900..1999: all of them before 1970, refused just as well.
   const at = Date.UTC(year, month - 1, day, hour, minute, second, fraction) - offsetMinutes * 60_000;
   if (!(at >= MIN_DATE_TIME_MS && at <= MAX_DATE_TIME_MS)) {
-    throw new ValidationError(`${field} ${quoted(raw)} is outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59.999Z`, { field });
+    throw new ValidationError(`${field} ${quoted(raw)} is outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59.999Z`, {
+      field,
+    });
   }
   return at;
 }
@@ -67,7 +97,8 @@ function offsetOf(match: RegExpExecArray, raw: string, field: string): number {
   if (match[8] !== undefined) return 0;
   const hours = Number(match[10]);
   const minutes = Number(match[11]);
-  if (hours > 23 || minutes > 59) throw new ValidationError(`${field} ${quoted(raw)}: the offset is not a valid ±hh:mm`, { field });
+  if (hours > 23 || minutes > 59)
+    throw new ValidationError(`${field} ${quoted(raw)}: the offset is not a valid ±hh:mm`, { field });
   return (match[9] === '-' ? -1 : 1) * (hours * 60 + minutes);
 }
 

@@ -8,5 +8,13 @@
  *   import { parseDateTime } from '@herald/core/time';
  *   const at = parseDateTime(body.sendAt, 'sendAt');
  */
-export { parseDateTime, parseOptionalDateTime, isLeapYear, daysInMonth, MIN_DATE_TIME_MS, MAX_DATE_TIME_MS, MAX_DATE_TIME_CHARS } from './date-time';
+export {
+  parseDateTime,
+  parseOptionalDateTime,
+  isLeapYear,
+  daysInMonth,
+  MIN_DATE_TIME_MS,
+  MAX_DATE_TIME_MS,
+  MAX_DATE_TIME_CHARS,
+} from './date-time';
 export { parseSendAt, SEND_AT_SKEW_MS } from './send-time';

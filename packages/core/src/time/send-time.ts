@@ -25,13 +25,19 @@ function describeSpan(ms: number): string {
 export function parseSendAt(raw: string, field: string, now: number, maxAheadMs: number): number {
   const at = parseDateTime(raw, field);
   if (at < now - SEND_AT_SKEW_MS) {
-    throw new ValidationError(`${field} ${JSON.stringify(raw)} is in the past: omit ${field} to send now`, { field, now: new Date(now).toISOString() });
+    throw new ValidationError(`${field} ${JSON.stringify(raw)} is in the past: omit ${field} to send now`, {
+      field,
+      now: new Date(now).toISOString(),
+    });
   }
   if (at > now + maxAheadMs) {
-    throw new ValidationError(`${field} ${JSON.stringify(raw)} is more than ${describeSpan(maxAheadMs)} ahead (tasks.maxScheduleAheadMs)`, {
-      field,
-      latest: new Date(now + maxAheadMs).toISOString(),
-    });
+    throw new ValidationError(
+      `${field} ${JSON.stringify(raw)} is more than ${describeSpan(maxAheadMs)} ahead (tasks.maxScheduleAheadMs)`,
+      {
+        field,
+        latest: new Date(now + maxAheadMs).toISOString(),
+      },
+    );
   }
   return at;
 }

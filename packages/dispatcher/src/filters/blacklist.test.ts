@@ -4,7 +4,10 @@ const context = { taskId: 1, accountId: 'acme', contentCrc: 0 };
 const audience = () => Uint32Array.of(1, 2, 3, 4, 5, 6);
 
 /** A fake source; records which accounts were asked for. */
-function source(global: number[] | undefined, byAccount: Record<string, number[]>): BlacklistSource & { asked: string[] } {
+function source(
+  global: number[] | undefined,
+  byAccount: Record<string, number[]>,
+): BlacklistSource & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -41,7 +44,9 @@ describe('blacklistFilter', () => {
   });
 
   it('keeps everyone when neither list exists', async () => {
-    expect([...(await blacklistFilter(source(undefined, { other: [1] })).apply(audience(), context))]).toEqual([1, 2, 3, 4, 5, 6]);
+    expect([...(await blacklistFilter(source(undefined, { other: [1] })).apply(audience(), context))]).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
   });
 
   it('can remove everyone', async () => {

@@ -23,7 +23,10 @@ const sources: ChainSources = {
 /** Users 2 and 8 used 6 today: over any budget. 13:00 UTC: three slots released for everyone. */
 function frequencyOver(over: readonly number[], asked: number[][] = []): ChainSources['frequency'] {
   const counter = {
-    used: async (uins: Uint32Array) => (asked.push([...uins]), Uint32Array.from(uins, (u) => (over.includes(u) ? 6 : 0))),
+    used: async (uins: Uint32Array) => (
+      asked.push([...uins]),
+      Uint32Array.from(uins, (u) => (over.includes(u) ? 6 : 0))
+    ),
   } as unknown as FrequencyCounter;
   return { policy: compileFrequencyPolicy(), counter, clock: { now: () => Date.UTC(2024, 2, 10, 13) } };
 }
@@ -47,8 +50,22 @@ describe('buildFilterChain', () => {
       targeting: { index: {} as never, queryOf: async () => undefined },
       frequency: frequencyOver([]),
     });
-    expect(chain.map((f) => f.name)).toEqual(['dedupe', 'blacklist', 'no-resend', 'follower-check', 'targeting', 'frequency']);
-    expect(chain.map((f) => f.reason)).toEqual(['duplicate', 'blacklisted', 'already_sent', 'not_follower', 'targeting', 'over_frequency']);
+    expect(chain.map((f) => f.name)).toEqual([
+      'dedupe',
+      'blacklist',
+      'no-resend',
+      'follower-check',
+      'targeting',
+      'frequency',
+    ]);
+    expect(chain.map((f) => f.reason)).toEqual([
+      'duplicate',
+      'blacklisted',
+      'already_sent',
+      'not_follower',
+      'targeting',
+      'over_frequency',
+    ]);
   });
 
   it('runs the frequency quota last, when given, and only on what the others kept', async () => {
@@ -62,7 +79,11 @@ describe('buildFilterChain', () => {
   });
 
   it('filters a sorted list end to end', async () => {
-    const { kept, removed } = await runFilterChain(Uint32Array.of(1, 1, 2, 3, 3, 5, 7, 8), buildFilterChain(sources), context);
+    const { kept, removed } = await runFilterChain(
+      Uint32Array.of(1, 1, 2, 3, 3, 5, 7, 8),
+      buildFilterChain(sources),
+      context,
+    );
     expect([...kept]).toEqual([2, 8]);
     expect(removed).toEqual({ duplicate: 2, blacklisted: 2, already_sent: 2 });
   });
@@ -75,7 +96,12 @@ describe('the full chain on a crafted list', () => {
     dir = await makeTempDir('herald-chain-');
     index = await LevelAttributeIndex.open(join(dir.path, 'attributes'));
     // Users 10..29: the even ones are vip; 21 and 23 are vip too.
-    await index.putUsers(Array.from({ length: 20 }, (_, i) => ({ uin: 10 + i, tags: (10 + i) % 2 === 0 || i === 11 || i === 13 ? ['vip'] : [] })));
+    await index.putUsers(
+      Array.from({ length: 20 }, (_, i) => ({
+        uin: 10 + i,
+        tags: (10 + i) % 2 === 0 || i === 11 || i === 13 ? ['vip'] : [],
+      })),
+    );
   });
   afterAll(async () => {
     await index.close();
@@ -88,11 +114,19 @@ describe('the full chain on a crafted list', () => {
    * 10..25 (so 26..29 are not); vip: even uins, 21 and 23; 16 and 18 are over
    * frequency. Each link's share is exact.
    */
-  const list = Uint32Array.from([...Array.from({ length: 20 }, (_, i) => 29 - i), ...Array.from({ length: 20 }, (_, i) => 10 + i), 10, 11]);
+  const list = Uint32Array.from([
+    ...Array.from({ length: 20 }, (_, i) => 29 - i),
+    ...Array.from({ length: 20 }, (_, i) => 10 + i),
+    10,
+    11,
+  ]);
   const followers = new Set(Array.from({ length: 16 }, (_, i) => 10 + i));
   const chainFor = (followersOnly: boolean, query: string | undefined, checked: string[] = []) =>
     buildFilterChain({
-      blacklists: { global: async () => Uint32Array.of(12, 1000), forAccount: async (account) => (account === 'acme' ? Uint32Array.of(13) : undefined) },
+      blacklists: {
+        global: async () => Uint32Array.of(12, 1000),
+        forAccount: async (account) => (account === 'acme' ? Uint32Array.of(13) : undefined),
+      },
       ledger: {
         async *audiencesOf() {
           yield Uint32Array.of(14);
@@ -112,14 +146,25 @@ describe('the full chain on a crafted list', () => {
     const result = await runFilterChain(list.slice().sort(), chainFor(true, 'tag:vip', checked), context);
     // Left after no-resend: 10, 11, 16..29. Not followers: 26..29. Not vip: 11, 17, 19, 25. Over frequency: 16, 18.
     expect([...result.kept]).toEqual([10, 20, 21, 22, 23, 24]);
-    expect(result.removed).toEqual({ duplicate: 22, blacklisted: 2, already_sent: 2, not_follower: 4, targeting: 4, over_frequency: 2 });
+    expect(result.removed).toEqual({
+      duplicate: 22,
+      blacklisted: 2,
+      already_sent: 2,
+      not_follower: 4,
+      targeting: 4,
+      over_frequency: 2,
+    });
     expect(checked).toEqual(['acme']);
     expectReconciled(list.length, result);
   });
 
   it('leaves out the follower check for an account that is not followers-only, and targeting for an untargeted task', async () => {
     const result = await runFilterChain(list.slice().sort(), chainFor(false, undefined), context);
-    expect([...result.kept]).toEqual([10, 11, ...Array.from({ length: 14 }, (_, i) => 16 + i).filter((u) => u !== 16 && u !== 18)]);
+    expect([...result.kept]).toEqual([
+      10,
+      11,
+      ...Array.from({ length: 14 }, (_, i) => 16 + i).filter((u) => u !== 16 && u !== 18),
+    ]);
     expect(result.removed).toEqual({ duplicate: 22, blacklisted: 2, already_sent: 2, over_frequency: 2 });
     expectReconciled(list.length, result);
   });
@@ -167,14 +212,17 @@ describe('the chain (property)', () => {
           const single = await runFilterChain(Uint32Array.from(list).sort(), chain, context);
           expectReconciled(list.length, single);
           const removedBy = new Set([...global, ...own, ...sent.flatMap((s) => [...s]), ...over]);
-          const expected = [...new Set(list)].filter((u) => !removedBy.has(u) && (followers === undefined || followers.includes(u))).sort((a, b) => a - b);
+          const expected = [...new Set(list)]
+            .filter((u) => !removedBy.has(u) && (followers === undefined || followers.includes(u)))
+            .sort((a, b) => a - b);
           expect([...single.kept]).toEqual(expected);
           expect(single.removed.duplicate).toBe(list.length - new Set(list).size);
           expect('not_follower' in single.removed).toBe(followers !== undefined);
           const parallel = await runFilterChainParallel(Uint32Array.from(list), chain, context, { workers });
           expect([...parallel.kept]).toEqual([...single.kept]);
           expect(parallel.removed).toEqual(single.removed);
-          for (const reason of Object.keys(single.removed)) expect(single.removed[reason as FilterReason]).toBeGreaterThanOrEqual(0);
+          for (const reason of Object.keys(single.removed))
+            expect(single.removed[reason as FilterReason]).toBeGreaterThanOrEqual(0);
         },
       ),
       { numRuns: 60 },

@@ -60,7 +60,8 @@ export function mergeInto(out: Uint32Array, offset: number, parts: readonly Uint
   let level = [...parts];
   while (level.length > 2) {
     const next: Uint32Array[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeSorted([level[i]!, level[i + 1]!]) : level[i]!);
+    for (let i = 0; i < level.length; i += 2)
+      next.push(i + 1 < level.length ? mergeSorted([level[i]!, level[i + 1]!]) : level[i]!);
     level = next;
   }
   const a = level[0] ?? new Uint32Array(0);

@@ -81,7 +81,10 @@ describe('runFilterChain', () => {
 
   it('skips a link that does not run for the task, and leaves it out of the counts', async () => {
     const asked: FilterContext[] = [];
-    const skipped: RecipientFilter = { ...dropping('s', 'not_follower', [1]), runsFor: async (ctx) => (asked.push(ctx), false) };
+    const skipped: RecipientFilter = {
+      ...dropping('s', 'not_follower', [1]),
+      runsFor: async (ctx) => (asked.push(ctx), false),
+    };
     const taken: RecipientFilter = { ...dropping('t', 'targeting', [2]), runsFor: async () => true };
     const { kept, removed } = await runFilterChain(Uint32Array.of(1, 2, 3), [skipped, taken], context);
     expect([...kept]).toEqual([1, 3]);

@@ -46,7 +46,11 @@ export interface ChainResult {
 }
 
 /** Runs the filters in order, each on what the previous kept, counting what each removed. */
-export async function runFilterChain(sortedUnique: Uint32Array, filters: readonly RecipientFilter[], context: FilterContext): Promise<ChainResult> {
+export async function runFilterChain(
+  sortedUnique: Uint32Array,
+  filters: readonly RecipientFilter[],
+  context: FilterContext,
+): Promise<ChainResult> {
   const removed: Partial<Record<FilterReason, number>> = {};
   let kept = sortedUnique;
   for (const filter of filters) {

@@ -9,7 +9,10 @@ import { followerCheckFilter, followerMembership } from './follower-check';
 const context = { taskId: 1, accountId: 'acme', contentCrc: 0 };
 
 describe('followerCheckFilter', () => {
-  const source = { followersOnly: async (account: string) => account === 'acme', filterFollowers: async (_: string, uins: Uint32Array) => uins.filter((u) => u % 3 === 0) };
+  const source = {
+    followersOnly: async (account: string) => account === 'acme',
+    filterFollowers: async (_: string, uins: Uint32Array) => uins.filter((u) => u % 3 === 0),
+  };
 
   it('is the not_follower link', () => {
     expect(followerCheckFilter(source)).toMatchObject({ name: 'follower-check', reason: 'not_follower' });
@@ -22,7 +25,9 @@ describe('followerCheckFilter', () => {
   });
 
   it('keeps exactly the followers', async () => {
-    expect([...(await followerCheckFilter(source).apply(Uint32Array.of(1, 3, 4, 6, 9, 10), context))]).toEqual([3, 6, 9]);
+    expect([...(await followerCheckFilter(source).apply(Uint32Array.of(1, 3, 4, 6, 9, 10), context))]).toEqual([
+      3, 6, 9,
+    ]);
   });
 });
 
@@ -31,7 +36,12 @@ describe('followerMembership', () => {
   let truth: LevelFollowerStore;
   let lists: ListRepository;
   const followers = spreadUins(3, 5000);
-  const follow = (accountId: string, uin: number, following = true, at = 1): FollowChange => ({ accountId, uin, following, at });
+  const follow = (accountId: string, uin: number, following = true, at = 1): FollowChange => ({
+    accountId,
+    uin,
+    following,
+    at,
+  });
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-follower-check-');
@@ -45,12 +55,19 @@ describe('followerMembership', () => {
   });
 
   /** Every other follower, and as many uins that follow nobody. */
-  const crafted = () => Uint32Array.from(new Set([...followers.filter((_, i) => i % 2 === 0), ...spreadUins(77, 2500)])).sort();
+  const crafted = () =>
+    Uint32Array.from(new Set([...followers.filter((_, i) => i % 2 === 0), ...spreadUins(77, 2500)])).sort();
   const expected = (uins: Uint32Array) => [...uins].filter((u) => followers.includes(u));
 
   it('asks the source of truth in batches of MAX_SOURCE_BATCH when the account has no copy', async () => {
     const sizes: number[] = [];
-    const spy: FollowerStore = { ...truth, applyFollows: truth.applyFollows.bind(truth), followers: truth.followers.bind(truth), close: truth.close.bind(truth), filterFollowers: (account, uins) => (sizes.push(uins.length), truth.filterFollowers(account, uins)) };
+    const spy: FollowerStore = {
+      ...truth,
+      applyFollows: truth.applyFollows.bind(truth),
+      followers: truth.followers.bind(truth),
+      close: truth.close.bind(truth),
+      filterFollowers: (account, uins) => (sizes.push(uins.length), truth.filterFollowers(account, uins)),
+    };
     const uins = crafted();
     expect([...(await followerMembership(spy)('acme', uins.slice()))]).toEqual(expected(uins));
     const big = Uint32Array.from({ length: MAX_SOURCE_BATCH + 10 }, (_, i) => i);

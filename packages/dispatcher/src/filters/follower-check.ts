@@ -30,9 +30,15 @@ export function followerCheckFilter(source: FollowerCheckSource): RecipientFilte
  * validated by sampling before each use and gives way to `store` when it
  * fails. The store answers in batches of MAX_SOURCE_BATCH.
  */
-export function followerMembership(store: FollowerStore, copies?: FollowerCopies): FollowerCheckSource['filterFollowers'] {
+export function followerMembership(
+  store: FollowerStore,
+  copies?: FollowerCopies,
+): FollowerCheckSource['filterFollowers'] {
   return async (accountId, uins) => {
-    const fromCopy = copies !== undefined && (await copies.has(accountId)) ? await copies.filterFollowers(accountId, uins, store) : undefined;
+    const fromCopy =
+      copies !== undefined && (await copies.has(accountId))
+        ? await copies.filterFollowers(accountId, uins, store)
+        : undefined;
     if (fromCopy !== undefined) return fromCopy;
     return keepInSlices(uins, MAX_SOURCE_BATCH, (part) => store.filterFollowers(accountId, part));
   };

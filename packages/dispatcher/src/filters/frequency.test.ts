@@ -13,7 +13,12 @@ const D = dayOf(policy, MIDNIGHT);
 const context = { taskId: 1, accountId: 'acme', contentCrc: 0 };
 
 /** An injected clock the test moves by hand. */
-const clock = { at: MIDNIGHT, now() { return this.at; } };
+const clock = {
+  at: MIDNIGHT,
+  now() {
+    return this.at;
+  },
+};
 
 let dir: TempDir;
 let counter: LevelFrequencyCounter;
@@ -29,11 +34,17 @@ afterEach(async () => {
 /** The filter applied to a copy of `users` at time `at` (it compacts its input in place). */
 async function filterAt(at: number, users: Uint32Array, readChunk?: number): Promise<Uint32Array> {
   clock.at = at;
-  return (await frequencyFilter({ policy, counter, clock, ...(readChunk === undefined ? {} : { readChunk }) }).apply(users.slice(), context)).slice();
+  return (
+    await frequencyFilter({ policy, counter, clock, ...(readChunk === undefined ? {} : { readChunk }) }).apply(
+      users.slice(),
+      context,
+    )
+  ).slice();
 }
 
 /** What an executor does once it delivers: counts the task for these users on the day of `at`. */
-const consume = (taskId: number, at: number, uins: Uint32Array) => counter.consume([{ taskId, day: dayOf(policy, at), uins }]);
+const consume = (taskId: number, at: number, uins: Uint32Array) =>
+  counter.consume([{ taskId, day: dayOf(policy, at), uins }]);
 
 describe('frequencyFilter', () => {
   it('is the over_frequency link', () => {
@@ -45,7 +56,12 @@ describe('frequencyFilter', () => {
   it("keeps exactly the users with a released, unused slot at the clock's time, counting that day only", async () => {
     const users = spreadUins(1, 2000);
     const usedOf = (i: number) => i % 4; // 0..3 tasks today
-    for (let taskId = 1; taskId <= 3; taskId++) await consume(taskId, MIDNIGHT + H, users.filter((_, i) => usedOf(i) >= taskId));
+    for (let taskId = 1; taskId <= 3; taskId++)
+      await consume(
+        taskId,
+        MIDNIGHT + H,
+        users.filter((_, i) => usedOf(i) >= taskId),
+      );
     // Yesterday everybody got six: it does not count today.
     for (let taskId = 11; taskId <= 16; taskId++) await consume(taskId, MIDNIGHT - H, users);
 
@@ -67,13 +83,24 @@ describe('frequencyFilter', () => {
 
   it('gives the same answer read in small chunks, one counter read per chunk', async () => {
     const users = spreadUins(2, 500);
-    await consume(1, MIDNIGHT + H, users.filter((_, i) => i % 2 === 0));
+    await consume(
+      1,
+      MIDNIGHT + H,
+      users.filter((_, i) => i % 2 === 0),
+    );
     const at = MIDNIGHT + 7 * H;
     const whole = await filterAt(at, users);
     let reads = 0;
-    const counting: FrequencyCounter = { used: (u, d) => (reads++, counter.used(u, d)), consume: (u) => counter.consume(u), close: async () => {} };
+    const counting: FrequencyCounter = {
+      used: (u, d) => (reads++, counter.used(u, d)),
+      consume: (u) => counter.consume(u),
+      close: async () => {},
+    };
     clock.at = at;
-    const chunked = await frequencyFilter({ policy, counter: counting, clock, readChunk: 7 }).apply(users.slice(), context);
+    const chunked = await frequencyFilter({ policy, counter: counting, clock, readChunk: 7 }).apply(
+      users.slice(),
+      context,
+    );
     expect([...chunked]).toEqual([...whole]);
     expect(reads).toBe(Math.ceil(users.length / 7));
     expect(whole.length).toBeGreaterThan(0);

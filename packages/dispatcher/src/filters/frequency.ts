@@ -49,7 +49,11 @@ export function frequencyFilter(source: FrequencySource): RecipientFilter {
     async apply(uins: Uint32Array) {
       const now = clock.now();
       const day = dayOf(source.policy, now);
-      return keepInSlices(uins, chunk, async (part) => withinBudget(source.policy, part, await source.counter.used(part, day), now).kept);
+      return keepInSlices(
+        uins,
+        chunk,
+        async (part) => withinBudget(source.policy, part, await source.counter.used(part, day), now).kept,
+      );
     },
   };
 }

@@ -13,5 +13,7 @@ export interface SentLedger {
 
 /** CRC / no-resend: a user never gets the same content twice. */
 export function noResendFilter(ledger: SentLedger): RecipientFilter {
-  return subtractingFilter('no-resend', 'already_sent', (context: FilterContext) => ledger.audiencesOf(context.accountId, context.contentCrc, context.taskId));
+  return subtractingFilter('no-resend', 'already_sent', (context: FilterContext) =>
+    ledger.audiencesOf(context.accountId, context.contentCrc, context.taskId),
+  );
 }

@@ -21,7 +21,14 @@ describe('takePart', () => {
     expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(list.length);
     for (const chunk of chunks) expect(chunk.length).toBeGreaterThan(list.length / 4);
     // Consecutive uins (a dense range) are spread too.
-    for (const part of [0, 1]) expect(takePart(Uint32Array.from({ length: 30_000 }, (_, i) => i), part, 2).length).toBeGreaterThan(14_000);
+    for (const part of [0, 1])
+      expect(
+        takePart(
+          Uint32Array.from({ length: 30_000 }, (_, i) => i),
+          part,
+          2,
+        ).length,
+      ).toBeGreaterThan(14_000);
   });
 
   it('keeps list order, and makes room for a chunk far over its share', () => {
@@ -42,7 +49,9 @@ describe('lowerBound', () => {
 
 describe('mergeSorted', () => {
   it('merges disjoint ascending arrays into one', () => {
-    expect([...mergeSorted([Uint32Array.of(1, 5, 9), Uint32Array.of(2, 3), Uint32Array.of(), Uint32Array.of(0, 10)])]).toEqual([0, 1, 2, 3, 5, 9, 10]);
+    expect([
+      ...mergeSorted([Uint32Array.of(1, 5, 9), Uint32Array.of(2, 3), Uint32Array.of(), Uint32Array.of(0, 10)]),
+    ]).toEqual([0, 1, 2, 3, 5, 9, 10]);
     expect([...mergeSorted([])]).toEqual([]);
     expect([...mergeSorted([Uint32Array.of(4)])]).toEqual([4]);
   });
@@ -50,7 +59,10 @@ describe('mergeSorted', () => {
 
 describe('runFilterChainParallel', () => {
   const chain = buildFilterChain({
-    blacklists: { global: async () => radixSortUint32(Uint32Array.from(new Set(randomList(5000, 1 << 20, 2)))), forAccount: async () => undefined },
+    blacklists: {
+      global: async () => radixSortUint32(Uint32Array.from(new Set(randomList(5000, 1 << 20, 2)))),
+      forAccount: async () => undefined,
+    },
     ledger: {
       async *audiencesOf() {
         yield radixSortUint32(Uint32Array.from(new Set(randomList(100_000, 1 << 20, 3))));
@@ -67,9 +79,16 @@ describe('runFilterChainParallel', () => {
       copy.set(list);
       return copy;
     };
-    for (const [workers, input] of [1, 2, 4].flatMap((w) => [[w, () => list.slice()] as const, [w, sharedCopy] as const])) {
+    for (const [workers, input] of [1, 2, 4].flatMap((w) => [
+      [w, () => list.slice()] as const,
+      [w, sharedCopy] as const,
+    ])) {
       const parallel = await runFilterChainParallel(input(), chain, context, { workers });
-      expect(Buffer.from(parallel.kept.buffer, parallel.kept.byteOffset, parallel.kept.byteLength).equals(Buffer.from(single.kept.buffer, single.kept.byteOffset, single.kept.byteLength))).toBe(true);
+      expect(
+        Buffer.from(parallel.kept.buffer, parallel.kept.byteOffset, parallel.kept.byteLength).equals(
+          Buffer.from(single.kept.buffer, single.kept.byteOffset, single.kept.byteLength),
+        ),
+      ).toBe(true);
       expect(parallel.removed).toEqual(single.removed);
     }
     expect(single.removed.already_sent).toBeGreaterThan(0);
@@ -96,7 +115,11 @@ describe('runFilterChainParallel', () => {
   });
 
   it('runs a chain that does not start with dedupe on this thread', async () => {
-    const only: RecipientFilter = { name: 'odd', reason: 'targeting', apply: async (uins) => uins.filter((u) => u % 2 === 1) };
+    const only: RecipientFilter = {
+      name: 'odd',
+      reason: 'targeting',
+      apply: async (uins) => uins.filter((u) => u % 2 === 1),
+    };
     const { kept, removed } = await runFilterChainParallel(Uint32Array.of(5, 2, 3), [only], context, { workers: 2 });
     expect([...kept]).toEqual([3, 5]);
     expect(removed).toEqual({ targeting: 1 });
@@ -112,6 +135,8 @@ describe('runFilterChainParallel', () => {
         },
       },
     });
-    await expect(runFilterChainParallel(Uint32Array.of(2, 1), failing, context, { workers: 2 })).rejects.toThrow('task store down');
+    await expect(runFilterChainParallel(Uint32Array.of(2, 1), failing, context, { workers: 2 })).rejects.toThrow(
+      'task store down',
+    );
   });
 });

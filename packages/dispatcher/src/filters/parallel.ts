@@ -44,9 +44,15 @@ export interface ParallelChainOptions {
  * SharedArrayBuffer (loadRecipientList's `shared`) is used as it is and
  * overwritten; any other is copied to one first.
  */
-export async function runFilterChainParallel(list: Uint32Array, filters: readonly RecipientFilter[], context: FilterContext, options: ParallelChainOptions): Promise<ChainResult> {
+export async function runFilterChainParallel(
+  list: Uint32Array,
+  filters: readonly RecipientFilter[],
+  context: FilterContext,
+  options: ParallelChainOptions,
+): Promise<ChainResult> {
   const first = filters[0];
-  if (first?.dedupes !== true || (first.runsFor !== undefined && !(await first.runsFor(context)))) return runFilterChain(radixSortUint32(list), filters, context);
+  if (first?.dedupes !== true || (first.runsFor !== undefined && !(await first.runsFor(context))))
+    return runFilterChain(radixSortUint32(list), filters, context);
   let prefix = 1;
   while (prefix < filters.length && filters[prefix]!.subtracts !== undefined) prefix++;
 
@@ -64,7 +70,9 @@ export async function runFilterChainParallel(list: Uint32Array, filters: readonl
       const before = sum(lengths);
       for await (const values of filter.subtracts!(context)) {
         const set = toShared(values);
-        lengths = (await pool.each(() => ({ kind: 'subtract', set, length: values.length }))).map((reply) => reply.kept);
+        lengths = (await pool.each(() => ({ kind: 'subtract', set, length: values.length }))).map(
+          (reply) => reply.kept,
+        );
         if (sum(lengths) === 0) break;
       }
       countRemoved(removed, filter.reason, before - sum(lengths));
@@ -90,12 +98,17 @@ async function mergeInWorkers(pool: ChunkPool, chunks: Uint32Array[], out: Share
   const sample = chunks.reduce((a, b) => (b.length > a.length ? b : a));
   const parts = pool.size;
   // Range r holds the values in [cut(r), cut(r + 1)): cut(0) = 0, cut(parts) = past every uin.
-  const cut = (r: number) => (r === 0 ? 0 : r === parts || sample.length === 0 ? 2 ** 32 : sample[Math.floor((sample.length * r) / parts)]!);
+  const cut = (r: number) =>
+    r === 0 ? 0 : r === parts || sample.length === 0 ? 2 ** 32 : sample[Math.floor((sample.length * r) / parts)]!;
   const boundsAt = (r: number) => chunks.map((chunk) => lowerBound(chunk, cut(r)));
   const bounds = Array.from({ length: parts + 1 }, (_, r) => boundsAt(r));
   await pool.each((r) => ({
     kind: 'merge',
-    slices: chunks.map((chunk, c): Slice => ({ buffer: chunk.buffer as SharedArrayBuffer, start: bounds[r]![c]!, end: bounds[r + 1]![c]! })),
+    slices: chunks.map((chunk, c): Slice => ({
+      buffer: chunk.buffer as SharedArrayBuffer,
+      start: bounds[r]![c]!,
+      end: bounds[r + 1]![c]!,
+    })),
     out,
     offset: sum(bounds[r]!),
   }));

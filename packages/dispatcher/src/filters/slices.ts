@@ -5,7 +5,11 @@
  * frequency counter's reads, a FollowerStore's or a targeting index's
  * membership checks, at most MAX_SOURCE_BATCH uins each).
  */
-export async function keepInSlices(uins: Uint32Array, slice: number, keep: (part: Uint32Array) => Promise<Uint32Array>): Promise<Uint32Array> {
+export async function keepInSlices(
+  uins: Uint32Array,
+  slice: number,
+  keep: (part: Uint32Array) => Promise<Uint32Array>,
+): Promise<Uint32Array> {
   let kept = 0;
   for (let start = 0; start < uins.length; start += slice) {
     const within = await keep(uins.subarray(start, start + slice));

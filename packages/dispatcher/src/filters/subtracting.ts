@@ -7,7 +7,11 @@ import type { FilterContext, RecipientFilter } from './filter';
  * earlier audiences): `apply` subtracts them in turn on one thread, and
  * `subtracts` hands the same sets to the parallel runner's workers.
  */
-export function subtractingFilter(name: string, reason: FilterReason, sets: (context: FilterContext) => AsyncIterable<Uint32Array>): RecipientFilter {
+export function subtractingFilter(
+  name: string,
+  reason: FilterReason,
+  sets: (context: FilterContext) => AsyncIterable<Uint32Array>,
+): RecipientFilter {
   return {
     name,
     reason,

@@ -12,7 +12,9 @@ describe('targetingConditionFilter', () => {
     dir = await makeTempDir('herald-targeting-condition-');
     index = await LevelAttributeIndex.open(join(dir.path, 'attributes'));
     // Spread over several 65,536-uin chunks: cn-gd for multiples of 1000, eu for the rest.
-    await index.putUsers(Array.from({ length: 400 }, (_, i) => ({ uin: i * 997, region: (i * 997) % 1000 === 0 ? 'cn-gd' : 'eu' })));
+    await index.putUsers(
+      Array.from({ length: 400 }, (_, i) => ({ uin: i * 997, region: (i * 997) % 1000 === 0 ? 'cn-gd' : 'eu' })),
+    );
   });
   afterAll(async () => {
     await index.close();
@@ -44,6 +46,8 @@ describe('targetingConditionFilter', () => {
   });
 
   it('fails the task on a malformed query', async () => {
-    await expect(filter.apply(Uint32Array.of(1), { ...context, taskId: 6 })).rejects.toMatchObject({ code: 'QUERY_INVALID' });
+    await expect(filter.apply(Uint32Array.of(1), { ...context, taskId: 6 })).rejects.toMatchObject({
+      code: 'QUERY_INVALID',
+    });
   });
 });

@@ -2,14 +2,20 @@ import type { HostLoad } from '@herald/core/dispatch';
 import type { ProcCounters } from './proc-stats';
 
 /** The host's part of a load report: what changes between two readings of its counters. */
-export type HostSample = Pick<HostLoad, 'cpuCores' | 'cpuBusyPermille' | 'memTotalBytes' | 'memAvailableBytes' | 'nicBytesPerSecond'>;
+export type HostSample = Pick<
+  HostLoad,
+  'cpuCores' | 'cpuBusyPermille' | 'memTotalBytes' | 'memAvailableBytes' | 'nicBytesPerSecond'
+>;
 
 /**
  * Turns counter readings into rates: CPU busy share and NIC bytes per second
  * over the time since the previous reading. The first reading has none before
  * it, so it reports rates of 0 (one interval of optimism, at start only).
  */
-export function createHostSampler(read: () => Promise<ProcCounters>, now: () => number = () => performance.now()): () => Promise<HostSample> {
+export function createHostSampler(
+  read: () => Promise<ProcCounters>,
+  now: () => number = () => performance.now(),
+): () => Promise<HostSample> {
   let previous: { counters: ProcCounters; at: number } | undefined;
   return async () => {
     const counters = await read();

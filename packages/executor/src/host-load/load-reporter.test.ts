@@ -6,20 +6,45 @@ import type { HostSample } from './host-sampler';
 import { startLoadReporter } from './load-reporter';
 
 const config = { ...compileConfig().load, reportIntervalMs: 20, senderSlots: 3, nicBytesPerSecond: 1000 };
-const host: HostSample = { cpuCores: 2, cpuBusyPermille: 250, memTotalBytes: 100, memAvailableBytes: 60, nicBytesPerSecond: 10 };
+const host: HostSample = {
+  cpuCores: 2,
+  cpuBusyPermille: 250,
+  memTotalBytes: 100,
+  memAvailableBytes: 60,
+  nicBytesPerSecond: 10,
+};
 
 describe('startLoadReporter', () => {
   it('reports at once and then every interval: the host sample, its NIC capacity and its free sender slots', async () => {
     const sent: HostLoadMessage[] = [];
     let free = 5; // more than the slots: reported as all of them
-    const reporter = startLoadReporter({ executorId: 'e1', config, sample: async () => host, freeSlots: () => free, send: async (m) => void sent.push(m), clock: { now: () => 42 } });
+    const reporter = startLoadReporter({
+      executorId: 'e1',
+      config,
+      sample: async () => host,
+      freeSlots: () => free,
+      send: async (m) => void sent.push(m),
+      clock: { now: () => 42 },
+    });
     expect(sent).toHaveLength(0); // the sample is read first, asynchronously
     await waitFor(() => sent.length >= 1, { message: 'the first report' });
     free = 1;
-    await waitFor(() => sent.some((m) => m.report.senderSlotsFree === 1), { message: 'a report after the slots changed' });
+    await waitFor(() => sent.some((m) => m.report.senderSlotsFree === 1), {
+      message: 'a report after the slots changed',
+    });
     await reporter.stop();
     const count = sent.length;
-    expect(sent[0]).toEqual({ kind: 'host.load', report: { executorId: 'e1', sentAt: 42, ...host, nicCapacityBytesPerSecond: 1000, senderSlots: 3, senderSlotsFree: 3 } });
+    expect(sent[0]).toEqual({
+      kind: 'host.load',
+      report: {
+        executorId: 'e1',
+        sentAt: 42,
+        ...host,
+        nicCapacityBytesPerSecond: 1000,
+        senderSlots: 3,
+        senderSlotsFree: 3,
+      },
+    });
     await new Promise((resolve) => setTimeout(resolve, 60)); // three intervals: nothing after stop
     expect(sent).toHaveLength(count);
   });

@@ -49,7 +49,11 @@ export function startLoadReporter(deps: LoadReporterDeps): LoadReporter {
         },
       });
     } catch (error) {
-      logger.debug('load report not sent', { executorId: deps.executorId, code: isHeraldError(error) ? error.code : 'INTERNAL', error: String(error) });
+      logger.debug('load report not sent', {
+        executorId: deps.executorId,
+        code: isHeraldError(error) ? error.code : 'INTERNAL',
+        error: String(error),
+      });
     }
   };
   const tick = () => {

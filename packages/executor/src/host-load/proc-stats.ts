@@ -24,7 +24,9 @@ export interface ProcCounters {
 const NOT_A_NIC = /^(lo|ifb\d*)$/;
 
 export async function readProcCounters(root = '/proc'): Promise<ProcCounters> {
-  const [stat, meminfo, netdev] = await Promise.all(['stat', 'meminfo', 'net/dev'].map((name) => readFile(join(root, name), 'utf8')));
+  const [stat, meminfo, netdev] = await Promise.all(
+    ['stat', 'meminfo', 'net/dev'].map((name) => readFile(join(root, name), 'utf8')),
+  );
   return { ...parseStat(stat!), ...parseMeminfo(meminfo!), nicBytes: parseNetDev(netdev!) };
 }
 
@@ -35,7 +37,8 @@ export function parseStat(text: string): Pick<ProcCounters, 'cores' | 'cpuTotalT
   if (total === undefined) throw unreadable('stat', 'has no aggregate cpu line');
   // guest and guest_nice (fields 9, 10) are already counted in user and nice.
   const ticks = total.trim().split(/\s+/).slice(1, 9).map(Number);
-  if (ticks.length < 4 || ticks.some((t) => !Number.isFinite(t))) throw unreadable('stat', `cpu line is not numbers: ${total}`);
+  if (ticks.length < 4 || ticks.some((t) => !Number.isFinite(t)))
+    throw unreadable('stat', `cpu line is not numbers: ${total}`);
   const all = ticks.reduce((a, b) => a + b, 0);
   const idle = ticks[3]! + (ticks[4] ?? 0);
   return { cores: lines.filter((l) => /^cpu\d+\s/.test(l)).length, cpuTotalTicks: all, cpuBusyTicks: all - idle };
@@ -58,7 +61,11 @@ export function parseNetDev(text: string): number {
     const colon = line.indexOf(':');
     if (colon < 0) continue;
     if (NOT_A_NIC.test(line.slice(0, colon).trim())) continue;
-    const fields = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    const fields = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     bytes += (fields[0] ?? 0) + (fields[8] ?? 0);
   }
   return bytes;

@@ -12,7 +12,15 @@ function inboxOf(messages: Message[]): PullChannel {
   };
 }
 
-const batch = (taskId: number, unitNo: number, last = false): Message => ({ kind: 'unit.batch', taskId, epoch: 1, unitNo, offset: 0, last, uins: Uint32Array.of(1) });
+const batch = (taskId: number, unitNo: number, last = false): Message => ({
+  kind: 'unit.batch',
+  taskId,
+  epoch: 1,
+  unitNo,
+  offset: 0,
+  last,
+  uins: Uint32Array.of(1),
+});
 
 async function drain(inbox: PullChannel): Promise<Message[]> {
   const seen: Message[] = [];
@@ -23,7 +31,13 @@ async function drain(inbox: PullChannel): Promise<Message[]> {
 describe('createUnitSlots', () => {
   it('passes every message through and holds a slot per unit from its first batch to its last, over every inbox watched', async () => {
     const slots = createUnitSlots(4, () => 0);
-    const main = [batch(1, 0), batch(1, 0), batch(1, 1), batch(2, 0), { kind: 'user.logins', uins: Uint32Array.of(5) } as Message];
+    const main = [
+      batch(1, 0),
+      batch(1, 0),
+      batch(1, 1),
+      batch(2, 0),
+      { kind: 'user.logins', uins: Uint32Array.of(5) } as Message,
+    ];
     expect(await drain(slots.watch(inboxOf(main)))).toEqual(main);
     expect(slots.free()).toBe(1);
     await drain(slots.watch(inboxOf([batch(1, 0, true), batch(3, 0)]))); // the real-time inbox

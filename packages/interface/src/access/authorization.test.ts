@@ -33,7 +33,14 @@ let acmeOps: string;
 let globexOps: string;
 
 /** globex's resources (foreign to acmeOps) and acme's (its own). */
-const seeded = {} as { globexList: string; globexTask: Task; acmeList: string; acmeTask: Task; globexCampaign: number; deleted: number };
+const seeded = {} as {
+  globexList: string;
+  globexTask: Task;
+  acmeList: string;
+  acmeTask: Task;
+  globexCampaign: number;
+  deleted: number;
+};
 
 beforeAll(async () => {
   tokens = await openTestAccess();
@@ -43,13 +50,28 @@ beforeAll(async () => {
   admin = tokens.adminToken;
   acmeOps = await tokens.token('operator', ['acme'], 'acme ops');
   globexOps = await tokens.token('operator', ['globex'], 'globex ops');
-  const upload = async (account: string) => (await server.call(admin, { method: 'POST', path: `/api/v1/lists?accountId=${account}`, body: LIST_BYTES })).body.id as string;
-  const task = async (accountId: string, listId: string) => (await server.call(admin, { method: 'POST', path: '/api/v1/tasks', body: { accountId, listId, content: { body: `hello ${accountId}` } } })).body as unknown as Task;
+  const upload = async (account: string) =>
+    (await server.call(admin, { method: 'POST', path: `/api/v1/lists?accountId=${account}`, body: LIST_BYTES })).body
+      .id as string;
+  const task = async (accountId: string, listId: string) =>
+    (
+      await server.call(admin, {
+        method: 'POST',
+        path: '/api/v1/tasks',
+        body: { accountId, listId, content: { body: `hello ${accountId}` } },
+      })
+    ).body as unknown as Task;
   seeded.globexList = await upload('globex');
   seeded.acmeList = await upload('acme');
   seeded.globexTask = await task('globex', seeded.globexList);
   seeded.acmeTask = await task('acme', seeded.acmeList);
-  seeded.globexCampaign = (await server.call(admin, { method: 'POST', path: '/api/v1/campaigns', body: campaignBody('globex', seeded.globexList) })).body.id as number;
+  seeded.globexCampaign = (
+    await server.call(admin, {
+      method: 'POST',
+      path: '/api/v1/campaigns',
+      body: campaignBody('globex', seeded.globexList),
+    })
+  ).body.id as number;
 });
 
 afterAll(async () => {
@@ -60,7 +82,14 @@ afterAll(async () => {
 });
 
 function campaignBody(accountId: string, listId: string) {
-  return { accountId, name: `daily ${accountId}`, cron: '0 9 * * *', timeZone: 'Europe/Berlin', enabled: false, template: { listId, content: { body: 'good morning' } } };
+  return {
+    accountId,
+    name: `daily ${accountId}`,
+    cron: '0 9 * * *',
+    timeZone: 'Europe/Berlin',
+    enabled: false,
+    template: { listId, content: { body: 'good morning' } },
+  };
 }
 
 type Spec =
@@ -112,12 +141,24 @@ const MATRIX: Record<string, Spec> = {
     ids: () => ['globex', 'nobody'],
     ok: 200,
   },
-  'PUT /api/v1/blacklists/global': { kind: 'admin', request: () => ({ method: 'PUT', path: '/api/v1/blacklists/global', body: LIST_BYTES }), ok: 200 },
+  'PUT /api/v1/blacklists/global': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: '/api/v1/blacklists/global', body: LIST_BYTES }),
+    ok: 200,
+  },
 
   'POST /api/v1/tasks': {
     kind: 'account',
-    foreign: () => ({ method: 'POST', path: '/api/v1/tasks', body: { accountId: 'globex', listId: seeded.globexList, content: { body: 'x' } } }),
-    missing: () => ({ method: 'POST', path: '/api/v1/tasks', body: { accountId: 'acme', listId: 'l_nope', content: { body: 'x' } } }),
+    foreign: () => ({
+      method: 'POST',
+      path: '/api/v1/tasks',
+      body: { accountId: 'globex', listId: seeded.globexList, content: { body: 'x' } },
+    }),
+    missing: () => ({
+      method: 'POST',
+      path: '/api/v1/tasks',
+      body: { accountId: 'acme', listId: 'l_nope', content: { body: 'x' } },
+    }),
     ids: () => ['globex', seeded.globexList, 'acme', 'l_nope'],
     ok: 201,
   },
@@ -149,8 +190,19 @@ const MATRIX: Record<string, Spec> = {
     ]),
   ),
 
-  'GET /api/v1/templates/preview': { kind: 'any', request: () => ({ method: 'GET', path: `/api/v1/templates/preview?body=${encodeURIComponent('Hi {{region|default:"you"}}')}&uin=7` }), ok: 200 },
-  'GET /api/v1/campaigns/preview': { kind: 'any', request: () => ({ method: 'GET', path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=UTC' }), ok: 200 },
+  'GET /api/v1/templates/preview': {
+    kind: 'any',
+    request: () => ({
+      method: 'GET',
+      path: `/api/v1/templates/preview?body=${encodeURIComponent('Hi {{region|default:"you"}}')}&uin=7`,
+    }),
+    ok: 200,
+  },
+  'GET /api/v1/campaigns/preview': {
+    kind: 'any',
+    request: () => ({ method: 'GET', path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=UTC' }),
+    ok: 200,
+  },
   'GET /api/v1/campaigns': { kind: 'listing', request: () => ({ method: 'GET', path: '/api/v1/campaigns' }) },
   'POST /api/v1/campaigns': {
     kind: 'account',
@@ -172,7 +224,11 @@ const MATRIX: Record<string, Spec> = {
       `${method} /api/v1/campaigns/:id${suffix}`,
       {
         kind: 'account',
-        foreign: () => ({ method, path: `/api/v1/campaigns/${seeded.globexCampaign}${suffix}`, ...(body === undefined ? {} : { body }) }),
+        foreign: () => ({
+          method,
+          path: `/api/v1/campaigns/${seeded.globexCampaign}${suffix}`,
+          ...(body === undefined ? {} : { body }),
+        }),
         missing: () => ({ method, path: `/api/v1/campaigns/999999${suffix}`, ...(body === undefined ? {} : { body }) }),
         ids: () => [String(seeded.globexCampaign), '999999'],
         ok,
@@ -183,7 +239,13 @@ const MATRIX: Record<string, Spec> = {
     kind: 'account',
     // Each call deletes its own campaign of globex's.
     foreign: async () => {
-      seeded.deleted = (await server.call(admin, { method: 'POST', path: '/api/v1/campaigns', body: campaignBody('globex', seeded.globexList) })).body.id as number;
+      seeded.deleted = (
+        await server.call(admin, {
+          method: 'POST',
+          path: '/api/v1/campaigns',
+          body: campaignBody('globex', seeded.globexList),
+        })
+      ).body.id as number;
       return { method: 'DELETE', path: `/api/v1/campaigns/${seeded.deleted}` };
     },
     missing: () => ({ method: 'DELETE', path: '/api/v1/campaigns/999999' }),
@@ -198,10 +260,26 @@ const MATRIX: Record<string, Spec> = {
     ok: 200,
   },
   // Generous values: the matrix creates globex's tasks too.
-  'PUT /api/v1/accounts/:accountId/limits': { kind: 'admin', request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/limits', body: { dailyBroadcasts: 1000 } }), ok: 200 },
-  'PUT /api/v1/accounts/:accountId/click-through-rate': { kind: 'admin', request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/click-through-rate', body: { rate: 0.05 } }), ok: 200 },
+  'PUT /api/v1/accounts/:accountId/limits': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/limits', body: { dailyBroadcasts: 1000 } }),
+    ok: 200,
+  },
+  'PUT /api/v1/accounts/:accountId/click-through-rate': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/click-through-rate', body: { rate: 0.05 } }),
+    ok: 200,
+  },
   'GET /api/v1/cluster': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/cluster' }), ok: 200 },
-  'POST /api/v1/tokens': { kind: 'admin', request: () => ({ method: 'POST', path: '/api/v1/tokens', body: { name: 'made by the matrix', role: 'operator', accounts: ['acme'] } }), ok: 201 },
+  'POST /api/v1/tokens': {
+    kind: 'admin',
+    request: () => ({
+      method: 'POST',
+      path: '/api/v1/tokens',
+      body: { name: 'made by the matrix', role: 'operator', accounts: ['acme'] },
+    }),
+    ok: 201,
+  },
   'GET /api/v1/tokens': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/tokens' }), ok: 200 },
   'DELETE /api/v1/tokens/:id': {
     kind: 'admin',
@@ -227,7 +305,8 @@ function shape(answer: Answer, ids: string[]): unknown {
   const blank = (value: unknown): unknown => {
     if (typeof value === 'number' && ids.includes(String(value))) return '<id>';
     if (typeof value === 'string') return longestFirst.reduce((text, id) => text.split(id).join('<id>'), value);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, blank(v)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, blank(v)]));
     return value;
   };
   return { status: answer.status, error: blank(answer.body.error) };
@@ -259,11 +338,15 @@ describe('the authorization matrix', () => {
         expect({ route: `${route.method} ${route.url}`, status: answer.status }).not.toMatchObject({ status: 401 });
         continue;
       }
-      const req = spec.kind === 'account' ? await spec.foreign() : spec.kind === 'admin' ? await spec.request() : spec.request();
+      const req =
+        spec.kind === 'account' ? await spec.foreign() : spec.kind === 'admin' ? await spec.request() : spec.request();
       const method = route.method === 'HEAD' ? 'HEAD' : req.method;
       for (const token of [undefined, 'not-a-token', `hrd_${'abcd'}_${'x'.repeat(43)}`]) {
         const answer = await server.call(token, { ...req, method });
-        expect({ route: `${route.method} ${route.url}`, status: answer.status }).toEqual({ route: `${route.method} ${route.url}`, status: 401 });
+        expect({ route: `${route.method} ${route.url}`, status: answer.status }).toEqual({
+          route: `${route.method} ${route.url}`,
+          status: 401,
+        });
         if (method !== 'HEAD') expect(answer.body.error?.code).toBe(ErrorCodes.UNAUTHENTICATED);
         expect(answer.headers.get('www-authenticate')).toBe('Bearer');
       }
@@ -294,7 +377,8 @@ describe('the authorization matrix', () => {
     if (spec.kind !== 'admin') return;
 
     it('refuses every operator with 403 FORBIDDEN and lets an admin in', async () => {
-      for (const operator of [acmeOps, globexOps]) expectError(await server.call(operator, await spec.request()), 403, ErrorCodes.FORBIDDEN);
+      for (const operator of [acmeOps, globexOps])
+        expectError(await server.call(operator, await spec.request()), 403, ErrorCodes.FORBIDDEN);
       expect((await server.call(admin, await spec.request())).status).toBe(spec.ok);
     });
   });
@@ -302,14 +386,25 @@ describe('the authorization matrix', () => {
   it('GET /api/v1/me answers each caller with itself, never a secret', async () => {
     const me = (await server.call(acmeOps, { method: 'GET', path: '/api/v1/me' })).body;
     expect(me).toEqual({ tokenId: acmeOps.split('_')[1], name: 'acme ops', role: 'operator', accounts: ['acme'] });
-    expect((await server.call(admin, { method: 'GET', path: '/api/v1/me' })).body).toEqual({ tokenId: 'testadmin', name: 'test admin', role: 'admin', accounts: [] });
+    expect((await server.call(admin, { method: 'GET', path: '/api/v1/me' })).body).toEqual({
+      tokenId: 'testadmin',
+      name: 'test admin',
+      role: 'admin',
+      accounts: [],
+    });
   });
 
   it("GET /api/v1/tasks leaves other accounts' tasks out: unfiltered, filtered by a foreign account, and for an operator of several accounts", async () => {
-    const ids = async (token: string, query = '') => ((await server.call(token, { method: 'GET', path: `/api/v1/tasks?limit=1000${query}` })).body.tasks as Task[]).map((t) => t.accountId);
+    const ids = async (token: string, query = '') =>
+      (
+        (await server.call(token, { method: 'GET', path: `/api/v1/tasks?limit=1000${query}` })).body.tasks as Task[]
+      ).map((t) => t.accountId);
     expect(new Set(await ids(acmeOps))).toEqual(new Set(['acme']));
     expect(await ids(acmeOps, '&accountId=globex')).toEqual([]);
-    expect((await server.call(acmeOps, { method: 'GET', path: '/api/v1/tasks?accountId=globex' })).body).toEqual({ tasks: [], nextCursor: null });
+    expect((await server.call(acmeOps, { method: 'GET', path: '/api/v1/tasks?accountId=globex' })).body).toEqual({
+      tasks: [],
+      nextCursor: null,
+    });
     expect(new Set(await ids(globexOps))).toEqual(new Set(['globex']));
     expect(new Set(await ids(admin))).toEqual(new Set(['acme', 'globex']));
     const both = await tokens.token('operator', ['acme', 'globex']);
@@ -318,9 +413,18 @@ describe('the authorization matrix', () => {
   });
 
   it("GET /api/v1/campaigns leaves other accounts' campaigns out", async () => {
-    await server.call(admin, { method: 'POST', path: '/api/v1/campaigns', body: campaignBody('acme', seeded.acmeList) });
+    await server.call(admin, {
+      method: 'POST',
+      path: '/api/v1/campaigns',
+      body: campaignBody('acme', seeded.acmeList),
+    });
     const accounts = async (token: string, query = '') =>
-      new Set(((await server.call(token, { method: 'GET', path: `/api/v1/campaigns?limit=1000${query}` })).body.campaigns as { accountId: string }[]).map((c) => c.accountId));
+      new Set(
+        (
+          (await server.call(token, { method: 'GET', path: `/api/v1/campaigns?limit=1000${query}` })).body
+            .campaigns as { accountId: string }[]
+        ).map((c) => c.accountId),
+      );
     expect(await accounts(acmeOps)).toEqual(new Set(['acme']));
     expect(await accounts(acmeOps, '&accountId=globex')).toEqual(new Set());
     expect(await accounts(globexOps)).toEqual(new Set(['globex']));
@@ -343,7 +447,8 @@ describe('the authorization matrix', () => {
 
 describe('the audit log', () => {
   async function entriesOf(tokenId: string): Promise<AuditEntry[]> {
-    return (await server.call(admin, { method: 'GET', path: `/api/v1/audit?tokenId=${tokenId}&limit=1000` })).body.entries as AuditEntry[];
+    return (await server.call(admin, { method: 'GET', path: `/api/v1/audit?tokenId=${tokenId}&limit=1000` })).body
+      .entries as AuditEntry[];
   }
 
   it('holds every mutation of a verified caller, refused ones with their status and the account they named; no reads, no 401s', async () => {
@@ -357,21 +462,63 @@ describe('the audit log', () => {
     await server.call(ops, { method: 'GET', path: taskPath(seeded.acmeTask.id) });
     await server.call(ops, { method: 'DELETE', path: '/api/v1/tokens/abcd' });
     await server.call(undefined, { method: 'POST', path: taskPath(seeded.acmeTask.id, '/cancel') });
-    const created = (await server.call(ops, { method: 'POST', path: '/api/v1/tasks', body: { accountId: 'acme', listId: seeded.acmeList, content: { body: 'audited' } } })).body as unknown as Task;
+    const created = (
+      await server.call(ops, {
+        method: 'POST',
+        path: '/api/v1/tasks',
+        body: { accountId: 'acme', listId: seeded.acmeList, content: { body: 'audited' } },
+      })
+    ).body as unknown as Task;
 
     const entries = await entriesOf(tokenId);
     expect(entries.map(({ id: _id, at: _at, ...rest }) => rest)).toEqual([
-      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/tasks', accountId: 'acme', resource: `task:${created.id}`, status: 201 },
-      { tokenId, tokenName: 'audited ops', action: 'DELETE /api/v1/tokens/:id', accountId: null, resource: 'token:abcd', status: 403 },
-      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/lists', accountId: 'globex', resource: '/api/v1/lists', status: 404 },
-      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/tasks/:id/cancel', accountId: 'globex', resource: `task:${seeded.globexTask.id}`, status: 404 },
-      { tokenId, tokenName: 'audited ops', action: 'POST /api/v1/tasks/:id/pause', accountId: 'acme', resource: `task:${seeded.acmeTask.id}`, status: 202 },
+      {
+        tokenId,
+        tokenName: 'audited ops',
+        action: 'POST /api/v1/tasks',
+        accountId: 'acme',
+        resource: `task:${created.id}`,
+        status: 201,
+      },
+      {
+        tokenId,
+        tokenName: 'audited ops',
+        action: 'DELETE /api/v1/tokens/:id',
+        accountId: null,
+        resource: 'token:abcd',
+        status: 403,
+      },
+      {
+        tokenId,
+        tokenName: 'audited ops',
+        action: 'POST /api/v1/lists',
+        accountId: 'globex',
+        resource: '/api/v1/lists',
+        status: 404,
+      },
+      {
+        tokenId,
+        tokenName: 'audited ops',
+        action: 'POST /api/v1/tasks/:id/cancel',
+        accountId: 'globex',
+        resource: `task:${seeded.globexTask.id}`,
+        status: 404,
+      },
+      {
+        tokenId,
+        tokenName: 'audited ops',
+        action: 'POST /api/v1/tasks/:id/pause',
+        accountId: 'acme',
+        resource: `task:${seeded.acmeTask.id}`,
+        status: 202,
+      },
     ]);
     for (const entry of entries) expect(entry.at).toBeGreaterThanOrEqual(before);
   });
 
   it('filters by account for an admin', async () => {
-    const entries = (await server.call(admin, { method: 'GET', path: '/api/v1/audit?accountId=globex&limit=1000' })).body.entries as AuditEntry[];
+    const entries = (await server.call(admin, { method: 'GET', path: '/api/v1/audit?accountId=globex&limit=1000' }))
+      .body.entries as AuditEntry[];
     expect(entries.length).toBeGreaterThan(0);
     for (const entry of entries) expect(entry.accountId).toBe('globex');
   });

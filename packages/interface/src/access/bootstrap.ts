@@ -20,14 +20,27 @@ export const BOOTSTRAP_TOKEN_NAME = 'bootstrap admin';
  * - the id exists with another secret: a ConfigError, so a typo or a second
  *   operator's token can never be taken over by editing the config.
  */
-export async function ensureBootstrapAdmin(store: AccessStore, raw: string, now: number, logger: Logger): Promise<void> {
+export async function ensureBootstrapAdmin(
+  store: AccessStore,
+  raw: string,
+  now: number,
+  logger: Logger,
+): Promise<void> {
   const parsed = parseToken(raw);
-  if (parsed === undefined) throw new ConfigError('auth.bootstrapAdminToken', 'must be a token hrd_<id>_<secret> (the value is not shown)');
+  if (parsed === undefined)
+    throw new ConfigError('auth.bootstrapAdminToken', 'must be a token hrd_<id>_<secret> (the value is not shown)');
   const hash = hashTokenSecret(parsed.secret);
   let existing = await store.findToken(parsed.tokenId);
   if (existing === undefined) {
     try {
-      await store.createToken({ id: parsed.tokenId, name: BOOTSTRAP_TOKEN_NAME, role: 'admin', accounts: [], hash, createdAt: now });
+      await store.createToken({
+        id: parsed.tokenId,
+        name: BOOTSTRAP_TOKEN_NAME,
+        role: 'admin',
+        accounts: [],
+        hash,
+        createdAt: now,
+      });
       logger.info('bootstrap admin token stored (hashed)', { tokenId: parsed.tokenId });
       return;
     } catch (error) {
@@ -37,8 +50,18 @@ export async function ensureBootstrapAdmin(store: AccessStore, raw: string, now:
     }
   }
   if (!sameHash(existing.hash, hash)) {
-    throw new ConfigError('auth.bootstrapAdminToken', `token id ${parsed.tokenId} already exists with another secret: choose another id`);
+    throw new ConfigError(
+      'auth.bootstrapAdminToken',
+      `token id ${parsed.tokenId} already exists with another secret: choose another id`,
+    );
   }
-  if (existing.revokedAt !== null) logger.warn('auth.bootstrapAdminToken names a revoked token: it stays revoked; remove it from the configuration', { tokenId: existing.id });
-  else if (existing.role !== 'admin') logger.warn('auth.bootstrapAdminToken names a token that is not an admin token', { tokenId: existing.id, role: existing.role });
+  if (existing.revokedAt !== null)
+    logger.warn('auth.bootstrapAdminToken names a revoked token: it stays revoked; remove it from the configuration', {
+      tokenId: existing.id,
+    });
+  else if (existing.role !== 'admin')
+    logger.warn('auth.bootstrapAdminToken names a token that is not an admin token', {
+      tokenId: existing.id,
+      role: existing.role,
+    });
 }

@@ -52,9 +52,18 @@ function bounded(text: string, max = 255): string {
 export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): void {
   const { verifier, clock, logger } = deps;
   const meter = deps.meter ?? noopMeter;
-  const unauthenticated = meter.counter('herald_api_unauthenticated_total', 'API requests refused for a missing, malformed, unknown or revoked token');
-  const rateLimited = meter.counter('herald_api_rate_limited_total', 'API requests refused by the per-token rate limit (auth.rateLimit)');
-  const auditFailures = meter.counter('herald_audit_append_failures_total', 'Mutating API requests answered whose audit entry could not be written (each is logged at error level)');
+  const unauthenticated = meter.counter(
+    'herald_api_unauthenticated_total',
+    'API requests refused for a missing, malformed, unknown or revoked token',
+  );
+  const rateLimited = meter.counter(
+    'herald_api_rate_limited_total',
+    'API requests refused by the per-token rate limit (auth.rateLimit)',
+  );
+  const auditFailures = meter.counter(
+    'herald_audit_append_failures_total',
+    'Mutating API requests answered whose audit entry could not be written (each is logged at error level)',
+  );
   const limiter = new RateLimiter(deps.auth.rateLimit);
 
   app.addHook('onRequest', async (request) => {
@@ -93,7 +102,10 @@ export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): void 
       await deps.access.appendAudit(entry);
     } catch (error) {
       auditFailures.inc();
-      logger.error('audit append failed: the request was answered but is not in the audit log', { audit: entry, error: String(error) });
+      logger.error('audit append failed: the request was answered but is not in the audit log', {
+        audit: entry,
+        error: String(error),
+      });
     }
     return payload;
   });

@@ -17,7 +17,13 @@
  * management endpoints (/status, /drain, /faults/*) live on their own
  * listener, so they answer 404 here.
  */
-const PUBLIC_READS: readonly RegExp[] = [/^\/api\/v1\/health$/, /^\/api\/docs(\/.*)?$/, /^\/$/, /^\/console(\/.*)?$/, /^\/metrics$/];
+const PUBLIC_READS: readonly RegExp[] = [
+  /^\/api\/v1\/health$/,
+  /^\/api\/docs(\/.*)?$/,
+  /^\/$/,
+  /^\/console(\/.*)?$/,
+  /^\/metrics$/,
+];
 
 /** Whether a request to `routeUrl` (Fastify's matched pattern; undefined: no route matched) needs no token. */
 export function isPublicRoute(method: string, routeUrl: string | undefined): boolean {

@@ -69,7 +69,8 @@ export function assertCanSeeAccount(request: FastifyRequest, accountId: string, 
  * they exist leaks nothing.
  */
 export function assertAdmin(request: FastifyRequest): void {
-  if (principalOf(request).role !== 'admin') throw new AccessDeniedError('FORBIDDEN', 'this endpoint is for admin tokens');
+  if (principalOf(request).role !== 'admin')
+    throw new AccessDeniedError('FORBIDDEN', 'this endpoint is for admin tokens');
 }
 
 /** Adds what the request touched to its audit entry (mutating requests only are audited). */

@@ -18,7 +18,8 @@ export function recordRoutes(app: FastifyInstance): void {
   const routes: RouteEntry[] = [];
   tables.set(app, routes);
   app.addHook('onRoute', (route) => {
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: String(method), url: route.url });
+    for (const method of Array.isArray(route.method) ? route.method : [route.method])
+      routes.push({ method: String(method), url: route.url });
   });
 }
 

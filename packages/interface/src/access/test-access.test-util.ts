@@ -19,7 +19,14 @@ export async function openTestAccess(): Promise<TestAccess> {
   const dir: TempDir = await makeTempDir('herald-interface-access-');
   const access = await LevelAccessStore.open(dir.path);
   const admin = parseToken(TEST_ADMIN_TOKEN)!;
-  await access.createToken({ id: admin.tokenId, name: 'test admin', role: 'admin', accounts: [], hash: hashTokenSecret(admin.secret), createdAt: 0 });
+  await access.createToken({
+    id: admin.tokenId,
+    name: 'test admin',
+    role: 'admin',
+    accounts: [],
+    hash: hashTokenSecret(admin.secret),
+    createdAt: 0,
+  });
   return {
     access,
     adminToken: TEST_ADMIN_TOKEN,

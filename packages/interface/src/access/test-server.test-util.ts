@@ -11,7 +11,13 @@ import {
   type Logger,
   type Meter,
 } from '@herald/core/ports';
-import { LevelAccountStore, LevelAttributeIndex, LevelCampaignStore, LevelFollowerStore, LevelTaskStore } from '@herald/store-level';
+import {
+  LevelAccountStore,
+  LevelAttributeIndex,
+  LevelCampaignStore,
+  LevelFollowerStore,
+  LevelTaskStore,
+} from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
@@ -48,7 +54,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { access: AccessStore; campaigns?: CampaignStore; audiences?: AudienceSourceDeps; config?: HeraldOptions; clock?: Clock; logger?: Logger; meter?: Meter }): Promise<TestServer> {
+export async function startTestServer(options: {
+  access: AccessStore;
+  campaigns?: CampaignStore;
+  audiences?: AudienceSourceDeps;
+  config?: HeraldOptions;
+  clock?: Clock;
+  logger?: Logger;
+  meter?: Meter;
+}): Promise<TestServer> {
   const dir: TempDir = await makeTempDir('herald-interface-server-');
   const store = await LevelTaskStore.open(join(dir.path, 'tasks'));
   const accounts = await LevelAccountStore.open(join(dir.path, 'accounts'));
@@ -61,7 +75,12 @@ export async function startTestServer(options: { access: AccessStore; campaigns?
     close() {},
   };
   const app = createApiServer({
-    config: compileConfig({ dataDir: dir.path, uinSpaceBits: 20, auth: { rateLimit: { perSecond: 0 } }, ...options.config }),
+    config: compileConfig({
+      dataDir: dir.path,
+      uinSpaceBits: 20,
+      auth: { rateLimit: { perSecond: 0 } },
+      ...options.config,
+    }),
     store,
     access: options.access,
     lists,

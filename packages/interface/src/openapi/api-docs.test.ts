@@ -78,7 +78,8 @@ describe('docs/api.md lists every status and code the API answers', () => {
           if (Number(status) < 400) continue;
           const where = `${method.toUpperCase()} ${path} ${status}`;
           if (!table.has(Number(status))) problems.push(`${where}: no row for ${status}`);
-          for (const code of codesIn(answer.description ?? '')) if (missing(Number(status), code)) problems.push(`${where}: ${code} not in the ${status} row`);
+          for (const code of codesIn(answer.description ?? ''))
+            if (missing(Number(status), code)) problems.push(`${where}: ${code} not in the ${status} row`);
         }
       }
     }
@@ -92,20 +93,35 @@ describe('docs/api.md lists every status and code the API answers', () => {
       [UNREADABLE.status, UNREADABLE.code],
       [500, ErrorCodes.INTERNAL],
     ];
-    expect(mapped.filter(([status, code]) => missing(status, code)).map(([status, code]) => `${code} (${status})`)).toEqual([]);
+    expect(
+      mapped.filter(([status, code]) => missing(status, code)).map(([status, code]) => `${code} (${status})`),
+    ).toEqual([]);
   });
 
-  it("documents every core code an answer can carry; the others are listed here with why", () => {
+  it('documents every core code an answer can carry; the others are listed here with why', () => {
     const inTable = new Set(codesIn([...table.values()].join(' ')));
-    const unaccounted = Object.values(ErrorCodes).filter((code) => !inTable.has(code) && NOT_ANSWERED[code] === undefined);
+    const unaccounted = Object.values(ErrorCodes).filter(
+      (code) => !inTable.has(code) && NOT_ANSWERED[code] === undefined,
+    );
     expect(unaccounted).toEqual([]);
     // A code listed as never answered must not be mapped to a status either.
-    expect(Object.keys(NOT_ANSWERED).filter((code) => STATUS_OF_CODE[code as ErrorCode] !== undefined || inTable.has(code as ErrorCode))).toEqual([]);
+    expect(
+      Object.keys(NOT_ANSWERED).filter(
+        (code) => STATUS_OF_CODE[code as ErrorCode] !== undefined || inTable.has(code as ErrorCode),
+      ),
+    ).toEqual([]);
   });
 
   it('has no row for a status nothing answers', () => {
-    const answered = new Set<number>([...Object.values(STATUS_OF_CODE), ...Object.values(CLIENT_ERRORS).map((a) => a.status), UNREADABLE.status, 500]);
-    for (const operations of Object.values(doc.paths)) for (const op of Object.values(operations)) for (const status of Object.keys(op.responses)) answered.add(Number(status));
+    const answered = new Set<number>([
+      ...Object.values(STATUS_OF_CODE),
+      ...Object.values(CLIENT_ERRORS).map((a) => a.status),
+      UNREADABLE.status,
+      500,
+    ]);
+    for (const operations of Object.values(doc.paths))
+      for (const op of Object.values(operations))
+        for (const status of Object.keys(op.responses)) answered.add(Number(status));
     expect([...table.keys()].filter((status) => !answered.has(status))).toEqual([]);
   });
 });

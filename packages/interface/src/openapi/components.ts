@@ -21,9 +21,17 @@ export type JsonSchema = Record<string, unknown>;
 /** `$ref` to a component of the document. */
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-const integer = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', description, ...extra });
+const integer = (description: string, extra: JsonSchema = {}): JsonSchema => ({
+  type: 'integer',
+  description,
+  ...extra,
+});
 const epochMs = (description: string): JsonSchema => integer(`${description} (epoch ms)`, { minimum: 0 });
-const nullable = (type: string, description: string, extra: JsonSchema = {}): JsonSchema => ({ type: [type, 'null'], description, ...extra });
+const nullable = (type: string, description: string, extra: JsonSchema = {}): JsonSchema => ({
+  type: [type, 'null'],
+  description,
+  ...extra,
+});
 const object = (properties: Record<string, JsonSchema>, required: string[], description?: string): JsonSchema => ({
   type: 'object',
   ...(description === undefined ? {} : { description }),
@@ -32,15 +40,33 @@ const object = (properties: Record<string, JsonSchema>, required: string[], desc
   properties,
 });
 /** A keyset page: `items` under `key`, and the cursor of the next page. */
-const page = (key: string, items: JsonSchema, cursorMeaning: string, cursorType: 'integer' | 'string' = 'integer'): JsonSchema =>
-  object({ [key]: { type: 'array', items }, nextCursor: nullable(cursorType, `pass as \`cursor\` for the next page (${cursorMeaning}); null on the last page`) }, [key, 'nextCursor']);
+const page = (
+  key: string,
+  items: JsonSchema,
+  cursorMeaning: string,
+  cursorType: 'integer' | 'string' = 'integer',
+): JsonSchema =>
+  object(
+    {
+      [key]: { type: 'array', items },
+      nextCursor: nullable(
+        cursorType,
+        `pass as \`cursor\` for the next page (${cursorMeaning}); null on the last page`,
+      ),
+    },
+    [key, 'nextCursor'],
+  );
 
 const accountId: JsonSchema = { type: 'string', pattern: ACCOUNT_ID_PATTERN.source, example: 'acme' };
 const content = object(
   {
     body: { type: 'string', description: 'the text pushed to each recipient' },
     title: { type: 'string' },
-    template: { type: 'boolean', description: 'true: body and title are templates, `{{variable}}` or `{{variable|default:"text"}}` filled per recipient from the user attributes (docs/delivery.md, "Personalised content"); the stored task carries it only when true' },
+    template: {
+      type: 'boolean',
+      description:
+        'true: body and title are templates, `{{variable}}` or `{{variable|default:"text"}}` filled per recipient from the user attributes (docs/delivery.md, "Personalised content"); the stored task carries it only when true',
+    },
   },
   ['body'],
 );
@@ -49,9 +75,17 @@ const errorBody = object(
   {
     error: object(
       {
-        code: { type: 'string', enum: Object.values(ErrorCodes), description: 'stable: branch on it (docs/api.md lists each status and its codes)' },
+        code: {
+          type: 'string',
+          enum: Object.values(ErrorCodes),
+          description: 'stable: branch on it (docs/api.md lists each status and its codes)',
+        },
         message: { type: 'string', description: 'for people; its wording may change' },
-        details: { type: 'object', additionalProperties: true, description: 'facts about the error, e.g. `field` for a bad input, `retryAfterMs` for RATE_LIMITED' },
+        details: {
+          type: 'object',
+          additionalProperties: true,
+          description: 'facts about the error, e.g. `field` for a bad input, `retryAfterMs` for RATE_LIMITED',
+        },
       },
       ['code', 'message'],
     ),
@@ -89,21 +123,55 @@ const task = object(
     sendAt: epochMs('when sending starts'),
     expiresAt: epochMs('after this, unsent units and offline entries are dropped'),
     listCount: integer('recipients in the list at creation'),
-    idempotencyKey: { type: 'string', description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the request carried one' },
+    idempotencyKey: {
+      type: 'string',
+      description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the request carried one',
+    },
     displayAt: epochMs('when clients show the message, when set'),
-    speed: nullable('integer', 'recipients per second the task is sent at, as asked at creation; null: none asked (as fast as the hosts allow)'),
-    targeting: nullable('string', 'a targeted task: the targeting query its recipients must also match (removed.targeting counts the others); null: untargeted'),
+    speed: nullable(
+      'integer',
+      'recipients per second the task is sent at, as asked at creation; null: none asked (as fast as the hosts allow)',
+    ),
+    targeting: nullable(
+      'string',
+      'a targeted task: the targeting query its recipients must also match (removed.targeting counts the others); null: untargeted',
+    ),
     state: { type: 'string', enum: [...TASK_STATES] },
     version: integer('bumped by every write'),
     epoch: integer('bumped by every change of owner'),
     owner: nullable('string', 'the scheduler that owns it'),
     filteredListId: nullable('string', 'the filtered list, once pre-processed'),
     report: ref('TaskReport'),
-    error: { ...object({ code: { type: 'string' }, message: { type: 'string' } }, ['code', 'message']), type: ['object', 'null'], description: 'why it FAILED' },
+    error: {
+      ...object({ code: { type: 'string' }, message: { type: 'string' } }, ['code', 'message']),
+      type: ['object', 'null'],
+      description: 'why it FAILED',
+    },
     createdAt: epochMs('created'),
     updatedAt: epochMs('last written'),
   },
-  ['id', 'accountId', 'listId', 'content', 'contentCrc', 'priority', 'sendAt', 'expiresAt', 'listCount', 'speed', 'targeting', 'state', 'version', 'epoch', 'owner', 'filteredListId', 'report', 'error', 'createdAt', 'updatedAt'],
+  [
+    'id',
+    'accountId',
+    'listId',
+    'content',
+    'contentCrc',
+    'priority',
+    'sendAt',
+    'expiresAt',
+    'listCount',
+    'speed',
+    'targeting',
+    'state',
+    'version',
+    'epoch',
+    'owner',
+    'filteredListId',
+    'report',
+    'error',
+    'createdAt',
+    'updatedAt',
+  ],
 );
 
 const listFields = {
@@ -125,10 +193,24 @@ const textImport = object(
     lines: integer('physical lines read'),
     valid: integer('uins read (duplicates included)'),
     blank: integer('blank lines skipped'),
-    header: { ...object({ line: { type: 'integer' }, fields: { type: 'array', items: { type: 'string' } } }, ['line', 'fields']), type: ['object', 'null'] },
+    header: {
+      ...object({ line: { type: 'integer' }, fields: { type: 'array', items: { type: 'string' } } }, [
+        'line',
+        'fields',
+      ]),
+      type: ['object', 'null'],
+    },
     column: integer("the uin's column, 1-based"),
-    bad: { type: 'object', description: 'bad lines by reason, and their total', additionalProperties: { type: 'integer' }, required: ['total'] },
-    firstBad: { type: 'array', items: object({ line: { type: 'integer' }, reason: { type: 'string' } }, ['line', 'reason']) },
+    bad: {
+      type: 'object',
+      description: 'bad lines by reason, and their total',
+      additionalProperties: { type: 'integer' },
+      required: ['total'],
+    },
+    firstBad: {
+      type: 'array',
+      items: object({ line: { type: 'integer' }, reason: { type: 'string' } }, ['line', 'reason']),
+    },
   },
   ['uploadBytes', 'format', 'lines', 'valid', 'blank', 'header', 'column', 'bad', 'firstBad'],
   'what the text import counted',
@@ -156,7 +238,10 @@ const campaignFields = {
       content,
       priority: { type: 'string', enum: ['realtime', 'normal'] },
       ttlSeconds: { type: 'integer', minimum: 1 },
-      targeting: { type: 'string', description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)" },
+      targeting: {
+        type: 'string',
+        description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)",
+      },
     },
     ['listId', 'content', 'priority'],
     'the task each firing creates',
@@ -165,11 +250,22 @@ const campaignFields = {
   updatedAt: epochMs('last changed'),
   activeFrom: epochMs('when the current schedule took effect'),
   lastScheduledAt: epochMs('the last scheduled time handled (fired or missed), absent before the first'),
-  nextFireTimes: { type: 'array', items: { type: 'string', format: 'date-time' }, description: 'the next fire times (ISO 8601, UTC); none while disabled' },
+  nextFireTimes: {
+    type: 'array',
+    items: { type: 'string', format: 'date-time' },
+    description: 'the next fire times (ISO 8601, UTC); none while disabled',
+  },
   projectedDailyReach: object(
     {
-      firingsPerDay: { type: 'number', minimum: 0, description: 'firings a day, averaged over the next seven days (enabled or not)' },
-      recipientsPerFiring: nullable('integer', "the template list's recipients, before the filter chain; null: the list is gone"),
+      firingsPerDay: {
+        type: 'number',
+        minimum: 0,
+        description: 'firings a day, averaged over the next seven days (enabled or not)',
+      },
+      recipientsPerFiring: nullable(
+        'integer',
+        "the template list's recipients, before the filter chain; null: the list is gone",
+      ),
       recipientsPerDay: nullable('integer', 'firingsPerDay x recipientsPerFiring, rounded'),
     },
     ['firingsPerDay', 'recipientsPerFiring', 'recipientsPerDay'],
@@ -206,7 +302,10 @@ const auditEntry = object(
 const member = object(
   {
     id: { type: 'string' },
-    state: { type: 'string', description: 'APTA state as the answering process last heard it; UNKNOWN for an owner that is no member' },
+    state: {
+      type: 'string',
+      description: 'APTA state as the answering process last heard it; UNKNOWN for an owner that is no member',
+    },
     takesWork: { type: 'boolean' },
     ringShare: { type: 'number', minimum: 0, maximum: 1, description: 'its share of the allocation ring' },
     liveTasks: integer('live tasks whose stored owner it is'),
@@ -227,9 +326,23 @@ const hostLoad = object(
     nicBytesPerSecond: integer('received plus sent over the last interval', { minimum: 0 }),
     senderSlots: integer('units it runs at once at most (load.senderSlots)', { minimum: 0 }),
     senderSlotsFree: integer('of those, not running a unit', { minimum: 0 }),
-    ageMs: integer('ms since the dispatcher received it; older than load.maxReportAgeMs: not planned on', { minimum: 0 }),
+    ageMs: integer('ms since the dispatcher received it; older than load.maxReportAgeMs: not planned on', {
+      minimum: 0,
+    }),
   },
-  ['executorId', 'sentAt', 'cpuCores', 'cpuBusyPermille', 'memTotalBytes', 'memAvailableBytes', 'nicCapacityBytesPerSecond', 'nicBytesPerSecond', 'senderSlots', 'senderSlotsFree', 'ageMs'],
+  [
+    'executorId',
+    'sentAt',
+    'cpuCores',
+    'cpuBusyPermille',
+    'memTotalBytes',
+    'memAvailableBytes',
+    'nicCapacityBytesPerSecond',
+    'nicBytesPerSecond',
+    'senderSlots',
+    'senderSlotsFree',
+    'ageMs',
+  ],
 );
 
 const limits = (description: string): JsonSchema =>
@@ -249,10 +362,16 @@ const accountLimits = object(
     accountId,
     limits: limits('in force: what the next broadcast is decided by'),
     base: limits('the defaults with the override applied, before the click-through factor'),
-    override: { type: 'object', additionalProperties: { type: 'integer' }, description: "the account's own limits, by name ({} none)" },
+    override: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: "the account's own limits, by name ({} none)",
+    },
     confirmation: object(
       {
-        confirmAbove: integer('recipients above which a broadcast starting within confirmWithinMs needs "confirm": <count>'),
+        confirmAbove: integer(
+          'recipients above which a broadcast starting within confirmWithinMs needs "confirm": <count>',
+        ),
         confirmWithinMs: integer('how soon, ms, such a broadcast must start to need it'),
       },
       ['confirmAbove', 'confirmWithinMs'],
@@ -260,14 +379,32 @@ const accountLimits = object(
     ),
     clickThroughRate: nullable('number', "the last broadcast's clicks / delivered; null: unknown"),
     factor: { type: 'number', description: 'clamp(rate / referenceRate, minFactor, maxFactor); 1 with no rate' },
-    usage: object({ broadcasts: integer('reserved to send today'), recipients: integer('their recipients') }, ['broadcasts', 'recipients'], "today's usage (the local day of accounts.utcOffsetMinutes)"),
+    usage: object(
+      { broadcasts: integer('reserved to send today'), recipients: integer('their recipients') },
+      ['broadcasts', 'recipients'],
+      "today's usage (the local day of accounts.utcOffsetMinutes)",
+    ),
     dayStartsAt: epochMs("today's start"),
     nextResetAt: epochMs('when the daily quotas start again'),
     lastBroadcastAt: nullable('integer', 'the latest reserved send time at or before now (epoch ms)'),
     nextBroadcastAt: nullable('integer', 'the earliest reserved send time at or after now (epoch ms)'),
     updatedAt: nullable('integer', 'when an admin last changed the settings (epoch ms); null: never'),
   },
-  ['accountId', 'limits', 'base', 'override', 'confirmation', 'clickThroughRate', 'factor', 'usage', 'dayStartsAt', 'nextResetAt', 'lastBroadcastAt', 'nextBroadcastAt', 'updatedAt'],
+  [
+    'accountId',
+    'limits',
+    'base',
+    'override',
+    'confirmation',
+    'clickThroughRate',
+    'factor',
+    'usage',
+    'dayStartsAt',
+    'nextResetAt',
+    'lastBroadcastAt',
+    'nextBroadcastAt',
+    'updatedAt',
+  ],
 );
 
 const badRows: JsonSchema = {
@@ -281,15 +418,36 @@ const audienceJob = object(
   {
     id: { type: 'string', description: 'job id, `a_...`' },
     accountId,
-    source: { type: 'object', required: ['kind'], additionalProperties: true, properties: { kind: { type: 'string', enum: ['followers', 'targeting', 'table'] } }, description: 'the source as asked: its kind and what it reads (query, table, column, where)' },
+    source: {
+      type: 'object',
+      required: ['kind'],
+      additionalProperties: true,
+      properties: { kind: { type: 'string', enum: ['followers', 'targeting', 'table'] } },
+      description: 'the source as asked: its kind and what it reads (query, table, column, where)',
+    },
     state: { type: 'string', enum: ['running', 'done', 'failed', 'cancelled'] },
     listId: { type: 'string', description: 'the list the job writes: GET /api/v1/lists/:id once done' },
     createdAt: epochMs('started'),
     finishedAt: nullable('integer', 'when it ended (epoch ms)'),
     progress: object({ uins: integer('valid uins written so far'), bad: badRows }, ['uins', 'bad']),
     list: object(listFields, LIST_REQUIRED, 'when done: the stored list'),
-    report: object({ valid: integer('uins the source gave'), bad: object({ total: { type: 'integer' }, byReason: badRows }, ['total', 'byReason']) }, ['valid', 'bad'], 'when done: what the source gave'),
-    error: object({ code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object', additionalProperties: true } }, ['code', 'message'], 'when failed: why, as an API error'),
+    report: object(
+      {
+        valid: integer('uins the source gave'),
+        bad: object({ total: { type: 'integer' }, byReason: badRows }, ['total', 'byReason']),
+      },
+      ['valid', 'bad'],
+      'when done: what the source gave',
+    ),
+    error: object(
+      {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true },
+      },
+      ['code', 'message'],
+      'when failed: why, as an API error',
+    ),
   },
   ['id', 'accountId', 'source', 'state', 'listId', 'createdAt', 'finishedAt', 'progress'],
 );
@@ -320,14 +478,22 @@ const dryRun = object(
           additionalProperties: false,
           properties: Object.fromEntries(FILTER_REASONS.map((reason) => [reason, { type: 'integer' }])),
         },
-        sampled: integer('present for a list over 4194304 recipients: the evenly spaced sample filtered, the counts scaled from it'),
+        sampled: integer(
+          'present for a list over 4194304 recipients: the evenly spaced sample filtered, the counts scaled from it',
+        ),
       },
       ['listed', 'kept', 'removed'],
     ),
-    confirmationRequired: { type: 'boolean', description: 'a create needs "confirm": <listed> (docs/account-quotas.md, "Confirmation")' },
+    confirmationRequired: {
+      type: 'boolean',
+      description: 'a create needs "confirm": <listed> (docs/account-quotas.md, "Confirmation")',
+    },
     sendAt: epochMs('when the task would start, as Task.sendAt (an immediate task: now + tasks.undoGraceMs)'),
     expiresAt: epochMs('when it would expire'),
-    estimatedSendMs: nullable('integer', 'kept / speed, ms, for a task with a speed; null without one (the cluster load decides)'),
+    estimatedSendMs: nullable(
+      'integer',
+      'kept / speed, ms, for a task with a speed; null without one (the cluster load decides)',
+    ),
   },
   ['dryRun', 'recipients', 'confirmationRequired', 'sendAt', 'expiresAt', 'estimatedSendMs'],
   'what POST /api/v1/tasks would do; nothing was created, held or sent',
@@ -340,29 +506,70 @@ export const COMPONENTS = {
   TaskReport: taskReport,
   TaskPage: page('tasks', ref('Task'), 'tasks with a larger id'),
   TaskDryRun: dryRun,
-  TaskCommandAccepted: object({ taskId: { type: 'integer' }, command: { type: 'string', enum: ['cancel', 'pause', 'resume'] }, accepted: { type: 'boolean', enum: [true] } }, ['taskId', 'command', 'accepted']),
+  TaskCommandAccepted: object(
+    {
+      taskId: { type: 'integer' },
+      command: { type: 'string', enum: ['cancel', 'pause', 'resume'] },
+      accepted: { type: 'boolean', enum: [true] },
+    },
+    ['taskId', 'command', 'accepted'],
+  ),
   List: object(listFields, LIST_REQUIRED, 'a stored recipient list (or blacklist)'),
-  UploadedList: object({ ...listFields, import: textImport }, LIST_REQUIRED, 'a stored recipient list; `import` for a text/CSV upload'),
-  Campaign: object(campaignFields, ['id', 'accountId', 'name', 'cron', 'timeZone', 'enabled', 'template', 'createdAt', 'updatedAt', 'activeFrom', 'nextFireTimes', 'projectedDailyReach']),
+  UploadedList: object(
+    { ...listFields, import: textImport },
+    LIST_REQUIRED,
+    'a stored recipient list; `import` for a text/CSV upload',
+  ),
+  Campaign: object(campaignFields, [
+    'id',
+    'accountId',
+    'name',
+    'cron',
+    'timeZone',
+    'enabled',
+    'template',
+    'createdAt',
+    'updatedAt',
+    'activeFrom',
+    'nextFireTimes',
+    'projectedDailyReach',
+  ]),
   CampaignPage: page('campaigns', ref('Campaign'), 'campaigns with a larger id'),
   FiringPage: page('firings', firing, 'firings scheduled earlier'),
   TemplatePreview: object(
     {
       uin: { type: 'integer' },
       content: object({ body: { type: 'string' }, title: { type: 'string' } }, ['body']),
-      attributes: { type: 'string', enum: ['store', 'none', 'defaults'], description: "store: the user's attributes; none: the store has no such user; defaults: an operator's preview, or no attribute store" },
+      attributes: {
+        type: 'string',
+        enum: ['store', 'none', 'defaults'],
+        description:
+          "store: the user's attributes; none: the store has no such user; defaults: an operator's preview, or no attribute store",
+      },
     },
     ['uin', 'content', 'attributes'],
   ),
-  CronPreview: object({ cron: { type: 'string' }, timeZone: { type: 'string' }, nextFireTimes: campaignFields.nextFireTimes }, ['cron', 'timeZone', 'nextFireTimes']),
+  CronPreview: object(
+    { cron: { type: 'string' }, timeZone: { type: 'string' }, nextFireTimes: campaignFields.nextFireTimes },
+    ['cron', 'timeZone', 'nextFireTimes'],
+  ),
   Cluster: object(
     {
       apta: { type: 'boolean', description: 'false: a static ring (embedded)' },
-      self: object({ id: { type: 'string' }, state: { type: 'string' } }, ['id', 'state'], 'the answering process, when it is a member'),
+      self: object(
+        { id: { type: 'string' }, state: { type: 'string' } },
+        ['id', 'state'],
+        'the answering process, when it is a member',
+      ),
       ring: { type: 'array', items: { type: 'string' }, description: 'the allocation ring it routes by' },
       members: { type: 'array', items: member },
       unownedLiveTasks: integer('live tasks no scheduler holds'),
-      hosts: { type: 'array', items: hostLoad, description: "each executor's last load report, as the dispatcher in this process holds it (embedded only; docs/scheduling.md, \"Load-aware dispatch\")" },
+      hosts: {
+        type: 'array',
+        items: hostLoad,
+        description:
+          'each executor\'s last load report, as the dispatcher in this process holds it (embedded only; docs/scheduling.md, "Load-aware dispatch")',
+      },
     },
     ['apta', 'ring', 'members', 'unownedLiveTasks'],
   ),
@@ -370,9 +577,20 @@ export const COMPONENTS = {
   AudienceJob: audienceJob,
   AudienceJobList: page('jobs', ref('AudienceJob'), 'older jobs; `<createdAt>-<id>` of the last job', 'string'),
   UserAttributes: userAttributes,
-  Me: object({ tokenId: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: [...ROLES] }, accounts: { type: 'array', items: accountId } }, ['tokenId', 'name', 'role', 'accounts']),
+  Me: object(
+    {
+      tokenId: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string', enum: [...ROLES] },
+      accounts: { type: 'array', items: accountId },
+    },
+    ['tokenId', 'name', 'role', 'accounts'],
+  ),
   Token: object(accessToken, Object.keys(accessToken)),
-  NewToken: object({ ...accessToken, token: { type: 'string', description: 'the token, `hrd_<id>_<secret>`: shown this once' } }, [...Object.keys(accessToken), 'token']),
+  NewToken: object(
+    { ...accessToken, token: { type: 'string', description: 'the token, `hrd_<id>_<secret>`: shown this once' } },
+    [...Object.keys(accessToken), 'token'],
+  ),
   TokenList: page('tokens', ref('Token'), 'newer tokens; `<createdAt>-<id>` of the last token', 'string'),
   AuditPage: page('entries', auditEntry, 'older entries'),
   Health: object({ status: { type: 'string', enum: ['ok'] } }, ['status']),

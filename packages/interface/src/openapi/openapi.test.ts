@@ -13,7 +13,13 @@ import { waitFor } from '@herald/testing';
 import Fastify from 'fastify';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { recordRoutes, routesOf, type RouteEntry } from '../access/route-table';
-import { LIST_BYTES, startFullTestServer, type Answer, type FullTestServer, type Req } from '../access/test-server.test-util';
+import {
+  LIST_BYTES,
+  startFullTestServer,
+  type Answer,
+  type FullTestServer,
+  type Req,
+} from '../access/test-server.test-util';
 import { COMPONENTS, ref } from './components';
 import { OPERATIONS, operationKey } from './operations';
 import { registerOpenApi } from './register';
@@ -50,11 +56,13 @@ function documentProblems(routes: readonly RouteEntry[], doc: Document): string[
     const errors = statuses.filter((s) => /^[45]/.test(s));
     if (errors.length === 0) problems.push(`${key}: no error answer`);
     for (const status of errors) {
-      if (op.responses[status]!.content?.['application/json']?.schema.$ref !== '#/components/schemas/Error') problems.push(`${key}: ${status} is not the Error schema`);
+      if (op.responses[status]!.content?.['application/json']?.schema.$ref !== '#/components/schemas/Error')
+        problems.push(`${key}: ${status} is not the Error schema`);
     }
   }
   const registered = new Set(apiRoutes.map((r) => operationKey(r.method, r.url)));
-  for (const key of Object.keys(OPERATIONS)) if (!registered.has(key)) problems.push(`${key}: in OPERATIONS but no such route`);
+  for (const key of Object.keys(OPERATIONS))
+    if (!registered.has(key)) problems.push(`${key}: in OPERATIONS but no such route`);
   return problems;
 }
 
@@ -111,7 +119,11 @@ describe('GET /api/docs', () => {
 
   it('leaves out what is not the API, and asks for a token on every route but health', () => {
     expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual([]);
-    const open = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.security?.length === 0).map(([method]) => `${method} ${path}`));
+    const open = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.security?.length === 0)
+        .map(([method]) => `${method} ${path}`),
+    );
     expect(open).toEqual(['get /api/v1/health']);
   });
 
@@ -124,26 +136,42 @@ describe('GET /api/docs', () => {
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
   });
 
-  it("answers every route as the document says, successes and errors", async () => {
+  it('answers every route as the document says, successes and errors', async () => {
     const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
     ajv.addSchema({ $id: 'herald', components: { schemas: COMPONENTS } });
     const covered = new Set<string>();
     const admin = tokens.adminToken;
 
     /** Calls the route `key` names and checks the answer's status and body against the document. */
-    const call = async (key: string, req: Req & { token?: string | null; contentType?: string; rawBody?: string }, expected: number): Promise<Answer['body']> => {
+    const call = async (
+      key: string,
+      req: Req & { token?: string | null; contentType?: string; rawBody?: string },
+      expected: number,
+    ): Promise<Answer['body']> => {
       const token = req.token === undefined ? admin : (req.token ?? undefined);
       let answer: Answer;
       if (req.rawBody !== undefined) {
-        const response = await fetch(server.base + req.path, { method: req.method, headers: { authorization: `Bearer ${token}`, 'content-type': req.contentType! }, body: req.rawBody });
-        answer = { status: response.status, headers: response.headers, body: JSON.parse(await response.text()) as Answer['body'] };
+        const response = await fetch(server.base + req.path, {
+          method: req.method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': req.contentType! },
+          body: req.rawBody,
+        });
+        answer = {
+          status: response.status,
+          headers: response.headers,
+          body: JSON.parse(await response.text()) as Answer['body'],
+        };
       } else {
         answer = await server.call(token, req);
       }
       expect({ key, status: answer.status, body: answer.body }).toMatchObject({ key, status: expected });
       const [method, url] = key.split(' ') as [string, string];
       const documented = doc.paths[openApiPath(url)]![method.toLowerCase()]!.responses[String(expected)];
-      expect({ key, status: expected, documented: documented !== undefined }).toEqual({ key, status: expected, documented: true });
+      expect({ key, status: expected, documented: documented !== undefined }).toEqual({
+        key,
+        status: expected,
+        documented: true,
+      });
       const success = OPERATIONS[key]!.responses[expected];
       // An error answer is the Error component; a success its documented schema (a component, or inline), or no body.
       const schema = success === undefined ? ref('Error') : success.schema;
@@ -153,8 +181,17 @@ describe('GET /api/docs', () => {
         // Components resolve inside the 'herald' schema that holds them all.
         const id = `${key} ${expected}`;
         let validate = validators.get(id);
-        if (validate === undefined) validators.set(id, (validate = ajv.compile(typeof schema.$ref === 'string' ? { $ref: `herald${schema.$ref}` } : schema)));
-        expect({ key, body: answer.body, valid: validate(answer.body), errors: validate.errors ?? null }).toEqual({ key, body: answer.body, valid: true, errors: null });
+        if (validate === undefined)
+          validators.set(
+            id,
+            (validate = ajv.compile(typeof schema.$ref === 'string' ? { $ref: `herald${schema.$ref}` } : schema)),
+          );
+        expect({ key, body: answer.body, valid: validate(answer.body), errors: validate.errors ?? null }).toEqual({
+          key,
+          body: answer.body,
+          valid: true,
+          errors: null,
+        });
       }
       covered.add(key);
       return answer.body;
@@ -164,29 +201,95 @@ describe('GET /api/docs', () => {
     await call('GET /api/v1/me', { method: 'GET', path: '/api/v1/me' }, 200);
     await call('GET /api/v1/me', { method: 'GET', path: '/api/v1/me', token: null }, 401);
 
-    const list = await call('POST /api/v1/lists', { method: 'POST', path: '/api/v1/lists?accountId=acme', body: LIST_BYTES }, 201);
-    await call('POST /api/v1/lists', { method: 'POST', path: '/api/v1/lists?accountId=acme&maxBadRatio=0.5', rawBody: '7\n8\nnine\n', contentType: 'text/plain' }, 201);
-    await call('POST /api/v1/lists', { method: 'POST', path: '/api/v1/lists?accountId=acme', body: new Uint8Array([1, 2, 3]) }, 400);
+    const list = await call(
+      'POST /api/v1/lists',
+      { method: 'POST', path: '/api/v1/lists?accountId=acme', body: LIST_BYTES },
+      201,
+    );
+    await call(
+      'POST /api/v1/lists',
+      {
+        method: 'POST',
+        path: '/api/v1/lists?accountId=acme&maxBadRatio=0.5',
+        rawBody: '7\n8\nnine\n',
+        contentType: 'text/plain',
+      },
+      201,
+    );
+    await call(
+      'POST /api/v1/lists',
+      { method: 'POST', path: '/api/v1/lists?accountId=acme', body: new Uint8Array([1, 2, 3]) },
+      400,
+    );
     await call('GET /api/v1/lists/:id', { method: 'GET', path: `/api/v1/lists/${list.id as string}` }, 200);
     await call('GET /api/v1/lists/:id', { method: 'GET', path: '/api/v1/lists/l_nothing' }, 404);
-    await call('PUT /api/v1/blacklists/global', { method: 'PUT', path: '/api/v1/blacklists/global', body: LIST_BYTES }, 200);
-    await call('PUT /api/v1/accounts/:accountId/blacklist', { method: 'PUT', path: '/api/v1/accounts/acme/blacklist', body: LIST_BYTES }, 200);
+    await call(
+      'PUT /api/v1/blacklists/global',
+      { method: 'PUT', path: '/api/v1/blacklists/global', body: LIST_BYTES },
+      200,
+    );
+    await call(
+      'PUT /api/v1/accounts/:accountId/blacklist',
+      { method: 'PUT', path: '/api/v1/accounts/acme/blacklist', body: LIST_BYTES },
+      200,
+    );
 
-    const create = { method: 'POST', path: '/api/v1/tasks', body: { accountId: 'acme', listId: list.id, content: { body: 'hello', title: 'Hi' } } };
+    const create = {
+      method: 'POST',
+      path: '/api/v1/tasks',
+      body: { accountId: 'acme', listId: list.id, content: { body: 'hello', title: 'Hi' } },
+    };
     const task = await call('POST /api/v1/tasks', create, 201);
     await call('POST /api/v1/tasks', { ...create, body: { accountId: 'acme' } }, 400);
     await call('GET /api/v1/tasks', { method: 'GET', path: '/api/v1/tasks?accountId=acme&limit=1' }, 200);
     await call('GET /api/v1/tasks/:id', { method: 'GET', path: `/api/v1/tasks/${task.id as number}` }, 200);
     await call('GET /api/v1/tasks/:id', { method: 'GET', path: '/api/v1/tasks/999999' }, 404);
-    await call('POST /api/v1/tasks/:id/pause', { method: 'POST', path: `/api/v1/tasks/${task.id as number}/pause` }, 202);
-    await call('POST /api/v1/tasks/:id/resume', { method: 'POST', path: `/api/v1/tasks/${task.id as number}/resume` }, 409);
-    await call('POST /api/v1/tasks/:id/cancel', { method: 'POST', path: `/api/v1/tasks/${task.id as number}/cancel` }, 202);
+    await call(
+      'POST /api/v1/tasks/:id/pause',
+      { method: 'POST', path: `/api/v1/tasks/${task.id as number}/pause` },
+      202,
+    );
+    await call(
+      'POST /api/v1/tasks/:id/resume',
+      { method: 'POST', path: `/api/v1/tasks/${task.id as number}/resume` },
+      409,
+    );
+    await call(
+      'POST /api/v1/tasks/:id/cancel',
+      { method: 'POST', path: `/api/v1/tasks/${task.id as number}/cancel` },
+      202,
+    );
 
-    await call('GET /api/v1/templates/preview', { method: 'GET', path: `/api/v1/templates/preview?uin=7&title=T&body=${encodeURIComponent('Hi {{region|default:"you"}}')}` }, 200);
-    await call('GET /api/v1/templates/preview', { method: 'GET', path: `/api/v1/templates/preview?uin=7&body=${encodeURIComponent('Hi {{name}}')}` }, 422);
-    await call('GET /api/v1/campaigns/preview', { method: 'GET', path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=Europe/Berlin' }, 200);
-    const campaignBody = { accountId: 'acme', name: 'Morning', cron: '0 9 * * *', timeZone: 'Europe/Berlin', template: { listId: list.id, content: { body: 'Good morning' } } };
-    const campaign = await call('POST /api/v1/campaigns', { method: 'POST', path: '/api/v1/campaigns', body: campaignBody }, 201);
+    await call(
+      'GET /api/v1/templates/preview',
+      {
+        method: 'GET',
+        path: `/api/v1/templates/preview?uin=7&title=T&body=${encodeURIComponent('Hi {{region|default:"you"}}')}`,
+      },
+      200,
+    );
+    await call(
+      'GET /api/v1/templates/preview',
+      { method: 'GET', path: `/api/v1/templates/preview?uin=7&body=${encodeURIComponent('Hi {{name}}')}` },
+      422,
+    );
+    await call(
+      'GET /api/v1/campaigns/preview',
+      { method: 'GET', path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=Europe/Berlin' },
+      200,
+    );
+    const campaignBody = {
+      accountId: 'acme',
+      name: 'Morning',
+      cron: '0 9 * * *',
+      timeZone: 'Europe/Berlin',
+      template: { listId: list.id, content: { body: 'Good morning' } },
+    };
+    const campaign = await call(
+      'POST /api/v1/campaigns',
+      { method: 'POST', path: '/api/v1/campaigns', body: campaignBody },
+      201,
+    );
     const at = `/api/v1/campaigns/${campaign.id as number}`;
     await call('GET /api/v1/campaigns', { method: 'GET', path: '/api/v1/campaigns' }, 200);
     await call('GET /api/v1/campaigns/:id', { method: 'GET', path: at }, 200);
@@ -200,9 +303,21 @@ describe('GET /api/docs', () => {
     const limitsAt = '/api/v1/accounts/acme/limits';
     await call('GET /api/v1/accounts/:accountId/limits', { method: 'GET', path: limitsAt }, 200);
     await call('GET /api/v1/accounts/:accountId/limits', { method: 'GET', path: '/api/v1/accounts/ACME/limits' }, 400);
-    await call('PUT /api/v1/accounts/:accountId/click-through-rate', { method: 'PUT', path: '/api/v1/accounts/acme/click-through-rate', body: { rate: 0.02 } }, 200);
-    await call('PUT /api/v1/accounts/:accountId/limits', { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: -1 } }, 400);
-    await call('PUT /api/v1/accounts/:accountId/limits', { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: 1 } }, 200);
+    await call(
+      'PUT /api/v1/accounts/:accountId/click-through-rate',
+      { method: 'PUT', path: '/api/v1/accounts/acme/click-through-rate', body: { rate: 0.02 } },
+      200,
+    );
+    await call(
+      'PUT /api/v1/accounts/:accountId/limits',
+      { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: -1 } },
+      400,
+    );
+    await call(
+      'PUT /api/v1/accounts/:accountId/limits',
+      { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: 1 } },
+      200,
+    );
     // acme created its one broadcast of the day above.
     await call('POST /api/v1/tasks', create, 422);
 
@@ -210,22 +325,59 @@ describe('GET /api/docs', () => {
     await call('POST /api/v1/user-attributes', { method: 'POST', path: '/api/v1/user-attributes', body: users }, 200);
     await call('GET /api/v1/user-attributes/:uin', { method: 'GET', path: '/api/v1/user-attributes/5' }, 200);
     await call('GET /api/v1/user-attributes/:uin', { method: 'GET', path: '/api/v1/user-attributes/6' }, 404);
-    await call('POST /api/v1/follows', { method: 'POST', path: '/api/v1/follows', body: { changes: [{ accountId: 'acme', uin: 5, following: true, at: 1 }] } }, 200);
-    await call('POST /api/v1/audiences/check-query', { method: 'POST', path: '/api/v1/audiences/check-query', body: { query: 'region:cn-gd AND tag:vip' } }, 200);
-    await call('POST /api/v1/audiences/check-query', { method: 'POST', path: '/api/v1/audiences/check-query', body: { query: 'tag:a OR (tag:b' } }, 400);
-    await call('GET /api/v1/audiences/check-query', { method: 'GET', path: `/api/v1/audiences/check-query?query=${encodeURIComponent('tag:vip OR tag:new')}` }, 200);
-    await call('GET /api/v1/audiences/check-query', { method: 'GET', path: '/api/v1/audiences/check-query?query=tag%3A' }, 400);
-    const job = await call('POST /api/v1/audiences', { method: 'POST', path: '/api/v1/audiences', body: { accountId: 'acme', source: { kind: 'followers' } } }, 202);
+    await call(
+      'POST /api/v1/follows',
+      {
+        method: 'POST',
+        path: '/api/v1/follows',
+        body: { changes: [{ accountId: 'acme', uin: 5, following: true, at: 1 }] },
+      },
+      200,
+    );
+    await call(
+      'POST /api/v1/audiences/check-query',
+      { method: 'POST', path: '/api/v1/audiences/check-query', body: { query: 'region:cn-gd AND tag:vip' } },
+      200,
+    );
+    await call(
+      'POST /api/v1/audiences/check-query',
+      { method: 'POST', path: '/api/v1/audiences/check-query', body: { query: 'tag:a OR (tag:b' } },
+      400,
+    );
+    await call(
+      'GET /api/v1/audiences/check-query',
+      { method: 'GET', path: `/api/v1/audiences/check-query?query=${encodeURIComponent('tag:vip OR tag:new')}` },
+      200,
+    );
+    await call(
+      'GET /api/v1/audiences/check-query',
+      { method: 'GET', path: '/api/v1/audiences/check-query?query=tag%3A' },
+      400,
+    );
+    const job = await call(
+      'POST /api/v1/audiences',
+      { method: 'POST', path: '/api/v1/audiences', body: { accountId: 'acme', source: { kind: 'followers' } } },
+      202,
+    );
     const jobAt = `/api/v1/audiences/${job.id as string}`;
-    await waitFor(async () => (await server.call(admin, { method: 'GET', path: jobAt })).body.state !== 'running', { message: 'the audience job ends' });
-    expect(await call('GET /api/v1/audiences/:id', { method: 'GET', path: jobAt }, 200)).toMatchObject({ state: 'done', list: { count: 1 } });
+    await waitFor(async () => (await server.call(admin, { method: 'GET', path: jobAt })).body.state !== 'running', {
+      message: 'the audience job ends',
+    });
+    expect(await call('GET /api/v1/audiences/:id', { method: 'GET', path: jobAt }, 200)).toMatchObject({
+      state: 'done',
+      list: { count: 1 },
+    });
     await call('GET /api/v1/audiences', { method: 'GET', path: '/api/v1/audiences?accountId=acme' }, 200);
     await call('DELETE /api/v1/audiences/:id', { method: 'DELETE', path: jobAt }, 200);
     await call('DELETE /api/v1/audiences/:id', { method: 'DELETE', path: '/api/v1/audiences/a_nothing' }, 404);
     await call('DELETE /api/v1/user-attributes/:uin', { method: 'DELETE', path: '/api/v1/user-attributes/5' }, 204);
 
     await call('GET /api/v1/cluster', { method: 'GET', path: '/api/v1/cluster' }, 200);
-    const made = await call('POST /api/v1/tokens', { method: 'POST', path: '/api/v1/tokens', body: { name: 'night shift', role: 'operator', accounts: ['acme'] } }, 201);
+    const made = await call(
+      'POST /api/v1/tokens',
+      { method: 'POST', path: '/api/v1/tokens', body: { name: 'night shift', role: 'operator', accounts: ['acme'] } },
+      201,
+    );
     await call('GET /api/v1/cluster', { method: 'GET', path: '/api/v1/cluster', token: made.token as string }, 403);
     await call('GET /api/v1/tokens', { method: 'GET', path: '/api/v1/tokens' }, 200);
     await call('DELETE /api/v1/tokens/:id', { method: 'DELETE', path: `/api/v1/tokens/${made.id as string}` }, 200);

@@ -9,7 +9,9 @@ import { IMPLIED_SCHEMA } from '../validation';
 export const DOCS_PATH = '/api/docs';
 
 /** The error answers every route may give, besides its own (OperationDoc.errors). */
-const COMMON_ERRORS: Record<Exclude<OperationDoc['access'], 'public'>, Record<number, string>> & { public: Record<number, string> } = {
+const COMMON_ERRORS: Record<Exclude<OperationDoc['access'], 'public'>, Record<number, string>> & {
+  public: Record<number, string>;
+} = {
   public: { 500: 'INTERNAL', 503: 'UNAVAILABLE: a store is unreachable; retry later' },
   token: {
     401: 'UNAUTHENTICATED: no token, or a malformed, unknown or revoked one (with WWW-Authenticate: Bearer)',
@@ -34,17 +36,24 @@ const TRANSPORT_ERRORS: Record<number, string> = {
 
 /** What a route of a method with a body may answer about the body itself. */
 const BODY_ERRORS: Record<number, string> = {
-  413: 'BODY_TOO_LARGE: the body is over the route\'s limit (1 MiB for JSON; 16 MiB for the audiences feeds)',
+  413: "BODY_TOO_LARGE: the body is over the route's limit (1 MiB for JSON; 16 MiB for the audiences feeds)",
   415: 'UNSUPPORTED_MEDIA_TYPE: a body of a Content-Type the route does not read (JSON routes: application/json)',
 };
 
-const STRICT_400 = 'VALIDATION_FAILED: an unknown query parameter or field, or a value of the wrong type, is refused, never ignored or converted (details.field names it)';
+const STRICT_400 =
+  'VALIDATION_FAILED: an unknown query parameter or field, or a value of the wrong type, is refused, never ignored or converted (details.field names it)';
 const READABLE_400 = 'MALFORMED_REQUEST: not readable HTTP';
-const JSON_400 = "MALFORMED_JSON: a body that is not JSON; VALIDATION_FAILED for a '__proto__' or 'constructor' key (details.field)";
+const JSON_400 =
+  "MALFORMED_JSON: a body that is not JSON; VALIDATION_FAILED for a '__proto__' or 'constructor' key (details.field)";
 
 /** The 400 answer of a route: its own causes, then what strict input adds to every route's. */
 function badRequest(own: string | undefined, bodied: boolean): string {
-  return [own ?? STRICT_400, ...(own === undefined ? [] : [STRICT_400]), ...(bodied ? [JSON_400] : []), READABLE_400].join('; ');
+  return [
+    own ?? STRICT_400,
+    ...(own === undefined ? [] : [STRICT_400]),
+    ...(bodied ? [JSON_400] : []),
+    READABLE_400,
+  ].join('; ');
 }
 
 /** Methods whose requests may carry a body. */
@@ -80,7 +89,13 @@ export function registerOpenApi(app: FastifyInstance): void {
       tags: TAGS.map((tag) => ({ ...tag })),
       components: {
         schemas: COMPONENTS,
-        securitySchemes: { apiToken: { type: 'http', scheme: 'bearer', description: 'An API token, `hrd_<id>_<secret>` (docs/api.md, "Authentication").' } },
+        securitySchemes: {
+          apiToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API token, `hrd_<id>_<secret>` (docs/api.md, "Authentication").',
+          },
+        },
       },
       security: [{ apiToken: [] }],
     },
@@ -89,19 +104,32 @@ export function registerOpenApi(app: FastifyInstance): void {
       if (!url.startsWith('/api/v1/')) return { schema: { ...schema, hide: true }, url };
       const doc = OPERATIONS[operationKey(method, url)];
       // An undocumented route still appears, untagged and without answers: openapi.test.ts fails on it.
-      return { schema: doc === undefined ? { ...schema } : documented(schema as JsonSchema | undefined, doc, BODIED.has(method)), url };
+      return {
+        schema:
+          doc === undefined ? { ...schema } : documented(schema as JsonSchema | undefined, doc, BODIED.has(method)),
+        url,
+      };
     },
   });
-  void app.register(fastifySwaggerUi, { routePrefix: DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } });
+  void app.register(fastifySwaggerUi, {
+    routePrefix: DOCS_PATH,
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
 }
 
 /** The route's own schema joined with its OPERATIONS entry, in the form @fastify/swagger reads. */
-function documented(schema: JsonSchema | undefined, doc: OperationDoc, bodied: boolean): JsonSchema & { hide?: boolean } {
+function documented(
+  schema: JsonSchema | undefined,
+  doc: OperationDoc,
+  bodied: boolean,
+): JsonSchema & { hide?: boolean } {
   const out: JsonSchema = { ...schema, tags: [doc.tag], summary: doc.summary, description: describe(doc) };
   // "Takes no query string / no body" (validation.ts) is no parameter and no request body to a reader.
-  for (const part of ['querystring', 'body']) if ((out[part] as JsonSchema | undefined)?.$comment === IMPLIED_SCHEMA) delete out[part];
+  for (const part of ['querystring', 'body'])
+    if ((out[part] as JsonSchema | undefined)?.$comment === IMPLIED_SCHEMA) delete out[part];
   if (doc.access === 'public') out.security = [];
-  if (doc.params !== undefined && schema?.params === undefined) out.params = { type: 'object', required: Object.keys(doc.params), properties: doc.params };
+  if (doc.params !== undefined && schema?.params === undefined)
+    out.params = { type: 'object', required: Object.keys(doc.params), properties: doc.params };
   if (doc.headers !== undefined) out.headers = { type: 'object', properties: doc.headers };
   if (doc.rawBody !== undefined) {
     const binary = { type: 'string', format: 'binary', description: doc.rawBody.description };
@@ -109,15 +137,29 @@ function documented(schema: JsonSchema | undefined, doc: OperationDoc, bodied: b
   }
   const response: Record<string, JsonSchema> = {};
   for (const [status, answer] of Object.entries(doc.responses)) {
-    response[status] = answer.schema === null ? { type: 'null', description: answer.description } : { description: answer.description, ...answer.schema };
+    response[status] =
+      answer.schema === null
+        ? { type: 'null', description: answer.description }
+        : { description: answer.description, ...answer.schema };
   }
-  const errors = { ...COMMON_ERRORS[doc.access], ...TRANSPORT_ERRORS, ...(bodied ? BODY_ERRORS : {}), ...doc.errors, 400: badRequest(doc.errors?.[400], bodied) };
+  const errors = {
+    ...COMMON_ERRORS[doc.access],
+    ...TRANSPORT_ERRORS,
+    ...(bodied ? BODY_ERRORS : {}),
+    ...doc.errors,
+    400: badRequest(doc.errors?.[400], bodied),
+  };
   for (const [status, when] of Object.entries(errors)) response[status] = { description: when, ...ref('Error') };
   out.response = response;
   return out;
 }
 
 function describe(doc: OperationDoc): string {
-  const who = doc.access === 'public' ? 'Public: no token needed.' : doc.access === 'admin' ? 'Admin tokens only.' : "Any valid token; an operator's only on its accounts.";
+  const who =
+    doc.access === 'public'
+      ? 'Public: no token needed.'
+      : doc.access === 'admin'
+        ? 'Admin tokens only.'
+        : "Any valid token; an operator's only on its accounts.";
   return doc.description === undefined ? who : `${doc.description}\n\n${who}`;
 }

@@ -48,7 +48,11 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
           properties: {
             name: { type: 'string', minLength: 1, maxLength: 64 },
             role: { type: 'string', enum: [...ROLES] },
-            accounts: { type: 'array', maxItems: MAX_TOKEN_ACCOUNTS, items: { type: 'string', pattern: ACCOUNT_ID_PATTERN.source } },
+            accounts: {
+              type: 'array',
+              maxItems: MAX_TOKEN_ACCOUNTS,
+              items: { type: 'string', pattern: ACCOUNT_ID_PATTERN.source },
+            },
           },
         },
       },
@@ -58,7 +62,14 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
       const name = checkTokenName(request.body.name);
       const { role, accounts } = checkTokenScope(request.body.role, request.body.accounts ?? []);
       const text = newTokenText();
-      const token = await access.createToken({ id: text.tokenId, name, role, accounts, hash: text.hash, createdAt: clock.now() });
+      const token = await access.createToken({
+        id: text.tokenId,
+        name,
+        role,
+        accounts,
+        hash: text.hash,
+        createdAt: clock.now(),
+      });
       noteAudit(request, { resource: `token:${token.id}` });
       // The only time the secret is shown: the store keeps its hash.
       return reply.code(201).send({ ...token, token: text.token });
@@ -71,19 +82,32 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
     async (request) => {
       assertAdmin(request);
       // Oldest first, as the store lists them; a page at a time (`nextCursor`).
-      const { items, nextCursor } = keysetPage(await access.listTokens(), 'asc', request.query.cursor, request.query.limit);
+      const { items, nextCursor } = keysetPage(
+        await access.listTokens(),
+        'asc',
+        request.query.cursor,
+        request.query.limit,
+      );
       return { tokens: items, nextCursor };
     },
   );
 
-  app.delete<{ Params: { id: string } }>('/api/v1/tokens/:id', { schema: { params: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: TOKEN_ID } } } }, async (request) => {
-    noteAudit(request, { resource: `token:${request.params.id}` });
-    assertAdmin(request);
-    const token = await access.revokeToken(request.params.id, clock.now());
-    // This process stops trusting it at once; others within auth.tokenCacheMs.
-    verifier.forget(token.id);
-    return token;
-  });
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/tokens/:id',
+    {
+      schema: {
+        params: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: TOKEN_ID } },
+      },
+    },
+    async (request) => {
+      noteAudit(request, { resource: `token:${request.params.id}` });
+      assertAdmin(request);
+      const token = await access.revokeToken(request.params.id, clock.now());
+      // This process stops trusting it at once; others within auth.tokenCacheMs.
+      verifier.forget(token.id);
+      return token;
+    },
+  );
 
   app.get<{ Querystring: { tokenId?: string; accountId?: string; cursor?: number; limit?: number } }>(
     '/api/v1/audit',

@@ -56,10 +56,18 @@ export async function holdQuota(deps: ApiDeps, broadcast: QuotaBroadcast, now: n
     async release() {
       try {
         // A concurrent request with the same key may have created the task meanwhile: its room stays taken.
-        if (broadcast.idempotencyKey !== undefined && (await deps.store.getTaskByIdempotencyKey(broadcast.idempotencyKey)) !== undefined) return;
+        if (
+          broadcast.idempotencyKey !== undefined &&
+          (await deps.store.getTaskByIdempotencyKey(broadcast.idempotencyKey)) !== undefined
+        )
+          return;
         await accounts.release(broadcast.accountId, key);
       } catch (error) {
-        deps.logger.warn('a quota reservation was not released; it counts until its day is over', { accountId: broadcast.accountId, key, error: String(error) });
+        deps.logger.warn('a quota reservation was not released; it counts until its day is over', {
+          accountId: broadcast.accountId,
+          key,
+          error: String(error),
+        });
       }
     },
   };

@@ -45,7 +45,16 @@ beforeEach(async () => {
   accounts = await LevelAccountStore.open(`${dir.path}/accounts`);
   tokens = await openTestAccess();
   for (const accountId of ['acme', 'globex']) {
-    await tasks.putList({ id: `l_${accountId}`, accountId, count: 10, checksum: 1, sorted: true, unique: true, bytes: 80, createdAt: 0 });
+    await tasks.putList({
+      id: `l_${accountId}`,
+      accountId,
+      count: 10,
+      checksum: 1,
+      sorted: true,
+      unique: true,
+      bytes: 80,
+      createdAt: 0,
+    });
   }
 });
 
@@ -80,7 +89,10 @@ async function start(options: HeraldOptions['accounts'] = {}): Promise<void> {
     access: tokens.access,
     accounts,
     lists: new ListRepository(`${dir.path}/lists`),
-    toScheduler: { send: async (message: Message) => void submitted.push(message), close: () => undefined } as unknown as PushChannel,
+    toScheduler: {
+      send: async (message: Message) => void submitted.push(message),
+      close: () => undefined,
+    } as unknown as PushChannel,
     clock: { now: () => now },
     logger: noopLogger,
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
@@ -93,12 +105,22 @@ async function call(method: string, path: string, body?: object, options: { key?
   const headers = new Headers({ authorization: `Bearer ${options.token ?? tokens.adminToken}` });
   if (body !== undefined) headers.set('content-type', 'application/json');
   if (options.key !== undefined) headers.set('idempotency-key', options.key);
-  const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
-const broadcast = (accountId = 'acme', extra: object = {}) => ({ accountId, listId: `l_${accountId}`, content: { body: `hello ${accountId}` }, ...extra });
-const create = (body = broadcast(), key?: string) => call('POST', '/api/v1/tasks', body, key === undefined ? {} : { key });
+const broadcast = (accountId = 'acme', extra: object = {}) => ({
+  accountId,
+  listId: `l_${accountId}`,
+  content: { body: `hello ${accountId}` },
+  ...extra,
+});
+const create = (body = broadcast(), key?: string) =>
+  call('POST', '/api/v1/tasks', body, key === undefined ? {} : { key });
 const taskCount = async () => (await tasks.listTasks({ limit: 1000 })).tasks.length;
 
 describe('quotas at task creation', () => {
@@ -112,7 +134,15 @@ describe('quotas at task creation', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error).toMatchObject({
       code: 'ACCOUNT_QUOTA_EXCEEDED',
-      details: { accountId: 'acme', limit: 'dailyBroadcasts', field: 'sendAt', max: 2, used: 2, requested: 1, retryAt: NOON + 12 * HOUR },
+      details: {
+        accountId: 'acme',
+        limit: 'dailyBroadcasts',
+        field: 'sendAt',
+        max: 2,
+        used: 2,
+        requested: 1,
+        retryAt: NOON + 12 * HOUR,
+      },
     });
     expect(refused.body.error.message).toContain('daily quota of 2 broadcasts');
     expect(await taskCount()).toBe(2);
@@ -130,7 +160,10 @@ describe('quotas at task creation', () => {
     expect((await create()).status).toBe(201);
     const tomorrow = new Date(NOON + DAY).toISOString();
     expect((await create(broadcast('acme', { sendAt: tomorrow }))).status).toBe(201);
-    expect((await create(broadcast('acme', { sendAt: tomorrow }))).body.error).toMatchObject({ code: 'ACCOUNT_QUOTA_EXCEEDED', details: { retryAt: NOON + 36 * HOUR } });
+    expect((await create(broadcast('acme', { sendAt: tomorrow }))).body.error).toMatchObject({
+      code: 'ACCOUNT_QUOTA_EXCEEDED',
+      details: { retryAt: NOON + 36 * HOUR },
+    });
   });
 
   it('never counts an Idempotency-Key retry twice, and a refused key may succeed once there is room', async () => {
@@ -162,7 +195,9 @@ describe('quotas at task creation', () => {
 
   it('never admits more concurrent creations than the quota', async () => {
     await start({ defaultLimits: { dailyBroadcasts: 3 } });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => create(broadcast('acme', { content: { body: `race ${i}` } }))));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => create(broadcast('acme', { content: { body: `race ${i}` } }))),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     expect(answers.filter((a) => a.status === 422)).toHaveLength(9);
     expect(await taskCount()).toBe(3);
@@ -171,14 +206,20 @@ describe('quotas at task creation', () => {
   it('refuses a list over the daily recipients, naming listId', async () => {
     await start({ defaultLimits: { dailyRecipients: 15 } });
     expect((await create()).status).toBe(201);
-    expect((await create()).body.error).toMatchObject({ code: 'ACCOUNT_QUOTA_EXCEEDED', details: { limit: 'dailyRecipients', field: 'listId', max: 15, used: 10, requested: 10 } });
+    expect((await create()).body.error).toMatchObject({
+      code: 'ACCOUNT_QUOTA_EXCEEDED',
+      details: { limit: 'dailyRecipients', field: 'listId', max: 15, used: 10, requested: 10 },
+    });
   });
 
   it('keeps the least interval between send times and says when to send instead', async () => {
     await start({ defaultLimits: { minIntervalMs: HOUR } });
     expect((await create()).status).toBe(201);
     now += 10 * 60_000;
-    expect((await create()).body.error).toMatchObject({ code: 'ACCOUNT_QUOTA_EXCEEDED', details: { limit: 'minIntervalMs', field: 'sendAt', nearestSendAt: NOON, retryAt: NOON + HOUR } });
+    expect((await create()).body.error).toMatchObject({
+      code: 'ACCOUNT_QUOTA_EXCEEDED',
+      details: { limit: 'minIntervalMs', field: 'sendAt', nearestSendAt: NOON, retryAt: NOON + HOUR },
+    });
     expect((await create(broadcast('acme', { sendAt: new Date(NOON + HOUR).toISOString() }))).status).toBe(201);
   });
 
@@ -206,7 +247,10 @@ describe('speed at task creation (maxSpeed)', () => {
     await start();
     const refused = await create(broadcast('acme', { speed: 100 }));
     expect(refused.status).toBe(422);
-    expect(refused.body.error).toMatchObject({ code: 'ACCOUNT_QUOTA_EXCEEDED', details: { accountId: 'acme', limit: 'maxSpeed', field: 'speed', max: 0, requested: 100 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'ACCOUNT_QUOTA_EXCEEDED',
+      details: { accountId: 'acme', limit: 'maxSpeed', field: 'speed', max: 0, requested: 100 },
+    });
     expect(refused.body.error.message).toContain('may not set a speed');
     expect(await taskCount()).toBe(0);
     expect(submitted).toHaveLength(0);
@@ -217,19 +261,28 @@ describe('speed at task creation (maxSpeed)', () => {
 
   it("admits a speed up to the account's maxSpeed in force (overridden, scaled by the click-through rate) and stores it", async () => {
     await start({ defaultLimits: { maxSpeed: 0 } });
-    expect((await call('PUT', '/api/v1/accounts/acme/limits', { maxSpeed: 500 })).body).toMatchObject({ limits: { maxSpeed: 500 } });
+    expect((await call('PUT', '/api/v1/accounts/acme/limits', { maxSpeed: 500 })).body).toMatchObject({
+      limits: { maxSpeed: 500 },
+    });
     const admitted = await create(broadcast('acme', { speed: 500 }));
     expect(admitted).toMatchObject({ status: 201, body: { speed: 500 } });
     expect((await tasks.getTask(admitted.body.id))?.speed).toBe(500);
     const over = await create(broadcast('acme', { speed: 501 }));
     expect(over.status).toBe(422);
-    expect(over.body.error).toMatchObject({ code: 'ACCOUNT_QUOTA_EXCEEDED', details: { limit: 'maxSpeed', field: 'speed', max: 500, requested: 501 } });
+    expect(over.body.error).toMatchObject({
+      code: 'ACCOUNT_QUOTA_EXCEEDED',
+      details: { limit: 'maxSpeed', field: 'speed', max: 500, requested: 501 },
+    });
     expect(over.body.error.message).toContain("exceeds the account's maxSpeed of 500");
     expect(await taskCount()).toBe(1);
     // A good click-through rate doubles it, as it does the quotas; globex still may not set one.
-    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 0.1 })).body).toMatchObject({ limits: { maxSpeed: 1000 } });
+    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 0.1 })).body).toMatchObject({
+      limits: { maxSpeed: 1000 },
+    });
     expect((await create(broadcast('acme', { speed: 1000 }))).status).toBe(201);
-    expect((await create(broadcast('globex', { speed: 1 }))).body.error).toMatchObject({ details: { limit: 'maxSpeed', max: 0 } });
+    expect((await create(broadcast('globex', { speed: 1 }))).body.error).toMatchObject({
+      details: { limit: 'maxSpeed', max: 0 },
+    });
   });
 
   it('refuses a speed that is not an integer in [1, 10^8] with VALIDATION_FAILED naming speed', async () => {
@@ -247,14 +300,17 @@ describe('speed at task creation (maxSpeed)', () => {
     await start({ defaultLimits: { maxSpeed: 1000 } });
     const first = await create(broadcast('acme', { speed: 10 }), 'paced');
     expect(first.status).toBe(201);
-    expect(await create(broadcast('acme', { speed: 10 }), 'paced')).toMatchObject({ status: 200, body: { id: first.body.id } });
+    expect(await create(broadcast('acme', { speed: 10 }), 'paced')).toMatchObject({
+      status: 200,
+      body: { id: first.body.id },
+    });
     expect((await create(broadcast('acme', { speed: 20 }), 'paced')).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect((await create(broadcast('acme'), 'paced')).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 });
 
 describe('/api/v1/accounts/:accountId', () => {
-  it('shows the limits in force, today\'s usage and the next reset', async () => {
+  it("shows the limits in force, today's usage and the next reset", async () => {
     await start({ defaultLimits: { dailyBroadcasts: 4, minIntervalMs: 0 } });
     await create();
     const answer = await call('GET', '/api/v1/accounts/acme/limits');
@@ -281,18 +337,33 @@ describe('/api/v1/accounts/:accountId', () => {
   it('scales the limits by the click-through rate an admin feeds, and takes overrides field by field', async () => {
     await start({ defaultLimits: { dailyBroadcasts: 4, dailyRecipients: 1000, minIntervalMs: 2 * HOUR } });
     const good = await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 0.1 });
-    expect(good.body).toMatchObject({ clickThroughRate: 0.1, factor: 2, limits: { dailyBroadcasts: 8, dailyRecipients: 2000, minIntervalMs: HOUR }, updatedAt: NOON });
+    expect(good.body).toMatchObject({
+      clickThroughRate: 0.1,
+      factor: 2,
+      limits: { dailyBroadcasts: 8, dailyRecipients: 2000, minIntervalMs: HOUR },
+      updatedAt: NOON,
+    });
     const poor = await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 0.01 });
-    expect(poor.body).toMatchObject({ factor: 0.5, limits: { dailyBroadcasts: 2, dailyRecipients: 500, minIntervalMs: 4 * HOUR } });
+    expect(poor.body).toMatchObject({
+      factor: 0.5,
+      limits: { dailyBroadcasts: 2, dailyRecipients: 500, minIntervalMs: 4 * HOUR },
+    });
     const pinned = await call('PUT', '/api/v1/accounts/acme/limits', { dailyBroadcasts: 1 });
-    expect(pinned.body).toMatchObject({ override: { dailyBroadcasts: 1 }, base: { dailyBroadcasts: 1, dailyRecipients: 1000 }, limits: { dailyBroadcasts: 1, dailyRecipients: 500 } });
+    expect(pinned.body).toMatchObject({
+      override: { dailyBroadcasts: 1 },
+      base: { dailyBroadcasts: 1, dailyRecipients: 1000 },
+      limits: { dailyBroadcasts: 1, dailyRecipients: 500 },
+    });
     // The poor rate now holds acme to one broadcast.
     expect((await create()).status).toBe(201);
     now += 5 * HOUR;
     expect((await create()).body.error).toMatchObject({ details: { limit: 'dailyBroadcasts', max: 1 } });
     const forgotten = await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: null });
     expect(forgotten.body).toMatchObject({ clickThroughRate: null, factor: 1 });
-    expect((await call('PUT', '/api/v1/accounts/acme/limits', {})).body).toMatchObject({ override: {}, limits: { dailyBroadcasts: 4 } });
+    expect((await call('PUT', '/api/v1/accounts/acme/limits', {})).body).toMatchObject({
+      override: {},
+      limits: { dailyBroadcasts: 4 },
+    });
   });
 
   it("lets an account's operator read its limits, not another account's, and set nothing", async () => {
@@ -301,18 +372,38 @@ describe('/api/v1/accounts/:accountId', () => {
     expect((await call('GET', '/api/v1/accounts/acme/limits', undefined, { token: operator })).status).toBe(200);
     const foreign = await call('GET', '/api/v1/accounts/globex/limits', undefined, { token: operator });
     expect(foreign).toMatchObject({ status: 404, body: { error: { code: 'ACCOUNT_NOT_FOUND' } } });
-    expect((await call('PUT', '/api/v1/accounts/acme/limits', { dailyBroadcasts: 100 }, { token: operator })).body.error.code).toBe('FORBIDDEN');
-    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 1 }, { token: operator })).body.error.code).toBe('FORBIDDEN');
+    expect(
+      (await call('PUT', '/api/v1/accounts/acme/limits', { dailyBroadcasts: 100 }, { token: operator })).body.error
+        .code,
+    ).toBe('FORBIDDEN');
+    expect(
+      (await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 1 }, { token: operator })).body.error.code,
+    ).toBe('FORBIDDEN');
     expect(await accounts.getSettings('acme')).toBeUndefined();
   });
 
   it('refuses bad input by field', async () => {
     await start();
-    expect((await call('PUT', '/api/v1/accounts/acme/limits', { dailyBroadcasts: -1 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'dailyBroadcasts' } });
-    expect((await call('PUT', '/api/v1/accounts/acme/limits', { minIntervalMs: DAY + 1 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'minIntervalMs' } });
-    expect((await call('PUT', '/api/v1/accounts/acme/limits', { maxSpeed: 100_000_001 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'maxSpeed' } });
-    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 1.5 })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'rate' } });
-    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', {})).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'rate' } });
+    expect((await call('PUT', '/api/v1/accounts/acme/limits', { dailyBroadcasts: -1 })).body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'dailyBroadcasts' },
+    });
+    expect((await call('PUT', '/api/v1/accounts/acme/limits', { minIntervalMs: DAY + 1 })).body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'minIntervalMs' },
+    });
+    expect((await call('PUT', '/api/v1/accounts/acme/limits', { maxSpeed: 100_000_001 })).body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'maxSpeed' },
+    });
+    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', { rate: 1.5 })).body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'rate' },
+    });
+    expect((await call('PUT', '/api/v1/accounts/acme/click-through-rate', {})).body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'rate' },
+    });
     expect((await call('GET', '/api/v1/accounts/Not-An-Id/limits')).status).toBe(400);
     expect(await accounts.getSettings('acme')).toBeUndefined();
   });

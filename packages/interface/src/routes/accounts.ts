@@ -22,14 +22,27 @@ const limit = (max: number, description: string) => ({ type: 'integer', minimum:
 const limitsBody = {
   type: 'object',
   additionalProperties: false,
-  description: "The account's own limits, replacing its previous override; a limit left out follows accounts.defaultLimits ({} clears the override).",
+  description:
+    "The account's own limits, replacing its previous override; a limit left out follows accounts.defaultLimits ({} clears the override).",
   properties: {
-    dailyBroadcasts: limit(LIMIT_MAX.dailyBroadcasts, 'broadcasts whose send time falls on one day; 0 stops the account'),
+    dailyBroadcasts: limit(
+      LIMIT_MAX.dailyBroadcasts,
+      'broadcasts whose send time falls on one day; 0 stops the account',
+    ),
     dailyRecipients: limit(LIMIT_MAX.dailyRecipients, 'recipients (list sizes) summed over those broadcasts'),
     minIntervalMs: limit(LIMIT_MAX.minIntervalMs, 'least time between the send times of two broadcasts, ms; 0: none'),
-    maxSpeed: limit(LIMIT_MAX.maxSpeed, 'the fastest a task may ask to be sent, recipients/s; 0: the account may not set a speed'),
-    confirmAbove: limit(CONFIRMATION_LIMIT_MAX.confirmAbove, 'recipients above which a broadcast starting within confirmWithinMs needs "confirm": <count>'),
-    confirmWithinMs: limit(CONFIRMATION_LIMIT_MAX.confirmWithinMs, 'how soon, ms, a broadcast over confirmAbove must start to need that confirmation'),
+    maxSpeed: limit(
+      LIMIT_MAX.maxSpeed,
+      'the fastest a task may ask to be sent, recipients/s; 0: the account may not set a speed',
+    ),
+    confirmAbove: limit(
+      CONFIRMATION_LIMIT_MAX.confirmAbove,
+      'recipients above which a broadcast starting within confirmWithinMs needs "confirm": <count>',
+    ),
+    confirmWithinMs: limit(
+      CONFIRMATION_LIMIT_MAX.confirmWithinMs,
+      'how soon, ms, a broadcast over confirmAbove must start to need that confirmation',
+    ),
   },
 } as const;
 
@@ -37,7 +50,14 @@ const rateBody = {
   type: 'object',
   required: ['rate'],
   additionalProperties: false,
-  properties: { rate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: "clicks / delivered of the account's last broadcast; null: unknown (the limits as configured)" } },
+  properties: {
+    rate: {
+      type: ['number', 'null'],
+      minimum: 0,
+      maximum: 1,
+      description: "clicks / delivered of the account's last broadcast; null: unknown (the limits as configured)",
+    },
+  },
 } as const;
 
 /**
@@ -50,7 +70,8 @@ const rateBody = {
 export function accountRoutes(app: FastifyInstance, deps: ApiDeps & { accounts: AccountStore }): void {
   const { accounts, clock, config } = deps;
   const view = (accountId: string) => describeAccountLimits(accounts, config.accounts, accountId, clock.now());
-  const missing = (accountId: string) => () => new NotFoundError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`, { accountId });
+  const missing = (accountId: string) => () =>
+    new NotFoundError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`, { accountId });
 
   /** Admin only; the account is noted for the audit log. */
   function adminOn(request: FastifyRequest, accountId: string): void {
@@ -58,18 +79,26 @@ export function accountRoutes(app: FastifyInstance, deps: ApiDeps & { accounts: 
     assertAdmin(request);
   }
 
-  app.get<{ Params: { accountId: string } }>('/api/v1/accounts/:accountId/limits', { schema: { params: accountParams } }, async (request) => {
-    const { accountId } = request.params;
-    assertCanSeeAccount(request, accountId, missing(accountId));
-    return view(accountId);
-  });
+  app.get<{ Params: { accountId: string } }>(
+    '/api/v1/accounts/:accountId/limits',
+    { schema: { params: accountParams } },
+    async (request) => {
+      const { accountId } = request.params;
+      assertCanSeeAccount(request, accountId, missing(accountId));
+      return view(accountId);
+    },
+  );
 
-  app.put<{ Params: { accountId: string }; Body: AccountLimitsOverride }>('/api/v1/accounts/:accountId/limits', { schema: { params: accountParams, body: limitsBody } }, async (request) => {
-    const { accountId } = request.params;
-    adminOn(request, accountId);
-    await accounts.updateSettings(accountId, { limits: request.body }, clock.now());
-    return view(accountId);
-  });
+  app.put<{ Params: { accountId: string }; Body: AccountLimitsOverride }>(
+    '/api/v1/accounts/:accountId/limits',
+    { schema: { params: accountParams, body: limitsBody } },
+    async (request) => {
+      const { accountId } = request.params;
+      adminOn(request, accountId);
+      await accounts.updateSettings(accountId, { limits: request.body }, clock.now());
+      return view(accountId);
+    },
+  );
 
   app.put<{ Params: { accountId: string }; Body: { rate: number | null } }>(
     '/api/v1/accounts/:accountId/click-through-rate',

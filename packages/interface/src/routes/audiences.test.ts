@@ -73,9 +73,17 @@ afterEach(async () => {
 async function call(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, token = tokens.adminToken) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (payload !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${url}`, { method, headers, ...(payload === undefined ? {} : { body: JSON.stringify(payload) }) });
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers,
+    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+  });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? undefined : (JSON.parse(text) as Record<string, any>) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === '' ? undefined : (JSON.parse(text) as Record<string, any>),
+  };
 }
 
 async function finished(id: string, token = tokens.adminToken): Promise<AudienceJob> {
@@ -105,7 +113,10 @@ function gatedSource(first: number[], failure?: Error): AudienceSource & { relea
     read: ({ signal }) =>
       (async function* (): AsyncGenerator<AudienceBatch> {
         yield { uins: Uint32Array.from(first), bad: { null: 1 } };
-        await Promise.race([gate, new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)))]);
+        await Promise.race([
+          gate,
+          new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+        ]);
         if (failure !== undefined) throw failure;
       })(),
   };
@@ -114,17 +125,38 @@ function gatedSource(first: number[], failure?: Error): AudienceSource & { relea
 describe('audience jobs', () => {
   it('builds a list from an account’s followers: 202 with the job, then done with the stored list and its counts', async () => {
     await start();
-    const follow = (uin: number, following = true, accountId = 'acme') => ({ accountId, uin, following, at: 1000 + uin });
-    expect((await call('POST', '/api/v1/follows', { changes: [follow(30), follow(10), follow(20), follow(40), follow(12, true, 'globex')] })).body).toEqual({ applied: 5, stale: 0 });
+    const follow = (uin: number, following = true, accountId = 'acme') => ({
+      accountId,
+      uin,
+      following,
+      at: 1000 + uin,
+    });
+    expect(
+      (
+        await call('POST', '/api/v1/follows', {
+          changes: [follow(30), follow(10), follow(20), follow(40), follow(12, true, 'globex')],
+        })
+      ).body,
+    ).toEqual({ applied: 5, stale: 0 });
     await call('POST', '/api/v1/follows', { changes: [{ ...follow(40, false), at: 5000 }] });
 
     const created = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } });
     expect(created.status).toBe(202);
     expect(created.headers.get('location')).toBe(`/api/v1/audiences/${created.body!.id}`);
-    expect(created.body).toMatchObject({ accountId: 'acme', source: { kind: 'followers', accountId: 'acme' }, state: 'running', finishedAt: null });
+    expect(created.body).toMatchObject({
+      accountId: 'acme',
+      source: { kind: 'followers', accountId: 'acme' },
+      state: 'running',
+      finishedAt: null,
+    });
 
     const job = await finished(created.body!.id);
-    expect(job).toMatchObject({ state: 'done', listId: created.body!.listId, list: { id: created.body!.listId, accountId: 'acme', count: 3, sorted: true, unique: true }, report: { valid: 3, bad: { total: 0 } } });
+    expect(job).toMatchObject({
+      state: 'done',
+      listId: created.body!.listId,
+      list: { id: created.body!.listId, accountId: 'acme', count: 3, sorted: true, unique: true },
+      report: { valid: 3, bad: { total: 0 } },
+    });
     expect(job.progress.uins).toBe(3);
     expect((await call('GET', `/api/v1/lists/${job.listId}`)).body).toMatchObject({ id: job.listId, count: 3 });
     expect([...(await loadRecipientList(lists.pathOf(job.listId), { uinLimit: 2 ** 24 }))]).toEqual([10, 20, 30]);
@@ -134,7 +166,8 @@ describe('audience jobs', () => {
     await start({ audiences: { followerCopyThreshold: 3 } });
     const follow = (uin: number, following = true, at = 1, accountId = 'acme') => ({ accountId, uin, following, at });
     await call('POST', '/api/v1/follows', { changes: [follow(1), follow(2), follow(3), follow(4, true, 1, 'small')] });
-    const run = async (accountId: string) => finished((await call('POST', '/api/v1/audiences', { accountId, source: { kind: 'followers' } })).body!.id);
+    const run = async (accountId: string) =>
+      finished((await call('POST', '/api/v1/audiences', { accountId, source: { kind: 'followers' } })).body!.id);
 
     expect((await run('acme')).source).toEqual({ kind: 'followers', accountId: 'acme' });
     expect(await copies.has('acme')).toBe(true);
@@ -162,10 +195,17 @@ describe('audience jobs', () => {
     expect((await call('POST', '/api/v1/user-attributes', { users })).body).toEqual({ stored: 5 });
     expect((await call('GET', '/api/v1/user-attributes/3')).body).toEqual(users[2]);
 
-    const created = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'targeting', query: 'region:cn-gd AND NOT tag:churned AND (active-since:30d OR tag:vip)' } });
+    const created = await call('POST', '/api/v1/audiences', {
+      accountId: 'acme',
+      source: { kind: 'targeting', query: 'region:cn-gd AND NOT tag:churned AND (active-since:30d OR tag:vip)' },
+    });
     expect(created.status).toBe(202);
     const job = await finished(created.body!.id);
-    expect(job).toMatchObject({ state: 'done', source: { kind: 'targeting', query: 'region:cn-gd AND NOT tag:churned AND (active-since:30d OR tag:vip)' }, list: { count: 2 } });
+    expect(job).toMatchObject({
+      state: 'done',
+      source: { kind: 'targeting', query: 'region:cn-gd AND NOT tag:churned AND (active-since:30d OR tag:vip)' },
+      list: { count: 2 },
+    });
     expect([...(await loadRecipientList(lists.pathOf(job.listId), { uinLimit: 2 ** 24 }))]).toEqual([1, 70_001]);
 
     expect((await call('DELETE', '/api/v1/user-attributes/70001')).status).toBe(204);
@@ -174,15 +214,30 @@ describe('audience jobs', () => {
 
   it('refuses a malformed query at once with its position, and starts no job', async () => {
     await start();
-    const answer = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'targeting', query: 'region:cn-gd AND gender:female' } });
+    const answer = await call('POST', '/api/v1/audiences', {
+      accountId: 'acme',
+      source: { kind: 'targeting', query: 'region:cn-gd AND gender:female' },
+    });
     expect(answer.status).toBe(400);
-    expect(answer.body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { position: 24, found: 'female', expected: ['f', 'm', 'x'] } });
+    expect(answer.body!.error).toMatchObject({
+      code: 'QUERY_INVALID',
+      details: { position: 24, found: 'female', expected: ['f', 'm', 'x'] },
+    });
     expect((await call('GET', '/api/v1/audiences')).body).toEqual({ jobs: [], nextCursor: null });
 
-    expect((await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR (tag:b' })).body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { position: 15 } });
-    expect((await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR tag:b' })).body).toEqual({ valid: true });
-    expect((await call('GET', `/api/v1/audiences/check-query?query=${encodeURIComponent('tag:a OR (tag:b')}`)).body!.error).toMatchObject({ code: 'QUERY_INVALID', details: { position: 15 } });
-    expect((await call('GET', `/api/v1/audiences/check-query?query=${encodeURIComponent('gender:f')}`, undefined, operator)).body).toEqual({ valid: true });
+    expect(
+      (await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR (tag:b' })).body!.error,
+    ).toMatchObject({ code: 'QUERY_INVALID', details: { position: 15 } });
+    expect((await call('POST', '/api/v1/audiences/check-query', { query: 'tag:a OR tag:b' })).body).toEqual({
+      valid: true,
+    });
+    expect(
+      (await call('GET', `/api/v1/audiences/check-query?query=${encodeURIComponent('tag:a OR (tag:b')}`)).body!.error,
+    ).toMatchObject({ code: 'QUERY_INVALID', details: { position: 15 } });
+    expect(
+      (await call('GET', `/api/v1/audiences/check-query?query=${encodeURIComponent('gender:f')}`, undefined, operator))
+        .body,
+    ).toEqual({ valid: true });
   });
 
   it('refuses a body that does not fit its kind, naming the field', async () => {
@@ -195,22 +250,40 @@ describe('audience jobs', () => {
     expect(await field({ kind: 'targeting' })).toBe('source.query');
     expect(await field({ kind: 'followers', query: 'tag:x' })).toBe('source.query');
     expect(await field({ kind: 'table', table: 'x; DROP TABLE y', column: 'uin' })).toBe('source.table');
-    expect(await field({ kind: 'table', table: 'crm', column: 'uin', where: [{ column: 'a', op: 'like', value: '%' }] })).toBe('source.where[0].op');
+    expect(
+      await field({ kind: 'table', table: 'crm', column: 'uin', where: [{ column: 'a', op: 'like', value: '%' }] }),
+    ).toBe('source.where[0].op');
     expect(await field({ kind: 'everyone' })).toBe('source.kind');
   });
 
   it('shows progress while a job runs, and a source failing half way leaves no list and a clear error', async () => {
-    const source = gatedSource([5, 6, 7], new HeraldError(ErrorCodes.UNAVAILABLE, 'connection lost', { retriable: true }));
+    const source = gatedSource(
+      [5, 6, 7],
+      new HeraldError(ErrorCodes.UNAVAILABLE, 'connection lost', { retriable: true }),
+    );
     tableSource = () => source;
     await start();
-    const created = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'table', table: 'crm', column: 'uin' } });
-    await waitFor(async () => ((await call('GET', `/api/v1/audiences/${created.body!.id}`)).body as AudienceJob).progress.uins === 3, { message: 'progress' });
-    expect((await call('GET', `/api/v1/audiences/${created.body!.id}`)).body).toMatchObject({ state: 'running', progress: { uins: 3, bad: { null: 1 } } });
+    const created = await call('POST', '/api/v1/audiences', {
+      accountId: 'acme',
+      source: { kind: 'table', table: 'crm', column: 'uin' },
+    });
+    await waitFor(
+      async () =>
+        ((await call('GET', `/api/v1/audiences/${created.body!.id}`)).body as AudienceJob).progress.uins === 3,
+      { message: 'progress' },
+    );
+    expect((await call('GET', `/api/v1/audiences/${created.body!.id}`)).body).toMatchObject({
+      state: 'running',
+      progress: { uins: 3, bad: { null: 1 } },
+    });
 
     source.release();
     const job = await finished(created.body!.id);
     expect(job.state).toBe('failed');
-    expect(job.error).toMatchObject({ code: 'AUDIENCE_SOURCE_FAILED', details: { source: 'table', read: 3, causeCode: 'UNAVAILABLE' } });
+    expect(job.error).toMatchObject({
+      code: 'AUDIENCE_SOURCE_FAILED',
+      details: { source: 'table', read: 3, causeCode: 'UNAVAILABLE' },
+    });
     expect(job.error!.message).toMatch(/failed after 3 uins: connection lost; nothing was stored/);
     expect(job.list).toBeUndefined();
     expect((await call('GET', `/api/v1/lists/${job.listId}`)).body!.error.code).toBe('LIST_NOT_FOUND');
@@ -229,7 +302,10 @@ describe('audience jobs', () => {
     const source = gatedSource([1]);
     tableSource = () => source;
     await start({ audiences: { maxRunningJobs: 1 } });
-    const first = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'table', table: 'crm', column: 'uin' } });
+    const first = await call('POST', '/api/v1/audiences', {
+      accountId: 'acme',
+      source: { kind: 'table', table: 'crm', column: 'uin' },
+    });
     expect(first.status).toBe(202);
     const second = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } });
     expect(second.status).toBe(503);
@@ -238,13 +314,18 @@ describe('audience jobs', () => {
     const cancelled = await call('DELETE', `/api/v1/audiences/${first.body!.id}`);
     expect(cancelled.body).toMatchObject({ state: 'cancelled' });
     expect(await listFiles()).toEqual([]);
-    expect((await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } })).status).toBe(202);
+    expect((await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } })).status).toBe(
+      202,
+    );
   });
 
   it('lists jobs newest first a page at a time, by limit and cursor', async () => {
     await start();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } })).body!.id);
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } })).body!.id,
+      );
     await Promise.all(ids.map((id) => finished(id)));
     const all = (await call('GET', '/api/v1/audiences')).body!;
     expect(all.nextCursor).toBeNull();
@@ -253,16 +334,22 @@ describe('audience jobs', () => {
     const first = (await call('GET', '/api/v1/audiences?limit=2')).body!;
     expect((first.jobs as AudienceJob[]).map((job) => job.id)).toEqual(order.slice(0, 2));
     expect(first.nextCursor).toEqual(expect.any(String));
-    const second = (await call('GET', `/api/v1/audiences?limit=2&cursor=${encodeURIComponent(first.nextCursor as string)}`)).body!;
+    const second = (
+      await call('GET', `/api/v1/audiences?limit=2&cursor=${encodeURIComponent(first.nextCursor as string)}`)
+    ).body!;
     expect(second).toEqual({ jobs: [expect.objectContaining({ id: order[2] })], nextCursor: null });
-    for (const bad of ['limit=0', 'limit=1001', 'cursor=nonsense']) expect((await call('GET', `/api/v1/audiences?${bad}`)).status).toBe(400);
+    for (const bad of ['limit=0', 'limit=1001', 'cursor=nonsense'])
+      expect((await call('GET', `/api/v1/audiences?${bad}`)).status).toBe(400);
   });
 
   it('aborts running jobs when the server closes, removing their files', async () => {
     const source = gatedSource([1, 2]);
     tableSource = () => source;
     await start();
-    const created = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'table', table: 'crm', column: 'uin' } });
+    const created = await call('POST', '/api/v1/audiences', {
+      accountId: 'acme',
+      source: { kind: 'table', table: 'crm', column: 'uin' },
+    });
     expect(created.status).toBe(202);
     await app.close();
     expect(await listFiles()).toEqual([]);
@@ -272,11 +359,17 @@ describe('audience jobs', () => {
 describe('audience access', () => {
   it('an operator uses its own accounts only; another account’s job answers like a missing one', async () => {
     await start();
-    await followers.applyFollows([{ accountId: 'globex', uin: 1, following: true, at: 1 }, { accountId: 'acme', uin: 2, following: true, at: 1 }]);
+    await followers.applyFollows([
+      { accountId: 'globex', uin: 1, following: true, at: 1 },
+      { accountId: 'acme', uin: 2, following: true, at: 1 },
+    ]);
     const foreign = await call('POST', '/api/v1/audiences', { accountId: 'globex', source: { kind: 'followers' } });
     expect(foreign.status).toBe(202);
 
-    expect((await call('POST', '/api/v1/audiences', { accountId: 'globex', source: { kind: 'followers' } }, operator)).body!.error).toEqual({
+    expect(
+      (await call('POST', '/api/v1/audiences', { accountId: 'globex', source: { kind: 'followers' } }, operator)).body!
+        .error,
+    ).toEqual({
       code: 'ACCOUNT_NOT_FOUND',
       message: 'account globex not found',
       details: { accountId: 'globex' },
@@ -291,14 +384,36 @@ describe('audience access', () => {
     const own = await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'followers' } }, operator);
     expect(own.status).toBe(202);
     await finished(own.body!.id, operator);
-    expect(((await call('GET', '/api/v1/audiences', undefined, operator)).body!.jobs as AudienceJob[]).map((job) => job.id)).toEqual([own.body!.id]);
-    expect(((await call('GET', '/api/v1/audiences')).body!.jobs as AudienceJob[]).map((job) => job.id).sort()).toEqual([foreign.body!.id, own.body!.id].sort());
+    expect(
+      ((await call('GET', '/api/v1/audiences', undefined, operator)).body!.jobs as AudienceJob[]).map((job) => job.id),
+    ).toEqual([own.body!.id]);
+    expect(((await call('GET', '/api/v1/audiences')).body!.jobs as AudienceJob[]).map((job) => job.id).sort()).toEqual(
+      [foreign.body!.id, own.body!.id].sort(),
+    );
   });
 
   it('the table kind and the feeds are for admins: an operator gets 403 FORBIDDEN', async () => {
     await start();
-    expect((await call('POST', '/api/v1/audiences', { accountId: 'acme', source: { kind: 'table', table: 'crm', column: 'uin' } }, operator)).body!.error.code).toBe('FORBIDDEN');
-    expect((await call('POST', '/api/v1/follows', { changes: [{ accountId: 'acme', uin: 1, following: true, at: 1 }] }, operator)).status).toBe(403);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/v1/audiences',
+          { accountId: 'acme', source: { kind: 'table', table: 'crm', column: 'uin' } },
+          operator,
+        )
+      ).body!.error.code,
+    ).toBe('FORBIDDEN');
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/v1/follows',
+          { changes: [{ accountId: 'acme', uin: 1, following: true, at: 1 }] },
+          operator,
+        )
+      ).status,
+    ).toBe(403);
     expect((await call('POST', '/api/v1/user-attributes', { users: [{ uin: 1 }] }, operator)).status).toBe(403);
     expect((await call('GET', '/api/v1/user-attributes/1', undefined, operator)).status).toBe(403);
   });
@@ -317,7 +432,11 @@ describe('audience access', () => {
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    for (const source of [{ kind: 'followers' }, { kind: 'targeting', query: 'tag:x' }, { kind: 'table', table: 't', column: 'uin' }]) {
+    for (const source of [
+      { kind: 'followers' },
+      { kind: 'targeting', query: 'tag:x' },
+      { kind: 'table', table: 't', column: 'uin' },
+    ]) {
       const answer = await call('POST', '/api/v1/audiences', { accountId: 'acme', source });
       expect(answer.body!.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'source.kind' } });
     }

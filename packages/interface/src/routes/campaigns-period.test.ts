@@ -24,7 +24,16 @@ async function start(options: HeraldOptions = {}) {
   tokens = await openTestAccess();
   server = await startTestServer({ access: tokens.access, campaigns, config: options, clock: { now: () => NOW } });
   base = server.base;
-  await server.store.putList({ id: 'l_acme', accountId: 'acme', count: 2500, checksum: 1, sorted: true, unique: true, bytes: 10_000, createdAt: 0 });
+  await server.store.putList({
+    id: 'l_acme',
+    accountId: 'acme',
+    count: 2500,
+    checksum: 1,
+    sorted: true,
+    unique: true,
+    bytes: 10_000,
+    createdAt: 0,
+  });
 }
 
 async function stop() {
@@ -39,11 +48,22 @@ afterEach(stop);
 async function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${tokens.adminToken}` };
   if (payload !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${url}`, { method, headers, ...(payload === undefined ? {} : { body: JSON.stringify(payload) }) });
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers,
+    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
-const campaign = (cron: string, extra: object = {}) => ({ accountId: 'acme', name: 'c', cron, timeZone: 'UTC', template: { listId: 'l_acme', content: { body: 'hi' } }, ...extra });
+const campaign = (cron: string, extra: object = {}) => ({
+  accountId: 'acme',
+  name: 'c',
+  cron,
+  timeZone: 'UTC',
+  template: { listId: 'l_acme', content: { body: 'hi' } },
+  ...extra,
+});
 
 describe('campaigns.minPeriodMs', () => {
   it.each([
@@ -55,7 +75,10 @@ describe('campaigns.minPeriodMs', () => {
     await start();
     const refused = await call('POST', '/api/v1/campaigns', campaign(cron));
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'cron', smallestGapMs, minPeriodMs: 3_600_000 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'cron', smallestGapMs, minPeriodMs: 3_600_000 },
+    });
     expect((await call('GET', '/api/v1/campaigns')).body.campaigns).toEqual([]);
   });
 
@@ -77,10 +100,20 @@ describe('projectedDailyReach', () => {
     await start();
     const weekdays = await call('POST', '/api/v1/campaigns', campaign('0 9 * * 1-5', { enabled: false }));
     expect(weekdays.status).toBe(201);
-    expect(weekdays.body.projectedDailyReach).toEqual({ firingsPerDay: 0.714, recipientsPerFiring: 2500, recipientsPerDay: 1786 });
+    expect(weekdays.body.projectedDailyReach).toEqual({
+      firingsPerDay: 0.714,
+      recipientsPerFiring: 2500,
+      recipientsPerDay: 1786,
+    });
     const hourly = await call('POST', '/api/v1/campaigns', campaign('0 * * * *'));
-    expect(hourly.body.projectedDailyReach).toEqual({ firingsPerDay: 24, recipientsPerFiring: 2500, recipientsPerDay: 60_000 });
-    const listed = (await call('GET', '/api/v1/campaigns')).body.campaigns.map((c: { projectedDailyReach: unknown }) => c.projectedDailyReach);
+    expect(hourly.body.projectedDailyReach).toEqual({
+      firingsPerDay: 24,
+      recipientsPerFiring: 2500,
+      recipientsPerDay: 60_000,
+    });
+    const listed = (await call('GET', '/api/v1/campaigns')).body.campaigns.map(
+      (c: { projectedDailyReach: unknown }) => c.projectedDailyReach,
+    );
     expect(listed).toEqual([weekdays.body.projectedDailyReach, hourly.body.projectedDailyReach]);
   });
 });

@@ -32,7 +32,16 @@ beforeAll(async () => {
   tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
   campaigns = await LevelCampaignStore.open(`${dir.path}/campaigns`);
   tokens = await openTestAccess();
-  await tasks.putList({ id: 'l_acme', accountId: 'acme', count: 10, checksum: 1, sorted: true, unique: true, bytes: 80, createdAt: 0 });
+  await tasks.putList({
+    id: 'l_acme',
+    accountId: 'acme',
+    count: 10,
+    checksum: 1,
+    sorted: true,
+    unique: true,
+    bytes: 80,
+    createdAt: 0,
+  });
   app = createApiServer({
     config: compileConfig(),
     store: tasks,
@@ -58,16 +67,28 @@ afterAll(async () => {
 
 const cronText = fc.oneof(
   fc.string({ maxLength: 80 }),
-  fc.array(fc.oneof(fc.integer({ min: -5, max: 99 }).map(String), fc.constantFrom('*', '?', '/', '-', ',', ' ', 'mon', 'JAN', 'L', 'W', '#', '@daily', '%', '\u0000', 'é')), { maxLength: 16 }).map((parts) => parts.join('')),
+  fc
+    .array(
+      fc.oneof(
+        fc.integer({ min: -5, max: 99 }).map(String),
+        fc.constantFrom('*', '?', '/', '-', ',', ' ', 'mon', 'JAN', 'L', 'W', '#', '@daily', '%', '\u0000', 'é'),
+      ),
+      { maxLength: 16 },
+    )
+    .map((parts) => parts.join('')),
 );
-const zoneText = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('UTC', 'Europe/Berlin', 'america/new_york', 'Mars/Olympus', '+01:00', '../../etc', ''));
+const zoneText = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.constantFrom('UTC', 'Europe/Berlin', 'america/new_york', 'Mars/Olympus', '+01:00', '../../etc', ''),
+);
 
 async function expectTyped(response: Response, fields: string[]): Promise<void> {
   const body = (await response.json()) as { error?: { code: string; details?: { field?: string } } };
   expect(response.status).toBeLessThan(500);
   if (response.status >= 400) {
     expect(CODES.has(body.error!.code)).toBe(true);
-    if (body.error!.code === 'VALIDATION_FAILED' && body.error!.details?.field !== undefined) expect(fields).toContain(body.error!.details.field);
+    if (body.error!.code === 'VALIDATION_FAILED' && body.error!.details?.field !== undefined)
+      expect(fields).toContain(body.error!.details.field);
   }
 }
 
@@ -75,7 +96,10 @@ describe('campaign routes (fuzz)', () => {
   it('preview: any cron and time zone give five fire times or a typed 400', async () => {
     await fc.assert(
       fc.asyncProperty(cronText, zoneText, async (cron, timeZone) => {
-        const response = await fetch(`${base}/api/v1/campaigns/preview?cron=${encodeURIComponent(cron)}&timeZone=${encodeURIComponent(timeZone)}`, { headers: { authorization: `Bearer ${tokens.adminToken}` } });
+        const response = await fetch(
+          `${base}/api/v1/campaigns/preview?cron=${encodeURIComponent(cron)}&timeZone=${encodeURIComponent(timeZone)}`,
+          { headers: { authorization: `Bearer ${tokens.adminToken}` } },
+        );
         await expectTyped(response, ['cron', 'timeZone']);
       }),
       { numRuns: RUNS, timeout: 5000 },
@@ -88,7 +112,13 @@ describe('campaign routes (fuzz)', () => {
         const response = await fetch(`${base}/api/v1/campaigns`, {
           method: 'POST',
           headers: { authorization: `Bearer ${tokens.adminToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ accountId: 'acme', name: 'fuzz', cron, timeZone, template: { listId: 'l_acme', content: { body: 'x' } } }),
+          body: JSON.stringify({
+            accountId: 'acme',
+            name: 'fuzz',
+            cron,
+            timeZone,
+            template: { listId: 'l_acme', content: { body: 'x' } },
+          }),
         });
         await expectTyped(response, ['cron', 'timeZone']);
       }),

@@ -58,7 +58,11 @@ const templateSchema = {
       type: 'object',
       required: ['body'],
       additionalProperties: false,
-      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 }, template: { type: 'boolean' } },
+      properties: {
+        body: { type: 'string', minLength: 1 },
+        title: { type: 'string', maxLength: 256 },
+        template: { type: 'boolean' },
+      },
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
     ttlSeconds: { type: 'integer', minimum: 1 },
@@ -82,9 +86,19 @@ const createSchema = {
   properties: { accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' }, ...campaignFields },
 } as const;
 
-const patchSchema = { type: 'object', minProperties: 1, additionalProperties: false, properties: campaignFields } as const;
+const patchSchema = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: campaignFields,
+} as const;
 
-const idParams = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } } } as const;
+const idParams = {
+  type: 'object',
+  required: ['id'],
+  additionalProperties: false,
+  properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } },
+} as const;
 
 const listQuery = {
   type: 'object',
@@ -129,7 +143,11 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
   /** The answer for a campaign; `counts` caches list sizes over a page of campaigns sharing lists. */
   async function view(campaign: Campaign, counts = new Map<string, Promise<number | null>>()): Promise<CampaignView> {
     const listId = campaign.template.listId;
-    if (!counts.has(listId)) counts.set(listId, store.getList(listId).then((list) => list?.count ?? null));
+    if (!counts.has(listId))
+      counts.set(
+        listId,
+        store.getList(listId).then((list) => list?.count ?? null),
+      );
     const now = clock.now();
     // Shown before the campaign is enabled too: the console asks for it then.
     const reach = projectedDailyReach(campaign, Math.max(now, campaign.activeFrom), await counts.get(listId)!);
@@ -137,7 +155,8 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
   }
 
   /** Refuses a schedule that does not parse, or fires closer together than campaigns.minPeriodMs (400 naming cron). */
-  const checkSchedule = (cron: string, timeZone: string) => checkCampaignPeriod({ cron, timeZone }, config.campaigns.minPeriodMs, clock.now());
+  const checkSchedule = (cron: string, timeZone: string) =>
+    checkCampaignPeriod({ cron, timeZone }, config.campaigns.minPeriodMs, clock.now());
 
   /** The campaign, if it exists and the caller may see its account; else CAMPAIGN_NOT_FOUND either way. */
   async function visibleCampaign(request: FastifyRequest, raw: string): Promise<Campaign> {
@@ -153,14 +172,22 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
   /** Checks what the store cannot know: the content bound, the lifetime bound, and that the list is the account's. */
   async function checkTemplate(accountId: string, template: TemplateBody): Promise<CampaignTemplate> {
     if (template.content.body.length > config.tasks.maxContentChars) {
-      throw new ValidationError(`template.content.body is longer than ${config.tasks.maxContentChars} characters`, { field: 'template.content.body' });
+      throw new ValidationError(`template.content.body is longer than ${config.tasks.maxContentChars} characters`, {
+        field: 'template.content.body',
+      });
     }
     if (template.ttlSeconds !== undefined && template.ttlSeconds * 1000 > config.tasks.maxTtlMs) {
-      throw new ValidationError(`template.ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'template.ttlSeconds' });
+      throw new ValidationError(`template.ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, {
+        field: 'template.ttlSeconds',
+      });
     }
     const list = await store.getList(template.listId);
     if (list === undefined || list.accountId !== accountId) {
-      throw new NotFoundError('LIST_NOT_FOUND', `recipient list ${template.listId} does not exist for account ${accountId}`, { field: 'template.listId' });
+      throw new NotFoundError(
+        'LIST_NOT_FOUND',
+        `recipient list ${template.listId} does not exist for account ${accountId}`,
+        { field: 'template.listId' },
+      );
     }
     const content = contentOfRequest(template.content, 'template.content');
     return {
@@ -172,70 +199,137 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     };
   }
 
-  app.get<{ Querystring: { cron: string; timeZone: string; after?: string } }>('/api/v1/campaigns/preview', { schema: { querystring: previewQuery } }, async (request) => {
-    const { cron, timeZone, after } = request.query;
-    const from = after === undefined ? clock.now() : parseDateTime(after, 'after');
-    if (from > MAX_FIRE_INSTANT) throw new ValidationError(`after '${after}' is past the last fire time a schedule has (9999-12-31T23:59:59Z)`, { field: 'after' });
-    const schedule = compileSchedule({ cron, timeZone });
-    return { cron, timeZone: schedule.timeZone, nextFireTimes: nextFireTimes(schedule, from, NEXT_FIRE_TIMES).map(iso) };
-  });
+  app.get<{ Querystring: { cron: string; timeZone: string; after?: string } }>(
+    '/api/v1/campaigns/preview',
+    { schema: { querystring: previewQuery } },
+    async (request) => {
+      const { cron, timeZone, after } = request.query;
+      const from = after === undefined ? clock.now() : parseDateTime(after, 'after');
+      if (from > MAX_FIRE_INSTANT)
+        throw new ValidationError(`after '${after}' is past the last fire time a schedule has (9999-12-31T23:59:59Z)`, {
+          field: 'after',
+        });
+      const schedule = compileSchedule({ cron, timeZone });
+      return {
+        cron,
+        timeZone: schedule.timeZone,
+        nextFireTimes: nextFireTimes(schedule, from, NEXT_FIRE_TIMES).map(iso),
+      };
+    },
+  );
 
-  app.post<{ Body: CreateCampaignBody }>('/api/v1/campaigns', { schema: { body: createSchema } }, async (request, reply) => {
-    const body = request.body;
-    assertCanSeeAccount(request, body.accountId, () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.template.listId} does not exist for account ${body.accountId}`, { field: 'template.listId' }));
-    // Schedule first: the console shows these errors as the user types, before the list matters.
-    checkSchedule(body.cron, body.timeZone);
-    const template = await checkTemplate(body.accountId, body.template);
-    const created = await campaigns.createCampaign(
-      { accountId: body.accountId, name: body.name, cron: body.cron, timeZone: body.timeZone, ...(body.enabled === undefined ? {} : { enabled: body.enabled }), template },
-      clock.now(),
-    );
-    noteAudit(request, { resource: `campaign:${created.id}` });
-    return reply.code(201).send(await view(created));
-  });
+  app.post<{ Body: CreateCampaignBody }>(
+    '/api/v1/campaigns',
+    { schema: { body: createSchema } },
+    async (request, reply) => {
+      const body = request.body;
+      assertCanSeeAccount(
+        request,
+        body.accountId,
+        () =>
+          new NotFoundError(
+            'LIST_NOT_FOUND',
+            `recipient list ${body.template.listId} does not exist for account ${body.accountId}`,
+            { field: 'template.listId' },
+          ),
+      );
+      // Schedule first: the console shows these errors as the user types, before the list matters.
+      checkSchedule(body.cron, body.timeZone);
+      const template = await checkTemplate(body.accountId, body.template);
+      const created = await campaigns.createCampaign(
+        {
+          accountId: body.accountId,
+          name: body.name,
+          cron: body.cron,
+          timeZone: body.timeZone,
+          ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
+          template,
+        },
+        clock.now(),
+      );
+      noteAudit(request, { resource: `campaign:${created.id}` });
+      return reply.code(201).send(await view(created));
+    },
+  );
 
-  app.get<{ Querystring: { accountId?: string; enabled?: boolean; cursor?: number; limit?: number } }>('/api/v1/campaigns', { schema: { querystring: listQuery } }, async (request) => {
-    const { accountId, enabled, cursor, limit } = request.query;
-    const visible = visibleAccounts(request);
-    let accountIds: readonly string[] | undefined = accountId === undefined ? undefined : [accountId];
-    if (visible !== 'all') {
-      // Another account's campaigns are not there for an operator: the same empty page as an account without any.
-      if (accountId !== undefined && !visible.includes(accountId)) return { campaigns: [], nextCursor: null };
-      accountIds ??= visible;
-    }
-    const page = await campaigns.listCampaigns({ ...(accountIds === undefined ? {} : { accountIds }), ...(enabled === undefined ? {} : { enabled }), afterId: cursor, limit });
-    const counts = new Map<string, Promise<number | null>>();
-    return { campaigns: await Promise.all(page.campaigns.map((campaign) => view(campaign, counts))), nextCursor: page.nextCursor };
-  });
+  app.get<{ Querystring: { accountId?: string; enabled?: boolean; cursor?: number; limit?: number } }>(
+    '/api/v1/campaigns',
+    { schema: { querystring: listQuery } },
+    async (request) => {
+      const { accountId, enabled, cursor, limit } = request.query;
+      const visible = visibleAccounts(request);
+      let accountIds: readonly string[] | undefined = accountId === undefined ? undefined : [accountId];
+      if (visible !== 'all') {
+        // Another account's campaigns are not there for an operator: the same empty page as an account without any.
+        if (accountId !== undefined && !visible.includes(accountId)) return { campaigns: [], nextCursor: null };
+        accountIds ??= visible;
+      }
+      const page = await campaigns.listCampaigns({
+        ...(accountIds === undefined ? {} : { accountIds }),
+        ...(enabled === undefined ? {} : { enabled }),
+        afterId: cursor,
+        limit,
+      });
+      const counts = new Map<string, Promise<number | null>>();
+      return {
+        campaigns: await Promise.all(page.campaigns.map((campaign) => view(campaign, counts))),
+        nextCursor: page.nextCursor,
+      };
+    },
+  );
 
-  app.get<{ Params: { id: string } }>('/api/v1/campaigns/:id', { schema: { params: idParams } }, async (request) => await view(await visibleCampaign(request, request.params.id)));
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/campaigns/:id',
+    { schema: { params: idParams } },
+    async (request) => await view(await visibleCampaign(request, request.params.id)),
+  );
 
-  app.patch<{ Params: { id: string }; Body: PatchCampaignBody }>('/api/v1/campaigns/:id', { schema: { params: idParams, body: patchSchema } }, async (request) => {
-    const campaign = await visibleCampaign(request, request.params.id);
-    const body = request.body;
-    if (body.cron !== undefined || body.timeZone !== undefined) checkSchedule(body.cron ?? campaign.cron, body.timeZone ?? campaign.timeZone);
-    const patch: CampaignPatch = {
-      ...(body.name === undefined ? {} : { name: body.name }),
-      ...(body.cron === undefined ? {} : { cron: body.cron }),
-      ...(body.timeZone === undefined ? {} : { timeZone: body.timeZone }),
-      ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
-      ...(body.template === undefined ? {} : { template: await checkTemplate(campaign.accountId, body.template) }),
-    };
-    return await view(await campaigns.updateCampaign(campaign.id, patch, clock.now()));
-  });
-
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
-    app.post<{ Params: { id: string } }>(`/api/v1/campaigns/:id/${action}`, { schema: { params: idParams } }, async (request) => {
+  app.patch<{ Params: { id: string }; Body: PatchCampaignBody }>(
+    '/api/v1/campaigns/:id',
+    { schema: { params: idParams, body: patchSchema } },
+    async (request) => {
       const campaign = await visibleCampaign(request, request.params.id);
-      return await view(campaign.enabled === enabled ? campaign : await campaigns.updateCampaign(campaign.id, { enabled }, clock.now()));
-    });
+      const body = request.body;
+      if (body.cron !== undefined || body.timeZone !== undefined)
+        checkSchedule(body.cron ?? campaign.cron, body.timeZone ?? campaign.timeZone);
+      const patch: CampaignPatch = {
+        ...(body.name === undefined ? {} : { name: body.name }),
+        ...(body.cron === undefined ? {} : { cron: body.cron }),
+        ...(body.timeZone === undefined ? {} : { timeZone: body.timeZone }),
+        ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
+        ...(body.template === undefined ? {} : { template: await checkTemplate(campaign.accountId, body.template) }),
+      };
+      return await view(await campaigns.updateCampaign(campaign.id, patch, clock.now()));
+    },
+  );
+
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    app.post<{ Params: { id: string } }>(
+      `/api/v1/campaigns/:id/${action}`,
+      { schema: { params: idParams } },
+      async (request) => {
+        const campaign = await visibleCampaign(request, request.params.id);
+        return await view(
+          campaign.enabled === enabled
+            ? campaign
+            : await campaigns.updateCampaign(campaign.id, { enabled }, clock.now()),
+        );
+      },
+    );
   }
 
-  app.delete<{ Params: { id: string } }>('/api/v1/campaigns/:id', { schema: { params: idParams } }, async (request, reply) => {
-    const campaign = await visibleCampaign(request, request.params.id);
-    if (!(await campaigns.deleteCampaign(campaign.id))) throw campaignNotFound(campaign.id);
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/campaigns/:id',
+    { schema: { params: idParams } },
+    async (request, reply) => {
+      const campaign = await visibleCampaign(request, request.params.id);
+      if (!(await campaigns.deleteCampaign(campaign.id))) throw campaignNotFound(campaign.id);
+      return reply.code(204).send();
+    },
+  );
 
   app.get<{ Params: { id: string }; Querystring: { cursor?: number; limit?: number } }>(
     '/api/v1/campaigns/:id/firings',
@@ -243,7 +337,10 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     async (request) => {
       const campaign = await visibleCampaign(request, request.params.id);
       const { cursor, limit } = request.query;
-      return campaigns.listFirings(campaign.id, { ...(cursor === undefined ? {} : { beforeScheduledAt: cursor }), ...(limit === undefined ? {} : { limit }) });
+      return campaigns.listFirings(campaign.id, {
+        ...(cursor === undefined ? {} : { beforeScheduledAt: cursor }),
+        ...(limit === undefined ? {} : { limit }),
+      });
     },
   );
 }

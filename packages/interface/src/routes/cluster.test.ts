@@ -15,8 +15,14 @@ beforeEach(async () => {
 afterEach(() => tokens.close());
 
 /** GET /api/v1/cluster over a store that only lists live tasks (all the route reads). */
-function server(owners: (string | null)[], cluster?: () => ClusterMembership, hostLoads?: ApiDeps['hostLoads']): FastifyInstance {
-  const store = { listLiveTasks: async () => owners.map((owner, i) => ({ id: i + 1, owner }) as Task) } as unknown as TaskStore;
+function server(
+  owners: (string | null)[],
+  cluster?: () => ClusterMembership,
+  hostLoads?: ApiDeps['hostLoads'],
+): FastifyInstance {
+  const store = {
+    listLiveTasks: async () => owners.map((owner, i) => ({ id: i + 1, owner }) as Task),
+  } as unknown as TaskStore;
   return createApiServer({
     config: compileConfig({ scheduler: { id: 'scheduler-1' } }),
     store,
@@ -35,7 +41,9 @@ function server(owners: (string | null)[], cluster?: () => ClusterMembership, ho
 async function get(app: FastifyInstance): Promise<Record<string, unknown> & { members: unknown[] }> {
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
-    return (await (await fetch(`${url}/api/v1/cluster`, { headers: { authorization: `Bearer ${tokens.adminToken}` } })).json()) as Record<string, unknown> & { members: unknown[] };
+    return (await (
+      await fetch(`${url}/api/v1/cluster`, { headers: { authorization: `Bearer ${tokens.adminToken}` } })
+    ).json()) as Record<string, unknown> & { members: unknown[] };
   } finally {
     await app.close();
   }
@@ -71,8 +79,22 @@ describe('GET /api/v1/cluster', () => {
     expect(body.ring).toEqual(['scheduler-1', 'scheduler-2']);
     expect(body.members).toEqual([
       { id: 'interface-1', state: 'WORKING', takesWork: false, ringShare: 0, liveTasks: 0 },
-      { id: 'scheduler-1', state: 'WORKING', takesWork: true, ringShare: shares.get('scheduler-1'), liveTasks: 0, lastHeardAgoMs: 100 },
-      { id: 'scheduler-2', state: 'SILENCE', takesWork: true, ringShare: shares.get('scheduler-2'), liveTasks: 2, lastHeardAgoMs: 50 },
+      {
+        id: 'scheduler-1',
+        state: 'WORKING',
+        takesWork: true,
+        ringShare: shares.get('scheduler-1'),
+        liveTasks: 0,
+        lastHeardAgoMs: 100,
+      },
+      {
+        id: 'scheduler-2',
+        state: 'SILENCE',
+        takesWork: true,
+        ringShare: shares.get('scheduler-2'),
+        liveTasks: 2,
+        lastHeardAgoMs: 50,
+      },
       // An owner the membership does not know any more still shows, with its tasks.
       { id: 'scheduler-3', state: 'UNKNOWN', takesWork: true, ringShare: 0, liveTasks: 1 },
     ]);
@@ -80,7 +102,18 @@ describe('GET /api/v1/cluster', () => {
   });
 
   it("lists each executor's last load report and its age when a dispatcher runs in the process, by executor id", async () => {
-    const report = (executorId: string) => ({ executorId, sentAt: 1, cpuCores: 2, cpuBusyPermille: 300, memTotalBytes: 100, memAvailableBytes: 40, nicCapacityBytesPerSecond: 1000, nicBytesPerSecond: 10, senderSlots: 4, senderSlotsFree: 3 });
+    const report = (executorId: string) => ({
+      executorId,
+      sentAt: 1,
+      cpuCores: 2,
+      cpuBusyPermille: 300,
+      memTotalBytes: 100,
+      memAvailableBytes: 40,
+      nicCapacityBytesPerSecond: 1000,
+      nicBytesPerSecond: 10,
+      senderSlots: 4,
+      senderSlotsFree: 3,
+    });
     const app = server(['scheduler-1'], undefined, () => [
       { report: report('executor-2'), ageMs: 4000 },
       { report: report('executor-1'), ageMs: 250 },

@@ -47,17 +47,32 @@ export function clusterRoutes(app: FastifyInstance, deps: ApiDeps): void {
       ...(m.lastHeardAt === undefined ? {} : { lastHeardAgoMs: Math.max(0, now - m.lastHeardAt) }),
     }));
     // An owner that is no member any more (e.g. removed from the configuration) still holds tasks: show it.
-    for (const [id, count] of owned) if (!members.some((m) => m.id === id)) members.push({ id, state: 'UNKNOWN', takesWork: true, ringShare: 0, liveTasks: count });
+    for (const [id, count] of owned)
+      if (!members.some((m) => m.id === id))
+        members.push({ id, state: 'UNKNOWN', takesWork: true, ringShare: 0, liveTasks: count });
     members.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // The executors' load as the dispatcher plans on it (embedded only: see ApiDeps.hostLoads).
-    const hosts = deps.hostLoads?.()
+    const hosts = deps
+      .hostLoads?.()
       .map(({ report, ageMs }) => ({ ...report, ageMs }))
       .sort((a, b) => (a.executorId < b.executorId ? -1 : a.executorId > b.executorId ? 1 : 0));
-    return { apta: view.apta, self: view.self, ring: view.ring.members, members, unownedLiveTasks: unowned, ...(hosts === undefined ? {} : { hosts }) };
+    return {
+      apta: view.apta,
+      self: view.self,
+      ring: view.ring.members,
+      members,
+      unownedLiveTasks: unowned,
+      ...(hosts === undefined ? {} : { hosts }),
+    };
   });
 }
 
 /** The embedded profile: one scheduler, always working, owning the whole ring. */
 function staticMembership(schedulerId: string): ClusterMembership {
-  return { apta: false, self: undefined, ring: new HashRing([schedulerId]), members: [{ id: schedulerId, state: 'WORKING', takesWork: true }] };
+  return {
+    apta: false,
+    self: undefined,
+    ring: new HashRing([schedulerId]),
+    members: [{ id: schedulerId, state: 'WORKING', takesWork: true }],
+  };
 }

@@ -13,7 +13,10 @@ export const MAX_IDEMPOTENCY_HEADER_CHARS = 128;
 export function apiIdempotencyKey(header: string | string[] | undefined, accountId: string): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !/^[\x21-\x7e]+$/.test(header) || header.length > MAX_IDEMPOTENCY_HEADER_CHARS) {
-    throw new ValidationError(`the Idempotency-Key header must be one value of 1..${MAX_IDEMPOTENCY_HEADER_CHARS} printable ASCII characters`, { field: 'Idempotency-Key' });
+    throw new ValidationError(
+      `the Idempotency-Key header must be one value of 1..${MAX_IDEMPOTENCY_HEADER_CHARS} printable ASCII characters`,
+      { field: 'Idempotency-Key' },
+    );
   }
   return `api:${accountId}:${header}`;
 }
@@ -42,8 +45,12 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.speed === (request.speed ?? null) &&
     existing.targeting === (request.targeting ?? null);
   if (!same) {
-    throw new HeraldError(ErrorCodes.IDEMPOTENCY_KEY_REUSED, `this Idempotency-Key was used for another request (task ${existing.id})`, {
-      details: { field: 'Idempotency-Key', taskId: existing.id },
-    });
+    throw new HeraldError(
+      ErrorCodes.IDEMPOTENCY_KEY_REUSED,
+      `this Idempotency-Key was used for another request (task ${existing.id})`,
+      {
+        details: { field: 'Idempotency-Key', taskId: existing.id },
+      },
+    );
   }
 }

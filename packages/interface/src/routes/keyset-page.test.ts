@@ -22,7 +22,18 @@ describe('keysetPage', () => {
   });
 
   it('keeps ids with dashes whole and refuses a cursor it never answered', () => {
-    expect(keysetPage([{ id: 'x-1', createdAt: 5 }, { id: 'x-2', createdAt: 5 }], 'asc', '5-x-1')).toEqual({ items: [{ id: 'x-2', createdAt: 5 }], nextCursor: null });
-    expect(() => keysetPage(items, 'asc', 'nonsense')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', details: { field: 'cursor' } }));
+    expect(
+      keysetPage(
+        [
+          { id: 'x-1', createdAt: 5 },
+          { id: 'x-2', createdAt: 5 },
+        ],
+        'asc',
+        '5-x-1',
+      ),
+    ).toEqual({ items: [{ id: 'x-2', createdAt: 5 }], nextCursor: null });
+    expect(() => keysetPage(items, 'asc', 'nonsense')).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', details: { field: 'cursor' } }),
+    );
   });
 });

@@ -28,11 +28,17 @@ function compareKeys(a: Keyed, b: Keyed): number {
  * last page), so an item added or pruned between two requests neither
  * repeats nor shifts another out, as with the task list's id cursor.
  */
-export function keysetPage<T extends Keyed>(sorted: readonly T[], order: 'asc' | 'desc', cursor: string | undefined, limit = PAGE_DEFAULT_LIMIT): { items: T[]; nextCursor: string | null } {
+export function keysetPage<T extends Keyed>(
+  sorted: readonly T[],
+  order: 'asc' | 'desc',
+  cursor: string | undefined,
+  limit = PAGE_DEFAULT_LIMIT,
+): { items: T[]; nextCursor: string | null } {
   let start = 0;
   if (cursor !== undefined) {
     const match = /^(\d{1,16})-(.+)$/s.exec(cursor);
-    if (match === null) throw new ValidationError('cursor must be a nextCursor this list answered', { field: 'cursor' });
+    if (match === null)
+      throw new ValidationError('cursor must be a nextCursor this list answered', { field: 'cursor' });
     const after: Keyed = { createdAt: Number(match[1]), id: match[2]! };
     const sign = order === 'asc' ? 1 : -1;
     while (start < sorted.length && sign * compareKeys(sorted[start]!, after) <= 0) start++;

@@ -65,7 +65,11 @@ interface Answer {
   body: Record<string, unknown> & { error?: { code: string; message: string; details?: Record<string, unknown> } };
 }
 
-async function upload(query: string, contentType: string, body: string | Uint8Array | AsyncIterable<Uint8Array>): Promise<Answer> {
+async function upload(
+  query: string,
+  contentType: string,
+  body: string | Uint8Array | AsyncIterable<Uint8Array>,
+): Promise<Answer> {
   const response = await fetch(`${base}/api/v1/lists?accountId=acme${query}`, {
     method: 'POST',
     headers: { 'content-type': contentType, authorization: `Bearer ${tokens.adminToken}` },
@@ -108,7 +112,9 @@ describe('POST /api/v1/lists with text', () => {
     });
     expect(await storedUins(answer.body.id)).toEqual([5, 3, 3, 4294967295]);
     // The stored metadata is the binary list's, without the import report.
-    const got = await fetch(`${base}/api/v1/lists/${String(answer.body.id)}`, { headers: { authorization: `Bearer ${tokens.adminToken}` } });
+    const got = await fetch(`${base}/api/v1/lists/${String(answer.body.id)}`, {
+      headers: { authorization: `Bearer ${tokens.adminToken}` },
+    });
     const { import: _report, ...meta } = answer.body;
     expect(await got.json()).toEqual(meta);
   });
@@ -117,7 +123,10 @@ describe('POST /api/v1/lists with text', () => {
     const csv = 'name;UIN\nann;10\nbob;-1\ncy;30\n';
     const answer = await upload('&column=uin&delimiter=%3B&maxBadRatio=0.5', 'text/csv', csv);
     expect(answer.status).toBe(201);
-    expect(answer.body).toMatchObject({ count: 2, import: { format: 'csv', column: 2, bad: { negative: 1, total: 1 }, firstBad: [{ line: 3, reason: 'negative' }] } });
+    expect(answer.body).toMatchObject({
+      count: 2,
+      import: { format: 'csv', column: 2, bad: { negative: 1, total: 1 }, firstBad: [{ line: 3, reason: 'negative' }] },
+    });
     expect(await storedUins(answer.body.id)).toEqual([10, 30]);
     const numbered = await upload('&column=2&header=absent&delimiter=tab', 'text/csv', 'a\t7\nb\t8\n');
     expect(numbered.status).toBe(201);
@@ -146,12 +155,32 @@ describe('POST /api/v1/lists with text', () => {
   });
 
   it('answers 422 LIST_EMPTY for blank text, 400 for bad parameters and an unknown column', async () => {
-    expect(await upload('', 'text/plain', '\n\n')).toMatchObject({ status: 422, body: { error: { code: 'LIST_EMPTY' } } });
-    for (const query of ['&maxBadRatio=2', '&maxBadRatio=x', '&header=maybe', '&delimiter=x', '&column=0', '&column=']) {
-      expect({ query, ...(await upload(query, 'text/csv', '1\n')) }).toMatchObject({ query, status: 400, body: { error: { code: 'VALIDATION_FAILED' } } });
+    expect(await upload('', 'text/plain', '\n\n')).toMatchObject({
+      status: 422,
+      body: { error: { code: 'LIST_EMPTY' } },
+    });
+    for (const query of [
+      '&maxBadRatio=2',
+      '&maxBadRatio=x',
+      '&header=maybe',
+      '&delimiter=x',
+      '&column=0',
+      '&column=',
+    ]) {
+      expect({ query, ...(await upload(query, 'text/csv', '1\n')) }).toMatchObject({
+        query,
+        status: 400,
+        body: { error: { code: 'VALIDATION_FAILED' } },
+      });
     }
-    expect(await upload('&column=uin', 'text/csv', 'a,b\n1,2\n')).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_FAILED' } } });
-    expect(await upload('&column=2', 'text/plain', '1\n')).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_FAILED' } } });
+    expect(await upload('&column=uin', 'text/csv', 'a,b\n1,2\n')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
+    expect(await upload('&column=2', 'text/plain', '1\n')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
     expect((await listFiles()).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -160,7 +189,10 @@ describe('POST /api/v1/lists with text', () => {
     const answer = await upload('', 'application/octet-stream', binary);
     expect(answer).toMatchObject({ status: 201, body: { count: 3, sorted: true, unique: true } });
     expect(answer.body.import).toBeUndefined();
-    expect(await upload('&column=2', 'application/octet-stream', binary)).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_FAILED' } } });
+    expect(await upload('&column=2', 'application/octet-stream', binary)).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
   });
 
   it('streams a 10^6-line upload through and stores every uin', async () => {

@@ -50,13 +50,16 @@ function textOptions(query: ListQuery): ImportTextListOptionsFromQuery {
 }
 
 /** What an operator gets for an account it may not see: the same for every such account, existing or not. */
-const accountMissing = (accountId: string) => () => new NotFoundError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`, { accountId });
+const accountMissing = (accountId: string) => () =>
+  new NotFoundError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`, { accountId });
 
 type ImportTextListOptionsFromQuery = Pick<ImportTextListOptions, 'column' | 'header' | 'delimiter' | 'maxBadRatio'>;
 
 function streamOf(body: unknown): NodeJS.ReadableStream {
   if (body === undefined || body === null || typeof (body as NodeJS.ReadableStream).pipe !== 'function') {
-    throw new ValidationError('the body must be a recipient list: a binary file as application/octet-stream, or text/plain or text/csv');
+    throw new ValidationError(
+      'the body must be a recipient list: a binary file as application/octet-stream, or text/plain or text/csv',
+    );
   }
   return body as NodeJS.ReadableStream;
 }
@@ -84,34 +87,48 @@ export function listRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // Text lists get the raw request stream too, but only on this route: elsewhere text/plain keeps Fastify's parser.
   void app.register(async (scope) => {
     scope.removeContentTypeParser('text/plain');
-    scope.addContentTypeParser(['text/plain', 'text/csv'], { bodyLimit: deps.config.http.uploadLimitBytes }, rawBodyParser(deps.config.http.uploadLimitBytes));
-    scope.post<{ Querystring: ListQuery }>('/api/v1/lists', { schema: { querystring: LIST_QUERY } }, async (request, reply) => {
-      const { accountId } = request.query;
-      assertCanSeeAccount(request, accountId, accountMissing(accountId));
-      const format = textFormat(request.headers['content-type']);
-      if (format === undefined) {
-        const textOnly = TEXT_PARAMS.filter((name) => request.query[name] !== undefined);
-        if (textOnly.length > 0) throw new ValidationError(`${textOnly.join(', ')} apply only to text/plain and text/csv uploads`, { params: textOnly });
-        const meta = await importBody(request.body, accountId);
+    scope.addContentTypeParser(
+      ['text/plain', 'text/csv'],
+      { bodyLimit: deps.config.http.uploadLimitBytes },
+      rawBodyParser(deps.config.http.uploadLimitBytes),
+    );
+    scope.post<{ Querystring: ListQuery }>(
+      '/api/v1/lists',
+      { schema: { querystring: LIST_QUERY } },
+      async (request, reply) => {
+        const { accountId } = request.query;
+        assertCanSeeAccount(request, accountId, accountMissing(accountId));
+        const format = textFormat(request.headers['content-type']);
+        if (format === undefined) {
+          const textOnly = TEXT_PARAMS.filter((name) => request.query[name] !== undefined);
+          if (textOnly.length > 0)
+            throw new ValidationError(`${textOnly.join(', ')} apply only to text/plain and text/csv uploads`, {
+              params: textOnly,
+            });
+          const meta = await importBody(request.body, accountId);
+          await deps.store.putList(meta);
+          noteAudit(request, { resource: `list:${meta.id}` });
+          return reply.code(201).send(meta);
+        }
+        const { meta, uploadBytes, report } = await deps.lists.importText(streamOf(request.body), {
+          accountId,
+          uinLimit: deps.config.uinLimit,
+          maxBytes: deps.config.http.uploadLimitBytes,
+          format,
+          ...textOptions(request.query),
+        });
         await deps.store.putList(meta);
         noteAudit(request, { resource: `list:${meta.id}` });
-        return reply.code(201).send(meta);
-      }
-      const { meta, uploadBytes, report } = await deps.lists.importText(streamOf(request.body), {
-        accountId,
-        uinLimit: deps.config.uinLimit,
-        maxBytes: deps.config.http.uploadLimitBytes,
-        format,
-        ...textOptions(request.query),
-      });
-      await deps.store.putList(meta);
-      noteAudit(request, { resource: `list:${meta.id}` });
-      return reply.code(201).send({ ...meta, import: { uploadBytes, ...report } });
-    });
+        return reply.code(201).send({ ...meta, import: { uploadBytes, ...report } });
+      },
+    );
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/lists/:id', async (request) => {
-    const missing = () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${request.params.id} does not exist`, { listId: request.params.id });
+    const missing = () =>
+      new NotFoundError('LIST_NOT_FOUND', `recipient list ${request.params.id} does not exist`, {
+        listId: request.params.id,
+      });
     const meta = await deps.store.getList(request.params.id);
     if (meta === undefined) throw missing();
     assertCanSeeAccount(request, meta.accountId, missing);

@@ -15,7 +15,11 @@ export interface RequestContent {
  */
 export function contentOfRequest(content: RequestContent, field = 'content'): TaskContent {
   const { body, title } = content;
-  const kept = taskContentOf({ body, ...(title === undefined ? {} : { title }), ...(content.template === true ? { template: true } : {}) });
+  const kept = taskContentOf({
+    body,
+    ...(title === undefined ? {} : { title }),
+    ...(content.template === true ? { template: true } : {}),
+  });
   if (kept.template === true) compileContent(kept, field);
   return kept;
 }

@@ -57,7 +57,24 @@ function expectHandled(response: Answer, success: number[]): void {
 const json = fc.jsonValue({ maxDepth: 3 });
 const edgy = fc.oneof(
   json,
-  fc.constantFrom(null, true, 0, -1, 1.5, 1e300, 2 ** 53, '', ' ', 'x'.repeat(300), '9999-99-99', '+275760-09-13T00:00:00Z', '-271821-04-20T00:00:00Z', [], {}, { body: '' }),
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    1e300,
+    2 ** 53,
+    '',
+    ' ',
+    'x'.repeat(300),
+    '9999-99-99',
+    '+275760-09-13T00:00:00Z',
+    '-271821-04-20T00:00:00Z',
+    [],
+    {},
+    { body: '' },
+  ),
 );
 
 describe('HTTP API, fuzzed', () => {
@@ -72,7 +89,13 @@ describe('HTTP API, fuzzed', () => {
   beforeAll(async () => {
     dir = await makeTempDir('herald-api-fuzz-');
     // No rate limit: the properties send requests as fast as the loopback carries them.
-    const config = compileConfig({ dataDir: dir.path, uinSpaceBits: 20, http: { uploadLimitBytes: 4096 }, tasks: { maxContentChars: 200 }, auth: { rateLimit: { perSecond: 0 } } });
+    const config = compileConfig({
+      dataDir: dir.path,
+      uinSpaceBits: 20,
+      http: { uploadLimitBytes: 4096 },
+      tasks: { maxContentChars: 200 },
+      auth: { rateLimit: { perSecond: 0 } },
+    });
     tokens = await openTestAccess();
     store = await LevelTaskStore.open(join(dir.path, 'tasks'));
     const lists = new ListRepository(join(dir.path, 'lists'));
@@ -102,13 +125,21 @@ describe('HTTP API, fuzzed', () => {
   });
 
   /** One request; a JSON-able object payload is sent as application/json. */
-  async function send(method: string, url: string, options: { payload?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {}): Promise<Answer> {
+  async function send(
+    method: string,
+    url: string,
+    options: { payload?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {},
+  ): Promise<Answer> {
     const { payload, headers = {}, query } = options;
     const raw = typeof payload === 'string' || Buffer.isBuffer(payload);
     const body = payload === undefined ? undefined : raw ? (payload as string | Buffer) : JSON.stringify(payload);
     const target = query === undefined ? url : `${url}?${new URLSearchParams(query).toString()}`;
     const auth = { authorization: `Bearer ${tokens.adminToken}`, ...headers };
-    const response = await fetch(base + target, { method, body, headers: raw || payload === undefined ? auth : { 'content-type': 'application/json', ...auth } });
+    const response = await fetch(base + target, {
+      method,
+      body,
+      headers: raw || payload === undefined ? auth : { 'content-type': 'application/json', ...auth },
+    });
     const text = await response.text();
     return { statusCode: response.status, json: () => JSON.parse(text) as unknown };
   }
@@ -131,14 +162,31 @@ describe('HTTP API, fuzzed', () => {
   it('answers any JSON body to POST /api/v1/tasks with 201 or a 4xx and a stable code', async () => {
     await fc.assert(
       fc.asyncProperty(json, async (body) => {
-        expectHandled(await send('POST', '/api/v1/tasks', { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }), [201]);
+        expectHandled(
+          await send('POST', '/api/v1/tasks', {
+            payload: JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }),
+          [201],
+        );
       }),
       settings,
     );
   });
 
   it('answers a valid task body with one field replaced, removed or added with 201 or a 4xx and a stable code', async () => {
-    const field = fc.constantFrom('accountId', 'listId', 'content', 'content.body', 'content.title', 'priority', 'sendAt', 'ttlSeconds', 'extra', 'content.extra');
+    const field = fc.constantFrom(
+      'accountId',
+      'listId',
+      'content',
+      'content.body',
+      'content.title',
+      'priority',
+      'sendAt',
+      'ttlSeconds',
+      'extra',
+      'content.extra',
+    );
     await fc.assert(
       fc.asyncProperty(field, fc.option(edgy, { nil: undefined }), async (path, value) => {
         const body = validBody() as Record<string, unknown> & { content: Record<string, unknown> };
@@ -154,9 +202,25 @@ describe('HTTP API, fuzzed', () => {
   });
 
   it('answers any raw payload and content type with a 4xx or success, never a 500', async () => {
-    const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded', '');
-    const payload = fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)));
-    const route = fc.constantFrom('POST /api/v1/tasks', 'POST /api/v1/lists?accountId=acct', 'PUT /api/v1/blacklists/global', 'PUT /api/v1/accounts/acct/blacklist', 'POST /api/v1/tasks/1/cancel');
+    const contentType = fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/octet-stream',
+      'application/x-www-form-urlencoded',
+      '',
+    );
+    const payload = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+    );
+    const route = fc.constantFrom(
+      'POST /api/v1/tasks',
+      'POST /api/v1/lists?accountId=acct',
+      'PUT /api/v1/blacklists/global',
+      'PUT /api/v1/accounts/acct/blacklist',
+      'POST /api/v1/tasks/1/cancel',
+    );
     await fc.assert(
       fc.asyncProperty(route, contentType, payload, async (r, type, body) => {
         const [method, url] = r.split(' ') as ['POST' | 'PUT', string];
@@ -168,8 +232,16 @@ describe('HTTP API, fuzzed', () => {
   });
 
   it('answers any task id, list id and query string with a success or a 4xx and a stable code', async () => {
-    const segment = fc.oneof(fc.string({ maxLength: 30 }), fc.nat().map(String), fc.constantFrom('0', '-1', '1e3', '9007199254740993', '%', '..', '%2e%2e', '%00'));
-    const query = fc.dictionary(fc.constantFrom('state', 'accountId', 'cursor', 'limit', 'x'), fc.oneof(fc.string({ maxLength: 20 }), fc.integer().map(String), fc.constantFrom('1e400', 'NaN', '-0', 'QUEUED')), { maxKeys: 4 });
+    const segment = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.nat().map(String),
+      fc.constantFrom('0', '-1', '1e3', '9007199254740993', '%', '..', '%2e%2e', '%00'),
+    );
+    const query = fc.dictionary(
+      fc.constantFrom('state', 'accountId', 'cursor', 'limit', 'x'),
+      fc.oneof(fc.string({ maxLength: 20 }), fc.integer().map(String), fc.constantFrom('1e400', 'NaN', '-0', 'QUEUED')),
+      { maxKeys: 4 },
+    );
     await fc.assert(
       fc.asyncProperty(segment, query, fc.constantFrom('cancel', 'pause', 'resume'), async (raw, q, command) => {
         const id = encodeURIComponent(raw);
@@ -186,34 +258,62 @@ describe('HTTP API, fuzzed', () => {
     const secret = fc.stringMatching(/^[A-Za-z0-9_-]{0,140}$/);
     const header = fc.oneof(
       fc.string({ maxLength: 300 }),
-      fc.tuple(fc.constantFrom('Bearer ', 'bearer ', 'Basic ', ''), fc.constantFrom('hrd_', 'hrd_testadmin_', 'hrd__', ''), secret).map((parts) => parts.join('')),
+      fc
+        .tuple(
+          fc.constantFrom('Bearer ', 'bearer ', 'Basic ', ''),
+          fc.constantFrom('hrd_', 'hrd_testadmin_', 'hrd__', ''),
+          secret,
+        )
+        .map((parts) => parts.join('')),
       // The test admin's id with a wrong secret of the right shape.
       fc.stringMatching(/^[A-Za-z0-9_-]{32,140}$/).map((s) => `Bearer hrd_testadmin_${s}`),
     );
     await fc.assert(
-      fc.asyncProperty(header, fc.constantFrom('GET /api/v1/tasks', 'POST /api/v1/tasks', 'GET /api/v1/me', 'DELETE /api/v1/tokens/abcd'), async (value, route) => {
-        const [method, url] = route.split(' ') as [string, string];
-        let response: Response;
-        try {
-          response = await fetch(base + url, { method, headers: { authorization: value }, signal: AbortSignal.timeout(5000) });
-        } catch (error) {
-          if ((error as Error).name === 'TimeoutError') throw new Error(`no answer to ${route} with authorization ${JSON.stringify(value)}`);
-          return; // a header fetch itself refuses to send (e.g. a control character) never reaches the server
-        }
-        if (value === `Bearer ${tokens.adminToken}`) return;
-        expect(response.status).toBe(401);
-        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
-      }),
+      fc.asyncProperty(
+        header,
+        fc.constantFrom('GET /api/v1/tasks', 'POST /api/v1/tasks', 'GET /api/v1/me', 'DELETE /api/v1/tokens/abcd'),
+        async (value, route) => {
+          const [method, url] = route.split(' ') as [string, string];
+          let response: Response;
+          try {
+            response = await fetch(base + url, {
+              method,
+              headers: { authorization: value },
+              signal: AbortSignal.timeout(5000),
+            });
+          } catch (error) {
+            if ((error as Error).name === 'TimeoutError')
+              throw new Error(`no answer to ${route} with authorization ${JSON.stringify(value)}`);
+            return; // a header fetch itself refuses to send (e.g. a control character) never reaches the server
+          }
+          if (value === `Bearer ${tokens.adminToken}`) return;
+          expect(response.status).toBe(401);
+          expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
+        },
+      ),
       settings,
     );
   });
 
   it('answers any token and audit request with a success or a 4xx and a stable code', async () => {
-    const text = fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('', 'admin', 'operator', 'acct', '%00', 'x'.repeat(300)));
-    const query = fc.dictionary(fc.constantFrom('tokenId', 'accountId', 'cursor', 'limit', 'x'), fc.oneof(text, fc.integer().map(String)), { maxKeys: 4 });
+    const text = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.constantFrom('', 'admin', 'operator', 'acct', '%00', 'x'.repeat(300)),
+    );
+    const query = fc.dictionary(
+      fc.constantFrom('tokenId', 'accountId', 'cursor', 'limit', 'x'),
+      fc.oneof(text, fc.integer().map(String)),
+      { maxKeys: 4 },
+    );
     await fc.assert(
       fc.asyncProperty(edgy, text, query, async (body, id, q) => {
-        expectHandled(await send('POST', '/api/v1/tokens', { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }), [201]);
+        expectHandled(
+          await send('POST', '/api/v1/tokens', {
+            payload: JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }),
+          [201],
+        );
         expectHandled(await send('DELETE', `/api/v1/tokens/${encodeURIComponent(id)}`), [200]);
         expectHandled(await send('GET', '/api/v1/audit', { query: q }), [200]);
       }),
@@ -231,11 +331,20 @@ describe('HTTP API, fuzzed', () => {
     await fc.assert(
       fc.asyncProperty(valid, async ({ body, title, priority, ttlSeconds }) => {
         const content = title === undefined ? { body } : { body, title };
-        const response = await send('POST', '/api/v1/tasks', { payload: { accountId: 'acct', listId: list.id, content, priority, ttlSeconds } });
+        const response = await send('POST', '/api/v1/tasks', {
+          payload: { accountId: 'acct', listId: list.id, content, priority, ttlSeconds },
+        });
         expect(response.statusCode).toBe(201);
         const created = response.json() as { id: number };
         const fetched = await send('GET', `/api/v1/tasks/${created.id}`);
-        expect(fetched.json()).toMatchObject({ id: created.id, accountId: 'acct', listId: list.id, content, priority, state: 'CREATED' });
+        expect(fetched.json()).toMatchObject({
+          id: created.id,
+          accountId: 'acct',
+          listId: list.id,
+          content,
+          priority,
+          state: 'CREATED',
+        });
         expect(sent[sent.length - 1]).toEqual({ kind: 'task.submitted', taskId: created.id });
       }),
       settings,

@@ -22,7 +22,13 @@ import { LIST_BYTES, startFullTestServer, type Answer, type FullTestServer } fro
 
 const RUNS_PER_FAULT = Math.max(2, Math.floor((Number(process.env.HERALD_FUZZ_RUNS) || 100) / 20));
 
-type Schema = Record<string, unknown> & { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; nullable?: boolean };
+type Schema = Record<string, unknown> & {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  nullable?: boolean;
+};
 interface Parameter {
   in: string;
   name: string;
@@ -74,15 +80,22 @@ function wrongJson(schema: Schema): unknown[] {
 function accepts(types: string[], value: unknown): boolean {
   if (value === null) return types.includes('null');
   if (Array.isArray(value)) return types.includes('array');
-  if (typeof value === 'number') return types.includes('number') || (types.includes('integer') && Number.isInteger(value));
+  if (typeof value === 'number')
+    return types.includes('number') || (types.includes('integer') && Number.isInteger(value));
   return types.includes(typeof value);
 }
 
 /** Impossible dates: the day after the last of a short month (30 February, 31 April), in the RFC 3339 form otherwise right. */
 const pad = (n: number) => String(n).padStart(2, '0');
 const IMPOSSIBLE_DATE = fc
-  .record({ year: fc.integer({ min: 2027, max: 2099 }), month: fc.constantFrom(2, 4, 6, 9, 11), extra: fc.integer({ min: 1, max: 3 }) })
-  .map(({ year, month, extra }) => `${year}-${pad(month)}-${pad(Math.min(31, monthDays(year, month) + extra))}T10:00:00Z`);
+  .record({
+    year: fc.integer({ min: 2027, max: 2099 }),
+    month: fc.constantFrom(2, 4, 6, 9, 11),
+    extra: fc.integer({ min: 1, max: 3 }),
+  })
+  .map(
+    ({ year, month, extra }) => `${year}-${pad(month)}-${pad(Math.min(31, monthDays(year, month) + extra))}T10:00:00Z`,
+  );
 
 function monthDays(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
@@ -96,12 +109,19 @@ function outOfRange(schema: Schema): fc.Arbitrary<unknown> | undefined {
   const step = integer ? fc.integer({ min: 1, max: 1000 }) : fc.double({ min: 0.001, max: 1000, noNaN: true });
   if (typeof schema.maximum === 'number') arbitraries.push(step.map((d) => (schema.maximum as number) + d));
   if (typeof schema.minimum === 'number') arbitraries.push(step.map((d) => (schema.minimum as number) - d));
-  if (typeof schema.maxLength === 'number') arbitraries.push(fc.integer({ min: 1, max: 20 }).map((d) => 'a'.repeat((schema.maxLength as number) + d)));
+  if (typeof schema.maxLength === 'number')
+    arbitraries.push(fc.integer({ min: 1, max: 20 }).map((d) => 'a'.repeat((schema.maxLength as number) + d)));
   return arbitraries.length === 0 ? undefined : fc.oneof(...arbitraries);
 }
 
 /** The path of an object with `value` set at `at` (parents made valid along the way). */
-function withValue(base: Record<string, unknown>, schema: Schema, at: string[], value: unknown, valid: (s: Schema, name?: string) => unknown): Record<string, unknown> {
+function withValue(
+  base: Record<string, unknown>,
+  schema: Schema,
+  at: string[],
+  value: unknown,
+  valid: (s: Schema, name?: string) => unknown,
+): Record<string, unknown> {
   const root = structuredClone(base);
   let node = root;
   let nodeSchema = schema;
@@ -119,7 +139,10 @@ function withValue(base: Record<string, unknown>, schema: Schema, at: string[], 
 function propertyPaths(schema: Schema, prefix: string[] = []): Array<{ at: string[]; schema: Schema }> {
   return Object.entries(schema.properties ?? {}).flatMap(([key, child]) => {
     const at = [...prefix, key];
-    return [{ at, schema: child }, ...(typesOf(child).includes('object') && child.properties !== undefined ? propertyPaths(child, at) : [])];
+    return [
+      { at, schema: child },
+      ...(typesOf(child).includes('object') && child.properties !== undefined ? propertyPaths(child, at) : []),
+    ];
   });
 }
 
@@ -133,7 +156,9 @@ describe('strict input on every documented route (property)', () => {
     tokens = await openTestAccess();
     server = await startFullTestServer(tokens.access);
     doc = (await server.call(undefined, { method: 'GET', path: '/api/docs/json' })).body as unknown as typeof doc;
-    listId = (await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/lists?accountId=acct', body: LIST_BYTES })).body.id as string;
+    listId = (
+      await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/lists?accountId=acct', body: LIST_BYTES })
+    ).body.id as string;
   });
 
   afterAll(async () => {
@@ -150,7 +175,13 @@ describe('strict input on every documented route (property)', () => {
     const type = typesOf(schema).find((t) => t !== 'null');
     switch (type) {
       case 'string':
-        if (typeof schema.pattern === 'string') return fc.sample(fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= ((schema.minLength as number) ?? 0) && /^[\x21-\x7e]+$/.test(s)), { numRuns: 1, seed: 1 })[0];
+        if (typeof schema.pattern === 'string')
+          return fc.sample(
+            fc
+              .stringMatching(new RegExp(schema.pattern))
+              .filter((s) => s.length >= ((schema.minLength as number) ?? 0) && /^[\x21-\x7e]+$/.test(s)),
+            { numRuns: 1, seed: 1 },
+          )[0];
         return 'a'.repeat(Math.max(1, (schema.minLength as number) ?? 0));
       case 'integer':
       case 'number':
@@ -162,7 +193,8 @@ describe('strict input on every documented route (property)', () => {
       case 'object': {
         const properties = schema.properties ?? {};
         const keys = [...(schema.required ?? [])];
-        for (const key of Object.keys(properties)) if (keys.length < ((schema.minProperties as number) ?? 0) && !keys.includes(key)) keys.push(key);
+        for (const key of Object.keys(properties))
+          if (keys.length < ((schema.minProperties as number) ?? 0) && !keys.includes(key)) keys.push(key);
         return Object.fromEntries(keys.map((key) => [key, valid(properties[key] ?? {}, key)]));
       }
       default:
@@ -178,21 +210,37 @@ describe('strict input on every documented route (property)', () => {
         const method = lower.toUpperCase();
         const route = `${method} ${template}`;
         const params = op.parameters ?? [];
-        const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(valid(params.find((p) => p.in === 'path' && p.name === name)?.schema ?? {}, name))));
+        const path = template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+          encodeURIComponent(String(valid(params.find((p) => p.in === 'path' && p.name === name)?.schema ?? {}, name))),
+        );
         const query = params.filter((p) => p.in === 'query');
-        const baseQuery: Record<string, string> = Object.fromEntries(query.filter((p) => p.required).map((p) => [p.name, String(valid(p.schema, p.name))]));
-        const url = (q: Record<string, string>) => (Object.keys(q).length === 0 ? path : `${path}?${new URLSearchParams(q).toString()}`);
+        const baseQuery: Record<string, string> = Object.fromEntries(
+          query.filter((p) => p.required).map((p) => [p.name, String(valid(p.schema, p.name))]),
+        );
+        const url = (q: Record<string, string>) =>
+          Object.keys(q).length === 0 ? path : `${path}?${new URLSearchParams(q).toString()}`;
         const bodySchema = op.requestBody?.content['application/json']?.schema;
         const baseBody = bodySchema === undefined ? undefined : (valid(bodySchema) as Record<string, unknown>);
-        const send = (q: Record<string, string>, body = baseBody) => ({ method, path: url(q), ...(body === undefined ? {} : { body }) });
-        const queryFault = (kind: Fault['kind'], name: string, text: fc.Arbitrary<string>) => out.push({ route, kind, field: name, request: text.map((value) => send({ ...baseQuery, [name]: value })) });
+        const send = (q: Record<string, string>, body = baseBody) => ({
+          method,
+          path: url(q),
+          ...(body === undefined ? {} : { body }),
+        });
+        const queryFault = (kind: Fault['kind'], name: string, text: fc.Arbitrary<string>) =>
+          out.push({ route, kind, field: name, request: text.map((value) => send({ ...baseQuery, [name]: value })) });
 
         // Every route, with or without declared query parameters.
         const names = new Set(query.map((p) => p.name));
-        out.push({ route, kind: 'unknown field', field: '<random>', request: NAME.filter((n) => !names.has(n)).map((n) => ({ ...send({ ...baseQuery, [n]: '1' }), field: n })) });
+        out.push({
+          route,
+          kind: 'unknown field',
+          field: '<random>',
+          request: NAME.filter((n) => !names.has(n)).map((n) => ({ ...send({ ...baseQuery, [n]: '1' }), field: n })),
+        });
         for (const { name, schema } of query) {
           const types = typesOf(schema);
-          if (types.some((t) => ['integer', 'number', 'boolean'].includes(t))) queryFault('wrong type', name, fc.constantFrom('yes', 'x1', '1e3', '0x10', 'NaN', ''));
+          if (types.some((t) => ['integer', 'number', 'boolean'].includes(t)))
+            queryFault('wrong type', name, fc.constantFrom('yes', 'x1', '1e3', '0x10', 'NaN', ''));
           if (schema.format === 'date-time') queryFault('impossible date', name, IMPOSSIBLE_DATE);
           const range = outOfRange(schema);
           if (range !== undefined) queryFault('out of range', name, range.map(String));
@@ -200,15 +248,28 @@ describe('strict input on every documented route (property)', () => {
 
         if (bodySchema === undefined || baseBody === undefined) continue;
         const bodyFault = (kind: Fault['kind'], at: string[], value: fc.Arbitrary<unknown>) =>
-          out.push({ route, kind, field: at.join('.'), request: value.map((v) => send(baseQuery, withValue(baseBody, bodySchema, at, v, valid))) });
-        const objects = [{ at: [] as string[], schema: bodySchema }, ...propertyPaths(bodySchema).filter((p) => typesOf(p.schema).includes('object') && p.schema.properties !== undefined)];
+          out.push({
+            route,
+            kind,
+            field: at.join('.'),
+            request: value.map((v) => send(baseQuery, withValue(baseBody, bodySchema, at, v, valid))),
+          });
+        const objects = [
+          { at: [] as string[], schema: bodySchema },
+          ...propertyPaths(bodySchema).filter(
+            (p) => typesOf(p.schema).includes('object') && p.schema.properties !== undefined,
+          ),
+        ];
         for (const { at, schema } of objects) {
           const known = new Set(Object.keys(schema.properties ?? {}));
           out.push({
             route,
             kind: 'unknown field',
             field: '<random>',
-            request: NAME.filter((n) => !known.has(n)).map((n) => ({ ...send(baseQuery, withValue(baseBody, bodySchema, [...at, n], 1, valid)), field: [...at, n].join('.') })),
+            request: NAME.filter((n) => !known.has(n)).map((n) => ({
+              ...send(baseQuery, withValue(baseBody, bodySchema, [...at, n], 1, valid)),
+              field: [...at, n].join('.'),
+            })),
           });
         }
         for (const { at, schema } of propertyPaths(bodySchema)) {
@@ -239,15 +300,24 @@ describe('strict input on every documented route (property)', () => {
 
   it('derives every kind of fault from the document, dates included', () => {
     const all = faults();
-    const kinds = (kind: Fault['kind']) => new Set(all.filter((f) => f.kind === kind).map((f) => `${f.route} ${f.field}`));
+    const kinds = (kind: Fault['kind']) =>
+      new Set(all.filter((f) => f.kind === kind).map((f) => `${f.route} ${f.field}`));
     expect(kinds('impossible date')).toEqual(
-      new Set(['POST /api/v1/tasks sendAt', 'POST /api/v1/tasks displayAt', 'GET /api/v1/tasks createdFrom', 'GET /api/v1/tasks createdBefore', 'GET /api/v1/campaigns/preview after']),
+      new Set([
+        'POST /api/v1/tasks sendAt',
+        'POST /api/v1/tasks displayAt',
+        'GET /api/v1/tasks createdFrom',
+        'GET /api/v1/tasks createdBefore',
+        'GET /api/v1/campaigns/preview after',
+      ]),
     );
     expect(kinds('wrong type')).toContain('PATCH /api/v1/campaigns/{id} enabled');
     expect(kinds('wrong type')).toContain('POST /api/v1/tasks content.title');
     expect(kinds('out of range')).toContain('PUT /api/v1/accounts/{accountId}/limits dailyBroadcasts');
     // Every route gets an unknown query parameter; every route with a body an unknown field in it.
-    const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(new Set(all.filter((f) => f.kind === 'unknown field').map((f) => f.route))).toEqual(new Set(routes));
   });
 
@@ -258,7 +328,14 @@ describe('strict input on every documented route (property)', () => {
         fc.asyncProperty(fault.request, async (req) => {
           const field = (req as { field?: string }).field ?? fault.field;
           const answer: Answer = await server.call(tokens.adminToken, req);
-          expect({ route: fault.route, kind: fault.kind, req, status: answer.status, code: answer.body.error?.code, field: answer.body.error?.details?.field }).toEqual({
+          expect({
+            route: fault.route,
+            kind: fault.kind,
+            req,
+            status: answer.status,
+            code: answer.body.error?.code,
+            field: answer.body.error?.details?.field,
+          }).toEqual({
             route: fault.route,
             kind: fault.kind,
             req,

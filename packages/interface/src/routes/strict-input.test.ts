@@ -29,7 +29,11 @@ const call = (req: Req): Promise<Answer> => server.call(tokens.adminToken, req);
 
 /** Expects a 400 VALIDATION_FAILED naming `field`. */
 function expectRefused(answer: Answer, field: string): void {
-  expect({ status: answer.status, code: answer.body.error?.code, field: answer.body.error?.details?.field }).toEqual({ status: 400, code: 'VALIDATION_FAILED', field });
+  expect({ status: answer.status, code: answer.body.error?.code, field: answer.body.error?.details?.field }).toEqual({
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    field,
+  });
 }
 
 beforeAll(async () => {
@@ -41,7 +45,14 @@ beforeAll(async () => {
   const campaign = await call({
     method: 'POST',
     path: '/api/v1/campaigns',
-    body: { accountId: 'acme', name: 'Morning', cron: '0 9 * * *', timeZone: 'Europe/Berlin', enabled: false, template: { listId, content: { body: 'Good morning' } } },
+    body: {
+      accountId: 'acme',
+      name: 'Morning',
+      cron: '0 9 * * *',
+      timeZone: 'Europe/Berlin',
+      enabled: false,
+      template: { listId, content: { body: 'Good morning' } },
+    },
   });
   expect(campaign.status).toBe(201);
   campaignAt = `/api/v1/campaigns/${campaign.body.id as number}`;
@@ -67,7 +78,7 @@ async function expectNoTask(): Promise<void> {
 }
 
 describe('unknown fields are refused, not dropped', () => {
-  it('POST /api/v1/tasks with typo\'d sendat and targetting: 400 naming sendat, no task sent at once', async () => {
+  it("POST /api/v1/tasks with typo'd sendat and targetting: 400 naming sendat, no task sent at once", async () => {
     expectRefused(await call(task({ sendat: '2027-06-01T12:00:00Z', targetting: 'region:eu' })), 'sendat');
     expectRefused(await call(task({ targetting: 'region:eu' })), 'targetting');
     expectRefused(await call(task({}, { extra: 1 })), 'content.extra');
@@ -85,7 +96,14 @@ describe('unknown fields are refused, not dropped', () => {
     const before = (await call({ method: 'GET', path: campaignAt })).body;
     expectRefused(await call({ method: 'PATCH', path: campaignAt, body: { evil: 1 } }), 'evil');
     expectRefused(await call({ method: 'PATCH', path: campaignAt, body: { accountId: 'other' } }), 'accountId');
-    expectRefused(await call({ method: 'PATCH', path: campaignAt, body: { name: 'x', template: { listId, content: { body: 'b' }, extra: true } } }), 'template.extra');
+    expectRefused(
+      await call({
+        method: 'PATCH',
+        path: campaignAt,
+        body: { name: 'x', template: { listId, content: { body: 'b' }, extra: true } },
+      }),
+      'template.extra',
+    );
     expect((await call({ method: 'GET', path: campaignAt })).body).toEqual(before);
   });
 
@@ -121,7 +139,10 @@ describe('wrong types are refused, not coerced', () => {
   });
 
   it('PUT limits {"dailyBroadcasts": "4"}', async () => {
-    expectRefused(await call({ method: 'PUT', path: '/api/v1/accounts/acme/limits', body: { dailyBroadcasts: '4' } }), 'dailyBroadcasts');
+    expectRefused(
+      await call({ method: 'PUT', path: '/api/v1/accounts/acme/limits', body: { dailyBroadcasts: '4' } }),
+      'dailyBroadcasts',
+    );
   });
 
   it('query text: "10" is an integer, "yes" no boolean, "1e3" and "0x10" no integer, a repeated parameter no value', async () => {
@@ -151,51 +172,101 @@ describe('dates are RFC 3339 with an offset, on the calendar, in range', () => {
     await expectNoTask();
   });
 
-  it('displayAt, createdFrom, createdBefore and the preview\'s after use the same parser', async () => {
+  it("displayAt, createdFrom, createdBefore and the preview's after use the same parser", async () => {
     expectRefused(await call(task({ sendAt: '2026-12-01T00:00:00Z', displayAt: '2026-12-32T00:00:00Z' })), 'displayAt');
     expectRefused(await call({ method: 'GET', path: '/api/v1/tasks?createdFrom=2026-02-30T00:00:00Z' }), 'createdFrom');
     expectRefused(await call({ method: 'GET', path: '/api/v1/tasks?createdBefore=2026-11-01' }), 'createdBefore');
-    expectRefused(await call({ method: 'GET', path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=UTC&after=2027-02-29T00:00:00Z' }), 'after');
+    expectRefused(
+      await call({
+        method: 'GET',
+        path: '/api/v1/campaigns/preview?cron=0%209%20*%20*%20*&timeZone=UTC&after=2027-02-29T00:00:00Z',
+      }),
+      'after',
+    );
     await expectNoTask();
   });
 });
 
 describe('every refusal answers the documented error body', () => {
   /** One raw request, its status and parsed body. */
-  async function raw(options: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: Answer['body'] }> {
-    const response = await fetch(server.base + options.path, { method: options.method, headers: { authorization: `Bearer ${tokens.adminToken}`, ...options.headers }, body: options.body });
+  async function raw(options: {
+    method: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }): Promise<{ status: number; body: Answer['body'] }> {
+    const response = await fetch(server.base + options.path, {
+      method: options.method,
+      headers: { authorization: `Bearer ${tokens.adminToken}`, ...options.headers },
+      body: options.body,
+    });
     return { status: response.status, body: (await response.json()) as Answer['body'] };
   }
 
   it('malformed JSON: 400 MALFORMED_JSON', async () => {
-    const answer = await raw({ method: 'POST', path: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, body: '{"accountId":' });
+    const answer = await raw({
+      method: 'POST',
+      path: '/api/v1/tasks',
+      headers: { 'content-type': 'application/json' },
+      body: '{"accountId":',
+    });
     expect({ status: answer.status, code: answer.body.error?.code }).toEqual({ status: 400, code: 'MALFORMED_JSON' });
   });
 
   it('a __proto__ or constructor key: 400 naming the field, not "not valid JSON"', async () => {
-    const proto = await raw({ method: 'POST', path: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, body: `{"accountId":"acme","listId":"${listId}","content":{"body":"x","__proto__":{"admin":true}}}` });
-    expect({ status: proto.status, code: proto.body.error?.code, field: proto.body.error?.details?.field }).toEqual({ status: 400, code: 'VALIDATION_FAILED', field: 'content.__proto__' });
+    const proto = await raw({
+      method: 'POST',
+      path: '/api/v1/tasks',
+      headers: { 'content-type': 'application/json' },
+      body: `{"accountId":"acme","listId":"${listId}","content":{"body":"x","__proto__":{"admin":true}}}`,
+    });
+    expect({ status: proto.status, code: proto.body.error?.code, field: proto.body.error?.details?.field }).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      field: 'content.__proto__',
+    });
     expect(proto.body.error!.message).toContain('not allowed');
-    const ctor = await raw({ method: 'PUT', path: '/api/v1/accounts/acme/limits', headers: { 'content-type': 'application/json' }, body: '{"constructor":{"prototype":{}}}' });
-    expect({ status: ctor.status, field: ctor.body.error?.details?.field }).toEqual({ status: 400, field: 'constructor' });
+    const ctor = await raw({
+      method: 'PUT',
+      path: '/api/v1/accounts/acme/limits',
+      headers: { 'content-type': 'application/json' },
+      body: '{"constructor":{"prototype":{}}}',
+    });
+    expect({ status: ctor.status, field: ctor.body.error?.details?.field }).toEqual({
+      status: 400,
+      field: 'constructor',
+    });
     await expectNoTask();
   });
 
   it('413 BODY_TOO_LARGE, 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const large = await raw({ method: 'POST', path: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: { body: 'x'.repeat(2 << 20) } }) });
+    const large = await raw({
+      method: 'POST',
+      path: '/api/v1/tasks',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { body: 'x'.repeat(2 << 20) } }),
+    });
     expect({ status: large.status, code: large.body.error?.code }).toEqual({ status: 413, code: 'BODY_TOO_LARGE' });
-    const xml = await raw({ method: 'POST', path: '/api/v1/tasks', headers: { 'content-type': 'application/xml' }, body: '<task/>' });
+    const xml = await raw({
+      method: 'POST',
+      path: '/api/v1/tasks',
+      headers: { 'content-type': 'application/xml' },
+      body: '<task/>',
+    });
     expect({ status: xml.status, code: xml.body.error?.code }).toEqual({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
   it('431 HEADERS_TOO_LARGE, before any route', async () => {
     const url = new URL(server.base);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, path: '/api/v1/health', headers: { 'x-big': 'y'.repeat(64 * 1024) } }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, path: '/api/v1/health', headers: { 'x-big': 'y'.repeat(64 * 1024) } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -204,14 +275,26 @@ describe('every refusal answers the documented error body', () => {
   });
 
   it('unrelated headers are let be', async () => {
-    expect((await raw({ method: 'GET', path: '/api/v1/tasks', headers: { 'x-request-id': 'abc', 'x-forwarded-for': '10.0.0.1' } })).status).toBe(200);
+    expect(
+      (
+        await raw({
+          method: 'GET',
+          path: '/api/v1/tasks',
+          headers: { 'x-request-id': 'abc', 'x-forwarded-for': '10.0.0.1' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('LIST_UIN_OUT_OF_RANGE names 2^64-1 exactly', async () => {
     const body = Buffer.alloc(8, 0xff);
     const file = Buffer.concat([encodeListHeader({ flags: 0, count: 1, bodyCrc: crc32(body) }), body]);
     const answer = await call({ method: 'POST', path: '/api/v1/lists?accountId=acme', body: new Uint8Array(file) });
-    expect({ status: answer.status, code: answer.body.error?.code, uin: answer.body.error?.details?.uin }).toEqual({ status: 400, code: 'LIST_UIN_OUT_OF_RANGE', uin: '18446744073709551615' });
+    expect({ status: answer.status, code: answer.body.error?.code, uin: answer.body.error?.details?.uin }).toEqual({
+      status: 400,
+      code: 'LIST_UIN_OUT_OF_RANGE',
+      uin: '18446744073709551615',
+    });
     expect(answer.body.error!.message).toContain('18446744073709551615');
   });
 });

@@ -15,7 +15,9 @@ describe('blacklists are never audiences', () => {
     tokens = await openTestAccess();
     server = await startTestServer({ access: tokens.access });
     for (const path of ['/api/v1/blacklists/global', '/api/v1/accounts/acme/blacklist']) {
-      expect((await server.call(tokens.adminToken, { method: 'PUT', path, body: encodeRecipientList([3, 5, 7]) })).status).toBe(200);
+      expect(
+        (await server.call(tokens.adminToken, { method: 'PUT', path, body: encodeRecipientList([3, 5, 7]) })).status,
+      ).toBe(200);
     }
   });
 
@@ -25,7 +27,11 @@ describe('blacklists are never audiences', () => {
   });
 
   const createFrom = (token: string, accountId: string, listId: string) =>
-    server.call(token, { method: 'POST', path: '/api/v1/tasks', body: { accountId, listId, content: { body: 'to the blacklist?' } } });
+    server.call(token, {
+      method: 'POST',
+      path: '/api/v1/tasks',
+      body: { accountId, listId, content: { body: 'to the blacklist?' } },
+    });
 
   it('refuses a task on the global blacklist or an account blacklist, even from an admin, like a missing list', async () => {
     for (const [accountId, listId] of [
@@ -43,13 +49,19 @@ describe('blacklists are never audiences', () => {
 
   it("hides the global blacklist from operators; the access store refuses a token naming 'global' even around the API", async () => {
     const operator = await tokens.token('operator', ['acme']);
-    expect((await server.call(operator, { method: 'GET', path: '/api/v1/lists/b_global' })).body.error?.code).toBe('LIST_NOT_FOUND');
+    expect((await server.call(operator, { method: 'GET', path: '/api/v1/lists/b_global' })).body.error?.code).toBe(
+      'LIST_NOT_FOUND',
+    );
     expect((await server.call(tokens.adminToken, { method: 'GET', path: '/api/v1/lists/b_global' })).status).toBe(200);
     await expect(tokens.token('operator', ['global'])).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
   it("refuses to make an operator token for the reserved account 'global'", async () => {
-    const answer = await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/tokens', body: { name: 'global ops', role: 'operator', accounts: ['global'] } });
+    const answer = await server.call(tokens.adminToken, {
+      method: 'POST',
+      path: '/api/v1/tokens',
+      body: { name: 'global ops', role: 'operator', accounts: ['global'] },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.error?.code).toBe('VALIDATION_FAILED');
   });

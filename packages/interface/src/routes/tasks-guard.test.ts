@@ -26,8 +26,26 @@ async function start(options: HeraldOptions = {}) {
   tokens = await openTestAccess();
   server = await startTestServer({ access: tokens.access, config: options });
   ({ store: tasks, base, sent: submitted } = server);
-  await tasks.putList({ id: 'l_big', accountId: 'acme', count: BIG, checksum: 1, sorted: true, unique: true, bytes: BIG * 4, createdAt: 0 });
-  await tasks.putList({ id: 'l_small', accountId: 'acme', count: 10, checksum: 1, sorted: true, unique: true, bytes: 40, createdAt: 0 });
+  await tasks.putList({
+    id: 'l_big',
+    accountId: 'acme',
+    count: BIG,
+    checksum: 1,
+    sorted: true,
+    unique: true,
+    bytes: BIG * 4,
+    createdAt: 0,
+  });
+  await tasks.putList({
+    id: 'l_small',
+    accountId: 'acme',
+    count: 10,
+    checksum: 1,
+    sorted: true,
+    unique: true,
+    bytes: 40,
+    createdAt: 0,
+  });
 }
 
 async function stop() {
@@ -40,7 +58,11 @@ afterEach(stop);
 async function call(method: string, path: string, body?: object, headers: Record<string, string> = {}) {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${tokens.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${tokens.adminToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
@@ -77,7 +99,10 @@ describe('confirmation of a broadcast that reaches many soon', () => {
     await start();
     const wrong = await call('POST', '/api/v1/tasks', { ...big, confirm: BIG - 1 });
     expect(wrong.status).toBe(409);
-    expect(wrong.body.error).toMatchObject({ code: 'CONFIRMATION_REQUIRED', details: { field: 'confirm', recipients: BIG } });
+    expect(wrong.body.error).toMatchObject({
+      code: 'CONFIRMATION_REQUIRED',
+      details: { field: 'confirm', recipients: BIG },
+    });
     await nothingCreated();
   });
 
@@ -95,7 +120,12 @@ describe('confirmation of a broadcast that reaches many soon', () => {
     const put = await call('PUT', '/api/v1/accounts/acme/limits', { confirmAbove: 5, confirmWithinMs: 4 * HOUR });
     expect(put.status).toBe(200);
     expect(put.body.confirmation).toEqual({ confirmAbove: 5, confirmWithinMs: 4 * HOUR });
-    const small = { accountId: 'acme', listId: 'l_small', content: { body: 'Hi' }, sendAt: new Date(Date.now() + 2 * HOUR).toISOString() };
+    const small = {
+      accountId: 'acme',
+      listId: 'l_small',
+      content: { body: 'Hi' },
+      sendAt: new Date(Date.now() + 2 * HOUR).toISOString(),
+    };
     const refused = await call('POST', '/api/v1/tasks', small);
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toContain('starts within 4 hours');
@@ -106,19 +136,35 @@ describe('confirmation of a broadcast that reaches many soon', () => {
 describe('POST /api/v1/tasks?dryRun=true', () => {
   it('answers what would happen and creates nothing: no task, no hand-over, no quota, no idempotency record', async () => {
     await start();
-    const dry = await call('POST', '/api/v1/tasks?dryRun=true', { ...big, speed: undefined }, { 'idempotency-key': 'dry-1' });
+    const dry = await call(
+      'POST',
+      '/api/v1/tasks?dryRun=true',
+      { ...big, speed: undefined },
+      { 'idempotency-key': 'dry-1' },
+    );
     expect(dry.status).toBe(200);
-    expect(dry.body).toMatchObject({ dryRun: true, confirmationRequired: true, recipients: { listed: BIG }, estimatedSendMs: null });
+    expect(dry.body).toMatchObject({
+      dryRun: true,
+      confirmationRequired: true,
+      recipients: { listed: BIG },
+      estimatedSendMs: null,
+    });
     expect(dry.body.expiresAt - dry.body.sendAt).toBe(compileConfig().tasks.defaultTtlMs);
     await nothingCreated();
     expect(await tasks.getTaskByIdempotencyKey('api:acme:dry-1')).toBeUndefined();
     // The same key then creates the task: the dry run left no record behind to answer with.
-    expect((await call('POST', '/api/v1/tasks', { ...big, confirm: BIG }, { 'idempotency-key': 'dry-1' })).status).toBe(201);
+    expect((await call('POST', '/api/v1/tasks', { ...big, confirm: BIG }, { 'idempotency-key': 'dry-1' })).status).toBe(
+      201,
+    );
   });
 
   it('reports confirmationRequired false below the threshold', async () => {
     await start();
-    const dry = await call('POST', '/api/v1/tasks?dryRun=true', { accountId: 'acme', listId: 'l_small', content: { body: 'Hi' } });
+    const dry = await call('POST', '/api/v1/tasks?dryRun=true', {
+      accountId: 'acme',
+      listId: 'l_small',
+      content: { body: 'Hi' },
+    });
     expect(dry.body).toMatchObject({ dryRun: true, confirmationRequired: false, recipients: { listed: 10 } });
   });
 

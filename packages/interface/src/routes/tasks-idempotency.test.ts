@@ -28,14 +28,26 @@ beforeEach(async () => {
   tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
   tokens = await openTestAccess();
   for (const accountId of ['acme', 'other']) {
-    await tasks.putList({ id: `l_${accountId}`, accountId, count: 10, checksum: 1, sorted: true, unique: true, bytes: 80, createdAt: 0 });
+    await tasks.putList({
+      id: `l_${accountId}`,
+      accountId,
+      count: 10,
+      checksum: 1,
+      sorted: true,
+      unique: true,
+      bytes: 80,
+      createdAt: 0,
+    });
   }
   app = createApiServer({
     config: compileConfig(),
     store: tasks,
     access: tokens.access,
     lists: new ListRepository(`${dir.path}/lists`),
-    toScheduler: { send: async (message: Message) => void submitted.push(message), close: () => undefined } as unknown as PushChannel,
+    toScheduler: {
+      send: async (message: Message) => void submitted.push(message),
+      close: () => undefined,
+    } as unknown as PushChannel,
     clock: systemClock,
     logger: noopLogger,
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
@@ -53,7 +65,8 @@ afterEach(async () => {
 
 async function create(body: object, key?: string | string[]) {
   const headers = new Headers({ authorization: `Bearer ${tokens.adminToken}`, 'content-type': 'application/json' });
-  for (const value of key === undefined ? [] : Array.isArray(key) ? key : [key]) headers.append('idempotency-key', value);
+  for (const value of key === undefined ? [] : Array.isArray(key) ? key : [key])
+    headers.append('idempotency-key', value);
   const response = await fetch(`${base}/api/v1/tasks`, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
@@ -82,7 +95,10 @@ describe('POST /api/v1/tasks with Idempotency-Key', () => {
     const first = await create(task, 'k1');
     const other = await create({ ...task, content: { body: 'Hello!' } }, 'k1');
     expect(other.status).toBe(409);
-    expect(other.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', details: { field: 'Idempotency-Key', taskId: first.body.id } });
+    expect(other.body.error).toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      details: { field: 'Idempotency-Key', taskId: first.body.id },
+    });
     expect((await create({ ...task, priority: 'realtime' }, 'k1')).status).toBe(409);
     expect((await tasks.listTasks()).tasks).toHaveLength(1);
   });

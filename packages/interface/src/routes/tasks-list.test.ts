@@ -14,7 +14,15 @@ describe('GET /api/v1/tasks order and creation window', () => {
     tokens = await openTestAccess();
     server = await startTestServer({ access: tokens.access });
     // Two tasks a day for three days, alternating accounts.
-    for (let i = 0; i < 6; i++) ids.push((await server.store.createTask(newTask({ accountId: i % 2 === 0 ? 'acme' : 'globex' }), T0 + Math.floor(i / 2) * DAY + i)).id);
+    for (let i = 0; i < 6; i++)
+      ids.push(
+        (
+          await server.store.createTask(
+            newTask({ accountId: i % 2 === 0 ? 'acme' : 'globex' }),
+            T0 + Math.floor(i / 2) * DAY + i,
+          )
+        ).id,
+      );
   });
 
   afterAll(async () => {
@@ -24,13 +32,21 @@ describe('GET /api/v1/tasks order and creation window', () => {
 
   const list = async (query: string, token = tokens.adminToken) => {
     const answer = await server.call(token, { method: 'GET', path: `/api/v1/tasks?${query}` });
-    return { status: answer.status, ids: ((answer.body.tasks ?? []) as { id: number }[]).map((t) => t.id), nextCursor: answer.body.nextCursor, error: answer.body.error };
+    return {
+      status: answer.status,
+      ids: ((answer.body.tasks ?? []) as { id: number }[]).map((t) => t.id),
+      nextCursor: answer.body.nextCursor,
+      error: answer.body.error,
+    };
   };
 
   it('lists newest first, the cursor going down', async () => {
     const first = await list('order=desc&limit=4');
     expect(first).toMatchObject({ status: 200, ids: [...ids].reverse().slice(0, 4), nextCursor: ids[2] });
-    expect(await list(`order=desc&limit=4&cursor=${String(first.nextCursor)}`)).toMatchObject({ ids: [ids[1], ids[0]], nextCursor: null });
+    expect(await list(`order=desc&limit=4&cursor=${String(first.nextCursor)}`)).toMatchObject({
+      ids: [ids[1], ids[0]],
+      nextCursor: null,
+    });
     expect((await list('')).ids).toEqual(ids);
   });
 
@@ -39,7 +55,14 @@ describe('GET /api/v1/tasks order and creation window', () => {
     expect((await list(day2)).ids).toEqual([ids[2], ids[3]]);
     expect((await list(`${day2}&order=desc`)).ids).toEqual([ids[3], ids[2]]);
     expect((await list(`${day2}&accountId=acme`)).ids).toEqual([ids[2]]);
-    expect((await list(`createdFrom=${new Date(T0 + 2 * DAY).toISOString()}&order=desc`, await tokens.token('operator', ['globex']))).ids).toEqual([ids[5]]);
+    expect(
+      (
+        await list(
+          `createdFrom=${new Date(T0 + 2 * DAY).toISOString()}&order=desc`,
+          await tokens.token('operator', ['globex']),
+        )
+      ).ids,
+    ).toEqual([ids[5]]);
   });
 
   it('refuses a time that is not ISO 8601 on its field, and an unknown order', async () => {

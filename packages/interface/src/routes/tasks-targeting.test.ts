@@ -15,7 +15,11 @@ describe('POST /api/v1/tasks with targeting', () => {
   beforeAll(async () => {
     tokens = await openTestAccess();
     server = await startTestServer({ access: tokens.access });
-    const list = await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/lists?accountId=acme', body: LIST_BYTES });
+    const list = await server.call(tokens.adminToken, {
+      method: 'POST',
+      path: '/api/v1/lists?accountId=acme',
+      body: LIST_BYTES,
+    });
     listId = (list.body as { id: string }).id;
   });
 
@@ -24,13 +28,25 @@ describe('POST /api/v1/tasks with targeting', () => {
     await tokens?.close();
   });
 
-  const create = (fields: Record<string, unknown>) => server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/tasks', body: { accountId: 'acme', listId, content: { body: 'hi' }, ...fields } });
+  const create = (fields: Record<string, unknown>) =>
+    server.call(tokens.adminToken, {
+      method: 'POST',
+      path: '/api/v1/tasks',
+      body: { accountId: 'acme', listId, content: { body: 'hi' }, ...fields },
+    });
 
   /** The same request with an Idempotency-Key header. */
-  async function createWithKey(key: string, fields: Record<string, unknown>): Promise<{ status: number; body: { id?: number; error?: { code: string } } }> {
+  async function createWithKey(
+    key: string,
+    fields: Record<string, unknown>,
+  ): Promise<{ status: number; body: { id?: number; error?: { code: string } } }> {
     const response = await fetch(`${server.base}/api/v1/tasks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.adminToken}`, 'idempotency-key': key },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${tokens.adminToken}`,
+        'idempotency-key': key,
+      },
       body: JSON.stringify({ accountId: 'acme', listId, content: { body: 'hi' }, ...fields }),
     });
     return { status: response.status, body: (await response.json()) as { id?: number; error?: { code: string } } };
@@ -66,8 +82,17 @@ describe('POST /api/v1/tasks with targeting', () => {
   it('treats another query under the same Idempotency-Key as another request', async () => {
     const first = await createWithKey('targeted-1', { targeting: 'tag:beta' });
     expect(first.status).toBe(201);
-    expect(await createWithKey('targeted-1', { targeting: 'tag:beta' })).toMatchObject({ status: 200, body: { id: first.body.id } });
-    expect(await createWithKey('targeted-1', { targeting: 'tag:alpha' })).toMatchObject({ status: 409, body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } } });
-    expect(await createWithKey('targeted-1', {})).toMatchObject({ status: 409, body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } } });
+    expect(await createWithKey('targeted-1', { targeting: 'tag:beta' })).toMatchObject({
+      status: 200,
+      body: { id: first.body.id },
+    });
+    expect(await createWithKey('targeted-1', { targeting: 'tag:alpha' })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } },
+    });
+    expect(await createWithKey('targeted-1', {})).toMatchObject({
+      status: 409,
+      body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } },
+    });
   });
 });

@@ -17,7 +17,11 @@ describe('POST /api/v1/tasks with a template', () => {
   beforeAll(async () => {
     tokens = await openTestAccess();
     server = await startTestServer({ access: tokens.access });
-    const list = await server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/lists?accountId=acme', body: LIST_BYTES });
+    const list = await server.call(tokens.adminToken, {
+      method: 'POST',
+      path: '/api/v1/lists?accountId=acme',
+      body: LIST_BYTES,
+    });
     listId = (list.body as { id: string }).id;
   });
 
@@ -26,12 +30,21 @@ describe('POST /api/v1/tasks with a template', () => {
     await tokens?.close();
   });
 
-  const create = (content: Record<string, unknown>) => server.call(tokens.adminToken, { method: 'POST', path: '/api/v1/tasks', body: { accountId: 'acme', listId, content } });
+  const create = (content: Record<string, unknown>) =>
+    server.call(tokens.adminToken, {
+      method: 'POST',
+      path: '/api/v1/tasks',
+      body: { accountId: 'acme', listId, content },
+    });
 
   it('creates a template task and keeps the flag', async () => {
     const answer = await create({ body: 'Hello {{region|default:"there"}}', title: 'For {{uin}}', template: true });
     expect(answer.status).toBe(201);
-    expect((answer.body as { content: unknown }).content).toEqual({ body: 'Hello {{region|default:"there"}}', title: 'For {{uin}}', template: true });
+    expect((answer.body as { content: unknown }).content).toEqual({
+      body: 'Hello {{region|default:"there"}}',
+      title: 'For {{uin}}',
+      template: true,
+    });
   });
 
   it('answers 422 TEMPLATE_INVALID with the field and position, and creates nothing', async () => {
@@ -82,21 +95,39 @@ describe('GET /api/v1/templates/preview', () => {
   });
 
   const preview = (token: string, body: string, uin: number, title?: string) =>
-    server.call(token, { method: 'GET', path: `/api/v1/templates/preview?uin=${uin}&body=${encodeURIComponent(body)}${title === undefined ? '' : `&title=${encodeURIComponent(title)}`}` });
+    server.call(token, {
+      method: 'GET',
+      path: `/api/v1/templates/preview?uin=${uin}&body=${encodeURIComponent(body)}${title === undefined ? '' : `&title=${encodeURIComponent(title)}`}`,
+    });
 
   it("renders an admin's preview from the user's attributes, and says when the store has no such user", async () => {
-    expect((await preview(tokens.adminToken, 'Hi {{region|default:"you"}} {{tags}}', 7, 'For {{uin}}')).body).toEqual({ uin: 7, content: { body: 'Hi gd vip', title: 'For 7' }, attributes: 'store' });
-    expect((await preview(tokens.adminToken, 'Hi {{region|default:"you"}}', 8)).body).toEqual({ uin: 8, content: { body: 'Hi you' }, attributes: 'none' });
+    expect((await preview(tokens.adminToken, 'Hi {{region|default:"you"}} {{tags}}', 7, 'For {{uin}}')).body).toEqual({
+      uin: 7,
+      content: { body: 'Hi gd vip', title: 'For 7' },
+      attributes: 'store',
+    });
+    expect((await preview(tokens.adminToken, 'Hi {{region|default:"you"}}', 8)).body).toEqual({
+      uin: 8,
+      content: { body: 'Hi you' },
+      attributes: 'none',
+    });
   });
 
   it("renders an operator's preview with the defaults: no user's attributes through it", async () => {
     const operator = await tokens.token('operator', ['acme']);
-    expect((await preview(operator, 'Hi {{region|default:"you"}} ({{uin}})', 7)).body).toEqual({ uin: 7, content: { body: 'Hi you (7)' }, attributes: 'defaults' });
+    expect((await preview(operator, 'Hi {{region|default:"you"}} ({{uin}})', 7)).body).toEqual({
+      uin: 7,
+      content: { body: 'Hi you (7)' },
+      attributes: 'defaults',
+    });
   });
 
   it('answers a bad template with 422 TEMPLATE_INVALID and its position', async () => {
     const answer = await preview(tokens.adminToken, 'Hi {{region|default:you}}', 7);
     expect(answer.status).toBe(422);
-    expect(answer.body.error).toMatchObject({ code: 'TEMPLATE_INVALID', details: { field: 'content.body', position: 20 } });
+    expect(answer.body.error).toMatchObject({
+      code: 'TEMPLATE_INVALID',
+      details: { field: 'content.body', position: 20 },
+    });
   });
 });

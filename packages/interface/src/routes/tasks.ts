@@ -45,7 +45,11 @@ const createTaskSchema = {
       type: 'object',
       required: ['body'],
       additionalProperties: false,
-      properties: { body: { type: 'string', minLength: 1 }, title: { type: 'string', maxLength: 256 }, template: { type: 'boolean' } },
+      properties: {
+        body: { type: 'string', minLength: 1 },
+        title: { type: 'string', maxLength: 256 },
+        template: { type: 'boolean' },
+      },
     },
     priority: { type: 'string', enum: ['realtime', 'normal'] },
     sendAt: DATE_TIME_FIELD,
@@ -87,85 +91,130 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return task;
   }
 
-  app.post<{ Body: CreateTaskBody; Querystring: { dryRun?: 'true' | 'false' } }>('/api/v1/tasks', { schema: { body: createTaskSchema, querystring: createTaskQuery } }, async (request, reply) => {
-    const body = request.body;
-    const dryRun = request.query.dryRun === 'true';
-    const listMissing = () => new NotFoundError('LIST_NOT_FOUND', `recipient list ${body.listId} does not exist for account ${body.accountId}`, { field: 'listId' });
-    assertCanSeeAccount(request, body.accountId, listMissing);
-    if (body.content.body.length > config.tasks.maxContentChars) {
-      throw new ValidationError(`content.body is longer than ${config.tasks.maxContentChars} characters`, { field: 'content.body' });
-    }
-    const content = contentOfRequest(body.content);
-    // A malformed query is refused here, before any quota is held: 400 QUERY_INVALID naming `targeting`.
-    if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
-    const now = clock.now();
-    // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
-    // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
-    const sendAt = body.sendAt === undefined ? now + config.tasks.undoGraceMs : parseSendAt(body.sendAt, 'sendAt', now, config.tasks.maxScheduleAheadMs);
-    const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
-    if (ttlMs > config.tasks.maxTtlMs) throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, { field: 'ttlSeconds' });
-    const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
-    // A dry run creates nothing, so it has no earlier task to answer with either.
-    if (idempotencyKey !== undefined && !dryRun) {
-      // A retry of a request that already created its task: that task, 200 instead of 201.
-      const existing = await store.getTaskByIdempotencyKey(idempotencyKey);
-      if (existing !== undefined) {
-        assertSameRequest(existing, body);
-        noteAudit(request, { resource: `task:${existing.id}` });
-        return reply.code(200).send(existing);
+  app.post<{ Body: CreateTaskBody; Querystring: { dryRun?: 'true' | 'false' } }>(
+    '/api/v1/tasks',
+    { schema: { body: createTaskSchema, querystring: createTaskQuery } },
+    async (request, reply) => {
+      const body = request.body;
+      const dryRun = request.query.dryRun === 'true';
+      const listMissing = () =>
+        new NotFoundError(
+          'LIST_NOT_FOUND',
+          `recipient list ${body.listId} does not exist for account ${body.accountId}`,
+          { field: 'listId' },
+        );
+      assertCanSeeAccount(request, body.accountId, listMissing);
+      if (body.content.body.length > config.tasks.maxContentChars) {
+        throw new ValidationError(`content.body is longer than ${config.tasks.maxContentChars} characters`, {
+          field: 'content.body',
+        });
       }
-    }
-    const list = await store.getList(body.listId);
-    // A blacklist is a list of the ids never to send to, not an audience: not even an admin broadcasts to one.
-    const isBlacklist = list !== undefined && (list.id === deps.blacklistIds.global || list.id === deps.blacklistIds.forAccount(body.accountId));
-    if (list === undefined || list.accountId !== body.accountId || isBlacklist) throw listMissing();
-    const startAt = Math.max(now, sendAt);
-    const displayAt = parseDisplayAt(body.displayAt, startAt, startAt + ttlMs);
-    const reach = { recipients: list.count, startAt, now };
-    const confirmation = await accountConfirmation(deps.accounts, config.accounts, body.accountId);
-    const broadcast = { accountId: body.accountId, idempotencyKey, sendAt: startAt, recipients: list.count, speed: body.speed };
-    if (dryRun) {
-      // The quotas as a create would find them, nothing held; the confirmation rule reported, not enforced.
-      await checkQuota(deps, broadcast, now);
-      const answer = await dryRunAnswer(deps, { accountId: body.accountId, list, contentCrc: contentCrc(content), targeting: body.targeting, sendAt: startAt, expiresAt: startAt + ttlMs, speed: body.speed });
-      return reply.code(200).send({ ...answer, confirmationRequired: needsConfirmation(confirmation, reach) });
-    }
-    // Guard rails proportional to reach: 409 CONFIRMATION_REQUIRED before anything is held or created.
-    assertConfirmed(confirmation, reach, body.confirm);
-    // B-side controls: the broadcast takes its room in the account's quotas, or 422 ACCOUNT_QUOTA_EXCEEDED with nothing created.
-    // A speed over the account's maxSpeed is refused there too (docs/account-quotas.md "Speed").
-    const quota = await holdQuota(deps, broadcast, now);
-    const task = await store.createTask(
-      {
+      const content = contentOfRequest(body.content);
+      // A malformed query is refused here, before any quota is held: 400 QUERY_INVALID naming `targeting`.
+      if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
+      const now = clock.now();
+      // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
+      // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
+      const sendAt =
+        body.sendAt === undefined
+          ? now + config.tasks.undoGraceMs
+          : parseSendAt(body.sendAt, 'sendAt', now, config.tasks.maxScheduleAheadMs);
+      const ttlMs = body.ttlSeconds === undefined ? config.tasks.defaultTtlMs : body.ttlSeconds * 1000;
+      if (ttlMs > config.tasks.maxTtlMs)
+        throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, {
+          field: 'ttlSeconds',
+        });
+      const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
+      // A dry run creates nothing, so it has no earlier task to answer with either.
+      if (idempotencyKey !== undefined && !dryRun) {
+        // A retry of a request that already created its task: that task, 200 instead of 201.
+        const existing = await store.getTaskByIdempotencyKey(idempotencyKey);
+        if (existing !== undefined) {
+          assertSameRequest(existing, body);
+          noteAudit(request, { resource: `task:${existing.id}` });
+          return reply.code(200).send(existing);
+        }
+      }
+      const list = await store.getList(body.listId);
+      // A blacklist is a list of the ids never to send to, not an audience: not even an admin broadcasts to one.
+      const isBlacklist =
+        list !== undefined &&
+        (list.id === deps.blacklistIds.global || list.id === deps.blacklistIds.forAccount(body.accountId));
+      if (list === undefined || list.accountId !== body.accountId || isBlacklist) throw listMissing();
+      const startAt = Math.max(now, sendAt);
+      const displayAt = parseDisplayAt(body.displayAt, startAt, startAt + ttlMs);
+      const reach = { recipients: list.count, startAt, now };
+      const confirmation = await accountConfirmation(deps.accounts, config.accounts, body.accountId);
+      const broadcast = {
         accountId: body.accountId,
-        listId: list.id,
-        content,
-        contentCrc: contentCrc(content),
-        priority: body.priority ?? 'normal',
+        idempotencyKey,
         sendAt: startAt,
-        expiresAt: startAt + ttlMs,
-        listCount: list.count,
-        ...(displayAt === undefined ? {} : { displayAt }),
-        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-        ...(body.speed === undefined ? {} : { speed: body.speed }),
-        ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
-      },
-      now,
-    ).catch(async (error: unknown) => {
-      await quota.release();
-      throw error;
-    });
-    // A concurrent request with the same key may have created it first: the store answers that task.
-    if (idempotencyKey !== undefined) assertSameRequest(task, body);
-    noteAudit(request, { resource: `task:${task.id}` });
-    // Persisted first, then handed over: if the hand-over is lost, scheduler recovery still finds the task.
-    await deps.toScheduler.send({ kind: 'task.submitted', taskId: task.id });
-    return reply.code(201).send(task);
-  });
+        recipients: list.count,
+        speed: body.speed,
+      };
+      if (dryRun) {
+        // The quotas as a create would find them, nothing held; the confirmation rule reported, not enforced.
+        await checkQuota(deps, broadcast, now);
+        const answer = await dryRunAnswer(deps, {
+          accountId: body.accountId,
+          list,
+          contentCrc: contentCrc(content),
+          targeting: body.targeting,
+          sendAt: startAt,
+          expiresAt: startAt + ttlMs,
+          speed: body.speed,
+        });
+        return reply.code(200).send({ ...answer, confirmationRequired: needsConfirmation(confirmation, reach) });
+      }
+      // Guard rails proportional to reach: 409 CONFIRMATION_REQUIRED before anything is held or created.
+      assertConfirmed(confirmation, reach, body.confirm);
+      // B-side controls: the broadcast takes its room in the account's quotas, or 422 ACCOUNT_QUOTA_EXCEEDED with nothing created.
+      // A speed over the account's maxSpeed is refused there too (docs/account-quotas.md "Speed").
+      const quota = await holdQuota(deps, broadcast, now);
+      const task = await store
+        .createTask(
+          {
+            accountId: body.accountId,
+            listId: list.id,
+            content,
+            contentCrc: contentCrc(content),
+            priority: body.priority ?? 'normal',
+            sendAt: startAt,
+            expiresAt: startAt + ttlMs,
+            listCount: list.count,
+            ...(displayAt === undefined ? {} : { displayAt }),
+            ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+            ...(body.speed === undefined ? {} : { speed: body.speed }),
+            ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
+          },
+          now,
+        )
+        .catch(async (error: unknown) => {
+          await quota.release();
+          throw error;
+        });
+      // A concurrent request with the same key may have created it first: the store answers that task.
+      if (idempotencyKey !== undefined) assertSameRequest(task, body);
+      noteAudit(request, { resource: `task:${task.id}` });
+      // Persisted first, then handed over: if the hand-over is lost, scheduler recovery still finds the task.
+      await deps.toScheduler.send({ kind: 'task.submitted', taskId: task.id });
+      return reply.code(201).send(task);
+    },
+  );
 
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => visibleTask(request, request.params.id));
 
-  app.get<{ Querystring: { state?: TaskState; accountId?: string; order?: 'asc' | 'desc'; createdFrom?: string; createdBefore?: string; cursor?: number; limit?: number } }>(
+  app.get<{
+    Querystring: {
+      state?: TaskState;
+      accountId?: string;
+      order?: 'asc' | 'desc';
+      createdFrom?: string;
+      createdBefore?: string;
+      cursor?: number;
+      limit?: number;
+    };
+  }>(
     '/api/v1/tasks',
     {
       schema: {
@@ -215,7 +264,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
 function parseTaskId(raw: string): number {
   const id = Number(raw);
-  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id)) throw new ValidationError(`task id '${raw}' is not a positive integer`, { field: 'id' });
+  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id))
+    throw new ValidationError(`task id '${raw}' is not a positive integer`, { field: 'id' });
   return id;
 }
 
@@ -227,7 +277,11 @@ function parseTaskId(raw: string): number {
 function parseDisplayAt(raw: string | undefined, sendAt: number, expiresAt: number): number | undefined {
   if (raw === undefined) return undefined;
   const displayAt = parseDateTime(raw, 'displayAt');
-  if (displayAt < sendAt) throw new ValidationError('displayAt must not be before the send time', { field: 'displayAt' });
-  if (displayAt >= expiresAt) throw new ValidationError('displayAt must be before the task expires (sendAt + ttlSeconds)', { field: 'displayAt' });
+  if (displayAt < sendAt)
+    throw new ValidationError('displayAt must not be before the send time', { field: 'displayAt' });
+  if (displayAt >= expiresAt)
+    throw new ValidationError('displayAt must be before the task expires (sendAt + ttlSeconds)', {
+      field: 'displayAt',
+    });
   return displayAt;
 }

@@ -32,14 +32,18 @@ const previewQuery = {
  * through it. `attributes` says which.
  */
 export function templateRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get<{ Querystring: PreviewQuery }>('/api/v1/templates/preview', { schema: { querystring: previewQuery } }, async (request) => {
-    const { body, title, uin } = request.query;
-    const compiled = compileContent(title === undefined ? { body, template: true } : { body, title, template: true });
-    const attributes = deps.audiences?.attributes;
-    const fromStore = attributes !== undefined && principalOf(request).role === 'admin';
-    const user: UserAttributes | undefined = fromStore ? await attributes.getUser(uin) : undefined;
-    const rendered: TaskContent = { body: renderTemplate(compiled.body, uin, user) };
-    if (compiled.title !== undefined) rendered.title = renderTemplate(compiled.title, uin, user);
-    return { uin, content: rendered, attributes: fromStore ? (user === undefined ? 'none' : 'store') : 'defaults' };
-  });
+  app.get<{ Querystring: PreviewQuery }>(
+    '/api/v1/templates/preview',
+    { schema: { querystring: previewQuery } },
+    async (request) => {
+      const { body, title, uin } = request.query;
+      const compiled = compileContent(title === undefined ? { body, template: true } : { body, title, template: true });
+      const attributes = deps.audiences?.attributes;
+      const fromStore = attributes !== undefined && principalOf(request).role === 'admin';
+      const user: UserAttributes | undefined = fromStore ? await attributes.getUser(uin) : undefined;
+      const rendered: TaskContent = { body: renderTemplate(compiled.body, uin, user) };
+      if (compiled.title !== undefined) rendered.title = renderTemplate(compiled.title, uin, user);
+      return { uin, content: rendered, attributes: fromStore ? (user === undefined ? 'none' : 'store') : 'defaults' };
+    },
+  );
 }

@@ -36,7 +36,11 @@ describe('presence event fixtures, per version', () => {
   });
 
   it('refuses a version it does not read by name, as a malformed event (counted and skipped, never half-read)', () => {
-    expect(readPresenceEvent({ ...(value('v2') as object), v: 3 }, TIMESTAMP, UIN_LIMIT)).toEqual({ malformed: 'v 3 is not a known version (1 or 2)' });
-    expect(readPresenceEvent({ ...(value('v1') as object), v: '2' }, TIMESTAMP, UIN_LIMIT)).toEqual({ malformed: 'v "2" is not a known version (1 or 2)' });
+    expect(readPresenceEvent({ ...(value('v2') as object), v: 3 }, TIMESTAMP, UIN_LIMIT)).toEqual({
+      malformed: 'v 3 is not a known version (1 or 2)',
+    });
+    expect(readPresenceEvent({ ...(value('v1') as object), v: '2' }, TIMESTAMP, UIN_LIMIT)).toEqual({
+      malformed: 'v "2" is not a known version (1 or 2)',
+    });
   });
 });

@@ -28,10 +28,15 @@ const READERS = new Map([v1, v2].map((version) => [version.VERSION, version.read
 export const PRESENCE_EVENT_VERSIONS: readonly number[] = [...READERS.keys()];
 
 /** The change an event asks for, or the reason it is malformed. Never throws. */
-export function readPresenceEvent(value: unknown, timestamp: number, uinLimit: number): PresenceChange | { malformed: string } {
+export function readPresenceEvent(
+  value: unknown,
+  timestamp: number,
+  uinLimit: number,
+): PresenceChange | { malformed: string } {
   if (value === null || typeof value !== 'object') return { malformed: 'value is not an object' };
   const fields = value as Record<string, unknown>;
   const read = fields.v === undefined ? v1.read : typeof fields.v === 'number' ? READERS.get(fields.v) : undefined;
-  if (read === undefined) return { malformed: `v ${v1.shown(fields.v)} is not a known version (${PRESENCE_EVENT_VERSIONS.join(' or ')})` };
+  if (read === undefined)
+    return { malformed: `v ${v1.shown(fields.v)} is not a known version (${PRESENCE_EVENT_VERSIONS.join(' or ')})` };
   return read(fields, timestamp, uinLimit);
 }

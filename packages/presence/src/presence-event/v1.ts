@@ -16,11 +16,17 @@ import type { PresenceChange } from './types';
 export const VERSION = 1;
 
 /** The change a version 1 value asks for, or the reason it is malformed. */
-export function read(fields: Record<string, unknown>, timestamp: number, uinLimit: number): PresenceChange | { malformed: string } {
+export function read(
+  fields: Record<string, unknown>,
+  timestamp: number,
+  uinLimit: number,
+): PresenceChange | { malformed: string } {
   const { uin, online, at } = fields;
-  if (typeof uin !== 'number' || !Number.isInteger(uin) || uin < 0 || uin >= uinLimit) return { malformed: `uin ${shown(uin)} is not an integer in [0, ${uinLimit})` };
+  if (typeof uin !== 'number' || !Number.isInteger(uin) || uin < 0 || uin >= uinLimit)
+    return { malformed: `uin ${shown(uin)} is not an integer in [0, ${uinLimit})` };
   if (typeof online !== 'boolean') return { malformed: `online ${shown(online)} is not a boolean` };
-  if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at))) return { malformed: `at ${shown(at)} is not a number` };
+  if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at)))
+    return { malformed: `at ${shown(at)} is not a number` };
   return { uin, online, at: (at as number | undefined) ?? timestamp };
 }
 

@@ -14,10 +14,15 @@ import { read as readV1, shown } from './v1';
 export const VERSION = 2;
 
 /** The change a version 2 value asks for, or the reason it is malformed. */
-export function read(fields: Record<string, unknown>, timestamp: number, uinLimit: number): PresenceChange | { malformed: string } {
+export function read(
+  fields: Record<string, unknown>,
+  timestamp: number,
+  uinLimit: number,
+): PresenceChange | { malformed: string } {
   const change = readV1(fields, timestamp, uinLimit);
   if ('malformed' in change) return change;
   const { at } = fields;
-  if (!Number.isSafeInteger(at) || (at as number) < 0) return { malformed: `at ${shown(at)} is not an integer of epoch ms, which version 2 needs` };
+  if (!Number.isSafeInteger(at) || (at as number) < 0)
+    return { malformed: `at ${shown(at)} is not an integer of epoch ms, which version 2 needs` };
   return change;
 }

@@ -4,13 +4,26 @@ import { ListRepository } from '@herald/audience';
 import type { ExecutorAdapters, Resources, TierAdapters } from '@herald/compose';
 import { createDeliveryGateway, watchOfflineStoreSize } from '@herald/executor';
 import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';
-import { connectCoordinator, connectEventBus, openAccessStore, openAccountStore, openCampaignStore, openFrequencyCounter, openTaskStore, openUserAttributeLookup } from '../adapters';
+import {
+  connectCoordinator,
+  connectEventBus,
+  openAccessStore,
+  openAccountStore,
+  openCampaignStore,
+  openFrequencyCounter,
+  openTaskStore,
+  openUserAttributeLookup,
+} from '../adapters';
 import { openAudienceSources, openFilterSources } from '../audience-adapters';
 import { openHostBitmap } from './host-bitmap';
 import type { TierContext } from './tier';
 
 /** Opens a connection this tier owns: closed with the tier. */
-async function owned<T extends { close(): Promise<void> | void }>(scope: Resources, name: string, opening: Promise<T>): Promise<T> {
+async function owned<T extends { close(): Promise<void> | void }>(
+  scope: Resources,
+  name: string,
+  opening: Promise<T>,
+): Promise<T> {
   return scope.add(name, await opening, (r) => r.close());
 }
 
@@ -47,17 +60,35 @@ export function productionAdapters({ config, id, logger, meter }: TierContext): 
 export function executorAdapters({ config, id, logger, meter }: TierContext): ExecutorAdapters {
   return {
     async offline(scope) {
-      const offline = await owned(scope, 'offline store', LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }));
+      const offline = await owned(
+        scope,
+        'offline store',
+        LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }),
+      );
       scope.add('offline size gauge', watchOfflineStoreSize(offline, meter, { logger }), (w) => w.stop());
       return offline;
     },
     async confirmed(scope) {
-      const confirmed = await owned(scope, 'confirmed batches', LevelConfirmedBatchLog.open(join(config.dataDir, `confirmed-${id}`)));
+      const confirmed = await owned(
+        scope,
+        'confirmed batches',
+        LevelConfirmedBatchLog.open(join(config.dataDir, `confirmed-${id}`)),
+      );
       scope.add('confirmed batches pruning', pruneConfirmedBatches(confirmed, logger), (p) => p.stop());
       return confirmed;
     },
-    gateway: async (scope) => scope.add('delivery gateway', createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id)), (g) => g.close()),
-    online: (scope) => owned(scope, 'online bitmap', openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger)),
+    gateway: async (scope) =>
+      scope.add(
+        'delivery gateway',
+        createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id)),
+        (g) => g.close(),
+      ),
+    online: (scope) =>
+      owned(
+        scope,
+        'online bitmap',
+        openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger),
+      ),
   };
 }
 

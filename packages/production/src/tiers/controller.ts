@@ -12,7 +12,15 @@ export async function startControllerTier(context: TierContext): Promise<Running
   const { config, id, logger, meter } = context;
   const scope = new Resources();
   return scope.starting(async () => {
-    await buildController({ config, id, adapters: productionAdapters(context), scope, links: async () => ({}), logger, meter });
+    await buildController({
+      config,
+      id,
+      adapters: productionAdapters(context),
+      scope,
+      links: async () => ({}),
+      logger,
+      meter,
+    });
     const stop = () => scope.closeAll();
     // Stopping resigns the election: another candidate takes over the relay where the outbox says.
     return { description: `controller ${id}`, status: () => ({}), drain: stop, stop };

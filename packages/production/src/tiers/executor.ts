@@ -28,12 +28,19 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
   const { config, id, logger, meter } = context;
   const me = memberOf(config.production!, 'executors', id);
   const scope = new Resources();
-  const openLinks = async (resources: Resources): Promise<ExecutorLinks & { ring: ClusterRing; watched: WatchedInbox; realtime: WatchedInbox | undefined }> => {
-    const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
+  const openLinks = async (
+    resources: Resources,
+  ): Promise<ExecutorLinks & { ring: ClusterRing; watched: WatchedInbox; realtime: WatchedInbox | undefined }> => {
+    const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) =>
+      r.close(),
+    );
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const watched = watchInbox(await links.bindInbox(me.endpoint));
     // Real-time tasks' batches, where the topology gives this executor a second inbox for them.
-    const realtime = me.realtimeEndpoint === undefined ? undefined : watchInbox(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`));
+    const realtime =
+      me.realtimeEndpoint === undefined
+        ? undefined
+        : watchInbox(await links.bindInbox(me.realtimeEndpoint, `${id}.realtime`));
     return {
       inbox: watched.inbox,
       ...(realtime ? { realtimeInbox: realtime.inbox } : {}),
@@ -47,18 +54,33 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     };
   };
   return scope.starting(async () => {
-    const build = { config, id, adapters: productionAdapters(context), executor: executorAdapters(context), scope, links: openLinks, maxLoginsPending: MAX_LOGINS_PENDING, logger, meter };
+    const build = {
+      config,
+      id,
+      adapters: productionAdapters(context),
+      executor: executorAdapters(context),
+      scope,
+      links: openLinks,
+      maxLoginsPending: MAX_LOGINS_PENDING,
+      logger,
+      meter,
+    };
     const { links } = await buildExecutor(build);
     const { ring, watched, realtime } = links;
     return {
       description: `executor ${id} on ${me.endpoint}`,
-      status: () => ({ received: watched.received + (realtime?.received ?? 0), idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity), membership: ring.status() }),
+      status: () => ({
+        received: watched.received + (realtime?.received ?? 0),
+        idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity),
+        membership: ring.status(),
+      }),
       async drain() {
         // Batches are handled one at a time as they arrive, so a quiet inbox means none is in hand.
         // Batches sent after the stop wait in their dispatchers' queues for the restart, or are
         // streamed again from the unit's checkpoint when it stalls (scheduler.unitStallMs).
         const quiet = () => watched.idleMs() >= QUIET_MS && (realtime === undefined || realtime.idleMs() >= QUIET_MS);
-        if (!(await waitUntil(quiet, config.management.drainTimeoutMs))) logger.warn('drain: batches still arriving at the timeout; stopping anyway', { id });
+        if (!(await waitUntil(quiet, config.management.drainTimeoutMs)))
+          logger.warn('drain: batches still arriving at the timeout; stopping anyway', { id });
         await scope.closeAll();
       },
       stop: () => scope.closeAll(),

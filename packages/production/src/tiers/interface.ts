@@ -9,18 +9,33 @@ export async function startInterface(context: TierContext): Promise<RunningTier>
   const { config, id, logger, meter } = context;
   const scope = new Resources();
   const openLinks = async (resources: Resources): Promise<InterfaceLinks & { ring: ClusterRing }> => {
-    const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) => r.close());
+    const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) =>
+      r.close(),
+    );
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     return { toScheduler: await links.toSchedulers(() => ring.current(), { control: true }), ring };
   };
   return scope.starting(async () => {
     // GET /api/v1/cluster shows the membership this process follows.
     const views = ({ ring }: { ring: ClusterRing }) => ({ cluster: () => ring.membership() });
-    const { url, links } = await buildInterface({ config, adapters: productionAdapters(context), scope, links: openLinks, views, logger, meter });
+    const { url, links } = await buildInterface({
+      config,
+      adapters: productionAdapters(context),
+      scope,
+      links: openLinks,
+      views,
+      logger,
+      meter,
+    });
     const stop = () => scope.closeAll();
     // Closing the HTTP server first refuses new requests and lets the ones in progress finish, for at
     // most http.shutdownGraceMs (connections.ts in @herald/interface); a task is persisted before it
     // is handed on, so none is lost; a load balancer moves on.
-    return { description: `interface ${id} on ${url}`, status: () => ({ url, membership: links.ring.status() }), drain: stop, stop };
+    return {
+      description: `interface ${id} on ${url}`,
+      status: () => ({ url, membership: links.ring.status() }),
+      drain: stop,
+      stop,
+    };
   });
 }

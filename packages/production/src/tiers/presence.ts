@@ -13,7 +13,10 @@ export function presenceAgentOf(production: ProductionConfig, id: string): Prese
   const index = production.topology.presence.findIndex((p) => p.id === id);
   const agent = production.topology.presence[index];
   if (agent !== undefined) return { ...agent, setting: `topology.presence[${index}]` };
-  throw new ConfigError('topology.presence', `has no agent with id ${JSON.stringify(id)} (start it with --id <one of: ${production.topology.presence.map((p) => p.id).join(', ')}>)`);
+  throw new ConfigError(
+    'topology.presence',
+    `has no agent with id ${JSON.stringify(id)} (start it with --id <one of: ${production.topology.presence.map((p) => p.id).join(', ')}>)`,
+  );
 }
 
 /**
@@ -26,7 +29,10 @@ export async function startPresenceTier(context: TierContext): Promise<RunningTi
   const production = config.production!;
   const me = presenceAgentOf(production, id);
   const hmacKey = signingKey(config.presence.hmacKeyFile);
-  if (hmacKey === undefined) logger.warn('presence.hmacKeyFile is not set: any producer to the presence topic can set users online (docs/presence.md, "Signed events")');
+  if (hmacKey === undefined)
+    logger.warn(
+      'presence.hmacKeyFile is not set: any producer to the presence topic can set users online (docs/presence.md, "Signed events")',
+    );
   const openBitmap = async (resources: Resources): Promise<WrittenBitmap & { fresh: boolean }> => {
     const bitmap = resources.add('online bitmap', openWriter(me, config.uinLimit), (b) => b.close());
     return { bitmap, generation: await bitmapGeneration(me.bitmapFile, !bitmap.created), fresh: bitmap.created };
@@ -42,11 +48,31 @@ export async function startPresenceTier(context: TierContext): Promise<RunningTi
   };
   const scope = new Resources();
   return scope.starting(async () => {
-    const { agent, bitmap } = await buildPresenceAgent({ config, id, adapters: productionAdapters(context), scope, bitmap: openBitmap, links: openLinks, hmacKey, logger, meter });
-    logger.info('presence agent following the presence topic', { group: agent.group, bitmapFile: me.bitmapFile, fresh: bitmap.fresh, signedOnly: hmacKey !== undefined });
+    const { agent, bitmap } = await buildPresenceAgent({
+      config,
+      id,
+      adapters: productionAdapters(context),
+      scope,
+      bitmap: openBitmap,
+      links: openLinks,
+      hmacKey,
+      logger,
+      meter,
+    });
+    logger.info('presence agent following the presence topic', {
+      group: agent.group,
+      bitmapFile: me.bitmapFile,
+      fresh: bitmap.fresh,
+      signedOnly: hmacKey !== undefined,
+    });
     const stop = () => scope.closeAll();
     // Nothing to hand off: the consumer group's position is committed, so the next run resumes there.
-    return { description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`, status: () => ({ group: agent.group, bitmapFile: me.bitmapFile }), drain: stop, stop };
+    return {
+      description: `presence ${id} writing ${me.bitmapFile} for ${me.executors.join(', ')}`,
+      status: () => ({ group: agent.group, bitmapFile: me.bitmapFile }),
+      drain: stop,
+      stop,
+    };
   });
 }
 
@@ -54,7 +80,10 @@ function openWriter(me: PresenceMember & { setting: string }, uinLimit: number) 
   try {
     return SharedOnlineBitmap.openWriter(me.bitmapFile, uinLimit);
   } catch (error) {
-    throw new ConfigError(`${me.setting}.bitmapFile`, `cannot open ${me.bitmapFile} for writing: ${(error as Error).message}`);
+    throw new ConfigError(
+      `${me.setting}.bitmapFile`,
+      `cannot open ${me.bitmapFile} for writing: ${(error as Error).message}`,
+    );
   }
 }
 

@@ -19,15 +19,38 @@ export async function startSchedulerTier(context: TierContext): Promise<RunningT
   const openLinks = async (resources: Resources): Promise<SchedulerLinks & { ring: ClusterRing }> => {
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);
-    const controlInbox = me.controlEndpoint === undefined ? undefined : await links.bindInbox(me.controlEndpoint, `${id}.control`);
-    const ring = resources.add('membership', await startClusterRing(config, id, 'scheduler', logger, meter), (r) => r.close());
-    return { inbox, ...(controlInbox ? { controlInbox } : {}), toDispatcher: await links.toDispatchers(), ring, close: () => links.close() };
+    const controlInbox =
+      me.controlEndpoint === undefined ? undefined : await links.bindInbox(me.controlEndpoint, `${id}.control`);
+    const ring = resources.add('membership', await startClusterRing(config, id, 'scheduler', logger, meter), (r) =>
+      r.close(),
+    );
+    return {
+      inbox,
+      ...(controlInbox ? { controlInbox } : {}),
+      toDispatcher: await links.toDispatchers(),
+      ring,
+      close: () => links.close(),
+    };
   };
   return scope.starting(async () => {
-    const { scheduler, store, links } = await buildScheduler({ config, id, adapters: productionAdapters(context), scope, links: openLinks, logger, meter });
+    const { scheduler, store, links } = await buildScheduler({
+      config,
+      id,
+      adapters: productionAdapters(context),
+      scope,
+      links: openLinks,
+      logger,
+      meter,
+    });
     const { ring } = links;
     // A new ring moves tasks: release what another member owns now, adopt (epoch + 1) what this one does.
-    ring.onChange(() => void scheduler.rebalance().then((moved) => logger.info('rebalanced after a ring change', { ...moved }), (error: unknown) => logger.error('rebalance failed; the next sweep retries', { error: String(error) })));
+    ring.onChange(
+      () =>
+        void scheduler.rebalance().then(
+          (moved) => logger.info('rebalanced after a ring change', { ...moved }),
+          (error: unknown) => logger.error('rebalance failed; the next sweep retries', { error: String(error) }),
+        ),
+    );
     const handedOff = async () => (await store.listLiveTasks()).every((task) => task.owner !== id);
     return {
       description: `scheduler ${id} on ${me.endpoint}`,
@@ -39,9 +62,15 @@ export async function startSchedulerTier(context: TierContext): Promise<RunningT
         const others = ring.current().members.filter((m) => m !== id);
         await ring.close();
         if (production.apta === null || others.length === 0) {
-          logger.warn('drain: no other scheduler can take this one\'s tasks (static ring or alone); they resume when it is back', { id });
+          logger.warn(
+            "drain: no other scheduler can take this one's tasks (static ring or alone); they resume when it is back",
+            { id },
+          );
         } else if (!(await waitUntil(handedOff, config.management.drainTimeoutMs))) {
-          logger.warn('drain: not every task was claimed by another scheduler in time; stopping anyway (the sweep adopts the rest)', { id, timeoutMs: config.management.drainTimeoutMs });
+          logger.warn(
+            'drain: not every task was claimed by another scheduler in time; stopping anyway (the sweep adopts the rest)',
+            { id, timeoutMs: config.management.drainTimeoutMs },
+          );
         } else logger.info('drain: every task of this scheduler was claimed by another', { id });
         await scope.closeAll();
       },

@@ -33,9 +33,16 @@ export interface Left {
  * Reads the delivery files and offline stores of every executor for each
  * task. The executors must be stopped first (their LevelDB stores are opened here).
  */
-export async function readLeft(dataDir: string, executors: string[], taskIds: number[], rangeBits: number): Promise<Map<number, Left>> {
+export async function readLeft(
+  dataDir: string,
+  executors: string[],
+  taskIds: number[],
+  rangeBits: number,
+): Promise<Map<number, Left>> {
   const left = new Map<number, Left>();
-  const stores = await Promise.all(executors.map((id) => LevelOfflineStore.open(join(dataDir, `offline-${id}`), { rangeBits })));
+  const stores = await Promise.all(
+    executors.map((id) => LevelOfflineStore.open(join(dataDir, `offline-${id}`), { rangeBits })),
+  );
   try {
     for (const taskId of taskIds) {
       const perExecutor: Uint32Array[] = [];
@@ -109,17 +116,33 @@ function positionOf(sorted: Uint32Array, uin: number): number {
  * and nobody extra; repeats only as whole-batch re-deliveries of the batches
  * in flight at a fault, no more than the bound, none of them a login delivery.
  */
-export function judge(task: Task, expected: Expected, left: Left, batchSize: number, faultsWhileSending: number): TaskVerdict {
+export function judge(
+  task: Task,
+  expected: Expected,
+  left: Left,
+  batchSize: number,
+  faultsWhileSending: number,
+): TaskVerdict {
   const problems: string[] = [];
   const filtered = Object.values(task.report.removed).reduce((a, b) => a + (b ?? 0), 0);
   if (!FINAL.includes(task.state)) problems.push(`task ${task.id} is still ${task.state}`);
-  else if (task.state !== 'COMPLETED') problems.push(`task ${task.id} ended ${task.state}: ${JSON.stringify(task.error ?? null)}`);
+  else if (task.state !== 'COMPLETED')
+    problems.push(`task ${task.id} ended ${task.state}: ${JSON.stringify(task.error ?? null)}`);
   const r = task.report;
   if (r.delivered + r.offline + filtered !== expected.listLength) {
-    problems.push(`task ${task.id}: delivered ${r.delivered} + offline ${r.offline} + filtered ${filtered} != list ${expected.listLength}`);
+    problems.push(
+      `task ${task.id}: delivered ${r.delivered} + offline ${r.offline} + filtered ${filtered} != list ${expected.listLength}`,
+    );
   }
-  if (r.total !== expected.listLength || r.kept !== expected.kept.length || r.delivered !== expected.online.length || r.offline !== expected.offline.length) {
-    problems.push(`task ${task.id}: report ${JSON.stringify(r)} != expected total ${expected.listLength}, kept ${expected.kept.length}, delivered ${expected.online.length}, offline ${expected.offline.length}`);
+  if (
+    r.total !== expected.listLength ||
+    r.kept !== expected.kept.length ||
+    r.delivered !== expected.online.length ||
+    r.offline !== expected.offline.length
+  ) {
+    problems.push(
+      `task ${task.id}: report ${JSON.stringify(r)} != expected total ${expected.listLength}, kept ${expected.kept.length}, delivered ${expected.online.length}, offline ${expected.offline.length}`,
+    );
   }
 
   const distinct = uniqueSorted(left.delivered.slice());
@@ -127,18 +150,23 @@ export function judge(task: Task, expected: Expected, left: Left, batchSize: num
   const lost = missing(expected.online, distinct) + missing(expected.offline, queued);
   const extra = missing(distinct, expected.online) + missing(queued, expected.offline);
   if (lost > 0) problems.push(`task ${task.id}: ${lost} recipients lost`);
-  if (extra > 0) problems.push(`task ${task.id}: ${extra} deliveries or offline entries for recipients outside the expected sets`);
-  if (left.atLogin > 0) problems.push(`task ${task.id}: ${left.atLogin} records flagged as login deliveries, yet nobody logged in`);
+  if (extra > 0)
+    problems.push(`task ${task.id}: ${extra} deliveries or offline entries for recipients outside the expected sets`);
+  if (left.atLogin > 0)
+    problems.push(`task ${task.id}: ${left.atLogin} records flagged as login deliveries, yet nobody logged in`);
 
   const repeats = left.delivered.length - distinct.length;
   const batches = new Set<number>();
   for (let i = 1; i < left.delivered.length; i++) {
-    if (left.delivered[i] === left.delivered[i - 1]) batches.add(Math.floor(positionOf(expected.kept, left.delivered[i]!) / batchSize));
+    if (left.delivered[i] === left.delivered[i - 1])
+      batches.add(Math.floor(positionOf(expected.kept, left.delivered[i]!) / batchSize));
   }
   const units = task.report.units;
   const repeatBound = faultsWhileSending * units;
   if (batches.size > repeatBound) {
-    problems.push(`task ${task.id}: repeats in ${batches.size} batches, more than one per unit (${units}) for each of the ${faultsWhileSending} faults while it was sending`);
+    problems.push(
+      `task ${task.id}: repeats in ${batches.size} batches, more than one per unit (${units}) for each of the ${faultsWhileSending} faults while it was sending`,
+    );
   }
   return {
     taskId: task.id,

@@ -71,7 +71,10 @@ export class Nemesis {
   private async episode(fault: PlannedFault): Promise<void> {
     const record: FaultRecord = { ...fault, injectedAtMs: this.now() };
     this.records.push(record);
-    const late = record.injectedAtMs - fault.atMs > 1000 ? ` (${((record.injectedAtMs - fault.atMs) / 1000).toFixed(1)}s late: its target was still out)` : '';
+    const late =
+      record.injectedAtMs - fault.atMs > 1000
+        ? ` (${((record.injectedAtMs - fault.atMs) / 1000).toFixed(1)}s late: its target was still out)`
+        : '';
     this.log(`inject ${describeFault(fault)}${late}`);
     try {
       await this.inject(fault);
@@ -122,7 +125,9 @@ export class Nemesis {
             return;
           } catch (error) {
             if (Date.now() >= deadline) throw error;
-            this.log(`restart of ${fault.target} failed (attempt ${attempt}), trying again: ${(error as Error).message.slice(0, 300)}`);
+            this.log(
+              `restart of ${fault.target} failed (attempt ${attempt}), trying again: ${(error as Error).message.slice(0, 300)}`,
+            );
             await sleep(Math.min(2000, 250 * attempt));
           }
         }

@@ -21,7 +21,13 @@ import { seededRandom } from '@herald/core';
  */
 export type FaultKind = 'kill' | 'scheduler-cut' | 'mariadb-restart' | 'zookeeper-restart' | 'kafka-freeze';
 
-export const FAULT_KINDS: readonly FaultKind[] = ['kill', 'scheduler-cut', 'mariadb-restart', 'zookeeper-restart', 'kafka-freeze'];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'kill',
+  'scheduler-cut',
+  'mariadb-restart',
+  'zookeeper-restart',
+  'kafka-freeze',
+];
 
 export interface PlannedFault {
   /** 1-based position in the schedule. */
@@ -52,8 +58,18 @@ export interface ScheduleOptions {
 }
 
 /** Draw weights after the first round: process kills are the common fault. */
-const WEIGHT: Record<FaultKind, number> = { kill: 5, 'scheduler-cut': 2, 'mariadb-restart': 1, 'zookeeper-restart': 1, 'kafka-freeze': 1 };
-const SERVER: Record<string, string> = { 'mariadb-restart': 'mariadb', 'zookeeper-restart': 'zookeeper', 'kafka-freeze': 'kafka' };
+const WEIGHT: Record<FaultKind, number> = {
+  kill: 5,
+  'scheduler-cut': 2,
+  'mariadb-restart': 1,
+  'zookeeper-restart': 1,
+  'kafka-freeze': 1,
+};
+const SERVER: Record<string, string> = {
+  'mariadb-restart': 'mariadb',
+  'zookeeper-restart': 'zookeeper',
+  'kafka-freeze': 'kafka',
+};
 
 export function planFaults(options: ScheduleOptions): PlannedFault[] {
   if (options.kinds.length === 0 || options.count <= 0) return [];
@@ -61,7 +77,9 @@ export function planFaults(options: ScheduleOptions): PlannedFault[] {
   const between = ([lo, hi]: [number, number]) => lo + Math.floor(random() * (hi - lo + 1));
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const schedulers = options.processes['scheduler'] ?? [];
-  const tierOf = new Map(Object.entries(options.processes).flatMap(([tier, ids]) => ids.map((id) => [id, tier] as const)));
+  const tierOf = new Map(
+    Object.entries(options.processes).flatMap(([tier, ids]) => ids.map((id) => [id, tier] as const)),
+  );
 
   // The first round hits every kind once, in seeded order (Fisher-Yates).
   const firstRound = [...options.kinds];
@@ -77,7 +95,8 @@ export function planFaults(options: ScheduleOptions): PlannedFault[] {
   };
 
   const planned: PlannedFault[] = [];
-  const busyUntil = (at: number, target: string) => planned.some((f) => f.target === target && at < f.atMs + f.durationMs + options.settleMs);
+  const busyUntil = (at: number, target: string) =>
+    planned.some((f) => f.target === target && at < f.atMs + f.durationMs + options.settleMs);
   const outAt = (at: number, targets: string[]) => targets.filter((t) => busyUntil(at, t));
   /** The targets a fault of `kind` may hit at `at`, under the constraints. */
   const candidates = (kind: FaultKind, at: number): string[] => {
@@ -93,17 +112,26 @@ export function planFaults(options: ScheduleOptions): PlannedFault[] {
   };
 
   let at = 0;
-  for (let skipped = 0; planned.length < options.count; ) {
+  for (let skipped = 0; planned.length < options.count;) {
     at += between(options.gapMs);
     const wanted = planned.length < firstRound.length ? firstRound[planned.length]! : drawKind();
     // A kind with no free target now waits for the next gap (the first round keeps its order).
     const targets = candidates(wanted, at);
     if (targets.length === 0) {
-      if (++skipped > 1000) throw new RangeError(`no target for a ${wanted} fault in this cluster (scheduler-cut and scheduler kills need 3 schedulers)`);
+      if (++skipped > 1000)
+        throw new RangeError(
+          `no target for a ${wanted} fault in this cluster (scheduler-cut and scheduler kills need 3 schedulers)`,
+        );
       continue;
     }
     skipped = 0;
-    planned.push({ n: planned.length + 1, atMs: at, kind: wanted, target: pick(targets), durationMs: between(options.durationMs) });
+    planned.push({
+      n: planned.length + 1,
+      atMs: at,
+      kind: wanted,
+      target: pick(targets),
+      durationMs: between(options.durationMs),
+    });
   }
   return planned;
 }

@@ -6,9 +6,34 @@ import { useFreshStore, type StoreFactory } from '../store-factory';
 const HASH_A = 'a'.repeat(64);
 const HASH_B = '0123456789abcdef'.repeat(4);
 
-const operator = (over: Partial<NewAccessToken> = {}): NewAccessToken => ({ id: 'op01', name: 'acme ops', role: 'operator', accounts: ['acme', 'acme_eu'], hash: HASH_A, createdAt: 1000, ...over });
-const admin = (over: Partial<NewAccessToken> = {}): NewAccessToken => ({ id: 'adm1', name: 'root', role: 'admin', accounts: [], hash: HASH_B, createdAt: 2000, ...over });
-const audit = (over: Partial<NewAuditEntry> = {}): NewAuditEntry => ({ at: 5000, tokenId: 'op01', tokenName: 'acme ops', action: 'POST /api/v1/tasks', accountId: 'acme', resource: 'task:1', status: 201, ...over });
+const operator = (over: Partial<NewAccessToken> = {}): NewAccessToken => ({
+  id: 'op01',
+  name: 'acme ops',
+  role: 'operator',
+  accounts: ['acme', 'acme_eu'],
+  hash: HASH_A,
+  createdAt: 1000,
+  ...over,
+});
+const admin = (over: Partial<NewAccessToken> = {}): NewAccessToken => ({
+  id: 'adm1',
+  name: 'root',
+  role: 'admin',
+  accounts: [],
+  hash: HASH_B,
+  createdAt: 2000,
+  ...over,
+});
+const audit = (over: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
+  at: 5000,
+  tokenId: 'op01',
+  tokenName: 'acme ops',
+  action: 'POST /api/v1/tasks',
+  accountId: 'acme',
+  resource: 'task:1',
+  status: 201,
+  ...over,
+});
 
 /**
  * The AccessStore contract (core ports/access-store.ts) as tests. Every
@@ -28,15 +53,31 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
     describe('tokens', () => {
       it('creates a token and answers it without its hash; findToken answers it with the hash', async () => {
         const created = await store().createToken(operator());
-        expect(created).toStrictEqual({ id: 'op01', name: 'acme ops', role: 'operator', accounts: ['acme', 'acme_eu'], createdAt: 1000, revokedAt: null });
+        expect(created).toStrictEqual({
+          id: 'op01',
+          name: 'acme ops',
+          role: 'operator',
+          accounts: ['acme', 'acme_eu'],
+          createdAt: 1000,
+          revokedAt: null,
+        });
         expect(await store().findToken('op01')).toStrictEqual({ ...created, hash: HASH_A });
         await store().createToken(admin());
-        expect(await store().findToken('adm1')).toStrictEqual({ id: 'adm1', name: 'root', role: 'admin', accounts: [], createdAt: 2000, revokedAt: null, hash: HASH_B });
+        expect(await store().findToken('adm1')).toStrictEqual({
+          id: 'adm1',
+          name: 'root',
+          role: 'admin',
+          accounts: [],
+          createdAt: 2000,
+          revokedAt: null,
+          hash: HASH_B,
+        });
       });
 
       it('answers undefined for an unknown or malformed id', async () => {
         await store().createToken(operator());
-        for (const id of ['op02', 'OP01', 'op01 ', '', 'x'.repeat(300), "op01' OR '1'='1"]) expect(await store().findToken(id)).toBeUndefined();
+        for (const id of ['op02', 'OP01', 'op01 ', '', 'x'.repeat(300), "op01' OR '1'='1"])
+          expect(await store().findToken(id)).toBeUndefined();
       });
 
       it('lists every token oldest first (then by id), revoked ones too, never with hashes', async () => {
@@ -47,7 +88,8 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
         const tokens = await store().listTokens();
         expect(tokens.map((t) => t.id)).toEqual(['zzzz', 'aaaa', 'bbbb']);
         expect(tokens[0]!.revokedAt).toBe(30);
-        for (const token of tokens) expect(Object.keys(token).sort()).toEqual(['accounts', 'createdAt', 'id', 'name', 'revokedAt', 'role']);
+        for (const token of tokens)
+          expect(Object.keys(token).sort()).toEqual(['accounts', 'createdAt', 'id', 'name', 'revokedAt', 'role']);
         expect(JSON.stringify(tokens)).not.toContain(HASH_A);
       });
 
@@ -64,7 +106,9 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
       });
 
       it('lets exactly one of concurrent creates of one id win', async () => {
-        const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store().createToken(operator({ name: `try ${i}` }))));
+        const results = await Promise.allSettled(
+          Array.from({ length: 5 }, (_, i) => store().createToken(operator({ name: `try ${i}` }))),
+        );
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
         expect((await store().listTokens()).map((t) => t.id)).toEqual(['op01']);
       });
@@ -92,7 +136,14 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
 
       it('revokes once: revokedAt is set, a second revoke keeps the first time, an unknown id is TOKEN_NOT_FOUND', async () => {
         await store().createToken(operator());
-        expect(await store().revokeToken('op01', 4000)).toStrictEqual({ id: 'op01', name: 'acme ops', role: 'operator', accounts: ['acme', 'acme_eu'], createdAt: 1000, revokedAt: 4000 });
+        expect(await store().revokeToken('op01', 4000)).toStrictEqual({
+          id: 'op01',
+          name: 'acme ops',
+          role: 'operator',
+          accounts: ['acme', 'acme_eu'],
+          createdAt: 1000,
+          revokedAt: 4000,
+        });
         expect(await store().revokeToken('op01', 5000)).toMatchObject({ revokedAt: 4000 });
         expect(await store().findToken('op01')).toMatchObject({ revokedAt: 4000, hash: HASH_A });
         await rejectsWithCode(store().revokeToken('nope', 4000), 'TOKEN_NOT_FOUND');
@@ -120,9 +171,33 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
 
       it('appends with increasing ids and answers the entry, absent account and resource as null', async () => {
         const first = await store().appendAudit(audit());
-        const second = await store().appendAudit({ at: 6000, tokenId: 'adm1', tokenName: 'root', action: 'DELETE /api/v1/tokens/:id', status: 200 });
-        expect(first).toStrictEqual({ id: first.id, at: 5000, tokenId: 'op01', tokenName: 'acme ops', action: 'POST /api/v1/tasks', accountId: 'acme', resource: 'task:1', status: 201 });
-        expect(second).toStrictEqual({ id: second.id, at: 6000, tokenId: 'adm1', tokenName: 'root', action: 'DELETE /api/v1/tokens/:id', accountId: null, resource: null, status: 200 });
+        const second = await store().appendAudit({
+          at: 6000,
+          tokenId: 'adm1',
+          tokenName: 'root',
+          action: 'DELETE /api/v1/tokens/:id',
+          status: 200,
+        });
+        expect(first).toStrictEqual({
+          id: first.id,
+          at: 5000,
+          tokenId: 'op01',
+          tokenName: 'acme ops',
+          action: 'POST /api/v1/tasks',
+          accountId: 'acme',
+          resource: 'task:1',
+          status: 201,
+        });
+        expect(second).toStrictEqual({
+          id: second.id,
+          at: 6000,
+          tokenId: 'adm1',
+          tokenName: 'root',
+          action: 'DELETE /api/v1/tokens/:id',
+          accountId: null,
+          resource: null,
+          status: 200,
+        });
         expect(first.id).toBeGreaterThan(0);
         expect(second.id).toBeGreaterThan(first.id);
       });
@@ -132,7 +207,10 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
         for (let i = 0; i < 5; i++) made.push(await store().appendAudit(audit({ at: 5000 + i, status: 200 + i })));
         const page = await store().listAudit();
         expect(page).toStrictEqual({ entries: [...made].reverse(), nextCursor: null });
-        expect(await store().listAudit({ limit: 2 })).toStrictEqual({ entries: [made[4], made[3]], nextCursor: made[3]!.id });
+        expect(await store().listAudit({ limit: 2 })).toStrictEqual({
+          entries: [made[4], made[3]],
+          nextCursor: made[3]!.id,
+        });
         expect((await store().listAudit({ before: made[3]!.id, limit: 2 })).entries).toStrictEqual([made[2], made[1]]);
       });
 
@@ -143,13 +221,27 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
       it('pages through every entry exactly once, filtered by token, by account, by both', async () => {
         const made: AuditEntry[] = [];
         for (let i = 0; i < 23; i++) {
-          made.push(await store().appendAudit(audit({ tokenId: i % 2 === 0 ? 'op01' : 'op02', accountId: i % 3 === 0 ? null : i % 3 === 1 ? 'acme' : 'globex', at: 7000 + i })));
+          made.push(
+            await store().appendAudit(
+              audit({
+                tokenId: i % 2 === 0 ? 'op01' : 'op02',
+                accountId: i % 3 === 0 ? null : i % 3 === 1 ? 'acme' : 'globex',
+                at: 7000 + i,
+              }),
+            ),
+          );
         }
         const newestFirst = [...made].reverse();
         expect(await allPages({ limit: 4 })).toStrictEqual(newestFirst);
-        expect(await allPages({ limit: 3, tokenId: 'op02' })).toStrictEqual(newestFirst.filter((e) => e.tokenId === 'op02'));
-        expect(await allPages({ limit: 5, accountId: 'acme' })).toStrictEqual(newestFirst.filter((e) => e.accountId === 'acme'));
-        expect(await allPages({ limit: 2, accountId: 'globex', tokenId: 'op01' })).toStrictEqual(newestFirst.filter((e) => e.accountId === 'globex' && e.tokenId === 'op01'));
+        expect(await allPages({ limit: 3, tokenId: 'op02' })).toStrictEqual(
+          newestFirst.filter((e) => e.tokenId === 'op02'),
+        );
+        expect(await allPages({ limit: 5, accountId: 'acme' })).toStrictEqual(
+          newestFirst.filter((e) => e.accountId === 'acme'),
+        );
+        expect(await allPages({ limit: 2, accountId: 'globex', tokenId: 'op01' })).toStrictEqual(
+          newestFirst.filter((e) => e.accountId === 'globex' && e.tokenId === 'op01'),
+        );
         expect(await allPages({ limit: 2, tokenId: 'none' })).toEqual([]);
         expect(await allPages({ limit: 2, accountId: 'acm' })).toEqual([]);
       });
@@ -158,7 +250,9 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
         const made = await Promise.all(Array.from({ length: 20 }, (_, i) => store().appendAudit(audit({ at: i }))));
         const ids = made.map((e) => e.id);
         expect(new Set(ids).size).toBe(20);
-        expect((await store().listAudit({ limit: 1000 })).entries.map((e) => e.id)).toEqual([...ids].sort((a, b) => b - a));
+        expect((await store().listAudit({ limit: 1000 })).entries.map((e) => e.id)).toEqual(
+          [...ids].sort((a, b) => b - a),
+        );
       });
 
       it.each<[string, Partial<NewAuditEntry>]>([
@@ -173,7 +267,9 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
       });
 
       it('keeps 255-character fields and any text exactly', async () => {
-        const entry = await store().appendAudit(audit({ resource: '資'.repeat(255), action: 'x'.repeat(255), accountId: 'a'.repeat(255) }));
+        const entry = await store().appendAudit(
+          audit({ resource: '資'.repeat(255), action: 'x'.repeat(255), accountId: 'a'.repeat(255) }),
+        );
         expect((await store().listAudit()).entries).toStrictEqual([entry]);
         expect(entry.resource).toBe('資'.repeat(255));
       });

@@ -10,14 +10,24 @@ const MIDNIGHT = 1_699_920_000_000;
 const NOON = MIDNIGHT + 12 * HOUR;
 const LIMITS: AccountLimits = { dailyBroadcasts: 3, dailyRecipients: 1000, minIntervalMs: 0, maxSpeed: 0 };
 
-const booking = (key: string, overrides: Partial<BroadcastReservation> = {}): BroadcastReservation => ({ accountId: 'acme', key, sendAt: NOON, recipients: 10, at: NOON, ...overrides });
+const booking = (key: string, overrides: Partial<BroadcastReservation> = {}): BroadcastReservation => ({
+  accountId: 'acme',
+  key,
+  sendAt: NOON,
+  recipients: 10,
+  at: NOON,
+  ...overrides,
+});
 const dayOf = (at: number) => accountDayOf(0, at);
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string | undefined; field: unknown }> {
   try {
     await promise;
   } catch (error) {
-    return { code: isHeraldError(error) ? error.code : undefined, field: isHeraldError(error) ? error.details.field : undefined };
+    return {
+      code: isHeraldError(error) ? error.code : undefined,
+      field: isHeraldError(error) ? error.details.field : undefined,
+    };
   }
   throw new Error('expected a rejection, but the call succeeded');
 }
@@ -36,30 +46,69 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string | unde
 export function accountStoreConformance(name: string, open: StoreFactory<AccountStore>): void {
   describe(`AccountStore conformance: ${name}`, () => {
     const store = useFreshStore(open);
-    const reserve = (r: BroadcastReservation, limits: AccountLimits = LIMITS) => store().reserve(r, limits, dayOf(r.sendAt));
+    const reserve = (r: BroadcastReservation, limits: AccountLimits = LIMITS) =>
+      store().reserve(r, limits, dayOf(r.sendAt));
 
     describe('settings', () => {
       it('answers undefined for an account never set, and each patch changes only its fields', async () => {
         expect(await store().getSettings('acme')).toBeUndefined();
-        expect(await store().updateSettings('acme', { clickThroughRate: 0.031 }, MIDNIGHT)).toEqual({ accountId: 'acme', limits: {}, clickThroughRate: 0.031, updatedAt: MIDNIGHT });
-        await store().updateSettings('acme', { limits: { dailyBroadcasts: 1, minIntervalMs: 3_600_000 } }, MIDNIGHT + 1);
-        expect(await store().getSettings('acme')).toEqual({ accountId: 'acme', limits: { dailyBroadcasts: 1, minIntervalMs: 3_600_000 }, clickThroughRate: 0.031, updatedAt: MIDNIGHT + 1 });
+        expect(await store().updateSettings('acme', { clickThroughRate: 0.031 }, MIDNIGHT)).toEqual({
+          accountId: 'acme',
+          limits: {},
+          clickThroughRate: 0.031,
+          updatedAt: MIDNIGHT,
+        });
+        await store().updateSettings(
+          'acme',
+          { limits: { dailyBroadcasts: 1, minIntervalMs: 3_600_000 } },
+          MIDNIGHT + 1,
+        );
+        expect(await store().getSettings('acme')).toEqual({
+          accountId: 'acme',
+          limits: { dailyBroadcasts: 1, minIntervalMs: 3_600_000 },
+          clickThroughRate: 0.031,
+          updatedAt: MIDNIGHT + 1,
+        });
         await store().updateSettings('acme', { limits: {}, clickThroughRate: null }, MIDNIGHT + 2);
-        expect(await store().getSettings('acme')).toEqual({ accountId: 'acme', limits: {}, clickThroughRate: null, updatedAt: MIDNIGHT + 2 });
+        expect(await store().getSettings('acme')).toEqual({
+          accountId: 'acme',
+          limits: {},
+          clickThroughRate: null,
+          updatedAt: MIDNIGHT + 2,
+        });
         expect(await store().getSettings('globex')).toBeUndefined();
       });
 
       it('keeps both of two concurrent patches of different fields', async () => {
-        await Promise.all([store().updateSettings('acme', { limits: { dailyRecipients: 5 } }, MIDNIGHT), store().updateSettings('acme', { clickThroughRate: 0.2 }, MIDNIGHT)]);
-        expect(await store().getSettings('acme')).toMatchObject({ limits: { dailyRecipients: 5 }, clickThroughRate: 0.2 });
+        await Promise.all([
+          store().updateSettings('acme', { limits: { dailyRecipients: 5 } }, MIDNIGHT),
+          store().updateSettings('acme', { clickThroughRate: 0.2 }, MIDNIGHT),
+        ]);
+        expect(await store().getSettings('acme')).toMatchObject({
+          limits: { dailyRecipients: 5 },
+          clickThroughRate: 0.2,
+        });
       });
 
       it('refuses a bad patch by field and keeps what was stored', async () => {
         await store().updateSettings('acme', { limits: { dailyBroadcasts: 2 } }, MIDNIGHT);
-        expect(await failure(store().updateSettings('acme', { limits: { dailyBroadcasts: -1 } }, MIDNIGHT + 1))).toEqual({ code: 'VALIDATION_FAILED', field: 'limits.dailyBroadcasts' });
-        expect(await failure(store().updateSettings('acme', { clickThroughRate: 1.5 }, MIDNIGHT + 1))).toEqual({ code: 'VALIDATION_FAILED', field: 'clickThroughRate' });
-        expect(await failure(store().updateSettings('', {}, MIDNIGHT))).toEqual({ code: 'VALIDATION_FAILED', field: 'accountId' });
-        expect(await store().getSettings('acme')).toEqual({ accountId: 'acme', limits: { dailyBroadcasts: 2 }, clickThroughRate: null, updatedAt: MIDNIGHT });
+        expect(
+          await failure(store().updateSettings('acme', { limits: { dailyBroadcasts: -1 } }, MIDNIGHT + 1)),
+        ).toEqual({ code: 'VALIDATION_FAILED', field: 'limits.dailyBroadcasts' });
+        expect(await failure(store().updateSettings('acme', { clickThroughRate: 1.5 }, MIDNIGHT + 1))).toEqual({
+          code: 'VALIDATION_FAILED',
+          field: 'clickThroughRate',
+        });
+        expect(await failure(store().updateSettings('', {}, MIDNIGHT))).toEqual({
+          code: 'VALIDATION_FAILED',
+          field: 'accountId',
+        });
+        expect(await store().getSettings('acme')).toEqual({
+          accountId: 'acme',
+          limits: { dailyBroadcasts: 2 },
+          clickThroughRate: null,
+          updatedAt: MIDNIGHT,
+        });
       });
 
       it('keeps account ids byte-exact', async () => {
@@ -76,19 +125,37 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
       it('admits up to the daily broadcasts and refuses the next, recording nothing for it', async () => {
         for (let i = 1; i <= 3; i++) {
           const answer = await reserve(booking(`k${i}`, { sendAt: NOON + i }));
-          expect(answer).toMatchObject({ admitted: true, repeated: false, usage: { broadcasts: i, recipients: 10 * i } });
+          expect(answer).toMatchObject({
+            admitted: true,
+            repeated: false,
+            usage: { broadcasts: i, recipients: 10 * i },
+          });
         }
         const refused = await reserve(booking('k4', { sendAt: NOON + 4 }));
-        expect(refused).toMatchObject({ admitted: false, refusal: { limit: 'dailyBroadcasts', max: 3, used: 3, retryAt: MIDNIGHT + DAY } });
-        expect(await store().usage('acme', dayOf(NOON), NOON)).toEqual({ broadcasts: 3, recipients: 30, previousSendAt: null, nextSendAt: NOON + 1 });
+        expect(refused).toMatchObject({
+          admitted: false,
+          refusal: { limit: 'dailyBroadcasts', max: 3, used: 3, retryAt: MIDNIGHT + DAY },
+        });
+        expect(await store().usage('acme', dayOf(NOON), NOON)).toEqual({
+          broadcasts: 3,
+          recipients: 30,
+          previousSendAt: null,
+          nextSendAt: NOON + 1,
+        });
         expect(await store().release('acme', 'k4')).toBe(false);
       });
 
       it('counts by the day of the send time: the next day admits again, and a broadcast scheduled for tomorrow counts tomorrow', async () => {
         for (let i = 1; i <= 3; i++) await reserve(booking(`today-${i}`, { sendAt: MIDNIGHT + i * HOUR }));
         expect((await reserve(booking('today-4', { sendAt: MIDNIGHT + DAY - 1 }))).admitted).toBe(false);
-        expect(await reserve(booking('tomorrow-1', { sendAt: MIDNIGHT + DAY }))).toMatchObject({ admitted: true, usage: { broadcasts: 1 } });
-        expect(await store().usage('acme', dayOf(MIDNIGHT + DAY), MIDNIGHT + DAY)).toMatchObject({ broadcasts: 1, recipients: 10 });
+        expect(await reserve(booking('tomorrow-1', { sendAt: MIDNIGHT + DAY }))).toMatchObject({
+          admitted: true,
+          usage: { broadcasts: 1 },
+        });
+        expect(await store().usage('acme', dayOf(MIDNIGHT + DAY), MIDNIGHT + DAY)).toMatchObject({
+          broadcasts: 1,
+          recipients: 10,
+        });
         expect(await store().usage('acme', dayOf(NOON), NOON)).toMatchObject({ broadcasts: 3, recipients: 30 });
       });
 
@@ -96,15 +163,30 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
         const utc8 = (at: number) => accountDayOf(480, at);
         const limits = { ...LIMITS, dailyBroadcasts: 1 };
         // 15:00Z and 17:00Z are one UTC day but two UTC+8 days (local midnight is 16:00Z).
-        expect((await store().reserve(booking('a', { sendAt: MIDNIGHT + 15 * HOUR }), limits, utc8(MIDNIGHT + 15 * HOUR))).admitted).toBe(true);
-        expect((await store().reserve(booking('b', { sendAt: MIDNIGHT + 17 * HOUR }), limits, utc8(MIDNIGHT + 17 * HOUR))).admitted).toBe(true);
-        expect((await store().reserve(booking('c', { sendAt: MIDNIGHT + 16 * HOUR }), limits, utc8(MIDNIGHT + 16 * HOUR))).admitted).toBe(false);
+        expect(
+          (await store().reserve(booking('a', { sendAt: MIDNIGHT + 15 * HOUR }), limits, utc8(MIDNIGHT + 15 * HOUR)))
+            .admitted,
+        ).toBe(true);
+        expect(
+          (await store().reserve(booking('b', { sendAt: MIDNIGHT + 17 * HOUR }), limits, utc8(MIDNIGHT + 17 * HOUR)))
+            .admitted,
+        ).toBe(true);
+        expect(
+          (await store().reserve(booking('c', { sendAt: MIDNIGHT + 16 * HOUR }), limits, utc8(MIDNIGHT + 16 * HOUR)))
+            .admitted,
+        ).toBe(false);
       });
 
       it('refuses recipients over the daily quota', async () => {
         expect((await reserve(booking('big', { recipients: 990 }))).admitted).toBe(true);
-        expect(await reserve(booking('more', { recipients: 11 }))).toMatchObject({ admitted: false, refusal: { limit: 'dailyRecipients', used: 990, requested: 11 } });
-        expect(await reserve(booking('fits', { recipients: 10 }))).toMatchObject({ admitted: true, usage: { recipients: 1000 } });
+        expect(await reserve(booking('more', { recipients: 11 }))).toMatchObject({
+          admitted: false,
+          refusal: { limit: 'dailyRecipients', used: 990, requested: 11 },
+        });
+        expect(await reserve(booking('fits', { recipients: 10 }))).toMatchObject({
+          admitted: true,
+          usage: { recipients: 1000 },
+        });
       });
 
       it('keeps accounts apart', async () => {
@@ -119,29 +201,58 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
 
       it('refuses a send time too close to the broadcasts before and after it, across midnight too', async () => {
         expect((await reserve(booking('noon'), spaced)).admitted).toBe(true);
-        expect(await reserve(booking('early', { sendAt: NOON - 3 * HOUR }), spaced)).toMatchObject({ admitted: false, refusal: { limit: 'minIntervalMs', nearestSendAt: NOON, retryAt: NOON + 4 * HOUR } });
-        expect(await reserve(booking('late', { sendAt: NOON + 3 * HOUR }), spaced)).toMatchObject({ admitted: false, refusal: { limit: 'minIntervalMs', nearestSendAt: NOON } });
+        expect(await reserve(booking('early', { sendAt: NOON - 3 * HOUR }), spaced)).toMatchObject({
+          admitted: false,
+          refusal: { limit: 'minIntervalMs', nearestSendAt: NOON, retryAt: NOON + 4 * HOUR },
+        });
+        expect(await reserve(booking('late', { sendAt: NOON + 3 * HOUR }), spaced)).toMatchObject({
+          admitted: false,
+          refusal: { limit: 'minIntervalMs', nearestSendAt: NOON },
+        });
         expect((await reserve(booking('same', { sendAt: NOON }), spaced)).admitted).toBe(false);
         expect((await reserve(booking('four-later', { sendAt: NOON + 4 * HOUR }), spaced)).admitted).toBe(true);
         expect((await reserve(booking('four-earlier', { sendAt: NOON - 4 * HOUR }), spaced)).admitted).toBe(true);
         expect((await reserve(booking('late-night', { sendAt: MIDNIGHT + DAY - HOUR }), spaced)).admitted).toBe(true);
-        expect(await reserve(booking('after-midnight', { sendAt: MIDNIGHT + DAY + HOUR }), spaced)).toMatchObject({ admitted: false, refusal: { nearestSendAt: MIDNIGHT + DAY - HOUR } });
+        expect(await reserve(booking('after-midnight', { sendAt: MIDNIGHT + DAY + HOUR }), spaced)).toMatchObject({
+          admitted: false,
+          refusal: { nearestSendAt: MIDNIGHT + DAY - HOUR },
+        });
       });
 
       it('answers the nearest send times around an instant', async () => {
         await reserve(booking('a', { sendAt: NOON - 5 * HOUR }), spaced);
         await reserve(booking('b', { sendAt: NOON + 5 * HOUR }), spaced);
-        expect(await store().usage('acme', dayOf(NOON), NOON)).toEqual({ broadcasts: 2, recipients: 20, previousSendAt: NOON - 5 * HOUR, nextSendAt: NOON + 5 * HOUR });
-        expect(await store().usage('acme', dayOf(NOON), NOON + 5 * HOUR)).toMatchObject({ previousSendAt: NOON + 5 * HOUR, nextSendAt: NOON + 5 * HOUR });
-        expect(await store().usage('nobody', dayOf(NOON), NOON)).toEqual({ broadcasts: 0, recipients: 0, previousSendAt: null, nextSendAt: null });
+        expect(await store().usage('acme', dayOf(NOON), NOON)).toEqual({
+          broadcasts: 2,
+          recipients: 20,
+          previousSendAt: NOON - 5 * HOUR,
+          nextSendAt: NOON + 5 * HOUR,
+        });
+        expect(await store().usage('acme', dayOf(NOON), NOON + 5 * HOUR)).toMatchObject({
+          previousSendAt: NOON + 5 * HOUR,
+          nextSendAt: NOON + 5 * HOUR,
+        });
+        expect(await store().usage('nobody', dayOf(NOON), NOON)).toEqual({
+          broadcasts: 0,
+          recipients: 0,
+          previousSendAt: null,
+          nextSendAt: null,
+        });
       });
     });
 
     describe('reserve: idempotency and release', () => {
       it('answers a stored key as repeated and counts nothing, whatever the other fields', async () => {
         expect((await reserve(booking('k'))).admitted).toBe(true);
-        expect(await reserve(booking('k'))).toMatchObject({ admitted: true, repeated: true, usage: { broadcasts: 1, recipients: 10 } });
-        expect(await reserve(booking('k', { recipients: 500, sendAt: NOON + HOUR }))).toMatchObject({ admitted: true, repeated: true });
+        expect(await reserve(booking('k'))).toMatchObject({
+          admitted: true,
+          repeated: true,
+          usage: { broadcasts: 1, recipients: 10 },
+        });
+        expect(await reserve(booking('k', { recipients: 500, sendAt: NOON + HOUR }))).toMatchObject({
+          admitted: true,
+          repeated: true,
+        });
         expect(await store().usage('acme', dayOf(NOON), NOON)).toMatchObject({ broadcasts: 1, recipients: 10 });
       });
 
@@ -155,7 +266,11 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
         expect(await store().release('acme', 'k2')).toBe(true);
         expect(await store().release('acme', 'k2')).toBe(false);
         expect(await store().usage('acme', dayOf(NOON), NOON)).toMatchObject({ broadcasts: 2, recipients: 20 });
-        expect(await reserve(booking('k2'))).toMatchObject({ admitted: true, repeated: false, usage: { broadcasts: 3 } });
+        expect(await reserve(booking('k2'))).toMatchObject({
+          admitted: true,
+          repeated: false,
+          usage: { broadcasts: 3 },
+        });
         expect(await store().release('globex', 'k1')).toBe(false);
       });
 
@@ -170,9 +285,13 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
 
     describe('reserve: concurrency', () => {
       it('of many concurrent reservations, admits exactly as many as the quota allows', async () => {
-        const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => reserve(booking(`c${i}`, { sendAt: NOON + i }))));
+        const answers = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => reserve(booking(`c${i}`, { sendAt: NOON + i }))),
+        );
         expect(answers.filter((a) => a.admitted)).toHaveLength(3);
-        expect(answers.filter((a) => !a.admitted).every((a) => !a.admitted && a.refusal.limit === 'dailyBroadcasts')).toBe(true);
+        expect(
+          answers.filter((a) => !a.admitted).every((a) => !a.admitted && a.refusal.limit === 'dailyBroadcasts'),
+        ).toBe(true);
         expect(await store().usage('acme', dayOf(NOON), NOON)).toMatchObject({ broadcasts: 3, recipients: 30 });
       });
 
@@ -185,7 +304,9 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
 
       it('keeps the interval among concurrent reservations', async () => {
         const spaced = { ...LIMITS, dailyBroadcasts: 100, minIntervalMs: HOUR };
-        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => reserve(booking(`s${i}`, { sendAt: NOON + i * 10 * 60_000 }), spaced)));
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => reserve(booking(`s${i}`, { sendAt: NOON + i * 10 * 60_000 }), spaced)),
+        );
         const admitted = answers.flatMap((a, i) => (a.admitted ? [NOON + i * 10 * 60_000] : [])).sort((a, b) => a - b);
         for (let i = 1; i < admitted.length; i++) expect(admitted[i]! - admitted[i - 1]!).toBeGreaterThanOrEqual(HOUR);
         expect(admitted.length).toBeGreaterThanOrEqual(1);
@@ -195,9 +316,18 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
     describe('bad input and close', () => {
       it('refuses bad reservations by field and records nothing', async () => {
         expect(await failure(reserve(booking('')))).toEqual({ code: 'VALIDATION_FAILED', field: 'key' });
-        expect(await failure(reserve(booking('k', { recipients: -1 })))).toEqual({ code: 'VALIDATION_FAILED', field: 'recipients' });
-        expect(await failure(store().reserve(booking('k'), LIMITS, dayOf(NOON + DAY)))).toEqual({ code: 'VALIDATION_FAILED', field: 'day' });
-        expect(await failure(store().reserve(booking('k'), { ...LIMITS, dailyBroadcasts: 1.5 }, dayOf(NOON)))).toEqual({ code: 'VALIDATION_FAILED', field: 'limits.dailyBroadcasts' });
+        expect(await failure(reserve(booking('k', { recipients: -1 })))).toEqual({
+          code: 'VALIDATION_FAILED',
+          field: 'recipients',
+        });
+        expect(await failure(store().reserve(booking('k'), LIMITS, dayOf(NOON + DAY)))).toEqual({
+          code: 'VALIDATION_FAILED',
+          field: 'day',
+        });
+        expect(await failure(store().reserve(booking('k'), { ...LIMITS, dailyBroadcasts: 1.5 }, dayOf(NOON)))).toEqual({
+          code: 'VALIDATION_FAILED',
+          field: 'limits.dailyBroadcasts',
+        });
         expect(await failure(store().release('', 'k'))).toEqual({ code: 'VALIDATION_FAILED', field: 'accountId' });
         expect(await store().usage('acme', dayOf(NOON), NOON)).toMatchObject({ broadcasts: 0 });
       });

@@ -10,7 +10,8 @@ function membersOf(rows: readonly StoredChunk[], key: string): number[] {
   const uins: number[] = [];
   for (const row of rows.filter((r) => r.key === key)) {
     const words = decodeChunk(row.bytes);
-    for (let low = 0; low < 65_536; low++) if (chunkHas(words, row.chunk * 65_536 + low)) uins.push(row.chunk * 65_536 + low);
+    for (let low = 0; low < 65_536; low++)
+      if (chunkHas(words, row.chunk * 65_536 + low)) uins.push(row.chunk * 65_536 + low);
   }
   return uins.sort((a, b) => a - b);
 }
@@ -37,7 +38,16 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
         { uin: 70_000, region: 'cn-gd' },
         { uin: 2 ** 32 - 1, gender: 'f' },
       ]);
-      const rows = await all(['*', 'region=cn-gd', 'gender=f', 'age=18-24', 'active=3', 'tag=vip', 'tag=new', 'tag=none']);
+      const rows = await all([
+        '*',
+        'region=cn-gd',
+        'gender=f',
+        'age=18-24',
+        'active=3',
+        'tag=vip',
+        'tag=new',
+        'tag=none',
+      ]);
       expect(membersOf(rows, '*')).toEqual([1, 70_000, 2 ** 32 - 1]);
       expect(membersOf(rows, 'region=cn-gd')).toEqual([1, 70_000]);
       expect(membersOf(rows, 'gender=f')).toEqual([1, 2 ** 32 - 1]);
@@ -45,7 +55,14 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
       expect(membersOf(rows, 'active=3')).toEqual([1]);
       expect(membersOf(rows, 'tag=vip')).toEqual([1]);
       expect(membersOf(rows, 'tag=none')).toEqual([]);
-      expect(await index().getUser(1)).toEqual({ uin: 1, region: 'cn-gd', gender: 'f', ageBand: '18-24', activeAt: 3 * DAY + 5, tags: ['new', 'vip'] });
+      expect(await index().getUser(1)).toEqual({
+        uin: 1,
+        region: 'cn-gd',
+        gender: 'f',
+        ageBand: '18-24',
+        activeAt: 3 * DAY + 5,
+        tags: ['new', 'vip'],
+      });
       expect(await index().getUser(2)).toBeUndefined();
     });
 
@@ -60,14 +77,20 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
     });
 
     it('keeps the last of a uin given twice in one call', async () => {
-      await index().putUsers([{ uin: 9, gender: 'm' }, { uin: 9, gender: 'f' }]);
+      await index().putUsers([
+        { uin: 9, gender: 'm' },
+        { uin: 9, gender: 'f' },
+      ]);
       const rows = await all(['gender=m', 'gender=f']);
       expect(membersOf(rows, 'gender=f')).toEqual([9]);
       expect(membersOf(rows, 'gender=m')).toEqual([]);
     });
 
     it('removes users from every bitset and the universe; unknown uins are ignored', async () => {
-      await index().putUsers([{ uin: 1, tags: ['t'] }, { uin: 2, tags: ['t'] }]);
+      await index().putUsers([
+        { uin: 1, tags: ['t'] },
+        { uin: 2, tags: ['t'] },
+      ]);
       await index().removeUsers([1, 12_345]);
       const rows = await all(['*', 'tag=t']);
       expect(membersOf(rows, '*')).toEqual([2]);
@@ -76,7 +99,11 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
     });
 
     it('lists keys by prefix, ascending, only of bitsets holding anyone', async () => {
-      await index().putUsers([{ uin: 1, activeAt: 10 * DAY }, { uin: 2, activeAt: 9 * DAY }, { uin: 3, tags: ['active'] }]);
+      await index().putUsers([
+        { uin: 1, activeAt: 10 * DAY },
+        { uin: 2, activeAt: 9 * DAY },
+        { uin: 3, tags: ['active'] },
+      ]);
       expect(await index().keysWithPrefix('active=')).toEqual(['active=10', 'active=9']);
       await index().removeUsers([2]);
       expect(await index().keysWithPrefix('active=')).toEqual(['active=10']);
@@ -86,7 +113,11 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
     });
 
     it('finds the next chunk holding anyone, and reads chunks of a window in chunk order', async () => {
-      await index().putUsers([{ uin: 3 * 65_536 + 1, tags: ['a'] }, { uin: 10 * 65_536, tags: ['a'] }, { uin: 10 * 65_536 + 5 }]);
+      await index().putUsers([
+        { uin: 3 * 65_536 + 1, tags: ['a'] },
+        { uin: 10 * 65_536, tags: ['a'] },
+        { uin: 10 * 65_536 + 5 },
+      ]);
       expect(await index().nextChunk(0)).toBe(3);
       expect(await index().nextChunk(3)).toBe(3);
       expect(await index().nextChunk(4)).toBe(10);
@@ -111,7 +142,13 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
     });
 
     it('refuses a call with a bad user before writing any of it', async () => {
-      await rejectsWithCode(index().putUsers([{ uin: 1, tags: ['ok'] }, { uin: 2, gender: 'female' as never }]), 'VALIDATION_FAILED');
+      await rejectsWithCode(
+        index().putUsers([
+          { uin: 1, tags: ['ok'] },
+          { uin: 2, gender: 'female' as never },
+        ]),
+        'VALIDATION_FAILED',
+      );
       expect(await index().getUser(1)).toBeUndefined();
       expect(await all(['*'])).toEqual([]);
       await rejectsWithCode(index().removeUsers([-1]), 'VALIDATION_FAILED');

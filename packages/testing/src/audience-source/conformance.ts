@@ -25,7 +25,10 @@ export type AudienceSourceHarnessFactory = () => Promise<AudienceSourceHarness>;
 const U32 = 2 ** 32;
 
 /** Reads a whole stream: every uin, the batches' sizes, the bad rows by reason. */
-export async function readAll(source: AudienceSource, uinLimit = U32): Promise<{ uins: number[]; sizes: number[]; bad: BadRowCounts }> {
+export async function readAll(
+  source: AudienceSource,
+  uinLimit = U32,
+): Promise<{ uins: number[]; sizes: number[]; bad: BadRowCounts }> {
   const uins: number[] = [];
   const sizes: number[] = [];
   const bad: BadRowCounts = {};
@@ -33,13 +36,16 @@ export async function readAll(source: AudienceSource, uinLimit = U32): Promise<{
     expect(batch.uins).toBeInstanceOf(Uint32Array);
     sizes.push(batch.uins.length);
     uins.push(...batch.uins);
-    for (const [reason, n] of Object.entries(batch.bad ?? {})) bad[reason as keyof BadRowCounts] = (bad[reason as keyof BadRowCounts] ?? 0) + (n ?? 0);
+    for (const [reason, n] of Object.entries(batch.bad ?? {}))
+      bad[reason as keyof BadRowCounts] = (bad[reason as keyof BadRowCounts] ?? 0) + (n ?? 0);
   }
   return { uins, sizes, bad };
 }
 
 function expectStrictlyAscending(uins: readonly number[]): void {
-  for (let i = 1; i < uins.length; i++) if (!(uins[i]! > uins[i - 1]!)) throw new Error(`uins not strictly ascending at ${i}: ${uins[i - 1]} then ${uins[i]}`);
+  for (let i = 1; i < uins.length; i++)
+    if (!(uins[i]! > uins[i - 1]!))
+      throw new Error(`uins not strictly ascending at ${i}: ${uins[i - 1]} then ${uins[i]}`);
 }
 
 /**
@@ -103,7 +109,12 @@ export function audienceSourceConformance(name: string, open: AudienceSourceHarn
     });
 
     it('lets go of what a read holds when the reader stops early, so many early stops leave it usable', async () => {
-      const source = await (await use()).seed(Array.from({ length: 100 }, (_, i) => i * 3), { batchSize: 10 });
+      const source = await (
+        await use()
+      ).seed(
+        Array.from({ length: 100 }, (_, i) => i * 3),
+        { batchSize: 10 },
+      );
       for (let round = 0; round < 12; round++) {
         for await (const batch of source.read({ uinLimit: U32 })) {
           expect(batch.uins.length).toBeGreaterThan(0);
@@ -114,7 +125,12 @@ export function audienceSourceConformance(name: string, open: AudienceSourceHarn
     });
 
     it('stops at an aborted signal with its reason', async () => {
-      const source = await (await use()).seed(Array.from({ length: 50 }, (_, i) => i), { batchSize: 10 });
+      const source = await (
+        await use()
+      ).seed(
+        Array.from({ length: 50 }, (_, i) => i),
+        { batchSize: 10 },
+      );
       const controller = new AbortController();
       const reason = new Error('stop');
       const seen: AudienceBatch[] = [];
@@ -131,7 +147,10 @@ export function audienceSourceConformance(name: string, open: AudienceSourceHarn
     it('fails half way with a typed HeraldError, never a raw driver error', async () => {
       const opened = await use();
       // Spread over the space, so the rest of the audience is still to be read from the backend.
-      const source = await opened.seed(Array.from({ length: 300 }, (_, i) => i * 1_000_003), { batchSize: 10 });
+      const source = await opened.seed(
+        Array.from({ length: 300 }, (_, i) => i * 1_000_003),
+        { batchSize: 10 },
+      );
       const seen: number[] = [];
       let failure: unknown;
       try {

@@ -5,7 +5,12 @@ import { useFreshStore, type StoreFactory } from '../store-factory';
 import { audienceSourceConformance, readAll } from './conformance';
 
 const follow = (uin: number, at: number, accountId = 'acme'): FollowChange => ({ accountId, uin, following: true, at });
-const unfollow = (uin: number, at: number, accountId = 'acme'): FollowChange => ({ accountId, uin, following: false, at });
+const unfollow = (uin: number, at: number, accountId = 'acme'): FollowChange => ({
+  accountId,
+  uin,
+  following: false,
+  at,
+});
 
 /**
  * The FollowerStore contract (core ports/follower-store.ts) as tests, and
@@ -21,10 +26,14 @@ const unfollow = (uin: number, at: number, accountId = 'acme'): FollowChange => 
 export function followerStoreConformance(name: string, open: StoreFactory<FollowerStore>): void {
   describe(`FollowerStore conformance: ${name}`, () => {
     const store = useFreshStore(open);
-    const followers = async (accountId = 'acme') => (await readAll(store().followers(accountId, { batchSize: 3 }))).uins;
+    const followers = async (accountId = 'acme') =>
+      (await readAll(store().followers(accountId, { batchSize: 3 }))).uins;
 
     it('follows and unfollows, per account', async () => {
-      expect(await store().applyFollows([follow(5, 1), follow(2, 1), follow(9, 1), follow(2, 1, 'other')])).toEqual({ applied: 4, stale: 0 });
+      expect(await store().applyFollows([follow(5, 1), follow(2, 1), follow(9, 1), follow(2, 1, 'other')])).toEqual({
+        applied: 4,
+        stale: 0,
+      });
       await store().applyFollows([unfollow(5, 2)]);
       expect(await followers()).toEqual([2, 9]);
       expect(await followers('other')).toEqual([2]);
@@ -62,8 +71,14 @@ export function followerStoreConformance(name: string, open: StoreFactory<Follow
     });
 
     it('refuses a batch with a bad change before writing any of it', async () => {
-      await rejectsWithCode(store().applyFollows([follow(1, 1), { accountId: 'acme', uin: -1, following: true, at: 1 }]), 'VALIDATION_FAILED');
-      await rejectsWithCode(store().applyFollows([{ accountId: 'Not An Id', uin: 1, following: true, at: 1 }]), 'VALIDATION_FAILED');
+      await rejectsWithCode(
+        store().applyFollows([follow(1, 1), { accountId: 'acme', uin: -1, following: true, at: 1 }]),
+        'VALIDATION_FAILED',
+      );
+      await rejectsWithCode(
+        store().applyFollows([{ accountId: 'Not An Id', uin: 1, following: true, at: 1 }]),
+        'VALIDATION_FAILED',
+      );
       expect(await followers()).toEqual([]);
     });
 
@@ -76,8 +91,15 @@ export function followerStoreConformance(name: string, open: StoreFactory<Follow
       expect(await followers()).toEqual([0, 2 ** 32 - 1]);
     });
 
-    it('filters a batch down to the account\'s current followers, ascending', async () => {
-      await store().applyFollows([follow(3, 1), follow(8, 1), follow(2 ** 32 - 1, 1), follow(9, 1, 'other'), follow(5, 1), unfollow(5, 2)]);
+    it("filters a batch down to the account's current followers, ascending", async () => {
+      await store().applyFollows([
+        follow(3, 1),
+        follow(8, 1),
+        follow(2 ** 32 - 1, 1),
+        follow(9, 1, 'other'),
+        follow(5, 1),
+        unfollow(5, 2),
+      ]);
       const batch = Uint32Array.of(0, 3, 5, 8, 9, 1000, 2 ** 32 - 1);
       expect([...(await store().filterFollowers('acme', batch))]).toEqual([3, 8, 2 ** 32 - 1]);
       expect([...(await store().filterFollowers('other', batch))]).toEqual([9]);
@@ -89,7 +111,8 @@ export function followerStoreConformance(name: string, open: StoreFactory<Follow
 
     it('reads only the followers above afterUin', async () => {
       await store().applyFollows([follow(3, 1), follow(8, 1), follow(9, 1), follow(2 ** 32 - 1, 1)]);
-      const after = async (afterUin: number) => (await readAll(store().followers('acme', { batchSize: 2, afterUin }))).uins;
+      const after = async (afterUin: number) =>
+        (await readAll(store().followers('acme', { batchSize: 2, afterUin }))).uins;
       expect(await after(3)).toEqual([8, 9, 2 ** 32 - 1]);
       expect(await after(0)).toEqual([3, 8, 9, 2 ** 32 - 1]);
       expect(await after(9)).toEqual([2 ** 32 - 1]);
@@ -121,7 +144,12 @@ export function followerStoreConformance(name: string, open: StoreFactory<Follow
     return {
       seed: async (uins, { batchSize }) => {
         // Some noise the source must not see: another account, and an unfollowed user.
-        await opened.store.applyFollows([...uins.map((uin) => follow(uin, 10)), follow(12_345, 10, 'other'), follow(2 ** 31 + 7, 10), unfollow(2 ** 31 + 7, 11)]);
+        await opened.store.applyFollows([
+          ...uins.map((uin) => follow(uin, 10)),
+          follow(12_345, 10, 'other'),
+          follow(2 ** 31 + 7, 10),
+          unfollow(2 ** 31 + 7, 11),
+        ]);
         return opened.store.followers('acme', { batchSize });
       },
       breakBackend: closeStore,

@@ -13,7 +13,10 @@ import { useFreshStore, type StoreFactory } from '../store-factory';
  *     return { store: await LevelAttributeIndex.open(dir.path), cleanup: dir.remove };
  *   });
  */
-export function userAttributeLookupConformance(name: string, open: StoreFactory<AttributeIndex & UserAttributeLookup>): void {
+export function userAttributeLookupConformance(
+  name: string,
+  open: StoreFactory<AttributeIndex & UserAttributeLookup>,
+): void {
   describe(`UserAttributeLookup conformance: ${name}`, () => {
     const store = useFreshStore(open);
 
@@ -26,7 +29,14 @@ export function userAttributeLookupConformance(name: string, open: StoreFactory<
       expect(users).toHaveLength(3);
       expect(users[0]).toMatchObject({ uin: 2 ** 32 - 1, region: 'cn-sh' });
       expect(users[1]).toBeUndefined();
-      expect(users[2]).toMatchObject({ uin: 1, region: 'cn-gd', gender: 'f', ageBand: '18-24', activeAt: 5, tags: ['new', 'vip'] });
+      expect(users[2]).toMatchObject({
+        uin: 1,
+        region: 'cn-gd',
+        gender: 'f',
+        ageBand: '18-24',
+        activeAt: 5,
+        tags: ['new', 'vip'],
+      });
     });
 
     it('answers a uin twice when asked twice, and undefined for values that are no uin', async () => {
@@ -48,7 +58,9 @@ export function userAttributeLookupConformance(name: string, open: StoreFactory<
       await store().putUsers(uins.filter((_, i) => i % 2 === 0).map((uin) => ({ uin, region: `r${uin % 7}` })));
       const users = await store().getUsers(Uint32Array.from(uins));
       expect(users.filter((u) => u !== undefined)).toHaveLength(2048);
-      users.forEach((u, i) => expect(u === undefined ? undefined : u.region).toBe(i % 2 === 0 ? `r${uins[i]! % 7}` : undefined));
+      users.forEach((u, i) =>
+        expect(u === undefined ? undefined : u.region).toBe(i % 2 === 0 ? `r${uins[i]! % 7}` : undefined),
+      );
     });
 
     it('answers an empty list with an empty list, and refuses more than MAX_USERS_PER_LOOKUP uins', async () => {

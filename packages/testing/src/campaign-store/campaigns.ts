@@ -25,7 +25,11 @@ export function describeCampaigns(store: () => CampaignStore): void {
       });
       const created = await store().createCampaign(text, NOW);
       expect(await store().getCampaign(created.id)).toEqual({ ...created, ...text, enabled: true });
-      expect((await store().getCampaign(created.id))!.template).toEqual({ listId: 'list ✓', content: { body: 'line 1\nline "2"\u0000' }, priority: 'realtime' });
+      expect((await store().getCampaign(created.id))!.template).toEqual({
+        listId: 'list ✓',
+        content: { body: 'line 1\nline "2"\u0000' },
+        priority: 'realtime',
+      });
     });
 
     it.each([
@@ -36,7 +40,10 @@ export function describeCampaigns(store: () => CampaignStore): void {
       ['accountId', { accountId: '' }],
       ['template.priority', { template: { listId: 'l', content: { body: 'b' }, priority: 'soon' } }],
     ])('refuses a bad %s with VALIDATION_FAILED naming it, and stores nothing', async (field, change) => {
-      expect(await failure(store().createCampaign(newCampaign(change as never), NOW))).toEqual({ code: 'VALIDATION_FAILED', field });
+      expect(await failure(store().createCampaign(newCampaign(change as never), NOW))).toEqual({
+        code: 'VALIDATION_FAILED',
+        field,
+      });
       expect((await store().listCampaigns()).campaigns).toEqual([]);
     });
 
@@ -46,17 +53,29 @@ export function describeCampaigns(store: () => CampaignStore): void {
 
     it('lists in id order, filtered by accounts and enabled, keyset paged', async () => {
       const made: Campaign[] = [];
-      for (const [accountId, enabled] of [['a', true], ['b', true], ['a', false], ['c', true], ['a', true], ['b', false]] as const) {
+      for (const [accountId, enabled] of [
+        ['a', true],
+        ['b', true],
+        ['a', false],
+        ['c', true],
+        ['a', true],
+        ['b', false],
+      ] as const) {
         made.push(await store().createCampaign(newCampaign({ accountId, enabled }), NOW));
       }
       const ids = (page: { campaigns: { id: number }[] }) => page.campaigns.map((c) => c.id);
       expect(ids(await store().listCampaigns())).toEqual(made.map((c) => c.id));
       expect(ids(await store().listCampaigns({ accountIds: ['a'] }))).toEqual([made[0]!.id, made[2]!.id, made[4]!.id]);
-      expect(ids(await store().listCampaigns({ accountIds: ['b', 'a'] }))).toEqual([0, 1, 2, 4, 5].map((i) => made[i]!.id));
+      expect(ids(await store().listCampaigns({ accountIds: ['b', 'a'] }))).toEqual(
+        [0, 1, 2, 4, 5].map((i) => made[i]!.id),
+      );
       expect(ids(await store().listCampaigns({ accountIds: [] }))).toEqual([]);
       expect(ids(await store().listCampaigns({ accountIds: ['nobody'] }))).toEqual([]);
       expect(ids(await store().listCampaigns({ enabled: false }))).toEqual([made[2]!.id, made[5]!.id]);
-      expect(ids(await store().listCampaigns({ accountIds: ['a'], enabled: true }))).toEqual([made[0]!.id, made[4]!.id]);
+      expect(ids(await store().listCampaigns({ accountIds: ['a'], enabled: true }))).toEqual([
+        made[0]!.id,
+        made[4]!.id,
+      ]);
 
       const first = await store().listCampaigns({ limit: 2 });
       expect(first).toEqual({ campaigns: made.slice(0, 2), nextCursor: made[1]!.id });
@@ -66,10 +85,15 @@ export function describeCampaigns(store: () => CampaignStore): void {
       expect(last).toEqual({ campaigns: made.slice(4), nextCursor: null });
       const enabledPage = await store().listCampaigns({ enabled: true, limit: 2 });
       expect(ids(enabledPage)).toEqual([made[0]!.id, made[1]!.id]);
-      expect(ids(await store().listCampaigns({ enabled: true, limit: 2, afterId: enabledPage.nextCursor! }))).toEqual([made[3]!.id, made[4]!.id]);
+      expect(ids(await store().listCampaigns({ enabled: true, limit: 2, afterId: enabledPage.nextCursor! }))).toEqual([
+        made[3]!.id,
+        made[4]!.id,
+      ]);
       const accountPage = await store().listCampaigns({ accountIds: ['a', 'b'], limit: 3 });
       expect(accountPage.nextCursor).toBe(made[2]!.id);
-      expect(ids(await store().listCampaigns({ accountIds: ['a', 'b'], limit: 3, afterId: accountPage.nextCursor! }))).toEqual([made[4]!.id, made[5]!.id]);
+      expect(
+        ids(await store().listCampaigns({ accountIds: ['a', 'b'], limit: 3, afterId: accountPage.nextCursor! })),
+      ).toEqual([made[4]!.id, made[5]!.id]);
     });
 
     it('refuses a bad query with VALIDATION_FAILED', async () => {
@@ -80,30 +104,58 @@ export function describeCampaigns(store: () => CampaignStore): void {
 
     it('updates what the patch names; enabling or a new schedule restarts it from now', async () => {
       const created = await store().createCampaign(newCampaign(), NOW);
-      const renamed = await store().updateCampaign(created.id, { name: 'Evening news', template: { listId: 'list-2', content: { body: 'Good evening' }, priority: 'realtime' } }, NOW + 10);
-      expect(renamed).toEqual({ ...created, name: 'Evening news', template: { listId: 'list-2', content: { body: 'Good evening' }, priority: 'realtime' }, updatedAt: NOW + 10 });
+      const renamed = await store().updateCampaign(
+        created.id,
+        {
+          name: 'Evening news',
+          template: { listId: 'list-2', content: { body: 'Good evening' }, priority: 'realtime' },
+        },
+        NOW + 10,
+      );
+      expect(renamed).toEqual({
+        ...created,
+        name: 'Evening news',
+        template: { listId: 'list-2', content: { body: 'Good evening' }, priority: 'realtime' },
+        updatedAt: NOW + 10,
+      });
       expect(await store().getCampaign(created.id)).toEqual(renamed);
       const rescheduled = await store().updateCampaign(created.id, { cron: '0 18 * * *', timeZone: 'utc' }, NOW + 20);
       expect(rescheduled).toMatchObject({ cron: '0 18 * * *', timeZone: 'UTC', activeFrom: NOW + 20 });
       const disabled = await store().updateCampaign(created.id, { enabled: false }, NOW + 30);
       expect(disabled).toMatchObject({ enabled: false, activeFrom: NOW + 20 });
-      expect(await store().updateCampaign(created.id, { enabled: true }, NOW + 40)).toMatchObject({ enabled: true, activeFrom: NOW + 40, updatedAt: NOW + 40 });
+      expect(await store().updateCampaign(created.id, { enabled: true }, NOW + 40)).toMatchObject({
+        enabled: true,
+        activeFrom: NOW + 40,
+        updatedAt: NOW + 40,
+      });
     });
 
     it('never changes lastScheduledAt through an update', async () => {
       const created = await store().createCampaign(newCampaign(), NOW);
       expect(await store().advanceLastScheduled(created.id, null, NOW + 100)).toBe(true);
-      const updated = await store().updateCampaign(created.id, { cron: '@hourly', lastScheduledAt: 5 } as never, NOW + 200);
+      const updated = await store().updateCampaign(
+        created.id,
+        { cron: '@hourly', lastScheduledAt: 5 } as never,
+        NOW + 200,
+      );
       expect(updated.lastScheduledAt).toBe(NOW + 100);
       expect((await store().getCampaign(created.id))!.lastScheduledAt).toBe(NOW + 100);
     });
 
     it('refuses a bad patch naming the field and changes nothing; a missing campaign is CAMPAIGN_NOT_FOUND', async () => {
       const created = await store().createCampaign(newCampaign(), NOW);
-      expect(await failure(store().updateCampaign(created.id, { cron: '* * *' }, NOW + 1))).toEqual({ code: 'VALIDATION_FAILED', field: 'cron' });
-      expect(await failure(store().updateCampaign(created.id, { timeZone: 'Nowhere' }, NOW + 1))).toEqual({ code: 'VALIDATION_FAILED', field: 'timeZone' });
+      expect(await failure(store().updateCampaign(created.id, { cron: '* * *' }, NOW + 1))).toEqual({
+        code: 'VALIDATION_FAILED',
+        field: 'cron',
+      });
+      expect(await failure(store().updateCampaign(created.id, { timeZone: 'Nowhere' }, NOW + 1))).toEqual({
+        code: 'VALIDATION_FAILED',
+        field: 'timeZone',
+      });
       expect(await store().getCampaign(created.id)).toEqual(created);
-      expect((await failure(store().updateCampaign(created.id + 100, { name: 'x' }, NOW))).code).toBe('CAMPAIGN_NOT_FOUND');
+      expect((await failure(store().updateCampaign(created.id + 100, { name: 'x' }, NOW))).code).toBe(
+        'CAMPAIGN_NOT_FOUND',
+      );
     });
 
     it('deletes a campaign with its firing history; a second delete finds nothing', async () => {

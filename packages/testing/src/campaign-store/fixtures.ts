@@ -10,7 +10,12 @@ export function newCampaign(overrides: Partial<NewCampaign> = {}): NewCampaign {
     name: 'Morning news',
     cron: '0 9 * * mon-fri',
     timeZone: 'Europe/Berlin',
-    template: { listId: 'list-1', content: { body: 'Good morning', title: 'News' }, priority: 'normal', ttlSeconds: 3600 },
+    template: {
+      listId: 'list-1',
+      content: { body: 'Good morning', title: 'News' },
+      priority: 'normal',
+      ttlSeconds: 3600,
+    },
     ...overrides,
   };
 }
@@ -20,7 +25,10 @@ export async function failure(promise: Promise<unknown>): Promise<{ code: string
   try {
     await promise;
   } catch (error) {
-    return { code: isHeraldError(error) ? error.code : undefined, field: isHeraldError(error) ? error.details.field : undefined };
+    return {
+      code: isHeraldError(error) ? error.code : undefined,
+      field: isHeraldError(error) ? error.details.field : undefined,
+    };
   }
   throw new Error('expected a rejection, but the call succeeded');
 }

@@ -29,7 +29,8 @@ export function confirmedBatchLogConformance(name: string, open: StoreFactory<Co
     });
 
     it('keeps the batches of one unit apart by offset, and units and tasks apart', async () => {
-      for (let offset = 0; offset < 40; offset += 10) await log().record(1, 0, offset, { to: offset + 10, delivered: offset, offline: 10 - (offset % 10) }, LATER);
+      for (let offset = 0; offset < 40; offset += 10)
+        await log().record(1, 0, offset, { to: offset + 10, delivered: offset, offline: 10 - (offset % 10) }, LATER);
       await log().record(1, 1, 0, { to: 5, delivered: 5, offline: 0 }, LATER);
       await log().record(2, 0, 0, { to: 3, delivered: 0, offline: 3 }, LATER);
       expect(await log().get(1, 0, 30)).toEqual({ to: 40, delivered: 30, offline: 10 });
@@ -68,7 +69,10 @@ export function confirmedBatchLogConformance(name: string, open: StoreFactory<Co
       try {
         await opened.store.close();
         await rejectsWithCode(opened.store.get(1, 0, 0), ErrorCodes.STORE_CLOSED);
-        await rejectsWithCode(opened.store.record(1, 0, 0, { to: 1, delivered: 1, offline: 0 }, LATER), ErrorCodes.STORE_CLOSED);
+        await rejectsWithCode(
+          opened.store.record(1, 0, 0, { to: 1, delivered: 1, offline: 0 }, LATER),
+          ErrorCodes.STORE_CLOSED,
+        );
         await rejectsWithCode(opened.store.prune(NOW), ErrorCodes.STORE_CLOSED);
       } finally {
         await opened.cleanup();

@@ -6,7 +6,15 @@ const AT = 1_700_000_000_000;
 
 /** A checkpoint with totals derived from its offset, so a mixed-up record shows. */
 export function cp(taskId: number, unitNo: number, epoch: number, checkpoint: number): UnitCheckpoint {
-  return { taskId, unitNo, epoch, checkpoint, delivered: checkpoint - (checkpoint >> 2), offline: checkpoint >> 2, at: AT + epoch * 1000 + checkpoint };
+  return {
+    taskId,
+    unitNo,
+    epoch,
+    checkpoint,
+    delivered: checkpoint - (checkpoint >> 2),
+    offline: checkpoint >> 2,
+    at: AT + epoch * 1000 + checkpoint,
+  };
 }
 
 /** The record without its adapter version, for comparisons. */
@@ -37,17 +45,32 @@ export function describeCheckpoints(connect: () => Promise<Coordinator>): void {
       expect(await c.getCheckpoint(3, 7)).toBeUndefined();
     });
 
-    it('lists all checkpoints, or one task\'s, ordered by task id then unit number (numerically)', async () => {
+    it("lists all checkpoints, or one task's, ordered by task id then unit number (numerically)", async () => {
       const c = await connect();
-      const all = [cp(20, 0, 1, 5), cp(3, 10, 1, 6), cp(3, 2, 1, 7), cp(2 ** 40, 1, 1, 8), cp(3, 0, 1, 9), cp(100, 11, 1, 10)];
+      const all = [
+        cp(20, 0, 1, 5),
+        cp(3, 10, 1, 6),
+        cp(3, 2, 1, 7),
+        cp(2 ** 40, 1, 1, 8),
+        cp(3, 0, 1, 9),
+        cp(100, 11, 1, 10),
+      ];
       for (const checkpoint of all) await c.putCheckpoint(checkpoint);
-      const byOrder = [cp(3, 0, 1, 9), cp(3, 2, 1, 7), cp(3, 10, 1, 6), cp(20, 0, 1, 5), cp(100, 11, 1, 10), cp(2 ** 40, 1, 1, 8)];
+      const byOrder = [
+        cp(3, 0, 1, 9),
+        cp(3, 2, 1, 7),
+        cp(3, 10, 1, 6),
+        cp(20, 0, 1, 5),
+        cp(100, 11, 1, 10),
+        cp(2 ** 40, 1, 1, 8),
+      ];
       expect((await c.listCheckpoints()).map(plain)).toEqual(byOrder);
       expect((await c.listCheckpoints(3)).map(plain)).toEqual(byOrder.slice(0, 3));
       expect((await c.listCheckpoints(2 ** 40)).map(plain)).toEqual([cp(2 ** 40, 1, 1, 8)]);
       expect(await c.listCheckpoints(4)).toEqual([]);
       const listed = await c.listCheckpoints();
-      for (const stored of listed) expect((await c.getCheckpoint(stored.taskId, stored.unitNo))?.version).toBe(stored.version);
+      for (const stored of listed)
+        expect((await c.getCheckpoint(stored.taskId, stored.unitNo))?.version).toBe(stored.version);
     });
 
     it('is shared by every participant of the cluster', async () => {

@@ -11,7 +11,8 @@ async function rejectsWithHeraldError(promise: Promise<unknown>): Promise<void> 
     (error: unknown) => ({ ok: false as const, error }),
   );
   if (outcome.ok) throw new Error(`expected a HeraldError, but the call resolved to ${JSON.stringify(outcome.value)}`);
-  if (!isHeraldError(outcome.error)) throw new Error(`expected a HeraldError, got ${String(outcome.error)}`, { cause: outcome.error });
+  if (!isHeraldError(outcome.error))
+    throw new Error(`expected a HeraldError, got ${String(outcome.error)}`, { cause: outcome.error });
 }
 
 function describeClose(connect: () => Promise<Coordinator>): void {

@@ -12,7 +12,10 @@ function record(election: Election): boolean[] {
  * Waits until exactly one of `elections` says it is leader and every
  * participant's `leader()` names it; returns it.
  */
-export async function settledLeader(elections: readonly Election[], participants: readonly Election[] = elections): Promise<Election> {
+export async function settledLeader(
+  elections: readonly Election[],
+  participants: readonly Election[] = elections,
+): Promise<Election> {
   let found: Election | undefined;
   await waitFor(
     async () => {
@@ -29,7 +32,9 @@ export async function settledLeader(elections: readonly Election[], participants
 
 export function describeElection(connect: () => Promise<Coordinator>): void {
   describe('election', () => {
-    async function threeCandidates(role = 'controller'): Promise<{ coordinators: Coordinator[]; elections: Election[] }> {
+    async function threeCandidates(
+      role = 'controller',
+    ): Promise<{ coordinators: Coordinator[]; elections: Election[] }> {
       const coordinators = [await connect(), await connect(), await connect()];
       const elections: Election[] = [];
       for (const [i, c] of coordinators.entries()) elections.push(await c.elect(role, `controller-${i}`));
@@ -72,7 +77,10 @@ export function describeElection(connect: () => Promise<Coordinator>): void {
       await leader.resign();
       expect(leader.isLeader()).toBe(false);
       const rest = elections.filter((e) => e !== leader);
-      const next = await settledLeader(rest, elections.filter((e) => e !== leader));
+      const next = await settledLeader(
+        rest,
+        elections.filter((e) => e !== leader),
+      );
       expect(next).not.toBe(leader);
       expect(heard.get(leader)).toEqual([false]);
       expect(heard.get(next)).toEqual([true]);
@@ -80,7 +88,7 @@ export function describeElection(connect: () => Promise<Coordinator>): void {
       expect(await leader.leader()).toBe(next.candidateId);
     });
 
-    it('moves leadership to another candidate when the leader\'s coordinator closes', async () => {
+    it("moves leadership to another candidate when the leader's coordinator closes", async () => {
       const { coordinators, elections } = await threeCandidates();
       const leader = await settledLeader(elections);
       const index = elections.indexOf(leader);

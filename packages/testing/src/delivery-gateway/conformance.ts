@@ -45,23 +45,42 @@ export function deliveryGatewayConformance(name: string, open: () => Promise<Del
     /** Per task, the (uin, atLogin) pairs received, sorted: arrival order across tasks is not part of the contract. */
     async function receivedByTask(): Promise<Map<number, ReceivedDelivery[]>> {
       const byTask = new Map<number, ReceivedDelivery[]>();
-      for (const delivery of await harness.received()) byTask.set(delivery.taskId, [...(byTask.get(delivery.taskId) ?? []), delivery]);
+      for (const delivery of await harness.received())
+        byTask.set(delivery.taskId, [...(byTask.get(delivery.taskId) ?? []), delivery]);
       return byTask;
     }
 
     it('hands every recipient of an accepted batch downstream, with its content, flag and display time', async () => {
       await harness.gateway.deliver({ taskId: 1, uins: Uint32Array.of(3, 5, 0xffffffff), content, atLogin: false });
-      await harness.gateway.deliver({ taskId: 2, uins: Uint32Array.of(7), content: { body: 'later' }, atLogin: true, displayAt: 1_800_000_000_000 });
+      await harness.gateway.deliver({
+        taskId: 2,
+        uins: Uint32Array.of(7),
+        content: { body: 'later' },
+        atLogin: true,
+        displayAt: 1_800_000_000_000,
+      });
       const byTask = await receivedByTask();
-      expect(byTask.get(1)).toEqual([{ taskId: 1, uins: [3, 5, 0xffffffff], atLogin: false, content, displayAt: null }]);
-      expect(byTask.get(2)).toEqual([{ taskId: 2, uins: [7], atLogin: true, content: { body: 'later' }, displayAt: 1_800_000_000_000 }]);
+      expect(byTask.get(1)).toEqual([
+        { taskId: 1, uins: [3, 5, 0xffffffff], atLogin: false, content, displayAt: null },
+      ]);
+      expect(byTask.get(2)).toEqual([
+        { taskId: 2, uins: [7], atLogin: true, content: { body: 'later' }, displayAt: 1_800_000_000_000 },
+      ]);
     });
 
     it('hands each recipient of a personalised batch its own content', async () => {
       const template = { body: 'Hello {{region|default:"there"}}', template: true as const };
       const contents = [{ body: 'Hello gd' }, { body: 'Hello there' }];
-      await harness.gateway.deliver({ taskId: 3, uins: Uint32Array.of(10, 11), content: template, contents, atLogin: false });
-      expect((await receivedByTask()).get(3)).toEqual([{ taskId: 3, uins: [10, 11], atLogin: false, content: template, contents, displayAt: null }]);
+      await harness.gateway.deliver({
+        taskId: 3,
+        uins: Uint32Array.of(10, 11),
+        content: template,
+        contents,
+        atLogin: false,
+      });
+      expect((await receivedByTask()).get(3)).toEqual([
+        { taskId: 3, uins: [10, 11], atLogin: false, content: template, contents, displayAt: null },
+      ]);
     });
 
     it('delivers a batch sent again again, with the same keys (downstream deduplicates on taskId, uin)', async () => {
@@ -73,7 +92,12 @@ export function deliveryGatewayConformance(name: string, open: () => Promise<Del
     });
 
     it('keeps every recipient of concurrent batches', async () => {
-      const batches = Array.from({ length: 20 }, (_, i) => ({ taskId: 4, uins: Uint32Array.of(2 * i, 2 * i + 1), content, atLogin: i % 2 === 0 }));
+      const batches = Array.from({ length: 20 }, (_, i) => ({
+        taskId: 4,
+        uins: Uint32Array.of(2 * i, 2 * i + 1),
+        content,
+        atLogin: i % 2 === 0,
+      }));
       await Promise.all(batches.map((b) => harness.gateway.deliver(b)));
       const got = (await receivedByTask()).get(4)!.flatMap((d) => d.uins.map((uin) => `${uin}:${d.atLogin}`));
       expect(got.sort()).toEqual(batches.flatMap((b) => [...b.uins].map((uin) => `${uin}:${b.atLogin}`)).sort());
@@ -86,7 +110,9 @@ export function deliveryGatewayConformance(name: string, open: () => Promise<Del
 
     it('rejects with a HeraldError after close', async () => {
       await harness.gateway.close();
-      const failure = await harness.gateway.deliver({ taskId: 1, uins: Uint32Array.of(1), content, atLogin: false }).catch((error: unknown) => error);
+      const failure = await harness.gateway
+        .deliver({ taskId: 1, uins: Uint32Array.of(1), content, atLogin: false })
+        .catch((error: unknown) => error);
       expect(isHeraldError(failure)).toBe(true);
     });
   });

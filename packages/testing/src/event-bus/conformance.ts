@@ -86,7 +86,12 @@ export function eventBusConformance(name: string, open: StoreFactory<EventBus>):
       await Promise.all(subscriptions.splice(0).map((s) => s.close().catch(() => undefined)));
     });
 
-    async function subscribe(topic: string, group: string, recorder: Recorder, fromBeginning = true): Promise<Subscription> {
+    async function subscribe(
+      topic: string,
+      group: string,
+      recorder: Recorder,
+      fromBeginning = true,
+    ): Promise<Subscription> {
       const subscription = await bus().subscribe(topic, group, recorder.handler, { fromBeginning, retryDelayMs: 10 });
       subscriptions.push(subscription);
       return subscription;
@@ -139,7 +144,10 @@ export function eventBusConformance(name: string, open: StoreFactory<EventBus>):
       await Promise.all([subscribe(topic, unique('g'), first), subscribe(topic, unique('g'), second)]);
       await bus().publish(topic, published.slice(0, 45));
       await bus().publish(topic, published.slice(45));
-      await waitFor(() => first.has(published.length) && second.has(published.length), { ...WAIT, message: 'both groups to have everything' });
+      await waitFor(() => first.has(published.length) && second.has(published.length), {
+        ...WAIT,
+        message: 'both groups to have everything',
+      });
       expect(sortIds(first.events)).toEqual(sortIds(published));
       expect(sortIds(second.events)).toEqual(sortIds(published));
     });
@@ -158,7 +166,10 @@ export function eventBusConformance(name: string, open: StoreFactory<EventBus>):
       await bus().publish(topic, after);
       const second = new Recorder();
       await subscribe(topic, group, second);
-      await waitFor(() => second.has(after.length), { ...WAIT, message: 'the events published while the group was away' });
+      await waitFor(() => second.has(after.length), {
+        ...WAIT,
+        message: 'the events published while the group was away',
+      });
       expect(sortIds(first.events)).toEqual(sortIds(before));
       expect(sortIds(second.events)).toEqual(sortIds(after));
       for (const seqs of second.byKey().values()) expect(seqs).toEqual(range(10, 15));
@@ -207,7 +218,10 @@ export function eventBusConformance(name: string, open: StoreFactory<EventBus>):
       const values: unknown[] = [
         HOSTILE_STRINGS.unicode,
         HOSTILE_STRINGS.control,
-        { nested: { deeper: { list: [1, 'two', { three: 3 }, [4]], emoji: '🚀', empty: {} } }, quotes: HOSTILE_STRINGS.quotes },
+        {
+          nested: { deeper: { list: [1, 'two', { three: 3 }, [4]], emoji: '🚀', empty: {} } },
+          quotes: HOSTILE_STRINGS.quotes,
+        },
         [1.5, -0.25, 1e21, 2 ** 53 - 1, -(2 ** 31), 0, true, false, null],
         'x'.repeat(50_000),
         null,
@@ -215,7 +229,11 @@ export function eventBusConformance(name: string, open: StoreFactory<EventBus>):
         '',
       ];
       const keys = [HOSTILE_STRINGS.unicode, HOSTILE_STRINGS.sql, '12345', 'ключ'];
-      const published: BusEvent[] = values.map((value, i) => ({ key: keys[i % keys.length]!, value: { i, value }, timestamp: T0 + i }));
+      const published: BusEvent[] = values.map((value, i) => ({
+        key: keys[i % keys.length]!,
+        value: { i, value },
+        timestamp: T0 + i,
+      }));
       await bus().publish(topic, published);
       const seen = new Recorder();
       await subscribe(topic, unique('g'), seen);
@@ -232,7 +250,9 @@ export function eventBusConformance(name: string, open: StoreFactory<EventBus>):
       const seen = new Recorder();
       await subscribe(topic, unique('g'), seen);
       await waitFor(() => seen.has(stamps.length), { ...WAIT, message: 'every event' });
-      expect(seen.events.map((e) => [seqOf(e), e.timestamp]).sort((a, b) => a[0]! - b[0]!)).toEqual(stamps.map((t, seq) => [seq, t]));
+      expect(seen.events.map((e) => [seqOf(e), e.timestamp]).sort((a, b) => a[0]! - b[0]!)).toEqual(
+        stamps.map((t, seq) => [seq, t]),
+      );
     });
 
     it('treats publishing an empty array as nothing to do', async () => {
@@ -292,9 +312,15 @@ export function eventBusConformance(name: string, open: StoreFactory<EventBus>):
       const event: BusEvent = { key: 'k', value: 1, timestamp: T0 };
       for (const topic of ['', 'a b', 'a/b', 'é', 'x'.repeat(250)]) {
         await rejectsWithCode(bus().publish(topic, [event]), ErrorCodes.VALIDATION_FAILED);
-        await rejectsWithCode(bus().subscribe(topic, 'g', async () => undefined), ErrorCodes.VALIDATION_FAILED);
+        await rejectsWithCode(
+          bus().subscribe(topic, 'g', async () => undefined),
+          ErrorCodes.VALIDATION_FAILED,
+        );
       }
-      await rejectsWithCode(bus().subscribe(unique('t'), '', async () => undefined), ErrorCodes.VALIDATION_FAILED);
+      await rejectsWithCode(
+        bus().subscribe(unique('t'), '', async () => undefined),
+        ErrorCodes.VALIDATION_FAILED,
+      );
     });
 
     it('fails publish and subscribe after close with STORE_CLOSED; close twice is fine', async () => {

@@ -133,7 +133,9 @@ export function frequencyCounterConformance(name: string, open: FrequencyCounter
       it('loses nothing under concurrent calls on the same users', async () => {
         const users = spreadUins(21, 200);
         await Promise.all(
-          Array.from({ length: 20 }, (_, i) => counter().consume([{ taskId: 100 + i, day: DAY, uins: users.filter((_, j) => j % 20 >= i) }])),
+          Array.from({ length: 20 }, (_, i) =>
+            counter().consume([{ taskId: 100 + i, day: DAY, uins: users.filter((_, j) => j % 20 >= i) }]),
+          ),
         );
         // User j was in the batches of tasks 0..(j % 20): (j % 20) + 1 of them.
         expect([...(await counter().used(users, DAY))]).toEqual([...users].map((_, j) => (j % 20) + 1));
@@ -181,12 +183,16 @@ export function frequencyCounterConformance(name: string, open: FrequencyCounter
         const c = counter();
         await rejectsWithCode(c.used(u32(2, 1), DAY), ErrorCodes.VALIDATION_FAILED);
         await rejectsWithCode(c.used([1, 2] as unknown as Uint32Array, DAY), ErrorCodes.VALIDATION_FAILED);
-        for (const day of [-1, 1.5, Number.NaN, 2 ** 32]) await rejectsWithCode(c.used(u32(1), day), ErrorCodes.VALIDATION_FAILED);
+        for (const day of [-1, 1.5, Number.NaN, 2 ** 32])
+          await rejectsWithCode(c.used(u32(1), day), ErrorCodes.VALIDATION_FAILED);
         await rejectsWithCode(c.consume([use(1, DAY, 3, 2)]), ErrorCodes.VALIDATION_FAILED);
         await rejectsWithCode(c.consume([use(-1, DAY, 1)]), ErrorCodes.VALIDATION_FAILED);
         await rejectsWithCode(c.consume([use(1.5, DAY, 1)]), ErrorCodes.VALIDATION_FAILED);
         await rejectsWithCode(c.consume([use(1, -1, 1)]), ErrorCodes.VALIDATION_FAILED);
-        await rejectsWithCode(c.consume([{ taskId: 1, day: DAY, uins: [1] as unknown as Uint32Array }]), ErrorCodes.VALIDATION_FAILED);
+        await rejectsWithCode(
+          c.consume([{ taskId: 1, day: DAY, uins: [1] as unknown as Uint32Array }]),
+          ErrorCodes.VALIDATION_FAILED,
+        );
         await rejectsWithCode(c.consume('nope' as unknown as FrequencyUse[]), ErrorCodes.VALIDATION_FAILED);
         // A call with one bad entry writes none of it.
         await rejectsWithCode(c.consume([use(1, DAY, 1), use(2, DAY, 9, 8)]), ErrorCodes.VALIDATION_FAILED);

@@ -72,7 +72,8 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
       it('has nothing for users never appended', async () => {
         expect(await store().pending(10)).toEqual([]);
         await threeTasks();
-        for (const uin of [0, 2, 11, 14, 16, 999, 1001, 65_546, MAX_UIN]) expect(await store().pending(uin)).toEqual([]);
+        for (const uin of [0, 2, 11, 14, 16, 999, 1001, 65_546, MAX_UIN])
+          expect(await store().pending(uin)).toEqual([]);
       });
 
       it('orders task ids numerically, beyond 2^32 too', async () => {
@@ -92,7 +93,14 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
       });
 
       it('keeps the union of overlapping batches of one task, each uin once', async () => {
-        const batches = [u32(10, 20, 30, 40), u32(15, 25, 35), u32(5, 45), u32(20, 30), u32(10, 30, 50), u32(1, 100_000, 2 ** 31)];
+        const batches = [
+          u32(10, 20, 30, 40),
+          u32(15, 25, 35),
+          u32(5, 45),
+          u32(20, 30),
+          u32(10, 30, 50),
+          u32(1, 100_000, 2 ** 31),
+        ];
         for (const batch of batches) await store().append(9, EXPIRES, batch);
         const union = sortedUnion(...batches);
         for (const uin of union) expect(await store().pending(uin)).toEqual([{ taskId: 9, expiresAt: EXPIRES }]);
@@ -104,7 +112,8 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
         const batches = Array.from({ length: 8 }, (_, k) => Uint32Array.from({ length: 50 }, (_, i) => i * 8 + k));
         await Promise.all(batches.map((b) => store().append(4, EXPIRES, b)));
         expect(await scanAll(store(), 4)).toEqual(sortedUnion(...batches));
-        for (const uin of [0, 7, 199, 399]) expect(await store().pending(uin)).toEqual([{ taskId: 4, expiresAt: EXPIRES }]);
+        for (const uin of [0, 7, 199, 399])
+          expect(await store().pending(uin)).toEqual([{ taskId: 4, expiresAt: EXPIRES }]);
       });
 
       it('accepts uin 0 and 2^32-1', async () => {
@@ -203,13 +212,17 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
         for (const uin of acked) await store().acknowledge(uin, [77]);
         const expected = union.filter((uin) => !acked.has(uin));
         expect(await scanAll(store(), 77)).toEqual(expected);
-        for (const uin of [...acked].slice(0, 20)) expect((await store().pending(uin)).some((e) => e.taskId === 77)).toBe(false);
-        for (const uin of expected.slice(0, 20)) expect((await store().pending(uin)).some((e) => e.taskId === 77)).toBe(true);
+        for (const uin of [...acked].slice(0, 20))
+          expect((await store().pending(uin)).some((e) => e.taskId === 77)).toBe(false);
+        for (const uin of expected.slice(0, 20))
+          expect((await store().pending(uin)).some((e) => e.taskId === 77)).toBe(true);
       });
 
       it('yields every record when one range holds many large batches (each record bigger than a read chunk)', async () => {
         // 40 disjoint batches of 4,096 uins close together: with wide ranges they are 40 records of 16 KiB in one range.
-        const batches = Array.from({ length: 40 }, (_, b) => Uint32Array.from({ length: 4096 }, (_, i) => 1_000_000 + b * 3 * 4096 + 3 * i));
+        const batches = Array.from({ length: 40 }, (_, b) =>
+          Uint32Array.from({ length: 4096 }, (_, i) => 1_000_000 + b * 3 * 4096 + 3 * i),
+        );
         for (const batch of batches) await store().append(9, EXPIRES, batch);
         const scanned = await scanAll(store(), 9);
         expect(scanned.length).toBe(40 * 4096);

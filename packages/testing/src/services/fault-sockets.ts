@@ -36,7 +36,10 @@ export class FaultySockets {
     if (this.down) {
       this.counts.refused++;
       const socket = new net.Socket();
-      const error = Object.assign(new Error(`connect ECONNREFUSED ${host}:${port} (FaultySockets: connections are cut)`), { code: 'ECONNREFUSED' });
+      const error = Object.assign(
+        new Error(`connect ECONNREFUSED ${host}:${port} (FaultySockets: connections are cut)`),
+        { code: 'ECONNREFUSED' },
+      );
       process.nextTick(() => socket.destroy(error));
       return socket;
     }
@@ -57,7 +60,9 @@ export class FaultySockets {
     const victims = [...this.live];
     this.live.clear();
     for (const socket of victims) {
-      socket.destroy(Object.assign(new Error('read ECONNRESET (FaultySockets: connection cut)'), { code: 'ECONNRESET' }));
+      socket.destroy(
+        Object.assign(new Error('read ECONNRESET (FaultySockets: connection cut)'), { code: 'ECONNRESET' }),
+      );
     }
     this.counts.destroyed += victims.length;
     return victims.length;

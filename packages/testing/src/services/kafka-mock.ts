@@ -19,9 +19,13 @@ export class TestKafka {
   ) {}
 
   static start(brokers = 3): Promise<TestKafka> {
-    const child = spawn('kcat', ['-C', '-t', 'herald-boot', '-X', `test.mock.num.brokers=${brokers}`, '-d', 'mock', '-b', 'localhost:1'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      'kcat',
+      ['-C', '-t', 'herald-boot', '-X', `test.mock.num.brokers=${brokers}`, '-d', 'mock', '-b', 'localhost:1'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     return new Promise((resolve, reject) => {
       let stderr = '';
       const timer = setTimeout(() => {

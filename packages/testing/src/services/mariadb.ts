@@ -15,7 +15,9 @@ export async function ensureSharedMariaDb(): Promise<string> {
     await waitForPort(hostname, Number(port || 3306), 1000, 'MariaDB');
   } catch {
     // Not running: start the packaged server the way the machine's own boot does.
-    await run('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd']).catch(() => undefined);
+    await run('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd']).catch(
+      () => undefined,
+    );
     await waitForPort(hostname, Number(port || 3306), 30_000, 'MariaDB (mariadb-server)');
   }
   return url;
@@ -43,7 +45,13 @@ export class PrivateMariaDb {
   /** `extraArgs` go to mariadbd after the defaults, e.g. --ssl-cert=... for a server that offers TLS. */
   static async start(extraArgs: readonly string[] = []): Promise<PrivateMariaDb> {
     const dir = await mkdtemp(join(tmpdir(), 'herald-mariadb-'));
-    await run('mariadb-install-db', ['--no-defaults', `--datadir=${join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--user=root']);
+    await run('mariadb-install-db', [
+      '--no-defaults',
+      `--datadir=${join(dir, 'data')}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+      '--user=root',
+    ]);
     const db = new PrivateMariaDb(await freePort(), dir, extraArgs);
     await db.launch();
     return db;

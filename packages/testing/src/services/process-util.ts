@@ -9,7 +9,9 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -31,7 +33,8 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
       socket.once('error', () => resolve(false));
     });
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not accept connections on ${host}:${port} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} did not accept connections on ${host}:${port} within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -62,13 +62,18 @@ export class TestZooKeeper {
 
   private async launch(): Promise<void> {
     const classpath = '/usr/share/java/*:/usr/share/zookeeper/*:/etc/zookeeper/conf';
-    this.child = spawn('java', ['-Xmx256m', '-cp', classpath, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', join(this.dir, 'zoo.cfg')], {
-      stdio: ['ignore', 'ignore', 'ignore'],
-      env: { ...process.env, ZOO_LOG_DIR: this.dir },
-    });
+    this.child = spawn(
+      'java',
+      ['-Xmx256m', '-cp', classpath, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', join(this.dir, 'zoo.cfg')],
+      {
+        stdio: ['ignore', 'ignore', 'ignore'],
+        env: { ...process.env, ZOO_LOG_DIR: this.dir },
+      },
+    );
     const deadline = Date.now() + 30_000;
     while ((await fourLetterWord('127.0.0.1', this.port, 'ruok')) !== 'imok') {
-      if (this.child.exitCode !== null) throw new Error(`ZooKeeper exited with code ${this.child.exitCode}; is Debian's zookeeper package installed?`);
+      if (this.child.exitCode !== null)
+        throw new Error(`ZooKeeper exited with code ${this.child.exitCode}; is Debian's zookeeper package installed?`);
       if (Date.now() > deadline) throw new Error(`ZooKeeper did not answer ruok on 127.0.0.1:${this.port} within 30 s`);
       await new Promise((r) => setTimeout(r, 100));
     }

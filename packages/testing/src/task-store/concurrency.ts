@@ -40,7 +40,9 @@ export function describeConcurrency(store: () => TaskStore): void {
     it('concurrent patches of one task lose no update', async () => {
       const task = await store().createTask(newTask(), NOW);
       const results = await Promise.all(
-        FILTER_REASONS.map((reason, i) => store().updateTask(task.id, fenceOf(task), { report: { removed: { [reason]: i + 1 } } }, NOW)),
+        FILTER_REASONS.map((reason, i) =>
+          store().updateTask(task.id, fenceOf(task), { report: { removed: { [reason]: i + 1 } } }, NOW),
+        ),
       );
       expect(results.map((t) => t.version).sort((a, b) => a - b)).toEqual(FILTER_REASONS.map((_, i) => i + 2));
       const final = await store().getTask(task.id);
@@ -50,7 +52,9 @@ export function describeConcurrency(store: () => TaskStore): void {
 
     it('concurrent claims hand out distinct epochs', async () => {
       const task = await store().createTask(newTask(), NOW);
-      const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => store().claimTask(task.id, `scheduler-${i}`, NOW)));
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => store().claimTask(task.id, `scheduler-${i}`, NOW)),
+      );
       expect(claims.map((t) => t.epoch).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
       const final = await store().getTask(task.id);
       expect(final).toMatchObject({ epoch: 6, version: 7 });
@@ -76,7 +80,9 @@ export function describeConcurrency(store: () => TaskStore): void {
     });
 
     it('concurrent creates get distinct ids', async () => {
-      const tasks = await Promise.all(Array.from({ length: 25 }, (_, i) => store().createTask(newTask({ listCount: i }), NOW)));
+      const tasks = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => store().createTask(newTask({ listCount: i }), NOW)),
+      );
       expect(new Set(tasks.map((t) => t.id)).size).toBe(25);
       for (const t of tasks) expect(await store().getTask(t.id)).toEqual(t);
     });
@@ -93,9 +99,15 @@ export function describeConcurrency(store: () => TaskStore): void {
 
     it('concurrent unit transitions on one task do not overwrite each other', async () => {
       const { task, fence } = await sendingTaskWithUnits(store(), 8, 10);
-      await Promise.all(Array.from({ length: 8 }, (_, unitNo) => store().transitionUnit(task.id, unitNo, fence, 'assign', NOW, `executor-x${unitNo}`)));
+      await Promise.all(
+        Array.from({ length: 8 }, (_, unitNo) =>
+          store().transitionUnit(task.id, unitNo, fence, 'assign', NOW, `executor-x${unitNo}`),
+        ),
+      );
       const list = await store().listUnits(task.id);
-      expect(list.map((u) => [u.state, u.executorId])).toEqual(Array.from({ length: 8 }, (_, i) => ['ASSIGNED', `executor-x${i}`]));
+      expect(list.map((u) => [u.state, u.executorId])).toEqual(
+        Array.from({ length: 8 }, (_, i) => ['ASSIGNED', `executor-x${i}`]),
+      );
     });
   });
 }

@@ -14,7 +14,16 @@ export const HOSTILE_STRINGS = {
 export function describeData(store: () => TaskStore): void {
   describe('putList and getList', () => {
     it('round-trips list metadata; unknown ids read as undefined', async () => {
-      const meta: ListMeta = { id: 'list-42', accountId: 'acct-1', count: 1_000_000, checksum: 0xdeadbeef, sorted: true, unique: false, bytes: 4_000_032, createdAt: NOW };
+      const meta: ListMeta = {
+        id: 'list-42',
+        accountId: 'acct-1',
+        count: 1_000_000,
+        checksum: 0xdeadbeef,
+        sorted: true,
+        unique: false,
+        bytes: 4_000_032,
+        createdAt: NOW,
+      };
       await store().putList(meta);
       expect(await store().getList('list-42')).toEqual(meta);
       expect(await store().getList('list-43')).toBeUndefined();
@@ -23,11 +32,29 @@ export function describeData(store: () => TaskStore): void {
 
     it('stores hostile ids and account names verbatim', async () => {
       for (const [i, s] of Object.values(HOSTILE_STRINGS).entries()) {
-        const meta: ListMeta = { id: s, accountId: s, count: i, checksum: i, sorted: false, unique: true, bytes: 32 + 4 * i, createdAt: NOW + i };
+        const meta: ListMeta = {
+          id: s,
+          accountId: s,
+          count: i,
+          checksum: i,
+          sorted: false,
+          unique: true,
+          bytes: 32 + 4 * i,
+          createdAt: NOW + i,
+        };
         await store().putList(meta);
       }
       for (const [i, s] of Object.values(HOSTILE_STRINGS).entries()) {
-        expect(await store().getList(s)).toEqual({ id: s, accountId: s, count: i, checksum: i, sorted: false, unique: true, bytes: 32 + 4 * i, createdAt: NOW + i });
+        expect(await store().getList(s)).toEqual({
+          id: s,
+          accountId: s,
+          count: i,
+          checksum: i,
+          sorted: false,
+          unique: true,
+          bytes: 32 + 4 * i,
+          createdAt: NOW + i,
+        });
       }
     });
   });
@@ -35,10 +62,25 @@ export function describeData(store: () => TaskStore): void {
   describe('verbatim strings', () => {
     it('stores SQL-like and unicode strings in every text field exactly as given', async () => {
       const { sql, quotes, unicode, control } = HOSTILE_STRINGS;
-      const task = await store().createTask(newTask({ accountId: sql, listId: quotes, content: { body: `${unicode}\n${control}`, title: quotes } }), NOW);
+      const task = await store().createTask(
+        newTask({ accountId: sql, listId: quotes, content: { body: `${unicode}\n${control}`, title: quotes } }),
+        NOW,
+      );
       const claimed = await store().claimTask(task.id, unicode, NOW);
-      const patched = await store().updateTask(task.id, fenceOf(claimed), { filteredListId: unicode, error: { code: sql, message: control } }, NOW);
-      expect(patched).toMatchObject({ accountId: sql, listId: quotes, content: { body: `${unicode}\n${control}`, title: quotes }, owner: unicode, filteredListId: unicode, error: { code: sql, message: control } });
+      const patched = await store().updateTask(
+        task.id,
+        fenceOf(claimed),
+        { filteredListId: unicode, error: { code: sql, message: control } },
+        NOW,
+      );
+      expect(patched).toMatchObject({
+        accountId: sql,
+        listId: quotes,
+        content: { body: `${unicode}\n${control}`, title: quotes },
+        owner: unicode,
+        filteredListId: unicode,
+        error: { code: sql, message: control },
+      });
       expect(await store().getTask(task.id)).toEqual(patched);
       expect((await store().listTasks({ accountId: sql })).tasks).toEqual([patched]);
       expect(await store().listTasksByContent(sql, task.contentCrc)).toEqual([patched]);
@@ -69,11 +111,19 @@ export function describeData(store: () => TaskStore): void {
       expect(queued).toMatchObject({ createdAt: 5, updatedAt: 9 });
       const updated = await store().updateTask(task.id, fenceOf(queued), {}, 1);
       expect(updated).toMatchObject({ createdAt: 5, updatedAt: 1 });
-      const [unit] = await store().putUnits(task.id, fenceOf(queued), [{ unitNo: 0, start: 0, end: 10, executorId: 'e' }], 11);
+      const [unit] = await store().putUnits(
+        task.id,
+        fenceOf(queued),
+        [{ unitNo: 0, start: 0, end: 10, executorId: 'e' }],
+        11,
+      );
       expect(unit!.updatedAt).toBe(11);
       expect((await store().transitionUnit(task.id, 0, fenceOf(queued), 'assign', 7)).updatedAt).toBe(7);
       expect((await store().transitionUnit(task.id, 0, fenceOf(queued), 'start', 8)).updatedAt).toBe(8);
-      expect((await store().checkpointUnit(task.id, 0, fenceOf(queued), { from: 0, to: 5, delivered: 5, offline: 0 }, 2)).updatedAt).toBe(2);
+      expect(
+        (await store().checkpointUnit(task.id, 0, fenceOf(queued), { from: 0, to: 5, delivered: 5, offline: 0 }, 2))
+          .updatedAt,
+      ).toBe(2);
       expect((await store().getTask(task.id))!.updatedAt).toBe(1);
     });
   });

@@ -42,7 +42,11 @@ export function units(count: number, size = 100, first = 0): NewUnit[] {
 }
 
 /** A claimed task in SENDING with units in PENDING: the setting of every unit test. */
-export async function sendingTaskWithUnits(store: TaskStore, count = 2, size = 100): Promise<{ task: Task; fence: Fence }> {
+export async function sendingTaskWithUnits(
+  store: TaskStore,
+  count = 2,
+  size = 100,
+): Promise<{ task: Task; fence: Fence }> {
   const created = await store.createTask(newTask(), NOW);
   const claimed = await store.claimTask(created.id, 'scheduler-a', NOW);
   const task = await drive(store, claimed, TO_SENDING);

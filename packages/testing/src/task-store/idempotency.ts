@@ -14,7 +14,10 @@ export function describeIdempotency(store: () => TaskStore): void {
       const first = await store().createTask(newTask({ idempotencyKey: 'campaign:7:1700000000000' }), NOW);
       expect(first.idempotencyKey).toBe('campaign:7:1700000000000');
       const events = await store().readOutbox(0, 100);
-      const again = await store().createTask(newTask({ idempotencyKey: 'campaign:7:1700000000000', listCount: 5 }), NOW + 10);
+      const again = await store().createTask(
+        newTask({ idempotencyKey: 'campaign:7:1700000000000', listCount: 5 }),
+        NOW + 10,
+      );
       expect(again).toEqual(first);
       expect((await store().listTasks()).tasks).toEqual([first]);
       expect(await store().readOutbox(0, 100)).toEqual(events);
@@ -29,9 +32,12 @@ export function describeIdempotency(store: () => TaskStore): void {
 
     it('creates one task per distinct key, and keys compare exactly', async () => {
       const keys = ['a', 'A', 'a ', 'campaign:1:1', 'campaign:1:2', 'ключ'];
-      const tasks = await Promise.all(keys.map((idempotencyKey) => store().createTask(newTask({ idempotencyKey }), NOW)));
+      const tasks = await Promise.all(
+        keys.map((idempotencyKey) => store().createTask(newTask({ idempotencyKey }), NOW)),
+      );
       expect(new Set(tasks.map((t) => t.id)).size).toBe(keys.length);
-      for (const [i, key] of keys.entries()) expect((await store().getTaskByIdempotencyKey(key))?.id).toBe(tasks[i]!.id);
+      for (const [i, key] of keys.entries())
+        expect((await store().getTaskByIdempotencyKey(key))?.id).toBe(tasks[i]!.id);
       expect(await store().getTaskByIdempotencyKey('b')).toBeUndefined();
     });
 
@@ -44,7 +50,11 @@ export function describeIdempotency(store: () => TaskStore): void {
     });
 
     it('concurrent creates with one key make exactly one task, and every caller gets it', async () => {
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store().createTask(newTask({ idempotencyKey: 'race', listCount: i }), NOW + i)));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store().createTask(newTask({ idempotencyKey: 'race', listCount: i }), NOW + i),
+        ),
+      );
       const ids = new Set(results.map((t) => t.id));
       expect(ids.size).toBe(1);
       expect((await store().listTasks()).tasks).toHaveLength(1);

@@ -5,7 +5,7 @@ import { drive, fenceOf, newTask, NOW, settle, TO_SENDING } from './fixtures';
 /** Everything in the outbox not yet relayed, oldest first. */
 async function readAll(store: TaskStore): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
-  for (let afterId = 0; ; ) {
+  for (let afterId = 0; ;) {
     const page = await store.readOutbox(afterId, 1000);
     events.push(...page);
     if (page.length < 1000) return events;
@@ -135,9 +135,12 @@ export function describeOutbox(store: () => TaskStore): void {
       await store().createTask(newTask(), NOW);
       expect(await store().readOutbox(0, 1)).toHaveLength(1);
       expect(await store().readOutbox(0, 1000)).toHaveLength(2);
-      for (const limit of [0, -1, 1001, 2.5, Number.NaN]) await rejectsWithCode(store().readOutbox(0, limit), 'VALIDATION_FAILED');
-      for (const afterId of [-1, 1.5, Number.NaN]) await rejectsWithCode(store().readOutbox(afterId, 10), 'VALIDATION_FAILED');
-      for (const upToId of [-1, 1.5, Number.NaN]) await rejectsWithCode(store().markRelayed(upToId), 'VALIDATION_FAILED');
+      for (const limit of [0, -1, 1001, 2.5, Number.NaN])
+        await rejectsWithCode(store().readOutbox(0, limit), 'VALIDATION_FAILED');
+      for (const afterId of [-1, 1.5, Number.NaN])
+        await rejectsWithCode(store().readOutbox(afterId, 10), 'VALIDATION_FAILED');
+      for (const upToId of [-1, 1.5, Number.NaN])
+        await rejectsWithCode(store().markRelayed(upToId), 'VALIDATION_FAILED');
       expect(await store().readOutbox(0, 10)).toHaveLength(2);
     });
 

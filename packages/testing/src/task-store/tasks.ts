@@ -75,8 +75,12 @@ export function describeTaskReads(store: () => TaskStore): void {
       await drive(store(), targeted, TO_SENDING);
       expect((await store().getTask(targeted.id))?.targeting).toBe(query);
       // Near the language's 4096 characters, each a two-byte character in UTF-8.
-      const longest = Array.from({ length: 60 }, (_, i) => `tag:${String(i).padStart(2, '0')}${'é'.repeat(58)}`).join(' OR ');
-      expect((await store().getTask((await store().createTask(newTask({ targeting: longest }), NOW)).id))?.targeting).toBe(longest);
+      const longest = Array.from({ length: 60 }, (_, i) => `tag:${String(i).padStart(2, '0')}${'é'.repeat(58)}`).join(
+        ' OR ',
+      );
+      expect(
+        (await store().getTask((await store().createTask(newTask({ targeting: longest }), NOW)).id))?.targeting,
+      ).toBe(longest);
       const plain = await store().createTask(newTask(), NOW);
       expect(plain.targeting).toBeNull();
       expect((await store().getTask(plain.id))?.targeting).toBeNull();
@@ -149,14 +153,25 @@ export function describeTaskReads(store: () => TaskStore): void {
 
     it('filters by creation time (createdFrom inclusive, createdBefore exclusive) in both orders and with other filters', async () => {
       const made = [];
-      for (let i = 0; i < 6; i++) made.push(await store().createTask(newTask({ accountId: i % 2 === 0 ? 'acct-a' : 'acct-b' }), NOW + i * 1000));
+      for (let i = 0; i < 6; i++)
+        made.push(await store().createTask(newTask({ accountId: i % 2 === 0 ? 'acct-a' : 'acct-b' }), NOW + i * 1000));
       const window = { createdFrom: NOW + 1000, createdBefore: NOW + 4000 };
       expect((await store().listTasks(window)).tasks.map((t) => t.id)).toEqual([made[1]!.id, made[2]!.id, made[3]!.id]);
-      expect((await store().listTasks({ ...window, order: 'desc' })).tasks.map((t) => t.id)).toEqual([made[3]!.id, made[2]!.id, made[1]!.id]);
-      expect((await store().listTasks({ ...window, accountId: 'acct-a' })).tasks.map((t) => t.id)).toEqual([made[2]!.id]);
+      expect((await store().listTasks({ ...window, order: 'desc' })).tasks.map((t) => t.id)).toEqual([
+        made[3]!.id,
+        made[2]!.id,
+        made[1]!.id,
+      ]);
+      expect((await store().listTasks({ ...window, accountId: 'acct-a' })).tasks.map((t) => t.id)).toEqual([
+        made[2]!.id,
+      ]);
       const paged = await store().listTasks({ ...window, order: 'desc', limit: 2 });
       expect(paged.tasks.map((t) => t.id)).toEqual([made[3]!.id, made[2]!.id]);
-      expect((await store().listTasks({ ...window, order: 'desc', limit: 2, beforeId: paged.nextCursor! })).tasks.map((t) => t.id)).toEqual([made[1]!.id]);
+      expect(
+        (await store().listTasks({ ...window, order: 'desc', limit: 2, beforeId: paged.nextCursor! })).tasks.map(
+          (t) => t.id,
+        ),
+      ).toEqual([made[1]!.id]);
       expect((await store().listTasks({ createdFrom: NOW + 5000 })).tasks.map((t) => t.id)).toEqual([made[5]!.id]);
       expect((await store().listTasks({ createdBefore: NOW })).tasks).toEqual([]);
     });
@@ -194,7 +209,8 @@ export function describeTaskReads(store: () => TaskStore): void {
 
     it('filters by state and by accountId, alone and together, across pages', async () => {
       const made = [];
-      for (let i = 0; i < 10; i++) made.push(await store().createTask(newTask({ accountId: i % 2 === 0 ? 'acct-a' : 'acct-b' }), NOW));
+      for (let i = 0; i < 10; i++)
+        made.push(await store().createTask(newTask({ accountId: i % 2 === 0 ? 'acct-a' : 'acct-b' }), NOW));
       const queued = new Set<number>();
       for (const i of [0, 3, 4, 7, 8]) {
         await drive(store(), made[i]!, ['enqueue']);
@@ -224,7 +240,7 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect(await all({ accountId: 'acct-none' })).toEqual([]);
     });
 
-    it('filters by a set of accounts (an operator token\'s), with state and accountId, across pages', async () => {
+    it("filters by a set of accounts (an operator token's), with state and accountId, across pages", async () => {
       const accounts = ['acct-a', 'acct-b', 'acct-c'];
       const made: Task[] = [];
       for (let i = 0; i < 9; i++) made.push(await store().createTask(newTask({ accountId: accounts[i % 3]! }), NOW));
@@ -249,7 +265,10 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect(await all({ accountIds: [] })).toEqual([]);
       expect(await all({ accountIds: ['acct-none'] })).toEqual([]);
       await rejectsWithCode(store().listTasks({ accountIds: 'acct-a' as unknown as string[] }), 'VALIDATION_FAILED');
-      await rejectsWithCode(store().listTasks({ accountIds: Array.from({ length: 1001 }, (_, i) => `a${i}`) }), 'VALIDATION_FAILED');
+      await rejectsWithCode(
+        store().listTasks({ accountIds: Array.from({ length: 1001 }, (_, i) => `a${i}`) }),
+        'VALIDATION_FAILED',
+      );
     });
   });
 
@@ -277,7 +296,9 @@ export function describeTaskReads(store: () => TaskStore): void {
     it('returns only tasks of the same account and CRC whose filtered list exists', async () => {
       const withList = async (accountId: string, contentCrc: number, filtered: boolean) => {
         const task = await store().createTask(newTask({ accountId, contentCrc }), NOW);
-        return filtered ? store().updateTask(task.id, fenceOf(task), { filteredListId: `filtered-${task.id}` }, NOW) : task;
+        return filtered
+          ? store().updateTask(task.id, fenceOf(task), { filteredListId: `filtered-${task.id}` }, NOW)
+          : task;
       };
       const match1 = await withList('acct-a', 777, true);
       await withList('acct-a', 777, false);

@@ -10,7 +10,14 @@ export function describeTaskWrites(store: () => TaskStore): void {
     it('raises the epoch, sets the owner and bumps the version, whatever the previous owner', async () => {
       const task = await store().createTask(newTask(), NOW);
       const a = await store().claimTask(task.id, 'scheduler-a', NOW + 1);
-      expect(a).toMatchObject({ epoch: 1, owner: 'scheduler-a', version: 2, updatedAt: NOW + 1, createdAt: NOW, state: 'CREATED' });
+      expect(a).toMatchObject({
+        epoch: 1,
+        owner: 'scheduler-a',
+        version: 2,
+        updatedAt: NOW + 1,
+        createdAt: NOW,
+        state: 'CREATED',
+      });
       const b = await store().claimTask(task.id, 'scheduler-b', NOW + 2);
       expect(b).toMatchObject({ epoch: 2, owner: 'scheduler-b', version: 3, updatedAt: NOW + 2 });
       const again = await store().claimTask(task.id, 'scheduler-b', NOW + 3);
@@ -34,7 +41,14 @@ export function describeTaskWrites(store: () => TaskStore): void {
 
     it('walks a whole lifecycle through the task machine', async () => {
       const task = await store().createTask(newTask(), NOW);
-      const done = await drive(store(), task, ['schedule', 'enqueue', ...TO_SENDING.slice(1), 'preempt', 'resumeSending', 'complete']);
+      const done = await drive(store(), task, [
+        'schedule',
+        'enqueue',
+        ...TO_SENDING.slice(1),
+        'preempt',
+        'resumeSending',
+        'complete',
+      ]);
       expect(done.state).toBe('COMPLETED');
       expect(done.version).toBe(1 + 8);
     });
@@ -60,14 +74,31 @@ export function describeTaskWrites(store: () => TaskStore): void {
         units: 3,
         unitsDone: 0,
       });
-      const sending = await store().transitionTask(task.id, fenceOf(pre), 'dispatched', { report: { removed: { over_frequency: 5 }, delivered: 10 } }, NOW);
+      const sending = await store().transitionTask(
+        task.id,
+        fenceOf(pre),
+        'dispatched',
+        { report: { removed: { over_frequency: 5 }, delivered: 10 } },
+        NOW,
+      );
       expect(sending.filteredListId).toBe('filtered-1');
       expect(sending.report.removed).toEqual({ duplicate: 60, blacklisted: 40, over_frequency: 5 });
       expect(sending.report).toMatchObject({ kept: 900, delivered: 10, units: 3 });
-      const replaced = await store().updateTask(task.id, fenceOf(pre), { report: { removed: { duplicate: 70 }, delivered: 20, offline: 7 } }, NOW);
+      const replaced = await store().updateTask(
+        task.id,
+        fenceOf(pre),
+        { report: { removed: { duplicate: 70 }, delivered: 20, offline: 7 } },
+        NOW,
+      );
       expect(replaced.report.removed).toEqual({ duplicate: 70, blacklisted: 40, over_frequency: 5 });
       expect(replaced.report).toMatchObject({ delivered: 20, offline: 7 });
-      const failed = await store().transitionTask(task.id, fenceOf(pre), 'fail', { error: { code: 'LIST_TRUNCATED', message: 'list ended early' } }, NOW);
+      const failed = await store().transitionTask(
+        task.id,
+        fenceOf(pre),
+        'fail',
+        { error: { code: 'LIST_TRUNCATED', message: 'list ended early' } },
+        NOW,
+      );
       expect(failed.error).toEqual({ code: 'LIST_TRUNCATED', message: 'list ended early' });
       expect(await store().getTask(task.id)).toEqual(failed);
     });
@@ -75,13 +106,22 @@ export function describeTaskWrites(store: () => TaskStore): void {
     it('refuses an event the state does not accept with ILLEGAL_TRANSITION and changes nothing', async () => {
       const task = await store().createTask(newTask(), NOW);
       const error = await rejectsWithCode(
-        store().transitionTask(task.id, fenceOf(task), 'complete', { filteredListId: 'x', report: { kept: 1 } }, NOW + 1),
+        store().transitionTask(
+          task.id,
+          fenceOf(task),
+          'complete',
+          { filteredListId: 'x', report: { kept: 1 } },
+          NOW + 1,
+        ),
         'ILLEGAL_TRANSITION',
       );
       expect(error).toBeInstanceOf(IllegalTransitionError);
       expect(await store().getTask(task.id)).toEqual(task);
       const cancelled = await drive(store(), task, ['cancel']);
-      await rejectsWithCode(store().transitionTask(task.id, fenceOf(task), 'enqueue', {}, NOW + 2), 'ILLEGAL_TRANSITION');
+      await rejectsWithCode(
+        store().transitionTask(task.id, fenceOf(task), 'enqueue', {}, NOW + 2),
+        'ILLEGAL_TRANSITION',
+      );
       expect(await store().getTask(task.id)).toEqual(cancelled);
     });
 
@@ -93,8 +133,19 @@ export function describeTaskWrites(store: () => TaskStore): void {
   describe('updateTask', () => {
     it('patches without changing state, version + 1; clears error and filteredListId with null', async () => {
       const task = await store().createTask(newTask(), NOW);
-      const patched = await store().updateTask(task.id, fenceOf(task), { filteredListId: 'f', error: { code: 'E', message: 'm' } }, NOW + 1);
-      expect(patched).toEqual({ ...task, filteredListId: 'f', error: { code: 'E', message: 'm' }, version: 2, updatedAt: NOW + 1 });
+      const patched = await store().updateTask(
+        task.id,
+        fenceOf(task),
+        { filteredListId: 'f', error: { code: 'E', message: 'm' } },
+        NOW + 1,
+      );
+      expect(patched).toEqual({
+        ...task,
+        filteredListId: 'f',
+        error: { code: 'E', message: 'm' },
+        version: 2,
+        updatedAt: NOW + 1,
+      });
       const cleared = await store().updateTask(task.id, fenceOf(task), { filteredListId: null, error: null }, NOW + 2);
       expect(cleared).toEqual({ ...task, version: 3, updatedAt: NOW + 2 });
       const empty = await store().updateTask(task.id, fenceOf(task), {}, NOW + 3);
@@ -157,7 +208,11 @@ export function describeTaskWrites(store: () => TaskStore): void {
 
     it('updateTask with an old epoch fails FENCED and changes nothing', async () => {
       const { id, stale, unchanged } = await takenOver();
-      await expectFenced(store().updateTask(id, stale, { report: { delivered: 1 }, filteredListId: 'x' }, NOW + 1), 1, 2);
+      await expectFenced(
+        store().updateTask(id, stale, { report: { delivered: 1 }, filteredListId: 'x' }, NOW + 1),
+        1,
+        2,
+      );
       await unchanged();
     });
 
@@ -177,14 +232,24 @@ export function describeTaskWrites(store: () => TaskStore): void {
 
     it('checkpointUnit with an old epoch fails FENCED and changes nothing', async () => {
       const { id, stale, unchanged } = await takenOver();
-      await expectFenced(store().checkpointUnit(id, 0, stale, { from: 0, to: 50, delivered: 40, offline: 10 }, NOW + 1), 1, 2);
+      await expectFenced(
+        store().checkpointUnit(id, 0, stale, { from: 0, to: 50, delivered: 40, offline: 10 }, NOW + 1),
+        1,
+        2,
+      );
       await unchanged();
     });
 
     it('the new owner writes with its own epoch; an epoch of 0 is stale once claimed', async () => {
       const { id, current } = await takenOver();
       await expectFenced(store().updateTask(id, { epoch: 0 }, {}, NOW), 0, 2);
-      const unit = await store().checkpointUnit(id, 0, current, { from: 0, to: 50, delivered: 40, offline: 10 }, NOW + 1);
+      const unit = await store().checkpointUnit(
+        id,
+        0,
+        current,
+        { from: 0, to: 50, delivered: 40, offline: 10 },
+        NOW + 1,
+      );
       expect(unit.checkpoint).toBe(50);
       const done = await store().transitionTask(id, current, 'complete', {}, NOW + 1);
       expect(done).toMatchObject({ state: 'COMPLETED', owner: 'scheduler-b', epoch: 2 });

@@ -49,17 +49,22 @@ export function malformed(message: string, details: Record<string, unknown> = {}
 
 /** Checks the header's length and kind byte; a frame of another kind is malformed for this decoder. */
 export function checkHeader(frame: Buffer, kind: MessageKind): void {
-  if (frame.length < HEADER_BYTES) throw malformed(`${kind}: frame is ${frame.length} bytes, shorter than the 2-byte header`);
+  if (frame.length < HEADER_BYTES)
+    throw malformed(`${kind}: frame is ${frame.length} bytes, shorter than the 2-byte header`);
   if (frame[0] !== KIND_IDS[kind]) throw malformed(`${kind}: kind byte is ${frame[0]}, expected ${KIND_IDS[kind]}`);
 }
 
 /** The typed refusal of a version this decoder does not read: FRAME_UNSUPPORTED_VERSION, naming it and the ones read. */
 export function unsupportedVersion(kind: MessageKind, version: number, accepts: readonly number[]): FrameError {
-  return new FrameError('FRAME_UNSUPPORTED_VERSION', `${kind}: version ${version} is not supported (this build reads ${accepts.join(', ')})`, {
-    kind,
-    version,
-    accepts: [...accepts],
-  });
+  return new FrameError(
+    'FRAME_UNSUPPORTED_VERSION',
+    `${kind}: version ${version} is not supported (this build reads ${accepts.join(', ')})`,
+    {
+      kind,
+      version,
+      accepts: [...accepts],
+    },
+  );
 }
 
 /** Checks length, kind and that the frame is exactly `version`; returns a reader positioned at the body. */
@@ -187,7 +192,8 @@ export class FrameWriter {
   str(value: string, field: string): this {
     if (typeof value !== 'string') throw this.bad(field, 'is not a string');
     const bytes = Buffer.from(value, 'utf8');
-    if (bytes.length > MAX_STR_BYTES) throw this.bad(field, `is ${bytes.length} UTF-8 bytes, the limit is ${MAX_STR_BYTES}`);
+    if (bytes.length > MAX_STR_BYTES)
+      throw this.bad(field, `is ${bytes.length} UTF-8 bytes, the limit is ${MAX_STR_BYTES}`);
     if (bytes.toString('utf8') !== value) throw this.bad(field, 'has a lone surrogate and cannot be sent as UTF-8');
     this.u16(bytes.length);
     this.room(bytes.length);
@@ -205,7 +211,8 @@ export class FrameWriter {
   }
 
   private check(value: number, max: number, field: string): void {
-    if (!Number.isInteger(value) || value < 0 || value > max) throw this.bad(field, `is ${String(value)}, not an integer in [0, ${max}]`);
+    if (!Number.isInteger(value) || value < 0 || value > max)
+      throw this.bad(field, `is ${String(value)}, not an integer in [0, ${max}]`);
   }
 
   private room(bytes: number): void {

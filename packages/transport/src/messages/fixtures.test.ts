@@ -49,9 +49,17 @@ describe('wire fixtures, one or more per version of every kind', () => {
   it('has a fixture for every version every kind still reads, each with the kind and version bytes of its name', () => {
     for (const kind of KINDS) {
       const versions = new Set(fixturesOf(kind).map((f) => f.version));
-      for (const version of WIRE_VERSIONS[kind].accepts) expect([kind, version, versions.has(version)]).toEqual([kind, version, true]);
+      for (const version of WIRE_VERSIONS[kind].accepts)
+        expect([kind, version, versions.has(version)]).toEqual([kind, version, true]);
     }
-    for (const f of ALL) expect([f.kind, f.name, f.frame[0], f.frame[1], f.message.kind]).toEqual([f.kind, f.name, KIND_IDS[f.kind], f.version, f.kind]);
+    for (const f of ALL)
+      expect([f.kind, f.name, f.frame[0], f.frame[1], f.message.kind]).toEqual([
+        f.kind,
+        f.name,
+        KIND_IDS[f.kind],
+        f.version,
+        f.kind,
+      ]);
   });
 
   it.each(ALL.map((f) => [`${f.kind} ${f.name}`, f] as const))('decodes %s with the decoder of today', (_, f) => {
@@ -63,6 +71,11 @@ describe('wire fixtures, one or more per version of every kind', () => {
   it('encodes each message of a fixture at the version sent today to exactly its bytes', () => {
     const current = ALL.filter((f) => f.version === WIRE_VERSIONS[f.kind].sends);
     expect(new Set(current.map((f) => f.kind)).size).toBe(KINDS.length);
-    for (const f of current) expect([f.kind, f.name, encodeMessage(f.message).toString('hex')]).toEqual([f.kind, f.name, f.frame.toString('hex')]);
+    for (const f of current)
+      expect([f.kind, f.name, encodeMessage(f.message).toString('hex')]).toEqual([
+        f.kind,
+        f.name,
+        f.frame.toString('hex'),
+      ]);
   });
 });

@@ -34,11 +34,18 @@ export function expectFixture<M>(codec: Codec<M>, msg: M, fixture: string): void
  * which a version 1 frame cut short is the shape it had before a field was
  * appended, which decodes (the spec checks what to).
  */
-export function expectHeaderAndLengthChecks<M>(codec: Codec<M>, fixture: string, olderShapeLengths: readonly number[] = []): void {
+export function expectHeaderAndLengthChecks<M>(
+  codec: Codec<M>,
+  fixture: string,
+  olderShapeLengths: readonly number[] = [],
+): void {
   const frame = hex(fixture);
   for (let length = 0; length < frame.length; length++) {
     if (olderShapeLengths.includes(length)) continue;
-    expect([length, frameErrorCode(() => codec.decode(frame.subarray(0, length)))]).toEqual([length, 'FRAME_MALFORMED']);
+    expect([length, frameErrorCode(() => codec.decode(frame.subarray(0, length)))]).toEqual([
+      length,
+      'FRAME_MALFORMED',
+    ]);
   }
   expect(frameErrorCode(() => codec.decode(Buffer.concat([frame, Buffer.from([0])])))).toBe('FRAME_MALFORMED');
   for (const version of [0, 1, 2, 3, 255].filter((v) => v !== frame[1])) {

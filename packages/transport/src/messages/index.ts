@@ -45,8 +45,13 @@ const BY_KIND_ID = new Map<number, KindCodec<Message>>(
 );
 
 /** What this build speaks, per kind: the version it sends and the versions it reads (docs/operations.md lists the same). */
-export const WIRE_VERSIONS: { readonly [K in MessageKind]: { readonly sends: number; readonly accepts: readonly number[] } } = Object.fromEntries(
-  (Object.keys(CODECS) as MessageKind[]).map((kind) => [kind, { sends: CODECS[kind].sends, accepts: CODECS[kind].accepts }]),
+export const WIRE_VERSIONS: {
+  readonly [K in MessageKind]: { readonly sends: number; readonly accepts: readonly number[] };
+} = Object.fromEntries(
+  (Object.keys(CODECS) as MessageKind[]).map((kind) => [
+    kind,
+    { sends: CODECS[kind].sends, accepts: CODECS[kind].accepts },
+  ]),
 ) as { [K in MessageKind]: { sends: number; accepts: readonly number[] } };
 
 export function encodeMessage(msg: Message): Buffer {
@@ -65,11 +70,16 @@ export function encodeMessageAs(msg: Message, version: number): Buffer {
 export function decodeMessage(frame: Buffer): Message {
   if (frame.length < HEADER_BYTES) throw malformed(`frame is ${frame.length} bytes, shorter than the 2-byte header`);
   const codec = BY_KIND_ID.get(frame[0]!);
-  if (codec === undefined) throw new FrameError('FRAME_UNKNOWN_KIND', `unknown message kind ${frame[0]}`, { kind: frame[0] });
+  if (codec === undefined)
+    throw new FrameError('FRAME_UNKNOWN_KIND', `unknown message kind ${frame[0]}`, { kind: frame[0] });
   return codec.decode(frame);
 }
 
 function codecOf(msg: Message): KindCodec<Message> {
-  if (!Object.hasOwn(CODECS, msg.kind)) throw new FrameError('FRAME_UNKNOWN_KIND', `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`);
+  if (!Object.hasOwn(CODECS, msg.kind))
+    throw new FrameError(
+      'FRAME_UNKNOWN_KIND',
+      `cannot encode unknown message kind ${JSON.stringify((msg as { kind: unknown }).kind)}`,
+    );
   return CODECS[msg.kind] as unknown as KindCodec<Message>;
 }

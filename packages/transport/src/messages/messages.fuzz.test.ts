@@ -31,31 +31,77 @@ const uins = (minLength: number) => fc.uint32Array({ minLength, maxLength: 64 })
 const memberId = fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/);
 const aptaState = fc.constantFrom(...APTA_STATES);
 
-const tableEntry: fc.Arbitrary<AptaTableEntry> = fc.record({ id: memberId, incarnation: u64, seq: u64, state: aptaState, takesWork: fc.boolean() });
-const advert = fc.record({ from: memberId, incarnation: u64, seq: u64, state: aptaState, takesWork: fc.boolean(), table: fc.array(tableEntry, { maxLength: 6 }) });
+const tableEntry: fc.Arbitrary<AptaTableEntry> = fc.record({
+  id: memberId,
+  incarnation: u64,
+  seq: u64,
+  state: aptaState,
+  takesWork: fc.boolean(),
+});
+const advert = fc.record({
+  from: memberId,
+  incarnation: u64,
+  seq: u64,
+  state: aptaState,
+  takesWork: fc.boolean(),
+  table: fc.array(tableEntry, { maxLength: 6 }),
+});
 const aptaMessage: fc.Arbitrary<AptaMessage> = fc.oneof(
   advert.map((a) => ({ kind: 'hello' as const, ...a })),
   advert.map((a) => ({ kind: 'hello.reply' as const, ...a })),
   fc.tuple(advert, u64).map(([a, requestId]) => ({ kind: 'lsr.request' as const, requestId, ...a })),
   fc.tuple(advert, u64).map(([a, requestId]) => ({ kind: 'lsr.reply' as const, requestId, ...a })),
 );
-const removed = fc.record(Object.fromEntries(FILTER_REASONS.map((reason) => [reason, u64])) as Record<(typeof FILTER_REASONS)[number], fc.Arbitrary<number>>, {
-  requiredKeys: [],
-});
+const removed = fc.record(
+  Object.fromEntries(FILTER_REASONS.map((reason) => [reason, u64])) as Record<
+    (typeof FILTER_REASONS)[number],
+    fc.Arbitrary<number>
+  >,
+  {
+    requiredKeys: [],
+  },
+);
 
 /** A load report: every field anywhere in its wire range, within the "at most" rules of host-load/v1.ts. */
 const hostLoad = fc
-  .record({ executorId: str, sentAt: u64, cpuCores: u32, cpuBusyPermille: fc.integer({ min: 0, max: 1000 }), memTotalBytes: u64, memAvailable: u64, nicCapacityBytesPerSecond: u64, nicBytesPerSecond: u64, senderSlots: u32, free: u32 })
+  .record({
+    executorId: str,
+    sentAt: u64,
+    cpuCores: u32,
+    cpuBusyPermille: fc.integer({ min: 0, max: 1000 }),
+    memTotalBytes: u64,
+    memAvailable: u64,
+    nicCapacityBytesPerSecond: u64,
+    nicBytesPerSecond: u64,
+    senderSlots: u32,
+    free: u32,
+  })
   .map(({ memAvailable, free, ...r }) => ({
     kind: 'host.load' as const,
-    report: { ...r, memAvailableBytes: Math.min(memAvailable, r.memTotalBytes), senderSlotsFree: Math.min(free, r.senderSlots) },
+    report: {
+      ...r,
+      memAvailableBytes: Math.min(memAvailable, r.memTotalBytes),
+      senderSlotsFree: Math.min(free, r.senderSlots),
+    },
   }));
 
 /** Every kind, with every field anywhere in the range its wire type carries. */
 const messageArb: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ kind: fc.constant('task.submitted' as const), taskId: u64 }),
-  fc.record({ kind: fc.constant('task.command' as const), taskId: u64, command: fc.constantFrom('cancel' as const, 'pause' as const, 'resume' as const) }),
-  fc.record({ kind: fc.constant('preprocess.request' as const), taskId: u64, epoch: u32, listId: str, accountId: str, contentCrc: u32, speed: u32 }),
+  fc.record({
+    kind: fc.constant('task.command' as const),
+    taskId: u64,
+    command: fc.constantFrom('cancel' as const, 'pause' as const, 'resume' as const),
+  }),
+  fc.record({
+    kind: fc.constant('preprocess.request' as const),
+    taskId: u64,
+    epoch: u32,
+    listId: str,
+    accountId: str,
+    contentCrc: u32,
+    speed: u32,
+  }),
   fc.record({
     kind: fc.constant('preprocess.result' as const),
     ok: fc.constant(true as const),
@@ -67,10 +113,39 @@ const messageArb: fc.Arbitrary<Message> = fc.oneof(
     removed,
     units: fc.array(fc.record({ start: u64, end: u64, executorId: str }), { maxLength: 5 }),
   }),
-  fc.record({ kind: fc.constant('preprocess.result' as const), ok: fc.constant(false as const), taskId: u64, epoch: u32, errorCode: str, message: str }),
-  fc.record({ kind: fc.constant('unit.run' as const), taskId: u64, epoch: u32, unitNo: u32, filteredListId: str, start: u64, end: u64, from: u64, executorId: str, realtime: fc.boolean() }),
-  fc.record({ kind: fc.constant('task.halt' as const), taskId: u64, epoch: u32, closesEpoch: fc.constant(true as const) }, { requiredKeys: ['kind', 'taskId', 'epoch'] }),
-  fc.record({ kind: fc.constant('unit.batch' as const), taskId: u64, epoch: u32, unitNo: u32, offset: u64, last: fc.boolean(), uins: uins(0) }),
+  fc.record({
+    kind: fc.constant('preprocess.result' as const),
+    ok: fc.constant(false as const),
+    taskId: u64,
+    epoch: u32,
+    errorCode: str,
+    message: str,
+  }),
+  fc.record({
+    kind: fc.constant('unit.run' as const),
+    taskId: u64,
+    epoch: u32,
+    unitNo: u32,
+    filteredListId: str,
+    start: u64,
+    end: u64,
+    from: u64,
+    executorId: str,
+    realtime: fc.boolean(),
+  }),
+  fc.record(
+    { kind: fc.constant('task.halt' as const), taskId: u64, epoch: u32, closesEpoch: fc.constant(true as const) },
+    { requiredKeys: ['kind', 'taskId', 'epoch'] },
+  ),
+  fc.record({
+    kind: fc.constant('unit.batch' as const),
+    taskId: u64,
+    epoch: u32,
+    unitNo: u32,
+    offset: u64,
+    last: fc.boolean(),
+    uins: uins(0),
+  }),
   fc.record({
     kind: fc.constant('unit.progress' as const),
     taskId: u64,
@@ -134,7 +209,9 @@ function expectCanonical(frame: Buffer): void {
 
 const kinds = Object.keys(KIND_IDS) as MessageKind[];
 /** Every [kind byte, version byte] this build reads. */
-const readable = kinds.flatMap((kind) => WIRE_VERSIONS[kind].accepts.map((version) => [KIND_IDS[kind], version] as const));
+const readable = kinds.flatMap((kind) =>
+  WIRE_VERSIONS[kind].accepts.map((version) => [KIND_IDS[kind], version] as const),
+);
 
 describe('wire messages, fuzzed', () => {
   it('round-trips every kind from arbitrary valid messages, aligned or not', () => {
@@ -207,7 +284,10 @@ describe('wire messages, fuzzed', () => {
         const frame = Buffer.from(encodeMessage(msg));
         frame[1] = version;
         const outcome = tryDecode(frame);
-        expect(outcome.ok ? 'decoded' : [outcome.error.code, outcome.error.details.version]).toEqual(['FRAME_UNSUPPORTED_VERSION', version]);
+        expect(outcome.ok ? 'decoded' : [outcome.error.code, outcome.error.details.version]).toEqual([
+          'FRAME_UNSUPPORTED_VERSION',
+          version,
+        ]);
       }),
       settings,
     );
@@ -221,7 +301,8 @@ describe('wire messages, fuzzed', () => {
           expect([frame[1], decodeMessage(frame)]).toEqual([version, msg]);
           const cut = Buffer.from(frame.subarray(0, at % frame.length));
           expectCanonical(cut);
-          if (version !== 1 || cut.length !== shorterV1Length(msg, frame)) expect(frameErrorCode(cut)).toBe('FRAME_MALFORMED');
+          if (version !== 1 || cut.length !== shorterV1Length(msg, frame))
+            expect(frameErrorCode(cut)).toBe('FRAME_MALFORMED');
         }
       }),
       settings,

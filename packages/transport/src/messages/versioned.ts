@@ -35,9 +35,14 @@ export interface KindCodec<M> {
 }
 
 /** Builds a kind's codec from the version modules it still reads; `sends` must be one of them. */
-export function versionedCodec<M>(kind: MessageKind, sends: VersionCodec<M>, reads: readonly VersionCodec<M>[]): KindCodec<M> {
+export function versionedCodec<M>(
+  kind: MessageKind,
+  sends: VersionCodec<M>,
+  reads: readonly VersionCodec<M>[],
+): KindCodec<M> {
   const versions = new Map(reads.map((v) => [v.VERSION, v]));
-  if (versions.get(sends.VERSION) !== sends) throw new Error(`${kind}: the version sent (${sends.VERSION}) must be one of the versions read`);
+  if (versions.get(sends.VERSION) !== sends)
+    throw new Error(`${kind}: the version sent (${sends.VERSION}) must be one of the versions read`);
   const accepts = [...versions.keys()].sort((a, b) => a - b);
   return {
     kind,

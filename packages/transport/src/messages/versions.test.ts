@@ -38,15 +38,25 @@ describe('wire versions', () => {
 
   it('matches the table in docs/operations.md, "Wire versions"', () => {
     const doc = readFileSync(join(__dirname, '../../../../docs/operations.md'), 'utf8');
-    const rows = [...doc.matchAll(/^\| `([a-z.]+)` \| (\d+) \| ([\d, ]+) \|/gm)].map(([, kind, sends, accepts]) => [kind, { sends: Number(sends), accepts: accepts!.split(', ').map(Number) }]);
+    const rows = [...doc.matchAll(/^\| `([a-z.]+)` \| (\d+) \| ([\d, ]+) \|/gm)].map(([, kind, sends, accepts]) => [
+      kind,
+      { sends: Number(sends), accepts: accepts!.split(', ').map(Number) },
+    ]);
     expect(Object.fromEntries(rows)).toEqual(WIRE_VERSIONS);
   });
 
   it('refuses a version it does not read with FRAME_UNSUPPORTED_VERSION naming it and the ones it reads', () => {
     const error = thrown(() => decodeMessage(hex('05 03 0000')));
-    expect([error.code, error.details]).toEqual(['FRAME_UNSUPPORTED_VERSION', { kind: 'unit.run', version: 3, accepts: [1, 2] }]);
+    expect([error.code, error.details]).toEqual([
+      'FRAME_UNSUPPORTED_VERSION',
+      { kind: 'unit.run', version: 3, accepts: [1, 2] },
+    ]);
     expect(error.message).toBe('unit.run: version 3 is not supported (this build reads 1, 2)');
-    expect(thrown(() => decodeMessage(hex('01 00 2a00000000000000'))).details).toEqual({ kind: 'task.submitted', version: 0, accepts: [1] });
+    expect(thrown(() => decodeMessage(hex('01 00 2a00000000000000'))).details).toEqual({
+      kind: 'task.submitted',
+      version: 0,
+      accepts: [1],
+    });
   });
 
   it('writes an older version only when it still reads it', () => {

@@ -16,11 +16,21 @@ const hello: AptaEnvelope = {
   },
 };
 //                     kind version type status incarnation      seq              from            count    row: status incarnation      seq              id ("if-1")
-const HELLO_FIXTURE = '0a 01      01   83     e803000000000000 0700000000000000 0500 7363682d31 01000000 02 0200000000000000 0300000000000000 0400 69662d31';
+const HELLO_FIXTURE =
+  '0a 01      01   83     e803000000000000 0700000000000000 0500 7363682d31 01000000 02 0200000000000000 0300000000000000 0400 69662d31';
 
 const lsrReply: AptaEnvelope = {
   kind: 'apta',
-  message: { kind: 'lsr.reply', requestId: 5, from: 'a', incarnation: 1, seq: 2, state: 'ONLINE', takesWork: false, table: [] },
+  message: {
+    kind: 'lsr.reply',
+    requestId: 5,
+    from: 'a',
+    incarnation: 1,
+    seq: 2,
+    state: 'ONLINE',
+    takesWork: false,
+    table: [],
+  },
 };
 //                   kind version type status incarnation      seq              requestId        from    count
 const LSR_FIXTURE = '0a 01      04   01     0100000000000000 0200000000000000 0500000000000000 0100 61 00000000';
@@ -55,7 +65,9 @@ describe('apta v1', () => {
       expect(frame[2]).toBe(['hello', 'hello.reply', 'lsr.request', 'lsr.reply'].indexOf(message.kind) + 1);
       expect(decode(frame)).toEqual({ kind: 'apta', message });
     }
-    expect(encode({ kind: 'apta', message: messages[2]! }).length).toBe(encode({ kind: 'apta', message: messages[0]! }).length + 8);
+    expect(encode({ kind: 'apta', message: messages[2]! }).length).toBe(
+      encode({ kind: 'apta', message: messages[0]! }).length + 8,
+    );
   });
 
   it('round-trips a job-process table of 50 rows in about 1.5 KB', () => {
@@ -74,7 +86,8 @@ describe('apta v1', () => {
 
   it('rejects an unknown type and a status outside the states or with reserved bits', () => {
     const frame = hex(HELLO_FIXTURE);
-    for (const type of [0, 5, 255]) expect(frameErrorCode(() => decode(patched(frame, 2, [type])))).toBe('FRAME_MALFORMED');
+    for (const type of [0, 5, 255])
+      expect(frameErrorCode(() => decode(patched(frame, 2, [type])))).toBe('FRAME_MALFORMED');
     for (const status of [0x05, 0x07, 0x08, 0x40, 0x85]) {
       expect(frameErrorCode(() => decode(patched(frame, 3, [status])))).toBe('FRAME_MALFORMED');
       expect(frameErrorCode(() => decode(patched(frame, 31, [status])))).toBe('FRAME_MALFORMED'); // the row's status
@@ -93,19 +106,27 @@ describe('apta v1', () => {
   it("rejects a frame that decodes to a message core's checkAptaMessage refuses", () => {
     const withRowId = (id: string) => {
       const bytes = Buffer.from(id, 'utf8');
-      return hex(`${HELLO_HEAD} 01000000 02 0200000000000000 0300000000000000 ${bytes.length.toString(16).padStart(2, '0')}00 ${bytes.toString('hex')}`);
+      return hex(
+        `${HELLO_HEAD} 01000000 02 0200000000000000 0300000000000000 ${bytes.length.toString(16).padStart(2, '0')}00 ${bytes.toString('hex')}`,
+      );
     };
-    for (const id of ['', 'a b', 'é', 'x'.repeat(65), '../etc']) expect([id, frameErrorCode(() => decode(withRowId(id)))]).toEqual([id, 'FRAME_MALFORMED']);
+    for (const id of ['', 'a b', 'é', 'x'.repeat(65), '../etc'])
+      expect([id, frameErrorCode(() => decode(withRowId(id)))]).toEqual([id, 'FRAME_MALFORMED']);
     expect(decode(withRowId('x'.repeat(64))).message.table[0]!.id).toBe('x'.repeat(64));
-    expect(frameErrorCode(() => decode(hex('0a 01 01 83 e803000000000000 0700000000000000 0000 00000000')))).toBe('FRAME_MALFORMED'); // empty from
+    expect(frameErrorCode(() => decode(hex('0a 01 01 83 e803000000000000 0700000000000000 0000 00000000')))).toBe(
+      'FRAME_MALFORMED',
+    ); // empty from
   });
 
   it('rejects invalid UTF-8 in an id', () => {
-    expect(frameErrorCode(() => decode(hex('0a 01 01 83 e803000000000000 0700000000000000 0200 c0af 00000000')))).toBe('FRAME_MALFORMED');
+    expect(frameErrorCode(() => decode(hex('0a 01 01 83 e803000000000000 0700000000000000 0200 c0af 00000000')))).toBe(
+      'FRAME_MALFORMED',
+    );
   });
 
   it('refuses to encode a message the wire or the state machine would refuse', () => {
-    const bad = (patch: Record<string, unknown>) => ({ kind: 'apta', message: { ...hello.message, ...patch } }) as AptaEnvelope;
+    const bad = (patch: Record<string, unknown>) =>
+      ({ kind: 'apta', message: { ...hello.message, ...patch } }) as AptaEnvelope;
     for (const patch of [
       { from: 'not an id' },
       { state: 'ASLEEP' },

@@ -47,7 +47,10 @@ export const VERSION = 1;
 
 type AptaKind = AptaMessage['kind'];
 
-const TYPE_IDS = { hello: 1, 'hello.reply': 2, 'lsr.request': 3, 'lsr.reply': 4 } as const satisfies Record<AptaKind, number>;
+const TYPE_IDS = { hello: 1, 'hello.reply': 2, 'lsr.request': 3, 'lsr.reply': 4 } as const satisfies Record<
+  AptaKind,
+  number
+>;
 const TYPES = new Map<number, AptaKind>(Object.entries(TYPE_IDS).map(([kind, id]) => [id, kind as AptaKind]));
 const TAKES_WORK = 0x80;
 const STATE_MASK = 0x07;
@@ -60,7 +63,10 @@ function readStatus(r: FrameReader, field: string): { state: AptaState; takesWor
   const byte = r.u8(field);
   const state = APTA_STATES[byte & STATE_MASK];
   if ((byte & ~(STATE_MASK | TAKES_WORK)) !== 0 || state === undefined) {
-    throw malformed(`apta: ${field} is 0x${byte.toString(16)}, not a state (0-4) with an optional takesWork bit (0x80)`, { kind: 'apta', field });
+    throw malformed(
+      `apta: ${field} is 0x${byte.toString(16)}, not a state (0-4) with an optional takesWork bit (0x80)`,
+      { kind: 'apta', field },
+    );
   }
   return { state, takesWork: (byte & TAKES_WORK) !== 0 };
 }
@@ -70,7 +76,8 @@ function checked(message: AptaMessage, doing: string): AptaMessage {
   try {
     return checkAptaMessage(message);
   } catch (error) {
-    if (error instanceof ValidationError) throw malformed(`apta: ${doing}${error.message}`, { kind: 'apta', details: error.details });
+    if (error instanceof ValidationError)
+      throw malformed(`apta: ${doing}${error.message}`, { kind: 'apta', details: error.details });
     throw error;
   }
 }

@@ -18,7 +18,8 @@ const sample: HostLoadMessage = {
   },
 };
 //  kind version executorId  sentAt           cpuCores cpuBusy  memTotal         memAvailable     nicCapacity      nicBytes         slots    free
-const FIXTURE = '0b 01 02006531 0504030201000000 08000000 e8030000 0000000004000000 0000000002000000 40597307 00000000 0100000000000000 04000000 04000000';
+const FIXTURE =
+  '0b 01 02006531 0504030201000000 08000000 e8030000 0000000004000000 0000000002000000 40597307 00000000 0100000000000000 04000000 04000000';
 /** Where the checked fields start in the fixture. */
 const AT = { cpuBusyPermille: 18, memAvailableBytes: 30, senderSlotsFree: 58 };
 
@@ -29,12 +30,24 @@ describe('host.load v1', () => {
     const big = 2 ** 53 - 1;
     const msg: HostLoadMessage = {
       kind: 'host.load',
-      report: { executorId: '执行-1', sentAt: big, cpuCores: 2 ** 32 - 1, cpuBusyPermille: 0, memTotalBytes: big, memAvailableBytes: big, nicCapacityBytesPerSecond: big, nicBytesPerSecond: big, senderSlots: 0, senderSlotsFree: 0 },
+      report: {
+        executorId: '执行-1',
+        sentAt: big,
+        cpuCores: 2 ** 32 - 1,
+        cpuBusyPermille: 0,
+        memTotalBytes: big,
+        memAvailableBytes: big,
+        nicCapacityBytesPerSecond: big,
+        nicBytesPerSecond: big,
+        senderSlots: 0,
+        senderSlotsFree: 0,
+      },
     };
     expect(decode(encode(msg))).toEqual(msg);
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
 
   it.each([
     ['cpuBusyPermille above 1000', AT.cpuBusyPermille, [0xe9, 0x03, 0, 0]],
@@ -47,8 +60,12 @@ describe('host.load v1', () => {
   });
 
   it('refuses to encode a fraction or a negative', () => {
-    expect(frameErrorCode(() => encode({ ...sample, report: { ...sample.report, cpuCores: 1.5 } }))).toBe('FRAME_MALFORMED');
-    expect(frameErrorCode(() => encode({ ...sample, report: { ...sample.report, nicBytesPerSecond: -1 } }))).toBe('FRAME_MALFORMED');
+    expect(frameErrorCode(() => encode({ ...sample, report: { ...sample.report, cpuCores: 1.5 } }))).toBe(
+      'FRAME_MALFORMED',
+    );
+    expect(frameErrorCode(() => encode({ ...sample, report: { ...sample.report, nicBytesPerSecond: -1 } }))).toBe(
+      'FRAME_MALFORMED',
+    );
   });
 });
 

@@ -66,8 +66,11 @@ export function decode(frame: Buffer): HostLoadMessage {
 }
 
 function check({ report: r }: HostLoadMessage): void {
-  const bad = (field: string, problem: string) => malformed(`host.load: ${field} ${problem}`, { kind: 'host.load', field });
+  const bad = (field: string, problem: string) =>
+    malformed(`host.load: ${field} ${problem}`, { kind: 'host.load', field });
   if (r.cpuBusyPermille > 1000) throw bad('cpuBusyPermille', `is ${r.cpuBusyPermille}, above 1000`);
-  if (r.memAvailableBytes > r.memTotalBytes) throw bad('memAvailableBytes', `is ${r.memAvailableBytes}, above memTotalBytes ${r.memTotalBytes}`);
-  if (r.senderSlotsFree > r.senderSlots) throw bad('senderSlotsFree', `is ${r.senderSlotsFree}, above senderSlots ${r.senderSlots}`);
+  if (r.memAvailableBytes > r.memTotalBytes)
+    throw bad('memAvailableBytes', `is ${r.memAvailableBytes}, above memTotalBytes ${r.memTotalBytes}`);
+  if (r.senderSlotsFree > r.senderSlots)
+    throw bad('senderSlotsFree', `is ${r.senderSlotsFree}, above senderSlots ${r.senderSlots}`);
 }

@@ -25,7 +25,8 @@ describe('preprocess.request v1', () => {
     }
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE, [hex(FIXTURE).length - 4]));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE, [hex(FIXTURE).length - 4]));
 
   it('decodes the shape before speed (nothing after accountId) as speed 0, none', () => {
     expect(SPEED_DEFAULT).toBe(0);

@@ -30,6 +30,8 @@ describe('preprocess.request v2', () => {
   });
 
   it('rejects invalid UTF-8 in the strings', () => {
-    expect(frameErrorCode(() => decode(hex('03 02 2a00000000000000 03000000 efbeadde 0100 ff 0000 00000000')))).toBe('FRAME_MALFORMED');
+    expect(frameErrorCode(() => decode(hex('03 02 2a00000000000000 03000000 efbeadde 0100 ff 0000 00000000')))).toBe(
+      'FRAME_MALFORMED',
+    );
   });
 });

@@ -32,12 +32,20 @@ const OK_FIXTURE = [
   '0400000000000000 0700000000000000 0200 6532', // [4, 7) e2
 ].join(' ');
 
-const errorSample: PreprocessResult = { kind: 'preprocess.result', ok: false, taskId: 42, epoch: 3, errorCode: 'LIST_EMPTY', message: 'no' };
+const errorSample: PreprocessResult = {
+  kind: 'preprocess.result',
+  ok: false,
+  taskId: 42,
+  epoch: 3,
+  errorCode: 'LIST_EMPTY',
+  message: 'no',
+};
 //                               ok errorCode "LIST_EMPTY"          message "no"
 const ERROR_FIXTURE = `${HEAD} 00 0a00 4c4953545f454d505459 0200 6e6f`;
 
 /** An ok frame with no units and the given removed entries (hex). */
-const withRemoved = (count: string, entries: string) => hex(`${HEAD} 01 0000 0000000000000000 0000000000000000 ${count} ${entries} 00000000`);
+const withRemoved = (count: string, entries: string) =>
+  hex(`${HEAD} 01 0000 0000000000000000 0000000000000000 ${count} ${entries} 00000000`);
 
 describe('preprocess.result v1', () => {
   it('matches the ok byte fixture', () => expectFixture({ encode, decode }, okSample, OK_FIXTURE));
@@ -58,7 +66,10 @@ describe('preprocess.result v1', () => {
   it('round-trips empty removed and units, and skips undefined counts', () => {
     const msg: PreprocessResult = { ...okSample, removed: {}, units: [] };
     expect(decode(encode(msg))).toEqual(msg);
-    expect(decode(encode({ ...okSample, removed: { duplicate: undefined, targeting: 0 } }))).toEqual({ ...okSample, removed: { targeting: 0 } });
+    expect(decode(encode({ ...okSample, removed: { duplicate: undefined, targeting: 0 } }))).toEqual({
+      ...okSample,
+      removed: { targeting: 0 },
+    });
   });
 
   it('rejects truncation, trailing bytes and other versions', () => {

@@ -47,12 +47,16 @@ type Ok = Extract<PreprocessResult, { ok: true }>;
 type Removed = Ok['removed'];
 
 export function encode(msg: PreprocessResult): Buffer {
-  const w = new FrameWriter('preprocess.result', VERSION).u64(msg.taskId, 'taskId').u32(msg.epoch, 'epoch').bool(msg.ok, 'ok');
+  const w = new FrameWriter('preprocess.result', VERSION)
+    .u64(msg.taskId, 'taskId')
+    .u32(msg.epoch, 'epoch')
+    .bool(msg.ok, 'ok');
   if (!msg.ok) return w.str(msg.errorCode, 'errorCode').str(msg.message, 'message').finish();
   w.str(msg.filteredListId, 'filteredListId').u64(msg.total, 'total').u64(msg.kept, 'kept');
   writeRemoved(w, msg.removed);
   w.u32(msg.units.length, 'unitCount');
-  for (const unit of msg.units) w.u64(unit.start, 'unit.start').u64(unit.end, 'unit.end').str(unit.executorId, 'unit.executorId');
+  for (const unit of msg.units)
+    w.u64(unit.start, 'unit.start').u64(unit.end, 'unit.end').str(unit.executorId, 'unit.executorId');
   return w.finish();
 }
 
@@ -78,11 +82,13 @@ export function decode(frame: Buffer): PreprocessResult {
 function writeRemoved(w: FrameWriter, removed: Removed): void {
   const entries = Object.entries(removed).filter(([, count]) => count !== undefined);
   for (const [reason] of entries) {
-    if (!Object.hasOwn(REASON_CODES, reason)) throw malformed(`preprocess.result: cannot encode: unknown filter reason ${JSON.stringify(reason)}`);
+    if (!Object.hasOwn(REASON_CODES, reason))
+      throw malformed(`preprocess.result: cannot encode: unknown filter reason ${JSON.stringify(reason)}`);
   }
   entries.sort(([a], [b]) => REASON_CODES[a as FilterReason] - REASON_CODES[b as FilterReason]);
   w.u8(entries.length, 'removedCount');
-  for (const [reason, count] of entries) w.u8(REASON_CODES[reason as FilterReason], 'removed.reason').u64(count!, `removed.${reason}`);
+  for (const [reason, count] of entries)
+    w.u8(REASON_CODES[reason as FilterReason], 'removed.reason').u64(count!, `removed.${reason}`);
 }
 
 function readRemoved(r: FrameReader): Removed {
@@ -92,7 +98,8 @@ function readRemoved(r: FrameReader): Removed {
     const code = r.u8('removed.reason');
     const reason = REASONS[code];
     if (reason === undefined) throw malformed(`preprocess.result: unknown filter reason code ${code}`, { code });
-    if (code <= previous) throw malformed(`preprocess.result: filter reason code ${code} repeated or out of order`, { code });
+    if (code <= previous)
+      throw malformed(`preprocess.result: filter reason code ${code} repeated or out of order`, { code });
     previous = code;
     removed[reason] = r.u64(`removed.${reason}`);
   }

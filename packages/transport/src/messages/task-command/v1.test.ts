@@ -18,7 +18,8 @@ describe('task.command v1', () => {
     }
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
 
   it('rejects unknown command codes', () => {
     for (const code of ['00', '04', 'ff']) {

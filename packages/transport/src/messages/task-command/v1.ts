@@ -19,7 +19,8 @@ const NAMES = new Map(Object.entries(CODES).map(([name, code]) => [code, name as
 
 export function encode(msg: TaskCommand): Buffer {
   const code = Object.hasOwn(CODES, msg.command) ? CODES[msg.command] : undefined;
-  if (code === undefined) throw malformed(`task.command: cannot encode: unknown command ${JSON.stringify(msg.command)}`);
+  if (code === undefined)
+    throw malformed(`task.command: cannot encode: unknown command ${JSON.stringify(msg.command)}`);
   return new FrameWriter('task.command', VERSION).u64(msg.taskId, 'taskId').u8(code, 'command').finish();
 }
 

@@ -12,7 +12,8 @@ const CLOSING_FIXTURE = '06 01 2a00000000000000 feffffff 01';
 describe('task.halt v1', () => {
   it('matches the byte fixture', () => expectFixture({ encode, decode }, sample, FIXTURE));
 
-  it('matches the byte fixture with closesEpoch, one byte appended', () => expectFixture({ encode, decode }, closing, CLOSING_FIXTURE));
+  it('matches the byte fixture with closesEpoch, one byte appended', () =>
+    expectFixture({ encode, decode }, closing, CLOSING_FIXTURE));
 
   it('round-trips', () => {
     const msg: TaskHalt = { kind: 'task.halt', taskId: Number.MAX_SAFE_INTEGER, epoch: 0 };
@@ -24,7 +25,8 @@ describe('task.halt v1', () => {
     expectHeaderAndLengthChecks({ encode, decode }, FIXTURE); // the trailing byte it tries is a 0: not a closesEpoch
     // With closesEpoch: cut short of the older form, or longer than the grammar. (Cut to 14 bytes it is the older form.)
     const frame = hex(CLOSING_FIXTURE);
-    for (let length = 0; length < frame.length - 1; length++) expect([length, frameErrorCode(() => decode(frame.subarray(0, length)))]).toEqual([length, 'FRAME_MALFORMED']);
+    for (let length = 0; length < frame.length - 1; length++)
+      expect([length, frameErrorCode(() => decode(frame.subarray(0, length)))]).toEqual([length, 'FRAME_MALFORMED']);
     expect(frameErrorCode(() => decode(Buffer.concat([frame, Buffer.from([1])])))).toBe('FRAME_MALFORMED');
   });
 

@@ -30,7 +30,8 @@ export const VERSION = 1;
 
 export function encode(msg: TaskHalt): Buffer {
   const writer = new FrameWriter('task.halt', VERSION).u64(msg.taskId, 'taskId').u32(msg.epoch, 'epoch');
-  if (msg.closesEpoch !== undefined && msg.closesEpoch !== true) throw malformed('task.halt: cannot encode: closesEpoch is neither true nor absent', { field: 'closesEpoch' });
+  if (msg.closesEpoch !== undefined && msg.closesEpoch !== true)
+    throw malformed('task.halt: cannot encode: closesEpoch is neither true nor absent', { field: 'closesEpoch' });
   if (msg.closesEpoch === true) writer.u8(1, 'closesEpoch');
   return writer.finish();
 }
@@ -41,7 +42,13 @@ export function decode(frame: Buffer): TaskHalt {
   const epoch = r.u32('epoch');
   // Canonical: the byte is there only when true, so a 0 is malformed (it would not round-trip).
   const closesEpoch = r.more() ? r.u8('closesEpoch') : undefined;
-  if (closesEpoch !== undefined && closesEpoch !== 1) throw malformed(`task.halt: closesEpoch is ${closesEpoch}, expected 1 or absent`, { kind: 'task.halt', field: 'closesEpoch' });
+  if (closesEpoch !== undefined && closesEpoch !== 1)
+    throw malformed(`task.halt: closesEpoch is ${closesEpoch}, expected 1 or absent`, {
+      kind: 'task.halt',
+      field: 'closesEpoch',
+    });
   r.end();
-  return closesEpoch === 1 ? { kind: 'task.halt', taskId, epoch, closesEpoch: true } : { kind: 'task.halt', taskId, epoch };
+  return closesEpoch === 1
+    ? { kind: 'task.halt', taskId, epoch, closesEpoch: true }
+    : { kind: 'task.halt', taskId, epoch };
 }

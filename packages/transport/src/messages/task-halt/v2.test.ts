@@ -11,7 +11,8 @@ const CLOSING_FIXTURE = '06 02 2a00000000000000 feffffff 01';
 describe('task.halt v2', () => {
   it('matches the byte fixture', () => expectFixture({ encode, decode }, sample, FIXTURE));
 
-  it('matches the byte fixture with closesEpoch, flag bit 0', () => expectFixture({ encode, decode }, closing, CLOSING_FIXTURE));
+  it('matches the byte fixture with closesEpoch, flag bit 0', () =>
+    expectFixture({ encode, decode }, closing, CLOSING_FIXTURE));
 
   it('round-trips', () => {
     const msg: TaskHalt = { kind: 'task.halt', taskId: Number.MAX_SAFE_INTEGER, epoch: 0 };
@@ -25,7 +26,8 @@ describe('task.halt v2', () => {
   });
 
   it('refuses unknown flags, and to encode a closesEpoch that is neither true nor absent', () => {
-    for (const flags of [2, 3, 0x80, 0xff]) expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 14, [flags])))).toBe('FRAME_MALFORMED');
+    for (const flags of [2, 3, 0x80, 0xff])
+      expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 14, [flags])))).toBe('FRAME_MALFORMED');
     expect(frameErrorCode(() => encode({ ...sample, closesEpoch: false as unknown as true }))).toBe('FRAME_MALFORMED');
   });
 });

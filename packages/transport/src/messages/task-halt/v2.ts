@@ -25,7 +25,8 @@ export const VERSION = 2;
 const CLOSES_EPOCH = 1;
 
 export function encode(msg: TaskHalt): Buffer {
-  if (msg.closesEpoch !== undefined && msg.closesEpoch !== true) throw malformed('task.halt: cannot encode: closesEpoch is neither true nor absent', { field: 'closesEpoch' });
+  if (msg.closesEpoch !== undefined && msg.closesEpoch !== true)
+    throw malformed('task.halt: cannot encode: closesEpoch is neither true nor absent', { field: 'closesEpoch' });
   return new FrameWriter('task.halt', VERSION)
     .u64(msg.taskId, 'taskId')
     .u32(msg.epoch, 'epoch')
@@ -38,7 +39,10 @@ export function decode(frame: Buffer): TaskHalt {
   const taskId = r.u64('taskId');
   const epoch = r.u32('epoch');
   const flags = r.u8('flags');
-  if ((flags & ~CLOSES_EPOCH) !== 0) throw malformed(`task.halt: unknown flags 0x${flags.toString(16)}`, { kind: 'task.halt', field: 'flags' });
+  if ((flags & ~CLOSES_EPOCH) !== 0)
+    throw malformed(`task.halt: unknown flags 0x${flags.toString(16)}`, { kind: 'task.halt', field: 'flags' });
   r.end();
-  return (flags & CLOSES_EPOCH) !== 0 ? { kind: 'task.halt', taskId, epoch, closesEpoch: true } : { kind: 'task.halt', taskId, epoch };
+  return (flags & CLOSES_EPOCH) !== 0
+    ? { kind: 'task.halt', taskId, epoch, closesEpoch: true }
+    : { kind: 'task.halt', taskId, epoch };
 }

@@ -13,10 +13,13 @@ describe('task.submitted v1', () => {
     for (const taskId of [0, 1, 2 ** 32, Number.MAX_SAFE_INTEGER]) {
       expect(decode(encode({ kind: 'task.submitted', taskId }))).toEqual({ kind: 'task.submitted', taskId });
     }
-    expect(encode({ kind: 'task.submitted', taskId: Number.MAX_SAFE_INTEGER }).toString('hex')).toBe('0101ffffffffffff1f00');
+    expect(encode({ kind: 'task.submitted', taskId: Number.MAX_SAFE_INTEGER }).toString('hex')).toBe(
+      '0101ffffffffffff1f00',
+    );
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
 
   it('rejects a u64 above Number.MAX_SAFE_INTEGER', () => {
     expect(frameErrorCode(() => decode(hex('01 01 0000000000002000')))).toBe('FRAME_MALFORMED'); // 2^53

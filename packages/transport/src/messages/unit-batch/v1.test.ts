@@ -35,7 +35,11 @@ describe('unit.batch v1', () => {
     const empty: UnitBatch = { ...sample, last: false, uins: new Uint32Array(0) };
     expect(encode(empty)).toHaveLength(32);
     expect(decode(encode(empty))).toEqual(empty);
-    const big: UnitBatch = { ...sample, offset: 2 ** 40, uins: Uint32Array.from({ length: 1_000_000 }, (_, i) => i * 7) };
+    const big: UnitBatch = {
+      ...sample,
+      offset: 2 ** 40,
+      uins: Uint32Array.from({ length: 1_000_000 }, (_, i) => i * 7),
+    };
     const { uins, ...header } = decode(encode(big));
     const { uins: sent, ...sentHeader } = big;
     expect(header).toEqual(sentHeader);
@@ -58,7 +62,8 @@ describe('unit.batch v1', () => {
     expect(Array.from(copy)).toEqual([1, 0x01020304, 0xffffffff]);
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
 
   it('rejects a count that does not match the body', () => {
     expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 12, [4, 0, 0, 0])))).toBe('FRAME_MALFORMED');
@@ -70,8 +75,12 @@ describe('unit.batch v1', () => {
   it('rejects unknown flags, a non-zero reserved byte and unsafe u64s', () => {
     expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 2, [0x03])))).toBe('FRAME_MALFORMED');
     expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 3, [1])))).toBe('FRAME_MALFORMED');
-    expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 16, [0, 0, 0, 0, 0, 0, 0x20, 0])))).toBe('FRAME_MALFORMED');
-    expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 24, [0, 0, 0, 0, 0, 0, 0, 0x80])))).toBe('FRAME_MALFORMED');
+    expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 16, [0, 0, 0, 0, 0, 0, 0x20, 0])))).toBe(
+      'FRAME_MALFORMED',
+    );
+    expect(frameErrorCode(() => decode(patched(hex(FIXTURE), 24, [0, 0, 0, 0, 0, 0, 0, 0x80])))).toBe(
+      'FRAME_MALFORMED',
+    );
   });
 
   it('refuses to encode values the header cannot carry', () => {

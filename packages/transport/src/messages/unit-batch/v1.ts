@@ -58,13 +58,15 @@ export function encode(msg: UnitBatch): Buffer {
 
 export function decode(frame: Buffer): UnitBatch {
   openFrame(frame, 'unit.batch', VERSION);
-  if (frame.length < BATCH_HEADER_BYTES) throw malformed(`unit.batch: frame is ${frame.length} bytes, shorter than the 32-byte header`);
+  if (frame.length < BATCH_HEADER_BYTES)
+    throw malformed(`unit.batch: frame is ${frame.length} bytes, shorter than the 32-byte header`);
   const flags = frame[2]!;
   if ((flags & ~FLAG_LAST) !== 0) throw malformed(`unit.batch: unknown flags 0x${flags.toString(16)}`, { flags });
   if (frame[3] !== 0) throw malformed('unit.batch: reserved byte is not 0');
   const count = frame.readUInt32LE(12);
   const bodyBytes = frame.length - BATCH_HEADER_BYTES;
-  if (bodyBytes !== count * 4) throw malformed(`unit.batch: count is ${count} but the body holds ${bodyBytes} bytes`, { count, bodyBytes });
+  if (bodyBytes !== count * 4)
+    throw malformed(`unit.batch: count is ${count} but the body holds ${bodyBytes} bytes`, { count, bodyBytes });
   return {
     kind: 'unit.batch',
     taskId: readU64(frame, 'taskId', 16),
@@ -97,7 +99,8 @@ function writeU64(frame: Buffer, value: number, at: number): void {
 }
 
 function checkU64(value: number, field: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw bad(`${field} is ${String(value)}, not a safe non-negative integer`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw bad(`${field} is ${String(value)}, not a safe non-negative integer`);
 }
 
 function checkU32(value: number, field: string): void {

@@ -33,7 +33,8 @@ describe('unit.progress v1', () => {
     expect(decode(encode(msg))).toEqual(msg);
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
 
   it('rejects a bool other than 0 or 1', () => {
     for (const value of [2, 0x80, 0xff]) {

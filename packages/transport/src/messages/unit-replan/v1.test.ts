@@ -16,9 +16,16 @@ describe('unit.replan v1', () => {
   it('matches the byte fixture', () => expectFixture({ encode, decode }, sample, FIXTURE));
 
   it('round-trips', () => {
-    const msg: UnitReplan = { ...sample, taskId: Number.MAX_SAFE_INTEGER, unitNo: 0xffffffff, from: 'executor-1', to: 'executor-2' };
+    const msg: UnitReplan = {
+      ...sample,
+      taskId: Number.MAX_SAFE_INTEGER,
+      unitNo: 0xffffffff,
+      from: 'executor-1',
+      to: 'executor-2',
+    };
     expect(decode(encode(msg))).toEqual(msg);
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
 });

@@ -22,7 +22,13 @@ import type { UnitReplan } from '../types';
 export const VERSION = 1;
 
 export function encode(msg: UnitReplan): Buffer {
-  return new FrameWriter('unit.replan', VERSION).u64(msg.taskId, 'taskId').u32(msg.epoch, 'epoch').u32(msg.unitNo, 'unitNo').str(msg.from, 'from').str(msg.to, 'to').finish();
+  return new FrameWriter('unit.replan', VERSION)
+    .u64(msg.taskId, 'taskId')
+    .u32(msg.epoch, 'epoch')
+    .u32(msg.unitNo, 'unitNo')
+    .str(msg.from, 'from')
+    .str(msg.to, 'to')
+    .finish();
 }
 
 export function decode(frame: Buffer): UnitReplan {

@@ -31,11 +31,18 @@ describe('unit.run v1', () => {
   it('matches the byte fixture', () => expectFixture({ encode, decode }, sample, FIXTURE));
 
   it('round-trips large offsets', () => {
-    const msg: UnitRun = { ...sample, start: 2 ** 33, from: 2 ** 33 + 5, end: Number.MAX_SAFE_INTEGER, unitNo: 0xffffffff };
+    const msg: UnitRun = {
+      ...sample,
+      start: 2 ** 33,
+      from: 2 ** 33 + 5,
+      end: Number.MAX_SAFE_INTEGER,
+      unitNo: 0xffffffff,
+    };
     expect(decode(encode(msg))).toEqual(msg);
   });
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE, [hex(FIXTURE).length - 1]));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE, [hex(FIXTURE).length - 1]));
 
   it('decodes the shape before realtime (no last byte) as realtime false', () => {
     const frame = hex(FIXTURE);
@@ -50,7 +57,9 @@ describe('unit.run v1', () => {
 
   it('rejects a u64 above Number.MAX_SAFE_INTEGER in any offset', () => {
     for (const at of [2, 18, 26, 34]) {
-      expect(frameErrorCode(() => decode(patched(hex(FIXTURE), at, [0, 0, 0, 0, 0, 0, 0x20, 0])))).toBe('FRAME_MALFORMED');
+      expect(frameErrorCode(() => decode(patched(hex(FIXTURE), at, [0, 0, 0, 0, 0, 0, 0x20, 0])))).toBe(
+        'FRAME_MALFORMED',
+      );
     }
   });
 });

@@ -30,10 +30,17 @@ const FIXTURE = [
 describe('unit.run v2', () => {
   it('matches the byte fixture', () => expectFixture({ encode, decode }, sample, FIXTURE));
 
-  it('matches the byte fixture with realtime false', () => expectFixture({ encode, decode }, { ...sample, realtime: false }, FIXTURE.replace(/01$/, '00')));
+  it('matches the byte fixture with realtime false', () =>
+    expectFixture({ encode, decode }, { ...sample, realtime: false }, FIXTURE.replace(/01$/, '00')));
 
   it('round-trips large offsets', () => {
-    const msg: UnitRun = { ...sample, start: 2 ** 33, from: 2 ** 33 + 5, end: Number.MAX_SAFE_INTEGER, unitNo: 0xffffffff };
+    const msg: UnitRun = {
+      ...sample,
+      start: 2 ** 33,
+      from: 2 ** 33 + 5,
+      end: Number.MAX_SAFE_INTEGER,
+      unitNo: 0xffffffff,
+    };
     expect(decode(encode(msg))).toEqual(msg);
   });
 

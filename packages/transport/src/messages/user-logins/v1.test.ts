@@ -9,7 +9,8 @@ const FIXTURE = '09 01 0000 02000000 07000000 feffffff';
 describe('user.logins v1', () => {
   it('matches the byte fixture', () => expectFixture({ encode, decode }, sample, FIXTURE));
 
-  it('rejects truncation, trailing bytes and other versions', () => expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
+  it('rejects truncation, trailing bytes and other versions', () =>
+    expectHeaderAndLengthChecks({ encode, decode }, FIXTURE));
 
   it('rejects a count that disagrees with the body, a zero count and non-zero reserved bytes', () => {
     const frame = hex(FIXTURE);
@@ -20,6 +21,8 @@ describe('user.logins v1', () => {
 
   it('refuses to encode no uins or uins that are not a Uint32Array', () => {
     expect(frameErrorCode(() => encode({ kind: 'user.logins', uins: new Uint32Array(0) }))).toBe('FRAME_MALFORMED');
-    expect(frameErrorCode(() => encode({ kind: 'user.logins', uins: [1, 2] as unknown as Uint32Array }))).toBe('FRAME_MALFORMED');
+    expect(frameErrorCode(() => encode({ kind: 'user.logins', uins: [1, 2] as unknown as Uint32Array }))).toBe(
+      'FRAME_MALFORMED',
+    );
   });
 });

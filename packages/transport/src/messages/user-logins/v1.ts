@@ -33,12 +33,14 @@ export function encode(msg: UserLogins): Buffer {
 
 export function decode(frame: Buffer): UserLogins {
   openFrame(frame, 'user.logins', VERSION);
-  if (frame.length < HEADER_BYTES) throw malformed(`user.logins: frame is ${frame.length} bytes, shorter than the 8-byte header`);
+  if (frame.length < HEADER_BYTES)
+    throw malformed(`user.logins: frame is ${frame.length} bytes, shorter than the 8-byte header`);
   if (frame.readUInt16LE(2) !== 0) throw malformed('user.logins: reserved bytes are not 0');
   const count = frame.readUInt32LE(4);
   if (count === 0) throw malformed('user.logins: count is 0');
   const bodyBytes = frame.length - HEADER_BYTES;
-  if (bodyBytes !== count * 4) throw malformed(`user.logins: count is ${count} but the body holds ${bodyBytes} bytes`, { count, bodyBytes });
+  if (bodyBytes !== count * 4)
+    throw malformed(`user.logins: count is ${count} but the body holds ${bodyBytes} bytes`, { count, bodyBytes });
   const uins = new Uint32Array(count);
   for (let i = 0; i < count; i++) uins[i] = frame.readUInt32LE(HEADER_BYTES + 4 * i);
   return { kind: 'user.logins', uins };
