@@ -1,10 +1,28 @@
-import { ClassicLevel, type Iterator as LevelIterator, type Snapshot } from 'classic-level';
 import { ConfigError, ValidationError } from '@herald/core';
 import { indexOfSorted, isSortedUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
 import type { OfflineEntry, OfflineStore } from '@herald/core/ports';
-import { EMPTY, encodeF64, key, prefixRange, readU64BE, tag } from './keys';
+import { EMPTY, encodeF64, readU64BE } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
+import { RecordCursor, SortedUinCursor, type Db } from './offline-cursors';
+import {
+  ackByTaskKey,
+  ackKey,
+  acksOfTask,
+  acksOfUin,
+  encodeCount,
+  indexKey,
+  indexOfRange,
+  RANGE_BITS_KEY,
+  RANGE_IN_TASK_RANGE_KEY,
+  rangesOfTask,
+  recordKey,
+  recordPrefix,
+  TASK_IN_ACK_KEY,
+  TASK_IN_INDEX_KEY,
+  taskRangeKey,
+  UIN_IN_ACK_BY_TASK_KEY,
+} from './offline-keys';
 import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
 
 /**
@@ -68,32 +86,6 @@ export interface LevelOfflineStoreOptions {
 }
 
 export const DEFAULT_RANGE_BITS = 16;
-
-type Db = ClassicLevel<Buffer, Buffer>;
-
-const RANGE_BITS_KEY = key(tag('m'), { tail: 'rangeBits' });
-
-const recordPrefix = (range: number, taskId: number) => key(tag('r'), { u32: range }, { u64: taskId });
-const recordKey = (range: number, taskId: number, first: number) =>
-  key(tag('r'), { u32: range }, { u64: taskId }, { u32: first });
-const indexKey = (range: number, taskId: number) => key(tag('i'), { u32: range }, { u64: taskId });
-const indexOfRange = (range: number) => prefixRange(key(tag('i'), { u32: range }));
-const taskRangeKey = (taskId: number, range: number) => key(tag('k'), { u64: taskId }, { u32: range });
-const rangesOfTask = (taskId: number) => prefixRange(key(tag('k'), { u64: taskId }));
-const ackKey = (uin: number, taskId: number) => key(tag('a'), { u32: uin }, { u64: taskId });
-const acksOfUin = (uin: number) => prefixRange(key(tag('a'), { u32: uin }));
-const ackByTaskKey = (taskId: number, uin: number) => key(tag('b'), { u64: taskId }, { u32: uin });
-const acksOfTask = (taskId: number) => prefixRange(key(tag('b'), { u64: taskId }));
-
-/** Offsets of the numbers inside keys (after the tag byte). */
-const TASK_IN_INDEX_KEY = 5;
-const RANGE_IN_TASK_RANGE_KEY = 9;
-const TASK_IN_ACK_KEY = 5;
-const UIN_IN_ACK_BY_TASK_KEY = 9;
-
-const RECORDS = prefixRange(key(tag('r')));
-/** Entries read per `nextv` after a seek; a range rarely holds more records of one task. */
-const SEEK_CHUNK = 8;
 
 function checkTaskId(taskId: number): void {
   if (!Number.isSafeInteger(taskId) || taskId < 0)
@@ -288,131 +280,5 @@ export class LevelOfflineStore implements OfflineStore {
   private async recordCounts(taskId: number, lo: number, hi: number): Promise<Map<number, number>> {
     const entries = await this.db.iterator({ gte: taskRangeKey(taskId, lo), lte: taskRangeKey(taskId, hi) }).all();
     return new Map(entries.map(([k, v]) => [k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY), v.readUInt32BE(0)]));
-  }
-}
-
-interface StoredRecord {
-  key: Buffer;
-  uins: Uint32Array;
-}
-
-/**
- * Seeks over the 'r' records with one forward and one reverse iterator, each
- * created on first use: one seek and usually one `nextv` per range. The
- * record count from the 'k' index bounds each read, so no read spills into
- * the next task's (possibly large) records.
- */
-class RecordCursor {
-  private forward: LevelIterator<Db, Buffer, Buffer> | undefined;
-  private reverse: LevelIterator<Db, Buffer, Buffer> | undefined;
-
-  constructor(
-    private readonly db: Db,
-    private readonly snapshot?: Snapshot,
-  ) {}
-
-  /** The task's `count` records in `range`, ascending. */
-  async all(range: number, taskId: number, count: number): Promise<[Buffer, Buffer][]> {
-    this.forward ??= this.db.iterator({ ...RECORDS, snapshot: this.snapshot });
-    const prefix = recordPrefix(range, taskId);
-    this.forward.seek(prefix);
-    const entries: [Buffer, Buffer][] = [];
-    // nextv(n) may answer fewer than n entries before the end (it stops at the iterator's
-    // highWaterMarkBytes, 16 KiB: one record of 4,096 uins), so read until `count` or the prefix ends.
-    while (entries.length < count) {
-      const chunk = await this.forward.nextv(count - entries.length);
-      if (chunk.length === 0) break;
-      for (const entry of chunk) {
-        if (!startsWith(entry[0], prefix)) return entries;
-        entries.push(entry);
-      }
-    }
-    return entries;
-  }
-
-  /**
-   * The task's records in `range` whose span [first, last] meets the batch's
-   * span: walking back from the last record starting at or before `last`,
-   * until one ends before `first` (spans are disjoint, so no earlier one can
-   * reach it) or the task's `count` records are used up.
-   */
-  async overlapping(
-    range: number,
-    taskId: number,
-    first: number,
-    last: number,
-    count: number,
-  ): Promise<StoredRecord[]> {
-    this.reverse ??= this.db.iterator({ ...RECORDS, reverse: true });
-    const prefix = recordPrefix(range, taskId);
-    this.reverse.seek(recordKey(range, taskId, last));
-    const found: StoredRecord[] = [];
-    let seen = 0;
-    while (seen < count) {
-      const chunk = await this.reverse.nextv(Math.min(count - seen, SEEK_CHUNK));
-      if (chunk.length === 0) return found;
-      for (const [k, v] of chunk) {
-        if (!startsWith(k, prefix)) return found;
-        const uins = decodeUins(v);
-        if (uins[uins.length - 1]! < first) return found;
-        found.push({ key: k, uins });
-      }
-      seen += chunk.length;
-    }
-    return found;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([this.forward?.close(), this.reverse?.close()]);
-  }
-}
-
-function startsWith(buf: Buffer, prefix: Buffer): boolean {
-  return buf.length >= prefix.length && buf.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
-}
-
-function encodeCount(count: number): Buffer {
-  const buf = Buffer.allocUnsafe(4);
-  buf.writeUInt32BE(count, 0);
-  return buf;
-}
-
-interface KeyIterator {
-  nextv(size: number): Promise<Buffer[]>;
-  close(): Promise<void>;
-}
-
-/** Reads uins from keys in ascending order, a chunk at a time, for a merge against ascending records. */
-class SortedUinCursor {
-  private chunk: Buffer[] = [];
-  private at = 0;
-  private done = false;
-
-  constructor(
-    private readonly keys: KeyIterator,
-    private readonly offset: number,
-  ) {}
-
-  /** The uins in [first, last], ascending; skips (for good) any below `first`. */
-  async within(first: number, last: number): Promise<Uint32Array> {
-    const out: number[] = [];
-    for (;;) {
-      if (this.at === this.chunk.length) {
-        if (this.done) break;
-        this.chunk = await this.keys.nextv(1024);
-        this.at = 0;
-        if (this.chunk.length === 0) this.done = true;
-        continue;
-      }
-      const uin = this.chunk[this.at]!.readUInt32BE(this.offset);
-      if (uin > last) break;
-      if (uin >= first) out.push(uin);
-      this.at++;
-    }
-    return Uint32Array.from(out);
-  }
-
-  close(): Promise<void> {
-    return this.keys.close();
   }
 }

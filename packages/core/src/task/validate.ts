@@ -8,88 +8,61 @@
  * What differs between adapters is a `TaskRecordRules` value: the embedded
  * store takes any finite time and unbounded ids (DEFAULT_TASK_RECORD_RULES);
  * a SQL store with BIGINT times and VARCHAR ids passes stricter rules.
+ *
+ * Split by subject: record-rules.ts (the rules and shared checks),
+ * task-query.ts (read arguments), unit-records.ts (execution units); this
+ * module keeps new tasks, patches, fences and list metadata, and re-exports
+ * the rest so `./validate` stays the one place core modules import them from.
  */
 import { ErrorCodes, HeraldError, QueryError, ValidationError } from '../errors';
 import { parseTargetingQuery } from '../targeting/query';
-import type { TaskPatch, TaskQuery, UnitProgress } from '../ports/task-store';
+import type { TaskPatch } from '../ports/task-store';
 import type { Fence } from './fence';
 import { compileContent } from '../template/content';
 import { taskContentOf } from './content';
 import {
   emptyReport,
   FILTER_REASONS,
-  type ExecutionUnit,
   type FilterReason,
   type ListMeta,
   type NewTask,
-  type NewUnit,
   type Task,
   type TaskReport,
 } from './model';
-import { TASK_STATES } from './task-machine';
-import { unitMachine, type UnitEvent } from './unit-machine';
+import {
+  checkIdString,
+  checkIdUnder,
+  DEFAULT_TASK_RECORD_RULES,
+  isCount,
+  isTimeUnder,
+  isU32,
+  type TaskRecordRules,
+} from './record-rules';
 
-/** What a store's columns accept, beyond the contract's own rules. */
-export interface TaskRecordRules {
-  /**
-   * Epoch-ms times (`now`, sendAt, expiresAt, list createdAt): 'finite' takes
-   * any finite number; 'integer' only safe integers (BIGINT columns).
-   */
-  readonly times: 'finite' | 'integer';
-  /** The longest id, account id, owner or executor id a column holds, in code points; undefined: unbounded. */
-  readonly maxIdChars?: number;
-  /**
-   * Whole-input shape checks: a missing NewTask or a non-object patch fails
-   * VALIDATION_FAILED, and a ListMeta's count, bytes, checksum, sorted/unique
-   * flags and createdAt are checked too.
-   */
-  readonly strictShapes: boolean;
-}
-
-/** The embedded store's rules: finite times, unbounded ids, the contract's shape checks only. */
-export const DEFAULT_TASK_RECORD_RULES: TaskRecordRules = { times: 'finite', strictShapes: false };
+export { DEFAULT_TASK_RECORD_RULES, checkIdString, isTaskId, checkNow } from './record-rules';
+export type { TaskRecordRules } from './record-rules';
+export {
+  TASK_QUERY_DEFAULT_LIMIT,
+  TASK_QUERY_MAX_LIMIT,
+  TASK_QUERY_MAX_ACCOUNTS,
+  checkLimit,
+  checkOutboxRead,
+  compileTaskQuery,
+  checkContentQuery,
+} from './task-query';
+export type { CompiledTaskQuery } from './task-query';
+export {
+  checkUnitNo,
+  checkNewUnits,
+  newUnitRecord,
+  transitionedUnit,
+  checkProgress,
+  checkProgressInUnit,
+  applyUnitProgress,
+} from './unit-records';
 
 /** The longest idempotency key a task may carry, in characters (every adapter, so both profiles agree). */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 255;
-
-export const TASK_QUERY_DEFAULT_LIMIT = 100;
-export const TASK_QUERY_MAX_LIMIT = 1000;
-
-const isU32 = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 0xffffffff;
-const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-const isTimeUnder =
-  (rules: TaskRecordRules) =>
-  (n: unknown): n is number =>
-    rules.times === 'integer' ? Number.isSafeInteger(n) : typeof n === 'number' && Number.isFinite(n);
-
-/** Fails VALIDATION_FAILED unless `value` is a string of at most `maxChars` characters (code points). */
-export function checkIdString(field: string, value: unknown, nonEmpty = false, maxChars = Infinity): string {
-  if (typeof value !== 'string' || (nonEmpty && value === ''))
-    throw new ValidationError(`${field} must be a${nonEmpty ? ' non-empty' : ''} string`, { field });
-  if (value.length > maxChars && [...value].length > maxChars) {
-    throw new ValidationError(`${field} is longer than ${maxChars} characters`, { field, length: [...value].length });
-  }
-  return value;
-}
-
-/** checkIdString under `rules`, and only when the rules bound ids. */
-function checkIdUnder(rules: TaskRecordRules, field: string, value: unknown, nonEmpty = false): void {
-  if (rules.maxIdChars !== undefined) checkIdString(field, value, nonEmpty, rules.maxIdChars);
-}
-
-/** A value that can be a stored task id: a positive safe integer. */
-export function isTaskId(id: unknown): id is number {
-  return Number.isSafeInteger(id) && (id as number) > 0;
-}
-
-export function checkNow(now: number, rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES): void {
-  if (!isTimeUnder(rules)(now)) {
-    throw new ValidationError(
-      `now must be ${rules.times === 'integer' ? 'an integer' : 'a finite'} number of epoch ms`,
-      { now },
-    );
-  }
-}
 
 export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES): void {
   const isTime = isTimeUnder(rules);
@@ -175,113 +148,11 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
   };
 }
 
-/** A page or batch size: an integer in 1..TASK_QUERY_MAX_LIMIT. */
-export function checkLimit(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > TASK_QUERY_MAX_LIMIT) {
-    throw new ValidationError(`limit must be an integer in 1..${TASK_QUERY_MAX_LIMIT}`, { limit });
-  }
-}
-
-function checkAfterId(afterId: number): void {
-  if (!Number.isSafeInteger(afterId) || afterId < 0)
-    throw new ValidationError('afterId must be a non-negative integer', { afterId });
-}
-
-/** readOutbox arguments: afterId a non-negative integer, limit 1..TASK_QUERY_MAX_LIMIT. */
-export function checkOutboxRead(afterId: number, limit: number): void {
-  checkAfterId(afterId);
-  checkLimit(limit);
-}
-
-/** A TaskQuery with its defaults filled in, validated. */
-export interface CompiledTaskQuery {
-  state: TaskQuery['state'];
-  accountId: string | undefined;
-  /** Undefined: any account. */
-  accountIds: readonly string[] | undefined;
-  afterId: number;
-  order: 'asc' | 'desc';
-  /** Undefined: from the newest task (a descending listing's first page). */
-  beforeId: number | undefined;
-  createdFrom: number | undefined;
-  createdBefore: number | undefined;
-  limit: number;
-}
-
-/** The most account ids one TaskQuery may name (an operator token's accounts). */
-export const TASK_QUERY_MAX_ACCOUNTS = 1000;
-
-export function compileTaskQuery(query: TaskQuery): CompiledTaskQuery {
-  const {
-    state,
-    accountId,
-    accountIds,
-    afterId = 0,
-    order = 'asc',
-    beforeId,
-    createdFrom,
-    createdBefore,
-    limit = TASK_QUERY_DEFAULT_LIMIT,
-  } = query;
-  checkLimit(limit);
-  checkAfterId(afterId);
-  if (order !== 'asc' && order !== 'desc')
-    throw new ValidationError("order must be 'asc' or 'desc'", { field: 'order', order });
-  if (beforeId !== undefined) {
-    if (!Number.isSafeInteger(beforeId) || beforeId < 1)
-      throw new ValidationError('beforeId must be a positive integer', { field: 'beforeId', beforeId });
-    if (order !== 'desc') throw new ValidationError("beforeId pages a listing in order 'desc'", { field: 'beforeId' });
-  }
-  if (afterId !== 0 && order === 'desc')
-    throw new ValidationError("afterId pages a listing in order 'asc'; use beforeId", { field: 'afterId' });
-  for (const [field, value] of [
-    ['createdFrom', createdFrom],
-    ['createdBefore', createdBefore],
-  ] as const) {
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0))
-      throw new ValidationError(`${field} must be epoch milliseconds`, { field, [field]: value });
-  }
-  if (state !== undefined && !TASK_STATES.includes(state)) throw new ValidationError('unknown task state', { state });
-  if (accountId !== undefined && typeof accountId !== 'string')
-    throw new ValidationError('accountId must be a string', { accountId });
-  if (
-    accountIds !== undefined &&
-    (!Array.isArray(accountIds) ||
-      accountIds.length > TASK_QUERY_MAX_ACCOUNTS ||
-      accountIds.some((id) => typeof id !== 'string'))
-  ) {
-    throw new ValidationError(`accountIds must be a list of at most ${TASK_QUERY_MAX_ACCOUNTS} account ids`, {
-      field: 'accountIds',
-    });
-  }
-  return {
-    state,
-    accountId,
-    accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)],
-    afterId,
-    order,
-    beforeId,
-    createdFrom,
-    createdBefore,
-    limit,
-  };
-}
-
-/** listTasksByContent arguments: accountId a string, contentCrc a u32. */
-export function checkContentQuery(accountId: string, contentCrc: number): void {
-  if (typeof accountId !== 'string') throw new ValidationError('accountId must be a string');
-  if (!isU32(contentCrc)) throw new ValidationError('contentCrc must be a u32', { contentCrc });
-}
-
 /** A fence argument: epoch a non-negative integer. Returns the fence. */
 export function checkedFence(fence: Fence): Fence {
   if (!Number.isSafeInteger(fence?.epoch) || fence.epoch < 0)
     throw new ValidationError('fence.epoch must be a non-negative integer', { fence });
   return fence;
-}
-
-export function checkUnitNo(unitNo: number): void {
-  if (!isU32(unitNo)) throw new ValidationError('unitNo must be a u32', { unitNo });
 }
 
 const REPORT_COUNTS = ['total', 'kept', 'delivered', 'offline', 'units', 'unitsDone'] as const;
@@ -338,103 +209,6 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
     next.report = report;
   }
   return next;
-}
-
-/** Validates a putUnits request: integer unitNo unique, 0 <= start <= end, executorId a string. */
-export function checkNewUnits(units: readonly NewUnit[], rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES): void {
-  if (!Array.isArray(units as unknown)) throw new ValidationError('units must be an array');
-  const seen = new Set<number>();
-  for (const u of units) {
-    if (!isU32(u.unitNo)) throw new ValidationError('unitNo must be a non-negative integer', { unitNo: u.unitNo });
-    if (seen.has(u.unitNo)) throw new ValidationError('duplicate unitNo', { unitNo: u.unitNo });
-    seen.add(u.unitNo);
-    if (!isCount(u.start) || !isCount(u.end) || u.start > u.end) {
-      throw new ValidationError('unit range must satisfy 0 <= start <= end', {
-        unitNo: u.unitNo,
-        start: u.start,
-        end: u.end,
-      });
-    }
-    if (typeof u.executorId !== 'string')
-      throw new ValidationError('executorId must be a string', { unitNo: u.unitNo });
-    checkIdUnder(rules, 'executorId', u.executorId);
-  }
-}
-
-/** The record a validated NewUnit is stored as: PENDING, checkpoint at its start, no counts. */
-export function newUnitRecord(taskId: number, u: NewUnit, now: number): ExecutionUnit {
-  return {
-    taskId,
-    unitNo: u.unitNo,
-    start: u.start,
-    end: u.end,
-    executorId: u.executorId,
-    state: 'PENDING',
-    checkpoint: u.start,
-    delivered: 0,
-    offline: 0,
-    updatedAt: now,
-  };
-}
-
-/**
- * The unit after `event` (IllegalTransitionError if the unit machine refuses
- * it), handed to `executorId` when one is given.
- */
-export function transitionedUnit(
-  unit: ExecutionUnit,
-  event: UnitEvent,
-  now: number,
-  executorId: string | undefined,
-  rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES,
-): ExecutionUnit {
-  if (executorId !== undefined) {
-    if (rules.maxIdChars !== undefined) checkIdString('executorId', executorId, false, rules.maxIdChars);
-    else if (typeof executorId !== 'string') throw new ValidationError('executorId must be a string');
-  }
-  const state = unitMachine.next(unit.state, event);
-  return { ...unit, state, executorId: executorId ?? unit.executorId, updatedAt: now };
-}
-
-/** Shape checks that need no stored unit. */
-export function checkProgress(progress: UnitProgress): void {
-  const { from, to, delivered, offline } = progress;
-  if (!isCount(from) || !isCount(to))
-    throw new ValidationError('progress from/to must be non-negative integers', { from, to });
-  if (!isCount(delivered) || !isCount(offline))
-    throw new ValidationError('progress counts must be non-negative integers', { delivered, offline });
-  if (to <= from) throw new ValidationError('progress must move forward: to > from', { from, to });
-}
-
-/** Range checks against the stored unit: start <= from < to <= end. */
-export function checkProgressInUnit(unit: ExecutionUnit, progress: UnitProgress): void {
-  if (progress.from < unit.start || progress.to > unit.end) {
-    throw new ValidationError('progress outside the unit range', {
-      unitNo: unit.unitNo,
-      start: unit.start,
-      end: unit.end,
-      from: progress.from,
-      to: progress.to,
-    });
-  }
-}
-
-/**
- * The unit after checkpointing `progress` (validated first). Idempotent: only
- * progress that starts at the stored checkpoint applies; a replayed or
- * out-of-order batch is ignored and the unit returned as it was (the same object).
- */
-export function applyUnitProgress(unit: ExecutionUnit, progress: UnitProgress, now: number): ExecutionUnit {
-  checkProgress(progress);
-  checkProgressInUnit(unit, progress);
-  if (progress.from !== unit.checkpoint) return unit;
-  return {
-    ...unit,
-    checkpoint: progress.to,
-    delivered: unit.delivered + progress.delivered,
-    offline: unit.offline + progress.offline,
-    updatedAt: now,
-  };
 }
 
 export function checkListMeta(meta: ListMeta, rules: TaskRecordRules = DEFAULT_TASK_RECORD_RULES): void {
