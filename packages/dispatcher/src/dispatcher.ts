@@ -1,14 +1,6 @@
 import { EpochFloor } from '@herald/core/task';
 import { isHeraldError } from '@herald/core';
-import {
-  LATENCY_BUCKETS_SECONDS,
-  noopLogger,
-  noopMeter,
-  systemClock,
-  type Clock,
-  type Logger,
-  type Meter,
-} from '@herald/core/ports';
+import { noopLogger, noopMeter, systemClock, type Clock, type Logger, type Meter } from '@herald/core/ports';
 import type { HeraldConfig } from '@herald/core/config';
 import type { ReceivedLoad } from '@herald/core/dispatch';
 import type { ListRepository } from '@herald/audience';
@@ -16,7 +8,6 @@ import type {
   HostLoadMessage,
   Message,
   PreprocessRequest,
-  PreprocessResult,
   PullChannel,
   PushChannel,
   TaskHalt,
@@ -24,11 +15,12 @@ import type {
 } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
 import { HostLoads } from './host-loads';
-import { planUnits } from './plan-units';
-import { preprocess } from './preprocess';
-import { readListRange } from './read-range';
 import { replanDecision } from './replan';
+import { sendReplan } from './send-replan';
 import { StreamTargets } from './stream-targets';
+import { runPreprocessJob } from './preprocess-job';
+import { sendUnitBatches } from './unit-stream';
+import { dispatcherMetrics } from './dispatcher-metrics';
 
 export interface DispatcherDeps {
   config: HeraldConfig;
@@ -100,48 +92,29 @@ interface Stream {
  * epoch (`closesEpoch`: the owner will resume the task, if ever, under a new
  * one) is forwarded to the real-time inbox of every executor this dispatcher
  * streamed the task to: there it overtakes the task's queued batches, and the
- * executor drops them unstarted (executor.ts). Forwarded without waiting, so a
+ * executor drops them unstarted (batch-fence.ts). Forwarded without waiting, so a
  * full real-time link never holds up this inbox; a channel sends in call
  * order, so the halt still goes ahead of every batch streamed after it.
  */
 export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const logger = deps.logger ?? noopLogger;
   const meter = deps.meter ?? noopMeter;
-  const batchesSent = meter.counter('herald_dispatcher_batches_total', 'Recipient batches sent to executors');
-  const recipientsSent = meter.counter('herald_dispatcher_recipients_total', 'Recipients sent to executors');
-  const staleRuns = meter.counter(
-    'herald_dispatcher_stale_runs_total',
-    'unit.run messages dropped: their epoch is below one seen for the task (a deposed owner)',
-  );
-  const superseded = meter.counter(
-    'herald_dispatcher_superseded_streams_total',
-    'Unit streams stopped by a unit.run of a newer owner epoch',
-  );
-  const preprocessed = meter.counter(
-    'herald_dispatcher_preprocessed_recipients_total',
-    'Recipients pre-processed (read from the uploaded lists, before filtering)',
-  );
-  const filtered = meter.counter(
-    'herald_dispatcher_filtered_recipients_total',
-    'Recipients removed by the filter chain, by reason',
-    ['reason'],
-  );
-  const preprocessSeconds = meter.histogram(
-    'herald_dispatcher_preprocess_seconds',
-    "One task's pre-processing: load, sort, filter, write the filtered list, plan units",
-    [],
-    LATENCY_BUCKETS_SECONDS,
-  );
-  const errors = meter.counter(
-    'herald_dispatcher_errors_total',
-    'Pre-processings and unit streams that failed, by error code',
-    ['code'],
-  );
-  const preprocessQueue = meter.gauge(
-    'herald_dispatcher_preprocess_queue',
-    'Pre-processing requests waiting or running (one runs at a time)',
-  );
-  const activeStreams = meter.gauge('herald_dispatcher_active_streams', 'Unit streams running');
+  const {
+    batchesSent,
+    recipientsSent,
+    staleRuns,
+    superseded,
+    preprocessed,
+    filtered,
+    preprocessSeconds,
+    errors,
+    preprocessQueue,
+    activeStreams,
+    forwardedHalts,
+    loadReports,
+    unitPlans,
+    replans,
+  } = dispatcherMetrics(meter);
   let preprocessWaiting = 0;
   const countStreams = () => {
     let n = 0;
@@ -157,28 +130,10 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     [...deps.toExecutor.keys(), ...(deps.toRealtimeExecutor?.keys() ?? [])],
     TARGET_MEMORY,
   );
-  const forwardedHalts = meter.counter(
-    'herald_dispatcher_forwarded_halts_total',
-    "task.halt messages forwarded to an executor's real-time inbox, so it drops the halted batches still queued",
-  );
   const clock = deps.clock ?? systemClock;
   /** Each executor's latest load report: the unit plans follow them (plan-units.ts). */
   const hostLoads = new HostLoads();
-  const loadReports = meter.counter(
-    'herald_dispatcher_load_reports_total',
-    'host.load reports received from executors',
-  );
-  const unitPlans = meter.counter(
-    'herald_dispatcher_unit_plans_total',
-    'Tasks whose units were planned, by why they went where they did (one-host, split, short, or a fallback)',
-    ['reason'],
-  );
   const executorIds = [...deps.toExecutor.keys()];
-  const replans = meter.counter(
-    'herald_dispatcher_unit_replans_total',
-    'unit.run messages not streamed: their executor stopped reporting its load, a live one was proposed to the scheduler (unit.replan)',
-    ['reason'],
-  );
   const startedAt = clock.now();
   const running = new Set<Promise<void>>();
   let preprocessing: Promise<void> = Promise.resolve();
@@ -188,63 +143,18 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     void work.finally(() => running.delete(work));
   };
 
-  /**
-   * Sends a pre-processing result, never throwing: runPreprocess runs on one
-   * promise chain, and a rejection there would skip every later request
-   * (and surface as an unhandled rejection). A result that cannot be sent
-   * (the link closing at shutdown) is logged; the task stays PREPROCESSING
-   * until its scheduler re-queues it (at adoption).
-   */
-  async function answer(result: PreprocessResult): Promise<void> {
-    try {
-      await deps.toScheduler.send(result);
-    } catch (error) {
-      errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      logger.warn('pre-processing result not sent', { taskId: result.taskId, error: String(error) });
-    }
-  }
-
-  async function runPreprocess(request: PreprocessRequest): Promise<void> {
-    const started = performance.now();
-    try {
-      const result = await preprocess(request, {
-        config: deps.config,
-        lists: deps.lists,
-        filters: deps.filters,
-        planUnits: (taskId, count) =>
-          planUnits(taskId, count, {
-            config: deps.config,
-            executorIds,
-            loads: hostLoads.latest(),
-            now: clock.now(),
-            logger,
-            planned: (reason) => unitPlans.inc({ reason }),
-            speed: request.speed,
-          }),
-        logger,
-      });
-      preprocessSeconds.observe((performance.now() - started) / 1000);
-      if (result.ok) {
-        preprocessed.inc(undefined, result.total);
-        for (const [reason, count] of Object.entries(result.removed))
-          if (count !== undefined && count > 0) filtered.inc({ reason }, count);
-      }
-      await answer(result);
-    } catch (error) {
-      errors.inc({ code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      logger.error('pre-processing failed', { taskId: request.taskId, error: String(error) });
-      await answer({
-        kind: 'preprocess.result',
-        ok: false,
-        taskId: request.taskId,
-        epoch: request.epoch,
-        errorCode: isHeraldError(error) ? error.code : 'INTERNAL',
-        message: error instanceof Error ? error.message : String(error),
-      });
-    } finally {
-      preprocessQueue.set(--preprocessWaiting);
-    }
-  }
+  const runPreprocess = (request: PreprocessRequest) =>
+    runPreprocessJob(request, {
+      config: deps.config,
+      lists: deps.lists,
+      filters: deps.filters,
+      toScheduler: deps.toScheduler,
+      executorIds,
+      hostLoads,
+      clock,
+      logger,
+      metrics: { preprocessed, filtered, preprocessSeconds, errors, unitPlans },
+    }).finally(() => preprocessQueue.set(--preprocessWaiting));
 
   /** The highest epoch known for a task: remembered, or held by one of its live streams. */
   function highestEpoch(taskId: number): number | undefined {
@@ -321,21 +231,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       to: decision.to,
       reason: decision.reason,
     });
-    track(
-      deps.toScheduler
-        .send({
-          kind: 'unit.replan',
-          taskId: run.taskId,
-          epoch: run.epoch,
-          unitNo: run.unitNo,
-          from: run.executorId,
-          to: decision.to,
-        })
-        .catch((error: unknown) => {
-          // The unit stalls again and its owner asks again (scheduler.unitStallMs).
-          logger.warn('unit.replan not sent', { taskId: run.taskId, unitNo: run.unitNo, error: String(error) });
-        }),
-    );
+    track(sendReplan(deps.toScheduler, run, decision.to, logger));
     return true;
   }
 
@@ -352,27 +248,15 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         });
         return;
       }
-      const path = deps.lists.pathOf(run.filteredListId);
-      let offset = run.from;
-      for await (const uins of readListRange(path, run.from, run.end, deps.config.dispatcher.batchSize)) {
-        if (state.halted) {
-          logger.debug('unit stream stopped', { taskId: run.taskId, unitNo: run.unitNo, epoch: run.epoch, offset });
-          return;
-        }
-        const last = offset + uins.length >= run.end;
-        await channel.send({
-          kind: 'unit.batch',
-          taskId: run.taskId,
-          epoch: run.epoch,
-          unitNo: run.unitNo,
-          offset,
-          last,
-          uins,
-        });
-        batchesSent.inc();
-        recipientsSent.inc(undefined, uins.length);
-        offset += uins.length;
-      }
+      await sendUnitBatches(run, state, channel, {
+        pathOf: (listId) => deps.lists.pathOf(listId),
+        batchSize: deps.config.dispatcher.batchSize,
+        logger,
+        sent: (recipients) => {
+          batchesSent.inc();
+          recipientsSent.inc(undefined, recipients);
+        },
+      });
     } catch (error) {
       // A closed channel means this process is stopping: the unit resumes from its checkpoint elsewhere or later.
       const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';

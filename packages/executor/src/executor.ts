@@ -1,10 +1,7 @@
-import { dayOf } from '@herald/core/frequency';
-import { EpochFloor } from '@herald/core/task';
 import { isHeraldError } from '@herald/core';
 import {
   noopLogger,
   systemClock,
-  TOPICS,
   type Clock,
   type ConfirmedBatchLog,
   type EventBus,
@@ -16,8 +13,7 @@ import {
   type TaskStore,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
-import type { PullChannel, PushChannel, TaskHalt, UnitBatch } from '@herald/transport';
-import { displayOf } from './display';
+import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 import type { FrequencyControl } from './frequency-control';
 import type { LoginQueue } from './login-queue';
@@ -26,6 +22,9 @@ import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import type { TaskCache } from './task-cache';
 import { movedBatchGuard } from './unit-assignments';
+import { executorMetrics } from './executor-metrics';
+import { deliverBatch } from './deliver-batch';
+import { BatchFence } from './batch-fence';
 
 export interface ExecutorDeps {
   id: string;
@@ -108,9 +107,6 @@ export interface Executor {
  */
 export const PREFETCH = 2;
 
-/** Tasks whose highest batch epoch is remembered; past it the least recently seen is forgotten. */
-const EPOCH_MEMORY = 65_536;
-
 /**
  * The executor tier: walks each batch of a unit, pushes online users through
  * the delivery gateway, appends offline users to their offline lists, and
@@ -162,49 +158,13 @@ const EPOCH_MEMORY = 65_536;
 export function startExecutor(deps: ExecutorDeps): Executor {
   const logger = deps.logger ?? noopLogger;
   const meter = deps.meter ?? noopMeter;
-  const delivered = meter.counter('herald_executor_delivered_total', 'Recipients pushed to online users', ['executor']);
-  const queued = meter.counter('herald_executor_offline_total', 'Recipients appended to offline lists', ['executor']);
-  const dropped = meter.counter('herald_executor_dropped_batches_total', 'Batches dropped (unknown task)', [
-    'executor',
-  ]);
-  const stale = meter.counter(
-    'herald_executor_stale_batches_total',
-    'Batches dropped: their epoch is below one seen for the task (a deposed owner)',
-    ['executor'],
-  );
-  const halted = meter.counter(
-    'herald_executor_halted_batches_total',
-    'Batches dropped unstarted: their task was halted under their epoch (preempted, paused, cancelled, expired)',
-    ['executor'],
-  );
-  const busy = meter.counter(
-    'herald_executor_busy_seconds_total',
-    "Time spent handling batches (its rate is the executor's load, 0..1)",
-    ['executor'],
-  );
-  const errors = meter.counter(
-    'herald_executor_errors_total',
-    'Batches not confirmed and login walks that failed, by error code',
-    ['executor', 'code'],
-  );
-  const prefetched = meter.gauge(
-    'herald_executor_prefetched_batches',
-    'Batches read from the inboxes waiting for the worker (both lanes)',
-    ['executor'],
-  );
+  const { delivered, queued, dropped, stale, halted, busy, errors, prefetched, pacedRecipients } =
+    executorMetrics(meter);
   const labels = { executor: deps.id };
   const clock = deps.clock ?? systemClock;
   const personaliser = deps.personaliser ?? new Personaliser(undefined, logger);
-  /** Per task, the highest owner epoch seen. */
-  const epochs = new EpochFloor(EPOCH_MEMORY);
-  /** Per task, the highest epoch a halt closed: the task's batches at or below it are dropped unstarted. */
-  const closed = new EpochFloor(EPOCH_MEMORY);
+  const fence = new BatchFence({ halted: () => halted.inc(labels), stale: () => stale.inc(labels) }, logger);
   let stop!: () => void;
-  const pacedRecipients = meter.counter(
-    'herald_executor_paced_recipients_total',
-    "Recipients sent at their task's speed: each batch's taken from the task's token bucket first",
-    ['executor'],
-  );
   const pacer =
     deps.pacing === undefined
       ? undefined
@@ -212,39 +172,12 @@ export function startExecutor(deps: ExecutorDeps): Executor {
           pacedRecipients.inc(labels, count),
         );
 
-  function onHalt(halt: TaskHalt): void {
-    if (halt.closesEpoch !== true) return; // the owner may still run units under this epoch
-    closed.raise(halt.taskId, halt.epoch);
-    logger.debug('task halt read: its batches not yet started are dropped', { taskId: halt.taskId, epoch: halt.epoch });
-  }
-
-  /** True (and counted) when the batch's task was halted under the batch's epoch. */
-  function isHalted(batch: UnitBatch): boolean {
-    const upTo = closed.get(batch.taskId);
-    if (upTo === undefined || batch.epoch > upTo) return false;
-    halted.inc(labels);
-    return true;
-  }
-
   /** Whether a batch's unit moved to another executor while this one was silent (unit-assignments.ts). */
   const isMoved =
     deps.assignments === undefined
       ? async () => false
       : movedBatchGuard({ store: deps.assignments, executorId: deps.id, clock, logger, meter });
 
-  /** True (and counted) when the batch's epoch is below the highest known for its task. */
-  function isStale(batch: UnitBatch, known: number): boolean {
-    if (batch.epoch >= known) return false;
-    stale.inc(labels);
-    logger.warn('batch of a deposed owner dropped', {
-      taskId: batch.taskId,
-      unitNo: batch.unitNo,
-      offset: batch.offset,
-      epoch: batch.epoch,
-      current: known,
-    });
-    return true;
-  }
   /** The batches confirmed here, by unit and offset: their end and their counts. */
   const confirmed = deps.confirmed ?? new MemoryConfirmedBatchLog();
 
@@ -276,7 +209,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   async function handle(batch: UnitBatch): Promise<number> {
     const to = batch.offset + batch.uins.length;
     const since = clock.now();
-    if (isHalted(batch) || isStale(batch, epochs.get(batch.taskId) ?? batch.epoch)) return 0;
+    if (fence.isHalted(batch) || fence.isStale(batch, fence.known(batch.taskId) ?? batch.epoch)) return 0;
     // Before the confirmed-batch log too: a unit that moved gets no report from here, not even a replayed one.
     if (await isMoved(batch, since)) return 0;
     const task = await deps.tasks.get(batch.taskId);
@@ -286,7 +219,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       return 0;
     }
     // The cached task's epoch is the owner's when it was read: a lower bound, which also covers a task forgotten above.
-    if (isStale(batch, epochs.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return 0;
+    if (fence.isStale(batch, fence.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return 0;
     const seen = await confirmed.get(batch.taskId, batch.unitNo, batch.offset);
     if (seen !== undefined && seen.to === to) {
       await report(batch, to, seen.delivered, seen.offline);
@@ -300,59 +233,21 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     )
       return performance.now() - pacingFrom;
     const pacedMs = performance.now() - pacingFrom;
-    const online = new Uint32Array(batch.uins.length);
-    const offline = new Uint32Array(batch.uins.length);
-    const split = deps.online.partition(batch.uins, online, offline);
-    const reached = online.subarray(0, split.online); // sorted: a filtered list's range, split in order
-    // Counted beside the delivery, not after it: a count whose delivery then fails is not
-    // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
-    await Promise.all([
-      split.online > 0
-        ? personaliser.deliver(deps.gateway, {
-            taskId: task.id,
-            uins: reached,
-            content: task.content,
-            atLogin: false,
-            ...displayOf(task),
-          })
-        : undefined,
-      split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
-      split.online > 0 && deps.frequency !== undefined
-        ? deps.frequency.counter.consume([
-            { taskId: task.id, day: dayOf(deps.frequency.policy, clock.now()), uins: reached },
-          ])
-        : undefined,
-    ]);
-    delivered.inc(labels, split.online);
-    queued.inc(labels, split.offline);
-    if (deps.reports) {
-      // Before the progress report: a batch the scheduler counts is always in the reports stream.
-      await deps.reports.publish(TOPICS.reports, [
-        {
-          key: String(task.id),
-          value: {
-            taskId: task.id,
-            unitNo: batch.unitNo,
-            from: batch.offset,
-            to,
-            delivered: split.online,
-            offline: split.offline,
-            executor: deps.id,
-          },
-          timestamp: Date.now(),
-        },
-      ]);
-    }
-    // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
-    // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
-    // After the reports stream (a batch replayed from here is not published again), before the progress report.
-    await confirmed.record(
-      batch.taskId,
-      batch.unitNo,
-      batch.offset,
-      { to, delivered: split.online, offline: split.offline },
-      task.expiresAt,
-    );
+    const split = await deliverBatch(batch, task, {
+      executorId: deps.id,
+      online: deps.online,
+      gateway: deps.gateway,
+      offline: deps.offline,
+      frequency: deps.frequency,
+      reports: deps.reports,
+      confirmed,
+      personaliser,
+      clock,
+      counted: (online, offline) => {
+        delivered.inc(labels, online);
+        queued.inc(labels, offline);
+      },
+    });
     await report(batch, to, split.online, split.offline);
     return pacedMs;
   }
@@ -383,14 +278,14 @@ export function startExecutor(deps: ExecutorDeps): Executor {
         continue;
       }
       if (message.kind === 'task.halt') {
-        onHalt(message);
+        fence.onHalt(message);
         continue;
       }
       if (message.kind !== 'unit.batch') {
         logger.warn('executor ignores a message not meant for it', { kind: message.kind });
         continue;
       }
-      if (isHalted(message)) continue;
+      if (fence.isHalted(message)) continue;
       prefetch.put(source, lane ?? (await laneOf(message)), message.taskId, message);
       prefetched.set(prefetch.size, labels);
       if (!(await source.room())) return; // closed: what is still in the socket stays there

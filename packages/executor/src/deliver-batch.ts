@@ -1,0 +1,99 @@
+import { dayOf } from '@herald/core/frequency';
+import {
+  TOPICS,
+  type Clock,
+  type ConfirmedBatchLog,
+  type DeliveryGateway,
+  type EventBus,
+  type OfflineStore,
+} from '@herald/core/ports';
+import type { OnlineView } from '@herald/core/presence';
+import type { Task } from '@herald/core/task';
+import type { UnitBatch } from '@herald/transport';
+import { displayOf } from './display';
+import type { FrequencyControl } from './frequency-control';
+import type { Personaliser } from './personalise';
+
+export interface DeliverBatchDeps {
+  executorId: string;
+  online: OnlineView;
+  gateway: DeliveryGateway;
+  offline: OfflineStore;
+  /** With frequency control: the batch's online users are counted for the task on the local day of delivery. */
+  frequency?: FrequencyControl;
+  /** Where the confirmed batch is published (the reports topic), before it is recorded. */
+  reports?: EventBus;
+  confirmed: ConfirmedBatchLog;
+  personaliser: Personaliser;
+  clock: Clock;
+  /** Called once the batch's writes finished, with its online and offline recipients. */
+  counted(online: number, offline: number): void;
+}
+
+/**
+ * Writes one batch: pushes its online users through the gateway, appends the
+ * others to their offline lists, counts deliveries for frequency control,
+ * publishes it to the reports stream, and records it as confirmed. Returns
+ * how many recipients went each way. The caller reports it to the scheduler
+ * afterwards; a throw leaves it unconfirmed, so it comes again.
+ */
+export async function deliverBatch(
+  batch: UnitBatch,
+  task: Task,
+  deps: DeliverBatchDeps,
+): Promise<{ online: number; offline: number }> {
+  const to = batch.offset + batch.uins.length;
+  const online = new Uint32Array(batch.uins.length);
+  const offline = new Uint32Array(batch.uins.length);
+  const split = deps.online.partition(batch.uins, online, offline);
+  const reached = online.subarray(0, split.online); // sorted: a filtered list's range, split in order
+  // Counted beside the delivery, not after it: a count whose delivery then fails is not
+  // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
+  await Promise.all([
+    split.online > 0
+      ? deps.personaliser.deliver(deps.gateway, {
+          taskId: task.id,
+          uins: reached,
+          content: task.content,
+          atLogin: false,
+          ...displayOf(task),
+        })
+      : undefined,
+    split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
+    split.online > 0 && deps.frequency !== undefined
+      ? deps.frequency.counter.consume([
+          { taskId: task.id, day: dayOf(deps.frequency.policy, deps.clock.now()), uins: reached },
+        ])
+      : undefined,
+  ]);
+  deps.counted(split.online, split.offline);
+  if (deps.reports) {
+    // Before the progress report: a batch the scheduler counts is always in the reports stream.
+    await deps.reports.publish(TOPICS.reports, [
+      {
+        key: String(task.id),
+        value: {
+          taskId: task.id,
+          unitNo: batch.unitNo,
+          from: batch.offset,
+          to,
+          delivered: split.online,
+          offline: split.offline,
+          executor: deps.executorId,
+        },
+        timestamp: Date.now(),
+      },
+    ]);
+  }
+  // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
+  // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
+  // After the reports stream (a batch replayed from here is not published again), before the progress report.
+  await deps.confirmed.record(
+    batch.taskId,
+    batch.unitNo,
+    batch.offset,
+    { to, delivered: split.online, offline: split.offline },
+    task.expiresAt,
+  );
+  return split;
+}
