@@ -35,7 +35,7 @@ const memberIds = (n) => Array.from({ length: n }, (_, i) => `scheduler-${String
  * `tookMs` (simulated, undefined if not converged within `limitMs`), whether
  * it then held still for a dead interval, and the steps and messages it cost.
  */
-function simulateMembership({ members, seed, latencyMs, jitterMs }) {
+function simulateMembership({ members, seed, latencyMs, jitterMs, progress = () => {} }) {
   const config = compileAptaConfig();
   const net = new SimulatedNetwork({ config, latencyMs, jitterMs, seed });
   const random = seededRandom(seed + 1);
@@ -56,6 +56,7 @@ function simulateMembership({ members, seed, latencyMs, jitterMs }) {
     }
     const wallMs = Number(process.hrtime.bigint() - wall) / 1e6;
     rows.push({ scenario, tookMs: at === undefined ? undefined : at - from, held, steps: net.steps - steps, messages: net.messages - messages, wallMs });
+    progress(`${scenario}: ${seconds(rows[rows.length - 1].tookMs)} simulated, ${(wallMs / 1000).toFixed(0)} s wall`);
   };
 
   measure('cold start', 0, () => {
@@ -178,7 +179,7 @@ async function main() {
   const args = parseArgs(argv);
   const load = loadAverage();
   process.stderr.write(`simulating ${args.members} members ...\n`);
-  const membership = simulateMembership(args);
+  const membership = simulateMembership({ ...args, progress: (line) => process.stderr.write(`  ${line}\n`) });
   process.stderr.write('measuring the ring ...\n');
   const rings = args.vnodes.map((vnodes) => measureRing({ ...args, vnodes }));
   const header = [
