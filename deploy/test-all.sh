@@ -8,7 +8,9 @@
 #      chromium (the console's browser tests drive it headless through
 #      playwright-core; no browser is ever downloaded), iproute2, nftables and
 #      cgroup-tools (cgroup/test: the bandwidth classes shaped for real in network
-#      namespaces: tc, nft, cgexec); installed only when
+#      namespaces: tc, nft, cgexec), prometheus (only for promtool: every /metrics must
+#      pass `promtool check metrics`; on a systemd host the package also starts a
+#      Prometheus server on :9090, which no test uses); installed only when
 #      missing. The servers themselves are started on 127.0.0.1 by jest's global setup (jest.global-setup.js) and stopped after.
 #   2. npm ci: exactly the locked dependencies, node_modules laid anew.
 #   3. build (tsc -b, strict, project references; the console's vite build), type-check of the tests
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 
 echo "== Debian packages"
 missing=()
-for pkg in mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools; do
+for pkg in mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools prometheus; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -30,7 +32,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 else
-  echo "installed: mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools"
+  echo "installed: mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools prometheus"
 fi
 
 echo "== npm ci (from the lock file)"

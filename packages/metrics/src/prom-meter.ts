@@ -20,7 +20,10 @@ export interface PromMeter extends Meter {
  */
 export function createPromMeter(options: { defaultMetrics?: boolean } = {}): PromMeter {
   const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics) {
+    collectDefaultMetrics({ register: registry });
+    dropMisnamedDefaults(registry);
+  }
   const counters = new Map<string, PromCounter>();
   const gauges = new Map<string, PromGauge>();
   const histograms = new Map<string, PromHistogram>();
@@ -63,6 +66,19 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
+}
+
+/**
+ * prom-client's default collectors expose three gauges named like counters
+ * (`_total`), which `promtool check metrics` rejects. Each is the sum of its
+ * by-type twin, which stays: `nodejs_active_handles_total` is
+ * `sum(nodejs_active_handles)`, and the same for `_requests` and `_resources`
+ * (docs/operations.md, "Metrics").
+ */
+const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+function dropMisnamedDefaults(registry: Registry): void {
+  for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
 }
 
 /** Label values seen so far, redacted: labels are few by design, so each value is redacted once. */

@@ -53,6 +53,8 @@ export { TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS } from './cluster-options';
 export { waitFor, WaitForTimeoutError } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export { makeTempDir } from './temp-dir';
+export { promtoolCheckMetrics } from './promtool';
+export type { PromtoolVerdict } from './promtool';
 export { sweepManagementPort, sweepRequests, sendRaw } from './management-sweep';
 export type { SweepAnswer, RawRequest } from './management-sweep';
 export type { TempDir } from './temp-dir';
