@@ -12,7 +12,8 @@
  * flag, "WORKING with a ring equal to the expected members", updated on every
  * step, so convergence is checked in O(1) rather than by comparing 200 rings.
  */
-const { aptaNextTickAt, aptaStep, createMemberView, seededRandom } = require('@herald/core');
+const { aptaNextTickAt, aptaStep, createMemberView } = require('@herald/core/apta');
+const { seededRandom } = require('@herald/core');
 
 /** A binary min-heap of events by (at, seq). */
 class EventHeap {
@@ -96,7 +97,13 @@ class SimulatedNetwork {
 
   startNow(id) {
     if (this.members.get(id)?.running) throw new Error(`${id} is already running`);
-    const member = { id, view: createMemberView({ id, now: this.now, config: this.config, incarnation: this.now }), running: true, timerAt: -1, ok: false };
+    const member = {
+      id,
+      view: createMemberView({ id, now: this.now, config: this.config, incarnation: this.now }),
+      running: true,
+      timerAt: -1,
+      ok: false,
+    };
     this.members.set(id, member);
     this.liveCount++;
     this.setOk(member, this.isOk(member));

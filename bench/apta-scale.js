@@ -23,10 +23,20 @@
  */
 const { appendFile } = require('node:fs/promises');
 const path = require('node:path');
-const { APTA_VNODES, allocateTasks, compileAptaConfig, seededRandom } = require('@herald/core');
+const { APTA_VNODES, allocateTasks, compileAptaConfig } = require('@herald/core/apta');
+const { seededRandom } = require('@herald/core');
 const { SimulatedNetwork } = require('./apta-network');
 
-const DEFAULTS = { members: 200, tasks: 1e6, vnodes: [APTA_VNODES, 500, 1000, 2000, 4000], seed: 1, latencyMs: 5, jitterMs: 5, steps: ['membership', 'ring'], record: false };
+const DEFAULTS = {
+  members: 200,
+  tasks: 1e6,
+  vnodes: [APTA_VNODES, 500, 1000, 2000, 4000],
+  seed: 1,
+  latencyMs: 5,
+  jitterMs: 5,
+  steps: ['membership', 'ring'],
+  record: false,
+};
 
 const memberIds = (n) => Array.from({ length: n }, (_, i) => `scheduler-${String(i + 1).padStart(3, '0')}`);
 
@@ -55,13 +65,25 @@ function simulateMembership({ members, seed, latencyMs, jitterMs, progress = () 
       held = net.changes === 0 && net.converged();
     }
     const wallMs = Number(process.hrtime.bigint() - wall) / 1e6;
-    rows.push({ scenario, tookMs: at === undefined ? undefined : at - from, held, steps: net.steps - steps, messages: net.messages - messages, wallMs });
+    rows.push({
+      scenario,
+      tookMs: at === undefined ? undefined : at - from,
+      held,
+      steps: net.steps - steps,
+      messages: net.messages - messages,
+      wallMs,
+    });
     progress(`${scenario}: ${seconds(rows[rows.length - 1].tookMs)} simulated, ${(wallMs / 1000).toFixed(0)} s wall`);
   };
 
-  measure('cold start', 0, () => {
-    for (const id of ids) net.start(id, Math.floor(random() * config.helloIntervalMs));
-  }, ids);
+  measure(
+    'cold start',
+    0,
+    () => {
+      for (const id of ids) net.start(id, Math.floor(random() * config.helloIntervalMs));
+    },
+    ids,
+  );
 
   const victim = ids[Math.floor(random() * ids.length)];
   const rest = ids.filter((id) => id !== victim);
@@ -99,7 +121,10 @@ function measureRing({ members, tasks, vnodes, seed }) {
   const joiner = `scheduler-${String(members + 1).padStart(3, '0')}`;
   const joined = allocateTasks([...ids, joiner], vnodes);
   const leaver = ids[Math.floor(seededRandom(seed + 2)() * ids.length)];
-  const left = allocateTasks(ids.filter((id) => id !== leaver), vnodes);
+  const left = allocateTasks(
+    ids.filter((id) => id !== leaver),
+    vnodes,
+  );
   let [joinMoves, joinStray, leaveMoves, leaveStray] = [0, 0, 0, 0];
   for (let t = 0; t < tasks; t++) {
     const before = ids[owners[t]];
@@ -123,7 +148,10 @@ const pct = (x) => `${(100 * x).toFixed(3)}%`;
 
 function formatMembership(args, { config, rows, killGoalMs }) {
   const row = (r) => {
-    const goal = r.scenario === 'one member killed' ? `<= ${seconds(killGoalMs)}: ${r.tookMs !== undefined && r.tookMs <= killGoalMs ? 'met' : 'MISSED'}` : '-';
+    const goal =
+      r.scenario === 'one member killed'
+        ? `<= ${seconds(killGoalMs)}: ${r.tookMs !== undefined && r.tookMs <= killGoalMs ? 'met' : 'MISSED'}`
+        : '-';
     return `| ${r.scenario} | ${seconds(r.tookMs)} | ${goal} | ${r.held ? 'yes' : 'NO'} | ${r.steps.toLocaleString('en-US')} | ${r.messages.toLocaleString('en-US')} | ${(r.wallMs / 1000).toFixed(1)} |`;
   };
   return [
@@ -146,7 +174,9 @@ function formatRings(args, rings) {
       ? []
       : [
           `Imbalance goal (< 1.10 with the default ${APTA_VNODES} virtual nodes): ${byDefault.maxOverMean < 1.1 ? 'met' : `MISSED (${byDefault.maxOverMean.toFixed(3)})`}` +
-            (meeting.length > 0 ? `; met here with ${meeting.join(', ')} virtual nodes.` : '; met by none of the counts measured.'),
+            (meeting.length > 0
+              ? `; met here with ${meeting.join(', ')} virtual nodes.`
+              : '; met by none of the counts measured.'),
           '',
         ];
   return [
@@ -154,7 +184,10 @@ function formatRings(args, rings) {
     '',
     '| virtual nodes | max/mean tasks | min/mean tasks | moved on one join | moved on one leave | moves not to/from that member |',
     '|---:|---:|---:|---:|---:|---:|',
-    ...rings.map((r) => `| ${r.vnodes}${r.vnodes === APTA_VNODES ? ' (default)' : ''} | ${r.maxOverMean.toFixed(3)} | ${r.minOverMean.toFixed(3)} | ${pct(r.joinShare)} | ${pct(r.leaveShare)} | ${r.strayMoves} |`),
+    ...rings.map(
+      (r) =>
+        `| ${r.vnodes}${r.vnodes === APTA_VNODES ? ' (default)' : ''} | ${r.maxOverMean.toFixed(3)} | ${r.minOverMean.toFixed(3)} | ${pct(r.joinShare)} | ${pct(r.leaveShare)} | ${r.strayMoves} |`,
+    ),
     '',
     ...verdict,
   ];
@@ -175,7 +208,12 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   const whole = (n, min, max) => Number.isInteger(n) && n >= min && n <= max;
-  if (!whole(args.members, 2, 998) || !whole(args.tasks, 1, 1e8) || !args.vnodes.every((v) => whole(v, 1, 10_000)) || !whole(args.seed, 0, 2 ** 31)) {
+  if (
+    !whole(args.members, 2, 998) ||
+    !whole(args.tasks, 1, 1e8) ||
+    !args.vnodes.every((v) => whole(v, 1, 10_000)) ||
+    !whole(args.seed, 0, 2 ** 31)
+  ) {
     throw new Error('bad --members (2..998), --tasks, --vnodes or --seed');
   }
   if (args.steps.length === 0 || !args.steps.every((step) => ['membership', 'ring'].includes(step))) {
@@ -198,7 +236,11 @@ async function main() {
     `Machine: ${machine()}, load average ${load.toFixed(1)} at start. Command: \`${['node bench/apta-scale.js', ...argv.filter((a) => a !== '--record')].join(' ')}\`.`,
     '',
   ];
-  const report = [...header, ...(membership ? formatMembership(args, membership) : []), ...(rings.length > 0 ? formatRings(args, rings) : [])].join('\n');
+  const report = [
+    ...header,
+    ...(membership ? formatMembership(args, membership) : []),
+    ...(rings.length > 0 ? formatRings(args, rings) : []),
+  ].join('\n');
   process.stdout.write(report);
   if (args.record) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + report);
 }

@@ -5,7 +5,7 @@
  * moves about 1/n of the tasks, all to or from that member. The simulation is
  * seeded and its clock simulated: the numbers are the same on every machine.
  */
-import { APTA_VNODES, compileAptaConfig } from '@herald/core';
+import { APTA_VNODES, compileAptaConfig } from '@herald/core/apta';
 
 // The bench modules are plain JavaScript without types: required, typed here as far as the tests use them.
 interface ScenarioRow {
@@ -15,8 +15,16 @@ interface ScenarioRow {
   steps: number;
 }
 const { simulateMembership, measureRing, memberIds } = require('../apta-scale') as {
-  simulateMembership(args: { members: number; seed: number; latencyMs: number; jitterMs: number }): { rows: ScenarioRow[]; killGoalMs: number };
-  measureRing(args: { members: number; tasks: number; vnodes: number; seed: number }): { maxOverMean: number; joinShare: number; leaveShare: number; strayMoves: number };
+  simulateMembership(args: { members: number; seed: number; latencyMs: number; jitterMs: number }): {
+    rows: ScenarioRow[];
+    killGoalMs: number;
+  };
+  measureRing(args: { members: number; tasks: number; vnodes: number; seed: number }): {
+    maxOverMean: number;
+    joinShare: number;
+    leaveShare: number;
+    strayMoves: number;
+  };
   memberIds(n: number): string[];
 };
 const { SimulatedNetwork } = require('../apta-network') as {

@@ -1,4 +1,4 @@
-import type { Task } from '@herald/core';
+import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { createPromMeter } from '@herald/metrics';
 import { makeTempDir, promtoolCheckMetrics, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
@@ -14,7 +14,13 @@ describe('GET /metrics passes promtool check metrics', () => {
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-promtool-');
-    cluster = await startEmbeddedCluster({ dataDir: dir.path, uinSpaceBits: 20, http: { port: 0 }, auth: TEST_AUTH_OPTIONS, tasks: TEST_TASK_OPTIONS });
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits: 20,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+    });
   });
 
   afterAll(async () => {
@@ -26,7 +32,11 @@ describe('GET /metrics passes promtool check metrics', () => {
     cluster.online.setOnline(1, true);
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([1, 2, 3]));
     expect(list.status).toBe(201);
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', { accountId: 'acme', listId: (list.body as { id: string }).id, content: { body: 'hi' } });
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: (list.body as { id: string }).id,
+      content: { body: 'hi' },
+    });
     expect((await waitForEnd(cluster, created.body.id)).state).toBe('COMPLETED');
     expect((await call(cluster, 'GET', '/api/v1/tasks/999999')).status).toBe(404);
     await cluster.login([2]);

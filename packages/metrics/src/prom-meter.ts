@@ -75,7 +75,11 @@ export function createPromMeter(options: { defaultMetrics?: boolean } = {}): Pro
  * `sum(nodejs_active_handles)`, and the same for `_requests` and `_resources`
  * (docs/operations.md, "Metrics").
  */
-const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 function dropMisnamedDefaults(registry: Registry): void {
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);

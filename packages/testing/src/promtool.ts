@@ -20,7 +20,11 @@ export function promtoolCheckMetrics(exposition: string): Promise<PromtoolVerdic
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'ENOENT' ? new Error('promtool not found: apt-get install prometheus (deploy/test-all.sh does)', { cause: error }) : error),
+      reject(
+        error.code === 'ENOENT'
+          ? new Error('promtool not found: apt-get install prometheus (deploy/test-all.sh does)', { cause: error })
+          : error,
+      ),
     );
     child.on('close', (code) => resolve({ code: code ?? -1, output: output.trim() }));
     child.stdin.end(exposition);
