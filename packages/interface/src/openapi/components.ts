@@ -8,56 +8,16 @@
  * document test (openapi.test.ts), which checks real answers against these
  * schemas, fails when an answer gains a field the document does not tell.
  */
-import { ACCOUNT_ID_PATTERN, ROLES } from '@herald/core/access';
-import { AGE_BANDS, GENDERS } from '@herald/core/targeting';
-import { BAD_ROW_REASONS } from '@herald/core/ports';
+
+import { ROLES } from '@herald/core/access';
 import { ErrorCodes } from '@herald/core';
 import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
 import { FIRING_OUTCOMES } from '@herald/core/campaign';
+import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
+import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
 
-/** A JSON Schema as this module writes it (plain data). */
-export type JsonSchema = Record<string, unknown>;
+export { ref, type JsonSchema } from './schema-builders';
 
-/** `$ref` to a component of the document. */
-export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-
-const integer = (description: string, extra: JsonSchema = {}): JsonSchema => ({
-  type: 'integer',
-  description,
-  ...extra,
-});
-const epochMs = (description: string): JsonSchema => integer(`${description} (epoch ms)`, { minimum: 0 });
-const nullable = (type: string, description: string, extra: JsonSchema = {}): JsonSchema => ({
-  type: [type, 'null'],
-  description,
-  ...extra,
-});
-const object = (properties: Record<string, JsonSchema>, required: string[], description?: string): JsonSchema => ({
-  type: 'object',
-  ...(description === undefined ? {} : { description }),
-  required,
-  additionalProperties: false,
-  properties,
-});
-/** A keyset page: `items` under `key`, and the cursor of the next page. */
-const page = (
-  key: string,
-  items: JsonSchema,
-  cursorMeaning: string,
-  cursorType: 'integer' | 'string' = 'integer',
-): JsonSchema =>
-  object(
-    {
-      [key]: { type: 'array', items },
-      nextCursor: nullable(
-        cursorType,
-        `pass as \`cursor\` for the next page (${cursorMeaning}); null on the last page`,
-      ),
-    },
-    [key, 'nextCursor'],
-  );
-
-const accountId: JsonSchema = { type: 'string', pattern: ACCOUNT_ID_PATTERN.source, example: 'acme' };
 const content = object(
   {
     body: { type: 'string', description: 'the text pushed to each recipient' },
@@ -173,18 +133,6 @@ const task = object(
     'updatedAt',
   ],
 );
-
-const listFields = {
-  id: { type: 'string', description: 'the list id to send to' },
-  accountId,
-  count: integer('recipients'),
-  checksum: integer('CRC-32 of the stored file body'),
-  sorted: { type: 'boolean' },
-  unique: { type: 'boolean' },
-  bytes: integer('size of the stored binary file'),
-  createdAt: epochMs('stored'),
-} satisfies Record<string, JsonSchema>;
-const LIST_REQUIRED = Object.keys(listFields);
 
 const textImport = object(
   {
@@ -343,160 +291,6 @@ const hostLoad = object(
     'senderSlotsFree',
     'ageMs',
   ],
-);
-
-const limits = (description: string): JsonSchema =>
-  object(
-    {
-      dailyBroadcasts: integer('broadcasts whose send time falls on one day'),
-      dailyRecipients: integer('recipients (list sizes) summed over those broadcasts'),
-      minIntervalMs: integer('least time between the send times of two broadcasts, ms'),
-      maxSpeed: integer('the fastest a task may ask to be sent, recipients/s; 0: the account may not set a speed'),
-    },
-    ['dailyBroadcasts', 'dailyRecipients', 'minIntervalMs', 'maxSpeed'],
-    description,
-  );
-
-const accountLimits = object(
-  {
-    accountId,
-    limits: limits('in force: what the next broadcast is decided by'),
-    base: limits('the defaults with the override applied, before the click-through factor'),
-    override: {
-      type: 'object',
-      additionalProperties: { type: 'integer' },
-      description: "the account's own limits, by name ({} none)",
-    },
-    confirmation: object(
-      {
-        confirmAbove: integer(
-          'recipients above which a broadcast starting within confirmWithinMs needs "confirm": <count>',
-        ),
-        confirmWithinMs: integer('how soon, ms, such a broadcast must start to need it'),
-      },
-      ['confirmAbove', 'confirmWithinMs'],
-      'when a broadcast needs an explicit confirm: the override over accounts.defaultLimits, never scaled by the click-through rate',
-    ),
-    clickThroughRate: nullable('number', "the last broadcast's clicks / delivered; null: unknown"),
-    factor: { type: 'number', description: 'clamp(rate / referenceRate, minFactor, maxFactor); 1 with no rate' },
-    usage: object(
-      { broadcasts: integer('reserved to send today'), recipients: integer('their recipients') },
-      ['broadcasts', 'recipients'],
-      "today's usage (the local day of accounts.utcOffsetMinutes)",
-    ),
-    dayStartsAt: epochMs("today's start"),
-    nextResetAt: epochMs('when the daily quotas start again'),
-    lastBroadcastAt: nullable('integer', 'the latest reserved send time at or before now (epoch ms)'),
-    nextBroadcastAt: nullable('integer', 'the earliest reserved send time at or after now (epoch ms)'),
-    updatedAt: nullable('integer', 'when an admin last changed the settings (epoch ms); null: never'),
-  },
-  [
-    'accountId',
-    'limits',
-    'base',
-    'override',
-    'confirmation',
-    'clickThroughRate',
-    'factor',
-    'usage',
-    'dayStartsAt',
-    'nextResetAt',
-    'lastBroadcastAt',
-    'nextBroadcastAt',
-    'updatedAt',
-  ],
-);
-
-const badRows: JsonSchema = {
-  type: 'object',
-  description: 'rows that were not a uin, by reason',
-  additionalProperties: false,
-  properties: Object.fromEntries(BAD_ROW_REASONS.map((reason) => [reason, { type: 'integer' }])),
-};
-
-const audienceJob = object(
-  {
-    id: { type: 'string', description: 'job id, `a_...`' },
-    accountId,
-    source: {
-      type: 'object',
-      required: ['kind'],
-      additionalProperties: true,
-      properties: { kind: { type: 'string', enum: ['followers', 'targeting', 'table'] } },
-      description: 'the source as asked: its kind and what it reads (query, table, column, where)',
-    },
-    state: { type: 'string', enum: ['running', 'done', 'failed', 'cancelled'] },
-    listId: { type: 'string', description: 'the list the job writes: GET /api/v1/lists/:id once done' },
-    createdAt: epochMs('started'),
-    finishedAt: nullable('integer', 'when it ended (epoch ms)'),
-    progress: object({ uins: integer('valid uins written so far'), bad: badRows }, ['uins', 'bad']),
-    list: object(listFields, LIST_REQUIRED, 'when done: the stored list'),
-    report: object(
-      {
-        valid: integer('uins the source gave'),
-        bad: object({ total: { type: 'integer' }, byReason: badRows }, ['total', 'byReason']),
-      },
-      ['valid', 'bad'],
-      'when done: what the source gave',
-    ),
-    error: object(
-      {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: { type: 'object', additionalProperties: true },
-      },
-      ['code', 'message'],
-      'when failed: why, as an API error',
-    ),
-  },
-  ['id', 'accountId', 'source', 'state', 'listId', 'createdAt', 'finishedAt', 'progress'],
-);
-
-const userAttributes = object(
-  {
-    uin: integer('the user', { minimum: 0 }),
-    region: nullable('string', 'e.g. cn-gd'),
-    gender: { type: ['string', 'null'], enum: [...GENDERS, null] },
-    ageBand: { type: ['string', 'null'], enum: [...AGE_BANDS, null] },
-    activeAt: nullable('integer', 'last activity (epoch ms); its UTC day is what `active-since` compares'),
-    tags: { type: 'array', items: { type: 'string' } },
-  },
-  ['uin'],
-  "a user's targeting attributes",
-);
-
-const dryRun = object(
-  {
-    dryRun: { type: 'boolean', enum: [true] },
-    recipients: object(
-      {
-        listed: integer('recipients in the list (list.count)'),
-        kept: nullable('integer', "left after the task's real filter chain; null: this process cannot run the chain"),
-        removed: {
-          type: ['object', 'null'],
-          description: 'recipients the chain would remove, by filter reason (the same reasons as TaskReport.removed)',
-          additionalProperties: false,
-          properties: Object.fromEntries(FILTER_REASONS.map((reason) => [reason, { type: 'integer' }])),
-        },
-        sampled: integer(
-          'present for a list over 4194304 recipients: the evenly spaced sample filtered, the counts scaled from it',
-        ),
-      },
-      ['listed', 'kept', 'removed'],
-    ),
-    confirmationRequired: {
-      type: 'boolean',
-      description: 'a create needs "confirm": <listed> (docs/account-quotas.md, "Confirmation")',
-    },
-    sendAt: epochMs('when the task would start, as Task.sendAt (an immediate task: now + tasks.undoGraceMs)'),
-    expiresAt: epochMs('when it would expire'),
-    estimatedSendMs: nullable(
-      'integer',
-      'kept / speed, ms, for a task with a speed; null without one (the cluster load decides)',
-    ),
-  },
-  ['dryRun', 'recipients', 'confirmationRequired', 'sendAt', 'expiresAt', 'estimatedSendMs'],
-  'what POST /api/v1/tasks would do; nothing was created, held or sent',
 );
 
 /** The document's `components.schemas`. */

@@ -1,0 +1,189 @@
+/**
+ * The route table's second half: account limits, audiences, follows, user
+ * attributes, the cluster, tokens and the audit log (operations.ts holds the
+ * rest and joins both, in this order).
+ */
+import { ref } from './schema-builders';
+import { ACCOUNT_404, QUERY_VALID, json, type OperationDoc } from './operation-parts';
+
+export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
+  'GET /api/v1/accounts/:accountId/limits': {
+    tag: 'accounts',
+    access: 'token',
+    summary: "An account's limits in force and today's usage",
+    description:
+      'The limits the next broadcast is decided by (defaults, the override, the click-through factor), what is reserved to send today, and when the day resets.',
+    responses: { 200: json('the limits', ref('AccountLimits')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id', 404: ACCOUNT_404 },
+  },
+  'PUT /api/v1/accounts/:accountId/limits': {
+    tag: 'accounts',
+    access: 'admin',
+    summary: "Set an account's own limits",
+    description:
+      'Replaces the override: a limit given replaces the default, one left out follows accounts.defaultLimits. Broadcasts already reserved stay.',
+    responses: { 200: json('the limits now', ref('AccountLimits')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id or limit (details.field)' },
+  },
+  'PUT /api/v1/accounts/:accountId/click-through-rate': {
+    tag: 'accounts',
+    access: 'admin',
+    summary: "Record the click-through rate of an account's last broadcast",
+    description:
+      'The analytics side feeds it; it scales the limits by clamp(rate / referenceRate, minFactor, maxFactor) from the next broadcast on. null forgets it.',
+    responses: { 200: json('the limits now', ref('AccountLimits')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id, or a rate outside [0, 1] (details.field)' },
+  },
+
+  'POST /api/v1/audiences': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Build a recipient list from a source',
+    description:
+      "Starts a job (Location: the job) that writes a list from `{ kind: 'followers' }` (the account's followers), `{ kind: 'targeting', query }` (users whose attributes match) or, admins only, `{ kind: 'table', table, column, where? }`. A malformed query or table description is refused before any job exists.",
+    responses: { 202: json('started', ref('AudienceJob')) },
+    errors: {
+      400: 'VALIDATION_FAILED (a field that does not fit the kind, a source this deployment lacks: details.field); QUERY_INVALID (details.position)',
+      403: 'FORBIDDEN: a table source with an operator token',
+      404: ACCOUNT_404,
+    },
+  },
+  'GET /api/v1/audiences/check-query': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Check a targeting query without running it',
+    description: 'Changes nothing and is not audited, so a console may check as the user types.',
+    responses: { 200: json('the query parses', QUERY_VALID) },
+    errors: { 400: 'QUERY_INVALID: where it fails (details.position)' },
+  },
+  'POST /api/v1/audiences/check-query': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Check a targeting query without running it (the query in a body)',
+    responses: { 200: json('the query parses', QUERY_VALID) },
+    errors: { 400: 'QUERY_INVALID: where it fails (details.position)' },
+  },
+  'GET /api/v1/audiences': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'The audience jobs this process keeps, a page at a time',
+    description:
+      "Running jobs and those finished within audiences.jobRetentionMs, newest first (one process's jobs: they are not shared), `limit` (default 100, at most 1000) a page; `cursor` is the previous page's `nextCursor`. An operator sees its accounts' only.",
+    responses: { 200: json('the jobs', ref('AudienceJobList')) },
+    errors: { 400: 'VALIDATION_FAILED' },
+  },
+  'GET /api/v1/audiences/:id': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'An audience job: progress, then its list or its error',
+    responses: { 200: json('the job', ref('AudienceJob')) },
+    errors: {
+      400: 'VALIDATION_FAILED',
+      404: 'AUDIENCE_JOB_NOT_FOUND: no such job here, or one of an account the token does not name',
+    },
+  },
+  'DELETE /api/v1/audiences/:id': {
+    tag: 'audiences',
+    access: 'token',
+    summary: 'Cancel an audience job',
+    description: 'A running job stops and keeps nothing; a finished one is answered as it is.',
+    responses: { 200: json('the job as it ended', ref('AudienceJob')) },
+    errors: {
+      400: 'VALIDATION_FAILED',
+      404: 'AUDIENCE_JOB_NOT_FOUND: no such job here, or one of an account the token does not name',
+    },
+  },
+  'POST /api/v1/follows': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: 'Apply follow and unfollow changes',
+    description:
+      "Applied like the herald.follows topic's events: per (account, user) the latest change wins, so a redelivery changes nothing.",
+    responses: {
+      200: json('what was written', {
+        type: 'object',
+        required: ['applied', 'stale'],
+        additionalProperties: false,
+        properties: {
+          applied: { type: 'integer', description: 'changes written' },
+          stale: { type: 'integer', description: 'changes outranked by a later one' },
+        },
+      }),
+    },
+    errors: { 400: "VALIDATION_FAILED (a bad change; no 'followers' source in this deployment)" },
+  },
+  'POST /api/v1/user-attributes': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: "Store users' targeting attributes",
+    responses: {
+      200: json('users stored', {
+        type: 'object',
+        required: ['stored'],
+        additionalProperties: false,
+        properties: { stored: { type: 'integer', description: 'distinct users' } },
+      }),
+    },
+    errors: { 400: "VALIDATION_FAILED (a bad user or attribute; no 'targeting' source in this deployment)" },
+  },
+  'GET /api/v1/user-attributes/:uin': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: "A user's targeting attributes",
+    responses: { 200: json('the attributes', ref('UserAttributes')) },
+    errors: { 400: 'VALIDATION_FAILED', 404: 'NOT_FOUND: the user has no attributes' },
+  },
+  'DELETE /api/v1/user-attributes/:uin': {
+    tag: 'audiences',
+    access: 'admin',
+    summary: "Remove a user's targeting attributes",
+    responses: { 204: { description: 'removed', schema: null } },
+    errors: { 400: 'VALIDATION_FAILED' },
+  },
+
+  'GET /api/v1/cluster': {
+    tag: 'cluster',
+    access: 'admin',
+    summary: 'Members, their APTA states, ring shares and live tasks',
+    responses: { 200: json('the cluster as this process sees it', ref('Cluster')) },
+  },
+
+  'GET /api/v1/me': {
+    tag: 'access',
+    access: 'token',
+    summary: 'The calling token',
+    responses: { 200: json('who the token is', ref('Me')) },
+  },
+  'POST /api/v1/tokens': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'Make a token',
+    description: 'The answer carries the token itself, the only time it is shown: the store keeps its hash.',
+    responses: { 201: json('made', ref('NewToken')) },
+    errors: { 400: 'VALIDATION_FAILED (details.field)', 409: 'TOKEN_EXISTS' },
+  },
+  'GET /api/v1/tokens': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'Every token, revoked ones included, a page at a time',
+    description:
+      "Oldest first, `limit` (default 100, at most 1000) a page; `cursor` is the previous page's `nextCursor`.",
+    responses: { 200: json('a page of tokens', ref('TokenList')) },
+    errors: { 400: 'VALIDATION_FAILED: a bad cursor or limit' },
+  },
+  'DELETE /api/v1/tokens/:id': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'Revoke a token',
+    description: 'At once on this process, on the others within auth.tokenCacheMs.',
+    responses: { 200: json('the token as revoked', ref('Token')) },
+    errors: { 400: 'VALIDATION_FAILED', 404: 'TOKEN_NOT_FOUND' },
+  },
+  'GET /api/v1/audit': {
+    tag: 'access',
+    access: 'admin',
+    summary: 'The audit log, newest first, a page at a time',
+    responses: { 200: json('a page', ref('AuditPage')) },
+    errors: { 400: 'VALIDATION_FAILED' },
+  },
+};
