@@ -5,24 +5,30 @@
  * compiled package exports.
  */
 /**
- * Coverage floors: a run of every suite whose coverage drops below one fails. Each is the
- * coverage a package's own suites reach alone (measured 2026-11, on the packages named),
- * rounded down by about five points: a full run also counts what other packages' suites
- * reach, so it can only be higher. Packages with no floor yet are not measured alone; code
- * that runs in a child process (the CLI, production tiers) is not counted by jest at all.
- * Raise a floor when a package's coverage has grown; never lower one to make a run pass.
+ * Coverage floors: a run of every suite (npm run test:all) whose coverage drops below one
+ * fails. Each is what the whole run measured on 2026-11-26 (commit 9f0d842, v8 coverage),
+ * rounded down by three to five points for the changes since. A package's own suites
+ * alone can measure otherwise (the dispatcher's functions: 93.3 alone, 79.3 in the whole
+ * run, where v8 merges the per-file function counts of many module registries), so floors
+ * come from whole runs only. Code that runs in a child process (the CLI, production
+ * tiers) is not counted by jest at all. Raise a floor when coverage has grown; never lower
+ * one to make a run pass.
  */
 const COVERAGE_FLOORS = {
-  // measured: lines 88.5, functions 59.9 (v8 counts every arrow function), branches 95.4
-  './packages/core/src/': { lines: 83, statements: 83, functions: 55, branches: 90 },
-  // measured: lines 90.4, functions 93.3, branches 91.8
-  './packages/dispatcher/src/': { lines: 85, statements: 85, functions: 88, branches: 86 },
-  // measured: lines 94.3, functions 91.2, branches 92.1
-  './packages/executor/src/': { lines: 89, statements: 89, functions: 86, branches: 87 },
-  // measured (after the logger moved to pino): lines 92.8, functions 91.3, branches 81.0
-  './packages/metrics/src/': { lines: 87, statements: 87, functions: 86, branches: 76 },
-  // measured: lines 89.6, functions 94.8, branches 94.6
-  './packages/transport/src/': { lines: 84, statements: 84, functions: 89, branches: 89 },
+  // whole run: lines 91.9, functions 88.9, branches 93.9
+  global: { lines: 88, statements: 88, functions: 84, branches: 90 },
+  // whole run: lines 92.9, functions 84.8 (v8 counts every arrow function), branches 96.7
+  './packages/core/src/': { lines: 89, statements: 89, functions: 80, branches: 93 },
+  // whole run: lines 94.8, functions 79.3, branches 93.0
+  './packages/dispatcher/src/': { lines: 90, statements: 90, functions: 74, branches: 89 },
+  // whole run: lines 97.3, functions 90.3, branches 94.3
+  './packages/executor/src/': { lines: 93, statements: 93, functions: 86, branches: 90 },
+  // whole run: lines 100, functions 96.0, branches 89.1
+  './packages/metrics/src/': { lines: 95, statements: 95, functions: 91, branches: 85 },
+  // whole run: lines 99.2, functions 97.0, branches 94.0
+  './packages/scheduler/src/': { lines: 95, statements: 95, functions: 92, branches: 90 },
+  // whole run: lines 91.3, functions 98.5, branches 95.4
+  './packages/transport/src/': { lines: 87, statements: 87, functions: 93, branches: 91 },
 };
 
 module.exports = {
