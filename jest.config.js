@@ -15,7 +15,7 @@
  * one to make a run pass.
  */
 const COVERAGE_FLOORS = {
-  // whole run: lines 91.9, functions 88.9, branches 93.9
+  // the files no floor below names (jest counts each file under one floor), whole run: lines 90.4, functions 90.1, branches 92.3
   global: { lines: 88, statements: 88, functions: 84, branches: 90 },
   // whole run: lines 92.9, functions 84.8 (v8 counts every arrow function), branches 96.7
   './packages/core/src/': { lines: 89, statements: 89, functions: 80, branches: 93 },
