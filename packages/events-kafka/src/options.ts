@@ -1,4 +1,11 @@
-import { checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from '@herald/core/config';
+import {
+  DEFAULTS,
+  checkKafkaBrokers,
+  checkKafkaPartitions,
+  checkKafkaReplicationFactor,
+  checkKafkaTopicPrefix,
+  kafkaMs,
+} from '@herald/core/config';
 import { ConfigError } from '@herald/core';
 import { noopLogger, type Logger } from '@herald/core/ports';
 import type { ISocketFactory } from 'kafkajs';
@@ -87,8 +94,8 @@ export function compileOptions({
   logger = noopLogger,
   connectTimeoutMs = 10_000,
   socketFactory,
-  partitions = 3,
-  replicationFactor = -1,
+  partitions = DEFAULTS.kafka.partitions,
+  replicationFactor = DEFAULTS.kafka.replicationFactor,
   requestTimeoutMs = 30_000,
   retries = 5,
   initialRetryMs = 300,
@@ -101,12 +108,11 @@ export function compileOptions({
   sasl,
   tls,
 }: KafkaEventBusOptions): CompiledKafkaOptions {
-  // brokers, topicPrefix and connectTimeoutMs are checked as compileConfig checks them (core's kafka settings).
+  // brokers, topicPrefix, connectTimeoutMs, partitions and replicationFactor are checked as compileConfig checks them (core's kafka settings).
   const seeds = checkKafkaBrokers(brokers);
   if (typeof clientId !== 'string' || clientId.length === 0)
     throw new ConfigError('kafka.clientId', 'must be a non-empty string');
   const prefix = checkKafkaTopicPrefix(topicPrefix);
-  if (replicationFactor !== -1) positive('kafka.replicationFactor', replicationFactor);
   if (heartbeatIntervalMs >= sessionTimeoutMs)
     throw new ConfigError('kafka.heartbeatIntervalMs', 'must be below kafka.sessionTimeoutMs');
   return {
@@ -116,8 +122,8 @@ export function compileOptions({
     logger,
     connectTimeoutMs: kafkaMs('connectTimeoutMs', connectTimeoutMs),
     socketFactory,
-    partitions: positive('kafka.partitions', partitions),
-    replicationFactor,
+    partitions: checkKafkaPartitions(partitions),
+    replicationFactor: checkKafkaReplicationFactor(replicationFactor),
     requestTimeoutMs: positive('kafka.requestTimeoutMs', requestTimeoutMs),
     retry: {
       retries: positive('kafka.retries', retries, 0),

@@ -116,6 +116,8 @@ export function connectEventBus(config: HeraldConfig, id: string, logger: Logger
     clientId: `${kafka.clientId}-${id}`,
     topicPrefix: kafka.topicPrefix,
     connectTimeoutMs: kafka.connectTimeoutMs,
+    partitions: kafka.partitions,
+    replicationFactor: kafka.replicationFactor,
     ...kafkaSecurityOptions(kafka),
     logger,
   });

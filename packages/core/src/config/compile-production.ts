@@ -11,7 +11,13 @@ import {
 import { compileKafkaSecurityConfig, compileMySqlTls, compileZooKeeperAuth } from './compile-connection-security';
 import { section } from './section';
 import { checkKnownKeys, int, str } from './validate';
-import { checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './kafka-settings';
+import {
+  checkKafkaBrokers,
+  checkKafkaPartitions,
+  checkKafkaReplicationFactor,
+  checkKafkaTopicPrefix,
+  kafkaMs,
+} from './kafka-settings';
 import { checkZooKeeperConnectionString, checkZooKeeperRoot, zookeeperMs } from './zookeeper-settings';
 
 /**
@@ -28,7 +34,16 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
     'connectTimeoutMs',
     'auth',
   ]);
-  const kafka = section(options, 'kafka', ['brokers', 'clientId', 'topicPrefix', 'connectTimeoutMs', 'sasl', 'tls']);
+  const kafka = section(options, 'kafka', [
+    'brokers',
+    'clientId',
+    'topicPrefix',
+    'connectTimeoutMs',
+    'partitions',
+    'replicationFactor',
+    'sasl',
+    'tls',
+  ]);
   const curve = section(options, 'curve', ['keysDir']);
   const topology = section(options, 'topology', ['schedulers', 'dispatchers', 'executors', 'presence', 'interfaces']);
 
@@ -87,6 +102,8 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
       topicPrefix:
         kafka.topicPrefix === undefined ? DEFAULTS.kafka.topicPrefix : checkKafkaTopicPrefix(String(kafka.topicPrefix)),
       connectTimeoutMs: kafkaMs('connectTimeoutMs', kafka.connectTimeoutMs),
+      partitions: checkKafkaPartitions(kafka.partitions),
+      replicationFactor: checkKafkaReplicationFactor(kafka.replicationFactor),
       ...compileKafkaSecurityConfig(kafka.sasl, kafka.tls),
     },
     curve: { keysDir: required('curve.keysDir', curve.keysDir) },

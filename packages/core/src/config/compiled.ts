@@ -148,6 +148,8 @@ export interface ProductionConfig {
     clientId: string;
     topicPrefix: string;
     connectTimeoutMs: number;
+    partitions: number;
+    replicationFactor: number;
     sasl: KafkaSaslConfig | null;
     tls: TlsFileConfig | null;
   };

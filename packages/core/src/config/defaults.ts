@@ -21,7 +21,7 @@ export const DEFAULTS = {
   transport: { highWaterMark: 64 },
   mysql: { database: 'herald', poolSize: 10 },
   zookeeper: { root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
-  kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000 },
+  kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000, partitions: 3, replicationFactor: -1 },
   delivery: { webhook: { timeoutMs: 10_000, maxAttempts: 5, retryDelayMs: 200 } },
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },

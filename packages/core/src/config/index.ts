@@ -44,7 +44,16 @@ export type {
 // Setting checks shared with adapters that take the same settings as options (one set of bounds and messages).
 export { int as intSetting } from './validate';
 export { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls } from './compile-connection-security';
-export { KAFKA_LIMITS, checkKafkaBrokers, checkKafkaTopicPrefix, kafkaMs } from './kafka-settings';
+export {
+  KAFKA_LIMITS,
+  KAFKA_MAX_REPLICATION,
+  KAFKA_PARTITIONS,
+  checkKafkaBrokers,
+  checkKafkaPartitions,
+  checkKafkaReplicationFactor,
+  checkKafkaTopicPrefix,
+  kafkaMs,
+} from './kafka-settings';
 export {
   ZOOKEEPER_LIMITS,
   checkZnodePath,

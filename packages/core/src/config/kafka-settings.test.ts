@@ -1,7 +1,16 @@
 import { ConfigError } from '../errors';
 import { compileConfig } from './compile';
 import type { HeraldOptions } from './options';
-import { checkKafkaBrokers, checkKafkaTopicPrefix, KAFKA_LIMITS, kafkaMs } from './kafka-settings';
+import {
+  checkKafkaBrokers,
+  checkKafkaPartitions,
+  checkKafkaReplicationFactor,
+  checkKafkaTopicPrefix,
+  KAFKA_LIMITS,
+  KAFKA_MAX_REPLICATION,
+  KAFKA_PARTITIONS,
+  kafkaMs,
+} from './kafka-settings';
 
 const PRODUCTION = {
   profile: 'production',
@@ -47,6 +56,20 @@ describe('kafka.* settings', () => {
       expect(() => kafkaMs('connectTimeoutMs', bad)).toThrow('kafka.connectTimeoutMs');
   });
 
+  it('takes partitions within KAFKA_PARTITIONS, 3 when absent', () => {
+    expect(checkKafkaPartitions(undefined)).toBe(3);
+    expect(checkKafkaPartitions(KAFKA_PARTITIONS.max)).toBe(KAFKA_PARTITIONS.max);
+    for (const bad of [0, -1, KAFKA_PARTITIONS.max + 1, 2.5, '6'])
+      expect(() => checkKafkaPartitions(bad)).toThrow('kafka.partitions');
+  });
+
+  it("takes a replication factor of -1 (the brokers' default) or 1..KAFKA_MAX_REPLICATION, -1 when absent", () => {
+    expect(checkKafkaReplicationFactor(undefined)).toBe(-1);
+    for (const good of [-1, 1, 3, KAFKA_MAX_REPLICATION]) expect(checkKafkaReplicationFactor(good)).toBe(good);
+    for (const bad of [0, -2, KAFKA_MAX_REPLICATION + 1, 1.5, '3'])
+      expect(() => checkKafkaReplicationFactor(bad)).toThrow('kafka.replicationFactor');
+  });
+
   it('is what compileConfig checks in the production profile', () => {
     expect(refusedByCompile({})).toBeUndefined();
     expect(refusedByCompile({ brokers: undefined })).toBe('kafka.brokers');
@@ -55,5 +78,15 @@ describe('kafka.* settings', () => {
     expect(refusedByCompile({ connectTimeoutMs: KAFKA_LIMITS.connectTimeoutMs.min - 1 })).toBe(
       'kafka.connectTimeoutMs',
     );
+    expect(refusedByCompile({ partitions: 0 })).toBe('kafka.partitions');
+    expect(refusedByCompile({ replicationFactor: 0 })).toBe('kafka.replicationFactor');
+    expect(refusedByCompile({ partition: 6 })).toBe('kafka.partition'); // unknown fields are errors
+  });
+
+  it('compiles kafka.partitions and kafka.replicationFactor for the production profile, the defaults when absent', () => {
+    const kafkaOf = (kafka: Record<string, unknown>) =>
+      compileConfig({ ...PRODUCTION, kafka: { ...PRODUCTION.kafka, ...kafka } } as HeraldOptions).production!.kafka;
+    expect(kafkaOf({})).toMatchObject({ partitions: 3, replicationFactor: -1 });
+    expect(kafkaOf({ partitions: 12, replicationFactor: 3 })).toMatchObject({ partitions: 12, replicationFactor: 3 });
   });
 });

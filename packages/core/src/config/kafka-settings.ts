@@ -33,6 +33,22 @@ export function checkKafkaTopicPrefix(value: unknown, setting = 'kafka.topicPref
   return value;
 }
 
+/** Bounds of kafka.partitions (Kafka itself takes more; more than this many partitions a topic is a mistake here). */
+export const KAFKA_PARTITIONS = { min: 1, max: 10_000 } as const;
+/** Largest kafka.replicationFactor; -1 (the default) takes the brokers' `default.replication.factor`. */
+export const KAFKA_MAX_REPLICATION = 32;
+
+/** kafka.partitions: partitions of each topic Herald creates, an integer within KAFKA_PARTITIONS; the default when absent. */
+export function checkKafkaPartitions(value: unknown, setting = 'kafka.partitions'): number {
+  return int(setting, value, DEFAULTS.kafka.partitions, KAFKA_PARTITIONS.min, KAFKA_PARTITIONS.max);
+}
+
+/** kafka.replicationFactor: -1 (the brokers' default) or 1..KAFKA_MAX_REPLICATION; the default when absent. */
+export function checkKafkaReplicationFactor(value: unknown, setting = 'kafka.replicationFactor'): number {
+  if (value === -1) return -1;
+  return int(setting, value, DEFAULTS.kafka.replicationFactor, 1, KAFKA_MAX_REPLICATION);
+}
+
 /** kafka.connectTimeoutMs: an integer within KAFKA_LIMITS, the default when absent. */
 export function kafkaMs(name: keyof typeof KAFKA_LIMITS, value: unknown): number {
   const { min, max } = KAFKA_LIMITS[name];

@@ -127,6 +127,10 @@ export interface HeraldOptions {
     topicPrefix?: string;
     /** Default 10000. */
     connectTimeoutMs?: number;
+    /** Partitions of each topic Herald creates (where the brokers let clients create topics), 1-10000. Default 3. */
+    partitions?: number;
+    /** Replication factor of each topic Herald creates, 1-32, or -1 for the brokers' default. Default -1. */
+    replicationFactor?: number;
     /** SASL authentication to the brokers (docs/security-connections.md). Default none. */
     sasl?: KafkaSaslOptions;
     /** TLS to the brokers; present means on. Default off. */
