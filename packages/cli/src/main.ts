@@ -7,6 +7,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { isHeraldError, redactSecrets } from '@herald/core';
+import { TIERS } from '@herald/production';
 import { loadOptions, withEnvironment } from './load-config';
 import { runDemo } from './commands/demo';
 import { runDev } from './commands/dev';
@@ -90,10 +91,8 @@ program
 
 program
   .command('start')
-  .description(
-    'start one tier of the production profile in this process (interface, scheduler, dispatcher, executor, controller)',
-  )
-  .argument('<tier>', 'interface | scheduler | dispatcher | executor | controller')
+  .description(`start one tier of the production profile in this process (${TIERS.join(', ')})`)
+  .argument('<tier>', TIERS.join(' | '))
   .requiredOption('-c, --config <file>', 'JSON configuration file with "profile": "production"')
   .requiredOption('--id <id>', "this process's id: its topology entry and its CURVE key pair")
   .option('--port <port>', 'HTTP port of an interface process (overrides http.port)', number('--port', 0, 65535))
@@ -234,7 +233,19 @@ program
   .command('keys')
   .description('write a CURVE key pair per process id (<dir>/<id>.key, <dir>/<id>.pub)')
   .requiredOption('--dir <dir>', 'the keys directory (curve.keysDir)')
-  .argument('<ids...>', 'process ids')
+  .argument('<ids...>', 'process ids: every interface, scheduler, dispatcher, executor and presence agent')
+  .addHelpText(
+    'after',
+    [
+      '',
+      'Every process with a ZeroMQ socket needs a pair: interfaces, schedulers, dispatchers, executors and presence',
+      'agents (controllers open none). Copy <id>.key only to the host that runs <id>; every host gets every .pub.',
+      '',
+      'Example:',
+      '  herald keys --dir /etc/herald/keys interface-1 scheduler-1 scheduler-2 scheduler-3 \\',
+      '    dispatcher-1 dispatcher-2 executor-1 executor-2 presence-31 presence-32',
+    ].join('\n'),
+  )
   .action(async (ids: string[], opts: { dir: string }) => {
     await runKeys(opts.dir, ids);
   });

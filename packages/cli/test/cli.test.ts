@@ -322,3 +322,20 @@ describe('herald token', () => {
     }
   });
 });
+
+describe('herald start --help and herald keys --help', () => {
+  it('name every production tier, the presence agent included', async () => {
+    const { TIERS } = await import('@herald/production');
+    const start = await herald(['start', '--help']);
+    expect(start.code).toBe(0);
+    for (const tier of TIERS) expect(start.stdout).toMatch(new RegExp(`\\b${tier}\\b`));
+    expect(start.stdout).toContain('presence');
+  });
+
+  it('say which processes need a key pair, with an example that includes presence agents', async () => {
+    const keys = await herald(['keys', '--help']);
+    expect(keys.code).toBe(0);
+    expect(keys.stdout).toContain('presence agent');
+    expect(keys.stdout).toMatch(/herald keys --dir \S+ .*\n.*presence-\d+/);
+  });
+});
