@@ -175,6 +175,14 @@ function givenRates(measured, argv) {
   });
 }
 
+/** The command line as recorded: without --record, and without --save and its file (a scratch copy, not an input). */
+function shownArgs(argv) {
+  return argv
+    .filter((a, i) => a !== '--record' && a !== '--save' && argv[i - 1] !== '--save')
+    .map((a) => ` ${a}`)
+    .join('');
+}
+
 function numberList(name, fallback) {
   return arg(name, fallback).split(',').map(Number);
 }
@@ -215,10 +223,7 @@ async function main() {
   const section = [
     `### Capacity model: 10^9 recipients in 15 minutes — ${at.date.slice(0, 10)}, commit ${at.commit}`,
     '',
-    `Machine: ${at.machine}. \`uptime\` load average at the end of the measurements: ${at.uptime} (1, 5, 15 minutes). Command: \`node bench/capacity.js${argv
-      .filter((a) => a !== '--record')
-      .map((a) => ` ${a}`)
-      .join('')}\`. Model: bench/capacity-model.js, docs/capacity.md.`,
+    `Machine: ${at.machine}. \`uptime\` load average at the end of the measurements: ${at.uptime} (1, 5, 15 minutes). Command: \`node bench/capacity.js${shownArgs(argv)}\`. Model: bench/capacity-model.js, docs/capacity.md.`,
     '',
     ratesTable(measured),
     '',
