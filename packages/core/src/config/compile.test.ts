@@ -136,6 +136,8 @@ describe('compileConfig, production profile', () => {
         clientId: 'herald',
         topicPrefix: '',
         connectTimeoutMs: 10_000,
+        partitions: 3,
+        replicationFactor: -1,
         sasl: null,
         tls: null,
       },
