@@ -27,7 +27,7 @@ class RecordingBus extends AbstractEventBus {
     topic: string,
     group: string,
     _handler: EventHandler,
-    _options: Required<SubscribeOptions>,
+    _options: CheckedSubscribeOptions,
   ): Promise<Subscription> {
     await this.hold;
     return { close: async () => void this.closedSubscriptions.push(`${topic}/${group}`) };
