@@ -28,8 +28,8 @@ import { Topics } from './topics';
  * subscribe: one consumer per subscription in group `topicPrefix + group`
  * (see KafkaSubscription for commits, redelivery and holes: events deleted
  * before the group read them are counted in
- * herald_event_consumer_skipped_total{topic,group}, logged as an error and
- * passed to `onSkip`). It resolves once the
+ * herald_event_consumer_skips_total and _skipped_total{topic,group}, logged
+ * as an error and passed to `onSkip`). It resolves once the
  * consumer has joined its group. A new group without `fromBeginning` starts
  * at the partitions' end as of its first fetch, moments after the join.
  *
@@ -39,6 +39,7 @@ import { Topics } from './topics';
  */
 export class KafkaEventBus extends AbstractEventBus {
   private readonly subscriptions = new Set<KafkaSubscription>();
+  private readonly skips: Counter;
   private readonly skipped: Counter;
 
   private constructor(
@@ -49,9 +50,14 @@ export class KafkaEventBus extends AbstractEventBus {
     private readonly options: CompiledKafkaOptions,
   ) {
     super({ name: 'KafkaEventBus', noun: 'bus', translate: toHeraldError });
+    this.skips = options.meter.counter(
+      'herald_event_consumer_skips_total',
+      'Holes a consumer group jumped: events deleted by the topic retention before it read them (docs/operations.md, "Kafka topics")',
+      ['topic', 'group'],
+    );
     this.skipped = options.meter.counter(
       'herald_event_consumer_skipped_total',
-      'Events a consumer group never read: deleted by the topic retention before it got to them (docs/operations.md, "Kafka topics")',
+      'Events in those holes, where the group\'s position before the hole is known',
       ['topic', 'group'],
     );
   }
@@ -137,9 +143,9 @@ export class KafkaEventBus extends AbstractEventBus {
     const kafkaTopic = this.options.topicPrefix + topic;
     const cleanup = topicCleanup(topic);
     const groupId = this.options.topicPrefix + group;
-    const spec = { topic, kafkaTopic, groupId, fromBeginning, retryDelayMs, handler, onSkip, cleanup };
+    const spec = { topic, group, kafkaTopic, groupId, fromBeginning, retryDelayMs, handler, onSkip, cleanup };
     await this.topics.ensure(kafkaTopic, cleanup);
-    const shared = { admin: this.admin, skipped: this.skipped };
+    const shared = { admin: this.admin, skips: this.skips, skipped: this.skipped };
     const subscription: KafkaSubscription = await KafkaSubscription.start(this.kafka, shared, this.options, spec, () =>
       this.subscriptions.delete(subscription),
     );

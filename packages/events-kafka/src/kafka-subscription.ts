@@ -10,6 +10,8 @@ import { SkipDetector } from './skip-detector';
 export interface SubscriptionSpec {
   /** The topic as the caller names it (ConsumedEvent.topic). */
   topic: string;
+  /** The group as the caller names it (SkippedRange.group). */
+  group: string;
   /** The topic and group as Kafka knows them (with the prefix). */
   kafkaTopic: string;
   groupId: string;
@@ -25,7 +27,9 @@ export interface SubscriptionSpec {
 /** What a subscription shares with its bus: the admin client (committed and log start offsets) and the skip counter. */
 export interface SubscriptionShared {
   admin: Admin;
-  /** herald_event_consumer_skipped_total{topic,group} */
+  /** herald_event_consumer_skips_total{topic,group}: holes */
+  skips: Counter;
+  /** herald_event_consumer_skipped_total{topic,group}: events known to be in them */
   skipped: Counter;
 }
 
@@ -138,7 +142,7 @@ export class KafkaSubscription implements Subscription {
     const { events } = consumer;
     const cleanups: Array<() => void> = [];
     // Every (re)join may bring partitions other members read meanwhile: positions come from the commits again.
-    consumer.on(events.GROUP_JOIN, () => this.detector.forget());
+    consumer.on(events.GROUP_JOIN, () => this.detector.rejoined());
     const joined = new Promise<void>((resolve, reject) => {
       cleanups.push(consumer.on(events.GROUP_JOIN, () => resolve()));
       cleanups.push(
@@ -163,6 +167,7 @@ export class KafkaSubscription implements Subscription {
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.spec.kafkaTopic], fromBeginning: this.spec.fromBeginning });
+      await this.detector.load(); // the group's offsets before kafkajs may reset any
       await consumer.run({
         autoCommit: true,
         eachBatchAutoResolve: false,
@@ -259,19 +264,20 @@ export class KafkaSubscription implements Subscription {
     if (hole === undefined) return undefined;
     const skip: SkippedRange = {
       topic: this.spec.topic,
-      group: this.spec.groupId,
+      group: this.spec.group,
       partition: hole.partition,
-      from: String(hole.from),
       to: String(hole.to),
-      count: Number(hole.to - hole.from),
+      ...(hole.from === undefined ? {} : { from: String(hole.from), count: Number(hole.to - hole.from) }),
     };
-    const id = `${skip.partition}/${skip.from}`;
+    const id = `${skip.partition}/${skip.from ?? 'reset'}/${skip.to}`;
     if (!this.reported.has(id)) {
       this.reported.add(id);
-      this.shared.skipped.inc({ topic: this.spec.kafkaTopic, group: this.spec.groupId }, skip.count);
+      const labels = { topic: this.spec.kafkaTopic, group: this.spec.groupId };
+      this.shared.skips.inc(labels);
+      if (skip.count !== undefined) this.shared.skipped.inc(labels, skip.count);
       this.options.logger.error(
         'kafka: events deleted before this group read them (the topic retention overran it); skipped',
-        { ...this.label(), partition: skip.partition, from: skip.from, to: skip.to, count: skip.count },
+        { ...this.label(), partition: skip.partition, from: skip.from ?? 'unknown', to: skip.to, count: skip.count },
       );
     }
     return skip;

@@ -1,5 +1,5 @@
 import { ErrorCodes, HeraldError, isHeraldError } from '../errors';
-import type { SubscribeOptions, Subscription } from '../ports/event-bus';
+import type { CheckedSubscribeOptions, Subscription } from '../ports/event-bus';
 import type { CheckedEvent } from '../ports/event-bus-rules';
 import { AbstractEventBus, type EventHandler } from './abstract-event-bus';
 

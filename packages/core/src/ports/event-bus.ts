@@ -42,12 +42,16 @@ export interface SkippedRange {
   topic: string;
   group: string;
   partition: number;
-  /** The offset the group was to read next (its committed offset, or one past its last consumed event). */
-  from: string;
+  /**
+   * The offset the group was to read next (its committed offset, or one past
+   * its last consumed event); undefined when the adapter learnt of the hole
+   * only from the reset it caused (kafkajs commits "earliest" in its place).
+   */
+  from?: string;
   /** The offset of the first event delivered after the hole. */
   to: string;
-  /** `to - from`: events never delivered (on a compacted topic an upper bound: compaction leaves holes too). */
-  count: number;
+  /** `to - from` when `from` is known: events never delivered (on a compacted topic an upper bound: compaction leaves holes too). */
+  count?: number;
 }
 
 export interface SubscribeOptions {
@@ -58,9 +62,10 @@ export interface SubscribeOptions {
    * Called once per hole, before the first batch after it reaches the
    * handler (so a repair starts before newer events are applied). If it
    * throws, the batch is delivered again after `retryDelayMs`, and `onSkip`
-   * with it. The Kafka adapter also counts every skipped event
-   * (`herald_event_consumer_skipped_total{topic,group}`) and logs the range
-   * as an error, with or without `onSkip`. The embedded event log never
+   * with it. The Kafka adapter also counts every hole
+   * (`herald_event_consumer_skips_total{topic,group}`) and the events it
+   * knows were in it (`herald_event_consumer_skipped_total{topic,group}`),
+   * and logs the range as an error, with or without `onSkip`. The embedded event log never
    * calls it: it deletes no event a group has not consumed.
    * @defaultValue none (counted and logged only)
    */
