@@ -17,7 +17,11 @@ import { RecipientListWriter } from './list-writer';
 const PAGE = 65_536;
 
 /** Rebuilds one account's copy from `truth`; resolves with its follower count. */
-export async function resyncFollowerCopy(copies: FollowerCopies, accountId: string, truth: FollowerStore): Promise<number> {
+export async function resyncFollowerCopy(
+  copies: FollowerCopies,
+  accountId: string,
+  truth: FollowerStore,
+): Promise<number> {
   // Not `.hrl`: the copies' directory names each copy's base <account>.hrl.
   const path = join(copies.dir, `${accountId}.resync`);
   const writer = await RecipientListWriter.create(path);

@@ -57,7 +57,7 @@ export class KafkaEventBus extends AbstractEventBus {
     );
     this.skipped = options.meter.counter(
       'herald_event_consumer_skipped_total',
-      'Events in those holes, where the group\'s position before the hole is known',
+      "Events in those holes, where the group's position before the hole is known",
       ['topic', 'group'],
     );
   }

@@ -127,10 +127,15 @@ export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<Prese
     group = reading.group;
     readings.add(reading);
     try {
-      reading.subscription = await deps.bus.subscribe(TOPICS.presence, reading.group, (batch) => applyTo(reading, batch), {
-        fromBeginning: true,
-        onSkip: (skip) => Promise.resolve(stale(reading, skip)),
-      });
+      reading.subscription = await deps.bus.subscribe(
+        TOPICS.presence,
+        reading.group,
+        (batch) => applyTo(reading, batch),
+        {
+          fromBeginning: true,
+          onSkip: (skip) => Promise.resolve(stale(reading, skip)),
+        },
+      );
     } catch (error) {
       readings.delete(reading);
       throw error;

@@ -117,7 +117,11 @@ export async function readOriginTask(store: TaskStore, taskId: number): Promise<
  * checkReportsComplete; `createdAt`, the task's creation time, tells when
  * they cannot have been).
  */
-export async function readTaskReports(source: ReportSource, taskId: number, createdAt?: number): Promise<BatchReport[]> {
+export async function readTaskReports(
+  source: ReportSource,
+  taskId: number,
+  createdAt?: number,
+): Promise<BatchReport[]> {
   const { sasl, ssl } = compileKafkaSecurity(source.sasl, source.tls);
   const kafka = new Kafka({
     clientId: source.clientId ?? 'herald-recover',
@@ -145,7 +149,8 @@ export async function readTaskReports(source: ReportSource, taskId: number, crea
       if (p.partition === partition) logStart = BigInt(p.low);
       if (BigInt(p.high) > BigInt(p.low)) pending.set(p.partition, BigInt(p.high));
     }
-    const read = pending.size === 0 ? { reports: [] } : await readUntilEnds(kafka, groupId, topic, pending, taskId, source);
+    const read =
+      pending.size === 0 ? { reports: [] } : await readUntilEnds(kafka, groupId, topic, pending, taskId, source);
     checkReportsComplete({ taskId, partition, logStart, ...read.firstOf?.(partition), createdAt });
     return read.reports;
   } finally {

@@ -26,14 +26,20 @@ describe('checkReportsComplete', () => {
       expect(error).toBeInstanceOf(ReportsIncompleteError);
       expect(error).toBeInstanceOf(ReportsMismatchError);
       expect((error as ReportsIncompleteError).code).toBe('VALIDATION_FAILED');
-      expect((error as ReportsIncompleteError).details).toMatchObject({ reason: 'reports_deleted', taskId: 7, partition: 2 });
+      expect((error as ReportsIncompleteError).details).toMatchObject({
+        reason: 'reports_deleted',
+        taskId: 7,
+        partition: 2,
+      });
     }
   });
 
   it('accepts a cut partition only when what is left was written before the task was created, skew included', () => {
     const cut = { taskId: 7, partition: 2, logStart: 1040n, first: { offset: 1040n, timestamp: T } };
     expect(() => checkReportsComplete({ ...cut, createdAt: T + REPORT_CLOCK_SKEW_MS })).not.toThrow();
-    expect(() => checkReportsComplete({ ...cut, createdAt: T + REPORT_CLOCK_SKEW_MS - 1 })).toThrow(ReportsIncompleteError);
+    expect(() => checkReportsComplete({ ...cut, createdAt: T + REPORT_CLOCK_SKEW_MS - 1 })).toThrow(
+      ReportsIncompleteError,
+    );
     expect(() => checkReportsComplete({ ...cut, createdAt: T - 1 })).toThrow(ReportsIncompleteError);
     // Nothing left to date the cut by: refused whatever the creation time.
     expect(() => checkReportsComplete({ taskId: 7, partition: 2, logStart: 1040n, createdAt: T })).toThrow(
