@@ -16,6 +16,7 @@ import {
   type FollowerStore,
   type Logger,
   type Meter,
+  type SkippedRange,
   type Subscription,
 } from '@herald/core/ports';
 
@@ -29,6 +30,16 @@ export interface FollowEventsOptions {
   meter?: Meter;
   /** Redelivery wait after a failed apply. @defaultValue 1000 */
   retryDelayMs?: number;
+  /**
+   * Repairs what a skipped range lost (events deleted by the topic's
+   * retention before this group read them; the bus has counted and logged
+   * it): for local follower copies, rebuild them from the source of truth
+   * (resyncFollowerCopies). Awaited before the events after the hole are
+   * applied; a failure is retried with them. Without it the skip is logged
+   * here as unrepaired: for the followers table, the topic was the only
+   * carrier of those changes, and only their producer can publish them again.
+   */
+  resync?: (skip: SkippedRange) => Promise<void>;
 }
 
 /**
@@ -49,6 +60,10 @@ export async function applyFollowEvents(options: FollowEventsOptions): Promise<S
   const stale = meter.counter(
     'herald_follow_events_stale_total',
     'Follow changes outranked by a later change (redeliveries included)',
+  );
+  const resyncs = meter.counter(
+    'herald_follow_resyncs_total',
+    'Repairs after follow events were skipped (deleted before they were read): local copies rebuilt from the source of truth',
   );
   return options.bus.subscribe(
     TOPICS.follows,
@@ -72,7 +87,20 @@ export async function applyFollowEvents(options: FollowEventsOptions): Promise<S
       applied.inc(undefined, result.applied);
       stale.inc(undefined, result.stale);
     },
-    { fromBeginning: true, retryDelayMs: options.retryDelayMs ?? 1000 },
+    {
+      fromBeginning: true,
+      retryDelayMs: options.retryDelayMs ?? 1000,
+      onSkip: async (skip) => {
+        if (options.resync === undefined) {
+          logger.error('follow changes lost: the store misses them until their producer publishes them again', {
+            ...skip,
+          });
+          return;
+        }
+        await options.resync(skip);
+        resyncs.inc();
+      },
+    },
   );
 }
 

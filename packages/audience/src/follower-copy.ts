@@ -119,6 +119,11 @@ export class FollowerCopies {
     this.logger.info('follower copy installed', { account: accountId, followers: header.count });
   }
 
+  /** The accounts that have a copy, e.g. to resync them all (resyncFollowerCopies). */
+  async copiedAccounts(): Promise<string[]> {
+    return [...(await this.accounts())].sort();
+  }
+
   private async accounts(): Promise<Set<string>> {
     if (this.known === undefined) {
       const names = await readdir(this.dir).catch(() => [] as string[]);

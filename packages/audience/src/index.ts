@@ -58,6 +58,7 @@ export { FollowerCopies } from './follower-copy';
 export type { FollowerCopiesOptions } from './follower-copy';
 export type { TargetingFilter } from './targeting-filter';
 export { applyFollowEvents, publishFollowChanges } from './follow-events';
+export { resyncFollowerCopies, resyncFollowerCopy } from './follower-resync';
 export type { FollowEventsOptions } from './follow-events';
 export { syntheticAudience } from './synthetic';
 export type { SyntheticAudienceOptions, SyntheticAudience } from './synthetic';

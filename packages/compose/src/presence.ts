@@ -16,6 +16,8 @@ export interface PresenceLinks {
 export interface WrittenBitmap {
   bitmap: OnlineBitmap;
   generation: string;
+  /** Names the contents anew when the agent rebuilds the bitmap (kept where `generation` came from). @defaultValue in memory */
+  renewGeneration?: () => Promise<string>;
 }
 
 export interface PresenceBuild<L extends PresenceLinks, B extends WrittenBitmap> extends TierBuild<L> {
@@ -37,7 +39,7 @@ export async function buildPresenceAgent<L extends PresenceLinks, B extends Writ
   if (adapters.eventBus === undefined)
     throw new ConfigError('profile', 'a presence agent follows the presence topic: the profile needs an event bus');
   const written = await build.bitmap(scope);
-  const { bitmap, generation } = written;
+  const { bitmap, generation, renewGeneration } = written;
   const bus = await adapters.eventBus(scope);
   const links = await build.links(scope);
   const notifyLogins = createLoginNotifier(links.executors, {
@@ -48,7 +50,17 @@ export async function buildPresenceAgent<L extends PresenceLinks, B extends Writ
   });
   const agent = scope.add(
     'presence agent',
-    await startPresenceAgent({ id, bus, bitmap, generation, notifyLogins, hmacKey: build.hmacKey, logger, meter }),
+    await startPresenceAgent({
+      id,
+      bus,
+      bitmap,
+      generation,
+      ...(renewGeneration === undefined ? {} : { renewGeneration }),
+      notifyLogins,
+      hmacKey: build.hmacKey,
+      logger,
+      meter,
+    }),
     (a) => a.close(),
   );
   return { agent, links, bitmap: written };

@@ -1,6 +1,12 @@
 import { AbstractEventBus, type EventHandler } from '@herald/core/adapter';
 import { ConfigError } from '@herald/core';
-import { topicCleanup, type CheckedEvent, type SubscribeOptions, type Subscription } from '@herald/core/ports';
+import {
+  topicCleanup,
+  type CheckedEvent,
+  type CheckedSubscribeOptions,
+  type Counter,
+  type Subscription,
+} from '@herald/core/ports';
 import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { kafkaClientConfig } from './client-config';
 import { toHeraldError } from './errors';
@@ -20,7 +26,10 @@ import { Topics } from './topics';
  * duplicate a batch, never reorder it: consumers are at least once anyway.
  *
  * subscribe: one consumer per subscription in group `topicPrefix + group`
- * (see KafkaSubscription for commits and redelivery). It resolves once the
+ * (see KafkaSubscription for commits, redelivery and holes: events deleted
+ * before the group read them are counted in
+ * herald_event_consumer_skips_total and _skipped_total{topic,group}, logged
+ * as an error and passed to `onSkip`). It resolves once the
  * consumer has joined its group. A new group without `fromBeginning` starts
  * at the partitions' end as of its first fetch, moments after the join.
  *
@@ -30,6 +39,8 @@ import { Topics } from './topics';
  */
 export class KafkaEventBus extends AbstractEventBus {
   private readonly subscriptions = new Set<KafkaSubscription>();
+  private readonly skips: Counter;
+  private readonly skipped: Counter;
 
   private constructor(
     private readonly kafka: Kafka,
@@ -39,6 +50,16 @@ export class KafkaEventBus extends AbstractEventBus {
     private readonly options: CompiledKafkaOptions,
   ) {
     super({ name: 'KafkaEventBus', noun: 'bus', translate: toHeraldError });
+    this.skips = options.meter.counter(
+      'herald_event_consumer_skips_total',
+      'Holes a consumer group jumped: events deleted by the topic retention before it read them (docs/operations.md, "Kafka topics")',
+      ['topic', 'group'],
+    );
+    this.skipped = options.meter.counter(
+      'herald_event_consumer_skipped_total',
+      "Events in those holes, where the group's position before the hole is known",
+      ['topic', 'group'],
+    );
   }
 
   /**
@@ -117,12 +138,15 @@ export class KafkaEventBus extends AbstractEventBus {
     topic: string,
     group: string,
     handler: EventHandler,
-    { fromBeginning, retryDelayMs }: Required<SubscribeOptions>,
+    { fromBeginning, retryDelayMs, onSkip }: CheckedSubscribeOptions,
   ): Promise<Subscription> {
     const kafkaTopic = this.options.topicPrefix + topic;
-    const spec = { topic, kafkaTopic, groupId: this.options.topicPrefix + group, fromBeginning, retryDelayMs, handler };
-    await this.topics.ensure(kafkaTopic, topicCleanup(topic));
-    const subscription: KafkaSubscription = await KafkaSubscription.start(this.kafka, this.options, spec, () =>
+    const cleanup = topicCleanup(topic);
+    const groupId = this.options.topicPrefix + group;
+    const spec = { topic, group, kafkaTopic, groupId, fromBeginning, retryDelayMs, handler, onSkip, cleanup };
+    await this.topics.ensure(kafkaTopic, cleanup);
+    const shared = { admin: this.admin, skips: this.skips, skipped: this.skipped };
+    const subscription: KafkaSubscription = await KafkaSubscription.start(this.kafka, shared, this.options, spec, () =>
       this.subscriptions.delete(subscription),
     );
     this.subscriptions.add(subscription);

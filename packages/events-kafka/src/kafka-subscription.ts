@@ -1,20 +1,36 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, HeraldError } from '@herald/core';
-import type { ConsumedEvent, Subscription } from '@herald/core/ports';
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { ConsumedEvent, Counter, SkippedRange, Subscription } from '@herald/core/ports';
+import type { Admin, Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { toHeraldError } from './errors';
 import { fromMessage } from './messages';
 import type { CompiledKafkaOptions } from './options';
+import { SkipDetector } from './skip-detector';
 
 export interface SubscriptionSpec {
   /** The topic as the caller names it (ConsumedEvent.topic). */
   topic: string;
+  /** The group as the caller names it (SkippedRange.group). */
+  group: string;
   /** The topic and group as Kafka knows them (with the prefix). */
   kafkaTopic: string;
   groupId: string;
   fromBeginning: boolean;
   retryDelayMs: number;
   handler: (events: ConsumedEvent[]) => Promise<void>;
+  /** SubscribeOptions.onSkip: told of each hole before the batch after it. */
+  onSkip?: (skip: SkippedRange) => Promise<void>;
+  /** The topic's cleanup policy: compaction leaves gaps that are not holes. */
+  cleanup: 'compact' | 'delete';
+}
+
+/** What a subscription shares with its bus: the admin client (committed and log start offsets) and the skip counter. */
+export interface SubscriptionShared {
+  admin: Admin;
+  /** herald_event_consumer_skips_total{topic,group}: holes */
+  skips: Counter;
+  /** herald_event_consumer_skipped_total{topic,group}: events known to be in them */
+  skipped: Counter;
 }
 
 /**
@@ -29,30 +45,42 @@ export interface SubscriptionSpec {
  *
  * A consumer that kafkajs gives up on (a crash it does not restart) is
  * replaced by a new one, until the subscription is closed.
+ *
+ * Holes: before a batch is handled, SkipDetector checks it starts where the
+ * group was to read next. A hole (events deleted by retention before the
+ * group read them) is logged as an error, counted in
+ * herald_event_consumer_skipped_total and passed to `onSkip` once, before the
+ * batch's handler; a failing `onSkip` is retried with the batch.
  */
 export class KafkaSubscription implements Subscription {
   private consumer: Consumer;
   private readonly stop = new AbortController();
   private closing?: Promise<void>;
   private reviving?: Promise<void>;
+  private readonly detector: SkipDetector;
+  /** Holes already reported ("partition/from"): a batch fetched again after a rebalance is not counted twice. */
+  private readonly reported = new Set<string>();
 
   private constructor(
     private readonly kafka: Kafka,
+    private readonly shared: SubscriptionShared,
     private readonly options: CompiledKafkaOptions,
     private readonly spec: SubscriptionSpec,
     private readonly onClosed: () => void,
   ) {
+    this.detector = new SkipDetector(shared.admin, spec.kafkaTopic, spec.groupId, spec.cleanup === 'compact');
     this.consumer = this.newConsumer();
   }
 
   /** Resolves once the consumer has joined its group (the librdkafka mock takes 3 s for a new group). */
   static async start(
     kafka: Kafka,
+    shared: SubscriptionShared,
     options: CompiledKafkaOptions,
     spec: SubscriptionSpec,
     onClosed: () => void,
   ): Promise<KafkaSubscription> {
-    const subscription = new KafkaSubscription(kafka, options, spec, onClosed);
+    const subscription = new KafkaSubscription(kafka, shared, options, spec, onClosed);
     await subscription.begin();
     return subscription;
   }
@@ -113,6 +141,8 @@ export class KafkaSubscription implements Subscription {
     const consumer = this.consumer;
     const { events } = consumer;
     const cleanups: Array<() => void> = [];
+    // Every (re)join may bring partitions other members read meanwhile: positions come from the commits again.
+    consumer.on(events.GROUP_JOIN, () => this.detector.rejoined());
     const joined = new Promise<void>((resolve, reject) => {
       cleanups.push(consumer.on(events.GROUP_JOIN, () => resolve()));
       cleanups.push(
@@ -137,6 +167,7 @@ export class KafkaSubscription implements Subscription {
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.spec.kafkaTopic], fromBeginning: this.spec.fromBeginning });
+      await this.detector.load(); // the group's offsets before kafkajs may reset any
       await consumer.run({
         autoCommit: true,
         eachBatchAutoResolve: false,
@@ -195,10 +226,20 @@ export class KafkaSubscription implements Subscription {
       }
     }
     const live = () => isRunning() && !isStale() && !this.stop.signal.aborted;
-    while (events.length > 0) {
+    let checked = batch.messages.length === 0;
+    let hole: SkippedRange | undefined;
+    while (!checked || hole !== undefined || events.length > 0) {
       if (!live()) return; // left unresolved: fetched again by whoever consumes next
       try {
-        await this.spec.handler(events.slice());
+        if (!checked) {
+          hole = await this.holeBefore(batch);
+          checked = true;
+        }
+        if (hole !== undefined) {
+          await this.spec.onSkip?.(hole);
+          hole = undefined;
+        }
+        if (events.length > 0) await this.spec.handler(events.slice());
         break;
       } catch (error) {
         this.options.logger.warn('event handler failed; the batch will be delivered again', {
@@ -214,5 +255,31 @@ export class KafkaSubscription implements Subscription {
       }
     }
     resolveOffset(batch.lastOffset());
+    if (batch.messages.length > 0) this.detector.consumed(batch.partition, batch.lastOffset());
+  }
+
+  /** The hole before `batch`, counted and logged the first time it is seen; undefined when there is none. */
+  private async holeBefore(batch: Batch): Promise<SkippedRange | undefined> {
+    const hole = await this.detector.check(batch.partition, batch.firstOffset()!);
+    if (hole === undefined) return undefined;
+    const skip: SkippedRange = {
+      topic: this.spec.topic,
+      group: this.spec.group,
+      partition: hole.partition,
+      to: String(hole.to),
+      ...(hole.from === undefined ? {} : { from: String(hole.from), count: Number(hole.to - hole.from) }),
+    };
+    const id = `${skip.partition}/${skip.from ?? 'reset'}/${skip.to}`;
+    if (!this.reported.has(id)) {
+      this.reported.add(id);
+      const labels = { topic: this.spec.kafkaTopic, group: this.spec.groupId };
+      this.shared.skips.inc(labels);
+      if (skip.count !== undefined) this.shared.skipped.inc(labels, skip.count);
+      this.options.logger.error(
+        'kafka: events deleted before this group read them (the topic retention overran it); skipped',
+        { ...this.label(), partition: skip.partition, from: skip.from ?? 'unknown', to: skip.to, count: skip.count },
+      );
+    }
+    return skip;
   }
 }

@@ -7,7 +7,7 @@ import {
   kafkaMs,
 } from '@herald/core/config';
 import { ConfigError } from '@herald/core';
-import { noopLogger, type Logger } from '@herald/core/ports';
+import { noopLogger, noopMeter, type Logger, type Meter } from '@herald/core/ports';
 import type { ISocketFactory } from 'kafkajs';
 import { compileKafkaSecurity, type KafkaSaslCredentials, type KafkaSecurity, type KafkaTlsMaterial } from './security';
 
@@ -29,6 +29,8 @@ export interface KafkaEventBusOptions {
   topicPrefix?: string;
   /** kafkajs's own log lines go here (its errors as warnings: it recovers from them itself). @defaultValue noopLogger */
   logger?: Logger;
+  /** Where herald_event_consumer_skipped_total{topic,group} is counted (events a group never read). @defaultValue noopMeter */
+  meter?: Meter;
   /** `connect()` gives up after this long with a ConfigError naming `kafka.brokers`; within core's KAFKA_LIMITS. @defaultValue 10000 */
   connectTimeoutMs?: number;
   /** Opens the TCP/TLS connections (kafkajs `socketFactory`); tests inject faults here. @defaultValue kafkajs's */
@@ -66,6 +68,7 @@ export interface CompiledKafkaOptions {
   clientId: string;
   topicPrefix: string;
   logger: Logger;
+  meter: Meter;
   connectTimeoutMs: number;
   socketFactory: ISocketFactory | undefined;
   partitions: number;
@@ -92,6 +95,7 @@ export function compileOptions({
   clientId,
   topicPrefix = '',
   logger = noopLogger,
+  meter = noopMeter,
   connectTimeoutMs = 10_000,
   socketFactory,
   partitions = DEFAULTS.kafka.partitions,
@@ -120,6 +124,7 @@ export function compileOptions({
     clientId,
     topicPrefix: prefix,
     logger,
+    meter,
     connectTimeoutMs: kafkaMs('connectTimeoutMs', connectTimeoutMs),
     socketFactory,
     partitions: checkKafkaPartitions(partitions),

@@ -8,8 +8,8 @@ import {
   noopLogger,
   type CheckedEvent,
   type ConsumedEvent,
+  type CheckedSubscribeOptions,
   type Logger,
-  type SubscribeOptions,
   type Subscription,
 } from '@herald/core/ports';
 import { GroupDelivery, type Handler } from './group-delivery';
@@ -51,6 +51,10 @@ type Db = ClassicLevel<Buffer, string>;
  *
  * `Subscription.close()` waits for the batch its handler is working on; do
  * not await it from inside that handler.
+ *
+ * It never skips: the log deletes no event (no retention), so a group that
+ * falls behind reads everything it missed and `SubscribeOptions.onSkip` is
+ * never called.
  */
 export class LevelEventLog extends AbstractEventBus {
   private readonly appended = new EventEmitter().setMaxListeners(0);
@@ -107,7 +111,7 @@ export class LevelEventLog extends AbstractEventBus {
     topic: string,
     group: string,
     handler: EventHandler,
-    { fromBeginning, retryDelayMs }: Required<SubscribeOptions>,
+    { fromBeginning, retryDelayMs }: CheckedSubscribeOptions,
   ): Promise<Subscription> {
     const member = { handler: handler as Handler, retryDelayMs };
     const delivery = await this.serial(topic, () => this.groupFor(topic, group, fromBeginning));

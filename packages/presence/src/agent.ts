@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   noopLogger,
   noopMeter,
@@ -6,6 +8,8 @@ import {
   type EventBus,
   type Logger,
   type Meter,
+  type SkippedRange,
+  type Subscription,
 } from '@herald/core/ports';
 import { PresenceOrder, type OnlineBitmap, type PresenceOrderOptions } from '@herald/core/presence';
 import { readPresenceEvent } from './presence-event';
@@ -25,6 +29,13 @@ export interface PresenceAgentDeps {
    */
   generation: string;
   /**
+   * A new generation, once the agent cleared its bitmap to rebuild it
+   * (presence events were skipped: deleted before it read them). Production
+   * writes it to `<bitmapFile>.generation` (renewGeneration), so a restart
+   * resumes the rebuild's group. @defaultValue a random one, kept in memory
+   */
+  renewGeneration?: () => Promise<string>;
+  /**
    * Told, once per batch of events, which users came online (were offline,
    * now online), so their offline lists get walked. May be slow: the next
    * batch waits, and the batch counts as consumed only once it resolved.
@@ -43,10 +54,21 @@ export interface PresenceAgentDeps {
 }
 
 export interface PresenceAgent {
-  /** The consumer group this agent reads the presence topic in. */
+  /** The consumer group this agent reads the presence topic in (a new one after each rebuild). */
   readonly group: string;
+  /** Bitmaps rebuilt since start (herald_presence_rebuilds_total). */
+  readonly rebuilds: number;
   close(): Promise<void>;
 }
+
+/** One reading of the presence topic: a generation's consumer group. A rebuild starts a new one and retires the old. */
+interface Reading {
+  group: string;
+  subscription?: Subscription;
+}
+
+/** Wait between attempts to start a rebuild's reading when the bus refuses. */
+const RESUBSCRIBE_DELAY_MS = 1_000;
 
 /** Ten minutes of reordering tolerated, for up to 10^7 users with recent events. */
 export const DEFAULT_ORDER: PresenceOrderOptions = { windowMs: 600_000, maxTracked: 10_000_000 };
@@ -58,6 +80,14 @@ export const DEFAULT_ORDER: PresenceOrderOptions = { windowMs: 600_000, maxTrack
  * at-least-once), then tells the host's executors who came online.
  * Malformed events are counted, logged and skipped: one bad producer must not
  * stall presence for everyone.
+ *
+ * Skipped events (the bus's `onSkip`: the topic's retention deleted events
+ * before this agent read them) leave the bitmap stale: a logout never read
+ * keeps a user online. The agent then clears the bitmap, takes a new
+ * generation and replays the topic from its beginning in a new group (on a
+ * compacted topic that replay holds every user's last event), and retires the
+ * old group; every user the replay finds online is handed to the executors
+ * again, so their offline lists are walked.
  */
 export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<PresenceAgent> {
   const logger = deps.logger ?? noopLogger;
@@ -72,11 +102,86 @@ export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<Prese
     'Users who came online and were handed to the executors',
     ['agent'],
   );
-  const order = new PresenceOrder(deps.order ?? DEFAULT_ORDER);
+  const rebuildsCounter = meter.counter(
+    'herald_presence_rebuilds_total',
+    'Bitmaps cleared and rebuilt from the presence topic because presence events were skipped (deleted before they were read)',
+    ['agent'],
+  );
+  let order = new PresenceOrder(deps.order ?? DEFAULT_ORDER);
   const { bitmap, id } = deps;
-  const group = `presence-${id}-${deps.generation}`;
+  const renew = deps.renewGeneration ?? (() => Promise.resolve(randomBytes(8).toString('hex')));
   /** Users whose bits were set by a batch whose notice failed: the redelivered batch finds them online already, so they are owed. */
   let owed: number[] = [];
+  /** The reading whose events are applied; undefined between a skip and the rebuild's reading. */
+  let current: Reading | undefined;
+  /** The newest reading's group (also during a rebuild's start). */
+  let group = '';
+  const readings = new Set<Reading>();
+  let rebuilding: Promise<void> | undefined;
+  let rebuilds = 0;
+  let closed = false;
+
+  async function follow(generation: string): Promise<Reading> {
+    const reading: Reading = { group: `presence-${id}-${generation}` };
+    current = reading;
+    group = reading.group;
+    readings.add(reading);
+    try {
+      reading.subscription = await deps.bus.subscribe(
+        TOPICS.presence,
+        reading.group,
+        (batch) => applyTo(reading, batch),
+        {
+          fromBeginning: true,
+          onSkip: (skip) => Promise.resolve(stale(reading, skip)),
+        },
+      );
+    } catch (error) {
+      readings.delete(reading);
+      throw error;
+    }
+    return reading;
+  }
+
+  /** Events after a hole would be applied over a bitmap that missed some: stop applying this reading, rebuild. */
+  function stale(reading: Reading, skip: SkippedRange): void {
+    if (reading !== current || closed) return;
+    logger.error('presence events skipped: the bitmap is stale; clearing it and replaying the presence topic', {
+      ...skip,
+    });
+    current = undefined;
+    // Not awaited: the old reading's batch must end before its subscription can close.
+    rebuilding = rebuild(reading).finally(() => (rebuilding = undefined));
+  }
+
+  async function rebuild(old: Reading): Promise<void> {
+    bitmap.clearAll();
+    order = new PresenceOrder(deps.order ?? DEFAULT_ORDER);
+    owed = [];
+    rebuilds++;
+    rebuildsCounter.inc({ agent: id });
+    while (!closed) {
+      try {
+        const reading = await follow(await renew());
+        logger.info('presence: rebuilding the bitmap from the presence topic', { group: reading.group });
+        break;
+      } catch (error) {
+        logger.error('presence: cannot start the rebuild; trying again', { error: String(error) });
+        await sleep(RESUBSCRIBE_DELAY_MS);
+      }
+    }
+    await retire(old);
+  }
+
+  async function retire(reading: Reading): Promise<void> {
+    readings.delete(reading);
+    await reading.subscription?.close();
+  }
+
+  async function applyTo(reading: Reading, batch: ConsumedEvent[]): Promise<void> {
+    if (reading !== current) return; // a retired reading: its events are replayed by the rebuild
+    await apply(batch);
+  }
 
   async function apply(batch: ConsumedEvent[]): Promise<void> {
     const cameOnline = owed;
@@ -133,6 +238,18 @@ export async function startPresenceAgent(deps: PresenceAgentDeps): Promise<Prese
     }
   }
 
-  const subscription = await deps.bus.subscribe(TOPICS.presence, group, apply, { fromBeginning: true });
-  return { group, close: () => subscription.close() };
+  await follow(deps.generation);
+  return {
+    get group() {
+      return group;
+    },
+    get rebuilds() {
+      return rebuilds;
+    },
+    async close() {
+      closed = true;
+      await rebuilding;
+      await Promise.all([...readings].map(retire));
+    },
+  };
 }

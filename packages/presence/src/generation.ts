@@ -19,6 +19,17 @@ export async function bitmapGeneration(bitmapFile: string, bitmapExisted: boolea
     );
     if (/^[0-9a-f]{16}$/.test(kept)) return kept;
   }
+  return renewGeneration(bitmapFile);
+}
+
+/**
+ * A new generation for the bitmap's contents, written to
+ * `<bitmapFile>.generation` (atomically): the bitmap was created, or the
+ * agent cleared it to rebuild it after presence events were skipped. A
+ * restart afterwards resumes the new generation's consumer group.
+ */
+export async function renewGeneration(bitmapFile: string): Promise<string> {
+  const file = `${bitmapFile}.generation`;
   const generation = randomBytes(8).toString('hex');
   await writeFile(`${file}.tmp`, `${generation}\n`, { mode: GROUP_READ_FILE_MODE });
   await rename(`${file}.tmp`, file);

@@ -27,6 +27,6 @@ export {
   MIN_KEY_BYTES,
 } from './presence-signature';
 export type { SignatureCheck } from './presence-signature';
-export { bitmapGeneration } from './generation';
+export { bitmapGeneration, renewGeneration } from './generation';
 export { createLoginNotifier } from './login-notifier';
 export type { LoginChannel, LoginNotifierOptions } from './login-notifier';

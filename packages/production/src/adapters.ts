@@ -7,6 +7,7 @@ import type {
   EventBus,
   FrequencyCounter,
   Logger,
+  Meter,
   TaskStore,
   UserAttributeLookup,
 } from '@herald/core/ports';
@@ -109,7 +110,8 @@ function connectZooKeeper(config: HeraldConfig, logger: Logger): Promise<Coordin
   });
 }
 
-export function connectEventBus(config: HeraldConfig, id: string, logger: Logger): Promise<EventBus> {
+/** The Kafka event bus; `meter` counts events its consumer groups never read (herald_event_consumer_skipped_total). */
+export function connectEventBus(config: HeraldConfig, id: string, logger: Logger, meter?: Meter): Promise<EventBus> {
   const { kafka } = config.production!;
   return KafkaEventBus.connect({
     brokers: kafka.brokers,
@@ -120,5 +122,6 @@ export function connectEventBus(config: HeraldConfig, id: string, logger: Logger
     replicationFactor: kafka.replicationFactor,
     ...kafkaSecurityOptions(kafka),
     logger,
+    ...(meter === undefined ? {} : { meter }),
   });
 }

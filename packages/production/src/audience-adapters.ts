@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { applyFollowEvents, FollowerCopies } from '@herald/audience';
+import { applyFollowEvents, FollowerCopies, resyncFollowerCopies } from '@herald/audience';
 import type { AttributeIndex, EventBus, FollowerStore, Logger, Meter, Subscription } from '@herald/core/ports';
 import type { HeraldConfig } from '@herald/core/config';
 import type { AudienceSourceDeps } from '@herald/interface';
@@ -22,7 +22,11 @@ import type { Resources } from './tiers/resources';
  * change), appends them to its local follower copies
  * (`<dataDir>/follower-copies`, with `audiences.followerCopyThreshold`).
  * Without the events a copy drifts from the table until its sampling
- * refuses it and the next read from the table replaces it.
+ * refuses it and the next read from the table replaces it. When the topic's
+ * retention deleted follow events before the copies' group read them, every
+ * copy is rebuilt from the table before the group goes on
+ * (resyncFollowerCopies); the table's own group can only count and log such
+ * a loss (docs/operations.md, "Kafka topics").
  */
 export async function openAudienceSources(
   config: HeraldConfig,
@@ -35,13 +39,14 @@ export async function openAudienceSources(
   const { followers, attributes, followerCopies } = await openMemberSources(config, logger, resources);
   const tables = resources.add('table sources', await MySqlTableSources.open(mysqlOptions(mysql)), (s) => s.close());
   if (config.audiences.followEvents) {
-    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
+    const bus = resources.add('event bus', await connectEventBus(config, id, logger, meter), (b) => b.close());
     resources.add(
       'follow events',
       await applyFollowEvents({ bus, store: followers, logger, meter }),
       (s: Subscription) => s.close(),
     );
-    if (followerCopies !== undefined) await followCopies(bus, followerCopies, id, logger, resources);
+    if (followerCopies !== undefined)
+      await followCopies(bus, { copies: followerCopies, truth: followers }, id, logger, meter, resources);
   }
   return { followers, attributes, tables, ...(followerCopies === undefined ? {} : { followerCopies }) };
 }
@@ -64,12 +69,13 @@ export async function openFilterSources(
   config: HeraldConfig,
   id: string,
   logger: Logger,
+  meter: Meter,
   resources: Resources,
 ): Promise<FilterSources> {
   const sources = await openMemberSources(config, logger, resources);
   if (config.audiences.followEvents && sources.followerCopies !== undefined) {
-    const bus = resources.add('event bus', await connectEventBus(config, id, logger), (b) => b.close());
-    await followCopies(bus, sources.followerCopies, id, logger, resources);
+    const bus = resources.add('event bus', await connectEventBus(config, id, logger, meter), (b) => b.close());
+    await followCopies(bus, { copies: sources.followerCopies, truth: sources.followers }, id, logger, meter, resources);
   }
   return sources;
 }
@@ -87,17 +93,26 @@ async function openMemberSources(config: HeraldConfig, logger: Logger, resources
   return { followers, attributes, ...(followerCopies === undefined ? {} : { followerCopies }) };
 }
 
-/** Appends every follow/unfollow on `herald.follows` to this process's copies: a consumer group per process, so each hears every change. */
+/**
+ * Appends every follow/unfollow on `herald.follows` to this process's copies:
+ * a consumer group per process, so each hears every change. A skipped range
+ * rebuilds every copy from the followers table first.
+ */
 async function followCopies(
   bus: EventBus,
-  copies: FollowerCopies,
+  { copies, truth }: { copies: FollowerCopies; truth: FollowerStore },
   id: string,
   logger: Logger,
+  meter: Meter,
   resources: Resources,
 ): Promise<void> {
+  const group = `herald-follower-copies-${id}`;
+  const resync = async () => {
+    await resyncFollowerCopies(copies, truth, logger);
+  };
   resources.add(
     'follow events (copies)',
-    await applyFollowEvents({ bus, store: copies, group: `herald-follower-copies-${id}`, logger }),
+    await applyFollowEvents({ bus, store: copies, group, logger, meter, resync }),
     (s: Subscription) => s.close(),
   );
 }

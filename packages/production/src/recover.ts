@@ -6,8 +6,9 @@
  * only through this site's HTTP API.
  */
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin } from 'kafkajs';
 import {
+  checkReportsComplete,
   computeRemainder,
   parseBatchReport,
   ReportsMismatchError,
@@ -32,6 +33,12 @@ export interface OriginTask {
   expiresAt?: number;
   /** Where these came from: the origin site's task store, or the operator's options. */
   source: 'store' | 'options';
+  /**
+   * When the task was created (epoch ms; the task store knows). Lets recovery
+   * accept reports from a partition whose oldest records were deleted, when
+   * what is left is older than the task (checkReportsComplete).
+   */
+  createdAt?: number;
 }
 
 export interface ReportSource {
@@ -95,6 +102,7 @@ export async function readOriginTask(store: TaskStore, taskId: number): Promise<
     listId: task.listId,
     expiresAt: task.expiresAt,
     source: 'store',
+    createdAt: task.createdAt,
   };
 }
 
@@ -103,8 +111,17 @@ export async function readOriginTask(store: TaskStore, taskId: number): Promise<
  * beginning up to the end offsets as they were when reading began (a fresh
  * consumer group, removed afterwards). The origin site is down, so nothing
  * is written after that; reports from any epoch or repetition all count.
+ *
+ * A ReportsIncompleteError when the partition holding the task's reports
+ * lost records to retention that may have been the task's (core
+ * checkReportsComplete; `createdAt`, the task's creation time, tells when
+ * they cannot have been).
  */
-export async function readTaskReports(source: ReportSource, taskId: number): Promise<BatchReport[]> {
+export async function readTaskReports(
+  source: ReportSource,
+  taskId: number,
+  createdAt?: number,
+): Promise<BatchReport[]> {
   const { sasl, ssl } = compileKafkaSecurity(source.sasl, source.tls);
   const kafka = new Kafka({
     clientId: source.clientId ?? 'herald-recover',
@@ -125,62 +142,108 @@ export async function readTaskReports(source: ReportSource, taskId: number): Pro
   }
   const groupId = `${source.topicPrefix}herald-recover-${taskId}-${randomBytes(4).toString('hex')}`;
   try {
+    const partition = await taskPartition(admin, topic, taskId);
     const pending = new Map<number, bigint>(); // partition -> end offset still to reach
-    for (const p of await admin.fetchTopicOffsets(topic))
+    let logStart = 0n;
+    for (const p of await admin.fetchTopicOffsets(topic)) {
+      if (p.partition === partition) logStart = BigInt(p.low);
       if (BigInt(p.high) > BigInt(p.low)) pending.set(p.partition, BigInt(p.high));
-    if (pending.size === 0) return [];
-    const reports: BatchReport[] = [];
-    const key = String(taskId);
-    const consumer = kafka.consumer({ groupId });
-    await consumer.connect();
-    try {
-      let finished!: () => void;
-      let failed!: (error: unknown) => void;
-      const done = new Promise<void>((resolve, reject) => ((finished = resolve), (failed = reject)));
-      done.catch(() => undefined); // it may fail before the race below awaits it; the race still sees the failure
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatch: async ({ batch }) => {
-          const end = pending.get(batch.partition);
-          if (end === undefined) return;
-          try {
-            for (const message of batch.messages) {
-              if (BigInt(message.offset) >= end) break;
-              if (message.key?.toString() !== key || message.value === null) continue;
-              const report = parseBatchReport(parseJson(message.value.toString(), taskId), taskId);
-              if (report !== undefined) reports.push(report);
-            }
-          } catch (error) {
-            failed(error);
-            return;
-          }
-          if (BigInt(batch.lastOffset()) + 1n >= end) pending.delete(batch.partition);
-          if (pending.size === 0) finished();
-        },
-      });
-      const timeoutMs = source.timeoutMs ?? 120_000;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new HeraldError(ErrorCodes.UNAVAILABLE, `reading ${topic} did not reach its end within ${timeoutMs} ms`, {
-                retriable: true,
-                details: { topic },
-              }),
-            ),
-          timeoutMs,
-        );
-      });
-      await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
-      return reports;
-    } finally {
-      await consumer.disconnect();
-      await admin.deleteGroups([groupId]).catch(() => undefined); // best effort: it committed nothing
     }
+    const read =
+      pending.size === 0 ? { reports: [] } : await readUntilEnds(kafka, groupId, topic, pending, taskId, source);
+    checkReportsComplete({ taskId, partition, logStart, ...read.firstOf?.(partition), createdAt });
+    return read.reports;
   } finally {
+    await admin.deleteGroups([groupId]).catch(() => undefined); // best effort: it committed nothing
     await admin.disconnect();
+  }
+}
+
+/**
+ * The partition of the task's reports: executors publish them keyed by task
+ * id through the event bus's producer, whose partitioner (kafkajs's default,
+ * murmur2 like the Java client's) this asks.
+ */
+async function taskPartition(admin: Admin, topic: string, taskId: number): Promise<number> {
+  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+  const partitionMetadata = topics[0]?.partitions ?? [];
+  if (partitionMetadata.length === 0) return 0;
+  return Partitioners.DefaultPartitioner()({ topic, partitionMetadata, message: { key: String(taskId), value: null } });
+}
+
+interface ReportsRead {
+  reports: BatchReport[];
+  /** The first record read from a partition, if any. */
+  firstOf?: (partition: number) => { first?: { offset: bigint; timestamp: number } };
+}
+
+/** Reads `topic` from its beginning until each partition of `pending` reached its end offset; the task's reports, and each partition's first record. */
+async function readUntilEnds(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  pending: Map<number, bigint>,
+  taskId: number,
+  source: ReportSource,
+): Promise<ReportsRead> {
+  const reports: BatchReport[] = [];
+  const firsts = new Map<number, { offset: bigint; timestamp: number }>();
+  const key = String(taskId);
+  const consumer = kafka.consumer({ groupId });
+  await consumer.connect();
+  try {
+    let finished!: () => void;
+    let failed!: (error: unknown) => void;
+    const done = new Promise<void>((resolve, reject) => ((finished = resolve), (failed = reject)));
+    done.catch(() => undefined); // it may fail before the race below awaits it; the race still sees the failure
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const end = pending.get(batch.partition);
+        if (end === undefined) return;
+        const head = batch.messages[0];
+        if (head !== undefined && !firsts.has(batch.partition))
+          firsts.set(batch.partition, { offset: BigInt(head.offset), timestamp: Number(head.timestamp) });
+        try {
+          for (const message of batch.messages) {
+            if (BigInt(message.offset) >= end) break;
+            if (message.key?.toString() !== key || message.value === null) continue;
+            const report = parseBatchReport(parseJson(message.value.toString(), taskId), taskId);
+            if (report !== undefined) reports.push(report);
+          }
+        } catch (error) {
+          failed(error);
+          return;
+        }
+        if (BigInt(batch.lastOffset()) + 1n >= end) pending.delete(batch.partition);
+        if (pending.size === 0) finished();
+      },
+    });
+    const timeoutMs = source.timeoutMs ?? 120_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new HeraldError(ErrorCodes.UNAVAILABLE, `reading ${topic} did not reach its end within ${timeoutMs} ms`, {
+              retriable: true,
+              details: { topic },
+            }),
+          ),
+        timeoutMs,
+      );
+    });
+    await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
+    return {
+      reports,
+      firstOf: (partition) => {
+        const first = firsts.get(partition);
+        return first === undefined ? {} : { first };
+      },
+    };
+  } finally {
+    await consumer.disconnect();
   }
 }
 
@@ -234,13 +297,15 @@ async function post<T>(
  *
  * Errors: TASK_NOT_FOUND when the task has neither a filtered list nor
  * reports and its uploaded list is unknown; a ReportsMismatchError when
- * reports exist without a filtered list, or cover positions past its end.
+ * reports exist without a filtered list, or cover positions past its end;
+ * a ReportsIncompleteError (a ReportsMismatchError, reason
+ * 'reports_deleted') when retention may have deleted some of the reports.
  */
 export async function recoverTask(options: RecoverOptions): Promise<RecoverySummary> {
   const say = options.onProgress ?? (() => undefined);
   const { taskId, origin } = options;
   say(`reading reports of task ${taskId} from ${options.reports.topicPrefix}${TOPICS.reports}`);
-  const reports = await readTaskReports(options.reports, taskId);
+  const reports = await readTaskReports(options.reports, taskId, origin.createdAt);
   say(`${reports.length} reports read`);
 
   const filteredId = `f_${taskId}`;

@@ -215,6 +215,9 @@ class ClosedBitmap implements OnlineBitmap {
   setOnline(): void {
     throw this.closed();
   }
+  clearAll(): void {
+    throw this.closed();
+  }
   partition(): { online: number; offline: number } {
     throw this.closed();
   }
@@ -250,6 +253,10 @@ class Writer implements SharedBitmapWriter {
 
   setOnline(uin: number, online: boolean): void {
     this.#bitmap.setOnline(uin, online);
+  }
+
+  clearAll(): void {
+    this.#bitmap.clearAll();
   }
 
   partition(uins: Uint32Array, online: Uint32Array, offline: Uint32Array): { online: number; offline: number } {

@@ -1,5 +1,5 @@
 import { ErrorCodes, HeraldError, isHeraldError } from '../errors';
-import type { SubscribeOptions, Subscription } from '../ports/event-bus';
+import type { CheckedSubscribeOptions, Subscription } from '../ports/event-bus';
 import type { CheckedEvent } from '../ports/event-bus-rules';
 import { AbstractEventBus, type EventHandler } from './abstract-event-bus';
 
@@ -27,7 +27,7 @@ class RecordingBus extends AbstractEventBus {
     topic: string,
     group: string,
     _handler: EventHandler,
-    _options: Required<SubscribeOptions>,
+    _options: CheckedSubscribeOptions,
   ): Promise<Subscription> {
     await this.hold;
     return { close: async () => void this.closedSubscriptions.push(`${topic}/${group}`) };

@@ -1,5 +1,12 @@
 import type { RetryOptions } from '../retry/retry';
-import type { BusEvent, ConsumedEvent, EventBus, SubscribeOptions, Subscription } from '../ports/event-bus';
+import type {
+  BusEvent,
+  CheckedSubscribeOptions,
+  ConsumedEvent,
+  EventBus,
+  SubscribeOptions,
+  Subscription,
+} from '../ports/event-bus';
 import { checkEvents, checkSubscription, checkTopic, type CheckedEvent } from '../ports/event-bus-rules';
 import { AdapterLifecycle, type ErrorTranslator } from './lifecycle';
 
@@ -72,7 +79,7 @@ export abstract class AbstractEventBus implements EventBus {
     topic: string,
     group: string,
     handler: EventHandler,
-    options: Required<SubscribeOptions>,
+    options: CheckedSubscribeOptions,
   ): Promise<Subscription>;
   /** Closes every subscription (waiting for batches in flight) and the backend. Called once. */
   protected abstract _close(): Promise<void>;

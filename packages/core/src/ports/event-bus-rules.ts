@@ -4,7 +4,7 @@
  * exactly what production does. Pure: no I/O.
  */
 import { ValidationError } from '../errors';
-import type { BusEvent, SubscribeOptions } from './event-bus';
+import type { BusEvent, CheckedSubscribeOptions, SubscribeOptions } from './event-bus';
 
 /** Kafka's rule for topic names; the embedded log applies the same one. */
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -30,13 +30,14 @@ export function checkSubscription(
   group: string,
   handler: unknown,
   options: SubscribeOptions,
-): Required<SubscribeOptions> {
+): CheckedSubscribeOptions {
   checkTopic(topic);
   checkGroup(group);
   if (typeof handler !== 'function') throw new ValidationError('handler must be a function');
-  const { fromBeginning = false, retryDelayMs = DEFAULT_RETRY_DELAY_MS } = options;
+  const { fromBeginning = false, retryDelayMs = DEFAULT_RETRY_DELAY_MS, onSkip } = options;
   if (!(retryDelayMs >= 0)) throw new ValidationError('retryDelayMs must be >= 0', { retryDelayMs });
-  return { fromBeginning, retryDelayMs };
+  if (onSkip !== undefined && typeof onSkip !== 'function') throw new ValidationError('onSkip must be a function');
+  return onSkip === undefined ? { fromBeginning, retryDelayMs } : { fromBeginning, retryDelayMs, onSkip };
 }
 
 /** An event that passed `checkEvents`: its key, its timestamp (epoch ms) and its value as JSON text. */

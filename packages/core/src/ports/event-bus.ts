@@ -13,6 +13,10 @@
  *   `retryDelayMs`), and a group that re-subscribes resumes after the last
  *   consumed event, never before it is handled.
  * - `fromBeginning` applies only to a group with no consumed position yet.
+ * - Never silently past a hole: when a group's next event was deleted before
+ *   the group read it (the topic's retention overran a consumer that fell
+ *   behind), the adapter calls `onSkip` with the range before it delivers
+ *   the first batch after the hole, and counts and logs it.
  */
 export interface BusEvent {
   /** Ordering key: events with the same key stay in order (e.g. the task id or the uin). */
@@ -29,11 +33,47 @@ export interface ConsumedEvent extends BusEvent {
   position: string;
 }
 
+/**
+ * Events a consumer group will never see: a stretch of one partition deleted
+ * (time or size retention) before the group read it. Kafka moves such a group
+ * to the oldest (or newest) retained offset; the events in between are gone.
+ */
+export interface SkippedRange {
+  topic: string;
+  group: string;
+  partition: number;
+  /**
+   * The offset the group was to read next (its committed offset, or one past
+   * its last consumed event); undefined when the adapter learnt of the hole
+   * only from the reset it caused (kafkajs commits "earliest" in its place).
+   */
+  from?: string;
+  /** The offset of the first event delivered after the hole. */
+  to: string;
+  /** `to - from` when `from` is known: events never delivered (on a compacted topic an upper bound: compaction leaves holes too). */
+  count?: number;
+}
+
 export interface SubscribeOptions {
   fromBeginning?: boolean;
   /** Wait before redelivering a batch whose handler threw. Default 100 ms. */
   retryDelayMs?: number;
+  /**
+   * Called once per hole, before the first batch after it reaches the
+   * handler (so a repair starts before newer events are applied). If it
+   * throws, the batch is delivered again after `retryDelayMs`, and `onSkip`
+   * with it. The Kafka adapter also counts every hole
+   * (`herald_event_consumer_skips_total{topic,group}`) and the events it
+   * knows were in it (`herald_event_consumer_skipped_total{topic,group}`),
+   * and logs the range as an error, with or without `onSkip`. The embedded event log never
+   * calls it: it deletes no event a group has not consumed.
+   * @defaultValue none (counted and logged only)
+   */
+  onSkip?: (skip: SkippedRange) => Promise<void>;
 }
+
+/** SubscribeOptions with their defaults filled (`onSkip` stays optional). */
+export type CheckedSubscribeOptions = Required<Omit<SubscribeOptions, 'onSkip'>> & Pick<SubscribeOptions, 'onSkip'>;
 
 export interface Subscription {
   close(): Promise<void>;

@@ -33,7 +33,15 @@ export type { AccessStore } from './access-store';
 export type { Coordinator, Election, UnitCheckpoint, StoredCheckpoint } from './coordinator';
 export { checkUnitKey, checkCheckpoint, checkRole, checkCandidateId, supersedes, byUnit } from './coordinator-rules';
 export { TOPICS, TOPIC_CLEANUP, topicCleanup } from './event-bus';
-export type { EventBus, BusEvent, ConsumedEvent, SubscribeOptions, Subscription } from './event-bus';
+export type {
+  EventBus,
+  BusEvent,
+  ConsumedEvent,
+  SubscribeOptions,
+  CheckedSubscribeOptions,
+  SkippedRange,
+  Subscription,
+} from './event-bus';
 export { checkTopic, checkGroup, checkEvents, checkSubscription } from './event-bus-rules';
 export type { CheckedEvent } from './event-bus-rules';
 export type { OfflineStore, OfflineEntry } from './offline-store';

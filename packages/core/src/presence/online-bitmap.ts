@@ -14,6 +14,8 @@ export interface OnlineView {
 
 export interface OnlineBitmap extends OnlineView {
   setOnline(uin: number, online: boolean): void;
+  /** Everyone offline: the presence agent's first step when it rebuilds a bitmap it knows is stale. */
+  clearAll(): void;
   readonly uinLimit: number;
 }
 
@@ -40,6 +42,10 @@ export class TypedArrayBitmap implements OnlineBitmap {
       throw new RangeError(`uin ${uin} is outside [0, ${this.uinLimit})`);
     if (online) this.words[uin >>> 5]! |= 1 << (uin & 31);
     else this.words[uin >>> 5]! &= ~(1 << (uin & 31));
+  }
+
+  clearAll(): void {
+    this.words.fill(0);
   }
 
   partition(uins: Uint32Array, online: Uint32Array, offline: Uint32Array): { online: number; offline: number } {

@@ -18,3 +18,5 @@ export {
   ReportsMismatchError,
 } from './remainder';
 export type { ListRange, BatchReport, Remainder } from './remainder';
+export { checkReportsComplete, ReportsIncompleteError, REPORT_CLOCK_SKEW_MS } from './coverage';
+export type { ReportsCoverage } from './coverage';

@@ -41,11 +41,11 @@ export function productionAdapters({ config, id, logger, meter }: TierContext): 
     accountStore: (scope) => owned(scope, 'account store', openAccountStore(config, logger)),
     campaignStore: (scope) => owned(scope, 'campaign store', openCampaignStore(config, logger)),
     frequencyCounter: (scope) => owned(scope, 'frequency counter', openFrequencyCounter(config, logger)),
-    filterAudiences: (scope) => openFilterSources(config, id, logger, scope),
+    filterAudiences: (scope) => openFilterSources(config, id, logger, meter, scope),
     apiAudiences: (scope) => openAudienceSources(config, id, logger, meter, scope),
     userAttributes: (scope) => owned(scope, 'user attributes', openUserAttributeLookup(config, logger)),
     coordinator: (scope) => owned(scope, 'coordinator', connectCoordinator(config, logger)),
-    eventBus: (scope) => owned(scope, 'event bus', connectEventBus(config, id, logger)),
+    eventBus: (scope) => owned(scope, 'event bus', connectEventBus(config, id, logger, meter)),
     progressInCoordinator: true,
   };
 }

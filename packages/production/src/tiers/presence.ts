@@ -1,7 +1,7 @@
 import { buildPresenceAgent, Resources, type PresenceLinks, type WrittenBitmap } from '@herald/compose';
 import { ConfigError } from '@herald/core';
 import type { PresenceMember, ProductionConfig } from '@herald/core/config';
-import { bitmapGeneration, presenceKey } from '@herald/presence';
+import { bitmapGeneration, presenceKey, renewGeneration } from '@herald/presence';
 import { SharedOnlineBitmap } from '@herald/shared-bitmap';
 import { ProcessLinks } from '../links';
 import { readSettingFile } from '../setting-files';
@@ -35,7 +35,12 @@ export async function startPresenceTier(context: TierContext): Promise<RunningTi
     );
   const openBitmap = async (resources: Resources): Promise<WrittenBitmap & { fresh: boolean }> => {
     const bitmap = resources.add('online bitmap', openWriter(me, config.uinLimit), (b) => b.close());
-    return { bitmap, generation: await bitmapGeneration(me.bitmapFile, !bitmap.created), fresh: bitmap.created };
+    return {
+      bitmap,
+      generation: await bitmapGeneration(me.bitmapFile, !bitmap.created),
+      renewGeneration: () => renewGeneration(me.bitmapFile),
+      fresh: bitmap.created,
+    };
   };
   const openLinks = async (resources: Resources): Promise<PresenceLinks> => {
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
