@@ -6,7 +6,11 @@
  */
 
 export interface WaitForOptions {
-  /** Give up after this long. @defaultValue 5000 */
+  /**
+   * Give up after this long. @defaultValue 20000: long enough for a CI machine whose two cores
+   * are busy with other suites (5 s timed out after only 2 checks there); a condition that holds
+   * returns at once, so only a failing wait pays it.
+   */
   timeoutMs?: number;
   /** Pause between checks. @defaultValue 10 */
   intervalMs?: number;
@@ -29,7 +33,7 @@ export class WaitForTimeoutError extends Error {
 
 export async function waitFor(
   condition: () => boolean | Promise<boolean>,
-  { timeoutMs = 5000, intervalMs = 10, message = 'condition' }: WaitForOptions = {},
+  { timeoutMs = 20_000, intervalMs = 10, message = 'condition' }: WaitForOptions = {},
 ): Promise<void> {
   if (!(timeoutMs >= 0) || !(intervalMs >= 0)) {
     throw new RangeError(`waitFor: timeoutMs and intervalMs must be >= 0 (got ${timeoutMs}, ${intervalMs})`);
