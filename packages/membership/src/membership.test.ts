@@ -88,7 +88,7 @@ describe('startMembership, time driven by hand', () => {
       { type: 'state', from: 'JOINING', to: 'ONLINE', event: 'accepted' },
       { type: 'state', from: 'ONLINE', to: 'SILENCE', event: 'synced' },
       { type: 'state', from: 'SILENCE', to: 'WORKING', event: 'silenceElapsed' },
-      { type: 'ring', members: ['solo'], ring: membership.ring() },
+      { type: 'ring', members: ['solo'], ring: membership.ring(), interim: false },
     ]);
     expect(membership.ring()!.ownerOf(42)).toBe('solo');
     expect(membership.view()).toMatchObject({ id: 'solo', state: 'WORKING', ring: ['solo'], incarnation: 1_000 });

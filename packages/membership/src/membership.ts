@@ -2,6 +2,7 @@ import {
   APTA_STATES,
   allocateTasks,
   aptaNextTickAt,
+  aptaOwnershipRing,
   aptaStep,
   createMemberView,
   type AptaAction,
@@ -14,7 +15,8 @@ import {
 import { ValidationError } from '@herald/core';
 import { noopLogger, noopMeter } from '@herald/core/ports';
 import type { HashRing } from '@herald/core/ring';
-import { createPull, createPush, type PushChannel } from '@herald/transport';
+import { createPull, createPush, type PushChannel, type PushLinkEvent } from '@herald/transport';
+import { goneWatch } from './gone-watch';
 import {
   compileMembershipOptions,
   type MembershipConfig,
@@ -25,8 +27,13 @@ import {
 /** What `onChange` listeners hear, in the order it happened within a step. */
 export type MembershipChange =
   | { type: 'state'; from: AptaState; to: AptaState; event: AptaEvent }
-  /** The ring to route by changed: `ring` is undefined whenever this process is not WORKING. */
-  | { type: 'ring'; members: readonly string[]; ring: HashRing | undefined };
+  /**
+   * The ring to own and route by changed: `ring` is undefined whenever this
+   * process may own nothing new (not WORKING, and no interim ring). `interim`
+   * is true for the last agreed ring without members whose process died
+   * (gone.ts in core): their arcs only, the rest waits for the next ring.
+   */
+  | { type: 'ring'; members: readonly string[]; ring: HashRing | undefined; interim: boolean };
 
 export type MembershipListener = (change: MembershipChange) => void;
 
@@ -41,7 +48,9 @@ export interface Membership {
   view(): MemberView;
   /**
    * The allocation ring fixed on entering WORKING (`allocateTasks(view().ring)`),
-   * or undefined while not WORKING: a process that is not WORKING owns nothing.
+   * without any member whose process died since (its arc goes to its
+   * successors at once); in the SILENCE after such a death, the last ring
+   * without it; otherwise undefined: such a process owns nothing new.
    * An interface process (takesWork false) gets the ring of the schedulers, to route by.
    */
   ring(): HashRing | undefined;
@@ -124,9 +133,22 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
       allowedClientKeys: config.curve.allowedClientKeys,
     },
   });
+  let isolated = false;
+  let closed = false;
+  let started = false;
   const links = new Map<string, Link>();
+  // A peer whose process died (connection closed, reconnect refused) is stepped as peerGone at once.
+  const watch = (peer: string) =>
+    goneWatch(() => {
+      if (isolated || closed || !started) return; // isolated: as if no network; before start: nothing to step
+      logger.warn('membership: a peer closed its connection and refuses new ones: its process is gone', {
+        member: id,
+        peer,
+      });
+      step({ kind: 'peerGone', now: clock.now(), peer });
+    });
   try {
-    for (const peer of config.peers) links.set(peer.id, await connect(config, peer));
+    for (const peer of config.peers) links.set(peer.id, await connect(config, peer, watch(peer.id)));
   } catch (error) {
     pull.close();
     for (const link of links.values()) link.channel.close();
@@ -142,8 +164,6 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     incarnation: config.incarnation ?? Math.floor(now),
   });
   let ring: HashRing | undefined;
-  let isolated = false;
-  let closed = false;
   let timer: unknown;
   const listeners = new Set<MembershipListener>();
   setStateGauge(view.state);
@@ -228,12 +248,13 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
           break; // the ring is taken from the final view below, so a WORKING process with an empty ring gets one too
       }
     }
-    const members = view.state === 'WORKING' ? view.ring : undefined;
+    const members = aptaOwnershipRing(view);
     const same = members === undefined ? ring === undefined : ring !== undefined && sameList(ring.members, members);
     if (!same) {
       ring = members === undefined ? undefined : allocateTasks(members);
-      logger.info('membership: ring changed', { member: id, state: view.state, ring: members ?? null });
-      emit({ type: 'ring', members: members ?? [], ring });
+      const interim = view.gone.length > 0;
+      logger.info('membership: ring changed', { member: id, state: view.state, ring: members ?? null, interim });
+      emit({ type: 'ring', members: members ?? [], ring, interim });
     }
   }
 
@@ -305,6 +326,7 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     }
   })();
 
+  started = true;
   logger.info('membership: started', {
     member: id,
     endpoint: pull.endpoint,
@@ -361,11 +383,16 @@ interface Link {
   full: boolean;
 }
 
-async function connect(config: MembershipConfig, peer: MembershipPeer): Promise<Link> {
+async function connect(
+  config: MembershipConfig,
+  peer: MembershipPeer,
+  onLink: (event: PushLinkEvent) => void,
+): Promise<Link> {
   const channel = await createPush({
     name: `${config.id}.membership->${peer.id}`,
     endpoints: [peer.endpoint],
     highWaterMark: config.sendHighWaterMark,
+    onLink,
     curve: config.curve && {
       serverPublicKey: peer.serverPublicKey!,
       publicKey: config.curve.publicKey,

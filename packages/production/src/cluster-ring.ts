@@ -10,7 +10,10 @@ import { readKeyPair, readPublicKey } from './keys';
 export interface ClusterRing {
   /** The ring to route by (and, for a scheduler, to own by). */
   current(): HashRing;
-  /** Whether this process's view of the ring is current (APTA WORKING, or a static ring): a scheduler adopts tasks only then. */
+  /**
+   * Whether this process may own by `current()` now (a static ring; APTA WORKING; or the interim ring in the
+   * SILENCE after a member's process died, which moves only the dead member's arc): a scheduler adopts tasks only then.
+   */
   isCurrent(): boolean;
   /** Called after every change of `current()`. */
   onChange(listener: (ring: HashRing) => void): void;
@@ -25,9 +28,12 @@ export interface ClusterRing {
 /**
  * The ring of schedulers as this process sees it. Without APTA (no
  * membership endpoints in the topology) it is the static list of schedulers.
- * With APTA it is the ring the membership last agreed on in WORKING:
+ * With APTA it is the ring the membership last agreed on in WORKING, less
+ * any member whose process died since (its arc goes to its successors at
+ * once: the interim ring; the rest waits for the next agreed ring):
  *   - a scheduler owns nothing until its first WORKING (the empty ring), and
  *     keeps its last ring while SILENCE or OFFLINE (fencing protects the store);
+ *     it adopts only while WORKING or on an interim ring;
  *   - every other process (interface, dispatcher, executor: `takesWork` false)
  *     routes by the static list until its first WORKING, then by the last
  *     agreed ring.
@@ -92,13 +98,13 @@ export async function startClusterRing(
   membership.onChange((change) => {
     if (change.type !== 'ring' || change.ring === undefined) return;
     ring = change.ring;
-    logger.info('ring of schedulers changed', { members: ring.members });
+    logger.info('ring of schedulers changed', { members: ring.members, interim: change.interim });
     for (const listener of listeners) listener(ring);
   });
   let closing: Promise<void> | undefined;
   return {
     current: () => ring,
-    isCurrent: () => closing === undefined && membership.state === 'WORKING',
+    isCurrent: () => closing === undefined && membership.ring() !== undefined,
     onChange: (listener) => void listeners.push(listener),
     status: () => ({
       apta: true,

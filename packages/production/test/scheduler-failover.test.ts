@@ -15,9 +15,11 @@ import {
 /**
  * APTA failover with real processes: three schedulers agree on a ring; the
  * scheduler that owns a running broadcast is killed with SIGKILL; the others
- * notice (no Hello for deadIntervalMs), go through SILENCE to a ring of two,
- * and the new owner claims the task (epoch + 1) and resumes its units from
- * their checkpoints. Nothing is lost; a recipient delivered twice can only be
+ * notice at once (its connections closed, its address refuses new ones:
+ * APTA's peerGone), move its arc alone to its successors (the interim ring,
+ * while the whole ring goes through SILENCE to a ring of two), and the new
+ * owner claims the task (epoch + 1) and resumes its units from their
+ * checkpoints. Nothing is lost; a recipient delivered twice can only be
  * one whose batch was in flight when the owner died (same idempotency key).
  */
 jest.setTimeout(240_000);
@@ -56,6 +58,12 @@ describe('scheduler failover (APTA)', () => {
       .filter((p) => survivors.includes(p.id) && /rebalanced after a ring change.*"adopted":[1-9]/.test(p.output))
       .map((p) => p.id);
     expect(adoptedBy.length).toBeGreaterThan(0);
+    // The dead owner was seen gone, not merely silent: the survivors owned by the interim ring before the next one.
+    for (const id of survivors)
+      expect([
+        id,
+        /ring of schedulers changed[^\n]*"interim":true/.test(cluster.processes.find((p) => p.id === id)!.output),
+      ]).toEqual([id, true]);
 
     const { online, offline } = expectedOutcome(audience);
     const { delivered, queued } = await actualOutcome(cluster, join(dir.path, 'data'), task.id);

@@ -112,6 +112,9 @@ describe('scheduler partition (APTA)', () => {
     });
     expect(stateAtOutage).toBe('SENDING');
     expect(task.state).toBe('COMPLETED');
+    // Cut off, not dead: its connections stayed up, so nobody took it for gone (no interim ring); it left the ring
+    // by the dead interval and a silence, as a partitioned member must.
+    for (const p of survivors) expect([p.id, /"interim":true/.test(p.output)]).toEqual([p.id, false]);
 
     // Fenced: the cut-off scheduler found in the store that the task has a newer owner and dropped it.
     await waitFor(() => /lost ownership of a task/.test(cutOff.output), {

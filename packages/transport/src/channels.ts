@@ -34,6 +34,21 @@ export interface PushOptions {
    * as long as it takes (the backpressure).
    */
   sendTimeoutMs?: number;
+  /**
+   * Told of each change of a connection to a peer, from zeromq's socket
+   * events: 'connected' (handshake done), 'disconnected' (the connection
+   * closed: the peer closed it, or its kernel did because the process died),
+   * 'retrying' (a reconnect is scheduled: right after a disconnect, and again
+   * after each attempt that failed, e.g. refused because nothing listens).
+   * A listener that throws is ignored. Default: none (no event observer).
+   */
+  onLink?: (event: PushLinkEvent) => void;
+}
+
+/** A change of one PUSH connection (see PushOptions.onLink). */
+export interface PushLinkEvent {
+  type: 'connected' | 'disconnected' | 'retrying';
+  endpoint: string;
 }
 
 export interface PushChannel {
@@ -135,6 +150,8 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
     socket.curvePublicKey = curve.publicKey;
     socket.curveSecretKey = curve.secretKey;
   }
+  // Observed before connecting, or the first handshake can pass unseen.
+  if (options.onLink !== undefined) observeLinks(socket, options.onLink);
   try {
     for (const endpoint of endpoints) socket.connect(endpoint);
   } catch (error) {
@@ -318,6 +335,34 @@ function makeCurveServer(socket: zmq.Pull, curve: CurveServerOptions, domain: st
       if (event.type === 'handshake:error:protocol' || event.type === 'handshake:error:other') {
         const error: Error & { code?: string } = event.error;
         refuse({ endpoint: event.address, reason: `handshake failed: ${error.code ?? error.message}` });
+      }
+    }
+  })();
+}
+
+const LINK_EVENTS: Partial<Record<zmq.Event['type'], PushLinkEvent['type']>> = {
+  handshake: 'connected',
+  disconnect: 'disconnected',
+  'connect:retry': 'retrying',
+};
+
+/** Feeds a PUSH socket's connection events to `listener` until the socket closes (a receive loop: see makeCurveServer). */
+function observeLinks(socket: zmq.Push, listener: (event: PushLinkEvent) => void): void {
+  const observer = socket.events;
+  void (async () => {
+    while (!observer.closed) {
+      let event: zmq.Event;
+      try {
+        event = await observer.receive();
+      } catch {
+        return; // the socket, and with it the observer, closed
+      }
+      const type = LINK_EVENTS[event.type];
+      if (type === undefined || !('address' in event)) continue;
+      try {
+        listener({ type, endpoint: event.address });
+      } catch {
+        // the listener's own failure is its business; the observer keeps running
       }
     }
   })();

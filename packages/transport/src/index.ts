@@ -45,7 +45,7 @@ export type {
 } from './messages/types';
 
 export { createPush, createPull, inprocEndpoint, setTrafficCut, isTrafficCut } from './channels';
-export type { PushChannel, PushOptions, PullChannel, PullOptions } from './channels';
+export type { PushChannel, PushOptions, PushLinkEvent, PullChannel, PullOptions } from './channels';
 export { observeInbox } from './observe-inbox';
 
 export { generateKeyPair, checkCurveKey } from './curve';

@@ -28,5 +28,7 @@ export { createMemberView, aptaPeer } from './view';
 export type { MemberView, NewMemberView, AptaPeerEntry, AptaLsrRound } from './view';
 export { aptaStep, aptaNextTickAt } from './step';
 export type { AptaInput, AptaAction, AptaStepResult } from './step';
+export { aptaOwnershipRing } from './gone';
+export type { AptaPeerGoneInput } from './gone';
 export { APTA_VNODES, allocateTasks, ownershipMoves } from './allocation';
 export type { TaskMove } from './allocation';

@@ -10,9 +10,14 @@ import {
 } from './messages';
 import { APTA_ALLOCATION_STATES, aptaMachine, type AptaEvent, type AptaState } from './states';
 import type { AptaLsrRound, MemberView, AptaPeerEntry } from './view';
+import { carryRing, checkPeerGone, markPeerGone, relaysGone, type AptaPeerGoneInput } from './gone';
 
-/** What happens to a process: time passes, or a message arrives. `now` is the injected clock, ms. */
-export type AptaInput = { kind: 'tick'; now: number } | { kind: 'received'; now: number; message: AptaMessage };
+/**
+ * What happens to a process: time passes, a message arrives, or the wiring
+ * saw a peer's process die (gone.ts). `now` is the injected clock, ms.
+ */
+export type AptaInput =
+  { kind: 'tick'; now: number } | { kind: 'received'; now: number; message: AptaMessage } | AptaPeerGoneInput;
 
 /**
  * What the caller must do after a step, in order. The module sends nothing
@@ -71,13 +76,20 @@ const compareHeartbeat = (a: { incarnation: number; seq: number }, b: { incarnat
  * count the message and drop it). A time earlier than the view's is taken as
  * the view's (a clock stepping back never rewinds timers).
  */
-export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
-  if (input === null || typeof input !== 'object' || (input.kind !== 'tick' && input.kind !== 'received')) {
-    throw new ValidationError("APTA input must be { kind: 'tick' | 'received', now, ... }");
+export function aptaStep(before: MemberView, input: AptaInput): AptaStepResult {
+  if (
+    input === null ||
+    typeof input !== 'object' ||
+    (input.kind !== 'tick' && input.kind !== 'received' && input.kind !== 'peerGone')
+  ) {
+    throw new ValidationError("APTA input must be { kind: 'tick' | 'received' | 'peerGone', now, ... }");
   }
   if (!Number.isFinite(input.now) || input.now < 0)
     throw new ValidationError('now must be a non-negative number of ms', { now: input.now });
   const message = input.kind === 'received' ? checkAptaMessage(input.message) : undefined;
+  if (input.kind === 'peerGone') checkPeerGone(input);
+  // A peer gone is marked first; the rest of the step is a tick's (announce, transitions, Hellos).
+  const view = input.kind === 'peerGone' ? markPeerGone(before, input.peer) : before;
   const now = Math.max(view.now, input.now);
   const { config } = view;
   const d: Draft = {
@@ -127,7 +139,7 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
       d.peers.set(message.from, { ...known, lastHeardAt: now }); // reordered, but alive
     }
     for (const entry of message.table) {
-      if (entry.id === view.id || entry.id === message.from) continue;
+      if (entry.id === view.id || entry.id === message.from || relaysGone(view, entry.id, entry.incarnation)) continue;
       const was = d.peers.get(entry.id);
       if (was !== undefined && compareHeartbeat(entry, was) <= 0) continue;
       const keepsKnowsMe = was !== undefined && alive(was) && was.incarnation === entry.incarnation && was.knowsMe;
@@ -261,6 +273,8 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
     actions.push({ type: 'send', to: o.to, message });
   }
   if (!sameList(view.ring, d.ring)) actions.push({ type: 'ringChanged', members: d.ring });
+  const enteredWorking = actions.some((a) => a.type === 'stateChanged' && a.to === 'WORKING');
+  const carried = carryRing(view, { state: d.state, ring: d.ring, gone: view.gone }, enteredWorking);
 
   return {
     view: {
@@ -276,6 +290,7 @@ export function aptaStep(view: MemberView, input: AptaInput): AptaStepResult {
       nextRequestId: d.nextRequestId,
       ring: d.ring,
       announcedAt: d.announcedAt,
+      ...carried,
     },
     actions,
   };

@@ -62,6 +62,19 @@ export interface MemberView {
   readonly ring: readonly string[];
   /** While WORKING and the live membership differs from `ring`: when LSR requests last announced it. */
   readonly announcedAt: number | null;
+  /**
+   * The ring last fixed on entering WORKING, kept through the SILENCE that
+   * follows until the next one is fixed; empty before the first WORKING and
+   * after OFFLINE. With `gone` it gives the interim ring (see gone.ts).
+   */
+  readonly lastRing: readonly string[];
+  /**
+   * Members of `lastRing` whose process the wiring reported gone (a
+   * `peerGone` input: its connection closed and reconnecting is refused)
+   * since `lastRing` was fixed, sorted. Their arcs go to their ring
+   * successors at once; cleared when the next ring is fixed.
+   */
+  readonly gone: readonly string[];
 }
 
 export interface NewMemberView {
@@ -101,6 +114,8 @@ export function createMemberView(input: NewMemberView): MemberView {
     nextRequestId: 1,
     ring: [],
     announcedAt: null,
+    lastRing: [],
+    gone: [],
   };
 }
 
