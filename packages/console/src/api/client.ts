@@ -57,12 +57,22 @@ export function toApiError(status: number, body: unknown): ApiError {
   });
 }
 
-export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+  headers: Record<string, string> = {},
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
-      headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...authHeaders(),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });
@@ -127,4 +137,13 @@ export function query(params: Record<string, string | number | undefined | null>
     if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text === '' ? '' : '?' + text;
+}
+
+/**
+ * A fresh Idempotency-Key: 128 random bits in hex. getRandomValues, not
+ * randomUUID, which only secure contexts (HTTPS, localhost) have.
+ */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return 'console-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

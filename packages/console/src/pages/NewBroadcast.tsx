@@ -1,5 +1,5 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { api, ApiError, newIdempotencyKey } from '../api/client';
 import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
@@ -48,10 +48,15 @@ export function NewBroadcast() {
   // The server's question before a large broadcast; null while none is open.
   const [ask, setAsk] = useState<ConfirmationRequired | null>(null);
 
+  // One key per broadcast the operator sends: a retry after a lost answer reuses it, so the server answers with
+  // the task its first try created instead of creating a second; changing the form makes it another broadcast.
+  const idempotencyKey = useRef<string | null>(null);
+
   useEffect(() => setForm((f) => (f.listId === '' ? { ...f, accountId: account } : f)), [account]);
   const set = <K extends keyof BroadcastForm>(name: K, value: BroadcastForm[K]) => {
     const next = { ...form, [name]: value };
     setForm(next);
+    idempotencyKey.current = null;
     // A preview describes the form as it was: a change makes it stale.
     setDryRun(null);
     // Once the operator tried to send, errors follow the fields as they are fixed.
@@ -77,10 +82,14 @@ export function NewBroadcast() {
   const create = async (confirm?: number) => {
     setBusy(true);
     try {
-      const task = await api<Task>('POST', '/api/v1/tasks', {
-        ...toCreateBody(form),
-        ...(confirm === undefined ? {} : { confirm }),
-      });
+      idempotencyKey.current ??= newIdempotencyKey();
+      const task = await api<Task>(
+        'POST',
+        '/api/v1/tasks',
+        { ...toCreateBody(form), ...(confirm === undefined ? {} : { confirm }) },
+        undefined,
+        { 'idempotency-key': idempotencyKey.current },
+      );
       setAsk(null);
       navigate(`/tasks/${task.id}`);
     } catch (e) {

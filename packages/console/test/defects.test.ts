@@ -1,0 +1,139 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
+import { FileDeliverySink } from '@herald/executor';
+import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
+import type { Page } from 'playwright-core';
+import { ensureConsoleBuilt, launchBrowser, type Browser } from './harness';
+
+/**
+ * Defects of issue 22 found driving the console in headless Chromium, each
+ * against a real embedded Herald, one cluster and one browser for them all:
+ * a retried creation after a lost answer, CSV lists whose ids are not in
+ * the first column, the favicon.
+ */
+const ADMIN_TOKEN = 'hrd_defectstest_console-defects-test-admin-secret-0123';
+const uinSpaceBits = 16;
+
+describe('console defects of issue 22', () => {
+  let dir: TempDir;
+  let cluster: EmbeddedCluster;
+  let browser: Browser;
+  let page: Page;
+  const notFound: string[] = [];
+
+  const tasksTitled = async (title: string) =>
+    (await cluster.store.listTasks({ order: 'desc', limit: 100 })).tasks.filter((t) => t.content.title === title);
+
+  /** Writes a file in the test's folder and returns its path. */
+  const file = async (name: string, text: string) => {
+    const path = join(dir.path, name);
+    await writeFile(path, text);
+    return path;
+  };
+
+  const openNewBroadcast = async () => {
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.getByRole('heading', { name: 'New broadcast' }).waitFor();
+  };
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    dir = await makeTempDir('herald-console-defects-');
+    cluster = await startEmbeddedCluster(
+      {
+        dataDir: dir.path,
+        uinSpaceBits,
+        http: { port: 0 },
+        executor: { ids: ['executor-1'] },
+        offline: { rangeBits: 8 },
+        auth: { bootstrapAdminToken: ADMIN_TOKEN },
+      },
+      { gateway: new FileDeliverySink(join(dir.path, 'deliveries')) },
+    );
+    browser = await launchBrowser();
+    page = browser.page;
+    page.on('response', (response) => {
+      if (response.status() === 404) notFound.push(response.url());
+    });
+    await page.goto(cluster.url + '/');
+    await page.getByLabel('API token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    const account = page.getByRole('combobox', { name: 'Account', exact: true });
+    await account.fill('acme');
+    await account.press('Enter');
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await cluster?.stop();
+    await dir?.remove();
+  });
+
+  it('has a favicon, and no page load asks for anything that is not there (defect 11)', async () => {
+    const href = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(href).not.toBeNull();
+    const icon = await fetch(new URL(href!, cluster.url + '/console/').toString());
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toContain('image/svg+xml');
+    expect(notFound).toEqual([]);
+  });
+
+  it('finds the id column of a CSV by its header and shows where the bad lines are (defect 2)', async () => {
+    await openNewBroadcast();
+    const rows = Array.from({ length: 400 }, (_, i) => `member ${i},${1000 + i},2026-01-01`);
+    rows.splice(2, 0, 'carol,not-an-id,2026-01-01');
+    await page.locator('#listFile').setInputFiles(await file('members.csv', 'name,uin,joined\n' + rows.join('\n')));
+    const result = page.locator('.upload-result');
+    await result.waitFor();
+    expect(await result.innerText()).toContain('400 recipients');
+    // Line 4: the header is line 1, and the bad row the third record.
+    expect(await result.innerText()).toContain('line 4: not a number');
+    const column = page.getByLabel('Recipient id column');
+    expect(await column.inputValue()).toBe('2');
+
+    // Another column is the operator's pick: the dates are no ids, the upload says so and where.
+    await column.selectOption('3');
+    const refused = page.locator('.field-error[data-field="listId"]');
+    await refused.getByText('No line holds a recipient id').waitFor();
+    expect(await refused.innerText()).toContain('line 2:');
+    await column.selectOption('2');
+    await result.waitFor();
+  });
+
+  it('offers to skip the bad lines of a list with too many of them (defect 2)', async () => {
+    const rows = Array.from({ length: 20 }, (_, i) => String(2000 + i));
+    rows.push('x1', 'x2', 'x3');
+    await page.locator('#listFile').setInputFiles(await file('messy.csv', 'uin\n' + rows.join('\n')));
+    const refused = page.locator('.field-error[data-field="listId"]');
+    await refused.getByText('3 of 23 lines').waitFor();
+    expect(await refused.innerText()).toContain('line 22: not a number');
+    await refused.getByRole('button', { name: 'Skip the bad lines and upload again' }).click();
+    await page.locator('.upload-result', { hasText: '20 recipients' }).waitFor();
+  });
+
+  it('sends a broadcast once when the answer to its creation is lost and the operator sends again (defect 1)', async () => {
+    await page.getByLabel('Title').fill('Sent once');
+    await page.getByLabel('Message', { exact: true }).fill('Only one of me, please.');
+    // The first creation reaches the server, but its answer never reaches the browser.
+    let lost = 0;
+    await page.route('**/api/v1/tasks', async (route) => {
+      if (route.request().method() !== 'POST' || lost > 0) return route.continue();
+      lost++;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    await page.getByText('Herald did not answer').waitFor();
+    await waitFor(async () => (await tasksTitled('Sent once')).length === 1, {
+      timeoutMs: 10_000,
+      message: 'the first try did not create the task',
+    });
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    await page.waitForURL(/\/console\/tasks\/\d+$/);
+    await page.unroute('**/api/v1/tasks');
+    const tasks = await tasksTitled('Sent once');
+    expect(tasks.map((t) => t.id)).toEqual([Number(/tasks\/(\d+)$/.exec(page.url())![1])]);
+  });
+});
