@@ -10,7 +10,8 @@ import { ensureConsoleBuilt, launchBrowser, type Browser } from './harness';
  * Defects of issue 22 found driving the console in headless Chromium, each
  * against a real embedded Herald, one cluster and one browser for them all:
  * a retried creation after a lost answer, CSV lists whose ids are not in
- * the first column, the favicon.
+ * the first column, the favicon, animations of stages that do not run,
+ * the duration's maximum in hours, a malformed account filter.
  */
 const ADMIN_TOKEN = 'hrd_defectstest_console-defects-test-admin-secret-0123';
 const uinSpaceBits = 16;
@@ -32,6 +33,13 @@ describe('console defects of issue 22', () => {
     return path;
   };
 
+  const fillBroadcast = async (message: string) => {
+    await openNewBroadcast();
+    await page.locator('#listFile').setInputFiles(await file('plain.csv', 'uin\n' + '7\n8\n9\n'));
+    await page.locator('.upload-result').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill(message);
+  };
+
   const openNewBroadcast = async () => {
     await page.getByRole('link', { name: 'New broadcast' }).first().click();
     await page.getByRole('heading', { name: 'New broadcast' }).waitFor();
@@ -48,6 +56,8 @@ describe('console defects of issue 22', () => {
         executor: { ids: ['executor-1'] },
         offline: { rangeBits: 8 },
         auth: { bootstrapAdminToken: ADMIN_TOKEN },
+        // Below the 30 days the form knows, so the server's own maximum is what refuses 300 hours.
+        tasks: { maxTtlMs: 10 * 86_400_000 },
       },
       { gateway: new FileDeliverySink(join(dir.path, 'deliveries')) },
     );
@@ -135,5 +145,52 @@ describe('console defects of issue 22', () => {
     await page.unroute('**/api/v1/tasks');
     const tasks = await tasksTitled('Sent once');
     expect(tasks.map((t) => t.id)).toEqual([Number(/tasks\/(\d+)$/.exec(page.url())![1])]);
+  });
+
+  it('keeps still the bars of stages that wait or were stopped, and a cancelled task counts down nothing (defect 6)', async () => {
+    await fillBroadcast('Tomorrow, maybe.');
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    await page.locator('input[name="when"]').nth(1).check();
+    await page
+      .locator('#sendAt')
+      .fill(new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
+    await page.getByRole('button', { name: 'Schedule broadcast' }).click();
+    await page.locator('h1 .badge', { hasText: 'SCHEDULED' }).waitFor();
+    await page.locator('[data-stage="preprocessing"] .stage-status', { hasText: 'waiting' }).waitFor();
+    expect(await page.locator('.bar.indeterminate').count()).toBe(0);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel' }).click();
+    await page.locator('h1 .badge', { hasText: 'CANCELLED' }).waitFor();
+    expect(await page.locator('.bar.indeterminate').count()).toBe(0);
+    const sendAt = page.locator('dt', { hasText: 'Send at' }).locator('xpath=following-sibling::dd[1]');
+    expect(await sendAt.innerText()).toContain('cancelled: not sent');
+    expect(await sendAt.innerText()).not.toMatch(/\bin \d/);
+  });
+
+  it("says the duration's maximum in hours: the form's own check, then the server's (defect 7)", async () => {
+    await fillBroadcast('For a long while.');
+    const before = (await cluster.store.listTasks({ limit: 100 })).tasks.length;
+    const durationError = page.locator('.field-error[data-field="duration"]');
+    await page.getByLabel('Duration').fill('1000');
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    expect(await durationError.innerText()).toBe('At most 720 hours (30 days).');
+    // This Herald allows 10 days: the form lets 300 hours go and says the server's answer in hours too.
+    await page.getByLabel('Duration').fill('300');
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    await durationError.getByText('At most 240 hours (10 days).').waitFor();
+    expect((await cluster.store.listTasks({ limit: 100 })).tasks.length).toBe(before);
+  });
+
+  it('says what is wrong with a malformed account filter instead of listing every task (defect 8)', async () => {
+    await page.getByRole('link', { name: 'Tasks' }).first().click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    await page.getByLabel('Account filter').fill('Acme-News!');
+    await page.locator('.field-error[data-field="accountFilter"]', { hasText: 'lowercase letters' }).waitFor();
+    expect(await page.locator('table.tasks').count()).toBe(0);
+    expect(await page.locator('.banner.error').count()).toBe(0);
+    await page.getByLabel('Account filter').fill('acme');
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    expect(await page.locator('.field-error[data-field="accountFilter"]').count()).toBe(0);
   });
 });

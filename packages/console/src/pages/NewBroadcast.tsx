@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, newIdempotencyKey } from '../api/client';
+import { durationTooLong } from '../lib/broadcast-form';
 import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
@@ -75,7 +76,7 @@ export function NewBroadcast() {
   /** A refusal lands on its field, or in the banner when it names none. */
   const showFailure = (e: unknown) => {
     const field = e instanceof ApiError ? formFieldOf(e.field) : undefined;
-    if (field) setErrors({ [field]: e instanceof ApiError ? e.message : String(e) });
+    if (field) setErrors({ [field]: e instanceof ApiError ? inFormWords(e) : String(e) });
     else setFailure(e as Error);
   };
 
@@ -374,4 +375,11 @@ export function NewBroadcast() {
       )}
     </section>
   );
+}
+
+/** A refusal in the form's words: the server speaks of ttlSeconds, the form of hours. */
+function inFormWords(error: ApiError): string {
+  const maximum = error.details.maximum;
+  if (error.field === 'ttlSeconds' && typeof maximum === 'number') return durationTooLong(maximum);
+  return error.message;
 }
