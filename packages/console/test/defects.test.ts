@@ -4,7 +4,7 @@ import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { FileDeliverySink } from '@herald/executor';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, type Browser } from './harness';
+import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser } from './harness';
 
 /**
  * Defects of issue 22 found driving the console in headless Chromium, each
@@ -192,5 +192,46 @@ describe('console defects of issue 22', () => {
     await page.getByLabel('Account filter').fill('acme');
     await page.locator('table.tasks tbody tr').first().waitFor();
     expect(await page.locator('.field-error[data-field="accountFilter"]').count()).toBe(0);
+  });
+
+  it('fits a 390 px wide phone: the top bar, the task page and the form (defect 3)', async () => {
+    const PHONE = 390;
+    await page.setViewportSize({ width: PHONE, height: 844 });
+    try {
+      // What sticks out past the right edge (a wide table scrolls inside its own box, so its cells do not count).
+      const overflow = () =>
+        page.evaluate((width) => {
+          const out = [...document.querySelectorAll('body *')]
+            .filter((e) => !e.closest('table') && e.getBoundingClientRect().right > width + 0.5)
+            .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`);
+          return out.length === 0 ? document.documentElement.scrollWidth : out.join(', ');
+        }, PHONE);
+      const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+      await page.getByRole('link', { name: 'Tasks' }).first().click();
+      await page.locator('table.tasks tbody tr').first().waitFor();
+      expect(await overflow()).toBeLessThanOrEqual(PHONE);
+      for (const item of await page.locator('.topbar > *, .topbar nav a').all()) {
+        // Null: not drawn (the spacer, the account datalist).
+        const b = await item.boundingBox();
+        if (b !== null) expect(b.x + b.width).toBeLessThanOrEqual(PHONE);
+      }
+      await screenshot(page, '13-phone-tasks');
+
+      await page.locator('table.tasks tbody tr td.num a').first().click();
+      await page.locator('h1 .badge').waitFor();
+      const progress = await box('.columns .panel.grow');
+      const summary = await box('.panel.facts');
+      // Stacked: the summary starts below the progress bars, never over them.
+      expect(summary.y).toBeGreaterThanOrEqual(progress.y + progress.height);
+      expect(await overflow()).toBeLessThanOrEqual(PHONE);
+      await screenshot(page, '14-phone-task');
+
+      await openNewBroadcast();
+      expect((await page.getByLabel('Title').boundingBox())!.width).toBeGreaterThan(PHONE / 2);
+      expect(await overflow()).toBeLessThanOrEqual(PHONE);
+      await screenshot(page, '15-phone-new-broadcast');
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
   });
 });
