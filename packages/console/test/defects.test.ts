@@ -215,7 +215,7 @@ describe('console defects of issue 22', () => {
         const b = await item.boundingBox();
         if (b !== null) expect(b.x + b.width).toBeLessThanOrEqual(PHONE);
       }
-      await screenshot(page, '13-phone-tasks');
+      await screenshot(page, '18-phone-tasks');
 
       await page.locator('table.tasks tbody tr td.num a').first().click();
       await page.locator('h1 .badge').waitFor();
@@ -224,12 +224,12 @@ describe('console defects of issue 22', () => {
       // Stacked: the summary starts below the progress bars, never over them.
       expect(summary.y).toBeGreaterThanOrEqual(progress.y + progress.height);
       expect(await overflow()).toBeLessThanOrEqual(PHONE);
-      await screenshot(page, '14-phone-task');
+      await screenshot(page, '19-phone-task');
 
       await openNewBroadcast();
       expect((await page.getByLabel('Title').boundingBox())!.width).toBeGreaterThan(PHONE / 2);
       expect(await overflow()).toBeLessThanOrEqual(PHONE);
-      await screenshot(page, '15-phone-new-broadcast');
+      await screenshot(page, '20-phone-new-broadcast');
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
     }
