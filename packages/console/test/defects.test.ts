@@ -199,13 +199,14 @@ describe('console defects of issue 22', () => {
     await page.setViewportSize({ width: PHONE, height: 844 });
     try {
       // What sticks out past the right edge (a wide table scrolls inside its own box, so its cells do not count).
+      // (Source text: the tests are type-checked without the DOM's types.)
       const overflow = () =>
-        page.evaluate((width) => {
+        page.evaluate<number | string>(`(() => {
           const out = [...document.querySelectorAll('body *')]
-            .filter((e) => !e.closest('table') && e.getBoundingClientRect().right > width + 0.5)
-            .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`);
+            .filter((e) => !e.closest('table') && e.getBoundingClientRect().right > ${PHONE} + 0.5)
+            .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
           return out.length === 0 ? document.documentElement.scrollWidth : out.join(', ');
-        }, PHONE);
+        })()`);
       const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
       await page.getByRole('link', { name: 'Tasks' }).first().click();
       await page.locator('table.tasks tbody tr').first().waitFor();
