@@ -235,4 +235,36 @@ describe('console defects of issue 22', () => {
       await page.setViewportSize({ width: 1360, height: 860 });
     }
   });
+
+  it('says why a session ended when the token is revoked (defect 12, in part)', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const created = (await (
+      await fetch(cluster.url + '/api/v1/tokens', {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ name: 'Rita Revoked', role: 'operator', accounts: ['acme'] }),
+      })
+    ).json()) as { token: string; id: string };
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').fill(created.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.who', { hasText: 'Rita Revoked' }).waitFor();
+    await page.getByRole('link', { name: 'Tasks' }).first().click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    const revoked = await fetch(`${cluster.url}/api/v1/tokens/${created.id}`, {
+      method: 'DELETE',
+      headers: { authorization: admin.authorization },
+    });
+    expect(revoked.status).toBeLessThan(300);
+    // The task list polls: its next request is refused, and the sign-in page says why.
+    const ended = page.locator('.session-ended');
+    await ended.waitFor();
+    expect(await ended.innerText()).toMatch(
+      /^Your session ended: Herald no longer accepts this token \(.+\)\. Sign in again\.$/,
+    );
+    await page.getByLabel('API token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.who', { hasText: 'admin' }).waitFor();
+    expect(await ended.count()).toBe(0);
+  });
 });

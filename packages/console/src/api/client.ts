@@ -21,9 +21,9 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when the server answers 401: the session ends and the sign-in page shows. */
-let onUnauthenticated: () => void = () => undefined;
-export function setUnauthenticatedHandler(handler: () => void): void {
+/** Called when the server answers 401, with its reason: the session ends and the sign-in page says why. */
+let onUnauthenticated: (reason: string) => void = () => undefined;
+export function setUnauthenticatedHandler(handler: (reason: string) => void): void {
   onUnauthenticated = handler;
 }
 
@@ -83,8 +83,9 @@ export async function api<T>(
   const text = await response.text();
   const parsed: unknown = text === '' ? null : safeJson(text);
   if (!response.ok) {
-    if (response.status === 401) onUnauthenticated();
-    throw toApiError(response.status, parsed);
+    const error = toApiError(response.status, parsed);
+    if (response.status === 401) onUnauthenticated(error.message);
+    throw error;
   }
   return parsed as T;
 }
@@ -119,8 +120,9 @@ export function upload<T>(
       const parsed = safeJson(xhr.responseText);
       if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as T);
       else {
-        if (xhr.status === 401) onUnauthenticated();
-        reject(toApiError(xhr.status, parsed));
+        const error = toApiError(xhr.status, parsed);
+        if (xhr.status === 401) onUnauthenticated(error.message);
+        reject(error);
       }
     };
     xhr.onerror = () => reject(new ApiError(0, 'NETWORK', 'the upload was interrupted'));
