@@ -5,6 +5,8 @@
  * runs one production tier; `herald admin` talks to a running process's
  * management endpoint.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { isHeraldError, redactSecrets } from '@herald/core';
 import { TIERS } from '@herald/production';
@@ -38,7 +40,13 @@ const number = (name: string, min: number, max: number) => (raw: string) => {
 // shell's or the service manager's umask; the creation sites also set their modes (docs/security.md).
 process.umask(0o077);
 
-const program = new Command('herald').description('Herald: a distributed job scheduler for mass broadcast');
+/** The installed package's version: dist/main.js sits one folder below package.json. */
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
+
+const program = new Command('herald')
+  .description('Herald: a distributed job scheduler for mass broadcast')
+  .version(VERSION, '-V, --version', "print Herald's version");
 
 program
   .command('dev')

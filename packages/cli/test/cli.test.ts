@@ -34,6 +34,18 @@ function herald(
   });
 }
 
+describe('herald --version', () => {
+  it("prints the package's version (issue 22, defect 9)", async () => {
+    const { version } = JSON.parse(await readFile(join(__dirname, '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const run = await herald(['--version']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe(version);
+  });
+});
+
 describe('herald demo', () => {
   it('runs a broadcast through the real tiers and prints a reconciled summary', async () => {
     const run = await herald(['demo', '--recipients', '20000', '--online', '0.3', '--login-share', '0.05']);
@@ -47,6 +59,20 @@ describe('herald demo', () => {
     expect(run.stderr).toMatch(
       /login delivery\s+\d[\d,]* offline users logged in; \d[\d,]* offline deliveries of task 1/,
     );
+  });
+
+  it('makes a --data-dir that does not exist yet, as dev does (issue 22, defect 5)', async () => {
+    const parent = await makeTempDir('herald-cli-demo-dir-');
+    try {
+      const dataDir = join(parent.path, 'not', 'yet');
+      const run = await herald(['demo', '--recipients', '2000', '--login-share', '0', '--data-dir', dataDir]);
+      expect(run.stderr).not.toMatch(/ENOENT/);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/Task 1: COMPLETED/);
+      expect(run.stdout).toContain(`data in ${dataDir}`);
+    } finally {
+      await parent.remove();
+    }
   });
 
   it('refuses a bad option with a clear message', async () => {

@@ -35,7 +35,7 @@ function PageInBoundary() {
 
 export function App() {
   return (
-    <SessionProvider signIn={(onSignedIn) => <SignIn onSignedIn={onSignedIn} />}>
+    <SessionProvider signIn={(onSignedIn, ended) => <SignIn onSignedIn={onSignedIn} ended={ended} />}>
       <Layout>
         <PageInBoundary />
       </Layout>

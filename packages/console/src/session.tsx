@@ -53,12 +53,14 @@ export function SessionProvider({
   signIn,
   children,
 }: {
-  signIn: (onSignedIn: (token: string, keep: boolean) => Promise<void>) => ReactNode;
+  /** `ended`: why the last session ended, when the server ended it (null after a sign-out or on first visit). */
+  signIn: (onSignedIn: (token: string, keep: boolean) => Promise<void>, ended: string | null) => ReactNode;
   children: ReactNode;
 }) {
   const [state, setState] = useState<{ me: Me; openServer: boolean } | null>(null);
   const [checking, setChecking] = useState(storedToken() !== '');
   const [account, setAccountState] = useState(localStorage.getItem(ACCOUNT_KEY) ?? '');
+  const [ended, setEnded] = useState<string | null>(null);
 
   const signOut = useCallback(() => {
     sessionStorage.removeItem(TOKEN_KEY);
@@ -68,7 +70,12 @@ export function SessionProvider({
   }, []);
 
   useEffect(() => {
-    setUnauthenticatedHandler(signOut);
+    // The server refused the token (revoked, expired, unknown): the operator is told why, not just signed out.
+    setUnauthenticatedHandler((reason) => {
+      if (storedToken() === '') return;
+      signOut();
+      setEnded(`Your session ended: Herald no longer accepts this token (${reason}). Sign in again.`);
+    });
     const token = storedToken();
     if (token === '') return;
     whoAmI(token)
@@ -79,6 +86,7 @@ export function SessionProvider({
   const onSignedIn = useCallback(async (token: string, keep: boolean) => {
     const who = await whoAmI(token);
     (keep ? localStorage : sessionStorage).setItem(TOKEN_KEY, token);
+    setEnded(null);
     setState(who);
   }, []);
 
@@ -97,6 +105,6 @@ export function SessionProvider({
     [state, effectiveAccount, setAccount, signOut],
   );
   if (checking) return <div className="splash">Checking your session…</div>;
-  if (session === null) return <>{signIn(onSignedIn)}</>;
+  if (session === null) return <>{signIn(onSignedIn, ended)}</>;
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }

@@ -34,7 +34,10 @@ function newestMtime(path: string): number {
  */
 export function ensureConsoleBuilt(): void {
   const index = join(PACKAGE_DIR, 'dist', 'index.html');
-  const sources = ['src', 'index.html', 'vite.config.mts'].map((p) => newestMtime(join(PACKAGE_DIR, p)));
+  const sources = ['src', 'public', 'index.html', 'vite.config.mts']
+    .map((p) => join(PACKAGE_DIR, p))
+    .filter((p) => existsSync(p))
+    .map(newestMtime);
   if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources)) return;
   // NODE_ENV=test (set by jest) would make Vite bundle React's development build.
   execFileSync('npm', ['run', '--silent', 'build'], {

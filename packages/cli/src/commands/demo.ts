@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PRIVATE_DIR_MODE } from '@herald/core';
 import { compileConfig, type HeraldOptions } from '@herald/core/config';
 import { removedTotal, type ListMeta, type Task } from '@herald/core/task';
 import { subtractSorted } from '@herald/core/uins';
@@ -33,6 +34,8 @@ const fmt = (n: number) => n.toLocaleString('en-US');
  */
 export async function runDemo(options: DemoOptions): Promise<boolean> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'herald-demo-')));
+  // A --data-dir that does not exist yet is made, as `herald dev` makes it (the list files go there first).
+  await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const config = compileConfig({
     ...options.base,
     dataDir,

@@ -21,9 +21,9 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when the server answers 401: the session ends and the sign-in page shows. */
-let onUnauthenticated: () => void = () => undefined;
-export function setUnauthenticatedHandler(handler: () => void): void {
+/** Called when the server answers 401, with its reason: the session ends and the sign-in page says why. */
+let onUnauthenticated: (reason: string) => void = () => undefined;
+export function setUnauthenticatedHandler(handler: (reason: string) => void): void {
   onUnauthenticated = handler;
 }
 
@@ -57,12 +57,22 @@ export function toApiError(status: number, body: unknown): ApiError {
   });
 }
 
-export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+  headers: Record<string, string> = {},
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
-      headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...authHeaders(),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });
@@ -73,8 +83,9 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
   const text = await response.text();
   const parsed: unknown = text === '' ? null : safeJson(text);
   if (!response.ok) {
-    if (response.status === 401) onUnauthenticated();
-    throw toApiError(response.status, parsed);
+    const error = toApiError(response.status, parsed);
+    if (response.status === 401) onUnauthenticated(error.message);
+    throw error;
   }
   return parsed as T;
 }
@@ -109,8 +120,9 @@ export function upload<T>(
       const parsed = safeJson(xhr.responseText);
       if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as T);
       else {
-        if (xhr.status === 401) onUnauthenticated();
-        reject(toApiError(xhr.status, parsed));
+        const error = toApiError(xhr.status, parsed);
+        if (xhr.status === 401) onUnauthenticated(error.message);
+        reject(error);
       }
     };
     xhr.onerror = () => reject(new ApiError(0, 'NETWORK', 'the upload was interrupted'));
@@ -127,4 +139,13 @@ export function query(params: Record<string, string | number | undefined | null>
     if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text === '' ? '' : '?' + text;
+}
+
+/**
+ * A fresh Idempotency-Key: 128 random bits in hex. getRandomValues, not
+ * randomUUID, which only secure contexts (HTTPS, localhost) have.
+ */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return 'console-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -99,13 +99,25 @@ export interface TaskPage {
   nextCursor: number | null;
 }
 
+export interface BadLine {
+  line: number;
+  reason: string;
+}
+
 export interface ListMeta {
   id: string;
   accountId: string;
   count: number;
   bytes: number;
   createdAt: number;
-  import?: { uploadBytes: number; lines: number; valid: number; bad: Record<string, number> & { total: number } };
+  import?: {
+    uploadBytes: number;
+    lines: number;
+    valid: number;
+    bad: Record<string, number> & { total: number };
+    /** The first bad lines, 1-based, with why (the server names up to ten). */
+    firstBad?: BadLine[];
+  };
 }
 
 export interface Me {

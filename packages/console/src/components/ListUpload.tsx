@@ -1,6 +1,7 @@
 import { useRef, useState } from 'react';
-import { ApiError, upload, type UploadHandle } from '../api/client';
-import type { ListMeta } from '../api/types';
+import { ApiError, query, upload, type UploadHandle } from '../api/client';
+import type { BadLine, ListMeta } from '../api/types';
+import { csvParams, sniffCsv, type CsvShape } from '../lib/csv-columns';
 import { fmtBytes, fmtInt } from '../lib/format';
 import { Bar } from './bits';
 
@@ -12,10 +13,23 @@ export function contentTypeOf(file: File): string {
   return 'application/octet-stream';
 }
 
+/** Enough of a CSV to see its header line. */
+const SNIFF_BYTES = 64 * 1024;
+
+interface Refusal {
+  message: string;
+  badLines: BadLine[];
+  /** Too many bad lines, but some good ones: the operator may skip the bad ones. */
+  skippable: boolean;
+}
+
 /**
  * Uploads a recipient list for the account with a progress bar, then shows
- * what the server counted (recipients, bad lines). The error of a refused
- * list (bad format, too many bad lines) is shown here, beside the file.
+ * what the server counted (recipients, bad lines and where they are). A CSV's
+ * first line is read first: under a header the operator picks the column of
+ * recipient ids (the one named `uin` is preselected) and the server is asked
+ * for that column. A list refused for too many bad lines shows where they
+ * are and can be sent again with the bad lines skipped.
  */
 export function ListUpload({
   accountId,
@@ -28,38 +42,49 @@ export function ListUpload({
 }) {
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
   const [list, setList] = useState<ListMeta | null>(null);
-  const [uploadError, setUploadError] = useState<string | undefined>();
+  const [refusal, setRefusal] = useState<Refusal | undefined>();
+  const [file, setFile] = useState<File | null>(null);
+  const [csv, setCsv] = useState<{ shape: CsvShape; column: number } | null>(null);
   const handle = useRef<UploadHandle<ListMeta> | null>(null);
 
-  const start = async (file: File) => {
+  const start = async (chosen: File, shape: CsvShape | null, column: number, skipBad = false) => {
     handle.current?.abort();
     setList(null);
     onUploaded(null);
-    setUploadError(undefined);
-    setProgress({ sent: 0, total: file.size });
-    const current = upload<ListMeta>(
-      `/api/v1/lists?accountId=${encodeURIComponent(accountId)}`,
-      file,
-      contentTypeOf(file),
-      (sent, total) => setProgress({ sent, total }),
+    setRefusal(undefined);
+    setProgress({ sent: 0, total: chosen.size });
+    const params = {
+      accountId,
+      ...(shape === null ? {} : csvParams(shape, column)),
+      ...(skipBad ? { maxBadRatio: '1' } : {}),
+    };
+    const current = upload<ListMeta>(`/api/v1/lists${query(params)}`, chosen, contentTypeOf(chosen), (sent, total) =>
+      setProgress({ sent, total }),
     );
     handle.current = current;
     try {
       const meta = await current.done;
       // The last progress event may come before the final bytes are counted: the upload is whole now.
-      setProgress({ sent: file.size, total: file.size });
+      setProgress({ sent: chosen.size, total: chosen.size });
       setList(meta);
       onUploaded(meta);
     } catch (e) {
       if (e instanceof ApiError && e.code === 'ABORTED') return;
-      setUploadError(describe(e as Error));
+      setRefusal(refusalOf(e as Error));
     } finally {
       if (handle.current === current) handle.current = null;
     }
   };
 
-  const shown = uploadError ?? error;
-  const uploading = handle.current !== null && list === null && uploadError === undefined;
+  const choose = async (chosen: File) => {
+    setFile(chosen);
+    const shape = contentTypeOf(chosen) === 'text/csv' ? sniffCsv(await chosen.slice(0, SNIFF_BYTES).text()) : null;
+    setCsv(shape === null ? null : { shape, column: shape.suggested });
+    await start(chosen, shape, shape?.suggested ?? 1);
+  };
+
+  const shown = refusal?.message ?? error;
+  const uploading = handle.current !== null && list === null && refusal === undefined;
   return (
     <div className="upload">
       <input
@@ -67,10 +92,29 @@ export function ListUpload({
         type="file"
         accept=".csv,.txt,.hrl,application/octet-stream,text/csv,text/plain"
         onChange={(e) => {
-          const file = e.target.files?.[0];
-          if (file) void start(file);
+          const chosen = e.target.files?.[0];
+          if (chosen) void choose(chosen);
         }}
       />
+      {file && csv && csv.shape.columns > 1 && (
+        <label className="csv-column">
+          Recipient id column{' '}
+          <select
+            value={csv.column}
+            onChange={(e) => {
+              const column = Number(e.target.value);
+              setCsv({ ...csv, column });
+              void start(file, csv.shape, column);
+            }}
+          >
+            {Array.from({ length: csv.shape.columns }, (_, i) => (
+              <option key={i} value={i + 1}>
+                {csv.shape.header?.[i] ? `${csv.shape.header[i]} (column ${i + 1})` : `column ${i + 1}`}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {progress && (
         <div className="upload-progress">
           <Bar
@@ -95,28 +139,66 @@ export function ListUpload({
         <div className="upload-result" data-list-id={list.id}>
           List <code>{list.id}</code>: <strong>{fmtInt(list.count)}</strong> recipients
           {list.import && list.import.bad.total > 0 && (
-            <span className="muted"> · {fmtInt(list.import.bad.total)} bad line(s) skipped</span>
+            <span className="muted">
+              {' '}
+              · {fmtInt(list.import.bad.total)} bad line(s) skipped
+              <BadLines lines={list.import.firstBad ?? []} total={list.import.bad.total} />
+            </span>
           )}
         </div>
       )}
       {shown && (
         <div className="field-error" role="alert" data-field="listId">
           {shown}
+          {refusal && <BadLines lines={refusal.badLines} />}
+          {refusal?.skippable && file && (
+            <button
+              type="button"
+              className="link"
+              onClick={() => void start(file, csv?.shape ?? null, csv?.column ?? 1, true)}
+            >
+              Skip the bad lines and upload again
+            </button>
+          )}
         </div>
       )}
     </div>
   );
 }
 
-function describe(error: Error): string {
-  if (!(error instanceof ApiError)) return error.message;
+/** Where the bad lines are, as the server named them. */
+function BadLines({ lines, total }: { lines: BadLine[]; total?: number }) {
+  if (lines.length === 0) return null;
+  const more = total !== undefined && total > lines.length ? `, and ${fmtInt(total - lines.length)} more` : '';
+  return (
+    <span className="bad-lines">
+      {' '}
+      ({lines.map((b) => `line ${b.line}: ${b.reason.replace(/_/g, ' ')}`).join(', ')}
+      {more})
+    </span>
+  );
+}
+
+function refusalOf(error: Error): Refusal {
+  if (!(error instanceof ApiError)) return { message: error.message, badLines: [], skippable: false };
   const bad = error.details.bad as Record<string, number> | undefined;
+  const badLines = Array.isArray(error.details.firstBad) ? (error.details.firstBad as BadLine[]) : [];
   if (error.code === 'LIST_TOO_MANY_BAD_LINES' && bad) {
-    const reasons = Object.entries(bad)
-      .filter(([k, v]) => k !== 'total' && v > 0)
-      .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}`)
-      .join(', ');
-    return `${error.message} (${reasons})`;
+    const valid = typeof error.details.valid === 'number' ? error.details.valid : 0;
+    const share = valid + bad.total > 0 ? ((100 * bad.total) / (valid + bad.total)).toFixed(1) : '100';
+    const allowed = typeof error.details.maxBadRatio === 'number' ? `${100 * error.details.maxBadRatio}%` : 'the share';
+    return {
+      message:
+        valid === 0
+          ? `No line holds a recipient id: is it the right column?`
+          : `${fmtInt(bad.total)} of ${fmtInt(valid + bad.total)} lines (${share}%) are bad, more than ${allowed} allowed.`,
+      badLines,
+      skippable: valid > 0,
+    };
   }
-  return `${error.message}${error.code.startsWith('LIST_') ? ` [${error.code}]` : ''}`;
+  return {
+    message: `${error.message}${error.code.startsWith('LIST_') ? ` [${error.code}]` : ''}`,
+    badLines,
+    skippable: false,
+  };
 }

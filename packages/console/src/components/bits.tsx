@@ -18,7 +18,8 @@ export function Bar({
   status?: StageStatus;
   label: string;
 }) {
-  const indeterminate = segments.some((s) => s.fraction === null);
+  // Only a running bar moves: a waiting, paused or stopped one with nothing to measure stays still and empty.
+  const indeterminate = segments.some((s) => s.fraction === null) && (status === undefined || status === 'running');
   const total = segments.reduce((sum, s) => sum + (s.fraction ?? 0), 0);
   return (
     <div
@@ -34,7 +35,7 @@ export function Bar({
           key={i}
           className={`fill ${s.tone}`}
           title={s.title}
-          style={{ width: `${Math.min(1, Math.max(0, s.fraction ?? 0.3)) * 100}%` }}
+          style={{ width: `${Math.min(1, Math.max(0, s.fraction ?? (indeterminate ? 0.3 : 0))) * 100}%` }}
         />
       ))}
     </div>

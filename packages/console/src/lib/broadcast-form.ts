@@ -44,6 +44,19 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   displayAt: '',
 });
 
+/**
+ * The longest duration a default Herald takes (tasks.maxTtlMs, 30 days): checked here so the
+ * operator hears it at once; a server configured otherwise answers with its own maximum.
+ */
+export const DEFAULT_MAX_DURATION_SECONDS = 30 * 86_400;
+
+/** "At most 720 hours (30 days)." */
+export function durationTooLong(maxSeconds: number): string {
+  const hours = maxSeconds / 3600;
+  const days = maxSeconds / 86_400;
+  return `At most ${hours.toLocaleString('en-US', { maximumFractionDigits: 2 })} hours (${days.toLocaleString('en-US', { maximumFractionDigits: 2 })} days).`;
+}
+
 export const ACCOUNT_ID = /^[a-z0-9_]{1,64}$/;
 export const MAX_TITLE = 256;
 
@@ -65,6 +78,8 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
     const hours = Number(form.durationHours);
     if (!Number.isFinite(hours) || hours <= 0) errors.durationHours = 'A positive number of hours.';
     else if (Math.round(hours * 3600) < 1) errors.durationHours = 'At least one second.';
+    else if (hours * 3600 > DEFAULT_MAX_DURATION_SECONDS)
+      errors.durationHours = durationTooLong(DEFAULT_MAX_DURATION_SECONDS);
   }
   if (form.preDeliver) {
     const display = parseLocal(form.displayAt);

@@ -1,5 +1,6 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { api, ApiError, newIdempotencyKey } from '../api/client';
+import { durationTooLong } from '../lib/broadcast-form';
 import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
@@ -48,10 +49,15 @@ export function NewBroadcast() {
   // The server's question before a large broadcast; null while none is open.
   const [ask, setAsk] = useState<ConfirmationRequired | null>(null);
 
+  // One key per broadcast the operator sends: a retry after a lost answer reuses it, so the server answers with
+  // the task its first try created instead of creating a second; changing the form makes it another broadcast.
+  const idempotencyKey = useRef<string | null>(null);
+
   useEffect(() => setForm((f) => (f.listId === '' ? { ...f, accountId: account } : f)), [account]);
   const set = <K extends keyof BroadcastForm>(name: K, value: BroadcastForm[K]) => {
     const next = { ...form, [name]: value };
     setForm(next);
+    idempotencyKey.current = null;
     // A preview describes the form as it was: a change makes it stale.
     setDryRun(null);
     // Once the operator tried to send, errors follow the fields as they are fixed.
@@ -70,17 +76,21 @@ export function NewBroadcast() {
   /** A refusal lands on its field, or in the banner when it names none. */
   const showFailure = (e: unknown) => {
     const field = e instanceof ApiError ? formFieldOf(e.field) : undefined;
-    if (field) setErrors({ [field]: e instanceof ApiError ? e.message : String(e) });
+    if (field) setErrors({ [field]: e instanceof ApiError ? inFormWords(e) : String(e) });
     else setFailure(e as Error);
   };
 
   const create = async (confirm?: number) => {
     setBusy(true);
     try {
-      const task = await api<Task>('POST', '/api/v1/tasks', {
-        ...toCreateBody(form),
-        ...(confirm === undefined ? {} : { confirm }),
-      });
+      idempotencyKey.current ??= newIdempotencyKey();
+      const task = await api<Task>(
+        'POST',
+        '/api/v1/tasks',
+        { ...toCreateBody(form), ...(confirm === undefined ? {} : { confirm }) },
+        undefined,
+        { 'idempotency-key': idempotencyKey.current },
+      );
       setAsk(null);
       navigate(`/tasks/${task.id}`);
     } catch (e) {
@@ -365,4 +375,11 @@ export function NewBroadcast() {
       )}
     </section>
   );
+}
+
+/** A refusal in the form's words: the server speaks of ttlSeconds, the form of hours. */
+function inFormWords(error: ApiError): string {
+  const maximum = error.details.maximum;
+  if (error.field === 'ttlSeconds' && typeof maximum === 'number') return durationTooLong(maximum);
+  return error.message;
 }

@@ -3,7 +3,13 @@ import { ApiError } from '../api/client';
 import { useTitle } from '../hooks';
 
 /** The sign-in page: an API token (issued by an admin, see docs/operator-guide.md). */
-export function SignIn({ onSignedIn }: { onSignedIn: (token: string, keep: boolean) => Promise<void> }) {
+export function SignIn({
+  onSignedIn,
+  ended = null,
+}: {
+  onSignedIn: (token: string, keep: boolean) => Promise<void>;
+  ended?: string | null;
+}) {
   useTitle('Sign in');
   const [token, setToken] = useState('');
   const [keep, setKeep] = useState(false);
@@ -32,6 +38,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string, keep: boole
       <form onSubmit={submit} className="card">
         <h1>Herald</h1>
         <p className="muted">Operator console</p>
+        {ended && (
+          <div className="banner info session-ended" role="status">
+            {ended}
+          </div>
+        )}
         <div className={`field stacked ${error ? 'has-error' : ''}`}>
           <label htmlFor="token">API token</label>
           <input

@@ -4,6 +4,7 @@ import { TASK_STATES, TERMINAL_STATES, type Task, type TaskPage } from '../api/t
 import { Bar, Empty, ErrorBanner, StateBadge } from '../components/bits';
 import { usePoll, useTitle } from '../hooks';
 import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
+import { ACCOUNT_ID } from '../lib/broadcast-form';
 import { confirmed, preprocessed } from '../lib/stages';
 import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
@@ -27,26 +28,30 @@ export function Tasks() {
     limit: Number(search.get('limit') ?? 50),
     cursor: search.get('cursor') ?? '',
   };
+  // An account id the server would refuse is said here, in the operator's words, and never asked for.
+  const accountBad = filters.accountId !== '' && !ACCOUNT_ID.test(filters.accountId);
   // Cursors of the pages before this one, for "Newer"; a new filter starts over.
   const [back, setBack] = useState<string[]>([]);
 
   const { data, error, loading } = usePoll<TaskPage>(
     (signal) =>
-      api(
-        'GET',
-        '/api/v1/tasks' +
-          query({
-            order: 'desc',
-            state: filters.state,
-            accountId: filters.accountId,
-            createdFrom: dayStart(filters.from),
-            createdBefore: dayStart(filters.to, 1),
-            limit: filters.limit,
-            cursor: filters.cursor,
-          }),
-        undefined,
-        signal,
-      ),
+      accountBad
+        ? Promise.resolve({ tasks: [], nextCursor: null })
+        : api(
+            'GET',
+            '/api/v1/tasks' +
+              query({
+                order: 'desc',
+                state: filters.state,
+                accountId: filters.accountId,
+                createdFrom: dayStart(filters.from),
+                createdBefore: dayStart(filters.to, 1),
+                limit: filters.limit,
+                cursor: filters.cursor,
+              }),
+            undefined,
+            signal,
+          ),
     [filters.state, filters.accountId, filters.from, filters.to, filters.limit, filters.cursor],
     5000,
   );
@@ -91,8 +96,16 @@ export function Tasks() {
             aria-label="Account filter"
             value={filters.accountId}
             placeholder="all accounts"
+            aria-invalid={accountBad}
+            aria-describedby={accountBad ? 'account-filter-error' : undefined}
+            className={accountBad ? 'invalid' : undefined}
             onChange={(e) => setFilter('account', e.target.value.trim())}
           />
+          {accountBad && (
+            <span id="account-filter-error" className="field-error" role="alert" data-field="accountFilter">
+              An account id is 1 to 64 lowercase letters, digits or _.
+            </span>
+          )}
         </label>
         <label>
           Created from
@@ -123,7 +136,7 @@ export function Tasks() {
         {loading && <span className="muted small">loading…</span>}
       </form>
       <ErrorBanner error={error} />
-      {data && data.tasks.length === 0 ? (
+      {accountBad ? null : data && data.tasks.length === 0 ? (
         <Empty>No task matches these filters.</Empty>
       ) : (
         <table className="grid tasks">

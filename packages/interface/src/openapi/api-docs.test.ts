@@ -53,7 +53,20 @@ function codesIn(text: string): ErrorCode[] {
 describe('docs/api.md lists every status and code the API answers', () => {
   let tokens: TestAccess;
   let server: FullTestServer;
-  let doc: { paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>> };
+  let doc: {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          responses: Record<
+            string,
+            { description?: string; content?: Record<string, { example?: { error?: { code?: string } } }> }
+          >;
+        }
+      >
+    >;
+  };
   const table = statusTable(readFileSync(API_MD, 'utf8'));
 
   beforeAll(async () => {
@@ -80,6 +93,26 @@ describe('docs/api.md lists every status and code the API answers', () => {
           if (!table.has(Number(status))) problems.push(`${where}: no row for ${status}`);
           for (const code of codesIn(answer.description ?? ''))
             if (missing(Number(status), code)) problems.push(`${where}: ${code} not in the ${status} row`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('shows under each error status an example with a code that status really carries (issue 22, defect 10)', () => {
+    const problems: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        for (const [status, answer] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const code = answer.content?.['application/json']?.example?.error?.code;
+          const carried = STATUS_OF_CODE[code as ErrorCode];
+          if (code === undefined) problems.push(`${where}: no example`);
+          else if (!codesIn(answer.description ?? '').includes(code as ErrorCode))
+            problems.push(`${where}: example ${code} is not one of the codes it names`);
+          else if (carried !== undefined && carried !== Number(status))
+            problems.push(`${where}: example ${code} is answered with ${carried}`);
         }
       }
     }

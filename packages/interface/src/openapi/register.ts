@@ -1,6 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { ErrorCodes } from '@herald/core';
 import { COMPONENTS, ref, type JsonSchema } from './components';
 import { OPERATIONS, TAGS, operationKey, type OperationDoc } from './operations';
 import { IMPLIED_SCHEMA } from '../validation';
@@ -149,9 +150,33 @@ function documented(
     ...doc.errors,
     400: badRequest(doc.errors?.[400], bodied),
   };
-  for (const [status, when] of Object.entries(errors)) response[status] = { description: when, ...ref('Error') };
+  for (const [status, when] of Object.entries(errors))
+    // allOf: a $ref's siblings are dropped, and the example must stay beside it.
+    response[status] = { description: when, allOf: [ref('Error')], examples: [errorExample(when)] };
   out.response = response;
   return out;
+}
+
+const CODES = Object.values(ErrorCodes) as string[];
+
+/**
+ * The example of an error answer: the first code its description names, with
+ * that code's explanation as the message. Without one Swagger UI makes up an
+ * example from the schema, the code enum's first value (CONFIG_INVALID) under
+ * every status, a code no API answer carries.
+ */
+function errorExample(when: string): { error: { code: string; message: string } } {
+  let first: { code: string; at: number } | undefined;
+  for (const code of CODES) {
+    const at = when.search(new RegExp(`\\b${code}\\b`));
+    if (at >= 0 && (first === undefined || at < first.at)) first = { code, at };
+  }
+  if (first === undefined) throw new Error(`an error answer names no error code: ${when}`);
+  const rest = when.slice(first.at + first.code.length);
+  const message = rest.startsWith(': ')
+    ? rest.slice(2).split(';')[0]!.trim()
+    : first.code.toLowerCase().replace(/_/g, ' ');
+  return { error: { code: first.code, message } };
 }
 
 function describe(doc: OperationDoc): string {

@@ -179,6 +179,7 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     if (template.ttlSeconds !== undefined && template.ttlSeconds * 1000 > config.tasks.maxTtlMs) {
       throw new ValidationError(`template.ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, {
         field: 'template.ttlSeconds',
+        maximum: config.tasks.maxTtlMs / 1000,
       });
     }
     const list = await store.getList(template.listId);

@@ -123,6 +123,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (ttlMs > config.tasks.maxTtlMs)
         throw new ValidationError(`ttlSeconds exceeds the maximum of ${config.tasks.maxTtlMs / 1000}`, {
           field: 'ttlSeconds',
+          maximum: config.tasks.maxTtlMs / 1000,
         });
       const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
       // A dry run creates nothing, so it has no earlier task to answer with either.
