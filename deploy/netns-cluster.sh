@@ -17,6 +17,9 @@
 #       listens on (librdkafka's mock: 127.0.0.1), so clients in a host must
 #       find it there. add-host starts these for the new host too.
 #   deploy/netns-cluster.sh link --name NAME --host I down|up  cut or heal host I's link (inside its namespace)
+#   deploy/netns-cluster.sh isolate --name NAME --host I on|off
+#       partition host I from the other hosts (nftables inside its namespace drops
+#       what it sends to or receives from them) while it keeps the services address
 #   deploy/netns-cluster.sh address --name NAME [--host I]     print host I's address (default: services)
 #   deploy/netns-cluster.sh exec --name NAME --host I -- CMD...  run CMD in host I (execs: keeps the pid)
 #   deploy/netns-cluster.sh down --name NAME
@@ -186,6 +189,23 @@ case "$command" in
     case "${rest[0]:-}" in up | down) ;; *) die "link needs up or down" ;; esac
     ip -n "$(ns "$host")" link set eth0 "${rest[0]}"
     ;;
+  isolate)
+    check_name
+    check_host
+    netns=$(ns "$host")
+    case "${rest[0]:-}" in
+      on)
+        ip netns exec "$netns" nft -f - << NFT
+table inet herald_isolate {
+  chain input { type filter hook input priority 0; ip saddr $(cat "$state/subnet").0/24 ip saddr != $(services_address) drop; }
+  chain output { type filter hook output priority 0; ip daddr $(cat "$state/subnet").0/24 ip daddr != $(services_address) drop; }
+}
+NFT
+        ;;
+      off) ip netns exec "$netns" nft delete table inet herald_isolate 2> /dev/null || true ;;
+      *) die "isolate needs on or off" ;;
+    esac
+    ;;
   address)
     check_name
     if [ -n "$host" ]; then check_host; host_address "$host"; else services_address; fi
@@ -212,5 +232,5 @@ case "$command" in
       fi
     done
     ;;
-  *) die "usage: $0 up|add-host|services|link|address|exec|down|sweep [options] (see the header)" ;;
+  *) die "usage: $0 up|add-host|services|link|isolate|address|exec|down|sweep [options] (see the header)" ;;
 esac

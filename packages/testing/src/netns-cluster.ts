@@ -265,6 +265,11 @@ export class NetnsCluster extends ProcessCluster {
     await script('link', '--name', this.net, '--host', String(host), state);
   }
 
+  /** Partitions host `n` from the other hosts (`on`), keeping its way to the services address, or heals it (`off`). */
+  async isolate(host: number, state: 'on' | 'off'): Promise<void> {
+    await script('isolate', '--name', this.net, '--host', String(host), state);
+  }
+
   /** The running processes of host `n`. */
   runningOn(host: number): ProcessHandle[] {
     return this.processes.filter(

@@ -186,3 +186,39 @@ export function merged(parts: readonly Uint32Array[]): Uint32Array {
 }
 
 export { subtractSorted };
+
+/** A process's management status (its host's address, the cluster's token). */
+export async function statusOf<T>(cluster: NetnsCluster, id: string): Promise<T> {
+  const response = await fetch(`http://${cluster.managementAddress(id)}/status`, {
+    headers: cluster.managementHeaders(),
+  });
+  return (await response.json()) as T;
+}
+
+/** Waits until executor `id` has handled nothing for 2 s: nothing more of any task will come from it. */
+export async function executorQuiet(cluster: NetnsCluster, id: string): Promise<void> {
+  await waitFor(async () => (await statusOf<{ idleMs: number }>(cluster, id)).idleMs >= 2_000, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    message: `executor ${id} quiet`,
+  });
+}
+
+/** Waits until every dispatcher holds a fresh load report from each of `executors`. */
+export async function dispatchersHear(cluster: NetnsCluster, executors: readonly string[]): Promise<void> {
+  await waitFor(
+    async () => {
+      for (const id of cluster.ids('dispatcher')) {
+        const { hosts } = await statusOf<{ hosts: { executorId: string; ageMs: number }[] }>(cluster, id);
+        if (!executors.every((e) => hosts.some((h) => h.executorId === e && h.ageMs < 1_000))) return false;
+      }
+      return true;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, message: `every dispatcher hearing ${executors.join(', ')}` },
+  );
+}
+
+/** Sorted intersection of two sorted arrays. */
+export function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
+  return subtractSorted(a.slice(), subtractSorted(a.slice(), b));
+}
