@@ -304,4 +304,78 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
       `scheduler partition: ${owner} on host ${host} cut off and healed; ${repeats.length} repeats over ${units} units\n`,
     );
   });
+
+  it('loses an executor host with its disk mid-broadcast: its unfinished units run elsewhere; the offline entries it held are gone, as documented', async () => {
+    const [victim, survivors] = ['executor-3', ['executor-1', 'executor-2']];
+    const host = cluster.host(victim);
+    const task = await newTask(halfList, 'host lost', SPLIT_SPEED);
+    // Some of its units finished (their offline entries on its disk), some not.
+    await midBroadcastOn(victim, task.id, 1);
+    await cluster.loseHost(host);
+    const atKill = (await unitsOf(cluster, task.id)).filter((u) => u.executorId === victim);
+    const done = await finished(cluster, task.id);
+    expect(done.state).toBe('COMPLETED');
+    // Every recipient counted once in the report, though part of the records went with the disk.
+    expect(done.report.delivered + done.report.offline).toBe(half.length);
+    const after = await unitsOf(cluster, task.id);
+    // Every unit it had not finished is DONE: moved and finished on a survivor, or finished by the reports it
+    // sent just before it died. At least one moved.
+    const unfinishedAtKill = after.filter((u) => atKill.some((k) => k.unitNo === u.unitNo && k.state !== 'DONE'));
+    expect(unfinishedAtKill.every((u) => u.state === 'DONE')).toBe(true);
+    const moved = unfinishedAtKill.filter((u) => survivors.includes(u.executorId));
+    expect(moved.length).toBeGreaterThan(0);
+
+    // The survivors: every unit never on the lost host exactly; each moved unit from a point on (its checkpoint) to its end.
+    for (const id of survivors) await executorQuiet(cluster, id);
+    const handled = new Map<string, Uint32Array>();
+    for (const id of survivors)
+      handled.set(id, merged([(await deliveredBy(cluster, id, task.id)).uins, await queuedBy(cluster, id, task.id)]));
+    const everywhere = uniqueSorted(merged([...handled.values()]));
+    const neverLost = recipientsOf(
+      half,
+      after.filter((u) => !atKill.some((k) => k.unitNo === u.unitNo)),
+    );
+    expect(intersect(everywhere, neverLost)).toEqual(neverLost);
+    for (const unit of moved) {
+      const recipients = half.subarray(unit.start, unit.end);
+      const reached = intersect(everywhere, recipients);
+      expect(reached.length).toBeGreaterThan(0);
+      expect(reached).toEqual(recipients.subarray(recipients.length - reached.length));
+    }
+
+    // The promise (docs/multi-host.md, "A host lost"): an offline entry queued on the lost disk is lost; one
+    // queued by a survivor for a moved unit is delivered at login, once.
+    const lostOnes = subtractSorted(
+      recipientsOf(
+        half,
+        after.filter((u) => u.executorId === victim),
+      ),
+      online,
+    );
+    const movedOffline = subtractSorted(intersect(everywhere, recipientsOf(half, moved)), online);
+    expect(lostOnes.length).toBeGreaterThan(0);
+    expect(movedOffline.length).toBeGreaterThan(0);
+    const [lost, kept1] = [lostOnes[0]!, movedOffline[0]!];
+    await cluster.publishOnline(Uint32Array.of(lost, kept1));
+    const atLogin = async (uin: number) => {
+      let n = 0;
+      for (const id of survivors) {
+        const sink = await deliveredBy(cluster, id, task.id);
+        n += Array.from(sink.uins).filter((u, i) => u === uin && sink.atLogin[i] === 1).length;
+      }
+      return n;
+    };
+    await waitFor(async () => (await atLogin(kept1)) > 0, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      message: `user ${kept1} of a moved unit delivered at login`,
+    });
+    await cluster.waitForPresence();
+    for (const id of survivors) await executorQuiet(cluster, id);
+    expect(await atLogin(kept1)).toBe(1);
+    expect(await atLogin(lost)).toBe(0);
+    process.stdout.write(
+      `host lost: ${moved.length} of ${atKill.length} units of ${victim} moved; ${lostOnes.length} offline entries lost with its disk\n`,
+    );
+  });
 });
