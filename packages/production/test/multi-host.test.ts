@@ -12,7 +12,6 @@ import {
   finished,
   intersect,
   merged,
-  statusOf,
   LAYOUT,
   putBlacklist,
   queuedBy,
@@ -376,6 +375,52 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
     expect(await atLogin(lost)).toBe(0);
     process.stdout.write(
       `host lost: ${moved.length} of ${atKill.length} units of ${victim} moved; ${lostOnes.length} offline entries lost with its disk\n`,
+    );
+  });
+
+  it('gives new units to a host added during a broadcast, and loses no work of a host drained during one', async () => {
+    const live = cluster.ids('executor').filter((id) => cluster.runningOn(cluster.host(id)).some((p) => p.id === id));
+    expect(live).toEqual(['executor-1', 'executor-2']); // the previous test lost executor-3's host
+    const [added, drained] = ['executor-4', 'executor-1'];
+    const running = await newTask(halfList, 'while a host joins', SPLIT_SPEED);
+    await midBroadcastOn(drained, running.id);
+    await cluster.addHost(cluster.host(added));
+    await cluster.waitForPresence();
+    await dispatchersHear(cluster, [...live, added]);
+    // More than the live hosts can carry: planned on every host with spare capacity, the new one too.
+    const task = await newTask(halfList, 'after a host joined', 1_000_000);
+    await waitFor(async () => (await unitsOf(cluster, task.id)).length > 0, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      message: `task ${task.id} planned`,
+    });
+    expect(new Set((await unitsOf(cluster, task.id)).map((u) => u.executorId)).has(added)).toBe(true);
+
+    await midBroadcastOn(drained, task.id);
+    const drainedAt = Date.now();
+    await cluster.admin('drain', drained);
+    await cluster.admin('drain', `presence-${cluster.host(drained)}`);
+    const drainSeconds = (Date.now() - drainedAt) / 1000;
+    for (const t of [running, task]) expect((await finished(cluster, t.id)).state).toBe('COMPLETED');
+
+    // Nothing lost: every recipient handled by some executor, and each delivered exactly its online ones by its own bitmap.
+    const executors = [...live, added];
+    for (const id of executors.filter((e) => e !== drained)) await executorQuiet(cluster, id);
+    for (const t of [running, task]) {
+      const handled: Uint32Array[] = [];
+      for (const id of executors) {
+        const delivered = uniqueSorted((await deliveredBy(cluster, id, t.id)).uins.slice().sort());
+        const queued = uniqueSorted(await queuedBy(cluster, id, t.id));
+        const mine = uniqueSorted(merged([delivered, queued]));
+        const byBitmap = splitByBitmap(cluster.bitmapFile(`presence-${cluster.host(id)}`), mine);
+        expect(delivered).toEqual(byBitmap.online);
+        handled.push(mine);
+      }
+      expect(uniqueSorted(merged(handled))).toEqual(half);
+    }
+    const units = await unitsOf(cluster, task.id);
+    process.stdout.write(
+      `host added and drained: units ${executors.map((e) => `${e}=${units.filter((u) => u.executorId === e).length}`).join(' ')}; drain took ${drainSeconds.toFixed(1)} s\n`,
     );
   });
 });
