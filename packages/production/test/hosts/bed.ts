@@ -126,7 +126,10 @@ export function recipientsOf(kept: Uint32Array, units: readonly UnitRow[]): Uint
   const parts = units.map((u) => kept.subarray(u.start, u.end));
   const all = new Uint32Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (const p of parts) (all.set(p, at), (at += p.length));
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
   return radixSortUint32(all);
 }
 
@@ -183,6 +186,25 @@ export async function queuedBy(cluster: NetnsCluster, executorId: string, taskId
 /** Sorted union of several sorted arrays, repeats kept. */
 export function merged(parts: readonly Uint32Array[]): Uint32Array {
   return radixSortUint32(Uint32Array.from(parts.flatMap((p) => Array.from(p))));
+}
+
+/** The values a sorted array holds more than once (once each). */
+export function repeatsIn(sorted: Uint32Array): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < sorted.length; i++)
+    if (sorted[i] === sorted[i - 1] && out[out.length - 1] !== sorted[i]) out.push(sorted[i]!);
+  return out;
+}
+
+/** Where `uin` is in the sorted `list` (binary search). */
+export function indexIn(list: Uint32Array, uin: number): number {
+  let [lo, hi] = [0, list.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < uin) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export { subtractSorted };
