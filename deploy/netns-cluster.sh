@@ -147,7 +147,8 @@ down_one() { # name
   if [ -d "$state/pids" ]; then
     for f in "$state"/pids/*; do
       [ -e "$f" ] || continue
-      kill -9 "$(cat "$f")" 2> /dev/null || true
+      # Its process group too: socat forks a child per connection (setsid made it the group's leader).
+      kill -9 -- "-$(cat "$f")" 2> /dev/null || kill -9 "$(cat "$f")" 2> /dev/null || true
     done
   fi
   # The root ends of the veths first: deleting a namespace frees its veth only later, asynchronously.
