@@ -25,11 +25,11 @@ import {
 } from './hosts/bed';
 
 /**
- * Herald across hosts (docs/multi-host.md): the production profile on six
- * hosts made of Linux network namespaces on one bridge (deploy/netns-cluster.sh),
+ * Herald across hosts (docs/multi-host.md): the production profile on seven
+ * hosts (six from the start) made of Linux network namespaces on one bridge (deploy/netns-cluster.sh),
  * each with its own address, data directory and, on the executor hosts, its
  * own presence agent and bitmap file. MariaDB, ZooKeeper and the Kafka mock
- * are reached on the bridge's services address. Needs root, iproute2, socat.
+ * are reached on the bridge's services address. Needs root, iproute2, nftables, socat.
  *
  *   host 1: interface-1, controller-1, scheduler-1
  *   host 2: scheduler-2, dispatcher-1       host 3: scheduler-3, dispatcher-2
@@ -207,7 +207,7 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
           units.filter((u) => u.state !== 'DONE').length >= pendingUnits
         );
       },
-      { timeoutMs: 60_000, intervalMs: 20, message: `task ${taskId} sending on ${id}` },
+      { timeoutMs: 60_000, intervalMs: 100, message: `task ${taskId} sending on ${id}` },
     );
   }
 

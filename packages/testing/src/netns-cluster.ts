@@ -139,7 +139,8 @@ export class NetnsCluster extends ProcessCluster {
     const interfaceHost = this.address(this.host(this.ids('interface')[0]!));
     this.options = {
       profile: 'production',
-      dataDir: '(per host)',
+      // Each host's file replaces it with the host's own (configOf below).
+      dataDir: this.dataDirOf(1),
       uinSpaceBits: 24,
       scheduler: { tickMs: 100 },
       dispatcher: { batchSize: 1000, unitSize: 20_000 },
