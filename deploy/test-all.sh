@@ -7,7 +7,8 @@
 #      redis-server (the peer baseline's test starts a private one),
 #      chromium (the console's browser tests drive it headless through
 #      playwright-core; no browser is ever downloaded), iproute2, nftables and
-#      cgroup-tools (cgroup/test: the bandwidth classes shaped for real in network
+#      socat (the multi-host test bed relays the servers into its namespaces, docs/multi-host.md),
+      cgroup-tools (cgroup/test: the bandwidth classes shaped for real in network
 #      namespaces: tc, nft, cgexec), prometheus (only for promtool: every /metrics must
 #      pass `promtool check metrics`; on a systemd host the package also starts a
 #      Prometheus server on :9090, which no test uses); installed only when
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 echo "== Debian packages"
 missing=()
-for pkg in mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools prometheus; do
+for pkg in mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools prometheus socat; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -32,7 +33,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 else
-  echo "installed: mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools prometheus"
+  echo "installed: mariadb-server zookeeper kcat redis-server chromium iproute2 nftables cgroup-tools prometheus socat"
 fi
 
 echo "== npm ci (from the lock file)"

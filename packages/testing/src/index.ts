@@ -61,3 +61,5 @@ export type { TempDir } from './temp-dir';
 export { spreadUins } from './random';
 export { ProcessCluster } from './process-cluster';
 export type { ClusterShape, ProcessHandle } from './process-cluster';
+export { NetnsCluster, NETNS_SCRIPT } from './netns-cluster';
+export type { HostProcesses } from './netns-cluster';

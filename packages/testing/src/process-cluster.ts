@@ -281,7 +281,7 @@ export class ProcessCluster {
       const end = (p: number) => Number(ends.find((e) => e.partition === p)!.offset);
       await waitFor(
         async () => {
-          for (const id of this.ids('presence')) {
+          for (const id of this.presenceAgents()) {
             const generation = (await readFile(`${this.bitmapFile(id)}.generation`, 'utf8')).trim();
             const [offsets] = await admin.fetchOffsets({
               groupId: `${this.names.topicPrefix}presence-${id}-${generation}`,
@@ -298,6 +298,11 @@ export class ProcessCluster {
     } finally {
       await admin.disconnect();
     }
+  }
+
+  /** The presence agents waitForPresence waits on: every one of the shape. */
+  protected presenceAgents(): string[] {
+    return this.ids('presence');
   }
 
   kafka(): Kafka {
