@@ -128,13 +128,15 @@ describe('console administration', () => {
   it('filters the audit log by token and by account, and pages to older entries', async () => {
     const secret = await createToken('audited', 'initech');
     const { tokenId } = (await call(secret, 'GET', '/api/v1/me')).body as unknown as Me;
-    for (let i = 0; i < 3; i++) await call(secret, 'GET', '/api/v1/tasks?accountId=initech');
+    // Writes are audited, refused ones too: a blacklist that is not a list is refused after the account is named.
+    const write = () => call(secret, 'PUT', '/api/v1/accounts/initech/blacklist', {});
+    for (let i = 0; i < 3; i++) expect((await write()).status).toBe(400);
     const server = await admin<{ entries: { id: number; tokenId: string }[] }>(
       'GET',
       `/api/v1/audit?tokenId=${tokenId}&limit=1000`,
     );
     expect(server.entries.length).toBeGreaterThanOrEqual(3);
-    await page.getByLabel('Token id').fill(tokenId);
+    await page.getByLabel('Filter by token id').fill(tokenId);
     await page.getByRole('button', { name: 'Filter' }).click();
     await waitFor(async () => (await page.locator('[data-audit]').count()) === server.entries.length, {
       timeoutMs: 15_000,
@@ -146,9 +148,9 @@ describe('console administration', () => {
     await screenshot(page, '41-admin-audit');
 
     // By account: only initech's entries; more than a page of them (50) after a burst.
-    for (let i = 0; i < 60; i++) await call(secret, 'GET', '/api/v1/tasks?accountId=initech');
-    await page.getByLabel('Token id').fill('');
-    await page.getByLabel('Account', { exact: true }).fill('initech');
+    for (let i = 0; i < 60; i++) await write();
+    await page.getByLabel('Filter by token id').fill('');
+    await page.getByLabel('Filter by account').fill('initech');
     await page.getByRole('button', { name: 'Filter' }).click();
     await waitFor(async () => (await page.locator('[data-audit]').count()) === 50, { timeoutMs: 15_000 });
     const firstPage = await page.locator('[data-audit]').evaluateAll((rows) => rows.map((r) => r.textContent ?? ''));

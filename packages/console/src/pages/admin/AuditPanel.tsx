@@ -31,10 +31,10 @@ export function AuditPanel() {
     <section aria-labelledby="audit-heading">
       <h2 id="audit-heading">Audit log</h2>
       <form className="admin-form inline" onSubmit={apply} role="search" aria-label="Audit filter">
-        <Field label="Token id" htmlFor="audit-token">
+        <Field label="Filter by token id" htmlFor="audit-token">
           <input id="audit-token" value={tokenDraft} onChange={(e) => setTokenDraft(e.target.value)} />
         </Field>
-        <Field label="Account" htmlFor="audit-account">
+        <Field label="Filter by account" htmlFor="audit-account">
           <input id="audit-account" value={accountDraft} onChange={(e) => setAccountDraft(e.target.value)} />
         </Field>
         <button type="submit">Filter</button>
