@@ -24,6 +24,8 @@ export interface BroadcastForm {
   /** Pre-delivery: deliver ahead, and recipients' devices show it at `displayAt` (datetime-local). */
   preDeliver: boolean;
   displayAt: string;
+  /** Recipients per second to send at, a whole number; empty: not paced (as fast as the hosts allow). */
+  speed: string;
 }
 
 export type FieldErrors = Partial<Record<keyof BroadcastForm, string>>;
@@ -42,7 +44,11 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   durationHours: '',
   preDeliver: false,
   displayAt: '',
+  speed: '',
 });
+
+/** The API's bound on a task's speed (recipients/s); the account's maxSpeed may be lower (the server says). */
+export const MAX_SPEED = 100_000_000;
 
 export const ACCOUNT_ID = /^[a-z0-9_]{1,64}$/;
 export const MAX_TITLE = 256;
@@ -65,6 +71,11 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
     const hours = Number(form.durationHours);
     if (!Number.isFinite(hours) || hours <= 0) errors.durationHours = 'A positive number of hours.';
     else if (Math.round(hours * 3600) < 1) errors.durationHours = 'At least one second.';
+  }
+  if (form.speed.trim() !== '') {
+    const speed = Number(form.speed);
+    if (!Number.isInteger(speed) || speed < 1 || speed > MAX_SPEED)
+      errors.speed = `A whole number of recipients per second, 1 to ${MAX_SPEED.toLocaleString('en-US')}; empty: not paced.`;
   }
   if (form.preDeliver) {
     const display = parseLocal(form.displayAt);
@@ -95,6 +106,8 @@ export interface CreateTaskBody {
   sendAt?: string;
   ttlSeconds?: number;
   displayAt?: string;
+  /** Recipients per second; absent: not paced. */
+  speed?: number;
   /** The recipient count the operator confirmed for a large broadcast (a 409 CONFIRMATION_REQUIRED asked for it). */
   confirm?: number;
 }
@@ -109,6 +122,7 @@ export function toCreateBody(form: BroadcastForm): CreateTaskBody {
   if (form.personalised) body.content.template = true;
   if (form.when === 'at') body.sendAt = new Date(parseLocal(form.sendAt)!).toISOString();
   if (form.durationHours.trim() !== '') body.ttlSeconds = Math.round(Number(form.durationHours) * 3600);
+  if (form.speed.trim() !== '') body.speed = Number(form.speed);
   if (form.preDeliver) body.displayAt = new Date(parseLocal(form.displayAt)!).toISOString();
   return body;
 }
@@ -135,6 +149,8 @@ export function formFieldOf(serverField: string | undefined): keyof BroadcastFor
       return 'audience';
     case 'displayAt':
       return 'displayAt';
+    case 'speed':
+      return 'speed';
     default:
       return undefined;
   }

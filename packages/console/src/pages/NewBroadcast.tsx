@@ -306,6 +306,22 @@ export function NewBroadcast() {
             <span className="muted">hours</span>
           </Field>
           <Field
+            label="Speed"
+            htmlFor="speed"
+            error={errors.speed}
+            hint="Recipients per second, shared by every host sending it; at most the account's maximum speed. Empty: not paced."
+          >
+            <input
+              id="speed"
+              className="short"
+              inputMode="numeric"
+              placeholder="not paced"
+              value={form.speed}
+              onChange={(e) => set('speed', e.target.value)}
+            />{' '}
+            <span className="muted">recipients/s</span>
+          </Field>
+          <Field
             label="Pre-delivery"
             htmlFor="displayAt"
             error={errors.displayAt}
