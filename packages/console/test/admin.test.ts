@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import type { Page } from 'playwright-core';
@@ -194,8 +196,40 @@ describe('console administration', () => {
     await screenshot(page, '42-admin-limits');
   });
 
+  it('sends a broadcast at a typed speed, refused in the browser when it is not one, and shows it on the task', async () => {
+    // The limits test above let acme set a speed up to 2,000 recipients/s.
+    const account = page.getByRole('combobox', { name: 'Account', exact: true });
+    await account.fill('acme');
+    await account.press('Enter');
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.getByRole('heading', { name: 'New broadcast' }).waitFor();
+    const listFile = join(dir.path, 'few.csv');
+    await writeFile(listFile, 'uin\n11\n12\n13\n');
+    await page.locator('#listFile').setInputFiles(listFile);
+    await page.locator('.upload-result').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('Paced news.');
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/v1/tasks') posts.push(r.postData() ?? '');
+    });
+    await page.getByLabel('Speed').fill('fast');
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    expect(await page.locator('[data-field="speed"]').innerText()).toContain('recipients per second');
+    expect(posts).toEqual([]);
+    await page.getByLabel('Speed').fill('1000');
+    await page.getByRole('button', { name: 'Send broadcast' }).click();
+    await page.waitForURL(/\/console\/tasks\/\d+$/);
+    const id = Number(new URL(page.url()).pathname.split('/').pop());
+    expect((await admin<{ speed: number }>('GET', `/api/v1/tasks/${id}`)).speed).toBe(1000);
+    await page.locator('[data-fact="speed"]').filter({ hasText: '1,000 recipients/s' }).waitFor();
+  });
+
   it('shows an operator no administration', async () => {
-    const secret = await createToken('plain operator', 'acme');
+    const { token: secret } = await admin<{ token: string }>('POST', '/api/v1/tokens', {
+      name: 'plain operator',
+      role: 'operator',
+      accounts: ['acme'],
+    });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(secret);
     expect(await page.getByRole('link', { name: 'Admin', exact: true }).count()).toBe(0);
