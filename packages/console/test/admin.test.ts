@@ -224,6 +224,35 @@ describe('console administration', () => {
     await page.locator('[data-fact="speed"]').filter({ hasText: '1,000 recipients/s' }).waitFor();
   });
 
+  it('asks before discarding a typed broadcast, and keeps it when told to stay', async () => {
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.getByRole('heading', { name: 'New broadcast' }).waitFor();
+    // An untouched form leaves without a question.
+    const questions: string[] = [];
+    const answer = (accept: boolean) =>
+      page.once('dialog', (dialog) => {
+        questions.push(dialog.message());
+        void (accept ? dialog.accept() : dialog.dismiss());
+      });
+    await page.getByRole('link', { name: 'Tasks', exact: true }).click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    expect(questions).toEqual([]);
+
+    await page.getByRole('link', { name: 'New broadcast' }).first().click();
+    await page.getByLabel('Message', { exact: true }).fill('Half written');
+    answer(false);
+    await page.getByRole('link', { name: 'Tasks', exact: true }).click();
+    await waitFor(() => questions.length === 1, { timeoutMs: 10_000 });
+    expect(questions[0]).toContain('not sent and will be lost');
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('Half written');
+    expect(new URL(page.url()).pathname).toBe('/console/new');
+
+    answer(true);
+    await page.getByRole('link', { name: 'Tasks', exact: true }).click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    expect(questions.length).toBe(2);
+  });
+
   it('shows an operator no administration', async () => {
     const { token: secret } = await admin<{ token: string }>('POST', '/api/v1/tokens', {
       name: 'plain operator',

@@ -17,6 +17,7 @@ import {
   type FieldErrors,
 } from '../lib/broadcast-form';
 import { confirmationOf } from '../lib/large-send';
+import { useLeaveGuard } from '../leave-guard';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../hooks';
@@ -49,6 +50,10 @@ export function NewBroadcast() {
   const [ask, setAsk] = useState<ConfirmationRequired | null>(null);
 
   useEffect(() => setForm((f) => (f.listId === '' ? { ...f, accountId: account } : f)), [account]);
+  const releaseDraft = useLeaveGuard(
+    form.listId !== '' || form.title.trim() !== '' || form.body.trim() !== '',
+    'Leave this page? The broadcast you are writing is not sent and will be lost.',
+  );
   const set = <K extends keyof BroadcastForm>(name: K, value: BroadcastForm[K]) => {
     const next = { ...form, [name]: value };
     setForm(next);
@@ -82,6 +87,7 @@ export function NewBroadcast() {
         ...(confirm === undefined ? {} : { confirm }),
       });
       setAsk(null);
+      releaseDraft();
       navigate(`/tasks/${task.id}`);
     } catch (e) {
       // A large broadcast: the server wants the operator to confirm the count (again, if the list changed meanwhile).
