@@ -11,7 +11,9 @@ import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser } from './h
  * create a token (its secret shown once, and it really signs in), revoke it
  * (the API refuses it at once), read the audit log filtered by token and by
  * account, page by page, and edit an account's limits and click-through rate.
- * An operator sees none of it. One browser and one Herald for the file.
+ * An operator sees none of it. Beside them, other controls of issue 22: a
+ * broadcast's speed, the question before leaving a half-written broadcast,
+ * deleting a campaign. One browser and one Herald for the file.
  */
 const ADMIN_TOKEN = 'hrd_admintest_console-admin-test-admin-secret-0123456789';
 
@@ -251,6 +253,31 @@ describe('console administration', () => {
     await page.getByRole('link', { name: 'Tasks', exact: true }).click();
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
     expect(questions.length).toBe(2);
+  });
+
+  it('deletes a campaign after asking, and keeps it when told not to', async () => {
+    const upload = await fetch(cluster.url + '/api/v1/lists?accountId=acme', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' },
+      body: '21\n22\n',
+    });
+    const { id: listId } = (await upload.json()) as { id: string };
+    const { id } = await admin<{ id: number }>('POST', '/api/v1/campaigns', {
+      accountId: 'acme',
+      name: 'Doomed digest',
+      cron: '30 2 * * *',
+      timeZone: 'Europe/Berlin',
+      template: { listId, content: { body: 'Digest' } },
+    });
+    await page.goto(`${cluster.url}/console/campaigns/${id}`);
+    await page.getByRole('heading', { name: /Doomed digest/ }).waitFor();
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    expect((await call(ADMIN_TOKEN, 'GET', `/api/v1/campaigns/${id}`)).status).toBe(200);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/\/console\/campaigns$/);
+    expect((await call(ADMIN_TOKEN, 'GET', `/api/v1/campaigns/${id}`)).status).toBe(404);
   });
 
   it('shows an operator no administration', async () => {
