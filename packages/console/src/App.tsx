@@ -1,3 +1,4 @@
+import { Admin } from './pages/Admin';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { Layout } from './components/Layout';
 import { Campaigns } from './pages/Campaigns';
@@ -21,6 +22,7 @@ function Page() {
   if (path === '/campaigns/new') return <NewCampaign />;
   if ((params = match('/campaigns/:id', path))) return <CampaignPage key={params.id} id={params.id!} />;
   if (path === '/cluster') return <Cluster />;
+  if (path === '/admin') return <Admin />;
   return <p className="muted">No page at {path}.</p>;
 }
 

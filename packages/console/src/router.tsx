@@ -23,7 +23,15 @@ function current(): Location {
 const listeners = new Set<() => void>();
 window.addEventListener('popstate', () => listeners.forEach((l) => l()));
 
+/** Asked before an in-app navigation; answering false keeps the page (a form with text not yet sent). */
+let leaveGuard: (() => boolean) | null = null;
+export function setLeaveGuard(guard: (() => boolean) | null): void {
+  leaveGuard = guard;
+}
+
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  // The same page again leaves nothing behind: no question.
+  if (leaveGuard !== null && to !== current().path + window.location.search && !leaveGuard()) return;
   const url = BASE + to;
   if (options.replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);

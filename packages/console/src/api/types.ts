@@ -56,6 +56,10 @@ export interface Task {
   expiresAt: number;
   /** Pre-delivery: when recipients' devices show it (absent: on arrival). */
   displayAt?: number | null;
+  /** Recipients per second it is paced at; null: not paced. */
+  speed?: number | null;
+  /** `campaign:<id>:<scheduledAt>` for a campaign's firing, `api:<account>:<key>` for a keyed create. */
+  idempotencyKey?: string | null;
   listCount: number;
   owner: string | null;
   /** The sorted, filtered list; set when pre-processing ends. */

@@ -27,6 +27,11 @@ export function Layout({ children }: { children: ReactNode }) {
               {item.label}
             </Link>
           ))}
+          {me.role === 'admin' && !openServer && (
+            <Link to="/admin" className={active(['/admin']) ? 'active' : undefined}>
+              Admin
+            </Link>
+          )}
         </nav>
         <div className="spacer" />
         <a

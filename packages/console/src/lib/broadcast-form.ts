@@ -24,6 +24,8 @@ export interface BroadcastForm {
   /** Pre-delivery: deliver ahead, and recipients' devices show it at `displayAt` (datetime-local). */
   preDeliver: boolean;
   displayAt: string;
+  /** Recipients per second to send at, a whole number; empty: not paced (as fast as the hosts allow). */
+  speed: string;
 }
 
 export type FieldErrors = Partial<Record<keyof BroadcastForm, string>>;
@@ -42,6 +44,7 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   durationHours: '',
   preDeliver: false,
   displayAt: '',
+  speed: '',
 });
 
 /**
@@ -56,6 +59,8 @@ export function durationTooLong(maxSeconds: number): string {
   const days = maxSeconds / 86_400;
   return `At most ${hours.toLocaleString('en-US', { maximumFractionDigits: 2 })} hours (${days.toLocaleString('en-US', { maximumFractionDigits: 2 })} days).`;
 }
+/** The API's bound on a task's speed (recipients/s); the account's maxSpeed may be lower (the server says). */
+export const MAX_SPEED = 100_000_000;
 
 export const ACCOUNT_ID = /^[a-z0-9_]{1,64}$/;
 export const MAX_TITLE = 256;
@@ -80,6 +85,11 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
     else if (Math.round(hours * 3600) < 1) errors.durationHours = 'At least one second.';
     else if (hours * 3600 > DEFAULT_MAX_DURATION_SECONDS)
       errors.durationHours = durationTooLong(DEFAULT_MAX_DURATION_SECONDS);
+  }
+  if (form.speed.trim() !== '') {
+    const speed = Number(form.speed);
+    if (!Number.isInteger(speed) || speed < 1 || speed > MAX_SPEED)
+      errors.speed = `A whole number of recipients per second, 1 to ${MAX_SPEED.toLocaleString('en-US')}; empty: not paced.`;
   }
   if (form.preDeliver) {
     const display = parseLocal(form.displayAt);
@@ -110,6 +120,8 @@ export interface CreateTaskBody {
   sendAt?: string;
   ttlSeconds?: number;
   displayAt?: string;
+  /** Recipients per second; absent: not paced. */
+  speed?: number;
   /** The recipient count the operator confirmed for a large broadcast (a 409 CONFIRMATION_REQUIRED asked for it). */
   confirm?: number;
 }
@@ -124,6 +136,7 @@ export function toCreateBody(form: BroadcastForm): CreateTaskBody {
   if (form.personalised) body.content.template = true;
   if (form.when === 'at') body.sendAt = new Date(parseLocal(form.sendAt)!).toISOString();
   if (form.durationHours.trim() !== '') body.ttlSeconds = Math.round(Number(form.durationHours) * 3600);
+  if (form.speed.trim() !== '') body.speed = Number(form.speed);
   if (form.preDeliver) body.displayAt = new Date(parseLocal(form.displayAt)!).toISOString();
   return body;
 }
@@ -150,6 +163,8 @@ export function formFieldOf(serverField: string | undefined): keyof BroadcastFor
       return 'audience';
     case 'displayAt':
       return 'displayAt';
+    case 'speed':
+      return 'speed';
     default:
       return undefined;
   }

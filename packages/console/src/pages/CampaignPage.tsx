@@ -7,7 +7,7 @@ import { DailyReach } from '../components/DailyReach';
 import { FireTimeList } from '../components/FireTimes';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtTime } from '../lib/format';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 
 /** One campaign: its schedule, next five fire times, the switch, and its firing history (newest first, paged). */
 export function CampaignPage({ id }: { id: string }) {
@@ -79,6 +79,20 @@ export function CampaignPage({ id }: { id: string }) {
           </button>
           <button onClick={toggle} className={campaign.enabled ? undefined : 'primary'}>
             {campaign.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button
+            className="danger-outline"
+            onClick={() => {
+              if (!window.confirm(`Delete campaign "${campaign.name}"? It never fires again; the tasks it fired stay.`))
+                return;
+              setSwitchError(null);
+              api('DELETE', `/api/v1/campaigns/${campaign.id}`).then(
+                () => navigate('/campaigns'),
+                (e: Error) => setSwitchError(e),
+              );
+            }}
+          >
+            Delete
           </button>
         </div>
       </div>

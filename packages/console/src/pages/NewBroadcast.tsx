@@ -18,6 +18,7 @@ import {
   type FieldErrors,
 } from '../lib/broadcast-form';
 import { confirmationOf } from '../lib/large-send';
+import { useLeaveGuard } from '../leave-guard';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../hooks';
@@ -54,6 +55,10 @@ export function NewBroadcast() {
   const idempotencyKey = useRef<string | null>(null);
 
   useEffect(() => setForm((f) => (f.listId === '' ? { ...f, accountId: account } : f)), [account]);
+  const releaseDraft = useLeaveGuard(
+    form.listId !== '' || form.title.trim() !== '' || form.body.trim() !== '',
+    'Leave this page? The broadcast you are writing is not sent and will be lost.',
+  );
   const set = <K extends keyof BroadcastForm>(name: K, value: BroadcastForm[K]) => {
     const next = { ...form, [name]: value };
     setForm(next);
@@ -92,6 +97,7 @@ export function NewBroadcast() {
         { 'idempotency-key': idempotencyKey.current },
       );
       setAsk(null);
+      releaseDraft();
       navigate(`/tasks/${task.id}`);
     } catch (e) {
       // A large broadcast: the server wants the operator to confirm the count (again, if the list changed meanwhile).
@@ -314,6 +320,22 @@ export function NewBroadcast() {
               onChange={(e) => set('durationHours', e.target.value)}
             />{' '}
             <span className="muted">hours</span>
+          </Field>
+          <Field
+            label="Speed"
+            htmlFor="speed"
+            error={errors.speed}
+            hint="Recipients per second, shared by every host sending it; at most the account's maximum speed. Empty: not paced."
+          >
+            <input
+              id="speed"
+              className="short"
+              inputMode="numeric"
+              placeholder="not paced"
+              value={form.speed}
+              onChange={(e) => set('speed', e.target.value)}
+            />{' '}
+            <span className="muted">recipients/s</span>
           </Field>
           <Field
             label="Pre-delivery"

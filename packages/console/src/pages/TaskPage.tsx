@@ -7,6 +7,7 @@ import { SendCountdown } from '../components/SendCountdown';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
 import { usePoll, useNow, useTitle } from '../hooks';
+import { campaignOfTask } from '../lib/campaign-of';
 import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
 import { addSample, eta, ratePoints, recentRate, type RateSample } from '../lib/rate';
 import { confirmed } from '../lib/stages';
@@ -97,6 +98,18 @@ export function TaskPage({ id }: { id: string }) {
           <dl>
             <dt>Account</dt>
             <dd>{task.accountId}</dd>
+            {campaignOfTask(task.idempotencyKey) !== null && (
+              <>
+                <dt>Fired by</dt>
+                <dd>
+                  <Link to={`/campaigns/${campaignOfTask(task.idempotencyKey)}`}>
+                    campaign {campaignOfTask(task.idempotencyKey)}
+                  </Link>
+                </dd>
+              </>
+            )}
+            <dt>Speed</dt>
+            <dd data-fact="speed">{task.speed == null ? 'not paced' : `${fmtInt(task.speed)} recipients/s`}</dd>
             <dt>Recipients in list</dt>
             <dd className="num">{fmtInt(task.listCount)}</dd>
             <dt>Kept after filters</dt>
