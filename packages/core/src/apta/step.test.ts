@@ -315,13 +315,15 @@ const ROWS: Row[] = [
   {
     state: 'SILENCE',
     input: 'lsr.request',
-    when: 'restarts the silence, answered',
-    run: (s) => aptaStep(s.silence, received(T0 + 500, from('b', 'lsr.request', 'WORKING', [], 4))),
+    when: 'restarts the silence, answered, without a Hello of its own (its state is unchanged)',
+    run: (s) => aptaStep(s.silence, received(s.silence.nextHelloAt - 1, from('b', 'lsr.request', 'WORKING', [], 4))),
     next: 'SILENCE',
     path: ['SILENCE'],
-    also: (r) => {
-      expect(r.view.since).toBe(T0 + 500);
+    also: (r, s) => {
+      expect(r.view.since).toBe(s.silence.nextHelloAt - 1);
       expect(sent(r, 'lsr.reply')).toEqual(['b']);
+      expect(r.actions.filter((a) => a.type === 'broadcast')).toEqual([]);
+      expect(r.view.seq).toBe(s.silence.seq);
     },
   },
   {

@@ -67,6 +67,18 @@ const compareHeartbeat = (a: { incarnation: number; seq: number }, b: { incarnat
   a.incarnation - b.incarnation || a.seq - b.seq;
 
 /**
+ * Whether this step's moves end in a state peers have not heard yet, so a
+ * Hello goes out at once. A silence restarted by an LSR (SILENCE -> SILENCE)
+ * does not: the advertised state is unchanged, and in a change every member
+ * receives about n LSR requests, so a Hello per restart cost n^2 broadcasts
+ * of n messages each, plus their replies (about 4 n^3 messages per change,
+ * 3 x 10^7 at 200 members). The periodic Hello still carries the heartbeat.
+ */
+function announcesNewState(actions: readonly AptaAction[]): boolean {
+  return actions.some((a) => a.type === 'stateChanged' && a.from !== a.to);
+}
+
+/**
  * One step of one process's membership: `aptaStep(view, input) -> { view, actions }`.
  * Pure: no timers, no I/O, no clock but `input.now`. The wiring calls it for
  * every APTA message received and on a timer (any period; `aptaNextTickAt` says
@@ -249,8 +261,7 @@ export function aptaStep(before: MemberView, input: AptaInput): AptaStepResult {
   }
 
   // 5. Messages, built once from the final state.
-  const stateChanged = actions.length > 0;
-  if (stateChanged || now >= d.nextHelloAt) {
+  if (announcesNewState(actions) || now >= d.nextHelloAt) {
     d.seq++;
     d.nextHelloAt = now + config.helloIntervalMs;
   }
