@@ -8,7 +8,7 @@
 #      chromium (the console's browser tests drive it headless through
 #      playwright-core; no browser is ever downloaded), iproute2, nftables and
 #      socat (the multi-host test bed relays the servers into its namespaces, docs/multi-host.md),
-      cgroup-tools (cgroup/test: the bandwidth classes shaped for real in network
+#      cgroup-tools (cgroup/test: the bandwidth classes shaped for real in network
 #      namespaces: tc, nft, cgexec), prometheus (only for promtool: every /metrics must
 #      pass `promtool check metrics`; on a systemd host the package also starts a
 #      Prometheus server on :9090, which no test uses); installed only when
