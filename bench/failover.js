@@ -34,8 +34,12 @@
  *      /api/v1/cluster on the interface, and every scheduler's own log).
  * With --record the result is appended to bench/RESULTS.md.
  *
- *   node bench/failover.js [--kills 20] [--recipients 1000000]
+ * --tier executor kills an executor instead, at the default timers
+ * (bench/failover-executor.js says what it times).
+ *
+ *   node bench/failover.js [--tier scheduler|executor] [--kills 20] [--recipients 1000000]
  *     [--hello 100] [--dead 600] [--silence 600] [--record] [--logs <dir>]
+ *     (executor tier: hello / dead / silence default to 1000 / 4000 / 12000)
  *
  * --logs writes every process's whole output to <dir>, one file per process run.
  */
@@ -45,6 +49,7 @@ const { encodeRecipientList } = require('@herald/core/recipient-list');
 const { HashRing } = require('@herald/core/ring');
 const { authHeaders, makeTempDir, ProcessCluster, waitFor } = require('@herald/testing');
 const { percentiles, machine, commit, arg, loadAverage, benchAudience, startProductionServers } = require('./lib');
+const { executorRound, unitReader, describeExecutorRound, summariseExecutor } = require('./failover-executor');
 
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 /** docs/apta.md's defaults, for what they would imply. */
@@ -82,10 +87,15 @@ function lastRing(handle) {
 async function main() {
   const kills = Number(arg('--kills', 20));
   const recipients = Number(arg('--recipients', 1_000_000));
+  const tier = arg('--tier', 'scheduler');
+  if (tier !== 'scheduler' && tier !== 'executor') throw new Error(`--tier: scheduler or executor, not ${tier}`);
+  // The executor tier runs at the default timers (the stall watch dominates); the scheduler tier at short APTA ones.
+  const aptaDefault =
+    tier === 'executor' ? DEFAULT_APTA : { helloIntervalMs: 100, deadIntervalMs: 600, silencePeriodMs: 600 };
   const apta = {
-    helloIntervalMs: Number(arg('--hello', 100)),
-    deadIntervalMs: Number(arg('--dead', 600)),
-    silencePeriodMs: Number(arg('--silence', 600)),
+    helloIntervalMs: Number(arg('--hello', aptaDefault.helloIntervalMs)),
+    deadIntervalMs: Number(arg('--dead', aptaDefault.deadIntervalMs)),
+    silencePeriodMs: Number(arg('--silence', aptaDefault.silencePeriodMs)),
   };
   const loadAtStart = loadAverage();
   const servers = await startProductionServers('failover');
@@ -144,20 +154,28 @@ async function main() {
     });
 
     const rounds = [];
+    const reader = tier === 'executor' ? unitReader(servers.names.database) : undefined;
     for (let i = 1; i <= kills; i++) {
-      const result = await killRound({ cluster, api, list, schedulers, round: i });
+      const result =
+        tier === 'executor'
+          ? await executorRound({ cluster, api, list, round: i, reader, logLines })
+          : await killRound({ cluster, api, list, schedulers, round: i });
       rounds.push(result);
-      step(`round ${i}: ${describe(result)}`);
+      step(`round ${i}: ${tier === 'executor' ? describeExecutorRound(result) : describe(result)}`);
     }
+    await reader?.close();
 
-    const report = summarise({
-      rounds,
-      kills,
-      recipients,
-      apta,
-      loadAtStart,
-      pollMs: rounds.flatMap((r) => r.pollCycles),
-    });
+    const report =
+      tier === 'executor'
+        ? summariseExecutor({ rounds, kills, recipients, apta, loadAtStart, loadAtEnd: loadAverage() })
+        : summarise({
+            rounds,
+            kills,
+            recipients,
+            apta,
+            loadAtStart,
+            pollMs: rounds.flatMap((r) => r.pollCycles),
+          });
     process.stdout.write(report + '\n');
     if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + report);
     const logsDir = arg('--logs', undefined);
@@ -166,7 +184,9 @@ async function main() {
       for (const [n, p] of cluster.processes.entries())
         await writeFile(path.join(logsDir, `${n}-${p.id}.log`), p.output);
     }
-    if (rounds.some((r) => r.finalState !== 'COMPLETED' || r.error)) process.exitCode = 1;
+    const lost = (r) => r.final === undefined || r.final.delivered + r.final.offline !== r.final.kept;
+    if (rounds.some((r) => r.finalState !== 'COMPLETED' || r.error || (tier === 'executor' && lost(r))))
+      process.exitCode = 1;
   } finally {
     await cleanUp();
   }
