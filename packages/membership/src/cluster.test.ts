@@ -190,8 +190,11 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
       // Its sockets closed and its address refuses connections: gone at once, not after deadIntervalMs. The ring of
       // two owned by from then on is the interim one (the last ring without it); the ring agreed after the silence
       // is the same, so it is the only ring change (but for an empty one while the LSR of a member that saw it
-      // first arrived here before this member's own socket did: owning nothing new for a moment).
-      const rings = cluster.nodes.get(id)!.rings.filter((r) => r.at >= closedAt && r.members.length > 0);
+      // first arrived here before this member's own socket did: owning nothing new for a moment, and on a loaded
+      // machine the last agreed ring of three again until its own socket reports the death).
+      const rings = cluster.nodes
+        .get(id)!
+        .rings.filter((r) => r.at >= closedAt && r.members.length > 0 && !r.members.includes('scheduler-3'));
       expect([id, rings.map((r) => [r.members, r.interim])]).toEqual([id, [[['scheduler-1', 'scheduler-2'], true]]]);
     }
     // The whole ring still waited for a silence.

@@ -251,7 +251,7 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
     const members = aptaOwnershipRing(view);
     const same = members === undefined ? ring === undefined : ring !== undefined && sameList(ring.members, members);
     if (!same) {
-      ring = members === undefined ? undefined : allocateTasks(members);
+      ring = members === undefined ? undefined : allocateTasks(members, view.config.virtualNodes);
       const interim = view.gone.length > 0;
       logger.info('membership: ring changed', { member: id, state: view.state, ring: members ?? null, interim });
       emit({ type: 'ring', members: members ?? [], ring, interim });

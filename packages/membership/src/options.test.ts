@@ -38,6 +38,7 @@ describe('compileMembershipOptions', () => {
       silencePeriodMs: 12_000,
       joinTimeoutMs: 4000,
       lsrRetransmitMs: 1000,
+      virtualNodes: 2000,
     });
     expect(config.peers).toEqual(base.peers);
   });

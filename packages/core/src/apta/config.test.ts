@@ -20,7 +20,12 @@ describe('compileAptaConfig', () => {
       silencePeriodMs: 12_000,
       joinTimeoutMs: 4000,
       lsrRetransmitMs: 1000,
+      virtualNodes: 2000,
     });
+  });
+
+  it('takes a virtual node count, e.g. the 160 of earlier versions pinned during an upgrade', () => {
+    expect(compileAptaConfig({ virtualNodes: 160 }).virtualNodes).toBe(160);
   });
 
   it('derives the dependent defaults from what was set', () => {
@@ -30,6 +35,7 @@ describe('compileAptaConfig', () => {
       silencePeriodMs: 300,
       joinTimeoutMs: 200,
       lsrRetransmitMs: 50,
+      virtualNodes: 2000,
     });
   });
 
@@ -42,6 +48,9 @@ describe('compileAptaConfig', () => {
     [{ helloIntervalMs: 1000, silencePeriodMs: 999 }, 'apta.silencePeriodMs'],
     [{ joinTimeoutMs: 10 }, 'apta.joinTimeoutMs'],
     [{ lsrRetransmitMs: 0 }, 'apta.lsrRetransmitMs'],
+    [{ virtualNodes: 0 }, 'apta.virtualNodes'],
+    [{ virtualNodes: 10_001 }, 'apta.virtualNodes'],
+    [{ virtualNodes: '2000' }, 'apta.virtualNodes'],
     [{ silence: 12 }, 'apta.silence'],
     [null, 'apta'],
     [[], 'apta'],

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors';
 import { checkKnownKeys, int } from '../config/validate';
+import { APTA_VNODES } from './allocation';
 
 /**
  * APTA timers, step one of three: what an operator may set (all optional).
@@ -20,6 +21,11 @@ export interface AptaOptions {
   joinTimeoutMs?: number;
   /** How often an ONLINE process re-sends an unanswered LSR request. Default helloIntervalMs. */
   lsrRetransmitMs?: number;
+  /**
+   * Virtual nodes per member on the task ring, 1 .. 10000. Default 2000 (APTA_VNODES): the busiest of 200
+   * members then holds 1.07 x the mean. Every member must use the same count, or they disagree on owners.
+   */
+  virtualNodes?: number;
 }
 
 /** Step three: every timer filled in and checked, in ms. */
@@ -29,6 +35,7 @@ export interface AptaConfig {
   silencePeriodMs: number;
   joinTimeoutMs: number;
   lsrRetransmitMs: number;
+  virtualNodes: number;
 }
 
 export const APTA_DEFAULTS = {
@@ -53,6 +60,7 @@ export function compileAptaConfig(options: AptaOptions = {}, path = 'apta'): Apt
     'silencePeriodMs',
     'joinTimeoutMs',
     'lsrRetransmitMs',
+    'virtualNodes',
   ]);
   const name = (key: keyof AptaOptions) => `${path}.${key}`;
   const helloIntervalMs = int(name('helloIntervalMs'), options.helloIntervalMs, APTA_DEFAULTS.helloIntervalMs, 1, HOUR);
@@ -78,5 +86,6 @@ export function compileAptaConfig(options: AptaOptions = {}, path = 'apta'): Apt
     );
   }
   const lsrRetransmitMs = int(name('lsrRetransmitMs'), options.lsrRetransmitMs, helloIntervalMs, 1, HOUR);
-  return { helloIntervalMs, deadIntervalMs, silencePeriodMs, joinTimeoutMs, lsrRetransmitMs };
+  const virtualNodes = int(name('virtualNodes'), options.virtualNodes, APTA_VNODES, 1, 10_000);
+  return { helloIntervalMs, deadIntervalMs, silencePeriodMs, joinTimeoutMs, lsrRetransmitMs, virtualNodes };
 }
