@@ -15,14 +15,10 @@ import {
 import { ValidationError } from '@herald/core';
 import { noopLogger, noopMeter } from '@herald/core/ports';
 import type { HashRing } from '@herald/core/ring';
-import { createPull, createPush, type PushChannel, type PushLinkEvent } from '@herald/transport';
+import { createPull } from '@herald/transport';
 import { goneWatch } from './gone-watch';
-import {
-  compileMembershipOptions,
-  type MembershipConfig,
-  type MembershipOptions,
-  type MembershipPeer,
-} from './options';
+import { connect, type Link } from './link';
+import { compileMembershipOptions, type MembershipOptions } from './options';
 
 /** What `onChange` listeners hear, in the order it happened within a step. */
 export type MembershipChange =
@@ -373,33 +369,6 @@ export async function startMembership(options: MembershipOptions): Promise<Membe
       logger.info('membership: closed', { member: id });
     },
   };
-}
-
-interface Link {
-  channel: PushChannel;
-  /** Sends handed to the channel and not yet taken by zeromq. */
-  inFlight: number;
-  /** Sends are being dropped because inFlight reached the limit (logged once per episode). */
-  full: boolean;
-}
-
-async function connect(
-  config: MembershipConfig,
-  peer: MembershipPeer,
-  onLink: (event: PushLinkEvent) => void,
-): Promise<Link> {
-  const channel = await createPush({
-    name: `${config.id}.membership->${peer.id}`,
-    endpoints: [peer.endpoint],
-    highWaterMark: config.sendHighWaterMark,
-    onLink,
-    curve: config.curve && {
-      serverPublicKey: peer.serverPublicKey!,
-      publicKey: config.curve.publicKey,
-      secretKey: config.curve.secretKey,
-    },
-  });
-  return { channel, inFlight: 0, full: false };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
