@@ -45,6 +45,15 @@ module.exports = {
   globalSetup: '<rootDir>/jest.global-setup.js',
   globalTeardown: '<rootDir>/jest.global-teardown.js',
   testTimeout: 60000,
+  // Two workers, whatever the core count. Most suites wait on servers, timers and child
+  // processes rather than compute, so two in parallel nearly halve a whole run even on two
+  // cores; each suite owns its database, znode root, topic prefix, ports and namespaces, so
+  // two never meet. Workers, not one in-band process, also mean a suite that fails halfway
+  // and leaks sockets cannot starve the suites after it, and the run always exits: a worker
+  // grown past the memory limit below is replaced before its next suite.
+  // HERALD_TEST_WORKERS overrides it (1 for a quiet run beside other work).
+  maxWorkers: Number(process.env.HERALD_TEST_WORKERS ?? 2),
+  workerIdleMemoryLimit: '1GB',
   // Coverage is on in `npm run test:all` (--coverage), off in a developer's targeted run.
   // v8 counts what the engine ran, without instrumenting the transpiled code (cheaper).
   coverageProvider: 'v8',
