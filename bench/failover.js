@@ -46,7 +46,7 @@
 const { appendFile, mkdir, stat, writeFile } = require('node:fs/promises');
 const path = require('node:path');
 const { encodeRecipientList } = require('@herald/core/recipient-list');
-const { HashRing } = require('@herald/core/ring');
+const { allocateTasks } = require('@herald/core/apta');
 const { authHeaders, makeTempDir, ProcessCluster, waitFor } = require('@herald/testing');
 const { percentiles, machine, commit, arg, loadAverage, benchAudience, startProductionServers } = require('./lib');
 const { executorRound, unitReader, describeExecutorRound, summariseExecutor } = require('./failover-executor');
@@ -206,7 +206,7 @@ async function killRound({ cluster, api, list, schedulers, round }) {
       confirm: list.count,
     }),
   });
-  const owner = new HashRing(schedulers).ownerOf(created.id);
+  const owner = allocateTasks(schedulers).ownerOf(created.id); // APTA's ring, its vnode count
   let task;
   await waitFor(
     async () => {

@@ -1,6 +1,7 @@
 import { ConfigError } from '@herald/core';
+import { allocateTasks } from '@herald/core/apta';
 import { HashRing } from '@herald/core/ring';
-import type { HeraldConfig } from '@herald/core/config';
+import type { HeraldConfig, ProductionConfig } from '@herald/core/config';
 import type { Logger, Meter } from '@herald/core/ports';
 import type { ClusterMembership } from '@herald/interface';
 import { startMembership, type Membership } from '@herald/membership';
@@ -26,6 +27,16 @@ export interface ClusterRing {
 }
 
 /**
+ * Every configured scheduler on one ring: the ring without APTA, and with APTA the ring a
+ * follower routes by until its first WORKING. With APTA it has the allocation's vnode count,
+ * so a message routed before that first ring reaches the owner the agreed ring will name.
+ */
+export function staticSchedulerRing(production: ProductionConfig): HashRing {
+  const ids = production.topology.schedulers.map((s) => s.id);
+  return production.apta === null ? new HashRing(ids) : allocateTasks(ids, production.apta.virtualNodes);
+}
+
+/**
  * The ring of schedulers as this process sees it. Without APTA (no
  * membership endpoints in the topology) it is the static list of schedulers.
  * With APTA it is the ring the membership last agreed on in WORKING, less
@@ -46,7 +57,7 @@ export async function startClusterRing(
   meter: Meter,
 ): Promise<ClusterRing> {
   const production = config.production!;
-  const everyScheduler = new HashRing(production.topology.schedulers.map((s) => s.id));
+  const everyScheduler = staticSchedulerRing(production);
   const listeners: ((ring: HashRing) => void)[] = [];
   if (production.apta === null) {
     const membership = (): ClusterMembership => ({

@@ -3,6 +3,7 @@ import { isHeraldError } from '@herald/core';
 import type { HeraldConfig, ProductionConfig, TopologyMember } from '@herald/core/config';
 import type { Logger, Meter } from '@herald/core/ports';
 import { createPull, createPush, type Message, type PullChannel, type PushChannel } from '@herald/transport';
+import { staticSchedulerRing } from './cluster-ring';
 import { allowedKeys, readKeyPair, readPublicKey } from './keys';
 
 /** How long a message to a scheduler may wait for room in its queue before it is routed again by the current ring. */
@@ -114,7 +115,7 @@ export class ProcessLinks {
   }
 
   private get everyScheduler(): HashRing {
-    return (this.staticRing ??= new HashRing(this.production.topology.schedulers.map((m) => m.id)));
+    return (this.staticRing ??= staticSchedulerRing(this.production));
   }
 
   /** One channel to the dispatchers: task.halt reaches every one, other work goes round-robin. */

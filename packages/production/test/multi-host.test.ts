@@ -1,5 +1,5 @@
 import { uniqueSorted } from '@herald/core/uins';
-import { HashRing } from '@herald/core/ring';
+import { allocateTasks } from '@herald/core/apta';
 import { syntheticAudience } from '@herald/audience';
 import { makeTempDir, NetnsCluster, waitFor, type TempDir } from '@herald/testing';
 import { expectedOutcome } from './outcome';
@@ -250,7 +250,7 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
 
   it('fences a scheduler host partitioned from the other hosts mid-broadcast; the broadcast completes, nothing lost', async () => {
     const schedulers = cluster.ids('scheduler');
-    const ring = new HashRing(schedulers);
+    const ring = allocateTasks(schedulers); // APTA's allocation: its vnode count, not HashRing's default
     // A task owned by a scheduler on a scheduler + dispatcher host (2 or 3): tiny tasks move the id on.
     const tiny = await uploadList(cluster, half.subarray(0, 1));
     while (cluster.host(ring.ownerOf(lastTaskId + 1)!) === 1)
