@@ -102,7 +102,7 @@ export async function startEmbeddedCluster(
   const clock = deps.clock ?? systemClock;
   const meter = createPromMeter({ defaultMetrics: false });
   // Owns everything below; closing it stops the tiers newest first (the API first), then the stores.
-  const scope = new Resources();
+  const scope = new Resources(logger);
   return scope.starting(async () => {
     const shared = await openSharedStores(config, logger, scope);
     const lists = new ListRepository(join(config.dataDir, 'lists'));

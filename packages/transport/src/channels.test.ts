@@ -75,8 +75,20 @@ async function sendTenThousandBatches(endpoint: string): Promise<void> {
 describe('channels over zeromq', () => {
   it('inprocEndpoint returns unique inproc addresses', () => {
     const a = inprocEndpoint('x');
-    expect(a).toMatch(/^inproc:\/\/herald-x-\d+-\d+$/);
+    expect(a).toMatch(/^inproc:\/\/herald-x-\d+-\d+-[0-9a-f]{8}$/);
     expect(inprocEndpoint('x')).not.toBe(a);
+  });
+
+  it('inprocEndpoint stays unique when the module is loaded again in the same process (one zeromq context)', () => {
+    const firstOf = () => {
+      let endpoint = '';
+      jest.isolateModules(() => {
+        endpoint = (require('./channels') as typeof import('./channels')).inprocEndpoint('x');
+      });
+      return endpoint;
+    };
+    // Each load's counter starts again at 1: only the load's own random part tells them apart.
+    expect(firstOf()).not.toBe(firstOf());
   });
 
   it('carries 10,000 unit.batch messages in order over inproc', () =>

@@ -10,6 +10,7 @@
 import { ConfigError, ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
 import { noopLogger, noopMeter } from '@herald/core/ports';
 import type { Logger, Meter } from '@herald/core/ports';
+import { randomBytes } from 'node:crypto';
 import * as zmq from 'zeromq';
 import { decodeMessage, encodeMessage } from './messages';
 import type { Message } from './messages/types';
@@ -103,6 +104,7 @@ const REFUSED_METRIC = 'herald_transport_refused_peers_total';
 const CUT_METRIC = 'herald_transport_cut_frames_total';
 
 let endpointCounter = 0;
+const LOAD_ID = randomBytes(4).toString('hex');
 
 /**
  * Fault injection, a test and operations hook (never set in normal running):
@@ -126,10 +128,16 @@ export function isTrafficCut(): boolean {
   return trafficCut;
 }
 
-/** A fresh inproc:// address, unique within this process. */
+/**
+ * A fresh inproc:// address, unique within this process. The random part is for the
+ * case where this module is loaded more than once in one process (a test runner's
+ * per-file module registries) while zeromq's one context, and every address bound in
+ * it, outlives each load: a counter alone would start again at 1 and meet an address a
+ * socket left unclosed still holds.
+ */
 export function inprocEndpoint(name: string): string {
   endpointCounter += 1;
-  return `inproc://herald-${name}-${endpointCounter}-${process.pid}`;
+  return `inproc://herald-${name}-${endpointCounter}-${process.pid}-${LOAD_ID}`;
 }
 
 export async function createPush(options: PushOptions): Promise<PushChannel> {

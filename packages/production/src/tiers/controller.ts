@@ -10,7 +10,7 @@ import type { RunningTier, TierContext } from './tier';
  */
 export async function startControllerTier(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
-  const scope = new Resources();
+  const scope = new Resources(logger);
   return scope.starting(async () => {
     await buildController({
       config,

@@ -10,7 +10,7 @@ import type { RunningTier, TierContext } from './tier';
 export async function startDispatcherTier(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
   const me = memberOf(config.production!, 'dispatchers', id);
-  const scope = new Resources();
+  const scope = new Resources(logger);
   const openLinks = async (
     resources: Resources,
   ): Promise<DispatcherLinks & { ring: ClusterRing; watched: WatchedInbox }> => {

@@ -27,7 +27,7 @@ const MAX_LOGINS_PENDING = 100_000;
 export async function startExecutorTier(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
   const me = memberOf(config.production!, 'executors', id);
-  const scope = new Resources();
+  const scope = new Resources(logger);
   const openLinks = async (
     resources: Resources,
   ): Promise<ExecutorLinks & { ring: ClusterRing; watched: WatchedInbox; realtime: WatchedInbox | undefined }> => {

@@ -7,7 +7,7 @@ import type { RunningTier, TierContext } from './tier';
 /** The interface tier: the HTTP API; tasks go to the scheduler that owns them on the ring. */
 export async function startInterface(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
-  const scope = new Resources();
+  const scope = new Resources(logger);
   const openLinks = async (resources: Resources): Promise<InterfaceLinks & { ring: ClusterRing }> => {
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) =>
       r.close(),

@@ -51,7 +51,7 @@ export async function startPresenceTier(context: TierContext): Promise<RunningTi
     }
     return { executors };
   };
-  const scope = new Resources();
+  const scope = new Resources(logger);
   return scope.starting(async () => {
     const { agent, bitmap } = await buildPresenceAgent({
       config,

@@ -15,7 +15,7 @@ export async function startSchedulerTier(context: TierContext): Promise<RunningT
   const { config, id, logger, meter } = context;
   const production = config.production!;
   const me = memberOf(production, 'schedulers', id);
-  const scope = new Resources();
+  const scope = new Resources(logger);
   const openLinks = async (resources: Resources): Promise<SchedulerLinks & { ring: ClusterRing }> => {
     const links = resources.add('links', await ProcessLinks.open(config, id, logger, meter), (l) => l.close());
     const inbox = await links.bindInbox(me.endpoint);
