@@ -73,4 +73,38 @@ describe('startLoadReporter', () => {
     await waitFor(() => calls >= 3, { message: 'sends after the failed one' });
     await reporter.stop();
   });
+
+  it('stops at once while a report waits on a dispatcher that is gone', async () => {
+    let calls = 0;
+    const reporter = startLoadReporter({
+      executorId: 'e1',
+      config,
+      sample: async () => host,
+      freeSlots: () => 0,
+      send: () => {
+        calls++;
+        return new Promise<void>(() => undefined); // never taken
+      },
+    });
+    await waitFor(() => calls === 1, { message: 'the first send' });
+    await reporter.stop(); // would never settle if it awaited the send nobody takes
+    expect(calls).toBe(1);
+  });
+
+  it('sends nothing from a sample that was being read when it stopped', async () => {
+    let calls = 0;
+    let releaseSample: (() => void) | undefined;
+    const reporter = startLoadReporter({
+      executorId: 'e1',
+      config,
+      sample: () => new Promise<HostSample>((resolve) => (releaseSample = () => resolve(host))),
+      freeSlots: () => 0,
+      send: async () => void calls++,
+    });
+    await waitFor(() => releaseSample !== undefined, { message: 'the first sample being read' });
+    await reporter.stop();
+    releaseSample!();
+    await new Promise((resolve) => setImmediate(resolve)); // the report's continuation has run
+    expect(calls).toBe(0);
+  });
 });

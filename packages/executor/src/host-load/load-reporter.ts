@@ -18,7 +18,11 @@ export interface LoadReporterDeps {
 }
 
 export interface LoadReporter {
-  /** Stops the timer; a report on its way finishes. */
+  /**
+   * Stops the timer; nothing is sent after it. A report still on its way is not awaited: its
+   * dispatcher may already be gone (a stop closes the dispatchers first in one process) and a
+   * send nobody takes never settles; closing the links rejects it. Reports are droppable.
+   */
   stop(): Promise<void>;
 }
 
@@ -33,9 +37,11 @@ export function startLoadReporter(deps: LoadReporterDeps): LoadReporter {
   const logger = deps.logger ?? noopLogger;
   const clock = deps.clock ?? systemClock;
   let inFlight: Promise<void> | undefined;
+  let stopped = false;
   const report = async () => {
     try {
       const host = await deps.sample();
+      if (stopped) return;
       const senderSlots = deps.config.senderSlots;
       await deps.send({
         kind: 'host.load',
@@ -64,9 +70,10 @@ export function startLoadReporter(deps: LoadReporterDeps): LoadReporter {
   const timer = setInterval(tick, deps.config.reportIntervalMs);
   timer.unref(); // reports alone never keep a process alive
   return {
-    async stop() {
+    stop() {
+      stopped = true;
       clearInterval(timer);
-      await inFlight;
+      return Promise.resolve();
     },
   };
 }
