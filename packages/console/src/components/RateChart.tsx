@@ -63,7 +63,7 @@ export function RateChart({
         {live ? 'now' : 'last sample'}
       </text>
       <text x={pad.left} y={height - 4} className="tick">
-        first sample, {fmtDuration(t1 - t0)} {live ? 'ago' : 'before'}
+        first sample, {fmtDuration(t1 - t0)} {live ? 'ago' : 'before the last'}
       </text>
       <path d={area} className="area" />
       <path d={line} className="line" />
