@@ -1,4 +1,4 @@
--- 012_task_progress: a task's progress curve and why it waits (docs/api.md, "Progress").
+-- 012_task_progress: a task's progress curve and why it waits (docs/api.md, GET /api/v1/tasks/:id/progress).
 --
 -- What: one row per task its owning scheduler has sampled: the curve of
 -- confirmed counts over time (@herald/core/progress, at most 512 points,

@@ -1,6 +1,5 @@
 /**
- * GET /api/v1/tasks/:id/progress as the console reads it (docs/api.md,
- * "Progress"): the curve the task's owning scheduler recorded, its current
+ * GET /api/v1/tasks/:id/progress as the console reads it (docs/api.md): the curve the task's owning scheduler recorded, its current
  * rate and ETA, and why a queued task waits.
  */
 import type { TaskState } from './types';

@@ -4,7 +4,7 @@
  * A task's progress over time, pure: the curve of confirmed counts its owning
  * scheduler samples while it sends, thinned by halving its resolution so it
  * stays bounded whatever the task's length; the current rate and an ETA from
- * it; why a queued task waits (docs/api.md, "Progress").
+ * it; why a queued task waits (docs/api.md, GET /api/v1/tasks/:id/progress).
  *
  * @example
  *   import { addSample, emptyHistory, recentRate } from '@herald/core/progress';

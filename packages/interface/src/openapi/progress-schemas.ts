@@ -1,5 +1,5 @@
 /*
- * GET /api/v1/tasks/:id/progress's answer (docs/api.md, "Progress"): the
+ * GET /api/v1/tasks/:id/progress's answer (docs/api.md, GET /api/v1/tasks/:id/progress): the
  * curve its owning scheduler recorded, the current rate, an ETA and, for a
  * queued task, why it waits.
  */

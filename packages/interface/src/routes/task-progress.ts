@@ -13,7 +13,7 @@ import type { Task } from '@herald/core/task';
 /** The current rate is measured over the curve's last this many ms. */
 export const RATE_WINDOW_MS = 10_000;
 
-/** GET /api/v1/tasks/:id/progress (docs/api.md, "Progress"). */
+/** GET /api/v1/tasks/:id/progress (docs/api.md, GET /api/v1/tasks/:id/progress). */
 export interface ProgressAnswer {
   taskId: number;
   state: Task['state'];

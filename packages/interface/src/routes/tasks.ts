@@ -206,7 +206,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => visibleTask(request, request.params.id));
 
-  // The curve its owning scheduler recorded, the current rate and an ETA; same access as the task (docs/api.md, "Progress").
+  // The curve its owning scheduler recorded, the current rate and an ETA; same access as the task (docs/api.md, GET /api/v1/tasks/:id/progress).
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/progress', async (request) => {
     const task = await visibleTask(request, request.params.id);
     return progressAnswer(task, await store.getProgress(task.id));
