@@ -90,6 +90,6 @@ describe('the rate chart of a finished task', () => {
     await chart.locator('path.line').waitFor();
     expect(await chart.textContent()).not.toContain('collecting samples');
     expect(Number(await chart.getAttribute('data-points'))).toBe(progress.samples.length);
-    await screenshot(page, '13-task-rate-chart-finished');
+    await screenshot(page, '30-task-rate-chart');
   });
 });
