@@ -134,3 +134,29 @@ it("follows the task's access rules: another account's operator gets 404, a bad 
   const bad = await server.call(tokens.adminToken, { method: 'GET', path: '/api/v1/tasks/abc/progress' });
   expect([bad.status, bad.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
 });
+
+it("keeps a sending task's curve current between the scheduler's writes, from its report", async () => {
+  const t = await sending(await task());
+  await server.store.putProgress(
+    t.id,
+    { epoch: t.epoch },
+    curve([
+      [0, 0],
+      [10, 10_000],
+    ]),
+  );
+  await server.store.updateTask(
+    t.id,
+    { epoch: t.epoch },
+    { report: { delivered: 15_000, offline: 5_000 } },
+    T0 + 14_000,
+  );
+  const { body } = await progressOf(t.id);
+  expect(body.samples).toEqual([
+    { at: T0, confirmed: 0 },
+    { at: T0 + 10_000, confirmed: 10_000 },
+    { at: T0 + 14_000, confirmed: 20_000 },
+  ]);
+  // The last 10 s reach back past the point at 10 s: measured from the first point, 20,000 over 14 s.
+  expect(body).toMatchObject({ confirmed: 20_000, ratePerSecond: 1_429 });
+});

@@ -35,17 +35,20 @@ export interface ProgressAnswer {
 }
 
 /**
- * The answer from the task and its stored record. A task not sending any more
- * ends its curve at its report's count (a pause or cancel may come between two
- * writes of the curve); a waiting reason is shown only while the task is
- * queued (the record may still hold one from just before its admission).
+ * The answer from the task and its stored record. The curve ends at the
+ * task's report when that is ahead of it: the scheduler writes the curve
+ * every few seconds but the report four times a second, so a live chart
+ * stays current between writes, and a task paused or cancelled between two
+ * writes still ends at its count. A waiting reason is shown only while the
+ * task is queued (the record may still hold one from just before its
+ * admission).
  */
 export function progressAnswer(task: Task, record: TaskProgressRecord | undefined): ProgressAnswer {
   const confirmed = task.report.delivered + task.report.offline;
   let history = record?.history ?? emptyHistory();
   const head = history.samples[history.samples.length - 1];
-  if (task.state !== 'SENDING' && head !== undefined && confirmed > head.confirmed)
-    history = addSample(history, { at: task.updatedAt, confirmed });
+  if (head !== undefined && confirmed > head.confirmed)
+    history = addSample(history, { at: Math.max(task.updatedAt, head.at), confirmed });
   const total = task.filteredListId === null ? null : task.report.kept;
   const sending = task.state === 'SENDING';
   const ratePerSecond = sending ? Math.round(recentRate(history, RATE_WINDOW_MS)) : 0;
