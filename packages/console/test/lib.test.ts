@@ -4,7 +4,7 @@ import { emptyForm, formFieldOf, toCreateBody, validateBroadcast } from '../src/
 import { campaignFieldOf, emptyCampaign, toCampaignBody, validateCampaign } from '../src/lib/campaign-form';
 import { canCommand } from '../src/lib/commands';
 import { fmtDuration, fmtPercent, fmtTime } from '../src/lib/format';
-import { addSample, eta, ratePoints, recentRate } from '../src/lib/rate';
+import { emptyChartText, eta, smoothedRatePoints } from '../src/lib/rate';
 import { fieldOfSchemaMessage } from '../src/lib/schema-message';
 import { taskStages } from '../src/lib/stages';
 
@@ -98,28 +98,41 @@ describe('task stages', () => {
 });
 
 describe('delivery rate and ETA', () => {
-  it('derives the rate between samples and over a window', () => {
-    let samples = addSample([], { at: 0, confirmed: 0 });
-    samples = addSample(samples, { at: 1000, confirmed: 500 });
-    samples = addSample(samples, { at: 2000, confirmed: 1500 });
-    expect(ratePoints(samples).map((p) => p.perSecond)).toEqual([500, 1000]);
-    expect(recentRate(samples, 10_000)).toBe(750);
-    expect(recentRate(samples, 1000)).toBe(1000);
+  it('tells the time left at a rate', () => {
     expect(eta(3000, 750)).toBe(4000);
     expect(eta(0, null)).toBe(0);
     expect(eta(10, 0)).toBeNull();
   });
 
-  it('restarts on a count that goes back, ignores a repeated time, and keeps a bounded history', () => {
-    const samples = [
-      { at: 0, confirmed: 10 },
-      { at: 1000, confirmed: 20 },
-    ];
-    expect(addSample(samples, { at: 2000, confirmed: 5 })).toEqual([{ at: 2000, confirmed: 5 }]);
-    expect(addSample(samples, { at: 1000, confirmed: 30 })).toEqual(samples);
-    let many: { at: number; confirmed: number }[] = [];
-    for (let i = 0; i < 10; i++) many = addSample(many, { at: i, confirmed: i }, 4);
-    expect(many.map((s) => s.at)).toEqual([6, 7, 8, 9]);
+  it('smooths a paced task that confirms 4,096 at a time into its pace, not swings between 0 and a peak', () => {
+    // 2,048 a second on average: one batch of 4,096 every 2 s, sampled each second.
+    const samples = Array.from({ length: 61 }, (_, s) => ({ at: s * 1000, confirmed: 4096 * Math.floor(s / 2) }));
+    const raw = samples.slice(1).map((b, i) => b.confirmed - samples[i]!.confirmed);
+    expect(Math.min(...raw)).toBe(0); // what the old chart drew: 0, 4,096, 0, 4,096…
+    const smoothed = smoothedRatePoints(samples, 8_000).slice(8);
+    for (const p of smoothed) expect(Math.abs(p.perSecond - 2048)).toBeLessThanOrEqual(2048 * 0.25);
+  });
+
+  it('draws a two-sample curve as a line from the first sample, and widens the window to the curve spacing', () => {
+    const two = smoothedRatePoints([
+      { at: 0, confirmed: 0 },
+      { at: 500, confirmed: 1000 },
+    ]);
+    expect(two).toEqual([
+      { at: 0, perSecond: 2000 },
+      { at: 500, perSecond: 2000 },
+    ]);
+    expect(smoothedRatePoints([{ at: 0, confirmed: 0 }])).toEqual([]);
+    const thinned = [0, 16, 32, 48].map((s, i) => ({ at: s * 1000, confirmed: i * 16_000 }));
+    // 16 s apart: a 5 s window alone would read within one segment; twice the spacing spans two.
+    expect(smoothedRatePoints(thinned, 5_000, 16_000).map((p) => p.perSecond)).toEqual([1000, 1000, 1000, 1000]);
+  });
+
+  it('says why there is no curve', () => {
+    expect(emptyChartText(undefined, false)).toBe('loading…');
+    expect(emptyChartText({ recorded: false }, true)).toBe('no progress was recorded for this task');
+    expect(emptyChartText({ recorded: false }, false)).toBe('no progress yet');
+    expect(emptyChartText({ recorded: true }, false)).toBe('collecting samples…');
   });
 });
 

@@ -30,6 +30,8 @@ describe('admission', () => {
         h.tasks.hold(claimed).closedEpoch = undefined;
         return claimed;
       },
+      // The progress curve's part, tested in progress-curve.test.ts.
+      noteWaiting: async () => undefined,
     };
   }
   afterEach(() => h.close());

@@ -14,6 +14,8 @@ export interface AdmissionNeeds {
   stopSending(task: Task, event: 'preempt'): Promise<() => Promise<void>>;
   /** Takes a new epoch for a task whose epoch a halt closed (ownership). */
   claimAgain(task: Task): Promise<Task>;
+  /** Records why the tasks still queued wait, after a pass (the progress curve). */
+  noteWaiting(): Promise<void>;
 }
 
 /**
@@ -96,6 +98,11 @@ export function createAdmission(ctx: SchedulerContext, needs: AdmissionNeeds): A
    * room for it (see `preemptFor`); a normal task never preempts anything.
    */
   async function pump(): Promise<void> {
+    await admitWhileFree();
+    await needs.noteWaiting();
+  }
+
+  async function admitWhileFree(): Promise<void> {
     /** What is left of each preemption of this pass: the victim's units to stop, once the real-time task is admitted. */
     const stopping: (() => Promise<void>)[] = [];
     try {

@@ -20,6 +20,7 @@ import { storeRecorder, type ProgressRecorder } from './progress-recorder';
 import { schedulerMetrics } from './scheduler-metrics';
 import { createStallRescue } from './stall-rescue';
 import { TaskTable } from './task-table';
+import { createProgressCurve } from './progress-curve';
 import { createUnitDriver } from './unit-driver';
 
 export type { Rebalanced } from './ownership';
@@ -133,8 +134,10 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   });
   const loop = new JobLoop(tasks, metrics, logger);
   // The parts call each other only through these arrows, so none imports another.
-  const driver = createUnitDriver(ctx);
+  const curve = createProgressCurve(ctx);
+  const driver = createUnitDriver(ctx, { sample: (taskId, final) => curve.sample(taskId, final) });
   const admission = createAdmission(ctx, {
+    noteWaiting: () => curve.noteWaiting(),
     requestPreprocess: (task) => driver.requestPreprocess(task),
     runUnits: (task, units) => driver.runUnits(task, units),
     stopSending: (task, event) => halts.stopSending(task, event),

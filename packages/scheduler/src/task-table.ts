@@ -1,3 +1,4 @@
+import type { TaskProgressRecord } from '@herald/core/progress';
 import { PriorityQueue } from '@herald/core/schedule';
 import { taskMachine, type ExecutionUnit, type Task } from '@herald/core/task';
 import { StallWatch } from './stall-watch';
@@ -33,6 +34,10 @@ export interface TaskEntry {
   closedEpoch: number | undefined;
   /** Its first confirmed batch was seen (or it had one when this scheduler got it). */
   reached: boolean;
+  /** Its progress record (curve, waiting reason) as last read or written here; read from the store when first needed. */
+  progress: TaskProgressRecord | undefined;
+  /** When this scheduler last wrote its progress record. */
+  progressWrittenAt: number;
   /** Each running unit's checkpoint and since when (scheduler.unitStallMs); cleared with the slot. */
   readonly unitStalls: StallWatch;
   /** Pre-processing's "checkpoint" (the epoch) and since when (4 x scheduler.unitStallMs); cleared with the slot. */
@@ -129,6 +134,8 @@ export class TaskTable {
       lastReportAt: 0,
       closedEpoch: undefined,
       reached: false,
+      progress: undefined,
+      progressWrittenAt: 0,
       unitStalls: new StallWatch(this.unitStallMs),
       preprocessStall: new StallWatch(this.unitStallMs * 4),
     };
@@ -183,6 +190,11 @@ export class TaskTable {
 
   popReady(): number | undefined {
     return this.ready.pop();
+  }
+
+  /** The ready queue's task ids, best first. */
+  readyOrder(): number[] {
+    return this.ready.ordered();
   }
 
   /** Scores the ready queue again (aging moves scores as time passes). */

@@ -1,6 +1,7 @@
 import type { Task } from '@herald/core/task';
 import type { PreprocessResult, UnitProgressMessage } from '@herald/transport';
 import { openHarness, ownedTask, sentOf, TO_SENDING, type Harness } from './test-harness';
+import { createProgressCurve } from './progress-curve';
 import { createUnitDriver, REPORT_EVERY_MS, type UnitDriver } from './unit-driver';
 
 describe('unit driver', () => {
@@ -8,7 +9,7 @@ describe('unit driver', () => {
   let driver: UnitDriver;
   beforeEach(async () => {
     h = await openHarness({ slots: 4 });
-    driver = createUnitDriver(h.ctx);
+    driver = createUnitDriver(h.ctx, createProgressCurve(h.ctx));
   });
   afterEach(() => h.close());
 

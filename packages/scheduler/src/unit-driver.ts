@@ -28,7 +28,13 @@ export interface UnitDriver {
   onReplan(move: UnitReplan): Promise<void>;
 }
 
-export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
+/** What the unit driver needs from the other parts of the scheduler (wired by scheduler.ts). */
+export interface DriverNeeds {
+  /** Samples a running task's confirmed count into its progress curve; `final` writes it at once (the curve). */
+  sample(taskId: number, final: boolean): Promise<void>;
+}
+
+export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): UnitDriver {
   const { store, clock, logger, recorder, tasks, metrics } = ctx;
   const movedUnits = ctx.meter.counter(
     'herald_scheduler_moved_units_total',
@@ -90,7 +96,7 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
     }
     const entry = tasks.get(task.id);
     if (entry !== undefined) entry.units = current;
-    await maybeComplete(task.id);
+    if (!(await maybeComplete(task.id))) await needs.sample(task.id, false);
   }
 
   function sendRun(task: Task, unit: ExecutionUnit): Promise<void> {
@@ -131,7 +137,9 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
       unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'start', clock.now()), unit);
     if (unit.checkpoint >= unit.end && unitMachine.can(unit.state, 'finish')) unit = await finishUnit(task, unit);
     list[list.findIndex((u) => u.unitNo === unit.unitNo)] = unit;
-    if (!(await maybeComplete(task.id))) await writeReport(task.id, false);
+    if (await maybeComplete(task.id)) return;
+    await writeReport(task.id, false);
+    await needs.sample(task.id, false);
   }
 
   /**
@@ -202,6 +210,7 @@ export function createUnitDriver(ctx: SchedulerContext): UnitDriver {
     const list = entry?.units;
     if (entry === undefined || list === undefined || entry.task.state !== 'SENDING') return false;
     if (!list.every((u) => u.state === 'DONE')) return false;
+    await needs.sample(taskId, true);
     const completed = await ctx.transition(entry.task, 'complete', { report: unitTotals(list) });
     metrics.completed(completed, clock.now());
     logger.info('task completed', { taskId, ...unitTotals(list) });

@@ -9,6 +9,7 @@ import {
   type Task,
 } from '@herald/core/task';
 import type { OutboxEvent, TaskPage } from '@herald/core/ports';
+import type { TaskProgressRecord } from '@herald/core/progress';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { toHeraldError, openLevelDb } from './lifecycle';
@@ -29,6 +30,7 @@ import { toHeraldError, openLevelDb } from './lifecycle';
  *   'm' "outbox"                                 -> last outbox event id handed out (u64)
  *   'o' eventId:u64                              -> OutboxEvent (JSON), until relayed
  *   'k' idempotencyKey                           -> taskId (u64), written with its task
+ *   'p' taskId:u64                               -> TaskProgressRecord (JSON), replaced whole
  *
  * Tasks iterate in id order; a task's units in unitNo order under one prefix.
  * The content index is written with the task (accountId and contentCrc never
@@ -73,6 +75,7 @@ const listKey = (id: string) => key(tag('l'), { tail: id });
 const contentPrefix = (accountId: string, crc: number) => key(tag('c'), { u32: crc }, { str: accountId });
 const outboxKey = (id: number) => key(tag('o'), { u64: id });
 const idempotencyKey = (k: string) => key(tag('k'), { tail: k });
+const progressKey = (taskId: number) => key(tag('p'), { u64: taskId });
 
 type BatchOp = { type: 'put'; key: Buffer; value: Buffer };
 
@@ -286,6 +289,19 @@ export class LevelTaskStore extends AbstractTaskStore {
   protected async _getList(id: string): Promise<ListMeta | undefined> {
     const value = await this.db.get(listKey(id));
     return value === undefined ? undefined : decodeJson<ListMeta>(value);
+  }
+
+  /** Under the task's lock, so the fence check and the put cannot interleave with a new owner's claim. */
+  protected _putProgress(taskId: number, guard: (task: Task) => void, record: TaskProgressRecord): Promise<void> {
+    return this.locks.run(taskId, async () => {
+      guard(await this.loadTask(taskId));
+      await this.db.put(progressKey(taskId), encodeJson(record));
+    });
+  }
+
+  protected async _getProgress(taskId: number): Promise<TaskProgressRecord | undefined> {
+    const value = await this.db.get(progressKey(taskId));
+    return value === undefined ? undefined : decodeJson<TaskProgressRecord>(value);
   }
 
   protected _close(): Promise<void> {

@@ -19,6 +19,7 @@ const ALL = [
   '009_frequency.sql',
   '010_task_speed.sql',
   '011_task_targeting.sql',
+  '012_task_progress.sql',
 ];
 
 describe('migration files', () => {
@@ -106,6 +107,7 @@ describe('migrate', () => {
       'store_checkpoints',
       'task_events',
       'task_events_writer',
+      'task_progress',
       'tasks',
       'user_attributes',
     ]);

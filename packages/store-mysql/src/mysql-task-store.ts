@@ -12,6 +12,7 @@ import {
   type TaskRecordRules,
 } from '@herald/core/task';
 import type { OutboxEvent, TaskPage } from '@herald/core/ports';
+import type { TaskProgressRecord } from '@herald/core/progress';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
 import { mysqlCode, toHeraldError } from './mysql-errors';
@@ -29,6 +30,7 @@ import {
   EVENT_COLUMNS,
   INSERT_TASK,
   insertTaskValues,
+  json,
   LIST_COLUMNS,
   TASK_COLUMNS,
   type SqlValue,
@@ -302,6 +304,37 @@ export class MySqlTaskStore extends AbstractTaskStore {
   protected async _getList(id: string): Promise<ListMeta | undefined> {
     const [rows] = await this.pool.execute<Rows>(`SELECT ${LIST_COLUMNS} FROM recipient_lists WHERE id = ?`, [id]);
     return rows.length === 0 ? undefined : toList(rows[0]!);
+  }
+
+  /** Under the task's row lock (the fence), without rewriting the task row: its version stays. */
+  protected async _putProgress(taskId: number, guard: (task: Task) => void, record: TaskProgressRecord): Promise<void> {
+    await inTransaction(this.pool, async (conn) => {
+      guard(await this.lockTask(conn, taskId));
+      await conn.execute(
+        `INSERT INTO task_progress (task_id, history, waiting, updated_at) VALUES (?, ?, ?, ?)
+         ON DUPLICATE KEY UPDATE history = VALUES(history), waiting = VALUES(waiting), updated_at = VALUES(updated_at)`,
+        [
+          taskId,
+          JSON.stringify(record.history),
+          record.waiting === null ? null : JSON.stringify(record.waiting),
+          record.updatedAt,
+        ],
+      );
+    });
+  }
+
+  protected async _getProgress(taskId: number): Promise<TaskProgressRecord | undefined> {
+    const [rows] = await this.pool.execute<Rows>(
+      'SELECT history, waiting, updated_at FROM task_progress WHERE task_id = ?',
+      [taskId],
+    );
+    if (rows.length === 0) return undefined;
+    const row = rows[0]!;
+    return {
+      history: json<TaskProgressRecord['history']>(row.history),
+      waiting: row.waiting === null ? null : json<TaskProgressRecord['waiting']>(row.waiting),
+      updatedAt: Number(row.updated_at),
+    };
   }
 
   protected _close(): Promise<void> {

@@ -23,7 +23,8 @@ export const EVENT_COLUMNS = 'id, task_id, from_state, to_state, version, `at`';
 /** What this adapter binds to a placeholder. */
 export type SqlValue = string | number | boolean | null;
 
-function json<T>(value: unknown): T {
+/** A JSON column: MySQL hands back an object, MariaDB (JSON is LONGTEXT there) a string. */
+export function json<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 

@@ -1,17 +1,23 @@
 import type { RatePoint } from '../lib/rate';
-import { fmtCompact } from '../lib/format';
+import { fmtCompact, fmtDuration } from '../lib/format';
 
 /**
- * The live delivery rate: recipients confirmed per second between polls,
- * over the last few minutes, as an SVG area chart (no chart library: one
- * path and two axis labels are all it needs).
+ * The delivery rate over the task's whole life, from its first recorded
+ * sample: recipients confirmed per second (already smoothed by the caller),
+ * as an SVG area chart (no chart library: one path and a few axis labels are
+ * all it needs). `live`: the right edge is now; else the task's last sample.
+ * `empty` says why there is no curve when there is none.
  */
 export function RateChart({
   points,
+  live,
+  empty,
   width = 640,
   height = 140,
 }: {
   points: RatePoint[];
+  live: boolean;
+  empty: string;
   width?: number;
   height?: number;
 }) {
@@ -22,7 +28,7 @@ export function RateChart({
     return (
       <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label="delivery rate chart">
         <text x={width / 2} y={height / 2} textAnchor="middle" className="chart-empty">
-          collecting samples…
+          {empty}
         </text>
       </svg>
     );
@@ -37,7 +43,13 @@ export function RateChart({
     .join(' ');
   const area = `${line} L${x(t1).toFixed(1)},${y(0)} L${x(t0).toFixed(1)},${y(0)} Z`;
   return (
-    <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label="delivery rate chart">
+    <svg
+      className="chart"
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label="delivery rate chart"
+      data-points={points.length}
+    >
       <line x1={pad.left} x2={width - pad.right} y1={y(max)} y2={y(max)} className="gridline" />
       <line x1={pad.left} x2={width - pad.right} y1={y(max / 2)} y2={y(max / 2)} className="gridline" />
       <line x1={pad.left} x2={width - pad.right} y1={y(0)} y2={y(0)} className="axis" />
@@ -48,10 +60,10 @@ export function RateChart({
         0
       </text>
       <text x={width - pad.right} y={height - 4} textAnchor="end" className="tick">
-        now
+        {live ? 'now' : 'last sample'}
       </text>
       <text x={pad.left} y={height - 4} className="tick">
-        {Math.round((t1 - t0) / 1000)} s ago
+        first sample, {fmtDuration(t1 - t0)} {live ? 'ago' : 'before the last'}
       </text>
       <path d={area} className="area" />
       <path d={line} className="line" />

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import type { TaskProgress } from '../api/progress-types';
 import { api } from '../api/client';
 import { FILTER_REASONS, TERMINAL_STATES, type Task } from '../api/types';
 import { ErrorBanner, StateBadge } from '../components/bits';
@@ -9,7 +10,7 @@ import { TaskCommands } from '../components/TaskCommands';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { campaignOfTask } from '../lib/campaign-of';
 import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
-import { addSample, eta, ratePoints, recentRate, type RateSample } from '../lib/rate';
+import { emptyChartText, eta, smoothedRatePoints } from '../lib/rate';
 import { confirmed } from '../lib/stages';
 import { showsCountdown } from '../lib/countdown';
 import { REASON_TEXT } from '../lib/reasons';
@@ -17,6 +18,8 @@ import { Link } from '../router';
 
 const LIVE_POLL_MS = 1000;
 const DONE_POLL_MS = 15_000;
+/** The rate chart averages over this much of the curve: a batch-at-a-time task draws its pace. */
+const SMOOTHING_MS = 8_000;
 
 /** "in 8 s" while it may still start; a task ended before its send time never will, so no countdown then. */
 function sendAtNote(task: Task, now: number): string {
@@ -30,7 +33,6 @@ function sendAtNote(task: Task, now: number): string {
  * once a second while it is live (one small GET), rarely once it ended.
  */
 export function TaskPage({ id }: { id: string }) {
-  const [samples, setSamples] = useState<RateSample[]>([]);
   const [live, setLive] = useState(true);
   const {
     data: task,
@@ -41,14 +43,18 @@ export function TaskPage({ id }: { id: string }) {
     [id],
     live ? LIVE_POLL_MS : DONE_POLL_MS,
   );
+  // The curve its scheduler recorded from the first sample: the same chart for a running and a finished task.
+  const { data: progress } = usePoll<TaskProgress>(
+    (signal) => api('GET', `/api/v1/tasks/${encodeURIComponent(id)}/progress`, undefined, signal),
+    [id],
+    live ? LIVE_POLL_MS : DONE_POLL_MS,
+  );
   const now = useNow();
   useTitle(task ? `Task ${task.id} ${task.state}` : `Task ${id}`);
 
   useEffect(() => {
     if (!task) return;
     setLive(!TERMINAL_STATES.includes(task.state));
-    if (task.state === 'SENDING' || task.state === 'DISPATCHING')
-      setSamples((s) => addSample(s, { at: Date.now(), confirmed: confirmed(task) }));
   }, [task]);
 
   if (!task) {
@@ -64,7 +70,7 @@ export function TaskPage({ id }: { id: string }) {
   const r = task.report;
   // A rate only while the task moves: a paused or finished task's last rate would be stale.
   const moving = task.state === 'SENDING' || task.state === 'DISPATCHING';
-  const rate = moving ? recentRate(samples) : null;
+  const rate = moving && progress !== undefined && progress.recorded ? progress.ratePerSecond : null;
   const remaining = Math.max(0, r.kept - confirmed(task));
   const etaMs = task.state === 'COMPLETED' ? 0 : task.state === 'SENDING' ? eta(remaining, rate) : null;
   const removedTotal = Object.values(r.removed).reduce<number>((sum, n) => sum + (n ?? 0), 0);
@@ -92,6 +98,11 @@ export function TaskPage({ id }: { id: string }) {
         <div className="panel grow">
           <h2>Progress</h2>
           <StageBars task={task} />
+          {progress?.waiting && (
+            <p className="small muted" data-waiting>
+              {progress.waiting.message}
+            </p>
+          )}
         </div>
         <div className="panel facts">
           <h2>Summary</h2>
@@ -158,10 +169,14 @@ export function TaskPage({ id }: { id: string }) {
       <div className="columns">
         <div className="panel grow">
           <h2>Delivery rate</h2>
-          <RateChart points={ratePoints(samples)} />
+          <RateChart
+            points={smoothedRatePoints(progress?.samples ?? [], SMOOTHING_MS, progress?.intervalMs)}
+            live={moving}
+            empty={emptyChartText(progress, TERMINAL_STATES.includes(task.state))}
+          />
           <p className="small muted">
-            Recipients confirmed per second (pushed online + queued offline), sampled each second while this page is
-            open.
+            Recipients confirmed per second (pushed online + queued offline), averaged over {SMOOTHING_MS / 1000} s,
+            from the task&apos;s first recorded sample (its scheduler samples it each second while it sends).
           </p>
         </div>
         <div className="panel">

@@ -140,6 +140,12 @@ class MapTaskStore extends AbstractTaskStore {
   protected _getList() {
     return this.hook((): ListMeta | undefined => undefined);
   }
+  protected _putProgress() {
+    return this.hook(() => undefined);
+  }
+  protected _getProgress() {
+    return this.hook(() => undefined);
+  }
   protected async _close() {}
 }
 

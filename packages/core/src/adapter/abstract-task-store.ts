@@ -5,6 +5,7 @@ import { checkFence, type Fence } from '../task/fence';
 import type { ExecutionUnit, ListMeta, NewTask, NewUnit, Task } from '../task/model';
 import { taskMachine, type TaskEvent } from '../task/task-machine';
 import type { UnitEvent } from '../task/unit-machine';
+import { checkProgressRecord, type TaskProgressRecord } from '../progress/record';
 import {
   applyTaskPatch,
   applyUnitProgress,
@@ -210,6 +211,19 @@ export abstract class AbstractTaskStore implements TaskStore {
     return this.life.idempotent('getList', async () => (typeof id === 'string' ? this._getList(id) : undefined));
   }
 
+  putProgress(taskId: number, fence: Fence, record: TaskProgressRecord): Promise<void> {
+    return this.life.idempotent('putProgress', async () => {
+      checkProgressRecord(record);
+      checkNow(record.updatedAt, this.rules);
+      const checked = checkedFence(fence);
+      await this._putProgress(taskId, (task) => checkFence(task, checked), record);
+    });
+  }
+
+  getProgress(taskId: number): Promise<TaskProgressRecord | undefined> {
+    return this.life.idempotent('getProgress', async () => (isTaskId(taskId) ? this._getProgress(taskId) : undefined));
+  }
+
   /** Waits for calls in flight, then closes the backend. Any later call fails with STORE_CLOSED; a second close is a no-op. */
   close(): Promise<void> {
     return this.life.close(() => this._close());
@@ -294,6 +308,14 @@ export abstract class AbstractTaskStore implements TaskStore {
   protected abstract _markRelayed(upToId: number): Promise<void>;
   protected abstract _putList(meta: ListMeta): Promise<void>;
   protected abstract _getList(id: string): Promise<ListMeta | undefined>;
+  /** Under the task's lock: read it (taskNotFound), call `guard(task)`, then replace its progress record. */
+  protected abstract _putProgress(
+    taskId: number,
+    guard: (task: Task) => void,
+    record: TaskProgressRecord,
+  ): Promise<void>;
+  /** `taskId` is a valid task id. */
+  protected abstract _getProgress(taskId: number): Promise<TaskProgressRecord | undefined>;
   /** Releases the backend (called once, after the calls in flight). */
   protected abstract _close(): Promise<void>;
 }

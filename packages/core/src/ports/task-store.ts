@@ -2,6 +2,7 @@ import type { ExecutionUnit, ListMeta, NewTask, NewUnit, Task, TaskReport } from
 import type { Fence } from '../task/fence';
 import type { TaskEvent, TaskState } from '../task/task-machine';
 import type { UnitEvent } from '../task/unit-machine';
+import type { TaskProgressRecord } from '../progress/record';
 
 export interface TaskQuery {
   state?: TaskState;
@@ -129,6 +130,17 @@ export interface TaskStore {
 
   putList(meta: ListMeta): Promise<void>;
   getList(id: string): Promise<ListMeta | undefined>;
+
+  /**
+   * Replaces the task's progress record (its curve of confirmed counts and,
+   * while it waits, why: @herald/core/progress), fenced like every owner
+   * write: an epoch below the task's fails with FENCED and writes nothing.
+   * The record is checked whole (VALIDATION_FAILED names the field); it does
+   * not change the task's version. Safe to repeat.
+   */
+  putProgress(taskId: number, fence: Fence, record: TaskProgressRecord): Promise<void>;
+  /** The task's last written progress record; undefined when none was (a task from before it was kept, or not sent yet). */
+  getProgress(taskId: number): Promise<TaskProgressRecord | undefined>;
 
   close(): Promise<void>;
 }

@@ -110,4 +110,19 @@ describe('PriorityQueue', () => {
     expect(queue.items().sort()).toEqual(['a', 'b', 'c']);
     expect(queue.peek()).toBe('b');
   });
+
+  it('lists items best first without popping them', () => {
+    const queue = new PriorityQueue<string>();
+    for (const [item, key] of [
+      ['a', 1],
+      ['b', 5],
+      ['c', 3],
+      ['d', 4],
+      ['e', 2],
+    ] as const)
+      queue.push(item, key);
+    expect(queue.ordered()).toEqual(['b', 'd', 'c', 'e', 'a']);
+    expect(queue.size).toBe(5);
+    expect(drain(queue)).toEqual(['b', 'd', 'c', 'e', 'a']);
+  });
 });

@@ -46,6 +46,11 @@ export class PriorityQueue<T> {
     return this.heap.map((e) => e.item);
   }
 
+  /** Every item, best first (what popping them all would give, without popping); O(n log n). */
+  ordered(): T[] {
+    return [...this.heap].sort((a, b) => b.key - a.key).map((e) => e.item);
+  }
+
   private rebuild(entries: readonly (readonly [T, number])[]): void {
     this.heap.length = 0;
     for (const [item, key] of entries) this.push(item, key);

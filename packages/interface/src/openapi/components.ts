@@ -15,6 +15,7 @@ import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
 import { FIRING_OUTCOMES } from '@herald/core/campaign';
 import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
+import { taskProgress } from './progress-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -298,6 +299,7 @@ export const COMPONENTS = {
   Error: errorBody,
   Task: task,
   TaskReport: taskReport,
+  TaskProgress: taskProgress,
   TaskPage: page('tasks', ref('Task'), 'tasks with a larger id'),
   TaskDryRun: dryRun,
   TaskCommandAccepted: object(

@@ -247,6 +247,12 @@ describe('GET /api/docs', () => {
     await call('GET /api/v1/tasks/:id', { method: 'GET', path: `/api/v1/tasks/${task.id as number}` }, 200);
     await call('GET /api/v1/tasks/:id', { method: 'GET', path: '/api/v1/tasks/999999' }, 404);
     await call(
+      'GET /api/v1/tasks/:id/progress',
+      { method: 'GET', path: `/api/v1/tasks/${task.id as number}/progress` },
+      200,
+    );
+    await call('GET /api/v1/tasks/:id/progress', { method: 'GET', path: '/api/v1/tasks/999999/progress' }, 404);
+    await call(
       'POST /api/v1/tasks/:id/pause',
       { method: 'POST', path: `/api/v1/tasks/${task.id as number}/pause` },
       202,

@@ -126,6 +126,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: { 400: 'VALIDATION_FAILED: the id is not a positive integer', 404: task404 },
     params: { id: TASK_ID },
   },
+  'GET /api/v1/tasks/:id/progress': {
+    tag: 'tasks',
+    access: 'token',
+    summary: "A task's progress over time, its rate and ETA, and why it waits",
+    description:
+      "The curve of confirmed counts its owning scheduler recorded from its first sample (one a second, thinned as it ages; kept across a scheduler failover), the rate over its last 10 s and the ETA from it while it sends, and for a queued task why it waits. Same access as the task: another account's task answers 404.",
+    responses: { 200: json('the progress', ref('TaskProgress')) },
+    errors: { 400: 'VALIDATION_FAILED: the id is not a positive integer', 404: task404 },
+    params: { id: TASK_ID },
+  },
   ...Object.fromEntries(
     (['cancel', 'pause', 'resume'] as const).map((command) => [
       `POST /api/v1/tasks/:id/${command}`,

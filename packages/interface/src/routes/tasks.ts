@@ -18,6 +18,7 @@ import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/reque
 import { checkQuota, holdQuota } from './account-quota';
 import { DATE_TIME_FIELD } from './date-field';
 import { dryRunAnswer } from './task-dry-run';
+import { progressAnswer } from './task-progress';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
 
@@ -204,6 +205,12 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
   );
 
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => visibleTask(request, request.params.id));
+
+  // The curve its owning scheduler recorded, the current rate and an ETA; same access as the task (docs/api.md, GET /api/v1/tasks/:id/progress).
+  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/progress', async (request) => {
+    const task = await visibleTask(request, request.params.id);
+    return progressAnswer(task, await store.getProgress(task.id));
+  });
 
   app.get<{
     Querystring: {

@@ -4,6 +4,7 @@ import { describeConcurrency } from './concurrency';
 import { describeData } from './data';
 import { describeIdempotency } from './idempotency';
 import { describeOutbox } from './outbox';
+import { describeProgress } from './progress';
 import { describeTaskReads } from './tasks';
 import { describeUnits } from './units';
 import { describeTaskWrites } from './writes';
@@ -28,5 +29,6 @@ export function taskStoreConformance(name: string, open: StoreFactory<TaskStore>
     describeConcurrency(store);
     describeOutbox(store);
     describeIdempotency(store);
+    describeProgress(store);
   });
 }

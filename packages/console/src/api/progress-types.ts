@@ -1,0 +1,37 @@
+/**
+ * GET /api/v1/tasks/:id/progress as the console reads it (docs/api.md): the curve the task's owning scheduler recorded, its current
+ * rate and ETA, and why a queued task waits.
+ */
+import type { TaskState } from './types';
+
+export interface ProgressSample {
+  /** Epoch ms. */
+  at: number;
+  /** Delivered + offline by then. */
+  confirmed: number;
+}
+
+export interface WaitingReason {
+  reason: 'sender_slots';
+  slots: number;
+  inUse: number;
+  heldBy: number[];
+  ahead: number;
+  since: number;
+  /** e.g. "waiting for a sender slot: 4 of 4 in use by tasks 12, 15, …" */
+  message: string;
+}
+
+export interface TaskProgress {
+  taskId: number;
+  state: TaskState;
+  total: number | null;
+  confirmed: number;
+  /** false: no curve was kept (not sent yet, or a task from before curves were kept). */
+  recorded: boolean;
+  intervalMs: number;
+  samples: ProgressSample[];
+  ratePerSecond: number;
+  etaAt: number | null;
+  waiting: WaitingReason | null;
+}

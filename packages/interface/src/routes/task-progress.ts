@@ -1,0 +1,69 @@
+import {
+  addSample,
+  describeWaiting,
+  emptyHistory,
+  estimatedFinish,
+  recentRate,
+  type ProgressSample,
+  type TaskProgressRecord,
+  type WaitingReason,
+} from '@herald/core/progress';
+import type { Task } from '@herald/core/task';
+
+/** The current rate is measured over the curve's last this many ms. */
+export const RATE_WINDOW_MS = 10_000;
+
+/** GET /api/v1/tasks/:id/progress (docs/api.md, GET /api/v1/tasks/:id/progress). */
+export interface ProgressAnswer {
+  taskId: number;
+  state: Task['state'];
+  /** Recipients left after the filter chain: what "done" means; null before pre-processing. */
+  total: number | null;
+  /** Delivered + offline so far. */
+  confirmed: number;
+  /** Whether the owning scheduler kept a curve for this task (not for tasks from before it did, nor before it sent). */
+  recorded: boolean;
+  /** The curve's spacing now (it halves its resolution as it grows). */
+  intervalMs: number;
+  samples: ProgressSample[];
+  /** Recipients a second over the last RATE_WINDOW_MS of the curve, while the task sends; else 0. */
+  ratePerSecond: number;
+  /** When the task should be done at that rate (epoch ms), while it sends; else null. */
+  etaAt: number | null;
+  /** Why a queued task waits; null otherwise. */
+  waiting: (WaitingReason & { message: string }) | null;
+}
+
+/**
+ * The answer from the task and its stored record. The curve ends at the
+ * task's report when that is ahead of it: the scheduler writes the curve
+ * every few seconds but the report four times a second, so a live chart
+ * stays current between writes, and a task paused or cancelled between two
+ * writes still ends at its count. A waiting reason is shown only while the
+ * task is queued (the record may still hold one from just before its
+ * admission).
+ */
+export function progressAnswer(task: Task, record: TaskProgressRecord | undefined): ProgressAnswer {
+  const confirmed = task.report.delivered + task.report.offline;
+  let history = record?.history ?? emptyHistory();
+  const head = history.samples[history.samples.length - 1];
+  if (head !== undefined && confirmed > head.confirmed)
+    history = addSample(history, { at: Math.max(task.updatedAt, head.at), confirmed });
+  const total = task.filteredListId === null ? null : task.report.kept;
+  const sending = task.state === 'SENDING';
+  const ratePerSecond = sending ? Math.round(recentRate(history, RATE_WINDOW_MS)) : 0;
+  const queued = task.state === 'QUEUED' || task.state === 'PREEMPTED';
+  const waiting = queued && record?.waiting ? { ...record.waiting, message: describeWaiting(record.waiting) } : null;
+  return {
+    taskId: task.id,
+    state: task.state,
+    total,
+    confirmed: Math.max(confirmed, history.samples[history.samples.length - 1]?.confirmed ?? 0),
+    recorded: record !== undefined && record.history.samples.length > 0,
+    intervalMs: history.intervalMs,
+    samples: history.samples,
+    ratePerSecond,
+    etaAt: sending && total !== null ? estimatedFinish(history, total, ratePerSecond) : null,
+    waiting,
+  };
+}
