@@ -149,8 +149,7 @@ export class LevelOfflineStore implements OfflineStore {
           { type: 'put', key: RANGE_BITS_KEY, value: Buffer.of(rangeBits) },
           { type: 'put', key: EXPIRY_INDEX_KEY, value: EMPTY },
         ]);
-      }
-      else if (stored[0] !== rangeBits)
+      } else if (stored[0] !== rangeBits)
         throw new ConfigError(
           'rangeBits',
           `the store at ${path} was created with rangeBits ${stored[0]}, not ${rangeBits}`,

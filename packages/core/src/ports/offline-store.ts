@@ -18,7 +18,7 @@ export interface OfflineAppendOptions {
 export interface OfflinePurge {
   /** (user, task) entries removed, delivered ones not yet reclaimed included. */
   entries: number;
-  /** Stored records removed (the unit the call's bound counts). */
+  /** Stored records and acknowledgements removed (what the call's bound counts). */
   records: number;
   /** True when no expired task is left to purge at `now`. */
   done: boolean;
