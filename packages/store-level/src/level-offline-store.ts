@@ -28,7 +28,7 @@ import {
   UIN_IN_ACK_BY_TASK_KEY,
 } from './offline-keys';
 import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
-import { scopeRivals, supersedeOlder, withoutNewer } from './offline-collapse';
+import { ScopeRivals, supersedeOlder, withoutNewer } from './offline-collapse';
 import { purgeExpired } from './offline-purge';
 
 /**
@@ -299,11 +299,12 @@ export class LevelOfflineStore implements OfflineStore {
     // One long-lived iterator seeking range to range: far cheaper than a new iterator per range.
     // No snapshot needed: this task's records change only under its lock, which we hold.
     const records = new RecordCursor(this.db);
+    const rivalsOf = scope === undefined ? undefined : new ScopeRivals(this.db, scope, taskId);
     try {
       for (const slice of slices) {
         let merged = slice.uins;
-        if (scope !== undefined) {
-          const rivals = await scopeRivals(this.db, slice.range, scope, taskId);
+        if (scope !== undefined && rivalsOf !== undefined) {
+          const rivals = await rivalsOf.in(slice.range);
           merged = await withoutNewer(this.db, records, slice.range, rivals.newer, merged);
           if (merged.length === 0) continue;
           await supersedeOlder(this.db, records, batch, { range: slice.range, scope }, rivals.older, merged);
@@ -330,7 +331,7 @@ export class LevelOfflineStore implements OfflineStore {
       await batch.close();
       throw error;
     } finally {
-      await records.close();
+      await Promise.all([records.close(), rivalsOf?.close()]);
     }
     await batch.write();
   }

@@ -5,25 +5,62 @@
  * Everything goes into the append's one atomic batch; the caller holds the
  * scope's lock, so no other append or purge of the scope interleaves.
  */
-import type { ChainedBatch } from 'classic-level';
+import type { ChainedBatch, KeyIterator } from 'classic-level';
 import { subtractSorted } from '@herald/core/uins';
 import { readU64BE } from './keys';
 import { RecordCursor, type Db } from './offline-cursors';
-import { encodeCount, indexKey, recordKey, scopeKey, taskInScopeKey, taskRangeKey, tasksOfScope } from './offline-keys';
+import {
+  encodeCount,
+  indexKey,
+  recordKey,
+  SCOPES,
+  scopeKey,
+  startsWith,
+  taskInScopeKey,
+  taskRangeKey,
+  tasksOfScope,
+} from './offline-keys';
 import { encodeUins } from './uin-records';
 
 type Batch = ChainedBatch<Db, Buffer, Buffer>;
 
-/** The other tasks of `scope` with records in `range`, split around `taskId`. */
-export async function scopeRivals(
-  db: Db,
-  range: number,
-  scope: string,
-  taskId: number,
-): Promise<{ older: number[]; newer: number[] }> {
-  const offset = taskInScopeKey(scope);
-  const ids = (await db.keys(tasksOfScope(range, scope)).all()).map((k) => readU64BE(k, offset));
-  return { older: ids.filter((id) => id < taskId), newer: ids.filter((id) => id > taskId) };
+/**
+ * Lists the tasks of one scope per range through one iterator over the 'g'
+ * keys, seeking range to range: an append visits many ranges, and a new
+ * iterator per range would cost more than the seek.
+ */
+export class ScopeRivals {
+  private keys: KeyIterator<Db, Buffer> | undefined;
+  private readonly offset: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly scope: string,
+    private readonly taskId: number,
+  ) {
+    this.offset = taskInScopeKey(scope);
+  }
+
+  /** The other tasks of the scope with records in `range`, split around this append's task. */
+  async in(range: number): Promise<{ older: number[]; newer: number[] }> {
+    this.keys ??= this.db.keys(SCOPES);
+    const { gte: prefix } = tasksOfScope(range, this.scope);
+    this.keys.seek(prefix);
+    const ids: number[] = [];
+    for (;;) {
+      const chunk = await this.keys.nextv(16);
+      if (chunk.length === 0) break;
+      const inScope = chunk.filter((k) => startsWith(k, prefix));
+      for (const k of inScope) ids.push(readU64BE(k, this.offset));
+      if (inScope.length < chunk.length) break;
+    }
+    const others = ids.filter((id) => id !== this.taskId);
+    return { older: others.filter((id) => id < this.taskId), newer: others.filter((id) => id > this.taskId) };
+  }
+
+  async close(): Promise<void> {
+    await this.keys?.close();
+  }
 }
 
 async function recordCount(db: Db, taskId: number, range: number): Promise<number> {

@@ -25,6 +25,8 @@ export const scopeKey = (range: number, scope: string, taskId: number) =>
   key(tag('g'), { u32: range }, { str: scope }, { u64: taskId });
 export const tasksOfScope = (range: number, scope: string) =>
   prefixRange(key(tag('g'), { u32: range }, { str: scope }));
+/** Every 'g' key, whatever its range and scope. */
+export const SCOPES = prefixRange(key(tag('g')));
 /** Where the task id sits in a scope key: after the tag, the range and the length-prefixed scope. */
 export const taskInScopeKey = (scope: string) => 9 + scope.length * 2;
 
