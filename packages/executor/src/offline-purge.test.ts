@@ -26,7 +26,9 @@ describe('startOfflinePurge', () => {
     return {
       store,
       calls,
-      hold: () => (held = new Promise((resolve) => (release = resolve))),
+      hold: () => {
+        held = new Promise((resolve) => (release = resolve));
+      },
       release: () => release?.(),
     };
   }
