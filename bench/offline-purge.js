@@ -93,7 +93,7 @@ function table(r) {
     `| append, one collapse scope | ${fmt(appended)} entries, each task superseding the one before (first task left with ${fmt(r.left)}) | ${fmt(r.scopedSeconds, 2)} | ${fmt(appended / r.scopedSeconds)} entries/s |`,
     `| purge, maxRecords ${fmt(r.maxRecords)} | ${fmt(r.entries)} entries in ${fmt(r.records)} records and acknowledgements, ${fmt(r.calls.length)} calls | ${fmt(r.purgeSeconds, 2)} | ${fmt(r.entries / r.purgeSeconds)} entries/s |`,
     '',
-    `One purge call (what one sweep holds the store for): p50 ${fmt(p.p50, 1)} ms, p99 ${fmt(p.p99, 1)} ms, max ${fmt(p.max, 1)} ms.`,
+    `One purge call (one sweep step): p50 ${fmt(p.p50, 1)} ms, p99 ${fmt(p.p99, 1)} ms, max ${fmt(p.max, 1)} ms.`,
   ].join('\n');
 }
 
