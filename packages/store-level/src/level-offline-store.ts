@@ -297,13 +297,14 @@ export class LevelOfflineStore implements OfflineStore {
     // A chained batch: one atomic write, and much less per-operation overhead than an array of ops.
     const batch = this.db.batch();
     // One long-lived iterator seeking range to range: far cheaper than a new iterator per range.
-    // No snapshot needed: this task's records change only under its lock, which we hold.
+    // No snapshot needed: the records read here (this task's, and its scope's other tasks') change only
+    // under the lock we hold (the task's, or its scope's when it has one).
     const records = new RecordCursor(this.db);
     const rivalsOf = scope === undefined ? undefined : new ScopeRivals(this.db, scope, taskId);
     try {
       for (const slice of slices) {
         let merged = slice.uins;
-        if (scope !== undefined && rivalsOf !== undefined) {
+        if (rivalsOf !== undefined && scope !== undefined) {
           const rivals = await rivalsOf.in(slice.range);
           merged = await withoutNewer(this.db, records, slice.range, rivals.newer, merged);
           if (merged.length === 0) continue;
