@@ -29,7 +29,12 @@ import {
   type TierAdapters,
 } from '@herald/compose';
 import type { Scheduler } from '@herald/scheduler';
-import { createDeliveryGateway, watchOfflineStoreSize } from '@herald/executor';
+import {
+  createDeliveryGateway,
+  startOfflinePurge,
+  watchOfflineStoreSize,
+  type OfflinePurgeOptions,
+} from '@herald/executor';
 import { createJsonLogger, createPromMeter, type PromMeter } from '@herald/metrics';
 import { createLocalCoordinatorCluster } from '@herald/coordinator-local';
 import { InprocLinks } from './inproc-links';
@@ -114,6 +119,9 @@ export async function startEmbeddedCluster(
     );
     // One store for every executor of the process: one gauge.
     scope.add('offline size gauge', watchOfflineStoreSize(shared.offline, meter, { logger }), (w) => w.stop());
+    scope.add('offline purge', startOfflinePurge(shared.offline, meter, purgeOptions(config, clock, logger)), (p) =>
+      p.stop(),
+    );
     const online = deps.online ?? new TypedArrayBitmap(config.uinLimit);
     const links = scope.add('links', await InprocLinks.open(config, logger, meter), (l) => l.close());
     const adapters = embeddedAdapters(shared, lists, clock);
@@ -173,6 +181,11 @@ export async function startEmbeddedCluster(
       stop: () => scope.closeAll(),
     };
   });
+}
+
+/** The background purge of the one offline store, paced by the `offline` settings. */
+function purgeOptions(config: HeraldConfig, clock: Clock, logger: Logger): OfflinePurgeOptions {
+  return { intervalMs: config.offline.purgeIntervalMs, maxRecords: config.offline.purgeMaxRecords, clock, logger };
 }
 
 /** Lends an adapter the cluster owns: every tier gets the same instance, closed once by the cluster. */

@@ -8,7 +8,7 @@ import {
   type OfflineStore,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
-import type { Task } from '@herald/core/task';
+import { collapseScopeOf, type Task } from '@herald/core/task';
 import type { UnitBatch } from '@herald/transport';
 import { displayOf } from './display';
 import type { FrequencyControl } from './frequency-control';
@@ -59,7 +59,7 @@ export async function deliverBatch(
           ...displayOf(task),
         })
       : undefined,
-    split.offline > 0 ? deps.offline.append(task.id, task.expiresAt, offline.subarray(0, split.offline)) : undefined,
+    split.offline > 0 ? appendOffline(deps.offline, task, offline.subarray(0, split.offline)) : undefined,
     split.online > 0 && deps.frequency !== undefined
       ? deps.frequency.counter.consume([
           { taskId: task.id, day: dayOf(deps.frequency.policy, deps.clock.now()), uins: reached },
@@ -96,4 +96,12 @@ export async function deliverBatch(
     task.expiresAt,
   );
   return split;
+}
+
+/** Appends to offline lists, under the task's collapse scope if it has one: a newer task of the scope supersedes it there. */
+function appendOffline(store: OfflineStore, task: Task, uins: Uint32Array): Promise<void> {
+  const collapseScope = collapseScopeOf(task);
+  return collapseScope === undefined
+    ? store.append(task.id, task.expiresAt, uins)
+    : store.append(task.id, task.expiresAt, uins, { collapseScope });
 }

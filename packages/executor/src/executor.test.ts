@@ -7,6 +7,7 @@ import type {
   DeliveryGateway,
   Meter,
   OfflineEntry,
+  OfflinePurge,
   OfflineStore,
   TaskStore,
   UserAttributeLookup,
@@ -97,6 +98,9 @@ class RecordingOfflineStore implements OfflineStore {
   }
   async acknowledge(): Promise<void> {}
   async *scanTask(): AsyncIterable<Uint32Array> {}
+  async purgeExpired(): Promise<OfflinePurge> {
+    return { entries: 0, records: 0, done: true };
+  }
   async close(): Promise<void> {}
 }
 

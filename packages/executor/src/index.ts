@@ -27,5 +27,7 @@ export { speedShareOf, SPEED_SHARE_REFRESH_MS } from './speed-share';
 export { MemoryConfirmedBatchLog, MAX_CONFIRMED_UNITS } from './memory-confirmed-batch-log';
 export { Personaliser } from './personalise';
 export { watchOfflineStoreSize } from './offline-size';
+export { startOfflinePurge } from './offline-purge';
+export type { OfflinePurgeOptions, OfflinePurgeSweep } from './offline-purge';
 export { createHostSampler, createUnitSlots, readProcCounters, startLoadReporter, UNIT_IDLE_MS } from './host-load';
 export type { HostSample, LoadReporter, LoadReporterDeps, ProcCounters, UnitSlots } from './host-load';

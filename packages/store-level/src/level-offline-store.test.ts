@@ -1,6 +1,8 @@
 import { ErrorCodes } from '@herald/core';
 import { makeTempDir, offlineStoreConformance, rejectsWithCode, type TempDir } from '@herald/testing';
+import { ClassicLevel } from 'classic-level';
 import { LevelOfflineStore } from './level-offline-store';
+import { EXPIRY_INDEX_KEY } from './offline-keys';
 
 for (const rangeBits of [8, 16, 32]) {
   offlineStoreConformance(`LevelOfflineStore (rangeBits ${rangeBits})`, async () => {
@@ -46,6 +48,24 @@ describe('LevelOfflineStore', () => {
     expect(await second.pending(1)).toEqual([{ taskId: 3, expiresAt: 99 }]);
     expect(await second.pending(5000)).toEqual([]);
     expect((await scan(second, 3)).flatMap((c) => [...c])).toEqual([1, 9000]);
+    await second.close();
+  });
+
+  it('indexes by expiry, at its first open, a store written before the expiry index, so old tasks are purged too', async () => {
+    const first = await LevelOfflineStore.open(dir.path, { rangeBits: 12 });
+    await first.append(3, 99, Uint32Array.of(1, 5000, 9000));
+    await first.append(4, 500, Uint32Array.of(2));
+    await first.close();
+    // What an earlier release left: no 'e' keys and no marker saying they cover every task.
+    const raw = new ClassicLevel<Buffer, Buffer>(dir.path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const gone = await raw.keys({ gte: Buffer.from('e'), lt: Buffer.from('f') }).all();
+    expect(gone.length).toBe(2);
+    await raw.batch([...gone, EXPIRY_INDEX_KEY].map((key) => ({ type: 'del' as const, key })));
+    await raw.close();
+    const second = await LevelOfflineStore.open(dir.path, { rangeBits: 12 });
+    expect(await second.purgeExpired(100, 1000)).toMatchObject({ entries: 3, done: true });
+    expect(await second.pending(1)).toEqual([]);
+    expect(await second.pending(2)).toEqual([{ taskId: 4, expiresAt: 500 }]);
     await second.close();
   });
 

@@ -1,6 +1,6 @@
 import { ConfigError, ValidationError } from '@herald/core';
 import { indexOfSorted, isSortedUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
-import type { OfflineEntry, OfflineStore } from '@herald/core/ports';
+import type { OfflineAppendOptions, OfflineEntry, OfflinePurge, OfflineStore } from '@herald/core/ports';
 import { EMPTY, encodeF64, readU64BE } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
@@ -11,11 +11,15 @@ import {
   acksOfTask,
   acksOfUin,
   encodeCount,
+  encodeExpiry,
+  EXPIRY_INDEX_KEY,
+  expiryKey,
   indexKey,
   indexOfRange,
   RANGE_BITS_KEY,
   RANGE_IN_TASK_RANGE_KEY,
   rangesOfTask,
+  scopeKey,
   recordKey,
   recordPrefix,
   TASK_IN_ACK_KEY,
@@ -24,6 +28,8 @@ import {
   UIN_IN_ACK_BY_TASK_KEY,
 } from './offline-keys';
 import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
+import { ScopeRivals, supersedeOlder, withoutNewer } from './offline-collapse';
+import { purgeExpired } from './offline-purge';
 
 /**
  * The embedded OfflineStore, on LevelDB (classic-level).
@@ -41,7 +47,10 @@ import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records
  *   'k' taskId range          -> count (u32 BE): the task's records in that range (scanTask, merges)
  *   'a' uin taskId            -> '' : the user acknowledged the task's entry
  *   'b' taskId uin            -> '' : the same acknowledgement, by task (scanTask)
+ *   'g' range scope taskId    -> '' : the task has records in the range and a collapse scope
+ *   'e' expiryMs taskId       -> expiresAt (f64 BE) and the scope (UTF-16LE, if any): tasks by expiry
  *   'm' "rangeBits"           -> u8 : the layout parameter this store was created with
+ *   'm' "expiryIndex"         -> '' : 'e' covers every task (a store from before 'e' is indexed at open)
  *
  * append(task, uins): the batch is split at range boundaries into one record
  * per range; all keys of one append go in one atomic batch. Invariant: the
@@ -72,7 +81,19 @@ import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records
  * task's 'b' acknowledgements (one forward cursor), and yield a Uint32Array
  * per record, all from one snapshot.
  *
- * Entries are never deleted; purging expired tasks is a later addition.
+ * Collapse scopes (offline-collapse.ts): an append with a scope runs under
+ * the scope's lock instead of the task's, and per range lists the scope's
+ * other tasks there ('g'). Its uins that a newer task's records hold are left
+ * out (that user's newest entry is the newer one, delivered or not); its
+ * remaining uins are taken out of the older tasks' records overlapping the
+ * slice (each rewritten without them, in the same batch). So at most one task
+ * per scope holds a user, whatever order appends come in, and superseded
+ * entries take no room. The cost is per (slice, rival task): a seek and the
+ * overlapped records, on the append path; appends without a scope pay nothing.
+ *
+ * purgeExpired(now, max) (offline-purge.ts) walks 'e' up to now and removes
+ * each expired task whole, range by range, then its acknowledgements, then
+ * its 'e' entry: delivered entries of expired tasks are reclaimed too.
  */
 
 export interface LevelOfflineStoreOptions {
@@ -100,6 +121,7 @@ function checkUin(uin: number): void {
 export class LevelOfflineStore implements OfflineStore {
   private readonly life = new Lifecycle('LevelOfflineStore');
   private readonly locks = new KeyedMutex<number>();
+  private readonly scopeLocks = new KeyedMutex<string>();
   private readonly rangeOf: (uin: number) => number;
 
   private constructor(
@@ -122,12 +144,17 @@ export class LevelOfflineStore implements OfflineStore {
     const db: Db = await openLevelDb(path, 'LevelOfflineStore');
     try {
       const stored = await db.get(RANGE_BITS_KEY);
-      if (stored === undefined) await db.put(RANGE_BITS_KEY, Buffer.of(rangeBits));
-      else if (stored[0] !== rangeBits)
+      if (stored === undefined) {
+        await db.batch([
+          { type: 'put', key: RANGE_BITS_KEY, value: Buffer.of(rangeBits) },
+          { type: 'put', key: EXPIRY_INDEX_KEY, value: EMPTY },
+        ]);
+      } else if (stored[0] !== rangeBits)
         throw new ConfigError(
           'rangeBits',
           `the store at ${path} was created with rangeBits ${stored[0]}, not ${rangeBits}`,
         );
+      if ((await db.get(EXPIRY_INDEX_KEY)) === undefined) await indexExpiries(db);
       return new LevelOfflineStore(db, rangeBits);
     } catch (error) {
       await db.close();
@@ -135,8 +162,16 @@ export class LevelOfflineStore implements OfflineStore {
     }
   }
 
-  append(taskId: number, expiresAt: number, sortedUins: Uint32Array): Promise<void> {
+  append(
+    taskId: number,
+    expiresAt: number,
+    sortedUins: Uint32Array,
+    options: OfflineAppendOptions = {},
+  ): Promise<void> {
     return this.life.run('append', async () => {
+      const scope = options?.collapseScope;
+      if (scope !== undefined && (typeof scope !== 'string' || scope === ''))
+        throw new ValidationError('collapseScope must be a non-empty string', { field: 'collapseScope' });
       checkTaskId(taskId);
       if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))
         throw new ValidationError('expiresAt must be a finite number', { expiresAt });
@@ -145,8 +180,23 @@ export class LevelOfflineStore implements OfflineStore {
       if (sortedUins.length === 0) return;
       // Own copy: the caller may reuse its buffer as soon as this returns.
       const uins = uniqueSorted(sortedUins.slice());
-      await this.locks.run(taskId, () => this.appendLocked(taskId, expiresAt, uins));
+      await this.lock(taskId, scope, () => this.appendLocked(taskId, expiresAt, uins, scope));
     });
+  }
+
+  purgeExpired(now: number, maxRecords: number): Promise<OfflinePurge> {
+    return this.life.run('purgeExpired', () => {
+      if (typeof now !== 'number' || !Number.isFinite(now))
+        throw new ValidationError('now must be a finite number', { field: 'now' });
+      if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
+        throw new ValidationError('maxRecords must be a positive integer', { field: 'maxRecords' });
+      return purgeExpired(this.db, (taskId, scope, fn) => this.lock(taskId, scope, fn), now, maxRecords);
+    });
+  }
+
+  /** The lock a task's appends and purge take: its collapse scope's when it has one (appends of a scope touch each other's records). */
+  private lock<T>(taskId: number, scope: string | undefined, fn: () => Promise<T>): Promise<T> {
+    return scope === undefined ? this.locks.run(taskId, fn) : this.scopeLocks.run(scope, fn);
   }
 
   /** LevelDB's estimate of the bytes on disk under every key of the store (what is only in its log yet is not counted). */
@@ -235,27 +285,37 @@ export class LevelOfflineStore implements OfflineStore {
     return record !== undefined && indexOfSorted(decodeUins(record), uin) >= 0;
   }
 
-  private async appendLocked(taskId: number, expiresAt: number, uins: Uint32Array): Promise<void> {
+  private async appendLocked(
+    taskId: number,
+    expiresAt: number,
+    uins: Uint32Array,
+    scope: string | undefined,
+  ): Promise<void> {
     const slices = splitByRange(uins, this.rangeOf);
     const counts = await this.recordCounts(taskId, slices[0]!.range, slices[slices.length - 1]!.range);
     const expires = encodeF64(expiresAt);
     // A chained batch: one atomic write, and much less per-operation overhead than an array of ops.
     const batch = this.db.batch();
     // One long-lived iterator seeking range to range: far cheaper than a new iterator per range.
-    // No snapshot needed: this task's records change only under its lock, which we hold.
+    // No snapshot needed: the records read here (this task's, and its scope's other tasks') change only
+    // under the lock we hold (the task's, or its scope's when it has one).
     const records = new RecordCursor(this.db);
+    const rivalsOf = scope === undefined ? undefined : new ScopeRivals(this.db, scope, taskId);
     try {
       for (const slice of slices) {
         let merged = slice.uins;
+        if (rivalsOf !== undefined && scope !== undefined) {
+          const rivals = await rivalsOf.in(slice.range);
+          merged = await withoutNewer(this.db, records, slice.range, rivals.newer, merged);
+          if (merged.length === 0) continue;
+          await supersedeOlder(this.db, records, batch, { range: slice.range, scope }, rivals.older, merged);
+          batch.put(scopeKey(slice.range, scope, taskId), EMPTY);
+        }
+        const first = merged[0]!;
+        const last = merged[merged.length - 1]!;
         let count = counts.get(slice.range) ?? 0;
         if (count > 0) {
-          const overlapped = await records.overlapping(
-            slice.range,
-            taskId,
-            slice.uins[0]!,
-            slice.uins[slice.uins.length - 1]!,
-            count,
-          );
+          const overlapped = await records.overlapping(slice.range, taskId, first, last, count);
           // Deletes first: the merged record may reuse an overlapped record's key, and the later op wins.
           for (const record of overlapped) {
             batch.del(record.key);
@@ -267,11 +327,12 @@ export class LevelOfflineStore implements OfflineStore {
         batch.put(indexKey(slice.range, taskId), expires);
         batch.put(taskRangeKey(taskId, slice.range), encodeCount(count + 1));
       }
+      batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, scope));
     } catch (error) {
       await batch.close();
       throw error;
     } finally {
-      await records.close();
+      await Promise.all([records.close(), rivalsOf?.close()]);
     }
     await batch.write();
   }
@@ -281,4 +342,22 @@ export class LevelOfflineStore implements OfflineStore {
     const entries = await this.db.iterator({ gte: taskRangeKey(taskId, lo), lte: taskRangeKey(taskId, hi) }).all();
     return new Map(entries.map(([k, v]) => [k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY), v.readUInt32BE(0)]));
   }
+}
+
+/**
+ * A store written before the 'e' index: every task in 'i' gets its 'e' entry
+ * (without a scope: none had one), once, so purgeExpired sees old tasks too.
+ */
+async function indexExpiries(db: Db): Promise<void> {
+  const seen = new Set<number>();
+  const batch = db.batch();
+  for await (const [k, v] of db.iterator({ gte: Buffer.from('i'), lt: Buffer.from('j') })) {
+    const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
+    if (seen.has(taskId)) continue;
+    seen.add(taskId);
+    const expiresAt = v.readDoubleBE(0);
+    batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, undefined));
+  }
+  batch.put(EXPIRY_INDEX_KEY, EMPTY);
+  await batch.write();
 }

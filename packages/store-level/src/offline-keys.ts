@@ -19,6 +19,40 @@ export const acksOfUin = (uin: number) => prefixRange(key(tag('a'), { u32: uin }
 export const ackByTaskKey = (taskId: number, uin: number) => key(tag('b'), { u64: taskId }, { u32: uin });
 export const acksOfTask = (taskId: number) => prefixRange(key(tag('b'), { u64: taskId }));
 
+export const EXPIRY_INDEX_KEY = key(tag('m'), { tail: 'expiryIndex' });
+
+export const scopeKey = (range: number, scope: string, taskId: number) =>
+  key(tag('g'), { u32: range }, { str: scope }, { u64: taskId });
+export const tasksOfScope = (range: number, scope: string) =>
+  prefixRange(key(tag('g'), { u32: range }, { str: scope }));
+/** Every 'g' key, whatever its range and scope. */
+export const SCOPES = prefixRange(key(tag('g')));
+/** Where the task id sits in a scope key: after the tag, the range and the length-prefixed scope. */
+export const taskInScopeKey = (scope: string) => 9 + scope.length * 2;
+
+/** Expiry keys sort by whole ms; the exact time is the value's, so a fraction is never purged early. */
+const expiryMs = (expiresAt: number) => Math.min(Math.max(Math.floor(expiresAt), 0), Number.MAX_SAFE_INTEGER);
+export const expiryKey = (expiresAt: number, taskId: number) =>
+  key(tag('e'), { u64: expiryMs(expiresAt) }, { u64: taskId });
+/** Every expiry key whose whole ms is at most `now`'s. */
+export const expiredBy = (now: number) => ({
+  gte: key(tag('e')),
+  lt: key(tag('e'), { u64: expiryMs(now) + 1 }),
+});
+export const TASK_IN_EXPIRY_KEY = 9;
+
+/** An expiry entry's value: expiresAt (f64 BE), then the task's collapse scope (UTF-16LE) if it has one. */
+export function encodeExpiry(expiresAt: number, scope: string | undefined): Buffer {
+  const buf = Buffer.alloc(8 + (scope?.length ?? 0) * 2);
+  buf.writeDoubleBE(expiresAt, 0);
+  if (scope !== undefined) buf.write(scope, 8, 'utf16le');
+  return buf;
+}
+
+export function decodeExpiry(value: Buffer): { expiresAt: number; scope: string | undefined } {
+  return { expiresAt: value.readDoubleBE(0), scope: value.length > 8 ? value.toString('utf16le', 8) : undefined };
+}
+
 /** Offsets of the numbers inside keys (after the tag byte). */
 export const TASK_IN_INDEX_KEY = 5;
 export const RANGE_IN_TASK_RANGE_KEY = 9;

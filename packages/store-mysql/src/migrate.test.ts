@@ -20,6 +20,7 @@ const ALL = [
   '010_task_speed.sql',
   '011_task_targeting.sql',
   '012_task_progress.sql',
+  '013_task_collapse_key.sql',
 ];
 
 describe('migration files', () => {

@@ -22,7 +22,7 @@ const EXPECTED_DEFAULTS = {
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1_048_576, filterWorkers: 0 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
-  offline: { rangeBits: 20 },
+  offline: { rangeBits: 20, purgeIntervalMs: 10_000, purgeMaxRecords: 2000 },
   transport: { highWaterMark: 64 },
   management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false, tokenHash: null, allowRemote: false },
   bandwidth: {
@@ -243,7 +243,7 @@ describe('compileConfig', () => {
       scheduler: { id: 'sched-a', slots: 1, tickMs: 10, unitStallMs: 100 },
       dispatcher: { batchSize: 1, unitSize: 10, filterWorkers: 2 },
       executor: { ids: ['e1', 'e_2', 'e.3', 'e-4'], bitmapWaitMs: 0 },
-      offline: { rangeBits: 8 },
+      offline: { rangeBits: 8, purgeIntervalMs: 0, purgeMaxRecords: 1 },
       transport: { highWaterMark: 1 },
       management: {
         endpoints: { 'sched-a': '127.0.0.1:9101' },
@@ -358,6 +358,8 @@ describe('compileConfig', () => {
     ['dispatcher.filterWorkers 1.5', { dispatcher: { filterWorkers: 1.5 } }, 'dispatcher.filterWorkers'],
     ['offline.rangeBits 7', { offline: { rangeBits: 7 } }, 'offline.rangeBits'],
     ['offline.rangeBits 33', { offline: { rangeBits: 33 } }, 'offline.rangeBits'],
+    ['offline.purgeIntervalMs -1', { offline: { purgeIntervalMs: -1 } }, 'offline.purgeIntervalMs'],
+    ['offline.purgeMaxRecords 0', { offline: { purgeMaxRecords: 0 } }, 'offline.purgeMaxRecords'],
     ['transport.highWaterMark 0', { transport: { highWaterMark: 0 } }, 'transport.highWaterMark'],
     ['tasks.maxContentChars 0', { tasks: { maxContentChars: 0 } }, 'tasks.maxContentChars'],
     ['tasks.undoGraceMs -1', { tasks: { undoGraceMs: -1 } }, 'tasks.undoGraceMs'],

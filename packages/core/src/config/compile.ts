@@ -62,7 +62,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
   const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
-  const offline = section(options, 'offline', ['rangeBits']);
+  const offline = section(options, 'offline', ['rangeBits', 'purgeIntervalMs', 'purgeMaxRecords']);
   const transport = section(options, 'transport', ['highWaterMark']);
 
   const profile = options.profile ?? DEFAULTS.profile;
@@ -143,7 +143,23 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
       ids: [...ids],
       bitmapWaitMs: int('executor.bitmapWaitMs', executor.bitmapWaitMs, DEFAULTS.executor.bitmapWaitMs, 0, 3_600_000),
     },
-    offline: { rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32) },
+    offline: {
+      rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32),
+      purgeIntervalMs: int(
+        'offline.purgeIntervalMs',
+        offline.purgeIntervalMs,
+        DEFAULTS.offline.purgeIntervalMs,
+        0,
+        86_400_000,
+      ),
+      purgeMaxRecords: int(
+        'offline.purgeMaxRecords',
+        offline.purgeMaxRecords,
+        DEFAULTS.offline.purgeMaxRecords,
+        1,
+        10_000_000,
+      ),
+    },
     transport: {
       highWaterMark: int(
         'transport.highWaterMark',

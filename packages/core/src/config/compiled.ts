@@ -182,7 +182,7 @@ export interface HeraldConfig {
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
   executor: { ids: string[]; bitmapWaitMs: number };
-  offline: { rangeBits: number };
+  offline: { rangeBits: number; purgeIntervalMs: number; purgeMaxRecords: number };
   transport: { highWaterMark: number };
   delivery: DeliveryConfig;
   frequency: FrequencyConfig;

@@ -91,6 +91,13 @@ export interface HeraldOptions {
   offline?: {
     /** Uins per offline-list range: 2^rangeBits. A login reads one range's index. 8..32, default 20. */
     rangeBits?: number;
+    /**
+     * How often each offline store is swept for expired tasks' entries, ms
+     * (docs/delivery.md, "Expiry and purge"); 0 turns the sweep off. 0..86400000, default 10000.
+     */
+    purgeIntervalMs?: number;
+    /** The most records (and acknowledgements) one sweep removes: the purge's rate bound. 1..10^7, default 2000. */
+    purgeMaxRecords?: number;
   };
   transport?: {
     /** ZeroMQ high-water mark (messages) on every socket: the backpressure bound. Default 64. */

@@ -44,7 +44,7 @@ export type {
 } from './event-bus';
 export { checkTopic, checkGroup, checkEvents, checkSubscription } from './event-bus-rules';
 export type { CheckedEvent } from './event-bus-rules';
-export type { OfflineStore, OfflineEntry } from './offline-store';
+export type { OfflineStore, OfflineEntry, OfflineAppendOptions, OfflinePurge } from './offline-store';
 export type { ConfirmedBatch, ConfirmedBatchLog } from './confirmed-batch-log';
 export type { DeliveryGateway, Delivery } from './delivery-gateway';
 export type { FrequencyCounter, FrequencyUse } from './frequency-counter';

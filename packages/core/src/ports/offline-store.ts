@@ -3,6 +3,27 @@ export interface OfflineEntry {
   expiresAt: number;
 }
 
+/** Options of one append. */
+export interface OfflineAppendOptions {
+  /**
+   * The task's collapse scope (core task `collapseScopeOf`: account and
+   * collapse key). Entries of tasks in one scope supersede each other: a user
+   * keeps only the entry of the newest (highest id) task. A task's appends
+   * always carry the same scope.
+   */
+  collapseScope?: string;
+}
+
+/** What one `purgeExpired` call removed. */
+export interface OfflinePurge {
+  /** (user, task) entries removed, delivered ones not yet reclaimed included. */
+  entries: number;
+  /** Stored records and acknowledgements removed (what the call's bound counts). */
+  records: number;
+  /** True when no expired task is left to purge at `now`. */
+  done: boolean;
+}
+
 /**
  * Per-user offline lists: broadcasts waiting for a user's next login.
  *
@@ -16,12 +37,22 @@ export interface OfflineEntry {
  *   called only after the delivery (or the decision to drop) is final.
  * - `scanTask(taskId)` yields every uin still pending for the task, in
  *   ascending order: reconciliation and cross-site recovery read it.
+ * - Collapse scopes: appending task T with a scope removes the entries of
+ *   older tasks of that scope for T's users, and an append of an older task
+ *   leaves out the users a newer task of its scope already has (delivered or
+ *   not): `pending` never lists two tasks of one scope, and it lists the
+ *   newest the user was appended to, in whatever order the appends came.
+ * - `purgeExpired(now, maxRecords)` removes every trace of tasks whose
+ *   `expiresAt <= now`, at most about `maxRecords` records a call (a range's
+ *   records go together), so a sweep can pace itself; after it says `done`,
+ *   neither `pending` nor `scanTask` shows those tasks.
  */
 export interface OfflineStore {
-  append(taskId: number, expiresAt: number, sortedUins: Uint32Array): Promise<void>;
+  append(taskId: number, expiresAt: number, sortedUins: Uint32Array, options?: OfflineAppendOptions): Promise<void>;
   pending(uin: number): Promise<OfflineEntry[]>;
   acknowledge(uin: number, taskIds: readonly number[]): Promise<void>;
   scanTask(taskId: number): AsyncIterable<Uint32Array>;
+  purgeExpired(now: number, maxRecords: number): Promise<OfflinePurge>;
   /**
    * Optional: about how many bytes the store's offline lists take on disk,
    * for the offline-list size gauge (herald_executor_offline_store_bytes). An

@@ -58,6 +58,9 @@ export {
   checkListMeta,
   MAX_TASK_SPEED,
   isTaskSpeed,
+  MAX_COLLAPSE_KEY_CHARS,
+  checkCollapseKey,
+  collapseScopeOf,
   checkTaskTargeting,
 } from './validate';
 export type { TaskRecordRules, CompiledTaskQuery } from './validate';

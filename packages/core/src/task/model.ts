@@ -67,6 +67,14 @@ export interface NewTask {
    * targeting link removes the others (reason `targeting`). Absent: untargeted.
    */
   targeting?: string;
+  /**
+   * Superseding messages (docs/delivery.md, "Collapse keys"): a newer task of
+   * the same account with the same key replaces this one in every offline
+   * list it shares with it, so a user who logs in gets only the newest
+   * (`collapseScopeOf`). 1..128 characters of `[A-Za-z0-9._:-]`
+   * (`checkCollapseKey`). Absent: nothing supersedes the task.
+   */
+  collapseKey?: string;
 }
 
 export interface TaskReport {

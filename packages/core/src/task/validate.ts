@@ -29,6 +29,7 @@ import {
   type Task,
   type TaskReport,
 } from './model';
+import { checkCollapseKey } from './collapse-key';
 import {
   checkIdString,
   checkIdUnder,
@@ -39,6 +40,7 @@ import {
   type TaskRecordRules,
 } from './record-rules';
 
+export { checkCollapseKey, collapseScopeOf, MAX_COLLAPSE_KEY_CHARS } from './collapse-key';
 export { DEFAULT_TASK_RECORD_RULES, checkIdString, isTaskId, checkNow } from './record-rules';
 export type { TaskRecordRules } from './record-rules';
 export {
@@ -91,6 +93,7 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.displayAt !== undefined && !isTime(input.displayAt)) fail('displayAt', input.displayAt);
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
+  if (input.collapseKey !== undefined) checkCollapseKey(input.collapseKey);
 }
 
 /**
@@ -134,6 +137,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     listCount: input.listCount,
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
+    ...(input.collapseKey === undefined ? {} : { collapseKey: input.collapseKey }),
     speed: input.speed ?? null,
     targeting: input.targeting ?? null,
     state: 'CREATED',

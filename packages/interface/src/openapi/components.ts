@@ -97,6 +97,11 @@ const task = object(
       'string',
       'a targeted task: the targeting query its recipients must also match (removed.targeting counts the others); null: untargeted',
     ),
+    collapseKey: {
+      type: 'string',
+      description:
+        "when set: a newer task of the account with the same key supersedes this one in offline lists (docs/delivery.md, 'Collapse keys')",
+    },
     state: { type: 'string', enum: [...TASK_STATES] },
     version: integer('bumped by every write'),
     epoch: integer('bumped by every change of owner'),

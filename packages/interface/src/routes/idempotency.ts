@@ -28,11 +28,12 @@ export interface TaskRequestShape {
   priority?: PriorityClass;
   speed?: number;
   targeting?: string;
+  collapseKey?: string;
 }
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content, priority, speed and targeting, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority, speed, targeting and collapse key, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
@@ -43,7 +44,8 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     (existing.content.template === true) === (request.content.template === true) &&
     existing.priority === (request.priority ?? 'normal') &&
     existing.speed === (request.speed ?? null) &&
-    existing.targeting === (request.targeting ?? null);
+    existing.targeting === (request.targeting ?? null) &&
+    existing.collapseKey === request.collapseKey;
   if (!same) {
     throw new HeraldError(
       ErrorCodes.IDEMPOTENCY_KEY_REUSED,

@@ -1,5 +1,6 @@
 import { accountConfirmation, assertConfirmed, needsConfirmation } from '@herald/core/account-quota';
 import {
+  checkCollapseKey,
   checkTaskTargeting,
   contentCrc,
   MAX_TASK_SPEED,
@@ -32,6 +33,7 @@ interface CreateTaskBody {
   ttlSeconds?: number;
   speed?: number;
   targeting?: string;
+  collapseKey?: string;
   confirm?: number;
 }
 
@@ -60,6 +62,8 @@ const createTaskSchema = {
     speed: { type: 'integer', minimum: 1, maximum: MAX_TASK_SPEED },
     // A targeted task's query (docs/audience-sources.md "Targeted tasks"): the parser judges it, with a position.
     targeting: { type: 'string' },
+    // Superseding messages (docs/delivery.md "Collapse keys"): core's check names the field and says what is allowed.
+    collapseKey: { type: 'string' },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
@@ -113,6 +117,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const content = contentOfRequest(body.content);
       // A malformed query is refused here, before any quota is held: 400 QUERY_INVALID naming `targeting`.
       if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
+      // Scoped to the account by construction: the key a task carries only ever meets its own account's tasks.
+      if (body.collapseKey !== undefined) checkCollapseKey(body.collapseKey);
       const now = clock.now();
       // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
       // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
@@ -188,6 +194,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
             ...(body.speed === undefined ? {} : { speed: body.speed }),
             ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
+            ...(body.collapseKey === undefined ? {} : { collapseKey: body.collapseKey }),
           },
           now,
         )

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { systemClock, type Logger } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
 import type { ExecutorAdapters, Resources, TierAdapters } from '@herald/compose';
-import { createDeliveryGateway, watchOfflineStoreSize } from '@herald/executor';
+import { createDeliveryGateway, startOfflinePurge, watchOfflineStoreSize } from '@herald/executor';
 import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';
 import {
   connectCoordinator,
@@ -66,6 +66,8 @@ export function executorAdapters({ config, id, logger, meter }: TierContext): Ex
         LevelOfflineStore.open(join(config.dataDir, `offline-${id}`), { rangeBits: config.offline.rangeBits }),
       );
       scope.add('offline size gauge', watchOfflineStoreSize(offline, meter, { logger }), (w) => w.stop());
+      const purge = { intervalMs: config.offline.purgeIntervalMs, maxRecords: config.offline.purgeMaxRecords, logger };
+      scope.add('offline purge', startOfflinePurge(offline, meter, purge), (p) => p.stop());
       return offline;
     },
     async confirmed(scope) {

@@ -3,6 +3,7 @@ import { mulberry32 } from '@herald/core';
 import type { OfflineStore } from '@herald/core/ports';
 import { spreadUins } from '../random';
 import { useFreshStore, type StoreFactory } from '../store-factory';
+import { collapseAndPurgeConformance } from './collapse-and-purge';
 
 const MAX_UIN = 0xffffffff;
 const EXPIRES = 1_700_086_400_000;
@@ -47,6 +48,8 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
       await store().append(10, EXPIRES + 10, u32(10, 20));
       await store().append(20, EXPIRES + 20, u32(1, 10, 1000));
     }
+
+    collapseAndPurgeConformance(store);
 
     it('estimates its size on disk as a non-negative integer, where the adapter can (approximateBytes is optional)', async () => {
       await threeTasks();

@@ -89,6 +89,20 @@ export function describeTaskReads(store: () => TaskStore): void {
       }
     });
 
+    it('keeps the collapse key a task was created with through writes; refuses a bad one naming the field', async () => {
+      const key = `score.${'x'.repeat(117)}:A-9_`; // 128 characters, the most
+      const keyed = await store().createTask(newTask({ collapseKey: key }), NOW);
+      expect(keyed.collapseKey).toBe(key);
+      await drive(store(), keyed, TO_SENDING);
+      expect((await store().getTask(keyed.id))?.collapseKey).toBe(key);
+      const plain = await store().createTask(newTask(), NOW);
+      expect((await store().getTask(plain.id))?.collapseKey).toBeUndefined();
+      for (const collapseKey of ['', 'x'.repeat(129), 'with space', 'é', 7 as unknown as string]) {
+        const error = await rejectsWithCode(store().createTask(newTask({ collapseKey }), NOW), 'VALIDATION_FAILED');
+        expect(error.details).toMatchObject({ field: 'collapseKey' });
+      }
+    });
+
     it('hands out copies: changing a returned task or the input changes nothing stored', async () => {
       const input = newTask();
       const task = await store().createTask(input, NOW);
