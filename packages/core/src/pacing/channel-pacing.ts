@@ -60,7 +60,11 @@ export type BreakerState = 'closed' | 'open' | 'half-open';
 /** Why a send must wait: the rate, a Retry-After or throttle hold, failure back-off, or the breaker. */
 export type WaitReason = 'rate' | 'throttled' | 'failing' | 'open' | 'probing';
 
-export type Admission = { wait: 0 } | { wait: number; reason: WaitReason };
+/** Wait 0: admitted (and scheduled). Else how long to wait before asking again, and why. */
+export interface Admission {
+  wait: number;
+  reason?: WaitReason;
+}
 
 export interface ChannelStatus {
   rate: number;
@@ -192,9 +196,7 @@ export class ChannelPacing {
     this.latency = this.latency === undefined ? latencyMs : this.latency + LATENCY_WEIGHT * (latencyMs - this.latency);
     if (this.baseline === undefined || this.latency < this.baseline) this.baseline = this.latency;
     else this.baseline += BASELINE_DRIFT * (this.latency - this.baseline);
-    return (
-      this.latency > this.options.latencyFloorMs && this.latency > this.baseline * this.options.latencyRiseFactor
-    );
+    return this.latency > this.options.latencyFloorMs && this.latency > this.baseline * this.options.latencyRiseFactor;
   }
 }
 
