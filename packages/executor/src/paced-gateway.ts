@@ -146,7 +146,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     this.pacing.failed(error.message, now);
   }
 
-  /** Waits until the pacing admits `count` recipients; rejects UNAVAILABLE once the hold would pass `holdEnds`. */
+  /** Waits until the pacing admits `count` recipients; rejects UNAVAILABLE once sending is still held at `holdEnds`. */
   private async admitted(count: number, holdEnds: number): Promise<void> {
     for (;;) {
       const now = this.clock.now();
@@ -154,14 +154,17 @@ export class PacedDeliveryGateway implements DeliveryGateway {
       if (admission.wait === 0 || admission.reason === undefined) return;
       const status = this.pacing.status(now);
       this.observe(status);
-      if (admission.reason !== 'rate' && now + admission.wait > holdEnds) {
+      const held = admission.reason !== 'rate';
+      if (held && now >= holdEnds) {
         throw new HeraldError(
           ErrorCodes.UNAVAILABLE,
           `channel ${this.options.channel} throttled / unavailable: ${status.held?.detail ?? admission.reason}`,
           { retriable: true, details: { channel: this.options.channel, reason: admission.reason } },
         );
       }
-      await sleep(admission.wait, undefined, { signal: this.stop.signal }).catch(() => undefined);
+      // Held longer than the batch may wait: wait what it may, then give it back if the hold is still on.
+      const wait = held ? Math.min(admission.wait, holdEnds - now) : admission.wait;
+      await sleep(wait, undefined, { signal: this.stop.signal }).catch(() => undefined);
       if (this.stop.signal.aborted)
         throw new HeraldError(ErrorCodes.UNAVAILABLE, `channel ${this.options.channel} is closed`);
     }
