@@ -41,6 +41,11 @@ export function channelMetrics(meter: Meter) {
       "The channel's circuit breaker: 0 closed, 1 half-open, 2 open",
       labels,
     ),
+    opened: meter.counter(
+      'herald_channel_breaker_opened_total',
+      "Times the channel's circuit breaker opened (failures in a row, or a failed probe)",
+      labels,
+    ),
     held: meter.gauge(
       'herald_channel_held',
       '1 while sending is held (throttled, failing, or the breaker not closed), else 0',

@@ -215,6 +215,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     this.metrics.held.set(status.held === undefined ? 0 : 1, this.labels);
     const state = status.held === undefined ? 'closed' : `${status.breaker}:${status.held.reason}`;
     if (state === this.reported) return;
+    if (status.breaker === 'open') this.metrics.opened.inc(this.labels);
     this.reported = state;
     if (status.held === undefined) this.logger.info('channel sending again', { channel: this.options.channel });
     else
