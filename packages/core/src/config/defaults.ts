@@ -28,10 +28,10 @@ export const DEFAULTS = {
       maxAttempts: 5,
       retryDelayMs: 200,
       pacing: {
-        initialRate: 10_000,
+        initialRate: 50_000,
         minRate: 100,
         maxRate: 1_000_000,
-        increasePerSecond: 5_000,
+        increasePerSecond: 50_000,
         decreaseFactor: 0.7,
         burstMs: 200,
         cutSpacingMs: 1000,
