@@ -73,6 +73,8 @@ export const ErrorCodes = {
   MIGRATION_FAILED: 'MIGRATION_FAILED',
   /** The push channel refused a delivery batch for good (e.g. the webhook answered 4xx): trying the same batch again will not help. */
   DELIVERY_REJECTED: 'DELIVERY_REJECTED',
+  /** The push channel asked Herald to slow down (e.g. HTTP 429); `details.retryAfterMs`, when the channel said, is how long to wait. */
+  DELIVERY_THROTTLED: 'DELIVERY_THROTTLED',
   UNAVAILABLE: 'UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;

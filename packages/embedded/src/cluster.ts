@@ -114,7 +114,7 @@ export async function startEmbeddedCluster(
     const deliveryDir = join(config.dataDir, 'deliveries');
     const gateway = scope.add(
       'delivery gateway',
-      deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir),
+      deps.gateway ?? createDeliveryGateway(config.delivery, deliveryDir, { clock, logger, meter }),
       (g) => g.close(),
     );
     // One store for every executor of the process: one gauge.

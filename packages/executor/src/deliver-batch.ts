@@ -34,7 +34,8 @@ export interface DeliverBatchDeps {
  * Writes one batch: pushes its online users through the gateway, appends the
  * others to their offline lists, counts deliveries for frequency control,
  * publishes it to the reports stream, and records it as confirmed. Returns
- * how many recipients went each way. The caller reports it to the scheduler
+ * how many recipients went each way (online: delivered, less the dead
+ * letters the channel rejected for good, which are confirmed all the same). The caller reports it to the scheduler
  * afterwards; a throw leaves it unconfirmed, so it comes again.
  */
 export async function deliverBatch(
@@ -49,7 +50,7 @@ export async function deliverBatch(
   const reached = online.subarray(0, split.online); // sorted: a filtered list's range, split in order
   // Counted beside the delivery, not after it: a count whose delivery then fails is not
   // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
-  await Promise.all([
+  const [result] = await Promise.all([
     split.online > 0
       ? deps.personaliser.deliver(deps.gateway, {
           taskId: task.id,
@@ -66,7 +67,9 @@ export async function deliverBatch(
         ])
       : undefined,
   ]);
-  deps.counted(split.online, split.offline);
+  // Dead letters (recipients the channel rejected for good) are not delivered; the gateway counted and logged them.
+  const delivered = split.online - (result?.rejected.length ?? 0);
+  deps.counted(delivered, split.offline);
   if (deps.reports) {
     // Before the progress report: a batch the scheduler counts is always in the reports stream.
     await deps.reports.publish(TOPICS.reports, [
@@ -77,7 +80,7 @@ export async function deliverBatch(
           unitNo: batch.unitNo,
           from: batch.offset,
           to,
-          delivered: split.online,
+          delivered,
           offline: split.offline,
           executor: deps.executorId,
         },
@@ -92,10 +95,10 @@ export async function deliverBatch(
     batch.taskId,
     batch.unitNo,
     batch.offset,
-    { to, delivered: split.online, offline: split.offline },
+    { to, delivered, offline: split.offline },
     task.expiresAt,
   );
-  return split;
+  return { online: delivered, offline: split.offline };
 }
 
 /** Appends to offline lists, under the task's collapse scope if it has one: a newer task of the scope supersedes it there. */

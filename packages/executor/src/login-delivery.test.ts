@@ -1,5 +1,5 @@
 import { compileFrequencyPolicy, dayOf, slotReleaseTimes } from '@herald/core/frequency';
-import type { Delivery, DeliveryGateway, FrequencyCounter, TaskStore } from '@herald/core/ports';
+import type { Delivery, DeliveryGateway, DeliveryResult, FrequencyCounter, TaskStore } from '@herald/core/ports';
 import type { Task } from '@herald/core/task';
 import { LevelFrequencyCounter, LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
@@ -14,9 +14,13 @@ class RecordingGateway implements DeliveryGateway {
   readonly accepted: { taskId: number; uins: number[]; body: string; atLogin: boolean }[] = [];
   calls = 0;
   failOnCall: number | undefined;
-  async deliver(delivery: Delivery): Promise<void> {
+  /** Tasks whose delivery the channel answers with the user rejected for good. */
+  readonly rejectFor = new Set<number>();
+  async deliver(delivery: Delivery): Promise<DeliveryResult | void> {
     this.calls++;
     if (this.calls === this.failOnCall) throw new Error('push channel down');
+    if (this.rejectFor.has(delivery.taskId))
+      return { rejected: [...delivery.uins].map((uin) => ({ uin, reason: 'unregistered' })) };
     this.accepted.push({
       taskId: delivery.taskId,
       uins: [...delivery.uins],
@@ -85,6 +89,14 @@ describe('LoginDelivery', () => {
     };
     expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 1, overFrequency: 0 });
     expect(acknowledged).toEqual([{ uin: UIN, taskIds: [1, 2, 3], deliveredBefore: 2 }]);
+    expect(await offline.pending(UIN)).toEqual([]);
+  });
+
+  it('settles an entry the channel rejects for good (a dead letter) without counting it delivered', async () => {
+    for (const id of [1, 2]) await offline.append(id, addTask(id).expiresAt, Uint32Array.of(UIN));
+    gateway.rejectFor.add(1);
+    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 0 });
+    expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
 

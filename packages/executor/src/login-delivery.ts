@@ -65,13 +65,18 @@ export class LoginDelivery {
             continue;
           }
         }
-        await this.personaliser.deliver(this.gateway, {
+        const answer = await this.personaliser.deliver(this.gateway, {
           taskId: task.id,
           uins: Uint32Array.of(uin),
           content: task.content,
           atLogin: true,
           ...displayOf(task),
         });
+        // A dead letter (the channel rejected the user for good) is settled, never tried again, but not delivered.
+        if ((answer?.rejected.length ?? 0) > 0) {
+          settled.push(entry.taskId);
+          continue;
+        }
         if (this.frequency !== undefined && slots !== undefined) {
           await this.frequency.counter.consume([{ taskId: task.id, day: slots.day, uins: Uint32Array.of(uin) }]);
           slots.left--;

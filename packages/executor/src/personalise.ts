@@ -3,6 +3,7 @@ import {
   noopLogger,
   type Delivery,
   type DeliveryGateway,
+  type DeliveryResult,
   type Logger,
   type UserAttributeLookup,
 } from '@herald/core/ports';
@@ -28,16 +29,16 @@ export class Personaliser {
   ) {}
 
   /** Hands `delivery` to `gateway`, with each recipient's own content when its task is a template. */
-  deliver(gateway: DeliveryGateway, delivery: Delivery): Promise<void> {
+  deliver(gateway: DeliveryGateway, delivery: Delivery): Promise<DeliveryResult | void> {
     if (delivery.content.template !== true) return gateway.deliver(delivery);
     return this.deliverPersonal(gateway, delivery);
   }
 
-  private async deliverPersonal(gateway: DeliveryGateway, delivery: Delivery): Promise<void> {
+  private async deliverPersonal(gateway: DeliveryGateway, delivery: Delivery): Promise<DeliveryResult | void> {
     let compiled = this.compiled.get(delivery.content);
     if (compiled === undefined) this.compiled.set(delivery.content, (compiled = compileContent(delivery.content)));
     const users = await this.lookup(delivery.uins);
-    await gateway.deliver({ ...delivery, contents: renderContents(compiled, delivery.uins, users) });
+    return gateway.deliver({ ...delivery, contents: renderContents(compiled, delivery.uins, users) });
   }
 
   private lookup(uins: Uint32Array): Promise<(UserAttributes | undefined)[]> {

@@ -1,18 +1,18 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, HeraldError } from '@herald/core';
-import type { Delivery, DeliveryGateway } from '@herald/core/ports';
+import { noopLogger, type Delivery, type DeliveryGateway, type DeliveryResult, type Logger } from '@herald/core/ports';
+import { parseRejections, parseRetryAfter } from './webhook-answer';
 
 export interface WebhookGatewayOptions {
   /** Where each batch is POSTed (http or https). */
   url: string;
-  /** Per attempt; an attempt that takes longer is abandoned and counts as failed. */
+  /** Per request; a request that takes longer is abandoned and counts as failed. */
   timeoutMs: number;
-  /** Attempts per batch before `deliver` rejects (UNAVAILABLE, retriable). */
-  maxAttempts: number;
-  /** Wait before the second attempt; doubled for each further one, at most 5 s. */
-  retryDelayMs: number;
   /** Sent with every request, e.g. an Authorization header the receiver expects. */
   headers: Readonly<Record<string, string>>;
+  /** Reads the time an HTTP-date Retry-After is counted from. Default Date.now. */
+  now?: () => number;
+  /** Where a malformed answer body is reported. */
+  logger?: Logger;
 }
 
 /** The body of one POST: one batch, one task. */
@@ -28,16 +28,17 @@ export interface WebhookBatch {
   contents?: Delivery['content'][];
 }
 
-const MAX_RETRY_DELAY_MS = 5000;
-
 /**
  * A DeliveryGateway that POSTs each batch as JSON to a push service's webhook
- * (docs/delivery.md). A 2xx answer accepts the batch. Network errors,
- * timeouts, 408, 429 and 5xx are tried again, with a doubling delay, up to
- * `maxAttempts`; then `deliver` rejects UNAVAILABLE (retriable), the batch
- * counts as not delivered, and the scheduler's stall watch runs it again
- * later. Any other answer rejects at once with DELIVERY_REJECTED: the
- * receiver refused this batch, and sending it again unchanged would not help.
+ * (docs/delivery.md), once per `deliver`; pacing and trying again are the
+ * channel's (PacedDeliveryGateway). Its answer is the outcome:
+ * - 2xx: accepted; a body `{"rejected": [{"uin", "reason"}]}` names the
+ *   recipients refused for good (webhook-answer.ts);
+ * - 429: throttled, DELIVERY_THROTTLED with Retry-After (seconds or an
+ *   HTTP-date) as `details.retryAfterMs`;
+ * - 5xx, 408, no answer within `timeoutMs`, no connection: failed, UNAVAILABLE (retriable);
+ * - any other answer: refused whole, DELIVERY_REJECTED: sending the same
+ *   batch again unchanged would not help.
  *
  * Every request carries `Idempotency-Key: <taskId>:<P|L>:<first uin>:<last uin>:<count>`
  * (P pushed online, L at login). A batch sent again, after a crash or a lost
@@ -46,14 +47,19 @@ const MAX_RETRY_DELAY_MS = 5000;
  */
 export class WebhookDeliveryGateway implements DeliveryGateway {
   private readonly stop = new AbortController();
+  private readonly now: () => number;
+  private readonly logger: Logger;
 
-  constructor(private readonly options: WebhookGatewayOptions) {}
+  constructor(private readonly options: WebhookGatewayOptions) {
+    this.now = options.now ?? Date.now;
+    this.logger = options.logger ?? noopLogger;
+  }
 
-  async deliver(delivery: Delivery): Promise<void> {
+  async deliver(delivery: Delivery): Promise<DeliveryResult> {
     if (this.stop.signal.aborted)
       throw new HeraldError(ErrorCodes.UNAVAILABLE, 'the webhook delivery gateway is closed');
     const n = delivery.uins.length;
-    if (n === 0) return;
+    if (n === 0) return { rejected: [] };
     const batch: WebhookBatch = {
       taskId: delivery.taskId,
       atLogin: delivery.atLogin,
@@ -63,45 +69,45 @@ export class WebhookDeliveryGateway implements DeliveryGateway {
       ...(delivery.contents === undefined ? {} : { contents: [...delivery.contents] }),
     };
     const key = `${delivery.taskId}:${delivery.atLogin ? 'L' : 'P'}:${delivery.uins[0]}:${delivery.uins[n - 1]}:${n}`;
-    const body = JSON.stringify(batch);
-    let lastFailure = '';
-    for (let attempt = 1; attempt <= this.options.maxAttempts; attempt++) {
-      if (attempt > 1) {
-        const delay = Math.min(MAX_RETRY_DELAY_MS, this.options.retryDelayMs * 2 ** (attempt - 2));
-        await sleep(delay, undefined, { signal: this.stop.signal }).catch(() => undefined);
-        if (this.stop.signal.aborted) break;
-      }
-      const outcome = await this.post(body, key);
-      if (outcome === 'accepted') return;
-      if (outcome.retriable === false) {
-        throw new HeraldError(
-          ErrorCodes.DELIVERY_REJECTED,
-          `webhook ${this.options.url} refused task ${delivery.taskId}'s batch of ${n}: ${outcome.reason}`,
-          {
-            details: { taskId: delivery.taskId, idempotencyKey: key },
-          },
-        );
-      }
-      lastFailure = outcome.reason;
-    }
-    throw new HeraldError(
-      ErrorCodes.UNAVAILABLE,
-      `webhook ${this.options.url} did not accept task ${delivery.taskId}'s batch of ${n}: ${lastFailure || 'gateway closed'}`,
-      {
+    const details = { taskId: delivery.taskId, idempotencyKey: key };
+    const what = `webhook ${this.options.url}, task ${delivery.taskId}'s batch of ${n}`;
+    const answer = await this.post(JSON.stringify(batch), key);
+    if ('unanswered' in answer)
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `${what}: ${answer.unanswered}`, { retriable: true, details });
+    const { status, text, retryAfter } = answer;
+    const said = `HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`;
+    if (status >= 200 && status < 300) return this.accepted(text, delivery.uins, what);
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfter(retryAfter, this.now());
+      throw new HeraldError(ErrorCodes.DELIVERY_THROTTLED, `${what}: throttled, ${said}`, {
         retriable: true,
-        details: { taskId: delivery.taskId, idempotencyKey: key },
-      },
-    );
+        details: { ...details, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) },
+      });
+    }
+    if (status === 408 || status >= 500)
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `${what}: ${said}`, { retriable: true, details });
+    throw new HeraldError(ErrorCodes.DELIVERY_REJECTED, `${what}: refused, ${said}`, { details });
   }
 
   async close(): Promise<void> {
     this.stop.abort();
   }
 
-  private async post(body: string, key: string): Promise<'accepted' | { retriable: boolean; reason: string }> {
+  private accepted(text: string, uins: Uint32Array, what: string): DeliveryResult {
+    const parsed = parseRejections(text, uins);
+    if ('rejected' in parsed) return parsed;
+    this.logger.warn('webhook accepted a batch with an answer that is not a rejection list; taken as accepted whole', {
+      batch: what,
+      problem: parsed.malformed,
+    });
+    return { rejected: [] };
+  }
+
+  private async post(
+    body: string,
+    key: string,
+  ): Promise<{ status: number; text: string; retryAfter: string | null } | { unanswered: string }> {
     const signal = AbortSignal.any([this.stop.signal, AbortSignal.timeout(this.options.timeoutMs)]);
-    let status: number;
-    let text: string;
     try {
       const response = await fetch(this.options.url, {
         method: 'POST',
@@ -109,18 +115,16 @@ export class WebhookDeliveryGateway implements DeliveryGateway {
         body,
         signal,
       });
-      status = response.status;
-      // Read (and so release) the body either way; only a refusal's text is kept, for the error.
-      text = (await response.text().catch(() => '')).slice(0, 200);
+      // Read (and so release) the body either way: a 2xx's names rejected recipients, a refusal's goes in the error.
+      const text = await response.text().catch(() => '');
+      return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       return {
-        retriable: true,
-        reason: timedOut ? `no answer within ${this.options.timeoutMs} ms` : String((error as Error).cause ?? error),
+        unanswered: timedOut
+          ? `no answer within ${this.options.timeoutMs} ms`
+          : String((error as Error).cause ?? error),
       };
     }
-    if (status >= 200 && status < 300) return 'accepted';
-    const retriable = status === 408 || status === 429 || status >= 500;
-    return { retriable, reason: `HTTP ${status}${text ? ` ${text}` : ''}` };
   }
 }

@@ -1,4 +1,5 @@
 import { compileConfig } from './compile';
+import { DEFAULTS } from './defaults';
 
 describe('delivery configuration', () => {
   it('defaults to the file sink', () => {
@@ -16,6 +17,7 @@ describe('delivery configuration', () => {
         maxAttempts: 5,
         retryDelayMs: 200,
         headers: {},
+        pacing: DEFAULTS.delivery.webhook.pacing,
       },
     });
     const full = {
@@ -24,11 +26,32 @@ describe('delivery configuration', () => {
       maxAttempts: 1,
       retryDelayMs: 0,
       headers: { authorization: 'Bearer x' },
+      pacing: {
+        initialRate: 1000,
+        minRate: 1,
+        maxRate: 1000,
+        increasePerSecond: 0,
+        decreaseFactor: 0.95,
+        burstMs: 600_000,
+        cutSpacingMs: 600_000,
+        throttleDelayMs: 600_000,
+        latencyFloorMs: 600_000,
+        latencyRiseFactor: 100,
+        breakerOpenMs: 3_600_000,
+        maxHoldMs: 3_600_000,
+      },
     };
     expect(compileConfig({ delivery: { kind: 'webhook', webhook: full } }).delivery).toEqual({
       kind: 'webhook',
       webhook: full,
     });
+  });
+
+  it('starts a channel given only its limits at the default rate inside them', () => {
+    const config = compileConfig({
+      delivery: { kind: 'webhook', webhook: { url: 'http://a/', pacing: { maxRate: 2000 } } },
+    }).delivery;
+    expect(config.kind === 'webhook' && config.webhook.pacing).toMatchObject({ initialRate: 2000, maxRate: 2000 });
   });
 
   it.each([
@@ -48,6 +71,26 @@ describe('delivery configuration', () => {
     ],
     [{ kind: 'webhook', webhook: { url: 'http://a/', retries: 3 } }, 'delivery.webhook.retries'],
     [{ kind: 'file', webhook: { url: 'http://a/' } }, 'delivery.webhook'],
+    [{ kind: 'webhook', webhook: { url: 'http://a/', pacing: [] } }, 'delivery.webhook.pacing'],
+    [{ kind: 'webhook', webhook: { url: 'http://a/', pacing: { rate: 5 } } }, 'delivery.webhook.pacing.rate'],
+    [{ kind: 'webhook', webhook: { url: 'http://a/', pacing: { maxRate: 0 } } }, 'delivery.webhook.pacing.maxRate'],
+    [
+      { kind: 'webhook', webhook: { url: 'http://a/', pacing: { minRate: 500, maxRate: 100 } } },
+      'delivery.webhook.pacing.minRate',
+    ],
+    [
+      { kind: 'webhook', webhook: { url: 'http://a/', pacing: { initialRate: 50, minRate: 100 } } },
+      'delivery.webhook.pacing.initialRate',
+    ],
+    [
+      { kind: 'webhook', webhook: { url: 'http://a/', pacing: { decreaseFactor: 1 } } },
+      'delivery.webhook.pacing.decreaseFactor',
+    ],
+    [
+      { kind: 'webhook', webhook: { url: 'http://a/', pacing: { latencyRiseFactor: 1 } } },
+      'delivery.webhook.pacing.latencyRiseFactor',
+    ],
+    [{ kind: 'webhook', webhook: { url: 'http://a/', pacing: { burstMs: 1.5 } } }, 'delivery.webhook.pacing.burstMs'],
     [[], 'delivery'],
   ])('refuses %j naming %s', (delivery, setting) => {
     expect(() => compileConfig({ delivery } as never)).toThrow(

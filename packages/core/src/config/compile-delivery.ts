@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors';
-import { DEFAULTS, type DeliveryConfig, type HeraldOptions } from './options';
+import { DEFAULTS, type ChannelPacingConfig, type DeliveryConfig, type HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys, int } from './validate';
 
@@ -20,7 +20,7 @@ export function compileDelivery(options: HeraldOptions): DeliveryConfig {
   const webhook = delivery.webhook ?? {};
   if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))
     throw new ConfigError('delivery.webhook', 'must be an object');
-  checkKnownKeys('delivery.webhook', webhook, ['url', 'timeoutMs', 'maxAttempts', 'retryDelayMs', 'headers']);
+  checkKnownKeys('delivery.webhook', webhook, ['url', 'timeoutMs', 'maxAttempts', 'retryDelayMs', 'headers', 'pacing']);
   const url = webhook.url;
   if (typeof url !== 'string' || !isHttpUrl(url))
     throw new ConfigError('delivery.webhook.url', `must be an http:// or https:// URL (got ${JSON.stringify(url)})`);
@@ -42,8 +42,56 @@ export function compileDelivery(options: HeraldOptions): DeliveryConfig {
       maxAttempts: int('delivery.webhook.maxAttempts', webhook.maxAttempts, d.maxAttempts, 1, 100),
       retryDelayMs: int('delivery.webhook.retryDelayMs', webhook.retryDelayMs, d.retryDelayMs, 0, 60_000),
       headers: { ...headers },
+      pacing: compilePacing('delivery.webhook.pacing', webhook.pacing),
     },
   };
+}
+
+/** A channel's pacing: every field optional, each checked in its range, the rates in order. */
+function compilePacing(path: string, value: unknown): ChannelPacingConfig {
+  const given = value ?? {};
+  if (given === null || typeof given !== 'object' || Array.isArray(given))
+    throw new ConfigError(path, 'must be an object');
+  const d = DEFAULTS.delivery.webhook.pacing;
+  checkKnownKeys(path, given, Object.keys(d));
+  const p = given as Partial<Record<keyof ChannelPacingConfig, unknown>>;
+  const rate = (key: 'initialRate' | 'minRate' | 'maxRate' | 'increasePerSecond', min: number) =>
+    int(`${path}.${key}`, p[key], d[key], min, 100_000_000);
+  const ms = (key: 'burstMs' | 'cutSpacingMs' | 'throttleDelayMs' | 'latencyFloorMs', min: number) =>
+    int(`${path}.${key}`, p[key], d[key], min, 600_000);
+  const pacing: ChannelPacingConfig = {
+    minRate: rate('minRate', 1),
+    maxRate: rate('maxRate', 1),
+    initialRate: rate('initialRate', 1),
+    increasePerSecond: rate('increasePerSecond', 0),
+    decreaseFactor: between(`${path}.decreaseFactor`, p.decreaseFactor, d.decreaseFactor, 0.05, 0.95),
+    burstMs: ms('burstMs', 0),
+    cutSpacingMs: ms('cutSpacingMs', 0),
+    throttleDelayMs: ms('throttleDelayMs', 0),
+    latencyFloorMs: ms('latencyFloorMs', 0),
+    latencyRiseFactor: between(`${path}.latencyRiseFactor`, p.latencyRiseFactor, d.latencyRiseFactor, 1.1, 100),
+    breakerOpenMs: int(`${path}.breakerOpenMs`, p.breakerOpenMs, d.breakerOpenMs, 10, 3_600_000),
+    maxHoldMs: int(`${path}.maxHoldMs`, p.maxHoldMs, d.maxHoldMs, 10, 3_600_000),
+  };
+  // Without its own initialRate, a channel given limits starts at the default inside them.
+  if (p.initialRate === undefined)
+    pacing.initialRate = Math.min(pacing.maxRate, Math.max(pacing.minRate, pacing.initialRate));
+  if (pacing.minRate > pacing.maxRate)
+    throw new ConfigError(`${path}.minRate`, `must be at most maxRate (${pacing.maxRate}) (got ${pacing.minRate})`);
+  if (pacing.initialRate < pacing.minRate || pacing.initialRate > pacing.maxRate)
+    throw new ConfigError(
+      `${path}.initialRate`,
+      `must be within [minRate, maxRate] = [${pacing.minRate}, ${pacing.maxRate}] (got ${pacing.initialRate})`,
+    );
+  return pacing;
+}
+
+/** A number (not only an integer) in [min, max]. */
+function between(path: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+    throw new ConfigError(path, `must be a number in [${min}, ${max}] (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 function isHttpUrl(text: string): boolean {

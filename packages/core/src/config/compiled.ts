@@ -24,8 +24,30 @@ export type DeliveryConfig =
         maxAttempts: number;
         retryDelayMs: number;
         headers: Record<string, string>;
+        pacing: ChannelPacingConfig;
       };
     };
+
+/**
+ * A channel's pacing (docs/delivery.md, "Pacing by the channel's health"):
+ * core ChannelPacing's options less the two the channel's own settings give
+ * (maxAttempts: failures in a row that open the breaker; retryDelayMs: the
+ * first failure's back-off), plus how long one batch waits at most.
+ */
+export interface ChannelPacingConfig {
+  initialRate: number;
+  minRate: number;
+  maxRate: number;
+  increasePerSecond: number;
+  decreaseFactor: number;
+  burstMs: number;
+  cutSpacingMs: number;
+  throttleDelayMs: number;
+  latencyFloorMs: number;
+  latencyRiseFactor: number;
+  breakerOpenMs: number;
+  maxHoldMs: number;
+}
 
 export interface FrequencyConfig {
   enabled: boolean;

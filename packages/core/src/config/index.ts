@@ -19,6 +19,7 @@ export type {
   HeraldConfig,
   AuthConfig,
   DeliveryConfig,
+  ChannelPacingConfig,
   FrequencyConfig,
   InterfaceMember,
   ManagementConfig,

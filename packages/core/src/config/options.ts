@@ -7,7 +7,7 @@ import type {
   TlsFileOptions,
   ZooKeeperAuthOptions,
 } from './connection-security';
-import type { InterfaceMember, PresenceMember, TopologyMember } from './compiled';
+import type { ChannelPacingConfig, InterfaceMember, PresenceMember, TopologyMember } from './compiled';
 
 /**
  * Herald's configuration, step one of three: the documented options an
@@ -267,14 +267,16 @@ export interface HeraldOptions {
     webhook?: {
       /** http(s) URL each batch is POSTed to. Required with kind 'webhook'. */
       url?: string;
-      /** Per attempt, ms. 100..600000, default 10000. */
+      /** Per request, ms; a request without an answer by then failed. 100..600000, default 10000. */
       timeoutMs?: number;
-      /** Attempts per batch before it counts as not delivered. 1..100, default 5. */
+      /** Failed requests in a row (5xx, timeouts, no connection) that open the channel's breaker. 1..100, default 5. */
       maxAttempts?: number;
-      /** Wait before the second attempt, doubled for each further one (at most 5 s), ms. 0..60000, default 200. */
+      /** Wait after a failed request, doubled for each further one in a row (at most breakerOpenMs), ms. 0..60000, default 200. */
       retryDelayMs?: number;
       /** Extra request headers, e.g. { "authorization": "Bearer ..." }. */
       headers?: Record<string, string>;
+      /** The channel's pacing by its answers (docs/delivery.md, "Pacing by the channel's health"); every field optional. */
+      pacing?: Partial<ChannelPacingConfig>;
     };
   };
   /**

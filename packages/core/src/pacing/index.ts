@@ -2,7 +2,8 @@
  * @module @herald/core/pacing
  *
  * Pacing a sender to a task's speed (recipients per second): a pure token bucket, time
- * passed in.
+ * passed in; and pacing a delivery channel by its answers (AIMD, Retry-After, a circuit
+ * breaker: `ChannelPacing`, docs/delivery.md).
  *
  * @example
  *   import { TokenBucket } from '@herald/core/pacing';
@@ -11,3 +12,5 @@
  */
 export { TokenBucket } from './token-bucket';
 export type { TokenBucketOptions } from './token-bucket';
+export { ChannelPacing } from './channel-pacing';
+export type { Admission, BreakerState, ChannelPacingOptions, ChannelStatus, WaitReason } from './channel-pacing';

@@ -17,6 +17,22 @@ export interface Delivery {
   displayAt?: number;
 }
 
+/** A recipient the channel refused for good (bad device, unknown user): a dead letter, never sent again. */
+export interface RecipientRejection {
+  uin: number;
+  /** The channel's reason, a short token (`unregistered`, `bad_device_token`, ...): dead letters are counted by it. */
+  reason: string;
+}
+
+/**
+ * What a resolved `deliver` tells: the batch was accepted, less the
+ * recipients in `rejected` (each one of the batch's uins, at most once).
+ * Void, or an empty list: every recipient accepted.
+ */
+export interface DeliveryResult {
+  rejected: readonly RecipientRejection[];
+}
+
 /**
  * Where pushes leave Herald: the push channel in production, a file in tests
  * and demos. `deliver` resolves once the batch is accepted downstream; a batch
@@ -29,8 +45,19 @@ export interface Delivery {
  * the same keys; `deliver` rejects with a HeraldError when downstream does
  * not accept the batch (retriable when trying again may help), and a
  * rejected batch counts as not delivered; after `close` it rejects.
+ *
+ * The outcomes (docs/delivery.md, "Outcomes"), which the channel's pacing
+ * (executor `PacedDeliveryGateway`) acts on:
+ * - accepted: `deliver` resolves, with the recipients refused for good in
+ *   `rejected` (dead letters);
+ * - throttled: rejects DELIVERY_THROTTLED (retriable), with
+ *   `details.retryAfterMs` when the channel said how long to wait;
+ * - failed: rejects UNAVAILABLE (retriable): no answer in time, 5xx, no connection;
+ * - refused whole: rejects DELIVERY_REJECTED (not retriable): the channel
+ *   refused the batch itself (e.g. 400 on the payload).
+ * An adapter tries each batch once: pacing and retries are the caller's.
  */
 export interface DeliveryGateway {
-  deliver(delivery: Delivery): Promise<void>;
+  deliver(delivery: Delivery): Promise<DeliveryResult | void>;
   close(): Promise<void>;
 }

@@ -82,7 +82,7 @@ export function executorAdapters({ config, id, logger, meter }: TierContext): Ex
     gateway: async (scope) =>
       scope.add(
         'delivery gateway',
-        createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id)),
+        createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id), { logger, meter }),
         (g) => g.close(),
       ),
     online: (scope) =>

@@ -1,5 +1,5 @@
 import { isHeraldError } from '@herald/core';
-import type { Delivery, DeliveryGateway } from '@herald/core/ports';
+import type { Delivery, DeliveryGateway, RecipientRejection } from '@herald/core/ports';
 
 /** One delivery as downstream saw it. */
 export interface ReceivedDelivery {
@@ -13,9 +13,22 @@ export interface ReceivedDelivery {
   contents?: Delivery['content'][];
 }
 
+/** What downstream answers the next batch with, for the outcome tests (docs/delivery.md, "Outcomes"). */
+export type DownstreamAnswer =
+  | { kind: 'throttle'; retryAfterSeconds: number }
+  | { kind: 'fail' }
+  | { kind: 'refuse'; reason: string }
+  | { kind: 'reject'; recipients: RecipientRejection[] };
+
 /** A gateway under test and a view of what reached its downstream. */
 export interface DeliveryGatewayHarness {
   gateway: DeliveryGateway;
+  /**
+   * Makes downstream answer the next batch so: required with the suite's
+   * `outcomes` option (a channel that throttles, fails or rejects); a
+   * downstream that only ever accepts (the file sink) leaves both out.
+   */
+  answerNext?(answer: DownstreamAnswer): void;
   /** Every delivery downstream received so far, batch by batch, in arrival order. */
   received(): Promise<ReceivedDelivery[]>;
   /** Releases what the harness holds (servers, directories); the gateway may already be closed. */
@@ -29,9 +42,17 @@ const content = { body: 'Hello from Herald', title: 'Greeting' };
  * every adapter's tests: what a resolved `deliver` accepted reaches
  * downstream whole (uins, content, atLogin, display time); a batch delivered
  * again arrives again with the same keys; an empty batch sends nothing;
- * `close` makes `deliver` reject with a HeraldError.
+ * `close` makes `deliver` reject with a HeraldError; an accepted batch
+ * rejects no recipient. With `answerNext`, the outcomes: throttled rejects
+ * DELIVERY_THROTTLED with `retryAfterMs`, failed UNAVAILABLE, refused whole
+ * DELIVERY_REJECTED (none of them counts as received), and recipients
+ * rejected for good come back in `rejected` while the rest are received.
  */
-export function deliveryGatewayConformance(name: string, open: () => Promise<DeliveryGatewayHarness>): void {
+export function deliveryGatewayConformance(
+  name: string,
+  open: () => Promise<DeliveryGatewayHarness>,
+  { outcomes = false }: { outcomes?: boolean } = {},
+): void {
   describe(`DeliveryGateway conformance: ${name}`, () => {
     let harness: DeliveryGatewayHarness;
     beforeEach(async () => {
@@ -103,6 +124,13 @@ export function deliveryGatewayConformance(name: string, open: () => Promise<Del
       expect(got.sort()).toEqual(batches.flatMap((b) => [...b.uins].map((uin) => `${uin}:${b.atLogin}`)).sort());
     });
 
+    it('resolves an accepted batch with no recipient rejected', async () => {
+      const result = await harness.gateway.deliver({ taskId: 5, uins: Uint32Array.of(1, 2), content, atLogin: false });
+      expect(result?.rejected ?? []).toEqual([]);
+    });
+
+    if (outcomes) outcomeTests(() => harness, receivedByTask);
+
     it('sends nothing for an empty batch', async () => {
       await harness.gateway.deliver({ taskId: 6, uins: new Uint32Array(0), content, atLogin: false });
       expect((await receivedByTask()).get(6)).toBeUndefined();
@@ -115,5 +143,54 @@ export function deliveryGatewayConformance(name: string, open: () => Promise<Del
         .catch((error: unknown) => error);
       expect(isHeraldError(failure)).toBe(true);
     });
+  });
+}
+
+/** The outcomes a channel reports (docs/delivery.md, "Outcomes"), for adapters whose downstream can be told how to answer. */
+function outcomeTests(
+  harnessOf: () => DeliveryGatewayHarness,
+  receivedByTask: () => Promise<Map<number, ReceivedDelivery[]>>,
+): void {
+  const batch = { taskId: 8, uins: Uint32Array.of(1, 2, 3), content, atLogin: false };
+  function answerNext(answer: DownstreamAnswer): void {
+    const harness = harnessOf();
+    if (harness.answerNext === undefined) throw new Error('the outcome tests need a harness with answerNext');
+    harness.answerNext(answer);
+  }
+  const gateway = () => harnessOf().gateway;
+
+  it('rejects a throttled batch DELIVERY_THROTTLED, retriable, with how long to wait', async () => {
+    answerNext({ kind: 'throttle', retryAfterSeconds: 2 });
+    const error = await gateway()
+      .deliver(batch)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'DELIVERY_THROTTLED', retriable: true, details: { retryAfterMs: 2000 } });
+    expect((await receivedByTask()).get(8)).toBeUndefined();
+  });
+
+  it('rejects a failed batch UNAVAILABLE, retriable', async () => {
+    answerNext({ kind: 'fail' });
+    const error = await gateway()
+      .deliver(batch)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', retriable: true });
+    expect((await receivedByTask()).get(8)).toBeUndefined();
+  });
+
+  it('rejects a batch refused whole DELIVERY_REJECTED, not retriable, with the reason', async () => {
+    answerNext({ kind: 'refuse', reason: 'payload too large' });
+    const error = await gateway()
+      .deliver(batch)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'DELIVERY_REJECTED', retriable: false });
+    expect((error as Error).message).toContain('payload too large');
+    expect((await receivedByTask()).get(8)).toBeUndefined();
+  });
+
+  it('resolves with the recipients rejected for good, by reason', async () => {
+    const recipients = [{ uin: 2, reason: 'unregistered' }];
+    answerNext({ kind: 'reject', recipients });
+    const result = await gateway().deliver(batch);
+    expect(result?.rejected).toEqual(recipients);
   });
 }

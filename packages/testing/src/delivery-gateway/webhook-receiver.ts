@@ -8,18 +8,22 @@ export interface WebhookRequest {
 }
 
 /** What the receiver answers a request with; `hang` never answers (a timeout). */
-export type WebhookAnswer = { status: number; body?: string } | 'hang';
+export type WebhookAnswer = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+
+/** Decides the answer to a request once the script is used up (the default answers 200). */
+export type WebhookPolicy = (request: WebhookRequest) => WebhookAnswer;
 
 /**
  * A push service's webhook for tests, on 127.0.0.1: records every request and
- * answers each with the next scripted answer (then 200 once the script is
- * used up). Only requests answered 2xx count as received.
+ * answers each with the next scripted answer, then as its policy says (200
+ * unless `answerBy` set one). Only requests answered 2xx count as received.
  */
 export class WebhookReceiver {
   readonly requests: WebhookRequest[] = [];
   readonly accepted: WebhookRequest[] = [];
   private readonly script: WebhookAnswer[] = [];
   private readonly hanging = new Set<() => void>();
+  private policy: WebhookPolicy = () => ({ status: 200 });
 
   private constructor(private readonly server: Server) {}
 
@@ -47,6 +51,11 @@ export class WebhookReceiver {
     this.script.push(...answers);
   }
 
+  /** Answers every request after the script as `policy` decides (a throttling or rejecting receiver). */
+  answerBy(policy: WebhookPolicy): void {
+    this.policy = policy;
+  }
+
   async stop(): Promise<void> {
     for (const release of this.hanging) release();
     this.server.closeAllConnections();
@@ -62,7 +71,7 @@ export class WebhookReceiver {
     }
     const entry = { headers: request.headers, body };
     this.requests.push(entry);
-    const answer = this.script.shift() ?? { status: 200 };
+    const answer = this.script.shift() ?? this.policy(entry);
     if (answer === 'hang') {
       const release = () => response.destroy();
       this.hanging.add(release);
@@ -70,6 +79,6 @@ export class WebhookReceiver {
       return;
     }
     if (answer.status >= 200 && answer.status < 300) this.accepted.push(entry);
-    response.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+    response.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
   }
 }

@@ -1,0 +1,166 @@
+import { ChannelPacing, type ChannelPacingOptions } from './channel-pacing';
+
+const T0 = 1_700_000_000_000;
+
+const options: ChannelPacingOptions = {
+  initialRate: 1000,
+  minRate: 100,
+  maxRate: 2000,
+  increasePerSecond: 100,
+  decreaseFactor: 0.5,
+  burstMs: 0,
+  cutSpacingMs: 500,
+  throttleDelayMs: 1000,
+  latencyFloorMs: 50,
+  latencyRiseFactor: 3,
+  failureThreshold: 3,
+  failureDelayMs: 100,
+  openMs: 5000,
+};
+
+function pacing(overrides: Partial<ChannelPacingOptions> = {}): ChannelPacing {
+  return new ChannelPacing({ ...options, ...overrides }, T0);
+}
+
+describe('ChannelPacing', () => {
+  it('admits at the rate: a send pushes the next one back by its recipients over the rate', () => {
+    const p = pacing();
+    expect(p.admit(500, T0)).toEqual({ wait: 0 });
+    expect(p.admit(500, T0)).toEqual({ wait: 500, reason: 'rate' });
+    expect(p.admit(500, T0 + 500)).toEqual({ wait: 0 });
+    expect(p.admit(1, T0 + 999)).toEqual({ wait: 1, reason: 'rate' });
+  });
+
+  it('lets the schedule run up to burstMs ahead, and a batch above the burst goes whole', () => {
+    const p = pacing({ burstMs: 200 });
+    expect(p.admit(1000, T0)).toEqual({ wait: 0 }); // 1 s of sending at once
+    expect(p.admit(1, T0 + 700)).toEqual({ wait: 100, reason: 'rate' });
+    expect(p.admit(1, T0 + 800)).toEqual({ wait: 0 });
+  });
+
+  it('raises the rate additively per second of acceptance, up to maxRate', () => {
+    const p = pacing();
+    p.accepted(10, T0 + 2000);
+    expect(p.rate).toBe(1200);
+    p.accepted(10, T0 + 2500);
+    expect(p.rate).toBe(1250);
+    p.accepted(10, T0 + 60_000);
+    expect(p.rate).toBe(2000);
+  });
+
+  it('honours Retry-After exactly and cuts the rate multiplicatively', () => {
+    const p = pacing();
+    p.throttled(2000, 'HTTP 429', T0);
+    expect(p.rate).toBe(500);
+    expect(p.admit(1, T0)).toEqual({ wait: 2000, reason: 'throttled' });
+    expect(p.admit(1, T0 + 1999)).toEqual({ wait: 1, reason: 'throttled' });
+    expect(p.admit(1, T0 + 2000)).toEqual({ wait: 0 });
+    expect(p.status(T0 + 1000)).toEqual({
+      rate: 500,
+      breaker: 'closed',
+      held: { reason: 'throttled', detail: 'HTTP 429' },
+    });
+  });
+
+  it('holds throttleDelayMs on a throttle without Retry-After', () => {
+    const p = pacing();
+    p.throttled(undefined, 'HTTP 429', T0);
+    expect(p.admit(1, T0)).toEqual({ wait: 1000, reason: 'throttled' });
+  });
+
+  it('counts throttles closer than cutSpacingMs as one cut, and never cuts below minRate', () => {
+    const p = pacing();
+    p.throttled(0, '429', T0);
+    p.throttled(0, '429', T0 + 100);
+    expect(p.rate).toBe(500);
+    for (let i = 1; i <= 10; i++) p.throttled(0, '429', T0 + i * 1000);
+    expect(p.rate).toBe(100);
+  });
+
+  it('does not forgive what was admitted at the old rate: the schedule is capped at the cut', () => {
+    const p = pacing();
+    expect(p.admit(1000, T0)).toEqual({ wait: 0 });
+    p.throttled(0, '429', T0);
+    // 1000 recipients at 1000/s scheduled the next send at T0 + 1000; the cut caps it at now.
+    expect(p.admit(1, T0)).toEqual({ wait: 0 });
+  });
+
+  it('cuts when the latency average rises above floor and factor times the lowest seen', () => {
+    const p = pacing();
+    for (let i = 1; i <= 5; i++) p.accepted(20, T0 + i);
+    const before = p.rate;
+    for (let i = 6; i <= 20 && p.rate >= before; i++) p.accepted(400, T0 + i);
+    expect(p.rate).toBeLessThan(before);
+  });
+
+  it('ignores latency below the floor, however it rises', () => {
+    const p = pacing();
+    p.accepted(1, T0);
+    for (let i = 1; i <= 20; i++) p.accepted(45, T0 + i * 1000);
+    expect(p.rate).toBe(2000);
+  });
+
+  it('backs off after a failure, doubling, then opens the breaker after failureThreshold in a row', () => {
+    const p = pacing();
+    p.failed('HTTP 503', T0);
+    expect(p.admit(1, T0)).toEqual({ wait: 100, reason: 'failing' });
+    p.failed('HTTP 503', T0 + 100);
+    expect(p.admit(1, T0 + 100)).toEqual({ wait: 200, reason: 'failing' });
+    p.failed('no answer within 500 ms', T0 + 300);
+    expect(p.admit(1, T0 + 300)).toEqual({ wait: 5000, reason: 'open' });
+    expect(p.status(T0 + 300)).toEqual({
+      rate: 1000,
+      breaker: 'open',
+      held: { reason: 'open', detail: 'no answer within 500 ms' },
+    });
+  });
+
+  it('a success in between resets the failures in a row', () => {
+    const p = pacing();
+    p.failed('503', T0);
+    p.failed('503', T0 + 100);
+    p.accepted(10, T0 + 400);
+    p.failed('503', T0 + 500);
+    expect(p.status(T0 + 500).breaker).toBe('closed');
+  });
+
+  it('half-opens after openMs with one probe; an accepted probe closes it', () => {
+    const p = pacing({ failureThreshold: 1 });
+    p.failed('503', T0);
+    expect(p.admit(1, T0 + 4999)).toEqual({ wait: 1, reason: 'open' });
+    expect(p.status(T0 + 5000).breaker).toBe('half-open');
+    expect(p.admit(1, T0 + 5000)).toEqual({ wait: 0 });
+    expect(p.admit(1, T0 + 5000)).toEqual({ wait: 50, reason: 'probing' });
+    p.accepted(10, T0 + 5010);
+    expect(p.status(T0 + 5010)).toEqual({ rate: p.rate, breaker: 'closed' });
+    expect(p.admit(1, T0 + 5010)).toEqual({ wait: 0 });
+  });
+
+  it('a failed probe opens the breaker again for openMs', () => {
+    const p = pacing({ failureThreshold: 1 });
+    p.failed('503', T0);
+    expect(p.admit(1, T0 + 5000)).toEqual({ wait: 0 });
+    p.failed('503', T0 + 5100);
+    expect(p.admit(1, T0 + 5100)).toEqual({ wait: 5000, reason: 'open' });
+  });
+
+  it('a throttled probe closes the breaker (the channel is up, only busy) and holds for Retry-After', () => {
+    const p = pacing({ failureThreshold: 1 });
+    p.failed('503', T0);
+    expect(p.admit(1, T0 + 5000)).toEqual({ wait: 0 });
+    p.throttled(2000, '429', T0 + 5000);
+    expect(p.status(T0 + 5000).breaker).toBe('closed');
+    expect(p.admit(1, T0 + 5000)).toEqual({ wait: 2000, reason: 'throttled' });
+  });
+
+  it.each<[Partial<ChannelPacingOptions>, string]>([
+    [{ initialRate: 0, minRate: 0 }, 'initialRate'],
+    [{ maxRate: 500 }, 'minRate <= initialRate <= maxRate'],
+    [{ decreaseFactor: 1 }, 'decreaseFactor'],
+    [{ latencyRiseFactor: 1 }, 'latencyRiseFactor'],
+    [{ burstMs: -1 }, 'burstMs'],
+    [{ openMs: Number.NaN }, 'openMs'],
+  ])('refuses %j naming %s', (overrides, named) => {
+    expect(() => pacing(overrides)).toThrow(named);
+  });
+});

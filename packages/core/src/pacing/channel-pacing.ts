@@ -1,0 +1,240 @@
+import { ValidationError } from '../errors';
+
+/**
+ * The pacing of one delivery channel, driven by what the channel answers
+ * (docs/delivery.md, "Pacing by the channel's health"). One per channel per
+ * executor process, shared by every task sending through it.
+ *
+ * - A send rate in recipients per second, kept by virtual scheduling (GCRA):
+ *   a send of n recipients is admitted when the channel's schedule is at
+ *   most `burstMs` ahead of now, and pushes the schedule n / rate further.
+ *   A batch larger than the burst still goes whole; the next one waits it off.
+ * - AIMD: while the channel accepts, the rate rises by `increasePerSecond`
+ *   for every second of acceptance, up to `maxRate`; a throttle or a rise in
+ *   latency (its moving average above both `latencyFloorMs` and
+ *   `latencyRiseFactor` times the lowest average seen) cuts it by
+ *   `decreaseFactor`, down to `minRate`, at most once per `cutSpacingMs`
+ *   (the answers of sends already in flight when a cut happens are the same
+ *   news, not new news).
+ * - Retry-After is honoured exactly: nothing is admitted before it ends.
+ * - A circuit breaker: `failureThreshold` failures in a row (5xx, timeouts,
+ *   refused connections) open it; each failure before that waits
+ *   `failureDelayMs`, doubled per further failure (at most `openMs`). Open,
+ *   nothing is admitted for `openMs`; then it is half-open and admits one
+ *   send, a probe: accepted, the breaker closes; failed, it opens again.
+ *
+ * Pure: every call is given the time (epoch ms, from the caller's injected
+ * clock); it never reads a clock or sets a timer.
+ */
+export interface ChannelPacingOptions {
+  /** Recipients per second to start at. */
+  initialRate: number;
+  /** The rate never falls below this. */
+  minRate: number;
+  /** The rate never rises above this: the channel's configured limit. */
+  maxRate: number;
+  /** Additive increase: recipients per second added per second of acceptance. */
+  increasePerSecond: number;
+  /** Multiplicative decrease on a throttle or a latency rise, in (0, 1). */
+  decreaseFactor: number;
+  /** How far (ms of the current rate) the schedule may run ahead of now: the burst. */
+  burstMs: number;
+  /** Cuts closer together than this count once. */
+  cutSpacingMs: number;
+  /** A throttle without Retry-After holds sending this long. */
+  throttleDelayMs: number;
+  /** Latency below this never counts as a rise. */
+  latencyFloorMs: number;
+  /** A latency average this many times the lowest seen is a rise. */
+  latencyRiseFactor: number;
+  /** Failures in a row that open the breaker. */
+  failureThreshold: number;
+  /** Wait after the first failure, doubled per further one, at most `openMs`. */
+  failureDelayMs: number;
+  /** How long the breaker stays open before a probe. */
+  openMs: number;
+}
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/** Why a send must wait: the rate, a Retry-After or throttle hold, failure back-off, or the breaker. */
+export type WaitReason = 'rate' | 'throttled' | 'failing' | 'open' | 'probing';
+
+/** Wait 0: admitted (and scheduled). Else how long to wait before asking again, and why. */
+export interface Admission {
+  wait: number;
+  reason?: WaitReason;
+}
+
+export interface ChannelStatus {
+  rate: number;
+  breaker: BreakerState;
+  /** Set while sending is held (throttled, failing or the breaker not closed): the channel's last reason. */
+  held?: { reason: WaitReason; detail: string };
+}
+
+/** How the latency average follows new samples: weight of the newest. */
+const LATENCY_WEIGHT = 0.2;
+/** How fast the lowest latency seen forgets, per accepted sample, so a channel that got slower for good stops being cut. */
+const BASELINE_DRIFT = 0.01;
+/** How often a caller waiting on a probe in flight asks again. */
+const PROBE_POLL_MS = 50;
+
+export class ChannelPacing {
+  private readonly options: ChannelPacingOptions;
+  private currentRate: number;
+  /** The virtual time (epoch ms) the next admitted send is scheduled at. */
+  private schedule: number;
+  private lastRaise: number;
+  private lastCut = -Infinity;
+  private holdUntil = -Infinity;
+  private holdReason: WaitReason = 'throttled';
+  private detail = '';
+  private failures = 0;
+  private breaker: BreakerState = 'closed';
+  private openUntil = -Infinity;
+  private probeInFlight = false;
+  private latency: number | undefined;
+  private baseline: number | undefined;
+
+  constructor(options: ChannelPacingOptions, now: number) {
+    checkOptions(options);
+    this.options = { ...options };
+    this.currentRate = options.initialRate;
+    this.schedule = now;
+    this.lastRaise = now;
+  }
+
+  get rate(): number {
+    return this.currentRate;
+  }
+
+  /** Admits a send of `count` recipients now (wait 0), or says how long to wait before asking again, and why. */
+  admit(count: number, now: number): Admission {
+    if (this.breaker === 'open') {
+      if (now < this.openUntil) return { wait: Math.ceil(this.openUntil - now), reason: 'open' };
+      this.breaker = 'half-open';
+    }
+    if (this.breaker === 'half-open') {
+      if (this.probeInFlight) return { wait: PROBE_POLL_MS, reason: 'probing' };
+      this.probeInFlight = true;
+      this.schedule = Math.max(this.schedule, now) + (count * 1000) / this.currentRate;
+      return { wait: 0 };
+    }
+    if (now < this.holdUntil) return { wait: Math.ceil(this.holdUntil - now), reason: this.holdReason };
+    const ahead = this.schedule - now;
+    if (ahead > this.options.burstMs) return { wait: Math.ceil(ahead - this.options.burstMs), reason: 'rate' };
+    this.schedule = Math.max(this.schedule, now) + (count * 1000) / this.currentRate;
+    return { wait: 0 };
+  }
+
+  /** The channel accepted a send (all or part of its recipients) after `latencyMs`. */
+  accepted(latencyMs: number, now: number): void {
+    this.failures = 0;
+    this.probeInFlight = false;
+    this.breaker = 'closed';
+    this.detail = '';
+    if (this.latencyRose(latencyMs)) {
+      this.cut(now);
+      return;
+    }
+    const seconds = Math.max(0, now - this.lastRaise) / 1000;
+    this.currentRate = Math.min(this.options.maxRate, this.currentRate + this.options.increasePerSecond * seconds);
+    this.lastRaise = now;
+  }
+
+  /** The channel throttled a send: hold until Retry-After (exactly) or `throttleDelayMs`, and cut the rate. */
+  throttled(retryAfterMs: number | undefined, detail: string, now: number): void {
+    this.probeInFlight = false;
+    if (this.breaker === 'half-open') this.breaker = 'closed'; // it answered: it is up, only busy
+    const until = now + (retryAfterMs ?? this.options.throttleDelayMs);
+    if (until >= this.holdUntil) {
+      this.holdUntil = until;
+      this.holdReason = 'throttled';
+    }
+    this.detail = detail;
+    this.cut(now);
+  }
+
+  /** A send failed (no answer in time, 5xx, connection refused). */
+  failed(detail: string, now: number): void {
+    this.probeInFlight = false;
+    this.detail = detail;
+    this.failures++;
+    if (this.breaker === 'half-open' || this.failures >= this.options.failureThreshold) {
+      this.breaker = 'open';
+      this.openUntil = now + this.options.openMs;
+      return;
+    }
+    const delay = Math.min(this.options.openMs, this.options.failureDelayMs * 2 ** (this.failures - 1));
+    if (now + delay >= this.holdUntil) {
+      this.holdUntil = now + delay;
+      this.holdReason = 'failing';
+    }
+  }
+
+  /** What the channel's pacing is now, for metrics and status. */
+  status(now: number): ChannelStatus {
+    const breaker = this.breaker === 'open' && now >= this.openUntil ? 'half-open' : this.breaker;
+    if (breaker !== 'closed') return { rate: this.currentRate, breaker, held: { reason: 'open', detail: this.detail } };
+    if (now < this.holdUntil)
+      return { rate: this.currentRate, breaker, held: { reason: this.holdReason, detail: this.detail } };
+    return { rate: this.currentRate, breaker };
+  }
+
+  private cut(now: number): void {
+    this.lastRaise = now;
+    if (now - this.lastCut < this.options.cutSpacingMs) return;
+    this.lastCut = now;
+    this.currentRate = Math.max(this.options.minRate, this.currentRate * this.options.decreaseFactor);
+    // What was scheduled at the old rate is not owed at the new one.
+    this.schedule = Math.min(this.schedule, now + this.options.burstMs);
+  }
+
+  /** Folds a latency sample in; true when the average is now a rise over the lowest seen. */
+  private latencyRose(latencyMs: number): boolean {
+    this.latency = this.latency === undefined ? latencyMs : this.latency + LATENCY_WEIGHT * (latencyMs - this.latency);
+    if (this.baseline === undefined || this.latency < this.baseline) this.baseline = this.latency;
+    else this.baseline += BASELINE_DRIFT * (this.latency - this.baseline);
+    return this.latency > this.options.latencyFloorMs && this.latency > this.baseline * this.options.latencyRiseFactor;
+  }
+}
+
+function checkOptions(o: ChannelPacingOptions): void {
+  const positive = (name: keyof ChannelPacingOptions) => {
+    if (!(Number.isFinite(o[name]) && o[name] > 0))
+      throw new ValidationError(`channel pacing ${name} must be a finite number above 0 (got ${o[name]})`, {
+        [name]: o[name],
+      });
+  };
+  const atLeastZero = (name: keyof ChannelPacingOptions) => {
+    if (!(Number.isFinite(o[name]) && o[name] >= 0))
+      throw new ValidationError(`channel pacing ${name} must be a finite number, at least 0 (got ${o[name]})`, {
+        [name]: o[name],
+      });
+  };
+  for (const name of ['initialRate', 'minRate', 'maxRate', 'openMs', 'failureThreshold', 'latencyRiseFactor'] as const)
+    positive(name);
+  for (const name of [
+    'increasePerSecond',
+    'burstMs',
+    'cutSpacingMs',
+    'throttleDelayMs',
+    'latencyFloorMs',
+    'failureDelayMs',
+  ] as const)
+    atLeastZero(name);
+  if (!(o.decreaseFactor > 0 && o.decreaseFactor < 1))
+    throw new ValidationError(`channel pacing decreaseFactor must be in (0, 1) (got ${o.decreaseFactor})`, {
+      decreaseFactor: o.decreaseFactor,
+    });
+  if (!(o.minRate <= o.initialRate && o.initialRate <= o.maxRate))
+    throw new ValidationError(
+      `channel pacing rates must satisfy minRate <= initialRate <= maxRate (got ${o.minRate}, ${o.initialRate}, ${o.maxRate})`,
+      { minRate: o.minRate, initialRate: o.initialRate, maxRate: o.maxRate },
+    );
+  if (o.latencyRiseFactor <= 1)
+    throw new ValidationError(`channel pacing latencyRiseFactor must be above 1 (got ${o.latencyRiseFactor})`, {
+      latencyRiseFactor: o.latencyRiseFactor,
+    });
+}

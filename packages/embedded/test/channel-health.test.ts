@@ -1,0 +1,159 @@
+import type { Task } from '@herald/core/task';
+import { syntheticAudience } from '@herald/audience';
+import { BATCH_REFUSED, type WebhookBatch } from '@herald/executor';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
+import {
+  makeTempDir,
+  TEST_AUTH_OPTIONS,
+  TEST_TASK_OPTIONS,
+  WebhookReceiver,
+  type TempDir,
+  type WebhookAnswer,
+  type WebhookRequest,
+} from '@herald/testing';
+import { call, listBytes, upload, waitForEnd } from './helpers';
+
+/**
+ * Delivery paced by the channel's health (docs/delivery.md): one embedded
+ * cluster pushing to a local webhook that throttles, hangs, rejects some
+ * recipients or refuses a task's batches whole. Each broadcast ends exact:
+ * every online recipient accepted once or counted as a dead letter, none
+ * lost, none sent again once the channel answered for it.
+ */
+describe('delivery paced by the channel', () => {
+  let dir: TempDir;
+  let receiver: WebhookReceiver;
+  let cluster: EmbeddedCluster;
+  const uinSpaceBits = 20;
+  const audience = syntheticAudience({ recipients: 10_000, onlineFraction: 0.5, uinLimit: 2 ** uinSpaceBits, seed: 5 });
+  const onlineSet = new Set(audience.online);
+  const online = audience.distinct.filter((uin) => onlineSet.has(uin));
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-channel-health-');
+    receiver = await WebhookReceiver.start();
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+      dispatcher: { batchSize: 500, unitSize: 2500 },
+      delivery: {
+        kind: 'webhook',
+        webhook: {
+          url: receiver.url,
+          timeoutMs: 300,
+          maxAttempts: 2,
+          retryDelayMs: 10,
+          pacing: { breakerOpenMs: 500, maxHoldMs: 10_000 },
+        },
+      },
+    });
+    for (const uin of audience.online) cluster.online.setOnline(uin, true);
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await receiver?.stop();
+    await dir?.remove();
+  });
+
+  async function broadcast(body: string): Promise<Task> {
+    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(audience.list));
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body },
+    });
+    expect(created.status).toBe(201);
+    return created.body;
+  }
+
+  const batchOf = (request: WebhookRequest) => request.body as WebhookBatch;
+  const sentTo = (taskId: number) => receiver.requests.map(batchOf).filter((b) => b.taskId === taskId);
+  const acceptedUins = (taskId: number) =>
+    receiver.accepted
+      .map(batchOf)
+      .filter((b) => b.taskId === taskId)
+      .flatMap((b) => b.uins)
+      .sort((a, b) => a - b);
+
+  /** A metric's value from the cluster's exposition, 0 when absent. */
+  async function metric(name: string, labels: string): Promise<number> {
+    const { body } = await cluster.meter.exposition();
+    const line = body.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+    return line === undefined ? 0 : Number(line.split(' ').at(-1));
+  }
+
+  it('waits out 429 with Retry-After 2 s, then completes exact: nothing lost, nothing accepted twice', async () => {
+    let throttleUntil: number | undefined;
+    receiver.answerBy((): WebhookAnswer => {
+      throttleUntil ??= Date.now() + 3000;
+      return Date.now() < throttleUntil ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 };
+    });
+    const created = await broadcast('throttled');
+    const task = await waitForEnd(cluster, created.id);
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report.delivered).toBe(online.length);
+    expect(acceptedUins(task.id)).toEqual([...online]);
+    expect(await metric('herald_channel_throttled_total', 'channel="webhook"')).toBeGreaterThan(0);
+  });
+
+  it('times out a hanging receiver, opens the breaker, and resumes by itself once it answers', async () => {
+    let hangs = 0;
+    receiver.answerBy((): WebhookAnswer => (hangs++ < 4 ? 'hang' : { status: 200 }));
+    const opened = await metric('herald_channel_breaker_opened_total', 'channel="webhook"');
+    const created = await broadcast('hanging');
+    const task = await waitForEnd(cluster, created.id);
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report.delivered).toBe(online.length);
+    expect(acceptedUins(task.id)).toEqual([...online]);
+    expect(await metric('herald_channel_breaker_opened_total', 'channel="webhook"')).toBeGreaterThan(opened);
+    expect(await metric('herald_channel_breaker_state', 'channel="webhook"')).toBe(0);
+  });
+
+  it('counts recipients the receiver rejects as dead letters by reason, and never sends them again', async () => {
+    const reasonOf = (uin: number) =>
+      uin % 7 === 0 ? 'unregistered' : uin % 11 === 0 ? 'bad_device_token' : undefined;
+    receiver.answerBy((request): WebhookAnswer => {
+      const rejected = batchOf(request)
+        .uins.filter((uin) => reasonOf(uin) !== undefined)
+        .map((uin) => ({ uin, reason: reasonOf(uin) }));
+      return { status: 200, body: JSON.stringify({ rejected }) };
+    });
+    const dead = (reason: string) =>
+      metric('herald_channel_dead_letters_total', `channel="webhook",reason="${reason}"`);
+    const before = { unregistered: await dead('unregistered'), bad: await dead('bad_device_token') };
+    const created = await broadcast('some rejected');
+    const task = await waitForEnd(cluster, created.id);
+    const unregistered = online.filter((uin) => reasonOf(uin) === 'unregistered').length;
+    const bad = online.filter((uin) => reasonOf(uin) === 'bad_device_token').length;
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report.delivered).toBe(online.length - unregistered - bad);
+    expect((await dead('unregistered')) - before.unregistered).toBe(unregistered);
+    expect((await dead('bad_device_token')) - before.bad).toBe(bad);
+    // Each recipient was sent once: the rejected ones were not tried again.
+    expect(
+      sentTo(task.id)
+        .flatMap((b) => b.uins)
+        .sort((a, b) => a - b),
+    ).toEqual([...online]);
+  });
+
+  it('stops sending a task whose batch the receiver refuses whole (400): dead letters, no loop', async () => {
+    receiver.answerBy((request): WebhookAnswer =>
+      batchOf(request).content.body === 'refused' ? { status: 400, body: 'payload refused' } : { status: 200 },
+    );
+    const before = await metric('herald_channel_dead_letters_total', `channel="webhook",reason="${BATCH_REFUSED}"`);
+    const created = await broadcast('refused');
+    const task = await waitForEnd(cluster, created.id);
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report.delivered).toBe(0);
+    expect(sentTo(task.id)).toHaveLength(1);
+    expect(
+      (await metric('herald_channel_dead_letters_total', `channel="webhook",reason="${BATCH_REFUSED}"`)) - before,
+    ).toBe(online.length);
+    expect(await metric('herald_channel_refused_batches_total', 'channel="webhook"')).toBe(1);
+  });
+});

@@ -1,0 +1,229 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
+import { ChannelPacing, type ChannelPacingOptions, type ChannelStatus } from '@herald/core/pacing';
+import {
+  noopLogger,
+  noopMeter,
+  systemClock,
+  type Clock,
+  type Delivery,
+  type DeliveryGateway,
+  type DeliveryResult,
+  type Logger,
+  type Meter,
+  type RecipientRejection,
+} from '@herald/core/ports';
+import { LRUCache } from 'lru-cache';
+import { channelMetrics, type ChannelMetrics } from './channel-metrics';
+
+export interface PacedGatewayOptions {
+  /** The channel's name, its metrics' label: the delivery kind (`webhook`). */
+  channel: string;
+  pacing: ChannelPacingOptions;
+  /**
+   * The longest one batch waits while the channel holds sending (throttled,
+   * failing, breaker open); then `deliver` rejects UNAVAILABLE and the batch
+   * comes again from its unit's checkpoint. It bounds how long a stopping
+   * executor waits for the batch in hand.
+   */
+  maxHoldMs: number;
+  clock?: Clock;
+  logger?: Logger;
+  meter?: Meter;
+}
+
+/** The reason a batch refused whole gives each of its recipients. */
+export const BATCH_REFUSED = 'batch_refused';
+/** Distinct dead-letter reasons counted per channel; a receiver's further ones count as `other` (they label a metric). */
+const MAX_REASONS = 64;
+/** Tasks whose batches a channel refused, remembered so their later batches are not sent. */
+const REFUSED_TASKS = 10_000;
+/** Recipients named in one dead-letter log line at most (the count is always whole). */
+const LOGGED_UINS = 100;
+
+/**
+ * One delivery channel, paced by its own answers (docs/delivery.md, "Pacing
+ * by the channel's health"): every task's batches through this process's
+ * gateway share one ChannelPacing. A batch waits until the pacing admits it,
+ * goes to the gateway once, and the outcome drives the pacing:
+ * - accepted: the rate may rise; the recipients the channel rejected are
+ *   dead letters, counted by reason and never sent again;
+ * - throttled: the rate is cut, sending held for Retry-After, then the batch goes again;
+ * - failed: it goes again after a back-off; failures in a row open the
+ *   breaker and hold the channel (the batch waits, the task stays SENDING)
+ *   until a probe gets through;
+ * - refused whole: every recipient of the batch is a dead letter
+ *   (`batch_refused`), and so is every later batch of the task, without a
+ *   send: the payload is what the channel refused, and it is the task's.
+ * The batch resolves as accepted less its dead letters, so the executor
+ * confirms it and never sends it again.
+ */
+export class PacedDeliveryGateway implements DeliveryGateway {
+  private readonly pacing: ChannelPacing;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly metrics: ChannelMetrics;
+  private readonly labels: { channel: string };
+  private readonly reasons = new Set<string>();
+  private readonly refused = new LRUCache<number, string>({ max: REFUSED_TASKS });
+  private readonly stop = new AbortController();
+  private reported: string = 'closed';
+
+  constructor(
+    private readonly inner: DeliveryGateway,
+    private readonly options: PacedGatewayOptions,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? noopLogger;
+    this.metrics = channelMetrics(options.meter ?? noopMeter);
+    this.labels = { channel: options.channel };
+    this.pacing = new ChannelPacing(options.pacing, this.clock.now());
+    this.observe(this.pacing.status(this.clock.now()));
+  }
+
+  /** The channel's pacing now: its rate limit, its breaker, and why sending is held, if it is. */
+  status(): ChannelStatus {
+    return this.pacing.status(this.clock.now());
+  }
+
+  async deliver(delivery: Delivery): Promise<DeliveryResult> {
+    if (this.stop.signal.aborted)
+      throw new HeraldError(ErrorCodes.UNAVAILABLE, `channel ${this.options.channel} is closed`);
+    const n = delivery.uins.length;
+    if (n === 0) return { rejected: [] };
+    const refusal = this.refused.get(delivery.taskId);
+    if (refusal !== undefined) return this.refuseWhole(delivery, refusal);
+    const holdEnds = this.clock.now() + this.options.maxHoldMs;
+    for (;;) {
+      await this.admitted(n, holdEnds);
+      const started = performance.now();
+      try {
+        const result = await this.inner.deliver(delivery);
+        const rejected = result?.rejected ?? [];
+        this.answered(started);
+        this.pacing.accepted(performance.now() - started, this.clock.now());
+        this.metrics.sent.inc(this.labels, n - rejected.length);
+        this.deadLetters(delivery.taskId, rejected);
+        this.observe(this.pacing.status(this.clock.now()));
+        return { rejected };
+      } catch (error) {
+        if (!isHeraldError(error) || this.stop.signal.aborted) throw error;
+        if (error.code === ErrorCodes.DELIVERY_REJECTED) {
+          this.answered(started);
+          this.pacing.accepted(performance.now() - started, this.clock.now());
+          this.refused.set(delivery.taskId, error.message);
+          this.metrics.refused.inc(this.labels);
+          this.logger.error("channel refused a batch whole: the task's recipients are dead letters from here on", {
+            channel: this.options.channel,
+            taskId: delivery.taskId,
+            reason: error.message,
+          });
+          return this.refuseWhole(delivery, error.message);
+        }
+        this.onRetriable(error, started);
+      }
+      this.observe(this.pacing.status(this.clock.now()));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stop.abort();
+    await this.inner.close();
+  }
+
+  /** A throttle or a failure: the pacing learns it; anything else is not the channel's to judge. */
+  private onRetriable(error: HeraldError, started: number): void {
+    const now = this.clock.now();
+    if (error.code === ErrorCodes.DELIVERY_THROTTLED) {
+      this.answered(started);
+      this.metrics.throttled.inc(this.labels);
+      const retryAfterMs = error.details['retryAfterMs'];
+      this.pacing.throttled(typeof retryAfterMs === 'number' ? retryAfterMs : undefined, error.message, now);
+      return;
+    }
+    if (error.code !== ErrorCodes.UNAVAILABLE) throw error;
+    this.metrics.failed.inc(this.labels);
+    this.pacing.failed(error.message, now);
+  }
+
+  /** Waits until the pacing admits `count` recipients; rejects UNAVAILABLE once sending is still held at `holdEnds`. */
+  private async admitted(count: number, holdEnds: number): Promise<void> {
+    for (;;) {
+      const now = this.clock.now();
+      const admission = this.pacing.admit(count, now);
+      if (admission.wait === 0 || admission.reason === undefined) return;
+      const status = this.pacing.status(now);
+      this.observe(status);
+      const held = admission.reason !== 'rate';
+      if (held && now >= holdEnds) {
+        throw new HeraldError(
+          ErrorCodes.UNAVAILABLE,
+          `channel ${this.options.channel} throttled / unavailable: ${status.held?.detail ?? admission.reason}`,
+          { retriable: true, details: { channel: this.options.channel, reason: admission.reason } },
+        );
+      }
+      // Held longer than the batch may wait: wait what it may, then give it back if the hold is still on.
+      const wait = held ? Math.min(admission.wait, holdEnds - now) : admission.wait;
+      await sleep(wait, undefined, { signal: this.stop.signal }).catch(() => undefined);
+      if (this.stop.signal.aborted)
+        throw new HeraldError(ErrorCodes.UNAVAILABLE, `channel ${this.options.channel} is closed`);
+    }
+  }
+
+  private answered(started: number): void {
+    this.metrics.latency.observe((performance.now() - started) / 1000, this.labels);
+  }
+
+  private refuseWhole(delivery: Delivery, reason: string): DeliveryResult {
+    const rejected = Array.from(delivery.uins, (uin) => ({ uin, reason: BATCH_REFUSED }));
+    this.deadLetters(delivery.taskId, rejected, reason);
+    return { rejected };
+  }
+
+  /** Counts and logs dead letters by reason: the record of recipients never to be sent again. */
+  private deadLetters(taskId: number, rejected: readonly RecipientRejection[], detail?: string): void {
+    if (rejected.length === 0) return;
+    const byReason = new Map<string, number[]>();
+    for (const { uin, reason } of rejected) {
+      const label = this.reasonLabel(reason);
+      byReason.set(label, [...(byReason.get(label) ?? []), uin]);
+    }
+    for (const [reason, uins] of byReason) {
+      this.metrics.deadLetters.inc({ ...this.labels, reason }, uins.length);
+      this.logger.info('dead letters', {
+        channel: this.options.channel,
+        taskId,
+        reason,
+        count: uins.length,
+        uins: uins.slice(0, LOGGED_UINS),
+        ...(detail === undefined ? {} : { detail }),
+      });
+    }
+  }
+
+  private reasonLabel(reason: string): string {
+    if (this.reasons.has(reason)) return reason;
+    if (this.reasons.size >= MAX_REASONS) return 'other';
+    this.reasons.add(reason);
+    return reason;
+  }
+
+  /** Publishes the pacing's state, and logs each change of whether the channel holds sending. */
+  private observe(status: ChannelStatus): void {
+    this.metrics.limit.set(status.rate, this.labels);
+    this.metrics.breaker.set(status.breaker === 'closed' ? 0 : status.breaker === 'half-open' ? 1 : 2, this.labels);
+    this.metrics.held.set(status.held === undefined ? 0 : 1, this.labels);
+    const state = status.held === undefined ? 'closed' : `${status.breaker}:${status.held.reason}`;
+    if (state === this.reported) return;
+    if (status.breaker === 'open') this.metrics.opened.inc(this.labels);
+    this.reported = state;
+    if (status.held === undefined) this.logger.info('channel sending again', { channel: this.options.channel });
+    else
+      this.logger.warn('channel throttled / unavailable: sending held', {
+        channel: this.options.channel,
+        breaker: status.breaker,
+        why: status.held.reason,
+        reason: status.held.detail,
+      });
+  }
+}
