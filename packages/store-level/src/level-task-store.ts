@@ -76,10 +76,15 @@ const idempotencyKey = (k: string) => key(tag('k'), { tail: k });
 
 type BatchOp = { type: 'put'; key: Buffer; value: Buffer };
 
-/** A stored task; one written before tasks had a speed or a targeting query reads as having none. */
+/** A stored task; one written before tasks had a speed, a targeting query or a no-resend bound reads as having none. */
 function decodeTask(value: Buffer): Task {
   const task = decodeJson<Task>(value);
-  return { ...task, speed: task.speed ?? null, targeting: task.targeting ?? null };
+  return {
+    ...task,
+    speed: task.speed ?? null,
+    targeting: task.targeting ?? null,
+    noResendSince: task.noResendSince ?? null,
+  };
 }
 
 function encodeId(id: number): Buffer {

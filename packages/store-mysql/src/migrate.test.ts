@@ -19,6 +19,7 @@ const ALL = [
   '009_frequency.sql',
   '010_task_speed.sql',
   '011_task_targeting.sql',
+  '012_task_no_resend_since.sql',
 ];
 
 describe('migration files', () => {

@@ -91,6 +91,7 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.displayAt !== undefined && !isTime(input.displayAt)) fail('displayAt', input.displayAt);
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
+  if (input.noResendSince !== undefined && !isTime(input.noResendSince)) fail('noResendSince', input.noResendSince);
 }
 
 /**
@@ -136,6 +137,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     speed: input.speed ?? null,
     targeting: input.targeting ?? null,
+    noResendSince: input.noResendSince ?? null,
     state: 'CREATED',
     version: 1,
     epoch: 0,
