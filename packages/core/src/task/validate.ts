@@ -91,7 +91,9 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.displayAt !== undefined && !isTime(input.displayAt)) fail('displayAt', input.displayAt);
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
-  if (input.noResendSince !== undefined && !isTime(input.noResendSince)) fail('noResendSince', input.noResendSince);
+  // Epoch ms at or after 0 under every store's rules: a bound the ledger compares send times with.
+  const since = input.noResendSince;
+  if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0)) fail('noResendSince', since);
 }
 
 /**
