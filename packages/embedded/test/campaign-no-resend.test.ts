@@ -76,7 +76,10 @@ describe('a daily campaign and its no-resend scope (embedded, injected clock)', 
     for (const campaign of campaigns) {
       let task: Task | undefined;
       await waitFor(
-        async () => (task = await cluster.store.getTaskByIdempotencyKey(campaignTaskKey(campaign.id, scheduledAt))),
+        async () => {
+          task = await cluster.store.getTaskByIdempotencyKey(campaignTaskKey(campaign.id, scheduledAt));
+          return task !== undefined;
+        },
         { timeoutMs: 20_000, message: `campaign ${campaign.name} did not fire on day ${day}` },
       );
       ended.push(await waitForEnd(cluster, task!.id));

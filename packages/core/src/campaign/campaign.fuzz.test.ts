@@ -195,9 +195,9 @@ describe('campaign input (fuzz)', () => {
   it('checkNoResend: any value gives a scope or a ValidationError naming template.noResend or its field', () => {
     const window = fc.oneof(
       fc.string({ maxLength: 12 }),
-      fc.tuple(fc.integer({ min: -2, max: 600_000 }), fc.constantFrom('m', 'h', 'd', 'w', 'D', '', ' d')).map(
-        ([n, unit]) => `${n}${unit}`,
-      ),
+      fc
+        .tuple(fc.integer({ min: -2, max: 600_000 }), fc.constantFrom('m', 'h', 'd', 'w', 'D', '', ' d'))
+        .map(([n, unit]) => `${n}${unit}`),
       fc.anything(),
     );
     const nearNoResend = fc.oneof(

@@ -48,7 +48,21 @@ describe('parseNoResendWindow', () => {
   });
 
   it('refuses anything else, naming the field', () => {
-    for (const bad of ['', '0d', '07d', '-1d', '1.5d', '1w', '7D', ' 7d', '367d', '8785h', '527041m', '1d12h', '9999999d']) {
+    for (const bad of [
+      '',
+      '0d',
+      '07d',
+      '-1d',
+      '1.5d',
+      '1w',
+      '7D',
+      ' 7d',
+      '367d',
+      '8785h',
+      '527041m',
+      '1d12h',
+      '9999999d',
+    ]) {
       expect(fieldOf(() => parseNoResendWindow(bad))).toBe('template.noResend.window');
     }
   });

@@ -93,7 +93,8 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
   // Epoch ms at or after 0 under every store's rules: a bound the ledger compares send times with.
   const since = input.noResendSince;
-  if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0)) fail('noResendSince', since);
+  if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0))
+    fail('noResendSince', since);
 }
 
 /**

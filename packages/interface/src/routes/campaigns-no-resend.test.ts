@@ -23,7 +23,6 @@ let campaigns: LevelCampaignStore;
 let tokens: TestAccess;
 let app: FastifyInstance;
 let now = at('2025-03-28T12:00:00Z');
-let operator: string;
 let base: string;
 
 const body = {
@@ -40,7 +39,6 @@ beforeEach(async () => {
   tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
   campaigns = await LevelCampaignStore.open(`${dir.path}/campaigns`);
   tokens = await openTestAccess();
-  operator = await tokens.token('operator', ['acme']);
   for (const [id, accountId] of [
     ['l_acme', 'acme'],
     ['l_other', 'other'],
