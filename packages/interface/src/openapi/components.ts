@@ -12,9 +12,10 @@
 import { ROLES } from '@herald/core/access';
 import { ErrorCodes } from '@herald/core';
 import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
-import { FIRING_OUTCOMES, NO_RESEND_SCOPES } from '@herald/core/campaign';
+import { FIRING_OUTCOMES } from '@herald/core/campaign';
 import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
+import { firingNote, noResend } from './campaign-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -195,19 +196,7 @@ const campaignFields = {
         type: 'string',
         description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)",
       },
-      noResend: object(
-        {
-          scope: { type: 'string', enum: [...NO_RESEND_SCOPES] },
-          window: {
-            type: 'string',
-            pattern: '^[1-9][0-9]{0,5}[mhd]$',
-            description:
-              "scope window only: minutes, hours or days (calendar days in the campaign's zone), at most 366d",
-          },
-        },
-        ['scope'],
-        "what counts as already sent for a firing (docs/campaigns.md, \"No-resend scope\"): 'content' every earlier send of the content (absent: this), 'firing' none before this firing, 'window' the sends within the window",
-      ),
+      noResend,
     },
     ['listId', 'content', 'priority'],
     'the task each firing creates',
@@ -247,15 +236,7 @@ const firing = object(
     taskId: nullable('integer', 'the task it created'),
     reason: nullable('string', 'why it was missed or failed'),
     at: epochMs('when it was handled'),
-    note: {
-      ...object({ code: { type: 'string', enum: ['reached_nobody_already_sent'] }, message: { type: 'string' } }, [
-        'code',
-        'message',
-      ]),
-      type: ['object', 'null'],
-      description:
-        "what a fired firing came to, in words: 'reached_nobody_already_sent' when its task's no-resend filter removed everyone it had left; null otherwise",
-    },
+    note: firingNote,
   },
   ['campaignId', 'scheduledAt', 'outcome', 'taskId', 'reason', 'at', 'note'],
 );
