@@ -44,6 +44,6 @@ function hint(noResend: NoResend | undefined): string {
     case 'window':
       return `The no-resend scope is a window of ${noResend.window}: they got it within it.`;
     case 'firing':
-      return "The no-resend scope is 'firing': another task sent the same content at this firing's time.";
+      return "The no-resend scope is 'firing': a task of the same content scheduled after this firing was filtered first.";
   }
 }
