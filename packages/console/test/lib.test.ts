@@ -227,8 +227,21 @@ describe('new campaign form', () => {
       cron: '0 9 * * 1-5',
       timeZone: 'Europe/Paris',
       enabled: true,
-      template: { listId: 'l', content: { body: 'B' }, priority: 'normal', ttlSeconds: 7200 },
+      template: {
+        listId: 'l',
+        content: { body: 'B' },
+        priority: 'normal',
+        ttlSeconds: 7200,
+        noResend: { scope: 'content' },
+      },
     });
+    // The no-resend scope: a window is whole days, 1..366.
+    const windowed = { ...full, noResendScope: 'window' as const, noResendWindowDays: '7' };
+    expect(toCampaignBody(windowed).template.noResend).toEqual({ scope: 'window', window: '7d' });
+    for (const days of ['0', '367', '1.5', ''])
+      expect(validateCampaign({ ...windowed, noResendWindowDays: days })).toHaveProperty('noResendWindowDays');
+    expect(toCampaignBody({ ...full, noResendScope: 'firing' }).template.noResend).toEqual({ scope: 'firing' });
+    expect(campaignFieldOf('template.noResend.window')).toBe('noResendWindowDays');
     expect(campaignFieldOf('template.content.body')).toBe('body');
     expect(campaignFieldOf('timeZone')).toBe('timeZone');
   });

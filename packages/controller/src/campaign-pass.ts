@@ -1,5 +1,14 @@
-import { campaignTaskKey, nextFireTimes, planFirings, type Campaign, type CampaignFiring } from '@herald/core/campaign';
+import {
+  campaignTaskKey,
+  firingValues,
+  nextFireTimes,
+  noResendSince,
+  planFirings,
+  type Campaign,
+  type CampaignFiring,
+} from '@herald/core/campaign';
 import { contentCrc, type Task } from '@herald/core/task';
+import { renderFiringVariables } from '@herald/core/template';
 import { reserveBroadcast } from '@herald/core/account-quota';
 import type { AccountsConfig } from '@herald/core/config';
 import type { AccountStore, CampaignStore, Counter, Logger, TaskStore } from '@herald/core/ports';
@@ -218,19 +227,23 @@ async function createTask(
     });
     if (!reserved.admitted) return `quota_exceeded:${reserved.refusal.limit}`;
   }
+  // Filled once per firing: a `{{firing.date}}` content is new content every day.
+  const content = renderFiringVariables(template.content, firingValues(campaign.id, scheduledAt, campaign.timeZone));
+  const since = noResendSince(template.noResend, scheduledAt, campaign.timeZone);
   return deps.store
     .createTask(
       {
         accountId: campaign.accountId,
         listId: list.id,
-        content: template.content,
-        contentCrc: contentCrc(template.content),
+        content,
+        contentCrc: contentCrc(content),
         priority: template.priority,
         sendAt: scheduledAt,
         expiresAt: scheduledAt + ttlMs,
         listCount: list.count,
         idempotencyKey: key,
         ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
+        ...(since === undefined ? {} : { noResendSince: since }),
       },
       now,
     )

@@ -51,14 +51,22 @@ describe('repositoryBlacklists', () => {
 });
 
 describe('storeLedger', () => {
-  const task = (id: number, filteredListId: string | null): Task =>
-    ({ ...newTask({ accountId: 'acme', contentCrc: 77 }), id, filteredListId }) as unknown as Task;
+  const task = (id: number, filteredListId: string | null, sendAt = 1_000, noResendSince: number | null = null): Task =>
+    ({
+      ...newTask({ accountId: 'acme', contentCrc: 77, sendAt }),
+      id,
+      filteredListId,
+      noResendSince,
+    }) as unknown as Task;
 
   /** Only what the ledger calls; records its queries. */
   function fakeStore(tasks: Task[]): TaskStore & { queries: [string, number][] } {
     const queries: [string, number][] = [];
     const store = {
       queries,
+      async getTask(id: number) {
+        return tasks.find((t) => t.id === id);
+      },
       async listTasksByContent(accountId: string, contentCrc: number) {
         queries.push([accountId, contentCrc]);
         return tasks;
@@ -82,6 +90,22 @@ describe('storeLedger', () => {
 
     expect(await collect(storeLedger(store, lists, UIN_LIMIT).audiencesOf('acme', 77, 9))).toEqual([[1, 2], [40]]);
     expect(store.queries).toEqual([['acme', 77]]);
+  });
+
+  it("counts only the tasks scheduled after the filtered task's noResendSince (a campaign's firing or window scope)", async () => {
+    const sorted = ListFlags.SORTED | ListFlags.UNIQUE;
+    for (const id of [1, 2, 3]) await writeRecipientListFile(lists.pathOf(`f_${id}`), Uint32Array.of(id), sorted);
+    const tasks = [task(1, 'f_1', 1_000), task(2, 'f_2', 5_000), task(3, 'f_3', 9_000), task(9, null, 10_000, 5_000)];
+    // Task 9 looks back to 5000, exclusive: task 2 (at 5000) and task 1 are outside, task 3 inside.
+    expect(await collect(storeLedger(fakeStore(tasks), lists, UIN_LIMIT).audiencesOf('acme', 77, 9))).toEqual([[3]]);
+    tasks[3] = task(9, null, 10_000, 10_000);
+    expect(await collect(storeLedger(fakeStore(tasks), lists, UIN_LIMIT).audiencesOf('acme', 77, 9))).toEqual([]);
+    tasks[3] = task(9, null, 10_000, null);
+    expect(await collect(storeLedger(fakeStore(tasks), lists, UIN_LIMIT).audiencesOf('acme', 77, 9))).toEqual([
+      [1],
+      [2],
+      [3],
+    ]);
   });
 
   it('yields nothing when the store knows no such task', async () => {

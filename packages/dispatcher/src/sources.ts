@@ -27,12 +27,19 @@ export function repositoryBlacklists(lists: ListRepository, uinLimit: number): B
   };
 }
 
-/** The no-resend ledger read from the task store: earlier tasks' filtered lists. */
+/**
+ * The no-resend ledger read from the task store: other tasks' filtered lists,
+ * as far back as the task being filtered looks (Task.noResendSince, set by a
+ * campaign's no-resend scope: only tasks scheduled after it count). A task
+ * the store does not hold (a dry run's) looks back without bound.
+ */
 export function storeLedger(store: TaskStore, lists: ListRepository, uinLimit: number): SentLedger {
   return {
     async *audiencesOf(accountId, contentCrc, exceptTaskId) {
+      const since = (await store.getTask(exceptTaskId))?.noResendSince ?? null;
       for (const task of await store.listTasksByContent(accountId, contentCrc)) {
         if (task.id === exceptTaskId || task.filteredListId === null) continue;
+        if (since !== null && task.sendAt <= since) continue;
         if (!(await lists.exists(task.filteredListId))) continue;
         yield await loadRecipientList(lists.pathOf(task.filteredListId), { uinLimit });
       }

@@ -79,10 +79,15 @@ const progressKey = (taskId: number) => key(tag('p'), { u64: taskId });
 
 type BatchOp = { type: 'put'; key: Buffer; value: Buffer };
 
-/** A stored task; one written before tasks had a speed or a targeting query reads as having none. */
+/** A stored task; one written before tasks had a speed, a targeting query or a no-resend bound reads as having none. */
 function decodeTask(value: Buffer): Task {
   const task = decodeJson<Task>(value);
-  return { ...task, speed: task.speed ?? null, targeting: task.targeting ?? null };
+  return {
+    ...task,
+    speed: task.speed ?? null,
+    targeting: task.targeting ?? null,
+    noResendSince: task.noResendSince ?? null,
+  };
 }
 
 function encodeId(id: number): Buffer {

@@ -21,6 +21,7 @@ const ALL = [
   '011_task_targeting.sql',
   '012_task_progress.sql',
   '013_task_collapse_key.sql',
+  '014_task_no_resend_since.sql',
 ];
 
 describe('migration files', () => {

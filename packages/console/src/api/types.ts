@@ -166,11 +166,16 @@ export interface ClusterView {
   hosts?: ExecutorHostLoad[];
 }
 
+/** What counts as already sent for a campaign's firing (docs/campaigns.md, "No-resend scope"); absent: 'content'. */
+export type NoResend = { scope: 'content' } | { scope: 'firing' } | { scope: 'window'; window: string };
+
 export interface CampaignTemplate {
   listId: string;
-  content: { body: string; title?: string };
+  content: { body: string; title?: string; template?: boolean };
   priority: PriorityClass;
   ttlSeconds?: number;
+  targeting?: string;
+  noResend?: NoResend;
 }
 
 /** A cron campaign (docs/campaigns.md) as the API answers it, with its next fire times (ISO 8601, UTC; none while disabled). */
@@ -214,6 +219,8 @@ export interface CampaignFiring {
   taskId: number | null;
   reason: string | null;
   at: number;
+  /** A fired firing that reached nobody, in words ('reached_nobody_already_sent'); absent from older servers. */
+  note?: { code: string; message: string } | null;
 }
 
 export interface FiringPage {

@@ -1,12 +1,22 @@
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
-import type { Campaign } from '../api/types';
+import type { Campaign, NoResend } from '../api/types';
 import { useNow } from '../hooks';
 import { Field } from './bits';
 import { FireTimeList, TimeZoneList, useCronPreview } from './FireTimes';
 import { cronRefusalText } from '../lib/campaign-reach';
+import { noResendOf, noResendWindowError } from '../lib/campaign-form';
+import { NoResendField } from './NoResendField';
 
-type Draft = { name: string; cron: string; timeZone: string; title: string; body: string };
+type Draft = {
+  name: string;
+  cron: string;
+  timeZone: string;
+  title: string;
+  body: string;
+  noResendScope: NoResend['scope'];
+  noResendWindowDays: string;
+};
 type DraftErrors = Partial<Record<keyof Draft, string>>;
 
 const FIELD_OF: Record<string, keyof Draft> = {
@@ -15,7 +25,13 @@ const FIELD_OF: Record<string, keyof Draft> = {
   timeZone: 'timeZone',
   'template.content.title': 'title',
   'template.content.body': 'body',
+  'template.noResend.scope': 'noResendScope',
+  'template.noResend.window': 'noResendWindowDays',
 };
+
+/** The draft's window in days: a stored window of whole days, else the form's default of 7. */
+const windowDaysOf = (noResend: NoResend | undefined) =>
+  noResend?.scope === 'window' && noResend.window.endsWith('d') ? noResend.window.slice(0, -1) : '7';
 
 /**
  * Changing a campaign (PATCH /api/v1/campaigns/:id): its name, schedule and
@@ -37,13 +53,15 @@ export function CampaignEditor({
     timeZone: campaign.timeZone,
     title: campaign.template.content.title ?? '',
     body: campaign.template.content.body,
+    noResendScope: campaign.template.noResend?.scope ?? 'content',
+    noResendWindowDays: windowDaysOf(campaign.template.noResend),
   });
   const [errors, setErrors] = useState<DraftErrors>({});
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const { preview, error: previewError } = useCronPreview(draft.cron, draft.timeZone);
   const now = useNow(5000);
-  const set = (name: keyof Draft, value: string) => setDraft({ ...draft, [name]: value });
+  const set = <K extends keyof Draft>(name: K, value: Draft[K]) => setDraft({ ...draft, [name]: value });
   const previewField = previewError ? (FIELD_OF[previewError.field ?? ''] ?? 'cron') : undefined;
   const errorOf = (name: keyof Draft) =>
     errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
@@ -53,6 +71,8 @@ export function CampaignEditor({
     const found: DraftErrors = {};
     if (draft.name.trim() === '') found.name = 'Name the campaign.';
     if (draft.body.trim() === '') found.body = 'Write the message text.';
+    const windowError = noResendWindowError(draft);
+    if (windowError !== undefined) found.noResendWindowDays = windowError;
     setErrors(found);
     if (Object.keys(found).length > 0 || previewError) return;
     setBusy(true);
@@ -65,9 +85,14 @@ export function CampaignEditor({
         timeZone: draft.timeZone.trim(),
         template: {
           listId: t.listId,
-          content: draft.title.trim() === '' ? { body: draft.body } : { title: draft.title, body: draft.body },
+          content: {
+            ...(draft.title.trim() === '' ? { body: draft.body } : { title: draft.title, body: draft.body }),
+            ...(t.content.template === true ? { template: true } : {}),
+          },
           priority: t.priority,
           ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
+          ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
+          noResend: noResendOf(draft),
         },
       });
       onSaved(saved);
@@ -110,6 +135,13 @@ export function CampaignEditor({
       <Field label="Message" htmlFor="edit-body" error={errorOf('body')}>
         <textarea id="edit-body" rows={3} value={draft.body} onChange={(e) => set('body', e.target.value)} />
       </Field>
+      <NoResendField
+        scope={draft.noResendScope}
+        windowDays={draft.noResendWindowDays}
+        onScope={(scope) => set('noResendScope', scope)}
+        onWindowDays={(days) => set('noResendWindowDays', days)}
+        error={errorOf('noResendScope') ?? errorOf('noResendWindowDays')}
+      />
       {failure && (
         <div className="banner error" role="alert">
           {failure}

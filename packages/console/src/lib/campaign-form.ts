@@ -1,4 +1,4 @@
-import type { PriorityClass } from '../api/types';
+import type { NoResend, PriorityClass } from '../api/types';
 import { ACCOUNT_ID } from './broadcast-form';
 
 /** The new-campaign form: values, the console's own checks, the request body, and where server errors land. */
@@ -13,6 +13,10 @@ export interface CampaignForm {
   priority: PriorityClass;
   durationHours: string;
   enabled: boolean;
+  /** The no-resend scope: 'content' (each content once), 'firing' (every firing), 'window' (once per `noResendWindow`). */
+  noResendScope: NoResend['scope'];
+  /** For scope 'window': a number of days, as typed. */
+  noResendWindowDays: string;
 }
 
 export type CampaignErrors = Partial<Record<keyof CampaignForm, string>>;
@@ -28,7 +32,25 @@ export const emptyCampaign = (accountId: string, timeZone: string): CampaignForm
   priority: 'normal',
   durationHours: '',
   enabled: true,
+  noResendScope: 'content',
+  noResendWindowDays: '7',
 });
+
+/** The scope's request form: a window is whole days (the API also takes `90m`, `12h`). */
+export function noResendOf(form: Pick<CampaignForm, 'noResendScope' | 'noResendWindowDays'>): NoResend {
+  return form.noResendScope === 'window'
+    ? { scope: 'window', window: `${form.noResendWindowDays.trim()}d` }
+    : { scope: form.noResendScope };
+}
+
+/** For scope 'window': the days typed must be a whole number 1..366 (the API's bound). */
+export function noResendWindowError(
+  form: Pick<CampaignForm, 'noResendScope' | 'noResendWindowDays'>,
+): string | undefined {
+  const days = form.noResendWindowDays.trim();
+  if (form.noResendScope !== 'window' || (/^[1-9][0-9]{0,2}$/.test(days) && Number(days) <= 366)) return undefined;
+  return 'A whole number of days, 1 to 366.';
+}
 
 export function validateCampaign(form: CampaignForm): CampaignErrors {
   const errors: CampaignErrors = {};
@@ -41,6 +63,8 @@ export function validateCampaign(form: CampaignForm): CampaignErrors {
   if (form.title.length > 256) errors.title = `At most 256 characters (${form.title.length} now).`;
   if (form.durationHours.trim() !== '' && !(Number(form.durationHours) > 0))
     errors.durationHours = 'A positive number of hours.';
+  const windowError = noResendWindowError(form);
+  if (windowError !== undefined) errors.noResendWindowDays = windowError;
   return errors;
 }
 
@@ -56,6 +80,7 @@ export function toCampaignBody(form: CampaignForm) {
       content: form.title.trim() === '' ? { body: form.body } : { title: form.title, body: form.body },
       priority: form.priority,
       ...(form.durationHours.trim() === '' ? {} : { ttlSeconds: Math.round(Number(form.durationHours) * 3600) }),
+      noResend: noResendOf(form),
     },
   };
 }
@@ -73,6 +98,9 @@ export function campaignFieldOf(serverField: string | undefined): keyof Campaign
     'template.content.title': 'title',
     'template.ttlSeconds': 'durationHours',
     'template.priority': 'priority',
+    'template.noResend': 'noResendScope',
+    'template.noResend.scope': 'noResendScope',
+    'template.noResend.window': 'noResendWindowDays',
   };
   return serverField === undefined ? undefined : map[serverField];
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, query } from '../api/client';
-import type { Campaign, FiringPage } from '../api/types';
+import type { Campaign, FiringPage, NoResend } from '../api/types';
 import { CampaignEditor } from '../components/CampaignEditor';
 import { ErrorBanner, Empty } from '../components/bits';
 import { DailyReach } from '../components/DailyReach';
@@ -130,7 +130,8 @@ export function CampaignPage({ id }: { id: string }) {
           <div className="msg-body">{t.content.body}</div>
           <p className="small muted">
             List <code>{t.listId}</code> · {t.priority} priority ·{' '}
-            {t.ttlSeconds ? `valid ${Math.round(t.ttlSeconds / 360) / 10} h` : 'default duration'}
+            {t.ttlSeconds ? `valid ${Math.round(t.ttlSeconds / 360) / 10} h` : 'default duration'} ·{' '}
+            <span aria-label="resend">{resendText(t.noResend)}</span>
           </p>
         </div>
       </div>
@@ -160,7 +161,14 @@ export function CampaignPage({ id }: { id: string }) {
                     </span>
                   </td>
                   <td>{f.taskId === null ? '–' : <Link to={`/tasks/${f.taskId}`}>task {f.taskId}</Link>}</td>
-                  <td>{f.reason ?? ''}</td>
+                  <td>
+                    {f.reason ?? ''}
+                    {f.note && (
+                      <span className="small" role="note">
+                        {f.note.message}
+                      </span>
+                    )}
+                  </td>
                   <td className="time">{fmtTime(f.at)}</td>
                 </tr>
               ))}
@@ -181,4 +189,16 @@ export function CampaignPage({ id }: { id: string }) {
       </div>
     </section>
   );
+}
+
+/** The template's no-resend scope in words. */
+function resendText(noResend: NoResend | undefined): string {
+  switch (noResend?.scope) {
+    case 'firing':
+      return 'sent to everyone every firing';
+    case 'window':
+      return `not the same content twice within ${noResend.window}`;
+    default:
+      return 'each content once per recipient';
+  }
 }

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import type { Campaign } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
+import { NoResendField } from '../components/NoResendField';
 import { DailyReach } from '../components/DailyReach';
 import { FireTimeList, TimeZoneList, useCronPreview } from '../components/FireTimes';
 import { ListUpload } from '../components/ListUpload';
@@ -204,6 +205,13 @@ export function NewCampaign() {
             />{' '}
             <span className="muted">hours</span>
           </Field>
+          <NoResendField
+            scope={form.noResendScope}
+            windowDays={form.noResendWindowDays}
+            onScope={(scope) => set('noResendScope', scope)}
+            onWindowDays={(days) => set('noResendWindowDays', days)}
+            error={errorOf('noResendScope') ?? errorOf('noResendWindowDays')}
+          />
         </div>
         <ErrorBanner error={failure} />
         <div className="actions">

@@ -5,7 +5,10 @@
  * ValidationError naming `cron` / `timeZone`, never a TypeError, RangeError
  * or a hang; and every schedule it accepts gives fire times that are
  * ascending, after `after`, whole seconds, and matching the expression on
- * the zone's wall clock (or a DST-gap shift of it).
+ * the zone's wall clock (or a DST-gap shift of it). A template's no-resend
+ * scope gives a copy or a ValidationError naming `template.noResend` or one of
+ * its fields, and an accepted one looks back to an instant at or before the
+ * firing, never before the epoch.
  *
  * Runs per property: HERALD_FUZZ_RUNS (default below). Replay a failure with
  * the printed seed and path: fc.assert(property, { seed, path }). docs/fuzzing.md.
@@ -15,6 +18,7 @@ import { ValidationError } from '../errors';
 import { parseCron } from './cron';
 import { nextFireTimes } from './fire-times';
 import { planFirings } from './misfire';
+import { checkNoResend, noResendSince, NO_RESEND_SCOPES } from './no-resend';
 import { checkTimeZone, offsetAt, wallClockAt } from './time-zone';
 
 const RUNS = Number(process.env.HERALD_FUZZ_RUNS) || 300;
@@ -185,6 +189,51 @@ describe('campaign input (fuzz)', () => {
         },
       ),
       { numRuns: Math.min(RUNS, 100) },
+    );
+  });
+
+  it('checkNoResend: any value gives a scope or a ValidationError naming template.noResend or its field', () => {
+    const window = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc
+        .tuple(fc.integer({ min: -2, max: 600_000 }), fc.constantFrom('m', 'h', 'd', 'w', 'D', '', ' d'))
+        .map(([n, unit]) => `${n}${unit}`),
+      fc.anything(),
+    );
+    const nearNoResend = fc.oneof(
+      fc.record(
+        { scope: fc.oneof(fc.constantFrom(...NO_RESEND_SCOPES, 'daily', 'Window', ''), fc.anything()), window },
+        { requiredKeys: [] },
+      ),
+      fc.dictionary(fc.constantFrom('scope', 'window', 'every', '__proto__', 'constructor'), fc.anything()),
+      fc.anything(),
+    );
+    const fields = ['template.noResend', 'template.noResend.scope', 'template.noResend.window'];
+    fc.assert(
+      fc.property(
+        nearNoResend,
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        fc.constantFrom(...ZONES),
+        (value, scheduledAt, timeZone) => {
+          let scope: ReturnType<typeof checkNoResend>;
+          try {
+            scope = checkNoResend(value);
+          } catch (error) {
+            if (!(error instanceof ValidationError)) throw error;
+            const field = error.details.field as string;
+            if (!fields.includes(field) && !field.startsWith('template.noResend.'))
+              throw new Error(`unexpected field ${field}`);
+            return;
+          }
+          const since = noResendSince(scope, scheduledAt, timeZone);
+          if (scope.scope === 'content') expect(since).toBeUndefined();
+          else {
+            expect(since).toBeGreaterThanOrEqual(0);
+            expect(since).toBeLessThanOrEqual(scheduledAt);
+          }
+        },
+      ),
+      settings,
     );
   });
 });

@@ -116,6 +116,17 @@ function search({ cron, timeZone }: FireSchedule, after: number, n: number): num
 }
 
 /**
+ * The instant of a wall-clock time `local` (epoch ms of the fields read as
+ * UTC) in a zone checked by checkTimeZone, with the firings' DST rules: in an
+ * overlap the first occurrence, in a gap the time shifted later by the gap.
+ */
+export function instantOfWallClock(timeZone: string, local: number): number {
+  const before = offsetAt(timeZone, Math.max(0, local - DAY_MS));
+  const later = offsetAt(timeZone, Math.min(MAX_FIRE_INSTANT, local + DAY_MS));
+  return resolve(timeZone, local, before, later);
+}
+
+/**
  * The instant of wall-clock time `local` (read as UTC) given the offsets
  * before and after a possible change: the only valid one; in an overlap the
  * earlier; in a gap the one on the offset before the gap (the time shifted

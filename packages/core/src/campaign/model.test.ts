@@ -123,6 +123,23 @@ describe('campaign records', () => {
     ).toThrow(expect.objectContaining({ code: 'QUERY_INVALID' }));
   });
 
+  it("keeps a template's no-resend scope, copied, and refuses a bad one naming its field", () => {
+    const digest = { ...input, template: { ...input.template, noResend: { scope: 'window' as const, window: '7d' } } };
+    expect(newCampaignRecord(1, digest, 0).template.noResend).toEqual({ scope: 'window', window: '7d' });
+    expect(newCampaignRecord(1, input, 0).template).not.toHaveProperty('noResend');
+    const bad = { ...input.template, noResend: { scope: 'hourly' } } as unknown as typeof input.template;
+    expect(() => newCampaignRecord(1, { ...input, template: bad }, 0)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', details: { field: 'template.noResend.scope' } }),
+    );
+    const campaign = newCampaignRecord(1, input, 1000);
+    const patched = applyCampaignPatch(
+      campaign,
+      { template: { ...input.template, noResend: { scope: 'firing' } } },
+      2000,
+    );
+    expect(patched.template.noResend).toEqual({ scope: 'firing' });
+  });
+
   it('refuses a bad patch naming the field', () => {
     const campaign = newCampaignRecord(1, input, 1000);
     expect(fieldOf(() => applyCampaignPatch(campaign, { cron: '99 * * * *' }, 2000))).toBe('cron');

@@ -8,8 +8,9 @@ import { NotFoundError, ValidationError } from '../errors';
 import type { PriorityClass, TaskContent } from '../task/model';
 import { taskContentOf } from '../task/content';
 import { checkTaskTargeting } from '../task/validate';
-import { compileContent } from '../template/content';
+import { checkCampaignContent } from '../template/firing';
 import { parseCron } from './cron';
+import { checkNoResend, type NoResend } from './no-resend';
 import { checkTimeZone } from './time-zone';
 
 /** What each firing's task is made from. */
@@ -22,6 +23,8 @@ export interface CampaignTemplate {
   ttlSeconds?: number;
   /** Each firing's task is targeted with this query (NewTask.targeting); absent: untargeted. */
   targeting?: string;
+  /** What counts as already sent for a firing (campaign/no-resend.ts); absent: scope content. */
+  noResend?: NoResend;
 }
 
 export interface NewCampaign {
@@ -175,19 +178,22 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
     ...(title === undefined ? {} : { title }),
     ...(personal === true ? { template: true } : {}),
   });
-  // A personalised campaign's template is parsed now, not at its first firing (TEMPLATE_INVALID naming field and position).
-  if (personal === true) compileContent(content, `${field}.content`);
+  // A template content is parsed now, not at its first firing (TEMPLATE_INVALID naming field and position);
+  // it may name the firing variables as well as the recipient's.
+  checkCampaignContent(content, `${field}.content`);
   if (t.priority !== 'normal' && t.priority !== 'realtime') fail(`${field}.priority`, "must be 'normal' or 'realtime'");
   if (t.ttlSeconds !== undefined && (!Number.isSafeInteger(t.ttlSeconds) || t.ttlSeconds < 1))
     fail(`${field}.ttlSeconds`, 'must be a positive integer');
   // Parsed now, not at the first firing: QUERY_INVALID naming template.targeting and the position.
   if (t.targeting !== undefined) checkTaskTargeting(t.targeting, `${field}.targeting`);
+  const noResend = t.noResend === undefined ? undefined : checkNoResend(t.noResend, `${field}.noResend`);
   return {
     listId,
     content,
     priority: t.priority!,
     ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
     ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
+    ...(noResend === undefined ? {} : { noResend }),
   };
 }
 

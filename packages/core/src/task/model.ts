@@ -75,6 +75,13 @@ export interface NewTask {
    * (`checkCollapseKey`). Absent: nothing supersedes the task.
    */
   collapseKey?: string;
+  /**
+   * How far back the no-resend filter looks (epoch ms): only earlier tasks of
+   * the content scheduled after this instant (their `sendAt`) count as
+   * already sent. A campaign firing sets it from its template's no-resend
+   * scope (core campaign/no-resend.ts). Absent: every earlier task counts.
+   */
+  noResendSince?: number;
 }
 
 export interface TaskReport {
@@ -91,12 +98,14 @@ export interface TaskReport {
   unitsDone: number;
 }
 
-export interface Task extends Omit<NewTask, 'speed' | 'targeting'> {
+export interface Task extends Omit<NewTask, 'speed' | 'targeting' | 'noResendSince'> {
   id: number;
   /** Recipients per second the account asked for (NewTask.speed); null: none. Executors pace the task at it (docs/scheduling.md "Pacing"). */
   speed: number | null;
   /** The targeting query the task was created with (NewTask.targeting); null: untargeted. */
   targeting: string | null;
+  /** NewTask.noResendSince; null: every earlier task of the content counts. */
+  noResendSince: number | null;
   state: TaskState;
   /** Bumped by every write: optimistic concurrency. */
   version: number;

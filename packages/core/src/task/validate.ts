@@ -94,6 +94,10 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
   if (input.collapseKey !== undefined) checkCollapseKey(input.collapseKey);
+  // Epoch ms at or after 0 under every store's rules: a bound the ledger compares send times with.
+  const since = input.noResendSince;
+  if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0))
+    fail('noResendSince', since);
 }
 
 /**
@@ -140,6 +144,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.collapseKey === undefined ? {} : { collapseKey: input.collapseKey }),
     speed: input.speed ?? null,
     targeting: input.targeting ?? null,
+    noResendSince: input.noResendSince ?? null,
     state: 'CREATED',
     version: 1,
     epoch: 0,

@@ -7,7 +7,7 @@
  *
  *   template    := ( text | placeholder )*
  *   placeholder := '{{' name ( '|' 'default' ':' string )? '}}'
- *   name        := one of TEMPLATE_VARIABLES
+ *   name        := one of TEMPLATE_VARIABLES (a campaign's content: FIRING_VARIABLES too)
  *   string      := '"' ( any character but '"' and '\' | '\"' | '\\' )* '"'
  *
  * `{{` always opens a placeholder; a `}}` outside one is plain text. A text is
@@ -53,12 +53,36 @@ export interface CompiledTemplate {
 }
 
 const NAME_START = /[A-Za-z]/;
-const NAME_CHAR = /[A-Za-z0-9_]/;
+const NAME_CHAR = /[A-Za-z0-9_.]/;
+
+/** A placeholder as written: its variable, its default, and its text (kept by renderFiringVariables). */
+export interface Placeholder {
+  readonly name: string;
+  readonly fallback: string;
+  readonly source: string;
+}
+
+/** A text split at its placeholders: `literals[i]` comes before `placeholders[i]`; one more literal. */
+export interface ScannedTemplate {
+  readonly literals: readonly string[];
+  readonly placeholders: readonly Placeholder[];
+}
 
 /** Parses a template; a malformed one throws TemplateError naming `field` and the position. */
 export function parseTemplate(text: string, field = 'content.body'): CompiledTemplate {
+  const { literals, placeholders } = scanTemplate(text, field, TEMPLATE_VARIABLES);
+  const slots = placeholders.map(({ name, fallback }) => ({ read: READERS[name as TemplateVariable], fallback }));
+  return { literals, slots, personal: slots.length > 0 };
+}
+
+/**
+ * The grammar above over the variables `names` (a campaign's content may also
+ * name the firing's, template/firing.ts); a malformed text, or a name not in
+ * `names`, throws TemplateError naming `field` and the position.
+ */
+export function scanTemplate(text: string, field: string, names: readonly string[]): ScannedTemplate {
   const literals: string[] = [];
-  const slots: Slot[] = [];
+  const placeholders: Placeholder[] = [];
   let at = 0;
   let literal = '';
   const fail = (
@@ -93,12 +117,11 @@ export function parseTemplate(text: string, field = 'content.body'): CompiledTem
     if (at >= text.length || !NAME_START.test(text[at]!))
       fail(at >= text.length ? 'unexpected end, expected a variable name' : 'expected a variable name', at, {
         found: text.slice(at, at + 1),
-        expected: [...TEMPLATE_VARIABLES],
+        expected: [...names],
       });
     while (at < text.length && NAME_CHAR.test(text[at]!)) at++;
     const name = text.slice(nameAt, at);
-    if (!(TEMPLATE_VARIABLES as readonly string[]).includes(name))
-      fail(`unknown variable '${name}'`, nameAt, { found: name, expected: [...TEMPLATE_VARIABLES] });
+    if (!names.includes(name)) fail(`unknown variable '${name}'`, nameAt, { found: name, expected: [...names] });
     let fallback = '';
     skipSpaces();
     if (text[at] === '|') {
@@ -111,10 +134,10 @@ export function parseTemplate(text: string, field = 'content.body'): CompiledTem
     expect('}}');
     literals.push(literal);
     literal = '';
-    slots.push({ read: READERS[name as TemplateVariable], fallback });
+    placeholders.push({ name, fallback, source: text.slice(open, at) });
   }
   literals.push(literal);
-  return { literals, slots, personal: slots.length > 0 };
+  return { literals, placeholders };
 }
 
 function readString(

@@ -16,6 +16,7 @@ import { FIRING_OUTCOMES } from '@herald/core/campaign';
 import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
 import { taskProgress } from './progress-schemas';
+import { firingNote, noResend } from './campaign-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -102,6 +103,10 @@ const task = object(
       description:
         "when set: a newer task of the account with the same key supersedes this one in offline lists (docs/delivery.md, 'Collapse keys')",
     },
+    noResendSince: nullable(
+      'integer',
+      "how far back the no-resend filter looks (epoch ms): only earlier tasks of the content scheduled after it count; set by a campaign's no-resend scope; null: every earlier task",
+    ),
     state: { type: 'string', enum: [...TASK_STATES] },
     version: integer('bumped by every write'),
     epoch: integer('bumped by every change of owner'),
@@ -128,6 +133,7 @@ const task = object(
     'listCount',
     'speed',
     'targeting',
+    'noResendSince',
     'state',
     'version',
     'epoch',
@@ -196,6 +202,7 @@ const campaignFields = {
         type: 'string',
         description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)",
       },
+      noResend,
     },
     ['listId', 'content', 'priority'],
     'the task each firing creates',
@@ -235,8 +242,9 @@ const firing = object(
     taskId: nullable('integer', 'the task it created'),
     reason: nullable('string', 'why it was missed or failed'),
     at: epochMs('when it was handled'),
+    note: firingNote,
   },
-  ['campaignId', 'scheduledAt', 'outcome', 'taskId', 'reason', 'at'],
+  ['campaignId', 'scheduledAt', 'outcome', 'taskId', 'reason', 'at', 'note'],
 );
 
 const auditEntry = object(

@@ -167,10 +167,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     access: 'token',
     summary: 'Create a campaign',
     description:
-      'A cron that fires closer together than campaigns.minPeriodMs anywhere in its next 1000 firings is refused (400 naming cron; details.smallestGapMs, minPeriodMs). The answer carries projectedDailyReach.',
+      'A cron that fires closer together than campaigns.minPeriodMs anywhere in its next 1000 firings is refused (400 naming cron; details.smallestGapMs, minPeriodMs). The answer carries projectedDailyReach. `template.noResend` sets what counts as already sent for each firing (`{ "scope": "firing" }` for a daily digest, `{ "scope": "window", "window": "7d" }`); a template content may name `{{firing.date}}`, `{{firing.time}}`, `{{firing.id}}` (docs/campaigns.md).',
     responses: { 201: json('created', ref('Campaign')) },
     errors: {
-      400: 'VALIDATION_FAILED (details.field; a cron under campaigns.minPeriodMs: field cron, smallestGapMs, minPeriodMs)',
+      400: 'VALIDATION_FAILED (details.field; a cron under campaigns.minPeriodMs: field cron, smallestGapMs, minPeriodMs; an unknown noResend scope, a bad or misplaced window, an unknown field: template.noResend.<field>)',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
     },
   },
@@ -225,6 +225,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'campaigns',
     access: 'token',
     summary: "A campaign's firing history, newest first, a page at a time",
+    description:
+      "Each fired firing carries `note`: `reached_nobody_already_sent` with a message when its task's no-resend filter removed everyone it had left (a campaign of unchanging content under scope 'content'); null otherwise.",
     responses: { 200: json('a page', ref('FiringPage')) },
     errors: { 400: 'VALIDATION_FAILED', 404: campaign404 },
   },

@@ -338,7 +338,9 @@ describe('campaign routes', () => {
     expect(first.body!.firings.map((f: { scheduledAt: number }) => f.scheduledAt)).toEqual([180_000, 120_000]);
     expect(first.body!.nextCursor).toBe(120_000);
     expect((await call('GET', `/api/v1/campaigns/1/firings?cursor=${first.body!.nextCursor}`)).body).toEqual({
-      firings: [{ campaignId: 1, scheduledAt: 60_000, outcome: 'missed', taskId: null, reason: 'late', at: 60_005 }],
+      firings: [
+        { campaignId: 1, scheduledAt: 60_000, outcome: 'missed', taskId: null, reason: 'late', at: 60_005, note: null },
+      ],
       nextCursor: null,
     });
     expect((await call('GET', '/api/v1/campaigns/2/firings')).body!.error.code).toBe('CAMPAIGN_NOT_FOUND');

@@ -6,18 +6,23 @@ import {
   MAX_CRON_CHARS,
   MAX_FIRE_INSTANT,
   MAX_TIME_ZONE_CHARS,
+  NO_RESEND_SCOPES,
   nextFireTimes,
   projectedDailyReach,
   type Campaign,
   type CampaignPatch,
   type CampaignTemplate,
+  type NoResend,
   type ProjectedDailyReach,
 } from '@herald/core/campaign';
+import { checkCampaignContent } from '@herald/core/template';
+import { taskContentOf } from '@herald/core/task';
 import { NotFoundError, ValidationError } from '@herald/core';
 import { parseDateTime } from '@herald/core/time';
 import type { CampaignStore } from '@herald/core/ports';
 import type { PriorityClass } from '@herald/core/task';
-import { contentOfRequest, type RequestContent } from './request-content';
+import type { RequestContent } from './request-content';
+import { firingViews } from './campaign-firings';
 import { DATE_TIME_FIELD } from './date-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
@@ -32,6 +37,7 @@ interface TemplateBody {
   priority?: PriorityClass;
   ttlSeconds?: number;
   targeting?: string;
+  noResend?: NoResend;
 }
 
 interface CreateCampaignBody {
@@ -68,6 +74,16 @@ const templateSchema = {
     ttlSeconds: { type: 'integer', minimum: 1 },
     // Each firing's task is targeted (docs/campaigns.md); the store's checkTemplate parses it.
     targeting: { type: 'string' },
+    // What counts as already sent for a firing (docs/campaigns.md, "No-resend scope"); the window is core's to parse.
+    noResend: {
+      type: 'object',
+      required: ['scope'],
+      additionalProperties: false,
+      properties: {
+        scope: { type: 'string', enum: [...NO_RESEND_SCOPES] },
+        window: { type: 'string', minLength: 1, maxLength: 16 },
+      },
+    },
   },
 } as const;
 
@@ -190,13 +206,21 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
         { field: 'template.listId' },
       );
     }
-    const content = contentOfRequest(template.content, 'template.content');
+    const { body, title } = template.content;
+    const content = taskContentOf({
+      body,
+      ...(title === undefined ? {} : { title }),
+      ...(template.content.template === true ? { template: true } : {}),
+    });
+    // A campaign's template may name the firing's variables too ({{firing.date}}): TEMPLATE_INVALID otherwise.
+    checkCampaignContent(content, 'template.content');
     return {
       listId: template.listId,
       content,
       priority: template.priority ?? 'normal',
       ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }),
       ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
+      ...(template.noResend === undefined ? {} : { noResend: template.noResend }),
     };
   }
 
@@ -338,10 +362,11 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     async (request) => {
       const campaign = await visibleCampaign(request, request.params.id);
       const { cursor, limit } = request.query;
-      return campaigns.listFirings(campaign.id, {
+      const page = await campaigns.listFirings(campaign.id, {
         ...(cursor === undefined ? {} : { beforeScheduledAt: cursor }),
         ...(limit === undefined ? {} : { limit }),
       });
+      return { firings: await firingViews(store, campaign, page.firings), nextCursor: page.nextCursor };
     },
   );
 }

@@ -24,6 +24,7 @@ export function describeTaskReads(store: () => TaskStore): void {
         id: task.id,
         speed: null,
         targeting: null,
+        noResendSince: null,
         state: 'CREATED',
         version: 1,
         epoch: 0,
@@ -51,6 +52,19 @@ export function describeTaskReads(store: () => TaskStore): void {
       const plain = await store().createTask(newTask(), NOW);
       expect(await store().getTask(plain.id)).not.toHaveProperty('displayAt');
       await rejectsWithCode(store().createTask(newTask({ displayAt: Number.NaN }), NOW), 'VALIDATION_FAILED');
+    });
+
+    it('keeps a no-resend bound (noResendSince) through writes; a task without one has null', async () => {
+      const bounded = await store().createTask(newTask({ noResendSince: NOW - 7 * 86_400_000 }), NOW);
+      expect(bounded.noResendSince).toBe(NOW - 7 * 86_400_000);
+      await drive(store(), bounded, TO_SENDING);
+      expect((await store().getTask(bounded.id))?.noResendSince).toBe(NOW - 7 * 86_400_000);
+      const plain = await store().createTask(newTask(), NOW);
+      expect(plain.noResendSince).toBeNull();
+      expect((await store().getTask(plain.id))?.noResendSince).toBeNull();
+      for (const noResendSince of [-1, 1.5, Number.NaN]) {
+        await rejectsWithCode(store().createTask(newTask({ noResendSince }), NOW), 'VALIDATION_FAILED');
+      }
     });
 
     it('keeps the speed a task asks for through writes; a task without one has speed null', async () => {
