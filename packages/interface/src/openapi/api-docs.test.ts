@@ -30,6 +30,7 @@ const NOT_ANSWERED: Partial<Record<ErrorCode, string>> = {
   STORE_CLOSED: 'a store used after close, at shutdown',
   MIGRATION_FAILED: 'herald migrate',
   DELIVERY_REJECTED: 'the push channel, in the executors',
+  DELIVERY_THROTTLED: 'the push channel, in the executors (its pacing waits, docs/delivery.md)',
 };
 
 /** The rows of the status table under "Every error answers": status to the row's text. */
