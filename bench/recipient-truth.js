@@ -40,7 +40,14 @@ async function main() {
     for (let from = 0; from < N; from += BATCH) {
       const batch = uins.subarray(from, Math.min(N, from + BATCH));
       const online = batch.filter(() => random() < 0.4);
-      await log.recordBatch({ taskId: 1, from, count: batch.length, online: onlineBitsOf(batch, online), executor: 'executor-1', at: Date.now() });
+      await log.recordBatch({
+        taskId: 1,
+        from,
+        count: batch.length,
+        online: onlineBitsOf(batch, online),
+        executor: 'executor-1',
+        at: Date.now(),
+      });
     }
     const writeSeconds = (performance.now() - started) / 1000;
     await log.close();
@@ -66,7 +73,7 @@ async function main() {
         positions: N,
         recordsOnDiskBytes: onDisk,
         bitsPerPosition: Number(bitsPerPosition.toFixed(3)),
-        mbPer1e8: Number(((onDisk / N) * 1e8 / 1e6).toFixed(1)),
+        mbPer1e8: Number((((onDisk / N) * 1e8) / 1e6).toFixed(1)),
         recordWritesPerSecond: Math.round(N / writeSeconds),
         lookupMs: { p50: Number(pct(times, 0.5).toFixed(3)), p99: Number(pct(times, 0.99).toFixed(3)) },
       }),
