@@ -1,10 +1,12 @@
 import { ErrorCodes, HeraldError } from '@herald/core';
 import { bitAt, classifyFate, type DeliveryFacts, type LoginFacts, type RecipientFate } from '@herald/core/fate';
-import type { Clock, DeliveryRecordLog } from '@herald/core/ports';
+import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
 import { TERMINAL_TASK_STATES, type Task } from '@herald/core/task';
 import { positionInList, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
 
 export interface RecipientFateDeps {
+  /** The task's units: whether a checkpoint passed a position that has no record. */
+  store: Pick<TaskStore, 'listUnits'>;
   lists: ListRepository;
   /** Absent (production, for now): a reached recipient's delivery is answered unknown, with the reason. */
   deliveryRecords?: DeliveryRecordLog;
@@ -35,7 +37,7 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
   const position = listPath === undefined ? undefined : await positionInList(listPath, uin);
   const removal =
     listPath === undefined ? ({ recorded: false } as const) : await removalOf(removedPathOf(listPath), uin);
-  const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task.id, position, deps);
+  const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);
   const login =
     delivery.kind === 'record' && !delivery.online ? await loginOf(task.id, uin, deps) : ({ kind: 'none' } as const);
   return classifyFate({
@@ -51,15 +53,34 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
   });
 }
 
-async function deliveryAt(taskId: number, position: number, deps: RecipientFateDeps): Promise<DeliveryFacts> {
+async function deliveryAt(task: Task, position: number, deps: RecipientFateDeps): Promise<DeliveryFacts> {
   if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
-  const record = await deps.deliveryRecords.batchAt(taskId, position);
-  if (record === undefined) return { kind: 'none' };
+  const record = await deps.deliveryRecords.batchAt(task.id, position);
+  if (record === undefined) return (await checkpointPassed(task.id, position, deps)) ?? { kind: 'none' };
   return {
     kind: 'record',
     online: bitAt(record.online, position - record.from),
     at: record.at,
     executor: record.executor,
+  };
+}
+
+/**
+ * A position with no record whose unit's checkpoint passed it was confirmed
+ * without one (its batch predates the records: a task sending across the
+ * upgrade): unknown, never "not reached". A record is written before the
+ * progress report that moves the checkpoint, so otherwise there is none.
+ */
+async function checkpointPassed(
+  taskId: number,
+  position: number,
+  deps: RecipientFateDeps,
+): Promise<DeliveryFacts | undefined> {
+  const unit = (await deps.store.listUnits(taskId)).find((u) => u.start <= position && position < u.end);
+  if (unit === undefined || position >= unit.checkpoint) return undefined;
+  return {
+    kind: 'unavailable',
+    reason: `unit ${unit.unitNo} confirmed this position without a delivery record (its batch predates the records)`,
   };
 }
 
