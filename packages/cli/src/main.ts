@@ -27,6 +27,7 @@ import {
 } from './commands/admin';
 import { runStart } from './commands/start';
 import { runRecover } from './commands/recover';
+import { runRecipient } from './commands/recipient';
 import { runTokenCreate, runTokenRevoke } from './commands/token';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
@@ -326,6 +327,27 @@ program
       });
       // The Kafka and MySQL clients may keep timers alive for a while after closing.
       process.stdout.write('', () => process.exit(0));
+    },
+  );
+
+program
+  .command('recipient <uin>')
+  .description('what happened to one recipient in a task: its fate and why (docs/recipient-truth.md)')
+  .requiredOption('--task <id>', 'the task', number('--task', 1, Number.MAX_SAFE_INTEGER))
+  .option('-c, --config <file>', "the cluster's JSON configuration (for the API's address)")
+  .option('--api <url>', 'the HTTP API (default: http.host:http.port of --config)')
+  .option('--token <token>', 'an API token that may see the task (default: the HERALD_TOKEN environment variable)')
+  .option('--json', "print the API's answer as JSON")
+  .action(
+    async (uin: string, opts: { task: number; config?: string; api?: string; token?: string; json?: boolean }) => {
+      await runRecipient({
+        uin,
+        task: Math.floor(opts.task),
+        config: await loadOptions(opts.config),
+        ...(opts.api === undefined ? {} : { api: opts.api }),
+        token: opts.token ?? process.env.HERALD_TOKEN,
+        json: opts.json === true,
+      });
     },
   );
 

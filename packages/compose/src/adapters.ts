@@ -7,6 +7,7 @@ import type {
   ConfirmedBatchLog,
   Coordinator,
   DeliveryGateway,
+  DeliveryRecordLog,
   EventBus,
   FollowerStore,
   FrequencyCounter,
@@ -71,6 +72,15 @@ export interface TierAdapters {
    * than in the task store alone.
    */
   progressInCoordinator: boolean;
+  /**
+   * Per-recipient truth (docs/recipient-truth.md): executors record each
+   * confirmed batch's online positions and each login walk's outcomes in it,
+   * the API reads it to answer a recipient's fate. One store every tier of
+   * the process reads, so only a profile whose tiers share a process has it
+   * (embedded); absent, nothing is recorded and the API answers a reached
+   * recipient's delivery as unknown.
+   */
+  deliveryRecords?: Open<DeliveryRecordLog>;
 }
 
 /** What one executor delivers with; a profile may share them between the executors of one process. */

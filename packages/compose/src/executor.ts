@@ -50,8 +50,9 @@ async function openDelivery(build: DeliveryBuild) {
   // Template tasks' recipients' attributes, from the targeting store (docs/delivery.md).
   const personaliser = new Personaliser(await adapters.userAttributes(scope), logger);
   const tasks = new TaskCache(store);
-  const logins = new LoginDelivery(offline, gateway, tasks, adapters.clock, frequency, personaliser);
-  return { store, reports, offline, confirmed, gateway, online, frequency, personaliser, tasks, logins };
+  const records = adapters.deliveryRecords === undefined ? undefined : await adapters.deliveryRecords(scope);
+  const logins = new LoginDelivery(offline, gateway, tasks, adapters.clock, frequency, personaliser, records);
+  return { store, reports, offline, confirmed, records, gateway, online, frequency, personaliser, tasks, logins };
 }
 
 /** Delivers users' offline lists when they log in, as an executor does (the embedded profile's login()). */
@@ -70,7 +71,7 @@ export async function buildExecutor<L extends ExecutorLinks>(
 ): Promise<{ executor: Executor; links: L }> {
   const { config, adapters, scope, id, logger, meter } = build;
   const parts = await openDelivery(build);
-  const { store, reports, frequency, confirmed } = parts;
+  const { store, reports, frequency, confirmed, records } = parts;
   const logins =
     build.maxLoginsPending === undefined
       ? undefined
@@ -89,6 +90,7 @@ export async function buildExecutor<L extends ExecutorLinks>(
     gateway: parts.gateway,
     offline: parts.offline,
     ...(confirmed ? { confirmed } : {}),
+    ...(records ? { records } : {}),
     ...(logins ? { logins } : {}),
     ...(reports ? { reports } : {}),
     ...(frequency ? { frequency } : {}),

@@ -25,6 +25,7 @@ export async function buildInterface<L extends InterfaceLinks>(
   const campaigns = await adapters.campaignStore(scope);
   const links = await build.links(scope);
   const audiences = await adapters.apiAudiences(scope);
+  const deliveryRecords = adapters.deliveryRecords === undefined ? undefined : await adapters.deliveryRecords(scope);
   // Dry runs filter with what the dispatchers filter with; frequency counts are read, never written.
   const counter = await frequencyCounterOf(build);
   const sources = chainSourcesOf(config, adapters, store, audiences, counter);
@@ -35,6 +36,7 @@ export async function buildInterface<L extends InterfaceLinks>(
     accounts,
     campaigns,
     lists: adapters.lists,
+    ...(deliveryRecords ? { deliveryRecords } : {}),
     audiences,
     previewRecipients: createRecipientPreview({ config, lists: adapters.lists, sources, clock: adapters.clock }),
     toScheduler: links.toScheduler,

@@ -62,6 +62,8 @@ export const ErrorCodes = {
   AUDIENCE_SOURCE_FAILED: 'AUDIENCE_SOURCE_FAILED',
   /** No audience job with this id in this process, or one of an account the caller may not see (the same answer). */
   AUDIENCE_JOB_NOT_FOUND: 'AUDIENCE_JOB_NOT_FOUND',
+  /** A recipient's fate asked of a task whose filtered list is not written yet (docs/recipient-truth.md). */
+  TASK_NOT_PREPROCESSED: 'TASK_NOT_PREPROCESSED',
   ILLEGAL_TRANSITION: 'ILLEGAL_TRANSITION',
   FENCED: 'FENCED',
   VERSION_CONFLICT: 'VERSION_CONFLICT',

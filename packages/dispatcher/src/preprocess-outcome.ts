@@ -1,8 +1,10 @@
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_FILE_MODE } from '@herald/core';
+import { encodeRemovedSets } from '@herald/core/fate';
 import { ListFlags } from '@herald/core/recipient-list';
-import { writeRecipientListFile, type ListRepository } from '@herald/audience';
+import type { FilterReason } from '@herald/core/task';
+import { removedPathOf, writeRecipientListFile, type ListRepository } from '@herald/audience';
 import { decodeMessage, encodeMessage, type PreprocessResult } from '@herald/transport';
 
 type Done = Extract<PreprocessResult, { ok: true }>;
@@ -67,7 +69,7 @@ export class PreprocessOutcomes {
    * Publishes this run's filtered list and result unless another run of the
    * task published first; answers whichever outcome is on record then.
    */
-  async publish(kept: Uint32Array, result: Done): Promise<Done> {
+  async publish(kept: Uint32Array, removed: RemovedRecord, result: Done): Promise<Done> {
     const { taskId, epoch } = result;
     const listPath = this.lists.pathOf(result.filteredListId);
     const runPath = `${listPath}.${process.pid}.${randomBytes(4).toString('hex')}.run`;
@@ -78,6 +80,8 @@ export class PreprocessOutcomes {
         if (first !== undefined) return first;
         await rename(runPath, listPath); // the first run died before its outcome: nothing streams from its list
       }
+      // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
+      await writeAtomically(removedPathOf(listPath), encodeRemovedSets(removed.sets, removed.complete));
       await this.record(result);
       return result;
     } finally {
@@ -86,14 +90,7 @@ export class PreprocessOutcomes {
   }
 
   private async record(result: Done): Promise<void> {
-    const path = this.outcomePath(result.taskId);
-    const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(temp, encodeMessage(result), { flush: true, mode: PRIVATE_FILE_MODE });
-    try {
-      await rename(temp, path);
-    } finally {
-      await unlink(temp).catch(() => undefined);
-    }
+    await writeAtomically(this.outcomePath(result.taskId), encodeMessage(result));
   }
 
   private async waitForOutcome(taskId: number, epoch: number): Promise<Done | undefined> {
@@ -107,6 +104,22 @@ export class PreprocessOutcomes {
 
   private outcomePath(taskId: number): string {
     return this.lists.pathOf(`f_${taskId}`).replace(/\.hrl$/, '.outcome');
+  }
+}
+
+/** What each filter link removed, as the chain recorded it (filters/filter.ts, ChainResult). */
+export interface RemovedRecord {
+  sets: { reason: FilterReason; uins: Uint32Array }[];
+  complete: boolean;
+}
+
+async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temp, bytes, { flush: true, mode: PRIVATE_FILE_MODE });
+  try {
+    await rename(temp, path);
+  } finally {
+    await unlink(temp).catch(() => undefined);
   }
 }
 

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { compileConfig } from '@herald/core/config';
 import { mulberry32 } from '@herald/core';
 import { noopLogger } from '@herald/core/ports';
-import { ListRepository, writeRecipientListFile } from '@herald/audience';
+import { decodeRemovedHeader } from '@herald/core/fate';
+import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { buildFilterChain } from './filters/chain';
 import type { PreprocessResult } from '@herald/transport';
@@ -65,5 +66,12 @@ describe('preprocess in worker threads', () => {
     expect(parallel).toEqual({ ...single, taskId: 2, filteredListId: parallel.filteredListId });
     expect(single.total).toBe(list.length);
     expect(single.kept + Object.values(single.removed).reduce((a, b) => a + (b ?? 0), 0)).toBe(single.total);
+    // One thread records every link's removals; in workers, dedupe, blacklist and no-resend are only counted.
+    const header = async (done: Done) =>
+      decodeRemovedHeader(await readFile(removedPathOf(lists.pathOf(done.filteredListId))));
+    const one = await header(single);
+    expect(one.complete).toBe(true);
+    expect(Object.fromEntries(one.sections.map((s) => [s.reason, s.count]))).toEqual(single.removed);
+    expect(await header(parallel)).toMatchObject({ complete: false, sections: [] });
   });
 });

@@ -54,12 +54,14 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   });
   const total = uins.length;
   const context = { taskId: request.taskId, accountId: request.accountId, contentCrc: request.contentCrc };
-  const { kept, removed } =
+  // Each link's removals are kept beside the filtered list, to answer a recipient's fate (docs/recipient-truth.md).
+  const { kept, removed, removedSets, complete } =
     workers > 1 && total >= PARALLEL_FROM
-      ? await runFilterChainParallel(uins, deps.filters, context, { workers })
-      : await runFilterChain(radixSortUint32(uins), deps.filters, context);
+      ? await runFilterChainParallel(uins, deps.filters, context, { workers, record: true })
+      : await runFilterChain(radixSortUint32(uins), deps.filters, context, { record: true });
   const units = deps.planUnits(request.taskId, kept.length);
-  const result = await outcomes.publish(kept, {
+  const record = { sets: removedSets ?? [], complete: complete ?? false };
+  const result = await outcomes.publish(kept, record, {
     kind: 'preprocess.result',
     ok: true,
     taskId: request.taskId,

@@ -97,6 +97,8 @@ export interface EmbeddedDeps {
  *                         in-process by the dispatcher's filter, every executor and login delivery
  *   <dataDir>/lists       recipient-list files (uploads, filtered lists, blacklists)
  *   <dataDir>/deliveries  file delivery sink
+ *   <dataDir>/delivery-records  LevelDeliveryRecordLog: each confirmed batch's online positions and
+ *                         each login walk's outcomes, read by GET /api/v1/tasks/:id/recipients/:uin
  */
 export async function startEmbeddedCluster(
   options: HeraldOptions = {},
@@ -216,5 +218,6 @@ function embeddedAdapters(shared: SharedStores, lists: ListRepository, clock: Cl
     coordinator: async (scope) =>
       scope.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close()),
     progressInCoordinator: false,
+    deliveryRecords: lend(shared.deliveryRecords),
   };
 }

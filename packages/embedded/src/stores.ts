@@ -10,6 +10,7 @@ import {
   LevelAccountStore,
   LevelAttributeIndex,
   LevelCampaignStore,
+  LevelDeliveryRecordLog,
   LevelFollowerStore,
   LevelFrequencyCounter,
   LevelOfflineStore,
@@ -43,7 +44,20 @@ export async function openSharedStores(config: HeraldConfig, logger: Logger, sco
   const counter = config.frequency.enabled
     ? closing('frequency counter', await LevelFrequencyCounter.open(dir('frequency')))
     : null;
-  return { store, access, offline, campaigns, followers, attributes, accounts, followerCopies, counter };
+  // Per-recipient truth (docs/recipient-truth.md): written by every executor and login walk, read by the API.
+  const deliveryRecords = closing('delivery records', await LevelDeliveryRecordLog.open(dir('delivery-records')));
+  return {
+    store,
+    access,
+    offline,
+    campaigns,
+    followers,
+    attributes,
+    accounts,
+    followerCopies,
+    counter,
+    deliveryRecords,
+  };
 }
 
 export type SharedStores = Awaited<ReturnType<typeof openSharedStores>>;

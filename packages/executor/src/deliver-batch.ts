@@ -1,9 +1,11 @@
+import { onlineBitsOf } from '@herald/core/fate';
 import { dayOf } from '@herald/core/frequency';
 import {
   TOPICS,
   type Clock,
   type ConfirmedBatchLog,
   type DeliveryGateway,
+  type DeliveryRecordLog,
   type EventBus,
   type OfflineStore,
 } from '@herald/core/ports';
@@ -24,6 +26,8 @@ export interface DeliverBatchDeps {
   /** Where the confirmed batch is published (the reports topic), before it is recorded. */
   reports?: EventBus;
   confirmed: ConfirmedBatchLog;
+  /** Where each confirmed batch's online positions are recorded (docs/recipient-truth.md); without it, nowhere. */
+  records?: DeliveryRecordLog;
   personaliser: Personaliser;
   clock: Clock;
   /** Called once the batch's writes finished, with its online and offline recipients. */
@@ -87,6 +91,17 @@ export async function deliverBatch(
         timestamp: Date.now(),
       },
     ]);
+  }
+  if (deps.records !== undefined) {
+    // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
+    await deps.records.recordBatch({
+      taskId: task.id,
+      from: batch.offset,
+      count: batch.uins.length,
+      online: onlineBitsOf(batch.uins, reached),
+      executor: deps.executorId,
+      at: deps.clock.now(),
+    });
   }
   // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
   // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.

@@ -7,6 +7,7 @@ import {
   type EventBus,
   noopMeter,
   type DeliveryGateway,
+  type DeliveryRecordLog,
   type Logger,
   type Meter,
   type OfflineStore,
@@ -57,6 +58,8 @@ export interface ExecutorDeps {
    * gives a LevelDB log, so a restarted executor remembers too.
    */
   confirmed?: ConfirmedBatchLog;
+  /** Where each confirmed batch's online and offline positions are recorded (docs/recipient-truth.md). Default: nowhere. */
+  records?: DeliveryRecordLog;
   /**
    * With frequency control (`frequency.enabled`): each batch's online users
    * are counted for the task on the local day of delivery, as part of
@@ -241,6 +244,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       frequency: deps.frequency,
       reports: deps.reports,
       confirmed,
+      ...(deps.records ? { records: deps.records } : {}),
       personaliser,
       clock,
       counted: (online, offline) => {

@@ -1,7 +1,7 @@
 import { compileFrequencyPolicy, dayOf, slotReleaseTimes } from '@herald/core/frequency';
 import type { Delivery, DeliveryGateway, DeliveryResult, FrequencyCounter, TaskStore } from '@herald/core/ports';
 import type { Task } from '@herald/core/task';
-import { LevelFrequencyCounter, LevelOfflineStore } from '@herald/store-level';
+import { LevelDeliveryRecordLog, LevelFrequencyCounter, LevelOfflineStore } from '@herald/store-level';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
 import { LoginDelivery } from './login-delivery';
 import { TaskCache } from './task-cache';
@@ -98,6 +98,38 @@ describe('LoginDelivery', () => {
     expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
     expect(await offline.pending(UIN)).toEqual([]);
+  });
+
+  it('records what became of each settled entry before removing it', async () => {
+    const dir2 = await makeTempDir('herald-login-records-');
+    const records = await LevelDeliveryRecordLog.open(dir2.path);
+    try {
+      const store = { getTask: async (id: number) => tasks.get(id) } as unknown as TaskStore;
+      const recording = new LoginDelivery(
+        offline,
+        gateway,
+        new TaskCache(store),
+        { now: () => now },
+        undefined,
+        undefined,
+        records,
+      );
+      addTask(1);
+      addTask(2, NOW - 1);
+      for (const id of [1, 2]) await offline.append(id, tasks.get(id)!.expiresAt, Uint32Array.of(UIN));
+      const acknowledge = offline.acknowledge.bind(offline);
+      const seenAtAcknowledge: unknown[] = [];
+      offline.acknowledge = async (uin, taskIds) => {
+        seenAtAcknowledge.push(await records.loginOf(1, uin));
+        return acknowledge(uin, taskIds);
+      };
+      expect(await recording.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 0 });
+      expect(seenAtAcknowledge).toEqual([{ taskId: 1, uin: UIN, outcome: 'delivered', at: NOW }]);
+      expect(await records.loginOf(2, UIN)).toEqual({ taskId: 2, uin: UIN, outcome: 'expired', at: NOW });
+    } finally {
+      await records.close();
+      await dir2.remove();
+    }
   });
 
   it('delivers nothing to a user without entries', async () => {

@@ -1,5 +1,12 @@
+import type { LoginOutcomeKind } from '@herald/core/fate';
 import { budget, dayOf } from '@herald/core/frequency';
-import { systemClock, type Clock, type DeliveryGateway, type OfflineStore } from '@herald/core/ports';
+import {
+  systemClock,
+  type Clock,
+  type DeliveryGateway,
+  type DeliveryRecordLog,
+  type OfflineStore,
+} from '@herald/core/ports';
 import { displayOf } from './display';
 import { Personaliser } from './personalise';
 import type { FrequencyControl } from './frequency-control';
@@ -33,6 +40,10 @@ export interface LoginDeliveryResult {
  * the entry for the next walk, which delivers it again (same idempotency
  * key) and counts it then, if a slot is left (counting is idempotent by task,
  * so the counter does not count an entry delivered again twice).
+ *
+ * With a DeliveryRecordLog, what became of each settled entry (delivered,
+ * expired, over frequency) is recorded before the entries are removed, so a
+ * removed entry always has its outcome (docs/recipient-truth.md).
  */
 export class LoginDelivery {
   constructor(
@@ -42,25 +53,31 @@ export class LoginDelivery {
     private readonly clock: Clock = systemClock,
     private readonly frequency?: FrequencyControl,
     private readonly personaliser: Personaliser = new Personaliser(),
+    private readonly records?: DeliveryRecordLog,
   ) {}
 
   async deliver(uin: number): Promise<LoginDeliveryResult> {
     const result = { delivered: 0, expired: 0, overFrequency: 0 };
     /** Entries delivered or dropped so far: removed together, in one write, when the walk ends (or fails). */
     const settled: number[] = [];
+    const outcomes: LoginOutcomeKind[] = [];
+    const settle = (taskId: number, outcome: LoginOutcomeKind) => {
+      settled.push(taskId);
+      outcomes.push(outcome);
+    };
     try {
       let slots: { day: number; left: number } | undefined;
       for (const entry of await this.offline.pending(uin)) {
         const task = await this.tasks.get(entry.taskId);
         if (task === undefined || entry.expiresAt <= this.clock.now()) {
-          settled.push(entry.taskId);
+          settle(entry.taskId, 'expired');
           result.expired++;
           continue;
         }
         if (this.frequency !== undefined) {
           slots ??= await this.slotsLeft(uin, this.frequency);
           if (slots.left <= 0) {
-            settled.push(entry.taskId);
+            settle(entry.taskId, 'over_frequency');
             result.overFrequency++;
             continue;
           }
@@ -81,16 +98,25 @@ export class LoginDelivery {
           await this.frequency.counter.consume([{ taskId: task.id, day: slots.day, uins: Uint32Array.of(uin) }]);
           slots.left--;
         }
-        settled.push(entry.taskId);
+        settle(entry.taskId, 'delivered');
         result.delivered++;
       }
     } catch (error) {
       // What was delivered before the failure is removed still; the failed entry and the rest stay for the next login.
-      if (settled.length > 0) await this.offline.acknowledge(uin, settled).catch(() => undefined);
+      if (settled.length > 0) await this.settle(uin, settled, outcomes).catch(() => undefined);
       throw error;
     }
-    if (settled.length > 0) await this.offline.acknowledge(uin, settled);
+    if (settled.length > 0) await this.settle(uin, settled, outcomes);
     return result;
+  }
+
+  /** Records what became of the entries, then removes them: an outcome is never missing for a removed entry. */
+  private async settle(uin: number, taskIds: number[], outcomes: LoginOutcomeKind[]): Promise<void> {
+    if (this.records !== undefined) {
+      const at = this.clock.now();
+      await this.records.recordLogins(taskIds.map((taskId, i) => ({ taskId, uin, outcome: outcomes[i]!, at })));
+    }
+    await this.offline.acknowledge(uin, taskIds);
   }
 
   /** The user's released, unused slots at the start of the walk, and the local day they belong to. */

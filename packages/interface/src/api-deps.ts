@@ -1,4 +1,13 @@
-import type { AccessStore, AccountStore, CampaignStore, Clock, Logger, Meter, TaskStore } from '@herald/core/ports';
+import type {
+  AccessStore,
+  AccountStore,
+  CampaignStore,
+  Clock,
+  DeliveryRecordLog,
+  Logger,
+  Meter,
+  TaskStore,
+} from '@herald/core/ports';
 import type { HashRing } from '@herald/core/ring';
 import type { HeraldConfig } from '@herald/core/config';
 import type { HostLoad } from '@herald/core/dispatch';
@@ -12,6 +21,12 @@ export interface ApiDeps {
   /** API tokens and the audit log (docs/api.md, "Authentication"). */
   access: AccessStore;
   lists: ListRepository;
+  /**
+   * Per-recipient delivery records (docs/recipient-truth.md), read by GET
+   * /api/v1/tasks/:id/recipients/:uin. Without it (production, for now) a
+   * recipient in the filtered list is answered `unknown`, with the reason.
+   */
+  deliveryRecords?: DeliveryRecordLog;
   /** Cron campaigns (docs/campaigns.md). Without it the /api/v1/campaigns routes are not served. */
   campaigns?: CampaignStore;
   /** B-side controls (docs/account-quotas.md): quotas checked at task creation and the /api/v1/accounts/:id routes. Without it neither. */

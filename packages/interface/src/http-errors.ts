@@ -40,6 +40,7 @@ export const STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   [ErrorCodes.FORBIDDEN]: 403,
   [ErrorCodes.RATE_LIMITED]: 429,
   [ErrorCodes.ILLEGAL_TRANSITION]: 409,
+  [ErrorCodes.TASK_NOT_PREPROCESSED]: 409,
   [ErrorCodes.FENCED]: 409,
   [ErrorCodes.VERSION_CONFLICT]: 409,
   [ErrorCodes.UNAVAILABLE]: 503,

@@ -17,6 +17,7 @@ import { accountRoutes } from './routes/accounts';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
+import { recipientRoutes } from './routes/recipients';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
 import { installStrictInput, parseJsonBody } from './validation';
@@ -95,6 +96,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     api.get('/api/v1/health', async () => ({ status: 'ok' }));
     listRoutes(api, deps);
     taskRoutes(api, deps);
+    recipientRoutes(api, deps);
     templateRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);

@@ -26,3 +26,4 @@ export type { LevelOfflineStoreOptions } from './level-offline-store';
 export { LevelFrequencyCounter, DEFAULT_RETAIN_DAYS } from './level-frequency-counter';
 export type { LevelFrequencyCounterOptions } from './level-frequency-counter';
 export { LevelConfirmedBatchLog } from './level-confirmed-batch-log';
+export { LevelDeliveryRecordLog } from './level-delivery-record-log';

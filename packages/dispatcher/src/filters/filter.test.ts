@@ -26,6 +26,31 @@ describe('runFilterChain', () => {
     expect(removed).toEqual({ duplicate: 1, blacklisted: 2 });
   });
 
+  it('with record, keeps what each link that ran removed, even when a link compacts in place', async () => {
+    const inPlace: RecipientFilter = {
+      name: 'in place',
+      reason: 'blacklisted',
+      async apply(uins) {
+        let n = 0;
+        for (const uin of uins) if (uin !== 4) uins[n++] = uin;
+        return uins.subarray(0, n);
+      },
+    };
+    const skipped: RecipientFilter = { ...dropping('c', 'targeting', [5]), runsFor: async () => false };
+    const result = await runFilterChain(
+      Uint32Array.of(1, 2, 2, 4, 5),
+      [dropping('a', 'duplicate', [2]), inPlace, skipped],
+      context,
+      { record: true },
+    );
+    expect(result.complete).toBe(true);
+    expect(result.removedSets?.map((s) => [s.reason, [...s.uins]])).toEqual([
+      ['duplicate', [2, 2]],
+      ['blacklisted', [4]],
+    ]);
+    expect(result.removed).toEqual({ duplicate: 2, blacklisted: 1 });
+  });
+
   it('hands each filter what the previous one kept', async () => {
     const first = dropping('a', 'duplicate', [1]);
     const second = dropping('b', 'blacklisted', [2]);

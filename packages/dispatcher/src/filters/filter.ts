@@ -1,3 +1,4 @@
+import { removedBetween } from '@herald/core/fate';
 import type { FilterReason } from '@herald/core/task';
 
 /** What a filter may know about the task it filters for. */
@@ -43,6 +44,19 @@ export interface RecipientFilter {
 export interface ChainResult {
   kept: Uint32Array;
   removed: Partial<Record<FilterReason, number>>;
+  /**
+   * With `record`: what each link that ran removed, sorted, in chain order
+   * (dedupe: each repeat's extra copies), for the task's removed-sets file
+   * (docs/recipient-truth.md). `complete` is false when some link's removals
+   * were not recorded one by one (the parallel runner's in-worker links).
+   */
+  removedSets?: { reason: FilterReason; uins: Uint32Array }[];
+  complete?: boolean;
+}
+
+export interface ChainOptions {
+  /** Keep what each link removed (a copy of its input per link while it runs). */
+  record?: boolean;
 }
 
 /** Runs the filters in order, each on what the previous kept, counting what each removed. */
@@ -50,16 +64,21 @@ export async function runFilterChain(
   sortedUnique: Uint32Array,
   filters: readonly RecipientFilter[],
   context: FilterContext,
+  options: ChainOptions = {},
 ): Promise<ChainResult> {
   const removed: Partial<Record<FilterReason, number>> = {};
+  const removedSets: { reason: FilterReason; uins: Uint32Array }[] = [];
   let kept = sortedUnique;
   for (const filter of filters) {
     if (filter.runsFor !== undefined && !(await filter.runsFor(context))) continue;
     const before = kept.length;
+    // A copy: links compact in place, so their input is overwritten by what they keep.
+    const given = options.record === true ? kept.slice() : undefined;
     kept = await filter.apply(kept, context);
     countRemoved(removed, filter.reason, before - kept.length);
+    if (given !== undefined) removedSets.push({ reason: filter.reason, uins: removedBetween(given, kept) });
   }
-  return { kept, removed };
+  return options.record === true ? { kept, removed, removedSets, complete: true } : { kept, removed };
 }
 
 /** Adds `n` to a reason's count (two links may share one). */

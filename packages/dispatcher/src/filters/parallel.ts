@@ -27,7 +27,14 @@ import { Worker } from 'node:worker_threads';
 import { HeraldError } from '@herald/core';
 import { radixSortUint32 } from '@herald/core/uins';
 import type { FilterReason } from '@herald/core/task';
-import { countRemoved, runFilterChain, type ChainResult, type FilterContext, type RecipientFilter } from './filter';
+import {
+  countRemoved,
+  runFilterChain,
+  type ChainOptions,
+  type ChainResult,
+  type FilterContext,
+  type RecipientFilter,
+} from './filter';
 import { lowerBound } from './chunks';
 import type { ChunkReply, ChunkRequest, Slice } from './chunk-worker';
 
@@ -48,11 +55,11 @@ export async function runFilterChainParallel(
   list: Uint32Array,
   filters: readonly RecipientFilter[],
   context: FilterContext,
-  options: ParallelChainOptions,
+  options: ParallelChainOptions & ChainOptions,
 ): Promise<ChainResult> {
   const first = filters[0];
   if (first?.dedupes !== true || (first.runsFor !== undefined && !(await first.runsFor(context))))
-    return runFilterChain(radixSortUint32(list), filters, context);
+    return runFilterChain(radixSortUint32(list), filters, context, options);
   let prefix = 1;
   while (prefix < filters.length && filters[prefix]!.subtracts !== undefined) prefix++;
 
@@ -80,8 +87,11 @@ export async function runFilterChainParallel(
     const kept = chunks.map((buffer, i) => new Uint32Array(buffer, 0, lengths[i]));
     // One chunk is the list itself, sorted in place; more are copies, merged back into the list's buffer.
     const merged = parts === 1 ? kept[0]! : await mergeInWorkers(pool, kept, shared);
-    const rest = await runFilterChain(merged, filters.slice(prefix), context);
+    const rest = await runFilterChain(merged, filters.slice(prefix), context, options);
     for (const [reason, n] of Object.entries(rest.removed)) countRemoved(removed, reason as FilterReason, n);
+    // The in-worker links' removals are only counted: the record holds the links run here, after the merge.
+    if (rest.removedSets !== undefined)
+      return { kept: rest.kept, removed, removedSets: rest.removedSets, complete: false };
     return { kept: rest.kept, removed };
   } finally {
     await pool.close();

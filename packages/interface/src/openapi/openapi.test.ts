@@ -246,6 +246,11 @@ describe('GET /api/docs', () => {
     await call('GET /api/v1/tasks', { method: 'GET', path: '/api/v1/tasks?accountId=acme&limit=1' }, 200);
     await call('GET /api/v1/tasks/:id', { method: 'GET', path: `/api/v1/tasks/${task.id as number}` }, 200);
     await call('GET /api/v1/tasks/:id', { method: 'GET', path: '/api/v1/tasks/999999' }, 404);
+    const recipient = (path: string) => ({ method: 'GET', path: `/api/v1/tasks/${path}` });
+    // Nothing pre-processes here: the task's list is not filtered yet.
+    await call('GET /api/v1/tasks/:id/recipients/:uin', recipient(`${task.id as number}/recipients/7`), 409);
+    await call('GET /api/v1/tasks/:id/recipients/:uin', recipient(`${task.id as number}/recipients/x`), 400);
+    await call('GET /api/v1/tasks/:id/recipients/:uin', recipient('999999/recipients/7'), 404);
     await call(
       'GET /api/v1/tasks/:id/progress',
       { method: 'GET', path: `/api/v1/tasks/${task.id as number}/progress` },

@@ -136,6 +136,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: { 400: 'VALIDATION_FAILED: the id is not a positive integer', 404: task404 },
     params: { id: TASK_ID },
   },
+  'GET /api/v1/tasks/:id/recipients/:uin': {
+    tag: 'tasks',
+    access: 'token',
+    summary: "A recipient's fate in a task",
+    description:
+      'What happened to one uin in this task (docs/recipient-truth.md): not in the audience; removed by a filter link (`link`); delivered online (`at`, `executor`); queued offline (`at`, `executor`) and then (`then`) waiting, delivered at login, expired or dropped at login; not reached (`taskState`, `why`); or `unknown` with its `reason` where the records cannot tell, never a wrong "not delivered". Same access as the task.',
+    responses: { 200: json("the recipient's fate", ref('RecipientFate')) },
+    errors: {
+      400: 'VALIDATION_FAILED: the id is not a positive integer, or the uin is not an integer inside the uin space (details.field names which)',
+      404: task404,
+      409: 'TASK_NOT_PREPROCESSED: the task has not filtered its list yet; ask again once it is sending',
+    },
+    params: {
+      id: TASK_ID,
+      uin: { type: 'string', pattern: '^[0-9]{1,16}$', description: 'the recipient, below uinLimit' },
+    },
+  },
   ...Object.fromEntries(
     (['cancel', 'pause', 'resume'] as const).map((command) => [
       `POST /api/v1/tasks/:id/${command}`,

@@ -277,7 +277,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
   }
 }
 
-function parseTaskId(raw: string): number {
+export function parseTaskId(raw: string): number {
   const id = Number(raw);
   if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id))
     throw new ValidationError(`task id '${raw}' is not a positive integer`, { field: 'id' });

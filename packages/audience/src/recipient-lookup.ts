@@ -1,0 +1,94 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { decodeRemovedHeader, removedHeaderBytes, removedSectionCount, type RemovalFacts } from '@herald/core/fate';
+import { decodeListHeader, LIST_HEADER_BYTES, ListFlags, UIN_BYTES } from '@herald/core/recipient-list';
+import { ListFormatError } from '@herald/core';
+
+/**
+ * One recipient looked up in a task's files without reading them whole
+ * (docs/recipient-truth.md): its position in the filtered list, and which
+ * filter link removed it, each a binary search by positioned reads, so a
+ * lookup costs about log2(n) reads of a few bytes whatever the list's size.
+ */
+
+/** The removed-sets file beside a filtered list `f_<taskId>.hrl`: `f_<taskId>.removed`. */
+export function removedPathOf(filteredListPath: string): string {
+  return filteredListPath.replace(/\.hrl$/, '.removed');
+}
+
+/** The uin's position in a sorted, distinct recipient-list file, or undefined when it is not there. */
+export async function positionInList(path: string, uin: number): Promise<number | undefined> {
+  const file = await open(path, 'r');
+  try {
+    const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
+    const sorted = ListFlags.SORTED | ListFlags.UNIQUE;
+    if ((header.flags & sorted) !== sorted)
+      throw new ListFormatError('LIST_BAD_HEADER', `${path} is not sorted and unique: no position to search`);
+    const cell = Buffer.alloc(UIN_BYTES);
+    const at = async (i: number) => {
+      const { bytesRead } = await file.read(cell, 0, UIN_BYTES, LIST_HEADER_BYTES + i * UIN_BYTES);
+      if (bytesRead < UIN_BYTES) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${i}`);
+      return cell.readUInt32LE(0) + cell.readUInt32LE(4) * 0x1_0000_0000;
+    };
+    return await lowerBoundOf(header.count, at, uin);
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * What the removed-sets file says of a uin: the first link (chain order)
+ * whose set holds it, besides dedupe, and how many extra copies dedupe
+ * removed. No file: the task was pre-processed before the record existed.
+ */
+export async function removalOf(path: string, uin: number): Promise<RemovalFacts> {
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { recorded: false };
+    throw error;
+  }
+  try {
+    const count = removedSectionCount(await readAt(file, path, 0, 8));
+    const header = decodeRemovedHeader(await readAt(file, path, 0, removedHeaderBytes(count)));
+    const cell = Buffer.alloc(4);
+    let duplicateCopies = 0;
+    for (const section of header.sections) {
+      const at = async (i: number) => {
+        const { bytesRead } = await file.read(cell, 0, 4, section.offset + i * 4);
+        if (bytesRead < 4) throw new ListFormatError('LIST_TRUNCATED', `${path} ends inside its ${section.reason} set`);
+        return cell.readUInt32LE(0);
+      };
+      const first = await lowerBoundOf(section.count, at, uin);
+      if (first === undefined) continue;
+      if (section.reason !== 'duplicate')
+        return { recorded: true, complete: header.complete, reason: section.reason, duplicateCopies };
+      let last = first;
+      while (last + 1 < section.count && (await at(last + 1)) === uin) last++;
+      duplicateCopies = last - first + 1;
+    }
+    return { recorded: true, complete: header.complete, reason: undefined, duplicateCopies };
+  } finally {
+    await file.close();
+  }
+}
+
+/** The index of the first `uin` in an ascending sequence of `n` read by `at`, or undefined. */
+async function lowerBoundOf(n: number, at: (i: number) => Promise<number>, uin: number): Promise<number | undefined> {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((await at(mid)) < uin) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && (await at(lo)) === uin ? lo : undefined;
+}
+
+async function readAt(file: FileHandle, path: string, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await file.read(buffer, 0, length, position);
+  if (bytesRead < length)
+    throw new ListFormatError('LIST_TRUNCATED', `${path} is shorter than its ${length}-byte header`);
+  return buffer;
+}

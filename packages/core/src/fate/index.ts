@@ -1,0 +1,35 @@
+/**
+ * @module @herald/core/fate
+ *
+ * Per-recipient truth (docs/recipient-truth.md): the bitset of a confirmed
+ * batch's online positions and its stored form, the file of what each filter
+ * link removed, and the fate a recipient's facts support.
+ *
+ * @example
+ *   import { classifyFate, onlineBitsOf } from '@herald/core/fate';
+ */
+export { onlineBitsOf, bitAt, countBits, removedBetween } from './positions';
+export { encodeDeliveryRecord, decodeDeliveryRecord } from './delivery-record';
+export type { DeliveryRecord } from './delivery-record';
+export {
+  REMOVED_MAGIC,
+  REMOVED_VERSION,
+  RemovedFlags,
+  encodeRemovedSets,
+  decodeRemovedHeader,
+  removedHeaderBytes,
+  removedSectionCount,
+} from './removed-sets';
+export type { RemovedHeader, RemovedSection } from './removed-sets';
+export { classifyFate } from './fate';
+export type {
+  Fate,
+  FateFacts,
+  RecipientFate,
+  RemovalFacts,
+  DeliveryFacts,
+  LoginFacts,
+  LoginOutcome,
+  LoginOutcomeKind,
+  OfflineThen,
+} from './fate';

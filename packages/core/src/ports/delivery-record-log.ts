@@ -1,0 +1,27 @@
+import type { DeliveryRecord } from '../fate/delivery-record';
+import type { LoginOutcome } from '../fate/fate';
+
+/**
+ * Per-recipient truth of delivery (docs/recipient-truth.md): for each
+ * confirmed batch, which of its positions in the task's filtered list went
+ * online and which were queued offline; for each offline entry a login walk
+ * settled, what became of it.
+ *
+ * Contract:
+ * - `recordBatch` resolves only once the record would survive the process
+ *   being killed; the executor calls it before it reports the batch, so every
+ *   position a unit checkpoint has passed has its record. The same (task,
+ *   from) recorded again replaces it (a batch delivered again).
+ * - `batchAt(taskId, position)` returns the record whose positions
+ *   [from, from + count) hold `position`, or undefined.
+ * - `recordLogins` resolves once durable; the login walk calls it before it
+ *   removes the entries, so a removed entry always has its outcome.
+ * - `loginOf` returns the outcome recorded for (task, uin), or undefined.
+ */
+export interface DeliveryRecordLog {
+  recordBatch(record: DeliveryRecord): Promise<void>;
+  batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined>;
+  recordLogins(outcomes: readonly LoginOutcome[]): Promise<void>;
+  loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined>;
+  close(): Promise<void>;
+}

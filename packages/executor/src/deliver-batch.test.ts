@@ -1,0 +1,99 @@
+import { bitAt, type DeliveryRecord } from '@herald/core/fate';
+import type { DeliveryGateway, DeliveryRecordLog, OfflineStore } from '@herald/core/ports';
+import { TypedArrayBitmap } from '@herald/core/presence';
+import type { Task } from '@herald/core/task';
+import { newTask } from '@herald/testing';
+import type { UnitBatch } from '@herald/transport';
+import { deliverBatch, type DeliverBatchDeps } from './deliver-batch';
+import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
+import { Personaliser } from './personalise';
+
+const NOW = 1_700_000_000_000;
+const task = { ...newTask({ content: { body: 'hi' }, expiresAt: NOW + 60_000 }), id: 5, epoch: 1 } as unknown as Task;
+const batch: UnitBatch = {
+  kind: 'unit.batch',
+  taskId: 5,
+  epoch: 1,
+  unitNo: 0,
+  offset: 4096,
+  last: false,
+  uins: Uint32Array.of(3, 7, 8, 20, 31, 40, 41, 42, 50),
+};
+
+/** The batch's records as written, with whether the confirmed-batch log already held the batch then. */
+function recording(confirmed: MemoryConfirmedBatchLog) {
+  const written: { record: DeliveryRecord; confirmedBefore: boolean }[] = [];
+  const log: DeliveryRecordLog = {
+    async recordBatch(record) {
+      written.push({ record, confirmedBefore: (await confirmed.get(5, 0, 4096)) !== undefined });
+    },
+    batchAt: async () => undefined,
+    recordLogins: async () => undefined,
+    loginOf: async () => undefined,
+    close: async () => undefined,
+  };
+  return { log, written };
+}
+
+function depsOf(
+  gateway: DeliveryGateway,
+  records: DeliveryRecordLog,
+  confirmed: MemoryConfirmedBatchLog,
+): DeliverBatchDeps {
+  const online = new TypedArrayBitmap(64);
+  for (const uin of [7, 31, 42, 50]) online.setOnline(uin, true);
+  const offline: OfflineStore = {
+    append: async () => undefined,
+    pending: async () => [],
+    acknowledge: async () => undefined,
+    async *scanTask() {},
+    purgeExpired: async () => ({ entries: 0, records: 0, done: true }),
+    close: async () => undefined,
+  };
+  return {
+    executorId: 'executor-3',
+    online,
+    gateway,
+    offline,
+    confirmed,
+    records,
+    personaliser: new Personaliser(),
+    clock: { now: () => NOW },
+    counted: () => undefined,
+  };
+}
+
+describe('deliverBatch with delivery records', () => {
+  it("records the batch's online positions, before the batch counts as confirmed", async () => {
+    const confirmed = new MemoryConfirmedBatchLog();
+    const { log, written } = recording(confirmed);
+    const gateway: DeliveryGateway = { deliver: async () => undefined, close: async () => undefined };
+    expect(await deliverBatch(batch, task, depsOf(gateway, log, confirmed))).toEqual({ online: 4, offline: 5 });
+    expect(written).toHaveLength(1);
+    const { record, confirmedBefore } = written[0]!;
+    expect(confirmedBefore).toBe(false);
+    expect(record).toMatchObject({ taskId: 5, from: 4096, count: 9, executor: 'executor-3', at: NOW });
+    expect(Array.from(batch.uins, (_, i) => bitAt(record.online, i))).toEqual([
+      false,
+      true,
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it('records nothing for a batch whose push failed (it comes again)', async () => {
+    const confirmed = new MemoryConfirmedBatchLog();
+    const { log, written } = recording(confirmed);
+    const gateway: DeliveryGateway = {
+      deliver: async () => Promise.reject(new Error('push channel down')),
+      close: async () => undefined,
+    };
+    await expect(deliverBatch(batch, task, depsOf(gateway, log, confirmed))).rejects.toThrow('push channel down');
+    expect(written).toEqual([]);
+  });
+});

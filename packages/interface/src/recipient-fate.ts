@@ -1,0 +1,91 @@
+import { ErrorCodes, HeraldError } from '@herald/core';
+import { bitAt, classifyFate, type DeliveryFacts, type LoginFacts, type RecipientFate } from '@herald/core/fate';
+import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
+import { TERMINAL_TASK_STATES, type Task } from '@herald/core/task';
+import { positionInList, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
+
+export interface RecipientFateDeps {
+  /** The task's units: whether a checkpoint passed a position that has no record. */
+  store: Pick<TaskStore, 'listUnits'>;
+  lists: ListRepository;
+  /** Absent (production, for now): a reached recipient's delivery is answered unknown, with the reason. */
+  deliveryRecords?: DeliveryRecordLog;
+  clock: Clock;
+}
+
+/** Why a profile without delivery records cannot say what happened at a position. */
+export const NO_RECORDS =
+  'the delivery records are kept only in the embedded profile: this cluster does not record which positions went online or offline';
+
+/**
+ * One recipient's fate in one task (docs/recipient-truth.md), assembled from
+ * the task's files (its filtered list and removed sets, binary searches by
+ * positioned reads) and the delivery records (one seek for the batch holding
+ * its position, one read for a login outcome); core's classifyFate decides.
+ * A task whose list is not filtered yet and still may be is refused
+ * TASK_NOT_PREPROCESSED: nothing about its recipients is known.
+ */
+export async function recipientFate(task: Task, uin: number, deps: RecipientFateDeps): Promise<RecipientFate> {
+  const filtered = task.filteredListId !== null;
+  if (!filtered && !TERMINAL_TASK_STATES.includes(task.state))
+    throw new HeraldError(
+      ErrorCodes.TASK_NOT_PREPROCESSED,
+      `task ${task.id} is ${task.state}: its list is not filtered yet, so no recipient's fate is known`,
+      { details: { field: 'id', taskId: task.id, state: task.state } },
+    );
+  const listPath = filtered ? deps.lists.pathOf(task.filteredListId!) : undefined;
+  const position = listPath === undefined ? undefined : await positionInList(listPath, uin);
+  const removal =
+    listPath === undefined ? ({ recorded: false } as const) : await removalOf(removedPathOf(listPath), uin);
+  const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);
+  const login =
+    delivery.kind === 'record' && !delivery.online ? await loginOf(task.id, uin, deps) : ({ kind: 'none' } as const);
+  return classifyFate({
+    uin,
+    taskState: task.state,
+    expiresAt: task.expiresAt,
+    now: deps.clock.now(),
+    filtered,
+    position,
+    removal,
+    delivery,
+    login,
+  });
+}
+
+async function deliveryAt(task: Task, position: number, deps: RecipientFateDeps): Promise<DeliveryFacts> {
+  if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
+  const record = await deps.deliveryRecords.batchAt(task.id, position);
+  if (record === undefined) return (await checkpointPassed(task.id, position, deps)) ?? { kind: 'none' };
+  return {
+    kind: 'record',
+    online: bitAt(record.online, position - record.from),
+    at: record.at,
+    executor: record.executor,
+  };
+}
+
+/**
+ * A position with no record whose unit's checkpoint passed it was confirmed
+ * without one (its batch predates the records: a task sending across the
+ * upgrade): unknown, never "not reached". A record is written before the
+ * progress report that moves the checkpoint, so otherwise there is none.
+ */
+async function checkpointPassed(
+  taskId: number,
+  position: number,
+  deps: RecipientFateDeps,
+): Promise<DeliveryFacts | undefined> {
+  const unit = (await deps.store.listUnits(taskId)).find((u) => u.start <= position && position < u.end);
+  if (unit === undefined || position >= unit.checkpoint) return undefined;
+  return {
+    kind: 'unavailable',
+    reason: `unit ${unit.unitNo} confirmed this position without a delivery record (its batch predates the records)`,
+  };
+}
+
+async function loginOf(taskId: number, uin: number, deps: RecipientFateDeps): Promise<LoginFacts> {
+  if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
+  const outcome = await deps.deliveryRecords.loginOf(taskId, uin);
+  return outcome === undefined ? { kind: 'none' } : { kind: 'record', outcome };
+}

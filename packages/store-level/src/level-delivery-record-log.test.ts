@@ -1,0 +1,66 @@
+import { makeTempDir, type TempDir } from '@herald/testing';
+import { onlineBitsOf } from '@herald/core/fate';
+import { LevelDeliveryRecordLog } from './level-delivery-record-log';
+
+describe('LevelDeliveryRecordLog', () => {
+  let dir: TempDir;
+  beforeEach(async () => {
+    dir = await makeTempDir('herald-level-deliveries-');
+  });
+  afterEach(() => dir.remove());
+
+  const batch = (taskId: number, from: number, count: number, executor = 'e1') => ({
+    taskId,
+    from,
+    count,
+    online: onlineBitsOf(
+      Uint32Array.from({ length: count }, (_, i) => i),
+      Uint32Array.from({ length: Math.ceil(count / 2) }, (_, i) => 2 * i),
+    ),
+    executor,
+    at: 1_000 + from,
+  });
+
+  it('finds the batch holding a position, and none in a gap or past the end or in another task', async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      await log.recordBatch(batch(5, 0, 10));
+      await log.recordBatch(batch(5, 20, 10));
+      await log.recordBatch(batch(6, 0, 100));
+      expect(await log.batchAt(5, 0)).toEqual(batch(5, 0, 10));
+      expect((await log.batchAt(5, 9))?.from).toBe(0);
+      expect(await log.batchAt(5, 10)).toBeUndefined();
+      expect((await log.batchAt(5, 29))?.from).toBe(20);
+      expect(await log.batchAt(5, 30)).toBeUndefined();
+      expect(await log.batchAt(4, 0)).toBeUndefined();
+    } finally {
+      await log.close();
+    }
+  });
+
+  it('keeps batches and login outcomes across a reopen, the latest write of a key winning', async () => {
+    const first = await LevelDeliveryRecordLog.open(dir.path);
+    await first.recordBatch(batch(5, 0, 10));
+    await first.recordBatch(batch(5, 0, 10, 'e2'));
+    await first.recordLogins([
+      { taskId: 5, uin: 1, outcome: 'delivered', at: 7 },
+      { taskId: 5, uin: 3, outcome: 'over_frequency', at: 8 },
+    ]);
+    await first.close();
+    const second = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      expect((await second.batchAt(5, 3))?.executor).toBe('e2');
+      expect(await second.loginOf(5, 1)).toEqual({ taskId: 5, uin: 1, outcome: 'delivered', at: 7 });
+      expect(await second.loginOf(5, 3)).toMatchObject({ outcome: 'over_frequency' });
+      expect(await second.loginOf(5, 2)).toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('fails with STORE_CLOSED after close', async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    await log.close();
+    await expect(log.batchAt(1, 0)).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+  });
+});

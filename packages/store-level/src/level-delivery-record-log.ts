@@ -1,0 +1,81 @@
+import { ClassicLevel } from 'classic-level';
+import { decodeDeliveryRecord, encodeDeliveryRecord, type DeliveryRecord, type LoginOutcome } from '@herald/core/fate';
+import type { DeliveryRecordLog } from '@herald/core/ports';
+import { key, readU64BE, tag } from './keys';
+import { Lifecycle, openLevelDb } from './lifecycle';
+
+/**
+ * The DeliveryRecordLog on LevelDB (classic-level), in a directory of its own
+ * (embedded: `<dataDir>/deliveries`, one for the process).
+ *
+ * Key layout (tag byte, then big-endian numbers, so a task's batches sort by position):
+ *
+ *   'd' taskId (u64) from (u64)  -> the batch record (core's encodeDeliveryRecord: 14 bytes + executor id + count/8)
+ *   'l' taskId (u64) uin (u32)   -> login outcome (u8: 0 delivered, 1 expired, 2 over_frequency), at (f64 BE)
+ *
+ * `batchAt` is one reverse seek: the last 'd' key of the task at or before
+ * the position. Writes resolve once LevelDB handed them to the operating
+ * system, so a record survives the process being killed (as the
+ * ConfirmedBatchLog's do).
+ */
+type Db = ClassicLevel<Buffer, Buffer>;
+
+const OUTCOMES = ['delivered', 'expired', 'over_frequency'] as const;
+const batchKey = (taskId: number, from: number) => key(tag('d'), { u64: taskId }, { u64: from });
+const loginKey = (taskId: number, uin: number) => key(tag('l'), { u64: taskId }, { u32: uin });
+const FROM_IN_KEY = 9;
+
+export class LevelDeliveryRecordLog implements DeliveryRecordLog {
+  private readonly life = new Lifecycle('LevelDeliveryRecordLog');
+
+  private constructor(private readonly db: Db) {}
+
+  /** Opens (creating if needed) the log in directory `path`; UNAVAILABLE if another process holds it. */
+  static async open(path: string): Promise<LevelDeliveryRecordLog> {
+    return new LevelDeliveryRecordLog(await openLevelDb(path, 'LevelDeliveryRecordLog'));
+  }
+
+  recordBatch(record: DeliveryRecord): Promise<void> {
+    return this.life.run('recordBatch', () =>
+      this.db.put(batchKey(record.taskId, record.from), Buffer.from(encodeDeliveryRecord(record))),
+    );
+  }
+
+  batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {
+    return this.life.run('batchAt', async () => {
+      const range = { gte: batchKey(taskId, 0), lte: batchKey(taskId, position), reverse: true, limit: 1 };
+      const [entry] = await this.db.iterator(range).all();
+      if (entry === undefined) return undefined;
+      const record = decodeDeliveryRecord(taskId, readU64BE(entry[0], FROM_IN_KEY), entry[1]);
+      return position < record.from + record.count ? record : undefined;
+    });
+  }
+
+  recordLogins(outcomes: readonly LoginOutcome[]): Promise<void> {
+    return this.life.run('recordLogins', () =>
+      this.db.batch(
+        outcomes.map((o) => {
+          const value = Buffer.allocUnsafe(9);
+          value.writeUInt8(OUTCOMES.indexOf(o.outcome), 0);
+          value.writeDoubleBE(o.at, 1);
+          return { type: 'put' as const, key: loginKey(o.taskId, o.uin), value };
+        }),
+      ),
+    );
+  }
+
+  loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined> {
+    return this.life.run('loginOf', async () => {
+      const value = await this.db.get(loginKey(taskId, uin));
+      if (value === undefined) return undefined;
+      const outcome = OUTCOMES[value.readUInt8(0)];
+      if (outcome === undefined) throw new RangeError(`login outcome of task ${taskId}, uin ${uin} is unreadable`);
+      return { taskId, uin, outcome, at: value.readDoubleBE(1) };
+    });
+  }
+
+  /** Waits for calls in flight, then closes the database. Any later call fails with STORE_CLOSED. */
+  close(): Promise<void> {
+    return this.life.close(() => this.db.close());
+  }
+}
