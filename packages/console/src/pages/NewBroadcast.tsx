@@ -49,6 +49,7 @@ export function NewBroadcast() {
   const [previewing, setPreviewing] = useState(false);
   // The server's question before a large broadcast; null while none is open.
   const [ask, setAsk] = useState<ConfirmationRequired | null>(null);
+  const sendButton = useRef<HTMLButtonElement>(null);
 
   // One key per broadcast the operator sends: a retry after a lost answer reuses it, so the server answers with
   // the task its first try created instead of creating a second; changing the form makes it another broadcast.
@@ -382,7 +383,7 @@ export function NewBroadcast() {
           <button type="button" onClick={preview} disabled={previewing || busy}>
             {previewing ? 'Previewing…' : 'Preview recipients'}
           </button>
-          <button type="submit" className="primary" disabled={busy}>
+          <button ref={sendButton} type="submit" className="primary" disabled={busy}>
             {busy ? 'Creating…' : form.when === 'at' ? 'Schedule broadcast' : 'Send broadcast'}
           </button>
         </div>
@@ -393,6 +394,7 @@ export function NewBroadcast() {
           busy={busy}
           onConfirm={() => create(ask.recipients)}
           onClose={() => setAsk(null)}
+          opener={sendButton}
         />
       )}
     </section>
