@@ -18,7 +18,8 @@ import {
  * "Accessibility"): axe-core on every page finds nothing serious or
  * critical, a skip link leads past the top bar, every control shows a
  * focus ring when reached by keyboard, and Escape closes a confirmation
- * with focus back on the control that opened it.
+ * with focus back on the control that opened it. Dark mode follows the
+ * system setting and passes axe's contrast checks as well.
  */
 const ADMIN_TOKEN = 'hrd_a11ytest_console-a11y-test-admin-secret-0123456';
 const uinSpaceBits = 16;
@@ -59,6 +60,15 @@ describe('console accessibility', () => {
       const e = document.activeElement;
       return e === null ? 'nothing' : e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' ' + (e.textContent ?? '').trim().slice(0, 40);
     })()`);
+
+  const signIn = async () => {
+    await page.getByLabel('API token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    const account = page.getByRole('combobox', { name: 'Account', exact: true });
+    await account.fill('acme');
+    await account.press('Enter');
+  };
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -111,6 +121,10 @@ describe('console accessibility', () => {
     });
     browser = await launchBrowser();
     page = browser.page;
+    // Leaving a half-written form asks first (drafts, tested in guard.test.ts): here the answer is always yes.
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(cluster.url + '/console/');
+    await signIn();
   }, 120_000);
 
   afterAll(async () => {
@@ -125,15 +139,11 @@ describe('console accessibility', () => {
       const violations = await seriousAxeViolations(page);
       if (violations.length > 0) found[name] = violations;
     };
-    await page.goto(cluster.url + '/console/');
+    await open('/tasks', 'Tasks');
+    await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API token').waitFor();
     await check('sign-in');
-    await page.getByLabel('API token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
-    const account = page.getByRole('combobox', { name: 'Account', exact: true });
-    await account.fill('acme');
-    await account.press('Enter');
+    await signIn();
     await page.locator('table.tasks tbody tr').first().waitFor();
     await check('tasks');
 
@@ -154,14 +164,11 @@ describe('console accessibility', () => {
     await check('new broadcast, refused');
     await page.getByRole('radio', { name: 'A targeting query' }).check();
     await check('new broadcast, targeting');
-
-    page.once('dialog', (dialog) => void dialog.accept()); // the half-written form (drafts)
     await open('/campaigns', 'Campaigns');
     await page.locator('table tbody tr').first().waitFor();
     await check('campaigns');
     await open('/campaigns/new', 'New campaign');
     await check('new campaign');
-    page.once('dialog', (dialog) => void dialog.accept());
     await open(`/campaigns/${campaignId}`, 'Morning news');
     await check('campaign');
     await open('/cluster', 'Cluster');
@@ -170,6 +177,47 @@ describe('console accessibility', () => {
     await open('/admin', 'Administration');
     await page.locator('table').first().waitFor();
     await check('admin');
+    expect(found).toEqual({});
+  }, 120_000);
+
+  it('follows the system dark setting, and axe-core passes its colours too, on a desk and on a phone', async () => {
+    const background = () => page.evaluate<string>(`getComputedStyle(document.documentElement).backgroundColor`);
+    const found: Record<string, AxeViolation[]> = {};
+    try {
+      await open('/tasks', 'Tasks');
+      expect(await background()).toBe('rgb(245, 246, 248)');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await background()).toBe('rgb(15, 19, 27)');
+      for (const [width, prefix] of [
+        [1360, '34-dark'],
+        [390, '35-dark-phone'],
+      ] as const) {
+        await page.setViewportSize({ width, height: width > 400 ? 860 : 844 });
+        await open('/tasks', 'Tasks');
+        await page.locator('table.tasks tbody tr').first().waitFor();
+        await screenshot(page, `${prefix}-tasks`);
+        const tasks = await seriousAxeViolations(page);
+        if (tasks.length > 0) found[`${prefix} tasks`] = tasks;
+
+        await open(`/tasks/${sentId}`, /Task/);
+        await page.locator('h1 .badge', { hasText: 'COMPLETED' }).waitFor();
+        await screenshot(page, `${prefix}-task`);
+        const task = await seriousAxeViolations(page);
+        if (task.length > 0) found[`${prefix} task`] = task;
+
+        await open('/new', 'New broadcast');
+        await page.getByLabel('Title').fill('Opening hours');
+        await page.getByLabel('Message', { exact: true }).fill('The pool opens at seven.');
+        await page.getByRole('button', { name: 'Send broadcast' }).click();
+        await page.locator('.field-error').first().waitFor();
+        await screenshot(page, `${prefix}-new-broadcast`);
+        const form = await seriousAxeViolations(page);
+        if (form.length > 0) found[`${prefix} new broadcast`] = form;
+      }
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
     expect(found).toEqual({});
   }, 120_000);
 
@@ -197,7 +245,6 @@ describe('console accessibility', () => {
       [`/tasks/${scheduledId}`, /Task/],
       ['/new', 'New broadcast'],
     ] as const) {
-      page.once('dialog', (dialog) => void dialog.accept());
       await open(path, heading);
       const seen = new Set<string>();
       for (let i = 0; i < 80; i++) {
@@ -245,15 +292,12 @@ describe('console accessibility', () => {
   it('closes the large-send dialog with Escape and gives focus back to Send', async () => {
     await api('PUT', '/api/v1/accounts/acme/limits', { confirmAbove: 10 });
     try {
-      page.once('dialog', (dialog) => void dialog.accept());
       await open('/new', 'New broadcast');
-      await page
-        .locator('#listFile')
-        .setInputFiles({
-          name: 'few.txt',
-          mimeType: 'text/plain',
-          buffer: Buffer.from('1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n'),
-        });
+      await page.locator('#listFile').setInputFiles({
+        name: 'few.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n'),
+      });
       await page.locator('.upload-result').waitFor();
       await page.getByLabel('Message', { exact: true }).fill('To twelve.');
       const send = page.getByRole('button', { name: 'Send broadcast' });
