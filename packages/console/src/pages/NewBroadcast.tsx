@@ -18,6 +18,7 @@ import {
   type FieldErrors,
 } from '../lib/broadcast-form';
 import { confirmationOf } from '../lib/large-send';
+import { DATE_TIME_PLACEHOLDER } from '../lib/datetime-input';
 import { useLeaveGuard } from '../leave-guard';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -275,12 +276,18 @@ export function NewBroadcast() {
               </label>
               <input
                 id="sendAt"
-                type="datetime-local"
+                aria-label="Send at"
+                className="datetime mono"
+                placeholder={DATE_TIME_PLACEHOLDER}
+                autoComplete="off"
+                spellCheck={false}
                 disabled={form.when !== 'at'}
                 value={form.sendAt}
                 onChange={(e) => set('sendAt', e.target.value)}
               />
-              <span className="small muted">your time zone: {Intl.DateTimeFormat().resolvedOptions().timeZone}</span>
+              <span className="small muted">
+                24-hour, your time zone: {Intl.DateTimeFormat().resolvedOptions().timeZone}
+              </span>
             </div>
           </Field>
           <Field label="Priority" error={errors.priority}>
@@ -356,7 +363,10 @@ export function NewBroadcast() {
               <input
                 id="displayAt"
                 aria-label="Display time"
-                type="datetime-local"
+                className="datetime mono"
+                placeholder={DATE_TIME_PLACEHOLDER}
+                autoComplete="off"
+                spellCheck={false}
                 disabled={!form.preDeliver}
                 value={form.displayAt}
                 onChange={(e) => set('displayAt', e.target.value)}

@@ -5,6 +5,7 @@ import { Bar, Empty, ErrorBanner, StateBadge } from '../components/bits';
 import { usePoll, useTitle } from '../hooks';
 import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
 import { ACCOUNT_ID } from '../lib/broadcast-form';
+import { DATE_PLACEHOLDER, parseDate } from '../lib/datetime-input';
 import { confirmed, preprocessed } from '../lib/stages';
 import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
@@ -30,12 +31,16 @@ export function Tasks() {
   };
   // An account id the server would refuse is said here, in the operator's words, and never asked for.
   const accountBad = filters.accountId !== '' && !ACCOUNT_ID.test(filters.accountId);
+  // So is a creation date that is not YYYY-MM-DD (typed: the browser's own picker is mm/dd/yyyy in en-US).
+  const fromError = dateError(filters.from);
+  const toError = dateError(filters.to);
+  const filtersBad = accountBad || fromError !== undefined || toError !== undefined;
   // Cursors of the pages before this one, for "Newer"; a new filter starts over.
   const [back, setBack] = useState<string[]>([]);
 
   const { data, error, loading } = usePoll<TaskPage>(
     (signal) =>
-      accountBad
+      filtersBad
         ? Promise.resolve({ tasks: [], nextCursor: null })
         : api(
             'GET',
@@ -109,21 +114,11 @@ export function Tasks() {
         </label>
         <label>
           Created from
-          <input
-            aria-label="Created from"
-            type="date"
-            value={filters.from}
-            onChange={(e) => setFilter('from', e.target.value)}
-          />
+          <DateFilter name="from" label="Created from" value={filters.from} error={fromError} onChange={setFilter} />
         </label>
         <label>
           to
-          <input
-            aria-label="Created to"
-            type="date"
-            value={filters.to}
-            onChange={(e) => setFilter('to', e.target.value)}
-          />
+          <DateFilter name="to" label="Created to" value={filters.to} error={toError} onChange={setFilter} />
         </label>
         <label>
           Rows
@@ -136,7 +131,7 @@ export function Tasks() {
         {loading && <span className="muted small">loading…</span>}
       </form>
       <ErrorBanner error={error} />
-      {accountBad ? null : data && data.tasks.length === 0 ? (
+      {filtersBad ? null : data && data.tasks.length === 0 ? (
         <Empty>No task matches these filters.</Empty>
       ) : (
         <table className="grid tasks">
@@ -229,10 +224,53 @@ function TaskRow({ task }: { task: Task }) {
   );
 }
 
-/** A date input (YYYY-MM-DD) as the ISO start of that day in the browser's zone, plus `days`. */
+/** A typed date (YYYY-MM-DD) as the ISO start of that day in the browser's zone, plus `days`. */
 function dayStart(date: string, days = 0): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
-  const d = new Date(date + 'T00:00:00');
+  const parsed = parseDate(date);
+  if ('error' in parsed) return undefined;
+  const d = new Date(parsed.at);
   d.setDate(d.getDate() + days);
   return d.toISOString();
+}
+
+function dateError(date: string): string | undefined {
+  if (date === '') return undefined;
+  const parsed = parseDate(date);
+  return 'error' in parsed ? parsed.error : undefined;
+}
+
+/** A creation-date filter: typed as YYYY-MM-DD, a mistake said under it. */
+function DateFilter({
+  name,
+  label,
+  value,
+  error,
+  onChange,
+}: {
+  name: 'from' | 'to';
+  label: string;
+  value: string;
+  error: string | undefined;
+  onChange: (name: string, value: string) => void;
+}) {
+  return (
+    <>
+      <input
+        aria-label={label}
+        className={`date mono ${error ? 'invalid' : ''}`}
+        placeholder={DATE_PLACEHOLDER}
+        autoComplete="off"
+        spellCheck={false}
+        value={value}
+        aria-invalid={error !== undefined}
+        aria-describedby={error ? `date-${name}-error` : undefined}
+        onChange={(e) => onChange(name, e.target.value.trim())}
+      />
+      {error && (
+        <span id={`date-${name}-error`} className="field-error" role="alert" data-field={`date-${name}`}>
+          {error}
+        </span>
+      )}
+    </>
+  );
 }
