@@ -2,11 +2,13 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../api/client';
 import type { Task } from '../api/types';
 import { canCommand, type TaskCommand } from '../lib/commands';
+import { Link } from '../router';
 
 /**
  * Pause, resume and cancel, enabled as the task's state allows. Cancel asks
  * once more in place (it cannot be undone); Escape or Keep it takes the
- * question back, with focus on Cancel again. The server may still refuse
+ * question back, with focus on Cancel again. Clone opens a new broadcast
+ * like this one (its list, content, priority, duration and speed). The server may still refuse
  * (the state moved on meanwhile): its answer shows beside the buttons.
  */
 export function TaskCommands({ task, onDone }: { task: Task; onDone: () => void }) {
@@ -82,6 +84,9 @@ export function TaskCommands({ task, onDone }: { task: Task; onDone: () => void 
           Cancel
         </button>
       )}
+      <Link className="button" to={`/new?clone=${task.id}`} title="A new broadcast like this one, at a new time">
+        Clone
+      </Link>
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import type { PriorityClass } from '../api/types';
+import type { PriorityClass, Task } from '../api/types';
 import { parseDateTime } from './datetime-input';
 
 /**
@@ -47,6 +47,25 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   displayAt: '',
   speed: '',
 });
+
+/**
+ * A new broadcast like `task`: its account, list, content, priority,
+ * duration and speed, sent now (the operator picks a new time). The
+ * pre-delivery display time is the old broadcast's moment, so it is left out.
+ */
+export function cloneOf(task: Task): BroadcastForm {
+  const hours = (task.expiresAt - task.sendAt) / 3_600_000;
+  return {
+    ...emptyForm(task.accountId),
+    listId: task.listId,
+    title: task.content.title ?? '',
+    body: task.content.body,
+    personalised: task.content.template === true,
+    priority: task.priority,
+    durationHours: hours > 0 ? String(Math.round(hours * 100) / 100) : '',
+    speed: task.speed ? String(task.speed) : '',
+  };
+}
 
 /**
  * The longest duration a default Herald takes (tasks.maxTtlMs, 30 days): checked here so the
