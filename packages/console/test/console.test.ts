@@ -143,7 +143,7 @@ describe('operator console in headless Chromium', () => {
     expect(await errorOf('listId').innerText()).toContain('Upload a recipient list');
     expect(await errorOf('title').innerText()).toContain('At most 256');
     expect(await errorOf('body').innerText()).toContain('Write the message');
-    expect(await errorOf('sendAt').innerText()).toContain('Pick a date');
+    expect(await errorOf('sendAt').innerText()).toContain('Write the date and time to send at: YYYY-MM-DD HH:MM');
     expect(await errorOf('duration').innerText()).toContain('positive number');
     await screenshot(page, '03-new-broadcast-errors');
     // Fixing a field clears its error at once.

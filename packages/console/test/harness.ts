@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -150,4 +150,31 @@ export class MeteredGateway implements DeliveryGateway {
   private wake(): void {
     for (const resolve of this.waiting.splice(0)) resolve();
   }
+}
+
+/** One rule axe-core found broken, with the elements that break it. */
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core over the page as it is now and returns the violations at
+ * the "serious" and "critical" levels (the issue's bar; "moderate" and
+ * "minor" are left to judgement). axe's source is injected once per page
+ * load with addScriptTag, so the page under test ships no axe.
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate<boolean>('typeof window.axe === "object"')))
+    await page.addScriptTag({ content: axeSource });
+  // (Source text: the tests are type-checked without the DOM's types.)
+  return page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`);
 }

@@ -160,7 +160,7 @@ describe('new broadcast form', () => {
 
   it('checks the pre-delivery display time against the send time', () => {
     const base = { ...emptyForm('acme'), listId: 'l', body: 'hi', preDeliver: true };
-    expect(validateBroadcast(base, now).displayAt).toContain('Pick');
+    expect(validateBroadcast(base, now).displayAt).toContain('Write the time recipients should see it');
     expect(validateBroadcast({ ...base, displayAt: '2020-01-01T00:00' }, now).displayAt).toContain(
       'before the send time',
     );

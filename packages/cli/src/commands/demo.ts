@@ -9,6 +9,7 @@ import { syntheticAudience, writeRecipientListFile } from '@herald/audience';
 import { startEmbeddedCluster } from '@herald/embedded';
 import { newTokenText } from '@herald/interface';
 import { api, uploadFile, type ApiTarget } from '../http-client';
+import { demoAudiences, seedDemoAudiences } from './demo-audiences';
 import { StageProgress } from '../progress';
 
 export interface DemoOptions {
@@ -72,6 +73,12 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   try {
     for (const uin of audience.online) cluster.online.setOnline(uin, true);
     await uploadFile(target, 'PUT', '/api/v1/blacklists/global', blacklistFile);
+    // The console's other two audience sources build from these (docs/operator-guide.md, "Audience").
+    const seeded = demoAudiences(audience.distinct, options.seed, Date.now());
+    await seedDemoAudiences(target, 'demo', seeded);
+    say(
+      `seeded ${fmt(seeded.followers.length)} followers of account demo and the attributes of ${fmt(seeded.users.length)} users`,
+    );
     const upload = new StageProgress('upload');
     const list = await uploadFile<ListMeta>(target, 'POST', '/api/v1/lists?accountId=demo', listFile, (sent, total) =>
       upload.update(sent, total, `${fmt(sent)} B`),

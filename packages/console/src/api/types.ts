@@ -50,7 +50,7 @@ export interface Task {
   accountId: string;
   listId: string;
   state: TaskState;
-  content: { body: string; title?: string };
+  content: { body: string; title?: string; template?: true };
   priority: PriorityClass;
   sendAt: number;
   expiresAt: number;

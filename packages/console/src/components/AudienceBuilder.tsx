@@ -13,7 +13,8 @@ const EXAMPLE = 'region:eu AND (age:18-24 OR tag:vip) AND active-since:30d';
  * runs it as a job (POST /api/v1/audiences); this polls its progress and
  * hands the finished list to the form. A query is checked as it is typed
  * (GET /api/v1/audiences/check-query: a GET, so checking as the user types writes no audit entries): a mistake shows under the field
- * with its position. A deployment without that source says so here.
+ * with its position. A deployment without that source says so here, and
+ * an empty source says where its data comes from.
  */
 export function AudienceBuilder({
   accountId,
@@ -62,7 +63,7 @@ export function AudienceBuilder({
         setJob(next);
         if (next.state === 'running') return follow(id);
         if (next.state === 'done' && next.list) onBuilt(next.list);
-        else if (next.state === 'failed') setFailure(next.error?.message ?? 'the job failed');
+        else if (next.state === 'failed') setFailure(failureOf(next, kind));
       } catch (e) {
         setFailure((e as Error).message);
       }
@@ -161,6 +162,18 @@ export function AudienceBuilder({
       )}
     </div>
   );
+}
+
+/**
+ * A failed job in the operator's words. An empty source is the usual one on
+ * a fresh Herald: followers and attributes arrive through the API (or the
+ * herald.follows topic), and only `herald demo` seeds some.
+ */
+function failureOf(job: AudienceJob, kind: 'followers' | 'targeting'): string {
+  if (job.error?.code !== 'LIST_EMPTY') return job.error?.message ?? 'the job failed';
+  return kind === 'followers'
+    ? `Account ${job.accountId} has no followers in this Herald yet: they arrive by POST /api/v1/follows (herald demo seeds some for account demo).`
+    : "No user matches this query. Users' attributes arrive by POST /api/v1/user-attributes (herald demo seeds some).";
 }
 
 function describe(error: Error): string {

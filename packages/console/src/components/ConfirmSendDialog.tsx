@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import type { ConfirmationRequired } from '../api/types';
 import { fmtInt } from '../lib/format';
 import { typedCountMatches } from '../lib/large-send';
@@ -11,18 +11,21 @@ import { typedCountMatches } from '../lib/large-send';
  * Escape, Cancel or a click outside closes it with nothing created.
  *
  * A native modal <dialog>: the browser keeps focus inside it and turns
- * Escape into a cancel event.
+ * Escape into a cancel event; closed, focus returns to what opened it.
  */
 export function ConfirmSendDialog({
   ask,
   busy,
   onConfirm,
   onClose,
+  opener,
 }: {
   ask: ConfirmationRequired;
   busy: boolean;
   onConfirm: () => void;
   onClose: () => void;
+  /** The control that opened it, for focus to return to (a busy button lost focus while the server answered). */
+  opener: RefObject<HTMLElement | null>;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [typed, setTyped] = useState('');
@@ -32,8 +35,12 @@ export function ConfirmSendDialog({
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
+    return () => {
+      dialog?.close();
+      // The page unmounts the dialog, so the browser does not give focus back itself.
+      opener.current?.focus();
+    };
+  }, [opener]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

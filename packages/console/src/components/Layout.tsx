@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { MouseEvent, ReactNode } from 'react';
 import { Link, useLocation } from '../router';
 import { useSession } from '../session';
 import { AccountPicker } from './AccountPicker';
@@ -17,6 +17,9 @@ export function Layout({ children }: { children: ReactNode }) {
     prefix.some((p) => (p === '/' ? path === '/' : path === p || path.startsWith(p + '/')));
   return (
     <div className="app">
+      <a className="skip-link" href="#content" onClick={skipToContent}>
+        Skip to the content
+      </a>
       <header className="topbar">
         <Link to="/tasks" className="brand">
           Herald
@@ -51,7 +54,19 @@ export function Layout({ children }: { children: ReactNode }) {
           Sign out
         </button>
       </header>
-      <main>{children}</main>
+      <main id="content" tabIndex={-1}>
+        {children}
+      </main>
     </div>
   );
+}
+
+/**
+ * Moves focus into the page past the top bar. Focus is moved by hand: the
+ * fragment alone would change the address, which the router would see as
+ * a navigation.
+ */
+function skipToContent(event: MouseEvent<HTMLAnchorElement>) {
+  event.preventDefault();
+  document.getElementById('content')?.focus();
 }

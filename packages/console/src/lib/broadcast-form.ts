@@ -1,4 +1,5 @@
-import type { PriorityClass } from '../api/types';
+import type { PriorityClass, Task } from '../api/types';
+import { parseDateTime } from './datetime-input';
 
 /**
  * The new-broadcast form: its values, the checks the console can make
@@ -16,12 +17,12 @@ export interface BroadcastForm {
   /** The uin the personalised preview renders for. */
   sampleUin: string;
   when: 'now' | 'at';
-  /** A datetime-local value (YYYY-MM-DDTHH:mm), read in the browser's time zone. */
+  /** As typed: YYYY-MM-DD HH:MM on a 24-hour clock, read in the browser's time zone (lib/datetime-input.ts). */
   sendAt: string;
   priority: PriorityClass;
   /** Lifetime from the send time, in hours (decimals allowed); empty for the server default. */
   durationHours: string;
-  /** Pre-delivery: deliver ahead, and recipients' devices show it at `displayAt` (datetime-local). */
+  /** Pre-delivery: deliver ahead, and recipients' devices show it at `displayAt` (as `sendAt` is typed). */
   preDeliver: boolean;
   displayAt: string;
   /** Recipients per second to send at, a whole number; empty: not paced (as fast as the hosts allow). */
@@ -46,6 +47,25 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   displayAt: '',
   speed: '',
 });
+
+/**
+ * A new broadcast like `task`: its account, list, content, priority,
+ * duration and speed, sent now (the operator picks a new time). The
+ * pre-delivery display time is the old broadcast's moment, so it is left out.
+ */
+export function cloneOf(task: Task): BroadcastForm {
+  const hours = (task.expiresAt - task.sendAt) / 3_600_000;
+  return {
+    ...emptyForm(task.accountId),
+    listId: task.listId,
+    title: task.content.title ?? '',
+    body: task.content.body,
+    personalised: task.content.template === true,
+    priority: task.priority,
+    durationHours: hours > 0 ? String(Math.round(hours * 100) / 100) : '',
+    speed: task.speed ? String(task.speed) : '',
+  };
+}
 
 /**
  * The longest duration a default Herald takes (tasks.maxTtlMs, 30 days): checked here so the
@@ -75,9 +95,10 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
   if (form.personalised && form.sampleUin.trim() !== '' && !isUin(form.sampleUin))
     errors.sampleUin = 'A uin: a whole number from 0 to 4294967295.';
   if (form.when === 'at') {
-    const at = parseLocal(form.sendAt);
-    if (at === null) errors.sendAt = 'Pick a date and time.';
-    else if (at < now - 60_000) errors.sendAt = 'This time has passed: choose a later one, or send now.';
+    const at = parseDateTime(form.sendAt);
+    if (form.sendAt.trim() === '') errors.sendAt = 'Write the date and time to send at: YYYY-MM-DD HH:MM.';
+    else if ('error' in at) errors.sendAt = at.error;
+    else if (at.at < now - 60_000) errors.sendAt = 'This time has passed: choose a later one, or send now.';
   }
   if (form.durationHours.trim() !== '') {
     const hours = Number(form.durationHours);
@@ -92,10 +113,11 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
       errors.speed = `A whole number of recipients per second, 1 to ${MAX_SPEED.toLocaleString('en-US')}; empty: not paced.`;
   }
   if (form.preDeliver) {
-    const display = parseLocal(form.displayAt);
+    const display = parseDateTime(form.displayAt);
     const send = form.when === 'at' ? parseLocal(form.sendAt) : now;
-    if (display === null) errors.displayAt = 'Pick the time recipients should see it.';
-    else if (send !== null && display < send) errors.displayAt = 'The display time cannot be before the send time.';
+    if (form.displayAt.trim() === '') errors.displayAt = 'Write the time recipients should see it: YYYY-MM-DD HH:MM.';
+    else if ('error' in display) errors.displayAt = display.error;
+    else if (send !== null && display.at < send) errors.displayAt = 'The display time cannot be before the send time.';
   }
   return errors;
 }
@@ -105,11 +127,10 @@ export function isUin(text: string): boolean {
   return /^\d{1,10}$/.test(text.trim()) && Number(text) < 2 ** 32;
 }
 
-/** A datetime-local value as epoch ms in the browser's zone, or null. */
+/** A typed date and time (YYYY-MM-DD HH:MM) as epoch ms in the browser's zone, or null. */
 export function parseLocal(value: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return null;
-  const at = new Date(value).getTime();
-  return Number.isNaN(at) ? null : at;
+  const parsed = parseDateTime(value);
+  return 'error' in parsed ? null : parsed.at;
 }
 
 export interface CreateTaskBody {

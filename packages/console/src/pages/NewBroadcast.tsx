@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, newIdempotencyKey } from '../api/client';
-import { durationTooLong } from '../lib/broadcast-form';
+import { cloneOf, durationTooLong } from '../lib/broadcast-form';
 import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
@@ -18,8 +18,10 @@ import {
   type FieldErrors,
 } from '../lib/broadcast-form';
 import { confirmationOf } from '../lib/large-send';
+import { fmtInt } from '../lib/format';
+import { DATE_TIME_PLACEHOLDER } from '../lib/datetime-input';
 import { useLeaveGuard } from '../leave-guard';
-import { navigate } from '../router';
+import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
 import { useTitle } from '../hooks';
 
@@ -49,12 +51,31 @@ export function NewBroadcast() {
   const [previewing, setPreviewing] = useState(false);
   // The server's question before a large broadcast; null while none is open.
   const [ask, setAsk] = useState<ConfirmationRequired | null>(null);
+  const sendButton = useRef<HTMLButtonElement>(null);
 
   // One key per broadcast the operator sends: a retry after a lost answer reuses it, so the server answers with
   // the task its first try created instead of creating a second; changing the form makes it another broadcast.
   const idempotencyKey = useRef<string | null>(null);
 
   useEffect(() => setForm((f) => (f.listId === '' ? { ...f, accountId: account } : f)), [account]);
+
+  // Clone (/new?clone=<task id>): the form starts as that task's broadcast, to send at a new time.
+  const cloneId = useLocation().search.get('clone');
+  const [clonedFrom, setClonedFrom] = useState<Task | null>(null);
+  useEffect(() => {
+    if (cloneId === null) return;
+    const controller = new AbortController();
+    api<Task>('GET', `/api/v1/tasks/${encodeURIComponent(cloneId)}`, undefined, controller.signal).then(
+      (task) => {
+        setForm(cloneOf(task));
+        setClonedFrom(task);
+      },
+      (e) => {
+        if ((e as Error).name !== 'AbortError') setFailure(e as Error);
+      },
+    );
+    return () => controller.abort();
+  }, [cloneId]);
   const releaseDraft = useLeaveGuard(
     form.listId !== '' || form.title.trim() !== '' || form.body.trim() !== '',
     'Leave this page? The broadcast you are writing is not sent and will be lost.',
@@ -182,6 +203,13 @@ export function NewBroadcast() {
               htmlFor="listFile"
               hint="A binary list (.hrl), a text file with one id per line (.txt), or CSV (.csv, the id in the first column or a column named uin)."
             >
+              {clonedFrom && form.listId === clonedFrom.listId && (
+                <div className="clone-note" data-list-id={clonedFrom.listId}>
+                  The list of task <Link to={`/tasks/${clonedFrom.id}`}>{clonedFrom.id}</Link>:{' '}
+                  <code>{clonedFrom.listId}</code>, <strong>{fmtInt(clonedFrom.listCount)}</strong> recipients. Upload a
+                  file to send to another list.
+                </div>
+              )}
               <ListUpload
                 key={form.accountId}
                 accountId={form.accountId}
@@ -274,12 +302,18 @@ export function NewBroadcast() {
               </label>
               <input
                 id="sendAt"
-                type="datetime-local"
+                aria-label="Send at"
+                className="datetime mono"
+                placeholder={DATE_TIME_PLACEHOLDER}
+                autoComplete="off"
+                spellCheck={false}
                 disabled={form.when !== 'at'}
                 value={form.sendAt}
                 onChange={(e) => set('sendAt', e.target.value)}
               />
-              <span className="small muted">your time zone: {Intl.DateTimeFormat().resolvedOptions().timeZone}</span>
+              <span className="small muted">
+                24-hour, your time zone: {Intl.DateTimeFormat().resolvedOptions().timeZone}
+              </span>
             </div>
           </Field>
           <Field label="Priority" error={errors.priority}>
@@ -355,7 +389,10 @@ export function NewBroadcast() {
               <input
                 id="displayAt"
                 aria-label="Display time"
-                type="datetime-local"
+                className="datetime mono"
+                placeholder={DATE_TIME_PLACEHOLDER}
+                autoComplete="off"
+                spellCheck={false}
                 disabled={!form.preDeliver}
                 value={form.displayAt}
                 onChange={(e) => set('displayAt', e.target.value)}
@@ -382,7 +419,7 @@ export function NewBroadcast() {
           <button type="button" onClick={preview} disabled={previewing || busy}>
             {previewing ? 'Previewing…' : 'Preview recipients'}
           </button>
-          <button type="submit" className="primary" disabled={busy}>
+          <button ref={sendButton} type="submit" className="primary" disabled={busy}>
             {busy ? 'Creating…' : form.when === 'at' ? 'Schedule broadcast' : 'Send broadcast'}
           </button>
         </div>
@@ -393,6 +430,7 @@ export function NewBroadcast() {
           busy={busy}
           onConfirm={() => create(ask.recipients)}
           onClose={() => setAsk(null)}
+          opener={sendButton}
         />
       )}
     </section>

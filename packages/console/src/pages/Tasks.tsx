@@ -1,10 +1,12 @@
 import { useState } from 'react';
-import { api, query } from '../api/client';
+import { api, ApiError, query } from '../api/client';
 import { TASK_STATES, TERMINAL_STATES, type Task, type TaskPage } from '../api/types';
 import { Bar, Empty, ErrorBanner, StateBadge } from '../components/bits';
 import { usePoll, useTitle } from '../hooks';
 import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
 import { ACCOUNT_ID } from '../lib/broadcast-form';
+import { DATE_PLACEHOLDER, parseDate } from '../lib/datetime-input';
+import { matchesText, parseTaskSearch } from '../lib/task-search';
 import { confirmed, preprocessed } from '../lib/stages';
 import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
@@ -27,34 +29,45 @@ export function Tasks() {
     to: search.get('to') ?? '',
     limit: Number(search.get('limit') ?? 50),
     cursor: search.get('cursor') ?? '',
+    q: search.get('q') ?? '',
   };
+  const searched = parseTaskSearch(filters.q);
   // An account id the server would refuse is said here, in the operator's words, and never asked for.
   const accountBad = filters.accountId !== '' && !ACCOUNT_ID.test(filters.accountId);
+  // So is a creation date that is not YYYY-MM-DD (typed: the browser's own picker is mm/dd/yyyy in en-US).
+  const fromError = dateError(filters.from);
+  const toError = dateError(filters.to);
+  const filtersBad = accountBad || fromError !== undefined || toError !== undefined;
   // Cursors of the pages before this one, for "Newer"; a new filter starts over.
   const [back, setBack] = useState<string[]>([]);
 
   const { data, error, loading } = usePoll<TaskPage>(
     (signal) =>
-      accountBad
+      filtersBad
         ? Promise.resolve({ tasks: [], nextCursor: null })
-        : api(
-            'GET',
-            '/api/v1/tasks' +
-              query({
-                order: 'desc',
-                state: filters.state,
-                accountId: filters.accountId,
-                createdFrom: dayStart(filters.from),
-                createdBefore: dayStart(filters.to, 1),
-                limit: filters.limit,
-                cursor: filters.cursor,
-              }),
-            undefined,
-            signal,
-          ),
-    [filters.state, filters.accountId, filters.from, filters.to, filters.limit, filters.cursor],
+        : searched.kind === 'id'
+          ? taskById(searched.id, signal)
+          : api(
+              'GET',
+              '/api/v1/tasks' +
+                query({
+                  order: 'desc',
+                  state: filters.state,
+                  accountId: filters.accountId,
+                  createdFrom: dayStart(filters.from),
+                  createdBefore: dayStart(filters.to, 1),
+                  limit: filters.limit,
+                  cursor: filters.cursor,
+                }),
+              undefined,
+              signal,
+            ),
+    [filters.state, filters.accountId, filters.from, filters.to, filters.limit, filters.cursor, filters.q],
     5000,
   );
+
+  const shown =
+    searched.kind === 'text' ? (data?.tasks ?? []).filter((t) => matchesText(t, searched.text)) : (data?.tasks ?? []);
 
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(search);
@@ -81,6 +94,16 @@ export function Tasks() {
         </Link>
       </div>
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Search
+          <input
+            type="search"
+            aria-label="Search tasks"
+            placeholder="id, title or message"
+            value={filters.q}
+            onChange={(e) => setFilter('q', e.target.value)}
+          />
+        </label>
         <label>
           State
           <select aria-label="State filter" value={filters.state} onChange={(e) => setFilter('state', e.target.value)}>
@@ -109,21 +132,11 @@ export function Tasks() {
         </label>
         <label>
           Created from
-          <input
-            aria-label="Created from"
-            type="date"
-            value={filters.from}
-            onChange={(e) => setFilter('from', e.target.value)}
-          />
+          <DateFilter name="from" label="Created from" value={filters.from} error={fromError} onChange={setFilter} />
         </label>
         <label>
           to
-          <input
-            aria-label="Created to"
-            type="date"
-            value={filters.to}
-            onChange={(e) => setFilter('to', e.target.value)}
-          />
+          <DateFilter name="to" label="Created to" value={filters.to} error={toError} onChange={setFilter} />
         </label>
         <label>
           Rows
@@ -136,8 +149,18 @@ export function Tasks() {
         {loading && <span className="muted small">loading…</span>}
       </form>
       <ErrorBanner error={error} />
-      {accountBad ? null : data && data.tasks.length === 0 ? (
-        <Empty>No task matches these filters.</Empty>
+      {searched.kind === 'text' && data && (
+        <p className="small muted search-scope">
+          {shown.length} of the {data.tasks.length} tasks of this page match “{searched.text}”
+          {data.nextCursor != null ? '; Older → searches the next page' : ''}.
+        </p>
+      )}
+      {filtersBad ? null : data && shown.length === 0 ? (
+        <Empty>
+          {searched.kind === 'id'
+            ? `No task ${searched.id} (or not one of your accounts').`
+            : 'No task matches these filters.'}
+        </Empty>
       ) : (
         <table className="grid tasks">
           <thead>
@@ -154,7 +177,7 @@ export function Tasks() {
             </tr>
           </thead>
           <tbody>
-            {data?.tasks.map((task) => (
+            {shown.map((task) => (
               <TaskRow key={task.id} task={task} />
             ))}
           </tbody>
@@ -229,10 +252,63 @@ function TaskRow({ task }: { task: Task }) {
   );
 }
 
-/** A date input (YYYY-MM-DD) as the ISO start of that day in the browser's zone, plus `days`. */
+/** A typed date (YYYY-MM-DD) as the ISO start of that day in the browser's zone, plus `days`. */
 function dayStart(date: string, days = 0): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
-  const d = new Date(date + 'T00:00:00');
+  const parsed = parseDate(date);
+  if ('error' in parsed) return undefined;
+  const d = new Date(parsed.at);
   d.setDate(d.getDate() + days);
   return d.toISOString();
+}
+
+function dateError(date: string): string | undefined {
+  if (date === '') return undefined;
+  const parsed = parseDate(date);
+  return 'error' in parsed ? parsed.error : undefined;
+}
+
+/** A creation-date filter: typed as YYYY-MM-DD, a mistake said under it. */
+function DateFilter({
+  name,
+  label,
+  value,
+  error,
+  onChange,
+}: {
+  name: 'from' | 'to';
+  label: string;
+  value: string;
+  error: string | undefined;
+  onChange: (name: string, value: string) => void;
+}) {
+  return (
+    <>
+      <input
+        aria-label={label}
+        className={`date mono ${error ? 'invalid' : ''}`}
+        placeholder={DATE_PLACEHOLDER}
+        autoComplete="off"
+        spellCheck={false}
+        value={value}
+        aria-invalid={error !== undefined}
+        aria-describedby={error ? `date-${name}-error` : undefined}
+        onChange={(e) => onChange(name, e.target.value.trim())}
+      />
+      {error && (
+        <span id={`date-${name}-error`} className="field-error" role="alert" data-field={`date-${name}`}>
+          {error}
+        </span>
+      )}
+    </>
+  );
+}
+
+/** One task as a page of the list: a search by id. An id this token may not see is no task, as the API says. */
+async function taskById(id: number, signal: AbortSignal): Promise<TaskPage> {
+  try {
+    return { tasks: [await api<Task>('GET', `/api/v1/tasks/${id}`, undefined, signal)], nextCursor: null };
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return { tasks: [], nextCursor: null };
+    throw e;
+  }
 }
