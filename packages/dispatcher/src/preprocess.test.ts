@@ -39,9 +39,13 @@ const request = (listId: string, taskId = TASK_ID): PreprocessRequest => ({
   speed: 0,
 });
 
-/** A task store that only answers the no-resend query: one earlier task of the account with this content. */
+/**
+ * A task store that only answers the no-resend query: one earlier task of the account with this content, and
+ * no task of its own (so no no-resend scope: every earlier task counts).
+ */
 function ledgerStore(earlier: { id: number; filteredListId: string }[]): TaskStore {
-  const store: Pick<TaskStore, 'listTasksByContent'> = {
+  const store: Pick<TaskStore, 'listTasksByContent' | 'getTask'> = {
+    getTask: async () => undefined,
     async listTasksByContent(accountId, contentCrc) {
       if (accountId !== ACCOUNT || contentCrc !== CRC) return [];
       return earlier.map((t) => ({ ...newTask({ accountId, contentCrc }), ...t }) as unknown as Task);

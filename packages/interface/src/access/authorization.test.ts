@@ -170,6 +170,21 @@ const MATRIX: Record<string, Spec> = {
     ids: () => [String(seeded.globexTask.id), '999999'],
     ok: 200,
   },
+  'GET /api/v1/tasks/:id/progress': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: taskPath(seeded.globexTask.id, '/progress') }),
+    missing: () => ({ method: 'GET', path: taskPath(999_999, '/progress') }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    ok: 200,
+  },
+  'GET /api/v1/tasks/:id/recipients/:uin': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: taskPath(seeded.globexTask.id, '/recipients/7') }),
+    missing: () => ({ method: 'GET', path: taskPath(999_999, '/recipients/7') }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    // A CREATED task has not filtered its list: 409 shows the request got past the access check.
+    ok: 409,
+  },
   ...Object.fromEntries(
     (
       [
