@@ -47,7 +47,7 @@ export const DEFAULTS = {
       timeoutMs: 10_000,
       maxRecordBytes: 900_000,
       keyShiftBits: 20,
-      idempotent: true,
+      idempotent: false,
       maxAttempts: 5,
       retryDelayMs: 200,
     },

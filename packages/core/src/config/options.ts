@@ -295,7 +295,7 @@ export interface HeraldOptions {
       maxRecordBytes?: number;
       /** Records are keyed by `uin >>> keyShiftBits` (a consumer shards by uin range). 0..32, default 20. */
       keyShiftBits?: number;
-      /** kafkajs's idempotent producer (no duplicate from its own retries). Default true. */
+      /** kafkajs's idempotent producer (no duplicate from its own retries; needs a cluster with a controller). Default false. */
       idempotent?: boolean;
       /** SASL to the brokers, as `kafka.sasl`. Default none. */
       sasl?: KafkaSaslOptions;
