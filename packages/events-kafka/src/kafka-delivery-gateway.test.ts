@@ -155,19 +155,22 @@ describe('KafkaDeliveryGateway outcomes', () => {
     ['THROTTLING_QUOTA_EXCEEDED', 89, true, ErrorCodes.DELIVERY_THROTTLED],
     ['NOT_LEADER_FOR_PARTITION', 6, true, ErrorCodes.UNAVAILABLE],
     ['TOPIC_AUTHORIZATION_FAILED', 29, false, ErrorCodes.UNAVAILABLE],
-  ])('takes a broker answer %s (code %d, retriable %s, wrapped as kafkajs wraps it) as %s', (type, code, retriable, expected) => {
-    const protocol = new KafkaJSProtocolError({ type, code, retriable, message: `the broker said ${type}` });
-    // kafkajs's KafkaJSNumberOfRetriesExceeded: not retriable itself, the broker's answer its cause.
-    const wrapped = Object.assign(new Error(protocol.message), {
-      name: 'KafkaJSNumberOfRetriesExceeded',
-      retriable: false,
-      cause: protocol,
-    });
-    const outcome = produceOutcome(wrapped, 'batch', { taskId: 1 }, 1000);
-    expect(outcome).toMatchObject({ code: expected, details: { taskId: 1, type } });
-    expect(outcome.retriable).toBe(expected !== ErrorCodes.DELIVERY_REJECTED);
-    expect(outcome.message).toContain(type);
-  });
+  ])(
+    'takes a broker answer %s (code %d, retriable %s, wrapped as kafkajs wraps it) as %s',
+    (type, code, retriable, expected) => {
+      const protocol = new KafkaJSProtocolError({ type, code, retriable, message: `the broker said ${type}` });
+      // kafkajs's KafkaJSNumberOfRetriesExceeded: not retriable itself, the broker's answer its cause.
+      const wrapped = Object.assign(new Error(protocol.message), {
+        name: 'KafkaJSNumberOfRetriesExceeded',
+        retriable: false,
+        cause: protocol,
+      });
+      const outcome = produceOutcome(wrapped, 'batch', { taskId: 1 }, 1000);
+      expect(outcome).toMatchObject({ code: expected, details: { taskId: 1, type } });
+      expect(outcome.retriable).toBe(expected !== ErrorCodes.DELIVERY_REJECTED);
+      expect(outcome.message).toContain(type);
+    },
+  );
 
   it('fails to connect to a port nothing listens on with a one-line ConfigError naming delivery.kafka.brokers', async () => {
     const port = await freePort();
