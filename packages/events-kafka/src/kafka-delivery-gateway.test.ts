@@ -158,7 +158,9 @@ describe('KafkaDeliveryGateway outcomes', () => {
   ])(
     'takes a broker answer %s (code %d, retriable %s, wrapped as kafkajs wraps it) as %s',
     (type, code, retriable, expected) => {
-      const protocol = new KafkaJSProtocolError({ type, code, retriable, message: `the broker said ${type}` });
+      // kafkajs builds it from its table of broker error codes (its typings only admit an Error).
+      const answer = { name: 'KafkaJSProtocolError', type, code, retriable, message: `the broker said ${type}` };
+      const protocol = new KafkaJSProtocolError(answer as Error);
       // kafkajs's KafkaJSNumberOfRetriesExceeded: not retriable itself, the broker's answer its cause.
       const wrapped = Object.assign(new Error(protocol.message), {
         name: 'KafkaJSNumberOfRetriesExceeded',
