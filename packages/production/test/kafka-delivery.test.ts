@@ -1,10 +1,14 @@
 import { syntheticAudience } from '@herald/audience';
-import { compileConfig, type HeraldOptions } from '@herald/core/config';
+import { compileConfig, DEFAULTS, type HeraldOptions } from '@herald/core/config';
+import type { Delivery, DeliveryGateway } from '@herald/core/ports';
 import { encodeRecipientList } from '@herald/core/recipient-list';
 import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
+import { KafkaDeliveryGateway } from '@herald/events-kafka';
+import { pacedChannel } from '@herald/executor';
 import {
   authHeaders,
+  FaultySockets,
   KafkaDeliveryConsumer,
   makeTempDir,
   TEST_AUTH_OPTIONS,
@@ -63,29 +67,10 @@ describe('broadcast through the Kafka topic channel', () => {
   });
 
   it('delivers to exactly the online recipients, in records keyed by uin range', async () => {
-    const listed = await fetch(`${cluster.url}/api/v1/lists?accountId=acme`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/octet-stream', ...authHeaders() },
-      body: encodeRecipientList(audience.list),
-    });
-    const list = (await listed.json()) as { id: string };
-    const created = await fetch(`${cluster.url}/api/v1/tasks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...authHeaders() },
-      body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'through kafka' } }),
-    });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as Task;
-    let task: Task | undefined;
-    await waitFor(
-      async () => {
-        task = await cluster.store.getTask(id);
-        return task !== undefined && ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
-      },
-      { timeoutMs: 60_000, intervalMs: 50, message: `task ${id} ending (last: ${task?.state})` },
-    );
-    expect(task!.state).toBe('COMPLETED');
-    expect(task!.report.delivered).toBe(online.length);
+    const task = await broadcast(cluster, audience.list, 'through kafka');
+    const { id } = task;
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report.delivered).toBe(online.length);
 
     await consumer.caughtUp();
     expect(consumer.uinsOf(id)).toEqual([...online]);
@@ -98,3 +83,96 @@ describe('broadcast through the Kafka topic channel', () => {
     expect(records.reduce((n, r) => n + (r.value as { uins: number[] }).uins.length, 0)).toBe(online.length);
   });
 });
+
+describe('broadcast through the Kafka topic channel while its brokers are out of reach', () => {
+  let dir: TempDir;
+  let cluster: EmbeddedCluster;
+  let consumer: KafkaDeliveryConsumer;
+  const sockets = new FaultySockets();
+  const topic = `outage-${process.pid}-${Date.now().toString(36)}`;
+  const uinSpaceBits = 20;
+  const audience = syntheticAudience({ recipients: 5_000, onlineFraction: 0.5, uinLimit: 2 ** uinSpaceBits, seed: 21 });
+  const onlineSet = new Set(audience.online);
+  const online = audience.distinct.filter((uin) => onlineSet.has(uin));
+  let failures = 0;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-kafka-outage-');
+    const kafka = await KafkaDeliveryGateway.connect({
+      brokers,
+      topic,
+      clientId: 'outage',
+      timeoutMs: 1_000,
+      socketFactory: sockets.socketFactory,
+    });
+    const counted: DeliveryGateway = {
+      deliver: (delivery: Delivery) =>
+        kafka.deliver(delivery).catch((error: unknown) => {
+          failures++;
+          throw error;
+        }),
+      close: () => kafka.close(),
+    };
+    const pacing = { ...DEFAULTS.delivery.webhook.pacing, breakerOpenMs: 300, maxHoldMs: 60_000 };
+    const gateway = pacedChannel('kafka', counted, { maxAttempts: 2, retryDelayMs: 20, pacing });
+    cluster = await startEmbeddedCluster(
+      {
+        dataDir: dir.path,
+        uinSpaceBits,
+        http: { port: 0 },
+        auth: TEST_AUTH_OPTIONS,
+        tasks: TEST_TASK_OPTIONS,
+        dispatcher: { batchSize: 500, unitSize: 2500 },
+      },
+      { gateway },
+    );
+    for (const uin of audience.online) cluster.online.setOnline(uin, true);
+    consumer = await KafkaDeliveryConsumer.start({ brokers, topic });
+  });
+
+  afterAll(async () => {
+    sockets.restore();
+    await cluster?.stop();
+    await consumer?.stop();
+    await dir?.remove();
+  });
+
+  it('holds sending while produces fail, then completes with every online recipient', async () => {
+    sockets.cut();
+    const ending = broadcast(cluster, audience.list, 'after the outage');
+    await waitFor(() => failures >= 3, { timeoutMs: 30_000, message: 'produces failing while the brokers are cut' });
+    sockets.restore();
+    const task = await ending;
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report.delivered).toBe(online.length);
+    await consumer.caughtUp();
+    // At least once: a produce that timed out may have been written; every online recipient is there, no one else.
+    expect(consumer.uinsOf(task.id)).toEqual([...online]);
+  });
+});
+
+/** Uploads the list, creates a task with `body` for it, and waits for the task to end. */
+async function broadcast(cluster: EmbeddedCluster, list: ArrayLike<number>, body: string): Promise<Task> {
+  const listed = await fetch(`${cluster.url}/api/v1/lists?accountId=acme`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', ...authHeaders() },
+    body: encodeRecipientList(list),
+  });
+  const { id: listId } = (await listed.json()) as { id: string };
+  const created = await fetch(`${cluster.url}/api/v1/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...authHeaders() },
+    body: JSON.stringify({ accountId: 'acme', listId, content: { body } }),
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as Task;
+  let task: Task | undefined;
+  await waitFor(
+    async () => {
+      task = await cluster.store.getTask(id);
+      return task !== undefined && ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
+    },
+    { timeoutMs: 90_000, intervalMs: 50, message: `task ${id} ending (last: ${task?.state})` },
+  );
+  return task!;
+}
