@@ -1,6 +1,6 @@
 import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
 
-interface KafkaJsErrorLike {
+export interface KafkaJsErrorLike {
   name?: unknown;
   message?: unknown;
   retriable?: unknown;
@@ -9,7 +9,7 @@ interface KafkaJsErrorLike {
 }
 
 /** The error kafkajs's wrappers were made from: follow `cause` to the innermost kafkajs error (one with a `retriable` flag). */
-function innermost(error: KafkaJsErrorLike): KafkaJsErrorLike {
+export function innermost(error: KafkaJsErrorLike): KafkaJsErrorLike {
   let e = error;
   for (let depth = 0; depth < 10; depth++) {
     const cause = e.cause as KafkaJsErrorLike | null | undefined;

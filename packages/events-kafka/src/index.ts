@@ -5,7 +5,9 @@
  * task events, keyed so that each key's events stay in order, consumed at
  * least once by consumer groups that commit only after their handler
  * resolved. It passes the same conformance suite (@herald/testing
- * `eventBusConformance`) as the embedded LevelDB log.
+ * `eventBusConformance`) as the embedded LevelDB log. Also the Kafka topic
+ * delivery channel, `KafkaDeliveryGateway` (a DeliveryGateway adapter, run by
+ * `deliveryGatewayConformance`; docs/delivery.md, "The Kafka topic").
  *
  * @example
  *   import { TOPICS } from '@herald/core/ports';
@@ -22,3 +24,7 @@ export { KafkaEventBus } from './kafka-event-bus';
 export type { KafkaEventBusOptions } from './options';
 export { compileKafkaSecurity } from './security';
 export type { KafkaSaslCredentials, KafkaTlsMaterial, KafkaSecurity } from './security';
+export { KafkaDeliveryGateway } from './kafka-delivery-gateway';
+export type { KafkaDeliveryGatewayOptions } from './kafka-delivery-gateway';
+export { DELIVERY_HEADERS, DELIVERY_RECORD_VERSION, batchIdempotencyKey, deliveryRecords } from './delivery-record';
+export type { DeliveryRecord, DeliveryRecordValue } from './delivery-record';

@@ -12,8 +12,14 @@ import { readSettingFile, secretFromFile } from './setting-files';
  * message shows a password, credential or key.
  */
 
-/** `kafka.sasl` and `kafka.tls` for KafkaEventBus.connect. */
-export function kafkaSecurityOptions(kafka: ProductionConfig['kafka']): {
+/**
+ * `kafka.sasl` and `kafka.tls` for KafkaEventBus.connect; with `path`
+ * 'delivery.kafka', that channel's own (KafkaDeliveryGateway.connect).
+ */
+export function kafkaSecurityOptions(
+  kafka: Pick<ProductionConfig['kafka'], 'sasl' | 'tls'>,
+  path = 'kafka',
+): {
   sasl?: KafkaSaslCredentials;
   tls?: KafkaTlsMaterial;
 } {
@@ -25,7 +31,7 @@ export function kafkaSecurityOptions(kafka: ProductionConfig['kafka']): {
           sasl: {
             mechanism: sasl.mechanism,
             username: sasl.username,
-            password: sasl.password ?? secretFromFile('kafka.sasl.passwordFile', sasl.passwordFile!),
+            password: sasl.password ?? secretFromFile(`${path}.sasl.passwordFile`, sasl.passwordFile!),
           },
         }),
     ...(tls === null
@@ -33,9 +39,9 @@ export function kafkaSecurityOptions(kafka: ProductionConfig['kafka']): {
       : {
           tls: {
             rejectUnauthorized: tls.rejectUnauthorized,
-            ...(tls.caFile === null ? {} : { ca: readSettingFile('kafka.tls.caFile', tls.caFile) }),
-            ...(tls.certFile === null ? {} : { cert: readSettingFile('kafka.tls.certFile', tls.certFile) }),
-            ...(tls.keyFile === null ? {} : { key: readSettingFile('kafka.tls.keyFile', tls.keyFile) }),
+            ...(tls.caFile === null ? {} : { ca: readSettingFile(`${path}.tls.caFile`, tls.caFile) }),
+            ...(tls.certFile === null ? {} : { cert: readSettingFile(`${path}.tls.certFile`, tls.certFile) }),
+            ...(tls.keyFile === null ? {} : { key: readSettingFile(`${path}.tls.keyFile`, tls.keyFile) }),
           },
         }),
   };

@@ -16,6 +16,7 @@ export { TIERS } from './tiers/tier';
 export type { TierName, TierContext, RunningTier } from './tiers/tier';
 export { writeKeys, readKeyPair, readPublicKey, allowedKeys } from './keys';
 export { openTaskStore, connectCoordinator, connectEventBus } from './adapters';
+export { openDeliveryGateway } from './delivery';
 export { kafkaSecurityOptions, mysqlOptions, mysqlTlsOptions } from './connection-security';
 export { ProcessLinks } from './links';
 export { startManagementServer } from './management';

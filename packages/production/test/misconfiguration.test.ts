@@ -80,6 +80,28 @@ describe('production process misconfiguration', () => {
     ]);
   });
 
+  it('refuses a Kafka delivery channel with a bad topic name, naming delivery.kafka.topic', async () => {
+    const brokers = process.env.HERALD_TEST_KAFKA_BROKERS!.split(',');
+    const result = await startWith('executor', 'executor-1', (o) => {
+      o.delivery = { kind: 'kafka', kafka: { brokers, topic: 'no spaces allowed' } };
+    });
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^herald: CONFIG_INVALID: config delivery\.kafka\.topic: must be a Kafka topic name/),
+    ]);
+  });
+
+  it('names delivery.kafka.brokers when an executor cannot reach the Kafka delivery channel', async () => {
+    const port = await freePort();
+    const result = await startWith('executor', 'executor-1', (o) => {
+      o.delivery = { kind: 'kafka', kafka: { brokers: [`127.0.0.1:${port}`], topic: 'deliveries', timeoutMs: 1000 } };
+    });
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^herald: CONFIG_INVALID: config delivery\.kafka\.brokers: cannot connect to Kafka at /),
+    ]);
+  });
+
   it("never prints mysql.url's password: a malformed URL, or credentials the server refuses", async () => {
     const malformed = await startWith(
       'scheduler',

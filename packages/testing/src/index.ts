@@ -24,6 +24,8 @@ export { confirmedBatchLogConformance } from './confirmed-batch-log/conformance'
 export { deliveryGatewayConformance } from './delivery-gateway/conformance';
 export type { DeliveryGatewayHarness, DownstreamAnswer, ReceivedDelivery } from './delivery-gateway/conformance';
 export { WebhookReceiver } from './delivery-gateway/webhook-receiver';
+export { KafkaDeliveryConsumer } from './delivery-gateway/kafka-delivery-consumer';
+export type { DeliveryRecordRead, KafkaDeliveryConsumerOptions } from './delivery-gateway/kafka-delivery-consumer';
 export type { WebhookAnswer, WebhookPolicy, WebhookRequest } from './delivery-gateway/webhook-receiver';
 export { accessStoreConformance } from './access-store/conformance';
 export { accountStoreConformance } from './account-store/conformance';

@@ -122,12 +122,16 @@ export function checkKafkaSaslMechanism(value: unknown, setting = 'kafka.sasl.me
   return found;
 }
 
-/** PLAIN sends the password as is: refused without kafka.tls. */
-export function checkPlainHasTls(mechanism: KafkaSaslMechanism, hasTls: boolean): void {
+/** PLAIN sends the password as is: refused without TLS (`kafka.tls`, or the tls beside `setting`'s sasl). */
+export function checkPlainHasTls(
+  mechanism: KafkaSaslMechanism,
+  hasTls: boolean,
+  setting = 'kafka.sasl.mechanism',
+): void {
   if (mechanism === 'plain' && !hasTls)
     throw new ConfigError(
-      'kafka.sasl.mechanism',
-      "'plain' sends the password unencrypted: set kafka.tls too, or use scram-sha-512",
+      setting,
+      `'plain' sends the password unencrypted: set ${setting.replace(/sasl\.mechanism$/, 'tls')} too, or use scram-sha-512`,
     );
 }
 

@@ -98,3 +98,72 @@ describe('delivery configuration', () => {
     );
   });
 });
+
+describe('delivery configuration: a Kafka topic', () => {
+  const kafka = { brokers: ['k1:9092', 'k2:9092'], topic: 'herald.deliveries' };
+
+  it('compiles a topic with its defaults', () => {
+    expect(compileConfig({ delivery: { kind: 'kafka', kafka } }).delivery).toEqual({
+      kind: 'kafka',
+      kafka: {
+        ...kafka,
+        ...DEFAULTS.delivery.kafka,
+        sasl: null,
+        tls: null,
+        pacing: DEFAULTS.delivery.webhook.pacing,
+      },
+    });
+  });
+
+  it('takes SASL and TLS as kafka.sasl / kafka.tls are written', () => {
+    const config = compileConfig({
+      delivery: {
+        kind: 'kafka',
+        kafka: {
+          ...kafka,
+          sasl: { mechanism: 'SCRAM-SHA-512', username: 'herald', passwordFile: '/etc/herald/kafka.pw' },
+          tls: { caFile: '/etc/herald/ca.pem' },
+          idempotent: false,
+          keyShiftBits: 16,
+        },
+      },
+    }).delivery;
+    expect(config.kind === 'kafka' && config.kafka).toMatchObject({
+      sasl: { mechanism: 'scram-sha-512', username: 'herald', password: null, passwordFile: '/etc/herald/kafka.pw' },
+      tls: { caFile: '/etc/herald/ca.pem', certFile: null, keyFile: null, rejectUnauthorized: true },
+      idempotent: false,
+      keyShiftBits: 16,
+    });
+  });
+
+  it.each([
+    [{ kind: 'kafka' }, 'delivery.kafka.brokers'],
+    [{ kind: 'kafka', kafka: { topic: 't' } }, 'delivery.kafka.brokers'],
+    [{ kind: 'kafka', kafka: { ...kafka, brokers: [] } }, 'delivery.kafka.brokers'],
+    [{ kind: 'kafka', kafka: { ...kafka, brokers: ['no-port'] } }, 'delivery.kafka.brokers'],
+    [{ kind: 'kafka', kafka: { brokers: kafka.brokers } }, 'delivery.kafka.topic'],
+    [{ kind: 'kafka', kafka: { ...kafka, topic: 'bad topic' } }, 'delivery.kafka.topic'],
+    [{ kind: 'kafka', kafka: { ...kafka, topic: '..' } }, 'delivery.kafka.topic'],
+    [{ kind: 'kafka', kafka: { ...kafka, topic: 'x'.repeat(250) } }, 'delivery.kafka.topic'],
+    [{ kind: 'kafka', kafka: { ...kafka, partitions: 3 } }, 'delivery.kafka.partitions'],
+    [{ kind: 'kafka', kafka: { ...kafka, timeoutMs: 10 } }, 'delivery.kafka.timeoutMs'],
+    [{ kind: 'kafka', kafka: { ...kafka, maxRecordBytes: 10 } }, 'delivery.kafka.maxRecordBytes'],
+    [{ kind: 'kafka', kafka: { ...kafka, keyShiftBits: 33 } }, 'delivery.kafka.keyShiftBits'],
+    [{ kind: 'kafka', kafka: { ...kafka, idempotent: 'yes' } }, 'delivery.kafka.idempotent'],
+    [{ kind: 'kafka', kafka: { ...kafka, clientId: 'a b' } }, 'delivery.kafka.clientId'],
+    [{ kind: 'kafka', kafka: { ...kafka, sasl: { mechanism: 'gssapi' } } }, 'delivery.kafka.sasl.mechanism'],
+    [
+      { kind: 'kafka', kafka: { ...kafka, sasl: { mechanism: 'plain', username: 'u', password: 'p' } } },
+      'delivery.kafka.sasl.mechanism',
+    ],
+    [{ kind: 'kafka', kafka: { ...kafka, tls: { certFile: '/c.pem' } } }, 'delivery.kafka.tls.keyFile'],
+    [{ kind: 'kafka', kafka: { ...kafka, pacing: { maxRate: 0 } } }, 'delivery.kafka.pacing.maxRate'],
+    [{ kind: 'webhook', webhook: { url: 'http://a/' }, kafka }, 'delivery.kafka'],
+    [{ kind: 'file', kafka }, 'delivery.kafka'],
+    [{ kind: 'kafka', kafka: [] }, 'delivery.kafka'],
+  ])('refuses %j naming %s', (delivery, setting) => {
+    expect(() => compileConfig({ delivery } as never)).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', setting }),
+    );
+  });
+});

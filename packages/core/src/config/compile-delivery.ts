@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors';
+import { compileKafkaDelivery } from './compile-delivery-kafka';
 import { DEFAULTS, type ChannelPacingConfig, type DeliveryConfig, type HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys, int } from './validate';
@@ -6,16 +7,20 @@ import { checkKnownKeys, int } from './validate';
 /** A header name as HTTP allows it (a token), so a typo fails at start instead of on every request. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
-/** Where executors push deliveries (docs/delivery.md): the file sink, or a webhook. */
+/** Where executors push deliveries (docs/delivery.md): the file sink, a webhook or a Kafka topic. */
 export function compileDelivery(options: HeraldOptions): DeliveryConfig {
-  const delivery = section(options, 'delivery', ['kind', 'webhook']);
+  const delivery = section(options, 'delivery', ['kind', 'webhook', 'kafka']);
   const kind = delivery.kind ?? 'file';
-  if (kind !== 'file' && kind !== 'webhook')
-    throw new ConfigError('delivery.kind', `must be 'file' or 'webhook' (got ${JSON.stringify(kind)})`);
-  if (kind === 'file') {
-    if (delivery.webhook !== undefined)
-      throw new ConfigError('delivery.webhook', "is only read with delivery.kind 'webhook'");
-    return { kind };
+  if (kind !== 'file' && kind !== 'webhook' && kind !== 'kafka')
+    throw new ConfigError('delivery.kind', `must be 'file', 'webhook' or 'kafka' (got ${JSON.stringify(kind)})`);
+  for (const channel of ['webhook', 'kafka'] as const)
+    if (channel !== kind && delivery[channel] !== undefined)
+      throw new ConfigError(`delivery.${channel}`, `is only read with delivery.kind '${channel}'`);
+  if (kind === 'file') return { kind };
+  if (kind === 'kafka') {
+    const kafka = compileKafkaDelivery(delivery.kafka);
+    const pacing = compilePacing('delivery.kafka.pacing', (delivery.kafka as { pacing?: unknown }).pacing);
+    return { kind, kafka: { ...kafka, pacing } };
   }
   const webhook = delivery.webhook ?? {};
   if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))

@@ -26,7 +26,28 @@ export type DeliveryConfig =
         headers: Record<string, string>;
         pacing: ChannelPacingConfig;
       };
-    };
+    }
+  | { kind: 'kafka'; kafka: KafkaDeliveryConfig };
+
+/** `delivery.kafka`: a Kafka topic as the push channel (docs/delivery.md, "The Kafka topic"). */
+export interface KafkaDeliveryConfig {
+  brokers: string[];
+  topic: string;
+  clientId: string;
+  /** A produce without every in-sync replica's acknowledgement after this long fails (UNAVAILABLE). */
+  timeoutMs: number;
+  /** Largest record value sent; a batch larger is split, a single recipient's record larger is refused. */
+  maxRecordBytes: number;
+  /** Records are keyed by `uin >>> keyShiftBits`: a consumer shards by uin range. */
+  keyShiftBits: number;
+  /** kafkajs's idempotent producer (one request in flight per broker). */
+  idempotent: boolean;
+  sasl: KafkaSaslConfig | null;
+  tls: TlsFileConfig | null;
+  maxAttempts: number;
+  retryDelayMs: number;
+  pacing: ChannelPacingConfig;
+}
 
 /**
  * A channel's pacing (docs/delivery.md, "Pacing by the channel's health"):

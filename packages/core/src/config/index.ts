@@ -19,6 +19,7 @@ export type {
   HeraldConfig,
   AuthConfig,
   DeliveryConfig,
+  KafkaDeliveryConfig,
   ChannelPacingConfig,
   FrequencyConfig,
   InterfaceMember,
@@ -45,6 +46,7 @@ export type {
 // Setting checks shared with adapters that take the same settings as options (one set of bounds and messages).
 export { int as intSetting } from './validate';
 export { checkClientCertPair, checkKafkaSaslMechanism, checkPlainHasTls } from './compile-connection-security';
+export { checkKafkaTopic } from './compile-delivery-kafka';
 export {
   KAFKA_LIMITS,
   KAFKA_MAX_REPLICATION,

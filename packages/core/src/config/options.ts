@@ -262,8 +262,11 @@ export interface HeraldOptions {
   };
   /** Where executors push deliveries (docs/delivery.md). */
   delivery?: {
-    /** 'file': `<dataDir>/deliveries/` (tests, demos); 'webhook': POST batches to `webhook.url`. Default 'file'. */
-    kind?: 'file' | 'webhook';
+    /**
+     * 'file': `<dataDir>/deliveries/` (tests, demos); 'webhook': POST batches to `webhook.url`;
+     * 'kafka': records on the topic `kafka.topic` (production profile). Default 'file'.
+     */
+    kind?: 'file' | 'webhook' | 'kafka';
     webhook?: {
       /** http(s) URL each batch is POSTed to. Required with kind 'webhook'. */
       url?: string;
@@ -276,6 +279,33 @@ export interface HeraldOptions {
       /** Extra request headers, e.g. { "authorization": "Bearer ..." }. */
       headers?: Record<string, string>;
       /** The channel's pacing by its answers (docs/delivery.md, "Pacing by the channel's health"); every field optional. */
+      pacing?: Partial<ChannelPacingConfig>;
+    };
+    /** A Kafka topic as the channel (docs/delivery.md, "The Kafka topic"); read only with kind 'kafka'. */
+    kafka?: {
+      /** Seed brokers, "host:port". Required with kind 'kafka'. */
+      brokers?: string[];
+      /** The topic records go to: 1..249 of letters, digits, _ . - (not '.' or '..'). Required with kind 'kafka'. */
+      topic?: string;
+      /** Names the producer to the brokers (each executor appends its id). Default 'herald-delivery'. */
+      clientId?: string;
+      /** A produce not acknowledged by every in-sync replica by then failed, ms. 100..600000, default 10000. */
+      timeoutMs?: number;
+      /** Largest record value, bytes: a batch larger is split into several records. 1024..100000000, default 900000. */
+      maxRecordBytes?: number;
+      /** Records are keyed by `uin >>> keyShiftBits` (a consumer shards by uin range). 0..32, default 20. */
+      keyShiftBits?: number;
+      /** kafkajs's idempotent producer (no duplicate from its own retries; needs a cluster with a controller). Default false. */
+      idempotent?: boolean;
+      /** SASL to the brokers, as `kafka.sasl`. Default none. */
+      sasl?: KafkaSaslOptions;
+      /** TLS to the brokers, as `kafka.tls`; present (even {}) means on. Default plaintext. */
+      tls?: TlsFileOptions;
+      /** Failed produces in a row (no broker, timeouts) that open the channel's breaker. 1..100, default 5. */
+      maxAttempts?: number;
+      /** Wait after a failed produce, doubled for each further one in a row (at most breakerOpenMs), ms. 0..60000, default 200. */
+      retryDelayMs?: number;
+      /** The channel's pacing (docs/delivery.md, "Pacing by the channel's health"); every field optional. */
       pacing?: Partial<ChannelPacingConfig>;
     };
   };

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { systemClock, type Logger } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
 import type { ExecutorAdapters, Resources, TierAdapters } from '@herald/compose';
-import { createDeliveryGateway, startOfflinePurge, watchOfflineStoreSize } from '@herald/executor';
+import { startOfflinePurge, watchOfflineStoreSize } from '@herald/executor';
 import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';
 import {
   connectCoordinator,
@@ -15,6 +15,7 @@ import {
   openUserAttributeLookup,
 } from '../adapters';
 import { openAudienceSources, openFilterSources } from '../audience-adapters';
+import { openDeliveryGateway } from '../delivery';
 import { openHostBitmap } from './host-bitmap';
 import type { TierContext } from './tier';
 
@@ -79,11 +80,11 @@ export function executorAdapters({ config, id, logger, meter }: TierContext): Ex
       scope.add('confirmed batches pruning', pruneConfirmedBatches(confirmed, logger), (p) => p.stop());
       return confirmed;
     },
-    gateway: async (scope) =>
-      scope.add(
+    gateway: (scope) =>
+      owned(
+        scope,
         'delivery gateway',
-        createDeliveryGateway(config.delivery, join(config.dataDir, 'deliveries', id), { logger, meter }),
-        (g) => g.close(),
+        openDeliveryGateway(config, id, join(config.dataDir, 'deliveries', id), { logger, meter }),
       ),
     online: (scope) =>
       owned(
