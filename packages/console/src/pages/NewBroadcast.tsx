@@ -4,6 +4,7 @@ import { cloneOf, durationTooLong } from '../lib/broadcast-form';
 import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
+import { DeliveryPanel } from '../components/DeliveryPanel';
 import { DryRunPreview } from '../components/DryRunPreview';
 import { previewSource, TEMPLATE_VARIABLES, useTemplatePreview } from '../components/TemplatePreview';
 import { AudienceBuilder } from '../components/AudienceBuilder';
@@ -19,7 +20,6 @@ import {
 } from '../lib/broadcast-form';
 import { confirmationOf } from '../lib/large-send';
 import { fmtInt } from '../lib/format';
-import { DATE_TIME_PLACEHOLDER } from '../lib/datetime-input';
 import { useLeaveGuard } from '../leave-guard';
 import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
@@ -289,117 +289,7 @@ export function NewBroadcast() {
           </Field>
         </div>
 
-        <div className="panel">
-          <h2>Delivery</h2>
-          <Field label="When" error={errors.sendAt} htmlFor="sendAt">
-            <div className="choices inline">
-              <label className="check">
-                <input type="radio" name="when" checked={form.when === 'now'} onChange={() => set('when', 'now')} />{' '}
-                Send now
-              </label>
-              <label className="check">
-                <input type="radio" name="when" checked={form.when === 'at'} onChange={() => set('when', 'at')} /> At
-              </label>
-              <input
-                id="sendAt"
-                aria-label="Send at"
-                className="datetime mono"
-                placeholder={DATE_TIME_PLACEHOLDER}
-                autoComplete="off"
-                spellCheck={false}
-                disabled={form.when !== 'at'}
-                value={form.sendAt}
-                onChange={(e) => set('sendAt', e.target.value)}
-              />
-              <span className="small muted">
-                24-hour, your time zone: {Intl.DateTimeFormat().resolvedOptions().timeZone}
-              </span>
-            </div>
-          </Field>
-          <Field label="Priority" error={errors.priority}>
-            <div className="choices inline">
-              <label className="check">
-                <input
-                  type="radio"
-                  name="priority"
-                  checked={form.priority === 'normal'}
-                  onChange={() => set('priority', 'normal')}
-                />{' '}
-                Normal
-              </label>
-              <label className="check">
-                <input
-                  type="radio"
-                  name="priority"
-                  checked={form.priority === 'realtime'}
-                  onChange={() => set('priority', 'realtime')}
-                />{' '}
-                Real-time
-                <span className="small muted"> (outranks every normal task; may pause them at a checkpoint)</span>
-              </label>
-            </div>
-          </Field>
-          <Field
-            label="Duration"
-            htmlFor="duration"
-            error={errors.durationHours}
-            hint="Hours the broadcast stays valid from its send time; offline recipients get it at login until then. Empty: the server's default."
-          >
-            <input
-              id="duration"
-              className="short"
-              inputMode="decimal"
-              placeholder="default"
-              value={form.durationHours}
-              onChange={(e) => set('durationHours', e.target.value)}
-            />{' '}
-            <span className="muted">hours</span>
-          </Field>
-          <Field
-            label="Speed"
-            htmlFor="speed"
-            error={errors.speed}
-            hint="Recipients per second, shared by every host sending it; at most the account's maximum speed. Empty: not paced."
-          >
-            <input
-              id="speed"
-              className="short"
-              inputMode="numeric"
-              placeholder="not paced"
-              value={form.speed}
-              onChange={(e) => set('speed', e.target.value)}
-            />{' '}
-            <span className="muted">recipients/s</span>
-          </Field>
-          <Field
-            label="Pre-delivery"
-            htmlFor="displayAt"
-            error={errors.displayAt}
-            hint="Delivered ahead with the display time attached, so every recipient sees it at the same second."
-          >
-            <div className="choices inline">
-              <label className="check">
-                <input
-                  type="checkbox"
-                  checked={form.preDeliver}
-                  onChange={(e) => set('preDeliver', e.target.checked)}
-                />{' '}
-                Deliver ahead; show it at
-              </label>
-              <input
-                id="displayAt"
-                aria-label="Display time"
-                className="datetime mono"
-                placeholder={DATE_TIME_PLACEHOLDER}
-                autoComplete="off"
-                spellCheck={false}
-                disabled={!form.preDeliver}
-                value={form.displayAt}
-                onChange={(e) => set('displayAt', e.target.value)}
-              />
-            </div>
-          </Field>
-        </div>
+        <DeliveryPanel form={form} errors={errors} set={set} />
         <div className="panel before-send">
           <h2>Before you send</h2>
           {dryRun ? (
