@@ -27,6 +27,8 @@ export function BulkBar({
   const cancelButton = useRef<HTMLButtonElement>(null);
   const counts = commandCounts(selected.map((t) => t.state));
   const n = selected.length;
+  // Selected tasks past cancelling (finished, failed, cancelled): asked about anyway, and named in the summary.
+  const over = n - counts.cancel;
 
   const run = async (command: TaskCommand) => {
     setBusy(command);
@@ -85,7 +87,8 @@ export function BulkBar({
         >
           <p>
             A cancelled task cannot be resumed: what it has not sent yet is never sent.
-            {counts.cancel < n && ` ${n - counts.cancel} of them already finished and will be reported as refused.`}
+            {over > 0 &&
+              ` ${over} of them ${over === 1 ? 'is' : 'are'} already over: the summary will name ${over === 1 ? 'it' : 'them'}.`}
           </p>
         </ConfirmDialog>
       )}
