@@ -146,6 +146,14 @@ describe('console accessibility', () => {
     await signIn();
     await page.locator('table.tasks tbody tr').first().waitFor();
     await check('tasks');
+    await page.getByRole('checkbox', { name: 'Select all tasks on this page' }).check();
+    await page.locator('.bulk-count', { hasText: '2 selected' }).waitFor();
+    await check('tasks, selected');
+    await page.getByRole('button', { name: 'Cancel…' }).click();
+    await page.getByRole('dialog', { name: 'Cancel 2 tasks?' }).waitFor();
+    await check('tasks, bulk cancel asked');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
 
     await open(`/tasks/${sentId}`, /Task/);
     await page.locator('h1 .badge', { hasText: 'COMPLETED' }).waitFor();

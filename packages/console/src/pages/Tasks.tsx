@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, ApiError, query } from '../api/client';
 import { TASK_STATES, TERMINAL_STATES, type Task, type TaskPage } from '../api/types';
 import { Bar, Empty, ErrorBanner, StateBadge } from '../components/bits';
+import { BulkBar } from '../components/BulkBar';
 import { usePoll, useTitle } from '../hooks';
 import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
 import { ACCOUNT_ID } from '../lib/broadcast-form';
@@ -40,8 +41,10 @@ export function Tasks() {
   const filtersBad = accountBad || fromError !== undefined || toError !== undefined;
   // Cursors of the pages before this one, for "Newer"; a new filter starts over.
   const [back, setBack] = useState<string[]>([]);
+  // Ids ticked for a bulk command: of the page shown only (another page or filter starts with none).
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
 
-  const { data, error, loading } = usePoll<TaskPage>(
+  const { data, error, loading, reload } = usePoll<TaskPage>(
     (signal) =>
       filtersBad
         ? Promise.resolve({ tasks: [], nextCursor: null })
@@ -68,6 +71,13 @@ export function Tasks() {
 
   const shown =
     searched.kind === 'text' ? (data?.tasks ?? []).filter((t) => matchesText(t, searched.text)) : (data?.tasks ?? []);
+  const selectedTasks = shown.filter((t) => selected.has(t.id));
+  const toggle = (id: number, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
 
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(search);
@@ -76,12 +86,14 @@ export function Tasks() {
     else next.set(name, value);
     next.delete('cursor');
     setBack([]);
+    setSelected(new Set());
     navigate('/tasks?' + next.toString(), { replace: true });
   };
   const goTo = (cursor: string) => {
     const next = new URLSearchParams(search);
     if (cursor === '') next.delete('cursor');
     else next.set('cursor', cursor);
+    setSelected(new Set());
     navigate('/tasks?' + next.toString());
   };
 
@@ -149,6 +161,7 @@ export function Tasks() {
         {loading && <span className="muted small">loading…</span>}
       </form>
       <ErrorBanner error={error} />
+      <BulkBar selected={selectedTasks} onDone={reload} onClear={() => setSelected(new Set())} />
       {searched.kind === 'text' && data && (
         <p className="small muted search-scope">
           {shown.length} of the {data.tasks.length} tasks of this page match “{searched.text}”
@@ -165,6 +178,13 @@ export function Tasks() {
         <table className="grid tasks">
           <thead>
             <tr>
+              <th className="select">
+                <SelectAll
+                  total={shown.length}
+                  ticked={selectedTasks.length}
+                  onChange={(on) => setSelected(new Set(on ? shown.map((t) => t.id) : []))}
+                />
+              </th>
               <th className="num">Id</th>
               <th>Account</th>
               <th>State</th>
@@ -178,7 +198,12 @@ export function Tasks() {
           </thead>
           <tbody>
             {shown.map((task) => (
-              <TaskRow key={task.id} task={task} />
+              <TaskRow
+                key={task.id}
+                task={task}
+                selected={selected.has(task.id)}
+                onSelect={(on) => toggle(task.id, on)}
+              />
             ))}
           </tbody>
         </table>
@@ -211,12 +236,49 @@ export function Tasks() {
   );
 }
 
-function TaskRow({ task }: { task: Task }) {
+/** The page's select-all box: ticked when every row is, half-ticked when some are. */
+function SelectAll({ total, ticked, onChange }: { total: number; ticked: number; onChange: (on: boolean) => void }) {
+  const ref = useRef<HTMLInputElement>(null);
+  const some = ticked > 0 && ticked < total;
+  useEffect(() => {
+    if (ref.current) ref.current.indeterminate = some;
+  }, [some]);
+  return (
+    <input
+      ref={ref}
+      type="checkbox"
+      aria-label="Select all tasks on this page"
+      checked={total > 0 && ticked === total}
+      disabled={total === 0}
+      onChange={(e) => onChange(e.target.checked)}
+    />
+  );
+}
+
+function TaskRow({ task, selected, onSelect }: { task: Task; selected: boolean; onSelect: (on: boolean) => void }) {
   const r = task.report;
   const done = confirmed(task);
   const live = !TERMINAL_STATES.includes(task.state);
   return (
-    <tr className={live ? 'live' : undefined} onClick={() => navigate(`/tasks/${task.id}`)}>
+    <tr
+      className={[live ? 'live' : '', selected ? 'selected' : ''].join(' ').trim() || undefined}
+      onClick={() => navigate(`/tasks/${task.id}`)}
+    >
+      {/* A click on the box, or the cell around it (a larger target), selects: it never opens the task. */}
+      <td
+        className="select"
+        onClick={(e) => {
+          e.stopPropagation();
+          if (e.target === e.currentTarget) onSelect(!selected);
+        }}
+      >
+        <input
+          type="checkbox"
+          aria-label={`Select task ${task.id}`}
+          checked={selected}
+          onChange={(e) => onSelect(e.target.checked)}
+        />
+      </td>
       <td className="num">
         <Link to={`/tasks/${task.id}`}>{task.id}</Link>
       </td>
