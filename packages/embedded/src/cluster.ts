@@ -133,7 +133,14 @@ export async function startEmbeddedCluster(
     const build = { config, adapters, scope, logger, meter };
 
     for (const id of config.executor.ids)
-      await buildExecutor({ ...build, id, executor: executorParts, links: links.executor(id) });
+      await buildExecutor({
+        ...build,
+        id,
+        executor: executorParts,
+        links: links.executor(id),
+        // Its links send unit.progress version 2 (one build in one process).
+        reportChannelHolds: true,
+      });
     const { dispatcher } = await buildDispatcher({ ...build, links: links.dispatcher() });
     const { scheduler } = await buildScheduler({ ...build, links: links.scheduler() });
     // The controller fires cron campaigns: the only candidate on an in-process coordinator, with no

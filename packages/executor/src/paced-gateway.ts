@@ -13,6 +13,7 @@ import {
   type Meter,
   type RecipientRejection,
 } from '@herald/core/ports';
+import type { ChannelHold } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
 import { channelMetrics, type ChannelMetrics } from './channel-metrics';
 
@@ -68,6 +69,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private readonly refused = new LRUCache<number, string>({ max: REFUSED_TASKS });
   private readonly stop = new AbortController();
   private reported: string = 'closed';
+  private readonly holdWatchers = new Set<(hold: ChannelHold | undefined) => void>();
 
   constructor(
     private readonly inner: DeliveryGateway,
@@ -84,6 +86,21 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   /** The channel's pacing now: its rate limit, its breaker, and why sending is held, if it is. */
   status(): ChannelStatus {
     return this.pacing.status(this.clock.now());
+  }
+
+  /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */
+  hold(): ChannelHold | undefined {
+    return holdOf(this.status());
+  }
+
+  /**
+   * Calls `listener` at each change of the channel's hold (undefined: sending
+   * again), so the executor can tell the tasks whose batches wait on it.
+   * Returns the unsubscribe.
+   */
+  watchHold(listener: (hold: ChannelHold | undefined) => void): () => void {
+    this.holdWatchers.add(listener);
+    return () => this.holdWatchers.delete(listener);
   }
 
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
@@ -177,7 +194,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private refuseWhole(delivery: Delivery, reason: string): DeliveryResult {
     const rejected = Array.from(delivery.uins, (uin) => ({ uin, reason: BATCH_REFUSED }));
     this.deadLetters(delivery.taskId, rejected, reason);
-    return { rejected };
+    return { rejected, refused: reason };
   }
 
   /** Counts and logs dead letters by reason: the record of recipients never to be sent again. */
@@ -217,6 +234,8 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (state === this.reported) return;
     if (status.breaker === 'open') this.metrics.opened.inc(this.labels);
     this.reported = state;
+    const hold = holdOf(status);
+    for (const watcher of this.holdWatchers) watcher(hold);
     if (status.held === undefined) this.logger.info('channel sending again', { channel: this.options.channel });
     else
       this.logger.warn('channel throttled / unavailable: sending held', {
@@ -226,4 +245,13 @@ export class PacedDeliveryGateway implements DeliveryGateway {
         reason: status.held.detail,
       });
   }
+}
+
+/** A pacing status as a task report shows it: a 429's hold is `throttled`, any other is `unavailable`. */
+function holdOf(status: ChannelStatus): ChannelHold | undefined {
+  if (status.held === undefined) return undefined;
+  return {
+    state: status.held.reason === 'throttled' ? 'throttled' : 'unavailable',
+    reason: status.held.detail === '' ? status.held.reason : status.held.detail,
+  };
 }

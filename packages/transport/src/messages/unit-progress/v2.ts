@@ -33,9 +33,12 @@ const CHANNEL_STATES = ['sending', 'throttled', 'unavailable'] as const;
 export function encode(msg: UnitProgressMessage): Buffer {
   const reasons = Object.entries(msg.deadLetters ?? {});
   if (reasons.length > MAX_REASONS)
-    throw malformed(`unit.progress: cannot encode: ${reasons.length} dead-letter reasons, the limit is ${MAX_REASONS}`, {
-      field: 'deadLetters',
-    });
+    throw malformed(
+      `unit.progress: cannot encode: ${reasons.length} dead-letter reasons, the limit is ${MAX_REASONS}`,
+      {
+        field: 'deadLetters',
+      },
+    );
   const w = new FrameWriter('unit.progress', VERSION)
     .u64(msg.taskId, 'taskId')
     .u32(msg.epoch, 'epoch')
