@@ -69,6 +69,8 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private readonly refused = new LRUCache<number, string>({ max: REFUSED_TASKS });
   private readonly stop = new AbortController();
   private reported: string = 'closed';
+  /** The hold last told to the watchers ('' none), so they hear each change of it once. */
+  private toldHold = '';
   private readonly holdWatchers = new Set<(hold: ChannelHold | undefined) => void>();
 
   constructor(
@@ -225,6 +227,13 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     return reason;
   }
 
+  private tellHold(hold: ChannelHold | undefined): void {
+    const told = hold === undefined ? '' : `${hold.state}:${hold.reason}`;
+    if (told === this.toldHold) return;
+    this.toldHold = told;
+    for (const watcher of this.holdWatchers) watcher(hold);
+  }
+
   /** Publishes the pacing's state, and logs each change of whether the channel holds sending. */
   private observe(status: ChannelStatus): void {
     this.metrics.limit.set(status.rate, this.labels);
@@ -234,8 +243,6 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (state === this.reported) return;
     if (status.breaker === 'open') this.metrics.opened.inc(this.labels);
     this.reported = state;
-    const hold = holdOf(status);
-    for (const watcher of this.holdWatchers) watcher(hold);
     if (status.held === undefined) this.logger.info('channel sending again', { channel: this.options.channel });
     else
       this.logger.warn('channel throttled / unavailable: sending held', {
@@ -244,6 +251,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
         why: status.held.reason,
         reason: status.held.detail,
       });
+    this.tellHold(holdOf(status));
   }
 }
 
