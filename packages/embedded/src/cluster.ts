@@ -31,6 +31,7 @@ import {
 import type { Scheduler } from '@herald/scheduler';
 import {
   createDeliveryGateway,
+  PacedDeliveryGateway,
   startOfflinePurge,
   watchOfflineStoreSize,
   type OfflinePurgeOptions,
@@ -149,7 +150,7 @@ export async function startEmbeddedCluster(
     const { url } = await buildInterface({
       ...build,
       links: links.interface(),
-      views: () => ({ hostLoads: () => dispatcher.loads() }),
+      views: () => ({ hostLoads: () => dispatcher.loads(), channels: channelControl(gateway) }),
     });
     const loginDelivery = await buildLoginDelivery({ ...build, executor: executorParts });
 
@@ -223,5 +224,15 @@ function embeddedAdapters(shared: SharedStores, lists: ListRepository, clock: Cl
     coordinator: async (scope) =>
       scope.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close()),
     progressInCoordinator: false,
+  };
+}
+
+/** The admin's control of the process's paced channel (docs/delivery.md, "Limits at run time"); none for the file sink. */
+function channelControl(gateway: DeliveryGateway) {
+  const paced = gateway instanceof PacedDeliveryGateway ? gateway : undefined;
+  return {
+    list: () => (paced === undefined ? [] : [paced.limits()]),
+    setLimits: (channel: string, limits: { minRate?: number; maxRate?: number }) =>
+      paced === undefined || paced.limits().channel !== channel ? undefined : paced.setLimits(limits),
   };
 }

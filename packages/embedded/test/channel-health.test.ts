@@ -172,4 +172,28 @@ describe('delivery paced by the channel', () => {
     ).toBeGreaterThanOrEqual(refused);
     expect(await metric('herald_channel_refused_batches_total', 'channel="webhook"')).toBe(1);
   });
+
+  it("changes the channel's limit at run time through the admin API, without a restart", async () => {
+    const listed = await call<{ channels: { channel: string; maxRate: number }[] }>(cluster, 'GET', '/api/v1/channels');
+    expect(listed.body.channels.map((c) => c.channel)).toEqual(['webhook']);
+    const changed = await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { maxRate: 1000 });
+    expect(changed).toEqual({
+      status: 200,
+      body: { channel: 'webhook', minRate: expect.any(Number), maxRate: 1000, rate: 1000 },
+    });
+    expect(await metric('herald_channel_rate_limit', 'channel="webhook"')).toBe(1000);
+    const refused = [
+      await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { maxRate: 1000, burst: 5 }),
+      await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { minRate: 5000 }),
+      await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', {}),
+    ];
+    expect(refused.map((r) => [r.status, (r.body as { error: { code: string } }).error.code])).toEqual([
+      [400, 'VALIDATION_FAILED'],
+      [400, 'VALIDATION_FAILED'],
+      [400, 'VALIDATION_FAILED'],
+    ]);
+    expect((await call(cluster, 'PUT', '/api/v1/channels/kafka/limits', { maxRate: 10 })).status).toBe(404);
+    const now = await call<{ channels: { maxRate: number }[] }>(cluster, 'GET', '/api/v1/channels');
+    expect(now.body.channels[0]!.maxRate).toBe(1000);
+  });
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
-import { ChannelPacing, type ChannelPacingOptions, type ChannelStatus } from '@herald/core/pacing';
+import { ChannelPacing, type ChannelLimits, type ChannelPacingOptions, type ChannelStatus } from '@herald/core/pacing';
 import {
   noopLogger,
   noopMeter,
@@ -88,6 +88,23 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   /** The channel's pacing now: its rate limit, its breaker, and why sending is held, if it is. */
   status(): ChannelStatus {
     return this.pacing.status(this.clock.now());
+  }
+
+  /** The channel's name, its rate bounds (`maxRate`: its limit) and its rate now. */
+  limits(): ChannelLimits & { channel: string; rate: number } {
+    return { channel: this.options.channel, ...this.pacing.limits, rate: this.pacing.rate };
+  }
+
+  /**
+   * Changes the channel's rate bounds now, without a restart (an admin's
+   * `PUT /api/v1/channels/:channel/limits`): every task sending through this
+   * process's channel is paced within them from its next batch.
+   */
+  setLimits(limits: Partial<ChannelLimits>): ChannelLimits & { channel: string; rate: number } {
+    this.pacing.setLimits(limits);
+    this.logger.info('channel limits changed', { channel: this.options.channel, ...this.pacing.limits });
+    this.observe(this.pacing.status(this.clock.now()));
+    return this.limits();
   }
 
   /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */

@@ -170,6 +170,13 @@ const MATRIX: Record<string, Spec> = {
     ids: () => [String(seeded.globexTask.id), '999999'],
     ok: 200,
   },
+  'GET /api/v1/tasks/:id/progress': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: `${taskPath(seeded.globexTask.id)}/progress` }),
+    missing: () => ({ method: 'GET', path: `${taskPath(999_999)}/progress` }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    ok: 200,
+  },
   ...Object.fromEntries(
     (
       [
@@ -271,6 +278,12 @@ const MATRIX: Record<string, Spec> = {
     ok: 200,
   },
   'GET /api/v1/cluster': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/cluster' }), ok: 200 },
+  'GET /api/v1/channels': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/channels' }), ok: 200 },
+  'PUT /api/v1/channels/:channel/limits': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: '/api/v1/channels/webhook/limits', body: { maxRate: 1000 } }),
+    ok: 200,
+  },
   'POST /api/v1/tokens': {
     kind: 'admin',
     request: () => ({
