@@ -16,6 +16,7 @@
  *   ..      1     refused    bool (u8 0 or 1)
  *   ..            refusal    str: the channel's reason (empty unless refused)
  *
+ * No reasons decode as no `deadLetters` (the message as version 1 reads it).
  * A report with from = to covers no batch: it says the channel holds the
  * batch in hand (the scheduler records only the hold).
  */
@@ -107,7 +108,8 @@ export function decode(frame: Buffer): UnitProgressMessage {
     delivered,
     offline,
     done,
-    deadLetters,
+    // None: absent, the message as version 1 reads it.
+    ...(n === 0 ? {} : { deadLetters }),
     ...(channelState === 'sending' ? {} : { channel: { state: channelState, reason: channelReason } }),
     ...(refused ? { refused: refusal } : {}),
   };
