@@ -106,13 +106,18 @@ describe("executor: the channel's outcomes in its progress reports", () => {
   });
 
   it('reports a batch refused whole with the refusal, every recipient a dead letter', async () => {
-    channel.steps.push(new HeraldError(ErrorCodes.DELIVERY_REJECTED, 'HTTP 400: payload refused'));
+    channel.steps.push(
+      new HeraldError(
+        ErrorCodes.DELIVERY_REJECTED,
+        'webhook https://h.example/in?token=s3cr3t: HTTP 400: payload refused',
+      ),
+    );
     await links.dispatcher.send(batch(0, [1, 2]));
     await waitFor(() => progress.length === 1, { message: 'one report' });
     expect(progress[0]).toMatchObject({
       delivered: 0,
       deadLetters: { batch_refused: 2 },
-      refused: 'HTTP 400: payload refused',
+      refused: 'webhook https://h.example/in?token=*** HTTP 400: payload refused',
     });
   });
 

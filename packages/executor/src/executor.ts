@@ -1,4 +1,4 @@
-import { isHeraldError } from '@herald/core';
+import { isHeraldError, redactSecrets } from '@herald/core';
 import {
   noopLogger,
   systemClock,
@@ -295,7 +295,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     // Sending again: this report clears a hold the scheduler recorded.
     await report(batch, to, split.online, split.offline, {
       deadLetters: split.deadLetters,
-      ...(split.refused === undefined ? {} : { refused: split.refused.slice(0, MAX_REFUSAL_CHARS) }),
+      // It becomes the task's error, which operators read: a channel URL's credentials stay out of it.
+      ...(split.refused === undefined ? {} : { refused: redactSecrets(split.refused).slice(0, MAX_REFUSAL_CHARS) }),
     });
     return pacedMs;
   }
