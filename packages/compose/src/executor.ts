@@ -9,6 +9,7 @@ import {
   startExecutor,
   startLoadReporter,
   TaskCache,
+  type ChannelHoldSource,
   type Executor,
   type FrequencyControl,
 } from '@herald/executor';
@@ -28,6 +29,14 @@ export interface ExecutorBuild<L extends ExecutorLinks> extends TierBuild<L> {
    * walks; user.logins are ignored.
    */
   maxLoginsPending?: number;
+  /**
+   * Tell the scheduler while the channel holds a batch (a paced gateway's
+   * hold, in a unit.progress covering no recipients): only where the links
+   * send unit.progress version 2 (the embedded profile; production once its
+   * schedulers read it everywhere, docs/operations.md "Wire versions").
+   * Default false.
+   */
+  reportChannelHolds?: boolean;
 }
 
 /**
@@ -95,6 +104,7 @@ export async function buildExecutor<L extends ExecutorLinks>(
     ...(reports ? { reports } : {}),
     ...(frequency ? { frequency } : {}),
     personaliser: parts.personaliser,
+    ...(build.reportChannelHolds === true && isChannelHoldSource(parts.gateway) ? { channel: parts.gateway } : {}),
     // A task with a speed is sent at it: each executor paces its share (docs/scheduling.md "Pacing").
     pacing: { speedOf: speedShareOf(store, id, adapters.clock) },
     clock: adapters.clock,
@@ -120,4 +130,10 @@ export async function buildExecutor<L extends ExecutorLinks>(
     (r) => r.stop(),
   );
   return { executor, links };
+}
+
+/** Whether a gateway tells its hold (a PacedDeliveryGateway does; the file sink does not). */
+function isChannelHoldSource(gateway: object): gateway is ChannelHoldSource {
+  const candidate = gateway as Partial<ChannelHoldSource>;
+  return typeof candidate.hold === 'function' && typeof candidate.watchHold === 'function';
 }

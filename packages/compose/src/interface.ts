@@ -7,7 +7,7 @@ import type { InterfaceLinks } from './links';
 
 export interface InterfaceBuild<L extends InterfaceLinks> extends TierBuild<L> {
   /** What the API shows of the rest of the cluster, given the opened links: the membership (production) or the dispatcher's host loads (embedded). */
-  views?: (links: L) => Pick<ApiDeps, 'cluster' | 'hostLoads'>;
+  views?: (links: L) => Pick<ApiDeps, 'cluster' | 'hostLoads' | 'channels'>;
 }
 
 /**

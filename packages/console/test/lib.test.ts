@@ -1,5 +1,11 @@
-import { FILTER_REASONS as CORE_REASONS, TASK_STATES as CORE_STATES, taskMachine } from '@herald/core/task';
-import { FILTER_REASONS, TASK_STATES, TERMINAL_STATES, type Task } from '../src/api/types';
+import {
+  CHANNEL_HOLD_STATES as CORE_HOLD_STATES,
+  FILTER_REASONS as CORE_REASONS,
+  TASK_STATES as CORE_STATES,
+  taskMachine,
+} from '@herald/core/task';
+import { CHANNEL_HOLD_STATES, FILTER_REASONS, TASK_STATES, TERMINAL_STATES, type Task } from '../src/api/types';
+import { channelHoldText, deadLettersOf } from '../src/lib/channel';
 import { emptyForm, formFieldOf, toCreateBody, validateBroadcast } from '../src/lib/broadcast-form';
 import { campaignFieldOf, emptyCampaign, toCampaignBody, validateCampaign } from '../src/lib/campaign-form';
 import { canCommand } from '../src/lib/commands';
@@ -13,6 +19,7 @@ describe('console contract with core', () => {
   it('knows the same task states and filter reasons', () => {
     expect([...TASK_STATES]).toEqual([...CORE_STATES]);
     expect([...FILTER_REASONS]).toEqual([...CORE_REASONS]);
+    expect([...CHANNEL_HOLD_STATES]).toEqual([...CORE_HOLD_STATES]);
     for (const state of TASK_STATES)
       expect([state, TERMINAL_STATES.includes(state)]).toEqual([state, taskMachine.isTerminal(state)]);
   });
@@ -257,5 +264,27 @@ describe('formats', () => {
     expect(fmtPercent(1, 3)).toBe('33.3%');
     expect(fmtPercent(9999, 10_000)).toBe('99.9%');
     expect(fmtPercent(0, 0)).toBe('–');
+  });
+});
+
+describe("the delivery channel's part of a task", () => {
+  it("says in words why the channel holds a task, with the channel's reason", () => {
+    expect(channelHoldText({ state: 'throttled', reason: 'HTTP 429, Retry-After 2 s' })).toBe(
+      'Channel throttled: sending is held and resumes by itself. HTTP 429, Retry-After 2 s',
+    );
+    expect(channelHoldText({ state: 'unavailable', reason: 'breaker open' })).toMatch(/^Channel unavailable: /);
+  });
+
+  it('totals dead letters, most first', () => {
+    const report = task({ report: { deadLetters: { bad_device_token: 3, unregistered: 7, gone: 3 } } }).report;
+    expect(deadLettersOf(report)).toEqual({
+      total: 13,
+      byReason: [
+        ['unregistered', 7],
+        ['bad_device_token', 3],
+        ['gone', 3],
+      ],
+    });
+    expect(deadLettersOf(task({}).report)).toEqual({ total: 0, byReason: [] });
   });
 });

@@ -31,6 +31,7 @@ import {
 import type { Scheduler } from '@herald/scheduler';
 import {
   createDeliveryGateway,
+  PacedDeliveryGateway,
   startOfflinePurge,
   watchOfflineStoreSize,
   type OfflinePurgeOptions,
@@ -135,7 +136,14 @@ export async function startEmbeddedCluster(
     const build = { config, adapters, scope, logger, meter };
 
     for (const id of config.executor.ids)
-      await buildExecutor({ ...build, id, executor: executorParts, links: links.executor(id) });
+      await buildExecutor({
+        ...build,
+        id,
+        executor: executorParts,
+        links: links.executor(id),
+        // Its links send unit.progress version 2 (one build in one process).
+        reportChannelHolds: true,
+      });
     const { dispatcher } = await buildDispatcher({ ...build, links: links.dispatcher() });
     const { scheduler } = await buildScheduler({ ...build, links: links.scheduler() });
     // The controller fires cron campaigns: the only candidate on an in-process coordinator, with no
@@ -144,7 +152,7 @@ export async function startEmbeddedCluster(
     const { url } = await buildInterface({
       ...build,
       links: links.interface(),
-      views: () => ({ hostLoads: () => dispatcher.loads() }),
+      views: () => ({ hostLoads: () => dispatcher.loads(), channels: channelControl(gateway) }),
     });
     const loginDelivery = await buildLoginDelivery({ ...build, executor: executorParts });
 
@@ -219,5 +227,15 @@ function embeddedAdapters(shared: SharedStores, lists: ListRepository, clock: Cl
       scope.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close()),
     progressInCoordinator: false,
     deliveryRecords: lend(shared.deliveryRecords),
+  };
+}
+
+/** The admin's control of the process's paced channel (docs/delivery.md, "Limits at run time"); none for the file sink. */
+function channelControl(gateway: DeliveryGateway) {
+  const paced = gateway instanceof PacedDeliveryGateway ? gateway : undefined;
+  return {
+    list: () => (paced === undefined ? [] : [paced.limits()]),
+    setLimits: (channel: string, limits: { minRate?: number; maxRate?: number }) =>
+      paced === undefined || paced.limits().channel !== channel ? undefined : paced.setLimits(limits),
   };
 }

@@ -160,6 +160,8 @@ export class InprocLinks {
       name,
       endpoints: [endpoint],
       highWaterMark: this.config.transport.highWaterMark,
+      // One build in one process: every message at its newest version (docs/operations.md, "Wire versions").
+      sendNewest: true,
     });
     this.every.add(channel);
     return group.add(channel);

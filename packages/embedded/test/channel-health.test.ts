@@ -6,6 +6,7 @@ import {
   makeTempDir,
   TEST_AUTH_OPTIONS,
   TEST_TASK_OPTIONS,
+  waitFor,
   WebhookReceiver,
   type TempDir,
   type WebhookAnswer,
@@ -93,8 +94,19 @@ describe('delivery paced by the channel', () => {
       return Date.now() < throttleUntil ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 };
     });
     const created = await broadcast('throttled');
+    // While the channel holds it, the task's view says so, in the channel's words.
+    let held: Task | undefined;
+    await waitFor(
+      async () => {
+        held = (await call<Task>(cluster, 'GET', `/api/v1/tasks/${created.id}`)).body;
+        return held.report.channel?.state === 'throttled';
+      },
+      { timeoutMs: 10_000, message: 'the task shows its channel throttled' },
+    );
+    expect([held!.state, held!.report.channel?.reason]).toEqual(['SENDING', expect.stringContaining('429')]);
     const task = await waitForEnd(cluster, created.id);
     expect(task.state).toBe('COMPLETED');
+    expect(task.report.channel).toBeNull();
     expect(task.report.delivered).toBe(online.length);
     expect(acceptedUins(task.id)).toEqual([...online]);
     expect(await metric('herald_channel_throttled_total', 'channel="webhook"')).toBeGreaterThan(0);
@@ -131,6 +143,7 @@ describe('delivery paced by the channel', () => {
     const bad = online.filter((uin) => reasonOf(uin) === 'bad_device_token').length;
     expect(task.state).toBe('COMPLETED');
     expect(task.report.delivered).toBe(online.length - unregistered - bad);
+    expect(task.report.deadLetters).toEqual({ unregistered, bad_device_token: bad });
     expect((await dead('unregistered')) - before.unregistered).toBe(unregistered);
     expect((await dead('bad_device_token')) - before.bad).toBe(bad);
     // Each recipient was sent once: the rejected ones were not tried again.
@@ -141,19 +154,46 @@ describe('delivery paced by the channel', () => {
     ).toEqual([...online]);
   });
 
-  it('stops sending a task whose batch the receiver refuses whole (400): dead letters, no loop', async () => {
+  it('fails a task whose batch the receiver refuses whole (400) fast, with one clear error: no loop', async () => {
     receiver.answerBy((request): WebhookAnswer =>
       batchOf(request).content.body === 'refused' ? { status: 400, body: 'payload refused' } : { status: 200 },
     );
     const before = await metric('herald_channel_dead_letters_total', `channel="webhook",reason="${BATCH_REFUSED}"`);
     const created = await broadcast('refused');
     const task = await waitForEnd(cluster, created.id);
-    expect(task.state).toBe('COMPLETED');
-    expect(task.report.delivered).toBe(0);
+    expect([task.state, task.error?.code, task.report.delivered]).toEqual(['FAILED', 'DELIVERY_REJECTED', 0]);
+    expect(task.error?.message).toMatch(/^the delivery channel refused a batch whole: .*400/);
     expect(sentTo(task.id)).toHaveLength(1);
+    // The refused batch's online recipients are its dead letters; batches already on their way are refused unsent.
+    const refused = task.report.deadLetters?.[BATCH_REFUSED] ?? 0;
+    expect(refused).toBeGreaterThan(0);
     expect(
       (await metric('herald_channel_dead_letters_total', `channel="webhook",reason="${BATCH_REFUSED}"`)) - before,
-    ).toBe(online.length);
+    ).toBeGreaterThanOrEqual(refused);
     expect(await metric('herald_channel_refused_batches_total', 'channel="webhook"')).toBe(1);
+  });
+
+  it("changes the channel's limit at run time through the admin API, without a restart", async () => {
+    const listed = await call<{ channels: { channel: string; maxRate: number }[] }>(cluster, 'GET', '/api/v1/channels');
+    expect(listed.body.channels.map((c) => c.channel)).toEqual(['webhook']);
+    const changed = await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { maxRate: 1000 });
+    expect(changed).toEqual({
+      status: 200,
+      body: { channel: 'webhook', minRate: expect.any(Number), maxRate: 1000, rate: 1000 },
+    });
+    expect(await metric('herald_channel_rate_limit', 'channel="webhook"')).toBe(1000);
+    const refused = [
+      await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { maxRate: 1000, burst: 5 }),
+      await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { minRate: 5000 }),
+      await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', {}),
+    ];
+    expect(refused.map((r) => [r.status, (r.body as { error: { code: string } }).error.code])).toEqual([
+      [400, 'VALIDATION_FAILED'],
+      [400, 'VALIDATION_FAILED'],
+      [400, 'VALIDATION_FAILED'],
+    ]);
+    expect((await call(cluster, 'PUT', '/api/v1/channels/kafka/limits', { maxRate: 10 })).status).toBe(404);
+    const now = await call<{ channels: { maxRate: number }[] }>(cluster, 'GET', '/api/v1/channels');
+    expect(now.body.channels[0]!.maxRate).toBe(1000);
   });
 });

@@ -10,7 +10,7 @@ import {
   type OfflineStore,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
-import { collapseScopeOf, type Task } from '@herald/core/task';
+import { collapseScopeOf, DEAD_LETTER_REASON, type Task } from '@herald/core/task';
 import type { UnitBatch } from '@herald/transport';
 import { displayOf } from './display';
 import type { FrequencyControl } from './frequency-control';
@@ -34,6 +34,16 @@ export interface DeliverBatchDeps {
   counted(online: number, offline: number): void;
 }
 
+/** What one batch came to: its online recipients delivered (less dead letters), its offline ones, its dead letters. */
+export interface BatchOutcome {
+  online: number;
+  offline: number;
+  /** Recipients the channel rejected for good, by its reason. */
+  deadLetters: Record<string, number>;
+  /** Set when the channel refused the batch whole: its reason. */
+  refused?: string;
+}
+
 /**
  * Writes one batch: pushes its online users through the gateway, appends the
  * others to their offline lists, counts deliveries for frequency control,
@@ -42,11 +52,7 @@ export interface DeliverBatchDeps {
  * letters the channel rejected for good, which are confirmed all the same). The caller reports it to the scheduler
  * afterwards; a throw leaves it unconfirmed, so it comes again.
  */
-export async function deliverBatch(
-  batch: UnitBatch,
-  task: Task,
-  deps: DeliverBatchDeps,
-): Promise<{ online: number; offline: number }> {
+export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBatchDeps): Promise<BatchOutcome> {
   const to = batch.offset + batch.uins.length;
   const online = new Uint32Array(batch.uins.length);
   const offline = new Uint32Array(batch.uins.length);
@@ -113,7 +119,27 @@ export async function deliverBatch(
     { to, delivered, offline: split.offline },
     task.expiresAt,
   );
-  return { online: delivered, offline: split.offline };
+  return {
+    online: delivered,
+    offline: split.offline,
+    deadLetters: countByReason(result?.rejected ?? []),
+    ...(result?.refused === undefined ? {} : { refused: result.refused }),
+  };
+}
+
+/** Distinct dead-letter reasons one progress report carries (unit.progress v2); the rest count as `other`. */
+const MAX_REASONS = 64;
+
+function countByReason(rejected: readonly { reason: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  let distinct = 0;
+  for (const { reason } of rejected) {
+    const known = counts[reason] !== undefined;
+    const label = known || (distinct < MAX_REASONS - 1 && DEAD_LETTER_REASON.test(reason)) ? reason : 'other';
+    if (counts[label] === undefined) distinct++;
+    counts[label] = (counts[label] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** Appends to offline lists, under the task's collapse scope if it has one: a newer task of the scope supersedes it there. */

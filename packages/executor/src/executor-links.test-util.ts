@@ -22,6 +22,8 @@ export interface ExecutorLinks {
 export async function openExecutorLinks(
   name: string,
   onProgress: (progress: UnitProgressMessage) => void,
+  /** Reports at the newest unit.progress version (as the embedded profile sends them). */
+  sendNewest = false,
 ): Promise<ExecutorLinks> {
   const inbox = await createPull({ name, endpoint: inprocEndpoint(name), highWaterMark: 100 });
   const dispatcher = await createPush({ name: `dispatcher-${name}`, endpoints: [inbox.endpoint], highWaterMark: 100 });
@@ -34,6 +36,7 @@ export async function openExecutorLinks(
     name: `${name}-to-scheduler`,
     endpoints: [schedulerInbox.endpoint],
     highWaterMark: 100,
+    sendNewest,
   });
   const received = (async () => {
     for await (const message of schedulerInbox.messages()) if (message.kind === 'unit.progress') onProgress(message);

@@ -1,4 +1,4 @@
-import { isHeraldError } from '@herald/core';
+import { isHeraldError, redactSecrets } from '@herald/core';
 import {
   noopLogger,
   systemClock,
@@ -14,7 +14,8 @@ import {
   type TaskStore,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
-import type { PullChannel, PushChannel, UnitBatch } from '@herald/transport';
+import type { ChannelHold } from '@herald/core/task';
+import type { PullChannel, PushChannel, UnitBatch, UnitProgressMessage } from '@herald/transport';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 import type { FrequencyControl } from './frequency-control';
 import type { LoginQueue } from './login-queue';
@@ -47,6 +48,13 @@ export interface ExecutorDeps {
   online: OnlineView;
   gateway: DeliveryGateway;
   offline: OfflineStore;
+  /**
+   * The delivery channel's hold (a PacedDeliveryGateway): while it holds
+   * the batch in hand, the executor tells the scheduler so, in a progress
+   * report covering no recipients, and the task's report shows it
+   * (docs/delivery.md). Without it nothing is told.
+   */
+  channel?: ChannelHoldSource;
   /** Walks offline lists for the user.logins the inbox brings. Without it, user.logins messages are ignored. */
   logins?: LoginQueue;
   /** Where every confirmed batch is reported (production: Kafka's reports topic), for cross-site recovery and audit. */
@@ -96,6 +104,13 @@ export interface ExecutorDeps {
   meter?: Meter;
 }
 
+/** What an executor reads of its channel's hold (PacedDeliveryGateway). */
+export interface ChannelHoldSource {
+  hold(): ChannelHold | undefined;
+  /** Calls the listener at each change of the hold; returns the unsubscribe. */
+  watchHold(listener: (hold: ChannelHold | undefined) => void): () => void;
+}
+
 export interface Executor {
   readonly done: Promise<void>;
 }
@@ -109,6 +124,9 @@ export interface Executor {
  * is read: docs/scheduling.md, "The bound".)
  */
 export const PREFETCH = 2;
+
+/** A channel's refusal reason is cut to this in a progress report: it is the task's error message. */
+const MAX_REFUSAL_CHARS = 500;
 
 /**
  * The executor tier: walks each batch of a unit, pushes online users through
@@ -184,7 +202,13 @@ export function startExecutor(deps: ExecutorDeps): Executor {
   /** The batches confirmed here, by unit and offset: their end and their counts. */
   const confirmed = deps.confirmed ?? new MemoryConfirmedBatchLog();
 
-  const report = (batch: UnitBatch, to: number, delivered: number, offline: number) =>
+  const report = (
+    batch: UnitBatch,
+    to: number,
+    delivered: number,
+    offline: number,
+    extra: Pick<UnitProgressMessage, 'deadLetters' | 'refused' | 'channel'> = {},
+  ) =>
     deps.toScheduler.send({
       kind: 'unit.progress',
       taskId: batch.taskId,
@@ -195,7 +219,26 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       delivered,
       offline,
       done: batch.last,
+      ...extra,
     });
+
+  /**
+   * Tells the scheduler, while `batch` is being delivered, each time the
+   * channel starts or stops holding it: a report covering no recipients
+   * (from = to), which the scheduler records as the task's channel state.
+   * Returns the unsubscribe.
+   */
+  function reportHolds(batch: UnitBatch): () => void {
+    const channel = deps.channel;
+    if (channel === undefined) return () => undefined;
+    const tell = (hold: ChannelHold | undefined) =>
+      void report({ ...batch, last: false }, batch.offset, 0, 0, hold === undefined ? {} : { channel: hold }).catch(
+        (error: unknown) => logger.warn('channel hold not reported', { taskId: batch.taskId, error }),
+      );
+    const held = channel.hold();
+    if (held !== undefined) tell(held);
+    return channel.watchHold(tell);
+  }
 
   /** Real-time batches, handled while a normal task's batch waits for its tokens. */
   const realtimeMeanwhile = {
@@ -236,6 +279,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     )
       return performance.now() - pacingFrom;
     const pacedMs = performance.now() - pacingFrom;
+    const unwatch = reportHolds(batch);
     const split = await deliverBatch(batch, task, {
       executorId: deps.id,
       online: deps.online,
@@ -251,8 +295,13 @@ export function startExecutor(deps: ExecutorDeps): Executor {
         delivered.inc(labels, online);
         queued.inc(labels, offline);
       },
+    }).finally(unwatch);
+    // Sending again: this report clears a hold the scheduler recorded.
+    await report(batch, to, split.online, split.offline, {
+      deadLetters: split.deadLetters,
+      // It becomes the task's error, which operators read: a channel URL's credentials stay out of it.
+      ...(split.refused === undefined ? {} : { refused: redactSecrets(split.refused).slice(0, MAX_REFUSAL_CHARS) }),
     });
-    await report(batch, to, split.online, split.offline);
     return pacedMs;
   }
 

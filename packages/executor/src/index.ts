@@ -10,7 +10,7 @@
  *     tasks: new TaskCache(store), online: bitmap, gateway: new FileDeliverySink(dir), offline });
  */
 export { startExecutor } from './executor';
-export type { Executor, ExecutorDeps } from './executor';
+export type { ChannelHoldSource, Executor, ExecutorDeps } from './executor';
 export type { FrequencyControl } from './frequency-control';
 export { LoginDelivery } from './login-delivery';
 export type { LoginDeliveryResult } from './login-delivery';

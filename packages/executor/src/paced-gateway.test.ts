@@ -144,6 +144,23 @@ describe('PacedDeliveryGateway', () => {
     await rejectsWithCode(pending, 'UNAVAILABLE');
   });
 
+  it("tells each change of the channel's hold, in a task report's words", async () => {
+    open({ openMs: 60_000 });
+    const holds: unknown[] = [];
+    const unwatch = gateway.watchHold((hold) => holds.push(hold));
+    channel.next(throttled(40));
+    await gateway.deliver(batch(1, 1));
+    expect(holds).toEqual([{ state: 'throttled', reason: 'throttled, HTTP 429' }, undefined]);
+    channel.next(failed(), failed());
+    const pending = gateway.deliver(batch(1, 2));
+    await waitFor(() => gateway.hold()?.state === 'unavailable', { timeoutMs: 5000 });
+    expect(gateway.hold()).toEqual({ state: 'unavailable', reason: 'HTTP 503' });
+    unwatch();
+    await gateway.close();
+    await rejectsWithCode(pending, 'UNAVAILABLE');
+    expect(holds.slice(2)).toEqual([{ state: 'unavailable', reason: 'HTTP 503' }]);
+  });
+
   it('gives a batch back, UNAVAILABLE and saying why, when the hold would pass maxHoldMs', async () => {
     open({ openMs: 60_000 }, 1000);
     channel.next(failed(), failed());
@@ -187,6 +204,10 @@ describe('PacedDeliveryGateway', () => {
       { uin: 2, reason: BATCH_REFUSED },
     ]);
     expect(later.rejected).toEqual([{ uin: 3, reason: BATCH_REFUSED }]);
+    expect([first.refused, later.refused]).toEqual([
+      'refused, HTTP 400 payload too large',
+      'refused, HTTP 400 payload too large',
+    ]);
     expect(channel.sent.map((d) => [d.taskId, ...d.uins])).toEqual([
       [1, 1, 2],
       [2, 9],

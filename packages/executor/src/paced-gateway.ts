@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
-import { ChannelPacing, type ChannelPacingOptions, type ChannelStatus } from '@herald/core/pacing';
+import { ChannelPacing, type ChannelLimits, type ChannelPacingOptions, type ChannelStatus } from '@herald/core/pacing';
 import {
   noopLogger,
   noopMeter,
@@ -13,6 +13,7 @@ import {
   type Meter,
   type RecipientRejection,
 } from '@herald/core/ports';
+import type { ChannelHold } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
 import { channelMetrics, type ChannelMetrics } from './channel-metrics';
 
@@ -68,6 +69,9 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private readonly refused = new LRUCache<number, string>({ max: REFUSED_TASKS });
   private readonly stop = new AbortController();
   private reported: string = 'closed';
+  /** The hold last told to the watchers ('' none), so they hear each change of it once. */
+  private toldHold = '';
+  private readonly holdWatchers = new Set<(hold: ChannelHold | undefined) => void>();
 
   constructor(
     private readonly inner: DeliveryGateway,
@@ -84,6 +88,38 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   /** The channel's pacing now: its rate limit, its breaker, and why sending is held, if it is. */
   status(): ChannelStatus {
     return this.pacing.status(this.clock.now());
+  }
+
+  /** The channel's name, its rate bounds (`maxRate`: its limit) and its rate now. */
+  limits(): ChannelLimits & { channel: string; rate: number } {
+    return { channel: this.options.channel, ...this.pacing.limits, rate: this.pacing.rate };
+  }
+
+  /**
+   * Changes the channel's rate bounds now, without a restart (an admin's
+   * `PUT /api/v1/channels/:channel/limits`): every task sending through this
+   * process's channel is paced within them from its next batch.
+   */
+  setLimits(limits: Partial<ChannelLimits>): ChannelLimits & { channel: string; rate: number } {
+    this.pacing.setLimits(limits);
+    this.logger.info('channel limits changed', { channel: this.options.channel, ...this.pacing.limits });
+    this.observe(this.pacing.status(this.clock.now()));
+    return this.limits();
+  }
+
+  /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */
+  hold(): ChannelHold | undefined {
+    return holdOf(this.status());
+  }
+
+  /**
+   * Calls `listener` at each change of the channel's hold (undefined: sending
+   * again), so the executor can tell the tasks whose batches wait on it.
+   * Returns the unsubscribe.
+   */
+  watchHold(listener: (hold: ChannelHold | undefined) => void): () => void {
+    this.holdWatchers.add(listener);
+    return () => this.holdWatchers.delete(listener);
   }
 
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
@@ -177,7 +213,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private refuseWhole(delivery: Delivery, reason: string): DeliveryResult {
     const rejected = Array.from(delivery.uins, (uin) => ({ uin, reason: BATCH_REFUSED }));
     this.deadLetters(delivery.taskId, rejected, reason);
-    return { rejected };
+    return { rejected, refused: reason };
   }
 
   /** Counts and logs dead letters by reason: the record of recipients never to be sent again. */
@@ -208,6 +244,13 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     return reason;
   }
 
+  private tellHold(hold: ChannelHold | undefined): void {
+    const told = hold === undefined ? '' : `${hold.state}:${hold.reason}`;
+    if (told === this.toldHold) return;
+    this.toldHold = told;
+    for (const watcher of this.holdWatchers) watcher(hold);
+  }
+
   /** Publishes the pacing's state, and logs each change of whether the channel holds sending. */
   private observe(status: ChannelStatus): void {
     this.metrics.limit.set(status.rate, this.labels);
@@ -225,5 +268,15 @@ export class PacedDeliveryGateway implements DeliveryGateway {
         why: status.held.reason,
         reason: status.held.detail,
       });
+    this.tellHold(holdOf(status));
   }
+}
+
+/** A pacing status as a task report shows it: a 429's hold is `throttled`, any other is `unavailable`. */
+function holdOf(status: ChannelStatus): ChannelHold | undefined {
+  if (status.held === undefined) return undefined;
+  return {
+    state: status.held.reason === 'throttled' ? 'throttled' : 'unavailable',
+    reason: status.held.detail === '' ? status.held.reason : status.held.detail,
+  };
 }

@@ -66,6 +66,13 @@ export interface ApiDeps {
     removed: Partial<Record<string, number>>;
     sampled?: number;
   }>;
+  /**
+   * The paced delivery channels of this process, for the admin's
+   * /api/v1/channels routes (docs/delivery.md, "Limits at run time"): the
+   * embedded profile's. Absent in production: the interface process sends
+   * nothing, so it lists no channel and a change answers 404.
+   */
+  channels?: ChannelControl;
   /** Counters of refused requests and audit failures; default: none. */
   meter?: Meter;
   /** Prometheus exposition for GET /metrics, when a registry is wired. */
@@ -81,4 +88,19 @@ export interface ClusterMembership {
   ring: HashRing;
   /** Every member it knows, itself included. `lastHeardAt` in clock ms, when known. */
   members: { id: string; state: string; takesWork: boolean; lastHeardAt?: number }[];
+}
+
+/** A paced delivery channel as the API shows it: its rate bounds (`maxRate` is its limit) and its rate now. */
+export interface ChannelLimitsView {
+  channel: string;
+  minRate: number;
+  maxRate: number;
+  rate: number;
+}
+
+/** Reads and changes the paced channels' limits at run time. */
+export interface ChannelControl {
+  list(): ChannelLimitsView[];
+  /** Undefined: no such channel here. Throws a ValidationError for bounds out of order. */
+  setLimits(channel: string, limits: { minRate?: number; maxRate?: number }): ChannelLimitsView | undefined;
 }

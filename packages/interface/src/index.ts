@@ -11,7 +11,7 @@
  *   await app.listen({ host: config.http.host, port: config.http.port });
  */
 export { createApiServer } from './server';
-export type { ApiDeps, ClusterMembership } from './api-deps';
+export type { ApiDeps, ChannelControl, ChannelLimitsView, ClusterMembership } from './api-deps';
 export type { AudienceSourceDeps, AudienceJob, JobState } from './audience-jobs';
 export { toHttpError } from './http-errors';
 // Tokens made outside the API (herald token create, the demo): the same text form and hash.

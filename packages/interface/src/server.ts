@@ -16,6 +16,7 @@ import { audienceRoutes } from './routes/audiences';
 import { accountRoutes } from './routes/accounts';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
+import { channelRoutes } from './routes/channels';
 import { listRoutes } from './routes/lists';
 import { recipientRoutes } from './routes/recipients';
 import { taskRoutes } from './routes/tasks';
@@ -100,6 +101,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     templateRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);
+    channelRoutes(api, deps);
     if (deps.audiences !== undefined) audienceRoutes(api, { ...deps, audiences: deps.audiences });
     if (deps.accounts !== undefined) accountRoutes(api, { ...deps, accounts: deps.accounts });
     accessRoutes(api, deps, verifier);

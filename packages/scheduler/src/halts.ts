@@ -2,9 +2,10 @@ import { taskMachine, unitMachine, type Task } from '@herald/core/task';
 import type { TaskCommand } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { unitTotals } from './task-table';
+import { channelReport } from './channel-report';
 
 /** The events that stop a task's streams. */
-export type HaltEvent = 'pause' | 'cancel' | 'expire' | 'preempt';
+export type HaltEvent = 'pause' | 'cancel' | 'expire' | 'preempt' | 'fail';
 
 /** What halts need from the other parts of the scheduler (wired by scheduler.ts). */
 export interface HaltNeeds {
@@ -29,19 +30,22 @@ export interface Halts {
    * epoch, so executors drop its batches still on the way; it resumes, if
    * ever, under a new epoch (ownership's `claimAgain`).
    */
-  halt(task: Task, event: HaltEvent): Promise<void>;
+  halt(task: Task, event: HaltEvent, error?: TaskError): Promise<void>;
   /**
    * The first part of a halt: streams stopped, state changed, slot freed.
    * Returns the second: the units stopped at their checkpoints (two writes per
    * unit, more with the coordinator recorder), which a preemption runs later.
    */
-  stopSending(task: Task, event: HaltEvent): Promise<() => Promise<void>>;
+  stopSending(task: Task, event: HaltEvent, error?: TaskError): Promise<() => Promise<void>>;
 }
+
+/** Why a task failed, as its record keeps it (a `fail` halt). */
+export type TaskError = { code: string; message: string };
 
 export function createHalts(ctx: SchedulerContext, needs: HaltNeeds): Halts {
   const { store, clock, logger, recorder, tasks } = ctx;
 
-  async function stopSending(task: Task, event: HaltEvent): Promise<() => Promise<void>> {
+  async function stopSending(task: Task, event: HaltEvent, error?: TaskError): Promise<() => Promise<void>> {
     const held = tasks.get(task.id);
     const list = held?.units ?? (task.filteredListId !== null ? await store.listUnits(task.id) : []);
     const closesEpoch = task.state === 'SENDING';
@@ -52,12 +56,16 @@ export function createHalts(ctx: SchedulerContext, needs: HaltNeeds): Halts {
       epoch: task.epoch,
       ...(closesEpoch ? { closesEpoch: true as const } : {}),
     });
-    const stopped = await ctx.transition(task, event, { report: unitTotals(tasks.get(task.id)?.units) });
+    const report = {
+      ...unitTotals(tasks.get(task.id)?.units),
+      ...(held === undefined ? {} : channelReport(held, false)),
+    };
+    const stopped = await ctx.transition(task, event, { report, ...(error === undefined ? {} : { error }) });
     const entry = tasks.get(task.id);
     if (entry !== undefined) entry.scheduled = false;
     tasks.dequeue(task.id);
     tasks.release(task.id);
-    const unitEvent = event === 'cancel' || event === 'expire' ? 'cancel' : 'stop';
+    const unitEvent = event === 'cancel' || event === 'expire' || event === 'fail' ? 'cancel' : 'stop';
     return async () => {
       for (const unit of list) {
         await recorder.settle(stopped, unit, clock.now());
@@ -67,8 +75,8 @@ export function createHalts(ctx: SchedulerContext, needs: HaltNeeds): Halts {
     };
   }
 
-  async function halt(task: Task, event: HaltEvent): Promise<void> {
-    const stopUnits = await stopSending(task, event);
+  async function halt(task: Task, event: HaltEvent, error?: TaskError): Promise<void> {
+    const stopUnits = await stopSending(task, event, error);
     await stopUnits();
   }
 

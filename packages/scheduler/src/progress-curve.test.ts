@@ -13,7 +13,10 @@ describe('progress curve', () => {
   async function open(slots: number): Promise<void> {
     h = await openHarness({ slots });
     curve = createProgressCurve(h.ctx);
-    driver = createUnitDriver(h.ctx, curve);
+    driver = createUnitDriver(h.ctx, {
+      sample: (id, final) => curve.sample(id, final),
+      fail: () => Promise.reject(new Error('no fail here')),
+    });
   }
   afterEach(() => h.close());
 

@@ -135,7 +135,10 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const loop = new JobLoop(tasks, metrics, logger);
   // The parts call each other only through these arrows, so none imports another.
   const curve = createProgressCurve(ctx);
-  const driver = createUnitDriver(ctx, { sample: (taskId, final) => curve.sample(taskId, final) });
+  const driver = createUnitDriver(ctx, {
+    sample: (taskId, final) => curve.sample(taskId, final),
+    fail: (task, error) => halts.halt(task, 'fail', error),
+  });
   const admission = createAdmission(ctx, {
     noteWaiting: () => curve.noteWaiting(),
     requestPreprocess: (task) => driver.requestPreprocess(task),

@@ -1,6 +1,6 @@
 import type { TaskProgressRecord } from '@herald/core/progress';
 import { PriorityQueue } from '@herald/core/schedule';
-import { taskMachine, type ExecutionUnit, type Task } from '@herald/core/task';
+import { taskMachine, type ChannelHold, type ExecutionUnit, type Task } from '@herald/core/task';
 import { StallWatch } from './stall-watch';
 
 /**
@@ -38,6 +38,14 @@ export interface TaskEntry {
   progress: TaskProgressRecord | undefined;
   /** When this scheduler last wrote its progress record. */
   progressWrittenAt: number;
+  /**
+   * Its dead letters by reason, counted here from the progress reports that
+   * moved a checkpoint (started from the stored report's when first needed);
+   * undefined: none counted by this scheduler yet (channel-report.ts).
+   */
+  deadLetters?: Record<string, number>;
+  /** Whether the delivery channel holds its sending, as the last report of a batch said (null: sending). */
+  channel?: ChannelHold | null;
   /** Each running unit's checkpoint and since when (scheduler.unitStallMs); cleared with the slot. */
   readonly unitStalls: StallWatch;
   /** Pre-processing's "checkpoint" (the epoch) and since when (4 x scheduler.unitStallMs); cleared with the slot. */

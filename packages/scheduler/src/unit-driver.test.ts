@@ -9,7 +9,10 @@ describe('unit driver', () => {
   let driver: UnitDriver;
   beforeEach(async () => {
     h = await openHarness({ slots: 4 });
-    driver = createUnitDriver(h.ctx, createProgressCurve(h.ctx));
+    driver = createUnitDriver(h.ctx, {
+      ...createProgressCurve(h.ctx),
+      fail: () => Promise.reject(new Error('no fail here')),
+    });
   });
   afterEach(() => h.close());
 

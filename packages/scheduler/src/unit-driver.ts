@@ -1,8 +1,10 @@
+import { ErrorCodes } from '@herald/core';
 import { unitMachine, type ExecutionUnit, type Task } from '@herald/core/task';
 import type { PreprocessResult, UnitProgressMessage, UnitReplan } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { withProgress } from './progress-recorder';
 import { unitTotals } from './task-table';
+import { addDeadLetters, channelReport, noteChannel } from './channel-report';
 
 /** How often a sending task's delivered/offline totals are written back to the task row. */
 export const REPORT_EVERY_MS = 250;
@@ -32,6 +34,8 @@ export interface UnitDriver {
 export interface DriverNeeds {
   /** Samples a running task's confirmed count into its progress curve; `final` writes it at once (the curve). */
   sample(taskId: number, final: boolean): Promise<void>;
+  /** Stops a sending task's streams and fails it with `error` (halts). */
+  fail(task: Task, error: { code: string; message: string }): Promise<void>;
 }
 
 export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): UnitDriver {
@@ -117,12 +121,18 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
   async function onProgress(progress: UnitProgressMessage): Promise<void> {
     const entry = tasks.get(progress.taskId);
     if (entry === undefined) return;
+    // A report covering no recipients only says the channel holds the batch in hand.
+    if (progress.to === progress.from) return onHold(progress);
     const task = entry.task;
     const list = entry.units;
     const current = list?.find((u) => u.unitNo === progress.unitNo) ?? (await loadUnit(task, progress.unitNo));
     if (current === undefined) return;
     const before = list === undefined || entry.reached ? undefined : unitTotals(list);
     let unit = await recorder.record(task, current, progress, clock.now());
+    // A replay (its range recorded already) moves no checkpoint: its dead letters were counted.
+    const counted = unit.checkpoint > current.checkpoint;
+    if (counted) addDeadLetters(entry, progress.deadLetters);
+    const holdChanged = progress.epoch === task.epoch && noteChannel(entry, progress.channel);
     if (before !== undefined && unit.delivered + unit.offline > current.delivered + current.offline) {
       // Once per task and owner; a task taken over with progress already had its first delivery.
       entry.reached = true;
@@ -133,13 +143,29 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
       await recorder.settle(task, unit, clock.now());
       return;
     }
+    if (counted && progress.refused !== undefined && progress.epoch === task.epoch && task.state === 'SENDING') {
+      // The channel refused the payload itself: every later batch would be refused too (docs/delivery.md).
+      logger.error('channel refused a batch whole: the task fails', { taskId: task.id, reason: progress.refused });
+      await needs.fail(task, {
+        code: ErrorCodes.DELIVERY_REJECTED,
+        message: `the delivery channel refused a batch whole: ${progress.refused}`,
+      });
+      return;
+    }
     if (unit.state === 'ASSIGNED')
       unit = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'start', clock.now()), unit);
     if (unit.checkpoint >= unit.end && unitMachine.can(unit.state, 'finish')) unit = await finishUnit(task, unit);
     list[list.findIndex((u) => u.unitNo === unit.unitNo)] = unit;
     if (await maybeComplete(task.id)) return;
-    await writeReport(task.id, false);
+    await writeReport(task.id, holdChanged);
     await needs.sample(task.id, false);
+  }
+
+  /** The channel holds (or no longer holds) a batch of a task sending under this epoch: its report says so at once. */
+  async function onHold(progress: UnitProgressMessage): Promise<void> {
+    const entry = tasks.get(progress.taskId);
+    if (entry?.units === undefined || entry.task.state !== 'SENDING' || progress.epoch !== entry.task.epoch) return;
+    if (noteChannel(entry, progress.channel)) await writeReport(progress.taskId, true);
   }
 
   /**
@@ -201,7 +227,8 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     const now = clock.now();
     if (entry === undefined || (!force && now - entry.lastReportAt < REPORT_EVERY_MS)) return;
     entry.lastReportAt = now;
-    tasks.hold(await store.updateTask(taskId, fenceOf(entry.task), { report: unitTotals(entry.units) }, now));
+    const report = { ...unitTotals(entry.units), ...channelReport(entry, true) };
+    tasks.hold(await store.updateTask(taskId, fenceOf(entry.task), { report }, now));
   }
 
   /** Completes a sending task whose units are all DONE, and frees its slot; true when it did. */
@@ -211,7 +238,9 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     if (entry === undefined || list === undefined || entry.task.state !== 'SENDING') return false;
     if (!list.every((u) => u.state === 'DONE')) return false;
     await needs.sample(taskId, true);
-    const completed = await ctx.transition(entry.task, 'complete', { report: unitTotals(list) });
+    const completed = await ctx.transition(entry.task, 'complete', {
+      report: { ...unitTotals(list), ...channelReport(entry, false) },
+    });
     metrics.completed(completed, clock.now());
     logger.info('task completed', { taskId, ...unitTotals(list) });
     tasks.release(taskId);

@@ -73,6 +73,35 @@ async function sendTenThousandBatches(endpoint: string): Promise<void> {
 }
 
 describe('channels over zeromq', () => {
+  it("sends the release's version unless told to send the newest it reads", async () => {
+    const pull = track(
+      await createPull({ name: 'versions-pull', endpoint: inprocEndpoint('versions'), highWaterMark: 10 }),
+    );
+    const { received } = collect(pull);
+    const release = track(await createPush({ name: 'release', endpoints: [pull.endpoint], highWaterMark: 10 }));
+    const newest = track(
+      await createPush({ name: 'newest', endpoints: [pull.endpoint], highWaterMark: 10, sendNewest: true }),
+    );
+    const progress: Message = {
+      kind: 'unit.progress',
+      taskId: 3,
+      epoch: 1,
+      unitNo: 0,
+      from: 0,
+      to: 4,
+      delivered: 3,
+      offline: 0,
+      done: true,
+      deadLetters: { unregistered: 1 },
+    };
+    await release.send(progress);
+    await waitFor(() => received.length === 1, 'the release-version report');
+    await newest.send(progress);
+    await waitFor(() => received.length === 2, 'the newest-version report');
+    // Version 1 (what this release sends between builds) has no dead letters; version 2 carries them.
+    expect(received).toEqual([{ ...progress, deadLetters: undefined }, progress]);
+  });
+
   it('inprocEndpoint returns unique inproc addresses', () => {
     const a = inprocEndpoint('x');
     expect(a).toMatch(/^inproc:\/\/herald-x-\d+-\d+-[0-9a-f]{8}$/);

@@ -12,7 +12,7 @@ import { noopLogger, noopMeter } from '@herald/core/ports';
 import type { Logger, Meter } from '@herald/core/ports';
 import { randomBytes } from 'node:crypto';
 import * as zmq from 'zeromq';
-import { decodeMessage, encodeMessage } from './messages';
+import { WIRE_VERSIONS, decodeMessage, encodeMessage, encodeMessageAs } from './messages';
 import type { Message } from './messages/types';
 import { checkCurveClientOptions, checkCurveEndpoint, checkCurveServerOptions } from './curve';
 import type { CurveClientOptions, CurveServerOptions } from './curve';
@@ -44,6 +44,13 @@ export interface PushOptions {
    * A listener that throws is ignored. Default: none (no event observer).
    */
   onLink?: (event: PushLinkEvent) => void;
+  /**
+   * Send each kind at the newest version this build reads rather than the
+   * one the release sends to builds that may be older (docs/operations.md,
+   * "Wire versions"): for links whose both ends always run the same build
+   * (the embedded profile, in one process). Default false.
+   */
+  sendNewest?: boolean;
 }
 
 /** A change of one PUSH connection (see PushOptions.onLink). */
@@ -189,7 +196,7 @@ export async function createPush(options: PushOptions): Promise<PushChannel> {
     send(msg) {
       let frame: Buffer;
       try {
-        frame = encodeMessage(msg);
+        frame = options.sendNewest === true ? encodeNewest(msg) : encodeMessage(msg);
       } catch (error) {
         return Promise.reject(error as Error); // encodeMessage throws only HeraldErrors
       }
@@ -380,4 +387,10 @@ function checkHighWaterMark(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) {
     throw new ConfigError(`transport.${name}.highWaterMark`, `must be a non-negative integer, got ${String(value)}`);
   }
+}
+
+/** A message at the newest version of its kind this build reads. */
+function encodeNewest(msg: Message): Buffer {
+  const accepts = WIRE_VERSIONS[msg.kind].accepts;
+  return encodeMessageAs(msg, accepts[accepts.length - 1]!);
 }

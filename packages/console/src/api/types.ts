@@ -43,6 +43,16 @@ export interface TaskReport {
   offline: number;
   units: number;
   unitsDone: number;
+  /** Recipients the delivery channel rejected for good, by its reason; absent: none. */
+  deadLetters?: Record<string, number>;
+  /** Set while the delivery channel holds the sending task; null or absent while it sends. */
+  channel?: ChannelHold | null;
+}
+
+export const CHANNEL_HOLD_STATES = ['throttled', 'unavailable'] as const;
+export interface ChannelHold {
+  state: (typeof CHANNEL_HOLD_STATES)[number];
+  reason: string;
 }
 
 export interface Task {

@@ -14,6 +14,7 @@ import { emptyChartText, eta, smoothedRatePoints } from '../lib/rate';
 import { confirmed } from '../lib/stages';
 import { showsCountdown } from '../lib/countdown';
 import { REASON_TEXT } from '../lib/reasons';
+import { channelHoldText, deadLettersOf } from '../lib/channel';
 import { Link } from '../router';
 
 const LIVE_POLL_MS = 1000;
@@ -73,6 +74,7 @@ export function TaskPage({ id }: { id: string }) {
   const rate = moving && progress !== undefined && progress.recorded ? progress.ratePerSecond : null;
   const remaining = Math.max(0, r.kept - confirmed(task));
   const etaMs = task.state === 'COMPLETED' ? 0 : task.state === 'SENDING' ? eta(remaining, rate) : null;
+  const deadLetters = deadLettersOf(r);
   const removedTotal = Object.values(r.removed).reduce<number>((sum, n) => sum + (n ?? 0), 0);
 
   return (
@@ -101,6 +103,11 @@ export function TaskPage({ id }: { id: string }) {
           {progress?.waiting && (
             <p className="small muted" data-waiting>
               {progress.waiting.message}
+            </p>
+          )}
+          {task.state === 'SENDING' && r.channel && (
+            <p className="small" role="status" data-channel={r.channel.state}>
+              {channelHoldText(r.channel)}
             </p>
           )}
         </div>
@@ -133,6 +140,18 @@ export function TaskPage({ id }: { id: string }) {
             <dd className="num" data-count="offline">
               {fmtInt(r.offline)}
             </dd>
+            {deadLetters.total > 0 && (
+              <>
+                <dt>Dead letters</dt>
+                <dd
+                  className="num"
+                  data-count="dead-letters"
+                  title={deadLetters.byReason.map(([reason, n]) => `${reason}: ${fmtInt(n)}`).join(', ')}
+                >
+                  {fmtInt(deadLetters.total)}
+                </dd>
+              </>
+            )}
             <dt>Removed</dt>
             <dd className="num" data-count="removed">
               {fmtInt(removedTotal)}

@@ -164,3 +164,40 @@ describe('ChannelPacing', () => {
     expect(() => pacing(overrides)).toThrow(named);
   });
 });
+
+describe('ChannelPacing limits at run time', () => {
+  const base = {
+    initialRate: 1000,
+    minRate: 100,
+    maxRate: 5000,
+    increasePerSecond: 1000,
+    decreaseFactor: 0.5,
+    burstMs: 1000,
+    cutSpacingMs: 0,
+    throttleDelayMs: 100,
+    latencyFloorMs: 10_000,
+    latencyRiseFactor: 2,
+    failureThreshold: 3,
+    failureDelayMs: 10,
+    openMs: 1000,
+  };
+
+  it('moves the rate into new bounds at once and keeps it there', () => {
+    const pacing = new ChannelPacing(base, 0);
+    expect(pacing.setLimits({ maxRate: 500 })).toEqual({ minRate: 100, maxRate: 500 });
+    expect(pacing.rate).toBe(500);
+    pacing.accepted(1, 10_000);
+    expect(pacing.rate).toBe(500);
+    pacing.setLimits({ minRate: 800, maxRate: 2000 });
+    expect(pacing.rate).toBe(800);
+  });
+
+  it('refuses bounds out of order or not above 0, changing nothing', () => {
+    const pacing = new ChannelPacing(base, 0);
+    expect(() => pacing.setLimits({ minRate: 6000 })).toThrow(
+      'channel pacing minRate must be at most maxRate (got 6000, 5000)',
+    );
+    expect(() => pacing.setLimits({ maxRate: 0 })).toThrow(/maxRate must be a finite number above 0/);
+    expect([pacing.limits, pacing.rate]).toEqual([{ minRate: 100, maxRate: 5000 }, 1000]);
+  });
+});

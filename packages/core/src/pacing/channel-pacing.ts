@@ -55,6 +55,12 @@ export interface ChannelPacingOptions {
   openMs: number;
 }
 
+/** A channel's rate bounds, changeable at run time (`setLimits`). */
+export interface ChannelLimits {
+  minRate: number;
+  maxRate: number;
+}
+
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 /** Why a send must wait: the rate, a Retry-After or throttle hold, failure back-off, or the breaker. */
@@ -81,7 +87,7 @@ const BASELINE_DRIFT = 0.01;
 const PROBE_POLL_MS = 50;
 
 export class ChannelPacing {
-  private readonly options: ChannelPacingOptions;
+  private options: ChannelPacingOptions;
   private currentRate: number;
   /** The virtual time (epoch ms) the next admitted send is scheduled at. */
   private schedule: number;
@@ -107,6 +113,36 @@ export class ChannelPacing {
 
   get rate(): number {
     return this.currentRate;
+  }
+
+  /** The rate's bounds now: `maxRate` is the channel's limit. */
+  get limits(): ChannelLimits {
+    return { minRate: this.options.minRate, maxRate: this.options.maxRate };
+  }
+
+  /**
+   * Changes the rate's bounds at run time (an admin's new limit after a
+   * channel's 429s, docs/delivery.md): the current rate is moved into them at
+   * once, and AIMD goes on between them. Checked as at construction
+   * (0 < minRate <= maxRate); a bad change leaves the pacing as it was.
+   */
+  setLimits(limits: Partial<ChannelLimits>): ChannelLimits {
+    const next = { ...this.options, ...limits };
+    for (const name of ['minRate', 'maxRate'] as const) {
+      if (!(Number.isFinite(next[name]) && next[name] > 0))
+        throw new ValidationError(`channel pacing ${name} must be a finite number above 0 (got ${next[name]})`, {
+          field: name,
+          [name]: next[name],
+        });
+    }
+    if (next.minRate > next.maxRate)
+      throw new ValidationError(
+        `channel pacing minRate must be at most maxRate (got ${next.minRate}, ${next.maxRate})`,
+        { field: 'minRate', minRate: next.minRate, maxRate: next.maxRate },
+      );
+    this.options = next;
+    this.currentRate = Math.min(Math.max(this.currentRate, next.minRate), next.maxRate);
+    return this.limits;
   }
 
   /** Admits a send of `count` recipients now (wait 0), or says how long to wait before asking again, and why. */

@@ -13,4 +13,11 @@
 export { TokenBucket } from './token-bucket';
 export type { TokenBucketOptions } from './token-bucket';
 export { ChannelPacing } from './channel-pacing';
-export type { Admission, BreakerState, ChannelPacingOptions, ChannelStatus, WaitReason } from './channel-pacing';
+export type {
+  Admission,
+  BreakerState,
+  ChannelLimits,
+  ChannelPacingOptions,
+  ChannelStatus,
+  WaitReason,
+} from './channel-pacing';

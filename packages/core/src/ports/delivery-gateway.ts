@@ -31,6 +31,12 @@ export interface RecipientRejection {
  */
 export interface DeliveryResult {
   rejected: readonly RecipientRejection[];
+  /**
+   * Set when the channel refused the batch whole (the payload, not a
+   * recipient): its reason. Every recipient is then in `rejected` too, and
+   * the task fails fast with it (docs/delivery.md, "Dead letters").
+   */
+  refused?: string;
 }
 
 /**

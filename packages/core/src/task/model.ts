@@ -96,7 +96,33 @@ export interface TaskReport {
   offline: number;
   units: number;
   unitsDone: number;
+  /**
+   * Recipients the channel rejected for good, by the channel's reason
+   * (docs/delivery.md, "Dead letters"): never sent again, not in `delivered`.
+   * Absent: none so far.
+   */
+  deadLetters?: Record<string, number>;
+  /**
+   * Why the delivery channel holds this task's sending while it does
+   * (throttled, or unavailable: failing, breaker open); null or absent while
+   * it sends. The task stays SENDING and resumes by itself.
+   */
+  channel?: ChannelHold | null;
 }
+
+/** A delivery channel holding a task's sending: what a task report says (docs/delivery.md, "Pacing by the channel's health"). */
+export interface ChannelHold {
+  state: ChannelHoldState;
+  /** The channel's own words: its Retry-After, its last failure. */
+  reason: string;
+}
+
+/** throttled: the channel answered 429 (honouring its Retry-After); unavailable: it fails or its breaker is open. */
+export const CHANNEL_HOLD_STATES = ['throttled', 'unavailable'] as const;
+export type ChannelHoldState = (typeof CHANNEL_HOLD_STATES)[number];
+
+/** A dead-letter reason: the channel's short token (docs/delivery.md, "Dead letters"). */
+export const DEAD_LETTER_REASON = /^[a-z0-9_.-]{1,64}$/;
 
 export interface Task extends Omit<NewTask, 'speed' | 'targeting' | 'noResendSince'> {
   id: number;

@@ -21,8 +21,11 @@ import type { Fence } from './fence';
 import { compileContent } from '../template/content';
 import { taskContentOf } from './content';
 import {
+  CHANNEL_HOLD_STATES,
+  DEAD_LETTER_REASON,
   emptyReport,
   FILTER_REASONS,
+  type ChannelHold,
   type FilterReason,
   type ListMeta,
   type NewTask,
@@ -193,6 +196,33 @@ function checkPatch(patch: TaskPatch, rules: TaskRecordRules): void {
     if (n !== undefined && !isCount(n))
       throw new ValidationError(`report.removed.${reason} must be a non-negative integer`, { reason, value: n });
   }
+  checkDeadLetters(report.deadLetters);
+  checkChannelHold(report.channel);
+}
+
+function checkDeadLetters(deadLetters: Record<string, number> | undefined): void {
+  if (deadLetters === undefined) return;
+  if (deadLetters === null || typeof deadLetters !== 'object' || Array.isArray(deadLetters))
+    throw new ValidationError('report.deadLetters must be an object of counts by reason', { field: 'deadLetters' });
+  for (const [reason, n] of Object.entries(deadLetters)) {
+    if (!DEAD_LETTER_REASON.test(reason))
+      throw new ValidationError('report.deadLetters has a reason that is not a token of [a-z0-9_.-]', { reason });
+    if (!isCount(n))
+      throw new ValidationError(`report.deadLetters.${reason} must be a non-negative integer`, { reason, value: n });
+  }
+}
+
+function checkChannelHold(channel: ChannelHold | null | undefined): void {
+  if (channel === undefined || channel === null) return;
+  if (
+    typeof channel !== 'object' ||
+    !(CHANNEL_HOLD_STATES as readonly string[]).includes(channel.state) ||
+    typeof channel.reason !== 'string' ||
+    Object.keys(channel).some((key) => key !== 'state' && key !== 'reason')
+  )
+    throw new ValidationError("report.channel must be null or { state: 'throttled' | 'unavailable', reason }", {
+      field: 'channel',
+    });
 }
 
 /**
@@ -215,6 +245,9 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
     for (const [reason, n] of Object.entries(patch.report.removed ?? {})) {
       if (n !== undefined) report.removed[reason as FilterReason] = n;
     }
+    // Counted by the owning scheduler, which sends the whole map: it replaces the stored one.
+    if (patch.report.deadLetters !== undefined) report.deadLetters = { ...patch.report.deadLetters };
+    if (patch.report.channel !== undefined) report.channel = patch.report.channel;
     next.report = report;
   }
   return next;

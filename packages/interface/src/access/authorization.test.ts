@@ -286,6 +286,12 @@ const MATRIX: Record<string, Spec> = {
     ok: 200,
   },
   'GET /api/v1/cluster': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/cluster' }), ok: 200 },
+  'GET /api/v1/channels': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/channels' }), ok: 200 },
+  'PUT /api/v1/channels/:channel/limits': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: '/api/v1/channels/webhook/limits', body: { maxRate: 1000 } }),
+    ok: 200,
+  },
   'POST /api/v1/tokens': {
     kind: 'admin',
     request: () => ({

@@ -21,6 +21,8 @@ import {
 import { makeTempDir, type TempDir } from '@herald/testing';
 import type { Message, PushChannel } from '@herald/transport';
 import type { FastifyInstance } from 'fastify';
+import { ValidationError } from '@herald/core';
+import type { ChannelControl, ChannelLimitsView } from '../api-deps';
 import type { AudienceSourceDeps } from '../audience-jobs';
 import { createApiServer } from '../server';
 
@@ -93,6 +95,7 @@ export async function startTestServer(options: {
     accounts,
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
     metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'herald_up 1\n' }),
+    channels: fakeChannels(),
   });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -165,3 +168,19 @@ export async function startFullTestServer(access: AccessStore): Promise<FullTest
 
 /** A small valid binary recipient list. */
 export const LIST_BYTES = encodeRecipientList([1, 2, 3]);
+
+/** One paced channel, `webhook`, whose limits change as asked (the embedded profile's are its PacedDeliveryGateway). */
+export function fakeChannels(): ChannelControl {
+  const webhook: ChannelLimitsView = { channel: 'webhook', minRate: 100, maxRate: 50_000, rate: 50_000 };
+  return {
+    list: () => [{ ...webhook }],
+    setLimits(channel, limits) {
+      if (channel !== 'webhook') return undefined;
+      const next = { ...webhook, ...limits };
+      if (next.minRate > next.maxRate)
+        throw new ValidationError('channel pacing minRate must be at most maxRate', { field: 'minRate' });
+      Object.assign(webhook, next, { rate: Math.min(Math.max(webhook.rate, next.minRate), next.maxRate) });
+      return { ...webhook };
+    },
+  };
+}

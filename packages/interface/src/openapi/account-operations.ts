@@ -3,7 +3,18 @@
  * attributes, the cluster, tokens and the audit log (operations.ts holds the
  * rest and joins both, in this order).
  */
-import { ref } from './schema-builders';
+import { integer, object, ref, type JsonSchema } from './schema-builders';
+
+/** A paced channel's limits, as GET /api/v1/channels and its PUT answer them. */
+const CHANNEL_LIMITS: JsonSchema = object(
+  {
+    channel: { type: 'string' },
+    minRate: integer('recipients per second the rate never falls below'),
+    maxRate: integer("recipients per second the rate never rises above: the channel's limit"),
+    rate: { type: 'number', description: 'recipients per second the channel is paced at now' },
+  },
+  ['channel', 'minRate', 'maxRate', 'rate'],
+);
 import { ACCOUNT_404, QUERY_VALID, json, type OperationDoc } from './operation-parts';
 
 export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
@@ -146,6 +157,29 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
     access: 'admin',
     summary: 'Members, their APTA states, ring shares and live tasks',
     responses: { 200: json('the cluster as this process sees it', ref('Cluster')) },
+  },
+  'GET /api/v1/channels': {
+    tag: 'cluster',
+    access: 'admin',
+    summary: 'The paced delivery channels of this process, their limits and their rate now',
+    description:
+      'Only a process whose channels run in it has any (the embedded profile); a production interface lists none (docs/delivery.md, "Limits at run time").',
+    responses: {
+      200: json('the channels', object({ channels: { type: 'array', items: CHANNEL_LIMITS } }, ['channels'])),
+    },
+  },
+  'PUT /api/v1/channels/:channel/limits': {
+    tag: 'cluster',
+    access: 'admin',
+    summary: "Change a channel's rate bounds now, without a restart",
+    description:
+      "maxRate is the channel's limit; the rate moves into the new bounds at once and AIMD goes on between them, for every task sending through the channel. A bound left out keeps its value. Not kept across a restart: the configuration's values come back.",
+    responses: { 200: json('the limits now', CHANNEL_LIMITS) },
+    errors: {
+      400: 'VALIDATION_FAILED: an unknown field, a bound not a positive integer, or minRate above maxRate (details.field)',
+      404: 'NOT_FOUND: no paced channel of that name in this process (a production interface has none)',
+    },
+    params: { channel: { type: 'string', description: 'the channel: webhook' } },
   },
 
   'GET /api/v1/me': {

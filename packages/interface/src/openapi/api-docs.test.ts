@@ -29,7 +29,7 @@ const NOT_ANSWERED: Partial<Record<ErrorCode, string>> = {
   FRAME_UNSUPPORTED_VERSION: 'ZeroMQ frames between tiers',
   STORE_CLOSED: 'a store used after close, at shutdown',
   MIGRATION_FAILED: 'herald migrate',
-  DELIVERY_REJECTED: 'the push channel, in the executors',
+  DELIVERY_REJECTED: "the push channel, in the executors; a task's error when the channel refused a batch whole",
   DELIVERY_THROTTLED: 'the push channel, in the executors (its pacing waits, docs/delivery.md)',
 };
 

@@ -11,7 +11,7 @@
 
 import { ROLES } from '@herald/core/access';
 import { ErrorCodes } from '@herald/core';
-import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
+import { CHANNEL_HOLD_STATES, FILTER_REASONS, TASK_STATES } from '@herald/core/task';
 import { FIRING_OUTCOMES } from '@herald/core/campaign';
 import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
@@ -70,6 +70,24 @@ const taskReport = object(
     offline: integer('appended to offline lists, delivered at the next login'),
     units: integer('execution units planned'),
     unitsDone: integer('units finished'),
+    deadLetters: {
+      type: 'object',
+      description:
+        'recipients the delivery channel rejected for good, by its reason (a token of [a-z0-9_.-]); never sent again, not in delivered. Absent: none (docs/delivery.md, "Dead letters")',
+      additionalProperties: { type: 'integer', minimum: 0 },
+    },
+    channel: {
+      ...object(
+        {
+          state: { type: 'string', enum: [...CHANNEL_HOLD_STATES] },
+          reason: { type: 'string', description: "the channel's own words: its Retry-After, its last failure" },
+        },
+        ['state', 'reason'],
+      ),
+      type: ['object', 'null'],
+      description:
+        'set while the delivery channel holds the sending task (it stays SENDING and resumes by itself); null or absent while it sends',
+    },
   },
   ['total', 'kept', 'removed', 'delivered', 'offline', 'units', 'unitsDone'],
 );
@@ -116,7 +134,7 @@ const task = object(
     error: {
       ...object({ code: { type: 'string' }, message: { type: 'string' } }, ['code', 'message']),
       type: ['object', 'null'],
-      description: 'why it FAILED',
+      description: 'why it FAILED (DELIVERY_REJECTED: the delivery channel refused a batch whole, docs/delivery.md)',
     },
     createdAt: epochMs('created'),
     updatedAt: epochMs('last written'),

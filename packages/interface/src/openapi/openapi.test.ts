@@ -386,6 +386,15 @@ describe('GET /api/docs', () => {
     await call('DELETE /api/v1/user-attributes/:uin', { method: 'DELETE', path: '/api/v1/user-attributes/5' }, 204);
 
     await call('GET /api/v1/cluster', { method: 'GET', path: '/api/v1/cluster' }, 200);
+    await call('GET /api/v1/channels', { method: 'GET', path: '/api/v1/channels' }, 200);
+    const limits = (body: unknown) => ({ method: 'PUT', path: '/api/v1/channels/webhook/limits', body });
+    await call('PUT /api/v1/channels/:channel/limits', limits({ maxRate: 2000 }), 200);
+    await call('PUT /api/v1/channels/:channel/limits', limits({ maxRate: 2000, burst: 1 }), 400);
+    await call(
+      'PUT /api/v1/channels/:channel/limits',
+      { method: 'PUT', path: '/api/v1/channels/kafka/limits', body: { maxRate: 10 } },
+      404,
+    );
     const made = await call(
       'POST /api/v1/tokens',
       { method: 'POST', path: '/api/v1/tokens', body: { name: 'night shift', role: 'operator', accounts: ['acme'] } },

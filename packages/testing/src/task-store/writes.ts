@@ -131,6 +131,40 @@ export function describeTaskWrites(store: () => TaskStore): void {
   });
 
   describe('updateTask', () => {
+    it("keeps the channel's part of the report: dead letters replaced whole, the hold set and cleared with null", async () => {
+      const task = await store().createTask(newTask(), NOW);
+      const held = await store().updateTask(
+        task.id,
+        fenceOf(task),
+        { report: { delivered: 3, deadLetters: { unregistered: 2 }, channel: { state: 'throttled', reason: '429' } } },
+        NOW,
+      );
+      expect(await store().getTask(task.id)).toEqual(held);
+      expect(held.report).toMatchObject({
+        delivered: 3,
+        deadLetters: { unregistered: 2 },
+        channel: { state: 'throttled' },
+      });
+      const sending = await store().updateTask(
+        task.id,
+        fenceOf(held),
+        { report: { deadLetters: { unregistered: 2, bad_device_token: 1 }, channel: null } },
+        NOW,
+      );
+      expect((await store().getTask(task.id))!.report).toMatchObject({
+        delivered: 3,
+        deadLetters: { unregistered: 2, bad_device_token: 1 },
+        channel: null,
+      });
+      const bad = [
+        { deadLetters: { 'Not A Token': 1 } },
+        { deadLetters: { gone: -1 } },
+        { channel: { state: 'paused', reason: '' } },
+      ] as never[];
+      for (const report of bad)
+        await rejectsWithCode(store().updateTask(task.id, fenceOf(sending), { report }, NOW), 'VALIDATION_FAILED');
+    });
+
     it('patches without changing state, version + 1; clears error and filteredListId with null', async () => {
       const task = await store().createTask(newTask(), NOW);
       const patched = await store().updateTask(

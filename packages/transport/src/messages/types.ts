@@ -142,6 +142,18 @@ export interface UnitProgressMessage {
   offline: number;
   /** True when `to` is the unit's end. */
   done: boolean;
+  /**
+   * Recipients of the batch the channel rejected for good, by its reason
+   * (version 2; absent in version 1: none). Not in `delivered`.
+   */
+  deadLetters?: Record<string, number>;
+  /**
+   * The delivery channel holds sending (version 2; absent: it sends). A
+   * report with `from === to` carries only this: the batch in hand waits.
+   */
+  channel?: { state: 'throttled' | 'unavailable'; reason: string };
+  /** The channel refused the batch whole, for this reason: the task fails (version 2; absent: it did not). */
+  refused?: string;
 }
 
 export interface UserLogins {
