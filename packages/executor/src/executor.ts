@@ -15,6 +15,7 @@ import {
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
 import type { ChannelHold } from '@herald/core/task';
+import type { ChannelHoldSource } from './paced-gateway';
 import type { PullChannel, PushChannel, UnitBatch, UnitProgressMessage } from '@herald/transport';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
 import type { FrequencyControl } from './frequency-control';
@@ -102,13 +103,6 @@ export interface ExecutorDeps {
   clock?: Clock;
   logger?: Logger;
   meter?: Meter;
-}
-
-/** What an executor reads of its channel's hold (PacedDeliveryGateway). */
-export interface ChannelHoldSource {
-  hold(): ChannelHold | undefined;
-  /** Calls the listener at each change of the hold; returns the unsubscribe. */
-  watchHold(listener: (hold: ChannelHold | undefined) => void): () => void;
 }
 
 export interface Executor {

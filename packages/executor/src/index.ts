@@ -10,7 +10,7 @@
  *     tasks: new TaskCache(store), online: bitmap, gateway: new FileDeliverySink(dir), offline });
  */
 export { startExecutor } from './executor';
-export type { ChannelHoldSource, Executor, ExecutorDeps } from './executor';
+export type { Executor, ExecutorDeps } from './executor';
 export type { FrequencyControl } from './frequency-control';
 export { LoginDelivery } from './login-delivery';
 export type { LoginDeliveryResult } from './login-delivery';
@@ -23,7 +23,7 @@ export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
 export { createDeliveryGateway, pacedChannel } from './delivery-gateway';
 export type { ChannelObservers, ChannelSettings } from './delivery-gateway';
 export { PacedDeliveryGateway, BATCH_REFUSED } from './paced-gateway';
-export type { PacedGatewayOptions } from './paced-gateway';
+export type { ChannelHoldSource, PacedGatewayOptions } from './paced-gateway';
 export { TaskCache } from './task-cache';
 export type { PacingOptions } from './pacer';
 export { speedShareOf, SPEED_SHARE_REFRESH_MS } from './speed-share';

@@ -17,6 +17,13 @@ import type { ChannelHold } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
 import { channelMetrics, type ChannelMetrics } from './channel-metrics';
 
+/** What an executor reads of its channel's hold (PacedDeliveryGateway). */
+export interface ChannelHoldSource {
+  hold(): ChannelHold | undefined;
+  /** Calls the listener at each change of the hold; returns the unsubscribe. */
+  watchHold(listener: (hold: ChannelHold | undefined) => void): () => void;
+}
+
 export interface PacedGatewayOptions {
   /** The channel's name, its metrics' label: the delivery kind (`webhook`). */
   channel: string;
