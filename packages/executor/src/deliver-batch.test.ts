@@ -68,7 +68,11 @@ describe('deliverBatch with delivery records', () => {
     const confirmed = new MemoryConfirmedBatchLog();
     const { log, written } = recording(confirmed);
     const gateway: DeliveryGateway = { deliver: async () => undefined, close: async () => undefined };
-    expect(await deliverBatch(batch, task, depsOf(gateway, log, confirmed))).toEqual({ online: 4, offline: 5, deadLetters: {} });
+    expect(await deliverBatch(batch, task, depsOf(gateway, log, confirmed))).toEqual({
+      online: 4,
+      offline: 5,
+      deadLetters: {},
+    });
     expect(written).toHaveLength(1);
     const { record, confirmedBefore } = written[0]!;
     expect(confirmedBefore).toBe(false);
