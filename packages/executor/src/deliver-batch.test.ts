@@ -28,6 +28,7 @@ function recording(confirmed: MemoryConfirmedBatchLog) {
       written.push({ record, confirmedBefore: (await confirmed.get(5, 0, 4096)) !== undefined });
     },
     batchAt: async () => undefined,
+    batchesFrom: async function* () {},
     recordLogins: async () => undefined,
     loginOf: async () => undefined,
     close: async () => undefined,

@@ -18,6 +18,7 @@ import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
 import { listRoutes } from './routes/lists';
 import { recipientRoutes } from './routes/recipients';
+import { taskReportRoutes } from './routes/task-report';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
 import { installStrictInput, parseJsonBody } from './validation';
@@ -97,6 +98,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     listRoutes(api, deps);
     taskRoutes(api, deps);
     recipientRoutes(api, deps);
+    taskReportRoutes(api, deps);
     templateRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);

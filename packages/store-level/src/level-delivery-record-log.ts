@@ -51,6 +51,20 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
     });
   }
 
+  /** The record holding `position` (one reverse seek), then a forward iterator over the task's later ones. */
+  async *batchesFrom(taskId: number, position: number): AsyncIterable<DeliveryRecord> {
+    const holding = await this.batchAt(taskId, position);
+    if (holding !== undefined) yield holding;
+    const start = holding === undefined ? position : holding.from + 1;
+    const range = { gte: batchKey(taskId, start), lte: batchKey(taskId, Number.MAX_SAFE_INTEGER) };
+    const iterator = await this.life.run('batchesFrom', async () => this.db.iterator(range));
+    try {
+      for await (const [key, value] of iterator) yield decodeDeliveryRecord(taskId, readU64BE(key, FROM_IN_KEY), value);
+    } finally {
+      await iterator.close();
+    }
+  }
+
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void> {
     return this.life.run('recordLogins', () =>
       this.db.batch(
