@@ -127,9 +127,9 @@ describe('the delivery report, embedded', () => {
 
     expect(await cluster.login(offline.subarray(0, 50))).toMatchObject({ delivered: 50 });
     const after = await expectReportAgrees(first);
-    expect(after.filter((row) => row.fate === 'queued_offline' && row.then.outcome === 'delivered_at_login')).toHaveLength(
-      50,
-    );
+    expect(
+      after.filter((row) => row.fate === 'queued_offline' && row.then.outcome === 'delivered_at_login'),
+    ).toHaveLength(50);
   });
 
   it('reports the no-resend link of a second task of the same content', async () => {

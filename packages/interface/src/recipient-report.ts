@@ -1,13 +1,7 @@
 import { classifyFate, type DeliveryFacts, type DeliveryRecord, type RecipientFate } from '@herald/core/fate';
 import type { Task } from '@herald/core/task';
 import { removedPathOf, walkAudience } from '@herald/audience';
-import {
-  deliveryFactsAt,
-  loginOf,
-  NO_RECORDS,
-  notPreprocessed,
-  type RecipientFateDeps,
-} from './recipient-fate';
+import { deliveryFactsAt, loginOf, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
 
 /** TASK_NOT_PREPROCESSED unless the task's list is filtered: the report walks it. */
 export function assertReportable(task: Task): void {
@@ -44,7 +38,9 @@ export async function* reportRows(
         position === undefined ? { kind: 'none' } : deliveryFactsAt(position, await records.at(position), units);
       const unavailable = deps.deliveryRecords === undefined && position !== undefined;
       const login =
-        delivery.kind === 'record' && !delivery.online ? await loginOf(task.id, uin, deps) : ({ kind: 'none' } as const);
+        delivery.kind === 'record' && !delivery.online
+          ? await loginOf(task.id, uin, deps)
+          : ({ kind: 'none' } as const);
       yield classifyFate({
         uin,
         taskState: task.state,

@@ -63,8 +63,7 @@ export function taskReportRoutes(app: FastifyInstance, deps: ApiDeps): void {
 export function parseReportCursor(raw: string | undefined, taskId: number, uinLimit: number): number | undefined {
   if (raw === undefined) return undefined;
   const match = /^([1-9][0-9]{0,15})-(0|[1-9][0-9]{0,15})$/.exec(raw);
-  const bad = (why: string) =>
-    new ValidationError(`cursor '${raw.slice(0, 64)}' ${why}`, { field: 'cursor', taskId });
+  const bad = (why: string) => new ValidationError(`cursor '${raw.slice(0, 64)}' ${why}`, { field: 'cursor', taskId });
   if (match === null) throw bad('is not <taskId>-<uin>');
   if (Number(match[1]) !== taskId) throw bad(`names task ${match[1]}, not task ${taskId}`);
   const uin = Number(match[2]);
