@@ -31,6 +31,7 @@ function recording(confirmed: MemoryConfirmedBatchLog) {
     batchesFrom: async function* () {},
     recordLogins: async () => undefined,
     loginOf: async () => undefined,
+    loginsFrom: async function* () {},
     close: async () => undefined,
   };
   return { log, written };

@@ -1,7 +1,14 @@
-import { classifyFate, type DeliveryFacts, type DeliveryRecord, type RecipientFate } from '@herald/core/fate';
+import {
+  classifyFate,
+  type DeliveryFacts,
+  type DeliveryRecord,
+  type LoginFacts,
+  type LoginOutcome,
+  type RecipientFate,
+} from '@herald/core/fate';
 import type { Task } from '@herald/core/task';
 import { removedPathOf, walkAudience } from '@herald/audience';
-import { deliveryFactsAt, loginOf, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
+import { deliveryFactsAt, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
 
 /** TASK_NOT_PREPROCESSED unless the task's list is filtered: the report walks it. */
 export function assertReportable(task: Task): void {
@@ -28,6 +35,7 @@ export async function* reportRows(
   const listPath = deps.lists.pathOf(task.filteredListId!);
   const units = await deps.store.listUnits(task.id);
   const records = new RecordCursor(task.id, deps);
+  const logins = new LoginCursor(task.id, after === undefined ? 0 : after + 1, deps);
   try {
     const walk = walkAudience(listPath, removedPathOf(listPath), {
       uinLimit: deps.uinLimit,
@@ -37,10 +45,8 @@ export async function* reportRows(
       const delivery: DeliveryFacts =
         position === undefined ? { kind: 'none' } : deliveryFactsAt(position, await records.at(position), units);
       const unavailable = deps.deliveryRecords === undefined && position !== undefined;
-      const login =
-        delivery.kind === 'record' && !delivery.online
-          ? await loginOf(task.id, uin, deps)
-          : ({ kind: 'none' } as const);
+      const login: LoginFacts =
+        delivery.kind === 'record' && !delivery.online ? await logins.at(uin) : { kind: 'none' };
       yield classifyFate({
         uin,
         taskState: task.state,
@@ -55,6 +61,36 @@ export async function* reportRows(
     }
   } finally {
     await records.close();
+    await logins.close();
+  }
+}
+
+/** The task's login outcomes read forward once, in step with ascending uins (loginOf's answer, without a get each). */
+class LoginCursor {
+  private iterator: AsyncIterator<LoginOutcome> | undefined;
+  private current: LoginOutcome | undefined;
+  private done = false;
+
+  constructor(
+    private readonly taskId: number,
+    private readonly from: number,
+    private readonly deps: RecipientFateDeps,
+  ) {}
+
+  async at(uin: number): Promise<LoginFacts> {
+    const log = this.deps.deliveryRecords;
+    if (log === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
+    this.iterator ??= log.loginsFrom(this.taskId, this.from)[Symbol.asyncIterator]();
+    while (!this.done && (this.current === undefined || this.current.uin < uin)) {
+      const next = await this.iterator.next();
+      if (next.done === true) this.done = true;
+      else this.current = next.value;
+    }
+    return this.current?.uin === uin ? { kind: 'record', outcome: this.current } : { kind: 'none' };
+  }
+
+  async close(): Promise<void> {
+    await this.iterator?.return?.();
   }
 }
 
