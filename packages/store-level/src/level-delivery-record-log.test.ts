@@ -58,6 +58,28 @@ describe('LevelDeliveryRecordLog', () => {
     }
   });
 
+  it("yields a task's login outcomes in uin order from a uin, and no other task's", async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    const uins = async (taskId: number, uin: number) => {
+      const out: number[] = [];
+      for await (const outcome of log.loginsFrom(taskId, uin)) out.push(outcome.uin);
+      return out;
+    };
+    try {
+      await log.recordLogins(
+        [300, 7, 0xffff_ffff, 40].map((uin) => ({ taskId: 5, uin, outcome: 'delivered' as const, at: uin })),
+      );
+      await log.recordLogins([{ taskId: 6, uin: 1, outcome: 'expired', at: 1 }]);
+      expect(await uins(5, 0)).toEqual([7, 40, 300, 0xffff_ffff]);
+      expect(await uins(5, 41)).toEqual([300, 0xffff_ffff]);
+      expect(await uins(4, 0)).toEqual([]);
+      for await (const outcome of log.loginsFrom(6, 0))
+        expect(outcome).toEqual({ taskId: 6, uin: 1, outcome: 'expired', at: 1 });
+    } finally {
+      await log.close();
+    }
+  });
+
   it('keeps batches and login outcomes across a reopen, the latest write of a key winning', async () => {
     const first = await LevelDeliveryRecordLog.open(dir.path);
     await first.recordBatch(batch(5, 0, 10));
