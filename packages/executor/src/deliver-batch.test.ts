@@ -28,8 +28,10 @@ function recording(confirmed: MemoryConfirmedBatchLog) {
       written.push({ record, confirmedBefore: (await confirmed.get(5, 0, 4096)) !== undefined });
     },
     batchAt: async () => undefined,
+    batchesFrom: async function* () {},
     recordLogins: async () => undefined,
     loginOf: async () => undefined,
+    loginsFrom: async function* () {},
     close: async () => undefined,
   };
   return { log, written };

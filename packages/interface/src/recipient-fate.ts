@@ -1,7 +1,14 @@
 import { ErrorCodes, HeraldError } from '@herald/core';
-import { bitAt, classifyFate, type DeliveryFacts, type LoginFacts, type RecipientFate } from '@herald/core/fate';
+import {
+  bitAt,
+  classifyFate,
+  type DeliveryFacts,
+  type DeliveryRecord,
+  type LoginFacts,
+  type RecipientFate,
+} from '@herald/core/fate';
 import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
-import { TERMINAL_TASK_STATES, type Task } from '@herald/core/task';
+import { TERMINAL_TASK_STATES, type ExecutionUnit, type Task } from '@herald/core/task';
 import { positionInList, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
 
 export interface RecipientFateDeps {
@@ -27,12 +34,7 @@ export const NO_RECORDS =
  */
 export async function recipientFate(task: Task, uin: number, deps: RecipientFateDeps): Promise<RecipientFate> {
   const filtered = task.filteredListId !== null;
-  if (!filtered && !TERMINAL_TASK_STATES.includes(task.state))
-    throw new HeraldError(
-      ErrorCodes.TASK_NOT_PREPROCESSED,
-      `task ${task.id} is ${task.state}: its list is not filtered yet, so no recipient's fate is known`,
-      { details: { field: 'id', taskId: task.id, state: task.state } },
-    );
+  if (!filtered && !TERMINAL_TASK_STATES.includes(task.state)) throw notPreprocessed(task);
   const listPath = filtered ? deps.lists.pathOf(task.filteredListId!) : undefined;
   const position = listPath === undefined ? undefined : await positionInList(listPath, uin);
   const removal =
@@ -53,10 +55,33 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
   });
 }
 
+/** TASK_NOT_PREPROCESSED (`details.field: "id"`): nothing about the task's recipients is known yet. */
+export function notPreprocessed(task: Task): HeraldError {
+  return new HeraldError(
+    ErrorCodes.TASK_NOT_PREPROCESSED,
+    `task ${task.id} is ${task.state}: its list is not filtered yet, so no recipient's fate is known`,
+    { details: { field: 'id', taskId: task.id, state: task.state } },
+  );
+}
+
 async function deliveryAt(task: Task, position: number, deps: RecipientFateDeps): Promise<DeliveryFacts> {
   if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
   const record = await deps.deliveryRecords.batchAt(task.id, position);
-  if (record === undefined) return (await checkpointPassed(task.id, position, deps)) ?? { kind: 'none' };
+  return deliveryFactsAt(position, record, await deps.store.listUnits(task.id));
+}
+
+/**
+ * What the record holding `position` (or its absence) says of it, given the
+ * task's units: the per-recipient answer and the delivery report both decide
+ * here, so they never disagree.
+ */
+export function deliveryFactsAt(
+  position: number,
+  record: DeliveryRecord | undefined,
+  units: readonly ExecutionUnit[],
+): DeliveryFacts {
+  if (record === undefined || position < record.from || position >= record.from + record.count)
+    return checkpointPassed(position, units) ?? { kind: 'none' };
   return {
     kind: 'record',
     online: bitAt(record.online, position - record.from),
@@ -71,12 +96,8 @@ async function deliveryAt(task: Task, position: number, deps: RecipientFateDeps)
  * upgrade): unknown, never "not reached". A record is written before the
  * progress report that moves the checkpoint, so otherwise there is none.
  */
-async function checkpointPassed(
-  taskId: number,
-  position: number,
-  deps: RecipientFateDeps,
-): Promise<DeliveryFacts | undefined> {
-  const unit = (await deps.store.listUnits(taskId)).find((u) => u.start <= position && position < u.end);
+function checkpointPassed(position: number, units: readonly ExecutionUnit[]): DeliveryFacts | undefined {
+  const unit = units.find((u) => u.start <= position && position < u.end);
   if (unit === undefined || position >= unit.checkpoint) return undefined;
   return {
     kind: 'unavailable',
@@ -84,7 +105,7 @@ async function checkpointPassed(
   };
 }
 
-async function loginOf(taskId: number, uin: number, deps: RecipientFateDeps): Promise<LoginFacts> {
+export async function loginOf(taskId: number, uin: number, deps: RecipientFateDeps): Promise<LoginFacts> {
   if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
   const outcome = await deps.deliveryRecords.loginOf(taskId, uin);
   return outcome === undefined ? { kind: 'none' } : { kind: 'record', outcome };

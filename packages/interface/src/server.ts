@@ -19,6 +19,7 @@ import { clusterRoutes } from './routes/cluster';
 import { channelRoutes } from './routes/channels';
 import { listRoutes } from './routes/lists';
 import { recipientRoutes } from './routes/recipients';
+import { taskReportRoutes } from './routes/task-report';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
 import { installStrictInput, parseJsonBody } from './validation';
@@ -98,6 +99,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     listRoutes(api, deps);
     taskRoutes(api, deps);
     recipientRoutes(api, deps);
+    taskReportRoutes(api, deps);
     templateRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);

@@ -38,6 +38,48 @@ describe('LevelDeliveryRecordLog', () => {
     }
   });
 
+  it("yields a task's batches in position order from the one holding a position, and no other task's", async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    const froms = async (taskId: number, position: number) => {
+      const out: number[] = [];
+      for await (const record of log.batchesFrom(taskId, position)) out.push(record.from);
+      return out;
+    };
+    try {
+      for (const from of [20, 0, 300, 40]) await log.recordBatch(batch(5, from, 10));
+      await log.recordBatch(batch(6, 0, 100));
+      expect(await froms(5, 0)).toEqual([0, 20, 40, 300]);
+      expect(await froms(5, 25)).toEqual([20, 40, 300]);
+      expect(await froms(5, 12)).toEqual([20, 40, 300]);
+      expect(await froms(5, 310)).toEqual([]);
+      expect(await froms(4, 0)).toEqual([]);
+    } finally {
+      await log.close();
+    }
+  });
+
+  it("yields a task's login outcomes in uin order from a uin, and no other task's", async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    const uins = async (taskId: number, uin: number) => {
+      const out: number[] = [];
+      for await (const outcome of log.loginsFrom(taskId, uin)) out.push(outcome.uin);
+      return out;
+    };
+    try {
+      await log.recordLogins(
+        [300, 7, 0xffff_ffff, 40].map((uin) => ({ taskId: 5, uin, outcome: 'delivered' as const, at: uin })),
+      );
+      await log.recordLogins([{ taskId: 6, uin: 1, outcome: 'expired', at: 1 }]);
+      expect(await uins(5, 0)).toEqual([7, 40, 300, 0xffff_ffff]);
+      expect(await uins(5, 41)).toEqual([300, 0xffff_ffff]);
+      expect(await uins(4, 0)).toEqual([]);
+      for await (const outcome of log.loginsFrom(6, 0))
+        expect(outcome).toEqual({ taskId: 6, uin: 1, outcome: 'expired', at: 1 });
+    } finally {
+      await log.close();
+    }
+  });
+
   it('keeps batches and login outcomes across a reopen, the latest write of a key winning', async () => {
     const first = await LevelDeliveryRecordLog.open(dir.path);
     await first.recordBatch(batch(5, 0, 10));

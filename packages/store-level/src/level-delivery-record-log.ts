@@ -24,6 +24,13 @@ const OUTCOMES = ['delivered', 'expired', 'over_frequency'] as const;
 const batchKey = (taskId: number, from: number) => key(tag('d'), { u64: taskId }, { u64: from });
 const loginKey = (taskId: number, uin: number) => key(tag('l'), { u64: taskId }, { u32: uin });
 const FROM_IN_KEY = 9;
+const UIN_IN_KEY = 9;
+
+function decodeLogin(taskId: number, uin: number, value: Buffer): LoginOutcome {
+  const outcome = OUTCOMES[value.readUInt8(0)];
+  if (outcome === undefined) throw new RangeError(`login outcome of task ${taskId}, uin ${uin} is unreadable`);
+  return { taskId, uin, outcome, at: value.readDoubleBE(1) };
+}
 
 export class LevelDeliveryRecordLog implements DeliveryRecordLog {
   private readonly life = new Lifecycle('LevelDeliveryRecordLog');
@@ -51,6 +58,20 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
     });
   }
 
+  /** The record holding `position` (one reverse seek), then a forward iterator over the task's later ones. */
+  async *batchesFrom(taskId: number, position: number): AsyncIterable<DeliveryRecord> {
+    const holding = await this.batchAt(taskId, position);
+    if (holding !== undefined) yield holding;
+    const start = holding === undefined ? position : holding.from + 1;
+    const range = { gte: batchKey(taskId, start), lte: batchKey(taskId, Number.MAX_SAFE_INTEGER) };
+    const iterator = await this.life.run('batchesFrom', async () => this.db.iterator(range));
+    try {
+      for await (const [key, value] of iterator) yield decodeDeliveryRecord(taskId, readU64BE(key, FROM_IN_KEY), value);
+    } finally {
+      await iterator.close();
+    }
+  }
+
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void> {
     return this.life.run('recordLogins', () =>
       this.db.batch(
@@ -67,11 +88,19 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
   loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined> {
     return this.life.run('loginOf', async () => {
       const value = await this.db.get(loginKey(taskId, uin));
-      if (value === undefined) return undefined;
-      const outcome = OUTCOMES[value.readUInt8(0)];
-      if (outcome === undefined) throw new RangeError(`login outcome of task ${taskId}, uin ${uin} is unreadable`);
-      return { taskId, uin, outcome, at: value.readDoubleBE(1) };
+      return value === undefined ? undefined : decodeLogin(taskId, uin, value);
     });
+  }
+
+  /** One forward iterator over the task's 'l' keys from `uin`. */
+  async *loginsFrom(taskId: number, uin: number): AsyncIterable<LoginOutcome> {
+    const range = { gte: loginKey(taskId, uin), lte: loginKey(taskId, 0xffff_ffff) };
+    const iterator = await this.life.run('loginsFrom', async () => this.db.iterator(range));
+    try {
+      for await (const [key, value] of iterator) yield decodeLogin(taskId, key.readUInt32BE(UIN_IN_KEY), value);
+    } finally {
+      await iterator.close();
+    }
   }
 
   /** Waits for calls in flight, then closes the database. Any later call fails with STORE_CLOSED. */

@@ -90,6 +90,36 @@ export async function api<T>(
   return parsed as T;
 }
 
+/**
+ * Fetches a file the API streams (it needs the bearer token, so a plain link
+ * cannot) and hands it to the browser as a download named `filename`. The
+ * browser holds the whole file until it is saved: for a report of millions
+ * of rows, `curl` the route instead (docs/api.md).
+ */
+export async function download(path: string, filename: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: authHeaders() });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'Herald did not answer: is the interface tier up?');
+  }
+  if (!response.ok) {
+    const error = toApiError(response.status, safeJson(await response.text()));
+    if (response.status === 401) onUnauthenticated(error.message);
+    throw error;
+  }
+  const url = URL.createObjectURL(await response.blob());
+  try {
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = filename;
+    link.click();
+  } finally {
+    // After the click the browser has its own reference to the blob.
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  }
+}
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);

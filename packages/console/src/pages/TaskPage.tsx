@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import { FILTER_REASONS, TERMINAL_STATES, type Task } from '../api/types';
 import { ErrorBanner, StateBadge } from '../components/bits';
 import { RateChart } from '../components/RateChart';
+import { ReportDownload } from '../components/ReportDownload';
 import { SendCountdown } from '../components/SendCountdown';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
@@ -88,6 +89,7 @@ export function TaskPage({ id }: { id: string }) {
           {task.priority === 'realtime' && <span className="badge realtime">real-time</span>}
         </h1>
         <TaskCommands task={task} onDone={reload} />
+        <ReportDownload task={task} />
       </div>
       {showsCountdown(task, now) && <SendCountdown task={task} onCancelled={reload} />}
       <ErrorBanner error={error} />

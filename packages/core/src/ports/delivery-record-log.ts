@@ -14,14 +14,21 @@ import type { LoginOutcome } from '../fate/fate';
  *   from) recorded again replaces it (a batch delivered again).
  * - `batchAt(taskId, position)` returns the record whose positions
  *   [from, from + count) hold `position`, or undefined.
+ * - `batchesFrom(taskId, position)` yields the task's records in position
+ *   order, from the one holding `position` (or the first after it) on, read
+ *   as it goes: the delivery report walks them beside the filtered list.
  * - `recordLogins` resolves once durable; the login walk calls it before it
  *   removes the entries, so a removed entry always has its outcome.
- * - `loginOf` returns the outcome recorded for (task, uin), or undefined.
+ * - `loginOf` returns the outcome recorded for (task, uin), or undefined;
+ *   `loginsFrom(taskId, uin)` yields the task's outcomes of uins at or after
+ *   `uin`, ascending, read as it goes (the delivery report's walk).
  */
 export interface DeliveryRecordLog {
   recordBatch(record: DeliveryRecord): Promise<void>;
   batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined>;
+  batchesFrom(taskId: number, position: number): AsyncIterable<DeliveryRecord>;
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void>;
   loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined>;
+  loginsFrom(taskId: number, uin: number): AsyncIterable<LoginOutcome>;
   close(): Promise<void>;
 }

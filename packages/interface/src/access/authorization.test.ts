@@ -177,6 +177,14 @@ const MATRIX: Record<string, Spec> = {
     ids: () => [String(seeded.globexTask.id), '999999'],
     ok: 200,
   },
+  'GET /api/v1/tasks/:id/report': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: taskPath(seeded.globexTask.id, '/report') }),
+    missing: () => ({ method: 'GET', path: taskPath(999_999, '/report') }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    // A CREATED task has not filtered its list: 409 shows the request got past the access check.
+    ok: 409,
+  },
   'GET /api/v1/tasks/:id/recipients/:uin': {
     kind: 'account',
     foreign: () => ({ method: 'GET', path: taskPath(seeded.globexTask.id, '/recipients/7') }),

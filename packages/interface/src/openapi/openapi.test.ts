@@ -251,6 +251,9 @@ describe('GET /api/docs', () => {
     await call('GET /api/v1/tasks/:id/recipients/:uin', recipient(`${task.id as number}/recipients/7`), 409);
     await call('GET /api/v1/tasks/:id/recipients/:uin', recipient(`${task.id as number}/recipients/x`), 400);
     await call('GET /api/v1/tasks/:id/recipients/:uin', recipient('999999/recipients/7'), 404);
+    await call('GET /api/v1/tasks/:id/report', recipient(`${task.id as number}/report`), 409);
+    await call('GET /api/v1/tasks/:id/report', recipient(`${task.id as number}/report?cursor=1-x`), 400);
+    await call('GET /api/v1/tasks/:id/report', recipient('999999/report'), 404);
     await call(
       'GET /api/v1/tasks/:id/progress',
       { method: 'GET', path: `/api/v1/tasks/${task.id as number}/progress` },

@@ -153,6 +153,27 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       uin: { type: 'string', pattern: '^[0-9]{1,16}$', description: 'the recipient, below uinLimit' },
     },
   },
+  'GET /api/v1/tasks/:id/report': {
+    tag: 'tasks',
+    access: 'token',
+    summary: "A task's delivery report: every recipient with its fate",
+    description:
+      "Every distinct uin of the task's audience in ascending order (its filtered list and each filter link's removed set, merged), each with the fate GET /api/v1/tasks/:id/recipients/:uin answers for it, streamed with bounded memory. CSV (`uin,position,fate,detail,at,executor,then_at`, times RFC 3339) by default; one JSON object a line (the per-recipient answer) with `Accept: application/x-ndjson`. `cursor=<taskId>-<uin>` resumes after that uin (a stream cut short resumes from its last row). Same access as the task: another account's task answers 404. docs/recipient-truth.md, \"The delivery report\".",
+    responses: {
+      200: json('the report, streamed', {
+        content: {
+          'text/csv': { schema: { type: 'string', description: 'a header line, then one row a recipient' } },
+          'application/x-ndjson': { schema: { type: 'string', description: 'one RecipientFate a line' } },
+        },
+      }),
+    },
+    errors: {
+      400: 'VALIDATION_FAILED: the id is not a positive integer, an unknown query parameter, or a cursor that is not `<taskId>-<uin>` of this task with a uin inside the uin space (details.field names which)',
+      404: task404,
+      409: 'TASK_NOT_PREPROCESSED: the task has not filtered its list (yet, or ever: it ended before); ask again once it is sending',
+    },
+    params: { id: TASK_ID },
+  },
   ...Object.fromEntries(
     (['cancel', 'pause', 'resume'] as const).map((command) => [
       `POST /api/v1/tasks/:id/${command}`,

@@ -1,0 +1,71 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeRemovedSets } from '@herald/core/fate';
+import { ListFlags } from '@herald/core/recipient-list';
+import { makeTempDir, type TempDir } from '@herald/testing';
+import { walkAudience, type WalkedRecipient } from './audience-walk';
+import { writeRecipientListFile } from './list-writer';
+import { positionInList, removalOf } from './recipient-lookup';
+
+describe('walkAudience', () => {
+  let dir: TempDir;
+  let listPath: string;
+  let removedPath: string;
+
+  beforeEach(async () => {
+    dir = await makeTempDir('herald-audience-walk-');
+    listPath = join(dir.path, 'f_1.hrl');
+    removedPath = join(dir.path, 'f_1.removed');
+    // Uploaded 5, 10, 10, 20, 20, 30, 40, 50, 50: 10 and 50 repeated, 20 and 50 blacklisted, 40 over frequency.
+    await writeRecipientListFile(listPath, Uint32Array.of(5, 10, 30), ListFlags.SORTED | ListFlags.UNIQUE);
+    await writeFile(
+      removedPath,
+      encodeRemovedSets(
+        [
+          { reason: 'duplicate', uins: Uint32Array.of(10, 20, 50) },
+          { reason: 'blacklisted', uins: Uint32Array.of(20, 50) },
+          { reason: 'over_frequency', uins: Uint32Array.of(40) },
+        ],
+        true,
+      ),
+    );
+  });
+  afterEach(() => dir.remove());
+
+  const walk = async (after?: number): Promise<WalkedRecipient[]> => {
+    const out: WalkedRecipient[] = [];
+    for await (const row of walkAudience(listPath, removedPath, { uinLimit: 2 ** 20, after })) out.push(row);
+    return out;
+  };
+
+  it('meets every distinct uin once, ascending, with the facts a lookup finds', async () => {
+    const rows = await walk();
+    expect(rows.map((r) => r.uin)).toEqual([5, 10, 20, 30, 40, 50]);
+    for (const row of rows)
+      expect(row).toEqual({
+        uin: row.uin,
+        position: await positionInList(listPath, row.uin),
+        removal: await removalOf(removedPath, row.uin),
+      });
+    expect(rows[2]).toMatchObject({ removal: { reason: 'blacklisted', duplicateCopies: 1 } });
+  });
+
+  it('starts after the cursor, still counting positions from the start', async () => {
+    expect((await walk(10)).map((r) => [r.uin, r.position])).toEqual([
+      [20, undefined],
+      [30, 2],
+      [40, undefined],
+      [50, undefined],
+    ]);
+    expect(await walk(50)).toEqual([]);
+  });
+
+  it('walks the filtered list alone, unrecorded, for a task from before the removed sets', async () => {
+    removedPath = join(dir.path, 'missing.removed');
+    expect(await walk()).toEqual([
+      { uin: 5, position: 0, removal: { recorded: false } },
+      { uin: 10, position: 1, removal: { recorded: false } },
+      { uin: 30, position: 2, removal: { recorded: false } },
+    ]);
+  });
+});
