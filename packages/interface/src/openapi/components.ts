@@ -17,6 +17,8 @@ import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSche
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
 import { taskProgress } from './progress-schemas';
 import { firingNote, noResend } from './campaign-schemas';
+import { cluster } from './cluster-schemas';
+import { recipientFate } from './fate-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -279,93 +281,6 @@ const auditEntry = object(
   ['id', 'at', 'tokenId', 'tokenName', 'action', 'accountId', 'resource', 'status'],
 );
 
-const member = object(
-  {
-    id: { type: 'string' },
-    state: {
-      type: 'string',
-      description: 'APTA state as the answering process last heard it; UNKNOWN for an owner that is no member',
-    },
-    takesWork: { type: 'boolean' },
-    ringShare: { type: 'number', minimum: 0, maximum: 1, description: 'its share of the allocation ring' },
-    liveTasks: integer('live tasks whose stored owner it is'),
-    lastHeardAgoMs: integer('ms since last heard of; absent for the answering process and on a static ring'),
-  },
-  ['id', 'state', 'takesWork', 'ringShare', 'liveTasks'],
-);
-
-const hostLoad = object(
-  {
-    executorId: { type: 'string' },
-    sentAt: epochMs('when the executor took the report, on its own clock'),
-    cpuCores: integer('online CPUs of its host', { minimum: 0 }),
-    cpuBusyPermille: integer('CPU busy over the last interval, thousandths', { minimum: 0, maximum: 1000 }),
-    memTotalBytes: integer('host memory', { minimum: 0 }),
-    memAvailableBytes: integer('memory available without swapping', { minimum: 0 }),
-    nicCapacityBytesPerSecond: integer('what its NIC carries at most (load.nicBytesPerSecond)', { minimum: 0 }),
-    nicBytesPerSecond: integer('received plus sent over the last interval', { minimum: 0 }),
-    senderSlots: integer('units it runs at once at most (load.senderSlots)', { minimum: 0 }),
-    senderSlotsFree: integer('of those, not running a unit', { minimum: 0 }),
-    ageMs: integer('ms since the dispatcher received it; older than load.maxReportAgeMs: not planned on', {
-      minimum: 0,
-    }),
-  },
-  [
-    'executorId',
-    'sentAt',
-    'cpuCores',
-    'cpuBusyPermille',
-    'memTotalBytes',
-    'memAvailableBytes',
-    'nicCapacityBytesPerSecond',
-    'nicBytesPerSecond',
-    'senderSlots',
-    'senderSlotsFree',
-    'ageMs',
-  ],
-);
-
-/** A recipient's fate in a task (core/fate, docs/recipient-truth.md): `fate` says which of the optional fields are there. */
-const recipientFate = object(
-  {
-    taskId: integer('the task'),
-    uin: integer('the recipient'),
-    position: integer("its position in the task's filtered list, when it is there"),
-    duplicateCopiesRemoved: integer('extra copies of it the dedupe link removed; its kept copy has the fate'),
-    fate: {
-      type: 'string',
-      enum: ['not_in_audience', 'removed', 'delivered_online', 'queued_offline', 'not_reached', 'unknown'],
-    },
-    link: { type: 'string', enum: [...FILTER_REASONS], description: 'removed: the filter link that removed it' },
-    at: epochMs('delivered_online, queued_offline: when its batch was confirmed'),
-    executor: {
-      type: 'string',
-      description: 'delivered_online, queued_offline: the executor that confirmed its batch',
-    },
-    atLogin: { type: 'boolean', enum: [false] },
-    then: object(
-      {
-        outcome: {
-          type: 'string',
-          enum: ['waiting', 'delivered_at_login', 'expired', 'dropped_at_login', 'unknown'],
-        },
-        at: epochMs('delivered_at_login, dropped_at_login: when the login walk settled it; expired: the expiry'),
-        until: epochMs('waiting: when the entry expires'),
-        why: { type: 'string', enum: ['expired', 'over_frequency'] },
-        reason: { type: 'string', description: 'unknown: why' },
-      },
-      ['outcome'],
-      'queued_offline: what became of the offline entry',
-    ),
-    taskState: { type: 'string', enum: [...TASK_STATES], description: 'not_reached: the task state' },
-    why: { type: 'string', description: 'not_reached: why' },
-    reason: { type: 'string', description: 'unknown: what cannot be known, and why' },
-  },
-  ['taskId', 'uin', 'fate'],
-  "one recipient's fate in one task",
-);
-
-/** The document's `components.schemas`. */
 export const COMPONENTS = {
   Error: errorBody,
   Task: task,
@@ -421,26 +336,7 @@ export const COMPONENTS = {
     { cron: { type: 'string' }, timeZone: { type: 'string' }, nextFireTimes: campaignFields.nextFireTimes },
     ['cron', 'timeZone', 'nextFireTimes'],
   ),
-  Cluster: object(
-    {
-      apta: { type: 'boolean', description: 'false: a static ring (embedded)' },
-      self: object(
-        { id: { type: 'string' }, state: { type: 'string' } },
-        ['id', 'state'],
-        'the answering process, when it is a member',
-      ),
-      ring: { type: 'array', items: { type: 'string' }, description: 'the allocation ring it routes by' },
-      members: { type: 'array', items: member },
-      unownedLiveTasks: integer('live tasks no scheduler holds'),
-      hosts: {
-        type: 'array',
-        items: hostLoad,
-        description:
-          'each executor\'s last load report, as the dispatcher in this process holds it (embedded only; docs/scheduling.md, "Load-aware dispatch")',
-      },
-    },
-    ['apta', 'ring', 'members', 'unownedLiveTasks'],
-  ),
+  Cluster: cluster,
   AccountLimits: accountLimits,
   AudienceJob: audienceJob,
   AudienceJobList: page('jobs', ref('AudienceJob'), 'older jobs; `<createdAt>-<id>` of the last job', 'string'),

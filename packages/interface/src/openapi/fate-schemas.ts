@@ -1,0 +1,47 @@
+/*
+ * GET /api/v1/tasks/:id/recipients/:uin's answer (docs/recipient-truth.md):
+ * one recipient's fate in a task.
+ */
+import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
+import { epochMs, integer, object } from './schema-builders';
+
+export const recipientFate = object(
+  {
+    taskId: integer('the task'),
+    uin: integer('the recipient'),
+    position: integer("its position in the task's filtered list, when it is there"),
+    duplicateCopiesRemoved: integer('extra copies of it the dedupe link removed; its kept copy has the fate'),
+    fate: {
+      type: 'string',
+      enum: ['not_in_audience', 'removed', 'delivered_online', 'queued_offline', 'not_reached', 'unknown'],
+    },
+    link: { type: 'string', enum: [...FILTER_REASONS], description: 'removed: the filter link that removed it' },
+    at: epochMs('delivered_online, queued_offline: when its batch was confirmed'),
+    executor: {
+      type: 'string',
+      description: 'delivered_online, queued_offline: the executor that confirmed its batch',
+    },
+    atLogin: { type: 'boolean', enum: [false] },
+    then: object(
+      {
+        outcome: {
+          type: 'string',
+          enum: ['waiting', 'delivered_at_login', 'expired', 'dropped_at_login', 'unknown'],
+        },
+        at: epochMs('delivered_at_login, dropped_at_login: when the login walk settled it; expired: the expiry'),
+        until: epochMs('waiting: when the entry expires'),
+        why: { type: 'string', enum: ['expired', 'over_frequency'] },
+        reason: { type: 'string', description: 'unknown: why' },
+      },
+      ['outcome'],
+      'queued_offline: what became of the offline entry',
+    ),
+    taskState: { type: 'string', enum: [...TASK_STATES], description: 'not_reached: the task state' },
+    why: { type: 'string', description: 'not_reached: why' },
+    reason: { type: 'string', description: 'unknown: what cannot be known, and why' },
+  },
+  ['taskId', 'uin', 'fate'],
+  "one recipient's fate in one task",
+);
+
+/** The document's `components.schemas`. */
