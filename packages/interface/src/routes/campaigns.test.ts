@@ -5,26 +5,9 @@
  * the firing history, typed validation errors naming the field, and account
  * scoping (another account's campaign answers exactly like a missing one).
  */
-import type { AddressInfo } from 'node:net';
-import { ListRepository } from '@herald/audience';
-import { compileConfig } from '@herald/core/config';
-import { noopLogger } from '@herald/core/ports';
-import { LevelCampaignStore, LevelTaskStore } from '@herald/store-level';
-import { makeTempDir, type TempDir } from '@herald/testing';
-import type { PushChannel } from '@herald/transport';
-import type { FastifyInstance } from 'fastify';
-import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
-import { createApiServer } from '../server';
+import { useCampaignApi, type CampaignApi } from './campaign-api.test-util';
 
 const at = (iso: string) => Date.parse(iso);
-let dir: TempDir;
-let tasks: LevelTaskStore;
-let campaigns: LevelCampaignStore;
-let tokens: TestAccess;
-let app: FastifyInstance;
-let now = at('2025-03-28T12:00:00Z');
-let operator: string;
-let base: string;
 
 const body = {
   accountId: 'acme',
@@ -34,67 +17,12 @@ const body = {
   template: { listId: 'l_acme', content: { body: 'Your digest', title: 'Digest' }, ttlSeconds: 3600 },
 };
 
+const api = useCampaignApi('herald-interface-campaigns-', at('2025-03-28T12:00:00Z'));
+const call = (...args: Parameters<CampaignApi['call']>) => api.call(...args);
+let operator: string;
 beforeEach(async () => {
-  now = at('2025-03-28T12:00:00Z');
-  dir = await makeTempDir('herald-interface-campaigns-');
-  tasks = await LevelTaskStore.open(`${dir.path}/tasks`);
-  campaigns = await LevelCampaignStore.open(`${dir.path}/campaigns`);
-  tokens = await openTestAccess();
-  operator = await tokens.token('operator', ['acme']);
-  for (const [id, accountId] of [
-    ['l_acme', 'acme'],
-    ['l_other', 'other'],
-  ]) {
-    await tasks.putList({
-      id: id!,
-      accountId: accountId!,
-      count: 10,
-      checksum: 1,
-      sorted: true,
-      unique: true,
-      bytes: 80,
-      createdAt: 0,
-    });
-  }
-  app = createApiServer({
-    config: compileConfig({ tasks: { maxContentChars: 100 } }),
-    store: tasks,
-    access: tokens.access,
-    campaigns,
-    lists: new ListRepository(`${dir.path}/lists`),
-    toScheduler: { send: async () => undefined, close: () => undefined } as unknown as PushChannel,
-    clock: { now: () => now },
-    logger: noopLogger,
-    blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  operator = await api.tokens.token('operator', ['acme']);
 });
-
-afterEach(async () => {
-  await app.close();
-  await tokens.close();
-  await campaigns.close();
-  await tasks.close();
-  await dir.remove();
-});
-
-async function call(
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  url: string,
-  payload?: unknown,
-  token = tokens.adminToken,
-) {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (payload !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${url}`, {
-    method,
-    headers,
-    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, any>) };
-}
 
 describe('campaign routes', () => {
   it('creates a campaign and answers it with its next five fire times in its zone (DST gap included)', async () => {
@@ -113,8 +41,8 @@ describe('campaign routes', () => {
         priority: 'normal',
         ttlSeconds: 3600,
       },
-      createdAt: now,
-      activeFrom: now,
+      createdAt: api.now,
+      activeFrom: api.now,
       nextFireTimes: [
         '2025-03-29T01:30:00.000Z',
         '2025-03-30T01:30:00.000Z',
@@ -197,7 +125,7 @@ describe('campaign routes', () => {
 
   it('changes, disables, enables and deletes a campaign', async () => {
     await call('POST', '/api/v1/campaigns', body);
-    now += 1000;
+    api.now += 1000;
     const patched = await call('PATCH', '/api/v1/campaigns/1', {
       cron: '0 9 * * mon',
       timeZone: 'UTC',
@@ -208,7 +136,7 @@ describe('campaign routes', () => {
       name: 'Weekly',
       cron: '0 9 * * mon',
       timeZone: 'UTC',
-      activeFrom: now,
+      activeFrom: api.now,
       nextFireTimes: expect.arrayContaining(['2025-03-31T09:00:00.000Z']),
     });
     expect((await call('POST', '/api/v1/campaigns/1/disable')).body).toMatchObject({
@@ -216,8 +144,11 @@ describe('campaign routes', () => {
       nextFireTimes: [],
     });
     expect((await call('POST', '/api/v1/campaigns/1/disable')).body).toMatchObject({ enabled: false });
-    now += 1000;
-    expect((await call('POST', '/api/v1/campaigns/1/enable')).body).toMatchObject({ enabled: true, activeFrom: now });
+    api.now += 1000;
+    expect((await call('POST', '/api/v1/campaigns/1/enable')).body).toMatchObject({
+      enabled: true,
+      activeFrom: api.now,
+    });
     expect((await call('PATCH', '/api/v1/campaigns/1', { enabled: false })).body).toMatchObject({ enabled: false });
     expect((await call('DELETE', '/api/v1/campaigns/1')).status).toBe(204);
     expect(await call('GET', '/api/v1/campaigns/1')).toEqual({
@@ -327,7 +258,7 @@ describe('campaign routes', () => {
   it('answers the firing history newest first, paged by scheduled time', async () => {
     await call('POST', '/api/v1/campaigns', body);
     for (const minute of [1, 2, 3])
-      await campaigns.recordFiring({
+      await api.campaigns.recordFiring({
         campaignId: 1,
         scheduledAt: minute * 60_000,
         outcome: 'missed',
@@ -367,7 +298,7 @@ describe('campaign routes', () => {
         expect(answer.body!.error.code).toBe('CAMPAIGN_NOT_FOUND');
         expect(answer.body!.error.message).toBe(missing.body!.error.message.replace('2', '1'));
       }
-      expect(await campaigns.getCampaign(1)).toMatchObject({ name: 'Night digest', enabled: true });
+      expect(await api.campaigns.getCampaign(1)).toMatchObject({ name: 'Night digest', enabled: true });
     });
 
     it('lists only its accounts, and cannot create in another', async () => {
