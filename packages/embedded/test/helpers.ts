@@ -1,5 +1,6 @@
 import type { Delivery, DeliveryGateway } from '@herald/core/ports';
 import { encodeRecipientList } from '@herald/core/recipient-list';
+import { seededRandom } from '@herald/core';
 import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
 import type { ListMeta, Task, TERMINAL_TASK_STATES } from '@herald/core/task';
 import { readDeliveryFile } from '@herald/executor';
@@ -127,4 +128,21 @@ export class GatedGateway implements DeliveryGateway {
   close(): Promise<void> {
     return this.inner.close();
   }
+}
+
+/**
+ * A seeded audience with every kind of recipient the filter chain and the executors tell apart: `count`
+ * distinct uins (drawn from `draws` random ones below 2^uinSpaceBits), 10% of them listed twice, 6.6%
+ * blacklisted, 40% online. `random` is the same generator, for whatever the test draws next.
+ */
+export function mixedAudience(seed: number, count: number, draws: number, uinSpaceBits: number) {
+  const random = seededRandom(seed);
+  const distinct = uniqueSorted(
+    radixSortUint32(Uint32Array.from({ length: draws }, () => Math.floor(random() * 2 ** uinSpaceBits))),
+  ).subarray(0, count);
+  const pick = (fraction: number) => distinct.filter(() => random() < fraction);
+  const repeated = pick(0.1);
+  const blacklist = pick(0.066);
+  const online = pick(0.4);
+  return { random, distinct, repeated, blacklist, online, list: Uint32Array.from([...distinct, ...repeated]) };
 }

@@ -1,12 +1,10 @@
 import type { RecipientFate } from '@herald/core/fate';
-import { seededRandom } from '@herald/core';
-import { radixSortUint32, uniqueSorted } from '@herald/core/uins';
 import type { Task } from '@herald/core/task';
 import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster, type EmbeddedDeps } from '@herald/embedded';
 import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { join } from 'node:path';
-import { call, GatedGateway, listBytes, upload, waitForEnd } from './helpers';
+import { call, GatedGateway, listBytes, mixedAudience, upload, waitForEnd } from './helpers';
 
 /**
  * Per-recipient truth end to end (docs/recipient-truth.md): a broadcast with
@@ -32,15 +30,7 @@ describe('a recipient fate, embedded', () => {
   let gate: GatedGateway;
 
   // The audience, built here: 3,000 distinct uins, 300 of them listed twice, 200 blacklisted, 40% online.
-  const random = seededRandom(19);
-  const distinct = uniqueSorted(
-    radixSortUint32(Uint32Array.from({ length: 3_300 }, () => Math.floor(random() * 2 ** uinSpaceBits))),
-  ).subarray(0, 3_000);
-  const pick = (fraction: number) => distinct.filter(() => random() < fraction);
-  const repeated = pick(0.1);
-  const blacklist = pick(0.066);
-  const online = pick(0.4);
-  const list = Uint32Array.from([...distinct, ...repeated]);
+  const { random, distinct, repeated, blacklist, online, list } = mixedAudience(19, 3_000, 3_300, uinSpaceBits);
   const isBlack = new Set(blacklist);
   const isOnline = new Set(online);
   const kept = distinct.filter((uin) => !isBlack.has(uin));

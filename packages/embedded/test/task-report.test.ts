@@ -1,12 +1,10 @@
 import type { RecipientFate } from '@herald/core/fate';
-import { seededRandom } from '@herald/core';
-import { radixSortUint32, uniqueSorted } from '@herald/core/uins';
 import type { Task } from '@herald/core/task';
 import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { join } from 'node:path';
-import { call, listBytes, upload, waitForEnd } from './helpers';
+import { call, listBytes, mixedAudience, upload, waitForEnd } from './helpers';
 
 /**
  * The delivery report end to end (docs/recipient-truth.md, "The delivery
@@ -31,15 +29,7 @@ describe('the delivery report, embedded', () => {
   let cluster: EmbeddedCluster;
 
   // 1,500 distinct uins, 150 listed twice, 100 blacklisted, 40% online; 50 offline ones log in.
-  const random = seededRandom(23);
-  const distinct = uniqueSorted(
-    radixSortUint32(Uint32Array.from({ length: 1_700 }, () => Math.floor(random() * 2 ** uinSpaceBits))),
-  ).subarray(0, 1_500);
-  const pick = (fraction: number) => distinct.filter(() => random() < fraction);
-  const repeated = pick(0.1);
-  const blacklist = pick(0.066);
-  const online = pick(0.4);
-  const list = Uint32Array.from([...distinct, ...repeated]);
+  const { distinct, repeated, blacklist, online, list } = mixedAudience(23, 1_500, 1_700, uinSpaceBits);
   const kept = distinct.filter((uin) => !blacklist.includes(uin));
   const offline = kept.filter((uin) => !online.includes(uin));
 
