@@ -146,3 +146,18 @@ export function mixedAudience(seed: number, count: number, draws: number, uinSpa
   const online = pick(0.4);
   return { random, distinct, repeated, blacklist, online, list: Uint32Array.from([...distinct, ...repeated]) };
 }
+
+/** Runs `check` on every item with at most `limit` in flight; the first failure rejects once the rest settle. */
+export async function inFlight<T>(
+  items: readonly T[],
+  limit: number,
+  check: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await check(items[next++]!);
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}

@@ -4,7 +4,7 @@ import { FileDeliverySink } from '@herald/executor';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { join } from 'node:path';
-import { call, listBytes, mixedAudience, upload, waitForEnd } from './helpers';
+import { call, inFlight, listBytes, mixedAudience, upload, waitForEnd } from './helpers';
 
 /**
  * The delivery report end to end (docs/recipient-truth.md, "The delivery
@@ -76,7 +76,9 @@ describe('the delivery report, embedded', () => {
     expect(json).toMatchObject({ status: 200, type: 'application/x-ndjson' });
     const rows = ndjson(json.text);
     expect(rows.map((row) => row.uin)).toEqual([...distinct]);
-    for (const row of rows) expect(row).toEqual({ taskId: task.id, ...(await fateOf(task.id, row.uin)) });
+    await inFlight(rows, 32, async (row) =>
+      expect(row).toEqual({ taskId: task.id, ...(await fateOf(task.id, row.uin)) }),
+    );
 
     const csv = await report(task.id);
     expect(csv.status).toBe(200);
