@@ -246,7 +246,7 @@ describe('preemption, end to end', () => {
     expect(await metric('herald_executor_halted_batches_total')).toBeGreaterThanOrEqual(queued); // the queue at the preemption, prefetch included
   }, 90_000);
 
-  // About 20 s on a quiet 2-core machine; the deadlines leave room for one shared with other work.
+  // About 20 s on a quiet 2-core machine; the deadlines leave room for one shared with the other test worker and its servers.
   it('finishes 1,000 small normal tasks on 4 slots with real-time tasks arriving meanwhile (no starvation)', async () => {
     const uins = range(1_000, 20);
     const online = new TypedArrayBitmap(2 ** uinSpaceBits);
@@ -287,7 +287,7 @@ describe('preemption, end to end', () => {
         if ((await cluster!.store.getTask(id))?.state === 'COMPLETED') unfinished.delete(id);
       return unfinished.size === 0;
     };
-    await waitFor(completedAll, { timeoutMs: 80_000, intervalMs: 250, message: 'all 1,010 tasks COMPLETED' }).catch(
+    await waitFor(completedAll, { timeoutMs: 240_000, intervalMs: 250, message: 'all 1,010 tasks COMPLETED' }).catch(
       (error: Error) => {
         throw new Error(
           `${error.message}; still unfinished: ${unfinished.size} (e.g. ${[...unfinished].slice(0, 5).join(', ')})`,
@@ -297,5 +297,5 @@ describe('preemption, end to end', () => {
     for (const id of [...normals, ...urgents])
       expect((await cluster.store.getTask(id))!.report.delivered).toBe(uins.length);
     for (const id of urgents) expect(await sinkUins(cluster, id)).toEqual(uins);
-  }, 100_000);
+  }, 300_000);
 });
