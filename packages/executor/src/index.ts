@@ -20,6 +20,8 @@ export { FileDeliverySink, readDeliveryFile } from './file-sink';
 export type { SinkRecords } from './file-sink';
 export { WebhookDeliveryGateway } from './webhook-gateway';
 export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
+export { ZmqDeliveryGateway } from './zmq-gateway';
+export type { ZmqGatewayCurve, ZmqGatewayOptions } from './zmq-gateway';
 export { createDeliveryGateway, pacedChannel } from './delivery-gateway';
 export type { ChannelObservers, ChannelSettings } from './delivery-gateway';
 export { PacedDeliveryGateway, BATCH_REFUSED } from './paced-gateway';

@@ -25,6 +25,13 @@ export { deliveryGatewayConformance } from './delivery-gateway/conformance';
 export type { DeliveryGatewayHarness, DownstreamAnswer, ReceivedDelivery } from './delivery-gateway/conformance';
 export { WebhookReceiver } from './delivery-gateway/webhook-receiver';
 export { KafkaDeliveryConsumer } from './delivery-gateway/kafka-delivery-consumer';
+export { ZmqPushReceiver } from './delivery-gateway/zmq-push-receiver';
+export type {
+  ZmqPushAnswer,
+  ZmqPushPolicy,
+  ZmqPushReceiverOptions,
+  ZmqPushRequest,
+} from './delivery-gateway/zmq-push-receiver';
 export type { DeliveryRecordRead, KafkaDeliveryConsumerOptions } from './delivery-gateway/kafka-delivery-consumer';
 export type { WebhookAnswer, WebhookPolicy, WebhookRequest } from './delivery-gateway/webhook-receiver';
 export { accessStoreConformance } from './access-store/conformance';
