@@ -4,6 +4,7 @@ import type { Clock, DeliveryGateway, Logger, Meter } from '@herald/core/ports';
 import { FileDeliverySink } from './file-sink';
 import { PacedDeliveryGateway } from './paced-gateway';
 import { WebhookDeliveryGateway } from './webhook-gateway';
+import { openZmqGateway } from './zmq-channel';
 
 /** What a paced channel reports to and reads its time from. */
 export interface ChannelObservers {
@@ -21,6 +22,8 @@ export type ChannelSettings = Pick<KafkaDeliveryConfig, 'maxAttempts' | 'retryDe
  * pacing for every task and executor that shares the returned gateway: call
  * this once per process. A Kafka topic needs its adapter connected first
  * (the production profile does, then `pacedChannel`): here it is refused.
+ * A ZeroMQ push gateway needs no broker: every profile opens it here, its
+ * key files read now (a bad one fails the start with a ConfigError).
  */
 export function createDeliveryGateway(
   delivery: DeliveryConfig,
@@ -31,8 +34,10 @@ export function createDeliveryGateway(
   if (delivery.kind === 'kafka')
     throw new ConfigError(
       'delivery.kind',
-      "'kafka' is served by the production profile (herald start executor); this profile takes 'file' or 'webhook'",
+      "'kafka' is served by the production profile (herald start executor); this profile takes 'file', 'webhook' or 'zmq'",
     );
+  if (delivery.kind === 'zmq')
+    return pacedChannel('zmq', openZmqGateway(delivery.zmq, observers), delivery.zmq, observers);
   const { url, timeoutMs, headers } = delivery.webhook;
   const webhook = new WebhookDeliveryGateway({
     url,

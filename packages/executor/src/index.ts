@@ -22,6 +22,7 @@ export { WebhookDeliveryGateway } from './webhook-gateway';
 export type { WebhookBatch, WebhookGatewayOptions } from './webhook-gateway';
 export { ZmqDeliveryGateway } from './zmq-gateway';
 export type { ZmqGatewayCurve, ZmqGatewayOptions } from './zmq-gateway';
+export { openZmqGateway, loadZmqCurve } from './zmq-channel';
 export { createDeliveryGateway, pacedChannel } from './delivery-gateway';
 export type { ChannelObservers, ChannelSettings } from './delivery-gateway';
 export { PacedDeliveryGateway, BATCH_REFUSED } from './paced-gateway';

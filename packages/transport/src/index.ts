@@ -48,5 +48,5 @@ export { createPush, createPull, inprocEndpoint, setTrafficCut, isTrafficCut } f
 export type { PushChannel, PushOptions, PushLinkEvent, PullChannel, PullOptions } from './channels';
 export { observeInbox } from './observe-inbox';
 
-export { generateKeyPair, checkCurveKey } from './curve';
+export { generateKeyPair, checkCurveKey, checkCurveKeyPair } from './curve';
 export type { CurveClientOptions, CurveKeyPair, CurveServerOptions } from './curve';

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors';
 import { compileKafkaDelivery } from './compile-delivery-kafka';
+import { compileZmqDelivery } from './compile-delivery-zmq';
 import { DEFAULTS, type ChannelPacingConfig, type DeliveryConfig, type HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys, int } from './validate';
@@ -7,13 +8,16 @@ import { checkKnownKeys, int } from './validate';
 /** A header name as HTTP allows it (a token), so a typo fails at start instead of on every request. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
-/** Where executors push deliveries (docs/delivery.md): the file sink, a webhook or a Kafka topic. */
+/** The channels a `delivery.kind` names. */
+const KINDS = ['file', 'webhook', 'kafka', 'zmq'] as const;
+
+/** Where executors push deliveries (docs/delivery.md): the file sink, a webhook, a Kafka topic or a ZeroMQ push gateway. */
 export function compileDelivery(options: HeraldOptions): DeliveryConfig {
-  const delivery = section(options, 'delivery', ['kind', 'webhook', 'kafka']);
+  const delivery = section(options, 'delivery', ['kind', 'webhook', 'kafka', 'zmq']);
   const kind = delivery.kind ?? 'file';
-  if (kind !== 'file' && kind !== 'webhook' && kind !== 'kafka')
-    throw new ConfigError('delivery.kind', `must be 'file', 'webhook' or 'kafka' (got ${JSON.stringify(kind)})`);
-  for (const channel of ['webhook', 'kafka'] as const)
+  if (!(KINDS as readonly unknown[]).includes(kind))
+    throw new ConfigError('delivery.kind', `must be 'file', 'webhook', 'kafka' or 'zmq' (got ${JSON.stringify(kind)})`);
+  for (const channel of ['webhook', 'kafka', 'zmq'] as const)
     if (channel !== kind && delivery[channel] !== undefined)
       throw new ConfigError(`delivery.${channel}`, `is only read with delivery.kind '${channel}'`);
   if (kind === 'file') return { kind };
@@ -21,6 +25,11 @@ export function compileDelivery(options: HeraldOptions): DeliveryConfig {
     const kafka = compileKafkaDelivery(delivery.kafka);
     const pacing = compilePacing('delivery.kafka.pacing', (delivery.kafka as { pacing?: unknown }).pacing);
     return { kind, kafka: { ...kafka, pacing } };
+  }
+  if (kind === 'zmq') {
+    const zmq = compileZmqDelivery(delivery.zmq);
+    const pacing = compilePacing('delivery.zmq.pacing', (delivery.zmq as { pacing?: unknown }).pacing);
+    return { kind, zmq: { ...zmq, pacing } };
   }
   const webhook = delivery.webhook ?? {};
   if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))

@@ -27,7 +27,27 @@ export type DeliveryConfig =
         pacing: ChannelPacingConfig;
       };
     }
-  | { kind: 'kafka'; kafka: KafkaDeliveryConfig };
+  | { kind: 'kafka'; kafka: KafkaDeliveryConfig }
+  | { kind: 'zmq'; zmq: ZmqDeliveryConfig };
+
+/** `delivery.zmq`: a push service's ROUTER as the channel (docs/delivery.md, "The ZeroMQ push gateway"). */
+export interface ZmqDeliveryConfig {
+  /** tcp://host:port or ipc://path; inproc:// only with `curve` false. */
+  endpoint: string;
+  /** CURVE to the service; false only for local tests. */
+  curve: boolean;
+  /** The service's public key, Z85 (a `herald keys` .pub file); set when `curve`. */
+  serverPublicKeyFile: string | null;
+  /** The executor's own pair, {"publicKey","secretKey"} (a `herald keys` .key file); null: a fresh pair at each start. */
+  keyPairFile: string | null;
+  /** A request unanswered this long after it was handed to the gateway failed (UNAVAILABLE). */
+  timeoutMs: number;
+  /** Requests sent and not yet answered, at most, per executor process. */
+  maxInFlight: number;
+  maxAttempts: number;
+  retryDelayMs: number;
+  pacing: ChannelPacingConfig;
+}
 
 /** `delivery.kafka`: a Kafka topic as the push channel (docs/delivery.md, "The Kafka topic"). */
 export interface KafkaDeliveryConfig {

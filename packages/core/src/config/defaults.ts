@@ -51,6 +51,7 @@ export const DEFAULTS = {
       maxAttempts: 5,
       retryDelayMs: 200,
     },
+    zmq: { timeoutMs: 10_000, maxInFlight: 64, maxAttempts: 5, retryDelayMs: 200 },
   },
   management: { drainTimeoutMs: 60_000 },
   auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },

@@ -20,6 +20,7 @@ export type {
   AuthConfig,
   DeliveryConfig,
   KafkaDeliveryConfig,
+  ZmqDeliveryConfig,
   ChannelPacingConfig,
   FrequencyConfig,
   InterfaceMember,

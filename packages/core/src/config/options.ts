@@ -264,9 +264,10 @@ export interface HeraldOptions {
   delivery?: {
     /**
      * 'file': `<dataDir>/deliveries/` (tests, demos); 'webhook': POST batches to `webhook.url`;
-     * 'kafka': records on the topic `kafka.topic` (production profile). Default 'file'.
+     * 'kafka': records on the topic `kafka.topic` (production profile); 'zmq': requests to a
+     * push service's ROUTER at `zmq.endpoint`. Default 'file'.
      */
-    kind?: 'file' | 'webhook' | 'kafka';
+    kind?: 'file' | 'webhook' | 'kafka' | 'zmq';
     webhook?: {
       /** http(s) URL each batch is POSTed to. Required with kind 'webhook'. */
       url?: string;
@@ -304,6 +305,27 @@ export interface HeraldOptions {
       /** Failed produces in a row (no broker, timeouts) that open the channel's breaker. 1..100, default 5. */
       maxAttempts?: number;
       /** Wait after a failed produce, doubled for each further one in a row (at most breakerOpenMs), ms. 0..60000, default 200. */
+      retryDelayMs?: number;
+      /** The channel's pacing (docs/delivery.md, "Pacing by the channel's health"); every field optional. */
+      pacing?: Partial<ChannelPacingConfig>;
+    };
+    /** A push service's ROUTER as the channel (docs/delivery.md, "The ZeroMQ push gateway"); read only with kind 'zmq'. */
+    zmq?: {
+      /** tcp://host:port or ipc://path of the service (inproc:// only with curve false). Required with kind 'zmq'. */
+      endpoint?: string;
+      /** CURVE to the service. false only for local tests. Default true. */
+      curve?: boolean;
+      /** File holding the service's CURVE public key (Z85, as a `herald keys` .pub). Required unless curve is false. */
+      serverPublicKeyFile?: string;
+      /** File holding the executor's CURVE pair ({"publicKey","secretKey"}, as a `herald keys` .key). Default a fresh pair each start. */
+      keyPairFile?: string;
+      /** A request unanswered by then failed, ms (the wait for an in-flight slot included). 100..600000, default 10000. */
+      timeoutMs?: number;
+      /** Requests sent and not yet answered, at most, per executor process. 1..100000, default 64. */
+      maxInFlight?: number;
+      /** Failed requests in a row (failed answers, timeouts, malformed answers) that open the breaker. 1..100, default 5. */
+      maxAttempts?: number;
+      /** Wait after a failed request, doubled for each further one in a row (at most breakerOpenMs), ms. 0..60000, default 200. */
       retryDelayMs?: number;
       /** The channel's pacing (docs/delivery.md, "Pacing by the channel's health"); every field optional. */
       pacing?: Partial<ChannelPacingConfig>;
