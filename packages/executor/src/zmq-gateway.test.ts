@@ -1,5 +1,6 @@
 import {
   deliveryGatewayConformance,
+  waitFor,
   ZmqPushReceiver,
   type DownstreamAnswer,
   type ZmqPushAnswer,
@@ -8,6 +9,7 @@ import { DEFAULTS } from '@herald/core/config';
 import type { DeliveryGateway, Logger } from '@herald/core/ports';
 import * as zmq from 'zeromq';
 import { pacedChannel } from './delivery-gateway';
+import type { PacedDeliveryGateway } from './paced-gateway';
 import { ZmqDeliveryGateway, type ZmqGatewayOptions } from './zmq-gateway';
 
 const content = { body: 'Hello from Herald' };
@@ -132,6 +134,37 @@ describe('ZmqDeliveryGateway', () => {
     expect((error as Error).message).toContain('rejected[0].uin is not a uin of the batch');
   });
 
+  it('reconnects by itself to a service that restarts on the same endpoint', async () => {
+    receiver = await ZmqPushReceiver.start();
+    const { endpoint } = receiver;
+    gateway = gatewayTo(receiver, { timeoutMs: 300 });
+    await gateway.deliver({ taskId: 7, uins: Uint32Array.of(1), content, atLogin: false });
+    await receiver.stop();
+    // The port is free again once libzmq's reaper has closed the old socket.
+    let restarted: ZmqPushReceiver | undefined;
+    await waitFor(
+      async () => {
+        restarted = await ZmqPushReceiver.start({ endpoint }).catch(() => undefined);
+        return restarted !== undefined;
+      },
+      { timeoutMs: 10_000, message: 'the receiver bound again' },
+    );
+    receiver = restarted!;
+    const again = { taskId: 7, uins: Uint32Array.of(2), content, atLogin: false };
+    await waitFor(
+      () =>
+        gateway.deliver(again).then(
+          () => true,
+          () => false,
+        ),
+      {
+        timeoutMs: 15_000,
+        message: 'a batch delivered after the reconnection',
+      },
+    );
+    expect(receiver.uinsOf(7)).toEqual([2]);
+  });
+
   it('sends the documented frames: version, request id, idempotency key, header, uint32 LE uins', async () => {
     receiver = await ZmqPushReceiver.start();
     gateway = gatewayTo(receiver);
@@ -165,6 +198,30 @@ describe('ZmqDeliveryGateway paced by its outcomes', () => {
     const result = await paced.deliver({ taskId: 5, uins: Uint32Array.of(1, 2, 3), content, atLogin: false });
     expect(result?.rejected).toEqual([{ uin: 2, reason: 'bad_device_token' }]);
     expect(receiver.uinsOf(5)).toEqual([1, 3]);
+  });
+
+  it('opens the breaker on a hung service, then resumes by itself once it answers', async () => {
+    receiver = await ZmqPushReceiver.start();
+    const hung = { kind: 'hang' } as const;
+    receiver.answer(hung, hung, hung);
+    const pacing = { ...DEFAULTS.delivery.webhook.pacing, breakerOpenMs: 200 };
+    const channel = pacedChannel('zmq', gatewayTo(receiver, { timeoutMs: 200 }), {
+      maxAttempts: 2,
+      retryDelayMs: 10,
+      pacing,
+    }) as PacedDeliveryGateway;
+    paced = channel;
+    const breakerStates = new Set<string>();
+    const watching = setInterval(() => breakerStates.add(channel.status().breaker), 5);
+    try {
+      await channel.deliver({ taskId: 8, uins: Uint32Array.of(1, 2), content, atLogin: false });
+    } finally {
+      clearInterval(watching);
+    }
+    expect(breakerStates).toContain('open');
+    expect(channel.status().breaker).toBe('closed');
+    expect(receiver.requests).toHaveLength(4);
+    expect(receiver.uinsOf(8)).toEqual([1, 2]);
   });
 
   it('waits the retry-after a throttling service names before sending the batch again', async () => {

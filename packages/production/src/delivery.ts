@@ -6,8 +6,8 @@ import { kafkaSecurityOptions } from './connection-security';
 
 /**
  * The delivery channel `delivery` configures, for the executor process `id`
- * (docs/delivery.md): the file sink or a webhook as every profile makes
- * them; a Kafka topic connected here (its producer named
+ * (docs/delivery.md): the file sink, a webhook or a ZeroMQ push gateway as
+ * every profile makes them (the gateway's CURVE key files read now); a Kafka topic connected here (its producer named
  * `<clientId>-<id>`), then paced by its outcomes like the webhook. A channel
  * that cannot start (no broker, no such topic, refused credentials, an
  * unreadable key file) fails with one ConfigError naming the setting.

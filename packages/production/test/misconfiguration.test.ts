@@ -102,6 +102,19 @@ describe('production process misconfiguration', () => {
     ]);
   });
 
+  it('names delivery.zmq.serverPublicKeyFile when the push gateway key file cannot be read', async () => {
+    const missing = join(dir.path, 'no-such-push.pub');
+    const result = await startWith('executor', 'executor-1', (o) => {
+      o.delivery = { kind: 'zmq', zmq: { endpoint: 'tcp://127.0.0.1:5600', serverPublicKeyFile: missing } };
+    });
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^herald: CONFIG_INVALID: config delivery\.zmq\.serverPublicKeyFile: cannot read .*no-such-push\.pub/,
+      ),
+    ]);
+  });
+
   it("never prints mysql.url's password: a malformed URL, or credentials the server refuses", async () => {
     const malformed = await startWith(
       'scheduler',
