@@ -33,8 +33,8 @@ describe('the ZeroMQ push gateway from config', () => {
   const open = (zmqOptions: NonNullable<NonNullable<HeraldOptions['delivery']>['zmq']>) =>
     createDeliveryGateway(compileConfig({ delivery: { kind: 'zmq', zmq: zmqOptions } }).delivery, '/nowhere');
 
-  it('delivers through CURVE with the key files it names', async () => {
-    receiver = await ZmqPushReceiver.start({ curve: server });
+  it('delivers through CURVE with the key files it names, as the client the service admits', async () => {
+    receiver = await ZmqPushReceiver.start({ curve: server, allowedClientKeys: [client.publicKey] });
     gateway = open({
       endpoint: receiver.endpoint,
       serverPublicKeyFile: join(dir.path, 'push.pub'),
@@ -42,6 +42,22 @@ describe('the ZeroMQ push gateway from config', () => {
     });
     await gateway.deliver({ taskId: 1, uins: Uint32Array.of(4, 8), content: { body: 'hi' }, atLogin: false });
     expect(receiver.uinsOf(1)).toEqual([4, 8]);
+  });
+
+  it('without keyPairFile, connects with a fresh pair that a service admitting only known clients refuses', async () => {
+    receiver = await ZmqPushReceiver.start({ curve: server, allowedClientKeys: [client.publicKey] });
+    gateway = open({
+      endpoint: receiver.endpoint,
+      serverPublicKeyFile: join(dir.path, 'push.pub'),
+      timeoutMs: 200,
+      maxAttempts: 1,
+      pacing: { breakerOpenMs: 100, maxHoldMs: 500 },
+    });
+    const error = await gateway
+      .deliver({ taskId: 2, uins: Uint32Array.of(1), content: { body: 'hi' }, atLogin: false })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(receiver.requests).toEqual([]);
   });
 
   it.each([

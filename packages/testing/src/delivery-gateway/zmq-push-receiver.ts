@@ -33,6 +33,8 @@ export interface ZmqPushReceiverOptions {
   endpoint?: string;
   /** Serve CURVE with this key pair (Z85); absent: no security, for `curve: false` gateways. */
   curve?: { publicKey: string; secretKey: string };
+  /** With `curve`: admit only clients with these public keys (Z85), as a service's ZAP handler would; absent: any. */
+  allowedClientKeys?: readonly string[];
 }
 
 /**
@@ -43,7 +45,8 @@ export interface ZmqPushReceiverOptions {
  * `answerBy` set one). Only accepted requests count as received, less the
  * recipients they rejected. It runs in a zeromq context of its own, so the
  * ZAP handler Herald's tiers bind in the default context does not judge its
- * clients: any client with the server's public key is admitted.
+ * clients: its own (with `allowedClientKeys`) does, or none and any client
+ * with the server's public key is admitted.
  */
 export class ZmqPushReceiver {
   readonly requests: ZmqPushRequest[] = [];
@@ -56,6 +59,7 @@ export class ZmqPushReceiver {
 
   private constructor(
     private readonly socket: zmq.Router,
+    private readonly zap: zmq.Reply | undefined,
     /** The bound address, port resolved. */
     readonly endpoint: string,
     /** The server's public key, when CURVE is on. */
@@ -64,13 +68,17 @@ export class ZmqPushReceiver {
 
   static async start(options: ZmqPushReceiverOptions = {}): Promise<ZmqPushReceiver> {
     const context = new zmq.Context();
+    const zap =
+      options.curve !== undefined && options.allowedClientKeys !== undefined
+        ? await startZap(context, new Set(options.allowedClientKeys))
+        : undefined;
     const socket = new zmq.Router({ context, linger: 0, receiveHighWaterMark: 0, sendHighWaterMark: 0 });
     if (options.curve !== undefined) {
       socket.curveServer = true;
       socket.curveSecretKey = options.curve.secretKey;
     }
     await socket.bind(options.endpoint ?? 'tcp://127.0.0.1:*');
-    const receiver = new ZmqPushReceiver(socket, socket.lastEndpoint!, options.curve?.publicKey);
+    const receiver = new ZmqPushReceiver(socket, zap, socket.lastEndpoint!, options.curve?.publicKey);
     void receiver.serve();
     return receiver;
   }
@@ -95,6 +103,7 @@ export class ZmqPushReceiver {
 
   async stop(): Promise<void> {
     this.socket.close();
+    this.zap?.close();
     await this.sending.catch(() => undefined);
   }
 
@@ -127,6 +136,48 @@ export class ZmqPushReceiver {
   private reply(frames: Buffer[]): void {
     this.sending = this.sending.then(() => this.socket.send(frames).catch(() => undefined));
   }
+}
+
+/**
+ * A ZAP handler (ZMQ RFC 27) for the receiver's context: admits a CURVE
+ * client whose public key is in `allowed`, refuses the rest (their requests
+ * never arrive).
+ */
+async function startZap(context: zmq.Context, allowed: ReadonlySet<string>): Promise<zmq.Reply> {
+  const socket = new zmq.Reply({ context, linger: 0 });
+  await socket.bind('inproc://zeromq.zap.01');
+  void (async () => {
+    for (;;) {
+      let request: Buffer[];
+      try {
+        request = await socket.receive();
+      } catch {
+        return; // closed
+      }
+      const [, id = Buffer.alloc(0), , , , mechanism, credential] = request;
+      const admitted = mechanism?.toString() === 'CURVE' && credential?.length === 32 && allowed.has(z85(credential));
+      const reply = admitted ? ['200', 'OK'] : ['400', 'client key not allowed'];
+      await socket.send(['1.0', id, ...reply, '', '']).catch(() => undefined);
+    }
+  })();
+  return socket;
+}
+
+const Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
+
+/** Z85 (ZMQ RFC 32) of bytes whose length is a multiple of 4: how CURVE keys are written. */
+function z85(bytes: Buffer): string {
+  let text = '';
+  for (let at = 0; at < bytes.length; at += 4) {
+    let value = bytes.readUInt32BE(at);
+    let group = '';
+    for (let i = 0; i < 5; i++) {
+      group = Z85[value % 85]! + group;
+      value = Math.floor(value / 85);
+    }
+    text += group;
+  }
+  return text;
 }
 
 /** The acknowledge frames after the routing id: "1" | request id | status | detail. */
