@@ -15,7 +15,8 @@ export function taskFunnelRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/funnel', async (request) => {
     const id = parseTaskId(request.params.id);
     noteAudit(request, { resource: `task:${id}` });
-    const missing = () => new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
+    const missing = () =>
+      new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
     const task = await deps.store.getTask(id);
     if (task === undefined) throw missing();
     assertCanSeeAccount(request, task.accountId, missing);
