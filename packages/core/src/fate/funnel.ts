@@ -71,10 +71,11 @@ const known = (count: number): FunnelCount => ({ count });
 const unknown = (reason: string): FunnelCount => ({ count: 'unknown', reason });
 
 /**
- * A task's funnel from its facts: the audience, what each filter link
- * removed and what was left after it, then how the kept positions stand
- * (online, of which rejected by the channel; queued offline; not reached;
- * unknown), then what became of the offline entries. Each stage counts what
+ * A task's funnel from its facts, each stage after the one it is a part
+ * of: the audience, what each filter link removed and what was left after
+ * it, then how the kept positions stand (online, of which rejected by the
+ * channel; queued offline, then what became of the entries; not reached;
+ * unknown). Each stage counts what
  * the per-recipient answer (classifyFate) would say of the same positions,
  * so a funnel and the delivery report counted by fate agree. Every level
  * sums to its parent: audience = removed + kept; kept = online + offline +
@@ -134,6 +135,7 @@ function deliveryStages(facts: FunnelFacts): FunnelStage[] {
       byReason: { ...deadLetters },
     },
     { stage: 'queued_offline', of: 'kept', ...known(offline) },
+    ...offlineStages(offline, facts),
     { stage: 'not_reached', of: 'kept', ...known(completed ? 0 : unconfirmed) },
     {
       stage: 'unknown',
@@ -141,7 +143,6 @@ function deliveryStages(facts: FunnelFacts): FunnelStage[] {
       ...known(unknownCount),
       ...(unknownCount > 0 ? { reason: 'confirmed without a delivery record (batches from before the records)' } : {}),
     },
-    ...offlineStages(offline, facts),
   ];
 }
 
