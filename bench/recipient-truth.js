@@ -87,7 +87,10 @@ async function main() {
         mbPer1e8: Number((((onDisk / N) * 1e8) / 1e6).toFixed(1)),
         recordWritesPerSecond: Math.round(N / writeSeconds),
         lookupMs: { p50: Number(pct(times, 0.5).toFixed(3)), p99: Number(pct(times, 0.99).toFixed(3)) },
-        funnelWalkMs: { median: Math.round(pct(funnelTimes, 0.5)), max: Math.round(funnelTimes[funnelTimes.length - 1]) },
+        funnelWalkMs: {
+          median: Math.round(pct(funnelTimes, 0.5)),
+          max: Math.round(funnelTimes[funnelTimes.length - 1]),
+        },
       }),
     );
   } finally {
