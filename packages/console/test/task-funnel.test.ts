@@ -68,7 +68,10 @@ describe('the funnel on the task page', () => {
       .locator('table.funnel tbody tr')
       .evaluateAll((rows) =>
         Object.fromEntries(
-          rows.map((row) => [row.getAttribute('data-funnel'), row.querySelector('[data-count]')?.textContent ?? '']),
+          rows.map((row) => [
+            row.getAttribute('data-funnel'),
+            row.querySelector('[data-funnel-count]')?.textContent ?? '',
+          ]),
         ),
       );
   const expected = (stages: Stage[]) =>
@@ -108,7 +111,7 @@ describe('the funnel on the task page', () => {
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
     await page.goto(`${cluster.url}/console/tasks/${task.id}`);
     const table = page.getByRole('table', { name: 'Funnel' });
-    await table.locator('tr[data-funnel="delivered_at_login"] [data-count]', { hasText: '300' }).waitFor();
+    await table.locator('tr[data-funnel="delivered_at_login"] [data-funnel-count]', { hasText: '300' }).waitFor();
     expect(await shown()).toEqual(expected(before.stages));
     expect(await table.locator('tr[data-funnel="removed:blacklisted"] th').textContent()).toContain('blacklisted');
     await page.locator('table.funnel').scrollIntoViewIfNeeded();
@@ -119,7 +122,7 @@ describe('the funnel on the task page', () => {
     await cluster.login(Uint32Array.from(offline.slice(300, 400)));
     const after = await funnel();
     expect(after.stages.find((s) => s.stage === 'delivered_at_login')?.count).toBe(400);
-    await table.locator('tr[data-funnel="delivered_at_login"] [data-count]', { hasText: '400' }).waitFor();
+    await table.locator('tr[data-funnel="delivered_at_login"] [data-funnel-count]', { hasText: '400' }).waitFor();
     expect(await shown()).toEqual(expected(after.stages));
   }, 120_000);
 });

@@ -52,7 +52,7 @@ export function TaskFunnel({ task }: { task: Task }) {
                   {row.label}
                   {row.note !== null && <div className="small muted funnel-note">{row.note}</div>}
                 </th>
-                <td className="num" data-count>
+                <td className="num" data-funnel-count>
                   {row.count === null ? 'unknown' : fmtInt(row.count)}
                 </td>
                 <td className="num muted">{row.share === null ? '–' : `${(row.share * 100).toFixed(1)}%`}</td>
