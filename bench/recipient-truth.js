@@ -5,14 +5,15 @@
  * random) to a LevelDeliveryRecordLog, measures the directory on disk and the
  * write rate, writes an N-recipient filtered list, then times random lookups
  * of a recipient's position and its batch's bit (the lookup path of GET
- * /api/v1/tasks/:id/recipients/:uin, without HTTP). Uses the built packages
+ * /api/v1/tasks/:id/recipients/:uin, without HTTP), and the funnel's walk of
+ * every batch record (GET /api/v1/tasks/:id/funnel's delivery stages). Uses the built packages
  * (`npx tsc -b` first). Usage: node bench/recipient-truth.js [N=10000000]
  */
 const { mkdtemp, readdir, rm, stat } = require('node:fs/promises');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { seededRandom } = require('@herald/core');
-const { bitAt, onlineBitsOf } = require('@herald/core/fate');
+const { bitAt, CoverageCounter, onlineBitsOf } = require('@herald/core/fate');
 const { ListFlags } = require('@herald/core/recipient-list');
 const { LevelDeliveryRecordLog } = require('@herald/store-level');
 const { positionInList, writeRecipientListFile } = require('@herald/audience');
@@ -65,8 +66,18 @@ async function main() {
       times.push(performance.now() - started);
       if (position !== want) throw new Error(`lookup of ${uins[want]} found ${position}, not ${want}`);
     }
+    const funnelTimes = [];
+    for (let i = 0; i < 5; i++) {
+      started = performance.now();
+      const counter = new CoverageCounter(N);
+      for await (const record of reopened.batchesFrom(1, 0)) counter.add(record);
+      const { online, offline } = counter.finish([]);
+      funnelTimes.push(performance.now() - started);
+      if (online + offline !== N) throw new Error(`the funnel counted ${online + offline} of ${N} positions`);
+    }
     await reopened.close();
     times.sort((a, b) => a - b);
+    funnelTimes.sort((a, b) => a - b);
     const bitsPerPosition = (onDisk * 8) / N;
     console.log(
       JSON.stringify({
@@ -76,6 +87,10 @@ async function main() {
         mbPer1e8: Number((((onDisk / N) * 1e8) / 1e6).toFixed(1)),
         recordWritesPerSecond: Math.round(N / writeSeconds),
         lookupMs: { p50: Number(pct(times, 0.5).toFixed(3)), p99: Number(pct(times, 0.99).toFixed(3)) },
+        funnelWalkMs: {
+          median: Math.round(pct(funnelTimes, 0.5)),
+          max: Math.round(funnelTimes[funnelTimes.length - 1]),
+        },
       }),
     );
   } finally {

@@ -32,6 +32,7 @@ function recording(confirmed: MemoryConfirmedBatchLog) {
     recordLogins: async () => undefined,
     loginOf: async () => undefined,
     loginsFrom: async function* () {},
+    loginCounts: async () => ({ delivered: 0, expired: 0, over_frequency: 0 }),
     close: async () => undefined,
   };
   return { log, written };

@@ -20,6 +20,7 @@ import { channelRoutes } from './routes/channels';
 import { listRoutes } from './routes/lists';
 import { recipientRoutes } from './routes/recipients';
 import { taskReportRoutes } from './routes/task-report';
+import { taskFunnelRoutes } from './routes/task-funnel';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
 import { installStrictInput, parseJsonBody } from './validation';
@@ -100,6 +101,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     taskRoutes(api, deps);
     recipientRoutes(api, deps);
     taskReportRoutes(api, deps);
+    taskFunnelRoutes(api, deps);
     templateRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);

@@ -1,3 +1,4 @@
+import { ClassicLevel } from 'classic-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { onlineBitsOf } from '@herald/core/fate';
 import { LevelDeliveryRecordLog } from './level-delivery-record-log';
@@ -95,6 +96,53 @@ describe('LevelDeliveryRecordLog', () => {
       expect(await second.loginOf(5, 1)).toEqual({ taskId: 5, uin: 1, outcome: 'delivered', at: 7 });
       expect(await second.loginOf(5, 3)).toMatchObject({ outcome: 'over_frequency' });
       expect(await second.loginOf(5, 2)).toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("counts a task's login outcomes by kind, an outcome recorded again once, calls at once in turn", async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      await Promise.all([
+        log.recordLogins([
+          { taskId: 5, uin: 1, outcome: 'delivered', at: 1 },
+          { taskId: 5, uin: 2, outcome: 'delivered', at: 1 },
+          { taskId: 6, uin: 1, outcome: 'expired', at: 1 },
+        ]),
+        log.recordLogins([{ taskId: 5, uin: 3, outcome: 'over_frequency', at: 2 }]),
+        log.recordLogins([
+          { taskId: 5, uin: 2, outcome: 'delivered', at: 3 },
+          { taskId: 5, uin: 4, outcome: 'expired', at: 3 },
+          { taskId: 5, uin: 4, outcome: 'expired', at: 4 },
+        ]),
+      ]);
+      // A walk repeated after a crash records uin 3 again, now delivered: it moves, it is not added.
+      await log.recordLogins([{ taskId: 5, uin: 3, outcome: 'delivered', at: 5 }]);
+      expect(await log.loginCounts(5)).toEqual({ delivered: 3, expired: 1, over_frequency: 0 });
+      expect(await log.loginCounts(6)).toEqual({ delivered: 0, expired: 1, over_frequency: 0 });
+      expect(await log.loginCounts(7)).toEqual({ delivered: 0, expired: 0, over_frequency: 0 });
+    } finally {
+      await log.close();
+    }
+  });
+
+  it('counts the outcomes of a task recorded before the counts existed, and goes on from them', async () => {
+    const first = await LevelDeliveryRecordLog.open(dir.path);
+    await first.recordLogins([
+      { taskId: 5, uin: 1, outcome: 'delivered', at: 1 },
+      { taskId: 5, uin: 2, outcome: 'over_frequency', at: 1 },
+    ]);
+    await first.close();
+    // What a log written before the counts looks like: outcomes, no 'n' key.
+    const raw = new ClassicLevel<Buffer, Buffer>(dir.path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await raw.clear({ gte: Buffer.from('n'), lt: Buffer.from('o') });
+    await raw.close();
+    const second = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      expect(await second.loginCounts(5)).toEqual({ delivered: 1, expired: 0, over_frequency: 1 });
+      await second.recordLogins([{ taskId: 5, uin: 9, outcome: 'delivered', at: 2 }]);
+      expect(await second.loginCounts(5)).toEqual({ delivered: 2, expired: 0, over_frequency: 1 });
     } finally {
       await second.close();
     }

@@ -1,5 +1,11 @@
 import { ClassicLevel } from 'classic-level';
-import { decodeDeliveryRecord, encodeDeliveryRecord, type DeliveryRecord, type LoginOutcome } from '@herald/core/fate';
+import {
+  decodeDeliveryRecord,
+  encodeDeliveryRecord,
+  type DeliveryRecord,
+  type LoginCounts,
+  type LoginOutcome,
+} from '@herald/core/fate';
 import type { DeliveryRecordLog } from '@herald/core/ports';
 import { key, readU64BE, tag } from './keys';
 import { Lifecycle, openLevelDb } from './lifecycle';
@@ -12,17 +18,26 @@ import { Lifecycle, openLevelDb } from './lifecycle';
  *
  *   'd' taskId (u64) from (u64)  -> the batch record (core's encodeDeliveryRecord: 14 bytes + executor id + count/8)
  *   'l' taskId (u64) uin (u32)   -> login outcome (u8: 0 delivered, 1 expired, 2 over_frequency), at (f64 BE)
+ *   'n' taskId (u64)             -> the task's login outcomes counted by kind (3 x f64 BE, in OUTCOMES order)
  *
  * `batchAt` is one reverse seek: the last 'd' key of the task at or before
  * the position. Writes resolve once LevelDB handed them to the operating
  * system, so a record survives the process being killed (as the
  * ConfirmedBatchLog's do).
+ *
+ * The 'n' counts are written in the same atomic batch as the outcomes they
+ * count, so `loginCounts` is one read whatever the task's size (the funnel's
+ * login stages). `recordLogins` calls run one at a time (a read of the
+ * outcomes already there, so an outcome recorded again is counted once, then
+ * the batch); a task whose outcomes predate the counts is counted once, by a
+ * scan of its 'l' keys, the first time it is recorded or asked.
  */
 type Db = ClassicLevel<Buffer, Buffer>;
 
 const OUTCOMES = ['delivered', 'expired', 'over_frequency'] as const;
 const batchKey = (taskId: number, from: number) => key(tag('d'), { u64: taskId }, { u64: from });
 const loginKey = (taskId: number, uin: number) => key(tag('l'), { u64: taskId }, { u32: uin });
+const countsKey = (taskId: number) => key(tag('n'), { u64: taskId });
 const FROM_IN_KEY = 9;
 const UIN_IN_KEY = 9;
 
@@ -32,8 +47,20 @@ function decodeLogin(taskId: number, uin: number, value: Buffer): LoginOutcome {
   return { taskId, uin, outcome, at: value.readDoubleBE(1) };
 }
 
+function encodeCounts(counts: LoginCounts): Buffer {
+  const value = Buffer.allocUnsafe(8 * OUTCOMES.length);
+  OUTCOMES.forEach((outcome, i) => value.writeDoubleBE(counts[outcome], 8 * i));
+  return value;
+}
+
+function decodeCounts(value: Buffer): LoginCounts {
+  return { delivered: value.readDoubleBE(0), expired: value.readDoubleBE(8), over_frequency: value.readDoubleBE(16) };
+}
+
 export class LevelDeliveryRecordLog implements DeliveryRecordLog {
   private readonly life = new Lifecycle('LevelDeliveryRecordLog');
+  /** recordLogins calls, one at a time: each reads the counts the one before wrote. */
+  private loginWrites: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly db: Db) {}
 
@@ -73,16 +100,47 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
   }
 
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void> {
-    return this.life.run('recordLogins', () =>
-      this.db.batch(
-        outcomes.map((o) => {
-          const value = Buffer.allocUnsafe(9);
-          value.writeUInt8(OUTCOMES.indexOf(o.outcome), 0);
-          value.writeDoubleBE(o.at, 1);
-          return { type: 'put' as const, key: loginKey(o.taskId, o.uin), value };
-        }),
-      ),
-    );
+    const write = this.loginWrites.then(() => this.life.run('recordLogins', () => this.writeLogins(outcomes)));
+    this.loginWrites = write.catch(() => undefined);
+    return write;
+  }
+
+  /** The outcomes and their tasks' counts in one batch; an outcome recorded again moves its count, not adds one. */
+  private async writeLogins(outcomes: readonly LoginOutcome[]): Promise<void> {
+    const latest = new Map<string, LoginOutcome>();
+    for (const o of outcomes) latest.set(`${o.taskId}:${o.uin}`, o);
+    const entries = [...latest.values()];
+    const keys = entries.map((o) => loginKey(o.taskId, o.uin));
+    const before = await this.db.getMany(keys);
+    const counts = new Map<number, LoginCounts>();
+    for (const taskId of new Set(entries.map((o) => o.taskId))) counts.set(taskId, await this.countsOf(taskId));
+    const ops: Array<{ type: 'put'; key: Buffer; value: Buffer }> = entries.map((o, i) => {
+      const taskCounts = counts.get(o.taskId)!;
+      const previous = before[i];
+      if (previous !== undefined) taskCounts[decodeLogin(o.taskId, o.uin, previous).outcome] -= 1;
+      taskCounts[o.outcome] += 1;
+      const value = Buffer.allocUnsafe(9);
+      value.writeUInt8(OUTCOMES.indexOf(o.outcome), 0);
+      value.writeDoubleBE(o.at, 1);
+      return { type: 'put', key: keys[i]!, value };
+    });
+    for (const [taskId, taskCounts] of counts)
+      ops.push({ type: 'put', key: countsKey(taskId), value: encodeCounts(taskCounts) });
+    await this.db.batch(ops);
+  }
+
+  /** One read of the task's counts (a scan of its outcomes, once, for a task recorded before the counts). */
+  loginCounts(taskId: number): Promise<LoginCounts> {
+    return this.life.run('loginCounts', () => this.countsOf(taskId));
+  }
+
+  private async countsOf(taskId: number): Promise<LoginCounts> {
+    const stored = await this.db.get(countsKey(taskId));
+    if (stored !== undefined) return decodeCounts(stored);
+    const counts: LoginCounts = { delivered: 0, expired: 0, over_frequency: 0 };
+    const range = { gte: loginKey(taskId, 0), lte: loginKey(taskId, 0xffff_ffff) };
+    for await (const value of this.db.values(range)) counts[decodeLogin(taskId, 0, value).outcome] += 1;
+    return counts;
   }
 
   loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined> {

@@ -8,6 +8,7 @@ import { ReportDownload } from '../components/ReportDownload';
 import { SendCountdown } from '../components/SendCountdown';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
+import { TaskFunnel } from '../components/TaskFunnel';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { campaignOfTask } from '../lib/campaign-of';
 import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
@@ -217,6 +218,7 @@ export function TaskPage({ id }: { id: string }) {
           </table>
         </div>
       </div>
+      <TaskFunnel task={task} />
       <div className="panel">
         <h2>Message</h2>
         {task.content.title && <div className="msg-title">{task.content.title}</div>}

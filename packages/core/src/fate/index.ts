@@ -22,6 +22,10 @@ export {
 } from './removed-sets';
 export type { RemovedHeader, RemovedSection } from './removed-sets';
 export { classifyFate } from './fate';
+export { buildFunnel, CHAIN_ORDER } from './funnel';
+export type { FunnelFacts, FunnelStage, FunnelStageName, FunnelCount, LoginCounts } from './funnel';
+export { CoverageCounter, countBitsBetween } from './coverage';
+export type { DeliveryCoverage } from './coverage';
 export type {
   Fate,
   FateFacts,

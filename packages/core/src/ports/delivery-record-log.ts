@@ -1,5 +1,6 @@
 import type { DeliveryRecord } from '../fate/delivery-record';
 import type { LoginOutcome } from '../fate/fate';
+import type { LoginCounts } from '../fate/funnel';
 
 /**
  * Per-recipient truth of delivery (docs/recipient-truth.md): for each
@@ -22,6 +23,10 @@ import type { LoginOutcome } from '../fate/fate';
  * - `loginOf` returns the outcome recorded for (task, uin), or undefined;
  *   `loginsFrom(taskId, uin)` yields the task's outcomes of uins at or after
  *   `uin`, ascending, read as it goes (the delivery report's walk).
+ * - `loginCounts(taskId)` returns how many of the task's outcomes are of each
+ *   kind, an outcome recorded again for the same (task, uin) counted once
+ *   (by its latest kind); cheap whatever the task's size (the funnel asks it
+ *   on every request).
  */
 export interface DeliveryRecordLog {
   recordBatch(record: DeliveryRecord): Promise<void>;
@@ -30,5 +35,6 @@ export interface DeliveryRecordLog {
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void>;
   loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined>;
   loginsFrom(taskId: number, uin: number): AsyncIterable<LoginOutcome>;
+  loginCounts(taskId: number): Promise<LoginCounts>;
   close(): Promise<void>;
 }

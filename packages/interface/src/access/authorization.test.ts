@@ -185,6 +185,14 @@ const MATRIX: Record<string, Spec> = {
     // A CREATED task has not filtered its list: 409 shows the request got past the access check.
     ok: 409,
   },
+  'GET /api/v1/tasks/:id/funnel': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: taskPath(seeded.globexTask.id, '/funnel') }),
+    missing: () => ({ method: 'GET', path: taskPath(999_999, '/funnel') }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    // A CREATED task answers what it can (its audience): 200.
+    ok: 200,
+  },
   'GET /api/v1/tasks/:id/recipients/:uin': {
     kind: 'account',
     foreign: () => ({ method: 'GET', path: taskPath(seeded.globexTask.id, '/recipients/7') }),

@@ -3,6 +3,7 @@
  * one recipient's fate in a task.
  */
 import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
+import { CHAIN_ORDER } from '@herald/core/fate';
 import { epochMs, integer, object } from './schema-builders';
 
 export const recipientFate = object(
@@ -45,3 +46,57 @@ export const recipientFate = object(
 );
 
 /** The document's `components.schemas`. */
+
+const STAGES = [
+  'audience',
+  'removed',
+  'kept',
+  'delivered_online',
+  'rejected',
+  'queued_offline',
+  'not_reached',
+  'unknown',
+  'delivered_at_login',
+  'waiting',
+  'expired',
+  'dropped_at_login',
+];
+const countOrUnknown = (description: string) => ({
+  description,
+  oneOf: [
+    { type: 'integer', minimum: 0 },
+    { type: 'string', enum: ['unknown'] },
+  ],
+});
+
+/** GET /api/v1/tasks/:id/funnel's answer (docs/recipient-truth.md, "The funnel"). */
+export const taskFunnel = object(
+  {
+    taskId: integer('the task'),
+    state: { type: 'string', enum: [...TASK_STATES] },
+    at: epochMs('when it was counted (waiting and expired depend on it)'),
+    stages: {
+      type: 'array',
+      description: 'the audience, each filter link in chain order, kept, then how the kept recipients stand',
+      items: object(
+        {
+          stage: { type: 'string', enum: STAGES },
+          of: { type: ['string', 'null'], enum: [...STAGES, null], description: 'the stage this one is a part of' },
+          link: { type: 'string', enum: [...CHAIN_ORDER], description: 'removed: the filter link' },
+          why: { type: 'string', enum: ['expired', 'over_frequency'], description: 'dropped_at_login: why' },
+          count: countOrUnknown('how many; `unknown` where the records cannot tell, with `reason`'),
+          reason: { type: 'string', description: 'why the count is unknown (or, for the unknown stage, why they are)' },
+          remaining: countOrUnknown('removed: recipients left after this link'),
+          byReason: {
+            type: 'object',
+            additionalProperties: { type: 'integer', minimum: 0 },
+            description: "rejected: the channel's dead letters by its reason",
+          },
+        },
+        ['stage', 'of', 'count'],
+      ),
+    },
+  },
+  ['taskId', 'state', 'at', 'stages'],
+  "a task's funnel",
+);

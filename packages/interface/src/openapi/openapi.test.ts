@@ -254,6 +254,10 @@ describe('GET /api/docs', () => {
     await call('GET /api/v1/tasks/:id/report', recipient(`${task.id as number}/report`), 409);
     await call('GET /api/v1/tasks/:id/report', recipient(`${task.id as number}/report?cursor=1-x`), 400);
     await call('GET /api/v1/tasks/:id/report', recipient('999999/report'), 404);
+    // Not filtered yet: the funnel answers the audience and says the rest is unknown.
+    await call('GET /api/v1/tasks/:id/funnel', recipient(`${task.id as number}/funnel`), 200);
+    await call('GET /api/v1/tasks/:id/funnel', recipient('999999/funnel'), 404);
+    await call('GET /api/v1/tasks/:id/funnel', recipient('x/funnel'), 400);
     await call(
       'GET /api/v1/tasks/:id/progress',
       { method: 'GET', path: `/api/v1/tasks/${task.id as number}/progress` },

@@ -1,0 +1,80 @@
+import type { ExecutionUnit } from '../task/model';
+import type { DeliveryRecord } from './delivery-record';
+
+/** How a task's kept positions stand against its delivery records (funnel.ts reads these). */
+export interface DeliveryCoverage {
+  /** Positions a record marks online. */
+  online: number;
+  /** Positions a record marks queued offline. */
+  offline: number;
+  /** Positions with no record that their unit's checkpoint passed: confirmed before the records existed. */
+  passedWithoutRecord: number;
+  /** Positions with no record that no checkpoint passed: not reached yet (or ever). */
+  unconfirmed: number;
+}
+
+const BYTE_BITS = Uint8Array.from({ length: 256 }, (_, b) => {
+  let n = 0;
+  for (let v = b; v !== 0; v >>>= 1) n += v & 1;
+  return n;
+});
+
+/** Set bits among bits [start, end) of `bits`, a byte at a time where it can. */
+export function countBitsBetween(bits: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  let i = start;
+  for (; i < end && (i & 7) !== 0; i++) n += (bits[i >>> 3]! >>> (i & 7)) & 1;
+  for (; i + 8 <= end; i += 8) n += BYTE_BITS[bits[i >>> 3]!]!;
+  for (; i < end; i++) n += (bits[i >>> 3]! >>> (i & 7)) & 1;
+  return n;
+}
+
+/**
+ * Counts a task's batch records, given in position order (the order
+ * `DeliveryRecordLog.batchesFrom` yields them), over its kept positions
+ * [0, kept), holding only the running counts and the gaps between records.
+ * A position two records cover is counted by the first, as the delivery
+ * report's walk answers it from the first record holding it.
+ */
+export class CoverageCounter {
+  private online = 0;
+  private offline = 0;
+  private coveredTo = 0;
+  /** [from, to) spans no record covers, in order. */
+  private readonly gaps: Array<[number, number]> = [];
+
+  constructor(private readonly kept: number) {}
+
+  add(record: Pick<DeliveryRecord, 'from' | 'count' | 'online'>): void {
+    const start = Math.max(record.from, this.coveredTo);
+    const end = Math.min(record.from + record.count, this.kept);
+    if (start >= end) return;
+    if (start > this.coveredTo) this.gaps.push([this.coveredTo, start]);
+    const online = countBitsBetween(record.online, start - record.from, end - record.from);
+    this.online += online;
+    this.offline += end - start - online;
+    this.coveredTo = end;
+  }
+
+  /** The counts, the uncovered positions split by whether a unit's checkpoint passed them. */
+  finish(units: readonly Pick<ExecutionUnit, 'start' | 'end' | 'checkpoint'>[]): DeliveryCoverage {
+    const gaps =
+      this.coveredTo < this.kept ? [...this.gaps, [this.coveredTo, this.kept] as [number, number]] : this.gaps;
+    let passedWithoutRecord = 0;
+    let uncovered = 0;
+    for (const [from, to] of gaps) {
+      uncovered += to - from;
+      for (const unit of units) {
+        const passedTo = Math.min(to, unit.checkpoint, unit.end);
+        const passedFrom = Math.max(from, unit.start);
+        if (passedTo > passedFrom) passedWithoutRecord += passedTo - passedFrom;
+      }
+    }
+    return {
+      online: this.online,
+      offline: this.offline,
+      passedWithoutRecord,
+      unconfirmed: uncovered - passedWithoutRecord,
+    };
+  }
+}

@@ -1,0 +1,25 @@
+import { NotFoundError } from '@herald/core';
+import type { FastifyInstance } from 'fastify';
+import type { ApiDeps } from '../api-deps';
+import { assertCanSeeAccount, noteAudit } from '../access/request-access';
+import { taskFunnel } from '../task-funnel';
+import { parseTaskId } from './tasks';
+
+/**
+ * GET /api/v1/tasks/:id/funnel: the task's audience narrowed by each filter
+ * link, then how its kept recipients stand (docs/recipient-truth.md, "The
+ * funnel"). Found as GET /api/v1/tasks/:id finds it: another account's task
+ * is TASK_NOT_FOUND. A task not filtered yet answers what it can.
+ */
+export function taskFunnelRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/funnel', async (request) => {
+    const id = parseTaskId(request.params.id);
+    noteAudit(request, { resource: `task:${id}` });
+    const missing = () =>
+      new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
+    const task = await deps.store.getTask(id);
+    if (task === undefined) throw missing();
+    assertCanSeeAccount(request, task.accountId, missing);
+    return taskFunnel(task, deps);
+  });
+}
