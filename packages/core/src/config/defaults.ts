@@ -53,7 +53,7 @@ export const DEFAULTS = {
     },
   },
   management: { drainTimeoutMs: 60_000 },
-  auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
+  auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, sessionMaxAgeMs: 7 * 24 * 3_600_000 },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000, minPeriodMs: 3_600_000 },
   load: {
     reportIntervalMs: 1000,
