@@ -115,10 +115,7 @@ export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): Admis
       unauthenticated.inc();
       // The browser forgets the dead session, so the next page is a plain sign-in.
       void reply.header('set-cookie', clearedSessionCookie(cameOverTls(request)));
-      throw new AccessDeniedError(
-        'SESSION_ENDED',
-        'Herald no longer accepts the token this session signed in with: it was revoked, or is unknown',
-      );
+      throw new AccessDeniedError('SESSION_ENDED', "the session's token is not valid: revoked, unknown or malformed");
     }
     admit(request, principal);
   });
