@@ -51,13 +51,11 @@ describe('console sessions (defect 12)', () => {
 
   /** Every key and value of both storages, and the cookies a script can see. */
   const scriptVisibleState = (on: Page) =>
-    on.evaluate(() => {
-      const all = (storage: Storage) =>
-        Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map(
-          (key) => `${key}=${storage.getItem(key)}`,
-        );
+    on.evaluate<{ local: string[]; session: string[]; cookie: string }>(`(() => {
+      const all = (storage) =>
+        Array.from({ length: storage.length }, (_, i) => storage.key(i)).map((key) => key + '=' + storage.getItem(key));
       return { local: all(localStorage), session: all(sessionStorage), cookie: document.cookie };
-    });
+    })()`);
 
   const sessionCookie = async () =>
     (await browser.context.cookies(cluster.url + '/api/v1/me')).find((cookie) => cookie.name === 'herald_session');
