@@ -42,6 +42,8 @@ describe('ErrorCodes', () => {
         'TOKEN_EXISTS',
         'UNAUTHENTICATED',
         'FORBIDDEN',
+        'SESSION_ENDED',
+        'CONSOLE_HEADER_REQUIRED',
         'RATE_LIMITED',
         'LIST_EMPTY',
         'LIST_BAD_MAGIC',
@@ -238,8 +240,8 @@ describe('audience errors', () => {
 });
 
 describe('access errors', () => {
-  it('AccessDeniedError carries UNAUTHENTICATED or FORBIDDEN, no details, and is not retriable', () => {
-    for (const code of ['UNAUTHENTICATED', 'FORBIDDEN'] as const) {
+  it('AccessDeniedError carries its code (UNAUTHENTICATED, FORBIDDEN, SESSION_ENDED, CONSOLE_HEADER_REQUIRED), no details, and is not retriable', () => {
+    for (const code of ['UNAUTHENTICATED', 'FORBIDDEN', 'SESSION_ENDED', 'CONSOLE_HEADER_REQUIRED'] as const) {
       const error = new AccessDeniedError(code, 'no');
       expect(error).toBeInstanceOf(HeraldError);
       expect(error.name).toBe('AccessDeniedError');

@@ -34,6 +34,10 @@ export const ErrorCodes = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   /** A valid token whose role may not use this endpoint (admin endpoints only: account data answers 404). */
   FORBIDDEN: 'FORBIDDEN',
+  /** A console session cookie whose token is no longer valid (revoked, unknown, malformed): the cookie is cleared; sign in again. */
+  SESSION_ENDED: 'SESSION_ENDED',
+  /** A request authenticated by the session cookie, with an unsafe method, but without the console's X-Herald-Console header (the CSRF defence). */
+  CONSOLE_HEADER_REQUIRED: 'CONSOLE_HEADER_REQUIRED',
   /** The token's request rate is over `auth.rateLimit`; retriable after `details.retryAfterMs`. */
   RATE_LIMITED: 'RATE_LIMITED',
   LIST_EMPTY: 'LIST_EMPTY',
@@ -148,12 +152,14 @@ export class NotFoundError extends HeraldError {
 }
 
 /**
- * The API refused the caller: UNAUTHENTICATED (no valid token) or FORBIDDEN
- * (a valid token whose role may not use the endpoint). Messages never echo
- * the token.
+ * The API refused the caller: UNAUTHENTICATED (no valid token), FORBIDDEN
+ * (a valid token whose role may not use the endpoint), SESSION_ENDED (a
+ * console session cookie whose token is no longer valid) or
+ * CONSOLE_HEADER_REQUIRED (a cookie-authenticated change without the
+ * console's header). Messages never echo the token.
  */
 export class AccessDeniedError extends HeraldError {
-  constructor(code: 'UNAUTHENTICATED' | 'FORBIDDEN', message: string) {
+  constructor(code: 'UNAUTHENTICATED' | 'FORBIDDEN' | 'SESSION_ENDED' | 'CONSOLE_HEADER_REQUIRED', message: string) {
     super(code, message);
   }
 }

@@ -38,6 +38,8 @@ export const STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   [ErrorCodes.TOKEN_EXISTS]: 409,
   [ErrorCodes.UNAUTHENTICATED]: 401,
   [ErrorCodes.FORBIDDEN]: 403,
+  [ErrorCodes.SESSION_ENDED]: 401,
+  [ErrorCodes.CONSOLE_HEADER_REQUIRED]: 403,
   [ErrorCodes.RATE_LIMITED]: 429,
   [ErrorCodes.ILLEGAL_TRANSITION]: 409,
   [ErrorCodes.TASK_NOT_PREPROCESSED]: 409,
@@ -53,7 +55,8 @@ export interface ErrorBody {
 /** Headers an error answer carries beside its body: how to authenticate (401), when to try again (429). */
 export function errorHeaders(error: unknown): Record<string, string> {
   if (!isHeraldError(error)) return {};
-  if (error.code === ErrorCodes.UNAUTHENTICATED) return { 'www-authenticate': 'Bearer' };
+  if (error.code === ErrorCodes.UNAUTHENTICATED || error.code === ErrorCodes.SESSION_ENDED)
+    return { 'www-authenticate': 'Bearer' };
   if (error.code === ErrorCodes.RATE_LIMITED)
     return { 'retry-after': String(Math.max(1, Math.ceil(Number(error.details.retryAfterMs) / 1000))) };
   return {};

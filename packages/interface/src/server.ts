@@ -19,6 +19,7 @@ import { clusterRoutes } from './routes/cluster';
 import { channelRoutes } from './routes/channels';
 import { listRoutes } from './routes/lists';
 import { recipientRoutes } from './routes/recipients';
+import { sessionRoutes } from './routes/session';
 import { taskReportRoutes } from './routes/task-report';
 import { taskFunnelRoutes } from './routes/task-funnel';
 import { taskRoutes } from './routes/tasks';
@@ -69,7 +70,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   });
   // Before any route, so the guard covers every one of them.
   const verifier = new TokenVerifier(deps.access, deps.config.auth.tokenCacheMs);
-  installAccessGuard(app, {
+  const admission = installAccessGuard(app, {
     access: deps.access,
     verifier,
     auth: deps.config.auth,
@@ -109,6 +110,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     if (deps.audiences !== undefined) audienceRoutes(api, { ...deps, audiences: deps.audiences });
     if (deps.accounts !== undefined) accountRoutes(api, { ...deps, accounts: deps.accounts });
     accessRoutes(api, deps, verifier);
+    sessionRoutes(api, { auth: deps.config.auth, clock: deps.clock, verifier, admission });
   });
   return app;
 }

@@ -1,7 +1,9 @@
 /**
- * The one way the console talks to Herald: JSON over fetch with the
- * operator's bearer token, and list uploads over XMLHttpRequest (fetch
- * cannot report upload progress). Every failure becomes an ApiError that
+ * The one way the console talks to Herald: JSON over fetch, and list uploads
+ * over XMLHttpRequest (fetch cannot report upload progress). Every request
+ * goes with the browser's session cookie, which page scripts cannot read
+ * (docs/security.md, "Console sessions"), and the console's header, without
+ * which the server refuses a cookie-authenticated change. Every failure becomes an ApiError that
  * carries the server's stable code and, when the server named one, the
  * field at fault, so forms can show the message next to that field.
  */
@@ -21,20 +23,14 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when the server answers 401, with its reason: the session ends and the sign-in page says why. */
-let onUnauthenticated: (reason: string) => void = () => undefined;
-export function setUnauthenticatedHandler(handler: (reason: string) => void): void {
+/** Called when the server answers 401, with its error: the session ends and the sign-in page says why. */
+let onUnauthenticated: (error: ApiError) => void = () => undefined;
+export function setUnauthenticatedHandler(handler: (error: ApiError) => void): void {
   onUnauthenticated = handler;
 }
 
-let token = '';
-export function setToken(value: string): void {
-  token = value;
-}
-
-function authHeaders(): Record<string, string> {
-  return token === '' ? {} : { authorization: `Bearer ${token}` };
-}
+/** Sent with every request: the server refuses a change made with the session cookie without it (the CSRF defence). */
+const CONSOLE_HEADERS: Readonly<Record<string, string>> = { 'x-herald-console': '1' };
 
 /** Builds an ApiError from an error answer, whichever of the documented shapes it has. */
 export function toApiError(status: number, body: unknown): ApiError {
@@ -68,8 +64,9 @@ export async function api<T>(
   try {
     response = await fetch(path, {
       method,
+      credentials: 'same-origin',
       headers: {
-        ...authHeaders(),
+        ...CONSOLE_HEADERS,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
@@ -84,28 +81,29 @@ export async function api<T>(
   const parsed: unknown = text === '' ? null : safeJson(text);
   if (!response.ok) {
     const error = toApiError(response.status, parsed);
-    if (response.status === 401) onUnauthenticated(error.message);
+    if (response.status === 401) onUnauthenticated(error);
     throw error;
   }
   return parsed as T;
 }
 
 /**
- * Fetches a file the API streams (it needs the bearer token, so a plain link
- * cannot) and hands it to the browser as a download named `filename`. The
+ * Fetches a file the API streams and hands it to the browser as a download
+ * named `filename`, so a refusal (401, 404) shows as an error on the page
+ * instead of a broken download. The
  * browser holds the whole file until it is saved: for a report of millions
  * of rows, `curl` the route instead (docs/api.md).
  */
 export async function download(path: string, filename: string): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(path, { headers: authHeaders() });
+    response = await fetch(path, { credentials: 'same-origin', headers: CONSOLE_HEADERS });
   } catch {
     throw new ApiError(0, 'NETWORK', 'Herald did not answer: is the interface tier up?');
   }
   if (!response.ok) {
     const error = toApiError(response.status, safeJson(await response.text()));
-    if (response.status === 401) onUnauthenticated(error.message);
+    if (response.status === 401) onUnauthenticated(error);
     throw error;
   }
   const url = URL.createObjectURL(await response.blob());
@@ -143,7 +141,7 @@ export function upload<T>(
   const xhr = new XMLHttpRequest();
   const done = new Promise<T>((resolve, reject) => {
     xhr.open('POST', path);
-    for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
+    for (const [name, value] of Object.entries(CONSOLE_HEADERS)) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('content-type', contentType);
     xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
     xhr.onload = () => {
@@ -151,7 +149,7 @@ export function upload<T>(
       if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as T);
       else {
         const error = toApiError(xhr.status, parsed);
-        if (xhr.status === 401) onUnauthenticated(error.message);
+        if (xhr.status === 401) onUnauthenticated(error);
         reject(error);
       }
     };

@@ -262,7 +262,10 @@ function TaskRow({ task, selected, onSelect }: { task: Task; selected: boolean; 
   return (
     <tr
       className={[live ? 'live' : '', selected ? 'selected' : ''].join(' ').trim() || undefined}
-      onClick={() => navigate(`/tasks/${task.id}`)}
+      onClick={(e) => {
+        // A click on the id's link is the link's (Ctrl+click opens a new tab and must leave this one on the list).
+        if ((e.target as Element).closest('a') === null) navigate(`/tasks/${task.id}`);
+      }}
     >
       {/* A click on the box, or the cell around it (a larger target), selects: it never opens the task. */}
       <td

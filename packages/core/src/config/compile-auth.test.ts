@@ -15,20 +15,29 @@ function settingOf(options: unknown): { setting: string; message: string } {
 }
 
 describe('compileConfig auth', () => {
-  it('fills the defaults: 100 requests/s, bursts of 200, tokens trusted for 5 s, no bootstrap token', () => {
+  it('fills the defaults: 100 requests/s, bursts of 200, tokens trusted for 5 s, 7-day sessions, no bootstrap token', () => {
     expect(compileConfig().auth).toEqual({
       rateLimit: { perSecond: 100, burst: 200 },
       tokenCacheMs: 5000,
+      sessionMaxAgeMs: 604_800_000,
       bootstrapAdminToken: null,
     });
   });
 
   it('takes a bootstrap admin token, a fractional rate and 0 (limiting off, no cache)', () => {
     expect(
-      compileConfig({ auth: { bootstrapAdminToken: TOKEN, rateLimit: { perSecond: 0.5 }, tokenCacheMs: 0 } }).auth,
+      compileConfig({
+        auth: {
+          bootstrapAdminToken: TOKEN,
+          rateLimit: { perSecond: 0.5 },
+          tokenCacheMs: 0,
+          sessionMaxAgeMs: 3_600_000,
+        },
+      }).auth,
     ).toEqual({
       rateLimit: { perSecond: 0.5, burst: 200 },
       tokenCacheMs: 0,
+      sessionMaxAgeMs: 3_600_000,
       bootstrapAdminToken: TOKEN,
     });
     expect(compileConfig({ auth: { rateLimit: { perSecond: 0 } } }).auth.rateLimit.perSecond).toBe(0);
@@ -44,6 +53,9 @@ describe('compileConfig auth', () => {
     ['a burst of 0', { auth: { rateLimit: { burst: 0 } } }, 'auth.rateLimit.burst'],
     ['a negative cache time', { auth: { tokenCacheMs: -1 } }, 'auth.tokenCacheMs'],
     ['a cache time over an hour', { auth: { tokenCacheMs: 3_600_001 } }, 'auth.tokenCacheMs'],
+    ['a session under a minute', { auth: { sessionMaxAgeMs: 59_999 } }, 'auth.sessionMaxAgeMs'],
+    ['a session over 30 days', { auth: { sessionMaxAgeMs: 2_592_000_001 } }, 'auth.sessionMaxAgeMs'],
+    ['a session age that is no integer', { auth: { sessionMaxAgeMs: '7d' } }, 'auth.sessionMaxAgeMs'],
   ])('refuses %s, naming the setting', (_name, options, setting) => {
     expect(settingOf(options).setting).toBe(setting);
   });

@@ -4,15 +4,19 @@ import { DEFAULTS, type AuthConfig, type HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys, int } from './validate';
 
+/** A kept console session lasts at most 30 days: past that, the operator signs in again. */
+const MAX_SESSION_AGE_MS = 30 * 24 * 3_600_000;
+
 /**
  * The API's access settings (docs/configuration.md, `auth`): the per-token
  * rate limit, how long a verified token is trusted before the store is asked
- * again (the bound on how late a revocation takes effect), and the optional
+ * again (the bound on how late a revocation takes effect), how long a kept
+ * console session lasts, and the optional
  * bootstrap admin token. The token is checked for shape only and never echoed
  * in an error.
  */
 export function compileAuth(options: HeraldOptions): AuthConfig {
-  const auth = section(options, 'auth', ['rateLimit', 'tokenCacheMs', 'bootstrapAdminToken']);
+  const auth = section(options, 'auth', ['rateLimit', 'tokenCacheMs', 'sessionMaxAgeMs', 'bootstrapAdminToken']);
   const rateLimit = auth.rateLimit ?? {};
   if (rateLimit === null || typeof rateLimit !== 'object' || Array.isArray(rateLimit))
     throw new ConfigError('auth.rateLimit', 'must be an object');
@@ -37,6 +41,13 @@ export function compileAuth(options: HeraldOptions): AuthConfig {
       burst: int('auth.rateLimit.burst', rateLimit.burst, DEFAULTS.auth.rateLimit.burst, 1, 1_000_000),
     },
     tokenCacheMs: int('auth.tokenCacheMs', auth.tokenCacheMs, DEFAULTS.auth.tokenCacheMs, 0, 3_600_000),
+    sessionMaxAgeMs: int(
+      'auth.sessionMaxAgeMs',
+      auth.sessionMaxAgeMs,
+      DEFAULTS.auth.sessionMaxAgeMs,
+      60_000,
+      MAX_SESSION_AGE_MS,
+    ),
     bootstrapAdminToken: token ?? null,
   };
 }

@@ -31,7 +31,12 @@ const EXPECTED_DEFAULTS = {
     kinds: { realtime: 'realtime', normal: 'bulk', storage: 'storage' },
     executors: {},
   },
-  auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, bootstrapAdminToken: null },
+  auth: {
+    rateLimit: { perSecond: 100, burst: 200 },
+    tokenCacheMs: 5000,
+    sessionMaxAgeMs: 604_800_000,
+    bootstrapAdminToken: null,
+  },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000, minPeriodMs: 3_600_000 },
   audiences: {
     maxRunningJobs: 2,
@@ -261,6 +266,7 @@ describe('compileConfig', () => {
       auth: {
         rateLimit: { perSecond: 0.5, burst: 1 },
         tokenCacheMs: 0,
+        sessionMaxAgeMs: 60_000,
         bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}`,
       },
       campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100, minPeriodMs: 1000 },

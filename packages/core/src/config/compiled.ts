@@ -118,6 +118,8 @@ export interface ManagementConfig {
 export interface AuthConfig {
   rateLimit: { perSecond: number; burst: number };
   tokenCacheMs: number;
+  /** The Max-Age of a kept console session's cookie, ms (docs/security.md, "Console sessions"). */
+  sessionMaxAgeMs: number;
   bootstrapAdminToken: string | null;
 }
 

@@ -54,7 +54,7 @@ export const DEFAULTS = {
     zmq: { timeoutMs: 10_000, maxInFlight: 64, maxAttempts: 5, retryDelayMs: 200 },
   },
   management: { drainTimeoutMs: 60_000 },
-  auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000 },
+  auth: { rateLimit: { perSecond: 100, burst: 200 }, tokenCacheMs: 5000, sessionMaxAgeMs: 7 * 24 * 3_600_000 },
   campaigns: { misfireGraceMs: 60_000, scanIntervalMs: 5000, minPeriodMs: 3_600_000 },
   load: {
     reportIntervalMs: 1000,

@@ -180,6 +180,12 @@ export interface HeraldOptions {
      */
     tokenCacheMs?: number;
     /**
+     * The longest a console session kept with "keep me signed in" lasts, ms:
+     * the Max-Age of its cookie. A session not kept ends when the browser
+     * closes. Default 7 days; at most 30 days.
+     */
+    sessionMaxAgeMs?: number;
+    /**
      * An admin token (hrd_<id>_<secret>) stored, hashed, at start when no token
      * has its id: how the first admin comes to exist without the CLI. The CLI
      * takes it from the environment variable HERALD_ADMIN_TOKEN. Default none.

@@ -75,7 +75,12 @@ const FULL: Record<string, unknown> = {
     kinds: { realtime: 'rt', normal: 'bulk', storage: 'disk' },
     executors: { 'executor-1': 'realtime' },
   },
-  auth: { rateLimit: { perSecond: 1, burst: 1 }, tokenCacheMs: 0, bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}` },
+  auth: {
+    rateLimit: { perSecond: 1, burst: 1 },
+    tokenCacheMs: 0,
+    sessionMaxAgeMs: 60_000,
+    bootstrapAdminToken: `hrd_boot_${'s'.repeat(43)}`,
+  },
   campaigns: { misfireGraceMs: 1000, scanIntervalMs: 100 },
   audiences: { maxRunningJobs: 2, jobRetentionMs: 1000, pageSize: 1, followEvents: true, followerCopyThreshold: 0 },
   accounts: {

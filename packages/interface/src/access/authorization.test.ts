@@ -106,7 +106,15 @@ type Spec =
    */
   | { kind: 'account'; foreign: () => Req | Promise<Req>; missing: () => Req; ids: () => string[]; ok: number }
   /** A listing: filtered to the caller's accounts (checked in its own test below). */
-  | { kind: 'listing'; request: () => Req };
+  | { kind: 'listing'; request: () => Req }
+  /**
+   * The console's session routes: no Authorization header; POST checks the
+   * token in its body, DELETE needs none (routes/session.test.ts). `anonymous`:
+   * what a caller with no valid token gets.
+   */
+  | { kind: 'session'; anonymous: Req; status: number };
+
+const MUTATING_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 const taskPath = (id: number | string, suffix = '') => `/api/v1/tasks/${id}${suffix}`;
 
@@ -327,6 +335,12 @@ const MATRIX: Record<string, Spec> = {
     ok: 200,
   },
   'GET /api/v1/audit': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/audit' }), ok: 200 },
+  'POST /api/v1/session': {
+    kind: 'session',
+    anonymous: { method: 'POST', path: '/api/v1/session', body: { token: `hrd_abcd_${'x'.repeat(43)}` } },
+    status: 401,
+  },
+  'DELETE /api/v1/session': { kind: 'session', anonymous: { method: 'DELETE', path: '/api/v1/session' }, status: 204 },
 };
 
 /** Patterns that stand for routes whose exact paths depend on what is built (the console's files, the API docs). */
@@ -373,6 +387,14 @@ describe('the authorization matrix', () => {
         expect(['GET', 'HEAD']).toContain(route.method);
         const answer = await server.call(undefined, spec.probe);
         expect({ route: `${route.method} ${route.url}`, status: answer.status }).not.toMatchObject({ status: 401 });
+        continue;
+      }
+      if (spec.kind === 'session') {
+        expect(MUTATING_METHODS).toContain(route.method);
+        expect({
+          route: `${route.method} ${route.url}`,
+          status: (await server.call(undefined, spec.anonymous)).status,
+        }).toEqual({ route: `${route.method} ${route.url}`, status: spec.status });
         continue;
       }
       const req =

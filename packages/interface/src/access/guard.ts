@@ -1,10 +1,11 @@
 import { AccessDeniedError, RateLimitedError } from '@herald/core';
-import { bearerToken, RateLimiter, type NewAuditEntry } from '@herald/core/access';
+import { bearerToken, RateLimiter, type NewAuditEntry, type Principal } from '@herald/core/access';
 import { noopMeter, type AccessStore, type Clock, type Logger, type Meter } from '@herald/core/ports';
 import type { AuthConfig } from '@herald/core/config';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isPublicRoute } from './public-routes';
+import { isPublicRoute, isSessionRoute } from './public-routes';
 import { accessOf, setPrincipal } from './request-access';
+import { cameOverTls, clearedSessionCookie, CONSOLE_HEADER, sessionCookieOf } from './session-cookie';
 import type { TokenVerifier } from './verifier';
 
 export interface GuardDeps {
@@ -14,6 +15,14 @@ export interface GuardDeps {
   clock: Clock;
   logger: Logger;
   meter?: Meter;
+}
+
+/** What the guard lends the session routes, which verify a token the guard never saw (it came in a body). */
+export interface Admission {
+  /** Counts the refusal and answers it exactly as a bad bearer token is answered. */
+  invalidToken(): AccessDeniedError;
+  /** Takes a request from the token's rate-limit bucket (else RATE_LIMITED) and sets the principal, so the request is audited. */
+  admit(request: FastifyRequest, principal: Principal): void;
 }
 
 /** Methods that change something: every one of them is audited once its caller is known. */
@@ -29,11 +38,17 @@ function bounded(text: string, max = 255): string {
  * The access guard, installed before any route so it covers them all:
  *
  * onRequest (before the body is read, so a refused upload is never
- * streamed): a public route (public-routes.ts) passes; any other needs
+ * streamed): a public route (public-routes.ts) passes, and so do the session
+ * routes, which check the token in their body themselves; any other needs
  * `Authorization: Bearer <token>` naming a valid, unrevoked token (else 401
- * UNAUTHENTICATED), then a request from that token's bucket (else 429
- * RATE_LIMITED with Retry-After). Only then is the principal set for the
- * route (principalOf, assertCanSeeAccount, visibleAccounts).
+ * UNAUTHENTICATED), or, without that header, the console's session cookie
+ * (session-cookie.ts) naming one (else 401 SESSION_ENDED, and the cookie is
+ * cleared); a cookie-authenticated change must also carry the console's
+ * header (else 403 CONSOLE_HEADER_REQUIRED). Both are verified alike, store
+ * and cache, so a revocation ends a session as it ends a bearer token. Then a
+ * request from that token's bucket (else 429 RATE_LIMITED with Retry-After).
+ * Only then is the principal set for the route (principalOf,
+ * assertCanSeeAccount, visibleAccounts).
  *
  * onSend (after the route answered, before the answer leaves): a mutating
  * request (POST, PUT, PATCH, DELETE) with a verified caller is appended to
@@ -49,7 +64,7 @@ function bounded(text: string, max = 255): string {
  * request would turn a flood into store writes. They are counted instead
  * (herald_api_unauthenticated_total, herald_api_rate_limited_total).
  */
-export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): void {
+export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): Admission {
   const { verifier, clock, logger } = deps;
   const meter = deps.meter ?? noopMeter;
   const unauthenticated = meter.counter(
@@ -66,24 +81,43 @@ export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): void 
   );
   const limiter = new RateLimiter(deps.auth.rateLimit);
 
-  app.addHook('onRequest', async (request) => {
-    if (isPublicRoute(request.method, request.routeOptions.url)) return;
-    const raw = bearerToken(request.headers.authorization);
-    if (raw === undefined) {
-      unauthenticated.inc();
-      throw new AccessDeniedError('UNAUTHENTICATED', 'this endpoint needs a token: send Authorization: Bearer <token>');
-    }
-    const principal = await verifier.verify(raw, clock.now());
-    if (principal === undefined) {
-      unauthenticated.inc();
-      throw new AccessDeniedError('UNAUTHENTICATED', 'the token is not valid: malformed, unknown or revoked');
-    }
+  const invalidToken = (): AccessDeniedError => {
+    unauthenticated.inc();
+    return new AccessDeniedError('UNAUTHENTICATED', 'the token is not valid: malformed, unknown or revoked');
+  };
+  const admit = (request: FastifyRequest, principal: Principal): void => {
     const take = limiter.take(principal.tokenId, clock.now());
     if (!take.allowed) {
       rateLimited.inc();
       throw new RateLimitedError(take.retryAfterMs);
     }
     setPrincipal(request, principal);
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url;
+    // The session routes take their token from the body, or need none (routes/session.ts).
+    if (isPublicRoute(request.method, route) || isSessionRoute(request.method, route)) return;
+    const credential = credentialOf(request);
+    if (credential === undefined) {
+      unauthenticated.inc();
+      throw new AccessDeniedError('UNAUTHENTICATED', 'this endpoint needs a token: send Authorization: Bearer <token>');
+    }
+    if (credential.from === 'cookie' && MUTATING.has(request.method) && request.headers[CONSOLE_HEADER] !== '1') {
+      throw new AccessDeniedError(
+        'CONSOLE_HEADER_REQUIRED',
+        `a change made with the console's session cookie must carry the header ${CONSOLE_HEADER}: 1 (the defence against cross-site requests)`,
+      );
+    }
+    const principal = await verifier.verify(credential.token, clock.now());
+    if (principal === undefined) {
+      if (credential.from === 'bearer') throw invalidToken();
+      unauthenticated.inc();
+      // The browser forgets the dead session, so the next page is a plain sign-in.
+      void reply.header('set-cookie', clearedSessionCookie(cameOverTls(request)));
+      throw new AccessDeniedError('SESSION_ENDED', "the session's token is not valid: revoked, unknown or malformed");
+    }
+    admit(request, principal);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -109,6 +143,21 @@ export function installAccessGuard(app: FastifyInstance, deps: GuardDeps): void 
     }
     return payload;
   });
+  return { admit, invalidToken };
+}
+
+/**
+ * What the request authenticates with: the Authorization header when it has
+ * one (a malformed one is no credential, whatever cookie comes with it), else
+ * the console's session cookie.
+ */
+function credentialOf(request: FastifyRequest): { from: 'bearer' | 'cookie'; token: string } | undefined {
+  if (request.headers.authorization !== undefined) {
+    const token = bearerToken(request.headers.authorization);
+    return token === undefined ? undefined : { from: 'bearer', token };
+  }
+  const token = sessionCookieOf(request.headers.cookie);
+  return token === undefined ? undefined : { from: 'cookie', token };
 }
 
 function pathOf(request: FastifyRequest): string {

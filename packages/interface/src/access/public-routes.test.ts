@@ -1,4 +1,4 @@
-import { isPublicRoute } from './public-routes';
+import { isPublicRoute, isSessionRoute } from './public-routes';
 
 describe('isPublicRoute', () => {
   it('lets reads of health, docs, the console and metrics through', () => {
@@ -39,5 +39,15 @@ describe('isPublicRoute', () => {
 
   it('passes a request that matched no route: the not-found handler answers it', () => {
     expect(isPublicRoute('POST', undefined)).toBe(true);
+  });
+});
+
+describe('isSessionRoute', () => {
+  it('is POST and DELETE /api/v1/session only, by the whole pattern', () => {
+    expect(isSessionRoute('POST', '/api/v1/session')).toBe(true);
+    expect(isSessionRoute('DELETE', '/api/v1/session')).toBe(true);
+    for (const method of ['GET', 'HEAD', 'PUT', 'PATCH']) expect(isSessionRoute(method, '/api/v1/session')).toBe(false);
+    for (const url of ['/api/v1/sessions', '/api/v1/session/x', '/api/v1/me', undefined])
+      expect(isSessionRoute('POST', url)).toBe(false);
   });
 });

@@ -31,3 +31,13 @@ export function isPublicRoute(method: string, routeUrl: string | undefined): boo
   if (method !== 'GET' && method !== 'HEAD') return false;
   return PUBLIC_READS.some((pattern) => pattern.test(routeUrl));
 }
+
+/**
+ * The console's session routes (routes/session.ts): POST /api/v1/session
+ * checks the token its body carries (the guard cannot: it runs before the
+ * body is read), and DELETE /api/v1/session only tells the browser to forget
+ * its cookie, which anyone may ask, a revoked session included.
+ */
+export function isSessionRoute(method: string, routeUrl: string | undefined): boolean {
+  return routeUrl === '/api/v1/session' && (method === 'POST' || method === 'DELETE');
+}

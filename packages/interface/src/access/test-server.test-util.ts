@@ -38,6 +38,8 @@ export interface Req {
   path: string;
   /** An object goes as JSON; bytes as application/octet-stream. */
   body?: unknown;
+  /** Extra request headers (a Cookie, the console's header). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -105,7 +107,10 @@ export async function startTestServer(options: {
     accounts,
     sent,
     async call(token, req) {
-      const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+      const headers: Record<string, string> = {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...req.headers,
+      };
       let body: RequestInit['body'];
       if (req.body instanceof Uint8Array) {
         headers['content-type'] = 'application/octet-stream';

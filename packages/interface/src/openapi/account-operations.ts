@@ -188,6 +188,27 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'The calling token',
     responses: { 200: json('who the token is', ref('Me')) },
   },
+  'POST /api/v1/session': {
+    tag: 'access',
+    access: 'public',
+    summary: 'Sign the console in: a session cookie for the token in the body',
+    description:
+      'Checks `token` as a bearer token is checked and answers who it is, like GET /api/v1/me, setting the HttpOnly cookie `herald_session` (SameSite=Strict, Path=/api, Secure over TLS). With `keep: true` the cookie lasts auth.sessionMaxAgeMs, else until the browser closes. Later requests may authenticate with the cookie instead of Authorization; one that changes something (POST, PUT, PATCH, DELETE) must then carry `X-Herald-Console: 1` (docs/security.md, "Console sessions").',
+    responses: { 200: json('who the token is; the session cookie is set', ref('Me')) },
+    errors: {
+      400: 'VALIDATION_FAILED: no token, or an unknown field (details.field)',
+      401: 'UNAUTHENTICATED: a malformed, unknown or revoked token (the same answer as a bad bearer token)',
+      429: "RATE_LIMITED: over the token's auth.rateLimit (Retry-After in seconds, details.retryAfterMs)",
+    },
+  },
+  'DELETE /api/v1/session': {
+    tag: 'access',
+    access: 'public',
+    summary: 'Sign the console out: clear the session cookie',
+    description:
+      'Needs no caller, so a browser whose token was revoked can still forget it. The token itself stays valid: revoke it (DELETE /api/v1/tokens/:id) to end every session it signed.',
+    responses: { 204: { description: 'the cookie is cleared', schema: null } },
+  },
   'POST /api/v1/tokens': {
     tag: 'access',
     access: 'admin',

@@ -119,14 +119,15 @@ describe('GET /api/docs', () => {
     expect(documentProblems(routesOf(server.app), doc)).toEqual([]);
   });
 
-  it('leaves out what is not the API, and asks for a token on every route but health', () => {
+  it('leaves out what is not the API, and asks for a token on every route but health and the console session', () => {
     expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual([]);
     const open = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
         .filter(([, op]) => op.security?.length === 0)
         .map(([method]) => `${method} ${path}`),
     );
-    expect(open).toEqual(['get /api/v1/health']);
+    // The session routes take the token in their body (POST) or need none (DELETE).
+    expect(open.sort()).toEqual(['delete /api/v1/session', 'get /api/v1/health', 'post /api/v1/session']);
   });
 
   it('serves Swagger UI and its assets without a token', async () => {
@@ -202,6 +203,11 @@ describe('GET /api/docs', () => {
     await call('GET /api/v1/health', { method: 'GET', path: '/api/v1/health', token: null }, 200);
     await call('GET /api/v1/me', { method: 'GET', path: '/api/v1/me' }, 200);
     await call('GET /api/v1/me', { method: 'GET', path: '/api/v1/me', token: null }, 401);
+    const session = { method: 'POST', path: '/api/v1/session', token: null };
+    await call('POST /api/v1/session', { ...session, body: { token: admin, keep: true } }, 200);
+    await call('POST /api/v1/session', { ...session, body: { token: 'hrd_abcd_' + 'x'.repeat(43) } }, 401);
+    await call('POST /api/v1/session', { ...session, body: { token: admin, remember: true } }, 400);
+    await call('DELETE /api/v1/session', { method: 'DELETE', path: '/api/v1/session', token: null }, 204);
 
     const list = await call(
       'POST /api/v1/lists',

@@ -9,19 +9,26 @@ import { IMPLIED_SCHEMA } from '../validation';
 /** Where the API reference is served: the UI here, the document at `${DOCS_PATH}/json` (and `/yaml`). */
 export const DOCS_PATH = '/api/docs';
 
+const UNAUTHENTICATED_401 =
+  "UNAUTHENTICATED: no token, or a malformed, unknown or revoked one (with WWW-Authenticate: Bearer); SESSION_ENDED: the console session cookie's token is no longer valid (the cookie is cleared)";
+
+/** What a change authenticated by the console's session cookie may be refused with (docs/security.md, "Console sessions"). */
+const CONSOLE_HEADER_403 =
+  'CONSOLE_HEADER_REQUIRED: a change authenticated by the session cookie without the header X-Herald-Console: 1';
+
 /** The error answers every route may give, besides its own (OperationDoc.errors). */
 const COMMON_ERRORS: Record<Exclude<OperationDoc['access'], 'public'>, Record<number, string>> & {
   public: Record<number, string>;
 } = {
   public: { 500: 'INTERNAL', 503: 'UNAVAILABLE: a store is unreachable; retry later' },
   token: {
-    401: 'UNAUTHENTICATED: no token, or a malformed, unknown or revoked one (with WWW-Authenticate: Bearer)',
+    401: UNAUTHENTICATED_401,
     429: "RATE_LIMITED: over the token's auth.rateLimit (Retry-After in seconds, details.retryAfterMs)",
     500: 'INTERNAL',
     503: 'UNAVAILABLE: a store is unreachable; retry later',
   },
   admin: {
-    401: 'UNAUTHENTICATED: no token, or a malformed, unknown or revoked one (with WWW-Authenticate: Bearer)',
+    401: UNAUTHENTICATED_401,
     403: 'FORBIDDEN: an operator token (this endpoint is for admins)',
     429: "RATE_LIMITED: over the token's auth.rateLimit (Retry-After in seconds, details.retryAfterMs)",
     500: 'INTERNAL',
@@ -143,13 +150,14 @@ function documented(
         ? { type: 'null', description: answer.description }
         : { description: answer.description, ...answer.schema };
   }
-  const errors = {
+  const errors: Record<number, string> = {
     ...COMMON_ERRORS[doc.access],
     ...TRANSPORT_ERRORS,
     ...(bodied ? BODY_ERRORS : {}),
     ...doc.errors,
     400: badRequest(doc.errors?.[400], bodied),
   };
+  if (bodied && doc.access !== 'public') errors[403] = [errors[403], CONSOLE_HEADER_403].filter(Boolean).join('; ');
   for (const [status, when] of Object.entries(errors))
     // allOf: a $ref's siblings are dropped, and the example must stay beside it.
     response[status] = { description: when, allOf: [ref('Error')], examples: [errorExample(when)] };
