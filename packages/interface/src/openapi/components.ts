@@ -18,7 +18,7 @@ import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttr
 import { taskProgress } from './progress-schemas';
 import { firingNote, noResend } from './campaign-schemas';
 import { cluster } from './cluster-schemas';
-import { recipientFate } from './fate-schemas';
+import { recipientFate, recipientHistory } from './fate-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -289,6 +289,7 @@ export const COMPONENTS = {
   TaskPage: page('tasks', ref('Task'), 'tasks with a larger id'),
   TaskDryRun: dryRun,
   RecipientFate: recipientFate,
+  RecipientHistory: recipientHistory,
   TaskCommandAccepted: object(
     {
       taskId: { type: 'integer' },
