@@ -44,7 +44,7 @@ describe("a recipient's history, embedded", () => {
   let cluster: EmbeddedCluster;
 
   // 1,000 distinct uins, ~66 blacklisted, 40% online.
-  const { distinct, blacklist, online, list } = mixedAudience(31, 1_000, 1_100, uinSpaceBits);
+  const { blacklist, online, list } = mixedAudience(31, 1_000, 1_100, uinSpaceBits);
   const user = online.find((uin) => !blacklist.includes(uin))!;
   const blacklisted = blacklist[0]!;
   const withoutUser = list.filter((uin) => uin !== user);

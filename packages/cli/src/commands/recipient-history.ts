@@ -62,7 +62,11 @@ export async function runRecipientHistory(
     if (args.from !== undefined) query.set('from', args.from);
     if (args.to !== undefined) query.set('to', args.to);
     if (cursor !== null) query.set('cursor', cursor);
-    page = await api<HistoryPage>(target, 'GET', `/api/v1/recipients/${encodeURIComponent(args.uin)}/history?${query}`);
+    page = await api<HistoryPage>(
+      target,
+      'GET',
+      `/api/v1/recipients/${encodeURIComponent(args.uin)}/history?${query.toString()}`,
+    );
     entries.push(...page.entries);
     cursor = page.nextCursor;
   } while (cursor !== null && entries.length < args.limit);

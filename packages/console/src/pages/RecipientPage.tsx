@@ -87,11 +87,19 @@ export function RecipientPage({ uin }: { uin: string }) {
         </label>
         <label>
           Created from
-          <input placeholder={DATE_PLACEHOLDER} defaultValue={from} onBlur={(e) => setFilter('from', e.target.value.trim())} />
+          <input
+            placeholder={DATE_PLACEHOLDER}
+            defaultValue={from}
+            onBlur={(e) => setFilter('from', e.target.value.trim())}
+          />
         </label>
         <label>
           to (inclusive)
-          <input placeholder={DATE_PLACEHOLDER} defaultValue={to} onBlur={(e) => setFilter('to', e.target.value.trim())} />
+          <input
+            placeholder={DATE_PLACEHOLDER}
+            defaultValue={to}
+            onBlur={(e) => setFilter('to', e.target.value.trim())}
+          />
         </label>
       </form>
       {problem !== null && (

@@ -44,7 +44,6 @@ export const recipientFate = object(
   "one recipient's fate in one task",
 );
 
-
 const fateProperties = recipientFate.properties as Record<string, JsonSchema>;
 
 /** GET /api/v1/recipients/:uin/history's answer: the user's broadcasts from an account, newest first. */
@@ -64,7 +63,7 @@ export const recipientHistory = object(
           state: { type: 'string', enum: [...TASK_STATES], description: "the task's state now" },
         },
         ['taskId', 'uin', 'fate', 'title', 'createdAt', 'state'],
-        "one task of the account in which the recipient was (or may have been) in the audience, with its fate there",
+        'one task of the account in which the recipient was (or may have been) in the audience, with its fate there',
       ),
     },
     scanned: integer('tasks this page read, at most 200; a page may hold fewer entries than asked and still go on'),

@@ -96,8 +96,7 @@ export function recipientRoutes(app: FastifyInstance, deps: ApiDeps): void {
 function historyWindow(rawFrom: string | undefined, rawTo: string | undefined, now: number) {
   const to = parseOptionalDateTime(rawTo, 'to') ?? now;
   const from = parseOptionalDateTime(rawFrom, 'from') ?? to - HISTORY_DEFAULT_DAYS * DAY_MS;
-  if (from > to)
-    throw new ValidationError(`from ${rawFrom ?? ''} is after to ${rawTo ?? '(now)'}`, { field: 'from' });
+  if (from > to) throw new ValidationError(`from ${rawFrom ?? ''} is after to ${rawTo ?? '(now)'}`, { field: 'from' });
   return { from, to };
 }
 
