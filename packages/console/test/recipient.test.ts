@@ -3,7 +3,7 @@ import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser } from './harness';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousAxeViolations, type Browser } from './harness';
 
 /**
  * Per-recipient truth in the console (docs/recipient-truth.md), in headless
@@ -125,6 +125,7 @@ describe('console: a recipient, looked up', () => {
     expect(await panel().textContent()).toContain('position 0 in the filtered list');
     await panel().scrollIntoViewIfNeeded();
     await screenshot(page, '45-recipient-lookup');
+    expect(await seriousAxeViolations(page)).toEqual([]);
   }, 60_000);
 
   it('refuses a uin that is no uin in the browser, and shows the server’s words for one outside its uin space', async () => {
@@ -142,6 +143,7 @@ describe('console: a recipient, looked up', () => {
     );
     expect(lookups.length).toBe(sent);
     await screenshot(page, '46-recipient-lookup-refused');
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     await lookUp(String(2 ** 16));
     await waitFor(async () => /is not an integer in \[0, 65536\)/.test((await problem.textContent()) ?? ''), {
@@ -166,6 +168,7 @@ describe('console: a recipient, looked up', () => {
       /Broadcasts of acme created .* \(the last 30 days\); 2 read so far\./,
     );
     await screenshot(page, '47-recipient-page');
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     await rows
       .nth(1)

@@ -77,7 +77,7 @@ export function RecipientPage({ uin }: { uin: string }) {
   return (
     <section className="recipient-page">
       <p className="crumbs">
-        <Link to="/tasks">Tasks</Link> / recipient {uin}
+        <Link to="/tasks">Tasks</Link> / {uin}
       </p>
       <h1>Recipient {uin}</h1>
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
