@@ -72,8 +72,9 @@ export function recipientRoutes(app: FastifyInstance, deps: ApiDeps): void {
         () =>
           new NotFoundError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`, { field: 'accountId', accountId }),
       );
-      const uin = parseUin(request.params.uin, config.uinLimit);
+      // The query before the path's uin: a bad date is named as such whatever the uin.
       const { from, to } = historyWindow(request.query.from, request.query.to, clock.now());
+      const uin = parseUin(request.params.uin, config.uinLimit);
       const beforeId = parseHistoryCursor(cursor, uin);
       const page = await recipientHistory(
         { uin, accountId, from, to, beforeId, limit: limit ?? HISTORY_DEFAULT_LIMIT },
