@@ -15,7 +15,7 @@ export function RecipientSearch() {
     setText('');
   };
   return (
-    <form className="recipient-search" role="search" onSubmit={open} noValidate>
+    <form className="recipient-search" role="search" aria-label="Find a recipient" onSubmit={open} noValidate>
       <input
         aria-label="Recipient uin"
         placeholder="Recipient uin"
