@@ -3,6 +3,7 @@
  * one recipient's fate in a task.
  */
 import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
+import { HISTORY_SCAN_BUDGET } from '../recipient-history';
 import { epochMs, integer, nullable, object, type JsonSchema } from './schema-builders';
 
 export const recipientFate = object(
@@ -66,7 +67,9 @@ export const recipientHistory = object(
         'one task of the account in which the recipient was (or may have been) in the audience, with its fate there',
       ),
     },
-    scanned: integer('tasks this page read, at most 200; a page may hold fewer entries than asked and still go on'),
+    scanned: integer(
+      `tasks this page read, at most ${HISTORY_SCAN_BUDGET}; a page may hold fewer entries than asked and still go on`,
+    ),
     nextCursor: nullable('string', 'pass as `cursor` to read on (`<uin>-<taskId>`); null: no task left in the window'),
   },
   ['uin', 'accountId', 'from', 'to', 'entries', 'scanned', 'nextCursor'],
