@@ -28,6 +28,7 @@ import {
 import { runStart } from './commands/start';
 import { runRecover } from './commands/recover';
 import { runRecipient } from './commands/recipient';
+import { runRecipientHistory } from './commands/recipient-history';
 import { runTokenCreate, runTokenRevoke } from './commands/token';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
@@ -332,24 +333,50 @@ program
 
 program
   .command('recipient <uin>')
-  .description('what happened to one recipient in a task: its fate and why (docs/recipient-truth.md)')
-  .requiredOption('--task <id>', 'the task', number('--task', 1, Number.MAX_SAFE_INTEGER))
+  .description(
+    'what happened to one recipient: its fate in one task (--task), or its broadcasts from an account (--account) (docs/recipient-truth.md)',
+  )
+  .option('--task <id>', 'the task', number('--task', 1, Number.MAX_SAFE_INTEGER))
+  .option('--account <id>', 'without --task: whose broadcasts to list, newest first')
+  .option('--from <date>', 'with --account: tasks created at or after this (RFC 3339; default 30 days before --to)')
+  .option('--to <date>', 'with --account: tasks created before this (RFC 3339; default now)')
+  .option('--limit <n>', 'with --account: broadcasts to print at most', number('--limit', 1, 10_000), 20)
+  .option('--cursor <cursor>', 'with --account: go on where an earlier run stopped')
   .option('-c, --config <file>', "the cluster's JSON configuration (for the API's address)")
   .option('--api <url>', 'the HTTP API (default: http.host:http.port of --config)')
-  .option('--token <token>', 'an API token that may see the task (default: the HERALD_TOKEN environment variable)')
+  .option('--token <token>', 'an API token that may see the account (default: the HERALD_TOKEN environment variable)')
   .option('--json', "print the API's answer as JSON")
-  .action(
-    async (uin: string, opts: { task: number; config?: string; api?: string; token?: string; json?: boolean }) => {
-      await runRecipient({
-        uin,
-        task: Math.floor(opts.task),
-        config: await loadOptions(opts.config),
-        ...(opts.api === undefined ? {} : { api: opts.api }),
-        token: opts.token ?? process.env.HERALD_TOKEN,
-        json: opts.json === true,
-      });
-    },
-  );
+  .action(async (uin: string, opts: RecipientOptions) => {
+    const common = {
+      uin,
+      config: await loadOptions(opts.config),
+      ...(opts.api === undefined ? {} : { api: opts.api }),
+      token: opts.token ?? process.env.HERALD_TOKEN,
+      json: opts.json === true,
+    };
+    if (opts.task === undefined) {
+      const { account, from, to, cursor } = opts;
+      await runRecipientHistory({ ...common, account, from, to, cursor, limit: Math.floor(opts.limit) });
+      return;
+    }
+    const historyOnly = (['account', 'from', 'to', 'cursor'] as const).filter((name) => opts[name] !== undefined);
+    if (historyOnly.length > 0)
+      throw new InvalidArgumentError(`--${historyOnly[0]} lists a history: give it without --task`);
+    await runRecipient({ ...common, task: Math.floor(opts.task) });
+  });
+
+interface RecipientOptions {
+  task?: number;
+  account?: string;
+  from?: string;
+  to?: string;
+  limit: number;
+  cursor?: string;
+  config?: string;
+  api?: string;
+  token?: string;
+  json?: boolean;
+}
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Exit now: a half-started process may hold open connections (a pool, a ZooKeeper client

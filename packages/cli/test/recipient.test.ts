@@ -13,6 +13,7 @@ import {
   type TempDir,
 } from '@herald/testing';
 import { describeFate } from '../src/commands/recipient';
+import { describeHistory } from '../src/commands/recipient-history';
 
 /** `herald recipient` as a user runs it (the compiled CLI, jest's global setup builds it) against an embedded cluster. */
 const MAIN = join(__dirname, '..', 'dist', 'main.js');
@@ -92,6 +93,42 @@ describe('herald recipient', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/400 VALIDATION_FAILED: uin '65536' is not an integer in \[0, 65536\)/);
   });
+
+  it('lists the broadcasts of an account without --task, newest first', async () => {
+    const history = await herald(['recipient', '20', '--account', 'acme', '--api', cluster.url]);
+    expect(history.stderr).toBe('');
+    expect(history.code).toBe(0);
+    const lines = history.stdout.split('\n');
+    expect(lines[0]).toMatch(/^uin 20, account acme, tasks created \S+Z to \S+Z:$/);
+    expect(lines[1]).toMatch(
+      new RegExp(`^  \\S+Z task ${task.id} \\(COMPLETED\\): queued offline at \\S+Z by executor-1, then waiting`),
+    );
+    expect(lines.slice(2)).toEqual(['']);
+    const json = await herald(['recipient', '30', '--account', 'acme', '--api', cluster.url, '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ uin: 30, accountId: 'acme', entries: [], nextCursor: null });
+  });
+
+  it("refuses bad history input with a typed error naming the option, or the API's", async () => {
+    const refusals: [string[], RegExp][] = [
+      [[], /VALIDATION_FAILED: give --account <id>/],
+      [
+        ['--account', 'acme', '--from', '2026-13-01T00:00:00Z'],
+        /VALIDATION_FAILED: --from "2026-13-01T00:00:00Z": there is no month 13/,
+      ],
+      [['--account', 'acme', '--to', 'yesterday'], /VALIDATION_FAILED: --to "yesterday" is not an RFC 3339 date-time/],
+      [['--task', String(task.id), '--from', '2026-01-01T00:00:00Z'], /--from lists a history: give it without --task/],
+      [
+        ['--account', 'acme', '--from', '2026-06-02T00:00:00Z', '--to', '2026-06-01T00:00:00Z'],
+        /400 VALIDATION_FAILED: from .* is after to/,
+      ],
+      [['--account', 'acme', '--cursor', '7-1'], /400 VALIDATION_FAILED: cursor '7-1' is of uin 7, not uin 20/],
+    ];
+    for (const [options, error] of refusals) {
+      const run = await herald(['recipient', '20', ...options, '--api', cluster.url]);
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toMatch(error);
+    }
+  });
 });
 
 describe('describeFate', () => {
@@ -114,6 +151,29 @@ describe('describeFate', () => {
     );
     expect(describeFate({ taskId: 4, uin: 9, fate: 'unknown', reason: 'host B unreachable' })).toBe(
       'task 4, uin 9: unknown: host B unreachable',
+    );
+  });
+});
+
+describe('describeHistory', () => {
+  const window = { uin: 9, accountId: 'acme', from: '2026-01-01T00:00:00.000Z', to: '2026-01-31T00:00:00.000Z' };
+  it('says where to go on when the window is not read through, and when nothing reached the uin', () => {
+    const entry = {
+      taskId: 4,
+      title: 'Sale',
+      createdAt: Date.UTC(2026, 0, 2),
+      state: 'COMPLETED',
+      uin: 9,
+      fate: 'removed',
+      link: 'over_frequency',
+    } as const;
+    expect(describeHistory(window, { entries: [entry], nextCursor: '9-4' })).toBe(
+      'uin 9, account acme, tasks created 2026-01-01T00:00:00.000Z to 2026-01-31T00:00:00.000Z:\n' +
+        '  2026-01-02T00:00:00.000Z task 4 "Sale" (COMPLETED): removed by the filter chain: over_frequency\n' +
+        'more: run again with --cursor 9-4\n',
+    );
+    expect(describeHistory(window, { entries: [], nextCursor: null })).toMatch(
+      /no broadcast of this account reached this uin\n$/,
     );
   });
 });

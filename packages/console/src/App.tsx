@@ -6,6 +6,7 @@ import { CampaignPage } from './pages/CampaignPage';
 import { Cluster } from './pages/Cluster';
 import { NewBroadcast } from './pages/NewBroadcast';
 import { NewCampaign } from './pages/NewCampaign';
+import { RecipientPage } from './pages/RecipientPage';
 import { SignIn } from './pages/SignIn';
 import { TaskPage } from './pages/TaskPage';
 import { Tasks } from './pages/Tasks';
@@ -21,6 +22,7 @@ function Page() {
   if (path === '/campaigns') return <Campaigns />;
   if (path === '/campaigns/new') return <NewCampaign />;
   if ((params = match('/campaigns/:id', path))) return <CampaignPage key={params.id} id={params.id!} />;
+  if ((params = match('/recipients/:uin', path))) return <RecipientPage key={params.uin} uin={params.uin!} />;
   if (path === '/cluster') return <Cluster />;
   if (path === '/admin') return <Admin />;
   return <p className="muted">No page at {path}.</p>;

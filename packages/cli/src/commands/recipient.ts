@@ -22,9 +22,7 @@ export interface RecipientArgs {
  * The API checks the uin and the caller's access; its error is printed as is.
  */
 export async function runRecipient(args: RecipientArgs, write = (text: string) => process.stdout.write(text)) {
-  if (args.token === undefined || args.token === '')
-    throw new ConfigError('--token', 'give an API token that may see the task (--token, or HERALD_TOKEN)');
-  const target: ApiTarget = { url: args.api ?? apiOf(compileConfig(args.config)), token: args.token };
+  const target = targetOf(args);
   const fate = await api<RecipientFate & { taskId: number }>(
     target,
     'GET',
@@ -32,6 +30,13 @@ export async function runRecipient(args: RecipientArgs, write = (text: string) =
   );
   write(args.json === true ? `${JSON.stringify(fate)}\n` : `${describeFate(fate)}\n`);
   return fate;
+}
+
+/** Where the API is (--api, else the config's http address) and the token to call it with. */
+export function targetOf(args: { config: HeraldOptions; api?: string; token?: string }): ApiTarget {
+  if (args.token === undefined || args.token === '')
+    throw new ConfigError('--token', 'give an API token that may see the account (--token, or HERALD_TOKEN)');
+  return { url: args.api ?? apiOf(compileConfig(args.config)), token: args.token };
 }
 
 const apiOf = (config: ReturnType<typeof compileConfig>) =>
@@ -45,10 +50,11 @@ export function describeFate(fate: RecipientFate & { taskId: number }): string {
   const where = fate.position === undefined ? '' : ` (position ${fate.position} of the filtered list)`;
   const copies =
     fate.duplicateCopiesRemoved === undefined ? '' : `; ${fate.duplicateCopiesRemoved} duplicate copies removed`;
-  return head + sentence(fate) + where + copies;
+  return head + fateSentence(fate) + where + copies;
 }
 
-function sentence(fate: RecipientFate): string {
+/** The fate alone, as a sentence: what the one-task answer and each history line say. */
+export function fateSentence(fate: RecipientFate): string {
   switch (fate.fate) {
     case 'not_in_audience':
       return 'not in the audience';

@@ -2,6 +2,7 @@ import type { MouseEvent, ReactNode } from 'react';
 import { Link, useLocation } from '../router';
 import { useSession } from '../session';
 import { AccountPicker } from './AccountPicker';
+import { RecipientSearch } from './RecipientSearch';
 
 const NAV = [
   { to: '/tasks', label: 'Tasks', prefix: ['/tasks', '/'] },
@@ -46,6 +47,7 @@ export function Layout({ children }: { children: ReactNode }) {
         >
           API docs
         </a>
+        <RecipientSearch />
         <AccountPicker />
         <span className="who" title={openServer ? 'This server runs without sign-in' : `token ${me.tokenId}`}>
           {me.name} <span className="role">{me.role}</span>

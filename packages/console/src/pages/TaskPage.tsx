@@ -5,6 +5,7 @@ import { FILTER_REASONS, TERMINAL_STATES, type Task } from '../api/types';
 import { ErrorBanner, StateBadge } from '../components/bits';
 import { RateChart } from '../components/RateChart';
 import { ReportDownload } from '../components/ReportDownload';
+import { RecipientLookup } from '../components/RecipientLookup';
 import { SendCountdown } from '../components/SendCountdown';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
@@ -219,6 +220,7 @@ export function TaskPage({ id }: { id: string }) {
         </div>
       </div>
       <TaskFunnel task={task} />
+      <RecipientLookup task={task} />
       <div className="panel">
         <h2>Message</h2>
         {task.content.title && <div className="msg-title">{task.content.title}</div>}

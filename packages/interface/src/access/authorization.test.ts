@@ -209,6 +209,13 @@ const MATRIX: Record<string, Spec> = {
     // A CREATED task has not filtered its list: 409 shows the request got past the access check.
     ok: 409,
   },
+  'GET /api/v1/recipients/:uin/history': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: '/api/v1/recipients/7/history?accountId=globex' }),
+    missing: () => ({ method: 'GET', path: '/api/v1/recipients/7/history?accountId=nobody' }),
+    ids: () => ['globex', 'nobody'],
+    ok: 200,
+  },
   ...Object.fromEntries(
     (
       [

@@ -18,7 +18,7 @@ import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttr
 import { taskProgress } from './progress-schemas';
 import { firingNote, noResend } from './campaign-schemas';
 import { cluster } from './cluster-schemas';
-import { recipientFate, taskFunnel } from './fate-schemas';
+import { recipientFate, recipientHistory, taskFunnel } from './fate-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -290,6 +290,7 @@ export const COMPONENTS = {
   TaskDryRun: dryRun,
   RecipientFate: recipientFate,
   TaskFunnel: taskFunnel,
+  RecipientHistory: recipientHistory,
   TaskCommandAccepted: object(
     {
       taskId: { type: 'integer' },

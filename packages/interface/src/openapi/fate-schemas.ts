@@ -4,7 +4,8 @@
  */
 import { FILTER_REASONS, TASK_STATES } from '@herald/core/task';
 import { CHAIN_ORDER } from '@herald/core/fate';
-import { epochMs, integer, object } from './schema-builders';
+import { HISTORY_SCAN_BUDGET } from '../recipient-history';
+import { epochMs, integer, nullable, object, type JsonSchema } from './schema-builders';
 
 export const recipientFate = object(
   {
@@ -99,4 +100,35 @@ export const taskFunnel = object(
   },
   ['taskId', 'state', 'at', 'stages'],
   "a task's funnel",
+);
+
+const fateProperties = recipientFate.properties as Record<string, JsonSchema>;
+
+/** GET /api/v1/recipients/:uin/history's answer: the user's broadcasts from an account, newest first. */
+export const recipientHistory = object(
+  {
+    uin: integer('the recipient'),
+    accountId: { type: 'string' },
+    from: { type: 'string', format: 'date-time', description: 'the window read: tasks created at or after this' },
+    to: { type: 'string', format: 'date-time', description: 'and before this' },
+    entries: {
+      type: 'array',
+      items: object(
+        {
+          ...fateProperties,
+          title: nullable('string', "the task's content title; null: it has none"),
+          createdAt: epochMs('when the task was created'),
+          state: { type: 'string', enum: [...TASK_STATES], description: "the task's state now" },
+        },
+        ['taskId', 'uin', 'fate', 'title', 'createdAt', 'state'],
+        'one task of the account in which the recipient was (or may have been) in the audience, with its fate there',
+      ),
+    },
+    scanned: integer(
+      `tasks this page read, at most ${HISTORY_SCAN_BUDGET}; a page may hold fewer entries than asked and still go on`,
+    ),
+    nextCursor: nullable('string', 'pass as `cursor` to read on (`<uin>-<taskId>`); null: no task left in the window'),
+  },
+  ['uin', 'accountId', 'from', 'to', 'entries', 'scanned', 'nextCursor'],
+  "a recipient's broadcasts from one account, newest first",
 );

@@ -8,6 +8,7 @@
  */
 import { ref } from './schema-builders';
 import { ACCOUNT_OPERATIONS } from './account-operations';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, HISTORY_SCAN_BUDGET } from '../recipient-history';
 import {
   ACCOUNT_404,
   LIST_BODY,
@@ -162,6 +163,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: json("the task's funnel", ref('TaskFunnel')) },
     errors: { 400: 'VALIDATION_FAILED: the id is not a positive integer', 404: task404 },
     params: { id: TASK_ID },
+  },
+  'GET /api/v1/recipients/:uin/history': {
+    tag: 'tasks',
+    access: 'token',
+    summary: "A recipient's broadcasts from one account, newest first",
+    description: `Every task of \`accountId\` created in [\`from\`, \`to\`) (default: the 30 days before now) in which the uin was in the audience, newest first, each with its fate there as GET /api/v1/tasks/:id/recipients/:uin answers it; tasks where it was not in the audience are left out, and a task whose list is not filtered yet is listed with fate \`unknown\`. A page reads at most ${HISTORY_SCAN_BUDGET} tasks (a constant) and stops at \`limit\` entries (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT}): it may hold fewer entries than asked, even none, and still carry a \`nextCursor\`; read on until it is null. An account the token does not name answers 404, as a missing one. docs/recipient-truth.md, "A recipient's history".`,
+    responses: { 200: json('a page of the history', ref('RecipientHistory')) },
+    errors: {
+      400: 'VALIDATION_FAILED: a missing or malformed accountId, a uin that is not an integer inside the uin space, a from or to that is not an RFC 3339 date-time with an offset or not a real date, from after to, a cursor that is not `<uin>-<taskId>` of this uin, an unknown query parameter (details.field names which)',
+      404: ACCOUNT_404,
+    },
+    params: { uin: { type: 'string', pattern: '^[0-9]{1,16}$', description: 'the recipient, below uinLimit' } },
   },
   'GET /api/v1/tasks/:id/report': {
     tag: 'tasks',

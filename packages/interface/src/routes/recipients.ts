@@ -1,18 +1,54 @@
 import { NotFoundError, ValidationError } from '@herald/core';
+import { parseOptionalDateTime } from '@herald/core/time';
+import { ACCOUNT_ID_PATTERN } from '@herald/core/access';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit } from '../access/request-access';
 import { recipientFate } from '../recipient-fate';
+import {
+  HISTORY_DEFAULT_DAYS,
+  HISTORY_DEFAULT_LIMIT,
+  HISTORY_MAX_LIMIT,
+  historyCursor,
+  parseHistoryCursor,
+  recipientHistory,
+} from '../recipient-history';
+import { DATE_TIME_FIELD } from './date-field';
 import { parseTaskId } from './tasks';
 
+interface HistoryQueryString {
+  accountId: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+const historyQuerySchema = {
+  type: 'object',
+  required: ['accountId'],
+  additionalProperties: false,
+  properties: {
+    accountId: { type: 'string', pattern: ACCOUNT_ID_PATTERN.source },
+    from: DATE_TIME_FIELD,
+    to: DATE_TIME_FIELD,
+    cursor: { type: 'string', maxLength: 40 },
+    limit: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_LIMIT },
+  },
+} as const;
+
+const DAY_MS = 86_400_000;
+
 /**
- * GET /api/v1/tasks/:id/recipients/:uin: what happened to one recipient in
- * one task (docs/recipient-truth.md). The task is found as GET
+ * What happened to one recipient (docs/recipient-truth.md): in one task
+ * (GET /api/v1/tasks/:id/recipients/:uin, the task found as GET
  * /api/v1/tasks/:id finds it: a task of an account the caller may not see is
- * TASK_NOT_FOUND, as a missing one.
+ * TASK_NOT_FOUND, as a missing one), and across an account's recent
+ * broadcasts (GET /api/v1/recipients/:uin/history: an account the caller may
+ * not see is ACCOUNT_NOT_FOUND, as for every other account route).
  */
 export function recipientRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  const { store, config } = deps;
+  const { store, config, clock } = deps;
   app.get<{ Params: { id: string; uin: string } }>('/api/v1/tasks/:id/recipients/:uin', async (request) => {
     const { id: rawId, uin: rawUin } = request.params;
     const id = parseTaskId(rawId);
@@ -24,6 +60,45 @@ export function recipientRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const uin = parseUin(rawUin, config.uinLimit);
     return { taskId: task.id, ...(await recipientFate(task, uin, deps)) };
   });
+
+  app.get<{ Params: { uin: string }; Querystring: HistoryQueryString }>(
+    '/api/v1/recipients/:uin/history',
+    { schema: { querystring: historyQuerySchema } },
+    async (request) => {
+      const { accountId, cursor, limit } = request.query;
+      assertCanSeeAccount(
+        request,
+        accountId,
+        () =>
+          new NotFoundError('ACCOUNT_NOT_FOUND', `account ${accountId} not found`, { field: 'accountId', accountId }),
+      );
+      // The query before the path's uin: a bad date is named as such whatever the uin.
+      const { from, to } = historyWindow(request.query.from, request.query.to, clock.now());
+      const uin = parseUin(request.params.uin, config.uinLimit);
+      const beforeId = parseHistoryCursor(cursor, uin);
+      const page = await recipientHistory(
+        { uin, accountId, from, to, beforeId, limit: limit ?? HISTORY_DEFAULT_LIMIT },
+        deps,
+      );
+      return {
+        uin,
+        accountId,
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+        entries: page.entries,
+        scanned: page.scanned,
+        nextCursor: page.lastScannedId === undefined ? null : historyCursor(uin, page.lastScannedId),
+      };
+    },
+  );
+}
+
+/** [from, to): `to` defaults to now, `from` to HISTORY_DEFAULT_DAYS before `to`; `from` after `to` is refused naming `from`. */
+function historyWindow(rawFrom: string | undefined, rawTo: string | undefined, now: number) {
+  const to = parseOptionalDateTime(rawTo, 'to') ?? now;
+  const from = parseOptionalDateTime(rawFrom, 'from') ?? to - HISTORY_DEFAULT_DAYS * DAY_MS;
+  if (from > to) throw new ValidationError(`from ${rawFrom ?? ''} is after to ${rawTo ?? '(now)'}`, { field: 'from' });
+  return { from, to };
 }
 
 /** A uin inside the uin space: a decimal integer below uinLimit. */
