@@ -309,6 +309,8 @@ describe('strict input on every documented route (property)', () => {
         'GET /api/v1/tasks createdFrom',
         'GET /api/v1/tasks createdBefore',
         'GET /api/v1/campaigns/preview after',
+        'GET /api/v1/audit from',
+        'GET /api/v1/audit to',
       ]),
     );
     expect(kinds('wrong type')).toContain('PATCH /api/v1/campaigns/{id} enabled');
