@@ -92,7 +92,7 @@ describe('console blacklists and audit by time', () => {
     // Skipping the bad lines sends the file again and replaces the blacklist with the good one.
     await refusal.getByRole('button', { name: 'Skip the bad lines and upload again' }).click();
     await summary('Blacklist of acme')
-      .getByText(/^1 recipients · replaced/)
+      .getByText(/^1 recipient · replaced/)
       .waitFor();
   });
 

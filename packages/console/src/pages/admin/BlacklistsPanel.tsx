@@ -82,7 +82,13 @@ function BlacklistCard({
       <ErrorBanner error={error ?? actionError} />
       {data && (
         <p data-blacklist-summary>
-          {data.count === 0 ? 'Empty' : <strong>{fmtInt(data.count)} recipients</strong>}
+          {data.count === 0 ? (
+            'Empty'
+          ) : (
+            <strong>
+              {fmtInt(data.count)} {data.count === 1 ? 'recipient' : 'recipients'}
+            </strong>
+          )}
           {' · '}
           {data.updatedAt === null
             ? 'never changed'
