@@ -47,12 +47,20 @@ const GET_QUERY = {
   properties: { download: { type: 'boolean' } },
 } as const;
 
-/** Uins a CSV chunk holds: one download line per uin, a batch (≤ 1 MiB of list) at a time. */
-async function* csvLines(first: Uint32Array | undefined, rest: AsyncIterator<Uint32Array>): AsyncGenerator<string> {
-  yield 'uin\n';
-  if (first === undefined) return;
-  yield first.join('\n') + '\n';
-  for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value.join('\n') + '\n';
+/**
+ * The download's text: a `uin` header, then one line a uin, a read batch
+ * (at most 1 MiB of list) at a time. A download cut short closes the list
+ * file: `rest` is returned however this generator ends.
+ */
+async function* csvLines(first: Uint32Array | undefined, rest: AsyncGenerator<Uint32Array>): AsyncGenerator<string> {
+  try {
+    yield 'uin\n';
+    if (first === undefined) return;
+    yield first.join('\n') + '\n';
+    for await (const batch of { [Symbol.asyncIterator]: () => rest }) yield batch.join('\n') + '\n';
+  } finally {
+    await rest.return(undefined);
+  }
 }
 
 /**
