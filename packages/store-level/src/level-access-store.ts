@@ -39,9 +39,9 @@ import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
  * names (checking the other filter too). A time window (`from`, `to`) is
  * checked on each entry read, with no index of its own: entry times come
  * from the callers' clocks and need not rise with ids, so no walk may stop
- * at the window's edge, and a window far back reads the entries after it
- * first (an embedded log is one process's, small next to MySQL's, which has
- * an index for it). Appends run under one lock so ids
+ * at the window's edge: a page that the window cannot fill reads the whole
+ * log (or the filter's index). An embedded log is one process's, small next
+ * to MySQL's, which has an index for it. Appends run under one lock so ids
  * and the persisted counter advance together; a token's create and revoke run
  * under that token's lock.
  */
