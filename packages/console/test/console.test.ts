@@ -297,6 +297,20 @@ describe('operator console in headless Chromium', () => {
     await page.getByLabel('Created to').fill(day(0));
     await page.locator('table.tasks tbody tr').nth(1).waitFor();
     expect(page.url()).toContain(`from=${day(0)}`);
+    // The account is the top bar's picker, the page's only account control: another account, another list.
+    expect(await page.getByLabel('Account filter').count()).toBe(0);
+    const picker = page.getByRole('combobox', { name: 'Account', exact: true });
+    await picker.selectOption('acme_news');
+    await page.getByText('No task matches these filters.').waitFor();
+    expect(await page.locator('[data-account-scope]').innerText()).toContain('Account acme_news');
+    await picker.selectOption('acme');
+    await page.locator('table.tasks tbody tr').nth(1).waitFor();
+    await screenshot(page, '54-tasks-account-selector');
+    // A link to an account this operator does not have shows theirs, and says why.
+    await page.goto(page.url().replace(/\?.*$/, '?account=globex'));
+    await page.locator('.field-error[data-field="accountFilter"]', { hasText: 'not one of yours' }).waitFor();
+    await page.locator('table.tasks tbody tr').nth(1).waitFor();
+    expect(await picker.inputValue()).toBe('acme');
     // A row opens its task.
     await page.locator('table.tasks tbody tr').last().click();
     await page.waitForURL(new RegExp(`/console/tasks/${firstTaskId}$`));

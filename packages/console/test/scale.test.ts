@@ -115,7 +115,9 @@ describe('operator console on 10^5 tasks', () => {
     const day = new Date(createdAt(TASKS / 2));
     const iso = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
     await timed('one account, one day', async () => {
-      await page.getByLabel('Account filter').fill('acme_1');
+      const picker = page.getByRole('combobox', { name: 'Account', exact: true });
+      await picker.fill('acme_1');
+      await picker.press('Enter');
       await page.getByLabel('Created from').fill(iso);
       await page.getByLabel('Created to').fill(iso);
       await page.waitForURL(/to=/);

@@ -17,6 +17,7 @@ import { accountRoutes } from './routes/accounts';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
 import { channelRoutes } from './routes/channels';
+import { blacklistRoutes } from './routes/blacklists';
 import { listRoutes } from './routes/lists';
 import { recipientRoutes } from './routes/recipients';
 import { sessionRoutes } from './routes/session';
@@ -99,6 +100,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   void app.register(async (api) => {
     api.get('/api/v1/health', async () => ({ status: 'ok' }));
     listRoutes(api, deps);
+    blacklistRoutes(api, deps);
     taskRoutes(api, deps);
     recipientRoutes(api, deps);
     taskReportRoutes(api, deps);

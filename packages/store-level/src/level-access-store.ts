@@ -36,7 +36,12 @@ import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
  * The audit log pages newest first, so reads walk keys in reverse: a page
  * without a filter is one reverse range read of 'a'; a filtered page walks
  * its index ('b' or 'c', by the filter) in reverse and reads the entries it
- * names (checking the other filter too). Appends run under one lock so ids
+ * names (checking the other filter too). A time window (`from`, `to`) is
+ * checked on each entry read, with no index of its own: entry times come
+ * from the callers' clocks and need not rise with ids, so no walk may stop
+ * at the window's edge: a page that the window cannot fill reads the whole
+ * log (or the filter's index). An embedded log is one process's, small next
+ * to MySQL's, which has an index for it. Appends run under one lock so ids
  * and the persisted counter advance together; a token's create and revoke run
  * under that token's lock.
  */

@@ -57,3 +57,15 @@ export interface AccountLimits {
   usage: { broadcasts: number; recipients: number };
   updatedAt: number | null;
 }
+
+/** GET /api/v1/blacklists/global and GET /api/v1/accounts/:accountId/blacklist. */
+export interface Blacklist {
+  scope: 'global' | 'account';
+  accountId: string | null;
+  listId: string;
+  count: number;
+  bytes: number;
+  checksum: number | null;
+  /** When it was last replaced or cleared; null: never. */
+  updatedAt: number | null;
+}

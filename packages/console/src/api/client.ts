@@ -131,16 +131,17 @@ export interface UploadHandle<T> {
   abort: () => void;
 }
 
-/** Uploads a file as the request body, reporting bytes sent as they go. */
+/** Uploads a file as the request body (POST, or PUT to replace a blacklist), reporting bytes sent as they go. */
 export function upload<T>(
   path: string,
   file: Blob,
   contentType: string,
   onProgress: (sent: number, total: number) => void,
+  method: 'POST' | 'PUT' = 'POST',
 ): UploadHandle<T> {
   const xhr = new XMLHttpRequest();
   const done = new Promise<T>((resolve, reject) => {
-    xhr.open('POST', path);
+    xhr.open(method, path);
     for (const [name, value] of Object.entries(CONSOLE_HEADERS)) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('content-type', contentType);
     xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);

@@ -3,9 +3,11 @@ import { ACCOUNT_ID } from '../lib/broadcast-form';
 import { useSession } from '../session';
 
 /**
- * The account the operator acts for: new broadcasts are created under it
- * and the task list starts filtered to it. A token bound to accounts picks
- * among them; an admin (or a server without sign-in) may type any account.
+ * The account the operator acts for, the console's one account selector:
+ * new broadcasts are created under it and the task and campaign lists show
+ * its own. A token bound to accounts picks among them; an admin (or a server
+ * without sign-in) may type any account, or leave it blank for all accounts.
+ * A typed id that is not one is said under it and never used.
  */
 export function AccountPicker() {
   const { me, openServer, account, setAccount } = useSession();
@@ -27,7 +29,7 @@ export function AccountPicker() {
     );
   }
   const value = draft ?? account;
-  const valid = ACCOUNT_ID.test(value);
+  const valid = value === '' || ACCOUNT_ID.test(value);
   return (
     <form
       className="account"
@@ -45,12 +47,19 @@ export function AccountPicker() {
           aria-label="Account"
           list="herald-accounts"
           value={value}
-          placeholder="account id"
-          className={valid || value === '' ? undefined : 'invalid'}
+          placeholder="all accounts"
+          className={valid ? undefined : 'invalid'}
+          aria-invalid={!valid}
+          aria-describedby={valid ? undefined : 'account-picker-error'}
           onChange={(e) => setDraft(e.target.value.trim())}
           onBlur={() => valid && value !== account && setAccount(value)}
         />
       </label>
+      {!valid && (
+        <span id="account-picker-error" className="field-error" role="alert" data-field="account">
+          An account id is 1 to 64 lowercase letters, digits or _.
+        </span>
+      )}
       <datalist id="herald-accounts">
         {me.accounts.map((a) => (
           <option key={a} value={a} />

@@ -35,10 +35,19 @@ export function ListUpload({
   accountId,
   onUploaded,
   error,
+  destination,
+  inputId = 'listFile',
+  label,
 }: {
   accountId: string;
   onUploaded: (list: ListMeta | null) => void;
   error?: string;
+  /** Where the file goes instead of a new list of the account: a blacklist's PUT (its path names the account). */
+  destination?: string;
+  /** The file input's id, unique on the page. */
+  inputId?: string;
+  /** The file input's accessible name, when no <label> names it. */
+  label?: string;
 }) {
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
   const [list, setList] = useState<ListMeta | null>(null);
@@ -54,12 +63,16 @@ export function ListUpload({
     setRefusal(undefined);
     setProgress({ sent: 0, total: chosen.size });
     const params = {
-      accountId,
+      ...(destination === undefined ? { accountId } : {}),
       ...(shape === null ? {} : csvParams(shape, column)),
       ...(skipBad ? { maxBadRatio: '1' } : {}),
     };
-    const current = upload<ListMeta>(`/api/v1/lists${query(params)}`, chosen, contentTypeOf(chosen), (sent, total) =>
-      setProgress({ sent, total }),
+    const current = upload<ListMeta>(
+      `${destination ?? '/api/v1/lists'}${query(params)}`,
+      chosen,
+      contentTypeOf(chosen),
+      (sent, total) => setProgress({ sent, total }),
+      destination === undefined ? 'POST' : 'PUT',
     );
     handle.current = current;
     try {
@@ -88,7 +101,8 @@ export function ListUpload({
   return (
     <div className="upload">
       <input
-        id="listFile"
+        id={inputId}
+        aria-label={label}
         type="file"
         accept=".csv,.txt,.hrl,application/octet-stream,text/csv,text/plain"
         onChange={(e) => {

@@ -2,10 +2,11 @@ import { Empty } from '../components/bits';
 import { useTitle } from '../hooks';
 import { useSession } from '../session';
 import { AuditPanel } from './admin/AuditPanel';
+import { BlacklistsPanel } from './admin/BlacklistsPanel';
 import { LimitsPanel } from './admin/LimitsPanel';
 import { TokensPanel } from './admin/TokensPanel';
 
-/** Administration: tokens, accounts' limits, the audit log. Admin-only, as the API is. */
+/** Administration: tokens, accounts' limits, blacklists, the audit log. Admin-only, as the API is. */
 export function Admin() {
   useTitle('Administration');
   const { me, openServer } = useSession();
@@ -25,6 +26,7 @@ export function Admin() {
       <h1>Administration</h1>
       <TokensPanel />
       <LimitsPanel />
+      <BlacklistsPanel />
       <AuditPanel />
     </section>
   );

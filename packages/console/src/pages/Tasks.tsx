@@ -18,14 +18,15 @@ const PAGE_SIZES = [25, 50, 100, 200];
  * The task list: newest first, filtered by state, account and creation
  * date, paged on the server by a keyset cursor, so a page costs the same
  * however many tasks exist. Filters and the cursor live in the URL, so a view can be shared.
+ * The account is the top bar's (AccountPicker), the one selector: see useLinkedAccount.
  */
 export function Tasks() {
   useTitle('Tasks');
   const { search } = useLocation();
-  const { account } = useSession();
+  const { account, refused, pending } = useLinkedAccount(search);
   const filters = {
     state: search.get('state') ?? '',
-    accountId: search.has('account') ? (search.get('account') ?? '') : account,
+    accountId: account,
     from: search.get('from') ?? '',
     to: search.get('to') ?? '',
     limit: Number(search.get('limit') ?? 50),
@@ -33,16 +34,18 @@ export function Tasks() {
     q: search.get('q') ?? '',
   };
   const searched = parseTaskSearch(filters.q);
-  // An account id the server would refuse is said here, in the operator's words, and never asked for.
-  const accountBad = filters.accountId !== '' && !ACCOUNT_ID.test(filters.accountId);
-  // So is a creation date that is not YYYY-MM-DD (typed: the browser's own picker is mm/dd/yyyy in en-US).
+  // A creation date that is not YYYY-MM-DD is said here and never asked for (typed: the browser's own picker is mm/dd/yyyy in en-US).
   const fromError = dateError(filters.from);
   const toError = dateError(filters.to);
-  const filtersBad = accountBad || fromError !== undefined || toError !== undefined;
+  const filtersBad = pending || fromError !== undefined || toError !== undefined;
   // Cursors of the pages before this one, for "Newer"; a new filter starts over.
   const [back, setBack] = useState<string[]>([]);
   // Ids ticked for a bulk command: of the page shown only (another page or filter starts with none).
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  useEffect(() => {
+    setBack([]);
+    setSelected(new Set());
+  }, [account]);
 
   const { data, error, loading, reload } = usePoll<TaskPage>(
     (signal) =>
@@ -81,8 +84,7 @@ export function Tasks() {
 
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(search);
-    if (name === 'account') next.set('account', value);
-    else if (value === '') next.delete(name);
+    if (value === '') next.delete(name);
     else next.set(name, value);
     next.delete('cursor');
     setBack([]);
@@ -126,23 +128,6 @@ export function Tasks() {
           </select>
         </label>
         <label>
-          Account
-          <input
-            aria-label="Account filter"
-            value={filters.accountId}
-            placeholder="all accounts"
-            aria-invalid={accountBad}
-            aria-describedby={accountBad ? 'account-filter-error' : undefined}
-            className={accountBad ? 'invalid' : undefined}
-            onChange={(e) => setFilter('account', e.target.value.trim())}
-          />
-          {accountBad && (
-            <span id="account-filter-error" className="field-error" role="alert" data-field="accountFilter">
-              An account id is 1 to 64 lowercase letters, digits or _.
-            </span>
-          )}
-        </label>
-        <label>
           Created from
           <DateFilter name="from" label="Created from" value={filters.from} error={fromError} onChange={setFilter} />
         </label>
@@ -160,6 +145,16 @@ export function Tasks() {
         </label>
         {loading && <span className="muted small">loading…</span>}
       </form>
+      <p className="small muted" data-account-scope>
+        {filters.accountId === '' ? 'All accounts' : `Account ${filters.accountId}`} (the account picker in the top bar)
+      </p>
+      {refused !== null && (
+        <p className="field-error" role="alert" data-field="accountFilter">
+          The link asked for account “{refused}”, which is{' '}
+          {ACCOUNT_ID.test(refused) ? 'not one of yours' : 'not an account id (1 to 64 lowercase letters, digits or _)'}
+          : showing {filters.accountId === '' ? 'all accounts' : `account ${filters.accountId}`} instead.
+        </p>
+      )}
       <ErrorBanner error={error} />
       <BulkBar selected={selectedTasks} onDone={reload} onClear={() => setSelected(new Set())} />
       {searched.kind === 'text' && data && (
@@ -234,6 +229,42 @@ export function Tasks() {
       </div>
     </section>
   );
+}
+
+/**
+ * The list's account is the session's, which the top bar's picker sets. A
+ * link's `account` parameter (a shared view; `account=` for all) is applied
+ * to it when this token may act for it; after that the picker and the URL
+ * follow each other, the one the operator last moved winning. A link to an
+ * account the token may not use is said, and the session's account shown.
+ */
+function useLinkedAccount(search: URLSearchParams): { account: string; refused: string | null; pending: boolean } {
+  const { me, openServer, account, setAccount } = useSession();
+  const linked = search.has('account') ? (search.get('account') ?? '') : null;
+  const [refused, setRefused] = useState<string | null>(null);
+  const lastAccount = useRef(account);
+
+  useEffect(() => {
+    const pickerMoved = lastAccount.current !== account;
+    lastAccount.current = account;
+    if (!pickerMoved && linked !== null && linked !== account) {
+      const free = me.role === 'admin' || openServer;
+      const allowed = free ? linked === '' || ACCOUNT_ID.test(linked) : me.accounts.includes(linked);
+      setRefused(allowed ? null : linked);
+      if (allowed) return setAccount(linked);
+    } else if (pickerMoved) {
+      setRefused(null);
+    }
+    // Another account's list starts at its newest page, and the URL names the account it shows.
+    const stale = (linked !== null && linked !== account) || (pickerMoved && search.has('cursor'));
+    if (!stale) return;
+    const next = new URLSearchParams(search);
+    if (linked !== null) next.set('account', account);
+    next.delete('cursor');
+    navigate('/tasks?' + next.toString(), { replace: true });
+  }, [linked, account, me, openServer, setAccount, search]);
+
+  return { account, refused, pending: linked !== null && linked !== account };
 }
 
 /** The page's select-all box: ticked when every row is, half-ticked when some are. */

@@ -61,6 +61,10 @@ export interface AuditQuery {
   accountId?: string;
   /** Keyset cursor: only entries with a smaller id (older). */
   before?: number;
+  /** Only entries answered at or after this time (epoch ms). */
+  from?: number;
+  /** Only entries answered before this time (epoch ms): with `from`, the half-open [from, to). */
+  to?: number;
   /** 1..1000, default 100. */
   limit?: number;
 }
@@ -175,12 +179,15 @@ export interface CompiledAuditQuery {
   accountId: string | undefined;
   /** Entries with id < before; Number.MAX_SAFE_INTEGER when the query named none. */
   before: number;
+  /** Entries with from <= at < to; 0 and Number.MAX_SAFE_INTEGER when the query named none. */
+  from: number;
+  to: number;
   limit: number;
 }
 
 export function compileAuditQuery(query: AuditQuery = {}): CompiledAuditQuery {
   if (query === null || typeof query !== 'object') throw new ValidationError('an audit query must be an object');
-  const { tokenId, accountId, before, limit = AUDIT_QUERY_DEFAULT_LIMIT } = query;
+  const { tokenId, accountId, before, from, to, limit = AUDIT_QUERY_DEFAULT_LIMIT } = query;
   if (tokenId !== undefined) checkTokenId(tokenId);
   if (
     accountId !== undefined &&
@@ -192,7 +199,23 @@ export function compileAuditQuery(query: AuditQuery = {}): CompiledAuditQuery {
     throw new ValidationError('before must be a positive integer (an audit entry id)', { field: 'before' });
   if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_QUERY_MAX_LIMIT)
     throw new ValidationError(`limit must be an integer in 1..${AUDIT_QUERY_MAX_LIMIT}`, { field: 'limit' });
-  return { tokenId, accountId, before: before ?? Number.MAX_SAFE_INTEGER, limit };
+  for (const [field, time] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (time !== undefined && !isTime(time))
+      throw new ValidationError(`${field} must be a time in epoch milliseconds`, { field });
+  }
+  if (from !== undefined && to !== undefined && from > to)
+    throw new ValidationError('from must not be after to', { field: 'from' });
+  return {
+    tokenId,
+    accountId,
+    before: before ?? Number.MAX_SAFE_INTEGER,
+    from: from ?? 0,
+    to: to ?? Number.MAX_SAFE_INTEGER,
+    limit,
+  };
 }
 
 /** The principal a valid (unrevoked) token stands for. */
@@ -204,6 +227,8 @@ export function principalOfToken(token: AccessToken): Principal {
 export function auditMatches(entry: AuditEntry, query: CompiledAuditQuery): boolean {
   return (
     (query.tokenId === undefined || entry.tokenId === query.tokenId) &&
-    (query.accountId === undefined || entry.accountId === query.accountId)
+    (query.accountId === undefined || entry.accountId === query.accountId) &&
+    entry.at >= query.from &&
+    entry.at < query.to
   );
 }

@@ -149,9 +149,33 @@ const MATRIX: Record<string, Spec> = {
     ids: () => ['globex', 'nobody'],
     ok: 200,
   },
+  'GET /api/v1/accounts/:accountId/blacklist': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: '/api/v1/accounts/globex/blacklist' }),
+    missing: () => ({ method: 'GET', path: '/api/v1/accounts/nobody/blacklist' }),
+    ids: () => ['globex', 'nobody'],
+    ok: 200,
+  },
+  'DELETE /api/v1/accounts/:accountId/blacklist': {
+    kind: 'account',
+    foreign: () => ({ method: 'DELETE', path: '/api/v1/accounts/globex/blacklist' }),
+    missing: () => ({ method: 'DELETE', path: '/api/v1/accounts/nobody/blacklist' }),
+    ids: () => ['globex', 'nobody'],
+    ok: 200,
+  },
   'PUT /api/v1/blacklists/global': {
     kind: 'admin',
     request: () => ({ method: 'PUT', path: '/api/v1/blacklists/global', body: LIST_BYTES }),
+    ok: 200,
+  },
+  'GET /api/v1/blacklists/global': {
+    kind: 'admin',
+    request: () => ({ method: 'GET', path: '/api/v1/blacklists/global' }),
+    ok: 200,
+  },
+  'DELETE /api/v1/blacklists/global': {
+    kind: 'admin',
+    request: () => ({ method: 'DELETE', path: '/api/v1/blacklists/global' }),
     ok: 200,
   },
 

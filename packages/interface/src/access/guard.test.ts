@@ -245,6 +245,41 @@ describe('the token endpoints', () => {
     });
     expect((second.body.entries as { resource: string }[]).map((e) => e.resource)).toEqual(['task:3', 'task:2']);
   });
+
+  it('list the audit log in a time window, from inclusive, to exclusive, offsets honoured', async () => {
+    const server = await start({ access: tokens.access, clock });
+    const start0 = Date.UTC(2027, 5, 1, 10, 0, 0);
+    for (let minute = 0; minute < 4; minute++) {
+      now = start0 + minute * 60_000;
+      await server.call(tokens.adminToken, { method: 'POST', path: `/api/v1/tasks/${minute + 1}/pause` });
+    }
+    const window = async (from: string, to: string) =>
+      (
+        (
+          await server.call(tokens.adminToken, {
+            method: 'GET',
+            path: `/api/v1/audit?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+          })
+        ).body.entries as { resource: string }[]
+      ).map((e) => e.resource);
+    expect(await window('2027-06-01T10:01:00Z', '2027-06-01T10:03:00Z')).toEqual(['task:3', 'task:2']);
+    expect(await window('2027-06-01T12:02:00+02:00', '2027-06-01T12:10:00+02:00')).toEqual(['task:4', 'task:3']);
+  });
+
+  it.each([
+    ['from', 'from=2027-02-30T00:00:00Z'],
+    ['to', 'to=2027-06-01T25:00:00Z'],
+    ['from', 'from=2027-06-01T10:00:00'],
+    ['from', 'from=2027-06-02T00:00:00Z&to=2027-06-01T00:00:00Z'],
+  ])('refuse a bad audit window naming %s: %s', async (field, search) => {
+    const server = await start({ access: tokens.access, clock });
+    const answer = await server.call(tokens.adminToken, { method: 'GET', path: `/api/v1/audit?${search}` });
+    expect({ status: answer.status, code: answer.body.error?.code, field: answer.body.error?.details?.field }).toEqual({
+      status: 400,
+      code: ErrorCodes.VALIDATION_FAILED,
+      field,
+    });
+  });
 });
 
 describe('the bootstrap admin token', () => {

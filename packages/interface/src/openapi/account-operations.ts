@@ -238,7 +238,11 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
     tag: 'access',
     access: 'admin',
     summary: 'The audit log, newest first, a page at a time',
+    description:
+      '`tokenId` and `accountId` filter by who and which account; `from` (inclusive) and `to` (exclusive), RFC 3339 date-times with an offset, by when the request was answered.',
     responses: { 200: json('a page', ref('AuditPage')) },
-    errors: { 400: 'VALIDATION_FAILED' },
+    errors: {
+      400: 'VALIDATION_FAILED: a bad filter, cursor or limit; an impossible date, or `from` after `to` (details.field names it)',
+    },
   },
 };

@@ -300,6 +300,21 @@ export const COMPONENTS = {
     ['taskId', 'command', 'accepted'],
   ),
   List: object(listFields, LIST_REQUIRED, 'a stored recipient list (or blacklist)'),
+  Blacklist: object(
+    {
+      scope: { type: 'string', enum: ['global', 'account'] },
+      accountId: nullable('string', 'the account; null for the global blacklist'),
+      listId: { type: 'string', description: 'the list id it is stored under' },
+      count: integer('uins listed; 0 when never set or cleared', { minimum: 0 }),
+      bytes: integer('size of the stored binary list; 0 when there is none', { minimum: 0 }),
+      checksum: nullable('integer', "CRC-32 of the stored list's body; null when there is none"),
+      updatedAt: nullable('integer', 'when it was last replaced or cleared (epoch ms); null when never', {
+        minimum: 0,
+      }),
+    },
+    ['scope', 'accountId', 'listId', 'count', 'bytes', 'checksum', 'updatedAt'],
+    "a blacklist's metadata",
+  ),
   UploadedList: object(
     { ...listFields, import: textImport },
     LIST_REQUIRED,

@@ -241,6 +241,21 @@ describe('GET /api/docs', () => {
       { method: 'PUT', path: '/api/v1/accounts/acme/blacklist', body: LIST_BYTES },
       200,
     );
+    await call(
+      'PUT /api/v1/accounts/:accountId/blacklist',
+      { method: 'PUT', path: '/api/v1/accounts/acme/blacklist', rawBody: 'uin\n5\n', contentType: 'text/csv' },
+      200,
+    );
+    await call('GET /api/v1/blacklists/global', { method: 'GET', path: '/api/v1/blacklists/global' }, 200);
+    await call('GET /api/v1/blacklists/global', { method: 'GET', path: '/api/v1/blacklists/global?download=1' }, 400);
+    const acmeBlacklist = { method: 'GET', path: '/api/v1/accounts/acme/blacklist' };
+    await call('GET /api/v1/accounts/:accountId/blacklist', acmeBlacklist, 200);
+    await call('DELETE /api/v1/blacklists/global', { method: 'DELETE', path: '/api/v1/blacklists/global' }, 200);
+    await call(
+      'DELETE /api/v1/accounts/:accountId/blacklist',
+      { method: 'DELETE', path: '/api/v1/accounts/acme/blacklist' },
+      200,
+    );
 
     const create = {
       method: 'POST',

@@ -50,10 +50,6 @@ export interface OperationDoc {
 }
 
 export const TASK_ID = { type: 'string', pattern: '^[1-9][0-9]{0,15}$', description: 'task id' };
-export const LIST_BODY = {
-  description: 'a binary recipient list (docs/recipient-list-format.md), streamed to disk',
-  contentTypes: ['application/octet-stream'],
-};
 export const ACCOUNT_404 =
   'ACCOUNT_NOT_FOUND: an account the token does not name (the same for every such account, existing or not)';
 export const LIST_ERRORS = {

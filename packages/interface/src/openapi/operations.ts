@@ -9,16 +9,65 @@
 import { ref } from './schema-builders';
 import { ACCOUNT_OPERATIONS } from './account-operations';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, HISTORY_SCAN_BUDGET } from '../recipient-history';
-import {
-  ACCOUNT_404,
-  LIST_BODY,
-  LIST_ERRORS,
-  TASK_ID,
-  campaign404,
-  json,
-  task404,
-  type OperationDoc,
-} from './operation-parts';
+import { ACCOUNT_404, LIST_ERRORS, TASK_ID, campaign404, json, task404, type OperationDoc } from './operation-parts';
+
+/** The same three operations on the global blacklist (admin) and on an account's (its operators). */
+function blacklistOperations(...methods: ('PUT' | 'GET' | 'DELETE')[]): Record<string, OperationDoc> {
+  const targets: { path: string; access: 'admin' | 'token'; whose: string; errors: Record<number, string> }[] = [
+    { path: '/api/v1/blacklists/global', access: 'admin', whose: 'the global blacklist', errors: {} },
+    {
+      path: '/api/v1/accounts/:accountId/blacklist',
+      access: 'token',
+      whose: "an account's blacklist",
+      errors: { 404: ACCOUNT_404 },
+    },
+  ];
+  const docs: Record<string, OperationDoc> = {};
+  for (const { path, access, whose, errors } of targets) {
+    for (const method of methods) {
+      const doc = BLACKLIST_OPERATIONS[method](whose);
+      docs[`${method} ${path}`] = { ...doc, access, errors: { ...doc.errors, ...errors } };
+    }
+  }
+  return docs;
+}
+
+const BLACKLIST_OPERATIONS: Record<'PUT' | 'GET' | 'DELETE', (whose: string) => Omit<OperationDoc, 'access'>> = {
+  PUT: (whose) => ({
+    tag: 'lists',
+    summary: `Replace ${whose}`,
+    description:
+      'The dispatcher removes these uins from every task it pre-processes from now on (reason `blacklisted`); the global blacklist applies to every account. The body is a list as POST /api/v1/lists takes it: binary, or text/plain or text/csv with the same `column`, `header`, `delimiter` and `maxBadRatio`; nothing changes unless the whole upload is accepted.',
+    responses: { 200: json('stored; `import` for a text/CSV upload', ref('UploadedList')) },
+    errors: LIST_ERRORS,
+    rawBody: {
+      description: 'the blacklist: binary, or text with one uin a line, or CSV',
+      contentTypes: ['application/octet-stream', 'text/plain', 'text/csv'],
+    },
+  }),
+  GET: (whose) => ({
+    tag: 'lists',
+    summary: `Read ${whose}`,
+    description:
+      'Its metadata: how many uins, and when it last changed. With `download=true`, its uins as CSV (a `uin` header line, then one uin a line in stored order), streamed from the file with bounded memory; one never set or cleared downloads as the header line alone.',
+    responses: {
+      200: json('the metadata, or with download=true the uins', {
+        content: {
+          'application/json': { schema: ref('Blacklist') },
+          'text/csv': { schema: { type: 'string', description: 'a `uin` header line, then one uin a line' } },
+        },
+      }),
+    },
+    errors: { 400: 'VALIDATION_FAILED: an unknown query parameter, or a download that is not true or false' },
+  }),
+  DELETE: (whose) => ({
+    tag: 'lists',
+    summary: `Clear ${whose}`,
+    description:
+      'Tasks pre-processed from now on remove no uin for it. Answers the metadata, count 0 and `updatedAt` the time it was cleared; clearing one that is empty changes nothing else.',
+    responses: { 200: json('cleared', ref('Blacklist')) },
+  }),
+};
 
 export { TAGS, type Access, type OperationDoc, type Tag } from './operation-parts';
 
@@ -50,24 +99,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: json('the list', ref('List')) },
     errors: { 404: 'LIST_NOT_FOUND: no such list, or one of an account the token does not name' },
   },
-  'PUT /api/v1/blacklists/global': {
-    tag: 'lists',
-    access: 'admin',
-    summary: 'Replace the global blacklist',
-    description:
-      'Applies to every account: the dispatcher removes these uins from every task it pre-processes from now on (reason `blacklisted`).',
-    responses: { 200: json('stored', ref('List')) },
-    errors: LIST_ERRORS,
-    rawBody: LIST_BODY,
-  },
-  'PUT /api/v1/accounts/:accountId/blacklist': {
-    tag: 'lists',
-    access: 'token',
-    summary: "Replace an account's blacklist",
-    responses: { 200: json('stored', ref('List')) },
-    errors: { ...LIST_ERRORS, 404: ACCOUNT_404 },
-    rawBody: LIST_BODY,
-  },
+  ...blacklistOperations('PUT', 'GET', 'DELETE'),
 
   'POST /api/v1/tasks': {
     tag: 'tasks',

@@ -8,11 +8,14 @@ import {
   ROLES,
   type Role,
 } from '@herald/core/access';
+import { ValidationError } from '@herald/core';
+import { parseOptionalDateTime } from '@herald/core/time';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, noteAudit, principalOf } from '../access/request-access';
 import { newTokenText } from '../access/token-crypto';
 import type { TokenVerifier } from '../access/verifier';
+import { DATE_TIME_FIELD } from './date-field';
 import { keysetPage, PAGE_QUERY_PROPERTIES } from './keyset-page';
 
 interface CreateTokenBody {
@@ -109,7 +112,9 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
     },
   );
 
-  app.get<{ Querystring: { tokenId?: string; accountId?: string; cursor?: number; limit?: number } }>(
+  app.get<{
+    Querystring: { tokenId?: string; accountId?: string; from?: string; to?: string; cursor?: number; limit?: number };
+  }>(
     '/api/v1/audit',
     {
       schema: {
@@ -119,6 +124,8 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
           properties: {
             tokenId: TOKEN_ID,
             accountId: { type: 'string', minLength: 1, maxLength: 255 },
+            from: DATE_TIME_FIELD,
+            to: DATE_TIME_FIELD,
             cursor: { type: 'integer', minimum: 1 },
             limit: { type: 'integer', minimum: 1, maximum: AUDIT_QUERY_MAX_LIMIT },
           },
@@ -128,7 +135,11 @@ export function accessRoutes(app: FastifyInstance, deps: ApiDeps, verifier: Toke
     async (request) => {
       assertAdmin(request);
       const { tokenId, accountId, cursor, limit } = request.query;
-      return access.listAudit({ tokenId, accountId, before: cursor, limit });
+      const from = parseOptionalDateTime(request.query.from, 'from');
+      const to = parseOptionalDateTime(request.query.to, 'to');
+      if (from !== undefined && to !== undefined && from > to)
+        throw new ValidationError('from must not be after to', { field: 'from' });
+      return access.listAudit({ tokenId, accountId, from, to, before: cursor, limit });
     },
   );
 }

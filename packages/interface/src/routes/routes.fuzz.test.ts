@@ -301,7 +301,7 @@ describe('HTTP API, fuzzed', () => {
       fc.constantFrom('', 'admin', 'operator', 'acct', '%00', 'x'.repeat(300)),
     );
     const query = fc.dictionary(
-      fc.constantFrom('tokenId', 'accountId', 'cursor', 'limit', 'x'),
+      fc.constantFrom('tokenId', 'accountId', 'from', 'to', 'cursor', 'limit', 'x'),
       fc.oneof(text, fc.integer().map(String)),
       { maxKeys: 4 },
     );

@@ -311,6 +311,8 @@ describe('strict input on every documented route (property)', () => {
         'GET /api/v1/campaigns/preview after',
         'GET /api/v1/recipients/{uin}/history from',
         'GET /api/v1/recipients/{uin}/history to',
+        'GET /api/v1/audit from',
+        'GET /api/v1/audit to',
       ]),
     );
     expect(kinds('wrong type')).toContain('PATCH /api/v1/campaigns/{id} enabled');

@@ -154,7 +154,13 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
 
     describe('audit log', () => {
       /** Every entry the query's pages give, following nextCursor. */
-      async function allPages(query: { tokenId?: string; accountId?: string; limit: number }): Promise<AuditEntry[]> {
+      async function allPages(query: {
+        tokenId?: string;
+        accountId?: string;
+        from?: number;
+        to?: number;
+        limit: number;
+      }): Promise<AuditEntry[]> {
         const entries: AuditEntry[] = [];
         let before: number | undefined;
         for (let pages = 0; pages < 100; pages++) {
@@ -246,6 +252,22 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
         expect(await allPages({ limit: 2, accountId: 'acm' })).toEqual([]);
       });
 
+      it('lists the entries answered in a time window [from, to), with the other filters and pages', async () => {
+        const made: AuditEntry[] = [];
+        for (let i = 0; i < 12; i++)
+          made.push(await store().appendAudit(audit({ at: 1000 * i, tokenId: i % 2 === 0 ? 'op01' : 'op02' })));
+        const newestFirst = [...made].reverse();
+        const within = (from: number, to: number) => newestFirst.filter((e) => e.at >= from && e.at < to);
+        expect(await allPages({ limit: 2, from: 3000, to: 8000 })).toStrictEqual(within(3000, 8000));
+        expect(await allPages({ limit: 3, from: 9000 })).toStrictEqual(within(9000, Infinity));
+        expect(await allPages({ limit: 3, to: 2000 })).toStrictEqual(within(0, 2000));
+        expect(await allPages({ limit: 2, from: 2000, to: 9000, tokenId: 'op02' })).toStrictEqual(
+          within(2000, 9000).filter((e) => e.tokenId === 'op02'),
+        );
+        expect(await allPages({ limit: 5, from: 4000, to: 4000 })).toEqual([]);
+        expect(await allPages({ limit: 5, from: 4500, to: 4999 })).toEqual([]);
+      });
+
       it('gives concurrent appends distinct ids, every one listed', async () => {
         const made = await Promise.all(Array.from({ length: 20 }, (_, i) => store().appendAudit(audit({ at: i }))));
         const ids = made.map((e) => e.id);
@@ -275,7 +297,16 @@ export function accessStoreConformance(name: string, open: StoreFactory<AccessSt
       });
 
       it('refuses a bad query with VALIDATION_FAILED', async () => {
-        for (const query of [{ limit: 0 }, { limit: 1001 }, { before: 0 }, { before: 1.5 }, { tokenId: 'NO!' }]) {
+        for (const query of [
+          { limit: 0 },
+          { limit: 1001 },
+          { before: 0 },
+          { before: 1.5 },
+          { tokenId: 'NO!' },
+          { from: -1 },
+          { to: 1.5 },
+          { from: 2000, to: 1000 },
+        ]) {
           await rejectsWithCode(store().listAudit(query), 'VALIDATION_FAILED');
         }
       });
