@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { TaskState } from '../api/types';
 import type { StageStatus } from '../lib/stages';
+import { barValueNow } from '../lib/format';
 import { operatorMessage } from '../lib/operator-words';
 
 /** Small shared pieces: state badges, bars, field wrappers, notices. */
@@ -29,7 +30,7 @@ export function Bar({
       aria-label={label}
       aria-valuemin={0}
       aria-valuemax={100}
-      aria-valuenow={indeterminate ? undefined : Math.round(Math.min(1, total) * 100)}
+      aria-valuenow={indeterminate ? undefined : barValueNow(total)}
     >
       {segments.map((s, i) => (
         <span

@@ -9,7 +9,7 @@ import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
 import { ACCOUNT_ID } from '../lib/broadcast-form';
 import { DATE_PLACEHOLDER, parseDate } from '../lib/datetime-input';
 import { noMatchText } from '../lib/task-search';
-import { confirmed, preprocessed } from '../lib/stages';
+import { confirmed, deliverySegments, preprocessed } from '../lib/stages';
 import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
 
@@ -290,13 +290,7 @@ function TaskRow({ task, selected, onSelect }: { task: Task; selected: boolean; 
       <td className="progress-cell">
         {preprocessed(task) ? (
           <>
-            <Bar
-              label={`task ${task.id} progress`}
-              segments={[
-                { fraction: r.kept > 0 ? r.delivered / r.kept : 0, tone: 'online' },
-                { fraction: r.kept > 0 ? r.offline / r.kept : 0, tone: 'offline' },
-              ]}
-            />
+            <Bar label={`task ${task.id} progress`} segments={deliverySegments(task)} />
             <span className="small muted">{r.kept > 0 ? fmtPercent(done, r.kept) : '–'}</span>
           </>
         ) : (
