@@ -98,15 +98,11 @@ describe('searching the task and campaign lists', () => {
   });
 
   const taskIds = () => page.locator('table.tasks tbody tr td.num a').allInnerTexts();
+  /** Waits until the list shows exactly these task ids, in this order. */
   const waitForTaskIds = async (expected: number[]) => {
-    const want = JSON.stringify(expected.map(String));
-    await page.waitForFunction(
-      (w) =>
-        JSON.stringify(Array.from(document.querySelectorAll('table.tasks tbody tr td.num a'), (a) => a.textContent)) ===
-        w,
-      want,
-      { timeout: 10_000 },
-    );
+    const want = JSON.stringify(JSON.stringify(expected.map(String)));
+    const shown = `JSON.stringify(Array.from(document.querySelectorAll('table.tasks tbody tr td.num a'), (a) => a.textContent))`;
+    await page.waitForFunction(`${shown} === ${want}`, undefined, { timeout: 10_000 });
   };
 
   it('asks the server for the title, message or id typed, and says when nothing matches', async () => {
@@ -152,7 +148,7 @@ describe('searching the task and campaign lists', () => {
     await names.nth(1).waitFor();
     const box = page.getByRole('searchbox', { name: 'Search campaigns' });
     await box.fill('ROUNDUP');
-    await page.waitForFunction(() => document.querySelectorAll('table.campaigns tbody tr').length === 1);
+    await page.waitForFunction("document.querySelectorAll('table.campaigns tbody tr').length === 1");
     expect(await names.allInnerTexts()).toEqual(['Weekly roundup']);
     await box.fill('flash sale');
     await page.locator('table.campaigns tbody tr', { hasText: 'Promotions' }).waitFor();
