@@ -170,7 +170,7 @@ describe('operator console in headless Chromium', () => {
     await page.getByText('with the defaults').waitFor();
     await screenshot(page, '12-personalised-preview');
     await page.getByLabel('Message', { exact: true }).fill('Hello {{name}}');
-    await page.getByText("content.body template, position 8: unknown variable 'name'").waitFor();
+    await page.getByText("Message, at character 9: unknown variable 'name'").waitFor();
   });
 
   let firstTaskId: number;

@@ -1,6 +1,7 @@
 import { ClassicLevel } from 'classic-level';
 import {
   applyCampaignPatch,
+  campaignMatchesSearch,
   campaignNotFound,
   checkAdvance,
   checkCampaignId,
@@ -20,6 +21,7 @@ import {
   type NewCampaignFiring,
 } from '@herald/core/campaign';
 import type { CampaignStore } from '@herald/core/ports';
+import { DEFAULT_SEARCH_SCAN_BUDGET } from '@herald/core/task';
 import { decodeJson, EMPTY, encodeJson, key, prefixRange, readU64BE, tag } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
@@ -105,9 +107,18 @@ export class LevelCampaignStore implements CampaignStore {
     return this.life.run('listCampaigns', async () => {
       const q = compileCampaignQuery(query);
       const campaigns: Campaign[] = [];
-      const take = (c: Campaign) => {
-        if (q.enabled === undefined || c.enabled === q.enabled) campaigns.push(c);
-        return campaigns.length > q.limit;
+      // A search reads at most its budget of campaigns per page, then answers the last id read as the cursor.
+      let budget = q.search === undefined ? Infinity : DEFAULT_SEARCH_SCAN_BUDGET;
+      let lastRead = 0;
+      /** Takes a campaign read; true when the scan should stop. */
+      const take = (c: Campaign): boolean => {
+        budget--;
+        lastRead = c.id;
+        const wanted =
+          (q.enabled === undefined || c.enabled === q.enabled) &&
+          (q.search === undefined || campaignMatchesSearch(c, q.search));
+        if (wanted) campaigns.push(c);
+        return campaigns.length > q.limit || budget === 0;
       };
       if (q.accountIds === undefined) {
         for await (const [, value] of this.db.iterator({ gt: campaignKey(q.afterId), lt: CAMPAIGNS.lt })) {
@@ -128,7 +139,9 @@ export class LevelCampaignStore implements CampaignStore {
         }
       }
       const page = campaigns.slice(0, q.limit);
-      return { campaigns: page, nextCursor: campaigns.length > q.limit ? page[page.length - 1]!.id : null };
+      if (campaigns.length > q.limit) return { campaigns: page, nextCursor: page[page.length - 1]!.id };
+      // Out of budget: maybe more to read after the last campaign read (a spare page end costs one empty page).
+      return { campaigns: page, nextCursor: budget === 0 ? lastRead : null };
     });
   }
 

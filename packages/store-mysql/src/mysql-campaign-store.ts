@@ -24,6 +24,7 @@ import type { CampaignStore } from '@herald/core/ports';
 import type { RetryOptions } from '@herald/core/retry';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
+import { containsPattern } from './like';
 import { inTransaction, openPool, PoolCalls } from './pool';
 
 const STORE = 'MySqlCampaignStore';
@@ -61,6 +62,12 @@ function toFiring(r: RowDataPacket): CampaignFiring {
   };
 }
 
+/** A campaign's name and template title and body as lower-case text for a search's LIKE. */
+const SEARCH_TEXTS = [
+  'LOWER(name)',
+  "LOWER(COALESCE(JSON_UNQUOTE(JSON_EXTRACT(template, '$.content.title')), ''))",
+  "LOWER(JSON_UNQUOTE(JSON_EXTRACT(template, '$.content.body')))",
+];
 /**
  * The production CampaignStore, on MySQL/MariaDB (mysql2), in the same
  * database as the task store: the `campaigns` and `campaign_firings` tables
@@ -139,6 +146,12 @@ export class MySqlCampaignStore implements CampaignStore {
       if (q.enabled !== undefined) {
         where.push('enabled = ?');
         values.push(q.enabled);
+      }
+      if (q.search !== undefined) {
+        // Lower-cased on both sides, like the embedded store's match; a term of digits also matches the id.
+        const pattern = containsPattern(q.search.needle);
+        where.push(`(${SEARCH_TEXTS.map((text) => `${text} LIKE ?`).join(' OR ')} OR id = ?)`);
+        values.push(...SEARCH_TEXTS.map(() => pattern), q.search.id ?? 0);
       }
       // One extra row tells whether a next page exists.
       const [rows] = await this.pool.query<Rows>(

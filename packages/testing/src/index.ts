@@ -53,6 +53,7 @@ export {
 export type { OpenedStore, StoreFactory } from './store-factory';
 export { HOSTILE_STRINGS } from './task-store/data';
 export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';
+export { searchAll } from './task-store/search';
 export { rejectsWithCode } from './assertions';
 export { TestZooKeeper, TestKafka, ensureSharedMariaDb, PrivateMariaDb, freePort, waitForPort } from './services';
 export { FaultySockets } from './services/fault-sockets';

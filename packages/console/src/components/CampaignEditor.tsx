@@ -4,7 +4,7 @@ import type { Campaign, NoResend } from '../api/types';
 import { useNow } from '../hooks';
 import { Field } from './bits';
 import { FireTimeList, TimeZoneList, useCronPreview } from './FireTimes';
-import { cronRefusalText } from '../lib/campaign-reach';
+import { operatorMessage } from '../lib/operator-words';
 import { noResendOf, noResendWindowError } from '../lib/campaign-form';
 import { NoResendField } from './NoResendField';
 
@@ -64,7 +64,7 @@ export function CampaignEditor({
   const set = <K extends keyof Draft>(name: K, value: Draft[K]) => setDraft({ ...draft, [name]: value });
   const previewField = previewError ? (FIELD_OF[previewError.field ?? ''] ?? 'cron') : undefined;
   const errorOf = (name: keyof Draft) =>
-    errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
+    errors[name] ?? (previewField === name ? operatorMessage(previewError!) : undefined);
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -98,8 +98,8 @@ export function CampaignEditor({
       onSaved(saved);
     } catch (e) {
       const field = e instanceof ApiError ? FIELD_OF[e.field ?? ''] : undefined;
-      if (field) setErrors({ [field]: field === 'cron' ? cronRefusalText(e as ApiError) : (e as Error).message });
-      else setFailure((e as Error).message);
+      if (field) setErrors({ [field]: operatorMessage(e as ApiError) });
+      else setFailure(e instanceof ApiError ? operatorMessage(e) : (e as Error).message);
       setBusy(false);
     }
   };

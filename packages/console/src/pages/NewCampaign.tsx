@@ -15,7 +15,8 @@ import {
   type CampaignErrors,
   type CampaignForm,
 } from '../lib/campaign-form';
-import { cronRefusalText, estimateReach } from '../lib/campaign-reach';
+import { estimateReach } from '../lib/campaign-reach';
+import { operatorMessage } from '../lib/operator-words';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
@@ -47,7 +48,7 @@ export function NewCampaign() {
   // The live preview's refusal shows under the field it names, before any submit.
   const previewField = previewError ? (campaignFieldOf(previewError.field) ?? 'cron') : undefined;
   const errorOf = (name: keyof CampaignForm) =>
-    errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
+    errors[name] ?? (previewField === name ? operatorMessage(previewError!) : undefined);
   const reach = preview && listCount !== null ? estimateReach(preview.nextFireTimes, listCount) : undefined;
 
   const submit = async (event: FormEvent) => {
@@ -63,7 +64,7 @@ export function NewCampaign() {
       navigate(`/campaigns/${created.id}`);
     } catch (e) {
       const field = e instanceof ApiError ? campaignFieldOf(e.field) : undefined;
-      if (field) setErrors({ [field]: field === 'cron' ? cronRefusalText(e as ApiError) : (e as Error).message });
+      if (field) setErrors({ [field]: operatorMessage(e as ApiError) });
       else setFailure(e as Error);
       setBusy(false);
     }

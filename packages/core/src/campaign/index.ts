@@ -36,6 +36,7 @@ export {
   newCampaignRecord,
   applyCampaignPatch,
   compileCampaignQuery,
+  campaignMatchesSearch,
   compileFiringQuery,
   newFiringRecord,
   checkAdvance,

@@ -7,6 +7,7 @@
 import { NotFoundError, ValidationError } from '../errors';
 import type { PriorityClass, TaskContent } from '../task/model';
 import { taskContentOf } from '../task/content';
+import { compileTextSearch, matchesTextSearch, type TextSearch } from '../task/text-search';
 import { checkTaskTargeting } from '../task/validate';
 import { checkCampaignContent } from '../template/firing';
 import { parseCron } from './cron';
@@ -98,6 +99,13 @@ export interface CampaignQuery {
   /** Only campaigns of these accounts (an empty list matches none). */
   accountIds?: readonly string[];
   enabled?: boolean;
+  /**
+   * Only campaigns whose name or template title or body contains this text,
+   * ignoring case; a term of digits also matches the campaign with that id.
+   * 1..200 characters. A scanning adapter may answer a short page with a
+   * nextCursor once it has read its budget (like TaskQuery.q).
+   */
+  q?: string;
   /** Keyset cursor: only campaigns with a larger id. */
   afterId?: number;
   /** 1..1000, default 100. */
@@ -245,6 +253,8 @@ export function applyCampaignPatch(campaign: Campaign, patch: CampaignPatch, now
 export interface CompiledCampaignQuery {
   accountIds: readonly string[] | undefined;
   enabled: boolean | undefined;
+  /** Undefined: no text search. */
+  search: TextSearch | undefined;
   afterId: number;
   limit: number;
 }
@@ -258,7 +268,7 @@ function checkLimit(limit: unknown): number {
 
 export function compileCampaignQuery(query: CampaignQuery = {}): CompiledCampaignQuery {
   if (query === null || typeof query !== 'object') fail('query', 'must be an object');
-  const { accountIds, enabled, afterId = 0, limit = CAMPAIGN_QUERY_DEFAULT_LIMIT } = query;
+  const { accountIds, enabled, q, afterId = 0, limit = CAMPAIGN_QUERY_DEFAULT_LIMIT } = query;
   if (accountIds !== undefined) {
     if (!Array.isArray(accountIds)) fail('accountIds', 'must be a list of account ids');
     for (const id of accountIds) checkString('accountIds', id, MAX_CAMPAIGN_ID_CHARS);
@@ -268,6 +278,7 @@ export function compileCampaignQuery(query: CampaignQuery = {}): CompiledCampaig
   return {
     accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)],
     enabled,
+    search: compileTextSearch(q),
     afterId,
     limit: checkLimit(limit),
   };
@@ -316,4 +327,10 @@ export function checkAdvance(expected: number | null, next: number): void {
 /** The error for a campaign that does not exist (or that the caller may not see: the same answer). */
 export function campaignNotFound(id: unknown): NotFoundError {
   return new NotFoundError('CAMPAIGN_NOT_FOUND', `campaign ${String(id)} does not exist`, { campaignId: id });
+}
+
+/** Whether a campaign is one a search finds: its name, its template's title or body, or its id. */
+export function campaignMatchesSearch(campaign: Campaign, search: TextSearch): boolean {
+  const { content } = campaign.template;
+  return matchesTextSearch(search, campaign.id, [campaign.name, content.title, content.body]);
 }

@@ -66,3 +66,5 @@ export {
   checkTaskTargeting,
 } from './validate';
 export type { TaskRecordRules, CompiledTaskQuery } from './validate';
+export { MAX_SEARCH_CHARS, DEFAULT_SEARCH_SCAN_BUDGET, compileTextSearch, matchesTextSearch } from './text-search';
+export type { TextSearch } from './text-search';

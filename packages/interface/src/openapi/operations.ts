@@ -133,10 +133,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     access: 'token',
     summary: 'List tasks, a page at a time',
     description:
-      'Oldest first. An operator sees its accounts only; filtering by another account answers an empty page.',
+      'Oldest first. An operator sees its accounts only; filtering by another account answers an empty page. `q` finds text in the title or body, ignoring case (digits also match the id); a search page may be short or empty and still carry a nextCursor: the embedded profile reads a bounded number of tasks per page.',
     responses: { 200: json('a page', ref('TaskPage')) },
     errors: {
-      400: 'VALIDATION_FAILED: a bad filter, or a createdFrom or createdBefore that is not an RFC 3339 date-time with an offset (details.field)',
+      400: 'VALIDATION_FAILED: a bad filter, a q that is empty or over 200 characters, or a createdFrom or createdBefore that is not an RFC 3339 date-time with an offset (details.field)',
     },
   },
   'GET /api/v1/templates/preview': {
@@ -271,8 +271,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'campaigns',
     access: 'token',
     summary: 'List campaigns, a page at a time',
+    description:
+      '`q` finds text in the name or the template title or body, ignoring case (digits also match the id); a search page may be short or empty and still carry a nextCursor: the embedded profile reads a bounded number of campaigns per page.',
     responses: { 200: json('a page', ref('CampaignPage')) },
-    errors: { 400: 'VALIDATION_FAILED' },
+    errors: { 400: 'VALIDATION_FAILED: a bad filter, or a q that is empty or over 200 characters (details.field)' },
   },
   'GET /api/v1/campaigns/:id': {
     tag: 'campaigns',

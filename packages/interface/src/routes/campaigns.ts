@@ -24,6 +24,7 @@ import type { PriorityClass } from '@herald/core/task';
 import type { RequestContent } from './request-content';
 import { firingViews } from './campaign-firings';
 import { DATE_TIME_FIELD } from './date-field';
+import { SEARCH_FIELD } from './search-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
@@ -122,6 +123,7 @@ const listQuery = {
   properties: {
     accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
     enabled: { type: 'boolean' },
+    q: SEARCH_FIELD,
     cursor: { type: 'integer', minimum: 0 },
     limit: { type: 'integer', minimum: 1, maximum: 1000 },
   },
@@ -277,11 +279,11 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     },
   );
 
-  app.get<{ Querystring: { accountId?: string; enabled?: boolean; cursor?: number; limit?: number } }>(
+  app.get<{ Querystring: { accountId?: string; enabled?: boolean; q?: string; cursor?: number; limit?: number } }>(
     '/api/v1/campaigns',
     { schema: { querystring: listQuery } },
     async (request) => {
-      const { accountId, enabled, cursor, limit } = request.query;
+      const { accountId, enabled, q, cursor, limit } = request.query;
       const visible = visibleAccounts(request);
       let accountIds: readonly string[] | undefined = accountId === undefined ? undefined : [accountId];
       if (visible !== 'all') {
@@ -292,6 +294,7 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       const page = await campaigns.listCampaigns({
         ...(accountIds === undefined ? {} : { accountIds }),
         ...(enabled === undefined ? {} : { enabled }),
+        ...(q === undefined ? {} : { q }),
         afterId: cursor,
         limit,
       });

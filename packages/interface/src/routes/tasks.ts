@@ -18,6 +18,7 @@ import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 import { checkQuota, holdQuota } from './account-quota';
 import { DATE_TIME_FIELD } from './date-field';
+import { SEARCH_FIELD } from './search-field';
 import { dryRunAnswer } from './task-dry-run';
 import { progressAnswer } from './task-progress';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
@@ -226,6 +227,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       order?: 'asc' | 'desc';
       createdFrom?: string;
       createdBefore?: string;
+      q?: string;
       cursor?: number;
       limit?: number;
     };
@@ -242,6 +244,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             order: { type: 'string', enum: ['asc', 'desc'] },
             createdFrom: DATE_TIME_FIELD,
             createdBefore: DATE_TIME_FIELD,
+            q: SEARCH_FIELD,
             cursor: { type: 'integer', minimum: 0 },
             limit: { type: 'integer', minimum: 1, maximum: 1000 },
           },
@@ -249,10 +252,11 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       },
     },
     async (request) => {
-      const { state, accountId, order, cursor, limit } = request.query;
+      const { state, accountId, order, q, cursor, limit } = request.query;
       // Newest first pages downwards: the cursor is then the id to go below.
       const page = {
         state,
+        q,
         limit,
         ...(order === 'desc' ? { order, beforeId: cursor } : { afterId: cursor }),
         createdFrom: parseOptionalDateTime(request.query.createdFrom, 'createdFrom'),
