@@ -22,6 +22,7 @@ const ALL = [
   '012_task_progress.sql',
   '013_task_collapse_key.sql',
   '014_task_no_resend_since.sql',
+  '015_campaign_idempotency_manual_runs.sql',
 ];
 
 describe('migration files', () => {
