@@ -23,6 +23,8 @@ import type { CampaignStore } from '@herald/core/ports';
 import type { PriorityClass } from '@herald/core/task';
 import type { RequestContent } from './request-content';
 import { firingViews } from './campaign-firings';
+import { assertSameCampaignRequest } from './campaign-idempotency';
+import { apiIdempotencyKey } from './idempotency';
 import { DATE_TIME_FIELD } from './date-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
@@ -260,6 +262,16 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       );
       // Schedule first: the console shows these errors as the user types, before the list matters.
       checkSchedule(body.cron, body.timeZone);
+      const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
+      if (idempotencyKey !== undefined) {
+        // A retry of a request that already created its campaign: that campaign, 200 instead of 201.
+        const existing = await campaigns.getCampaignByIdempotencyKey(idempotencyKey);
+        if (existing !== undefined) {
+          assertSameCampaignRequest(existing, body);
+          noteAudit(request, { resource: `campaign:${existing.id}` });
+          return reply.code(200).send(await view(existing));
+        }
+      }
       const template = await checkTemplate(body.accountId, body.template);
       const created = await campaigns.createCampaign(
         {
@@ -269,9 +281,12 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
           timeZone: body.timeZone,
           ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
           template,
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         },
         clock.now(),
       );
+      // A concurrent request with the same key may have created it first: the store answers that campaign.
+      if (idempotencyKey !== undefined) assertSameCampaignRequest(created, body);
       noteAudit(request, { resource: `campaign:${created.id}` });
       return reply.code(201).send(await view(created));
     },
