@@ -24,6 +24,7 @@ import type { PriorityClass } from '@herald/core/task';
 import type { RequestContent } from './request-content';
 import { firingViews } from './campaign-firings';
 import { assertSameCampaignRequest } from './campaign-idempotency';
+import { campaignRunRoute } from './campaign-run';
 import { apiIdempotencyKey } from './idempotency';
 import { DATE_TIME_FIELD } from './date-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -148,7 +149,7 @@ const previewQuery = {
 
 /**
  * Cron campaigns (docs/campaigns.md, docs/api.md "Campaigns"): create, list,
- * read, change, enable/disable, delete, the firing history, and a preview of
+ * read, change, enable/disable, run now (campaign-run.ts), delete, the firing history, and a preview of
  * the next fire times of any expression (the console calls it while the user
  * types). Every answer that holds a campaign carries its next five fire times.
  * An operator sees only its accounts' campaigns: another account's campaign
@@ -360,6 +361,8 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       },
     );
   }
+
+  campaignRunRoute(app, deps, visibleCampaign);
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/campaigns/:id',
