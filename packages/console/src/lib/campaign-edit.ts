@@ -1,4 +1,3 @@
-import type { ApiError } from '../api/client';
 import type { Campaign, NoResend, PriorityClass } from '../api/types';
 import { durationTooLong } from './broadcast-form';
 import { durationHoursError, noResendOf, noResendWindowError } from './campaign-form';
@@ -105,8 +104,16 @@ export function patchOf(campaign: Campaign, draft: CampaignDraft) {
   };
 }
 
+/** What the form reads of an API refusal (the client's ApiError; by shape, so this file runs in node's tests). */
+export interface Refusal {
+  code: string;
+  message: string;
+  field?: string;
+  details: Record<string, unknown>;
+}
+
 /** A refusal of the list or the duration in the form's words (the server speaks of list ids and ttlSeconds). */
-export function draftErrorText(error: ApiError, accountId: string): string {
+export function draftErrorText(error: Refusal, accountId: string): string {
   const maximum = error.details.maximum;
   if (error.field === 'template.ttlSeconds' && typeof maximum === 'number') return durationTooLong(maximum);
   if (error.code === 'LIST_NOT_FOUND')
