@@ -37,12 +37,14 @@ import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
  *   'c' campaignId:u64                        -> Campaign (JSON)
  *   'a' accountId(len + chars) campaignId:u64 -> ''    an account's campaigns, in id order
  *   'f' campaignId:u64 scheduledAt:u64        -> CampaignFiring (JSON)
+ *   'k' idempotencyKey                        -> campaignId (u64), written and deleted with its campaign
  *
  * Atomicity: every read-modify-write of one campaign (update, the
  * lastScheduledAt compare-and-set, recording a firing, delete) runs under
  * that campaign's in-process lock and ends in one put or batch; LevelDB's
  * LOCK file keeps other processes out. Creation runs under one more lock so
- * ids and the counter advance together.
+ * ids and the counter advance together, and so a key's lookup and its
+ * write cannot interleave with another creation's.
  */
 type Db = ClassicLevel<Buffer, Buffer>;
 
@@ -55,6 +57,7 @@ const campaignKey = (id: number) => key(tag('c'), { u64: id });
 const accountPrefix = (accountId: string) => key(tag('a'), { str: accountId });
 const accountKey = (accountId: string, id: number) => key(tag('a'), { str: accountId }, { u64: id });
 const firingKey = (campaignId: number, scheduledAt: number) => key(tag('f'), { u64: campaignId }, { u64: scheduledAt });
+const idempotencyKeyOf = (k: string) => key(tag('k'), { tail: k });
 const firingsOf = (campaignId: number) => prefixRange(key(tag('f'), { u64: campaignId }));
 
 export class LevelCampaignStore implements CampaignStore {
@@ -88,10 +91,17 @@ export class LevelCampaignStore implements CampaignStore {
       this.locks.run(CREATE_LOCK, async () => {
         const id = this.lastId + 1;
         const campaign = newCampaignRecord(id, input, now);
+        if (campaign.idempotencyKey !== undefined) {
+          const existing = await this.byIdempotencyKey(campaign.idempotencyKey);
+          if (existing !== undefined) return existing;
+        }
         await this.db.batch([
           { type: 'put', key: campaignKey(id), value: encodeJson(campaign) },
           { type: 'put', key: accountKey(campaign.accountId, id), value: EMPTY },
           { type: 'put', key: SEQ_KEY, value: key({ u64: id }) },
+          ...(campaign.idempotencyKey === undefined
+            ? []
+            : [{ type: 'put' as const, key: idempotencyKeyOf(campaign.idempotencyKey), value: key({ u64: id }) }]),
         ]);
         this.lastId = id;
         return campaign;
@@ -101,6 +111,10 @@ export class LevelCampaignStore implements CampaignStore {
 
   getCampaign(id: number): Promise<Campaign | undefined> {
     return this.life.run('getCampaign', () => this.read(id));
+  }
+
+  getCampaignByIdempotencyKey(k: string): Promise<Campaign | undefined> {
+    return this.life.run('getCampaignByIdempotencyKey', () => this.byIdempotencyKey(k));
   }
 
   listCampaigns(query: CampaignQuery = {}): Promise<CampaignPage> {
@@ -162,6 +176,9 @@ export class LevelCampaignStore implements CampaignStore {
         await this.db.batch([
           { type: 'del', key: campaignKey(id) },
           { type: 'del', key: accountKey(campaign.accountId, id) },
+          ...(campaign.idempotencyKey === undefined
+            ? []
+            : [{ type: 'del' as const, key: idempotencyKeyOf(campaign.idempotencyKey) }]),
           ...firings.map((k) => ({ type: 'del' as const, key: k })),
         ]);
         return true;
@@ -222,6 +239,12 @@ export class LevelCampaignStore implements CampaignStore {
     if (!Number.isSafeInteger(id) || id < 1) return undefined;
     const value = await this.db.get(campaignKey(id));
     return value === undefined ? undefined : decodeJson<Campaign>(value);
+  }
+
+  private async byIdempotencyKey(k: string): Promise<Campaign | undefined> {
+    if (typeof k !== 'string' || k === '') return undefined;
+    const id = await this.db.get(idempotencyKeyOf(k));
+    return id === undefined ? undefined : this.read(readU64BE(id, 0));
   }
 
   /** One read-modify-write of a campaign under its lock; a missing campaign is CAMPAIGN_NOT_FOUND. */

@@ -5,11 +5,15 @@ import { CampaignEditor } from '../components/CampaignEditor';
 import { ErrorBanner, Empty } from '../components/bits';
 import { DailyReach } from '../components/DailyReach';
 import { FireTimeList } from '../components/FireTimes';
+import { RunNowButton } from '../components/RunNowButton';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtTime } from '../lib/format';
 import { Link, navigate } from '../router';
 
-/** One campaign: its schedule, next five fire times, the switch, and its firing history (newest first, paged). */
+/**
+ * One campaign: its schedule, next five fire times, the switch, run now, the
+ * edit form, and its firing history (newest first, paged; manual runs marked).
+ */
 export function CampaignPage({ id }: { id: string }) {
   useTitle(`Campaign ${id}`);
   const now = useNow(5000);
@@ -77,6 +81,7 @@ export function CampaignPage({ id }: { id: string }) {
           <button onClick={() => setEditing(true)} disabled={editing}>
             Edit
           </button>
+          <RunNowButton campaign={campaign} onError={setSwitchError} />
           <button onClick={toggle} className={campaign.enabled ? undefined : 'primary'}>
             {campaign.enabled ? 'Disable' : 'Enable'}
           </button>
@@ -159,6 +164,7 @@ export function CampaignPage({ id }: { id: string }) {
                     <span className={`badge ${f.outcome === 'fired' ? 'state-completed' : 'state-paused'}`}>
                       {f.outcome}
                     </span>
+                    {f.manual && <span className="small muted"> run now</span>}
                   </td>
                   <td>{f.taskId === null ? '–' : <Link to={`/tasks/${f.taskId}`}>task {f.taskId}</Link>}</td>
                   <td>

@@ -38,6 +38,12 @@ export interface NewCampaign {
   /** Default true. */
   enabled?: boolean;
   template: CampaignTemplate;
+  /**
+   * A client's key for this creation (the API's `api:<account>:<header>`):
+   * creating again with a key a campaign already holds answers that campaign
+   * and stores nothing. Unique per store; 1..255 characters.
+   */
+  idempotencyKey?: string;
 }
 
 export interface Campaign {
@@ -59,6 +65,8 @@ export interface Campaign {
   activeFrom: number;
   /** The last scheduled time handled (fired or missed); absent before the first. */
   lastScheduledAt?: number;
+  /** The key it was created with (NewCampaign.idempotencyKey); absent when none. */
+  idempotencyKey?: string;
 }
 
 /** What an update may change; absent fields stay as they are. */
@@ -84,6 +92,8 @@ export interface NewCampaignFiring {
   reason?: string;
   /** When it was handled. */
   at: number;
+  /** A run asked for outside the schedule (POST /api/v1/campaigns/:id/run), not a cron time. */
+  manual?: boolean;
 }
 
 export interface CampaignFiring {
@@ -93,6 +103,8 @@ export interface CampaignFiring {
   taskId: number | null;
   reason: string | null;
   at: number;
+  /** Present (true) only on a manual run's record: the schedule's records carry no marker. */
+  manual?: true;
 }
 
 export interface CampaignQuery {
@@ -222,6 +234,9 @@ export function newCampaignRecord(id: number, input: NewCampaign, now: number): 
     createdAt: now,
     updatedAt: now,
     activeFrom: now,
+    ...(input.idempotencyKey === undefined
+      ? {}
+      : { idempotencyKey: checkString('idempotencyKey', input.idempotencyKey, MAX_CAMPAIGN_ID_CHARS) }),
   };
 }
 
@@ -307,6 +322,7 @@ export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
     fail('taskId', 'must be a positive integer');
   if (input.outcome === 'fired' && input.taskId === undefined) fail('taskId', 'is required for a fired outcome');
   if (input.reason !== undefined) checkString('reason', input.reason, MAX_CAMPAIGN_ID_CHARS);
+  if (input.manual !== undefined && typeof input.manual !== 'boolean') fail('manual', 'must be true or false');
   return {
     campaignId: input.campaignId,
     scheduledAt: input.scheduledAt,
@@ -314,6 +330,7 @@ export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
     taskId: input.taskId ?? null,
     reason: input.reason ?? null,
     at: input.at,
+    ...(input.manual === true ? { manual: true as const } : {}),
   };
 }
 

@@ -37,11 +37,19 @@ import type {
  * - `listFirings` is newest first (by scheduledAt), keyset paged.
  * - `deleteCampaign` removes the campaign and its firing history (the tasks
  *   its firings created stay).
+ * - `createCampaign` with an `idempotencyKey` a stored campaign holds answers
+ *   that campaign and stores nothing (concurrent creations with one key
+ *   store one campaign); `getCampaignByIdempotencyKey` finds it. A deleted
+ *   campaign frees its key.
+ * - A firing recorded with `manual: true` reads back with `manual: true`;
+ *   any other reads back without the field.
  * - Times are passed in (`now`, `at`, epoch ms integers); adapters never read a clock.
  */
 export interface CampaignStore {
   createCampaign(input: NewCampaign, now: number): Promise<Campaign>;
   getCampaign(id: number): Promise<Campaign | undefined>;
+  /** The campaign created with this key (NewCampaign.idempotencyKey), if any. */
+  getCampaignByIdempotencyKey(key: string): Promise<Campaign | undefined>;
   /** Ascending id; filters combine (AND). */
   listCampaigns(query?: CampaignQuery): Promise<CampaignPage>;
   updateCampaign(id: number, patch: CampaignPatch, now: number): Promise<Campaign>;

@@ -288,6 +288,7 @@ const MATRIX: Record<string, Spec> = {
         ['PATCH', '', { name: 'renamed' }, 200],
         ['POST', '/enable', undefined, 200],
         ['POST', '/disable', undefined, 200],
+        ['POST', '/run', undefined, 201],
         ['GET', '/firings', undefined, 200],
       ] as const
     ).map(([method, suffix, body, ok]) => [

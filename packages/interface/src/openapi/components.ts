@@ -231,6 +231,10 @@ const campaignFields = {
   updatedAt: epochMs('last changed'),
   activeFrom: epochMs('when the current schedule took effect'),
   lastScheduledAt: epochMs('the last scheduled time handled (fired or missed), absent before the first'),
+  idempotencyKey: {
+    type: 'string',
+    description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the creating request carried one',
+  },
   nextFireTimes: {
     type: 'array',
     items: { type: 'string', format: 'date-time' },
@@ -262,6 +266,12 @@ const firing = object(
     taskId: nullable('integer', 'the task it created'),
     reason: nullable('string', 'why it was missed or failed'),
     at: epochMs('when it was handled'),
+    manual: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'present (true) on a run asked for with POST /api/v1/campaigns/:id/run; absent on the schedule’s own',
+    },
     note: firingNote,
   },
   ['campaignId', 'scheduledAt', 'outcome', 'taskId', 'reason', 'at', 'note'],
@@ -336,6 +346,7 @@ export const COMPONENTS = {
   ]),
   CampaignPage: page('campaigns', ref('Campaign'), 'campaigns with a larger id'),
   FiringPage: page('firings', firing, 'firings scheduled earlier'),
+  Firing: firing,
   TemplatePreview: object(
     {
       uin: { type: 'integer' },

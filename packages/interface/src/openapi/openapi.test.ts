@@ -342,6 +342,7 @@ describe('GET /api/docs', () => {
     await call('PATCH /api/v1/campaigns/:id', { method: 'PATCH', path: at, body: { name: 'Mornings' } }, 200);
     await call('POST /api/v1/campaigns/:id/disable', { method: 'POST', path: `${at}/disable` }, 200);
     await call('POST /api/v1/campaigns/:id/enable', { method: 'POST', path: `${at}/enable` }, 200);
+    await call('POST /api/v1/campaigns/:id/run', { method: 'POST', path: `${at}/run` }, 201);
     await call('GET /api/v1/campaigns/:id/firings', { method: 'GET', path: `${at}/firings` }, 200);
     await call('DELETE /api/v1/campaigns/:id', { method: 'DELETE', path: at }, 204);
     await call('GET /api/v1/campaigns/:id', { method: 'GET', path: at }, 404);

@@ -261,10 +261,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Create a campaign',
     description:
       'A cron that fires closer together than campaigns.minPeriodMs anywhere in its next 1000 firings is refused (400 naming cron; details.smallestGapMs, minPeriodMs). The answer carries projectedDailyReach. `template.noResend` sets what counts as already sent for each firing (`{ "scope": "firing" }` for a daily digest, `{ "scope": "window", "window": "7d" }`); a template content may name `{{firing.date}}`, `{{firing.time}}`, `{{firing.id}}` (docs/campaigns.md).',
-    responses: { 201: json('created', ref('Campaign')) },
+    responses: {
+      201: json('created', ref('Campaign')),
+      200: json('a retry with the same Idempotency-Key and body: the campaign the first try created', ref('Campaign')),
+    },
     errors: {
-      400: 'VALIDATION_FAILED (details.field; a cron under campaigns.minPeriodMs: field cron, smallestGapMs, minPeriodMs; an unknown noResend scope, a bad or misplaced window, an unknown field: template.noResend.<field>)',
+      400: 'VALIDATION_FAILED (details.field; a cron under campaigns.minPeriodMs: field cron, smallestGapMs, minPeriodMs; an unknown noResend scope, a bad or misplaced window, an unknown field: template.noResend.<field>; a bad Idempotency-Key header: field Idempotency-Key)',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
+      409: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key created another campaign (details.campaignId)',
     },
   },
   'GET /api/v1/campaigns': {
@@ -308,6 +312,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Disable a campaign',
     responses: { 200: json('the campaign', ref('Campaign')) },
     errors: { 400: 'VALIDATION_FAILED', 404: campaign404 },
+  },
+  'POST /api/v1/campaigns/:id/run': {
+    tag: 'campaigns',
+    access: 'token',
+    summary: 'Fire a campaign once now, outside its schedule',
+    description:
+      "The same firing as a scheduled one (the template's task, the no-resend scope, the account's quotas), enabled or not; recorded in the firing history with `manual: true`. The body is optional: `confirm` is the list's recipient count when the account's confirmation rule asks for it, as for a task.",
+    responses: { 201: json('the manual firing, with the task it created', ref('Firing')) },
+    errors: {
+      400: 'VALIDATION_FAILED',
+      404: `${campaign404}; LIST_NOT_FOUND: the template's list is gone`,
+      409: 'CONFIRMATION_REQUIRED (details.recipients)',
+      422: 'ACCOUNT_QUOTA_EXCEEDED (details.limit)',
+    },
   },
   'DELETE /api/v1/campaigns/:id': {
     tag: 'campaigns',

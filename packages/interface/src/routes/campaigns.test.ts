@@ -310,6 +310,7 @@ describe('campaign routes', () => {
         ['PATCH', '/api/v1/campaigns/1', { name: 'mine now' }],
         ['POST', '/api/v1/campaigns/1/disable'],
         ['POST', '/api/v1/campaigns/1/enable'],
+        ['POST', '/api/v1/campaigns/1/run'],
         ['DELETE', '/api/v1/campaigns/1'],
         ['GET', '/api/v1/campaigns/1/firings'],
       ] as const) {
@@ -319,6 +320,7 @@ describe('campaign routes', () => {
         expect(answer.body!.error.message).toBe(missing.body!.error.message.replace('2', '1'));
       }
       expect(await api.campaigns.getCampaign(1)).toMatchObject({ name: 'Night digest', enabled: true });
+      expect((await api.campaigns.listFirings(1)).firings).toEqual([]);
     });
 
     it('lists only its accounts, and cannot create in another', async () => {

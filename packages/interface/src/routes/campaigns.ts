@@ -23,6 +23,9 @@ import type { CampaignStore } from '@herald/core/ports';
 import type { PriorityClass } from '@herald/core/task';
 import type { RequestContent } from './request-content';
 import { firingViews } from './campaign-firings';
+import { assertSameCampaignRequest } from './campaign-idempotency';
+import { campaignRunRoute } from './campaign-run';
+import { apiIdempotencyKey } from './idempotency';
 import { DATE_TIME_FIELD } from './date-field';
 import { SEARCH_FIELD } from './search-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -148,7 +151,7 @@ const previewQuery = {
 
 /**
  * Cron campaigns (docs/campaigns.md, docs/api.md "Campaigns"): create, list,
- * read, change, enable/disable, delete, the firing history, and a preview of
+ * read, change, enable/disable, run now (campaign-run.ts), delete, the firing history, and a preview of
  * the next fire times of any expression (the console calls it while the user
  * types). Every answer that holds a campaign carries its next five fire times.
  * An operator sees only its accounts' campaigns: another account's campaign
@@ -262,6 +265,16 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       );
       // Schedule first: the console shows these errors as the user types, before the list matters.
       checkSchedule(body.cron, body.timeZone);
+      const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
+      if (idempotencyKey !== undefined) {
+        // A retry of a request that already created its campaign: that campaign, 200 instead of 201.
+        const existing = await campaigns.getCampaignByIdempotencyKey(idempotencyKey);
+        if (existing !== undefined) {
+          assertSameCampaignRequest(existing, body);
+          noteAudit(request, { resource: `campaign:${existing.id}` });
+          return reply.code(200).send(await view(existing));
+        }
+      }
       const template = await checkTemplate(body.accountId, body.template);
       const created = await campaigns.createCampaign(
         {
@@ -271,9 +284,12 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
           timeZone: body.timeZone,
           ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
           template,
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         },
         clock.now(),
       );
+      // A concurrent request with the same key may have created it first: the store answers that campaign.
+      if (idempotencyKey !== undefined) assertSameCampaignRequest(created, body);
       noteAudit(request, { resource: `campaign:${created.id}` });
       return reply.code(201).send(await view(created));
     },
@@ -348,6 +364,8 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       },
     );
   }
+
+  campaignRunRoute(app, deps, visibleCampaign);
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/campaigns/:id',
