@@ -81,6 +81,6 @@ describe('campaign edit form', () => {
     expect(draftErrorText(refusal('LIST_NOT_FOUND', 'template.listId'), 'acme')).toBe(
       "That list is not one of account acme's lists any more: upload the list again.",
     );
-    expect(draftErrorText(refusal('VALIDATION_FAILED', 'name'), 'acme')).toBe('server: VALIDATION_FAILED');
+    expect(draftErrorText(refusal('VALIDATION_FAILED', 'name'), 'acme')).toBe('Server: VALIDATION_FAILED'); // any other refusal: the console's general wording;
   });
 });
