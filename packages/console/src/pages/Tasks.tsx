@@ -25,6 +25,7 @@ export function Tasks() {
   useTitle('Tasks');
   const { search } = useLocation();
   const { account, refused, pending } = useLinkedAccount(search);
+  const everyAccount = useSession().me.role === 'admin' ? 'all accounts' : 'all your accounts';
   const filters = {
     state: search.get('state') ?? '',
     accountId: account,
@@ -144,13 +145,14 @@ export function Tasks() {
         {loading && <span className="muted small">loading…</span>}
       </form>
       <p className="small muted" data-account-scope>
-        {filters.accountId === '' ? 'All accounts' : `Account ${filters.accountId}`} (the account picker in the top bar)
+        {filters.accountId === '' ? capitalise(everyAccount) : `Account ${filters.accountId}`} (the account picker in
+        the top bar)
       </p>
       {refused !== null && (
         <p className="field-error" role="alert" data-field="accountFilter">
           The link asked for account “{refused}”, which is{' '}
           {ACCOUNT_ID.test(refused) ? 'not one of yours' : 'not an account id (1 to 64 lowercase letters, digits or _)'}
-          : showing {filters.accountId === '' ? 'all accounts' : `account ${filters.accountId}`} instead.
+          : showing {filters.accountId === '' ? everyAccount : `account ${filters.accountId}`} instead.
         </p>
       )}
       <ErrorBanner error={error} />
@@ -246,7 +248,9 @@ function useLinkedAccount(search: URLSearchParams): { account: string; refused: 
     lastAccount.current = account;
     if (!pickerMoved && linked !== null && linked !== account) {
       const free = me.role === 'admin' || openServer;
-      const allowed = free ? linked === '' || ACCOUNT_ID.test(linked) : me.accounts.includes(linked);
+      const allowed = free
+        ? linked === '' || ACCOUNT_ID.test(linked)
+        : me.accounts.includes(linked) || (linked === '' && me.accounts.length > 1);
       setRefused(allowed ? null : linked);
       if (allowed) return setAccount(linked);
     } else if (pickerMoved) {
@@ -389,3 +393,5 @@ function DateFilter({
     </>
   );
 }
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
