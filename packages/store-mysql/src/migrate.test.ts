@@ -22,6 +22,7 @@ const ALL = [
   '012_task_progress.sql',
   '013_task_collapse_key.sql',
   '014_task_no_resend_since.sql',
+  '015_devices.sql',
 ];
 
 describe('migration files', () => {
@@ -101,6 +102,8 @@ describe('migrate', () => {
       'audit_log',
       'campaign_firings',
       'campaigns',
+      'device_users',
+      'devices',
       'execution_units',
       'followers',
       'frequency_uses',

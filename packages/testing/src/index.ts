@@ -30,6 +30,8 @@ export type { WebhookAnswer, WebhookPolicy, WebhookRequest } from './delivery-ga
 export { accessStoreConformance } from './access-store/conformance';
 export { accountStoreConformance } from './account-store/conformance';
 export { frequencyCounterConformance } from './frequency-counter/conformance';
+export { deviceRegistryConformance, fcmToken, apnsToken } from './device-registry/conformance';
+export type { DeviceRegistryFactory, OpenedDeviceRegistry } from './device-registry/conformance';
 export type { FrequencyCounterFactory, OpenedFrequencyCounter } from './frequency-counter/conformance';
 export { eventBusConformance } from './event-bus/conformance';
 export { audienceSourceConformance, readAll as readAudience } from './audience-source/conformance';
