@@ -16,6 +16,9 @@ export const DEVICE_PLATFORMS: readonly DevicePlatform[] = ['fcm', 'apns'];
  */
 export const MAX_DEVICES_PER_UIN = 10;
 
+/** The longest token of any platform (an FCM token is around 160 characters today). */
+export const MAX_DEVICE_TOKEN_LENGTH = 512;
+
 /** Tokens per removeDead call (a push gateway reports at most one batch's worth). */
 export const MAX_DEAD_TOKENS = 10_000;
 

@@ -55,6 +55,7 @@ export type { DeviceRegistry, Device, DevicePlatform, DeviceRegistration, Regist
 export {
   DEVICE_PLATFORMS,
   MAX_DEVICES_PER_UIN,
+  MAX_DEVICE_TOKEN_LENGTH,
   MAX_DEAD_TOKENS,
   checkDevicePlatform,
   checkDeviceToken,

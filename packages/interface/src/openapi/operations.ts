@@ -8,6 +8,7 @@
  */
 import { ref } from './schema-builders';
 import { ACCOUNT_OPERATIONS } from './account-operations';
+import { DEVICE_OPERATIONS } from './device-operations';
 import {
   ACCOUNT_404,
   LIST_BODY,
@@ -269,6 +270,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: { 400: 'VALIDATION_FAILED', 404: campaign404 },
   },
   ...ACCOUNT_OPERATIONS,
+  ...DEVICE_OPERATIONS,
 };
 
 /** The key of a route in OPERATIONS. */
