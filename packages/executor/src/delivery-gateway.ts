@@ -28,10 +28,10 @@ export function createDeliveryGateway(
   observers: ChannelObservers = {},
 ): DeliveryGateway {
   if (delivery.kind === 'file') return new FileDeliverySink(fileDir);
-  if (delivery.kind === 'kafka')
+  if (delivery.kind !== 'webhook')
     throw new ConfigError(
       'delivery.kind',
-      "'kafka' is served by the production profile (herald start executor); this profile takes 'file' or 'webhook'",
+      `'${delivery.kind}' is served by the production profile (herald start executor); this profile takes 'file' or 'webhook'`,
     );
   const { url, timeoutMs, headers } = delivery.webhook;
   const webhook = new WebhookDeliveryGateway({

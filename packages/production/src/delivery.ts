@@ -1,8 +1,10 @@
 import type { HeraldConfig } from '@herald/core/config';
-import type { DeliveryGateway } from '@herald/core/ports';
+import { noopLogger, type DeliveryGateway } from '@herald/core/ports';
 import { KafkaDeliveryGateway } from '@herald/events-kafka';
 import { createDeliveryGateway, pacedChannel, type ChannelObservers } from '@herald/executor';
+import { openDeviceRegistry } from './adapters';
 import { kafkaSecurityOptions } from './connection-security';
+import { openFcmChannel } from './push-delivery';
 
 /**
  * The delivery channel `delivery` configures, for the executor process `id`
@@ -19,6 +21,15 @@ export async function openDeliveryGateway(
   observers: ChannelObservers = {},
 ): Promise<DeliveryGateway> {
   const { delivery } = config;
+  if (delivery.kind === 'fcm') {
+    const registry = await openDeviceRegistry(config, observers.logger ?? noopLogger);
+    try {
+      return openFcmChannel(delivery.fcm, registry, observers);
+    } catch (error) {
+      await registry.close();
+      throw error;
+    }
+  }
   if (delivery.kind !== 'kafka') return createDeliveryGateway(delivery, fileDir, observers);
   const kafka = delivery.kafka;
   const gateway = await KafkaDeliveryGateway.connect({

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors';
 import { compileKafkaDelivery } from './compile-delivery-kafka';
+import { compileApnsDelivery, compileFcmDelivery } from './compile-delivery-push';
 import { DEFAULTS, type ChannelPacingConfig, type DeliveryConfig, type HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys, int } from './validate';
@@ -7,13 +8,16 @@ import { checkKnownKeys, int } from './validate';
 /** A header name as HTTP allows it (a token), so a typo fails at start instead of on every request. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
-/** Where executors push deliveries (docs/delivery.md): the file sink, a webhook or a Kafka topic. */
+/** Where executors push deliveries (docs/delivery.md): the file sink, a webhook, a Kafka topic, or FCM / APNs. */
 export function compileDelivery(options: HeraldOptions): DeliveryConfig {
-  const delivery = section(options, 'delivery', ['kind', 'webhook', 'kafka']);
+  const delivery = section(options, 'delivery', ['kind', 'webhook', 'kafka', 'fcm', 'apns']);
   const kind = delivery.kind ?? 'file';
-  if (kind !== 'file' && kind !== 'webhook' && kind !== 'kafka')
-    throw new ConfigError('delivery.kind', `must be 'file', 'webhook' or 'kafka' (got ${JSON.stringify(kind)})`);
-  for (const channel of ['webhook', 'kafka'] as const)
+  if (kind !== 'file' && kind !== 'webhook' && kind !== 'kafka' && kind !== 'fcm' && kind !== 'apns')
+    throw new ConfigError(
+      'delivery.kind',
+      `must be 'file', 'webhook', 'kafka', 'fcm' or 'apns' (got ${JSON.stringify(kind)})`,
+    );
+  for (const channel of ['webhook', 'kafka', 'fcm', 'apns'] as const)
     if (channel !== kind && delivery[channel] !== undefined)
       throw new ConfigError(`delivery.${channel}`, `is only read with delivery.kind '${channel}'`);
   if (kind === 'file') return { kind };
@@ -21,6 +25,14 @@ export function compileDelivery(options: HeraldOptions): DeliveryConfig {
     const kafka = compileKafkaDelivery(delivery.kafka);
     const pacing = compilePacing('delivery.kafka.pacing', (delivery.kafka as { pacing?: unknown }).pacing);
     return { kind, kafka: { ...kafka, pacing } };
+  }
+  if (kind === 'fcm') {
+    const fcm = compileFcmDelivery(delivery.fcm);
+    return { kind, fcm: { ...fcm, pacing: compilePacing('delivery.fcm.pacing', delivery.fcm?.pacing) } };
+  }
+  if (kind === 'apns') {
+    const apns = compileApnsDelivery(delivery.apns);
+    return { kind, apns: { ...apns, pacing: compilePacing('delivery.apns.pacing', delivery.apns?.pacing) } };
   }
   const webhook = delivery.webhook ?? {};
   if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))

@@ -27,7 +27,36 @@ export type DeliveryConfig =
         pacing: ChannelPacingConfig;
       };
     }
-  | { kind: 'kafka'; kafka: KafkaDeliveryConfig };
+  | { kind: 'kafka'; kafka: KafkaDeliveryConfig }
+  | { kind: 'fcm'; fcm: FcmDeliveryConfig }
+  | { kind: 'apns'; apns: ApnsDeliveryConfig };
+
+/** What both mobile-push channels share (docs/delivery.md, "FCM and APNs"). */
+export interface PushChannelConfig {
+  endpoint: string;
+  caFile: string | null;
+  concurrency: number;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryDelayMs: number;
+  pacing: ChannelPacingConfig;
+}
+
+/** `delivery.fcm`: Firebase Cloud Messaging HTTP v1. The key file is read at start, by the production profile. */
+export interface FcmDeliveryConfig extends PushChannelConfig {
+  credentialsFile: string;
+  projectId: string | null;
+  tokenUrl: string;
+}
+
+/** `delivery.apns`: APNs with token-based (ES256 JWT) authentication. The key file is read at start. */
+export interface ApnsDeliveryConfig extends PushChannelConfig {
+  keyFile: string;
+  keyId: string;
+  teamId: string;
+  topic: string;
+  pushType: 'alert' | 'background';
+}
 
 /** `delivery.kafka`: a Kafka topic as the push channel (docs/delivery.md, "The Kafka topic"). */
 export interface KafkaDeliveryConfig {
