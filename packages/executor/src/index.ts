@@ -24,6 +24,8 @@ export { FcmDeliveryGateway } from './mobile-push/fcm-gateway';
 export type { FcmGatewayOptions, FcmMessageBody } from './mobile-push/fcm-gateway';
 export { parseServiceAccount } from './mobile-push/fcm-credentials';
 export type { ServiceAccount } from './mobile-push/fcm-credentials';
+export { ApnsDeliveryGateway, readApnsKey } from './mobile-push/apns-gateway';
+export type { ApnsGatewayOptions } from './mobile-push/apns-gateway';
 export { createDeliveryGateway, pacedChannel } from './delivery-gateway';
 export type { ChannelObservers, ChannelSettings } from './delivery-gateway';
 export { PacedDeliveryGateway, BATCH_REFUSED } from './paced-gateway';

@@ -4,13 +4,14 @@ import { KafkaDeliveryGateway } from '@herald/events-kafka';
 import { createDeliveryGateway, pacedChannel, type ChannelObservers } from '@herald/executor';
 import { openDeviceRegistry } from './adapters';
 import { kafkaSecurityOptions } from './connection-security';
-import { openFcmChannel } from './push-delivery';
+import { openApnsChannel, openFcmChannel } from './push-delivery';
 
 /**
  * The delivery channel `delivery` configures, for the executor process `id`
  * (docs/delivery.md): the file sink or a webhook as every profile makes
  * them; a Kafka topic connected here (its producer named
- * `<clientId>-<id>`), then paced by its outcomes like the webhook. A channel
+ * `<clientId>-<id>`), then paced by its outcomes like the webhook; FCM or
+ * APNs with the MySQL device registry (push-delivery.ts). A channel
  * that cannot start (no broker, no such topic, refused credentials, an
  * unreadable key file) fails with one ConfigError naming the setting.
  */
@@ -21,10 +22,12 @@ export async function openDeliveryGateway(
   observers: ChannelObservers = {},
 ): Promise<DeliveryGateway> {
   const { delivery } = config;
-  if (delivery.kind === 'fcm') {
+  if (delivery.kind === 'fcm' || delivery.kind === 'apns') {
     const registry = await openDeviceRegistry(config, observers.logger ?? noopLogger);
     try {
-      return openFcmChannel(delivery.fcm, registry, observers);
+      return delivery.kind === 'fcm'
+        ? openFcmChannel(delivery.fcm, registry, observers)
+        : openApnsChannel(delivery.apns, registry, observers);
     } catch (error) {
       await registry.close();
       throw error;

@@ -1,8 +1,17 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compileConfig, type FcmDeliveryConfig } from '@herald/core/config';
-import { fcmToken, Http2FcmServer, makeTempDir, MemoryDeviceRegistry, type TempDir } from '@herald/testing';
-import { openFcmChannel } from './push-delivery';
+import { generateKeyPairSync } from 'node:crypto';
+import { compileConfig, type ApnsDeliveryConfig, type FcmDeliveryConfig } from '@herald/core/config';
+import {
+  apnsToken,
+  fcmToken,
+  Http2ApnsServer,
+  Http2FcmServer,
+  makeTempDir,
+  MemoryDeviceRegistry,
+  type TempDir,
+} from '@herald/testing';
+import { openApnsChannel, openFcmChannel } from './push-delivery';
 
 describe('the FCM channel of the production profile', () => {
   let dir: TempDir;
@@ -73,5 +82,63 @@ describe('the FCM channel of the production profile', () => {
       await chmod(good.credentialsFile, 0o000);
       expect(await settingOf(good)).toBe('delivery.fcm.credentialsFile');
     }
+  });
+});
+
+describe('the APNs channel of the production profile', () => {
+  let dir: TempDir;
+  let server: Http2ApnsServer;
+  beforeEach(async () => {
+    dir = await makeTempDir('herald-apns-channel-');
+    server = await Http2ApnsServer.start();
+  });
+  afterEach(async () => {
+    await server.stop();
+    await dir.remove();
+  });
+
+  async function apnsConfig(key = server.keyPem): Promise<ApnsDeliveryConfig> {
+    const keyFile = join(dir.path, 'AuthKey.p8');
+    const caFile = join(dir.path, 'ca.pem');
+    await writeFile(keyFile, key);
+    await writeFile(caFile, server.ca);
+    const { keyId, teamId, topic, endpoint } = server;
+    const config = compileConfig({
+      delivery: { kind: 'apns', apns: { keyFile, caFile, keyId, teamId, topic, endpoint, timeoutMs: 2000 } },
+    });
+    if (config.delivery.kind !== 'apns') throw new Error('an apns config');
+    return config.delivery.apns;
+  }
+
+  it('sends through the local server named in the settings', async () => {
+    const registry = new MemoryDeviceRegistry();
+    await registry.register({ uin: 5, platform: 'apns', token: apnsToken(5) });
+    const gateway = openApnsChannel(await apnsConfig(), registry);
+    expect(
+      await gateway.deliver({ taskId: 1, uins: Uint32Array.of(5), content: { body: 'hi' }, atLogin: false }),
+    ).toEqual({ rejected: [] });
+    expect(server.accepted.map((r) => r.token)).toEqual([apnsToken(5)]);
+    await gateway.close();
+  });
+
+  it('refuses to start, naming delivery.apns.keyFile, on a missing or invalid key', async () => {
+    const settingOf = (config: ApnsDeliveryConfig) => {
+      try {
+        openApnsChannel(config, new MemoryDeviceRegistry());
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
+        return (error as { setting: string }).setting;
+      }
+      return 'started';
+    };
+    const good = await apnsConfig();
+    expect(settingOf({ ...good, keyFile: join(dir.path, 'missing.p8') })).toBe('delivery.apns.keyFile');
+    expect(settingOf(await apnsConfig('-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n'))).toBe(
+      'delivery.apns.keyFile',
+    );
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    expect(settingOf(await apnsConfig(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string))).toBe(
+      'delivery.apns.keyFile',
+    );
   });
 });

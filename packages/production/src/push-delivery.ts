@@ -1,6 +1,12 @@
-import type { FcmDeliveryConfig, HeraldConfig } from '@herald/core/config';
+import type { ApnsDeliveryConfig, FcmDeliveryConfig, HeraldConfig } from '@herald/core/config';
 import type { Delivery, DeliveryGateway, DeliveryResult, DeviceRegistry } from '@herald/core/ports';
-import { FcmDeliveryGateway, pacedChannel, parseServiceAccount, type ChannelObservers } from '@herald/executor';
+import {
+  ApnsDeliveryGateway,
+  FcmDeliveryGateway,
+  pacedChannel,
+  parseServiceAccount,
+  type ChannelObservers,
+} from '@herald/executor';
 import { readSettingFile } from './setting-files';
 
 /**
@@ -34,6 +40,36 @@ export function openFcmChannel(
     ...(observers.clock === undefined ? {} : { now: () => observers.clock!.now() }),
   });
   return pacedChannel('fcm', closingAlso(gateway, registry), fcm, observers);
+}
+
+/**
+ * The APNs channel for the production profile (docs/delivery.md, "APNs"):
+ * the .p8 key read and checked now, so a missing, unreadable or malformed
+ * one fails the start naming `delivery.apns.keyFile`; then paced. The
+ * gateway owns `registry`.
+ */
+export function openApnsChannel(
+  apns: ApnsDeliveryConfig,
+  registry: DeviceRegistry,
+  observers: ChannelObservers = {},
+): DeliveryGateway {
+  const key = readSettingFile('delivery.apns.keyFile', apns.keyFile).toString('utf8');
+  const ca = apns.caFile === null ? undefined : readSettingFile('delivery.apns.caFile', apns.caFile).toString('utf8');
+  const gateway = new ApnsDeliveryGateway({
+    key,
+    keyId: apns.keyId,
+    teamId: apns.teamId,
+    topic: apns.topic,
+    pushType: apns.pushType,
+    endpoint: apns.endpoint,
+    concurrency: apns.concurrency,
+    timeoutMs: apns.timeoutMs,
+    ...(ca === undefined ? {} : { ca }),
+    registry,
+    ...(observers.logger === undefined ? {} : { logger: observers.logger }),
+    ...(observers.clock === undefined ? {} : { now: () => observers.clock!.now() }),
+  });
+  return pacedChannel('apns', closingAlso(gateway, registry), apns, observers);
 }
 
 /** `gateway`, whose close closes `registry` after it. */

@@ -28,6 +28,8 @@ export { Http2PushServer } from './delivery-gateway/http2-push-server';
 export type { Http2Reply, Http2Request } from './delivery-gateway/http2-push-server';
 export { Http2FcmServer, FCM_ERRORS } from './delivery-gateway/http2-fcm-server';
 export type { FcmAnswer, FcmRequest } from './delivery-gateway/http2-fcm-server';
+export { Http2ApnsServer, APNS_ERRORS } from './delivery-gateway/http2-apns-server';
+export type { ApnsAnswer, ApnsRequest } from './delivery-gateway/http2-apns-server';
 export { selfSignedCertificate } from './delivery-gateway/self-signed';
 export type { Certificate } from './delivery-gateway/self-signed';
 export { KafkaDeliveryConsumer } from './delivery-gateway/kafka-delivery-consumer';

@@ -8,10 +8,9 @@ import {
   rejectsWithCode,
   type DownstreamAnswer,
   type FcmAnswer,
-  type FcmRequest,
-  type ReceivedDelivery,
 } from '@herald/testing';
 import { parseServiceAccount } from './fcm-credentials';
+import { batchesOf } from './push-harness.test-util';
 import { FcmDeliveryGateway, type FcmGatewayOptions } from './fcm-gateway';
 
 const content = { body: 'Hello from Herald', title: 'Greeting' };
@@ -54,40 +53,6 @@ function fcmAnswerOf(answer: DownstreamAnswer, uin: number): FcmAnswer {
   }
 }
 
-/**
- * The accepted messages as batches: grouped by the batch key each carries,
- * a new batch where a uin comes again (the same batch delivered twice), uins
- * ascending; `contents` only where the recipients got different content.
- */
-function batchesOf(accepted: FcmRequest[]): ReceivedDelivery[] {
-  const groups: { key: string; requests: FcmRequest[] }[] = [];
-  for (const request of accepted) {
-    const key = request.message.data!.batch!;
-    const uin = request.message.data!.uin;
-    let group = groups.find((g) => g.key === key && !g.requests.some((r) => r.message.data!.uin === uin));
-    if (group === undefined) groups.push((group = { key, requests: [] }));
-    group.requests.push(request);
-  }
-  return groups.map(({ requests }) => {
-    requests.sort((a, b) => Number(a.message.data!.uin) - Number(b.message.data!.uin));
-    const data = requests[0]!.message.data!;
-    const contentOf = (r: FcmRequest) => {
-      const { title, body } = r.message.notification!;
-      return { body: body!, ...(title === undefined ? {} : { title }) };
-    };
-    const contents = requests.map(contentOf);
-    const differ = new Set(contents.map((c) => JSON.stringify(c))).size > 1;
-    return {
-      taskId: Number(data.taskId),
-      uins: requests.map((r) => Number(r.message.data!.uin)),
-      atLogin: data.atLogin === 'true',
-      content: contents[0]!,
-      displayAt: data.displayAt === undefined ? null : Number(data.displayAt),
-      ...(differ ? { contents } : {}),
-    };
-  });
-}
-
 deliveryGatewayConformance(
   'FcmDeliveryGateway',
   async () => {
@@ -105,7 +70,14 @@ deliveryGatewayConformance(
     return {
       gateway: gatewayOf(server, registry),
       answerNext: (answer) => (next = answer),
-      received: async () => batchesOf(server.accepted),
+      received: async () =>
+        batchesOf(
+          server.accepted.map((r) => ({
+            fields: r.message.data!,
+            title: r.message.notification?.title,
+            body: r.message.notification!.body!,
+          })),
+        ),
       dispose: () => server.stop(),
     };
   },
