@@ -3,6 +3,7 @@ import {
   deliveryGatewayConformance,
   fcmToken,
   FCM_ERRORS,
+  freePort,
   Http2FcmServer,
   MemoryDeviceRegistry,
   rejectsWithCode,
@@ -217,6 +218,34 @@ describe('FcmDeliveryGateway', () => {
     expect(refused.retriable).toBe(false);
     expect(refused.message).toContain('Message is too big');
     expect(await (await registered()).devicesOf(Uint32Array.of(1))).toEqual([[]]);
+  });
+});
+
+describe('FcmDeliveryGateway without a reachable FCM', () => {
+  it('fails a batch UNAVAILABLE when nothing listens, or the certificate is not trusted', async () => {
+    const server = await Http2FcmServer.start();
+    const registry = await registered(1);
+    const batch = { taskId: 1, uins: Uint32Array.of(1), content, atLogin: false };
+    try {
+      const closedPort = `https://127.0.0.1:${await freePort()}`;
+      const nowhere = gatewayOf(server, registry, { endpoint: closedPort, tokenUrl: `${closedPort}/token` });
+      await rejectsWithCode(nowhere.deliver(batch), ErrorCodes.UNAVAILABLE);
+      await nowhere.close();
+      // No ca: the system's CAs, which do not include the test's self-signed certificate.
+      const strict = new FcmDeliveryGateway({
+        account: parseServiceAccount(server.serviceAccountJson, 'delivery.fcm.credentialsFile'),
+        endpoint: server.endpoint,
+        tokenUrl: server.tokenUrl,
+        concurrency: 1,
+        timeoutMs: 2000,
+        registry,
+      });
+      await rejectsWithCode(strict.deliver(batch), ErrorCodes.UNAVAILABLE);
+      await strict.close();
+      expect(server.exchanges).toBe(0);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
