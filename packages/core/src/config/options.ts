@@ -413,7 +413,7 @@ export interface PushChannelOptions {
   endpoint?: string;
   /** A PEM file of CAs to trust for the endpoints instead of the system's (a private proxy). Default none. */
   caFile?: string;
-  /** Messages in flight at most per batch (one per device). 1..1000, default 100. */
+  /** Messages in flight at most (one per device), across the batches a process sends at once. 1..1000, default 100. */
   concurrency?: number;
   /** Per request, ms. 100..600000, default 10000. */
   timeoutMs?: number;

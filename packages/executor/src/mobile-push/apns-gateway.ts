@@ -11,6 +11,7 @@ import {
 import { apnsOutcome, readApnsReason } from './apns-answer';
 import { fanOut, type DeviceMessage, type DeviceOutcome } from './fan-out';
 import { Http2Origin } from './http2-origin';
+import { MessageSlots } from './message-slots';
 import { readPrivateKey, signJwt } from './jwt';
 import { batchKey, collapseIdOf, heraldFields } from './push-message';
 
@@ -27,6 +28,7 @@ export interface ApnsGatewayOptions {
   pushType: 'alert' | 'background';
   /** APNs' origin: https://api.push.apple.com (or the sandbox), or a local server in tests. */
   endpoint: string;
+  /** Messages in flight at most, across every batch sent at once. */
   concurrency: number;
   timeoutMs: number;
   ca?: string;
@@ -61,6 +63,7 @@ export class ApnsDeliveryGateway implements DeliveryGateway {
   private readonly logger: Logger;
   private providerToken: { jwt: string; signedAt: number } | undefined;
   private closed = false;
+  private readonly slots: MessageSlots;
 
   constructor(private readonly options: ApnsGatewayOptions) {
     this.key = readApnsKey(options.key, 'delivery.apns.keyFile');
@@ -70,6 +73,7 @@ export class ApnsDeliveryGateway implements DeliveryGateway {
     });
     this.now = options.now ?? Date.now;
     this.logger = options.logger ?? noopLogger;
+    this.slots = new MessageSlots(options.concurrency);
   }
 
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
@@ -82,7 +86,7 @@ export class ApnsDeliveryGateway implements DeliveryGateway {
       {
         registry: this.options.registry,
         platform: 'apns',
-        concurrency: this.options.concurrency,
+        slots: this.slots,
         logger: this.logger,
         what: `APNs, task ${delivery.taskId}'s batch of ${delivery.uins.length}`,
       },

@@ -8,6 +8,7 @@ import type {
   Logger,
   RecipientRejection,
 } from '@herald/core/ports';
+import type { MessageSlots } from './message-slots';
 
 /** What a push service answered for one device. */
 export type DeviceOutcome =
@@ -29,8 +30,8 @@ export interface DeviceMessage {
 export interface FanOutOptions {
   registry: DeviceRegistry;
   platform: DevicePlatform;
-  /** Messages in flight at most, per batch. */
-  concurrency: number;
+  /** The gateway's messages in flight, shared by every batch it sends at once. */
+  slots: MessageSlots;
   logger: Logger;
   /** How errors name the channel and the batch, e.g. "FCM, task 12's batch of 500". */
   what: string;
@@ -41,7 +42,7 @@ export const NO_DEVICE = 'no_device';
 
 /**
  * A batch fanned out to its recipients' devices, one message per device,
- * at most `concurrency` in flight (docs/delivery.md, "FCM and APNs"):
+ * within the gateway's `slots` (docs/delivery.md, "FCM and APNs"):
  * - a recipient with no device of the platform is rejected `no_device`;
  * - a recipient is delivered when one of its devices accepted; one whose
  *   devices all came back dead is rejected with the last one's reason;
@@ -74,16 +75,18 @@ export async function fanOut(
   const worker = async () => {
     while (stop === undefined && next < messages.length) {
       const message = messages[next++]!;
-      const outcome = await send(message).catch((error: unknown): DeviceOutcome => ({
-        kind: 'failed',
-        said: String((error as Error).message ?? error),
-      }));
+      const outcome = await options.slots
+        .run(() => send(message))
+        .catch((error: unknown): DeviceOutcome => ({
+          kind: 'failed',
+          said: String((error as Error).message ?? error),
+        }));
       outcomes.set(message, outcome);
       if (outcome.kind === 'throttled' || outcome.kind === 'failed' || outcome.kind === 'refused')
         stop = worse(stop, outcome);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, messages.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(options.slots.size, messages.length) }, worker));
 
   await removeDead(outcomes, options);
   if (stop !== undefined) throw errorOf(stop, options.what);

@@ -11,6 +11,7 @@ import { AccessTokenSource, type ServiceAccount } from './fcm-credentials';
 import { fcmOutcome } from './fcm-answer';
 import { fanOut, type DeviceMessage, type DeviceOutcome } from './fan-out';
 import { Http2Origin } from './http2-origin';
+import { MessageSlots } from './message-slots';
 import { batchKey, collapseIdOf, heraldFields, ttlSecondsOf } from './push-message';
 
 export interface FcmGatewayOptions {
@@ -21,7 +22,7 @@ export interface FcmGatewayOptions {
   endpoint: string;
   /** The OAuth2 token endpoint: https://oauth2.googleapis.com/token, or a local server in tests. */
   tokenUrl: string;
-  /** Messages in flight at most per batch. */
+  /** Messages in flight at most, across every batch sent at once. */
   concurrency: number;
   /** Per request (a message, a token exchange). */
   timeoutMs: number;
@@ -60,6 +61,7 @@ export class FcmDeliveryGateway implements DeliveryGateway {
   private readonly now: () => number;
   private readonly logger: Logger;
   private closed = false;
+  private readonly slots: MessageSlots;
 
   constructor(private readonly options: FcmGatewayOptions) {
     const ca = options.ca === undefined ? {} : { ca: options.ca };
@@ -75,6 +77,7 @@ export class FcmDeliveryGateway implements DeliveryGateway {
     const project = options.projectId ?? options.account.projectId;
     this.path = `/v1/projects/${encodeURIComponent(project)}/messages:send`;
     this.logger = options.logger ?? noopLogger;
+    this.slots = new MessageSlots(options.concurrency);
   }
 
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
@@ -88,7 +91,7 @@ export class FcmDeliveryGateway implements DeliveryGateway {
       {
         registry: this.options.registry,
         platform: 'fcm',
-        concurrency: this.options.concurrency,
+        slots: this.slots,
         logger: this.logger,
         what: `FCM, task ${delivery.taskId}'s batch of ${delivery.uins.length}`,
       },
