@@ -7,7 +7,7 @@ import {
   type DeliveryRecordLog,
   type OfflineStore,
 } from '@herald/core/ports';
-import { displayOf } from './display';
+import { termsOf } from './display';
 import { Personaliser } from './personalise';
 import type { FrequencyControl } from './frequency-control';
 import type { TaskCache } from './task-cache';
@@ -87,7 +87,7 @@ export class LoginDelivery {
           uins: Uint32Array.of(uin),
           content: task.content,
           atLogin: true,
-          ...displayOf(task),
+          ...termsOf(task),
         });
         // A dead letter (the channel rejected the user for good) is settled, never tried again, but not delivered.
         if ((answer?.rejected.length ?? 0) > 0) {

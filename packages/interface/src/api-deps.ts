@@ -4,6 +4,7 @@ import type {
   CampaignStore,
   Clock,
   DeliveryRecordLog,
+  DeviceRegistry,
   Logger,
   Meter,
   TaskStore,
@@ -73,6 +74,8 @@ export interface ApiDeps {
    * nothing, so it lists no channel and a change answers 404.
    */
   channels?: ChannelControl;
+  /** The mobile-push device registry (docs/delivery.md, "Device registry"): without it the /api/v1/devices routes are not served. */
+  devices?: DeviceRegistry;
   /** Counters of refused requests and audit failures; default: none. */
   meter?: Meter;
   /** Prometheus exposition for GET /metrics, when a registry is wired. */

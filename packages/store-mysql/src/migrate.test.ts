@@ -24,6 +24,7 @@ const ALL = [
   '014_task_no_resend_since.sql',
   '015_audit_at.sql',
   '016_campaign_idempotency_manual_runs.sql',
+  '017_devices.sql',
 ];
 
 describe('migration files', () => {
@@ -103,6 +104,8 @@ describe('migrate', () => {
       'audit_log',
       'campaign_firings',
       'campaigns',
+      'device_users',
+      'devices',
       'execution_units',
       'followers',
       'frequency_uses',

@@ -17,7 +17,7 @@ import { ErrorCodes } from '@herald/core';
 import { TOKEN_ID_PATTERN, type AuditEntry } from '@herald/core/access';
 import type { Task } from '@herald/core/task';
 import { LevelCampaignStore } from '@herald/store-level';
-import { makeTempDir, type TempDir } from '@herald/testing';
+import { fcmToken, makeTempDir, type TempDir } from '@herald/testing';
 import { routesOf } from './route-table';
 import { openTestAccess, type TestAccess } from './test-access.test-util';
 import { LIST_BYTES, startTestServer, type Answer, type Req, type TestServer } from './test-server.test-util';
@@ -346,6 +346,21 @@ const MATRIX: Record<string, Spec> = {
   'PUT /api/v1/channels/:channel/limits': {
     kind: 'admin',
     request: () => ({ method: 'PUT', path: '/api/v1/channels/webhook/limits', body: { maxRate: 1000 } }),
+    ok: 200,
+  },
+  'PUT /api/v1/devices/:token': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: `/api/v1/devices/${fcmToken(1)}`, body: { uin: 5, platform: 'fcm' } }),
+    ok: 200,
+  },
+  'DELETE /api/v1/devices/:token': {
+    kind: 'admin',
+    request: () => ({ method: 'DELETE', path: `/api/v1/devices/${fcmToken(1)}` }),
+    ok: 200,
+  },
+  'GET /api/v1/recipients/:uin/devices': {
+    kind: 'admin',
+    request: () => ({ method: 'GET', path: '/api/v1/recipients/5/devices' }),
     ok: 200,
   },
   'POST /api/v1/tokens': {

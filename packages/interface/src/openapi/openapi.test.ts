@@ -9,7 +9,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { waitFor } from '@herald/testing';
+import { apnsToken, waitFor } from '@herald/testing';
 import Fastify from 'fastify';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { recordRoutes, routesOf, type RouteEntry } from '../access/route-table';
@@ -429,6 +429,17 @@ describe('GET /api/docs', () => {
       { method: 'PUT', path: '/api/v1/channels/kafka/limits', body: { maxRate: 10 } },
       404,
     );
+    const device = `/api/v1/devices/${apnsToken(7).toUpperCase()}`;
+    await call('PUT /api/v1/devices/:token', { method: 'PUT', path: device, body: { uin: 5, platform: 'apns' } }, 200);
+    await call(
+      'PUT /api/v1/devices/:token',
+      { method: 'PUT', path: device, body: { uin: 5, platform: 'fcm', os: 'x' } },
+      400,
+    );
+    await call('GET /api/v1/recipients/:uin/devices', { method: 'GET', path: '/api/v1/recipients/5/devices' }, 200);
+    await call('GET /api/v1/recipients/:uin/devices', { method: 'GET', path: '/api/v1/recipients/x/devices' }, 400);
+    await call('DELETE /api/v1/devices/:token', { method: 'DELETE', path: device }, 200);
+    await call('DELETE /api/v1/devices/:token', { method: 'DELETE', path: '/api/v1/devices/a%20b' }, 400);
     const made = await call(
       'POST /api/v1/tokens',
       { method: 'POST', path: '/api/v1/tokens', body: { name: 'night shift', role: 'operator', accounts: ['acme'] } },
