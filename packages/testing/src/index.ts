@@ -24,6 +24,8 @@ export { confirmedBatchLogConformance } from './confirmed-batch-log/conformance'
 export { deliveryGatewayConformance } from './delivery-gateway/conformance';
 export type { DeliveryGatewayHarness, DownstreamAnswer, ReceivedDelivery } from './delivery-gateway/conformance';
 export { WebhookReceiver } from './delivery-gateway/webhook-receiver';
+export { rateLimitedPolicy } from './delivery-gateway/rate-limited-policy';
+export type { RateLimitedPolicy, RateLimitOptions } from './delivery-gateway/rate-limited-policy';
 export { KafkaDeliveryConsumer } from './delivery-gateway/kafka-delivery-consumer';
 export { ZmqPushReceiver } from './delivery-gateway/zmq-push-receiver';
 export type {

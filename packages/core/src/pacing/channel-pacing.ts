@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors';
+import { checkChannelLimits } from './channel-share';
 
 /**
  * The pacing of one delivery channel, driven by what the channel answers
@@ -128,18 +129,7 @@ export class ChannelPacing {
    */
   setLimits(limits: Partial<ChannelLimits>): ChannelLimits {
     const next = { ...this.options, ...limits };
-    for (const name of ['minRate', 'maxRate'] as const) {
-      if (!(Number.isFinite(next[name]) && next[name] > 0))
-        throw new ValidationError(`channel pacing ${name} must be a finite number above 0 (got ${next[name]})`, {
-          field: name,
-          [name]: next[name],
-        });
-    }
-    if (next.minRate > next.maxRate)
-      throw new ValidationError(
-        `channel pacing minRate must be at most maxRate (got ${next.minRate}, ${next.maxRate})`,
-        { field: 'minRate', minRate: next.minRate, maxRate: next.maxRate },
-      );
+    checkChannelLimits(next);
     this.options = next;
     this.currentRate = Math.min(Math.max(this.currentRate, next.minRate), next.maxRate);
     return this.limits;

@@ -11,9 +11,10 @@ const CHANNEL_LIMITS: JsonSchema = object(
     channel: { type: 'string' },
     minRate: integer('recipients per second the rate never falls below'),
     maxRate: integer("recipients per second the rate never rises above: the channel's limit"),
-    rate: { type: 'number', description: 'recipients per second the channel is paced at now' },
+    rate: { type: 'number', description: "recipients per second this process's share of the channel is paced at now" },
+    senders: integer('processes sharing the budget, this one included: each paces to 1/senders of the bounds'),
   },
-  ['channel', 'minRate', 'maxRate', 'rate'],
+  ['channel', 'minRate', 'maxRate', 'rate', 'senders'],
 );
 import { ACCOUNT_404, QUERY_VALID, json, type OperationDoc } from './operation-parts';
 
