@@ -31,7 +31,12 @@ describe('one channel budget shared by the executors of a process', () => {
   let receiver: WebhookReceiver;
   let cluster: EmbeddedCluster;
   const uinSpaceBits = 20;
-  const audience = syntheticAudience({ recipients: 100_000, onlineFraction: 0.9, uinLimit: 2 ** uinSpaceBits, seed: 20 });
+  const audience = syntheticAudience({
+    recipients: 100_000,
+    onlineFraction: 0.9,
+    uinLimit: 2 ** uinSpaceBits,
+    seed: 20,
+  });
   const onlineSet = new Set(audience.online);
   const online = audience.distinct.filter((uin) => onlineSet.has(uin));
 
