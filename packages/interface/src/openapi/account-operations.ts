@@ -164,7 +164,7 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
     access: 'admin',
     summary: 'The paced delivery channels of this process, their limits and their rate now',
     description:
-      'Only a process whose channels run in it has any (the embedded profile); a production interface lists none (docs/delivery.md, "Limits at run time").',
+      'Only a process whose channels run in it has any (the embedded profile); a production interface lists none: a production executor serves its own on its management endpoint (docs/delivery.md, "Limits at run time").',
     responses: {
       200: json('the channels', object({ channels: { type: 'array', items: CHANNEL_LIMITS } }, ['channels'])),
     },

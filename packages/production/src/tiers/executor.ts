@@ -1,5 +1,6 @@
 import { buildExecutor, Resources, type ExecutorLinks } from '@herald/compose';
 import type { DeliveryGateway } from '@herald/core/ports';
+import { channelControlOf } from '@herald/executor';
 import { shareChannelBudget } from '../channel-budget';
 import { startClusterRing, type ClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox, type WatchedInbox } from '../drain';
@@ -77,6 +78,7 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     scope.add('channel budget share', shareChannelBudget(config, gateway!, ring, logger), (b) => b.stop());
     return {
       description: `executor ${id} on ${me.endpoint}`,
+      channels: channelControlOf(gateway!),
       status: () => ({
         received: watched.received + (realtime?.received ?? 0),
         idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity),
