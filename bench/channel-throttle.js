@@ -15,7 +15,11 @@
  * time (first request to last accepted) against limit-bound (recipients /
  * limit). The receiver keeps every request (it is small at these rates).
  *
- *   node bench/channel-throttle.js [--recipients 400000] [--limit 20000] [--record]
+ * With --production the cluster is the production profile instead (every
+ * tier its own process, two executors each pacing to half the budget;
+ * MariaDB, ZooKeeper and the mock Kafka started as bench/failover.js does).
+ *
+ *   node bench/channel-throttle.js [--recipients 400000] [--limit 20000] [--production] [--record]
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -30,12 +34,79 @@ const {
   TEST_TASK_OPTIONS,
   WebhookReceiver,
 } = require('@herald/testing');
-const { machine, commit, arg, fmt, loadAverage } = require('./lib');
+const { machine, commit, arg, fmt, loadAverage, startProductionServers } = require('./lib');
 
 const SETTLE_MS = 10_000;
+const UIN_SPACE_BITS = 24;
+
+/** The cluster options both profiles share: the task split over two executors, the webhook to `url`. */
+function clusterOptions(url, maxRate) {
+  return {
+    // No one host can hold the task by the planner's estimate: its units split over both executors.
+    load: { memoryBytesPerRecipient: 1 << 20 },
+    dispatcher: { batchSize: 500, unitSize: 10_000 },
+    delivery: { kind: 'webhook', webhook: { url, timeoutMs: 10_000, pacing: { maxRate } } },
+  };
+}
+
+/** An embedded cluster of two executors: its API's URL, and how to mark users online and stop it. */
+async function embedded(url, maxRate) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-throttle-'));
+  const cluster = await startEmbeddedCluster({
+    dataDir,
+    uinSpaceBits: UIN_SPACE_BITS,
+    http: { port: 0 },
+    auth: TEST_AUTH_OPTIONS,
+    tasks: TEST_TASK_OPTIONS,
+    executor: { ids: ['executor-1', 'executor-2'] },
+    ...clusterOptions(url, maxRate),
+  });
+  return {
+    url: cluster.url,
+    async online(uins) {
+      for (const uin of uins) cluster.online.setOnline(uin, true);
+    },
+    async stop() {
+      await cluster.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A production cluster, every tier its own process (two executors), with its servers. */
+async function production(url, maxRate) {
+  const { ProcessCluster } = require('@herald/testing');
+  const servers = await startProductionServers('throttle');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-throttle-'));
+  const cluster = new ProcessCluster(
+    dataDir,
+    { interfaces: 1, schedulers: 1, dispatchers: 1, executors: 2, controllers: 0 },
+    servers.names,
+  );
+  try {
+    await cluster.configure({ uinSpaceBits: UIN_SPACE_BITS, ...clusterOptions(url, maxRate) });
+    await cluster.keysAndSchema();
+    await cluster.startAll();
+  } catch (error) {
+    await cluster.stopAll();
+    await servers.stop();
+    throw error;
+  }
+  return {
+    url: cluster.url,
+    async online(uins) {
+      await cluster.publishOnline(uins);
+      await cluster.waitForPresence();
+    },
+    async stop() {
+      await cluster.stopAll();
+      await servers.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
 async function run(label, o, maxRate) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-throttle-'));
   const receiver = await WebhookReceiver.start();
   const times = []; // per request: [ms, recipients, throttled]
   const limit = rateLimitedPolicy({ recipientsPerSecond: o.limit });
@@ -44,27 +115,15 @@ async function run(label, o, maxRate) {
     times.push([Date.now(), request.body.uins.length, answer.status === 429]);
     return answer;
   });
-  const uinSpaceBits = 24;
-  const cluster = await startEmbeddedCluster({
-    dataDir,
-    uinSpaceBits,
-    http: { port: 0 },
-    auth: TEST_AUTH_OPTIONS,
-    tasks: TEST_TASK_OPTIONS,
-    executor: { ids: ['executor-1', 'executor-2'] },
-    // No one host can hold the task by the planner's estimate: its units split over both executors.
-    load: { memoryBytesPerRecipient: 1 << 20 },
-    dispatcher: { batchSize: 500, unitSize: 10_000 },
-    delivery: { kind: 'webhook', webhook: { url: receiver.url, timeoutMs: 10_000, pacing: { maxRate } } },
-  });
+  const cluster = await (o.production ? production : embedded)(receiver.url, maxRate);
   try {
     const audience = syntheticAudience({
       recipients: o.recipients,
       onlineFraction: 1,
-      uinLimit: 2 ** uinSpaceBits,
+      uinLimit: 2 ** UIN_SPACE_BITS,
       seed: 7,
     });
-    for (const uin of audience.online) cluster.online.setOnline(uin, true);
+    await cluster.online(audience.online);
     const headers = authHeaders();
     const listed = await fetch(`${cluster.url}/api/v1/lists?accountId=acme`, {
       method: 'POST',
@@ -78,7 +137,7 @@ async function run(label, o, maxRate) {
     }).then((r) => r.json());
     let task;
     for (;;) {
-      task = await cluster.store.getTask(created.id);
+      task = await fetch(`${cluster.url}/api/v1/tasks/${created.id}`, { headers }).then((r) => r.json());
       if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -107,7 +166,6 @@ async function run(label, o, maxRate) {
   } finally {
     await cluster.stop();
     await receiver.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -115,6 +173,7 @@ async function main() {
   const o = {
     recipients: Number(arg('--recipients', 400_000)),
     limit: Number(arg('--limit', 20_000)),
+    production: process.argv.includes('--production'),
     record: process.argv.includes('--record'),
   };
   const load = [loadAverage()];
@@ -124,7 +183,7 @@ async function main() {
   const section = [
     `### Broadcast through a throttling webhook — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: \`${machine()}\`. 1-minute load average ${load.map((l) => l.toFixed(2)).join(' before, ')} after (the machine is shared with other sessions' builds and tests). Embedded profile, two executors, one process; the receiver (WebhookReceiver + rateLimitedPolicy) accepts ${fmt(o.limit)} recipients/s in all, 429 + Retry-After (whole seconds) above. ${fmt(o.recipients)} recipients, all online, batches of 500. Command: \`node bench/channel-throttle.js --recipients ${o.recipients} --limit ${o.limit}\`.`,
+    `Machine: \`${machine()}\`. 1-minute load average ${load.map((l) => l.toFixed(2)).join(' before, ')} after (the machine is shared with other sessions' builds and tests). ${o.production ? 'Production profile, every tier its own process, two executors each pacing to half the budget' : 'Embedded profile, two executors, one process'}; the receiver (WebhookReceiver + rateLimitedPolicy) accepts ${fmt(o.limit)} recipients/s in all, 429 + Retry-After (whole seconds) above. ${fmt(o.recipients)} recipients, all online, batches of 500. Command: \`node bench/channel-throttle.js --recipients ${o.recipients} --limit ${o.limit}${o.production ? ' --production' : ''}\`.`,
     '',
     '| channel maxRate | end | exact | sent twice | requests (throttled) | after 10 s: throttled | after 10 s: send rate | vs limit | time | vs limit-bound |',
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
