@@ -32,6 +32,8 @@ export type { ApnsGatewayOptions } from './mobile-push/apns-gateway';
 export { createDeliveryGateway, pacedChannel } from './delivery-gateway';
 export type { ChannelObservers, ChannelSettings } from './delivery-gateway';
 export { PacedDeliveryGateway, BATCH_REFUSED } from './paced-gateway';
+export { channelControlOf } from './channel-control';
+export type { ChannelLimitsControl, ChannelLimitsRead } from './channel-control';
 export type { ChannelHoldSource, PacedGatewayOptions } from './paced-gateway';
 export { TaskCache } from './task-cache';
 export type { PacingOptions } from './pacer';

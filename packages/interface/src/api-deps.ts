@@ -93,12 +93,17 @@ export interface ClusterMembership {
   members: { id: string; state: string; takesWork: boolean; lastHeardAt?: number }[];
 }
 
-/** A paced delivery channel as the API shows it: its rate bounds (`maxRate` is its limit) and its rate now. */
+/**
+ * A paced delivery channel as the API shows it: its whole rate bounds
+ * (`maxRate` is its limit), this process's rate now, and how many processes
+ * share the budget (docs/delivery.md, "One budget per channel").
+ */
 export interface ChannelLimitsView {
   channel: string;
   minRate: number;
   maxRate: number;
   rate: number;
+  senders: number;
 }
 
 /** Reads and changes the paced channels' limits at run time. */

@@ -180,7 +180,7 @@ export const LIST_BYTES = encodeRecipientList([1, 2, 3]);
 
 /** One paced channel, `webhook`, whose limits change as asked (the embedded profile's are its PacedDeliveryGateway). */
 export function fakeChannels(): ChannelControl {
-  const webhook: ChannelLimitsView = { channel: 'webhook', minRate: 100, maxRate: 50_000, rate: 50_000 };
+  const webhook: ChannelLimitsView = { channel: 'webhook', minRate: 100, maxRate: 50_000, rate: 50_000, senders: 1 };
   return {
     list: () => [{ ...webhook }],
     setLimits(channel, limits) {

@@ -11,9 +11,10 @@ const CHANNEL_LIMITS: JsonSchema = object(
     channel: { type: 'string' },
     minRate: integer('recipients per second the rate never falls below'),
     maxRate: integer("recipients per second the rate never rises above: the channel's limit"),
-    rate: { type: 'number', description: 'recipients per second the channel is paced at now' },
+    rate: { type: 'number', description: "recipients per second this process's share of the channel is paced at now" },
+    senders: integer('processes sharing the budget, this one included: each paces to 1/senders of the bounds'),
   },
-  ['channel', 'minRate', 'maxRate', 'rate'],
+  ['channel', 'minRate', 'maxRate', 'rate', 'senders'],
 );
 import { ACCOUNT_404, QUERY_VALID, json, type OperationDoc } from './operation-parts';
 
@@ -163,7 +164,7 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
     access: 'admin',
     summary: 'The paced delivery channels of this process, their limits and their rate now',
     description:
-      'Only a process whose channels run in it has any (the embedded profile); a production interface lists none (docs/delivery.md, "Limits at run time").',
+      'Only a process whose channels run in it has any (the embedded profile); a production interface lists none: a production executor serves its own on its management endpoint (docs/delivery.md, "Limits at run time").',
     responses: {
       200: json('the channels', object({ channels: { type: 'array', items: CHANNEL_LIMITS } }, ['channels'])),
     },
