@@ -59,7 +59,14 @@ export function describeRunKeys(store: () => CampaignStore): void {
     it('frees the run keys of a deleted campaign, and refuses a key that is not a string', async () => {
       const c = await store().createCampaign(newCampaign(), NOW);
       const runKey = 'api:acct-1:gone';
-      await store().recordFiring({ campaignId: c.id, scheduledAt: NOW + 1, outcome: 'fired', taskId: 1, at: NOW, runKey });
+      await store().recordFiring({
+        campaignId: c.id,
+        scheduledAt: NOW + 1,
+        outcome: 'fired',
+        taskId: 1,
+        at: NOW,
+        runKey,
+      });
       expect(await store().deleteCampaign(c.id)).toBe(true);
       expect(await store().getFiringByRunKey(runKey)).toBeUndefined();
       const next = await store().createCampaign(newCampaign(), NOW);
