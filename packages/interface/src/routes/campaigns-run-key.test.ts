@@ -61,6 +61,24 @@ describe('POST /api/v1/campaigns/:id/run with an Idempotency-Key', () => {
     expect((await api.campaigns.listFirings(second)).firings).toEqual([]);
   });
 
+  it('refuses a retry of a run recorded missed as the first try was refused, firing nothing', async () => {
+    const id = await campaign();
+    // A first try that lost a race after its checks (the list deleted meanwhile) was recorded missed under its key.
+    const missed = await api.campaigns.recordFiring({
+      campaignId: id,
+      scheduledAt: START,
+      outcome: 'missed',
+      reason: 'list_not_found',
+      at: START,
+      manual: true,
+      runKey: 'api:acme:lost-race',
+    });
+    const retry = await run(id, 'lost-race');
+    expect(retry.status).toBe(404);
+    expect(retry.body!.error).toMatchObject({ code: 'LIST_NOT_FOUND', details: { field: 'template.listId' } });
+    expect((await api.campaigns.listFirings(id)).firings).toEqual([missed]);
+  });
+
   it('refuses a bad key naming the header, firing nothing', async () => {
     const id = await campaign();
     for (const key of ['has space', 'x'.repeat(129)]) {
