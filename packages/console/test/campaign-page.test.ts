@@ -9,8 +9,8 @@ import { ensureConsoleBuilt, launchBrowser, screenshot, seriousAxeViolations, ty
  * A campaign's life in the console (issue 22, defect 1 and "Lists of tasks
  * and campaigns"), in headless Chromium against an embedded Herald: a
  * campaign created once although the answer to its creation was lost, run
- * now once (the confirm dialog shows whom it reaches; the task links back),
- * and its list, priority and duration edited, with refusals in the form's
+ * now once (the confirm dialog shows whom it reaches; the task links back;
+ * a run whose answer was lost and is asked for again fires once), and its list, priority and duration edited, with refusals in the form's
  * words next to their fields.
  */
 const ADMIN_TOKEN = 'hrd_consoletest_campaign-page-test-admin-secret-01234567';
@@ -204,5 +204,38 @@ describe('the campaign page in the console (Chromium)', () => {
     expect(await dialog.innerText()).toContain('3 recipients');
     await dialog.getByRole('button', { name: 'Keep to the schedule' }).click();
     await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('runs the campaign once when the answer to the run is lost and the operator runs it again', async () => {
+    const firings = async () =>
+      (await api<{ firings: { taskId: number }[] }>('GET', `/api/v1/campaigns/${campaignId}/firings`)).firings;
+    const before = (await firings()).length;
+    const runNow = async () => {
+      await page.getByRole('button', { name: 'Run now…' }).click();
+      await page
+        .getByRole('dialog', { name: 'Run “Saved once” now?' })
+        .getByRole('button', { name: 'Yes, run now' })
+        .click();
+    };
+    // The first run reaches the server, but its answer never reaches the browser.
+    let lost = 0;
+    await page.route('**/api/v1/campaigns/*/run', async (route) => {
+      if (lost > 0) return route.continue();
+      lost++;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await runNow();
+    await page.getByText('Herald did not answer').waitFor();
+    await waitFor(async () => (await firings()).length === before + 1, {
+      timeoutMs: 10_000,
+      message: 'the first try did not fire the campaign',
+    });
+    await runNow();
+    await page.waitForURL(/\/console\/tasks\/\d+$/);
+    await page.unroute('**/api/v1/campaigns/*/run');
+    const after = await firings();
+    expect(after).toHaveLength(before + 1);
+    expect(after[0]!.taskId).toBe(Number(/tasks\/(\d+)$/.exec(page.url())![1]));
   });
 });

@@ -38,6 +38,8 @@ import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
  *   'a' accountId(len + chars) campaignId:u64 -> ''    an account's campaigns, in id order
  *   'f' campaignId:u64 scheduledAt:u64        -> CampaignFiring (JSON)
  *   'k' idempotencyKey                        -> campaignId (u64), written and deleted with its campaign
+ *   'r' runKey                                -> campaignId:u64 scheduledAt:u64, the firing holding the key,
+ *                                                written with the firing and deleted with its campaign
  *
  * Atomicity: every read-modify-write of one campaign (update, the
  * lastScheduledAt compare-and-set, recording a firing, delete) runs under
@@ -52,6 +54,8 @@ const SEQ_KEY = key(tag('m'), { tail: 'seq' });
 const CAMPAIGNS = prefixRange(key(tag('c')));
 /** Lock key for creation; campaign ids are positive, so 0 never names one. */
 const CREATE_LOCK = 0;
+/** Lock key for the run-key index, shared by all campaigns' firings; -1 never names a campaign either. */
+const RUN_KEY_LOCK = -1;
 
 const campaignKey = (id: number) => key(tag('c'), { u64: id });
 const accountPrefix = (accountId: string) => key(tag('a'), { str: accountId });
@@ -59,6 +63,7 @@ const accountKey = (accountId: string, id: number) => key(tag('a'), { str: accou
 const firingKey = (campaignId: number, scheduledAt: number) => key(tag('f'), { u64: campaignId }, { u64: scheduledAt });
 const idempotencyKeyOf = (k: string) => key(tag('k'), { tail: k });
 const firingsOf = (campaignId: number) => prefixRange(key(tag('f'), { u64: campaignId }));
+const runKeyOf = (k: string) => key(tag('r'), { tail: k });
 
 export class LevelCampaignStore implements CampaignStore {
   private readonly life = new Lifecycle('LevelCampaignStore');
@@ -173,6 +178,7 @@ export class LevelCampaignStore implements CampaignStore {
         const campaign = await this.read(id);
         if (campaign === undefined) return false;
         const firings = await this.db.keys(firingsOf(id)).all();
+        const runKeys = await this.runKeysOf(id);
         await this.db.batch([
           { type: 'del', key: campaignKey(id) },
           { type: 'del', key: accountKey(campaign.accountId, id) },
@@ -180,6 +186,7 @@ export class LevelCampaignStore implements CampaignStore {
             ? []
             : [{ type: 'del' as const, key: idempotencyKeyOf(campaign.idempotencyKey) }]),
           ...firings.map((k) => ({ type: 'del' as const, key: k })),
+          ...runKeys.map((k) => ({ type: 'del' as const, key: runKeyOf(k) })),
         ]);
         return true;
       }),
@@ -203,9 +210,22 @@ export class LevelCampaignStore implements CampaignStore {
         const k = firingKey(record.campaignId, record.scheduledAt);
         const stored = await this.db.get(k);
         if (stored !== undefined) return decodeJson<CampaignFiring>(stored);
-        await this.db.put(k, encodeJson(record));
-        return record;
+        if (record.runKey === undefined) {
+          await this.db.put(k, encodeJson(record));
+          return record;
+        }
+        return this.recordKeyedFiring(record, record.runKey);
       });
+    });
+  }
+
+  getFiringByRunKey(runKey: string): Promise<CampaignFiring | undefined> {
+    return this.life.run('getFiringByRunKey', async () => {
+      if (typeof runKey !== 'string' || runKey === '') return undefined;
+      const holder = await this.db.get(runKeyOf(runKey));
+      if (holder === undefined) return undefined;
+      const stored = await this.db.get(firingKey(readU64BE(holder, 0), readU64BE(holder, 8)));
+      return stored === undefined ? undefined : decodeJson<CampaignFiring>(stored);
     });
   }
 
@@ -239,6 +259,29 @@ export class LevelCampaignStore implements CampaignStore {
     if (!Number.isSafeInteger(id) || id < 1) return undefined;
     const value = await this.db.get(campaignKey(id));
     return value === undefined ? undefined : decodeJson<Campaign>(value);
+  }
+
+  /** Writes a firing and its run key together; a key another firing holds stays with it. */
+  private recordKeyedFiring(record: CampaignFiring, runKey: string): Promise<CampaignFiring> {
+    return this.locks.run(RUN_KEY_LOCK, async () => {
+      const k = firingKey(record.campaignId, record.scheduledAt);
+      if ((await this.db.get(runKeyOf(runKey))) !== undefined) {
+        const { runKey: _held, ...unkeyed } = record;
+        await this.db.put(k, encodeJson(unkeyed));
+        return unkeyed;
+      }
+      await this.db.batch([
+        { type: 'put', key: k, value: encodeJson(record) },
+        { type: 'put', key: runKeyOf(runKey), value: key({ u64: record.campaignId }, { u64: record.scheduledAt }) },
+      ]);
+      return record;
+    });
+  }
+
+  /** The run keys a campaign's firings hold, to free them with the campaign. */
+  private async runKeysOf(campaignId: number): Promise<string[]> {
+    const firings = await this.db.values(firingsOf(campaignId)).all();
+    return firings.map((v) => decodeJson<CampaignFiring>(v).runKey).filter((k): k is string => k !== undefined);
   }
 
   private async byIdempotencyKey(k: string): Promise<Campaign | undefined> {

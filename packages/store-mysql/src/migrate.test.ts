@@ -25,6 +25,7 @@ const ALL = [
   '015_audit_at.sql',
   '016_campaign_idempotency_manual_runs.sql',
   '017_devices.sql',
+  '018_campaign_firing_run_key.sql',
 ];
 
 describe('migration files', () => {

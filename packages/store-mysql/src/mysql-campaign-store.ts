@@ -31,7 +31,7 @@ import { inTransaction, openPool, PoolCalls } from './pool';
 const STORE = 'MySqlCampaignStore';
 const CAMPAIGN_COLUMNS =
   'id, account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at, idempotency_key';
-const FIRING_COLUMNS = 'campaign_id, scheduled_at, outcome, task_id, reason, `at`, manual';
+const FIRING_COLUMNS = 'campaign_id, scheduled_at, outcome, task_id, reason, `at`, manual, run_key';
 
 type Rows = RowDataPacket[];
 
@@ -62,7 +62,26 @@ function toFiring(r: RowDataPacket): CampaignFiring {
     reason: r.reason === null ? null : String(r.reason),
     at: Number(r.at),
     ...(Number(r.manual) === 1 ? { manual: true as const } : {}),
+    ...(r.run_key === null ? {} : { runKey: String(r.run_key) }),
   };
+}
+
+/** INSERT IGNOREs one firing row; true when it was stored (not ignored for a duplicate time or run key). */
+async function insertFiring(conn: PoolConnection, record: CampaignFiring, runKey: string | null): Promise<boolean> {
+  const [result] = await conn.execute<ResultSetHeader>(
+    `INSERT IGNORE INTO campaign_firings (${FIRING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      record.campaignId,
+      record.scheduledAt,
+      record.outcome,
+      record.taskId,
+      record.reason,
+      record.at,
+      record.manual === true,
+      runKey,
+    ],
+  );
+  return result.affectedRows === 1;
 }
 
 /** A campaign's name and template title and body as lower-case text for a search's LIKE. */
@@ -248,15 +267,11 @@ export class MySqlCampaignStore implements CampaignStore {
       const record = newFiringRecord(firing);
       return this.transaction(async (conn) => {
         await this.lock(conn, record.campaignId, 'LOCK IN SHARE MODE');
-        await conn.execute(`INSERT IGNORE INTO campaign_firings (${FIRING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
-          record.campaignId,
-          record.scheduledAt,
-          record.outcome,
-          record.taskId,
-          record.reason,
-          record.at,
-          record.manual === true,
-        ]);
+        const inserted = await insertFiring(conn, record, record.runKey ?? null);
+        if (!inserted && record.runKey !== undefined) {
+          // Ignored for its time (a record exists: it wins) or for its run key (another firing holds it: stored without).
+          await insertFiring(conn, record, null);
+        }
         const [rows] = await conn.execute<Rows>(
           `SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`,
           [record.campaignId, record.scheduledAt],
@@ -274,6 +289,16 @@ export class MySqlCampaignStore implements CampaignStore {
         `SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`,
         [campaignId, scheduledAt],
       );
+      return rows.length === 0 ? undefined : toFiring(rows[0]!);
+    });
+  }
+
+  getFiringByRunKey(runKey: string): Promise<CampaignFiring | undefined> {
+    return this.calls.idempotent('getFiringByRunKey', async () => {
+      if (typeof runKey !== 'string' || runKey === '') return undefined;
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE run_key = ?`, [
+        runKey,
+      ]);
       return rows.length === 0 ? undefined : toFiring(rows[0]!);
     });
   }

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { api, ApiError } from '../api/client';
+import { api, ApiError, newIdempotencyKey } from '../api/client';
 import type { Campaign, CampaignFiring, ConfirmationRequired } from '../api/types';
 import { fmtInt } from '../lib/format';
 import { confirmationOf } from '../lib/large-send';
@@ -12,23 +12,33 @@ import { ConfirmSendDialog } from './ConfirmSendDialog';
  * /api/v1/campaigns/:id/run), after the operator confirms who it reaches. A
  * large run is put to them as a large broadcast is (type the count). Done,
  * the operator lands on the task it created, which links back here.
+ *
+ * One Idempotency-Key per run the operator confirms, kept until the run is
+ * answered: when the answer is lost (the connection dropped, the server
+ * restarted) and they run again, the server answers the firing the first try
+ * made instead of firing a second time.
  */
 export function RunNowButton({ campaign, onError }: { campaign: Campaign; onError: (e: Error | null) => void }) {
   const opener = useRef<HTMLButtonElement>(null);
   const [asking, setAsking] = useState(false);
   const [ask, setAsk] = useState<ConfirmationRequired | null>(null);
   const [busy, setBusy] = useState(false);
+  const runKey = useRef<string | null>(null);
   const recipients = campaign.projectedDailyReach?.recipientsPerFiring;
 
   const run = async (confirm?: number) => {
     setBusy(true);
     onError(null);
     try {
+      runKey.current ??= newIdempotencyKey();
       const firing = await api<CampaignFiring>(
         'POST',
         `/api/v1/campaigns/${campaign.id}/run`,
         confirm === undefined ? undefined : { confirm },
+        undefined,
+        { 'idempotency-key': runKey.current },
       );
+      runKey.current = null;
       navigate(`/tasks/${firing.taskId}`);
     } catch (e) {
       setAsking(false);

@@ -5,10 +5,11 @@ import { CampaignEditor } from '../components/CampaignEditor';
 import { ErrorBanner, Empty } from '../components/bits';
 import { DailyReach } from '../components/DailyReach';
 import { FireTimeList } from '../components/FireTimes';
+import { DeleteCampaignButton } from '../components/DeleteCampaignButton';
 import { RunNowButton } from '../components/RunNowButton';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtTime } from '../lib/format';
-import { Link, navigate } from '../router';
+import { Link } from '../router';
 
 /**
  * One campaign: its schedule, next five fire times, the switch, run now, the
@@ -85,20 +86,7 @@ export function CampaignPage({ id }: { id: string }) {
           <button onClick={toggle} className={campaign.enabled ? undefined : 'primary'}>
             {campaign.enabled ? 'Disable' : 'Enable'}
           </button>
-          <button
-            className="danger-outline"
-            onClick={() => {
-              if (!window.confirm(`Delete campaign "${campaign.name}"? It never fires again; the tasks it fired stay.`))
-                return;
-              setSwitchError(null);
-              api('DELETE', `/api/v1/campaigns/${campaign.id}`).then(
-                () => navigate('/campaigns'),
-                (e: Error) => setSwitchError(e),
-              );
-            }}
-          >
-            Delete
-          </button>
+          <DeleteCampaignButton campaign={campaign} onError={setSwitchError} />
         </div>
       </div>
       <ErrorBanner error={switchError} />

@@ -43,6 +43,8 @@ export interface CampaignFiringOptions {
   defaultTtlMs: number;
   /** An operator's run outside the schedule: recorded with `manual: true`. */
   manual?: boolean;
+  /** The run's Idempotency-Key, kept beside its firing (NewCampaignFiring.runKey) so a retry finds it. */
+  runKey?: string;
 }
 
 /**
@@ -62,7 +64,11 @@ export async function fireCampaign(
 ): Promise<CampaignFiring> {
   const recorded = await deps.campaigns.getFiring(campaign.id, scheduledAt);
   if (recorded !== undefined) return recorded;
-  const manual = options.manual === true ? { manual: true } : {};
+  // A manual run's marker and its run key ride on its record, fired or missed.
+  const marks = {
+    ...(options.manual === true ? { manual: true } : {}),
+    ...(options.runKey === undefined ? {} : { runKey: options.runKey }),
+  };
   const key = campaignTaskKey(campaign.id, scheduledAt);
   const task =
     (await deps.store.getTaskByIdempotencyKey(key)) ??
@@ -74,7 +80,7 @@ export async function fireCampaign(
       outcome: 'missed',
       reason: task,
       at: now,
-      ...manual,
+      ...marks,
     });
   }
   if (deps.submit !== undefined) {
@@ -92,7 +98,7 @@ export async function fireCampaign(
     outcome: 'fired',
     taskId: task.id,
     at: now,
-    ...manual,
+    ...marks,
   });
 }
 

@@ -94,6 +94,12 @@ export interface NewCampaignFiring {
   at: number;
   /** A run asked for outside the schedule (POST /api/v1/campaigns/:id/run), not a cron time. */
   manual?: boolean;
+  /**
+   * The Idempotency-Key of the API request that asked for a manual run, as
+   * the API scopes it (`api:<accountId>:<header>`): a retry of that request
+   * finds this firing (CampaignStore.getFiringByRunKey) instead of firing again.
+   */
+  runKey?: string;
 }
 
 export interface CampaignFiring {
@@ -105,6 +111,8 @@ export interface CampaignFiring {
   at: number;
   /** Present (true) only on a manual run's record: the schedule's records carry no marker. */
   manual?: true;
+  /** Present only on a manual run asked for with an Idempotency-Key (NewCampaignFiring.runKey). */
+  runKey?: string;
 }
 
 export interface CampaignQuery {
@@ -323,6 +331,7 @@ export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
   if (input.outcome === 'fired' && input.taskId === undefined) fail('taskId', 'is required for a fired outcome');
   if (input.reason !== undefined) checkString('reason', input.reason, MAX_CAMPAIGN_ID_CHARS);
   if (input.manual !== undefined && typeof input.manual !== 'boolean') fail('manual', 'must be true or false');
+  if (input.runKey !== undefined) checkString('runKey', input.runKey, MAX_CAMPAIGN_ID_CHARS);
   return {
     campaignId: input.campaignId,
     scheduledAt: input.scheduledAt,
@@ -331,6 +340,7 @@ export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
     reason: input.reason ?? null,
     at: input.at,
     ...(input.manual === true ? { manual: true as const } : {}),
+    ...(input.runKey === undefined ? {} : { runKey: input.runKey }),
   };
 }
 

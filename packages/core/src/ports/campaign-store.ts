@@ -43,6 +43,11 @@ import type {
  *   campaign frees its key.
  * - A firing recorded with `manual: true` reads back with `manual: true`;
  *   any other reads back without the field.
+ * - A firing recorded with a `runKey` reads back with it, and
+ *   `getFiringByRunKey` finds it (any campaign's: the key is the caller's
+ *   request, not the campaign's). Of firings recorded with one key the first
+ *   keeps it: a later one is recorded without it. Deleting the campaign frees
+ *   its firings' keys.
  * - Times are passed in (`now`, `at`, epoch ms integers); adapters never read a clock.
  */
 export interface CampaignStore {
@@ -61,6 +66,8 @@ export interface CampaignStore {
   recordFiring(firing: NewCampaignFiring): Promise<CampaignFiring>;
   getFiring(campaignId: number, scheduledAt: number): Promise<CampaignFiring | undefined>;
   listFirings(campaignId: number, query?: FiringQuery): Promise<FiringPage>;
+  /** The firing recorded with this run key (NewCampaignFiring.runKey), if any. */
+  getFiringByRunKey(runKey: string): Promise<CampaignFiring | undefined>;
 
   close(): Promise<void>;
 }

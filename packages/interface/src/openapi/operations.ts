@@ -319,12 +319,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     access: 'token',
     summary: 'Fire a campaign once now, outside its schedule',
     description:
-      "The same firing as a scheduled one (the template's task, the no-resend scope, the account's quotas), enabled or not; recorded in the firing history with `manual: true`. The body is optional: `confirm` is the list's recipient count when the account's confirmation rule asks for it, as for a task.",
-    responses: { 201: json('the manual firing, with the task it created', ref('Firing')) },
+      "The same firing as a scheduled one (the template's task, the no-resend scope, the account's quotas), enabled or not; recorded in the firing history with `manual: true`. An `Idempotency-Key` header makes a retry answer the first run (200) instead of firing again. The body is optional: `confirm` is the list's recipient count when the account's confirmation rule asks for it, as for a task.",
+    responses: {
+      201: json('the manual firing, with the task it created', ref('Firing')),
+      200: json('a retry with the same Idempotency-Key: the firing the first try made; nothing fired', ref('Firing')),
+    },
     errors: {
-      400: 'VALIDATION_FAILED',
+      400: 'VALIDATION_FAILED (details.field; a bad Idempotency-Key header: field Idempotency-Key)',
       404: `${campaign404}; LIST_NOT_FOUND: the template's list is gone`,
-      409: 'CONFIRMATION_REQUIRED (details.recipients)',
+      409: 'CONFIRMATION_REQUIRED (details.recipients); IDEMPOTENCY_KEY_REUSED: the Idempotency-Key ran another campaign (details.campaignId)',
       422: 'ACCOUNT_QUOTA_EXCEEDED (details.limit)',
     },
   },

@@ -1,11 +1,12 @@
 import { accountConfirmation, assertConfirmed } from '@herald/core/account-quota';
 import { fireCampaign, manualRunTime, type Campaign, type CampaignFiring } from '@herald/core/campaign';
-import { AccountQuotaError, NotFoundError, type HeraldError } from '@herald/core';
+import { AccountQuotaError, ErrorCodes, HeraldError, NotFoundError } from '@herald/core';
 import type { CampaignStore } from '@herald/core/ports';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { checkQuota } from './account-quota';
 import { firingViews } from './campaign-firings';
+import { apiIdempotencyKey } from './idempotency';
 
 const runParams = {
   type: 'object',
@@ -32,6 +33,13 @@ const runBody = {
  * a refusal seen before firing (the list is gone, a quota is full) answers
  * the error with nothing recorded. The run is recorded in the firing history
  * with `manual: true`; the answer (201) is that record with the task id.
+ *
+ * With an `Idempotency-Key` header the run is kept beside its firing
+ * (the firing's run key, scoped by the campaign's account like the task and
+ * campaign keys): a retry with the key answers that firing (200) and fires
+ * nothing; the key used before for another campaign is 409
+ * IDEMPOTENCY_KEY_REUSED. The firing's task keeps its
+ * `campaign:<id>:<scheduledAt>` key, so the task still names its campaign.
  */
 export function campaignRunRoute(
   app: FastifyInstance,
@@ -51,6 +59,12 @@ export function campaignRunRoute(
     },
     async (request, reply) => {
       const campaign = await visibleCampaign(request, request.params.id);
+      const runKey = apiIdempotencyKey(request.headers['idempotency-key'], campaign.accountId);
+      const earlier = runKey === undefined ? undefined : await campaigns.getFiringByRunKey(runKey);
+      if (earlier !== undefined) {
+        const [view] = await firingViews(store, campaign, [answeredBefore(campaign, earlier)]);
+        return reply.code(200).send(view);
+      }
       const now = clock.now();
       const list = await store.getList(campaign.template.listId);
       if (list === undefined || list.accountId !== campaign.accountId) throw listGone(campaign);
@@ -83,7 +97,7 @@ export function campaignRunRoute(
         campaign,
         manualRunTime(now),
         now,
-        { defaultTtlMs: config.tasks.defaultTtlMs, manual: true },
+        { defaultTtlMs: config.tasks.defaultTtlMs, manual: true, ...(runKey === undefined ? {} : { runKey }) },
       );
       if (firing.outcome !== 'fired') throw missedRun(campaign, firing);
       const [view] = await firingViews(store, campaign, [firing]);
@@ -98,6 +112,23 @@ function listGone(campaign: Campaign): NotFoundError {
     `recipient list ${campaign.template.listId} does not exist for account ${campaign.accountId}`,
     { field: 'template.listId' },
   );
+}
+
+/**
+ * The firing a retried run answers: the first try's, if it was this
+ * campaign's and fired. A missed one is refused again as it was the first
+ * time; another campaign's is a key reused for another request.
+ */
+function answeredBefore(campaign: Campaign, earlier: CampaignFiring): CampaignFiring {
+  if (earlier.campaignId !== campaign.id) {
+    throw new HeraldError(
+      ErrorCodes.IDEMPOTENCY_KEY_REUSED,
+      `this Idempotency-Key was used to run another campaign (campaign ${earlier.campaignId})`,
+      { details: { field: 'Idempotency-Key', campaignId: earlier.campaignId } },
+    );
+  }
+  if (earlier.outcome !== 'fired') throw missedRun(campaign, earlier);
+  return earlier;
 }
 
 /**
