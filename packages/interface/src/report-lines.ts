@@ -1,18 +1,35 @@
 import type { Fate, RecipientFate } from '@herald/core/fate';
 
 /**
- * How the delivery report writes a row, in two halves: `head` (the uin and
- * position) and `tail` (the fate). A run of rows sharing a fate renders the
- * tail once; `line(row)` is exactly `head(uin, position) + tail(fate)` for a
- * row without duplicate copies (report-lines.test.ts checks it for any fate),
- * and is what every other row is written with.
+ * How the delivery report writes a row, in two halves: the head (uin,
+ * position, duplicate copies) and the tail (the fate). A run of rows sharing
+ * a fate renders the tail once. The head is its parts around the numbers,
+ * `before + uin + afterUin + position [+ beforeCopies + copies] + afterHead`
+ * (copies only when there are some and the form shows them), so the report
+ * can write it as bytes; `line(row)` is exactly `head(...) + tail(fate)` for a
+ * row in the filtered list (report-lines.test.ts checks it for any row), and
+ * is what the rows outside it are written with.
  */
 export interface ReportLines {
   /** The body's first bytes (the CSV header). */
   readonly start: string;
+  readonly head: HeadParts;
   line(row: RecipientFate): string;
-  head(uin: number, position: number): string;
   tail(fate: Fate): string;
+}
+
+export interface HeadParts {
+  before: string;
+  afterUin: string;
+  /** Undefined: the form has no duplicate copies (CSV). */
+  beforeCopies: string | undefined;
+  afterHead: string;
+}
+
+/** A filtered-list row's head as text. */
+export function headText(parts: HeadParts, uin: number, position: number, copies: number): string {
+  const shown = copies > 0 && parts.beforeCopies !== undefined ? `${parts.beforeCopies}${copies}` : '';
+  return `${parts.before}${uin}${parts.afterUin}${position}${shown}${parts.afterHead}`;
 }
 
 /** The CSV header; docs/api.md describes each column. */
@@ -21,8 +38,8 @@ export const REPORT_CSV_HEADER = 'uin,position,fate,detail,at,executor,then_at\n
 /** CSV: times RFC 3339 (UTC), an absent value empty (duplicate copies have no column). */
 export const CSV_LINES: ReportLines = {
   start: REPORT_CSV_HEADER,
+  head: { before: '', afterUin: ',', beforeCopies: undefined, afterHead: '' },
   line: (row) => `${row.uin},${row.position === undefined ? '' : row.position}${csvTail(row)}`,
-  head: (uin, position) => `${uin},${position}`,
   tail: csvTail,
 };
 
@@ -30,8 +47,13 @@ export const CSV_LINES: ReportLines = {
 export function ndjsonLines(taskId: number): ReportLines {
   return {
     start: '',
+    head: {
+      before: `{"taskId":${taskId},"uin":`,
+      afterUin: ',"position":',
+      beforeCopies: ',"duplicateCopiesRemoved":',
+      afterHead: ',',
+    },
     line: (row) => JSON.stringify({ taskId, ...row }) + '\n',
-    head: (uin, position) => `{"taskId":${taskId},"uin":${uin},"position":${position},`,
     // The fate's own object without its opening brace: it always has a `fate` key, so never `{}`.
     tail: (fate) => JSON.stringify(fate).slice(1) + '\n',
   };

@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit } from '../access/request-access';
-import { assertReportable, CSV_LINES, ndjsonLines, reportText } from '../recipient-report';
+import { assertReportable, CSV_LINES, ndjsonLines, reportChunks } from '../recipient-report';
 import { parseTaskId } from './tasks';
 
 export const NDJSON = 'application/x-ndjson';
@@ -41,7 +41,7 @@ export function taskReportRoutes(app: FastifyInstance, deps: ApiDeps): void {
       assertReportable(task);
       const ndjson = (request.headers.accept ?? '').includes(NDJSON);
       const lines = ndjson ? ndjsonLines(task.id) : CSV_LINES;
-      const body = reportText(task, after, { ...deps, uinLimit: config.uinLimit }, lines);
+      const body = reportChunks(task, after, { ...deps, uinLimit: config.uinLimit }, lines);
       const extension = ndjson ? 'ndjson' : 'csv';
       return reply
         .type(ndjson ? NDJSON : 'text/csv; charset=utf-8')

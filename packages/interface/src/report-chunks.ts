@@ -1,0 +1,107 @@
+import type { HeadParts } from './report-lines';
+
+/** Bytes gathered before a chunk is handed on: one write per row would cost more than the rows. */
+export const CHUNK_BYTES = 64 * 1024;
+
+/** The longest decimal a head holds: a safe integer. */
+const MAX_DIGITS = 16;
+
+/**
+ * The report's bytes, gathered into chunks of about CHUNK_BYTES: a row is
+ * written straight into the chunk (its head's numbers digit by digit, its
+ * tail as bytes rendered once per run), so a row costs no string and no
+ * allocation. A chunk is ready once the next row does not fit in it.
+ */
+export class ReportChunks {
+  private buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  private at = 0;
+  private readonly ready: Buffer[] = [];
+  private readonly before: Buffer;
+  private readonly afterUin: Buffer;
+  private readonly beforeCopies: Buffer | undefined;
+  private readonly afterHead: Buffer;
+  private readonly headRoom: number;
+
+  constructor(parts: HeadParts) {
+    this.before = Buffer.from(parts.before);
+    this.afterUin = Buffer.from(parts.afterUin);
+    this.beforeCopies = parts.beforeCopies === undefined ? undefined : Buffer.from(parts.beforeCopies);
+    this.afterHead = Buffer.from(parts.afterHead);
+    this.headRoom =
+      this.before.length +
+      this.afterUin.length +
+      (this.beforeCopies?.length ?? 0) +
+      this.afterHead.length +
+      3 * MAX_DIGITS;
+  }
+
+  /** Whether a chunk is ready to be taken. */
+  get hasReady(): boolean {
+    return this.ready.length > 0;
+  }
+
+  /** The ready chunks, handed over. */
+  take(): Buffer[] {
+    return this.ready.splice(0);
+  }
+
+  /** Every chunk, the last one partly filled, handed over. */
+  finish(): Buffer[] {
+    if (this.at > 0) this.ready.push(this.buffer.subarray(0, this.at));
+    this.at = 0;
+    return this.take();
+  }
+
+  text(text: string): void {
+    this.room(text.length * 3);
+    this.at += this.buffer.write(text, this.at);
+  }
+
+  bytes(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buffer.set(bytes, this.at);
+    this.at += bytes.length;
+  }
+
+  /** headText(parts, uin, position, copies), as bytes. */
+  head(uin: number, position: number, copies: number): void {
+    this.room(this.headRoom);
+    this.put(this.before);
+    this.digits(uin);
+    this.put(this.afterUin);
+    this.digits(position);
+    if (copies > 0 && this.beforeCopies !== undefined) {
+      this.put(this.beforeCopies);
+      this.digits(copies);
+    }
+    this.put(this.afterHead);
+  }
+
+  private put(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.buffer.set(bytes, this.at);
+    this.at += bytes.length;
+  }
+
+  /** A non-negative integer in decimal, as `${n}` writes it. */
+  private digits(n: number): void {
+    let length = 1;
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) length++;
+    const buffer = this.buffer;
+    let at = this.at + length;
+    this.at = at;
+    let rest = n;
+    do {
+      buffer[--at] = 48 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    } while (rest > 0);
+  }
+
+  /** Hands the chunk on when `bytes` more do not fit in it. */
+  private room(bytes: number): void {
+    if (this.at + bytes <= this.buffer.length) return;
+    if (this.at > 0) this.ready.push(this.buffer.subarray(0, this.at));
+    this.buffer = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
+    this.at = 0;
+  }
+}
