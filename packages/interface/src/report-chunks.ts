@@ -83,18 +83,18 @@ export class ReportChunks {
     this.at += bytes.length;
   }
 
-  /** A non-negative integer in decimal, as `${n}` writes it. */
+  /** A non-negative integer in decimal, as `${n}` writes it (uins and positions are below 2^32, copies small). */
   private digits(n: number): void {
-    let length = 1;
-    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) length++;
     const buffer = this.buffer;
-    let at = this.at + length;
+    let at = this.at + decimalLength(n);
     this.at = at;
     let rest = n;
-    do {
-      buffer[--at] = 48 + (rest % 10);
-      rest = Math.floor(rest / 10);
-    } while (rest > 0);
+    while (rest >= 10) {
+      const next = Math.floor(rest / 10);
+      buffer[--at] = 48 + (rest - next * 10);
+      rest = next;
+    }
+    buffer[--at] = 48 + rest;
   }
 
   /** Hands the chunk on when `bytes` more do not fit in it. */
@@ -104,4 +104,11 @@ export class ReportChunks {
     this.buffer = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
     this.at = 0;
   }
+}
+
+/** How many decimal digits `n` (a non-negative safe integer) has. */
+function decimalLength(n: number): number {
+  let length = 1;
+  for (let bound = 10; n >= bound && length < MAX_DIGITS; bound *= 10) length++;
+  return length;
 }
