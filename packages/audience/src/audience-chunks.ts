@@ -14,7 +14,8 @@ import { readRecipientList } from './list-reader';
  * one read chunk, merged with the removed uins that sort up to its last one.
  * Row i is `uins[i]`, at `positions[i]` of the filtered list (-1: not in it);
  * its removal facts are `removals[k]` where `named[k] === i`, else `plain`
- * (what removalOf answers for a uin no removed set holds).
+ * (what removalOf answers for a uin no removed set holds). Its arrays are
+ * the walk's own and are reused: a chunk is valid until the next is asked for.
  */
 export interface AudienceChunk {
   uins: Uint32Array;
@@ -55,19 +56,21 @@ export async function* walkAudienceChunks(
   const removed = await RemovedSets.open(removedPath);
   try {
     let position = 0;
+    const scratch: Scratch = { uins: new Uint32Array(0), positions: new Float64Array(0) };
     const read = {
       uinLimit: options.uinLimit,
       ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
     };
     for await (const list of readRecipientList(filteredListPath, read)) {
       const named = await removed.takeUpTo(list[list.length - 1]!);
-      const chunk = merge(list, position, named, removed.plain, after);
+      const chunk = merge(list, position, named, removed.plain, after, scratch);
       position += list.length;
       if (chunk.uins.length > 0) yield chunk;
     }
     // Past the list's last uin, a section chunk at a time (never every remaining removed uin at once).
     for (let bound = await removed.nextBound(); bound !== undefined; bound = await removed.nextBound()) {
-      const rest = merge(new Uint32Array(0), position, await removed.takeUpTo(bound), removed.plain, after);
+      const named = await removed.takeUpTo(bound);
+      const rest = merge(new Uint32Array(0), position, named, removed.plain, after, scratch);
       if (rest.uins.length > 0) yield rest;
     }
   } finally {
@@ -81,11 +84,27 @@ interface NamedUins {
   facts: Map<number, RemovalFacts>;
 }
 
+/** The rows' arrays, grown as needed and reused chunk after chunk (a fresh pair a chunk cost the report its GC). */
+interface Scratch {
+  uins: Uint32Array;
+  positions: Float64Array;
+}
+
 /** The list's uins (positions from `first`) and the removed ones, one row per distinct uin above `after`. */
-function merge(list: Uint32Array, first: number, named: NamedUins, plain: RemovalFacts, after: number): AudienceChunk {
+function merge(
+  list: Uint32Array,
+  first: number,
+  named: NamedUins,
+  plain: RemovalFacts,
+  after: number,
+  scratch: Scratch,
+): AudienceChunk {
   const size = list.length + named.uins.length;
-  const uins = new Uint32Array(size);
-  const positions = new Float64Array(size);
+  if (scratch.uins.length < size) {
+    scratch.uins = new Uint32Array(size);
+    scratch.positions = new Float64Array(size);
+  }
+  const { uins, positions } = scratch;
   const namedRows: number[] = [];
   const removals: RemovalFacts[] = [];
   let rows = 0;
