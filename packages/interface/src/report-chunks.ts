@@ -89,18 +89,25 @@ export class ReportChunks {
     this.at += length;
   }
 
-  /** A non-negative integer in decimal, as `${n}` writes it (uins and positions are below 2^32, copies small). */
+  /** A non-negative integer in decimal, as `${n}` writes it: two digits a division, from the right. */
   private digits(n: number): void {
     const buffer = this.buffer;
     let at = this.at + decimalLength(n);
     this.at = at;
     let rest = n;
-    while (rest >= 10) {
-      const next = Math.floor(rest / 10);
-      buffer[--at] = 48 + (rest - next * 10);
+    while (rest >= 100) {
+      const next = Math.floor(rest / 100);
+      const pair = (rest - next * 100) << 1;
+      buffer[--at] = DIGIT_PAIRS[pair + 1]!;
+      buffer[--at] = DIGIT_PAIRS[pair]!;
       rest = next;
     }
-    buffer[--at] = 48 + rest;
+    if (rest >= 10) {
+      buffer[--at] = DIGIT_PAIRS[(rest << 1) + 1]!;
+      buffer[--at] = DIGIT_PAIRS[rest << 1]!;
+    } else {
+      buffer[--at] = 48 + rest;
+    }
   }
 
   /** Hands the chunk on when `bytes` more do not fit in it. */
@@ -111,6 +118,9 @@ export class ReportChunks {
     this.at = 0;
   }
 }
+
+/** "00" to "99" as ASCII, two bytes each. */
+const DIGIT_PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1');
 
 /** How many decimal digits `n` (a non-negative safe integer) has. */
 function decimalLength(n: number): number {
