@@ -150,8 +150,9 @@ async function main() {
     http: { port: 0 },
     auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
     tasks: TEST_TASK_OPTIONS,
-    // One filter thread: its removed sets are complete, so every removed recipient has a row.
-    dispatcher: { filterWorkers: 0 },
+    // One filter thread (0 would be one per core): its removed sets are complete, so every removed
+    // recipient has a row; a list of 2^20 or more filtered in parallel records only the links after the merge.
+    dispatcher: { filterWorkers: 1 },
   });
   try {
     process.stderr.write(`broadcasting ${fmt(args.recipients)} recipients ...\n`);
