@@ -102,11 +102,12 @@ export class ReportChunks {
       buffer[--at] = DIGIT_PAIRS[pair]!;
       rest = next;
     }
+    // The first one or two digits, at this.at - decimalLength's start.
     if (rest >= 10) {
-      buffer[--at] = DIGIT_PAIRS[(rest << 1) + 1]!;
-      buffer[--at] = DIGIT_PAIRS[rest << 1]!;
+      buffer[at - 1] = DIGIT_PAIRS[(rest << 1) + 1]!;
+      buffer[at - 2] = DIGIT_PAIRS[rest << 1]!;
     } else {
-      buffer[--at] = 48 + rest;
+      buffer[at - 1] = 48 + rest;
     }
   }
 
