@@ -113,6 +113,7 @@ async function broadcast(cluster, dir, audience, logins) {
     await new Promise((r) => setTimeout(r, 20));
   }
   if (task.state !== 'COMPLETED') throw new Error(`task ended ${task.state}: ${JSON.stringify(task.error)}`);
+  process.stderr.write(`  task ${task.id} completed; logging offline recipients in ...\n`);
   // Every 1/logins-th distinct recipient that is not online and not blacklisted logs in.
   const online = new Set(audience.online);
   const blacklisted = new Set(audience.blacklist);
@@ -122,7 +123,9 @@ async function broadcast(cluster, dir, audience, logins) {
     const uin = audience.distinct[i];
     if (!online.has(uin) && !blacklisted.has(uin)) loggingIn.push(uin);
   }
+  // One login at a time (as users do): keep --logins small at 10^7.
   await cluster.login(loggingIn);
+  process.stderr.write(`  ${fmt(loggingIn.length)} logged in\n`);
   return { task, loggedIn: loggingIn.length };
 }
 
