@@ -40,8 +40,8 @@ export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
 export { ListRepository } from './list-repository';
 export { positionInList, removalOf, removedPathOf } from './recipient-lookup';
-export { walkAudience } from './audience-walk';
-export type { WalkedRecipient, AudienceWalkOptions } from './audience-walk';
+export { walkAudience, walkAudienceChunks } from './audience-walk';
+export type { AudienceChunk, AudienceWalkOptions, WalkedRecipient } from './audience-walk';
 export type {
   ListRepositoryOptions,
   ImportListOptions,

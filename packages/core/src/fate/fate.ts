@@ -88,7 +88,26 @@ export function classifyFate(facts: FateFacts): RecipientFate {
       : {};
   if (!facts.filtered) return { ...base, ...notFiltered(facts.taskState) };
   if (facts.position === undefined) return { ...base, ...copies, ...outsideList(facts.removal) };
-  return { ...base, position: facts.position, ...copies, ...atPosition(facts) };
+  return { ...base, position: facts.position, ...copies, ...keptPositionFate(facts) };
+}
+
+/** What the fate of a recipient in the filtered list depends on: neither its uin, nor its position, nor its removal. */
+export type KeptPositionFacts = Pick<FateFacts, 'taskState' | 'expiresAt' | 'now' | 'delivery' | 'login'>;
+
+/**
+ * The fate classifyFate gives a recipient in the filtered list, without its
+ * uin, position or duplicate copies: every position sharing these facts (a
+ * run of a batch record's online, or offline and not logged in, positions)
+ * shares it, so the delivery report decides it once per run and the lookup
+ * once per recipient, by the same code.
+ */
+export function keptPositionFate(facts: KeptPositionFacts): Fate {
+  const { delivery } = facts;
+  if (delivery.kind === 'unavailable') return { fate: 'unknown', reason: delivery.reason };
+  if (delivery.kind === 'none') return unreached(facts.taskState);
+  if (delivery.online)
+    return { fate: 'delivered_online', at: delivery.at, executor: delivery.executor, atLogin: false };
+  return { fate: 'queued_offline', at: delivery.at, executor: delivery.executor, then: offlineThen(facts) };
 }
 
 function notFiltered(state: TaskState): Fate {
@@ -118,15 +137,6 @@ function outsideList(removal: RemovalFacts): Fate {
   return { fate: 'not_in_audience' };
 }
 
-function atPosition(facts: FateFacts): Fate {
-  const { delivery } = facts;
-  if (delivery.kind === 'unavailable') return { fate: 'unknown', reason: delivery.reason };
-  if (delivery.kind === 'none') return unreached(facts.taskState);
-  if (delivery.online)
-    return { fate: 'delivered_online', at: delivery.at, executor: delivery.executor, atLogin: false };
-  return { fate: 'queued_offline', at: delivery.at, executor: delivery.executor, then: offlineThen(facts) };
-}
-
 function unreached(state: TaskState): Fate {
   switch (state) {
     case 'COMPLETED':
@@ -153,7 +163,7 @@ function unreached(state: TaskState): Fate {
   }
 }
 
-function offlineThen({ login, now, expiresAt }: FateFacts): OfflineThen {
+function offlineThen({ login, now, expiresAt }: KeptPositionFacts): OfflineThen {
   if (login.kind === 'unavailable') return { outcome: 'unknown', reason: login.reason };
   if (login.kind === 'record') {
     const { outcome, at } = login.outcome;
