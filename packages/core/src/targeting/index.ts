@@ -13,6 +13,7 @@ export {
   GENDERS,
   AGE_BANDS,
   UNIVERSE_KEY,
+  TZ_KEY_PREFIX,
   MAX_TAGS_PER_USER,
   checkUserAttributes,
   userBitsetKeys,

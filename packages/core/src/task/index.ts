@@ -24,6 +24,7 @@ export type {
   Task,
   TaskReport,
   ChannelHold,
+  LocalGroup,
   ChannelHoldState,
   NewUnit,
   ExecutionUnit,

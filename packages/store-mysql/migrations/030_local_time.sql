@@ -1,0 +1,17 @@
+-- 030_local_time: local-time delivery (docs/local-time.md).
+--
+-- What: user_attributes.tz, a user's time zone (an IANA name in its canonical
+-- spelling, or a fixed offset '+HH:MM'; checked by core's parseUserTimeZone),
+-- or NULL: the task's default zone applies. Its bitset is `tz=<zone>` in
+-- attribute_chunks, written with the user's other keys, so grouping an
+-- audience by zone reads a few dozen bitsets, not one row per user.
+--
+-- tasks.deliver_at, a local-time task's { localTime, windowMs, missed,
+-- defaultTimeZone } as JSON, or NULL: the task is sent at its one instant.
+-- Nothing queries tasks by it: the dispatcher reads it with the task.
+
+ALTER TABLE user_attributes
+  ADD COLUMN tz VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL;
+
+ALTER TABLE tasks
+  ADD COLUMN deliver_at JSON NULL;
