@@ -17,7 +17,7 @@
 export { startDispatcher } from './dispatcher';
 export type { Dispatcher, DispatcherDeps } from './dispatcher';
 export { preprocess, filteredListIdOf, PARALLEL_FROM } from './preprocess';
-export { groupByLocalTime, deliveryOrderListIdOf } from './local-groups';
+export { groupByLocalTime } from './local-groups';
 export type { LocalTimeSource, LocalTimeTask, LocalGrouping } from './local-groups';
 export { planUnits } from './plan-units';
 export type { UnitPlanContext } from './plan-units';

@@ -48,10 +48,6 @@ const CHUNKS_PER_READ = 64;
 /** Marks a uin of the chunk being read that has no `tz` bitset: the default zone's group. */
 const NO_ZONE = 0xffff;
 
-/** The delivery id of a task's delivery-order list (beside its filtered list `f_<taskId>`). */
-export function deliveryOrderListIdOf(taskId: number): string {
-  return `g_${taskId}`;
-}
 
 /** Splits `kept` (sorted, distinct) into its release groups and the delivery-order list. */
 export async function groupByLocalTime(

@@ -7,7 +7,8 @@ import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/t
 import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
 import { PreprocessOutcomes } from './preprocess-outcome';
-import { deliveryOrderListIdOf, groupByLocalTime, type LocalGrouping, type LocalTimeSource } from './local-groups';
+import { deliveryOrderListIdOf } from '@herald/core/task';
+import { groupByLocalTime, type LocalGrouping, type LocalTimeSource } from './local-groups';
 
 export interface PreprocessDeps {
   config: HeraldConfig;

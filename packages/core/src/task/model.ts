@@ -124,13 +124,22 @@ export interface TaskReport {
   localGroups?: LocalGroup[];
 }
 
+/**
+ * The list a local-time task's units range over: its filtered recipients
+ * group after group (docs/local-time.md); the filtered list itself stays
+ * sorted by uin for the readers that search it.
+ */
+export function deliveryOrderListIdOf(taskId: number): string {
+  return `g_${taskId}`;
+}
+
 /** One release of a local-time task: who, when, and how far it got. */
 export interface LocalGroup {
   /** The UTC offset its recipients' zones have at releaseAt, minutes east. */
   offsetMinutes: number;
   /** Epoch ms at which its units may start (its recipients' local time). */
   releaseAt: number;
-  /** Its positions in the task's delivery-order list (localGroupsListIdOf). */
+  /** Its positions in the task's delivery-order list (deliveryOrderListIdOf). */
   start: number;
   end: number;
   /** Missed its local time (`missed: 'skip'`) or released only after expiry: nothing of it is sent. */

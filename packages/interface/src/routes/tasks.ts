@@ -11,7 +11,13 @@ import {
   type TaskState,
 } from '@herald/core/task';
 import { NotFoundError, IllegalTransitionError, ValidationError } from '@herald/core';
-import { parseDateTime, parseOptionalDateTime, parseSendAt } from '@herald/core/time';
+import {
+  checkWindowWithinLifetime,
+  parseDateTime,
+  parseDeliverAt,
+  parseOptionalDateTime,
+  parseSendAt,
+} from '@herald/core/time';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
@@ -34,6 +40,7 @@ interface CreateTaskBody {
   speed?: number;
   targeting?: string;
   collapseKey?: string;
+  deliverAt?: unknown;
   confirm?: number;
 }
 
@@ -64,6 +71,8 @@ const createTaskSchema = {
     targeting: { type: 'string' },
     // Superseding messages (docs/delivery.md "Collapse keys"): core's check names the field and says what is allowed.
     collapseKey: { type: 'string' },
+    // Local-time delivery (docs/local-time.md): core's parser names the inner field at fault, unknown ones included.
+    deliverAt: { type: 'object' },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
@@ -119,6 +128,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
       // Scoped to the account by construction: the key a task carries only ever meets its own account's tasks.
       if (body.collapseKey !== undefined) checkCollapseKey(body.collapseKey);
+      const deliverAt = body.deliverAt === undefined ? undefined : parseDeliverAt(body.deliverAt);
       const now = clock.now();
       // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
       // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
@@ -132,6 +142,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
           field: 'ttlSeconds',
           maximum: config.tasks.maxTtlMs / 1000,
         });
+      if (deliverAt !== undefined) checkWindowWithinLifetime(deliverAt, sendAt, sendAt + ttlMs);
       const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
       // A dry run creates nothing, so it has no earlier task to answer with either.
       if (idempotencyKey !== undefined && !dryRun) {
@@ -195,6 +206,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ...(body.speed === undefined ? {} : { speed: body.speed }),
             ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
             ...(body.collapseKey === undefined ? {} : { collapseKey: body.collapseKey }),
+            ...(deliverAt === undefined ? {} : { deliverAt }),
           },
           now,
         )

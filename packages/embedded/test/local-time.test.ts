@@ -1,0 +1,243 @@
+import type { ExecutionUnit, LocalGroup, Task } from '@herald/core/task';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { call, listBytes, sinkUins, upload, waitForEnd, waitForState } from './helpers';
+
+/**
+ * Local-time delivery end to end (docs/local-time.md), on an embedded cluster
+ * whose every tier reads one injected clock. 24,000 users over 24 zones get
+ * a "09:00 local" broadcast planned on 2026-10-24 at 22:00 UTC, the evening
+ * before Europe ends daylight saving: each zone's users are delivered when
+ * the clock reaches that zone's 09:00 and not before, Berlin's at 08:00 UTC
+ * (its winter offset on the 25th, not the summer one of the day it was
+ * planned), and the zones already past 09:00 plus the window get the next day's.
+ */
+describe('local-time delivery, end to end', () => {
+  const PLANNED_AT = Date.UTC(2026, 9, 24, 22);
+  const clock = {
+    at: PLANNED_AT,
+    now() {
+      return this.at;
+    },
+  };
+  const ZONES = [
+    'Pacific/Kiritimati',
+    'Pacific/Auckland',
+    'Australia/Sydney',
+    'Asia/Tokyo',
+    'Asia/Shanghai',
+    'Asia/Bangkok',
+    'Asia/Dhaka',
+    'Asia/Kolkata',
+    'Asia/Karachi',
+    'Asia/Dubai',
+    'Europe/Moscow',
+    'Europe/Athens',
+    'Europe/Berlin',
+    'Europe/London',
+    'Atlantic/Azores',
+    'America/Noronha',
+    'America/Sao_Paulo',
+    'America/New_York',
+    'America/Chicago',
+    'America/Denver',
+    'America/Los_Angeles',
+    'America/Anchorage',
+    'Pacific/Honolulu',
+    '+05:45', // a fixed offset, as a user's tz may be
+  ];
+  const PER_ZONE = 1000;
+  /** Users 1..24,000: user u lives in zone (u - 1) % 24; every 10th has no tz and takes the task's default. */
+  const zoneOf = (uin: number) => ((uin - 1) % 10 === 9 ? 'Europe/Berlin' : ZONES[(uin - 1) % ZONES.length]!);
+  const uins = Uint32Array.from({ length: PER_ZONE * ZONES.length }, (_, i) => i + 1);
+  let dir: TempDir;
+  let cluster: EmbeddedCluster;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-local-time-e2e-');
+    cluster = await startEmbeddedCluster(
+      {
+        dataDir: dir.path,
+        uinSpaceBits: 20,
+        http: { port: 0 },
+        auth: TEST_AUTH_OPTIONS,
+        tasks: TEST_TASK_OPTIONS,
+        scheduler: { tickMs: 20 },
+        dispatcher: { batchSize: 500, unitSize: 400 },
+        executor: { ids: ['executor-1', 'executor-2'] },
+      },
+      { clock },
+    );
+    for (const uin of uins) cluster.online.setOnline(uin, true);
+    for (let at = 0; at < uins.length; at += 5000)
+      await cluster.attributes.putUsers(
+        [...uins.subarray(at, at + 5000)].map((uin) =>
+          (uin - 1) % 10 === 9 ? { uin } : { uin, tz: ZONES[(uin - 1) % ZONES.length]! },
+        ),
+      );
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await dir?.remove();
+  });
+
+  async function create(body: Record<string, unknown>) {
+    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(uins));
+    return call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: `good morning ${JSON.stringify(body)}` },
+      ttlSeconds: 2 * 86_400,
+      ...body,
+    });
+  }
+
+  /** The wall clock of `zone` at an instant, 'YYYY-MM-DD HH:MM', read by Intl on its own (not through Herald's code). */
+  function wallClock(zone: string, at: number): string {
+    const fixed = /^([+-])(\d\d):(\d\d)$/.exec(zone);
+    if (fixed !== null) {
+      const minutes = (Number(fixed[2]) * 60 + Number(fixed[3])) * (fixed[1] === '-' ? -1 : 1);
+      return new Date(at + minutes * 60_000).toISOString().slice(0, 16).replace('T', ' ');
+    }
+    const parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).formatToParts(at);
+    const part = (type: string) => parts.find((p) => p.type === type)!.value;
+    return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+  }
+
+  const fieldOf = (body: unknown) => (body as { error: { details: { field: string } } }).error.details.field;
+  const unitsIn = (units: ExecutionUnit[], g: LocalGroup) => units.filter((u) => u.start >= g.start && u.end <= g.end);
+
+  it('releases a 09:00-local broadcast zone by zone at the right UTC instants, across a DST change', async () => {
+    const created = await create({ deliverAt: { localTime: '09:00', window: '1h', missed: 'next_day', defaultTimeZone: 'Europe/Berlin' } });
+    expect(created.status).toBe(201);
+    expect(created.body.deliverAt).toEqual({
+      localTime: '09:00',
+      windowMs: 3_600_000,
+      missed: 'next_day',
+      defaultTimeZone: 'Europe/Berlin',
+    });
+    const id = created.body.id;
+    let planned: Task | undefined;
+    await waitFor(
+      async () => {
+        planned = await cluster.store.getTask(id);
+        return planned?.report.localGroups !== undefined && planned.state === 'SENDING';
+      },
+      { timeoutMs: 60_000, message: 'the task was not planned into groups' },
+    );
+    const groups = planned!.report.localGroups!;
+    // One group per distinct release; about 24 here, never one per user.
+    expect(groups.length).toBeGreaterThanOrEqual(20);
+    expect(groups.length).toBeLessThanOrEqual(ZONES.length);
+    expect(groups.reduce((n, g) => n + g.end - g.start, 0)).toBe(uins.length);
+
+    // Each zone's 09:00 on the day it is released; Berlin on the 25th is on winter time (+01:00).
+    const berlin = groups.find((g) => g.releaseAt === Date.UTC(2026, 9, 25, 8));
+    expect(berlin).toMatchObject({ offsetMinutes: 60, skipped: false });
+    // Berlin's own users, and every user without a tz (the default zone; none of them is a Berlin user).
+    expect(berlin!.end - berlin!.start).toBe(PER_ZONE + uins.length / 10);
+    // Kiritimati (+14) was at 12:00 on the 25th when planned, past 09:00 and the window: the next day's 09:00.
+    // Honolulu's 09:00 on the 25th is the same instant, under another offset: two groups, one per offset.
+    const at19 = groups.filter((g) => g.releaseAt === Date.UTC(2026, 9, 25, 19)).map((g) => g.offsetMinutes);
+    expect(at19.sort((a, b) => a - b)).toEqual([-600, 14 * 60]);
+
+    let deliveredBefore = 0;
+    let previous = new Uint32Array();
+    const instants = [...new Set(groups.map((g) => g.releaseAt))].sort((a, b) => a - b);
+    for (const instant of instants) {
+      const releasing = groups.filter((g) => g.releaseAt === instant);
+      // Just before its instant a group's units are still waiting, unassigned, whatever the tick did meanwhile.
+      if (instant - 1 >= clock.at) {
+        clock.at = instant - 1;
+        const units = await cluster.store.listUnits(id);
+        for (const group of releasing) {
+          expect(unitsIn(units, group).length).toBeGreaterThan(0);
+          expect(unitsIn(units, group).every((u) => u.state === 'PENDING')).toBe(true);
+        }
+      }
+      clock.at = Math.max(clock.at, instant);
+      const size = releasing.reduce((n, g) => n + g.end - g.start, 0);
+      let sent = new Uint32Array();
+      await waitFor(
+        async () => {
+          sent = await sinkUins(cluster, id).catch(() => new Uint32Array());
+          return sent.length >= deliveredBefore + size;
+        },
+        { timeoutMs: 60_000, message: `groups released at ${new Date(instant).toISOString()} not delivered` },
+      );
+      expect(sent.length).toBe(deliveredBefore + size);
+      deliveredBefore += size;
+      // Each user delivered at this step is one whose own wall clock shows 09:00 now.
+      const before = new Set(previous);
+      const fresh = [...sent].filter((uin) => !before.has(uin));
+      for (const uin of fresh.filter((_, i) => i % 37 === 0)) expect(wallClock(zoneOf(uin), instant)).toMatch(/ 09:00$/);
+      previous = sent;
+    }
+    const done = await waitForEnd(cluster, id);
+    expect(done.state).toBe('COMPLETED');
+    expect(done.report.delivered).toBe(uins.length);
+    for (const g of done.report.localGroups!) {
+      expect(g).toMatchObject({ released: true, delivered: g.end - g.start, offline: 0 });
+      // The instant is 09:00 in every zone of the group: check with a zone whose users are in it.
+      expect(ZONES.some((zone) => wallClock(zone, g.releaseAt).endsWith(' 09:00'))).toBe(true);
+    }
+  }, 180_000);
+
+  it('skips the zones already past their local time with missed: skip, and says so per group', async () => {
+    clock.at = Date.UTC(2026, 10, 1, 12); // New York changes to EST at 06:00 UTC this day
+    const created = await create({ deliverAt: { localTime: '09:00', window: '30m', missed: 'skip' } });
+    expect(created.status).toBe(201);
+    const planned = await waitForState(cluster, created.body.id, ['SENDING', 'COMPLETED']);
+    const groups = planned.report.localGroups!;
+    const skipped = groups.filter((g) => g.skipped);
+    expect(skipped.length).toBeGreaterThan(0);
+    // New York's 09:00 EST (-05:00) on 1 November is 14:00 UTC: still ahead, not skipped.
+    expect(groups.find((g) => g.releaseAt === Date.UTC(2026, 10, 1, 14))).toMatchObject({
+      offsetMinutes: -300,
+      skipped: false,
+    });
+    clock.at = Date.UTC(2026, 10, 2, 12);
+    const done = await waitForEnd(cluster, created.body.id);
+    expect(done.state).toBe('COMPLETED');
+    const skippedCount = skipped.reduce((n, g) => n + g.end - g.start, 0);
+    expect(done.report.delivered).toBe(uins.length - skippedCount);
+    for (const g of done.report.localGroups!.filter((x) => x.skipped)) expect(g.delivered + g.offline).toBe(0);
+  }, 120_000);
+
+  it.each([
+    [{ localTime: '9:00' }, 'deliverAt.localTime'],
+    [{ localTime: '24:00' }, 'deliverAt.localTime'],
+    [{ localTime: '09:00', window: '13h' }, 'deliverAt.window'],
+    [{ localTime: '09:00', missed: 'later' }, 'deliverAt.missed'],
+    [{ localTime: '09:00', defaultTimeZone: 'Mars/Olympus' }, 'deliverAt.defaultTimeZone'],
+    [{ localTime: '09:00', defaultTimeZone: '+15:00' }, 'deliverAt.defaultTimeZone'],
+    [{ localTime: '09:00', at: 'x' }, 'deliverAt.at'],
+  ])('refuses deliverAt %j with 400 naming %s, creating nothing', async (deliverAt, field) => {
+    const before = (await cluster.store.listTasks({ limit: 1000 })).tasks.length;
+    const answer = await create({ deliverAt });
+    expect(answer.status).toBe(400);
+    expect(fieldOf(answer.body)).toBe(field);
+    expect((await cluster.store.listTasks({ limit: 1000 })).tasks.length).toBe(before);
+  });
+
+  it('refuses a window longer than the task lives', async () => {
+    const answer = await create({ deliverAt: { localTime: '09:00', window: '2h' }, ttlSeconds: 3600 });
+    expect(answer.status).toBe(400);
+    expect(fieldOf(answer.body)).toBe('deliverAt.window');
+  });
+
+  it('refuses a user tz that is no zone, naming the field', async () => {
+    await expect(cluster.attributes.putUsers([{ uin: 1, tz: 'Europe/Atlantis' }])).rejects.toMatchObject({
+      details: { field: 'tz' },
+    });
+  });
+});
