@@ -190,6 +190,20 @@ describe('local-time delivery, end to end', () => {
       // The instant is 09:00 in every zone of the group: check with a zone whose users are in it.
       expect(ZONES.some((zone) => wallClock(zone, g.releaseAt).endsWith(' 09:00'))).toBe(true);
     }
+    // One recipient's answer names its group: a Tokyo user (uin 4: zone index 3) at Tokyo's 09:00 on the 25th.
+    const fate = await call<{ fate: string; localGroup: unknown; position: number }>(
+      cluster,
+      'GET',
+      `/api/v1/tasks/${id}/recipients/4`,
+    );
+    expect(fate.status).toBe(200);
+    expect(fate.body).toMatchObject({
+      fate: 'delivered_online',
+      localGroup: { releaseAt: Date.UTC(2026, 9, 25, 0), offsetMinutes: 540, skipped: false },
+    });
+    const tokyo = done.report.localGroups!.find((g) => g.releaseAt === Date.UTC(2026, 9, 25, 0))!;
+    expect(fate.body.position).toBeGreaterThanOrEqual(tokyo.start);
+    expect(fate.body.position).toBeLessThan(tokyo.end);
   }, 180_000);
 
   it('skips the zones already past their local time with missed: skip, and says so per group', async () => {
@@ -211,6 +225,13 @@ describe('local-time delivery, end to end', () => {
     const skippedCount = skipped.reduce((n, g) => n + g.end - g.start, 0);
     expect(done.report.delivered).toBe(uins.length - skippedCount);
     for (const g of done.report.localGroups!.filter((x) => x.skipped)) expect(g.delivered + g.offline).toBe(0);
+    // Berlin (uin 13) was at 13:00, past 09:00 and the window: skipped, and its answer says so.
+    const fate = await call<{ fate: string; localGroup: { skipped: boolean } }>(
+      cluster,
+      'GET',
+      `/api/v1/tasks/${created.body.id}/recipients/13`,
+    );
+    expect(fate.body).toMatchObject({ fate: 'not_reached', localGroup: { skipped: true } });
   }, 120_000);
 
   it.each([
