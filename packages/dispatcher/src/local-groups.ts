@@ -19,18 +19,27 @@
 import { HeraldError, ErrorCodes } from '@herald/core';
 import type { AttributeIndex, Clock } from '@herald/core/ports';
 import { CHUNK_BITS, CHUNK_UINS, TZ_KEY_PREFIX, chunkMembers, decodeChunk, emptyChunk } from '@herald/core/targeting';
-import { MAX_LOCAL_GROUPS, zoneRelease, type DeliverAt, type ZoneRelease } from '@herald/core/time';
+import {
+  MAX_LOCAL_GROUPS,
+  quietHoursEnd,
+  zoneOffsetMinutes,
+  zoneRelease,
+  type DeliverAt,
+  type QuietHours,
+  type ZoneRelease,
+} from '@herald/core/time';
 import type { PlannedGroup } from '@herald/transport';
 
-/** What grouping needs to know of the task. */
+/** What grouping needs to know of the task: its local time, its quiet hours, or both. */
 export interface LocalTimeTask {
-  deliverAt: DeliverAt;
+  deliverAt?: DeliverAt;
+  quietHours?: QuietHours;
   expiresAt: number;
 }
 
 /** Where the dispatcher finds a task's local-time delivery and its recipients' zones. */
 export interface LocalTimeSource {
-  /** The task's deliverAt and expiry, or undefined for a task of one instant. */
+  /** The task's deliverAt, quiet hours and expiry, or undefined for a task with neither. */
   taskOf(taskId: number): Promise<LocalTimeTask | undefined>;
   index: AttributeIndex;
   /** The time the zones' releases are planned from (`missed` is judged against it). */
@@ -57,7 +66,8 @@ export async function groupByLocalTime(
   plannedAt: number,
 ): Promise<LocalGrouping> {
   const releases = new GroupTable(task, plannedAt);
-  const defaultGroup = releases.groupOf(task.deliverAt.defaultTimeZone);
+  // Recipients without a tz: the task's default zone; a task with quiet hours only takes UTC.
+  const defaultGroup = releases.groupOf(task.deliverAt?.defaultTimeZone ?? 'UTC');
   const zoneKeys = await index.keysWithPrefix(TZ_KEY_PREFIX);
   const keyGroups = zoneKeys.map((key) => releases.groupOf(key.slice(TZ_KEY_PREFIX.length)));
   const groupAt = await groupPerPosition(kept, zoneKeys, keyGroups, defaultGroup, index);
@@ -75,7 +85,7 @@ class GroupTable {
   ) {}
 
   groupOf(zone: string): number {
-    const release = zoneRelease(zone, this.task.deliverAt, this.plannedAt, this.task.expiresAt);
+    const release = this.releaseOf(zone);
     const key = `${release.releaseAt}/${release.offsetMinutes}/${release.skipped}`;
     let group = this.byKey.get(key);
     if (group === undefined) {
@@ -86,6 +96,19 @@ class GroupTable {
       this.releases.push(release);
     }
     return group;
+  }
+
+  /** The zone's local-time release (or the planning instant), moved to the end of its quiet hours when inside them. */
+  private releaseOf(zone: string): ZoneRelease {
+    const { deliverAt, quietHours, expiresAt } = this.task;
+    const release =
+      deliverAt === undefined
+        ? { releaseAt: this.plannedAt, offsetMinutes: zoneOffsetMinutes(zone, this.plannedAt), skipped: false }
+        : zoneRelease(zone, deliverAt, this.plannedAt, expiresAt);
+    if (quietHours === undefined || release.skipped) return release;
+    const releaseAt = quietHoursEnd(zone, quietHours, release.releaseAt);
+    if (releaseAt === release.releaseAt) return release;
+    return { releaseAt, offsetMinutes: zoneOffsetMinutes(zone, releaseAt), skipped: releaseAt >= expiresAt };
   }
 
   all(): readonly ZoneRelease[] {

@@ -83,8 +83,9 @@ export function storeTargeting(store: TaskStore, index: AttributeIndex, clock?: 
 
 /**
  * Local-time delivery's source read from the task store and the attribute
- * index (docs/local-time.md): a task created with `deliverAt` is grouped by
- * its recipients' `tz` bitsets; any other is sent at its one instant.
+ * index (docs/local-time.md): a task created with `deliverAt` or
+ * `quietHours` is grouped by its recipients' `tz` bitsets; any other is sent
+ * at its one instant.
  */
 export function storeLocalTime(store: TaskStore, index: AttributeIndex, clock: Clock): LocalTimeSource {
   return {
@@ -92,7 +93,12 @@ export function storeLocalTime(store: TaskStore, index: AttributeIndex, clock: C
     clock,
     async taskOf(taskId) {
       const task = await store.getTask(taskId);
-      return task?.deliverAt === undefined ? undefined : { deliverAt: task.deliverAt, expiresAt: task.expiresAt };
+      if (task === undefined || (task.deliverAt === undefined && task.quietHours === undefined)) return undefined;
+      return {
+        expiresAt: task.expiresAt,
+        ...(task.deliverAt === undefined ? {} : { deliverAt: task.deliverAt }),
+        ...(task.quietHours === undefined ? {} : { quietHours: task.quietHours }),
+      };
     },
   };
 }

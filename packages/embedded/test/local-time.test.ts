@@ -116,8 +116,48 @@ describe('local-time delivery, end to end', () => {
   const fieldOf = (body: unknown) => (body as { error: { details: { field: string } } }).error.details.field;
   const unitsIn = (units: ExecutionUnit[], g: LocalGroup) => units.filter((u) => u.start >= g.start && u.end <= g.end);
 
+  /**
+   * Moves the clock to each distinct release instant of the groups in turn:
+   * just before it, their units are still PENDING; at it, exactly their
+   * recipients are delivered, each of whom `check` judges at that instant.
+   */
+  async function walkReleases(id: number, groups: LocalGroup[], check: (uin: number, instant: number) => void) {
+    let deliveredBefore = 0;
+    let previous = new Uint32Array();
+    const instants = [...new Set(groups.filter((g) => !g.skipped).map((g) => g.releaseAt))].sort((a, b) => a - b);
+    for (const instant of instants) {
+      const releasing = groups.filter((g) => g.releaseAt === instant && !g.skipped);
+      if (instant - 1 >= clock.at) {
+        clock.at = instant - 1;
+        const units = await cluster.store.listUnits(id);
+        for (const group of releasing) {
+          expect(unitsIn(units, group).length).toBeGreaterThan(0);
+          expect(unitsIn(units, group).every((u) => u.state === 'PENDING')).toBe(true);
+        }
+      }
+      clock.at = Math.max(clock.at, instant);
+      const size = releasing.reduce((n, g) => n + g.end - g.start, 0);
+      let sent = new Uint32Array();
+      await waitFor(
+        async () => {
+          sent = await sinkUins(cluster, id).catch(() => new Uint32Array());
+          return sent.length >= deliveredBefore + size;
+        },
+        { timeoutMs: 60_000, message: `groups released at ${new Date(instant).toISOString()} not delivered` },
+      );
+      expect(sent.length).toBe(deliveredBefore + size);
+      deliveredBefore += size;
+      const before = new Set(previous);
+      const fresh = [...sent].filter((uin) => !before.has(uin));
+      for (const uin of fresh.filter((_, i) => i % 37 === 0)) check(uin, instant);
+      previous = sent;
+    }
+  }
+
   it('releases a 09:00-local broadcast zone by zone at the right UTC instants, across a DST change', async () => {
-    const created = await create({ deliverAt: { localTime: '09:00', window: '1h', missed: 'next_day', defaultTimeZone: 'Europe/Berlin' } });
+    const created = await create({
+      deliverAt: { localTime: '09:00', window: '1h', missed: 'next_day', defaultTimeZone: 'Europe/Berlin' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.deliverAt).toEqual({
       localTime: '09:00',
@@ -150,38 +190,7 @@ describe('local-time delivery, end to end', () => {
     const at19 = groups.filter((g) => g.releaseAt === Date.UTC(2026, 9, 25, 19)).map((g) => g.offsetMinutes);
     expect(at19.sort((a, b) => a - b)).toEqual([-600, 14 * 60]);
 
-    let deliveredBefore = 0;
-    let previous = new Uint32Array();
-    const instants = [...new Set(groups.map((g) => g.releaseAt))].sort((a, b) => a - b);
-    for (const instant of instants) {
-      const releasing = groups.filter((g) => g.releaseAt === instant);
-      // Just before its instant a group's units are still waiting, unassigned, whatever the tick did meanwhile.
-      if (instant - 1 >= clock.at) {
-        clock.at = instant - 1;
-        const units = await cluster.store.listUnits(id);
-        for (const group of releasing) {
-          expect(unitsIn(units, group).length).toBeGreaterThan(0);
-          expect(unitsIn(units, group).every((u) => u.state === 'PENDING')).toBe(true);
-        }
-      }
-      clock.at = Math.max(clock.at, instant);
-      const size = releasing.reduce((n, g) => n + g.end - g.start, 0);
-      let sent = new Uint32Array();
-      await waitFor(
-        async () => {
-          sent = await sinkUins(cluster, id).catch(() => new Uint32Array());
-          return sent.length >= deliveredBefore + size;
-        },
-        { timeoutMs: 60_000, message: `groups released at ${new Date(instant).toISOString()} not delivered` },
-      );
-      expect(sent.length).toBe(deliveredBefore + size);
-      deliveredBefore += size;
-      // Each user delivered at this step is one whose own wall clock shows 09:00 now.
-      const before = new Set(previous);
-      const fresh = [...sent].filter((uin) => !before.has(uin));
-      for (const uin of fresh.filter((_, i) => i % 37 === 0)) expect(wallClock(zoneOf(uin), instant)).toMatch(/ 09:00$/);
-      previous = sent;
-    }
+    await walkReleases(id, groups, (uin, instant) => expect(wallClock(zoneOf(uin), instant)).toMatch(/ 09:00$/));
     const done = await waitForEnd(cluster, id);
     expect(done.state).toBe('COMPLETED');
     expect(done.report.delivered).toBe(uins.length);
@@ -233,6 +242,43 @@ describe('local-time delivery, end to end', () => {
     );
     expect(fate.body).toMatchObject({ fate: 'not_reached', localGroup: { skipped: true } });
   }, 120_000);
+
+  it('holds the zones inside their quiet hours to the end of them, and sends the others at once', async () => {
+    clock.at = Date.UTC(2026, 9, 24, 22); // Berlin 00:00 (quiet), New York 18:00 (not), Tokyo 07:00 (quiet)
+    const plannedAt = clock.at;
+    const created = await create({ quietHours: '22:00-08:00' });
+    expect(created.status).toBe(201);
+    expect(created.body.quietHours).toEqual({ from: '22:00', to: '08:00' });
+    let planned: Task | undefined;
+    await waitFor(
+      async () => {
+        planned = await cluster.store.getTask(created.body.id);
+        return planned?.report.localGroups !== undefined && planned.state === 'SENDING';
+      },
+      { timeoutMs: 60_000, message: 'the task was not planned into groups' },
+    );
+    const groups = planned!.report.localGroups!;
+    // Berlin's quiet hours end at 08:00 on the 25th, on winter time: 07:00 UTC.
+    expect(groups.some((g) => g.releaseAt === Date.UTC(2026, 9, 25, 7) && g.offsetMinutes === 60)).toBe(true);
+    expect(groups.some((g) => g.releaseAt === plannedAt)).toBe(true);
+    const quiet = (minutes: number) => minutes >= 22 * 60 || minutes < 8 * 60;
+    const minutesOf = (text: string) => Number(text.slice(11, 13)) * 60 + Number(text.slice(14, 16));
+    await walkReleases(created.body.id, groups, (uin, instant) => {
+      const zone = (uin - 1) % 10 === 9 ? 'UTC' : ZONES[(uin - 1) % ZONES.length]!;
+      const local = wallClock(zone, instant);
+      // Sent at once only outside the quiet hours; held ones exactly at their end.
+      if (instant === plannedAt) expect(quiet(minutesOf(local))).toBe(false);
+      else expect(local).toMatch(/ 08:00$/);
+    });
+    const done = await waitForEnd(cluster, created.body.id);
+    expect(done.report.delivered).toBe(uins.length);
+  }, 120_000);
+
+  it('refuses quiet hours covering the whole day with 400 naming quietHours', async () => {
+    const answer = await create({ quietHours: '08:00-08:00' });
+    expect(answer.status).toBe(400);
+    expect(fieldOf(answer.body)).toBe('quietHours');
+  });
 
   it.each([
     [{ localTime: '9:00' }, 'deliverAt.localTime'],

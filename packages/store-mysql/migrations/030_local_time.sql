@@ -8,10 +8,13 @@
 --
 -- tasks.deliver_at, a local-time task's { localTime, windowMs, missed,
 -- defaultTimeZone } as JSON, or NULL: the task is sent at its one instant.
--- Nothing queries tasks by it: the dispatcher reads it with the task.
+-- tasks.quiet_hours, a task's quiet hours { from, to } ('HH:MM' local) as
+-- JSON, or NULL: none.
+-- Nothing queries tasks by either: the dispatcher reads them with the task.
 
 ALTER TABLE user_attributes
   ADD COLUMN tz VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL;
 
 ALTER TABLE tasks
-  ADD COLUMN deliver_at JSON NULL;
+  ADD COLUMN deliver_at JSON NULL,
+  ADD COLUMN quiet_hours JSON NULL;

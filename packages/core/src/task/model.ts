@@ -1,6 +1,7 @@
 import type { TaskState } from './task-machine';
 import type { UnitState } from './unit-machine';
 import type { DeliverAt } from '../time/local-time';
+import type { QuietHours } from '../time/quiet-hours';
 
 export type PriorityClass = 'realtime' | 'normal';
 
@@ -89,6 +90,12 @@ export interface NewTask {
    * `defaultTimeZone`), from `sendAt` on. Absent: everyone at `sendAt`.
    */
   deliverAt?: DeliverAt;
+  /**
+   * Quiet hours in each recipient's local time (docs/local-time.md, "Quiet
+   * hours"): a zone whose recipients would be released inside them is held
+   * to their end. Absent: none.
+   */
+  quietHours?: QuietHours;
 }
 
 export interface TaskReport {

@@ -35,6 +35,7 @@ import {
 } from './model';
 import { checkCollapseKey } from './collapse-key';
 import { checkDeliverAt, MAX_LOCAL_GROUPS } from '../time/local-time';
+import { checkQuietHours } from '../time/quiet-hours';
 import {
   checkIdString,
   checkIdUnder,
@@ -104,6 +105,7 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0))
     fail('noResendSince', since);
   if (input.deliverAt !== undefined) checkDeliverAt(input.deliverAt);
+  if (input.quietHours !== undefined) checkQuietHours(input.quietHours);
 }
 
 /**
@@ -149,6 +151,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     ...(input.collapseKey === undefined ? {} : { collapseKey: input.collapseKey }),
     ...(input.deliverAt === undefined ? {} : { deliverAt: { ...input.deliverAt } }),
+    ...(input.quietHours === undefined ? {} : { quietHours: { ...input.quietHours } }),
     speed: input.speed ?? null,
     targeting: input.targeting ?? null,
     noResendSince: input.noResendSince ?? null,

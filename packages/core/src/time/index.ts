@@ -35,3 +35,5 @@ export {
   DEFAULT_WINDOW_MS,
 } from './local-time';
 export type { DeliverAt, DeliverAtRequest, MissedPolicy, ZoneRelease } from './local-time';
+export { parseQuietHours, checkQuietHours, quietHoursEnd } from './quiet-hours';
+export type { QuietHours } from './quiet-hours';

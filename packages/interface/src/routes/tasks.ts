@@ -16,6 +16,7 @@ import {
   parseDateTime,
   parseDeliverAt,
   parseOptionalDateTime,
+  parseQuietHours,
   parseSendAt,
 } from '@herald/core/time';
 import type { TaskCommandName } from '@herald/transport';
@@ -41,6 +42,7 @@ interface CreateTaskBody {
   targeting?: string;
   collapseKey?: string;
   deliverAt?: unknown;
+  quietHours?: string;
   confirm?: number;
 }
 
@@ -73,6 +75,8 @@ const createTaskSchema = {
     collapseKey: { type: 'string' },
     // Local-time delivery (docs/local-time.md): core's parser names the inner field at fault, unknown ones included.
     deliverAt: { type: 'object' },
+    // Quiet hours in each recipient's local time, 'HH:MM-HH:MM' (docs/local-time.md "Quiet hours").
+    quietHours: { type: 'string' },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
@@ -129,6 +133,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       // Scoped to the account by construction: the key a task carries only ever meets its own account's tasks.
       if (body.collapseKey !== undefined) checkCollapseKey(body.collapseKey);
       const deliverAt = body.deliverAt === undefined ? undefined : parseDeliverAt(body.deliverAt);
+      const quietHours = body.quietHours === undefined ? undefined : parseQuietHours(body.quietHours);
       const now = clock.now();
       // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
       // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
@@ -207,6 +212,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
             ...(body.collapseKey === undefined ? {} : { collapseKey: body.collapseKey }),
             ...(deliverAt === undefined ? {} : { deliverAt }),
+            ...(quietHours === undefined ? {} : { quietHours }),
           },
           now,
         )
