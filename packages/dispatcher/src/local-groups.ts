@@ -57,7 +57,6 @@ const CHUNKS_PER_READ = 64;
 /** Marks a uin of the chunk being read that has no `tz` bitset: the default zone's group. */
 const NO_ZONE = 0xffff;
 
-
 /** Splits `kept` (sorted, distinct) into its release groups and the delivery-order list. */
 export async function groupByLocalTime(
   kept: Uint32Array,
@@ -91,7 +90,10 @@ class GroupTable {
     if (group === undefined) {
       group = this.releases.length;
       if (group >= MAX_LOCAL_GROUPS)
-        throw new HeraldError(ErrorCodes.INTERNAL, `a local-time task splits into more than ${MAX_LOCAL_GROUPS} groups`);
+        throw new HeraldError(
+          ErrorCodes.INTERNAL,
+          `a local-time task splits into more than ${MAX_LOCAL_GROUPS} groups`,
+        );
       this.byKey.set(key, group);
       this.releases.push(release);
     }
@@ -165,7 +167,9 @@ function layOut(kept: Uint32Array, groupAt: Uint8Array, releases: readonly ZoneR
   used.sort((a, b) => {
     const ra = releases[a]!;
     const rb = releases[b]!;
-    return Number(ra.skipped) - Number(rb.skipped) || ra.releaseAt - rb.releaseAt || ra.offsetMinutes - rb.offsetMinutes;
+    return (
+      Number(ra.skipped) - Number(rb.skipped) || ra.releaseAt - rb.releaseAt || ra.offsetMinutes - rb.offsetMinutes
+    );
   });
   const startOf = new Array<number>(releases.length).fill(0);
   const groups: PlannedGroup[] = [];

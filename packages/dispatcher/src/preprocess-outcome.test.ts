@@ -57,7 +57,12 @@ describe('PreprocessOutcomes', () => {
     const outcomes = new PreprocessOutcomes(lists);
     const first = resultOf([1, 5, 9]);
     await outcomes.publish(Uint32Array.of(1, 5, 9), NONE, undefined, first);
-    const second = await outcomes.publish(Uint32Array.of(1, 9), NONE, undefined, resultOf([1, 9], 5, { over_frequency: 2 }));
+    const second = await outcomes.publish(
+      Uint32Array.of(1, 9),
+      NONE,
+      undefined,
+      resultOf([1, 9], 5, { over_frequency: 2 }),
+    );
     expect(second).toEqual({ ...first, epoch: 5 });
     expect(await filtered()).toEqual([1, 5, 9]);
     expect((await readdir(dir.path)).sort()).toEqual([`${LIST_ID}.hrl`, `${LIST_ID}.outcome`, `${LIST_ID}.removed`]);
@@ -76,7 +81,9 @@ describe('PreprocessOutcomes', () => {
   it('replaces a list left without an outcome (its run died between the two writes, so no result was sent)', async () => {
     await writeRecipientListFile(lists.pathOf(LIST_ID), Uint32Array.of(4, 8));
     const ours = resultOf([1, 2, 3]);
-    expect(await new PreprocessOutcomes(lists, 200).publish(Uint32Array.of(1, 2, 3), NONE, undefined, ours)).toEqual(ours);
+    expect(await new PreprocessOutcomes(lists, 200).publish(Uint32Array.of(1, 2, 3), NONE, undefined, ours)).toEqual(
+      ours,
+    );
     expect(await filtered()).toEqual([1, 2, 3]);
     expect(await new PreprocessOutcomes(lists).read(TASK_ID, 3)).toEqual(ours);
   });

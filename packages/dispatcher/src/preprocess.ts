@@ -64,7 +64,8 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
       ? await runFilterChainParallel(uins, deps.filters, context, { workers, record: true })
       : await runFilterChain(radixSortUint32(uins), deps.filters, context, { record: true });
   const grouping = await localGrouping(request.taskId, kept, deps);
-  const units = grouping === undefined ? deps.planUnits(request.taskId, kept.length) : groupUnits(request.taskId, grouping, deps);
+  const units =
+    grouping === undefined ? deps.planUnits(request.taskId, kept.length) : groupUnits(request.taskId, grouping, deps);
   const record = { sets: removedSets ?? [], complete: complete ?? false };
   const deliveryOrder =
     grouping === undefined ? undefined : { id: deliveryOrderListIdOf(request.taskId), uins: grouping.order };

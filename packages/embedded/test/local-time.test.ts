@@ -123,7 +123,7 @@ describe('local-time delivery, end to end', () => {
    */
   async function walkReleases(id: number, groups: LocalGroup[], check: (uin: number, instant: number) => void) {
     let deliveredBefore = 0;
-    let previous = new Uint32Array();
+    let previous: Uint32Array = new Uint32Array();
     const instants = [...new Set(groups.filter((g) => !g.skipped).map((g) => g.releaseAt))].sort((a, b) => a - b);
     for (const instant of instants) {
       const releasing = groups.filter((g) => g.releaseAt === instant && !g.skipped);
@@ -137,7 +137,7 @@ describe('local-time delivery, end to end', () => {
       }
       clock.at = Math.max(clock.at, instant);
       const size = releasing.reduce((n, g) => n + g.end - g.start, 0);
-      let sent = new Uint32Array();
+      let sent: Uint32Array = new Uint32Array();
       await waitFor(
         async () => {
           sent = await sinkUins(cluster, id).catch(() => new Uint32Array());

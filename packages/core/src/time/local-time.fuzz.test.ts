@@ -59,7 +59,8 @@ describe('local-time parsers (fuzz)', () => {
         const got = verdict(() => parseLocalTime(raw, 'localTime'), 'localTime');
         const valid = typeof raw === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(raw);
         expect(got === 'refused').toBe(!valid);
-        if (got !== 'refused') expect(got).toBe(Number(raw.slice(0, 2)) * 60 + Number(raw.slice(3)));
+        if (got !== 'refused' && typeof raw === 'string')
+          expect(got).toBe(Number(raw.slice(0, 2)) * 60 + Number(raw.slice(3)));
       }),
       settings,
     );

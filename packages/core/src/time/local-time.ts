@@ -62,8 +62,7 @@ export function parseDeliverAt(raw: unknown, field = 'deliverAt'): DeliverAt {
     if (!DELIVER_AT_FIELDS.has(key))
       throw new ValidationError(`${field} has an unknown field ${JSON.stringify(key)}`, { field: `${field}.${key}` });
   const localTime = formatLocalTime(parseLocalTime(input.localTime, `${field}.localTime`));
-  const windowMs =
-    input.window === undefined ? DEFAULT_WINDOW_MS : parseWindow(input.window, `${field}.window`);
+  const windowMs = input.window === undefined ? DEFAULT_WINDOW_MS : parseWindow(input.window, `${field}.window`);
   const missed = input.missed ?? 'next_day';
   if (!(MISSED_POLICIES as readonly unknown[]).includes(missed))
     throw new ValidationError(`${field}.missed must be one of ${MISSED_POLICIES.join(', ')}`, {

@@ -97,10 +97,13 @@ const taskReport = object(
       items: object(
         {
           offsetMinutes: { type: 'integer', description: "the group's UTC offset at its release, minutes east" },
-          releaseAt: epochMs('when its units may start: its recipients\' local time'),
+          releaseAt: epochMs("when its units may start: its recipients' local time"),
           start: integer("its first position in the task's delivery-order list"),
           end: integer('one past its last position'),
-          skipped: { type: 'boolean', description: 'missed its local time (missed: skip) or released after expiry: never sent' },
+          skipped: {
+            type: 'boolean',
+            description: 'missed its local time (missed: skip) or released after expiry: never sent',
+          },
           released: { type: 'boolean', description: 'its units have been handed out' },
           delivered: integer('pushed to online users of the group'),
           offline: integer('queued offline for users of the group'),
@@ -146,7 +149,10 @@ const task = object(
         localTime: { type: 'string', description: "the wall-clock time 'HH:MM' each recipient's zone is released at" },
         windowMs: integer('how late after its local time a zone may still be sent when the task is planned, ms'),
         missed: { type: 'string', enum: ['next_day', 'skip', 'now'] },
-        defaultTimeZone: { type: 'string', description: "the zone of recipients without a tz attribute (IANA or '+HH:MM')" },
+        defaultTimeZone: {
+          type: 'string',
+          description: "the zone of recipients without a tz attribute (IANA or '+HH:MM')",
+        },
       },
       ['localTime', 'windowMs', 'missed', 'defaultTimeZone'],
       'local-time delivery, when set (docs/local-time.md)',

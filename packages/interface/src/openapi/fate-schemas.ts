@@ -17,7 +17,7 @@ export const recipientFate = object(
     duplicateCopiesRemoved: integer('extra copies of it the dedupe link removed; its kept copy has the fate'),
     localGroup: object(
       {
-        releaseAt: epochMs("when its group is released: its local time"),
+        releaseAt: epochMs('when its group is released: its local time'),
         offsetMinutes: { type: 'integer', description: 'the UTC offset of its zone then, minutes east' },
         skipped: { type: 'boolean', description: 'its zone missed the local time: never sent' },
       },
