@@ -157,6 +157,14 @@ const task = object(
       ['localTime', 'windowMs', 'missed', 'defaultTimeZone'],
       'local-time delivery, when set (docs/local-time.md)',
     ),
+    quietHours: object(
+      {
+        from: { type: 'string', description: "local 'HH:MM' the quiet hours start at (inclusive)" },
+        to: { type: 'string', description: "local 'HH:MM' they end at; before from: they wrap past midnight" },
+      },
+      ['from', 'to'],
+      "quiet hours in each recipient's local time, when set: a zone inside them is held to their end (docs/local-time.md)",
+    ),
     noResendSince: nullable(
       'integer',
       "how far back the no-resend filter looks (epoch ms): only earlier tasks of the content scheduled after it count; set by a campaign's no-resend scope; null: every earlier task",
