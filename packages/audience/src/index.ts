@@ -40,6 +40,7 @@ export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
 export { ListRepository } from './list-repository';
 export { positionInList, positionInRuns, removalOf, removedPathOf } from './recipient-lookup';
+export { RunsCursor } from './runs-cursor';
 export { walkAudience } from './audience-walk';
 export type { WalkedRecipient, AudienceWalkOptions } from './audience-walk';
 export type {

@@ -1,6 +1,7 @@
 import type { ExecutionUnit, LocalGroup, Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import type { RecipientFate } from '@herald/core/fate';
+import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { call, listBytes, sinkUins, upload, waitForEnd, waitForState } from './helpers';
 
 /**
@@ -113,6 +114,17 @@ describe('local-time delivery, end to end', () => {
     return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
   }
 
+  async function reportRows(id: number, query = ''): Promise<RecipientFate[]> {
+    const response = await fetch(`${cluster.url}/api/v1/tasks/${id}/report${query}`, {
+      headers: { ...authHeaders(), accept: 'application/x-ndjson' },
+    });
+    expect(response.status).toBe(200);
+    return (await response.text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as RecipientFate);
+  }
+
   const fieldOf = (body: unknown) => (body as { error: { details: { field: string } } }).error.details.field;
   const unitsIn = (units: ExecutionUnit[], g: LocalGroup) => units.filter((u) => u.start >= g.start && u.end <= g.end);
 
@@ -213,6 +225,20 @@ describe('local-time delivery, end to end', () => {
     const tokyo = done.report.localGroups!.find((g) => g.releaseAt === Date.UTC(2026, 9, 25, 0))!;
     expect(fate.body.position).toBeGreaterThanOrEqual(tokyo.start);
     expect(fate.body.position).toBeLessThan(tokyo.end);
+
+    // The delivery report maps every row to its group's run: all delivered, each row's group its zone's 09:00.
+    const rows = await reportRows(id);
+    expect(rows).toHaveLength(uins.length);
+    expect(rows.every((row) => row.fate === 'delivered_online')).toBe(true);
+    for (const row of rows.filter((_, i) => i % 1001 === 0)) {
+      expect(wallClock(zoneOf(row.uin), row.localGroup!.releaseAt)).toMatch(/ 09:00$/);
+      const own = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${id}/recipients/${row.uin}`);
+      expect(row.position).toBe(own.body.position);
+    }
+    // Resumed after a uin, it goes on from the next one, still mapped.
+    const resumed = await reportRows(id, `?cursor=${id}-${uins[11_999]}`);
+    expect(resumed.map((row) => row.uin)).toEqual([...uins.subarray(12_000)]);
+    expect(resumed.every((row) => row.fate === 'delivered_online')).toBe(true);
   }, 180_000);
 
   it('skips the zones already past their local time with missed: skip, and says so per group', async () => {
@@ -241,6 +267,10 @@ describe('local-time delivery, end to end', () => {
       `/api/v1/tasks/${created.body.id}/recipients/13`,
     );
     expect(fate.body).toMatchObject({ fate: 'not_reached', localGroup: { skipped: true } });
+    // The report agrees row by row: exactly the skipped groups' recipients are not reached.
+    const rows = await reportRows(created.body.id);
+    expect(rows.filter((row) => row.fate === 'not_reached')).toHaveLength(skippedCount);
+    expect(rows.filter((row) => row.fate === 'delivered_online')).toHaveLength(uins.length - skippedCount);
   }, 120_000);
 
   it('holds the zones inside their quiet hours to the end of them, and sends the others at once', async () => {

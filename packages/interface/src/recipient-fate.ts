@@ -82,7 +82,7 @@ async function positionOf(
 }
 
 /** The fate with the recipient's local-time group; a skipped group's recipient was never to be reached. */
-function withLocalGroup(fate: RecipientFate, group: LocalGroup, task: Task): RecipientFate {
+export function withLocalGroup(fate: RecipientFate, group: LocalGroup, task: Task): RecipientFate {
   const localGroup = { releaseAt: group.releaseAt, offsetMinutes: group.offsetMinutes, skipped: group.skipped };
   if (!group.skipped || fate.fate === 'delivered_online' || fate.fate === 'queued_offline')
     return { ...fate, localGroup };

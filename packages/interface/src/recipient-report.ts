@@ -6,9 +6,9 @@ import {
   type LoginOutcome,
   type RecipientFate,
 } from '@herald/core/fate';
-import type { Task } from '@herald/core/task';
-import { removedPathOf, walkAudience } from '@herald/audience';
-import { deliveryFactsAt, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
+import { deliveryOrderListIdOf, type Task } from '@herald/core/task';
+import { removedPathOf, RunsCursor, walkAudience } from '@herald/audience';
+import { deliveryFactsAt, NO_RECORDS, notPreprocessed, withLocalGroup, type RecipientFateDeps } from './recipient-fate';
 
 /** TASK_NOT_PREPROCESSED unless the task's list is filtered: the report walks it. */
 export function assertReportable(task: Task): void {
@@ -34,20 +34,29 @@ export async function* reportRows(
   assertReportable(task);
   const listPath = deps.lists.pathOf(task.filteredListId!);
   const units = await deps.store.listUnits(task.id);
-  const records = new RecordCursor(task.id, deps);
+  // A local-time task streamed its delivery-order list, group by group: its positions and records are that list's.
+  const groups = task.report.localGroups;
+  const runs =
+    groups === undefined
+      ? undefined
+      : await RunsCursor.open(deps.lists.pathOf(deliveryOrderListIdOf(task.id)), groups, after);
+  const records = (groups ?? [undefined]).map(() => new RecordCursor(task.id, deps));
   const logins = new LoginCursor(task.id, after === undefined ? 0 : after + 1, deps);
   try {
     const walk = walkAudience(listPath, removedPathOf(listPath), {
       uinLimit: deps.uinLimit,
       ...(after === undefined ? {} : { after }),
     });
-    for await (const { uin, position, removal } of walk) {
+    for await (const { uin, position: sorted, removal } of walk) {
+      const found = runs === undefined || sorted === undefined ? undefined : await runs.positionOf(uin);
+      const position = runs === undefined ? sorted : found?.position;
+      const cursor = records[found?.run ?? 0]!;
       const delivery: DeliveryFacts =
-        position === undefined ? { kind: 'none' } : deliveryFactsAt(position, await records.at(position), units);
+        position === undefined ? { kind: 'none' } : deliveryFactsAt(position, await cursor.at(position), units);
       const unavailable = deps.deliveryRecords === undefined && position !== undefined;
       const login: LoginFacts =
         delivery.kind === 'record' && !delivery.online ? await logins.at(uin) : { kind: 'none' };
-      yield classifyFate({
+      const fate = classifyFate({
         uin,
         taskState: task.state,
         expiresAt: task.expiresAt,
@@ -58,9 +67,12 @@ export async function* reportRows(
         delivery: unavailable ? { kind: 'unavailable', reason: NO_RECORDS } : delivery,
         login,
       });
+      const group = found === undefined ? undefined : groups?.[found.run];
+      yield group === undefined ? fate : withLocalGroup(fate, group, task);
     }
   } finally {
-    await records.close();
+    for (const cursor of records) await cursor.close();
+    await runs?.close();
     await logins.close();
   }
 }
