@@ -9,6 +9,7 @@ import {
 } from '@herald/core/campaign';
 import { contentCrc, type Task } from '@herald/core/task';
 import { renderFiringVariables } from '@herald/core/template';
+import { parseDeliverAt, parseQuietHours } from '@herald/core/time';
 import { reserveBroadcast } from '@herald/core/account-quota';
 import type { AccountsConfig } from '@herald/core/config';
 import type { AccountStore, CampaignStore, Counter, Logger, TaskStore } from '@herald/core/ports';
@@ -244,6 +245,8 @@ async function createTask(
         idempotencyKey: key,
         ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
         ...(since === undefined ? {} : { noResendSince: since }),
+        ...(template.deliverAt === undefined ? {} : { deliverAt: parseDeliverAt(template.deliverAt) }),
+        ...(template.quietHours === undefined ? {} : { quietHours: parseQuietHours(template.quietHours) }),
       },
       now,
     )

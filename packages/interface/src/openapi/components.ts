@@ -265,6 +265,12 @@ const campaignFields = {
         description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)",
       },
       noResend,
+      deliverAt: {
+        type: 'object',
+        description:
+          "each firing's task is delivered at this local time, as written (POST /api/v1/tasks deliverAt; docs/local-time.md)",
+      },
+      quietHours: { type: 'string', description: "each firing's task's quiet hours, 'HH:MM-HH:MM'" },
     },
     ['listId', 'content', 'priority'],
     'the task each firing creates',
