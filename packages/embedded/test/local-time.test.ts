@@ -191,6 +191,16 @@ describe('local-time delivery, end to end', () => {
     expect(groups.length).toBeGreaterThanOrEqual(20);
     expect(groups.length).toBeLessThanOrEqual(ZONES.length);
     expect(groups.reduce((n, g) => n + g.end - g.start, 0)).toBe(uins.length);
+    // The progress answer lists every group with its instant, size and count; none confirmed yet but Sydney's (due now).
+    const progress = await call<{ total: number; localGroups: { releaseAt: number; recipients: number }[] }>(
+      cluster,
+      'GET',
+      `/api/v1/tasks/${id}/progress`,
+    );
+    expect(progress.body.total).toBe(uins.length);
+    expect(progress.body.localGroups.map((g) => [g.releaseAt, g.recipients])).toEqual(
+      groups.map((g) => [g.releaseAt, g.end - g.start]),
+    );
 
     // Each zone's 09:00 on the day it is released; Berlin on the 25th is on winter time (+01:00).
     const berlin = groups.find((g) => g.releaseAt === Date.UTC(2026, 9, 25, 8));
