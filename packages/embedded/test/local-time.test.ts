@@ -84,9 +84,10 @@ describe('local-time delivery, end to end', () => {
   });
 
   async function create(body: Record<string, unknown>) {
-    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(uins));
+    const accountId = typeof body.accountId === 'string' ? body.accountId : 'acme';
+    const list = await upload(cluster, `/api/v1/lists?accountId=${accountId}`, listBytes(uins));
     return call<Task>(cluster, 'POST', '/api/v1/tasks', {
-      accountId: 'acme',
+      accountId,
       listId: list.body.id,
       content: { body: `good morning ${JSON.stringify(body)}` },
       ttlSeconds: 2 * 86_400,
@@ -313,6 +314,42 @@ describe('local-time delivery, end to end', () => {
     const done = await waitForEnd(cluster, created.body.id);
     expect(done.report.delivered).toBe(uins.length);
   }, 120_000);
+
+  it("fills a task's default zone and quiet hours from its account's local-time defaults", async () => {
+    const put = await call<{ defaultTimeZone: string; quietHours: string }>(
+      cluster,
+      'PUT',
+      '/api/v1/accounts/beta/local-time',
+      { defaultTimeZone: 'america/new_york', quietHours: '21:00-07:30' },
+    );
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ accountId: 'beta', defaultTimeZone: 'America/New_York', quietHours: '21:00-07:30' });
+    const bad = await call(cluster, 'PUT', '/api/v1/accounts/beta/local-time', { quietHours: '07:00-07:00' });
+    expect(bad.status).toBe(400);
+    expect(fieldOf(bad.body)).toBe('quietHours');
+    expect((await call(cluster, 'GET', '/api/v1/accounts/beta/local-time')).body).toEqual(put.body);
+
+    const inherits = await create({ accountId: 'beta', deliverAt: { localTime: '09:00' } });
+    expect(inherits.status).toBe(201);
+    expect(inherits.body.deliverAt!.defaultTimeZone).toBe('America/New_York');
+    expect(inherits.body.quietHours).toEqual({ from: '21:00', to: '07:30' });
+    // A task's own choices win over the account's.
+    const own = await create({
+      accountId: 'beta',
+      deliverAt: { localTime: '09:00', defaultTimeZone: 'Asia/Tokyo' },
+      quietHours: '23:00-06:00',
+    });
+    expect(own.body.deliverAt!.defaultTimeZone).toBe('Asia/Tokyo');
+    expect(own.body.quietHours).toEqual({ from: '23:00', to: '06:00' });
+    // Cleared: a PUT without fields sets none.
+    expect((await call(cluster, 'PUT', '/api/v1/accounts/beta/local-time', {})).body).toEqual({
+      accountId: 'beta',
+      defaultTimeZone: null,
+      quietHours: null,
+    });
+    for (const id of [inherits.body.id, own.body.id])
+      expect((await call(cluster, 'POST', `/api/v1/tasks/${id}/cancel`)).status).toBeLessThan(300);
+  });
 
   it('refuses quiet hours covering the whole day with 400 naming quietHours', async () => {
     const answer = await create({ quietHours: '08:00-08:00' });

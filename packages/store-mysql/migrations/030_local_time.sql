@@ -18,3 +18,9 @@ ALTER TABLE user_attributes
 ALTER TABLE tasks
   ADD COLUMN deliver_at JSON NULL,
   ADD COLUMN quiet_hours JSON NULL;
+
+-- account_settings.local_time, an account's local-time defaults
+-- { defaultTimeZone, quietHours } as JSON (core account-quota/records.ts
+-- AccountLocalTime), or NULL: none set.
+ALTER TABLE account_settings
+  ADD COLUMN local_time JSON NULL;

@@ -49,14 +49,9 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.speed === (request.speed ?? null) &&
     existing.targeting === (request.targeting ?? null) &&
     existing.collapseKey === request.collapseKey &&
-    sameDeliverAt(
-      existing.deliverAt,
-      request.deliverAt === undefined ? undefined : parseDeliverAt(request.deliverAt),
-    ) &&
-    sameQuietHours(
-      existing.quietHours,
-      request.quietHours === undefined ? undefined : parseQuietHours(request.quietHours),
-    );
+    sameDeliverAt(existing.deliverAt, request.deliverAt) &&
+    // A request without quiet hours may have taken its account's: only quiet hours it names are compared.
+    (request.quietHours === undefined || sameQuietHours(existing.quietHours, parseQuietHours(request.quietHours)));
   if (!same) {
     throw new HeraldError(
       ErrorCodes.IDEMPOTENCY_KEY_REUSED,
@@ -68,18 +63,23 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
   }
 }
 
-/** Field by field: a store may keep the JSON's keys in another order. */
-function sameDeliverAt(a: DeliverAt | undefined, b: DeliverAt | undefined): boolean {
+/**
+ * Field by field (a store may keep the JSON's keys in another order); the
+ * default zone only when the request names one, since the account's fills it
+ * otherwise.
+ */
+function sameDeliverAt(a: DeliverAt | undefined, raw: unknown): boolean {
+  const b = raw === undefined ? undefined : parseDeliverAt(raw);
   if (a === undefined || b === undefined) return a === b;
+  const namedZone = (raw as { defaultTimeZone?: unknown }).defaultTimeZone !== undefined;
   return (
     a.localTime === b.localTime &&
     a.windowMs === b.windowMs &&
     a.missed === b.missed &&
-    a.defaultTimeZone === b.defaultTimeZone
+    (!namedZone || a.defaultTimeZone === b.defaultTimeZone)
   );
 }
 
-function sameQuietHours(a: QuietHours | undefined, b: QuietHours | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.from === b.from && a.to === b.to;
+function sameQuietHours(a: QuietHours | undefined, b: QuietHours): boolean {
+  return a !== undefined && a.from === b.from && a.to === b.to;
 }

@@ -29,6 +29,7 @@ import { dryRunAnswer } from './task-dry-run';
 import { progressAnswer } from './task-progress';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
+import { withAccountDefaults } from './account-local-time';
 
 interface CreateTaskBody {
   accountId: string;
@@ -132,8 +133,10 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
       // Scoped to the account by construction: the key a task carries only ever meets its own account's tasks.
       if (body.collapseKey !== undefined) checkCollapseKey(body.collapseKey);
-      const deliverAt = body.deliverAt === undefined ? undefined : parseDeliverAt(body.deliverAt);
-      const quietHours = body.quietHours === undefined ? undefined : parseQuietHours(body.quietHours);
+      const asked = {
+        deliverAt: body.deliverAt === undefined ? undefined : parseDeliverAt(body.deliverAt),
+        quietHours: body.quietHours === undefined ? undefined : parseQuietHours(body.quietHours),
+      };
       const now = clock.now();
       // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
       // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
@@ -147,7 +150,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
           field: 'ttlSeconds',
           maximum: config.tasks.maxTtlMs / 1000,
         });
-      if (deliverAt !== undefined) checkWindowWithinLifetime(deliverAt, sendAt, sendAt + ttlMs);
+      if (asked.deliverAt !== undefined) checkWindowWithinLifetime(asked.deliverAt, sendAt, sendAt + ttlMs);
       const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
       // A dry run creates nothing, so it has no earlier task to answer with either.
       if (idempotencyKey !== undefined && !dryRun) {
@@ -211,8 +214,13 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ...(body.speed === undefined ? {} : { speed: body.speed }),
             ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
             ...(body.collapseKey === undefined ? {} : { collapseKey: body.collapseKey }),
-            ...(deliverAt === undefined ? {} : { deliverAt }),
-            ...(quietHours === undefined ? {} : { quietHours }),
+            // The account's local-time defaults fill what the request left out (docs/local-time.md).
+            ...withAccountDefaults(
+              asked.deliverAt,
+              (body.deliverAt as { defaultTimeZone?: unknown } | undefined)?.defaultTimeZone !== undefined,
+              asked.quietHours,
+              (await deps.accounts?.getSettings(body.accountId))?.localTime,
+            ),
           },
           now,
         )
