@@ -23,6 +23,7 @@ const ALL = [
   '013_task_collapse_key.sql',
   '014_task_no_resend_since.sql',
   '015_audit_at.sql',
+  '030_local_time.sql',
 ];
 
 describe('migration files', () => {
