@@ -14,7 +14,13 @@ describe('recipientFate', () => {
   let lists: ListRepository;
   let records: LevelDeliveryRecordLog;
   let units: ExecutionUnit[];
-  const task = { id: 9, state: 'SENDING', filteredListId: 'f_9', expiresAt: NOW + 1000, report: emptyReport(3) } as unknown as Task;
+  const task = {
+    id: 9,
+    state: 'SENDING',
+    filteredListId: 'f_9',
+    expiresAt: NOW + 1000,
+    report: emptyReport(3),
+  } as unknown as Task;
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-recipient-fate-');
