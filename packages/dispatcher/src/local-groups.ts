@@ -18,7 +18,7 @@
  */
 import { HeraldError, ErrorCodes } from '@herald/core';
 import type { AttributeIndex, Clock } from '@herald/core/ports';
-import { CHUNK_BITS, CHUNK_UINS, TZ_KEY_PREFIX, chunkMembers, decodeChunk, emptyChunk } from '@herald/core/targeting';
+import { CHUNK_BITS, CHUNK_UINS, TZ_KEY_PREFIX, forEachStoredMember } from '@herald/core/targeting';
 import {
   MAX_LOCAL_GROUPS,
   quietHoursEnd,
@@ -52,8 +52,8 @@ export interface LocalGrouping {
   groups: PlannedGroup[];
 }
 
-/** Chunks read per attribute-index call: one call covers 2^22 uins. */
-const CHUNKS_PER_READ = 64;
+/** Chunks read per attribute-index call (2^24 uins): few calls over a sparse audience; at most 256 stored chunks a zone in memory. */
+const CHUNKS_PER_READ = 256;
 /** Marks a uin of the chunk being read that has no `tz` bitset: the default zone's group. */
 const NO_ZONE = 0xffff;
 
@@ -129,9 +129,10 @@ async function groupPerPosition(
   const groupAt = new Uint8Array(kept.length).fill(defaultGroup);
   if (zoneKeys.length === 0) return groupAt;
   const keyIndex = new Map(zoneKeys.map((key, i) => [key, i]));
-  const lowGroup = new Uint16Array(CHUNK_UINS);
-  const words = emptyChunk();
-  const members = new Uint32Array(CHUNK_UINS);
+  // Each chunk's uins' groups by their low 16 bits; only the entries a chunk set are reset after it,
+  // so a sparse audience over many chunks costs its members, not 2^16 a chunk.
+  const lowGroup = new Uint16Array(CHUNK_UINS).fill(NO_ZONE);
+  const touched = new Uint32Array(CHUNK_UINS);
   let at = 0;
   while (at < kept.length) {
     const from = kept[at]! >>> CHUNK_BITS;
@@ -143,17 +144,19 @@ async function groupPerPosition(
         while (s < stored.length && stored[s]!.chunk === chunk) s++;
         continue;
       }
-      lowGroup.fill(NO_ZONE);
+      let set = 0;
       for (; s < stored.length && stored[s]!.chunk === chunk; s++) {
-        words.fill(0);
-        const end = chunkMembers(decodeChunk(stored[s]!.bytes, words), chunk, members, 0);
         const group = keyGroups[keyIndex.get(stored[s]!.key)!]!;
-        for (let m = 0; m < end; m++) lowGroup[members[m]! & (CHUNK_UINS - 1)] = group;
+        forEachStoredMember(stored[s]!.bytes, (low) => {
+          lowGroup[low] = group;
+          touched[set++] = low;
+        });
       }
       for (; at < kept.length && kept[at]! >>> CHUNK_BITS === chunk; at++) {
         const group = lowGroup[kept[at]! & (CHUNK_UINS - 1)]!;
         if (group !== NO_ZONE) groupAt[at] = group;
       }
+      for (let t = 0; t < set; t++) lowGroup[touched[t]!] = NO_ZONE;
     }
   }
   return groupAt;

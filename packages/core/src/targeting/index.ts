@@ -33,6 +33,7 @@ export {
   encodeChunk,
   decodeChunk,
   chunkMembers,
+  forEachStoredMember,
 } from './bitset-chunk';
 export { parseTargetingQuery, QUERY_ATTRIBUTES, MAX_QUERY_CHARS, MAX_QUERY_DEPTH, MAX_QUERY_TERMS } from './query';
 export type { QueryNode, QueryAttribute, ActiveSince } from './query';
