@@ -8,6 +8,7 @@ import type { RecipientFilter } from './filters/filter';
 import type { HostLoads } from './host-loads';
 import { planUnits } from './plan-units';
 import { preprocess } from './preprocess';
+import type { LocalTimeSource } from './local-groups';
 
 export interface PreprocessJobDeps {
   config: HeraldConfig;
@@ -19,6 +20,8 @@ export interface PreprocessJobDeps {
   executorIds: readonly string[];
   hostLoads: HostLoads;
   clock: Clock;
+  /** Local-time delivery's zones and clock (preprocess.ts); absent: every task is sent at its one instant. */
+  localTime?: LocalTimeSource;
   logger: Logger;
   metrics: Pick<DispatcherMetrics, 'preprocessed' | 'filtered' | 'preprocessSeconds' | 'errors' | 'unitPlans'>;
 }
@@ -63,6 +66,7 @@ export async function runPreprocessJob(request: PreprocessRequest, deps: Preproc
           planned: (reason) => unitPlans.inc({ reason }),
           speed: request.speed,
         }),
+      ...(deps.localTime === undefined ? {} : { localTime: deps.localTime }),
       logger,
     });
     preprocessSeconds.observe((performance.now() - started) / 1000);

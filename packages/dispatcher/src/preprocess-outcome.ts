@@ -69,7 +69,12 @@ export class PreprocessOutcomes {
    * Publishes this run's filtered list and result unless another run of the
    * task published first; answers whichever outcome is on record then.
    */
-  async publish(kept: Uint32Array, removed: RemovedRecord, result: Done): Promise<Done> {
+  async publish(
+    kept: Uint32Array,
+    removed: RemovedRecord,
+    deliveryOrder: { id: string; uins: Uint32Array } | undefined,
+    result: Done,
+  ): Promise<Done> {
     const { taskId, epoch } = result;
     const listPath = this.lists.pathOf(result.filteredListId);
     const runPath = `${listPath}.${process.pid}.${randomBytes(4).toString('hex')}.run`;
@@ -80,6 +85,9 @@ export class PreprocessOutcomes {
         if (first !== undefined) return first;
         await rename(runPath, listPath); // the first run died before its outcome: nothing streams from its list
       }
+      // A local-time task's delivery-order list, from the run whose filtered list won: it matches the outcome's groups.
+      if (deliveryOrder !== undefined)
+        await writeRecipientListFile(this.lists.pathOf(deliveryOrder.id), deliveryOrder.uins);
       // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
       await writeAtomically(removedPathOf(listPath), encodeRemovedSets(removed.sets, removed.complete));
       await this.record(result);

@@ -7,6 +7,8 @@ import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/t
 import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
 import { PreprocessOutcomes } from './preprocess-outcome';
+import { deliveryOrderListIdOf } from '@herald/core/task';
+import { groupByLocalTime, type LocalGrouping, type LocalTimeSource } from './local-groups';
 
 export interface PreprocessDeps {
   config: HeraldConfig;
@@ -20,6 +22,8 @@ export interface PreprocessDeps {
   filterWorkers?: number;
   /** The task's execution units over `count` filtered recipients (the dispatcher plans them by load: plan-units.ts). */
   planUnits(taskId: number, count: number): PlannedUnit[];
+  /** Local-time delivery (local-groups.ts): without it every task is sent at its one instant. */
+  localTime?: LocalTimeSource;
   logger: Logger;
 }
 
@@ -59,9 +63,13 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers, record: true })
       : await runFilterChain(radixSortUint32(uins), deps.filters, context, { record: true });
-  const units = deps.planUnits(request.taskId, kept.length);
+  const grouping = await localGrouping(request.taskId, kept, deps);
+  const units =
+    grouping === undefined ? deps.planUnits(request.taskId, kept.length) : groupUnits(request.taskId, grouping, deps);
   const record = { sets: removedSets ?? [], complete: complete ?? false };
-  const result = await outcomes.publish(kept, record, {
+  const deliveryOrder =
+    grouping === undefined ? undefined : { id: deliveryOrderListIdOf(request.taskId), uins: grouping.order };
+  const result = await outcomes.publish(kept, record, deliveryOrder, {
     kind: 'preprocess.result',
     ok: true,
     taskId: request.taskId,
@@ -71,6 +79,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     kept: kept.length,
     removed,
     units,
+    ...(grouping === undefined ? {} : { groups: grouping.groups }),
   });
   deps.logger.info('pre-processed', {
     taskId: request.taskId,
@@ -78,8 +87,32 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     kept: result.kept,
     removed: result.removed,
     units: result.units.length,
+    ...(result.groups === undefined ? {} : { groups: result.groups.length }),
   });
   return result;
+}
+
+/** A local-time task's groups over its filtered list; undefined for a task of one instant. */
+async function localGrouping(
+  taskId: number,
+  kept: Uint32Array,
+  deps: PreprocessDeps,
+): Promise<LocalGrouping | undefined> {
+  const source = deps.localTime;
+  const task = source === undefined ? undefined : await source.taskOf(taskId);
+  if (source === undefined || task === undefined) return undefined;
+  return groupByLocalTime(kept, task, source.index, source.clock.now());
+}
+
+/** Units planned group by group, so that none straddles two release instants; a skipped group gets none. */
+function groupUnits(taskId: number, grouping: LocalGrouping, deps: PreprocessDeps): PlannedUnit[] {
+  const units: PlannedUnit[] = [];
+  for (const group of grouping.groups) {
+    if (group.skipped) continue;
+    for (const unit of deps.planUnits(taskId, group.end - group.start))
+      units.push({ ...unit, start: unit.start + group.start, end: unit.end + group.start });
+  }
+  return units;
 }
 
 /**

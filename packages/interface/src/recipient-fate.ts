@@ -8,8 +8,14 @@ import {
   type RecipientFate,
 } from '@herald/core/fate';
 import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
-import { TERMINAL_TASK_STATES, type ExecutionUnit, type Task } from '@herald/core/task';
-import { positionInList, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
+import {
+  deliveryOrderListIdOf,
+  TERMINAL_TASK_STATES,
+  type ExecutionUnit,
+  type LocalGroup,
+  type Task,
+} from '@herald/core/task';
+import { positionInList, positionInRuns, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
 
 export interface RecipientFateDeps {
   /** The task's units: whether a checkpoint passed a position that has no record. */
@@ -36,13 +42,13 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
   const filtered = task.filteredListId !== null;
   if (!filtered && !TERMINAL_TASK_STATES.includes(task.state)) throw notPreprocessed(task);
   const listPath = filtered ? deps.lists.pathOf(task.filteredListId!) : undefined;
-  const position = listPath === undefined ? undefined : await positionInList(listPath, uin);
+  const { position, group } = listPath === undefined ? {} : await positionOf(task, uin, listPath, deps.lists);
   const removal =
     listPath === undefined ? ({ recorded: false } as const) : await removalOf(removedPathOf(listPath), uin);
   const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);
   const login =
     delivery.kind === 'record' && !delivery.online ? await loginOf(task.id, uin, deps) : ({ kind: 'none' } as const);
-  return classifyFate({
+  const fate = classifyFate({
     uin,
     taskState: task.state,
     expiresAt: task.expiresAt,
@@ -53,6 +59,42 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
     delivery,
     login,
   });
+  return group === undefined ? fate : withLocalGroup(fate, group, task);
+}
+
+/**
+ * Where the uin is in the list the task's units range over: the filtered list
+ * for a task of one instant; a local-time task's delivery-order list, group
+ * by group (docs/local-time.md), with the group holding it.
+ */
+async function positionOf(
+  task: Task,
+  uin: number,
+  filteredPath: string,
+  lists: ListRepository,
+): Promise<{ position?: number; group?: LocalGroup }> {
+  const groups = task.report.localGroups;
+  if (groups === undefined) return { position: await positionInList(filteredPath, uin) };
+  // Not in the filtered list: not in any group either, and the sorted list answers that in one search.
+  if ((await positionInList(filteredPath, uin)) === undefined) return {};
+  const found = await positionInRuns(lists.pathOf(deliveryOrderListIdOf(task.id)), uin, groups);
+  return found === undefined ? {} : { position: found.position, group: groups[found.run] };
+}
+
+/** The fate with the recipient's local-time group; a skipped group's recipient was never to be reached. */
+export function withLocalGroup(fate: RecipientFate, group: LocalGroup, task: Task): RecipientFate {
+  const localGroup = { releaseAt: group.releaseAt, offsetMinutes: group.offsetMinutes, skipped: group.skipped };
+  if (!group.skipped || fate.fate === 'delivered_online' || fate.fate === 'queued_offline')
+    return { ...fate, localGroup };
+  const { uin, position } = fate;
+  return {
+    uin,
+    ...(position === undefined ? {} : { position }),
+    fate: 'not_reached',
+    taskState: task.state,
+    why: 'its time zone had passed the local time (deliverAt.missed skip), or its release came after the task expires',
+    localGroup,
+  };
 }
 
 /** TASK_NOT_PREPROCESSED (`details.field: "id"`): nothing about the task's recipients is known yet. */

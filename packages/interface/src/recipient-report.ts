@@ -12,6 +12,7 @@ import { removedPathOf, walkAudienceChunks } from '@herald/audience';
 import { deliveryFactsAt, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
 import { ReportChunks } from './report-chunks';
 import { LoginCursor, RecordCursor } from './report-cursors';
+import { localTimeReportChunks } from './report-local-groups';
 import type { ReportLines } from './report-lines';
 
 export { CSV_LINES, headText, ndjsonLines, REPORT_CSV_HEADER, type ReportLines } from './report-lines';
@@ -35,7 +36,8 @@ export function assertReportable(task: Task): void {
  * filtered list is its head and keptPositionFate's tail (classifyFate's
  * answer split in two), the tail rendered once per batch record for the rows
  * without a login outcome; a row outside the list is classifyFate's. `now`
- * is read once: the report answers as of its start.
+ * is read once: the report answers as of its start. A local-time task's
+ * records follow its delivery order instead: localTimeReportChunks.
  */
 export async function* reportChunks(
   task: Task,
@@ -44,6 +46,8 @@ export async function* reportChunks(
   lines: ReportLines,
 ): AsyncGenerator<Buffer, void, undefined> {
   assertReportable(task);
+  const groups = task.report.localGroups;
+  if (groups !== undefined) return yield* localTimeReportChunks(task, groups, after, deps, lines);
   const listPath = deps.lists.pathOf(task.filteredListId!);
   const out = new ReportChunks(lines.head);
   const rows = new ReportRows(task, deps.clock.now(), await deps.store.listUnits(task.id), lines, out);

@@ -15,6 +15,7 @@ import { registerOpenApi } from './openapi/register';
 import { accessRoutes } from './routes/access';
 import { audienceRoutes } from './routes/audiences';
 import { accountRoutes } from './routes/accounts';
+import { accountLocalTimeRoutes } from './routes/account-local-time';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
 import { channelRoutes } from './routes/channels';
@@ -115,7 +116,10 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     channelRoutes(api, deps);
     if (deps.devices !== undefined) deviceRoutes(api, { ...deps, devices: deps.devices });
     if (deps.audiences !== undefined) audienceRoutes(api, { ...deps, audiences: deps.audiences });
-    if (deps.accounts !== undefined) accountRoutes(api, { ...deps, accounts: deps.accounts });
+    if (deps.accounts !== undefined) {
+      accountRoutes(api, { ...deps, accounts: deps.accounts });
+      accountLocalTimeRoutes(api, { ...deps, accounts: deps.accounts });
+    }
     accessRoutes(api, deps, verifier);
     sessionRoutes(api, { auth: deps.config.auth, clock: deps.clock, verifier, admission });
   });

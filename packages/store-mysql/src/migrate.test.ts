@@ -26,6 +26,7 @@ const ALL = [
   '016_campaign_idempotency_manual_runs.sql',
   '017_devices.sql',
   '018_campaign_firing_run_key.sql',
+  '019_local_time.sql',
 ];
 
 describe('migration files', () => {

@@ -14,6 +14,8 @@ import type { TaskStore } from '../ports/task-store';
 import { contentCrc } from '../task/content';
 import type { Task } from '../task/model';
 import { renderFiringVariables } from '../template/firing';
+import { parseDeliverAt } from '../time/local-time';
+import { parseQuietHours } from '../time/quiet-hours';
 import { firingValues } from './firing-values';
 import { campaignTaskKey } from './misfire';
 import type { Campaign, CampaignFiring } from './model';
@@ -156,6 +158,8 @@ async function createFiringTask(
         idempotencyKey: key,
         ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
         ...(since === undefined ? {} : { noResendSince: since }),
+        ...(template.deliverAt === undefined ? {} : { deliverAt: parseDeliverAt(template.deliverAt) }),
+        ...(template.quietHours === undefined ? {} : { quietHours: parseQuietHours(template.quietHours) }),
       },
       now,
     )

@@ -13,6 +13,8 @@ import { checkCampaignContent } from '../template/firing';
 import { parseCron } from './cron';
 import { checkNoResend, type NoResend } from './no-resend';
 import { checkTimeZone } from './time-zone';
+import { parseDeliverAt, type DeliverAtRequest } from '../time/local-time';
+import { parseQuietHours } from '../time/quiet-hours';
 
 /** What each firing's task is made from. */
 export interface CampaignTemplate {
@@ -26,6 +28,10 @@ export interface CampaignTemplate {
   targeting?: string;
   /** What counts as already sent for a firing (campaign/no-resend.ts); absent: scope content. */
   noResend?: NoResend;
+  /** Each firing's task is delivered at this local time (NewTask.deliverAt, docs/local-time.md), as the request wrote it. */
+  deliverAt?: DeliverAtRequest;
+  /** Each firing's task's quiet hours, 'HH:MM-HH:MM' (NewTask.quietHours). */
+  quietHours?: string;
 }
 
 export interface NewCampaign {
@@ -215,6 +221,9 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
   // Parsed now, not at the first firing: QUERY_INVALID naming template.targeting and the position.
   if (t.targeting !== undefined) checkTaskTargeting(t.targeting, `${field}.targeting`);
   const noResend = t.noResend === undefined ? undefined : checkNoResend(t.noResend, `${field}.noResend`);
+  // Parsed now, kept as written: each firing parses it again into its task's (campaign-pass.ts).
+  if (t.deliverAt !== undefined) parseDeliverAt(t.deliverAt, `${field}.deliverAt`);
+  if (t.quietHours !== undefined) parseQuietHours(t.quietHours, `${field}.quietHours`);
   return {
     listId,
     content,
@@ -222,6 +231,8 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
     ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
     ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
     ...(noResend === undefined ? {} : { noResend }),
+    ...(t.deliverAt === undefined ? {} : { deliverAt: { ...t.deliverAt } }),
+    ...(t.quietHours === undefined ? {} : { quietHours: t.quietHours }),
   };
 }
 

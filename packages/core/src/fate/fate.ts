@@ -31,8 +31,10 @@ export type Fate =
 
 export type RecipientFate = Fate & {
   uin: number;
-  /** Its position in the task's filtered list, when it is there. */
+  /** Its position in the task's filtered list, when it is there (a local-time task's: in its delivery-order list). */
   position?: number;
+  /** A local-time task's group holding it (docs/local-time.md): when it is released, under which offset. */
+  localGroup?: { releaseAt: number; offsetMinutes: number; skipped: boolean };
   /** Extra copies of it the dedupe link removed (its one kept copy has the fate above). */
   duplicateCopiesRemoved?: number;
 };

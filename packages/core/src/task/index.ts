@@ -15,7 +15,14 @@ export { taskMachine, TASK_STATES, TASK_EVENTS, TERMINAL_TASK_STATES } from './t
 export type { TaskState, TaskEvent } from './task-machine';
 export { unitMachine, UNIT_STATES, UNIT_EVENTS } from './unit-machine';
 export type { UnitState, UnitEvent } from './unit-machine';
-export { FILTER_REASONS, CHANNEL_HOLD_STATES, DEAD_LETTER_REASON, emptyReport, removedTotal } from './model';
+export {
+  FILTER_REASONS,
+  CHANNEL_HOLD_STATES,
+  DEAD_LETTER_REASON,
+  emptyReport,
+  removedTotal,
+  deliveryOrderListIdOf,
+} from './model';
 export type {
   PriorityClass,
   FilterReason,
@@ -24,6 +31,7 @@ export type {
   Task,
   TaskReport,
   ChannelHold,
+  LocalGroup,
   ChannelHoldState,
   NewUnit,
   ExecutionUnit,

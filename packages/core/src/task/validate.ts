@@ -28,11 +28,14 @@ import {
   type ChannelHold,
   type FilterReason,
   type ListMeta,
+  type LocalGroup,
   type NewTask,
   type Task,
   type TaskReport,
 } from './model';
 import { checkCollapseKey } from './collapse-key';
+import { checkDeliverAt, MAX_LOCAL_GROUPS } from '../time/local-time';
+import { checkQuietHours } from '../time/quiet-hours';
 import {
   checkIdString,
   checkIdUnder,
@@ -101,6 +104,8 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   const since = input.noResendSince;
   if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0))
     fail('noResendSince', since);
+  if (input.deliverAt !== undefined) checkDeliverAt(input.deliverAt);
+  if (input.quietHours !== undefined) checkQuietHours(input.quietHours);
 }
 
 /**
@@ -145,6 +150,8 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     ...(input.collapseKey === undefined ? {} : { collapseKey: input.collapseKey }),
+    ...(input.deliverAt === undefined ? {} : { deliverAt: { ...input.deliverAt } }),
+    ...(input.quietHours === undefined ? {} : { quietHours: { ...input.quietHours } }),
     speed: input.speed ?? null,
     targeting: input.targeting ?? null,
     noResendSince: input.noResendSince ?? null,
@@ -198,6 +205,20 @@ function checkPatch(patch: TaskPatch, rules: TaskRecordRules): void {
   }
   checkDeadLetters(report.deadLetters);
   checkChannelHold(report.channel);
+  checkLocalGroups(report.localGroups);
+}
+
+function checkLocalGroups(groups: LocalGroup[] | undefined): void {
+  if (groups === undefined) return;
+  const fail = () => {
+    throw new ValidationError('report.localGroups must be a list of local-time groups', { field: 'localGroups' });
+  };
+  if (!Array.isArray(groups) || groups.length > MAX_LOCAL_GROUPS) fail();
+  for (const g of groups) {
+    const counts = [g?.start, g?.end, g?.delivered, g?.offline, g?.releaseAt];
+    if (!counts.every(isCount) || g.end < g.start || !Number.isInteger(g.offsetMinutes)) fail();
+    if (typeof g.skipped !== 'boolean' || typeof g.released !== 'boolean') fail();
+  }
 }
 
 function checkDeadLetters(deadLetters: Record<string, number> | undefined): void {
@@ -248,6 +269,8 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
     // Counted by the owning scheduler, which sends the whole map: it replaces the stored one.
     if (patch.report.deadLetters !== undefined) report.deadLetters = { ...patch.report.deadLetters };
     if (patch.report.channel !== undefined) report.channel = patch.report.channel;
+    // Written whole by the owning scheduler (local-release.ts): the list replaces the stored one.
+    if (patch.report.localGroups !== undefined) report.localGroups = patch.report.localGroups.map((g) => ({ ...g }));
     next.report = report;
   }
   return next;

@@ -341,6 +341,18 @@ const MATRIX: Record<string, Spec> = {
     request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/click-through-rate', body: { rate: 0.05 } }),
     ok: 200,
   },
+  'GET /api/v1/accounts/:accountId/local-time': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: '/api/v1/accounts/globex/local-time' }),
+    missing: () => ({ method: 'GET', path: '/api/v1/accounts/nobody/local-time' }),
+    ids: () => ['globex', 'nobody'],
+    ok: 200,
+  },
+  'PUT /api/v1/accounts/:accountId/local-time': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/local-time', body: { defaultTimeZone: 'UTC' } }),
+    ok: 200,
+  },
   'GET /api/v1/cluster': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/cluster' }), ok: 200 },
   'GET /api/v1/channels': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/channels' }), ok: 200 },
   'PUT /api/v1/channels/:channel/limits': {

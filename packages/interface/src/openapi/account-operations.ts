@@ -18,6 +18,22 @@ const CHANNEL_LIMITS: JsonSchema = object(
 );
 import { ACCOUNT_404, QUERY_VALID, json, type OperationDoc } from './operation-parts';
 
+/** An account's local-time defaults, as GET and PUT /api/v1/accounts/:accountId/local-time answer them. */
+const ACCOUNT_LOCAL_TIME: JsonSchema = object(
+  {
+    accountId: { type: 'string' },
+    defaultTimeZone: {
+      type: ['string', 'null'],
+      description: 'the zone of recipients without a tz, for tasks whose deliverAt names none; null: UTC',
+    },
+    quietHours: {
+      type: ['string', 'null'],
+      description: "quiet hours 'HH:MM-HH:MM' every task of the account keeps unless it sets its own; null: none",
+    },
+  },
+  ['accountId', 'defaultTimeZone', 'quietHours'],
+);
+
 export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/v1/accounts/:accountId/limits': {
     tag: 'accounts',
@@ -45,6 +61,25 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
       'The analytics side feeds it; it scales the limits by clamp(rate / referenceRate, minFactor, maxFactor) from the next broadcast on. null forgets it.',
     responses: { 200: json('the limits now', ref('AccountLimits')) },
     errors: { 400: 'VALIDATION_FAILED: a bad account id, or a rate outside [0, 1] (details.field)' },
+  },
+  'GET /api/v1/accounts/:accountId/local-time': {
+    tag: 'accounts',
+    access: 'token',
+    summary: "An account's local-time defaults",
+    description: 'The default zone and quiet hours its tasks take when they name none (docs/local-time.md).',
+    responses: { 200: json('the defaults', ACCOUNT_LOCAL_TIME) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id', 404: ACCOUNT_404 },
+  },
+  'PUT /api/v1/accounts/:accountId/local-time': {
+    tag: 'accounts',
+    access: 'admin',
+    summary: "Set an account's local-time defaults",
+    description:
+      'Replaces both: a field left out or null is cleared. Tasks created afterwards take them; tasks already created keep theirs.',
+    responses: { 200: json('the defaults now', ACCOUNT_LOCAL_TIME) },
+    errors: {
+      400: 'VALIDATION_FAILED: a bad account id, a defaultTimeZone that is no IANA zone or +HH:MM, quiet hours that are not HH:MM-HH:MM or cover the whole day (details.field)',
+    },
   },
 
   'POST /api/v1/audiences': {

@@ -365,6 +365,18 @@ describe('GET /api/docs', () => {
       { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: 1 } },
       200,
     );
+    const localAt = '/api/v1/accounts/acme/local-time';
+    await call('GET /api/v1/accounts/:accountId/local-time', { method: 'GET', path: localAt }, 200);
+    await call(
+      'PUT /api/v1/accounts/:accountId/local-time',
+      { method: 'PUT', path: localAt, body: { quietHours: '08:00-08:00' } },
+      400,
+    );
+    await call(
+      'PUT /api/v1/accounts/:accountId/local-time',
+      { method: 'PUT', path: localAt, body: { defaultTimeZone: 'Europe/Berlin' } },
+      200,
+    );
     // acme created its one broadcast of the day above.
     await call('POST /api/v1/tasks', create, 422);
 

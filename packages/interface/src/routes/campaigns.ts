@@ -18,7 +18,7 @@ import {
 import { checkCampaignContent } from '@herald/core/template';
 import { taskContentOf } from '@herald/core/task';
 import { NotFoundError, ValidationError } from '@herald/core';
-import { parseDateTime } from '@herald/core/time';
+import { parseDateTime, type DeliverAtRequest } from '@herald/core/time';
 import type { CampaignStore } from '@herald/core/ports';
 import type { PriorityClass } from '@herald/core/task';
 import type { RequestContent } from './request-content';
@@ -42,6 +42,8 @@ interface TemplateBody {
   ttlSeconds?: number;
   targeting?: string;
   noResend?: NoResend;
+  deliverAt?: DeliverAtRequest;
+  quietHours?: string;
 }
 
 interface CreateCampaignBody {
@@ -88,6 +90,9 @@ const templateSchema = {
         window: { type: 'string', minLength: 1, maxLength: 16 },
       },
     },
+    // Each firing's local time and quiet hours (docs/local-time.md); core's parsers name the field at fault.
+    deliverAt: { type: 'object' },
+    quietHours: { type: 'string' },
   },
 } as const;
 
@@ -226,6 +231,8 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }),
       ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
       ...(template.noResend === undefined ? {} : { noResend: template.noResend }),
+      ...(template.deliverAt === undefined ? {} : { deliverAt: template.deliverAt }),
+      ...(template.quietHours === undefined ? {} : { quietHours: template.quietHours }),
     };
   }
 

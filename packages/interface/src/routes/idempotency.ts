@@ -1,5 +1,6 @@
 import { ErrorCodes, HeraldError, ValidationError } from '@herald/core';
 import type { PriorityClass, Task } from '@herald/core/task';
+import { parseDeliverAt, parseQuietHours, type DeliverAt, type QuietHours } from '@herald/core/time';
 
 /** The longest Idempotency-Key header accepted: with `api:<accountId>:` it fits the store's 255-character key. */
 export const MAX_IDEMPOTENCY_HEADER_CHARS = 128;
@@ -29,11 +30,13 @@ export interface TaskRequestShape {
   speed?: number;
   targeting?: string;
   collapseKey?: string;
+  deliverAt?: unknown;
+  quietHours?: string;
 }
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content, priority, speed, targeting and collapse key, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority, speed, targeting, collapse key, deliverAt and quiet hours, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
@@ -45,7 +48,10 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.priority === (request.priority ?? 'normal') &&
     existing.speed === (request.speed ?? null) &&
     existing.targeting === (request.targeting ?? null) &&
-    existing.collapseKey === request.collapseKey;
+    existing.collapseKey === request.collapseKey &&
+    sameDeliverAt(existing.deliverAt, request.deliverAt) &&
+    // A request without quiet hours may have taken its account's: only quiet hours it names are compared.
+    (request.quietHours === undefined || sameQuietHours(existing.quietHours, parseQuietHours(request.quietHours)));
   if (!same) {
     throw new HeraldError(
       ErrorCodes.IDEMPOTENCY_KEY_REUSED,
@@ -55,4 +61,25 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
       },
     );
   }
+}
+
+/**
+ * Field by field (a store may keep the JSON's keys in another order); the
+ * default zone only when the request names one, since the account's fills it
+ * otherwise.
+ */
+function sameDeliverAt(a: DeliverAt | undefined, raw: unknown): boolean {
+  const b = raw === undefined ? undefined : parseDeliverAt(raw);
+  if (a === undefined || b === undefined) return a === b;
+  const namedZone = (raw as { defaultTimeZone?: unknown }).defaultTimeZone !== undefined;
+  return (
+    a.localTime === b.localTime &&
+    a.windowMs === b.windowMs &&
+    a.missed === b.missed &&
+    (!namedZone || a.defaultTimeZone === b.defaultTimeZone)
+  );
+}
+
+function sameQuietHours(a: QuietHours | undefined, b: QuietHours): boolean {
+  return a !== undefined && a.from === b.from && a.to === b.to;
 }

@@ -11,7 +11,14 @@ import {
   type TaskState,
 } from '@herald/core/task';
 import { NotFoundError, IllegalTransitionError, ValidationError } from '@herald/core';
-import { parseDateTime, parseOptionalDateTime, parseSendAt } from '@herald/core/time';
+import {
+  checkWindowWithinLifetime,
+  parseDateTime,
+  parseDeliverAt,
+  parseOptionalDateTime,
+  parseQuietHours,
+  parseSendAt,
+} from '@herald/core/time';
 import type { TaskCommandName } from '@herald/transport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
@@ -23,6 +30,7 @@ import { dryRunAnswer } from './task-dry-run';
 import { progressAnswer } from './task-progress';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
+import { withAccountDefaults } from './account-local-time';
 
 interface CreateTaskBody {
   accountId: string;
@@ -35,6 +43,8 @@ interface CreateTaskBody {
   speed?: number;
   targeting?: string;
   collapseKey?: string;
+  deliverAt?: unknown;
+  quietHours?: string;
   confirm?: number;
 }
 
@@ -65,6 +75,10 @@ const createTaskSchema = {
     targeting: { type: 'string' },
     // Superseding messages (docs/delivery.md "Collapse keys"): core's check names the field and says what is allowed.
     collapseKey: { type: 'string' },
+    // Local-time delivery (docs/local-time.md): core's parser names the inner field at fault, unknown ones included.
+    deliverAt: { type: 'object' },
+    // Quiet hours in each recipient's local time, 'HH:MM-HH:MM' (docs/local-time.md "Quiet hours").
+    quietHours: { type: 'string' },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
@@ -120,6 +134,10 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
       // Scoped to the account by construction: the key a task carries only ever meets its own account's tasks.
       if (body.collapseKey !== undefined) checkCollapseKey(body.collapseKey);
+      const asked = {
+        deliverAt: body.deliverAt === undefined ? undefined : parseDeliverAt(body.deliverAt),
+        quietHours: body.quietHours === undefined ? undefined : parseQuietHours(body.quietHours),
+      };
       const now = clock.now();
       // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
       // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
@@ -133,6 +151,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
           field: 'ttlSeconds',
           maximum: config.tasks.maxTtlMs / 1000,
         });
+      if (asked.deliverAt !== undefined) checkWindowWithinLifetime(asked.deliverAt, sendAt, sendAt + ttlMs);
       const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
       // A dry run creates nothing, so it has no earlier task to answer with either.
       if (idempotencyKey !== undefined && !dryRun) {
@@ -196,6 +215,13 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ...(body.speed === undefined ? {} : { speed: body.speed }),
             ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
             ...(body.collapseKey === undefined ? {} : { collapseKey: body.collapseKey }),
+            // The account's local-time defaults fill what the request left out (docs/local-time.md).
+            ...withAccountDefaults(
+              asked.deliverAt,
+              (body.deliverAt as { defaultTimeZone?: unknown } | undefined)?.defaultTimeZone !== undefined,
+              asked.quietHours,
+              (await deps.accounts?.getSettings(body.accountId))?.localTime,
+            ),
           },
           now,
         )

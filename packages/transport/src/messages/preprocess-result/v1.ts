@@ -79,7 +79,8 @@ export function decode(frame: Buffer): PreprocessResult {
   return { kind: 'preprocess.result', ok: true, taskId, epoch, filteredListId, total, kept, removed, units };
 }
 
-function writeRemoved(w: FrameWriter, removed: Removed): void {
+/** Shared with version 2, whose grammar extends this one's. */
+export function writeRemoved(w: FrameWriter, removed: Removed): void {
   const entries = Object.entries(removed).filter(([, count]) => count !== undefined);
   for (const [reason] of entries) {
     if (!Object.hasOwn(REASON_CODES, reason))
@@ -91,7 +92,7 @@ function writeRemoved(w: FrameWriter, removed: Removed): void {
     w.u8(REASON_CODES[reason as FilterReason], 'removed.reason').u64(count!, `removed.${reason}`);
 }
 
-function readRemoved(r: FrameReader): Removed {
+export function readRemoved(r: FrameReader): Removed {
   const removed: Removed = {};
   let previous = 0;
   for (let i = r.u8('removedCount'); i > 0; i--) {
@@ -107,7 +108,7 @@ function readRemoved(r: FrameReader): Removed {
 }
 
 /** Every unit takes at least 18 bytes, so a huge unitCount in a short frame fails on the first missing unit. */
-function readUnits(r: FrameReader): PlannedUnit[] {
+export function readUnits(r: FrameReader): PlannedUnit[] {
   const units: PlannedUnit[] = [];
   for (let i = r.u32('unitCount'); i > 0; i--) {
     const start = r.u64('unit.start');
