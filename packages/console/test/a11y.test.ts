@@ -11,6 +11,7 @@ import {
   seriousAxeViolations,
   type AxeViolation,
   type Browser,
+  apiAs,
 } from './harness';
 
 /**
@@ -33,20 +34,7 @@ describe('console accessibility', () => {
   let scheduledId: number;
   let campaignId: number;
 
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const binary = body instanceof Uint8Array;
-    const response = await fetch(cluster.url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(body === undefined ? {} : { 'content-type': binary ? 'application/octet-stream' : 'application/json' }),
-      },
-      body: body === undefined ? undefined : binary ? body : JSON.stringify(body),
-    });
-    const answer = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const api = apiAs(() => cluster.url, ADMIN_TOKEN);
 
   /** Opens a console path as a fresh page load and waits for its heading. */
   const open = async (path: string, heading: string | RegExp) => {

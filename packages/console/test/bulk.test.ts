@@ -4,7 +4,7 @@ import { FileDeliverySink } from '@herald/executor';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser } from './harness';
+import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser, apiAs } from './harness';
 
 /**
  * Issue 22, "Lists of tasks": bulk pause, resume and cancel of the tasks
@@ -24,20 +24,7 @@ describe('bulk commands on the task list', () => {
   let completedId: number;
   let pausedId: number;
 
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const binary = body instanceof Uint8Array;
-    const response = await fetch(cluster.url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(body === undefined ? {} : { 'content-type': binary ? 'application/octet-stream' : 'application/json' }),
-      },
-      body: body === undefined ? undefined : binary ? body : JSON.stringify(body),
-    });
-    const answer = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const api = apiAs(() => cluster.url, ADMIN_TOKEN);
   const stateOf = async (id: number) => (await api<{ state: string }>('GET', `/api/v1/tasks/${id}`)).state;
   const rowBox = (id: number) => page.getByRole('checkbox', { name: `Select task ${id}`, exact: true });
   const summary = () => page.locator('.bulk-summary');

@@ -4,7 +4,7 @@ import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { encodeRecipientList } from '@herald/core/recipient-list';
 import { makeTempDir, TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, type Browser } from './harness';
+import { ensureConsoleBuilt, launchBrowser, type Browser, apiAs } from './harness';
 
 /**
  * The campaign pages and the no-resend scope (docs/campaigns.md, "No-resend
@@ -24,20 +24,7 @@ describe('campaign no-resend scope in the console (Chromium)', () => {
   let page: Page;
   let listFile: string;
 
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const binary = body instanceof Uint8Array;
-    const response = await fetch(cluster.url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(body === undefined ? {} : { 'content-type': binary ? 'application/octet-stream' : 'application/json' }),
-      },
-      body: body === undefined ? undefined : binary ? body : JSON.stringify(body),
-    });
-    const answer = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const api = apiAs(() => cluster.url, ADMIN_TOKEN);
 
   beforeAll(async () => {
     ensureConsoleBuilt();

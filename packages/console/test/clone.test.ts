@@ -4,7 +4,7 @@ import { FileDeliverySink } from '@herald/executor';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser } from './harness';
+import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser, apiAs } from './harness';
 
 /**
  * Issue 22, "Lists of tasks": clone a task, the same audience and content
@@ -20,20 +20,7 @@ describe('cloning tasks', () => {
   let browser: Browser;
   let page: Page;
 
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const binary = body instanceof Uint8Array;
-    const response = await fetch(cluster.url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(body === undefined ? {} : { 'content-type': binary ? 'application/octet-stream' : 'application/json' }),
-      },
-      body: body === undefined ? undefined : binary ? body : JSON.stringify(body),
-    });
-    const answer = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const api = apiAs(() => cluster.url, ADMIN_TOKEN);
 
   beforeAll(async () => {
     ensureConsoleBuilt();

@@ -178,3 +178,24 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`);
 }
+
+/**
+ * A JSON (or, for a Uint8Array body, binary) API caller with a bearer token,
+ * for a test's setup: a refusal throws with its status and body.
+ */
+export function apiAs(urlOf: () => string, token: string) {
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const binary = body instanceof Uint8Array;
+    const response = await fetch(urlOf() + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': binary ? 'application/octet-stream' : 'application/json' }),
+      },
+      body: body === undefined ? undefined : binary ? body : JSON.stringify(body),
+    });
+    const answer = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+}
