@@ -110,6 +110,7 @@ export function filterChainSources(deps: FilterSourceDeps): ChainSources {
     // Followers-only accounts (accounts.followersOnly) and targeted tasks (Task.targeting) get links 4 and 5.
     followers: configuredFollowerCheck(config.accounts.followersOnly, deps.followers, deps.followerCopies),
     targeting: storeTargeting(store, deps.attributes, clock),
+    rollouts: { rolloutOf: async ({ taskId }) => (await store.getTask(taskId))?.rollout },
     ...(counter === undefined
       ? {}
       : { frequency: { policy: config.frequency.policy, counter, ...(clock === undefined ? {} : { clock }) } }),

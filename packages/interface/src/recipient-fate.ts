@@ -8,6 +8,7 @@ import {
   type RecipientFate,
 } from '@herald/core/fate';
 import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
+import { variantIndexOf } from '@herald/core/rollout';
 import { TERMINAL_TASK_STATES, type ExecutionUnit, type Task } from '@herald/core/task';
 import { positionInList, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
 
@@ -42,7 +43,7 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
   const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);
   const login =
     delivery.kind === 'record' && !delivery.online ? await loginOf(task.id, uin, deps) : ({ kind: 'none' } as const);
-  return classifyFate({
+  const fate = classifyFate({
     uin,
     taskState: task.state,
     expiresAt: task.expiresAt,
@@ -53,6 +54,19 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
     delivery,
     login,
   });
+  return { ...fate, ...variantOf(task, uin, position) };
+}
+
+/**
+ * An A/B task's recipient in the filtered list was given the variant its uin
+ * hashes to (docs/rollouts.md): the same placement the executors used. A
+ * held-out one is not in the list; its fate says `removed` by `held_out`.
+ */
+function variantOf(task: Task, uin: number, position: number | undefined): { variant?: string } {
+  const variants = task.rollout?.variants;
+  if (variants === undefined || position === undefined) return {};
+  const at = variantIndexOf(uin, task.rollout!.seed, variants, task.rollout!.holdout ?? 0);
+  return at < 0 ? {} : { variant: variants[at]!.name };
 }
 
 /** TASK_NOT_PREPROCESSED (`details.field: "id"`): nothing about the task's recipients is known yet. */

@@ -23,6 +23,7 @@ const ALL = [
   '013_task_collapse_key.sql',
   '014_task_no_resend_since.sql',
   '015_audit_at.sql',
+  '020_task_rollout.sql',
 ];
 
 describe('migration files', () => {

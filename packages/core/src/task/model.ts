@@ -1,5 +1,6 @@
 import type { TaskState } from './task-machine';
 import type { UnitState } from './unit-machine';
+import type { TaskRollout } from '../rollout/model';
 
 export type PriorityClass = 'realtime' | 'normal';
 
@@ -11,6 +12,8 @@ export const FILTER_REASONS = [
   'not_follower',
   'over_frequency',
   'targeting',
+  // The A/B holdout (docs/rollouts.md): appended last, so stored removed-set indexes keep their meaning.
+  'held_out',
 ] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 
@@ -82,6 +85,13 @@ export interface NewTask {
    * scope (core campaign/no-resend.ts). Absent: every earlier task counts.
    */
   noResendSince?: number;
+  /**
+   * Safe rollouts (docs/rollouts.md): content variants over disjoint shares
+   * of the audience and a holdout that gets nothing, placed by a hash of
+   * each uin and `rollout.seed` (core rollout/assign.ts). Absent: one content
+   * for everyone.
+   */
+  rollout?: TaskRollout;
 }
 
 export interface TaskReport {

@@ -33,6 +33,7 @@ import {
   type TaskReport,
 } from './model';
 import { checkCollapseKey } from './collapse-key';
+import { checkTaskRollout } from '../rollout/parse';
 import {
   checkIdString,
   checkIdUnder,
@@ -97,6 +98,7 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
   if (input.collapseKey !== undefined) checkCollapseKey(input.collapseKey);
+  if (input.rollout !== undefined) checkTaskRollout(input.rollout);
   // Epoch ms at or after 0 under every store's rules: a bound the ledger compares send times with.
   const since = input.noResendSince;
   if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0))
@@ -145,6 +147,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     ...(input.collapseKey === undefined ? {} : { collapseKey: input.collapseKey }),
+    ...(input.rollout === undefined ? {} : { rollout: checkTaskRollout(input.rollout) }),
     speed: input.speed ?? null,
     targeting: input.targeting ?? null,
     noResendSince: input.noResendSince ?? null,

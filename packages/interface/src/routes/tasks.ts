@@ -22,6 +22,7 @@ import { dryRunAnswer } from './task-dry-run';
 import { progressAnswer } from './task-progress';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
+import { rolloutOfRequest } from './task-rollout';
 
 interface CreateTaskBody {
   accountId: string;
@@ -34,6 +35,8 @@ interface CreateTaskBody {
   speed?: number;
   targeting?: string;
   collapseKey?: string;
+  variants?: unknown;
+  holdout?: unknown;
   confirm?: number;
 }
 
@@ -64,6 +67,9 @@ const createTaskSchema = {
     targeting: { type: 'string' },
     // Superseding messages (docs/delivery.md "Collapse keys"): core's check names the field and says what is allowed.
     collapseKey: { type: 'string' },
+    // A/B variants and their holdout (docs/rollouts.md): core's parser checks the shape and names the field.
+    variants: {},
+    holdout: {},
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
@@ -119,6 +125,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
       // Scoped to the account by construction: the key a task carries only ever meets its own account's tasks.
       if (body.collapseKey !== undefined) checkCollapseKey(body.collapseKey);
+      const rollout = rolloutOfRequest(body);
       const now = clock.now();
       // The undo window: a task to start now waits tasks.undoGraceMs in SCHEDULED, where a cancel stops it with nothing sent.
       // A past sendAt (beyond clock skew) is refused, not sent at once: omit it to send now.
@@ -195,6 +202,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ...(body.speed === undefined ? {} : { speed: body.speed }),
             ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
             ...(body.collapseKey === undefined ? {} : { collapseKey: body.collapseKey }),
+            ...(rollout === undefined ? {} : { rollout }),
           },
           now,
         )

@@ -38,6 +38,9 @@ const REASON_CODES: Record<FilterReason, number> = {
   not_follower: 4,
   over_frequency: 5,
   targeting: 6,
+  // The A/B holdout (docs/rollouts.md). An older reader refuses a frame carrying it as FRAME_MALFORMED:
+  // only a task with a holdout sends one, and such a task is created only through a build that knows it.
+  held_out: 7,
 };
 /** Indexed by code: REASONS[1] === 'duplicate'. */
 const REASONS: (FilterReason | undefined)[] = [];

@@ -1,0 +1,111 @@
+import type { RecipientFate } from '@herald/core/fate';
+import { variantIndexOf } from '@herald/core/rollout';
+import type { Task } from '@herald/core/task';
+import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
+import { readDeliveryFile } from '@herald/executor';
+import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
+import { call, listBytes, upload, waitForEnd } from './helpers';
+
+/**
+ * A/B variants with a holdout end to end (docs/rollouts.md): each variant's
+ * delivered set is exactly the uins the assignment function gives it, the
+ * holdout gets nothing and is counted as removed `held_out`, and the
+ * per-recipient answer names the variant.
+ */
+describe('A/B variants with a holdout', () => {
+  let dir: TempDir;
+  let cluster: EmbeddedCluster;
+  const AUDIENCE = Array.from({ length: 5000 }, (_, i) => 1000 + i * 7);
+  const variants = [
+    { name: 'a', share: 0.45, content: { body: 'Spring sale: 10% off' } },
+    { name: 'b', share: 0.45, content: { title: 'Sale', body: 'Spring sale: free shipping' } },
+  ];
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-ab-');
+    cluster = await startEmbeddedCluster({
+      dataDir: dir.path,
+      uinSpaceBits: 20,
+      http: { port: 0 },
+      auth: TEST_AUTH_OPTIONS,
+      tasks: TEST_TASK_OPTIONS,
+    });
+    for (const uin of AUDIENCE) cluster.online.setOnline(uin, true);
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await dir?.remove();
+  });
+
+  it('delivers each variant to exactly its assigned uins and nothing to the holdout', async () => {
+    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(AUDIENCE));
+    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+      accountId: 'acme',
+      listId: list.body.id,
+      content: { body: 'Spring sale' },
+      variants,
+      holdout: 0.1,
+    });
+    expect(created.status).toBe(201);
+    const seed = created.body.rollout!.seed;
+    const expected = new Map<string, number[]>([
+      ['a', []],
+      ['b', []],
+      ['held', []],
+    ]);
+    for (const uin of AUDIENCE) {
+      const at = variantIndexOf(uin, seed, variants, 0.1);
+      expected.get(at < 0 ? 'held' : variants[at]!.name)!.push(uin);
+    }
+    const task = await waitForEnd(cluster, created.body.id);
+    expect(task.state).toBe('COMPLETED');
+    expect(task.report).toMatchObject({
+      delivered: AUDIENCE.length - expected.get('held')!.length,
+      removed: { held_out: expected.get('held')!.length },
+    });
+
+    const sink = await readDeliveryFile(cluster.deliveryDir, task.id);
+    const got = new Map<string, number[]>([
+      ['a', []],
+      ['b', []],
+    ]);
+    for (const [uin, content] of sink.contents ?? []) {
+      const name = variants.find((v) => v.content.body === content.body)!.name;
+      got.get(name)!.push(uin);
+    }
+    for (const name of ['a', 'b']) expect(got.get(name)!.sort((x, y) => x - y)).toEqual(expected.get(name));
+    expect(sink.uins.length).toBe(AUDIENCE.length - expected.get('held')!.length);
+
+    const [inA] = expected.get('a')!;
+    const [held] = expected.get('held')!;
+    const answerA = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${task.id}/recipients/${inA}`);
+    expect(answerA.body).toMatchObject({ fate: 'delivered_online', variant: 'a' });
+    const answerHeld = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${task.id}/recipients/${held}`);
+    expect(answerHeld.body).toMatchObject({ fate: 'removed', link: 'held_out' });
+    expect(answerHeld.body).not.toHaveProperty('variant');
+  });
+
+  it('refuses shares that do not add up, naming the field, and creates nothing', async () => {
+    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([1, 2, 3]));
+    const before = (await cluster.store.listTasks({ accountId: 'acme' })).tasks.length;
+    const bad: [Record<string, unknown>, string][] = [
+      [{ variants, holdout: 0.2 }, 'variants'],
+      [{ variants: [variants[0], { ...variants[1], share: 1.2 }], holdout: 0.1 }, 'variants[1].share'],
+      [{ holdout: 0.1 }, 'holdout'],
+      [{ variants: [variants[0]] }, 'variants'],
+      [{ variants: [variants[0], { ...variants[1], name: 'a' }], holdout: 0.1 }, 'variants[1].name'],
+    ];
+    for (const [fields, field] of bad) {
+      const answer = await call<{ error: { code: string; details: { field: string } } }>(
+        cluster,
+        'POST',
+        '/api/v1/tasks',
+        { accountId: 'acme', listId: list.body.id, content: { body: 'x' }, ...fields },
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field } });
+    }
+    expect((await cluster.store.listTasks({ accountId: 'acme' })).tasks.length).toBe(before);
+  });
+});
