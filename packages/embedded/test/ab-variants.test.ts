@@ -77,6 +77,17 @@ describe('A/B variants with a holdout', () => {
     for (const name of ['a', 'b']) expect(got.get(name)!.sort((x, y) => x - y)).toEqual(expected.get(name));
     expect(sink.uins.length).toBe(AUDIENCE.length - expected.get('held')!.length);
 
+    const funnel = await call<{ variants: unknown[] }>(cluster, 'GET', `/api/v1/tasks/${task.id}/funnel`);
+    expect(funnel.body.variants).toEqual(
+      variants.map(({ name, share }) => ({
+        name,
+        share,
+        recipients: expected.get(name)!.length,
+        deliveredOnline: expected.get(name)!.length,
+        queuedOffline: 0,
+      })),
+    );
+
     const [inA] = expected.get('a')!;
     const [held] = expected.get('held')!;
     const answerA = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${task.id}/recipients/${inA}`);
@@ -94,6 +105,8 @@ describe('A/B variants with a holdout', () => {
       [{ variants: [variants[0], { ...variants[1], share: 1.2 }], holdout: 0.1 }, 'variants[1].share'],
       [{ holdout: 0.1 }, 'holdout'],
       [{ variants: [variants[0]] }, 'variants'],
+      // Designed, not built (docs/rollouts.md): refused rather than accepted and not enforced.
+      [{ canary: { sample: '1%', holdSeconds: 60, thresholds: { rejectedRatio: 0.1, failedRatio: 0.1 } } }, 'canary'],
       [{ variants: [variants[0], { ...variants[1], name: 'a' }], holdout: 0.1 }, 'variants[1].name'],
     ];
     for (const [fields, field] of bad) {

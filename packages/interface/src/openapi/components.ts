@@ -123,6 +123,11 @@ const task = object(
       description:
         "when set: a newer task of the account with the same key supersedes this one in offline lists (docs/delivery.md, 'Collapse keys')",
     },
+    rollout: {
+      type: 'object',
+      description:
+        "an A/B task (docs/rollouts.md): { seed, variants: [{ name, share, content }], holdout }; each recipient's variant is a hash of its uin and the seed. Absent: one content for everyone",
+    },
     noResendSince: nullable(
       'integer',
       "how far back the no-resend filter looks (epoch ms): only earlier tasks of the content scheduled after it count; set by a campaign's no-resend scope; null: every earlier task",

@@ -13,6 +13,7 @@ export const recipientFate = object(
     uin: integer('the recipient'),
     position: integer("its position in the task's filtered list, when it is there"),
     duplicateCopiesRemoved: integer('extra copies of it the dedupe link removed; its kept copy has the fate'),
+    variant: { type: 'string', description: 'an A/B task: the variant it was given (held out: removed by held_out)' },
     fate: {
       type: 'string',
       enum: ['not_in_audience', 'removed', 'delivered_online', 'queued_offline', 'not_reached', 'unknown'],
@@ -95,6 +96,20 @@ export const taskFunnel = object(
           },
         },
         ['stage', 'of', 'count'],
+      ),
+    },
+    variants: {
+      type: 'array',
+      description: 'an A/B task: its counts per variant (docs/rollouts.md, "Reports"); absent otherwise',
+      items: object(
+        {
+          name: { type: 'string' },
+          share: { type: 'number' },
+          recipients: integer('kept recipients given this variant'),
+          deliveredOnline: nullable('integer', 'of them, pushed online; null where no delivery records are kept'),
+          queuedOffline: nullable('integer', 'of them, queued offline; null where no delivery records are kept'),
+        },
+        ['name', 'share', 'recipients', 'deliveredOnline', 'queuedOffline'],
       ),
     },
   },

@@ -68,8 +68,11 @@ const createTaskSchema = {
     // Superseding messages (docs/delivery.md "Collapse keys"): core's check names the field and says what is allowed.
     collapseKey: { type: 'string' },
     // A/B variants and their holdout (docs/rollouts.md): core's parser checks the shape and names the field.
-    variants: {},
-    holdout: {},
+    variants: {
+      description:
+        'A/B: 2..8 { name, share, content } over disjoint shares of the audience; shares in (0, 1) adding up to 1 - holdout',
+    },
+    holdout: { description: 'A/B: the share in [0, 1) that gets nothing (removed as held_out); only with variants' },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
