@@ -37,7 +37,7 @@ describe('rollout parsers (fuzz)', () => {
   it('a canary is either within bounds or refused naming a field', () => {
     fc.assert(
       fc.property(fc.oneof(canaryLike, fc.anything()), (value) => {
-        let spec;
+        let spec: ReturnType<typeof parseCanary> | undefined;
         if (refusedNamingAField(() => (spec = parseCanary(value)))) return;
         const { holdSeconds, thresholds } = spec!;
         expect(Number.isInteger(holdSeconds)).toBe(true);
@@ -59,7 +59,7 @@ describe('rollout parsers (fuzz)', () => {
         fc.oneof(fc.array(variant, { maxLength: MAX_VARIANTS + 2 }), fc.anything()),
         fc.oneof(fc.constant(undefined), fc.double({ min: 0, max: 1, noNaN: true }), fc.anything()),
         (variants, holdout) => {
-          let parsed;
+          let parsed: ReturnType<typeof parseVariants> | undefined;
           if (refusedNamingAField(() => (parsed = parseVariants(variants, holdout)))) return;
           const sum = parsed!.variants.reduce((total, v) => total + v.share, 0);
           expect(Math.abs(sum + parsed!.holdout - 1)).toBeLessThanOrEqual(SHARE_TOLERANCE);
