@@ -3,12 +3,13 @@ import { variantIndexOf } from '@herald/core/rollout';
 import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { readDeliveryFile } from '@herald/executor';
-import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
+import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, type TempDir } from '@herald/testing';
 import { call, listBytes, upload, waitForEnd } from './helpers';
 
 /**
  * A/B variants with a holdout end to end (docs/rollouts.md): each variant's
- * delivered set is exactly the uins the assignment function gives it, the
+ * delivered set (online, and offline users' at login) is exactly the uins
+ * the assignment function gives it, the
  * holdout gets nothing and is counted as removed `held_out`, and the
  * per-recipient answer names the variant.
  */
@@ -30,7 +31,8 @@ describe('A/B variants with a holdout', () => {
       auth: TEST_AUTH_OPTIONS,
       tasks: TEST_TASK_OPTIONS,
     });
-    for (const uin of AUDIENCE) cluster.online.setOnline(uin, true);
+    // Every fifth user is offline: their variant must reach them at login too.
+    AUDIENCE.forEach((uin, i) => cluster.online.setOnline(uin, i % 5 !== 0));
   });
 
   afterAll(async () => {
@@ -60,10 +62,14 @@ describe('A/B variants with a holdout', () => {
     }
     const task = await waitForEnd(cluster, created.body.id);
     expect(task.state).toBe('COMPLETED');
+    const held = new Set(expected.get('held'));
+    const offline = AUDIENCE.filter((uin, i) => i % 5 === 0 && !held.has(uin));
     expect(task.report).toMatchObject({
-      delivered: AUDIENCE.length - expected.get('held')!.length,
-      removed: { held_out: expected.get('held')!.length },
+      delivered: AUDIENCE.length - held.size - offline.length,
+      offline: offline.length,
+      removed: { held_out: held.size },
     });
+    expect((await cluster.login(offline)).delivered).toBe(offline.length);
 
     const sink = await readDeliveryFile(cluster.deliveryDir, task.id);
     const got = new Map<string, number[]>([
@@ -75,24 +81,23 @@ describe('A/B variants with a holdout', () => {
       got.get(name)!.push(uin);
     }
     for (const name of ['a', 'b']) expect(got.get(name)!.sort((x, y) => x - y)).toEqual(expected.get(name));
-    expect(sink.uins.length).toBe(AUDIENCE.length - expected.get('held')!.length);
+    expect(sink.uins.length).toBe(AUDIENCE.length - held.size);
 
+    const isOffline = new Set(offline);
     const funnel = await call<{ variants: unknown[] }>(cluster, 'GET', `/api/v1/tasks/${task.id}/funnel`);
     expect(funnel.body.variants).toEqual(
-      variants.map(({ name, share }) => ({
-        name,
-        share,
-        recipients: expected.get(name)!.length,
-        deliveredOnline: expected.get(name)!.length,
-        queuedOffline: 0,
-      })),
+      variants.map(({ name, share }) => {
+        const queuedOffline = expected.get(name)!.filter((uin) => isOffline.has(uin)).length;
+        const recipients = expected.get(name)!.length;
+        return { name, share, recipients, deliveredOnline: recipients - queuedOffline, queuedOffline };
+      }),
     );
 
-    const [inA] = expected.get('a')!;
-    const [held] = expected.get('held')!;
+    const inA = expected.get('a')!.find((uin) => !isOffline.has(uin))!;
+    const [heldOut] = expected.get('held')!;
     const answerA = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${task.id}/recipients/${inA}`);
     expect(answerA.body).toMatchObject({ fate: 'delivered_online', variant: 'a' });
-    const answerHeld = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${task.id}/recipients/${held}`);
+    const answerHeld = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${task.id}/recipients/${heldOut}`);
     expect(answerHeld.body).toMatchObject({ fate: 'removed', link: 'held_out' });
     expect(answerHeld.body).not.toHaveProperty('variant');
   });
@@ -120,5 +125,32 @@ describe('A/B variants with a holdout', () => {
       expect(answer.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field } });
     }
     expect((await cluster.store.listTasks({ accountId: 'acme' })).tasks.length).toBe(before);
+  });
+
+  it('answers a retry with the same split with the first task, and another split with 409', async () => {
+    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([5, 6, 7]));
+    const post = (holdout: number) =>
+      fetch(`${cluster.url}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'ab-retry-1', ...authHeaders() },
+        body: JSON.stringify({ accountId: 'acme', listId: list.body.id, content: { body: 'x' }, variants, holdout }),
+      });
+    const first = await post(0.1);
+    expect(first.status).toBe(201);
+    const retry = await post(0.1);
+    expect(retry.status).toBe(200);
+    expect(((await retry.json()) as Task).id).toBe(((await first.json()) as Task).id);
+    const changed = await fetch(`${cluster.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'ab-retry-1', ...authHeaders() },
+      body: JSON.stringify({
+        accountId: 'acme',
+        listId: list.body.id,
+        content: { body: 'x' },
+        variants: [variants[0], { ...variants[1], share: 0.35 }],
+        holdout: 0.2,
+      }),
+    });
+    expect(changed.status).toBe(409);
   });
 });

@@ -1,4 +1,5 @@
 import { ErrorCodes, HeraldError, ValidationError } from '@herald/core';
+import type { TaskRollout } from '@herald/core/rollout';
 import type { PriorityClass, Task } from '@herald/core/task';
 
 /** The longest Idempotency-Key header accepted: with `api:<accountId>:` it fits the store's 255-character key. */
@@ -29,11 +30,18 @@ export interface TaskRequestShape {
   speed?: number;
   targeting?: string;
   collapseKey?: string;
+  /** The rollout parsed from the request (its seed is drawn anew, so not compared). */
+  rollout?: TaskRollout;
+}
+
+/** The variants and holdout of a rollout, without its seed: what two requests must share. */
+function splitOf(rollout: TaskRollout | undefined): string {
+  return JSON.stringify(rollout === undefined ? null : [rollout.variants ?? null, rollout.holdout ?? 0]);
 }
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content, priority, speed, targeting and collapse key, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority, speed, targeting, collapse key and A/B split, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
@@ -45,7 +53,8 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.priority === (request.priority ?? 'normal') &&
     existing.speed === (request.speed ?? null) &&
     existing.targeting === (request.targeting ?? null) &&
-    existing.collapseKey === request.collapseKey;
+    existing.collapseKey === request.collapseKey &&
+    splitOf(existing.rollout) === splitOf(request.rollout);
   if (!same) {
     throw new HeraldError(
       ErrorCodes.IDEMPOTENCY_KEY_REUSED,

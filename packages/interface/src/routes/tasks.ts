@@ -148,7 +148,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
         // A retry of a request that already created its task: that task, 200 instead of 201.
         const existing = await store.getTaskByIdempotencyKey(idempotencyKey);
         if (existing !== undefined) {
-          assertSameRequest(existing, body);
+          assertSameRequest(existing, { ...body, ...(rollout === undefined ? {} : { rollout }) });
           noteAudit(request, { resource: `task:${existing.id}` });
           return reply.code(200).send(existing);
         }
@@ -214,7 +214,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
           throw error;
         });
       // A concurrent request with the same key may have created it first: the store answers that task.
-      if (idempotencyKey !== undefined) assertSameRequest(task, body);
+      if (idempotencyKey !== undefined)
+        assertSameRequest(task, { ...body, ...(rollout === undefined ? {} : { rollout }) });
       noteAudit(request, { resource: `task:${task.id}` });
       // Persisted first, then handed over: if the hand-over is lost, scheduler recovery still finds the task.
       await deps.toScheduler.send({ kind: 'task.submitted', taskId: task.id });
