@@ -61,6 +61,12 @@ export type PreprocessResult =
       kept: number;
       removed: Partial<Record<FilterReason, number>>;
       units: PlannedUnit[];
+      /**
+       * A canary task (docs/rollouts.md): positions [0, sample) of the
+       * filtered list are its sample, and no unit crosses that boundary.
+       * Absent (or from a version 1 frame): no canary.
+       */
+      sample?: number;
     }
   | {
       kind: 'preprocess.result';

@@ -10,7 +10,7 @@ const EXPECTED: Record<MessageKind, { sends: number; accepts: number[] }> = {
   'task.submitted': { sends: 1, accepts: [1] },
   'task.command': { sends: 1, accepts: [1] },
   'preprocess.request': { sends: 2, accepts: [1, 2] },
-  'preprocess.result': { sends: 1, accepts: [1] },
+  'preprocess.result': { sends: 2, accepts: [1, 2] },
   'unit.run': { sends: 2, accepts: [1, 2] },
   'task.halt': { sends: 2, accepts: [1, 2] },
   'unit.batch': { sends: 1, accepts: [1] },

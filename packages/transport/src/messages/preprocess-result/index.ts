@@ -1,6 +1,12 @@
-/** preprocess.result: sends and reads version 1, its only version so far (docs/operations.md, "Wire versions"). */
+/**
+ * preprocess.result: sends version 2, reads versions 1 and 2. Version 1
+ * frames (builds before the canary) carry no sample: read as no canary. Keep
+ * reading them until a release no longer needs to talk to such builds
+ * (docs/operations.md, "Wire versions").
+ */
 import { versionedCodec } from '../versioned';
 import type { PreprocessResult } from '../types';
 import * as v1 from './v1';
+import * as v2 from './v2';
 
-export const codec = versionedCodec<PreprocessResult>('preprocess.result', v1, [v1]);
+export const codec = versionedCodec<PreprocessResult>('preprocess.result', v2, [v1, v2]);

@@ -22,7 +22,7 @@
  * Filter reason codes (u8; any other value, or a repeated or out-of-order
  * reason, is malformed):
  *   1 duplicate   2 blacklisted   3 already_sent   4 not_follower
- *   5 over_frequency   6 targeting
+ *   5 over_frequency   6 targeting   7 held_out
  */
 import type { FilterReason } from '@herald/core/task';
 import { FrameWriter, malformed, openFrame, type FrameReader } from '../codec';
@@ -57,10 +57,14 @@ export function encode(msg: PreprocessResult): Buffer {
   if (!msg.ok) return w.str(msg.errorCode, 'errorCode').str(msg.message, 'message').finish();
   w.str(msg.filteredListId, 'filteredListId').u64(msg.total, 'total').u64(msg.kept, 'kept');
   writeRemoved(w, msg.removed);
-  w.u32(msg.units.length, 'unitCount');
-  for (const unit of msg.units)
-    w.u64(unit.start, 'unit.start').u64(unit.end, 'unit.end').str(unit.executorId, 'unit.executorId');
+  writeUnits(w, msg.units);
   return w.finish();
+}
+
+export function writeUnits(w: FrameWriter, units: readonly PlannedUnit[]): void {
+  w.u32(units.length, 'unitCount');
+  for (const unit of units)
+    w.u64(unit.start, 'unit.start').u64(unit.end, 'unit.end').str(unit.executorId, 'unit.executorId');
 }
 
 export function decode(frame: Buffer): PreprocessResult {
@@ -82,7 +86,7 @@ export function decode(frame: Buffer): PreprocessResult {
   return { kind: 'preprocess.result', ok: true, taskId, epoch, filteredListId, total, kept, removed, units };
 }
 
-function writeRemoved(w: FrameWriter, removed: Removed): void {
+export function writeRemoved(w: FrameWriter, removed: Removed): void {
   const entries = Object.entries(removed).filter(([, count]) => count !== undefined);
   for (const [reason] of entries) {
     if (!Object.hasOwn(REASON_CODES, reason))
@@ -94,7 +98,7 @@ function writeRemoved(w: FrameWriter, removed: Removed): void {
     w.u8(REASON_CODES[reason as FilterReason], 'removed.reason').u64(count!, `removed.${reason}`);
 }
 
-function readRemoved(r: FrameReader): Removed {
+export function readRemoved(r: FrameReader): Removed {
   const removed: Removed = {};
   let previous = 0;
   for (let i = r.u8('removedCount'); i > 0; i--) {
@@ -110,7 +114,7 @@ function readRemoved(r: FrameReader): Removed {
 }
 
 /** Every unit takes at least 18 bytes, so a huge unitCount in a short frame fails on the first missing unit. */
-function readUnits(r: FrameReader): PlannedUnit[] {
+export function readUnits(r: FrameReader): PlannedUnit[] {
   const units: PlannedUnit[] = [];
   for (let i = r.u32('unitCount'); i > 0; i--) {
     const start = r.u64('unit.start');
