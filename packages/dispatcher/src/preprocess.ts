@@ -7,6 +7,9 @@ import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/t
 import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
 import { PreprocessOutcomes } from './preprocess-outcome';
+import { ListFlags } from '@herald/core/recipient-list';
+import { planAroundSample, samplePositionsFirst } from './canary-split';
+import type { RolloutSource } from './filters/holdout';
 
 export interface PreprocessDeps {
   config: HeraldConfig;
@@ -20,6 +23,8 @@ export interface PreprocessDeps {
   filterWorkers?: number;
   /** The task's execution units over `count` filtered recipients (the dispatcher plans them by load: plan-units.ts). */
   planUnits(taskId: number, count: number): PlannedUnit[];
+  /** The task's rollout (its canary), read from the task store; absent: no task has a canary. */
+  rollouts?: RolloutSource;
   logger: Logger;
 }
 
@@ -59,19 +64,32 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers, record: true })
       : await runFilterChain(radixSortUint32(uins), deps.filters, context, { record: true });
-  const units = deps.planUnits(request.taskId, kept.length);
+  const rollout = await deps.rollouts?.rolloutOf(context);
+  // A canary sends its sample first (docs/rollouts.md): its positions lead the list, its units lead the plan.
+  const split = rollout?.canary === undefined ? undefined : samplePositionsFirst(kept, rollout);
+  const units =
+    split === undefined
+      ? deps.planUnits(request.taskId, kept.length)
+      : planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count));
   const record = { sets: removedSets ?? [], complete: complete ?? false };
-  const result = await outcomes.publish(kept, record, {
-    kind: 'preprocess.result',
-    ok: true,
-    taskId: request.taskId,
-    epoch: request.epoch,
-    filteredListId: filteredListIdOf(request.taskId),
-    total,
-    kept: kept.length,
-    removed,
-    units,
-  });
+  const flags = split === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
+  const result = await outcomes.publish(
+    split?.list ?? kept,
+    record,
+    {
+      kind: 'preprocess.result',
+      ok: true,
+      taskId: request.taskId,
+      epoch: request.epoch,
+      filteredListId: filteredListIdOf(request.taskId),
+      total,
+      kept: kept.length,
+      removed,
+      units,
+      ...(split === undefined ? {} : { sample: split.sample }),
+    },
+    flags,
+  );
   deps.logger.info('pre-processed', {
     taskId: request.taskId,
     total: result.total,

@@ -41,7 +41,9 @@ export function storeLedger(store: TaskStore, lists: ListRepository, uinLimit: n
         if (task.id === exceptTaskId || task.filteredListId === null) continue;
         if (since !== null && task.sendAt <= since) continue;
         if (!(await lists.exists(task.filteredListId))) continue;
-        yield await loadRecipientList(lists.pathOf(task.filteredListId), { uinLimit });
+        const sent = await loadRecipientList(lists.pathOf(task.filteredListId), { uinLimit });
+        // A canary's list is its sample then the rest, two sorted runs (docs/rollouts.md): the filter takes one sorted set.
+        yield task.rollout?.canary === undefined ? sent : radixSortUint32(sent);
       }
     },
   };

@@ -37,7 +37,7 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
   const filtered = task.filteredListId !== null;
   if (!filtered && !TERMINAL_TASK_STATES.includes(task.state)) throw notPreprocessed(task);
   const listPath = filtered ? deps.lists.pathOf(task.filteredListId!) : undefined;
-  const position = listPath === undefined ? undefined : await positionInList(listPath, uin);
+  const position = listPath === undefined ? undefined : await positionInList(listPath, uin, task.report.canary?.sample);
   const removal =
     listPath === undefined ? ({ recorded: false } as const) : await removalOf(removedPathOf(listPath), uin);
   const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);

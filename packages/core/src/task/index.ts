@@ -15,7 +15,14 @@ export { taskMachine, TASK_STATES, TASK_EVENTS, TERMINAL_TASK_STATES } from './t
 export type { TaskState, TaskEvent } from './task-machine';
 export { unitMachine, UNIT_STATES, UNIT_EVENTS } from './unit-machine';
 export type { UnitState, UnitEvent } from './unit-machine';
-export { FILTER_REASONS, CHANNEL_HOLD_STATES, DEAD_LETTER_REASON, emptyReport, removedTotal } from './model';
+export {
+  FILTER_REASONS,
+  CHANNEL_HOLD_STATES,
+  CANARY_STATES,
+  DEAD_LETTER_REASON,
+  emptyReport,
+  removedTotal,
+} from './model';
 export type {
   PriorityClass,
   FilterReason,
@@ -25,6 +32,8 @@ export type {
   TaskReport,
   ChannelHold,
   ChannelHoldState,
+  CanaryReport,
+  CanaryState,
   NewUnit,
   ExecutionUnit,
   ListMeta,

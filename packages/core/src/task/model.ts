@@ -118,6 +118,29 @@ export interface TaskReport {
    * it sends. The task stays SENDING and resumes by itself.
    */
   channel?: ChannelHold | null;
+  /** A canary task (docs/rollouts.md): its sample and where the canary stands. Absent: no canary. */
+  canary?: CanaryReport;
+}
+
+/**
+ * sampling: only the sample's units run, until the hold ends and the sample
+ * is judged; passed: the sample stayed under the thresholds and the rest
+ * runs; failed: it did not, and the task paused itself (its `error` says
+ * why; a resume sends the rest anyway); promoted: the operator sent the rest
+ * without waiting (POST /api/v1/tasks/:id/promote).
+ */
+export const CANARY_STATES = ['sampling', 'passed', 'failed', 'promoted'] as const;
+export type CanaryState = (typeof CANARY_STATES)[number];
+
+export interface CanaryReport {
+  /** Positions [0, sample) of the filtered list are the sample. */
+  sample: number;
+  state: CanaryState;
+  /** When the hold ends (epoch ms): the sample is judged then, or once its units are done if later. */
+  holdUntil: number;
+  /** The ratios the sample was judged by, once judged. */
+  rejectedRatio?: number;
+  failedRatio?: number;
 }
 
 /** A delivery channel holding a task's sending: what a task report says (docs/delivery.md, "Pacing by the channel's health"). */

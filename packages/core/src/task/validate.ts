@@ -21,10 +21,12 @@ import type { Fence } from './fence';
 import { compileContent } from '../template/content';
 import { taskContentOf } from './content';
 import {
+  CANARY_STATES,
   CHANNEL_HOLD_STATES,
   DEAD_LETTER_REASON,
   emptyReport,
   FILTER_REASONS,
+  type CanaryReport,
   type ChannelHold,
   type FilterReason,
   type ListMeta,
@@ -201,6 +203,25 @@ function checkPatch(patch: TaskPatch, rules: TaskRecordRules): void {
   }
   checkDeadLetters(report.deadLetters);
   checkChannelHold(report.channel);
+  checkCanaryReport(report.canary);
+}
+
+function checkCanaryReport(canary: CanaryReport | undefined): void {
+  if (canary === undefined) return;
+  const ratio = (x: unknown) => x === undefined || (typeof x === 'number' && x >= 0 && x <= 1);
+  if (
+    canary === null ||
+    typeof canary !== 'object' ||
+    !isCount(canary.sample) ||
+    !(CANARY_STATES as readonly string[]).includes(canary.state) ||
+    typeof canary.holdUntil !== 'number' ||
+    !Number.isFinite(canary.holdUntil) ||
+    !ratio(canary.rejectedRatio) ||
+    !ratio(canary.failedRatio)
+  )
+    throw new ValidationError('report.canary must be { sample, state, holdUntil, rejectedRatio?, failedRatio? }', {
+      field: 'canary',
+    });
 }
 
 function checkDeadLetters(deadLetters: Record<string, number> | undefined): void {
@@ -251,6 +272,8 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
     // Counted by the owning scheduler, which sends the whole map: it replaces the stored one.
     if (patch.report.deadLetters !== undefined) report.deadLetters = { ...patch.report.deadLetters };
     if (patch.report.channel !== undefined) report.channel = patch.report.channel;
+    // The canary's standing is written whole, by its scheduler or by a promote (docs/rollouts.md).
+    if (patch.report.canary !== undefined) report.canary = { ...patch.report.canary };
     next.report = report;
   }
   return next;

@@ -37,6 +37,7 @@ interface CreateTaskBody {
   collapseKey?: string;
   variants?: unknown;
   holdout?: unknown;
+  canary?: unknown;
   confirm?: number;
 }
 
@@ -73,6 +74,10 @@ const createTaskSchema = {
         'A/B: 2..8 { name, share, content } over disjoint shares of the audience; shares in (0, 1) adding up to 1 - holdout',
     },
     holdout: { description: 'A/B: the share in [0, 1) that gets nothing (removed as held_out); only with variants' },
+    canary: {
+      description:
+        'a canary: { sample: "1%" | count, holdSeconds, thresholds: { rejectedRatio, failedRatio } } (docs/rollouts.md)',
+    },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
