@@ -247,6 +247,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       } satisfies OperationDoc,
     ]),
   ),
+  'POST /api/v1/tasks/:id/promote': {
+    tag: 'tasks',
+    access: 'token',
+    summary: "Send a canary's rest now",
+    description:
+      'A canary task still sampling (SENDING, report.canary.state sampling) is marked promoted and its scheduler runs the rest on its next tick, without waiting for the hold or the judgement; a canary that paused itself (PAUSED, report.canary.state failed) is marked promoted and resumed. Aborting a canary is POST /api/v1/tasks/:id/cancel. docs/rollouts.md, "Canary".',
+    responses: { 202: json('accepted', ref('TaskCommandAccepted')) },
+    errors: {
+      400: 'VALIDATION_FAILED: the id is not a positive integer',
+      404: task404,
+      409: 'ILLEGAL_TRANSITION: the task is not a canary that is sampling or that paused itself',
+    },
+    params: { id: TASK_ID },
+  },
 
   'GET /api/v1/campaigns/preview': {
     tag: 'campaigns',
