@@ -22,6 +22,12 @@ export interface AudienceWalkOptions {
   uinLimit: number;
   /** Start after this uin (a report's cursor); the walk still counts positions from the list's start. */
   after?: number;
+  /**
+   * A canary task's list (docs/rollouts.md): two ascending runs, positions
+   * [0, sample) and [sample, count). The walk merges them, so rows stay in
+   * uin order with each uin's own position.
+   */
+  sample?: number;
 }
 
 /** Uins read from a removed set at a time: 256 KiB per section. */
@@ -44,17 +50,17 @@ export async function* walkAudience(
   const after = options.after ?? -1;
   const removed = await RemovedSets.open(removedPath);
   try {
-    let position = 0;
-    for await (const chunk of readRecipientList(filteredListPath, { uinLimit: options.uinLimit })) {
-      for (const uin of chunk) {
-        // Uins removed entirely that sort before this one come first.
-        for (let next = await removed.smallest(); next !== undefined && next < uin; next = await removed.smallest())
-          if (next > after) yield { uin: next, position: undefined, removal: await removed.take(next) };
-          else await removed.take(next);
-        const removal = await removed.take(uin);
-        if (uin > after) yield { uin, position, removal };
-        position++;
-      }
+    const listed =
+      options.sample === undefined
+        ? positioned(filteredListPath, options.uinLimit, 0, Infinity)
+        : mergedRuns(filteredListPath, options.uinLimit, options.sample);
+    for await (const [uin, position] of listed) {
+      // Uins removed entirely that sort before this one come first.
+      for (let next = await removed.smallest(); next !== undefined && next < uin; next = await removed.smallest())
+        if (next > after) yield { uin: next, position: undefined, removal: await removed.take(next) };
+        else await removed.take(next);
+      const removal = await removed.take(uin);
+      if (uin > after) yield { uin, position, removal };
     }
     for (let next = await removed.smallest(); next !== undefined; next = await removed.smallest()) {
       const removal = await removed.take(next);
@@ -62,6 +68,45 @@ export async function* walkAudience(
     }
   } finally {
     await removed.close();
+  }
+}
+
+/** The list's uins at positions [from, to), each with its position, read a chunk at a time. */
+async function* positioned(
+  path: string,
+  uinLimit: number,
+  from: number,
+  to: number,
+): AsyncGenerator<readonly [number, number], void, undefined> {
+  let position = 0;
+  for await (const chunk of readRecipientList(path, { uinLimit })) {
+    for (const uin of chunk) {
+      if (position >= from && position < to) yield [uin, position] as const;
+      position++;
+    }
+    if (position >= to) return;
+  }
+}
+
+/** A canary's two ascending runs merged into one ascending walk (each read once more for the second run's start). */
+async function* mergedRuns(
+  path: string,
+  uinLimit: number,
+  sample: number,
+): AsyncGenerator<readonly [number, number], void, undefined> {
+  const first = positioned(path, uinLimit, 0, sample);
+  const second = positioned(path, uinLimit, sample, Infinity);
+  let a = await first.next();
+  let b = await second.next();
+  for (;;) {
+    const takeFirst = !a.done && (b.done === true || a.value[0] < b.value[0]);
+    if (takeFirst && !a.done) {
+      yield a.value;
+      a = await first.next();
+    } else if (!b.done) {
+      yield b.value;
+      b = await second.next();
+    } else return;
   }
 }
 

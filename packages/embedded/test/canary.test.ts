@@ -3,7 +3,7 @@ import type { Delivery, DeliveryGateway, DeliveryResult } from '@herald/core/por
 import { canaryFraction, inCanarySample } from '@herald/core/rollout';
 import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import { makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
 import { call, listBytes, upload, waitForEnd, waitForState } from './helpers';
 
 /** Records every uin each task sent to, and rejects for good the uins `rejects` names (dead letters). */
@@ -128,6 +128,20 @@ describe('canary tasks', () => {
     expect(done).toMatchObject({ state: 'COMPLETED', report: { delivered: AUDIENCE.length } });
     expect(done.report.canary).toMatchObject({ state: 'passed', rejectedRatio: 0, failedRatio: 0 });
     expect(seenBy(created)).toEqual(AUDIENCE);
+
+    // The delivery report walks the two runs of the list merged: every uin once, ascending, each delivered at its position.
+    const response = await fetch(`${cluster.url}/api/v1/tasks/${created.id}/report`, {
+      headers: { ...authHeaders(), accept: 'application/x-ndjson' },
+    });
+    const rows = (await response.text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as RecipientFate);
+    expect(rows.map((r) => r.uin)).toEqual(AUDIENCE);
+    expect(rows.every((r) => r.fate === 'delivered_online')).toBe(true);
+    const inSample = new Set(sample);
+    expect(rows.filter((r) => inSample.has(r.uin)).every((r) => r.position! < sample.length)).toBe(true);
+    expect(new Set(rows.map((r) => r.position)).size).toBe(AUDIENCE.length);
   });
 
   it('sends the rest at once when promoted by hand during the hold; refuses to promote anything else', async () => {

@@ -34,12 +34,14 @@ export async function* reportRows(
   assertReportable(task);
   const listPath = deps.lists.pathOf(task.filteredListId!);
   const units = await deps.store.listUnits(task.id);
-  const records = new RecordCursor(task.id, deps);
+  const records = new RunCursors(task.id, deps, task.report.canary?.sample);
   const logins = new LoginCursor(task.id, after === undefined ? 0 : after + 1, deps);
   try {
     const walk = walkAudience(listPath, removedPathOf(listPath), {
       uinLimit: deps.uinLimit,
       ...(after === undefined ? {} : { after }),
+      // A canary's list is its sample then the rest (docs/rollouts.md): the walk merges the two runs.
+      ...(task.report.canary === undefined ? {} : { sample: task.report.canary.sample }),
     });
     for await (const { uin, position, removal } of walk) {
       const delivery: DeliveryFacts =
@@ -91,6 +93,34 @@ class LoginCursor {
 
   async close(): Promise<void> {
     await this.iterator?.return?.();
+  }
+}
+
+/**
+ * One record cursor per ascending run of the filtered list: one for most
+ * tasks, two for a canary's (its sample, then the rest; docs/rollouts.md),
+ * whose merged walk asks each run's positions in ascending order.
+ */
+class RunCursors {
+  private readonly first: RecordCursor;
+  private readonly rest: RecordCursor | undefined;
+
+  constructor(
+    taskId: number,
+    deps: RecipientFateDeps,
+    private readonly sample: number | undefined,
+  ) {
+    this.first = new RecordCursor(taskId, deps);
+    this.rest = sample === undefined ? undefined : new RecordCursor(taskId, deps);
+  }
+
+  at(position: number): Promise<DeliveryRecord | undefined> {
+    return this.rest !== undefined && position >= this.sample! ? this.rest.at(position) : this.first.at(position);
+  }
+
+  async close(): Promise<void> {
+    await this.first.close();
+    await this.rest?.close();
   }
 }
 
