@@ -1,6 +1,7 @@
 import type { RecipientFate } from '@herald/core/fate';
 import type { Delivery, DeliveryGateway, DeliveryResult } from '@herald/core/ports';
 import { canaryFraction, inCanarySample } from '@herald/core/rollout';
+import { TypedArrayBitmap } from '@herald/core/presence';
 import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
@@ -42,9 +43,10 @@ describe('canary tasks', () => {
   const AUDIENCE = Array.from({ length: 20_000 }, (_, i) => 10 + i * 3);
   let sent = 0;
 
-  beforeAll(async () => {
-    dir = await makeTempDir('herald-canary-');
-    cluster = await startEmbeddedCluster(
+  const online = new TypedArrayBitmap(2 ** 17);
+  for (const uin of AUDIENCE) online.setOnline(uin, true);
+  const start = () =>
+    startEmbeddedCluster(
       {
         dataDir: dir.path,
         uinSpaceBits: 17,
@@ -53,9 +55,12 @@ describe('canary tasks', () => {
         tasks: TEST_TASK_OPTIONS,
         dispatcher: { batchSize: 256, unitSize: 2048 },
       },
-      { gateway, clock: { now: () => Date.now() + shift } },
+      { gateway, online, clock: { now: () => Date.now() + shift } },
     );
-    for (const uin of AUDIENCE) cluster.online.setOnline(uin, true);
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-canary-');
+    cluster = await start();
   });
 
   afterAll(async () => {
@@ -159,6 +164,28 @@ describe('canary tasks', () => {
     const again = await call<{ error: { code: string } }>(cluster, 'POST', `/api/v1/tasks/${created.id}/promote`);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('ILLEGAL_TRANSITION');
+  });
+
+  it('keeps holding across a restart: the new owner rebuilds the hold from the store, then sends the rest', async () => {
+    gateway.rejects = () => false;
+    const created = await createCanary(3600);
+    const sample = sampleOf(created);
+    await waitFor(async () => (await getTask(created)).report.delivered === sample.length, {
+      message: 'the sample delivered',
+    });
+    const epoch = (await getTask(created)).epoch;
+    await cluster.stop();
+    cluster = await start();
+    // Recovered (claimed under a new epoch) and sending again, with the rest still held: nothing past the sample goes out.
+    await waitFor(async () => (await getTask(created)).epoch > epoch && (await getTask(created)).state === 'SENDING', {
+      message: 'the task recovered',
+    });
+    expect((await getTask(created)).report.canary?.state).toBe('sampling');
+    expect(seenBy(created)).toEqual(sample);
+    shift += 3_600_000;
+    const done = await waitForEnd(cluster, created.id);
+    expect(done).toMatchObject({ state: 'COMPLETED', report: { canary: { state: 'passed' } } });
+    expect(seenBy(created)).toEqual(AUDIENCE);
   });
 
   it('refuses a bad canary naming the field, and creates nothing', async () => {
