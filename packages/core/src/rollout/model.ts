@@ -1,5 +1,3 @@
-import type { TaskContent } from '../task/model';
-
 /**
  * Safe rollouts (docs/rollouts.md): a task may start as a canary (a random
  * sample first, a hold, then the rest only while the channel stays healthy)
@@ -27,12 +25,19 @@ export interface CanarySpec {
   thresholds: CanaryThresholds;
 }
 
+/** A variant's content: a task content's shape (task/model.ts TaskContent), repeated here so the task model can import this module. */
+export interface VariantContent {
+  body: string;
+  title?: string;
+  template?: true;
+}
+
 export interface RolloutVariant {
   /** 1..32 characters of [a-z0-9_-], distinct within the task: what reports and answers call it. */
   name: string;
   /** Share of the audience in (0, 1); all shares plus the holdout add up to 1. */
   share: number;
-  content: TaskContent;
+  content: VariantContent;
 }
 
 /** A task's rollout settings as stored on it (NewTask.rollout). */
