@@ -110,8 +110,6 @@ describe('A/B variants with a holdout', () => {
       [{ variants: [variants[0], { ...variants[1], share: 1.2 }], holdout: 0.1 }, 'variants[1].share'],
       [{ holdout: 0.1 }, 'holdout'],
       [{ variants: [variants[0]] }, 'variants'],
-      // Designed, not built (docs/rollouts.md): refused rather than accepted and not enforced.
-      [{ canary: { sample: '1%', holdSeconds: 60, thresholds: { rejectedRatio: 0.1, failedRatio: 0.1 } } }, 'canary'],
       [{ variants: [variants[0], { ...variants[1], name: 'a' }], holdout: 0.1 }, 'variants[1].name'],
     ];
     for (const [fields, field] of bad) {
