@@ -34,14 +34,16 @@ export interface TaskRequestShape {
   rollout?: TaskRollout;
 }
 
-/** The variants and holdout of a rollout, without its seed: what two requests must share. */
+/** The canary, variants and holdout of a rollout, without its seed: what two requests must share. */
 function splitOf(rollout: TaskRollout | undefined): string {
-  return JSON.stringify(rollout === undefined ? null : [rollout.variants ?? null, rollout.holdout ?? 0]);
+  return JSON.stringify(
+    rollout === undefined ? null : [rollout.canary ?? null, rollout.variants ?? null, rollout.holdout ?? 0],
+  );
 }
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content, priority, speed, targeting, collapse key and A/B split, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority, speed, targeting, collapse key, canary and A/B split, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
