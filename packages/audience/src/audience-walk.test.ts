@@ -60,6 +60,36 @@ describe('walkAudience', () => {
     expect(await walk(50)).toEqual([]);
   });
 
+  it('gives every row the lookup facts across list and removed-set chunks', async () => {
+    // 3,000 uins: every third removed (some by two links), every fifth kept one also duplicated.
+    const all = Uint32Array.from({ length: 3_000 }, (_, i) => i * 97 + (i % 13));
+    const kept = all.filter((_, i) => i % 3 !== 0);
+    const gone = all.filter((_, i) => i % 3 === 0);
+    await writeRecipientListFile(listPath, kept, ListFlags.SORTED | ListFlags.UNIQUE);
+    const duplicated = all.filter((_, i) => i % 5 === 0);
+    await writeFile(
+      removedPath,
+      encodeRemovedSets(
+        [
+          { reason: 'duplicate', uins: duplicated },
+          { reason: 'blacklisted', uins: gone.filter((_, i) => i % 2 === 0) },
+          { reason: 'over_frequency', uins: gone },
+        ],
+        true,
+      ),
+    );
+    const rows: WalkedRecipient[] = [];
+    for await (const row of walkAudience(listPath, removedPath, { uinLimit: 2 ** 20, chunkBytes: 64, after: all[10] }))
+      rows.push(row);
+    expect(rows.map((r) => r.uin)).toEqual([...all.filter((uin) => uin > all[10]!)]);
+    for (const row of rows)
+      expect(row).toEqual({
+        uin: row.uin,
+        position: await positionInList(listPath, row.uin),
+        removal: await removalOf(removedPath, row.uin),
+      });
+  });
+
   it('walks the filtered list alone, unrecorded, for a task from before the removed sets', async () => {
     removedPath = join(dir.path, 'missing.removed');
     expect(await walk()).toEqual([

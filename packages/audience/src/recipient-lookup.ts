@@ -47,6 +47,38 @@ export async function positionInList(path: string, uin: number, sample?: number)
 }
 
 /**
+ * The uin's position in a list made of sorted runs (a local-time task's
+ * delivery-order list, group after group: docs/local-time.md), searching each
+ * run [start, end) in turn; the index of the run holding it comes with it.
+ * Undefined when no run holds it.
+ */
+export async function positionInRuns(
+  path: string,
+  uin: number,
+  runs: readonly { start: number; end: number }[],
+): Promise<{ position: number; run: number } | undefined> {
+  const file = await open(path, 'r');
+  try {
+    const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
+    const cell = Buffer.alloc(UIN_BYTES);
+    const at = async (i: number) => {
+      const { bytesRead } = await file.read(cell, 0, UIN_BYTES, LIST_HEADER_BYTES + i * UIN_BYTES);
+      if (bytesRead < UIN_BYTES) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${i}`);
+      return cell.readUInt32LE(0) + cell.readUInt32LE(4) * 0x1_0000_0000;
+    };
+    for (let run = 0; run < runs.length; run++) {
+      const { start, end } = runs[run]!;
+      if (end > header.count) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${end - 1}`);
+      const position = start < end ? await lowerBoundOf(end, at, uin, start) : undefined;
+      if (position !== undefined) return { position, run };
+    }
+    return undefined;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
  * What the removed-sets file says of a uin: the first link (chain order)
  * whose set holds it, besides dedupe, and how many extra copies dedupe
  * removed. No file: the task was pre-processed before the record existed.
@@ -85,8 +117,13 @@ export async function removalOf(path: string, uin: number): Promise<RemovalFacts
 }
 
 /** The index of the first `uin` in an ascending sequence of `n` read by `at`, or undefined. */
-async function lowerBoundOf(n: number, at: (i: number) => Promise<number>, uin: number): Promise<number | undefined> {
-  let lo = 0;
+async function lowerBoundOf(
+  n: number,
+  at: (i: number) => Promise<number>,
+  uin: number,
+  from = 0,
+): Promise<number | undefined> {
+  let lo = from;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

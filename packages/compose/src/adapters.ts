@@ -8,6 +8,7 @@ import type {
   Coordinator,
   DeliveryGateway,
   DeliveryRecordLog,
+  DeviceRegistry,
   EventBus,
   FollowerStore,
   FrequencyCounter,
@@ -81,6 +82,8 @@ export interface TierAdapters {
    * recipient's delivery as unknown.
    */
   deliveryRecords?: Open<DeliveryRecordLog>;
+  /** The mobile-push device registry (docs/delivery.md, "Device registry"): the API's /api/v1/devices routes. Absent: not served. */
+  deviceRegistry?: Open<DeviceRegistry>;
 }
 
 /** What one executor delivers with; a profile may share them between the executors of one process. */

@@ -4,6 +4,7 @@ import {
   buildFilterChain,
   filterChainSources,
   startDispatcher,
+  storeLocalTime,
   type ChainSources,
   type Dispatcher,
 } from '@herald/dispatcher';
@@ -60,6 +61,8 @@ export async function buildDispatcher<L extends DispatcherLinks>(
     lists: adapters.lists,
     filters: buildFilterChain(sources),
     ...(sources.rollouts === undefined ? {} : { rollouts: sources.rollouts }),
+    // Local-time tasks are grouped by their recipients' zones, planned by the clock that judges tasks.
+    localTime: storeLocalTime(store, audiences.attributes, adapters.clock),
     // Host loads are stamped by the system clock on arrival, whatever clock judges the tasks.
     logger,
     meter,

@@ -26,6 +26,7 @@ export async function buildInterface<L extends InterfaceLinks>(
   const links = await build.links(scope);
   const audiences = await adapters.apiAudiences(scope);
   const deliveryRecords = adapters.deliveryRecords === undefined ? undefined : await adapters.deliveryRecords(scope);
+  const devices = adapters.deviceRegistry === undefined ? undefined : await adapters.deviceRegistry(scope);
   // Dry runs filter with what the dispatchers filter with; frequency counts are read, never written.
   const counter = await frequencyCounterOf(build);
   const sources = chainSourcesOf(config, adapters, store, audiences, counter);
@@ -37,6 +38,7 @@ export async function buildInterface<L extends InterfaceLinks>(
     campaigns,
     lists: adapters.lists,
     ...(deliveryRecords ? { deliveryRecords } : {}),
+    ...(devices ? { devices } : {}),
     audiences,
     previewRecipients: createRecipientPreview({ config, lists: adapters.lists, sources, clock: adapters.clock }),
     toScheduler: links.toScheduler,

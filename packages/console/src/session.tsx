@@ -56,10 +56,15 @@ function whySessionEnded(error: ApiError): string {
     : 'Your session ended: this browser signed out (in another tab, or the session expired). Sign in again.';
 }
 
-/** The remembered account if this token may act for it (an admin may act for any), else the token's first. */
-function accountFor(me: Me, remembered: string): string {
+/**
+ * The remembered account if this token may act for it (an admin may act for
+ * any), else the token's first. Blank is "all accounts" for an admin and
+ * "all my accounts" for an operator of several, once chosen (null: never chosen).
+ */
+function accountFor(me: Me, remembered: string | null): string {
   if (me.role === 'admin') return remembered || me.accounts[0] || '';
-  return me.accounts.includes(remembered) ? remembered : (me.accounts[0] ?? '');
+  if (remembered === '' && me.accounts.length > 1) return '';
+  return remembered !== null && me.accounts.includes(remembered) ? remembered : (me.accounts[0] ?? '');
 }
 
 export function SessionProvider({
@@ -72,7 +77,7 @@ export function SessionProvider({
 }) {
   const [state, setState] = useState<SignedIn | null>(null);
   const [checking, setChecking] = useState(true);
-  const [account, setAccountState] = useState(localStorage.getItem(ACCOUNT_KEY) ?? '');
+  const [account, setAccountState] = useState<string | null>(localStorage.getItem(ACCOUNT_KEY));
   const [ended, setEnded] = useState<string | null>(null);
   // Read by the 401 handler, which outlives renders: a 401 ends a session only when this tab has one.
   const signedIn = useRef(false);

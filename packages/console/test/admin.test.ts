@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
 import { makeTempDir, waitFor, type TempDir } from '@herald/testing';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser } from './harness';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousAxeViolations, type Browser } from './harness';
 
 /**
  * The administration page (issue 22, "Administration" and "Speed and
@@ -271,11 +271,25 @@ describe('console administration', () => {
     });
     await page.goto(`${cluster.url}/console/campaigns/${id}`);
     await page.getByRole('heading', { name: /Doomed digest/ }).waitFor();
-    page.once('dialog', (dialog) => void dialog.dismiss());
-    await page.getByRole('button', { name: 'Delete' }).click();
+    // The console's own dialog, not the browser's: Escape keeps the campaign and gives focus back to Delete.
+    const remove = page.getByRole('button', { name: 'Delete…' });
+    const dialog = page.getByRole('dialog', { name: 'Delete “Doomed digest”?' });
+    await remove.click();
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // (Source text: the tests are type-checked without the DOM's types.)
+    expect(await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe(
+      'Delete…',
+    );
+    await remove.click();
+    await dialog.getByRole('button', { name: 'Keep the campaign' }).click();
+    await dialog.waitFor({ state: 'detached' });
     expect((await call(ADMIN_TOKEN, 'GET', `/api/v1/campaigns/${id}`)).status).toBe(200);
-    page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: 'Delete' }).click();
+    await remove.click();
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, '60-campaign-delete-confirm');
+    await dialog.getByRole('button', { name: 'Yes, delete' }).click();
     await page.waitForURL(/\/console\/campaigns$/);
     expect((await call(ADMIN_TOKEN, 'GET', `/api/v1/campaigns/${id}`)).status).toBe(404);
   });

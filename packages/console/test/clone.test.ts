@@ -9,12 +9,12 @@ import { ensureConsoleBuilt, launchBrowser, screenshot, type Browser } from './h
 /**
  * Issue 22, "Lists of tasks": clone a task, the same audience and content
  * at a new time (the task page's Clone opens the new-broadcast form filled
- * from the task; sending it creates a second task like the first), and
- * find a task on the list by its id, title or message.
+ * from the task; sending it creates a second task like the first). Finding
+ * a task on the list: search.test.ts.
  */
 const ADMIN_TOKEN = 'hrd_clonetest_console-clone-test-admin-secret-0123456';
 
-describe('finding and cloning tasks', () => {
+describe('cloning tasks', () => {
   let dir: TempDir;
   let cluster: EmbeddedCluster;
   let browser: Browser;
@@ -120,34 +120,4 @@ describe('finding and cloning tasks', () => {
     expect(second!.expiresAt - second!.sendAt).toBe(5_400_000);
     expect(second!.sendAt).toBe(await page.evaluate<number>(`new Date('${later}T08:15:00').getTime()`));
   });
-
-  it('finds a task by id on any page, and by title or message on the page shown', async () => {
-    await page.goto(`${cluster.url}/console/tasks?account=`);
-    await page.locator('table.tasks tbody tr').first().waitFor();
-    const rows = page.locator('table.tasks tbody tr');
-    const total = await rows.count();
-    expect(total).toBe(2);
-    const searchBox = page.getByRole('searchbox', { name: 'Search tasks' });
-
-    await searchBox.fill('1');
-    await waitForRows(1);
-    expect(await rows.first().locator('td.num').first().innerText()).toBe('1');
-
-    await searchBox.fill('99999');
-    await page.getByText('No task 99999').waitFor();
-
-    await searchBox.fill('DIGEST');
-    await page.locator('.search-scope', { hasText: '2 of the 2 tasks of this page match “DIGEST”' }).waitFor();
-    await searchBox.fill('nothing like it');
-    await page.locator('.search-scope', { hasText: '0 of the 2 tasks' }).waitFor();
-    expect(await page.locator('table.tasks').count()).toBe(0);
-    await screenshot(page, '38-task-search');
-    await searchBox.fill('');
-    await waitForRows(total);
-  });
-
-  const waitForRows = (n: number) =>
-    page.waitForFunction(`document.querySelectorAll('table.tasks tbody tr').length === ${n}`, undefined, {
-      timeout: 10_000,
-    });
 });

@@ -126,9 +126,9 @@ describe('operator console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
     expect(await page.locator('.who').innerText()).toContain('Olga Operator');
-    // An operator picks among the accounts of their token.
+    // An operator picks among the accounts of their token, or all of them.
     const picker = page.getByRole('combobox', { name: 'Account', exact: true });
-    expect(await picker.locator('option').allInnerTexts()).toEqual(['acme', 'acme_news']);
+    expect(await picker.locator('option').allInnerTexts()).toEqual(['all my accounts', 'acme', 'acme_news']);
     await picker.selectOption('acme');
   });
 
@@ -170,7 +170,7 @@ describe('operator console in headless Chromium', () => {
     await page.getByText('with the defaults').waitFor();
     await screenshot(page, '12-personalised-preview');
     await page.getByLabel('Message', { exact: true }).fill('Hello {{name}}');
-    await page.getByText("content.body template, position 8: unknown variable 'name'").waitFor();
+    await page.getByText("Message, at character 9: unknown variable 'name'").waitFor();
   });
 
   let firstTaskId: number;
@@ -303,6 +303,14 @@ describe('operator console in headless Chromium', () => {
     await picker.selectOption('acme_news');
     await page.getByText('No task matches these filters.').waitFor();
     expect(await page.locator('[data-account-scope]').innerText()).toContain('Account acme_news');
+    // An operator of several accounts may list all of them at once (the API lists only the token's accounts).
+    await picker.selectOption({ label: 'all my accounts' });
+    await page.locator('[data-account-scope]', { hasText: 'All your accounts' }).waitFor();
+    await page.locator('table.tasks tbody tr').nth(1).waitFor();
+    expect(await page.locator('table.tasks tbody tr td.num a').allInnerTexts()).toEqual([
+      String(firstTaskId + 1),
+      String(firstTaskId),
+    ]);
     await picker.selectOption('acme');
     await page.locator('table.tasks tbody tr').nth(1).waitFor();
     await screenshot(page, '54-tasks-account-selector');

@@ -1,6 +1,6 @@
 import type { Task } from '../src/api/types';
 import { cloneOf, emptyForm } from '../src/lib/broadcast-form';
-import { matchesText, parseTaskSearch } from '../src/lib/task-search';
+import { noMatchText, searchTerm } from '../src/lib/task-search';
 
 /** The task list's search box and a task's clone, without a browser (clone.test.ts drives both in one). */
 const task = (over: Partial<Task>): Task =>
@@ -17,18 +17,25 @@ const task = (over: Partial<Task>): Task =>
     ...over,
   }) as Task;
 
-describe('task search', () => {
-  it('reads a whole number (or #number) as an id, other text as words to match', () => {
-    expect(parseTaskSearch('  ')).toEqual({ kind: 'none' });
-    expect(parseTaskSearch('42')).toEqual({ kind: 'id', id: 42 });
-    expect(parseTaskSearch(' #42 ')).toEqual({ kind: 'id', id: 42 });
-    expect(parseTaskSearch('digest 42')).toEqual({ kind: 'text', text: 'digest 42' });
+describe('search term', () => {
+  it('sends trimmed text as q, #42 as 42, nothing for blanks', () => {
+    expect(searchTerm('  ')).toEqual({ q: undefined });
+    expect(searchTerm(' Digest 42 ')).toEqual({ q: 'Digest 42' });
+    expect(searchTerm(' #42 ')).toEqual({ q: '42' });
+    expect(searchTerm('#news')).toEqual({ q: '#news' });
   });
 
-  it('matches the title or the message, in any case', () => {
-    expect(matchesText(task({}), 'DIGEST')).toBe(true);
-    expect(matchesText(task({}), 'the news')).toBe(true);
-    expect(matchesText(task({ content: { body: 'x' } }), 'digest')).toBe(false);
+  it('refuses more than 200 characters in words, counting characters not UTF-16 units', () => {
+    expect(searchTerm('x'.repeat(200))).toEqual({ q: 'x'.repeat(200) });
+    expect(searchTerm('😀'.repeat(200))).toEqual({ q: '😀'.repeat(200) });
+    expect(searchTerm('x'.repeat(201))).toEqual({ error: 'A search is at most 200 characters.' });
+  });
+
+  it('says what was looked for, and that the next page looks further when the server stopped short', () => {
+    expect(noMatchText('task', 'sale', false, false)).toBe('No task matches “sale”.');
+    expect(noMatchText('campaign', 'sale', true, true)).toBe(
+      'No campaign matches “sale” with these filters among those looked at so far; the next page looks further.',
+    );
   });
 });
 

@@ -132,6 +132,37 @@ describe('runCampaignPass (misfire policy and crash safety, with the clock passe
     );
   });
 
+  it("gives each firing's task the template's local time and quiet hours, parsed; a bad one is refused naming it", async () => {
+    const template = {
+      ...every10min.template,
+      deliverAt: { localTime: '09:00', window: '90m', missed: 'skip' as const },
+      quietHours: '22:00-07:00',
+    };
+    const c = await campaigns.createCampaign({ ...every10min, template }, created);
+    expect(c.template.deliverAt).toEqual({ localTime: '09:00', window: '90m', missed: 'skip' });
+    expect(await runCampaignPass(deps(), OPTIONS, at('2025-01-01T10:10:02Z'))).toMatchObject({ fired: 1 });
+    const [task] = await allTasks();
+    expect(task!.deliverAt).toEqual({
+      localTime: '09:00',
+      windowMs: 5_400_000,
+      missed: 'skip',
+      defaultTimeZone: 'UTC',
+    });
+    expect(task!.quietHours).toEqual({ from: '22:00', to: '07:00' });
+    await expect(
+      campaigns.createCampaign(
+        { ...every10min, name: 'bad', template: { ...template, deliverAt: { localTime: '25:00' } } },
+        created,
+      ),
+    ).rejects.toMatchObject({ details: { field: 'template.deliverAt.localTime' } });
+    await expect(
+      campaigns.createCampaign(
+        { ...every10min, name: 'bad', template: { ...template, quietHours: '07:00-07:00' } },
+        created,
+      ),
+    ).rejects.toMatchObject({ details: { field: 'template.quietHours' } });
+  });
+
   it('after an outage fires the latest time within the grace and records the earlier ones missed', async () => {
     const c = await campaigns.createCampaign(every10min, created);
     // Down from 10:05 to 10:40:30: 10:10, 10:20 and 10:30 passed unhandled; 10:40 is 30 s late.

@@ -1,39 +1,24 @@
 import {
   campaignTaskKey,
-  firingValues,
+  fireCampaign,
   nextFireTimes,
-  noResendSince,
   planFirings,
   type Campaign,
   type CampaignFiring,
+  type CampaignFiringDeps,
 } from '@herald/core/campaign';
-import { contentCrc, type Task } from '@herald/core/task';
-import { renderFiringVariables } from '@herald/core/template';
-import { reserveBroadcast } from '@herald/core/account-quota';
-import type { AccountsConfig } from '@herald/core/config';
-import type { AccountStore, CampaignStore, Counter, Logger, TaskStore } from '@herald/core/ports';
+import type { Counter } from '@herald/core/ports';
 
-/** What a campaign pass needs (docs/campaigns.md, "Firing and failover"). */
-export interface CampaignPassDeps {
-  campaigns: CampaignStore;
-  store: TaskStore;
-  logger: Logger;
+/**
+ * What a campaign pass needs (docs/campaigns.md, "Firing and failover"): what
+ * firing a campaign needs (core's fireCampaign: stores, hand-over, quotas),
+ * and the pass's own metrics and leadership.
+ */
+export interface CampaignPassDeps extends CampaignFiringDeps {
   /** herald_controller_campaign_firings_total{outcome}. */
   firings: Counter;
-  /**
-   * Hands a created task to its scheduler (task.submitted). Optional: without
-   * it (or when it fails) the scheduler's recovery sweep adopts the task.
-   */
-  submit?: (taskId: number) => Promise<void>;
   /** Whether this controller still leads; a pass stops early when it no longer does. */
   isLeader: () => boolean;
-  /**
-   * B-side controls (docs/account-quotas.md): a firing is its account's
-   * broadcast, so it takes room in the account's quotas like a task created
-   * through the API; refused, it is recorded missed with reason
-   * `quota_exceeded:<limit>`. Without it campaigns have no quotas.
-   */
-  quota?: { accounts: AccountStore; policy: AccountsConfig };
 }
 
 export interface CampaignPassOptions {
@@ -125,7 +110,8 @@ async function handleCampaign(
       const recorded = await recordLate(deps, campaign, scheduledAt, now);
       count(deps, result, recorded);
     }
-    if (plan.fire !== undefined) count(deps, result, await fire(deps, options, campaign, plan.fire, now));
+    if (plan.fire !== undefined)
+      count(deps, result, await fireCampaign(deps, campaign, plan.fire, now, { defaultTtlMs: options.defaultTtlMs }));
     if (!(await deps.campaigns.advanceLastScheduled(campaign.id, last ?? null, plan.advanceTo))) {
       deps.logger.info('campaign schedule moved by another controller', { campaignId: campaign.id });
       return plan.advanceTo;
@@ -158,113 +144,6 @@ async function recordLate(
     reason: 'late',
     at: now,
   });
-}
-
-async function fire(
-  deps: CampaignPassDeps,
-  options: CampaignPassOptions,
-  campaign: Campaign,
-  scheduledAt: number,
-  now: number,
-): Promise<CampaignFiring> {
-  const recorded = await deps.campaigns.getFiring(campaign.id, scheduledAt);
-  if (recorded !== undefined) return recorded;
-  const key = campaignTaskKey(campaign.id, scheduledAt);
-  const task =
-    (await deps.store.getTaskByIdempotencyKey(key)) ??
-    (await createTask(deps, options, campaign, scheduledAt, key, now));
-  if (typeof task === 'string') {
-    return deps.campaigns.recordFiring({
-      campaignId: campaign.id,
-      scheduledAt,
-      outcome: 'missed',
-      reason: task,
-      at: now,
-    });
-  }
-  if (deps.submit !== undefined) {
-    // The task is persisted: a lost hand-over only delays it until the scheduler's sweep.
-    await deps.submit(task.id).catch((error: unknown) =>
-      deps.logger.warn('task.submitted for a campaign task failed; the scheduler sweep will adopt it', {
-        taskId: task.id,
-        error: String(error),
-      }),
-    );
-  }
-  return deps.campaigns.recordFiring({
-    campaignId: campaign.id,
-    scheduledAt,
-    outcome: 'fired',
-    taskId: task.id,
-    at: now,
-  });
-}
-
-/**
- * The firing's task, from the template; or why there is none: 'list_not_found'
- * (the template's list is gone, or not the account's), 'quota_exceeded:<limit>'.
- */
-async function createTask(
-  deps: CampaignPassDeps,
-  options: CampaignPassOptions,
-  campaign: Campaign,
-  scheduledAt: number,
-  key: string,
-  now: number,
-): Promise<Task | string> {
-  const { template } = campaign;
-  const list = await deps.store.getList(template.listId);
-  if (list === undefined || list.accountId !== campaign.accountId) return 'list_not_found';
-  const ttlMs = template.ttlSeconds === undefined ? options.defaultTtlMs : template.ttlSeconds * 1000;
-  if (deps.quota !== undefined) {
-    // Keyed like the task: a controller that died between the two steps is answered on its next pass, not counted again.
-    const reserved = await reserveBroadcast(deps.quota.accounts, deps.quota.policy, {
-      accountId: campaign.accountId,
-      key,
-      sendAt: scheduledAt,
-      recipients: list.count,
-      at: now,
-    });
-    if (!reserved.admitted) return `quota_exceeded:${reserved.refusal.limit}`;
-  }
-  // Filled once per firing: a `{{firing.date}}` content is new content every day.
-  const content = renderFiringVariables(template.content, firingValues(campaign.id, scheduledAt, campaign.timeZone));
-  const since = noResendSince(template.noResend, scheduledAt, campaign.timeZone);
-  return deps.store
-    .createTask(
-      {
-        accountId: campaign.accountId,
-        listId: list.id,
-        content,
-        contentCrc: contentCrc(content),
-        priority: template.priority,
-        sendAt: scheduledAt,
-        expiresAt: scheduledAt + ttlMs,
-        listCount: list.count,
-        idempotencyKey: key,
-        ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
-        ...(since === undefined ? {} : { noResendSince: since }),
-      },
-      now,
-    )
-    .catch(async (error: unknown) => {
-      await releaseQuota(deps, campaign.accountId, key);
-      throw error;
-    });
-}
-
-/** Gives a firing's room back when its task was not created (unless another controller created it meanwhile); never throws. */
-async function releaseQuota(deps: CampaignPassDeps, accountId: string, key: string): Promise<void> {
-  try {
-    if (deps.quota === undefined || (await deps.store.getTaskByIdempotencyKey(key)) !== undefined) return;
-    await deps.quota.accounts.release(accountId, key);
-  } catch (error) {
-    deps.logger.warn('a campaign firing kept its quota reservation; it counts until its day is over', {
-      accountId,
-      key,
-      error: String(error),
-    });
-  }
 }
 
 function count(deps: CampaignPassDeps, result: CampaignPassResult, firing: CampaignFiring): void {

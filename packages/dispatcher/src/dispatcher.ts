@@ -20,6 +20,7 @@ import { replanDecision } from './replan';
 import { sendReplan } from './send-replan';
 import { StreamTargets } from './stream-targets';
 import { runPreprocessJob } from './preprocess-job';
+import type { LocalTimeSource } from './local-groups';
 import { sendUnitBatches } from './unit-stream';
 import { dispatcherMetrics } from './dispatcher-metrics';
 
@@ -46,6 +47,8 @@ export interface DispatcherDeps {
   rollouts?: RolloutSource;
   /** Stamps each host.load report on arrival (what its age is counted from). Default: the system clock. */
   clock?: Clock;
+  /** Local-time delivery (local-groups.ts, docs/local-time.md): its task reader, zones and clock. */
+  localTime?: LocalTimeSource;
   logger?: Logger;
   meter?: Meter;
 }
@@ -156,6 +159,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       executorIds,
       hostLoads,
       clock,
+      ...(deps.localTime === undefined ? {} : { localTime: deps.localTime }),
       logger,
       metrics: { preprocessed, filtered, preprocessSeconds, errors, unitPlans },
     }).finally(() => preprocessQueue.set(--preprocessWaiting));

@@ -17,6 +17,8 @@
 export { startDispatcher } from './dispatcher';
 export type { Dispatcher, DispatcherDeps } from './dispatcher';
 export { preprocess, filteredListIdOf, PARALLEL_FROM } from './preprocess';
+export { groupByLocalTime } from './local-groups';
+export type { LocalTimeSource, LocalTimeTask, LocalGrouping } from './local-groups';
 export { planUnits } from './plan-units';
 export type { UnitPlanContext } from './plan-units';
 export { HostLoads } from './host-loads';
@@ -42,6 +44,7 @@ export {
   storeLedger,
   configuredFollowerCheck,
   storeTargeting,
+  storeLocalTime,
   filterChainSources,
   GLOBAL_BLACKLIST_ID,
   accountBlacklistId,

@@ -9,6 +9,7 @@ import type { RolloutSource } from './filters/holdout';
 import type { HostLoads } from './host-loads';
 import { planUnits } from './plan-units';
 import { preprocess } from './preprocess';
+import type { LocalTimeSource } from './local-groups';
 
 export interface PreprocessJobDeps {
   config: HeraldConfig;
@@ -22,6 +23,8 @@ export interface PreprocessJobDeps {
   executorIds: readonly string[];
   hostLoads: HostLoads;
   clock: Clock;
+  /** Local-time delivery's zones and clock (preprocess.ts); absent: every task is sent at its one instant. */
+  localTime?: LocalTimeSource;
   logger: Logger;
   metrics: Pick<DispatcherMetrics, 'preprocessed' | 'filtered' | 'preprocessSeconds' | 'errors' | 'unitPlans'>;
 }
@@ -67,6 +70,7 @@ export async function runPreprocessJob(request: PreprocessRequest, deps: Preproc
           speed: request.speed,
         }),
       ...(deps.rollouts === undefined ? {} : { rollouts: deps.rollouts }),
+      ...(deps.localTime === undefined ? {} : { localTime: deps.localTime }),
       logger,
     });
     preprocessSeconds.observe((performance.now() - started) / 1000);

@@ -47,7 +47,7 @@ describe('PreprocessOutcomes', () => {
   it('publishes the list and the result once; a later ask is answered from the record, under its own epoch', async () => {
     const outcomes = new PreprocessOutcomes(lists);
     const first = resultOf([1, 5, 9]);
-    expect(await outcomes.publish(Uint32Array.of(1, 5, 9), NONE, first)).toEqual(first);
+    expect(await outcomes.publish(Uint32Array.of(1, 5, 9), NONE, undefined, first)).toEqual(first);
     expect(await filtered()).toEqual([1, 5, 9]);
     expect(await outcomes.read(TASK_ID, 4)).toEqual({ ...first, epoch: 4 });
     expect((await readdir(dir.path)).sort()).toEqual([`${LIST_ID}.hrl`, `${LIST_ID}.outcome`, `${LIST_ID}.removed`]);
@@ -56,8 +56,13 @@ describe('PreprocessOutcomes', () => {
   it("keeps the first run's list and result when a second run finishes later with another list (units may stream from the first)", async () => {
     const outcomes = new PreprocessOutcomes(lists);
     const first = resultOf([1, 5, 9]);
-    await outcomes.publish(Uint32Array.of(1, 5, 9), NONE, first);
-    const second = await outcomes.publish(Uint32Array.of(1, 9), NONE, resultOf([1, 9], 5, { over_frequency: 2 }));
+    await outcomes.publish(Uint32Array.of(1, 5, 9), NONE, undefined, first);
+    const second = await outcomes.publish(
+      Uint32Array.of(1, 9),
+      NONE,
+      undefined,
+      resultOf([1, 9], 5, { over_frequency: 2 }),
+    );
     expect(second).toEqual({ ...first, epoch: 5 });
     expect(await filtered()).toEqual([1, 5, 9]);
     expect((await readdir(dir.path)).sort()).toEqual([`${LIST_ID}.hrl`, `${LIST_ID}.outcome`, `${LIST_ID}.removed`]);
@@ -67,7 +72,7 @@ describe('PreprocessOutcomes', () => {
     const outcomes = [new PreprocessOutcomes(lists), new PreprocessOutcomes(lists), new PreprocessOutcomes(lists)];
     const kept = [[1, 2, 3], [2, 3], [3]];
     const answers = await Promise.all(
-      outcomes.map((o, i) => o.publish(Uint32Array.from(kept[i]!), NONE, resultOf(kept[i]!, 7))),
+      outcomes.map((o, i) => o.publish(Uint32Array.from(kept[i]!), NONE, undefined, resultOf(kept[i]!, 7))),
     );
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
     expect(await filtered()).toEqual(kept[kept.findIndex((k) => k.length === answers[0]!.kept)]);
@@ -76,7 +81,9 @@ describe('PreprocessOutcomes', () => {
   it('replaces a list left without an outcome (its run died between the two writes, so no result was sent)', async () => {
     await writeRecipientListFile(lists.pathOf(LIST_ID), Uint32Array.of(4, 8));
     const ours = resultOf([1, 2, 3]);
-    expect(await new PreprocessOutcomes(lists, 200).publish(Uint32Array.of(1, 2, 3), NONE, ours)).toEqual(ours);
+    expect(await new PreprocessOutcomes(lists, 200).publish(Uint32Array.of(1, 2, 3), NONE, undefined, ours)).toEqual(
+      ours,
+    );
     expect(await filtered()).toEqual([1, 2, 3]);
     expect(await new PreprocessOutcomes(lists).read(TASK_ID, 3)).toEqual(ours);
   });

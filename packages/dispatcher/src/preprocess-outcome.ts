@@ -74,6 +74,7 @@ export class PreprocessOutcomes {
   async publish(
     kept: Uint32Array,
     removed: RemovedRecord,
+    deliveryOrder: { id: string; uins: Uint32Array } | undefined,
     result: Done,
     flags = ListFlags.SORTED | ListFlags.UNIQUE,
   ): Promise<Done> {
@@ -87,6 +88,9 @@ export class PreprocessOutcomes {
         if (first !== undefined) return first;
         await rename(runPath, listPath); // the first run died before its outcome: nothing streams from its list
       }
+      // A local-time task's delivery-order list, from the run whose filtered list won: it matches the outcome's groups.
+      if (deliveryOrder !== undefined)
+        await writeRecipientListFile(this.lists.pathOf(deliveryOrder.id), deliveryOrder.uins);
       // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
       await writeAtomically(removedPathOf(listPath), encodeRemovedSets(removed.sets, removed.complete));
       await this.record(result);

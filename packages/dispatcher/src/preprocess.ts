@@ -10,6 +10,8 @@ import { PreprocessOutcomes } from './preprocess-outcome';
 import { ListFlags } from '@herald/core/recipient-list';
 import { planAroundSample, samplePositionsFirst } from './canary-split';
 import type { RolloutSource } from './filters/holdout';
+import { deliveryOrderListIdOf } from '@herald/core/task';
+import { groupByLocalTime, type LocalGrouping, type LocalTimeSource } from './local-groups';
 
 export interface PreprocessDeps {
   config: HeraldConfig;
@@ -25,6 +27,8 @@ export interface PreprocessDeps {
   planUnits(taskId: number, count: number): PlannedUnit[];
   /** The task's rollout (its canary), read from the task store; absent: no task has a canary. */
   rollouts?: RolloutSource;
+  /** Local-time delivery (local-groups.ts): without it every task is sent at its one instant. */
+  localTime?: LocalTimeSource;
   logger: Logger;
 }
 
@@ -67,15 +71,22 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   const rollout = await deps.rollouts?.rolloutOf(context);
   // A canary sends its sample first (docs/rollouts.md): its positions lead the list, its units lead the plan.
   const split = rollout?.canary === undefined ? undefined : samplePositionsFirst(kept, rollout);
+  // A canary is never local-time (refused at creation, core task/validate.ts): at most one of the two reorders.
+  const grouping = split === undefined ? await localGrouping(request.taskId, kept, deps) : undefined;
   const units =
-    split === undefined
-      ? deps.planUnits(request.taskId, kept.length)
-      : planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count));
+    split !== undefined
+      ? planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count))
+      : grouping === undefined
+        ? deps.planUnits(request.taskId, kept.length)
+        : groupUnits(request.taskId, grouping, deps);
   const record = { sets: removedSets ?? [], complete: complete ?? false };
+  const deliveryOrder =
+    grouping === undefined ? undefined : { id: deliveryOrderListIdOf(request.taskId), uins: grouping.order };
   const flags = split === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
   const result = await outcomes.publish(
     split?.list ?? kept,
     record,
+    deliveryOrder,
     {
       kind: 'preprocess.result',
       ok: true,
@@ -86,6 +97,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
       kept: kept.length,
       removed,
       units,
+      ...(grouping === undefined ? {} : { groups: grouping.groups }),
       ...(split === undefined ? {} : { sample: split.sample }),
     },
     flags,
@@ -96,8 +108,32 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     kept: result.kept,
     removed: result.removed,
     units: result.units.length,
+    ...(result.groups === undefined ? {} : { groups: result.groups.length }),
   });
   return result;
+}
+
+/** A local-time task's groups over its filtered list; undefined for a task of one instant. */
+async function localGrouping(
+  taskId: number,
+  kept: Uint32Array,
+  deps: PreprocessDeps,
+): Promise<LocalGrouping | undefined> {
+  const source = deps.localTime;
+  const task = source === undefined ? undefined : await source.taskOf(taskId);
+  if (source === undefined || task === undefined) return undefined;
+  return groupByLocalTime(kept, task, source.index, source.clock.now());
+}
+
+/** Units planned group by group, so that none straddles two release instants; a skipped group gets none. */
+function groupUnits(taskId: number, grouping: LocalGrouping, deps: PreprocessDeps): PlannedUnit[] {
+  const units: PlannedUnit[] = [];
+  for (const group of grouping.groups) {
+    if (group.skipped) continue;
+    for (const unit of deps.planUnits(taskId, group.end - group.start))
+      units.push({ ...unit, start: unit.start + group.start, end: unit.end + group.start });
+  }
+  return units;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ChainSources } from './filters/chain';
 import { followerMembership, type FollowerCheckSource } from './filters/follower-check';
 import type { SentLedger } from './filters/no-resend';
 import type { TargetingConditionSource } from './filters/targeting';
+import type { LocalTimeSource } from './local-groups';
 
 export const GLOBAL_BLACKLIST_ID = 'b_global';
 
@@ -79,6 +80,28 @@ export function storeTargeting(store: TaskStore, index: AttributeIndex, clock?: 
       return task?.targeting ?? undefined;
     },
     ...(clock === undefined ? {} : { clock }),
+  };
+}
+
+/**
+ * Local-time delivery's source read from the task store and the attribute
+ * index (docs/local-time.md): a task created with `deliverAt` or
+ * `quietHours` is grouped by its recipients' `tz` bitsets; any other is sent
+ * at its one instant.
+ */
+export function storeLocalTime(store: TaskStore, index: AttributeIndex, clock: Clock): LocalTimeSource {
+  return {
+    index,
+    clock,
+    async taskOf(taskId) {
+      const task = await store.getTask(taskId);
+      if (task === undefined || (task.deliverAt === undefined && task.quietHours === undefined)) return undefined;
+      return {
+        expiresAt: task.expiresAt,
+        ...(task.deliverAt === undefined ? {} : { deliverAt: task.deliverAt }),
+        ...(task.quietHours === undefined ? {} : { quietHours: task.quietHours }),
+      };
+    },
   };
 }
 

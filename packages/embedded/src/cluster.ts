@@ -31,7 +31,7 @@ import {
 import type { Scheduler } from '@herald/scheduler';
 import {
   createDeliveryGateway,
-  PacedDeliveryGateway,
+  channelControlOf,
   startOfflinePurge,
   watchOfflineStoreSize,
   type OfflinePurgeOptions,
@@ -152,7 +152,7 @@ export async function startEmbeddedCluster(
     const { url } = await buildInterface({
       ...build,
       links: links.interface(),
-      views: () => ({ hostLoads: () => dispatcher.loads(), channels: channelControl(gateway) }),
+      views: () => ({ hostLoads: () => dispatcher.loads(), channels: channelControlOf(gateway) }),
     });
     const loginDelivery = await buildLoginDelivery({ ...build, executor: executorParts });
 
@@ -227,15 +227,5 @@ function embeddedAdapters(shared: SharedStores, lists: ListRepository, clock: Cl
       scope.add('coordinator', await createLocalCoordinatorCluster().connect(), (c) => c.close()),
     progressInCoordinator: false,
     deliveryRecords: lend(shared.deliveryRecords),
-  };
-}
-
-/** The admin's control of the process's paced channel (docs/delivery.md, "Limits at run time"); none for the file sink. */
-function channelControl(gateway: DeliveryGateway) {
-  const paced = gateway instanceof PacedDeliveryGateway ? gateway : undefined;
-  return {
-    list: () => (paced === undefined ? [] : [paced.limits()]),
-    setLimits: (channel: string, limits: { minRate?: number; maxRate?: number }) =>
-      paced === undefined || paced.limits().channel !== channel ? undefined : paced.setLimits(limits),
   };
 }

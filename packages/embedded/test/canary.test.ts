@@ -217,4 +217,21 @@ describe('canary tasks', () => {
     }
     expect((await cluster.store.listTasks({ accountId: 'acme' })).tasks.length).toBe(before);
   });
+
+  it('refuses a canary with local-time delivery or quiet hours naming canary, and creates nothing', async () => {
+    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes([1, 2, 3]));
+    const before = (await cluster.store.listTasks({ accountId: 'acme' })).tasks.length;
+    const canary = { sample: 10, holdSeconds: 1, thresholds: { rejectedRatio: 0.1, failedRatio: 0.1 } };
+    for (const local of [{ deliverAt: { localTime: '09:00' } }, { quietHours: '22:00-08:00' }]) {
+      const answer = await call<{ error: { code: string; details: { field: string } } }>(
+        cluster,
+        'POST',
+        '/api/v1/tasks',
+        { accountId: 'acme', listId: list.body.id, content: { body: 'x' }, canary, ...local },
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'canary' } });
+    }
+    expect((await cluster.store.listTasks({ accountId: 'acme' })).tasks.length).toBe(before);
+  });
 });

@@ -179,7 +179,7 @@ describe('delivery paced by the channel', () => {
     const changed = await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { maxRate: 1000 });
     expect(changed).toEqual({
       status: 200,
-      body: { channel: 'webhook', minRate: expect.any(Number), maxRate: 1000, rate: 1000 },
+      body: { channel: 'webhook', minRate: expect.any(Number), maxRate: 1000, rate: 1000, senders: 1 },
     });
     expect(await metric('herald_channel_rate_limit', 'channel="webhook"')).toBe(1000);
     const refused = [

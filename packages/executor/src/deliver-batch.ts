@@ -12,7 +12,7 @@ import {
 import type { OnlineView } from '@herald/core/presence';
 import { collapseScopeOf, DEAD_LETTER_REASON, type Task } from '@herald/core/task';
 import type { UnitBatch } from '@herald/transport';
-import { displayOf } from './display';
+import { termsOf } from './display';
 import type { FrequencyControl } from './frequency-control';
 import type { Personaliser } from './personalise';
 
@@ -69,7 +69,7 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
             uins: reached,
             content: task.content,
             atLogin: false,
-            ...displayOf(task),
+            ...termsOf(task),
           },
           task.rollout,
         )

@@ -31,13 +31,13 @@ export function createDeliveryGateway(
   observers: ChannelObservers = {},
 ): DeliveryGateway {
   if (delivery.kind === 'file') return new FileDeliverySink(fileDir);
-  if (delivery.kind === 'kafka')
-    throw new ConfigError(
-      'delivery.kind',
-      "'kafka' is served by the production profile (herald start executor); this profile takes 'file', 'webhook' or 'zmq'",
-    );
   if (delivery.kind === 'zmq')
     return pacedChannel('zmq', openZmqGateway(delivery.zmq, observers), delivery.zmq, observers);
+  if (delivery.kind !== 'webhook')
+    throw new ConfigError(
+      'delivery.kind',
+      `'${delivery.kind}' is served by the production profile (herald start executor); this profile takes 'file', 'webhook' or 'zmq'`,
+    );
   const { url, timeoutMs, headers } = delivery.webhook;
   const webhook = new WebhookDeliveryGateway({
     url,

@@ -7,7 +7,7 @@ import {
   type DeliveryRecordLog,
   type OfflineStore,
 } from '@herald/core/ports';
-import { displayOf } from './display';
+import { termsOf } from './display';
 import { Personaliser } from './personalise';
 import type { FrequencyControl } from './frequency-control';
 import type { TaskCache } from './task-cache';
@@ -89,7 +89,7 @@ export class LoginDelivery {
             uins: Uint32Array.of(uin),
             content: task.content,
             atLogin: true,
-            ...displayOf(task),
+            ...termsOf(task),
           },
           task.rollout,
         );

@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
-import { ChannelPacing, type ChannelLimits, type ChannelPacingOptions, type ChannelStatus } from '@herald/core/pacing';
+import {
+  ChannelPacing,
+  checkChannelLimits,
+  shareOfChannel,
+  type ChannelLimits,
+  type ChannelPacingOptions,
+  type ChannelStatus,
+} from '@herald/core/pacing';
 import {
   noopLogger,
   noopMeter,
@@ -68,6 +75,10 @@ const LOGGED_UINS = 100;
  */
 export class PacedDeliveryGateway implements DeliveryGateway {
   private readonly pacing: ChannelPacing;
+  /** The channel's whole budget (configured, or an admin's); the pacing keeps this process's share of it. */
+  private channelLimits: ChannelLimits;
+  /** Processes sending through the channel, this one included: the budget's divisor (`shareAmong`). */
+  private senders = 1;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly metrics: ChannelMetrics;
@@ -89,6 +100,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     this.metrics = channelMetrics(options.meter ?? noopMeter);
     this.labels = { channel: options.channel };
     this.pacing = new ChannelPacing(options.pacing, this.clock.now());
+    this.channelLimits = this.pacing.limits;
     this.observe(this.pacing.status(this.clock.now()));
   }
 
@@ -97,21 +109,44 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     return this.pacing.status(this.clock.now());
   }
 
-  /** The channel's name, its rate bounds (`maxRate`: its limit) and its rate now. */
-  limits(): ChannelLimits & { channel: string; rate: number } {
-    return { channel: this.options.channel, ...this.pacing.limits, rate: this.pacing.rate };
+  /**
+   * The channel's name, its whole rate bounds (`maxRate`: its limit, for
+   * every sender together), this process's rate now, and how many processes
+   * share the budget (`senders`; this one paces to 1/senders of it).
+   */
+  limits(): ChannelLimits & { channel: string; rate: number; senders: number } {
+    return { channel: this.options.channel, ...this.channelLimits, rate: this.pacing.rate, senders: this.senders };
   }
 
   /**
-   * Changes the channel's rate bounds now, without a restart (an admin's
-   * `PUT /api/v1/channels/:channel/limits`): every task sending through this
-   * process's channel is paced within them from its next batch.
+   * Changes the channel's whole rate bounds now, without a restart (an
+   * admin's `PUT /api/v1/channels/:channel/limits`): every task sending
+   * through this process's channel is paced within its share of them from
+   * its next batch. A bad change (a bound not above 0, minRate above
+   * maxRate) throws a ValidationError naming the field and changes nothing.
    */
-  setLimits(limits: Partial<ChannelLimits>): ChannelLimits & { channel: string; rate: number } {
-    this.pacing.setLimits(limits);
-    this.logger.info('channel limits changed', { channel: this.options.channel, ...this.pacing.limits });
-    this.observe(this.pacing.status(this.clock.now()));
+  setLimits(limits: Partial<ChannelLimits>): ChannelLimits & { channel: string; rate: number; senders: number } {
+    const next = { ...this.channelLimits, ...limits };
+    checkChannelLimits(next);
+    this.channelLimits = next;
+    this.applyShare();
+    this.logger.info('channel limits changed', { channel: this.options.channel, ...next, senders: this.senders });
     return this.limits();
+  }
+
+  /**
+   * Tells the channel how many processes send through it now, this one
+   * included (production: the live executors the membership sees): this
+   * process paces to 1/senders of the channel's budget from its next batch,
+   * so the senders together keep to the channel's limit (docs/delivery.md,
+   * "One budget per channel").
+   */
+  shareAmong(senders: number): void {
+    if (senders === this.senders) return;
+    shareOfChannel(this.channelLimits, senders); // checks senders before anything changes
+    this.senders = senders;
+    this.applyShare();
+    this.logger.info('channel budget shared', { channel: this.options.channel, senders, ...this.channelLimits });
   }
 
   /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */
@@ -211,6 +246,11 @@ export class PacedDeliveryGateway implements DeliveryGateway {
       if (this.stop.signal.aborted)
         throw new HeraldError(ErrorCodes.UNAVAILABLE, `channel ${this.options.channel} is closed`);
     }
+  }
+
+  private applyShare(): void {
+    this.pacing.setLimits(shareOfChannel(this.channelLimits, this.senders));
+    this.observe(this.pacing.status(this.clock.now()));
   }
 
   private answered(started: number): void {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '@herald/core';
 import type { ZmqDeliveryConfig } from '@herald/core/config';
 import { checkCurveKey, checkCurveKeyPair, generateKeyPair } from '@herald/transport';
-import type { ChannelObservers } from './delivery-gateway';
+import type { Logger, Meter } from '@herald/core/ports';
 import { ZmqDeliveryGateway, type ZmqGatewayCurve } from './zmq-gateway';
 
 /**
@@ -11,7 +11,10 @@ import { ZmqDeliveryGateway, type ZmqGatewayCurve } from './zmq-gateway';
  * missing, unreadable or wrong one is a ConfigError naming its setting, so
  * the process does not start.
  */
-export function openZmqGateway(zmq: ZmqDeliveryConfig, observers: ChannelObservers = {}): ZmqDeliveryGateway {
+export function openZmqGateway(
+  zmq: ZmqDeliveryConfig,
+  observers: { logger?: Logger; meter?: Meter } = {},
+): ZmqDeliveryGateway {
   return new ZmqDeliveryGateway({
     endpoint: zmq.endpoint,
     curve: zmq.curve ? loadZmqCurve(zmq) : false,

@@ -4,6 +4,7 @@ import type {
   CampaignStore,
   Clock,
   DeliveryRecordLog,
+  DeviceRegistry,
   Logger,
   Meter,
   TaskStore,
@@ -73,6 +74,8 @@ export interface ApiDeps {
    * nothing, so it lists no channel and a change answers 404.
    */
   channels?: ChannelControl;
+  /** The mobile-push device registry (docs/delivery.md, "Device registry"): without it the /api/v1/devices routes are not served. */
+  devices?: DeviceRegistry;
   /** Counters of refused requests and audit failures; default: none. */
   meter?: Meter;
   /** Prometheus exposition for GET /metrics, when a registry is wired. */
@@ -90,12 +93,17 @@ export interface ClusterMembership {
   members: { id: string; state: string; takesWork: boolean; lastHeardAt?: number }[];
 }
 
-/** A paced delivery channel as the API shows it: its rate bounds (`maxRate` is its limit) and its rate now. */
+/**
+ * A paced delivery channel as the API shows it: its whole rate bounds
+ * (`maxRate` is its limit), this process's rate now, and how many processes
+ * share the budget (docs/delivery.md, "One budget per channel").
+ */
 export interface ChannelLimitsView {
   channel: string;
   minRate: number;
   maxRate: number;
   rate: number;
+  senders: number;
 }
 
 /** Reads and changes the paced channels' limits at run time. */

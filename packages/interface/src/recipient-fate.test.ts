@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { encodeRemovedSets, onlineBitsOf } from '@herald/core/fate';
 import { ListFlags } from '@herald/core/recipient-list';
-import type { ExecutionUnit, Task } from '@herald/core/task';
+import { emptyReport, type ExecutionUnit, type Task } from '@herald/core/task';
 import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
 import { LevelDeliveryRecordLog } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
@@ -14,7 +14,13 @@ describe('recipientFate', () => {
   let lists: ListRepository;
   let records: LevelDeliveryRecordLog;
   let units: ExecutionUnit[];
-  const task = { id: 9, state: 'SENDING', filteredListId: 'f_9', expiresAt: NOW + 1000 } as unknown as Task;
+  const task = {
+    id: 9,
+    state: 'SENDING',
+    filteredListId: 'f_9',
+    expiresAt: NOW + 1000,
+    report: emptyReport(3),
+  } as unknown as Task;
 
   beforeEach(async () => {
     dir = await makeTempDir('herald-recipient-fate-');

@@ -9,8 +9,14 @@ import {
 } from '@herald/core/fate';
 import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
 import { variantIndexOf } from '@herald/core/rollout';
-import { TERMINAL_TASK_STATES, type ExecutionUnit, type Task } from '@herald/core/task';
-import { positionInList, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
+import {
+  deliveryOrderListIdOf,
+  TERMINAL_TASK_STATES,
+  type ExecutionUnit,
+  type LocalGroup,
+  type Task,
+} from '@herald/core/task';
+import { positionInList, positionInRuns, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
 
 export interface RecipientFateDeps {
   /** The task's units: whether a checkpoint passed a position that has no record. */
@@ -37,7 +43,7 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
   const filtered = task.filteredListId !== null;
   if (!filtered && !TERMINAL_TASK_STATES.includes(task.state)) throw notPreprocessed(task);
   const listPath = filtered ? deps.lists.pathOf(task.filteredListId!) : undefined;
-  const position = listPath === undefined ? undefined : await positionInList(listPath, uin, task.report.canary?.sample);
+  const { position, group } = listPath === undefined ? {} : await positionOf(task, uin, listPath, deps.lists);
   const removal =
     listPath === undefined ? ({ recorded: false } as const) : await removalOf(removedPathOf(listPath), uin);
   const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);
@@ -54,7 +60,8 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
     delivery,
     login,
   });
-  return { ...fate, ...variantOf(task, uin, position) };
+  const withGroup = group === undefined ? fate : withLocalGroup(fate, group, task);
+  return { ...withGroup, ...variantOf(task, uin, position) };
 }
 
 /**
@@ -67,6 +74,42 @@ function variantOf(task: Task, uin: number, position: number | undefined): { var
   if (variants === undefined || position === undefined) return {};
   const at = variantIndexOf(uin, task.rollout!.seed, variants, task.rollout!.holdout ?? 0);
   return at < 0 ? {} : { variant: variants[at]!.name };
+}
+
+/**
+ * Where the uin is in the list the task's units range over: the filtered list
+ * for a task of one instant; a local-time task's delivery-order list, group
+ * by group (docs/local-time.md), with the group holding it.
+ */
+async function positionOf(
+  task: Task,
+  uin: number,
+  filteredPath: string,
+  lists: ListRepository,
+): Promise<{ position?: number; group?: LocalGroup }> {
+  const groups = task.report.localGroups;
+  // A canary's filtered list is two sorted runs, the sample then the rest (docs/rollouts.md): both are searched.
+  if (groups === undefined) return { position: await positionInList(filteredPath, uin, task.report.canary?.sample) };
+  // Not in the filtered list: not in any group either, and the sorted list answers that in one search.
+  if ((await positionInList(filteredPath, uin)) === undefined) return {};
+  const found = await positionInRuns(lists.pathOf(deliveryOrderListIdOf(task.id)), uin, groups);
+  return found === undefined ? {} : { position: found.position, group: groups[found.run] };
+}
+
+/** The fate with the recipient's local-time group; a skipped group's recipient was never to be reached. */
+export function withLocalGroup(fate: RecipientFate, group: LocalGroup, task: Task): RecipientFate {
+  const localGroup = { releaseAt: group.releaseAt, offsetMinutes: group.offsetMinutes, skipped: group.skipped };
+  if (!group.skipped || fate.fate === 'delivered_online' || fate.fate === 'queued_offline')
+    return { ...fate, localGroup };
+  const { uin, position } = fate;
+  return {
+    uin,
+    ...(position === undefined ? {} : { position }),
+    fate: 'not_reached',
+    taskState: task.state,
+    why: 'its time zone had passed the local time (deliverAt.missed skip), or its release came after the task expires',
+    localGroup,
+  };
 }
 
 /** TASK_NOT_PREPROCESSED (`details.field: "id"`): nothing about the task's recipients is known yet. */

@@ -1,14 +1,21 @@
 import {
+  bitAt,
   classifyFate,
+  keptPositionFate,
   type DeliveryFacts,
-  type DeliveryRecord,
+  type KeptPositionFacts,
   type LoginFacts,
-  type LoginOutcome,
-  type RecipientFate,
+  type RemovalFacts,
 } from '@herald/core/fate';
-import type { Task } from '@herald/core/task';
-import { removedPathOf, walkAudience } from '@herald/audience';
+import type { ExecutionUnit, Task } from '@herald/core/task';
+import { removedPathOf, walkAudienceChunks } from '@herald/audience';
 import { deliveryFactsAt, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
+import { ReportChunks } from './report-chunks';
+import { LoginCursor, RecordCursor } from './report-cursors';
+import { canaryReportChunks, localTimeReportChunks } from './report-local-groups';
+import type { ReportLines } from './report-lines';
+
+export { CSV_LINES, headText, ndjsonLines, REPORT_CSV_HEADER, type ReportLines } from './report-lines';
 
 /** TASK_NOT_PREPROCESSED unless the task's list is filtered: the report walks it. */
 export function assertReportable(task: Task): void {
@@ -19,184 +26,146 @@ export function assertReportable(task: Task): void {
 
 /**
  * The delivery report of a task (docs/recipient-truth.md, "The delivery
- * report"): every distinct uin of its audience, ascending, with the fate the
- * per-recipient answer gives it. One pass over the filtered list and the
- * removed sets (walkAudience) beside one forward pass over the delivery
- * records, so memory holds one chunk of each and one batch record whatever
- * the task's size; core's classifyFate decides each row from the same facts
- * recipientFate gathers one by one.
+ * report") as chunks of about 64 KiB: every distinct uin of its audience,
+ * ascending, written with `lines`, with the fate the per-recipient answer
+ * gives it. One pass over the filtered list and the removed sets
+ * (walkAudienceChunks) beside one forward pass over the delivery records and
+ * login outcomes, so memory holds one chunk of each and one batch record
+ * whatever the task's size, and nothing is awaited per row. The facts are
+ * gathered as recipientFate gathers them and decided by core: a row of the
+ * filtered list is its head and keptPositionFate's tail (classifyFate's
+ * answer split in two), the tail rendered once per batch record for the rows
+ * without a login outcome; a row outside the list is classifyFate's. `now`
+ * is read once: the report answers as of its start. A local-time task's
+ * records follow its delivery order instead: localTimeReportChunks.
  */
-export async function* reportRows(
+export async function* reportChunks(
   task: Task,
   after: number | undefined,
   deps: RecipientFateDeps & { uinLimit: number },
-): AsyncGenerator<RecipientFate, void, undefined> {
+  lines: ReportLines,
+): AsyncGenerator<Buffer, void, undefined> {
   assertReportable(task);
+  const groups = task.report.localGroups;
+  if (groups !== undefined) return yield* localTimeReportChunks(task, groups, after, deps, lines);
+  // A canary's filtered list is two sorted runs, its sample then the rest (docs/rollouts.md).
+  const canary = task.report.canary;
+  if (canary !== undefined) return yield* canaryReportChunks(task, canary.sample, after, deps, lines);
   const listPath = deps.lists.pathOf(task.filteredListId!);
-  const units = await deps.store.listUnits(task.id);
-  const records = new RunCursors(task.id, deps, task.report.canary?.sample);
-  const logins = new LoginCursor(task.id, after === undefined ? 0 : after + 1, deps);
+  const out = new ReportChunks(lines.head);
+  const rows = new ReportRows(task, deps.clock.now(), await deps.store.listUnits(task.id), lines, out);
+  const log = deps.deliveryRecords;
+  const records = log === undefined ? undefined : new RecordCursor(task.id, log);
+  const logins = log === undefined ? undefined : new LoginCursor(task.id, after === undefined ? 0 : after + 1, log);
+  out.text(lines.start);
   try {
-    const walk = walkAudience(listPath, removedPathOf(listPath), {
+    const walk = walkAudienceChunks(listPath, removedPathOf(listPath), {
       uinLimit: deps.uinLimit,
       ...(after === undefined ? {} : { after }),
-      // A canary's list is its sample then the rest (docs/rollouts.md): the walk merges the two runs.
-      ...(task.report.canary === undefined ? {} : { sample: task.report.canary.sample }),
     });
-    for await (const { uin, position, removal } of walk) {
-      const delivery: DeliveryFacts =
-        position === undefined ? { kind: 'none' } : deliveryFactsAt(position, await records.at(position), units);
-      const unavailable = deps.deliveryRecords === undefined && position !== undefined;
-      const login: LoginFacts =
-        delivery.kind === 'record' && !delivery.online ? await logins.at(uin) : { kind: 'none' };
-      yield classifyFate({
-        uin,
-        taskState: task.state,
-        expiresAt: task.expiresAt,
-        now: deps.clock.now(),
-        filtered: true,
-        position,
-        removal,
-        delivery: unavailable ? { kind: 'unavailable', reason: NO_RECORDS } : delivery,
-        login,
-      });
+    for await (const { uins, positions, named, removals, plain } of walk) {
+      let k = 0;
+      for (let i = 0; i < uins.length; i++) {
+        const uin = uins[i]!;
+        const position = positions[i]!;
+        const removal = named[k] === i ? removals[k++]! : plain;
+        if (position < 0) {
+          rows.outsideList(uin, removal);
+        } else if (records === undefined || logins === undefined) {
+          rows.unrecorded(uin, position, removal);
+        } else {
+          if (records.behind(position)) await records.advanceTo(position);
+          if (logins.behind(uin)) await logins.advanceTo(uin);
+          rows.kept(uin, position, removal, records, logins);
+        }
+        if (out.hasReady) yield* out.take();
+      }
     }
+    yield* out.finish();
   } finally {
-    await records.close();
-    await logins.close();
+    await records?.close();
+    await logins?.close();
   }
 }
 
-/** The task's login outcomes read forward once, in step with ascending uins (loginOf's answer, without a get each). */
-class LoginCursor {
-  private iterator: AsyncIterator<LoginOutcome> | undefined;
-  private current: LoginOutcome | undefined;
-  private done = false;
-
-  constructor(
-    private readonly taskId: number,
-    private readonly from: number,
-    private readonly deps: RecipientFateDeps,
-  ) {}
-
-  async at(uin: number): Promise<LoginFacts> {
-    const log = this.deps.deliveryRecords;
-    if (log === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
-    this.iterator ??= log.loginsFrom(this.taskId, this.from)[Symbol.asyncIterator]();
-    while (!this.done && (this.current === undefined || this.current.uin < uin)) {
-      const next = await this.iterator.next();
-      if (next.done === true) this.done = true;
-      else this.current = next.value;
-    }
-    return this.current?.uin === uin ? { kind: 'record', outcome: this.current } : { kind: 'none' };
-  }
-
-  async close(): Promise<void> {
-    await this.iterator?.return?.();
-  }
-}
+const NO_LOGIN: LoginFacts = { kind: 'none' };
+const NO_DELIVERY: DeliveryFacts = { kind: 'none' };
 
 /**
- * One record cursor per ascending run of the filtered list: one for most
- * tasks, two for a canary's (its sample, then the rest; docs/rollouts.md),
- * whose merged walk asks each run's positions in ascending order.
+ * Writes one row from its facts. The tails of runs are cached by what they
+ * depend on: the record in hand and the position's bit, or (no record
+ * holding the position) the delivery facts' kind and reason.
  */
-class RunCursors {
-  private readonly first: RecordCursor;
-  private readonly rest: RecordCursor | undefined;
+class ReportRows {
+  private readonly base: Omit<KeptPositionFacts, 'delivery' | 'login'>;
+  private tailsOf: { record: object; online: Buffer | undefined; offline: Buffer | undefined } | undefined;
+  private readonly uncoveredTails = new Map<string, Buffer>();
 
   constructor(
-    taskId: number,
-    deps: RecipientFateDeps,
-    private readonly sample: number | undefined,
+    task: Task,
+    now: number,
+    private readonly units: readonly ExecutionUnit[],
+    private readonly lines: ReportLines,
+    private readonly out: ReportChunks,
   ) {
-    this.first = new RecordCursor(taskId, deps);
-    this.rest = sample === undefined ? undefined : new RecordCursor(taskId, deps);
+    this.base = { taskState: task.state, expiresAt: task.expiresAt, now };
   }
 
-  at(position: number): Promise<DeliveryRecord | undefined> {
-    return this.rest !== undefined && position >= this.sample! ? this.rest.at(position) : this.first.at(position);
+  /** A uin only the removed sets name. */
+  outsideList(uin: number, removal: RemovalFacts): void {
+    const row = classifyFate({
+      ...this.base,
+      uin,
+      filtered: true,
+      position: undefined,
+      removal,
+      delivery: NO_DELIVERY,
+      login: NO_LOGIN,
+    });
+    this.out.text(this.lines.line(row));
   }
 
-  async close(): Promise<void> {
-    await this.first.close();
-    await this.rest?.close();
+  /** A position when this profile keeps no delivery records. */
+  unrecorded(uin: number, position: number, removal: RemovalFacts): void {
+    this.out.head(uin, position, copiesOf(removal));
+    this.out.bytes(this.uncoveredTail({ kind: 'unavailable', reason: NO_RECORDS }));
   }
-}
 
-/** The task's batch records read forward once, in step with ascending positions. */
-class RecordCursor {
-  private iterator: AsyncIterator<DeliveryRecord> | undefined;
-  private current: DeliveryRecord | undefined;
-  private done = false;
-
-  constructor(
-    private readonly taskId: number,
-    private readonly deps: RecipientFateDeps,
-  ) {}
-
-  /** The record holding `position`, if any; positions must be asked in ascending order. */
-  async at(position: number): Promise<DeliveryRecord | undefined> {
-    const log = this.deps.deliveryRecords;
-    if (log === undefined) return undefined;
-    this.iterator ??= log.batchesFrom(this.taskId, position)[Symbol.asyncIterator]();
-    while (!this.done && (this.current === undefined || this.current.from + this.current.count <= position)) {
-      const next = await this.iterator.next();
-      if (next.done === true) this.done = true;
-      else this.current = next.value;
+  /** A position, the cursors advanced to it. */
+  kept(uin: number, position: number, removal: RemovalFacts, records: RecordCursor, logins: LoginCursor): void {
+    const record = records.holding(position);
+    this.out.head(uin, position, copiesOf(removal));
+    if (record === undefined) {
+      this.out.bytes(this.uncoveredTail(deliveryFactsAt(position, record, this.units)));
+      return;
     }
-    const record = this.current;
-    return record !== undefined && record.from <= position && position < record.from + record.count
-      ? record
-      : undefined;
-  }
-
-  async close(): Promise<void> {
-    await this.iterator?.return?.();
-  }
-}
-
-/** The CSV header; docs/api.md describes each column. */
-export const REPORT_CSV_HEADER = 'uin,position,fate,detail,at,executor,then_at\n';
-
-/** One report row as a CSV line: times RFC 3339 (UTC), an absent value empty. */
-export function reportCsvLine(row: RecipientFate): string {
-  const cells = [String(row.uin), row.position === undefined ? '' : String(row.position), row.fate, ...rest(row)];
-  return cells.map(csvCell).join(',') + '\n';
-}
-
-/** detail, at, executor, then_at. */
-function rest(row: RecipientFate): [string, string, string, string] {
-  switch (row.fate) {
-    case 'not_in_audience':
-      return ['', '', '', ''];
-    case 'removed':
-      return [row.link, '', '', ''];
-    case 'delivered_online':
-      return ['', iso(row.at), row.executor, ''];
-    case 'queued_offline': {
-      const { then } = row;
-      const detail =
-        then.outcome === 'dropped_at_login'
-          ? `dropped_at_login: ${then.why}`
-          : then.outcome === 'unknown'
-            ? `unknown: ${then.reason}`
-            : then.outcome;
-      const thenAt = then.outcome === 'waiting' ? then.until : then.outcome === 'unknown' ? undefined : then.at;
-      return [detail, iso(row.at), row.executor, thenAt === undefined ? '' : iso(thenAt)];
+    const online = bitAt(record.online, position - record.from);
+    const outcome = online ? undefined : logins.of(uin);
+    if (outcome !== undefined) {
+      const login: LoginFacts = { kind: 'record', outcome };
+      const fate = keptPositionFate({ ...this.base, delivery: deliveryFactsAt(position, record, this.units), login });
+      this.out.text(this.lines.tail(fate));
+      return;
     }
-    case 'not_reached':
-      return [`${row.taskState}: ${row.why}`, '', '', ''];
-    case 'unknown':
-      return [row.reason, '', '', ''];
+    if (this.tailsOf?.record !== record) this.tailsOf = { record, online: undefined, offline: undefined };
+    const tails = this.tailsOf;
+    if (online) this.out.bytes((tails.online ??= this.tail(deliveryFactsAt(position, record, this.units))));
+    else this.out.bytes((tails.offline ??= this.tail(deliveryFactsAt(position, record, this.units))));
+  }
+
+  private uncoveredTail(delivery: DeliveryFacts): Buffer {
+    const key = delivery.kind === 'unavailable' ? `unavailable: ${delivery.reason}` : delivery.kind;
+    let tail = this.uncoveredTails.get(key);
+    if (tail === undefined) this.uncoveredTails.set(key, (tail = this.tail(delivery)));
+    return tail;
+  }
+
+  private tail(delivery: DeliveryFacts): Buffer {
+    return Buffer.from(this.lines.tail(keptPositionFate({ ...this.base, delivery, login: NO_LOGIN })));
   }
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** RFC 4180: a cell holding a comma, quote or line break is quoted, its quotes doubled. */
-function csvCell(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+/** The extra copies dedupe removed of a uin, as classifyFate reports them. */
+function copiesOf(removal: RemovalFacts): number {
+  return removal.recorded ? removal.duplicateCopies : 0;
 }

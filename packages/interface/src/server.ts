@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { MAX_DEVICE_TOKEN_LENGTH } from '@herald/core/ports';
 import { answerClientError } from './client-errors';
 import type { ApiDeps } from './api-deps';
 import { apiErrorCounter, installRequestMetrics } from './api-metrics';
@@ -14,10 +15,12 @@ import { registerOpenApi } from './openapi/register';
 import { accessRoutes } from './routes/access';
 import { audienceRoutes } from './routes/audiences';
 import { accountRoutes } from './routes/accounts';
+import { accountLocalTimeRoutes } from './routes/account-local-time';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/cluster';
 import { channelRoutes } from './routes/channels';
 import { blacklistRoutes } from './routes/blacklists';
+import { deviceRoutes } from './routes/devices';
 import { listRoutes } from './routes/lists';
 import { recipientRoutes } from './routes/recipients';
 import { sessionRoutes } from './routes/session';
@@ -41,7 +44,9 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     bodyLimit: 1 << 20,
     // Requests that come while the server closes answer 503 in the API's error shape (connections.ts), not Fastify's.
     return503OnClosing: false,
-    // Errors the router raises before any route (a malformed URL, a path parameter over 100 characters) answer like every other error.
+    // A device token is a path parameter (PUT /api/v1/devices/:token) and an FCM token runs to ~160 characters: up to 512 are let through.
+    routerOptions: { maxParamLength: MAX_DEVICE_TOKEN_LENGTH },
+    // Errors the router raises before any route (a malformed URL, a path parameter over maxParamLength characters) answer like every other error.
     frameworkErrors: (error, _request, reply) => {
       const { status, body } = toHttpError(error);
       countError(status, body);
@@ -111,8 +116,12 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);
     channelRoutes(api, deps);
+    if (deps.devices !== undefined) deviceRoutes(api, { ...deps, devices: deps.devices });
     if (deps.audiences !== undefined) audienceRoutes(api, { ...deps, audiences: deps.audiences });
-    if (deps.accounts !== undefined) accountRoutes(api, { ...deps, accounts: deps.accounts });
+    if (deps.accounts !== undefined) {
+      accountRoutes(api, { ...deps, accounts: deps.accounts });
+      accountLocalTimeRoutes(api, { ...deps, accounts: deps.accounts });
+    }
     accessRoutes(api, deps, verifier);
     sessionRoutes(api, { auth: deps.config.auth, clock: deps.clock, verifier, admission });
   });

@@ -4,6 +4,7 @@ import type {
   AccountStore,
   CampaignStore,
   Coordinator,
+  DeviceRegistry,
   EventBus,
   FrequencyCounter,
   Logger,
@@ -18,6 +19,7 @@ import {
   MySqlAttributeIndex,
   MySqlCampaignStore,
   MySqlFrequencyCounter,
+  MySqlDeviceRegistry,
   MySqlTaskStore,
   type MySqlTaskStoreOptions,
 } from '@herald/store-mysql';
@@ -87,6 +89,11 @@ export async function openUserAttributeLookup(
 /** B-side quotas: account settings and reserved broadcasts, in the task store's database (migrations/008_account_quotas.sql). A retried reserve is answered by its key. */
 export async function openAccountStore(config: HeraldConfig, logger: Logger): Promise<AccountStore> {
   return MySqlAccountStore.open(mysqlRetrying(config, logger));
+}
+
+/** The mobile-push device registry (docs/delivery.md, "Device registry"): devices in the task store's database (migrations/015_devices.sql). */
+export async function openDeviceRegistry(config: HeraldConfig, logger: Logger): Promise<DeviceRegistry> {
+  return MySqlDeviceRegistry.open(mysqlRetrying(config, logger));
 }
 
 /** The MySQL settings, with the outage retries every MySQL adapter gives the calls it marks safe to repeat. */

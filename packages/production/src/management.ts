@@ -4,6 +4,8 @@ import { ConfigError } from '@herald/core';
 import { isLoopbackHost } from '@herald/core/config';
 import type { Logger } from '@herald/core/ports';
 import { isTrafficCut, setTrafficCut } from '@herald/transport';
+import type { ChannelLimitsControl } from '@herald/executor';
+import { channelRoutes } from './management-channels';
 import { checkCaller, readJsonBody } from './management-guard';
 
 /** What the management endpoint needs from the process it serves. */
@@ -16,6 +18,8 @@ export interface ManagedProcess {
   drain(): Promise<void>;
   /** Prometheus text exposition and its content type. */
   metrics(): Promise<{ contentType: string; body: string }>;
+  /** An executor's paced channels, whose limits an admin changes here (GET /channels, POST /channels/limits). */
+  channels?: ChannelLimitsControl;
 }
 
 export interface ManagementOptions {
@@ -47,6 +51,7 @@ export interface ManagementServer {
  *   POST /drain                {"id": "<this process>"}: 202; the process stops taking work, hands off or finishes it, exits
  *   GET  /metrics              Prometheus text
  *   POST /faults/traffic-cut   {"cut": true|false}: drop every ZeroMQ message in and out (only with management.faults)
+ *   GET  /channels, POST /channels/limits   a process's paced channels and their limits (management-channels.ts)
  *
  * Every route needs `Authorization: Bearer <management token>` (401 without)
  * and refuses any request with an Origin header (403); the POST routes take
@@ -115,6 +120,7 @@ export async function startManagementServer(
       logger.warn('fault injection: traffic cut', { cut });
       return [200, { trafficCut: cut }];
     },
+    ...channelRoutes(process_.channels),
   };
 
   const server: Server = createServer((req, res) => {

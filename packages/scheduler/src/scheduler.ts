@@ -173,6 +173,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
     const now = ctx.clock.now();
     for (const { task } of tasks.all()) {
       if (!(await halts.expireIfDue(task, now))) await admission.wakeIfDue(task, now);
+      await driver.releaseDue(task.id);
     }
     await canary.checkDue(now);
     await stallRescue.rerunStalled(now);

@@ -1,10 +1,11 @@
 import { ErrorCodes } from '@herald/core';
-import { unitMachine, type CanaryReport, type ExecutionUnit, type Task } from '@herald/core/task';
+import { deliveryOrderListIdOf, unitMachine, type CanaryReport, type ExecutionUnit, type Task } from '@herald/core/task';
 import type { PreprocessResult, UnitProgressMessage, UnitReplan } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { withProgress } from './progress-recorder';
 import { unitTotals } from './task-table';
 import { addDeadLetters, channelReport, noteChannel } from './channel-report';
+import { isHeld, localGroupsReport, plannedLocalGroups } from './local-release';
 
 function canaryReport(sample: number, holdUntil: number): CanaryReport {
   return { sample, state: 'sampling', holdUntil };
@@ -32,6 +33,8 @@ export interface UnitDriver {
   onProgress(progress: UnitProgressMessage): Promise<void>;
   /** Moves a unit off an executor that stopped reporting, as a dispatcher proposed, and runs it on the new one from its checkpoint. */
   onReplan(move: UnitReplan): Promise<void>;
+  /** Runs a sending local-time task's held units whose group's release instant has come (local-release.ts). */
+  releaseDue(taskId: number): Promise<void>;
 }
 
 /** What the unit driver needs from the other parts of the scheduler (wired by scheduler.ts). */
@@ -83,6 +86,7 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
         removed: result.removed,
         units: result.units.length,
         ...canary,
+        ...(result.groups === undefined ? {} : { localGroups: plannedLocalGroups(result.groups) }),
       },
     });
     const created = await store.putUnits(
@@ -103,7 +107,9 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
       if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING')
         unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'lose', clock.now());
       if (unit.state === 'FAILED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'retry', clock.now());
-      if (unitMachine.can(unit.state, 'assign') && (needs.mayRun?.(task, unit) ?? true)) {
+      // A local-time task's unit whose group's instant is still ahead stays unassigned: the tick releases it; a
+      // canary's unit past its sample waits for the gate (docs/rollouts.md).
+      if (unitMachine.can(unit.state, 'assign') && !isHeld(task, unit, clock.now()) && (needs.mayRun?.(task, unit) ?? true)) {
         unit = withProgress(
           await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId),
           known,
@@ -124,7 +130,8 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
       taskId: task.id,
       epoch: task.epoch,
       unitNo: unit.unitNo,
-      filteredListId: task.filteredListId!,
+      // A local-time task's units range over its delivery-order list (group after group), not the sorted one.
+      filteredListId: task.report.localGroups === undefined ? task.filteredListId! : deliveryOrderListIdOf(task.id),
       start: unit.start,
       end: unit.end,
       from: unit.checkpoint,
@@ -225,6 +232,30 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     await sendRun(task, moved);
   }
 
+  async function releaseDue(taskId: number): Promise<void> {
+    const entry = tasks.get(taskId);
+    const list = entry?.units;
+    if (entry === undefined || list === undefined || entry.task.state !== 'SENDING') return;
+    const task = entry.task;
+    if (task.report.localGroups === undefined) return;
+    const now = clock.now();
+    let released = 0;
+    for (let at = 0; at < list.length; at++) {
+      const unit = list[at]!;
+      if (!unitMachine.can(unit.state, 'assign') || isHeld(task, unit, now)) continue;
+      const assigned = withProgress(
+        await store.transitionUnit(task.id, unit.unitNo, fenceOf(task), 'assign', now, unit.executorId),
+        unit,
+      );
+      list[at] = assigned;
+      await sendRun(task, assigned);
+      released++;
+    }
+    if (released === 0) return;
+    logger.info('local-time units released', { taskId, units: released });
+    await writeReport(taskId, true);
+  }
+
   async function loadUnit(task: Task, unitNo: number): Promise<ExecutionUnit | undefined> {
     const stored = (await store.listUnits(task.id)).find((u) => u.unitNo === unitNo);
     return stored === undefined ? undefined : recorder.latest(task, stored);
@@ -242,7 +273,7 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     const now = clock.now();
     if (entry === undefined || (!force && now - entry.lastReportAt < REPORT_EVERY_MS)) return;
     entry.lastReportAt = now;
-    const report = { ...unitTotals(entry.units), ...channelReport(entry, true) };
+    const report = { ...unitTotals(entry.units), ...channelReport(entry, true), ...groupsOf(entry.task, entry.units) };
     tasks.hold(await store.updateTask(taskId, fenceOf(entry.task), { report }, now));
   }
 
@@ -254,7 +285,7 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     if (!list.every((u) => u.state === 'DONE')) return false;
     await needs.sample(taskId, true);
     const completed = await ctx.transition(entry.task, 'complete', {
-      report: { ...unitTotals(list), ...channelReport(entry, false) },
+      report: { ...unitTotals(list), ...channelReport(entry, false), ...groupsOf(entry.task, list) },
     });
     metrics.completed(completed, clock.now());
     logger.info('task completed', { taskId, ...unitTotals(list) });
@@ -262,5 +293,11 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     return true;
   }
 
-  return { requestPreprocess, onPreprocessed, runUnits, sendRun, onProgress, onReplan };
+  return { requestPreprocess, onPreprocessed, runUnits, sendRun, onProgress, onReplan, releaseDue };
+}
+
+/** A local-time task's groups with their counts, for a report patch; nothing for a task of one instant. */
+function groupsOf(task: Task, units: readonly ExecutionUnit[] | undefined) {
+  const localGroups = localGroupsReport(task, units ?? []);
+  return localGroups === undefined ? {} : { localGroups };
 }

@@ -27,3 +27,4 @@ export { LevelFrequencyCounter, DEFAULT_RETAIN_DAYS } from './level-frequency-co
 export type { LevelFrequencyCounterOptions } from './level-frequency-counter';
 export { LevelConfirmedBatchLog } from './level-confirmed-batch-log';
 export { LevelDeliveryRecordLog } from './level-delivery-record-log';
+export { LevelDeviceRegistry } from './level-device-registry';

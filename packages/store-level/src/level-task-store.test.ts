@@ -1,6 +1,6 @@
 import { ErrorCodes } from '@herald/core';
 import type { NewTask } from '@herald/core/task';
-import { makeTempDir, newTask, rejectsWithCode, taskStoreConformance, type TempDir } from '@herald/testing';
+import { makeTempDir, newTask, rejectsWithCode, searchAll, taskStoreConformance, type TempDir } from '@herald/testing';
 import { LevelTaskStore } from './level-task-store';
 
 taskStoreConformance('LevelTaskStore', async () => {
@@ -14,6 +14,35 @@ describe('LevelTaskStore', () => {
     dir = await makeTempDir('herald-level-tasks-');
   });
   afterEach(() => dir.remove());
+
+  it('stops a search after its scan budget with a cursor to go on, and the walk still finds every match', async () => {
+    const store = await LevelTaskStore.open(dir.path, { searchScanBudget: 3 });
+    try {
+      const ids: number[] = [];
+      for (let i = 0; i < 10; i++)
+        ids.push((await store.createTask(newTask({ content: { body: i === 8 ? 'the needle' : 'hay' } }), 1)).id);
+      // Three tasks read, none matching: an empty page whose cursor is the last task read.
+      expect(await store.listTasks({ q: 'needle' })).toEqual({ tasks: [], nextCursor: ids[2] });
+      // Newest first, the match is among the three read; the cursor still says more may follow.
+      const desc = await store.listTasks({ q: 'needle', order: 'desc' });
+      expect({ found: desc.tasks.map((t) => t.id), nextCursor: desc.nextCursor }).toEqual({
+        found: [ids[8]],
+        nextCursor: ids[7],
+      });
+      expect(await searchAll(store, { q: 'needle', limit: 1 })).toEqual([ids[8]]);
+      expect(await searchAll(store, { q: 'hay', order: 'desc', limit: 2 })).toEqual(
+        ids.filter((_, i) => i !== 8).reverse(),
+      );
+      // A listing without a search is not budgeted: one full page.
+      expect((await store.listTasks({ accountId: 'acct-1' })).tasks).toHaveLength(10);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a scan budget that is not a positive integer', async () => {
+    await expect(LevelTaskStore.open(dir.path, { searchScanBudget: 0 })).rejects.toThrow('searchScanBudget');
+  });
 
   it('keeps tasks, units, lists and the id counter across close and reopen', async () => {
     const first = await LevelTaskStore.open(dir.path);

@@ -1,7 +1,9 @@
 import { ClassicLevel } from 'classic-level';
 import { AbstractTaskStore, taskNotFound, unitNotFound } from '@herald/core/adapter';
 import {
+  DEFAULT_SEARCH_SCAN_BUDGET,
   isTaskId,
+  matchesTextSearch,
   taskMachine,
   type CompiledTaskQuery,
   type ExecutionUnit,
@@ -101,12 +103,21 @@ export class LevelTaskStore extends AbstractTaskStore {
     private readonly db: Db,
     private lastId: number,
     private lastEventId: number,
+    private readonly searchScanBudget: number,
   ) {
     super({ name: 'LevelTaskStore', translate: (error, op) => toHeraldError(error, 'LevelTaskStore', op) });
   }
 
-  /** Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it. */
-  static async open(path: string): Promise<LevelTaskStore> {
+  /**
+   * Opens (creating if needed) the store in directory `path`. Fails with UNAVAILABLE if another process holds it.
+   * `searchScanBudget`: how many tasks one page of a text search (TaskQuery.q) reads at most.
+   */
+  static async open(
+    path: string,
+    { searchScanBudget = DEFAULT_SEARCH_SCAN_BUDGET }: { searchScanBudget?: number } = {},
+  ): Promise<LevelTaskStore> {
+    if (!Number.isSafeInteger(searchScanBudget) || searchScanBudget < 1)
+      throw new RangeError('searchScanBudget must be a positive integer');
     const db: Db = await openLevelDb(path, 'LevelTaskStore');
     try {
       // The counter is authoritative; the last task key guards against a counter older than the tasks.
@@ -122,7 +133,7 @@ export class LevelTaskStore extends AbstractTaskStore {
         outboxSeq === undefined ? 0 : readU64BE(outboxSeq, 0),
         lastEvent === undefined ? 0 : readU64BE(lastEvent, 1),
       );
-      return new LevelTaskStore(db, lastId, lastEventId);
+      return new LevelTaskStore(db, lastId, lastEventId, searchScanBudget);
     } catch (error) {
       await db.close();
       throw toHeraldError(error, 'LevelTaskStore', 'open');
@@ -178,8 +189,15 @@ export class LevelTaskStore extends AbstractTaskStore {
       q.order === 'desc'
         ? { gte: TASKS.gte, lt: q.beforeId === undefined ? TASKS.lt : taskKey(q.beforeId), reverse: true }
         : { gt: taskKey(q.afterId), lt: TASKS.lt };
+    // A search reads at most its budget of tasks per page, then answers what it found with the
+    // last id read as the cursor: a term that matches little would otherwise read all history.
+    let budget = q.search === undefined ? Infinity : this.searchScanBudget;
+    let lastRead = 0;
     for await (const value of this.db.values(range)) {
+      if (budget === 0) return { tasks, nextCursor: lastRead };
+      budget--;
       const task = decodeTask(value);
+      lastRead = task.id;
       if (!matches(task, q)) continue;
       if (tasks.length === q.limit) {
         more = true;
@@ -343,5 +361,6 @@ function matches(task: Task, q: CompiledTaskQuery): boolean {
   if (q.createdFrom !== undefined && task.createdAt < q.createdFrom) return false;
   if (q.createdBefore !== undefined && task.createdAt >= q.createdBefore) return false;
   if (q.accountId !== undefined && task.accountId !== q.accountId) return false;
-  return q.accountIds === undefined || q.accountIds.includes(task.accountId);
+  if (q.accountIds !== undefined && !q.accountIds.includes(task.accountId)) return false;
+  return q.search === undefined || matchesTextSearch(q.search, task.id, [task.content.title, task.content.body]);
 }

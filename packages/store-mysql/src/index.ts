@@ -20,6 +20,8 @@ export { MySqlTaskStore } from './mysql-task-store';
 export { MySqlAccessStore } from './mysql-access-store';
 export { MySqlCampaignStore } from './mysql-campaign-store';
 export { MySqlFrequencyCounter } from './mysql-frequency-counter';
+export { MySqlDeviceRegistry } from './mysql-device-registry';
+export type { MySqlDeviceRegistryOptions } from './mysql-device-registry';
 export type { MySqlFrequencyCounterOptions } from './mysql-frequency-counter';
 export { MySqlFollowerStore } from './mysql-follower-store';
 export { MySqlAttributeIndex } from './mysql-attribute-index';

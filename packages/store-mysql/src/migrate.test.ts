@@ -23,6 +23,10 @@ const ALL = [
   '013_task_collapse_key.sql',
   '014_task_no_resend_since.sql',
   '015_audit_at.sql',
+  '016_campaign_idempotency_manual_runs.sql',
+  '017_devices.sql',
+  '018_campaign_firing_run_key.sql',
+  '019_local_time.sql',
   '020_task_rollout.sql',
 ];
 
@@ -103,6 +107,8 @@ describe('migrate', () => {
       'audit_log',
       'campaign_firings',
       'campaigns',
+      'device_users',
+      'devices',
       'execution_units',
       'followers',
       'frequency_uses',

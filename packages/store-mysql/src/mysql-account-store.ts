@@ -10,6 +10,7 @@ import {
   type AccountDay,
   type AccountLimits,
   type AccountLimitsOverride,
+  type AccountLocalTime,
   type AccountSettings,
   type AccountSettingsPatch,
   type AccountUsage,
@@ -36,6 +37,12 @@ function toSettings(r: RowDataPacket): AccountSettings {
     accountId: String(r.account_id),
     limits,
     clickThroughRate: r.click_through_rate === null ? null : Number(r.click_through_rate),
+    // migrations/030_local_time.sql: the account's local-time defaults, NULL when none.
+    ...(r.local_time === null || r.local_time === undefined
+      ? {}
+      : {
+          localTime: (typeof r.local_time === 'string' ? JSON.parse(r.local_time) : r.local_time) as AccountLocalTime,
+        }),
     updatedAt: Number(r.updated_at),
   };
 }
@@ -75,7 +82,7 @@ export class MySqlAccountStore implements AccountStore {
     return this.calls.idempotent('getSettings', async () => {
       checkAccountId(accountId);
       const [rows] = await this.pool.execute<Rows>(
-        'SELECT account_id, limits, click_through_rate, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL',
+        'SELECT account_id, limits, click_through_rate, local_time, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL',
         [accountId],
       );
       return rows.length === 0 ? undefined : toSettings(rows[0]!);
@@ -88,13 +95,19 @@ export class MySqlAccountStore implements AccountStore {
       return this.transaction(async (conn) => {
         await this.lockAccount(conn, accountId);
         const [rows] = await conn.execute<Rows>(
-          'SELECT account_id, limits, click_through_rate, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL',
+          'SELECT account_id, limits, click_through_rate, local_time, updated_at FROM account_settings WHERE account_id = ? AND updated_at IS NOT NULL',
           [accountId],
         );
         const next = applySettingsPatch(accountId, rows.length === 0 ? undefined : toSettings(rows[0]!), patch, now);
         await conn.execute(
-          'UPDATE account_settings SET limits = ?, click_through_rate = ?, updated_at = ? WHERE account_id = ?',
-          [JSON.stringify(next.limits), next.clickThroughRate, next.updatedAt, accountId],
+          'UPDATE account_settings SET limits = ?, click_through_rate = ?, local_time = ?, updated_at = ? WHERE account_id = ?',
+          [
+            JSON.stringify(next.limits),
+            next.clickThroughRate,
+            next.localTime === undefined ? null : JSON.stringify(next.localTime),
+            next.updatedAt,
+            accountId,
+          ],
         );
         return next;
       });

@@ -39,6 +39,7 @@ function toUser(r: RowDataPacket): UserAttributes {
   if (r.active_at !== null) user.activeAt = Number(r.active_at);
   const tags = typeof r.tags === 'string' ? (JSON.parse(r.tags) as string[]) : (r.tags as string[]);
   if (tags.length > 0) user.tags = tags;
+  if (r.tz !== null && r.tz !== undefined) user.tz = String(r.tz);
   return user;
 }
 
@@ -127,7 +128,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
         const before = new Map<number, UserAttributes>();
         for (const part of slices(uins)) {
           const [rows] = await conn.query<RowDataPacket[]>(
-            'SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin IN (?)',
+            'SELECT uin, region, gender, age_band, active_at, tags, tz FROM user_attributes WHERE uin IN (?)',
             [part],
           );
           for (const row of rows) before.set(Number(row.uin), toUser(row));
@@ -192,8 +193,8 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
     const removed = uins.filter((uin) => after(uin) === undefined);
     for (const part of slices(puts)) {
       await conn.query(
-        `INSERT INTO user_attributes (uin, region, gender, age_band, active_at, tags) VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}
-         ON DUPLICATE KEY UPDATE region = VALUES(region), gender = VALUES(gender), age_band = VALUES(age_band), active_at = VALUES(active_at), tags = VALUES(tags)`,
+        `INSERT INTO user_attributes (uin, region, gender, age_band, active_at, tags, tz) VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
+         ON DUPLICATE KEY UPDATE region = VALUES(region), gender = VALUES(gender), age_band = VALUES(age_band), active_at = VALUES(active_at), tags = VALUES(tags), tz = VALUES(tz)`,
         part.flatMap((u) => [
           u.uin,
           u.region ?? null,
@@ -201,6 +202,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
           u.ageBand ?? null,
           u.activeAt ?? null,
           JSON.stringify(u.tags ?? []),
+          u.tz ?? null,
         ]),
       );
     }
@@ -211,7 +213,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
     return this.calls.idempotent('getUser', async (pool) => {
       if (!Number.isInteger(uin) || uin < 0 || uin >= 2 ** 32) return undefined;
       const [rows] = await pool.query<RowDataPacket[]>(
-        'SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin = ?',
+        'SELECT uin, region, gender, age_band, active_at, tags, tz FROM user_attributes WHERE uin = ?',
         [uin],
       );
       return rows[0] === undefined ? undefined : toUser(rows[0]);
@@ -227,7 +229,7 @@ export class MySqlAttributeIndex implements AttributeIndex, UserAttributeLookup 
       // By the primary key, a slice of uins a query.
       for (const part of slices(known)) {
         const [rows] = await pool.query<RowDataPacket[]>(
-          'SELECT uin, region, gender, age_band, active_at, tags FROM user_attributes WHERE uin IN (?)',
+          'SELECT uin, region, gender, age_band, active_at, tags, tz FROM user_attributes WHERE uin IN (?)',
           [part],
         );
         for (const row of rows) found.set(Number(row.uin), toUser(row));

@@ -24,12 +24,14 @@ import type { CampaignStore } from '@herald/core/ports';
 import type { RetryOptions } from '@herald/core/retry';
 import { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type { MySqlTaskStoreOptions } from './connection';
+import { containsPattern } from './like';
+import { mysqlCode } from './mysql-errors';
 import { inTransaction, openPool, PoolCalls } from './pool';
 
 const STORE = 'MySqlCampaignStore';
 const CAMPAIGN_COLUMNS =
-  'id, account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at';
-const FIRING_COLUMNS = 'campaign_id, scheduled_at, outcome, task_id, reason, `at`';
+  'id, account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at, idempotency_key';
+const FIRING_COLUMNS = 'campaign_id, scheduled_at, outcome, task_id, reason, `at`, manual, run_key';
 
 type Rows = RowDataPacket[];
 
@@ -47,6 +49,7 @@ function toCampaign(r: RowDataPacket): Campaign {
     updatedAt: Number(r.updated_at),
     activeFrom: Number(r.active_from),
     ...(r.last_scheduled_at === null ? {} : { lastScheduledAt: Number(r.last_scheduled_at) }),
+    ...(r.idempotency_key === null ? {} : { idempotencyKey: String(r.idempotency_key) }),
   };
 }
 
@@ -58,9 +61,35 @@ function toFiring(r: RowDataPacket): CampaignFiring {
     taskId: r.task_id === null ? null : Number(r.task_id),
     reason: r.reason === null ? null : String(r.reason),
     at: Number(r.at),
+    ...(Number(r.manual) === 1 ? { manual: true as const } : {}),
+    ...(r.run_key === null ? {} : { runKey: String(r.run_key) }),
   };
 }
 
+/** INSERT IGNOREs one firing row; true when it was stored (not ignored for a duplicate time or run key). */
+async function insertFiring(conn: PoolConnection, record: CampaignFiring, runKey: string | null): Promise<boolean> {
+  const [result] = await conn.execute<ResultSetHeader>(
+    `INSERT IGNORE INTO campaign_firings (${FIRING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      record.campaignId,
+      record.scheduledAt,
+      record.outcome,
+      record.taskId,
+      record.reason,
+      record.at,
+      record.manual === true,
+      runKey,
+    ],
+  );
+  return result.affectedRows === 1;
+}
+
+/** A campaign's name and template title and body as lower-case text for a search's LIKE. */
+const SEARCH_TEXTS = [
+  'LOWER(name)',
+  "LOWER(COALESCE(JSON_UNQUOTE(JSON_EXTRACT(template, '$.content.title')), ''))",
+  "LOWER(JSON_UNQUOTE(JSON_EXTRACT(template, '$.content.body')))",
+];
 /**
  * The production CampaignStore, on MySQL/MariaDB (mysql2), in the same
  * database as the task store: the `campaigns` and `campaign_firings` tables
@@ -100,22 +129,49 @@ export class MySqlCampaignStore implements CampaignStore {
   createCampaign(input: NewCampaign, now: number): Promise<Campaign> {
     return this.calls.run('createCampaign', async () => {
       const record = newCampaignRecord(0, input, now);
-      const [result] = await this.pool.execute<ResultSetHeader>(
-        'INSERT INTO campaigns (account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)',
-        [
-          record.accountId,
-          record.name,
-          record.cron,
-          record.timeZone,
-          JSON.stringify(record.template),
-          record.enabled,
-          record.createdAt,
-          record.updatedAt,
-          record.activeFrom,
-        ],
-      );
-      return { ...record, id: Number(result.insertId) };
+      try {
+        return await this.insertCampaign(record);
+      } catch (error) {
+        // The key's unique index refused a second campaign: answer the first. A concurrent insert
+        // of the same key waits for the first to commit, so the row is there to read.
+        if (record.idempotencyKey === undefined || mysqlCode(error) !== 'ER_DUP_ENTRY') throw error;
+        const existing = await this.byIdempotencyKey(record.idempotencyKey);
+        if (existing === undefined) throw error;
+        return existing;
+      }
     });
+  }
+
+  getCampaignByIdempotencyKey(key: string): Promise<Campaign | undefined> {
+    return this.calls.idempotent('getCampaignByIdempotencyKey', () => this.byIdempotencyKey(key));
+  }
+
+  private async byIdempotencyKey(key: string): Promise<Campaign | undefined> {
+    if (typeof key !== 'string' || key === '') return undefined;
+    const [rows] = await this.pool.execute<Rows>(
+      `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE idempotency_key = ?`,
+      [key],
+    );
+    return rows.length === 0 ? undefined : toCampaign(rows[0]!);
+  }
+
+  private async insertCampaign(record: Campaign): Promise<Campaign> {
+    const [result] = await this.pool.execute<ResultSetHeader>(
+      'INSERT INTO campaigns (account_id, name, cron, time_zone, template, enabled, created_at, updated_at, active_from, last_scheduled_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)',
+      [
+        record.accountId,
+        record.name,
+        record.cron,
+        record.timeZone,
+        JSON.stringify(record.template),
+        record.enabled,
+        record.createdAt,
+        record.updatedAt,
+        record.activeFrom,
+        record.idempotencyKey ?? null,
+      ],
+    );
+    return { ...record, id: Number(result.insertId) };
   }
 
   getCampaign(id: number): Promise<Campaign | undefined> {
@@ -139,6 +195,12 @@ export class MySqlCampaignStore implements CampaignStore {
       if (q.enabled !== undefined) {
         where.push('enabled = ?');
         values.push(q.enabled);
+      }
+      if (q.search !== undefined) {
+        // Lower-cased on both sides, like the embedded store's match; a term of digits also matches the id.
+        const pattern = containsPattern(q.search.needle);
+        where.push(`(${SEARCH_TEXTS.map((text) => `${text} LIKE ?`).join(' OR ')} OR id = ?)`);
+        values.push(...SEARCH_TEXTS.map(() => pattern), q.search.id ?? 0);
       }
       // One extra row tells whether a next page exists.
       const [rows] = await this.pool.query<Rows>(
@@ -205,14 +267,11 @@ export class MySqlCampaignStore implements CampaignStore {
       const record = newFiringRecord(firing);
       return this.transaction(async (conn) => {
         await this.lock(conn, record.campaignId, 'LOCK IN SHARE MODE');
-        await conn.execute(`INSERT IGNORE INTO campaign_firings (${FIRING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`, [
-          record.campaignId,
-          record.scheduledAt,
-          record.outcome,
-          record.taskId,
-          record.reason,
-          record.at,
-        ]);
+        const inserted = await insertFiring(conn, record, record.runKey ?? null);
+        if (!inserted && record.runKey !== undefined) {
+          // Ignored for its time (a record exists: it wins) or for its run key (another firing holds it: stored without).
+          await insertFiring(conn, record, null);
+        }
         const [rows] = await conn.execute<Rows>(
           `SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`,
           [record.campaignId, record.scheduledAt],
@@ -230,6 +289,16 @@ export class MySqlCampaignStore implements CampaignStore {
         `SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE campaign_id = ? AND scheduled_at = ?`,
         [campaignId, scheduledAt],
       );
+      return rows.length === 0 ? undefined : toFiring(rows[0]!);
+    });
+  }
+
+  getFiringByRunKey(runKey: string): Promise<CampaignFiring | undefined> {
+    return this.calls.idempotent('getFiringByRunKey', async () => {
+      if (typeof runKey !== 'string' || runKey === '') return undefined;
+      const [rows] = await this.pool.execute<Rows>(`SELECT ${FIRING_COLUMNS} FROM campaign_firings WHERE run_key = ?`, [
+        runKey,
+      ]);
       return rows.length === 0 ? undefined : toFiring(rows[0]!);
     });
   }

@@ -25,6 +25,7 @@ import {
   READY_TASKS_SQL,
   shareLockLiveCheckpoint,
 } from './live-checkpoint';
+import { containsPattern } from './like';
 import { inTransaction, openPool } from './pool';
 import {
   EVENT_COLUMNS,
@@ -55,6 +56,10 @@ export const MAX_ID_CHARS = 255;
 const RULES: TaskRecordRules = { times: 'integer', maxIdChars: MAX_ID_CHARS, strictShapes: true };
 
 type Rows = RowDataPacket[];
+
+/** A task's title and body as lower-case text for a search's LIKE (a missing title reads as ''). */
+const SEARCH_TITLE = "LOWER(COALESCE(JSON_UNQUOTE(JSON_EXTRACT(content, '$.title')), ''))";
+const SEARCH_BODY = "LOWER(JSON_UNQUOTE(JSON_EXTRACT(content, '$.body')))";
 
 /**
  * The production TaskStore, on MySQL/MariaDB (mysql2). It passes the same
@@ -152,6 +157,12 @@ export class MySqlTaskStore extends AbstractTaskStore {
     if (q.accountIds !== undefined) {
       where.push(`account_id IN (${q.accountIds.map(() => '?').join(', ')})`);
       values.push(...q.accountIds);
+    }
+    if (q.search !== undefined) {
+      // Lower-cased on both sides, like the embedded store's match; a term of digits also matches the id.
+      const pattern = containsPattern(q.search.needle);
+      where.push(`(${SEARCH_TITLE} LIKE ? OR ${SEARCH_BODY} LIKE ? OR id = ?)`);
+      values.push(pattern, pattern, q.search.id ?? 0);
     }
     // One extra row tells whether a next page exists.
     const [rows] = await this.pool.execute<Rows>(

@@ -24,6 +24,16 @@ export { confirmedBatchLogConformance } from './confirmed-batch-log/conformance'
 export { deliveryGatewayConformance } from './delivery-gateway/conformance';
 export type { DeliveryGatewayHarness, DownstreamAnswer, ReceivedDelivery } from './delivery-gateway/conformance';
 export { WebhookReceiver } from './delivery-gateway/webhook-receiver';
+export { Http2PushServer } from './delivery-gateway/http2-push-server';
+export type { Http2Reply, Http2Request } from './delivery-gateway/http2-push-server';
+export { Http2FcmServer, FCM_ERRORS } from './delivery-gateway/http2-fcm-server';
+export type { FcmAnswer, FcmRequest } from './delivery-gateway/http2-fcm-server';
+export { Http2ApnsServer, APNS_ERRORS } from './delivery-gateway/http2-apns-server';
+export type { ApnsAnswer, ApnsRequest } from './delivery-gateway/http2-apns-server';
+export { selfSignedCertificate } from './delivery-gateway/self-signed';
+export type { Certificate } from './delivery-gateway/self-signed';
+export { rateLimitedPolicy } from './delivery-gateway/rate-limited-policy';
+export type { RateLimitedPolicy, RateLimitOptions } from './delivery-gateway/rate-limited-policy';
 export { KafkaDeliveryConsumer } from './delivery-gateway/kafka-delivery-consumer';
 export { ZmqPushReceiver } from './delivery-gateway/zmq-push-receiver';
 export type {
@@ -37,6 +47,9 @@ export type { WebhookAnswer, WebhookPolicy, WebhookRequest } from './delivery-ga
 export { accessStoreConformance } from './access-store/conformance';
 export { accountStoreConformance } from './account-store/conformance';
 export { frequencyCounterConformance } from './frequency-counter/conformance';
+export { deviceRegistryConformance, fcmToken, apnsToken } from './device-registry/conformance';
+export type { DeviceRegistryFactory, OpenedDeviceRegistry } from './device-registry/conformance';
+export { MemoryDeviceRegistry, MemoryDevices } from './device-registry/memory-device-registry';
 export type { FrequencyCounterFactory, OpenedFrequencyCounter } from './frequency-counter/conformance';
 export { eventBusConformance } from './event-bus/conformance';
 export { audienceSourceConformance, readAll as readAudience } from './audience-source/conformance';
@@ -53,6 +66,7 @@ export {
 export type { OpenedStore, StoreFactory } from './store-factory';
 export { HOSTILE_STRINGS } from './task-store/data';
 export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';
+export { searchAll } from './task-store/search';
 export { rejectsWithCode } from './assertions';
 export { TestZooKeeper, TestKafka, ensureSharedMariaDb, PrivateMariaDb, freePort, waitForPort } from './services';
 export { FaultySockets } from './services/fault-sockets';

@@ -34,6 +34,7 @@ export type {
   PreprocessRequest,
   PreprocessResult,
   PlannedUnit,
+  PlannedGroup,
   UnitRun,
   UnitReplan,
   TaskHalt,

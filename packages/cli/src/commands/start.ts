@@ -37,7 +37,14 @@ export async function runStart(
     address === undefined
       ? undefined
       : await startManagementServer(
-          { id, tier, status: () => running.status(), drain: () => running.drain(), metrics: () => meter.exposition() },
+          {
+            id,
+            tier,
+            status: () => running.status(),
+            drain: () => running.drain(),
+            metrics: () => meter.exposition(),
+            ...(running.channels ? { channels: running.channels } : {}),
+          },
           { address, faults: config.management.faults, tokenHash, allowRemote: config.management.allowRemote, logger },
         ).catch(async (error: unknown) => {
           await running.stop();

@@ -201,6 +201,8 @@ export interface Campaign {
   createdAt: number;
   updatedAt: number;
   lastScheduledAt?: number;
+  /** `api:<account>:<key>` when it was created with an Idempotency-Key. */
+  idempotencyKey?: string;
   nextFireTimes: string[];
   /** Absent from servers older than the broadcast guard. */
   projectedDailyReach?: ProjectedDailyReach;
@@ -230,6 +232,8 @@ export interface CampaignFiring {
   taskId: number | null;
   reason: string | null;
   at: number;
+  /** True for an operator's "Run now" (POST /api/v1/campaigns/:id/run); absent for the schedule's firings. */
+  manual?: true;
   /** A fired firing that reached nobody, in words ('reached_nobody_already_sent'); absent from older servers. */
   note?: { code: string; message: string } | null;
 }

@@ -5,7 +5,8 @@ import { useSession } from '../session';
 /**
  * The account the operator acts for, the console's one account selector:
  * new broadcasts are created under it and the task and campaign lists show
- * its own. A token bound to accounts picks among them; an admin (or a server
+ * its own. A token bound to accounts picks among them (or all of them, when it
+ * has several); an admin (or a server
  * without sign-in) may type any account, or leave it blank for all accounts.
  * A typed id that is not one is said under it and never used.
  */
@@ -19,6 +20,7 @@ export function AccountPicker() {
       <label className="account">
         Account
         <select aria-label="Account" value={account} onChange={(e) => setAccount(e.target.value)}>
+          {me.accounts.length > 1 && <option value="">all my accounts</option>}
           {me.accounts.map((a) => (
             <option key={a} value={a}>
               {a}

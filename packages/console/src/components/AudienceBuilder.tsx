@@ -3,6 +3,7 @@ import { api, ApiError } from '../api/client';
 import type { AudienceJob, ListMeta } from '../api/types';
 import { fmtInt } from '../lib/format';
 import { Bar } from './bits';
+import { operatorMessage } from '../lib/operator-words';
 
 const POLL_MS = 1000;
 const EXAMPLE = 'region:eu AND (age:18-24 OR tag:vip) AND active-since:30d';
@@ -179,5 +180,5 @@ function failureOf(job: AudienceJob, kind: 'followers' | 'targeting'): string {
 function describe(error: Error): string {
   if (error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND')
     return 'This Herald has no audience sources (no /api/v1/audiences): upload a list instead.';
-  return error.message;
+  return error instanceof ApiError ? operatorMessage(error) : error.message;
 }

@@ -4,6 +4,7 @@ import type { BadLine, ListMeta } from '../api/types';
 import { csvParams, sniffCsv, type CsvShape } from '../lib/csv-columns';
 import { fmtBytes, fmtInt } from '../lib/format';
 import { Bar } from './bits';
+import { operatorMessage } from '../lib/operator-words';
 
 /** The content type a file is sent as: CSV and text lists are converted by the server, anything else is a binary list. */
 export function contentTypeOf(file: File): string {
@@ -211,7 +212,7 @@ function refusalOf(error: Error): Refusal {
     };
   }
   return {
-    message: `${error.message}${error.code.startsWith('LIST_') ? ` [${error.code}]` : ''}`,
+    message: `${operatorMessage(error)}${error.code.startsWith('LIST_') ? ` [${error.code}]` : ''}`,
     badLines,
     skippable: false,
   };

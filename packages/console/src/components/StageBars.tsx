@@ -1,5 +1,5 @@
 import type { Task } from '../api/types';
-import { taskStages, type Stage } from '../lib/stages';
+import { stagePercent, stageSegments, taskStages, type Stage } from '../lib/stages';
 import { Bar } from './bits';
 
 const STATUS_TEXT: Record<Stage['status'], string> = {
@@ -11,7 +11,7 @@ const STATUS_TEXT: Record<Stage['status'], string> = {
 
 /** The four stages of one broadcast, each a bar with what it has done so far. */
 export function StageBars({ task }: { task: Task }) {
-  const r = task.report;
+  // The number and the bar come from one fraction (lib/stages.ts), rounded one way (lib/format.ts fmtShare).
   return (
     <div className="stages">
       {taskStages(task).map((stage) => (
@@ -19,20 +19,9 @@ export function StageBars({ task }: { task: Task }) {
           <div className="stage-head">
             <span className="stage-label">{stage.label}</span>
             <span className={`stage-status ${stage.status}`}>{STATUS_TEXT[stage.status]}</span>
-            <span className="stage-pct">{stage.fraction === null ? '' : `${(stage.fraction * 100).toFixed(1)}%`}</span>
+            <span className="stage-pct">{stagePercent(stage)}</span>
           </div>
-          <Bar
-            label={stage.label}
-            status={stage.status}
-            segments={
-              stage.key === 'delivery' && r.kept > 0
-                ? [
-                    { fraction: r.delivered / r.kept, tone: 'online', title: 'pushed online' },
-                    { fraction: r.offline / r.kept, tone: 'offline', title: 'queued offline' },
-                  ]
-                : [{ fraction: stage.fraction, tone: stage.key === 'offline' ? 'offline' : 'online' }]
-            }
-          />
+          <Bar label={stage.label} status={stage.status} segments={stageSegments(task, stage)} />
           <div className="stage-detail small muted">{stage.detail}</div>
         </div>
       ))}

@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import type { TaskState } from '../api/types';
 import type { StageStatus } from '../lib/stages';
+import { barValueNow } from '../lib/format';
+import { operatorMessage } from '../lib/operator-words';
 
 /** Small shared pieces: state badges, bars, field wrappers, notices. */
 
@@ -28,7 +30,7 @@ export function Bar({
       aria-label={label}
       aria-valuemin={0}
       aria-valuemax={100}
-      aria-valuenow={indeterminate ? undefined : Math.round(Math.min(1, total) * 100)}
+      aria-valuenow={indeterminate ? undefined : barValueNow(total)}
     >
       {segments.map((s, i) => (
         <span
@@ -80,9 +82,15 @@ export function NotYet({ children }: { children: ReactNode }) {
 export function ErrorBanner({ error }: { error: Error | undefined | null }) {
   if (!error) return null;
   const code = (error as { code?: string }).code;
+  const details = (error as { details?: Record<string, unknown> }).details;
+  // An API refusal is said in the operator's words (lib/operator-words.ts); another error as it is.
+  const said =
+    code !== undefined && details !== undefined
+      ? operatorMessage({ code, message: error.message, field: (error as { field?: string }).field, details })
+      : error.message;
   return (
     <div className="banner error" role="alert">
-      {code && <strong>{code}</strong>} {error.message}
+      {code && <strong>{code}</strong>} {said}
     </div>
   );
 }

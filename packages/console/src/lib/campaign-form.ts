@@ -1,5 +1,5 @@
 import type { NoResend, PriorityClass } from '../api/types';
-import { ACCOUNT_ID } from './broadcast-form';
+import { ACCOUNT_ID, DEFAULT_MAX_DURATION_SECONDS, durationTooLong } from './broadcast-form';
 
 /** The new-campaign form: values, the console's own checks, the request body, and where server errors land. */
 export interface CampaignForm {
@@ -52,6 +52,16 @@ export function noResendWindowError(
   return 'A whole number of days, 1 to 366.';
 }
 
+/** An empty text is the server's default; else a positive number of hours within the default maximum. */
+export function durationHoursError(text: string): string | undefined {
+  if (text.trim() === '') return undefined;
+  const hours = Number(text);
+  if (!Number.isFinite(hours) || hours <= 0) return 'A positive number of hours.';
+  if (Math.round(hours * 3600) < 1) return 'At least one second.';
+  if (hours * 3600 > DEFAULT_MAX_DURATION_SECONDS) return durationTooLong(DEFAULT_MAX_DURATION_SECONDS);
+  return undefined;
+}
+
 export function validateCampaign(form: CampaignForm): CampaignErrors {
   const errors: CampaignErrors = {};
   if (!ACCOUNT_ID.test(form.accountId)) errors.accountId = 'Pick an account first (top right).';
@@ -61,8 +71,8 @@ export function validateCampaign(form: CampaignForm): CampaignErrors {
   if (form.listId === '') errors.listId = 'Upload the recipient list each firing sends to.';
   if (form.body.trim() === '') errors.body = 'Write the message text.';
   if (form.title.length > 256) errors.title = `At most 256 characters (${form.title.length} now).`;
-  if (form.durationHours.trim() !== '' && !(Number(form.durationHours) > 0))
-    errors.durationHours = 'A positive number of hours.';
+  const duration = durationHoursError(form.durationHours);
+  if (duration !== undefined) errors.durationHours = duration;
   const windowError = noResendWindowError(form);
   if (windowError !== undefined) errors.noResendWindowDays = windowError;
   return errors;

@@ -6,8 +6,26 @@ export const fmtInt = (n: number): string => integer.format(Math.round(n));
 
 export function fmtPercent(part: number, whole: number): string {
   if (whole <= 0) return '–';
-  const p = (part / whole) * 100;
-  return (p >= 99.95 && part < whole ? '99.9' : p.toFixed(1)) + '%';
+  return fmtShare(part / whole);
+}
+
+/**
+ * A share (0..1) as the percentage its bar shows, one decimal: never
+ * 100.0% short of the whole (99.96% reads 99.9%) nor 0.0% past nothing
+ * (a sliver of a bar reads <0.1%), so the number and the bar agree.
+ */
+export function fmtShare(fraction: number): string {
+  if (!Number.isFinite(fraction)) return '–';
+  const p = Math.min(1, Math.max(0, fraction)) * 100;
+  if (p < 100 && p >= 99.95) return '99.9%';
+  if (p > 0 && p < 0.05) return '<0.1%';
+  return p.toFixed(1) + '%';
+}
+
+/** A bar's aria-valuenow (whole percent): 100 only when it is full, like fmtShare. */
+export function barValueNow(fraction: number): number {
+  const p = Math.min(1, Math.max(0, fraction)) * 100;
+  return p < 100 ? Math.min(99, Math.round(p)) : 100;
 }
 
 /** 1.2k, 3.4M: for rates and chart axes. */

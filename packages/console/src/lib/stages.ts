@@ -1,4 +1,5 @@
 import { TERMINAL_STATES, type Task, type TaskState } from '../api/types';
+import { fmtShare } from './format';
 
 /**
  * Where a broadcast is, stage by stage: what the task page draws as bars.
@@ -94,4 +95,33 @@ export function taskStages(task: Task): Stage[] {
     detail: `${n(r.offline)} recipients were offline: delivered at their next login, until the task expires`,
   };
   return [preprocessing, dispatch, delivery, offline];
+}
+
+/** One colour of a progress bar: a share of the whole (null: not measurable, drawn moving while it runs). */
+export interface BarSegment {
+  fraction: number | null;
+  tone: 'online' | 'offline';
+  title?: string;
+}
+
+/** Delivery as two colours, pushed online then queued offline, each a share of the recipients kept. */
+export function deliverySegments(task: Task): BarSegment[] {
+  const r = task.report;
+  return r.kept > 0
+    ? [
+        { fraction: r.delivered / r.kept, tone: 'online', title: 'pushed online' },
+        { fraction: r.offline / r.kept, tone: 'offline', title: 'queued offline' },
+      ]
+    : [{ fraction: 0, tone: 'online' }];
+}
+
+/** What a stage's bar draws. Its filled share is the stage's fraction, the number beside it (stagePercent). */
+export function stageSegments(task: Task, stage: Stage): BarSegment[] {
+  if (stage.key === 'delivery' && task.report.kept > 0) return deliverySegments(task);
+  return [{ fraction: stage.fraction, tone: stage.key === 'offline' ? 'offline' : 'online' }];
+}
+
+/** The percentage beside a stage's bar: '' while it cannot measure itself. */
+export function stagePercent(stage: Stage): string {
+  return stage.fraction === null ? '' : fmtShare(stage.fraction);
 }

@@ -5,11 +5,16 @@ import { CampaignEditor } from '../components/CampaignEditor';
 import { ErrorBanner, Empty } from '../components/bits';
 import { DailyReach } from '../components/DailyReach';
 import { FireTimeList } from '../components/FireTimes';
+import { DeleteCampaignButton } from '../components/DeleteCampaignButton';
+import { RunNowButton } from '../components/RunNowButton';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtTime } from '../lib/format';
-import { Link, navigate } from '../router';
+import { Link } from '../router';
 
-/** One campaign: its schedule, next five fire times, the switch, and its firing history (newest first, paged). */
+/**
+ * One campaign: its schedule, next five fire times, the switch, run now, the
+ * edit form, and its firing history (newest first, paged; manual runs marked).
+ */
 export function CampaignPage({ id }: { id: string }) {
   useTitle(`Campaign ${id}`);
   const now = useNow(5000);
@@ -77,23 +82,11 @@ export function CampaignPage({ id }: { id: string }) {
           <button onClick={() => setEditing(true)} disabled={editing}>
             Edit
           </button>
+          <RunNowButton campaign={campaign} onError={setSwitchError} />
           <button onClick={toggle} className={campaign.enabled ? undefined : 'primary'}>
             {campaign.enabled ? 'Disable' : 'Enable'}
           </button>
-          <button
-            className="danger-outline"
-            onClick={() => {
-              if (!window.confirm(`Delete campaign "${campaign.name}"? It never fires again; the tasks it fired stay.`))
-                return;
-              setSwitchError(null);
-              api('DELETE', `/api/v1/campaigns/${campaign.id}`).then(
-                () => navigate('/campaigns'),
-                (e: Error) => setSwitchError(e),
-              );
-            }}
-          >
-            Delete
-          </button>
+          <DeleteCampaignButton campaign={campaign} onError={setSwitchError} />
         </div>
       </div>
       <ErrorBanner error={switchError} />
@@ -159,6 +152,7 @@ export function CampaignPage({ id }: { id: string }) {
                     <span className={`badge ${f.outcome === 'fired' ? 'state-completed' : 'state-paused'}`}>
                       {f.outcome}
                     </span>
+                    {f.manual && <span className="small muted"> run now</span>}
                   </td>
                   <td>{f.taskId === null ? '–' : <Link to={`/tasks/${f.taskId}`}>task {f.taskId}</Link>}</td>
                   <td>

@@ -2,8 +2,10 @@ import { useState } from 'react';
 import { api, ApiError, query } from '../api/client';
 import type { CampaignPage } from '../api/types';
 import { Empty, ErrorBanner } from '../components/bits';
+import { SearchBox } from '../components/SearchBox';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { fmtInt, fmtRelative, fmtTime } from '../lib/format';
+import { noMatchText } from '../lib/task-search';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
@@ -13,10 +15,13 @@ export function Campaigns() {
   const { account } = useSession();
   const [cursors, setCursors] = useState<number[]>([]);
   const cursor = cursors[cursors.length - 1];
+  // Name, title, message or id, searched by the server; a new search starts from the first page.
+  const [q, setQ] = useState('');
   const now = useNow(5000);
   const { data, error, reload } = usePoll<CampaignPage>(
-    (signal) => api('GET', '/api/v1/campaigns' + query({ accountId: account, cursor, limit: 50 }), undefined, signal),
-    [account, cursor],
+    (signal) =>
+      api('GET', '/api/v1/campaigns' + query({ accountId: account, q, cursor, limit: 50 }), undefined, signal),
+    [account, q, cursor],
     10_000,
   );
   const [switchError, setSwitchError] = useState<Error | null>(null);
@@ -47,9 +52,27 @@ export function Campaigns() {
           New campaign
         </Link>
       </div>
+      <form className="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Search
+          <SearchBox
+            label="Search campaigns"
+            placeholder="id, name, title or message"
+            value={q}
+            onSearch={(next) => {
+              setCursors([]);
+              setQ(next);
+            }}
+          />
+        </label>
+      </form>
       <ErrorBanner error={error ?? switchError} />
       {data && data.campaigns.length === 0 ? (
-        <Empty>No campaign for {account ? `account ${account}` : 'any account'} yet.</Empty>
+        <Empty>
+          {q !== ''
+            ? noMatchText('campaign', q, data.nextCursor != null, false)
+            : `No campaign for ${account ? `account ${account}` : 'any account'} yet.`}
+        </Empty>
       ) : (
         <table className="grid campaigns">
           <thead>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, newIdempotencyKey } from '../api/client';
-import { cloneOf, durationTooLong } from '../lib/broadcast-form';
+import { cloneOf } from '../lib/broadcast-form';
+import { operatorMessage } from '../lib/operator-words';
 import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
@@ -156,7 +157,7 @@ export function NewBroadcast() {
   const rendered = form.personalised ? template.preview?.content : undefined;
   const shownTitle = rendered ? rendered.title : form.title;
   const shownBody = rendered ? rendered.body : form.body;
-  const templateError = template.error?.message;
+  const templateError = template.error ? operatorMessage(template.error) : undefined;
   const templateHint = template.checking
     ? 'Rendering…'
     : template.preview
@@ -327,9 +328,7 @@ export function NewBroadcast() {
   );
 }
 
-/** A refusal in the form's words: the server speaks of ttlSeconds, the form of hours. */
+/** A refusal in the form's words: the server speaks of ttlSeconds, the form of hours (lib/operator-words.ts). */
 function inFormWords(error: ApiError): string {
-  const maximum = error.details.maximum;
-  if (error.field === 'ttlSeconds' && typeof maximum === 'number') return durationTooLong(maximum);
-  return error.message;
+  return operatorMessage(error);
 }

@@ -1,5 +1,5 @@
-import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client';
+import { useRef, useState, type FormEvent } from 'react';
+import { api, ApiError, newIdempotencyKey } from '../api/client';
 import type { Campaign } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { NoResendField } from '../components/NoResendField';
@@ -15,7 +15,8 @@ import {
   type CampaignErrors,
   type CampaignForm,
 } from '../lib/campaign-form';
-import { cronRefusalText, estimateReach } from '../lib/campaign-reach';
+import { estimateReach } from '../lib/campaign-reach';
+import { operatorMessage } from '../lib/operator-words';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 
@@ -38,16 +39,20 @@ export function NewCampaign() {
   const [listCount, setListCount] = useState<number | null>(null);
   const { preview, error: previewError, checking } = useCronPreview(form.cron, form.timeZone);
   const now = useNow(5000);
+  // One key per campaign the operator creates: a retry after a lost answer reuses it, so the server answers with
+  // the campaign its first try created instead of storing a second; changing the form makes it another campaign.
+  const idempotencyKey = useRef<string | null>(null);
 
   const set = <K extends keyof CampaignForm>(name: K, value: CampaignForm[K]) => {
     const next = { ...form, [name]: value };
     setForm(next);
+    idempotencyKey.current = null;
     if (submitted) setErrors(validateCampaign(next));
   };
   // The live preview's refusal shows under the field it names, before any submit.
   const previewField = previewError ? (campaignFieldOf(previewError.field) ?? 'cron') : undefined;
   const errorOf = (name: keyof CampaignForm) =>
-    errors[name] ?? (previewField === name ? cronRefusalText(previewError!) : undefined);
+    errors[name] ?? (previewField === name ? operatorMessage(previewError!) : undefined);
   const reach = preview && listCount !== null ? estimateReach(preview.nextFireTimes, listCount) : undefined;
 
   const submit = async (event: FormEvent) => {
@@ -59,11 +64,14 @@ export function NewCampaign() {
     if (Object.keys(found).length > 0 || previewError) return;
     setBusy(true);
     try {
-      const created = await api<Campaign>('POST', '/api/v1/campaigns', toCampaignBody(form));
+      idempotencyKey.current ??= newIdempotencyKey();
+      const created = await api<Campaign>('POST', '/api/v1/campaigns', toCampaignBody(form), undefined, {
+        'idempotency-key': idempotencyKey.current,
+      });
       navigate(`/campaigns/${created.id}`);
     } catch (e) {
       const field = e instanceof ApiError ? campaignFieldOf(e.field) : undefined;
-      if (field) setErrors({ [field]: field === 'cron' ? cronRefusalText(e as ApiError) : (e as Error).message });
+      if (field) setErrors({ [field]: operatorMessage(e as ApiError) });
       else setFailure(e as Error);
       setBusy(false);
     }

@@ -48,9 +48,16 @@ export {
   checkQuotaTime,
   checkReservation,
   applySettingsPatch,
+  checkAccountLocalTime,
   decideReservation,
   quotaExceeded,
 } from './records';
-export type { AccountSettings, AccountSettingsPatch, BroadcastReservation, ReserveResult } from './records';
+export type {
+  AccountSettings,
+  AccountSettingsPatch,
+  AccountLocalTime,
+  BroadcastReservation,
+  ReserveResult,
+} from './records';
 export { reserveBroadcast, checkBroadcast, accountConfirmation, describeAccountLimits } from './reserve';
 export type { AccountLimitsView } from './reserve';

@@ -9,6 +9,8 @@ import {
   type AccountLimits,
   type AccountLimitsOverride,
 } from './limits';
+import { parseUserTimeZone } from '../time/local-time';
+import { checkQuietHours, type QuietHours } from '../time/quiet-hours';
 
 /** What an admin set for one account (docs/account-quotas.md); absent: the defaults, no rate known. */
 export interface AccountSettings {
@@ -17,7 +19,37 @@ export interface AccountSettings {
   readonly limits: AccountLimitsOverride;
   /** The click-through rate of the account's last broadcast (clicks / delivered), from the analytics side; null: unknown. */
   readonly clickThroughRate: number | null;
+  /** Local-time delivery's account defaults (docs/local-time.md); absent: none set. */
+  readonly localTime?: AccountLocalTime;
   readonly updatedAt: number;
+}
+
+/**
+ * An account's local-time defaults: the zone of its recipients without a
+ * `tz` (a task's deliverAt.defaultTimeZone when the task names none), and
+ * quiet hours every task of the account keeps unless it sets its own.
+ */
+export interface AccountLocalTime {
+  readonly defaultTimeZone: string | null;
+  readonly quietHours: QuietHours | null;
+}
+
+/** A checked AccountLocalTime (an IANA name or '+HH:MM'; quiet hours as stored): VALIDATION_FAILED naming the field. */
+export function checkAccountLocalTime(value: unknown): AccountLocalTime {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ValidationError('localTime must be an object { defaultTimeZone, quietHours }', { field: 'localTime' });
+  const { defaultTimeZone, quietHours, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) throw new ValidationError(`${extra[0]} is not a local-time setting`, { field: extra[0] });
+  const zone =
+    defaultTimeZone === null || defaultTimeZone === undefined
+      ? null
+      : parseUserTimeZone(defaultTimeZone, 'defaultTimeZone');
+  if (quietHours !== null && quietHours !== undefined) checkQuietHours(quietHours);
+  return {
+    defaultTimeZone: zone,
+    quietHours: quietHours === null || quietHours === undefined ? null : { ...(quietHours as QuietHours) },
+  };
 }
 
 /** A change to one account's settings: each field given replaces the stored one; a missing field keeps it. */
@@ -25,6 +57,8 @@ export interface AccountSettingsPatch {
   /** The whole override ({} clears it). */
   readonly limits?: AccountLimitsOverride;
   readonly clickThroughRate?: number | null;
+  /** The whole local-time defaults (both null: none). */
+  readonly localTime?: AccountLocalTime;
 }
 
 /**
@@ -125,7 +159,7 @@ export function applySettingsPatch(
   if (patch === null || typeof patch !== 'object')
     throw new ValidationError('a settings patch must be an object', { field: 'patch' });
   for (const key of Object.keys(patch))
-    if (key !== 'limits' && key !== 'clickThroughRate')
+    if (key !== 'limits' && key !== 'clickThroughRate' && key !== 'localTime')
       throw new ValidationError(`${key} is not an account setting`, { field: key });
   return {
     accountId,
@@ -134,8 +168,18 @@ export function applySettingsPatch(
       patch.clickThroughRate === undefined
         ? (current?.clickThroughRate ?? null)
         : checkClickThroughRate(patch.clickThroughRate),
+    ...localTimeAfter(current, patch),
     updatedAt: now,
   };
+}
+
+/** The local-time defaults after a patch, as a field only when any is set: settings without them read as before. */
+function localTimeAfter(
+  current: AccountSettings | undefined,
+  patch: AccountSettingsPatch,
+): { localTime?: AccountLocalTime } {
+  const next = patch.localTime === undefined ? current?.localTime : checkAccountLocalTime(patch.localTime);
+  return next === undefined || (next.defaultTimeZone === null && next.quietHours === null) ? {} : { localTime: next };
 }
 
 /**

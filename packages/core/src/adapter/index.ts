@@ -21,3 +21,5 @@ export { AbstractEventBus } from './abstract-event-bus';
 export type { EventBusBaseOptions, EventHandler } from './abstract-event-bus';
 export { AbstractFrequencyCounter } from './abstract-frequency-counter';
 export type { FrequencyCounterBaseOptions } from './abstract-frequency-counter';
+export { AbstractDeviceRegistry } from './abstract-device-registry';
+export type { DeviceRegistryBaseOptions } from './abstract-device-registry';

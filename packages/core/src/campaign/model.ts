@@ -7,11 +7,14 @@
 import { NotFoundError, ValidationError } from '../errors';
 import type { PriorityClass, TaskContent } from '../task/model';
 import { taskContentOf } from '../task/content';
+import { compileTextSearch, matchesTextSearch, type TextSearch } from '../task/text-search';
 import { checkTaskTargeting } from '../task/validate';
 import { checkCampaignContent } from '../template/firing';
 import { parseCron } from './cron';
 import { checkNoResend, type NoResend } from './no-resend';
 import { checkTimeZone } from './time-zone';
+import { parseDeliverAt, type DeliverAtRequest } from '../time/local-time';
+import { parseQuietHours } from '../time/quiet-hours';
 
 /** What each firing's task is made from. */
 export interface CampaignTemplate {
@@ -25,6 +28,10 @@ export interface CampaignTemplate {
   targeting?: string;
   /** What counts as already sent for a firing (campaign/no-resend.ts); absent: scope content. */
   noResend?: NoResend;
+  /** Each firing's task is delivered at this local time (NewTask.deliverAt, docs/local-time.md), as the request wrote it. */
+  deliverAt?: DeliverAtRequest;
+  /** Each firing's task's quiet hours, 'HH:MM-HH:MM' (NewTask.quietHours). */
+  quietHours?: string;
 }
 
 export interface NewCampaign {
@@ -37,6 +44,12 @@ export interface NewCampaign {
   /** Default true. */
   enabled?: boolean;
   template: CampaignTemplate;
+  /**
+   * A client's key for this creation (the API's `api:<account>:<header>`):
+   * creating again with a key a campaign already holds answers that campaign
+   * and stores nothing. Unique per store; 1..255 characters.
+   */
+  idempotencyKey?: string;
 }
 
 export interface Campaign {
@@ -58,6 +71,8 @@ export interface Campaign {
   activeFrom: number;
   /** The last scheduled time handled (fired or missed); absent before the first. */
   lastScheduledAt?: number;
+  /** The key it was created with (NewCampaign.idempotencyKey); absent when none. */
+  idempotencyKey?: string;
 }
 
 /** What an update may change; absent fields stay as they are. */
@@ -83,6 +98,14 @@ export interface NewCampaignFiring {
   reason?: string;
   /** When it was handled. */
   at: number;
+  /** A run asked for outside the schedule (POST /api/v1/campaigns/:id/run), not a cron time. */
+  manual?: boolean;
+  /**
+   * The Idempotency-Key of the API request that asked for a manual run, as
+   * the API scopes it (`api:<accountId>:<header>`): a retry of that request
+   * finds this firing (CampaignStore.getFiringByRunKey) instead of firing again.
+   */
+  runKey?: string;
 }
 
 export interface CampaignFiring {
@@ -92,12 +115,23 @@ export interface CampaignFiring {
   taskId: number | null;
   reason: string | null;
   at: number;
+  /** Present (true) only on a manual run's record: the schedule's records carry no marker. */
+  manual?: true;
+  /** Present only on a manual run asked for with an Idempotency-Key (NewCampaignFiring.runKey). */
+  runKey?: string;
 }
 
 export interface CampaignQuery {
   /** Only campaigns of these accounts (an empty list matches none). */
   accountIds?: readonly string[];
   enabled?: boolean;
+  /**
+   * Only campaigns whose name or template title or body contains this text,
+   * ignoring case; a term of digits also matches the campaign with that id.
+   * 1..200 characters. A scanning adapter may answer a short page with a
+   * nextCursor once it has read its budget (like TaskQuery.q).
+   */
+  q?: string;
   /** Keyset cursor: only campaigns with a larger id. */
   afterId?: number;
   /** 1..1000, default 100. */
@@ -187,6 +221,9 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
   // Parsed now, not at the first firing: QUERY_INVALID naming template.targeting and the position.
   if (t.targeting !== undefined) checkTaskTargeting(t.targeting, `${field}.targeting`);
   const noResend = t.noResend === undefined ? undefined : checkNoResend(t.noResend, `${field}.noResend`);
+  // Parsed now, kept as written: each firing parses it again into its task's (campaign-pass.ts).
+  if (t.deliverAt !== undefined) parseDeliverAt(t.deliverAt, `${field}.deliverAt`);
+  if (t.quietHours !== undefined) parseQuietHours(t.quietHours, `${field}.quietHours`);
   return {
     listId,
     content,
@@ -194,6 +231,8 @@ export function checkTemplate(value: unknown, field = 'template'): CampaignTempl
     ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
     ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
     ...(noResend === undefined ? {} : { noResend }),
+    ...(t.deliverAt === undefined ? {} : { deliverAt: { ...t.deliverAt } }),
+    ...(t.quietHours === undefined ? {} : { quietHours: t.quietHours }),
   };
 }
 
@@ -214,6 +253,9 @@ export function newCampaignRecord(id: number, input: NewCampaign, now: number): 
     createdAt: now,
     updatedAt: now,
     activeFrom: now,
+    ...(input.idempotencyKey === undefined
+      ? {}
+      : { idempotencyKey: checkString('idempotencyKey', input.idempotencyKey, MAX_CAMPAIGN_ID_CHARS) }),
   };
 }
 
@@ -245,6 +287,8 @@ export function applyCampaignPatch(campaign: Campaign, patch: CampaignPatch, now
 export interface CompiledCampaignQuery {
   accountIds: readonly string[] | undefined;
   enabled: boolean | undefined;
+  /** Undefined: no text search. */
+  search: TextSearch | undefined;
   afterId: number;
   limit: number;
 }
@@ -258,7 +302,7 @@ function checkLimit(limit: unknown): number {
 
 export function compileCampaignQuery(query: CampaignQuery = {}): CompiledCampaignQuery {
   if (query === null || typeof query !== 'object') fail('query', 'must be an object');
-  const { accountIds, enabled, afterId = 0, limit = CAMPAIGN_QUERY_DEFAULT_LIMIT } = query;
+  const { accountIds, enabled, q, afterId = 0, limit = CAMPAIGN_QUERY_DEFAULT_LIMIT } = query;
   if (accountIds !== undefined) {
     if (!Array.isArray(accountIds)) fail('accountIds', 'must be a list of account ids');
     for (const id of accountIds) checkString('accountIds', id, MAX_CAMPAIGN_ID_CHARS);
@@ -268,6 +312,7 @@ export function compileCampaignQuery(query: CampaignQuery = {}): CompiledCampaig
   return {
     accountIds: accountIds === undefined ? undefined : [...new Set(accountIds)],
     enabled,
+    search: compileTextSearch(q),
     afterId,
     limit: checkLimit(limit),
   };
@@ -296,6 +341,8 @@ export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
     fail('taskId', 'must be a positive integer');
   if (input.outcome === 'fired' && input.taskId === undefined) fail('taskId', 'is required for a fired outcome');
   if (input.reason !== undefined) checkString('reason', input.reason, MAX_CAMPAIGN_ID_CHARS);
+  if (input.manual !== undefined && typeof input.manual !== 'boolean') fail('manual', 'must be true or false');
+  if (input.runKey !== undefined) checkString('runKey', input.runKey, MAX_CAMPAIGN_ID_CHARS);
   return {
     campaignId: input.campaignId,
     scheduledAt: input.scheduledAt,
@@ -303,6 +350,8 @@ export function newFiringRecord(input: NewCampaignFiring): CampaignFiring {
     taskId: input.taskId ?? null,
     reason: input.reason ?? null,
     at: input.at,
+    ...(input.manual === true ? { manual: true as const } : {}),
+    ...(input.runKey === undefined ? {} : { runKey: input.runKey }),
   };
 }
 
@@ -316,4 +365,10 @@ export function checkAdvance(expected: number | null, next: number): void {
 /** The error for a campaign that does not exist (or that the caller may not see: the same answer). */
 export function campaignNotFound(id: unknown): NotFoundError {
   return new NotFoundError('CAMPAIGN_NOT_FOUND', `campaign ${String(id)} does not exist`, { campaignId: id });
+}
+
+/** Whether a campaign is one a search finds: its name, its template's title or body, or its id. */
+export function campaignMatchesSearch(campaign: Campaign, search: TextSearch): boolean {
+  const { content } = campaign.template;
+  return matchesTextSearch(search, campaign.id, [campaign.name, content.title, content.body]);
 }

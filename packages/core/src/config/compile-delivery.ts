@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors';
 import { compileKafkaDelivery } from './compile-delivery-kafka';
 import { compileZmqDelivery } from './compile-delivery-zmq';
+import { compileApnsDelivery, compileFcmDelivery } from './compile-delivery-push';
 import { DEFAULTS, type ChannelPacingConfig, type DeliveryConfig, type HeraldOptions } from './options';
 import { section } from './section';
 import { checkKnownKeys, int } from './validate';
@@ -9,15 +10,18 @@ import { checkKnownKeys, int } from './validate';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
 /** The channels a `delivery.kind` names. */
-const KINDS = ['file', 'webhook', 'kafka', 'zmq'] as const;
+const KINDS = ['file', 'webhook', 'kafka', 'zmq', 'fcm', 'apns'] as const;
 
-/** Where executors push deliveries (docs/delivery.md): the file sink, a webhook, a Kafka topic or a ZeroMQ push gateway. */
+/** Where executors push deliveries (docs/delivery.md): the file sink, a webhook, a Kafka topic, a ZeroMQ push gateway, or FCM / APNs. */
 export function compileDelivery(options: HeraldOptions): DeliveryConfig {
-  const delivery = section(options, 'delivery', ['kind', 'webhook', 'kafka', 'zmq']);
+  const delivery = section(options, 'delivery', ['kind', 'webhook', 'kafka', 'zmq', 'fcm', 'apns']);
   const kind = delivery.kind ?? 'file';
   if (!(KINDS as readonly unknown[]).includes(kind))
-    throw new ConfigError('delivery.kind', `must be 'file', 'webhook', 'kafka' or 'zmq' (got ${JSON.stringify(kind)})`);
-  for (const channel of ['webhook', 'kafka', 'zmq'] as const)
+    throw new ConfigError(
+      'delivery.kind',
+      `must be 'file', 'webhook', 'kafka', 'zmq', 'fcm' or 'apns' (got ${JSON.stringify(kind)})`,
+    );
+  for (const channel of ['webhook', 'kafka', 'zmq', 'fcm', 'apns'] as const)
     if (channel !== kind && delivery[channel] !== undefined)
       throw new ConfigError(`delivery.${channel}`, `is only read with delivery.kind '${channel}'`);
   if (kind === 'file') return { kind };
@@ -30,6 +34,14 @@ export function compileDelivery(options: HeraldOptions): DeliveryConfig {
     const zmq = compileZmqDelivery(delivery.zmq);
     const pacing = compilePacing('delivery.zmq.pacing', (delivery.zmq as { pacing?: unknown }).pacing);
     return { kind, zmq: { ...zmq, pacing } };
+  }
+  if (kind === 'fcm') {
+    const fcm = compileFcmDelivery(delivery.fcm);
+    return { kind, fcm: { ...fcm, pacing: compilePacing('delivery.fcm.pacing', delivery.fcm?.pacing) } };
+  }
+  if (kind === 'apns') {
+    const apns = compileApnsDelivery(delivery.apns);
+    return { kind, apns: { ...apns, pacing: compilePacing('delivery.apns.pacing', delivery.apns?.pacing) } };
   }
   const webhook = delivery.webhook ?? {};
   if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))

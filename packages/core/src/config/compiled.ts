@@ -28,7 +28,9 @@ export type DeliveryConfig =
       };
     }
   | { kind: 'kafka'; kafka: KafkaDeliveryConfig }
-  | { kind: 'zmq'; zmq: ZmqDeliveryConfig };
+  | { kind: 'zmq'; zmq: ZmqDeliveryConfig }
+  | { kind: 'fcm'; fcm: FcmDeliveryConfig }
+  | { kind: 'apns'; apns: ApnsDeliveryConfig };
 
 /** `delivery.zmq`: a push service's ROUTER as the channel (docs/delivery.md, "The ZeroMQ push gateway"). */
 export interface ZmqDeliveryConfig {
@@ -47,6 +49,33 @@ export interface ZmqDeliveryConfig {
   maxAttempts: number;
   retryDelayMs: number;
   pacing: ChannelPacingConfig;
+}
+
+/** What both mobile-push channels share (docs/delivery.md, "FCM and APNs"). */
+export interface PushChannelConfig {
+  endpoint: string;
+  caFile: string | null;
+  concurrency: number;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryDelayMs: number;
+  pacing: ChannelPacingConfig;
+}
+
+/** `delivery.fcm`: Firebase Cloud Messaging HTTP v1. The key file is read at start, by the production profile. */
+export interface FcmDeliveryConfig extends PushChannelConfig {
+  credentialsFile: string;
+  projectId: string | null;
+  tokenUrl: string;
+}
+
+/** `delivery.apns`: APNs with token-based (ES256 JWT) authentication. The key file is read at start. */
+export interface ApnsDeliveryConfig extends PushChannelConfig {
+  keyFile: string;
+  keyId: string;
+  teamId: string;
+  topic: string;
+  pushType: 'alert' | 'background';
 }
 
 /** `delivery.kafka`: a Kafka topic as the push channel (docs/delivery.md, "The Kafka topic"). */

@@ -271,9 +271,10 @@ export interface HeraldOptions {
     /**
      * 'file': `<dataDir>/deliveries/` (tests, demos); 'webhook': POST batches to `webhook.url`;
      * 'kafka': records on the topic `kafka.topic` (production profile); 'zmq': requests to a
-     * push service's ROUTER at `zmq.endpoint`. Default 'file'.
+     * push service's ROUTER at `zmq.endpoint`; 'fcm', 'apns': straight to devices through Firebase
+     * Cloud Messaging or APNs (production profile). Default 'file'.
      */
-    kind?: 'file' | 'webhook' | 'kafka' | 'zmq';
+    kind?: 'file' | 'webhook' | 'kafka' | 'zmq' | 'fcm' | 'apns';
     webhook?: {
       /** http(s) URL each batch is POSTed to. Required with kind 'webhook'. */
       url?: string;
@@ -335,6 +336,28 @@ export interface HeraldOptions {
       retryDelayMs?: number;
       /** The channel's pacing (docs/delivery.md, "Pacing by the channel's health"); every field optional. */
       pacing?: Partial<ChannelPacingConfig>;
+    };
+    /** Firebase Cloud Messaging HTTP v1 (docs/delivery.md, "FCM"); read only with kind 'fcm'. */
+    fcm?: PushChannelOptions & {
+      /** The service-account key file (JSON) of the Firebase project. Required with kind 'fcm'. */
+      credentialsFile?: string;
+      /** The project messages are sent as. Default: the key file's project_id. */
+      projectId?: string;
+      /** The OAuth2 token endpoint. Default 'https://oauth2.googleapis.com/token'. */
+      tokenUrl?: string;
+    };
+    /** Apple Push Notification service, token-based (docs/delivery.md, "APNs"); read only with kind 'apns'. */
+    apns?: PushChannelOptions & {
+      /** The .p8 signing key Apple issued (PEM, EC P-256). Required with kind 'apns'. */
+      keyFile?: string;
+      /** The key's 10-character Key ID. Required with kind 'apns'. */
+      keyId?: string;
+      /** The 10-character Team ID of the developer account. Required with kind 'apns'. */
+      teamId?: string;
+      /** The app's bundle id, sent as apns-topic. Required with kind 'apns'. */
+      topic?: string;
+      /** apns-push-type: 'alert' or 'background'. Default 'alert'. */
+      pushType?: 'alert' | 'background';
     };
   };
   /**
@@ -411,3 +434,21 @@ export interface HeraldOptions {
 
 export type * from './compiled';
 export { DEFAULTS } from './defaults';
+
+/** The settings every mobile-push channel (delivery.fcm, delivery.apns) shares. */
+export interface PushChannelOptions {
+  /** The push service's origin. Default the real one (https://fcm.googleapis.com, https://api.push.apple.com). */
+  endpoint?: string;
+  /** A PEM file of CAs to trust for the endpoints instead of the system's (a private proxy). Default none. */
+  caFile?: string;
+  /** Messages in flight at most (one per device), across the batches a process sends at once. 1..1000, default 100. */
+  concurrency?: number;
+  /** Per request, ms. 100..600000, default 10000. */
+  timeoutMs?: number;
+  /** Failed batches in a row that open the channel's breaker. 1..100, default 5. */
+  maxAttempts?: number;
+  /** Wait after a failed batch, doubled for each further one in a row, ms. 0..60000, default 200. */
+  retryDelayMs?: number;
+  /** The channel's pacing (docs/delivery.md, "Pacing by the channel's health"); every field optional. */
+  pacing?: Partial<ChannelPacingConfig>;
+}

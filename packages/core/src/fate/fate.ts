@@ -31,8 +31,10 @@ export type Fate =
 
 export type RecipientFate = Fate & {
   uin: number;
-  /** Its position in the task's filtered list, when it is there. */
+  /** Its position in the task's filtered list, when it is there (a local-time task's: in its delivery-order list). */
   position?: number;
+  /** A local-time task's group holding it (docs/local-time.md): when it is released, under which offset. */
+  localGroup?: { releaseAt: number; offsetMinutes: number; skipped: boolean };
   /** Extra copies of it the dedupe link removed (its one kept copy has the fate above). */
   duplicateCopiesRemoved?: number;
   /** The content variant it was given (an A/B task, docs/rollouts.md); a held-out recipient has the fate removed by `held_out`. */
@@ -90,7 +92,26 @@ export function classifyFate(facts: FateFacts): RecipientFate {
       : {};
   if (!facts.filtered) return { ...base, ...notFiltered(facts.taskState) };
   if (facts.position === undefined) return { ...base, ...copies, ...outsideList(facts.removal) };
-  return { ...base, position: facts.position, ...copies, ...atPosition(facts) };
+  return { ...base, position: facts.position, ...copies, ...keptPositionFate(facts) };
+}
+
+/** What the fate of a recipient in the filtered list depends on: neither its uin, nor its position, nor its removal. */
+export type KeptPositionFacts = Pick<FateFacts, 'taskState' | 'expiresAt' | 'now' | 'delivery' | 'login'>;
+
+/**
+ * The fate classifyFate gives a recipient in the filtered list, without its
+ * uin, position or duplicate copies: every position sharing these facts (a
+ * run of a batch record's online, or offline and not logged in, positions)
+ * shares it, so the delivery report decides it once per run and the lookup
+ * once per recipient, by the same code.
+ */
+export function keptPositionFate(facts: KeptPositionFacts): Fate {
+  const { delivery } = facts;
+  if (delivery.kind === 'unavailable') return { fate: 'unknown', reason: delivery.reason };
+  if (delivery.kind === 'none') return unreached(facts.taskState);
+  if (delivery.online)
+    return { fate: 'delivered_online', at: delivery.at, executor: delivery.executor, atLogin: false };
+  return { fate: 'queued_offline', at: delivery.at, executor: delivery.executor, then: offlineThen(facts) };
 }
 
 function notFiltered(state: TaskState): Fate {
@@ -120,15 +141,6 @@ function outsideList(removal: RemovalFacts): Fate {
   return { fate: 'not_in_audience' };
 }
 
-function atPosition(facts: FateFacts): Fate {
-  const { delivery } = facts;
-  if (delivery.kind === 'unavailable') return { fate: 'unknown', reason: delivery.reason };
-  if (delivery.kind === 'none') return unreached(facts.taskState);
-  if (delivery.online)
-    return { fate: 'delivered_online', at: delivery.at, executor: delivery.executor, atLogin: false };
-  return { fate: 'queued_offline', at: delivery.at, executor: delivery.executor, then: offlineThen(facts) };
-}
-
 function unreached(state: TaskState): Fate {
   switch (state) {
     case 'COMPLETED':
@@ -155,7 +167,7 @@ function unreached(state: TaskState): Fate {
   }
 }
 
-function offlineThen({ login, now, expiresAt }: FateFacts): OfflineThen {
+function offlineThen({ login, now, expiresAt }: KeptPositionFacts): OfflineThen {
   if (login.kind === 'unavailable') return { outcome: 'unknown', reason: login.reason };
   if (login.kind === 'record') {
     const { outcome, at } = login.outcome;

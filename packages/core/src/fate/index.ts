@@ -21,7 +21,7 @@ export {
   removedSectionCount,
 } from './removed-sets';
 export type { RemovedHeader, RemovedSection } from './removed-sets';
-export { classifyFate } from './fate';
+export { classifyFate, keptPositionFate } from './fate';
 export { buildFunnel, CHAIN_ORDER } from './funnel';
 export type { FunnelFacts, FunnelStage, FunnelStageName, FunnelCount, LoginCounts } from './funnel';
 export { CoverageCounter, countBitsBetween } from './coverage';
@@ -29,6 +29,7 @@ export type { DeliveryCoverage } from './coverage';
 export type {
   Fate,
   FateFacts,
+  KeptPositionFacts,
   RecipientFate,
   RemovalFacts,
   DeliveryFacts,

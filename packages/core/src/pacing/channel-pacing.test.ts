@@ -77,6 +77,22 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBe(100);
   });
 
+  it('climbs fast back to near the rate it was cut from, then probes past it slowly, then forgets it', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000, cutSpacingMs: 0 });
+    p.throttled(0, '429', T0); // the ceiling: 1000; cut to 500
+    expect(p.rate).toBe(500);
+    p.accepted(1, T0 + 1000); // a second of full increase would be 1500: stops at 85% of the ceiling
+    expect(p.rate).toBe(850);
+    p.accepted(1, T0 + 2000); // then 1% of the ceiling per second
+    expect(p.rate).toBe(860);
+    p.accepted(1, T0 + 36_000); // 34 s more: 1200, 20% above the ceiling
+    expect(p.rate).toBe(1200);
+    p.accepted(1, T0 + 37_000); // past it: the ceiling is forgotten...
+    expect(p.rate).toBe(1210);
+    p.accepted(1, T0 + 38_000); // ...and the full increase is back
+    expect(p.rate).toBe(2210);
+  });
+
   it('does not forgive what was admitted at the old rate: the schedule is capped at the cut', () => {
     const p = pacing();
     expect(p.admit(1000, T0)).toEqual({ wait: 0 });

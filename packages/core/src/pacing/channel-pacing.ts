@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors';
+import { checkChannelLimits } from './channel-share';
 
 /**
  * The pacing of one delivery channel, driven by what the channel answers
@@ -10,7 +11,11 @@ import { ValidationError } from '../errors';
  *   most `burstMs` ahead of now, and pushes the schedule n / rate further.
  *   A batch larger than the burst still goes whole; the next one waits it off.
  * - AIMD: while the channel accepts, the rate rises by `increasePerSecond`
- *   for every second of acceptance, up to `maxRate`; a throttle or a rise in
+ *   for every second of acceptance, up to `maxRate`. After a cut, the rate it
+ *   cut from is the channel's ceiling: the rise is fast up to 85% of it, then
+ *   slow (1% of it per second at most), so a channel that throttles at a
+ *   fixed quota is probed every few seconds, not every batch; 20% above the
+ *   ceiling without a cut, it is forgotten. A throttle or a rise in
  *   latency (its moving average above both `latencyFloorMs` and
  *   `latencyRiseFactor` times the lowest average seen) cuts it by
  *   `decreaseFactor`, down to `minRate`, at most once per `cutSpacingMs`
@@ -85,6 +90,12 @@ const LATENCY_WEIGHT = 0.2;
 const BASELINE_DRIFT = 0.01;
 /** How often a caller waiting on a probe in flight asks again. */
 const PROBE_POLL_MS = 50;
+/** After a cut, the rate climbs at the full increase up to this part of the rate that was cut (the ceiling)... */
+const NEAR_CEILING = 0.85;
+/** ...then at most this part of the ceiling per second, so the next throttle comes seconds later, not at once. */
+const PROBE_PER_SECOND = 0.01;
+/** A rate this far above the ceiling without a cut: the channel has room again, the ceiling is forgotten. */
+const FORGET_ABOVE = 1.2;
 
 export class ChannelPacing {
   private options: ChannelPacingOptions;
@@ -102,6 +113,8 @@ export class ChannelPacing {
   private probeInFlight = false;
   private latency: number | undefined;
   private baseline: number | undefined;
+  /** The rate the last cut came from: where the channel pushed back. */
+  private ceiling: number | undefined;
 
   constructor(options: ChannelPacingOptions, now: number) {
     checkOptions(options);
@@ -128,18 +141,9 @@ export class ChannelPacing {
    */
   setLimits(limits: Partial<ChannelLimits>): ChannelLimits {
     const next = { ...this.options, ...limits };
-    for (const name of ['minRate', 'maxRate'] as const) {
-      if (!(Number.isFinite(next[name]) && next[name] > 0))
-        throw new ValidationError(`channel pacing ${name} must be a finite number above 0 (got ${next[name]})`, {
-          field: name,
-          [name]: next[name],
-        });
-    }
-    if (next.minRate > next.maxRate)
-      throw new ValidationError(
-        `channel pacing minRate must be at most maxRate (got ${next.minRate}, ${next.maxRate})`,
-        { field: 'minRate', minRate: next.minRate, maxRate: next.maxRate },
-      );
+    checkChannelLimits(next);
+    // New bounds (an admin's, or a new share of the budget): the old ceiling was found within others.
+    if (next.maxRate !== this.options.maxRate) this.ceiling = undefined;
     this.options = next;
     this.currentRate = Math.min(Math.max(this.currentRate, next.minRate), next.maxRate);
     return this.limits;
@@ -175,7 +179,7 @@ export class ChannelPacing {
       return;
     }
     const seconds = Math.max(0, now - this.lastRaise) / 1000;
-    this.currentRate = Math.min(this.options.maxRate, this.currentRate + this.options.increasePerSecond * seconds);
+    this.currentRate = Math.min(this.options.maxRate, this.raised(seconds));
     this.lastRaise = now;
   }
 
@@ -222,9 +226,23 @@ export class ChannelPacing {
     this.lastRaise = now;
     if (now - this.lastCut < this.options.cutSpacingMs) return;
     this.lastCut = now;
+    this.ceiling = this.currentRate;
     this.currentRate = Math.max(this.options.minRate, this.currentRate * this.options.decreaseFactor);
     // What was scheduled at the old rate is not owed at the new one.
     this.schedule = Math.min(this.schedule, now + this.options.burstMs);
+  }
+
+  /** The rate after `seconds` of acceptance: fast below the ceiling's neighbourhood, slow past it. */
+  private raised(seconds: number): number {
+    const increase = this.options.increasePerSecond * seconds;
+    if (this.ceiling === undefined) return this.currentRate + increase;
+    const near = this.ceiling * NEAR_CEILING;
+    const next =
+      this.currentRate < near
+        ? Math.min(this.currentRate + increase, near)
+        : this.currentRate + Math.min(increase, this.ceiling * PROBE_PER_SECOND * seconds);
+    if (next > this.ceiling * FORGET_ABOVE) this.ceiling = undefined;
+    return next;
   }
 
   /** Folds a latency sample in; true when the average is now a rise over the lowest seen. */

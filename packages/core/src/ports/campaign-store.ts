@@ -37,11 +37,24 @@ import type {
  * - `listFirings` is newest first (by scheduledAt), keyset paged.
  * - `deleteCampaign` removes the campaign and its firing history (the tasks
  *   its firings created stay).
+ * - `createCampaign` with an `idempotencyKey` a stored campaign holds answers
+ *   that campaign and stores nothing (concurrent creations with one key
+ *   store one campaign); `getCampaignByIdempotencyKey` finds it. A deleted
+ *   campaign frees its key.
+ * - A firing recorded with `manual: true` reads back with `manual: true`;
+ *   any other reads back without the field.
+ * - A firing recorded with a `runKey` reads back with it, and
+ *   `getFiringByRunKey` finds it (any campaign's: the key is the caller's
+ *   request, not the campaign's). Of firings recorded with one key the first
+ *   keeps it: a later one is recorded without it. Deleting the campaign frees
+ *   its firings' keys.
  * - Times are passed in (`now`, `at`, epoch ms integers); adapters never read a clock.
  */
 export interface CampaignStore {
   createCampaign(input: NewCampaign, now: number): Promise<Campaign>;
   getCampaign(id: number): Promise<Campaign | undefined>;
+  /** The campaign created with this key (NewCampaign.idempotencyKey), if any. */
+  getCampaignByIdempotencyKey(key: string): Promise<Campaign | undefined>;
   /** Ascending id; filters combine (AND). */
   listCampaigns(query?: CampaignQuery): Promise<CampaignPage>;
   updateCampaign(id: number, patch: CampaignPatch, now: number): Promise<Campaign>;
@@ -53,6 +66,8 @@ export interface CampaignStore {
   recordFiring(firing: NewCampaignFiring): Promise<CampaignFiring>;
   getFiring(campaignId: number, scheduledAt: number): Promise<CampaignFiring | undefined>;
   listFirings(campaignId: number, query?: FiringQuery): Promise<FiringPage>;
+  /** The firing recorded with this run key (NewCampaignFiring.runKey), if any. */
+  getFiringByRunKey(runKey: string): Promise<CampaignFiring | undefined>;
 
   close(): Promise<void>;
 }

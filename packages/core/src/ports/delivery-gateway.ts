@@ -15,6 +15,14 @@ export interface Delivery {
   atLogin: boolean;
   /** Pre-delivery: when the client shows the message (epoch ms); absent: on arrival. A time already past means now. */
   displayAt?: number;
+  /**
+   * When the task expires (epoch ms): a channel that can tell the device's
+   * push service how long to keep an undelivered message (FCM's ttl, APNs'
+   * apns-expiration) does. Absent: the channel's default.
+   */
+  expiresAt?: number;
+  /** The task's collapse key: a channel that can tell a device to show only the newest message of a key (apns-collapse-id, FCM's collapse_key) does. */
+  collapseKey?: string;
 }
 
 /** A recipient the channel refused for good (bad device, unknown user): a dead letter, never sent again. */

@@ -51,3 +51,18 @@ export type { DeliveryRecordLog } from './delivery-record-log';
 export type { FrequencyCounter, FrequencyUse } from './frequency-counter';
 export { noopLogger, noopMeter, systemClock, LATENCY_BUCKETS_SECONDS } from './observability';
 export type { Logger, Meter, Counter, Gauge, Histogram, Clock } from './observability';
+export type { DeviceRegistry, Device, DevicePlatform, DeviceRegistration, RegisterResult } from './device-registry';
+export {
+  DEVICE_PLATFORMS,
+  MAX_DEVICES_PER_UIN,
+  MAX_DEVICE_TOKEN_LENGTH,
+  MAX_DEAD_TOKENS,
+  checkDevicePlatform,
+  checkDeviceToken,
+  checkAnyDeviceToken,
+  checkDeviceUin,
+  checkDeviceUins,
+  checkDeviceRegistration,
+  checkDeadTokens,
+  normaliseToken,
+} from './device-rules';

@@ -26,13 +26,24 @@ export interface TaskQuery {
   createdFrom?: number;
   /** Only tasks created before this time (epoch ms). */
   createdBefore?: number;
+  /**
+   * Only tasks whose title or body contains this text, ignoring case; a term
+   * of digits also matches the task with that id. 1..200 characters. An
+   * adapter that scans (the embedded one) may answer a short or empty page
+   * with a nextCursor once it has read its scan budget: keep paging.
+   */
+  q?: string;
   /** 1..1000, default 100. */
   limit?: number;
 }
 
 export interface TaskPage {
   tasks: Task[];
-  /** Pass as `afterId` (ascending) or `beforeId` (descending) for the next page; null on the last page. */
+  /**
+   * Pass as `afterId` (ascending) or `beforeId` (descending) for the next
+   * page; null on the last page. A search's page may be short, even empty,
+   * and still have one (see TaskQuery.q).
+   */
   nextCursor: number | null;
 }
 

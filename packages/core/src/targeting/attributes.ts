@@ -10,6 +10,7 @@
  * | age band      | `age=<band>`        | 0-17, 18-24, 25-34, 35-44, 45-54, 55-64, 65+ |
  * | tags          | `tag=<value>`       | any number of value tokens (at most 64 a user) |
  * | last active   | `active=<day>`      | the UTC day number (days since 1970-01-01) of the last activity |
+ * | time zone     | `tz=<zone>`         | an IANA name (canonical spelling) or a fixed offset '+HH:MM': local-time delivery groups by it |
  * | every user    | `*`                 | the users the index holds: what NOT is relative to |
  *
  * A user is in at most one bitset per single-valued attribute, so `active`
@@ -17,6 +18,7 @@
  * from D on.
  */
 import { ValidationError } from '../errors';
+import { parseUserTimeZone } from '../time/local-time';
 
 export const GENDERS = ['f', 'm', 'x'] as const;
 export type Gender = (typeof GENDERS)[number];
@@ -39,7 +41,12 @@ export interface UserAttributes {
   /** The user's last activity, epoch ms; its UTC day is what `active-since` compares. */
   activeAt?: number | null;
   tags?: readonly string[];
+  /** The user's time zone (docs/local-time.md): an IANA name or '+HH:MM'; local-time tasks release the user by it. */
+  tz?: string | null;
 }
+
+/** The prefix of the time-zone bitsets' keys (`tz=Europe/Berlin`). */
+export const TZ_KEY_PREFIX = 'tz=';
 
 export function isAttributeValue(value: string): boolean {
   return VALUE.test(value);
@@ -54,9 +61,9 @@ export function utcDay(ms: number): number {
 export function checkUserAttributes(user: unknown, uinLimit: number): UserAttributes {
   if (user === null || typeof user !== 'object' || Array.isArray(user))
     throw new ValidationError(
-      'user attributes must be an object { uin, region?, gender?, ageBand?, activeAt?, tags? }',
+      'user attributes must be an object { uin, region?, gender?, ageBand?, activeAt?, tags?, tz? }',
     );
-  const { uin, region, gender, ageBand, activeAt, tags, ...rest } = user as Record<string, unknown>;
+  const { uin, region, gender, ageBand, activeAt, tags, tz, ...rest } = user as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0)
     throw new ValidationError(`user attributes have unknown fields: ${extra.join(', ')}`, { field: extra[0] });
@@ -91,6 +98,7 @@ export function checkUserAttributes(user: unknown, uinLimit: number): UserAttrib
         throw new ValidationError('each tag must be 1..64 letters, digits, _ . + -', { field: 'tags', uin });
     checked.tags = [...new Set(tags as string[])].sort();
   }
+  if (tz !== undefined && tz !== null) checked.tz = parseUserTimeZone(tz, 'tz');
   return checked;
 }
 
@@ -102,6 +110,7 @@ export function userBitsetKeys(user: UserAttributes): string[] {
   if (user.ageBand != null) keys.push(`age=${user.ageBand}`);
   if (user.activeAt != null) keys.push(`active=${utcDay(user.activeAt)}`);
   for (const tag of user.tags ?? []) keys.push(`tag=${tag}`);
+  if (user.tz != null) keys.push(`${TZ_KEY_PREFIX}${user.tz}`);
   return keys;
 }
 

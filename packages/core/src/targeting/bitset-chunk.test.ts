@@ -10,6 +10,7 @@ import {
   DENSE_CHUNK_BYTES,
   emptyChunk,
   encodeChunk,
+  forEachStoredMember,
   setChunkBit,
 } from './bitset-chunk';
 
@@ -89,5 +90,20 @@ describe('bitset chunks', () => {
     ]) {
       expect(() => decodeChunk(bytes)).toThrow(HeraldError);
     }
+  });
+
+  it("visits a stored chunk's members in order, sparse or dense, as its decoded words hold them", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: CHUNK_UINS - 1 }), { maxLength: 6000 }), (lows) => {
+        const bytes = encodeChunk(chunkWith(3, lows));
+        if (bytes === undefined) return lows.length === 0;
+        const visited: number[] = [];
+        forEachStoredMember(bytes, (low) => visited.push(low));
+        expect(visited).toEqual([...lows].sort((a, b) => a - b));
+        return true;
+      }),
+      { numRuns: 50 },
+    );
+    expect(() => forEachStoredMember(new Uint8Array(3), () => undefined)).toThrow(HeraldError);
   });
 });

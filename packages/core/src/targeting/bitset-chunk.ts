@@ -107,6 +107,31 @@ export function decodeChunk(bytes: Uint8Array, into: Uint32Array = emptyChunk())
 }
 
 /**
+ * Calls `visit` with the low 16 bits of each member of a stored chunk,
+ * ascending: a sparse chunk is read as it is stored, without building its
+ * 2^16-bit words (what makes a walk over many sparse chunks cheap). A stored
+ * form of a bad length is an INTERNAL error, as for decodeChunk.
+ */
+export function forEachStoredMember(bytes: Uint8Array, visit: (low: number) => void): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength === DENSE_CHUNK_BYTES) {
+    for (let i = 0; i < CHUNK_WORDS; i++) {
+      let word = view.getUint32(i * 4, true);
+      while (word !== 0) {
+        visit((i << 5) | (31 - Math.clz32(word & -word)));
+        word &= word - 1;
+      }
+    }
+    return;
+  }
+  if (bytes.byteLength === 0 || bytes.byteLength % 2 !== 0 || bytes.byteLength >= SPARSE_LIMIT * 2)
+    throw corrupt(`a stored chunk of ${bytes.byteLength} bytes is neither sparse nor dense`, {
+      bytes: bytes.byteLength,
+    });
+  for (let at = 0; at < bytes.byteLength; at += 2) visit(view.getUint16(at, true));
+}
+
+/**
  * Appends the uins of the set bits of chunk `chunk` to `out` from `at`, in
  * ascending order; returns the new end. `out` must have room for the chunk's
  * members (CHUNK_UINS is always enough).

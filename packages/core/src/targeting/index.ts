@@ -13,6 +13,7 @@ export {
   GENDERS,
   AGE_BANDS,
   UNIVERSE_KEY,
+  TZ_KEY_PREFIX,
   MAX_TAGS_PER_USER,
   checkUserAttributes,
   userBitsetKeys,
@@ -32,6 +33,7 @@ export {
   encodeChunk,
   decodeChunk,
   chunkMembers,
+  forEachStoredMember,
 } from './bitset-chunk';
 export { parseTargetingQuery, QUERY_ATTRIBUTES, MAX_QUERY_CHARS, MAX_QUERY_DEPTH, MAX_QUERY_TERMS } from './query';
 export type { QueryNode, QueryAttribute, ActiveSince } from './query';

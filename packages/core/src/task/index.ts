@@ -22,6 +22,7 @@ export {
   DEAD_LETTER_REASON,
   emptyReport,
   removedTotal,
+  deliveryOrderListIdOf,
 } from './model';
 export type {
   PriorityClass,
@@ -31,6 +32,7 @@ export type {
   Task,
   TaskReport,
   ChannelHold,
+  LocalGroup,
   ChannelHoldState,
   CanaryReport,
   CanaryState,
@@ -75,3 +77,5 @@ export {
   checkTaskTargeting,
 } from './validate';
 export type { TaskRecordRules, CompiledTaskQuery } from './validate';
+export { MAX_SEARCH_CHARS, DEFAULT_SEARCH_SCAN_BUDGET, compileTextSearch, matchesTextSearch } from './text-search';
+export type { TextSearch } from './text-search';

@@ -1,6 +1,8 @@
 import type { TaskState } from './task-machine';
 import type { UnitState } from './unit-machine';
 import type { TaskRollout } from '../rollout/model';
+import type { DeliverAt } from '../time/local-time';
+import type { QuietHours } from '../time/quiet-hours';
 
 export type PriorityClass = 'realtime' | 'normal';
 
@@ -92,6 +94,18 @@ export interface NewTask {
    * for everyone.
    */
   rollout?: TaskRollout;
+  /**
+   * Local-time delivery (docs/local-time.md): each recipient is released at
+   * `localTime` in their own zone (user attribute `tz`, else
+   * `defaultTimeZone`), from `sendAt` on. Absent: everyone at `sendAt`.
+   */
+  deliverAt?: DeliverAt;
+  /**
+   * Quiet hours in each recipient's local time (docs/local-time.md, "Quiet
+   * hours"): a zone whose recipients would be released inside them is held
+   * to their end. Absent: none.
+   */
+  quietHours?: QuietHours;
 }
 
 export interface TaskReport {
@@ -120,6 +134,39 @@ export interface TaskReport {
   channel?: ChannelHold | null;
   /** A canary task (docs/rollouts.md): its sample and where the canary stands. Absent: no canary. */
   canary?: CanaryReport;
+  /**
+   * A local-time task's groups (docs/local-time.md), in release order: the
+   * recipients of one release instant and offset, positions [start, end) of
+   * its delivery-order list. Set when pre-processing ends; the counts follow
+   * the group's units. Absent: not a local-time task, or not planned yet.
+   */
+  localGroups?: LocalGroup[];
+}
+
+/**
+ * The list a local-time task's units range over: its filtered recipients
+ * group after group (docs/local-time.md); the filtered list itself stays
+ * sorted by uin for the readers that search it.
+ */
+export function deliveryOrderListIdOf(taskId: number): string {
+  return `g_${taskId}`;
+}
+
+/** One release of a local-time task: who, when, and how far it got. */
+export interface LocalGroup {
+  /** The UTC offset its recipients' zones have at releaseAt, minutes east. */
+  offsetMinutes: number;
+  /** Epoch ms at which its units may start (its recipients' local time). */
+  releaseAt: number;
+  /** Its positions in the task's delivery-order list (deliveryOrderListIdOf). */
+  start: number;
+  end: number;
+  /** Missed its local time (`missed: 'skip'`) or released only after expiry: nothing of it is sent. */
+  skipped: boolean;
+  /** Its units were started (the release instant came and the task was sending). */
+  released: boolean;
+  delivered: number;
+  offline: number;
 }
 
 /**

@@ -7,6 +7,7 @@ import { ValidationError } from '../errors';
 import type { TaskQuery } from '../ports/task-store';
 import { isU32 } from './record-rules';
 import { TASK_STATES } from './task-machine';
+import { compileTextSearch, type TextSearch } from './text-search';
 
 export const TASK_QUERY_DEFAULT_LIMIT = 100;
 export const TASK_QUERY_MAX_LIMIT = 1000;
@@ -41,6 +42,8 @@ export interface CompiledTaskQuery {
   beforeId: number | undefined;
   createdFrom: number | undefined;
   createdBefore: number | undefined;
+  /** Undefined: no text search. */
+  search: TextSearch | undefined;
   limit: number;
 }
 
@@ -57,6 +60,7 @@ export function compileTaskQuery(query: TaskQuery): CompiledTaskQuery {
     beforeId,
     createdFrom,
     createdBefore,
+    q,
     limit = TASK_QUERY_DEFAULT_LIMIT,
   } = query;
   checkLimit(limit);
@@ -90,6 +94,7 @@ export function compileTaskQuery(query: TaskQuery): CompiledTaskQuery {
       field: 'accountIds',
     });
   }
+  const search = compileTextSearch(q);
   return {
     state,
     accountId,
@@ -99,6 +104,7 @@ export function compileTaskQuery(query: TaskQuery): CompiledTaskQuery {
     beforeId,
     createdFrom,
     createdBefore,
+    search,
     limit,
   };
 }

@@ -30,12 +30,15 @@ import {
   type ChannelHold,
   type FilterReason,
   type ListMeta,
+  type LocalGroup,
   type NewTask,
   type Task,
   type TaskReport,
 } from './model';
 import { checkCollapseKey } from './collapse-key';
 import { checkTaskRollout } from '../rollout/parse';
+import { checkDeliverAt, MAX_LOCAL_GROUPS } from '../time/local-time';
+import { checkQuietHours } from '../time/quiet-hours';
 import {
   checkIdString,
   checkIdUnder,
@@ -105,6 +108,16 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   const since = input.noResendSince;
   if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0))
     fail('noResendSince', since);
+  if (input.deliverAt !== undefined) checkDeliverAt(input.deliverAt);
+  if (input.quietHours !== undefined) checkQuietHours(input.quietHours);
+  // A canary sends the first positions of the uin-sorted filtered list and holds the rest; a grouped task (local
+  // time or quiet hours, the account's default included) sends group after group from its delivery-order list,
+  // each at its zone's instant. Neither hold can wait on the other, so the pair is refused (docs/rollouts.md,
+  // docs/local-time.md). Variants and the holdout place each uin by hash, wherever it sits: they compose.
+  if (input.rollout?.canary !== undefined && (input.deliverAt !== undefined || input.quietHours !== undefined))
+    throw new ValidationError('canary cannot be combined with local-time delivery (deliverAt or quietHours)', {
+      field: 'canary',
+    });
 }
 
 /**
@@ -150,6 +163,8 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     ...(input.collapseKey === undefined ? {} : { collapseKey: input.collapseKey }),
     ...(input.rollout === undefined ? {} : { rollout: checkTaskRollout(input.rollout) }),
+    ...(input.deliverAt === undefined ? {} : { deliverAt: { ...input.deliverAt } }),
+    ...(input.quietHours === undefined ? {} : { quietHours: { ...input.quietHours } }),
     speed: input.speed ?? null,
     targeting: input.targeting ?? null,
     noResendSince: input.noResendSince ?? null,
@@ -204,6 +219,7 @@ function checkPatch(patch: TaskPatch, rules: TaskRecordRules): void {
   checkDeadLetters(report.deadLetters);
   checkChannelHold(report.channel);
   checkCanaryReport(report.canary);
+  checkLocalGroups(report.localGroups);
 }
 
 function checkCanaryReport(canary: CanaryReport | undefined): void {
@@ -222,6 +238,19 @@ function checkCanaryReport(canary: CanaryReport | undefined): void {
     throw new ValidationError('report.canary must be { sample, state, holdUntil, rejectedRatio?, failedRatio? }', {
       field: 'canary',
     });
+}
+
+function checkLocalGroups(groups: LocalGroup[] | undefined): void {
+  if (groups === undefined) return;
+  const fail = () => {
+    throw new ValidationError('report.localGroups must be a list of local-time groups', { field: 'localGroups' });
+  };
+  if (!Array.isArray(groups) || groups.length > MAX_LOCAL_GROUPS) fail();
+  for (const g of groups) {
+    const counts = [g?.start, g?.end, g?.delivered, g?.offline, g?.releaseAt];
+    if (!counts.every(isCount) || g.end < g.start || !Number.isInteger(g.offsetMinutes)) fail();
+    if (typeof g.skipped !== 'boolean' || typeof g.released !== 'boolean') fail();
+  }
 }
 
 function checkDeadLetters(deadLetters: Record<string, number> | undefined): void {
@@ -274,6 +303,8 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
     if (patch.report.channel !== undefined) report.channel = patch.report.channel;
     // The canary's standing is written whole, by its scheduler or by a promote (docs/rollouts.md).
     if (patch.report.canary !== undefined) report.canary = { ...patch.report.canary };
+    // Written whole by the owning scheduler (local-release.ts): the list replaces the stored one.
+    if (patch.report.localGroups !== undefined) report.localGroups = patch.report.localGroups.map((g) => ({ ...g }));
     next.report = report;
   }
   return next;

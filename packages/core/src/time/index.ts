@@ -18,3 +18,22 @@ export {
   MAX_DATE_TIME_CHARS,
 } from './date-time';
 export { parseSendAt, SEND_AT_SKEW_MS } from './send-time';
+export {
+  parseDeliverAt,
+  checkDeliverAt,
+  checkWindowWithinLifetime,
+  parseLocalTime,
+  formatLocalTime,
+  parseWindow,
+  parseUserTimeZone,
+  zoneOffsetMinutes,
+  localInstant,
+  zoneRelease,
+  MISSED_POLICIES,
+  MAX_WINDOW_MS,
+  MAX_LOCAL_GROUPS,
+  DEFAULT_WINDOW_MS,
+} from './local-time';
+export type { DeliverAt, DeliverAtRequest, MissedPolicy, ZoneRelease } from './local-time';
+export { parseQuietHours, checkQuietHours, quietHoursEnd } from './quiet-hours';
+export type { QuietHours } from './quiet-hours';

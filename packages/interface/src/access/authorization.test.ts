@@ -17,7 +17,7 @@ import { ErrorCodes } from '@herald/core';
 import { TOKEN_ID_PATTERN, type AuditEntry } from '@herald/core/access';
 import type { Task } from '@herald/core/task';
 import { LevelCampaignStore } from '@herald/store-level';
-import { makeTempDir, type TempDir } from '@herald/testing';
+import { fcmToken, makeTempDir, type TempDir } from '@herald/testing';
 import { routesOf } from './route-table';
 import { openTestAccess, type TestAccess } from './test-access.test-util';
 import { LIST_BYTES, startTestServer, type Answer, type Req, type TestServer } from './test-server.test-util';
@@ -290,6 +290,7 @@ const MATRIX: Record<string, Spec> = {
         ['PATCH', '', { name: 'renamed' }, 200],
         ['POST', '/enable', undefined, 200],
         ['POST', '/disable', undefined, 200],
+        ['POST', '/run', undefined, 201],
         ['GET', '/firings', undefined, 200],
       ] as const
     ).map(([method, suffix, body, ok]) => [
@@ -342,11 +343,38 @@ const MATRIX: Record<string, Spec> = {
     request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/click-through-rate', body: { rate: 0.05 } }),
     ok: 200,
   },
+  'GET /api/v1/accounts/:accountId/local-time': {
+    kind: 'account',
+    foreign: () => ({ method: 'GET', path: '/api/v1/accounts/globex/local-time' }),
+    missing: () => ({ method: 'GET', path: '/api/v1/accounts/nobody/local-time' }),
+    ids: () => ['globex', 'nobody'],
+    ok: 200,
+  },
+  'PUT /api/v1/accounts/:accountId/local-time': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: '/api/v1/accounts/globex/local-time', body: { defaultTimeZone: 'UTC' } }),
+    ok: 200,
+  },
   'GET /api/v1/cluster': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/cluster' }), ok: 200 },
   'GET /api/v1/channels': { kind: 'admin', request: () => ({ method: 'GET', path: '/api/v1/channels' }), ok: 200 },
   'PUT /api/v1/channels/:channel/limits': {
     kind: 'admin',
     request: () => ({ method: 'PUT', path: '/api/v1/channels/webhook/limits', body: { maxRate: 1000 } }),
+    ok: 200,
+  },
+  'PUT /api/v1/devices/:token': {
+    kind: 'admin',
+    request: () => ({ method: 'PUT', path: `/api/v1/devices/${fcmToken(1)}`, body: { uin: 5, platform: 'fcm' } }),
+    ok: 200,
+  },
+  'DELETE /api/v1/devices/:token': {
+    kind: 'admin',
+    request: () => ({ method: 'DELETE', path: `/api/v1/devices/${fcmToken(1)}` }),
+    ok: 200,
+  },
+  'GET /api/v1/recipients/:uin/devices': {
+    kind: 'admin',
+    request: () => ({ method: 'GET', path: '/api/v1/recipients/5/devices' }),
     ok: 200,
   },
   'POST /api/v1/tokens': {

@@ -13,6 +13,7 @@ import {
 } from '@herald/core/ports';
 import {
   LevelAccountStore,
+  LevelDeviceRegistry,
   LevelAttributeIndex,
   LevelCampaignStore,
   LevelFollowerStore,
@@ -70,6 +71,7 @@ export async function startTestServer(options: {
   const dir: TempDir = await makeTempDir('herald-interface-server-');
   const store = await LevelTaskStore.open(join(dir.path, 'tasks'));
   const accounts = await LevelAccountStore.open(join(dir.path, 'accounts'));
+  const devices = await LevelDeviceRegistry.open(join(dir.path, 'devices'));
   const lists = new ListRepository(join(dir.path, 'lists'));
   const sent: Message[] = [];
   const toScheduler: PushChannel = {
@@ -95,6 +97,7 @@ export async function startTestServer(options: {
     ...(options.campaigns ? { campaigns: options.campaigns } : {}),
     ...(options.audiences ? { audiences: options.audiences } : {}),
     accounts,
+    devices,
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
     metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'herald_up 1\n' }),
     channels: fakeChannels(),
@@ -133,6 +136,7 @@ export async function startTestServer(options: {
       await app.close();
       await store.close();
       await accounts.close();
+      await devices.close();
       await dir.remove();
     },
   };
@@ -176,7 +180,7 @@ export const LIST_BYTES = encodeRecipientList([1, 2, 3]);
 
 /** One paced channel, `webhook`, whose limits change as asked (the embedded profile's are its PacedDeliveryGateway). */
 export function fakeChannels(): ChannelControl {
-  const webhook: ChannelLimitsView = { channel: 'webhook', minRate: 100, maxRate: 50_000, rate: 50_000 };
+  const webhook: ChannelLimitsView = { channel: 'webhook', minRate: 100, maxRate: 50_000, rate: 50_000, senders: 1 };
   return {
     list: () => [{ ...webhook }],
     setLimits(channel, limits) {

@@ -11,11 +11,28 @@ const CHANNEL_LIMITS: JsonSchema = object(
     channel: { type: 'string' },
     minRate: integer('recipients per second the rate never falls below'),
     maxRate: integer("recipients per second the rate never rises above: the channel's limit"),
-    rate: { type: 'number', description: 'recipients per second the channel is paced at now' },
+    rate: { type: 'number', description: "recipients per second this process's share of the channel is paced at now" },
+    senders: integer('processes sharing the budget, this one included: each paces to 1/senders of the bounds'),
   },
-  ['channel', 'minRate', 'maxRate', 'rate'],
+  ['channel', 'minRate', 'maxRate', 'rate', 'senders'],
 );
 import { ACCOUNT_404, QUERY_VALID, json, type OperationDoc } from './operation-parts';
+
+/** An account's local-time defaults, as GET and PUT /api/v1/accounts/:accountId/local-time answer them. */
+const ACCOUNT_LOCAL_TIME: JsonSchema = object(
+  {
+    accountId: { type: 'string' },
+    defaultTimeZone: {
+      type: ['string', 'null'],
+      description: 'the zone of recipients without a tz, for tasks whose deliverAt names none; null: UTC',
+    },
+    quietHours: {
+      type: ['string', 'null'],
+      description: "quiet hours 'HH:MM-HH:MM' every task of the account keeps unless it sets its own; null: none",
+    },
+  },
+  ['accountId', 'defaultTimeZone', 'quietHours'],
+);
 
 export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/v1/accounts/:accountId/limits': {
@@ -44,6 +61,25 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
       'The analytics side feeds it; it scales the limits by clamp(rate / referenceRate, minFactor, maxFactor) from the next broadcast on. null forgets it.',
     responses: { 200: json('the limits now', ref('AccountLimits')) },
     errors: { 400: 'VALIDATION_FAILED: a bad account id, or a rate outside [0, 1] (details.field)' },
+  },
+  'GET /api/v1/accounts/:accountId/local-time': {
+    tag: 'accounts',
+    access: 'token',
+    summary: "An account's local-time defaults",
+    description: 'The default zone and quiet hours its tasks take when they name none (docs/local-time.md).',
+    responses: { 200: json('the defaults', ACCOUNT_LOCAL_TIME) },
+    errors: { 400: 'VALIDATION_FAILED: a bad account id', 404: ACCOUNT_404 },
+  },
+  'PUT /api/v1/accounts/:accountId/local-time': {
+    tag: 'accounts',
+    access: 'admin',
+    summary: "Set an account's local-time defaults",
+    description:
+      'Replaces both: a field left out or null is cleared. Tasks created afterwards take them; tasks already created keep theirs.',
+    responses: { 200: json('the defaults now', ACCOUNT_LOCAL_TIME) },
+    errors: {
+      400: 'VALIDATION_FAILED: a bad account id, a defaultTimeZone that is no IANA zone or +HH:MM, quiet hours that are not HH:MM-HH:MM or cover the whole day (details.field)',
+    },
   },
 
   'POST /api/v1/audiences': {
@@ -163,7 +199,7 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
     access: 'admin',
     summary: 'The paced delivery channels of this process, their limits and their rate now',
     description:
-      'Only a process whose channels run in it has any (the embedded profile); a production interface lists none (docs/delivery.md, "Limits at run time").',
+      'Only a process whose channels run in it has any (the embedded profile); a production interface lists none: a production executor serves its own on its management endpoint (docs/delivery.md, "Limits at run time").',
     responses: {
       200: json('the channels', object({ channels: { type: 'array', items: CHANNEL_LIMITS } }, ['channels'])),
     },

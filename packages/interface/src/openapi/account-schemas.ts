@@ -135,6 +135,10 @@ export const userAttributes = object(
     ageBand: { type: ['string', 'null'], enum: [...AGE_BANDS, null] },
     activeAt: nullable('integer', 'last activity (epoch ms); its UTC day is what `active-since` compares'),
     tags: { type: 'array', items: { type: 'string' } },
+    tz: nullable(
+      'string',
+      "the user's time zone, an IANA name or '+HH:MM': local-time tasks release the user by it (docs/local-time.md)",
+    ),
   },
   ['uin'],
   "a user's targeting attributes",

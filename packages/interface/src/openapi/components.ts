@@ -108,6 +108,27 @@ const taskReport = object(
       ['sample', 'state', 'holdUntil'],
       'a canary task (docs/rollouts.md): its sample and where it stands; absent: no canary',
     ),
+    localGroups: {
+      type: 'array',
+      description:
+        "a local-time task's groups in release order, once pre-processed (docs/local-time.md); absent for a task of one instant",
+      items: object(
+        {
+          offsetMinutes: { type: 'integer', description: "the group's UTC offset at its release, minutes east" },
+          releaseAt: epochMs("when its units may start: its recipients' local time"),
+          start: integer("its first position in the task's delivery-order list"),
+          end: integer('one past its last position'),
+          skipped: {
+            type: 'boolean',
+            description: 'missed its local time (missed: skip) or released after expiry: never sent',
+          },
+          released: { type: 'boolean', description: 'its units have been handed out' },
+          delivered: integer('pushed to online users of the group'),
+          offline: integer('queued offline for users of the group'),
+        },
+        ['offsetMinutes', 'releaseAt', 'start', 'end', 'skipped', 'released', 'delivered', 'offline'],
+      ),
+    },
   },
   ['total', 'kept', 'removed', 'delivered', 'offline', 'units', 'unitsDone'],
 );
@@ -146,6 +167,27 @@ const task = object(
       description:
         "safe rollouts (docs/rollouts.md): { seed, canary?, variants?, holdout? }; each recipient's place (canary sample, variant) is a hash of its uin and the seed. Absent: one content for everyone, no canary",
     },
+    deliverAt: object(
+      {
+        localTime: { type: 'string', description: "the wall-clock time 'HH:MM' each recipient's zone is released at" },
+        windowMs: integer('how late after its local time a zone may still be sent when the task is planned, ms'),
+        missed: { type: 'string', enum: ['next_day', 'skip', 'now'] },
+        defaultTimeZone: {
+          type: 'string',
+          description: "the zone of recipients without a tz attribute (IANA or '+HH:MM')",
+        },
+      },
+      ['localTime', 'windowMs', 'missed', 'defaultTimeZone'],
+      'local-time delivery, when set (docs/local-time.md)',
+    ),
+    quietHours: object(
+      {
+        from: { type: 'string', description: "local 'HH:MM' the quiet hours start at (inclusive)" },
+        to: { type: 'string', description: "local 'HH:MM' they end at; before from: they wrap past midnight" },
+      },
+      ['from', 'to'],
+      "quiet hours in each recipient's local time, when set: a zone inside them is held to their end (docs/local-time.md)",
+    ),
     noResendSince: nullable(
       'integer',
       "how far back the no-resend filter looks (epoch ms): only earlier tasks of the content scheduled after it count; set by a campaign's no-resend scope; null: every earlier task",
@@ -246,6 +288,12 @@ const campaignFields = {
         description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)",
       },
       noResend,
+      deliverAt: {
+        type: 'object',
+        description:
+          "each firing's task is delivered at this local time, as written (POST /api/v1/tasks deliverAt; docs/local-time.md)",
+      },
+      quietHours: { type: 'string', description: "each firing's task's quiet hours, 'HH:MM-HH:MM'" },
     },
     ['listId', 'content', 'priority'],
     'the task each firing creates',
@@ -254,6 +302,10 @@ const campaignFields = {
   updatedAt: epochMs('last changed'),
   activeFrom: epochMs('when the current schedule took effect'),
   lastScheduledAt: epochMs('the last scheduled time handled (fired or missed), absent before the first'),
+  idempotencyKey: {
+    type: 'string',
+    description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the creating request carried one',
+  },
   nextFireTimes: {
     type: 'array',
     items: { type: 'string', format: 'date-time' },
@@ -285,6 +337,12 @@ const firing = object(
     taskId: nullable('integer', 'the task it created'),
     reason: nullable('string', 'why it was missed or failed'),
     at: epochMs('when it was handled'),
+    manual: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'present (true) on a run asked for with POST /api/v1/campaigns/:id/run; absent on the schedule’s own',
+    },
     note: firingNote,
   },
   ['campaignId', 'scheduledAt', 'outcome', 'taskId', 'reason', 'at', 'note'],
@@ -359,6 +417,7 @@ export const COMPONENTS = {
   ]),
   CampaignPage: page('campaigns', ref('Campaign'), 'campaigns with a larger id'),
   FiringPage: page('firings', firing, 'firings scheduled earlier'),
+  Firing: firing,
   TemplatePreview: object(
     {
       uin: { type: 'integer' },

@@ -11,9 +11,20 @@ export const recipientFate = object(
   {
     taskId: integer('the task'),
     uin: integer('the recipient'),
-    position: integer("its position in the task's filtered list, when it is there"),
+    position: integer(
+      "its position in the task's filtered list, when it is there (a local-time task's: in its delivery-order list)",
+    ),
     duplicateCopiesRemoved: integer('extra copies of it the dedupe link removed; its kept copy has the fate'),
     variant: { type: 'string', description: 'an A/B task: the variant it was given (held out: removed by held_out)' },
+    localGroup: object(
+      {
+        releaseAt: epochMs('when its group is released: its local time'),
+        offsetMinutes: { type: 'integer', description: 'the UTC offset of its zone then, minutes east' },
+        skipped: { type: 'boolean', description: 'its zone missed the local time: never sent' },
+      },
+      ['releaseAt', 'offsetMinutes', 'skipped'],
+      "a local-time task's group holding it (docs/local-time.md)",
+    ),
     fate: {
       type: 'string',
       enum: ['not_in_audience', 'removed', 'delivered_online', 'queued_offline', 'not_reached', 'unknown'],

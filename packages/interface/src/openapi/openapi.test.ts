@@ -9,7 +9,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { waitFor } from '@herald/testing';
+import { apnsToken, waitFor } from '@herald/testing';
 import Fastify from 'fastify';
 import { openTestAccess, type TestAccess } from '../access/test-access.test-util';
 import { recordRoutes, routesOf, type RouteEntry } from '../access/route-table';
@@ -348,6 +348,7 @@ describe('GET /api/docs', () => {
     await call('PATCH /api/v1/campaigns/:id', { method: 'PATCH', path: at, body: { name: 'Mornings' } }, 200);
     await call('POST /api/v1/campaigns/:id/disable', { method: 'POST', path: `${at}/disable` }, 200);
     await call('POST /api/v1/campaigns/:id/enable', { method: 'POST', path: `${at}/enable` }, 200);
+    await call('POST /api/v1/campaigns/:id/run', { method: 'POST', path: `${at}/run` }, 201);
     await call('GET /api/v1/campaigns/:id/firings', { method: 'GET', path: `${at}/firings` }, 200);
     await call('DELETE /api/v1/campaigns/:id', { method: 'DELETE', path: at }, 204);
     await call('GET /api/v1/campaigns/:id', { method: 'GET', path: at }, 404);
@@ -368,6 +369,18 @@ describe('GET /api/docs', () => {
     await call(
       'PUT /api/v1/accounts/:accountId/limits',
       { method: 'PUT', path: limitsAt, body: { dailyBroadcasts: 1 } },
+      200,
+    );
+    const localAt = '/api/v1/accounts/acme/local-time';
+    await call('GET /api/v1/accounts/:accountId/local-time', { method: 'GET', path: localAt }, 200);
+    await call(
+      'PUT /api/v1/accounts/:accountId/local-time',
+      { method: 'PUT', path: localAt, body: { quietHours: '08:00-08:00' } },
+      400,
+    );
+    await call(
+      'PUT /api/v1/accounts/:accountId/local-time',
+      { method: 'PUT', path: localAt, body: { defaultTimeZone: 'Europe/Berlin' } },
       200,
     );
     // acme created its one broadcast of the day above.
@@ -434,6 +447,17 @@ describe('GET /api/docs', () => {
       { method: 'PUT', path: '/api/v1/channels/kafka/limits', body: { maxRate: 10 } },
       404,
     );
+    const device = `/api/v1/devices/${apnsToken(7).toUpperCase()}`;
+    await call('PUT /api/v1/devices/:token', { method: 'PUT', path: device, body: { uin: 5, platform: 'apns' } }, 200);
+    await call(
+      'PUT /api/v1/devices/:token',
+      { method: 'PUT', path: device, body: { uin: 5, platform: 'fcm', os: 'x' } },
+      400,
+    );
+    await call('GET /api/v1/recipients/:uin/devices', { method: 'GET', path: '/api/v1/recipients/5/devices' }, 200);
+    await call('GET /api/v1/recipients/:uin/devices', { method: 'GET', path: '/api/v1/recipients/x/devices' }, 400);
+    await call('DELETE /api/v1/devices/:token', { method: 'DELETE', path: device }, 200);
+    await call('DELETE /api/v1/devices/:token', { method: 'DELETE', path: '/api/v1/devices/a%20b' }, 400);
     const made = await call(
       'POST /api/v1/tokens',
       { method: 'POST', path: '/api/v1/tokens', body: { name: 'night shift', role: 'operator', accounts: ['acme'] } },

@@ -22,6 +22,11 @@ export const TAGS = [
     description:
       'Lists built from a source instead of an upload (followers, a targeting query, a table), as jobs with progress; and the admin feeds of followers and user attributes (docs/audience-sources.md).',
   },
+  {
+    name: 'devices',
+    description:
+      'The device tokens the mobile-push channels (FCM, APNs) send to, per user (docs/delivery.md, "Device registry").',
+  },
   { name: 'cluster', description: "The cluster's members as this interface process sees them." },
   { name: 'access', description: 'API tokens, the caller, the audit log (docs/api.md, "Authentication").' },
   { name: 'health', description: 'Liveness for probes and load balancers.' },

@@ -8,6 +8,7 @@
  */
 import { ref } from './schema-builders';
 import { ACCOUNT_OPERATIONS } from './account-operations';
+import { DEVICE_OPERATIONS } from './device-operations';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, HISTORY_SCAN_BUDGET } from '../recipient-history';
 import { ACCOUNT_404, LIST_ERRORS, TASK_ID, campaign404, json, task404, type OperationDoc } from './operation-parts';
 
@@ -114,7 +115,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       }),
     },
     errors: {
-      400: 'VALIDATION_FAILED: a schema violation (a speed that is not an integer in [1, 10^8] among them), content over tasks.maxContentChars, a sendAt or displayAt that is not an RFC 3339 date-time with an offset or not on the calendar, a sendAt in the past (omit it to send now) or beyond tasks.maxScheduleAheadMs, ttlSeconds over the maximum, a collapseKey that is not 1..128 characters of [A-Za-z0-9._:-], variants or a holdout that do not parse or whose shares do not add up to 1 - holdout (details.field variants, variants[i].share, holdout...), a bad Idempotency-Key (details.field names the input); QUERY_INVALID: a targeting query that does not parse (details.field targeting, position, found, expected); nothing was created',
+      400: 'VALIDATION_FAILED: a schema violation (a speed that is not an integer in [1, 10^8] among them), content over tasks.maxContentChars, a sendAt or displayAt that is not an RFC 3339 date-time with an offset or not on the calendar, a sendAt in the past (omit it to send now) or beyond tasks.maxScheduleAheadMs, ttlSeconds over the maximum, a collapseKey that is not 1..128 characters of [A-Za-z0-9._:-], a deliverAt with a localTime that is not HH:MM, a window outside 1m..12h or not shorter than the task lives, an unknown missed policy, defaultTimeZone or field (details.field deliverAt.<name>; docs/local-time.md), quietHours that are not HH:MM-HH:MM or cover the whole day (details.field quietHours), variants or a holdout that do not parse or whose shares do not add up to 1 - holdout (details.field variants, variants[i].share, holdout...), a canary that does not parse or comes with deliverAt or quietHours, an account default included (details.field canary; docs/rollouts.md), a bad Idempotency-Key (details.field names the input); QUERY_INVALID: a targeting query that does not parse (details.field targeting, position, found, expected); nothing was created',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
       409: "IDEMPOTENCY_KEY_REUSED: the key was used before for another request; CONFIRMATION_REQUIRED: the broadcast reaches more than the account's confirmAbove recipients and starts within confirmWithinMs, and confirm is missing or not its recipient count (details: field confirm, recipients, threshold); nothing was created or held",
       422: "ACCOUNT_QUOTA_EXCEEDED: over the account's daily broadcasts or recipients, too close to another of its broadcasts, or a speed over the account's maxSpeed (limit maxSpeed, field speed; maxSpeed 0: the account may not set a speed); nothing was created (details: limit, field, max, used, requested, retryAt). TEMPLATE_INVALID: a template that does not parse or names an unknown variable (details: field, position, found, expected); nothing was created",
@@ -133,10 +134,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     access: 'token',
     summary: 'List tasks, a page at a time',
     description:
-      'Oldest first. An operator sees its accounts only; filtering by another account answers an empty page.',
+      'Oldest first. An operator sees its accounts only; filtering by another account answers an empty page. `q` finds text in the title or body, ignoring case (digits also match the id); a search page may be short or empty and still carry a nextCursor: the embedded profile reads a bounded number of tasks per page.',
     responses: { 200: json('a page', ref('TaskPage')) },
     errors: {
-      400: 'VALIDATION_FAILED: a bad filter, or a createdFrom or createdBefore that is not an RFC 3339 date-time with an offset (details.field)',
+      400: 'VALIDATION_FAILED: a bad filter, a q that is empty or over 200 characters, or a createdFrom or createdBefore that is not an RFC 3339 date-time with an offset (details.field)',
     },
   },
   'GET /api/v1/templates/preview': {
@@ -275,18 +276,24 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Create a campaign',
     description:
       'A cron that fires closer together than campaigns.minPeriodMs anywhere in its next 1000 firings is refused (400 naming cron; details.smallestGapMs, minPeriodMs). The answer carries projectedDailyReach. `template.noResend` sets what counts as already sent for each firing (`{ "scope": "firing" }` for a daily digest, `{ "scope": "window", "window": "7d" }`); a template content may name `{{firing.date}}`, `{{firing.time}}`, `{{firing.id}}` (docs/campaigns.md).',
-    responses: { 201: json('created', ref('Campaign')) },
+    responses: {
+      201: json('created', ref('Campaign')),
+      200: json('a retry with the same Idempotency-Key and body: the campaign the first try created', ref('Campaign')),
+    },
     errors: {
-      400: 'VALIDATION_FAILED (details.field; a cron under campaigns.minPeriodMs: field cron, smallestGapMs, minPeriodMs; an unknown noResend scope, a bad or misplaced window, an unknown field: template.noResend.<field>)',
+      400: 'VALIDATION_FAILED (details.field; a cron under campaigns.minPeriodMs: field cron, smallestGapMs, minPeriodMs; an unknown noResend scope, a bad or misplaced window, an unknown field: template.noResend.<field>; a bad Idempotency-Key header: field Idempotency-Key)',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
+      409: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key created another campaign (details.campaignId)',
     },
   },
   'GET /api/v1/campaigns': {
     tag: 'campaigns',
     access: 'token',
     summary: 'List campaigns, a page at a time',
+    description:
+      '`q` finds text in the name or the template title or body, ignoring case (digits also match the id); a search page may be short or empty and still carry a nextCursor: the embedded profile reads a bounded number of campaigns per page.',
     responses: { 200: json('a page', ref('CampaignPage')) },
-    errors: { 400: 'VALIDATION_FAILED' },
+    errors: { 400: 'VALIDATION_FAILED: a bad filter, or a q that is empty or over 200 characters (details.field)' },
   },
   'GET /api/v1/campaigns/:id': {
     tag: 'campaigns',
@@ -321,6 +328,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: json('the campaign', ref('Campaign')) },
     errors: { 400: 'VALIDATION_FAILED', 404: campaign404 },
   },
+  'POST /api/v1/campaigns/:id/run': {
+    tag: 'campaigns',
+    access: 'token',
+    summary: 'Fire a campaign once now, outside its schedule',
+    description:
+      "The same firing as a scheduled one (the template's task, the no-resend scope, the account's quotas), enabled or not; recorded in the firing history with `manual: true`. An `Idempotency-Key` header makes a retry answer the first run (200) instead of firing again. The body is optional: `confirm` is the list's recipient count when the account's confirmation rule asks for it, as for a task.",
+    responses: {
+      201: json('the manual firing, with the task it created', ref('Firing')),
+      200: json('a retry with the same Idempotency-Key: the firing the first try made; nothing fired', ref('Firing')),
+    },
+    errors: {
+      400: 'VALIDATION_FAILED (details.field; a bad Idempotency-Key header: field Idempotency-Key)',
+      404: `${campaign404}; LIST_NOT_FOUND: the template's list is gone`,
+      409: 'CONFIRMATION_REQUIRED (details.recipients); IDEMPOTENCY_KEY_REUSED: the Idempotency-Key ran another campaign (details.campaignId)',
+      422: 'ACCOUNT_QUOTA_EXCEEDED (details.limit)',
+    },
+  },
   'DELETE /api/v1/campaigns/:id': {
     tag: 'campaigns',
     access: 'token',
@@ -338,6 +362,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: { 400: 'VALIDATION_FAILED', 404: campaign404 },
   },
   ...ACCOUNT_OPERATIONS,
+  ...DEVICE_OPERATIONS,
 };
 
 /** The key of a route in OPERATIONS. */

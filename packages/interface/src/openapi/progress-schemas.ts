@@ -43,7 +43,10 @@ export const taskProgress = object(
   {
     taskId: integer('task id', { minimum: 1 }),
     state: { type: 'string', enum: [...TASK_STATES] },
-    total: nullable('integer', 'recipients left after the filter chain; null before pre-processing'),
+    total: nullable(
+      'integer',
+      "recipients left after the filter chain, less a local-time task's skipped groups; null before pre-processing",
+    ),
     confirmed: integer('delivered + offline so far'),
     recorded: {
       type: 'boolean',
@@ -60,6 +63,25 @@ export const taskProgress = object(
       'when the task should be done at that rate (epoch ms), while SENDING; null otherwise or without a rate',
     ),
     waiting,
+    localGroups: {
+      type: 'array',
+      description:
+        "a local-time task's groups in release order (docs/local-time.md); absent for a task of one instant or before pre-processing",
+      items: object(
+        {
+          releaseAt: integer("when the group is released: its recipients' local time (epoch ms)"),
+          offsetMinutes: { type: 'integer', description: 'the UTC offset of its zones then, minutes east' },
+          recipients: integer('its size'),
+          skipped: {
+            type: 'boolean',
+            description: 'never sent: its zones missed the local time, or it comes after expiry',
+          },
+          released: { type: 'boolean', description: 'its units have been handed out' },
+          confirmed: integer('delivered + offline so far'),
+        },
+        ['releaseAt', 'offsetMinutes', 'recipients', 'skipped', 'released', 'confirmed'],
+      ),
+    },
   },
   ['taskId', 'state', 'total', 'confirmed', 'recorded', 'intervalMs', 'samples', 'ratePerSecond', 'etaAt', 'waiting'],
   "a task's progress over time",

@@ -22,6 +22,7 @@ export interface CampaignApi {
     url: string,
     payload?: unknown,
     token?: string,
+    extraHeaders?: Record<string, string>,
   ): Promise<{ status: number; body: Record<string, any> | undefined }>;
 }
 
@@ -80,8 +81,8 @@ export function useCampaignApi(tempPrefix: string, start: number): CampaignApi {
     await dir.remove();
   });
 
-  api.call = async (method, url, payload, token = api.tokens.adminToken) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  api.call = async (method, url, payload, token = api.tokens.adminToken, extraHeaders = {}) => {
+    const headers: Record<string, string> = { ...extraHeaders, authorization: `Bearer ${token}` };
     if (payload !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${base}${url}`, {
       method,

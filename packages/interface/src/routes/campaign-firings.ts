@@ -2,7 +2,7 @@ import { firingNote, type Campaign, type CampaignFiring, type FiringNote } from 
 import type { TaskStore } from '@herald/core/ports';
 
 /** A firing as the API answers it: the record, and what it came to in words when it reached nobody. */
-export type CampaignFiringView = CampaignFiring & { note: FiringNote | null };
+export type CampaignFiringView = Omit<CampaignFiring, 'runKey'> & { note: FiringNote | null };
 
 /**
  * The history's firings with their notes (docs/campaigns.md, "The firing
@@ -16,7 +16,8 @@ export async function firingViews(
   firings: readonly CampaignFiring[],
 ): Promise<CampaignFiringView[]> {
   return Promise.all(
-    firings.map(async (firing) => {
+    firings.map(async ({ runKey: _private, ...firing }) => {
+      // The run key is the caller's Idempotency-Key, account-scoped: not part of the history's record.
       if (firing.taskId === null) return { ...firing, note: null };
       const task = await store.getTask(firing.taskId);
       return { ...firing, note: firingNote(task, campaign.template.noResend) };

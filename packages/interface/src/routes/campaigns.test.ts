@@ -123,6 +123,26 @@ describe('campaign routes', () => {
     ]);
   });
 
+  it('finds campaigns by name, template text or id (q), naming q when it is empty', async () => {
+    const plain = { ...body.template, content: { body: 'plain' } };
+    await call('POST', '/api/v1/campaigns', { ...body, name: 'Weekly Roundup', template: plain });
+    await call('POST', '/api/v1/campaigns', {
+      ...body,
+      name: 'n',
+      template: { ...plain, content: { body: 'Flash SALE' } },
+    });
+    const found = async (q: string) =>
+      (await call('GET', `/api/v1/campaigns?q=${encodeURIComponent(q)}`)).body!.campaigns.map(
+        (c: { id: number }) => c.id,
+      );
+    expect(await found('roundup')).toEqual([1]);
+    expect(await found('sale')).toEqual([2]);
+    expect(await found('2')).toEqual([2]);
+    const empty = await call('GET', '/api/v1/campaigns?q=');
+    expect(empty.status).toBe(400);
+    expect(empty.body!.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'q' } });
+  });
+
   it('changes, disables, enables and deletes a campaign', async () => {
     await call('POST', '/api/v1/campaigns', body);
     api.now += 1000;
@@ -290,6 +310,7 @@ describe('campaign routes', () => {
         ['PATCH', '/api/v1/campaigns/1', { name: 'mine now' }],
         ['POST', '/api/v1/campaigns/1/disable'],
         ['POST', '/api/v1/campaigns/1/enable'],
+        ['POST', '/api/v1/campaigns/1/run'],
         ['DELETE', '/api/v1/campaigns/1'],
         ['GET', '/api/v1/campaigns/1/firings'],
       ] as const) {
@@ -299,6 +320,7 @@ describe('campaign routes', () => {
         expect(answer.body!.error.message).toBe(missing.body!.error.message.replace('2', '1'));
       }
       expect(await api.campaigns.getCampaign(1)).toMatchObject({ name: 'Night digest', enabled: true });
+      expect((await api.campaigns.listFirings(1)).firings).toEqual([]);
     });
 
     it('lists only its accounts, and cannot create in another', async () => {

@@ -18,12 +18,16 @@ import {
 import { checkCampaignContent } from '@herald/core/template';
 import { taskContentOf } from '@herald/core/task';
 import { NotFoundError, ValidationError } from '@herald/core';
-import { parseDateTime } from '@herald/core/time';
+import { parseDateTime, type DeliverAtRequest } from '@herald/core/time';
 import type { CampaignStore } from '@herald/core/ports';
 import type { PriorityClass } from '@herald/core/task';
 import type { RequestContent } from './request-content';
 import { firingViews } from './campaign-firings';
+import { assertSameCampaignRequest } from './campaign-idempotency';
+import { campaignRunRoute } from './campaign-run';
+import { apiIdempotencyKey } from './idempotency';
 import { DATE_TIME_FIELD } from './date-field';
+import { SEARCH_FIELD } from './search-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
@@ -38,6 +42,8 @@ interface TemplateBody {
   ttlSeconds?: number;
   targeting?: string;
   noResend?: NoResend;
+  deliverAt?: DeliverAtRequest;
+  quietHours?: string;
 }
 
 interface CreateCampaignBody {
@@ -84,6 +90,9 @@ const templateSchema = {
         window: { type: 'string', minLength: 1, maxLength: 16 },
       },
     },
+    // Each firing's local time and quiet hours (docs/local-time.md); core's parsers name the field at fault.
+    deliverAt: { type: 'object' },
+    quietHours: { type: 'string' },
   },
 } as const;
 
@@ -122,6 +131,7 @@ const listQuery = {
   properties: {
     accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
     enabled: { type: 'boolean' },
+    q: SEARCH_FIELD,
     cursor: { type: 'integer', minimum: 0 },
     limit: { type: 'integer', minimum: 1, maximum: 1000 },
   },
@@ -146,7 +156,7 @@ const previewQuery = {
 
 /**
  * Cron campaigns (docs/campaigns.md, docs/api.md "Campaigns"): create, list,
- * read, change, enable/disable, delete, the firing history, and a preview of
+ * read, change, enable/disable, run now (campaign-run.ts), delete, the firing history, and a preview of
  * the next fire times of any expression (the console calls it while the user
  * types). Every answer that holds a campaign carries its next five fire times.
  * An operator sees only its accounts' campaigns: another account's campaign
@@ -221,6 +231,8 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }),
       ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
       ...(template.noResend === undefined ? {} : { noResend: template.noResend }),
+      ...(template.deliverAt === undefined ? {} : { deliverAt: template.deliverAt }),
+      ...(template.quietHours === undefined ? {} : { quietHours: template.quietHours }),
     };
   }
 
@@ -260,6 +272,16 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       );
       // Schedule first: the console shows these errors as the user types, before the list matters.
       checkSchedule(body.cron, body.timeZone);
+      const idempotencyKey = apiIdempotencyKey(request.headers['idempotency-key'], body.accountId);
+      if (idempotencyKey !== undefined) {
+        // A retry of a request that already created its campaign: that campaign, 200 instead of 201.
+        const existing = await campaigns.getCampaignByIdempotencyKey(idempotencyKey);
+        if (existing !== undefined) {
+          assertSameCampaignRequest(existing, body);
+          noteAudit(request, { resource: `campaign:${existing.id}` });
+          return reply.code(200).send(await view(existing));
+        }
+      }
       const template = await checkTemplate(body.accountId, body.template);
       const created = await campaigns.createCampaign(
         {
@@ -269,19 +291,22 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
           timeZone: body.timeZone,
           ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
           template,
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         },
         clock.now(),
       );
+      // A concurrent request with the same key may have created it first: the store answers that campaign.
+      if (idempotencyKey !== undefined) assertSameCampaignRequest(created, body);
       noteAudit(request, { resource: `campaign:${created.id}` });
       return reply.code(201).send(await view(created));
     },
   );
 
-  app.get<{ Querystring: { accountId?: string; enabled?: boolean; cursor?: number; limit?: number } }>(
+  app.get<{ Querystring: { accountId?: string; enabled?: boolean; q?: string; cursor?: number; limit?: number } }>(
     '/api/v1/campaigns',
     { schema: { querystring: listQuery } },
     async (request) => {
-      const { accountId, enabled, cursor, limit } = request.query;
+      const { accountId, enabled, q, cursor, limit } = request.query;
       const visible = visibleAccounts(request);
       let accountIds: readonly string[] | undefined = accountId === undefined ? undefined : [accountId];
       if (visible !== 'all') {
@@ -292,6 +317,7 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       const page = await campaigns.listCampaigns({
         ...(accountIds === undefined ? {} : { accountIds }),
         ...(enabled === undefined ? {} : { enabled }),
+        ...(q === undefined ? {} : { q }),
         afterId: cursor,
         limit,
       });
@@ -345,6 +371,8 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
       },
     );
   }
+
+  campaignRunRoute(app, deps, visibleCampaign);
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/campaigns/:id',

@@ -1,6 +1,7 @@
 import { ErrorCodes, HeraldError, ValidationError } from '@herald/core';
 import type { TaskRollout } from '@herald/core/rollout';
 import type { PriorityClass, Task } from '@herald/core/task';
+import { parseDeliverAt, parseQuietHours, type DeliverAt, type QuietHours } from '@herald/core/time';
 
 /** The longest Idempotency-Key header accepted: with `api:<accountId>:` it fits the store's 255-character key. */
 export const MAX_IDEMPOTENCY_HEADER_CHARS = 128;
@@ -30,6 +31,8 @@ export interface TaskRequestShape {
   speed?: number;
   targeting?: string;
   collapseKey?: string;
+  deliverAt?: unknown;
+  quietHours?: string;
   /** The rollout parsed from the request (its seed is drawn anew, so not compared). */
   rollout?: TaskRollout;
 }
@@ -43,7 +46,8 @@ function splitOf(rollout: TaskRollout | undefined): string {
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content, priority, speed, targeting, collapse key, canary and A/B split, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority, speed, targeting, collapse key, canary and A/B split, deliverAt and
+ * quiet hours, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
@@ -56,7 +60,10 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.speed === (request.speed ?? null) &&
     existing.targeting === (request.targeting ?? null) &&
     existing.collapseKey === request.collapseKey &&
-    splitOf(existing.rollout) === splitOf(request.rollout);
+    splitOf(existing.rollout) === splitOf(request.rollout) &&
+    sameDeliverAt(existing.deliverAt, request.deliverAt) &&
+    // A request without quiet hours may have taken its account's: only quiet hours it names are compared.
+    (request.quietHours === undefined || sameQuietHours(existing.quietHours, parseQuietHours(request.quietHours)));
   if (!same) {
     throw new HeraldError(
       ErrorCodes.IDEMPOTENCY_KEY_REUSED,
@@ -66,4 +73,25 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
       },
     );
   }
+}
+
+/**
+ * Field by field (a store may keep the JSON's keys in another order); the
+ * default zone only when the request names one, since the account's fills it
+ * otherwise.
+ */
+function sameDeliverAt(a: DeliverAt | undefined, raw: unknown): boolean {
+  const b = raw === undefined ? undefined : parseDeliverAt(raw);
+  if (a === undefined || b === undefined) return a === b;
+  const namedZone = (raw as { defaultTimeZone?: unknown }).defaultTimeZone !== undefined;
+  return (
+    a.localTime === b.localTime &&
+    a.windowMs === b.windowMs &&
+    a.missed === b.missed &&
+    (!namedZone || a.defaultTimeZone === b.defaultTimeZone)
+  );
+}
+
+function sameQuietHours(a: QuietHours | undefined, b: QuietHours): boolean {
+  return a !== undefined && a.from === b.from && a.to === b.to;
 }

@@ -102,7 +102,7 @@ function historyWindow(rawFrom: string | undefined, rawTo: string | undefined, n
 }
 
 /** A uin inside the uin space: a decimal integer below uinLimit. */
-function parseUin(raw: string, uinLimit: number): number {
+export function parseUin(raw: string, uinLimit: number): number {
   const uin = Number(raw);
   if (!/^(0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(uin) || uin >= uinLimit)
     throw new ValidationError(`uin '${raw.slice(0, 40)}' is not an integer in [0, ${uinLimit})`, { field: 'uin' });

@@ -8,7 +8,7 @@ import {
   type TaskProgressRecord,
   type WaitingReason,
 } from '@herald/core/progress';
-import type { Task } from '@herald/core/task';
+import type { LocalGroup, Task } from '@herald/core/task';
 
 /** The current rate is measured over the curve's last this many ms. */
 export const RATE_WINDOW_MS = 10_000;
@@ -32,6 +32,22 @@ export interface ProgressAnswer {
   etaAt: number | null;
   /** Why a queued task waits; null otherwise. */
   waiting: (WaitingReason & { message: string }) | null;
+  /**
+   * A local-time task's groups in release order (docs/local-time.md): when
+   * each is released, under which offset, its size and how far it got.
+   * Absent for a task of one instant or before pre-processing.
+   */
+  localGroups?: LocalGroupProgress[];
+}
+
+/** One group of a local-time task, as the progress answer shows it. */
+export interface LocalGroupProgress {
+  releaseAt: number;
+  offsetMinutes: number;
+  recipients: number;
+  skipped: boolean;
+  released: boolean;
+  confirmed: number;
 }
 
 /**
@@ -49,7 +65,10 @@ export function progressAnswer(task: Task, record: TaskProgressRecord | undefine
   const head = history.samples[history.samples.length - 1];
   if (head !== undefined && confirmed > head.confirmed)
     history = addSample(history, { at: Math.max(task.updatedAt, head.at), confirmed });
-  const total = task.filteredListId === null ? null : task.report.kept;
+  const groups = task.report.localGroups;
+  // A skipped group is never sent: "done" is everyone else.
+  const skipped = (groups ?? []).reduce((n, g) => n + (g.skipped ? g.end - g.start : 0), 0);
+  const total = task.filteredListId === null ? null : task.report.kept - skipped;
   const sending = task.state === 'SENDING';
   const ratePerSecond = sending ? Math.round(recentRate(history, RATE_WINDOW_MS)) : 0;
   const queued = task.state === 'QUEUED' || task.state === 'PREEMPTED';
@@ -63,7 +82,26 @@ export function progressAnswer(task: Task, record: TaskProgressRecord | undefine
     intervalMs: history.intervalMs,
     samples: history.samples,
     ratePerSecond,
-    etaAt: sending && total !== null ? estimatedFinish(history, total, ratePerSecond) : null,
+    etaAt: sending && total !== null ? etaOf(estimatedFinish(history, total, ratePerSecond), groups) : null,
     waiting,
+    ...(groups === undefined
+      ? {}
+      : {
+          localGroups: groups.map((g) => ({
+            releaseAt: g.releaseAt,
+            offsetMinutes: g.offsetMinutes,
+            recipients: g.end - g.start,
+            skipped: g.skipped,
+            released: g.released,
+            confirmed: g.delivered + g.offline,
+          })),
+        }),
   };
+}
+
+/** A local-time task is not done before its last group is released, whatever its rate says. */
+function etaOf(byRate: number | null, groups: readonly LocalGroup[] | undefined): number | null {
+  const last = Math.max(...(groups ?? []).filter((g) => !g.skipped).map((g) => g.releaseAt));
+  if (byRate === null || !Number.isFinite(last)) return byRate;
+  return Math.max(byRate, last);
 }

@@ -1,14 +1,11 @@
 import { Readable } from 'node:stream';
 import { NotFoundError, ValidationError } from '@herald/core';
-import type { RecipientFate } from '@herald/core/fate';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit } from '../access/request-access';
-import { assertReportable, REPORT_CSV_HEADER, reportCsvLine, reportRows } from '../recipient-report';
+import { assertReportable, CSV_LINES, ndjsonLines, reportChunks } from '../recipient-report';
 import { parseTaskId } from './tasks';
 
-/** Bytes gathered before a write: one write per row would cost more than the rows. */
-const FLUSH_CHARS = 64 * 1024;
 export const NDJSON = 'application/x-ndjson';
 
 /**
@@ -43,10 +40,8 @@ export function taskReportRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const after = parseReportCursor(request.query.cursor, id, config.uinLimit);
       assertReportable(task);
       const ndjson = (request.headers.accept ?? '').includes(NDJSON);
-      const rows = reportRows(task, after, { ...deps, uinLimit: config.uinLimit });
-      const body = ndjson
-        ? chunked(rows, '', (row) => JSON.stringify({ taskId: task.id, ...row }) + '\n')
-        : chunked(rows, REPORT_CSV_HEADER, reportCsvLine);
+      const lines = ndjson ? ndjsonLines(task.id) : CSV_LINES;
+      const body = reportChunks(task, after, { ...deps, uinLimit: config.uinLimit }, lines);
       const extension = ndjson ? 'ndjson' : 'csv';
       return reply
         .type(ndjson ? NDJSON : 'text/csv; charset=utf-8')
@@ -69,20 +64,4 @@ export function parseReportCursor(raw: string | undefined, taskId: number, uinLi
   const uin = Number(match[2]);
   if (!Number.isSafeInteger(uin) || uin >= uinLimit) throw bad(`names a uin outside [0, ${uinLimit})`);
   return uin;
-}
-
-async function* chunked(
-  rows: AsyncIterable<RecipientFate>,
-  head: string,
-  line: (row: RecipientFate) => string,
-): AsyncGenerator<string, void, undefined> {
-  let text = head;
-  for await (const row of rows) {
-    text += line(row);
-    if (text.length >= FLUSH_CHARS) {
-      yield text;
-      text = '';
-    }
-  }
-  if (text.length > 0) yield text;
 }

@@ -103,6 +103,17 @@ describe('POST /api/v1/tasks with Idempotency-Key', () => {
     expect((await tasks.listTasks()).tasks).toHaveLength(1);
   });
 
+  it('compares local time and quiet hours as parsed: the same ones retry, other ones are refused', async () => {
+    const local = { ...task, deliverAt: { localTime: '09:00', window: '2h' }, quietHours: '22:00-08:00' };
+    const first = await create(local, 'k-local');
+    expect(first.status).toBe(201);
+    // '120m' is the same window as '2h': a retry.
+    expect((await create({ ...local, deliverAt: { localTime: '09:00', window: '120m' } }, 'k-local')).status).toBe(200);
+    expect((await create({ ...local, deliverAt: { localTime: '10:00', window: '2h' } }, 'k-local')).status).toBe(409);
+    expect((await create({ ...local, quietHours: '23:00-08:00' }, 'k-local')).status).toBe(409);
+    expect((await create({ ...task }, 'k-local')).status).toBe(409);
+  });
+
   it('scopes keys by account, and leaves requests without a key alone', async () => {
     const a = await create(task, 'same');
     const b = await create({ accountId: 'other', listId: 'l_other', content: { body: 'Hello' } }, 'same');

@@ -72,3 +72,53 @@ describe('GET /api/v1/tasks order and creation window', () => {
     expect((await list('order=sideways')).status).toBe(400);
   });
 });
+
+/** GET /api/v1/tasks?q=: the search box of the console's task list. */
+describe('GET /api/v1/tasks search (q)', () => {
+  let tokens: TestAccess;
+  let server: TestServer;
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    tokens = await openTestAccess();
+    server = await startTestServer({ access: tokens.access });
+    const made = [
+      { accountId: 'acme', content: { title: 'Spring sale', body: 'Everything 50% off' } },
+      { accountId: 'globex', content: { body: 'The SALE ends today' } },
+      { accountId: 'acme', content: { title: 'News', body: 'Good morning' } },
+    ];
+    for (const input of made) ids.push((await server.store.createTask(newTask(input), 1)).id);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await tokens?.close();
+  });
+
+  const search = async (query: string, token = tokens.adminToken) => {
+    const answer = await server.call(token, { method: 'GET', path: `/api/v1/tasks?${query}` });
+    return {
+      status: answer.status,
+      ids: ((answer.body.tasks ?? []) as { id: number }[]).map((t) => t.id),
+      error: answer.body.error,
+    };
+  };
+
+  it('finds title and body text ignoring case, with the other filters, and an id', async () => {
+    expect((await search('q=sale')).ids).toEqual([ids[0], ids[1]]);
+    expect((await search('q=SALE&order=desc')).ids).toEqual([ids[1], ids[0]]);
+    expect((await search('q=sale&accountId=acme')).ids).toEqual([ids[0]]);
+    expect((await search(`q=${encodeURIComponent('50%')}`)).ids).toEqual([ids[0]]);
+    expect((await search(`q=${String(ids[2])}`)).ids).toEqual([ids[2]]);
+    expect((await search('q=sale', await tokens.token('operator', ['globex']))).ids).toEqual([ids[1]]);
+  });
+
+  it('refuses an empty q or one over 200 characters, naming q', async () => {
+    for (const q of ['', 'x'.repeat(201)]) {
+      const bad = await search(`q=${q}`);
+      expect(bad.status).toBe(400);
+      expect(bad.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'q' } });
+    }
+    expect((await search(`q=${'x'.repeat(200)}`)).status).toBe(200);
+  });
+});

@@ -10,12 +10,14 @@ import {
   openAccessStore,
   openAccountStore,
   openCampaignStore,
+  openDeviceRegistry,
   openFrequencyCounter,
   openTaskStore,
   openUserAttributeLookup,
 } from '../adapters';
 import { openAudienceSources, openFilterSources } from '../audience-adapters';
 import { openDeliveryGateway } from '../delivery';
+import { usesDeviceRegistry } from '../push-delivery';
 import { openHostBitmap } from './host-bitmap';
 import type { TierContext } from './tier';
 
@@ -48,6 +50,9 @@ export function productionAdapters({ config, id, logger, meter }: TierContext): 
     coordinator: (scope) => owned(scope, 'coordinator', connectCoordinator(config, logger)),
     eventBus: (scope) => owned(scope, 'event bus', connectEventBus(config, id, logger, meter)),
     progressInCoordinator: true,
+    ...(usesDeviceRegistry(config)
+      ? { deviceRegistry: (scope) => owned(scope, 'device registry', openDeviceRegistry(config, logger)) }
+      : {}),
   };
 }
 

@@ -1,4 +1,7 @@
 import { buildExecutor, Resources, type ExecutorLinks } from '@herald/compose';
+import type { DeliveryGateway } from '@herald/core/ports';
+import { channelControlOf } from '@herald/executor';
+import { shareChannelBudget } from '../channel-budget';
 import { startClusterRing, type ClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox, type WatchedInbox } from '../drain';
 import { ProcessLinks } from '../links';
@@ -22,7 +25,9 @@ const MAX_LOGINS_PENDING = 100_000;
  * is reported on the reports topic. Every load.reportIntervalMs it reports its
  * host's load (/proc) and its free sender slots to every dispatcher. The batches it confirmed are kept in
  * LevelDB under <dataDir>/confirmed-<id>, so after a restart it does not
- * deliver them again when their unit runs from an older checkpoint.
+ * deliver them again when their unit runs from an older checkpoint. A paced
+ * channel sends at this executor's share of the channel's budget: the limit
+ * over the live executors (docs/delivery.md, "One budget per channel").
  */
 export async function startExecutorTier(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
@@ -54,11 +59,14 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     };
   };
   return scope.starting(async () => {
+    const adapters = executorAdapters(context);
+    let gateway: DeliveryGateway | undefined;
     const build = {
       config,
       id,
       adapters: productionAdapters(context),
-      executor: executorAdapters(context),
+      // The channel is kept to this executor's share of its budget once the membership is up (below).
+      executor: { ...adapters, gateway: async (s: Resources) => (gateway = await adapters.gateway(s)) },
       scope,
       links: openLinks,
       maxLoginsPending: MAX_LOGINS_PENDING,
@@ -67,8 +75,10 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     };
     const { links } = await buildExecutor(build);
     const { ring, watched, realtime } = links;
+    scope.add('channel budget share', shareChannelBudget(config, gateway!, ring, logger), (b) => b.stop());
     return {
       description: `executor ${id} on ${me.endpoint}`,
+      channels: channelControlOf(gateway!),
       status: () => ({
         received: watched.received + (realtime?.received ?? 0),
         idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity),

@@ -1,6 +1,7 @@
 import type { HeraldConfig } from '@herald/core/config';
 import type { Logger } from '@herald/core/ports';
 import type { PromMeter } from '@herald/metrics';
+import type { ChannelLimitsControl } from '@herald/executor';
 
 export const TIERS = ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'] as const;
 export type TierName = (typeof TIERS)[number];
@@ -26,4 +27,6 @@ export interface RunningTier {
    */
   drain(): Promise<void>;
   stop(): Promise<void>;
+  /** An executor's paced channels, for its management endpoint (GET /channels, POST /channels/limits). */
+  readonly channels?: ChannelLimitsControl;
 }

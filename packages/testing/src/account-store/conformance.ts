@@ -79,6 +79,31 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
         expect(await store().getSettings('globex')).toBeUndefined();
       });
 
+      it('keeps the local-time defaults beside the limits, clears them with nulls, and refuses bad ones by field', async () => {
+        const localTime = { defaultTimeZone: 'Europe/Berlin', quietHours: { from: '22:00', to: '08:00' } };
+        await store().updateSettings('acme', { limits: { dailyBroadcasts: 3 } }, MIDNIGHT);
+        await store().updateSettings('acme', { localTime }, MIDNIGHT + 1);
+        expect(await store().getSettings('acme')).toEqual({
+          accountId: 'acme',
+          limits: { dailyBroadcasts: 3 },
+          clickThroughRate: null,
+          localTime,
+          updatedAt: MIDNIGHT + 1,
+        });
+        expect(
+          await failure(
+            store().updateSettings(
+              'acme',
+              { localTime: { defaultTimeZone: 'Mars/Base', quietHours: null } },
+              MIDNIGHT + 2,
+            ),
+          ),
+        ).toEqual({ code: 'VALIDATION_FAILED', field: 'defaultTimeZone' });
+        expect((await store().getSettings('acme'))?.localTime).toEqual(localTime);
+        await store().updateSettings('acme', { localTime: { defaultTimeZone: null, quietHours: null } }, MIDNIGHT + 3);
+        expect(await store().getSettings('acme')).not.toHaveProperty('localTime');
+      });
+
       it('keeps both of two concurrent patches of different fields', async () => {
         await Promise.all([
           store().updateSettings('acme', { limits: { dailyRecipients: 5 } }, MIDNIGHT),

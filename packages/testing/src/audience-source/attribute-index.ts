@@ -112,6 +112,22 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
       expect(await index().keysWithPrefix('')).toEqual(['*', 'active=10', 'tag=active']);
     });
 
+    it("keeps a user's time zone as its canonical name and as a tz= bitset, moving it when it changes", async () => {
+      await index().putUsers([
+        { uin: 1, tz: 'europe/berlin' },
+        { uin: 2, tz: '+05:30' },
+        { uin: 3, region: 'x' },
+      ]);
+      expect(await index().getUser(1)).toEqual({ uin: 1, tz: 'Europe/Berlin' });
+      expect(await index().getUser(2)).toEqual({ uin: 2, tz: '+05:30' });
+      expect(await index().keysWithPrefix('tz=')).toEqual(['tz=+05:30', 'tz=Europe/Berlin']);
+      await index().putUsers([{ uin: 1, tz: 'Asia/Tokyo' }]);
+      expect(await index().keysWithPrefix('tz=')).toEqual(['tz=+05:30', 'tz=Asia/Tokyo']);
+      await expect(index().putUsers([{ uin: 4, tz: 'Mars/Base' }])).rejects.toMatchObject({
+        details: { field: 'tz' },
+      });
+    });
+
     it('finds the next chunk holding anyone, and reads chunks of a window in chunk order', async () => {
       await index().putUsers([
         { uin: 3 * 65_536 + 1, tags: ['a'] },

@@ -158,6 +158,40 @@ export function describeCampaigns(store: () => CampaignStore): void {
       );
     });
 
+    it('answers the campaign a key already holds instead of creating another, even under concurrency', async () => {
+      const first = await store().createCampaign(newCampaign({ idempotencyKey: 'api:acct-1:k1' }), NOW);
+      expect(first.idempotencyKey).toBe('api:acct-1:k1');
+      const retry = await store().createCampaign(
+        newCampaign({ idempotencyKey: 'api:acct-1:k1', name: 'Other' }),
+        NOW + 5,
+      );
+      expect(retry).toEqual(first);
+      expect(await store().getCampaignByIdempotencyKey('api:acct-1:k1')).toEqual(first);
+      expect(await store().getCampaignByIdempotencyKey('api:acct-1:k2')).toBeUndefined();
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, () => store().createCampaign(newCampaign({ idempotencyKey: 'api:acct-1:k3' }), NOW)),
+      );
+      expect(new Set(racing.map((c) => c.id)).size).toBe(1);
+      expect((await store().listCampaigns()).campaigns).toHaveLength(2);
+      // Without a key every creation is a new campaign, and the record carries no key.
+      const plain = await store().createCampaign(newCampaign(), NOW);
+      expect('idempotencyKey' in plain).toBe(false);
+      expect('idempotencyKey' in (await store().getCampaign(plain.id))!).toBe(false);
+    });
+
+    it('frees a deleted campaign key, and refuses a bad key with VALIDATION_FAILED naming it', async () => {
+      const first = await store().createCampaign(newCampaign({ idempotencyKey: 'k' }), NOW);
+      expect(await store().deleteCampaign(first.id)).toBe(true);
+      expect(await store().getCampaignByIdempotencyKey('k')).toBeUndefined();
+      const second = await store().createCampaign(newCampaign({ idempotencyKey: 'k' }), NOW);
+      expect(second.id).toBeGreaterThan(first.id);
+      for (const bad of ['', 'x'.repeat(256), 7])
+        expect(await failure(store().createCampaign(newCampaign({ idempotencyKey: bad as never }), NOW))).toEqual({
+          code: 'VALIDATION_FAILED',
+          field: 'idempotencyKey',
+        });
+    });
+
     it('deletes a campaign with its firing history; a second delete finds nothing', async () => {
       const kept = await store().createCampaign(newCampaign(), NOW);
       const gone = await store().createCampaign(newCampaign(), NOW);

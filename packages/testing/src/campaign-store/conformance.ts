@@ -2,6 +2,8 @@ import type { CampaignStore } from '@herald/core/ports';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { describeCampaigns } from './campaigns';
 import { describeFirings } from './firings';
+import { describeRunKeys } from './run-keys';
+import { describeCampaignSearch } from './search';
 
 /**
  * The CampaignStore contract (core/src/ports/campaign-store.ts) as tests.
@@ -19,5 +21,7 @@ export function campaignStoreConformance(name: string, open: StoreFactory<Campai
     const store = useFreshStore(open);
     describeCampaigns(store);
     describeFirings(store);
+    describeRunKeys(store);
+    describeCampaignSearch(store);
   });
 }

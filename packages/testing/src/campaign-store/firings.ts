@@ -65,6 +65,43 @@ export function describeFirings(store: () => CampaignStore): void {
       expect(await store().getFiring(c.id, NOW)).toBeUndefined();
     });
 
+    it('keeps the manual-run marker of a firing, and no marker on the schedule ones', async () => {
+      const c = await store().createCampaign(newCampaign(), NOW);
+      const manual = await store().recordFiring({
+        campaignId: c.id,
+        scheduledAt: NOW + 1,
+        outcome: 'fired',
+        taskId: 7,
+        at: NOW + 1,
+        manual: true,
+      });
+      expect(manual).toEqual({
+        campaignId: c.id,
+        scheduledAt: NOW + 1,
+        outcome: 'fired',
+        taskId: 7,
+        reason: null,
+        at: NOW + 1,
+        manual: true,
+      });
+      await store().recordFiring({ campaignId: c.id, scheduledAt: NOW, outcome: 'missed', reason: 'late', at: NOW });
+      expect(await store().getFiring(c.id, NOW + 1)).toEqual(manual);
+      const listed = (await store().listFirings(c.id)).firings;
+      expect(listed[0]).toEqual(manual);
+      expect('manual' in listed[1]!).toBe(false);
+      expect(
+        await failure(
+          store().recordFiring({
+            campaignId: c.id,
+            scheduledAt: NOW + 2,
+            outcome: 'missed',
+            at: NOW,
+            manual: 1 as never,
+          }),
+        ),
+      ).toEqual({ code: 'VALIDATION_FAILED', field: 'manual' });
+    });
+
     it('of concurrent records of one time, one is stored and all callers get it', async () => {
       const c = await store().createCampaign(newCampaign(), NOW);
       const results = await Promise.all(

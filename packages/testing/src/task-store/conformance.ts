@@ -5,6 +5,7 @@ import { describeData } from './data';
 import { describeIdempotency } from './idempotency';
 import { describeOutbox } from './outbox';
 import { describeProgress } from './progress';
+import { describeTaskSearch } from './search';
 import { describeTaskReads } from './tasks';
 import { describeUnits } from './units';
 import { describeTaskWrites } from './writes';
@@ -23,6 +24,7 @@ export function taskStoreConformance(name: string, open: StoreFactory<TaskStore>
   describe(`TaskStore conformance: ${name}`, () => {
     const store = useFreshStore(open);
     describeTaskReads(store);
+    describeTaskSearch(store);
     describeTaskWrites(store);
     describeUnits(store);
     describeData(store);

@@ -153,6 +153,48 @@ export function describeTaskReads(store: () => TaskStore): void {
       expect(refused.details).toMatchObject({ field: 'canary' });
     });
 
+    it('keeps the local time, quiet hours and local groups a task was given; refuses bad ones naming the field', async () => {
+      const deliverAt = { localTime: '09:00', windowMs: 7_200_000, missed: 'skip' as const, defaultTimeZone: '+05:30' };
+      const quietHours = { from: '22:00', to: '08:00' };
+      const local = await store().createTask(newTask({ deliverAt, quietHours }), NOW);
+      expect(local).toMatchObject({ deliverAt, quietHours });
+      const localGroups = [
+        {
+          offsetMinutes: 330,
+          releaseAt: NOW + 1000,
+          start: 0,
+          end: 4,
+          skipped: false,
+          released: true,
+          delivered: 3,
+          offline: 1,
+        },
+      ];
+      const sending = await drive(store(), local, TO_SENDING);
+      await store().updateTask(local.id, { epoch: sending.epoch }, { report: { localGroups } }, NOW + 1);
+      expect(await store().getTask(local.id)).toMatchObject({ deliverAt, quietHours, report: { localGroups } });
+      const plain = await store().createTask(newTask(), NOW);
+      expect(await store().getTask(plain.id)).not.toHaveProperty('deliverAt');
+      const bad = await rejectsWithCode(
+        store().createTask(newTask({ deliverAt: { ...deliverAt, localTime: '9:00' } }), NOW),
+        'VALIDATION_FAILED',
+      );
+      expect(bad.details).toMatchObject({ field: 'deliverAt' });
+      const quiet = await rejectsWithCode(
+        store().createTask(newTask({ quietHours: { from: '08:00', to: '08:00' } }), NOW),
+        'VALIDATION_FAILED',
+      );
+      expect(quiet.details).toMatchObject({ field: 'quietHours' });
+      const canary = { sample: '1%', holdSeconds: 60, thresholds: { rejectedRatio: 0.05, failedRatio: 0.1 } };
+      for (const local of [{ deliverAt }, { quietHours }]) {
+        const refused = await rejectsWithCode(
+          store().createTask(newTask({ rollout: { seed: 1, canary }, ...local }), NOW),
+          'VALIDATION_FAILED',
+        );
+        expect(refused.details).toMatchObject({ field: 'canary' });
+      }
+    });
+
     it('hands out copies: changing a returned task or the input changes nothing stored', async () => {
       const input = newTask();
       const task = await store().createTask(input, NOW);

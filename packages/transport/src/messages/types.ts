@@ -50,6 +50,15 @@ export interface PlannedUnit {
   executorId: string;
 }
 
+/** One release of a local-time task, as pre-processing planned it (core task/model.ts LocalGroup). */
+export interface PlannedGroup {
+  offsetMinutes: number;
+  releaseAt: number;
+  start: number;
+  end: number;
+  skipped: boolean;
+}
+
 export type PreprocessResult =
   | {
       kind: 'preprocess.result';
@@ -61,6 +70,11 @@ export type PreprocessResult =
       kept: number;
       removed: Partial<Record<FilterReason, number>>;
       units: PlannedUnit[];
+      /**
+       * A local-time task's groups (docs/local-time.md), in the order of the
+       * delivery-order list; absent for any other task (and from version 1 frames).
+       */
+      groups?: PlannedGroup[];
       /**
        * A canary task (docs/rollouts.md): positions [0, sample) of the
        * filtered list are its sample, and no unit crosses that boundary.

@@ -1,8 +1,7 @@
 /**
- * preprocess.result: sends version 2, reads versions 1 and 2. Version 1
- * frames (builds before the canary) carry no sample: read as no canary. Keep
- * reading them until a release no longer needs to talk to such builds
- * (docs/operations.md, "Wire versions").
+ * preprocess.result: sends version 2, reads versions 1 and 2. Version 1 frames
+ * come from builds older than this one, which plan neither a canary sample nor
+ * local-time groups: read as neither (v1.ts; docs/operations.md, "Wire versions").
  */
 import { versionedCodec } from '../versioned';
 import type { PreprocessResult } from '../types';

@@ -86,6 +86,7 @@ export function decode(frame: Buffer): PreprocessResult {
   return { kind: 'preprocess.result', ok: true, taskId, epoch, filteredListId, total, kept, removed, units };
 }
 
+/** Shared with version 2, whose grammar extends this one's. */
 export function writeRemoved(w: FrameWriter, removed: Removed): void {
   const entries = Object.entries(removed).filter(([, count]) => count !== undefined);
   for (const [reason] of entries) {

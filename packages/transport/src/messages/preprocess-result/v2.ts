@@ -1,20 +1,32 @@
 /**
  * preprocess.result, version 2: what this build sends. dispatcher ->
- * scheduler. Version 1's grammar (v1.ts) with one field appended to an ok
- * body: the canary sample's size.
+ * scheduler. Version 1's grammar (v1.ts) with two parts appended, each
+ * optional in meaning: a local-time task's groups (docs/local-time.md; a task
+ * of one instant sends groupCount 0) and a canary's sample size
+ * (docs/rollouts.md; a task without a canary sends 0).
  *
+ *   frame    = kind:u8(4) version:u8(2) taskId:u64 epoch:u32 ok:bool body
  *   body     = ok=1: filteredListId:str total:u64 kept:u64
  *                    removedCount:u8 removed{removedCount}
  *                    unitCount:u32 unit{unitCount}
- *                    sample:u64      positions [0, sample) are a canary's sample; 0: no canary
+ *                    groupCount:u8 group{groupCount}
+ *                    sample:u64      positions [0, sample) are a canary's sample
  *              ok=0: errorCode:str message:str
+ *   group    = releaseAt:u64 offset:u32 start:u64 end:u64 skipped:bool
+ *              offset is the UTC offset in minutes plus 1024 (so -14:00 is 184)
+ *   removed, unit, str: as in version 1
+ *
+ * A frame with groupCount 0 decodes without `groups`, and one with sample 0
+ * without `sample`, as version 1's do.
  */
-import { FrameWriter, openFrame } from '../codec';
-import type { PreprocessResult } from '../types';
+import { FrameWriter, malformed, openFrame, type FrameReader } from '../codec';
+import type { PlannedGroup, PreprocessResult } from '../types';
 import { readRemoved, readUnits, writeRemoved, writeUnits } from './v1';
 
 /** The version this module writes and reads, byte 1 of its frames. */
 export const VERSION = 2;
+
+const OFFSET_BIAS = 1024;
 
 export function encode(msg: PreprocessResult): Buffer {
   const w = new FrameWriter('preprocess.result', VERSION)
@@ -25,6 +37,18 @@ export function encode(msg: PreprocessResult): Buffer {
   w.str(msg.filteredListId, 'filteredListId').u64(msg.total, 'total').u64(msg.kept, 'kept');
   writeRemoved(w, msg.removed);
   writeUnits(w, msg.units);
+  const groups = msg.groups ?? [];
+  w.u8(groups.length, 'groupCount');
+  for (const g of groups) {
+    const offset = g.offsetMinutes + OFFSET_BIAS;
+    if (!Number.isInteger(offset) || offset < 0 || offset > 2 * OFFSET_BIAS)
+      throw malformed(`preprocess.result: cannot encode: group offset ${g.offsetMinutes} minutes`);
+    w.u64(g.releaseAt, 'group.releaseAt')
+      .u32(offset, 'group.offset')
+      .u64(g.start, 'group.start')
+      .u64(g.end, 'group.end')
+      .bool(g.skipped, 'group.skipped');
+  }
   return w.u64(msg.sample ?? 0, 'sample').finish();
 }
 
@@ -43,6 +67,7 @@ export function decode(frame: Buffer): PreprocessResult {
   const kept = r.u64('kept');
   const removed = readRemoved(r);
   const units = readUnits(r);
+  const groups = readGroups(r);
   const sample = r.u64('sample');
   r.end();
   return {
@@ -55,6 +80,20 @@ export function decode(frame: Buffer): PreprocessResult {
     kept,
     removed,
     units,
+    ...(groups.length === 0 ? {} : { groups }),
     ...(sample === 0 ? {} : { sample }),
   };
+}
+
+function readGroups(r: FrameReader): PlannedGroup[] {
+  const groups: PlannedGroup[] = [];
+  for (let i = r.u8('groupCount'); i > 0; i--) {
+    const releaseAt = r.u64('group.releaseAt');
+    const offsetMinutes = r.u32('group.offset') - OFFSET_BIAS;
+    const start = r.u64('group.start');
+    const end = r.u64('group.end');
+    if (end < start) throw malformed(`preprocess.result: group ends (${end}) before it starts (${start})`);
+    groups.push({ offsetMinutes, releaseAt, start, end, skipped: r.bool('group.skipped') });
+  }
+  return groups;
 }

@@ -1,0 +1,147 @@
+import { writeFile } from 'node:fs/promises';
+import fc from 'fast-check';
+import { encodeRemovedSets, onlineBitsOf, type LoginOutcomeKind } from '@herald/core/fate';
+import { ListFlags } from '@herald/core/recipient-list';
+import { TASK_STATES, type ExecutionUnit, type FilterReason, type Task } from '@herald/core/task';
+import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
+import { LevelDeliveryRecordLog } from '@herald/store-level';
+import { makeTempDir, type TempDir } from '@herald/testing';
+import { recipientFate, type RecipientFateDeps } from './recipient-fate';
+import { CSV_LINES, ndjsonLines, reportChunks, type ReportLines } from './recipient-report';
+
+const NOW = 1_700_000_000_000;
+const LINKS: readonly FilterReason[] = ['blacklisted', 'already_sent', 'over_frequency'];
+
+/** A task's audience and what became of it, drawn at random: the facts both answers read. */
+interface Scenario {
+  state: Task['state'];
+  expiresIn: number;
+  /** Per distinct uin (ascending by index): kept, or the link that removed it; and its extra copies. */
+  recipients: { kept: boolean; link: number; copies: number; online: boolean; login: number }[];
+  /** Batch lengths from position 0, each recorded or not (a gap), and units' checkpoints. */
+  batches: { count: number; recorded: boolean; executor: string }[];
+  checkpoint: number;
+  withRecords: boolean;
+  after: number;
+}
+
+const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
+  state: fc.constantFrom(...TASK_STATES),
+  expiresIn: fc.constantFrom(-1_000, 1_000),
+  recipients: fc.array(
+    fc.record({
+      kept: fc.boolean(),
+      link: fc.nat({ max: LINKS.length - 1 }),
+      copies: fc.constantFrom(0, 0, 0, 1, 2),
+      online: fc.boolean(),
+      login: fc.nat({ max: 4 }),
+    }),
+    { maxLength: 120 },
+  ),
+  batches: fc.array(
+    fc.record({
+      count: fc.integer({ min: 1, max: 9 }),
+      recorded: fc.boolean(),
+      executor: fc.constantFrom('e1', 'e,"2"'),
+    }),
+    { maxLength: 20 },
+  ),
+  checkpoint: fc.nat({ max: 120 }),
+  withRecords: fc.boolean(),
+  after: fc.integer({ min: -1, max: 400 }),
+});
+
+/**
+ * The report's single-source promise (docs/recipient-truth.md, "The delivery
+ * report"): every row, CSV and NDJSON, is the per-recipient answer written
+ * out, whatever the mix of removed, duplicated, online, offline, logged-in,
+ * unrecorded and unreached recipients and the task's state.
+ */
+describe('reportChunks', () => {
+  let dir: TempDir;
+  let lists: ListRepository;
+  let records: LevelDeliveryRecordLog;
+  let taskId = 0;
+
+  beforeAll(async () => {
+    dir = await makeTempDir('herald-report-rows-');
+    lists = new ListRepository(dir.path);
+    records = await LevelDeliveryRecordLog.open(`${dir.path}/records`);
+  });
+  afterAll(async () => {
+    await records.close();
+    await dir.remove();
+  });
+
+  /** Writes the scenario's files and records under a fresh task id. */
+  async function build(s: Scenario): Promise<{ task: Task; deps: RecipientFateDeps; distinct: number[] }> {
+    const id = ++taskId;
+    const distinct = s.recipients.map((_, i) => i * 3 + 1);
+    const kept = distinct.filter((_, i) => s.recipients[i]!.kept);
+    const listPath = lists.pathOf(`f_${id}`);
+    await writeRecipientListFile(listPath, Uint32Array.from(kept), ListFlags.SORTED | ListFlags.UNIQUE);
+    const copies = distinct.flatMap((uin, i) => Array<number>(s.recipients[i]!.copies).fill(uin));
+    const sections = [
+      { reason: 'duplicate' as const, uins: Uint32Array.from(copies) },
+      ...LINKS.map((reason, l) => ({
+        reason,
+        uins: Uint32Array.from(distinct.filter((_, i) => !s.recipients[i]!.kept && s.recipients[i]!.link === l)),
+      })),
+    ];
+    await writeFile(removedPathOf(listPath), encodeRemovedSets(sections, true));
+    let from = 0;
+    for (const batch of s.batches) {
+      const count = Math.min(batch.count, kept.length - from);
+      if (count <= 0) break;
+      const uins = Uint32Array.from(kept.slice(from, from + count));
+      const online = uins.filter((uin) => s.recipients[(uin - 1) / 3]!.online);
+      if (batch.recorded)
+        await records.recordBatch({
+          taskId: id,
+          from,
+          count,
+          online: onlineBitsOf(uins, online),
+          executor: batch.executor,
+          at: NOW - 100 + from,
+        });
+      from += count;
+    }
+    const kinds: (LoginOutcomeKind | undefined)[] = [undefined, undefined, 'delivered', 'expired', 'over_frequency'];
+    const outcomes = distinct.flatMap((uin, i) => {
+      const outcome = kinds[s.recipients[i]!.login];
+      return outcome === undefined ? [] : [{ taskId: id, uin, outcome, at: NOW - 10 + i }];
+    });
+    if (outcomes.length > 0) await records.recordLogins(outcomes);
+    const units = [{ unitNo: 0, start: 0, end: kept.length, checkpoint: s.checkpoint } as ExecutionUnit];
+    const task = { id, state: s.state, filteredListId: `f_${id}`, expiresAt: NOW + s.expiresIn } as unknown as Task;
+    const deps: RecipientFateDeps = {
+      store: { listUnits: async () => units },
+      lists,
+      ...(s.withRecords ? { deliveryRecords: records } : {}),
+      clock: { now: () => NOW },
+    };
+    return { task, deps, distinct };
+  }
+
+  async function reportLines(task: Task, deps: RecipientFateDeps, after: number, lines: ReportLines) {
+    const chunks: Buffer[] = [];
+    const cursor = after < 0 ? undefined : after;
+    for await (const chunk of reportChunks(task, cursor, { ...deps, uinLimit: 2 ** 20 }, lines)) chunks.push(chunk);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  it('writes every row as the per-recipient answer, CSV and NDJSON, from any cursor', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArbitrary, async (s) => {
+        const { task, deps, distinct } = await build(s);
+        const rows = distinct.filter((uin) => uin > s.after);
+        const answers = await Promise.all(rows.map((uin) => recipientFate(task, uin, deps)));
+        const csv = await reportLines(task, deps, s.after, CSV_LINES);
+        expect(csv).toBe(CSV_LINES.start + answers.map((row) => CSV_LINES.line(row)).join(''));
+        const json = ndjsonLines(task.id);
+        expect(await reportLines(task, deps, s.after, json)).toBe(answers.map((row) => json.line(row)).join(''));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,101 @@
+import type { Fate, RecipientFate } from '@herald/core/fate';
+
+/**
+ * How the delivery report writes a row, in two halves: the head (uin,
+ * position, duplicate copies) and the tail (the fate). A run of rows sharing
+ * a fate renders the tail once. The head is its parts around the numbers,
+ * `before + uin + afterUin + position [+ beforeCopies + copies] + afterHead`
+ * (copies only when there are some and the form shows them), so the report
+ * can write it as bytes; `line(row)` is exactly `head(...) + tail(fate)` for a
+ * row in the filtered list (report-lines.test.ts checks it for any row), and
+ * is what the rows outside it are written with.
+ */
+export interface ReportLines {
+  /** The body's first bytes (the CSV header). */
+  readonly start: string;
+  readonly head: HeadParts;
+  line(row: RecipientFate): string;
+  tail(fate: Fate): string;
+}
+
+export interface HeadParts {
+  before: string;
+  afterUin: string;
+  /** Undefined: the form has no duplicate copies (CSV). */
+  beforeCopies: string | undefined;
+  afterHead: string;
+}
+
+/** A filtered-list row's head as text. */
+export function headText(parts: HeadParts, uin: number, position: number, copies: number): string {
+  const shown = copies > 0 && parts.beforeCopies !== undefined ? `${parts.beforeCopies}${copies}` : '';
+  return `${parts.before}${uin}${parts.afterUin}${position}${shown}${parts.afterHead}`;
+}
+
+/** The CSV header; docs/api.md describes each column. */
+export const REPORT_CSV_HEADER = 'uin,position,fate,detail,at,executor,then_at\n';
+
+/** CSV: times RFC 3339 (UTC), an absent value empty (duplicate copies have no column). */
+export const CSV_LINES: ReportLines = {
+  start: REPORT_CSV_HEADER,
+  head: { before: '', afterUin: ',', beforeCopies: undefined, afterHead: '' },
+  line: (row) => `${row.uin},${row.position === undefined ? '' : row.position}${csvTail(row)}`,
+  tail: csvTail,
+};
+
+/** NDJSON: the per-recipient answer's object with the task's id first, one a line. */
+export function ndjsonLines(taskId: number): ReportLines {
+  return {
+    start: '',
+    head: {
+      before: `{"taskId":${taskId},"uin":`,
+      afterUin: ',"position":',
+      beforeCopies: ',"duplicateCopiesRemoved":',
+      afterHead: ',',
+    },
+    line: (row) => JSON.stringify({ taskId, ...row }) + '\n',
+    // The fate's own object without its opening brace: it always has a `fate` key, so never `{}`.
+    tail: (fate) => JSON.stringify(fate).slice(1) + '\n',
+  };
+}
+
+/** `,fate,detail,at,executor,then_at` and the line break. */
+function csvTail(fate: Fate): string {
+  return ',' + [fate.fate, ...rest(fate)].map(csvCell).join(',') + '\n';
+}
+
+/** detail, at, executor, then_at. */
+function rest(row: Fate): [string, string, string, string] {
+  switch (row.fate) {
+    case 'not_in_audience':
+      return ['', '', '', ''];
+    case 'removed':
+      return [row.link, '', '', ''];
+    case 'delivered_online':
+      return ['', iso(row.at), row.executor, ''];
+    case 'queued_offline': {
+      const { then } = row;
+      const detail =
+        then.outcome === 'dropped_at_login'
+          ? `dropped_at_login: ${then.why}`
+          : then.outcome === 'unknown'
+            ? `unknown: ${then.reason}`
+            : then.outcome;
+      const thenAt = then.outcome === 'waiting' ? then.until : then.outcome === 'unknown' ? undefined : then.at;
+      return [detail, iso(row.at), row.executor, thenAt === undefined ? '' : iso(thenAt)];
+    }
+    case 'not_reached':
+      return [`${row.taskState}: ${row.why}`, '', '', ''];
+    case 'unknown':
+      return [row.reason, '', '', ''];
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** RFC 4180: a cell holding a comma, quote or line break is quoted, its quotes doubled. */
+function csvCell(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
