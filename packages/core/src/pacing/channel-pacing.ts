@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors';
-import { checkChannelLimits } from './channel-share';
+import { checkChannelLimits, type ChannelLimits } from './channel-share';
 
 /**
  * The pacing of one delivery channel, driven by what the channel answers
@@ -60,11 +60,7 @@ export interface ChannelPacingOptions {
   openMs: number;
 }
 
-/** A channel's rate bounds, changeable at run time (`setLimits`). */
-export interface ChannelLimits {
-  minRate: number;
-  maxRate: number;
-}
+export type { ChannelLimits } from './channel-share';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 

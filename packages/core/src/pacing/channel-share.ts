@@ -1,5 +1,10 @@
 import { ValidationError } from '../errors';
-import type { ChannelLimits } from './channel-pacing';
+
+/** A channel's rate bounds, changeable at run time (ChannelPacing's `setLimits`). */
+export interface ChannelLimits {
+  minRate: number;
+  maxRate: number;
+}
 
 /**
  * One channel budget for every executor sending through the channel

@@ -12,11 +12,10 @@
 import { ROLES } from '@herald/core/access';
 import { ErrorCodes } from '@herald/core';
 import { CANARY_STATES, CHANNEL_HOLD_STATES, FILTER_REASONS, TASK_STATES } from '@herald/core/task';
-import { FIRING_OUTCOMES } from '@herald/core/campaign';
 import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
 import { taskProgress } from './progress-schemas';
-import { firingNote, noResend } from './campaign-schemas';
+import { campaignFieldsOf, firing } from './campaign-schemas';
 import { cluster } from './cluster-schemas';
 import { recipientFate, recipientHistory, taskFunnel } from './fate-schemas';
 
@@ -270,83 +269,7 @@ const accessToken = {
   revokedAt: nullable('integer', 'when revoked (epoch ms); null while valid'),
 } satisfies Record<string, JsonSchema>;
 
-const campaignFields = {
-  id: integer('campaign id', { minimum: 1 }),
-  accountId,
-  name: { type: 'string' },
-  cron: { type: 'string', description: 'docs/campaigns.md, "Cron syntax"' },
-  timeZone: { type: 'string', description: 'IANA name, canonical spelling' },
-  enabled: { type: 'boolean' },
-  template: object(
-    {
-      listId: { type: 'string' },
-      content,
-      priority: { type: 'string', enum: ['realtime', 'normal'] },
-      ttlSeconds: { type: 'integer', minimum: 1 },
-      targeting: {
-        type: 'string',
-        description: "each firing's task is targeted with this query (POST /api/v1/tasks targeting)",
-      },
-      noResend,
-      deliverAt: {
-        type: 'object',
-        description:
-          "each firing's task is delivered at this local time, as written (POST /api/v1/tasks deliverAt; docs/local-time.md)",
-      },
-      quietHours: { type: 'string', description: "each firing's task's quiet hours, 'HH:MM-HH:MM'" },
-    },
-    ['listId', 'content', 'priority'],
-    'the task each firing creates',
-  ),
-  createdAt: epochMs('created'),
-  updatedAt: epochMs('last changed'),
-  activeFrom: epochMs('when the current schedule took effect'),
-  lastScheduledAt: epochMs('the last scheduled time handled (fired or missed), absent before the first'),
-  idempotencyKey: {
-    type: 'string',
-    description: 'the stored key, `api:<accountId>:<Idempotency-Key>`, when the creating request carried one',
-  },
-  nextFireTimes: {
-    type: 'array',
-    items: { type: 'string', format: 'date-time' },
-    description: 'the next fire times (ISO 8601, UTC); none while disabled',
-  },
-  projectedDailyReach: object(
-    {
-      firingsPerDay: {
-        type: 'number',
-        minimum: 0,
-        description: 'firings a day, averaged over the next seven days (enabled or not)',
-      },
-      recipientsPerFiring: nullable(
-        'integer',
-        "the template list's recipients, before the filter chain; null: the list is gone",
-      ),
-      recipientsPerDay: nullable('integer', 'firingsPerDay x recipientsPerFiring, rounded'),
-    },
-    ['firingsPerDay', 'recipientsPerFiring', 'recipientsPerDay'],
-    'what the campaign would send a day (docs/campaigns.md, "Period and reach")',
-  ),
-} satisfies Record<string, JsonSchema>;
-
-const firing = object(
-  {
-    campaignId: { type: 'integer' },
-    scheduledAt: epochMs('the scheduled time'),
-    outcome: { type: 'string', enum: [...FIRING_OUTCOMES] },
-    taskId: nullable('integer', 'the task it created'),
-    reason: nullable('string', 'why it was missed or failed'),
-    at: epochMs('when it was handled'),
-    manual: {
-      type: 'boolean',
-      enum: [true],
-      description:
-        'present (true) on a run asked for with POST /api/v1/campaigns/:id/run; absent on the schedule’s own',
-    },
-    note: firingNote,
-  },
-  ['campaignId', 'scheduledAt', 'outcome', 'taskId', 'reason', 'at', 'note'],
-);
+const campaignFields = campaignFieldsOf(content);
 
 const auditEntry = object(
   {

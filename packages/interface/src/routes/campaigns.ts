@@ -2,32 +2,34 @@ import {
   campaignNotFound,
   checkCampaignPeriod,
   compileSchedule,
-  MAX_CAMPAIGN_NAME_CHARS,
-  MAX_CRON_CHARS,
   MAX_FIRE_INSTANT,
-  MAX_TIME_ZONE_CHARS,
-  NO_RESEND_SCOPES,
   nextFireTimes,
   projectedDailyReach,
   type Campaign,
   type CampaignPatch,
   type CampaignTemplate,
-  type NoResend,
   type ProjectedDailyReach,
 } from '@herald/core/campaign';
 import { checkCampaignContent } from '@herald/core/template';
 import { taskContentOf } from '@herald/core/task';
 import { NotFoundError, ValidationError } from '@herald/core';
-import { parseDateTime, type DeliverAtRequest } from '@herald/core/time';
+import { parseDateTime } from '@herald/core/time';
 import type { CampaignStore } from '@herald/core/ports';
-import type { PriorityClass } from '@herald/core/task';
-import type { RequestContent } from './request-content';
 import { firingViews } from './campaign-firings';
+import {
+  createSchema,
+  firingsQuery,
+  idParams,
+  listQuery,
+  patchSchema,
+  previewQuery,
+  type CreateCampaignBody,
+  type PatchCampaignBody,
+  type TemplateBody,
+} from './campaign-request';
 import { assertSameCampaignRequest } from './campaign-idempotency';
 import { campaignRunRoute } from './campaign-run';
 import { apiIdempotencyKey } from './idempotency';
-import { DATE_TIME_FIELD } from './date-field';
-import { SEARCH_FIELD } from './search-field';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
@@ -35,124 +37,8 @@ import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/reque
 /** How many upcoming fire times a campaign answer and the preview carry (the console shows them). */
 export const NEXT_FIRE_TIMES = 5;
 
-interface TemplateBody {
-  listId: string;
-  content: RequestContent;
-  priority?: PriorityClass;
-  ttlSeconds?: number;
-  targeting?: string;
-  noResend?: NoResend;
-  deliverAt?: DeliverAtRequest;
-  quietHours?: string;
-}
-
-interface CreateCampaignBody {
-  accountId: string;
-  name: string;
-  cron: string;
-  timeZone: string;
-  enabled?: boolean;
-  template: TemplateBody;
-}
-
-type PatchCampaignBody = Partial<Omit<CreateCampaignBody, 'accountId'>>;
-
 /** A campaign as the API answers it: the stored record, its next fire times (ISO 8601, UTC) and what it reaches a day. */
 export type CampaignView = Campaign & { nextFireTimes: string[]; projectedDailyReach: ProjectedDailyReach };
-
-const templateSchema = {
-  type: 'object',
-  required: ['listId', 'content'],
-  additionalProperties: false,
-  properties: {
-    listId: { type: 'string', minLength: 1, maxLength: 128 },
-    content: {
-      type: 'object',
-      required: ['body'],
-      additionalProperties: false,
-      properties: {
-        body: { type: 'string', minLength: 1 },
-        title: { type: 'string', maxLength: 256 },
-        template: { type: 'boolean' },
-      },
-    },
-    priority: { type: 'string', enum: ['realtime', 'normal'] },
-    ttlSeconds: { type: 'integer', minimum: 1 },
-    // Each firing's task is targeted (docs/campaigns.md); the store's checkTemplate parses it.
-    targeting: { type: 'string' },
-    // What counts as already sent for a firing (docs/campaigns.md, "No-resend scope"); the window is core's to parse.
-    noResend: {
-      type: 'object',
-      required: ['scope'],
-      additionalProperties: false,
-      properties: {
-        scope: { type: 'string', enum: [...NO_RESEND_SCOPES] },
-        window: { type: 'string', minLength: 1, maxLength: 16 },
-      },
-    },
-    // Each firing's local time and quiet hours (docs/local-time.md); core's parsers name the field at fault.
-    deliverAt: { type: 'object' },
-    quietHours: { type: 'string' },
-  },
-} as const;
-
-const campaignFields = {
-  name: { type: 'string', minLength: 1, maxLength: MAX_CAMPAIGN_NAME_CHARS },
-  cron: { type: 'string', minLength: 1, maxLength: MAX_CRON_CHARS },
-  timeZone: { type: 'string', minLength: 1, maxLength: MAX_TIME_ZONE_CHARS },
-  enabled: { type: 'boolean' },
-  template: templateSchema,
-} as const;
-
-const createSchema = {
-  type: 'object',
-  required: ['accountId', 'name', 'cron', 'timeZone', 'template'],
-  additionalProperties: false,
-  properties: { accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' }, ...campaignFields },
-} as const;
-
-const patchSchema = {
-  type: 'object',
-  minProperties: 1,
-  additionalProperties: false,
-  properties: campaignFields,
-} as const;
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  additionalProperties: false,
-  properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } },
-} as const;
-
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    accountId: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
-    enabled: { type: 'boolean' },
-    q: SEARCH_FIELD,
-    cursor: { type: 'integer', minimum: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: 1000 },
-  },
-} as const;
-
-const firingsQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { cursor: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
-} as const;
-
-const previewQuery = {
-  type: 'object',
-  required: ['cron', 'timeZone'],
-  additionalProperties: false,
-  properties: {
-    cron: { type: 'string', maxLength: MAX_CRON_CHARS },
-    timeZone: { type: 'string', maxLength: MAX_TIME_ZONE_CHARS },
-    after: DATE_TIME_FIELD,
-  },
-} as const;
 
 /**
  * Cron campaigns (docs/campaigns.md, docs/api.md "Campaigns"): create, list,
