@@ -109,7 +109,11 @@ async function* inFileOrder(path: string, read: ReadOptions): AsyncGenerator<Lis
 const MERGED_ROWS = 1 << 16;
 
 /** A canary's two ascending runs merged into ascending chunks, each uin with its own position. */
-async function* mergedRuns(path: string, read: ReadOptions, sample: number): AsyncGenerator<ListedChunk, void, undefined> {
+async function* mergedRuns(
+  path: string,
+  read: ReadOptions,
+  sample: number,
+): AsyncGenerator<ListedChunk, void, undefined> {
   const first = new RunReader(path, read, 0, sample);
   const second = new RunReader(path, read, sample, Infinity);
   try {

@@ -1,5 +1,11 @@
 import { ErrorCodes } from '@herald/core';
-import { deliveryOrderListIdOf, unitMachine, type CanaryReport, type ExecutionUnit, type Task } from '@herald/core/task';
+import {
+  deliveryOrderListIdOf,
+  unitMachine,
+  type CanaryReport,
+  type ExecutionUnit,
+  type Task,
+} from '@herald/core/task';
 import type { PreprocessResult, UnitProgressMessage, UnitReplan } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { withProgress } from './progress-recorder';
@@ -109,7 +115,11 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
       if (unit.state === 'FAILED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'retry', clock.now());
       // A local-time task's unit whose group's instant is still ahead stays unassigned: the tick releases it; a
       // canary's unit past its sample waits for the gate (docs/rollouts.md).
-      if (unitMachine.can(unit.state, 'assign') && !isHeld(task, unit, clock.now()) && (needs.mayRun?.(task, unit) ?? true)) {
+      if (
+        unitMachine.can(unit.state, 'assign') &&
+        !isHeld(task, unit, clock.now()) &&
+        (needs.mayRun?.(task, unit) ?? true)
+      ) {
         unit = withProgress(
           await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId),
           known,
