@@ -32,6 +32,12 @@ export interface AudienceWalkOptions {
   after?: number;
   /** Bytes of the filtered list read at a time (tests make it small to cross chunks). */
   chunkBytes?: number;
+  /**
+   * A canary task's list (docs/rollouts.md): two ascending runs, positions
+   * [0, sample) and [sample, count). The walk merges them, so rows stay in
+   * uin order with each uin's own position.
+   */
+  sample?: number;
 }
 
 /** Uins read from a removed set at a time: 256 KiB per section. */
@@ -61,10 +67,14 @@ export async function* walkAudienceChunks(
       uinLimit: options.uinLimit,
       ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
     };
-    for await (const list of readRecipientList(filteredListPath, read)) {
-      const named = await removed.takeUpTo(list[list.length - 1]!);
-      const chunk = merge(list, position, named, removed.plain, after, scratch);
-      position += list.length;
+    const listed =
+      options.sample === undefined
+        ? inFileOrder(filteredListPath, read)
+        : mergedRuns(filteredListPath, read, options.sample);
+    for await (const list of listed) {
+      const named = await removed.takeUpTo(list.uins[list.uins.length - 1]!);
+      const chunk = merge(list.uins, list.positions, named, removed.plain, after, scratch);
+      position = list.end;
       if (chunk.uins.length > 0) yield chunk;
     }
     // Past the list's last uin, a section chunk at a time (never every remaining removed uin at once).
@@ -75,6 +85,104 @@ export async function* walkAudienceChunks(
     }
   } finally {
     await removed.close();
+  }
+}
+
+/** Some of the filtered list's uins, ascending: at positions from `positions` on, or each at its own; `end` is one past the last position read. */
+interface ListedChunk {
+  uins: Uint32Array;
+  positions: number | Float64Array;
+  end: number;
+}
+
+type ReadOptions = { uinLimit: number; chunkBytes?: number };
+
+async function* inFileOrder(path: string, read: ReadOptions): AsyncGenerator<ListedChunk, void, undefined> {
+  let position = 0;
+  for await (const uins of readRecipientList(path, read)) {
+    yield { uins, positions: position, end: position + uins.length };
+    position += uins.length;
+  }
+}
+
+/** Rows a canary's merged runs hand over at a time. */
+const MERGED_ROWS = 1 << 16;
+
+/** A canary's two ascending runs merged into ascending chunks, each uin with its own position. */
+async function* mergedRuns(
+  path: string,
+  read: ReadOptions,
+  sample: number,
+): AsyncGenerator<ListedChunk, void, undefined> {
+  const first = new RunReader(path, read, 0, sample);
+  const second = new RunReader(path, read, sample, Infinity);
+  try {
+    for (;;) {
+      const uins = new Uint32Array(MERGED_ROWS);
+      const positions = new Float64Array(MERGED_ROWS);
+      let n = 0;
+      while (n < MERGED_ROWS) {
+        const a = await first.ready();
+        const b = await second.ready();
+        if (!a && !b) break;
+        const from = !b || (a && first.uin < second.uin) ? first : second;
+        uins[n] = from.uin;
+        positions[n++] = from.position;
+        from.advance();
+      }
+      if (n === 0) return;
+      yield { uins: uins.subarray(0, n), positions: positions.subarray(0, n), end: second.position };
+    }
+  } finally {
+    await first.close();
+    await second.close();
+  }
+}
+
+/** Positions [from, to) of a list read forward a chunk at a time, one uin in hand. */
+class RunReader {
+  private readonly source: AsyncIterator<Uint32Array>;
+  private chunk: Uint32Array = new Uint32Array(0);
+  private index = 0;
+  /** The position of chunk[0]. */
+  private at = 0;
+
+  constructor(
+    path: string,
+    read: ReadOptions,
+    private readonly from: number,
+    private readonly to: number,
+  ) {
+    this.source = readRecipientList(path, read)[Symbol.asyncIterator]();
+  }
+
+  get uin(): number {
+    return this.chunk[this.index]!;
+  }
+
+  get position(): number {
+    return this.at + this.index;
+  }
+
+  advance(): void {
+    this.index++;
+  }
+
+  /** Whether a uin of the run is in hand, reading on as needed. */
+  async ready(): Promise<boolean> {
+    for (;;) {
+      if (this.position >= this.to) return false;
+      if (this.index < this.chunk.length) return true;
+      const next = await this.source.next();
+      if (next.done === true) return false;
+      this.at += this.chunk.length;
+      this.chunk = next.value;
+      this.index = Math.max(0, this.from - this.at);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.source.return?.();
   }
 }
 
@@ -90,10 +198,10 @@ interface Scratch {
   positions: Float64Array;
 }
 
-/** The list's uins (positions from `first`) and the removed ones, one row per distinct uin above `after`. */
+/** The list's uins (positions from `first`, or each its own) and the removed ones, one row per distinct uin above `after`. */
 function merge(
   list: Uint32Array,
-  first: number,
+  first: number | Float64Array,
   named: NamedUins,
   plain: RemovalFacts,
   after: number,
@@ -122,8 +230,9 @@ function merge(
     const uin = list[i]!;
     for (; r < named.uins.length && named.uins[r]! < uin; r++)
       push(named.uins[r]!, -1, named.facts.get(named.uins[r]!));
-    if (r < named.uins.length && named.uins[r] === uin) push(uin, first + i, named.facts.get(named.uins[r++]!));
-    else push(uin, first + i, undefined);
+    const at = typeof first === 'number' ? first + i : first[i]!;
+    if (r < named.uins.length && named.uins[r] === uin) push(uin, at, named.facts.get(named.uins[r++]!));
+    else push(uin, at, undefined);
   }
   for (; r < named.uins.length; r++) push(named.uins[r]!, -1, named.facts.get(named.uins[r]!));
   return {

@@ -90,6 +90,21 @@ describe('walkAudience', () => {
       });
   });
 
+  it("merges a canary's two sorted runs into uin order, each uin at its own position, across chunks", async () => {
+    // 600 kept uins; every seventh is the sample, written first (docs/rollouts.md), the rest after it.
+    const kept = Uint32Array.from({ length: 600 }, (_, i) => i * 11 + 3);
+    const sample = kept.filter((_, i) => i % 7 === 0);
+    const rest = kept.filter((_, i) => i % 7 !== 0);
+    await writeRecipientListFile(listPath, Uint32Array.from([...sample, ...rest]), ListFlags.UNIQUE);
+    const rows: WalkedRecipient[] = [];
+    const options = { uinLimit: 2 ** 20, chunkBytes: 64, sample: sample.length, after: kept[20] };
+    for await (const row of walkAudience(listPath, removedPath, options)) rows.push(row);
+    const listed = rows.filter((r) => r.position !== undefined);
+    expect(listed.map((r) => r.uin)).toEqual([...kept.filter((uin) => uin > kept[20]!)]);
+    for (const row of listed) expect(row.position).toBe(await positionInList(listPath, row.uin, sample.length));
+    expect(rows.map((r) => r.uin)).toEqual([...rows.map((r) => r.uin)].sort((a, b) => a - b));
+  });
+
   it('walks the filtered list alone, unrecorded, for a task from before the removed sets', async () => {
     removedPath = join(dir.path, 'missing.removed');
     expect(await walk()).toEqual([

@@ -15,13 +15,18 @@ export function removedPathOf(filteredListPath: string): string {
   return filteredListPath.replace(/\.hrl$/, '.removed');
 }
 
-/** The uin's position in a sorted, distinct recipient-list file, or undefined when it is not there. */
-export async function positionInList(path: string, uin: number): Promise<number | undefined> {
+/**
+ * The uin's position in a sorted, distinct recipient-list file, or undefined
+ * when it is not there. `sample`: the list is a canary's (docs/rollouts.md),
+ * distinct and in two sorted runs, [0, sample) and [sample, count): each is
+ * searched.
+ */
+export async function positionInList(path: string, uin: number, sample?: number): Promise<number | undefined> {
   const file = await open(path, 'r');
   try {
     const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
-    const sorted = ListFlags.SORTED | ListFlags.UNIQUE;
-    if ((header.flags & sorted) !== sorted)
+    const wanted = sample === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
+    if ((header.flags & wanted) !== wanted)
       throw new ListFormatError('LIST_BAD_HEADER', `${path} is not sorted and unique: no position to search`);
     const cell = Buffer.alloc(UIN_BYTES);
     const at = async (i: number) => {
@@ -29,7 +34,13 @@ export async function positionInList(path: string, uin: number): Promise<number 
       if (bytesRead < UIN_BYTES) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${i}`);
       return cell.readUInt32LE(0) + cell.readUInt32LE(4) * 0x1_0000_0000;
     };
-    return await lowerBoundOf(header.count, at, uin);
+    if (sample === undefined || (header.flags & ListFlags.SORTED) !== 0)
+      return await lowerBoundOf(header.count, at, uin);
+    const split = Math.min(sample, header.count);
+    const inSample = await lowerBoundOf(split, at, uin);
+    if (inSample !== undefined) return inSample;
+    const inRest = await lowerBoundOf(header.count - split, (i) => at(split + i), uin);
+    return inRest === undefined ? undefined : split + inRest;
   } finally {
     await file.close();
   }

@@ -51,6 +51,7 @@ export async function buildDispatcher<L extends DispatcherLinks>(
   // The follower check of followers-only accounts and the targeting condition of targeted tasks read the audience tables.
   const audiences = await adapters.filterAudiences(scope);
   const links = await build.links(scope);
+  const sources = chainSourcesOf(config, adapters, store, audiences, counter);
   const dispatcher = startDispatcher({
     config,
     inbox: links.inbox,
@@ -58,7 +59,8 @@ export async function buildDispatcher<L extends DispatcherLinks>(
     toExecutor: links.toExecutor,
     toRealtimeExecutor: links.toRealtimeExecutor,
     lists: adapters.lists,
-    filters: buildFilterChain(chainSourcesOf(config, adapters, store, audiences, counter)),
+    filters: buildFilterChain(sources),
+    ...(sources.rollouts === undefined ? {} : { rollouts: sources.rollouts }),
     // Local-time tasks are grouped by their recipients' zones, planned by the clock that judges tasks.
     localTime: storeLocalTime(store, audiences.attributes, adapters.clock),
     // Host loads are stamped by the system clock on arrival, whatever clock judges the tasks.

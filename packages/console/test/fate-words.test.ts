@@ -35,6 +35,7 @@ const FATES: { [K in RecipientFate['fate']]: [Extract<RecipientFate, { fate: K }
       'Removed: not a follower',
       'Removed: over the frequency limit',
       'Removed: outside the targeting',
+      'Removed: in the A/B holdout (sent nothing on purpose)',
     ],
   ],
   delivered_online: [

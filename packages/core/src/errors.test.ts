@@ -72,6 +72,7 @@ describe('ErrorCodes', () => {
         'MIGRATION_FAILED',
         'DELIVERY_REJECTED',
         'DELIVERY_THROTTLED',
+        'CANARY_FAILED',
         'UNAVAILABLE',
         'INTERNAL',
       ].sort(),

@@ -81,6 +81,8 @@ export const ErrorCodes = {
   DELIVERY_REJECTED: 'DELIVERY_REJECTED',
   /** The push channel asked Herald to slow down (e.g. HTTP 429); `details.retryAfterMs`, when the channel said, is how long to wait. */
   DELIVERY_THROTTLED: 'DELIVERY_THROTTLED',
+  /** A canary's sample went over a threshold (docs/rollouts.md): the task paused itself; this is its `error`, with the ratio. */
+  CANARY_FAILED: 'CANARY_FAILED',
   UNAVAILABLE: 'UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;

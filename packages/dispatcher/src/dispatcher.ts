@@ -14,6 +14,7 @@ import type {
   UnitRun,
 } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
+import type { RolloutSource } from './filters/holdout';
 import { HostLoads } from './host-loads';
 import { replanDecision } from './replan';
 import { sendReplan } from './send-replan';
@@ -42,6 +43,8 @@ export interface DispatcherDeps {
   toRealtimeExecutor?: ReadonlyMap<string, PushChannel>;
   lists: ListRepository;
   filters: readonly RecipientFilter[];
+  /** The tasks' rollouts, read from the task store: a canary's sample goes first (docs/rollouts.md). */
+  rollouts?: RolloutSource;
   /** Stamps each host.load report on arrival (what its age is counted from). Default: the system clock. */
   clock?: Clock;
   /** Local-time delivery (local-groups.ts, docs/local-time.md): its task reader, zones and clock. */
@@ -151,6 +154,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       config: deps.config,
       lists: deps.lists,
       filters: deps.filters,
+      ...(deps.rollouts === undefined ? {} : { rollouts: deps.rollouts }),
       toScheduler: deps.toScheduler,
       executorIds,
       hostLoads,

@@ -5,6 +5,7 @@ import type { HeraldConfig } from '@herald/core/config';
 import type { ListRepository } from '@herald/audience';
 import type { PreprocessRequest, PreprocessResult, PushChannel } from '@herald/transport';
 import type { RecipientFilter } from './filters/filter';
+import type { RolloutSource } from './filters/holdout';
 import type { HostLoads } from './host-loads';
 import { planUnits } from './plan-units';
 import { preprocess } from './preprocess';
@@ -14,6 +15,8 @@ export interface PreprocessJobDeps {
   config: HeraldConfig;
   lists: ListRepository;
   filters: readonly RecipientFilter[];
+  /** The tasks' rollouts: a canary's sample goes first (preprocess.ts). */
+  rollouts?: RolloutSource;
   /** Where the preprocess.result goes. */
   toScheduler: PushChannel;
   /** The executors a task's units may be planned on, and their latest load reports. */
@@ -66,6 +69,7 @@ export async function runPreprocessJob(request: PreprocessRequest, deps: Preproc
           planned: (reason) => unitPlans.inc({ reason }),
           speed: request.speed,
         }),
+      ...(deps.rollouts === undefined ? {} : { rollouts: deps.rollouts }),
       ...(deps.localTime === undefined ? {} : { localTime: deps.localTime }),
       logger,
     });

@@ -67,18 +67,21 @@ export class PreprocessOutcomes {
 
   /**
    * Publishes this run's filtered list and result unless another run of the
-   * task published first; answers whichever outcome is on record then.
+   * task published first; answers whichever outcome is on record then. A
+   * canary's list (sample first: two sorted runs) is written without the
+   * SORTED flag.
    */
   async publish(
     kept: Uint32Array,
     removed: RemovedRecord,
     deliveryOrder: { id: string; uins: Uint32Array } | undefined,
     result: Done,
+    flags = ListFlags.SORTED | ListFlags.UNIQUE,
   ): Promise<Done> {
     const { taskId, epoch } = result;
     const listPath = this.lists.pathOf(result.filteredListId);
     const runPath = `${listPath}.${process.pid}.${randomBytes(4).toString('hex')}.run`;
-    await writeRecipientListFile(runPath, kept, ListFlags.SORTED | ListFlags.UNIQUE);
+    await writeRecipientListFile(runPath, kept, flags);
     try {
       if (!(await linkUnlessTaken(runPath, listPath))) {
         const first = await this.waitForOutcome(taskId, epoch);

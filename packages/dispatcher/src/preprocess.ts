@@ -7,6 +7,9 @@ import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/t
 import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
 import { PreprocessOutcomes } from './preprocess-outcome';
+import { ListFlags } from '@herald/core/recipient-list';
+import { planAroundSample, samplePositionsFirst } from './canary-split';
+import type { RolloutSource } from './filters/holdout';
 import { deliveryOrderListIdOf } from '@herald/core/task';
 import { groupByLocalTime, type LocalGrouping, type LocalTimeSource } from './local-groups';
 
@@ -22,6 +25,8 @@ export interface PreprocessDeps {
   filterWorkers?: number;
   /** The task's execution units over `count` filtered recipients (the dispatcher plans them by load: plan-units.ts). */
   planUnits(taskId: number, count: number): PlannedUnit[];
+  /** The task's rollout (its canary), read from the task store; absent: no task has a canary. */
+  rollouts?: RolloutSource;
   /** Local-time delivery (local-groups.ts): without it every task is sent at its one instant. */
   localTime?: LocalTimeSource;
   logger: Logger;
@@ -63,24 +68,40 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers, record: true })
       : await runFilterChain(radixSortUint32(uins), deps.filters, context, { record: true });
-  const grouping = await localGrouping(request.taskId, kept, deps);
+  const rollout = await deps.rollouts?.rolloutOf(context);
+  // A canary sends its sample first (docs/rollouts.md): its positions lead the list, its units lead the plan.
+  const split = rollout?.canary === undefined ? undefined : samplePositionsFirst(kept, rollout);
+  // A canary is never local-time (refused at creation, core task/validate.ts): at most one of the two reorders.
+  const grouping = split === undefined ? await localGrouping(request.taskId, kept, deps) : undefined;
   const units =
-    grouping === undefined ? deps.planUnits(request.taskId, kept.length) : groupUnits(request.taskId, grouping, deps);
+    split !== undefined
+      ? planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count))
+      : grouping === undefined
+        ? deps.planUnits(request.taskId, kept.length)
+        : groupUnits(request.taskId, grouping, deps);
   const record = { sets: removedSets ?? [], complete: complete ?? false };
   const deliveryOrder =
     grouping === undefined ? undefined : { id: deliveryOrderListIdOf(request.taskId), uins: grouping.order };
-  const result = await outcomes.publish(kept, record, deliveryOrder, {
-    kind: 'preprocess.result',
-    ok: true,
-    taskId: request.taskId,
-    epoch: request.epoch,
-    filteredListId: filteredListIdOf(request.taskId),
-    total,
-    kept: kept.length,
-    removed,
-    units,
-    ...(grouping === undefined ? {} : { groups: grouping.groups }),
-  });
+  const flags = split === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
+  const result = await outcomes.publish(
+    split?.list ?? kept,
+    record,
+    deliveryOrder,
+    {
+      kind: 'preprocess.result',
+      ok: true,
+      taskId: request.taskId,
+      epoch: request.epoch,
+      filteredListId: filteredListIdOf(request.taskId),
+      total,
+      kept: kept.length,
+      removed,
+      units,
+      ...(grouping === undefined ? {} : { groups: grouping.groups }),
+      ...(split === undefined ? {} : { sample: split.sample }),
+    },
+    flags,
+  );
   deps.logger.info('pre-processed', {
     taskId: request.taskId,
     total: result.total,

@@ -42,7 +42,9 @@ export function storeLedger(store: TaskStore, lists: ListRepository, uinLimit: n
         if (task.id === exceptTaskId || task.filteredListId === null) continue;
         if (since !== null && task.sendAt <= since) continue;
         if (!(await lists.exists(task.filteredListId))) continue;
-        yield await loadRecipientList(lists.pathOf(task.filteredListId), { uinLimit });
+        const sent = await loadRecipientList(lists.pathOf(task.filteredListId), { uinLimit });
+        // A canary's list is its sample then the rest, two sorted runs (docs/rollouts.md): the filter takes one sorted set.
+        yield task.rollout?.canary === undefined ? sent : radixSortUint32(sent);
       }
     },
   };
@@ -133,6 +135,7 @@ export function filterChainSources(deps: FilterSourceDeps): ChainSources {
     // Followers-only accounts (accounts.followersOnly) and targeted tasks (Task.targeting) get links 4 and 5.
     followers: configuredFollowerCheck(config.accounts.followersOnly, deps.followers, deps.followerCopies),
     targeting: storeTargeting(store, deps.attributes, clock),
+    rollouts: { rolloutOf: async ({ taskId }) => (await store.getTask(taskId))?.rollout },
     ...(counter === undefined
       ? {}
       : { frequency: { policy: config.frequency.policy, counter, ...(clock === undefined ? {} : { clock }) } }),

@@ -168,6 +168,8 @@ describe('the task funnel, embedded', () => {
       ['already_sent', kept.length],
       ['not_follower', kept.length],
       ['targeting', kept.length],
+      // The A/B holdout's link (docs/rollouts.md): listed for every task, 0 for one without a holdout.
+      ['held_out', kept.length],
       ['over_frequency', kept.length],
     ]);
   });

@@ -62,13 +62,17 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
   // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
   const [result] = await Promise.all([
     split.online > 0
-      ? deps.personaliser.deliver(deps.gateway, {
-          taskId: task.id,
-          uins: reached,
-          content: task.content,
-          atLogin: false,
-          ...termsOf(task),
-        })
+      ? deps.personaliser.deliver(
+          deps.gateway,
+          {
+            taskId: task.id,
+            uins: reached,
+            content: task.content,
+            atLogin: false,
+            ...termsOf(task),
+          },
+          task.rollout,
+        )
       : undefined,
     split.offline > 0 ? appendOffline(deps.offline, task, offline.subarray(0, split.offline)) : undefined,
     split.online > 0 && deps.frequency !== undefined

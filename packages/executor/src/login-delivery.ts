@@ -82,13 +82,17 @@ export class LoginDelivery {
             continue;
           }
         }
-        const answer = await this.personaliser.deliver(this.gateway, {
-          taskId: task.id,
-          uins: Uint32Array.of(uin),
-          content: task.content,
-          atLogin: true,
-          ...termsOf(task),
-        });
+        const answer = await this.personaliser.deliver(
+          this.gateway,
+          {
+            taskId: task.id,
+            uins: Uint32Array.of(uin),
+            content: task.content,
+            atLogin: true,
+            ...termsOf(task),
+          },
+          task.rollout,
+        );
         // A dead letter (the channel rejected the user for good) is settled, never tried again, but not delivered.
         if ((answer?.rejected.length ?? 0) > 0) {
           settled.push(entry.taskId);

@@ -8,6 +8,7 @@ import {
   type RecipientFate,
 } from '@herald/core/fate';
 import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
+import { variantIndexOf } from '@herald/core/rollout';
 import {
   deliveryOrderListIdOf,
   TERMINAL_TASK_STATES,
@@ -59,7 +60,20 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
     delivery,
     login,
   });
-  return group === undefined ? fate : withLocalGroup(fate, group, task);
+  const withGroup = group === undefined ? fate : withLocalGroup(fate, group, task);
+  return { ...withGroup, ...variantOf(task, uin, position) };
+}
+
+/**
+ * An A/B task's recipient in the filtered list was given the variant its uin
+ * hashes to (docs/rollouts.md): the same placement the executors used. A
+ * held-out one is not in the list; its fate says `removed` by `held_out`.
+ */
+function variantOf(task: Task, uin: number, position: number | undefined): { variant?: string } {
+  const variants = task.rollout?.variants;
+  if (variants === undefined || position === undefined) return {};
+  const at = variantIndexOf(uin, task.rollout!.seed, variants, task.rollout!.holdout ?? 0);
+  return at < 0 ? {} : { variant: variants[at]!.name };
 }
 
 /**
@@ -74,7 +88,8 @@ async function positionOf(
   lists: ListRepository,
 ): Promise<{ position?: number; group?: LocalGroup }> {
   const groups = task.report.localGroups;
-  if (groups === undefined) return { position: await positionInList(filteredPath, uin) };
+  // A canary's filtered list is two sorted runs, the sample then the rest (docs/rollouts.md): both are searched.
+  if (groups === undefined) return { position: await positionInList(filteredPath, uin, task.report.canary?.sample) };
   // Not in the filtered list: not in any group either, and the sorted list answers that in one search.
   if ((await positionInList(filteredPath, uin)) === undefined) return {};
   const found = await positionInRuns(lists.pathOf(deliveryOrderListIdOf(task.id)), uin, groups);

@@ -113,7 +113,14 @@ describe('reportChunks', () => {
     });
     if (outcomes.length > 0) await records.recordLogins(outcomes);
     const units = [{ unitNo: 0, start: 0, end: kept.length, checkpoint: s.checkpoint } as ExecutionUnit];
-    const task = { id, state: s.state, filteredListId: `f_${id}`, expiresAt: NOW + s.expiresIn } as unknown as Task;
+    // A task of one instant without a canary: the plain path (no localGroups, no canary in its report).
+    const task = {
+      id,
+      state: s.state,
+      filteredListId: `f_${id}`,
+      expiresAt: NOW + s.expiresIn,
+      report: {},
+    } as unknown as Task;
     const deps: RecipientFateDeps = {
       store: { listUnits: async () => units },
       lists,

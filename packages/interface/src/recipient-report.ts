@@ -12,7 +12,7 @@ import { removedPathOf, walkAudienceChunks } from '@herald/audience';
 import { deliveryFactsAt, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
 import { ReportChunks } from './report-chunks';
 import { LoginCursor, RecordCursor } from './report-cursors';
-import { localTimeReportChunks } from './report-local-groups';
+import { canaryReportChunks, localTimeReportChunks } from './report-local-groups';
 import type { ReportLines } from './report-lines';
 
 export { CSV_LINES, headText, ndjsonLines, REPORT_CSV_HEADER, type ReportLines } from './report-lines';
@@ -48,6 +48,9 @@ export async function* reportChunks(
   assertReportable(task);
   const groups = task.report.localGroups;
   if (groups !== undefined) return yield* localTimeReportChunks(task, groups, after, deps, lines);
+  // A canary's filtered list is two sorted runs, its sample then the rest (docs/rollouts.md).
+  const canary = task.report.canary;
+  if (canary !== undefined) return yield* canaryReportChunks(task, canary.sample, after, deps, lines);
   const listPath = deps.lists.pathOf(task.filteredListId!);
   const out = new ReportChunks(lines.head);
   const rows = new ReportRows(task, deps.clock.now(), await deps.store.listUnits(task.id), lines, out);

@@ -1,4 +1,4 @@
-import { classifyFate, type DeliveryFacts, type LoginFacts } from '@herald/core/fate';
+import { classifyFate, type DeliveryFacts, type LoginFacts, type RecipientFate } from '@herald/core/fate';
 import { deliveryOrderListIdOf, type LocalGroup, type Task } from '@herald/core/task';
 import { removedPathOf, RunsCursor, walkAudience } from '@herald/audience';
 import { deliveryFactsAt, NO_RECORDS, withLocalGroup, type RecipientFateDeps } from './recipient-fate';
@@ -6,39 +6,94 @@ import { ReportChunks } from './report-chunks';
 import { LoginCursor, RecordCursor } from './report-cursors';
 import type { ReportLines } from './report-lines';
 
+type ReportDeps = RecipientFateDeps & { uinLimit: number };
+
+/** Where a walked uin sits in the list the task's units ranged over, and in which of its sorted runs. */
+interface RunPlacement {
+  /** The run holding the uin at its position (the walk's `position` is its place in the filtered list, if any). */
+  place(uin: number, position: number | undefined): Promise<{ position: number; run: number } | undefined>;
+  /** The row as written: the fate, decorated with what its run says of it. */
+  row(fate: RecipientFate, run: number | undefined): RecipientFate;
+  close(): Promise<void>;
+}
+
 /**
  * The report of a local-time task (docs/local-time.md): it streamed its
  * delivery-order list, group after group, so its delivery records hold
  * positions of that list, not of the uin-sorted one the report walks. Each
- * row finds its position there (RunsCursor) and reads the records through
- * one forward cursor per group: inside a group, positions ascend with uins.
- * Rows are decided one by one by classifyFate, as recipientFate decides
- * them, and carry their group (withLocalGroup); the plain path's per-record
- * tails do not apply, since neighbouring rows belong to different groups.
+ * row finds its position there (RunsCursor); rows carry their group
+ * (withLocalGroup).
  */
 export async function* localTimeReportChunks(
   task: Task,
   groups: readonly LocalGroup[],
   after: number | undefined,
-  deps: RecipientFateDeps & { uinLimit: number },
+  deps: ReportDeps,
+  lines: ReportLines,
+): AsyncGenerator<Buffer, void, undefined> {
+  const runs = await RunsCursor.open(deps.lists.pathOf(deliveryOrderListIdOf(task.id)), groups, after);
+  const placement: RunPlacement = {
+    place: (uin, sorted) => (sorted === undefined ? Promise.resolve(undefined) : runs.positionOf(uin)),
+    row: (fate, run) => (run === undefined ? fate : withLocalGroup(fate, groups[run]!, task)),
+    close: () => runs.close(),
+  };
+  yield* runsReportChunks(task, groups.length, placement, {}, after, deps, lines);
+}
+
+/**
+ * The report of a canary task (docs/rollouts.md): its filtered list is two
+ * sorted runs, the sample [0, sample) then the rest. The walk merges them
+ * into uin order with each uin's own position; the run is which side of the
+ * sample boundary that position is on.
+ */
+export async function* canaryReportChunks(
+  task: Task,
+  sample: number,
+  after: number | undefined,
+  deps: ReportDeps,
+  lines: ReportLines,
+): AsyncGenerator<Buffer, void, undefined> {
+  const placement: RunPlacement = {
+    place: (_uin, position) =>
+      Promise.resolve(position === undefined ? undefined : { position, run: position < sample ? 0 : 1 }),
+    row: (fate) => fate,
+    close: () => Promise.resolve(),
+  };
+  yield* runsReportChunks(task, 2, placement, { sample }, after, deps, lines);
+}
+
+/**
+ * A report over a list whose positions are not in uin order: the records are
+ * read through one forward cursor per sorted run, since inside a run
+ * positions ascend with uins. Rows are decided one by one by classifyFate, as
+ * recipientFate decides them; the plain path's per-record tails do not apply,
+ * since neighbouring rows belong to different runs.
+ */
+async function* runsReportChunks(
+  task: Task,
+  runCount: number,
+  placement: RunPlacement,
+  walkOptions: { sample?: number },
+  after: number | undefined,
+  deps: ReportDeps,
   lines: ReportLines,
 ): AsyncGenerator<Buffer, void, undefined> {
   const listPath = deps.lists.pathOf(task.filteredListId!);
   const units = await deps.store.listUnits(task.id);
   const now = deps.clock.now();
   const log = deps.deliveryRecords;
-  const runs = await RunsCursor.open(deps.lists.pathOf(deliveryOrderListIdOf(task.id)), groups, after);
-  const records = log === undefined ? [] : groups.map(() => new RecordCursor(task.id, log));
+  const records = log === undefined ? [] : Array.from({ length: runCount }, () => new RecordCursor(task.id, log));
   const logins = log === undefined ? undefined : new LoginCursor(task.id, after === undefined ? 0 : after + 1, log);
   const out = new ReportChunks(lines.head);
   out.text(lines.start);
   try {
     const walk = walkAudience(listPath, removedPathOf(listPath), {
       uinLimit: deps.uinLimit,
+      ...walkOptions,
       ...(after === undefined ? {} : { after }),
     });
-    for await (const { uin, position: sorted, removal } of walk) {
-      const found = sorted === undefined ? undefined : await runs.positionOf(uin);
+    for await (const { uin, position: listed, removal } of walk) {
+      const found = await placement.place(uin, listed);
       const position = found?.position;
       let delivery: DeliveryFacts = { kind: 'none' };
       if (position !== undefined && log === undefined) delivery = { kind: 'unavailable', reason: NO_RECORDS };
@@ -64,14 +119,13 @@ export async function* localTimeReportChunks(
         delivery,
         login,
       });
-      const group = found === undefined ? undefined : groups[found.run];
-      out.text(lines.line(group === undefined ? fate : withLocalGroup(fate, group, task)));
+      out.text(lines.line(placement.row(fate, found?.run)));
       if (out.hasReady) yield* out.take();
     }
     yield* out.finish();
   } finally {
     for (const cursor of records) await cursor.close();
-    await runs.close();
+    await placement.close();
     await logins?.close();
   }
 }

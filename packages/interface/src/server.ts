@@ -26,6 +26,7 @@ import { recipientRoutes } from './routes/recipients';
 import { sessionRoutes } from './routes/session';
 import { taskReportRoutes } from './routes/task-report';
 import { taskFunnelRoutes } from './routes/task-funnel';
+import { taskPromoteRoutes } from './routes/task-promote';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
 import { installStrictInput, parseJsonBody } from './validation';
@@ -110,6 +111,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     recipientRoutes(api, deps);
     taskReportRoutes(api, deps);
     taskFunnelRoutes(api, deps);
+    taskPromoteRoutes(api, deps);
     templateRoutes(api, deps);
     if (deps.campaigns !== undefined) campaignRoutes(api, { ...deps, campaigns: deps.campaigns });
     clusterRoutes(api, deps);

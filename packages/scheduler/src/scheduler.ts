@@ -22,6 +22,7 @@ import { createStallRescue } from './stall-rescue';
 import { TaskTable } from './task-table';
 import { createProgressCurve } from './progress-curve';
 import { createUnitDriver } from './unit-driver';
+import { createCanaryGate } from './canary-gate';
 
 export type { Rebalanced } from './ownership';
 
@@ -138,6 +139,12 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   const driver = createUnitDriver(ctx, {
     sample: (taskId, final) => curve.sample(taskId, final),
     fail: (task, error) => halts.halt(task, 'fail', error),
+    mayRun: (task, unit) => canary.mayRun(task, unit),
+  });
+  const canary = createCanaryGate(ctx, {
+    runPending: async (task) =>
+      driver.runUnits(task, tasks.get(task.id)?.units ?? (await ctx.store.listUnits(task.id))),
+    pause: (task, error) => halts.halt(task, 'pause', error),
   });
   const admission = createAdmission(ctx, {
     noteWaiting: () => curve.noteWaiting(),
@@ -168,6 +175,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
       if (!(await halts.expireIfDue(task, now))) await admission.wakeIfDue(task, now);
       await driver.releaseDue(task.id);
     }
+    await canary.checkDue(now);
     await stallRescue.rerunStalled(now);
     admission.rekey();
   }

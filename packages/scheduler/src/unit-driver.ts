@@ -1,11 +1,21 @@
 import { ErrorCodes } from '@herald/core';
-import { deliveryOrderListIdOf, unitMachine, type ExecutionUnit, type Task } from '@herald/core/task';
+import {
+  deliveryOrderListIdOf,
+  unitMachine,
+  type CanaryReport,
+  type ExecutionUnit,
+  type Task,
+} from '@herald/core/task';
 import type { PreprocessResult, UnitProgressMessage, UnitReplan } from '@herald/transport';
 import { fenceOf, type SchedulerContext } from './context';
 import { withProgress } from './progress-recorder';
 import { unitTotals } from './task-table';
 import { addDeadLetters, channelReport, noteChannel } from './channel-report';
 import { isHeld, localGroupsReport, plannedLocalGroups } from './local-release';
+
+function canaryReport(sample: number, holdUntil: number): CanaryReport {
+  return { sample, state: 'sampling', holdUntil };
+}
 
 /** How often a sending task's delivered/offline totals are written back to the task row. */
 export const REPORT_EVERY_MS = 250;
@@ -39,6 +49,8 @@ export interface DriverNeeds {
   sample(taskId: number, final: boolean): Promise<void>;
   /** Stops a sending task's streams and fails it with `error` (halts). */
   fail(task: Task, error: { code: string; message: string }): Promise<void>;
+  /** Whether a unit may run now: a canary holds its rest while it samples (canary-gate.ts). Absent: every unit may. */
+  mayRun?(task: Task, unit: ExecutionUnit): boolean;
 }
 
 export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): UnitDriver {
@@ -69,6 +81,9 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
       tasks.release(task.id);
       return;
     }
+    const hold = (task.rollout?.canary?.holdSeconds ?? 0) * 1000;
+    // A canary's sample leads the list (docs/rollouts.md): its hold counts from now, while the sample sends.
+    const canary = result.sample === undefined ? {} : { canary: canaryReport(result.sample, clock.now() + hold) };
     const dispatching = await ctx.transition(task, 'preprocessed', {
       filteredListId: result.filteredListId,
       report: {
@@ -76,6 +91,7 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
         kept: result.kept,
         removed: result.removed,
         units: result.units.length,
+        ...canary,
         ...(result.groups === undefined ? {} : { localGroups: plannedLocalGroups(result.groups) }),
       },
     });
@@ -97,8 +113,13 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
       if (unit.state === 'ASSIGNED' || unit.state === 'RUNNING')
         unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'lose', clock.now());
       if (unit.state === 'FAILED') unit = await store.transitionUnit(task.id, unit.unitNo, fence, 'retry', clock.now());
-      // A local-time task's unit whose group's instant is still ahead stays unassigned: the tick releases it.
-      if (unitMachine.can(unit.state, 'assign') && !isHeld(task, unit, clock.now())) {
+      // A local-time task's unit whose group's instant is still ahead stays unassigned: the tick releases it; a
+      // canary's unit past its sample waits for the gate (docs/rollouts.md).
+      if (
+        unitMachine.can(unit.state, 'assign') &&
+        !isHeld(task, unit, clock.now()) &&
+        (needs.mayRun?.(task, unit) ?? true)
+      ) {
         unit = withProgress(
           await store.transitionUnit(task.id, unit.unitNo, fence, 'assign', clock.now(), unit.executorId),
           known,

@@ -27,6 +27,7 @@ const ALL = [
   '017_devices.sql',
   '018_campaign_firing_run_key.sql',
   '019_local_time.sql',
+  '020_task_rollout.sql',
 ];
 
 describe('migration files', () => {

@@ -1,18 +1,19 @@
 import type { DeliverAt, QuietHours } from '@herald/core/time';
 import type { ExecutionUnit, ListMeta, Task, TaskContent, TaskReport, TaskState, UnitState } from '@herald/core/task';
 import type { OutboxEvent } from '@herald/core/ports';
+import type { TaskRollout } from '@herald/core/rollout';
 import { taskContentOf } from '@herald/core/task';
 import type { RowDataPacket } from 'mysql2/promise';
 
 /**
  * Column lists and row <-> record mapping for the tables of
- * migrations/001_tables.sql and 002_outbox.sql (tasks.idempotency_key: 005; tasks.display_at: 006; tasks.speed: 010; tasks.targeting: 011; tasks.collapse_key: 013; tasks.no_resend_since: 014; tasks.deliver_at, tasks.quiet_hours: 030). mysql2 returns BIGINT columns
+ * migrations/001_tables.sql and 002_outbox.sql (tasks.idempotency_key: 005; tasks.display_at: 006; tasks.speed: 010; tasks.targeting: 011; tasks.collapse_key: 013; tasks.no_resend_since: 014; tasks.deliver_at, tasks.quiet_hours: 019; tasks.rollout: 020). mysql2 returns BIGINT columns
  * as numbers (ids are safe integers) and may hand JSON columns back parsed or
  * as text depending on the protocol, so both are accepted.
  */
 
 export const TASK_COLUMNS =
-  'id, account_id, list_id, content, content_crc, priority, send_at, expires_at, list_count, state, version, epoch, owner, filtered_list_id, report, error, created_at, updated_at, idempotency_key, display_at, speed, targeting, collapse_key, no_resend_since, deliver_at, quiet_hours';
+  'id, account_id, list_id, content, content_crc, priority, send_at, expires_at, list_count, state, version, epoch, owner, filtered_list_id, report, error, created_at, updated_at, idempotency_key, display_at, speed, targeting, collapse_key, no_resend_since, deliver_at, quiet_hours, rollout';
 
 export const UNIT_COLUMNS =
   'task_id, unit_no, `start`, `end`, executor_id, state, `checkpoint`, delivered, `offline`, updated_at';
@@ -51,6 +52,7 @@ export function toTask(r: RowDataPacket): Task {
     noResendSince: r.no_resend_since === null || r.no_resend_since === undefined ? null : Number(r.no_resend_since),
     ...(r.deliver_at === null || r.deliver_at === undefined ? {} : { deliverAt: json<DeliverAt>(r.deliver_at) }),
     ...(r.quiet_hours === null || r.quiet_hours === undefined ? {} : { quietHours: json<QuietHours>(r.quiet_hours) }),
+    ...(r.rollout === null || r.rollout === undefined ? {} : { rollout: json<TaskRollout>(r.rollout) }),
     state: r.state as TaskState,
     version: Number(r.version),
     epoch: Number(r.epoch),
@@ -82,7 +84,7 @@ export function updateTaskValues(t: Task): SqlValue[] {
 }
 
 export const INSERT_TASK =
-  'INSERT INTO tasks (account_id, list_id, content, content_crc, priority, send_at, expires_at, list_count, state, version, epoch, owner, filtered_list_id, report, error, created_at, updated_at, idempotency_key, display_at, speed, targeting, collapse_key, no_resend_since, deliver_at, quiet_hours) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO tasks (account_id, list_id, content, content_crc, priority, send_at, expires_at, list_count, state, version, epoch, owner, filtered_list_id, report, error, created_at, updated_at, idempotency_key, display_at, speed, targeting, collapse_key, no_resend_since, deliver_at, quiet_hours, rollout) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** INSERT_TASK's values for a record built by newTaskRecord (its id is the database's to give). */
 export function insertTaskValues(t: Omit<Task, 'id'>): SqlValue[] {
@@ -112,6 +114,7 @@ export function insertTaskValues(t: Omit<Task, 'id'>): SqlValue[] {
     t.noResendSince,
     t.deliverAt === undefined ? null : JSON.stringify(t.deliverAt),
     t.quietHours === undefined ? null : JSON.stringify(t.quietHours),
+    t.rollout === undefined ? null : JSON.stringify(t.rollout),
   ];
 }
 

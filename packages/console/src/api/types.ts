@@ -30,6 +30,7 @@ export const FILTER_REASONS = [
   'not_follower',
   'over_frequency',
   'targeting',
+  'held_out',
 ] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 

@@ -6,6 +6,7 @@ export const REASON_TEXT: Record<string, string> = {
   not_follower: 'not a follower',
   over_frequency: 'over the frequency limit',
   targeting: 'outside the targeting',
+  held_out: 'in the A/B holdout (sent nothing on purpose)',
 };
 
 export const reasonText = (reason: string): string => REASON_TEXT[reason] ?? reason.replace(/_/g, ' ');

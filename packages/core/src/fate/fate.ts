@@ -37,6 +37,8 @@ export type RecipientFate = Fate & {
   localGroup?: { releaseAt: number; offsetMinutes: number; skipped: boolean };
   /** Extra copies of it the dedupe link removed (its one kept copy has the fate above). */
   duplicateCopiesRemoved?: number;
+  /** The content variant it was given (an A/B task, docs/rollouts.md); a held-out recipient has the fate removed by `held_out`. */
+  variant?: string;
 };
 
 /** Where the filter chain's record puts a uin missing from the filtered list. */

@@ -51,6 +51,7 @@ describe('buildFunnel', () => {
       ['already_sent', 0, 85],
       ['not_follower', 0, 85],
       ['targeting', 0, 85],
+      ['held_out', 0, 85],
       ['over_frequency', 15, 70],
     ]);
   });

@@ -14,6 +14,7 @@ export const CHAIN_ORDER: readonly FilterReason[] = [
   'already_sent',
   'not_follower',
   'targeting',
+  'held_out',
   'over_frequency',
 ];
 

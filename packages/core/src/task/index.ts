@@ -18,6 +18,7 @@ export type { UnitState, UnitEvent } from './unit-machine';
 export {
   FILTER_REASONS,
   CHANNEL_HOLD_STATES,
+  CANARY_STATES,
   DEAD_LETTER_REASON,
   emptyReport,
   removedTotal,
@@ -33,6 +34,8 @@ export type {
   ChannelHold,
   LocalGroup,
   ChannelHoldState,
+  CanaryReport,
+  CanaryState,
   NewUnit,
   ExecutionUnit,
   ListMeta,

@@ -1,5 +1,6 @@
 import type { TaskState } from './task-machine';
 import type { UnitState } from './unit-machine';
+import type { TaskRollout } from '../rollout/model';
 import type { DeliverAt } from '../time/local-time';
 import type { QuietHours } from '../time/quiet-hours';
 
@@ -13,6 +14,8 @@ export const FILTER_REASONS = [
   'not_follower',
   'over_frequency',
   'targeting',
+  // The A/B holdout (docs/rollouts.md): appended last, so stored removed-set indexes keep their meaning.
+  'held_out',
 ] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 
@@ -85,6 +88,13 @@ export interface NewTask {
    */
   noResendSince?: number;
   /**
+   * Safe rollouts (docs/rollouts.md): content variants over disjoint shares
+   * of the audience and a holdout that gets nothing, placed by a hash of
+   * each uin and `rollout.seed` (core rollout/assign.ts). Absent: one content
+   * for everyone.
+   */
+  rollout?: TaskRollout;
+  /**
    * Local-time delivery (docs/local-time.md): each recipient is released at
    * `localTime` in their own zone (user attribute `tz`, else
    * `defaultTimeZone`), from `sendAt` on. Absent: everyone at `sendAt`.
@@ -122,6 +132,8 @@ export interface TaskReport {
    * it sends. The task stays SENDING and resumes by itself.
    */
   channel?: ChannelHold | null;
+  /** A canary task (docs/rollouts.md): its sample and where the canary stands. Absent: no canary. */
+  canary?: CanaryReport;
   /**
    * A local-time task's groups (docs/local-time.md), in release order: the
    * recipients of one release instant and offset, positions [start, end) of
@@ -155,6 +167,27 @@ export interface LocalGroup {
   released: boolean;
   delivered: number;
   offline: number;
+}
+
+/**
+ * sampling: only the sample's units run, until the hold ends and the sample
+ * is judged; passed: the sample stayed under the thresholds and the rest
+ * runs; failed: it did not, and the task paused itself (its `error` says
+ * why; a resume sends the rest anyway); promoted: the operator sent the rest
+ * without waiting (POST /api/v1/tasks/:id/promote).
+ */
+export const CANARY_STATES = ['sampling', 'passed', 'failed', 'promoted'] as const;
+export type CanaryState = (typeof CANARY_STATES)[number];
+
+export interface CanaryReport {
+  /** Positions [0, sample) of the filtered list are the sample. */
+  sample: number;
+  state: CanaryState;
+  /** When the hold ends (epoch ms): the sample is judged then, or once its units are done if later. */
+  holdUntil: number;
+  /** The ratios the sample was judged by, once judged. */
+  rejectedRatio?: number;
+  failedRatio?: number;
 }
 
 /** A delivery channel holding a task's sending: what a task report says (docs/delivery.md, "Pacing by the channel's health"). */

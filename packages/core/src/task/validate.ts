@@ -21,10 +21,12 @@ import type { Fence } from './fence';
 import { compileContent } from '../template/content';
 import { taskContentOf } from './content';
 import {
+  CANARY_STATES,
   CHANNEL_HOLD_STATES,
   DEAD_LETTER_REASON,
   emptyReport,
   FILTER_REASONS,
+  type CanaryReport,
   type ChannelHold,
   type FilterReason,
   type ListMeta,
@@ -34,6 +36,7 @@ import {
   type TaskReport,
 } from './model';
 import { checkCollapseKey } from './collapse-key';
+import { checkTaskRollout } from '../rollout/parse';
 import { checkDeliverAt, MAX_LOCAL_GROUPS } from '../time/local-time';
 import { checkQuietHours } from '../time/quiet-hours';
 import {
@@ -100,12 +103,21 @@ export function checkNewTask(input: NewTask, rules: TaskRecordRules = DEFAULT_TA
   if (input.speed !== undefined && !isTaskSpeed(input.speed)) fail('speed', input.speed);
   if (input.targeting !== undefined) checkTaskTargeting(input.targeting);
   if (input.collapseKey !== undefined) checkCollapseKey(input.collapseKey);
+  if (input.rollout !== undefined) checkTaskRollout(input.rollout);
   // Epoch ms at or after 0 under every store's rules: a bound the ledger compares send times with.
   const since = input.noResendSince;
   if (since !== undefined && (!isTime(since) || !Number.isSafeInteger(since) || since < 0))
     fail('noResendSince', since);
   if (input.deliverAt !== undefined) checkDeliverAt(input.deliverAt);
   if (input.quietHours !== undefined) checkQuietHours(input.quietHours);
+  // A canary sends the first positions of the uin-sorted filtered list and holds the rest; a grouped task (local
+  // time or quiet hours, the account's default included) sends group after group from its delivery-order list,
+  // each at its zone's instant. Neither hold can wait on the other, so the pair is refused (docs/rollouts.md,
+  // docs/local-time.md). Variants and the holdout place each uin by hash, wherever it sits: they compose.
+  if (input.rollout?.canary !== undefined && (input.deliverAt !== undefined || input.quietHours !== undefined))
+    throw new ValidationError('canary cannot be combined with local-time delivery (deliverAt or quietHours)', {
+      field: 'canary',
+    });
 }
 
 /**
@@ -150,6 +162,7 @@ export function newTaskRecord(id: number, input: NewTask, now: number): Task {
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     ...(input.displayAt === undefined ? {} : { displayAt: input.displayAt }),
     ...(input.collapseKey === undefined ? {} : { collapseKey: input.collapseKey }),
+    ...(input.rollout === undefined ? {} : { rollout: checkTaskRollout(input.rollout) }),
     ...(input.deliverAt === undefined ? {} : { deliverAt: { ...input.deliverAt } }),
     ...(input.quietHours === undefined ? {} : { quietHours: { ...input.quietHours } }),
     speed: input.speed ?? null,
@@ -205,7 +218,26 @@ function checkPatch(patch: TaskPatch, rules: TaskRecordRules): void {
   }
   checkDeadLetters(report.deadLetters);
   checkChannelHold(report.channel);
+  checkCanaryReport(report.canary);
   checkLocalGroups(report.localGroups);
+}
+
+function checkCanaryReport(canary: CanaryReport | undefined): void {
+  if (canary === undefined) return;
+  const ratio = (x: unknown) => x === undefined || (typeof x === 'number' && x >= 0 && x <= 1);
+  if (
+    canary === null ||
+    typeof canary !== 'object' ||
+    !isCount(canary.sample) ||
+    !(CANARY_STATES as readonly string[]).includes(canary.state) ||
+    typeof canary.holdUntil !== 'number' ||
+    !Number.isFinite(canary.holdUntil) ||
+    !ratio(canary.rejectedRatio) ||
+    !ratio(canary.failedRatio)
+  )
+    throw new ValidationError('report.canary must be { sample, state, holdUntil, rejectedRatio?, failedRatio? }', {
+      field: 'canary',
+    });
 }
 
 function checkLocalGroups(groups: LocalGroup[] | undefined): void {
@@ -269,6 +301,8 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
     // Counted by the owning scheduler, which sends the whole map: it replaces the stored one.
     if (patch.report.deadLetters !== undefined) report.deadLetters = { ...patch.report.deadLetters };
     if (patch.report.channel !== undefined) report.channel = patch.report.channel;
+    // The canary's standing is written whole, by its scheduler or by a promote (docs/rollouts.md).
+    if (patch.report.canary !== undefined) report.canary = { ...patch.report.canary };
     // Written whole by the owning scheduler (local-release.ts): the list replaces the stored one.
     if (patch.report.localGroups !== undefined) report.localGroups = patch.report.localGroups.map((g) => ({ ...g }));
     next.report = report;

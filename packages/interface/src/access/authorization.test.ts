@@ -247,6 +247,8 @@ const MATRIX: Record<string, Spec> = {
         ['cancel', 202],
         // A CREATED task cannot resume: 409 shows the request got past the access check.
         ['resume', 409],
+        // Nor is it a canary sampling or paused by its canary: 409, past the access check.
+        ['promote', 409],
       ] as const
     ).map(([command, ok]) => [
       `POST /api/v1/tasks/:id/${command}`,

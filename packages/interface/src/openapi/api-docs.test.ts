@@ -31,6 +31,7 @@ const NOT_ANSWERED: Partial<Record<ErrorCode, string>> = {
   MIGRATION_FAILED: 'herald migrate',
   DELIVERY_REJECTED: "the push channel, in the executors; a task's error when the channel refused a batch whole",
   DELIVERY_THROTTLED: 'the push channel, in the executors (its pacing waits, docs/delivery.md)',
+  CANARY_FAILED: "a task's error when its canary paused it (docs/rollouts.md), never an answer's",
 };
 
 /** The rows of the status table under "Every error answers": status to the row's text. */

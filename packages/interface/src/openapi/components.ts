@@ -11,7 +11,7 @@
 
 import { ROLES } from '@herald/core/access';
 import { ErrorCodes } from '@herald/core';
-import { CHANNEL_HOLD_STATES, FILTER_REASONS, TASK_STATES } from '@herald/core/task';
+import { CANARY_STATES, CHANNEL_HOLD_STATES, FILTER_REASONS, TASK_STATES } from '@herald/core/task';
 import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
 import { taskProgress } from './progress-schemas';
@@ -89,6 +89,24 @@ const taskReport = object(
       description:
         'set while the delivery channel holds the sending task (it stays SENDING and resumes by itself); null or absent while it sends',
     },
+    canary: object(
+      {
+        sample: {
+          type: 'integer',
+          minimum: 0,
+          description: 'positions [0, sample) of the filtered list are the sample',
+        },
+        state: { type: 'string', enum: [...CANARY_STATES] },
+        holdUntil: { type: 'integer', description: 'epoch ms: when the hold ends and the sample is judged' },
+        rejectedRatio: { type: 'number', description: 'dead letters over the sample, once judged' },
+        failedRatio: {
+          type: 'number',
+          description: 'sample recipients not confirmed when the hold ended, once judged',
+        },
+      },
+      ['sample', 'state', 'holdUntil'],
+      'a canary task (docs/rollouts.md): its sample and where it stands; absent: no canary',
+    ),
     localGroups: {
       type: 'array',
       description:
@@ -142,6 +160,11 @@ const task = object(
       type: 'string',
       description:
         "when set: a newer task of the account with the same key supersedes this one in offline lists (docs/delivery.md, 'Collapse keys')",
+    },
+    rollout: {
+      type: 'object',
+      description:
+        "safe rollouts (docs/rollouts.md): { seed, canary?, variants?, holdout? }; each recipient's place (canary sample, variant) is a hash of its uin and the seed. Absent: one content for everyone, no canary",
     },
     deliverAt: object(
       {
@@ -275,7 +298,7 @@ export const COMPONENTS = {
   TaskCommandAccepted: object(
     {
       taskId: { type: 'integer' },
-      command: { type: 'string', enum: ['cancel', 'pause', 'resume'] },
+      command: { type: 'string', enum: ['cancel', 'pause', 'resume', 'promote'] },
       accepted: { type: 'boolean', enum: [true] },
     },
     ['taskId', 'command', 'accepted'],

@@ -15,6 +15,7 @@ export const recipientFate = object(
       "its position in the task's filtered list, when it is there (a local-time task's: in its delivery-order list)",
     ),
     duplicateCopiesRemoved: integer('extra copies of it the dedupe link removed; its kept copy has the fate'),
+    variant: { type: 'string', description: 'an A/B task: the variant it was given (held out: removed by held_out)' },
     localGroup: object(
       {
         releaseAt: epochMs('when its group is released: its local time'),
@@ -106,6 +107,20 @@ export const taskFunnel = object(
           },
         },
         ['stage', 'of', 'count'],
+      ),
+    },
+    variants: {
+      type: 'array',
+      description: 'an A/B task: its counts per variant (docs/rollouts.md, "Reports"); absent otherwise',
+      items: object(
+        {
+          name: { type: 'string' },
+          share: { type: 'number' },
+          recipients: integer('kept recipients given this variant'),
+          deliveredOnline: nullable('integer', 'of them, pushed online; null where no delivery records are kept'),
+          queuedOffline: nullable('integer', 'of them, queued offline; null where no delivery records are kept'),
+        },
+        ['name', 'share', 'recipients', 'deliveredOnline', 'queuedOffline'],
       ),
     },
   },

@@ -300,6 +300,12 @@ describe('GET /api/docs', () => {
       { method: 'POST', path: `/api/v1/tasks/${task.id as number}/resume` },
       409,
     );
+    // Not a canary: the promote is refused as the document says.
+    await call(
+      'POST /api/v1/tasks/:id/promote',
+      { method: 'POST', path: `/api/v1/tasks/${task.id as number}/promote` },
+      409,
+    );
     await call(
       'POST /api/v1/tasks/:id/cancel',
       { method: 'POST', path: `/api/v1/tasks/${task.id as number}/cancel` },

@@ -115,7 +115,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       }),
     },
     errors: {
-      400: 'VALIDATION_FAILED: a schema violation (a speed that is not an integer in [1, 10^8] among them), content over tasks.maxContentChars, a sendAt or displayAt that is not an RFC 3339 date-time with an offset or not on the calendar, a sendAt in the past (omit it to send now) or beyond tasks.maxScheduleAheadMs, ttlSeconds over the maximum, a collapseKey that is not 1..128 characters of [A-Za-z0-9._:-], a deliverAt with a localTime that is not HH:MM, a window outside 1m..12h or not shorter than the task lives, an unknown missed policy, defaultTimeZone or field (details.field deliverAt.<name>; docs/local-time.md), quietHours that are not HH:MM-HH:MM or cover the whole day (details.field quietHours), a bad Idempotency-Key (details.field names the input); QUERY_INVALID: a targeting query that does not parse (details.field targeting, position, found, expected); nothing was created',
+      400: 'VALIDATION_FAILED: a schema violation (a speed that is not an integer in [1, 10^8] among them), content over tasks.maxContentChars, a sendAt or displayAt that is not an RFC 3339 date-time with an offset or not on the calendar, a sendAt in the past (omit it to send now) or beyond tasks.maxScheduleAheadMs, ttlSeconds over the maximum, a collapseKey that is not 1..128 characters of [A-Za-z0-9._:-], a deliverAt with a localTime that is not HH:MM, a window outside 1m..12h or not shorter than the task lives, an unknown missed policy, defaultTimeZone or field (details.field deliverAt.<name>; docs/local-time.md), quietHours that are not HH:MM-HH:MM or cover the whole day (details.field quietHours), variants or a holdout that do not parse or whose shares do not add up to 1 - holdout (details.field variants, variants[i].share, holdout...), a canary that does not parse or comes with deliverAt or quietHours, an account default included (details.field canary; docs/rollouts.md), a bad Idempotency-Key (details.field names the input); QUERY_INVALID: a targeting query that does not parse (details.field targeting, position, found, expected); nothing was created',
       404: 'LIST_NOT_FOUND: no such list for the account, or an account the token does not name',
       409: "IDEMPOTENCY_KEY_REUSED: the key was used before for another request; CONFIRMATION_REQUIRED: the broadcast reaches more than the account's confirmAbove recipients and starts within confirmWithinMs, and confirm is missing or not its recipient count (details: field confirm, recipients, threshold); nothing was created or held",
       422: "ACCOUNT_QUOTA_EXCEEDED: over the account's daily broadcasts or recipients, too close to another of its broadcasts, or a speed over the account's maxSpeed (limit maxSpeed, field speed; maxSpeed 0: the account may not set a speed); nothing was created (details: limit, field, max, used, requested, retryAt). TEMPLATE_INVALID: a template that does not parse or names an unknown variable (details: field, position, found, expected); nothing was created",
@@ -248,6 +248,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       } satisfies OperationDoc,
     ]),
   ),
+  'POST /api/v1/tasks/:id/promote': {
+    tag: 'tasks',
+    access: 'token',
+    summary: "Send a canary's rest now",
+    description:
+      'A canary task still sampling (SENDING, report.canary.state sampling) is marked promoted and its scheduler runs the rest on its next tick, without waiting for the hold or the judgement; a canary that paused itself (PAUSED, report.canary.state failed) is marked promoted and resumed. Aborting a canary is POST /api/v1/tasks/:id/cancel. docs/rollouts.md, "Canary".',
+    responses: { 202: json('accepted', ref('TaskCommandAccepted')) },
+    errors: {
+      400: 'VALIDATION_FAILED: the id is not a positive integer',
+      404: task404,
+      409: 'ILLEGAL_TRANSITION: the task is not a canary that is sampling or that paused itself',
+    },
+    params: { id: TASK_ID },
+  },
 
   'GET /api/v1/campaigns/preview': {
     tag: 'campaigns',

@@ -1,4 +1,5 @@
 import { ErrorCodes, HeraldError, ValidationError } from '@herald/core';
+import type { TaskRollout } from '@herald/core/rollout';
 import type { PriorityClass, Task } from '@herald/core/task';
 import { parseDeliverAt, parseQuietHours, type DeliverAt, type QuietHours } from '@herald/core/time';
 
@@ -32,11 +33,21 @@ export interface TaskRequestShape {
   collapseKey?: string;
   deliverAt?: unknown;
   quietHours?: string;
+  /** The rollout parsed from the request (its seed is drawn anew, so not compared). */
+  rollout?: TaskRollout;
+}
+
+/** The canary, variants and holdout of a rollout, without its seed: what two requests must share. */
+function splitOf(rollout: TaskRollout | undefined): string {
+  return JSON.stringify(
+    rollout === undefined ? null : [rollout.canary ?? null, rollout.variants ?? null, rollout.holdout ?? 0],
+  );
 }
 
 /**
  * Refuses a key used before for another request: same account (the key is
- * scoped by it), list, content, priority, speed, targeting, collapse key, deliverAt and quiet hours, or 409 IDEMPOTENCY_KEY_REUSED.
+ * scoped by it), list, content, priority, speed, targeting, collapse key, canary and A/B split, deliverAt and
+ * quiet hours, or 409 IDEMPOTENCY_KEY_REUSED.
  * sendAt and ttlSeconds of a retry are not compared: the first request's stand.
  */
 export function assertSameRequest(existing: Task, request: TaskRequestShape): void {
@@ -49,6 +60,7 @@ export function assertSameRequest(existing: Task, request: TaskRequestShape): vo
     existing.speed === (request.speed ?? null) &&
     existing.targeting === (request.targeting ?? null) &&
     existing.collapseKey === request.collapseKey &&
+    splitOf(existing.rollout) === splitOf(request.rollout) &&
     sameDeliverAt(existing.deliverAt, request.deliverAt) &&
     // A request without quiet hours may have taken its account's: only quiet hours it names are compared.
     (request.quietHours === undefined || sameQuietHours(existing.quietHours, parseQuietHours(request.quietHours)));

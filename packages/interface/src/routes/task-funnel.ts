@@ -3,13 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit } from '../access/request-access';
 import { taskFunnel } from '../task-funnel';
+import { variantCounts } from '../variant-counts';
 import { parseTaskId } from './tasks';
 
 /**
  * GET /api/v1/tasks/:id/funnel: the task's audience narrowed by each filter
  * link, then how its kept recipients stand (docs/recipient-truth.md, "The
  * funnel"). Found as GET /api/v1/tasks/:id finds it: another account's task
- * is TASK_NOT_FOUND. A task not filtered yet answers what it can.
+ * is TASK_NOT_FOUND. A task not filtered yet answers what it can. An A/B
+ * task adds `variants`: its counts per variant.
  */
 export function taskFunnelRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/funnel', async (request) => {
@@ -20,6 +22,9 @@ export function taskFunnelRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const task = await deps.store.getTask(id);
     if (task === undefined) throw missing();
     assertCanSeeAccount(request, task.accountId, missing);
-    return taskFunnel(task, deps);
+    const funnel = await taskFunnel(task, deps);
+    // An A/B task also answers per variant (docs/rollouts.md, "Reports").
+    const variants = await variantCounts(task, { ...deps, uinLimit: deps.config.uinLimit });
+    return variants === undefined ? funnel : { ...funnel, variants };
   });
 }

@@ -30,6 +30,7 @@ import { dryRunAnswer } from './task-dry-run';
 import { progressAnswer } from './task-progress';
 import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
+import { rolloutOfRequest } from './task-rollout';
 import { withAccountDefaults } from './account-local-time';
 
 interface CreateTaskBody {
@@ -43,6 +44,9 @@ interface CreateTaskBody {
   speed?: number;
   targeting?: string;
   collapseKey?: string;
+  variants?: unknown;
+  holdout?: unknown;
+  canary?: unknown;
   deliverAt?: unknown;
   quietHours?: string;
   confirm?: number;
@@ -75,6 +79,16 @@ const createTaskSchema = {
     targeting: { type: 'string' },
     // Superseding messages (docs/delivery.md "Collapse keys"): core's check names the field and says what is allowed.
     collapseKey: { type: 'string' },
+    // A/B variants and their holdout (docs/rollouts.md): core's parser checks the shape and names the field.
+    variants: {
+      description:
+        'A/B: 2..8 { name, share, content } over disjoint shares of the audience; shares in (0, 1) adding up to 1 - holdout',
+    },
+    holdout: { description: 'A/B: the share in [0, 1) that gets nothing (removed as held_out); only with variants' },
+    canary: {
+      description:
+        'a canary: { sample: "1%" | count, holdSeconds, thresholds: { rejectedRatio, failedRatio } } (docs/rollouts.md)',
+    },
     // Local-time delivery (docs/local-time.md): core's parser names the inner field at fault, unknown ones included.
     deliverAt: { type: 'object' },
     // Quiet hours in each recipient's local time, 'HH:MM-HH:MM' (docs/local-time.md "Quiet hours").
@@ -134,6 +148,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (body.targeting !== undefined) checkTaskTargeting(body.targeting);
       // Scoped to the account by construction: the key a task carries only ever meets its own account's tasks.
       if (body.collapseKey !== undefined) checkCollapseKey(body.collapseKey);
+      const rollout = rolloutOfRequest(body);
       const asked = {
         deliverAt: body.deliverAt === undefined ? undefined : parseDeliverAt(body.deliverAt),
         quietHours: body.quietHours === undefined ? undefined : parseQuietHours(body.quietHours),
@@ -158,7 +173,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
         // A retry of a request that already created its task: that task, 200 instead of 201.
         const existing = await store.getTaskByIdempotencyKey(idempotencyKey);
         if (existing !== undefined) {
-          assertSameRequest(existing, body);
+          assertSameRequest(existing, { ...body, ...(rollout === undefined ? {} : { rollout }) });
           noteAudit(request, { resource: `task:${existing.id}` });
           return reply.code(200).send(existing);
         }
@@ -215,6 +230,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ...(body.speed === undefined ? {} : { speed: body.speed }),
             ...(body.targeting === undefined ? {} : { targeting: body.targeting }),
             ...(body.collapseKey === undefined ? {} : { collapseKey: body.collapseKey }),
+            ...(rollout === undefined ? {} : { rollout }),
             // The account's local-time defaults fill what the request left out (docs/local-time.md).
             ...withAccountDefaults(
               asked.deliverAt,
@@ -230,7 +246,8 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
           throw error;
         });
       // A concurrent request with the same key may have created it first: the store answers that task.
-      if (idempotencyKey !== undefined) assertSameRequest(task, body);
+      if (idempotencyKey !== undefined)
+        assertSameRequest(task, { ...body, ...(rollout === undefined ? {} : { rollout }) });
       noteAudit(request, { resource: `task:${task.id}` });
       // Persisted first, then handed over: if the hand-over is lost, scheduler recovery still finds the task.
       await deps.toScheduler.send({ kind: 'task.submitted', taskId: task.id });

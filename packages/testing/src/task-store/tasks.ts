@@ -117,6 +117,42 @@ export function describeTaskReads(store: () => TaskStore): void {
       }
     });
 
+    it('keeps the rollout a task was created with, and a canary report through writes; refuses bad ones naming the field', async () => {
+      const rollout = {
+        seed: 0xffffffff,
+        canary: { sample: '1%', holdSeconds: 60, thresholds: { rejectedRatio: 0.05, failedRatio: 0.1 } },
+        variants: [
+          { name: 'a', share: 0.45, content: { body: 'A' } },
+          { name: 'b', share: 0.45, content: { title: 'T', body: 'B {{uin}}', template: true as const } },
+        ],
+        holdout: 0.1,
+      };
+      const task = await store().createTask(newTask({ rollout }), NOW);
+      expect(task.rollout).toEqual(rollout);
+      const sending = await drive(store(), task, TO_SENDING);
+      const canary = {
+        sample: 12,
+        state: 'failed' as const,
+        holdUntil: NOW + 60_000,
+        rejectedRatio: 0.3,
+        failedRatio: 0,
+      };
+      await store().updateTask(task.id, fenceOf(sending), { report: { canary } }, NOW);
+      await store().updateTask(task.id, fenceOf(sending), { report: { delivered: 9 } }, NOW);
+      const stored = await store().getTask(task.id);
+      expect(stored).toMatchObject({ rollout, report: { delivered: 9, canary } });
+      expect((await store().getTask((await store().createTask(newTask(), NOW)).id))?.rollout).toBeUndefined();
+      const bad = { ...rollout, variants: [rollout.variants[0]!, { ...rollout.variants[1]!, share: 0.5 }] };
+      const error = await rejectsWithCode(store().createTask(newTask({ rollout: bad }), NOW), 'VALIDATION_FAILED');
+      expect(error.details).toMatchObject({ field: 'variants' });
+      const badCanary = { ...canary, state: 'maybe' } as unknown as typeof canary;
+      const refused = await rejectsWithCode(
+        store().updateTask(task.id, fenceOf(sending), { report: { canary: badCanary } }, NOW),
+        'VALIDATION_FAILED',
+      );
+      expect(refused.details).toMatchObject({ field: 'canary' });
+    });
+
     it('keeps the local time, quiet hours and local groups a task was given; refuses bad ones naming the field', async () => {
       const deliverAt = { localTime: '09:00', windowMs: 7_200_000, missed: 'skip' as const, defaultTimeZone: '+05:30' };
       const quietHours = { from: '22:00', to: '08:00' };
@@ -149,6 +185,14 @@ export function describeTaskReads(store: () => TaskStore): void {
         'VALIDATION_FAILED',
       );
       expect(quiet.details).toMatchObject({ field: 'quietHours' });
+      const canary = { sample: '1%', holdSeconds: 60, thresholds: { rejectedRatio: 0.05, failedRatio: 0.1 } };
+      for (const local of [{ deliverAt }, { quietHours }]) {
+        const refused = await rejectsWithCode(
+          store().createTask(newTask({ rollout: { seed: 1, canary }, ...local }), NOW),
+          'VALIDATION_FAILED',
+        );
+        expect(refused.details).toMatchObject({ field: 'canary' });
+      }
     });
 
     it('hands out copies: changing a returned task or the input changes nothing stored', async () => {

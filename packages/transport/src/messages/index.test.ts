@@ -66,7 +66,7 @@ const samples: Message[] = [
   { kind: 'unit.replan', taskId: 12, epoch: 1, unitNo: 3, from: 'e1', to: 'e2' },
 ];
 const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-/** The version each sample is sent as: 2 for the kinds that gained a field (preprocess.result: local-time groups). */
+/** The version each sample is sent as: 2 for the kinds that gained a field (preprocess.result: canary sample, local-time groups). */
 const VERSIONS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1];
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */

@@ -75,6 +75,12 @@ export type PreprocessResult =
        * delivery-order list; absent for any other task (and from version 1 frames).
        */
       groups?: PlannedGroup[];
+      /**
+       * A canary task (docs/rollouts.md): positions [0, sample) of the
+       * filtered list are its sample, and no unit crosses that boundary.
+       * Absent (or from a version 1 frame): no canary.
+       */
+      sample?: number;
     }
   | {
       kind: 'preprocess.result';

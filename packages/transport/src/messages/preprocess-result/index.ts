@@ -1,7 +1,7 @@
 /**
  * preprocess.result: sends version 2, reads versions 1 and 2. Version 1 frames
- * come from builds older than this one, which plan no local-time groups
- * (v1.ts; docs/operations.md, "Wire versions").
+ * come from builds older than this one, which plan neither a canary sample nor
+ * local-time groups: read as neither (v1.ts; docs/operations.md, "Wire versions").
  */
 import { versionedCodec } from '../versioned';
 import type { PreprocessResult } from '../types';

@@ -51,8 +51,16 @@ describe('preprocess.result v1', () => {
   it('matches the ok byte fixture', () => expectFixture({ encode, decode }, okSample, OK_FIXTURE));
   it('matches the error byte fixture', () => expectFixture({ encode, decode }, errorSample, ERROR_FIXTURE));
 
-  it('uses reason codes 1..6 and round-trips every reason', () => {
-    const codes = { duplicate: 1, blacklisted: 2, already_sent: 3, not_follower: 4, over_frequency: 5, targeting: 6 };
+  it('uses reason codes 1..7 and round-trips every reason', () => {
+    const codes = {
+      duplicate: 1,
+      blacklisted: 2,
+      already_sent: 3,
+      not_follower: 4,
+      over_frequency: 5,
+      targeting: 6,
+      held_out: 7,
+    };
     expect(Object.keys(codes).sort()).toEqual([...FILTER_REASONS].sort());
     for (const [reason, code] of Object.entries(codes)) {
       const frame = encode({ ...okSample, removed: { [reason]: 2 ** 40 } });
@@ -85,7 +93,7 @@ describe('preprocess.result v1', () => {
     expect(decode(withRemoved('01', '06 0500000000000000'))).toMatchObject({ removed: { targeting: 5 } });
     for (const [count, entries] of [
       ['01', '00 0100000000000000'],
-      ['01', '07 0100000000000000'],
+      ['01', '08 0100000000000000'],
       ['02', '01 0100000000000000 01 0100000000000000'],
       ['02', '02 0100000000000000 01 0100000000000000'],
     ]) {

@@ -22,7 +22,7 @@
  * Filter reason codes (u8; any other value, or a repeated or out-of-order
  * reason, is malformed):
  *   1 duplicate   2 blacklisted   3 already_sent   4 not_follower
- *   5 over_frequency   6 targeting
+ *   5 over_frequency   6 targeting   7 held_out
  */
 import type { FilterReason } from '@herald/core/task';
 import { FrameWriter, malformed, openFrame, type FrameReader } from '../codec';
@@ -38,6 +38,9 @@ const REASON_CODES: Record<FilterReason, number> = {
   not_follower: 4,
   over_frequency: 5,
   targeting: 6,
+  // The A/B holdout (docs/rollouts.md). An older reader refuses a frame carrying it as FRAME_MALFORMED:
+  // only a task with a holdout sends one, and such a task is created only through a build that knows it.
+  held_out: 7,
 };
 /** Indexed by code: REASONS[1] === 'duplicate'. */
 const REASONS: (FilterReason | undefined)[] = [];
@@ -54,10 +57,14 @@ export function encode(msg: PreprocessResult): Buffer {
   if (!msg.ok) return w.str(msg.errorCode, 'errorCode').str(msg.message, 'message').finish();
   w.str(msg.filteredListId, 'filteredListId').u64(msg.total, 'total').u64(msg.kept, 'kept');
   writeRemoved(w, msg.removed);
-  w.u32(msg.units.length, 'unitCount');
-  for (const unit of msg.units)
-    w.u64(unit.start, 'unit.start').u64(unit.end, 'unit.end').str(unit.executorId, 'unit.executorId');
+  writeUnits(w, msg.units);
   return w.finish();
+}
+
+export function writeUnits(w: FrameWriter, units: readonly PlannedUnit[]): void {
+  w.u32(units.length, 'unitCount');
+  for (const unit of units)
+    w.u64(unit.start, 'unit.start').u64(unit.end, 'unit.end').str(unit.executorId, 'unit.executorId');
 }
 
 export function decode(frame: Buffer): PreprocessResult {

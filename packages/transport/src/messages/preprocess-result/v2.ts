@@ -1,23 +1,27 @@
 /**
  * preprocess.result, version 2: what this build sends. dispatcher ->
- * scheduler. Version 1's grammar (v1.ts) with a local-time task's groups
- * appended (docs/local-time.md); a task of one instant sends groupCount 0.
+ * scheduler. Version 1's grammar (v1.ts) with two parts appended, each
+ * optional in meaning: a local-time task's groups (docs/local-time.md; a task
+ * of one instant sends groupCount 0) and a canary's sample size
+ * (docs/rollouts.md; a task without a canary sends 0).
  *
  *   frame    = kind:u8(4) version:u8(2) taskId:u64 epoch:u32 ok:bool body
  *   body     = ok=1: filteredListId:str total:u64 kept:u64
  *                    removedCount:u8 removed{removedCount}
  *                    unitCount:u32 unit{unitCount}
  *                    groupCount:u8 group{groupCount}
+ *                    sample:u64      positions [0, sample) are a canary's sample
  *              ok=0: errorCode:str message:str
  *   group    = releaseAt:u64 offset:u32 start:u64 end:u64 skipped:bool
  *              offset is the UTC offset in minutes plus 1024 (so -14:00 is 184)
  *   removed, unit, str: as in version 1
  *
- * A frame with groupCount 0 decodes without `groups`, as version 1's do.
+ * A frame with groupCount 0 decodes without `groups`, and one with sample 0
+ * without `sample`, as version 1's do.
  */
 import { FrameWriter, malformed, openFrame, type FrameReader } from '../codec';
 import type { PlannedGroup, PreprocessResult } from '../types';
-import { readRemoved, readUnits, writeRemoved } from './v1';
+import { readRemoved, readUnits, writeRemoved, writeUnits } from './v1';
 
 /** The version this module writes and reads, byte 1 of its frames. */
 export const VERSION = 2;
@@ -32,9 +36,7 @@ export function encode(msg: PreprocessResult): Buffer {
   if (!msg.ok) return w.str(msg.errorCode, 'errorCode').str(msg.message, 'message').finish();
   w.str(msg.filteredListId, 'filteredListId').u64(msg.total, 'total').u64(msg.kept, 'kept');
   writeRemoved(w, msg.removed);
-  w.u32(msg.units.length, 'unitCount');
-  for (const unit of msg.units)
-    w.u64(unit.start, 'unit.start').u64(unit.end, 'unit.end').str(unit.executorId, 'unit.executorId');
+  writeUnits(w, msg.units);
   const groups = msg.groups ?? [];
   w.u8(groups.length, 'groupCount');
   for (const g of groups) {
@@ -47,7 +49,7 @@ export function encode(msg: PreprocessResult): Buffer {
       .u64(g.end, 'group.end')
       .bool(g.skipped, 'group.skipped');
   }
-  return w.finish();
+  return w.u64(msg.sample ?? 0, 'sample').finish();
 }
 
 export function decode(frame: Buffer): PreprocessResult {
@@ -66,6 +68,7 @@ export function decode(frame: Buffer): PreprocessResult {
   const removed = readRemoved(r);
   const units = readUnits(r);
   const groups = readGroups(r);
+  const sample = r.u64('sample');
   r.end();
   return {
     kind: 'preprocess.result',
@@ -78,6 +81,7 @@ export function decode(frame: Buffer): PreprocessResult {
     removed,
     units,
     ...(groups.length === 0 ? {} : { groups }),
+    ...(sample === 0 ? {} : { sample }),
   };
 }
 

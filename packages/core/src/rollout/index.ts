@@ -1,0 +1,3 @@
+export * from './model';
+export { parseCanary, parseCanarySample, parseVariants, checkTaskRollout } from './parse';
+export { rolloutPoint, canaryFraction, inCanarySample, variantIndexOf } from './assign';
