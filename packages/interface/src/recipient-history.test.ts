@@ -44,6 +44,8 @@ describe('recipientHistory', () => {
       createdAt: NOW - 1000 + id,
       expiresAt: NOW + 1000,
       content: { body: 'b' },
+      // A task of one instant without a canary: its lists in uin order (no localGroups, no canary).
+      report: {},
     }) as unknown as Task;
 
   /** The store's descending keyset listing, as the real stores answer it. */

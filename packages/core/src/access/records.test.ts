@@ -92,11 +92,13 @@ describe('checkNewAuditEntry', () => {
 });
 
 describe('compileAuditQuery', () => {
-  it('defaults to the newest 100 entries, unfiltered', () => {
+  it('defaults to the newest 100 entries, unfiltered, at any time', () => {
     expect(compileAuditQuery()).toEqual({
       tokenId: undefined,
       accountId: undefined,
       before: Number.MAX_SAFE_INTEGER,
+      from: 0,
+      to: Number.MAX_SAFE_INTEGER,
       limit: 100,
     });
   });
