@@ -403,6 +403,8 @@ describe('operator console in headless Chromium', () => {
     // Change its schedule: the editor previews the new one; enabled again, the page shows it.
     await page.getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Cron', { exact: true }).fill('0 8 * * *');
+    // The old schedule's five times are still listed until the preview answers: wait for the new first one.
+    await page.locator('form ol.fire-times li').first().filter({ hasText: '08:00:00' }).waitFor();
     await page.locator('form ol.fire-times li').nth(4).waitFor();
     expect(await page.locator('form ol.fire-times li').first().innerText()).toContain('08:00:00');
     await page.getByRole('button', { name: 'Save changes' }).click();
