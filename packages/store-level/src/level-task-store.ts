@@ -1,5 +1,6 @@
 import { ClassicLevel } from 'classic-level';
-import { AbstractTaskStore, taskNotFound, unitNotFound } from '@herald/core/adapter';
+import { LRUCache } from 'lru-cache';
+import { AbstractTaskStore, taskNotFound, unitNotFound, type TaskFence } from '@herald/core/adapter';
 import {
   DEFAULT_SEARCH_SCAN_BUDGET,
   isTaskId,
@@ -92,12 +93,29 @@ function decodeTask(value: Buffer): Task {
   };
 }
 
+function unitCacheKey(taskId: number, unitNo: number): string {
+  return `${taskId}/${unitNo}`;
+}
+
 function encodeId(id: number): Buffer {
   return key({ u64: id });
 }
 
+/** How many tasks' epochs and units' values the write caches keep (a few hundred bytes each). */
+const CACHED_ENTRIES = 10_000;
+
 export class LevelTaskStore extends AbstractTaskStore {
   private readonly locks = new KeyedMutex<number>();
+  /**
+   * The write path's caches. This process alone holds the database (LevelDB's
+   * LOCK file), and every write of a task or unit goes through this class, so
+   * the last epoch it stored or read for a task and the last value it stored or
+   * read for a unit are the stored ones. A unit checkpoint (one per confirmed
+   * batch) then costs one put, not a read of its task, a read of its unit and
+   * the task's decode: the fence check reads only the epoch.
+   */
+  private readonly epochs = new LRUCache<number, number>({ max: CACHED_ENTRIES });
+  private readonly unitValues = new LRUCache<string, Buffer>({ max: CACHED_ENTRIES });
 
   private constructor(
     private readonly db: Db,
@@ -167,6 +185,7 @@ export class LevelTaskStore extends AbstractTaskStore {
         at: task.createdAt,
       });
       this.lastId = id;
+      this.epochs.set(id, task.epoch);
       return task;
     });
   }
@@ -246,6 +265,7 @@ export class LevelTaskStore extends AbstractTaskStore {
           version: next.version,
           at: next.updatedAt,
         });
+      this.epochs.set(id, next.epoch);
       return next;
     });
   }
@@ -259,10 +279,12 @@ export class LevelTaskStore extends AbstractTaskStore {
       const task = await this.loadTask(taskId);
       const existing = await this.db.keys({ ...unitsOf(taskId), limit: 1 }).all();
       guard(task, existing.length > 0);
-      if (records.length > 0)
-        await this.db.batch(
-          records.map((u) => ({ type: 'put' as const, key: unitKey(taskId, u.unitNo), value: encodeJson(u) })),
-        );
+      if (records.length === 0) return;
+      const values = records.map((u) => encodeJson(u));
+      await this.db.batch(
+        records.map((u, i) => ({ type: 'put' as const, key: unitKey(taskId, u.unitNo), value: values[i]! })),
+      );
+      records.forEach((u, i) => this.unitValues.set(unitCacheKey(taskId, u.unitNo), values[i]!));
     });
   }
 
@@ -278,16 +300,23 @@ export class LevelTaskStore extends AbstractTaskStore {
   protected _updateUnit(
     taskId: number,
     unitNo: number,
-    guard: (task: Task) => void,
+    guard: (task: TaskFence) => void,
     update: (unit: ExecutionUnit) => ExecutionUnit,
   ): Promise<ExecutionUnit> {
     return this.locks.run(taskId, async () => {
-      guard(await this.loadTask(taskId));
-      const value = await this.db.get(unitKey(taskId, unitNo));
+      guard(await this.fenceOf(taskId));
+      const cacheKey = unitCacheKey(taskId, unitNo);
+      const value = this.unitValues.get(cacheKey) ?? (await this.db.get(unitKey(taskId, unitNo)));
       if (value === undefined) throw unitNotFound(taskId, unitNo);
       const unit = decodeJson<ExecutionUnit>(value);
       const next = update(unit);
-      if (next !== unit) await this.db.put(unitKey(taskId, unitNo), encodeJson(next));
+      if (next === unit) {
+        this.unitValues.set(cacheKey, value);
+        return next;
+      }
+      const written = encodeJson(next);
+      await this.db.put(unitKey(taskId, unitNo), written);
+      this.unitValues.set(cacheKey, written);
       return next;
     });
   }
@@ -315,9 +344,9 @@ export class LevelTaskStore extends AbstractTaskStore {
   }
 
   /** Under the task's lock, so the fence check and the put cannot interleave with a new owner's claim. */
-  protected _putProgress(taskId: number, guard: (task: Task) => void, record: TaskProgressRecord): Promise<void> {
+  protected _putProgress(taskId: number, guard: (task: TaskFence) => void, record: TaskProgressRecord): Promise<void> {
     return this.locks.run(taskId, async () => {
-      guard(await this.loadTask(taskId));
+      guard(await this.fenceOf(taskId));
       await this.db.put(progressKey(taskId), encodeJson(record));
     });
   }
@@ -334,7 +363,14 @@ export class LevelTaskStore extends AbstractTaskStore {
   private async loadTask(id: number): Promise<Task> {
     const task = isTaskId(id) ? await this._getTask(id) : undefined;
     if (task === undefined) throw taskNotFound(id);
+    this.epochs.set(id, task.epoch);
     return task;
+  }
+
+  /** The task's id and stored epoch, from the cache when this process wrote or read it last (taskNotFound otherwise). */
+  private async fenceOf(id: number): Promise<TaskFence> {
+    const epoch = this.epochs.get(id);
+    return epoch === undefined ? this.loadTask(id) : { id, epoch };
   }
 
   /**

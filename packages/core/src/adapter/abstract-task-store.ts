@@ -30,6 +30,9 @@ import {
 } from '../task/validate';
 import { AdapterLifecycle, type ErrorTranslator } from './lifecycle';
 
+/** What a unit or progress write's fence check reads of its task: an adapter may answer it without reading the task. */
+export type TaskFence = Pick<Task, 'id' | 'epoch'>;
+
 export interface TaskStoreBaseOptions {
   /** How errors name the adapter, e.g. 'LevelTaskStore'. */
   name: string;
@@ -262,7 +265,7 @@ export abstract class AbstractTaskStore implements TaskStore {
   ): Promise<ExecutionUnit> {
     return this.life.idempotent(op, async () => {
       checkNow(now, this.rules);
-      const guard = (task: Task) => {
+      const guard = (task: TaskFence) => {
         checkFence(task, checkedFence(fence));
         checkUnitNo(unitNo);
       };
@@ -301,7 +304,7 @@ export abstract class AbstractTaskStore implements TaskStore {
   protected abstract _updateUnit(
     taskId: number,
     unitNo: number,
-    guard: (task: Task) => void,
+    guard: (task: TaskFence) => void,
     update: (unit: ExecutionUnit) => ExecutionUnit,
   ): Promise<ExecutionUnit>;
   protected abstract _readOutbox(afterId: number, limit: number): Promise<OutboxEvent[]>;
@@ -311,7 +314,7 @@ export abstract class AbstractTaskStore implements TaskStore {
   /** Under the task's lock: read it (taskNotFound), call `guard(task)`, then replace its progress record. */
   protected abstract _putProgress(
     taskId: number,
-    guard: (task: Task) => void,
+    guard: (task: TaskFence) => void,
     record: TaskProgressRecord,
   ): Promise<void>;
   /** `taskId` is a valid task id. */

@@ -16,7 +16,7 @@
 export { AdapterLifecycle } from './lifecycle';
 export type { AdapterLifecycleOptions, ErrorTranslator } from './lifecycle';
 export { AbstractTaskStore, taskNotFound, unitNotFound } from './abstract-task-store';
-export type { TaskStoreBaseOptions } from './abstract-task-store';
+export type { TaskFence, TaskStoreBaseOptions } from './abstract-task-store';
 export { AbstractEventBus } from './abstract-event-bus';
 export type { EventBusBaseOptions, EventHandler } from './abstract-event-bus';
 export { AbstractFrequencyCounter } from './abstract-frequency-counter';
