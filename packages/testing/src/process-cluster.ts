@@ -42,6 +42,8 @@ export class ProcessCluster {
   httpPorts: number[] = [];
   configFile = '';
   options: Record<string, unknown> = {};
+  /** Node options every process is started with, before the CLI (e.g. bench/production.js --breakdown's `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs: string[] = [];
   /** The cluster's management token (its hash is management.tokenHash); `herald admin` gets it through HERALD_MANAGEMENT_TOKEN. */
   readonly managementToken = `hmt_${randomBytes(24).toString('base64url')}`;
 
@@ -200,7 +202,7 @@ export class ProcessCluster {
   async start(tier: string, id: string, extraArgs: string[] = []): Promise<ProcessHandle> {
     const child = spawn(
       process.execPath,
-      [MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs],
+      [...this.nodeArgs, MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const handle: ProcessHandle = { tier, id, child, output: '' };
