@@ -179,33 +179,64 @@ function profileOwner(file) {
 function componentOf(frame) {
   const { url, functionName } = frame;
   if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
-  const pkg = /packages\/([^/]+)\/dist\/(.+)\.js$/.exec(url);
-  if (pkg) return `${pkg[1]}/${pkg[2]}`;
+  const herald = heraldFileOf(frame);
+  if (herald !== undefined) return herald;
   const dep = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (dep) return dep[1];
   if (url.startsWith('node:')) return 'node internals';
   return path.basename(url);
 }
 
-/** Self time (µs) per component and per function of one profile, within each [fromUs, toUs) window. */
+/** A Herald package's file ("executor/run-batch"), or undefined for a dependency, node or native code. */
+function heraldFileOf(frame) {
+  const pkg = /packages\/([^/]+)\/dist\/(.+)\.js$/.exec(frame.url);
+  return pkg ? `${pkg[1]}/${pkg[2]}` : undefined;
+}
+
+/**
+ * Self time (µs) of one profile within each [fromUs, toUs) window: per
+ * component, per function, and per Herald function on whose behalf it ran
+ * (the innermost frame of a Herald package on the sample's stack: a LevelDB
+ * get is charged to the Herald function that asked for it), which says which
+ * part of a stage (online check, offline appends, checkpoints...) the time
+ * belongs to.
+ */
 function profileSelfTimes(file, windows) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
-  const results = windows.map(() => ({ busyUs: 0, components: new Map(), functions: new Map() }));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
+  const onBehalf = new Map(); // node id -> its innermost Herald frame's name, memoised
+  const heraldFrameOf = (id) => {
+    if (onBehalf.has(id)) return onBehalf.get(id);
+    const frame = byId.get(id).callFrame;
+    const file = heraldFileOf(frame);
+    const parent = parentOf.get(id);
+    const name =
+      file !== undefined
+        ? `${frame.functionName || '(anonymous)'} ${file}`
+        : parent === undefined
+          ? '(no Herald frame)'
+          : heraldFrameOf(parent);
+    onBehalf.set(id, name);
+    return name;
+  };
+  const results = windows.map(() => ({ busyUs: 0, components: new Map(), functions: new Map(), herald: new Map() }));
+  const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us);
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i];
     const duration = profile.timeDeltas[i + 1] ?? 0;
-    const frame = byId.get(profile.samples[i]);
+    const frame = byId.get(profile.samples[i]).callFrame;
     if (frame.functionName === '(idle)') continue;
     const w = windows.findIndex(({ fromUs, toUs }) => t >= fromUs && t < toUs);
     if (w < 0) continue;
     const r = results[w];
     r.busyUs += duration;
     const component = componentOf(frame);
-    r.components.set(component, (r.components.get(component) ?? 0) + duration);
-    const fn = `${frame.functionName || '(anonymous)'} ${component}:${frame.lineNumber + 1}`;
-    r.functions.set(fn, (r.functions.get(fn) ?? 0) + duration);
+    add(r.components, component, duration);
+    add(r.functions, `${frame.functionName || '(anonymous)'} ${component}:${frame.lineNumber + 1}`, duration);
+    add(r.herald, heraldFrameOf(profile.samples[i]), duration);
   }
   return results;
 }
@@ -236,6 +267,7 @@ function summariseProfiles(dir, stages, processes, top = 5) {
         busyS: r.busyUs / 1e6,
         components: ranked(r.components),
         functions: ranked(r.functions),
+        herald: ranked(r.herald),
       });
     });
   }
@@ -266,11 +298,11 @@ function breakdownMarkdown(stages, profiles, { profileDir, recipients, footer = 
     );
     if (profiles[s].length > 0) {
       lines.push(
-        '| thread | JS busy s | top components by self time (s) | top functions by self time (s) |',
-        '|---|---:|---|---|',
+        '| thread | JS busy s | top components by self time (s) | top functions by self time (s) | top Herald functions, self time of what they called included (s) |',
+        '|---|---:|---|---|---|',
         ...profiles[s].map(
           (p) =>
-            `| ${p.process} ${p.thread} | ${sec(p.busyS)} | ${p.components.map((c) => `${c.name} ${sec(c.s)}`).join('; ')} | ${p.functions.map((f) => `\`${f.name}\` ${sec(f.s)}`).join('; ')} |`,
+            `| ${p.process} ${p.thread} | ${sec(p.busyS)} | ${p.components.map((c) => `${c.name} ${sec(c.s)}`).join('; ')} | ${p.functions.map((f) => `\`${f.name}\` ${sec(f.s)}`).join('; ')} | ${p.herald.map((f) => `\`${f.name}\` ${sec(f.s)}`).join('; ')} |`,
         ),
         '',
       );
