@@ -80,10 +80,19 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     const audience = syntheticAudience({ recipients, onlineFraction: 0.3, uinLimit: 2 ** 32, seed: 42 });
     step('starting the processes');
     await cluster.startAll();
+    // Ready = warmed up (docs/operations.md, "Readiness"). A previous commit's processes, run side by side, have no readiness.
+    if ((await cluster.status(cluster.processes[0].id)).ready !== undefined) {
+      step('waiting until every process is ready');
+      await cluster.waitForReady();
+    }
     step(`publishing ${audience.online.length} logins`);
     await cluster.publishOnline(audience.online);
     step('waiting for the presence agents');
     await cluster.waitForPresence();
+    // Each login sends the executors a walk of that user's offline list: hundreds of thousands queue up here.
+    // The latency runs start once they are walked, or the first tasks would share the cores with that backlog.
+    step('waiting for the executors to walk the logins');
+    await loginWalksDone(cluster);
     // Every login must be in the bitmap, or the figures below would measure a smaller online set.
     for (const id of cluster.ids('presence')) {
       const { online } = SharedOnlineBitmap.inspect(cluster.bitmapFile(id));
@@ -220,6 +229,30 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     await kafkaServer.stop();
     await zk.destroy();
   }
+}
+
+/** Waits until every executor's login queue is empty and its walk count held still for a second. */
+async function loginWalksDone(cluster) {
+  const { waitFor } = require('@herald/testing');
+  const executors = cluster.processes.filter((p) => p.tier === 'executor');
+  const counters = async (p) => {
+    const response = await fetch(`http://${cluster.managementAddress(p.id)}/metrics`, {
+      headers: cluster.managementHeaders(),
+    });
+    const values = breakdown.parseExposition(await response.text());
+    const sum = (name) => [...values].filter(([k]) => k.split('{')[0] === name).reduce((a, [, v]) => a + v, 0);
+    return `${sum('herald_executor_login_queue')}/${sum('herald_executor_login_walks_total')}`;
+  };
+  let previous;
+  let stillSince = Date.now();
+  await waitFor(
+    async () => {
+      const now = (await Promise.all(executors.map(counters))).join(',');
+      if (now !== previous) [previous, stillSince] = [now, Date.now()];
+      return executors.every((_, i) => now.split(',')[i].startsWith('0/')) && Date.now() - stillSince >= 1000;
+    },
+    { timeoutMs: 300_000, intervalMs: 250, message: 'executors walked the logins' },
+  );
 }
 
 /**

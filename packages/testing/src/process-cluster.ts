@@ -227,6 +227,34 @@ export class ProcessCluster {
     );
   }
 
+  /** The management status of process `id` (GET /status). */
+  async status(id: string): Promise<Record<string, unknown>> {
+    const response = await fetch(`http://${this.managementAddress(id)}/status`, { headers: this.managementHeaders() });
+    if (!response.ok) throw new Error(`GET /status of ${id}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  /**
+   * Waits until every running process says it is ready (its warm-up done,
+   * docs/operations.md "Readiness"), as a load balancer or an orchestrator's
+   * readiness probe would before sending it work.
+   */
+  async waitForReady(timeoutMs = 60_000): Promise<void> {
+    const running = this.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+    let last: unknown[] = [];
+    try {
+      await waitFor(
+        async () => {
+          last = await Promise.all(running.map(async (p) => ({ id: p.id, ...(await this.status(p.id)) })));
+          return last.every((status) => (status as { ready?: unknown }).ready === true);
+        },
+        { timeoutMs, intervalMs: 100, message: 'every process ready' },
+      );
+    } catch (error) {
+      throw new Error(`processes not ready: ${JSON.stringify(last)}`, { cause: error });
+    }
+  }
+
   async stop(handle: ProcessHandle, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (handle.child.exitCode !== null || handle.child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => handle.child.once('exit', () => resolve()));
