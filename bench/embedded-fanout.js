@@ -67,8 +67,11 @@ async function seedAttributes(cluster, online) {
  * in a temp dir, removed afterwards. Throws unless the task completes and its
  * report reconciles (delivered + offline + removed = total). With `template`,
  * the task's content is a template and half its online users have attributes.
+ * `onStage(stage, cluster)`, when given, is awaited at each stage's start
+ * ('pre-processing' at the task's creation, 'sending' when it is seen SENDING)
+ * and with 'end' at COMPLETED (bench/fanout.js --breakdown).
  */
-async function runEmbeddedFanout(audience, { template = false } = {}) {
+async function runEmbeddedFanout(audience, { template = false, onStage } = {}) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
@@ -88,6 +91,7 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
       if (template) await seedAttributes(cluster, audience.online);
       const t0 = process.hrtime.bigint();
       const list = await upload(cluster.url + '/api/v1/lists?accountId=bench', listFile);
+      await onStage?.('pre-processing (create -> SENDING)', cluster);
       const t1 = process.hrtime.bigint();
       const response = await fetch(cluster.url + '/api/v1/tasks', {
         method: 'POST',
@@ -105,11 +109,15 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
       let sendingAt;
       for (;;) {
         task = await cluster.store.getTask(created.id);
-        if (sendingAt === undefined && task.state === 'SENDING') sendingAt = process.hrtime.bigint();
+        if (sendingAt === undefined && task.state === 'SENDING') {
+          sendingAt = process.hrtime.bigint();
+          await onStage?.('sending (SENDING -> COMPLETED)', cluster);
+        }
         if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) break;
         await new Promise((r) => setTimeout(r, 10));
       }
       const t2 = process.hrtime.bigint();
+      await onStage?.('end', cluster);
       if (task.state !== 'COMPLETED') throw new Error(`task ended ${task.state}: ${JSON.stringify(task.error)}`);
       const r = task.report;
       const removed = Object.values(r.removed).reduce((a, b) => a + b, 0);

@@ -8,6 +8,7 @@
  *   npm run bench:fanout                       # 10^6 and 10^7 recipients, 30% online
  *   npm run bench:fanout -- --sizes 1e6 --online 0.3 --record
  *   npm run bench:fanout -- --sizes 1e6 --template    # personalised content (docs/delivery.md)
+ *   npm run bench:fanout -- --sizes 1e7 --breakdown   # + where the time goes, per stage (bench/breakdown.js)
  *
  * (`npm run bench` is the whole suite, bench/suite.js, which runs this same
  * broadcast through bench/embedded-fanout.js among its steps.)
@@ -15,19 +16,33 @@
  * Rates: "end to end" is task creation to COMPLETED (pre-processing included,
  * upload excluded: it is reported on its own). Peak RSS is this process's
  * maximum resident set (every tier runs in it).
+ *
+ * --breakdown runs the same thing again as a child under `--cpu-prof` (every
+ * thread, the filter chain's workers included), which records each stage's
+ * counters (CPU, GC, event-loop delay, bytes written, queue gauges) into the
+ * profile directory; this process then cuts the profiles at the stage
+ * boundaries and prints (and with --record appends) the breakdown.
  */
-const { appendFile } = require('node:fs/promises');
+const { spawn } = require('node:child_process');
+const { appendFile, mkdtemp, readFile, writeFile } = require('node:fs/promises');
+const { monitorEventLoopDelay, PerformanceObserver } = require('node:perf_hooks');
+const os = require('node:os');
 const path = require('node:path');
 const { runEmbeddedFanout } = require('./embedded-fanout');
-const { machine, commit, benchAudience } = require('./lib');
+const { machine, commit, benchAudience, loadAverage } = require('./lib');
+const breakdown = require('./breakdown');
+
+/** Set in the child a --breakdown run starts: its profile directory. */
+const BREAKDOWN_DIR_ENV = 'HERALD_BENCH_BREAKDOWN_DIR';
 
 function parseArgs(argv) {
-  const args = { sizes: [1e6, 1e7], online: 0.3, record: false, template: false };
+  const args = { sizes: [1e6, 1e7], online: 0.3, record: false, template: false, breakdown: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--sizes') args.sizes = argv[++i].split(',').map(Number);
     else if (argv[i] === '--online') args.online = Number(argv[++i]);
     else if (argv[i] === '--record') args.record = true;
     else if (argv[i] === '--template') args.template = true;
+    else if (argv[i] === '--breakdown') args.breakdown = true;
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   if (args.sizes.some((n) => !(n >= 1)) || !(args.online >= 0 && args.online <= 1))
@@ -35,12 +50,104 @@ function parseArgs(argv) {
   return args;
 }
 
+/**
+ * This process's counters for the stage recorder: /proc, GC (perf_hooks 'gc'
+ * entries), event-loop delay since the previous reading, and the queue gauges
+ * of the cluster's meter.
+ */
+function selfReader() {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const gc = { s: 0, count: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.s += entry.duration / 1000;
+      gc.count++;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return (cluster) => async () => {
+    const lag = { lagP99S: delay.percentile(99) / 1e9, lagMaxS: delay.max / 1e9 };
+    delay.reset();
+    const metrics = breakdown.parseExposition((await cluster.meter.exposition()).body);
+    return {
+      ...breakdown.procCounters(process.pid),
+      gcS: gc.s,
+      gcCount: gc.count,
+      ...lag,
+      queues: breakdown.queueDepths(metrics),
+    };
+  };
+}
+
+/** In the profiled child: a recorder per size, following this process through the stages runEmbeddedFanout names. */
+function stageHook(readerOf) {
+  let recorder;
+  let sampling;
+  const hook = async (stage, cluster) => {
+    recorder ??= new breakdown.StageRecorder([{ name: 'embedded (every tier)', pid: process.pid }], readerOf(cluster));
+    await recorder.mark(stage);
+    if (stage === 'end') clearInterval(sampling);
+    else sampling ??= setInterval(() => void recorder.sample(), 1000);
+  };
+  return { hook, stages: () => recorder.stages() };
+}
+
+/** Runs this script again under --cpu-prof; returns the stages it recorded, its pid and the profile directory. */
+async function runProfiledChild() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-breakdown-'));
+  const child = spawn(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...process.execArgv, __filename, ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, [BREAKDOWN_DIR_ENV]: dir } },
+  );
+  const code = await new Promise((resolve) => child.once('exit', (status) => resolve(status)));
+  if (code !== 0) throw new Error(`the profiled run exited ${code}`);
+  const recorded = JSON.parse(await readFile(path.join(dir, 'stages.json'), 'utf8'));
+  return { dir, pid: child.pid, recorded };
+}
+
+/** The breakdown section of a --breakdown run, from what its profiled child recorded. */
+function breakdownSection({ dir, pid, recorded }, args, load) {
+  const processes = [{ name: 'embedded (every tier)', pid }];
+  return [
+    `### Fan-out breakdown, embedded profile — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
+    '',
+    `Machine: ${machine()}. Load average (1 min) ${load.start.toFixed(2)} at the start, ${load.end.toFixed(2)} at the end. Online share ${args.online}. Command: \`node bench/fanout.js --sizes ${args.sizes.join(',')} --online ${args.online} --breakdown\`. One process runs every tier; the run is profiled (\`--cpu-prof\`, every thread: sampling adds a few per cent of CPU, so the rates are a little below a plain run's). CPU is all threads (/proc); "JS busy" is the thread's non-idle samples; GC from perf_hooks; the event-loop delay is the worst 1-s window's p99 and max; written bytes from /proc/self/io.`,
+    '',
+    ...recorded.flatMap(({ recipients, stages }) => [
+      `#### ${recipients.toLocaleString('en-US')} recipients`,
+      '',
+      breakdown.breakdownMarkdown(stages, breakdown.summariseProfiles(dir, stages, processes), {
+        profileDir: dir,
+        recipients,
+      }),
+    ]),
+  ].join('\n');
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  const profiledDir = process.env[BREAKDOWN_DIR_ENV];
+  if (args.breakdown && profiledDir === undefined) {
+    const load = { start: loadAverage() };
+    const child = await runProfiledChild();
+    load.end = loadAverage();
+    const section = breakdownSection(child, args, load);
+    process.stdout.write(section + '\n');
+    if (args.record) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + section);
+    return;
+  }
+  const readerOf = profiledDir === undefined ? undefined : selfReader();
+  const recorded = [];
   const rows = [];
   for (const n of args.sizes) {
     process.stderr.write(`fan-out ${n.toLocaleString('en-US')} recipients ...\n`);
-    const row = await runEmbeddedFanout(benchAudience(n, args.online), { template: args.template });
+    const stages = readerOf && stageHook(readerOf);
+    const row = await runEmbeddedFanout(benchAudience(n, args.online), {
+      template: args.template,
+      ...(stages ? { onStage: stages.hook } : {}),
+    });
+    if (stages) recorded.push({ recipients: n, stages: stages.stages() });
     rows.push(row);
     process.stderr.write(`  ${Math.round(row.rate).toLocaleString('en-US')} recipients/s end to end\n`);
   }
@@ -60,6 +167,7 @@ async function main() {
   ].join('\n');
   process.stdout.write(table + '\n');
   if (args.record) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
+  if (profiledDir !== undefined) await writeFile(path.join(profiledDir, 'stages.json'), JSON.stringify(recorded));
 }
 
 main().catch((error) => {

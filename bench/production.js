@@ -11,9 +11,14 @@
  *     by the executor when the batch was delivered), for the first tasks after
  *     start (cold) and again right after the fan-out (warm), with where the
  *     time goes (the task's state-change times from the outbox).
- * With --record the table is appended to RESULTS.md.
+ * With --record the table is appended to RESULTS.md. With --breakdown every
+ * process runs under `--cpu-prof` and the run is cut into stages (the cold
+ * latency run, the uploads, the fan-out's pre-processing and sending, the warm
+ * latency run): CPU, GC, event-loop delay, bytes written and queue gauges per
+ * stage and process, and the JS time by component and function
+ * (bench/breakdown.js).
  *
- *   node bench/production.js [--recipients 1000000] [--tasks 100] [--record] [--logs]
+ *   node bench/production.js [--recipients 1000000] [--tasks 100] [--record] [--logs] [--breakdown]
  *
  * bench/suite.js calls runProduction directly; it also reads each process's
  * peak resident set (VmHWM in /proc/<pid>/status) just before they stop.
@@ -33,7 +38,8 @@ const {
   TestKafka,
   ensureSharedMariaDb,
 } = require('@herald/testing');
-const { percentiles, machine, commit, arg, peakRssOfPid } = require('./lib');
+const { percentiles, machine, commit, arg, peakRssOfPid, loadAverage, fmt } = require('./lib');
+const breakdown = require('./breakdown');
 
 const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
@@ -46,7 +52,7 @@ const step = (what) => process.stderr.write(`[${((performance.now() - begun) / 1
  * returns their figures, each process's peak RSS and, with `logs`, every
  * process's output. Stops everything it started.
  */
-async function runProduction({ recipients, tasks, logs = false }) {
+async function runProduction({ recipients, tasks, logs = false, profileDir }) {
   const zk = await TestZooKeeper.start();
   const kafkaServer = await TestKafka.start();
   process.env.HERALD_TEST_MYSQL_URL = await ensureSharedMariaDb();
@@ -60,6 +66,8 @@ async function runProduction({ recipients, tasks, logs = false }) {
     { interfaces: 1, schedulers: 2, dispatchers: 1, executors: 2, controllers: 1 },
     names,
   );
+  if (profileDir !== undefined) cluster.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  let sampling;
   try {
     await cluster.configure({
       uinSpaceBits: 32,
@@ -72,16 +80,30 @@ async function runProduction({ recipients, tasks, logs = false }) {
     const audience = syntheticAudience({ recipients, onlineFraction: 0.3, uinLimit: 2 ** 32, seed: 42 });
     step('starting the processes');
     await cluster.startAll();
+    // Ready = warmed up (docs/operations.md, "Readiness"). A previous commit's processes, run side by side, have no readiness.
+    if ((await cluster.status(cluster.processes[0].id)).ready !== undefined) {
+      step('waiting until every process is ready');
+      await cluster.waitForReady();
+    }
     step(`publishing ${audience.online.length} logins`);
     await cluster.publishOnline(audience.online);
     step('waiting for the presence agents');
     await cluster.waitForPresence();
+    // Each login sends the executors a walk of that user's offline list: hundreds of thousands queue up here.
+    // The latency runs start once they are walked, or the first tasks would share the cores with that backlog.
+    step('waiting for the executors to walk the logins');
+    await loginWalksDone(cluster);
     // Every login must be in the bitmap, or the figures below would measure a smaller online set.
     for (const id of cluster.ids('presence')) {
       const { online } = SharedOnlineBitmap.inspect(cluster.bitmapFile(id));
       if (online !== audience.online.length)
         throw new Error(`presence agent ${id} has ${online} users online, ${audience.online.length} logged in`);
     }
+    const recorder = profileDir === undefined ? undefined : stageRecorder(cluster, zk, kafkaServer);
+    sampling = recorder && setInterval(() => void recorder.sample().catch(() => undefined), 1000);
+    const mark = async (stage) => {
+      if (recorder) await recorder.mark(stage);
+    };
     step('uploading the list');
     const api = async (p, init) =>
       (await fetch(cluster.url + p, { ...init, headers: { ...init?.headers, ...authHeaders() } })).json();
@@ -141,7 +163,9 @@ async function runProduction({ recipients, tasks, logs = false }) {
       return { ...percentiles(latencies), stages: await stageBreakdown(names.database, measured, firstReport) };
     }
     step('latency, first tasks after start');
+    await mark('latency, first tasks after start (cold)');
     const quiet = await latencyRun('quiet'); // content differs per run: the no-resend filter would keep nobody
+    await mark('uploads (blacklist, fan-out list)');
 
     // Fan-out.
     await api('/api/v1/blacklists/global', {
@@ -155,6 +179,7 @@ async function runProduction({ recipients, tasks, logs = false }) {
       body: encodeRecipientList(audience.list),
     });
     step('fan-out');
+    await mark('fan-out: pre-processing (create -> SENDING)');
     const t0 = performance.now();
     const created = await api('/api/v1/tasks', {
       method: 'POST',
@@ -162,15 +187,22 @@ async function runProduction({ recipients, tasks, logs = false }) {
       body: JSON.stringify({ accountId: 'bench', listId: list.id, content: { body: 'fan-out' }, confirm: list.count }),
     });
     let task;
+    let sending = false;
     do {
       await new Promise((r) => setTimeout(r, 20));
       task = await api(`/api/v1/tasks/${created.id}`);
+      if (!sending && (task.state === 'SENDING' || DONE.includes(task.state))) {
+        sending = true;
+        await mark('fan-out: sending (SENDING -> COMPLETED)');
+      }
     } while (!DONE.includes(task.state));
     const fanoutS = (performance.now() - t0) / 1000;
     if (task.state !== 'COMPLETED') throw new Error(`fan-out task ended ${task.state}: ${JSON.stringify(task.error)}`);
 
     step('latency right after the fan-out');
+    await mark('latency, right after the fan-out (warm)');
     const after = await latencyRun('after');
+    await mark('end');
     await consumer.disconnect();
     const processes = cluster.processes.map((p) => ({ tier: p.tier, id: p.id, peakRssMiB: peakRssOfPid(p.child.pid) }));
     return {
@@ -182,8 +214,11 @@ async function runProduction({ recipients, tasks, logs = false }) {
       after,
       processes,
       logs: logs ? cluster.logs() : undefined,
+      stages: recorder?.stages(),
+      profiled: recorder?.processes,
     };
   } finally {
+    clearInterval(sampling);
     step('stopping');
     await cluster.stopAll();
     const { createPool } = require('mysql2/promise');
@@ -194,6 +229,69 @@ async function runProduction({ recipients, tasks, logs = false }) {
     await kafkaServer.stop();
     await zk.destroy();
   }
+}
+
+/** Waits until every executor's login queue is empty and its walk count held still for a second. */
+async function loginWalksDone(cluster) {
+  const { waitFor } = require('@herald/testing');
+  const executors = cluster.processes.filter((p) => p.tier === 'executor');
+  const counters = async (p) => {
+    const response = await fetch(`http://${cluster.managementAddress(p.id)}/metrics`, {
+      headers: cluster.managementHeaders(),
+    });
+    const values = breakdown.parseExposition(await response.text());
+    const sum = (name) => [...values].filter(([k]) => k.split('{')[0] === name).reduce((a, [, v]) => a + v, 0);
+    return `${sum('herald_executor_login_queue')}/${sum('herald_executor_login_walks_total')}`;
+  };
+  let previous;
+  let stillSince = Date.now();
+  await waitFor(
+    async () => {
+      const now = (await Promise.all(executors.map(counters))).join(',');
+      if (now !== previous) [previous, stillSince] = [now, Date.now()];
+      return executors.every((_, i) => now.split(',')[i].startsWith('0/')) && Date.now() - stillSince >= 1000;
+    },
+    { timeoutMs: 300_000, intervalMs: 250, message: 'executors walked the logins' },
+  );
+}
+
+/**
+ * Follows every Herald process (its /proc counters and its management
+ * endpoint's default metrics) and the servers on this host (/proc only):
+ * MariaDB is the machine's shared one, so its figures include other work.
+ */
+function stageRecorder(cluster, zk, kafkaServer) {
+  const { execFileSync } = require('node:child_process');
+  const pidOf = (name) => {
+    try {
+      return Number(execFileSync('pidof', ['-s', name], { encoding: 'utf8' }).trim()) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const processes = [
+    ...cluster.processes.map((p) => ({
+      name: `${p.tier} ${p.id}`,
+      pid: p.child.pid,
+      management: cluster.managementAddress(p.id),
+    })),
+    // The test services keep their child private; a bench may look (the pid only).
+    { name: 'ZooKeeper', pid: zk.child?.pid },
+    { name: 'Kafka mock', pid: kafkaServer.child?.pid },
+    { name: 'MariaDB (shared)', pid: pidOf('mariadbd') ?? pidOf('mysqld') },
+  ].filter((p) => p.pid !== undefined);
+  const headers = cluster.managementHeaders();
+  return new breakdown.StageRecorder(processes, async (p) => {
+    const counters = breakdown.procCounters(p.pid);
+    if (p.management === undefined) return counters;
+    try {
+      const response = await fetch(`http://${p.management}/metrics`, { headers });
+      const values = breakdown.parseExposition(await response.text());
+      return { ...counters, ...breakdown.runtimeFromMetrics(values), queues: breakdown.queueDepths(values) };
+    } catch {
+      return counters;
+    }
+  });
 }
 
 /**
@@ -235,13 +333,17 @@ async function stageBreakdown(database, measured, firstReport) {
 async function main() {
   const recipients = Number(arg('--recipients', 1_000_000));
   const tasks = Number(arg('--tasks', 100));
-  const result = await runProduction({ recipients, tasks, logs: process.argv.includes('--logs') });
+  const load = loadAverage();
+  const profileDir = process.argv.includes('--breakdown')
+    ? await require('node:fs/promises').mkdtemp(path.join(require('node:os').tmpdir(), 'herald-breakdown-'))
+    : undefined;
+  const result = await runProduction({ recipients, tasks, logs: process.argv.includes('--logs'), profileDir });
   const { fanoutS, report, quiet, after } = result;
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const table = [
     `### Production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}. Processes: 1 interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}\`.`,
+    `Machine: ${machine()}. Load average (1 min) ${fmt(load, 2)} at the start, ${fmt(loadAverage(), 2)} at the end. Processes: 1 interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}${profileDir ? ' --breakdown' : ''}\`.`,
     '',
     '| measure | value |',
     '|---|---:|',
@@ -257,10 +359,31 @@ async function main() {
       ),
     ]),
     '',
+    ...(profileDir === undefined ? [] : productionBreakdown(result, profileDir)),
   ].join('\n');
   process.stdout.write(table + '\n');
   if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
   if (process.argv.includes('--logs')) process.stderr.write(result.logs + '\n');
+}
+
+/** The --breakdown section: per stage, per process (bench/breakdown.js). */
+function productionBreakdown({ stages, profiled, recipients }, profileDir) {
+  const profiles = breakdown.summariseProfiles(profileDir, stages, profiled);
+  const withRates = stages.map((st) => ({
+    ...st,
+    recipients: st.stage.startsWith('fan-out') ? recipients : undefined,
+  }));
+  return [
+    '#### Breakdown per stage and process (`--breakdown`)',
+    '',
+    "Every Herald process ran under `--cpu-prof` (sampling adds a few per cent of CPU). CPU is all threads (/proc); \"JS busy\" is the profiled thread's non-idle samples; GC and event-loop delay from each process's /metrics (the delay is the worst 1-s scrape's p99 and max); written bytes from /proc/<pid>/io. The servers have no profile and no /metrics.",
+    '',
+    ...withRates.map((st, s) =>
+      breakdown.breakdownMarkdown([st], [profiles[s]], { profileDir, recipients: st.recipients, footer: false }),
+    ),
+    `CPU profiles (one per thread, \`--cpu-prof\`): \`${profileDir}\`.`,
+    '',
+  ];
 }
 
 module.exports = { runProduction };

@@ -124,6 +124,27 @@ export class KafkaEventBus extends AbstractEventBus {
     }
   }
 
+  /**
+   * Does ahead of time what the first publish to each of `topics` would do on
+   * a task's path: makes sure the topic exists (createTopics, waiting for its
+   * leaders) and loads its partition metadata into the producer (a send of no
+   * message fetches it and produces nothing). A process calls it before it
+   * says it is ready (docs/operations.md, "Readiness"). Rejects like a publish.
+   */
+  async warmUp(topics: readonly string[]): Promise<void> {
+    await Promise.all(
+      topics.map(async (topic) => {
+        const kafkaTopic = this.options.topicPrefix + topic;
+        await this.topics.ensure(kafkaTopic, topicCleanup(topic));
+        try {
+          await this.producer.send({ topic: kafkaTopic, acks: -1, messages: [] });
+        } catch (error) {
+          throw toHeraldError(error, `load the metadata of ${kafkaTopic}`);
+        }
+      }),
+    );
+  }
+
   protected async _publish(topic: string, events: readonly CheckedEvent[]): Promise<void> {
     const kafkaTopic = this.options.topicPrefix + topic;
     await this.topics.ensure(kafkaTopic, topicCleanup(topic));

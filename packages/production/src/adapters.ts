@@ -5,7 +5,6 @@ import type {
   CampaignStore,
   Coordinator,
   DeviceRegistry,
-  EventBus,
   FrequencyCounter,
   Logger,
   Meter,
@@ -96,9 +95,20 @@ export async function openDeviceRegistry(config: HeraldConfig, logger: Logger): 
   return MySqlDeviceRegistry.open(mysqlRetrying(config, logger));
 }
 
+/**
+ * Connections each MySQL pool opens at once when it opens: a task's first
+ * steps run a few queries at a time (a transaction and a read beside it), and
+ * without them the first tasks after a start each wait for a handshake.
+ */
+export const WARM_CONNECTIONS = 2;
+
 /** The MySQL settings, with the outage retries every MySQL adapter gives the calls it marks safe to repeat. */
 export function mysqlRetrying(config: HeraldConfig, logger: Logger): MySqlTaskStoreOptions {
-  return { ...mysqlOptions(config.production!.mysql), retry: outageRetries(logger, 'MySQL') };
+  return {
+    ...mysqlOptions(config.production!.mysql),
+    retry: outageRetries(logger, 'MySQL'),
+    warmConnections: WARM_CONNECTIONS,
+  };
 }
 
 export async function connectCoordinator(config: HeraldConfig, logger: Logger): Promise<Coordinator> {
@@ -118,7 +128,12 @@ function connectZooKeeper(config: HeraldConfig, logger: Logger): Promise<Coordin
 }
 
 /** The Kafka event bus; `meter` counts events its consumer groups never read (herald_event_consumer_skipped_total). */
-export function connectEventBus(config: HeraldConfig, id: string, logger: Logger, meter?: Meter): Promise<EventBus> {
+export function connectEventBus(
+  config: HeraldConfig,
+  id: string,
+  logger: Logger,
+  meter?: Meter,
+): Promise<KafkaEventBus> {
   const { kafka } = config.production!;
   return KafkaEventBus.connect({
     brokers: kafka.brokers,

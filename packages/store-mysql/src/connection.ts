@@ -20,6 +20,13 @@ export interface MySqlTaskStoreOptions extends MySqlConnectionOptions {
    */
   poolSize?: number;
   /**
+   * Connections opened when the pool opens (at most `poolSize`), so the
+   * first calls after a start find them open instead of waiting for a
+   * handshake each. The pool keeps idle connections (its maxIdle is its size).
+   * @defaultValue 1 (the one that checks the migrations)
+   */
+  warmConnections?: number;
+  /**
    * With these, the calls an adapter documents as safe to repeat ride out a
    * server outage (connection loss, deadlocks) with jittered backoff; the
    * others (an AUTO_INCREMENT insert, a keyless task creation) run once.

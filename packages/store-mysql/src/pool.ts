@@ -62,11 +62,25 @@ export async function openPool(options: MySqlTaskStoreOptions, migrated = true):
         'mysql.database',
         `database '${database}' lacks migrations ${pending.map((m) => m.name).join(', ')}: run herald migrate`,
       );
+    try {
+      await openConnections(pool, Math.min(options.warmConnections ?? 1, poolSize));
+    } catch (error) {
+      throw connectError(error, url, database);
+    }
     return pool;
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
   }
+}
+
+/** Opens `count` connections at once and gives them back to the pool, which keeps them idle. */
+async function openConnections(pool: Pool, count: number): Promise<void> {
+  if (count <= 1) return; // the migrations check opened one
+  const held = await Promise.allSettled(Array.from({ length: count }, () => pool.getConnection()));
+  for (const connection of held) if (connection.status === 'fulfilled') connection.value.release();
+  const failed = held.find((connection) => connection.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
 }
 
 /**

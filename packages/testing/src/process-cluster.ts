@@ -42,6 +42,8 @@ export class ProcessCluster {
   httpPorts: number[] = [];
   configFile = '';
   options: Record<string, unknown> = {};
+  /** Node options every process is started with, before the CLI (e.g. bench/production.js --breakdown's `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs: string[] = [];
   /** The cluster's management token (its hash is management.tokenHash); `herald admin` gets it through HERALD_MANAGEMENT_TOKEN. */
   readonly managementToken = `hmt_${randomBytes(24).toString('base64url')}`;
 
@@ -200,7 +202,7 @@ export class ProcessCluster {
   async start(tier: string, id: string, extraArgs: string[] = []): Promise<ProcessHandle> {
     const child = spawn(
       process.execPath,
-      [MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs],
+      [...this.nodeArgs, MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const handle: ProcessHandle = { tier, id, child, output: '' };
@@ -223,6 +225,34 @@ export class ProcessCluster {
     await Promise.all(
       this.ids('interface').map((id, i) => this.start('interface', id, ['--port', String(this.httpPorts[i])])),
     );
+  }
+
+  /** The management status of process `id` (GET /status). */
+  async status(id: string): Promise<Record<string, unknown>> {
+    const response = await fetch(`http://${this.managementAddress(id)}/status`, { headers: this.managementHeaders() });
+    if (!response.ok) throw new Error(`GET /status of ${id}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  /**
+   * Waits until every running process says it is ready (its warm-up done,
+   * docs/operations.md "Readiness"), as a load balancer or an orchestrator's
+   * readiness probe would before sending it work.
+   */
+  async waitForReady(timeoutMs = 60_000): Promise<void> {
+    const running = this.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+    let last: unknown[] = [];
+    try {
+      await waitFor(
+        async () => {
+          last = await Promise.all(running.map(async (p) => ({ id: p.id, ...(await this.status(p.id)) })));
+          return last.every((status) => (status as { ready?: unknown }).ready === true);
+        },
+        { timeoutMs, intervalMs: 100, message: 'every process ready' },
+      );
+    } catch (error) {
+      throw new Error(`processes not ready: ${JSON.stringify(last)}`, { cause: error });
+    }
   }
 
   async stop(handle: ProcessHandle, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { systemClock, type Logger } from '@herald/core/ports';
+import { systemClock, TOPICS, type Logger } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
 import type { ExecutorAdapters, Resources, TierAdapters } from '@herald/compose';
 import { startOfflinePurge, watchOfflineStoreSize } from '@herald/executor';
@@ -35,7 +35,7 @@ async function owned<T extends { close(): Promise<void> | void }>(
  * (riding out outages), ZooKeeper, Kafka. Each tier opens its own
  * connections, owned by the tier's scope.
  */
-export function productionAdapters({ config, id, logger, meter }: TierContext): TierAdapters {
+export function productionAdapters({ config, id, logger, meter, readiness }: TierContext): TierAdapters {
   return {
     clock: systemClock,
     lists: new ListRepository(join(config.dataDir, 'lists')),
@@ -48,7 +48,12 @@ export function productionAdapters({ config, id, logger, meter }: TierContext): 
     apiAudiences: (scope) => openAudienceSources(config, id, logger, meter, scope),
     userAttributes: (scope) => owned(scope, 'user attributes', openUserAttributeLookup(config, logger)),
     coordinator: (scope) => owned(scope, 'coordinator', connectCoordinator(config, logger)),
-    eventBus: (scope) => owned(scope, 'event bus', connectEventBus(config, id, logger, meter)),
+    async eventBus(scope) {
+      const bus = await owned(scope, 'event bus', connectEventBus(config, id, logger, meter));
+      // Every topic exists and its partitions are known before the first publish needs them.
+      readiness?.add({ name: 'kafka topics', run: () => bus.warmUp(Object.values(TOPICS)) });
+      return bus;
+    },
     progressInCoordinator: true,
     ...(usesDeviceRegistry(config)
       ? { deviceRegistry: (scope) => owned(scope, 'device registry', openDeviceRegistry(config, logger)) }

@@ -2,6 +2,7 @@ import type { HeraldConfig } from '@herald/core/config';
 import type { Logger } from '@herald/core/ports';
 import type { PromMeter } from '@herald/metrics';
 import type { ChannelLimitsControl } from '@herald/executor';
+import type { Readiness } from '../readiness';
 
 export const TIERS = ['interface', 'scheduler', 'dispatcher', 'executor', 'presence', 'controller'] as const;
 export type TierName = (typeof TIERS)[number];
@@ -12,6 +13,8 @@ export interface TierContext {
   id: string;
   logger: Logger;
   meter: PromMeter;
+  /** Where the tier's adapters register what they warm before the process is ready (startTier makes one when absent). */
+  readiness?: Readiness;
 }
 
 /** A running tier process; `stop` closes its sockets and connections. */
