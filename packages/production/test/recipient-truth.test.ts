@@ -124,7 +124,10 @@ describe('recipient truth on the production profile', () => {
 
   it('answers every uin as the test knows it, from the executor that confirmed it', async () => {
     expect(task.report.kept).toBe(truth.kept.length);
+    const started = performance.now();
     const answers = await mapPooled(asked, 8, lookup);
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`recipient-truth: ${asked.length} lookups in ${seconds.toFixed(1)} s, 8 at a time\n`);
     const wrong: Array<{ uin: number; expected: string; answer: Answer }> = [];
     answers.forEach((answer, i) => {
       const uin = asked[i]!;

@@ -274,6 +274,7 @@ describe('compileConfig', () => {
         drainTimeoutMs: 0,
         faults: true,
         tokenHash: 'ab'.repeat(32),
+        tokenFile: '/etc/herald/management.token',
         allowRemote: true,
       },
       bandwidth: {

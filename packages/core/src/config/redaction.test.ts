@@ -67,7 +67,7 @@ const FULL: Record<string, unknown> = {
     drainTimeoutMs: 0,
     faults: false,
     tokenHash: 'ab'.repeat(32),
-    tokenFile: null,
+    tokenFile: '/etc/herald/management.token',
     allowRemote: false,
   },
   bandwidth: {
