@@ -100,7 +100,10 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
   async close(): Promise<void> {}
 
   /** The latest of what the hosts that answered found; nothing found while some did not answer: HostsUnreachable. */
-  private latestOr<T extends { at: number }>(found: readonly (T | undefined)[], unreachable: Set<string>): T | undefined {
+  private latestOr<T extends { at: number }>(
+    found: readonly (T | undefined)[],
+    unreachable: Set<string>,
+  ): T | undefined {
     let latest: T | undefined;
     for (const item of found) if (item !== undefined) latest = latest === undefined ? item : later(latest, item);
     if (latest === undefined && unreachable.size > 0) throw new HostsUnreachable(unreachable);

@@ -51,7 +51,10 @@ export class ExecutorRecordsClient {
   ) {}
 
   async batchAt(host: string, taskId: number, position: number): Promise<DeliveryRecord | undefined> {
-    const { record } = await this.get<{ record: WireRecord | null }>(host, '/records/batch', { task: taskId, position });
+    const { record } = await this.get<{ record: WireRecord | null }>(host, '/records/batch', {
+      task: taskId,
+      position,
+    });
     return record === null ? undefined : fromWire(taskId, record);
   }
 
@@ -96,7 +99,7 @@ export class ExecutorRecordsClient {
     if (address === undefined) throw new HostDown(host, `no management endpoint (management.endpoints.${host})`);
     const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
     try {
-      const response = await fetch(`http://${address}${path}?${search}`, {
+      const response = await fetch(`http://${address}${path}?${search.toString()}`, {
         headers: { authorization: `Bearer ${this.token}` },
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -107,7 +107,9 @@ function readQuery(req: IncomingMessage, fields: readonly string[]): Query | { r
     }
     const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(value) || value < (MINIMUM[name] ?? 0) || (name === 'uin' && value > 0xffff_ffff))
-      return { refusal: bad(name, `${name} must be a whole number from ${MINIMUM[name] ?? 0} (got ${raw.slice(0, 40)})`) };
+      return {
+        refusal: bad(name, `${name} must be a whole number from ${MINIMUM[name] ?? 0} (got ${raw.slice(0, 40)})`),
+      };
     query[name] = value;
   }
   return query;

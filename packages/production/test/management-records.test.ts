@@ -103,7 +103,7 @@ describe('delivery records across executors', () => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
-  describe('an executor\'s routes', () => {
+  describe("an executor's routes", () => {
     it('serves the record holding a position, and null where none does', async () => {
       const { body } = await get('executor-2', `/records/batch?task=${TASK}&position=1250`);
       expect(body.record).toMatchObject({ from: 1200 });
@@ -162,7 +162,7 @@ describe('delivery records across executors', () => {
       expect(await cluster.batchAt(TASK, 2500)).toBeUndefined();
     });
 
-    it('walks every executor\'s records as one, in position order, a position confirmed twice once', async () => {
+    it("walks every executor's records as one, in position order, a position confirmed twice once", async () => {
       const walk = cluster.batchesFrom(TASK, 0);
       const froms: number[] = [];
       for await (const record of walk) froms.push(record.from);

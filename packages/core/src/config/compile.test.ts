@@ -198,7 +198,7 @@ describe('compileConfig, production profile', () => {
     expect(config.scheduler.unitStallMs).toBe(30_000);
   });
 
-  it('takes the management token file, a path, for the interfaces to read the executors\' records', () => {
+  it("takes the management token file, a path, for the interfaces to read the executors' records", () => {
     expect(compileConfig({ management: { tokenFile: '/etc/herald/management.token' } }).management.tokenFile).toBe(
       '/etc/herald/management.token',
     );

@@ -64,7 +64,7 @@ describe('deliveryAcrossHosts', () => {
 });
 
 describe('loginAcrossHosts', () => {
-  it("answers unknown when the host that queued the recipient did not answer and no outcome was found", () => {
+  it('answers unknown when the host that queued the recipient did not answer and no outcome was found', () => {
     expect(loginAcrossHosts({ kind: 'none' }, 'executor-2', down('executor-2'))).toEqual({
       kind: 'unavailable',
       reason: 'host executor-2 unreachable',

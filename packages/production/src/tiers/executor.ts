@@ -69,7 +69,10 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     const build = {
       config,
       id,
-      adapters: { ...productionAdapters(context), deliveryRecords: async (s: Resources) => (records = await openRecords(s)) },
+      adapters: {
+        ...productionAdapters(context),
+        deliveryRecords: async (s: Resources) => (records = await openRecords(s)),
+      },
       // The channel is kept to this executor's share of its budget once the membership is up (below).
       executor: { ...adapters, gateway: async (s: Resources) => (gateway = await adapters.gateway(s)) },
       scope,
