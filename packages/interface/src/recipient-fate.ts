@@ -2,6 +2,9 @@ import { ErrorCodes, HeraldError } from '@herald/core';
 import {
   bitAt,
   classifyFate,
+  deliveryAcrossHosts,
+  isHostsUnreachable,
+  loginAcrossHosts,
   type DeliveryFacts,
   type DeliveryRecord,
   type LoginFacts,
@@ -22,14 +25,20 @@ export interface RecipientFateDeps {
   /** The task's units: whether a checkpoint passed a position that has no record. */
   store: Pick<TaskStore, 'listUnits'>;
   lists: ListRepository;
-  /** Absent (production, for now): a reached recipient's delivery is answered unknown, with the reason. */
+  /**
+   * Absent (a process that keeps none and cannot ask the executors for
+   * theirs): a reached recipient's delivery is answered unknown, with the
+   * reason. On production it reads the executors' records over their
+   * management endpoints and throws HostsUnreachable for a part a host did
+   * not give.
+   */
   deliveryRecords?: DeliveryRecordLog;
   clock: Clock;
 }
 
 /** Why a profile without delivery records cannot say what happened at a position. */
 export const NO_RECORDS =
-  'the delivery records are kept only in the embedded profile: this cluster does not record which positions went online or offline';
+  'this process keeps no delivery records and cannot ask the executors for theirs (production: management.tokenFile is not set)';
 
 /**
  * One recipient's fate in one task (docs/recipient-truth.md), assembled from
@@ -48,7 +57,9 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
     listPath === undefined ? ({ recorded: false } as const) : await removalOf(removedPathOf(listPath), uin);
   const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);
   const login =
-    delivery.kind === 'record' && !delivery.online ? await loginOf(task.id, uin, deps) : ({ kind: 'none' } as const);
+    delivery.kind === 'record' && !delivery.online
+      ? await loginOf(task.id, uin, deps, delivery.executor)
+      : ({ kind: 'none' } as const);
   const fate = classifyFate({
     uin,
     taskState: task.state,
@@ -121,10 +132,19 @@ export function notPreprocessed(task: Task): HeraldError {
   );
 }
 
+/** The record holding the position; where it is on no host that answered, what the others' silence allows. */
 async function deliveryAt(task: Task, position: number, deps: RecipientFateDeps): Promise<DeliveryFacts> {
   if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
-  const record = await deps.deliveryRecords.batchAt(task.id, position);
-  return deliveryFactsAt(position, record, await deps.store.listUnits(task.id));
+  let record: DeliveryRecord | undefined;
+  let unreachable: ReadonlySet<string> = new Set();
+  try {
+    record = await deps.deliveryRecords.batchAt(task.id, position);
+  } catch (error) {
+    if (!isHostsUnreachable(error)) throw error;
+    unreachable = new Set(error.hosts);
+  }
+  const units = await deps.store.listUnits(task.id);
+  return deliveryAcrossHosts(deliveryFactsAt(position, record, units), position, units, unreachable);
 }
 
 /**
@@ -162,8 +182,19 @@ function checkpointPassed(position: number, units: readonly ExecutionUnit[]): De
   };
 }
 
-export async function loginOf(taskId: number, uin: number, deps: RecipientFateDeps): Promise<LoginFacts> {
+/** The login outcome of an offline recipient, which `queuedBy` (its record's executor) keeps. */
+export async function loginOf(
+  taskId: number,
+  uin: number,
+  deps: RecipientFateDeps,
+  queuedBy: string,
+): Promise<LoginFacts> {
   if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
-  const outcome = await deps.deliveryRecords.loginOf(taskId, uin);
-  return outcome === undefined ? { kind: 'none' } : { kind: 'record', outcome };
+  try {
+    const outcome = await deps.deliveryRecords.loginOf(taskId, uin);
+    return outcome === undefined ? { kind: 'none' } : { kind: 'record', outcome };
+  } catch (error) {
+    if (!isHostsUnreachable(error)) throw error;
+    return loginAcrossHosts({ kind: 'none' }, queuedBy, new Set(error.hosts));
+  }
 }

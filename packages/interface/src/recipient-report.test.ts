@@ -1,6 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import fc from 'fast-check';
-import { encodeRemovedSets, onlineBitsOf, type LoginOutcomeKind } from '@herald/core/fate';
+import {
+  encodeRemovedSets,
+  HostsUnreachable,
+  onlineBitsOf,
+  type DeliveryRecord,
+  type LoginOutcome,
+  type LoginOutcomeKind,
+} from '@herald/core/fate';
+import type { DeliveryRecordLog } from '@herald/core/ports';
 import { ListFlags } from '@herald/core/recipient-list';
 import { TASK_STATES, type ExecutionUnit, type FilterReason, type Task } from '@herald/core/task';
 import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
@@ -22,6 +30,8 @@ interface Scenario {
   batches: { count: number; recorded: boolean; executor: string }[];
   checkpoint: number;
   withRecords: boolean;
+  /** An executor whose records are on a host that does not answer (production), or none. */
+  down: string | undefined;
   after: number;
 }
 
@@ -48,14 +58,58 @@ const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
   ),
   checkpoint: fc.nat({ max: 120 }),
   withRecords: fc.boolean(),
+  down: fc.constantFrom(undefined, undefined, 'e1', 'e,"2"'),
   after: fc.integer({ min: -1, max: 400 }),
 });
+
+/**
+ * The records as production's ClusterDeliveryRecords gives them while the
+ * host of executor `down` does not answer: its records and the outcomes of
+ * the recipients it queued are missing, a lookup that finds nothing on the
+ * others throws HostsUnreachable, and a walk names it in `unreachable`.
+ */
+class HostDownLog implements DeliveryRecordLog {
+  constructor(
+    private readonly log: DeliveryRecordLog,
+    private readonly down: string,
+    private readonly queuedByDown: ReadonlySet<number>,
+  ) {}
+  recordBatch = () => Promise.reject(new Error('read only'));
+  recordLogins = () => Promise.reject(new Error('read only'));
+  loginCounts = () => Promise.reject(new HostsUnreachable([this.down]));
+  close = () => Promise.resolve();
+  async batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {
+    const record = await this.log.batchAt(taskId, position);
+    if (record === undefined || record.executor === this.down) throw new HostsUnreachable([this.down]);
+    return record;
+  }
+  async loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined> {
+    const outcome = this.queuedByDown.has(uin) ? undefined : await this.log.loginOf(taskId, uin);
+    if (outcome === undefined) throw new HostsUnreachable([this.down]);
+    return outcome;
+  }
+  batchesFrom(taskId: number, position: number) {
+    return this.without(this.log.batchesFrom(taskId, position), (r) => r.executor === this.down);
+  }
+  loginsFrom(taskId: number, uin: number) {
+    return this.without(this.log.loginsFrom(taskId, uin), (o) => this.queuedByDown.has(o.uin));
+  }
+  private without<T>(walk: AsyncIterable<T>, hidden: (item: T) => boolean) {
+    return {
+      unreachable: new Set([this.down]),
+      async *[Symbol.asyncIterator]() {
+        for await (const item of walk) if (!hidden(item)) yield item;
+      },
+    };
+  }
+}
 
 /**
  * The report's single-source promise (docs/recipient-truth.md, "The delivery
  * report"): every row, CSV and NDJSON, is the per-recipient answer written
  * out, whatever the mix of removed, duplicated, online, offline, logged-in,
- * unrecorded and unreached recipients and the task's state.
+ * unrecorded and unreached recipients and the task's state, and whether a
+ * host holding some of the records does not answer (production).
  */
 describe('reportChunks', () => {
   let dir: TempDir;
@@ -90,11 +144,13 @@ describe('reportChunks', () => {
     ];
     await writeFile(removedPathOf(listPath), encodeRemovedSets(sections, true));
     let from = 0;
+    const queuedByDown = new Set<number>();
     for (const batch of s.batches) {
       const count = Math.min(batch.count, kept.length - from);
       if (count <= 0) break;
       const uins = Uint32Array.from(kept.slice(from, from + count));
       const online = uins.filter((uin) => s.recipients[(uin - 1) / 3]!.online);
+      if (batch.recorded && batch.executor === s.down) for (const uin of uins) queuedByDown.add(uin);
       if (batch.recorded)
         await records.recordBatch({
           taskId: id,
@@ -112,7 +168,9 @@ describe('reportChunks', () => {
       return outcome === undefined ? [] : [{ taskId: id, uin, outcome, at: NOW - 10 + i }];
     });
     if (outcomes.length > 0) await records.recordLogins(outcomes);
-    const units = [{ unitNo: 0, start: 0, end: kept.length, checkpoint: s.checkpoint } as ExecutionUnit];
+    const units = [
+      { unitNo: 0, start: 0, end: kept.length, checkpoint: s.checkpoint, executorId: 'e1' } as ExecutionUnit,
+    ];
     // A task of one instant without a canary: the plain path (no localGroups, no canary in its report).
     const task = {
       id,
@@ -124,7 +182,9 @@ describe('reportChunks', () => {
     const deps: RecipientFateDeps = {
       store: { listUnits: async () => units },
       lists,
-      ...(s.withRecords ? { deliveryRecords: records } : {}),
+      ...(s.withRecords
+        ? { deliveryRecords: s.down === undefined ? records : new HostDownLog(records, s.down, queuedByDown) }
+        : {}),
       clock: { now: () => NOW },
     };
     return { task, deps, distinct };

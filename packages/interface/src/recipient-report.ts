@@ -1,7 +1,9 @@
 import {
   bitAt,
   classifyFate,
+  deliveryAcrossHosts,
   keptPositionFate,
+  loginAcrossHosts,
   type DeliveryFacts,
   type KeptPositionFacts,
   type LoginFacts,
@@ -136,13 +138,20 @@ class ReportRows {
     const record = records.holding(position);
     this.out.head(uin, position, copiesOf(removal));
     if (record === undefined) {
-      this.out.bytes(this.uncoveredTail(deliveryFactsAt(position, record, this.units)));
+      const facts = deliveryFactsAt(position, record, this.units);
+      this.out.bytes(this.uncoveredTail(deliveryAcrossHosts(facts, position, this.units, records.unreachable())));
       return;
     }
     const online = bitAt(record.online, position - record.from);
     const outcome = online ? undefined : logins.of(uin);
-    if (outcome !== undefined) {
-      const login: LoginFacts = { kind: 'record', outcome };
+    // An offline row without an outcome whose host's outcomes could not be read: unknown, rendered on its own.
+    const login: LoginFacts | undefined =
+      outcome !== undefined
+        ? { kind: 'record', outcome }
+        : online
+          ? undefined
+          : loginAcrossHosts(NO_LOGIN, record.executor, logins.unreachable());
+    if (login !== undefined && login.kind !== 'none') {
       const fate = keptPositionFate({ ...this.base, delivery: deliveryFactsAt(position, record, this.units), login });
       this.out.text(this.lines.tail(fate));
       return;

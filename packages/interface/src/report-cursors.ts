@@ -1,4 +1,4 @@
-import type { DeliveryRecord, LoginOutcome } from '@herald/core/fate';
+import { unreachableOf, type DeliveryRecord, type LoginOutcome } from '@herald/core/fate';
 import type { DeliveryRecordLog } from '@herald/core/ports';
 
 /**
@@ -8,6 +8,7 @@ import type { DeliveryRecordLog } from '@herald/core/ports';
  * awaits only to move to the next record, once per batch, never per row.
  */
 export class RecordCursor {
+  private walk: AsyncIterable<DeliveryRecord> | undefined;
   private iterator: AsyncIterator<DeliveryRecord> | undefined;
   current: DeliveryRecord | undefined;
   private done = false;
@@ -24,12 +25,23 @@ export class RecordCursor {
 
   /** Moves `current` to the first record ending after `position`; positions must be asked in ascending order. */
   async advanceTo(position: number): Promise<void> {
-    this.iterator ??= this.log.batchesFrom(this.taskId, position)[Symbol.asyncIterator]();
+    this.walk ??= this.log.batchesFrom(this.taskId, position);
+    this.iterator ??= this.walk[Symbol.asyncIterator]();
     while (this.behind(position)) {
       const next = await this.iterator.next();
       if (next.done === true) this.done = true;
       else this.current = next.value;
     }
+  }
+
+  /**
+   * The hosts whose records the walk could not read so far (production: an
+   * executor that did not answer): read once advanced, it covers every
+   * position up to the one asked, since a host's records are read before any
+   * later position's.
+   */
+  unreachable(): ReadonlySet<string> {
+    return unreachableOf(this.walk ?? {});
   }
 
   /** The record holding `position`, once advanced to it. */
@@ -51,12 +63,14 @@ export class RecordCursor {
  * uin at or above the last one asked. Awaits once per outcome passed.
  */
 export class LoginCursor {
+  private readonly walk: AsyncIterable<LoginOutcome>;
   private readonly iterator: AsyncIterator<LoginOutcome>;
   current: LoginOutcome | undefined;
   private done = false;
 
   constructor(taskId: number, from: number, log: DeliveryRecordLog) {
-    this.iterator = log.loginsFrom(taskId, from)[Symbol.asyncIterator]();
+    this.walk = log.loginsFrom(taskId, from);
+    this.iterator = this.walk[Symbol.asyncIterator]();
   }
 
   /** Whether advanceTo(uin) must run before `current` is read for `uin`. */
@@ -70,6 +84,11 @@ export class LoginCursor {
       if (next.done === true) this.done = true;
       else this.current = next.value;
     }
+  }
+
+  /** The hosts whose outcomes the walk could not read so far (as RecordCursor's). */
+  unreachable(): ReadonlySet<string> {
+    return unreachableOf(this.walk);
   }
 
   /** The outcome recorded for `uin`, once advanced to it. */

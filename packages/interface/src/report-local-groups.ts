@@ -1,4 +1,11 @@
-import { classifyFate, type DeliveryFacts, type LoginFacts, type RecipientFate } from '@herald/core/fate';
+import {
+  classifyFate,
+  deliveryAcrossHosts,
+  loginAcrossHosts,
+  type DeliveryFacts,
+  type LoginFacts,
+  type RecipientFate,
+} from '@herald/core/fate';
 import { deliveryOrderListIdOf, type LocalGroup, type Task } from '@herald/core/task';
 import { removedPathOf, RunsCursor, walkAudience } from '@herald/audience';
 import { deliveryFactsAt, NO_RECORDS, withLocalGroup, type RecipientFateDeps } from './recipient-fate';
@@ -100,13 +107,17 @@ async function* runsReportChunks(
       else if (position !== undefined) {
         const cursor = records[found!.run]!;
         if (cursor.behind(position)) await cursor.advanceTo(position);
-        delivery = deliveryFactsAt(position, cursor.holding(position), units);
+        const facts = deliveryFactsAt(position, cursor.holding(position), units);
+        delivery = deliveryAcrossHosts(facts, position, units, cursor.unreachable());
       }
       let login: LoginFacts = { kind: 'none' };
       if (delivery.kind === 'record' && !delivery.online && logins !== undefined) {
         if (logins.behind(uin)) await logins.advanceTo(uin);
         const outcome = logins.of(uin);
-        if (outcome !== undefined) login = { kind: 'record', outcome };
+        login =
+          outcome !== undefined
+            ? { kind: 'record', outcome }
+            : loginAcrossHosts(login, delivery.executor, logins.unreachable());
       }
       const fate = classifyFate({
         uin,

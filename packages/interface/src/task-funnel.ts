@@ -1,4 +1,12 @@
-import { buildFunnel, CoverageCounter, type FunnelFacts, type FunnelStage } from '@herald/core/fate';
+import {
+  buildFunnel,
+  CoverageCounter,
+  isHostsUnreachable,
+  unreachableOf,
+  unreachableReason,
+  type FunnelFacts,
+  type FunnelStage,
+} from '@herald/core/fate';
 import type { Task } from '@herald/core/task';
 import { NO_RECORDS, type RecipientFateDeps } from './recipient-fate';
 
@@ -18,7 +26,9 @@ export interface TaskFunnel {
  * 24,000 of 512 bytes for 10^8 recipients) against its units' checkpoints,
  * and the login outcomes' counts (one read). Core's buildFunnel decides each
  * stage as classifyFate decides each row, so the two agree. A task whose list
- * is not filtered yet answers its audience and says the rest is unknown.
+ * is not filtered yet answers its audience and says the rest is unknown. On
+ * production, where each executor keeps its own records, a host that does not
+ * answer makes the stages it would count unknown ("host B unreachable").
  */
 export async function taskFunnel(task: Task, deps: RecipientFateDeps): Promise<TaskFunnel> {
   const now = deps.clock.now();
@@ -30,10 +40,7 @@ export async function taskFunnel(task: Task, deps: RecipientFateDeps): Promise<T
     filtered,
     report: task.report,
     delivery: filtered ? await deliveryOf(task, deps) : { kind: 'unavailable', reason: 'not filtered' },
-    logins:
-      deps.deliveryRecords === undefined
-        ? { kind: 'unavailable', reason: NO_RECORDS }
-        : { kind: 'counted', counts: await deps.deliveryRecords.loginCounts(task.id) },
+    logins: await loginsOf(task, deps),
   };
   return { taskId: task.id, state: task.state, at: now, stages: buildFunnel(facts) };
 }
@@ -44,6 +51,19 @@ async function deliveryOf(task: Task, deps: RecipientFateDeps): Promise<FunnelFa
   // Units first: a batch confirmed between the two reads is then counted by its record, never as one a checkpoint passed without one.
   const units = await deps.store.listUnits(task.id);
   const counter = new CoverageCounter(task.report.kept);
-  for await (const record of log.batchesFrom(task.id, 0)) counter.add(record);
+  const walk = log.batchesFrom(task.id, 0);
+  for await (const record of walk) counter.add(record);
+  const unreachable = unreachableOf(walk);
+  if (unreachable.size > 0) return { kind: 'unavailable', reason: unreachableReason([...unreachable].sort()) };
   return { kind: 'counted', coverage: counter.finish(units) };
+}
+
+async function loginsOf(task: Task, deps: RecipientFateDeps): Promise<FunnelFacts['logins']> {
+  if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
+  try {
+    return { kind: 'counted', counts: await deps.deliveryRecords.loginCounts(task.id) };
+  } catch (error) {
+    if (!isHostsUnreachable(error)) throw error;
+    return { kind: 'unavailable', reason: error.message };
+  }
 }

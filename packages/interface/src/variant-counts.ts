@@ -1,5 +1,5 @@
 import { loadRecipientList } from '@herald/audience';
-import { bitAt } from '@herald/core/fate';
+import { bitAt, unreachableOf } from '@herald/core/fate';
 import { variantIndexOf } from '@herald/core/rollout';
 import type { Task } from '@herald/core/task';
 import type { RecipientFateDeps } from './recipient-fate';
@@ -43,20 +43,24 @@ export async function variantCounts(
   }
   const online = deps.deliveryRecords === undefined ? undefined : new Array<number>(variants.length).fill(0);
   const offline = online === undefined ? undefined : new Array<number>(variants.length).fill(0);
+  let complete = deps.deliveryRecords !== undefined;
   if (deps.deliveryRecords !== undefined) {
-    for await (const record of deps.deliveryRecords.batchesFrom(task.id, 0)) {
+    const walk = deps.deliveryRecords.batchesFrom(task.id, 0);
+    for await (const record of walk) {
       for (let j = 0; j < record.count; j++) {
         const at = variantAt[record.from + j]!;
         if (bitAt(record.online, j)) online![at]!++;
         else offline![at]!++;
       }
     }
+    // A host that did not answer (production): its records are not counted, so no count is given.
+    complete = unreachableOf(walk).size === 0;
   }
   return variants.map((v, i) => ({
     name: v.name,
     share: v.share,
     recipients: recipients[i]!,
-    deliveredOnline: online === undefined ? null : online[i]!,
-    queuedOffline: offline === undefined ? null : offline[i]!,
+    deliveredOnline: complete ? online![i]! : null,
+    queuedOffline: complete ? offline![i]! : null,
   }));
 }

@@ -24,3 +24,6 @@ export { hashManagementToken, requiredTokenHash } from './management-guard';
 export type { ManagedProcess, ManagementOptions, ManagementServer } from './management';
 export { recoverTask, readTaskReports, readOriginTask } from './recover';
 export type { RecoverOptions, RecoverySummary, OriginTask, ReportSource } from './recover';
+export { ClusterDeliveryRecords } from './cluster-delivery-records';
+export { ExecutorRecordsClient, HostDown, RECORDS_TIMEOUT_MS } from './executor-records';
+export { MAX_BATCH_PAGE, MAX_LOGIN_PAGE } from './management-records';

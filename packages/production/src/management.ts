@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '@herald/core';
 import { isLoopbackHost } from '@herald/core/config';
-import type { Logger } from '@herald/core/ports';
+import type { DeliveryRecordLog, Logger } from '@herald/core/ports';
 import { isTrafficCut, setTrafficCut } from '@herald/transport';
 import type { ChannelLimitsControl } from '@herald/executor';
 import { channelRoutes } from './management-channels';
+import { recordRoutes } from './management-records';
 import { checkCaller, readJsonBody } from './management-guard';
 
 /** What the management endpoint needs from the process it serves. */
@@ -20,6 +21,8 @@ export interface ManagedProcess {
   metrics(): Promise<{ contentType: string; body: string }>;
   /** An executor's paced channels, whose limits an admin changes here (GET /channels, POST /channels/limits). */
   channels?: ChannelLimitsControl;
+  /** An executor's delivery records, which the interface processes read (GET /records/..., management-records.ts). */
+  deliveryRecords?: DeliveryRecordLog;
 }
 
 export interface ManagementOptions {
@@ -121,6 +124,7 @@ export async function startManagementServer(
       return [200, { trafficCut: cut }];
     },
     ...channelRoutes(process_.channels),
+    ...recordRoutes(process_.deliveryRecords),
   };
 
   const server: Server = createServer((req, res) => {

@@ -70,6 +70,7 @@ export class ProcessCluster {
         list.push({ id: `${prefix}-${i + 1}`, endpoint: `tcp://127.0.0.1:${await port()}`, ...(await membership()) });
       return list;
     };
+    await writeFile(this.managementTokenFile, `${this.managementToken}\n`, { mode: 0o600 });
     this.httpPorts = [];
     for (let i = 0; i < this.shape.interfaces; i++) this.httpPorts.push(await port());
     // Every process gets a management endpoint (herald admin), with the fault routes on.
@@ -125,6 +126,8 @@ export class ProcessCluster {
         faults: true,
         drainTimeoutMs: 20_000,
         tokenHash: createHash('sha256').update(this.managementToken).digest('hex'),
+        // The interfaces ask the executors for their delivery records with it (docs/recipient-truth.md).
+        tokenFile: this.managementTokenFile,
       },
       // The test admin (TEST_ADMIN_TOKEN, authHeaders()) exists from the first interface start; polls are not rate limited.
       auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 1000, burst: 2000 } },
@@ -136,6 +139,11 @@ export class ProcessCluster {
     };
     this.configFile = join(this.dir, 'herald.json');
     await writeFile(this.configFile, JSON.stringify(this.options, null, 2));
+  }
+
+  /** The file holding the management token (management.tokenFile). */
+  get managementTokenFile(): string {
+    return join(this.dir, 'management.token');
   }
 
   /** The management endpoint of process `id`. */

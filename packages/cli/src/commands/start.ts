@@ -44,6 +44,7 @@ export async function runStart(
             drain: () => running.drain(),
             metrics: () => meter.exposition(),
             ...(running.channels ? { channels: running.channels } : {}),
+            ...(running.deliveryRecords ? { deliveryRecords: running.deliveryRecords } : {}),
           },
           { address, faults: config.management.faults, tokenHash, allowRemote: config.management.allowRemote, logger },
         ).catch(async (error: unknown) => {

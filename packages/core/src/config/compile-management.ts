@@ -27,6 +27,7 @@ export function compileManagement(options: HeraldOptions): ManagementConfig {
     'faults',
     'tokenHash',
     'allowRemote',
+    'tokenFile',
   ]);
   const endpoints: Record<string, string> = {};
   const raw = management.endpoints ?? {};
@@ -56,9 +57,12 @@ export function compileManagement(options: HeraldOptions): ManagementConfig {
       'management.allowRemote',
       `must be true or false (got ${JSON.stringify(management.allowRemote)})`,
     );
+  if (management.tokenFile !== undefined && (typeof management.tokenFile !== 'string' || management.tokenFile === ''))
+    throw new ConfigError('management.tokenFile', 'must be the path of a file holding the management token');
   return {
     endpoints,
     tokenHash: tokenHash(management.tokenHash),
+    tokenFile: management.tokenFile ?? null,
     allowRemote: management.allowRemote ?? false,
     drainTimeoutMs: int(
       'management.drainTimeoutMs',

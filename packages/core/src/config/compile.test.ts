@@ -24,7 +24,14 @@ const EXPECTED_DEFAULTS = {
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20, purgeIntervalMs: 10_000, purgeMaxRecords: 2000 },
   transport: { highWaterMark: 64 },
-  management: { endpoints: {}, drainTimeoutMs: 60_000, faults: false, tokenHash: null, allowRemote: false },
+  management: {
+    endpoints: {},
+    drainTimeoutMs: 60_000,
+    faults: false,
+    tokenHash: null,
+    tokenFile: null,
+    allowRemote: false,
+  },
   bandwidth: {
     enabled: false,
     script: 'cgroup/run-in-class.sh',
@@ -169,6 +176,7 @@ describe('compileConfig, production profile', () => {
       drainTimeoutMs: 60_000,
       faults: false,
       tokenHash: null,
+      tokenFile: null,
       allowRemote: false,
     });
     const config = compileConfig({
@@ -184,9 +192,20 @@ describe('compileConfig, production profile', () => {
       drainTimeoutMs: 5000,
       faults: true,
       tokenHash: null,
+      tokenFile: null,
       allowRemote: false,
     });
     expect(config.scheduler.unitStallMs).toBe(30_000);
+  });
+
+  it("takes the management token file, a path, for the interfaces to read the executors' records", () => {
+    expect(compileConfig({ management: { tokenFile: '/etc/herald/management.token' } }).management.tokenFile).toBe(
+      '/etc/herald/management.token',
+    );
+    for (const tokenFile of ['', 42])
+      expect(() => compileConfig({ management: { tokenFile } } as unknown as HeraldOptions)).toThrow(
+        /management\.tokenFile/,
+      );
   });
 
   it('takes the management token hash (lowercased) and endpoints beyond loopback only with allowRemote', () => {
@@ -255,6 +274,7 @@ describe('compileConfig', () => {
         drainTimeoutMs: 0,
         faults: true,
         tokenHash: 'ab'.repeat(32),
+        tokenFile: '/etc/herald/management.token',
         allowRemote: true,
       },
       bandwidth: {

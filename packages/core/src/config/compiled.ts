@@ -141,6 +141,12 @@ export interface ManagementConfig {
   faults: boolean;
   /** Lowercase hex SHA-256 of the management token; null when the config names none (a production process then refuses to start). */
   tokenHash: string | null;
+  /**
+   * A file holding the management token itself: the interface processes
+   * read it to ask the executors for their delivery records
+   * (docs/recipient-truth.md); null: they do not ask.
+   */
+  tokenFile: string | null;
   allowRemote: boolean;
 }
 

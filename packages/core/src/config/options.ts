@@ -315,6 +315,14 @@ export interface HeraldOptions {
     tokenHash?: string;
     /** Lets an endpoint listen on an address other than loopback (a private network Prometheus scrapes). Default false. */
     allowRemote?: boolean;
+    /**
+     * The file holding the management token (whose SHA-256 is tokenHash), for
+     * the interface processes of the production profile: they ask each
+     * executor's management endpoint for its delivery records
+     * (docs/recipient-truth.md). Unset: a reached recipient's delivery is
+     * answered unknown there. Default none.
+     */
+    tokenFile?: string;
   };
   /**
    * Load-aware dispatch (docs/scheduling.md "Load-aware dispatch"): what each

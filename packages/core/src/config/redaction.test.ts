@@ -67,6 +67,7 @@ const FULL: Record<string, unknown> = {
     drainTimeoutMs: 0,
     faults: false,
     tokenHash: 'ab'.repeat(32),
+    tokenFile: '/etc/herald/management.token',
     allowRemote: false,
   },
   bandwidth: {

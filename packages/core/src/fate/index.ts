@@ -25,6 +25,15 @@ export { classifyFate, keptPositionFate } from './fate';
 export { buildFunnel, CHAIN_ORDER } from './funnel';
 export type { FunnelFacts, FunnelStage, FunnelStageName, FunnelCount, LoginCounts } from './funnel';
 export { CoverageCounter, countBitsBetween } from './coverage';
+export {
+  HostsUnreachable,
+  isHostsUnreachable,
+  unreachableReason,
+  deliveryAcrossHosts,
+  loginAcrossHosts,
+  unreachableOf,
+} from './hosts';
+export type { HostAwareWalk } from './hosts';
 export type { DeliveryCoverage } from './coverage';
 export type {
   Fate,

@@ -192,7 +192,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     access: 'token',
     summary: "A task's funnel: its audience through each filter link to delivery",
     description:
-      'The audience, what each filter link removed in chain order and what was left after it, the kept recipients as delivered online (of which rejected by the channel), queued offline, not reached or unknown, and the offline entries as delivered at login, waiting, expired or dropped at login: each count as the delivery report\'s rows counted by fate. A count the records cannot back is `unknown` with its `reason` (the production profile keeps no delivery records yet). A task not filtered yet answers its audience. Same access as the task: another account\'s task answers 404. docs/recipient-truth.md, "The funnel".',
+      'The audience, what each filter link removed in chain order and what was left after it, the kept recipients as delivered online (of which rejected by the channel), queued offline, not reached or unknown, and the offline entries as delivered at login, waiting, expired or dropped at login: each count as the delivery report\'s rows counted by fate. A count the records cannot back is `unknown` with its `reason` (on the production profile, an executor host that did not answer: "host executor-2 unreachable"). A task not filtered yet answers its audience. Same access as the task: another account\'s task answers 404. docs/recipient-truth.md, "The funnel".',
     responses: { 200: json("the task's funnel", ref('TaskFunnel')) },
     errors: { 400: 'VALIDATION_FAILED: the id is not a positive integer', 404: task404 },
     params: { id: TASK_ID },

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { systemClock, TOPICS, type Logger } from '@herald/core/ports';
+import { systemClock, TOPICS, type DeliveryRecordLog, type Logger } from '@herald/core/ports';
 import { ListRepository } from '@herald/audience';
-import type { ExecutorAdapters, Resources, TierAdapters } from '@herald/compose';
+import type { ExecutorAdapters, Open, Resources, TierAdapters } from '@herald/compose';
 import { startOfflinePurge, watchOfflineStoreSize } from '@herald/executor';
-import { LevelConfirmedBatchLog, LevelOfflineStore } from '@herald/store-level';
+import { LevelConfirmedBatchLog, LevelDeliveryRecordLog, LevelOfflineStore } from '@herald/store-level';
 import {
   connectCoordinator,
   connectEventBus,
@@ -103,6 +103,18 @@ export function executorAdapters({ config, id, logger, meter }: TierContext): Ex
         openHostBitmap(config.production!, id, config.uinLimit, config.executor.bitmapWaitMs, logger),
       ),
   };
+}
+
+/**
+ * An executor process's delivery records (docs/recipient-truth.md): each
+ * batch it confirmed (which positions went online, which offline) and each
+ * login outcome of its offline lists, in LevelDB under
+ * <dataDir>/delivery-records-<id>, beside confirmed-<id>. Its management
+ * endpoint serves them to the interface processes (GET /records/...).
+ */
+export function executorDeliveryRecords({ config, id }: TierContext): Open<DeliveryRecordLog> {
+  return (scope) =>
+    owned(scope, 'delivery records', LevelDeliveryRecordLog.open(join(config.dataDir, `delivery-records-${id}`)));
 }
 
 /** How often the confirmed-batch log forgets the records of expired tasks. */

@@ -1,11 +1,11 @@
 import { buildExecutor, Resources, type ExecutorLinks } from '@herald/compose';
-import type { DeliveryGateway } from '@herald/core/ports';
+import type { DeliveryGateway, DeliveryRecordLog } from '@herald/core/ports';
 import { channelControlOf } from '@herald/executor';
 import { shareChannelBudget } from '../channel-budget';
 import { startClusterRing, type ClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox, type WatchedInbox } from '../drain';
 import { ProcessLinks } from '../links';
-import { executorAdapters, productionAdapters } from './adapter-set';
+import { executorAdapters, executorDeliveryRecords, productionAdapters } from './adapter-set';
 import { memberOf } from './member';
 import type { RunningTier, TierContext } from './tier';
 
@@ -27,7 +27,10 @@ const MAX_LOGINS_PENDING = 100_000;
  * LevelDB under <dataDir>/confirmed-<id>, so after a restart it does not
  * deliver them again when their unit runs from an older checkpoint. A paced
  * channel sends at this executor's share of the channel's budget: the limit
- * over the live executors (docs/delivery.md, "One budget per channel").
+ * over the live executors (docs/delivery.md, "One budget per channel"). Each
+ * confirmed batch's online positions and each login outcome are recorded
+ * under <dataDir>/delivery-records-<id>, which its management endpoint serves
+ * to the interfaces (docs/recipient-truth.md).
  */
 export async function startExecutorTier(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
@@ -61,10 +64,15 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
   return scope.starting(async () => {
     const adapters = executorAdapters(context);
     let gateway: DeliveryGateway | undefined;
+    let records: DeliveryRecordLog | undefined;
+    const openRecords = executorDeliveryRecords(context);
     const build = {
       config,
       id,
-      adapters: productionAdapters(context),
+      adapters: {
+        ...productionAdapters(context),
+        deliveryRecords: async (s: Resources) => (records = await openRecords(s)),
+      },
       // The channel is kept to this executor's share of its budget once the membership is up (below).
       executor: { ...adapters, gateway: async (s: Resources) => (gateway = await adapters.gateway(s)) },
       scope,
@@ -79,6 +87,7 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     return {
       description: `executor ${id} on ${me.endpoint}`,
       channels: channelControlOf(gateway!),
+      ...(records ? { deliveryRecords: records } : {}),
       status: () => ({
         received: watched.received + (realtime?.received ?? 0),
         idleMs: Math.min(watched.idleMs(), realtime?.idleMs() ?? Infinity),

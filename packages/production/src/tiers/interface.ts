@@ -1,10 +1,18 @@
-import { buildInterface, Resources, type InterfaceLinks } from '@herald/compose';
+import { buildInterface, Resources, type InterfaceLinks, type TierAdapters } from '@herald/compose';
+import type { TaskStore } from '@herald/core/ports';
+import { ClusterDeliveryRecords } from '../cluster-delivery-records';
 import { startClusterRing, type ClusterRing } from '../cluster-ring';
+import { executorRecordsClient } from '../executor-records';
 import { ProcessLinks } from '../links';
 import { productionAdapters } from './adapter-set';
 import type { RunningTier, TierContext } from './tier';
 
-/** The interface tier: the HTTP API; tasks go to the scheduler that owns them on the ring. */
+/**
+ * The interface tier: the HTTP API; tasks go to the scheduler that owns them
+ * on the ring. With management.tokenFile it answers recipients' delivery from
+ * the executors' records, asked over their management endpoints
+ * (docs/recipient-truth.md).
+ */
 export async function startInterface(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
   const scope = new Resources(logger);
@@ -20,7 +28,7 @@ export async function startInterface(context: TierContext): Promise<RunningTier>
     const views = ({ ring }: { ring: ClusterRing }) => ({ cluster: () => ring.membership() });
     const { url, links } = await buildInterface({
       config,
-      adapters: productionAdapters(context),
+      adapters: interfaceAdapters(context),
       scope,
       links: openLinks,
       views,
@@ -38,4 +46,22 @@ export async function startInterface(context: TierContext): Promise<RunningTier>
       stop,
     };
   });
+}
+
+/**
+ * The production adapters, with the executors' delivery records read over
+ * their management endpoints when the config gives the token to ask with;
+ * those reads find a position's unit in the API's own task store.
+ */
+function interfaceAdapters(context: TierContext): TierAdapters {
+  const base = productionAdapters(context);
+  const client = executorRecordsClient(context.config, context.logger);
+  if (client === undefined) return base;
+  let store: Promise<TaskStore> | undefined;
+  const taskStore: TierAdapters['taskStore'] = (scope) => (store ??= base.taskStore(scope));
+  return {
+    ...base,
+    taskStore,
+    deliveryRecords: async (scope) => new ClusterDeliveryRecords(client, await taskStore(scope)),
+  };
 }

@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '@herald/core/config';
-import type { Logger } from '@herald/core/ports';
+import type { DeliveryRecordLog, Logger } from '@herald/core/ports';
 import type { PromMeter } from '@herald/metrics';
 import type { ChannelLimitsControl } from '@herald/executor';
 import type { Readiness } from '../readiness';
@@ -32,4 +32,6 @@ export interface RunningTier {
   stop(): Promise<void>;
   /** An executor's paced channels, for its management endpoint (GET /channels, POST /channels/limits). */
   readonly channels?: ChannelLimitsControl;
+  /** An executor's delivery records, for its management endpoint (GET /records/...). */
+  readonly deliveryRecords?: DeliveryRecordLog;
 }

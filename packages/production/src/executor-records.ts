@@ -1,0 +1,139 @@
+import { ConfigError } from '@herald/core';
+import type { HeraldConfig } from '@herald/core/config';
+import { decodeDeliveryRecord, type DeliveryRecord, type LoginCounts, type LoginOutcome } from '@herald/core/fate';
+import type { Logger } from '@herald/core/ports';
+import { hashManagementToken } from './management-guard';
+import type { WireRecord } from './management-records';
+import { secretFromFile } from './setting-files';
+
+/**
+ * How long an interface waits for an executor's management endpoint before
+ * it answers "host <id> unreachable": short, since a lookup waits for it, and
+ * long enough for a page of records from a loaded host.
+ */
+export const RECORDS_TIMEOUT_MS = 2_000;
+
+/** The executor did not answer (refused, timed out, or answered an error): its part is unknown. */
+export class HostDown extends Error {
+  constructor(
+    readonly host: string,
+    cause: string,
+  ) {
+    super(`executor ${host}: ${cause}`);
+    this.name = 'HostDown';
+  }
+}
+
+/** A page of batch records and where the next one starts (`after`: the last first position), or null at the end. */
+export interface BatchPage {
+  records: DeliveryRecord[];
+  after: number | null;
+}
+
+export interface LoginPage {
+  outcomes: LoginOutcome[];
+  next: number | null;
+}
+
+/**
+ * Asks executors' management endpoints for their delivery records
+ * (management-records.ts), with the cluster's management token, each call
+ * bounded by `timeoutMs`. Every failure is a HostDown naming the executor.
+ */
+export class ExecutorRecordsClient {
+  constructor(
+    /** The executors of the topology, in order. */
+    readonly executors: readonly string[],
+    private readonly addresses: Readonly<Record<string, string>>,
+    private readonly token: string,
+    private readonly logger: Logger,
+    private readonly timeoutMs = RECORDS_TIMEOUT_MS,
+  ) {}
+
+  async batchAt(host: string, taskId: number, position: number): Promise<DeliveryRecord | undefined> {
+    const { record } = await this.get<{ record: WireRecord | null }>(host, '/records/batch', {
+      task: taskId,
+      position,
+    });
+    return record === null ? undefined : fromWire(taskId, record);
+  }
+
+  /** The host's records from the one holding `from` (or after `after`), at most `limit`. */
+  async batches(
+    host: string,
+    taskId: number,
+    start: { from: number } | { after: number },
+    limit: number,
+  ): Promise<BatchPage> {
+    const page = await this.get<{ records: WireRecord[]; after: number | null }>(host, '/records/batches', {
+      task: taskId,
+      ...start,
+      limit,
+    });
+    return { records: page.records.map((r) => fromWire(taskId, r)), after: page.after };
+  }
+
+  async loginOf(host: string, taskId: number, uin: number): Promise<LoginOutcome | undefined> {
+    const { outcome } = await this.get<{ outcome: Omit<LoginOutcome, 'taskId'> | null }>(host, '/records/login', {
+      task: taskId,
+      uin,
+    });
+    return outcome === null ? undefined : { taskId, ...outcome };
+  }
+
+  async logins(host: string, taskId: number, from: number, limit: number): Promise<LoginPage> {
+    const page = await this.get<{ outcomes: Array<Omit<LoginOutcome, 'taskId'>>; next: number | null }>(
+      host,
+      '/records/logins',
+      { task: taskId, from, limit },
+    );
+    return { outcomes: page.outcomes.map((o) => ({ taskId, ...o })), next: page.next };
+  }
+
+  async loginCounts(host: string, taskId: number): Promise<LoginCounts> {
+    return (await this.get<{ counts: LoginCounts }>(host, '/records/login-counts', { task: taskId })).counts;
+  }
+
+  private async get<T>(host: string, path: string, query: Record<string, number>): Promise<T> {
+    const address = this.addresses[host];
+    if (address === undefined) throw new HostDown(host, `no management endpoint (management.endpoints.${host})`);
+    const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+    try {
+      const response = await fetch(`http://${address}${path}?${search.toString()}`, {
+        headers: { authorization: `Bearer ${this.token}` },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (response.status !== 200)
+        throw new HostDown(host, `${path} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+      return (await response.json()) as T;
+    } catch (error) {
+      const down = error instanceof HostDown ? error : new HostDown(host, String(error));
+      this.logger.warn('an executor did not give its delivery records', { host, path, error: down.message });
+      throw down;
+    }
+  }
+}
+
+function fromWire(taskId: number, record: WireRecord): DeliveryRecord {
+  return decodeDeliveryRecord(taskId, record.from, Buffer.from(record.value, 'base64'));
+}
+
+/**
+ * The client an interface process asks its cluster's executors with, or
+ * undefined without management.tokenFile (reached recipients are then
+ * answered unknown). The token must be the one management.tokenHash names:
+ * a wrong one would have every executor refuse, which is a configuration
+ * error, said at start.
+ */
+export function executorRecordsClient(config: HeraldConfig, logger: Logger): ExecutorRecordsClient | undefined {
+  const { tokenFile, tokenHash, endpoints } = config.management;
+  if (tokenFile === null) return undefined;
+  const token = secretFromFile('management.tokenFile', tokenFile).trim();
+  if (tokenHash !== null && hashManagementToken(token) !== tokenHash)
+    throw new ConfigError('management.tokenFile', 'holds a token whose SHA-256 is not management.tokenHash');
+  const executors = config.production!.topology.executors.map((e) => e.id);
+  const missing = executors.filter((id) => endpoints[id] === undefined);
+  if (missing.length > 0)
+    logger.warn('executors without a management endpoint: their recipients are answered unknown', { missing });
+  return new ExecutorRecordsClient(executors, endpoints, token, logger);
+}

@@ -1,0 +1,120 @@
+import type { IncomingMessage } from 'node:http';
+import { encodeDeliveryRecord, type DeliveryRecord, type LoginOutcome } from '@herald/core/fate';
+import type { DeliveryRecordLog } from '@herald/core/ports';
+import type { Refusal } from './management-guard';
+
+/** Records a page of GET /records/batches holds at most (each about 550 bytes for a 4,096-recipient batch). */
+export const MAX_BATCH_PAGE = 1024;
+/** Outcomes a page of GET /records/logins holds at most. */
+export const MAX_LOGIN_PAGE = 16_384;
+
+type Route = (req: IncomingMessage) => Promise<[number, unknown]>;
+
+/** A batch record on the wire: its first position and core's encoding of it, base64 (the task is the query's). */
+export interface WireRecord {
+  from: number;
+  value: string;
+}
+
+export function toWire(record: DeliveryRecord): WireRecord {
+  return { from: record.from, value: Buffer.from(encodeDeliveryRecord(record)).toString('base64') };
+}
+
+/**
+ * An executor's delivery records on its management endpoint
+ * (docs/recipient-truth.md, "Where"): what the interface processes read to
+ * answer a recipient's fate, the delivery report and the funnel on the
+ * production profile, where each executor keeps its own. Read-only, bounded
+ * pages, the same token as every management route.
+ *
+ *   GET /records/batch?task=T&position=P        {record: WireRecord | null}: the record holding P
+ *   GET /records/batches?task=T&from=P&limit=N  {records: [...], after: F | null}: in position order from the one
+ *                                               holding P; `after` (the last record's first position) continues
+ *   GET /records/batches?task=T&after=F&limit=N the records whose first position is after F
+ *   GET /records/login?task=T&uin=U             {outcome: {uin, outcome, at} | null}
+ *   GET /records/logins?task=T&from=U&limit=N   {outcomes: [...], next: U' | null}: ascending uins from U
+ *   GET /records/login-counts?task=T            {counts: {delivered, expired, over_frequency}}
+ *
+ * A process that keeps no records (any tier but an executor) answers 404.
+ */
+export function recordRoutes(records: DeliveryRecordLog | undefined): Record<string, Route> {
+  const route =
+    (fields: readonly string[], answer: (log: DeliveryRecordLog, query: Query) => Promise<[number, unknown]>): Route =>
+    async (req) => {
+      if (records === undefined)
+        return [404, { code: 'NOT_FOUND', message: 'this process keeps no delivery records (only executors do)' }];
+      const query = readQuery(req, fields);
+      return 'refusal' in query ? query.refusal : answer(records, query);
+    };
+  return {
+    'GET /records/batch': route(['task', 'position'], async (log, q) => {
+      const record = await log.batchAt(q.task!, q.position!);
+      return [200, { record: record === undefined ? null : toWire(record) }];
+    }),
+    'GET /records/batches': route(['task', 'from?', 'after?', 'limit?'], async (log, q) => {
+      if ((q.from === undefined) === (q.after === undefined)) return bad('from', 'give one of from and after');
+      const limit = q.limit ?? 256;
+      if (limit > MAX_BATCH_PAGE) return bad('limit', `limit must be at most ${MAX_BATCH_PAGE}`);
+      // after=F: the walk from F + 1 starts with the record holding it, which may begin at or before F: skipped.
+      const start = q.from ?? q.after! + 1;
+      const page: WireRecord[] = [];
+      for await (const record of log.batchesFrom(q.task!, start)) {
+        if (q.after !== undefined && record.from <= q.after) continue;
+        page.push(toWire(record));
+        if (page.length === limit) break;
+      }
+      return [200, { records: page, after: page.length < limit ? null : page[page.length - 1]!.from }];
+    }),
+    'GET /records/login': route(['task', 'uin'], async (log, q) => {
+      const outcome = await log.loginOf(q.task!, q.uin!);
+      return [200, { outcome: outcome === undefined ? null : outcomeOnWire(outcome) }];
+    }),
+    'GET /records/logins': route(['task', 'from', 'limit?'], async (log, q) => {
+      const limit = q.limit ?? 4096;
+      if (limit > MAX_LOGIN_PAGE) return bad('limit', `limit must be at most ${MAX_LOGIN_PAGE}`);
+      const page: Array<Omit<LoginOutcome, 'taskId'>> = [];
+      for await (const outcome of log.loginsFrom(q.task!, q.from!)) {
+        page.push(outcomeOnWire(outcome));
+        if (page.length === limit) break;
+      }
+      return [200, { outcomes: page, next: page.length < limit ? null : page[page.length - 1]!.uin + 1 }];
+    }),
+    'GET /records/login-counts': route(['task'], async (log, q) => [200, { counts: await log.loginCounts(q.task!) }]),
+  };
+}
+
+function outcomeOnWire({ uin, outcome, at }: LoginOutcome): Omit<LoginOutcome, 'taskId'> {
+  return { uin, outcome, at };
+}
+
+type Query = Partial<Record<'task' | 'position' | 'from' | 'after' | 'limit' | 'uin', number>>;
+
+const MINIMUM: Record<string, number> = { task: 1, limit: 1 };
+
+/** The query's fields (`name?` optional), each a whole number (task and limit from 1, the rest from 0); nothing else. */
+function readQuery(req: IncomingMessage, fields: readonly string[]): Query | { refusal: Refusal } {
+  const params = new URL(req.url ?? '/', 'http://management').searchParams;
+  const names = fields.map((f) => f.replace('?', ''));
+  for (const name of params.keys())
+    if (!names.includes(name)) return { refusal: bad(name, `unknown query parameter ${name}`) };
+  const query: Record<string, number> = {};
+  for (const field of fields) {
+    const name = field.replace('?', '');
+    const raw = params.get(name);
+    if (raw === null) {
+      if (field.endsWith('?')) continue;
+      return { refusal: bad(name, `${name} is required`) };
+    }
+    const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(value) || value < (MINIMUM[name] ?? 0) || (name === 'uin' && value > 0xffff_ffff))
+      return {
+        refusal: bad(name, `${name} must be a whole number from ${MINIMUM[name] ?? 0} (got ${raw.slice(0, 40)})`),
+      };
+    query[name] = value;
+  }
+  return query;
+}
+
+function bad(field: string, message: string): Refusal {
+  return [400, { code: 'VALIDATION_FAILED', message, details: { field } } as Refusal[1]];
+}
