@@ -67,11 +67,14 @@ async function seedAttributes(cluster, online) {
  * in a temp dir, removed afterwards. Throws unless the task completes and its
  * report reconciles (delivered + offline + removed = total). With `template`,
  * the task's content is a template and half its online users have attributes.
+ * With `stages` (bench/lib.js stagePeaks), each stage's peak RSS is taken:
+ * setup, upload, then each task state the polling sees, then stop.
  */
-async function runEmbeddedFanout(audience, { template = false } = {}) {
+async function runEmbeddedFanout(audience, { template = false, stages } = {}) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
+    stages?.enter('setup');
     const listFile = path.join(dir, 'audience.hrl');
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
@@ -86,6 +89,7 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
       if (template) await seedAttributes(cluster, audience.online);
+      stages?.enter('upload');
       const t0 = process.hrtime.bigint();
       const list = await upload(cluster.url + '/api/v1/lists?accountId=bench', listFile);
       const t1 = process.hrtime.bigint();
@@ -103,8 +107,10 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
       const created = await response.json();
       let task;
       let sendingAt;
+      let state;
       for (;;) {
         task = await cluster.store.getTask(created.id);
+        if (task.state !== state) stages?.enter((state = task.state));
         if (sendingAt === undefined && task.state === 'SENDING') sendingAt = process.hrtime.bigint();
         if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) break;
         await new Promise((r) => setTimeout(r, 10));
@@ -128,6 +134,7 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
         peakRssMiB: process.resourceUsage().maxRSS / 1024,
       };
     } finally {
+      stages?.enter('stop');
       await cluster.stop();
     }
   } finally {
