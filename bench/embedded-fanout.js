@@ -69,8 +69,9 @@ async function seedAttributes(cluster, online) {
  * the task's content is a template and half its online users have attributes.
  * With `stages` (bench/lib.js stagePeaks), each stage's peak RSS is taken:
  * setup, upload, then each task state the polling sees, then stop.
+ * `filterWorkers`: the dispatcher's `dispatcher.filterWorkers` (default: its own default, the machine's cores).
  */
-async function runEmbeddedFanout(audience, { template = false, stages } = {}) {
+async function runEmbeddedFanout(audience, { template = false, stages, filterWorkers } = {}) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
@@ -84,6 +85,7 @@ async function runEmbeddedFanout(audience, { template = false, stages } = {}) {
       http: { port: 0 },
       auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
       tasks: TEST_TASK_OPTIONS,
+      ...(filterWorkers === undefined ? {} : { dispatcher: { filterWorkers } }),
     });
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);

@@ -9,6 +9,7 @@
  *   npm run bench:fanout -- --sizes 1e6 --online 0.3 --record
  *   npm run bench:fanout -- --sizes 1e6 --template    # personalised content (docs/delivery.md)
  *   npm run bench:fanout -- --sizes 1e8 --stages      # and the peak RSS of each stage (bench/lib.js stagePeaks)
+ *   npm run bench:fanout -- --filter-workers 1        # the filter chain on the dispatcher's thread (dispatcher.filterWorkers)
  *
  * (`npm run bench` is the whole suite, bench/suite.js, which runs this same
  * broadcast through bench/embedded-fanout.js among its steps.)
@@ -30,6 +31,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--record') args.record = true;
     else if (argv[i] === '--template') args.template = true;
     else if (argv[i] === '--stages') args.stages = true;
+    else if (argv[i] === '--filter-workers') args.filterWorkers = Number(argv[++i]);
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   if (args.sizes.some((n) => !(n >= 1)) || !(args.online >= 0 && args.online <= 1))
@@ -47,7 +49,11 @@ async function main() {
     // With --stages the audience's own making is a stage too: it is most of the bench's share of the peak.
     stages?.enter('audience');
     const audience = benchAudience(n, args.online);
-    const row = await runEmbeddedFanout(audience, { template: args.template, stages });
+    const row = await runEmbeddedFanout(audience, {
+      template: args.template,
+      stages,
+      filterWorkers: args.filterWorkers,
+    });
     if (stages !== undefined) {
       row.stages = stages.peaks();
       // Resetting the high-water mark resets maxRSS with it: the run's peak is its highest stage.
@@ -60,7 +66,7 @@ async function main() {
   const table = [
     `### Fan-out, embedded profile${args.template ? ', template content' : ''} — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}. Online share ${args.online}.${args.template ? ' Content: a template (one attribute lookup per batch, a render per online recipient; half the online users have attributes).' : ''} Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online}${args.template ? ' --template' : ''}${args.stages ? ' --stages' : ''}\`.`,
+    `Machine: ${machine()}. Online share ${args.online}.${args.template ? ' Content: a template (one attribute lookup per batch, a render per online recipient; half the online users have attributes).' : ''} Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online}${args.template ? ' --template' : ''}${args.stages ? ' --stages' : ''}${args.filterWorkers === undefined ? '' : ` --filter-workers ${args.filterWorkers}`}\`.`,
     '',
     '| recipients | end to end (s) | recipients/s | pre-processing (s) | sending (s) | delivered | offline | filtered | upload (s) | peak RSS (MiB) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
