@@ -70,11 +70,15 @@ async function seedAttributes(cluster, online) {
  * `onStage(stage, cluster)`, when given, is awaited at each stage's start
  * ('pre-processing' at the task's creation, 'sending' when it is seen SENDING)
  * and with 'end' at COMPLETED (bench/fanout.js --breakdown).
+ * With `stages` (bench/lib.js stagePeaks), each stage's peak RSS is taken:
+ * setup, upload, then each task state the polling sees, then stop.
+ * `filterWorkers`: the dispatcher's `dispatcher.filterWorkers` (default: its own default, the machine's cores).
  */
-async function runEmbeddedFanout(audience, { template = false, onStage } = {}) {
+async function runEmbeddedFanout(audience, { template = false, onStage, stages, filterWorkers } = {}) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
+    stages?.enter('setup');
     const listFile = path.join(dir, 'audience.hrl');
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
@@ -84,11 +88,13 @@ async function runEmbeddedFanout(audience, { template = false, onStage } = {}) {
       http: { port: 0 },
       auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
       tasks: TEST_TASK_OPTIONS,
+      ...(filterWorkers === undefined ? {} : { dispatcher: { filterWorkers } }),
     });
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
       if (template) await seedAttributes(cluster, audience.online);
+      stages?.enter('upload');
       const t0 = process.hrtime.bigint();
       const list = await upload(cluster.url + '/api/v1/lists?accountId=bench', listFile);
       await onStage?.('pre-processing (create -> SENDING)', cluster);
@@ -107,8 +113,10 @@ async function runEmbeddedFanout(audience, { template = false, onStage } = {}) {
       const created = await response.json();
       let task;
       let sendingAt;
+      let state;
       for (;;) {
         task = await cluster.store.getTask(created.id);
+        if (task.state !== state) stages?.enter((state = task.state));
         if (sendingAt === undefined && task.state === 'SENDING') {
           sendingAt = process.hrtime.bigint();
           await onStage?.('sending (SENDING -> COMPLETED)', cluster);
@@ -136,6 +144,7 @@ async function runEmbeddedFanout(audience, { template = false, onStage } = {}) {
         peakRssMiB: process.resourceUsage().maxRSS / 1024,
       };
     } finally {
+      stages?.enter('stop');
       await cluster.stop();
     }
   } finally {

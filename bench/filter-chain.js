@@ -19,7 +19,10 @@
  *      this process may write /proc/sys/vm/drop_caches, cold from disk (the
  *      scan timed cold too).
  *
- *   node bench/filter-chain.js [--recipients 1e8] [--record]
+ *   node bench/filter-chain.js [--recipients 1e8] [--removed-sets] [--record]
+ *
+ * --removed-sets: each run also records what each link removed (the chain's
+ * `record` option), as pre-processing does (docs/recipient-truth.md).
  *
  * With --record the table is appended to bench/RESULTS.md with the date,
  * machine, commit and load average. Targeting and frequency are not in the
@@ -78,7 +81,8 @@ function dropCaches() {
   }
 }
 
-async function runFilterChainBench({ recipients }) {
+async function runFilterChainBench({ recipients, removedSets = false }) {
+  const options = removedSets ? { record: true } : {};
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-filter-chain-'));
   try {
     log(`generating ${fmt(recipients)} recipients`);
@@ -95,12 +99,15 @@ async function runFilterChainBench({ recipients }) {
       },
     });
     const rows = [];
-    const single = await timed((list) => runFilterChain(radixSortUint32(list), chain, CONTEXT), audience.list.slice());
+    const single = await timed(
+      (list) => runFilterChain(radixSortUint32(list), chain, CONTEXT, options),
+      audience.list.slice(),
+    );
     rows.push({ how: 'this thread (radix sort + runFilterChain)', workers: 1, s: single.s, result: single.value });
     log(`  this thread: ${single.s.toFixed(2)} s`);
     for (const workers of [1, 2]) {
       const run = await timed(
-        (list) => runFilterChainParallel(list, chain, CONTEXT, { workers }),
+        (list) => runFilterChainParallel(list, chain, CONTEXT, { workers, ...options }),
         sharedCopy(audience.list),
       );
       if (
@@ -111,6 +118,8 @@ async function runFilterChainBench({ recipients }) {
       ) {
         throw new Error(`${workers} workers kept a different list than one thread`);
       }
+      if (run.value.complete === true && !sameRemovedSets(run.value.removedSets, single.value.removedSets))
+        throw new Error(`${workers} workers recorded other removed sets than one thread`);
       rows.push({
         how: `${workers} worker thread${workers > 1 ? 's' : ''} (runFilterChainParallel)`,
         workers,
@@ -155,6 +164,13 @@ async function runFilterChainBench({ recipients }) {
   }
 }
 
+/** Whether two chains recorded the same removed sets, byte for byte. */
+function sameRemovedSets(a, b) {
+  const bytes = (sets) =>
+    Buffer.concat(sets.map((set) => Buffer.from(set.uins.buffer, set.uins.byteOffset, set.uins.byteLength)));
+  return a.length === b.length && a.every((set, i) => set.reason === b[i].reason) && bytes(a).equals(bytes(b));
+}
+
 function table(v) {
   const gb = (bytes, s) => fmt(bytes / s / 1e9, 2);
   const removed = v.rows[0].result.removed;
@@ -190,14 +206,15 @@ function table(v) {
 async function main() {
   const recipients = Number(arg('--recipients', 1e8));
   const loadBefore = os.loadavg();
-  const v = await runFilterChainBench({ recipients });
+  const removedSets = process.argv.includes('--removed-sets');
+  const v = await runFilterChainBench({ recipients, removedSets });
   const loadAfter = os.loadavg();
   const date = new Date().toISOString().slice(0, 10);
   const loads = (l) => l.map((x) => x.toFixed(2)).join(', ');
   const section = [
     `### Filter chain throughput and follower-copy scan, ${fmt(recipients)} recipients — ${date}, commit ${commit()}`,
     '',
-    `Machine: 2 cores, Debian 12, Node 20 (\`${machine()}\`). \`uptime\` load average ${loads(loadBefore)} before, ${loads(loadAfter)} after (1, 5, 15 minutes)${loadBefore[0] > 4 ? ': **loaded**, other sessions were running; the times are upper bounds' : ''}. \`node bench/filter-chain.js --recipients ${recipients}\`.`,
+    `Machine: 2 cores, Debian 12, Node 20 (\`${machine()}\`). \`uptime\` load average ${loads(loadBefore)} before, ${loads(loadAfter)} after (1, 5, 15 minutes)${loadBefore[0] > 4 ? ': **loaded**, other sessions were running; the times are upper bounds' : ''}. \`node bench/filter-chain.js --recipients ${recipients}${removedSets ? ' --removed-sets' : ''}\`.`,
     '',
     table(v),
     '',

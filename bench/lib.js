@@ -50,6 +50,51 @@ function rssSampler(everyMs = 20) {
 }
 
 /**
+ * Peak resident set of this process per stage of a run, in MiB: `enter(name)`
+ * closes the stage before it with the kernel's high-water mark (VmHWM) and
+ * resets that mark (`5` to /proc/self/clear_refs), so a stage's peak counts
+ * every thread and no spike between samples is missed, even while the event
+ * loop is blocked. `peaks()` closes the last stage. Where the mark cannot be
+ * reset (no /proc, not permitted) each stage says `NaN`.
+ */
+function stagePeaks() {
+  const fs = require('node:fs');
+  const hwm = () => {
+    try {
+      const match = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+      return match ? Number(match[1]) / 1024 : NaN;
+    } catch {
+      return NaN;
+    }
+  };
+  const reset = () => {
+    try {
+      fs.writeFileSync('/proc/self/clear_refs', '5');
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const stages = [];
+  let current;
+  const close = () => {
+    if (current !== undefined)
+      stages.push({ stage: current.name, peakMiB: current.resettable ? hwm() : NaN, ms: Date.now() - current.at });
+  };
+  return {
+    enter(name) {
+      close();
+      current = { name, at: Date.now(), resettable: reset() };
+    },
+    peaks() {
+      close();
+      current = undefined;
+      return stages;
+    },
+  };
+}
+
+/**
  * The benchmarks' synthetic audience (2% duplicates, 1% blacklisted): the same
  * seed everywhere, so every run, and both sides of a comparison, see the same list.
  */
@@ -136,6 +181,7 @@ module.exports = {
   commit,
   arg,
   rssSampler,
+  stagePeaks,
   loadAverage,
   benchAudience,
   startProductionServers,

@@ -1,6 +1,7 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { encodeRemovedSets } from '@herald/core/fate';
 import { ErrorCodes } from '@herald/core';
-import { ListRepository, loadRecipientList, writeRecipientListFile } from '@herald/audience';
+import { ListRepository, loadRecipientList, removedPathOf, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, rejectsWithCode, type TempDir } from '@herald/testing';
 import { encodeMessage, type PreprocessResult } from '@herald/transport';
 import { PreprocessOutcomes } from './preprocess-outcome';
@@ -51,6 +52,21 @@ describe('PreprocessOutcomes', () => {
     expect(await filtered()).toEqual([1, 5, 9]);
     expect(await outcomes.read(TASK_ID, 4)).toEqual({ ...first, epoch: 4 });
     expect((await readdir(dir.path)).sort()).toEqual([`${LIST_ID}.hrl`, `${LIST_ID}.outcome`, `${LIST_ID}.removed`]);
+  });
+
+  it('writes the removed sets as core encodes them, from views into the sets (an offset one included)', async () => {
+    const within = Uint32Array.of(0, 2, 2, 7, 0).subarray(1, 4);
+    const removed = {
+      sets: [
+        { reason: 'duplicate' as const, uins: within },
+        { reason: 'blacklisted' as const, uins: Uint32Array.of() },
+        { reason: 'already_sent' as const, uins: Uint32Array.of(3, 2 ** 32 - 1) },
+      ],
+      complete: true,
+    };
+    await new PreprocessOutcomes(lists).publish(Uint32Array.of(1, 5, 9), removed, undefined, resultOf([1, 5, 9]));
+    const written = await readFile(removedPathOf(lists.pathOf(LIST_ID)));
+    expect(written.equals(Buffer.from(encodeRemovedSets(removed.sets, true)))).toBe(true);
   });
 
   it("keeps the first run's list and result when a second run finishes later with another list (units may stream from the first)", async () => {

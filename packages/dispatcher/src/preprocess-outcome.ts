@@ -1,7 +1,8 @@
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { endianness } from 'node:os';
 import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_FILE_MODE } from '@herald/core';
-import { encodeRemovedSets } from '@herald/core/fate';
+import { encodeRemovedHeader, encodeRemovedSets } from '@herald/core/fate';
 import { ListFlags } from '@herald/core/recipient-list';
 import type { FilterReason } from '@herald/core/task';
 import { removedPathOf, writeRecipientListFile, type ListRepository } from '@herald/audience';
@@ -92,7 +93,7 @@ export class PreprocessOutcomes {
       if (deliveryOrder !== undefined)
         await writeRecipientListFile(this.lists.pathOf(deliveryOrder.id), deliveryOrder.uins);
       // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
-      await writeAtomically(removedPathOf(listPath), encodeRemovedSets(removed.sets, removed.complete));
+      await writeAtomically(removedPathOf(listPath), removedFileChunks(removed));
       await this.record(result);
       return result;
     } finally {
@@ -124,7 +125,21 @@ export interface RemovedRecord {
   complete: boolean;
 }
 
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+/**
+ * The removed-sets file (core `encodeRemovedSets`) as its header and then
+ * each set's own memory: u32 little-endian is how this machine holds them,
+ * so nothing is encoded or copied (a big-endian one encodes the whole file).
+ */
+function removedFileChunks(removed: RemovedRecord): Uint8Array[] {
+  if (endianness() !== 'LE') return [encodeRemovedSets(removed.sets, removed.complete)];
+  const sections = removed.sets.map((set) => ({ reason: set.reason, count: set.uins.length }));
+  return [
+    encodeRemovedHeader(sections, removed.complete),
+    ...removed.sets.map((set) => new Uint8Array(set.uins.buffer, set.uins.byteOffset, set.uins.byteLength)),
+  ];
+}
+
+async function writeAtomically(path: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temp, bytes, { flush: true, mode: PRIVATE_FILE_MODE });
   try {

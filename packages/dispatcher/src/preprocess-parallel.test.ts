@@ -2,14 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { compileConfig } from '@herald/core/config';
 import { mulberry32 } from '@herald/core';
 import { noopLogger } from '@herald/core/ports';
-import { decodeRemovedHeader } from '@herald/core/fate';
-import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
+import { classifyFate, decodeRemovedHeader } from '@herald/core/fate';
+import { radixSortUint32, uniqueSorted } from '@herald/core/uins';
+import { ListRepository, positionInList, removalOf, removedPathOf, writeRecipientListFile } from '@herald/audience';
+import { lowerBound } from './filters/chunks';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { buildFilterChain } from './filters/chain';
 import type { PreprocessResult } from '@herald/transport';
 import { PARALLEL_FROM, preprocess, type PreprocessDeps } from './preprocess';
 
 type Done = Extract<PreprocessResult, { ok: true }>;
+
+/** The first index of ascending `sorted` whose value is above `value`. */
+const upperBound = (sorted: Uint32Array, value: number) => lowerBound(sorted, value + 1);
 
 describe('preprocess in worker threads', () => {
   let dir: TempDir;
@@ -51,7 +56,7 @@ describe('preprocess in worker threads', () => {
     speed: 0,
   });
 
-  it('writes the same filtered list, byte for byte, and the same report as one thread', async () => {
+  it('writes the same filtered list and removed sets, byte for byte, and the same report as one thread', async () => {
     const next = mulberry32(8);
     // A list past PARALLEL_FROM, a fifth of it repeats.
     const list = Uint32Array.from({ length: PARALLEL_FROM + 1000 }, () => next() % (PARALLEL_FROM * 4));
@@ -66,12 +71,44 @@ describe('preprocess in worker threads', () => {
     expect(parallel).toEqual({ ...single, taskId: 2, filteredListId: parallel.filteredListId });
     expect(single.total).toBe(list.length);
     expect(single.kept + Object.values(single.removed).reduce((a, b) => a + (b ?? 0), 0)).toBe(single.total);
-    // One thread records every link's removals; in workers, dedupe, blacklist and no-resend are only counted.
-    const header = async (done: Done) =>
-      decodeRemovedHeader(await readFile(removedPathOf(lists.pathOf(done.filteredListId))));
-    const one = await header(single);
-    expect(one.complete).toBe(true);
-    expect(Object.fromEntries(one.sections.map((s) => [s.reason, s.count]))).toEqual(single.removed);
-    expect(await header(parallel)).toMatchObject({ complete: false, sections: [] });
+    // Every link's removals are recorded, in workers as on one thread: the same removed-sets file, byte for byte.
+    const removedFile = (done: Done) => readFile(removedPathOf(lists.pathOf(done.filteredListId)));
+    expect((await removedFile(parallel)).equals(await removedFile(single))).toBe(true);
+    const header = decodeRemovedHeader(await removedFile(parallel));
+    expect(header.complete).toBe(true);
+    expect(Object.fromEntries(header.sections.map((s) => [s.reason, s.count]))).toEqual(single.removed);
+
+    // The per-recipient answer names the link for a sample of each link's uins, read from the workers' file.
+    const answer = async (uin: number) => {
+      const listPath = lists.pathOf(parallel.filteredListId);
+      const facts = {
+        uin,
+        taskState: 'SENDING' as const,
+        expiresAt: Date.now() + 60_000,
+        now: Date.now(),
+        filtered: true,
+        position: await positionInList(listPath, uin),
+        removal: await removalOf(removedPathOf(listPath), uin),
+        delivery: { kind: 'none' as const },
+        login: { kind: 'none' as const },
+      };
+      return classifyFate(facts);
+    };
+    const sorted = radixSortUint32(list.slice());
+    const copiesOf = (uin: number) => upperBound(sorted, uin) - lowerBound(sorted, uin);
+    const blacklist = new Set([...Array.from({ length: 1000 }, (_, i) => i * 97), 5, 6, 7]);
+    const sent = new Set(Array.from({ length: 20_000 }, (_, i) => i * 211));
+    const distinct = uniqueSorted(sorted.slice());
+    const sample = (keep: (uin: number) => boolean) => distinct.filter(keep).filter((_, i) => i % 37 === 0);
+    const blacklisted = sample((u) => blacklist.has(u));
+    const alreadySent = sample((u) => sent.has(u) && !blacklist.has(u));
+    const repeated = sample((u) => copiesOf(u) > 1);
+    expect([blacklisted.length, alreadySent.length, repeated.length].every((n) => n >= 5)).toBe(true);
+    for (const uin of blacklisted) expect(await answer(uin)).toMatchObject({ fate: 'removed', link: 'blacklisted' });
+    for (const uin of alreadySent) expect(await answer(uin)).toMatchObject({ fate: 'removed', link: 'already_sent' });
+    for (const uin of repeated) expect((await answer(uin)).duplicateCopiesRemoved).toBe(copiesOf(uin) - 1);
+    // Complete: a uin in no set and not in the list was not in the audience, not "unknown".
+    const absent = (sorted[sorted.length - 1] ?? 0) + 1;
+    expect(await answer(absent)).toEqual({ uin: absent, fate: 'not_in_audience' });
   });
 });

@@ -6,6 +6,7 @@ import {
   decodeRemovedHeader,
   encodeDeliveryRecord,
   encodeRemovedSets,
+  encodeRemovedHeader,
   onlineBitsOf,
   removedBetween,
   removedHeaderBytes,
@@ -92,6 +93,27 @@ describe('removed-sets codec', () => {
     const view = new DataView(bytes.buffer);
     expect(view.getUint32(36, true)).toBe(5);
     expect(bytes.length).toBe(24 + 4 * 4);
+  });
+
+  it('writes the header alone as the whole file begins, for a writer streaming the uins after it', () => {
+    const sets = [
+      { reason: 'duplicate' as const, uins: Uint32Array.of(3, 3, 8) },
+      { reason: 'already_sent' as const, uins: Uint32Array.of() },
+      { reason: 'over_frequency' as const, uins: Uint32Array.of(5, 2 ** 32 - 1) },
+    ];
+    for (const complete of [true, false]) {
+      const whole = encodeRemovedSets(sets, complete);
+      const head = encodeRemovedHeader(
+        sets.map((s) => ({ reason: s.reason, count: s.uins.length })),
+        complete,
+      );
+      const uins = Uint32Array.from(sets.flatMap((s) => [...s.uins]));
+      const streamed = new Uint8Array(head.length + uins.length * 4);
+      streamed.set(head);
+      uins.forEach((uin, i) => new DataView(streamed.buffer).setUint32(head.length + i * 4, uin, true));
+      expect(Buffer.from(streamed).equals(Buffer.from(whole))).toBe(true);
+      expect(decodeRemovedHeader(head).complete).toBe(complete);
+    }
   });
 
   it('refuses a wrong magic and an unknown reason', () => {

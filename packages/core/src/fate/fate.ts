@@ -136,7 +136,7 @@ function outsideList(removal: RemovalFacts): Fate {
     return {
       fate: 'unknown',
       reason:
-        'not in the filtered list; the list was filtered in parallel chunks, whose dedupe, blacklist and no-resend removals are not recorded one by one',
+        'not in the filtered list; the list was filtered in parallel chunks by a version that did not record the dedupe, blacklist and no-resend removals one by one',
     };
   return { fate: 'not_in_audience' };
 }

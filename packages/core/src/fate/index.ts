@@ -16,6 +16,7 @@ export {
   REMOVED_VERSION,
   RemovedFlags,
   encodeRemovedSets,
+  encodeRemovedHeader,
   decodeRemovedHeader,
   removedHeaderBytes,
   removedSectionCount,

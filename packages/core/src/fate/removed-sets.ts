@@ -12,9 +12,10 @@ import { FILTER_REASONS, type FilterReason } from '../task/model';
  *   then each section's uins (u32), sorted, in section order.
  *
  * Dedupe's section holds each repeat's extra copies (a uin may appear more
- * than once there). Flag COMPLETE: every link that ran has its section; a
- * list filtered in parallel chunks records only the links run after the
- * merge (follower, targeting, frequency), so a uin absent from every section
+ * than once there). Flag COMPLETE: every link that ran has its section.
+ * A list filtered in parallel chunks by a dispatcher whose workers only
+ * counted their links recorded only the links run after the merge (follower,
+ * targeting, frequency), without the flag: a uin absent from every section
  * is then unknown rather than "not in the audience". 4 bytes per removed uin.
  */
 export const REMOVED_MAGIC = 0x564d5248; // "HRMV" read as u32 LE
@@ -42,22 +43,41 @@ export function encodeRemovedSets(
   sets: readonly { reason: FilterReason; uins: Uint32Array }[],
   complete: boolean,
 ): Uint8Array {
-  const headBytes = removedHeaderBytes(sets.length);
+  const head = encodeRemovedHeader(
+    sets.map((set) => ({ reason: set.reason, count: set.uins.length })),
+    complete,
+  );
   const total = sets.reduce((n, s) => n + s.uins.length, 0);
-  const out = new Uint8Array(headBytes + total * 4);
+  const out = new Uint8Array(head.length + total * 4);
+  out.set(head);
   const view = new DataView(out.buffer);
-  view.setUint32(0, REMOVED_MAGIC, true);
-  view.setUint8(4, REMOVED_VERSION);
-  view.setUint8(5, complete ? RemovedFlags.COMPLETE : 0);
-  view.setUint8(6, sets.length);
-  let at = headBytes;
-  sets.forEach((set, i) => {
-    view.setUint8(HEAD + i * SECTION, FILTER_REASONS.indexOf(set.reason));
-    view.setUint32(HEAD + i * SECTION + 4, set.uins.length, true);
+  let at = head.length;
+  for (const set of sets)
     for (const uin of set.uins) {
       view.setUint32(at, uin, true);
       at += 4;
     }
+  return out;
+}
+
+/**
+ * The file's header alone (head and section table), for a writer that
+ * streams each section's uins after it (u32 little-endian, in this order)
+ * rather than building the whole file in memory.
+ */
+export function encodeRemovedHeader(
+  sections: readonly { reason: FilterReason; count: number }[],
+  complete: boolean,
+): Uint8Array {
+  const out = new Uint8Array(removedHeaderBytes(sections.length));
+  const view = new DataView(out.buffer);
+  view.setUint32(0, REMOVED_MAGIC, true);
+  view.setUint8(4, REMOVED_VERSION);
+  view.setUint8(5, complete ? RemovedFlags.COMPLETE : 0);
+  view.setUint8(6, sections.length);
+  sections.forEach((section, i) => {
+    view.setUint8(HEAD + i * SECTION, FILTER_REASONS.indexOf(section.reason));
+    view.setUint32(HEAD + i * SECTION + 4, section.count, true);
   });
   return out;
 }

@@ -1,5 +1,6 @@
 import { uniqueSorted } from '@herald/core/uins';
 import type { RecipientFilter } from './filter';
+import { dedupeRecording } from './removals';
 
 /** Removes repeated uins from a sorted list (the chain's first link; it runs on the sorted input). */
 export const dedupeFilter: RecipientFilter = {
@@ -8,5 +9,8 @@ export const dedupeFilter: RecipientFilter = {
   dedupes: true,
   async apply(sorted: Uint32Array) {
     return uniqueSorted(sorted);
+  },
+  async applyRecording(sorted: Uint32Array) {
+    return dedupeRecording(sorted);
   },
 };

@@ -1,5 +1,6 @@
 import { removedBetween } from '@herald/core/fate';
 import type { FilterReason } from '@herald/core/task';
+import type { Removal } from './removals';
 
 /** What a filter may know about the task it filters for. */
 export interface FilterContext {
@@ -26,6 +27,12 @@ export interface RecipientFilter {
   runsFor?(context: FilterContext): Promise<boolean>;
   apply(sortedUnique: Uint32Array, context: FilterContext): Promise<Uint32Array>;
   /**
+   * `apply`, also answering what it removed (sorted), for a link that can
+   * say so as it compacts (removals.ts): the chain then records it without
+   * a copy of the link's input. Absent: the chain copies the input first.
+   */
+  applyRecording?(sortedUnique: Uint32Array, context: FilterContext): Promise<Removal>;
+  /**
    * Marks the link that removes repeats of a sorted list and nothing else
    * (the first link): the parallel runner does it in its workers, on each
    * chunk as it sorts it.
@@ -47,15 +54,15 @@ export interface ChainResult {
   /**
    * With `record`: what each link that ran removed, sorted, in chain order
    * (dedupe: each repeat's extra copies), for the task's removed-sets file
-   * (docs/recipient-truth.md). `complete` is false when some link's removals
-   * were not recorded one by one (the parallel runner's in-worker links).
+   * (docs/recipient-truth.md). `complete`: every link that ran has its set
+   * (false only for a chain whose sets are known to miss a link).
    */
   removedSets?: { reason: FilterReason; uins: Uint32Array }[];
   complete?: boolean;
 }
 
 export interface ChainOptions {
-  /** Keep what each link removed (a copy of its input per link while it runs). */
+  /** Keep what each link removed (a copy of its input while it runs, for a link without `applyRecording`). */
   record?: boolean;
 }
 
@@ -72,13 +79,23 @@ export async function runFilterChain(
   for (const filter of filters) {
     if (filter.runsFor !== undefined && !(await filter.runsFor(context))) continue;
     const before = kept.length;
-    // A copy: links compact in place, so their input is overwritten by what they keep.
-    const given = options.record === true ? kept.slice() : undefined;
-    kept = await filter.apply(kept, context);
+    if (options.record === true) {
+      const removal = await applyRecording(filter, kept, context);
+      kept = removal.kept;
+      removedSets.push({ reason: filter.reason, uins: removal.removed });
+    } else kept = await filter.apply(kept, context);
     countRemoved(removed, filter.reason, before - kept.length);
-    if (given !== undefined) removedSets.push({ reason: filter.reason, uins: removedBetween(given, kept) });
   }
   return options.record === true ? { kept, removed, removedSets, complete: true } : { kept, removed };
+}
+
+/** What a link keeps and removes: its own account of it, or a copy of its input compared with what it kept. */
+async function applyRecording(filter: RecipientFilter, uins: Uint32Array, context: FilterContext): Promise<Removal> {
+  if (filter.applyRecording !== undefined) return filter.applyRecording(uins, context);
+  // A copy: links compact in place, so their input is overwritten by what they keep.
+  const given = uins.slice();
+  const kept = await filter.apply(uins, context);
+  return { kept, removed: removedBetween(given, kept) };
 }
 
 /** Adds `n` to a reason's count (two links may share one). */

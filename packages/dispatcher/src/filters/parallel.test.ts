@@ -1,7 +1,7 @@
 import { mulberry32 } from '@herald/core';
 import { radixSortUint32 } from '@herald/core/uins';
 import { buildFilterChain } from './chain';
-import { runFilterChain, type FilterContext, type RecipientFilter } from './filter';
+import { runFilterChain, type ChainResult, type FilterContext, type RecipientFilter } from './filter';
 import { hashPart, lowerBound, mergeSorted, takePart } from './chunks';
 import { runFilterChainParallel } from './parallel';
 
@@ -93,6 +93,46 @@ describe('runFilterChainParallel', () => {
     }
     expect(single.removed.already_sent).toBeGreaterThan(0);
     expect(single.removed.blacklisted).toBeGreaterThan(0);
+  });
+
+  it('with record, hands back the removed sets of one thread, every link complete, whatever the workers', async () => {
+    // A link after the merge too: its set comes after the in-worker links', as in chain order.
+    const odd: RecipientFilter = {
+      name: 'odd',
+      reason: 'targeting',
+      apply: async (uins) => uins.filter((u) => u % 2 === 1),
+    };
+    const recorded = [...chain, odd];
+    // Repeats of every kind: pairs, a uin given 5 times, copies of blacklisted and already-sent uins.
+    const list = Uint32Array.from([...randomList(200_000, 1 << 19, 7), 9, 9, 9, 9, 9, 2 ** 32 - 1, 2 ** 32 - 1]);
+    const single = await runFilterChain(radixSortUint32(list.slice()), recorded, context, { record: true });
+    const asBytes = (sets: ChainResult['removedSets']) =>
+      sets!.map((s) => [s.reason, Buffer.from(s.uins.buffer, s.uins.byteOffset, s.uins.byteLength).toString('hex')]);
+    for (const workers of [1, 2, 4]) {
+      const parallel = await runFilterChainParallel(list.slice(), recorded, context, { workers, record: true });
+      expect(parallel.complete).toBe(true);
+      expect(asBytes(parallel.removedSets)).toEqual(asBytes(single.removedSets));
+      expect([...parallel.kept]).toEqual([...single.kept]);
+      expect(parallel.removed).toEqual(single.removed);
+    }
+    expect(single.removedSets!.map((s) => [s.reason, s.uins.length > 0])).toEqual([
+      ['duplicate', true],
+      ['blacklisted', true],
+      ['already_sent', true],
+      ['targeting', true],
+    ]);
+    expect(single.removedSets!.map((s) => s.uins.length)).toEqual([
+      single.removed.duplicate,
+      single.removed.blacklisted,
+      single.removed.already_sent,
+      single.removed.targeting,
+    ]);
+  });
+
+  it('without record, hands back no removed sets', async () => {
+    const parallel = await runFilterChainParallel(randomList(10_000, 5000, 8), chain, context, { workers: 2 });
+    expect(parallel.removedSets).toBeUndefined();
+    expect(parallel.removed.duplicate).toBeGreaterThan(0);
   });
 
   it('stops reading the sets once no chunk has anyone left', async () => {

@@ -15,7 +15,15 @@
  * single-thread path gives, byte for byte. The merge is parallel too: the
  * value space is cut at quantiles of one chunk (a hash sample of the whole),
  * and each worker merges one range of values from every chunk into its place
- * in the shared output, so no pass over the whole list runs on one thread. The links that read a store
+ * in the shared output, so no pass over the whole list runs on one thread.
+ * Memory: the list's buffer, and the chunks (copies of it, between them as
+ * long as the list); each worker's radix sort has its room in the list's
+ * buffer, free once every chunk is taken, and the workers end (their chunks
+ * with them) before the links after the merge run.
+ * With `record`, each worker hands back what each of its links removed (a
+ * transferred buffer of its own), and a link's runs from every chunk are
+ * merged into its removed set, the one a single thread records: so the
+ * removed-sets file is complete. The links that read a store
  * per user (follower check, targeting, frequency) run after, on the main
  * thread, over the merged list: they wait on I/O, not on a core, and their
  * stores (a shared counter, a local copy's file, an index) are one per
@@ -35,7 +43,7 @@ import {
   type FilterContext,
   type RecipientFilter,
 } from './filter';
-import { lowerBound } from './chunks';
+import { lowerBound, mergeSorted } from './chunks';
 import type { ChunkReply, ChunkRequest, Slice } from './chunk-worker';
 
 export interface ParallelChainOptions {
@@ -64,38 +72,90 @@ export async function runFilterChainParallel(
   while (prefix < filters.length && filters[prefix]!.subtracts !== undefined) prefix++;
 
   const parts = Math.max(1, Math.floor(options.workers));
+  const removed: Partial<Record<FilterReason, number>> = {};
   const pool = new ChunkPool(parts);
+  let prefixDone: { merged: Uint32Array; links: RecordedRuns[] };
   try {
-    const removed: Partial<Record<FilterReason, number>> = {};
-    const shared = toShared(list);
-    const loaded = await pool.each((part) => ({ kind: 'load', list: shared, length: list.length, part, parts }));
-    const chunks = loaded.map((reply) => reply.chunk!);
-    let lengths = loaded.map((reply) => reply.kept);
-    countRemoved(removed, first.reason, list.length - sum(lengths));
-    for (const filter of filters.slice(1, prefix)) {
-      if (filter.runsFor !== undefined && !(await filter.runsFor(context))) continue;
-      const before = sum(lengths);
-      for await (const values of filter.subtracts!(context)) {
-        const set = toShared(values);
-        lengths = (await pool.each(() => ({ kind: 'subtract', set, length: values.length }))).map(
-          (reply) => reply.kept,
-        );
-        if (sum(lengths) === 0) break;
-      }
-      countRemoved(removed, filter.reason, before - sum(lengths));
-    }
-    const kept = chunks.map((buffer, i) => new Uint32Array(buffer, 0, lengths[i]));
-    // One chunk is the list itself, sorted in place; more are copies, merged back into the list's buffer.
-    const merged = parts === 1 ? kept[0]! : await mergeInWorkers(pool, kept, shared);
-    const rest = await runFilterChain(merged, filters.slice(prefix), context, options);
-    for (const [reason, n] of Object.entries(rest.removed)) countRemoved(removed, reason as FilterReason, n);
-    // The in-worker links' removals are only counted: the record holds the links run here, after the merge.
-    if (rest.removedSets !== undefined)
-      return { kept: rest.kept, removed, removedSets: rest.removedSets, complete: false };
-    return { kept: rest.kept, removed };
+    prefixDone = await runPrefixInWorkers(
+      pool,
+      list,
+      filters.slice(0, prefix),
+      context,
+      removed,
+      options.record === true,
+    );
   } finally {
+    // The chunks are merged: the workers end here, so their copies are not kept through the links still to run.
     await pool.close();
   }
+  const rest = await runFilterChain(prefixDone.merged, filters.slice(prefix), context, options);
+  for (const [reason, n] of Object.entries(rest.removed)) countRemoved(removed, reason as FilterReason, n);
+  if (rest.removedSets === undefined) return { kept: rest.kept, removed };
+  // Each uin is in one chunk, so a link's runs are disjoint: merged, they are what one thread would have recorded.
+  const inWorkers = prefixDone.links.map((link) => ({ reason: link.reason, uins: mergeSorted(link.runs) }));
+  return { kept: rest.kept, removed, removedSets: [...inWorkers, ...rest.removedSets], complete: true };
+}
+
+/** A link's removals as the workers recorded them: sorted runs, one a chunk (and a set), pairwise disjoint. */
+interface RecordedRuns {
+  reason: FilterReason;
+  runs: Uint32Array[];
+}
+
+/**
+ * The in-memory prefix of the chain (dedupe, then the links that subtract
+ * sets) in the pool's workers, counting into `removed`; answers the merged
+ * list and, with `record`, each link's removed runs.
+ */
+async function runPrefixInWorkers(
+  pool: ChunkPool,
+  list: Uint32Array,
+  prefix: readonly RecipientFilter[],
+  context: FilterContext,
+  removed: Partial<Record<FilterReason, number>>,
+  record: boolean,
+): Promise<{ merged: Uint32Array; links: RecordedRuns[] }> {
+  const parts = pool.size;
+  const links: RecordedRuns[] = [];
+  const shared = toShared(list);
+  const taken = (await pool.each((part) => ({ kind: 'take', list: shared, length: list.length, part, parts }))).map(
+    (reply) => reply.kept,
+  );
+  // Every chunk is a copy now (or, with one worker, the list itself), so the list's buffer is free until the
+  // merge: each worker's radix sort has its room there, a range as long as its chunk.
+  const starts = taken.map((_, part) => sum(taken.slice(0, part)));
+  const sorted = await pool.each((part) => ({
+    kind: 'sort',
+    record,
+    ...(parts === 1 ? {} : { scratch: { buffer: shared, start: starts[part]!, end: starts[part]! + taken[part]! } }),
+  }));
+  const chunks = sorted.map((reply) => reply.chunk!);
+  let lengths = sorted.map((reply) => reply.kept);
+  countRemoved(removed, prefix[0]!.reason, list.length - sum(lengths));
+  if (record) links.push({ reason: prefix[0]!.reason, runs: removedRuns(sorted) });
+  for (const filter of prefix.slice(1)) {
+    if (filter.runsFor !== undefined && !(await filter.runsFor(context))) continue;
+    const before = sum(lengths);
+    const link: RecordedRuns = { reason: filter.reason, runs: [] };
+    for await (const values of filter.subtracts!(context)) {
+      const set = toShared(values);
+      const replies = await pool.each(() => ({ kind: 'subtract', set, length: values.length, record }));
+      lengths = replies.map((reply) => reply.kept);
+      link.runs.push(...removedRuns(replies));
+      if (sum(lengths) === 0) break;
+    }
+    countRemoved(removed, filter.reason, before - sum(lengths));
+    if (record) links.push(link);
+  }
+  const kept = chunks.map((buffer, i) => new Uint32Array(buffer, 0, lengths[i]));
+  // One chunk is the list itself, sorted in place; more are copies, merged back into the list's buffer.
+  const merged = parts === 1 ? kept[0]! : await mergeInWorkers(pool, kept, shared);
+  return { merged, links };
+}
+
+/** The runs a step's replies carry (with `record`), one a chunk. */
+function removedRuns(replies: readonly ChunkReply[]): Uint32Array[] {
+  return replies.flatMap((reply) => (reply.removed === undefined ? [] : [new Uint32Array(reply.removed)]));
 }
 
 /**
@@ -158,8 +218,9 @@ class ChunkPool {
     return Promise.all(this.workers.map((worker, i) => ask(worker, requestOf(i))));
   }
 
+  /** Ends every worker; a second call does nothing. */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
+    await Promise.all(this.workers.splice(0).map((worker) => worker.terminate()));
   }
 }
 
