@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react';
 import type { BroadcastForm, FieldErrors } from '../lib/broadcast-form';
 import type { LocalTimeForm } from '../lib/local-time-form';
 import type { RolloutForm } from '../lib/rollout-form';
 import { LocalTimeFields, useAccountLocalTime } from './LocalTimeFields';
 import { RolloutFields } from './RolloutFields';
+import { AdvancedSection } from './AdvancedSection';
 
 const BASIC_FIELDS = new Set([
   'accountId',
@@ -23,13 +23,13 @@ const BASIC_FIELDS = new Set([
 ]);
 
 /** What the advanced settings set, in a few words, for the closed section's summary ('' when nothing). */
-export function advancedSummary(local: LocalTimeForm, rollout: RolloutForm): string {
+export function advancedSummary(local: LocalTimeForm, rollout?: RolloutForm): string {
   return [
     local.localTimeOn && `local time ${local.localTime}`,
     local.quietOn && `quiet ${local.quietFrom}–${local.quietTo}`,
-    rollout.collapseKey.trim() !== '' && 'collapse key',
-    rollout.canaryOn && `canary ${rollout.canarySample}${rollout.canaryBy === 'percent' ? '%' : ''}`,
-    rollout.variantsOn && `${rollout.variants.length} variants`,
+    rollout !== undefined && rollout.collapseKey.trim() !== '' && 'collapse key',
+    rollout?.canaryOn && `canary ${rollout.canarySample}${rollout.canaryBy === 'percent' ? '%' : ''}`,
+    rollout?.variantsOn && `${rollout.variants.length} variants`,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -38,8 +38,7 @@ export function advancedSummary(local: LocalTimeForm, rollout: RolloutForm): str
 /**
  * The new-broadcast form's "Advanced delivery": local time, quiet hours,
  * collapse key, canary, A/B variants. Closed by default so the simple form
- * stays simple; it opens by itself when one of its fields has an error (the
- * console's check or the server's refusal), so no error hides in it.
+ * stays simple (AdvancedSection opens it on an error).
  */
 export function AdvancedDelivery({
   form,
@@ -51,24 +50,14 @@ export function AdvancedDelivery({
   set: <K extends keyof BroadcastForm>(name: K, value: BroadcastForm[K]) => void;
 }) {
   const hasError = Object.keys(errors).some((field) => !BASIC_FIELDS.has(field));
-  const [open, setOpen] = useState(false);
-  useEffect(() => {
-    if (hasError) setOpen(true);
-  }, [hasError]);
   const account = useAccountLocalTime(form.accountId);
   const summary = advancedSummary(form.local, form.rollout);
   return (
-    <details
-      className="panel advanced"
-      open={open}
-      onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
+    <AdvancedSection
+      title="Advanced delivery"
+      summary={summary === '' ? 'local time, quiet hours, collapse key, canary, A/B variants' : summary}
+      hasError={hasError}
     >
-      <summary>
-        <h2>Advanced delivery</h2>
-        <span className="small muted" data-advanced-summary>
-          {summary === '' ? 'local time, quiet hours, collapse key, canary, A/B variants' : summary}
-        </span>
-      </summary>
       <LocalTimeFields
         form={form.local}
         errors={errors}
@@ -80,6 +69,6 @@ export function AdvancedDelivery({
         errors={errors}
         set={(name, value) => set('rollout', { ...form.rollout, [name]: value })}
       />
-    </details>
+    </AdvancedSection>
   );
 }

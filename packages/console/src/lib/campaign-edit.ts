@@ -101,6 +101,9 @@ export function patchOf(campaign: Campaign, draft: CampaignDraft) {
       ...(hours === '' ? {} : { ttlSeconds: Math.round(Number(hours) * 3600) }),
       ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
       noResend: noResendOf(draft),
+      // The form does not edit local time or quiet hours: the PATCH replaces the template whole, so they go as they were.
+      ...(t.deliverAt === undefined ? {} : { deliverAt: t.deliverAt }),
+      ...(t.quietHours === undefined ? {} : { quietHours: t.quietHours }),
     },
   };
 }

@@ -46,6 +46,12 @@ export const emptyLocalTime = (): LocalTimeForm => ({
   quietTo: '08:00',
 });
 
+/** This form's errors among a whole form's. */
+export function localTimeErrorsOf(errors: Readonly<Record<string, string | undefined>>): LocalTimeErrors {
+  const fields = Object.keys(emptyLocalTime());
+  return Object.fromEntries(Object.entries(errors).filter(([name]) => fields.includes(name)));
+}
+
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 /** The API's bounds on the window (core MAX_WINDOW_MS). */
