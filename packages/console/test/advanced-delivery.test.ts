@@ -342,6 +342,19 @@ describe('advanced delivery in the console (Chromium)', () => {
     expect(await page.locator('[data-setting="campaign-local-time"]').innerText()).toBe(
       "Each firing at 08:30 in each recipient's zone (window 1h; zones past it: not at all). Quiet hours 22:00–07:00.",
     );
+    // Edit shows them, and saving another time changes only that.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.locator('summary', { hasText: 'Local time and quiet hours' }).click();
+    expect(await page.locator('#localTime').inputValue()).toBe('08:30');
+    await page.locator('#localTime').fill('07:45');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    const edited = await admin<{ template: Record<string, unknown> }>('GET', `/api/v1/campaigns/${id}`);
+    expect(edited.template).toMatchObject({
+      noResend: { scope: 'firing' },
+      deliverAt: { localTime: '07:45', window: '1h', missed: 'skip', defaultTimeZone: 'Europe/Berlin' },
+      quietHours: '22:00-07:00',
+    });
   }, 60_000);
 
   it('passes axe on the open form and the task page, in dark mode and on a 390 px phone', async () => {
