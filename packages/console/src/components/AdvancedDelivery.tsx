@@ -1,26 +1,12 @@
-import type { BroadcastForm, FieldErrors } from '../lib/broadcast-form';
+import { emptyForm, type BroadcastForm, type FieldErrors } from '../lib/broadcast-form';
 import type { LocalTimeForm } from '../lib/local-time-form';
 import type { RolloutForm } from '../lib/rollout-form';
 import { LocalTimeFields, useAccountLocalTime } from './LocalTimeFields';
 import { RolloutFields } from './RolloutFields';
 import { AdvancedSection } from './AdvancedSection';
 
-const BASIC_FIELDS = new Set([
-  'accountId',
-  'audience',
-  'listId',
-  'title',
-  'body',
-  'personalised',
-  'sampleUin',
-  'when',
-  'sendAt',
-  'priority',
-  'durationHours',
-  'preDeliver',
-  'displayAt',
-  'speed',
-]);
+/** The form's own fields outside this section: an error on any other is in here. */
+const BASIC_FIELDS = new Set(Object.keys(emptyForm('')));
 
 /** What the advanced settings set, in a few words, for the closed section's summary ('' when nothing). */
 export function advancedSummary(local: LocalTimeForm, rollout?: RolloutForm): string {
