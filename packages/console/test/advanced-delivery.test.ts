@@ -187,6 +187,10 @@ describe('advanced delivery in the console (Chromium)', () => {
       await page.locator(`tr[data-group="${g.offsetMinutes}"][data-group-state="${state}"]`).waitFor();
       expect(await row.locator('td').first().innerText()).toBe(offsets[g.offsetMinutes]);
     }
+    // One recipient's answer names its group: 1002 has no zone, so the default, UTC.
+    await page.locator('#lookup-uin').fill('1002');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('.fate-answer .small.muted', { hasText: /local-time group UTC\+00:00, released at / }).waitFor();
     await funnelFiltered();
     await screenshot(page, '62-task-local-time');
     expect(await seriousAxeViolations(page)).toEqual([]);
@@ -250,6 +254,16 @@ describe('advanced delivery in the console (Chromium)', () => {
     }
     const done = await admin<Task>('GET', `/api/v1/tasks/${task.id}`);
     expect(funnel.variants.reduce((n, v) => n + v.recipients, 0)).toBe(done.report.kept);
+    // One recipient's answer names its variant (the first recipient not held out).
+    let kept: { uin: number; variant: string } | undefined;
+    for (const uin of AUDIENCE) {
+      const fate = await admin<{ variant?: string }>('GET', `/api/v1/tasks/${task.id}/recipients/${uin}`);
+      if (fate.variant !== undefined) kept = { uin, variant: fate.variant };
+      if (kept !== undefined) break;
+    }
+    await page.locator('#lookup-uin').fill(String(kept!.uin));
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('.fate-answer .small.muted', { hasText: `variant ${kept!.variant}` }).waitFor();
     await page.locator('table.variants').scrollIntoViewIfNeeded();
     await screenshot(page, '64-task-variants');
   }, 90_000);

@@ -1,13 +1,6 @@
 import type { LocalGroupProgress } from '../api/progress-types';
-import { fmtInt, fmtRelative, fmtShare, fmtTime } from '../lib/format';
+import { fmtInt, fmtRelative, fmtShare, fmtTime, offsetText } from '../lib/format';
 import { Bar } from './bits';
-
-/** An offset in minutes east of UTC as UTC+09:00, UTC−05:00. */
-export function offsetText(minutes: number): string {
-  const abs = Math.abs(minutes);
-  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return `UTC${minutes < 0 ? '−' : '+'}${hhmm}`;
-}
 
 /** Where a group stands, in words. */
 export function groupState(group: LocalGroupProgress): string {
