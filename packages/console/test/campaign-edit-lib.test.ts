@@ -58,6 +58,25 @@ describe('campaign edit form', () => {
     expect(patchOf(campaign, { ...draft, durationHours: ' ' }).template).not.toHaveProperty('ttlSeconds');
   });
 
+  it("keeps the template's local time and quiet hours unless changed (the PATCH replaces the template whole)", () => {
+    const local: Campaign = {
+      ...campaign,
+      template: { ...campaign.template, deliverAt: { localTime: '08:30', missed: 'skip' }, quietHours: '22:00-07:00' },
+    };
+    expect(patchOf(local, { ...draftOf(local), name: 'Renamed' }).template).toMatchObject({
+      deliverAt: { localTime: '08:30', missed: 'skip' },
+      quietHours: '22:00-07:00',
+    });
+    expect(patchOf(campaign, draftOf(campaign)).template).not.toHaveProperty('deliverAt');
+    const draft = draftOf(local);
+    expect(patchOf(local, { ...draft, local: { ...draft.local, quietOn: false } }).template).not.toHaveProperty(
+      'quietHours',
+    );
+    expect(validateDraft({ ...draft, local: { ...draft.local, quietTo: '22:00' } })).toEqual({
+      quietFrom: 'Quiet from and until are equal: that is the whole day, nothing could land.',
+    });
+  });
+
   it('checks the duration in hours against the default maximum, and a list is required', () => {
     expect(durationHoursError('')).toBeUndefined();
     expect(durationHoursError('720')).toBeUndefined();

@@ -83,6 +83,25 @@ describe('a fate in words', () => {
     expect(fateNotes({ ...base, position: 5012, duplicateCopiesRemoved: 1, fate: 'not_in_audience' })).toBe(
       'position 5,012 in the filtered list; 1 duplicate copy removed',
     );
+    expect(
+      fateNotes({
+        ...base,
+        fate: 'not_reached',
+        taskState: 'SENDING',
+        why: 'its group waits',
+        variant: 'b',
+        localGroup: { releaseAt: Date.UTC(2026, 10, 27, 14), offsetMinutes: -300, skipped: false },
+      }),
+    ).toMatch(/^variant b; local-time group UTC−05:00, released at 2026-11-27 \d\d:00:00$/);
+    expect(
+      fateNotes({
+        ...base,
+        fate: 'not_reached',
+        taskState: 'SENDING',
+        why: 'skipped',
+        localGroup: { releaseAt: 0, offsetMinutes: 330, skipped: true },
+      }),
+    ).toBe('local-time group UTC+05:30, skipped');
     expect(fateNotes({ ...base, duplicateCopiesRemoved: 3, fate: 'removed', link: 'blacklisted' })).toBe(
       '3 duplicate copies removed',
     );

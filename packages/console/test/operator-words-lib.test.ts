@@ -189,6 +189,60 @@ const DOCUMENTED: [string, Refusal][] = [
       field: 'template.noResend.scope',
     }),
   ],
+  // Advanced delivery: local time, quiet hours, canary, variants (docs/local-time.md, docs/rollouts.md)
+  [
+    'unknown default zone',
+    refusal(V, "deliverAt.defaultTimeZone 'Mars/Base' is not a known IANA time zone", {
+      field: 'deliverAt.defaultTimeZone',
+    }),
+  ],
+  [
+    'window out of range',
+    refusal(V, 'deliverAt.window must be from 1 minute to 12 hours', { field: 'deliverAt.window' }),
+  ],
+  [
+    'window past the lifetime',
+    refusal(V, 'deliverAt.window is longer than the task lives (ttlSeconds)', {
+      field: 'deliverAt.window',
+      lifetimeSeconds: 3600,
+    }),
+  ],
+  [
+    'quiet all day',
+    refusal(V, "quietHours '08:00-08:00' would cover the whole day: no push could ever land", {
+      field: 'quietHours',
+    }),
+  ],
+  [
+    'canary with quiet hours',
+    refusal(V, 'canary cannot be combined with local-time delivery (deliverAt or quietHours)', { field: 'canary' }),
+  ],
+  [
+    'canary hold',
+    refusal(V, 'canary.holdSeconds must be a whole number of seconds in 0..86400', { field: 'canary.holdSeconds' }),
+  ],
+  [
+    'canary threshold',
+    refusal(V, 'canary.thresholds.failedRatio must be a number in [0, 1]', {
+      field: 'canary.thresholds.failedRatio',
+    }),
+  ],
+  [
+    'canary sample',
+    refusal(V, 'canary.sample must be a percent in (0, 50] like "1%", or a recipient count', {
+      field: 'canary.sample',
+    }),
+  ],
+  [
+    'shares do not add up',
+    refusal(V, 'variants shares add up to 0.8, not 1 - holdout (0.9)', { field: 'variants', value: 0.8 }),
+  ],
+  ['share out of range', refusal(V, 'variants[1].share must be a number in (0, 1)', { field: 'variants[1].share' })],
+  ['holdout out of range', refusal(V, 'holdout must be a number in [0, 1)', { field: 'holdout' })],
+  [
+    'variant name',
+    refusal(V, 'variants[0].name must be 1..32 characters of [a-z0-9_-]', { field: 'variants[0].name' }),
+  ],
   // Audiences, the lists' filters, account limits
   ['no source', refusal(V, "body must have required property 'source'", { field: 'source' })],
   ['filter account', refusal(V, `querystring/accountId must match pattern ${PATTERN}`, { field: 'accountId' })],
@@ -206,6 +260,7 @@ const RAW = [
   /[\^$]|\{1,64\}|\[a-z/,
   /\b[a-z]+\.[a-z]+[A-Z]\w*/,
   /RFC 3339|IANA/,
+  /\b(?:deliverAt|quietHours|holdSeconds|rejectedRatio|failedRatio|defaultTimeZone)\b|variants\[/,
 ];
 
 describe('operatorMessage', () => {
@@ -238,6 +293,27 @@ describe('operatorMessage', () => {
     expect(said('cron syntax')).toBe("Cron: minute field '61': 61 is outside 0-59");
     expect(said('resend scope')).toBe('Resend is not one of the choices.');
     expect(said('empty search')).toBe('Search cannot be empty.');
+  });
+
+  it('speaks the advanced delivery fields in percent, minutes and their labels', () => {
+    const said = (name: string) => operatorMessage(DOCUMENTED.find(([n]) => n === name)![1]);
+    expect(said('unknown default zone')).toBe(
+      'Default zone: “Mars/Base” is not a time zone (a zone name like Europe/Berlin, or an offset like +05:30).',
+    );
+    expect(said('window out of range')).toBe('Window must be from 1 minute to 12 hours');
+    expect(said('window past the lifetime')).toMatch(/^The window must be shorter than the duration/);
+    expect(said('quiet all day')).toBe('Quiet from and until are equal: that is the whole day, nothing could land.');
+    expect(said('canary with quiet hours')).toMatch(
+      /^A canary cannot be combined with local-time delivery or quiet hours/,
+    );
+    expect(said('canary hold')).toBe('Hold is a whole number of minutes, 0 to 1,440 (a day).');
+    expect(said('canary threshold')).toBe('Failed threshold: a percent from 0 to 100.');
+    expect(said('shares do not add up')).toBe(
+      'The shares add up to 80%; with the holdout they must make 100% (the holdout leaves 90%).',
+    );
+    expect(said('share out of range')).toBe('Share: a percent above 0 and below 100.');
+    expect(said('holdout out of range')).toBe('Holdout: a percent from 0 to below 100.');
+    expect(said('variant name')).toBe('Variant name: 1 to 32 of a-z 0-9 _ -');
   });
 
   it("uses a form's own labels before the shared ones", () => {

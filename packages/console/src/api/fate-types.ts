@@ -21,7 +21,15 @@ export type Fate =
   | { fate: 'not_reached'; taskState: TaskState; why: string }
   | { fate: 'unknown'; reason: string };
 
-export type RecipientFate = Fate & { uin: number; position?: number; duplicateCopiesRemoved?: number };
+export type RecipientFate = Fate & {
+  uin: number;
+  position?: number;
+  duplicateCopiesRemoved?: number;
+  /** A local-time task's group of this recipient (docs/local-time.md). */
+  localGroup?: { releaseAt: number; offsetMinutes: number; skipped: boolean };
+  /** The A/B variant it was given (docs/rollouts.md). */
+  variant?: string;
+};
 
 /** One recipient in one task. */
 export type TaskRecipientFate = RecipientFate & { taskId: number };

@@ -32,4 +32,15 @@ export interface TaskFunnel {
   state: TaskState;
   at: number;
   stages: FunnelStage[];
+  /** An A/B task's counts per variant (docs/rollouts.md, "Reports"); absent without variants or before filtering. */
+  variants?: VariantCount[];
+}
+
+export interface VariantCount {
+  name: string;
+  share: number;
+  recipients: number;
+  /** null where the profile keeps no delivery records. */
+  deliveredOnline: number | null;
+  queuedOffline: number | null;
 }

@@ -34,4 +34,17 @@ export interface TaskProgress {
   ratePerSecond: number;
   etaAt: number | null;
   waiting: WaitingReason | null;
+  /** A local-time task's groups in release order (docs/local-time.md); absent for one instant or before planning. */
+  localGroups?: LocalGroupProgress[];
+}
+
+export interface LocalGroupProgress {
+  releaseAt: number;
+  /** Minutes east of UTC its recipients' zones have at releaseAt. */
+  offsetMinutes: number;
+  recipients: number;
+  /** Missed its local time ('skip') or released only after expiry: never sent. */
+  skipped: boolean;
+  released: boolean;
+  confirmed: number;
 }

@@ -48,6 +48,47 @@ export interface TaskReport {
   deadLetters?: Record<string, number>;
   /** Set while the delivery channel holds the sending task; null or absent while it sends. */
   channel?: ChannelHold | null;
+  /** A canary task's sample and where it stands (docs/rollouts.md, "Canary"). */
+  canary?: CanaryReport;
+}
+
+/** sampling: only the sample sends (then holds); passed / promoted: the rest runs; failed: the task paused itself. */
+export type CanaryState = 'sampling' | 'passed' | 'failed' | 'promoted';
+export interface CanaryReport {
+  sample: number;
+  state: CanaryState;
+  holdUntil: number;
+  rejectedRatio?: number;
+  failedRatio?: number;
+}
+
+/** A task's local-time delivery as stored (docs/local-time.md). */
+export interface DeliverAt {
+  localTime: string;
+  windowMs: number;
+  missed: 'next_day' | 'skip' | 'now';
+  defaultTimeZone: string;
+}
+
+export interface CanarySpec {
+  /** "1%" or a recipient count. */
+  sample: string | number;
+  holdSeconds: number;
+  thresholds: { rejectedRatio: number; failedRatio: number };
+}
+
+export interface RolloutVariant {
+  name: string;
+  share: number;
+  content: { body: string; title?: string; template?: true };
+}
+
+/** Canary and A/B settings as the task carries them (docs/rollouts.md). */
+export interface TaskRollout {
+  seed: number;
+  canary?: CanarySpec;
+  variants?: RolloutVariant[];
+  holdout?: number;
 }
 
 export const CHANNEL_HOLD_STATES = ['throttled', 'unavailable'] as const;
@@ -71,6 +112,10 @@ export interface Task {
   speed?: number | null;
   /** `campaign:<id>:<scheduledAt>` for a campaign's firing, `api:<account>:<key>` for a keyed create. */
   idempotencyKey?: string | null;
+  deliverAt?: DeliverAt;
+  quietHours?: { from: string; to: string };
+  collapseKey?: string;
+  rollout?: TaskRollout;
   listCount: number;
   owner: string | null;
   /** The sorted, filtered list; set when pre-processing ends. */
@@ -187,6 +232,9 @@ export interface CampaignTemplate {
   ttlSeconds?: number;
   targeting?: string;
   noResend?: NoResend;
+  /** Each firing's local-time delivery and quiet hours, as the request wrote them (docs/local-time.md). */
+  deliverAt?: { localTime: string; window?: string; missed?: 'next_day' | 'skip' | 'now'; defaultTimeZone?: string };
+  quietHours?: string;
 }
 
 /** A cron campaign (docs/campaigns.md) as the API answers it, with its next fire times (ISO 8601, UTC; none while disabled). */

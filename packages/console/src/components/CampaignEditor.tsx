@@ -14,12 +14,17 @@ import {
   validateDraft,
   type CampaignDraft,
   type DraftErrors,
+  type DraftField,
 } from '../lib/campaign-edit';
 import { NoResendField } from './NoResendField';
+import { AdvancedSection } from './AdvancedSection';
+import { advancedSummary } from './AdvancedDelivery';
+import { LocalTimeFields, useAccountLocalTime } from './LocalTimeFields';
+import { localTimeErrorsOf } from '../lib/local-time-form';
 
 /**
  * Changing a campaign (PATCH /api/v1/campaigns/:id): its name, schedule,
- * message, list, priority and duration, with the next five fire times of the
+ * message, list, priority, duration, local time and quiet hours, with the next five fire times of the
  * new schedule as it is typed. A refusal lands on the field it names, in the
  * form's words.
  */
@@ -41,7 +46,9 @@ export function CampaignEditor({
   const set = <K extends keyof CampaignDraft>(name: K, value: CampaignDraft[K]) =>
     setDraft((current) => ({ ...current, [name]: value }));
   const previewField = previewError ? (draftFieldOf(previewError.field) ?? 'cron') : undefined;
-  const errorOf = (name: keyof CampaignDraft) =>
+  const accountLocalTime = useAccountLocalTime(campaign.accountId);
+  const localErrors = localTimeErrorsOf(errors);
+  const errorOf = (name: DraftField) =>
     errors[name] ?? (previewField === name ? operatorMessage(previewError!) : undefined);
 
   const save = async (event: FormEvent) => {
@@ -110,6 +117,19 @@ export function CampaignEditor({
           />
         </div>
       </div>
+      <AdvancedSection
+        title="Local time and quiet hours"
+        summary={advancedSummary(draft.local) || 'none: each firing goes at its time to everyone'}
+        hasError={Object.keys(localErrors).length > 0}
+      >
+        <LocalTimeFields
+          form={draft.local}
+          errors={localErrors}
+          set={(name, value) => set('local', { ...draft.local, [name]: value })}
+          account={accountLocalTime}
+          zoneList={false}
+        />
+      </AdvancedSection>
       {failure && (
         <div className="banner error" role="alert">
           {failure}

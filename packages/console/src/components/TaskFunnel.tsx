@@ -5,6 +5,7 @@ import { usePoll } from '../hooks';
 import { funnelRows } from '../lib/funnel';
 import { fmtInt } from '../lib/format';
 import { ErrorBanner } from './bits';
+import { VariantCounts } from './VariantCounts';
 
 const LIVE_POLL_MS = 2000;
 const DONE_POLL_MS = 15_000;
@@ -66,6 +67,7 @@ export function TaskFunnel({ task }: { task: Task }) {
           </tbody>
         </table>
       )}
+      <VariantCounts variants={data?.variants} />
       <p className="small muted">
         Each count is what the delivery report&apos;s rows add up to; a count the records cannot back says
         &ldquo;unknown&rdquo; and why.

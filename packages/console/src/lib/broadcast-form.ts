@@ -1,5 +1,25 @@
 import type { PriorityClass, Task } from '../api/types';
 import { parseDateTime } from './datetime-input';
+import {
+  emptyLocalTime,
+  localTimeBody,
+  localTimeFieldOf,
+  localTimeFormOf,
+  validateLocalTime,
+  type DeliverAtRequest,
+  type LocalTimeField,
+  type LocalTimeForm,
+} from './local-time-form';
+import {
+  emptyRollout,
+  rolloutBody,
+  rolloutFieldOf,
+  rolloutFormOf,
+  validateRollout,
+  type RolloutBody,
+  type RolloutField,
+  type RolloutForm,
+} from './rollout-form';
 
 /**
  * The new-broadcast form: its values, the checks the console can make
@@ -27,9 +47,15 @@ export interface BroadcastForm {
   displayAt: string;
   /** Recipients per second to send at, a whole number; empty: not paced (as fast as the hosts allow). */
   speed: string;
+  /** Advanced delivery: local time and quiet hours (lib/local-time-form.ts). */
+  local: LocalTimeForm;
+  /** Advanced delivery: collapse key, canary, variants (lib/rollout-form.ts). */
+  rollout: RolloutForm;
 }
 
-export type FieldErrors = Partial<Record<keyof BroadcastForm, string>>;
+/** A field's error, by the form's own field names (the advanced section's included). */
+export type FormField = Exclude<keyof BroadcastForm, 'local' | 'rollout'> | LocalTimeField | RolloutField;
+export type FieldErrors = Partial<Record<FormField, string>>;
 
 export const emptyForm = (accountId: string): BroadcastForm => ({
   accountId,
@@ -46,11 +72,13 @@ export const emptyForm = (accountId: string): BroadcastForm => ({
   preDeliver: false,
   displayAt: '',
   speed: '',
+  local: emptyLocalTime(),
+  rollout: emptyRollout(),
 });
 
 /**
  * A new broadcast like `task`: its account, list, content, priority,
- * duration and speed, sent now (the operator picks a new time). The
+ * duration, speed and advanced delivery settings, sent now (the operator picks a new time). The
  * pre-delivery display time is the old broadcast's moment, so it is left out.
  */
 export function cloneOf(task: Task): BroadcastForm {
@@ -64,6 +92,8 @@ export function cloneOf(task: Task): BroadcastForm {
     priority: task.priority,
     durationHours: hours > 0 ? String(Math.round(hours * 100) / 100) : '',
     speed: task.speed ? String(task.speed) : '',
+    local: localTimeFormOf(task.deliverAt, task.quietHours),
+    rollout: rolloutFormOf(task),
   };
 }
 
@@ -119,7 +149,17 @@ export function validateBroadcast(form: BroadcastForm, now: number): FieldErrors
     else if ('error' in display) errors.displayAt = display.error;
     else if (send !== null && display.at < send) errors.displayAt = 'The display time cannot be before the send time.';
   }
-  return errors;
+  const lifetime = errors.durationHours === undefined ? lifetimeSeconds(form) : undefined;
+  return {
+    ...errors,
+    ...validateLocalTime(form.local, lifetime),
+    ...validateRollout(form.rollout, form.local.localTimeOn || form.local.quietOn),
+  };
+}
+
+/** The duration the form sets, in seconds; undefined for the server's default. */
+function lifetimeSeconds(form: BroadcastForm): number | undefined {
+  return form.durationHours.trim() === '' ? undefined : Math.round(Number(form.durationHours) * 3600);
 }
 
 /** True for a uin typed as decimal digits, in [0, 2^32). */
@@ -133,7 +173,7 @@ export function parseLocal(value: string): number | null {
   return 'error' in parsed ? null : parsed.at;
 }
 
-export interface CreateTaskBody {
+export interface CreateTaskBody extends RolloutBody {
   accountId: string;
   listId: string;
   content: { body: string; title?: string; template?: true };
@@ -145,6 +185,8 @@ export interface CreateTaskBody {
   speed?: number;
   /** The recipient count the operator confirmed for a large broadcast (a 409 CONFIRMATION_REQUIRED asked for it). */
   confirm?: number;
+  deliverAt?: DeliverAtRequest;
+  quietHours?: string;
 }
 
 export function toCreateBody(form: BroadcastForm): CreateTaskBody {
@@ -159,11 +201,11 @@ export function toCreateBody(form: BroadcastForm): CreateTaskBody {
   if (form.durationHours.trim() !== '') body.ttlSeconds = Math.round(Number(form.durationHours) * 3600);
   if (form.speed.trim() !== '') body.speed = Number(form.speed);
   if (form.preDeliver) body.displayAt = new Date(parseLocal(form.displayAt)!).toISOString();
-  return body;
+  return { ...body, ...localTimeBody(form.local), ...rolloutBody(form.rollout, form.personalised) };
 }
 
 /** The form field a server error is about: its `field` ('content.body', 'sendAt', ...) mapped onto the form. */
-export function formFieldOf(serverField: string | undefined): keyof BroadcastForm | undefined {
+export function formFieldOf(serverField: string | undefined): FormField | undefined {
   switch (serverField) {
     case 'accountId':
       return 'accountId';
@@ -187,6 +229,6 @@ export function formFieldOf(serverField: string | undefined): keyof BroadcastFor
     case 'speed':
       return 'speed';
     default:
-      return undefined;
+      return localTimeFieldOf(serverField) ?? rolloutFieldOf(serverField);
   }
 }

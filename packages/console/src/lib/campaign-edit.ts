@@ -2,6 +2,14 @@ import type { Campaign, NoResend, PriorityClass } from '../api/types';
 import { durationTooLong } from './broadcast-form';
 import { durationHoursError, noResendOf, noResendWindowError } from './campaign-form';
 import { operatorMessage, type Refusal } from './operator-words';
+import {
+  localTimeBody,
+  localTimeFieldOf,
+  localTimeFormOf,
+  validateLocalTime,
+  type LocalTimeField,
+  type LocalTimeForm,
+} from './local-time-form';
 
 /**
  * The campaign page's edit form (PATCH /api/v1/campaigns/:id): what the
@@ -21,12 +29,15 @@ export interface CampaignDraft {
   priority: PriorityClass;
   /** Hours each firing's broadcast stays valid, as typed; empty: the server's default. */
   durationHours: string;
+  /** Each firing's local time and quiet hours (docs/local-time.md, "Campaigns"). */
+  local: LocalTimeForm;
 }
 
-export type DraftErrors = Partial<Record<keyof CampaignDraft, string>>;
+export type DraftField = Exclude<keyof CampaignDraft, 'local'> | LocalTimeField;
+export type DraftErrors = Partial<Record<DraftField, string>>;
 
 /** Where the server's field names land in the form. */
-const FIELD_OF: Record<string, keyof CampaignDraft> = {
+const FIELD_OF: Record<string, DraftField> = {
   name: 'name',
   cron: 'cron',
   timeZone: 'timeZone',
@@ -41,8 +52,8 @@ const FIELD_OF: Record<string, keyof CampaignDraft> = {
   'template.ttlSeconds': 'durationHours',
 };
 
-export const draftFieldOf = (serverField: string | undefined): keyof CampaignDraft | undefined =>
-  serverField === undefined ? undefined : FIELD_OF[serverField];
+export const draftFieldOf = (serverField: string | undefined): DraftField | undefined =>
+  serverField === undefined ? undefined : (FIELD_OF[serverField] ?? localTimeFieldOf(serverField));
 
 /** The draft's window in days: a stored window of whole days, else the form's default of 7. */
 const windowDaysOf = (noResend: NoResend | undefined) =>
@@ -65,6 +76,7 @@ export function draftOf(campaign: Campaign): CampaignDraft {
     listId: t.listId,
     priority: t.priority,
     durationHours: hoursOf(t.ttlSeconds),
+    local: localTimeFormOf(t.deliverAt, t.quietHours),
   };
 }
 
@@ -77,7 +89,9 @@ export function validateDraft(draft: CampaignDraft): DraftErrors {
   if (duration !== undefined) found.durationHours = duration;
   const windowError = noResendWindowError(draft);
   if (windowError !== undefined) found.noResendWindowDays = windowError;
-  return found;
+  const hours = draft.durationHours.trim();
+  const lifetime = duration === undefined && hours !== '' ? Number(hours) * 3600 : undefined;
+  return { ...found, ...validateLocalTime(draft.local, lifetime) };
 }
 
 /**
@@ -101,6 +115,7 @@ export function patchOf(campaign: Campaign, draft: CampaignDraft) {
       ...(hours === '' ? {} : { ttlSeconds: Math.round(Number(hours) * 3600) }),
       ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
       noResend: noResendOf(draft),
+      ...localTimeBody(draft.local),
     },
   };
 }

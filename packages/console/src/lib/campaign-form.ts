@@ -1,5 +1,13 @@
 import type { NoResend, PriorityClass } from '../api/types';
 import { ACCOUNT_ID, DEFAULT_MAX_DURATION_SECONDS, durationTooLong } from './broadcast-form';
+import {
+  emptyLocalTime,
+  localTimeBody,
+  localTimeFieldOf,
+  validateLocalTime,
+  type LocalTimeField,
+  type LocalTimeForm,
+} from './local-time-form';
 
 /** The new-campaign form: values, the console's own checks, the request body, and where server errors land. */
 export interface CampaignForm {
@@ -17,9 +25,12 @@ export interface CampaignForm {
   noResendScope: NoResend['scope'];
   /** For scope 'window': a number of days, as typed. */
   noResendWindowDays: string;
+  /** Each firing's local-time delivery and quiet hours (docs/local-time.md, "Campaigns"). */
+  local: LocalTimeForm;
 }
 
-export type CampaignErrors = Partial<Record<keyof CampaignForm, string>>;
+export type CampaignField = Exclude<keyof CampaignForm, 'local'> | LocalTimeField;
+export type CampaignErrors = Partial<Record<CampaignField, string>>;
 
 export const emptyCampaign = (accountId: string, timeZone: string): CampaignForm => ({
   accountId,
@@ -34,6 +45,7 @@ export const emptyCampaign = (accountId: string, timeZone: string): CampaignForm
   enabled: true,
   noResendScope: 'content',
   noResendWindowDays: '7',
+  local: emptyLocalTime(),
 });
 
 /** The scope's request form: a window is whole days (the API also takes `90m`, `12h`). */
@@ -75,7 +87,9 @@ export function validateCampaign(form: CampaignForm): CampaignErrors {
   if (duration !== undefined) errors.durationHours = duration;
   const windowError = noResendWindowError(form);
   if (windowError !== undefined) errors.noResendWindowDays = windowError;
-  return errors;
+  const lifetime =
+    duration === undefined && form.durationHours.trim() !== '' ? Number(form.durationHours) * 3600 : undefined;
+  return { ...errors, ...validateLocalTime(form.local, lifetime) };
 }
 
 export function toCampaignBody(form: CampaignForm) {
@@ -91,13 +105,14 @@ export function toCampaignBody(form: CampaignForm) {
       priority: form.priority,
       ...(form.durationHours.trim() === '' ? {} : { ttlSeconds: Math.round(Number(form.durationHours) * 3600) }),
       noResend: noResendOf(form),
+      ...localTimeBody(form.local),
     },
   };
 }
 
 /** The form field a server error names ('template.content.body' is the message, ...). */
-export function campaignFieldOf(serverField: string | undefined): keyof CampaignForm | undefined {
-  const map: Record<string, keyof CampaignForm> = {
+export function campaignFieldOf(serverField: string | undefined): CampaignField | undefined {
+  const map: Record<string, CampaignField> = {
     accountId: 'accountId',
     name: 'name',
     cron: 'cron',
@@ -112,5 +127,5 @@ export function campaignFieldOf(serverField: string | undefined): keyof Campaign
     'template.noResend.scope': 'noResendScope',
     'template.noResend.window': 'noResendWindowDays',
   };
-  return serverField === undefined ? undefined : map[serverField];
+  return serverField === undefined ? undefined : (map[serverField] ?? localTimeFieldOf(serverField));
 }

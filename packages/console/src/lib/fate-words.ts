@@ -1,5 +1,5 @@
 import type { OfflineThen, RecipientFate } from '../api/fate-types';
-import { fmtInt, fmtTime } from './format';
+import { fmtInt, fmtTime, offsetText } from './format';
 import { reasonText } from './reasons';
 
 /** How a time is shown; the console's local format by default, fixed in tests. */
@@ -49,6 +49,12 @@ export function fateNotes(fate: RecipientFate): string {
   if (fate.position !== undefined) notes.push(`position ${fmtInt(fate.position)} in the filtered list`);
   const copies = fate.duplicateCopiesRemoved;
   if (copies !== undefined) notes.push(`${fmtInt(copies)} duplicate ${copies === 1 ? 'copy' : 'copies'} removed`);
+  if (fate.variant !== undefined) notes.push(`variant ${fate.variant}`);
+  const group = fate.localGroup;
+  if (group !== undefined)
+    notes.push(
+      `local-time group ${offsetText(group.offsetMinutes)}, ${group.skipped ? 'skipped' : `released at ${fmtTime(group.releaseAt)}`}`,
+    );
   return notes.join('; ');
 }
 

@@ -79,3 +79,10 @@ export function fmtBytes(n: number): string {
   if (n >= 1 << 10) return (n / (1 << 10)).toFixed(1) + ' KiB';
   return `${n} B`;
 }
+
+/** An offset in minutes east of UTC as UTC+09:00, UTC−05:00 (a local-time group's zone). */
+export function offsetText(minutes: number): string {
+  const abs = Math.abs(minutes);
+  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `UTC${minutes < 0 ? '−' : '+'}${hhmm}`;
+}

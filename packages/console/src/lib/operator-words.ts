@@ -70,13 +70,35 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
   minIntervalMs: 'Minimum interval',
   maxSpeed: 'Maximum speed',
   clickThroughRate: 'Click-through',
+  deliverAt: 'Local time',
+  'deliverAt.localTime': 'Local time',
+  'deliverAt.window': 'Window',
+  'deliverAt.missed': 'Zones past it',
+  'deliverAt.defaultTimeZone': 'Default zone',
+  quietHours: 'Quiet hours',
+  canary: 'Canary',
+  'canary.sample': 'Sample',
+  'canary.holdSeconds': 'Hold',
+  'canary.thresholds': 'Stop above',
+  'canary.thresholds.rejectedRatio': 'Rejected threshold',
+  'canary.thresholds.failedRatio': 'Failed threshold',
+  variants: 'Variants',
+  'variants.name': 'Variant name',
+  'variants.share': 'Share',
+  'variants.content': 'Variant message',
+  'variants.content.body': 'Variant message',
+  'variants.content.title': 'Variant title',
+  holdout: 'Holdout',
   'Idempotency-Key': 'Retry key',
   'idempotency-key': 'Retry key',
 };
 
 /** The label of a request field; a campaign's `template.` prefix and array indexes are the form's business, not the operator's. */
 export function labelOf(field: string, labels: Readonly<Record<string, string>> = {}): string {
-  const plain = field.replace(/^template\./, '').replace(/\.\d+(?=\.|$)/g, '');
+  const plain = field
+    .replace(/^template\./, '')
+    .replace(/\.\d+(?=\.|$)/g, '')
+    .replace(/\[\d+\]/g, '');
   return labels[field] ?? labels[plain] ?? FIELD_LABELS[field] ?? FIELD_LABELS[plain] ?? 'A field';
 }
 
@@ -92,8 +114,62 @@ type Rule = (r: Refusal, label: string, field: string) => string | undefined;
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
+/** A share (0..1) as the form types it: percent, up to four decimals. */
+const pct = (share: number): string => `${+(share * 100).toFixed(4)}%`;
+
+/** Local time, quiet hours, canary and variants (docs/local-time.md, docs/rollouts.md): the form speaks percent and minutes. */
+const ROLLOUT_RULES: Rule[] = [
+  (r) =>
+    /canary cannot be combined/.test(r.message)
+      ? "A canary cannot be combined with local-time delivery or quiet hours, the account's default quiet hours included: turn those off, or the canary."
+      : undefined,
+  (r, label) => {
+    const zone = /[dD]efaultTimeZone '([^']*)' is not/.exec(r.message);
+    return zone
+      ? `${label}: “${zone[1]}” is not a time zone (a zone name like Europe/Berlin, or an offset like +05:30).`
+      : undefined;
+  },
+  (r) =>
+    /would cover the whole day/.test(r.message)
+      ? 'Quiet from and until are equal: that is the whole day, nothing could land.'
+      : undefined,
+  (r) =>
+    /deliverAt\.window is longer than the task lives/.test(r.message)
+      ? 'The window must be shorter than the duration: the broadcast would expire inside it.'
+      : undefined,
+  (_r, _label, field) =>
+    /(^|\.)canary\.holdSeconds$/.test(field) ? 'Hold is a whole number of minutes, 0 to 1,440 (a day).' : undefined,
+  (r, label, field) =>
+    /(^|\.)canary\.thresholds\./.test(field) && /\[0, 1\]/.test(r.message)
+      ? `${label}: a percent from 0 to 100.`
+      : undefined,
+  (_r, _label, field) =>
+    /(^|\.)canary\.sample$/.test(field)
+      ? 'Sample: a percent above 0 and at most 50, or a whole number of recipients.'
+      : undefined,
+  (r) => {
+    const sum = /shares add up to ([\d.e-]+), not 1 - holdout \(([\d.e-]+)\)/.exec(r.message);
+    return sum
+      ? `The shares add up to ${pct(Number(sum[1]))}; with the holdout they must make 100% (the holdout leaves ${pct(Number(sum[2]))}).`
+      : undefined;
+  },
+  (r, _label, field) =>
+    /^variants\[\d+\]\.share$/.test(field) && /\(0, 1\)/.test(r.message)
+      ? 'Share: a percent above 0 and below 100.'
+      : undefined,
+  (r, _label, field) =>
+    field === 'holdout' && /\[0, 1\)/.test(r.message) ? 'Holdout: a percent from 0 to below 100.' : undefined,
+  (r, _label, field) => {
+    if (!/^variants\[\d+\]\.name$/.test(field)) return undefined;
+    return /another variant/.test(r.message)
+      ? 'Variant name: another variant has this name.'
+      : 'Variant name: 1 to 32 of a-z 0-9 _ -';
+  },
+];
+
 /** Rules by refusal, most specific first; the first that answers wins. */
 const RULES: Rule[] = [
+  ...ROLLOUT_RULES,
   // The duration: the form speaks hours, the API seconds.
   (r, _label, field) => {
     if (!/(^|\.)ttlSeconds$/.test(field)) return undefined;
@@ -218,6 +294,9 @@ function namesAsLabels(message: string, labels: Readonly<Record<string, string>>
   let text = message
     .replace(/\b(?:body|querystring|params|headers)\/([\w/]+)/g, (_, path: string) =>
       labelOf(path.split('/').join('.'), labels),
+    )
+    .replace(/\bvariants\[\d+\](?:\.([\w.]+))?/g, (_, rest?: string) =>
+      labelOf(rest === undefined ? 'variants' : `variants.${rest}`, labels),
     )
     .replace(/ ?(?:must )?match(?:es)? pattern "[^"]*"/g, ' has characters it may not hold')
     .replace(/\s*\((?:[a-z]+\.)+[a-zA-Z]+\)/g, '');

@@ -1,3 +1,4 @@
+import { MISSED_TEXT } from '../lib/local-time-form';
 import { useState } from 'react';
 import { api, query } from '../api/client';
 import type { Campaign, FiringPage, NoResend } from '../api/types';
@@ -126,6 +127,13 @@ export function CampaignPage({ id }: { id: string }) {
             {t.ttlSeconds ? `valid ${Math.round(t.ttlSeconds / 360) / 10} h` : 'default duration'} ·{' '}
             <span aria-label="resend">{resendText(t.noResend)}</span>
           </p>
+          {(t.deliverAt || t.quietHours) && (
+            <p className="small muted" data-setting="campaign-local-time">
+              {t.deliverAt &&
+                `Each firing at ${t.deliverAt.localTime} in each recipient's zone (window ${t.deliverAt.window ?? '1h'}; zones past it: ${MISSED_TEXT[t.deliverAt.missed ?? 'next_day']}).`}{' '}
+              {t.quietHours && `Quiet hours ${t.quietHours.replace('-', '–')}.`}
+            </p>
+          )}
         </div>
       </div>
       <div className="panel">

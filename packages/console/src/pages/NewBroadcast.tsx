@@ -6,6 +6,7 @@ import type { ConfirmationRequired, DryRunAnswer, Task } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { ConfirmSendDialog } from '../components/ConfirmSendDialog';
 import { DeliveryPanel } from '../components/DeliveryPanel';
+import { AdvancedDelivery } from '../components/AdvancedDelivery';
 import { DryRunPreview } from '../components/DryRunPreview';
 import { previewSource, TEMPLATE_VARIABLES, useTemplatePreview } from '../components/TemplatePreview';
 import { AudienceBuilder } from '../components/AudienceBuilder';
@@ -34,7 +35,8 @@ const AUDIENCES: [BroadcastForm['audience'], string][] = [
 
 /**
  * Creating a broadcast: audience, content with a preview (a personalised
- * one rendered by the server for a sample user), when, priority, duration. Every check the console can make shows under its field before
+ * one rendered by the server for a sample user), when, priority, duration, and
+ * (closed until opened) advanced delivery: local time, quiet hours, collapse key, canary, variants. Every check the console can make shows under its field before
  * anything is sent; the server's refusals land on the same fields.
  * Preview asks the server for a dry run (who would receive it, who the
  * filters remove); a large broadcast the server will not start without a
@@ -291,6 +293,7 @@ export function NewBroadcast() {
         </div>
 
         <DeliveryPanel form={form} errors={errors} set={set} />
+        <AdvancedDelivery form={form} errors={errors} set={set} />
         <div className="panel before-send">
           <h2>Before you send</h2>
           {dryRun ? (

@@ -3,6 +3,10 @@ import { api, ApiError, newIdempotencyKey } from '../api/client';
 import type { Campaign } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { NoResendField } from '../components/NoResendField';
+import { AdvancedSection } from '../components/AdvancedSection';
+import { LocalTimeFields, useAccountLocalTime } from '../components/LocalTimeFields';
+import { advancedSummary } from '../components/AdvancedDelivery';
+import { localTimeErrorsOf } from '../lib/local-time-form';
 import { DailyReach } from '../components/DailyReach';
 import { FireTimeList, TimeZoneList, useCronPreview } from '../components/FireTimes';
 import { ListUpload } from '../components/ListUpload';
@@ -13,6 +17,7 @@ import {
   toCampaignBody,
   validateCampaign,
   type CampaignErrors,
+  type CampaignField,
   type CampaignForm,
 } from '../lib/campaign-form';
 import { estimateReach } from '../lib/campaign-reach';
@@ -51,7 +56,9 @@ export function NewCampaign() {
   };
   // The live preview's refusal shows under the field it names, before any submit.
   const previewField = previewError ? (campaignFieldOf(previewError.field) ?? 'cron') : undefined;
-  const errorOf = (name: keyof CampaignForm) =>
+  const accountLocalTime = useAccountLocalTime(form.accountId);
+  const localErrors = localTimeErrorsOf(errors);
+  const errorOf = (name: CampaignField) =>
     errors[name] ?? (previewField === name ? operatorMessage(previewError!) : undefined);
   const reach = preview && listCount !== null ? estimateReach(preview.nextFireTimes, listCount) : undefined;
 
@@ -221,6 +228,19 @@ export function NewCampaign() {
             error={errorOf('noResendScope') ?? errorOf('noResendWindowDays')}
           />
         </div>
+        <AdvancedSection
+          title="Local time and quiet hours"
+          summary={advancedSummary(form.local) || "each firing's local time in each recipient's zone, quiet hours"}
+          hasError={Object.keys(localErrors).length > 0}
+        >
+          <LocalTimeFields
+            form={form.local}
+            errors={localErrors}
+            set={(name, value) => set('local', { ...form.local, [name]: value })}
+            account={accountLocalTime}
+            zoneList={false}
+          />
+        </AdvancedSection>
         <ErrorBanner error={failure} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>

@@ -10,6 +10,9 @@ import { SendCountdown } from '../components/SendCountdown';
 import { StageBars } from '../components/StageBars';
 import { TaskCommands } from '../components/TaskCommands';
 import { TaskFunnel } from '../components/TaskFunnel';
+import { TaskSettings } from '../components/TaskSettings';
+import { LocalGroups } from '../components/LocalGroups';
+import { CanaryPanel } from '../components/CanaryPanel';
 import { usePoll, useNow, useTitle } from '../hooks';
 import { campaignOfTask } from '../lib/campaign-of';
 import { fmtDuration, fmtInt, fmtPercent, fmtRelative, fmtTime } from '../lib/format';
@@ -189,6 +192,9 @@ export function TaskPage({ id }: { id: string }) {
           </dl>
         </div>
       </div>
+      <CanaryPanel task={task} now={now} onDone={reload} />
+      <TaskSettings task={task} />
+      <LocalGroups groups={progress?.localGroups} now={now} />
       <div className="columns">
         <div className="panel grow">
           <h2>Delivery rate</h2>
@@ -225,6 +231,13 @@ export function TaskPage({ id }: { id: string }) {
         <h2>Message</h2>
         {task.content.title && <div className="msg-title">{task.content.title}</div>}
         <div className="msg-body">{task.content.body}</div>
+        {task.rollout?.variants?.map((v) => (
+          <div className="variant-content" key={v.name} data-variant-content={v.name}>
+            <h3 className="small muted">Variant {v.name}</h3>
+            {v.content.title && <div className="msg-title">{v.content.title}</div>}
+            <div className="msg-body">{v.content.body}</div>
+          </div>
+        ))}
         <p className="small muted">
           List <code>{task.listId}</code> · created {fmtTime(task.createdAt)}
         </p>

@@ -1,0 +1,247 @@
+import {
+  MAX_VARIANTS,
+  MIN_VARIANTS,
+  newVariant,
+  shareTotal,
+  type RolloutErrors,
+  type RolloutForm,
+  type VariantRow,
+} from '../lib/rollout-form';
+import { Field } from './bits';
+
+type Set = <K extends keyof RolloutForm>(name: K, value: RolloutForm[K]) => void;
+
+/**
+ * The collapse key, the canary and the A/B variants with their holdout
+ * (docs/delivery.md "Collapse keys", docs/rollouts.md), the canary and the
+ * variants each behind a checkbox.
+ */
+export function RolloutFields({ form, errors, set }: { form: RolloutForm; errors: RolloutErrors; set: Set }) {
+  return (
+    <>
+      <Field
+        label="Collapse key"
+        htmlFor="collapseKey"
+        error={errors.collapseKey}
+        hint="A newer broadcast of this account with the same key replaces this one in offline inboxes: a user who logs in gets only the newest."
+      >
+        <input
+          id="collapseKey"
+          className="mono"
+          placeholder="none, e.g. match:1234"
+          autoComplete="off"
+          spellCheck={false}
+          value={form.collapseKey}
+          onChange={(e) => set('collapseKey', e.target.value)}
+        />
+      </Field>
+      <CanaryFields form={form} errors={errors} set={set} />
+      <VariantFields form={form} errors={errors} set={set} />
+    </>
+  );
+}
+
+function CanaryFields({ form, errors, set }: { form: RolloutForm; errors: RolloutErrors; set: Set }) {
+  return (
+    <>
+      <Field
+        label="Canary"
+        htmlFor="canaryOn"
+        error={errors.canary}
+        hint="Sends to a random sample first and holds; the rest goes only if the channel's rejections and failures stay under the thresholds, else the broadcast pauses itself."
+      >
+        <label className="check">
+          <input
+            id="canaryOn"
+            type="checkbox"
+            checked={form.canaryOn}
+            onChange={(e) => set('canaryOn', e.target.checked)}
+          />{' '}
+          Start as a canary
+        </label>
+      </Field>
+      {form.canaryOn && (
+        <div className="sub-fields">
+          <Field label="Sample" htmlFor="canarySample" error={errors.canarySample}>
+            <div className="choices inline">
+              <input
+                id="canarySample"
+                className="short"
+                inputMode="decimal"
+                autoComplete="off"
+                value={form.canarySample}
+                onChange={(e) => set('canarySample', e.target.value)}
+              />
+              <select
+                aria-label="Sample unit"
+                value={form.canaryBy}
+                onChange={(e) => set('canaryBy', e.target.value as RolloutForm['canaryBy'])}
+              >
+                <option value="percent">% of the recipients</option>
+                <option value="count">recipients</option>
+              </select>
+            </div>
+          </Field>
+          <Field
+            label="Hold"
+            htmlFor="canaryHold"
+            error={errors.canaryHoldMinutes}
+            hint="Minutes to wait after the sample is sent before judging it."
+          >
+            <input
+              id="canaryHold"
+              className="short"
+              inputMode="numeric"
+              autoComplete="off"
+              value={form.canaryHoldMinutes}
+              onChange={(e) => set('canaryHoldMinutes', e.target.value)}
+            />{' '}
+            <span className="muted">minutes</span>
+          </Field>
+          <Field
+            label="Stop above"
+            htmlFor="canaryRejected"
+            error={errors.canaryRejectedPercent ?? errors.canaryFailedPercent}
+            hint="Of the sample: rejected for good by the channel, and not taken by it when the hold ends."
+          >
+            <div className="choices inline">
+              <input
+                id="canaryRejected"
+                className="short"
+                inputMode="decimal"
+                autoComplete="off"
+                value={form.canaryRejectedPercent}
+                onChange={(e) => set('canaryRejectedPercent', e.target.value)}
+              />
+              <label htmlFor="canaryRejected">% rejected</label>
+              <input
+                id="canaryFailed"
+                className="short"
+                inputMode="decimal"
+                autoComplete="off"
+                value={form.canaryFailedPercent}
+                onChange={(e) => set('canaryFailedPercent', e.target.value)}
+              />
+              <label htmlFor="canaryFailed">% failed</label>
+            </div>
+          </Field>
+        </div>
+      )}
+    </>
+  );
+}
+
+function VariantFields({ form, errors, set }: { form: RolloutForm; errors: RolloutErrors; set: Set }) {
+  const setRow = (index: number, row: Partial<VariantRow>) =>
+    set(
+      'variants',
+      form.variants.map((v, i) => (i === index ? { ...v, ...row } : v)),
+    );
+  const total = shareTotal(form);
+  return (
+    <>
+      <Field
+        label="A/B variants"
+        htmlFor="variantsOn"
+        hint="Different messages to disjoint random shares of the recipients, and a holdout that gets nothing; each recipient keeps its variant."
+      >
+        <label className="check">
+          <input
+            id="variantsOn"
+            type="checkbox"
+            checked={form.variantsOn}
+            onChange={(e) => set('variantsOn', e.target.checked)}
+          />{' '}
+          Send variants
+        </label>
+      </Field>
+      {form.variantsOn && (
+        <div className="sub-fields">
+          {form.variants.map((v, i) => (
+            <fieldset className="variant" key={i}>
+              <legend>Variant {i + 1}</legend>
+              <Field label="Name" htmlFor={`variant${i}-name`} error={errors[`variant${i}.name`]}>
+                <input
+                  id={`variant${i}-name`}
+                  className="short mono"
+                  autoComplete="off"
+                  value={v.name}
+                  onChange={(e) => setRow(i, { name: e.target.value })}
+                />
+              </Field>
+              <Field label="Share" htmlFor={`variant${i}-share`} error={errors[`variant${i}.share`]}>
+                <input
+                  id={`variant${i}-share`}
+                  className="short"
+                  inputMode="decimal"
+                  autoComplete="off"
+                  value={v.share}
+                  onChange={(e) => setRow(i, { share: e.target.value })}
+                />{' '}
+                <span className="muted">%</span>
+              </Field>
+              <Field label="Title" htmlFor={`variant${i}-title`} error={errors[`variant${i}.title`]}>
+                <input
+                  id={`variant${i}-title`}
+                  value={v.title}
+                  onChange={(e) => setRow(i, { title: e.target.value })}
+                />
+              </Field>
+              <Field label="Message" htmlFor={`variant${i}-body`} error={errors[`variant${i}.body`]}>
+                <textarea
+                  id={`variant${i}-body`}
+                  rows={2}
+                  value={v.body}
+                  onChange={(e) => setRow(i, { body: e.target.value })}
+                />
+              </Field>
+              {form.variants.length > MIN_VARIANTS && (
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() =>
+                    set(
+                      'variants',
+                      form.variants.filter((_, j) => j !== i),
+                    )
+                  }
+                >
+                  Remove variant {i + 1}
+                </button>
+              )}
+            </fieldset>
+          ))}
+          {form.variants.length < MAX_VARIANTS && (
+            <button type="button" onClick={() => set('variants', [...form.variants, newVariant(form.variants.length)])}>
+              Add a variant
+            </button>
+          )}
+          <Field
+            label="Holdout"
+            htmlFor="holdout"
+            error={errors.holdout}
+            hint="Gets nothing: the baseline to compare with."
+          >
+            <input
+              id="holdout"
+              className="short"
+              inputMode="decimal"
+              autoComplete="off"
+              value={form.holdout}
+              onChange={(e) => set('holdout', e.target.value)}
+            />{' '}
+            <span className="muted">%</span>
+          </Field>
+          <p className="small" data-share-total>
+            Shares and holdout: {Number.isFinite(total) ? `${+total.toFixed(4)}%` : '–'} of 100%
+          </p>
+          {errors.variants && (
+            <div className="field-error" role="alert" data-field="variants">
+              {errors.variants}
+            </div>
+          )}
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+import type { Task } from '../api/types';
+import { fmtInt } from '../lib/format';
+import { MISSED_TEXT, windowText } from '../lib/local-time-form';
+
+const pct = (share: number): string => `${+(share * 100).toFixed(4)}%`;
+
+/** The canary's sample as set: "1%" of the recipients, or about 10,000 of them. */
+export function sampleText(sample: string | number): string {
+  return typeof sample === 'number' ? `about ${fmtInt(sample)} recipients` : `${sample} of the recipients`;
+}
+
+/** True when the task has one of the settings this panel shows. */
+export function hasDeliverySettings(task: Task): boolean {
+  return (
+    task.deliverAt != null ||
+    task.quietHours != null ||
+    task.collapseKey != null ||
+    task.rollout?.canary != null ||
+    task.rollout?.variants != null
+  );
+}
+
+/**
+ * A task's recipient-side settings, as the server stored them: local time,
+ * quiet hours (its own or its account's), collapse key, canary and variants
+ * with their holdout. Nothing for a task without any.
+ */
+export function TaskSettings({ task }: { task: Task }) {
+  if (!hasDeliverySettings(task)) return null;
+  const { deliverAt, quietHours, collapseKey, rollout } = task;
+  return (
+    <div className="panel settings">
+      <h2>Delivery settings</h2>
+      <dl>
+        {deliverAt && (
+          <>
+            <dt>Local time</dt>
+            <dd data-setting="local-time">
+              {deliverAt.localTime} in each recipient&apos;s zone, window {windowText(deliverAt.windowMs)}; zones past
+              it get it {MISSED_TEXT[deliverAt.missed]}; default zone {deliverAt.defaultTimeZone}
+            </dd>
+          </>
+        )}
+        {quietHours && (
+          <>
+            <dt>Quiet hours</dt>
+            <dd data-setting="quiet-hours">
+              {quietHours.from}–{quietHours.to}, each recipient&apos;s local time
+            </dd>
+          </>
+        )}
+        {collapseKey && (
+          <>
+            <dt>Collapse key</dt>
+            <dd data-setting="collapse-key">
+              <code>{collapseKey}</code>: a newer broadcast with this key replaces it in offline inboxes
+            </dd>
+          </>
+        )}
+        {rollout?.canary && (
+          <>
+            <dt>Canary</dt>
+            <dd data-setting="canary">
+              {sampleText(rollout.canary.sample)} first, hold {fmtInt(rollout.canary.holdSeconds / 60)} min; stop above{' '}
+              {pct(rollout.canary.thresholds.rejectedRatio)} rejected or {pct(rollout.canary.thresholds.failedRatio)}{' '}
+              failed
+            </dd>
+          </>
+        )}
+        {rollout?.variants && (
+          <>
+            <dt>Variants</dt>
+            <dd data-setting="variants">
+              {rollout.variants.map((v) => `${v.name} ${pct(v.share)}`).join(', ')}; holdout {pct(rollout.holdout ?? 0)}
+            </dd>
+          </>
+        )}
+      </dl>
+    </div>
+  );
+}
