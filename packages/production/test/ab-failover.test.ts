@@ -85,7 +85,7 @@ describe('A/B variants across a scheduler failover', () => {
     const held = kept.length - inPlay(kept).length;
     expect(task.report.removed).toMatchObject({ held_out: held });
     const perVariant = VARIANTS.map((_, i) => kept.filter((uin) => placed(uin) === i).length);
-    // Sizes within 1 point of the audience: over 4 standard deviations at this size (core checks 1% of each share at 10^6).
+    // Sizes within 1 point of the audience: 4 standard deviations at this size (core checks 1% of a share at 10^6).
     VARIANTS.forEach(({ share }, i) => expect(Math.abs(perVariant[i]! / kept.length - share)).toBeLessThan(0.01));
     expect(Math.abs(held / kept.length - HOLDOUT)).toBeLessThan(0.01);
     const funnel = await get<{ variants: { name: string; recipients: number }[] }>(cluster, `/tasks/${task.id}/funnel`);
