@@ -63,6 +63,8 @@ export async function broadcastThroughOutage(
   cluster: ProcessCluster,
   audience: SyntheticAudience,
   outage: () => Promise<void>,
+  /** More of the task's body (variants, a speed...); its content is `{ body: 'outage' }` unless given. */
+  fields: Record<string, unknown> = {},
 ): Promise<{ task: Task; stateAtOutage: string }> {
   const binary = { 'content-type': 'application/octet-stream' };
   await api(cluster, '/api/v1/blacklists/global', {
@@ -78,7 +80,7 @@ export async function broadcastThroughOutage(
   const created = await api<Task>(cluster, '/api/v1/tasks', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'outage' } }),
+    body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'outage' }, ...fields }),
   });
 
   let task: Task | undefined;
