@@ -224,10 +224,10 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
   /**
    * The executors holding units of a task, the one with the most first (ties: the last in id order), once its
    * units are stored (all at once). The fault tests pick their victim from it rather than naming one: the plan
-   * follows the hosts' load reports, and on a loaded machine those are a lottery. Every host reads the same shared
-   * CPU, and over one 0.3 s report interval it mostly reads no idle tick at all: all hosts so, the units go evenly
-   * over them ('saturated'); but when one host's latest report had a single idle tick and another's none, the
-   * first carries its NIC share and the second gets no unit at all ('short').
+   * follows the hosts' load reports, and on a loaded machine those vary. Every host reads the same shared CPU
+   * (over the sampler's 5 s window): all hosts reading no idle tick, the units go evenly over them ('saturated');
+   * when some read a little spare, each host takes its share plus an even part of the shortfall ('short'), so a
+   * host may hold 2 units or 15.
    */
   async function holdersOf(taskId: number): Promise<string[]> {
     let units: UnitRow[] = [];

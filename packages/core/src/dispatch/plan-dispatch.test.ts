@@ -151,7 +151,7 @@ describe('planDispatch', () => {
       { a: 300, b: 300, c: 300 },
     ],
     [
-      'the cluster cannot meet the speed: every host with spare capacity, in proportion',
+      'the cluster cannot meet the speed: every host with a slot, its share plus an even part of the shortfall',
       speedTask(1_000_000, 1_000_000),
       [
         fresh(host('a')),
@@ -159,7 +159,8 @@ describe('planDispatch', () => {
         fresh(host('c', { cpuBusyPermille: 1000 })),
       ],
       'short',
-      { a: 666_667, b: 333_333 },
+      // Shares a 0.244 and b 0.122 (a has twice b's spare NIC); the 0.634 they leave is split over a, b and c.
+      { a: 455_404, b: 333_333, c: 211_263 },
     ],
     [
       'reports of executors the dispatcher cannot reach are ignored',

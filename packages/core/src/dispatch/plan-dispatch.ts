@@ -40,8 +40,9 @@ export interface DispatchNeeds {
  * Why the units went where they did:
  * - 'one-host': one host could meet the whole need: all units there.
  * - 'split': none could alone; the fewest hosts that meet it together.
- * - 'short': not even every host together meets it; all hosts with spare
- *   capacity, in proportion to it (the task sends slower than `speed`).
+ * - 'short': not even every host together meets it; every host with a free
+ *   slot, each its share plus an even part of the shortfall (the task sends
+ *   slower than `speed`).
  * - 'saturated': no fresh host has spare CPU, NIC or memory: even split over
  *   the fresh hosts with a free sender slot.
  * - 'no-free-slot': every fresh host reports 0 free sender slots: even split over the fresh hosts.
@@ -123,11 +124,30 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
     chosen.push(f);
     covered += f.share;
   }
+  if (covered < 1) return plan('short', shortShares(spares, able, covered));
   chosen.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   return plan(
-    covered >= 1 ? 'split' : 'short',
+    'split',
     chosen.map((f) => ({ id: f.id, weight: f.share })),
   );
+}
+
+/**
+ * Short: even every host's spare together cannot meet the speed, so the task
+ * sends slower than asked whatever the plan. Each host with a free slot takes
+ * its share plus an even part of the shortfall, hosts without spare included.
+ * On a busy machine a host's spare swings with one idle tick (983 or 1,000
+ * permille busy); by shares alone, whichever host read the tick would take the
+ * whole task and the others none.
+ */
+function shortShares(
+  spares: readonly Spare[],
+  able: readonly { id: string; share: number }[],
+  covered: number,
+): { id: string; weight: number }[] {
+  const shareOf = new Map(able.map((f) => [f.id, f.share]));
+  const rest = (1 - covered) / spares.length;
+  return spares.map((s) => ({ id: s.id, weight: (shareOf.get(s.id) ?? 0) + rest }));
 }
 
 function spareOf(r: HostLoad, config: LoadConfig): Spare {
