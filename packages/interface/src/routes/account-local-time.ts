@@ -39,7 +39,7 @@ const localTimeBody = {
   properties: {
     defaultTimeZone: { type: ['string', 'null'] },
     // A string or { hours, during }: checked by parseQuietHours, which names the field it refuses.
-    quietHours: { type: ['string', 'object', 'null'] },
+    quietHours: { description: "'HH:MM-HH:MM', { hours, during: 'hold' | 'offline' } or null" },
     loginDelivery: { type: ['string', 'null'] },
   },
 } as const;

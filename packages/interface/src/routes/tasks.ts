@@ -93,7 +93,7 @@ const createTaskSchema = {
     deliverAt: { type: 'object' },
     // Quiet hours in each recipient's local time, 'HH:MM-HH:MM' or { hours, during } (docs/local-time.md "Quiet hours"):
     // core's parser names the inner field at fault, unknown ones included.
-    quietHours: { type: ['string', 'object'] },
+    quietHours: { description: "'HH:MM-HH:MM' or { hours: 'HH:MM-HH:MM', during: 'hold' | 'offline' }" },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },
