@@ -37,11 +37,30 @@ async function keepInSlices(uins, slice, keep) {
 }
 
 const ZONES = [
-  'Pacific/Honolulu', 'America/Anchorage', 'America/Los_Angeles', 'America/Denver', 'America/Chicago',
-  'America/New_York', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/London', 'Europe/Berlin',
-  'Europe/Athens', 'Europe/Moscow', 'Asia/Dubai', 'Asia/Karachi', 'Asia/Kolkata', 'Asia/Dhaka',
-  'Asia/Bangkok', 'Asia/Shanghai', 'Asia/Tokyo', 'Australia/Sydney', 'Pacific/Noumea', 'Pacific/Auckland',
-  '+05:45', '-03:30',
+  'Pacific/Honolulu',
+  'America/Anchorage',
+  'America/Los_Angeles',
+  'America/Denver',
+  'America/Chicago',
+  'America/New_York',
+  'America/Sao_Paulo',
+  'Atlantic/Azores',
+  'Europe/London',
+  'Europe/Berlin',
+  'Europe/Athens',
+  'Europe/Moscow',
+  'Asia/Dubai',
+  'Asia/Karachi',
+  'Asia/Kolkata',
+  'Asia/Dhaka',
+  'Asia/Bangkok',
+  'Asia/Shanghai',
+  'Asia/Tokyo',
+  'Australia/Sydney',
+  'Pacific/Noumea',
+  'Pacific/Auckland',
+  '+05:45',
+  '-03:30',
 ];
 
 async function main() {
@@ -78,7 +97,11 @@ async function main() {
     const links = {
       fixed: {
         apply: (list) =>
-          keepInSlices(list, 65_536, async (part) => withinBudget(policy, part, await counter.used(part, day), now).kept),
+          keepInSlices(
+            list,
+            65_536,
+            async (part) => withinBudget(policy, part, await counter.used(part, day), now).kept,
+          ),
       },
       'no-tz': frequencyFilter({ policy, counter, clock }),
       zoned: frequencyFilter({ policy, counter, index, clock }),

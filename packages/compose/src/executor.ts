@@ -62,7 +62,16 @@ async function openDelivery(build: DeliveryBuild) {
   const personaliser = new Personaliser(attributes, logger);
   const tasks = new TaskCache(store);
   const records = adapters.deliveryRecords === undefined ? undefined : await adapters.deliveryRecords(scope);
-  const logins = new LoginDelivery(offline, gateway, tasks, adapters.clock, frequency, personaliser, records, attributes);
+  const logins = new LoginDelivery(
+    offline,
+    gateway,
+    tasks,
+    adapters.clock,
+    frequency,
+    personaliser,
+    records,
+    attributes,
+  );
   return {
     store,
     reports,

@@ -30,7 +30,13 @@ export async function queueInsideQuietHours(
   const inside = await quietFlags(online, quiet, defaultZoneOf(task), zones, now);
   const reached = online.filter((_, i) => inside[i] === 0);
   if (reached.length === online.length) return { reached: online, queued: offline };
-  return { reached, queued: mergeSorted(offline, online.filter((_, i) => inside[i] === 1)) };
+  return {
+    reached,
+    queued: mergeSorted(
+      offline,
+      online.filter((_, i) => inside[i] === 1),
+    ),
+  };
 }
 
 /** Whether a login at `now` keeps this task's entry for later: the account holds logins inside the task's quiet hours. */

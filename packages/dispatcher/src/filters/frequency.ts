@@ -64,30 +64,31 @@ export function frequencyFilter(source: FrequencySource): RecipientFilter {
     async apply(uins: Uint32Array) {
       const clocks = new ReleaseClockTable(source.policy, clock.now());
       const clockAt = await clocksPerPosition(uins, clocks, source.index);
-      const days = clocks.days();
       let start = 0;
       return keepInSlices(uins, chunk, async (part) => {
         const at = clockAt.subarray(start, start + part.length);
         start += part.length;
-        const used = days.length === 1 ? await source.counter.used(part, days[0]!) : await usedPerDay(part, at);
+        const days = daysIn(at);
+        const used = days.length === 1 ? await source.counter.used(part, days[0]!) : await usedPerDay(part, at, days);
         return withinZonedBudget(part, used, clocks.clocks, at).kept;
       });
 
-      /** Counts read once per local day present in the slice, each for its users only. */
-      async function usedPerDay(part: Uint32Array, at: Uint16Array): Promise<Uint32Array> {
+      /** The local days of the slice's users (one, two, at most three). */
+      function daysIn(at: Uint16Array): number[] {
+        const seen = new Uint8Array(clocks.clocks.length);
+        for (let i = 0; i < at.length; i++) seen[at[i]!] = 1;
+        return [...new Set(clocks.clocks.filter((_, c) => seen[c] === 1).map((c) => c.day))];
+      }
+
+      /**
+       * Counts read once per local day present in the slice, each over the whole slice: a dense read walks
+       * the counter's keys in order, where the users of one day alone (every few zones) would cost a seek each.
+       */
+      async function usedPerDay(part: Uint32Array, at: Uint16Array, days: number[]): Promise<Uint32Array> {
         const used = new Uint32Array(part.length);
-        const positions = new Uint32Array(part.length);
-        const users = new Uint32Array(part.length);
         for (const day of days) {
-          let n = 0;
-          for (let i = 0; i < part.length; i++)
-            if (clocks.clocks[at[i]!]!.day === day) {
-              positions[n] = i;
-              users[n++] = part[i]!;
-            }
-          if (n === 0) continue;
-          const counts = await source.counter.used(users.slice(0, n), day);
-          for (let j = 0; j < n; j++) used[positions[j]!] = counts[j]!;
+          const counts = await source.counter.used(part, day);
+          for (let i = 0; i < part.length; i++) if (clocks.clocks[at[i]!]!.day === day) used[i] = counts[i]!;
         }
         return used;
       }
