@@ -11,7 +11,7 @@ import { call, listBytes, sinkUins, upload, waitForEnd } from './helpers';
  * the 2nd in Tokyo (a new day: almost no slot released yet), 11:30 in New
  * York and 15:30 for the users without a tz (UTC, frequency.utcOffsetMinutes 0).
  */
-describe('frequency on each user's local day, end to end', () => {
+describe("frequency on each user's local day, end to end", () => {
   const NOW = Date.UTC(2026, 5, 1, 15, 30);
   const clock = { now: () => NOW };
   const uins = Uint32Array.from({ length: 600 }, (_, i) => i + 1);
