@@ -54,14 +54,38 @@ async function openDelivery(build: DeliveryBuild) {
   const online = await build.executor.online(scope);
   // Counts what this executor delivers, and checks the budget again at login (docs/frequency.md).
   const counter = await frequencyCounterOf(build);
+  const attributes = await adapters.userAttributes(scope);
+  // Users' `tz` put each on their own local day (docs/frequency.md, "Time zones").
   const frequency: FrequencyControl | undefined =
-    counter === undefined ? undefined : { policy: config.frequency.policy, counter };
+    counter === undefined ? undefined : { policy: config.frequency.policy, counter, zones: attributes };
   // Template tasks' recipients' attributes, from the targeting store (docs/delivery.md).
-  const personaliser = new Personaliser(await adapters.userAttributes(scope), logger);
+  const personaliser = new Personaliser(attributes, logger);
   const tasks = new TaskCache(store);
   const records = adapters.deliveryRecords === undefined ? undefined : await adapters.deliveryRecords(scope);
-  const logins = new LoginDelivery(offline, gateway, tasks, adapters.clock, frequency, personaliser, records);
-  return { store, reports, offline, confirmed, records, gateway, online, frequency, personaliser, tasks, logins };
+  const logins = new LoginDelivery(
+    offline,
+    gateway,
+    tasks,
+    adapters.clock,
+    frequency,
+    personaliser,
+    records,
+    attributes,
+  );
+  return {
+    store,
+    reports,
+    offline,
+    confirmed,
+    records,
+    gateway,
+    online,
+    frequency,
+    personaliser,
+    tasks,
+    logins,
+    attributes,
+  };
 }
 
 /** Delivers users' offline lists when they log in, as an executor does (the embedded profile's login()). */
@@ -103,6 +127,8 @@ export async function buildExecutor<L extends ExecutorLinks>(
     ...(logins ? { logins } : {}),
     ...(reports ? { reports } : {}),
     ...(frequency ? { frequency } : {}),
+    // Quiet hours with during 'offline' are judged in each recipient's tz (docs/local-time.md).
+    zones: parts.attributes,
     personaliser: parts.personaliser,
     ...(build.reportChannelHolds === true && isChannelHoldSource(parts.gateway) ? { channel: parts.gateway } : {}),
     // A task with a speed is sent at it: each executor paces its share (docs/scheduling.md "Pacing").

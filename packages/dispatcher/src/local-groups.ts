@@ -13,12 +13,11 @@
  * instant (scheduler/src/local-release.ts).
  *
  * Each recipient's zone comes from the attribute index's `tz=<zone>`
- * bitsets: a few dozen keys read chunk by chunk, whatever the audience's
- * size, never one row per user.
+ * bitsets (user-zones.ts).
  */
 import { HeraldError, ErrorCodes } from '@herald/core';
 import type { AttributeIndex, Clock } from '@herald/core/ports';
-import { CHUNK_BITS, CHUNK_UINS, TZ_KEY_PREFIX, forEachStoredMember } from '@herald/core/targeting';
+import { TZ_KEY_PREFIX } from '@herald/core/targeting';
 import {
   MAX_LOCAL_GROUPS,
   quietHoursEnd,
@@ -29,6 +28,7 @@ import {
   type ZoneRelease,
 } from '@herald/core/time';
 import type { PlannedGroup } from '@herald/transport';
+import { valuePerPosition } from './user-zones';
 
 /** What grouping needs to know of the task: its local time, its quiet hours, or both. */
 export interface LocalTimeTask {
@@ -52,11 +52,6 @@ export interface LocalGrouping {
   groups: PlannedGroup[];
 }
 
-/** Chunks read per attribute-index call (2^24 uins): few calls over a sparse audience; at most 256 stored chunks a zone in memory. */
-const CHUNKS_PER_READ = 256;
-/** Marks a uin of the chunk being read that has no `tz` bitset: the default zone's group. */
-const NO_ZONE = 0xffff;
-
 /** Splits `kept` (sorted, distinct) into its release groups and the delivery-order list. */
 export async function groupByLocalTime(
   kept: Uint32Array,
@@ -69,7 +64,13 @@ export async function groupByLocalTime(
   const defaultGroup = releases.groupOf(task.deliverAt?.defaultTimeZone ?? 'UTC');
   const zoneKeys = await index.keysWithPrefix(TZ_KEY_PREFIX);
   const keyGroups = zoneKeys.map((key) => releases.groupOf(key.slice(TZ_KEY_PREFIX.length)));
-  const groupAt = await groupPerPosition(kept, zoneKeys, keyGroups, defaultGroup, index);
+  const groupAt = await valuePerPosition(
+    kept,
+    zoneKeys,
+    keyGroups,
+    index,
+    new Uint8Array(kept.length).fill(defaultGroup),
+  );
   return layOut(kept, groupAt, releases.all());
 }
 
@@ -107,7 +108,8 @@ class GroupTable {
       deliverAt === undefined
         ? { releaseAt: this.plannedAt, offsetMinutes: zoneOffsetMinutes(zone, this.plannedAt), skipped: false }
         : zoneRelease(zone, deliverAt, this.plannedAt, expiresAt);
-    if (quietHours === undefined || release.skipped) return release;
+    // With during 'offline' nothing is held: the executors queue each push that lands inside them offline.
+    if (quietHours === undefined || quietHours.during === 'offline' || release.skipped) return release;
     const releaseAt = quietHoursEnd(zone, quietHours, release.releaseAt);
     if (releaseAt === release.releaseAt) return release;
     return { releaseAt, offsetMinutes: zoneOffsetMinutes(zone, releaseAt), skipped: releaseAt >= expiresAt };
@@ -116,50 +118,6 @@ class GroupTable {
   all(): readonly ZoneRelease[] {
     return this.releases;
   }
-}
-
-/** Each position's group: its uin's `tz` bitset's, or the default zone's for a uin in none. */
-async function groupPerPosition(
-  kept: Uint32Array,
-  zoneKeys: readonly string[],
-  keyGroups: readonly number[],
-  defaultGroup: number,
-  index: AttributeIndex,
-): Promise<Uint8Array> {
-  const groupAt = new Uint8Array(kept.length).fill(defaultGroup);
-  if (zoneKeys.length === 0) return groupAt;
-  const keyIndex = new Map(zoneKeys.map((key, i) => [key, i]));
-  // Each chunk's uins' groups by their low 16 bits; only the entries a chunk set are reset after it,
-  // so a sparse audience over many chunks costs its members, not 2^16 a chunk.
-  const lowGroup = new Uint16Array(CHUNK_UINS).fill(NO_ZONE);
-  const touched = new Uint32Array(CHUNK_UINS);
-  let at = 0;
-  while (at < kept.length) {
-    const from = kept[at]! >>> CHUNK_BITS;
-    const stored = await index.readChunks(zoneKeys, from, from + CHUNKS_PER_READ);
-    // Ordered by chunk then key: one pass per chunk fills its uins' groups, then its positions read them.
-    let s = 0;
-    for (let chunk = from; chunk < from + CHUNKS_PER_READ && at < kept.length; chunk++) {
-      if (kept[at]! >>> CHUNK_BITS !== chunk) {
-        while (s < stored.length && stored[s]!.chunk === chunk) s++;
-        continue;
-      }
-      let set = 0;
-      for (; s < stored.length && stored[s]!.chunk === chunk; s++) {
-        const group = keyGroups[keyIndex.get(stored[s]!.key)!]!;
-        forEachStoredMember(stored[s]!.bytes, (low) => {
-          lowGroup[low] = group;
-          touched[set++] = low;
-        });
-      }
-      for (; at < kept.length && kept[at]! >>> CHUNK_BITS === chunk; at++) {
-        const group = lowGroup[kept[at]! & (CHUNK_UINS - 1)]!;
-        if (group !== NO_ZONE) groupAt[at] = group;
-      }
-      for (let t = 0; t < set; t++) lowGroup[touched[t]!] = NO_ZONE;
-    }
-  }
-  return groupAt;
 }
 
 /** The delivery-order list: groups by release instant (skipped ones last), each keeping the uins' sorted order. */

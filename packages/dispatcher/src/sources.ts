@@ -138,6 +138,14 @@ export function filterChainSources(deps: FilterSourceDeps): ChainSources {
     rollouts: { rolloutOf: async ({ taskId }) => (await store.getTask(taskId))?.rollout },
     ...(counter === undefined
       ? {}
-      : { frequency: { policy: config.frequency.policy, counter, ...(clock === undefined ? {} : { clock }) } }),
+      : {
+          // The attribute index gives each user's `tz`: their own local day (docs/frequency.md, "Time zones").
+          frequency: {
+            policy: config.frequency.policy,
+            counter,
+            index: deps.attributes,
+            ...(clock === undefined ? {} : { clock }),
+          },
+        }),
   };
 }

@@ -66,7 +66,7 @@ export interface EmbeddedCluster {
   readonly meter: PromMeter;
   readonly scheduler: Scheduler;
   /** Logs users in: marks them online, then delivers their offline lists. */
-  login(uins: ArrayLike<number>): Promise<{ delivered: number; expired: number; overFrequency: number }>;
+  login(uins: ArrayLike<number>): Promise<{ delivered: number; expired: number; overFrequency: number; held: number }>;
   logout(uins: ArrayLike<number>): void;
   stop(): Promise<void>;
 }
@@ -173,13 +173,14 @@ export async function startEmbeddedCluster(
       meter,
       scheduler,
       async login(uins) {
-        const total = { delivered: 0, expired: 0, overFrequency: 0 };
+        const total = { delivered: 0, expired: 0, overFrequency: 0, held: 0 };
         for (let i = 0; i < uins.length; i++) online.setOnline(uins[i]!, true);
         for (let i = 0; i < uins.length; i++) {
           const result = await loginDelivery.deliver(uins[i]!);
           total.delivered += result.delivered;
           total.expired += result.expired;
           total.overFrequency += result.overFrequency;
+          total.held += result.held;
         }
         return total;
       },

@@ -70,7 +70,7 @@ describe('collapse keys and the offline purge', () => {
 
     const result = await cluster.login(everyone);
     // half: newer + news + beta + plain; the rest: older + beta.
-    expect(result).toEqual({ delivered: half.length * 4 + rest.length * 2, expired: 0, overFrequency: 0 });
+    expect(result).toEqual({ delivered: half.length * 4 + rest.length * 2, expired: 0, overFrequency: 0, held: 0 });
     expect([...(await sinkUins(cluster, older.id))]).toEqual(rest);
     expect([...(await sinkUins(cluster, newer.id))]).toEqual(half);
     expect([...(await sinkUins(cluster, otherKey.id))]).toEqual(half);

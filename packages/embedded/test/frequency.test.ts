@@ -111,7 +111,7 @@ describe('frequency control, end to end', () => {
 
     // At login the offline users get it (a slot is left for each: the filter just said so) and it counts.
     const users = keptOffline.subarray(0, 20);
-    expect(await cluster.login(users)).toEqual({ delivered: 20, expired: 0, overFrequency: 0 });
+    expect(await cluster.login(users)).toEqual({ delivered: 20, expired: 0, overFrequency: 0, held: 0 });
     expect([...(await usedToday(users))]).toEqual([...users].map((uin) => before(uin) + 1));
   });
 

@@ -323,7 +323,12 @@ describe('local-time delivery, end to end', () => {
       { defaultTimeZone: 'america/new_york', quietHours: '21:00-07:30' },
     );
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ accountId: 'beta', defaultTimeZone: 'America/New_York', quietHours: '21:00-07:30' });
+    expect(put.body).toEqual({
+      accountId: 'beta',
+      defaultTimeZone: 'America/New_York',
+      quietHours: '21:00-07:30',
+      loginDelivery: 'deliver',
+    });
     const bad = await call(cluster, 'PUT', '/api/v1/accounts/beta/local-time', { quietHours: '07:00-07:00' });
     expect(bad.status).toBe(400);
     expect(fieldOf(bad.body)).toBe('quietHours');
@@ -346,6 +351,7 @@ describe('local-time delivery, end to end', () => {
       accountId: 'beta',
       defaultTimeZone: null,
       quietHours: null,
+      loginDelivery: 'deliver',
     });
     for (const id of [inherits.body.id, own.body.id])
       expect((await call(cluster, 'POST', `/api/v1/tasks/${id}/cancel`)).status).toBeLessThan(300);

@@ -45,7 +45,7 @@ describe('personalised content', () => {
     const task = await waitForEnd(cluster, created.body.id);
     expect(task.report).toMatchObject({ delivered: 3, offline: 1 });
 
-    expect(await cluster.login(Uint32Array.of(14))).toEqual({ delivered: 1, expired: 0, overFrequency: 0 });
+    expect(await cluster.login(Uint32Array.of(14))).toEqual({ delivered: 1, expired: 0, overFrequency: 0, held: 0 });
     const sink = await readDeliveryFile(cluster.deliveryDir, task.id);
     expect(sink.content).toEqual({
       title: 'Hi {{uin}}',

@@ -73,7 +73,7 @@ describe('pre-delivery over the webhook gateway', () => {
     expect(pushed.flatMap((b) => b.uins).sort((a, b) => a - b)).toEqual([...expected.online]);
 
     const users = expected.offline.subarray(0, 5);
-    expect(await cluster.login(users)).toEqual({ delivered: 5, expired: 0, overFrequency: 0 });
+    expect(await cluster.login(users)).toEqual({ delivered: 5, expired: 0, overFrequency: 0, held: 0 });
     const atLogin = batches().filter((b) => b.taskId === task.id && b.atLogin);
     expect(atLogin.flatMap((b) => b.uins).sort((a, b) => a - b)).toEqual([...users].sort((a, b) => a - b));
     expect(atLogin.every((b) => b.displayAt === displayAt)).toBe(true);

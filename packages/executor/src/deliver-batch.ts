@@ -1,5 +1,4 @@
 import { onlineBitsOf } from '@herald/core/fate';
-import { dayOf } from '@herald/core/frequency';
 import {
   TOPICS,
   type Clock,
@@ -8,21 +7,25 @@ import {
   type DeliveryRecordLog,
   type EventBus,
   type OfflineStore,
+  type UserAttributeLookup,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
 import { collapseScopeOf, DEAD_LETTER_REASON, type Task } from '@herald/core/task';
 import type { UnitBatch } from '@herald/transport';
 import { termsOf } from './display';
-import type { FrequencyControl } from './frequency-control';
+import { usesOf, type FrequencyControl } from './frequency-control';
 import type { Personaliser } from './personalise';
+import { queueInsideQuietHours } from './quiet-hours';
 
 export interface DeliverBatchDeps {
   executorId: string;
   online: OnlineView;
   gateway: DeliveryGateway;
   offline: OfflineStore;
-  /** With frequency control: the batch's online users are counted for the task on the local day of delivery. */
+  /** With frequency control: the batch's online users are counted for the task on their local day of delivery. */
   frequency?: FrequencyControl;
+  /** Users' attributes, for their `tz`: quiet hours with during 'offline' are judged in it. Without it, in the task's default zone. */
+  zones?: UserAttributeLookup;
   /** Where the confirmed batch is published (the reports topic), before it is recorded. */
   reports?: EventBus;
   confirmed: ConfirmedBatchLog;
@@ -56,8 +59,17 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
   const to = batch.offset + batch.uins.length;
   const online = new Uint32Array(batch.uins.length);
   const offline = new Uint32Array(batch.uins.length);
-  const split = deps.online.partition(batch.uins, online, offline);
-  const reached = online.subarray(0, split.online); // sorted: a filtered list's range, split in order
+  const partition = deps.online.partition(batch.uins, online, offline);
+  // Sorted: a filtered list's range, split in order. With quiet hours during 'offline', the online users
+  // inside them now (in their zone) join the offline ones (docs/local-time.md "Quiet hours").
+  const { reached, queued } = await queueInsideQuietHours(
+    task,
+    online.subarray(0, partition.online),
+    offline.subarray(0, partition.offline),
+    deps.zones,
+    deps.clock.now(),
+  );
+  const split = { online: reached.length, offline: queued.length };
   // Counted beside the delivery, not after it: a count whose delivery then fails is not
   // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
   const [result] = await Promise.all([
@@ -74,11 +86,9 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
           task.rollout,
         )
       : undefined,
-    split.offline > 0 ? appendOffline(deps.offline, task, offline.subarray(0, split.offline)) : undefined,
+    split.offline > 0 ? appendOffline(deps.offline, task, queued) : undefined,
     split.online > 0 && deps.frequency !== undefined
-      ? deps.frequency.counter.consume([
-          { taskId: task.id, day: dayOf(deps.frequency.policy, deps.clock.now()), uins: reached },
-        ])
+      ? countDelivery(deps.frequency, task.id, reached, deps.clock)
       : undefined,
   ]);
   // Dead letters (recipients the channel rejected for good) are not delivered; the gateway counted and logged them.
@@ -152,4 +162,9 @@ function appendOffline(store: OfflineStore, task: Task, uins: Uint32Array): Prom
   return collapseScope === undefined
     ? store.append(task.id, task.expiresAt, uins)
     : store.append(task.id, task.expiresAt, uins, { collapseScope });
+}
+
+/** Counts a delivery for frequency control, each user on their own local day at the delivery (docs/frequency.md). */
+async function countDelivery(frequency: FrequencyControl, taskId: number, reached: Uint32Array, clock: Clock) {
+  await frequency.counter.consume(await usesOf(frequency, taskId, reached, clock.now()));
 }

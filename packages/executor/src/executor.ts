@@ -12,6 +12,7 @@ import {
   type Meter,
   type OfflineStore,
   type TaskStore,
+  type UserAttributeLookup,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
 import type { ChannelHold } from '@herald/core/task';
@@ -76,6 +77,13 @@ export interface ExecutorDeps {
    * entry is delivered at login.
    */
   frequency?: FrequencyControl;
+  /**
+   * Users' attributes, for their `tz`: a task whose quiet hours say during
+   * 'offline' queues the online users inside them to their offline lists
+   * (docs/local-time.md "Quiet hours"). Without it, judged in the task's
+   * default zone.
+   */
+  zones?: UserAttributeLookup;
   /**
    * Renders template tasks per recipient (docs/delivery.md, "Personalised
    * content"). Default: one without a user-attributes store (defaults only).
@@ -280,6 +288,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       gateway: deps.gateway,
       offline: deps.offline,
       frequency: deps.frequency,
+      ...(deps.zones ? { zones: deps.zones } : {}),
       reports: deps.reports,
       confirmed,
       ...(deps.records ? { records: deps.records } : {}),

@@ -64,7 +64,7 @@ describe('LoginDelivery', () => {
       const task = addTask(id);
       await offline.append(id, task.expiresAt, Uint32Array.of(7, UIN, 300));
     }
-    expect(await login.deliver(UIN)).toEqual({ delivered: 3, expired: 0, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 3, expired: 0, overFrequency: 0, held: 0 });
     expect(gateway.accepted).toEqual([
       { taskId: 1, uins: [UIN], body: 'content of 1', atLogin: true },
       { taskId: 2, uins: [UIN], body: 'content of 2', atLogin: true },
@@ -87,7 +87,7 @@ describe('LoginDelivery', () => {
       acknowledged.push({ uin, taskIds: [...taskIds], deliveredBefore: gateway.accepted.length });
       return acknowledge(uin, taskIds);
     };
-    expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 1, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 1, overFrequency: 0, held: 0 });
     expect(acknowledged).toEqual([{ uin: UIN, taskIds: [1, 2, 3], deliveredBefore: 2 }]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
@@ -95,7 +95,7 @@ describe('LoginDelivery', () => {
   it('settles an entry the channel rejects for good (a dead letter) without counting it delivered', async () => {
     for (const id of [1, 2]) await offline.append(id, addTask(id).expiresAt, Uint32Array.of(UIN));
     gateway.rejectFor.add(1);
-    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 0, held: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
@@ -123,7 +123,7 @@ describe('LoginDelivery', () => {
         seenAtAcknowledge.push(await records.loginOf(1, uin));
         return acknowledge(uin, taskIds);
       };
-      expect(await recording.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 0 });
+      expect(await recording.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 0, held: 0 });
       expect(seenAtAcknowledge).toEqual([{ taskId: 1, uin: UIN, outcome: 'delivered', at: NOW }]);
       expect(await records.loginOf(2, UIN)).toEqual({ taskId: 2, uin: UIN, outcome: 'expired', at: NOW });
     } finally {
@@ -135,7 +135,7 @@ describe('LoginDelivery', () => {
   it('delivers nothing to a user without entries', async () => {
     addTask(1);
     await offline.append(1, NOW + 1000, Uint32Array.of(UIN + 1));
-    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 0, held: 0 });
     expect(gateway.calls).toBe(0);
   });
 
@@ -144,7 +144,7 @@ describe('LoginDelivery', () => {
     addTask(2, NOW); // expires exactly now: dropped
     addTask(3, NOW + 1);
     for (const id of [1, 2, 3]) await offline.append(id, tasks.get(id)!.expiresAt, Uint32Array.of(UIN));
-    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 2, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 2, overFrequency: 0, held: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([3]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
@@ -153,7 +153,7 @@ describe('LoginDelivery', () => {
     addTask(1, NOW + 500);
     await offline.append(1, NOW + 500, Uint32Array.of(UIN));
     now = NOW + 500;
-    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 1, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 0, expired: 1, overFrequency: 0, held: 0 });
     expect(gateway.calls).toBe(0);
   });
 
@@ -161,7 +161,7 @@ describe('LoginDelivery', () => {
     addTask(2);
     await offline.append(1, NOW + 60_000, Uint32Array.of(UIN)); // task 1 is unknown
     await offline.append(2, NOW + 60_000, Uint32Array.of(UIN));
-    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 0, held: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
@@ -175,7 +175,7 @@ describe('LoginDelivery', () => {
     // The first was acknowledged; the failed one and the one after it are still pending.
     expect((await offline.pending(UIN)).map((e) => e.taskId)).toEqual([2, 3]);
 
-    expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 0 });
+    expect(await login.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 0, held: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([1, 2, 3]);
     expect(await offline.pending(UIN)).toEqual([]);
   });
@@ -225,7 +225,7 @@ describe('LoginDelivery with frequency control', () => {
     now = endOfWindow(15); // three slots released
     await counter.consume([{ taskId: 90, day: D, uins: Uint32Array.of(UIN) }]); // one used online today
     await pend(4, 1, 3, 2);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 2 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 2, held: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([1, 2]);
     expect(await used(D)).toBe(3);
     expect(await offline.pending(UIN)).toEqual([]); // dropped, not kept for later
@@ -237,7 +237,7 @@ describe('LoginDelivery with frequency control', () => {
     addTask(1, now);
     await offline.append(1, now, Uint32Array.of(UIN));
     await pend(2, 3);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 1 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 1, overFrequency: 1, held: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([2]);
   });
 
@@ -246,7 +246,7 @@ describe('LoginDelivery with frequency control', () => {
       await counter.consume([{ taskId, day: D - 1, uins: Uint32Array.of(UIN) }]); // yesterday: all six
     now = endOfWindow(6);
     await pend(1, 2);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 1 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 1, held: 0 });
     expect(await used(D)).toBe(1);
     expect(await used(D - 1)).toBe(6);
   });
@@ -255,22 +255,22 @@ describe('LoginDelivery with frequency control', () => {
     const firstRelease = slotReleaseTimes(policy, UIN, D)[0]!; // 03:33:25.466 for user 42 (pinned in core's release tests)
     now = MIDNIGHT;
     await pend(1);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 1 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 1, held: 0 });
     now = firstRelease - 1;
     await pend(2);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 1 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 1, held: 0 });
     now = firstRelease;
     await pend(3, 4);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 1 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 1, expired: 0, overFrequency: 1, held: 0 });
     expect(gateway.accepted.map((d) => d.taskId)).toEqual([3]);
   });
 
   it('reads no count for a user with nothing live to deliver', async () => {
     now = endOfWindow(12);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 0 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 0, overFrequency: 0, held: 0 });
     addTask(1, now - 1);
     await offline.append(1, now - 1, Uint32Array.of(UIN));
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 1, overFrequency: 0 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 0, expired: 1, overFrequency: 0, held: 0 });
     expect(reads).toBe(0);
   });
 
@@ -281,7 +281,7 @@ describe('LoginDelivery with frequency control', () => {
     await expect(checked.deliver(UIN)).rejects.toThrow('push channel down');
     expect(await used(D)).toBe(0);
     expect((await offline.pending(UIN)).map((e) => e.taskId)).toEqual([1, 2]);
-    expect(await checked.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 0 });
+    expect(await checked.deliver(UIN)).toEqual({ delivered: 2, expired: 0, overFrequency: 0, held: 0 });
     expect(await used(D)).toBe(2);
   });
 });

@@ -1,15 +1,16 @@
 import type { LoginOutcomeKind } from '@herald/core/fate';
-import { budget, dayOf } from '@herald/core/frequency';
 import {
   systemClock,
   type Clock,
   type DeliveryGateway,
   type DeliveryRecordLog,
   type OfflineStore,
+  type UserAttributeLookup,
 } from '@herald/core/ports';
 import { termsOf } from './display';
 import { Personaliser } from './personalise';
-import type { FrequencyControl } from './frequency-control';
+import { slotsLeftAt, type FrequencyControl } from './frequency-control';
+import { holdsAtLogin } from './quiet-hours';
 import type { TaskCache } from './task-cache';
 
 export interface LoginDeliveryResult {
@@ -17,6 +18,8 @@ export interface LoginDeliveryResult {
   expired: number;
   /** Entries dropped because the user had no released, unused slot left today (0 without frequency control). */
   overFrequency: number;
+  /** Entries kept for a later login: inside their task's quiet hours, the account holding logins (docs/local-time.md). */
+  held: number;
 }
 
 /**
@@ -54,10 +57,12 @@ export class LoginDelivery {
     private readonly frequency?: FrequencyControl,
     private readonly personaliser: Personaliser = new Personaliser(),
     private readonly records?: DeliveryRecordLog,
+    /** Users' attributes, for their `tz`: the login rule of quiet hours is judged in it (else the task's default zone). */
+    private readonly zones?: UserAttributeLookup,
   ) {}
 
   async deliver(uin: number): Promise<LoginDeliveryResult> {
-    const result = { delivered: 0, expired: 0, overFrequency: 0 };
+    const result = { delivered: 0, expired: 0, overFrequency: 0, held: 0 };
     /** Entries delivered or dropped so far: removed together, in one write, when the walk ends (or fails). */
     const settled: number[] = [];
     const outcomes: LoginOutcomeKind[] = [];
@@ -67,12 +72,21 @@ export class LoginDelivery {
     };
     try {
       let slots: { day: number; left: number } | undefined;
+      let zone: { tz: string | undefined } | undefined;
       for (const entry of await this.offline.pending(uin)) {
         const task = await this.tasks.get(entry.taskId);
         if (task === undefined || entry.expiresAt <= this.clock.now()) {
           settle(entry.taskId, 'expired');
           result.expired++;
           continue;
+        }
+        if (task.quietHours?.atLogin === 'hold') {
+          zone ??= { tz: await this.zoneOf(uin) };
+          // Inside the task's quiet hours and the account holds logins: the entry stays for a later login.
+          if (holdsAtLogin(task, zone.tz, this.clock.now())) {
+            result.held++;
+            continue;
+          }
         }
         if (this.frequency !== undefined) {
           slots ??= await this.slotsLeft(uin, this.frequency);
@@ -123,11 +137,14 @@ export class LoginDelivery {
     await this.offline.acknowledge(uin, taskIds);
   }
 
-  /** The user's released, unused slots at the start of the walk, and the local day they belong to. */
-  private async slotsLeft(uin: number, { policy, counter }: FrequencyControl): Promise<{ day: number; left: number }> {
-    const now = this.clock.now();
-    const day = dayOf(policy, now);
-    const [used] = await counter.used(Uint32Array.of(uin), day);
-    return { day, left: budget(policy, uin, used!, now) };
+  private async zoneOf(uin: number): Promise<string | undefined> {
+    if (this.zones === undefined) return undefined;
+    const [user] = await this.zones.getUsers([uin]);
+    return user?.tz ?? undefined;
+  }
+
+  /** The user's released, unused slots at the start of the walk, and the local day (in their zone) they belong to. */
+  private slotsLeft(uin: number, frequency: FrequencyControl): Promise<{ day: number; left: number }> {
+    return slotsLeftAt(frequency, uin, this.clock.now());
   }
 }

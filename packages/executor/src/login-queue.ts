@@ -52,6 +52,11 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
     'Offline entries dropped at login: the user had no released, unused frequency slot left that day',
     ['executor'],
   );
+  const heldInQuietHours = meter.counter(
+    'herald_executor_login_held_total',
+    "Offline entries kept at login for a later one: inside their task's quiet hours, the account holding logins",
+    ['executor'],
+  );
   const waiting: number[] = [];
   let head = 0;
   let running: Promise<void> | undefined;
@@ -70,6 +75,7 @@ export function createLoginQueue(logins: LoginDelivery, options: LoginQueueOptio
         atLogin.inc(options.labels, result.delivered);
         if (result.expired > 0) expired.inc(options.labels, result.expired);
         if (result.overFrequency > 0) overFrequency.inc(options.labels, result.overFrequency);
+        if (result.held > 0) heldInQuietHours.inc(options.labels, result.held);
       } catch (error) {
         walked.inc({ ...options.labels, result: 'failed' });
         errors.inc({ ...options.labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });

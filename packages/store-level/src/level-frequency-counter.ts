@@ -28,8 +28,8 @@ import { toHeraldError, openLevelDb } from './lifecycle';
  * dense batches cost a few large reads, sparse ones one seek per uin.
  *
  * Retention: only the newest `retainDays` days seen by `consume` are kept
- * (default 2: today and yesterday, for processes whose clocks straddle
- * midnight). When a consume brings a newer day, older days are deleted by one
+ * (default 3: users in their own zones are on up to three local days at
+ * one instant, -12:00 to +14:00, docs/frequency.md "Time zones"). When a consume brings a newer day, older days are deleted by one
  * range clear; a consume for a day already older than that is dropped, since
  * nobody asks about a past day's budget. So a bogus far-future day would
  * prune the present: callers pass `dayOf(policy, sendTime)`, not raw input.
@@ -38,12 +38,12 @@ import { toHeraldError, openLevelDb } from './lifecycle';
 export interface LevelFrequencyCounterOptions {
   /**
    * Days kept, counting the newest day consumed, 1..366.
-   * @defaultValue 2
+   * @defaultValue 3 (users in their own zones span up to three local days at one instant)
    */
   retainDays?: number;
 }
 
-export const DEFAULT_RETAIN_DAYS = 2;
+export const DEFAULT_RETAIN_DAYS = 3;
 
 type Db = ClassicLevel<Buffer, Buffer>;
 

@@ -22,12 +22,12 @@ export interface MySqlFrequencyCounterOptions extends MySqlTaskStoreOptions {
   /**
    * Days kept, counting the newest day consumed, 1..366; older days are
    * deleted, and a late use of one of them is dropped.
-   * @defaultValue 2 (today and yesterday, for processes whose clocks straddle midnight)
+   * @defaultValue 3 (users in their own zones span up to three local days at one instant, -12:00 to +14:00)
    */
   retainDays?: number;
 }
 
-export const DEFAULT_RETAIN_DAYS = 2;
+export const DEFAULT_RETAIN_DAYS = 3;
 
 /**
  * The production FrequencyCounter (docs/frequency.md), on MySQL/MariaDB: the

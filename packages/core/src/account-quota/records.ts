@@ -10,7 +10,7 @@ import {
   type AccountLimitsOverride,
 } from './limits';
 import { parseUserTimeZone } from '../time/local-time';
-import { checkQuietHours, type QuietHours } from '../time/quiet-hours';
+import { checkQuietHours, parseQuietLoginMode, type QuietHours } from '../time/quiet-hours';
 
 /** What an admin set for one account (docs/account-quotas.md); absent: the defaults, no rate known. */
 export interface AccountSettings {
@@ -32,13 +32,19 @@ export interface AccountSettings {
 export interface AccountLocalTime {
   readonly defaultTimeZone: string | null;
   readonly quietHours: QuietHours | null;
+  /**
+   * A login inside a task's quiet hours: 'hold' keeps that task's entry for a
+   * login after them. Stored only when 'hold' (absent: 'deliver', so
+   * settings written before it read the same).
+   */
+  readonly loginDelivery?: 'hold';
 }
 
 /** A checked AccountLocalTime (an IANA name or '+HH:MM'; quiet hours as stored): VALIDATION_FAILED naming the field. */
 export function checkAccountLocalTime(value: unknown): AccountLocalTime {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new ValidationError('localTime must be an object { defaultTimeZone, quietHours }', { field: 'localTime' });
-  const { defaultTimeZone, quietHours, ...rest } = value as Record<string, unknown>;
+  const { defaultTimeZone, quietHours, loginDelivery, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw new ValidationError(`${extra[0]} is not a local-time setting`, { field: extra[0] });
   const zone =
@@ -46,9 +52,11 @@ export function checkAccountLocalTime(value: unknown): AccountLocalTime {
       ? null
       : parseUserTimeZone(defaultTimeZone, 'defaultTimeZone');
   if (quietHours !== null && quietHours !== undefined) checkQuietHours(quietHours);
+  const login = parseQuietLoginMode(loginDelivery ?? undefined);
   return {
     defaultTimeZone: zone,
     quietHours: quietHours === null || quietHours === undefined ? null : { ...(quietHours as QuietHours) },
+    ...(login === 'hold' ? { loginDelivery: login } : {}),
   };
 }
 
@@ -179,7 +187,8 @@ function localTimeAfter(
   patch: AccountSettingsPatch,
 ): { localTime?: AccountLocalTime } {
   const next = patch.localTime === undefined ? current?.localTime : checkAccountLocalTime(patch.localTime);
-  return next === undefined || (next.defaultTimeZone === null && next.quietHours === null) ? {} : { localTime: next };
+  const none = next === undefined || (next.defaultTimeZone === null && next.quietHours === null && !next.loginDelivery);
+  return none ? {} : { localTime: next };
 }
 
 /**

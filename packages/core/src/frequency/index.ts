@@ -16,3 +16,6 @@ export type { CompetitionWindow } from './release';
 export { withinBudget } from './filter';
 export type { FrequencyFilterResult } from './filter';
 export { MAX_FREQUENCY_DAY, checkFrequencyDay, checkFrequencyUses, checkSortedUins } from './counter-rules';
+export { userReleaseClock, userDayOf, userBudget, ReleaseClockTable, withinZonedBudget } from './zoned';
+export { releaseClock, releaseClockAtOffset } from './release';
+export type { ReleaseClock } from './release';

@@ -34,9 +34,10 @@ export interface FrequencyOptions {
    */
   windows?: FrequencyWindowOptions[];
   /**
-   * Where the day starts: the local time zone as a fixed offset from UTC in
-   * minutes (480 for UTC+8), -720..840. Daylight-saving changes are not
-   * followed; a zone that has them picks one offset.
+   * Where the day starts for users without a `tz` attribute: a fixed offset
+   * from UTC in minutes (480 for UTC+8), -720..840. Daylight-saving changes
+   * are not followed; a zone that has them picks one offset. A user with a
+   * `tz` is on their own zone's day (frequency/zoned.ts).
    * @defaultValue 0
    */
   utcOffsetMinutes?: number;

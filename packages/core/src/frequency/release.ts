@@ -91,8 +91,20 @@ export interface ReleaseClock {
 }
 
 export function releaseClock(policy: FrequencyPolicy, now: number): ReleaseClock {
-  const day = dayOf(policy, now);
-  const dayStart = day * MS_PER_DAY - policy.offsetMs;
+  return releaseClockAtOffset(policy, policy.offsetMs, now);
+}
+
+/**
+ * The release clock of a local day whose wall clock runs `offsetMs` ahead of
+ * UTC at `now`: the policy's fixed offset, or a user's zone's offset in force
+ * at `now` (frequency/zoned.ts). Only the offset at `now` matters: the day is
+ * the wall-clock date, and a window's release compares wall-clock times, so
+ * on a daylight-saving day a release in the skipped hour comes at its end.
+ */
+export function releaseClockAtOffset(policy: FrequencyPolicy, offsetMs: number, now: number): ReleaseClock {
+  checkTime(now);
+  const day = Math.floor((now + offsetMs) / MS_PER_DAY);
+  const dayStart = day * MS_PER_DAY - offsetMs;
   const sinceMidnight = now - dayStart;
   let closed = 0;
   let current: CompetitionWindowOfDay | undefined;

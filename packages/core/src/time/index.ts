@@ -35,5 +35,14 @@ export {
   DEFAULT_WINDOW_MS,
 } from './local-time';
 export type { DeliverAt, DeliverAtRequest, MissedPolicy, ZoneRelease } from './local-time';
-export { parseQuietHours, checkQuietHours, quietHoursEnd } from './quiet-hours';
-export type { QuietHours } from './quiet-hours';
+export {
+  parseQuietHours,
+  parseQuietLoginMode,
+  checkQuietHours,
+  quietHoursEnd,
+  quietHoursText,
+  isQuietAt,
+  QUIET_PUSH_MODES,
+  QUIET_LOGIN_MODES,
+} from './quiet-hours';
+export type { QuietHours, QuietPushMode, QuietLoginMode } from './quiet-hours';

@@ -27,11 +27,18 @@ const ACCOUNT_LOCAL_TIME: JsonSchema = object(
       description: 'the zone of recipients without a tz, for tasks whose deliverAt names none; null: UTC',
     },
     quietHours: {
-      type: ['string', 'null'],
-      description: "quiet hours 'HH:MM-HH:MM' every task of the account keeps unless it sets its own; null: none",
+      type: ['string', 'object', 'null'],
+      description:
+        "quiet hours every task of the account keeps unless it sets its own: 'HH:MM-HH:MM', or { hours: 'HH:MM-HH:MM', during: 'hold' | 'offline' } when during is 'offline'; null: none",
+    },
+    loginDelivery: {
+      type: 'string',
+      enum: ['deliver', 'hold'],
+      description:
+        "a login inside a task's quiet hours: 'deliver' the inbox (the default), or 'hold' the entries of tasks with quiet hours to the next login after them",
     },
   },
-  ['accountId', 'defaultTimeZone', 'quietHours'],
+  ['accountId', 'defaultTimeZone', 'quietHours', 'loginDelivery'],
 );
 
 export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
@@ -75,10 +82,10 @@ export const ACCOUNT_OPERATIONS: Record<string, OperationDoc> = {
     access: 'admin',
     summary: "Set an account's local-time defaults",
     description:
-      'Replaces both: a field left out or null is cleared. Tasks created afterwards take them; tasks already created keep theirs.',
+      "Replaces all three (defaultTimeZone, quietHours: 'HH:MM-HH:MM' or { hours, during: 'hold' | 'offline' }, loginDelivery: 'deliver' | 'hold'): a field left out or null is cleared (loginDelivery back to 'deliver'). Tasks created afterwards take them; tasks already created keep theirs.",
     responses: { 200: json('the defaults now', ACCOUNT_LOCAL_TIME) },
     errors: {
-      400: 'VALIDATION_FAILED: a bad account id, a defaultTimeZone that is no IANA zone or +HH:MM, quiet hours that are not HH:MM-HH:MM or cover the whole day (details.field)',
+      400: 'VALIDATION_FAILED: a bad account id, a defaultTimeZone that is no IANA zone or +HH:MM, quiet hours that are not HH:MM-HH:MM or cover the whole day, an unknown quietHours field or during, an unknown loginDelivery (details.field: quietHours, quietHours.hours, quietHours.during, quietHours.<name>, loginDelivery)',
     },
   },
 

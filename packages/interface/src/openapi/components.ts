@@ -183,9 +183,21 @@ const task = object(
       {
         from: { type: 'string', description: "local 'HH:MM' the quiet hours start at (inclusive)" },
         to: { type: 'string', description: "local 'HH:MM' they end at; before from: they wrap past midnight" },
+        during: {
+          type: 'string',
+          enum: ['offline'],
+          description:
+            "present when the request said during: 'offline': a push that would land inside them is queued to the recipient's offline list instead of held",
+        },
+        atLogin: {
+          type: 'string',
+          enum: ['hold'],
+          description:
+            "present when the account's loginDelivery is 'hold': a login inside them keeps this task's entry for a login after them",
+        },
       },
       ['from', 'to'],
-      "quiet hours in each recipient's local time, when set: a zone inside them is held to their end (docs/local-time.md)",
+      "quiet hours in each recipient's local time, when set: a zone inside them is held to their end, or with during 'offline' queued offline (docs/local-time.md)",
     ),
     noResendSince: nullable(
       'integer',

@@ -1,7 +1,16 @@
 import type { AccountLocalTime } from '@herald/core/account-quota';
 import { NotFoundError } from '@herald/core';
 import type { AccountStore } from '@herald/core/ports';
-import { parseQuietHours, parseUserTimeZone, type DeliverAt, type QuietHours } from '@herald/core/time';
+import {
+  parseQuietHours,
+  parseQuietLoginMode,
+  parseUserTimeZone,
+  quietHoursText,
+  type DeliverAt,
+  type QuietHours,
+  type QuietLoginMode,
+  type QuietPushMode,
+} from '@herald/core/time';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertAdmin, assertCanSeeAccount, noteAudit } from '../access/request-access';
@@ -11,8 +20,10 @@ export interface AccountLocalTimeView {
   accountId: string;
   /** The zone of the account's recipients without a `tz`, for tasks whose deliverAt names none; null: UTC. */
   defaultTimeZone: string | null;
-  /** Quiet hours every task of the account keeps unless it sets its own, 'HH:MM-HH:MM'; null: none. */
-  quietHours: string | null;
+  /** Quiet hours every task of the account keeps unless it sets its own: 'HH:MM-HH:MM', or { hours, during }; null: none. */
+  quietHours: string | { hours: string; during: QuietPushMode } | null;
+  /** A login inside a task's quiet hours: 'deliver' (the default) the inbox, or 'hold' those tasks' entries to a later login. */
+  loginDelivery: QuietLoginMode;
 }
 
 const accountParams = {
@@ -27,17 +38,24 @@ const localTimeBody = {
   additionalProperties: false,
   properties: {
     defaultTimeZone: { type: ['string', 'null'] },
-    quietHours: { type: ['string', 'null'] },
+    // A string or { hours, during }: checked by parseQuietHours, which names the field it refuses.
+    quietHours: { description: "'HH:MM-HH:MM', { hours, during: 'hold' | 'offline' } or null" },
+    loginDelivery: { type: ['string', 'null'] },
   },
 } as const;
 
-const quietText = (q: QuietHours | null) => (q === null ? null : `${q.from}-${q.to}`);
+interface LocalTimeBody {
+  defaultTimeZone?: string | null;
+  quietHours?: unknown;
+  loginDelivery?: string | null;
+}
 
 /**
  * An account's local-time defaults (docs/local-time.md, "Account defaults"):
- * readable by whoever may see the account, set by admins. A PUT replaces both
- * (an absent field is null); a zone or quiet hours that do not parse are
- * 400 VALIDATION_FAILED naming the field, nothing changed.
+ * readable by whoever may see the account, set by admins. A PUT replaces all
+ * three (an absent field is null, loginDelivery 'deliver'); a zone, quiet
+ * hours or login rule that do not parse are 400 VALIDATION_FAILED naming the
+ * field, nothing changed.
  */
 export function accountLocalTimeRoutes(app: FastifyInstance, deps: ApiDeps & { accounts: AccountStore }): void {
   const { accounts, clock } = deps;
@@ -48,7 +66,8 @@ export function accountLocalTimeRoutes(app: FastifyInstance, deps: ApiDeps & { a
     return {
       accountId,
       defaultTimeZone: local?.defaultTimeZone ?? null,
-      quietHours: quietText(local?.quietHours ?? null),
+      quietHours: local?.quietHours == null ? null : quietHoursText(local.quietHours),
+      loginDelivery: local?.loginDelivery ?? 'deliver',
     };
   };
 
@@ -62,20 +81,22 @@ export function accountLocalTimeRoutes(app: FastifyInstance, deps: ApiDeps & { a
     },
   );
 
-  app.put<{ Params: { accountId: string }; Body: { defaultTimeZone?: string | null; quietHours?: string | null } }>(
+  app.put<{ Params: { accountId: string }; Body: LocalTimeBody }>(
     '/api/v1/accounts/:accountId/local-time',
     { schema: { params: accountParams, body: localTimeBody } },
     async (request) => {
       const { accountId } = request.params;
       noteAudit(request, { accountId, resource: `account:${accountId}` });
       assertAdmin(request);
-      const { defaultTimeZone, quietHours } = request.body;
+      const { defaultTimeZone, quietHours, loginDelivery } = request.body;
+      const login = parseQuietLoginMode(loginDelivery ?? undefined);
       const localTime: AccountLocalTime = {
         defaultTimeZone:
           defaultTimeZone === undefined || defaultTimeZone === null
             ? null
             : parseUserTimeZone(defaultTimeZone, 'defaultTimeZone'),
         quietHours: quietHours === undefined || quietHours === null ? null : parseQuietHours(quietHours),
+        ...(login === 'hold' ? { loginDelivery: login } : {}),
       };
       await accounts.updateSettings(accountId, { localTime }, clock.now());
       return view(accountId);
@@ -85,8 +106,9 @@ export function accountLocalTimeRoutes(app: FastifyInstance, deps: ApiDeps & { a
 
 /**
  * A new task's local-time fields with its account's defaults filled in: a
- * deliverAt that names no defaultTimeZone takes the account's, and a task
- * without quiet hours keeps the account's.
+ * deliverAt that names no defaultTimeZone takes the account's, a task
+ * without quiet hours keeps the account's, and the account's loginDelivery
+ * 'hold' is stored on the task's quiet hours (`atLogin`).
  */
 export function withAccountDefaults(
   deliverAt: DeliverAt | undefined,
@@ -95,7 +117,9 @@ export function withAccountDefaults(
   account: AccountLocalTime | undefined,
 ): { deliverAt?: DeliverAt; quietHours?: QuietHours } {
   const zone = account?.defaultTimeZone ?? null;
-  const quiet = quietHours ?? account?.quietHours ?? undefined;
+  const own = quietHours ?? account?.quietHours ?? undefined;
+  // The account's login rule travels with the task, so a login walk needs only the task (docs/local-time.md).
+  const quiet = own === undefined || account?.loginDelivery !== 'hold' ? own : { ...own, atLogin: 'hold' as const };
   return {
     ...(deliverAt === undefined
       ? {}

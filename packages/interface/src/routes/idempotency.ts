@@ -32,7 +32,7 @@ export interface TaskRequestShape {
   targeting?: string;
   collapseKey?: string;
   deliverAt?: unknown;
-  quietHours?: string;
+  quietHours?: unknown;
   /** The rollout parsed from the request (its seed is drawn anew, so not compared). */
   rollout?: TaskRollout;
 }
@@ -93,5 +93,5 @@ function sameDeliverAt(a: DeliverAt | undefined, raw: unknown): boolean {
 }
 
 function sameQuietHours(a: QuietHours | undefined, b: QuietHours): boolean {
-  return a !== undefined && a.from === b.from && a.to === b.to;
+  return a !== undefined && a.from === b.from && a.to === b.to && a.during === b.during;
 }

@@ -48,7 +48,7 @@ interface CreateTaskBody {
   holdout?: unknown;
   canary?: unknown;
   deliverAt?: unknown;
-  quietHours?: string;
+  quietHours?: unknown;
   confirm?: number;
 }
 
@@ -91,8 +91,9 @@ const createTaskSchema = {
     },
     // Local-time delivery (docs/local-time.md): core's parser names the inner field at fault, unknown ones included.
     deliverAt: { type: 'object' },
-    // Quiet hours in each recipient's local time, 'HH:MM-HH:MM' (docs/local-time.md "Quiet hours").
-    quietHours: { type: 'string' },
+    // Quiet hours in each recipient's local time, 'HH:MM-HH:MM' or { hours, during } (docs/local-time.md "Quiet hours"):
+    // core's parser names the inner field at fault, unknown ones included.
+    quietHours: { description: "'HH:MM-HH:MM' or { hours: 'HH:MM-HH:MM', during: 'hold' | 'offline' }" },
     // The recipient count a broadcast that reaches many soon must repeat (docs/account-quotas.md, "Confirmation").
     confirm: { type: 'integer', minimum: 0 },
   },

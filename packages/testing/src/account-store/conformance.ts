@@ -100,6 +100,21 @@ export function accountStoreConformance(name: string, open: StoreFactory<Account
           ),
         ).toEqual({ code: 'VALIDATION_FAILED', field: 'defaultTimeZone' });
         expect((await store().getSettings('acme'))?.localTime).toEqual(localTime);
+        // Quiet hours queued offline and logins held (docs/local-time.md): kept as given; a login rule alone is kept too.
+        const offline = {
+          defaultTimeZone: null,
+          quietHours: { from: '22:00', to: '08:00', during: 'offline' as const },
+          loginDelivery: 'hold' as const,
+        };
+        await store().updateSettings('acme', { localTime: offline }, MIDNIGHT + 2);
+        expect((await store().getSettings('acme'))?.localTime).toEqual(offline);
+        const ruleOnly = { defaultTimeZone: null, quietHours: null, loginDelivery: 'hold' as const };
+        await store().updateSettings('acme', { localTime: ruleOnly }, MIDNIGHT + 2);
+        expect((await store().getSettings('acme'))?.localTime).toEqual(ruleOnly);
+        const unknownRule = { defaultTimeZone: null, quietHours: null, loginDelivery: 'sometimes' };
+        expect(
+          await failure(store().updateSettings('acme', { localTime: unknownRule as never }, MIDNIGHT + 2)),
+        ).toEqual({ code: 'VALIDATION_FAILED', field: 'loginDelivery' });
         await store().updateSettings('acme', { localTime: { defaultTimeZone: null, quietHours: null } }, MIDNIGHT + 3);
         expect(await store().getSettings('acme')).not.toHaveProperty('localTime');
       });

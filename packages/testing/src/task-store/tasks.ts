@@ -186,6 +186,15 @@ export function describeTaskReads(store: () => TaskStore): void {
         'VALIDATION_FAILED',
       );
       expect(quiet.details).toMatchObject({ field: 'quietHours' });
+      // Queued offline and held at login (docs/local-time.md "Quiet hours"): kept; an unknown mode refused.
+      const modes = { from: '22:00', to: '08:00', during: 'offline' as const, atLogin: 'hold' as const };
+      const withModes = await store().createTask(newTask({ quietHours: modes }), NOW);
+      expect((await store().getTask(withModes.id))?.quietHours).toEqual(modes);
+      const unknownMode = await rejectsWithCode(
+        store().createTask(newTask({ quietHours: { ...modes, during: 'later' as never } }), NOW),
+        'VALIDATION_FAILED',
+      );
+      expect(unknownMode.details).toMatchObject({ field: 'quietHours' });
       const canary = { sample: '1%', holdSeconds: 60, thresholds: { rejectedRatio: 0.05, failedRatio: 0.1 } };
       for (const local of [{ deliverAt }, { quietHours }]) {
         const refused = await rejectsWithCode(
