@@ -2,6 +2,9 @@
  * One broadcast end to end on the embedded profile, through the real HTTP API
  * and tiers: shared by bench/fanout.js and bench/baseline.js (which runs the
  * same broadcast on a BullMQ + Redis peer baseline and compares).
+ * With `records: false` (bench/fanout.js --records-cost) the executors keep
+ * no delivery records (the embedded cluster's bench-only
+ * benchWithoutDeliveryRecords), to measure what keeping them costs.
  *
  * Timing: "upload" is the list file streamed to the API; "end to end" is task
  * creation to COMPLETED (pre-processing included, upload excluded).
@@ -68,7 +71,7 @@ async function seedAttributes(cluster, online) {
  * report reconciles (delivered + offline + removed = total). With `template`,
  * the task's content is a template and half its online users have attributes.
  */
-async function runEmbeddedFanout(audience, { template = false } = {}) {
+async function runEmbeddedFanout(audience, { template = false, records = true } = {}) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
@@ -76,12 +79,15 @@ async function runEmbeddedFanout(audience, { template = false } = {}) {
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
     await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
-    const cluster = await startEmbeddedCluster({
-      dataDir: path.join(dir, 'data'),
-      http: { port: 0 },
-      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
-      tasks: TEST_TASK_OPTIONS,
-    });
+    const cluster = await startEmbeddedCluster(
+      {
+        dataDir: path.join(dir, 'data'),
+        http: { port: 0 },
+        auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
+        tasks: TEST_TASK_OPTIONS,
+      },
+      records ? {} : { benchWithoutDeliveryRecords: true },
+    );
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
