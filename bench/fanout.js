@@ -57,7 +57,7 @@ async function recordsCost(args) {
       // Each pair in the other order, so neither side always runs on the heels of the other.
       for (const records of run % 2 === 0 ? [true, false] : [false, true]) {
         const row = await runEmbeddedFanout(audience, { records });
-        const sample = { sendS: row.sendS, endToEndS: row.endToEndS, load1: loadAverage() };
+        const sample = { sendS: row.sendS, sendCpuS: row.sendCpuS, endToEndS: row.endToEndS, load1: loadAverage() };
         runs[records ? 'with' : 'without'].push(sample);
         process.stderr.write(`  ${n} ${records ? 'with' : 'without'} records: ${JSON.stringify(sample)}\n`);
       }
@@ -67,7 +67,9 @@ async function recordsCost(args) {
       recipients: n,
       bestSendS: { with: best(runs.with, 'sendS'), without: best(runs.without, 'sendS') },
       bestEndToEndS: { with: best(runs.with, 'endToEndS'), without: best(runs.without, 'endToEndS') },
+      bestSendCpuS: { with: best(runs.with, 'sendCpuS'), without: best(runs.without, 'sendCpuS') },
       sendCostPercent: Number((100 * cost('sendS')).toFixed(1)),
+      sendCpuCostPercent: Number((100 * cost('sendCpuS')).toFixed(1)),
       endToEndCostPercent: Number((100 * cost('endToEndS')).toFixed(1)),
       runs,
     });
