@@ -90,6 +90,7 @@ async function main() {
     const times = [];
     const fates = {};
     const loadBefore = loadAverage();
+    const cpuBefore = process.cpuUsage();
     for (let i = 0; i < LOOKUPS; i++) {
       const want = Math.floor(random() * N);
       started = performance.now();
@@ -98,6 +99,7 @@ async function main() {
       if (answer.position !== want) throw new Error(`lookup of ${uins[want]} found ${answer.position}, not ${want}`);
       fates[answer.fate] = (fates[answer.fate] ?? 0) + 1;
     }
+    const lookupCpu = process.cpuUsage(cpuBefore);
     const loadAfter = loadAverage();
     const funnelTimes = [];
     for (let i = 0; i < 5; i++) {
@@ -129,6 +131,8 @@ async function main() {
           p99: Number(pct(times, 0.99).toFixed(3)),
           max: Number(times[times.length - 1].toFixed(3)),
         },
+        // This process's CPU (its threads' reads included) per lookup: the work, apart from waiting for a core.
+        lookupCpuMs: Number(((lookupCpu.user + lookupCpu.system) / 1000 / LOOKUPS).toFixed(3)),
         loadDuringLookups: [loadBefore, loadAfter],
         funnelWalkMs: {
           median: Math.round(pct(funnelTimes, 0.5)),
