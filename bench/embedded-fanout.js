@@ -73,8 +73,11 @@ async function seedAttributes(cluster, online) {
  * With `stages` (bench/lib.js stagePeaks), each stage's peak RSS is taken:
  * setup, upload, then each task state the polling sees, then stop.
  * `filterWorkers`: the dispatcher's `dispatcher.filterWorkers` (default: its own default, the machine's cores).
+ * With `records: false` (bench/fanout.js --records-cost) the executors keep
+ * no delivery records (the embedded cluster's bench-only
+ * benchWithoutDeliveryRecords), to measure what keeping them costs.
  */
-async function runEmbeddedFanout(audience, { template = false, onStage, stages, filterWorkers } = {}) {
+async function runEmbeddedFanout(audience, { template = false, onStage, stages, filterWorkers, records = true } = {}) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
@@ -83,13 +86,16 @@ async function runEmbeddedFanout(audience, { template = false, onStage, stages, 
     const blacklistFile = path.join(dir, 'blacklist.hrl');
     await writeRecipientListFile(listFile, audience.list, 0);
     await writeRecipientListFile(blacklistFile, audience.blacklist, 0);
-    const cluster = await startEmbeddedCluster({
-      dataDir: path.join(dir, 'data'),
-      http: { port: 0 },
-      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
-      tasks: TEST_TASK_OPTIONS,
-      ...(filterWorkers === undefined ? {} : { dispatcher: { filterWorkers } }),
-    });
+    const cluster = await startEmbeddedCluster(
+      {
+        dataDir: path.join(dir, 'data'),
+        http: { port: 0 },
+        auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
+        tasks: TEST_TASK_OPTIONS,
+        ...(filterWorkers === undefined ? {} : { dispatcher: { filterWorkers } }),
+      },
+      records ? {} : { benchWithoutDeliveryRecords: true },
+    );
     try {
       for (const uin of audience.online) cluster.online.setOnline(uin, true);
       await upload(cluster.url + '/api/v1/blacklists/global', blacklistFile);
@@ -114,11 +120,13 @@ async function runEmbeddedFanout(audience, { template = false, onStage, stages, 
       let task;
       let sendingAt;
       let state;
+      let sendingCpu;
       for (;;) {
         task = await cluster.store.getTask(created.id);
         if (task.state !== state) stages?.enter((state = task.state));
         if (sendingAt === undefined && task.state === 'SENDING') {
           sendingAt = process.hrtime.bigint();
+          sendingCpu = process.cpuUsage();
           await onStage?.('sending (SENDING -> COMPLETED)', cluster);
         }
         if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) break;
@@ -126,6 +134,8 @@ async function runEmbeddedFanout(audience, { template = false, onStage, stages, 
       }
       const t2 = process.hrtime.bigint();
       await onStage?.('end', cluster);
+      // CPU time of this process (every tier and its threads) while sending: on a shared machine less noisy than wall time.
+      const sendCpu = sendingCpu === undefined ? undefined : process.cpuUsage(sendingCpu);
       if (task.state !== 'COMPLETED') throw new Error(`task ended ${task.state}: ${JSON.stringify(task.error)}`);
       const r = task.report;
       const removed = Object.values(r.removed).reduce((a, b) => a + b, 0);
@@ -137,6 +147,7 @@ async function runEmbeddedFanout(audience, { template = false, onStage, stages, 
         endToEndS: s(t1, t2),
         preprocessS: sendingAt ? s(t1, sendingAt) : NaN,
         sendS: sendingAt ? s(sendingAt, t2) : NaN,
+        sendCpuS: sendCpu ? (sendCpu.user + sendCpu.system) / 1e6 : NaN,
         rate: recipients / s(t1, t2),
         delivered: r.delivered,
         offline: r.offline,

@@ -11,6 +11,9 @@
  *   npm run bench:fanout -- --sizes 1e7 --breakdown   # + where the time goes, per stage (bench/breakdown.js)
  *   npm run bench:fanout -- --sizes 1e8 --stages      # and the peak RSS of each stage (bench/lib.js stagePeaks)
  *   npm run bench:fanout -- --filter-workers 1        # the filter chain on the dispatcher's thread (dispatcher.filterWorkers)
+ *   npm run bench:fanout -- --sizes 1e7 --records-cost --runs 3
+ *       # what keeping the delivery records costs the send path (docs/recipient-truth.md): the same
+ *       # broadcast with and without the executors' record writes, alternately, best of --runs each
  *
  * (`npm run bench` is the whole suite, bench/suite.js, which runs this same
  * broadcast through bench/embedded-fanout.js among its steps.)
@@ -38,7 +41,7 @@ const breakdown = require('./breakdown');
 const BREAKDOWN_DIR_ENV = 'HERALD_BENCH_BREAKDOWN_DIR';
 
 function parseArgs(argv) {
-  const args = { sizes: [1e6, 1e7], online: 0.3, record: false, template: false, breakdown: false, stages: false };
+  const args = { sizes: [1e6, 1e7], online: 0.3, record: false, template: false, breakdown: false, stages: false, recordsCost: false, runs: 3 };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--sizes') args.sizes = argv[++i].split(',').map(Number);
     else if (argv[i] === '--online') args.online = Number(argv[++i]);
@@ -47,10 +50,12 @@ function parseArgs(argv) {
     else if (argv[i] === '--breakdown') args.breakdown = true;
     else if (argv[i] === '--stages') args.stages = true;
     else if (argv[i] === '--filter-workers') args.filterWorkers = Number(argv[++i]);
+    else if (argv[i] === '--records-cost') args.recordsCost = true;
+    else if (argv[i] === '--runs') args.runs = Number(argv[++i]);
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (args.sizes.some((n) => !(n >= 1)) || !(args.online >= 0 && args.online <= 1))
-    throw new Error('bad --sizes or --online');
+  if (args.sizes.some((n) => !(n >= 1)) || !(args.online >= 0 && args.online <= 1) || !(args.runs >= 1))
+    throw new Error('bad --sizes, --online or --runs');
   return args;
 }
 
@@ -129,8 +134,48 @@ function breakdownSection({ dir, pid, recorded }, args, load) {
   ].join('\n');
 }
 
+/**
+ * The send path with and without the delivery records' writes, alternately
+ * (--runs pairs, each in the other order, after a warm-up broadcast), on the same audience: the best
+ * sending phase of each and what the records add to it. Prints JSON with the
+ * 1-minute load average at each run.
+ */
+async function recordsCost(args) {
+  const results = [];
+  for (const n of args.sizes) {
+    const audience = benchAudience(n, args.online);
+    const runs = { with: [], without: [] };
+    // A first broadcast in a process is slower (compilation, caches): one of 10^6 first, not counted.
+    await runEmbeddedFanout(benchAudience(Math.min(n, 1e6), args.online));
+    for (let run = 0; run < args.runs; run++)
+      // Each pair in the other order, so neither side always runs on the heels of the other.
+      for (const records of run % 2 === 0 ? [true, false] : [false, true]) {
+        const row = await runEmbeddedFanout(audience, { records });
+        const sample = { sendS: row.sendS, sendCpuS: row.sendCpuS, endToEndS: row.endToEndS, load1: loadAverage() };
+        runs[records ? 'with' : 'without'].push(sample);
+        process.stderr.write(`  ${n} ${records ? 'with' : 'without'} records: ${JSON.stringify(sample)}\n`);
+      }
+    const best = (samples, key) => Math.min(...samples.map((s) => s[key]));
+    const cost = (key) => best(runs.with, key) / best(runs.without, key) - 1;
+    results.push({
+      recipients: n,
+      bestSendS: { with: best(runs.with, 'sendS'), without: best(runs.without, 'sendS') },
+      bestEndToEndS: { with: best(runs.with, 'endToEndS'), without: best(runs.without, 'endToEndS') },
+      bestSendCpuS: { with: best(runs.with, 'sendCpuS'), without: best(runs.without, 'sendCpuS') },
+      sendCostPercent: Number((100 * cost('sendS')).toFixed(1)),
+      sendCpuCostPercent: Number((100 * cost('sendCpuS')).toFixed(1)),
+      endToEndCostPercent: Number((100 * cost('endToEndS')).toFixed(1)),
+      runs,
+    });
+  }
+  process.stdout.write(
+    JSON.stringify({ date: new Date().toISOString(), commit: commit(), machine: machine(), results }, null, 2) + '\n',
+  );
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  if (args.recordsCost) return recordsCost(args);
   const profiledDir = process.env[BREAKDOWN_DIR_ENV];
   if (args.breakdown && profiledDir === undefined) {
     const load = { start: loadAverage() };

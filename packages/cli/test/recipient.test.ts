@@ -149,6 +149,11 @@ describe('describeFate', () => {
     expect(describeFate({ taskId: 4, uin: 9, fate: 'removed', link: 'blacklisted' })).toBe(
       'task 4, uin 9: removed by the filter chain: blacklisted',
     );
+    expect(
+      describeFate({ taskId: 4, uin: 9, position: 7, fate: 'rejected', at, executor: 'e1', reason: 'unregistered' }),
+    ).toBe(
+      'task 4, uin 9: rejected by the push channel (unregistered) at 2026-01-02T03:04:05.000Z via e1 (position 7 of the filtered list)',
+    );
     expect(describeFate({ taskId: 4, uin: 9, fate: 'unknown', reason: 'host B unreachable' })).toBe(
       'task 4, uin 9: unknown: host B unreachable',
     );

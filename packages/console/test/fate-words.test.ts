@@ -42,6 +42,10 @@ const FATES: { [K in RecipientFate['fate']]: [Extract<RecipientFate, { fate: K }
     [{ ...base, position: 5012, fate: 'delivered_online', at: AT, executor: 'executor-1', atLogin: false }],
     ['Delivered online at 10:02:03 by executor-1'],
   ],
+  rejected: [
+    [{ ...base, position: 5013, fate: 'rejected', at: AT, executor: 'executor-1', reason: 'unregistered' }],
+    ['Rejected by the push channel (unregistered) at 10:02:03, sent by executor-1'],
+  ],
   queued_offline: [
     Object.values(THEN).flatMap(([thens]) =>
       thens.map((then) => ({ ...base, fate: 'queued_offline' as const, at: AT, executor: 'executor-2', then })),
@@ -68,6 +72,7 @@ describe('a fate in words', () => {
     const tones = Object.values(FATES).flatMap(([fates]) => fates.map((f) => [fateInWords(f, time), fateTone(f)]));
     expect(Object.fromEntries(tones)).toMatchObject({
       'Delivered online at 10:02:03 by executor-1': 'good',
+      'Rejected by the push channel (unregistered) at 10:02:03, sent by executor-1': 'bad',
       'Queued offline at 10:02:03 by executor-2, delivered at login at 18:30:00': 'good',
       'Queued offline at 10:02:03 by executor-2, waiting for the user to log in (until 18:30:00)': 'pending',
       'Queued offline at 10:02:03 by executor-2, expired at 18:30:00 before the user logged in': 'bad',

@@ -78,6 +78,13 @@ export interface EmbeddedDeps {
   online?: OnlineBitmap;
   /** Where pushes go. Default: the file sink under <dataDir>/deliveries. */
   gateway?: DeliveryGateway;
+  /**
+   * Benchmarks only (bench/fanout.js --records-cost): the executors keep no
+   * delivery records, so a run measures what keeping them costs the send
+   * path. The API then cannot say what happened to a reached recipient (it
+   * answers not_reached or unknown): never for a cluster anyone asks.
+   */
+  benchWithoutDeliveryRecords?: boolean;
 }
 
 /**
@@ -135,9 +142,12 @@ export async function startEmbeddedCluster(
     };
     const build = { config, adapters, scope, logger, meter };
 
+    const { deliveryRecords: _unused, ...withoutRecords } = adapters;
+    const executorAdapters = deps.benchWithoutDeliveryRecords === true ? withoutRecords : adapters;
     for (const id of config.executor.ids)
       await buildExecutor({
         ...build,
+        adapters: executorAdapters,
         id,
         executor: executorParts,
         links: links.executor(id),

@@ -105,8 +105,13 @@ describe('canary tasks', () => {
     const rest = AUDIENCE.find((uin) => !sample.includes(uin))!;
     const restFate = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${created.id}/recipients/${rest}`);
     expect(restFate.body).toMatchObject({ fate: 'not_reached' });
-    const sampled = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${created.id}/recipients/${sample[1]}`);
-    expect(sampled.body).toMatchObject({ fate: 'delivered_online', position: 1 });
+    // The sample's recipients the channel took are delivered, the ones it rejected say so (positions: sample order).
+    const fateAt = async (i: number) =>
+      (await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${created.id}/recipients/${sample[i]}`)).body;
+    const accepted = sample.findIndex((uin) => uin % 10 >= 3);
+    const refused = sample.findIndex((uin) => uin % 10 < 3);
+    expect(await fateAt(accepted)).toMatchObject({ fate: 'delivered_online', position: accepted });
+    expect(await fateAt(refused)).toMatchObject({ fate: 'rejected', reason: 'unregistered', position: refused });
 
     gateway.rejects = () => false;
     const promote = await call(cluster, 'POST', `/api/v1/tasks/${created.id}/promote`);

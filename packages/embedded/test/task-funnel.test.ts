@@ -92,12 +92,12 @@ describe('the task funnel, embedded', () => {
     return counts;
   }
 
-  /** The funnel's known counts, zeros left out as countRows leaves them out; rejected is the channel's, not a fate. */
+  /** The funnel's known counts, zeros left out as countRows leaves them out. */
   function countStages(funnel: Funnel): Record<string, number> {
     const counts: Record<string, number> = {};
     for (const stage of funnel.stages) {
       expect(stage.count).not.toBe('unknown');
-      if (stage.stage !== 'rejected' && stage.count !== 0) counts[keyOf(stage)] = stage.count as number;
+      if (stage.count !== 0) counts[keyOf(stage)] = stage.count as number;
     }
     return counts;
   }
@@ -106,9 +106,7 @@ describe('the task funnel, embedded', () => {
   function expectSums(funnel: Funnel): void {
     const total = (name: string) => funnel.stages.find((s) => s.stage === name)!.count as number;
     const parts = (of: string) =>
-      funnel.stages
-        .filter((s) => s.of === of && s.stage !== 'rejected')
-        .reduce((sum, s) => sum + (s.count as number), 0);
+      funnel.stages.filter((s) => s.of === of).reduce((sum, s) => sum + (s.count as number), 0);
     expect(parts('audience')).toBe(total('audience'));
     expect(parts('kept')).toBe(total('kept'));
     expect(parts('queued_offline')).toBe(total('queued_offline'));

@@ -1,4 +1,4 @@
-import { bitAt, type DeliveryRecord } from '@herald/core/fate';
+import { bitAt, rejectionAt, type DeliveryRecord } from '@herald/core/fate';
 import type { DeliveryGateway, DeliveryRecordLog, OfflineStore } from '@herald/core/ports';
 import { TypedArrayBitmap } from '@herald/core/presence';
 import type { Task } from '@herald/core/task';
@@ -91,6 +91,35 @@ describe('deliverBatch with delivery records', () => {
       true,
       true,
     ]);
+  });
+
+  it('keeps no rejections for a batch without dead letters', async () => {
+    const confirmed = new MemoryConfirmedBatchLog();
+    const { log, written } = recording(confirmed);
+    const gateway: DeliveryGateway = { deliver: async () => ({ rejected: [] }), close: async () => undefined };
+    await deliverBatch(batch, task, depsOf(gateway, log, confirmed));
+    expect(written[0]!.record.rejected).toBeUndefined();
+  });
+
+  it("records the batch's dead letters in its record, under the reasons the task counts them by", async () => {
+    const confirmed = new MemoryConfirmedBatchLog();
+    const { log, written } = recording(confirmed);
+    const gateway: DeliveryGateway = {
+      deliver: async () => ({
+        rejected: [
+          { uin: 50, reason: 'unregistered' },
+          { uin: 7, reason: 'Not A Token!' },
+          { uin: 42, reason: 'unregistered' },
+        ],
+      }),
+      close: async () => undefined,
+    };
+    const outcome = await deliverBatch(batch, task, depsOf(gateway, log, confirmed));
+    expect(outcome).toEqual({ online: 1, offline: 5, deadLetters: { unregistered: 2, other: 1 } });
+    const { record, confirmedBefore } = written[0]!;
+    expect(confirmedBefore).toBe(false);
+    const reasons = Array.from(batch.uins, (_, i) => rejectionAt(record.rejected!, i) ?? null);
+    expect(reasons).toEqual([null, 'other', null, null, null, null, null, 'unregistered', 'unregistered']);
   });
 
   it('records nothing for a batch whose push failed (it comes again)', async () => {

@@ -1,4 +1,4 @@
-import { onlineBitsOf } from '@herald/core/fate';
+import { onlineBitsOf, rejectionsOf } from '@herald/core/fate';
 import {
   TOPICS,
   type Clock,
@@ -7,6 +7,7 @@ import {
   type DeliveryRecordLog,
   type EventBus,
   type OfflineStore,
+  type RecipientRejection,
   type UserAttributeLookup,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
@@ -92,7 +93,8 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
       : undefined,
   ]);
   // Dead letters (recipients the channel rejected for good) are not delivered; the gateway counted and logged them.
-  const delivered = split.online - (result?.rejected.length ?? 0);
+  const rejected = labelled(result?.rejected ?? []);
+  const delivered = split.online - rejected.length;
   deps.counted(delivered, split.offline);
   if (deps.reports) {
     // Before the progress report: a batch the scheduler counts is always in the reports stream.
@@ -114,6 +116,8 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
   }
   if (deps.records !== undefined) {
     // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
+    // Its dead letters, by the reason the task counts them under, go in the same write: never one without the other.
+    const rejections = rejectionsOf(batch.uins, rejected);
     await deps.records.recordBatch({
       taskId: task.id,
       from: batch.offset,
@@ -121,6 +125,7 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
       online: onlineBitsOf(batch.uins, reached),
       executor: deps.executorId,
       at: deps.clock.now(),
+      ...(rejections === undefined ? {} : { rejected: rejections }),
     });
   }
   // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
@@ -136,7 +141,7 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
   return {
     online: delivered,
     offline: split.offline,
-    deadLetters: countByReason(result?.rejected ?? []),
+    deadLetters: countByReason(rejected),
     ...(result?.refused === undefined ? {} : { refused: result.refused }),
   };
 }
@@ -144,15 +149,25 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
 /** Distinct dead-letter reasons one progress report carries (unit.progress v2); the rest count as `other`. */
 const MAX_REASONS = 64;
 
-function countByReason(rejected: readonly { reason: string }[]): Record<string, number> {
+/**
+ * The batch's rejections under the reasons they are counted by: the channel's
+ * own while it is a short token and among the batch's first 63 reasons,
+ * `other` beyond. The delivery record keeps the same labels, so the rows of
+ * the report and the task's dead-letter counts agree.
+ */
+function labelled(rejected: readonly RecipientRejection[]): RecipientRejection[] {
+  const labels = new Set<string>();
+  return rejected.map(({ uin, reason }) => {
+    const label =
+      labels.has(reason) || (labels.size < MAX_REASONS - 1 && DEAD_LETTER_REASON.test(reason)) ? reason : 'other';
+    labels.add(label);
+    return { uin, reason: label };
+  });
+}
+
+function countByReason(rejected: readonly RecipientRejection[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  let distinct = 0;
-  for (const { reason } of rejected) {
-    const known = counts[reason] !== undefined;
-    const label = known || (distinct < MAX_REASONS - 1 && DEAD_LETTER_REASON.test(reason)) ? reason : 'other';
-    if (counts[label] === undefined) distinct++;
-    counts[label] = (counts[label] ?? 0) + 1;
-  }
+  for (const { reason } of rejected) counts[reason] = (counts[reason] ?? 0) + 1;
   return counts;
 }
 

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { encodeRemovedSets, onlineBitsOf } from '@herald/core/fate';
+import { encodeRemovedSets, onlineBitsOf, rejectionsOf } from '@herald/core/fate';
 import { ListFlags } from '@herald/core/recipient-list';
 import { emptyReport, type ExecutionUnit, type Task } from '@herald/core/task';
 import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
@@ -67,6 +67,30 @@ describe('recipientFate', () => {
     expect(await recipientFate(task, 30, deps())).toMatchObject({ fate: 'not_reached', taskState: 'SENDING' });
     expect(await recipientFate(task, 50, deps())).toMatchObject({ fate: 'removed', link: 'blacklisted' });
     expect(await recipientFate(task, 60, deps())).toMatchObject({ fate: 'not_in_audience' });
+  });
+
+  it("answers a recipient the channel rejected as rejected, with the channel's reason, from the same record", async () => {
+    const uins = Uint32Array.of(10, 20, 30, 40);
+    await records.recordBatch({
+      taskId: 9,
+      from: 0,
+      count: 4,
+      online: onlineBitsOf(uins, Uint32Array.of(20, 30, 40)),
+      executor: 'e1',
+      at: NOW - 5,
+      rejected: rejectionsOf(uins, [{ uin: 30, reason: 'bad_device_token' }])!,
+    });
+    expect(await recipientFate(task, 30, deps())).toEqual({
+      uin: 30,
+      position: 2,
+      fate: 'rejected',
+      at: NOW - 5,
+      executor: 'e1',
+      reason: 'bad_device_token',
+    });
+    expect(await recipientFate(task, 20, deps())).toMatchObject({ fate: 'delivered_online' });
+    expect(await recipientFate(task, 40, deps())).toMatchObject({ fate: 'delivered_online' });
+    expect(await recipientFate(task, 10, deps())).toMatchObject({ fate: 'queued_offline' });
   });
 
   it('says unknown for a position a checkpoint passed without a record (a batch from before the records)', async () => {

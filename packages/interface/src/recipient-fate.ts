@@ -5,6 +5,7 @@ import {
   deliveryAcrossHosts,
   isHostsUnreachable,
   loginAcrossHosts,
+  rejectionAt,
   type DeliveryFacts,
   type DeliveryRecord,
   type LoginFacts,
@@ -110,7 +111,7 @@ async function positionOf(
 /** The fate with the recipient's local-time group; a skipped group's recipient was never to be reached. */
 export function withLocalGroup(fate: RecipientFate, group: LocalGroup, task: Task): RecipientFate {
   const localGroup = { releaseAt: group.releaseAt, offsetMinutes: group.offsetMinutes, skipped: group.skipped };
-  if (!group.skipped || fate.fate === 'delivered_online' || fate.fate === 'queued_offline')
+  if (!group.skipped || fate.fate === 'delivered_online' || fate.fate === 'rejected' || fate.fate === 'queued_offline')
     return { ...fate, localGroup };
   const { uin, position } = fate;
   return {
@@ -159,11 +160,16 @@ export function deliveryFactsAt(
 ): DeliveryFacts {
   if (record === undefined || position < record.from || position >= record.from + record.count)
     return checkpointPassed(position, units) ?? { kind: 'none' };
+  const online = bitAt(record.online, position - record.from);
+  // Only a batch with dead letters has rejections: one binary search among them.
+  const rejected =
+    online && record.rejected !== undefined ? rejectionAt(record.rejected, position - record.from) : undefined;
   return {
     kind: 'record',
-    online: bitAt(record.online, position - record.from),
+    online,
     at: record.at,
     executor: record.executor,
+    ...(rejected === undefined ? {} : { rejected }),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   deliveryAcrossHosts,
   keptPositionFate,
   loginAcrossHosts,
+  rejectionAt,
   type DeliveryFacts,
   type KeptPositionFacts,
   type LoginFacts,
@@ -96,7 +97,8 @@ const NO_DELIVERY: DeliveryFacts = { kind: 'none' };
 /**
  * Writes one row from its facts. The tails of runs are cached by what they
  * depend on: the record in hand and the position's bit, or (no record
- * holding the position) the delivery facts' kind and reason.
+ * holding the position) the delivery facts' kind and reason. A row with a
+ * login outcome, or one the channel rejected, is rendered on its own.
  */
 class ReportRows {
   private readonly base: Omit<KeptPositionFacts, 'delivery' | 'login'>;
@@ -143,6 +145,16 @@ class ReportRows {
       return;
     }
     const online = bitAt(record.online, position - record.from);
+    // A batch with dead letters (rare): its rejected rows are decided one by one, as those with a login outcome.
+    if (online && record.rejected !== undefined && rejectionAt(record.rejected, position - record.from) !== undefined) {
+      const fate = keptPositionFate({
+        ...this.base,
+        delivery: deliveryFactsAt(position, record, this.units),
+        login: NO_LOGIN,
+      });
+      this.out.text(this.lines.tail(fate));
+      return;
+    }
     const outcome = online ? undefined : logins.of(uin);
     // An offline row without an outcome whose host's outcomes could not be read: unknown, rendered on its own.
     const login: LoginFacts | undefined =

@@ -73,6 +73,8 @@ function rest(row: Fate): [string, string, string, string] {
       return [row.link, '', '', ''];
     case 'delivered_online':
       return ['', iso(row.at), row.executor, ''];
+    case 'rejected':
+      return [row.reason, iso(row.at), row.executor, ''];
     case 'queued_offline': {
       const { then } = row;
       const detail =

@@ -1,4 +1,4 @@
-import { onlineBitsOf, type FunnelStage } from '@herald/core/fate';
+import { onlineBitsOf, rejectionsOf, type FunnelStage } from '@herald/core/fate';
 import type { ExecutionUnit, Task } from '@herald/core/task';
 import { ListRepository } from '@herald/audience';
 import { LevelDeliveryRecordLog } from '@herald/store-level';
@@ -67,6 +67,25 @@ describe('taskFunnel', () => {
       not_reached: 2,
       unknown: 2,
     });
+  });
+
+  it("counts the records' rejected positions apart from the delivered ones, by reason", async () => {
+    const uins = Uint32Array.of(1, 2, 3, 4);
+    await records.recordBatch({
+      taskId: 9,
+      from: 0,
+      count: 4,
+      online: onlineBitsOf(uins, Uint32Array.of(1, 2, 4)),
+      executor: 'e1',
+      at: NOW - 5,
+      rejected: rejectionsOf(uins, [
+        { uin: 4, reason: 'unregistered' },
+        { uin: 1, reason: 'unregistered' },
+      ])!,
+    });
+    const { stages } = await taskFunnel(task, deps());
+    expect(byKey(stages)).toMatchObject({ kept: 8, delivered_online: 1, rejected: 2, queued_offline: 1 });
+    expect(stages.find((s) => s.stage === 'rejected')).toMatchObject({ of: 'kept', byReason: { unregistered: 2 } });
   });
 
   it('says unknown, with why, where the profile keeps no delivery records', async () => {

@@ -1,6 +1,6 @@
 import { ClassicLevel } from 'classic-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
-import { onlineBitsOf } from '@herald/core/fate';
+import { onlineBitsOf, rejectionsOf } from '@herald/core/fate';
 import { LevelDeliveryRecordLog } from './level-delivery-record-log';
 
 describe('LevelDeliveryRecordLog', () => {
@@ -34,6 +34,25 @@ describe('LevelDeliveryRecordLog', () => {
       expect((await log.batchAt(5, 29))?.from).toBe(20);
       expect(await log.batchAt(5, 30)).toBeUndefined();
       expect(await log.batchAt(4, 0)).toBeUndefined();
+    } finally {
+      await log.close();
+    }
+  });
+
+  it("keeps a batch's rejections in its record: batchAt and batchesFrom read them back", async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      const uins = Uint32Array.from({ length: 10 }, (_, i) => i);
+      const rejected = rejectionsOf(uins, [
+        { uin: 4, reason: 'unregistered' },
+        { uin: 0, reason: 'bad_device_token' },
+      ])!;
+      await log.recordBatch({ ...batch(7, 0, 10), rejected });
+      await log.recordBatch(batch(7, 10, 10));
+      expect(await log.batchAt(7, 3)).toEqual({ ...batch(7, 0, 10), rejected });
+      const read = [];
+      for await (const record of log.batchesFrom(7, 0)) read.push(record);
+      expect(read.map((r) => r.rejected)).toEqual([rejected, undefined]);
     } finally {
       await log.close();
     }

@@ -16,7 +16,8 @@ import { Lifecycle, openLevelDb } from './lifecycle';
  *
  * Key layout (tag byte, then big-endian numbers, so a task's batches sort by position):
  *
- *   'd' taskId (u64) from (u64)  -> the batch record (core's encodeDeliveryRecord: 14 bytes + executor id + count/8)
+ *   'd' taskId (u64) from (u64)  -> the batch record (core's encodeDeliveryRecord: 14 bytes + executor id + count/8,
+ *                                   then, for a batch with dead letters only, its rejections)
  *   'l' taskId (u64) uin (u32)   -> login outcome (u8: 0 delivered, 1 expired, 2 over_frequency), at (f64 BE)
  *   'n' taskId (u64)             -> the task's login outcomes counted by kind (3 x f64 BE, in OUTCOMES order)
  *

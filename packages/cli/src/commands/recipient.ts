@@ -62,6 +62,8 @@ export function fateSentence(fate: RecipientFate): string {
       return `removed by the filter chain: ${fate.link}`;
     case 'delivered_online':
       return `delivered online at ${when(fate.at)} by ${fate.executor}`;
+    case 'rejected':
+      return `rejected by the push channel (${fate.reason}) at ${when(fate.at)} via ${fate.executor}`;
     case 'queued_offline':
       return `queued offline at ${when(fate.at)} by ${fate.executor}, then ${offlineThen(fate.then)}`;
     case 'not_reached':

@@ -17,6 +17,7 @@ export type Fate =
   | { fate: 'not_in_audience' }
   | { fate: 'removed'; link: FilterReason }
   | { fate: 'delivered_online'; at: number; executor: string; atLogin: false }
+  | { fate: 'rejected'; at: number; executor: string; reason: string }
   | { fate: 'queued_offline'; at: number; executor: string; then: OfflineThen }
   | { fate: 'not_reached'; taskState: TaskState; why: string }
   | { fate: 'unknown'; reason: string };

@@ -19,6 +19,8 @@ export function fateInWords(fate: RecipientFate, time: TimeFormat = fmtTime): st
       return `Removed: ${reasonText(fate.link)}`;
     case 'delivered_online':
       return `Delivered online at ${time(fate.at)} by ${fate.executor}`;
+    case 'rejected':
+      return `Rejected by the push channel (${fate.reason}) at ${time(fate.at)}, sent by ${fate.executor}`;
     case 'queued_offline':
       return `Queued offline at ${time(fate.at)} by ${fate.executor}, ${offlineThenInWords(fate.then, time)}`;
     case 'not_reached':
@@ -65,7 +67,7 @@ export function fateTone(fate: RecipientFate): 'good' | 'bad' | 'pending' {
     if (fate.then.outcome === 'delivered_at_login') return 'good';
     return fate.then.outcome === 'waiting' || fate.then.outcome === 'unknown' ? 'pending' : 'bad';
   }
-  if (fate.fate === 'removed' || fate.fate === 'not_in_audience') return 'bad';
+  if (fate.fate === 'removed' || fate.fate === 'not_in_audience' || fate.fate === 'rejected') return 'bad';
   return 'pending';
 }
 

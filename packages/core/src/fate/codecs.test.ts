@@ -8,6 +8,8 @@ import {
   encodeRemovedSets,
   encodeRemovedHeader,
   onlineBitsOf,
+  rejectionAt,
+  rejectionsOf,
   removedBetween,
   removedHeaderBytes,
   removedSectionCount,
@@ -68,8 +70,72 @@ describe('delivery record codec', () => {
     });
     expect(() => decodeDeliveryRecord(1, 0, bytes.subarray(0, bytes.length - 1))).toThrow(ListFormatError);
     const other = bytes.slice();
-    other[0] = 2;
-    expect(() => decodeDeliveryRecord(1, 0, other)).toThrow(/version 2/);
+    other[0] = 3;
+    expect(() => decodeDeliveryRecord(1, 0, other)).toThrow(/version 3/);
+  });
+
+  const uins = Uint32Array.of(10, 11, 12, 13, 14, 15, 16, 17, 18);
+  const online = onlineBitsOf(uins, Uint32Array.of(11, 12, 15, 18));
+  const record = { taskId: 4, from: 8192, count: 9, online, executor: 'exec-1', at: 1_700_000_000_123 };
+
+  it('writes a batch without dead letters as before (version 1), with them as version 2, and reads both', () => {
+    expect(encodeDeliveryRecord(record)[0]).toBe(1);
+    const rejected = rejectionsOf(uins, [
+      { uin: 18, reason: 'unregistered' },
+      { uin: 12, reason: 'bad_device_token' },
+      { uin: 15, reason: 'unregistered' },
+    ])!;
+    const bytes = encodeDeliveryRecord({ ...record, rejected });
+    expect(bytes[0]).toBe(2);
+    // The version 1 value, then 2 reasons (1 + 13 + 1 + 17 bytes), the count (4), 3 offsets (12) and 3 index bytes.
+    expect(bytes.length).toBe(encodeDeliveryRecord(record).length + 1 + 13 + 17 + 4 + 12 + 3);
+    const decoded = decodeDeliveryRecord(4, 8192, bytes);
+    expect(decoded).toEqual({ ...record, rejected });
+    expect([0, 1, 2, 5, 8].map((offset) => rejectionAt(decoded.rejected!, offset))).toEqual([
+      undefined,
+      undefined,
+      'bad_device_token',
+      'unregistered',
+      'unregistered',
+    ]);
+  });
+
+  it('leaves out the reason index when a batch has one reason', () => {
+    const rejected = rejectionsOf(uins, [
+      { uin: 11, reason: 'batch_refused' },
+      { uin: 12, reason: 'batch_refused' },
+    ])!;
+    const bytes = encodeDeliveryRecord({ ...record, rejected });
+    expect(bytes.length).toBe(encodeDeliveryRecord(record).length + 1 + 1 + 13 + 4 + 8);
+    const decoded = decodeDeliveryRecord(4, 8192, bytes);
+    expect(decoded.rejected).toEqual(rejected);
+    expect(rejectionAt(decoded.rejected!, 2)).toBe('batch_refused');
+  });
+
+  it('has no rejections for a batch without dead letters, and refuses a uin not in the batch or rejected twice', () => {
+    expect(rejectionsOf(uins, [])).toBeUndefined();
+    expect(() => rejectionsOf(uins, [{ uin: 99, reason: 'gone' }])).toThrow(/not in the batch/);
+    expect(() =>
+      rejectionsOf(uins, [
+        { uin: 11, reason: 'gone' },
+        { uin: 11, reason: 'bad' },
+      ]),
+    ).toThrow(/twice/);
+    const outside = { offsets: Uint32Array.of(9), reasons: ['gone'], reasonOf: Uint8Array.of(0) };
+    expect(() => encodeDeliveryRecord({ ...record, rejected: outside })).toThrow(RangeError);
+  });
+
+  it('refuses a rejections section that does not read whole', () => {
+    const rejected = rejectionsOf(uins, [{ uin: 12, reason: 'gone' }])!;
+    const bytes = encodeDeliveryRecord({ ...record, rejected });
+    expect(() => decodeDeliveryRecord(4, 8192, bytes.subarray(0, bytes.length - 1))).toThrow(ListFormatError);
+    expect(() => decodeDeliveryRecord(4, 8192, Uint8Array.of(...bytes, 0))).toThrow(ListFormatError);
+    const past = bytes.slice();
+    new DataView(past.buffer).setUint32(past.length - 4, 9, true); // an offset past the batch
+    expect(() => decodeDeliveryRecord(4, 8192, past)).toThrow(/rejections/);
+    const bare = encodeDeliveryRecord(record).slice();
+    bare[0] = 2; // version 2 with no section
+    expect(() => decodeDeliveryRecord(4, 8192, bare)).toThrow(ListFormatError);
   });
 });
 

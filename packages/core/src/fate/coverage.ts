@@ -1,10 +1,13 @@
 import type { ExecutionUnit } from '../task/model';
 import type { DeliveryRecord } from './delivery-record';
+import { bitAt } from './positions';
 
 /** How a task's kept positions stand against its delivery records (funnel.ts reads these). */
 export interface DeliveryCoverage {
-  /** Positions a record marks online. */
+  /** Positions a record marks online and not rejected: delivered online. */
   online: number;
+  /** Positions a record marks online and rejected by the channel, by its reason. */
+  rejected: Record<string, number>;
   /** Positions a record marks queued offline. */
   offline: number;
   /** Positions with no record that their unit's checkpoint passed: confirmed before the records existed. */
@@ -39,21 +42,41 @@ export function countBitsBetween(bits: Uint8Array, start: number, end: number): 
 export class CoverageCounter {
   private online = 0;
   private offline = 0;
+  private readonly rejected: Record<string, number> = {};
   private coveredTo = 0;
   /** [from, to) spans no record covers, in order. */
   private readonly gaps: Array<[number, number]> = [];
 
   constructor(private readonly kept: number) {}
 
-  add(record: Pick<DeliveryRecord, 'from' | 'count' | 'online'>): void {
+  add(record: Pick<DeliveryRecord, 'from' | 'count' | 'online' | 'rejected'>): void {
     const start = Math.max(record.from, this.coveredTo);
     const end = Math.min(record.from + record.count, this.kept);
     if (start >= end) return;
     if (start > this.coveredTo) this.gaps.push([this.coveredTo, start]);
     const online = countBitsBetween(record.online, start - record.from, end - record.from);
-    this.online += online;
+    const rejected = record.rejected === undefined ? 0 : this.addRejected(record, start, end);
+    this.online += online - rejected;
     this.offline += end - start - online;
     this.coveredTo = end;
+  }
+
+  /** Counts the record's rejected positions in [start, end) by reason (as keptPositionFate: online ones only); returns how many. */
+  private addRejected(
+    record: Pick<DeliveryRecord, 'from' | 'online' | 'rejected'>,
+    start: number,
+    end: number,
+  ): number {
+    const { offsets, reasons, reasonOf } = record.rejected!;
+    let n = 0;
+    for (let i = 0; i < offsets.length; i++) {
+      const position = record.from + offsets[i]!;
+      if (position < start || position >= end || !bitAt(record.online, offsets[i]!)) continue;
+      const reason = reasons[reasonOf[i]!]!;
+      this.rejected[reason] = (this.rejected[reason] ?? 0) + 1;
+      n++;
+    }
+    return n;
   }
 
   /** The counts, the uncovered positions split by whether a unit's checkpoint passed them. */
@@ -72,6 +95,7 @@ export class CoverageCounter {
     }
     return {
       online: this.online,
+      rejected: { ...this.rejected },
       offline: this.offline,
       passedWithoutRecord,
       unconfirmed: uncovered - passedWithoutRecord,

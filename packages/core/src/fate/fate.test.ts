@@ -34,6 +34,20 @@ describe('classifyFate', () => {
     expect(classifyFate(facts({ position: undefined, removal: { recorded: false } })).fate).toBe('unknown');
   });
 
+  it("answers a position the channel rejected for good as rejected, with the channel's reason", () => {
+    const delivery = { kind: 'record', online: true, at: 42, executor: 'e1', rejected: 'unregistered' } as const;
+    expect(classifyFate(facts({ delivery }))).toEqual({
+      uin: 7,
+      position: 3,
+      fate: 'rejected',
+      at: 42,
+      executor: 'e1',
+      reason: 'unregistered',
+    });
+    // A rejection is of an online push: an offline position stays queued offline.
+    expect(classifyFate(facts({ delivery: { ...delivery, online: false } })).fate).toBe('queued_offline');
+  });
+
   it('answers a duplicated uin kept once by its kept copy', () => {
     const removal = { recorded: true, complete: true, reason: undefined, duplicateCopies: 1 } as const;
     const delivery = { kind: 'record', online: true, at: 42, executor: 'e1' } as const;

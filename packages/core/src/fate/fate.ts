@@ -25,6 +25,7 @@ export type Fate =
   | { fate: 'not_in_audience' }
   | { fate: 'removed'; link: FilterReason }
   | { fate: 'delivered_online'; at: number; executor: string; atLogin: false }
+  | { fate: 'rejected'; at: number; executor: string; reason: string }
   | { fate: 'queued_offline'; at: number; executor: string; then: OfflineThen }
   | { fate: 'not_reached'; taskState: TaskState; why: string }
   | { fate: 'unknown'; reason: string };
@@ -46,9 +47,9 @@ export type RemovalFacts =
   | { recorded: false }
   | { recorded: true; complete: boolean; reason: FilterReason | undefined; duplicateCopies: number };
 
-/** What the delivery record says of one position. */
+/** What the delivery record says of one position; `rejected`: the channel's reason, when it rejected it for good. */
 export type DeliveryFacts =
-  | { kind: 'record'; online: boolean; at: number; executor: string }
+  | { kind: 'record'; online: boolean; at: number; executor: string; rejected?: string }
   | { kind: 'none' }
   | { kind: 'unavailable'; reason: string };
 
@@ -102,13 +103,17 @@ export type KeptPositionFacts = Pick<FateFacts, 'taskState' | 'expiresAt' | 'now
  * The fate classifyFate gives a recipient in the filtered list, without its
  * uin, position or duplicate copies: every position sharing these facts (a
  * run of a batch record's online, or offline and not logged in, positions)
- * shares it, so the delivery report decides it once per run and the lookup
+ * shares it (a rejected one shares it with those rejected for the same
+ * reason), so the delivery report decides it once per run and the lookup
  * once per recipient, by the same code.
  */
 export function keptPositionFate(facts: KeptPositionFacts): Fate {
   const { delivery } = facts;
   if (delivery.kind === 'unavailable') return { fate: 'unknown', reason: delivery.reason };
   if (delivery.kind === 'none') return unreached(facts.taskState);
+  // Pushed online and refused for good by the channel (a dead letter): confirmed, never sent again, not delivered.
+  if (delivery.online && delivery.rejected !== undefined)
+    return { fate: 'rejected', at: delivery.at, executor: delivery.executor, reason: delivery.rejected };
   if (delivery.online)
     return { fate: 'delivered_online', at: delivery.at, executor: delivery.executor, atLogin: false };
   return { fate: 'queued_offline', at: delivery.at, executor: delivery.executor, then: offlineThen(facts) };

@@ -13,7 +13,10 @@ const facts = (over: Partial<FunnelFacts> = {}): FunnelFacts => ({
   now: 500,
   filtered: true,
   report: { total: 100, kept: 70, removed: { duplicate: 5, blacklisted: 10, over_frequency: 15 } },
-  delivery: { kind: 'counted', coverage: { online: 30, offline: 25, passedWithoutRecord: 5, unconfirmed: 10 } },
+  delivery: {
+    kind: 'counted',
+    coverage: { online: 30, rejected: {}, offline: 25, passedWithoutRecord: 5, unconfirmed: 10 },
+  },
   logins: { kind: 'counted', counts: { delivered: 8, expired: 2, over_frequency: 3 } },
   ...over,
 });
@@ -73,7 +76,7 @@ describe('buildFunnel', () => {
 
   it('says unknown with the reason where there are no delivery records, never a zero', () => {
     const stages = buildFunnel(facts({ delivery: { kind: 'unavailable', reason: 'no records here' } }));
-    for (const name of ['delivered_online', 'queued_offline', 'not_reached'])
+    for (const name of ['delivered_online', 'rejected', 'queued_offline', 'not_reached'])
       expect(stages.find((s) => s.stage === name)).toMatchObject({ count: 'unknown', reason: 'no records here' });
     expect(stages.find((s) => s.stage === 'unknown')).toMatchObject({ count: 70, reason: 'no records here' });
     expect(stages.some((s) => s.of === 'queued_offline')).toBe(false);
@@ -88,14 +91,33 @@ describe('buildFunnel', () => {
     expect(tooMany.find((s) => s.stage === 'delivered_at_login')).toMatchObject({ count: 'unknown' });
   });
 
-  it("counts the channel's dead letters under delivered online, by reason", () => {
-    const stages = buildFunnel(facts({ report: { ...facts().report, deadLetters: { invalid_token: 2, gone: 1 } } }));
+  it('counts the positions the records say the channel rejected, by reason, beside delivered online', () => {
+    const coverage = {
+      online: 27,
+      rejected: { invalid_token: 2, gone: 1 },
+      offline: 25,
+      passedWithoutRecord: 5,
+      unconfirmed: 10,
+    };
+    const deadLetters = { invalid_token: 2, gone: 1 };
+    const stages = buildFunnel(
+      facts({ delivery: { kind: 'counted', coverage }, report: { ...facts().report, deadLetters } }),
+    );
     expect(stages.find((s) => s.stage === 'rejected')).toEqual({
       stage: 'rejected',
-      of: 'delivered_online',
+      of: 'kept',
       count: 3,
       byReason: { invalid_token: 2, gone: 1 },
     });
+    expect(count(stages, 'delivered_online')).toBe(27);
+    expect(sumOf(stages, 'kept')).toBe(70);
+  });
+
+  it("says when the task counted more dead letters than the records name, keeping the records' count", () => {
+    const stages = buildFunnel(facts({ report: { ...facts().report, deadLetters: { gone: 4 } } }));
+    const rejected = stages.find((s) => s.stage === 'rejected')!;
+    expect(rejected).toMatchObject({ count: 0, byReason: {} });
+    expect(rejected.reason).toMatch(/counted 4 dead letters; 4 of them .* delivered_online/);
   });
 
   it('answers only the audience for a task not filtered yet, the rest unknown with why', () => {
@@ -127,20 +149,39 @@ describe('CoverageCounter', () => {
       { start: 10, end: 20, checkpoint: 12 },
     ]);
     // Gaps: [4, 8) passed by unit 0's checkpoint; [12, 20) not passed.
-    expect(coverage).toEqual({ online: 6, offline: 2, passedWithoutRecord: 4, unconfirmed: 8 });
+    expect(coverage).toEqual({ online: 6, rejected: {}, offline: 2, passedWithoutRecord: 4, unconfirmed: 8 });
+  });
+
+  it('counts rejected online positions by reason apart from the delivered ones, inside the kept range only', () => {
+    const counter = new CoverageCounter(6);
+    const rejected = {
+      offsets: Uint32Array.of(0, 2, 3, 7),
+      reasons: ['gone', 'bad'],
+      reasonOf: Uint8Array.of(0, 1, 1, 0),
+    };
+    // Offset 3 is offline (not a rejection the fate would give), offset 7 is past the kept positions.
+    counter.add({ from: 0, count: 8, online: bits('11101111'), rejected });
+    expect(counter.finish([])).toEqual({
+      online: 3,
+      rejected: { gone: 1, bad: 1 },
+      offline: 1,
+      passedWithoutRecord: 0,
+      unconfirmed: 0,
+    });
   });
 
   it('counts a position two records cover once, by the first', () => {
     const counter = new CoverageCounter(6);
     counter.add({ from: 0, count: 4, online: bits('1111') });
     counter.add({ from: 2, count: 4, online: bits('0000') });
-    expect(counter.finish([])).toEqual({ online: 4, offline: 2, passedWithoutRecord: 0, unconfirmed: 0 });
+    expect(counter.finish([])).toEqual({ online: 4, rejected: {}, offline: 2, passedWithoutRecord: 0, unconfirmed: 0 });
   });
 
   it('counts every kept position once whatever the records', () => {
     const counter = new CoverageCounter(3);
     expect(counter.finish([{ start: 0, end: 3, checkpoint: 0 }])).toEqual({
       online: 0,
+      rejected: {},
       offline: 0,
       passedWithoutRecord: 0,
       unconfirmed: 3,

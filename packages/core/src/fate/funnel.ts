@@ -74,13 +74,13 @@ const unknown = (reason: string): FunnelCount => ({ count: 'unknown', reason });
 /**
  * A task's funnel from its facts, each stage after the one it is a part
  * of: the audience, what each filter link removed and what was left after
- * it, then how the kept positions stand (online, of which rejected by the
+ * it, then how the kept positions stand (delivered online; rejected by the
  * channel; queued offline, then what became of the entries; not reached;
  * unknown). Each stage counts what
  * the per-recipient answer (classifyFate) would say of the same positions,
  * so a funnel and the delivery report counted by fate agree. Every level
- * sums to its parent: audience = removed + kept; kept = online + offline +
- * not reached + unknown; offline = delivered at login + waiting + expired +
+ * sums to its parent: audience = removed + kept; kept = online + rejected +
+ * offline + not reached + unknown; offline = delivered at login + waiting + expired +
  * dropped at login. A count the facts cannot back is `unknown` with why.
  */
 export function buildFunnel(facts: FunnelFacts): FunnelStage[] {
@@ -116,25 +116,20 @@ function deliveryStages(facts: FunnelFacts): FunnelStage[] {
     const { reason } = facts.delivery;
     return [
       { stage: 'delivered_online', of: 'kept', ...unknown(reason) },
+      { stage: 'rejected', of: 'kept', ...unknown(reason) },
       { stage: 'queued_offline', of: 'kept', ...unknown(reason) },
       { stage: 'not_reached', of: 'kept', ...unknown(reason) },
       // Every kept recipient is answered unknown one by one, for this reason.
       { stage: 'unknown', of: 'kept', ...known(facts.report.kept), reason },
     ];
   }
-  const { online, offline, passedWithoutRecord, unconfirmed } = facts.delivery.coverage;
+  const { online, rejected, offline, passedWithoutRecord, unconfirmed } = facts.delivery.coverage;
   // As classifyFate: a completed task's position with no record is unknown, not "not reached".
   const completed = facts.taskState === 'COMPLETED';
   const unknownCount = passedWithoutRecord + (completed ? unconfirmed : 0);
-  const deadLetters = facts.report.deadLetters ?? {};
   return [
     { stage: 'delivered_online', of: 'kept', ...known(online) },
-    {
-      stage: 'rejected',
-      of: 'delivered_online',
-      ...known(Object.values(deadLetters).reduce((sum, n) => sum + n, 0)),
-      byReason: { ...deadLetters },
-    },
+    rejectedStage(rejected, facts.report.deadLetters ?? {}),
     { stage: 'queued_offline', of: 'kept', ...known(offline) },
     ...offlineStages(offline, facts),
     { stage: 'not_reached', of: 'kept', ...known(completed ? 0 : unconfirmed) },
@@ -146,6 +141,30 @@ function deliveryStages(facts: FunnelFacts): FunnelStage[] {
     },
   ];
 }
+
+/**
+ * The positions the records say the channel rejected, by reason. The task's
+ * own dead-letter counts may hold more (batches confirmed before rejections
+ * were recorded per recipient, whose rows say delivered_online): then the
+ * stage says so, the count staying the records' so it agrees with the rows.
+ */
+function rejectedStage(byReason: Record<string, number>, deadLetters: Record<string, number>): FunnelStage {
+  const count = sum(byReason);
+  const counted = sum(deadLetters);
+  return {
+    stage: 'rejected',
+    of: 'kept',
+    count,
+    byReason,
+    ...(counted > count
+      ? {
+          reason: `the task counted ${counted} dead letters; ${counted - count} of them were confirmed without a per-recipient record of the rejection (their rows say delivered_online)`,
+        }
+      : {}),
+  };
+}
+
+const sum = (counts: Record<string, number>): number => Object.values(counts).reduce((total, n) => total + n, 0);
 
 /** What became of the offline entries: login outcomes as counted, the rest waiting or expired by the clock. */
 function offlineStages(offline: number, facts: FunnelFacts): FunnelStage[] {

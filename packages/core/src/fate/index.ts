@@ -9,8 +9,8 @@
  *   import { classifyFate, onlineBitsOf } from '@herald/core/fate';
  */
 export { onlineBitsOf, bitAt, countBits, removedBetween } from './positions';
-export { encodeDeliveryRecord, decodeDeliveryRecord } from './delivery-record';
-export type { DeliveryRecord } from './delivery-record';
+export { encodeDeliveryRecord, decodeDeliveryRecord, rejectionsOf, rejectionAt } from './delivery-record';
+export type { DeliveryRecord, BatchRejections } from './delivery-record';
 export {
   REMOVED_MAGIC,
   REMOVED_VERSION,

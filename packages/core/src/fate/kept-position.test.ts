@@ -25,6 +25,7 @@ const factsArbitrary: fc.Arbitrary<FateFacts> = fc.record({
       online: fc.boolean(),
       at: fc.nat(),
       executor: fc.constantFrom('e1', 'e,2'),
+      rejected: fc.option(fc.constantFrom('unregistered', 'bad,"token'), { nil: undefined }),
     }),
     fc.constant({ kind: 'none' } as const),
     fc.record({ kind: fc.constant('unavailable' as const), reason: fc.string() }),

@@ -5,8 +5,10 @@ import type { LoginCounts } from '../fate/funnel';
 /**
  * Per-recipient truth of delivery (docs/recipient-truth.md): for each
  * confirmed batch, which of its positions in the task's filtered list went
- * online and which were queued offline; for each offline entry a login walk
- * settled, what became of it.
+ * online and which were queued offline, and which of the online ones the
+ * channel rejected for good and why (`DeliveryRecord.rejected`, kept in the
+ * same record: written and read with it); for each offline entry a login
+ * walk settled, what became of it.
  *
  * Contract:
  * - `recordBatch` resolves only once the record would survive the process

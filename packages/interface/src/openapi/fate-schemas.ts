@@ -27,13 +27,13 @@ export const recipientFate = object(
     ),
     fate: {
       type: 'string',
-      enum: ['not_in_audience', 'removed', 'delivered_online', 'queued_offline', 'not_reached', 'unknown'],
+      enum: ['not_in_audience', 'removed', 'delivered_online', 'rejected', 'queued_offline', 'not_reached', 'unknown'],
     },
     link: { type: 'string', enum: [...FILTER_REASONS], description: 'removed: the filter link that removed it' },
-    at: epochMs('delivered_online, queued_offline: when its batch was confirmed'),
+    at: epochMs('delivered_online, rejected, queued_offline: when its batch was confirmed'),
     executor: {
       type: 'string',
-      description: 'delivered_online, queued_offline: the executor that confirmed its batch',
+      description: 'delivered_online, rejected, queued_offline: the executor that confirmed its batch',
     },
     atLogin: { type: 'boolean', enum: [false] },
     then: object(
@@ -52,7 +52,11 @@ export const recipientFate = object(
     ),
     taskState: { type: 'string', enum: [...TASK_STATES], description: 'not_reached: the task state' },
     why: { type: 'string', description: 'not_reached: why' },
-    reason: { type: 'string', description: 'unknown: what cannot be known, and why' },
+    reason: {
+      type: 'string',
+      description:
+        "unknown: what cannot be known, and why; rejected: the channel's reason (as the task's dead letters count it)",
+    },
   },
   ['taskId', 'uin', 'fate'],
   "one recipient's fate in one task",
