@@ -41,7 +41,16 @@ const breakdown = require('./breakdown');
 const BREAKDOWN_DIR_ENV = 'HERALD_BENCH_BREAKDOWN_DIR';
 
 function parseArgs(argv) {
-  const args = { sizes: [1e6, 1e7], online: 0.3, record: false, template: false, breakdown: false, stages: false, recordsCost: false, runs: 3 };
+  const args = {
+    sizes: [1e6, 1e7],
+    online: 0.3,
+    record: false,
+    template: false,
+    breakdown: false,
+    stages: false,
+    recordsCost: false,
+    runs: 3,
+  };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--sizes') args.sizes = argv[++i].split(',').map(Number);
     else if (argv[i] === '--online') args.online = Number(argv[++i]);
