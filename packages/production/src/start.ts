@@ -40,9 +40,9 @@ export async function startTier(tier: string, context: TierContext): Promise<Run
 
 /** The running tier, its status with the readiness, and the warm-up stopped when it stops or drains. */
 function withReadiness(running: RunningTier, readiness: Readiness): RunningTier {
+  // Everything the tier gives (its channels, its delivery records, ...), with these three wrapped.
   return {
-    description: running.description,
-    ...(running.channels ? { channels: running.channels } : {}),
+    ...running,
     status: () => ({ ...readiness.status(), ...running.status() }),
     drain: () => (readiness.stop(), running.drain()),
     stop: () => (readiness.stop(), running.stop()),
