@@ -37,6 +37,7 @@ export type {
   PlannedGroup,
   UnitRun,
   UnitReplan,
+  ChannelThrottled,
   TaskHalt,
   UnitBatch,
   UnitProgressMessage,

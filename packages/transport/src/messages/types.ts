@@ -18,6 +18,7 @@ import type { HostLoad } from '@herald/core/dispatch';
  *   presence   -> executor    user.logins  (users who came online: walk their offline lists)
  *   member    <-> member      apta         (membership between schedulers and interfaces: docs/apta.md)
  *   executor   -> dispatcher  host.load    (every load.reportIntervalMs: its host's load and free sender slots)
+ *   executor   -> executor    channel.throttled (its channel throttled a send: the others hold too)
  */
 
 export interface TaskSubmitted {
@@ -193,6 +194,15 @@ export interface HostLoadMessage {
   report: HostLoad;
 }
 
+/** An executor's delivery channel throttled a send: every other executor holds that channel for `holdMs` too. */
+export interface ChannelThrottled {
+  kind: 'channel.throttled';
+  executorId: string;
+  channel: string;
+  holdMs: number;
+  detail: string;
+}
+
 export type Message =
   | TaskSubmitted
   | TaskCommand
@@ -205,6 +215,7 @@ export type Message =
   | UserLogins
   | AptaEnvelope
   | HostLoadMessage
-  | UnitReplan;
+  | UnitReplan
+  | ChannelThrottled;
 
 export type MessageKind = Message['kind'];
