@@ -31,6 +31,13 @@ export interface ChannelHoldSource {
   watchHold(listener: (hold: ChannelHold | undefined) => void): () => void;
 }
 
+/** A throttle this process's channel took, as relayed to the other executors (`onThrottled`). */
+export interface ChannelThrottle {
+  /** How long sending holds from now: the Retry-After, or `throttleDelayMs` without one. */
+  holdMs: number;
+  detail: string;
+}
+
 export interface PacedGatewayOptions {
   /** The channel's name, its metrics' label: the delivery kind (`webhook`). */
   channel: string;
@@ -90,6 +97,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   /** The hold last told to the watchers ('' none), so they hear each change of it once. */
   private toldHold = '';
   private readonly holdWatchers = new Set<(hold: ChannelHold | undefined) => void>();
+  private readonly throttleWatchers = new Set<(throttle: ChannelThrottle) => void>();
 
   constructor(
     private readonly inner: DeliveryGateway,
@@ -164,6 +172,33 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     return () => this.holdWatchers.delete(listener);
   }
 
+  /** The channel's name: the delivery kind (`webhook`). */
+  get channel(): string {
+    return this.options.channel;
+  }
+
+  /**
+   * Calls `listener` at each throttle this process's channel answers (not
+   * those relayed to it: `throttledByPeer`), so the other executors can hold
+   * too. Returns the unsubscribe.
+   */
+  onThrottled(listener: (throttle: ChannelThrottle) => void): () => void {
+    this.throttleWatchers.add(listener);
+    return () => this.throttleWatchers.delete(listener);
+  }
+
+  /**
+   * Another executor's channel throttled a send (a relayed
+   * `channel.throttled`): the channel's quota is the cluster's, so this
+   * process holds for `holdMs` from now and cuts its rate as if it had been
+   * throttled itself, instead of paying a 429 of its own to learn it.
+   */
+  throttledByPeer(holdMs: number, detail: string, from: string): void {
+    this.metrics.peerThrottles.inc(this.labels);
+    this.pacing.throttled(holdMs, `${detail} (relayed from ${from})`, this.clock.now());
+    this.observe(this.pacing.status(this.clock.now()));
+  }
+
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
     if (this.stop.signal.aborted)
       throw new HeraldError(ErrorCodes.UNAVAILABLE, `channel ${this.options.channel} is closed`);
@@ -215,8 +250,11 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (error.code === ErrorCodes.DELIVERY_THROTTLED) {
       this.answered(started);
       this.metrics.throttled.inc(this.labels);
-      const retryAfterMs = error.details['retryAfterMs'];
-      this.pacing.throttled(typeof retryAfterMs === 'number' ? retryAfterMs : undefined, error.message, now);
+      const retryAfter = error.details['retryAfterMs'];
+      const retryAfterMs = typeof retryAfter === 'number' ? retryAfter : undefined;
+      this.pacing.throttled(retryAfterMs, error.message, now);
+      const throttle = { holdMs: retryAfterMs ?? this.options.pacing.throttleDelayMs, detail: error.message };
+      for (const watcher of this.throttleWatchers) watcher(throttle);
       return;
     }
     if (error.code !== ErrorCodes.UNAVAILABLE) throw error;
