@@ -37,7 +37,12 @@ const throttled = (retryAfterMs?: number) =>
     details: retryAfterMs === undefined ? {} : { retryAfterMs },
   });
 
-const batch = (uins: number[]): Delivery => ({ taskId: 1, uins: Uint32Array.from(uins), content: { body: 'x' } });
+const batch = (uins: number[]): Delivery => ({
+  taskId: 1,
+  uins: Uint32Array.from(uins),
+  content: { body: 'x' },
+  atLogin: false,
+});
 
 /** A throttle crossing processes (docs/delivery.md, "One budget per channel"): told by the one throttled, held by the others. */
 describe('PacedDeliveryGateway: throttles told to and taken from the other executors', () => {

@@ -3,6 +3,7 @@ import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
 import {
   ChannelPacing,
   checkChannelLimits,
+  fractionOfChannel,
   shareOfChannel,
   type ChannelLimits,
   type ChannelPacingOptions,
@@ -56,6 +57,8 @@ export interface PacedGatewayOptions {
 
 /** The reason a batch refused whole gives each of its recipients. */
 export const BATCH_REFUSED = 'batch_refused';
+/** A new share of the budget closer than this (relative) to the one in force is not applied: new bounds reset the probing. */
+const SHARE_STEP = 0.1;
 /** Distinct dead-letter reasons counted per channel; a receiver's further ones count as `other` (they label a metric). */
 const MAX_REASONS = 64;
 /** Tasks whose batches a channel refused, remembered so their later batches are not sent. */
@@ -84,8 +87,13 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private readonly pacing: ChannelPacing;
   /** The channel's whole budget (configured, or an admin's); the pacing keeps this process's share of it. */
   private channelLimits: ChannelLimits;
-  /** Processes sending through the channel, this one included: the budget's divisor (`shareAmong`). */
+  /** Processes sending through the channel, this one included (`shareAmong`, `shareByDemand`). */
   private senders = 1;
+  /** The part of the budget this process paces to: 1/senders, or its part by demand. */
+  private fraction = 1;
+  /** Recipients of the batches inside `deliver` now, and the most at once since `takeDemand`. */
+  private waiting = 0;
+  private peakWaiting = 0;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly metrics: ChannelMetrics;
@@ -150,11 +158,35 @@ export class PacedDeliveryGateway implements DeliveryGateway {
    * "One budget per channel").
    */
   shareAmong(senders: number): void {
-    if (senders === this.senders) return;
+    if (senders === this.senders && this.fraction === 1 / senders) return;
     shareOfChannel(this.channelLimits, senders); // checks senders before anything changes
     this.senders = senders;
+    this.fraction = 1 / senders;
     this.applyShare();
     this.logger.info('channel budget shared', { channel: this.options.channel, senders, ...this.channelLimits });
+  }
+
+  /**
+   * Paces to `fraction` of the channel's budget, this process's part by
+   * demand among `senders` (core `demandFraction`). A fraction within
+   * SHARE_STEP of the one in force is left alone: each change of bounds
+   * restarts the rate's probing, and demand jitters from one report to the next.
+   */
+  shareByDemand(fraction: number, senders: number): void {
+    fractionOfChannel(this.channelLimits, fraction); // checks the fraction before anything changes
+    shareOfChannel(this.channelLimits, senders);
+    if (senders === this.senders && Math.abs(fraction - this.fraction) <= SHARE_STEP * this.fraction) return;
+    this.senders = senders;
+    this.fraction = fraction;
+    this.applyShare();
+    this.logger.info('channel budget shared by demand', { channel: this.options.channel, senders, fraction });
+  }
+
+  /** The most recipients this process had waiting on or going through the channel at once since the last call: its demand. */
+  takeDemand(): number {
+    const demand = this.peakWaiting;
+    this.peakWaiting = this.waiting;
+    return demand;
   }
 
   /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */
@@ -206,6 +238,18 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (n === 0) return { rejected: [] };
     const refusal = this.refused.get(delivery.taskId);
     if (refusal !== undefined) return this.refuseWhole(delivery, refusal);
+    this.waiting += n;
+    this.peakWaiting = Math.max(this.peakWaiting, this.waiting);
+    try {
+      return await this.sent(delivery);
+    } finally {
+      this.waiting -= n;
+    }
+  }
+
+  /** Sends a batch when the pacing admits it, again after a throttle or failure, until accepted or refused. */
+  private async sent(delivery: Delivery): Promise<DeliveryResult> {
+    const n = delivery.uins.length;
     const holdEnds = this.clock.now() + this.options.maxHoldMs;
     for (;;) {
       await this.admitted(n, holdEnds);
@@ -287,7 +331,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   }
 
   private applyShare(): void {
-    this.pacing.setLimits(shareOfChannel(this.channelLimits, this.senders));
+    this.pacing.setLimits(fractionOfChannel(this.channelLimits, this.fraction));
     this.observe(this.pacing.status(this.clock.now()));
   }
 

@@ -10,8 +10,24 @@ const RELAY_SEND_TIMEOUT_MS = 1000;
 const SAME_THROTTLE_MS = 100;
 
 export interface ChannelRelay {
+  /** This executor's id. */
+  readonly id: string;
+  /** Whether this executor relays at all (it and its channel have a channelEndpoint and a pacing). */
+  readonly relaying: boolean;
+  /** Tells every peer this executor's demand on the channel (channel.demand). */
+  tellDemand(demand: number): void;
+  /** A peer's last demand, if it came within `maxAgeMs`; undefined when none did (an older build, or silent). */
+  demandOf(peer: string, maxAgeMs: number): number | undefined;
   stop(): void;
 }
+
+const notRelaying = (id: string): ChannelRelay => ({
+  id,
+  relaying: false,
+  tellDemand: () => undefined,
+  demandOf: () => undefined,
+  stop: () => undefined,
+});
 
 /**
  * Carries a throttle across executor processes (docs/delivery.md, "One
@@ -20,7 +36,9 @@ export interface ChannelRelay {
  * (`channel.throttled`, with the hold's length), and it holds its own
  * channel when a peer tells it the same. So a 429 one executor gets holds the
  * cluster for the Retry-After, instead of each executor paying a 429 of its
- * own to learn it.
+ * own to learn it. On the same links the executors tell each other their
+ * demand on the channel (channel.demand, every load.reportIntervalMs from
+ * channel-budget.ts), by which they split its budget.
  *
  * Its own inbox rather than the batch inbox: that one is read only as the
  * executor has room for batches, and may hold a whole broadcast's batches
@@ -37,7 +55,7 @@ export async function startChannelRelay(
 ): Promise<ChannelRelay> {
   const executors = config.production!.topology.executors;
   const me = executors.find((e) => e.id === id);
-  if (!(gateway instanceof PacedDeliveryGateway) || me?.channelEndpoint === undefined) return { stop: () => undefined };
+  if (!(gateway instanceof PacedDeliveryGateway) || me?.channelEndpoint === undefined) return notRelaying(id);
   const inbox = await links.bindInbox(me.channelEndpoint, `${id}.channel`);
   const peers = await connectPeers(links, executors, id);
   let relayedUntil = -Infinity;
@@ -48,8 +66,13 @@ export async function startChannelRelay(
     const message = { kind: 'channel.throttled' as const, executorId: id, channel: gateway.channel, ...throttle };
     for (const peer of peers) peer.tell(message, logger);
   });
+  const demands = new Map<string, { demand: number; at: number }>();
   void (async () => {
     for await (const message of inbox.messages()) {
+      if (message.kind === 'channel.demand' && message.channel === gateway.channel) {
+        demands.set(message.executorId, { demand: message.demand, at: Date.now() });
+        continue;
+      }
       if (message.kind !== 'channel.throttled' || message.channel !== gateway.channel) {
         logger.warn('channel relay ignores a message not meant for it', { kind: message.kind });
         continue;
@@ -63,7 +86,19 @@ export async function startChannelRelay(
     }
   })().catch((error: unknown) => logger.debug('channel relay inbox closed', { error: String(error) }));
   logger.info('channel throttles relayed', { channel: gateway.channel, peers: peers.map((p) => p.id) });
-  return { stop: unsubscribe };
+  return {
+    id,
+    relaying: true,
+    tellDemand(demand) {
+      const message = { kind: 'channel.demand' as const, executorId: id, channel: gateway.channel, demand };
+      for (const peer of peers) peer.tell(message, logger);
+    },
+    demandOf(peer, maxAgeMs) {
+      const heard = demands.get(peer);
+      return heard !== undefined && Date.now() - heard.at <= maxAgeMs ? heard.demand : undefined;
+    },
+    stop: unsubscribe,
+  };
 }
 
 interface Peer {

@@ -86,24 +86,17 @@ describe('production profile: a throttle relayed between executors', () => {
     return line === undefined ? 0 : Number(line.split(' ').at(-1));
   }
 
-  it("holds every executor for one executor's Retry-After: nothing sent in the hold, nothing lost", async () => {
-    const arrivals: number[] = [];
-    let throttledAt: number | undefined;
-    receiver.answerBy((): WebhookAnswer => {
-      arrivals.push(Date.now());
-      if (arrivals.length !== THROTTLED_REQUEST) return { status: 200 };
-      throttledAt = Date.now();
-      return { status: 429, headers: { 'retry-after': String(RETRY_AFTER_S) } };
-    });
+  /** Sends `uins` as one task and waits for its end. */
+  async function broadcast(uins: ArrayLike<number>, body: string): Promise<Task> {
     const list = await api<ListMeta>('/api/v1/lists?accountId=acme', {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },
-      body: encodeRecipientList(audience.list),
+      body: encodeRecipientList(uins),
     });
     const created = await api<Task>('/api/v1/tasks', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body: 'one hold' } }),
+      body: JSON.stringify({ accountId: 'acme', listId: list.id, content: { body } }),
     });
     let task: Task | undefined;
     await waitFor(
@@ -113,7 +106,20 @@ describe('production profile: a throttle relayed between executors', () => {
       },
       { timeoutMs: 180_000, intervalMs: 200, message: `task ${created.id} ending (last: ${task?.state})` },
     );
-    expect(task!.state).toBe('COMPLETED');
+    return task!;
+  }
+
+  it("holds every executor for one executor's Retry-After: nothing sent in the hold, nothing lost", async () => {
+    const arrivals: number[] = [];
+    let throttledAt: number | undefined;
+    receiver.answerBy((): WebhookAnswer => {
+      arrivals.push(Date.now());
+      if (arrivals.length !== THROTTLED_REQUEST) return { status: 200 };
+      throttledAt = Date.now();
+      return { status: 429, headers: { 'retry-after': String(RETRY_AFTER_S) } };
+    });
+    const task = await broadcast(audience.list, 'one hold');
+    expect(task.state).toBe('COMPLETED');
     // Nothing lost, nothing twice: the throttled batch went again whole, after the hold.
     const accepted = receiver.accepted.flatMap((r) => (r.body as WebhookBatch).uins).sort((a, b) => a - b);
     expect(accepted).toEqual([...online]);
@@ -131,5 +137,27 @@ describe('production profile: a throttle relayed between executors', () => {
     const relayed = await Promise.all(executors.map((id) => counterOf(id, 'herald_channel_peer_throttles_total')));
     expect(throttled.reduce((a, b) => a + b)).toBe(1);
     expect(relayed).toEqual(throttled.map((t) => 1 - t));
+  });
+
+  it('splits the budget by demand: the one executor with work paces past half of it', async () => {
+    receiver.answerBy(() => ({ status: 200 }));
+    const before = receiver.accepted.length;
+    // Fewer recipients than one unit holds: one unit, so one executor has all the work and the other none.
+    const uins = audience.distinct.slice(0, 9500);
+    const rates = () => Promise.all(cluster.ids('executor').map((id) => counterOf(id, 'herald_channel_rate_limit')));
+    const sending = broadcast(uins, 'one sender');
+    // An even split would hold each executor at LIMIT / 2; by demand the busy one takes nearly all of it.
+    await waitFor(async () => Math.max(...(await rates())) > 0.6 * LIMIT, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      message: `an executor's rate above 60% of ${LIMIT}`,
+    });
+    const task = await sending;
+    expect(task.state).toBe('COMPLETED');
+    const accepted = receiver.accepted
+      .slice(before)
+      .flatMap((r) => (r.body as WebhookBatch).uins)
+      .sort((a, b) => a - b);
+    expect(accepted).toEqual([...uins.filter((uin) => onlineSet.has(uin))]);
   });
 });

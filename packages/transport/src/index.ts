@@ -38,6 +38,7 @@ export type {
   UnitRun,
   UnitReplan,
   ChannelThrottled,
+  ChannelDemand,
   TaskHalt,
   UnitBatch,
   UnitProgressMessage,

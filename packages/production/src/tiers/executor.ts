@@ -86,9 +86,10 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     };
     const { links } = await buildExecutor(build);
     const { ring, watched, realtime } = links;
-    scope.add('channel budget share', shareChannelBudget(config, gateway!, ring, logger), (b) => b.stop());
     const relay = await startChannelRelay(config, id, gateway!, links.process, logger);
     scope.add('channel relay', relay, (r) => r.stop());
+    const budget = shareChannelBudget(config, gateway!, ring, logger, relay);
+    scope.add('channel budget share', budget, (b) => b.stop());
     return {
       description: `executor ${id} on ${me.endpoint}`,
       channels: channelControlOf(gateway!),

@@ -36,6 +36,7 @@ export const KIND_IDS = {
   'host.load': 11,
   'unit.replan': 12,
   'channel.throttled': 13,
+  'channel.demand': 14,
 } as const satisfies Record<MessageKind, number>;
 
 export const HEADER_BYTES = 2;

@@ -168,6 +168,7 @@ const messageArb: fc.Arbitrary<Message> = fc.oneof(
     holdMs: u32,
     detail: str,
   }),
+  fc.record({ kind: fc.constant('channel.demand' as const), executorId: str, channel: str, demand: u32 }),
 );
 
 /** A copy of the frame at an odd byte offset of its own buffer (as a frame inside a larger receive buffer may be). */

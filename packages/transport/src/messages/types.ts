@@ -19,6 +19,7 @@ import type { HostLoad } from '@herald/core/dispatch';
  *   member    <-> member      apta         (membership between schedulers and interfaces: docs/apta.md)
  *   executor   -> dispatcher  host.load    (every load.reportIntervalMs: its host's load and free sender slots)
  *   executor   -> executor    channel.throttled (its channel throttled a send: the others hold too)
+ *                             channel.demand    (every load.reportIntervalMs: what it has waiting on its channel)
  */
 
 export interface TaskSubmitted {
@@ -203,6 +204,14 @@ export interface ChannelThrottled {
   detail: string;
 }
 
+/** What an executor has waiting on its channel: the executors split the channel's budget by it. */
+export interface ChannelDemand {
+  kind: 'channel.demand';
+  executorId: string;
+  channel: string;
+  demand: number;
+}
+
 export type Message =
   | TaskSubmitted
   | TaskCommand
@@ -216,6 +225,7 @@ export type Message =
   | AptaEnvelope
   | HostLoadMessage
   | UnitReplan
-  | ChannelThrottled;
+  | ChannelThrottled
+  | ChannelDemand;
 
 export type MessageKind = Message['kind'];
