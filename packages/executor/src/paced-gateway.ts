@@ -182,6 +182,11 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     this.logger.info('channel budget shared by demand', { channel: this.options.channel, senders, fraction });
   }
 
+  /** The part of the channel's budget this process paces to now, in (0, 1]. */
+  share(): number {
+    return this.fraction;
+  }
+
   /** The most recipients this process had waiting on or going through the channel at once since the last call: its demand. */
   takeDemand(): number {
     const demand = this.peakWaiting;

@@ -116,18 +116,27 @@ describe('shareChannelBudget', () => {
     shareChannelBudget(config, gateway, ringSeeing(membership), noopLogger, relay).stop();
     expect(told).toEqual([0]);
     expect(gateway.limits()).toMatchObject({ rate: 10_000, senders: 3 });
-    // 1000 recipients waiting here, none at the others: nearly the whole budget, the others keeping their floor.
+    // 1000 recipients waiting here, none at the others: nearly the whole budget, the others keeping their
+    // floor; from the report after the one that told the demand (the peers shrink theirs in between).
     const blocked = new BlockedChannel();
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
     const sending = busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
-    shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay).stop();
-    expect(told).toEqual([0, 1000]);
-    const fraction = 1 / (1 + (2 * DEMAND_FLOOR) / 3);
-    expect(busy.limits().rate).toBeCloseTo(30_000 * fraction);
-    // A peer not heard from counts at an even share.
-    peerDemands.set('executor-3', undefined);
-    shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay).stop();
-    expect(busy.limits().rate).toBeCloseTo(30_000 * (2 / 3 / (2 / 3 + DEMAND_FLOOR / 3 + 1 / 3)));
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      const share = shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay);
+      expect(told).toEqual([0, 1000]);
+      expect(busy.share()).toBeCloseTo(1 / 3);
+      jest.advanceTimersByTime(config.load.reportIntervalMs);
+      expect(busy.share()).toBeCloseTo(1 / (1 + (2 * DEMAND_FLOOR) / 3));
+      // A peer not heard from counts at an even share; a fall applies at once.
+      peerDemands.set('executor-3', undefined);
+      jest.advanceTimersByTime(config.load.reportIntervalMs);
+      expect(busy.share()).toBeCloseTo(2 / 3 / (2 / 3 + DEMAND_FLOOR / 3 + 1 / 3));
+      expect(busy.limits().rate).toBeLessThanOrEqual(30_000 * busy.share());
+      share.stop();
+    } finally {
+      jest.useRealTimers();
+    }
     blocked.release();
     await sending;
     await busy.close();

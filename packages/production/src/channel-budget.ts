@@ -28,7 +28,8 @@ export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 
  * Where the executors relay (`relay.relaying`: a channelEndpoint each) it
  * tells the others its demand (the most recipients it had waiting on the
  * channel at once in the interval) and paces to its part by demand (core
- * `demandFraction`; a peer not heard from counts at an even share);
+ * `demandFraction`; a peer not heard from counts at an even share; a rise
+ * from the next report on, a fall at once);
  * otherwise to 1/count. A gateway that is not paced (the file sink) is left alone.
  */
 export function shareChannelBudget(
@@ -40,18 +41,25 @@ export function shareChannelBudget(
 ): ChannelBudgetShare {
   if (!(gateway instanceof PacedDeliveryGateway)) return { stop: () => undefined };
   const executors = config.production!.topology.executors.map((e) => e.id);
-  const live = (): string[] => {
+  const liveIds = (): string[] => {
     const membership = ring.membership();
     return membership.apta ? liveSenderIds(membership.members, executors) : executors;
   };
+  // The part by demand computed at the last report: a rise applies only from the report after the one that
+  // told it, once the peers have heard the demand behind it and taken their own parts down (else for up to
+  // an interval the parts would sum past the budget). A fall applies at once.
+  let computed: number | undefined;
   const share = () => {
     try {
-      const senders = live();
-      if (relay?.relaying !== true) return gateway.shareAmong(Math.max(1, senders.length));
+      const live = liveIds();
+      if (relay?.relaying !== true) return gateway.shareAmong(Math.max(1, live.length));
       const own = gateway.takeDemand();
       relay.tellDemand(own);
-      const peers = senders.filter((id) => id !== relay.id).map((id) => relay.demandOf(id, config.load.maxReportAgeMs));
-      gateway.shareByDemand(demandFraction(own, peers, DEMAND_FLOOR), peers.length + 1);
+      const peers = live.filter((id) => id !== relay.id).map((id) => relay.demandOf(id, config.load.maxReportAgeMs));
+      const fraction = demandFraction(own, peers, DEMAND_FLOOR);
+      const senders = peers.length + 1;
+      gateway.shareByDemand(Math.min(fraction, computed ?? 1 / senders), senders);
+      computed = fraction;
     } catch (error) {
       logger.warn('channel budget share not updated', { error: String(error) });
     }
