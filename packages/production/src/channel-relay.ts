@@ -6,6 +6,8 @@ import type { ProcessLinks } from './links';
 
 /** How long a relay waits for room in a peer's queue: a dead or stuck executor must not hold up the others. */
 const RELAY_SEND_TIMEOUT_MS = 1000;
+/** The most a u32 field of the messages carries. */
+const U32_MAX = 0xffff_ffff;
 /** A throttle ending no later than this after one already relayed is the same news (batches in flight answered together). */
 const SAME_THROTTLE_MS = 100;
 
@@ -63,7 +65,14 @@ export async function startChannelRelay(
     const until = Date.now() + throttle.holdMs;
     if (until <= relayedUntil + SAME_THROTTLE_MS) return;
     relayedUntil = until;
-    const message = { kind: 'channel.throttled' as const, executorId: id, channel: gateway.channel, ...throttle };
+    const holdMs = Math.min(U32_MAX, Math.ceil(throttle.holdMs));
+    const message = {
+      kind: 'channel.throttled' as const,
+      executorId: id,
+      channel: gateway.channel,
+      holdMs,
+      detail: throttle.detail,
+    };
     for (const peer of peers) peer.tell(message, logger);
   });
   const demands = new Map<string, { demand: number; at: number }>();
@@ -90,7 +99,12 @@ export async function startChannelRelay(
     id,
     relaying: true,
     tellDemand(demand) {
-      const message = { kind: 'channel.demand' as const, executorId: id, channel: gateway.channel, demand };
+      const message = {
+        kind: 'channel.demand' as const,
+        executorId: id,
+        channel: gateway.channel,
+        demand: Math.min(U32_MAX, Math.round(demand)),
+      };
       for (const peer of peers) peer.tell(message, logger);
     },
     demandOf(peer, maxAgeMs) {
@@ -106,24 +120,28 @@ interface Peer {
   tell(message: Parameters<PushChannel['send']>[0], logger: Logger): void;
 }
 
-/** A link to each other executor's channel inbox, sending without waiting and at most one message at a time. */
+/**
+ * A link to each other executor's channel inbox, sending without waiting and
+ * at most one message of each kind at a time (a demand on its way never
+ * drops a throttle).
+ */
 async function connectPeers(links: ProcessLinks, executors: readonly TopologyMember[], id: string): Promise<Peer[]> {
   const peers: Peer[] = [];
   for (const member of executors) {
     if (member.id === id || member.channelEndpoint === undefined) continue;
     const channel = await links.connect({ id: member.id, endpoint: member.channelEndpoint }, RELAY_SEND_TIMEOUT_MS);
-    let sending = false;
+    const sending = new Set<string>();
     peers.push({
       id: member.id,
       tell(message, logger) {
-        if (sending) return;
-        sending = true;
+        if (sending.has(message.kind)) return;
+        sending.add(message.kind);
         channel
           .send(message)
           .catch((error: unknown) =>
-            logger.debug('channel throttle not relayed', { to: member.id, error: String(error) }),
+            logger.debug('channel news not relayed', { to: member.id, kind: message.kind, error: String(error) }),
           )
-          .finally(() => (sending = false));
+          .finally(() => sending.delete(message.kind));
       },
     });
   }
