@@ -15,6 +15,11 @@ export function channelMetrics(meter: Meter) {
       labels,
     ),
     throttled: meter.counter('herald_channel_throttled_total', 'Sends the channel throttled (429)', labels),
+    peerThrottles: meter.counter(
+      'herald_channel_peer_throttles_total',
+      "Throttles another executor's channel relayed (channel.throttled): this process held its sending too",
+      labels,
+    ),
     failed: meter.counter(
       'herald_channel_failed_total',
       'Sends that failed (5xx, 408, no answer in time, no connection)',

@@ -34,7 +34,7 @@ export type { ChannelObservers, ChannelSettings } from './delivery-gateway';
 export { PacedDeliveryGateway, BATCH_REFUSED } from './paced-gateway';
 export { channelControlOf } from './channel-control';
 export type { ChannelLimitsControl, ChannelLimitsRead } from './channel-control';
-export type { ChannelHoldSource, PacedGatewayOptions } from './paced-gateway';
+export type { ChannelHoldSource, ChannelThrottle, PacedGatewayOptions } from './paced-gateway';
 export { TaskCache } from './task-cache';
 export type { PacingOptions } from './pacer';
 export { speedShareOf, SPEED_SHARE_REFRESH_MS } from './speed-share';

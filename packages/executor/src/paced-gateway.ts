@@ -3,6 +3,7 @@ import { ErrorCodes, HeraldError, isHeraldError } from '@herald/core';
 import {
   ChannelPacing,
   checkChannelLimits,
+  fractionOfChannel,
   shareOfChannel,
   type ChannelLimits,
   type ChannelPacingOptions,
@@ -31,6 +32,13 @@ export interface ChannelHoldSource {
   watchHold(listener: (hold: ChannelHold | undefined) => void): () => void;
 }
 
+/** A throttle this process's channel took, as relayed to the other executors (`onThrottled`). */
+export interface ChannelThrottle {
+  /** How long sending holds from now: the Retry-After, or `throttleDelayMs` without one. */
+  holdMs: number;
+  detail: string;
+}
+
 export interface PacedGatewayOptions {
   /** The channel's name, its metrics' label: the delivery kind (`webhook`). */
   channel: string;
@@ -49,6 +57,8 @@ export interface PacedGatewayOptions {
 
 /** The reason a batch refused whole gives each of its recipients. */
 export const BATCH_REFUSED = 'batch_refused';
+/** A new share of the budget closer than this (relative) to the one in force is not applied: new bounds reset the probing. */
+const SHARE_STEP = 0.1;
 /** Distinct dead-letter reasons counted per channel; a receiver's further ones count as `other` (they label a metric). */
 const MAX_REASONS = 64;
 /** Tasks whose batches a channel refused, remembered so their later batches are not sent. */
@@ -77,8 +87,13 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private readonly pacing: ChannelPacing;
   /** The channel's whole budget (configured, or an admin's); the pacing keeps this process's share of it. */
   private channelLimits: ChannelLimits;
-  /** Processes sending through the channel, this one included: the budget's divisor (`shareAmong`). */
+  /** Processes sending through the channel, this one included (`shareAmong`, `shareByDemand`). */
   private senders = 1;
+  /** The part of the budget this process paces to: 1/senders, or its part by demand. */
+  private fraction = 1;
+  /** Recipients of the batches inside `deliver` now, and the most at once since `takeDemand`. */
+  private waiting = 0;
+  private peakWaiting = 0;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly metrics: ChannelMetrics;
@@ -90,6 +105,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   /** The hold last told to the watchers ('' none), so they hear each change of it once. */
   private toldHold = '';
   private readonly holdWatchers = new Set<(hold: ChannelHold | undefined) => void>();
+  private readonly throttleWatchers = new Set<(throttle: ChannelThrottle) => void>();
 
   constructor(
     private readonly inner: DeliveryGateway,
@@ -142,11 +158,40 @@ export class PacedDeliveryGateway implements DeliveryGateway {
    * "One budget per channel").
    */
   shareAmong(senders: number): void {
-    if (senders === this.senders) return;
+    if (senders === this.senders && this.fraction === 1 / senders) return;
     shareOfChannel(this.channelLimits, senders); // checks senders before anything changes
     this.senders = senders;
+    this.fraction = 1 / senders;
     this.applyShare();
     this.logger.info('channel budget shared', { channel: this.options.channel, senders, ...this.channelLimits });
+  }
+
+  /**
+   * Paces to `fraction` of the channel's budget, this process's part by
+   * demand among `senders` (core `demandFraction`). A fraction within
+   * SHARE_STEP of the one in force is left alone: each change of bounds
+   * restarts the rate's probing, and demand jitters from one report to the next.
+   */
+  shareByDemand(fraction: number, senders: number): void {
+    fractionOfChannel(this.channelLimits, fraction); // checks the fraction before anything changes
+    shareOfChannel(this.channelLimits, senders);
+    if (senders === this.senders && Math.abs(fraction - this.fraction) <= SHARE_STEP * this.fraction) return;
+    this.senders = senders;
+    this.fraction = fraction;
+    this.applyShare();
+    this.logger.info('channel budget shared by demand', { channel: this.options.channel, senders, fraction });
+  }
+
+  /** The part of the channel's budget this process paces to now, in (0, 1]. */
+  share(): number {
+    return this.fraction;
+  }
+
+  /** The most recipients this process had waiting on or going through the channel at once since the last call: its demand. */
+  takeDemand(): number {
+    const demand = this.peakWaiting;
+    this.peakWaiting = this.waiting;
+    return demand;
   }
 
   /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */
@@ -164,6 +209,33 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     return () => this.holdWatchers.delete(listener);
   }
 
+  /** The channel's name: the delivery kind (`webhook`). */
+  get channel(): string {
+    return this.options.channel;
+  }
+
+  /**
+   * Calls `listener` at each throttle this process's channel answers (not
+   * those relayed to it: `throttledByPeer`), so the other executors can hold
+   * too. Returns the unsubscribe.
+   */
+  onThrottled(listener: (throttle: ChannelThrottle) => void): () => void {
+    this.throttleWatchers.add(listener);
+    return () => this.throttleWatchers.delete(listener);
+  }
+
+  /**
+   * Another executor's channel throttled a send (a relayed
+   * `channel.throttled`): the channel's quota is the cluster's, so this
+   * process holds for `holdMs` from now and cuts its rate as if it had been
+   * throttled itself, instead of paying a 429 of its own to learn it.
+   */
+  throttledByPeer(holdMs: number, detail: string, from: string): void {
+    this.metrics.peerThrottles.inc(this.labels);
+    this.pacing.throttled(holdMs, `${detail} (relayed from ${from})`, this.clock.now());
+    this.observe(this.pacing.status(this.clock.now()));
+  }
+
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
     if (this.stop.signal.aborted)
       throw new HeraldError(ErrorCodes.UNAVAILABLE, `channel ${this.options.channel} is closed`);
@@ -171,6 +243,18 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (n === 0) return { rejected: [] };
     const refusal = this.refused.get(delivery.taskId);
     if (refusal !== undefined) return this.refuseWhole(delivery, refusal);
+    this.waiting += n;
+    this.peakWaiting = Math.max(this.peakWaiting, this.waiting);
+    try {
+      return await this.sent(delivery);
+    } finally {
+      this.waiting -= n;
+    }
+  }
+
+  /** Sends a batch when the pacing admits it, again after a throttle or failure, until accepted or refused. */
+  private async sent(delivery: Delivery): Promise<DeliveryResult> {
+    const n = delivery.uins.length;
     const holdEnds = this.clock.now() + this.options.maxHoldMs;
     for (;;) {
       await this.admitted(n, holdEnds);
@@ -215,8 +299,11 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (error.code === ErrorCodes.DELIVERY_THROTTLED) {
       this.answered(started);
       this.metrics.throttled.inc(this.labels);
-      const retryAfterMs = error.details['retryAfterMs'];
-      this.pacing.throttled(typeof retryAfterMs === 'number' ? retryAfterMs : undefined, error.message, now);
+      const retryAfter = error.details['retryAfterMs'];
+      const retryAfterMs = typeof retryAfter === 'number' ? retryAfter : undefined;
+      this.pacing.throttled(retryAfterMs, error.message, now);
+      const throttle = { holdMs: retryAfterMs ?? this.options.pacing.throttleDelayMs, detail: error.message };
+      for (const watcher of this.throttleWatchers) watcher(throttle);
       return;
     }
     if (error.code !== ErrorCodes.UNAVAILABLE) throw error;
@@ -249,7 +336,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   }
 
   private applyShare(): void {
-    this.pacing.setLimits(shareOfChannel(this.channelLimits, this.senders));
+    this.pacing.setLimits(fractionOfChannel(this.channelLimits, this.fraction));
     this.observe(this.pacing.status(this.clock.now()));
   }
 

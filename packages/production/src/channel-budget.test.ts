@@ -3,12 +3,27 @@ import { HashRing } from '@herald/core/ring';
 import { noopLogger, type Delivery, type DeliveryGateway, type DeliveryResult } from '@herald/core/ports';
 import type { ClusterMembership } from '@herald/interface';
 import { PacedDeliveryGateway } from '@herald/executor';
-import { shareChannelBudget } from './channel-budget';
+import { DEMAND_FLOOR, shareChannelBudget, type DemandLinks } from './channel-budget';
 import type { ClusterRing } from './cluster-ring';
 
 class AcceptingChannel implements DeliveryGateway {
   async deliver(_delivery: Delivery): Promise<DeliveryResult> {
     return { rejected: [] };
+  }
+  async close(): Promise<void> {}
+}
+
+/** A channel whose sends wait until released: its batches stay waiting, the executor's demand. */
+class BlockedChannel implements DeliveryGateway {
+  private open = false;
+  private readonly waiting: (() => void)[] = [];
+  async deliver(_delivery: Delivery): Promise<DeliveryResult> {
+    if (!this.open) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    return { rejected: [] };
+  }
+  release(): void {
+    this.open = true;
+    for (const resolve of this.waiting.splice(0)) resolve();
   }
   async close(): Promise<void> {}
 }
@@ -19,6 +34,22 @@ const config = {
   load: { reportIntervalMs: 60_000 },
 } as unknown as HeraldConfig;
 
+const PACING = {
+  initialRate: 30_000,
+  minRate: 300,
+  maxRate: 30_000,
+  increasePerSecond: 0,
+  decreaseFactor: 0.5,
+  burstMs: 100,
+  cutSpacingMs: 0,
+  throttleDelayMs: 20,
+  latencyFloorMs: 10_000,
+  latencyRiseFactor: 2,
+  failureThreshold: 2,
+  failureDelayMs: 1,
+  openMs: 30,
+};
+
 function ringSeeing(membership: ClusterMembership): ClusterRing {
   return { membership: () => membership } as unknown as ClusterRing;
 }
@@ -28,21 +59,7 @@ describe('shareChannelBudget', () => {
   beforeEach(() => {
     gateway = new PacedDeliveryGateway(new AcceptingChannel(), {
       channel: 'webhook',
-      pacing: {
-        initialRate: 30_000,
-        minRate: 300,
-        maxRate: 30_000,
-        increasePerSecond: 0,
-        decreaseFactor: 0.5,
-        burstMs: 100,
-        cutSpacingMs: 0,
-        throttleDelayMs: 20,
-        latencyFloorMs: 10_000,
-        latencyRiseFactor: 2,
-        failureThreshold: 2,
-        failureDelayMs: 1,
-        openMs: 30,
-      },
+      pacing: PACING,
       maxHoldMs: 1000,
     });
   });
@@ -75,5 +92,53 @@ describe('shareChannelBudget', () => {
     const share = shareChannelBudget(config, gateway, ringSeeing(membership), noopLogger);
     share.stop();
     expect(gateway.limits()).toMatchObject({ rate: 10_000, senders: 3 });
+  });
+
+  it('where the executors relay, tells its demand and paces to its part by demand', async () => {
+    const membership: ClusterMembership = {
+      apta: false,
+      self: undefined,
+      ring: new HashRing(['scheduler-1']),
+      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
+    };
+    const told: number[] = [];
+    const peerDemands = new Map<string, number | undefined>([
+      ['executor-2', 0],
+      ['executor-3', 0],
+    ]);
+    const relay: DemandLinks = {
+      id: 'executor-1',
+      relaying: true,
+      tellDemand: (demand) => void told.push(demand),
+      demandOf: (peer) => peerDemands.get(peer),
+    };
+    // No work anywhere: even shares.
+    shareChannelBudget(config, gateway, ringSeeing(membership), noopLogger, relay).stop();
+    expect(told).toEqual([0]);
+    expect(gateway.limits()).toMatchObject({ rate: 10_000, senders: 3 });
+    // 1000 recipients waiting here, none at the others: nearly the whole budget, the others keeping their
+    // floor; from the report after the one that told the demand (the peers shrink theirs in between).
+    const blocked = new BlockedChannel();
+    const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
+    const sending = busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      const share = shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay);
+      expect(told).toEqual([0, 1000]);
+      expect(busy.share()).toBeCloseTo(1 / 3);
+      jest.advanceTimersByTime(config.load.reportIntervalMs);
+      expect(busy.share()).toBeCloseTo(1 / (1 + (2 * DEMAND_FLOOR) / 3));
+      // A peer not heard from counts at an even share; a fall applies at once.
+      peerDemands.set('executor-3', undefined);
+      jest.advanceTimersByTime(config.load.reportIntervalMs);
+      expect(busy.share()).toBeCloseTo(2 / 3 / (2 / 3 + DEMAND_FLOOR / 3 + 1 / 3));
+      expect(busy.limits().rate).toBeLessThanOrEqual(30_000 * busy.share());
+      share.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+    blocked.release();
+    await sending;
+    await busy.close();
   });
 });

@@ -100,11 +100,13 @@ export class ProcessCluster {
           })),
         ),
         dispatchers: await members('dispatcher', this.shape.dispatchers),
-        // Executors get a real-time inbox: real-time batches do not queue behind normal ones.
+        // Executors get a real-time inbox (real-time batches do not queue behind normal ones) and a
+        // channel inbox (a throttle one executor takes holds the others: docs/delivery.md).
         executors: await Promise.all(
           (await members('executor', this.shape.executors)).map(async (m) => ({
             ...m,
             realtimeEndpoint: `tcp://127.0.0.1:${await port()}`,
+            channelEndpoint: `tcp://127.0.0.1:${await port()}`,
           })),
         ),
         presence: this.ids('presence').map((id, i, agents) => ({

@@ -37,6 +37,8 @@ export type {
   PlannedGroup,
   UnitRun,
   UnitReplan,
+  ChannelThrottled,
+  ChannelDemand,
   TaskHalt,
   UnitBatch,
   UnitProgressMessage,

@@ -135,12 +135,8 @@ function members(path: string, value: unknown): TopologyMember[] {
   return value.map((member, i) => {
     const where = `${path}[${i}]`;
     if (member === null || typeof member !== 'object') throw new ConfigError(where, 'must be { id, endpoint }');
-    const second = SECOND_INBOX[path];
-    checkKnownKeys(
-      where,
-      member as object,
-      second ? ['id', 'endpoint', 'membership', second] : ['id', 'endpoint', 'membership'],
-    );
+    const seconds = SECOND_INBOXES[path] ?? [];
+    checkKnownKeys(where, member as object, ['id', 'endpoint', 'membership', ...seconds]);
     const { id, endpoint, membership } = member as Record<string, unknown>;
     if (typeof id !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(id))
       throw new ConfigError(`${where}.id`, 'must be letters, digits, _ . -');
@@ -148,13 +144,14 @@ function members(path: string, value: unknown): TopologyMember[] {
     ids.add(id);
     if (typeof endpoint !== 'string' || !TCP.test(endpoint))
       throw new ConfigError(`${where}.endpoint`, `must be tcp://host:port (got ${JSON.stringify(endpoint)})`);
-    const extra: Partial<Record<'realtimeEndpoint' | 'controlEndpoint', string>> = {};
-    const secondEndpoint = second === undefined ? undefined : (member as Record<string, unknown>)[second];
-    if (second !== undefined && secondEndpoint !== undefined) {
+    const extra: Partial<Record<SecondInbox, string>> = {};
+    for (const second of seconds) {
+      const secondEndpoint = (member as Record<string, unknown>)[second];
+      if (secondEndpoint === undefined) continue;
       if (typeof secondEndpoint !== 'string' || !TCP.test(secondEndpoint))
         throw new ConfigError(`${where}.${second}`, `must be tcp://host:port (got ${JSON.stringify(secondEndpoint)})`);
-      if (secondEndpoint === endpoint || secondEndpoint === membership)
-        throw new ConfigError(`${where}.${second}`, 'must differ from the inbox and membership endpoints');
+      if (secondEndpoint === endpoint || secondEndpoint === membership || Object.values(extra).includes(secondEndpoint))
+        throw new ConfigError(`${where}.${second}`, 'must differ from the inbox, membership and other endpoints');
       extra[second] = secondEndpoint;
     }
     if (membership === undefined) return { id, endpoint, ...extra };
@@ -167,10 +164,15 @@ function members(path: string, value: unknown): TopologyMember[] {
 
 const TCP = /^tcp:\/\/[^:\s]+:\d{1,5}$/;
 
-/** The second inbox a tier may name: executors one for real-time batches, schedulers one for commands. */
-const SECOND_INBOX: Record<string, 'realtimeEndpoint' | 'controlEndpoint' | undefined> = {
-  'topology.executors': 'realtimeEndpoint',
-  'topology.schedulers': 'controlEndpoint',
+type SecondInbox = 'realtimeEndpoint' | 'controlEndpoint' | 'channelEndpoint';
+
+/**
+ * The further inboxes a tier may name: executors one for real-time batches
+ * and one for their peers' channel throttles, schedulers one for commands.
+ */
+const SECOND_INBOXES: Record<string, readonly SecondInbox[] | undefined> = {
+  'topology.executors': ['realtimeEndpoint', 'channelEndpoint'],
+  'topology.schedulers': ['controlEndpoint'],
 };
 
 /** The interface processes of an APTA cluster: each follows the ring to route tasks. */

@@ -228,10 +228,10 @@ describe('compileConfig, production profile', () => {
     ).toEqual(schedulers);
   });
 
-  it("takes an executor's real-time inbox endpoint", () => {
+  it("takes an executor's real-time and channel inbox endpoints", () => {
     const executors = [
-      { id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:5' },
-      { id: 'e2', endpoint: 'tcp://h:2' },
+      { id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:5', channelEndpoint: 'tcp://h:6' },
+      { id: 'e2', endpoint: 'tcp://h:2', channelEndpoint: 'tcp://h:7' },
     ];
     const config = compileConfig(
       withPresence([{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }], executors) as unknown as HeraldOptions,
@@ -634,6 +634,28 @@ describe('compileConfig', () => {
         ],
       ),
       'topology.executors[0].realtimeEndpoint',
+    ],
+    [
+      'an executor channelEndpoint equal to its realtimeEndpoint',
+      withPresence(
+        [{ id: 'p', bitmapFile: '/a', executors: ['e1', 'e2'] }],
+        [
+          { id: 'e1', endpoint: 'tcp://h:1', realtimeEndpoint: 'tcp://h:3', channelEndpoint: 'tcp://h:3' },
+          { id: 'e2', endpoint: 'tcp://h:2' },
+        ],
+      ),
+      'topology.executors[0].channelEndpoint',
+    ],
+    [
+      'a channelEndpoint on a dispatcher',
+      {
+        ...PRODUCTION,
+        topology: {
+          ...PRODUCTION.topology,
+          dispatchers: [{ id: 'd', endpoint: 'tcp://h:1', channelEndpoint: 'tcp://h:2' }],
+        },
+      },
+      'topology.dispatchers[0].channelEndpoint',
     ],
     [
       'a non-tcp executor realtimeEndpoint',

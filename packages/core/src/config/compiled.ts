@@ -227,6 +227,15 @@ export interface TopologyMember {
    */
   realtimeEndpoint?: string;
   /**
+   * Executors only: where this executor binds the inbox its peers tell of
+   * their channel throttles (`channel.throttled`), so a 429 one executor gets
+   * holds the others at once instead of each paying its own (docs/delivery.md,
+   * "One budget per channel"). Its own socket: the batch inbox may hold a
+   * whole broadcast's batches ahead of it. Without it this executor neither
+   * relays nor hears throttles.
+   */
+  channelEndpoint?: string;
+  /**
    * Schedulers only: a second inbox for commands and pre-processing results
    * (from interfaces and dispatchers), so they are not queued behind the
    * executors' progress reports (docs/scheduling.md). Without it they share the inbox.

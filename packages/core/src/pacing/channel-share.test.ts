@@ -1,5 +1,5 @@
 import { ChannelPacing } from './channel-pacing';
-import { liveSenders, shareOfChannel } from './channel-share';
+import { demandFraction, fractionOfChannel, liveSenders, shareOfChannel } from './channel-share';
 
 describe('shareOfChannel', () => {
   it('gives one sender the whole budget', () => {
@@ -71,5 +71,62 @@ describe('liveSenders', () => {
   it('is never below 1: the caller itself sends', () => {
     expect(liveSenders([{ id: 'executor-1', state: 'OFFLINE' }], executors)).toBe(1);
     expect(liveSenders([], executors)).toBe(1);
+  });
+});
+
+describe('demandFraction', () => {
+  const FLOOR = 0.1;
+
+  it('splits evenly when no sender has demand, or all the same', () => {
+    expect(demandFraction(0, [0, 0], FLOOR)).toBeCloseTo(1 / 3);
+    expect(demandFraction(2000, [2000], FLOOR)).toBeCloseTo(0.5);
+  });
+
+  it('gives a sender with work nearly all of it when the others have none, keeping their floor', () => {
+    const busy = demandFraction(2000, [0, 0], FLOOR);
+    const idle = demandFraction(0, [2000, 0], FLOOR);
+    expect(idle).toBeCloseTo(FLOOR / 3 / (1 + (2 * FLOOR) / 3));
+    expect(busy + 2 * idle).toBeCloseTo(1);
+    expect(busy).toBeGreaterThan(0.9);
+  });
+
+  it('splits in proportion to demand, the fractions of all senders summing to 1', () => {
+    const demands = [3000, 1000, 0];
+    const fractions = demands.map((own, i) =>
+      demandFraction(own, [...demands.slice(0, i), ...demands.slice(i + 1)], FLOOR),
+    );
+    expect(fractions.reduce((a, b) => a + b)).toBeCloseTo(1);
+    expect(fractions[0]! / fractions[1]!).toBeCloseTo(3);
+    expect(fractions[2]).toBeGreaterThan(0);
+  });
+
+  it('counts a peer not heard from at an even share', () => {
+    expect(demandFraction(1000, [undefined], FLOOR)).toBeCloseTo(0.5);
+    // Of the half the unheard one leaves, the busy sender takes nearly all.
+    expect(demandFraction(1000, [undefined, 0], FLOOR)).toBeCloseTo(2 / 3 / (2 / 3 + 1 / 3 + FLOOR / 3));
+  });
+
+  it('refuses a negative demand or a floor outside [0, 1], naming the field', () => {
+    expect(() => demandFraction(-1, [0], FLOOR)).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'demand' }) }),
+    );
+    expect(() => demandFraction(0, [Number.NaN], FLOOR)).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'demand' }) }),
+    );
+    expect(() => demandFraction(0, [0], 2)).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'floor' }) }),
+    );
+  });
+});
+
+describe('fractionOfChannel', () => {
+  it('scales both bounds', () => {
+    expect(fractionOfChannel({ minRate: 100, maxRate: 20_000 }, 0.25)).toEqual({ minRate: 25, maxRate: 5000 });
+  });
+
+  it.each([0, 1.5, Number.NaN])('refuses a fraction of %p, naming the field', (fraction) => {
+    expect(() => fractionOfChannel({ minRate: 1, maxRate: 10 }, fraction)).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'fraction' }) }),
+    );
   });
 });

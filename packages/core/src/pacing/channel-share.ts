@@ -48,6 +48,51 @@ export function shareOfChannel(limits: ChannelLimits, senders: number): ChannelL
   return { minRate: limits.minRate / senders, maxRate: limits.maxRate / senders };
 }
 
+/**
+ * The part of the channel's budget one sender paces to when the senders
+ * split it by demand (docs/delivery.md, "One budget per channel"): a
+ * fraction in (0, 1], the fractions of all senders summing to 1 when they
+ * see the same demands. `own` is this sender's demand (recipients waiting
+ * on the channel), `peers` one entry per other live sender: its last
+ * demand, or undefined when none was heard lately (it is counted at an even
+ * share: it may be sending). Each known sender's part is in proportion to
+ * its demand, but at least `floor` of an even share, so one whose work has
+ * just come starts sending at once and says what it wants in its next
+ * report. No demand anywhere: even shares.
+ */
+export function demandFraction(own: number, peers: readonly (number | undefined)[], floor: number): number {
+  const demands = [own, ...peers];
+  for (const [i, d] of demands.entries())
+    if (!(d === undefined || (Number.isFinite(d) && d >= 0)))
+      throw new ValidationError(`channel demand must be a number, at least 0 (got ${d})`, {
+        field: 'demand',
+        sender: i,
+      });
+  if (!(Number.isFinite(floor) && floor >= 0 && floor <= 1))
+    throw new ValidationError(`channel demand floor must be between 0 and 1 (got ${floor})`, { field: 'floor' });
+  const even = 1 / demands.length;
+  const unknown = demands.filter((d) => d === undefined).length;
+  const known = demands.reduce<number>((sum, d) => sum + (d ?? 0), 0);
+  // The part the senders heard from share by demand: what the unheard ones' even shares leave.
+  const heard = 1 - unknown * even;
+  const raw = demands.map((d) =>
+    d === undefined ? even : known === 0 ? even : Math.max((heard * d) / known, floor * even),
+  );
+  const total = raw.reduce((sum, r) => sum + r, 0);
+  return raw[0]! / total;
+}
+
+/** A channel's limits scaled to one sender's fraction of them (`demandFraction`). */
+export function fractionOfChannel(limits: ChannelLimits, fraction: number): ChannelLimits {
+  checkChannelLimits(limits);
+  if (!(Number.isFinite(fraction) && fraction > 0 && fraction <= 1))
+    throw new ValidationError(`channel share must be above 0 and at most 1 (got ${fraction})`, {
+      field: 'fraction',
+      fraction,
+    });
+  return { minRate: limits.minRate * fraction, maxRate: limits.maxRate * fraction };
+}
+
 /** A cluster member as a process's membership sees it. */
 export interface SeenMember {
   id: string;
@@ -55,14 +100,18 @@ export interface SeenMember {
 }
 
 /**
- * How many of the processes named `senderIds` send through the channel now:
+ * Which of the processes named `senderIds` send through the channel now:
  * those the membership sees in any state but OFFLINE (a member just joining
  * may send within seconds; a dead one's share goes to the rest once it is
- * OFFLINE). At least 1: the caller itself sends.
+ * OFFLINE), in the order of `senderIds`.
  */
+export function liveSenderIds(members: Iterable<SeenMember>, senderIds: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (const { id, state } of members) if (state !== 'OFFLINE') seen.add(id);
+  return senderIds.filter((id) => seen.has(id));
+}
+
+/** How many of `senderIds` send through the channel now (`liveSenderIds`); at least 1: the caller itself sends. */
 export function liveSenders(members: Iterable<SeenMember>, senderIds: Iterable<string>): number {
-  const senders = new Set(senderIds);
-  let live = 0;
-  for (const { id, state } of members) if (senders.has(id) && state !== 'OFFLINE') live++;
-  return Math.max(1, live);
+  return Math.max(1, liveSenderIds(members, [...new Set(senderIds)]).length);
 }

@@ -13,7 +13,14 @@
 export { TokenBucket } from './token-bucket';
 export type { TokenBucketOptions } from './token-bucket';
 export { ChannelPacing } from './channel-pacing';
-export { checkChannelLimits, liveSenders, shareOfChannel } from './channel-share';
+export {
+  checkChannelLimits,
+  demandFraction,
+  fractionOfChannel,
+  liveSenderIds,
+  liveSenders,
+  shareOfChannel,
+} from './channel-share';
 export type { SeenMember } from './channel-share';
 export type {
   Admission,

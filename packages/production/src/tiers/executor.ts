@@ -2,6 +2,7 @@ import { buildExecutor, Resources, type ExecutorLinks } from '@herald/compose';
 import type { DeliveryGateway, DeliveryRecordLog } from '@herald/core/ports';
 import { channelControlOf } from '@herald/executor';
 import { shareChannelBudget } from '../channel-budget';
+import { startChannelRelay } from '../channel-relay';
 import { startClusterRing, type ClusterRing } from '../cluster-ring';
 import { QUIET_MS, waitUntil, watchInbox, type WatchedInbox } from '../drain';
 import { ProcessLinks } from '../links';
@@ -27,10 +28,11 @@ const MAX_LOGINS_PENDING = 100_000;
  * LevelDB under <dataDir>/confirmed-<id>, so after a restart it does not
  * deliver them again when their unit runs from an older checkpoint. A paced
  * channel sends at this executor's share of the channel's budget: the limit
- * over the live executors (docs/delivery.md, "One budget per channel"). Each
- * confirmed batch's online positions and each login outcome are recorded
- * under <dataDir>/delivery-records-<id>, which its management endpoint serves
- * to the interfaces (docs/recipient-truth.md).
+ * over the live executors; a throttle it takes is relayed to the other
+ * executors on their channelEndpoint, and theirs to it (docs/delivery.md,
+ * "One budget per channel"). Each confirmed batch's online positions and each
+ * login outcome are recorded under <dataDir>/delivery-records-<id>, which its
+ * management endpoint serves to the interfaces (docs/recipient-truth.md).
  */
 export async function startExecutorTier(context: TierContext): Promise<RunningTier> {
   const { config, id, logger, meter } = context;
@@ -38,7 +40,14 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
   const scope = new Resources(logger);
   const openLinks = async (
     resources: Resources,
-  ): Promise<ExecutorLinks & { ring: ClusterRing; watched: WatchedInbox; realtime: WatchedInbox | undefined }> => {
+  ): Promise<
+    ExecutorLinks & {
+      ring: ClusterRing;
+      watched: WatchedInbox;
+      realtime: WatchedInbox | undefined;
+      process: ProcessLinks;
+    }
+  > => {
     const ring = resources.add('membership', await startClusterRing(config, id, 'follower', logger, meter), (r) =>
       r.close(),
     );
@@ -58,6 +67,7 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
       ring,
       watched,
       realtime,
+      process: links,
       close: () => links.close(),
     };
   };
@@ -83,7 +93,10 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
     };
     const { links } = await buildExecutor(build);
     const { ring, watched, realtime } = links;
-    scope.add('channel budget share', shareChannelBudget(config, gateway!, ring, logger), (b) => b.stop());
+    const relay = await startChannelRelay(config, id, gateway!, links.process, logger);
+    scope.add('channel relay', relay, (r) => r.stop());
+    const budget = shareChannelBudget(config, gateway!, ring, logger, relay);
+    scope.add('channel budget share', budget, (b) => b.stop());
     return {
       description: `executor ${id} on ${me.endpoint}`,
       channels: channelControlOf(gateway!),

@@ -35,6 +35,8 @@ export const KIND_IDS = {
   apta: 10,
   'host.load': 11,
   'unit.replan': 12,
+  'channel.throttled': 13,
+  'channel.demand': 14,
 } as const satisfies Record<MessageKind, number>;
 
 export const HEADER_BYTES = 2;

@@ -64,10 +64,12 @@ const samples: Message[] = [
     },
   },
   { kind: 'unit.replan', taskId: 12, epoch: 1, unitNo: 3, from: 'e1', to: 'e2' },
+  { kind: 'channel.throttled', executorId: 'e1', channel: 'webhook', holdMs: 2000, detail: '429' },
+  { kind: 'channel.demand', executorId: 'e1', channel: 'webhook', demand: 1500 },
 ];
-const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 /** The version each sample is sent as: 2 for the kinds that gained a field (preprocess.result: canary sample, local-time groups). */
-const VERSIONS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1];
+const VERSIONS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1];
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -99,7 +101,7 @@ describe('encodeMessage / decodeMessage', () => {
   });
 
   it('rejects unknown kinds', () => {
-    for (const kind of ['00', '0d', '63', 'ff']) {
+    for (const kind of ['00', '0f', '63', 'ff']) {
       expect(frameErrorCode(() => decodeMessage(hex(`${kind} 01 2a00000000000000`)))).toBe('FRAME_UNKNOWN_KIND');
     }
   });

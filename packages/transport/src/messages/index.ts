@@ -9,6 +9,8 @@
 import { FrameError } from '@herald/core';
 import { HEADER_BYTES, KIND_IDS, malformed } from './codec';
 import { codec as apta } from './apta';
+import { codec as channelDemand } from './channel-demand';
+import { codec as channelThrottled } from './channel-throttled';
 import { codec as hostLoad } from './host-load';
 import { codec as preprocessRequest } from './preprocess-request';
 import { codec as preprocessResult } from './preprocess-result';
@@ -38,6 +40,8 @@ const CODECS: { [K in MessageKind]: CodecOf<K> } = {
   apta,
   'host.load': hostLoad,
   'unit.replan': unitReplan,
+  'channel.throttled': channelThrottled,
+  'channel.demand': channelDemand,
 };
 
 const BY_KIND_ID = new Map<number, KindCodec<Message>>(

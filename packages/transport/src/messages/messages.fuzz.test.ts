@@ -161,6 +161,14 @@ const messageArb: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ kind: fc.constant('apta' as const), message: aptaMessage }),
   hostLoad,
   fc.record({ kind: fc.constant('unit.replan' as const), taskId: u64, epoch: u32, unitNo: u32, from: str, to: str }),
+  fc.record({
+    kind: fc.constant('channel.throttled' as const),
+    executorId: str,
+    channel: str,
+    holdMs: u32,
+    detail: str,
+  }),
+  fc.record({ kind: fc.constant('channel.demand' as const), executorId: str, channel: str, demand: u32 }),
 );
 
 /** A copy of the frame at an odd byte offset of its own buffer (as a frame inside a larger receive buffer may be). */

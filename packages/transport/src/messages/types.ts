@@ -18,6 +18,8 @@ import type { HostLoad } from '@herald/core/dispatch';
  *   presence   -> executor    user.logins  (users who came online: walk their offline lists)
  *   member    <-> member      apta         (membership between schedulers and interfaces: docs/apta.md)
  *   executor   -> dispatcher  host.load    (every load.reportIntervalMs: its host's load and free sender slots)
+ *   executor   -> executor    channel.throttled (its channel throttled a send: the others hold too)
+ *                             channel.demand    (every load.reportIntervalMs: what it has waiting on its channel)
  */
 
 export interface TaskSubmitted {
@@ -193,6 +195,23 @@ export interface HostLoadMessage {
   report: HostLoad;
 }
 
+/** An executor's delivery channel throttled a send: every other executor holds that channel for `holdMs` too. */
+export interface ChannelThrottled {
+  kind: 'channel.throttled';
+  executorId: string;
+  channel: string;
+  holdMs: number;
+  detail: string;
+}
+
+/** What an executor has waiting on its channel: the executors split the channel's budget by it. */
+export interface ChannelDemand {
+  kind: 'channel.demand';
+  executorId: string;
+  channel: string;
+  demand: number;
+}
+
 export type Message =
   | TaskSubmitted
   | TaskCommand
@@ -205,6 +224,8 @@ export type Message =
   | UserLogins
   | AptaEnvelope
   | HostLoadMessage
-  | UnitReplan;
+  | UnitReplan
+  | ChannelThrottled
+  | ChannelDemand;
 
 export type MessageKind = Message['kind'];

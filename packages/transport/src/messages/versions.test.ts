@@ -19,6 +19,8 @@ const EXPECTED: Record<MessageKind, { sends: number; accepts: number[] }> = {
   apta: { sends: 1, accepts: [1] },
   'host.load': { sends: 1, accepts: [1] },
   'unit.replan': { sends: 1, accepts: [1] },
+  'channel.throttled': { sends: 1, accepts: [1] },
+  'channel.demand': { sends: 1, accepts: [1] },
 };
 
 function thrown(fn: () => unknown): FrameError {
