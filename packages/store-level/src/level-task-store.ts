@@ -107,12 +107,9 @@ const CACHED_ENTRIES = 10_000;
 export class LevelTaskStore extends AbstractTaskStore {
   private readonly locks = new KeyedMutex<number>();
   /**
-   * The write path's caches. This process alone holds the database (LevelDB's
-   * LOCK file), and every write of a task or unit goes through this class, so
-   * the last epoch it stored or read for a task and the last value it stored or
-   * read for a unit are the stored ones. A unit checkpoint (one per confirmed
-   * batch) then costs one put, not a read of its task, a read of its unit and
-   * the task's decode: the fence check reads only the epoch.
+   * The write path's caches: this process alone holds the database (LevelDB's LOCK file) and writes
+   * every task and unit through this class, so the last epoch and unit value it stored or read are the
+   * stored ones. A unit checkpoint (one per confirmed batch) is then one put: the fence reads the epoch.
    */
   private readonly epochs = new LRUCache<number, number>({ max: CACHED_ENTRIES });
   private readonly unitValues = new LRUCache<string, Buffer>({ max: CACHED_ENTRIES });
