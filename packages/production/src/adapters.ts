@@ -96,11 +96,13 @@ export async function openDeviceRegistry(config: HeraldConfig, logger: Logger): 
 }
 
 /**
- * Connections each MySQL pool opens at once when it opens: a task's first
- * steps run a few queries at a time (a transaction and a read beside it), and
- * without them the first tasks after a start each wait for a handshake.
+ * Connections each MySQL pool opens when it opens (the migrations check's
+ * one). Two would spare the first tasks a handshake, but a process opens a
+ * pool per adapter, so a cluster of test processes on one machine then
+ * passed MariaDB's default max_connections (151: ER_CON_COUNT_ERROR in a CI
+ * run); bench/production.js showed no difference in cold latency either way.
  */
-export const WARM_CONNECTIONS = 2;
+export const WARM_CONNECTIONS = 1;
 
 /** The MySQL settings, with the outage retries every MySQL adapter gives the calls it marks safe to repeat. */
 export function mysqlRetrying(config: HeraldConfig, logger: Logger): MySqlTaskStoreOptions {
