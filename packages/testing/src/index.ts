@@ -32,8 +32,13 @@ export { Http2ApnsServer, APNS_ERRORS } from './delivery-gateway/http2-apns-serv
 export type { ApnsAnswer, ApnsRequest } from './delivery-gateway/http2-apns-server';
 export { selfSignedCertificate } from './delivery-gateway/self-signed';
 export type { Certificate } from './delivery-gateway/self-signed';
-export { rateLimitedPolicy } from './delivery-gateway/rate-limited-policy';
-export type { RateLimitedPolicy, RateLimitOptions } from './delivery-gateway/rate-limited-policy';
+export { rateLimitedPolicy, settledSending, zmqRateLimitedPolicy } from './delivery-gateway/rate-limited-policy';
+export type {
+  RateLimitedAnswer,
+  RateLimitedPolicy,
+  RateLimitOptions,
+  SettledSending,
+} from './delivery-gateway/rate-limited-policy';
 export { KafkaDeliveryConsumer } from './delivery-gateway/kafka-delivery-consumer';
 export { ZmqPushReceiver } from './delivery-gateway/zmq-push-receiver';
 export type {

@@ -12,6 +12,8 @@ export interface DeliveryRecordRead {
   headers: Record<string, string>;
   /** The value, parsed JSON (docs/schemas/delivery-record.schema.json). */
   value: unknown;
+  /** The record's timestamp, ms: its create time, which the producer sets when it sends it. */
+  timestamp: number;
 }
 
 export interface KafkaDeliveryConsumerOptions {
@@ -71,6 +73,7 @@ export class KafkaDeliveryConsumer {
           key: message.key?.toString('utf8') ?? '',
           headers,
           value: JSON.parse(message.value?.toString('utf8') ?? 'null') as unknown,
+          timestamp: Number(message.timestamp),
         });
         reader.next.set(partition, BigInt(message.offset) + 1n);
       },
