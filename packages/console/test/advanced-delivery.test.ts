@@ -166,7 +166,7 @@ describe('advanced delivery in the console (Chromium)', () => {
       `${at} in each recipient's zone, window 2h; zones past it get it not at all; default zone UTC`,
     );
     expect(await page.locator('[data-setting="quiet-hours"]').innerText()).toBe(
-      `${later(at, 3)}–${later(at, 4)}, each recipient's local time`,
+      `${later(at, 3)}–${later(at, 4)}, each recipient's local time; a push inside them: hold until they end`,
     );
     expect(await page.locator('[data-setting="collapse-key"]').innerText()).toMatch(/^morning:digest: a newer/);
     // The groups as the API reports them: the UTC third released and sent; the page says so per group.
