@@ -28,9 +28,7 @@ export const QUIET_DURING_TEXT: Readonly<Record<QuietDuring, string>> = {
 
 /** Quiet hours as the API answers them: a task's stored record, or the request form an account's defaults read back as. */
 export type QuietHoursAnswer =
-  | string
-  | { hours: string; during: QuietDuring }
-  | { from: string; to: string; during?: 'offline'; atLogin?: 'hold' };
+  string | { hours: string; during: QuietDuring } | { from: string; to: string; during?: 'offline'; atLogin?: 'hold' };
 
 /** Quiet hours' from, to and mode, whichever form the API answered; null for none. */
 export function quietPartsOf(

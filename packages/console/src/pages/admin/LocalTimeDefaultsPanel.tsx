@@ -98,8 +98,9 @@ export function LocalTimeDefaultsPanel() {
         >
           <p className="muted" data-local-time-now>
             {answer.accountId} now: default zone {answer.defaultTimeZone ?? 'none (UTC)'}; quiet hours{' '}
-            {quietHoursWords(answer.quietHours)}; a login inside quiet hours: {LOGIN_DELIVERY_TEXT[answer.loginDelivery]}.
-            Tasks created afterwards take them; tasks already created keep theirs.
+            {quietHoursWords(answer.quietHours)}; a login inside quiet hours:{' '}
+            {LOGIN_DELIVERY_TEXT[answer.loginDelivery]}. Tasks created afterwards take them; tasks already created keep
+            theirs.
           </p>
           <Field
             label="Default zone"
