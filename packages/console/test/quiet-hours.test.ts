@@ -94,7 +94,7 @@ describe('quiet hours and account local time in the console (Chromium)', () => {
 
   it('queues pushes inside quiet hours for the next login: stored as the object form, shown, carried by a clone', async () => {
     await newBroadcast('Your parcel is on its way');
-    await page.getByLabel('Hold pushes during quiet hours').check();
+    await page.getByLabel('Keep quiet hours').check();
     await page.locator('#quietFrom').fill('22:00');
     await page.locator('#quietTo').fill('07:00');
     expect(await page.getByLabel('Hold until they end').isChecked()).toBe(true);
@@ -121,7 +121,7 @@ describe('quiet hours and account local time in the console (Chromium)', () => {
 
   it('keeps sending the string form when quiet hours hold', async () => {
     await newBroadcast('Held at night');
-    await page.getByLabel('Hold pushes during quiet hours').check();
+    await page.getByLabel('Keep quiet hours').check();
     const task = await send();
     expect(task.quietHours).toEqual({ from: '22:00', to: '08:00' });
     expect(await page.locator('[data-setting="quiet-hours"]').innerText()).toMatch(/a push inside them: hold until/);

@@ -149,7 +149,9 @@ export function LocalTimeFields({
         hint={
           account?.quietHours
             ? `The account's quiet hours, ${quietHoursWords(account.quietHours)}, apply unless set here.`
-            : 'Pushes that would land inside them are held to their end, in each recipient’s local time.'
+            : quietModes
+              ? 'No push lands inside them, in each recipient’s local time: it is held to their end or queued for the next login.'
+              : 'Pushes that would land inside them are held to their end, in each recipient’s local time.'
         }
       >
         <label className="check">
@@ -159,7 +161,7 @@ export function LocalTimeFields({
             checked={form.quietOn}
             onChange={(e) => set('quietOn', e.target.checked)}
           />{' '}
-          Hold pushes during quiet hours
+          Keep quiet hours
         </label>
       </Field>
       {form.quietOn && (
