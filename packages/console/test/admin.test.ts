@@ -170,7 +170,8 @@ describe('console administration', () => {
   });
 
   it("edits an account's limits and click-through rate", async () => {
-    await page.getByLabel('Account id').fill('acme');
+    // The limits panel's: the local-time panel below has an account id of its own.
+    await page.locator('#limits-account').fill('acme');
     await page.getByRole('button', { name: 'Show limits' }).click();
     await page.getByLabel('Daily broadcasts').waitFor();
     // A bad number is caught in the browser, in the form's units, and nothing is sent.

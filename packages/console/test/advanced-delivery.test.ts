@@ -149,7 +149,7 @@ describe('advanced delivery in the console (Chromium)', () => {
     await page.locator('#window').fill('2h');
     await page.locator('#missed').selectOption('skip');
     await page.locator('#defaultTimeZone').fill('UTC');
-    await page.getByLabel('Hold pushes during quiet hours').check();
+    await page.getByLabel('Keep quiet hours').check();
     // Quiet hours that never cover the release (each zone goes at its own `at`): the groups are the local time's.
     await page.locator('#quietFrom').fill(later(at, 3));
     await page.locator('#quietTo').fill(later(at, 4));
@@ -166,7 +166,7 @@ describe('advanced delivery in the console (Chromium)', () => {
       `${at} in each recipient's zone, window 2h; zones past it get it not at all; default zone UTC`,
     );
     expect(await page.locator('[data-setting="quiet-hours"]').innerText()).toBe(
-      `${later(at, 3)}–${later(at, 4)}, each recipient's local time`,
+      `${later(at, 3)}–${later(at, 4)}, each recipient's local time; a push inside them: hold until they end`,
     );
     expect(await page.locator('[data-setting="collapse-key"]').innerText()).toMatch(/^morning:digest: a newer/);
     // The groups as the API reports them: the UTC third released and sent; the page says so per group.
@@ -212,7 +212,7 @@ describe('advanced delivery in the console (Chromium)', () => {
     await page.locator('#defaultTimeZone').fill('');
     await page.getByLabel('Deliver at a local time').uncheck();
 
-    await page.getByLabel('Hold pushes during quiet hours').check();
+    await page.getByLabel('Keep quiet hours').check();
     await page.locator('#quietFrom').fill('08:00');
     await page.locator('#quietTo').fill('08:00');
     expect(await refused('quietFrom')).toMatch(/whole day/);
@@ -342,7 +342,7 @@ describe('advanced delivery in the console (Chromium)', () => {
     await page.locator('#localTime').fill('08:30');
     await page.locator('#missed').selectOption('skip');
     await page.locator('#defaultTimeZone').fill('Europe/Berlin');
-    await page.getByLabel('Hold pushes during quiet hours').check();
+    await page.getByLabel('Keep quiet hours').check();
     await page.locator('#quietTo').fill('07:00');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.waitForURL(/\/console\/campaigns\/\d+$/);
@@ -386,7 +386,7 @@ describe('advanced delivery in the console (Chromium)', () => {
         await page.setViewportSize({ width, height: width > 400 ? 860 : 844 });
         await newBroadcast('Dark and small');
         await page.getByLabel('Deliver at a local time').check();
-        await page.getByLabel('Hold pushes during quiet hours').check();
+        await page.getByLabel('Keep quiet hours').check();
         await fillVariants(['45', '40'], '10');
         await page.getByRole('button', { name: 'Send broadcast' }).click();
         await page.locator('.field-error[data-field="variants"]').waitFor();

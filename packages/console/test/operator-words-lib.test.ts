@@ -214,6 +214,21 @@ const DOCUMENTED: [string, Refusal][] = [
     }),
   ],
   [
+    'account quiet hours during',
+    refusal(V, 'quietHours.during must be one of hold, offline', { field: 'quietHours.during' }),
+  ],
+  [
+    'account quiet hours all day',
+    refusal(V, "quietHours.hours '08:00-08:00' would cover the whole day: no push could ever land", {
+      field: 'quietHours.hours',
+    }),
+  ],
+  [
+    'account default zone',
+    refusal(V, "defaultTimeZone 'Mars/Base' is not a known IANA time zone", { field: 'defaultTimeZone' }),
+  ],
+  ['account login rule', refusal(V, 'loginDelivery must be one of deliver, hold', { field: 'loginDelivery' })],
+  [
     'canary with quiet hours',
     refusal(V, 'canary cannot be combined with local-time delivery (deliverAt or quietHours)', { field: 'canary' }),
   ],
@@ -260,7 +275,7 @@ const RAW = [
   /[\^$]|\{1,64\}|\[a-z/,
   /\b[a-z]+\.[a-z]+[A-Z]\w*/,
   /RFC 3339|IANA/,
-  /\b(?:deliverAt|quietHours|holdSeconds|rejectedRatio|failedRatio|defaultTimeZone)\b|variants\[/,
+  /\b(?:deliverAt|quietHours|holdSeconds|rejectedRatio|failedRatio|defaultTimeZone|loginDelivery)\b|variants\[/,
 ];
 
 describe('operatorMessage', () => {

@@ -113,7 +113,8 @@ export interface Task {
   /** `campaign:<id>:<scheduledAt>` for a campaign's firing, `api:<account>:<key>` for a keyed create. */
   idempotencyKey?: string | null;
   deliverAt?: DeliverAt;
-  quietHours?: { from: string; to: string };
+  /** As stored: `during` only when 'offline' (queued for the next login), `atLogin` only when 'hold' (the account's loginDelivery). */
+  quietHours?: { from: string; to: string; during?: 'offline'; atLogin?: 'hold' };
   collapseKey?: string;
   rollout?: TaskRollout;
   listCount: number;

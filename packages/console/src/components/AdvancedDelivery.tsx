@@ -12,7 +12,8 @@ const BASIC_FIELDS = new Set(Object.keys(emptyForm('')));
 export function advancedSummary(local: LocalTimeForm, rollout?: RolloutForm): string {
   return [
     local.localTimeOn && `local time ${local.localTime}`,
-    local.quietOn && `quiet ${local.quietFrom}–${local.quietTo}`,
+    local.quietOn &&
+      `quiet ${local.quietFrom}–${local.quietTo}${local.quietDuring === 'offline' ? ' (queued for login)' : ''}`,
     rollout !== undefined && rollout.collapseKey.trim() !== '' && 'collapse key',
     rollout?.canaryOn && `canary ${rollout.canarySample}${rollout.canaryBy === 'percent' ? '%' : ''}`,
     rollout?.variantsOn && `${rollout.variants.length} variants`,
@@ -49,6 +50,7 @@ export function AdvancedDelivery({
         errors={errors}
         set={(name, value) => set('local', { ...form.local, [name]: value })}
         account={account}
+        quietModes
       />
       <RolloutFields
         form={form.rollout}

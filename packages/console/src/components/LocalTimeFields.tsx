@@ -1,13 +1,26 @@
 import { api } from '../api/client';
 import { usePoll } from '../hooks';
-import { MISSED_CHOICES, MISSED_TEXT, type LocalTimeErrors, type LocalTimeForm } from '../lib/local-time-form';
+import {
+  MISSED_CHOICES,
+  MISSED_TEXT,
+  QUIET_DURING_CHOICES,
+  QUIET_DURING_TEXT,
+  quietHoursWords,
+  type LocalTimeErrors,
+  type LocalTimeForm,
+  type QuietHoursAnswer,
+} from '../lib/local-time-form';
 import { Field } from './bits';
 import { TimeZoneList } from './FireTimes';
 
 /** GET /api/v1/accounts/:id/local-time: what a task of the account keeps unless it sets its own. */
 export interface AccountLocalTime {
+  accountId: string;
   defaultTimeZone: string | null;
-  quietHours: string | null;
+  /** 'HH:MM-HH:MM' (held), or { hours, during: 'offline' }; null: none. */
+  quietHours: Exclude<QuietHoursAnswer, { from: string }> | null;
+  /** A login inside a task's quiet hours delivers the inbox, or holds those tasks' entries for a later login. */
+  loginDelivery: 'deliver' | 'hold';
 }
 
 /** The account's local-time defaults, or undefined while unknown (or not readable: the form works without them). */
@@ -39,6 +52,7 @@ export function LocalTimeFields({
   set,
   account,
   zoneList = true,
+  quietModes = false,
 }: {
   form: LocalTimeForm;
   errors: LocalTimeErrors;
@@ -46,6 +60,8 @@ export function LocalTimeFields({
   account: AccountLocalTime | undefined;
   /** False where the page already has the zones' datalist (the campaign form's own time zone). */
   zoneList?: boolean;
+  /** Offer "queue for the next login" inside quiet hours: tasks take it, a campaign's template only holds. */
+  quietModes?: boolean;
 }) {
   const accountZone = account?.defaultTimeZone ?? 'UTC';
   return (
@@ -132,8 +148,10 @@ export function LocalTimeFields({
         htmlFor="quietOn"
         hint={
           account?.quietHours
-            ? `The account's quiet hours, ${account.quietHours}, apply unless set here.`
-            : 'Pushes that would land inside them are held to their end, in each recipient’s local time.'
+            ? `The account's quiet hours, ${quietHoursWords(account.quietHours)}, apply unless set here.`
+            : quietModes
+              ? 'No push lands inside them, in each recipient’s local time: it is held to their end or queued for the next login.'
+              : 'Pushes that would land inside them are held to their end, in each recipient’s local time.'
         }
       >
         <label className="check">
@@ -143,7 +161,7 @@ export function LocalTimeFields({
             checked={form.quietOn}
             onChange={(e) => set('quietOn', e.target.checked)}
           />{' '}
-          Hold pushes during quiet hours
+          Keep quiet hours
         </label>
       </Field>
       {form.quietOn && (
@@ -174,6 +192,25 @@ export function LocalTimeFields({
               />
             </div>
           </Field>
+          {quietModes && (
+            <Field label="Inside quiet hours" htmlFor="quietDuring" error={errors.quietDuring}>
+              <div className="choices inline" role="radiogroup" aria-label="Inside quiet hours">
+                {QUIET_DURING_CHOICES.map((choice) => (
+                  <label className="check" key={choice}>
+                    <input
+                      id={choice === 'hold' ? 'quietDuring' : `quietDuring-${choice}`}
+                      type="radio"
+                      name="quietDuring"
+                      value={choice}
+                      checked={form.quietDuring === choice}
+                      onChange={() => set('quietDuring', choice)}
+                    />{' '}
+                    {QUIET_DURING_TEXT[choice].charAt(0).toUpperCase() + QUIET_DURING_TEXT[choice].slice(1)}
+                  </label>
+                ))}
+              </div>
+            </Field>
+          )}
         </div>
       )}
     </>

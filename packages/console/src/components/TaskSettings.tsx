@@ -1,6 +1,6 @@
 import type { Task } from '../api/types';
 import { fmtInt } from '../lib/format';
-import { MISSED_TEXT, windowText } from '../lib/local-time-form';
+import { MISSED_TEXT, QUIET_DURING_TEXT, windowText } from '../lib/local-time-form';
 
 const pct = (share: number): string => `${+(share * 100).toFixed(4)}%`;
 
@@ -45,7 +45,14 @@ export function TaskSettings({ task }: { task: Task }) {
           <>
             <dt>Quiet hours</dt>
             <dd data-setting="quiet-hours">
-              {quietHours.from}–{quietHours.to}, each recipient&apos;s local time
+              {quietHours.from}–{quietHours.to}, each recipient&apos;s local time; a push inside them:{' '}
+              {QUIET_DURING_TEXT[quietHours.during ?? 'hold']}
+            </dd>
+            <dt>Login in quiet hours</dt>
+            <dd data-setting="quiet-login">
+              {quietHours.atLogin === 'hold'
+                ? 'a login inside quiet hours keeps the inbox for later'
+                : 'a login inside quiet hours delivers the inbox'}
             </dd>
           </>
         )}

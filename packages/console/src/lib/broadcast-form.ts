@@ -7,6 +7,7 @@ import {
   localTimeFormOf,
   validateLocalTime,
   type DeliverAtRequest,
+  type QuietHoursRequest,
   type LocalTimeField,
   type LocalTimeForm,
 } from './local-time-form';
@@ -186,7 +187,7 @@ export interface CreateTaskBody extends RolloutBody {
   /** The recipient count the operator confirmed for a large broadcast (a 409 CONFIRMATION_REQUIRED asked for it). */
   confirm?: number;
   deliverAt?: DeliverAtRequest;
-  quietHours?: string;
+  quietHours?: QuietHoursRequest;
 }
 
 export function toCreateBody(form: BroadcastForm): CreateTaskBody {

@@ -16,6 +16,50 @@ export const MISSED_TEXT: Readonly<Record<MissedChoice, string>> = {
   now: 'at once',
 };
 
+/** What a push inside quiet hours does (a task's and an account's `quietHours.during`). */
+export const QUIET_DURING_CHOICES = ['hold', 'offline'] as const;
+export type QuietDuring = (typeof QUIET_DURING_CHOICES)[number];
+
+/** Each `during` choice in the operator's words: "inside quiet hours, …". */
+export const QUIET_DURING_TEXT: Readonly<Record<QuietDuring, string>> = {
+  hold: 'hold until they end',
+  offline: 'queue for the next login',
+};
+
+/** Quiet hours as the API answers them: a task's stored record, or the request form an account's defaults read back as. */
+export type QuietHoursAnswer =
+  string | { hours: string; during: QuietDuring } | { from: string; to: string; during?: 'offline'; atLogin?: 'hold' };
+
+/** Quiet hours' from, to and mode, whichever form the API answered; null for none. */
+export function quietPartsOf(
+  quiet: QuietHoursAnswer | null | undefined,
+): { from: string; to: string; during: QuietDuring } | null {
+  if (quiet === null || quiet === undefined) return null;
+  if (typeof quiet === 'string' || 'hours' in quiet) {
+    const [from = '', to = ''] = (typeof quiet === 'string' ? quiet : quiet.hours).split('-');
+    return { from, to, during: typeof quiet === 'string' ? 'hold' : quiet.during };
+  }
+  return { from: quiet.from, to: quiet.to, during: quiet.during ?? 'hold' };
+}
+
+/** Quiet hours in a sentence's words: '22:00–08:00, queue for the next login'. */
+export function quietHoursWords(quiet: QuietHoursAnswer | null | undefined): string {
+  const parts = quietPartsOf(quiet);
+  return parts === null ? 'none' : `${parts.from}–${parts.to}, ${QUIET_DURING_TEXT[parts.during]}`;
+}
+
+/**
+ * Quiet hours as a request sends them: the string when held (what every
+ * Herald takes, campaigns' templates included), the object form only for
+ * 'offline'.
+ */
+export function quietHoursRequest(from: string, to: string, during: QuietDuring): QuietHoursRequest {
+  const hours = `${from.trim()}-${to.trim()}`;
+  return during === 'offline' ? { hours, during } : hours;
+}
+
+export type QuietHoursRequest = string | { hours: string; during: 'offline' };
+
 export interface LocalTimeForm {
   /** Deliver at a wall-clock time in each recipient's own zone instead of one instant. */
   localTimeOn: boolean;
@@ -30,6 +74,8 @@ export interface LocalTimeForm {
   /** Quiet hours' ends, HH:MM each, in the recipient's local time. */
   quietFrom: string;
   quietTo: string;
+  /** Inside quiet hours: hold the push to their end, or queue it for the next login (task forms only; a campaign's template takes 'hold'). */
+  quietDuring: QuietDuring;
 }
 
 export type LocalTimeField = keyof LocalTimeForm;
@@ -44,6 +90,7 @@ export const emptyLocalTime = (): LocalTimeForm => ({
   quietOn: false,
   quietFrom: '22:00',
   quietTo: '08:00',
+  quietDuring: 'hold',
 });
 
 /** This form's errors among a whole form's. */
@@ -115,14 +162,20 @@ export function validateLocalTime(form: LocalTimeForm, lifetimeSeconds?: number)
       errors.defaultTimeZone = `“${zone}” is not a time zone: a zone name like Europe/Berlin, or an offset like +05:30.`;
   }
   if (form.quietOn) {
-    const from = minutesOf(form.quietFrom);
-    const to = minutesOf(form.quietTo);
-    if (from === null) errors.quietFrom = HHMM;
-    else if (to === null) errors.quietFrom = `Until: ${HHMM}`;
-    else if (from === to)
-      errors.quietFrom = 'Quiet from and until are equal: that is the whole day, nothing could land.';
+    const quiet = quietHoursError(form.quietFrom, form.quietTo);
+    if (quiet !== undefined) errors.quietFrom = quiet;
   }
   return errors;
+}
+
+/** What is wrong with quiet hours from-until, in the form's words; undefined when the server would take them. */
+export function quietHoursError(fromText: string, toText: string): string | undefined {
+  const from = minutesOf(fromText);
+  const to = minutesOf(toText);
+  if (from === null) return HHMM;
+  if (to === null) return `Until: ${HHMM}`;
+  if (from === to) return 'Quiet from and until are equal: that is the whole day, nothing could land.';
+  return undefined;
 }
 
 export interface DeliverAtRequest {
@@ -133,7 +186,7 @@ export interface DeliverAtRequest {
 }
 
 /** The request fields (the same on a task and a campaign's template); none when both are off. */
-export function localTimeBody(form: LocalTimeForm): { deliverAt?: DeliverAtRequest; quietHours?: string } {
+export function localTimeBody(form: LocalTimeForm): { deliverAt?: DeliverAtRequest; quietHours?: QuietHoursRequest } {
   const zone = form.defaultTimeZone.trim();
   return {
     ...(form.localTimeOn
@@ -146,7 +199,7 @@ export function localTimeBody(form: LocalTimeForm): { deliverAt?: DeliverAtReque
           },
         }
       : {}),
-    ...(form.quietOn ? { quietHours: `${form.quietFrom.trim()}-${form.quietTo.trim()}` } : {}),
+    ...(form.quietOn ? { quietHours: quietHoursRequest(form.quietFrom, form.quietTo, form.quietDuring) } : {}),
   };
 }
 
@@ -163,7 +216,10 @@ export function localTimeFieldOf(serverField: string | undefined): LocalTimeFiel
     case 'deliverAt.defaultTimeZone':
       return 'defaultTimeZone';
     case 'quietHours':
+    case 'quietHours.hours':
       return 'quietFrom';
+    case 'quietHours.during':
+      return 'quietDuring';
     default:
       return undefined;
   }
@@ -175,11 +231,10 @@ export function localTimeFormOf(
     | { localTime: string; windowMs?: number; window?: string; missed?: MissedChoice; defaultTimeZone?: string }
     | null
     | undefined,
-  quietHours: { from: string; to: string } | string | null | undefined,
+  quietHours: QuietHoursAnswer | null | undefined,
 ): LocalTimeForm {
   const empty = emptyLocalTime();
-  const quiet =
-    typeof quietHours === 'string' ? quietHours.split('-') : quietHours ? [quietHours.from, quietHours.to] : null;
+  const quiet = quietPartsOf(quietHours);
   return {
     ...empty,
     ...(deliverAt
@@ -192,6 +247,6 @@ export function localTimeFormOf(
           defaultTimeZone: deliverAt.defaultTimeZone ?? '',
         }
       : {}),
-    ...(quiet ? { quietOn: true, quietFrom: quiet[0] ?? '', quietTo: quiet[1] ?? '' } : {}),
+    ...(quiet ? { quietOn: true, quietFrom: quiet.from, quietTo: quiet.to, quietDuring: quiet.during } : {}),
   };
 }

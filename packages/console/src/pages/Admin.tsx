@@ -4,9 +4,10 @@ import { useSession } from '../session';
 import { AuditPanel } from './admin/AuditPanel';
 import { BlacklistsPanel } from './admin/BlacklistsPanel';
 import { LimitsPanel } from './admin/LimitsPanel';
+import { LocalTimeDefaultsPanel } from './admin/LocalTimeDefaultsPanel';
 import { TokensPanel } from './admin/TokensPanel';
 
-/** Administration: tokens, accounts' limits, blacklists, the audit log. Admin-only, as the API is. */
+/** Administration: tokens, accounts' limits and local-time defaults, blacklists, the audit log. Admin-only, as the API is. */
 export function Admin() {
   useTitle('Administration');
   const { me, openServer } = useSession();
@@ -26,6 +27,7 @@ export function Admin() {
       <h1>Administration</h1>
       <TokensPanel />
       <LimitsPanel />
+      <LocalTimeDefaultsPanel />
       <BlacklistsPanel />
       <AuditPanel />
     </section>

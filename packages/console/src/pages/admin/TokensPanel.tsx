@@ -36,6 +36,8 @@ export function TokensPanel() {
   const create = async (event: FormEvent) => {
     event.preventDefault();
     setActionError(null);
+    // The last token's secret goes at once: read while the new one is on its way, it would be taken for it.
+    setCreated(null);
     setBusy(true);
     try {
       const body = role === 'admin' ? { name, role } : { name, role, accounts: parseAccounts(accounts) };
