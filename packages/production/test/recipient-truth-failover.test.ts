@@ -376,9 +376,9 @@ describe('recipient truth through an executor and scheduler failover, production
     // At the webhook: every online kept recipient at least once, nobody else; logins pushed at login.
     const onlineKept = keptByTruth.filter((uin) => isOnline.has(uin));
     const { online: pushedOnline, atLogin: pushedAtLogin } = pushedTo(task.id);
-    expect(onlineKept.filter((uin) => !pushedOnline.has(uin)).slice(0, 5)).toEqual([]);
+    expect(Array.from(onlineKept.filter((uin) => !pushedOnline.has(uin)).slice(0, 5))).toEqual([]);
     expect(pushedOnline.size).toBe(onlineKept.length);
-    expect(loggedIn.filter((uin) => !pushedAtLogin.has(uin))).toEqual([]);
+    expect(Array.from(loggedIn.filter((uin) => !pushedAtLogin.has(uin)))).toEqual([]);
     expect([...pushedAtLogin].filter((uin) => !isLoggedIn.has(uin))).toEqual([]);
     const repeats = [...pushedOnline.values()].reduce((a, n) => a + n - 1, 0);
     process.stdout.write(`recipient truth through failover: ${repeats} repeated online pushes (at least once)\n`);
