@@ -1,10 +1,11 @@
 import { freemem } from 'node:os';
-import type { FunnelStage, RecipientFate } from '@herald/core/fate';
+import type { FunnelStage } from '@herald/core/fate';
 import { encodeRecipientList } from '@herald/core/recipient-list';
 import type { ListMeta, Task } from '@herald/core/task';
 import { syntheticAudience } from '@herald/audience';
-import { authHeaders, makeTempDir, ProcessCluster, waitFor, type TempDir } from '@herald/testing';
+import { makeTempDir, ProcessCluster, waitFor, type TempDir } from '@herald/testing';
 import { expectedOutcome } from './outcome';
+import { api, lookup as lookupIn, mapPooled, reportRows as reportRowsOf, type Answer } from './recipient-lookups';
 import { startWithAudience, tearDown, uniqueNames } from './scenario';
 
 /**
@@ -18,29 +19,6 @@ import { startWithAudience, tearDown, uniqueNames } from './scenario';
  * must be answered unknown naming it, never "not reached" or delivered.
  */
 jest.setTimeout(300_000);
-
-type Answer = RecipientFate & { taskId: number; reason?: string; executor?: string; then?: { outcome: string } };
-
-async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-/** `f` over `items`, `width` at a time, in order. */
-async function mapPooled<T, R>(items: readonly T[], width: number, f: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await f(items[i]!);
-      }
-    }),
-  );
-  return out;
-}
 
 describe('recipient truth on the production profile', () => {
   const names = uniqueNames('fate');
@@ -69,14 +47,9 @@ describe('recipient truth on the production profile', () => {
   let task: Task;
   const before = new Map<number, Answer>();
 
-  const lookup = (uin: number) => api<Answer>(cluster, `/api/v1/tasks/${task.id}/recipients/${uin}`);
+  const lookup = (uin: number) => lookupIn(cluster, task.id, uin);
   const funnel = async () => (await api<{ stages: FunnelStage[] }>(cluster, `/api/v1/tasks/${task.id}/funnel`)).stages;
-  const reportRows = async () => {
-    const response = await fetch(`${cluster.url}/api/v1/tasks/${task.id}/report`, { headers: authHeaders() });
-    expect(response.status).toBe(200);
-    const [, ...rows] = (await response.text()).trimEnd().split('\n');
-    return rows.map((row) => ({ uin: Number(row.split(',')[0]), fate: row.split(',')[2]!, row }));
-  };
+  const reportRows = () => reportRowsOf(cluster, task.id);
 
   beforeAll(async () => {
     dir = await makeTempDir('herald-fate-');

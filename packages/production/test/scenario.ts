@@ -62,7 +62,8 @@ async function api<T>(cluster: ProcessCluster, path: string, init?: RequestInit)
 export async function broadcastThroughOutage(
   cluster: ProcessCluster,
   audience: SyntheticAudience,
-  outage: () => Promise<void>,
+  /** Given the task's id. */
+  outage: (taskId: number) => Promise<void>,
   /** More of the task's body (variants, a speed...); its content is `{ body: 'outage' }` unless given. */
   fields: Record<string, unknown> = {},
 ): Promise<{ task: Task; stateAtOutage: string }> {
@@ -92,7 +93,7 @@ export async function broadcastThroughOutage(
     { timeoutMs: 60_000, intervalMs: 20, message: `broadcast did not start sending\n${cluster.logs()}` },
   );
   const stateAtOutage = task!.state;
-  await outage();
+  await outage(created.id);
   await waitFor(
     async () => {
       task = await api<Task>(cluster, `/api/v1/tasks/${created.id}`); // waitFor keeps polling through errors
