@@ -362,9 +362,7 @@ describe('advanced delivery in the console (Chromium)', () => {
     expect(await page.locator('#localTime').inputValue()).toBe('08:30');
     await page.locator('#localTime').fill('07:45');
     // The section's summary is drawn from the form's state: once it names the new time, Save sends it.
-    await page
-      .locator('details.advanced [data-advanced-summary]', { hasText: '07:45' })
-      .waitFor({ timeout: 10_000 });
+    await page.locator('details.advanced [data-advanced-summary]', { hasText: '07:45' }).waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
     const edited = await admin<{ template: Record<string, unknown> }>('GET', `/api/v1/campaigns/${id}`);
