@@ -19,11 +19,11 @@ import {
   type DeliveryResult,
   type Logger,
   type Meter,
-  type RecipientRejection,
 } from '@herald/core/ports';
 import type { ChannelHold } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
 import { channelMetrics, type ChannelMetrics } from './channel-metrics';
+import { DeadLetterLog } from './dead-letter-log';
 
 /** What an executor reads of its channel's hold (PacedDeliveryGateway). */
 export interface ChannelHoldSource {
@@ -59,12 +59,8 @@ export interface PacedGatewayOptions {
 export const BATCH_REFUSED = 'batch_refused';
 /** A new share of the budget closer than this (relative) to the one in force is not applied: new bounds reset the probing. */
 const SHARE_STEP = 0.1;
-/** Distinct dead-letter reasons counted per channel; a receiver's further ones count as `other` (they label a metric). */
-const MAX_REASONS = 64;
 /** Tasks whose batches a channel refused, remembered so their later batches are not sent. */
 const REFUSED_TASKS = 10_000;
-/** Recipients named in one dead-letter log line at most (the count is always whole). */
-const LOGGED_UINS = 100;
 
 /**
  * One delivery channel, paced by its own answers (docs/delivery.md, "Pacing
@@ -98,7 +94,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private readonly logger: Logger;
   private readonly metrics: ChannelMetrics;
   private readonly labels: { channel: string };
-  private readonly reasons = new Set<string>();
+  private readonly deadLetters: DeadLetterLog;
   private readonly refused = new LRUCache<number, string>({ max: REFUSED_TASKS });
   private readonly stop = new AbortController();
   private reported: string = 'closed';
@@ -115,6 +111,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     this.logger = options.logger ?? noopLogger;
     this.metrics = channelMetrics(options.meter ?? noopMeter);
     this.labels = { channel: options.channel };
+    this.deadLetters = new DeadLetterLog(options.channel, this.metrics, this.logger);
     this.pacing = new ChannelPacing(options.pacing, this.clock.now());
     this.channelLimits = this.pacing.limits;
     this.observe(this.pacing.status(this.clock.now()));
@@ -265,7 +262,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
         this.answered(started);
         this.pacing.accepted(performance.now() - started, this.clock.now());
         this.metrics.sent.inc(this.labels, n - rejected.length);
-        this.deadLetters(delivery.taskId, rejected);
+        this.deadLetters.record(delivery.taskId, rejected);
         this.observe(this.pacing.status(this.clock.now()));
         return { rejected };
       } catch (error) {
@@ -346,36 +343,8 @@ export class PacedDeliveryGateway implements DeliveryGateway {
 
   private refuseWhole(delivery: Delivery, reason: string): DeliveryResult {
     const rejected = Array.from(delivery.uins, (uin) => ({ uin, reason: BATCH_REFUSED }));
-    this.deadLetters(delivery.taskId, rejected, reason);
+    this.deadLetters.record(delivery.taskId, rejected, reason);
     return { rejected, refused: reason };
-  }
-
-  /** Counts and logs dead letters by reason: the record of recipients never to be sent again. */
-  private deadLetters(taskId: number, rejected: readonly RecipientRejection[], detail?: string): void {
-    if (rejected.length === 0) return;
-    const byReason = new Map<string, number[]>();
-    for (const { uin, reason } of rejected) {
-      const label = this.reasonLabel(reason);
-      byReason.set(label, [...(byReason.get(label) ?? []), uin]);
-    }
-    for (const [reason, uins] of byReason) {
-      this.metrics.deadLetters.inc({ ...this.labels, reason }, uins.length);
-      this.logger.info('dead letters', {
-        channel: this.options.channel,
-        taskId,
-        reason,
-        count: uins.length,
-        uins: uins.slice(0, LOGGED_UINS),
-        ...(detail === undefined ? {} : { detail }),
-      });
-    }
-  }
-
-  private reasonLabel(reason: string): string {
-    if (this.reasons.has(reason)) return reason;
-    if (this.reasons.size >= MAX_REASONS) return 'other';
-    this.reasons.add(reason);
-    return reason;
   }
 
   private tellHold(hold: ChannelHold | undefined): void {
