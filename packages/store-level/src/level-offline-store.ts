@@ -1,4 +1,4 @@
-import { ConfigError, ValidationError } from '@herald/core';
+import { ConfigError, ErrorCodes, HeraldError, ValidationError } from '@herald/core';
 import { indexOfSorted, isSortedUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
 import type { OfflineAppendOptions, OfflineEntry, OfflinePurge, OfflineStore } from '@herald/core/ports';
 import { EMPTY, encodeF64, readU64BE } from './keys';
@@ -30,6 +30,7 @@ import {
 import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
 import { ScopeRivals, supersedeOlder, withoutNewer } from './offline-collapse';
 import { purgeExpired } from './offline-purge';
+import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
 
 /**
  * The embedded OfflineStore, on LevelDB (classic-level).
@@ -104,6 +105,14 @@ export interface LevelOfflineStoreOptions {
    * @defaultValue 16
    */
   rangeBits?: number;
+  /**
+   * How many record spans (about 16 bytes each) the store keeps in memory so
+   * an append finds the records its batch overlaps without reading
+   * (offline-spans.ts); the least recently appended tasks' go first beyond
+   * it. 0 keeps none: every append reads its task's records from disk.
+   * @defaultValue 2^20
+   */
+  maxCachedSpans?: number;
 }
 
 export const DEFAULT_RANGE_BITS = 16;
@@ -123,11 +132,14 @@ export class LevelOfflineStore implements OfflineStore {
   private readonly locks = new KeyedMutex<number>();
   private readonly scopeLocks = new KeyedMutex<string>();
   private readonly rangeOf: (uin: number) => number;
+  private readonly spans: RecordSpans;
 
   private constructor(
     private readonly db: Db,
     readonly rangeBits: number,
+    maxCachedSpans: number,
   ) {
+    this.spans = new RecordSpans(db, maxCachedSpans);
     // `uin >>> 32` is `uin >>> 0` in JavaScript, so 32 bits needs its own case.
     this.rangeOf = rangeBits === 32 ? () => 0 : (uin) => uin >>> rangeBits;
   }
@@ -138,9 +150,12 @@ export class LevelOfflineStore implements OfflineStore {
    * with UNAVAILABLE if another process holds the directory.
    */
   static async open(path: string, options: LevelOfflineStoreOptions = {}): Promise<LevelOfflineStore> {
-    const { rangeBits = DEFAULT_RANGE_BITS } = options;
+    const { rangeBits = DEFAULT_RANGE_BITS, maxCachedSpans = DEFAULT_MAX_CACHED_SPANS, ...unknown } = options;
+    for (const field of Object.keys(unknown)) throw new ConfigError(field, 'is not a LevelOfflineStore option');
     if (!Number.isInteger(rangeBits) || rangeBits < 8 || rangeBits > 32)
       throw new ConfigError('rangeBits', `must be an integer in 8..32, got ${rangeBits}`);
+    if (!Number.isSafeInteger(maxCachedSpans) || maxCachedSpans < 0)
+      throw new ConfigError('maxCachedSpans', `must be a non-negative integer, got ${maxCachedSpans}`);
     const db: Db = await openLevelDb(path, 'LevelOfflineStore');
     try {
       const stored = await db.get(RANGE_BITS_KEY);
@@ -155,7 +170,7 @@ export class LevelOfflineStore implements OfflineStore {
           `the store at ${path} was created with rangeBits ${stored[0]}, not ${rangeBits}`,
         );
       if ((await db.get(EXPIRY_INDEX_KEY)) === undefined) await indexExpiries(db);
-      return new LevelOfflineStore(db, rangeBits);
+      return new LevelOfflineStore(db, rangeBits, maxCachedSpans);
     } catch (error) {
       await db.close();
       throw toHeraldError(error, 'LevelOfflineStore', 'open');
@@ -190,13 +205,24 @@ export class LevelOfflineStore implements OfflineStore {
         throw new ValidationError('now must be a finite number', { field: 'now' });
       if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
         throw new ValidationError('maxRecords must be a positive integer', { field: 'maxRecords' });
-      return purgeExpired(this.db, (taskId, scope, fn) => this.lock(taskId, scope, fn), now, maxRecords);
+      return purgeExpired(this.db, (taskId, scope, fn) => this.purgeLocked(taskId, scope, fn), now, maxRecords);
     });
   }
 
   /** The lock a task's appends and purge take: its collapse scope's when it has one (appends of a scope touch each other's records). */
   private lock<T>(taskId: number, scope: string | undefined, fn: () => Promise<T>): Promise<T> {
     return scope === undefined ? this.locks.run(taskId, fn) : this.scopeLocks.run(scope, fn);
+  }
+
+  /** A purge of the task, under its lock; the task's spans are dropped with its records (read again if it is appended to). */
+  private purgeLocked(taskId: number, scope: string | undefined, fn: () => Promise<void>): Promise<void> {
+    return this.lock(taskId, scope, async () => {
+      try {
+        await fn();
+      } finally {
+        this.spans.forget(taskId);
+      }
+    });
   }
 
   /** LevelDB's estimate of the bytes on disk under every key of the store (what is only in its log yet is not counted). */
@@ -292,7 +318,6 @@ export class LevelOfflineStore implements OfflineStore {
     scope: string | undefined,
   ): Promise<void> {
     const slices = splitByRange(uins, this.rangeOf);
-    const counts = await this.recordCounts(taskId, slices[0]!.range, slices[slices.length - 1]!.range);
     const expires = encodeF64(expiresAt);
     // A chained batch: one atomic write, and much less per-operation overhead than an array of ops.
     const batch = this.db.batch();
@@ -301,7 +326,12 @@ export class LevelOfflineStore implements OfflineStore {
     // under the lock we hold (the task's, or its scope's when it has one).
     const records = new RecordCursor(this.db);
     const rivalsOf = scope === undefined ? undefined : new ScopeRivals(this.db, scope, taskId);
+    // The spans this append's records replace, applied once its batch is written (not before: a failed
+    // write must leave them as the disk is).
+    const edits: (() => void)[] = [];
+    const rewritten = new Set<number>();
     try {
+      const task = await this.spans.task(taskId);
       for (const slice of slices) {
         let merged = slice.uins;
         if (rivalsOf !== undefined && scope !== undefined) {
@@ -309,38 +339,46 @@ export class LevelOfflineStore implements OfflineStore {
           merged = await withoutNewer(this.db, records, slice.range, rivals.newer, merged);
           if (merged.length === 0) continue;
           await supersedeOlder(this.db, records, batch, { range: slice.range, scope }, rivals.older, merged);
+          for (const older of rivals.older) rewritten.add(older);
           batch.put(scopeKey(slice.range, scope, taskId), EMPTY);
         }
+        const spans = await task.range(slice.range, records);
         const first = merged[0]!;
         const last = merged[merged.length - 1]!;
-        let count = counts.get(slice.range) ?? 0;
-        if (count > 0) {
-          const overlapped = await records.overlapping(slice.range, taskId, first, last, count);
+        const at = spans.overlapping(first, last);
+        if (at.to > at.from) {
+          const overlapped = await records.overlapping(slice.range, taskId, first, last, spans.count);
+          if (overlapped.length !== at.to - at.from)
+            throw new HeraldError(
+              ErrorCodes.INTERNAL,
+              `offline records of task ${taskId} in range ${slice.range}: ${overlapped.length} overlapped on disk, ` +
+                `${at.to - at.from} in memory`,
+            );
           // Deletes first: the merged record may reuse an overlapped record's key, and the later op wins.
           for (const record of overlapped) {
             batch.del(record.key);
             merged = unionSorted(merged, record.uins);
           }
-          count -= overlapped.length;
         }
         batch.put(recordKey(slice.range, taskId, merged[0]!), encodeUins(merged));
         batch.put(indexKey(slice.range, taskId), expires);
-        batch.put(taskRangeKey(taskId, slice.range), encodeCount(count + 1));
+        batch.put(taskRangeKey(taskId, slice.range), encodeCount(spans.count - (at.to - at.from) + 1));
+        const span = { first: merged[0]!, last: merged[merged.length - 1]! };
+        edits.push(() => task.replace(spans, at, span.first, span.last));
       }
       batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, scope));
+      await batch.write();
     } catch (error) {
-      await batch.close();
+      await batch.close(); // safe after a failed write too: it waits for the close the write began
+      this.spans.forget(taskId);
       throw error;
     } finally {
+      // A collapse rewrote (or may have rewritten) these tasks' records: their spans are read again when needed.
+      for (const older of rewritten) this.spans.forget(older);
       await Promise.all([records.close(), rivalsOf?.close()]);
     }
-    await batch.write();
-  }
-
-  /** How many records the task has in each range of [lo, hi] that has any. */
-  private async recordCounts(taskId: number, lo: number, hi: number): Promise<Map<number, number>> {
-    const entries = await this.db.iterator({ gte: taskRangeKey(taskId, lo), lte: taskRangeKey(taskId, hi) }).all();
-    return new Map(entries.map(([k, v]) => [k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY), v.readUInt32BE(0)]));
+    for (const edit of edits) edit();
+    this.spans.settle(taskId);
   }
 }
 
