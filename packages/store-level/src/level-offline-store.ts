@@ -29,7 +29,7 @@ import {
 } from './offline-keys';
 import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
 import { ScopeRivals, supersedeOlder, withoutNewer } from './offline-collapse';
-import { purgeExpired } from './offline-purge';
+import { indexExpiries, purgeExpired } from './offline-purge';
 import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
 
 /**
@@ -60,10 +60,13 @@ import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
  * whose batches were cut differently) is merged with them: the overlapped
  * records are deleted and their union written as one record, in the same
  * batch, and the range's count in 'k' adjusted. So a replay changes nothing
- * and no entry is ever lost. Finding the overlapped records is one reverse
- * seek from the batch's last uin, walking back while spans still reach the
- * batch's first uin. Appends of one
- * task run under that task's in-process lock (LevelDB's LOCK file keeps other
+ * and no entry is ever lost. Which records a batch overlaps is known in
+ * memory (offline-spans.ts: each task's record spans, read from disk once per
+ * task and range, then kept in step by the appends), so an append that
+ * overlaps nothing, as a fan-out's batches do, only writes; the overlapped
+ * ones are read with one reverse seek from the batch's last uin, walking back
+ * while spans still reach the batch's first uin. Appends of one task run
+ * under that task's in-process lock (LevelDB's LOCK file keeps other
  * processes out), so the read-merge-write cannot interleave.
  *
  * pending(uin): read the 'i' entries of the uin's range (tasks in id order),
@@ -380,22 +383,4 @@ export class LevelOfflineStore implements OfflineStore {
     for (const edit of edits) edit();
     this.spans.settle(taskId);
   }
-}
-
-/**
- * A store written before the 'e' index: every task in 'i' gets its 'e' entry
- * (without a scope: none had one), once, so purgeExpired sees old tasks too.
- */
-async function indexExpiries(db: Db): Promise<void> {
-  const seen = new Set<number>();
-  const batch = db.batch();
-  for await (const [k, v] of db.iterator({ gte: Buffer.from('i'), lt: Buffer.from('j') })) {
-    const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
-    if (seen.has(taskId)) continue;
-    seen.add(taskId);
-    const expiresAt = v.readDoubleBE(0);
-    batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, undefined));
-  }
-  batch.put(EXPIRY_INDEX_KEY, EMPTY);
-  await batch.write();
 }

@@ -3,19 +3,23 @@
  * index lists tasks by expiry; a task is purged range by range (its records,
  * index, count and scope entries in the range go in one batch), then its
  * acknowledgements, then its 'e' entry, so a purge stopped by its bound (or a
- * crash) leaves a consistent store and the next call carries on.
+ * crash) leaves a consistent store and the next call carries on. Also the
+ * one-off indexing, at open, of a store written before the 'e' index.
  */
 import type { OfflinePurge } from '@herald/core/ports';
-import { readU64BE } from './keys';
+import { EMPTY, readU64BE } from './keys';
 import type { Db } from './offline-cursors';
 import {
   ackKey,
   acksOfTask,
   decodeExpiry,
+  encodeExpiry,
+  EXPIRY_INDEX_KEY,
   expiredBy,
   expiryKey,
   indexKey,
   RANGE_IN_TASK_RANGE_KEY,
+  TASK_IN_INDEX_KEY,
   rangesOfTask,
   recordPrefix,
   scopeKey,
@@ -96,4 +100,22 @@ async function purgeTask(
   }
   await db.del(expiryKey(task.expiresAt, taskId));
   return true;
+}
+
+/**
+ * A store written before the 'e' index: every task in 'i' gets its 'e' entry
+ * (without a scope: none had one), once, so purgeExpired sees old tasks too.
+ */
+export async function indexExpiries(db: Db): Promise<void> {
+  const seen = new Set<number>();
+  const batch = db.batch();
+  for await (const [k, v] of db.iterator({ gte: Buffer.from('i'), lt: Buffer.from('j') })) {
+    const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
+    if (seen.has(taskId)) continue;
+    seen.add(taskId);
+    const expiresAt = v.readDoubleBE(0);
+    batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, undefined));
+  }
+  batch.put(EXPIRY_INDEX_KEY, EMPTY);
+  await batch.write();
 }
