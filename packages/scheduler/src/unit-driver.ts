@@ -205,11 +205,11 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
    * An executor held a batch of the unit for the task's quiet hours, sending
    * none of it (docs/local-time.md, "Held, or queued offline"). The unit's
    * group waits until `until`, written into the task's report first, so a
-   * scheduler taking the task over holds it too; then the unit goes back to
-   * PENDING with its checkpoint (the batch's start: the executor reports in
-   * order). The tick runs it again from there when the hold ends
+   * scheduler taking the task over holds it too; then the unit is taken off
+   * its executor (REASSIGNED) with its checkpoint (the batch's start: the
+   * executor reports in order). The tick runs it again from there when the hold ends
    * (releaseDue). The rest of its old stream reaches the executor inside the
-   * same quiet hours and is held too; their reports find the unit PENDING
+   * same quiet hours and is held too; their reports find the unit unassigned
    * and change nothing, as does a hold already over or of another epoch.
    */
   async function onQuietHold(progress: UnitProgressMessage, until: number): Promise<void> {
