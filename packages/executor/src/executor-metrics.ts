@@ -37,7 +37,12 @@ export function executorMetrics(meter: Meter) {
     "Recipients sent at their task's speed: each batch's taken from the task's token bucket first",
     ['executor'],
   );
-  return { delivered, queued, dropped, stale, halted, busy, errors, prefetched, pacedRecipients };
+  const quietHeld = meter.counter(
+    'herald_executor_quiet_held_recipients_total',
+    "Recipients not sent at the moment of sending: inside their task's quiet hours (during 'hold'), held until their end",
+    ['executor'],
+  );
+  return { delivered, queued, dropped, stale, halted, busy, errors, prefetched, pacedRecipients, quietHeld };
 }
 
 export type ExecutorMetrics = ReturnType<typeof executorMetrics>;

@@ -9,6 +9,7 @@ import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import { movedBatchGuard } from './unit-assignments';
 import { executorMetrics } from './executor-metrics';
 import { deliverBatch } from './deliver-batch';
+import { quietHoldOf } from './quiet-hours';
 import { BatchFence } from './batch-fence';
 
 import type { Executor, ExecutorDeps } from './executor-deps';
@@ -79,7 +80,7 @@ const MAX_REFUSAL_CHARS = 500;
 export function startExecutor(deps: ExecutorDeps): Executor {
   const logger = deps.logger ?? noopLogger;
   const meter = deps.meter ?? noopMeter;
-  const { delivered, queued, dropped, stale, halted, busy, errors, prefetched, pacedRecipients } =
+  const { delivered, queued, dropped, stale, halted, busy, errors, prefetched, pacedRecipients, quietHeld } =
     executorMetrics(meter);
   const labels = { executor: deps.id };
   const clock = deps.clock ?? systemClock;
@@ -107,7 +108,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     to: number,
     delivered: number,
     offline: number,
-    extra: Pick<UnitProgressMessage, 'deadLetters' | 'refused' | 'channel'> = {},
+    extra: Pick<UnitProgressMessage, 'deadLetters' | 'refused' | 'channel' | 'quietUntil'> = {},
   ) =>
     deps.toScheduler.send({
       kind: 'unit.progress',
@@ -169,6 +170,14 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     const seen = await confirmed.get(batch.taskId, batch.unitNo, batch.offset);
     if (seen !== undefined && seen.to === to) {
       await report(batch, to, seen.delivered, seen.offline);
+      return 0;
+    }
+    // Inside the task's quiet hours now (during 'hold'): none of it goes, and the scheduler holds its unit
+    // from this batch until they end (docs/local-time.md, "Held, or queued offline").
+    const quietUntil = await quietHoldOf(task, batch.uins, deps.zones, since);
+    if (quietUntil !== undefined) {
+      quietHeld.inc(labels, batch.uins.length);
+      await report({ ...batch, last: false }, batch.offset, 0, 0, { quietUntil });
       return 0;
     }
     const pacingFrom = performance.now();

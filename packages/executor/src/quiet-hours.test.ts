@@ -1,7 +1,7 @@
 import type { Task } from '@herald/core/task';
 import { LevelAttributeIndex } from '@herald/store-level';
 import { makeTempDir, newTask, type TempDir } from '@herald/testing';
-import { holdsAtLogin, queueInsideQuietHours } from './quiet-hours';
+import { holdsAtLogin, queueInsideQuietHours, quietHoldOf } from './quiet-hours';
 
 /*
  * Quiet hours judged per recipient by the executors (docs/local-time.md,
@@ -73,5 +73,34 @@ describe('holdsAtLogin', () => {
     expect(holdsAtLogin(held, 'America/New_York', EVENING)).toBe(false);
     expect(holdsAtLogin(held, undefined, EVENING)).toBe(false); // UTC 21:00
     expect(holdsAtLogin(delivered, 'Europe/Berlin', EVENING)).toBe(false);
+  });
+});
+
+describe('quietHoldOf', () => {
+  /** 08:00 in Berlin (CEST) on 2 June: the end of its quiet hours. */
+  const BERLIN_MORNING = Date.UTC(2026, 5, 2, 6);
+  const held = taskWith({ quietHours: { from: '22:00', to: '08:00' } });
+
+  it('holds a batch with a recipient inside the quiet hours in their zone until the earliest end', async () => {
+    expect(await quietHoldOf(held, Uint32Array.of(1, 7), index, EVENING)).toBe(BERLIN_MORNING);
+    expect(await quietHoldOf(held, Uint32Array.of(2, 3, 7), index, EVENING)).toBe(BERLIN_MORNING);
+  });
+
+  it('lets a batch go whose recipients are all outside them, or whose task queues offline or has none', async () => {
+    expect(await quietHoldOf(held, Uint32Array.of(2, 3), index, EVENING)).toBeUndefined();
+    expect(await quietHoldOf(held, Uint32Array.of(1, 7), index, BERLIN_MORNING)).toBeUndefined();
+    const offlineMode = taskWith({ quietHours: { from: '22:00', to: '08:00', during: 'offline' } });
+    expect(await quietHoldOf(offlineMode, Uint32Array.of(1), index, EVENING)).toBeUndefined();
+    expect(await quietHoldOf(taskWith({}), Uint32Array.of(1), index, EVENING)).toBeUndefined();
+  });
+
+  it("judges recipients without a tz, or all of them without a lookup, in the task's default zone", async () => {
+    const tokyo = taskWith({
+      quietHours: { from: '22:00', to: '08:00' },
+      deliverAt: { localTime: '09:00', windowMs: 3_600_000, missed: 'next_day', defaultTimeZone: 'Asia/Tokyo' },
+    });
+    // 06:00 in Tokyo: inside, until 08:00 JST (23:00 UTC). Uin 3 has no tz.
+    expect(await quietHoldOf(tokyo, Uint32Array.of(2, 3), index, EVENING)).toBe(Date.UTC(2026, 5, 1, 23));
+    expect(await quietHoldOf(tokyo, Uint32Array.of(2), undefined, EVENING)).toBe(Date.UTC(2026, 5, 1, 23));
   });
 });

@@ -7,7 +7,7 @@
  */
 import { MAX_USERS_PER_LOOKUP, type UserAttributeLookup } from '@herald/core/ports';
 import type { Task } from '@herald/core/task';
-import { isQuietAt, type QuietHours } from '@herald/core/time';
+import { isQuietAt, quietHoursEnd, type QuietHours } from '@herald/core/time';
 
 /** The zone of a task's recipients without a `tz`: as the dispatcher groups them (local-groups.ts). */
 const defaultZoneOf = (task: Task) => task.deliverAt?.defaultTimeZone ?? 'UTC';
@@ -39,6 +39,36 @@ export async function queueInsideQuietHours(
   };
 }
 
+/**
+ * With quiet hours held (`during: 'hold'`, the default): when a recipient of
+ * the batch is inside them at `now` in their zone, the earliest instant at
+ * which one of those leaves them, else undefined. The caller holds the batch
+ * whole until then, sending none of it: its unit's checkpoint then stays on a
+ * boundary of the unit's stream, so the run from it later streams the same
+ * batches and the confirmed-batch log still knows any an earlier stream
+ * delivered. A unit ranges over one local-time group, whose recipients share
+ * an offset, so they enter quiet hours together: a batch is quiet whole or not
+ * at all (two zones of one offset whose daylight saving differs are the
+ * exception; the hold then waits for the earlier end and judges again).
+ */
+export async function quietHoldOf(
+  task: Task,
+  uins: Uint32Array,
+  zones: UserAttributeLookup | undefined,
+  now: number,
+): Promise<number | undefined> {
+  const quiet = task.quietHours;
+  if (quiet === undefined || quiet.during === 'offline' || uins.length === 0) return undefined;
+  const ends = new Map<string, number>();
+  let until: number | undefined;
+  await visitZones(uins, defaultZoneOf(task), zones, (_, zone) => {
+    let end = ends.get(zone);
+    if (end === undefined) ends.set(zone, (end = quietHoursEnd(zone, quiet, now)));
+    if (end > now && (until === undefined || end < until)) until = end;
+  });
+  return until;
+}
+
 /** Whether a login at `now` keeps this task's entry for later: the account holds logins inside the task's quiet hours. */
 export function holdsAtLogin(task: Task, zone: string | undefined, now: number): boolean {
   const quiet = task.quietHours;
@@ -54,20 +84,30 @@ async function quietFlags(
   now: number,
 ): Promise<Uint8Array> {
   const judged = new Map<string, number>();
-  const flagOf = (zone: string) => {
+  const flags = new Uint8Array(uins.length);
+  await visitZones(uins, defaultZone, zones, (i, zone) => {
     let flag = judged.get(zone);
     if (flag === undefined) judged.set(zone, (flag = isQuietAt(zone, quiet, now) ? 1 : 0));
-    return flag;
-  };
-  const flags = new Uint8Array(uins.length);
-  if (zones === undefined) return flags.fill(flagOf(defaultZone));
+    flags[i] = flag;
+  });
+  return flags;
+}
+
+/** Calls `visit` with each user's index and zone (their `tz`, else `defaultZone`); one lookup per MAX_USERS_PER_LOOKUP users. */
+async function visitZones(
+  uins: Uint32Array,
+  defaultZone: string,
+  zones: UserAttributeLookup | undefined,
+  visit: (index: number, zone: string) => void,
+): Promise<void> {
+  if (zones === undefined) {
+    for (let i = 0; i < uins.length; i++) visit(i, defaultZone);
+    return;
+  }
   for (let from = 0; from < uins.length; from += MAX_USERS_PER_LOOKUP) {
     const users = await zones.getUsers(uins.subarray(from, from + MAX_USERS_PER_LOOKUP));
-    users.forEach((user, i) => {
-      flags[from + i] = flagOf(user?.tz ?? defaultZone);
-    });
+    users.forEach((user, i) => visit(from + i, user?.tz ?? defaultZone));
   }
-  return flags;
 }
 
 function mergeSorted(a: Uint32Array, b: Uint32Array): Uint32Array {

@@ -72,7 +72,7 @@ export async function recipientFate(task: Task, uin: number, deps: RecipientFate
     delivery,
     login,
   });
-  const withGroup = group === undefined ? fate : withLocalGroup(fate, group, task);
+  const withGroup = group === undefined ? fate : withLocalGroup(fate, group, task, deps.clock.now());
   return { ...withGroup, ...variantOf(task, uin, position) };
 }
 
@@ -108,9 +108,21 @@ async function positionOf(
   return found === undefined ? {} : { position: found.position, group: groups[found.run] };
 }
 
-/** The fate with the recipient's local-time group; a skipped group's recipient was never to be reached. */
-export function withLocalGroup(fate: RecipientFate, group: LocalGroup, task: Task): RecipientFate {
-  const localGroup = { releaseAt: group.releaseAt, offsetMinutes: group.offsetMinutes, skipped: group.skipped };
+/**
+ * The fate with the recipient's local-time group; a skipped group's recipient
+ * was never to be reached, and one not reached yet of a group held for its
+ * quiet hours (docs/local-time.md) waits for their end.
+ */
+export function withLocalGroup(fate: RecipientFate, group: LocalGroup, task: Task, now: number): RecipientFate {
+  const held = group.heldUntil !== undefined && group.heldUntil > now ? { heldUntil: group.heldUntil } : {};
+  const localGroup = {
+    releaseAt: group.releaseAt,
+    offsetMinutes: group.offsetMinutes,
+    skipped: group.skipped,
+    ...held,
+  };
+  if (fate.fate === 'not_reached' && held.heldUntil !== undefined && task.state === 'SENDING')
+    return { ...fate, why: `held for its quiet hours until ${new Date(held.heldUntil).toISOString()}`, localGroup };
   if (!group.skipped || fate.fate === 'delivered_online' || fate.fate === 'rejected' || fate.fate === 'queued_offline')
     return { ...fate, localGroup };
   const { uin, position } = fate;

@@ -38,10 +38,11 @@ export async function* localTimeReportChunks(
   deps: ReportDeps,
   lines: ReportLines,
 ): AsyncGenerator<Buffer, void, undefined> {
+  const now = deps.clock.now();
   const runs = await RunsCursor.open(deps.lists.pathOf(deliveryOrderListIdOf(task.id)), groups, after);
   const placement: RunPlacement = {
     place: (uin, sorted) => (sorted === undefined ? Promise.resolve(undefined) : runs.positionOf(uin)),
-    row: (fate, run) => (run === undefined ? fate : withLocalGroup(fate, groups[run]!, task)),
+    row: (fate, run) => (run === undefined ? fate : withLocalGroup(fate, groups[run]!, task, now)),
     close: () => runs.close(),
   };
   yield* runsReportChunks(task, groups.length, placement, {}, after, deps, lines);

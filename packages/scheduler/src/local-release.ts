@@ -19,18 +19,44 @@ export function groupOfUnit(task: Task, unit: ExecutionUnit): LocalGroup | undef
   return task.report.localGroups?.find((g) => unit.start >= g.start && unit.end <= g.end);
 }
 
-/** Whether the unit must wait for its group's release instant. */
-export function isHeld(task: Task, unit: ExecutionUnit, now: number): boolean {
-  const group = groupOfUnit(task, unit);
-  return group !== undefined && group.releaseAt > now;
+/** When a group's units may run: its release instant, or the end of the quiet hours its sending met, if later. */
+function runsFrom(group: LocalGroup): number {
+  return Math.max(group.releaseAt, group.heldUntil ?? 0);
 }
 
-/** The earliest release instant still ahead among the task's groups with units, or undefined. */
+/** Whether the unit must wait: for its group's release instant, or for the end of the quiet hours its group met. */
+export function isHeld(task: Task, unit: ExecutionUnit, now: number): boolean {
+  const group = groupOfUnit(task, unit);
+  return group !== undefined && runsFrom(group) > now;
+}
+
+/** The earliest instant still ahead at which a group with units may run, or undefined. */
 export function nextRelease(task: Task, now: number): number | undefined {
   let next: number | undefined;
   for (const g of task.report.localGroups ?? [])
-    if (!g.skipped && g.releaseAt > now && (next === undefined || g.releaseAt < next)) next = g.releaseAt;
+    if (!g.skipped && runsFrom(g) > now && (next === undefined || runsFrom(g) < next)) next = runsFrom(g);
   return next;
+}
+
+/**
+ * The task's groups after an executor held a batch of the unit's group for
+ * its quiet hours until `until` (docs/local-time.md, "Held, or queued
+ * offline"): the group waits until then, or until an earlier end another
+ * unit of it reported (those still inside their quiet hours then are held
+ * again). Undefined when the unit is in no group: a task of one instant.
+ */
+export function heldForQuietHours(
+  task: Task,
+  unit: ExecutionUnit,
+  until: number,
+  now: number,
+): LocalGroup[] | undefined {
+  const groups = task.report.localGroups;
+  const group = groupOfUnit(task, unit);
+  if (groups === undefined || group === undefined) return undefined;
+  const current = group.heldUntil !== undefined && group.heldUntil > now ? group.heldUntil : undefined;
+  const heldUntil = current === undefined ? until : Math.min(current, until);
+  return groups.map((g) => (g === group ? { ...g, heldUntil } : g));
 }
 
 /**

@@ -172,4 +172,38 @@ describe('unit driver', () => {
     await driver.onProgress(progress(sending, 0, 4, 10, 6));
     expect((await h.store.listUnits(task.id))[0]!.state).toBe('DONE');
   });
+
+  it('holds a unit an executor met quiet hours in, durably, and runs it from its checkpoint at their end', async () => {
+    const task = await admitted();
+    const now = h.clock.now();
+    const groups = [
+      { offsetMinutes: 120, releaseAt: now, start: 0, end: 10, skipped: false },
+      { offsetMinutes: -240, releaseAt: now, start: 10, end: 20, skipped: false },
+    ];
+    await driver.onPreprocessed({ ...(result(task, 2) as Extract<PreprocessResult, { ok: true }>), groups });
+    const sending = await stored(task);
+    await driver.onProgress(progress(sending, 0, 0, 5, 5));
+    const until = now + 3_600_000;
+    const hold = { ...progress(sending, 0, 5, 5, 0), done: false, quietUntil: until };
+    await driver.onProgress(hold);
+    expect(h.tasks.get(task.id)!.units!.map((u) => [u.state, u.checkpoint])).toEqual([
+      ['REASSIGNED', 5],
+      ['ASSIGNED', 10],
+    ]);
+    const report = (await stored(task)).report;
+    expect(report.localGroups!.map((g) => g.heldUntil)).toEqual([until, undefined]);
+    // Another batch of its old stream, or a hold already over, changes nothing.
+    await driver.onProgress({ ...hold, from: 8, to: 8 });
+    await driver.onProgress({ ...hold, unitNo: 1, from: 10, to: 10, quietUntil: now });
+    expect(h.tasks.get(task.id)!.units!.map((u) => u.state)).toEqual(['REASSIGNED', 'ASSIGNED']);
+    const runs = () => sentOf(h, 'unit.run', task.id).filter((m) => m.unitNo === 0);
+    await driver.releaseDue(task.id);
+    expect(runs()).toHaveLength(1);
+    h.clock.advance(3_600_000);
+    await driver.releaseDue(task.id);
+    expect(runs().map((m) => [m.from, m.end])).toEqual([
+      [0, 10],
+      [5, 10],
+    ]);
+  });
 });

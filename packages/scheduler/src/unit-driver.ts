@@ -11,7 +11,7 @@ import { fenceOf, type SchedulerContext } from './context';
 import { withProgress } from './progress-recorder';
 import { unitTotals } from './task-table';
 import { addDeadLetters, channelReport, noteChannel } from './channel-report';
-import { isHeld, localGroupsReport, plannedLocalGroups } from './local-release';
+import { heldForQuietHours, isHeld, localGroupsReport, plannedLocalGroups } from './local-release';
 
 function canaryReport(sample: number, holdUntil: number): CanaryReport {
   return { sample, state: 'sampling', holdUntil };
@@ -153,6 +153,7 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
   async function onProgress(progress: UnitProgressMessage): Promise<void> {
     const entry = tasks.get(progress.taskId);
     if (entry === undefined) return;
+    if (progress.quietUntil !== undefined) return onQuietHold(progress, progress.quietUntil);
     // A report covering no recipients only says the channel holds the batch in hand.
     if (progress.to === progress.from) return onHold(progress);
     const task = entry.task;
@@ -198,6 +199,43 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     const entry = tasks.get(progress.taskId);
     if (entry?.units === undefined || entry.task.state !== 'SENDING' || progress.epoch !== entry.task.epoch) return;
     if (noteChannel(entry, progress.channel)) await writeReport(progress.taskId, true);
+  }
+
+  /**
+   * An executor held a batch of the unit for the task's quiet hours, sending
+   * none of it (docs/local-time.md, "Held, or queued offline"). The unit's
+   * group waits until `until`, written into the task's report first, so a
+   * scheduler taking the task over holds it too; then the unit is taken off
+   * its executor (REASSIGNED) with its checkpoint (the batch's start: the
+   * executor reports in order). The tick runs it again from there when the hold ends
+   * (releaseDue). The rest of its old stream reaches the executor inside the
+   * same quiet hours and is held too; their reports find the unit unassigned
+   * and change nothing, as does a hold already over or of another epoch.
+   */
+  async function onQuietHold(progress: UnitProgressMessage, until: number): Promise<void> {
+    const entry = tasks.get(progress.taskId);
+    const list = entry?.units;
+    const now = clock.now();
+    if (entry === undefined || list === undefined || entry.task.state !== 'SENDING') return;
+    if (progress.epoch !== entry.task.epoch || until <= now) return;
+    const task = entry.task;
+    const at = list.findIndex((u) => u.unitNo === progress.unitNo);
+    const unit = list[at];
+    if (unit === undefined || (unit.state !== 'ASSIGNED' && unit.state !== 'RUNNING')) return;
+    const localGroups = heldForQuietHours(task, unit, until, now);
+    if (localGroups === undefined) {
+      // Not grouped (pre-processed without local-time grouping): nothing to hold it by; its stall re-run comes.
+      logger.warn('quiet-hours hold of a unit in no local-time group: left to its stall re-run', {
+        taskId: task.id,
+        unitNo: unit.unitNo,
+      });
+      return;
+    }
+    entry.task = { ...task, report: { ...task.report, localGroups } };
+    await writeReport(task.id, true);
+    await recorder.settle(entry.task, unit, now);
+    list[at] = withProgress(await store.transitionUnit(task.id, unit.unitNo, fenceOf(entry.task), 'lose', now), unit);
+    logger.info('unit held for quiet hours', { taskId: task.id, unitNo: unit.unitNo, until, from: progress.from });
   }
 
   /**

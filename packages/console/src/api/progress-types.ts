@@ -34,6 +34,8 @@ export interface TaskProgress {
   ratePerSecond: number;
   etaAt: number | null;
   waiting: WaitingReason | null;
+  /** While groups are held for their recipients' quiet hours (docs/local-time.md): e.g. "held for quiet hours until 06:00 UTC on 2026-06-02 for 20 recipients". */
+  quietHold?: { until: number; recipients: number; message: string };
   /** A local-time task's groups in release order (docs/local-time.md); absent for one instant or before planning. */
   localGroups?: LocalGroupProgress[];
 }
@@ -47,4 +49,6 @@ export interface LocalGroupProgress {
   skipped: boolean;
   released: boolean;
   confirmed: number;
+  /** While its sending is held for its quiet hours: when they end. */
+  heldUntil?: number;
 }

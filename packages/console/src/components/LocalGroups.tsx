@@ -6,6 +6,7 @@ import { Bar } from './bits';
 export function groupState(group: LocalGroupProgress): string {
   if (group.skipped) return 'skipped';
   if (!group.released) return 'waiting';
+  if (group.heldUntil !== undefined) return 'held for quiet hours';
   return group.confirmed >= group.recipients ? 'sent' : 'sending';
 }
 

@@ -112,6 +112,11 @@ export function TaskPage({ id }: { id: string }) {
               {progress.waiting.message}
             </p>
           )}
+          {task.state === 'SENDING' && progress?.quietHold && (
+            <p className="small" role="status" data-quiet-hold>
+              {progress.quietHold.message}
+            </p>
+          )}
           {task.state === 'SENDING' && r.channel && (
             <p className="small" role="status" data-channel={r.channel.state}>
               {channelHoldText(r.channel)}

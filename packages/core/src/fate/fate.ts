@@ -34,8 +34,12 @@ export type RecipientFate = Fate & {
   uin: number;
   /** Its position in the task's filtered list, when it is there (a local-time task's: in its delivery-order list). */
   position?: number;
-  /** A local-time task's group holding it (docs/local-time.md): when it is released, under which offset. */
-  localGroup?: { releaseAt: number; offsetMinutes: number; skipped: boolean };
+  /**
+   * A local-time task's group holding it (docs/local-time.md): when it is
+   * released, under which offset, and while its sending is held for its quiet
+   * hours, until when.
+   */
+  localGroup?: { releaseAt: number; offsetMinutes: number; skipped: boolean; heldUntil?: number };
   /** Extra copies of it the dedupe link removed (its one kept copy has the fate above). */
   duplicateCopiesRemoved?: number;
   /** The content variant it was given (an A/B task, docs/rollouts.md); a held-out recipient has the fate removed by `held_out`. */

@@ -165,6 +165,13 @@ export interface LocalGroup {
   skipped: boolean;
   /** Its units were started (the release instant came and the task was sending). */
   released: boolean;
+  /**
+   * Its sending met its quiet hours (`during: 'hold'`, docs/local-time.md):
+   * an executor held a batch of it, and its unsent units wait until this
+   * instant (epoch ms), the end of the quiet hours. Kept once passed: the
+   * last such hold. Absent: never held at the moment of sending.
+   */
+  heldUntil?: number;
   delivered: number;
   offline: number;
 }

@@ -250,6 +250,7 @@ function checkLocalGroups(groups: LocalGroup[] | undefined): void {
     const counts = [g?.start, g?.end, g?.delivered, g?.offline, g?.releaseAt];
     if (!counts.every(isCount) || g.end < g.start || !Number.isInteger(g.offsetMinutes)) fail();
     if (typeof g.skipped !== 'boolean' || typeof g.released !== 'boolean') fail();
+    if (g.heldUntil !== undefined && !isCount(g.heldUntil)) fail();
   }
 }
 

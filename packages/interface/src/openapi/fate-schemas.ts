@@ -21,6 +21,7 @@ export const recipientFate = object(
         releaseAt: epochMs('when its group is released: its local time'),
         offsetMinutes: { type: 'integer', description: 'the UTC offset of its zone then, minutes east' },
         skipped: { type: 'boolean', description: 'its zone missed the local time: never sent' },
+        heldUntil: epochMs('while its sending is held for its quiet hours: when they end'),
       },
       ['releaseAt', 'offsetMinutes', 'skipped'],
       "a local-time task's group holding it (docs/local-time.md)",

@@ -63,6 +63,15 @@ export const taskProgress = object(
       'when the task should be done at that rate (epoch ms), while SENDING; null otherwise or without a rate',
     ),
     waiting,
+    quietHold: object(
+      {
+        until: integer('the earliest end of the quiet hours the held groups wait for (epoch ms)'),
+        recipients: integer('recipients of the held groups not sent yet'),
+        message: { type: 'string', description: 'e.g. "held for quiet hours until 07:00 UTC for 3400 recipients"' },
+      },
+      ['until', 'recipients', 'message'],
+      "while a sending task's groups are held for their recipients' quiet hours (docs/local-time.md, during 'hold'); absent otherwise",
+    ),
     localGroups: {
       type: 'array',
       description:
@@ -78,6 +87,9 @@ export const taskProgress = object(
           },
           released: { type: 'boolean', description: 'its units have been handed out' },
           confirmed: integer('delivered + offline so far'),
+          heldUntil: integer(
+            "while its sending is held for its recipients' quiet hours (during 'hold'): when they end (epoch ms)",
+          ),
         },
         ['releaseAt', 'offsetMinutes', 'recipients', 'skipped', 'released', 'confirmed'],
       ),

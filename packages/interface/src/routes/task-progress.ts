@@ -32,6 +32,8 @@ export interface ProgressAnswer {
   etaAt: number | null;
   /** Why a queued task waits; null otherwise. */
   waiting: (WaitingReason & { message: string }) | null;
+  /** While a sending task's groups are held for their recipients' quiet hours (docs/local-time.md): why it sends nothing to them. */
+  quietHold?: QuietHoldProgress;
   /**
    * A local-time task's groups in release order (docs/local-time.md): when
    * each is released, under which offset, its size and how far it got.
@@ -48,6 +50,15 @@ export interface LocalGroupProgress {
   skipped: boolean;
   released: boolean;
   confirmed: number;
+  /** While its sending is held for its quiet hours: when they end. */
+  heldUntil?: number;
+}
+
+/** The groups held for quiet hours now: until the earliest end, their recipients not sent yet, in words. */
+export interface QuietHoldProgress {
+  until: number;
+  recipients: number;
+  message: string;
 }
 
 /**
@@ -59,7 +70,7 @@ export interface LocalGroupProgress {
  * task is queued (the record may still hold one from just before its
  * admission).
  */
-export function progressAnswer(task: Task, record: TaskProgressRecord | undefined): ProgressAnswer {
+export function progressAnswer(task: Task, record: TaskProgressRecord | undefined, now: number): ProgressAnswer {
   const confirmed = task.report.delivered + task.report.offline;
   let history = record?.history ?? emptyHistory();
   const head = history.samples[history.samples.length - 1];
@@ -73,6 +84,7 @@ export function progressAnswer(task: Task, record: TaskProgressRecord | undefine
   const ratePerSecond = sending ? Math.round(recentRate(history, RATE_WINDOW_MS)) : 0;
   const queued = task.state === 'QUEUED' || task.state === 'PREEMPTED';
   const waiting = queued && record?.waiting ? { ...record.waiting, message: describeWaiting(record.waiting) } : null;
+  const quietHold = sending ? quietHoldOf(groups, now) : undefined;
   return {
     taskId: task.id,
     state: task.state,
@@ -84,6 +96,7 @@ export function progressAnswer(task: Task, record: TaskProgressRecord | undefine
     ratePerSecond,
     etaAt: sending && total !== null ? etaOf(estimatedFinish(history, total, ratePerSecond), groups) : null,
     waiting,
+    ...(quietHold === undefined ? {} : { quietHold }),
     ...(groups === undefined
       ? {}
       : {
@@ -94,14 +107,35 @@ export function progressAnswer(task: Task, record: TaskProgressRecord | undefine
             skipped: g.skipped,
             released: g.released,
             confirmed: g.delivered + g.offline,
+            ...(g.heldUntil !== undefined && g.heldUntil > now ? { heldUntil: g.heldUntil } : {}),
           })),
         }),
   };
 }
 
+/** The groups whose sending is held for their quiet hours at `now`, or undefined when none is. */
+function quietHoldOf(groups: readonly LocalGroup[] | undefined, now: number): QuietHoldProgress | undefined {
+  let until: number | undefined;
+  let recipients = 0;
+  for (const g of groups ?? []) {
+    if (g.heldUntil === undefined || g.heldUntil <= now) continue;
+    until = until === undefined ? g.heldUntil : Math.min(until, g.heldUntil);
+    recipients += Math.max(0, g.end - g.start - g.delivered - g.offline);
+  }
+  if (until === undefined) return undefined;
+  const at = new Date(until).toISOString();
+  return {
+    until,
+    recipients,
+    message: `held for quiet hours until ${at.slice(11, 16)} UTC on ${at.slice(0, 10)} for ${recipients} recipients`,
+  };
+}
+
 /** A local-time task is not done before its last group is released, whatever its rate says. */
 function etaOf(byRate: number | null, groups: readonly LocalGroup[] | undefined): number | null {
-  const last = Math.max(...(groups ?? []).filter((g) => !g.skipped).map((g) => g.releaseAt));
+  const last = Math.max(
+    ...(groups ?? []).filter((g) => !g.skipped).map((g) => Math.max(g.releaseAt, g.heldUntil ?? 0)),
+  );
   if (byRate === null || !Number.isFinite(last)) return byRate;
   return Math.max(byRate, last);
 }

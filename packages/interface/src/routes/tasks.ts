@@ -261,7 +261,7 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // The curve its owning scheduler recorded, the current rate and an ETA; same access as the task (docs/api.md, GET /api/v1/tasks/:id/progress).
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/progress', async (request) => {
     const task = await visibleTask(request, request.params.id);
-    return progressAnswer(task, await store.getProgress(task.id));
+    return progressAnswer(task, await store.getProgress(task.id), clock.now());
   });
 
   app.get<{

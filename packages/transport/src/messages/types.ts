@@ -176,6 +176,12 @@ export interface UnitProgressMessage {
   channel?: { state: 'throttled' | 'unavailable'; reason: string };
   /** The channel refused the batch whole, for this reason: the task fails (version 2; absent: it did not). */
   refused?: string;
+  /**
+   * The executor held the batch for the task's quiet hours, until this
+   * instant (epoch ms; version 3, absent: not held). Such a report has
+   * `from === to`, the held batch's first position: nothing of it was sent.
+   */
+  quietUntil?: number;
 }
 
 export interface UserLogins {

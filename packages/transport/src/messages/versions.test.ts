@@ -14,7 +14,7 @@ const EXPECTED: Record<MessageKind, { sends: number; accepts: number[] }> = {
   'unit.run': { sends: 2, accepts: [1, 2] },
   'task.halt': { sends: 2, accepts: [1, 2] },
   'unit.batch': { sends: 1, accepts: [1] },
-  'unit.progress': { sends: 1, accepts: [1, 2] },
+  'unit.progress': { sends: 1, accepts: [1, 2, 3] },
   'user.logins': { sends: 1, accepts: [1] },
   apta: { sends: 1, accepts: [1] },
   'host.load': { sends: 1, accepts: [1] },

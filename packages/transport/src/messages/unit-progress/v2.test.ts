@@ -60,7 +60,7 @@ describe('unit.progress v2', () => {
   });
 
   it('is read beside version 1, which this release still sends', () => {
-    expect(codec.accepts).toEqual([1, 2]);
+    expect(codec.accepts).toEqual([1, 2, 3]);
     expect(codec.sends).toBe(1);
     expect(codec.decode(encode(sample))).toEqual(sample);
   });

@@ -21,7 +21,7 @@
  * batch in hand (the scheduler records only the hold).
  */
 import { DEAD_LETTER_REASON } from '@herald/core/task';
-import { FrameWriter, malformed, openFrame } from '../codec';
+import { FrameWriter, malformed, openFrame, type FrameReader } from '../codec';
 import type { UnitProgressMessage } from '../types';
 
 /** The version this module writes and reads, byte 1 of its frames. */
@@ -32,6 +32,11 @@ export const MAX_REASONS = 64;
 const CHANNEL_STATES = ['sending', 'throttled', 'unavailable'] as const;
 
 export function encode(msg: UnitProgressMessage): Buffer {
+  return writeFields(new FrameWriter('unit.progress', VERSION), msg).finish();
+}
+
+/** Writes version 2's fields after the header; version 3 appends its own after them. */
+export function writeFields(frame: FrameWriter, msg: UnitProgressMessage): FrameWriter {
   const reasons = Object.entries(msg.deadLetters ?? {});
   if (reasons.length > MAX_REASONS)
     throw malformed(
@@ -40,7 +45,7 @@ export function encode(msg: UnitProgressMessage): Buffer {
         field: 'deadLetters',
       },
     );
-  const w = new FrameWriter('unit.progress', VERSION)
+  const w = frame
     .u64(msg.taskId, 'taskId')
     .u32(msg.epoch, 'epoch')
     .u32(msg.unitNo, 'unitNo')
@@ -66,12 +71,18 @@ export function encode(msg: UnitProgressMessage): Buffer {
     .u8(state, 'channel')
     .str(msg.channel?.reason ?? '', 'channel.reason')
     .bool(msg.refused !== undefined, 'refused')
-    .str(msg.refused ?? '', 'refusal')
-    .finish();
+    .str(msg.refused ?? '', 'refusal');
 }
 
 export function decode(frame: Buffer): UnitProgressMessage {
   const r = openFrame(frame, 'unit.progress', VERSION);
+  const msg = readFields(r);
+  r.end();
+  return msg;
+}
+
+/** Reads version 2's fields after the header, leaving the reader at their end. */
+export function readFields(r: FrameReader): UnitProgressMessage {
   const taskId = r.u64('taskId');
   const epoch = r.u32('epoch');
   const unitNo = r.u32('unitNo');
@@ -97,7 +108,6 @@ export function decode(frame: Buffer): UnitProgressMessage {
   const channelReason = r.str('channel.reason');
   const refused = r.bool('refused');
   const refusal = r.str('refusal');
-  r.end();
   return {
     kind: 'unit.progress',
     taskId,
