@@ -86,12 +86,21 @@ const LATENCY_WEIGHT = 0.2;
 const BASELINE_DRIFT = 0.01;
 /** How often a caller waiting on a probe in flight asks again. */
 const PROBE_POLL_MS = 50;
-/** After a cut, the rate climbs at the full increase up to this part of the rate that was cut (the ceiling)... */
-const NEAR_CEILING = 0.85;
-/** ...then at most this part of the ceiling per second, so the next throttle comes seconds later, not at once. */
+/** After a cut, the rate climbs by at most this part of the rate that was cut (the ceiling) per second, so the next throttle comes seconds later, not at once. */
 const PROBE_PER_SECOND = 0.01;
+/** A rate at least this part of the ceiling is probing it (a throttle there may be a gentle cut, below). */
+const NEAR_CEILING = 0.85;
 /** A rate this far above the ceiling without a cut: the channel has room again, the ceiling is forgotten. */
 const FORGET_ABOVE = 1.2;
+/**
+ * A cut at least this long after the last one, at a rate within NEAR_CEILING
+ * of the ceiling, is a probe that found the same limit again: the rate goes
+ * only to GENTLE_CUT of itself, not `decreaseFactor` (a fixed quota is not
+ * paid for with seconds at 70% of it). Sooner, or further below the
+ * ceiling, the limit moved down: the deep cut.
+ */
+const SETTLED_MS = 3000;
+const GENTLE_CUT = 0.95;
 
 export class ChannelPacing {
   private options: ChannelPacingOptions;
@@ -145,6 +154,27 @@ export class ChannelPacing {
     return this.limits;
   }
 
+  /**
+   * This sender's part of the channel's budget changed (a new split among
+   * executors): the bounds become `limits` and the rate, and the ceiling if
+   * one is known, are scaled by `factor` (new part / old part), so the
+   * senders together keep the rate they had found, instead of each keeping
+   * its old rate (the first split of a start at `initialRate` would put the
+   * channel at senders x initialRate).
+   */
+  rescale(limits: ChannelLimits, factor: number): ChannelLimits {
+    if (!(Number.isFinite(factor) && factor > 0))
+      throw new ValidationError(`channel pacing rescale factor must be a finite number above 0 (got ${factor})`, {
+        factor,
+      });
+    const next = { ...this.options, ...limits };
+    checkChannelLimits(next);
+    this.options = next;
+    this.currentRate = Math.min(Math.max(this.currentRate * factor, next.minRate), next.maxRate);
+    if (this.ceiling !== undefined) this.ceiling *= factor;
+    return this.limits;
+  }
+
   /** Admits a send of `count` recipients now (wait 0), or says how long to wait before asking again, and why. */
   admit(count: number, now: number): Admission {
     if (this.breaker === 'open') {
@@ -190,6 +220,8 @@ export class ChannelPacing {
     }
     this.detail = detail;
     this.cut(now);
+    // The hold is not acceptance: the rate rises again from its end, not from the 429.
+    this.lastRaise = Math.max(this.lastRaise, this.holdUntil);
   }
 
   /** A send failed (no answer in time, 5xx, connection refused). */
@@ -221,22 +253,27 @@ export class ChannelPacing {
   private cut(now: number): void {
     this.lastRaise = now;
     if (now - this.lastCut < this.options.cutSpacingMs) return;
+    const settled = now - this.lastCut >= SETTLED_MS;
+    const probing = this.ceiling !== undefined && this.currentRate >= this.ceiling * NEAR_CEILING;
     this.lastCut = now;
     this.ceiling = this.currentRate;
-    this.currentRate = Math.max(this.options.minRate, this.currentRate * this.options.decreaseFactor);
+    const factor = settled && probing ? GENTLE_CUT : this.options.decreaseFactor;
+    this.currentRate = Math.max(this.options.minRate, this.currentRate * factor);
     // What was scheduled at the old rate is not owed at the new one.
     this.schedule = Math.min(this.schedule, now + this.options.burstMs);
   }
 
-  /** The rate after `seconds` of acceptance: fast below the ceiling's neighbourhood, slow past it. */
+  /**
+   * The rate after `seconds` of acceptance: the full increase while no
+   * ceiling is known; after a cut, at most PROBE_PER_SECOND of the ceiling
+   * per second, from wherever the cut put it. (Climbing back fast to near
+   * the ceiling made each cut worth 15%, not 30%: against a 20k/s quota it
+   * took five 429s and their holds to find it, where three do now.)
+   */
   private raised(seconds: number): number {
     const increase = this.options.increasePerSecond * seconds;
     if (this.ceiling === undefined) return this.currentRate + increase;
-    const near = this.ceiling * NEAR_CEILING;
-    const next =
-      this.currentRate < near
-        ? Math.min(this.currentRate + increase, near)
-        : this.currentRate + Math.min(increase, this.ceiling * PROBE_PER_SECOND * seconds);
+    const next = this.currentRate + Math.min(increase, this.ceiling * PROBE_PER_SECOND * seconds);
     if (next > this.ceiling * FORGET_ABOVE) this.ceiling = undefined;
     return next;
   }
