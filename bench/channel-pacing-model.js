@@ -13,14 +13,16 @@
  * makes them only hold for the Retry-After, their pacing untouched (an
  * alternative weighed in docs/delivery.md); `--relay none` tells no one.
  * The budget is split evenly (ChannelPacing.rescale, as the gateway's
- * shareAmong does).
+ * shareAmong does). `--sender-max` caps what each executor can send per
+ * second whatever its pacing admits (a loaded machine's executor, as in the
+ * production runs, where two executors sent some 22-25k/s in all).
  *
  * It is a model: no CPU limits, no unit scheduling, no split by demand. Its
  * figures are for comparing controllers, not for the results table; those
  * come from bench/channel-throttle.js.
  *
  *   node bench/channel-pacing-model.js [--limit 20000] [--recipients 400000] [--max-rate 100000]
- *     [--executors 2] [--relay cut|hold|none] [--seed 1] [--trace]
+ *     [--executors 2] [--relay cut|hold|none] [--sender-max <recipients/s>] [--seed 1] [--trace]
  */
 const { ChannelPacing } = require('@herald/core/pacing');
 const { arg } = require('./lib');
@@ -73,7 +75,14 @@ function model(o) {
   const executors = Array.from({ length: o.executors }, () => {
     const pacing = new ChannelPacing(options, 0);
     pacing.rescale({ minRate: options.minRate / o.executors, maxRate: options.maxRate / o.executors }, 1 / o.executors);
-    return { pacing, left: Math.ceil(o.recipients / o.executors / BATCH), inFlight: 0, waking: false, heldUntil: 0 };
+    return {
+      pacing,
+      left: Math.ceil(o.recipients / o.executors / BATCH),
+      inFlight: 0,
+      waking: false,
+      heldUntil: 0,
+      readyAt: 0,
+    };
   });
   const burst = o.limit / 2;
   let tokens = burst;
@@ -91,7 +100,7 @@ function model(o) {
   const events = new Events();
   const send = (executor, now) => {
     while (executor.left > 0 && executor.inFlight < IN_FLIGHT) {
-      const held = executor.heldUntil - now;
+      const held = Math.max(executor.heldUntil, executor.readyAt) - now;
       const admission = held > 0 ? { wait: held } : executor.pacing.admit(BATCH, now);
       if (admission.wait > 0) {
         if (!executor.waking) {
@@ -105,6 +114,7 @@ function model(o) {
       }
       executor.left--;
       executor.inFlight++;
+      executor.readyAt = Math.max(executor.readyAt, now) + (BATCH * 1000) / o.senderMax;
       const latency = LATENCY_MS * (0.5 + random());
       events.at(now + latency / 2, (arrived) => {
         const wait = take(BATCH, arrived);
@@ -158,6 +168,7 @@ const o = {
   executors: Number(arg('--executors', 2)),
   relay: arg('--relay', 'cut'),
   seed: Number(arg('--seed', 1)),
+  senderMax: Number(arg('--sender-max', Infinity)),
   trace: process.argv.includes('--trace'),
 };
 const r = model(o);

@@ -118,6 +118,24 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBeCloseTo(490, 6);
   });
 
+  it('cuts from the rate actually sent when the sender fell short of its pacing rate', () => {
+    const p = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5, burstMs: 1000 });
+    // 500 recipients every 500 ms: 1000/s sent, half the pacing's 2000/s.
+    for (let t = 0; t <= 1000; t += 500) expect(p.admit(500, T0 + t)).toEqual({ wait: 0 });
+    p.throttled(1000, '429', T0 + 1000);
+    expect(p.rate).toBe(500); // half of the 1000/s sent (1500 in the last second: 1000/s), not of 2000
+    p.accepted(1, T0 + 3000); // the ceiling is what was sent: 1% of 1000 per second after the hold
+    expect(p.rate).toBe(510);
+  });
+
+  it('cuts from the pacing rate when too little was sent since the last hold to tell a rate', () => {
+    const p = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5, burstMs: 1000 });
+    p.throttled(1000, '429', T0); // nothing sent: 1000
+    expect(p.admit(100, T0 + 1000)).toEqual({ wait: 0 }); // resumes at the hold's end
+    p.throttled(1000, '429', T0 + 1100); // 100 ms of sending since: too short, from 1000
+    expect(p.rate).toBe(500);
+  });
+
   it('rescales the rate and the ceiling with a new part of the budget', () => {
     const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000 });
     p.throttled(0, '429', T0); // 500, ceiling 1000

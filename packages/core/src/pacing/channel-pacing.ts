@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors';
 import { checkChannelLimits, type ChannelLimits } from './channel-share';
+import { SentRate } from './sent-rate';
 
 /**
  * The pacing of one delivery channel, driven by what the channel answers
@@ -106,6 +107,15 @@ const FORGET_ABOVE = 1.2;
  * limit-bound at 95%, +7.9% at 90%).
  */
 const SETTLED_MS = 3000;
+/**
+ * A cut starts from the rate actually sent over the last SENT_WINDOW_MS
+ * (since the last hold's end) when that is below the pacing's rate: a
+ * sender that cannot reach its rate (its own CPU, its share of the work)
+ * would otherwise spend several 429s and their holds cutting a rate it
+ * never sent at. Less than SENT_MIN_SPAN_MS of sending is too short to tell.
+ */
+const SENT_WINDOW_MS = 1000;
+const SENT_MIN_SPAN_MS = 250;
 const GENTLE_CUT = 0.9;
 
 export class ChannelPacing {
@@ -126,6 +136,9 @@ export class ChannelPacing {
   private baseline: number | undefined;
   /** The rate the last cut came from: where the channel pushed back. */
   private ceiling: number | undefined;
+  private readonly sent = new SentRate(SENT_WINDOW_MS);
+  /** When sending could last resume: the start, or the end of the last hold. */
+  private sendingSince: number;
 
   constructor(options: ChannelPacingOptions, now: number) {
     checkOptions(options);
@@ -133,6 +146,7 @@ export class ChannelPacing {
     this.currentRate = options.initialRate;
     this.schedule = now;
     this.lastRaise = now;
+    this.sendingSince = now;
   }
 
   get rate(): number {
@@ -191,12 +205,14 @@ export class ChannelPacing {
       if (this.probeInFlight) return { wait: PROBE_POLL_MS, reason: 'probing' };
       this.probeInFlight = true;
       this.schedule = Math.max(this.schedule, now) + (count * 1000) / this.currentRate;
+      this.sent.record(count, now);
       return { wait: 0 };
     }
     if (now < this.holdUntil) return { wait: Math.ceil(this.holdUntil - now), reason: this.holdReason };
     const ahead = this.schedule - now;
     if (ahead > this.options.burstMs) return { wait: Math.ceil(ahead - this.options.burstMs), reason: 'rate' };
     this.schedule = Math.max(this.schedule, now) + (count * 1000) / this.currentRate;
+    this.sent.record(count, now);
     return { wait: 0 };
   }
 
@@ -226,8 +242,9 @@ export class ChannelPacing {
     }
     this.detail = detail;
     this.cut(now);
-    // The hold is not acceptance: the rate rises again from its end, not from the 429.
+    // The hold is not acceptance (the rate rises again from its end) nor time the sender could send.
     this.lastRaise = Math.max(this.lastRaise, this.holdUntil);
+    this.sendingSince = Math.max(this.sendingSince, this.holdUntil);
   }
 
   /** A send failed (no answer in time, 5xx, connection refused). */
@@ -238,6 +255,7 @@ export class ChannelPacing {
     if (this.breaker === 'half-open' || this.failures >= this.options.failureThreshold) {
       this.breaker = 'open';
       this.openUntil = now + this.options.openMs;
+      this.sendingSince = Math.max(this.sendingSince, this.openUntil);
       return;
     }
     const delay = Math.min(this.options.openMs, this.options.failureDelayMs * 2 ** (this.failures - 1));
@@ -245,6 +263,7 @@ export class ChannelPacing {
       this.holdUntil = now + delay;
       this.holdReason = 'failing';
     }
+    this.sendingSince = Math.max(this.sendingSince, this.holdUntil);
   }
 
   /** What the channel's pacing is now, for metrics and status. */
@@ -259,12 +278,15 @@ export class ChannelPacing {
   private cut(now: number): void {
     this.lastRaise = now;
     if (now - this.lastCut < this.options.cutSpacingMs) return;
+    const sentRate = this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
+    // Nothing sent in the window (a late answer): no measure, the pacing's rate stands.
+    const from = sentRate === undefined || sentRate === 0 ? this.currentRate : Math.min(this.currentRate, sentRate);
     const settled = now - this.lastCut >= SETTLED_MS;
-    const probing = this.ceiling !== undefined && this.currentRate >= this.ceiling * NEAR_CEILING;
+    const probing = this.ceiling !== undefined && from >= this.ceiling * NEAR_CEILING;
     this.lastCut = now;
-    this.ceiling = this.currentRate;
+    this.ceiling = from;
     const factor = settled && probing ? GENTLE_CUT : this.options.decreaseFactor;
-    this.currentRate = Math.max(this.options.minRate, this.currentRate * factor);
+    this.currentRate = Math.max(this.options.minRate, from * factor);
     // What was scheduled at the old rate is not owed at the new one.
     this.schedule = Math.min(this.schedule, now + this.options.burstMs);
   }
