@@ -124,8 +124,8 @@ describe('ChannelPacing', () => {
     for (let t = 0; t <= 1000; t += 500) expect(p.admit(500, T0 + t)).toEqual({ wait: 0 });
     p.throttled(1000, '429', T0 + 1000);
     expect(p.rate).toBe(500); // half of the 1000/s sent (1500 in the last second: 1000/s), not of 2000
-    p.accepted(1, T0 + 3000); // the ceiling is what was sent: 1% of 1000 per second after the hold
-    expect(p.rate).toBe(510);
+    p.accepted(1, T0 + 3000); // the ceiling stays the pacing's rate: 1% of 2000 per second after the hold
+    expect(p.rate).toBe(520);
   });
 
   it('cuts from the pacing rate when too little was sent since the last hold to tell a rate', () => {

@@ -284,7 +284,9 @@ export class ChannelPacing {
     const settled = now - this.lastCut >= SETTLED_MS;
     const probing = this.ceiling !== undefined && from >= this.ceiling * NEAR_CEILING;
     this.lastCut = now;
-    this.ceiling = from;
+    // The ceiling stays the pacing's rate: a sender short of it did not find the channel's limit there,
+    // and the climb back (1% of the ceiling per second) must not crawl from a rate its CPU set.
+    this.ceiling = this.currentRate;
     const factor = settled && probing ? GENTLE_CUT : this.options.decreaseFactor;
     this.currentRate = Math.max(this.options.minRate, from * factor);
     // What was scheduled at the old rate is not owed at the new one.
