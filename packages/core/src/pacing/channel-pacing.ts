@@ -19,7 +19,8 @@ import { SentRate } from './sent-rate';
  *   batch; 20% above the ceiling without a cut, it is forgotten. A throttle
  *   or a rise in latency (its moving average above both `latencyFloorMs` and
  *   `latencyRiseFactor` times the lowest average seen) cuts it by
- *   `decreaseFactor`, down to `minRate`, at most once per `cutSpacingMs`
+ *   `decreaseFactor` (from the rate actually sent, when lower: SentRate),
+ *   down to `minRate`, at most once per `cutSpacingMs`
  *   (the answers of sends already in flight when a cut happens are the same
  *   news, not new news); one that comes while probing near the ceiling,
  *   seconds after the last cut, cuts it to 90% only. A new part of a shared
