@@ -19,7 +19,10 @@
  * tier its own process, two executors each pacing to half the budget;
  * MariaDB, ZooKeeper and the mock Kafka started as bench/failover.js does).
  *
- *   node bench/channel-throttle.js [--recipients 400000] [--limit 20000] [--production] [--record]
+ * --timeline prints each run's recipients accepted per second (and its 429s,
+ * as /n) on stderr.
+ *
+ *   node bench/channel-throttle.js [--recipients 400000] [--limit 20000] [--production] [--record] [--timeline]
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -106,6 +109,20 @@ async function production(url, maxRate) {
   };
 }
 
+/** Per second from the first request: recipients accepted, and 429s as `/n`, for --timeline. */
+function timeline(times, start) {
+  const seconds = [];
+  for (const [at, recipients, throttled] of times) {
+    const s = Math.floor((at - start) / 1000);
+    seconds[s] ??= { accepted: 0, throttled: 0 };
+    if (throttled) seconds[s].throttled++;
+    else seconds[s].accepted += recipients;
+  }
+  return Array.from(seconds, (s) =>
+    s === undefined ? '0' : `${s.accepted}${s.throttled ? `/${s.throttled}` : ''}`,
+  ).join(' ');
+}
+
 async function run(label, o, maxRate) {
   const receiver = await WebhookReceiver.start();
   const times = []; // per request: [ms, recipients, throttled]
@@ -149,6 +166,7 @@ async function run(label, o, maxRate) {
     const afterRecipients = after.filter((t) => !t[2]).reduce((n, t) => n + t[1], 0);
     const afterSeconds = (lastAccepted - start - SETTLE_MS) / 1000;
     const total = (lastAccepted - start) / 1000;
+    if (o.timeline) process.stderr.write(`${label}: ${timeline(times, start)}\n`);
     return {
       label,
       maxRate,
@@ -175,6 +193,7 @@ async function main() {
     limit: Number(arg('--limit', 20_000)),
     production: process.argv.includes('--production'),
     record: process.argv.includes('--record'),
+    timeline: process.argv.includes('--timeline'),
   };
   const load = [loadAverage()];
   const runs = [await run('known limit', o, o.limit), await run('discovered (AIMD)', o, 5 * o.limit)];

@@ -44,9 +44,17 @@ describe('PacedDeliveryGateway: its share of the channel budget', () => {
   it("takes an admin's limit as the whole channel's, and keeps sharing it", () => {
     gateway.shareAmong(2);
     expect(gateway.setLimits({ maxRate: 8000 })).toMatchObject({ maxRate: 8000, rate: 4000, senders: 2 });
-    // A sender gone: the share grows back, up to the new bound (AIMD raises the rate there).
+    // A sender gone: the share grows back, and the rate with it (scaled: the channel keeps the rate it had).
     gateway.shareAmong(1);
-    expect(gateway.limits()).toMatchObject({ maxRate: 8000, rate: 4000, senders: 1 });
+    expect(gateway.limits()).toMatchObject({ maxRate: 8000, rate: 8000, senders: 1 });
+  });
+
+  it('scales the rate found with each new part, so the senders together keep it', () => {
+    gateway.setLimits({ maxRate: 100_000 }); // the rate stays at 20,000 (the whole channel's)
+    gateway.shareAmong(2); // each of two: half of it, not 20,000 each
+    expect(gateway.limits()).toMatchObject({ maxRate: 100_000, rate: 10_000, senders: 2 });
+    gateway.shareByDemand(0.75, 2); // this one's demand is 3/4 of the channel's
+    expect(gateway.limits().rate).toBe(15_000);
   });
 
   it('refuses a bad sender count or bad limits, naming the field, and changes nothing', () => {

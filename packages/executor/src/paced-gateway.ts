@@ -158,8 +158,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (senders === this.senders && this.fraction === 1 / senders) return;
     shareOfChannel(this.channelLimits, senders); // checks senders before anything changes
     this.senders = senders;
-    this.fraction = 1 / senders;
-    this.applyShare();
+    this.rescaleTo(1 / senders);
     this.logger.info('channel budget shared', { channel: this.options.channel, senders, ...this.channelLimits });
   }
 
@@ -174,8 +173,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     shareOfChannel(this.channelLimits, senders);
     if (senders === this.senders && Math.abs(fraction - this.fraction) <= SHARE_STEP * this.fraction) return;
     this.senders = senders;
-    this.fraction = fraction;
-    this.applyShare();
+    this.rescaleTo(fraction);
     this.logger.info('channel budget shared by demand', { channel: this.options.channel, senders, fraction });
   }
 
@@ -330,6 +328,14 @@ export class PacedDeliveryGateway implements DeliveryGateway {
       if (this.stop.signal.aborted)
         throw new HeraldError(ErrorCodes.UNAVAILABLE, `channel ${this.options.channel} is closed`);
     }
+  }
+
+  /** A new part of the budget: the rate found so far is scaled with it (ChannelPacing.rescale). */
+  private rescaleTo(fraction: number): void {
+    const factor = fraction / this.fraction;
+    this.fraction = fraction;
+    this.pacing.rescale(fractionOfChannel(this.channelLimits, fraction), factor);
+    this.observe(this.pacing.status(this.clock.now()));
   }
 
   private applyShare(): void {

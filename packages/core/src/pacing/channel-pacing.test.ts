@@ -77,20 +77,85 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBe(100);
   });
 
-  it('climbs fast back to near the rate it was cut from, then probes past it slowly, then forgets it', () => {
+  it('climbs back from a cut by 1% of the rate it was cut from per second, then forgets it 20% above', () => {
     const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000, cutSpacingMs: 0 });
     p.throttled(0, '429', T0); // the ceiling: 1000; cut to 500
     expect(p.rate).toBe(500);
-    p.accepted(1, T0 + 1000); // a second of full increase would be 1500: stops at 85% of the ceiling
-    expect(p.rate).toBe(850);
-    p.accepted(1, T0 + 2000); // then 1% of the ceiling per second
-    expect(p.rate).toBe(860);
-    p.accepted(1, T0 + 36_000); // 34 s more: 1200, 20% above the ceiling
+    p.accepted(1, T0 + 1000); // a second of full increase would be 1500: 1% of the ceiling instead
+    expect(p.rate).toBe(510);
+    p.accepted(1, T0 + 70_000); // 69 s more: 1200, 20% above the ceiling
     expect(p.rate).toBe(1200);
-    p.accepted(1, T0 + 37_000); // past it: the ceiling is forgotten...
+    p.accepted(1, T0 + 71_000); // past it: the ceiling is forgotten...
     expect(p.rate).toBe(1210);
-    p.accepted(1, T0 + 38_000); // ...and the full increase is back
+    p.accepted(1, T0 + 72_000); // ...and the full increase is back
     expect(p.rate).toBe(2210);
+  });
+
+  it('does not count the hold of a throttle as acceptance: the rate rises from its end', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000 });
+    p.throttled(2000, '429', T0); // cut to 500, ceiling 1000, held 2 s
+    p.accepted(1, T0 + 3000); // one second of acceptance after the hold, not three
+    expect(p.rate).toBe(510);
+  });
+
+  it('cuts gently (to 90%) at a throttle that finds the known ceiling again after a settled while', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000, decreaseFactor: 0.7 });
+    p.throttled(0, '429', T0); // deep: 700, ceiling 1000
+    expect(p.rate).toBe(700);
+    p.accepted(1, T0 + 20_000); // 20 s at 1% of 1000 per second: 900, within 85% of the ceiling
+    expect(p.rate).toBe(900);
+    p.throttled(0, '429', T0 + 20_000); // 20 s after the last cut, probing: gently
+    expect(p.rate).toBeCloseTo(810, 6);
+    // Again 1 s later (past cutSpacingMs, within 3 s of the last cut): the limit moved down, deep.
+    p.throttled(0, '429', T0 + 21_000);
+    expect(p.rate).toBeCloseTo(567, 6);
+  });
+
+  it('cuts deep at a throttle far below the known ceiling, however long after the last cut', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000, decreaseFactor: 0.7 });
+    p.throttled(0, '429', T0); // 700, ceiling 1000
+    p.throttled(0, '429', T0 + 10_000); // 700 is below 85% of 1000: the limit fell, deep
+    expect(p.rate).toBeCloseTo(490, 6);
+  });
+
+  it('cuts from the rate actually sent when the sender fell short of its pacing rate', () => {
+    const p = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5, burstMs: 1000 });
+    // 500 recipients every 500 ms: 1000/s sent, half the pacing's 2000/s.
+    for (let t = 0; t <= 1000; t += 500) expect(p.admit(500, T0 + t)).toEqual({ wait: 0 });
+    p.throttled(1000, '429', T0 + 1000);
+    expect(p.rate).toBe(500); // half of the 1000/s sent (1500 in the last second: 1000/s), not of 2000
+    p.accepted(1, T0 + 3000); // the ceiling stays the pacing's rate: 1% of 2000 per second after the hold
+    expect(p.rate).toBe(520);
+  });
+
+  it('cuts from the pacing rate when too little was sent since the last hold to tell a rate', () => {
+    const p = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5, burstMs: 1000 });
+    p.throttled(1000, '429', T0); // nothing sent: 1000
+    expect(p.admit(100, T0 + 1000)).toEqual({ wait: 0 }); // resumes at the hold's end
+    p.throttled(1000, '429', T0 + 1100); // 100 ms of sending since: too short, from 1000
+    expect(p.rate).toBe(500);
+  });
+
+  it('rescales the rate and the ceiling with a new part of the budget', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000 });
+    p.throttled(0, '429', T0); // 500, ceiling 1000
+    expect(p.rescale({ minRate: 50, maxRate: 5000 }, 0.5)).toEqual({ minRate: 50, maxRate: 5000 });
+    expect(p.rate).toBe(250);
+    p.accepted(1, T0 + 1000); // 1% of the halved ceiling (500) per second
+    expect(p.rate).toBe(255);
+    // Scaled up past the new bounds: held at maxRate.
+    p.rescale({ minRate: 50, maxRate: 400 }, 4);
+    expect(p.rate).toBe(400);
+  });
+
+  it('refuses a rescale by a factor not above 0, or bounds out of order, changing nothing', () => {
+    const p = pacing();
+    expect(() => p.rescale({ minRate: 100, maxRate: 1000 }, 0)).toThrow(
+      /rescale factor must be a finite number above 0/,
+    );
+    expect(() => p.rescale({ minRate: 100, maxRate: 1000 }, Number.NaN)).toThrow(/rescale factor/);
+    expect(() => p.rescale({ minRate: 2000, maxRate: 1000 }, 0.5)).toThrow(/minRate must be at most maxRate/);
+    expect([p.limits, p.rate]).toEqual([{ minRate: 100, maxRate: 2000 }, 1000]);
   });
 
   it('does not forgive what was admitted at the old rate: the schedule is capped at the cut', () => {

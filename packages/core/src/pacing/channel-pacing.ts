@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors';
 import { checkChannelLimits, type ChannelLimits } from './channel-share';
+import { SentRate } from './sent-rate';
 
 /**
  * The pacing of one delivery channel, driven by what the channel answers
@@ -11,16 +12,19 @@ import { checkChannelLimits, type ChannelLimits } from './channel-share';
  *   most `burstMs` ahead of now, and pushes the schedule n / rate further.
  *   A batch larger than the burst still goes whole; the next one waits it off.
  * - AIMD: while the channel accepts, the rate rises by `increasePerSecond`
- *   for every second of acceptance, up to `maxRate`. After a cut, the rate it
- *   cut from is the channel's ceiling: the rise is fast up to 85% of it, then
- *   slow (1% of it per second at most), so a channel that throttles at a
- *   fixed quota is probed every few seconds, not every batch; 20% above the
- *   ceiling without a cut, it is forgotten. A throttle or a rise in
- *   latency (its moving average above both `latencyFloorMs` and
+ *   for every second of acceptance (a hold is not acceptance), up to
+ *   `maxRate`. After a cut, the rate it cut from is the channel's ceiling:
+ *   the rise is slow (1% of it per second at most), so a channel that
+ *   throttles at a fixed quota is probed every several seconds, not every
+ *   batch; 20% above the ceiling without a cut, it is forgotten. A throttle
+ *   or a rise in latency (its moving average above both `latencyFloorMs` and
  *   `latencyRiseFactor` times the lowest average seen) cuts it by
- *   `decreaseFactor`, down to `minRate`, at most once per `cutSpacingMs`
+ *   `decreaseFactor` (from the rate actually sent, when lower: SentRate),
+ *   down to `minRate`, at most once per `cutSpacingMs`
  *   (the answers of sends already in flight when a cut happens are the same
- *   news, not new news).
+ *   news, not new news); one that comes while probing near the ceiling,
+ *   seconds after the last cut, cuts it to 90% only. A new part of a shared
+ *   budget scales the rate and the ceiling (`rescale`).
  * - Retry-After is honoured exactly: nothing is admitted before it ends.
  * - A circuit breaker: `failureThreshold` failures in a row (5xx, timeouts,
  *   refused connections) open it; each failure before that waits
@@ -86,12 +90,34 @@ const LATENCY_WEIGHT = 0.2;
 const BASELINE_DRIFT = 0.01;
 /** How often a caller waiting on a probe in flight asks again. */
 const PROBE_POLL_MS = 50;
-/** After a cut, the rate climbs at the full increase up to this part of the rate that was cut (the ceiling)... */
-const NEAR_CEILING = 0.85;
-/** ...then at most this part of the ceiling per second, so the next throttle comes seconds later, not at once. */
+/** After a cut, the rate climbs by at most this part of the rate that was cut (the ceiling) per second, so the next throttle comes seconds later, not at once. */
 const PROBE_PER_SECOND = 0.01;
+/** A rate at least this part of the ceiling is probing it (a throttle there may be a gentle cut, below). */
+const NEAR_CEILING = 0.85;
 /** A rate this far above the ceiling without a cut: the channel has room again, the ceiling is forgotten. */
 const FORGET_ABOVE = 1.2;
+/**
+ * A cut at least this long after the last one, at a rate within NEAR_CEILING
+ * of the ceiling, is a probe that found the same limit again: the rate goes
+ * only to GENTLE_CUT of itself, not `decreaseFactor` (a fixed quota is not
+ * paid for with seconds at 70% of it). Sooner, or further below the
+ * ceiling, the limit moved down: the deep cut. 90%, not 95%: a receiver's
+ * burst lets a rate some 5-8% above its quota through for seconds, so the
+ * ceiling is that much above the quota and 95% of it still drains the burst
+ * (bench/channel-pacing-model.js: 10^6 recipients at 20k/s, +10.6% over
+ * limit-bound at 95%, +7.9% at 90%).
+ */
+const SETTLED_MS = 3000;
+/**
+ * A cut starts from the rate actually sent over the last SENT_WINDOW_MS
+ * (since the last hold's end) when that is below the pacing's rate: a
+ * sender that cannot reach its rate (its own CPU, its share of the work)
+ * would otherwise spend several 429s and their holds cutting a rate it
+ * never sent at. Less than SENT_MIN_SPAN_MS of sending is too short to tell.
+ */
+const SENT_WINDOW_MS = 1000;
+const SENT_MIN_SPAN_MS = 250;
+const GENTLE_CUT = 0.9;
 
 export class ChannelPacing {
   private options: ChannelPacingOptions;
@@ -111,6 +137,9 @@ export class ChannelPacing {
   private baseline: number | undefined;
   /** The rate the last cut came from: where the channel pushed back. */
   private ceiling: number | undefined;
+  private readonly sent = new SentRate(SENT_WINDOW_MS);
+  /** When sending could last resume: the start, or the end of the last hold. */
+  private sendingSince: number;
 
   constructor(options: ChannelPacingOptions, now: number) {
     checkOptions(options);
@@ -118,6 +147,7 @@ export class ChannelPacing {
     this.currentRate = options.initialRate;
     this.schedule = now;
     this.lastRaise = now;
+    this.sendingSince = now;
   }
 
   get rate(): number {
@@ -145,6 +175,27 @@ export class ChannelPacing {
     return this.limits;
   }
 
+  /**
+   * This sender's part of the channel's budget changed (a new split among
+   * executors): the bounds become `limits` and the rate, and the ceiling if
+   * one is known, are scaled by `factor` (new part / old part), so the
+   * senders together keep the rate they had found, instead of each keeping
+   * its old rate (the first split of a start at `initialRate` would put the
+   * channel at senders x initialRate).
+   */
+  rescale(limits: ChannelLimits, factor: number): ChannelLimits {
+    if (!(Number.isFinite(factor) && factor > 0))
+      throw new ValidationError(`channel pacing rescale factor must be a finite number above 0 (got ${factor})`, {
+        factor,
+      });
+    const next = { ...this.options, ...limits };
+    checkChannelLimits(next);
+    this.options = next;
+    this.currentRate = Math.min(Math.max(this.currentRate * factor, next.minRate), next.maxRate);
+    if (this.ceiling !== undefined) this.ceiling *= factor;
+    return this.limits;
+  }
+
   /** Admits a send of `count` recipients now (wait 0), or says how long to wait before asking again, and why. */
   admit(count: number, now: number): Admission {
     if (this.breaker === 'open') {
@@ -155,12 +206,14 @@ export class ChannelPacing {
       if (this.probeInFlight) return { wait: PROBE_POLL_MS, reason: 'probing' };
       this.probeInFlight = true;
       this.schedule = Math.max(this.schedule, now) + (count * 1000) / this.currentRate;
+      this.sent.record(count, now);
       return { wait: 0 };
     }
     if (now < this.holdUntil) return { wait: Math.ceil(this.holdUntil - now), reason: this.holdReason };
     const ahead = this.schedule - now;
     if (ahead > this.options.burstMs) return { wait: Math.ceil(ahead - this.options.burstMs), reason: 'rate' };
     this.schedule = Math.max(this.schedule, now) + (count * 1000) / this.currentRate;
+    this.sent.record(count, now);
     return { wait: 0 };
   }
 
@@ -190,6 +243,9 @@ export class ChannelPacing {
     }
     this.detail = detail;
     this.cut(now);
+    // The hold is not acceptance (the rate rises again from its end) nor time the sender could send.
+    this.lastRaise = Math.max(this.lastRaise, this.holdUntil);
+    this.sendingSince = Math.max(this.sendingSince, this.holdUntil);
   }
 
   /** A send failed (no answer in time, 5xx, connection refused). */
@@ -200,6 +256,7 @@ export class ChannelPacing {
     if (this.breaker === 'half-open' || this.failures >= this.options.failureThreshold) {
       this.breaker = 'open';
       this.openUntil = now + this.options.openMs;
+      this.sendingSince = Math.max(this.sendingSince, this.openUntil);
       return;
     }
     const delay = Math.min(this.options.openMs, this.options.failureDelayMs * 2 ** (this.failures - 1));
@@ -207,6 +264,7 @@ export class ChannelPacing {
       this.holdUntil = now + delay;
       this.holdReason = 'failing';
     }
+    this.sendingSince = Math.max(this.sendingSince, this.holdUntil);
   }
 
   /** What the channel's pacing is now, for metrics and status. */
@@ -221,22 +279,32 @@ export class ChannelPacing {
   private cut(now: number): void {
     this.lastRaise = now;
     if (now - this.lastCut < this.options.cutSpacingMs) return;
+    const sentRate = this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
+    // Nothing sent in the window (a late answer): no measure, the pacing's rate stands.
+    const from = sentRate === undefined || sentRate === 0 ? this.currentRate : Math.min(this.currentRate, sentRate);
+    const settled = now - this.lastCut >= SETTLED_MS;
+    const probing = this.ceiling !== undefined && from >= this.ceiling * NEAR_CEILING;
     this.lastCut = now;
+    // The ceiling stays the pacing's rate: a sender short of it did not find the channel's limit there,
+    // and the climb back (1% of the ceiling per second) must not crawl from a rate its CPU set.
     this.ceiling = this.currentRate;
-    this.currentRate = Math.max(this.options.minRate, this.currentRate * this.options.decreaseFactor);
+    const factor = settled && probing ? GENTLE_CUT : this.options.decreaseFactor;
+    this.currentRate = Math.max(this.options.minRate, from * factor);
     // What was scheduled at the old rate is not owed at the new one.
     this.schedule = Math.min(this.schedule, now + this.options.burstMs);
   }
 
-  /** The rate after `seconds` of acceptance: fast below the ceiling's neighbourhood, slow past it. */
+  /**
+   * The rate after `seconds` of acceptance: the full increase while no
+   * ceiling is known; after a cut, at most PROBE_PER_SECOND of the ceiling
+   * per second, from wherever the cut put it. (Climbing back fast to near
+   * the ceiling made each cut worth 15%, not 30%: against a 20k/s quota it
+   * took five 429s and their holds to find it, where three do now.)
+   */
   private raised(seconds: number): number {
     const increase = this.options.increasePerSecond * seconds;
     if (this.ceiling === undefined) return this.currentRate + increase;
-    const near = this.ceiling * NEAR_CEILING;
-    const next =
-      this.currentRate < near
-        ? Math.min(this.currentRate + increase, near)
-        : this.currentRate + Math.min(increase, this.ceiling * PROBE_PER_SECOND * seconds);
+    const next = this.currentRate + Math.min(increase, this.ceiling * PROBE_PER_SECOND * seconds);
     if (next > this.ceiling * FORGET_ABOVE) this.ceiling = undefined;
     return next;
   }
