@@ -65,8 +65,8 @@ const PUT_BATCH = 10_000; // MAX_USERS_PER_PUT
 
 /**
  * Counts the LevelDB writes (puts and deletes, and the bytes put) per store
- * directory, by wrapping classic-level's two write paths: the chained batch
- * and the array batch. `take(dir)` answers the counts since the last take.
+ * directory, by wrapping classic-level's three write paths: single puts and
+ * deletes, the chained batch and the array batch. `take(dir)` answers the counts since the last take.
  */
 function levelWriteCounter() {
   const { ClassicLevel } = require('classic-level');
@@ -89,7 +89,17 @@ function levelWriteCounter() {
     of(this.db).dels++;
     return _del.call(this, key);
   };
-  const { _batch } = ClassicLevel.prototype;
+  const { _batch, _put: put1, _del: del1 } = ClassicLevel.prototype;
+  ClassicLevel.prototype._put = function (key, value, options) {
+    const c = of(this);
+    c.puts++;
+    c.bytes += key.length + value.length;
+    return put1.call(this, key, value, options);
+  };
+  ClassicLevel.prototype._del = function (key, options) {
+    of(this).dels++;
+    return del1.call(this, key, options);
+  };
   ClassicLevel.prototype._batch = function (operations, options) {
     const c = of(this);
     for (const op of operations) {
