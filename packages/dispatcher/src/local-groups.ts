@@ -122,8 +122,9 @@ class GroupTable {
 
 /** The delivery-order list: groups by release instant (skipped ones last), each keeping the uins' sorted order. */
 function layOut(kept: Uint32Array, groupAt: Uint8Array, releases: readonly ZoneRelease[]): LocalGrouping {
-  const counts = new Array<number>(releases.length).fill(0);
-  for (const group of groupAt) counts[group]!++;
+  // Typed counters: the two passes over every recipient are most of this function's time.
+  const counts = new Uint32Array(releases.length);
+  for (let i = 0; i < groupAt.length; i++) counts[groupAt[i]!]!++;
   const used = releases.map((_, g) => g).filter((g) => counts[g]! > 0);
   used.sort((a, b) => {
     const ra = releases[a]!;
@@ -132,17 +133,16 @@ function layOut(kept: Uint32Array, groupAt: Uint8Array, releases: readonly ZoneR
       Number(ra.skipped) - Number(rb.skipped) || ra.releaseAt - rb.releaseAt || ra.offsetMinutes - rb.offsetMinutes
     );
   });
-  const startOf = new Array<number>(releases.length).fill(0);
+  const next = new Uint32Array(releases.length);
   const groups: PlannedGroup[] = [];
   let start = 0;
   for (const g of used) {
-    startOf[g] = start;
+    next[g] = start;
     const { releaseAt, offsetMinutes, skipped } = releases[g]!;
     groups.push({ offsetMinutes, releaseAt, start, end: start + counts[g]!, skipped });
     start += counts[g]!;
   }
   const order = new Uint32Array(kept.length);
-  const next = [...startOf];
   for (let i = 0; i < kept.length; i++) order[next[groupAt[i]!]!++] = kept[i]!;
   return { order, groups };
 }

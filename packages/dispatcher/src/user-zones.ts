@@ -6,7 +6,7 @@
  * (filters/frequency.ts), which each map a zone key to their own number.
  */
 import type { AttributeIndex } from '@herald/core/ports';
-import { CHUNK_BITS, CHUNK_UINS, forEachStoredMember } from '@herald/core/targeting';
+import { CHUNK_BITS, CHUNK_UINS, storedMembersInto } from '@herald/core/targeting';
 
 /** Chunks read per attribute-index call (2^24 uins): few calls over a sparse audience; at most 256 stored chunks a zone in memory. */
 const CHUNKS_PER_READ = 256;
@@ -46,10 +46,9 @@ export async function valuePerPosition<A extends Uint8Array | Uint16Array>(
       let set = 0;
       for (; s < stored.length && stored[s]!.chunk === chunk; s++) {
         const value = keyValues[keyIndex.get(stored[s]!.key)!]!;
-        forEachStoredMember(stored[s]!.bytes, (low) => {
-          lowValue[low] = value;
-          touched[set++] = low;
-        });
+        const first = set;
+        set = storedMembersInto(stored[s]!.bytes, touched, set);
+        for (let t = first; t < set; t++) lowValue[touched[t]!] = value;
       }
       for (; at < kept.length && kept[at]! >>> CHUNK_BITS === chunk; at++) {
         const value = lowValue[kept[at]! & (CHUNK_UINS - 1)]!;

@@ -189,7 +189,8 @@ export class LevelAttributeIndex implements AttributeIndex, UserAttributeLookup 
         for (const [stored, value] of await this.db
           .iterator({ gte: chunkKey(bitset, Math.max(0, fromChunk)), ...(upper ? { lt: upper } : {}) })
           .all()) {
-          rows.push({ key: bitset, chunk: stored.readUInt32BE(stored.length - 4), bytes: new Uint8Array(value) });
+          // The Buffer is the row's own: no copy.
+          rows.push({ key: bitset, chunk: stored.readUInt32BE(stored.length - 4), bytes: value });
         }
       }
       return rows.sort((a, b) => a.chunk - b.chunk || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

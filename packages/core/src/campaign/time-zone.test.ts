@@ -31,6 +31,14 @@ describe('checkTimeZone', () => {
     }
   });
 
+  it('answers a spelling checked before as the first time, and still refuses unknown ones', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(checkTimeZone('asia/tokyo')).toBe('Asia/Tokyo');
+      expect(checkTimeZone('Asia/Tokyo')).toBe('Asia/Tokyo');
+      expect(() => checkTimeZone('Asia/Tokio', 'tz')).toThrow(ValidationError);
+    }
+  });
+
   it('refuses what is not a string', () => {
     for (const value of [undefined, null, 1, {}, ['UTC']]) expect(() => checkTimeZone(value)).toThrow(ValidationError);
   });

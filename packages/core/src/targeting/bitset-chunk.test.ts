@@ -12,6 +12,7 @@ import {
   encodeChunk,
   forEachStoredMember,
   setChunkBit,
+  storedMembersInto,
 } from './bitset-chunk';
 
 function chunkWith(chunk: number, lows: number[]): Uint32Array {
@@ -105,5 +106,24 @@ describe('bitset chunks', () => {
       { numRuns: 50 },
     );
     expect(() => forEachStoredMember(new Uint8Array(3), () => undefined)).toThrow(HeraldError);
+  });
+
+  it("writes a stored chunk's members in order after what `out` already holds, sparse or dense", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: CHUNK_UINS - 1 }), { minLength: 1, maxLength: 6000 }),
+        fc.integer({ min: 0, max: 100 }),
+        (lows, at) => {
+          const bytes = encodeChunk(chunkWith(5, lows))!;
+          const out = new Uint32Array(at + CHUNK_UINS).fill(7);
+          const end = storedMembersInto(bytes, out, at);
+          expect(end).toBe(at + lows.length);
+          expect([...out.subarray(0, at)].every((v) => v === 7)).toBe(true);
+          expect([...out.subarray(at, end)]).toEqual([...lows].sort((a, b) => a - b));
+        },
+      ),
+      { numRuns: 50 },
+    );
+    expect(() => storedMembersInto(new Uint8Array(3), new Uint32Array(4), 0)).toThrow(HeraldError);
   });
 });

@@ -34,6 +34,7 @@ export {
   decodeChunk,
   chunkMembers,
   forEachStoredMember,
+  storedMembersInto,
 } from './bitset-chunk';
 export { parseTargetingQuery, QUERY_ATTRIBUTES, MAX_QUERY_CHARS, MAX_QUERY_DEPTH, MAX_QUERY_TERMS } from './query';
 export type { QueryNode, QueryAttribute, ActiveSince } from './query';
