@@ -8,7 +8,8 @@ import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import { movedBatchGuard } from './unit-assignments';
 import { executorMetrics } from './executor-metrics';
-import { deliverBatch } from './deliver-batch';
+import { confirmBatch, writeBatch, type DeliverBatchDeps } from './deliver-batch';
+import { ConfirmationLine } from './confirmation-line';
 import { BatchFence } from './batch-fence';
 
 import type { Executor, ExecutorDeps } from './executor-deps';
@@ -140,6 +141,38 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     return channel.watchHold(tell);
   }
 
+  const deliverDeps: DeliverBatchDeps = {
+    executorId: deps.id,
+    online: deps.online,
+    gateway: deps.gateway,
+    offline: deps.offline,
+    frequency: deps.frequency,
+    ...(deps.zones ? { zones: deps.zones } : {}),
+    reports: deps.reports,
+    confirmed,
+    ...(deps.records ? { records: deps.records } : {}),
+    personaliser,
+    clock,
+    counted: (online, offline) => {
+      delivered.inc(labels, online);
+      queued.inc(labels, offline);
+    },
+  };
+
+  /** Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it. */
+  function notConfirmed(batch: Pick<UnitBatch, 'taskId' | 'unitNo' | 'offset'>, error: unknown): void {
+    // UNAVAILABLE is a closed channel: this process is stopping.
+    const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
+    if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
+    logger[stopping ? 'debug' : 'error']('batch not confirmed', {
+      taskId: batch.taskId,
+      unitNo: batch.unitNo,
+      offset: batch.offset,
+      error: String(error),
+    });
+  }
+  const confirmations = new ConfirmationLine(notConfirmed);
+
   /** Real-time batches, handled while a normal task's batch waits for its tokens. */
   const realtimeMeanwhile = {
     watch: () => prefetch.watchRealtime(),
@@ -166,9 +199,11 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
     // The cached task's epoch is the owner's when it was read: a lower bound, which also covers a task forgotten above.
     if (fence.isStale(batch, fence.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return 0;
+    await confirmations.settledFor(batch);
     const seen = await confirmed.get(batch.taskId, batch.unitNo, batch.offset);
     if (seen !== undefined && seen.to === to) {
-      await report(batch, to, seen.delivered, seen.offline);
+      // In line: after the reports of the batches written before it.
+      await confirmations.enqueue(batch, () => report(batch, to, seen.delivered, seen.offline));
       return 0;
     }
     const pacingFrom = performance.now();
@@ -180,28 +215,17 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       return performance.now() - pacingFrom;
     const pacedMs = performance.now() - pacingFrom;
     const unwatch = reportHolds(batch);
-    const split = await deliverBatch(batch, task, {
-      executorId: deps.id,
-      online: deps.online,
-      gateway: deps.gateway,
-      offline: deps.offline,
-      frequency: deps.frequency,
-      ...(deps.zones ? { zones: deps.zones } : {}),
-      reports: deps.reports,
-      confirmed,
-      ...(deps.records ? { records: deps.records } : {}),
-      personaliser,
-      clock,
-      counted: (online, offline) => {
-        delivered.inc(labels, online);
-        queued.inc(labels, offline);
-      },
-    }).finally(unwatch);
-    // Sending again: this report clears a hold the scheduler recorded.
-    await report(batch, to, split.online, split.offline, {
-      deadLetters: split.deadLetters,
-      // It becomes the task's error, which operators read: a channel URL's credentials stay out of it.
-      ...(split.refused === undefined ? {} : { refused: redactSecrets(split.refused).slice(0, MAX_REFUSAL_CHARS) }),
+    const written = await writeBatch(batch, task, deliverDeps).finally(unwatch);
+    // Confirmed and reported while the next batch is written: its record, then its progress report.
+    await confirmations.enqueue(batch, async () => {
+      await confirmBatch(batch, task, written, deliverDeps);
+      const split = written.outcome;
+      // Sending again: this report clears a hold the scheduler recorded.
+      await report(batch, to, split.online, split.offline, {
+        deadLetters: split.deadLetters,
+        // It becomes the task's error, which operators read: a channel URL's credentials stay out of it.
+        ...(split.refused === undefined ? {} : { refused: redactSecrets(split.refused).slice(0, MAX_REFUSAL_CHARS) }),
+      });
     });
     return pacedMs;
   }
@@ -253,16 +277,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     try {
       pacedMs = await handle(batch);
     } catch (error) {
-      // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
-      // UNAVAILABLE is a closed channel: this process is stopping.
-      const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
-      if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      logger[stopping ? 'debug' : 'error']('batch not confirmed', {
-        taskId: batch.taskId,
-        unitNo: batch.unitNo,
-        offset: batch.offset,
-        error: String(error),
-      });
+      notConfirmed(batch, error);
     } finally {
       busy.inc(labels, (performance.now() - started - pacedMs) / 1000);
     }
@@ -273,6 +288,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       prefetched.set(prefetch.size, labels);
       await handleCounted(batch);
     }
+    // The batch in hand is reported before the worker is done (the last confirmation in line).
+    await confirmations.drained();
   }
 
   const prefetch = new Prefetch<UnitBatch>();
