@@ -35,13 +35,16 @@ const MAX_REFUSAL_CHARS = 500;
  * reports the batch to the scheduler, which checkpoints the unit.
  *
  * A batch is reported only after its writes finished (delivery, offline
- * lists, and with frequency control the count of its online users), so a
+ * lists, and with frequency control the count of its online users) and it
+ * was confirmed (reports stream, delivery record, ConfirmedBatchLog), so a
  * crash can only repeat a batch (same idempotency keys; counting is
  * idempotent by task), never lose one, and every batch in the reports stream
  * is counted: no replay of the stream is needed to rebuild the counts. A
+ * batch is confirmed and reported while the worker writes the next one
+ * (confirmation-line.ts: one at a time, in order). A
  * batch already confirmed (a unit re-run from an older checkpoint; recorded in
  * the ConfirmedBatchLog, which in production outlives the process, so a crash
- * repeats only the batch in hand) is not
+ * repeats only the two batches in hand) is not
  * delivered again but reported again, with the counts it had: the scheduler
  * ignores the report when its checkpoint is past the batch, and needs it when
  * its checkpoint is still there (a report it lost, e.g. in the inbox of a
