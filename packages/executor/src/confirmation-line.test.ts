@@ -42,6 +42,27 @@ describe('ConfirmationLine', () => {
     await line.drained();
   });
 
+  it('with depth 2, lets the caller go on while two are unsettled, and no more', async () => {
+    const started: string[] = [];
+    const line = new ConfirmationLine(() => undefined, 2);
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => held(started, name));
+    await line.enqueue(key(0), a!.confirm);
+    await line.enqueue(key(10), b!.confirm); // a unsettled, b waiting for it: two, the caller goes on
+    expect(started).toEqual(['a']);
+    let cHanded = false;
+    const handingC = line.enqueue(key(20), c!.confirm).then(() => (cHanded = true));
+    await turn();
+    expect(cHanded).toBe(false); // three unsettled: the caller waits for the oldest
+    a!.settle();
+    await handingC;
+    expect(started).toEqual(['a', 'b']);
+    b!.settle();
+    c!.settle();
+    await line.drained();
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect(() => new ConfirmationLine(() => undefined, 0)).toThrow(RangeError);
+  });
+
   it('hands a failed confirmation to its handler and goes on with the next', async () => {
     const started: string[] = [];
     const failed: { offset: number; error: string }[] = [];

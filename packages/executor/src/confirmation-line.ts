@@ -12,47 +12,56 @@ type BatchKey = Pick<UnitBatch, 'taskId' | 'unitNo' | 'offset'>;
  * the scheduler in order (it applies only the one that starts at its
  * checkpoint).
  *
- * At most one confirmation is in flight beside the batch the worker writes:
- * `enqueue` waits for the one before to settle before starting the next, so a
- * worker faster than its confirmations waits for them (what is held is one
- * batch's recipients and counts, never a queue). A crash loses at most those
- * two batches unreported: both come again from their unit's checkpoint and
- * are written, recorded and reported again (same keys).
+ * At most `depth` confirmations are in flight beside the batch the worker
+ * writes: the worker's `enqueue` resolves once the confirmation `depth`
+ * places before it settled, so a worker faster than its confirmations waits
+ * for them, and what is held is at most `depth` batches' recipients and
+ * counts. More than one in flight absorbs a write that is slow now and then
+ * (a LevelDB put queued behind the file writes of the thread pool), without
+ * the worker waiting for it. A crash loses at most `depth + 1` batches
+ * unreported: they come again from their unit's checkpoint and are written,
+ * recorded and reported again (same keys).
  *
  * A confirmation that fails is handed to `failed` and the line goes on, as a
  * batch whose writes failed: its unit's later reports are ignored by the
  * scheduler until the batch comes again.
  */
 export class ConfirmationLine {
-  private last: { batch: BatchKey; settled: Promise<void> } | undefined;
+  /** The confirmations handed, newest last: the `depth` newest, and maybe settled ones before them. */
+  private readonly handed: { batch: BatchKey; settled: Promise<void> }[] = [];
 
-  constructor(private readonly failed: (batch: BatchKey, error: unknown) => void) {}
+  constructor(
+    private readonly failed: (batch: BatchKey, error: unknown) => void,
+    private readonly depth = 1,
+  ) {
+    if (!Number.isInteger(depth) || depth < 1) throw new RangeError(`depth must be an integer >= 1, not ${depth}`);
+  }
 
   /**
    * Starts `confirm` once the confirmation before it settled (in the order of
-   * the calls, whoever awaits what); resolves when that one settled, without
-   * waiting for `confirm`.
+   * the calls, whoever awaits what); resolves, without waiting for `confirm`,
+   * once at most `depth` confirmations are unsettled.
    */
   enqueue(batch: BatchKey, confirm: () => Promise<void>): Promise<void> {
-    const before = this.last?.settled ?? Promise.resolve();
+    const before = this.handed.at(-1)?.settled ?? Promise.resolve();
     const settled = before.then(confirm).catch((error: unknown) => this.failed(batch, error));
-    this.last = { batch, settled };
-    return before;
+    this.handed.push({ batch, settled });
+    return this.handed.length > this.depth ? this.handed.shift()!.settled : Promise.resolve();
   }
 
   /**
-   * Waits for the confirmation in flight when it is this very batch's (the
-   * same batch come again at once): its confirmed-batch entry is then read
+   * Waits for the confirmations in flight of this very batch (the same batch
+   * come again soon): its confirmed-batch entry is then read
    * after it was written, and the batch is reported, not delivered again.
    */
   async settledFor(batch: BatchKey): Promise<void> {
-    const last = this.last;
-    if (last !== undefined && sameBatch(last.batch, batch)) await last.settled;
+    const same = this.handed.filter((handed) => sameBatch(handed.batch, batch));
+    await Promise.all(same.map((handed) => handed.settled));
   }
 
-  /** Waits for every confirmation started (the worker stopping). */
+  /** Waits for every confirmation handed (the worker stopping). */
   async drained(): Promise<void> {
-    await this.last?.settled;
+    await this.handed.at(-1)?.settled;
   }
 }
 

@@ -3,7 +3,7 @@ import { TypedArrayBitmap } from '@herald/core/presence';
 import type { Delivery, DeliveryGateway, DeliveryRecordLog, OfflineStore, TaskStore } from '@herald/core/ports';
 import { newTask, waitFor } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
-import { startExecutor } from './executor';
+import { CONFIRMATIONS_IN_FLIGHT, startExecutor } from './executor';
 import { TaskCache } from './task-cache';
 
 const TASK_ID = 5;
@@ -118,23 +118,22 @@ describe('executor: a batch is confirmed while the next one is written', () => {
       await h.dispatcher.send(batch(0, [1, 2]));
       await h.dispatcher.send(batch(2, [3, 4]));
       await h.dispatcher.send(batch(4, [5, 6], true));
-      // The first record is held: the worker writes the second batch meanwhile, and waits there.
-      await waitFor(() => h.delivered.length === 2 && h.records.started.length === 1);
+      // The first record is held: the worker writes the next batches meanwhile, none is reported.
+      await waitFor(() => h.delivered.length === 3 && h.records.started.length === 1);
       await turns(20);
-      expect(h.delivered).toEqual([
-        [1, 2],
-        [3, 4],
-      ]);
       expect(h.records.started).toEqual([0]);
       expect(h.progress).toEqual([]);
       h.records.land(0);
       await waitFor(() => h.progress.length === 1 && h.records.started.length === 2);
-      expect(reported(h.progress)).toEqual([[0, 2]]);
-      await waitFor(() => h.delivered.length === 3);
       await turns(20);
       expect(reported(h.progress)).toEqual([[0, 2]]);
       h.records.land(2);
       await waitFor(() => h.records.started.length === 3);
+      await turns(20);
+      expect(reported(h.progress)).toEqual([
+        [0, 2],
+        [2, 4],
+      ]);
       h.records.land(4);
       await waitFor(() => h.progress.length === 3);
       expect(reported(h.progress)).toEqual([
@@ -145,6 +144,26 @@ describe('executor: a batch is confirmed while the next one is written', () => {
       expect(h.progress[2]!.done).toBe(true);
     } finally {
       h.records.started.forEach((from) => h.records.landed.includes(from) || h.records.land(from));
+      await h.stop();
+    }
+  });
+
+  it(`writes no more than ${CONFIRMATIONS_IN_FLIGHT} batches ahead of a record that has not landed`, async () => {
+    const h = await start();
+    try {
+      const count = CONFIRMATIONS_IN_FLIGHT + 3;
+      for (let i = 0; i < count; i++) await h.dispatcher.send(batch(2 * i, [2 * i, 2 * i + 1], i === count - 1));
+      // Held: the first record; in line behind it, the next ones; the worker waits on the one after them.
+      await waitFor(() => h.delivered.length === CONFIRMATIONS_IN_FLIGHT + 1);
+      await turns(20);
+      expect(h.delivered).toHaveLength(CONFIRMATIONS_IN_FLIGHT + 1);
+      for (let i = 0; i < count; i++) {
+        await waitFor(() => h.records.started.length === i + 1);
+        h.records.land(2 * i);
+      }
+      await waitFor(() => h.progress.length === count);
+      expect(reported(h.progress)).toEqual(Array.from({ length: count }, (_, i) => [2 * i, 2 * i + 2]));
+    } finally {
       await h.stop();
     }
   });

@@ -26,6 +26,15 @@ export type { Executor, ExecutorDeps };
  */
 export const PREFETCH = 2;
 
+/**
+ * Batches confirmed (reports stream, delivery record, confirmed-batch log,
+ * progress report) while the worker writes the next one, at most
+ * (confirmation-line.ts). Four absorb a record write that is slow now and
+ * then on a loaded host; a crash then leaves at most five batches unreported,
+ * all sent again from their checkpoints.
+ */
+export const CONFIRMATIONS_IN_FLIGHT = 4;
+
 /** A channel's refusal reason is cut to this in a progress report: it is the task's error message. */
 const MAX_REFUSAL_CHARS = 500;
 
@@ -174,7 +183,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       error: String(error),
     });
   }
-  const confirmations = new ConfirmationLine(notConfirmed);
+  const confirmations = new ConfirmationLine(notConfirmed, CONFIRMATIONS_IN_FLIGHT);
 
   /** Real-time batches, handled while a normal task's batch waits for its tokens. */
   const realtimeMeanwhile = {
