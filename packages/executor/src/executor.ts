@@ -49,11 +49,11 @@ const MAX_REFUSAL_CHARS = 500;
  * crash can only repeat a batch (same idempotency keys; counting is
  * idempotent by task), never lose one, and every batch in the reports stream
  * is counted: no replay of the stream is needed to rebuild the counts. A
- * batch is confirmed and reported while the worker writes the next one
+ * batch is confirmed and reported while the worker writes the next ones
  * (confirmation-line.ts: one at a time, in order). A
  * batch already confirmed (a unit re-run from an older checkpoint; recorded in
  * the ConfirmedBatchLog, which in production outlives the process, so a crash
- * repeats only the two batches in hand) is not
+ * repeats only the batches in hand, at most five) is not
  * delivered again but reported again, with the counts it had: the scheduler
  * ignores the report when its checkpoint is past the batch, and needs it when
  * its checkpoint is still there (a report it lost, e.g. in the inbox of a
