@@ -48,16 +48,37 @@ export interface BatchOutcome {
   refused?: string;
 }
 
+/** One batch after its writes (writeBatch), before it is confirmed (confirmBatch). */
+export interface WrittenBatch {
+  outcome: BatchOutcome;
+  /** Its online recipients (in order), for the delivery record. */
+  reached: Uint32Array;
+  /** Its dead letters, under the reasons the task counts them by. */
+  rejected: readonly RecipientRejection[];
+}
+
 /**
- * Writes one batch: pushes its online users through the gateway, appends the
- * others to their offline lists, counts deliveries for frequency control,
- * publishes it to the reports stream, and records it as confirmed. Returns
+ * Writes one batch and confirms it (writeBatch, then confirmBatch). Returns
  * how many recipients went each way (online: delivered, less the dead
- * letters the channel rejected for good, which are confirmed all the same). The caller reports it to the scheduler
- * afterwards; a throw leaves it unconfirmed, so it comes again.
+ * letters the channel rejected for good, which are confirmed all the same).
+ * The caller reports it to the scheduler afterwards; a throw leaves it
+ * unconfirmed, so it comes again.
  */
 export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBatchDeps): Promise<BatchOutcome> {
-  const to = batch.offset + batch.uins.length;
+  const written = await writeBatch(batch, task, deps);
+  await confirmBatch(batch, task, written, deps);
+  return written.outcome;
+}
+
+/**
+ * Writes one batch: pushes its online users through the gateway, appends the
+ * others to their offline lists, counts deliveries for frequency control.
+ * Nothing says it is confirmed yet: confirmBatch does, and only after it may
+ * the batch be reported to the scheduler; a batch written but never confirmed
+ * comes again from its checkpoint, and its writes are repeated (same
+ * idempotency keys).
+ */
+export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatchDeps): Promise<WrittenBatch> {
   const online = new Uint32Array(batch.uins.length);
   const offline = new Uint32Array(batch.uins.length);
   const partition = deps.online.partition(batch.uins, online, offline);
@@ -96,6 +117,29 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
   const rejected = labelled(result?.rejected ?? []);
   const delivered = split.online - rejected.length;
   deps.counted(delivered, split.offline);
+  const outcome: BatchOutcome = {
+    online: delivered,
+    offline: split.offline,
+    deadLetters: countByReason(rejected),
+    ...(result?.refused === undefined ? {} : { refused: result.refused }),
+  };
+  return { outcome, reached, rejected };
+}
+
+/**
+ * Confirms a written batch: publishes it to the reports stream, records which
+ * of its positions went online (with its dead letters), and records it in the
+ * confirmed-batch log, in that order; the batch may be reported to the
+ * scheduler once this resolves, never before. A throw leaves it unconfirmed.
+ */
+export async function confirmBatch(
+  batch: UnitBatch,
+  task: Task,
+  written: WrittenBatch,
+  deps: Pick<DeliverBatchDeps, 'executorId' | 'reports' | 'confirmed' | 'records' | 'clock'>,
+): Promise<void> {
+  const to = batch.offset + batch.uins.length;
+  const { online: delivered, offline } = written.outcome;
   if (deps.reports) {
     // Before the progress report: a batch the scheduler counts is always in the reports stream.
     await deps.reports.publish(TOPICS.reports, [
@@ -107,7 +151,7 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
           from: batch.offset,
           to,
           delivered,
-          offline: split.offline,
+          offline,
           executor: deps.executorId,
         },
         timestamp: Date.now(),
@@ -117,12 +161,12 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
   if (deps.records !== undefined) {
     // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
     // Its dead letters, by the reason the task counts them under, go in the same write: never one without the other.
-    const rejections = rejectionsOf(batch.uins, rejected);
+    const rejections = rejectionsOf(batch.uins, written.rejected);
     await deps.records.recordBatch({
       taskId: task.id,
       from: batch.offset,
       count: batch.uins.length,
-      online: onlineBitsOf(batch.uins, reached),
+      online: onlineBitsOf(batch.uins, written.reached),
       executor: deps.executorId,
       at: deps.clock.now(),
       ...(rejections === undefined ? {} : { rejected: rejections }),
@@ -131,19 +175,7 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
   // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
   // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
   // After the reports stream (a batch replayed from here is not published again), before the progress report.
-  await deps.confirmed.record(
-    batch.taskId,
-    batch.unitNo,
-    batch.offset,
-    { to, delivered, offline: split.offline },
-    task.expiresAt,
-  );
-  return {
-    online: delivered,
-    offline: split.offline,
-    deadLetters: countByReason(rejected),
-    ...(result?.refused === undefined ? {} : { refused: result.refused }),
-  };
+  await deps.confirmed.record(batch.taskId, batch.unitNo, batch.offset, { to, delivered, offline }, task.expiresAt);
 }
 
 /** Distinct dead-letter reasons one progress report carries (unit.progress v2); the rest count as `other`. */

@@ -8,7 +8,8 @@ import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import { movedBatchGuard } from './unit-assignments';
 import { executorMetrics } from './executor-metrics';
-import { deliverBatch } from './deliver-batch';
+import { confirmBatch, writeBatch, type DeliverBatchDeps } from './deliver-batch';
+import { ConfirmationLine } from './confirmation-line';
 import { quietHoldOf } from './quiet-hours';
 import { BatchFence } from './batch-fence';
 
@@ -26,6 +27,15 @@ export type { Executor, ExecutorDeps };
  */
 export const PREFETCH = 2;
 
+/**
+ * Batches confirmed (reports stream, delivery record, confirmed-batch log,
+ * progress report) while the worker writes the next one, at most
+ * (confirmation-line.ts). Four absorb a record write that is slow now and
+ * then on a loaded host; a crash then leaves at most five batches unreported,
+ * all sent again from their checkpoints.
+ */
+export const CONFIRMATIONS_IN_FLIGHT = 4;
+
 /** A channel's refusal reason is cut to this in a progress report: it is the task's error message. */
 const MAX_REFUSAL_CHARS = 500;
 
@@ -35,13 +45,16 @@ const MAX_REFUSAL_CHARS = 500;
  * reports the batch to the scheduler, which checkpoints the unit.
  *
  * A batch is reported only after its writes finished (delivery, offline
- * lists, and with frequency control the count of its online users), so a
+ * lists, and with frequency control the count of its online users) and it
+ * was confirmed (reports stream, delivery record, ConfirmedBatchLog), so a
  * crash can only repeat a batch (same idempotency keys; counting is
  * idempotent by task), never lose one, and every batch in the reports stream
  * is counted: no replay of the stream is needed to rebuild the counts. A
+ * batch is confirmed and reported while the worker writes the next ones
+ * (confirmation-line.ts: one at a time, in order). A
  * batch already confirmed (a unit re-run from an older checkpoint; recorded in
  * the ConfirmedBatchLog, which in production outlives the process, so a crash
- * repeats only the batch in hand) is not
+ * repeats only the batches in hand, at most five) is not
  * delivered again but reported again, with the counts it had: the scheduler
  * ignores the report when its checkpoint is past the batch, and needs it when
  * its checkpoint is still there (a report it lost, e.g. in the inbox of a
@@ -141,6 +154,38 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     return channel.watchHold(tell);
   }
 
+  const deliverDeps: DeliverBatchDeps = {
+    executorId: deps.id,
+    online: deps.online,
+    gateway: deps.gateway,
+    offline: deps.offline,
+    frequency: deps.frequency,
+    ...(deps.zones ? { zones: deps.zones } : {}),
+    reports: deps.reports,
+    confirmed,
+    ...(deps.records ? { records: deps.records } : {}),
+    personaliser,
+    clock,
+    counted: (online, offline) => {
+      delivered.inc(labels, online);
+      queued.inc(labels, offline);
+    },
+  };
+
+  /** Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it. */
+  function notConfirmed(batch: Pick<UnitBatch, 'taskId' | 'unitNo' | 'offset'>, error: unknown): void {
+    // UNAVAILABLE is a closed channel: this process is stopping.
+    const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
+    if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
+    logger[stopping ? 'debug' : 'error']('batch not confirmed', {
+      taskId: batch.taskId,
+      unitNo: batch.unitNo,
+      offset: batch.offset,
+      error: String(error),
+    });
+  }
+  const confirmations = new ConfirmationLine(notConfirmed, CONFIRMATIONS_IN_FLIGHT);
+
   /** Real-time batches, handled while a normal task's batch waits for its tokens. */
   const realtimeMeanwhile = {
     watch: () => prefetch.watchRealtime(),
@@ -167,9 +212,11 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
     // The cached task's epoch is the owner's when it was read: a lower bound, which also covers a task forgotten above.
     if (fence.isStale(batch, fence.raise(batch.taskId, Math.max(batch.epoch, task.epoch)))) return 0;
+    await confirmations.settledFor(batch);
     const seen = await confirmed.get(batch.taskId, batch.unitNo, batch.offset);
     if (seen !== undefined && seen.to === to) {
-      await report(batch, to, seen.delivered, seen.offline);
+      // In line: after the reports of the batches written before it.
+      await confirmations.enqueue(batch, () => report(batch, to, seen.delivered, seen.offline));
       return 0;
     }
     // Inside the task's quiet hours now (during 'hold'): none of it goes, and the scheduler holds its unit
@@ -177,7 +224,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     const quietUntil = await quietHoldOf(task, batch.uins, deps.zones, since);
     if (quietUntil !== undefined) {
       quietHeld.inc(labels, batch.uins.length);
-      await report({ ...batch, last: false }, batch.offset, 0, 0, { quietUntil });
+      // In line too: the hold takes the unit away, so the reports of the batches written before it go first.
+      await confirmations.enqueue(batch, () => report({ ...batch, last: false }, batch.offset, 0, 0, { quietUntil }));
       return 0;
     }
     const pacingFrom = performance.now();
@@ -189,28 +237,17 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       return performance.now() - pacingFrom;
     const pacedMs = performance.now() - pacingFrom;
     const unwatch = reportHolds(batch);
-    const split = await deliverBatch(batch, task, {
-      executorId: deps.id,
-      online: deps.online,
-      gateway: deps.gateway,
-      offline: deps.offline,
-      frequency: deps.frequency,
-      ...(deps.zones ? { zones: deps.zones } : {}),
-      reports: deps.reports,
-      confirmed,
-      ...(deps.records ? { records: deps.records } : {}),
-      personaliser,
-      clock,
-      counted: (online, offline) => {
-        delivered.inc(labels, online);
-        queued.inc(labels, offline);
-      },
-    }).finally(unwatch);
-    // Sending again: this report clears a hold the scheduler recorded.
-    await report(batch, to, split.online, split.offline, {
-      deadLetters: split.deadLetters,
-      // It becomes the task's error, which operators read: a channel URL's credentials stay out of it.
-      ...(split.refused === undefined ? {} : { refused: redactSecrets(split.refused).slice(0, MAX_REFUSAL_CHARS) }),
+    const written = await writeBatch(batch, task, deliverDeps).finally(unwatch);
+    // Confirmed and reported while the next batch is written: its record, then its progress report.
+    await confirmations.enqueue(batch, async () => {
+      await confirmBatch(batch, task, written, deliverDeps);
+      const split = written.outcome;
+      // Sending again: this report clears a hold the scheduler recorded.
+      await report(batch, to, split.online, split.offline, {
+        deadLetters: split.deadLetters,
+        // It becomes the task's error, which operators read: a channel URL's credentials stay out of it.
+        ...(split.refused === undefined ? {} : { refused: redactSecrets(split.refused).slice(0, MAX_REFUSAL_CHARS) }),
+      });
     });
     return pacedMs;
   }
@@ -262,16 +299,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     try {
       pacedMs = await handle(batch);
     } catch (error) {
-      // Not reported, so the scheduler's checkpoint stays before this batch and a re-run repeats it.
-      // UNAVAILABLE is a closed channel: this process is stopping.
-      const stopping = isHeraldError(error) && error.code === 'UNAVAILABLE';
-      if (!stopping) errors.inc({ ...labels, code: isHeraldError(error) ? error.code : 'INTERNAL' });
-      logger[stopping ? 'debug' : 'error']('batch not confirmed', {
-        taskId: batch.taskId,
-        unitNo: batch.unitNo,
-        offset: batch.offset,
-        error: String(error),
-      });
+      notConfirmed(batch, error);
     } finally {
       busy.inc(labels, (performance.now() - started - pacedMs) / 1000);
     }
@@ -282,6 +310,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       prefetched.set(prefetch.size, labels);
       await handleCounted(batch);
     }
+    // The batch in hand is reported before the worker is done (the last confirmation in line).
+    await confirmations.drained();
   }
 
   const prefetch = new Prefetch<UnitBatch>();

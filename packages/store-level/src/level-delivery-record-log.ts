@@ -71,9 +71,14 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
   }
 
   recordBatch(record: DeliveryRecord): Promise<void> {
-    return this.life.run('recordBatch', () =>
-      this.db.put(batchKey(record.taskId, record.from), Buffer.from(encodeDeliveryRecord(record))),
-    );
+    return this.life.run('recordBatch', () => {
+      const value = encodeDeliveryRecord(record);
+      // A view of the encoded bytes, not a copy of them.
+      return this.db.put(
+        batchKey(record.taskId, record.from),
+        Buffer.from(value.buffer, value.byteOffset, value.length),
+      );
+    });
   }
 
   batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {

@@ -36,6 +36,7 @@ const VERSION = 1;
 const VERSION_WITH_REJECTIONS = 2;
 /** version u8, count u32, at f64, executor length u8: then the executor id (UTF-8), then the bits. */
 const HEAD = 1 + 4 + 8 + 1;
+const UTF8 = new TextEncoder();
 /** A reason's index is a byte, its length a byte. */
 const MAX_REASONS = 255;
 
@@ -46,7 +47,7 @@ const MAX_REASONS = 255;
  * each) and, with more than one reason, a reason index byte each.
  */
 export function encodeDeliveryRecord(record: DeliveryRecord): Uint8Array {
-  const executor = new TextEncoder().encode(record.executor);
+  const executor = UTF8.encode(record.executor);
   if (executor.length > 255) throw new RangeError('executor id is longer than 255 bytes');
   const bitBytes = (record.count + 7) >>> 3;
   const rejections = record.rejected === undefined ? undefined : encodeRejections(record.rejected, record.count);
@@ -141,7 +142,7 @@ function encodeRejections(rejected: BatchRejections, count: number): Uint8Array 
   if (reasonOf.length !== offsets.length) throw new RangeError('one reason index per rejected offset');
   if (offsets.some((offset, i) => offset >= count || (i > 0 && offset <= offsets[i - 1]!)))
     throw new RangeError('rejected offsets are ascending, each once, inside the batch');
-  const names = reasons.map((reason) => new TextEncoder().encode(reason));
+  const names = reasons.map((reason) => UTF8.encode(reason));
   if (names.some((name) => name.length > 255)) throw new RangeError('a rejection reason is longer than 255 bytes');
   // One reason (the usual case: `unregistered`, or a batch refused whole) needs no index per recipient.
   const indexBytes = reasons.length > 1 ? offsets.length : 0;

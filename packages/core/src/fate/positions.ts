@@ -5,17 +5,22 @@
  * confirmed batch records exactly one bitset, so 10^8 positions cost 12.5 MB.
  */
 
-/** The bitset of `uins` (a sorted batch) whose members are in `online` (a sorted subset of it, in order). */
+/**
+ * The bitset of `uins` (a sorted batch) whose members are in `online` (a
+ * sorted subset of it, in order). It runs on the send path, once per batch:
+ * a walk of the online ones, each found by a scan forward in the batch.
+ */
 export function onlineBitsOf(uins: Uint32Array, online: Uint32Array): Uint8Array {
-  const bits = new Uint8Array((uins.length + 7) >>> 3);
-  let j = 0;
-  for (let i = 0; i < uins.length && j < online.length; i++) {
-    if (uins[i] === online[j]) {
-      bits[i >>> 3]! |= 1 << (i & 7);
-      j++;
-    }
+  const count = uins.length;
+  const bits = new Uint8Array((count + 7) >>> 3);
+  let i = 0;
+  for (let j = 0; j < online.length; j++) {
+    const uin = online[j]!;
+    while (i < count && uins[i] !== uin) i++;
+    if (i === count) throw new RangeError('online is not an in-order subset of the batch');
+    bits[i >>> 3]! |= 1 << (i & 7);
+    i++;
   }
-  if (j !== online.length) throw new RangeError('online is not an in-order subset of the batch');
   return bits;
 }
 
