@@ -57,3 +57,17 @@ export async function broadcastToEnd(
   );
   return task!;
 }
+
+/** One of executor `id`'s counters for `channel` (e.g. herald_channel_failed_total), from its management endpoint's metrics. */
+export async function channelCounter(
+  cluster: ProcessCluster,
+  id: string,
+  channel: string,
+  metric: string,
+): Promise<number> {
+  const response = await fetch(`http://${cluster.managementAddress(id)}/metrics`, {
+    headers: cluster.managementHeaders(),
+  });
+  const line = (await response.text()).split('\n').find((l) => l.startsWith(`${metric}{channel="${channel}"}`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
