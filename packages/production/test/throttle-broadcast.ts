@@ -53,7 +53,11 @@ export async function broadcastToEnd(
       task = await api<Task>(`/api/v1/tasks/${created.id}`);
       return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
     },
-    { timeoutMs: 180_000, intervalMs: 200, message: `task ${created.id} ending (last: ${task?.state})` },
+    {
+      timeoutMs: 180_000,
+      intervalMs: 200,
+      message: `task ${created.id} ending (last: ${JSON.stringify(task)?.slice(0, 300)})`,
+    },
   );
   return task!;
 }
