@@ -53,7 +53,25 @@ export async function broadcastToEnd(
       task = await api<Task>(`/api/v1/tasks/${created.id}`);
       return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
     },
-    { timeoutMs: 180_000, intervalMs: 200, message: `task ${created.id} ending (last: ${task?.state})` },
+    {
+      timeoutMs: 180_000,
+      intervalMs: 200,
+      message: `task ${created.id} ending (last: ${JSON.stringify(task)?.slice(0, 300)})`,
+    },
   );
   return task!;
+}
+
+/** One of executor `id`'s counters for `channel` (e.g. herald_channel_failed_total), from its management endpoint's metrics. */
+export async function channelCounter(
+  cluster: ProcessCluster,
+  id: string,
+  channel: string,
+  metric: string,
+): Promise<number> {
+  const response = await fetch(`http://${cluster.managementAddress(id)}/metrics`, {
+    headers: cluster.managementHeaders(),
+  });
+  const line = (await response.text()).split('\n').find((l) => l.startsWith(`${metric}{channel="${channel}"}`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }

@@ -32,7 +32,13 @@ export { Http2ApnsServer, APNS_ERRORS } from './delivery-gateway/http2-apns-serv
 export type { ApnsAnswer, ApnsRequest } from './delivery-gateway/http2-apns-server';
 export { selfSignedCertificate } from './delivery-gateway/self-signed';
 export type { Certificate } from './delivery-gateway/self-signed';
-export { rateLimitedPolicy, settledSending, zmqRateLimitedPolicy } from './delivery-gateway/rate-limited-policy';
+export {
+  apnsRateLimitedPolicy,
+  fcmRateLimitedPolicy,
+  rateLimitedPolicy,
+  settledSending,
+  zmqRateLimitedPolicy,
+} from './delivery-gateway/rate-limited-policy';
 export type {
   RateLimitedAnswer,
   RateLimitedPolicy,

@@ -1,4 +1,12 @@
-import { rateLimitedPolicy, settledSending, zmqRateLimitedPolicy } from './rate-limited-policy';
+import type { ApnsRequest } from './http2-apns-server';
+import type { FcmRequest } from './http2-fcm-server';
+import {
+  apnsRateLimitedPolicy,
+  fcmRateLimitedPolicy,
+  rateLimitedPolicy,
+  settledSending,
+  zmqRateLimitedPolicy,
+} from './rate-limited-policy';
 import type { WebhookRequest } from './webhook-receiver';
 import type { ZmqPushRequest } from './zmq-push-receiver';
 
@@ -27,6 +35,26 @@ describe('rate-limited receiver policies', () => {
     const limit = rateLimitedPolicy({ recipientsPerSecond: 1000, burstSeconds: 0.5, now: () => 0 });
     expect(limit.policy(webhookRequest(500))).toEqual({ status: 200 });
     expect(limit.policy(webhookRequest(300))).toEqual({ status: 429, headers: { 'retry-after': '1' } });
+  });
+
+  it('count each FCM message as one recipient and throttle above the limit as FCM does: 429 QUOTA_EXCEEDED', () => {
+    let now = 0;
+    const limit = fcmRateLimitedPolicy({ recipientsPerSecond: 4, burstSeconds: 0.5, now: () => now });
+    const message = {} as FcmRequest;
+    expect([limit.policy(message), limit.policy(message)]).toEqual([{ kind: 'ok' }, { kind: 'ok' }]);
+    // Two recipients of burst spent: the third waits 250 ms, said in whole seconds.
+    expect(limit.policy(message)).toEqual({ kind: 'error', status: 429, errorCode: 'QUOTA_EXCEEDED', retryAfter: '1' });
+    now = 250;
+    expect(limit.policy(message)).toEqual({ kind: 'ok' });
+    expect(limit.log.map((a) => a.recipients)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('throttle an APNs notification above the limit 429 TooManyRequests, without a Retry-After', () => {
+    const limit = apnsRateLimitedPolicy({ recipientsPerSecond: 2, burstSeconds: 0.5, now: () => 0 });
+    const notification = {} as ApnsRequest;
+    expect(limit.policy(notification)).toEqual({ kind: 'ok' });
+    expect(limit.policy(notification)).toEqual({ kind: 'error', status: 429, reason: 'TooManyRequests' });
+    expect([limit.accepted, limit.throttled]).toEqual([1, 1]);
   });
 
   it('measure the send rate and throttles after the settling time, up to the last accepted request', () => {

@@ -1,4 +1,6 @@
 import { TokenBucket } from '@herald/core/pacing';
+import { APNS_ERRORS, type ApnsAnswer, type ApnsRequest } from './http2-apns-server';
+import { FCM_ERRORS, type FcmAnswer, type FcmRequest } from './http2-fcm-server';
 import type { WebhookAnswer, WebhookPolicy, WebhookRequest } from './webhook-receiver';
 import type { ZmqPushAnswer, ZmqPushPolicy, ZmqPushRequest } from './zmq-push-receiver';
 
@@ -39,7 +41,7 @@ export interface RateLimitedPolicy<Policy = WebhookPolicy> {
 export function rateLimitedPolicy(options: RateLimitOptions): RateLimitedPolicy {
   return rateLimited(
     options,
-    (request: WebhookRequest) => (request.body as { uins?: unknown[] } | undefined)?.uins,
+    (request: WebhookRequest) => recipientsOf((request.body as { uins?: unknown[] } | undefined)?.uins),
     (): WebhookAnswer => ({ status: 200 }),
     (waitMs): WebhookAnswer => ({ status: 429, headers: { 'retry-after': String(Math.ceil(waitMs / 1000)) } }),
   );
@@ -54,16 +56,53 @@ export function rateLimitedPolicy(options: RateLimitOptions): RateLimitedPolicy 
 export function zmqRateLimitedPolicy(options: RateLimitOptions): RateLimitedPolicy<ZmqPushPolicy> {
   return rateLimited(
     options,
-    (request: ZmqPushRequest) => request.uins,
+    (request: ZmqPushRequest) => recipientsOf(request.uins),
     (): ZmqPushAnswer => ({ kind: 'accept' }),
     (waitMs): ZmqPushAnswer => ({ kind: 'throttle', retryAfterMs: Math.ceil(waitMs) }),
   );
 }
 
-/** The token bucket and counts both receivers' policies share; `accept` and `throttle` say it in the receiver's terms. */
+/**
+ * The same limit as an Http2FcmServer policy: FCM sends one message per
+ * device, so each request is one recipient, and a message above the limit
+ * is answered as FCM documents a project over its quota: 429
+ * RESOURCE_EXHAUSTED, errorCode QUOTA_EXCEEDED, Retry-After in whole seconds.
+ */
+export function fcmRateLimitedPolicy(options: RateLimitOptions): RateLimitedPolicy<(request: FcmRequest) => FcmAnswer> {
+  return rateLimited(
+    options,
+    () => 1,
+    (): FcmAnswer => ({ kind: 'ok' }),
+    (waitMs) => FCM_ERRORS.quotaExceeded(Math.ceil(waitMs / 1000)),
+  );
+}
+
+/**
+ * The same limit as an Http2ApnsServer policy: one recipient per request,
+ * and a notification above the limit answered 429 TooManyRequests with no
+ * Retry-After, as APNs does (Apple documents none for it): the sender
+ * chooses its own wait (Herald's `pacing.throttleDelayMs`).
+ */
+export function apnsRateLimitedPolicy(
+  options: RateLimitOptions,
+): RateLimitedPolicy<(request: ApnsRequest) => ApnsAnswer> {
+  return rateLimited(
+    options,
+    () => 1,
+    (): ApnsAnswer => ({ kind: 'ok' }),
+    () => APNS_ERRORS.tooManyRequests(),
+  );
+}
+
+/** A batch's recipients: its uins, or 1 for a request without a list. */
+function recipientsOf(uins: unknown[] | undefined): number {
+  return Array.isArray(uins) ? uins.length : 1;
+}
+
+/** The token bucket and counts every receiver's policy shares; `accept` and `throttle` say it in the receiver's terms. */
 function rateLimited<Request, Answer>(
   options: RateLimitOptions,
-  uinsOf: (request: Request) => unknown[] | undefined,
+  recipientsIn: (request: Request) => number,
   accept: () => Answer,
   throttle: (waitMs: number) => Answer,
 ): RateLimitedPolicy<(request: Request) => Answer> {
@@ -78,8 +117,7 @@ function rateLimited<Request, Answer>(
   const counts = { throttled: 0, accepted: 0 };
   const log: RateLimitedAnswer[] = [];
   const policy = (request: Request): Answer => {
-    const uins = uinsOf(request);
-    const recipients = Array.isArray(uins) ? uins.length : 1;
+    const recipients = recipientsIn(request);
     const at = now();
     const wait = bucket.take(recipients, at);
     log.push({ at, recipients, throttled: wait !== 0 });
