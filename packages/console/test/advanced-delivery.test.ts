@@ -354,7 +354,7 @@ describe('advanced delivery in the console (Chromium)', () => {
       quietHours: '22:00-07:00',
     });
     expect(await page.locator('[data-setting="campaign-local-time"]').innerText()).toBe(
-      "Each firing at 08:30 in each recipient's zone (window 1h; zones past it: not at all). Quiet hours 22:00–07:00.",
+      "Each firing at 08:30 in each recipient's zone (window 1h; zones past it: not at all). Quiet hours 22:00–07:00, hold until they end.",
     );
     // Edit shows them, and saving another time changes only that.
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
@@ -394,7 +394,7 @@ describe('advanced delivery in the console (Chromium)', () => {
     // The console's own check, in the broadcast form's words, before anything is sent: the canary and quiet hours.
     await page.getByLabel('Start as a canary').check();
     await page.getByRole('button', { name: 'Create campaign' }).click();
-    await page.locator('.field-error[data-field="canary"]').waitFor();
+    await page.locator('.field-error[data-field="canaryOn"]').waitFor();
     expect((await admin<{ campaigns: unknown[] }>('GET', '/api/v1/campaigns?q=Evening')).campaigns).toEqual([]);
     await page.getByLabel('Start as a canary').uncheck();
     await page.getByRole('button', { name: 'Create campaign' }).click();

@@ -53,7 +53,7 @@ export function parseCanarySample(value: unknown, field = 'canary.sample'): Cana
   return value;
 }
 
-/** A canary: `{ sample, holdSeconds, thresholds: { rejectedRatio, failedRatio } }`. */
+/** A canary: `{ sample, holdSeconds, thresholds: { rejectedRatio, failedRatio, minClickThrough? } }`. */
 export function parseCanary(value: unknown, field = 'canary'): CanarySpec {
   if (!isObject(value)) refuse(field, value, 'must be an object');
   onlyFields(field, value, ['sample', 'holdSeconds', 'thresholds']);
@@ -63,13 +63,18 @@ export function parseCanary(value: unknown, field = 'canary'): CanarySpec {
     refuse(`${field}.holdSeconds`, hold, `must be a whole number of seconds in 0..${MAX_HOLD_SECONDS}`);
   const thresholds = value.thresholds;
   if (!isObject(thresholds)) refuse(`${field}.thresholds`, thresholds, 'must be an object');
-  onlyFields(`${field}.thresholds`, thresholds, ['rejectedRatio', 'failedRatio']);
+  onlyFields(`${field}.thresholds`, thresholds, ['rejectedRatio', 'failedRatio', 'minClickThrough']);
+  const minClickThrough =
+    thresholds.minClickThrough === undefined
+      ? undefined
+      : ratio(`${field}.thresholds.minClickThrough`, thresholds.minClickThrough);
   return {
     sample,
     holdSeconds: hold,
     thresholds: {
       rejectedRatio: ratio(`${field}.thresholds.rejectedRatio`, thresholds.rejectedRatio),
       failedRatio: ratio(`${field}.thresholds.failedRatio`, thresholds.failedRatio),
+      ...(minClickThrough === undefined ? {} : { minClickThrough }),
     },
   };
 }
