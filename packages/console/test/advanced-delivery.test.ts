@@ -337,7 +337,7 @@ describe('advanced delivery in the console (Chromium)', () => {
     await page.locator('#body').fill('Your digest of {{firing.date}}');
     await page.getByLabel('Resend').selectOption('firing');
     expect(await page.getByLabel('Deliver at a local time').isVisible()).toBe(false);
-    await page.locator('summary', { hasText: 'Local time and quiet hours' }).click();
+    await page.locator('summary', { hasText: 'Advanced delivery' }).click();
     await page.getByLabel('Deliver at a local time').check();
     await page.locator('#localTime').fill('08:30');
     await page.locator('#missed').selectOption('skip');
@@ -354,11 +354,11 @@ describe('advanced delivery in the console (Chromium)', () => {
       quietHours: '22:00-07:00',
     });
     expect(await page.locator('[data-setting="campaign-local-time"]').innerText()).toBe(
-      "Each firing at 08:30 in each recipient's zone (window 1h; zones past it: not at all). Quiet hours 22:00–07:00.",
+      "Each firing at 08:30 in each recipient's zone (window 1h; zones past it: not at all). Quiet hours 22:00–07:00, hold until they end.",
     );
     // Edit shows them, and saving another time changes only that.
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    await page.locator('summary', { hasText: 'Local time and quiet hours' }).click();
+    await page.locator('summary', { hasText: 'Advanced delivery' }).click();
     expect(await page.locator('#localTime').inputValue()).toBe('08:30');
     await page.locator('#localTime').fill('07:45');
     // The section's summary is drawn from the form's state: once it names the new time, Save sends it.
@@ -372,6 +372,79 @@ describe('advanced delivery in the console (Chromium)', () => {
       quietHours: '22:00-07:00',
     });
   }, 60_000);
+
+  it("creates a campaign with a collapse key, variants and queued quiet hours; edits it into a canary; a firing's task carries them", async () => {
+    await page.goto(cluster.url + '/console/campaigns/new');
+    await page.getByRole('heading', { name: 'New campaign' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Evening offers');
+    await page.getByLabel('Time zone').fill('UTC');
+    await page.getByLabel('Cron').fill('0 18 * * *');
+    await page.locator('#listFile').setInputFiles({
+      name: 'audience.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(AUDIENCE.join('\n') + '\n'),
+    });
+    await page.locator('.upload-result').waitFor();
+    await page.locator('#body').fill('Tonight only');
+    await page.locator('summary', { hasText: 'Advanced delivery' }).click();
+    await page.locator('#collapseKey').fill('offers:evening');
+    await page.getByLabel('Keep quiet hours').check();
+    await page.locator('#quietDuring-offline').check();
+    await fillVariants(['45', '45'], '10');
+    // The console's own check, in the broadcast form's words, before anything is sent: the canary and quiet hours.
+    await page.getByLabel('Start as a canary').check();
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.locator('.field-error[data-field="canaryOn"]').waitFor();
+    expect((await admin<{ campaigns: unknown[] }>('GET', '/api/v1/campaigns?q=Evening')).campaigns).toEqual([]);
+    await page.getByLabel('Start as a canary').uncheck();
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.waitForURL(/\/console\/campaigns\/\d+$/);
+    const id = /\/campaigns\/(\d+)$/.exec(page.url())![1]!;
+    const campaign = await admin<{ template: Record<string, unknown> }>('GET', `/api/v1/campaigns/${id}`);
+    expect(campaign.template).toMatchObject({
+      collapseKey: 'offers:evening',
+      quietHours: { hours: '22:00-08:00', during: 'offline' },
+      variants: [
+        { name: 'a', share: 0.45, content: { body: 'Variant 1 says hello' } },
+        { name: 'b', share: 0.45, content: { body: 'Variant 2 says hello' } },
+      ],
+      holdout: 0.1,
+    });
+    expect(await page.locator('[data-setting="campaign-rollout"]').innerText()).toBe(
+      'Collapse key offers:evening: each firing replaces the last in offline inboxes. Variants a 45%, b 45%; holdout 10%.',
+    );
+    expect(await page.locator('[data-setting="campaign-local-time"]').innerText()).toContain(
+      'Quiet hours 22:00–08:00, queue for the next login.',
+    );
+    // Edit shows them as set; turning quiet hours and variants off and a canary on saves just that.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.locator('summary', { hasText: 'Advanced delivery' }).click();
+    expect(await page.locator('#collapseKey').inputValue()).toBe('offers:evening');
+    expect(await page.locator('#variant1-share').inputValue()).toBe('45');
+    expect(await page.locator('#quietDuring-offline').isChecked()).toBe(true);
+    await page.getByLabel('Keep quiet hours').uncheck();
+    await page.getByLabel('Send variants').uncheck();
+    await page.getByLabel('Start as a canary').check();
+    await page.locator('#canarySample').fill('20');
+    await page.locator('#canaryHold').fill('0');
+    await page.locator('details.advanced [data-advanced-summary]', { hasText: 'canary 20%' }).waitFor();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    const edited = await admin<{ template: Record<string, unknown> }>('GET', `/api/v1/campaigns/${id}`);
+    const canary = { sample: '20%', holdSeconds: 0, thresholds: { rejectedRatio: 0.05, failedRatio: 0.05 } };
+    expect(edited.template).toMatchObject({ collapseKey: 'offers:evening', canary });
+    expect(edited.template).not.toHaveProperty('variants');
+    expect(edited.template).not.toHaveProperty('quietHours');
+    // Run now: the firing's task is a canary with the template's collapse key, shown on its page.
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.getByRole('button', { name: 'Yes, run now' }).click();
+    const firings = () => admin<{ firings: { taskId: number | null }[] }>('GET', `/api/v1/campaigns/${id}/firings`);
+    await waitFor(async () => (await firings()).firings[0]?.taskId != null, { timeoutMs: 30_000 });
+    const taskId = (await firings()).firings[0]!.taskId!;
+    const task = await admin<Task>('GET', `/api/v1/tasks/${taskId}`);
+    expect(task.collapseKey).toBe('offers:evening');
+    expect(task.rollout?.canary).toEqual(canary);
+  }, 90_000);
 
   it('passes axe on the open form and the task page, in dark mode and on a 390 px phone', async () => {
     const found: Record<string, unknown> = {};

@@ -77,6 +77,44 @@ describe('campaign edit form', () => {
     });
   });
 
+  it("keeps the template's collapse key, canary and variants, sends them back as set, and puts their refusals on their fields", () => {
+    const canary = { sample: 2000, holdSeconds: 900, thresholds: { rejectedRatio: 0.05, failedRatio: 0.1 } };
+    const variants = [
+      { name: 'a', share: 0.6, content: { body: 'A {{firing.date}}', template: true as const } },
+      { name: 'b', share: 0.3, content: { body: 'B', title: 'Bee' } },
+    ];
+    const withRollout: Campaign = {
+      ...campaign,
+      template: { ...campaign.template, collapseKey: 'digest', canary, variants, holdout: 0.1 },
+    };
+    const draft = draftOf(withRollout);
+    expect(draft.rollout).toMatchObject({
+      collapseKey: 'digest',
+      canaryOn: true,
+      canaryBy: 'count',
+      canarySample: '2000',
+      canaryHoldMinutes: '15',
+      variantsOn: true,
+      holdout: '10',
+    });
+    expect(validateDraft(draft)).toEqual({});
+    // A personalised template's variants stay personalised, as a task's do.
+    expect(patchOf(withRollout, draft).template).toMatchObject({
+      collapseKey: 'digest',
+      canary,
+      variants: [variants[0], { ...variants[1], content: { ...variants[1]!.content, template: true } }],
+      holdout: 0.1,
+    });
+    // A canary cannot wait on quiet hours: the console says so before sending.
+    const quiet = { ...draft, local: { ...draft.local, quietOn: true } };
+    expect(validateDraft(quiet).canary).toMatch(/cannot be combined/);
+    expect(draftFieldOf('template.canary.sample')).toBe('canarySample');
+    expect(draftFieldOf('template.variants[1].share')).toBe('variant1.share');
+    expect(draftFieldOf('template.holdout')).toBe('holdout');
+    expect(draftFieldOf('template.collapseKey')).toBe('collapseKey');
+    expect(draftFieldOf('canary.sample')).toBeUndefined();
+  });
+
   it('checks the duration in hours against the default maximum, and a list is required', () => {
     expect(durationHoursError('')).toBeUndefined();
     expect(durationHoursError('720')).toBeUndefined();

@@ -1,4 +1,5 @@
 import { ErrorCodes } from '@herald/core';
+import { canaryBreach, clickThroughOf, type CanaryRatios, type CanaryThresholds } from '@herald/core/rollout';
 import type { CanaryReport, ExecutionUnit, Task } from '@herald/core/task';
 import { fenceOf, type SchedulerContext } from './context';
 import { unitTotals } from './task-table';
@@ -29,18 +30,9 @@ export interface CanaryNeeds {
   pause(task: Task, error: { code: string; message: string }): Promise<void>;
 }
 
-/** The canary's threshold breach, in words, or undefined when the sample is healthy. */
-export function breachOf(
-  canary: CanaryReport,
-  thresholds: { rejectedRatio: number; failedRatio: number },
-  ratios: { rejectedRatio: number; failedRatio: number },
-): string | undefined {
-  const percent = (x: number) => `${(x * 100).toFixed(2)}%`;
-  if (ratios.rejectedRatio > thresholds.rejectedRatio)
-    return `the channel rejected ${percent(ratios.rejectedRatio)} of the canary's ${canary.sample} recipients (threshold ${percent(thresholds.rejectedRatio)})`;
-  if (ratios.failedRatio > thresholds.failedRatio)
-    return `${percent(ratios.failedRatio)} of the canary's ${canary.sample} recipients were still not confirmed when its hold ended (threshold ${percent(thresholds.failedRatio)})`;
-  return undefined;
+/** The canary's threshold breach, in words (core rollout/engagement.ts), or undefined when the sample is healthy. */
+export function breachOf(canary: CanaryReport, thresholds: CanaryThresholds, ratios: CanaryRatios): string | undefined {
+  return canaryBreach(canary.sample, thresholds, ratios);
 }
 
 export function createCanaryGate(ctx: SchedulerContext, needs: CanaryNeeds): CanaryGate {
@@ -85,8 +77,16 @@ export function createCanaryGate(ctx: SchedulerContext, needs: CanaryNeeds): Can
     if (now < canary.holdUntil) return;
     const thresholds = task.rollout?.canary?.thresholds;
     if (thresholds === undefined || canary.sample <= 0) return release(task, { ...canary, state: 'passed' });
-    const ratios = ratiosOf(task, units, canary.sample);
-    const breach = breachOf(canary, thresholds, sampleDone ? ratios : { ...ratios, rejectedRatio: 0 });
+    // Click-through is judged only once an app backend reported engagement (read from the store, where the API writes it).
+    // Over the sample's online deliveries: only the sample has been sent, and its totals are in the report once it is.
+    const clickThrough = clickThroughOf(stored?.report.engagement, task.report.delivered);
+    const ratios = { ...ratiosOf(task, units, canary.sample), ...(clickThrough === undefined ? {} : { clickThrough }) };
+    // Rejections and clicks are judged on the whole sample only: part of it would judge by too few.
+    const breach = breachOf(
+      canary,
+      thresholds,
+      sampleDone ? ratios : { rejectedRatio: 0, failedRatio: ratios.failedRatio },
+    );
     if (breach !== undefined) {
       const failed = { ...canary, state: 'failed' as const, ...ratios };
       logger.warn('canary failed: the task pauses itself', { taskId: task.id, reason: breach });

@@ -235,7 +235,12 @@ export interface CampaignTemplate {
   noResend?: NoResend;
   /** Each firing's local-time delivery and quiet hours, as the request wrote them (docs/local-time.md). */
   deliverAt?: { localTime: string; window?: string; missed?: 'next_day' | 'skip' | 'now'; defaultTimeZone?: string };
-  quietHours?: string;
+  quietHours?: string | { hours: string; during?: 'hold' | 'offline' };
+  /** Each firing's collapse key, canary and A/B variants (docs/campaigns.md, "Template"); a seed is drawn per firing. */
+  collapseKey?: string;
+  canary?: CanarySpec;
+  variants?: RolloutVariant[];
+  holdout?: number;
 }
 
 /** A cron campaign (docs/campaigns.md) as the API answers it, with its next fire times (ISO 8601, UTC; none while disabled). */

@@ -17,14 +17,13 @@ import {
   type DraftField,
 } from '../lib/campaign-edit';
 import { NoResendField } from './NoResendField';
-import { AdvancedSection } from './AdvancedSection';
-import { advancedSummary } from './AdvancedDelivery';
-import { LocalTimeFields, useAccountLocalTime } from './LocalTimeFields';
-import { localTimeErrorsOf } from '../lib/local-time-form';
+import { useAccountLocalTime } from './LocalTimeFields';
+import { CampaignAdvancedDelivery } from './CampaignAdvancedDelivery';
 
 /**
  * Changing a campaign (PATCH /api/v1/campaigns/:id): its name, schedule,
- * message, list, priority, duration, local time and quiet hours, with the next five fire times of the
+ * message, list, priority, duration, local time, quiet hours, collapse key, canary and variants, with the next
+ * five fire times of the
  * new schedule as it is typed. A refusal lands on the field it names, in the
  * form's words.
  */
@@ -47,7 +46,6 @@ export function CampaignEditor({
     setDraft((current) => ({ ...current, [name]: value }));
   const previewField = previewError ? (draftFieldOf(previewError.field) ?? 'cron') : undefined;
   const accountLocalTime = useAccountLocalTime(campaign.accountId);
-  const localErrors = localTimeErrorsOf(errors);
   const errorOf = (name: DraftField) =>
     errors[name] ?? (previewField === name ? operatorMessage(previewError!) : undefined);
 
@@ -117,19 +115,14 @@ export function CampaignEditor({
           />
         </div>
       </div>
-      <AdvancedSection
-        title="Local time and quiet hours"
-        summary={advancedSummary(draft.local) || 'none: each firing goes at its time to everyone'}
-        hasError={Object.keys(localErrors).length > 0}
-      >
-        <LocalTimeFields
-          form={draft.local}
-          errors={localErrors}
-          set={(name, value) => set('local', { ...draft.local, [name]: value })}
-          account={accountLocalTime}
-          zoneList={false}
-        />
-      </AdvancedSection>
+      <CampaignAdvancedDelivery
+        local={draft.local}
+        rollout={draft.rollout}
+        errors={errors}
+        setLocal={(next) => set('local', next)}
+        setRollout={(next) => set('rollout', next)}
+        account={accountLocalTime}
+      />
       {failure && (
         <div className="banner error" role="alert">
           {failure}

@@ -1,13 +1,6 @@
 import type { Task } from '../api/types';
-import { fmtInt } from '../lib/format';
 import { MISSED_TEXT, QUIET_DURING_TEXT, windowText } from '../lib/local-time-form';
-
-const pct = (share: number): string => `${+(share * 100).toFixed(4)}%`;
-
-/** The canary's sample as set: "1%" of the recipients, or about 10,000 of them. */
-export function sampleText(sample: string | number): string {
-  return typeof sample === 'number' ? `about ${fmtInt(sample)} recipients` : `${sample} of the recipients`;
-}
+import { canaryWords, variantsWords } from '../lib/rollout-words';
 
 /** True when the task has one of the settings this panel shows. */
 export function hasDeliverySettings(task: Task): boolean {
@@ -67,19 +60,13 @@ export function TaskSettings({ task }: { task: Task }) {
         {rollout?.canary && (
           <>
             <dt>Canary</dt>
-            <dd data-setting="canary">
-              {sampleText(rollout.canary.sample)} first, hold {fmtInt(rollout.canary.holdSeconds / 60)} min; stop above{' '}
-              {pct(rollout.canary.thresholds.rejectedRatio)} rejected or {pct(rollout.canary.thresholds.failedRatio)}{' '}
-              failed
-            </dd>
+            <dd data-setting="canary">{canaryWords(rollout.canary)}</dd>
           </>
         )}
         {rollout?.variants && (
           <>
             <dt>Variants</dt>
-            <dd data-setting="variants">
-              {rollout.variants.map((v) => `${v.name} ${pct(v.share)}`).join(', ')}; holdout {pct(rollout.holdout ?? 0)}
-            </dd>
+            <dd data-setting="variants">{variantsWords(rollout.variants, rollout.holdout)}</dd>
           </>
         )}
       </dl>

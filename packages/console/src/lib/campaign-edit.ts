@@ -1,6 +1,7 @@
 import type { Campaign, NoResend, PriorityClass } from '../api/types';
 import { durationTooLong } from './broadcast-form';
-import { durationHoursError, noResendOf, noResendWindowError } from './campaign-form';
+import { durationHoursError, noResendOf, noResendWindowError, templateRolloutFieldOf } from './campaign-form';
+import { rolloutBody, rolloutFormOf, validateRollout, type RolloutField, type RolloutForm } from './rollout-form';
 import { operatorMessage, type Refusal } from './operator-words';
 import {
   localTimeBody,
@@ -31,9 +32,11 @@ export interface CampaignDraft {
   durationHours: string;
   /** Each firing's local time and quiet hours (docs/local-time.md, "Campaigns"). */
   local: LocalTimeForm;
+  /** Each firing's collapse key, canary and A/B variants (docs/campaigns.md, "Template"). */
+  rollout: RolloutForm;
 }
 
-export type DraftField = Exclude<keyof CampaignDraft, 'local'> | LocalTimeField;
+export type DraftField = Exclude<keyof CampaignDraft, 'local' | 'rollout'> | LocalTimeField | RolloutField;
 export type DraftErrors = Partial<Record<DraftField, string>>;
 
 /** Where the server's field names land in the form. */
@@ -53,7 +56,9 @@ const FIELD_OF: Record<string, DraftField> = {
 };
 
 export const draftFieldOf = (serverField: string | undefined): DraftField | undefined =>
-  serverField === undefined ? undefined : (FIELD_OF[serverField] ?? localTimeFieldOf(serverField));
+  serverField === undefined
+    ? undefined
+    : (FIELD_OF[serverField] ?? localTimeFieldOf(serverField) ?? templateRolloutFieldOf(serverField));
 
 /** The draft's window in days: a stored window of whole days, else the form's default of 7. */
 const windowDaysOf = (noResend: NoResend | undefined) =>
@@ -77,6 +82,10 @@ export function draftOf(campaign: Campaign): CampaignDraft {
     priority: t.priority,
     durationHours: hoursOf(t.ttlSeconds),
     local: localTimeFormOf(t.deliverAt, t.quietHours),
+    rollout: rolloutFormOf({
+      ...(t.collapseKey === undefined ? {} : { collapseKey: t.collapseKey }),
+      rollout: { canary: t.canary, variants: t.variants, holdout: t.holdout },
+    }),
   };
 }
 
@@ -91,7 +100,11 @@ export function validateDraft(draft: CampaignDraft): DraftErrors {
   if (windowError !== undefined) found.noResendWindowDays = windowError;
   const hours = draft.durationHours.trim();
   const lifetime = duration === undefined && hours !== '' ? Number(hours) * 3600 : undefined;
-  return { ...found, ...validateLocalTime(draft.local, lifetime) };
+  return {
+    ...found,
+    ...validateLocalTime(draft.local, lifetime),
+    ...validateRollout(draft.rollout, draft.local.localTimeOn || draft.local.quietOn),
+  };
 }
 
 /**
@@ -116,6 +129,8 @@ export function patchOf(campaign: Campaign, draft: CampaignDraft) {
       ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
       noResend: noResendOf(draft),
       ...localTimeBody(draft.local),
+      // A personalised template's variants are personalised too, as a task's are.
+      ...rolloutBody(draft.rollout, t.content.template === true),
     },
   };
 }

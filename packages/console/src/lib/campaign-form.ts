@@ -8,6 +8,14 @@ import {
   type LocalTimeField,
   type LocalTimeForm,
 } from './local-time-form';
+import {
+  emptyRollout,
+  rolloutBody,
+  rolloutFieldOf,
+  validateRollout,
+  type RolloutField,
+  type RolloutForm,
+} from './rollout-form';
 
 /** The new-campaign form: values, the console's own checks, the request body, and where server errors land. */
 export interface CampaignForm {
@@ -27,9 +35,11 @@ export interface CampaignForm {
   noResendWindowDays: string;
   /** Each firing's local-time delivery and quiet hours (docs/local-time.md, "Campaigns"). */
   local: LocalTimeForm;
+  /** Each firing's collapse key, canary and A/B variants (docs/campaigns.md, "Template"). */
+  rollout: RolloutForm;
 }
 
-export type CampaignField = Exclude<keyof CampaignForm, 'local'> | LocalTimeField;
+export type CampaignField = Exclude<keyof CampaignForm, 'local' | 'rollout'> | LocalTimeField | RolloutField;
 export type CampaignErrors = Partial<Record<CampaignField, string>>;
 
 export const emptyCampaign = (accountId: string, timeZone: string): CampaignForm => ({
@@ -46,6 +56,7 @@ export const emptyCampaign = (accountId: string, timeZone: string): CampaignForm
   noResendScope: 'content',
   noResendWindowDays: '7',
   local: emptyLocalTime(),
+  rollout: emptyRollout(),
 });
 
 /** The scope's request form: a window is whole days (the API also takes `90m`, `12h`). */
@@ -89,7 +100,11 @@ export function validateCampaign(form: CampaignForm): CampaignErrors {
   if (windowError !== undefined) errors.noResendWindowDays = windowError;
   const lifetime =
     duration === undefined && form.durationHours.trim() !== '' ? Number(form.durationHours) * 3600 : undefined;
-  return { ...errors, ...validateLocalTime(form.local, lifetime) };
+  return {
+    ...errors,
+    ...validateLocalTime(form.local, lifetime),
+    ...validateRollout(form.rollout, form.local.localTimeOn || form.local.quietOn),
+  };
 }
 
 export function toCampaignBody(form: CampaignForm) {
@@ -106,9 +121,14 @@ export function toCampaignBody(form: CampaignForm) {
       ...(form.durationHours.trim() === '' ? {} : { ttlSeconds: Math.round(Number(form.durationHours) * 3600) }),
       noResend: noResendOf(form),
       ...localTimeBody(form.local),
+      ...rolloutBody(form.rollout, false),
     },
   };
 }
+
+/** A refusal of a template's rollout field ('template.canary.sample', ...) on the form's field. */
+export const templateRolloutFieldOf = (serverField: string | undefined): RolloutField | undefined =>
+  serverField?.startsWith('template.') ? rolloutFieldOf(serverField.slice('template.'.length)) : undefined;
 
 /** The form field a server error names ('template.content.body' is the message, ...). */
 export function campaignFieldOf(serverField: string | undefined): CampaignField | undefined {
@@ -127,5 +147,7 @@ export function campaignFieldOf(serverField: string | undefined): CampaignField 
     'template.noResend.scope': 'noResendScope',
     'template.noResend.window': 'noResendWindowDays',
   };
-  return serverField === undefined ? undefined : (map[serverField] ?? localTimeFieldOf(serverField));
+  return serverField === undefined
+    ? undefined
+    : (map[serverField] ?? localTimeFieldOf(serverField) ?? templateRolloutFieldOf(serverField));
 }

@@ -28,7 +28,7 @@ export const QUIET_DURING_TEXT: Readonly<Record<QuietDuring, string>> = {
 
 /** Quiet hours as the API answers them: a task's stored record, or the request form an account's defaults read back as. */
 export type QuietHoursAnswer =
-  string | { hours: string; during: QuietDuring } | { from: string; to: string; during?: 'offline'; atLogin?: 'hold' };
+  string | { hours: string; during?: QuietDuring } | { from: string; to: string; during?: 'offline'; atLogin?: 'hold' };
 
 /** Quiet hours' from, to and mode, whichever form the API answered; null for none. */
 export function quietPartsOf(
@@ -37,7 +37,7 @@ export function quietPartsOf(
   if (quiet === null || quiet === undefined) return null;
   if (typeof quiet === 'string' || 'hours' in quiet) {
     const [from = '', to = ''] = (typeof quiet === 'string' ? quiet : quiet.hours).split('-');
-    return { from, to, during: typeof quiet === 'string' ? 'hold' : quiet.during };
+    return { from, to, during: typeof quiet === 'string' ? 'hold' : (quiet.during ?? 'hold') };
   }
   return { from: quiet.from, to: quiet.to, during: quiet.during ?? 'hold' };
 }

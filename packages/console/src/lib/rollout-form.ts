@@ -246,3 +246,11 @@ export function rolloutFormOf(task: {
       : {}),
   };
 }
+
+/** The rollout fields' errors out of a form's errors (a campaign form's section opens on them). */
+export function rolloutErrorsOf(errors: Readonly<Record<string, string | undefined>>): RolloutErrors {
+  const fields = new Set<string>([...Object.keys(emptyRollout()), 'canary']);
+  return Object.fromEntries(
+    Object.entries(errors).filter(([name]) => fields.has(name) || /^variant\d+\./.test(name)),
+  ) as RolloutErrors;
+}

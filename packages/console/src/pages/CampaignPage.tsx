@@ -1,4 +1,5 @@
-import { MISSED_TEXT } from '../lib/local-time-form';
+import { MISSED_TEXT, quietHoursWords } from '../lib/local-time-form';
+import { templateRolloutWords } from '../lib/rollout-words';
 import { useState } from 'react';
 import { api, query } from '../api/client';
 import type { Campaign, FiringPage, NoResend } from '../api/types';
@@ -131,7 +132,12 @@ export function CampaignPage({ id }: { id: string }) {
             <p className="small muted" data-setting="campaign-local-time">
               {t.deliverAt &&
                 `Each firing at ${t.deliverAt.localTime} in each recipient's zone (window ${t.deliverAt.window ?? '1h'}; zones past it: ${MISSED_TEXT[t.deliverAt.missed ?? 'next_day']}).`}{' '}
-              {t.quietHours && `Quiet hours ${t.quietHours.replace('-', '–')}.`}
+              {t.quietHours && `Quiet hours ${quietHoursWords(t.quietHours)}.`}
+            </p>
+          )}
+          {(t.collapseKey || t.canary || t.variants) && (
+            <p className="small muted" data-setting="campaign-rollout">
+              {templateRolloutWords(t)}
             </p>
           )}
         </div>

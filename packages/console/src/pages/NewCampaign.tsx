@@ -3,10 +3,8 @@ import { api, ApiError, newIdempotencyKey } from '../api/client';
 import type { Campaign } from '../api/types';
 import { ErrorBanner, Field } from '../components/bits';
 import { NoResendField } from '../components/NoResendField';
-import { AdvancedSection } from '../components/AdvancedSection';
-import { LocalTimeFields, useAccountLocalTime } from '../components/LocalTimeFields';
-import { advancedSummary } from '../components/AdvancedDelivery';
-import { localTimeErrorsOf } from '../lib/local-time-form';
+import { useAccountLocalTime } from '../components/LocalTimeFields';
+import { CampaignAdvancedDelivery } from '../components/CampaignAdvancedDelivery';
 import { DailyReach } from '../components/DailyReach';
 import { FireTimeList, TimeZoneList, useCronPreview } from '../components/FireTimes';
 import { ListUpload } from '../components/ListUpload';
@@ -57,7 +55,6 @@ export function NewCampaign() {
   // The live preview's refusal shows under the field it names, before any submit.
   const previewField = previewError ? (campaignFieldOf(previewError.field) ?? 'cron') : undefined;
   const accountLocalTime = useAccountLocalTime(form.accountId);
-  const localErrors = localTimeErrorsOf(errors);
   const errorOf = (name: CampaignField) =>
     errors[name] ?? (previewField === name ? operatorMessage(previewError!) : undefined);
   const reach = preview && listCount !== null ? estimateReach(preview.nextFireTimes, listCount) : undefined;
@@ -228,19 +225,14 @@ export function NewCampaign() {
             error={errorOf('noResendScope') ?? errorOf('noResendWindowDays')}
           />
         </div>
-        <AdvancedSection
-          title="Local time and quiet hours"
-          summary={advancedSummary(form.local) || "each firing's local time in each recipient's zone, quiet hours"}
-          hasError={Object.keys(localErrors).length > 0}
-        >
-          <LocalTimeFields
-            form={form.local}
-            errors={localErrors}
-            set={(name, value) => set('local', { ...form.local, [name]: value })}
-            account={accountLocalTime}
-            zoneList={false}
-          />
-        </AdvancedSection>
+        <CampaignAdvancedDelivery
+          local={form.local}
+          rollout={form.rollout}
+          errors={errors}
+          setLocal={(next) => set('local', next)}
+          setRollout={(next) => set('rollout', next)}
+          account={accountLocalTime}
+        />
         <ErrorBanner error={failure} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>

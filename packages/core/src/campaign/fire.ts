@@ -14,12 +14,11 @@ import type { TaskStore } from '../ports/task-store';
 import { contentCrc } from '../task/content';
 import type { Task } from '../task/model';
 import { renderFiringVariables } from '../template/firing';
-import { parseDeliverAt } from '../time/local-time';
-import { parseQuietHours } from '../time/quiet-hours';
 import { firingValues } from './firing-values';
 import { campaignTaskKey } from './misfire';
 import type { Campaign, CampaignFiring } from './model';
 import { noResendSince } from './no-resend';
+import { templateTaskFields } from './template';
 
 /** What firing a campaign needs. */
 export interface CampaignFiringDeps {
@@ -142,7 +141,8 @@ async function createFiringTask(
     if (!reserved.admitted) return `quota_exceeded:${reserved.refusal.limit}`;
   }
   // Filled once per firing: a `{{firing.date}}` content is new content every day.
-  const content = renderFiringVariables(template.content, firingValues(campaign.id, scheduledAt, campaign.timeZone));
+  const values = firingValues(campaign.id, scheduledAt, campaign.timeZone);
+  const content = renderFiringVariables(template.content, values);
   const since = noResendSince(template.noResend, scheduledAt, campaign.timeZone);
   return deps.store
     .createTask(
@@ -158,8 +158,8 @@ async function createFiringTask(
         idempotencyKey: key,
         ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
         ...(since === undefined ? {} : { noResendSince: since }),
-        ...(template.deliverAt === undefined ? {} : { deliverAt: parseDeliverAt(template.deliverAt) }),
-        ...(template.quietHours === undefined ? {} : { quietHours: parseQuietHours(template.quietHours) }),
+        // Local time, quiet hours, collapse key, canary and variants: as a task request would carry them.
+        ...templateTaskFields(template, values, key),
       },
       now,
     )

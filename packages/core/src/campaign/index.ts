@@ -17,6 +17,8 @@ export { compileSchedule, nextFireTimes, instantOfWallClock, MAX_FIRE_TIMES, MAX
 export { NO_RESEND_SCOPES, MAX_NO_RESEND_WINDOW, checkNoResend, parseNoResendWindow, noResendSince } from './no-resend';
 export type { NoResend, NoResendScope, NoResendWindow } from './no-resend';
 export { firingValues } from './firing-values';
+export { templateTaskFields, seedOf } from './template';
+export type { QuietHoursRequest, TemplateTaskFields } from './template';
 export { fireCampaign, manualRunTime } from './fire';
 export type { CampaignFiringDeps, CampaignFiringOptions } from './fire';
 export { firingNote } from './firing-note';

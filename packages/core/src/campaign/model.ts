@@ -5,34 +5,13 @@
  * ValidationError naming the field), new records, patches, queries.
  */
 import { NotFoundError, ValidationError } from '../errors';
-import type { PriorityClass, TaskContent } from '../task/model';
-import { taskContentOf } from '../task/content';
 import { compileTextSearch, matchesTextSearch, type TextSearch } from '../task/text-search';
-import { checkTaskTargeting } from '../task/validate';
-import { checkCampaignContent } from '../template/firing';
 import { parseCron } from './cron';
-import { checkNoResend, type NoResend } from './no-resend';
 import { checkTimeZone } from './time-zone';
-import { parseDeliverAt, type DeliverAtRequest } from '../time/local-time';
-import { parseQuietHours } from '../time/quiet-hours';
+import { checkTemplate, type CampaignTemplate } from './template';
 
-/** What each firing's task is made from. */
-export interface CampaignTemplate {
-  /** A recipient list of the campaign's account; every firing sends to it as it is then. */
-  listId: string;
-  content: TaskContent;
-  priority: PriorityClass;
-  /** The task's lifetime from its scheduled time; absent: tasks.defaultTtlMs. */
-  ttlSeconds?: number;
-  /** Each firing's task is targeted with this query (NewTask.targeting); absent: untargeted. */
-  targeting?: string;
-  /** What counts as already sent for a firing (campaign/no-resend.ts); absent: scope content. */
-  noResend?: NoResend;
-  /** Each firing's task is delivered at this local time (NewTask.deliverAt, docs/local-time.md), as the request wrote it. */
-  deliverAt?: DeliverAtRequest;
-  /** Each firing's task's quiet hours, 'HH:MM-HH:MM' (NewTask.quietHours). */
-  quietHours?: string;
-}
+export type { CampaignTemplate, QuietHoursRequest } from './template';
+export { checkTemplate } from './template';
 
 export interface NewCampaign {
   accountId: string;
@@ -163,8 +142,6 @@ export const CAMPAIGN_QUERY_MAX_LIMIT = 1000;
 export const MAX_CAMPAIGN_NAME_CHARS = 200;
 /** The longest id (account, list) and firing reason a store keeps, in characters. */
 export const MAX_CAMPAIGN_ID_CHARS = 255;
-/** Longest content kept in a template (a store's own bound; the API applies tasks.maxContentChars). */
-const MAX_TEMPLATE_BODY_CHARS = 1 << 20;
 
 const fail = (field: string, message: string): never => {
   throw new ValidationError(`${field} ${message}`, { field });
@@ -194,46 +171,6 @@ export function checkCampaignId(value: unknown, field = 'id'): number {
 function checkCron(value: unknown): string {
   parseCron(value);
   return value as string;
-}
-
-/** A template, checked and copied (unknown fields dropped). */
-export function checkTemplate(value: unknown, field = 'template'): CampaignTemplate {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(field, 'must be an object');
-  const t = value as Partial<CampaignTemplate>;
-  const listId = checkString(`${field}.listId`, t.listId, MAX_CAMPAIGN_ID_CHARS);
-  if (t.content === null || typeof t.content !== 'object') fail(`${field}.content`, 'must be an object with a body');
-  const body = checkString(`${field}.content.body`, t.content!.body, MAX_TEMPLATE_BODY_CHARS);
-  const title = t.content!.title;
-  if (title !== undefined && typeof title !== 'string') fail(`${field}.content.title`, 'must be a string');
-  const personal = t.content!.template;
-  if (personal !== undefined && personal !== true) fail(`${field}.content.template`, 'must be true or absent');
-  const content = taskContentOf({
-    body,
-    ...(title === undefined ? {} : { title }),
-    ...(personal === true ? { template: true } : {}),
-  });
-  // A template content is parsed now, not at its first firing (TEMPLATE_INVALID naming field and position);
-  // it may name the firing variables as well as the recipient's.
-  checkCampaignContent(content, `${field}.content`);
-  if (t.priority !== 'normal' && t.priority !== 'realtime') fail(`${field}.priority`, "must be 'normal' or 'realtime'");
-  if (t.ttlSeconds !== undefined && (!Number.isSafeInteger(t.ttlSeconds) || t.ttlSeconds < 1))
-    fail(`${field}.ttlSeconds`, 'must be a positive integer');
-  // Parsed now, not at the first firing: QUERY_INVALID naming template.targeting and the position.
-  if (t.targeting !== undefined) checkTaskTargeting(t.targeting, `${field}.targeting`);
-  const noResend = t.noResend === undefined ? undefined : checkNoResend(t.noResend, `${field}.noResend`);
-  // Parsed now, kept as written: each firing parses it again into its task's (campaign-pass.ts).
-  if (t.deliverAt !== undefined) parseDeliverAt(t.deliverAt, `${field}.deliverAt`);
-  if (t.quietHours !== undefined) parseQuietHours(t.quietHours, `${field}.quietHours`);
-  return {
-    listId,
-    content,
-    priority: t.priority!,
-    ...(t.ttlSeconds === undefined ? {} : { ttlSeconds: t.ttlSeconds }),
-    ...(t.targeting === undefined ? {} : { targeting: t.targeting }),
-    ...(noResend === undefined ? {} : { noResend }),
-    ...(t.deliverAt === undefined ? {} : { deliverAt: { ...t.deliverAt } }),
-    ...(t.quietHours === undefined ? {} : { quietHours: t.quietHours }),
-  };
 }
 
 /** Checks a NewCampaign and returns the record it becomes, given its id and the time now. */

@@ -16,6 +16,12 @@ export interface CanaryThresholds {
   rejectedRatio: number;
   /** Recipients in batches the channel failed (after retries) over recipients sent, in [0, 1]. */
   failedRatio: number;
+  /**
+   * The lowest click-through (reported clicks over the sample's recipients
+   * delivered online, rollout/engagement.ts) at which the rest still goes, in [0, 1]; judged
+   * after the hold only if engagement was reported. Absent: not judged.
+   */
+  minClickThrough?: number;
 }
 
 export interface CanarySpec {

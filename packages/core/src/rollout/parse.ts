@@ -53,7 +53,7 @@ export function parseCanarySample(value: unknown, field = 'canary.sample'): Cana
   return value;
 }
 
-/** A canary: `{ sample, holdSeconds, thresholds: { rejectedRatio, failedRatio } }`. */
+/** A canary: `{ sample, holdSeconds, thresholds: { rejectedRatio, failedRatio, minClickThrough? } }`. */
 export function parseCanary(value: unknown, field = 'canary'): CanarySpec {
   if (!isObject(value)) refuse(field, value, 'must be an object');
   onlyFields(field, value, ['sample', 'holdSeconds', 'thresholds']);
@@ -63,13 +63,18 @@ export function parseCanary(value: unknown, field = 'canary'): CanarySpec {
     refuse(`${field}.holdSeconds`, hold, `must be a whole number of seconds in 0..${MAX_HOLD_SECONDS}`);
   const thresholds = value.thresholds;
   if (!isObject(thresholds)) refuse(`${field}.thresholds`, thresholds, 'must be an object');
-  onlyFields(`${field}.thresholds`, thresholds, ['rejectedRatio', 'failedRatio']);
+  onlyFields(`${field}.thresholds`, thresholds, ['rejectedRatio', 'failedRatio', 'minClickThrough']);
+  const minClickThrough =
+    thresholds.minClickThrough === undefined
+      ? undefined
+      : ratio(`${field}.thresholds.minClickThrough`, thresholds.minClickThrough);
   return {
     sample,
     holdSeconds: hold,
     thresholds: {
       rejectedRatio: ratio(`${field}.thresholds.rejectedRatio`, thresholds.rejectedRatio),
       failedRatio: ratio(`${field}.thresholds.failedRatio`, thresholds.failedRatio),
+      ...(minClickThrough === undefined ? {} : { minClickThrough }),
     },
   };
 }
@@ -93,16 +98,22 @@ function parseVariantContent(value: unknown, field: string): TaskContent {
  * Content variants and their holdout: 2..8 variants with distinct names, each
  * share in (0, 1), the holdout in [0, 1) (absent: 0), the shares adding up to
  * 1 - holdout within SHARE_TOLERANCE (else `field` variants is named).
+ * `prefix` goes before every field named ('template.' for a campaign's
+ * template: `template.variants[1].share`).
  */
-export function parseVariants(variants: unknown, holdout: unknown): { variants: RolloutVariant[]; holdout: number } {
+export function parseVariants(
+  variants: unknown,
+  holdout: unknown,
+  prefix = '',
+): { variants: RolloutVariant[]; holdout: number } {
   if (!Array.isArray(variants) || variants.length < MIN_VARIANTS || variants.length > MAX_VARIANTS)
-    refuse('variants', variants, `must be a list of ${MIN_VARIANTS}..${MAX_VARIANTS} variants`);
+    refuse(`${prefix}variants`, variants, `must be a list of ${MIN_VARIANTS}..${MAX_VARIANTS} variants`);
   const held = holdout === undefined ? 0 : holdout;
   if (typeof held !== 'number' || !Number.isFinite(held) || held < 0 || held >= 1)
-    refuse('holdout', holdout, 'must be a number in [0, 1)');
+    refuse(`${prefix}holdout`, holdout, 'must be a number in [0, 1)');
   const names = new Set<string>();
   const parsed = variants.map((variant: unknown, i): RolloutVariant => {
-    const field = `variants[${i}]`;
+    const field = `${prefix}variants[${i}]`;
     if (!isObject(variant)) refuse(field, variant, 'must be an object');
     onlyFields(field, variant, ['name', 'share', 'content']);
     const { name, share } = variant;
@@ -116,7 +127,7 @@ export function parseVariants(variants: unknown, holdout: unknown): { variants: 
   });
   const sum = parsed.reduce((total, v) => total + v.share, 0);
   if (Math.abs(sum + held - 1) > SHARE_TOLERANCE)
-    refuse('variants', sum, `shares add up to ${sum}, not 1 - holdout (${1 - held})`);
+    refuse(`${prefix}variants`, sum, `shares add up to ${sum}, not 1 - holdout (${1 - held})`);
   return { variants: parsed, holdout: held };
 }
 

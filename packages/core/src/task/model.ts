@@ -1,6 +1,7 @@
 import type { TaskState } from './task-machine';
 import type { UnitState } from './unit-machine';
 import type { TaskRollout } from '../rollout/model';
+import type { TaskEngagement } from '../rollout/engagement';
 import type { DeliverAt } from '../time/local-time';
 import type { QuietHours } from '../time/quiet-hours';
 
@@ -135,6 +136,12 @@ export interface TaskReport {
   /** A canary task (docs/rollouts.md): its sample and where the canary stands. Absent: no canary. */
   canary?: CanaryReport;
   /**
+   * Clicks (and opens) an app backend reported for this task, running totals
+   * (POST /api/v1/tasks/:id/engagement; docs/rollouts.md "Click-through").
+   * Absent: none reported.
+   */
+  engagement?: TaskEngagement;
+  /**
    * A local-time task's groups (docs/local-time.md), in release order: the
    * recipients of one release instant and offset, positions [start, end) of
    * its delivery-order list. Set when pre-processing ends; the counts follow
@@ -195,6 +202,8 @@ export interface CanaryReport {
   /** The ratios the sample was judged by, once judged. */
   rejectedRatio?: number;
   failedRatio?: number;
+  /** Reported clicks over the sample, once judged with engagement reported. */
+  clickThrough?: number;
 }
 
 /** A delivery channel holding a task's sending: what a task report says (docs/delivery.md, "Pacing by the channel's health"). */

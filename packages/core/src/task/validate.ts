@@ -37,6 +37,7 @@ import {
 } from './model';
 import { checkCollapseKey } from './collapse-key';
 import { checkTaskRollout } from '../rollout/parse';
+import { isTaskEngagement, mergeEngagement } from '../rollout/engagement';
 import { checkDeliverAt, MAX_LOCAL_GROUPS } from '../time/local-time';
 import { checkQuietHours } from '../time/quiet-hours';
 import {
@@ -219,6 +220,10 @@ function checkPatch(patch: TaskPatch, rules: TaskRecordRules): void {
   checkDeadLetters(report.deadLetters);
   checkChannelHold(report.channel);
   checkCanaryReport(report.canary);
+  if (report.engagement !== undefined && !isTaskEngagement(report.engagement))
+    throw new ValidationError('report.engagement must be { clicks, opens?, reportedAt } counts', {
+      field: 'engagement',
+    });
   checkLocalGroups(report.localGroups);
 }
 
@@ -233,7 +238,8 @@ function checkCanaryReport(canary: CanaryReport | undefined): void {
     typeof canary.holdUntil !== 'number' ||
     !Number.isFinite(canary.holdUntil) ||
     !ratio(canary.rejectedRatio) ||
-    !ratio(canary.failedRatio)
+    !ratio(canary.failedRatio) ||
+    !(canary.clickThrough === undefined || (typeof canary.clickThrough === 'number' && canary.clickThrough >= 0))
   )
     throw new ValidationError('report.canary must be { sample, state, holdUntil, rejectedRatio?, failedRatio? }', {
       field: 'canary',
@@ -304,6 +310,9 @@ export function applyTaskPatch(task: Task, patch: TaskPatch, rules: TaskRecordRu
     if (patch.report.channel !== undefined) report.channel = patch.report.channel;
     // The canary's standing is written whole, by its scheduler or by a promote (docs/rollouts.md).
     if (patch.report.canary !== undefined) report.canary = { ...patch.report.canary };
+    // Reported running totals: merged inside the store's update, so two reports racing never lower a count.
+    if (patch.report.engagement !== undefined)
+      report.engagement = mergeEngagement(task.report.engagement, patch.report.engagement);
     // Written whole by the owning scheduler (local-release.ts): the list replaces the stored one.
     if (patch.report.localGroups !== undefined) report.localGroups = patch.report.localGroups.map((g) => ({ ...g }));
     next.report = report;

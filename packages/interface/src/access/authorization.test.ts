@@ -262,6 +262,15 @@ const MATRIX: Record<string, Spec> = {
     ]),
   ),
 
+  // An app backend's click report: access as for the task.
+  'POST /api/v1/tasks/:id/engagement': {
+    kind: 'account',
+    foreign: () => ({ method: 'POST', path: taskPath(seeded.globexTask.id, '/engagement'), body: { clicks: 1 } }),
+    missing: () => ({ method: 'POST', path: taskPath(999_999, '/engagement'), body: { clicks: 1 } }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    ok: 200,
+  },
+
   'GET /api/v1/templates/preview': {
     kind: 'any',
     request: () => ({

@@ -53,7 +53,25 @@ export function campaignFieldsOf(content: JsonSchema) {
           description:
             "each firing's task is delivered at this local time, as written (POST /api/v1/tasks deliverAt; docs/local-time.md)",
         },
-        quietHours: { type: 'string', description: "each firing's task's quiet hours, 'HH:MM-HH:MM'" },
+        quietHours: {
+          description:
+            "each firing's task's quiet hours, as written: 'HH:MM-HH:MM' or { hours: 'HH:MM-HH:MM', during: 'hold' | 'offline' }",
+        },
+        collapseKey: {
+          type: 'string',
+          description: "each firing's task's collapse key: a firing supersedes the one before it in offline lists",
+        },
+        canary: {
+          type: 'object',
+          description:
+            "each firing's task starts as this canary (POST /api/v1/tasks canary; docs/rollouts.md); each firing draws its own sample",
+        },
+        variants: {
+          type: 'array',
+          description:
+            "each firing's task's A/B variants (POST /api/v1/tasks variants); their content may name firing variables",
+        },
+        holdout: { type: 'number', description: "each firing's A/B holdout share; absent: none" },
       },
       ['listId', 'content', 'priority'],
       'the task each firing creates',

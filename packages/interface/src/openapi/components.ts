@@ -307,6 +307,22 @@ export const COMPONENTS = {
   RecipientFate: recipientFate,
   TaskFunnel: taskFunnel,
   RecipientHistory: recipientHistory,
+  TaskEngagementAnswer: object(
+    {
+      taskId: { type: 'integer' },
+      engagement: object(
+        {
+          clicks: { type: 'integer', minimum: 0 },
+          opens: { type: 'integer', minimum: 0 },
+          reportedAt: { type: 'integer', description: 'epoch ms: when a report last raised a count' },
+        },
+        ['clicks', 'reportedAt'],
+        'running totals an app backend reported (docs/rollouts.md, "Click-through")',
+      ),
+    },
+    ['taskId', 'engagement'],
+    'POST /api/v1/tasks/:id/engagement',
+  ),
   TaskCommandAccepted: object(
     {
       taskId: { type: 'integer' },

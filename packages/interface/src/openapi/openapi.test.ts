@@ -307,6 +307,11 @@ describe('GET /api/docs', () => {
       409,
     );
     await call(
+      'POST /api/v1/tasks/:id/engagement',
+      { method: 'POST', path: `/api/v1/tasks/${task.id as number}/engagement`, body: { clicks: 3, opens: 9 } },
+      200,
+    );
+    await call(
       'POST /api/v1/tasks/:id/cancel',
       { method: 'POST', path: `/api/v1/tasks/${task.id as number}/cancel` },
       202,

@@ -263,6 +263,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     params: { id: TASK_ID },
   },
 
+  'POST /api/v1/tasks/:id/engagement': {
+    tag: 'tasks',
+    access: 'token',
+    summary: "Report the clicks a task's message got",
+    description:
+      'An app backend reports running totals { clicks, opens? } for the task; the stored totals only grow (a smaller total changes nothing), so a retry never counts twice. A canary with thresholds.minClickThrough is judged on clicks over its sample after the hold, only once engagement was reported, and pauses itself below it. docs/rollouts.md, "Click-through".',
+    responses: { 200: json("the task's engagement as stored", ref('TaskEngagementAnswer')) },
+    errors: {
+      400: 'VALIDATION_FAILED: the id is not a positive integer, or a count is missing, not a whole number in 0..10^12, or unknown (details.field)',
+      404: task404,
+      409: 'FENCED: the task changed owner between the read and the write: report again',
+    },
+    params: { id: TASK_ID },
+  },
+
   'GET /api/v1/campaigns/preview': {
     tag: 'campaigns',
     access: 'token',

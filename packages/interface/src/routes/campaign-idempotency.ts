@@ -1,5 +1,12 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ErrorCodes, HeraldError } from '@herald/core';
-import { checkTimeZone, type Campaign, type NoResend } from '@herald/core/campaign';
+import {
+  checkTemplate,
+  checkTimeZone,
+  type Campaign,
+  type CampaignTemplate,
+  type NoResend,
+} from '@herald/core/campaign';
 import type { PriorityClass } from '@herald/core/task';
 import type { RequestContent } from './request-content';
 
@@ -16,6 +23,10 @@ export interface CampaignRequestShape {
     ttlSeconds?: number;
     targeting?: string;
     noResend?: NoResend;
+    collapseKey?: string;
+    canary?: unknown;
+    variants?: unknown;
+    holdout?: unknown;
   };
 }
 
@@ -41,7 +52,8 @@ export function assertSameCampaignRequest(existing: Campaign, request: CampaignR
     t.priority === (r.priority ?? 'normal') &&
     t.ttlSeconds === r.ttlSeconds &&
     t.targeting === r.targeting &&
-    sameNoResend(t.noResend, r.noResend);
+    sameNoResend(t.noResend, r.noResend) &&
+    sameRollout(t, r);
   if (!same) {
     throw new HeraldError(
       ErrorCodes.IDEMPOTENCY_KEY_REUSED,
@@ -55,4 +67,21 @@ const windowOf = (noResend: NoResend | undefined) => (noResend?.scope === 'windo
 
 function sameNoResend(a: NoResend | undefined, b: NoResend | undefined): boolean {
   return a?.scope === b?.scope && windowOf(a) === windowOf(b);
+}
+
+const rolloutOf = (t: Pick<CampaignTemplate, 'collapseKey' | 'canary' | 'variants' | 'holdout'>) => ({
+  collapseKey: t.collapseKey,
+  canary: t.canary,
+  variants: t.variants,
+  holdout: t.holdout,
+});
+
+/**
+ * The collapse key, canary and variants: the request's parsed as the template
+ * stores them (a zero holdout dropped), then compared by value, since a JSON
+ * column may give the keys back in another order.
+ */
+function sameRollout(stored: CampaignTemplate, request: CampaignRequestShape['template']): boolean {
+  const asked = checkTemplate({ ...request, priority: request.priority ?? 'normal' });
+  return isDeepStrictEqual(rolloutOf(stored), rolloutOf(asked));
 }

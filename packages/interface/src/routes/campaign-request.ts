@@ -7,6 +7,7 @@ import {
 } from '@herald/core/campaign';
 import type { PriorityClass } from '@herald/core/task';
 import type { DeliverAtRequest } from '@herald/core/time';
+import type { QuietHoursRequest } from '@herald/core/campaign';
 import { DATE_TIME_FIELD } from './date-field';
 import type { RequestContent } from './request-content';
 import { SEARCH_FIELD } from './search-field';
@@ -24,7 +25,11 @@ export interface TemplateBody {
   targeting?: string;
   noResend?: NoResend;
   deliverAt?: DeliverAtRequest;
-  quietHours?: string;
+  quietHours?: QuietHoursRequest;
+  collapseKey?: string;
+  canary?: unknown;
+  variants?: unknown;
+  holdout?: unknown;
 }
 
 export interface CreateCampaignBody {
@@ -70,7 +75,13 @@ const templateSchema = {
     },
     // Each firing's local time and quiet hours (docs/local-time.md); core's parsers name the field at fault.
     deliverAt: { type: 'object' },
-    quietHours: { type: 'string' },
+    quietHours: { description: "'HH:MM-HH:MM' or { hours: 'HH:MM-HH:MM', during: 'hold' | 'offline' }" },
+    // Each firing's collapse key, canary and A/B variants (docs/campaigns.md, "Template"): core's parsers, as for a
+    // task, name the field at fault under template.
+    collapseKey: { type: 'string' },
+    canary: { description: 'a canary for each firing, as POST /api/v1/tasks canary' },
+    variants: { description: "each firing's A/B variants, as POST /api/v1/tasks variants" },
+    holdout: { description: "each firing's A/B holdout, as POST /api/v1/tasks holdout" },
   },
 } as const;
 

@@ -9,6 +9,7 @@ import {
   type CampaignPatch,
   type CampaignTemplate,
   type ProjectedDailyReach,
+  checkTemplate as checkCampaignTemplate,
 } from '@herald/core/campaign';
 import { checkCampaignContent } from '@herald/core/template';
 import { taskContentOf } from '@herald/core/task';
@@ -110,16 +111,9 @@ export function campaignRoutes(app: FastifyInstance, deps: ApiDeps & { campaigns
     });
     // A campaign's template may name the firing's variables too ({{firing.date}}): TEMPLATE_INVALID otherwise.
     checkCampaignContent(content, 'template.content');
-    return {
-      listId: template.listId,
-      content,
-      priority: template.priority ?? 'normal',
-      ...(template.ttlSeconds === undefined ? {} : { ttlSeconds: template.ttlSeconds }),
-      ...(template.targeting === undefined ? {} : { targeting: template.targeting }),
-      ...(template.noResend === undefined ? {} : { noResend: template.noResend }),
-      ...(template.deliverAt === undefined ? {} : { deliverAt: template.deliverAt }),
-      ...(template.quietHours === undefined ? {} : { quietHours: template.quietHours }),
-    };
+    // The task's own validators judge the rest (collapse key, canary, variants, local time), each refusal naming
+    // template.<field>, before anything is stored.
+    return checkCampaignTemplate({ ...template, content, priority: template.priority ?? 'normal' });
   }
 
   app.get<{ Querystring: { cron: string; timeZone: string; after?: string } }>(

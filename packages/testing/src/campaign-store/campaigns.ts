@@ -32,6 +32,54 @@ export function describeCampaigns(store: () => CampaignStore): void {
       });
     });
 
+    it("round-trips a template's delivery and rollout settings: local time, quiet hours, collapse key, canary, variants", async () => {
+      const template = {
+        listId: 'list-1',
+        content: { body: 'Digest {{firing.date}}', template: true as const },
+        priority: 'normal' as const,
+        noResend: { scope: 'window' as const, window: '7d' },
+        deliverAt: { localTime: '09:00', window: '2h', missed: 'skip' as const },
+        quietHours: { hours: '22:00-07:00', during: 'offline' as const },
+        collapseKey: 'digest:daily',
+        variants: [
+          { name: 'a', share: 0.45, content: { body: 'A {{firing.date}}', template: true as const } },
+          { name: 'b', share: 0.45, content: { title: 'B', body: 'Bee' } },
+        ],
+        holdout: 0.1,
+      };
+      const created = await store().createCampaign(newCampaign({ template }), NOW);
+      expect(created.template).toEqual(template);
+      expect((await store().getCampaign(created.id))!.template).toEqual(template);
+      const canary = { sample: 5000, holdSeconds: 0, thresholds: { rejectedRatio: 0, failedRatio: 1 } };
+      // A canary never goes with local time or quiet hours: the patch swaps them for a canary (sample a count).
+      const next = {
+        listId: 'list-1',
+        content: template.content,
+        priority: 'realtime' as const,
+        collapseKey: 'k',
+        canary,
+      };
+      const updated = await store().updateCampaign(created.id, { template: next }, NOW + 1);
+      expect((await store().getCampaign(created.id))!.template).toEqual(next);
+      expect(updated.template).toEqual(next);
+    });
+
+    it.each([
+      [
+        'template.canary.sample',
+        { canary: { sample: '0%', holdSeconds: 0, thresholds: { rejectedRatio: 0, failedRatio: 0 } } },
+      ],
+      ['template.variants', { variants: [{ name: 'a', share: 0.5, content: { body: 'b' } }] }],
+      ['template.collapseKey', { collapseKey: 'a b' }],
+    ])('refuses a bad %s in a template with VALIDATION_FAILED, and stores nothing', async (field, change) => {
+      const template = { listId: 'l', content: { body: 'b' }, priority: 'normal', ...change };
+      expect(await failure(store().createCampaign(newCampaign({ template } as never), NOW))).toEqual({
+        code: 'VALIDATION_FAILED',
+        field,
+      });
+      expect((await store().listCampaigns()).campaigns).toEqual([]);
+    });
+
     it.each([
       ['cron', { cron: '61 * * * *' }],
       ['cron', { cron: '0 0 31 2 *' }],
