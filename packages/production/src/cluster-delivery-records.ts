@@ -1,5 +1,5 @@
 import { HostsUnreachable, type DeliveryRecord, type LoginCounts, type LoginOutcome } from '@herald/core/fate';
-import type { DeliveryRecordLog, TaskStore } from '@herald/core/ports';
+import type { DeliveryRecordLog, PurgedRecords, TaskStore } from '@herald/core/ports';
 import { HostDown, type ExecutorRecordsClient } from './executor-records';
 import { HostMerge } from './host-merge';
 
@@ -22,7 +22,8 @@ const later = <T extends { at: number }>(a: T, b: T): T => (b.at > a.at ? b : a)
  * What a host that does not answer held is not guessed: a lookup throws
  * HostsUnreachable naming it (when no host that answered had the record), a
  * walk names it in `unreachable`, and core's deliveryAcrossHosts decides
- * what the answer may still say. Read-only: executors write their own.
+ * what the answer may still say. Read-only but for purgeTask, which asks
+ * every executor to remove a task's records: executors write their own.
  */
 export class ClusterDeliveryRecords implements DeliveryRecordLog {
   constructor(
@@ -148,6 +149,23 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
       },
     }));
     return new HostMerge(sources, (o) => o.uin, later);
+  }
+
+  /**
+   * Asks every executor to remove its records of the task, all at once; the
+   * total removed. Any that does not answer: HostsUnreachable naming it,
+   * after the others purged (a purge asked again finishes the job).
+   */
+  async purgeTask(taskId: number): Promise<PurgedRecords> {
+    const unreachable = new Set<string>();
+    const purged = await Promise.all(
+      this.client.executors.map((host) => this.client.purge(host, taskId).catch(downTo(unreachable))),
+    );
+    if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
+    return purged.reduce<PurgedRecords>(
+      (total, p) => ({ batches: total.batches + p!.batches, logins: total.logins + p!.logins }),
+      { batches: 0, logins: 0 },
+    );
   }
 
   async close(): Promise<void> {}

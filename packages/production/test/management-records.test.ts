@@ -218,5 +218,34 @@ describe('delivery records across executors', () => {
       }
       expect(await cluster.batchAt(TASK, 1500)).toMatchObject({ executor: 'executor-2' });
     });
+
+    it("purges a task's records on every executor, refusing a bad body naming the field", async () => {
+      const GONE = 9;
+      for (const host of HOSTS)
+        for (const record of WRITTEN[host]!) await logs.get(host)!.recordBatch({ ...record, taskId: GONE });
+      await logs.get('executor-2')!.recordLogins([{ taskId: GONE, uin: 1201, outcome: 'delivered', at: 40 }]);
+      const post = (body: string) =>
+        fetch(`http://${addresses['executor-1']}/records/purge`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body,
+        }).then(async (r) => [r.status, ((await r.json()) as { details?: { field: string } }).details?.field]);
+      expect(await post('{"task": 0}')).toEqual([400, 'task']);
+      expect(await post(`{"task": ${GONE}, "all": true}`)).toEqual([400, 'all']);
+
+      expect(await cluster.purgeTask(GONE)).toEqual({ batches: 500 + 9 + 2, logins: 1 });
+      expect(await cluster.batchAt(GONE, 1150)).toBeUndefined();
+      expect(await cluster.loginOf(GONE, 1201)).toBeUndefined();
+      expect(await cluster.loginCounts(GONE)).toEqual({ delivered: 0, expired: 0, over_frequency: 0 });
+      // Task 7's records are untouched.
+      expect(await cluster.batchAt(TASK, 1150)).toMatchObject({ executor: 'executor-2' });
+
+      await servers.get('executor-3')!.close();
+      try {
+        await expect(cluster.purgeTask(GONE)).rejects.toEqual(new HostsUnreachable(['executor-3']));
+      } finally {
+        await serve('executor-3');
+      }
+    });
   });
 });
