@@ -33,6 +33,7 @@ function recording(confirmed: MemoryConfirmedBatchLog) {
     loginOf: async () => undefined,
     loginsFrom: async function* () {},
     loginCounts: async () => ({ delivered: 0, expired: 0, over_frequency: 0 }),
+    purgeTask: async () => ({ batches: 0, logins: 0 }),
     close: async () => undefined,
   };
   return { log, written };

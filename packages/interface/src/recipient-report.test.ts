@@ -77,6 +77,7 @@ class HostDownLog implements DeliveryRecordLog {
   recordBatch = () => Promise.reject(new Error('read only'));
   recordLogins = () => Promise.reject(new Error('read only'));
   loginCounts = () => Promise.reject(new HostsUnreachable([this.down]));
+  purgeTask = () => Promise.reject(new HostsUnreachable([this.down]));
   close = () => Promise.resolve();
   async batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {
     const record = await this.log.batchAt(taskId, position);

@@ -3,7 +3,6 @@ import {
   CoverageCounter,
   isHostsUnreachable,
   unreachableOf,
-  unreachableReason,
   type FunnelFacts,
   type FunnelStage,
 } from '@herald/core/fate';
@@ -27,8 +26,10 @@ export interface TaskFunnel {
  * and the login outcomes' counts (one read). Core's buildFunnel decides each
  * stage as classifyFate decides each row, so the two agree. A task whose list
  * is not filtered yet answers its audience and says the rest is unknown. On
- * production, where each executor keeps its own records, a host that does not
- * answer makes the stages it would count unknown ("host B unreachable").
+ * production, where each executor keeps its own records, the records of the
+ * hosts that answered are counted and the positions a host that did not
+ * answer may hold are unknown ("host B unreachable"), as the per-recipient
+ * answers say of them one by one.
  */
 export async function taskFunnel(task: Task, deps: RecipientFateDeps): Promise<TaskFunnel> {
   const now = deps.clock.now();
@@ -53,9 +54,8 @@ async function deliveryOf(task: Task, deps: RecipientFateDeps): Promise<FunnelFa
   const counter = new CoverageCounter(task.report.kept);
   const walk = log.batchesFrom(task.id, 0);
   for await (const record of walk) counter.add(record);
-  const unreachable = unreachableOf(walk);
-  if (unreachable.size > 0) return { kind: 'unavailable', reason: unreachableReason([...unreachable].sort()) };
-  return { kind: 'counted', coverage: counter.finish(units) };
+  // A host that did not answer: the others' records are counted, and what it may hold is unknown, naming it.
+  return { kind: 'counted', coverage: counter.finish(units, unreachableOf(walk)) };
 }
 
 async function loginsOf(task: Task, deps: RecipientFateDeps): Promise<FunnelFacts['logins']> {

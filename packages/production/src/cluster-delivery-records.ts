@@ -1,5 +1,5 @@
 import { HostsUnreachable, type DeliveryRecord, type LoginCounts, type LoginOutcome } from '@herald/core/fate';
-import type { DeliveryRecordLog, TaskStore } from '@herald/core/ports';
+import type { DeliveryRecordLog, PurgedRecords, TaskStore } from '@herald/core/ports';
 import { HostDown, type ExecutorRecordsClient } from './executor-records';
 import { HostMerge } from './host-merge';
 
@@ -7,6 +7,8 @@ import { HostMerge } from './host-merge';
 const BATCH_PAGE = 256;
 /** Login outcomes a walk reads from one host at a time. */
 const LOGIN_PAGE = 4096;
+/** Units whose probes (one request per other executor) run at once, so a task of many units does not flood the hosts. */
+const PROBES_AT_ONCE = 16;
 
 const later = <T extends { at: number }>(a: T, b: T): T => (b.at > a.at ? b : a);
 
@@ -20,7 +22,8 @@ const later = <T extends { at: number }>(a: T, b: T): T => (b.at > a.at ? b : a)
  * What a host that does not answer held is not guessed: a lookup throws
  * HostsUnreachable naming it (when no host that answered had the record), a
  * walk names it in `unreachable`, and core's deliveryAcrossHosts decides
- * what the answer may still say. Read-only: executors write their own.
+ * what the answer may still say. Read-only but for purgeTask, which asks
+ * every executor to remove a task's records: executors write their own.
  */
 export class ClusterDeliveryRecords implements DeliveryRecordLog {
   constructor(
@@ -60,17 +63,64 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     return this.latestOr(found, unreachable);
   }
 
-  /** The sum of every executor's counts; unknown (HostsUnreachable) if any does not answer. */
+  /**
+   * Each recipient's latest outcome counted once, as loginOf answers it.
+   * Each executor's own counts are one read, but a recipient may have an
+   * outcome on two executors: a unit moved after a failover, and a batch the
+   * first executor queued was queued again by the next one. That can only
+   * happen among the executors that delivered positions of one unit, so only
+   * their outcomes are walked, merged by uin (one page per host in memory);
+   * every other executor's counts are added as they are. Without a moved
+   * unit this is one read per executor plus one probe per unit and other
+   * executor. Unknown (HostsUnreachable) if any executor does not answer.
+   */
   async loginCounts(taskId: number): Promise<LoginCounts> {
     const unreachable = new Set<string>();
-    const all = await Promise.all(
-      this.client.executors.map((host) => this.client.loginCounts(host, taskId).catch(downTo(unreachable))),
-    );
+    const hosts = this.client.executors;
+    const [all, sharing] = await Promise.all([
+      Promise.all(hosts.map((host) => this.client.loginCounts(host, taskId).catch(downTo(unreachable)))),
+      this.hostsSharingUnits(taskId, unreachable),
+    ]);
     if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
-    const sum: Record<string, number> = {};
-    for (const counts of all)
-      for (const [kind, n] of Object.entries(counts!)) sum[kind] = (sum[kind] ?? 0) + (n as number);
-    return sum as unknown as LoginCounts;
+    const total: LoginCounts = { delivered: 0, expired: 0, over_frequency: 0 };
+    hosts.forEach((host, i) => {
+      if (!sharing.has(host)) addCounts(total, all[i]!);
+    });
+    if (sharing.size > 0) addCounts(total, await this.latestOutcomeCounts(taskId, [...sharing]));
+    return total;
+  }
+
+  /**
+   * The executors holding records of a unit together with another executor:
+   * for each unit, each executor but its current one is asked for its first
+   * record at or after the unit's start; one inside the unit means the unit
+   * moved (that host and the unit's executor share it).
+   */
+  private async hostsSharingUnits(taskId: number, unreachable: Set<string>): Promise<Set<string>> {
+    const sharing = new Set<string>();
+    const units = await this.store.listUnits(taskId);
+    for (let i = 0; i < units.length; i += PROBES_AT_ONCE) {
+      const probes = units.slice(i, i + PROBES_AT_ONCE).flatMap((unit) =>
+        this.client.executors
+          .filter((host) => host !== unit.executorId)
+          .map(async (host) => {
+            const page = await this.client.batches(host, taskId, { from: unit.start }, 1).catch(downTo(unreachable));
+            const first = page?.records[0];
+            if (first !== undefined && first.from < unit.end) sharing.add(host).add(unit.executorId);
+          }),
+      );
+      await Promise.all(probes);
+    }
+    return sharing;
+  }
+
+  /** The hosts' outcomes merged by uin, each uin's latest counted. */
+  private async latestOutcomeCounts(taskId: number, hosts: readonly string[]): Promise<LoginCounts> {
+    const counts: LoginCounts = { delivered: 0, expired: 0, over_frequency: 0 };
+    const walk = this.loginsFromHosts(taskId, 0, hosts);
+    for await (const outcome of walk) counts[outcome.outcome] += 1;
+    if (walk.unreachable.size > 0) throw new HostsUnreachable(walk.unreachable);
+    return counts;
   }
 
   batchesFrom(taskId: number, position: number): HostMerge<DeliveryRecord, { from: number } | { after: number }> {
@@ -86,7 +136,11 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
   }
 
   loginsFrom(taskId: number, uin: number): HostMerge<LoginOutcome, number> {
-    const sources = this.client.executors.map((host) => ({
+    return this.loginsFromHosts(taskId, uin, this.client.executors);
+  }
+
+  private loginsFromHosts(taskId: number, uin: number, hosts: readonly string[]): HostMerge<LoginOutcome, number> {
+    const sources = hosts.map((host) => ({
       host,
       first: uin,
       fetch: async (from: number) => {
@@ -95,6 +149,23 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
       },
     }));
     return new HostMerge(sources, (o) => o.uin, later);
+  }
+
+  /**
+   * Asks every executor to remove its records of the task, all at once; the
+   * total removed. Any that does not answer: HostsUnreachable naming it,
+   * after the others purged (a purge asked again finishes the job).
+   */
+  async purgeTask(taskId: number): Promise<PurgedRecords> {
+    const unreachable = new Set<string>();
+    const purged = await Promise.all(
+      this.client.executors.map((host) => this.client.purge(host, taskId).catch(downTo(unreachable))),
+    );
+    if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
+    return purged.reduce<PurgedRecords>(
+      (total, p) => ({ batches: total.batches + p!.batches, logins: total.logins + p!.logins }),
+      { batches: 0, logins: 0 },
+    );
   }
 
   async close(): Promise<void> {}
@@ -109,6 +180,10 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     if (latest === undefined && unreachable.size > 0) throw new HostsUnreachable(unreachable);
     return latest;
   }
+}
+
+function addCounts(total: LoginCounts, counts: LoginCounts): void {
+  for (const kind of Object.keys(total) as (keyof LoginCounts)[]) total[kind] += counts[kind] ?? 0;
 }
 
 /** A failed ask's catch: records the host as unreachable (a HostDown) and answers nothing; any other error stands. */

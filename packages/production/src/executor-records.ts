@@ -1,7 +1,7 @@
 import { ConfigError } from '@herald/core';
 import type { HeraldConfig } from '@herald/core/config';
 import { decodeDeliveryRecord, type DeliveryRecord, type LoginCounts, type LoginOutcome } from '@herald/core/fate';
-import type { Logger } from '@herald/core/ports';
+import type { Logger, PurgedRecords } from '@herald/core/ports';
 import { hashManagementToken } from './management-guard';
 import type { WireRecord } from './management-records';
 import { secretFromFile } from './setting-files';
@@ -94,13 +94,33 @@ export class ExecutorRecordsClient {
     return (await this.get<{ counts: LoginCounts }>(host, '/records/login-counts', { task: taskId })).counts;
   }
 
-  private async get<T>(host: string, path: string, query: Record<string, number>): Promise<T> {
-    const address = this.addresses[host];
-    if (address === undefined) throw new HostDown(host, `no management endpoint (management.endpoints.${host})`);
+  /** Removes the host's records of the task (POST /records/purge); how many it removed. */
+  async purge(host: string, taskId: number): Promise<PurgedRecords> {
+    const { batches, logins } = await this.ask<PurgedRecords>(host, '/records/purge', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task: taskId }),
+    });
+    return { batches, logins };
+  }
+
+  private get<T>(host: string, path: string, query: Record<string, number>): Promise<T> {
     const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+    return this.ask<T>(host, `${path}?${search.toString()}`, { method: 'GET' });
+  }
+
+  private async ask<T>(
+    host: string,
+    pathAndQuery: string,
+    init: { method: string; headers?: Record<string, string>; body?: string },
+  ): Promise<T> {
+    const address = this.addresses[host];
+    const path = pathAndQuery.split('?')[0]!;
+    if (address === undefined) throw new HostDown(host, `no management endpoint (management.endpoints.${host})`);
     try {
-      const response = await fetch(`http://${address}${path}?${search.toString()}`, {
-        headers: { authorization: `Bearer ${this.token}` },
+      const response = await fetch(`http://${address}${pathAndQuery}`, {
+        ...init,
+        headers: { ...init.headers, authorization: `Bearer ${this.token}` },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       if (response.status !== 200)

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { encodeDeliveryRecord, type DeliveryRecord, type LoginOutcome } from '@herald/core/fate';
 import type { DeliveryRecordLog } from '@herald/core/ports';
-import type { Refusal } from './management-guard';
+import { readJsonBody, type Refusal } from './management-guard';
 
 /** Records a page of GET /records/batches holds at most (each about 550 bytes for a 4,096-recipient batch). */
 export const MAX_BATCH_PAGE = 1024;
@@ -24,8 +24,9 @@ export function toWire(record: DeliveryRecord): WireRecord {
  * An executor's delivery records on its management endpoint
  * (docs/recipient-truth.md, "Where"): what the interface processes read to
  * answer a recipient's fate, the delivery report and the funnel on the
- * production profile, where each executor keeps its own. Read-only, bounded
- * pages, the same token as every management route.
+ * production profile, where each executor keeps its own. Bounded pages, the
+ * same token as every management route; the one write is the purge of a
+ * task's records.
  *
  *   GET /records/batch?task=T&position=P        {record: WireRecord | null}: the record holding P
  *   GET /records/batches?task=T&from=P&limit=N  {records: [...], after: F | null}: in position order from the one
@@ -34,6 +35,8 @@ export function toWire(record: DeliveryRecord): WireRecord {
  *   GET /records/login?task=T&uin=U             {outcome: {uin, outcome, at} | null}
  *   GET /records/logins?task=T&from=U&limit=N   {outcomes: [...], next: U' | null}: ascending uins from U
  *   GET /records/login-counts?task=T            {counts: {delivered, expired, over_frequency}}
+ *   POST /records/purge {"task": T}             {task, batches, logins}: removes the task's records (a task that is
+ *                                               over: docs/recipient-truth.md, "Purging a task's records")
  *
  * A process that keeps no records (any tier but an executor) answers 404.
  */
@@ -80,7 +83,27 @@ export function recordRoutes(records: DeliveryRecordLog | undefined): Record<str
       return [200, { outcomes: page, next: page.length < limit ? null : page[page.length - 1]!.uin + 1 }];
     }),
     'GET /records/login-counts': route(['task'], async (log, q) => [200, { counts: await log.loginCounts(q.task!) }]),
+    'POST /records/purge': async (req) => {
+      if (records === undefined)
+        return [404, { code: 'NOT_FOUND', message: 'this process keeps no delivery records (only executors do)' }];
+      const body = await readJsonBody(req);
+      if (!body.ok) return body.refusal;
+      const task = purgeTaskOf(body.value);
+      if (typeof task !== 'number') return task;
+      return [200, { task, ...(await records.purgeTask(task)) }];
+    },
   };
+}
+
+/** The purge body's task: {"task": T}, T a whole number from 1, nothing else. */
+function purgeTaskOf(body: unknown): number | Refusal {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('task', 'body must be {"task": T}');
+  const unknown = Object.keys(body).find((name) => name !== 'task');
+  if (unknown !== undefined) return bad(unknown, `unknown field ${unknown}`);
+  const { task } = body as { task?: unknown };
+  if (typeof task !== 'number' || !Number.isSafeInteger(task) || task < 1)
+    return bad('task', 'task must be a whole number from 1');
+  return task;
 }
 
 function outcomeOnWire({ uin, outcome, at }: LoginOutcome): Omit<LoginOutcome, 'taskId'> {

@@ -178,6 +178,25 @@ describe('delivery records across executors', () => {
       expect(await cluster.loginOf(TASK, 1202)).toMatchObject({ outcome: 'expired' });
     });
 
+    it('counts a recipient settled on two executors once, by its latest outcome', async () => {
+      // Task 8: unit 1 moved from executor-3 to executor-2, which confirmed the batch at 1100 again; uin 1150
+      // (position 1150) was queued on both and settled by both at its login, executor-2 later.
+      const TWICE = 8;
+      const records = (host: string) => WRITTEN[host]!.map((r) => ({ ...r, taskId: TWICE }));
+      for (const host of HOSTS) for (const record of records(host)) await logs.get(host)!.recordBatch(record);
+      await logs.get('executor-3')!.recordLogins([
+        { taskId: TWICE, uin: 1050, outcome: 'delivered', at: 21 },
+        { taskId: TWICE, uin: 1150, outcome: 'delivered', at: 22 },
+      ]);
+      await logs.get('executor-2')!.recordLogins([
+        { taskId: TWICE, uin: 1150, outcome: 'expired', at: 35 },
+        { taskId: TWICE, uin: 1500, outcome: 'delivered', at: 36 },
+      ]);
+      await logs.get('executor-1')!.recordLogins([{ taskId: TWICE, uin: 5, outcome: 'over_frequency', at: 37 }]);
+      expect(await cluster.loginOf(TWICE, 1150)).toMatchObject({ outcome: 'expired', at: 35 });
+      expect(await cluster.loginCounts(TWICE)).toEqual({ delivered: 2, expired: 1, over_frequency: 1 });
+    });
+
     it('names a host that does not answer rather than answer "no record"', async () => {
       await servers.get('executor-2')!.close();
       try {
@@ -198,6 +217,35 @@ describe('delivery records across executors', () => {
         await serve('executor-2');
       }
       expect(await cluster.batchAt(TASK, 1500)).toMatchObject({ executor: 'executor-2' });
+    });
+
+    it("purges a task's records on every executor, refusing a bad body naming the field", async () => {
+      const GONE = 9;
+      for (const host of HOSTS)
+        for (const record of WRITTEN[host]!) await logs.get(host)!.recordBatch({ ...record, taskId: GONE });
+      await logs.get('executor-2')!.recordLogins([{ taskId: GONE, uin: 1201, outcome: 'delivered', at: 40 }]);
+      const post = (body: string) =>
+        fetch(`http://${addresses['executor-1']}/records/purge`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body,
+        }).then(async (r) => [r.status, ((await r.json()) as { details?: { field: string } }).details?.field]);
+      expect(await post('{"task": 0}')).toEqual([400, 'task']);
+      expect(await post(`{"task": ${GONE}, "all": true}`)).toEqual([400, 'all']);
+
+      expect(await cluster.purgeTask(GONE)).toEqual({ batches: 500 + 9 + 2, logins: 1 });
+      expect(await cluster.batchAt(GONE, 1150)).toBeUndefined();
+      expect(await cluster.loginOf(GONE, 1201)).toBeUndefined();
+      expect(await cluster.loginCounts(GONE)).toEqual({ delivered: 0, expired: 0, over_frequency: 0 });
+      // Task 7's records are untouched.
+      expect(await cluster.batchAt(TASK, 1150)).toMatchObject({ executor: 'executor-2' });
+
+      await servers.get('executor-3')!.close();
+      try {
+        await expect(cluster.purgeTask(GONE)).rejects.toEqual(new HostsUnreachable(['executor-3']));
+      } finally {
+        await serve('executor-3');
+      }
     });
   });
 });

@@ -55,11 +55,10 @@ import {
  * online kept recipient must arrive at least once, nobody else online, and
  * the repeats are counted (reported, bounded by the batches in flight).
  *
- * The funnel's login stages are printed, not asserted: they sum each
- * executor's counts, so a recipient queued on both executors (the batch in
- * flight at the kill) and settled by both at its login is counted twice
- * (docs/recipient-truth.md, "What is not done yet"); the per-recipient
- * answers and the report count it once.
+ * The funnel's offline stages must equal the per-recipient answers counted
+ * by fate: a recipient queued on both executors (the batch in flight at the
+ * kill) and settled by both at its login is counted once, by its latest
+ * outcome, as the answers say (ClusterDeliveryRecords.loginCounts).
  *
  * Run time (2026-11-27, the shared 2-core machine at load average 14-19,
  * jest --maxWorkers=1): cluster up in 16 s, the main task completed at 30 s
@@ -296,8 +295,8 @@ describe('recipient truth through an executor and scheduler failover, production
       (await api<{ stages: FunnelStage[] }>(cluster, `/api/v1/tasks/${task.id}/funnel`)).stages.find(
         (s) => s.stage === stage && (why === undefined || s.why === why),
       )?.count;
-    // Settled: every login pushed at the webhook, and the funnel counts as many drops as the test made (or more: a
-    // batch in flight at the kill was queued on two executors, and each drops its entry; checked one by one below).
+    // Settled: every login pushed at the webhook, and the funnel counts as many drops as the test made (each
+    // recipient once, even one queued on both executors; checked against the answers below).
     let counts: unknown[] = [];
     await waitFor(
       async () => {
@@ -369,6 +368,19 @@ describe('recipient truth through an executor and scheduler failover, production
     ])
       expect({ fate, enough: (byFate.get(fate) ?? 0) >= 50 }).toEqual({ fate, enough: true });
     expect([...copies.values()].filter((n) => n > 1).length).toBeGreaterThan(1_000);
+    // The funnel counts the offline recipients as the answers do, each once.
+    const stages = (await api<{ stages: FunnelStage[] }>(cluster, `/api/v1/tasks/${task.id}/funnel`)).stages;
+    const stage = (name: string, why?: string) =>
+      stages.find((s) => s.stage === name && s.of === 'queued_offline' && (why === undefined || s.why === why))?.count;
+    expect({
+      deliveredAtLogin: stage('delivered_at_login'),
+      droppedOverFrequency: stage('dropped_at_login', 'over_frequency'),
+      expired: stage('expired'),
+    }).toEqual({
+      deliveredAtLogin: byFate.get('queued_offline delivered_at_login'),
+      droppedOverFrequency: byFate.get('queued_offline dropped_at_login: over_frequency'),
+      expired: byFate.get('queued_offline expired'),
+    });
     process.stdout.write(
       `recipient truth through failover: ${JSON.stringify(Object.fromEntries(byFate))}; funnel at login ${JSON.stringify(loginFunnel)}\n`,
     );

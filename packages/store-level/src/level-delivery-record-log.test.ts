@@ -167,6 +167,38 @@ describe('LevelDeliveryRecordLog', () => {
     }
   });
 
+  it("purges one task's batches, outcomes and counts, in steps, and leaves the other tasks'", async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      for (const from of [0, 10, 20]) await log.recordBatch(batch(5, from, 10));
+      await log.recordBatch(batch(6, 0, 10));
+      // More outcomes than one purge step (10,000) removes.
+      const many = Array.from({ length: 12_345 }, (_, uin) => ({
+        taskId: 5,
+        uin,
+        outcome: 'delivered' as const,
+        at: 1,
+      }));
+      await log.recordLogins([...many, { taskId: 6, uin: 3, outcome: 'expired', at: 2 }]);
+      expect(await log.loginCounts(5)).toEqual({ delivered: 12_345, expired: 0, over_frequency: 0 });
+
+      expect(await log.purgeTask(5)).toEqual({ batches: 3, logins: 12_345 });
+      expect(await log.batchAt(5, 15)).toBeUndefined();
+      expect(await log.loginOf(5, 7)).toBeUndefined();
+      expect(await log.loginCounts(5)).toEqual({ delivered: 0, expired: 0, over_frequency: 0 });
+      const left = [];
+      for await (const record of log.batchesFrom(5, 0)) left.push(record);
+      for await (const outcome of log.loginsFrom(5, 0)) left.push(outcome);
+      expect(left).toEqual([]);
+      // The other task keeps everything; a second purge finds nothing.
+      expect(await log.batchAt(6, 5)).toEqual(batch(6, 0, 10));
+      expect(await log.loginCounts(6)).toEqual({ delivered: 0, expired: 1, over_frequency: 0 });
+      expect(await log.purgeTask(5)).toEqual({ batches: 0, logins: 0 });
+    } finally {
+      await log.close();
+    }
+  });
+
   it('fails with STORE_CLOSED after close', async () => {
     const log = await LevelDeliveryRecordLog.open(dir.path);
     await log.close();

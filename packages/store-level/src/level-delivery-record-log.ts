@@ -6,7 +6,7 @@ import {
   type LoginCounts,
   type LoginOutcome,
 } from '@herald/core/fate';
-import type { DeliveryRecordLog } from '@herald/core/ports';
+import type { DeliveryRecordLog, PurgedRecords } from '@herald/core/ports';
 import { key, readU64BE, tag } from './keys';
 import { Lifecycle, openLevelDb } from './lifecycle';
 
@@ -20,6 +20,8 @@ import { Lifecycle, openLevelDb } from './lifecycle';
  *                                   then, for a batch with dead letters only, its rejections)
  *   'l' taskId (u64) uin (u32)   -> login outcome (u8: 0 delivered, 1 expired, 2 over_frequency), at (f64 BE)
  *   'n' taskId (u64)             -> the task's login outcomes counted by kind (3 x f64 BE, in OUTCOMES order)
+ *
+ * `purgeTask` deletes a task's three key ranges (docs/recipient-truth.md, "Purging a task's records").
  *
  * `batchAt` is one reverse seek: the last 'd' key of the task at or before
  * the position. Writes resolve once LevelDB handed them to the operating
@@ -40,6 +42,8 @@ const batchKey = (taskId: number, from: number) => key(tag('d'), { u64: taskId }
 const loginKey = (taskId: number, uin: number) => key(tag('l'), { u64: taskId }, { u32: uin });
 const countsKey = (taskId: number) => key(tag('n'), { u64: taskId });
 const FROM_IN_KEY = 9;
+/** Keys one step of a purge reads and deletes: its memory bound whatever the task's size. */
+const PURGE_STEP = 10_000;
 const UIN_IN_KEY = 9;
 
 function decodeLogin(taskId: number, uin: number, value: Buffer): LoginOutcome {
@@ -164,6 +168,35 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
       for await (const [key, value] of iterator) yield decodeLogin(taskId, key.readUInt32BE(UIN_IN_KEY), value);
     } finally {
       await iterator.close();
+    }
+  }
+
+  /**
+   * Removes the task's batches, outcomes and counts, a bounded step at a
+   * time. In turn with recordLogins, so a login walk's counts are not written
+   * back over the purge halfway.
+   */
+  purgeTask(taskId: number): Promise<PurgedRecords> {
+    const purge = this.loginWrites.then(() =>
+      this.life.run('purgeTask', async () => {
+        const batches = await this.clearKeys(batchKey(taskId, 0), batchKey(taskId, Number.MAX_SAFE_INTEGER));
+        const logins = await this.clearKeys(loginKey(taskId, 0), loginKey(taskId, 0xffff_ffff));
+        await this.db.del(countsKey(taskId));
+        return { batches, logins };
+      }),
+    );
+    this.loginWrites = purge.catch(() => undefined);
+    return purge;
+  }
+
+  /** Deletes the keys in [gte, lte], PURGE_STEP at a time; returns how many. */
+  private async clearKeys(gte: Buffer, lte: Buffer): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const keys = await this.db.keys({ gte, lte, limit: PURGE_STEP }).all();
+      if (keys.length === 0) return removed;
+      await this.db.batch(keys.map((key) => ({ type: 'del' as const, key })));
+      removed += keys.length;
     }
   }
 

@@ -14,6 +14,14 @@ export interface DeliveryCoverage {
   passedWithoutRecord: number;
   /** Positions with no record that no checkpoint passed: not reached yet (or ever). */
   unconfirmed: number;
+  /**
+   * Only when some hosts did not give their records (production): the
+   * positions without a record that one of them may hold (its unit's
+   * executor is one of them, or a checkpoint passed the position), which the
+   * per-recipient answer calls unknown naming `hosts`; they are counted here,
+   * in neither passedWithoutRecord nor unconfirmed.
+   */
+  heldByUnreachable?: { count: number; hosts: string[] };
 }
 
 const BYTE_BITS = Uint8Array.from({ length: 256 }, (_, b) => {
@@ -79,26 +87,41 @@ export class CoverageCounter {
     return n;
   }
 
-  /** The counts, the uncovered positions split by whether a unit's checkpoint passed them. */
-  finish(units: readonly Pick<ExecutionUnit, 'start' | 'end' | 'checkpoint'>[]): DeliveryCoverage {
+  /**
+   * The counts, the uncovered positions split by whether a unit's checkpoint
+   * passed them. `unreachable`: hosts whose records the walk could not read;
+   * an uncovered position they may hold is split off as deliveryAcrossHosts
+   * decides a lookup of it (its unit's executor among them, or a checkpoint
+   * passed it: unknown; else not reached).
+   */
+  finish(
+    units: readonly (Pick<ExecutionUnit, 'start' | 'end' | 'checkpoint'> & { executorId?: string })[],
+    unreachable: ReadonlySet<string> = new Set(),
+  ): DeliveryCoverage {
     const gaps =
       this.coveredTo < this.kept ? [...this.gaps, [this.coveredTo, this.kept] as [number, number]] : this.gaps;
-    let passedWithoutRecord = 0;
+    let passed = 0;
+    let held = 0;
     let uncovered = 0;
     for (const [from, to] of gaps) {
       uncovered += to - from;
       for (const unit of units) {
-        const passedTo = Math.min(to, unit.checkpoint, unit.end);
-        const passedFrom = Math.max(from, unit.start);
-        if (passedTo > passedFrom) passedWithoutRecord += passedTo - passedFrom;
+        const start = Math.max(from, unit.start);
+        const end = Math.min(to, unit.end);
+        if (end <= start) continue;
+        if (unit.executorId !== undefined && unreachable.has(unit.executorId)) held += end - start;
+        else passed += Math.max(0, Math.min(end, unit.checkpoint) - start);
       }
     }
-    return {
+    const coverage: DeliveryCoverage = {
       online: this.online,
       rejected: { ...this.rejected },
       offline: this.offline,
-      passedWithoutRecord,
-      unconfirmed: uncovered - passedWithoutRecord,
+      passedWithoutRecord: unreachable.size > 0 ? 0 : passed,
+      unconfirmed: uncovered - passed - held,
     };
+    // With a host down, a passed position may be on it (an earlier executor of the unit): unknown, not "without a record".
+    if (unreachable.size > 0) coverage.heldByUnreachable = { count: held + passed, hosts: [...unreachable].sort() };
+    return coverage;
   }
 }

@@ -4,6 +4,7 @@ import {
   bitAt,
   buildFunnel,
   CoverageCounter,
+  deliveryAcrossHosts,
   keptPositionFate,
   onlineBitsOf,
   rejectionAt,
@@ -91,6 +92,62 @@ describe('buildFunnel against keptPositionFate', () => {
           ),
       ),
       { numRuns: 50 },
+    );
+  });
+
+  it('counts what the per-recipient answers say while a host is down: its part unknown, the rest as recorded', () => {
+    const unitsArbitrary = (kept: number) =>
+      fc
+        .tuple(
+          fc.integer({ min: 0, max: kept }),
+          fc.array(fc.record({ host: fc.constantFrom('e1', 'e2'), passed: fc.nat({ max: 40 }) }), {
+            minLength: 2,
+            maxLength: 2,
+          }),
+        )
+        .map(([split, [a, b]]) => [
+          { start: 0, end: split, checkpoint: Math.min(split, a!.passed), executorId: a!.host },
+          { start: split, end: kept, checkpoint: Math.min(kept, split + b!.passed), executorId: b!.host },
+        ]);
+    const down = new Set(['e2']);
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 0, max: 40 })
+          .chain((kept) => fc.tuple(fc.constant(kept), recordsArbitrary(kept), unitsArbitrary(kept))),
+        fc.constantFrom<TaskState>('SENDING', 'COMPLETED'),
+        ([kept, unsorted, units], taskState) => {
+          // The records e1 (which answered) gave; e2's are not read.
+          const records = [...unsorted].sort((a, b) => a.from - b.from);
+          const counter = new CoverageCounter(kept);
+          for (const record of records) counter.add(record);
+          const facts = { taskState, expiresAt: 100, now: 50 };
+          const stages = buildFunnel({
+            ...facts,
+            filtered: true,
+            report: { total: kept, kept, removed: {} },
+            delivery: { kind: 'counted', coverage: counter.finish(units, down) },
+            logins: { kind: 'counted', counts: { delivered: 0, expired: 0, over_frequency: 0 } },
+          });
+          const byFate: Record<string, number> = {};
+          for (let position = 0; position < kept; position++) {
+            const unit = units.find((u) => u.start <= position && position < u.end)!;
+            const found = factsAt(records, position);
+            // As the lookup: no record, but a checkpoint passed it: confirmed without one (unavailable).
+            const recorded: DeliveryFacts =
+              found.kind === 'none' && position < unit.checkpoint
+                ? { kind: 'unavailable', reason: 'confirmed without a record' }
+                : found;
+            const delivery = deliveryAcrossHosts(recorded, position, units, down);
+            const fate = keptPositionFate({ ...facts, delivery, login: { kind: 'none' } });
+            byFate[fate.fate] = (byFate[fate.fate] ?? 0) + 1;
+          }
+          const stage = (name: string): FunnelStage => stages.find((s) => s.stage === name && s.of === 'kept')!;
+          for (const name of ['delivered_online', 'queued_offline', 'not_reached', 'unknown'])
+            expect([name, stage(name).count]).toEqual([name, byFate[name] ?? 0]);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

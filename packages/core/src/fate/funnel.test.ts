@@ -189,6 +189,55 @@ describe('CoverageCounter', () => {
   });
 });
 
+describe('CoverageCounter with a host down', () => {
+  const bits = (n: number) =>
+    onlineBitsOf(
+      Uint32Array.from({ length: n }, (_, i) => i),
+      Uint32Array.of(),
+    );
+  const units = [
+    { start: 0, end: 10, checkpoint: 10, executorId: 'e1' },
+    { start: 10, end: 20, checkpoint: 15, executorId: 'e2' },
+    { start: 20, end: 30, checkpoint: 25, executorId: 'e1' },
+  ];
+
+  it("counts what the others recorded, and as unknown what it may hold: its units' gaps and passed gaps", () => {
+    const counter = new CoverageCounter(30);
+    counter.add({ from: 0, count: 10, online: bits(10) });
+    counter.add({ from: 20, count: 2, online: bits(2) });
+    // e2's unit [10, 20) and the passed [22, 25) are unknown; [25, 30) is not reached (e1 answered).
+    expect(counter.finish(units, new Set(['e2']))).toEqual({
+      online: 0,
+      rejected: {},
+      offline: 12,
+      passedWithoutRecord: 0,
+      unconfirmed: 5,
+      heldByUnreachable: { count: 13, hosts: ['e2'] },
+    });
+    // All answering: the same gaps are confirmed without a record, or not reached.
+    expect(counter.finish(units)).toMatchObject({ passedWithoutRecord: 8, unconfirmed: 10 });
+  });
+
+  it('makes a funnel whose kept stages sum to kept, the unknown stage naming the host', () => {
+    const counter = new CoverageCounter(30);
+    counter.add({ from: 0, count: 10, online: bits(10) });
+    const stages = buildFunnel(
+      facts({
+        report: { total: 30, kept: 30, removed: {} },
+        delivery: { kind: 'counted', coverage: counter.finish(units, new Set(['e2'])) },
+        logins: { kind: 'counted', counts: { delivered: 0, expired: 0, over_frequency: 0 } },
+      }),
+    );
+    expect(sumOf(stages, 'kept')).toBe(30);
+    expect(stages.find((s) => s.stage === 'unknown')).toMatchObject({ count: 15, reason: 'host e2 unreachable' });
+    expect(stages.find((s) => s.stage === 'queued_offline')).toMatchObject({
+      count: 10,
+      reason: expect.stringContaining('host e2 unreachable'),
+    });
+    expect(count(stages, 'not_reached')).toBe(5);
+  });
+});
+
 describe('countBitsBetween', () => {
   it('agrees with a bit-by-bit count on every range of a random bitset', () => {
     const bytes = Uint8Array.from({ length: 9 }, (_, i) => (i * 97 + 13) & 0xff);

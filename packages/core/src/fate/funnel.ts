@@ -2,6 +2,7 @@ import type { FilterReason, TaskReport } from '../task/model';
 import type { TaskState } from '../task/task-machine';
 import type { DeliveryCoverage } from './coverage';
 import type { LoginOutcomeKind } from './fate';
+import { unreachableReason } from './hosts';
 
 /**
  * The filter links in the order the chain runs them (docs/architecture.md,
@@ -123,24 +124,35 @@ function deliveryStages(facts: FunnelFacts): FunnelStage[] {
       { stage: 'unknown', of: 'kept', ...known(facts.report.kept), reason },
     ];
   }
-  const { online, rejected, offline, passedWithoutRecord, unconfirmed } = facts.delivery.coverage;
+  const { online, rejected, offline, passedWithoutRecord, unconfirmed, heldByUnreachable } = facts.delivery.coverage;
   // As classifyFate: a completed task's position with no record is unknown, not "not reached".
   const completed = facts.taskState === 'COMPLETED';
-  const unknownCount = passedWithoutRecord + (completed ? unconfirmed : 0);
+  const withoutRecord = passedWithoutRecord + (completed ? unconfirmed : 0);
+  const held = heldByUnreachable?.count ?? 0;
+  // A host down: what the others recorded is counted, and said to be theirs; what it may hold is unknown, naming it.
+  const partial = heldByUnreachable === undefined ? {} : { reason: answeredOnly(heldByUnreachable.hosts) };
+  const unknownReasons = [
+    ...(held > 0 ? [unreachableReason(heldByUnreachable!.hosts)] : []),
+    ...(withoutRecord > 0 ? ['confirmed without a delivery record (batches from before the records)'] : []),
+  ];
   return [
-    { stage: 'delivered_online', of: 'kept', ...known(online) },
-    rejectedStage(rejected, facts.report.deadLetters ?? {}),
-    { stage: 'queued_offline', of: 'kept', ...known(offline) },
+    { stage: 'delivered_online', of: 'kept', ...known(online), ...partial },
+    rejectedStage(rejected, facts.report.deadLetters ?? {}, partial.reason),
+    { stage: 'queued_offline', of: 'kept', ...known(offline), ...partial },
     ...offlineStages(offline, facts),
-    { stage: 'not_reached', of: 'kept', ...known(completed ? 0 : unconfirmed) },
+    { stage: 'not_reached', of: 'kept', ...known(completed ? 0 : unconfirmed), ...partial },
     {
       stage: 'unknown',
       of: 'kept',
-      ...known(unknownCount),
-      ...(unknownCount > 0 ? { reason: 'confirmed without a delivery record (batches from before the records)' } : {}),
+      ...known(withoutRecord + held),
+      ...(unknownReasons.length > 0 ? { reason: unknownReasons.join('; ') } : {}),
     },
   ];
 }
+
+/** What a stage counted from the hosts that answered says of the others. */
+const answeredOnly = (hosts: readonly string[]): string =>
+  `counted from the delivery records of the hosts that answered; ${unreachableReason(hosts)} (what ${hosts.length === 1 ? 'it' : 'they'} may hold is counted in unknown)`;
 
 /**
  * The positions the records say the channel rejected, by reason. The task's
@@ -148,19 +160,27 @@ function deliveryStages(facts: FunnelFacts): FunnelStage[] {
  * were recorded per recipient, whose rows say delivered_online): then the
  * stage says so, the count staying the records' so it agrees with the rows.
  */
-function rejectedStage(byReason: Record<string, number>, deadLetters: Record<string, number>): FunnelStage {
+function rejectedStage(
+  byReason: Record<string, number>,
+  deadLetters: Record<string, number>,
+  partial: string | undefined,
+): FunnelStage {
   const count = sum(byReason);
   const counted = sum(deadLetters);
+  const reasons = [
+    ...(partial === undefined ? [] : [partial]),
+    ...(counted > count
+      ? [
+          `the task counted ${counted} dead letters; ${counted - count} of them were confirmed without a per-recipient record of the rejection (their rows say delivered_online)`,
+        ]
+      : []),
+  ];
   return {
     stage: 'rejected',
     of: 'kept',
     count,
     byReason,
-    ...(counted > count
-      ? {
-          reason: `the task counted ${counted} dead letters; ${counted - count} of them were confirmed without a per-recipient record of the rejection (their rows say delivered_online)`,
-        }
-      : {}),
+    ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
   };
 }
 

@@ -2,6 +2,12 @@ import type { DeliveryRecord } from '../fate/delivery-record';
 import type { LoginOutcome } from '../fate/fate';
 import type { LoginCounts } from '../fate/funnel';
 
+/** What purgeTask removed: the task's batch records and login outcomes. */
+export interface PurgedRecords {
+  batches: number;
+  logins: number;
+}
+
 /**
  * Per-recipient truth of delivery (docs/recipient-truth.md): for each
  * confirmed batch, which of its positions in the task's filtered list went
@@ -29,6 +35,10 @@ import type { LoginCounts } from '../fate/funnel';
  *   kind, an outcome recorded again for the same (task, uin) counted once
  *   (by its latest kind); cheap whatever the task's size (the funnel asks it
  *   on every request).
+ * - `purgeTask(taskId)` removes every record of the task (batches, login
+ *   outcomes, their counts) and says how many it removed; a task with none
+ *   removes nothing. For a task that is over: a batch or login walk of the
+ *   task running meanwhile may write again. Idempotent.
  */
 export interface DeliveryRecordLog {
   recordBatch(record: DeliveryRecord): Promise<void>;
@@ -38,5 +48,6 @@ export interface DeliveryRecordLog {
   loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined>;
   loginsFrom(taskId: number, uin: number): AsyncIterable<LoginOutcome>;
   loginCounts(taskId: number): Promise<LoginCounts>;
+  purgeTask(taskId: number): Promise<PurgedRecords>;
   close(): Promise<void>;
 }

@@ -47,7 +47,7 @@ export type { CheckedEvent } from './event-bus-rules';
 export type { OfflineStore, OfflineEntry, OfflineAppendOptions, OfflinePurge } from './offline-store';
 export type { ConfirmedBatch, ConfirmedBatchLog } from './confirmed-batch-log';
 export type { DeliveryGateway, Delivery, DeliveryResult, RecipientRejection } from './delivery-gateway';
-export type { DeliveryRecordLog } from './delivery-record-log';
+export type { DeliveryRecordLog, PurgedRecords } from './delivery-record-log';
 export type { FrequencyCounter, FrequencyUse } from './frequency-counter';
 export { noopLogger, noopMeter, systemClock, LATENCY_BUCKETS_SECONDS } from './observability';
 export type { Logger, Meter, Counter, Gauge, Histogram, Clock } from './observability';

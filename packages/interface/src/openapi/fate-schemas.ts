@@ -103,7 +103,11 @@ export const taskFunnel = object(
           link: { type: 'string', enum: [...CHAIN_ORDER], description: 'removed: the filter link' },
           why: { type: 'string', enum: ['expired', 'over_frequency'], description: 'dropped_at_login: why' },
           count: countOrUnknown('how many; `unknown` where the records cannot tell, with `reason`'),
-          reason: { type: 'string', description: 'why the count is unknown (or, for the unknown stage, why they are)' },
+          reason: {
+            type: 'string',
+            description:
+              'why the count is unknown (or, for the unknown stage, why they are); on a count made while an executor host did not answer, that it counts the hosts that answered, naming the other',
+          },
           remaining: countOrUnknown('removed: recipients left after this link'),
           byReason: {
             type: 'object',
