@@ -38,6 +38,7 @@ class HeldRecords implements DeliveryRecordLog {
     return gate;
   }
   batchAt = async () => undefined;
+  purgeTask = async () => ({ batches: 0, logins: 0 });
   batchesFrom = async function* () {};
   recordLogins = async () => undefined;
   loginOf = async () => undefined;
