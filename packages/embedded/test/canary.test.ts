@@ -68,13 +68,13 @@ describe('canary tasks', () => {
     await dir?.remove();
   });
 
-  async function createCanary(holdSeconds: number, rejectedRatio = 0.05): Promise<Task> {
+  async function createCanary(holdSeconds: number, rejectedRatio = 0.05, minClickThrough?: number): Promise<Task> {
     const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(AUDIENCE));
     const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
       accountId: 'acme',
       listId: list.body.id,
       content: { body: `canary ${++sent}` },
-      canary: { sample: '5%', holdSeconds, thresholds: { rejectedRatio, failedRatio: 0.05 } },
+      canary: { sample: '5%', holdSeconds, thresholds: { rejectedRatio, failedRatio: 0.05, minClickThrough } },
     });
     expect(created.status).toBe(201);
     return created.body;
@@ -154,6 +154,38 @@ describe('canary tasks', () => {
     expect(new Set(rows.map((r) => r.position)).size).toBe(AUDIENCE.length);
   });
 
+  it('judges click-through an app reported by the end of the hold: below the minimum it pauses, above it the rest goes', async () => {
+    gateway.rejects = () => false;
+    const engage = (task: Task, clicks: number) =>
+      call(cluster, 'POST', `/api/v1/tasks/${task.id}/engagement`, { clicks });
+    const low = await createCanary(3600, 0.05, 0.02);
+    const high = await createCanary(3600, 0.05, 0.02);
+    for (const task of [low, high])
+      await waitFor(async () => (await getTask(task)).report.delivered === sampleOf(task).length, {
+        message: 'the sample delivered',
+      });
+    // 1% of the low sample clicked, 10% of the high one; a smaller total reported later changes nothing.
+    expect((await engage(low, Math.floor(sampleOf(low).length / 100))).status).toBe(200);
+    expect((await engage(high, Math.ceil(sampleOf(high).length / 10))).status).toBe(200);
+    expect((await engage(high, 1)).status).toBe(200);
+
+    shift += 3_600_000;
+    const paused = await waitForState(cluster, low.id, ['PAUSED']);
+    expect(paused.error?.code).toBe('CANARY_FAILED');
+    expect(paused.error?.message).toMatch(/clicked through at .*% .*minimum 2\.00%/);
+    expect(paused.report.canary).toMatchObject({ state: 'failed' });
+    expect(paused.report.canary!.clickThrough).toBeCloseTo(
+      Math.floor(sampleOf(low).length / 100) / sampleOf(low).length,
+      6,
+    );
+    expect(seenBy(low)).toEqual(sampleOf(low));
+
+    const done = await waitForEnd(cluster, high.id);
+    expect(done).toMatchObject({ state: 'COMPLETED', report: { canary: { state: 'passed' } } });
+    expect(done.report.engagement?.clicks).toBe(Math.ceil(sampleOf(high).length / 10));
+    expect(seenBy(high)).toEqual(AUDIENCE);
+  });
+
   it('sends the rest at once when promoted by hand during the hold; refuses to promote anything else', async () => {
     gateway.rejects = () => false;
     const created = await createCanary(3600);
@@ -202,7 +234,7 @@ describe('canary tasks', () => {
       [{ sample: 10, holdSeconds: -1, thresholds }, 'canary.holdSeconds'],
       [{ sample: 10, holdSeconds: 1, thresholds: { ...thresholds, failedRatio: 2 } }, 'canary.thresholds.failedRatio'],
       [
-        { sample: 10, holdSeconds: 1, thresholds: { ...thresholds, minClickThrough: 0.1 } },
+        { sample: 10, holdSeconds: 1, thresholds: { ...thresholds, minClickThrough: 1.5 } },
         'canary.thresholds.minClickThrough',
       ],
     ] as const) {
