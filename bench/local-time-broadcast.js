@@ -31,34 +31,8 @@ const { writeRecipientListFile } = require('@herald/audience');
 const { startEmbeddedCluster } = require('@herald/embedded');
 const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');
 const { upload } = require('./embedded-fanout');
-const { machine, commit, arg, fmt, benchAudience, loadAverage } = require('./lib');
+const { machine, commit, arg, fmt, benchAudience, loadAverage, BENCH_ZONES: ZONES } = require('./lib');
 
-const ZONES = [
-  'Pacific/Kiritimati',
-  'Pacific/Auckland',
-  'Australia/Sydney',
-  'Asia/Tokyo',
-  'Asia/Shanghai',
-  'Asia/Bangkok',
-  'Asia/Dhaka',
-  'Asia/Kolkata',
-  'Asia/Karachi',
-  'Asia/Dubai',
-  'Europe/Moscow',
-  'Europe/Athens',
-  'Europe/Berlin',
-  'Europe/London',
-  'Atlantic/Azores',
-  'America/Noronha',
-  'America/Sao_Paulo',
-  'America/New_York',
-  'America/Chicago',
-  'America/Denver',
-  'America/Los_Angeles',
-  'America/Anchorage',
-  'Pacific/Honolulu',
-  '+05:45',
-];
 const PLANNED_AT = Date.UTC(2026, 9, 24, 22);
 const JUMP_MS = 30 * 3_600_000;
 const PUT_BATCH = 10_000; // MAX_USERS_PER_PUT

@@ -20,34 +20,8 @@ const { ListFlags } = require('@herald/core/recipient-list');
 const { writeRecipientListFile } = require('@herald/audience');
 const { groupByLocalTime } = require('@herald/dispatcher');
 const { LevelAttributeIndex } = require('@herald/store-level');
-const { machine, commit, arg, fmt } = require('./lib');
+const { machine, commit, arg, fmt, BENCH_ZONES: ZONES } = require('./lib');
 
-const ZONES = [
-  'Pacific/Kiritimati',
-  'Pacific/Auckland',
-  'Australia/Sydney',
-  'Asia/Tokyo',
-  'Asia/Shanghai',
-  'Asia/Bangkok',
-  'Asia/Dhaka',
-  'Asia/Kolkata',
-  'Asia/Karachi',
-  'Asia/Dubai',
-  'Europe/Moscow',
-  'Europe/Athens',
-  'Europe/Berlin',
-  'Europe/London',
-  'Atlantic/Azores',
-  'America/Noronha',
-  'America/Sao_Paulo',
-  'America/New_York',
-  'America/Chicago',
-  'America/Denver',
-  'America/Los_Angeles',
-  'America/Anchorage',
-  'Pacific/Honolulu',
-  '+05:45',
-];
 const PUT_BATCH = 10_000;
 
 async function timed(fn) {
