@@ -9,7 +9,7 @@
  *   const executor = startExecutor({ id: 'executor-1', inbox, toScheduler,
  *     tasks: new TaskCache(store), online: bitmap, gateway: new FileDeliverySink(dir), offline });
  */
-export { startExecutor } from './executor';
+export { CONFIRMATIONS_IN_FLIGHT, startExecutor } from './executor';
 export type { Executor, ExecutorDeps } from './executor';
 export type { FrequencyControl } from './frequency-control';
 export { LoginDelivery } from './login-delivery';
