@@ -18,6 +18,7 @@ import { taskProgress } from './progress-schemas';
 import { campaignFieldsOf, firing } from './campaign-schemas';
 import { cluster } from './cluster-schemas';
 import { recipientFate, recipientHistory, taskFunnel } from './fate-schemas';
+import { taskEngagementAnswer } from './engagement-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -307,22 +308,7 @@ export const COMPONENTS = {
   RecipientFate: recipientFate,
   TaskFunnel: taskFunnel,
   RecipientHistory: recipientHistory,
-  TaskEngagementAnswer: object(
-    {
-      taskId: { type: 'integer' },
-      engagement: object(
-        {
-          clicks: { type: 'integer', minimum: 0 },
-          opens: { type: 'integer', minimum: 0 },
-          reportedAt: { type: 'integer', description: 'epoch ms: when a report last raised a count' },
-        },
-        ['clicks', 'reportedAt'],
-        'running totals an app backend reported (docs/rollouts.md, "Click-through")',
-      ),
-    },
-    ['taskId', 'engagement'],
-    'POST /api/v1/tasks/:id/engagement',
-  ),
+  TaskEngagementAnswer: taskEngagementAnswer,
   TaskCommandAccepted: object(
     {
       taskId: { type: 'integer' },
