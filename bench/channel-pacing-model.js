@@ -24,6 +24,7 @@
  *   node bench/channel-pacing-model.js [--limit 20000] [--recipients 400000] [--max-rate 100000]
  *     [--executors 2] [--relay cut|hold|none] [--sender-max <recipients/s>] [--seed 1] [--trace]
  */
+const { DEFAULTS } = require('@herald/core/config');
 const { ChannelPacing } = require('@herald/core/pacing');
 const { arg } = require('./lib');
 
@@ -33,22 +34,17 @@ const LATENCY_MS = 8;
 const RELAY_MS = 3;
 const SETTLE_MS = 10_000;
 
-/** The defaults of delivery.webhook.pacing (core config/defaults.ts) but maxRate. */
+/** The defaults of delivery.webhook (core DEFAULTS) but maxRate, mapped as the executor's pacedChannel maps them. */
 function pacingOptions(maxRate) {
+  const { maxAttempts, retryDelayMs, pacing } = DEFAULTS.delivery.webhook;
+  const { breakerOpenMs, maxHoldMs: _maxHoldMs, ...rates } = pacing;
   return {
-    initialRate: Math.min(50_000, maxRate),
-    minRate: 100,
+    ...rates,
+    initialRate: Math.min(rates.initialRate, maxRate),
     maxRate,
-    increasePerSecond: 50_000,
-    decreaseFactor: 0.7,
-    burstMs: 200,
-    cutSpacingMs: 1000,
-    throttleDelayMs: 1000,
-    latencyFloorMs: 250,
-    latencyRiseFactor: 4,
-    failureThreshold: 5,
-    failureDelayMs: 200,
-    openMs: 5000,
+    openMs: breakerOpenMs,
+    failureThreshold: maxAttempts,
+    failureDelayMs: retryDelayMs,
   };
 }
 

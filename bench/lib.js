@@ -175,36 +175,7 @@ async function startProductionServers(label) {
   };
 }
 
-/** The 24 time zones of the local-time benches: one per offset from UTC+14 to UTC-10, and a 45-minute one. */
-const BENCH_ZONES = [
-  'Pacific/Kiritimati',
-  'Pacific/Auckland',
-  'Australia/Sydney',
-  'Asia/Tokyo',
-  'Asia/Shanghai',
-  'Asia/Bangkok',
-  'Asia/Dhaka',
-  'Asia/Kolkata',
-  'Asia/Karachi',
-  'Asia/Dubai',
-  'Europe/Moscow',
-  'Europe/Athens',
-  'Europe/Berlin',
-  'Europe/London',
-  'Atlantic/Azores',
-  'America/Noronha',
-  'America/Sao_Paulo',
-  'America/New_York',
-  'America/Chicago',
-  'America/Denver',
-  'America/Los_Angeles',
-  'America/Anchorage',
-  'Pacific/Honolulu',
-  '+05:45',
-];
-
 module.exports = {
-  BENCH_ZONES,
   percentiles,
   machine,
   commit,

@@ -29,9 +29,9 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { writeRecipientListFile } = require('@herald/audience');
 const { startEmbeddedCluster } = require('@herald/embedded');
-const { authHeaders, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');
+const { authHeaders, LOCAL_TIME_ZONES: ZONES, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS } = require('@herald/testing');
 const { upload } = require('./embedded-fanout');
-const { machine, commit, arg, fmt, benchAudience, loadAverage, BENCH_ZONES: ZONES } = require('./lib');
+const { machine, commit, arg, fmt, benchAudience, loadAverage } = require('./lib');
 
 const PLANNED_AT = Date.UTC(2026, 9, 24, 22);
 const JUMP_MS = 30 * 3_600_000;

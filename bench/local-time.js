@@ -20,7 +20,8 @@ const { ListFlags } = require('@herald/core/recipient-list');
 const { writeRecipientListFile } = require('@herald/audience');
 const { groupByLocalTime } = require('@herald/dispatcher');
 const { LevelAttributeIndex } = require('@herald/store-level');
-const { machine, commit, arg, fmt, BENCH_ZONES: ZONES } = require('./lib');
+const { LOCAL_TIME_ZONES: ZONES } = require('@herald/testing');
+const { machine, commit, arg, fmt } = require('./lib');
 
 const PUT_BATCH = 10_000;
 

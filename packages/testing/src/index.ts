@@ -97,3 +97,4 @@ export { ProcessCluster } from './process-cluster';
 export type { ClusterShape, ProcessHandle } from './process-cluster';
 export { NetnsCluster, NETNS_SCRIPT } from './netns-cluster';
 export type { HostProcesses } from './netns-cluster';
+export { LOCAL_TIME_ZONES } from './time-zones';
