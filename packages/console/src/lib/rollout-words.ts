@@ -13,10 +13,14 @@ export function sampleText(sample: string | number): string {
   return typeof sample === 'number' ? `about ${fmtInt(sample)} recipients` : `${sample} of the recipients`;
 }
 
-/** "1% of the recipients first, hold 10 min; stop above 5% rejected or 5% failed". */
+/**
+ * "1% of the recipients first, hold 10 min; stop above 5% rejected or 5%
+ * failed", and ", or below 2% click-through" when a minimum is set.
+ */
 export function canaryWords(canary: CanarySpec): string {
-  const { rejectedRatio, failedRatio } = canary.thresholds;
-  return `${sampleText(canary.sample)} first, hold ${fmtInt(canary.holdSeconds / 60)} min; stop above ${pct(rejectedRatio)} rejected or ${pct(failedRatio)} failed`;
+  const { rejectedRatio, failedRatio, minClickThrough } = canary.thresholds;
+  const clicks = minClickThrough === undefined ? '' : `, or below ${pct(minClickThrough)} click-through`;
+  return `${sampleText(canary.sample)} first, hold ${fmtInt(canary.holdSeconds / 60)} min; stop above ${pct(rejectedRatio)} rejected or ${pct(failedRatio)} failed${clicks}`;
 }
 
 /** "a 45%, b 45%; holdout 10%". */
