@@ -1,5 +1,5 @@
 import type { CanaryReport, CanarySpec, Task } from '../api/types';
-import { fmtInt, fmtRelative, fmtShare, fmtTime } from './format';
+import { fmtInt, fmtRelative, fmtSetShare, fmtShare, fmtTime } from './format';
 
 /**
  * A canary task's panel in words (docs/rollouts.md, "How it runs" and
@@ -15,9 +15,6 @@ type Thresholds = CanarySpec['thresholds'];
  * rate just under its minimum never reads as equal to it (1.96% under 2%).
  */
 export const clickThroughText = (ratio: number): string => `${+(ratio * 100).toFixed(2)}%`;
-
-/** A threshold as set: "2%", "0.5%". */
-const thresholdText = (ratio: number): string => `${+(ratio * 100).toFixed(4)}%`;
 
 export type CanaryBreach = 'rejected' | 'failed' | 'clickThrough';
 
@@ -41,7 +38,7 @@ const PAUSED = 'The broadcast paused itself; nobody beyond the sample was sent a
 function failedText(task: Task, canary: CanaryReport): string {
   const thresholds = task.rollout?.canary?.thresholds;
   if (canaryBreachOf(canary, thresholds) === 'clickThrough')
-    return `Failed: too few clicks. ${clickThroughText(canary.clickThrough!)} of the sample's recipients delivered online clicked, under the minimum of ${thresholdText(thresholds!.minClickThrough!)}. ${PAUSED}`;
+    return `Failed: too few clicks. ${clickThroughText(canary.clickThrough!)} of the sample's recipients delivered online clicked, under the minimum of ${fmtSetShare(thresholds!.minClickThrough!)}. ${PAUSED}`;
   const reason =
     task.error?.code === 'CANARY_FAILED'
       ? task.error.message
@@ -118,6 +115,6 @@ export function engagementRows(task: Task, canary: CanaryReport, now: number): E
     minimum:
       min === undefined
         ? 'Not set: click-through is not judged.'
-        : `${thresholdText(min)}: below it when the hold ends, the broadcast pauses itself.`,
+        : `${fmtSetShare(min)}: below it when the hold ends, the broadcast pauses itself.`,
   };
 }
