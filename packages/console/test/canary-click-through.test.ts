@@ -210,7 +210,8 @@ describe('a canary judged on click-through, in the console (Chromium)', () => {
     expect(await page.getByLabel('Pause below').inputValue()).toBe('3.5');
     await page.getByLabel('Pause below').fill('');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    // The button is renamed "Saving…" at once; the form closes only once the PATCH answered.
+    await page.getByRole('form', { name: 'Change the campaign' }).waitFor({ state: 'detached' });
     expect((await template()).canary?.thresholds).toEqual({ rejectedRatio: 0.05, failedRatio: 0.05 });
     await page.locator('[data-setting="campaign-rollout"]:not(:has-text("click-through"))').waitFor();
   }, 90_000);
