@@ -364,7 +364,8 @@ describe('advanced delivery in the console (Chromium)', () => {
     // The section's summary is drawn from the form's state: once it names the new time, Save sends it.
     await page.locator('details.advanced [data-advanced-summary]', { hasText: '07:45' }).waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    // The button is renamed "Saving…" at once; the form closes only once the PATCH answered.
+    await page.getByRole('form', { name: 'Change the campaign' }).waitFor({ state: 'detached' });
     const edited = await admin<{ template: Record<string, unknown> }>('GET', `/api/v1/campaigns/${id}`);
     expect(edited.template).toMatchObject({
       noResend: { scope: 'firing' },
@@ -429,7 +430,8 @@ describe('advanced delivery in the console (Chromium)', () => {
     await page.locator('#canaryHold').fill('0');
     await page.locator('details.advanced [data-advanced-summary]', { hasText: 'canary 20%' }).waitFor();
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    // The button is renamed "Saving…" at once; the form closes only once the PATCH answered.
+    await page.getByRole('form', { name: 'Change the campaign' }).waitFor({ state: 'detached' });
     const edited = await admin<{ template: Record<string, unknown> }>('GET', `/api/v1/campaigns/${id}`);
     const canary = { sample: '20%', holdSeconds: 0, thresholds: { rejectedRatio: 0.05, failedRatio: 0.05 } };
     expect(edited.template).toMatchObject({ collapseKey: 'offers:evening', canary });

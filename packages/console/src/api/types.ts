@@ -50,6 +50,15 @@ export interface TaskReport {
   channel?: ChannelHold | null;
   /** A canary task's sample and where it stands (docs/rollouts.md, "Canary"). */
   canary?: CanaryReport;
+  /** Clicks (and opens) an app backend reported, running totals (docs/rollouts.md, "Click-through"); absent: none. */
+  engagement?: TaskEngagement;
+}
+
+export interface TaskEngagement {
+  clicks: number;
+  opens?: number;
+  /** Epoch ms: when a report last raised a count. */
+  reportedAt: number;
 }
 
 /** sampling: only the sample sends (then holds); passed / promoted: the rest runs; failed: the task paused itself. */
@@ -60,6 +69,8 @@ export interface CanaryReport {
   holdUntil: number;
   rejectedRatio?: number;
   failedRatio?: number;
+  /** Reported clicks over the sample's online deliveries, once judged with engagement reported. */
+  clickThrough?: number;
 }
 
 /** A task's local-time delivery as stored (docs/local-time.md). */
@@ -74,7 +85,8 @@ export interface CanarySpec {
   /** "1%" or a recipient count. */
   sample: string | number;
   holdSeconds: number;
-  thresholds: { rejectedRatio: number; failedRatio: number };
+  /** Ratios in [0, 1]; minClickThrough absent: click-through is not judged. */
+  thresholds: { rejectedRatio: number; failedRatio: number; minClickThrough?: number };
 }
 
 export interface RolloutVariant {

@@ -1,36 +1,30 @@
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api/client';
 import { TERMINAL_STATES, type CanaryReport, type Task } from '../api/types';
-import { fmtInt, fmtRelative, fmtShare, fmtTime } from '../lib/format';
+import { canaryText, canaryUndecided, engagementRows } from '../lib/canary-words';
 import { operatorMessage } from '../lib/operator-words';
 import { ApiError } from '../api/client';
 
-/** Where the canary stands, in words (docs/rollouts.md, "How it runs"). */
-export function canaryText(task: Task, canary: CanaryReport, now: number): string {
-  const sample = `${fmtInt(canary.sample)} recipients`;
-  switch (canary.state) {
-    case 'sampling':
-      return task.report.delivered + task.report.offline < canary.sample
-        ? `Sending to the sample of ${sample}; the rest waits.`
-        : `Holding after the sample of ${sample}: judged at ${fmtTime(canary.holdUntil)} (${fmtRelative(canary.holdUntil, now)}).`;
-    case 'failed':
-      return `Failed: ${task.error?.code === 'CANARY_FAILED' ? task.error.message : `over a threshold (rejected ${fmtShare(canary.rejectedRatio ?? 0)}, failed ${fmtShare(canary.failedRatio ?? 0)})`}. The broadcast paused itself; nobody beyond the sample was sent anything.`;
-    case 'passed':
-      return `Passed: the sample of ${sample} stayed under the thresholds (rejected ${fmtShare(canary.rejectedRatio ?? 0)}, failed ${fmtShare(canary.failedRatio ?? 0)}); the rest is sent.`;
-    case 'promoted':
-      return `Promoted by hand after the sample of ${sample}: the rest is sent.`;
-  }
-}
-
-/** A canary that may still go either way: still sampling, or paused by its failure. */
-export function canaryUndecided(task: Task, canary: CanaryReport): boolean {
+/** The clicks an app backend reported and the minimum click-through they are judged against. */
+function CanaryEngagement({ task, canary, now }: { task: Task; canary: CanaryReport; now: number }) {
+  const rows = engagementRows(task, canary, now);
+  if (rows === undefined) return null;
   return (
-    (task.state === 'SENDING' && canary.state === 'sampling') || (task.state === 'PAUSED' && canary.state === 'failed')
+    <dl className="canary-engagement" aria-label="Click-through">
+      <dt>Clicks reported</dt>
+      <dd data-engagement="clicks">{rows.clicks}</dd>
+      <dt>Click-through</dt>
+      <dd data-engagement="click-through">{rows.clickThrough}</dd>
+      <dt>Minimum</dt>
+      <dd data-engagement="minimum">{rows.minimum}</dd>
+    </dl>
   );
 }
 
 /**
- * A canary task's state (report.canary) with the operator's two answers:
+ * A canary task's state (report.canary), the engagement reported for it
+ * (report.engagement) against its minimum click-through, and the operator's
+ * two answers:
  * Promote sends the rest now (POST /api/v1/tasks/:id/promote); Abort cancels
  * the task, asked once more in place since it cannot be undone.
  */
@@ -73,6 +67,7 @@ export function CanaryPanel({ task, now, onDone }: { task: Task; now: number; on
       <p data-canary={canary.state} role="status">
         {canaryText(task, canary, now)}
       </p>
+      <CanaryEngagement task={task} canary={canary} now={now} />
       {undecided && (
         <div className="commands">
           <button className="primary" onClick={() => send('promote')} disabled={busy}>

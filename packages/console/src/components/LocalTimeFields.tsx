@@ -3,8 +3,6 @@ import { usePoll } from '../hooks';
 import {
   MISSED_CHOICES,
   MISSED_TEXT,
-  QUIET_DURING_CHOICES,
-  QUIET_DURING_TEXT,
   quietHoursWords,
   type LocalTimeErrors,
   type LocalTimeForm,
@@ -12,6 +10,7 @@ import {
 } from '../lib/local-time-form';
 import { Field } from './bits';
 import { TimeZoneList } from './FireTimes';
+import { QuietHoursRange } from './QuietHoursRange';
 
 /** GET /api/v1/accounts/:id/local-time: what a task of the account keeps unless it sets its own. */
 export interface AccountLocalTime {
@@ -166,51 +165,7 @@ export function LocalTimeFields({
       </Field>
       {form.quietOn && (
         <div className="sub-fields">
-          <Field
-            label="Quiet from"
-            htmlFor="quietFrom"
-            error={errors.quietFrom}
-            hint="24-hour; may wrap past midnight."
-          >
-            <div className="choices inline">
-              <input
-                id="quietFrom"
-                className="short mono"
-                placeholder="HH:MM"
-                autoComplete="off"
-                value={form.quietFrom}
-                onChange={(e) => set('quietFrom', e.target.value)}
-              />
-              <label htmlFor="quietTo">until</label>
-              <input
-                id="quietTo"
-                className="short mono"
-                placeholder="HH:MM"
-                autoComplete="off"
-                value={form.quietTo}
-                onChange={(e) => set('quietTo', e.target.value)}
-              />
-            </div>
-          </Field>
-          {quietModes && (
-            <Field label="Inside quiet hours" htmlFor="quietDuring" error={errors.quietDuring}>
-              <div className="choices inline" role="radiogroup" aria-label="Inside quiet hours">
-                {QUIET_DURING_CHOICES.map((choice) => (
-                  <label className="check" key={choice}>
-                    <input
-                      id={choice === 'hold' ? 'quietDuring' : `quietDuring-${choice}`}
-                      type="radio"
-                      name="quietDuring"
-                      value={choice}
-                      checked={form.quietDuring === choice}
-                      onChange={() => set('quietDuring', choice)}
-                    />{' '}
-                    {QUIET_DURING_TEXT[choice].charAt(0).toUpperCase() + QUIET_DURING_TEXT[choice].slice(1)}
-                  </label>
-                ))}
-              </div>
-            </Field>
-          )}
+          <QuietHoursRange value={form} errors={errors} set={set} modes={quietModes} />
         </div>
       )}
     </>

@@ -9,6 +9,34 @@ import {
 } from '../lib/rollout-form';
 import { Field } from './bits';
 
+/** A short box for a number as typed (a percent, minutes, a count): the form's checks judge the text. */
+function NumberInput({
+  id,
+  value,
+  onChange,
+  whole = false,
+  placeholder,
+}: {
+  id: string;
+  value: string;
+  onChange: (text: string) => void;
+  /** Whole numbers only: a phone shows digits without a decimal point. */
+  whole?: boolean;
+  placeholder?: string;
+}) {
+  return (
+    <input
+      id={id}
+      className="short"
+      inputMode={whole ? 'numeric' : 'decimal'}
+      autoComplete="off"
+      placeholder={placeholder}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}
+
 type Set = <K extends keyof RolloutForm>(name: K, value: RolloutForm[K]) => void;
 
 /**
@@ -48,7 +76,7 @@ function CanaryFields({ form, errors, set }: { form: RolloutForm; errors: Rollou
         label="Canary"
         htmlFor="canaryOn"
         error={errors.canary}
-        hint="Sends to a random sample first and holds; the rest goes only if the channel's rejections and failures stay under the thresholds, else the broadcast pauses itself."
+        hint="Sends to a random sample first and holds; the rest goes only if the channel's rejections and failures stay under the thresholds (and, if set, click-through above its minimum), else the broadcast pauses itself."
       >
         <label className="check">
           <input
@@ -64,14 +92,7 @@ function CanaryFields({ form, errors, set }: { form: RolloutForm; errors: Rollou
         <div className="sub-fields">
           <Field label="Sample" htmlFor="canarySample" error={errors.canarySample}>
             <div className="choices inline">
-              <input
-                id="canarySample"
-                className="short"
-                inputMode="decimal"
-                autoComplete="off"
-                value={form.canarySample}
-                onChange={(e) => set('canarySample', e.target.value)}
-              />
+              <NumberInput id="canarySample" value={form.canarySample} onChange={(text) => set('canarySample', text)} />
               <select
                 aria-label="Sample unit"
                 value={form.canaryBy}
@@ -88,13 +109,11 @@ function CanaryFields({ form, errors, set }: { form: RolloutForm; errors: Rollou
             error={errors.canaryHoldMinutes}
             hint="Minutes to wait after the sample is sent before judging it."
           >
-            <input
+            <NumberInput
               id="canaryHold"
-              className="short"
-              inputMode="numeric"
-              autoComplete="off"
+              whole
               value={form.canaryHoldMinutes}
-              onChange={(e) => set('canaryHoldMinutes', e.target.value)}
+              onChange={(text) => set('canaryHoldMinutes', text)}
             />{' '}
             <span className="muted">minutes</span>
           </Field>
@@ -105,25 +124,33 @@ function CanaryFields({ form, errors, set }: { form: RolloutForm; errors: Rollou
             hint="Of the sample: rejected for good by the channel, and not taken by it when the hold ends."
           >
             <div className="choices inline">
-              <input
+              <NumberInput
                 id="canaryRejected"
-                className="short"
-                inputMode="decimal"
-                autoComplete="off"
                 value={form.canaryRejectedPercent}
-                onChange={(e) => set('canaryRejectedPercent', e.target.value)}
+                onChange={(text) => set('canaryRejectedPercent', text)}
               />
               <label htmlFor="canaryRejected">% rejected</label>
-              <input
+              <NumberInput
                 id="canaryFailed"
-                className="short"
-                inputMode="decimal"
-                autoComplete="off"
                 value={form.canaryFailedPercent}
-                onChange={(e) => set('canaryFailedPercent', e.target.value)}
+                onChange={(text) => set('canaryFailedPercent', text)}
               />
               <label htmlFor="canaryFailed">% failed</label>
             </div>
+          </Field>
+          <Field
+            label="Pause below"
+            htmlFor="canaryMinClickThrough"
+            error={errors.canaryMinClickThrough}
+            hint="Optional: the lowest click-through of the sample (the clicks your app reports over the recipients delivered online) at which the rest still goes. Judged only if clicks were reported by the end of the hold; empty: not judged."
+          >
+            <NumberInput
+              id="canaryMinClickThrough"
+              placeholder="not set"
+              value={form.canaryMinClickThrough}
+              onChange={(text) => set('canaryMinClickThrough', text)}
+            />{' '}
+            <span className="muted">% click-through</span>
           </Field>
         </div>
       )}
@@ -170,14 +197,7 @@ function VariantFields({ form, errors, set }: { form: RolloutForm; errors: Rollo
                 />
               </Field>
               <Field label="Share" htmlFor={`variant${i}-share`} error={errors[`variant${i}.share`]}>
-                <input
-                  id={`variant${i}-share`}
-                  className="short"
-                  inputMode="decimal"
-                  autoComplete="off"
-                  value={v.share}
-                  onChange={(e) => setRow(i, { share: e.target.value })}
-                />{' '}
+                <NumberInput id={`variant${i}-share`} value={v.share} onChange={(text) => setRow(i, { share: text })} />{' '}
                 <span className="muted">%</span>
               </Field>
               <Field label="Title" htmlFor={`variant${i}-title`} error={errors[`variant${i}.title`]}>
@@ -222,14 +242,7 @@ function VariantFields({ form, errors, set }: { form: RolloutForm; errors: Rollo
             error={errors.holdout}
             hint="Gets nothing: the baseline to compare with."
           >
-            <input
-              id="holdout"
-              className="short"
-              inputMode="decimal"
-              autoComplete="off"
-              value={form.holdout}
-              onChange={(e) => set('holdout', e.target.value)}
-            />{' '}
+            <NumberInput id="holdout" value={form.holdout} onChange={(text) => set('holdout', text)} />{' '}
             <span className="muted">%</span>
           </Field>
           <p className="small" data-share-total>

@@ -1,5 +1,5 @@
 import type { VariantCount } from '../api/funnel-types';
-import { fmtInt } from '../lib/format';
+import { fmtInt, fmtSetShare } from '../lib/format';
 
 const count = (n: number | null) => (n === null ? 'unknown' : fmtInt(n));
 
@@ -37,7 +37,7 @@ export function VariantCounts({ variants }: { variants: VariantCount[] | undefin
             <th scope="row" className="mono">
               {v.name}
             </th>
-            <td className="num">{`${+(v.share * 100).toFixed(4)}%`}</td>
+            <td className="num">{fmtSetShare(v.share)}</td>
             <td className="num" data-variant-count="recipients">
               {fmtInt(v.recipients)}
             </td>

@@ -22,6 +22,13 @@ export function fmtShare(fraction: number): string {
   return p.toFixed(1) + '%';
 }
 
+/**
+ * A share (0..1) as an operator sets it, in percent up to four decimals and
+ * no trailing zeros: a threshold, a variant's share, a holdout ("2%",
+ * "0.35%", "33.3333%"). Not for measured shares: those are fmtShare's.
+ */
+export const fmtSetShare = (share: number): string => `${+(share * 100).toFixed(4)}%`;
+
 /** A bar's aria-valuenow (whole percent): 100 only when it is full, like fmtShare. */
 export function barValueNow(fraction: number): number {
   const p = Math.min(1, Math.max(0, fraction)) * 100;

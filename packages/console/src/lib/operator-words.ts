@@ -8,7 +8,7 @@
  */
 import { durationTooLong } from './broadcast-form';
 import { cronRefusalText } from './campaign-reach';
-import { fmtInt, fmtTime } from './format';
+import { fmtInt, fmtSetShare, fmtTime } from './format';
 
 /** The parts of an API error read here (the console's ApiError has them; this file stays free of the browser client). */
 export interface Refusal {
@@ -118,9 +118,6 @@ type Rule = (r: Refusal, label: string, field: string) => string | undefined;
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
-/** A share (0..1) as the form types it: percent, up to four decimals. */
-const pct = (share: number): string => `${+(share * 100).toFixed(4)}%`;
-
 /** Local time, quiet hours, canary and variants (docs/local-time.md, docs/rollouts.md): the form speaks percent and minutes. */
 const ROLLOUT_RULES: Rule[] = [
   (r) =>
@@ -154,7 +151,7 @@ const ROLLOUT_RULES: Rule[] = [
   (r) => {
     const sum = /shares add up to ([\d.e-]+), not 1 - holdout \(([\d.e-]+)\)/.exec(r.message);
     return sum
-      ? `The shares add up to ${pct(Number(sum[1]))}; with the holdout they must make 100% (the holdout leaves ${pct(Number(sum[2]))}).`
+      ? `The shares add up to ${fmtSetShare(Number(sum[1]))}; with the holdout they must make 100% (the holdout leaves ${fmtSetShare(Number(sum[2]))}).`
       : undefined;
   },
   (r, _label, field) =>

@@ -25,6 +25,8 @@ export interface RolloutForm {
   /** Thresholds over the sample, percent. */
   canaryRejectedPercent: string;
   canaryFailedPercent: string;
+  /** The lowest click-through of the sample at which the rest still goes, percent; empty: not judged. */
+  canaryMinClickThrough: string;
   variantsOn: boolean;
   variants: VariantRow[];
   /** Percent of the audience that gets nothing. */
@@ -62,6 +64,7 @@ export const emptyRollout = (): RolloutForm => ({
   canaryHoldMinutes: '10',
   canaryRejectedPercent: '5',
   canaryFailedPercent: '5',
+  canaryMinClickThrough: '',
   variantsOn: false,
   variants: [
     { ...newVariant(0), share: '45' },
@@ -103,6 +106,12 @@ function canaryErrors(form: RolloutForm, grouped: boolean): RolloutErrors {
   const failed = percentError(form.canaryFailedPercent, 'Failed');
   if (rejected !== undefined) errors.canaryRejectedPercent = rejected;
   if (failed !== undefined) errors.canaryFailedPercent = failed;
+  // Optional: left empty, the canary is not judged on click-through (and the request carries no minimum).
+  const minClickThrough =
+    form.canaryMinClickThrough.trim() === ''
+      ? undefined
+      : percentError(form.canaryMinClickThrough, 'Minimum click-through');
+  if (minClickThrough !== undefined) errors.canaryMinClickThrough = minClickThrough;
   return errors;
 }
 
@@ -149,7 +158,7 @@ export interface RolloutBody {
   canary?: {
     sample: string | number;
     holdSeconds: number;
-    thresholds: { rejectedRatio: number; failedRatio: number };
+    thresholds: { rejectedRatio: number; failedRatio: number; minClickThrough?: number };
   };
   variants?: { name: string; share: number; content: { body: string; title?: string; template?: true } }[];
   holdout?: number;
@@ -169,6 +178,7 @@ export function rolloutBody(form: RolloutForm, template: boolean): RolloutBody {
       thresholds: {
         rejectedRatio: shareOf(form.canaryRejectedPercent),
         failedRatio: shareOf(form.canaryFailedPercent),
+        ...(form.canaryMinClickThrough.trim() === '' ? {} : { minClickThrough: shareOf(form.canaryMinClickThrough) }),
       },
     };
   if (form.variantsOn) {
@@ -199,6 +209,7 @@ export function rolloutFieldOf(serverField: string | undefined): RolloutField | 
   if (serverField === 'canary.sample') return 'canarySample';
   if (serverField === 'canary.holdSeconds') return 'canaryHoldMinutes';
   if (serverField === 'canary.thresholds.failedRatio') return 'canaryFailedPercent';
+  if (serverField === 'canary.thresholds.minClickThrough') return 'canaryMinClickThrough';
   if (serverField.startsWith('canary.thresholds')) return 'canaryRejectedPercent';
   return serverField.startsWith('canary') ? 'canary' : undefined;
 }
@@ -210,7 +221,7 @@ export function rolloutFormOf(task: {
     canary?: {
       sample: string | number;
       holdSeconds: number;
-      thresholds: { rejectedRatio: number; failedRatio: number };
+      thresholds: { rejectedRatio: number; failedRatio: number; minClickThrough?: number };
     };
     variants?: { name: string; share: number; content: { body: string; title?: string } }[];
     holdout?: number;
@@ -230,6 +241,8 @@ export function rolloutFormOf(task: {
           canaryHoldMinutes: String(Math.round(canary.holdSeconds / 60)),
           canaryRejectedPercent: percent(canary.thresholds.rejectedRatio),
           canaryFailedPercent: percent(canary.thresholds.failedRatio),
+          canaryMinClickThrough:
+            canary.thresholds.minClickThrough === undefined ? '' : percent(canary.thresholds.minClickThrough),
         }
       : {}),
     ...(variants

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api/client';
 import { ErrorBanner, Field } from '../../components/bits';
 import { TimeZoneList } from '../../components/FireTimes';
+import { QuietHoursRange } from '../../components/QuietHoursRange';
 import {
   LOGIN_DELIVERY_TEXT,
   accountLocalTimeBody,
@@ -14,7 +15,7 @@ import {
   type LoginDelivery,
 } from '../../lib/account-local-time-form';
 import { ACCOUNT_ID } from '../../lib/broadcast-form';
-import { QUIET_DURING_CHOICES, QUIET_DURING_TEXT, quietHoursWords } from '../../lib/local-time-form';
+import { quietHoursWords } from '../../lib/local-time-form';
 import { operatorMessage } from '../../lib/operator-words';
 
 const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -135,49 +136,7 @@ export function LocalTimeDefaultsPanel() {
           </Field>
           {draft.quietOn && (
             <div className="sub-fields">
-              <Field
-                label="Quiet from"
-                htmlFor="account-quietFrom"
-                error={errors.quietFrom}
-                hint="24-hour; may wrap past midnight."
-              >
-                <div className="choices inline">
-                  <input
-                    id="account-quietFrom"
-                    className="short mono"
-                    placeholder="HH:MM"
-                    autoComplete="off"
-                    value={draft.quietFrom}
-                    onChange={(e) => set('quietFrom', e.target.value)}
-                  />
-                  <label htmlFor="account-quietTo">until</label>
-                  <input
-                    id="account-quietTo"
-                    className="short mono"
-                    placeholder="HH:MM"
-                    autoComplete="off"
-                    value={draft.quietTo}
-                    onChange={(e) => set('quietTo', e.target.value)}
-                  />
-                </div>
-              </Field>
-              <Field label="Inside quiet hours" htmlFor="account-quietDuring" error={errors.quietDuring}>
-                <div className="choices inline" role="radiogroup" aria-label="Inside quiet hours">
-                  {QUIET_DURING_CHOICES.map((choice) => (
-                    <label className="check" key={choice}>
-                      <input
-                        id={choice === 'hold' ? 'account-quietDuring' : `account-quietDuring-${choice}`}
-                        type="radio"
-                        name="account-quietDuring"
-                        value={choice}
-                        checked={draft.quietDuring === choice}
-                        onChange={() => set('quietDuring', choice)}
-                      />{' '}
-                      {capital(QUIET_DURING_TEXT[choice])}
-                    </label>
-                  ))}
-                </div>
-              </Field>
+              <QuietHoursRange idPrefix="account-" value={draft} errors={errors} set={set} modes />
             </div>
           )}
           <Field
