@@ -1,3 +1,4 @@
+import { ErrorCodes, HeraldError } from '@herald/core';
 import type { UnitCheckpoint } from '@herald/core/ports';
 import { CheckpointWriter } from './checkpoint-writer';
 
@@ -129,5 +130,16 @@ describe('CheckpointWriter', () => {
     await writer.flush(7, 0);
     expect(coordinator.written.map((c) => c.checkpoint)).toEqual([4096, 12288]);
     expect(writer.size).toBe(0);
+  });
+
+  it("ends a unit's writes when the coordinator is closed", async () => {
+    const coordinator = heldCoordinator();
+    const writer = new CheckpointWriter(coordinator, { everyMs: 0, retryMs: 0 });
+    writer.put(checkpoint(4096));
+    const closed = writer.flush(7, 0);
+    (await coordinator.inFlight()).settle(new HeraldError(ErrorCodes.STORE_CLOSED, 'closed'));
+    await closed;
+    expect(writer.size).toBe(0);
+    expect(coordinator.waiting).toBe(0);
   });
 });

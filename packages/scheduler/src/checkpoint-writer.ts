@@ -1,3 +1,4 @@
+import { ErrorCodes, isHeraldError } from '@herald/core';
 import { supersedes, noopLogger, type Coordinator, type Logger, type UnitCheckpoint } from '@herald/core/ports';
 
 /**
@@ -42,7 +43,8 @@ interface UnitWrites {
  * monotonic compare-and-set (putCheckpoint): a checkpoint of an older epoch,
  * or behind the stored one, changes nothing, so fencing is the
  * coordinator's as before. A failed write is logged and tried again after
- * `retryMs`, or with the next checkpoint of the unit.
+ * `retryMs`, or with the next checkpoint of the unit; a closed coordinator
+ * (the process stopping) ends the unit's writes.
  *
  * What a write behind the loop changes: the coordinator's checkpoint may
  * trail the owner's memory by the write in flight and `everyMs`. An owner
@@ -117,6 +119,11 @@ export class CheckpointWriter {
       try {
         await this.coordinator.putCheckpoint(next);
       } catch (error) {
+        // Closed: this process is stopping, and its units were settled into the store or are left to their next owner.
+        if (isHeraldError(error) && error.code === ErrorCodes.STORE_CLOSED) {
+          unit.pending = undefined;
+          return;
+        }
         this.logger.warn('checkpoint not written to the coordinator; tried again', {
           taskId: next.taskId,
           unitNo: next.unitNo,
