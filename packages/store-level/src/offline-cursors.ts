@@ -91,7 +91,7 @@ export class RecordCursor {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.forward, ...this.reverse].map((iterator) => iterator?.close()));
+    await Promise.all([...this.forward, ...this.reverse].flatMap((iterator) => iterator?.close() ?? []));
   }
 }
 

@@ -17,7 +17,8 @@ import {
 import { encodeUins } from './uin-records';
 
 const u32 = (...uins: number[]): Uint32Array => Uint32Array.from(uins);
-const raw = (path: string) => new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+const raw = (path: string) =>
+  new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
 
 async function scan(store: LevelOfflineStore, taskId: number): Promise<number[]> {
   const out: number[] = [];

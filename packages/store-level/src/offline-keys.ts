@@ -26,9 +26,7 @@ export const UNGROUPED = -1;
 export const MAX_GROUP = 0xffff;
 
 export const shelfPrefix = ({ range, taskId, group }: Shelf): Buffer =>
-  group === UNGROUPED
-    ? recordPrefix(range, taskId)
-    : key(tag('q'), { u32: range }, { u64: taskId }, { u32: group });
+  group === UNGROUPED ? recordPrefix(range, taskId) : key(tag('q'), { u32: range }, { u64: taskId }, { u32: group });
 export const shelfRecordKey = (shelf: Shelf, first: number): Buffer => {
   const prefix = shelfPrefix(shelf);
   const out = Buffer.allocUnsafe(prefix.length + 4);
@@ -46,7 +44,8 @@ export const GROUP_RECORDS = prefixRange(key(tag('q')));
 export const shelfCountKey = (taskId: number, range: number, group: number): Buffer =>
   group === UNGROUPED ? taskRangeKey(taskId, range) : key(tag('k'), { u64: taskId }, { u32: range }, { u32: group });
 /** The group a 'k' key counts (UNGROUPED for the 13-byte keys of the layout before groups). */
-export const groupOfCountKey = (k: Buffer): number => (k.length > GROUP_IN_COUNT_KEY ? k.readUInt32BE(GROUP_IN_COUNT_KEY) : UNGROUPED);
+export const groupOfCountKey = (k: Buffer): number =>
+  k.length > GROUP_IN_COUNT_KEY ? k.readUInt32BE(GROUP_IN_COUNT_KEY) : UNGROUPED;
 /** Every 'k' key of the task in the range: the ungrouped count and each group's. */
 export const countsOfTaskRange = (taskId: number, range: number) => prefixRange(taskRangeKey(taskId, range));
 

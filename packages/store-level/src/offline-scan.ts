@@ -8,7 +8,13 @@
  */
 import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
 import { RecordCursor, SortedUinCursor, type Db } from './offline-cursors';
-import { acksOfTask, groupOfCountKey, RANGE_IN_TASK_RANGE_KEY, rangesOfTask, UIN_IN_ACK_BY_TASK_KEY } from './offline-keys';
+import {
+  acksOfTask,
+  groupOfCountKey,
+  RANGE_IN_TASK_RANGE_KEY,
+  rangesOfTask,
+  UIN_IN_ACK_BY_TASK_KEY,
+} from './offline-keys';
 import { decodeUins } from './uin-records';
 
 /** One range's shelves of the task: each group's record count. */
@@ -18,7 +24,9 @@ interface RangeCounts {
 }
 
 /** The task's 'k' keys, gathered range by range (a range's keys are adjacent: 'k' taskId range [group]). */
-async function* countsByRange(iterator: { nextv(n: number): Promise<[Buffer, Buffer][]> }): AsyncGenerator<RangeCounts> {
+async function* countsByRange(iterator: {
+  nextv(n: number): Promise<[Buffer, Buffer][]>;
+}): AsyncGenerator<RangeCounts> {
   let current: RangeCounts | undefined;
   for (;;) {
     const chunk = await iterator.nextv(1024);

@@ -30,7 +30,10 @@ async function countsOnDisk(path: string): Promise<{ counted: Map<string, number
   try {
     const counted = new Map<string, number>();
     for (const [k, v] of await db.iterator({ gte: Buffer.from('k'), lt: Buffer.from('l') }).all())
-      counted.set(`${readU64BE(k, 1)}/${k.readUInt32BE(9)}/${k.length > 13 ? k.readUInt32BE(13) : '-'}`, v.readUInt32BE(0));
+      counted.set(
+        `${readU64BE(k, 1)}/${k.readUInt32BE(9)}/${k.length > 13 ? k.readUInt32BE(13) : '-'}`,
+        v.readUInt32BE(0),
+      );
     const records = new Map<string, number>();
     for (const k of await db.keys(RECORDS).all()) {
       const at = `${readU64BE(k, 5)}/${k.readUInt32BE(1)}/-`;

@@ -69,7 +69,7 @@ export class TaskSpans {
 
   private groupsOf(range: number): Map<number, ShelfState> {
     let groups = this.ranges.get(range);
-    if (groups === undefined) this.ranges.set(range, (groups = new Map()));
+    if (groups === undefined) this.ranges.set(range, (groups = new Map<number, ShelfState>()));
     return groups;
   }
 

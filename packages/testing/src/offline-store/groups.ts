@@ -40,7 +40,7 @@ export function groupsConformance(store: () => OfflineStore): void {
         await store().append(taskId, EXPIRES, part.uins, { group: part.group });
     }
 
-    it("answers for a task appended group by group as for the same users appended at once", async () => {
+    it('answers for a task appended group by group as for the same users appended at once', async () => {
       await appendGrouped(7);
       await store().append(8, EXPIRES + 1, everyone);
       expect(await scanAll(store(), 7)).toEqual([...everyone]);
