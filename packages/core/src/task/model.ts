@@ -165,8 +165,12 @@ export function deliveryOrderListIdOf(taskId: number): string {
  * without groups (or a position outside them). A unit never spans two groups,
  * so every batch of a unit has its unit's group.
  */
-export function localGroupAt(task: Pick<Task, 'report'>, position: number): number | undefined {
-  const groups = task.report.localGroups;
+export function localGroupAt(
+  task: { report?: Pick<TaskReport, 'localGroups'> },
+  position: number,
+): number | undefined {
+  // A task read whole always has a report; a partial one (a test's, a message's) is simply not grouped.
+  const groups = task.report?.localGroups;
   if (groups === undefined) return undefined;
   const index = groups.findIndex((g) => position >= g.start && position < g.end);
   return index < 0 ? undefined : index;
