@@ -165,10 +165,7 @@ export function deliveryOrderListIdOf(taskId: number): string {
  * without groups (or a position outside them). A unit never spans two groups,
  * so every batch of a unit has its unit's group.
  */
-export function localGroupAt(
-  task: { report?: Pick<TaskReport, 'localGroups'> },
-  position: number,
-): number | undefined {
+export function localGroupAt(task: { report?: Pick<TaskReport, 'localGroups'> }, position: number): number | undefined {
   // A task read whole always has a report; a partial one (a test's, a message's) is simply not grouped.
   const groups = task.report?.localGroups;
   if (groups === undefined) return undefined;
