@@ -2,21 +2,26 @@
 /*
  * What the production funnel's login counts cost (docs/recipient-truth.md,
  * "On the production profile"): two executors' LevelDeliveryRecordLogs, each
- * holding OUTCOMES login outcomes of one task and one batch record per unit
- * it delivered, served on real management endpoints, read by
+ * holding OUTCOMES login outcomes of a task and one batch record per unit it
+ * delivered, served on real management endpoints, read by
  * ClusterDeliveryRecords.loginCounts as an interface does:
  *
  * - "no unit moved": each unit's records are on its executor only, so the
  *   answer is each executor's counts (one read each) plus one probe per unit
  *   and other executor;
- * - "a unit moved": one unit has records on both executors, so both
- *   executors' outcomes are walked merged by uin (what counting each
- *   recipient once costs after a failover);
+ * - "units moved": MOVED (a share of the units, at least one) also have a
+ *   record and outcomes on the other executor, which had them before a
+ *   failover: the first quarter of such a unit's outcomes is on the earlier
+ *   executor, the rest on the unit's current one, and OVERLAP of them (a few
+ *   batches in flight at the failover) on both, the later one's newer;
  *
  * each RUNS times, alternating, with the interface side's CPU time and wall
- * time. Uses the built packages (`npx tsc -b` first).
+ * time. As in a list filtered in uin order, each unit holds its own range of
+ * uins (LAYOUT=ranges); LAYOUT=interleaved gives each executor every other
+ * uin instead (the worst case: every uin range holds both executors'
+ * outcomes). Uses the built packages (`npx tsc -b` first).
  *
- *   node bench/login-counts.js [OUTCOMES=1000000] [UNITS=96] [RUNS=3]
+ *   node bench/login-counts.js [OUTCOMES=1000000] [UNITS=96] [RUNS=3] [MOVED=0] [LAYOUT=ranges] [OVERLAP=8192]
  */
 const { mkdtemp, rm } = require('node:fs/promises');
 const { tmpdir } = require('node:os');
@@ -35,32 +40,78 @@ const { loadAverage } = require('./lib');
 const OUTCOMES = Number(process.argv[2] ?? 1_000_000);
 const UNITS = Number(process.argv[3] ?? 96);
 const RUNS = Number(process.argv[4] ?? 3);
+const MOVED = Number(process.argv[5] ?? 0);
+const LAYOUT = process.argv[6] ?? 'ranges';
+const OVERLAP_ASKED = Number(process.argv[7] ?? 8192);
 const TOKEN = 'hmt_bench-login-counts';
 const HOSTS = ['executor-1', 'executor-2'];
 const UNIT_SIZE = 1 << 20;
 const KINDS = ['delivered', 'expired', 'over_frequency'];
+/** Outcomes of one unit, and the uins a unit's range spans (every fourth uin has an outcome). */
+const PER_UNIT = Math.ceil((OUTCOMES * HOSTS.length) / UNITS);
+const SPAN = 4 * PER_UNIT;
+const SPLIT = Math.floor(PER_UNIT / 4);
+const OVERLAP = Math.min(OVERLAP_ASKED, PER_UNIT - SPLIT);
+const STILL = 1;
+const MOVING = 2;
+
+if (!['ranges', 'interleaved'].includes(LAYOUT)) throw new Error(`LAYOUT must be ranges or interleaved, not ${LAYOUT}`);
+if (SPAN * UNITS > 2 ** 32) throw new Error('too many outcomes for the uin space: fewer OUTCOMES or UNITS');
+
+const executorOf = (unit) => unit % HOSTS.length;
+const movedUnits = () => {
+  const count = Math.max(1, Math.round(MOVED * UNITS));
+  return new Set(Array.from({ length: count }, (_, i) => Math.floor((i * UNITS) / count) | 1));
+};
+
+/** Which (host, j) hold outcome j of a unit: its executor all (not moved), or split with an overlap (moved). */
+function holders(unit, moved, j) {
+  const current = executorOf(unit);
+  if (!moved) return [current];
+  const earlier = (current + 1) % HOSTS.length;
+  if (j < SPLIT) return [earlier];
+  if (j < SPLIT + OVERLAP) return [earlier, current];
+  return [current];
+}
+
+function uinOf(unit, j) {
+  if (LAYOUT === 'ranges') return unit * SPAN + 4 * j;
+  return HOSTS.length * (unit * PER_UNIT + j) + executorOf(unit);
+}
+
+async function writeTask(log, h, task, moved) {
+  for (let unit = 0; unit < UNITS; unit++) {
+    const isMoved = moved.has(unit);
+    if (executorOf(unit) === h || isMoved) await log.recordBatch(record(task, unit, HOSTS[h]));
+  }
+  let step = [];
+  for (let unit = 0; unit < UNITS; unit++)
+    for (let j = 0; j < PER_UNIT; j++) {
+      const at = holders(unit, moved.has(unit), j);
+      const index = at.indexOf(h);
+      if (index < 0) continue;
+      step.push({ taskId: task, uin: uinOf(unit, j), outcome: KINDS[(j + index) % 3], at: j + index * 1e9 });
+      if (step.length === 50_000) {
+        await log.recordLogins(step);
+        step = [];
+      }
+    }
+  if (step.length > 0) await log.recordLogins(step);
+}
 
 async function main() {
   const dir = await mkdtemp(path.join(tmpdir(), 'herald-login-counts-'));
   const logs = [];
   const servers = [];
   const addresses = {};
+  const moved = movedUnits();
+  const setup = performance.now();
   try {
     for (const [h, host] of HOSTS.entries()) {
       const log = await LevelDeliveryRecordLog.open(path.join(dir, `delivery-records-${host}`));
       logs.push(log);
-      // Task 1: units alternate between the executors; task 2 the same, and unit 1 (executor-2's) also has a
-      // record on executor-1 (it had the unit before a failover).
-      for (const task of [1, 2])
-        for (let unit = h; unit < UNITS; unit += HOSTS.length) await log.recordBatch(record(task, unit, host));
-      if (h === 0) await log.recordBatch(record(2, 1, host));
-      // Outcomes of interleaved uins, the two tasks alike, written in steps.
-      for (let from = 0; from < OUTCOMES; from += 50_000) {
-        const step = [];
-        for (let i = from; i < Math.min(OUTCOMES, from + 50_000); i++)
-          for (const task of [1, 2]) step.push({ taskId: task, uin: 2 * i + h, outcome: KINDS[i % 3], at: i });
-        await log.recordLogins(step);
-      }
+      await writeTask(log, h, STILL, new Set());
+      await writeTask(log, h, MOVING, moved);
       const server = await startManagementServer(
         {
           id: host,
@@ -82,17 +133,19 @@ async function main() {
         start: unit * UNIT_SIZE,
         end: (unit + 1) * UNIT_SIZE,
         checkpoint: (unit + 1) * UNIT_SIZE,
-        executorId: HOSTS[unit % HOSTS.length],
+        executorId: HOSTS[executorOf(unit)],
       }));
     const client = new ExecutorRecordsClient(HOSTS, addresses, TOKEN, noopLogger, 60_000);
     const cluster = new ClusterDeliveryRecords(client, { listUnits: async (task) => units(task) });
     console.log(
-      `login counts: ${OUTCOMES} outcomes per executor, ${HOSTS.length} executors, ${UNITS} units, load ${loadAverage()}`,
+      `login counts: ${PER_UNIT * UNITS} recipients settled (${PER_UNIT} a unit), ${HOSTS.length} executors, ${UNITS} units, ` +
+        `${moved.size} moved (${OVERLAP} outcomes of each on both), layout ${LAYOUT}, written in ` +
+        `${((performance.now() - setup) / 1000).toFixed(0)} s, load ${loadAverage()}`,
     );
     for (let run = 0; run < RUNS; run++)
       for (const [task, name] of [
-        [1, 'no unit moved'],
-        [2, 'a unit moved'],
+        [STILL, 'no unit moved'],
+        [MOVING, `${moved.size} unit(s) moved`],
       ]) {
         const cpu = process.cpuUsage();
         const started = performance.now();
@@ -100,7 +153,7 @@ async function main() {
         const wall = performance.now() - started;
         const used = process.cpuUsage(cpu);
         const total = counts.delivered + counts.expired + counts.over_frequency;
-        if (total !== HOSTS.length * OUTCOMES) throw new Error(`counted ${total} of ${HOSTS.length * OUTCOMES}`);
+        if (total !== PER_UNIT * UNITS) throw new Error(`counted ${total} of ${PER_UNIT * UNITS}`);
         console.log(
           `  run ${run + 1} ${name}: ${wall.toFixed(0)} ms wall, ${((used.user + used.system) / 1000).toFixed(0)} ms CPU (interface side), load ${loadAverage()}`,
         );
