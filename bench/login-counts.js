@@ -122,6 +122,8 @@ async function serveExecutor(h) {
     },
     { address: '127.0.0.1:0', faults: false, tokenHash: hashManagementToken(TOKEN), logger: noopLogger },
   );
+  // The bench gone (killed, or failed): so is this executor.
+  process.on('disconnect', () => rm(dir, { recursive: true, force: true }).finally(() => process.exit(1)));
   process.on('message', async (message) => {
     if (message === 'cpu') return process.send({ cpu: process.cpuUsage() });
     await server.close();

@@ -112,16 +112,18 @@ export function bucketRuns(shared: readonly SharedBucket[]): BucketRun[] {
 
 /**
  * Each of buckets [first, first + count) counted once per uin across the
- * hosts' outcomes of them (each ascending), as latestCounts counts one:
- * the hosts' outcomes are cut at the bucket bounds as views, not copied.
+ * hosts' outcomes (each ascending; outcomes of other buckets are passed
+ * over), as latestCounts counts one: the hosts' outcomes are cut at the
+ * bucket bounds as views, not copied.
  */
 export function countsByBucket(parts: readonly BucketOutcomes[], first: number, count: number): LoginCounts[] {
   const at = parts.map(() => 0);
   const counts: LoginCounts[] = [];
   for (let bucket = first; bucket < first + count; bucket++) {
-    const end = (bucket + 1) * BUCKET_SPAN;
+    const [start, end] = [bucket * BUCKET_SPAN, (bucket + 1) * BUCKET_SPAN];
     const slices = parts.map((part, h) => {
-      const from = at[h]!;
+      let from = at[h]!;
+      while (from < part.uins.length && part.uins[from]! < start) from++;
       let to = from;
       while (to < part.uins.length && part.uins[to]! < end) to++;
       at[h] = to;
