@@ -55,7 +55,8 @@ describe('the campaign page in the console (Chromium)', () => {
   };
   const saveEdits = async () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+    // The button is renamed "Saving…" at once; the form closes only once the PATCH answered.
+    await page.getByRole('form', { name: 'Change the campaign' }).waitFor({ state: 'detached' });
   };
 
   beforeAll(async () => {

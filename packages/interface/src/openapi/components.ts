@@ -11,14 +11,14 @@
 
 import { ROLES } from '@herald/core/access';
 import { ErrorCodes } from '@herald/core';
-import { CANARY_STATES, CHANNEL_HOLD_STATES, FILTER_REASONS, TASK_STATES } from '@herald/core/task';
+import { CHANNEL_HOLD_STATES, FILTER_REASONS, TASK_STATES } from '@herald/core/task';
 import { accountId, epochMs, integer, nullable, object, page, ref, type JsonSchema } from './schema-builders';
 import { LIST_REQUIRED, accountLimits, audienceJob, dryRun, listFields, userAttributes } from './account-schemas';
 import { taskProgress } from './progress-schemas';
 import { campaignFieldsOf, firing } from './campaign-schemas';
 import { cluster } from './cluster-schemas';
 import { recipientFate, recipientHistory, taskFunnel } from './fate-schemas';
-import { taskEngagementAnswer } from './engagement-schemas';
+import { canaryReport, engagement, taskEngagementAnswer } from './rollout-schemas';
 
 export { ref, type JsonSchema } from './schema-builders';
 
@@ -90,24 +90,8 @@ const taskReport = object(
       description:
         'set while the delivery channel holds the sending task (it stays SENDING and resumes by itself); null or absent while it sends',
     },
-    canary: object(
-      {
-        sample: {
-          type: 'integer',
-          minimum: 0,
-          description: 'positions [0, sample) of the filtered list are the sample',
-        },
-        state: { type: 'string', enum: [...CANARY_STATES] },
-        holdUntil: { type: 'integer', description: 'epoch ms: when the hold ends and the sample is judged' },
-        rejectedRatio: { type: 'number', description: 'dead letters over the sample, once judged' },
-        failedRatio: {
-          type: 'number',
-          description: 'sample recipients not confirmed when the hold ended, once judged',
-        },
-      },
-      ['sample', 'state', 'holdUntil'],
-      'a canary task (docs/rollouts.md): its sample and where it stands; absent: no canary',
-    ),
+    canary: canaryReport,
+    engagement,
     localGroups: {
       type: 'array',
       description:

@@ -311,6 +311,8 @@ describe('GET /api/docs', () => {
       { method: 'POST', path: `/api/v1/tasks/${task.id as number}/engagement`, body: { clicks: 3, opens: 9 } },
       200,
     );
+    // The task's report now carries the engagement: the document tells that field too.
+    await call('GET /api/v1/tasks/:id', { method: 'GET', path: `/api/v1/tasks/${task.id as number}` }, 200);
     await call(
       'POST /api/v1/tasks/:id/cancel',
       { method: 'POST', path: `/api/v1/tasks/${task.id as number}/cancel` },
