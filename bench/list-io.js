@@ -65,7 +65,12 @@ async function main() {
         root: args.root ?? 'this build',
         recipients: args.recipients,
         load1: os.loadavg()[0],
-        best: { loadCpuS: best('loadCpuS'), loadWallS: best('loadWallS'), writeCpuS: best('writeCpuS'), writeWallS: best('writeWallS') },
+        best: {
+          loadCpuS: best('loadCpuS'),
+          loadWallS: best('loadWallS'),
+          writeCpuS: best('writeCpuS'),
+          writeWallS: best('writeWallS'),
+        },
         runs: rows,
       }),
     );

@@ -26,7 +26,8 @@ describe('RecipientListDecoder.pushInto', () => {
     const decoder = new RecipientListDecoder();
     const out = new Uint32Array(new SharedArrayBuffer(uins.length * 4));
     let filled = 0;
-    for (let at = 0; at < file.length; at += size) filled += decoder.pushInto(file.subarray(at, at + size), out, filled);
+    for (let at = 0; at < file.length; at += size)
+      filled += decoder.pushInto(file.subarray(at, at + size), out, filled);
     expect(filled).toBe(uins.length);
     expect(out).toEqual(new Uint32Array(uins));
     expect(decoder.end()).toMatchObject({ count: uins.length, bodyCrc: crc32(file.subarray(32)) });
