@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '@herald/core/config';
-import { demandFraction, liveSenderIds } from '@herald/core/pacing';
+import { demandFraction, liveSenderIds, partToApply, type LastDemandReport } from '@herald/core/pacing';
 import type { DeliveryGateway, Logger } from '@herald/core/ports';
 import { PacedDeliveryGateway } from '@herald/executor';
 import type { ChannelRelay } from './channel-relay';
@@ -29,7 +29,7 @@ export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 
  * tells the others its demand (the most recipients it had waiting on the
  * channel at once in the interval) and paces to its part by demand (core
  * `demandFraction`; a peer not heard from counts at an even share; a rise
- * from the next report on, a fall at once);
+ * of its own demand's from the next report on, any other change at once);
  * otherwise to 1/count. A gateway that is not paced (the file sink) is left alone.
  */
 export function shareChannelBudget(
@@ -45,10 +45,11 @@ export function shareChannelBudget(
     const membership = ring.membership();
     return membership.apta ? liveSenderIds(membership.members, executors) : executors;
   };
-  // The part by demand computed at the last report: a rise applies only from the report after the one that
-  // told it, once the peers have heard the demand behind it and taken their own parts down (else for up to
-  // an interval the parts would sum past the budget). A fall applies at once.
-  let computed: number | undefined;
+  // The last report's part and demand: a rise from this executor's own demand growing applies only from the
+  // report after the one that told it, once the peers have heard it and taken their own parts down (else for
+  // up to an interval the parts would sum past the budget); a fall, or a rise from the peers' demands falling,
+  // applies at once (core partToApply).
+  let last: LastDemandReport | undefined;
   const share = () => {
     try {
       const live = liveIds();
@@ -58,8 +59,8 @@ export function shareChannelBudget(
       const peers = live.filter((id) => id !== relay.id).map((id) => relay.demandOf(id, config.load.maxReportAgeMs));
       const fraction = demandFraction(own, peers, DEMAND_FLOOR);
       const senders = peers.length + 1;
-      gateway.shareByDemand(Math.min(fraction, computed ?? 1 / senders), senders);
-      computed = fraction;
+      gateway.shareByDemand(partToApply(fraction, own, last, senders), senders);
+      last = { fraction, told: own };
     } catch (error) {
       logger.warn('channel budget share not updated', { error: String(error) });
     }
