@@ -197,7 +197,8 @@ function model(o) {
         }
       });
   for (const executor of executors) send(executor, 0);
-  if (o.split === 'demand') for (const executor of executors) events.at(random() * REPORT_MS, (time) => report(executor, time));
+  if (o.split === 'demand')
+    for (const executor of executors) events.at(random() * REPORT_MS, (time) => report(executor, time));
   events.drain();
   const accepted = answers.filter((a) => !a[1]);
   const end = Math.max(...accepted.map((a) => a[0]));

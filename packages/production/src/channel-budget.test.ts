@@ -141,4 +141,43 @@ describe('shareChannelBudget', () => {
     await sending;
     await busy.close();
   });
+
+  it("takes the room at once when the peers' demands fall and its own has not grown", async () => {
+    const membership: ClusterMembership = {
+      apta: false,
+      self: undefined,
+      ring: new HashRing(['scheduler-1']),
+      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
+    };
+    const peerDemands = new Map<string, number | undefined>([
+      ['executor-2', 1000],
+      ['executor-3', 1000],
+    ]);
+    const relay: DemandLinks = {
+      id: 'executor-1',
+      relaying: true,
+      tellDemand: () => undefined,
+      demandOf: (peer) => peerDemands.get(peer),
+    };
+    const blocked = new BlockedChannel();
+    const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
+    const sending = busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      const share = shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay);
+      expect(busy.share()).toBeCloseTo(1 / 3); // all three with the same demand
+      // The other two ran out of work and told 0 (each took its floor when it told it): the next report
+      // takes the room they left, not the one after.
+      peerDemands.set('executor-2', 0);
+      peerDemands.set('executor-3', 0);
+      jest.advanceTimersByTime(config.load.reportIntervalMs);
+      expect(busy.share()).toBeCloseTo(1 / (1 + (2 * DEMAND_FLOOR) / 3));
+      share.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+    blocked.release();
+    await sending;
+    await busy.close();
+  });
 });
