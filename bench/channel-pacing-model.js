@@ -17,8 +17,10 @@
  * phase) an executor tells the others its demand (the most recipients it had
  * in hand at once: up to 8 batches), computes its part (core demandFraction,
  * partToApply) and rescales its pacing when the part moved by more than 10%
- * (as the gateway's shareByDemand); `--share-rise next-report` applies every
- * rise one report later (the rule before partToApply). `--split even` keeps
+ * (as the gateway's shareByDemand); an executor out of work tells 0
+ * 250 ms after its last answer without waiting for its report (`--idle-tell
+ * off`: only at its reports); `--share-rise next-report` applies every rise
+ * one report later (the rule before partToApply). `--split even` keeps
  * the first even split. `--skew` is the part of the recipients the first
  * executor holds (0.5: both finish together; 0.6 is about what the
  * production runs showed, one executor sending alone for the last 5-8 s).
@@ -32,7 +34,7 @@
  *
  *   node bench/channel-pacing-model.js [--limit 20000] [--recipients 400000] [--max-rate 100000]
  *     [--executors 2] [--relay cut|hold|none] [--split demand|even] [--skew 0.5]
- *     [--share-rise at-once|next-report] [--sender-max <recipients/s>] [--seed 1] [--trace]
+ *     [--share-rise at-once|next-report] [--idle-tell on|off] [--sender-max <recipients/s>] [--seed 1] [--trace]
  */
 const { DEFAULTS } = require('@herald/core/config');
 const { ChannelPacing, demandFraction, partToApply } = require('@herald/core/pacing');
@@ -47,6 +49,8 @@ const SETTLE_MS = 10_000;
 const REPORT_MS = 1000;
 const DEMAND_FLOOR = 0.1;
 const SHARE_STEP = 0.1;
+/** As channel-budget.ts's IDLE_TELL_MS: an executor out of work tells 0 this long after its last batch. */
+const IDLE_TELL_MS = 250;
 /** The most batches an executor has in hand at once (its demand's unit). */
 const IN_HAND = 8;
 
@@ -117,7 +121,12 @@ function model(o) {
   };
   const events = new Events();
   const inHand = (executor) => Math.min(executor.left + executor.inFlight, IN_HAND) * BATCH;
-  const report = (executor, now) => {
+  const tellIdle = (executor, now) => {
+    if (executor.left > 0 || executor.inFlight > 0 || executor.last === undefined || executor.last.told === 0) return;
+    executor.peak = 0;
+    report(executor, now, false);
+  };
+  const report = (executor, now, periodic = true) => {
     const own = executor.peak;
     executor.peak = inHand(executor);
     const peers = executors.filter((e) => e !== executor);
@@ -140,7 +149,7 @@ function model(o) {
       executor.fraction = part;
       send(executor, now);
     }
-    if (executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
+    if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
   };
   const send = (executor, now) => {
     while (executor.left > 0 && executor.inFlight < IN_FLIGHT) {
@@ -166,6 +175,8 @@ function model(o) {
         answers.push([arrived, wait > 0]);
         events.at(arrived + latency / 2, (answered) => {
           executor.inFlight--;
+          if (o.idleTell && executor.left === 0 && executor.inFlight === 0)
+            events.at(answered + IDLE_TELL_MS, (time) => tellIdle(executor, time));
           if (wait === 0) executor.pacing.accepted(latency, answered);
           else {
             executor.left++;
@@ -224,13 +235,14 @@ const o = {
   split: arg('--split', 'demand'),
   skew: Number(arg('--skew', 0.5)),
   shareRise: arg('--share-rise', 'at-once'),
+  idleTell: arg('--idle-tell', 'on') === 'on',
   senderMax: Number(arg('--sender-max', Infinity)),
   trace: process.argv.includes('--trace'),
 };
 const r = model(o);
 const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
 console.log(
-  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
+  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
     `${r.seconds.toFixed(2)} s vs ${r.bound.toFixed(1)} s limit-bound (${pct(r.seconds / r.bound - 1)}); ` +
     `429s ${r.throttled}, after 10 s ${r.afterThrottled} of ${r.after}; rate after 10 s ${r.rateAfter.toFixed(0)}/s (${pct(r.rateAfter / o.limit - 1)})`,
 );

@@ -11,6 +11,15 @@ import type { ClusterRing } from './cluster-ring';
  */
 export const DEMAND_FLOOR = 0.1;
 
+/**
+ * How long an executor's channel must stay without a batch in hand before it
+ * tells the others its demand is 0, between reports: long enough that the
+ * gap between two batches of a running broadcast does not count (a false 0
+ * costs this executor a report at its floor), short against the report
+ * interval (the executor left sending alone waits on this news).
+ */
+export const IDLE_TELL_MS = 250;
+
 export interface ChannelBudgetShare {
   stop(): void;
 }
@@ -29,8 +38,9 @@ export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 
  * tells the others its demand (the most recipients it had waiting on the
  * channel at once in the interval) and paces to its part by demand (core
  * `demandFraction`; a peer not heard from counts at an even share; a rise
- * of its own demand's from the next report on, any other change at once);
- * otherwise to 1/count. A gateway that is not paced (the file sink) is left alone.
+ * of its own demand's from the next report on, any other change at once;
+ * and IDLE_TELL_MS after its last batch in hand left, it tells 0 without
+ * waiting for the report); otherwise to 1/count. A gateway that is not paced (the file sink) is left alone.
  */
 export function shareChannelBudget(
   config: HeraldConfig,
@@ -50,23 +60,49 @@ export function shareChannelBudget(
   // up to an interval the parts would sum past the budget); a fall, or a rise from the peers' demands falling,
   // applies at once (core partToApply).
   let last: LastDemandReport | undefined;
+  const report = (links: DemandLinks, own: number) => {
+    links.tellDemand(own);
+    const peers = liveIds()
+      .filter((id) => id !== links.id)
+      .map((id) => links.demandOf(id, config.load.maxReportAgeMs));
+    const fraction = demandFraction(own, peers, DEMAND_FLOOR);
+    const senders = peers.length + 1;
+    gateway.shareByDemand(partToApply(fraction, own, last, senders), senders);
+    last = { fraction, told: own };
+  };
   const share = () => {
     try {
-      const live = liveIds();
-      if (relay?.relaying !== true) return gateway.shareAmong(Math.max(1, live.length));
-      const own = gateway.takeDemand();
-      relay.tellDemand(own);
-      const peers = live.filter((id) => id !== relay.id).map((id) => relay.demandOf(id, config.load.maxReportAgeMs));
-      const fraction = demandFraction(own, peers, DEMAND_FLOOR);
-      const senders = peers.length + 1;
-      gateway.shareByDemand(partToApply(fraction, own, last, senders), senders);
-      last = { fraction, told: own };
+      if (relay?.relaying !== true) return gateway.shareAmong(Math.max(1, liveIds().length));
+      report(relay, gateway.takeDemand());
     } catch (error) {
       logger.warn('channel budget share not updated', { error: String(error) });
     }
   };
+  // Out of work: tell 0 now, not at the next report, so a peer left sending alone takes the budget up to a
+  // report sooner (its rise applies at once: its own demand did not grow). Taking the floor is a fall: at once.
+  const tellIdle = () => {
+    try {
+      if (relay?.relaying !== true || gateway.inHand() > 0 || last === undefined || last.told === 0) return;
+      gateway.takeDemand(); // the peak before the idle is past news; the next report starts from what comes
+      report(relay, 0);
+    } catch (error) {
+      logger.warn('channel budget share not updated', { error: String(error) });
+    }
+  };
+  let idleTimer: NodeJS.Timeout | undefined;
+  const unwatchIdle = gateway.onIdle(() => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(tellIdle, IDLE_TELL_MS);
+    idleTimer.unref();
+  });
   share();
   const timer = setInterval(share, config.load.reportIntervalMs);
   timer.unref(); // the share alone never keeps a process alive
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      clearTimeout(idleTimer);
+      unwatchIdle();
+    },
+  };
 }
