@@ -15,6 +15,7 @@ import type { CanarySpec, RolloutVariant, TaskRollout } from '../rollout/model';
 import { parseDeliverAt, type DeliverAt, type DeliverAtRequest } from '../time/local-time';
 import { parseQuietHours, type QuietHours, type QuietPushMode } from '../time/quiet-hours';
 import { checkNoResend, type NoResend } from './no-resend';
+import { fmix32 } from '../ring/murmur3';
 
 /** Quiet hours as a request writes them: 'HH:MM-HH:MM', or `{ hours, during? }` (core time/quiet-hours.ts). */
 export type QuietHoursRequest = string | { hours: string; during?: QuietPushMode };
@@ -197,10 +198,5 @@ export function templateTaskFields(
 export function seedOf(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(h);
 }

@@ -27,6 +27,11 @@ export function murmur3(text: string, seed = 0): number {
     h ^= k;
   }
   h ^= bytes.length;
+  return fmix32(h);
+}
+
+/** murmur3's 32-bit finaliser: every input bit moves every output bit, a bijection on u32. */
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -1,4 +1,5 @@
 import type { CanarySample, RolloutVariant } from './model';
+import { fmix32 } from '../ring/murmur3';
 
 /**
  * Deterministic placement of recipients (docs/rollouts.md, "Who gets what"):
@@ -8,16 +9,6 @@ import type { CanarySample, RolloutVariant } from './model';
  * failover without being stored. The canary uses a differently salted point,
  * so its sample is independent of the variant split.
  */
-
-/** murmur3's 32-bit finaliser: every input bit moves every output bit, a bijection on u32. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** The uin's point in [0, 1) under `seed`. */
 export function rolloutPoint(uin: number, seed: number): number {
