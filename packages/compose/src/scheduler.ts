@@ -30,7 +30,7 @@ export async function buildScheduler<L extends SchedulerLinks>(
       ...(links.controlInbox ? { controlInbox: links.controlInbox } : {}),
       toDispatcher: links.toDispatcher,
       ...(ring ? { ring: () => ring.current(), mayAdopt: () => ring.isCurrent() } : {}),
-      ...(coordinator ? { progress: coordinatorRecorder(store, coordinator, { logger }) } : {}),
+      ...(coordinator ? { progress: coordinatorRecorder(store, coordinator) } : {}),
       clock: adapters.clock,
       logger,
       meter,

@@ -1,20 +1,17 @@
 import { HeraldError } from '@herald/core';
 import type { Coordinator, TaskStore, UnitProgress } from '@herald/core/ports';
 import type { ExecutionUnit, Task } from '@herald/core/task';
-import { CheckpointWriter, type CheckpointWriterOptions } from './checkpoint-writer';
 
 /**
  * Where a scheduler records each confirmed batch of a unit.
  *
  * - `storeRecorder`: straight into the task store (embedded profile: a
  *   LevelDB write is cheap).
- * - `coordinatorRecorder`: into the coordinator first (production:
- *   ZooKeeper), the controller moving confirmed checkpoints into MySQL later
- *   (seed 002, Q17); the scheduler settles a unit into the store itself
- *   before it finishes, stops or hands it over, so the store is current at
- *   every state change. The coordinator is written behind the scheduler's
- *   loop (checkpoint-writer.ts): a unit's newest checkpoint, one write in
- *   flight, at most one every CHECKPOINT_EVERY_MS, not one per batch.
+ * - `coordinatorRecorder`: into the coordinator first (production: a
+ *   ZooKeeper write per batch), the controller moving confirmed checkpoints
+ *   into MySQL later (seed 002, Q17); the scheduler settles a unit into the
+ *   store itself before it finishes, stops or hands it over, so the store is
+ *   current at every state change.
  */
 export interface ProgressRecorder {
   /**
@@ -37,12 +34,7 @@ export function storeRecorder(store: TaskStore): ProgressRecorder {
   };
 }
 
-export function coordinatorRecorder(
-  store: TaskStore,
-  coordinator: Coordinator,
-  options: CheckpointWriterOptions = {},
-): ProgressRecorder {
-  const writer = new CheckpointWriter(coordinator, options);
+export function coordinatorRecorder(store: TaskStore, coordinator: Coordinator): ProgressRecorder {
   return {
     async record(task, unit, progress, now) {
       if (progress.from !== unit.checkpoint || progress.to <= progress.from || progress.to > unit.end) return unit;
@@ -53,7 +45,7 @@ export function coordinatorRecorder(
         offline: unit.offline + progress.offline,
         updatedAt: now,
       };
-      writer.put({
+      await coordinator.putCheckpoint({
         taskId: task.id,
         unitNo: unit.unitNo,
         epoch: task.epoch,
@@ -65,8 +57,6 @@ export function coordinatorRecorder(
       return next;
     },
     async settle(task, unit, now) {
-      // The coordinator gets the unit's newest checkpoint first: none written later lands after the unit's end.
-      await writer.flush(task.id, unit.unitNo);
       // The controller may move the same unit's checkpoint forward between our read and our
       // write (its sync runs concurrently); the store then ignores our progress as out of
       // order. Read again and retry until the store has at least what we know.
@@ -94,7 +84,6 @@ export function coordinatorRecorder(
       );
     },
     async latest(task, unit) {
-      await writer.flush(task.id, unit.unitNo);
       const checkpoint = await coordinator.getCheckpoint(task.id, unit.unitNo);
       if (checkpoint === undefined || checkpoint.checkpoint <= unit.checkpoint) return unit;
       return {
