@@ -110,9 +110,8 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     const binary = { 'content-type': 'application/octet-stream' };
     const json = { 'content-type': 'application/json' };
 
-    // Reports consumer: the first report of each task stamps its first delivery, the last one its last.
+    // Reports consumer: the first report of each task stamps its first delivery.
     const firstReport = new Map();
-    const lastReport = new Map();
     // A short fetch wait: the mock broker answers a fetch only when the wait ends, so kafkajs's 5 s default would pace the loop.
     const consumer = cluster.kafka().consumer({ groupId: `bench-reports-${tag}`, maxWaitTimeInMs: 20 });
     await consumer.connect();
@@ -121,7 +120,6 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
       eachMessage: async ({ message }) => {
         const { taskId } = JSON.parse(message.value.toString());
         if (!firstReport.has(taskId)) firstReport.set(taskId, Number(message.timestamp));
-        lastReport.set(taskId, Math.max(lastReport.get(taskId) ?? 0, Number(message.timestamp)));
       },
     });
     const small = Array.from({ length: 1000 }, (_, i) => audience.online[i]);
@@ -200,7 +198,6 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     } while (!DONE.includes(task.state));
     const fanoutS = (performance.now() - t0) / 1000;
     if (task.state !== 'COMPLETED') throw new Error(`fan-out task ended ${task.state}: ${JSON.stringify(task.error)}`);
-    const sendingLag = await sendingTimes(names.database, created.id, firstReport, lastReport);
 
     step('latency right after the fan-out');
     await mark('latency, right after the fan-out (warm)');
@@ -212,7 +209,6 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
       recipients,
       tasks,
       fanoutS,
-      sendingLag,
       report: task.report,
       quiet,
       after,
@@ -299,26 +295,6 @@ function stageRecorder(cluster, zk, kafkaServer) {
 }
 
 /**
- * The fan-out's sending stage cut at its first and last delivery (the
- * executors' report stamps): SENDING -> first delivery, first -> last
- * delivery (the executors' pace) and last delivery -> COMPLETED (how far the
- * owner's recording of the batches lagged behind them).
- */
-async function sendingTimes(database, taskId, firstReport, lastReport) {
-  const { createPool } = require('mysql2/promise');
-  const pool = createPool({ uri: process.env.HERALD_TEST_MYSQL_URL, database });
-  try {
-    const [rows] = await pool.query('SELECT to_state, `at` FROM task_events WHERE task_id = ? ORDER BY id', [taskId]);
-    const at = (state) => Number(rows.find((r) => r.to_state === state)?.at);
-    const first = firstReport.get(taskId);
-    const last = lastReport.get(taskId);
-    return { toFirst: first - at('SENDING'), firstToLast: last - first, lastToCompleted: at('COMPLETED') - last };
-  } finally {
-    await pool.end();
-  }
-}
-
-/**
  * Where the create -> first delivery time goes, per task, from the outbox's
  * state-change times (the task store's clock) and the first report's time.
  */
@@ -362,7 +338,7 @@ async function main() {
     ? await require('node:fs/promises').mkdtemp(path.join(require('node:os').tmpdir(), 'herald-breakdown-'))
     : undefined;
   const result = await runProduction({ recipients, tasks, logs: process.argv.includes('--logs'), profileDir });
-  const { fanoutS, sendingLag, report, quiet, after } = result;
+  const { fanoutS, report, quiet, after } = result;
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const table = [
     `### Production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
@@ -372,7 +348,6 @@ async function main() {
     '| measure | value |',
     '|---|---:|',
     `| fan-out of ${fmt(recipients)} recipients, create to COMPLETED | ${fmt(fanoutS, 2)} s = ${fmt(recipients / fanoutS)} recipients/s |`,
-    `| &nbsp;&nbsp;of which SENDING -> first delivery / first -> last delivery / last delivery -> COMPLETED | ${fmt(sendingLag.toFirst)} / ${fmt(sendingLag.firstToLast)} / ${fmt(sendingLag.lastToCompleted)} ms |`,
     `| delivered / offline / filtered | ${fmt(report.delivered)} / ${fmt(report.offline)} / ${fmt(Object.values(report.removed).reduce((a, b) => a + b, 0))} |`,
     ...[
       ['for the first tasks after start (cold: connection pools, Kafka partition metadata, JIT)', quiet],

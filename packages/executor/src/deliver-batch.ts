@@ -1,4 +1,4 @@
-import { onlineBitsOf, rejectionsOf, type DeliveryRecord } from '@herald/core/fate';
+import { onlineBitsOf, rejectionsOf } from '@herald/core/fate';
 import {
   TOPICS,
   type Clock,
@@ -6,13 +6,12 @@ import {
   type DeliveryGateway,
   type DeliveryRecordLog,
   type EventBus,
-  type OfflineAppendOptions,
   type OfflineStore,
   type RecipientRejection,
   type UserAttributeLookup,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
-import { collapseScopeOf, DEAD_LETTER_REASON, localGroupAt, type Task } from '@herald/core/task';
+import { collapseScopeOf, DEAD_LETTER_REASON, type Task } from '@herald/core/task';
 import type { UnitBatch } from '@herald/transport';
 import { termsOf } from './display';
 import { usesOf, type FrequencyControl } from './frequency-control';
@@ -67,8 +66,7 @@ export interface WrittenBatch {
  */
 export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBatchDeps): Promise<BatchOutcome> {
   const written = await writeBatch(batch, task, deps);
-  const recorded = deps.records === undefined ? undefined : deps.records.recordBatch(recordOf(batch, written, deps));
-  await confirmBatch(batch, task, written, recorded, deps);
+  await confirmBatch(batch, task, written, deps);
   return written.outcome;
 }
 
@@ -110,7 +108,7 @@ export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatc
           task.rollout,
         )
       : undefined,
-    split.offline > 0 ? appendOffline(deps.offline, task, batch, queued) : undefined,
+    split.offline > 0 ? appendOffline(deps.offline, task, queued) : undefined,
     split.online > 0 && deps.frequency !== undefined
       ? countDelivery(deps.frequency, task.id, reached, deps.clock)
       : undefined,
@@ -129,44 +127,17 @@ export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatc
 }
 
 /**
- * The delivery record of a written batch (docs/recipient-truth.md): which of
- * its positions went online, and its dead letters by the reason the task
- * counts them under (in the same record: never one without the other).
- */
-export function recordOf(
-  batch: UnitBatch,
-  written: WrittenBatch,
-  deps: Pick<DeliverBatchDeps, 'executorId' | 'clock'>,
-): DeliveryRecord {
-  const rejections = rejectionsOf(batch.uins, written.rejected);
-  return {
-    taskId: batch.taskId,
-    from: batch.offset,
-    count: batch.uins.length,
-    online: onlineBitsOf(batch.uins, written.reached),
-    executor: deps.executorId,
-    at: deps.clock.now(),
-    ...(rejections === undefined ? {} : { rejected: rejections }),
-  };
-}
-
-/**
- * Confirms a written batch: publishes it to the reports stream, waits for
- * its delivery record to land (`recorded`, the write the caller started
- * when the batch was written; undefined when it keeps no records), and
- * records it in the confirmed-batch log, in that order; the batch may be
- * reported to the scheduler once this resolves, never before. A throw (the
- * record's write failing too) leaves it unconfirmed.
+ * Confirms a written batch: publishes it to the reports stream, records which
+ * of its positions went online (with its dead letters), and records it in the
+ * confirmed-batch log, in that order; the batch may be reported to the
+ * scheduler once this resolves, never before. A throw leaves it unconfirmed.
  */
 export async function confirmBatch(
   batch: UnitBatch,
   task: Task,
   written: WrittenBatch,
-  recorded: Promise<void> | undefined,
-  deps: Pick<DeliverBatchDeps, 'executorId' | 'reports' | 'confirmed' | 'clock'>,
+  deps: Pick<DeliverBatchDeps, 'executorId' | 'reports' | 'confirmed' | 'records' | 'clock'>,
 ): Promise<void> {
-  // Awaited below, maybe after a failed publish: handled now, so its failure is never an unhandled rejection.
-  recorded?.catch(() => undefined);
   const to = batch.offset + batch.uins.length;
   const { online: delivered, offline } = written.outcome;
   if (deps.reports) {
@@ -187,9 +158,20 @@ export async function confirmBatch(
       },
     ]);
   }
-  // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
-  // (A record may land before the publish: it is replaced, same key, if the batch comes again.)
-  await recorded;
+  if (deps.records !== undefined) {
+    // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
+    // Its dead letters, by the reason the task counts them under, go in the same write: never one without the other.
+    const rejections = rejectionsOf(batch.uins, written.rejected);
+    await deps.records.recordBatch({
+      taskId: task.id,
+      from: batch.offset,
+      count: batch.uins.length,
+      online: onlineBitsOf(batch.uins, written.reached),
+      executor: deps.executorId,
+      at: deps.clock.now(),
+      ...(rejections === undefined ? {} : { rejected: rejections }),
+    });
+  }
   // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
   // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
   // After the reports stream (a batch replayed from here is not published again), before the progress report.
@@ -221,19 +203,12 @@ function countByReason(rejected: readonly RecipientRejection[]): Record<string, 
   return counts;
 }
 
-/**
- * Appends to offline lists, under the task's collapse scope if it has one (a
- * newer task of the scope supersedes it there), and with the batch's
- * local-time group if it has one: the store keeps each group's records apart,
- * so a group's appends never rewrite the earlier groups' (docs/local-time.md).
- */
-function appendOffline(store: OfflineStore, task: Task, batch: UnitBatch, uins: Uint32Array): Promise<void> {
+/** Appends to offline lists, under the task's collapse scope if it has one: a newer task of the scope supersedes it there. */
+function appendOffline(store: OfflineStore, task: Task, uins: Uint32Array): Promise<void> {
   const collapseScope = collapseScopeOf(task);
-  const group = localGroupAt(task, batch.offset);
-  const options: OfflineAppendOptions = {};
-  if (collapseScope !== undefined) options.collapseScope = collapseScope;
-  if (group !== undefined) options.group = group;
-  return store.append(task.id, task.expiresAt, uins, options);
+  return collapseScope === undefined
+    ? store.append(task.id, task.expiresAt, uins)
+    : store.append(task.id, task.expiresAt, uins, { collapseScope });
 }
 
 /** Counts a delivery for frequency control, each user on their own local day at the delivery (docs/frequency.md). */

@@ -22,7 +22,6 @@ import {
 } from '@herald/core/ports';
 import type { ChannelHold } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
-import { ChannelDemand } from './channel-demand';
 import { channelMetrics, type ChannelMetrics } from './channel-metrics';
 import { DeadLetterLog } from './dead-letter-log';
 
@@ -88,7 +87,9 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private senders = 1;
   /** The part of the budget this process paces to: 1/senders, or its part by demand. */
   private fraction = 1;
-  private readonly demand = new ChannelDemand();
+  /** Recipients of the batches inside `deliver` now, and the most at once since `takeDemand`. */
+  private waiting = 0;
+  private peakWaiting = 0;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly metrics: ChannelMetrics;
@@ -183,17 +184,9 @@ export class PacedDeliveryGateway implements DeliveryGateway {
 
   /** The most recipients this process had waiting on or going through the channel at once since the last call: its demand. */
   takeDemand(): number {
-    return this.demand.take();
-  }
-
-  /** Recipients of the batches inside `deliver` now (waiting on the pacing or in flight). */
-  inHand(): number {
-    return this.demand.inHand;
-  }
-
-  /** Calls `listener` each time the last batch in hand leaves, so the budget's split can tell the others at once. */
-  onIdle(listener: () => void): () => void {
-    return this.demand.onIdle(listener);
+    const demand = this.peakWaiting;
+    this.peakWaiting = this.waiting;
+    return demand;
   }
 
   /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */
@@ -245,11 +238,12 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (n === 0) return { rejected: [] };
     const refusal = this.refused.get(delivery.taskId);
     if (refusal !== undefined) return this.refuseWhole(delivery, refusal);
-    this.demand.enter(n);
+    this.waiting += n;
+    this.peakWaiting = Math.max(this.peakWaiting, this.waiting);
     try {
       return await this.sent(delivery);
     } finally {
-      this.demand.leave(n);
+      this.waiting -= n;
     }
   }
 

@@ -21,9 +21,6 @@ export interface PurgedRecords {
  *   being killed; the executor calls it before it reports the batch, so every
  *   position a unit checkpoint has passed has its record. The same (task,
  *   from) recorded again replaces it (a batch delivered again).
- * - `recordBatches` writes several records as one atomic write (all or
- *   none), resolving as `recordBatch` does: the executor groups the records
- *   of a few consecutive batches into one write (executor/src/record-group.ts).
  * - `batchAt(taskId, position)` returns the record whose positions
  *   [from, from + count) hold `position`, or undefined.
  * - `batchesFrom(taskId, position)` yields the task's records in position
@@ -45,7 +42,6 @@ export interface PurgedRecords {
  */
 export interface DeliveryRecordLog {
   recordBatch(record: DeliveryRecord): Promise<void>;
-  recordBatches(records: readonly DeliveryRecord[]): Promise<void>;
   batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined>;
   batchesFrom(taskId: number, position: number): AsyncIterable<DeliveryRecord>;
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void>;
@@ -54,35 +50,4 @@ export interface DeliveryRecordLog {
   loginCounts(taskId: number): Promise<LoginCounts>;
   purgeTask(taskId: number): Promise<PurgedRecords>;
   close(): Promise<void>;
-}
-
-/** How many low bits of a uin a login bucket spans: bucket b holds uins [b * 2^16, (b + 1) * 2^16). */
-export const LOGIN_BUCKET_BITS = 16;
-
-/** A task's login outcomes of one bucket of uins, counted by kind, and how many writes changed them. */
-export interface LoginBucket {
-  bucket: number;
-  counts: LoginCounts;
-  /**
-   * Outcomes written into the bucket, an outcome recorded again included:
-   * two reads with the same `writes` (and counts) saw the same outcomes, so a
-   * count merged across executors from them may be kept.
-   */
-  writes: number;
-}
-
-/**
- * A DeliveryRecordLog that also keeps its login outcomes' counts by bucket of
- * uins, so counting a task's recipients once across executors (after a
- * failover moved a unit, docs/recipient-truth.md "On the production profile")
- * merges only the buckets where two executors hold outcomes.
- *
- * Contract: `loginBuckets(taskId)` returns the task's buckets that hold at
- * least one outcome, ascending by bucket, each counted as `loginCounts`
- * counts (an outcome recorded again counted once, by its latest kind); their
- * counts add up to `loginCounts(taskId)`. Read whatever the task's size in
- * one pass over at most 65,536 small entries.
- */
-export interface LoginBucketLog {
-  loginBuckets(taskId: number): Promise<LoginBucket[]>;
 }

@@ -23,7 +23,6 @@ export {
   emptyReport,
   removedTotal,
   deliveryOrderListIdOf,
-  localGroupAt,
 } from './model';
 export type {
   PriorityClass,
