@@ -125,10 +125,8 @@ export async function loadRecipientList(path: string, options: LoadListOptions):
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) break;
-      // The decoder throws LIST_TRAILING_BYTES before a batch would overrun `out`.
-      const uins = decoder.push(buffer.subarray(0, bytesRead));
-      out.set(uins, filled);
-      filled += uins.length;
+      // Decoded where they belong (no batch array, no copy); LIST_TRAILING_BYTES comes before an overrun of `out`.
+      filled += decoder.pushInto(buffer.subarray(0, bytesRead), out, filled);
     }
     finishDecoding(decoder);
     return out;

@@ -130,6 +130,13 @@ describe('writeRecipientListFile', () => {
     expect(bytes.equals(await readFile(join(dir, 'b.hrl')))).toBe(true);
   });
 
+  it('writes a list of several slices (one reused buffer) byte for byte as the core encoder', async () => {
+    const uins = randomUins(2.5 * (1 << 20), 12);
+    const path = join(dir, 'slices.hrl');
+    await writeRecipientListFile(path, uins);
+    expect((await readFile(path)).equals(encodeRecipientList(uins))).toBe(true);
+  });
+
   it('records true flags in the header', async () => {
     const path = join(dir, 'sorted.hrl');
     await writeRecipientListFile(path, Uint32Array.of(1, 5, 9), ListFlags.SORTED | ListFlags.UNIQUE);

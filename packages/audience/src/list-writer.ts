@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ErrorCodes, HeraldError, PRIVATE_FILE_MODE } from '@herald/core';
-import { LIST_HEADER_BYTES, RecipientListEncoder } from '@herald/core/recipient-list';
+import { LIST_HEADER_BYTES, RecipientListEncoder, UIN_BYTES } from '@herald/core/recipient-list';
 import { listBytes } from './decoding';
 import { publish, removeQuietly, writeFully } from './fs-util';
 import { checkFlags, OrderTracker } from './order';
@@ -209,9 +209,11 @@ export async function writeRecipientListFile(path: string, uins: Uint32Array, fl
   const handle = await open(tempPath, 'w', PRIVATE_FILE_MODE);
   try {
     const encoder = new RecipientListEncoder();
+    // One buffer for every slice: each is written before the next is encoded into it.
+    const scratch = Buffer.allocUnsafeSlow(Math.max(1, Math.min(SLICE_UINS, uins.length)) * UIN_BYTES);
     let position = LIST_HEADER_BYTES;
-    for (let start = 0; start < uins.length; start += SLICE_UINS * 4) {
-      const body = encoder.body(uins.subarray(start, Math.min(start + SLICE_UINS * 4, uins.length)));
+    for (let start = 0; start < uins.length; start += SLICE_UINS) {
+      const body = encoder.bodyInto(uins.subarray(start, Math.min(start + SLICE_UINS, uins.length)), scratch);
       await writeFully(handle, body, position);
       position += body.length;
     }

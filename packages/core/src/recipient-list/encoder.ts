@@ -11,9 +11,25 @@ export class RecipientListEncoder {
   private count = 0;
 
   body(uins: ArrayLike<number>): Buffer {
-    const buf = Buffer.alloc(uins.length * UIN_BYTES);
+    return this.bodyInto(uins, Buffer.alloc(uins.length * UIN_BYTES));
+  }
+
+  /**
+   * `body`, written into `target` (at least 8 bytes a uin; its old content
+   * does not matter) and answered as the part of it written: a writer that
+   * waits for each write before the next reuses one buffer for a whole list,
+   * where fresh ones cost a zero fill and page faults per batch.
+   */
+  bodyInto(uins: ArrayLike<number>, target: Buffer): Buffer {
+    const bytes = uins.length * UIN_BYTES;
+    if (target.length < bytes || target.byteOffset % 4 !== 0)
+      throw new RangeError(`bodyInto: target must be 4-byte aligned and hold ${bytes} bytes, has ${target.length}`);
+    const buf = target.subarray(0, bytes);
     const words = new Uint32Array(buf.buffer, buf.byteOffset, uins.length * 2);
-    for (let i = 0; i < uins.length; i++) words[2 * i] = uins[i]!; // high word stays 0
+    for (let i = 0; i < uins.length; i++) {
+      words[2 * i] = uins[i]!;
+      words[2 * i + 1] = 0;
+    }
     // Skip empty batches: zlib.crc32 of a zero-length view of a materialised ArrayBuffer returns 0, not the running CRC.
     if (buf.length > 0) this.crc = crc32(buf, this.crc);
     this.count += uins.length;
