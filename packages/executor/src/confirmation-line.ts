@@ -3,8 +3,9 @@ import type { UnitBatch } from '@herald/transport';
 type BatchKey = Pick<UnitBatch, 'taskId' | 'unitNo' | 'offset'>;
 
 /**
- * The executor's batch confirmations (the batch's record, its confirmed-batch
- * entry, then its progress report: deliver-batch.ts confirmBatch), one at a
+ * The executor's batch confirmations (the landing of the batch's record, its
+ * confirmed-batch entry, then its progress report: deliver-batch.ts
+ * confirmBatch), one at a
  * time and in the order the batches were written, while the worker writes the
  * next batch. So a batch's durable writes (a LevelDB put, and in production a
  * publish to the reports stream) are off the send path's critical path, yet
@@ -30,9 +31,16 @@ export class ConfirmationLine {
   /** The confirmations handed, newest last: the `depth` newest, and maybe settled ones before them. */
   private readonly handed: { batch: BatchKey; settled: Promise<void> }[] = [];
 
+  /**
+   * `beforeWaiting` runs whenever someone is about to wait for a confirmation
+   * (the line full, `settledFor`, `drained`): what a confirmation itself
+   * waits for and that is held back (the executor's record group) is let go
+   * then, so no wait can hang on it.
+   */
   constructor(
     private readonly failed: (batch: BatchKey, error: unknown) => void,
     private readonly depth = 1,
+    private readonly beforeWaiting: () => void = () => undefined,
   ) {
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError(`depth must be an integer >= 1, not ${depth}`);
   }
@@ -46,7 +54,9 @@ export class ConfirmationLine {
     const before = this.handed.at(-1)?.settled ?? Promise.resolve();
     const settled = before.then(confirm).catch((error: unknown) => this.failed(batch, error));
     this.handed.push({ batch, settled });
-    return this.handed.length > this.depth ? this.handed.shift()!.settled : Promise.resolve();
+    if (this.handed.length <= this.depth) return Promise.resolve();
+    this.beforeWaiting();
+    return this.handed.shift()!.settled;
   }
 
   /**
@@ -56,11 +66,13 @@ export class ConfirmationLine {
    */
   async settledFor(batch: BatchKey): Promise<void> {
     const same = this.handed.filter((handed) => sameBatch(handed.batch, batch));
+    if (same.length > 0) this.beforeWaiting();
     await Promise.all(same.map((handed) => handed.settled));
   }
 
   /** Waits for every confirmation handed (the worker stopping). */
   async drained(): Promise<void> {
+    this.beforeWaiting();
     await this.handed.at(-1)?.settled;
   }
 }

@@ -27,6 +27,7 @@ function recording(confirmed: MemoryConfirmedBatchLog) {
     async recordBatch(record) {
       written.push({ record, confirmedBefore: (await confirmed.get(5, 0, 4096)) !== undefined });
     },
+    recordBatches: () => Promise.reject(new Error('deliverBatch writes one record at a time')),
     batchAt: async () => undefined,
     batchesFrom: async function* () {},
     recordLogins: async () => undefined,

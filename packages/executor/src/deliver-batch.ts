@@ -1,4 +1,4 @@
-import { onlineBitsOf, rejectionsOf } from '@herald/core/fate';
+import { onlineBitsOf, rejectionsOf, type DeliveryRecord } from '@herald/core/fate';
 import {
   TOPICS,
   type Clock,
@@ -66,7 +66,8 @@ export interface WrittenBatch {
  */
 export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBatchDeps): Promise<BatchOutcome> {
   const written = await writeBatch(batch, task, deps);
-  await confirmBatch(batch, task, written, deps);
+  const recorded = deps.records === undefined ? undefined : deps.records.recordBatch(recordOf(batch, written, deps));
+  await confirmBatch(batch, task, written, recorded, deps);
   return written.outcome;
 }
 
@@ -127,17 +128,44 @@ export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatc
 }
 
 /**
- * Confirms a written batch: publishes it to the reports stream, records which
- * of its positions went online (with its dead letters), and records it in the
- * confirmed-batch log, in that order; the batch may be reported to the
- * scheduler once this resolves, never before. A throw leaves it unconfirmed.
+ * The delivery record of a written batch (docs/recipient-truth.md): which of
+ * its positions went online, and its dead letters by the reason the task
+ * counts them under (in the same record: never one without the other).
+ */
+export function recordOf(
+  batch: UnitBatch,
+  written: WrittenBatch,
+  deps: Pick<DeliverBatchDeps, 'executorId' | 'clock'>,
+): DeliveryRecord {
+  const rejections = rejectionsOf(batch.uins, written.rejected);
+  return {
+    taskId: batch.taskId,
+    from: batch.offset,
+    count: batch.uins.length,
+    online: onlineBitsOf(batch.uins, written.reached),
+    executor: deps.executorId,
+    at: deps.clock.now(),
+    ...(rejections === undefined ? {} : { rejected: rejections }),
+  };
+}
+
+/**
+ * Confirms a written batch: publishes it to the reports stream, waits for
+ * its delivery record to land (`recorded`, the write the caller started
+ * when the batch was written; undefined when it keeps no records), and
+ * records it in the confirmed-batch log, in that order; the batch may be
+ * reported to the scheduler once this resolves, never before. A throw (the
+ * record's write failing too) leaves it unconfirmed.
  */
 export async function confirmBatch(
   batch: UnitBatch,
   task: Task,
   written: WrittenBatch,
-  deps: Pick<DeliverBatchDeps, 'executorId' | 'reports' | 'confirmed' | 'records' | 'clock'>,
+  recorded: Promise<void> | undefined,
+  deps: Pick<DeliverBatchDeps, 'executorId' | 'reports' | 'confirmed' | 'clock'>,
 ): Promise<void> {
+  // Awaited below, maybe after a failed publish: handled now, so its failure is never an unhandled rejection.
+  recorded?.catch(() => undefined);
   const to = batch.offset + batch.uins.length;
   const { online: delivered, offline } = written.outcome;
   if (deps.reports) {
@@ -158,20 +186,9 @@ export async function confirmBatch(
       },
     ]);
   }
-  if (deps.records !== undefined) {
-    // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
-    // Its dead letters, by the reason the task counts them under, go in the same write: never one without the other.
-    const rejections = rejectionsOf(batch.uins, written.rejected);
-    await deps.records.recordBatch({
-      taskId: task.id,
-      from: batch.offset,
-      count: batch.uins.length,
-      online: onlineBitsOf(batch.uins, written.reached),
-      executor: deps.executorId,
-      at: deps.clock.now(),
-      ...(rejections === undefined ? {} : { rejected: rejections }),
-    });
-  }
+  // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
+  // (A record may land before the publish: it is replaced, same key, if the batch comes again.)
+  await recorded;
   // Kept after the unit's last batch too: a new owner resumes a finished stream from a checkpoint that
   // may lag far behind it (its predecessor died with progress unread), and must not deliver it again.
   // After the reports stream (a batch replayed from here is not published again), before the progress report.

@@ -3,29 +3,38 @@ import { TypedArrayBitmap } from '@herald/core/presence';
 import type { Delivery, DeliveryGateway, DeliveryRecordLog, OfflineStore, TaskStore } from '@herald/core/ports';
 import { newTask, waitFor } from '@herald/testing';
 import { createPull, createPush, inprocEndpoint, type UnitBatch, type UnitProgressMessage } from '@herald/transport';
-import { CONFIRMATIONS_IN_FLIGHT, startExecutor } from './executor';
+import { CONFIRMATIONS_IN_FLIGHT, RECORDS_PER_WRITE, startExecutor } from './executor';
 import { TaskCache } from './task-cache';
 
 const TASK_ID = 5;
 
-/** Delivery records whose writes land only when the test lets each one (or fail it). */
+/** Delivery records whose writes (each of one or several records) land only when the test lets each one (or fail it). */
 class HeldRecords implements DeliveryRecordLog {
+  /** The records' positions, in the order their writes started. */
   readonly started: number[] = [];
   readonly landed: number[] = [];
-  private readonly gates: { from: number; land: () => void; fail: (error: Error) => void }[] = [];
+  /** Each write's records' positions, in the order the writes started. */
+  readonly writes: number[][] = [];
+  private readonly gates: { froms: number[]; land: () => void; fail: (error: Error) => void }[] = [];
   recordBatch(record: DeliveryRecord): Promise<void> {
-    this.started.push(record.from);
+    return this.recordBatches([record]);
+  }
+  recordBatches(records: readonly DeliveryRecord[]): Promise<void> {
+    const froms = records.map((record) => record.from);
+    this.started.push(...froms);
+    this.writes.push(froms);
     return new Promise<void>((resolve, reject) =>
       this.gates.push({
-        from: record.from,
+        froms,
         land: () => {
-          this.landed.push(record.from);
+          this.landed.push(...froms);
           resolve();
         },
         fail: reject,
       }),
     );
   }
+  /** Lands the write that holds the record at `from` (and so every record written with it). */
   land(from: number): void {
     this.gateOf(from).land();
   }
@@ -33,7 +42,7 @@ class HeldRecords implements DeliveryRecordLog {
     this.gateOf(from).fail(new Error('disk full'));
   }
   private gateOf(from: number) {
-    const gate = this.gates.find((g) => g.from === from);
+    const gate = this.gates.find((g) => g.froms.includes(from));
     if (gate === undefined) throw new Error(`no record write of ${from} started`);
     return gate;
   }
@@ -112,31 +121,32 @@ const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
 
+/** Lands the record writes of batches 0, 2, 4, ... in the order they started, each once the batches before it were reported. */
+async function landInOrder(h: Awaited<ReturnType<typeof start>>, count: number): Promise<void> {
+  for (let landed = 0; landed < count;) {
+    await waitFor(() => h.records.writes.some((w) => w.includes(2 * landed)));
+    const write = h.records.writes.find((w) => w.includes(2 * landed))!;
+    // Not one batch of the write is reported before it landed.
+    expect(h.progress.length).toBe(landed);
+    h.records.land(2 * landed);
+    landed += write.length;
+    await waitFor(() => h.progress.length === landed);
+  }
+}
+
 describe('executor: a batch is confirmed while the next one is written', () => {
-  it('writes the next batch while a record lands, and reports each batch only after its record, in order', async () => {
+  it('writes the next batches while their records wait, and reports each batch only after its record, in order', async () => {
     const h = await start();
     try {
       await h.dispatcher.send(batch(0, [1, 2]));
       await h.dispatcher.send(batch(2, [3, 4]));
       await h.dispatcher.send(batch(4, [5, 6], true));
-      // The first record is held: the worker writes the next batches meanwhile, none is reported.
-      await waitFor(() => h.delivered.length === 3 && h.records.started.length === 1);
+      // Every record is held: the worker writes all three batches meanwhile, none is reported.
+      await waitFor(() => h.delivered.length === 3 && h.records.started.length === 3);
       await turns(20);
-      expect(h.records.started).toEqual([0]);
+      expect(h.records.started).toEqual([0, 2, 4]);
       expect(h.progress).toEqual([]);
-      h.records.land(0);
-      await waitFor(() => h.progress.length === 1 && h.records.started.length === 2);
-      await turns(20);
-      expect(reported(h.progress)).toEqual([[0, 2]]);
-      h.records.land(2);
-      await waitFor(() => h.records.started.length === 3);
-      await turns(20);
-      expect(reported(h.progress)).toEqual([
-        [0, 2],
-        [2, 4],
-      ]);
-      h.records.land(4);
-      await waitFor(() => h.progress.length === 3);
+      await landInOrder(h, 3);
       expect(reported(h.progress)).toEqual([
         [0, 2],
         [2, 4],
@@ -149,34 +159,47 @@ describe('executor: a batch is confirmed while the next one is written', () => {
     }
   });
 
-  it(`writes no more than ${CONFIRMATIONS_IN_FLIGHT} batches ahead of a record that has not landed`, async () => {
+  it(`writes at most ${RECORDS_PER_WRITE} records in one write, in the order of their batches`, async () => {
     const h = await start();
     try {
-      const count = CONFIRMATIONS_IN_FLIGHT + 3;
+      const count = 10;
       for (let i = 0; i < count; i++) await h.dispatcher.send(batch(2 * i, [2 * i, 2 * i + 1], i === count - 1));
-      // Held: the first record; in line behind it, the next ones; the worker waits on the one after them.
-      await waitFor(() => h.delivered.length === CONFIRMATIONS_IN_FLIGHT + 1);
-      await turns(20);
-      expect(h.delivered).toHaveLength(CONFIRMATIONS_IN_FLIGHT + 1);
-      for (let i = 0; i < count; i++) {
-        await waitFor(() => h.records.started.length === i + 1);
-        h.records.land(2 * i);
-      }
-      await waitFor(() => h.progress.length === count);
+      await landInOrder(h, count);
+      expect(h.records.writes.flat()).toEqual(Array.from({ length: count }, (_, i) => 2 * i));
+      for (const write of h.records.writes) expect(write.length).toBeLessThanOrEqual(RECORDS_PER_WRITE);
       expect(reported(h.progress)).toEqual(Array.from({ length: count }, (_, i) => [2 * i, 2 * i + 2]));
     } finally {
       await h.stop();
     }
   });
 
-  it('does not report a batch whose record failed; the batches after it are still confirmed', async () => {
+  it(`writes no more than ${CONFIRMATIONS_IN_FLIGHT} batches ahead of a record that has not landed`, async () => {
+    const h = await start();
+    try {
+      const count = CONFIRMATIONS_IN_FLIGHT + 3;
+      for (let i = 0; i < count; i++) await h.dispatcher.send(batch(2 * i, [2 * i, 2 * i + 1], i === count - 1));
+      // Held: the first record's write; in line behind it, the next ones; the worker waits on the one after them.
+      // So a crash now loses at most CONFIRMATIONS_IN_FLIGHT + 1 batches, none of them reported.
+      await waitFor(() => h.delivered.length === CONFIRMATIONS_IN_FLIGHT + 1);
+      await turns(20);
+      expect(h.delivered).toHaveLength(CONFIRMATIONS_IN_FLIGHT + 1);
+      expect(h.progress).toEqual([]);
+      await landInOrder(h, count);
+      expect(reported(h.progress)).toEqual(Array.from({ length: count }, (_, i) => [2 * i, 2 * i + 2]));
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('does not report the batches whose record write failed; the batches after them are still confirmed', async () => {
     const h = await start();
     try {
       await h.dispatcher.send(batch(0, [1, 2]));
-      await h.dispatcher.send(batch(2, [3, 4]));
+      // Alone in the inbox: its record is written at once, not held for a group.
       await waitFor(() => h.records.started.length === 1);
       h.records.fail(0);
-      await waitFor(() => h.records.started.length === 2);
+      await h.dispatcher.send(batch(2, [3, 4]));
+      await waitFor(() => h.records.started.includes(2));
       h.records.land(2);
       await waitFor(() => h.progress.length === 1);
       // The scheduler ignores it (its checkpoint stays at 0) until batch 0 comes again.

@@ -8,7 +8,8 @@ import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import { movedBatchGuard } from './unit-assignments';
 import { executorMetrics } from './executor-metrics';
-import { confirmBatch, writeBatch, type DeliverBatchDeps } from './deliver-batch';
+import { confirmBatch, recordOf, writeBatch, type DeliverBatchDeps } from './deliver-batch';
+import { RecordGroup } from './record-group';
 import { ConfirmationLine } from './confirmation-line';
 import { quietHoldOf } from './quiet-hours';
 import { BatchFence } from './batch-fence';
@@ -35,6 +36,16 @@ export const PREFETCH = 2;
  * all sent again from their checkpoints.
  */
 export const CONFIRMATIONS_IN_FLIGHT = 4;
+
+/**
+ * Delivery records written as one LevelDB write, at most (record-group.ts):
+ * one fewer than the confirmations in line, so the group's write is under
+ * way while the worker writes one more batch before the line is full.
+ */
+export const RECORDS_PER_WRITE = CONFIRMATIONS_IN_FLIGHT - 1;
+
+/** How long a record waits for the rest of its group, at most (a paced task's batches come slowly). */
+export const RECORD_HOLD_MS = 20;
 
 /** A channel's refusal reason is cut to this in a progress report: it is the task's error message. */
 const MAX_REFUSAL_CHARS = 500;
@@ -163,7 +174,6 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     ...(deps.zones ? { zones: deps.zones } : {}),
     reports: deps.reports,
     confirmed,
-    ...(deps.records ? { records: deps.records } : {}),
     personaliser,
     clock,
     counted: (online, offline) => {
@@ -184,7 +194,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
       error: String(error),
     });
   }
-  const confirmations = new ConfirmationLine(notConfirmed, CONFIRMATIONS_IN_FLIGHT);
+  const records = deps.records && new RecordGroup(deps.records, RECORDS_PER_WRITE, RECORD_HOLD_MS);
+  const confirmations = new ConfirmationLine(notConfirmed, CONFIRMATIONS_IN_FLIGHT, () => records?.flush());
 
   /** Real-time batches, handled while a normal task's batch waits for its tokens. */
   const realtimeMeanwhile = {
@@ -238,9 +249,11 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     const pacedMs = performance.now() - pacingFrom;
     const unwatch = reportHolds(batch);
     const written = await writeBatch(batch, task, deliverDeps).finally(unwatch);
-    // Confirmed and reported while the next batch is written: its record, then its progress report.
+    // Its record goes in the group now, written with the next batches' (a write per group, not per batch).
+    const recorded = records?.add(recordOf(batch, written, deliverDeps));
+    // Confirmed and reported while the next batch is written: its record landed, then its progress report.
     await confirmations.enqueue(batch, async () => {
-      await confirmBatch(batch, task, written, deliverDeps);
+      await confirmBatch(batch, task, written, recorded, deliverDeps);
       const split = written.outcome;
       // Sending again: this report clears a hold the scheduler recorded.
       await report(batch, to, split.online, split.offline, {
@@ -305,8 +318,14 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
   }
 
+  /** The next batch; the records kept for a group are written first when none is waiting (no batch may come soon). */
+  function nextBatch(): Promise<UnitBatch | undefined> {
+    if (prefetch.size === 0) records?.flush();
+    return prefetch.take();
+  }
+
   async function work(): Promise<void> {
-    for (let batch = await prefetch.take(); batch !== undefined; batch = await prefetch.take()) {
+    for (let batch = await nextBatch(); batch !== undefined; batch = await nextBatch()) {
       prefetched.set(prefetch.size, labels);
       await handleCounted(batch);
     }

@@ -75,6 +75,7 @@ class HostDownLog implements DeliveryRecordLog {
     private readonly queuedByDown: ReadonlySet<number>,
   ) {}
   recordBatch = () => Promise.reject(new Error('read only'));
+  recordBatches = () => Promise.reject(new Error('read only'));
   recordLogins = () => Promise.reject(new Error('read only'));
   loginCounts = () => Promise.reject(new HostsUnreachable([this.down]));
   purgeTask = () => Promise.reject(new HostsUnreachable([this.down]));

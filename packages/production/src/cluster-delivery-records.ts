@@ -35,6 +35,10 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     return Promise.reject(new Error('an interface does not record batches: each executor records its own'));
   }
 
+  recordBatches(): Promise<void> {
+    return Promise.reject(new Error('an interface does not record batches: each executor records its own'));
+  }
+
   recordLogins(): Promise<void> {
     return Promise.reject(new Error('an interface does not record logins: each executor records its own'));
   }

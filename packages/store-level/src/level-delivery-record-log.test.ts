@@ -58,6 +58,23 @@ describe('LevelDeliveryRecordLog', () => {
     }
   });
 
+  it('writes several records as one write (recordBatches), each read back, a record written again replaced', async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      const uins = Uint32Array.from({ length: 10 }, (_, i) => i);
+      const rejected = rejectionsOf(uins, [{ uin: 2, reason: 'unregistered' }])!;
+      await log.recordBatches([batch(8, 0, 10), { ...batch(8, 10, 10), rejected }, batch(9, 0, 10)]);
+      await log.recordBatches([batch(8, 0, 10, 'e2')]);
+      await log.recordBatches([]);
+      const read = [];
+      for await (const record of log.batchesFrom(8, 0)) read.push(record);
+      expect(read).toEqual([batch(8, 0, 10, 'e2'), { ...batch(8, 10, 10), rejected }]);
+      expect(await log.batchAt(9, 9)).toEqual(batch(9, 0, 10));
+    } finally {
+      await log.close();
+    }
+  });
+
   it("yields a task's batches in position order from the one holding a position, and no other task's", async () => {
     const log = await LevelDeliveryRecordLog.open(dir.path);
     const froms = async (taskId: number, position: number) => {

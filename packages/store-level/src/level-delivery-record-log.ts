@@ -52,6 +52,12 @@ function decodeLogin(taskId: number, uin: number, value: Buffer): LoginOutcome {
   return { taskId, uin, outcome, at: value.readDoubleBE(1) };
 }
 
+/** The encoded record as a Buffer: a view of its bytes, not a copy of them. */
+function recordValue(record: DeliveryRecord): Buffer {
+  const value = encodeDeliveryRecord(record);
+  return Buffer.from(value.buffer, value.byteOffset, value.length);
+}
+
 function encodeCounts(counts: LoginCounts): Buffer {
   const value = Buffer.allocUnsafe(8 * OUTCOMES.length);
   OUTCOMES.forEach((outcome, i) => value.writeDoubleBE(counts[outcome], 8 * i));
@@ -75,14 +81,20 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
   }
 
   recordBatch(record: DeliveryRecord): Promise<void> {
-    return this.life.run('recordBatch', () => {
-      const value = encodeDeliveryRecord(record);
-      // A view of the encoded bytes, not a copy of them.
-      return this.db.put(
-        batchKey(record.taskId, record.from),
-        Buffer.from(value.buffer, value.byteOffset, value.length),
-      );
-    });
+    return this.life.run('recordBatch', () => this.db.put(batchKey(record.taskId, record.from), recordValue(record)));
+  }
+
+  /** One LevelDB batch: one trip to the thread pool and one log write for all of them. */
+  recordBatches(records: readonly DeliveryRecord[]): Promise<void> {
+    return this.life.run('recordBatches', () =>
+      this.db.batch(
+        records.map((record) => ({
+          type: 'put',
+          key: batchKey(record.taskId, record.from),
+          value: recordValue(record),
+        })),
+      ),
+    );
   }
 
   batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {

@@ -21,6 +21,9 @@ export interface PurgedRecords {
  *   being killed; the executor calls it before it reports the batch, so every
  *   position a unit checkpoint has passed has its record. The same (task,
  *   from) recorded again replaces it (a batch delivered again).
+ * - `recordBatches` writes several records as one atomic write (all or
+ *   none), resolving as `recordBatch` does: the executor groups the records
+ *   of a few consecutive batches into one write (executor/src/record-group.ts).
  * - `batchAt(taskId, position)` returns the record whose positions
  *   [from, from + count) hold `position`, or undefined.
  * - `batchesFrom(taskId, position)` yields the task's records in position
@@ -42,6 +45,7 @@ export interface PurgedRecords {
  */
 export interface DeliveryRecordLog {
   recordBatch(record: DeliveryRecord): Promise<void>;
+  recordBatches(records: readonly DeliveryRecord[]): Promise<void>;
   batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined>;
   batchesFrom(taskId: number, position: number): AsyncIterable<DeliveryRecord>;
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void>;
