@@ -12,20 +12,32 @@
  * takes it as its own (PacedDeliveryGateway.throttledByPeer); `--relay hold`
  * makes them only hold for the Retry-After, their pacing untouched (an
  * alternative weighed in docs/delivery.md); `--relay none` tells no one.
- * The budget is split evenly (ChannelPacing.rescale, as the gateway's
- * shareAmong does). `--sender-max` caps what each executor can send per
- * second whatever its pacing admits (a loaded machine's executor, as in the
- * production runs, where two executors sent some 22-25k/s in all).
+ * The budget is split by demand as production's channel-budget.ts splits it
+ * (`--split demand`, the default): every second (each executor at its own
+ * phase) an executor tells the others its demand (the most recipients it had
+ * in hand at once: up to 8 batches), computes its part (core demandFraction,
+ * partToApply) and rescales its pacing when the part moved by more than 10%
+ * (as the gateway's shareByDemand); an executor out of work tells 0
+ * 250 ms after its last answer without waiting for its report (`--idle-tell
+ * off`: only at its reports); `--share-rise next-report` applies every rise
+ * one report later (the rule before partToApply). `--split even` keeps
+ * the first even split. `--skew` is the part of the recipients the first
+ * executor holds (0.5: both finish together; 0.6 is about what the
+ * production runs showed, one executor sending alone for the last 5-8 s).
+ * `--sender-max` caps what each executor can send per second whatever its
+ * pacing admits (a loaded machine's executor, as in the production runs,
+ * where two executors sent some 22-25k/s in all).
  *
- * It is a model: no CPU limits, no unit scheduling, no split by demand. Its
- * figures are for comparing controllers, not for the results table; those
- * come from bench/channel-throttle.js.
+ * It is a model: no CPU limits, no unit scheduling. Its figures are for
+ * comparing controllers, not for the results table; those come from
+ * bench/channel-throttle.js.
  *
  *   node bench/channel-pacing-model.js [--limit 20000] [--recipients 400000] [--max-rate 100000]
- *     [--executors 2] [--relay cut|hold|none] [--sender-max <recipients/s>] [--seed 1] [--trace]
+ *     [--executors 2] [--relay cut|hold|none] [--split demand|even] [--skew 0.5]
+ *     [--share-rise at-once|next-report] [--idle-tell on|off] [--sender-max <recipients/s>] [--seed 1] [--trace]
  */
 const { DEFAULTS } = require('@herald/core/config');
-const { ChannelPacing } = require('@herald/core/pacing');
+const { ChannelPacing, demandFraction, partToApply } = require('@herald/core/pacing');
 const { arg } = require('./lib');
 
 const BATCH = 500;
@@ -33,6 +45,14 @@ const IN_FLIGHT = 4;
 const LATENCY_MS = 8;
 const RELAY_MS = 3;
 const SETTLE_MS = 10_000;
+/** As load.reportIntervalMs, DEMAND_FLOOR and the gateway's SHARE_STEP. */
+const REPORT_MS = 1000;
+const DEMAND_FLOOR = 0.1;
+const SHARE_STEP = 0.1;
+/** As channel-budget.ts's IDLE_TELL_MS: an executor out of work tells 0 this long after its last batch. */
+const IDLE_TELL_MS = 250;
+/** The most batches an executor has in hand at once (its demand's unit). */
+const IN_HAND = 8;
 
 /** The defaults of delivery.webhook (core DEFAULTS) but maxRate, mapped as the executor's pacedChannel maps them. */
 function pacingOptions(maxRate) {
@@ -68,16 +88,22 @@ function model(o) {
   let seed = o.seed;
   const random = () => (seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647;
   const options = pacingOptions(o.maxRate);
-  const executors = Array.from({ length: o.executors }, () => {
+  const batches = Math.ceil(o.recipients / BATCH);
+  const firstBatches = o.executors === 1 ? batches : Math.round(batches * o.skew);
+  const executors = Array.from({ length: o.executors }, (_, i) => {
     const pacing = new ChannelPacing(options, 0);
     pacing.rescale({ minRate: options.minRate / o.executors, maxRate: options.maxRate / o.executors }, 1 / o.executors);
     return {
       pacing,
-      left: Math.ceil(o.recipients / o.executors / BATCH),
+      left: i === 0 ? firstBatches : Math.ceil((batches - firstBatches) / (o.executors - 1)),
       inFlight: 0,
       waking: false,
       heldUntil: 0,
       readyAt: 0,
+      fraction: 1 / o.executors,
+      last: undefined,
+      peak: 0,
+      heard: new Map(),
     };
   });
   const burst = o.limit / 2;
@@ -94,6 +120,37 @@ function model(o) {
     return ((n - tokens) * 1000) / o.limit;
   };
   const events = new Events();
+  const inHand = (executor) => Math.min(executor.left + executor.inFlight, IN_HAND) * BATCH;
+  const tellIdle = (executor, now) => {
+    if (executor.left > 0 || executor.inFlight > 0 || executor.last === undefined || executor.last.told === 0) return;
+    executor.peak = 0;
+    report(executor, now, false);
+  };
+  const report = (executor, now, periodic = true) => {
+    const own = executor.peak;
+    executor.peak = inHand(executor);
+    const peers = executors.filter((e) => e !== executor);
+    for (const peer of peers) events.at(now + RELAY_MS, () => peer.heard.set(executor, own));
+    const fraction = demandFraction(
+      own,
+      peers.map((p) => executor.heard.get(p)),
+      DEMAND_FLOOR,
+    );
+    const part =
+      o.shareRise === 'next-report'
+        ? Math.min(fraction, executor.last?.fraction ?? 1 / o.executors)
+        : partToApply(fraction, own, executor.last, o.executors);
+    executor.last = { fraction, told: own };
+    if (Math.abs(part - executor.fraction) > SHARE_STEP * executor.fraction) {
+      executor.pacing.rescale(
+        { minRate: options.minRate * part, maxRate: options.maxRate * part },
+        part / executor.fraction,
+      );
+      executor.fraction = part;
+      send(executor, now);
+    }
+    if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
+  };
   const send = (executor, now) => {
     while (executor.left > 0 && executor.inFlight < IN_FLIGHT) {
       const held = Math.max(executor.heldUntil, executor.readyAt) - now;
@@ -110,6 +167,7 @@ function model(o) {
       }
       executor.left--;
       executor.inFlight++;
+      executor.peak = Math.max(executor.peak, inHand(executor));
       executor.readyAt = Math.max(executor.readyAt, now) + (BATCH * 1000) / o.senderMax;
       const latency = LATENCY_MS * (0.5 + random());
       events.at(now + latency / 2, (arrived) => {
@@ -117,6 +175,8 @@ function model(o) {
         answers.push([arrived, wait > 0]);
         events.at(arrived + latency / 2, (answered) => {
           executor.inFlight--;
+          if (o.idleTell && executor.left === 0 && executor.inFlight === 0)
+            events.at(answered + IDLE_TELL_MS, (time) => tellIdle(executor, time));
           if (wait === 0) executor.pacing.accepted(latency, answered);
           else {
             executor.left++;
@@ -138,10 +198,18 @@ function model(o) {
   if (o.trace)
     for (let t = 0; t < 60_000; t += 1000)
       events.at(t, (time) => {
-        if (executors.some((e) => e.left > 0))
-          console.log(`${(time / 1000).toFixed(0)} s: ${executors.map((e) => e.pacing.rate.toFixed(0)).join(' + ')}/s`);
+        if (executors.some((e) => e.left > 0)) {
+          const second = answers.filter((a) => a[0] >= time - 1000 && a[0] < time);
+          const throttled = second.filter((a) => a[1]).length;
+          console.log(
+            `${(time / 1000).toFixed(0)} s: ${executors.map((e) => e.pacing.rate.toFixed(0)).join(' + ')}/s, ` +
+              `accepted in the second before ${(second.length - throttled) * BATCH}${throttled > 0 ? `/${throttled}` : ''}`,
+          );
+        }
       });
   for (const executor of executors) send(executor, 0);
+  if (o.split === 'demand')
+    for (const executor of executors) events.at(random() * REPORT_MS, (time) => report(executor, time));
   events.drain();
   const accepted = answers.filter((a) => !a[1]);
   const end = Math.max(...accepted.map((a) => a[0]));
@@ -164,13 +232,17 @@ const o = {
   executors: Number(arg('--executors', 2)),
   relay: arg('--relay', 'cut'),
   seed: Number(arg('--seed', 1)),
+  split: arg('--split', 'demand'),
+  skew: Number(arg('--skew', 0.5)),
+  shareRise: arg('--share-rise', 'at-once'),
+  idleTell: arg('--idle-tell', 'on') === 'on',
   senderMax: Number(arg('--sender-max', Infinity)),
   trace: process.argv.includes('--trace'),
 };
 const r = model(o);
 const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
 console.log(
-  `${o.executors} executors, relay ${o.relay}, maxRate ${o.maxRate}, limit ${o.limit}: ` +
+  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
     `${r.seconds.toFixed(2)} s vs ${r.bound.toFixed(1)} s limit-bound (${pct(r.seconds / r.bound - 1)}); ` +
     `429s ${r.throttled}, after 10 s ${r.afterThrottled} of ${r.after}; rate after 10 s ${r.rateAfter.toFixed(0)}/s (${pct(r.rateAfter / o.limit - 1)})`,
 );

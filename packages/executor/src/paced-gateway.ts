@@ -22,6 +22,7 @@ import {
 } from '@herald/core/ports';
 import type { ChannelHold } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
+import { ChannelDemand } from './channel-demand';
 import { channelMetrics, type ChannelMetrics } from './channel-metrics';
 import { DeadLetterLog } from './dead-letter-log';
 
@@ -87,9 +88,7 @@ export class PacedDeliveryGateway implements DeliveryGateway {
   private senders = 1;
   /** The part of the budget this process paces to: 1/senders, or its part by demand. */
   private fraction = 1;
-  /** Recipients of the batches inside `deliver` now, and the most at once since `takeDemand`. */
-  private waiting = 0;
-  private peakWaiting = 0;
+  private readonly demand = new ChannelDemand();
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly metrics: ChannelMetrics;
@@ -184,9 +183,17 @@ export class PacedDeliveryGateway implements DeliveryGateway {
 
   /** The most recipients this process had waiting on or going through the channel at once since the last call: its demand. */
   takeDemand(): number {
-    const demand = this.peakWaiting;
-    this.peakWaiting = this.waiting;
-    return demand;
+    return this.demand.take();
+  }
+
+  /** Recipients of the batches inside `deliver` now (waiting on the pacing or in flight). */
+  inHand(): number {
+    return this.demand.inHand;
+  }
+
+  /** Calls `listener` each time the last batch in hand leaves, so the budget's split can tell the others at once. */
+  onIdle(listener: () => void): () => void {
+    return this.demand.onIdle(listener);
   }
 
   /** Whether the channel holds sending now, in a task report's words: throttled, or unavailable (failing, breaker not closed). */
@@ -238,12 +245,11 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     if (n === 0) return { rejected: [] };
     const refusal = this.refused.get(delivery.taskId);
     if (refusal !== undefined) return this.refuseWhole(delivery, refusal);
-    this.waiting += n;
-    this.peakWaiting = Math.max(this.peakWaiting, this.waiting);
+    this.demand.enter(n);
     try {
       return await this.sent(delivery);
     } finally {
-      this.waiting -= n;
+      this.demand.leave(n);
     }
   }
 

@@ -3,7 +3,7 @@ import { HashRing } from '@herald/core/ring';
 import { noopLogger, type Delivery, type DeliveryGateway, type DeliveryResult } from '@herald/core/ports';
 import type { ClusterMembership } from '@herald/interface';
 import { PacedDeliveryGateway } from '@herald/executor';
-import { DEMAND_FLOOR, shareChannelBudget, type DemandLinks } from './channel-budget';
+import { DEMAND_FLOOR, IDLE_TELL_MS, shareChannelBudget, type DemandLinks } from './channel-budget';
 import type { ClusterRing } from './cluster-ring';
 
 class AcceptingChannel implements DeliveryGateway {
@@ -139,6 +139,90 @@ describe('shareChannelBudget', () => {
     }
     blocked.release();
     await sending;
+    await busy.close();
+  });
+
+  it("takes the room at once when the peers' demands fall and its own has not grown", async () => {
+    const membership: ClusterMembership = {
+      apta: false,
+      self: undefined,
+      ring: new HashRing(['scheduler-1']),
+      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
+    };
+    const peerDemands = new Map<string, number | undefined>([
+      ['executor-2', 1000],
+      ['executor-3', 1000],
+    ]);
+    const relay: DemandLinks = {
+      id: 'executor-1',
+      relaying: true,
+      tellDemand: () => undefined,
+      demandOf: (peer) => peerDemands.get(peer),
+    };
+    const blocked = new BlockedChannel();
+    const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
+    const sending = busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      const share = shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay);
+      expect(busy.share()).toBeCloseTo(1 / 3); // all three with the same demand
+      // The other two ran out of work and told 0 (each took its floor when it told it): the next report
+      // takes the room they left, not the one after.
+      peerDemands.set('executor-2', 0);
+      peerDemands.set('executor-3', 0);
+      jest.advanceTimersByTime(config.load.reportIntervalMs);
+      expect(busy.share()).toBeCloseTo(1 / (1 + (2 * DEMAND_FLOOR) / 3));
+      share.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+    blocked.release();
+    await sending;
+    await busy.close();
+  });
+
+  it('tells 0 once its last batch has been gone IDLE_TELL_MS, and takes its floor at once', async () => {
+    const membership: ClusterMembership = {
+      apta: false,
+      self: undefined,
+      ring: new HashRing(['scheduler-1']),
+      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
+    };
+    const told: number[] = [];
+    const relay: DemandLinks = {
+      id: 'executor-1',
+      relaying: true,
+      tellDemand: (demand) => void told.push(demand),
+      demandOf: () => 1000,
+    };
+    const blocked = new BlockedChannel();
+    const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
+    const batch = () =>
+      busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
+    const first = batch();
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      const share = shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay);
+      expect(told).toEqual([1000]);
+      blocked.release();
+      await first; // nothing in hand now
+      // A batch within IDLE_TELL_MS is a gap between batches, not the end of the work: nothing told.
+      jest.advanceTimersByTime(IDLE_TELL_MS - 1);
+      await batch();
+      jest.advanceTimersByTime(IDLE_TELL_MS - 1);
+      expect(told).toEqual([1000]);
+      jest.advanceTimersByTime(1);
+      expect(told).toEqual([1000, 0]);
+      const floor = DEMAND_FLOOR / 3 / (DEMAND_FLOOR / 3 + 1);
+      expect(busy.share()).toBeCloseTo(floor);
+      // 0 told already: another idle before the next report tells nothing more.
+      await batch();
+      jest.advanceTimersByTime(IDLE_TELL_MS);
+      expect(told).toEqual([1000, 0]);
+      share.stop();
+    } finally {
+      jest.useRealTimers();
+    }
     await busy.close();
   });
 });

@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '@herald/core/config';
-import { demandFraction, liveSenderIds } from '@herald/core/pacing';
+import { demandFraction, liveSenderIds, partToApply, type LastDemandReport } from '@herald/core/pacing';
 import type { DeliveryGateway, Logger } from '@herald/core/ports';
 import { PacedDeliveryGateway } from '@herald/executor';
 import type { ChannelRelay } from './channel-relay';
@@ -10,6 +10,15 @@ import type { ClusterRing } from './cluster-ring';
  * work that comes to it goes at once, and its next report claims the rest.
  */
 export const DEMAND_FLOOR = 0.1;
+
+/**
+ * How long an executor's channel must stay without a batch in hand before it
+ * tells the others its demand is 0, between reports: long enough that the
+ * gap between two batches of a running broadcast does not count (a false 0
+ * costs this executor a report at its floor), short against the report
+ * interval (the executor left sending alone waits on this news).
+ */
+export const IDLE_TELL_MS = 250;
 
 export interface ChannelBudgetShare {
   stop(): void;
@@ -29,8 +38,9 @@ export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 
  * tells the others its demand (the most recipients it had waiting on the
  * channel at once in the interval) and paces to its part by demand (core
  * `demandFraction`; a peer not heard from counts at an even share; a rise
- * from the next report on, a fall at once);
- * otherwise to 1/count. A gateway that is not paced (the file sink) is left alone.
+ * of its own demand's from the next report on, any other change at once;
+ * and IDLE_TELL_MS after its last batch in hand left, it tells 0 without
+ * waiting for the report); otherwise to 1/count. A gateway that is not paced (the file sink) is left alone.
  */
 export function shareChannelBudget(
   config: HeraldConfig,
@@ -45,27 +55,54 @@ export function shareChannelBudget(
     const membership = ring.membership();
     return membership.apta ? liveSenderIds(membership.members, executors) : executors;
   };
-  // The part by demand computed at the last report: a rise applies only from the report after the one that
-  // told it, once the peers have heard the demand behind it and taken their own parts down (else for up to
-  // an interval the parts would sum past the budget). A fall applies at once.
-  let computed: number | undefined;
+  // The last report's part and demand: a rise from this executor's own demand growing applies only from the
+  // report after the one that told it, once the peers have heard it and taken their own parts down (else for
+  // up to an interval the parts would sum past the budget); a fall, or a rise from the peers' demands falling,
+  // applies at once (core partToApply).
+  let last: LastDemandReport | undefined;
+  const report = (links: DemandLinks, own: number) => {
+    links.tellDemand(own);
+    const peers = liveIds()
+      .filter((id) => id !== links.id)
+      .map((id) => links.demandOf(id, config.load.maxReportAgeMs));
+    const fraction = demandFraction(own, peers, DEMAND_FLOOR);
+    const senders = peers.length + 1;
+    gateway.shareByDemand(partToApply(fraction, own, last, senders), senders);
+    last = { fraction, told: own };
+  };
   const share = () => {
     try {
-      const live = liveIds();
-      if (relay?.relaying !== true) return gateway.shareAmong(Math.max(1, live.length));
-      const own = gateway.takeDemand();
-      relay.tellDemand(own);
-      const peers = live.filter((id) => id !== relay.id).map((id) => relay.demandOf(id, config.load.maxReportAgeMs));
-      const fraction = demandFraction(own, peers, DEMAND_FLOOR);
-      const senders = peers.length + 1;
-      gateway.shareByDemand(Math.min(fraction, computed ?? 1 / senders), senders);
-      computed = fraction;
+      if (relay?.relaying !== true) return gateway.shareAmong(Math.max(1, liveIds().length));
+      report(relay, gateway.takeDemand());
     } catch (error) {
       logger.warn('channel budget share not updated', { error: String(error) });
     }
   };
+  // Out of work: tell 0 now, not at the next report, so a peer left sending alone takes the budget up to a
+  // report sooner (its rise applies at once: its own demand did not grow). Taking the floor is a fall: at once.
+  const tellIdle = () => {
+    try {
+      if (relay?.relaying !== true || gateway.inHand() > 0 || last === undefined || last.told === 0) return;
+      gateway.takeDemand(); // the peak before the idle is past news; the next report starts from what comes
+      report(relay, 0);
+    } catch (error) {
+      logger.warn('channel budget share not updated', { error: String(error) });
+    }
+  };
+  let idleTimer: NodeJS.Timeout | undefined;
+  const unwatchIdle = gateway.onIdle(() => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(tellIdle, IDLE_TELL_MS);
+    idleTimer.unref();
+  });
   share();
   const timer = setInterval(share, config.load.reportIntervalMs);
   timer.unref(); // the share alone never keeps a process alive
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      clearTimeout(idleTimer);
+      unwatchIdle();
+    },
+  };
 }

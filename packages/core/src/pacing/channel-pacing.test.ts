@@ -118,6 +118,33 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBeCloseTo(490, 6);
   });
 
+  it('cuts gently at a throttle seconds after climbing above where the last cut put it, far below the ceiling', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000, decreaseFactor: 0.5 });
+    p.throttled(0, '429', T0); // deep: 500, ceiling 1000
+    p.accepted(1, T0 + 5000); // 5 s at 1% of 1000 per second: 550, above the 500 the cut set
+    expect(p.rate).toBe(550);
+    p.throttled(0, '429', T0 + 5000); // a probe found the limit between 500 and 550: 90%
+    expect(p.rate).toBeCloseTo(495, 6);
+  });
+
+  it('cuts deep at a throttle within 3 s of the last cut, even after climbing above it', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000, decreaseFactor: 0.5 });
+    p.throttled(0, '429', T0); // 500
+    p.accepted(1, T0 + 2000); // 520
+    p.throttled(0, '429', T0 + 2000);
+    expect(p.rate).toBe(260);
+  });
+
+  it('scales where the last cut put the rate with a new part of the budget', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000, decreaseFactor: 0.5 });
+    p.throttled(0, '429', T0); // 500, ceiling 1000
+    p.rescale({ minRate: 50, maxRate: 5000 }, 0.5); // 250, ceiling 500, the cut's 500 now 250
+    p.accepted(1, T0 + 5000); // 5 s at 1% of 500: 275, above 250 (below 500 unscaled and 85% of the ceiling)
+    expect(p.rate).toBe(275);
+    p.throttled(0, '429', T0 + 5000);
+    expect(p.rate).toBeCloseTo(247.5, 6);
+  });
+
   it('cuts from the rate actually sent when the sender fell short of its pacing rate', () => {
     const p = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5, burstMs: 1000 });
     // 500 recipients every 500 ms: 1000/s sent, half the pacing's 2000/s.

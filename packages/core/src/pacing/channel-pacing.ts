@@ -22,8 +22,9 @@ import { SentRate } from './sent-rate';
  *   `decreaseFactor` (from the rate actually sent, when lower: SentRate),
  *   down to `minRate`, at most once per `cutSpacingMs`
  *   (the answers of sends already in flight when a cut happens are the same
- *   news, not new news); one that comes while probing near the ceiling,
- *   seconds after the last cut, cuts it to 90% only. A new part of a shared
+ *   news, not new news); one that comes while probing (near the ceiling, or
+ *   above where the last cut put it), seconds after the last cut, cuts it to
+ *   90% only. A new part of a shared
  *   budget scales the rate and the ceiling (`rescale`).
  * - Retry-After is honoured exactly: nothing is admitted before it ends.
  * - A circuit breaker: `failureThreshold` failures in a row (5xx, timeouts,
@@ -98,7 +99,8 @@ const NEAR_CEILING = 0.85;
 const FORGET_ABOVE = 1.2;
 /**
  * A cut at least this long after the last one, at a rate within NEAR_CEILING
- * of the ceiling, is a probe that found the same limit again: the rate goes
+ * of the ceiling or above the last cut's landing, is a probe that found the
+ * limit again: the rate goes
  * only to GENTLE_CUT of itself, not `decreaseFactor` (a fixed quota is not
  * paid for with seconds at 70% of it). Sooner, or further below the
  * ceiling, the limit moved down: the deep cut. 90%, not 95%: a receiver's
@@ -137,6 +139,8 @@ export class ChannelPacing {
   private baseline: number | undefined;
   /** The rate the last cut came from: where the channel pushed back. */
   private ceiling: number | undefined;
+  /** The rate the last cut set: a throttle after climbing above it, seconds later, is a probe's. */
+  private landing: number | undefined;
   private readonly sent = new SentRate(SENT_WINDOW_MS);
   /** When sending could last resume: the start, or the end of the last hold. */
   private sendingSince: number;
@@ -169,7 +173,7 @@ export class ChannelPacing {
     const next = { ...this.options, ...limits };
     checkChannelLimits(next);
     // New bounds (an admin's, or a new share of the budget): the old ceiling was found within others.
-    if (next.maxRate !== this.options.maxRate) this.ceiling = undefined;
+    if (next.maxRate !== this.options.maxRate) this.ceiling = this.landing = undefined;
     this.options = next;
     this.currentRate = Math.min(Math.max(this.currentRate, next.minRate), next.maxRate);
     return this.limits;
@@ -193,6 +197,7 @@ export class ChannelPacing {
     this.options = next;
     this.currentRate = Math.min(Math.max(this.currentRate * factor, next.minRate), next.maxRate);
     if (this.ceiling !== undefined) this.ceiling *= factor;
+    if (this.landing !== undefined) this.landing *= factor;
     return this.limits;
   }
 
@@ -283,13 +288,19 @@ export class ChannelPacing {
     // Nothing sent in the window (a late answer): no measure, the pacing's rate stands.
     const from = sentRate === undefined || sentRate === 0 ? this.currentRate : Math.min(this.currentRate, sentRate);
     const settled = now - this.lastCut >= SETTLED_MS;
-    const probing = this.ceiling !== undefined && from >= this.ceiling * NEAR_CEILING;
+    // Probing: near the ceiling, or climbed above where the last cut put it. A throttle there, settled, found the
+    // limit between the two (a sender short of its pacing rate has a ceiling far above what it sends, and was
+    // cut deep at each probe: seconds at 70% of the limit, climbing back at 1% of that ceiling a second).
+    const probing =
+      (this.ceiling !== undefined && from >= this.ceiling * NEAR_CEILING) ||
+      (this.landing !== undefined && from > this.landing);
     this.lastCut = now;
     // The ceiling stays the pacing's rate: a sender short of it did not find the channel's limit there,
     // and the climb back (1% of the ceiling per second) must not crawl from a rate its CPU set.
     this.ceiling = this.currentRate;
     const factor = settled && probing ? GENTLE_CUT : this.options.decreaseFactor;
     this.currentRate = Math.max(this.options.minRate, from * factor);
+    this.landing = this.currentRate;
     // What was scheduled at the old rate is not owed at the new one.
     this.schedule = Math.min(this.schedule, now + this.options.burstMs);
   }
@@ -305,7 +316,7 @@ export class ChannelPacing {
     const increase = this.options.increasePerSecond * seconds;
     if (this.ceiling === undefined) return this.currentRate + increase;
     const next = this.currentRate + Math.min(increase, this.ceiling * PROBE_PER_SECOND * seconds);
-    if (next > this.ceiling * FORGET_ABOVE) this.ceiling = undefined;
+    if (next > this.ceiling * FORGET_ABOVE) this.ceiling = this.landing = undefined;
     return next;
   }
 

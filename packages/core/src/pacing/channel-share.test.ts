@@ -1,5 +1,12 @@
 import { ChannelPacing } from './channel-pacing';
-import { demandFraction, fractionOfChannel, liveSenders, shareOfChannel } from './channel-share';
+import {
+  demandFraction,
+  fractionOfChannel,
+  liveSenders,
+  partToApply,
+  shareOfChannel,
+  type LastDemandReport,
+} from './channel-share';
 
 describe('shareOfChannel', () => {
   it('gives one sender the whole budget', () => {
@@ -128,5 +135,70 @@ describe('fractionOfChannel', () => {
     expect(() => fractionOfChannel({ minRate: 1, maxRate: 10 }, fraction)).toThrow(
       expect.objectContaining({ details: expect.objectContaining({ field: 'fraction' }) }),
     );
+  });
+});
+
+describe('partToApply', () => {
+  const FLOOR = 0.1;
+
+  it('starts from at most an even share', () => {
+    expect(partToApply(0.9, 4000, undefined, 2)).toBe(0.5);
+    expect(partToApply(0.2, 4000, undefined, 2)).toBe(0.2);
+  });
+
+  it('applies a fall at once', () => {
+    expect(partToApply(0.3, 1000, { fraction: 0.5, told: 2000 }, 2)).toBe(0.3);
+    expect(partToApply(0.3, 3000, { fraction: 0.5, told: 2000 }, 2)).toBe(0.3);
+  });
+
+  it('holds a rise of its own demand back one report, until the others have heard it', () => {
+    expect(partToApply(0.8, 4000, { fraction: 0.5, told: 2000 }, 2)).toBe(0.5);
+  });
+
+  it("applies at once a rise that comes from the others' demands falling, its own not grown", () => {
+    expect(partToApply(0.9, 2000, { fraction: 0.5, told: 2000 }, 2)).toBe(0.9);
+    expect(partToApply(0.9, 1500, { fraction: 0.5, told: 2000 }, 2)).toBe(0.9);
+  });
+
+  it('keeps the parts within the budget when one sender finishes and the other is left alone', () => {
+    // Two senders, reports alternating, each told demand heard by the other before its next report.
+    type Sender = { demand: number; told: number; last?: LastDemandReport; part: number };
+    const a: Sender = { demand: 4000, told: 0, part: 0.5 };
+    const b: Sender = { demand: 4000, told: 0, part: 0.5 };
+    const report = (me: Sender, peer: Sender): void => {
+      const fraction = demandFraction(me.demand, [peer.told], FLOOR);
+      me.part = partToApply(fraction, me.demand, me.last, 2);
+      me.last = { fraction, told: me.demand };
+      me.told = me.demand;
+    };
+    const parts: number[][] = [];
+    const steps: [Sender, Sender, (() => void)?][] = [
+      [a, b],
+      [b, a],
+      [a, b],
+      [b, a, () => (b.demand = 0)], // b ran out of work: it tells 0 and takes its floor at once
+      [a, b], // a hears 0: its own demand has not grown, the rise applies now
+      [b, a, () => (b.demand = 4000)], // b has work again: its rise waits a report
+      [a, b],
+      [b, a],
+      [a, b],
+    ];
+    for (const [me, peer, change] of steps) {
+      change?.();
+      report(me, peer);
+      parts.push([a.part, b.part]);
+    }
+    for (const [pa, pb] of parts) expect(pa! + pb!).toBeLessThanOrEqual(1 + 1e-9);
+    expect(parts[4]![0]).toBeGreaterThan(0.9); // a alone, one report after b told 0
+    expect(parts[5]![1]).toBeLessThan(0.1); // b's rise held back a report
+    expect(parts[8]).toEqual([expect.closeTo(0.5), expect.closeTo(0.5)]);
+  });
+
+  it('refuses a part, demand or sender count out of range, naming the field', () => {
+    const field = (name: string) => expect.objectContaining({ details: expect.objectContaining({ field: name }) });
+    expect(() => partToApply(0, 1000, undefined, 2)).toThrow(field('fraction'));
+    expect(() => partToApply(1.5, 1000, undefined, 2)).toThrow(field('fraction'));
+    expect(() => partToApply(0.5, -1, undefined, 2)).toThrow(field('demand'));
+    expect(() => partToApply(0.5, 1000, undefined, 0)).toThrow(field('senders'));
   });
 });

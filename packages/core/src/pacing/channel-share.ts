@@ -115,3 +115,48 @@ export function liveSenderIds(members: Iterable<SeenMember>, senderIds: readonly
 export function liveSenders(members: Iterable<SeenMember>, senderIds: Iterable<string>): number {
   return Math.max(1, liveSenderIds(members, [...new Set(senderIds)]).length);
 }
+
+/** What a sender splitting by demand remembers of its last report (`partToApply`). */
+export interface LastDemandReport {
+  /** The part by demand it computed then. */
+  fraction: number;
+  /** The demand it told the other senders then. */
+  told: number;
+}
+
+/**
+ * The part of the budget a sender splitting by demand paces to now, given
+ * `fraction` (its `demandFraction` at this report), `own` (the demand it
+ * tells at this report) and `last` (its previous report; undefined at the
+ * first, which starts from an even share among `senders`). A fall applies
+ * at once. A rise that comes from this sender's own demand growing waits one
+ * report: the others compute their parts from the demand it told, and until
+ * they have heard the larger one and taken theirs down the parts would sum
+ * past the budget. A rise with its own demand at most what it last told
+ * comes from the others' demands falling (one that finished tells 0), and
+ * each of them took its own part down when it told that: the room is
+ * already free, so the rise applies at once (the part of a sender left alone
+ * at the end of a broadcast, no longer a report later).
+ */
+export function partToApply(
+  fraction: number,
+  own: number,
+  last: LastDemandReport | undefined,
+  senders: number,
+): number {
+  if (!(Number.isFinite(fraction) && fraction > 0 && fraction <= 1))
+    throw new ValidationError(`channel share must be above 0 and at most 1 (got ${fraction})`, {
+      field: 'fraction',
+      fraction,
+    });
+  if (!(Number.isFinite(own) && own >= 0))
+    throw new ValidationError(`channel demand must be a number, at least 0 (got ${own})`, { field: 'demand' });
+  if (!(Number.isInteger(senders) && senders >= 1))
+    throw new ValidationError(`channel senders must be a whole number, at least 1 (got ${senders})`, {
+      field: 'senders',
+      senders,
+    });
+  if (last === undefined) return Math.min(fraction, 1 / senders);
+  if (own <= last.told) return fraction;
+  return Math.min(fraction, last.fraction);
+}

@@ -19,9 +19,10 @@ export {
   fractionOfChannel,
   liveSenderIds,
   liveSenders,
+  partToApply,
   shareOfChannel,
 } from './channel-share';
-export type { SeenMember } from './channel-share';
+export type { LastDemandReport, SeenMember } from './channel-share';
 export type {
   Admission,
   BreakerState,
