@@ -2,6 +2,8 @@ import { HostsUnreachable, type DeliveryRecord, type LoginCounts, type LoginOutc
 import type { DeliveryRecordLog, PurgedRecords, TaskStore } from '@herald/core/ports';
 import { HostDown, type ExecutorRecordsClient } from './executor-records';
 import { HostMerge } from './host-merge';
+import { addCounts, bucketRuns, countsByBucket, noCounts, splitBuckets, type BucketRun } from './login-merge';
+import type { BucketTable } from './login-wire';
 
 /** Batch records a walk reads from one host at a time (about 140 KB for batches of 4,096). */
 const BATCH_PAGE = 256;
@@ -9,6 +11,8 @@ const BATCH_PAGE = 256;
 const LOGIN_PAGE = 4096;
 /** Units whose probes (one request per other executor) run at once, so a task of many units does not flood the hosts. */
 const PROBES_AT_ONCE = 16;
+/** Merged buckets remembered (about 200 bytes each): as many as one task's uin space holds. */
+const MERGED_KEPT = 65_536;
 
 const later = <T extends { at: number }>(a: T, b: T): T => (b.at > a.at ? b : a);
 
@@ -26,6 +30,9 @@ const later = <T extends { at: number }>(a: T, b: T): T => (b.at > a.at ? b : a)
  * every executor to remove a task's records: executors write their own.
  */
 export class ClusterDeliveryRecords implements DeliveryRecordLog {
+  /** Counts of buckets merged across hosts, by `task:bucket`, with the signature of what the hosts held then. */
+  private readonly merged = new Map<string, { signature: string; counts: LoginCounts }>();
+
   constructor(
     private readonly client: ExecutorRecordsClient,
     private readonly store: Pick<TaskStore, 'listUnits'>,
@@ -72,9 +79,13 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
    * Each executor's own counts are one read, but a recipient may have an
    * outcome on two executors: a unit moved after a failover, and a batch the
    * first executor queued was queued again by the next one. That can only
-   * happen among the executors that delivered positions of one unit, so only
-   * their outcomes are walked, merged by uin (one page per host in memory);
-   * every other executor's counts are added as they are. Without a moved
+   * happen among the executors that delivered positions of one unit, and
+   * only within a bucket of 2^16 uins both hold outcomes in: so their counts
+   * by bucket are read (one request each), a bucket one of them holds alone
+   * is added as counted, and only the buckets they share are merged by uin
+   * (their outcomes read in a compact form, the latest counted, the merged
+   * count kept while the hosts' counts and writes of it stay the same).
+   * Every other executor's counts are added as they are. Without a moved
    * unit this is one read per executor plus one probe per unit and other
    * executor. Unknown (HostsUnreachable) if any executor does not answer.
    */
@@ -86,11 +97,11 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
       this.hostsSharingUnits(taskId, unreachable),
     ]);
     if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
-    const total: LoginCounts = { delivered: 0, expired: 0, over_frequency: 0 };
+    const total = noCounts();
     hosts.forEach((host, i) => {
       if (!sharing.has(host)) addCounts(total, all[i]!);
     });
-    if (sharing.size > 0) addCounts(total, await this.latestOutcomeCounts(taskId, [...sharing]));
+    if (sharing.size > 0) addCounts(total, await this.countsOnceAcross(taskId, [...sharing]));
     return total;
   }
 
@@ -118,13 +129,58 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     return sharing;
   }
 
-  /** The hosts' outcomes merged by uin, each uin's latest counted. */
-  private async latestOutcomeCounts(taskId: number, hosts: readonly string[]): Promise<LoginCounts> {
-    const counts: LoginCounts = { delivered: 0, expired: 0, over_frequency: 0 };
-    const walk = this.loginsFromHosts(taskId, 0, hosts);
-    for await (const outcome of walk) counts[outcome.outcome] += 1;
-    if (walk.unreachable.size > 0) throw new HostsUnreachable(walk.unreachable);
-    return counts;
+  /**
+   * The hosts' outcomes, each uin's latest counted: the buckets one host holds
+   * as counted, the shared ones merged (or as merged before, when the hosts'
+   * counts and writes of them are the same: a host's writes of a bucket only
+   * grow, so a signature seen again means nothing changed).
+   */
+  private async countsOnceAcross(taskId: number, hosts: readonly string[]): Promise<LoginCounts> {
+    const unreachable = new Set<string>();
+    const tables = await Promise.all(
+      hosts.map((host) => this.client.loginBuckets(host, taskId).catch(downTo(unreachable))),
+    );
+    if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
+    const { alone: total, shared } = splitBuckets(hosts, tables as BucketTable[]);
+    const toMerge = shared.filter((bucket) => {
+      const known = this.merged.get(`${taskId}:${bucket.bucket}`);
+      if (known?.signature !== bucket.signature) return true;
+      addCounts(total, known.counts);
+      return false;
+    });
+    for (const run of bucketRuns(toMerge)) addCounts(total, await this.mergeRun(taskId, hosts, run));
+    return total;
+  }
+
+  /** A run of shared buckets merged, a page of whole buckets per holder at a time, each bucket's count remembered. */
+  private async mergeRun(taskId: number, hosts: readonly string[], run: BucketRun): Promise<LoginCounts> {
+    const total = noCounts();
+    for (let done = 0; done < run.buckets.length;) {
+      const first = run.buckets[done]!.bucket;
+      const asked = run.buckets.length - done;
+      const unreachable = new Set<string>();
+      const pages = await Promise.all(
+        run.holders.map((h) => this.client.bucketOutcomes(hosts[h]!, taskId, first, asked).catch(downTo(unreachable))),
+      );
+      if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
+      const covered = Math.min(...pages.map((page) => page!.buckets));
+      countsByBucket(
+        pages.map((page) => page!.outcomes),
+        first,
+        covered,
+      ).forEach((counts, i) => {
+        this.remember(`${taskId}:${first + i}`, run.buckets[done + i]!.signature, counts);
+        addCounts(total, counts);
+      });
+      done += covered;
+    }
+    return total;
+  }
+
+  private remember(key: string, signature: string, counts: LoginCounts): void {
+    this.merged.delete(key);
+    if (this.merged.size >= MERGED_KEPT) this.merged.delete(this.merged.keys().next().value!);
+    this.merged.set(key, { signature, counts });
   }
 
   batchesFrom(taskId: number, position: number): HostMerge<DeliveryRecord, { from: number } | { after: number }> {
@@ -165,6 +221,8 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     const purged = await Promise.all(
       this.client.executors.map((host) => this.client.purge(host, taskId).catch(downTo(unreachable))),
     );
+    // A task recorded again after its purge counts its writes from 0: nothing merged before may stand for it.
+    for (const key of [...this.merged.keys()]) if (key.startsWith(`${taskId}:`)) this.merged.delete(key);
     if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
     return purged.reduce<PurgedRecords>(
       (total, p) => ({ batches: total.batches + p!.batches, logins: total.logins + p!.logins }),
@@ -184,10 +242,6 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     if (latest === undefined && unreachable.size > 0) throw new HostsUnreachable(unreachable);
     return latest;
   }
-}
-
-function addCounts(total: LoginCounts, counts: LoginCounts): void {
-  for (const kind of Object.keys(total) as (keyof LoginCounts)[]) total[kind] += counts[kind] ?? 0;
 }
 
 /** A failed ask's catch: records the host as unreachable (a HostDown) and answers nothing; any other error stands. */

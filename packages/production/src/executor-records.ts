@@ -4,6 +4,14 @@ import { decodeDeliveryRecord, type DeliveryRecord, type LoginCounts, type Login
 import type { Logger, PurgedRecords } from '@herald/core/ports';
 import { hashManagementToken } from './management-guard';
 import type { WireRecord } from './management-records';
+import {
+  decodeBucketPage,
+  decodeBucketTable,
+  type BucketOutcomes,
+  type BucketTable,
+  type WireBucketOutcomes,
+  type WireBucketTable,
+} from './login-wire';
 import { secretFromFile } from './setting-files';
 
 /**
@@ -92,6 +100,39 @@ export class ExecutorRecordsClient {
 
   async loginCounts(host: string, taskId: number): Promise<LoginCounts> {
     return (await this.get<{ counts: LoginCounts }>(host, '/records/login-counts', { task: taskId })).counts;
+  }
+
+  /** The host's login outcomes of the task counted by bucket of 2^16 uins (GET /records/login-buckets). */
+  async loginBuckets(host: string, taskId: number): Promise<BucketTable> {
+    const wire = await this.get<WireBucketTable>(host, '/records/login-buckets', { task: taskId });
+    return this.decoded(host, () => decodeBucketTable(wire));
+  }
+
+  /**
+   * The host's login outcomes of the task in whole buckets from `bucket`, at
+   * most `count` of them (GET /records/bucket-outcomes): as many as one page
+   * holds, and how many that is.
+   */
+  async bucketOutcomes(
+    host: string,
+    taskId: number,
+    bucket: number,
+    count: number,
+  ): Promise<{ buckets: number; outcomes: BucketOutcomes }> {
+    const query = { task: taskId, bucket, buckets: count };
+    const wire = await this.get<WireBucketOutcomes>(host, '/records/bucket-outcomes', query);
+    return this.decoded(host, () => decodeBucketPage(wire, bucket, count));
+  }
+
+  /** An answer that cannot be read (an executor of another version) is the host's part unknown, as a refusal is. */
+  private decoded<T>(host: string, decode: () => T): T {
+    try {
+      return decode();
+    } catch (error) {
+      const down = new HostDown(host, `unreadable answer: ${String(error)}`);
+      this.logger.warn('an executor did not give its delivery records', { host, error: down.message });
+      throw down;
+    }
   }
 
   /** Removes the host's records of the task (POST /records/purge); how many it removed. */

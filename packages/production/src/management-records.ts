@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { encodeDeliveryRecord, type DeliveryRecord, type LoginOutcome } from '@herald/core/fate';
-import type { DeliveryRecordLog } from '@herald/core/ports';
+import type { DeliveryRecordLog, LoginBucketLog } from '@herald/core/ports';
+import { BUCKET_SPAN, encodeBucketOutcomes, encodeBucketTable } from './login-wire';
 import { readJsonBody, type Refusal } from './management-guard';
 
 /** Records a page of GET /records/batches holds at most (each about 550 bytes for a 4,096-recipient batch). */
@@ -35,6 +36,12 @@ export function toWire(record: DeliveryRecord): WireRecord {
  *   GET /records/login?task=T&uin=U             {outcome: {uin, outcome, at} | null}
  *   GET /records/logins?task=T&from=U&limit=N   {outcomes: [...], next: U' | null}: ascending uins from U
  *   GET /records/login-counts?task=T            {counts: {delivered, expired, over_frequency}}
+ *   GET /records/login-buckets?task=T           {buckets: n, table: base64}: the outcomes' counts by bucket of 2^16
+ *                                               uins, at most 65,536 buckets (login-wire.ts has the form)
+ *   GET /records/bucket-outcomes?task=T&bucket=B&buckets=N
+ *                                               {outcomes: n, buckets: k, columns: base64}: the outcomes of the
+ *                                               whole buckets [B, B + k), k <= N (default 1) as many as fit in a
+ *                                               page of 65,536 outcomes (one bucket always does), ascending uins
  *   POST /records/purge {"task": T}             {task, batches, logins}: removes the task's records (a task that is
  *                                               over: docs/recipient-truth.md, "Purging a task's records")
  *
@@ -83,6 +90,15 @@ export function recordRoutes(records: DeliveryRecordLog | undefined): Record<str
       return [200, { outcomes: page, next: page.length < limit ? null : page[page.length - 1]!.uin + 1 }];
     }),
     'GET /records/login-counts': route(['task'], async (log, q) => [200, { counts: await log.loginCounts(q.task!) }]),
+    'GET /records/login-buckets': route(['task'], async (log, q) => {
+      if (!keepsBuckets(log)) return noBuckets();
+      return [200, encodeBucketTable(await log.loginBuckets(q.task!))];
+    }),
+    'GET /records/bucket-outcomes': route(['task', 'bucket', 'buckets?'], async (log, q) => {
+      const count = Math.min(q.buckets ?? 1, BUCKET_SPAN - q.bucket!);
+      const { outcomes, buckets } = await wholeBuckets(log, q.task!, q.bucket!, count);
+      return [200, { ...encodeBucketOutcomes(outcomes), buckets }];
+    }),
     'POST /records/purge': async (req) => {
       if (records === undefined)
         return [404, { code: 'NOT_FOUND', message: 'this process keeps no delivery records (only executors do)' }];
@@ -93,6 +109,40 @@ export function recordRoutes(records: DeliveryRecordLog | undefined): Record<str
       return [200, { task, ...(await records.purgeTask(task)) }];
     },
   };
+}
+
+/**
+ * The outcomes of buckets [first, first + count) of the task, ascending, as
+ * many whole buckets as fit in BUCKET_SPAN outcomes (at least the first: a
+ * bucket holds at most that many), and how many buckets that is.
+ */
+async function wholeBuckets(
+  log: DeliveryRecordLog,
+  taskId: number,
+  first: number,
+  count: number,
+): Promise<{ outcomes: LoginOutcome[]; buckets: number }> {
+  const end = (first + count) * BUCKET_SPAN;
+  const outcomes: LoginOutcome[] = [];
+  for await (const outcome of log.loginsFrom(taskId, first * BUCKET_SPAN)) {
+    if (outcome.uin >= end) break;
+    if (outcomes.length === BUCKET_SPAN) {
+      // Full: the page ends before the bucket of the outcome that does not fit.
+      const cut = Math.floor(outcome.uin / BUCKET_SPAN) * BUCKET_SPAN;
+      while (outcomes[outcomes.length - 1]!.uin >= cut) outcomes.pop();
+      return { outcomes, buckets: cut / BUCKET_SPAN - first };
+    }
+    outcomes.push(outcome);
+  }
+  return { outcomes, buckets: count };
+}
+
+function keepsBuckets(log: DeliveryRecordLog): log is DeliveryRecordLog & LoginBucketLog {
+  return typeof (log as Partial<LoginBucketLog>).loginBuckets === 'function';
+}
+
+function noBuckets(): [number, unknown] {
+  return [404, { code: 'NOT_FOUND', message: "this process's delivery records keep no login buckets" }];
 }
 
 /** The purge body's task: {"task": T}, T a whole number from 1, nothing else. */
@@ -110,9 +160,12 @@ function outcomeOnWire({ uin, outcome, at }: LoginOutcome): Omit<LoginOutcome, '
   return { uin, outcome, at };
 }
 
-type Query = Partial<Record<'task' | 'position' | 'from' | 'after' | 'limit' | 'uin', number>>;
+type Query = Partial<Record<'task' | 'position' | 'from' | 'after' | 'limit' | 'uin' | 'bucket' | 'buckets', number>>;
 
-const MINIMUM: Record<string, number> = { task: 1, limit: 1 };
+/** The largest value a field may take, where the uin space bounds it. */
+const MAXIMUM: Record<string, number> = { uin: 0xffff_ffff, bucket: 0xffff, buckets: 0x1_0000 };
+
+const MINIMUM: Record<string, number> = { task: 1, limit: 1, buckets: 1 };
 
 /** The query's fields (`name?` optional), each a whole number (task and limit from 1, the rest from 0); nothing else. */
 function readQuery(req: IncomingMessage, fields: readonly string[]): Query | { refusal: Refusal } {
@@ -129,10 +182,11 @@ function readQuery(req: IncomingMessage, fields: readonly string[]): Query | { r
       return { refusal: bad(name, `${name} is required`) };
     }
     const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isSafeInteger(value) || value < (MINIMUM[name] ?? 0) || (name === 'uin' && value > 0xffff_ffff))
-      return {
-        refusal: bad(name, `${name} must be a whole number from ${MINIMUM[name] ?? 0} (got ${raw.slice(0, 40)})`),
-      };
+    const [min, max] = [MINIMUM[name] ?? 0, MAXIMUM[name] ?? Number.MAX_SAFE_INTEGER];
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      const range = name in MAXIMUM ? `from ${min} to ${max}` : `from ${min}`;
+      return { refusal: bad(name, `${name} must be a whole number ${range} (got ${raw.slice(0, 40)})`) };
+    }
     query[name] = value;
   }
   return query;

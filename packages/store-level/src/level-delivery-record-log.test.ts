@@ -184,6 +184,71 @@ describe('LevelDeliveryRecordLog', () => {
     }
   });
 
+  it("counts a task's outcomes by bucket of 2^16 uins, adding up to its counts, each write counted", async () => {
+    const log = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      const B = 1 << 16;
+      await log.recordLogins([
+        { taskId: 5, uin: 1, outcome: 'delivered', at: 1 },
+        { taskId: 5, uin: B - 1, outcome: 'expired', at: 1 },
+        { taskId: 5, uin: 3 * B + 7, outcome: 'over_frequency', at: 1 },
+        { taskId: 6, uin: B, outcome: 'delivered', at: 1 },
+      ]);
+      // Recorded again (a walk repeated after a crash): the count moves, the bucket's writes grow.
+      await log.recordLogins([{ taskId: 5, uin: 1, outcome: 'expired', at: 2 }]);
+      const buckets = await log.loginBuckets(5);
+      expect(buckets).toEqual([
+        { bucket: 0, counts: { delivered: 0, expired: 2, over_frequency: 0 }, writes: 3 },
+        { bucket: 3, counts: { delivered: 0, expired: 0, over_frequency: 1 }, writes: 1 },
+      ]);
+      const summed = { delivered: 0, expired: 0, over_frequency: 0 };
+      for (const { counts } of buckets)
+        for (const kind of ['delivered', 'expired', 'over_frequency'] as const) summed[kind] += counts[kind];
+      expect(summed).toEqual(await log.loginCounts(5));
+      expect(await log.loginBuckets(6)).toEqual([
+        { bucket: 1, counts: { delivered: 1, expired: 0, over_frequency: 0 }, writes: 1 },
+      ]);
+      expect(await log.loginBuckets(7)).toEqual([]);
+      await log.purgeTask(5);
+      expect(await log.loginBuckets(5)).toEqual([]);
+      await log.recordLogins([{ taskId: 5, uin: 2, outcome: 'delivered', at: 3 }]);
+      expect(await log.loginBuckets(5)).toEqual([
+        { bucket: 0, counts: { delivered: 1, expired: 0, over_frequency: 0 }, writes: 1 },
+      ]);
+    } finally {
+      await log.close();
+    }
+  });
+
+  it('counts by bucket the outcomes of a task recorded before the buckets existed, and goes on from them', async () => {
+    const first = await LevelDeliveryRecordLog.open(dir.path);
+    await first.recordLogins([
+      { taskId: 5, uin: 1, outcome: 'delivered', at: 1 },
+      { taskId: 5, uin: 70_000, outcome: 'over_frequency', at: 1 },
+    ]);
+    await first.close();
+    // What a log written before the buckets looks like: outcomes and counts, no 'b' or 'B' key.
+    const raw = new ClassicLevel<Buffer, Buffer>(dir.path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await raw.clear({ gte: Buffer.from('B'), lt: Buffer.from('C') });
+    await raw.clear({ gte: Buffer.from('b'), lt: Buffer.from('c') });
+    await raw.close();
+    const second = await LevelDeliveryRecordLog.open(dir.path);
+    try {
+      const counted = [
+        { bucket: 0, counts: { delivered: 1, expired: 0, over_frequency: 0 }, writes: 0 },
+        { bucket: 1, counts: { delivered: 0, expired: 0, over_frequency: 1 }, writes: 0 },
+      ];
+      expect(await second.loginBuckets(5)).toEqual(counted);
+      await second.recordLogins([{ taskId: 5, uin: 1, outcome: 'expired', at: 2 }]);
+      expect(await second.loginBuckets(5)).toEqual([
+        { bucket: 0, counts: { delivered: 0, expired: 1, over_frequency: 0 }, writes: 1 },
+        counted[1],
+      ]);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("purges one task's batches, outcomes and counts, in steps, and leaves the other tasks'", async () => {
     const log = await LevelDeliveryRecordLog.open(dir.path);
     try {

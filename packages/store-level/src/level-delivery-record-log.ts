@@ -6,9 +6,19 @@ import {
   type LoginCounts,
   type LoginOutcome,
 } from '@herald/core/fate';
-import type { DeliveryRecordLog, PurgedRecords } from '@herald/core/ports';
+import type { DeliveryRecordLog, LoginBucket, LoginBucketLog, PurgedRecords } from '@herald/core/ports';
 import { key, readU64BE, tag } from './keys';
 import { Lifecycle, openLevelDb } from './lifecycle';
+import {
+  bucketIn,
+  bucketKey,
+  bucketOf,
+  bucketsKeptKey,
+  countIn,
+  decodeBucket,
+  emptyBucket,
+  encodeBucket,
+} from './login-buckets';
 
 /**
  * The DeliveryRecordLog on LevelDB (classic-level), in a directory of its own
@@ -20,8 +30,9 @@ import { Lifecycle, openLevelDb } from './lifecycle';
  *                                   then, for a batch with dead letters only, its rejections)
  *   'l' taskId (u64) uin (u32)   -> login outcome (u8: 0 delivered, 1 expired, 2 over_frequency), at (f64 BE)
  *   'n' taskId (u64)             -> the task's login outcomes counted by kind (3 x f64 BE, in OUTCOMES order)
+ *   'b', 'B'                     -> the same counts by bucket of 2^16 uins (login-buckets.ts)
  *
- * `purgeTask` deletes a task's three key ranges (docs/recipient-truth.md, "Purging a task's records").
+ * `purgeTask` deletes a task's key ranges (docs/recipient-truth.md, "Purging a task's records").
  *
  * `batchAt` is one reverse seek: the last 'd' key of the task at or before
  * the position. Writes resolve once LevelDB handed them to the operating
@@ -33,7 +44,9 @@ import { Lifecycle, openLevelDb } from './lifecycle';
  * login stages). `recordLogins` calls run one at a time (a read of the
  * outcomes already there, so an outcome recorded again is counted once, then
  * the batch); a task whose outcomes predate the counts is counted once, by a
- * scan of its 'l' keys, the first time it is recorded or asked.
+ * scan of its 'l' keys, the first time it is recorded or asked. The bucket
+ * counts are written in the same batch, so `loginBuckets` always adds up to
+ * `loginCounts`.
  */
 type Db = ClassicLevel<Buffer, Buffer>;
 
@@ -68,7 +81,13 @@ function decodeCounts(value: Buffer): LoginCounts {
   return { delivered: value.readDoubleBE(0), expired: value.readDoubleBE(8), over_frequency: value.readDoubleBE(16) };
 }
 
-export class LevelDeliveryRecordLog implements DeliveryRecordLog {
+/** A task's buckets a login write changes, and whether they are its first kept (written with the 'B' key). */
+interface TaskBuckets {
+  buckets: Map<number, LoginBucket>;
+  firstKept: boolean;
+}
+
+export class LevelDeliveryRecordLog implements DeliveryRecordLog, LoginBucketLog {
   private readonly life = new Lifecycle('LevelDeliveryRecordLog');
   /** recordLogins calls, one at a time: each reads the counts the one before wrote. */
   private loginWrites: Promise<unknown> = Promise.resolve();
@@ -135,12 +154,17 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
     const keys = entries.map((o) => loginKey(o.taskId, o.uin));
     const before = await this.db.getMany(keys);
     const counts = new Map<number, LoginCounts>();
-    for (const taskId of new Set(entries.map((o) => o.taskId))) counts.set(taskId, await this.countsOf(taskId));
+    const buckets = new Map<number, TaskBuckets>();
+    for (const taskId of new Set(entries.map((o) => o.taskId))) {
+      counts.set(taskId, await this.countsOf(taskId));
+      buckets.set(taskId, await this.bucketsToWrite(taskId, entries));
+    }
     const ops: Array<{ type: 'put'; key: Buffer; value: Buffer }> = entries.map((o, i) => {
       const taskCounts = counts.get(o.taskId)!;
-      const previous = before[i];
-      if (previous !== undefined) taskCounts[decodeLogin(o.taskId, o.uin, previous).outcome] -= 1;
+      const previous = before[i] === undefined ? undefined : decodeLogin(o.taskId, o.uin, before[i]!).outcome;
+      if (previous !== undefined) taskCounts[previous] -= 1;
       taskCounts[o.outcome] += 1;
+      countIn(bucketIn(buckets.get(o.taskId)!.buckets, o.uin), previous, o.outcome);
       const value = Buffer.allocUnsafe(9);
       value.writeUInt8(OUTCOMES.indexOf(o.outcome), 0);
       value.writeDoubleBE(o.at, 1);
@@ -148,7 +172,53 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
     });
     for (const [taskId, taskCounts] of counts)
       ops.push({ type: 'put', key: countsKey(taskId), value: encodeCounts(taskCounts) });
+    for (const [taskId, { buckets: taskBuckets, firstKept }] of buckets) {
+      for (const bucket of taskBuckets.values())
+        ops.push({ type: 'put', key: bucketKey(taskId, bucket.bucket), value: encodeBucket(bucket) });
+      if (firstKept) ops.push({ type: 'put', key: bucketsKeptKey(taskId), value: Buffer.alloc(0) });
+    }
     await this.db.batch(ops);
+  }
+
+  /**
+   * The task's buckets these outcomes fall in, as stored (one getMany); for a
+   * task whose buckets are not kept yet, all of them, counted from its
+   * outcomes (`firstKept`: written with the 'B' key).
+   */
+  private async bucketsToWrite(taskId: number, entries: readonly LoginOutcome[]): Promise<TaskBuckets> {
+    if ((await this.db.get(bucketsKeptKey(taskId))) === undefined)
+      return { buckets: await this.scanBuckets(taskId), firstKept: true };
+    const touched = [...new Set(entries.filter((o) => o.taskId === taskId).map((o) => bucketOf(o.uin)))];
+    const stored = await this.db.getMany(touched.map((bucket) => bucketKey(taskId, bucket)));
+    const buckets = new Map<number, LoginBucket>();
+    touched.forEach((bucket, i) => {
+      const value = stored[i];
+      buckets.set(bucket, value === undefined ? emptyBucket(bucket) : decodeBucket(bucketKey(taskId, bucket), value));
+    });
+    return { buckets, firstKept: false };
+  }
+
+  /** The task's buckets counted from its outcomes (a task recorded before buckets were kept), writes 0. */
+  private async scanBuckets(taskId: number): Promise<Map<number, LoginBucket>> {
+    const buckets = new Map<number, LoginBucket>();
+    const range = { gte: loginKey(taskId, 0), lte: loginKey(taskId, 0xffff_ffff) };
+    for await (const [key, value] of this.db.iterator(range)) {
+      const uin = key.readUInt32BE(UIN_IN_KEY);
+      bucketIn(buckets, uin).counts[decodeLogin(taskId, uin, value).outcome] += 1;
+    }
+    return buckets;
+  }
+
+  /** The task's buckets, ascending: one pass over its 'b' keys (or, before they are kept, its outcomes). */
+  loginBuckets(taskId: number): Promise<LoginBucket[]> {
+    return this.life.run('loginBuckets', async () => {
+      // The 'B' key is written in the batch that first writes the buckets: without it they are not all there.
+      if ((await this.db.get(bucketsKeptKey(taskId))) === undefined)
+        return [...(await this.scanBuckets(taskId)).values()].sort((a, b) => a.bucket - b.bucket);
+      const range = { gte: bucketKey(taskId, 0), lte: bucketKey(taskId, 0xffff_ffff) };
+      const entries = await this.db.iterator(range).all();
+      return entries.map(([key, value]) => decodeBucket(key, value));
+    });
   }
 
   /** One read of the task's counts (a scan of its outcomes, once, for a task recorded before the counts). */
@@ -193,7 +263,11 @@ export class LevelDeliveryRecordLog implements DeliveryRecordLog {
       this.life.run('purgeTask', async () => {
         const batches = await this.clearKeys(batchKey(taskId, 0), batchKey(taskId, Number.MAX_SAFE_INTEGER));
         const logins = await this.clearKeys(loginKey(taskId, 0), loginKey(taskId, 0xffff_ffff));
-        await this.db.del(countsKey(taskId));
+        await this.clearKeys(bucketKey(taskId, 0), bucketKey(taskId, 0xffff_ffff));
+        await this.db.batch([
+          { type: 'del', key: countsKey(taskId) },
+          { type: 'del', key: bucketsKeptKey(taskId) },
+        ]);
         return { batches, logins };
       }),
     );

@@ -55,3 +55,34 @@ export interface DeliveryRecordLog {
   purgeTask(taskId: number): Promise<PurgedRecords>;
   close(): Promise<void>;
 }
+
+/** How many low bits of a uin a login bucket spans: bucket b holds uins [b * 2^16, (b + 1) * 2^16). */
+export const LOGIN_BUCKET_BITS = 16;
+
+/** A task's login outcomes of one bucket of uins, counted by kind, and how many writes changed them. */
+export interface LoginBucket {
+  bucket: number;
+  counts: LoginCounts;
+  /**
+   * Outcomes written into the bucket, an outcome recorded again included:
+   * two reads with the same `writes` (and counts) saw the same outcomes, so a
+   * count merged across executors from them may be kept.
+   */
+  writes: number;
+}
+
+/**
+ * A DeliveryRecordLog that also keeps its login outcomes' counts by bucket of
+ * uins, so counting a task's recipients once across executors (after a
+ * failover moved a unit, docs/recipient-truth.md "On the production profile")
+ * merges only the buckets where two executors hold outcomes.
+ *
+ * Contract: `loginBuckets(taskId)` returns the task's buckets that hold at
+ * least one outcome, ascending by bucket, each counted as `loginCounts`
+ * counts (an outcome recorded again counted once, by its latest kind); their
+ * counts add up to `loginCounts(taskId)`. Read whatever the task's size in
+ * one pass over at most 65,536 small entries.
+ */
+export interface LoginBucketLog {
+  loginBuckets(taskId: number): Promise<LoginBucket[]>;
+}
