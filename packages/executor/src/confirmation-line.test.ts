@@ -95,4 +95,31 @@ describe('ConfirmationLine', () => {
     await Promise.all([same, all]);
     expect([settled, drained]).toEqual([true, true]);
   });
+
+  it('lets go of what is held back only when the caller is about to wait for a confirmation not settled yet', async () => {
+    const started: string[] = [];
+    let letGo = 0;
+    const line = new ConfirmationLine(
+      () => undefined,
+      2,
+      () => letGo++,
+    );
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => held(started, name));
+    await line.enqueue(key(0), a!.confirm);
+    await line.enqueue(key(10), b!.confirm);
+    a!.settle();
+    await turn();
+    // Full, but its oldest settled: no wait, so nothing is let go (a held record group keeps growing).
+    await line.enqueue(key(20), c!.confirm);
+    expect(letGo).toBe(0);
+    // Full, and its oldest (b) unsettled: the caller waits, and what b may wait for is let go first.
+    const handingD = line.enqueue(key(30), d!.confirm);
+    expect(letGo).toBe(1);
+    b!.settle();
+    await handingD;
+    c!.settle();
+    d!.settle();
+    await line.drained();
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+  });
 });

@@ -29,11 +29,11 @@ type BatchKey = Pick<UnitBatch, 'taskId' | 'unitNo' | 'offset'>;
  */
 export class ConfirmationLine {
   /** The confirmations handed, newest last: the `depth` newest, and maybe settled ones before them. */
-  private readonly handed: { batch: BatchKey; settled: Promise<void> }[] = [];
+  private readonly handed: { batch: BatchKey; settled: Promise<void>; done: boolean }[] = [];
 
   /**
    * `beforeWaiting` runs whenever someone is about to wait for a confirmation
-   * (the line full, `settledFor`, `drained`): what a confirmation itself
+   * (the line full and its oldest not settled, `settledFor`, `drained`): what a confirmation itself
    * waits for and that is held back (the executor's record group) is let go
    * then, so no wait can hang on it.
    */
@@ -52,11 +52,18 @@ export class ConfirmationLine {
    */
   enqueue(batch: BatchKey, confirm: () => Promise<void>): Promise<void> {
     const before = this.handed.at(-1)?.settled ?? Promise.resolve();
-    const settled = before.then(confirm).catch((error: unknown) => this.failed(batch, error));
-    this.handed.push({ batch, settled });
+    const handed = {
+      batch,
+      settled: before.then(confirm).catch((error: unknown) => this.failed(batch, error)),
+      done: false,
+    };
+    void handed.settled.then(() => (handed.done = true));
+    this.handed.push(handed);
     if (this.handed.length <= this.depth) return Promise.resolve();
+    const oldest = this.handed.shift()!;
+    if (oldest.done) return Promise.resolve();
     this.beforeWaiting();
-    return this.handed.shift()!.settled;
+    return oldest.settled;
   }
 
   /**

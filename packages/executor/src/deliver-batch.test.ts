@@ -2,7 +2,7 @@ import { bitAt, rejectionAt, type DeliveryRecord } from '@herald/core/fate';
 import type { DeliveryGateway, DeliveryRecordLog, OfflineStore } from '@herald/core/ports';
 import { TypedArrayBitmap } from '@herald/core/presence';
 import type { Task } from '@herald/core/task';
-import { newTask } from '@herald/testing';
+import { newTask, waitFor } from '@herald/testing';
 import type { UnitBatch } from '@herald/transport';
 import { deliverBatch, type DeliverBatchDeps } from './deliver-batch';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
@@ -133,5 +133,26 @@ describe('deliverBatch with delivery records', () => {
     };
     await expect(deliverBatch(batch, task, depsOf(gateway, log, confirmed))).rejects.toThrow('push channel down');
     expect(written).toEqual([]);
+  });
+
+  it("calls whileWriting once the batch's writes are under way, before they finished", async () => {
+    const confirmed = new MemoryConfirmedBatchLog();
+    const { log } = recording(confirmed);
+    const events: string[] = [];
+    let push!: () => void;
+    const gateway: DeliveryGateway = {
+      deliver: () => {
+        events.push('push started');
+        return new Promise<void>((resolve) => (push = resolve));
+      },
+      close: async () => undefined,
+    };
+    const deps = { ...depsOf(gateway, log, confirmed), whileWriting: () => events.push('whileWriting') };
+    const delivering = deliverBatch(batch, task, deps);
+    await waitFor(() => events.length === 2);
+    expect(events).toEqual(['push started', 'whileWriting']);
+    push();
+    await delivering;
+    expect(events).toEqual(['push started', 'whileWriting']);
   });
 });

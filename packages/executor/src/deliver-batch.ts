@@ -34,6 +34,8 @@ export interface DeliverBatchDeps {
   records?: DeliveryRecordLog;
   personaliser: Personaliser;
   clock: Clock;
+  /** Called once the batch's writes are under way, before the worker waits for them. */
+  whileWriting?: () => void;
   /** Called once the batch's writes finished, with its online and offline recipients. */
   counted(online: number, offline: number): void;
 }
@@ -95,7 +97,7 @@ export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatc
   const split = { online: reached.length, offline: queued.length };
   // Counted beside the delivery, not after it: a count whose delivery then fails is not
   // confirmed, and the batch comes again from its checkpoint, delivered and counted (idempotently).
-  const [result] = await Promise.all([
+  const writes = Promise.all([
     split.online > 0
       ? deps.personaliser.deliver(
           deps.gateway,
@@ -114,6 +116,8 @@ export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatc
       ? countDelivery(deps.frequency, task.id, reached, deps.clock)
       : undefined,
   ]);
+  deps.whileWriting?.();
+  const [result] = await writes;
   // Dead letters (recipients the channel rejected for good) are not delivered; the gateway counted and logged them.
   const rejected = labelled(result?.rejected ?? []);
   const delivered = split.online - rejected.length;

@@ -195,7 +195,7 @@ describe('executor: a batch is confirmed while the next one is written', () => {
     const h = await start();
     try {
       await h.dispatcher.send(batch(0, [1, 2]));
-      // Alone in the inbox: its record is written at once, not held for a group.
+      // Alone in the inbox: its record is written at the end of the turn, not held for a group.
       await waitFor(() => h.records.started.length === 1);
       h.records.fail(0);
       await h.dispatcher.send(batch(2, [3, 4]));

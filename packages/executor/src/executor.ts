@@ -176,6 +176,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     confirmed,
     personaliser,
     clock,
+    // The group's hand-over to the thread pool while the worker waits for this batch's writes anyway.
+    whileWriting: () => records?.writeIfFull(),
     counted: (online, offline) => {
       delivered.inc(labels, online);
       queued.inc(labels, offline);
@@ -318,9 +320,13 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     }
   }
 
-  /** The next batch; the records kept for a group are written first when none is waiting (no batch may come soon). */
+  /**
+   * The next batch. When none is waiting (none may come soon), the records kept for a group are written at
+   * the end of this turn of the event loop, not now: a batch already on its way is read first, and the
+   * hand-over then overlaps its writes instead of holding it up.
+   */
   function nextBatch(): Promise<UnitBatch | undefined> {
-    if (prefetch.size === 0) records?.flush();
+    if (prefetch.size === 0) records?.flushSoon();
     return prefetch.take();
   }
 

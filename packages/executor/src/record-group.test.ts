@@ -30,10 +30,16 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('RecordGroup', () => {
-  it('writes the records as one write once it holds `size` of them, and answers each once that write landed', async () => {
+  it('writes the records as one write when told once it holds `size` of them, and answers each once that write landed', async () => {
     const { log, writes } = heldLog();
     const group = new RecordGroup(log, 3, HOUR_MS);
-    const landed = [0, 8, 16].map((from) => group.add(record(from)));
+    const landed = [0, 8].map((from) => group.add(record(from)));
+    group.writeIfFull();
+    expect(writes).toHaveLength(0);
+    landed.push(group.add(record(16)));
+    // Adding never writes: the caller chooses the moment of the hand-over.
+    expect(writes).toHaveLength(0);
+    group.writeIfFull();
     expect(writes.map((w) => w.froms)).toEqual([[0, 8, 16]]);
     expect(await settled(landed[0]!)).toBe(false);
     writes[0]!.land();
@@ -52,6 +58,19 @@ describe('RecordGroup', () => {
     await landed;
   });
 
+  it('writes what it holds at the end of the turn when asked to flush soon, once', async () => {
+    const { log, writes } = heldLog();
+    const group = new RecordGroup(log, 3, HOUR_MS);
+    const landed = group.add(record(0));
+    group.flushSoon();
+    group.flushSoon();
+    expect(writes).toHaveLength(0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(writes.map((w) => w.froms)).toEqual([[0]]);
+    writes[0]!.land();
+    await landed;
+  });
+
   it('writes what it holds after maxHoldMs without a flush', async () => {
     const { log, writes } = heldLog();
     const group = new RecordGroup(log, 3, 1);
@@ -65,6 +84,7 @@ describe('RecordGroup', () => {
     const { log, writes } = heldLog();
     const group = new RecordGroup(log, 2, HOUR_MS);
     const first = [group.add(record(0)), group.add(record(8))];
+    group.writeIfFull();
     const next = group.add(record(16));
     writes[0]!.fail(new Error('disk full'));
     for (const landed of first) await expect(landed).rejects.toThrow('disk full');

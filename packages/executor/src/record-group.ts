@@ -8,12 +8,20 @@ import type { DeliveryRecordLog } from '@herald/core/ports';
  * hand-over and its wake-ups every batch (docs/delivery.md "Confirming a
  * batch").
  *
- * `add` keeps a batch's record and answers when it landed; the group is
- * written once it holds `size` records, when `flush` is called (the
- * executor does before it waits for a confirmation, and before it waits for
- * a batch to come), or `maxHoldMs` after its first record came, whichever is
+ * `add` keeps a batch's record and answers when it landed; it never writes.
+ * The group is written by `writeIfFull` once it holds `size` records (the
+ * executor calls it while the next batch's own writes are under way), by
+ * `flush` (the executor calls it before it waits for a confirmation), by
+ * `flushSoon` at the end of the event loop's turn (the executor calls it when
+ * no batch waits), or `maxHoldMs` after its first record came, whichever is
  * first: so a record is held at most that long, and never while its batch's
  * confirmation is being waited for.
+ *
+ * Why the executor chooses the moment: handing a write to the thread pool
+ * holds the calling thread for as long as waking a pool thread takes, which
+ * on a loaded machine is up to milliseconds (bench/RESULTS.md, "Where the
+ * send path waited for the delivery records"). Handed over while the worker
+ * waits for its own batch's writes, that hold costs the send path nothing.
  *
  * Nothing reported is lost by a crash: a batch is reported only after its
  * group landed. A crash loses the records of the batches of the group not
@@ -23,6 +31,7 @@ import type { DeliveryRecordLog } from '@herald/core/ports';
 export class RecordGroup {
   private pending: { record: DeliveryRecord; landed: Deferred }[] = [];
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
+  private soon: ReturnType<typeof setImmediate> | undefined;
 
   constructor(
     private readonly log: Pick<DeliveryRecordLog, 'recordBatches'>,
@@ -33,20 +42,32 @@ export class RecordGroup {
     if (!(maxHoldMs >= 0)) throw new RangeError(`maxHoldMs must be >= 0, not ${maxHoldMs}`);
   }
 
-  /** Keeps `record` for the group's write; resolves once it landed, rejects if the write failed. */
+  /** Keeps `record` for the group's write (not written yet); resolves once it landed, rejects if the write failed. */
   add(record: DeliveryRecord): Promise<void> {
     const landed = deferred();
     this.pending.push({ record, landed });
-    if (this.pending.length >= this.size) this.flush();
     // Unref'd: an executor with nothing else to do has flushed already (no batch waiting).
-    else this.holdTimer ??= setTimeout(() => this.flush(), this.maxHoldMs).unref();
+    this.holdTimer ??= setTimeout(() => this.flush(), this.maxHoldMs).unref();
     return landed.promise;
+  }
+
+  /** Writes the group if it holds `size` records; keeps fewer. */
+  writeIfFull(): void {
+    if (this.pending.length >= this.size) this.flush();
+  }
+
+  /** Writes the records kept by the end of this turn of the event loop (after the I/O callbacks due now). */
+  flushSoon(): void {
+    if (this.pending.length === 0) return;
+    this.soon ??= setImmediate(() => this.flush());
   }
 
   /** Writes the records kept so far, as one write; nothing when there are none. */
   flush(): void {
     clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
+    clearImmediate(this.soon);
+    this.soon = undefined;
     if (this.pending.length === 0) return;
     const group = this.pending;
     this.pending = [];
