@@ -25,7 +25,8 @@ import { SentRate } from './sent-rate';
  *   news, not new news); one that comes while probing (near the ceiling, or
  *   above where the last cut put it), seconds after the last cut, cuts it to
  *   90% only. A new part of a shared
- *   budget scales the rate and the ceiling (`rescale`).
+ *   budget scales the rate and the ceiling (`rescale`); a larger part may
+ *   also lift the rate to its share of what every sender sent together.
  * - Retry-After is honoured exactly: nothing is admitted before it ends.
  * - A circuit breaker: `failureThreshold` failures in a row (5xx, timeouts,
  *   refused connections) open it; each failure before that waits
@@ -186,11 +187,27 @@ export class ChannelPacing {
    * senders together keep the rate they had found, instead of each keeping
    * its old rate (the first split of a start at `initialRate` would put the
    * channel at senders x initialRate).
+   *
+   * `atLeast`, given with a larger part, is this sender's new part of the
+   * rate all senders together had sent lately (the caller adds the peers'
+   * told rates to its own, `sentRate`): the channel took that much, so the
+   * rate goes at least there (at most `maxRate`), and the ceiling with it.
+   * Scaling alone keeps this sender's old proportion of the found rate: one
+   * that sent less than its part (its CPU, a relayed cut taken from a low
+   * sent rate) and is left alone would climb the rest at 1% of its small
+   * ceiling a second, the last seconds of a broadcast at a fraction of the
+   * channel's limit.
    */
-  rescale(limits: ChannelLimits, factor: number): ChannelLimits {
+  rescale(limits: ChannelLimits, factor: number, atLeast?: number): ChannelLimits {
     if (!(Number.isFinite(factor) && factor > 0))
       throw new ValidationError(`channel pacing rescale factor must be a finite number above 0 (got ${factor})`, {
+        field: 'factor',
         factor,
+      });
+    if (atLeast !== undefined && !(Number.isFinite(atLeast) && atLeast >= 0))
+      throw new ValidationError(`channel pacing rescale atLeast must be a finite number, at least 0 (got ${atLeast})`, {
+        field: 'atLeast',
+        atLeast,
       });
     const next = { ...this.options, ...limits };
     checkChannelLimits(next);
@@ -198,7 +215,17 @@ export class ChannelPacing {
     this.currentRate = Math.min(Math.max(this.currentRate * factor, next.minRate), next.maxRate);
     if (this.ceiling !== undefined) this.ceiling *= factor;
     if (this.landing !== undefined) this.landing *= factor;
+    if (factor > 1 && atLeast !== undefined && atLeast > this.currentRate) this.liftTo(Math.min(atLeast, next.maxRate));
     return this.limits;
+  }
+
+  /**
+   * Recipients per second this sender sent over the last second (since the
+   * last hold's end), undefined when too little of it is behind `now` to
+   * tell: what it tells the other senders, for their `rescale`'s `atLeast`.
+   */
+  sentRate(now: number): number | undefined {
+    return this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
   }
 
   /** Admits a send of `count` recipients now (wait 0), or says how long to wait before asking again, and why. */
@@ -279,6 +306,18 @@ export class ChannelPacing {
     if (now < this.holdUntil)
       return { rate: this.currentRate, breaker, held: { reason: this.holdReason, detail: this.detail } };
     return { rate: this.currentRate, breaker };
+  }
+
+  /**
+   * Lifts the rate to `rate`, a rate the channel took from the senders
+   * together: a throttle above it is a probe's (the gentle cut), and the
+   * ceiling, if below, comes up to it so the climb on is 1% of it a second
+   * and is not forgotten at once.
+   */
+  private liftTo(rate: number): void {
+    this.currentRate = rate;
+    this.landing = rate;
+    if (this.ceiling !== undefined) this.ceiling = Math.max(this.ceiling, rate);
   }
 
   private cut(now: number): void {
