@@ -23,7 +23,10 @@
  * one report later (the rule before partToApply). With each demand an
  * executor tells its sent rate (`--tell-rate on`, the default), and a rise
  * of its part lifts its rate to that part of the senders' rates together
- * (ChannelPacing.rescale's `atLeast`); `off`: the rate is only scaled. `--split even` keeps
+ * (ChannelPacing.rescale's `sent`); `off`: the rate is only scaled.
+ * `--hear-fall on` (the default): an executor that hears a peer's demand
+ * fall computes its part at once (its own demand as it last told it), not
+ * at its next report; `off`: at its next report, as channel-budget.ts. `--split even` keeps
  * the first even split. `--skew` is the part of the recipients the first
  * executor holds (0.5: both finish together; 0.6 is about what the
  * production runs showed, one executor sending alone for the last 5-8 s).
@@ -45,7 +48,7 @@
  *
  *   node bench/channel-pacing-model.js [--limit 20000] [--recipients 400000] [--max-rate 100000]
  *     [--executors 2] [--relay cut|hold|none] [--split demand|even] [--skew 0.5]
- *     [--share-rise at-once|next-report] [--idle-tell on|off] [--tell-rate on|off] [--sender-max <recipients/s>] [--alone-max <recipients/s>]
+ *     [--share-rise at-once|next-report] [--idle-tell on|off] [--tell-rate on|off] [--hear-fall on|off] [--sender-max <recipients/s>] [--alone-max <recipients/s>]
  *     [--unit-batches <n> --unit-gap-ms <ms>] [--seed 1] [--trace]
  */
 const { DEFAULTS } = require('@herald/core/config');
@@ -150,11 +153,22 @@ function model(o) {
   const report = (executor, now, periodic = true) => {
     const own = executor.peak;
     executor.peak = inHand(executor, now);
-    const peers = executors.filter((e) => e !== executor);
-    // The sent rate goes with the periodic demand; the idle tell repeats the last (the last second's is the idle one).
-    if (periodic) executor.toldRate = executor.pacing.sentRate(now) ?? 0;
+    // The rate goes with the periodic demand while it has work; the idle tell repeats the last one sent with work.
+    if (periodic && own > 0) executor.toldRate = executor.pacing.sendingRate(now);
     const told = { demand: own, rate: executor.toldRate };
-    for (const peer of peers) events.at(now + RELAY_MS, () => peer.heard.set(executor, told));
+    for (const peer of executors.filter((e) => e !== executor))
+      events.at(now + RELAY_MS, (time) => {
+        const before = peer.heard.get(executor)?.demand;
+        peer.heard.set(executor, told);
+        if (o.hearFall && before !== undefined && told.demand < before && peer.last !== undefined)
+          apply(peer, peer.last.told, time);
+      });
+    apply(executor, own, now);
+    if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
+  };
+  /** Computes the executor's part with `own` its demand told, and rescales its pacing when the part moved. */
+  const apply = (executor, own, now) => {
+    const peers = executors.filter((e) => e !== executor);
     const fraction = demandFraction(
       own,
       peers.map((p) => executor.heard.get(p)?.demand),
@@ -165,20 +179,18 @@ function model(o) {
         ? Math.min(fraction, executor.last?.fraction ?? 1 / o.executors)
         : partToApply(fraction, own, executor.last, o.executors);
     executor.last = { fraction, told: own };
-    if (Math.abs(part - executor.fraction) > SHARE_STEP * executor.fraction) {
-      const together = peers.reduce(
-        (sum, p) => sum + (executor.heard.get(p)?.rate ?? 0),
-        executor.pacing.sentRate(now) ?? 0,
-      );
-      executor.pacing.rescale(
-        { minRate: options.minRate * part, maxRate: options.maxRate * part },
-        part / executor.fraction,
-        o.tellRate ? together * part : undefined,
-      );
-      executor.fraction = part;
-      send(executor, now);
-    }
-    if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
+    if (Math.abs(part - executor.fraction) <= SHARE_STEP * executor.fraction) return;
+    const together = peers.reduce(
+      (sum, p) => sum + (executor.heard.get(p)?.rate ?? 0),
+      executor.pacing.sendingRate(now),
+    );
+    executor.pacing.rescale(
+      { minRate: options.minRate * part, maxRate: options.maxRate * part },
+      part / executor.fraction,
+      o.tellRate ? { rate: together * part, now } : undefined,
+    );
+    executor.fraction = part;
+    send(executor, now);
   };
   const send = (executor, now) => {
     while (executor.left > 0 && executor.inFlight < IN_FLIGHT) {
@@ -270,6 +282,7 @@ const o = {
   shareRise: arg('--share-rise', 'at-once'),
   idleTell: arg('--idle-tell', 'on') === 'on',
   tellRate: arg('--tell-rate', 'on') === 'on',
+  hearFall: arg('--hear-fall', 'on') === 'on',
   senderMax: String(arg('--sender-max', Infinity)).split(',').map(Number),
   unitBatches: Number(arg('--unit-batches', Infinity)),
   unitGapMs: Number(arg('--unit-gap-ms', 0)),
@@ -279,7 +292,7 @@ o.aloneMax = Number(arg('--alone-max', Math.max(...o.senderMax)));
 const r = model(o);
 const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
 console.log(
-  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}, tell rate ${o.tellRate ? 'on' : 'off'}${Number.isFinite(o.unitBatches) ? `, units of ${o.unitBatches} batches ${o.unitGapMs} ms apart` : ''}${o.senderMax.some(Number.isFinite) ? `, sender max ${o.senderMax}/${o.aloneMax}` : ''}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
+  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}, tell rate ${o.tellRate ? 'on' : 'off'}, hear fall ${o.hearFall ? 'on' : 'off'}${Number.isFinite(o.unitBatches) ? `, units of ${o.unitBatches} batches ${o.unitGapMs} ms apart` : ''}${o.senderMax.some(Number.isFinite) ? `, sender max ${o.senderMax}/${o.aloneMax}` : ''}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
     `${r.seconds.toFixed(2)} s vs ${r.bound.toFixed(1)} s limit-bound (${pct(r.seconds / r.bound - 1)}); ` +
     `429s ${r.throttled}, after 10 s ${r.afterThrottled} of ${r.after}; rate after 10 s ${r.rateAfter.toFixed(0)}/s (${pct(r.rateAfter / o.limit - 1)})`,
 );

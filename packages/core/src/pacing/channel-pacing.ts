@@ -68,6 +68,12 @@ export interface ChannelPacingOptions {
 
 export type { ChannelLimits } from './channel-share';
 
+/** This sender's new part of the rate every sender sent at together, and when (epoch ms): `rescale`. */
+export interface SendersRate {
+  rate: number;
+  now: number;
+}
+
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 /** Why a send must wait: the rate, a Retry-After or throttle hold, failure back-off, or the breaker. */
@@ -188,44 +194,50 @@ export class ChannelPacing {
    * its old rate (the first split of a start at `initialRate` would put the
    * channel at senders x initialRate).
    *
-   * `atLeast`, given with a larger part, is this sender's new part of the
-   * rate all senders together had sent lately (the caller adds the peers'
-   * told rates to its own, `sentRate`): the channel took that much, so the
-   * rate goes at least there (at most `maxRate`), and the ceiling with it.
-   * Scaling alone keeps this sender's old proportion of the found rate: one
-   * that sent less than its part (its CPU, a relayed cut taken from a low
-   * sent rate) and is left alone would climb the rest at 1% of its small
-   * ceiling a second, the last seconds of a broadcast at a fraction of the
-   * channel's limit.
+   * With a larger part, `sent` (when the caller knows it) sets the rate
+   * instead: this sender's new part of the rate every sender sent at
+   * together (its own `sendingRate` and the peers' told ones), within the
+   * bounds. Scaling alone keeps this sender's old proportion of that rate:
+   * one that sent less than its part (its CPU, a relayed cut taken from a
+   * low sent rate) and is left alone climbed the rest at 1% of its small
+   * ceiling a second, and one that sent more than its part overshot the
+   * channel's limit. A throttle from above the lower of the scaled and the
+   * set rate, settled, is then a probe's (the gentle cut), and the sent rate
+   * a cut starts from counts from `sent.now`: what was sent at the old part
+   * says nothing of the new one.
    */
-  rescale(limits: ChannelLimits, factor: number, atLeast?: number): ChannelLimits {
+  rescale(limits: ChannelLimits, factor: number, sent?: SendersRate): ChannelLimits {
     if (!(Number.isFinite(factor) && factor > 0))
       throw new ValidationError(`channel pacing rescale factor must be a finite number above 0 (got ${factor})`, {
         field: 'factor',
         factor,
       });
-    if (atLeast !== undefined && !(Number.isFinite(atLeast) && atLeast >= 0))
-      throw new ValidationError(`channel pacing rescale atLeast must be a finite number, at least 0 (got ${atLeast})`, {
-        field: 'atLeast',
-        atLeast,
-      });
+    if (sent !== undefined && !(Number.isFinite(sent.rate) && sent.rate >= 0 && Number.isFinite(sent.now)))
+      throw new ValidationError(
+        `channel pacing rescale sent.rate must be a finite number, at least 0, and sent.now a time (got ${sent.rate}, ${sent.now})`,
+        { field: 'sent', rate: sent.rate, now: sent.now },
+      );
     const next = { ...this.options, ...limits };
     checkChannelLimits(next);
     this.options = next;
     this.currentRate = Math.min(Math.max(this.currentRate * factor, next.minRate), next.maxRate);
     if (this.ceiling !== undefined) this.ceiling *= factor;
     if (this.landing !== undefined) this.landing *= factor;
-    if (factor > 1 && atLeast !== undefined && atLeast > this.currentRate) this.liftTo(Math.min(atLeast, next.maxRate));
+    if (factor > 1 && sent !== undefined)
+      this.moveTo(Math.min(Math.max(sent.rate, next.minRate), next.maxRate), sent.now);
     return this.limits;
   }
 
   /**
-   * Recipients per second this sender sent over the last second (since the
-   * last hold's end), undefined when too little of it is behind `now` to
-   * tell: what it tells the other senders, for their `rescale`'s `atLeast`.
+   * The rate this sender sends at now: its pacing rate, or what it sent over
+   * the last second (since the last hold's end) when that was less (its CPU,
+   * its share of the work). What it tells the other senders, for their
+   * `rescale`'s `sent`.
    */
-  sentRate(now: number): number | undefined {
-    return this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
+  sendingRate(now: number): number {
+    const sent = this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
+    // Nothing sent (a gap between batches): no measure, as for a cut.
+    return sent === undefined || sent === 0 ? this.currentRate : Math.min(this.currentRate, sent);
   }
 
   /** Admits a send of `count` recipients now (wait 0), or says how long to wait before asking again, and why. */
@@ -308,16 +320,15 @@ export class ChannelPacing {
     return { rate: this.currentRate, breaker };
   }
 
-  /**
-   * Lifts the rate to `rate`, a rate the channel took from the senders
-   * together: a throttle above it is a probe's (the gentle cut), and the
-   * ceiling, if below, comes up to it so the climb on is 1% of it a second
-   * and is not forgotten at once.
-   */
-  private liftTo(rate: number): void {
+  /** Sets the rate to `rate`, this sender's part of what the senders sent together (`rescale`'s `sent`). */
+  private moveTo(rate: number, now: number): void {
+    if (this.ceiling !== undefined) {
+      // A throttle from above the lower of the two, settled, found the limit: a probe's.
+      this.landing = Math.min(this.currentRate, rate);
+      this.ceiling = Math.max(this.ceiling, rate);
+    }
     this.currentRate = rate;
-    this.landing = rate;
-    if (this.ceiling !== undefined) this.ceiling = Math.max(this.ceiling, rate);
+    this.sendingSince = Math.max(this.sendingSince, now);
   }
 
   private cut(now: number): void {
