@@ -120,7 +120,7 @@ function model(o) {
       peak: 0,
       senderMax: o.senderMax[Math.min(i, o.senderMax.length - 1)],
       heard: new Map(),
-      toldRate: 0,
+      toldRate: undefined,
       /** Batches sent of the current unit, and when the next unit comes (a gap: nothing in hand). */
       ofUnit: 0,
       gapUntil: 0,
@@ -153,8 +153,9 @@ function model(o) {
   const report = (executor, now, periodic = true) => {
     const own = executor.peak;
     executor.peak = inHand(executor, now);
-    // The rate goes with the periodic demand while it has work; the idle tell repeats the last one sent with work.
-    if (periodic && own > 0) executor.toldRate = executor.pacing.sendingRate(now);
+    apply(executor, own, now);
+    // As channel-budget.ts: the rate told after the part is applied, while it has work; out of work, the last such.
+    if (own > 0 || executor.toldRate === undefined) executor.toldRate = executor.pacing.sendingRate(now);
     const told = { demand: own, rate: executor.toldRate };
     for (const peer of executors.filter((e) => e !== executor))
       events.at(now + RELAY_MS, (time) => {
@@ -163,7 +164,6 @@ function model(o) {
         if (o.hearFall && before !== undefined && told.demand < before && peer.last !== undefined)
           apply(peer, peer.last.told, time);
       });
-    apply(executor, own, now);
     if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
   };
   /** Computes the executor's part with `own` its demand told, and rescales its pacing when the part moved. */
