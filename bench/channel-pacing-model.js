@@ -24,9 +24,10 @@
  * executor tells its sent rate (`--tell-rate on`, the default), and a rise
  * of its part lifts its rate to that part of the senders' rates together
  * (ChannelPacing.rescale's `sent`); `off`: the rate is only scaled.
- * `--hear-fall on` (the default): an executor that hears a peer's demand
- * fall computes its part at once (its own demand as it last told it), not
- * at its next report; `off`: at its next report, as channel-budget.ts. `--split even` keeps
+ * `--hear-fall on` (the default, as channel-budget.ts): an executor that
+ * hears a peer tell demand 0 (out of work) computes its part at once (its
+ * own demand as it last told it), not at its next report; `off`: at its
+ * next report (the rule before). `--split even` keeps
  * the first even split. `--skew` is the part of the recipients the first
  * executor holds (0.5: both finish together; 0.6 is about what the
  * production runs showed, one executor sending alone for the last 5-8 s).
@@ -161,7 +162,7 @@ function model(o) {
       events.at(now + RELAY_MS, (time) => {
         const before = peer.heard.get(executor)?.demand;
         peer.heard.set(executor, told);
-        if (o.hearFall && before !== undefined && told.demand < before && peer.last !== undefined)
+        if (o.hearFall && told.demand === 0 && before !== undefined && before > 0 && peer.last !== undefined)
           apply(peer, peer.last.told, time);
       });
     if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));

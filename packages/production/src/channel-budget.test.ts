@@ -112,7 +112,7 @@ describe('shareChannelBudget', () => {
       tellDemand: (demand) => void told.push(demand),
       demandOf: (peer) => peerDemands.get(peer),
       rateOf: () => undefined,
-      onDemandFall: () => () => undefined,
+      onPeerIdle: () => () => undefined,
     };
     // No work anywhere: even shares.
     shareChannelBudget(config, gateway, ringSeeing(membership), noopLogger, relay).stop();
@@ -161,7 +161,7 @@ describe('shareChannelBudget', () => {
       tellDemand: () => undefined,
       demandOf: (peer) => peerDemands.get(peer),
       rateOf: () => undefined,
-      onDemandFall: () => () => undefined,
+      onPeerIdle: () => () => undefined,
     };
     const blocked = new BlockedChannel();
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
@@ -185,7 +185,7 @@ describe('shareChannelBudget', () => {
     await busy.close();
   });
 
-  it("takes the room when a peer tells its demand fell, not at the next report, at its part of the executors' rate", async () => {
+  it("takes the room when a peer tells 0, not at the next report, lifting its rate to its part of the executors'", async () => {
     const membership: ClusterMembership = {
       apta: false,
       self: undefined,
@@ -203,26 +203,27 @@ describe('shareChannelBudget', () => {
       relaying: true,
       tellDemand: (demand, rate) => void told.push([demand, rate]),
       demandOf: (peer) => peerDemands.get(peer),
-      rateOf: () => 4000, // each peer sent 4000/s: under its third of the budget (its CPU)
-      onDemandFall: (listener) => {
+      rateOf: () => 8000, // each peer sent 8000/s, this one 5000/s: its pacing's rate, half its third
+      onPeerIdle: (listener) => {
         fell = listener;
         return () => (fell = undefined);
       },
     };
     const blocked = new BlockedChannel();
-    const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
+    const pacing = { ...PACING, initialRate: 15_000 };
+    const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing, maxHoldMs: 1000 });
     const sending = busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
     const share = shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay);
-    expect(told).toEqual([[1000, 10_000]]); // its demand, and its rate: a third of the budget, nothing sent yet
-    expect(busy.limits().rate).toBe(10_000);
+    expect(told).toEqual([[1000, 5000]]); // its demand, and its rate: a third of the start, nothing sent yet
+    expect(busy.limits().rate).toBe(5000);
     // Both peers ran out of work and told 0: taken as the news comes.
     peerDemands.set('executor-2', 0);
     peerDemands.set('executor-3', 0);
     fell!();
     const part = 1 / (1 + (2 * DEMAND_FLOOR) / 3);
     expect(busy.share()).toBeCloseTo(part);
-    // Its part of the 18,000/s the three sent together, not its 10,000 scaled to the part (28,125/s).
-    expect(busy.limits().rate).toBeCloseTo(18_000 * part);
+    // Its part of the 21,000/s the three sent together, not its 5,000 scaled to the part (14,062/s).
+    expect(busy.limits().rate).toBeCloseTo(21_000 * part);
     expect(told).toHaveLength(1); // nothing told: its own demand did not change
     share.stop();
     expect(fell).toBeUndefined();
@@ -245,7 +246,7 @@ describe('shareChannelBudget', () => {
       tellDemand: (demand) => void told.push(demand),
       demandOf: () => 1000,
       rateOf: () => undefined,
-      onDemandFall: () => () => undefined,
+      onPeerIdle: () => () => undefined,
     };
     const blocked = new BlockedChannel();
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });

@@ -25,7 +25,7 @@ export interface ChannelBudgetShare {
 }
 
 /** What the share needs of the relay: the demands the executors tell each other. */
-export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 'demandOf' | 'rateOf' | 'onDemandFall'>;
+export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 'demandOf' | 'rateOf' | 'onPeerIdle'>;
 
 /**
  * Keeps an executor process's paced channel at its share of the channel's
@@ -40,8 +40,8 @@ export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 
  * `demandFraction`; a peer not heard from counts at an even share; a rise
  * of its own demand's from the next report on, any other change at once;
  * and IDLE_TELL_MS after its last batch in hand left, it tells 0 without
- * waiting for the report; a peer's demand falling is taken at once, not at
- * the next report); otherwise to 1/count. With its demand it tells the rate
+ * waiting for the report; a peer's telling 0 is taken at once, not at the
+ * next report); otherwise to 1/count. With its demand it tells the rate
  * it sends at, and a larger part sets its rate to that part of the
  * executors' rates together (core ChannelPacing.rescale), when every live
  * peer told one. A gateway that is not paced (the file sink) is left alone.
@@ -110,16 +110,16 @@ export function shareChannelBudget(
       logger.warn('channel budget share not updated', { error: String(error) });
     }
   };
-  // A peer's demand fell (one that ran out of work told 0): its room is free now, so the part is computed
-  // again at once with this executor's demand as last told (a rise from the others' falling applies at once).
-  const peerFell = () => {
+  // A peer ran out of work (told 0): its room is free now, so the part is computed again at once with this
+  // executor's demand as last told (a rise from the others' falling applies at once), not at the next report.
+  const peerIdle = () => {
     try {
       if (relay?.relaying === true && last !== undefined) apply(relay, last.told);
     } catch (error) {
       logger.warn('channel budget share not updated', { error: String(error) });
     }
   };
-  const unwatchFall = relay?.onDemandFall(peerFell);
+  const unwatchPeerIdle = relay?.onPeerIdle(peerIdle);
   let idleTimer: NodeJS.Timeout | undefined;
   const unwatchIdle = gateway.onIdle(() => {
     clearTimeout(idleTimer);
@@ -134,7 +134,7 @@ export function shareChannelBudget(
       clearInterval(timer);
       clearTimeout(idleTimer);
       unwatchIdle();
-      unwatchFall?.();
+      unwatchPeerIdle?.();
     },
   };
 }

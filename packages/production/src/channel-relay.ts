@@ -22,8 +22,8 @@ export interface ChannelRelay {
   demandOf(peer: string, maxAgeMs: number): number | undefined;
   /** The rate a peer told with that demand; undefined when none came within `maxAgeMs` or it told none (v1). */
   rateOf(peer: string, maxAgeMs: number): number | undefined;
-  /** Calls `listener` each time a peer tells a demand below its last one; returns the unsubscribe. */
-  onDemandFall(listener: () => void): () => void;
+  /** Calls `listener` each time a peer tells demand 0 after one above 0 (it ran out of work); returns the unsubscribe. */
+  onPeerIdle(listener: () => void): () => void;
   stop(): void;
 }
 
@@ -33,7 +33,7 @@ const notRelaying = (id: string): ChannelRelay => ({
   tellDemand: () => undefined,
   demandOf: () => undefined,
   rateOf: () => undefined,
-  onDemandFall: () => () => undefined,
+  onPeerIdle: () => () => undefined,
   stop: () => undefined,
 });
 
@@ -83,13 +83,13 @@ export async function startChannelRelay(
     for (const peer of peers) peer.tell(message, logger);
   });
   const demands = new Map<string, { demand: number; rate: number | undefined; at: number }>();
-  const fallWatchers = new Set<() => void>();
+  const idleWatchers = new Set<() => void>();
   void (async () => {
     for await (const message of inbox.messages()) {
       if (message.kind === 'channel.demand' && message.channel === gateway.channel) {
         const before = demands.get(message.executorId)?.demand;
         demands.set(message.executorId, { demand: message.demand, rate: message.rate, at: Date.now() });
-        if (before !== undefined && message.demand < before) for (const watcher of fallWatchers) watcher();
+        if (message.demand === 0 && before !== undefined && before > 0) for (const watcher of idleWatchers) watcher();
         continue;
       }
       if (message.kind !== 'channel.throttled' || message.channel !== gateway.channel) {
@@ -126,9 +126,9 @@ export async function startChannelRelay(
       const heard = demands.get(peer);
       return heard !== undefined && Date.now() - heard.at <= maxAgeMs ? heard.rate : undefined;
     },
-    onDemandFall(listener) {
-      fallWatchers.add(listener);
-      return () => fallWatchers.delete(listener);
+    onPeerIdle(listener) {
+      idleWatchers.add(listener);
+      return () => idleWatchers.delete(listener);
     },
     stop: unsubscribe,
   };

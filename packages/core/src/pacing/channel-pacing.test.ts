@@ -175,7 +175,7 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBe(400);
   });
 
-  it('sets the rate on a larger part to that part of what the senders sent together, the ceiling up with it', () => {
+  it('lifts the rate on a larger part to that part of what the senders sent together, the ceiling up with it', () => {
     const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000 });
     p.throttled(0, '429', T0); // 500, ceiling 1000
     // The part grows by half; the senders together sent 2400/s, of which this sender's new part is 1800.
@@ -189,23 +189,17 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBeCloseTo(1818 * 0.9, 6);
   });
 
-  it('sets it lower than the scaled rate when the senders sent less (this one sent more than its part)', () => {
+  it('never lowers the scaled rate: a lift only, and only on a larger part, within maxRate', () => {
     const p = pacing({ initialRate: 1000, maxRate: 10_000 });
     p.throttled(0, '429', T0); // 500
     p.rescale({ minRate: 100, maxRate: 20_000 }, 4, { rate: 1200, now: T0 + 1000 });
-    expect(p.rate).toBe(1200); // not 2000
-  });
-
-  it("keeps the set rate within the bounds, and only scales on a smaller part or without the senders' rate", () => {
-    const p = pacing({ initialRate: 1000, maxRate: 10_000 });
-    p.rescale({ minRate: 100, maxRate: 1500 }, 1.2, { rate: 5000, now: T0 });
-    expect(p.rate).toBe(1500);
-    p.rescale({ minRate: 100, maxRate: 1500 }, 1.1, { rate: 10, now: T0 });
-    expect(p.rate).toBe(100);
-    p.rescale({ minRate: 50, maxRate: 750 }, 0.5, { rate: 5000, now: T0 });
-    expect(p.rate).toBe(50);
-    p.rescale({ minRate: 100, maxRate: 1500 }, 2);
-    expect(p.rate).toBe(100);
+    expect(p.rate).toBe(2000); // scaled: the senders' low rate (gaps in their work) does not cut it
+    p.rescale({ minRate: 100, maxRate: 2400 }, 1.1, { rate: 5000, now: T0 + 1000 });
+    expect(p.rate).toBe(2400);
+    p.rescale({ minRate: 50, maxRate: 1200 }, 0.5, { rate: 5000, now: T0 + 1000 });
+    expect(p.rate).toBe(1200);
+    p.rescale({ minRate: 100, maxRate: 2400 }, 1.5);
+    expect(p.rate).toBe(1800);
   });
 
   it("refuses a rescale with a senders' rate that is not a finite number at least 0, naming the field", () => {
