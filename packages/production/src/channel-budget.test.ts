@@ -185,7 +185,7 @@ describe('shareChannelBudget', () => {
     await busy.close();
   });
 
-  it("takes the room when a peer tells 0, not at the next report, lifting its rate to its part of the executors'", async () => {
+  it("takes the room when a peer tells 0, not at the next report, lifting its rate to its part of the executors' rates", async () => {
     const membership: ClusterMembership = {
       apta: false,
       self: undefined,
