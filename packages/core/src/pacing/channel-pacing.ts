@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors';
 import { checkChannelLimits, type ChannelLimits } from './channel-share';
+import { checkOptions } from './channel-pacing-options';
 import { SentRate } from './sent-rate';
 
 /**
@@ -195,19 +196,15 @@ export class ChannelPacing {
    * channel at senders x initialRate).
    *
    * With a larger part, `sent` (when the caller knows it) lifts the rate to
-   * this sender's new part of the rate every sender sent at together (its
-   * own `sendingRate` and the peers' told ones), at most `maxRate`, when
-   * that is above the scaled rate. Scaling alone keeps this sender's old
-   * proportion of that rate: one that sent less than its part (its CPU, a
-   * relayed cut taken from a low sent rate) and is left alone climbed the
-   * rest at 1% of its small ceiling a second. Only a lift, never a cut: the
-   * rates told are at most what each sender's pacing allowed, so gaps in
-   * the senders' work make them low, and a rate set from them fell with
-   * every new split (bench/channel-pacing-model.js with units 500 ms apart:
-   * +266% over limit-bound against +48% scaled). After a lift a throttle
-   * from above the scaled rate, settled, is a probe's (the gentle cut), and
-   * the sent rate a cut starts from counts from `sent.now`: what was sent
-   * at the old part says nothing of the new one.
+   * this sender's new part of what every sender sent at together (its own
+   * `sendingRate` and the peers' told ones), at most `maxRate`: scaling
+   * keeps its old proportion, so one that had sent less than its part (its
+   * CPU, a relayed cut from a low sent rate) and is left alone climbed the
+   * rest at 1% of its small ceiling a second. Never a cut: the told rates
+   * are at most what each pacing allowed and gaps in the work lower them,
+   * so a rate set from them fell with every split. After a lift a settled
+   * throttle from above the scaled rate is a probe's (the gentle cut), and
+   * the sent rate a cut starts from counts from `sent.now`.
    */
   rescale(limits: ChannelLimits, factor: number, sent?: SendersRate): ChannelLimits {
     if (!(Number.isFinite(factor) && factor > 0))
@@ -380,43 +377,4 @@ export class ChannelPacing {
     else this.baseline += BASELINE_DRIFT * (this.latency - this.baseline);
     return this.latency > this.options.latencyFloorMs && this.latency > this.baseline * this.options.latencyRiseFactor;
   }
-}
-
-function checkOptions(o: ChannelPacingOptions): void {
-  const positive = (name: keyof ChannelPacingOptions) => {
-    if (!(Number.isFinite(o[name]) && o[name] > 0))
-      throw new ValidationError(`channel pacing ${name} must be a finite number above 0 (got ${o[name]})`, {
-        [name]: o[name],
-      });
-  };
-  const atLeastZero = (name: keyof ChannelPacingOptions) => {
-    if (!(Number.isFinite(o[name]) && o[name] >= 0))
-      throw new ValidationError(`channel pacing ${name} must be a finite number, at least 0 (got ${o[name]})`, {
-        [name]: o[name],
-      });
-  };
-  for (const name of ['initialRate', 'minRate', 'maxRate', 'openMs', 'failureThreshold', 'latencyRiseFactor'] as const)
-    positive(name);
-  for (const name of [
-    'increasePerSecond',
-    'burstMs',
-    'cutSpacingMs',
-    'throttleDelayMs',
-    'latencyFloorMs',
-    'failureDelayMs',
-  ] as const)
-    atLeastZero(name);
-  if (!(o.decreaseFactor > 0 && o.decreaseFactor < 1))
-    throw new ValidationError(`channel pacing decreaseFactor must be in (0, 1) (got ${o.decreaseFactor})`, {
-      decreaseFactor: o.decreaseFactor,
-    });
-  if (!(o.minRate <= o.initialRate && o.initialRate <= o.maxRate))
-    throw new ValidationError(
-      `channel pacing rates must satisfy minRate <= initialRate <= maxRate (got ${o.minRate}, ${o.initialRate}, ${o.maxRate})`,
-      { minRate: o.minRate, initialRate: o.initialRate, maxRate: o.maxRate },
-    );
-  if (o.latencyRiseFactor <= 1)
-    throw new ValidationError(`channel pacing latencyRiseFactor must be above 1 (got ${o.latencyRiseFactor})`, {
-      latencyRiseFactor: o.latencyRiseFactor,
-    });
 }
