@@ -20,13 +20,28 @@
  * (as the gateway's shareByDemand); an executor out of work tells 0
  * 250 ms after its last answer without waiting for its report (`--idle-tell
  * off`: only at its reports); `--share-rise next-report` applies every rise
- * one report later (the rule before partToApply). `--split even` keeps
+ * one report later (the rule before partToApply). With each demand an
+ * executor tells its sent rate (`--tell-rate on`, the default), and a rise
+ * of its part lifts its rate to that part of the senders' rates together
+ * (ChannelPacing.rescale's `sent`); `off`: the rate is only scaled.
+ * `--hear-fall on` (the default, as channel-budget.ts): an executor that
+ * hears a peer tell demand 0 (out of work) computes its part at once (its
+ * own demand as it last told it), not at its next report; `off`: at its
+ * next report (the rule before). `--split even` keeps
  * the first even split. `--skew` is the part of the recipients the first
  * executor holds (0.5: both finish together; 0.6 is about what the
  * production runs showed, one executor sending alone for the last 5-8 s).
  * `--sender-max` caps what each executor can send per second whatever its
  * pacing admits (a loaded machine's executor, as in the production runs,
- * where two executors sent some 22-25k/s in all).
+ * where two executors sent some 22-25k/s in all; a list, one cap per
+ * executor, the last for the rest: `--sender-max 14000,9000`); `--alone-max` is that cap
+ * for an executor whose peers have no work left (the CPU they free: two
+ * executors on a 2-core machine; default the largest `--sender-max`).
+ * `--unit-batches n --unit-gap-ms g`: an executor's work comes as units of n
+ * batches with g ms between them (the next unit on its way from the
+ * dispatcher): in a gap it has nothing in hand, tells demand 0 after 250 ms,
+ * and a relayed cut finds its sent rate low (production's timelines show
+ * an executor silent for 2-3 s between units). Default: one unit, no gaps.
  *
  * It is a model: no CPU limits, no unit scheduling. Its figures are for
  * comparing controllers, not for the results table; those come from
@@ -34,7 +49,8 @@
  *
  *   node bench/channel-pacing-model.js [--limit 20000] [--recipients 400000] [--max-rate 100000]
  *     [--executors 2] [--relay cut|hold|none] [--split demand|even] [--skew 0.5]
- *     [--share-rise at-once|next-report] [--idle-tell on|off] [--sender-max <recipients/s>] [--seed 1] [--trace]
+ *     [--share-rise at-once|next-report] [--idle-tell on|off] [--tell-rate on|off] [--hear-fall on|off] [--sender-max <recipients/s>] [--alone-max <recipients/s>]
+ *     [--unit-batches <n> --unit-gap-ms <ms>] [--seed 1] [--trace]
  */
 const { DEFAULTS } = require('@herald/core/config');
 const { ChannelPacing, demandFraction, partToApply } = require('@herald/core/pacing');
@@ -103,7 +119,12 @@ function model(o) {
       fraction: 1 / o.executors,
       last: undefined,
       peak: 0,
+      senderMax: o.senderMax[Math.min(i, o.senderMax.length - 1)],
       heard: new Map(),
+      toldRate: undefined,
+      /** Batches sent of the current unit, and when the next unit comes (a gap: nothing in hand). */
+      ofUnit: 0,
+      gapUntil: 0,
     };
   });
   const burst = o.limit / 2;
@@ -120,20 +141,38 @@ function model(o) {
     return ((n - tokens) * 1000) / o.limit;
   };
   const events = new Events();
-  const inHand = (executor) => Math.min(executor.left + executor.inFlight, IN_HAND) * BATCH;
+  const waiting = (executor, now) => (now < executor.gapUntil ? 0 : executor.left);
+  const inHand = (executor, now) => Math.min(waiting(executor, now) + executor.inFlight, IN_HAND) * BATCH;
+  const idle = (executor, now) => waiting(executor, now) === 0 && executor.inFlight === 0;
+  const senderMax = (executor) =>
+    executors.some((e) => e !== executor && e.left + e.inFlight > 0) ? executor.senderMax : o.aloneMax;
   const tellIdle = (executor, now) => {
-    if (executor.left > 0 || executor.inFlight > 0 || executor.last === undefined || executor.last.told === 0) return;
+    if (!idle(executor, now) || executor.last === undefined || executor.last.told === 0) return;
     executor.peak = 0;
     report(executor, now, false);
   };
   const report = (executor, now, periodic = true) => {
     const own = executor.peak;
-    executor.peak = inHand(executor);
+    executor.peak = inHand(executor, now);
+    apply(executor, own, now);
+    // As channel-budget.ts: the rate told after the part is applied, while it has work; out of work, the last such.
+    if (own > 0 || executor.toldRate === undefined) executor.toldRate = executor.pacing.sendingRate(now);
+    const told = { demand: own, rate: executor.toldRate };
+    for (const peer of executors.filter((e) => e !== executor))
+      events.at(now + RELAY_MS, (time) => {
+        const before = peer.heard.get(executor)?.demand;
+        peer.heard.set(executor, told);
+        if (o.hearFall && told.demand === 0 && before !== undefined && before > 0 && peer.last !== undefined)
+          apply(peer, peer.last.told, time);
+      });
+    if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
+  };
+  /** Computes the executor's part with `own` its demand told, and rescales its pacing when the part moved. */
+  const apply = (executor, own, now) => {
     const peers = executors.filter((e) => e !== executor);
-    for (const peer of peers) events.at(now + RELAY_MS, () => peer.heard.set(executor, own));
     const fraction = demandFraction(
       own,
-      peers.map((p) => executor.heard.get(p)),
+      peers.map((p) => executor.heard.get(p)?.demand),
       DEMAND_FLOOR,
     );
     const part =
@@ -141,19 +180,22 @@ function model(o) {
         ? Math.min(fraction, executor.last?.fraction ?? 1 / o.executors)
         : partToApply(fraction, own, executor.last, o.executors);
     executor.last = { fraction, told: own };
-    if (Math.abs(part - executor.fraction) > SHARE_STEP * executor.fraction) {
-      executor.pacing.rescale(
-        { minRate: options.minRate * part, maxRate: options.maxRate * part },
-        part / executor.fraction,
-      );
-      executor.fraction = part;
-      send(executor, now);
-    }
-    if (periodic && executors.some((e) => e.left > 0)) events.at(now + REPORT_MS, (time) => report(executor, time));
+    if (Math.abs(part - executor.fraction) <= SHARE_STEP * executor.fraction) return;
+    const together = peers.reduce(
+      (sum, p) => sum + (executor.heard.get(p)?.rate ?? 0),
+      executor.pacing.sendingRate(now),
+    );
+    executor.pacing.rescale(
+      { minRate: options.minRate * part, maxRate: options.maxRate * part },
+      part / executor.fraction,
+      o.tellRate ? { rate: together * part, now } : undefined,
+    );
+    executor.fraction = part;
+    send(executor, now);
   };
   const send = (executor, now) => {
     while (executor.left > 0 && executor.inFlight < IN_FLIGHT) {
-      const held = Math.max(executor.heldUntil, executor.readyAt) - now;
+      const held = Math.max(executor.heldUntil, executor.readyAt, executor.gapUntil) - now;
       const admission = held > 0 ? { wait: held } : executor.pacing.admit(BATCH, now);
       if (admission.wait > 0) {
         if (!executor.waking) {
@@ -167,15 +209,19 @@ function model(o) {
       }
       executor.left--;
       executor.inFlight++;
-      executor.peak = Math.max(executor.peak, inHand(executor));
-      executor.readyAt = Math.max(executor.readyAt, now) + (BATCH * 1000) / o.senderMax;
+      executor.peak = Math.max(executor.peak, inHand(executor, now));
+      executor.readyAt = Math.max(executor.readyAt, now) + (BATCH * 1000) / senderMax(executor);
+      if (++executor.ofUnit === o.unitBatches) {
+        executor.ofUnit = 0;
+        executor.gapUntil = now + o.unitGapMs;
+      }
       const latency = LATENCY_MS * (0.5 + random());
       events.at(now + latency / 2, (arrived) => {
         const wait = take(BATCH, arrived);
         answers.push([arrived, wait > 0]);
         events.at(arrived + latency / 2, (answered) => {
           executor.inFlight--;
-          if (o.idleTell && executor.left === 0 && executor.inFlight === 0)
+          if (o.idleTell && idle(executor, answered))
             events.at(answered + IDLE_TELL_MS, (time) => tellIdle(executor, time));
           if (wait === 0) executor.pacing.accepted(latency, answered);
           else {
@@ -236,13 +282,18 @@ const o = {
   skew: Number(arg('--skew', 0.5)),
   shareRise: arg('--share-rise', 'at-once'),
   idleTell: arg('--idle-tell', 'on') === 'on',
-  senderMax: Number(arg('--sender-max', Infinity)),
+  tellRate: arg('--tell-rate', 'on') === 'on',
+  hearFall: arg('--hear-fall', 'on') === 'on',
+  senderMax: String(arg('--sender-max', Infinity)).split(',').map(Number),
+  unitBatches: Number(arg('--unit-batches', Infinity)),
+  unitGapMs: Number(arg('--unit-gap-ms', 0)),
   trace: process.argv.includes('--trace'),
 };
+o.aloneMax = Number(arg('--alone-max', Math.max(...o.senderMax)));
 const r = model(o);
 const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
 console.log(
-  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
+  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}, tell rate ${o.tellRate ? 'on' : 'off'}, hear fall ${o.hearFall ? 'on' : 'off'}${Number.isFinite(o.unitBatches) ? `, units of ${o.unitBatches} batches ${o.unitGapMs} ms apart` : ''}${o.senderMax.some(Number.isFinite) ? `, sender max ${o.senderMax}/${o.aloneMax}` : ''}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
     `${r.seconds.toFixed(2)} s vs ${r.bound.toFixed(1)} s limit-bound (${pct(r.seconds / r.bound - 1)}); ` +
     `429s ${r.throttled}, after 10 s ${r.afterThrottled} of ${r.after}; rate after 10 s ${r.rateAfter.toFixed(0)}/s (${pct(r.rateAfter / o.limit - 1)})`,
 );

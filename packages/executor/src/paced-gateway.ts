@@ -166,14 +166,28 @@ export class PacedDeliveryGateway implements DeliveryGateway {
    * demand among `senders` (core `demandFraction`). A fraction within
    * SHARE_STEP of the one in force is left alone: each change of bounds
    * restarts the rate's probing, and demand jitters from one report to the next.
+   * `sendersRate`, when known, is the rate every sender sends at together
+   * (this one's `sendingRate` and the peers' told ones): a larger part sets
+   * the rate to `fraction` of it (core ChannelPacing.rescale).
    */
-  shareByDemand(fraction: number, senders: number): void {
+  shareByDemand(fraction: number, senders: number, sendersRate?: number): void {
     fractionOfChannel(this.channelLimits, fraction); // checks the fraction before anything changes
     shareOfChannel(this.channelLimits, senders);
     if (senders === this.senders && Math.abs(fraction - this.fraction) <= SHARE_STEP * this.fraction) return;
     this.senders = senders;
-    this.rescaleTo(fraction);
-    this.logger.info('channel budget shared by demand', { channel: this.options.channel, senders, fraction });
+    this.rescaleTo(fraction, sendersRate);
+    this.logger.info('channel budget shared by demand', {
+      channel: this.options.channel,
+      senders,
+      fraction,
+      sendersRate,
+      rate: this.pacing.rate,
+    });
+  }
+
+  /** The rate this process sends at through the channel: its pacing rate, or what it sent when less (core `sendingRate`). */
+  sendingRate(): number {
+    return this.pacing.sendingRate(this.clock.now());
   }
 
   /** The part of the channel's budget this process paces to now, in (0, 1]. */
@@ -336,11 +350,12 @@ export class PacedDeliveryGateway implements DeliveryGateway {
     }
   }
 
-  /** A new part of the budget: the rate found so far is scaled with it (ChannelPacing.rescale). */
-  private rescaleTo(fraction: number): void {
+  /** A new part of the budget: the rate found so far is scaled with it, or set from the senders' (ChannelPacing.rescale). */
+  private rescaleTo(fraction: number, sendersRate?: number): void {
     const factor = fraction / this.fraction;
     this.fraction = fraction;
-    this.pacing.rescale(fractionOfChannel(this.channelLimits, fraction), factor);
+    const sent = sendersRate === undefined ? undefined : { rate: sendersRate * fraction, now: this.clock.now() };
+    this.pacing.rescale(fractionOfChannel(this.channelLimits, fraction), factor, sent);
     this.observe(this.pacing.status(this.clock.now()));
   }
 

@@ -111,6 +111,8 @@ describe('shareChannelBudget', () => {
       relaying: true,
       tellDemand: (demand) => void told.push(demand),
       demandOf: (peer) => peerDemands.get(peer),
+      rateOf: () => undefined,
+      onPeerIdle: () => () => undefined,
     };
     // No work anywhere: even shares.
     shareChannelBudget(config, gateway, ringSeeing(membership), noopLogger, relay).stop();
@@ -158,6 +160,8 @@ describe('shareChannelBudget', () => {
       relaying: true,
       tellDemand: () => undefined,
       demandOf: (peer) => peerDemands.get(peer),
+      rateOf: () => undefined,
+      onPeerIdle: () => () => undefined,
     };
     const blocked = new BlockedChannel();
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
@@ -181,6 +185,53 @@ describe('shareChannelBudget', () => {
     await busy.close();
   });
 
+  it("takes the room when a peer tells 0, not at the next report, lifting its rate to its part of the executors' rates", async () => {
+    const membership: ClusterMembership = {
+      apta: false,
+      self: undefined,
+      ring: new HashRing(['scheduler-1']),
+      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
+    };
+    const peerDemands = new Map<string, number>([
+      ['executor-2', 1000],
+      ['executor-3', 1000],
+    ]);
+    const told: [number, number][] = [];
+    let fell: (() => void) | undefined;
+    const relay: DemandLinks = {
+      id: 'executor-1',
+      relaying: true,
+      tellDemand: (demand, rate) => void told.push([demand, rate]),
+      demandOf: (peer) => peerDemands.get(peer),
+      rateOf: () => 8000, // each peer sent 8000/s, this one 5000/s: its pacing's rate, half its third
+      onPeerIdle: (listener) => {
+        fell = listener;
+        return () => (fell = undefined);
+      },
+    };
+    const blocked = new BlockedChannel();
+    const pacing = { ...PACING, initialRate: 15_000 };
+    const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing, maxHoldMs: 1000 });
+    const sending = busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
+    const share = shareChannelBudget(config, busy, ringSeeing(membership), noopLogger, relay);
+    expect(told).toEqual([[1000, 5000]]); // its demand, and its rate: a third of the start, nothing sent yet
+    expect(busy.limits().rate).toBe(5000);
+    // Both peers ran out of work and told 0: taken as the news comes.
+    peerDemands.set('executor-2', 0);
+    peerDemands.set('executor-3', 0);
+    fell!();
+    const part = 1 / (1 + (2 * DEMAND_FLOOR) / 3);
+    expect(busy.share()).toBeCloseTo(part);
+    // Its part of the 21,000/s the three sent together, not its 5,000 scaled to the part (14,062/s).
+    expect(busy.limits().rate).toBeCloseTo(21_000 * part);
+    expect(told).toHaveLength(1); // nothing told: its own demand did not change
+    share.stop();
+    expect(fell).toBeUndefined();
+    blocked.release();
+    await sending;
+    await busy.close();
+  });
+
   it('tells 0 once its last batch has been gone IDLE_TELL_MS, and takes its floor at once', async () => {
     const membership: ClusterMembership = {
       apta: false,
@@ -194,6 +245,8 @@ describe('shareChannelBudget', () => {
       relaying: true,
       tellDemand: (demand) => void told.push(demand),
       demandOf: () => 1000,
+      rateOf: () => undefined,
+      onPeerIdle: () => () => undefined,
     };
     const blocked = new BlockedChannel();
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });

@@ -25,7 +25,7 @@ export interface ChannelBudgetShare {
 }
 
 /** What the share needs of the relay: the demands the executors tell each other. */
-export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 'demandOf'>;
+export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 'demandOf' | 'rateOf' | 'onPeerIdle'>;
 
 /**
  * Keeps an executor process's paced channel at its share of the channel's
@@ -40,7 +40,11 @@ export type DemandLinks = Pick<ChannelRelay, 'id' | 'relaying' | 'tellDemand' | 
  * `demandFraction`; a peer not heard from counts at an even share; a rise
  * of its own demand's from the next report on, any other change at once;
  * and IDLE_TELL_MS after its last batch in hand left, it tells 0 without
- * waiting for the report); otherwise to 1/count. A gateway that is not paced (the file sink) is left alone.
+ * waiting for the report; a peer's telling 0 is taken at once, not at the
+ * next report); otherwise to 1/count. With its demand it tells the rate
+ * it sends at, and a larger part sets its rate to that part of the
+ * executors' rates together (core ChannelPacing.rescale), when every live
+ * peer told one. A gateway that is not paced (the file sink) is left alone.
  */
 export function shareChannelBudget(
   config: HeraldConfig,
@@ -60,15 +64,32 @@ export function shareChannelBudget(
   // up to an interval the parts would sum past the budget); a fall, or a rise from the peers' demands falling,
   // applies at once (core partToApply).
   let last: LastDemandReport | undefined;
-  const report = (links: DemandLinks, own: number) => {
-    links.tellDemand(own);
-    const peers = liveIds()
-      .filter((id) => id !== links.id)
-      .map((id) => links.demandOf(id, config.load.maxReportAgeMs));
+  // The rate told with the demand: what this executor sends at while it has work; out of work, the last such
+  // (a peer taking the budget it leaves needs the rate the two sent at together, not this one's floor).
+  let toldRate: number | undefined;
+  const apply = (links: DemandLinks, own: number) => {
+    const peerIds = liveIds().filter((id) => id !== links.id);
+    const peers = peerIds.map((id) => links.demandOf(id, config.load.maxReportAgeMs));
     const fraction = demandFraction(own, peers, DEMAND_FLOOR);
     const senders = peers.length + 1;
-    gateway.shareByDemand(partToApply(fraction, own, last, senders), senders);
+    gateway.shareByDemand(partToApply(fraction, own, last, senders), senders, sendersRate(links, peerIds));
     last = { fraction, told: own };
+  };
+  // Every sender's rate together, when every live peer told one lately (else the part only scales the rate).
+  const sendersRate = (links: DemandLinks, peerIds: string[]): number | undefined => {
+    let sum = gateway.sendingRate();
+    for (const id of peerIds) {
+      const rate = links.rateOf(id, config.load.maxReportAgeMs);
+      if (rate === undefined) return undefined;
+      sum += rate;
+    }
+    return sum;
+  };
+  const report = (links: DemandLinks, own: number) => {
+    apply(links, own);
+    // Told after its part is applied: the rate it sends at from now (the first report's is its part's, not the whole).
+    if (own > 0 || toldRate === undefined) toldRate = gateway.sendingRate();
+    links.tellDemand(own, toldRate);
   };
   const share = () => {
     try {
@@ -89,6 +110,16 @@ export function shareChannelBudget(
       logger.warn('channel budget share not updated', { error: String(error) });
     }
   };
+  // A peer ran out of work (told 0): its room is free now, so the part is computed again at once with this
+  // executor's demand as last told (a rise from the others' falling applies at once), not at the next report.
+  const peerIdle = () => {
+    try {
+      if (relay?.relaying === true && last !== undefined) apply(relay, last.told);
+    } catch (error) {
+      logger.warn('channel budget share not updated', { error: String(error) });
+    }
+  };
+  const unwatchPeerIdle = relay?.onPeerIdle(peerIdle);
   let idleTimer: NodeJS.Timeout | undefined;
   const unwatchIdle = gateway.onIdle(() => {
     clearTimeout(idleTimer);
@@ -103,6 +134,7 @@ export function shareChannelBudget(
       clearInterval(timer);
       clearTimeout(idleTimer);
       unwatchIdle();
+      unwatchPeerIdle?.();
     },
   };
 }

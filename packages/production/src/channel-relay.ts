@@ -16,10 +16,14 @@ export interface ChannelRelay {
   readonly id: string;
   /** Whether this executor relays at all (it and its channel have a channelEndpoint and a pacing). */
   readonly relaying: boolean;
-  /** Tells every peer this executor's demand on the channel (channel.demand). */
-  tellDemand(demand: number): void;
+  /** Tells every peer this executor's demand on the channel and the rate it sends at (channel.demand). */
+  tellDemand(demand: number, rate: number): void;
   /** A peer's last demand, if it came within `maxAgeMs`; undefined when none did (an older build, or silent). */
   demandOf(peer: string, maxAgeMs: number): number | undefined;
+  /** The rate a peer told with that demand; undefined when none came within `maxAgeMs` or it told none (v1). */
+  rateOf(peer: string, maxAgeMs: number): number | undefined;
+  /** Calls `listener` each time a peer tells demand 0 after one above 0 (it ran out of work); returns the unsubscribe. */
+  onPeerIdle(listener: () => void): () => void;
   stop(): void;
 }
 
@@ -28,6 +32,8 @@ const notRelaying = (id: string): ChannelRelay => ({
   relaying: false,
   tellDemand: () => undefined,
   demandOf: () => undefined,
+  rateOf: () => undefined,
+  onPeerIdle: () => () => undefined,
   stop: () => undefined,
 });
 
@@ -39,8 +45,9 @@ const notRelaying = (id: string): ChannelRelay => ({
  * channel when a peer tells it the same. So a 429 one executor gets holds the
  * cluster for the Retry-After, instead of each executor paying a 429 of its
  * own to learn it. On the same links the executors tell each other their
- * demand on the channel (channel.demand, every load.reportIntervalMs from
- * channel-budget.ts), by which they split its budget.
+ * demand on the channel and the rate each sends at (channel.demand, every
+ * load.reportIntervalMs from channel-budget.ts), by which they split its
+ * budget.
  *
  * Its own inbox rather than the batch inbox: that one is read only as the
  * executor has room for batches, and may hold a whole broadcast's batches
@@ -75,11 +82,14 @@ export async function startChannelRelay(
     };
     for (const peer of peers) peer.tell(message, logger);
   });
-  const demands = new Map<string, { demand: number; at: number }>();
+  const demands = new Map<string, { demand: number; rate: number | undefined; at: number }>();
+  const idleWatchers = new Set<() => void>();
   void (async () => {
     for await (const message of inbox.messages()) {
       if (message.kind === 'channel.demand' && message.channel === gateway.channel) {
-        demands.set(message.executorId, { demand: message.demand, at: Date.now() });
+        const before = demands.get(message.executorId)?.demand;
+        demands.set(message.executorId, { demand: message.demand, rate: message.rate, at: Date.now() });
+        if (message.demand === 0 && before !== undefined && before > 0) for (const watcher of idleWatchers) watcher();
         continue;
       }
       if (message.kind !== 'channel.throttled' || message.channel !== gateway.channel) {
@@ -98,18 +108,27 @@ export async function startChannelRelay(
   return {
     id,
     relaying: true,
-    tellDemand(demand) {
+    tellDemand(demand, rate) {
       const message = {
         kind: 'channel.demand' as const,
         executorId: id,
         channel: gateway.channel,
         demand: Math.min(U32_MAX, Math.round(demand)),
+        rate: Math.min(U32_MAX, Math.round(rate)),
       };
       for (const peer of peers) peer.tell(message, logger);
     },
     demandOf(peer, maxAgeMs) {
       const heard = demands.get(peer);
       return heard !== undefined && Date.now() - heard.at <= maxAgeMs ? heard.demand : undefined;
+    },
+    rateOf(peer, maxAgeMs) {
+      const heard = demands.get(peer);
+      return heard !== undefined && Date.now() - heard.at <= maxAgeMs ? heard.rate : undefined;
+    },
+    onPeerIdle(listener) {
+      idleWatchers.add(listener);
+      return () => idleWatchers.delete(listener);
     },
     stop: unsubscribe,
   };

@@ -175,6 +175,51 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBe(400);
   });
 
+  it('lifts the rate on a larger part to that part of what the senders sent together, the ceiling up with it', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000, increasePerSecond: 1000 });
+    p.throttled(0, '429', T0); // 500, ceiling 1000
+    // The part grows by half; the senders together sent 2400/s, of which this sender's new part is 1800.
+    p.rescale({ minRate: 100, maxRate: 15_000 }, 1.5, { rate: 1800, now: T0 });
+    expect(p.rate).toBe(1800); // not 750: scaling alone keeps the old proportion
+    p.accepted(1, T0 + 1000); // the ceiling (1500 scaled) came up to 1800: 1% of it a second
+    expect(p.rate).toBe(1818);
+    // A throttle above the scaled rate (750), settled, is a probe's: the gentle cut, from the rate (nothing
+    // was sent since the rescale to tell another).
+    p.throttled(0, '429', T0 + 4000);
+    expect(p.rate).toBeCloseTo(1818 * 0.9, 6);
+  });
+
+  it('never lowers the scaled rate: a lift only, and only on a larger part, within maxRate', () => {
+    const p = pacing({ initialRate: 1000, maxRate: 10_000 });
+    p.throttled(0, '429', T0); // 500
+    p.rescale({ minRate: 100, maxRate: 20_000 }, 4, { rate: 1200, now: T0 + 1000 });
+    expect(p.rate).toBe(2000); // scaled: the senders' low rate (gaps in their work) does not cut it
+    p.rescale({ minRate: 100, maxRate: 2400 }, 1.1, { rate: 5000, now: T0 + 1000 });
+    expect(p.rate).toBe(2400);
+    p.rescale({ minRate: 50, maxRate: 1200 }, 0.5, { rate: 5000, now: T0 + 1000 });
+    expect(p.rate).toBe(1200);
+    p.rescale({ minRate: 100, maxRate: 2400 }, 1.5);
+    expect(p.rate).toBe(1800);
+  });
+
+  it("refuses a rescale with a senders' rate that is not a finite number at least 0, naming the field", () => {
+    const p = pacing();
+    expect(() => p.rescale({ minRate: 100, maxRate: 2000 }, 2, { rate: -1, now: T0 })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'sent' }) }),
+    );
+    expect(() => p.rescale({ minRate: 100, maxRate: 2000 }, 2, { rate: Number.NaN, now: T0 })).toThrow(/sent.rate/);
+    expect(() => p.rescale({ minRate: 100, maxRate: 2000 }, 2, { rate: 1, now: Number.NaN })).toThrow(/sent.now/);
+    expect([p.limits, p.rate]).toEqual([{ minRate: 100, maxRate: 2000 }, 1000]);
+  });
+
+  it('tells the rate it sends at: its pacing rate, or what it sent over the last second when less', () => {
+    const p = pacing({ initialRate: 2000, maxRate: 10_000, burstMs: 1000 });
+    expect(p.sendingRate(T0 + 100)).toBe(2000); // too little behind it to tell: the pacing rate
+    for (let t = 0; t <= 1000; t += 500) p.admit(500, T0 + t);
+    expect(p.sendingRate(T0 + 1000)).toBe(1000); // 1000 sent in the last second, half its pacing rate
+    expect(p.sendingRate(T0 + 5000)).toBe(2000); // nothing sent lately: no measure
+  });
+
   it('refuses a rescale by a factor not above 0, or bounds out of order, changing nothing', () => {
     const p = pacing();
     expect(() => p.rescale({ minRate: 100, maxRate: 1000 }, 0)).toThrow(

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors';
 import { checkChannelLimits, type ChannelLimits } from './channel-share';
+import { checkOptions } from './channel-pacing-options';
 import { SentRate } from './sent-rate';
 
 /**
@@ -25,7 +26,8 @@ import { SentRate } from './sent-rate';
  *   news, not new news); one that comes while probing (near the ceiling, or
  *   above where the last cut put it), seconds after the last cut, cuts it to
  *   90% only. A new part of a shared
- *   budget scales the rate and the ceiling (`rescale`).
+ *   budget scales the rate and the ceiling (`rescale`); a larger part may
+ *   also lift the rate to its share of what every sender sent together.
  * - Retry-After is honoured exactly: nothing is admitted before it ends.
  * - A circuit breaker: `failureThreshold` failures in a row (5xx, timeouts,
  *   refused connections) open it; each failure before that waits
@@ -66,6 +68,12 @@ export interface ChannelPacingOptions {
 }
 
 export type { ChannelLimits } from './channel-share';
+
+/** This sender's new part of the rate every sender sent at together, and when (epoch ms): `rescale`. */
+export interface SendersRate {
+  rate: number;
+  now: number;
+}
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -186,19 +194,49 @@ export class ChannelPacing {
    * senders together keep the rate they had found, instead of each keeping
    * its old rate (the first split of a start at `initialRate` would put the
    * channel at senders x initialRate).
+   *
+   * With a larger part, `sent` (when the caller knows it) lifts the rate to
+   * this sender's new part of what every sender sent at together (its own
+   * `sendingRate` and the peers' told ones), at most `maxRate`: scaling
+   * keeps its old proportion, so one that had sent less than its part (its
+   * CPU, a relayed cut from a low sent rate) and is left alone climbed the
+   * rest at 1% of its small ceiling a second. Never a cut: the told rates
+   * are at most what each pacing allowed and gaps in the work lower them,
+   * so a rate set from them fell with every split. After a lift a settled
+   * throttle from above the scaled rate is a probe's (the gentle cut), and
+   * the sent rate a cut starts from counts from `sent.now`.
    */
-  rescale(limits: ChannelLimits, factor: number): ChannelLimits {
+  rescale(limits: ChannelLimits, factor: number, sent?: SendersRate): ChannelLimits {
     if (!(Number.isFinite(factor) && factor > 0))
       throw new ValidationError(`channel pacing rescale factor must be a finite number above 0 (got ${factor})`, {
+        field: 'factor',
         factor,
       });
+    if (sent !== undefined && !(Number.isFinite(sent.rate) && sent.rate >= 0 && Number.isFinite(sent.now)))
+      throw new ValidationError(
+        `channel pacing rescale sent.rate must be a finite number, at least 0, and sent.now a time (got ${sent.rate}, ${sent.now})`,
+        { field: 'sent', rate: sent.rate, now: sent.now },
+      );
     const next = { ...this.options, ...limits };
     checkChannelLimits(next);
     this.options = next;
     this.currentRate = Math.min(Math.max(this.currentRate * factor, next.minRate), next.maxRate);
     if (this.ceiling !== undefined) this.ceiling *= factor;
     if (this.landing !== undefined) this.landing *= factor;
+    if (factor > 1 && sent !== undefined) this.liftTo(Math.min(sent.rate, next.maxRate), sent.now);
     return this.limits;
+  }
+
+  /**
+   * The rate this sender sends at now: its pacing rate, or what it sent over
+   * the last second (since the last hold's end) when that was less (its CPU,
+   * its share of the work). What it tells the other senders, for their
+   * `rescale`'s `sent`.
+   */
+  sendingRate(now: number): number {
+    const sent = this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
+    // Nothing sent (a gap between batches): no measure, as for a cut.
+    return sent === undefined || sent === 0 ? this.currentRate : Math.min(this.currentRate, sent);
   }
 
   /** Admits a send of `count` recipients now (wait 0), or says how long to wait before asking again, and why. */
@@ -281,6 +319,18 @@ export class ChannelPacing {
     return { rate: this.currentRate, breaker };
   }
 
+  /** Lifts the rate to `rate` when that is higher: this sender's part of what the senders sent together (`rescale`'s `sent`). */
+  private liftTo(rate: number, now: number): void {
+    if (rate <= this.currentRate) return;
+    if (this.ceiling !== undefined) {
+      // A throttle from above the scaled rate, settled, found the limit between the two: a probe's.
+      this.landing = this.currentRate;
+      this.ceiling = Math.max(this.ceiling, rate);
+    }
+    this.currentRate = rate;
+    this.sendingSince = Math.max(this.sendingSince, now);
+  }
+
   private cut(now: number): void {
     this.lastRaise = now;
     if (now - this.lastCut < this.options.cutSpacingMs) return;
@@ -327,43 +377,4 @@ export class ChannelPacing {
     else this.baseline += BASELINE_DRIFT * (this.latency - this.baseline);
     return this.latency > this.options.latencyFloorMs && this.latency > this.baseline * this.options.latencyRiseFactor;
   }
-}
-
-function checkOptions(o: ChannelPacingOptions): void {
-  const positive = (name: keyof ChannelPacingOptions) => {
-    if (!(Number.isFinite(o[name]) && o[name] > 0))
-      throw new ValidationError(`channel pacing ${name} must be a finite number above 0 (got ${o[name]})`, {
-        [name]: o[name],
-      });
-  };
-  const atLeastZero = (name: keyof ChannelPacingOptions) => {
-    if (!(Number.isFinite(o[name]) && o[name] >= 0))
-      throw new ValidationError(`channel pacing ${name} must be a finite number, at least 0 (got ${o[name]})`, {
-        [name]: o[name],
-      });
-  };
-  for (const name of ['initialRate', 'minRate', 'maxRate', 'openMs', 'failureThreshold', 'latencyRiseFactor'] as const)
-    positive(name);
-  for (const name of [
-    'increasePerSecond',
-    'burstMs',
-    'cutSpacingMs',
-    'throttleDelayMs',
-    'latencyFloorMs',
-    'failureDelayMs',
-  ] as const)
-    atLeastZero(name);
-  if (!(o.decreaseFactor > 0 && o.decreaseFactor < 1))
-    throw new ValidationError(`channel pacing decreaseFactor must be in (0, 1) (got ${o.decreaseFactor})`, {
-      decreaseFactor: o.decreaseFactor,
-    });
-  if (!(o.minRate <= o.initialRate && o.initialRate <= o.maxRate))
-    throw new ValidationError(
-      `channel pacing rates must satisfy minRate <= initialRate <= maxRate (got ${o.minRate}, ${o.initialRate}, ${o.maxRate})`,
-      { minRate: o.minRate, initialRate: o.initialRate, maxRate: o.maxRate },
-    );
-  if (o.latencyRiseFactor <= 1)
-    throw new ValidationError(`channel pacing latencyRiseFactor must be above 1 (got ${o.latencyRiseFactor})`, {
-      latencyRiseFactor: o.latencyRiseFactor,
-    });
 }

@@ -29,5 +29,6 @@ export type {
   ChannelLimits,
   ChannelPacingOptions,
   ChannelStatus,
+  SendersRate,
   WaitReason,
 } from './channel-pacing';

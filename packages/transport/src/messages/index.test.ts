@@ -65,11 +65,11 @@ const samples: Message[] = [
   },
   { kind: 'unit.replan', taskId: 12, epoch: 1, unitNo: 3, from: 'e1', to: 'e2' },
   { kind: 'channel.throttled', executorId: 'e1', channel: 'webhook', holdMs: 2000, detail: '429' },
-  { kind: 'channel.demand', executorId: 'e1', channel: 'webhook', demand: 1500 },
+  { kind: 'channel.demand', executorId: 'e1', channel: 'webhook', demand: 1500, rate: 9500 },
 ];
 const KIND_IDS = [1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
-/** The version each sample is sent as: 2 for the kinds that gained a field (preprocess.result: canary sample, local-time groups). */
-const VERSIONS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1];
+/** The version each sample is sent as: 2 for the kinds that gained a field (preprocess.result: canary sample, local-time groups; channel.demand: rate). */
+const VERSIONS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2];
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {

@@ -216,6 +216,8 @@ export interface ChannelDemand {
   executorId: string;
   channel: string;
   demand: number;
+  /** Recipients per second the executor sends at through the channel (v2); absent from a v1 frame: not known. */
+  rate?: number;
 }
 
 export type Message =

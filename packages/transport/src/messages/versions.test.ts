@@ -20,7 +20,7 @@ const EXPECTED: Record<MessageKind, { sends: number; accepts: number[] }> = {
   'host.load': { sends: 1, accepts: [1] },
   'unit.replan': { sends: 1, accepts: [1] },
   'channel.throttled': { sends: 1, accepts: [1] },
-  'channel.demand': { sends: 1, accepts: [1] },
+  'channel.demand': { sends: 2, accepts: [1, 2] },
 };
 
 function thrown(fn: () => unknown): FrameError {
