@@ -24,21 +24,10 @@ import type { ChannelHold } from '@herald/core/task';
 import { LRUCache } from 'lru-cache';
 import { ChannelDemand } from './channel-demand';
 import { channelMetrics, type ChannelMetrics } from './channel-metrics';
+import { holdOf, type ChannelThrottle } from './channel-hold';
 import { DeadLetterLog } from './dead-letter-log';
 
-/** What an executor reads of its channel's hold (PacedDeliveryGateway). */
-export interface ChannelHoldSource {
-  hold(): ChannelHold | undefined;
-  /** Calls the listener at each change of the hold; returns the unsubscribe. */
-  watchHold(listener: (hold: ChannelHold | undefined) => void): () => void;
-}
-
-/** A throttle this process's channel took, as relayed to the other executors (`onThrottled`). */
-export interface ChannelThrottle {
-  /** How long sending holds from now: the Retry-After, or `throttleDelayMs` without one. */
-  holdMs: number;
-  detail: string;
-}
+export type { ChannelHoldSource, ChannelThrottle } from './channel-hold';
 
 export interface PacedGatewayOptions {
   /** The channel's name, its metrics' label: the delivery kind (`webhook`). */
@@ -400,13 +389,4 @@ export class PacedDeliveryGateway implements DeliveryGateway {
       });
     this.tellHold(holdOf(status));
   }
-}
-
-/** A pacing status as a task report shows it: a 429's hold is `throttled`, any other is `unavailable`. */
-function holdOf(status: ChannelStatus): ChannelHold | undefined {
-  if (status.held === undefined) return undefined;
-  return {
-    state: status.held.reason === 'throttled' ? 'throttled' : 'unavailable',
-    reason: status.held.detail === '' ? status.held.reason : status.held.detail,
-  };
 }
