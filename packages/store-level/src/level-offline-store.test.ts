@@ -1,5 +1,11 @@
 import { ErrorCodes } from '@herald/core';
-import { makeTempDir, offlineStoreConformance, rejectsWithCode, type TempDir } from '@herald/testing';
+import {
+  makeTempDir,
+  offlineRestartConformance,
+  offlineStoreConformance,
+  rejectsWithCode,
+  type TempDir,
+} from '@herald/testing';
 import { ClassicLevel } from 'classic-level';
 import { LevelOfflineStore } from './level-offline-store';
 import { EXPIRY_INDEX_KEY } from './offline-keys';
@@ -8,6 +14,18 @@ for (const rangeBits of [8, 16, 32]) {
   offlineStoreConformance(`LevelOfflineStore (rangeBits ${rangeBits})`, async () => {
     const dir = await makeTempDir('herald-level-offline-');
     return { store: await LevelOfflineStore.open(dir.path, { rangeBits }), cleanup: dir.remove };
+  });
+}
+
+// maxCachedSpans 4: the store forgets a task's spans between appends, as after a restart, all the time.
+for (const options of [{ rangeBits: 8 }, { rangeBits: 16 }, { rangeBits: 12, maxCachedSpans: 4 }]) {
+  offlineRestartConformance(`LevelOfflineStore ${JSON.stringify(options)}`, async () => {
+    const dir = await makeTempDir('herald-level-offline-restart-');
+    return {
+      store: await LevelOfflineStore.open(dir.path, options),
+      reopen: () => LevelOfflineStore.open(dir.path, options),
+      cleanup: dir.remove,
+    };
   });
 }
 
