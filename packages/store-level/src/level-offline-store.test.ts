@@ -123,6 +123,21 @@ describe('LevelOfflineStore', () => {
     await again.close();
   });
 
+  it("answers the expiry of the task's latest append in the ranges it touched, the index being written only when it changes", async () => {
+    const store = await LevelOfflineStore.open(dir.path, { rangeBits: 12 });
+    await store.append(1, 99, Uint32Array.of(10, 5000), { group: 0 });
+    await store.append(1, 99, Uint32Array.of(20, 5010), { group: 0 });
+    await store.append(1, 200, Uint32Array.of(30), { group: 0 });
+    expect(await store.pending(10)).toEqual([{ taskId: 1, expiresAt: 200 }]);
+    expect(await store.pending(5000)).toEqual([{ taskId: 1, expiresAt: 99 }]);
+    await store.append(1, 200, Uint32Array.of(5020), { group: 1 });
+    expect(await store.pending(5010)).toEqual([{ taskId: 1, expiresAt: 200 }]);
+    // Ungrouped, expiring back at 99: the index lists both kinds again.
+    await store.append(1, 99, Uint32Array.of(5030));
+    for (const uin of [5000, 5020, 5030]) expect(await store.pending(uin)).toEqual([{ taskId: 1, expiresAt: 99 }]);
+    await store.close();
+  });
+
   it('fails every call after close with STORE_CLOSED', async () => {
     const store = await LevelOfflineStore.open(dir.path);
     await store.append(1, 0, Uint32Array.of(1));

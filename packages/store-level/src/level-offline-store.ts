@@ -58,7 +58,9 @@ import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
  *   'm' "expiryIndex"         -> '' : 'e' covers every task (a store from before 'e' is indexed at open)
  *
  * append(task, uins): the batch is split at range boundaries into one record
- * per range; all keys of one append go in one atomic batch. Invariant: the
+ * per range; all keys of one append go in one atomic batch. The 'i' and 'e'
+ * values are put only when they change (a group joins the range, another
+ * expiry), as far as the task's spans in memory know (offline-spans.ts). Invariant: the
  * records of one shelf, (range, task) or (range, task, group), cover disjoint
  * uin spans [first, last]. Groups exist because a local-time task's groups
  * interleave in uin order: sharing one shelf, each group's append would merge
@@ -370,12 +372,21 @@ export class LevelOfflineStore implements OfflineStore {
           }
         }
         batch.put(shelfRecordKey(shelf, merged[0]!), encodeUins(merged));
-        batch.put(indexKey(slice.range, taskId), encodeIndex(expiresAt, task.groups(slice.range)));
+        // The 'i' value changes only when a group joins the range (or the expiry changes): most appends
+        // (every later batch of a group in a range) would write the same bytes again.
+        if (!task.indexCurrent(slice.range, expiresAt)) {
+          const groups = task.groups(slice.range);
+          batch.put(indexKey(slice.range, taskId), encodeIndex(expiresAt, groups));
+          edits.push(() => task.indexWritten(slice.range, expiresAt, groups.length));
+        }
         batch.put(shelfCountKey(taskId, slice.range, group), encodeCount(spans.count - (at.to - at.from) + 1));
         const span = { first: merged[0]!, last: merged[merged.length - 1]! };
         edits.push(() => task.replace(spans, at, span.first, span.last));
       }
-      batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, scope));
+      if (!task.expiryCurrent(expiresAt)) {
+        batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, scope));
+        edits.push(() => task.expiryWrittenAs(expiresAt));
+      }
       await batch.write();
     } catch (error) {
       await batch.close(); // safe after a failed write too: it waits for the close the write began

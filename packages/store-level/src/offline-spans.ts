@@ -56,6 +56,17 @@ export class TaskSpans {
   /** Spans and unread counts held now, and as the cache last counted them (its bound). */
   held = 0;
   accounted = 0;
+  /**
+   * Per range, the 'i' value this object's appends last wrote there (its
+   * expiresAt and how many groups it listed), and the expiry entry ('e')
+   * they last wrote: an append whose values would be the same skips the
+   * put. Groups only join a range while the object lives (a purge or a
+   * collapse drops it), so the same count is the same list. A fresh object
+   * (after a restart, an eviction, a dropped task) knows nothing written and
+   * writes each once again.
+   */
+  private readonly indexed = new Map<number, { expiresAt: number; groups: number }>();
+  private expiryWritten: number | undefined;
 
   constructor(
     readonly taskId: number,
@@ -98,6 +109,27 @@ export class TaskSpans {
   /** The groups the task has records of in `range` (UNGROUPED among them if it has ungrouped ones), ascending. */
   groups(range: number): number[] {
     return [...(this.ranges.get(range)?.keys() ?? [])].sort((a, b) => a - b);
+  }
+
+  /** Whether the range's 'i' value, as this object last wrote it, already says `expiresAt` and every group it holds. */
+  indexCurrent(range: number, expiresAt: number): boolean {
+    const written = this.indexed.get(range);
+    return written !== undefined && written.expiresAt === expiresAt && written.groups === this.groupsOf(range).size;
+  }
+
+  /** After a write that put the range's 'i' value: what it said. */
+  indexWritten(range: number, expiresAt: number, groups: number): void {
+    this.indexed.set(range, { expiresAt, groups });
+  }
+
+  /** Whether this object's appends already wrote the task's expiry entry for `expiresAt`. */
+  expiryCurrent(expiresAt: number): boolean {
+    return this.expiryWritten === expiresAt;
+  }
+
+  /** After a write that put the expiry entry. */
+  expiryWrittenAs(expiresAt: number): void {
+    this.expiryWritten = expiresAt;
   }
 
   /** Records in `spans` (one of this task's shelves) that a merged record [first, last] replaces: spans [from, to). */

@@ -34,9 +34,7 @@ const groupOf = (group: number, groups: number) => everyone.filter((_, i) => i %
 async function appendInBatches(store: OfflineStore, taskId: number, uins: Uint32Array, group?: number): Promise<void> {
   for (let at = 0; at < uins.length; at += 97) {
     const part = uins.subarray(at, at + 97);
-    await (group === undefined
-      ? store.append(taskId, EXPIRES, part)
-      : store.append(taskId, EXPIRES, part, { group }));
+    await (group === undefined ? store.append(taskId, EXPIRES, part) : store.append(taskId, EXPIRES, part, { group }));
   }
 }
 
