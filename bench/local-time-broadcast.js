@@ -4,7 +4,7 @@
  * (issue 21: "within 10% in total send time, excluding the waiting"), end to
  * end on one embedded cluster through the real HTTP API and tiers.
  *
- *   node bench/local-time-broadcast.js [--recipients 1e7] [--online 0.3] [--runs 2] [--record]
+ *   node bench/local-time-broadcast.js [--recipients 1e7] [--online 0.3] [--runs 2] [--record] [--threads]
  *
  * Like with like: one cluster, one audience (bench/lib.js benchAudience: uins
  * spread over 2^32, `online` of them online, the same blacklist), every user
@@ -22,6 +22,7 @@
  * and the groups send back to back. "end to end" is creation to COMPLETED;
  * "CPU" is this process's user + system time (every tier and its worker
  * threads) over the same span: on a shared machine, the less noisy figure.
+ * `--threads` also prints each task's sending CPU by thread name.
  */
 const { mkdtemp, rm } = require('node:fs/promises');
 const os = require('node:os');
@@ -93,6 +94,53 @@ function levelWriteCounter() {
   };
 }
 
+/**
+ * CPU seconds per thread (/proc/self/task/<tid>/stat): the main thread as
+ * "main", the threads Node leaves named "node" (libuv's pool, where
+ * LevelDB's reads and writes run, V8's helpers, worker threads) as "other",
+ * the rest by name (LevelDB's compaction thread), for `--threads`: where a
+ * task's sending CPU went. Empty where /proc is not there. Clock ticks of
+ * 10 ms, so a thread's figure is good to about that.
+ */
+function threadCpu() {
+  const out = new Map();
+  let tids = [];
+  try {
+    tids = fs.readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      // Node names most of its threads "node" too: the main thread is the one whose id is the process's.
+      const comm = stat.slice(stat.indexOf('(') + 1, close).replace(/[0-9]+$/, '');
+      const name = Number(tid) === process.pid ? 'main' : comm === 'node' ? 'other' : comm;
+      const fields = stat.slice(close + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime
+      out.set(`${name}#${tid}`, seconds);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** The CPU per thread name between two threadCpu() readings, largest first, e.g. "node 0.61, libuv-worker 0.30". */
+function threadCpuSince(before, after) {
+  const byName = new Map();
+  for (const [key, seconds] of after) {
+    const name = key.slice(0, key.lastIndexOf('#'));
+    byName.set(name, (byName.get(name) ?? 0) + seconds - (before.get(key) ?? 0));
+  }
+  return [...byName]
+    .filter(([, s]) => s >= 0.005)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, s]) => `${name} ${s.toFixed(2)}`)
+    .join(', ');
+}
+
 /** Wall-clock time shifted to PLANNED_AT at the start; `jump()` moves it past every release. */
 function benchClock() {
   let offset = PLANNED_AT - Date.now();
@@ -145,11 +193,13 @@ async function runTask(cluster, clock, writes, listId, count, kind, n) {
   let task;
   let sendingAt;
   let sendingCpu;
+  let sendingThreads;
   for (;;) {
     task = await cluster.store.getTask(created.id);
     if (sendingAt === undefined && task.state === 'SENDING') {
       sendingAt = process.hrtime.bigint();
       sendingCpu = process.cpuUsage();
+      sendingThreads = threadCpu();
       if (kind === 'local') clock.jump(JUMP_MS);
     }
     if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) break;
@@ -158,6 +208,8 @@ async function runTask(cluster, clock, writes, listId, count, kind, n) {
   const t1 = process.hrtime.bigint();
   const cpuAll = process.cpuUsage(cpu0);
   const cpuSend = process.cpuUsage(sendingCpu);
+  if (process.argv.includes('--threads'))
+    process.stderr.write(`${kind} ${n}: CPU sending by thread: ${threadCpuSince(sendingThreads, threadCpu())}\n`);
   if (task.state !== 'COMPLETED') throw new Error(`task ended ${task.state}: ${JSON.stringify(task.error)}`);
   const r = task.report;
   const removed = Object.values(r.removed).reduce((a, b) => a + b, 0);

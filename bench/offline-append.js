@@ -16,9 +16,15 @@
  * every batch a second time (what a recovery does) and reports that pass too.
  * Each run checks that scanTask yields exactly the offline uins.
  *
+ * `--groups N` appends as a local-time task's executors do
+ * (bench/local-time-broadcast.js): the audience split into N groups as that
+ * bench gives zones (each 10th user in group 0, the default zone's, the rest
+ * by uin / 10), the delivery order group after group, units never
+ * straddling two groups, each append naming its group.
+ *
  *   node bench/offline-append.js [--recipients 1e7] [--online 0.3] [--batch 4096]
  *       [--unit 1048576] [--interleave 8] [--range-bits 20] [--runs 3] [--replay]
- *       [--store-module path/to/store-level/dist/index.js]
+ *       [--groups 24] [--store-module path/to/store-level/dist/index.js]
  *
  * `--store-module` loads LevelOfflineStore from another build (a copy of an
  * earlier dist), to compare before and after in alternating runs.
@@ -39,6 +45,7 @@ const interleave = Number(arg('--interleave', 8));
 const rangeBits = Number(arg('--range-bits', DEFAULTS.offline.rangeBits));
 const runs = Number(arg('--runs', 3));
 const replay = process.argv.includes('--replay');
+const groups = Number(arg('--groups', 0));
 const storeModule = arg('--store-module', '@herald/store-level');
 const { LevelOfflineStore } = require(storeModule.startsWith('@') ? storeModule : path.resolve(storeModule));
 
@@ -48,24 +55,30 @@ const cpuSeconds = (from) => {
   return (user + system) / 1e6;
 };
 
+/** The audience in delivery order: one run of uins, or (`--groups`) each group's uins after the previous group's. */
+function deliveryRuns(distinct) {
+  if (groups === 0) return [{ group: undefined, uins: distinct }];
+  const groupOf = (uin) => (uin % 10 === 9 ? 0 : Math.floor(uin / 10) % groups);
+  return Array.from({ length: groups }, (_, group) => ({
+    group,
+    uins: distinct.filter((uin) => groupOf(uin) === group),
+  }));
+}
+
 /** The offline share of each dispatcher batch, in the order the executors append them. */
 function offlineBatches() {
   const { distinct, online: onlineUins } = benchAudience(recipients, online);
+  const isOnline = new Set(onlineUins);
   const units = [];
-  let o = 0;
-  for (let u = 0; u < distinct.length; u += unitSize) {
-    const unit = [];
-    for (let b = u; b < Math.min(u + unitSize, distinct.length); b += batchSize) {
-      const batch = distinct.subarray(b, Math.min(b + batchSize, u + unitSize, distinct.length));
-      const offline = [];
-      for (const uin of batch) {
-        while (o < onlineUins.length && onlineUins[o] < uin) o++;
-        if (onlineUins[o] !== uin) offline.push(uin);
+  for (const run of deliveryRuns(distinct))
+    for (let u = 0; u < run.uins.length; u += unitSize) {
+      const unit = [];
+      for (let b = u; b < Math.min(u + unitSize, run.uins.length); b += batchSize) {
+        const batch = run.uins.subarray(b, Math.min(b + batchSize, u + unitSize, run.uins.length));
+        unit.push({ group: run.group, uins: batch.filter((uin) => !isOnline.has(uin)) });
       }
-      unit.push(Uint32Array.from(offline));
+      units.push(unit);
     }
-    units.push(unit);
-  }
   // `interleave` units at a time, taking turns; the next unit starts when one ends.
   const order = [];
   const active = units.splice(0, interleave).map((unit) => ({ unit, at: 0 }));
@@ -86,7 +99,9 @@ function offlineBatches() {
 async function pass(store, batches) {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (const uins of batches) await store.append(1, Date.now() + 86_400_000, uins);
+  const expiresAt = Date.now() + 86_400_000;
+  for (const { group, uins } of batches)
+    await (group === undefined ? store.append(1, expiresAt, uins) : store.append(1, expiresAt, uins, { group }));
   return { cpu: cpuSeconds(cpu0), wall: (performance.now() - t0) / 1000 };
 }
 
@@ -98,9 +113,10 @@ async function scannedCount(store) {
 
 async function main() {
   const batches = offlineBatches();
-  const entries = batches.reduce((n, b) => n + b.length, 0);
+  const entries = batches.reduce((n, b) => n + b.uins.length, 0);
   log(
-    `offline appends: ${fmt(entries)} entries in ${fmt(batches.length)} batches (${storeModule}, rangeBits ${rangeBits})`,
+    `offline appends: ${fmt(entries)} entries in ${fmt(batches.length)} batches, ${groups} groups ` +
+      `(${storeModule}, rangeBits ${rangeBits})`,
   );
   const per1e7 = (s) => (s * 1e7) / entries;
   for (let run = 1; run <= runs; run++) {

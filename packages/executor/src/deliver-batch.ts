@@ -6,12 +6,13 @@ import {
   type DeliveryGateway,
   type DeliveryRecordLog,
   type EventBus,
+  type OfflineAppendOptions,
   type OfflineStore,
   type RecipientRejection,
   type UserAttributeLookup,
 } from '@herald/core/ports';
 import type { OnlineView } from '@herald/core/presence';
-import { collapseScopeOf, DEAD_LETTER_REASON, type Task } from '@herald/core/task';
+import { collapseScopeOf, DEAD_LETTER_REASON, localGroupAt, type Task } from '@herald/core/task';
 import type { UnitBatch } from '@herald/transport';
 import { termsOf } from './display';
 import { usesOf, type FrequencyControl } from './frequency-control';
@@ -111,7 +112,7 @@ export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatc
           task.rollout,
         )
       : undefined,
-    split.offline > 0 ? appendOffline(deps.offline, task, queued) : undefined,
+    split.offline > 0 ? appendOffline(deps.offline, task, batch, queued) : undefined,
     split.online > 0 && deps.frequency !== undefined
       ? countDelivery(deps.frequency, task.id, reached, deps.clock)
       : undefined,
@@ -224,12 +225,19 @@ function countByReason(rejected: readonly RecipientRejection[]): Record<string, 
   return counts;
 }
 
-/** Appends to offline lists, under the task's collapse scope if it has one: a newer task of the scope supersedes it there. */
-function appendOffline(store: OfflineStore, task: Task, uins: Uint32Array): Promise<void> {
+/**
+ * Appends to offline lists, under the task's collapse scope if it has one (a
+ * newer task of the scope supersedes it there), and with the batch's
+ * local-time group if it has one: the store keeps each group's records apart,
+ * so a group's appends never rewrite the earlier groups' (docs/local-time.md).
+ */
+function appendOffline(store: OfflineStore, task: Task, batch: UnitBatch, uins: Uint32Array): Promise<void> {
   const collapseScope = collapseScopeOf(task);
-  return collapseScope === undefined
-    ? store.append(task.id, task.expiresAt, uins)
-    : store.append(task.id, task.expiresAt, uins, { collapseScope });
+  const group = localGroupAt(task, batch.offset);
+  const options: OfflineAppendOptions = {};
+  if (collapseScope !== undefined) options.collapseScope = collapseScope;
+  if (group !== undefined) options.group = group;
+  return store.append(task.id, task.expiresAt, uins, options);
 }
 
 /** Counts a delivery for frequency control, each user on their own local day at the delivery (docs/frequency.md). */

@@ -6,6 +6,7 @@ import type {
   Delivery,
   DeliveryGateway,
   Meter,
+  OfflineAppendOptions,
   OfflineEntry,
   OfflinePurge,
   OfflineStore,
@@ -84,14 +85,20 @@ function counting(inbox: PullChannel): { inbox: PullChannel; left: () => number 
 
 /** Records appends; the next `failAppends` appends throw instead. */
 class RecordingOfflineStore implements OfflineStore {
-  readonly appends: { taskId: number; expiresAt: number; uins: number[] }[] = [];
+  readonly appends: { taskId: number; expiresAt: number; uins: number[]; group?: number }[] = [];
   failAppends = 0;
-  async append(taskId: number, expiresAt: number, sortedUins: Uint32Array): Promise<void> {
+  async append(
+    taskId: number,
+    expiresAt: number,
+    sortedUins: Uint32Array,
+    options: OfflineAppendOptions = {},
+  ): Promise<void> {
     if (this.failAppends > 0) {
       this.failAppends--;
       throw new Error('offline store unavailable');
     }
-    this.appends.push({ taskId, expiresAt, uins: [...sortedUins] });
+    const { group } = options;
+    this.appends.push({ taskId, expiresAt, uins: [...sortedUins], ...(group === undefined ? {} : { group }) });
   }
   async pending(): Promise<OfflineEntry[]> {
     return [];
@@ -339,6 +346,32 @@ describe('executor', () => {
     expect(harness.offline.appends).toEqual([
       { taskId: TASK_ID, expiresAt: EXPIRES_AT, uins: [1, 3] },
       { taskId: TASK_ID, expiresAt: EXPIRES_AT, uins: [5, 7] },
+    ]);
+  });
+
+  it("appends a local-time task's offline users with the group their batch's positions fall in", async () => {
+    await harness.stop();
+    const group = (start: number, end: number) => ({
+      offsetMinutes: 60,
+      releaseAt: 0,
+      start,
+      end,
+      skipped: false,
+      released: true,
+      delivered: 0,
+      offline: 0,
+    });
+    harness = await start({
+      getTask: async (id, tasks) => {
+        const task = tasks.get(id)!;
+        return id !== TASK_ID ? task : { ...task, report: { ...task.report, localGroups: [group(0, 4), group(4, 8)] } };
+      },
+    });
+    await send(batch(0, [1, 2, 3, 4]), batch(4, [5, 6, 7, 100], true));
+    await progressCount(2);
+    expect(harness.offline.appends).toEqual([
+      { taskId: TASK_ID, expiresAt: EXPIRES_AT, uins: [1, 3], group: 0 },
+      { taskId: TASK_ID, expiresAt: EXPIRES_AT, uins: [5, 7], group: 1 },
     ]);
   });
 

@@ -1,5 +1,11 @@
 import { ErrorCodes } from '@herald/core';
-import { makeTempDir, offlineStoreConformance, rejectsWithCode, type TempDir } from '@herald/testing';
+import {
+  makeTempDir,
+  offlineRestartConformance,
+  offlineStoreConformance,
+  rejectsWithCode,
+  type TempDir,
+} from '@herald/testing';
 import { ClassicLevel } from 'classic-level';
 import { LevelOfflineStore } from './level-offline-store';
 import { EXPIRY_INDEX_KEY } from './offline-keys';
@@ -8,6 +14,18 @@ for (const rangeBits of [8, 16, 32]) {
   offlineStoreConformance(`LevelOfflineStore (rangeBits ${rangeBits})`, async () => {
     const dir = await makeTempDir('herald-level-offline-');
     return { store: await LevelOfflineStore.open(dir.path, { rangeBits }), cleanup: dir.remove };
+  });
+}
+
+// maxCachedSpans 4: the store forgets a task's spans between appends, as after a restart, all the time.
+for (const options of [{ rangeBits: 8 }, { rangeBits: 16 }, { rangeBits: 12, maxCachedSpans: 4 }]) {
+  offlineRestartConformance(`LevelOfflineStore ${JSON.stringify(options)}`, async () => {
+    const dir = await makeTempDir('herald-level-offline-restart-');
+    return {
+      store: await LevelOfflineStore.open(dir.path, options),
+      reopen: () => LevelOfflineStore.open(dir.path, options),
+      cleanup: dir.remove,
+    };
   });
 }
 
@@ -103,6 +121,21 @@ describe('LevelOfflineStore', () => {
     await rejectsWithCode(LevelOfflineStore.open(dir.path, { rangeBits: 20 }), ErrorCodes.CONFIG_INVALID);
     const again = await LevelOfflineStore.open(dir.path, { rangeBits: 16 });
     await again.close();
+  });
+
+  it("answers the expiry of the task's latest append in the ranges it touched, the index being written only when it changes", async () => {
+    const store = await LevelOfflineStore.open(dir.path, { rangeBits: 12 });
+    await store.append(1, 99, Uint32Array.of(10, 5000), { group: 0 });
+    await store.append(1, 99, Uint32Array.of(20, 5010), { group: 0 });
+    await store.append(1, 200, Uint32Array.of(30), { group: 0 });
+    expect(await store.pending(10)).toEqual([{ taskId: 1, expiresAt: 200 }]);
+    expect(await store.pending(5000)).toEqual([{ taskId: 1, expiresAt: 99 }]);
+    await store.append(1, 200, Uint32Array.of(5020), { group: 1 });
+    expect(await store.pending(5010)).toEqual([{ taskId: 1, expiresAt: 200 }]);
+    // Ungrouped, expiring back at 99: the index lists both kinds again.
+    await store.append(1, 99, Uint32Array.of(5030));
+    for (const uin of [5000, 5020, 5030]) expect(await store.pending(uin)).toEqual([{ taskId: 1, expiresAt: 99 }]);
+    await store.close();
   });
 
   it('fails every call after close with STORE_CLOSED', async () => {

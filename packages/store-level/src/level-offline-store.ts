@@ -1,35 +1,35 @@
 import { ConfigError, ErrorCodes, HeraldError, ValidationError } from '@herald/core';
-import { indexOfSorted, isSortedUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
+import { isSortedUint32, uniqueSorted } from '@herald/core/uins';
 import type { OfflineAppendOptions, OfflineEntry, OfflinePurge, OfflineStore } from '@herald/core/ports';
-import { EMPTY, encodeF64, readU64BE } from './keys';
+import { EMPTY, readU64BE } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
-import { RecordCursor, SortedUinCursor, type Db } from './offline-cursors';
+import { holdsUin, RecordCursor, type Db } from './offline-cursors';
 import {
   ackByTaskKey,
   ackKey,
-  acksOfTask,
   acksOfUin,
   encodeCount,
   encodeExpiry,
+  encodeIndex,
   EXPIRY_INDEX_KEY,
   expiryKey,
+  groupsOfIndex,
   indexKey,
   indexOfRange,
+  MAX_GROUP,
   RANGE_BITS_KEY,
-  RANGE_IN_TASK_RANGE_KEY,
-  rangesOfTask,
   scopeKey,
-  recordKey,
-  recordPrefix,
+  shelfCountKey,
+  shelfRecordKey,
   TASK_IN_ACK_KEY,
   TASK_IN_INDEX_KEY,
-  taskRangeKey,
-  UIN_IN_ACK_BY_TASK_KEY,
+  UNGROUPED,
 } from './offline-keys';
-import { decodeUins, encodeUins, splitByRange, unionSorted } from './uin-records';
+import { encodeUins, splitByRange, unionSorted } from './uin-records';
 import { ScopeRivals, supersedeOlder, withoutNewer } from './offline-collapse';
 import { indexExpiries, purgeExpired } from './offline-purge';
+import { scanTaskRecords } from './offline-scan';
 import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
 
 /**
@@ -44,8 +44,12 @@ import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
  *
  *   'r' range taskId firstUin -> the sorted uins (u32 LE, back to back) of one
  *                                record: an appended batch's uins in that range
- *   'i' range taskId          -> expiresAt (f64 BE): which tasks have records in a range
- *   'k' taskId range          -> count (u32 BE): the task's records in that range (scanTask, merges)
+ *   'q' range taskId group firstUin -> the same, for an append with a group
+ *   'i' range taskId          -> expiresAt (f64 BE), then the groups the task has
+ *                                there if any (offline-keys.ts encodeIndex):
+ *                                which tasks have records in a range
+ *   'k' taskId range [group]  -> count (u32 BE): the task's records in that range
+ *                                (and group) (scanTask, merges)
  *   'a' uin taskId            -> '' : the user acknowledged the task's entry
  *   'b' taskId uin            -> '' : the same acknowledgement, by task (scanTask)
  *   'g' range scope taskId    -> '' : the task has records in the range and a collapse scope
@@ -54,8 +58,16 @@ import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
  *   'm' "expiryIndex"         -> '' : 'e' covers every task (a store from before 'e' is indexed at open)
  *
  * append(task, uins): the batch is split at range boundaries into one record
- * per range; all keys of one append go in one atomic batch. Invariant: the
- * records of one (range, task) cover disjoint uin spans [first, last]. A batch
+ * per range; all keys of one append go in one atomic batch. The 'i' and 'e'
+ * values are put only when they change (a group joins the range, another
+ * expiry), as far as the task's spans in memory know (offline-spans.ts). Invariant: the
+ * records of one shelf, (range, task) or (range, task, group), cover disjoint
+ * uin spans [first, last]. Groups exist because a local-time task's groups
+ * interleave in uin order: sharing one shelf, each group's append would merge
+ * with the range's record of every earlier group and rewrite it; apart, an
+ * append never touches another group's records (docs/local-time.md). Appends
+ * without a group, and every append under a collapse scope, stay ungrouped
+ * ('r', the layout before groups, which older stores hold). A batch
  * that overlaps existing records of its task (a replay, or a retried unit
  * whose batches were cut differently) is merged with them: the overlapped
  * records are deleted and their union written as one record, in the same
@@ -70,20 +82,23 @@ import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
  * processes out), so the read-merge-write cannot interleave.
  *
  * pending(uin): read the 'i' entries of the uin's range (tasks in id order),
- * and for each task seek in reverse from 'r' range task uin (lte, limit 1): by
- * the invariant, that record (the last with firstUin <= uin) is the only one
- * that can hold the uin; binary-search it. Acknowledged tasks ('a' uin *) are
- * skipped.
+ * and for each task and each of its groups there seek in reverse from 'r'
+ * range task uin (or 'q' range task group uin) (lte, limit 1): by the
+ * invariant, that record (the last of the shelf with firstUin <= uin) is the
+ * only one of the shelf that can hold the uin; binary-search it. Acknowledged
+ * tasks ('a' uin *) are skipped.
  *
  * acknowledge(uin, tasks) writes 'a' and 'b' for each entry the user has;
  * acknowledging an entry that does not exist writes nothing, so it cannot
  * hide a later append. A replayed append leaves acknowledgements in place.
  *
- * scanTask(task): walk the 'k' index, read each range's records in key order
- * (disjoint and ascending, by the invariant; the count says how many, so the
- * read never spills into another task's records), drop uins found in the
- * task's 'b' acknowledgements (one forward cursor), and yield a Uint32Array
- * per record, all from one snapshot.
+ * scanTask(task) (offline-scan.ts): walk the 'k' index, read each range's
+ * records in key order (disjoint and ascending within a shelf, by the
+ * invariant; the count says how many, so the read never spills into another
+ * task's records; a range with several groups merged into one ascending
+ * array), drop uins found in the task's 'b' acknowledgements (one forward
+ * cursor), and yield a Uint32Array per record or merged range, all from one
+ * snapshot.
  *
  * Collapse scopes (offline-collapse.ts): an append with a scope runs under
  * the scope's lock instead of the task's, and per range lists the scope's
@@ -190,6 +205,9 @@ export class LevelOfflineStore implements OfflineStore {
       const scope = options?.collapseScope;
       if (scope !== undefined && (typeof scope !== 'string' || scope === ''))
         throw new ValidationError('collapseScope must be a non-empty string', { field: 'collapseScope' });
+      const group = options?.group;
+      if (group !== undefined && (!Number.isInteger(group) || group < 0 || group > MAX_GROUP))
+        throw new ValidationError(`group must be an integer in [0, ${MAX_GROUP}]`, { field: 'group' });
       checkTaskId(taskId);
       if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))
         throw new ValidationError('expiresAt must be a finite number', { expiresAt });
@@ -198,7 +216,9 @@ export class LevelOfflineStore implements OfflineStore {
       if (sortedUins.length === 0) return;
       // Own copy: the caller may reuse its buffer as soon as this returns.
       const uins = uniqueSorted(sortedUins.slice());
-      await this.lock(taskId, scope, () => this.appendLocked(taskId, expiresAt, uins, scope));
+      // A scope's tasks keep ungrouped records: collapsing reads and rewrites one shelf per (range, task).
+      const shelfGroup = scope === undefined ? (group ?? UNGROUPED) : UNGROUPED;
+      await this.lock(taskId, scope, () => this.appendLocked(taskId, expiresAt, uins, { scope, group: shelfGroup }));
     });
   }
 
@@ -244,11 +264,14 @@ export class LevelOfflineStore implements OfflineStore {
       if (index.length === 0) return [];
       const acked = new Set(acks.map((k) => readU64BE(k, TASK_IN_ACK_KEY)));
       const candidates: OfflineEntry[] = [];
+      const groups: number[][] = [];
       for (const [k, v] of index) {
         const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
-        if (!acked.has(taskId)) candidates.push({ taskId, expiresAt: v.readDoubleBE(0) });
+        if (acked.has(taskId)) continue;
+        candidates.push({ taskId, expiresAt: v.readDoubleBE(0) });
+        groups.push(groupsOfIndex(v));
       }
-      const held = await Promise.all(candidates.map((e) => this.holds(e.taskId, range, uin)));
+      const held = await Promise.all(candidates.map((e, i) => this.holds(e.taskId, range, uin, groups[i]!)));
       return candidates.filter((_, i) => held[i]);
     });
   }
@@ -260,7 +283,12 @@ export class LevelOfflineStore implements OfflineStore {
       taskIds.forEach(checkTaskId);
       const tasks = [...new Set<number>(taskIds)];
       const range = this.rangeOf(uin);
-      const held = await Promise.all(tasks.map((taskId) => this.holds(taskId, range, uin)));
+      const held = await Promise.all(
+        tasks.map(async (taskId) => {
+          const index = await this.db.get(indexKey(range, taskId));
+          return index !== undefined && this.holds(taskId, range, uin, groupsOfIndex(index));
+        }),
+      );
       const ops: { type: 'put'; key: Buffer; value: Buffer }[] = [];
       tasks.forEach((taskId, i) => {
         if (!held[i]) return;
@@ -276,28 +304,10 @@ export class LevelOfflineStore implements OfflineStore {
   async *scanTask(taskId: number): AsyncGenerator<Uint32Array> {
     this.life.assertOpen('scanTask');
     checkTaskId(taskId);
-    const snapshot = this.db.snapshot();
-    const ranges = this.db.iterator({ ...rangesOfTask(taskId), snapshot });
-    const acks = new SortedUinCursor(this.db.keys({ ...acksOfTask(taskId), snapshot }), UIN_IN_ACK_BY_TASK_KEY);
-    const records = new RecordCursor(this.db, snapshot);
     try {
-      for (;;) {
-        const chunk = await ranges.nextv(1024);
-        if (chunk.length === 0) break;
-        for (const [k, v] of chunk) {
-          const range = k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY);
-          for (const [, value] of await records.all(range, taskId, v.readUInt32BE(0))) {
-            const uins = decodeUins(value);
-            const kept = subtractSorted(uins, await acks.within(uins[0]!, uins[uins.length - 1]!));
-            if (kept.length > 0) yield kept;
-          }
-        }
-      }
+      yield* scanTaskRecords(this.db, taskId);
     } catch (error) {
       throw toHeraldError(error, 'LevelOfflineStore', 'scanTask');
-    } finally {
-      await Promise.allSettled([ranges.close(), acks.close(), records.close()]);
-      await snapshot.close();
     }
   }
 
@@ -306,22 +316,18 @@ export class LevelOfflineStore implements OfflineStore {
     return this.life.close(() => this.db.close());
   }
 
-  /** Whether the task has a record holding `uin` (acknowledged or not): one reverse seek, by the invariant. */
-  private async holds(taskId: number, range: number, uin: number): Promise<boolean> {
-    const [record] = await this.db
-      .values({ gte: recordPrefix(range, taskId), lte: recordKey(range, taskId, uin), reverse: true, limit: 1 })
-      .all();
-    return record !== undefined && indexOfSorted(decodeUins(record), uin) >= 0;
+  /** Whether the task has a record holding `uin` (acknowledged or not): offline-cursors.ts holdsUin. */
+  private holds(taskId: number, range: number, uin: number, groups: readonly number[]): Promise<boolean> {
+    return holdsUin(this.db, { range, taskId }, groups, uin);
   }
 
   private async appendLocked(
     taskId: number,
     expiresAt: number,
     uins: Uint32Array,
-    scope: string | undefined,
+    { scope, group }: { scope: string | undefined; group: number },
   ): Promise<void> {
     const slices = splitByRange(uins, this.rangeOf);
-    const expires = encodeF64(expiresAt);
     // A chained batch: one atomic write, and much less per-operation overhead than an array of ops.
     const batch = this.db.batch();
     // One long-lived iterator seeking range to range: far cheaper than a new iterator per range.
@@ -345,16 +351,18 @@ export class LevelOfflineStore implements OfflineStore {
           for (const older of rivals.older) rewritten.add(older);
           batch.put(scopeKey(slice.range, scope, taskId), EMPTY);
         }
-        const spans = await task.range(slice.range, records);
+        const shelf = { range: slice.range, taskId, group };
+        const spans = await task.shelf(slice.range, group, records);
         const first = merged[0]!;
         const last = merged[merged.length - 1]!;
         const at = spans.overlapping(first, last);
         if (at.to > at.from) {
-          const overlapped = await records.overlapping(slice.range, taskId, first, last, spans.count);
+          const overlapped = await records.overlapping(shelf, first, last, spans.count);
           if (overlapped.length !== at.to - at.from)
             throw new HeraldError(
               ErrorCodes.INTERNAL,
-              `offline records of task ${taskId} in range ${slice.range}: ${overlapped.length} overlapped on disk, ` +
+              `offline records of task ${taskId} in range ${slice.range}, group ${group}: ` +
+                `${overlapped.length} overlapped on disk, ` +
                 `${at.to - at.from} in memory`,
             );
           // Deletes first: the merged record may reuse an overlapped record's key, and the later op wins.
@@ -363,13 +371,22 @@ export class LevelOfflineStore implements OfflineStore {
             merged = unionSorted(merged, record.uins);
           }
         }
-        batch.put(recordKey(slice.range, taskId, merged[0]!), encodeUins(merged));
-        batch.put(indexKey(slice.range, taskId), expires);
-        batch.put(taskRangeKey(taskId, slice.range), encodeCount(spans.count - (at.to - at.from) + 1));
+        batch.put(shelfRecordKey(shelf, merged[0]!), encodeUins(merged));
+        // The 'i' value changes only when a group joins the range (or the expiry changes): most appends
+        // (every later batch of a group in a range) would write the same bytes again.
+        if (!task.indexCurrent(slice.range, expiresAt)) {
+          const groups = task.groups(slice.range);
+          batch.put(indexKey(slice.range, taskId), encodeIndex(expiresAt, groups));
+          edits.push(() => task.indexWritten(slice.range, expiresAt, groups.length));
+        }
+        batch.put(shelfCountKey(taskId, slice.range, group), encodeCount(spans.count - (at.to - at.from) + 1));
         const span = { first: merged[0]!, last: merged[merged.length - 1]! };
         edits.push(() => task.replace(spans, at, span.first, span.last));
       }
-      batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, scope));
+      if (!task.expiryCurrent(expiresAt)) {
+        batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, scope));
+        edits.push(() => task.expiryWrittenAs(expiresAt));
+      }
       await batch.write();
     } catch (error) {
       await batch.close(); // safe after a failed write too: it waits for the close the write began

@@ -19,6 +19,7 @@ import {
   taskInScopeKey,
   taskRangeKey,
   tasksOfScope,
+  UNGROUPED,
 } from './offline-keys';
 import { encodeUins } from './uin-records';
 
@@ -63,6 +64,9 @@ export class ScopeRivals {
   }
 }
 
+/** A scope's tasks keep ungrouped records only (LevelOfflineStore.append ignores the group under a scope). */
+const ungrouped = (range: number, taskId: number) => ({ range, taskId, group: UNGROUPED });
+
 async function recordCount(db: Db, taskId: number, range: number): Promise<number> {
   const value = await db.get(taskRangeKey(taskId, range));
   return value === undefined ? 0 : value.readUInt32BE(0);
@@ -81,7 +85,7 @@ export async function withoutNewer(
     if (kept.length === 0) break;
     const count = await recordCount(db, taskId, range);
     if (count === 0) continue;
-    const overlapped = await records.overlapping(range, taskId, kept[0]!, kept[kept.length - 1]!, count);
+    const overlapped = await records.overlapping(ungrouped(range, taskId), kept[0]!, kept[kept.length - 1]!, count);
     for (const record of overlapped) kept = subtractSorted(kept, record.uins);
   }
   return kept;
@@ -106,7 +110,7 @@ export async function supersedeOlder(
   for (const taskId of older) {
     const count = await recordCount(db, taskId, range);
     if (count === 0) continue;
-    const overlapped = await records.overlapping(range, taskId, uins[0]!, uins[uins.length - 1]!, count);
+    const overlapped = await records.overlapping(ungrouped(range, taskId), uins[0]!, uins[uins.length - 1]!, count);
     let emptied = 0;
     for (const record of overlapped) {
       const rest = subtractSorted(record.uins, uins);

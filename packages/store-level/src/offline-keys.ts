@@ -3,13 +3,52 @@
  * each key kind and of the ranges that scan them, where the numbers sit
  * inside keys, and the small value codecs the store writes beside them.
  */
-import { key, prefixRange, tag } from './keys';
+import { encodeF64, key, prefixRange, tag } from './keys';
 
 export const RANGE_BITS_KEY = key(tag('m'), { tail: 'rangeBits' });
 
 export const recordPrefix = (range: number, taskId: number) => key(tag('r'), { u32: range }, { u64: taskId });
 export const recordKey = (range: number, taskId: number, first: number) =>
   key(tag('r'), { u32: range }, { u64: taskId }, { u32: first });
+/**
+ * A task's records in one range of one group (OfflineAppendOptions.group):
+ * the unit inside which record spans are disjoint. UNGROUPED records (appends
+ * without a group, and every record of a store from before groups) keep the
+ * 'r' keys; a group's records are 'q' range taskId group firstUin.
+ */
+export interface Shelf {
+  range: number;
+  taskId: number;
+  group: number;
+}
+/** The group of records appended without one; not a valid group number (those are 0..MAX_GROUP). */
+export const UNGROUPED = -1;
+export const MAX_GROUP = 0xffff;
+
+export const shelfPrefix = ({ range, taskId, group }: Shelf): Buffer =>
+  group === UNGROUPED ? recordPrefix(range, taskId) : key(tag('q'), { u32: range }, { u64: taskId }, { u32: group });
+export const shelfRecordKey = (shelf: Shelf, first: number): Buffer => {
+  const prefix = shelfPrefix(shelf);
+  const out = Buffer.allocUnsafe(prefix.length + 4);
+  prefix.copy(out, 0);
+  out.writeUInt32BE(first >>> 0, prefix.length);
+  return out;
+};
+/** Every group record ('q') of the task in the range, whatever its group. */
+export const groupRecordsOf = (range: number, taskId: number) =>
+  prefixRange(key(tag('q'), { u32: range }, { u64: taskId }));
+/** Every 'q' record key, whatever its range, task and group. */
+export const GROUP_RECORDS = prefixRange(key(tag('q')));
+
+/** A shelf's record count: 'k' taskId range (ungrouped, the layout before groups) or 'k' taskId range group. */
+export const shelfCountKey = (taskId: number, range: number, group: number): Buffer =>
+  group === UNGROUPED ? taskRangeKey(taskId, range) : key(tag('k'), { u64: taskId }, { u32: range }, { u32: group });
+/** The group a 'k' key counts (UNGROUPED for the 13-byte keys of the layout before groups). */
+export const groupOfCountKey = (k: Buffer): number =>
+  k.length > GROUP_IN_COUNT_KEY ? k.readUInt32BE(GROUP_IN_COUNT_KEY) : UNGROUPED;
+/** Every 'k' key of the task in the range: the ungrouped count and each group's. */
+export const countsOfTaskRange = (taskId: number, range: number) => prefixRange(taskRangeKey(taskId, range));
+
 export const indexKey = (range: number, taskId: number) => key(tag('i'), { u32: range }, { u64: taskId });
 export const indexOfRange = (range: number) => prefixRange(key(tag('i'), { u32: range }));
 export const taskRangeKey = (taskId: number, range: number) => key(tag('k'), { u64: taskId }, { u32: range });
@@ -18,6 +57,30 @@ export const ackKey = (uin: number, taskId: number) => key(tag('a'), { u32: uin 
 export const acksOfUin = (uin: number) => prefixRange(key(tag('a'), { u32: uin }));
 export const ackByTaskKey = (taskId: number, uin: number) => key(tag('b'), { u64: taskId }, { u32: uin });
 export const acksOfTask = (taskId: number) => prefixRange(key(tag('b'), { u64: taskId }));
+
+/**
+ * An 'i' value: expiresAt (f64 BE), and when the task has group records in
+ * the range, a byte saying whether it has ungrouped ones too (1) or not (0),
+ * then each group (u16 BE). Eight bytes alone (every value before groups):
+ * ungrouped records only. A login seeks once per group listed.
+ */
+export function encodeIndex(expiresAt: number, groups: readonly number[]): Buffer {
+  if (groups.length === 1 && groups[0] === UNGROUPED) return encodeF64(expiresAt);
+  const grouped = groups.filter((g) => g !== UNGROUPED);
+  const buf = Buffer.allocUnsafe(9 + grouped.length * 2);
+  buf.writeDoubleBE(expiresAt, 0);
+  buf.writeUInt8(grouped.length < groups.length ? 1 : 0, 8);
+  grouped.forEach((g, i) => buf.writeUInt16BE(g, 9 + i * 2));
+  return buf;
+}
+
+/** The groups an 'i' value lists (UNGROUPED first when the task has ungrouped records in the range). */
+export function groupsOfIndex(value: Buffer): number[] {
+  if (value.length <= 8) return [UNGROUPED];
+  const groups = value[8] === 1 ? [UNGROUPED] : [];
+  for (let at = 9; at + 2 <= value.length; at += 2) groups.push(value.readUInt16BE(at));
+  return groups;
+}
 
 export const EXPIRY_INDEX_KEY = key(tag('m'), { tail: 'expiryIndex' });
 
@@ -56,6 +119,7 @@ export function decodeExpiry(value: Buffer): { expiresAt: number; scope: string 
 /** Offsets of the numbers inside keys (after the tag byte). */
 export const TASK_IN_INDEX_KEY = 5;
 export const RANGE_IN_TASK_RANGE_KEY = 9;
+const GROUP_IN_COUNT_KEY = 13;
 export const TASK_IN_ACK_KEY = 5;
 export const UIN_IN_ACK_BY_TASK_KEY = 9;
 

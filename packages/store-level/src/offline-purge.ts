@@ -23,7 +23,8 @@ import {
   rangesOfTask,
   recordPrefix,
   scopeKey,
-  taskRangeKey,
+  countsOfTaskRange,
+  groupRecordsOf,
   TASK_IN_EXPIRY_KEY,
   UIN_IN_ACK_BY_TASK_KEY,
 } from './offline-keys';
@@ -71,18 +72,8 @@ async function purgeTask(
   for (;;) {
     const ranges = await db.iterator({ ...rangesOfTask(taskId), limit: STEP }).all();
     if (ranges.length === 0) break;
-    for (const [k] of ranges) {
-      const range = k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY);
-      const batch = db.batch();
-      for (const [key, value] of await db.iterator(prefixRange(recordPrefix(range, taskId))).all()) {
-        batch.del(key);
-        purged.entries += value.byteLength / 4;
-        purged.records++;
-      }
-      batch.del(taskRangeKey(taskId, range));
-      batch.del(indexKey(range, taskId));
-      if (scope !== undefined) batch.del(scopeKey(range, scope, taskId));
-      await batch.write();
+    for (const range of new Set(ranges.map(([k]) => k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY)))) {
+      await purgeRange(db, { taskId, range, scope }, purged);
       if (purged.records >= maxRecords) return false;
     }
   }
@@ -100,6 +91,30 @@ async function purgeTask(
   }
   await db.del(expiryKey(task.expiresAt, taskId));
   return true;
+}
+
+/**
+ * Removes the task's records in one range, every group's, with their counts,
+ * index and scope entries, in one batch: a range goes whole or not at all.
+ */
+async function purgeRange(
+  db: Db,
+  at: { taskId: number; range: number; scope: string | undefined },
+  purged: OfflinePurge,
+): Promise<void> {
+  const { taskId, range, scope } = at;
+  const batch = db.batch();
+  const records = [prefixRange(recordPrefix(range, taskId)), groupRecordsOf(range, taskId)];
+  for (const bounds of records)
+    for (const [key, value] of await db.iterator(bounds).all()) {
+      batch.del(key);
+      purged.entries += value.byteLength / 4;
+      purged.records++;
+    }
+  for (const key of await db.keys(countsOfTaskRange(taskId, range)).all()) batch.del(key);
+  batch.del(indexKey(range, taskId));
+  if (scope !== undefined) batch.del(scopeKey(range, scope, taskId));
+  await batch.write();
 }
 
 /**

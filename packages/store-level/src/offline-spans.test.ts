@@ -2,7 +2,7 @@ import { makeTempDir, offlineStoreConformance, type TempDir } from '@herald/test
 import { ClassicLevel } from 'classic-level';
 import { readU64BE } from './keys';
 import { LevelOfflineStore } from './level-offline-store';
-import { RECORDS } from './offline-keys';
+import { GROUP_RECORDS, RECORDS, UNGROUPED } from './offline-keys';
 import { RangeSpans, RecordSpans } from './offline-spans';
 import { RecordCursor } from './offline-cursors';
 
@@ -21,8 +21,8 @@ async function scan(store: LevelOfflineStore, taskId: number): Promise<number[]>
 }
 
 /**
- * Reads a closed store's raw keys: for each (task, range), its 'k' count and
- * how many 'r' records it really has there. They must agree: scanTask and
+ * Reads a closed store's raw keys: for each (task, range, group), its 'k'
+ * count and how many 'r' (ungrouped) or 'q' records it really has there. They must agree: scanTask and
  * the merges trust the count.
  */
 async function countsOnDisk(path: string): Promise<{ counted: Map<string, number>; records: Map<string, number> }> {
@@ -30,10 +30,17 @@ async function countsOnDisk(path: string): Promise<{ counted: Map<string, number
   try {
     const counted = new Map<string, number>();
     for (const [k, v] of await db.iterator({ gte: Buffer.from('k'), lt: Buffer.from('l') }).all())
-      counted.set(`${readU64BE(k, 1)}/${k.readUInt32BE(9)}`, v.readUInt32BE(0));
+      counted.set(
+        `${readU64BE(k, 1)}/${k.readUInt32BE(9)}/${k.length > 13 ? k.readUInt32BE(13) : '-'}`,
+        v.readUInt32BE(0),
+      );
     const records = new Map<string, number>();
     for (const k of await db.keys(RECORDS).all()) {
-      const at = `${readU64BE(k, 5)}/${k.readUInt32BE(1)}`;
+      const at = `${readU64BE(k, 5)}/${k.readUInt32BE(1)}/-`;
+      records.set(at, (records.get(at) ?? 0) + 1);
+    }
+    for (const k of await db.keys(GROUP_RECORDS).all()) {
+      const at = `${readU64BE(k, 5)}/${k.readUInt32BE(1)}/${k.readUInt32BE(13)}`;
       records.set(at, (records.get(at) ?? 0) + 1);
     }
     return { counted, records };
@@ -92,7 +99,7 @@ describe('RecordSpans', () => {
     const records = new RecordCursor(db);
     for (const taskId of [1, 2, 3]) {
       const task = await cache.task(taskId);
-      const spans = await task.range(0, records);
+      const spans = await task.shelf(0, UNGROUPED, records);
       task.replace(spans, { from: 0, to: 0 }, 10, 20);
       task.replace(spans, { from: 1, to: 1 }, 30, 40);
       cache.settle(taskId);
@@ -102,7 +109,7 @@ describe('RecordSpans', () => {
     const first = await cache.task(2);
     cache.settle(2);
     const fourth = await cache.task(4);
-    const spans = await fourth.range(0, records);
+    const spans = await fourth.shelf(0, UNGROUPED, records);
     fourth.replace(spans, { from: 0, to: 0 }, 1, 2);
     fourth.replace(spans, { from: 1, to: 1 }, 5, 6);
     cache.settle(4);
@@ -115,7 +122,7 @@ describe('RecordSpans', () => {
   it('with a bound of 0 keeps nothing', async () => {
     const cache = new RecordSpans(db, 0);
     const task = await cache.task(1);
-    task.replace(await task.range(0, new RecordCursor(db)), { from: 0, to: 0 }, 10, 20);
+    task.replace(await task.shelf(0, UNGROUPED, new RecordCursor(db)), { from: 0, to: 0 }, 10, 20);
     cache.settle(1);
     expect(cache.size).toEqual({ tasks: 0, spans: 0 });
     expect(await cache.task(1)).not.toBe(task);
@@ -165,6 +172,29 @@ describe('LevelOfflineStore record spans', () => {
     await store.close();
     const { counted, records } = await countsOnDisk(dir.path);
     expect(counted).toEqual(records);
+  });
+
+  it("keeps each group's count equal to its records through interleaved groups, replays across them and purges", async () => {
+    const store = await LevelOfflineStore.open(dir.path, { rangeBits: 8, maxCachedSpans: 40 });
+    for (let taskId = 1; taskId <= 4; taskId++) {
+      const expiresAt = taskId === 2 ? 50 : 99;
+      for (let group = 0; group < 3; group++)
+        for (let b = 0; b < 6; b++) {
+          const uins = Uint32Array.from({ length: 30 }, (_, i) => ((b * 30 + i) * 3 + group) * 11 + taskId);
+          await store.append(taskId, expiresAt, uins, { group });
+        }
+      // Group 1's second and third batches again, as one batch: merges two records of that group only.
+      const replay = Uint32Array.from({ length: 60 }, (_, i) => ((30 + i) * 3 + 1) * 11 + taskId);
+      await store.append(taskId, expiresAt, replay, { group: 1 });
+      await store.append(taskId, expiresAt, replay.subarray(0, 5));
+    }
+    expect((await scan(store, 3)).length).toBe(3 * 6 * 30);
+    await store.purgeExpired(60, 1000);
+    expect(await scan(store, 2)).toEqual([]);
+    await store.close();
+    const { counted, records } = await countsOnDisk(dir.path);
+    expect(counted).toEqual(records);
+    expect([...records.keys()].some((at) => at.startsWith('2/'))).toBe(false);
   });
 
   it('reads again the spans of an older task of a scope that a newer task rewrote', async () => {

@@ -1,6 +1,7 @@
 /*
- * What LevelOfflineStore knows in memory of each task's records, range by
- * range: their spans [first, last] (so their count, the 'k' value too).
+ * What LevelOfflineStore knows in memory of each task's records, shelf by
+ * shelf (range and group): their spans [first, last] (so their count, the
+ * 'k' value too), and which groups the task has in each range (the 'i' value).
  *
  * Why it can be trusted: the store is the only writer of its LevelDB (the
  * LOCK file keeps other processes out), and a task's records change only
@@ -14,9 +15,9 @@
  */
 import { HeraldError, ErrorCodes } from '@herald/core';
 import type { RecordCursor, Db } from './offline-cursors';
-import { RANGE_IN_TASK_RANGE_KEY, rangesOfTask, recordPrefix } from './offline-keys';
+import { groupOfCountKey, RANGE_IN_TASK_RANGE_KEY, rangesOfTask, shelfPrefix } from './offline-keys';
 
-/** One task's records in one range: ascending, disjoint spans; record i's key holds firsts[i]. */
+/** One task's records in one shelf (range and group): ascending, disjoint spans; record i's key holds firsts[i]. */
 export class RangeSpans {
   readonly firsts: number[] = [];
   readonly lasts: number[] = [];
@@ -46,49 +47,97 @@ export class RangeSpans {
   }
 }
 
-/** One task's spans: the ranges read so far, and the record counts ('k') of the ranges not read yet. */
+/** A shelf as held: its spans once read, or its record count ('k') until then. */
+type ShelfState = RangeSpans | number;
+
+/** One task's spans: per range, each group's spans read so far, and the record counts ('k') of those not read yet. */
 export class TaskSpans {
-  private readonly ranges = new Map<number, RangeSpans>();
+  private readonly ranges = new Map<number, Map<number, ShelfState>>();
   /** Spans and unread counts held now, and as the cache last counted them (its bound). */
-  held: number;
+  held = 0;
   accounted = 0;
+  /**
+   * Per range, the 'i' value this object's appends last wrote there (its
+   * expiresAt and how many groups it listed), and the expiry entry ('e')
+   * they last wrote: an append whose values would be the same skips the
+   * put. Groups only join a range while the object lives (a purge or a
+   * collapse drops it), so the same count is the same list. A fresh object
+   * (after a restart, an eviction, a dropped task) knows nothing written and
+   * writes each once again.
+   */
+  private readonly indexed = new Map<number, { expiresAt: number; groups: number }>();
+  private expiryWritten: number | undefined;
 
   constructor(
     readonly taskId: number,
-    private readonly unread: Map<number, number>,
+    counts: Iterable<{ range: number; group: number; count: number }>,
   ) {
-    this.held = unread.size;
+    for (const { range, group, count } of counts) {
+      this.groupsOf(range).set(group, count);
+      this.held++;
+    }
   }
 
-  /** The task's spans in `range`, read from its records on first use if it has any there. */
-  async range(range: number, records: RecordCursor): Promise<RangeSpans> {
-    let spans = this.ranges.get(range);
-    if (spans !== undefined) return spans;
-    spans = new RangeSpans();
-    const count = this.unread.get(range) ?? 0;
-    if (count > 0) {
-      for (const [key, value] of await records.all(range, this.taskId, count)) {
+  private groupsOf(range: number): Map<number, ShelfState> {
+    let groups = this.ranges.get(range);
+    if (groups === undefined) this.ranges.set(range, (groups = new Map<number, ShelfState>()));
+    return groups;
+  }
+
+  /** The task's spans in `range` and `group`, read from its records on first use if it has any there. */
+  async shelf(range: number, group: number, records: RecordCursor): Promise<RangeSpans> {
+    const groups = this.groupsOf(range);
+    const state = groups.get(group);
+    if (state instanceof RangeSpans) return state;
+    const spans = new RangeSpans();
+    const shelf = { range, taskId: this.taskId, group };
+    const first = shelfPrefix(shelf).length;
+    if (state !== undefined && state > 0) {
+      for (const [key, value] of await records.all(shelf, state)) {
         if (value.byteLength < 4 || value.byteLength % 4 !== 0)
           throw new HeraldError(ErrorCodes.INTERNAL, `corrupt offline record: ${value.byteLength} bytes`);
-        spans.firsts.push(key.readUInt32BE(FIRST_IN_RECORD_KEY));
+        spans.firsts.push(key.readUInt32BE(first));
         spans.lasts.push(value.readUInt32LE(value.byteLength - 4));
       }
     }
-    if (this.unread.delete(range)) this.held--;
+    if (state !== undefined) this.held--;
     this.held += spans.count;
-    this.ranges.set(range, spans);
+    groups.set(group, spans);
     return spans;
   }
 
-  /** Records in `spans` (one of this task's ranges) that a merged record [first, last] replaces: spans [from, to). */
+  /** The groups the task has records of in `range` (UNGROUPED among them if it has ungrouped ones), ascending. */
+  groups(range: number): number[] {
+    return [...(this.ranges.get(range)?.keys() ?? [])].sort((a, b) => a - b);
+  }
+
+  /** Whether the range's 'i' value, as this object last wrote it, already says `expiresAt` and every group it holds. */
+  indexCurrent(range: number, expiresAt: number): boolean {
+    const written = this.indexed.get(range);
+    return written !== undefined && written.expiresAt === expiresAt && written.groups === this.groupsOf(range).size;
+  }
+
+  /** After a write that put the range's 'i' value: what it said. */
+  indexWritten(range: number, expiresAt: number, groups: number): void {
+    this.indexed.set(range, { expiresAt, groups });
+  }
+
+  /** Whether this object's appends already wrote the task's expiry entry for `expiresAt`. */
+  expiryCurrent(expiresAt: number): boolean {
+    return this.expiryWritten === expiresAt;
+  }
+
+  /** After a write that put the expiry entry. */
+  expiryWrittenAs(expiresAt: number): void {
+    this.expiryWritten = expiresAt;
+  }
+
+  /** Records in `spans` (one of this task's shelves) that a merged record [first, last] replaces: spans [from, to). */
   replace(spans: RangeSpans, at: { from: number; to: number }, first: number, last: number): void {
     spans.replace(at.from, at.to, first, last);
     this.held += 1 - (at.to - at.from);
   }
 }
-
-/** Where the first uin sits in a record key: after the tag, the range (u32) and the task id (u64). */
-const FIRST_IN_RECORD_KEY = recordPrefix(0, 0).length;
 
 /** The default bound: about 16 MiB of spans (two doubles each), some 350 x 2^20-recipient tasks at 2,867 uins a record. */
 export const DEFAULT_MAX_CACHED_SPANS = 1 << 20;
@@ -114,7 +163,11 @@ export class RecordSpans {
     const counts = await this.db.iterator(rangesOfTask(taskId)).all();
     const task = new TaskSpans(
       taskId,
-      new Map(counts.map(([k, v]) => [k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY), v.readUInt32BE(0)])),
+      counts.map(([k, v]) => ({
+        range: k.readUInt32BE(RANGE_IN_TASK_RANGE_KEY),
+        group: groupOfCountKey(k),
+        count: v.readUInt32BE(0),
+      })),
     );
     this.tasks.set(taskId, task);
     return task;

@@ -20,6 +20,8 @@ export { taskStoreConformance } from './task-store/conformance';
 export { campaignStoreConformance } from './campaign-store/conformance';
 export { newCampaign, CAMPAIGN_NOW } from './campaign-store/fixtures';
 export { offlineStoreConformance } from './offline-store/conformance';
+export { offlineRestartConformance } from './offline-store/restart';
+export type { OfflineStoreFactory, OpenedOfflineStore } from './offline-store/restart';
 export { confirmedBatchLogConformance } from './confirmed-batch-log/conformance';
 export { deliveryGatewayConformance } from './delivery-gateway/conformance';
 export type { DeliveryGatewayHarness, DownstreamAnswer, ReceivedDelivery } from './delivery-gateway/conformance';

@@ -12,6 +12,17 @@ export interface OfflineAppendOptions {
    * always carry the same scope.
    */
   collapseScope?: string;
+  /**
+   * Which part of the task the batch belongs to: a local-time task's group
+   * (its index in the task's `report.localGroups`, 0..65535). Groups
+   * interleave in uin order, so an adapter that keeps a task's records per
+   * uin span keeps each group's apart, and one group's append never rewrites
+   * another's. A layout hint only: it changes no answer (`pending`,
+   * `scanTask`, collapse and purge see the task whole, and a replay of a
+   * batch under another group or none still changes nothing), and an
+   * adapter may ignore it. Absent: the task is not split.
+   */
+  group?: number;
 }
 
 /** What one `purgeExpired` call removed. */

@@ -23,6 +23,7 @@ export {
   emptyReport,
   removedTotal,
   deliveryOrderListIdOf,
+  localGroupAt,
 } from './model';
 export type {
   PriorityClass,

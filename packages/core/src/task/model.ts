@@ -159,6 +159,20 @@ export function deliveryOrderListIdOf(taskId: number): string {
   return `g_${taskId}`;
 }
 
+/**
+ * The local-time group (its index in `report.localGroups`) whose positions
+ * hold `position` of the task's delivery-order list; undefined for a task
+ * without groups (or a position outside them). A unit never spans two groups,
+ * so every batch of a unit has its unit's group.
+ */
+export function localGroupAt(task: { report?: Pick<TaskReport, 'localGroups'> }, position: number): number | undefined {
+  // A task read whole always has a report; a partial one (a test's, a message's) is simply not grouped.
+  const groups = task.report?.localGroups;
+  if (groups === undefined) return undefined;
+  const index = groups.findIndex((g) => position >= g.start && position < g.end);
+  return index < 0 ? undefined : index;
+}
+
 /** One release of a local-time task: who, when, and how far it got. */
 export interface LocalGroup {
   /** The UTC offset its recipients' zones have at releaseAt, minutes east. */

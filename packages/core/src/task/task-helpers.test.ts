@@ -2,7 +2,7 @@ import { crc32 } from 'node:zlib';
 import { FencedError } from '../errors';
 import { contentCrc } from './content';
 import { checkFence } from './fence';
-import { emptyReport, FILTER_REASONS, removedTotal } from './model';
+import { emptyReport, FILTER_REASONS, localGroupAt, removedTotal, type LocalGroup } from './model';
 
 describe('checkFence', () => {
   it('lets the current owner (same epoch) write', () => {
@@ -71,5 +71,28 @@ describe('task report helpers', () => {
     expect(removedTotal(report)).toBe(17);
     report.removed = Object.fromEntries(FILTER_REASONS.map((reason) => [reason, 1]));
     expect(removedTotal(report)).toBe(FILTER_REASONS.length);
+  });
+});
+
+describe('localGroupAt', () => {
+  const group = (start: number, end: number): LocalGroup => ({
+    offsetMinutes: 0,
+    releaseAt: 0,
+    start,
+    end,
+    skipped: false,
+    released: false,
+    delivered: 0,
+    offline: 0,
+  });
+  const report = { ...emptyReport(10), localGroups: [group(0, 4), group(4, 4), group(4, 10)] };
+
+  it('finds the group whose positions hold a delivery-order position (an empty group holds none)', () => {
+    expect([0, 3, 4, 9].map((position) => localGroupAt({ report }, position))).toEqual([0, 0, 2, 2]);
+  });
+
+  it('has none for a task without groups or a position past them', () => {
+    expect(localGroupAt({ report: emptyReport(10) }, 0)).toBeUndefined();
+    expect(localGroupAt({ report }, 10)).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import type { OfflineStore } from '@herald/core/ports';
 import { spreadUins } from '../random';
 import { useFreshStore, type StoreFactory } from '../store-factory';
 import { collapseAndPurgeConformance } from './collapse-and-purge';
+import { groupsConformance } from './groups';
 
 const MAX_UIN = 0xffffffff;
 const EXPIRES = 1_700_086_400_000;
@@ -50,6 +51,7 @@ export function offlineStoreConformance(name: string, open: StoreFactory<Offline
     }
 
     collapseAndPurgeConformance(store);
+    groupsConformance(store);
 
     it('estimates its size on disk as a non-negative integer, where the adapter can (approximateBytes is optional)', async () => {
       await threeTasks();
