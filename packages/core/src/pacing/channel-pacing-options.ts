@@ -1,5 +1,34 @@
 import { ValidationError } from '../errors';
-import type { ChannelPacingOptions } from './channel-pacing';
+
+/** ChannelPacing's bounds and factors (channel-pacing.ts). */
+export interface ChannelPacingOptions {
+  /** Recipients per second to start at. */
+  initialRate: number;
+  /** The rate never falls below this. */
+  minRate: number;
+  /** The rate never rises above this: the channel's configured limit. */
+  maxRate: number;
+  /** Additive increase: recipients per second added per second of acceptance. */
+  increasePerSecond: number;
+  /** Multiplicative decrease on a throttle or a latency rise, in (0, 1). */
+  decreaseFactor: number;
+  /** How far (ms of the current rate) the schedule may run ahead of now: the burst. */
+  burstMs: number;
+  /** Cuts closer together than this count once. */
+  cutSpacingMs: number;
+  /** A throttle without Retry-After holds sending this long. */
+  throttleDelayMs: number;
+  /** Latency below this never counts as a rise. */
+  latencyFloorMs: number;
+  /** A latency average this many times the lowest seen is a rise. */
+  latencyRiseFactor: number;
+  /** Failures in a row that open the breaker. */
+  failureThreshold: number;
+  /** Wait after the first failure, doubled per further one, at most `openMs`. */
+  failureDelayMs: number;
+  /** How long the breaker stays open before a probe. */
+  openMs: number;
+}
 
 /** Checks ChannelPacing's options at construction: each bound and factor in range, the rates in order. */
 export function checkOptions(o: ChannelPacingOptions): void {

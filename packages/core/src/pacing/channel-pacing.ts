@@ -1,73 +1,10 @@
 import { ValidationError } from '../errors';
 import { checkChannelLimits, type ChannelLimits } from './channel-share';
-import { checkOptions } from './channel-pacing-options';
+import { checkOptions, type ChannelPacingOptions } from './channel-pacing-options';
 import { SentRate } from './sent-rate';
 
-/**
- * The pacing of one delivery channel, driven by what the channel answers
- * (docs/delivery.md, "Pacing by the channel's health"). One per channel per
- * executor process, shared by every task sending through it.
- *
- * - A send rate in recipients per second, kept by virtual scheduling (GCRA):
- *   a send of n recipients is admitted when the channel's schedule is at
- *   most `burstMs` ahead of now, and pushes the schedule n / rate further.
- *   A batch larger than the burst still goes whole; the next one waits it off.
- * - AIMD: while the channel accepts, the rate rises by `increasePerSecond`
- *   for every second of acceptance (a hold is not acceptance), up to
- *   `maxRate`. After a cut, the rate it cut from is the channel's ceiling:
- *   the rise is slow (1% of it per second at most), so a channel that
- *   throttles at a fixed quota is probed every several seconds, not every
- *   batch; 20% above the ceiling without a cut, it is forgotten. A throttle
- *   or a rise in latency (its moving average above both `latencyFloorMs` and
- *   `latencyRiseFactor` times the lowest average seen) cuts it by
- *   `decreaseFactor` (from the rate actually sent, when lower: SentRate),
- *   down to `minRate`, at most once per `cutSpacingMs`
- *   (the answers of sends already in flight when a cut happens are the same
- *   news, not new news); one that comes while probing (near the ceiling, or
- *   above where the last cut put it), seconds after the last cut, cuts it to
- *   90% only. A new part of a shared
- *   budget scales the rate and the ceiling (`rescale`); a larger part may
- *   also lift the rate to its share of what every sender sent together.
- * - Retry-After is honoured exactly: nothing is admitted before it ends.
- * - A circuit breaker: `failureThreshold` failures in a row (5xx, timeouts,
- *   refused connections) open it; each failure before that waits
- *   `failureDelayMs`, doubled per further failure (at most `openMs`). Open,
- *   nothing is admitted for `openMs`; then it is half-open and admits one
- *   send, a probe: accepted, the breaker closes; failed, it opens again.
- *
- * Pure: every call is given the time (epoch ms, from the caller's injected
- * clock); it never reads a clock or sets a timer.
- */
-export interface ChannelPacingOptions {
-  /** Recipients per second to start at. */
-  initialRate: number;
-  /** The rate never falls below this. */
-  minRate: number;
-  /** The rate never rises above this: the channel's configured limit. */
-  maxRate: number;
-  /** Additive increase: recipients per second added per second of acceptance. */
-  increasePerSecond: number;
-  /** Multiplicative decrease on a throttle or a latency rise, in (0, 1). */
-  decreaseFactor: number;
-  /** How far (ms of the current rate) the schedule may run ahead of now: the burst. */
-  burstMs: number;
-  /** Cuts closer together than this count once. */
-  cutSpacingMs: number;
-  /** A throttle without Retry-After holds sending this long. */
-  throttleDelayMs: number;
-  /** Latency below this never counts as a rise. */
-  latencyFloorMs: number;
-  /** A latency average this many times the lowest seen is a rise. */
-  latencyRiseFactor: number;
-  /** Failures in a row that open the breaker. */
-  failureThreshold: number;
-  /** Wait after the first failure, doubled per further one, at most `openMs`. */
-  failureDelayMs: number;
-  /** How long the breaker stays open before a probe. */
-  openMs: number;
-}
-
 export type { ChannelLimits } from './channel-share';
+export type { ChannelPacingOptions };
 
 /** This sender's new part of the rate every sender sent at together, and when (epoch ms): `rescale`. */
 export interface SendersRate {
@@ -129,6 +66,41 @@ const SENT_WINDOW_MS = 1000;
 const SENT_MIN_SPAN_MS = 250;
 const GENTLE_CUT = 0.9;
 
+/**
+ * The pacing of one delivery channel, driven by what the channel answers
+ * (docs/delivery.md, "Pacing by the channel's health"). One per channel per
+ * executor process, shared by every task sending through it.
+ *
+ * - A send rate in recipients per second, kept by virtual scheduling (GCRA):
+ *   a send of n recipients is admitted when the channel's schedule is at
+ *   most `burstMs` ahead of now, and pushes the schedule n / rate further.
+ *   A batch larger than the burst still goes whole; the next one waits it off.
+ * - AIMD: while the channel accepts, the rate rises by `increasePerSecond`
+ *   for every second of acceptance (a hold is not acceptance), up to
+ *   `maxRate`. After a cut, the rate it cut from is the channel's ceiling:
+ *   the rise is slow (1% of it per second at most), so a channel that
+ *   throttles at a fixed quota is probed every several seconds, not every
+ *   batch; 20% above the ceiling without a cut, it is forgotten. A throttle
+ *   or a rise in latency (its moving average above both `latencyFloorMs` and
+ *   `latencyRiseFactor` times the lowest average seen) cuts it by
+ *   `decreaseFactor` (from the rate actually sent, when lower: SentRate),
+ *   down to `minRate`, at most once per `cutSpacingMs`
+ *   (the answers of sends already in flight when a cut happens are the same
+ *   news, not new news); one that comes while probing (near the ceiling, or
+ *   above where the last cut put it), seconds after the last cut, cuts it to
+ *   90% only. A new part of a shared
+ *   budget scales the rate and the ceiling (`rescale`); a larger part may
+ *   also lift the rate to its share of what every sender sent together.
+ * - Retry-After is honoured exactly: nothing is admitted before it ends.
+ * - A circuit breaker: `failureThreshold` failures in a row (5xx, timeouts,
+ *   refused connections) open it; each failure before that waits
+ *   `failureDelayMs`, doubled per further failure (at most `openMs`). Open,
+ *   nothing is admitted for `openMs`; then it is half-open and admits one
+ *   send, a probe: accepted, the breaker closes; failed, it opens again.
+ *
+ * Pure: every call is given the time (epoch ms, from the caller's injected
+ * clock); it never reads a clock or sets a timer.
+ */
 export class ChannelPacing {
   private options: ChannelPacingOptions;
   private currentRate: number;
