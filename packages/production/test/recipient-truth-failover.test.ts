@@ -300,6 +300,7 @@ describe('recipient truth through an executor and scheduler failover, production
       intervalMs: 500,
       message: 'every login pushed at the webhook',
     });
+    mark('logins pushed');
     expect(Date.now()).toBeLessThan(task.expiresAt); // the logins were before the expiry
     let counts: unknown[] = [];
     await waitFor(
