@@ -3,6 +3,7 @@ import { isSortedUint32, uniqueSorted } from '@herald/core/uins';
 import type { OfflineAppendOptions, OfflineEntry, OfflinePurge, OfflineStore } from '@herald/core/ports';
 import { EMPTY, readU64BE } from './keys';
 import { KeyedMutex } from './keyed-mutex';
+import { checkTaskId, checkUin } from './offline-checks';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
 import { holdsUin, RecordCursor, type Db } from './offline-cursors';
 import {
@@ -134,16 +135,6 @@ export interface LevelOfflineStoreOptions {
 }
 
 export const DEFAULT_RANGE_BITS = 16;
-
-function checkTaskId(taskId: number): void {
-  if (!Number.isSafeInteger(taskId) || taskId < 0)
-    throw new ValidationError('taskId must be a non-negative safe integer', { taskId });
-}
-
-function checkUin(uin: number): void {
-  if (!Number.isInteger(uin) || uin < 0 || uin > 0xffffffff)
-    throw new ValidationError('uin must be an integer in [0, 2^32)', { uin });
-}
 
 export class LevelOfflineStore implements OfflineStore {
   private readonly life = new Lifecycle('LevelOfflineStore');
