@@ -1,19 +1,10 @@
 import type { OfflineStore } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { spreadUins } from '../random';
+import { scanAll, taskIdsOf } from './reads';
 
 const EXPIRES = 1_700_086_400_000;
 const u32 = (...uins: number[]): Uint32Array => Uint32Array.from(uins);
-
-async function scanAll(store: OfflineStore, taskId: number): Promise<number[]> {
-  const out: number[] = [];
-  for await (const chunk of store.scanTask(taskId)) out.push(...chunk);
-  return out;
-}
-
-async function taskIdsOf(store: OfflineStore, uin: number): Promise<number[]> {
-  return (await store.pending(uin)).map((e) => e.taskId);
-}
 
 /** Purges until the store says done, a call at a time with `maxRecords`; the calls and what they removed. */
 async function purgeAll(store: OfflineStore, now: number, maxRecords: number) {

@@ -1,5 +1,6 @@
 import type { OfflineStore } from '@herald/core/ports';
 import type { OpenedStore } from '../store-factory';
+import { scanAll, taskIdsOf } from './reads';
 
 /** A fresh, empty offline store, and a way to open the same storage again after `close` (an executor restart). */
 export interface OpenedOfflineStore extends OpenedStore<OfflineStore> {
@@ -9,16 +10,6 @@ export interface OpenedOfflineStore extends OpenedStore<OfflineStore> {
 export type OfflineStoreFactory = () => Promise<OpenedOfflineStore>;
 
 const EXPIRES = 1_700_086_400_000;
-
-async function scanAll(store: OfflineStore, taskId: number): Promise<number[]> {
-  const out: number[] = [];
-  for await (const chunk of store.scanTask(taskId)) out.push(...chunk);
-  return out;
-}
-
-async function taskIdsOf(store: OfflineStore, uin: number): Promise<number[]> {
-  return (await store.pending(uin)).map((e) => e.taskId);
-}
 
 /**
  * 3,000 users close together (every 7th uin), so that a store cutting the uin
