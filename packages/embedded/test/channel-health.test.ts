@@ -21,6 +21,8 @@ import { call, listBytes, upload, waitForEnd } from './helpers';
  * every online recipient accepted once or counted as a dead letter, none
  * lost, none sent again once the channel answered for it.
  */
+const MIN_RATE = 2000;
+
 describe('delivery paced by the channel', () => {
   let dir: TempDir;
   let receiver: WebhookReceiver;
@@ -47,7 +49,9 @@ describe('delivery paced by the channel', () => {
           timeoutMs: 300,
           maxAttempts: 2,
           retryDelayMs: 10,
-          pacing: { breakerOpenMs: 500, maxHoldMs: 10_000 },
+          // A floor of 2,000/s: each case sends its 5,000 online recipients in seconds whatever rate the cases
+          // before it left (a cut after a hang or a 429 climbs back slowly from the default 100/s floor).
+          pacing: { breakerOpenMs: 500, maxHoldMs: 10_000, minRate: MIN_RATE },
         },
       },
     });
@@ -181,9 +185,9 @@ describe('delivery paced by the channel', () => {
     );
     expect(listed.body.channels.map((c) => c.channel)).toEqual(['webhook']);
     // The earlier cases' 429s, timeouts and refusals left the rate wherever AIMD took it (their timing decides):
-    // a limit under it, so the change must move the rate down at once. Nothing is sending, so it holds still.
+    // a limit under it (when it is above twice the floor), so the change must move the rate down at once. Nothing is sending, so it holds still.
     const before = listed.body.channels[0]!.rate;
-    const limit = Math.max(200, Math.floor(before / 2));
+    const limit = Math.max(2 * MIN_RATE, Math.floor(before / 2));
     const changed = await call(cluster, 'PUT', '/api/v1/channels/webhook/limits', { maxRate: limit });
     expect(changed).toEqual({
       status: 200,
