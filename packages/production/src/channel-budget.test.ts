@@ -54,6 +54,29 @@ function ringSeeing(membership: ClusterMembership): ClusterRing {
   return { membership: () => membership } as unknown as ClusterRing;
 }
 
+/** A cluster without APTA: the topology's executors are the senders. */
+function withoutApta(): ClusterMembership {
+  return {
+    apta: false,
+    self: undefined,
+    ring: new HashRing(['scheduler-1']),
+    members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
+  };
+}
+
+/** executor-1's relay to its peers: tells nothing, hears no demand, rate or idle peer unless told otherwise. */
+function relayOf(overrides: Partial<DemandLinks>): DemandLinks {
+  return {
+    id: 'executor-1',
+    relaying: true,
+    tellDemand: () => undefined,
+    demandOf: () => undefined,
+    rateOf: () => undefined,
+    onPeerIdle: () => () => undefined,
+    ...overrides,
+  };
+}
+
 describe('shareChannelBudget', () => {
   let gateway: PacedDeliveryGateway;
   beforeEach(() => {
@@ -83,37 +106,23 @@ describe('shareChannelBudget', () => {
   });
 
   it('without APTA, shares it among every executor of the topology', () => {
-    const membership: ClusterMembership = {
-      apta: false,
-      self: undefined,
-      ring: new HashRing(['scheduler-1']),
-      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
-    };
+    const membership = withoutApta();
     const share = shareChannelBudget(config, gateway, ringSeeing(membership), noopLogger);
     share.stop();
     expect(gateway.limits()).toMatchObject({ rate: 10_000, senders: 3 });
   });
 
   it('where the executors relay, tells its demand and paces to its part by demand', async () => {
-    const membership: ClusterMembership = {
-      apta: false,
-      self: undefined,
-      ring: new HashRing(['scheduler-1']),
-      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
-    };
+    const membership = withoutApta();
     const told: number[] = [];
     const peerDemands = new Map<string, number | undefined>([
       ['executor-2', 0],
       ['executor-3', 0],
     ]);
-    const relay: DemandLinks = {
-      id: 'executor-1',
-      relaying: true,
+    const relay = relayOf({
       tellDemand: (demand) => void told.push(demand),
       demandOf: (peer) => peerDemands.get(peer),
-      rateOf: () => undefined,
-      onPeerIdle: () => () => undefined,
-    };
+    });
     // No work anywhere: even shares.
     shareChannelBudget(config, gateway, ringSeeing(membership), noopLogger, relay).stop();
     expect(told).toEqual([0]);
@@ -145,24 +154,12 @@ describe('shareChannelBudget', () => {
   });
 
   it("takes the room at once when the peers' demands fall and its own has not grown", async () => {
-    const membership: ClusterMembership = {
-      apta: false,
-      self: undefined,
-      ring: new HashRing(['scheduler-1']),
-      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
-    };
+    const membership = withoutApta();
     const peerDemands = new Map<string, number | undefined>([
       ['executor-2', 1000],
       ['executor-3', 1000],
     ]);
-    const relay: DemandLinks = {
-      id: 'executor-1',
-      relaying: true,
-      tellDemand: () => undefined,
-      demandOf: (peer) => peerDemands.get(peer),
-      rateOf: () => undefined,
-      onPeerIdle: () => () => undefined,
-    };
+    const relay = relayOf({ demandOf: (peer) => peerDemands.get(peer) });
     const blocked = new BlockedChannel();
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
     const sending = busy.deliver({ taskId: 1, uins: new Uint32Array(1000), content: { body: 'x' }, atLogin: false });
@@ -186,21 +183,14 @@ describe('shareChannelBudget', () => {
   });
 
   it("takes the room when a peer tells 0, not at the next report, lifting its rate to its part of the executors' rates", async () => {
-    const membership: ClusterMembership = {
-      apta: false,
-      self: undefined,
-      ring: new HashRing(['scheduler-1']),
-      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
-    };
+    const membership = withoutApta();
     const peerDemands = new Map<string, number>([
       ['executor-2', 1000],
       ['executor-3', 1000],
     ]);
     const told: [number, number][] = [];
     let fell: (() => void) | undefined;
-    const relay: DemandLinks = {
-      id: 'executor-1',
-      relaying: true,
+    const relay = relayOf({
       tellDemand: (demand, rate) => void told.push([demand, rate]),
       demandOf: (peer) => peerDemands.get(peer),
       rateOf: () => 8000, // each peer sent 8000/s, this one 5000/s: its pacing's rate, half its third
@@ -208,7 +198,7 @@ describe('shareChannelBudget', () => {
         fell = listener;
         return () => (fell = undefined);
       },
-    };
+    });
     const blocked = new BlockedChannel();
     const pacing = { ...PACING, initialRate: 15_000 };
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing, maxHoldMs: 1000 });
@@ -233,21 +223,9 @@ describe('shareChannelBudget', () => {
   });
 
   it('tells 0 once its last batch has been gone IDLE_TELL_MS, and takes its floor at once', async () => {
-    const membership: ClusterMembership = {
-      apta: false,
-      self: undefined,
-      ring: new HashRing(['scheduler-1']),
-      members: [{ id: 'scheduler-1', state: 'WORKING', takesWork: true }],
-    };
+    const membership = withoutApta();
     const told: number[] = [];
-    const relay: DemandLinks = {
-      id: 'executor-1',
-      relaying: true,
-      tellDemand: (demand) => void told.push(demand),
-      demandOf: () => 1000,
-      rateOf: () => undefined,
-      onPeerIdle: () => () => undefined,
-    };
+    const relay = relayOf({ tellDemand: (demand) => void told.push(demand), demandOf: () => 1000 });
     const blocked = new BlockedChannel();
     const busy = new PacedDeliveryGateway(blocked, { channel: 'webhook', pacing: PACING, maxHoldMs: 1000 });
     const batch = () =>
