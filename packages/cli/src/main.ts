@@ -29,6 +29,7 @@ import { runStart } from './commands/start';
 import { runRecover } from './commands/recover';
 import { runRecipient } from './commands/recipient';
 import { runRecipientHistory } from './commands/recipient-history';
+import { recordsCommand } from './commands/records';
 import { runTokenCreate, runTokenRevoke } from './commands/token';
 
 const number = (name: string, min: number, max: number) => (raw: string) => {
@@ -364,6 +365,8 @@ program
       throw new InvalidArgumentError(`--${historyOnly[0]} lists a history: give it without --task`);
     await runRecipient({ ...common, task: Math.floor(opts.task) });
   });
+
+recordsCommand(program);
 
 interface RecipientOptions {
   task?: number;

@@ -62,6 +62,7 @@ describe('ErrorCodes', () => {
         'TEMPLATE_INVALID',
         'AUDIENCE_SOURCE_FAILED',
         'AUDIENCE_JOB_NOT_FOUND',
+        'TASK_NOT_OVER',
         'ILLEGAL_TRANSITION',
         'FENCED',
         'VERSION_CONFLICT',

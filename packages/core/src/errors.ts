@@ -68,6 +68,8 @@ export const ErrorCodes = {
   AUDIENCE_JOB_NOT_FOUND: 'AUDIENCE_JOB_NOT_FOUND',
   /** A recipient's fate asked of a task whose filtered list is not written yet (docs/recipient-truth.md). */
   TASK_NOT_PREPROCESSED: 'TASK_NOT_PREPROCESSED',
+  /** A task's delivery records purged while the task is not over (docs/recipient-truth.md, "Purging a task's records"): it would write them again. */
+  TASK_NOT_OVER: 'TASK_NOT_OVER',
   ILLEGAL_TRANSITION: 'ILLEGAL_TRANSITION',
   FENCED: 'FENCED',
   VERSION_CONFLICT: 'VERSION_CONFLICT',

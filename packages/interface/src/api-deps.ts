@@ -24,8 +24,9 @@ export interface ApiDeps {
   lists: ListRepository;
   /**
    * Per-recipient delivery records (docs/recipient-truth.md), read by GET
-   * /api/v1/tasks/:id/recipients/:uin. Without it (production, for now) a
-   * recipient in the filtered list is answered `unknown`, with the reason.
+   * /api/v1/tasks/:id/recipients/:uin and purged by DELETE
+   * /api/v1/tasks/:id/records. Without it a recipient in the filtered list is
+   * answered `unknown`, with the reason, and a purge 404 NOT_FOUND.
    */
   deliveryRecords?: DeliveryRecordLog;
   /** Cron campaigns (docs/campaigns.md). Without it the /api/v1/campaigns routes are not served. */

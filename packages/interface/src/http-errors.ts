@@ -43,6 +43,8 @@ export const STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   [ErrorCodes.RATE_LIMITED]: 429,
   [ErrorCodes.ILLEGAL_TRANSITION]: 409,
   [ErrorCodes.TASK_NOT_PREPROCESSED]: 409,
+  // The task is still running and would write its records again: purge once it is over.
+  [ErrorCodes.TASK_NOT_OVER]: 409,
   [ErrorCodes.FENCED]: 409,
   [ErrorCodes.VERSION_CONFLICT]: 409,
   [ErrorCodes.UNAVAILABLE]: 503,

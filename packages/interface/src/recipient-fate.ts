@@ -188,7 +188,7 @@ export function deliveryFactsAt(
 /**
  * A position with no record whose unit's checkpoint passed it was confirmed
  * without one (its batch predates the records: a task sending across the
- * upgrade): unknown, never "not reached". A record is written before the
+ * upgrade; or the task's records were purged): unknown, never "not reached". A record is written before the
  * progress report that moves the checkpoint, so otherwise there is none.
  */
 function checkpointPassed(position: number, units: readonly ExecutionUnit[]): DeliveryFacts | undefined {
@@ -196,7 +196,7 @@ function checkpointPassed(position: number, units: readonly ExecutionUnit[]): De
   if (unit === undefined || position >= unit.checkpoint) return undefined;
   return {
     kind: 'unavailable',
-    reason: `unit ${unit.unitNo} confirmed this position without a delivery record (its batch predates the records)`,
+    reason: `unit ${unit.unitNo} confirmed this position without a delivery record (its batch predates the records, or they were purged)`,
   };
 }
 

@@ -27,6 +27,7 @@ import { sessionRoutes } from './routes/session';
 import { taskReportRoutes } from './routes/task-report';
 import { taskFunnelRoutes } from './routes/task-funnel';
 import { taskPromoteRoutes } from './routes/task-promote';
+import { taskRecordRoutes } from './routes/task-records';
 import { taskEngagementRoutes } from './routes/task-engagement';
 import { taskRoutes } from './routes/tasks';
 import { templateRoutes } from './routes/templates';
@@ -112,6 +113,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     recipientRoutes(api, deps);
     taskReportRoutes(api, deps);
     taskFunnelRoutes(api, deps);
+    taskRecordRoutes(api, deps);
     taskPromoteRoutes(api, deps);
     taskEngagementRoutes(api, deps);
     templateRoutes(api, deps);

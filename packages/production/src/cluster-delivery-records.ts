@@ -1,4 +1,10 @@
-import { HostsUnreachable, type DeliveryRecord, type LoginCounts, type LoginOutcome } from '@herald/core/fate';
+import {
+  HostsUnreachable,
+  PurgeIncomplete,
+  type DeliveryRecord,
+  type LoginCounts,
+  type LoginOutcome,
+} from '@herald/core/fate';
 import type { DeliveryRecordLog, PurgedRecords, TaskStore } from '@herald/core/ports';
 import { HostDown, type ExecutorRecordsClient } from './executor-records';
 import { HostMerge } from './host-merge';
@@ -213,8 +219,9 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
 
   /**
    * Asks every executor to remove its records of the task, all at once; the
-   * total removed. Any that does not answer: HostsUnreachable naming it,
-   * after the others purged (a purge asked again finishes the job).
+   * total removed. Any that does not answer: PurgeIncomplete (a
+   * HostsUnreachable) naming it, with what the others removed, after they
+   * purged (a purge asked again finishes the job).
    */
   async purgeTask(taskId: number): Promise<PurgedRecords> {
     const unreachable = new Set<string>();
@@ -223,11 +230,12 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     );
     // A task recorded again after its purge counts its writes from 0: nothing merged before may stand for it.
     for (const key of [...this.merged.keys()]) if (key.startsWith(`${taskId}:`)) this.merged.delete(key);
-    if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
-    return purged.reduce<PurgedRecords>(
-      (total, p) => ({ batches: total.batches + p!.batches, logins: total.logins + p!.logins }),
+    const total = purged.reduce<PurgedRecords>(
+      (sum, p) => (p === undefined ? sum : { batches: sum.batches + p.batches, logins: sum.logins + p.logins }),
       { batches: 0, logins: 0 },
     );
+    if (unreachable.size > 0) throw new PurgeIncomplete(unreachable, total);
+    return total;
   }
 
   async close(): Promise<void> {}

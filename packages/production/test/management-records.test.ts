@@ -1,4 +1,4 @@
-import { HostsUnreachable, onlineBitsOf, unreachableOf, type DeliveryRecord } from '@herald/core/fate';
+import { HostsUnreachable, PurgeIncomplete, onlineBitsOf, unreachableOf, type DeliveryRecord } from '@herald/core/fate';
 import { noopLogger } from '@herald/core/ports';
 import {
   ClusterDeliveryRecords,
@@ -240,9 +240,13 @@ describe('delivery records across executors', () => {
       // Task 7's records are untouched.
       expect(await cluster.batchAt(TASK, 1150)).toMatchObject({ executor: 'executor-2' });
 
+      // Written again on executor-1, purged while executor-3 is down: named, and what executor-1 removed is said.
+      await logs.get('executor-1')!.recordBatch({ ...WRITTEN['executor-1']![0]!, taskId: GONE });
       await servers.get('executor-3')!.close();
       try {
-        await expect(cluster.purgeTask(GONE)).rejects.toEqual(new HostsUnreachable(['executor-3']));
+        const incomplete = cluster.purgeTask(GONE);
+        await expect(incomplete).rejects.toEqual(new PurgeIncomplete(['executor-3'], { batches: 1, logins: 0 }));
+        await expect(incomplete).rejects.toMatchObject({ hosts: ['executor-3'], purged: { batches: 1, logins: 0 } });
       } finally {
         await serve('executor-3');
       }

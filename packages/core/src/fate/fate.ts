@@ -155,7 +155,8 @@ function unreached(state: TaskState): Fate {
     case 'COMPLETED':
       return {
         fate: 'unknown',
-        reason: 'the task completed but no delivery record covers this position (a task from before the records?)',
+        reason:
+          'the task completed but no delivery record covers this position (a task from before the records, or its records purged?)',
       };
     case 'PAUSED':
       return { fate: 'not_reached', taskState: state, why: 'the task is paused before this position' };

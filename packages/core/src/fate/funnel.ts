@@ -133,7 +133,9 @@ function deliveryStages(facts: FunnelFacts): FunnelStage[] {
   const partial = heldByUnreachable === undefined ? {} : { reason: answeredOnly(heldByUnreachable.hosts) };
   const unknownReasons = [
     ...(held > 0 ? [unreachableReason(heldByUnreachable!.hosts)] : []),
-    ...(withoutRecord > 0 ? ['confirmed without a delivery record (batches from before the records)'] : []),
+    ...(withoutRecord > 0
+      ? ['confirmed without a delivery record (batches from before the records, or records purged)']
+      : []),
   ];
   return [
     { stage: 'delivered_online', of: 'kept', ...known(online), ...partial },

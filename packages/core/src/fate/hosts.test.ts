@@ -4,6 +4,8 @@ import {
   HostsUnreachable,
   isHostsUnreachable,
   loginAcrossHosts,
+  PurgeIncomplete,
+  purgedBeforeUnreachable,
   type DeliveryFacts,
 } from './index';
 
@@ -85,5 +87,21 @@ describe('HostsUnreachable', () => {
     expect(error.message).toBe('hosts executor-2, executor-3 unreachable');
     expect(isHostsUnreachable(error)).toBe(true);
     expect(isHostsUnreachable(new Error('x'))).toBe(false);
+  });
+});
+
+describe('PurgeIncomplete', () => {
+  it('is a HostsUnreachable that carries what the hosts that answered removed', () => {
+    const error = new PurgeIncomplete(['executor-2'], { batches: 3, logins: 5 });
+    expect(isHostsUnreachable(error)).toBe(true);
+    expect(error.hosts).toEqual(['executor-2']);
+    expect(purgedBeforeUnreachable(error)).toEqual({ batches: 3, logins: 5 });
+  });
+
+  it('says nothing was counted for a plain HostsUnreachable or any other error', () => {
+    expect(purgedBeforeUnreachable(new HostsUnreachable(['executor-2']))).toBeUndefined();
+    expect(
+      purgedBeforeUnreachable(Object.assign(new Error('x'), { purged: { batches: 1, logins: 1 } })),
+    ).toBeUndefined();
   });
 });

@@ -24,6 +24,30 @@ export class HostsUnreachable extends Error {
   }
 }
 
+/**
+ * Thrown by a purge spread over hosts (`DeliveryRecordLog.purgeTask`) when
+ * some hosts did not answer: their records of the task are still there, and
+ * `purged` is what the hosts that answered removed, so a caller can say both.
+ * A HostsUnreachable (same name), so whatever handles that handles this.
+ */
+export class PurgeIncomplete extends HostsUnreachable {
+  readonly purged: { batches: number; logins: number };
+
+  constructor(hosts: Iterable<string>, purged: { batches: number; logins: number }) {
+    super(hosts);
+    this.purged = { batches: purged.batches, logins: purged.logins };
+  }
+}
+
+/** What the hosts that answered removed, when `error` is a PurgeIncomplete (also across package copies); else undefined. */
+export function purgedBeforeUnreachable(error: unknown): { batches: number; logins: number } | undefined {
+  if (!isHostsUnreachable(error)) return undefined;
+  const purged = (error as Partial<PurgeIncomplete>).purged;
+  return purged !== undefined && Number.isSafeInteger(purged.batches) && Number.isSafeInteger(purged.logins)
+    ? purged
+    : undefined;
+}
+
 /** Whether `error` is a HostsUnreachable (also across package copies, by name). */
 export function isHostsUnreachable(error: unknown): error is HostsUnreachable {
   return error instanceof HostsUnreachable || (error instanceof Error && error.name === 'HostsUnreachable');

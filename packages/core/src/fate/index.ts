@@ -29,6 +29,8 @@ export { CoverageCounter, countBitsBetween } from './coverage';
 export {
   HostsUnreachable,
   isHostsUnreachable,
+  PurgeIncomplete,
+  purgedBeforeUnreachable,
   unreachableReason,
   deliveryAcrossHosts,
   loginAcrossHosts,

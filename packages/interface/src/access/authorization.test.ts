@@ -233,6 +233,15 @@ const MATRIX: Record<string, Spec> = {
     // A CREATED task has not filtered its list: 409 shows the request got past the access check.
     ok: 409,
   },
+  // A mutation of the task's own, as cancel is.
+  'DELETE /api/v1/tasks/:id/records': {
+    kind: 'account',
+    foreign: () => ({ method: 'DELETE', path: taskPath(seeded.globexTask.id, '/records') }),
+    missing: () => ({ method: 'DELETE', path: taskPath(999_999, '/records') }),
+    ids: () => [String(seeded.globexTask.id), '999999'],
+    // A CREATED task is not over: 409 TASK_NOT_OVER shows the request got past the access check.
+    ok: 409,
+  },
   'GET /api/v1/recipients/:uin/history': {
     kind: 'account',
     foreign: () => ({ method: 'GET', path: '/api/v1/recipients/7/history?accountId=globex' }),

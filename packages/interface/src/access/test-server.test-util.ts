@@ -8,6 +8,7 @@ import {
   type AccessStore,
   type CampaignStore,
   type Clock,
+  type DeliveryRecordLog,
   type Logger,
   type Meter,
 } from '@herald/core/ports';
@@ -54,6 +55,8 @@ export interface TestServer {
   base: string;
   store: LevelTaskStore;
   accounts: LevelAccountStore;
+  /** Where the server's lists are (a filtered list a test writes goes here). */
+  lists: ListRepository;
   sent: Message[];
   call(token: string | undefined, req: Req): Promise<Answer>;
   close(): Promise<void>;
@@ -63,6 +66,7 @@ export async function startTestServer(options: {
   access: AccessStore;
   campaigns?: CampaignStore;
   audiences?: AudienceSourceDeps;
+  deliveryRecords?: DeliveryRecordLog;
   config?: HeraldOptions;
   clock?: Clock;
   logger?: Logger;
@@ -96,6 +100,7 @@ export async function startTestServer(options: {
     ...(options.meter ? { meter: options.meter } : {}),
     ...(options.campaigns ? { campaigns: options.campaigns } : {}),
     ...(options.audiences ? { audiences: options.audiences } : {}),
+    ...(options.deliveryRecords ? { deliveryRecords: options.deliveryRecords } : {}),
     accounts,
     devices,
     blacklistIds: { global: 'b_global', forAccount: (accountId) => `b_${accountId}` },
@@ -108,6 +113,7 @@ export async function startTestServer(options: {
     base,
     store,
     accounts,
+    lists,
     sent,
     async call(token, req) {
       const headers: Record<string, string> = {

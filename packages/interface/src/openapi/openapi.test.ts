@@ -279,6 +279,11 @@ describe('GET /api/docs', () => {
     await call('GET /api/v1/tasks/:id/funnel', recipient(`${task.id as number}/funnel`), 200);
     await call('GET /api/v1/tasks/:id/funnel', recipient('999999/funnel'), 404);
     await call('GET /api/v1/tasks/:id/funnel', recipient('x/funnel'), 400);
+    // Still running (CREATED): its records are not purged.
+    const purge = (id: number | string) => ({ method: 'DELETE', path: `/api/v1/tasks/${id}/records` });
+    await call('DELETE /api/v1/tasks/:id/records', purge(task.id as number), 409);
+    await call('DELETE /api/v1/tasks/:id/records', purge(999_999), 404);
+    await call('DELETE /api/v1/tasks/:id/records', purge('x'), 400);
     // The task above is not filtered yet: the history lists it, its fate unknown.
     const history = (query: string) => ({ method: 'GET', path: `/api/v1/recipients/7/history?${query}` });
     await call('GET /api/v1/recipients/:uin/history', history('accountId=acme'), 200);

@@ -9,6 +9,7 @@
 import { ref } from './schema-builders';
 import { ACCOUNT_OPERATIONS } from './account-operations';
 import { DEVICE_OPERATIONS } from './device-operations';
+import { RECORD_OPERATIONS } from './record-operations';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, HISTORY_SCAN_BUDGET } from '../recipient-history';
 import { ACCOUNT_404, LIST_ERRORS, TASK_ID, campaign404, json, task404, type OperationDoc } from './operation-parts';
 
@@ -378,6 +379,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   ...ACCOUNT_OPERATIONS,
   ...DEVICE_OPERATIONS,
+  ...RECORD_OPERATIONS,
 };
 
 /** The key of a route in OPERATIONS. */

@@ -220,10 +220,11 @@ describe('HTTP API, fuzzed', () => {
       'PUT /api/v1/blacklists/global',
       'PUT /api/v1/accounts/acct/blacklist',
       'POST /api/v1/tasks/1/cancel',
+      'DELETE /api/v1/tasks/1/records',
     );
     await fc.assert(
       fc.asyncProperty(route, contentType, payload, async (r, type, body) => {
-        const [method, url] = r.split(' ') as ['POST' | 'PUT', string];
+        const [method, url] = r.split(' ') as ['POST' | 'PUT' | 'DELETE', string];
         const headers: Record<string, string> = type === '' ? {} : { 'content-type': type };
         expectHandled(await send(method, url, { payload: body, headers }), [200, 201, 202]);
       }),
@@ -247,6 +248,7 @@ describe('HTTP API, fuzzed', () => {
         const id = encodeURIComponent(raw);
         expectHandled(await send('GET', `/api/v1/tasks/${id}`), [200]);
         expectHandled(await send('POST', `/api/v1/tasks/${id}/${command}`), [202]);
+        expectHandled(await send('DELETE', `/api/v1/tasks/${id}/records`), [200]);
         expectHandled(await send('GET', `/api/v1/lists/${id}`), [200]);
         expectHandled(await send('GET', '/api/v1/tasks', { query: q }), [200]);
       }),
