@@ -54,6 +54,24 @@ describe('PreprocessOutcomes', () => {
     expect((await readdir(dir.path)).sort()).toEqual([`${LIST_ID}.hrl`, `${LIST_ID}.outcome`, `${LIST_ID}.removed`]);
   });
 
+  it("publishes a delivery-order list with the winning run's list only, and leaves no run's file behind", async () => {
+    const outcomes = new PreprocessOutcomes(lists);
+    const orderOf = (uins: Uint32Array) => ({ id: `g_${TASK_ID}`, uins });
+    const ordered = async () =>
+      Array.from(await loadRecipientList(lists.pathOf(`g_${TASK_ID}`), { uinLimit: 2 ** 32 }));
+    await outcomes.publish(Uint32Array.of(1, 5, 9), NONE, orderOf(Uint32Array.of(9, 1, 5)), resultOf([1, 5, 9]));
+    expect(await ordered()).toEqual([9, 1, 5]);
+    // A later run loses to the first: its own delivery order is never named.
+    await outcomes.publish(Uint32Array.of(1, 9), NONE, orderOf(Uint32Array.of(1, 9)), resultOf([1, 9], 5));
+    expect(await ordered()).toEqual([9, 1, 5]);
+    expect((await readdir(dir.path)).sort()).toEqual([
+      `${LIST_ID}.hrl`,
+      `${LIST_ID}.outcome`,
+      `${LIST_ID}.removed`,
+      `g_${TASK_ID}.hrl`,
+    ]);
+  });
+
   it('writes the removed sets as core encodes them, from views into the sets (an offset one included)', async () => {
     const within = Uint32Array.of(0, 2, 2, 7, 0).subarray(1, 4);
     const removed = {

@@ -81,23 +81,30 @@ export class PreprocessOutcomes {
   ): Promise<Done> {
     const { taskId, epoch } = result;
     const listPath = this.lists.pathOf(result.filteredListId);
-    const runPath = `${listPath}.${process.pid}.${randomBytes(4).toString('hex')}.run`;
-    await writeRecipientListFile(runPath, kept, flags);
+    const runPath = runPathOf(listPath);
+    const order = deliveryOrder && { path: this.lists.pathOf(deliveryOrder.id), uins: deliveryOrder.uins };
+    const orderRunPath = order && runPathOf(order.path);
     try {
+      // A local-time task's delivery-order list is written beside the filtered one, so their disk waits overlap
+      // (tens of MB each at 10^7); it takes its name only once this run's filtered list has won.
+      await allWritten([
+        writeRecipientListFile(runPath, kept, flags),
+        ...(order && orderRunPath ? [writeRecipientListFile(orderRunPath, order.uins)] : []),
+      ]);
       if (!(await linkUnlessTaken(runPath, listPath))) {
         const first = await this.waitForOutcome(taskId, epoch);
         if (first !== undefined) return first;
         await rename(runPath, listPath); // the first run died before its outcome: nothing streams from its list
       }
-      // A local-time task's delivery-order list, from the run whose filtered list won: it matches the outcome's groups.
-      if (deliveryOrder !== undefined)
-        await writeRecipientListFile(this.lists.pathOf(deliveryOrder.id), deliveryOrder.uins);
+      // The delivery-order list of the run whose filtered list won: it matches the outcome's groups.
+      if (order && orderRunPath) await rename(orderRunPath, order.path);
       // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
       await writeAtomically(removedPathOf(listPath), removedFileChunks(removed));
       await this.record(result);
       return result;
     } finally {
       await unlink(runPath).catch(() => undefined);
+      if (orderRunPath) await unlink(orderRunPath).catch(() => undefined);
     }
   }
 
@@ -147,6 +154,17 @@ async function writeAtomically(path: string, bytes: Uint8Array | readonly Uint8A
   } finally {
     await unlink(temp).catch(() => undefined);
   }
+}
+
+/** A run's own name for a list it writes before knowing whether it publishes it. */
+function runPathOf(path: string): string {
+  return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.run`;
+}
+
+/** Waits for every write, then throws the first failure: none is left running when the caller cleans up. */
+async function allWritten(writes: readonly Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(writes)).find((w) => w.status === 'rejected');
+  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
 }
 
 /** Links `from` as `to` unless `to` exists (false then): an atomic create-if-absent. */

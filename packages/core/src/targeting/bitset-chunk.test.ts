@@ -114,7 +114,10 @@ describe('bitset chunks', () => {
         fc.uniqueArray(fc.integer({ min: 0, max: CHUNK_UINS - 1 }), { minLength: 1, maxLength: 6000 }),
         fc.integer({ min: 0, max: 100 }),
         (lows, at) => {
-          const bytes = encodeChunk(chunkWith(5, lows))!;
+          // At an odd offset in a larger buffer, as a store's row may hand it over.
+          const encoded = encodeChunk(chunkWith(5, lows))!;
+          const bytes = new Uint8Array(encoded.byteLength + 2).fill(0xff).subarray(1, encoded.byteLength + 1);
+          bytes.set(encoded);
           const out = new Uint32Array(at + CHUNK_UINS).fill(7);
           const end = storedMembersInto(bytes, out, at);
           expect(end).toBe(at + lows.length);

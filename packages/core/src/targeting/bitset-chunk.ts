@@ -144,11 +144,14 @@ export function forEachStoredMember(bytes: Uint8Array, visit: (low: number) => v
  * members (CHUNK_UINS is always enough).
  */
 export function storedMembersInto(bytes: Uint8Array, out: Uint32Array, at: number): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Little-endian assembled from the bytes, not a DataView: a zone walk reads over a million
+  // chunks of a few members each, and a DataView a chunk was a third of its time.
   let end = at;
-  if (bytes.byteLength === DENSE_CHUNK_BYTES) {
+  const length = bytes.byteLength;
+  if (length === DENSE_CHUNK_BYTES) {
     for (let i = 0; i < CHUNK_WORDS; i++) {
-      let word = view.getUint32(i * 4, true);
+      const b = i << 2;
+      let word = bytes[b]! | (bytes[b + 1]! << 8) | (bytes[b + 2]! << 16) | (bytes[b + 3]! << 24);
       while (word !== 0) {
         out[end++] = (i << 5) | (31 - Math.clz32(word & -word));
         word &= word - 1;
@@ -157,7 +160,7 @@ export function storedMembersInto(bytes: Uint8Array, out: Uint32Array, at: numbe
     return end;
   }
   checkSparseLength(bytes);
-  for (let i = 0; i < bytes.byteLength; i += 2) out[end++] = view.getUint16(i, true);
+  for (let i = 0; i < length; i += 2) out[end++] = bytes[i]! | (bytes[i + 1]! << 8);
   return end;
 }
 
