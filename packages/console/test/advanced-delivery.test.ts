@@ -333,7 +333,7 @@ describe('advanced delivery in the console (Chromium)', () => {
     await page.getByRole('button', { name: 'Yes, abort' }).click();
     await page.locator('h1 .badge', { hasText: 'CANCELLED' }).waitFor({ timeout: 30_000 });
     expect((await admin<Task>('GET', `/api/v1/tasks/${task.id}`)).state).toBe('CANCELLED');
-  }, 60_000);
+  }, 120_000);
 
   it('creates a campaign whose firings go at a local time with quiet hours; its page says so', async () => {
     await page.goto(cluster.url + '/console/campaigns/new');
