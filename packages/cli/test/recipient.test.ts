@@ -1,35 +1,12 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { encodeRecipientList } from '@herald/core/recipient-list';
 import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import {
-  authHeaders,
-  makeTempDir,
-  TEST_ADMIN_TOKEN,
-  TEST_AUTH_OPTIONS,
-  TEST_TASK_OPTIONS,
-  waitFor,
-  type TempDir,
-} from '@herald/testing';
+import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { herald } from './herald-process';
 import { describeFate } from '../src/commands/recipient';
 import { describeHistory } from '../src/commands/recipient-history';
 
-/** `herald recipient` as a user runs it (the compiled CLI, jest's global setup builds it) against an embedded cluster. */
-const MAIN = join(__dirname, '..', 'dist', 'main.js');
-
-function herald(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, HERALD_TOKEN: TEST_ADMIN_TOKEN };
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/* `herald recipient` as a user runs it (herald-process.ts) against an embedded cluster. */
 
 describe('herald recipient', () => {
   let dir: TempDir;

@@ -1,34 +1,11 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { encodeRecipientList } from '@herald/core/recipient-list';
 import type { Task } from '@herald/core/task';
 import { startEmbeddedCluster, type EmbeddedCluster } from '@herald/embedded';
-import {
-  authHeaders,
-  makeTempDir,
-  TEST_ADMIN_TOKEN,
-  TEST_AUTH_OPTIONS,
-  TEST_TASK_OPTIONS,
-  waitFor,
-  type TempDir,
-} from '@herald/testing';
+import { authHeaders, makeTempDir, TEST_AUTH_OPTIONS, TEST_TASK_OPTIONS, waitFor, type TempDir } from '@herald/testing';
+import { herald } from './herald-process';
 import { describePurge, taskIdOption } from '../src/commands/records';
 
-/** `herald records purge` as a user runs it (the compiled CLI, jest's global setup builds it) against an embedded cluster. */
-const MAIN = join(__dirname, '..', 'dist', 'main.js');
-
-function herald(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, HERALD_TOKEN: TEST_ADMIN_TOKEN };
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/* `herald records purge` as a user runs it (herald-process.ts) against an embedded cluster. */
 
 describe('herald records purge', () => {
   let dir: TempDir;
@@ -121,14 +98,9 @@ describe('herald records purge', () => {
       expect(run.code).not.toBe(0);
       expect(run.stderr).toMatch(error);
     }
-    const tokenless = spawn(process.execPath, [MAIN, 'records', 'purge', '--task', '1', '--api', cluster.url], {
-      env: { ...process.env, HERALD_TOKEN: '' },
-    });
-    let stderr = '';
-    tokenless.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise((resolve) => tokenless.on('close', resolve));
-    expect(code).not.toBe(0);
-    expect(stderr).toMatch(/CONFIG_INVALID: config --token: give an API token/);
+    const tokenless = await herald(['records', 'purge', '--task', '1', '--api', cluster.url], { HERALD_TOKEN: '' });
+    expect(tokenless.code).not.toBe(0);
+    expect(tokenless.stderr).toMatch(/CONFIG_INVALID: config --token: give an API token/);
   });
 });
 
