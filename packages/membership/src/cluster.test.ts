@@ -157,7 +157,11 @@ describe('APTA membership over ZeroMQ with CURVE', () => {
     ).toBeGreaterThan(0);
     // LSRs were exchanged (which member asked depends on who was up first: one that heard nobody founds the cluster alone).
     expect(m.count('herald_membership_messages_total', { kind: 'lsr.reply', direction: 'in' })).toBeGreaterThan(0);
-    expect(m.gaugeValue('herald_membership_state', { member: INTERFACE, state: 'WORKING' })).toBe(1);
+    // Waited for, not read once: on a loaded host a late LSR can take a member through SILENCE and back.
+    await waitFor(() => m.gaugeValue('herald_membership_state', { member: INTERFACE, state: 'WORKING' }) === 1, {
+      timeoutMs: DEADLINE_MS,
+      message: 'the interface reports itself WORKING',
+    });
     // Each member also shows what it hears of the others.
     expect(
       m.gaugeValue('herald_membership_peer_state', { member: INTERFACE, peer: 'scheduler-2', state: 'WORKING' }),
