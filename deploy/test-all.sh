@@ -49,18 +49,11 @@ npm run --silent lint
 echo "== tests"
 results=$(mktemp)
 status=0
-# The recipient-truth failover test runs a cluster of a dozen processes for a quarter of an hour
-# (10^5 lookups through a failover). Beside the other production suites on a slower 2-core
-# host, its login stages missed their deadlines (README.md "Tests"), so it runs alone, after the
-# rest. Its cluster runs in child processes, which coverage does not count anyway.
-alone='packages/production/test/recipient-truth-failover\.test\.ts'
 # --coverage: jest.config.js sets the floors a run must not drop below.
-npx jest --ci --coverage --json --outputFile="$results" --testPathIgnorePatterns '/node_modules/' "$alone" || status=$?
+npx jest --ci --coverage --json --outputFile="$results" || status=$?
 node -e '
   const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
 ' "$results" || true
 rm -f "$results"
-echo "== tests run alone"
-npx jest --ci --runInBand "$alone" || status=$?
 exit "$status"
