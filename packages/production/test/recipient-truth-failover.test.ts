@@ -327,7 +327,7 @@ describe('recipient truth through an executor and scheduler failover, production
         counts = [count('delivered_at_login'), count('dropped_at_login', 'over_frequency')];
         return Number(counts[1]) >= droppedAtLogin.length;
       },
-      { timeoutMs: 240_000, intervalMs: 500, message: 'the funnel counts the drops at login' },
+      { timeoutMs: 600_000, intervalMs: 500, message: 'the funnel counts the drops at login' },
     ).catch((error: unknown) => {
       // Said as things stand at the deadline, not as they were when the wait began.
       throw new Error(
