@@ -2,6 +2,7 @@ import type { OfflineStore } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { spreadUins } from '../random';
 import { scanAll, taskIdsOf } from './reads';
+import { LARGE_CASE_MS } from './reads';
 
 const EXPIRES = 1_700_086_400_000;
 const u32 = (...uins: number[]): Uint32Array => Uint32Array.from(uins);
@@ -55,18 +56,22 @@ export function collapseAndPurgeConformance(store: () => OfflineStore): void {
       expect(await store().pending(9)).toEqual([]);
     });
 
-    it('supersedes over large batches spread over the uin space, and a replay changes nothing', async () => {
-      const older = spreadUins(11, 20_000);
-      const newer = older.filter((_, i) => i % 3 === 0);
-      await store().append(100, EXPIRES, older, scope);
-      await store().append(200, EXPIRES, newer, scope);
-      await store().append(100, EXPIRES, older, scope);
-      const newerSet = new Set(newer);
-      expect(await scanAll(store(), 100)).toEqual([...older].filter((uin) => !newerSet.has(uin)));
-      expect(await scanAll(store(), 200)).toEqual([...newer]);
-      for (let i = 0; i < older.length; i += 997)
-        expect(await taskIdsOf(store(), older[i]!)).toEqual([newerSet.has(older[i]!) ? 200 : 100]);
-    });
+    it(
+      'supersedes over large batches spread over the uin space, and a replay changes nothing',
+      async () => {
+        const older = spreadUins(11, 20_000);
+        const newer = older.filter((_, i) => i % 3 === 0);
+        await store().append(100, EXPIRES, older, scope);
+        await store().append(200, EXPIRES, newer, scope);
+        await store().append(100, EXPIRES, older, scope);
+        const newerSet = new Set(newer);
+        expect(await scanAll(store(), 100)).toEqual([...older].filter((uin) => !newerSet.has(uin)));
+        expect(await scanAll(store(), 200)).toEqual([...newer]);
+        for (let i = 0; i < older.length; i += 997)
+          expect(await taskIdsOf(store(), older[i]!)).toEqual([newerSet.has(older[i]!) ? 200 : 100]);
+      },
+      LARGE_CASE_MS,
+    );
 
     it('refuses an empty or non-string scope', async () => {
       await rejectsWithCode(store().append(1, EXPIRES, u32(1), { collapseScope: '' }), 'VALIDATION_FAILED');
