@@ -49,7 +49,13 @@ export const LAYOUT = [
 export const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 
 export async function api<T>(cluster: NetnsCluster, path: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } });
+  const request = () => fetch(cluster.url + path, { ...init, headers: { ...init?.headers, ...authHeaders() } });
+  const response = await request().catch((error: unknown) => {
+    // A kept-alive connection the interface closed as idle while this process computed (its event loop
+    // busy, the client's idle timer could not fire first): the request never reached the server. Once more.
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return request();
+  });
   const body = (await response.json()) as T;
   if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: ${response.status} ${JSON.stringify(body)}`);
   return body;
