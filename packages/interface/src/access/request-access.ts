@@ -52,8 +52,9 @@ export function visibleAccounts(request: FastifyRequest): readonly string[] | 'a
  * resource from a missing one. Records the account for the audit log either way.
  *
  * @example
+ *   // How routes/visible-task.ts loads the task for every /api/v1/tasks/:id route (they call visibleTask):
+ *   const missing = () => new NotFoundError('TASK_NOT_FOUND', `task ${raw} does not exist`, { taskId: id });
  *   const task = await store.getTask(id);
- *   const missing = () => new NotFoundError('TASK_NOT_FOUND', `task ${id} does not exist`, { taskId: id });
  *   if (task === undefined) throw missing();
  *   assertCanSeeAccount(request, task.accountId, missing);
  */

@@ -3,7 +3,7 @@ import { parseOptionalDateTime } from '@herald/core/time';
 import { ACCOUNT_ID_PATTERN } from '@herald/core/access';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
-import { assertCanSeeAccount, noteAudit } from '../access/request-access';
+import { assertCanSeeAccount } from '../access/request-access';
 import { recipientFate } from '../recipient-fate';
 import {
   HISTORY_DEFAULT_DAYS,
@@ -14,7 +14,7 @@ import {
   recipientHistory,
 } from '../recipient-history';
 import { DATE_TIME_FIELD } from './date-field';
-import { parseTaskId } from './tasks';
+import { visibleTask } from './visible-task';
 
 interface HistoryQueryString {
   accountId: string;
@@ -50,14 +50,8 @@ const DAY_MS = 86_400_000;
 export function recipientRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { store, config, clock } = deps;
   app.get<{ Params: { id: string; uin: string } }>('/api/v1/tasks/:id/recipients/:uin', async (request) => {
-    const { id: rawId, uin: rawUin } = request.params;
-    const id = parseTaskId(rawId);
-    noteAudit(request, { resource: `task:${id}` });
-    const missing = () => new NotFoundError('TASK_NOT_FOUND', `task ${rawId} does not exist`, { taskId: id });
-    const task = await store.getTask(id);
-    if (task === undefined) throw missing();
-    assertCanSeeAccount(request, task.accountId, missing);
-    const uin = parseUin(rawUin, config.uinLimit);
+    const task = await visibleTask(request, store, request.params.id);
+    const uin = parseUin(request.params.uin, config.uinLimit);
     return { taskId: task.id, ...(await recipientFate(task, uin, deps)) };
   });
 

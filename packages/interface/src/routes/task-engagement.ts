@@ -1,9 +1,7 @@
-import { NotFoundError } from '@herald/core';
 import { parseEngagement } from '@herald/core/rollout';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
-import { assertCanSeeAccount, noteAudit } from '../access/request-access';
-import { parseTaskId } from './tasks';
+import { auditedTaskId, visibleTask } from './visible-task';
 
 const engagementBody = {
   type: 'object',
@@ -28,14 +26,10 @@ export function taskEngagementRoutes(app: FastifyInstance, deps: ApiDeps): void 
     '/api/v1/tasks/:id/engagement',
     { schema: { body: engagementBody } },
     async (request) => {
-      const id = parseTaskId(request.params.id);
-      noteAudit(request, { resource: `task:${id}` });
-      const missing = () =>
-        new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
+      // The report is judged before the task is read: a bad one is 400 (audited as the task) whether or not the task exists.
+      const id = auditedTaskId(request, request.params.id);
       const reported = parseEngagement(request.body);
-      const task = await deps.store.getTask(id);
-      if (task === undefined) throw missing();
-      assertCanSeeAccount(request, task.accountId, missing);
+      const task = await visibleTask(request, deps.store, request.params.id);
       const now = deps.clock.now();
       // Fenced by the owner's epoch like a promote; the merge keeps the larger of each count.
       const next = await deps.store.updateTask(

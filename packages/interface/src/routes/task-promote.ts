@@ -1,8 +1,7 @@
-import { IllegalTransitionError, NotFoundError } from '@herald/core';
+import { IllegalTransitionError } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
-import { assertCanSeeAccount, noteAudit } from '../access/request-access';
-import { parseTaskId } from './tasks';
+import { visibleTask } from './visible-task';
 
 /**
  * POST /api/v1/tasks/:id/promote (docs/rollouts.md, "Canary"): the operator
@@ -13,13 +12,8 @@ import { parseTaskId } from './tasks';
  */
 export function taskPromoteRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.post<{ Params: { id: string } }>('/api/v1/tasks/:id/promote', async (request, reply) => {
-    const id = parseTaskId(request.params.id);
-    noteAudit(request, { resource: `task:${id}` });
-    const missing = () =>
-      new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
-    const task = await deps.store.getTask(id);
-    if (task === undefined) throw missing();
-    assertCanSeeAccount(request, task.accountId, missing);
+    const task = await visibleTask(request, deps.store, request.params.id);
+    const id = task.id;
     const canary = task.report.canary;
     const sampling = task.state === 'SENDING' && canary?.state === 'sampling';
     const pausedByIt = task.state === 'PAUSED' && canary?.state === 'failed';

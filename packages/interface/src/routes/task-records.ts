@@ -4,8 +4,7 @@ import { TERMINAL_TASK_STATES, type Task } from '@herald/core/task';
 import type { PurgedRecords } from '@herald/core/ports';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
-import { assertCanSeeAccount, noteAudit } from '../access/request-access';
-import { parseTaskId } from './tasks';
+import { visibleTask } from './visible-task';
 
 /** What DELETE /api/v1/tasks/:id/records answers: the task and how many of its records were removed. */
 export interface PurgeAnswer extends PurgedRecords {
@@ -25,13 +24,8 @@ export interface PurgeAnswer extends PurgedRecords {
 export function taskRecordRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { store } = deps;
   app.delete<{ Params: { id: string } }>('/api/v1/tasks/:id/records', async (request): Promise<PurgeAnswer> => {
-    const id = parseTaskId(request.params.id);
-    noteAudit(request, { resource: `task:${id}` });
-    const missing = () =>
-      new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
-    const task = await store.getTask(id);
-    if (task === undefined) throw missing();
-    assertCanSeeAccount(request, task.accountId, missing);
+    const task = await visibleTask(request, store, request.params.id);
+    const id = task.id;
     assertOver(task);
     const records = deps.deliveryRecords;
     // Not a missing task (its code differs): this process was started without the records to purge.

@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
-import { NotFoundError, ValidationError } from '@herald/core';
+import { ValidationError } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
-import { assertCanSeeAccount, noteAudit } from '../access/request-access';
 import { assertReportable, CSV_LINES, ndjsonLines, reportChunks } from '../recipient-report';
-import { parseTaskId } from './tasks';
+import { visibleTask } from './visible-task';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -30,14 +29,8 @@ export function taskReportRoutes(app: FastifyInstance, deps: ApiDeps): void {
       },
     },
     async (request, reply) => {
-      const id = parseTaskId(request.params.id);
-      noteAudit(request, { resource: `task:${id}` });
-      const missing = () =>
-        new NotFoundError('TASK_NOT_FOUND', `task ${request.params.id} does not exist`, { taskId: id });
-      const task = await store.getTask(id);
-      if (task === undefined) throw missing();
-      assertCanSeeAccount(request, task.accountId, missing);
-      const after = parseReportCursor(request.query.cursor, id, config.uinLimit);
+      const task = await visibleTask(request, store, request.params.id);
+      const after = parseReportCursor(request.query.cursor, task.id, config.uinLimit);
       assertReportable(task);
       const ndjson = (request.headers.accept ?? '').includes(NDJSON);
       const lines = ndjson ? ndjsonLines(task.id) : CSV_LINES;

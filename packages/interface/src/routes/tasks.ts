@@ -7,7 +7,6 @@ import {
   TASK_STATES,
   taskMachine,
   type PriorityClass,
-  type Task,
   type TaskState,
 } from '@herald/core/task';
 import { NotFoundError, IllegalTransitionError, ValidationError } from '@herald/core';
@@ -20,7 +19,7 @@ import {
   parseSendAt,
 } from '@herald/core/time';
 import type { TaskCommandName } from '@herald/transport';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount, noteAudit, visibleAccounts } from '../access/request-access';
 import { checkQuota, holdQuota } from './account-quota';
@@ -32,6 +31,7 @@ import { apiIdempotencyKey, assertSameRequest } from './idempotency';
 import { contentOfRequest, type RequestContent } from './request-content';
 import { rolloutOfRequest } from './task-rollout';
 import { withAccountDefaults } from './account-local-time';
+import { visibleTask } from './visible-task';
 
 interface CreateTaskBody {
   accountId: string;
@@ -114,17 +114,6 @@ const createTaskQuery = {
  */
 export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { config, store, clock } = deps;
-
-  /** The task, if it exists and the caller may see its account; else TASK_NOT_FOUND either way. */
-  async function visibleTask(request: FastifyRequest, raw: string): Promise<Task> {
-    const id = parseTaskId(raw);
-    noteAudit(request, { resource: `task:${id}` });
-    const missing = () => new NotFoundError('TASK_NOT_FOUND', `task ${raw} does not exist`, { taskId: id });
-    const task = await store.getTask(id);
-    if (task === undefined) throw missing();
-    assertCanSeeAccount(request, task.accountId, missing);
-    return task;
-  }
 
   app.post<{ Body: CreateTaskBody; Querystring: { dryRun?: 'true' | 'false' } }>(
     '/api/v1/tasks',
@@ -256,11 +245,13 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   );
 
-  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) => visibleTask(request, request.params.id));
+  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', async (request) =>
+    visibleTask(request, store, request.params.id),
+  );
 
   // The curve its owning scheduler recorded, the current rate and an ETA; same access as the task (docs/api.md, GET /api/v1/tasks/:id/progress).
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/progress', async (request) => {
-    const task = await visibleTask(request, request.params.id);
+    const task = await visibleTask(request, store, request.params.id);
     return progressAnswer(task, await store.getProgress(task.id), clock.now());
   });
 
@@ -316,20 +307,13 @@ export function taskRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   for (const command of ['cancel', 'pause', 'resume'] as const satisfies readonly TaskCommandName[]) {
     app.post<{ Params: { id: string } }>(`/api/v1/tasks/:id/${command}`, async (request, reply) => {
-      const task = await visibleTask(request, request.params.id);
+      const task = await visibleTask(request, store, request.params.id);
       const id = task.id;
       if (!taskMachine.can(task.state, command)) throw new IllegalTransitionError('task', task.state, command);
       await deps.toScheduler.send({ kind: 'task.command', taskId: id, command });
       return reply.code(202).send({ taskId: id, command, accepted: true });
     });
   }
-}
-
-export function parseTaskId(raw: string): number {
-  const id = Number(raw);
-  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id))
-    throw new ValidationError(`task id '${raw}' is not a positive integer`, { field: 'id' });
-  return id;
 }
 
 /**
