@@ -16,6 +16,13 @@ export const zoneRowKey = (chunk: number): Buffer => key(tag('z'), { u32: chunk 
 /** The layout version the index was written in (FORMAT_VERSION); absent before the zone rows existed. */
 export const FORMAT_KEY: Buffer = key(tag('F'));
 
+/**
+ * Bytes one iterator batch may hold: 1000 rows (abstract-level's batch for
+ * `all()`) of sparse chunks fit. classic-level's 16 KiB default stops each
+ * batch at ~100 rows: a trip to its threads per 100.
+ */
+export const ROWS_PER_BATCH_BYTES = 1 << 20;
+
 /** The chunk number ending a 'b' or 'z' key. */
 export function chunkOfKey(stored: Buffer): number {
   return stored.readUInt32BE(stored.length - 4);

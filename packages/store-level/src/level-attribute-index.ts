@@ -26,6 +26,7 @@ import {
   chunkOfKey,
   chunkRange,
   countKey,
+  ROWS_PER_BATCH_BYTES,
   userKey,
   zoneRowKey,
   zoneRowRange,
@@ -62,9 +63,6 @@ type Batch = ChainedBatch<Db, Buffer, Buffer>;
 
 /** The `tz=` bitsets are kept twice: as their own 'b' rows and in the chunks' 'z' rows. */
 const isZoneKey = (bitset: string) => bitset.startsWith(TZ_KEY_PREFIX);
-
-/** Bytes one iterator batch may hold: 1000 rows (abstract-level's batch for `all()`) of sparse chunks fit. */
-const ROWS_PER_BATCH_BYTES = 1 << 20;
 
 function countValue(n: number): Buffer {
   const value = Buffer.alloc(4);

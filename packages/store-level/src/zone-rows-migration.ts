@@ -12,6 +12,7 @@ import {
   chunkRange,
   countKey,
   FORMAT_KEY,
+  ROWS_PER_BATCH_BYTES,
   zoneRowKey,
   zoneRowRange,
   type AttributeDb,
@@ -29,8 +30,6 @@ export const FORMAT_VERSION = 1;
  */
 const WINDOW_CHUNKS = 256;
 const ALL_CHUNKS = 2 ** 16;
-/** As the adapter's reads: 1 MiB an iterator batch. */
-const ROWS_PER_BATCH_BYTES = 1 << 20;
 
 /** Writes the 'z' rows and the marker if the index has no marker yet; checks the marker's version if it has. */
 export async function ensureZoneRows(db: AttributeDb): Promise<void> {
