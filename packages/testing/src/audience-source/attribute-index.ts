@@ -1,4 +1,4 @@
-import { decodeChunk, chunkHas } from '@herald/core/targeting';
+import { decodeChunk, chunkHas, userBitsetKeys, type UserAttributes } from '@herald/core/targeting';
 import type { AttributeIndex, StoredChunk } from '@herald/core/ports';
 import { rejectsWithCode } from '../assertions';
 import { useFreshStore, type StoreFactory } from '../store-factory';
@@ -14,6 +14,35 @@ function membersOf(rows: readonly StoredChunk[], key: string): number[] {
       if (chunkHas(words, row.chunk * 65_536 + low)) uins.push(row.chunk * 65_536 + low);
   }
   return uins.sort((a, b) => a - b);
+}
+
+/** Each row as [chunk, key, its members], in the order read. */
+function rowsRead(rows: readonly StoredChunk[]): [number, string, number[]][] {
+  return rows.map((row) => [row.chunk, row.key, membersOf([row], row.key)]);
+}
+
+/**
+ * The rows readChunks(keys, from, to) should answer for these users, from
+ * their attributes alone: by chunk, then key, a (key, chunk) holding nobody
+ * left out.
+ */
+function rowsExpected(users: Iterable<UserAttributes>, keys: readonly string[], from: number, to: number) {
+  const members = new Map<string, number[]>();
+  for (const user of users) {
+    const chunk = Math.floor(user.uin / 65_536);
+    if (chunk < from || chunk >= to) continue;
+    for (const key of userBitsetKeys(user)) {
+      if (!keys.includes(key)) continue;
+      const id = `${String(chunk).padStart(5, '0')} ${key}`;
+      members.set(id, [...(members.get(id) ?? []), user.uin]);
+    }
+  }
+  const ids = [...members.keys()].sort((a, b) => {
+    const [chunkA, keyA] = [a.slice(0, 5), a.slice(6)];
+    const [chunkB, keyB] = [b.slice(0, 5), b.slice(6)];
+    return chunkA !== chunkB ? (chunkA < chunkB ? -1 : 1) : keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
+  });
+  return ids.map((id) => [Number(id.slice(0, 5)), id.slice(6), members.get(id)!.sort((a, b) => a - b)]);
 }
 
 /**
@@ -125,6 +154,87 @@ export function attributeIndexConformance(name: string, open: StoreFactory<Attri
       expect(await index().keysWithPrefix('tz=')).toEqual(['tz=+05:30', 'tz=Asia/Tokyo']);
       await expect(index().putUsers([{ uin: 4, tz: 'Mars/Base' }])).rejects.toMatchObject({
         details: { field: 'tz' },
+      });
+    });
+
+    describe('time-zone bitsets read by chunk (a local-time walk reads every zone of each chunk)', () => {
+      const C = 65_536;
+      const zones = ['tz=+05:30', 'tz=America/New_York', 'tz=Asia/Tokyo', 'tz=Europe/Berlin'];
+      const users = new Map<number, UserAttributes>();
+      const put = async (list: UserAttributes[]) => {
+        await index().putUsers(list);
+        for (const user of list) users.set(user.uin, user);
+      };
+      const remove = async (uins: number[]) => {
+        await index().removeUsers(uins);
+        for (const uin of uins) users.delete(uin);
+      };
+      /** Every read a wrong grouping could spoil: all zones, some, zones among other keys, windows cutting chunks. */
+      const expectReadsAsPut = async () => {
+        const reads: [string[], number, number][] = [
+          [zones, 0, C],
+          [['tz=Europe/Berlin', 'tz=+05:30'], 0, C],
+          [['tz=Asia/Tokyo'], 0, C],
+          [['*', 'region=x', 'tz=Europe/Berlin', 'tz=Asia/Tokyo', 'tag=none'], 0, C],
+          [['region=y', ...zones, 'region=x'], 1, 3],
+          [[...zones, 'tz=Antarctica/Troll', '*'], 2, 5],
+          [zones, 3, 4],
+        ];
+        for (const [keys, from, to] of reads)
+          expect({ keys, from, to, rows: rowsRead(await index().readChunks(keys, from, to)) }).toEqual({
+            keys,
+            from,
+            to,
+            rows: rowsExpected(users.values(), keys, from, to),
+          });
+      };
+
+      beforeEach(() => users.clear());
+
+      it('answers every zone key of each chunk, alone, in part and among other keys, as the users were put', async () => {
+        await put([
+          { uin: 5, tz: 'Europe/Berlin', region: 'x' },
+          { uin: 6, tz: '+05:30' },
+          { uin: 7, region: 'y' },
+          { uin: C + 1, tz: 'Asia/Tokyo', region: 'x' },
+          { uin: C + 2, tz: 'Europe/Berlin', region: 'y' },
+          { uin: C + 3, tz: 'America/New_York' },
+          { uin: 2 * C + 9, tz: 'Europe/Berlin' },
+          { uin: 2 * C + 10, tz: 'Asia/Tokyo', region: 'x' },
+          { uin: 4 * C, tz: '+05:30', region: 'x' },
+          { uin: 4 * C + 1, tz: 'Europe/Berlin' },
+        ]);
+        await expectReadsAsPut();
+        expect(rowsRead(await index().readChunks(zones, 1, 2))).toEqual([
+          [1, 'tz=America/New_York', [C + 3]],
+          [1, 'tz=Asia/Tokyo', [C + 1]],
+          [1, 'tz=Europe/Berlin', [C + 2]],
+        ]);
+      });
+
+      it('follows users moving zone, losing it, and leaving (a zone losing its last member of a chunk)', async () => {
+        await put([
+          { uin: 5, tz: 'Europe/Berlin' },
+          { uin: 6, tz: 'Europe/Berlin', region: 'x' },
+          { uin: C + 1, tz: 'Asia/Tokyo' },
+          { uin: C + 2, tz: '+05:30', region: 'y' },
+          { uin: 3 * C, tz: 'America/New_York' },
+          { uin: 4 * C + 1, tz: 'Europe/Berlin' },
+        ]);
+        await put([
+          { uin: 5, tz: 'Asia/Tokyo' },
+          { uin: C + 1, tz: 'Europe/Berlin' },
+          { uin: C + 2, region: 'y' },
+        ]);
+        await expectReadsAsPut();
+        await remove([6, 3 * C, 4 * C + 1]);
+        await expectReadsAsPut();
+        expect(await index().readChunks(zones, 3, C)).toEqual([]);
+        await remove([5, C + 1]);
+        expect(await index().readChunks(zones, 0, C)).toEqual([]);
+        expect(await index().keysWithPrefix('tz=')).toEqual([]);
+        await put([{ uin: 3 * C + 7, tz: 'Asia/Tokyo' }]);
+        await expectReadsAsPut();
       });
     });
 
