@@ -52,6 +52,21 @@ export interface SubscriptionShared {
  * herald_event_consumer_skipped_total and passed to `onSkip` once, before the
  * batch's handler; a failing `onSkip` is retried with the batch.
  */
+/** Joins a new subscription tries when its group refuses the join's sync (refusedSync). */
+const JOIN_ATTEMPTS = 3;
+
+/**
+ * The group answered a join's SyncGroup with INVALID_REQUEST. The librdkafka
+ * mock broker did so once in a loaded CI run, as an interface process's
+ * follower-copy consumer joined its group; a group in flux on a Kafka broker
+ * answers REBALANCE_IN_PROGRESS instead, which kafkajs retries by joining
+ * again. A new consumer joining again is the same remedy; anything else still
+ * fails the subscription at once.
+ */
+function refusedSync(error: unknown): boolean {
+  return error instanceof HeraldError && error.details?.type === 'INVALID_REQUEST';
+}
+
 export class KafkaSubscription implements Subscription {
   private consumer: Consumer;
   private readonly stop = new AbortController();
@@ -80,9 +95,20 @@ export class KafkaSubscription implements Subscription {
     spec: SubscriptionSpec,
     onClosed: () => void,
   ): Promise<KafkaSubscription> {
-    const subscription = new KafkaSubscription(kafka, shared, options, spec, onClosed);
-    await subscription.begin();
-    return subscription;
+    for (let attempt = 1; ; attempt++) {
+      const subscription = new KafkaSubscription(kafka, shared, options, spec, onClosed);
+      try {
+        await subscription.begin();
+        return subscription;
+      } catch (error) {
+        if (attempt >= JOIN_ATTEMPTS || !refusedSync(error)) throw error;
+        options.logger.warn('kafka: the group refused a join; joining again', {
+          group: spec.groupId,
+          attempt,
+          error: String(error),
+        });
+      }
+    }
   }
 
   close(): Promise<void> {
