@@ -1,9 +1,10 @@
 /**
  * The keys of the LevelDB attribute index (the layout is described in
- * level-attribute-index.ts), shared by the adapter and its zone-row
- * migration.
+ * level-attribute-index.ts) and the key-only reads, shared by the adapter
+ * and its zone-row migration.
  */
 import type { ClassicLevel } from 'classic-level';
+import { UNIVERSE_KEY } from '@herald/core/targeting';
 import { key, prefixRange, tag } from './keys';
 
 export type AttributeDb = ClassicLevel<Buffer, Buffer>;
@@ -41,4 +42,17 @@ export function chunkRange(bitset: string, fromChunk: number, toChunk: number): 
 export function zoneRowRange(fromChunk: number, toChunk: number): { gte: Buffer; lt: Buffer } {
   const upper = toChunk >= 2 ** 32 ? prefixRange(key(tag('z'))).lt! : zoneRowKey(toChunk);
   return { gte: zoneRowKey(Math.max(0, fromChunk)), lt: upper };
+}
+
+/** The bitsets whose keys start with `prefix` and hold anyone (their 'k' count rows), ascending. */
+export async function bitsetsWithPrefix(db: AttributeDb, prefix: string): Promise<string[]> {
+  const tagLength = 1;
+  const keys = await db.keys(prefixRange(countKey(prefix))).all();
+  return keys.map((k) => k.subarray(tagLength).toString('utf16le')).sort();
+}
+
+/** The smallest chunk >= fromChunk in which the universe holds anyone, or undefined. */
+export async function firstUsedChunk(db: AttributeDb, fromChunk: number): Promise<number | undefined> {
+  const [found] = await db.keys({ ...chunkRange(UNIVERSE_KEY, fromChunk, 2 ** 32), limit: 1 }).all();
+  return found === undefined ? undefined : chunkOfKey(found);
 }

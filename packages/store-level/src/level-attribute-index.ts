@@ -8,7 +8,6 @@ import {
   encodeChunk,
   lastPerUin,
   TZ_KEY_PREFIX,
-  UNIVERSE_KEY,
   type ChunkEdit,
   type UserAttributes,
 } from '@herald/core/targeting';
@@ -22,8 +21,10 @@ import {
 } from '@herald/core/ports';
 import { ValidationError } from '@herald/core';
 import {
+  bitsetsWithPrefix,
   chunkKey,
   chunkOfKey,
+  firstUsedChunk,
   chunkRange,
   countKey,
   ROWS_PER_BATCH_BYTES,
@@ -32,7 +33,7 @@ import {
   zoneRowRange,
   type AttributeDb,
 } from './attribute-keys';
-import { decodeJson, encodeJson, prefixRange } from './keys';
+import { decodeJson, encodeJson } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { Lifecycle, openLevelDb } from './lifecycle';
 import { updateZoneRow, zoneRowInto } from './zone-rows';
@@ -238,18 +239,11 @@ export class LevelAttributeIndex implements AttributeIndex, UserAttributeLookup 
   }
 
   keysWithPrefix(prefix: string): Promise<string[]> {
-    return this.life.run('keysWithPrefix', async () => {
-      const tagLength = 1;
-      const keys = await this.db.keys(prefixRange(countKey(prefix))).all();
-      return keys.map((k) => k.subarray(tagLength).toString('utf16le')).sort();
-    });
+    return this.life.run('keysWithPrefix', () => bitsetsWithPrefix(this.db, prefix));
   }
 
   nextChunk(fromChunk: number): Promise<number | undefined> {
-    return this.life.run('nextChunk', async () => {
-      const [found] = await this.db.keys({ ...chunkRange(UNIVERSE_KEY, fromChunk, 2 ** 32), limit: 1 }).all();
-      return found === undefined ? undefined : chunkOfKey(found);
-    });
+    return this.life.run('nextChunk', () => firstUsedChunk(this.db, fromChunk));
   }
 
   readChunks(keys: readonly string[], fromChunk: number, toChunk: number): Promise<StoredChunk[]> {

@@ -5,19 +5,19 @@
  * written last, after every 'z' row, so a crash part-way leaves no marker and
  * the next open builds the rows again from the start.
  */
-import { TZ_KEY_PREFIX, UNIVERSE_KEY } from '@herald/core/targeting';
+import { TZ_KEY_PREFIX } from '@herald/core/targeting';
 import { ErrorCodes, HeraldError } from '@herald/core';
 import {
+  bitsetsWithPrefix,
   chunkOfKey,
   chunkRange,
-  countKey,
+  firstUsedChunk,
   FORMAT_KEY,
   ROWS_PER_BATCH_BYTES,
   zoneRowKey,
   zoneRowRange,
   type AttributeDb,
 } from './attribute-keys';
-import { prefixRange } from './keys';
 import { encodeZoneRow, type ZoneEntry } from './zone-rows';
 
 /** 1: the `tz=` bitsets are also kept as one 'z' row per chunk. */
@@ -46,32 +46,19 @@ export async function ensureZoneRows(db: AttributeDb): Promise<void> {
   }
   // Rows a crashed earlier attempt wrote: the build below writes them all again.
   await db.clear(zoneRowRange(0, ALL_CHUNKS));
-  const zones = await zoneKeys(db);
+  const zones = await bitsetsWithPrefix(db, TZ_KEY_PREFIX);
   if (zones.length > 0) {
+    // Empty stretches of the uin space are passed over: each window starts at the next chunk holding anyone.
     for (
-      let from = await nextUsedChunk(db, 0);
+      let from = await firstUsedChunk(db, 0);
       from !== undefined;
-      from = await nextUsedChunk(db, from + WINDOW_CHUNKS)
+      from = await firstUsedChunk(db, from + WINDOW_CHUNKS)
     )
       await buildWindow(db, zones, from, from + WINDOW_CHUNKS);
   }
   const value = Buffer.alloc(4);
   value.writeUInt32BE(FORMAT_VERSION, 0);
   await db.put(FORMAT_KEY, value);
-}
-
-/** The `tz=` bitsets holding anyone, ascending (their 'k' count rows). */
-async function zoneKeys(db: AttributeDb): Promise<string[]> {
-  const tagLength = 1;
-  const keys = await db.keys(prefixRange(countKey(TZ_KEY_PREFIX))).all();
-  return keys.map((k) => k.subarray(tagLength).toString('utf16le')).sort();
-}
-
-/** The first chunk >= from in which the universe (every zone's superset) holds anyone: empty stretches are passed over. */
-async function nextUsedChunk(db: AttributeDb, from: number): Promise<number | undefined> {
-  if (from >= ALL_CHUNKS) return undefined;
-  const [found] = await db.keys({ ...chunkRange(UNIVERSE_KEY, from, ALL_CHUNKS), limit: 1 }).all();
-  return found === undefined ? undefined : chunkOfKey(found);
 }
 
 /** The 'z' rows of chunks [from, to) from the zones' 'b' rows, in one batch. */
