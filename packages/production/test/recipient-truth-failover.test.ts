@@ -85,8 +85,15 @@ const SPEED = 10_000;
  * executor's restart on a loaded machine (120 s was not, on a slower 2-core host beside the multi-host test).
  */
 const TTL_SECONDS = 240;
-/** Lookups in flight at once. */
-const WIDTH = 32;
+/** An answer that could not be told: a host holding part of it did not answer in time. */
+function namesUnreachableHost(answer: Answer): boolean {
+  const reason =
+    answer.fate === 'unknown' ? answer.reason : answer.then?.outcome === 'unknown' ? answer.then.reason : '';
+  return reason?.endsWith(' unreachable') === true;
+}
+
+/** Lookups in flight at once (32 made a loaded host's executors miss the interface's 2 s timeout). */
+const WIDTH = 16;
 
 /** The webhook's verdict on a uin (reasons a channel gives; one with a dot). */
 const reasonOf = (uin: number) => (uin % 7 === 0 ? 'unregistered' : uin % 17 === 0 ? 'bad.token' : undefined);
@@ -222,9 +229,18 @@ describe('recipient truth through an executor and scheduler failover, production
 
   /** Each recipient's answer (`GET /api/v1/tasks/:id/recipients/:uin`), asked once its fate is final. */
   const answers = new Map<number, Answer>();
+  /** Answers that named a host unreachable and were asked again (a loaded host's 2 s timeout). */
+  let askedAgain = 0;
   async function lookUp(uins: readonly number[]): Promise<void> {
-    const got = await mapPooled(uins, WIDTH, (uin) => lookup(cluster, task.id, uin));
-    uins.forEach((uin, i) => answers.set(uin, got[i]!));
+    let asking = uins;
+    // An executor that does not answer in time makes the answer `unknown` (docs/recipient-truth.md): true, but
+    // not yet the truth this test checks, so such an answer is asked again, a few times; any other is kept.
+    for (let round = 0; round < 5 && asking.length > 0; round++) {
+      const got = await mapPooled(asking, WIDTH, (uin) => lookup(cluster, task.id, uin));
+      asking.forEach((uin, i) => answers.set(uin, got[i]!));
+      asking = asking.filter((_, i) => namesUnreachableHost(got[i]!));
+      askedAgain += asking.length;
+    }
   }
   let task: Task;
   const started = performance.now();
@@ -364,7 +380,7 @@ describe('recipient truth through an executor and scheduler failover, production
     await lookUp([...distinct].filter(expiring));
     const lookupSeconds = (performance.now() - lookupsStarted) / 1000;
     mark(
-      `${answers.size} lookups (${(answers.size / lookupSeconds).toFixed(0)}/s, ${WIDTH} at a time, beside the expiry wait)`,
+      `${answers.size} lookups (${(answers.size / lookupSeconds).toFixed(0)}/s, ${WIDTH} at a time, beside the expiry wait; ${askedAgain} asked again)`,
     );
     settled = true;
     process.stdout.write(
