@@ -99,7 +99,9 @@ const QUICK_REFUSAL_CUTS = 2;
  *   (the answers of sends already in flight when a cut happens are the same
  *   news, not new news); one that comes while probing (near the ceiling, or
  *   above where the last cut put it), seconds after the last cut, cuts it to
- *   90% only. A new part of a shared
+ *   90% only; one within a quarter second of resuming from the last cut's
+ *   hold, that cut not yet settled, by `decreaseFactor` twice
+ *   (QUICK_REFUSAL_CUTS). A new part of a shared
  *   budget scales the rate and the ceiling (`rescale`); a larger part may
  *   also lift the rate to its share of what every sender sent together.
  * - Retry-After is honoured exactly: nothing is admitted before it ends.
