@@ -3,7 +3,7 @@
  * A model of bench/channel-throttle.js's discovered-limit run, without
  * processes: the real ChannelPacing (core, compiled) of `--executors`
  * executors against a token-bucket receiver (`--limit` recipients/s, a burst
- * of half a second, 429 + Retry-After in whole seconds above it, as
+ * of half a second (`--burst-ms`), 429 + Retry-After in whole seconds above it, as
  * @herald/testing's rateLimitedPolicy), in simulated time (an event queue,
  * no timers), so a change to the controller can be judged in seconds and
  * without the machine's load. Each executor sends batches of 500, at most 4
@@ -47,7 +47,7 @@
  * comparing controllers, not for the results table; those come from
  * bench/channel-throttle.js.
  *
- *   node bench/channel-pacing-model.js [--limit 20000] [--recipients 400000] [--max-rate 100000]
+ *   node bench/channel-pacing-model.js [--limit 20000] [--burst-ms 500] [--recipients 400000] [--max-rate 100000]
  *     [--executors 2] [--relay cut|hold|none] [--split demand|even] [--skew 0.5]
  *     [--share-rise at-once|next-report] [--idle-tell on|off] [--tell-rate on|off] [--hear-fall on|off] [--sender-max <recipients/s>] [--alone-max <recipients/s>]
  *     [--unit-batches <n> --unit-gap-ms <ms>] [--seed 1] [--trace]
@@ -127,7 +127,7 @@ function model(o) {
       gapUntil: 0,
     };
   });
-  const burst = o.limit / 2;
+  const burst = (o.limit * o.burstMs) / 1000;
   let tokens = burst;
   let filled = 0;
   const answers = []; // [time, throttled]
@@ -273,6 +273,7 @@ function model(o) {
 
 const o = {
   limit: Number(arg('--limit', 20_000)),
+  burstMs: Number(arg('--burst-ms', 500)),
   recipients: Number(arg('--recipients', 400_000)),
   maxRate: Number(arg('--max-rate', 100_000)),
   executors: Number(arg('--executors', 2)),
@@ -289,11 +290,15 @@ const o = {
   unitGapMs: Number(arg('--unit-gap-ms', 0)),
   trace: process.argv.includes('--trace'),
 };
+if (!((o.limit * o.burstMs) / 1000 >= BATCH))
+  throw new Error(
+    `--burst-ms must let a batch of ${BATCH} through: at least ${(BATCH * 1000) / o.limit} ms at --limit ${o.limit} (got ${o.burstMs})`,
+  );
 o.aloneMax = Number(arg('--alone-max', Math.max(...o.senderMax)));
 const r = model(o);
 const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
 console.log(
-  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}, tell rate ${o.tellRate ? 'on' : 'off'}, hear fall ${o.hearFall ? 'on' : 'off'}${Number.isFinite(o.unitBatches) ? `, units of ${o.unitBatches} batches ${o.unitGapMs} ms apart` : ''}${o.senderMax.some(Number.isFinite) ? `, sender max ${o.senderMax}/${o.aloneMax}` : ''}), maxRate ${o.maxRate}, limit ${o.limit}: ` +
+  `${o.executors} executors, relay ${o.relay}, split ${o.split} (skew ${o.skew}, rise ${o.shareRise}, idle tell ${o.idleTell ? 'on' : 'off'}, tell rate ${o.tellRate ? 'on' : 'off'}, hear fall ${o.hearFall ? 'on' : 'off'}${Number.isFinite(o.unitBatches) ? `, units of ${o.unitBatches} batches ${o.unitGapMs} ms apart` : ''}${o.senderMax.some(Number.isFinite) ? `, sender max ${o.senderMax}/${o.aloneMax}` : ''}), maxRate ${o.maxRate}, limit ${o.limit}${o.burstMs === 500 ? '' : ` (burst ${o.burstMs} ms)`}: ` +
     `${r.seconds.toFixed(2)} s vs ${r.bound.toFixed(1)} s limit-bound (${pct(r.seconds / r.bound - 1)}); ` +
     `429s ${r.throttled}, after 10 s ${r.afterThrottled} of ${r.after}; rate after 10 s ${r.rateAfter.toFixed(0)}/s (${pct(r.rateAfter / o.limit - 1)})`,
 );

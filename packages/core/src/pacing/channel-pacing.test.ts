@@ -157,10 +157,33 @@ describe('ChannelPacing', () => {
 
   it('cuts from the pacing rate when too little was sent since the last hold to tell a rate', () => {
     const p = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5, burstMs: 1000 });
-    p.throttled(1000, '429', T0); // nothing sent: 1000
-    expect(p.admit(100, T0 + 1000)).toEqual({ wait: 0 }); // resumes at the hold's end
-    p.throttled(1000, '429', T0 + 1100); // 100 ms of sending since: too short, from 1000
-    expect(p.rate).toBe(500);
+    p.failed('HTTP 503', T0); // held 100 ms, no cut
+    expect(p.admit(100, T0 + 100)).toEqual({ wait: 0 }); // resumes at the hold's end
+    p.throttled(1000, '429', T0 + 200); // 100 ms of sending since: too short, from 2000
+    expect(p.rate).toBe(1000);
+  });
+
+  it("cuts deep twice at a throttle within a quarter second of resuming from the last cut's hold", () => {
+    const p = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5, burstMs: 1000 });
+    p.throttled(1000, '429', T0); // 1000, held 1 s
+    expect(p.admit(100, T0 + 1000)).toEqual({ wait: 0 });
+    p.throttled(1000, '429', T0 + 1100); // the channel spent its refilled burst at once: 1000 x 0.5 x 0.5
+    expect(p.rate).toBe(250);
+  });
+
+  it('cuts deep once at a throttle a quarter second or more after resuming, during the hold, or settled', () => {
+    const later = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5 });
+    later.throttled(1000, '429', T0); // 1000, held 1 s
+    later.throttled(1000, '429', T0 + 1300); // 300 ms after resuming: enough to have measured
+    expect(later.rate).toBe(500);
+    const held = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5 });
+    held.throttled(2000, '429', T0); // 1000, held 2 s
+    held.throttled(1000, '429', T0 + 600); // a late answer during the hold: not a refusal of the resumed rate
+    expect(held.rate).toBe(500);
+    const settled = pacing({ initialRate: 2000, maxRate: 10_000, decreaseFactor: 0.5 });
+    settled.throttled(4000, '429', T0); // 1000, held 4 s
+    settled.throttled(1000, '429', T0 + 4100); // 100 ms after resuming, but the last cut is 4 s old
+    expect(settled.rate).toBe(500);
   });
 
   it('rescales the rate and the ceiling with a new part of the budget', () => {

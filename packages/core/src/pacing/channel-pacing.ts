@@ -65,6 +65,17 @@ const SETTLED_MS = 3000;
 const SENT_WINDOW_MS = 1000;
 const SENT_MIN_SPAN_MS = 250;
 const GENTLE_CUT = 0.9;
+/**
+ * A throttle within SENT_MIN_SPAN_MS of resuming from the last cut's hold,
+ * that cut not SETTLED_MS old: the channel spent at once the burst it had
+ * refilled during the hold, so the rate is still far above its limit, and
+ * too little was sent to measure a rate to cut from. The cut is
+ * `decreaseFactor` applied this many times: one more 429 and its
+ * whole-second hold cost more than landing lower and climbing back
+ * (bench/channel-pacing-model.js, 4 x 10^5 recipients at 20k/s, `maxRate`
+ * 100,000: the third discovery's hold went, +10.3% over limit-bound -> +6.7%).
+ */
+const QUICK_REFUSAL_CUTS = 2;
 
 /**
  * The pacing of one delivery channel, driven by what the channel answers
@@ -88,7 +99,9 @@ const GENTLE_CUT = 0.9;
  *   (the answers of sends already in flight when a cut happens are the same
  *   news, not new news); one that comes while probing (near the ceiling, or
  *   above where the last cut put it), seconds after the last cut, cuts it to
- *   90% only. A new part of a shared
+ *   90% only; one within a quarter second of resuming from the last cut's
+ *   hold, that cut not yet settled, by `decreaseFactor` twice
+ *   (QUICK_REFUSAL_CUTS). A new part of a shared
  *   budget scales the rate and the ceiling (`rescale`); a larger part may
  *   also lift the rate to its share of what every sender sent together.
  * - Retry-After is honoured exactly: nothing is admitted before it ends.
@@ -252,12 +265,13 @@ export class ChannelPacing {
     this.probeInFlight = false;
     if (this.breaker === 'half-open') this.breaker = 'closed'; // it answered: it is up, only busy
     const until = now + (retryAfterMs ?? this.options.throttleDelayMs);
+    const resumedAt = this.holdUntil;
     if (until >= this.holdUntil) {
       this.holdUntil = until;
       this.holdReason = 'throttled';
     }
     this.detail = detail;
-    this.cut(now);
+    this.cut(now, resumedAt);
     // The hold is not acceptance (the rate rises again from its end) nor time the sender could send.
     this.lastRaise = Math.max(this.lastRaise, this.holdUntil);
     this.sendingSince = Math.max(this.sendingSince, this.holdUntil);
@@ -303,7 +317,8 @@ export class ChannelPacing {
     this.sendingSince = Math.max(this.sendingSince, now);
   }
 
-  private cut(now: number): void {
+  /** Cuts the rate (at most once per `cutSpacingMs`); `resumedAt`: when the last hold before this cut's news ended. */
+  private cut(now: number, resumedAt = -Infinity): void {
     this.lastRaise = now;
     if (now - this.lastCut < this.options.cutSpacingMs) return;
     const sentRate = this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
@@ -316,15 +331,23 @@ export class ChannelPacing {
     const probing =
       (this.ceiling !== undefined && from >= this.ceiling * NEAR_CEILING) ||
       (this.landing !== undefined && from > this.landing);
+    const factor = settled && probing ? GENTLE_CUT : this.deepCut(now, settled, resumedAt);
     this.lastCut = now;
     // The ceiling stays the pacing's rate: a sender short of it did not find the channel's limit there,
     // and the climb back (1% of the ceiling per second) must not crawl from a rate its CPU set.
     this.ceiling = this.currentRate;
-    const factor = settled && probing ? GENTLE_CUT : this.options.decreaseFactor;
     this.currentRate = Math.max(this.options.minRate, from * factor);
     this.landing = this.currentRate;
     // What was scheduled at the old rate is not owed at the new one.
     this.schedule = Math.min(this.schedule, now + this.options.burstMs);
+  }
+
+  /** The factor of a cut that is not a probe's: `decreaseFactor`, or its power QUICK_REFUSAL_CUTS at a quick refusal. */
+  private deepCut(now: number, settled: boolean, resumedAt: number): number {
+    // Resumed from the last cut's hold (a hold ended after that cut), and refused before a rate could be measured.
+    const resumed = resumedAt > this.lastCut && now >= resumedAt;
+    const quick = !settled && resumed && now - resumedAt < SENT_MIN_SPAN_MS;
+    return quick ? this.options.decreaseFactor ** QUICK_REFUSAL_CUTS : this.options.decreaseFactor;
   }
 
   /**
