@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { ErrorCodes } from '@herald/core';
-import { waitFor } from '@herald/testing';
 import { MySqlTaskStore } from './mysql-task-store';
 import { watchSocket } from './reply-watchdog';
 import { migrate } from './migrate';

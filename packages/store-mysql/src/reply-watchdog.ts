@@ -49,14 +49,14 @@ export function watchSocket(socket: Socket, timeoutMs: number): void {
     );
     socket.destroy(error);
   };
-  const write = socket.write;
-  socket.write = function (this: Socket, ...args: unknown[]) {
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  socket.write = ((...args: unknown[]) => {
     if (timer === undefined && expectsReply(args[0])) {
       timer = setTimeout(expire, timeoutMs);
       timer.unref(); // a stuck call keeps the process alive, not this timer
     }
-    return (write as (...a: unknown[]) => boolean).apply(this, args);
-  } as Socket['write'];
+    return write(...args);
+  }) as Socket['write'];
   socket.on('data', disarm);
   socket.once('close', disarm);
 }
