@@ -75,7 +75,12 @@ describe('connection security files', () => {
     const config = production({});
     expect(kafkaSecurityOptions(config.kafka)).toEqual({});
     expect(zookeeperAuthOptions(config.zookeeper)).toBeUndefined();
-    expect(mysqlOptions(config.mysql)).toEqual({ url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10 });
+    expect(mysqlOptions(config.mysql)).toEqual({
+      url: 'mysql://herald@db:3306',
+      database: 'herald',
+      poolSize: 10,
+      replyTimeoutMs: 60_000,
+    });
   });
 
   it('fails naming the setting when a file is missing or unreadable', async () => {
@@ -136,6 +141,7 @@ describe('connection security files', () => {
       url: 'mysql://herald@db:3306',
       database: 'herald',
       poolSize: 1,
+      replyTimeoutMs: 60_000,
       tls: { rejectUnauthorized: true, verifyIdentity: true, ca: Buffer.from('MYSQL CA') },
     });
   });

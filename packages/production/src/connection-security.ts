@@ -76,5 +76,11 @@ export function mysqlTlsOptions(mysql: ProductionConfig['mysql']): MySqlTlsMater
 /** What every MySQL adapter opens with: `mysql.*`, TLS material read, `poolSize` overridable (the CLI uses 1). */
 export function mysqlOptions(mysql: ProductionConfig['mysql'], poolSize = mysql.poolSize): MySqlTaskStoreOptions {
   const tls = mysqlTlsOptions(mysql);
-  return { url: mysql.url, database: mysql.database, poolSize, ...(tls === undefined ? {} : { tls }) };
+  return {
+    url: mysql.url,
+    database: mysql.database,
+    poolSize,
+    replyTimeoutMs: mysql.replyTimeoutMs,
+    ...(tls === undefined ? {} : { tls }),
+  };
 }

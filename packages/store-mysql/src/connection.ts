@@ -33,9 +33,21 @@ export interface MySqlTaskStoreOptions extends MySqlConnectionOptions {
    * @defaultValue none: every call runs once
    */
   retry?: RetryOptions;
+  /**
+   * How long a connection waits for the first byte of the server's answer to
+   * a request before it is dropped as dead (`mysql.replyTimeoutMs`),
+   * 100..3,600,000. The call then fails UNAVAILABLE (retriable), and a call
+   * safe to repeat runs again on a fresh connection. It must exceed the
+   * slowest statement and the server's lock wait timeout
+   * (innodb_lock_wait_timeout, 50 s by default), which answers a lock wait
+   * itself.
+   * @defaultValue 60000
+   */
+  replyTimeoutMs?: number;
 }
 
 export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
 
 /** Parses `mysql.url`; anything but a mysql:// or mariadb:// URL with a host is a ConfigError. */
 export function parseMySqlUrl(url: unknown): URL {
@@ -69,6 +81,13 @@ export function checkPoolSize(poolSize: unknown): number {
   if (!Number.isInteger(poolSize) || (poolSize as number) < 1 || (poolSize as number) > 1000)
     throw new ConfigError('mysql.poolSize', 'must be an integer in 1..1000');
   return poolSize as number;
+}
+
+export function checkReplyTimeout(replyTimeoutMs: unknown): number {
+  if (replyTimeoutMs === undefined) return DEFAULT_REPLY_TIMEOUT_MS;
+  if (!Number.isInteger(replyTimeoutMs) || (replyTimeoutMs as number) < 100 || (replyTimeoutMs as number) > 3_600_000)
+    throw new ConfigError('mysql.replyTimeoutMs', 'must be an integer of milliseconds in 100..3600000');
+  return replyTimeoutMs as number;
 }
 
 /** mysql2 connection options for a parsed URL; `database` set only when given; `ssl` only with `tls` (checked: ConfigError naming its mysql.tls setting). */

@@ -11,15 +11,18 @@ import { createPool, type Pool, type PoolConnection } from 'mysql2/promise';
 import {
   checkDatabaseName,
   checkPoolSize,
+  checkReplyTimeout,
   connectionOptions,
   parseMySqlUrl,
   type MySqlTaskStoreOptions,
 } from './connection';
 import { loadMigrations, pendingMigrations, readApplied } from './migrate';
 import { connectError, isConnectionError, isDeadlock, mysqlCode, toHeraldError } from './mysql-errors';
+import { watchReplies } from './reply-watchdog';
 
 /**
- * A pool on `options.database`. With `migrated` (the default) the database
+ * A pool on `options.database`, each connection of which drops a request
+ * the server leaves unanswered for `replyTimeoutMs` (reply-watchdog.ts). With `migrated` (the default) the database
  * must hold every migration (else ConfigError naming mysql.database: run
  * herald migrate); a table source reads tables Herald did not make and skips
  * that check, but still proves the server answers.
@@ -28,6 +31,7 @@ export async function openPool(options: MySqlTaskStoreOptions, migrated = true):
   const url = parseMySqlUrl(options?.url);
   const database = checkDatabaseName(options.database);
   const poolSize = checkPoolSize(options.poolSize);
+  const replyTimeoutMs = checkReplyTimeout(options.replyTimeoutMs);
   const files = migrated ? await loadMigrations() : [];
   const pool = createPool({
     ...connectionOptions(url, database, options.tls),
@@ -36,6 +40,8 @@ export async function openPool(options: MySqlTaskStoreOptions, migrated = true):
     waitForConnections: true,
     queueLimit: 0,
   });
+  // Before the first query, so every connection, the migrations check's included, is watched.
+  watchReplies(pool, replyTimeoutMs);
   try {
     if (!migrated) {
       try {

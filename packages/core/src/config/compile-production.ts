@@ -26,7 +26,7 @@ import { checkZooKeeperConnectionString, checkZooKeeperRoot, zookeeperMs } from 
  * and less clearly.
  */
 export function compileProduction(options: HeraldOptions): ProductionConfig {
-  const mysql = section(options, 'mysql', ['url', 'database', 'poolSize', 'tls']);
+  const mysql = section(options, 'mysql', ['url', 'database', 'poolSize', 'replyTimeoutMs', 'tls']);
   const zookeeper = section(options, 'zookeeper', [
     'connectionString',
     'root',
@@ -85,6 +85,7 @@ export function compileProduction(options: HeraldOptions): ProductionConfig {
       url,
       database: identifier('mysql.database', str('mysql.database', mysql.database, DEFAULTS.mysql.database)),
       poolSize: int('mysql.poolSize', mysql.poolSize, DEFAULTS.mysql.poolSize, 1, 1000),
+      replyTimeoutMs: int('mysql.replyTimeoutMs', mysql.replyTimeoutMs, DEFAULTS.mysql.replyTimeoutMs, 100, 3_600_000),
       tls: compileMySqlTls(mysql.tls),
     },
     zookeeper: {

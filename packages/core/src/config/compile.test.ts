@@ -135,7 +135,7 @@ describe('compileConfig, production profile', () => {
     const config = compileConfig(PRODUCTION as unknown as HeraldOptions);
     expect(config.profile).toBe('production');
     expect(config.production).toEqual({
-      mysql: { url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10, tls: null },
+      mysql: { url: 'mysql://herald@db:3306', database: 'herald', poolSize: 10, replyTimeoutMs: 60_000, tls: null },
       zookeeper: {
         connectionString: 'zk1:2181,zk2:2181',
         root: '/herald',
@@ -515,6 +515,11 @@ describe('compileConfig', () => {
       'production with a bad mysql.database',
       { ...PRODUCTION, mysql: { url: 'mysql://db', database: 'a;drop' } },
       'mysql.database',
+    ],
+    [
+      'production with a mysql.replyTimeoutMs under 100 ms',
+      { ...PRODUCTION, mysql: { url: 'mysql://db', replyTimeoutMs: 50 } },
+      'mysql.replyTimeoutMs',
     ],
     ['production without zookeeper', { ...PRODUCTION, zookeeper: undefined }, 'zookeeper.connectionString'],
     [

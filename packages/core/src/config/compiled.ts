@@ -244,7 +244,7 @@ export interface TopologyMember {
 }
 
 export interface ProductionConfig {
-  mysql: { url: string; database: string; poolSize: number; tls: MySqlTlsConfig | null };
+  mysql: { url: string; database: string; poolSize: number; replyTimeoutMs: number; tls: MySqlTlsConfig | null };
   zookeeper: {
     connectionString: string;
     root: string;

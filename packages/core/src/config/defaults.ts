@@ -19,7 +19,7 @@ export const DEFAULTS = {
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
   offline: { rangeBits: 20, purgeIntervalMs: 10_000, purgeMaxRecords: 2000 },
   transport: { highWaterMark: 64 },
-  mysql: { database: 'herald', poolSize: 10 },
+  mysql: { database: 'herald', poolSize: 10, replyTimeoutMs: 60_000 },
   zookeeper: { root: '/herald', sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 },
   kafka: { clientId: 'herald', topicPrefix: '', connectTimeoutMs: 10_000, partitions: 3, replicationFactor: -1 },
   delivery: {

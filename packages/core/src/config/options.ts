@@ -111,6 +111,13 @@ export interface HeraldOptions {
     database?: string;
     /** Connections per process. Default 10. */
     poolSize?: number;
+    /**
+     * How long a request waits for the server's first byte of answer before
+     * its connection is dropped as dead and the call fails UNAVAILABLE
+     * (retriable). Above the slowest statement and innodb_lock_wait_timeout.
+     * Default 60000.
+     */
+    replyTimeoutMs?: number;
     /** TLS to MySQL (docs/security-connections.md); present means on. Default off. */
     tls?: MySqlTlsOptions;
   };
