@@ -132,15 +132,14 @@ async function main() {
     }
     const asked = Array.from({ length: lookups }, (_, i) => uins[i % uins.length]);
     const pids = Object.fromEntries(
-      cluster.processes
-        .filter((p) => p.tier === 'interface' || p.tier === 'executor')
-        .map((p) => [p.id, p.child.pid]),
+      cluster.processes.filter((p) => p.tier === 'interface' || p.tier === 'executor').map((p) => [p.id, p.child.pid]),
     );
     const mariadb = mariadbPid();
     if (mariadb !== undefined) pids.mariadb = mariadb;
     const results = [];
     for (let round = 1; round <= rounds; round++) {
       const fates = {};
+      const unknowns = [];
       const cpuBefore = Object.fromEntries(Object.entries(pids).map(([id, pid]) => [id, cpuSecondsOf(pid)]));
       const clientBefore = process.cpuUsage();
       const loadBefore = loadAverage();
@@ -149,6 +148,9 @@ async function main() {
         const answer = await api(`/api/v1/tasks/${task.id}/recipients/${uin}`);
         const key = answer.then === undefined ? answer.fate : `${answer.fate} ${answer.then.outcome}`;
         fates[key] = (fates[key] ?? 0) + 1;
+        // An unknown answer on a healthy cluster is a fault of the lookup: its reason is printed.
+        const reason = answer.fate === 'unknown' ? answer.reason : answer.then?.reason;
+        if (reason !== undefined && unknowns.length < 5) unknowns.push({ uin, reason });
       });
       const seconds = (performance.now() - started) / 1000;
       const client = process.cpuUsage(clientBefore);
@@ -165,12 +167,18 @@ async function main() {
         cpuMsPerLookup,
         load: [loadBefore, loadAverage()].map((l) => Number(l.toFixed(2))),
         fates,
+        unknowns,
       };
       results.push(result);
       step(`round ${round}: ${result.lookupsPerSecond} lookups/s`);
     }
+    // Why an executor did not answer, as the interface logged it (a healthy cluster logs none).
+    const hostsDown = cluster.processes
+      .filter((p) => p.tier === 'interface')
+      .flatMap((p) => p.output.split('\n').filter((line) => line.includes('did not give its delivery records')))
+      .slice(0, 5);
     console.log(
-      JSON.stringify({ machine: machine(), commit: commit(), recipients, loadAtStart, results }, null, 1),
+      JSON.stringify({ machine: machine(), commit: commit(), recipients, loadAtStart, results, hostsDown }, null, 1),
     );
   } finally {
     step('stopping');
