@@ -2,7 +2,7 @@ import { OpenTaskFiles, type ListRepository } from '@herald/audience';
 import type { TaskStore } from '@herald/core/ports';
 import type { ExecutionUnit, Task } from '@herald/core/task';
 
-/** Completed tasks whose lookup state is kept: per task its units, two open files and, per sorted run, at most 4,095 probes and 128 blocks of 4 KiB (docs/recipient-truth.md). */
+/** Completed tasks whose lookup state is kept: per task its units, two open files and, per sorted run, at most 4,095 probes and 128 blocks of 512 cells (docs/recipient-truth.md). */
 export const COMPLETED_TASKS_KEPT = 8;
 
 /** What every lookup of one completed task reads alike: its units and its open list files. */

@@ -22,6 +22,9 @@ import { secretFromFile } from './setting-files';
  */
 export const RECORDS_TIMEOUT_MS = 2_000;
 
+/** How long a kept-alive connection to an executor may sit idle: less than a node:http server's 5 s keepAliveTimeout. */
+const IDLE_CONNECTION_MS = 4_000;
+
 /** The executor did not answer (refused, timed out, or answered an error): its part is unknown. */
 export class HostDown extends Error {
   constructor(
@@ -59,8 +62,12 @@ export class ExecutorRecordsClient {
     private readonly timeoutMs = RECORDS_TIMEOUT_MS,
   ) {}
 
-  /** Connections kept open between requests, up to 64 per executor (a lookup's width and a walk's pages). */
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  /**
+   * Connections kept open between requests, up to 64 per executor (a lookup's width and a walk's pages). One
+   * idle for IDLE_CONNECTION_MS is closed here before the executor (a node:http server closes an idle
+   * connection after 5 s) closes it under a request.
+   */
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_CONNECTION_MS });
 
   async batchAt(host: string, taskId: number, position: number): Promise<DeliveryRecord | undefined> {
     const { record } = await this.get<{ record: WireRecord | null }>(host, '/records/batch', {
@@ -170,10 +177,11 @@ export class ExecutorRecordsClient {
     const path = pathAndQuery.split('?')[0]!;
     if (address === undefined) throw new HostDown(host, `no management endpoint (management.endpoints.${host})`);
     try {
-      // A kept-alive connection the host closed as it was reused fails at once: a read is sent again, once.
-      const { status, body } = await this.exchange(address, pathAndQuery, init).catch((error: unknown) =>
+      // A kept-alive connection the host closed as it was reused fails at once: a read is sent again, once, on a
+      // new connection (another idle one may be as stale).
+      const { status, body } = await this.exchange(address, pathAndQuery, init, this.agent).catch((error: unknown) =>
         error instanceof StaleConnection && init.method === 'GET'
-          ? this.exchange(address, pathAndQuery, init)
+          ? this.exchange(address, pathAndQuery, init, false)
           : Promise.reject(error),
       );
       if (status !== 200) throw new HostDown(host, `${path} answered ${status}: ${body.slice(0, 200)}`);
@@ -189,6 +197,7 @@ export class ExecutorRecordsClient {
     address: string,
     pathAndQuery: string,
     init: { method: string; headers?: Record<string, string>; body?: string },
+    agent: Agent | false,
   ): Promise<{ status: number; body: string }> {
     const { hostname, port } = new URL(`http://${address}`);
     return new Promise((resolve, reject) => {
@@ -198,7 +207,7 @@ export class ExecutorRecordsClient {
           port,
           path: pathAndQuery,
           method: init.method,
-          agent: this.agent,
+          agent,
           headers: { ...init.headers, authorization: `Bearer ${this.token}` },
         },
         (res) => {
