@@ -69,7 +69,8 @@ export class CompletedTaskLookups {
   async close(): Promise<void> {
     const states = [...this.entries.values()].map((e) => e.state.catch(() => undefined));
     this.entries.clear();
-    await Promise.all((await Promise.all(states)).map((s) => s?.files.close()));
+    const opened = (await Promise.all(states)).filter((s) => s !== undefined);
+    await Promise.all(opened.map((s) => s.files.close()));
   }
 
   private keep(taskId: number, entry: Entry): void {

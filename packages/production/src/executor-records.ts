@@ -179,11 +179,11 @@ export class ExecutorRecordsClient {
     try {
       // A kept-alive connection the host closed as it was reused fails at once: a read is sent again, once, on a
       // new connection (another idle one may be as stale).
-      const { status, body } = await this.exchange(address, pathAndQuery, init, this.agent).catch((error: unknown) =>
-        error instanceof StaleConnection && init.method === 'GET'
-          ? this.exchange(address, pathAndQuery, init, false)
-          : Promise.reject(error),
-      );
+      const { status, body } = await this.exchange(address, pathAndQuery, init, this.agent).catch((error: Error) => {
+        if (error instanceof StaleConnection && init.method === 'GET')
+          return this.exchange(address, pathAndQuery, init, false);
+        throw error;
+      });
       if (status !== 200) throw new HostDown(host, `${path} answered ${status}: ${body.slice(0, 200)}`);
       return JSON.parse(body) as T;
     } catch (error) {

@@ -8,7 +8,14 @@ import { subtractSorted } from '@herald/core/uins';
 import { syntheticAudience } from '@herald/audience';
 import type { WebhookBatch } from '@herald/executor';
 import { MySqlFrequencyCounter } from '@herald/store-mysql';
-import { waitFor, WebhookReceiver, type ProcessCluster, type TempDir, type WebhookAnswer } from '@herald/testing';
+import {
+  TEST_AUTH_OPTIONS,
+  waitFor,
+  WebhookReceiver,
+  type ProcessCluster,
+  type TempDir,
+  type WebhookAnswer,
+} from '@herald/testing';
 import { api, expectedRow, lookup, mapPooled, reportRows, type Answer } from './recipient-lookups';
 import {
   broadcastThroughOutage,
@@ -60,18 +67,18 @@ import {
  * kill) and settled by both at its login is counted once, by its latest
  * outcome, as the answers say (ClusterDeliveryRecords.loginCounts).
  *
- * Run time (2026-11-27, the shared 2-core machine at load average 14-19,
- * jest --maxWorkers=1): cluster up in 16 s, the main task completed at 30 s
- * (killed executor-1 and scheduler-1 after 22,605 of 85,652 kept), logins
- * settled at 47 s, expiry at 139 s, then 10^5 lookups at 276/s (32 at a
- * time) in 363 s and the report of 10^5 rows in 0.4 s: 8.5 min in all, most
- * of it the lookups on a loaded machine. Each run prints its own figures
- * ("recipient truth through failover: ...").
- */
-/*
- * On a slower 2-core host (2 x Intel Xeon @ 2.50 GHz, 2026-11-28) the same run, alone and quiet, took
- * 1,031 s: logins pushed 16 s after the task completed, expiry at 262 s, the 10^5 lookups at 131/s in 763 s.
- * Beside the other production tests the lookups go slower still: each test gets 40 minutes.
+ * The answers the expiry cannot change (all but the offline recipients who never logged in: 42,774) are asked
+ * while the test waits for the expiry, the other 57,226 (and the 2,677 logins again, which must not change)
+ * after it. An answer naming an executor unreachable (busy past the interface's 2 s) is asked again, at most
+ * twice, and counted; every final answer must equal the truth.
+ *
+ * Run time (2026-11-28, the shared 2-core Intel host, 2 x Intel Xeon, load average 7-15, jest
+ * --maxWorkers=1, alone): 406 s. Cluster up in 52 s, the main task completed at 65 s, logins settled at
+ * 77 s, 42,774 lookups before the expiry at 996/s (0 asked again), expiry at 295 s, 59,903 lookups after it
+ * at 573/s, the report of 10^5 rows in 0.7 s. Before the lookups were made cheaper and split around the
+ * expiry, the same run took 1,031 s on this host (quiet): expiry at 262 s, then 10^5 lookups at 131/s in
+ * 763 s. Each run prints its own figures ("recipient truth through failover: ..."); beside the other
+ * production tests it goes slower still: each test gets 40 minutes.
  */
 jest.setTimeout(2_400_000);
 
@@ -193,6 +200,8 @@ describe('recipient truth through an executor and scheduler failover, production
       dispatcher: { batchSize: BATCH, unitSize: 5_000 },
       accounts: { defaultLimits: { maxSpeed: 1_000_000 } },
       delivery: { kind: 'webhook', webhook: { url: receiver.url, timeoutMs: 10_000 } },
+      // Not rate limited: the 10^5 lookups go as fast as the interface answers (over the clusters' 1,000/s).
+      auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
       frequency: { enabled: true, ...frequency },
       // A short stall watch and quick load reports: the dead executor's units move in seconds (executor-failover.test.ts).
       scheduler: { tickMs: 100, unitStallMs: 2_000 },
@@ -221,6 +230,11 @@ describe('recipient truth through an executor and scheduler failover, production
   const answers = new Map<number, Answer>();
   /** Whether the truth for `uin` is the expiry's (queued offline, never logged in): answered `waiting` until then. */
   const expiresWithTheTask = (uin: number) => truthOf(uin).detail === 'expired';
+  /** Whether an answer is unknown, or its login outcome is, because an executor did not answer in time. */
+  const namesAHostDown = (answer: Answer) =>
+    [answer.fate === 'unknown' ? answer.reason : undefined, answer.then?.reason].some((r) =>
+      r?.includes('unreachable'),
+    );
   /** What the interface logged of executors that did not answer: why an answer says a host was unreachable. */
   const hostsDown = () =>
     cluster.processes
@@ -230,10 +244,20 @@ describe('recipient truth through an executor and scheduler failover, production
   /** Asks GET /api/v1/tasks/:id/recipients/:uin for each of `uins`, WIDTH at a time, into `answers`. */
   async function askAll(uins: readonly number[], when: string): Promise<void> {
     const asked = performance.now();
-    for (const answer of await mapPooled(uins, WIDTH, (uin) => lookup(cluster, task.id, uin)))
-      answers.set(answer.uin, answer);
+    let pending = uins;
+    let again = 0;
+    // An executor busy past the 2 s the interface waits (the survivor settling the logins, on a loaded host) makes
+    // its part "host unreachable", as documented: such an answer is asked again, at most twice, and counted.
+    for (let round = 0; round < 3 && pending.length > 0; round++) {
+      again += round === 0 ? 0 : pending.length;
+      for (const answer of await mapPooled(pending, WIDTH, (uin) => lookup(cluster, task.id, uin)))
+        answers.set(answer.uin, answer);
+      pending = pending.filter((uin) => namesAHostDown(answers.get(uin)!));
+    }
     const seconds = (performance.now() - asked) / 1000;
-    mark(`${uins.length} lookups ${when} (${(uins.length / seconds).toFixed(0)}/s, ${WIDTH} at a time)`);
+    mark(
+      `${uins.length} lookups ${when} (${(uins.length / seconds).toFixed(0)}/s, ${WIDTH} at a time, ${again} again)`,
+    );
   }
   let task: Task;
   const started = performance.now();
@@ -356,10 +380,7 @@ describe('recipient truth through an executor and scheduler failover, production
 
     // Every answer the expiry cannot change (all but the offline recipients who never logged in), asked while the
     // expiry is awaited; the others once it passed (the next test), with the logins asked again.
-    await askAll(
-      distinct.filter((uin) => !expiresWithTheTask(uin)),
-      'before the expiry',
-    );
+    await askAll(Array.from(distinct.filter((uin) => !expiresWithTheTask(uin))), 'before the expiry');
 
     // The expiry: a never-logged-in offline recipient is answered expired once it passed.
     const neverLoggedIn = offlineKept.find((uin) => !isLoggedIn.has(uin) && !isDropped.has(uin))!;
@@ -381,7 +402,7 @@ describe('recipient truth through an executor and scheduler failover, production
     const executors = cluster.ids('executor');
     const beforeExpiry = new Map(answers);
     await askAll(
-      distinct.filter((uin) => expiresWithTheTask(uin) || isLoggedIn.has(uin) || isDropped.has(uin)),
+      Array.from(distinct.filter((uin) => expiresWithTheTask(uin) || isLoggedIn.has(uin) || isDropped.has(uin))),
       'after the expiry',
     );
     // A login's answer does not change with the expiry: asked on both sides of it, the same.
