@@ -39,7 +39,7 @@ export type { ReadListOptions, LoadListOptions } from './list-reader';
 export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
 export { ListRepository } from './list-repository';
-export { positionInList, positionInRuns, removalOf, removedPathOf } from './recipient-lookup';
+export { OpenTaskFiles, positionInList, positionInRuns, removalOf, removedPathOf } from './recipient-lookup';
 export { RunsCursor } from './runs-cursor';
 export { walkAudience, walkAudienceChunks } from './audience-walk';
 export type { AudienceChunk, AudienceWalkOptions, WalkedRecipient } from './audience-walk';

@@ -1,13 +1,22 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { decodeRemovedHeader, removedHeaderBytes, removedSectionCount, type RemovalFacts } from '@herald/core/fate';
+import {
+  decodeRemovedHeader,
+  removedHeaderBytes,
+  removedSectionCount,
+  type RemovalFacts,
+  type RemovedSection,
+} from '@herald/core/fate';
 import { decodeListHeader, LIST_HEADER_BYTES, ListFlags, UIN_BYTES } from '@herald/core/recipient-list';
 import { ListFormatError } from '@herald/core';
+import { SortedCells } from './sorted-cells';
 
 /**
  * One recipient looked up in a task's files without reading them whole
  * (docs/recipient-truth.md): its position in the filtered list, and which
- * filter link removed it, each a binary search by positioned reads, so a
- * lookup costs about log2(n) reads of a few bytes whatever the list's size.
+ * filter link removed it, each a binary search by positioned reads
+ * (SortedCells), so a lookup costs about log2(n / 512) reads of 8 bytes and
+ * one of 4 KiB per file whatever the list's size; OpenTaskFiles keeps both
+ * files open and their top probes in memory for many lookups.
  */
 
 /** The removed-sets file beside a filtered list `f_<taskId>.hrl`: `f_<taskId>.removed`. */
@@ -24,23 +33,7 @@ export function removedPathOf(filteredListPath: string): string {
 export async function positionInList(path: string, uin: number, sample?: number): Promise<number | undefined> {
   const file = await open(path, 'r');
   try {
-    const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
-    const wanted = sample === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
-    if ((header.flags & wanted) !== wanted)
-      throw new ListFormatError('LIST_BAD_HEADER', `${path} is not sorted and unique: no position to search`);
-    const cell = Buffer.alloc(UIN_BYTES);
-    const at = async (i: number) => {
-      const { bytesRead } = await file.read(cell, 0, UIN_BYTES, LIST_HEADER_BYTES + i * UIN_BYTES);
-      if (bytesRead < UIN_BYTES) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${i}`);
-      return cell.readUInt32LE(0) + cell.readUInt32LE(4) * 0x1_0000_0000;
-    };
-    if (sample === undefined || (header.flags & ListFlags.SORTED) !== 0)
-      return await lowerBoundOf(header.count, at, uin);
-    const split = Math.min(sample, header.count);
-    const inSample = await lowerBoundOf(split, at, uin);
-    if (inSample !== undefined) return inSample;
-    const inRest = await lowerBoundOf(header.count - split, (i) => at(split + i), uin);
-    return inRest === undefined ? undefined : split + inRest;
+    return await (await openListCells(file, path, sample)).positionOf(uin);
   } finally {
     await file.close();
   }
@@ -60,16 +53,11 @@ export async function positionInRuns(
   const file = await open(path, 'r');
   try {
     const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
-    const cell = Buffer.alloc(UIN_BYTES);
-    const at = async (i: number) => {
-      const { bytesRead } = await file.read(cell, 0, UIN_BYTES, LIST_HEADER_BYTES + i * UIN_BYTES);
-      if (bytesRead < UIN_BYTES) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${i}`);
-      return cell.readUInt32LE(0) + cell.readUInt32LE(4) * 0x1_0000_0000;
-    };
+    const cells = new SortedCells(file, path, LIST_HEADER_BYTES, header.count, UIN_BYTES, 'list');
     for (let run = 0; run < runs.length; run++) {
       const { start, end } = runs[run]!;
       if (end > header.count) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${end - 1}`);
-      const position = start < end ? await lowerBoundOf(end, at, uin, start) : undefined;
+      const position = start < end ? await cells.indexOf(uin, start, end) : undefined;
       if (position !== undefined) return { position, run };
     }
     return undefined;
@@ -92,45 +80,116 @@ export async function removalOf(path: string, uin: number): Promise<RemovalFacts
     throw error;
   }
   try {
-    const count = removedSectionCount(await readAt(file, path, 0, 8));
-    const header = decodeRemovedHeader(await readAt(file, path, 0, removedHeaderBytes(count)));
-    const cell = Buffer.alloc(4);
-    let duplicateCopies = 0;
-    for (const section of header.sections) {
-      const at = async (i: number) => {
-        const { bytesRead } = await file.read(cell, 0, 4, section.offset + i * 4);
-        if (bytesRead < 4) throw new ListFormatError('LIST_TRUNCATED', `${path} ends inside its ${section.reason} set`);
-        return cell.readUInt32LE(0);
-      };
-      const first = await lowerBoundOf(section.count, at, uin);
-      if (first === undefined) continue;
-      if (section.reason !== 'duplicate')
-        return { recorded: true, complete: header.complete, reason: section.reason, duplicateCopies };
-      let last = first;
-      while (last + 1 < section.count && (await at(last + 1)) === uin) last++;
-      duplicateCopies = last - first + 1;
-    }
-    return { recorded: true, complete: header.complete, reason: undefined, duplicateCopies };
+    return await (await openRemovedSets(file, path)).removalOf(uin);
   } finally {
     await file.close();
   }
 }
 
-/** The index of the first `uin` in an ascending sequence of `n` read by `at`, or undefined. */
-async function lowerBoundOf(
-  n: number,
-  at: (i: number) => Promise<number>,
-  uin: number,
-  from = 0,
-): Promise<number | undefined> {
-  let lo = from;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((await at(mid)) < uin) lo = mid + 1;
-    else hi = mid;
+/** A filtered list's uins, searchable: sorted, or a canary's two sorted runs split at `sample`. */
+export class ListCells {
+  constructor(
+    private readonly cells: SortedCells,
+    private readonly split: number | undefined,
+  ) {}
+
+  async positionOf(uin: number): Promise<number | undefined> {
+    if (this.split === undefined) return this.cells.indexOf(uin);
+    const inSample = await this.cells.indexOf(uin, 0, this.split);
+    return inSample ?? (await this.cells.indexOf(uin, this.split, this.cells.count));
   }
-  return lo < n && (await at(lo)) === uin ? lo : undefined;
+}
+
+/** The list in `file` made searchable after its header is checked (`sample`: positionInList's). */
+export async function openListCells(file: FileHandle, path: string, sample?: number): Promise<ListCells> {
+  const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
+  const wanted = sample === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
+  if ((header.flags & wanted) !== wanted)
+    throw new ListFormatError('LIST_BAD_HEADER', `${path} is not sorted and unique: no position to search`);
+  const cells = new SortedCells(file, path, LIST_HEADER_BYTES, header.count, UIN_BYTES, 'list');
+  const sorted = sample === undefined || (header.flags & ListFlags.SORTED) !== 0;
+  return new ListCells(cells, sorted ? undefined : Math.min(sample, header.count));
+}
+
+/** A removed-sets file's sections, searchable. */
+export class RemovedSets {
+  constructor(
+    private readonly complete: boolean,
+    private readonly sections: readonly { reason: RemovedSection['reason']; cells: SortedCells }[],
+  ) {}
+
+  async removalOf(uin: number): Promise<RemovalFacts> {
+    const { complete } = this;
+    let duplicateCopies = 0;
+    for (const { reason, cells } of this.sections) {
+      const first = await cells.indexOf(uin);
+      if (first === undefined) continue;
+      if (reason !== 'duplicate') return { recorded: true, complete, reason, duplicateCopies };
+      let last = first;
+      while (last + 1 < cells.count && (await cells.at(last + 1)) === uin) last++;
+      duplicateCopies = last - first + 1;
+    }
+    return { recorded: true, complete, reason: undefined, duplicateCopies };
+  }
+}
+
+/** The removed sets in `file` made searchable after its header is read. */
+export async function openRemovedSets(file: FileHandle, path: string): Promise<RemovedSets> {
+  const count = removedSectionCount(await readAt(file, path, 0, 8));
+  const header = decodeRemovedHeader(await readAt(file, path, 0, removedHeaderBytes(count)));
+  return new RemovedSets(
+    header.complete,
+    header.sections.map((s) => ({
+      reason: s.reason,
+      cells: new SortedCells(file, path, s.offset, s.count, 4, `${s.reason} set`),
+    })),
+  );
+}
+
+/**
+ * A filtered list and its removed sets opened once for many lookups (a
+ * completed task's, whose files no longer change: docs/recipient-truth.md,
+ * "What a lookup keeps"). Holds two file handles and at most a few thousand
+ * probes per file until close().
+ */
+export class OpenTaskFiles {
+  private constructor(
+    private readonly handles: readonly FileHandle[],
+    private readonly list: ListCells,
+    private readonly removed: RemovedSets | undefined,
+  ) {}
+
+  /** The list at `listPath` and the removed sets beside it (none: a task filtered before they were recorded). */
+  static async open(listPath: string, sample?: number): Promise<OpenTaskFiles> {
+    const handles: FileHandle[] = [];
+    try {
+      handles.push(await open(listPath, 'r'));
+      const list = await openListCells(handles[0]!, listPath, sample);
+      const removedPath = removedPathOf(listPath);
+      const removedFile = await open(removedPath, 'r').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      if (removedFile !== undefined) handles.push(removedFile);
+      const removed = removedFile === undefined ? undefined : await openRemovedSets(removedFile, removedPath);
+      return new OpenTaskFiles(handles, list, removed);
+    } catch (error) {
+      await Promise.all(handles.map((h) => h.close()));
+      throw error;
+    }
+  }
+
+  positionOf(uin: number): Promise<number | undefined> {
+    return this.list.positionOf(uin);
+  }
+
+  removalOf(uin: number): Promise<RemovalFacts> {
+    return this.removed === undefined ? Promise.resolve({ recorded: false }) : this.removed.removalOf(uin);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.handles.map((h) => h.close()));
+  }
 }
 
 async function readAt(file: FileHandle, path: string, position: number, length: number): Promise<Buffer> {

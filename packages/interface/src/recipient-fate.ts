@@ -20,7 +20,15 @@ import {
   type LocalGroup,
   type Task,
 } from '@herald/core/task';
-import { positionInList, positionInRuns, removalOf, removedPathOf, type ListRepository } from '@herald/audience';
+import {
+  positionInList,
+  positionInRuns,
+  removalOf,
+  removedPathOf,
+  type ListRepository,
+  type OpenTaskFiles,
+} from '@herald/audience';
+import type { CompletedTaskLookups, CompletedTaskState } from './completed-task-lookups';
 
 export interface RecipientFateDeps {
   /** The task's units: whether a checkpoint passed a position that has no record. */
@@ -35,6 +43,8 @@ export interface RecipientFateDeps {
    */
   deliveryRecords?: DeliveryRecordLog;
   clock: Clock;
+  /** What lookups of a COMPLETED task share (its units, its open files); absent: read for each lookup. */
+  completed?: CompletedTaskLookups;
 }
 
 /** Why a profile without delivery records cannot say what happened at a position. */
@@ -52,11 +62,31 @@ export const NO_RECORDS =
 export async function recipientFate(task: Task, uin: number, deps: RecipientFateDeps): Promise<RecipientFate> {
   const filtered = task.filteredListId !== null;
   if (!filtered && !TERMINAL_TASK_STATES.includes(task.state)) throw notPreprocessed(task);
+  const kept = await deps.completed?.acquire(task, deps);
+  try {
+    return await fateFrom(task, uin, deps, kept?.state);
+  } finally {
+    kept?.release();
+  }
+}
+
+/** recipientFate's answer, from the completed task's kept state when there is one, else from the files and store. */
+async function fateFrom(
+  task: Task,
+  uin: number,
+  deps: RecipientFateDeps,
+  kept: CompletedTaskState | undefined,
+): Promise<RecipientFate> {
+  const filtered = task.filteredListId !== null;
   const listPath = filtered ? deps.lists.pathOf(task.filteredListId!) : undefined;
-  const { position, group } = listPath === undefined ? {} : await positionOf(task, uin, listPath, deps.lists);
+  const { position, group } =
+    listPath === undefined ? {} : await positionOf(task, uin, listPath, deps.lists, kept?.files);
   const removal =
-    listPath === undefined ? ({ recorded: false } as const) : await removalOf(removedPathOf(listPath), uin);
-  const delivery = position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps);
+    listPath === undefined
+      ? ({ recorded: false } as const)
+      : await (kept?.files.removalOf(uin) ?? removalOf(removedPathOf(listPath), uin));
+  const delivery =
+    position === undefined ? ({ kind: 'none' } as const) : await deliveryAt(task, position, deps, kept?.units);
   const login =
     delivery.kind === 'record' && !delivery.online
       ? await loginOf(task.id, uin, deps, delivery.executor)
@@ -98,12 +128,14 @@ async function positionOf(
   uin: number,
   filteredPath: string,
   lists: ListRepository,
+  open: OpenTaskFiles | undefined,
 ): Promise<{ position?: number; group?: LocalGroup }> {
   const groups = task.report.localGroups;
   // A canary's filtered list is two sorted runs, the sample then the rest (docs/rollouts.md): both are searched.
-  if (groups === undefined) return { position: await positionInList(filteredPath, uin, task.report.canary?.sample) };
+  const inFiltered = () => open?.positionOf(uin) ?? positionInList(filteredPath, uin, task.report.canary?.sample);
+  if (groups === undefined) return { position: await inFiltered() };
   // Not in the filtered list: not in any group either, and the sorted list answers that in one search.
-  if ((await positionInList(filteredPath, uin)) === undefined) return {};
+  if ((await inFiltered()) === undefined) return {};
   const found = await positionInRuns(lists.pathOf(deliveryOrderListIdOf(task.id)), uin, groups);
   return found === undefined ? {} : { position: found.position, group: groups[found.run] };
 }
@@ -146,17 +178,24 @@ export function notPreprocessed(task: Task): HeraldError {
 }
 
 /** The record holding the position; where it is on no host that answered, what the others' silence allows. */
-async function deliveryAt(task: Task, position: number, deps: RecipientFateDeps): Promise<DeliveryFacts> {
+async function deliveryAt(
+  task: Task,
+  position: number,
+  deps: RecipientFateDeps,
+  keptUnits: readonly ExecutionUnit[] | undefined,
+): Promise<DeliveryFacts> {
   if (deps.deliveryRecords === undefined) return { kind: 'unavailable', reason: NO_RECORDS };
+  // The units before the record, as the funnel reads them: a checkpoint is moved only after its batch's record is
+  // written, so one that passed the position when read has its record there when it is asked for.
+  const units = keptUnits ?? (await deps.store.listUnits(task.id));
   let record: DeliveryRecord | undefined;
   let unreachable: ReadonlySet<string> = new Set();
   try {
-    record = await deps.deliveryRecords.batchAt(task.id, position);
+    record = await deps.deliveryRecords.batchAt(task.id, position, units);
   } catch (error) {
     if (!isHostsUnreachable(error)) throw error;
     unreachable = new Set(error.hosts);
   }
-  const units = await deps.store.listUnits(task.id);
   return deliveryAcrossHosts(deliveryFactsAt(position, record, units), position, units, unreachable);
 }
 

@@ -6,6 +6,7 @@ import {
   type LoginOutcome,
 } from '@herald/core/fate';
 import type { DeliveryRecordLog, PurgedRecords, TaskStore } from '@herald/core/ports';
+import type { ExecutionUnit } from '@herald/core/task';
 import { HostDown, type ExecutorRecordsClient } from './executor-records';
 import { HostMerge } from './host-merge';
 import { addCounts, bucketRuns, countsByBucket, noCounts, splitBuckets, type BucketRun } from './login-merge';
@@ -56,8 +57,13 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     return Promise.reject(new Error('an interface does not record logins: each executor records its own'));
   }
 
-  async batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {
-    const unit = (await this.store.listUnits(taskId)).find((u) => u.start <= position && position < u.end);
+  /** `units`: the task's units as the caller read them (else read here), to ask the unit's executor first. */
+  async batchAt(
+    taskId: number,
+    position: number,
+    units?: readonly Pick<ExecutionUnit, 'start' | 'end' | 'executorId'>[],
+  ): Promise<DeliveryRecord | undefined> {
+    const unit = (units ?? (await this.store.listUnits(taskId))).find((u) => u.start <= position && position < u.end);
     const first = unit?.executorId;
     const unreachable = new Set<string>();
     if (first !== undefined && this.client.executors.includes(first)) {
@@ -238,7 +244,9 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
     return total;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.client.close();
+  }
 
   /** The latest of what the hosts that answered found; nothing found while some did not answer: HostsUnreachable. */
   private latestOr<T extends { at: number }>(

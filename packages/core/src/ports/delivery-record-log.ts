@@ -1,6 +1,7 @@
 import type { DeliveryRecord } from '../fate/delivery-record';
 import type { LoginOutcome } from '../fate/fate';
 import type { LoginCounts } from '../fate/funnel';
+import type { ExecutionUnit } from '../task/model';
 
 /** What purgeTask removed: the task's batch records and login outcomes. */
 export interface PurgedRecords {
@@ -24,8 +25,10 @@ export interface PurgedRecords {
  * - `recordBatches` writes several records as one atomic write (all or
  *   none), resolving as `recordBatch` does: the executor groups the records
  *   of a few consecutive batches into one write (executor/src/record-group.ts).
- * - `batchAt(taskId, position)` returns the record whose positions
- *   [from, from + count) hold `position`, or undefined.
+ * - `batchAt(taskId, position, units?)` returns the record whose positions
+ *   [from, from + count) hold `position`, or undefined. `units`: the task's
+ *   units as the caller just read them, for a log that asks the unit's
+ *   executor first (production); a log that keeps every record ignores them.
  * - `batchesFrom(taskId, position)` yields the task's records in position
  *   order, from the one holding `position` (or the first after it) on, read
  *   as it goes: the delivery report walks them beside the filtered list.
@@ -46,7 +49,11 @@ export interface PurgedRecords {
 export interface DeliveryRecordLog {
   recordBatch(record: DeliveryRecord): Promise<void>;
   recordBatches(records: readonly DeliveryRecord[]): Promise<void>;
-  batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined>;
+  batchAt(
+    taskId: number,
+    position: number,
+    units?: readonly Pick<ExecutionUnit, 'start' | 'end' | 'executorId'>[],
+  ): Promise<DeliveryRecord | undefined>;
   batchesFrom(taskId: number, position: number): AsyncIterable<DeliveryRecord>;
   recordLogins(outcomes: readonly LoginOutcome[]): Promise<void>;
   loginOf(taskId: number, uin: number): Promise<LoginOutcome | undefined>;

@@ -4,6 +4,7 @@ import { ACCOUNT_ID_PATTERN } from '@herald/core/access';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
 import { assertCanSeeAccount } from '../access/request-access';
+import { CompletedTaskLookups } from '../completed-task-lookups';
 import { recipientFate } from '../recipient-fate';
 import {
   HISTORY_DEFAULT_DAYS,
@@ -49,10 +50,14 @@ const DAY_MS = 86_400_000;
  */
 export function recipientRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { store, config, clock } = deps;
+  // A completed task's units and open files, shared by its lookups (docs/recipient-truth.md, "What a lookup keeps").
+  const completed = new CompletedTaskLookups();
+  app.addHook('onClose', () => completed.close());
+  const fateDeps = { ...deps, completed };
   app.get<{ Params: { id: string; uin: string } }>('/api/v1/tasks/:id/recipients/:uin', async (request) => {
     const task = await visibleTask(request, store, request.params.id);
     const uin = parseUin(request.params.uin, config.uinLimit);
-    return { taskId: task.id, ...(await recipientFate(task, uin, deps)) };
+    return { taskId: task.id, ...(await recipientFate(task, uin, fateDeps)) };
   });
 
   app.get<{ Params: { uin: string }; Querystring: HistoryQueryString }>(
