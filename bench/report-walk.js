@@ -54,7 +54,7 @@ async function main() {
       if (kept[i] % 3 !== 0) outcomes.push({ taskId: 1, uin: kept[i], outcome: 'delivered', at: NOW - 1e5 + i });
     await log.recordLogins(outcomes);
     const units = [{ unitNo: 0, start: 0, end: kept.length, checkpoint: kept.length }];
-    const task = { id: 1, state: 'COMPLETED', filteredListId: 'f_1', expiresAt: NOW + 1e8 };
+    const task = { id: 1, state: 'COMPLETED', filteredListId: 'f_1', expiresAt: NOW + 1e8, report: {} };
     const deps = {
       store: { listUnits: async () => units },
       lists,

@@ -6,6 +6,7 @@ import {
   loginAcrossHosts,
   rejectionAt,
   type DeliveryFacts,
+  type Fate,
   type KeptPositionFacts,
   type LoginFacts,
   type RemovalFacts,
@@ -104,6 +105,8 @@ class ReportRows {
   private readonly base: Omit<KeptPositionFacts, 'delivery' | 'login'>;
   private tailsOf: { record: object; online: Buffer | undefined; offline: Buffer | undefined } | undefined;
   private readonly uncoveredTails = new Map<string, Buffer>();
+  /** The tails of rows outside the filtered list, by what outsideList's fate depends on. */
+  private readonly outsideTails = new Map<string, Buffer>();
 
   constructor(
     task: Task,
@@ -115,18 +118,29 @@ class ReportRows {
     this.base = { taskState: task.state, expiresAt: task.expiresAt, now };
   }
 
-  /** A uin only the removed sets name. */
+  /** A uin only the removed sets name: its fate depends on its removal facts alone, so their tail is rendered once. */
   outsideList(uin: number, removal: RemovalFacts): void {
-    const row = classifyFate({
-      ...this.base,
-      uin,
-      filtered: true,
-      position: undefined,
-      removal,
-      delivery: NO_DELIVERY,
-      login: NO_LOGIN,
-    });
-    this.out.text(this.lines.line(row));
+    const copies = copiesOf(removal);
+    const key = removal.recorded ? `${removal.reason ?? ''}:${removal.complete}:${copies > 0}` : 'unrecorded';
+    let tail = this.outsideTails.get(key);
+    if (tail === undefined) {
+      const {
+        uin: _uin,
+        duplicateCopiesRemoved: _copies,
+        ...fate
+      } = classifyFate({
+        ...this.base,
+        uin,
+        filtered: true,
+        position: undefined,
+        removal,
+        delivery: NO_DELIVERY,
+        login: NO_LOGIN,
+      });
+      this.outsideTails.set(key, (tail = Buffer.from(this.lines.tail(fate as Fate))));
+    }
+    this.out.head(uin, -1, copies);
+    this.out.bytes(tail);
   }
 
   /** A position when this profile keeps no delivery records. */
