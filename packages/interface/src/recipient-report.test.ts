@@ -213,4 +213,48 @@ describe('reportChunks', () => {
       { numRuns: 60 },
     );
   });
+
+  // The random scenarios are small, so their batches rarely hold a long run of rows; the report
+  // writes such a run's plain rows by a path of their own, which these check among logins,
+  // removals, rejections-free batches, gaps and (production) a host that does not answer.
+  it.each([
+    [undefined, false],
+    ['e,"2"', false],
+    ['e,"2"', true],
+  ])(
+    'writes long runs of rows as the per-recipient answer (host down: %s, its records read: %s)',
+    async (down, downRecordsRead) => {
+      const s: Scenario = {
+        state: 'COMPLETED',
+        expiresIn: 1_000,
+        recipients: Array.from({ length: 1_500 }, (_, i) => ({
+          kept: i % 17 !== 0,
+          link: i % LINKS.length,
+          copies: i % 11 === 0 ? 1 : 0,
+          online: i % 3 === 0,
+          login: i % 7 === 0 ? 2 + (i % 3) : 0,
+        })),
+        batches: Array.from({ length: 40 }, (_, b) => ({
+          count: 25 + b,
+          recorded: b % 9 !== 4,
+          executor: b % 2 === 0 ? 'e1' : 'e,"2"',
+        })),
+        checkpoint: 1_200,
+        withRecords: true,
+        down,
+        downRecordsRead,
+        after: 500,
+      };
+      const { task, deps, distinct } = await build(s);
+      for (const after of [-1, s.after]) {
+        const answers = await Promise.all(
+          distinct.filter((uin) => uin > after).map((uin) => recipientFate(task, uin, deps)),
+        );
+        const csv = await reportLines(task, deps, after, CSV_LINES);
+        expect(csv).toBe(CSV_LINES.start + answers.map((row) => CSV_LINES.line(row)).join(''));
+        const json = ndjsonLines(task.id);
+        expect(await reportLines(task, deps, after, json)).toBe(answers.map((row) => json.line(row)).join(''));
+      }
+    },
+  );
 });
