@@ -32,6 +32,8 @@ interface Scenario {
   withRecords: boolean;
   /** An executor whose records are on a host that does not answer (production), or none. */
   down: string | undefined;
+  /** Whether the down host's batch records are read all the same (only its login outcomes are not). */
+  downRecordsRead?: boolean;
   after: number;
 }
 
@@ -73,6 +75,8 @@ class HostDownLog implements DeliveryRecordLog {
     private readonly log: DeliveryRecordLog,
     private readonly down: string,
     private readonly queuedByDown: ReadonlySet<number>,
+    /** Its batch records still read (only its login outcomes do not answer). */
+    private readonly recordsRead = false,
   ) {}
   recordBatch = () => Promise.reject(new Error('read only'));
   recordBatches = () => Promise.reject(new Error('read only'));
@@ -82,6 +86,7 @@ class HostDownLog implements DeliveryRecordLog {
   close = () => Promise.resolve();
   async batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {
     const record = await this.log.batchAt(taskId, position);
+    if (this.recordsRead) return record;
     if (record === undefined || record.executor === this.down) throw new HostsUnreachable([this.down]);
     return record;
   }
@@ -91,6 +96,7 @@ class HostDownLog implements DeliveryRecordLog {
     return outcome;
   }
   batchesFrom(taskId: number, position: number) {
+    if (this.recordsRead) return this.log.batchesFrom(taskId, position);
     return this.without(this.log.batchesFrom(taskId, position), (r) => r.executor === this.down);
   }
   loginsFrom(taskId: number, uin: number) {
@@ -185,7 +191,10 @@ describe('reportChunks', () => {
       store: { listUnits: async () => units },
       lists,
       ...(s.withRecords
-        ? { deliveryRecords: s.down === undefined ? records : new HostDownLog(records, s.down, queuedByDown) }
+        ? {
+            deliveryRecords:
+              s.down === undefined ? records : new HostDownLog(records, s.down, queuedByDown, s.downRecordsRead),
+          }
         : {}),
       clock: { now: () => NOW },
     };
