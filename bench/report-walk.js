@@ -45,16 +45,17 @@ async function main() {
       const batch = kept.subarray(from, Math.min(kept.length, from + 4096));
       const online = onlineBitsOf(
         batch,
-        batch.filter((uin) => uin % 3 === 0),
+        // Every third position (not every third uin: the uins, 3 apart from 2^31 + 1, are all multiples of 3).
+        batch.filter((_, j) => (from + j) % 3 === 0),
       );
       await log.recordBatch({ taskId: 1, from, count: batch.length, online, executor: 'executor-1', at: NOW - 1e6 });
     }
     const outcomes = [];
     for (let i = 1; i < kept.length; i += 500)
-      if (kept[i] % 3 !== 0) outcomes.push({ taskId: 1, uin: kept[i], outcome: 'delivered', at: NOW - 1e5 + i });
+      if (i % 3 !== 0) outcomes.push({ taskId: 1, uin: kept[i], outcome: 'delivered', at: NOW - 1e5 + i });
     await log.recordLogins(outcomes);
     const units = [{ unitNo: 0, start: 0, end: kept.length, checkpoint: kept.length }];
-    const task = { id: 1, state: 'COMPLETED', filteredListId: 'f_1', expiresAt: NOW + 1e8 };
+    const task = { id: 1, state: 'COMPLETED', filteredListId: 'f_1', expiresAt: NOW + 1e8, report: {} };
     const deps = {
       store: { listUnits: async () => units },
       lists,

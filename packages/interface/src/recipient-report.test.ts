@@ -32,6 +32,8 @@ interface Scenario {
   withRecords: boolean;
   /** An executor whose records are on a host that does not answer (production), or none. */
   down: string | undefined;
+  /** Whether the down host's batch records are read all the same (only its login outcomes are not). */
+  downRecordsRead?: boolean;
   after: number;
 }
 
@@ -73,6 +75,8 @@ class HostDownLog implements DeliveryRecordLog {
     private readonly log: DeliveryRecordLog,
     private readonly down: string,
     private readonly queuedByDown: ReadonlySet<number>,
+    /** Its batch records still read (only its login outcomes do not answer). */
+    private readonly recordsRead = false,
   ) {}
   recordBatch = () => Promise.reject(new Error('read only'));
   recordBatches = () => Promise.reject(new Error('read only'));
@@ -82,6 +86,7 @@ class HostDownLog implements DeliveryRecordLog {
   close = () => Promise.resolve();
   async batchAt(taskId: number, position: number): Promise<DeliveryRecord | undefined> {
     const record = await this.log.batchAt(taskId, position);
+    if (this.recordsRead) return record;
     if (record === undefined || record.executor === this.down) throw new HostsUnreachable([this.down]);
     return record;
   }
@@ -91,6 +96,7 @@ class HostDownLog implements DeliveryRecordLog {
     return outcome;
   }
   batchesFrom(taskId: number, position: number) {
+    if (this.recordsRead) return this.log.batchesFrom(taskId, position);
     return this.without(this.log.batchesFrom(taskId, position), (r) => r.executor === this.down);
   }
   loginsFrom(taskId: number, uin: number) {
@@ -185,7 +191,10 @@ describe('reportChunks', () => {
       store: { listUnits: async () => units },
       lists,
       ...(s.withRecords
-        ? { deliveryRecords: s.down === undefined ? records : new HostDownLog(records, s.down, queuedByDown) }
+        ? {
+            deliveryRecords:
+              s.down === undefined ? records : new HostDownLog(records, s.down, queuedByDown, s.downRecordsRead),
+          }
         : {}),
       clock: { now: () => NOW },
     };
@@ -213,4 +222,48 @@ describe('reportChunks', () => {
       { numRuns: 60 },
     );
   });
+
+  // The random scenarios are small, so their batches rarely hold a long run of rows; the report
+  // writes such a run's plain rows by a path of their own, which these check among logins,
+  // removals, rejections-free batches, gaps and (production) a host that does not answer.
+  it.each([
+    [undefined, false],
+    ['e,"2"', false],
+    ['e,"2"', true],
+  ])(
+    'writes long runs of rows as the per-recipient answer (host down: %s, its records read: %s)',
+    async (down, downRecordsRead) => {
+      const s: Scenario = {
+        state: 'COMPLETED',
+        expiresIn: 1_000,
+        recipients: Array.from({ length: 1_500 }, (_, i) => ({
+          kept: i % 17 !== 0,
+          link: i % LINKS.length,
+          copies: i % 11 === 0 ? 1 : 0,
+          online: i % 3 === 0,
+          login: i % 7 === 0 ? 2 + (i % 3) : 0,
+        })),
+        batches: Array.from({ length: 40 }, (_, b) => ({
+          count: 25 + b,
+          recorded: b % 9 !== 4,
+          executor: b % 2 === 0 ? 'e1' : 'e,"2"',
+        })),
+        checkpoint: 1_200,
+        withRecords: true,
+        down,
+        downRecordsRead,
+        after: 500,
+      };
+      const { task, deps, distinct } = await build(s);
+      for (const after of [-1, s.after]) {
+        const answers = await Promise.all(
+          distinct.filter((uin) => uin > after).map((uin) => recipientFate(task, uin, deps)),
+        );
+        const csv = await reportLines(task, deps, after, CSV_LINES);
+        expect(csv).toBe(CSV_LINES.start + answers.map((row) => CSV_LINES.line(row)).join(''));
+        const json = ndjsonLines(task.id);
+        expect(await reportLines(task, deps, after, json)).toBe(answers.map((row) => json.line(row)).join(''));
+      }
+    },
+  );
 });

@@ -6,12 +6,13 @@ import {
   loginAcrossHosts,
   rejectionAt,
   type DeliveryFacts,
+  type Fate,
   type KeptPositionFacts,
   type LoginFacts,
   type RemovalFacts,
 } from '@herald/core/fate';
 import type { ExecutionUnit, Task } from '@herald/core/task';
-import { removedPathOf, walkAudienceChunks } from '@herald/audience';
+import { removedPathOf, walkAudienceChunks, type AudienceChunk } from '@herald/audience';
 import { deliveryFactsAt, NO_RECORDS, notPreprocessed, type RecipientFateDeps } from './recipient-fate';
 import { ReportChunks } from './report-chunks';
 import { LoginCursor, RecordCursor } from './report-cursors';
@@ -66,22 +67,18 @@ export async function* reportChunks(
       uinLimit: deps.uinLimit,
       ...(after === undefined ? {} : { after }),
     });
-    for await (const { uins, positions, named, removals, plain } of walk) {
-      let k = 0;
-      for (let i = 0; i < uins.length; i++) {
-        const uin = uins[i]!;
-        const position = positions[i]!;
-        const removal = named[k] === i ? removals[k++]! : plain;
-        if (position < 0) {
-          rows.outsideList(uin, removal);
-        } else if (records === undefined || logins === undefined) {
-          rows.unrecorded(uin, position, removal);
+    for await (const chunk of walk) {
+      const at: ChunkPlace = { row: 0, named: 0 };
+      while (!rows.writeRun(chunk, at, records, logins)) {
+        if (out.hasReady) {
+          yield* out.take();
         } else {
-          if (records.behind(position)) await records.advanceTo(position);
-          if (logins.behind(uin)) await logins.advanceTo(uin);
-          rows.kept(uin, position, removal, records, logins);
+          // The row at `at.row` is past a cursor: moved once per batch record or login outcome, never per row.
+          const position = chunk.positions[at.row]!;
+          if (records!.behind(position)) await records!.advanceTo(position);
+          const uin = chunk.uins[at.row]!;
+          if (logins!.behind(uin)) await logins!.advanceTo(uin);
         }
-        if (out.hasReady) yield* out.take();
       }
     }
     yield* out.finish();
@@ -89,6 +86,33 @@ export async function* reportChunks(
     await records?.close();
     await logins?.close();
   }
+}
+
+/** Where writeRun stopped in a chunk: its next row, and the next of the rows a removed set holds. */
+interface ChunkPlace {
+  row: number;
+  named: number;
+}
+
+/** Records where writeRun stopped. */
+function stopAt(at: ChunkPlace, row: number, named: number): false {
+  at.row = row;
+  at.named = named;
+  return false;
+}
+
+/** ReportRows.plainRun's answer. */
+interface PlainRun {
+  from: number;
+  end: number;
+  online: Uint8Array;
+  /** Rows of a uin below it have no login outcome and need no cursor moved. */
+  loginsFrom: number;
+  /** The record's tails, as `kept` renders them. */
+  tails: { online: Buffer | undefined; offline: Buffer | undefined };
+  /** Whether its online rows may take their tail (no rejections), and its offline ones (their host's outcomes were read). */
+  onlineTail: boolean;
+  offlineTail: boolean;
 }
 
 const NO_LOGIN: LoginFacts = { kind: 'none' };
@@ -104,6 +128,8 @@ class ReportRows {
   private readonly base: Omit<KeptPositionFacts, 'delivery' | 'login'>;
   private tailsOf: { record: object; online: Buffer | undefined; offline: Buffer | undefined } | undefined;
   private readonly uncoveredTails = new Map<string, Buffer>();
+  /** The tails of rows outside the filtered list, by what outsideList's fate depends on. */
+  private readonly outsideTails = new Map<string, Buffer>();
 
   constructor(
     task: Task,
@@ -115,18 +141,97 @@ class ReportRows {
     this.base = { taskState: task.state, expiresAt: task.expiresAt, now };
   }
 
-  /** A uin only the removed sets name. */
+  /**
+   * Writes the rows of `chunk` from `at` on in one synchronous pass, so the
+   * row loop is plain optimised code rather than a generator's body. Stops at
+   * the chunk's end (true), or (false) once a chunk of output is ready or
+   * before a row that a cursor must first be moved to (an await, the caller's).
+   * Since the cursors stay put during a pass, what the rows of the record in
+   * hand share is read once (plainRun), and such a row (no removal named, no
+   * login outcome, its tail already rendered) is its head and that tail.
+   */
+  writeRun(chunk: AudienceChunk, at: ChunkPlace, records?: RecordCursor, logins?: LoginCursor): boolean {
+    const { uins, positions, named, removals, plain } = chunk;
+    const out = this.out;
+    const recorded = records !== undefined && logins !== undefined;
+    const run = recorded ? this.plainRun(records, logins) : undefined;
+    let k = at.named;
+    for (let i = at.row; i < uins.length; i++) {
+      const uin = uins[i]!;
+      const position = positions[i]!;
+      if (run !== undefined && position >= run.from && position < run.end && uin < run.loginsFrom && named[k] !== i) {
+        const online = bitAt(run.online, position - run.from);
+        const tail = online
+          ? run.onlineTail
+            ? run.tails.online
+            : undefined
+          : run.offlineTail
+            ? run.tails.offline
+            : undefined;
+        if (tail !== undefined) {
+          out.head(uin, position, 0);
+          out.bytes(tail);
+          if (out.hasReady) return stopAt(at, i + 1, k);
+          continue;
+        }
+      }
+      if (position >= 0 && recorded && (records.behind(position) || logins.behind(uin))) return stopAt(at, i, k);
+      const removal = named[k] === i ? removals[k++]! : plain;
+      if (position < 0) this.outsideList(uin, removal);
+      else if (!recorded) this.unrecorded(uin, position, removal);
+      else this.kept(uin, position, removal, records, logins);
+      if (out.hasReady) return stopAt(at, i + 1, k);
+    }
+    stopAt(at, uins.length, k);
+    return true;
+  }
+
+  /**
+   * What the plain rows of the record in hand share during a pass: its range,
+   * its online bits, the uin from which login outcomes may be found, and its
+   * tails as `kept` renders them (filled by its first row of each kind). A
+   * batch with rejections, or whose host's outcomes could not be read, has
+   * those rows decided by `kept` one by one.
+   */
+  private plainRun(records: RecordCursor, logins: LoginCursor): PlainRun | undefined {
+    const record = records.current;
+    if (record === undefined) return undefined;
+    if (this.tailsOf?.record !== record) this.tailsOf = { record, online: undefined, offline: undefined };
+    const tails = this.tailsOf;
+    return {
+      from: record.from,
+      end: record.from + record.count,
+      online: record.online,
+      loginsFrom: logins.noOutcomeBelow(),
+      tails,
+      onlineTail: record.rejected === undefined,
+      offlineTail: !logins.unreachable().has(record.executor),
+    };
+  }
+
+  /** A uin only the removed sets name: its fate depends on its removal facts alone, so their tail is rendered once. */
   outsideList(uin: number, removal: RemovalFacts): void {
-    const row = classifyFate({
-      ...this.base,
-      uin,
-      filtered: true,
-      position: undefined,
-      removal,
-      delivery: NO_DELIVERY,
-      login: NO_LOGIN,
-    });
-    this.out.text(this.lines.line(row));
+    const copies = copiesOf(removal);
+    const key = removal.recorded ? `${removal.reason ?? ''}:${removal.complete}:${copies > 0}` : 'unrecorded';
+    let tail = this.outsideTails.get(key);
+    if (tail === undefined) {
+      const {
+        uin: _uin,
+        duplicateCopiesRemoved: _copies,
+        ...fate
+      } = classifyFate({
+        ...this.base,
+        uin,
+        filtered: true,
+        position: undefined,
+        removal,
+        delivery: NO_DELIVERY,
+        login: NO_LOGIN,
+      });
+      this.outsideTails.set(key, (tail = Buffer.from(this.lines.tail(fate as Fate))));
+    }
+    this.out.head(uin, -1, copies);
+    this.out.bytes(tail);
   }
 
   /** A position when this profile keeps no delivery records. */

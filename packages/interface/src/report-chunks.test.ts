@@ -5,21 +5,25 @@ import { CSV_LINES, headText, ndjsonLines } from './report-lines';
 describe('ReportChunks', () => {
   const number = fc.oneof(fc.nat({ max: 1_000 }), fc.nat(), fc.maxSafeNat());
 
-  it('writes heads as headText does and text as UTF-8, across chunk boundaries', () => {
+  it('writes heads (with and without a position) as headText does and text as UTF-8, across chunk boundaries', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(CSV_LINES.head, ndjsonLines(42).head),
-        fc.array(fc.tuple(number, number, fc.nat({ max: 3 }), fc.string({ unit: 'grapheme', maxLength: 90 })), {
-          maxLength: 2_000,
-        }),
+        fc.array(
+          fc.tuple(number, fc.option(number), fc.nat({ max: 3 }), fc.string({ unit: 'grapheme', maxLength: 90 })),
+          {
+            maxLength: 2_000,
+          },
+        ),
         (parts, rows) => {
           const out = new ReportChunks(parts);
           const chunks: Buffer[] = [];
           let want = '';
           for (const [uin, position, copies, tail] of rows) {
-            out.head(uin, position, copies);
+            // A row outside the filtered list: the walk's position -1, headText's undefined.
+            out.head(uin, position ?? -1, copies);
             out.text(tail);
-            want += headText(parts, uin, position, copies) + tail;
+            want += headText(parts, uin, position ?? undefined, copies) + tail;
             if (out.hasReady) chunks.push(...out.take());
           }
           chunks.push(...out.finish());

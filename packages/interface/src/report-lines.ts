@@ -5,10 +5,11 @@ import type { Fate, RecipientFate } from '@herald/core/fate';
  * position, duplicate copies) and the tail (the fate). A run of rows sharing
  * a fate renders the tail once. The head is its parts around the numbers,
  * `before + uin + afterUin + position [+ beforeCopies + copies] + afterHead`
- * (copies only when there are some and the form shows them), so the report
- * can write it as bytes; `line(row)` is exactly `head(...) + tail(fate)` for a
- * row in the filtered list (report-lines.test.ts checks it for any row), and
- * is what the rows outside it are written with.
+ * (copies only when there are some and the form shows them; a row outside
+ * the filtered list has `noPosition` for `afterUin + position`), so the
+ * report can write it as bytes; `line(row)` is exactly `head(...) +
+ * tail(fate)` for any row (recipient-report.test.ts compares the report with
+ * `line` of every per-recipient answer).
  */
 export interface ReportLines {
   /** The body's first bytes (the CSV header). */
@@ -21,15 +22,18 @@ export interface ReportLines {
 export interface HeadParts {
   before: string;
   afterUin: string;
+  /** What stands for `afterUin + position` in the head of a row outside the filtered list. */
+  noPosition: string;
   /** Undefined: the form has no duplicate copies (CSV). */
   beforeCopies: string | undefined;
   afterHead: string;
 }
 
-/** A filtered-list row's head as text. */
-export function headText(parts: HeadParts, uin: number, position: number, copies: number): string {
+/** A row's head as text; `position` undefined: a row outside the filtered list. */
+export function headText(parts: HeadParts, uin: number, position: number | undefined, copies: number): string {
   const shown = copies > 0 && parts.beforeCopies !== undefined ? `${parts.beforeCopies}${copies}` : '';
-  return `${parts.before}${uin}${parts.afterUin}${position}${shown}${parts.afterHead}`;
+  const at = position === undefined ? parts.noPosition : `${parts.afterUin}${position}`;
+  return `${parts.before}${uin}${at}${shown}${parts.afterHead}`;
 }
 
 /** The CSV header; docs/api.md describes each column. */
@@ -38,7 +42,7 @@ export const REPORT_CSV_HEADER = 'uin,position,fate,detail,at,executor,then_at\n
 /** CSV: times RFC 3339 (UTC), an absent value empty (duplicate copies have no column). */
 export const CSV_LINES: ReportLines = {
   start: REPORT_CSV_HEADER,
-  head: { before: '', afterUin: ',', beforeCopies: undefined, afterHead: '' },
+  head: { before: '', afterUin: ',', noPosition: ',', beforeCopies: undefined, afterHead: '' },
   line: (row) => `${row.uin},${row.position === undefined ? '' : row.position}${csvTail(row)}`,
   tail: csvTail,
 };
@@ -50,6 +54,7 @@ export function ndjsonLines(taskId: number): ReportLines {
     head: {
       before: `{"taskId":${taskId},"uin":`,
       afterUin: ',"position":',
+      noPosition: '',
       beforeCopies: ',"duplicateCopiesRemoved":',
       afterHead: ',',
     },
@@ -59,9 +64,15 @@ export function ndjsonLines(taskId: number): ReportLines {
   };
 }
 
-/** `,fate,detail,at,executor,then_at` and the line break. */
+/**
+ * `,fate,detail,at,executor,then_at` and the line break. Only detail and
+ * executor may hold a comma or quote: the fate is a fixed word and the times
+ * are RFC 3339 or empty, so they are written as they are (a row with a login
+ * outcome renders its own tail, so this runs for a few percent of the rows).
+ */
 function csvTail(fate: Fate): string {
-  return ',' + [fate.fate, ...rest(fate)].map(csvCell).join(',') + '\n';
+  const [detail, at, executor, thenAt] = rest(fate);
+  return `,${fate.fate},${csvCell(detail)},${at},${csvCell(executor)},${thenAt}\n`;
 }
 
 /** detail, at, executor, then_at. */
