@@ -1,20 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 
-/** A free TCP port on 127.0.0.1, as the kernel hands it out. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+export { freePort } from './free-port';
 
 /** Resolves when something accepts TCP connections on host:port, or rejects at the deadline. */
 export async function waitForPort(host: string, port: number, timeoutMs: number, what: string): Promise<void> {
