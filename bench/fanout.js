@@ -5,7 +5,8 @@
  * offline list), for each size asked. Prints a table and, with --record,
  * appends it to bench/RESULTS.md with the date, machine and commit.
  *
- *   npm run bench:fanout                       # 10^6 and 10^7 recipients, 30% online
+ *   npm run bench:fanout                       # 10^6 and 10^7 recipients, 30% online, best of 3 each
+ *   npm run bench:fanout -- --sizes 1e8 --runs 1
  *   npm run bench:fanout -- --sizes 1e6 --online 0.3 --record
  *   npm run bench:fanout -- --sizes 1e6 --template    # personalised content (docs/delivery.md)
  *   npm run bench:fanout -- --sizes 1e7 --breakdown   # + where the time goes, per stage (bench/breakdown.js)
@@ -206,12 +207,26 @@ async function main() {
     stages?.enter('audience');
     const audience = benchAudience(n, args.online);
     const profiled = readerOf && stageHook(readerOf);
-    const row = await runEmbeddedFanout(audience, {
-      template: args.template,
-      stages,
-      filterWorkers: args.filterWorkers,
-      ...(profiled ? { onStage: profiled.hook } : {}),
-    });
+    // A profiled or per-stage run is one broadcast: its recorders follow one task.
+    const runs = profiled || stages ? 1 : args.runs;
+    const all = [];
+    for (let run = 0; run < runs; run++) {
+      const row = await runEmbeddedFanout(audience, {
+        template: args.template,
+        stages,
+        filterWorkers: args.filterWorkers,
+        ...(profiled ? { onStage: profiled.hook } : {}),
+      });
+      all.push(row);
+      process.stderr.write(
+        `  run ${run + 1}: ${Math.round(row.rate).toLocaleString('en-US')} recipients/s end to end\n`,
+      );
+    }
+    // The first run also warms this process up (its code compiled, its heap grown): the best is the
+    // rate of a running service; the first is reported beside it.
+    const row = all.reduce((best, r) => (r.endToEndS < best.endToEndS ? r : best));
+    row.runsEndToEndS = all.map((r) => r.endToEndS);
+    row.peakRssMiB = Math.max(...all.map((r) => r.peakRssMiB));
     if (profiled) recorded.push({ recipients: n, stages: profiled.stages() });
     if (stages !== undefined) {
       row.stages = stages.peaks();
@@ -219,19 +234,18 @@ async function main() {
       row.peakRssMiB = Math.max(...row.stages.map((s) => s.peakMiB));
     }
     rows.push(row);
-    process.stderr.write(`  ${Math.round(row.rate).toLocaleString('en-US')} recipients/s end to end\n`);
   }
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const table = [
     `### Fan-out, embedded profile${args.template ? ', template content' : ''} — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}. Online share ${args.online}.${args.template ? ' Content: a template (one attribute lookup per batch, a render per online recipient; half the online users have attributes).' : ''} Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online}${args.template ? ' --template' : ''}${args.stages ? ' --stages' : ''}${args.filterWorkers === undefined ? '' : ` --filter-workers ${args.filterWorkers}`}\`.`,
+    `Machine: ${machine()}. Online share ${args.online}. Best of ${rows[0]?.runsEndToEndS.length ?? 1} run(s) per size in this one process, each on a fresh cluster (the figures are the best run's; peak RSS over all).${args.template ? ' Content: a template (one attribute lookup per batch, a render per online recipient; half the online users have attributes).' : ''} Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online} --runs ${args.runs}${args.template ? ' --template' : ''}${args.stages ? ' --stages' : ''}${args.filterWorkers === undefined ? '' : ` --filter-workers ${args.filterWorkers}`}\`.`,
     '',
-    '| recipients | end to end (s) | recipients/s | pre-processing (s) | sending (s) | delivered | offline | filtered | upload (s) | peak RSS (MiB) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| recipients | end to end (s) | recipients/s | pre-processing (s) | sending (s) | delivered | offline | filtered | upload (s) | peak RSS (MiB) | each run end to end, first one cold (s) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map(
       (r) =>
-        `| ${fmt(r.recipients)} | ${fmt(r.endToEndS, 2)} | ${fmt(r.rate)} | ${fmt(r.preprocessS, 2)} | ${fmt(r.sendS, 2)} | ${fmt(r.delivered)} | ${fmt(r.offline)} | ${fmt(r.removed)} | ${fmt(r.uploadS, 2)} | ${fmt(r.peakRssMiB)} |`,
+        `| ${fmt(r.recipients)} | ${fmt(r.endToEndS, 2)} | ${fmt(r.rate)} | ${fmt(r.preprocessS, 2)} | ${fmt(r.sendS, 2)} | ${fmt(r.delivered)} | ${fmt(r.offline)} | ${fmt(r.removed)} | ${fmt(r.uploadS, 2)} | ${fmt(r.peakRssMiB)} | ${r.runsEndToEndS.map((t) => fmt(t, 2)).join(' / ')} |`,
     ),
     '',
     `Load average (1 min): ${loadBefore.toFixed(2)} at the start, ${loadAverage().toFixed(2)} at the end.`,
