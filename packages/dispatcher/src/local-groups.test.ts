@@ -60,4 +60,33 @@ describe('groupByLocalTime', () => {
     expect([...order]).toEqual([...none]);
     expect(groups).toEqual([{ offsetMinutes: 0, releaseAt: DAY + 9 * 3_600_000, start: 0, end: 2, skipped: false }]);
   });
+
+  it('keeps a group longer than one block of its run whole and sorted', async () => {
+    // 150,000 more recipients without a zone: the default group's run spans three blocks of 65,536.
+    const unzoned = Uint32Array.from({ length: 150_000 }, (_, i) => 2 ** 27 + i);
+    const audience = Uint32Array.from([...uins, ...unzoned]);
+    const { order, groups } = await groupByLocalTime(
+      audience,
+      { deliverAt, expiresAt: DAY + 2 * 86_400_000 },
+      index,
+      DAY - 3 * 3_600_000,
+    );
+    const utc = groups.find((g) => g.releaseAt === DAY + 9 * 3_600_000)!;
+    const expected = [...uins].filter((uin, i) => zoneOf(uin, i) === 'UTC').concat([...unzoned]);
+    expect([...order.subarray(utc.start, utc.end)]).toEqual(expected);
+    expect(groups.reduce((sum, g) => sum + g.end - g.start, 0)).toBe(audience.length);
+    expect([...order].sort((x, y) => x - y)).toEqual([...audience]);
+  });
+
+  it('puts everyone in the default zone when the index holds no zone at all', async () => {
+    const empty = await LevelAttributeIndex.open(join(dir.path, 'empty'));
+    try {
+      const some = Uint32Array.of(3, 2 ** 20, 2 ** 30);
+      const { order, groups } = await groupByLocalTime(some, { deliverAt, expiresAt: DAY * 2 }, empty, DAY - 3_600_000);
+      expect([...order]).toEqual([...some]);
+      expect(groups).toEqual([{ offsetMinutes: 0, releaseAt: DAY + 9 * 3_600_000, start: 0, end: 3, skipped: false }]);
+    } finally {
+      await empty.close();
+    }
+  });
 });
