@@ -123,6 +123,13 @@ function timeline(times, start) {
   ).join(' ');
 }
 
+/** The response's JSON body; an error naming the API's answer when it is not 2xx (a refused list or task must end the bench, not poll forever). */
+async function okJson(response) {
+  const body = await response.json();
+  if (!response.ok) throw new Error(`${response.url}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
 async function run(label, o, maxRate) {
   const receiver = await WebhookReceiver.start();
   const times = []; // per request: [ms, recipients, throttled]
@@ -146,15 +153,21 @@ async function run(label, o, maxRate) {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream', ...headers },
       body: encodeRecipientList(audience.list),
-    }).then((r) => r.json());
+    }).then(okJson);
     const created = await fetch(`${cluster.url}/api/v1/tasks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ accountId: 'acme', listId: listed.id, content: { body: 'throttled bench' } }),
-    }).then((r) => r.json());
+      // A list above the confirmation threshold is sent only when the request says how many it reaches.
+      body: JSON.stringify({
+        accountId: 'acme',
+        listId: listed.id,
+        content: { body: 'throttled bench' },
+        confirm: audience.list.length,
+      }),
+    }).then(okJson);
     let task;
     for (;;) {
-      task = await fetch(`${cluster.url}/api/v1/tasks/${created.id}`, { headers }).then((r) => r.json());
+      task = await fetch(`${cluster.url}/api/v1/tasks/${created.id}`, { headers }).then(okJson);
       if (['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state)) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
