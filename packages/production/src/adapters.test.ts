@@ -20,6 +20,7 @@ import {
   frequencyCounterConformance,
   rejectsWithCode,
   taskStoreConformance,
+  useMigratedDatabases,
   userAttributeLookupConformance,
   waitFor,
 } from '@herald/testing';
@@ -67,15 +68,20 @@ function productionConfig(
   });
 }
 
-async function sql<T extends RowDataPacket[]>(text: string, database?: string): Promise<T> {
+/** A connection to MYSQL_URL's server, or to `database` on it. */
+function connect(database?: string) {
   const url = new URL(MYSQL_URL);
-  const conn = await createConnection({
+  return createConnection({
     host: url.hostname,
     port: Number(url.port || 3306),
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
     ...(database === undefined ? {} : { database }),
   });
+}
+
+async function sql<T extends RowDataPacket[]>(text: string, database?: string): Promise<T> {
+  const conn = await connect(database);
   try {
     return (await conn.query<T>(text))[0];
   } finally {
@@ -83,27 +89,30 @@ async function sql<T extends RowDataPacket[]>(text: string, database?: string): 
   }
 }
 
-/** A fresh migrated database for one test, and its cleanup. */
-async function migratedDatabase(): Promise<{ database: string; drop: () => Promise<void> }> {
-  const database = `herald_test_wired_${randomBytes(6).toString('hex')}`;
-  const drop = async () => void (await sql(`DROP DATABASE IF EXISTS \`${database}\``));
-  try {
-    await migrate(MYSQL_URL, { database });
-  } catch (error) {
-    await drop();
-    throw error;
-  }
-  return { database, drop };
+/**
+ * Migrated databases the tests take turns on, each handed out as just
+ * migrated: a fresh database per test cost most of this file's time.
+ */
+const databases = useMigratedDatabases({
+  connect,
+  migrate: (database) => migrate(MYSQL_URL, { database }),
+  prefix: 'herald_test_wired_',
+});
+
+/** A migrated database for one test, and how to give it back. */
+async function migratedDatabase(): Promise<{ database: string; release: () => Promise<void> }> {
+  const lent = await databases.acquire();
+  return { database: lent.name, release: lent.release };
 }
 
 /** Opens a production-wired MySQL adapter on a fresh migrated database, for a conformance suite. */
 function wired<S>(open: (config: HeraldConfig) => Promise<S>) {
   return async () => {
-    const { database, drop } = await migratedDatabase();
+    const { database, release } = await migratedDatabase();
     try {
-      return { store: await open(productionConfig(database)), cleanup: drop };
+      return { store: await open(productionConfig(database)), cleanup: release };
     } catch (error) {
-      await drop();
+      await release();
       throw error;
     }
   };
@@ -132,9 +141,9 @@ userAttributeLookupConformance(
 );
 
 frequencyCounterConformance('production openFrequencyCounter', async () => {
-  const { database, drop } = await migratedDatabase();
+  const { database, release } = await migratedDatabase();
   const open = () => openFrequencyCounter(productionConfig(database), noopLogger);
-  return { store: await open(), reopen: open, cleanup: drop };
+  return { store: await open(), reopen: open, cleanup: release };
 });
 
 eventBusConformance('production connectEventBus', async () => {
@@ -219,12 +228,12 @@ class ReplyLosingProxy {
 
 describe('production retries (adapters.ts)', () => {
   let database: string;
-  let drop: () => Promise<void>;
+  let release: () => Promise<void>;
   let proxy: ReplyLosingProxy;
   let config: HeraldConfig;
 
   beforeEach(async () => {
-    ({ database, drop } = await migratedDatabase());
+    ({ database, release } = await migratedDatabase());
     const target = new URL(MYSQL_URL);
     proxy = new ReplyLosingProxy({ host: target.hostname, port: Number(target.port || 3306) });
     const port = await proxy.listen();
@@ -237,7 +246,7 @@ describe('production retries (adapters.ts)', () => {
 
   afterEach(async () => {
     await proxy.close();
-    await drop();
+    await release();
   });
 
   const entry = (action: string) => ({

@@ -1,18 +1,18 @@
 import { accessStoreConformance } from '@herald/testing';
-import { migrate } from './migrate';
 import { MySqlAccessStore } from './mysql-access-store';
-import { dropDatabase, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
+import { TEST_MYSQL_URL as URL_, useSharedDatabases } from './test-databases';
+
+const databases = useSharedDatabases();
 
 accessStoreConformance('MySqlAccessStore', async () => {
-  const database = uniqueDatabase();
+  const { name: database, release } = await databases.acquire();
   try {
-    await migrate(URL_, { database });
     return {
       store: await MySqlAccessStore.open({ url: URL_, database, poolSize: 4 }),
-      cleanup: () => dropDatabase(database),
+      cleanup: release,
     };
   } catch (error) {
-    await dropDatabase(database);
+    await release();
     throw error;
   }
 });

@@ -8,18 +8,20 @@ import {
   rawConnection,
   TEST_MYSQL_URL as URL_,
   uniqueDatabase,
+  useSharedDatabases,
 } from './test-databases';
 
+const databases = useSharedDatabases();
+
 accountStoreConformance('MySqlAccountStore', async () => {
-  const database = uniqueDatabase();
+  const { name: database, release } = await databases.acquire();
   try {
-    await migrate(URL_, { database });
     return {
       store: await MySqlAccountStore.open({ url: URL_, database, poolSize: 6 }),
-      cleanup: () => dropDatabase(database),
+      cleanup: release,
     };
   } catch (error) {
-    await dropDatabase(database);
+    await release();
     throw error;
   }
 });

@@ -12,7 +12,16 @@ import { migrate } from './migrate';
 import { MySqlAttributeIndex } from './mysql-attribute-index';
 import { MySqlFollowerStore } from './mysql-follower-store';
 import { MySqlTableSources } from './mysql-table-source';
-import { dropDatabase, rawConnection, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
+import {
+  dropDatabase,
+  rawConnection,
+  TEST_MYSQL_URL as URL_,
+  uniqueDatabase,
+  useSharedDatabases,
+} from './test-databases';
+
+/** For the suites that only write rows; the table source's creates a table, so it takes a fresh database. */
+const databases = useSharedDatabases();
 
 async function migrated(): Promise<string> {
   const database = uniqueDatabase();
@@ -26,31 +35,31 @@ async function migrated(): Promise<string> {
 }
 
 followerStoreConformance('MySqlFollowerStore', async () => {
-  const database = await migrated();
+  const { name: database, release } = await databases.acquire();
   return {
     store: await MySqlFollowerStore.open({ url: URL_, database, poolSize: 4 }),
-    cleanup: () => dropDatabase(database),
+    cleanup: release,
   };
 });
 
 attributeIndexConformance('MySqlAttributeIndex', async () => {
-  const database = await migrated();
+  const { name: database, release } = await databases.acquire();
   return {
     store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }),
-    cleanup: () => dropDatabase(database),
+    cleanup: release,
   };
 });
 
 userAttributeLookupConformance('MySqlAttributeIndex', async () => {
-  const database = await migrated();
+  const { name: database, release } = await databases.acquire();
   return {
     store: await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 }),
-    cleanup: () => dropDatabase(database),
+    cleanup: release,
   };
 });
 
 audienceSourceConformance('targeting on MySqlAttributeIndex', async () => {
-  const database = await migrated();
+  const { name: database, release } = await databases.acquire();
   const index = await MySqlAttributeIndex.open({ url: URL_, database, poolSize: 4 });
   return {
     seed: async (uins, { batchSize }) => {
@@ -65,7 +74,7 @@ audienceSourceConformance('targeting on MySqlAttributeIndex', async () => {
     breakBackend: () => index.close(),
     close: async () => {
       await index.close();
-      await dropDatabase(database);
+      await release();
     },
   };
 });

@@ -2,16 +2,23 @@ import { ErrorCodes } from '@herald/core';
 import { deviceRegistryConformance, fcmToken } from '@herald/testing';
 import { migrate } from './migrate';
 import { MySqlDeviceRegistry } from './mysql-device-registry';
-import { createEmptyDatabase, dropDatabase, TEST_MYSQL_URL as URL_, uniqueDatabase } from './test-databases';
+import {
+  createEmptyDatabase,
+  dropDatabase,
+  TEST_MYSQL_URL as URL_,
+  uniqueDatabase,
+  useSharedDatabases,
+} from './test-databases';
+
+const databases = useSharedDatabases();
 
 deviceRegistryConformance('MySqlDeviceRegistry', async () => {
-  const database = uniqueDatabase();
+  const { name: database, release } = await databases.acquire();
   try {
-    await migrate(URL_, { database });
     const open = () => MySqlDeviceRegistry.open({ url: URL_, database, poolSize: 4 });
-    return { store: await open(), reopen: open, cleanup: () => dropDatabase(database) };
+    return { store: await open(), reopen: open, cleanup: release };
   } catch (error) {
-    await dropDatabase(database);
+    await release();
     throw error;
   }
 });

@@ -9,16 +9,18 @@ import {
   rawConnection,
   TEST_MYSQL_URL as URL_,
   uniqueDatabase,
+  useSharedDatabases,
 } from './test-databases';
 
+const databases = useSharedDatabases();
+
 frequencyCounterConformance('MySqlFrequencyCounter', async () => {
-  const database = uniqueDatabase();
+  const { name: database, release } = await databases.acquire();
   try {
-    await migrate(URL_, { database });
     const open = () => MySqlFrequencyCounter.open({ url: URL_, database, poolSize: 4 });
-    return { store: await open(), reopen: open, cleanup: () => dropDatabase(database) };
+    return { store: await open(), reopen: open, cleanup: release };
   } catch (error) {
-    await dropDatabase(database);
+    await release();
     throw error;
   }
 });

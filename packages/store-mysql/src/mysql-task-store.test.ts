@@ -18,15 +18,17 @@ import {
   rawConnection,
   TEST_MYSQL_URL as URL_,
   uniqueDatabase,
+  useSharedDatabases,
 } from './test-databases';
 
+const databases = useSharedDatabases();
+
 taskStoreConformance('MySqlTaskStore', async () => {
-  const database = uniqueDatabase();
+  const lent = await databases.acquire();
   try {
-    await migrate(URL_, { database });
-    return { store: await MySqlTaskStore.open({ url: URL_, database }), cleanup: () => dropDatabase(database) };
+    return { store: await MySqlTaskStore.open({ url: URL_, database: lent.name }), cleanup: lent.release };
   } catch (error) {
-    await dropDatabase(database);
+    await lent.release();
     throw error;
   }
 });
@@ -39,9 +41,10 @@ function useMigratedStore() {
     sql: (text: string, values?: unknown[]) => Promise<RowDataPacket[]>;
   };
   let raw: Awaited<ReturnType<typeof rawConnection>> | undefined;
+  let lent: Awaited<ReturnType<typeof databases.acquire>> | undefined;
   beforeEach(async () => {
-    ctx.database = uniqueDatabase();
-    await migrate(URL_, { database: ctx.database });
+    lent = await databases.acquire();
+    ctx.database = lent.name;
     ctx.store = await MySqlTaskStore.open({ url: URL_, database: ctx.database, poolSize: 4 });
     const conn = await rawConnection(ctx.database);
     raw = conn;
@@ -50,7 +53,7 @@ function useMigratedStore() {
   afterEach(async () => {
     await ctx.store.close();
     await raw?.end();
-    await dropDatabase(ctx.database);
+    await lent?.release();
   });
   return ctx;
 }

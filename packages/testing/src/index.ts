@@ -77,6 +77,8 @@ export {
   type CoordinatorClusterFactory,
 } from './coordinator/conformance';
 export type { OpenedStore, StoreFactory } from './store-factory';
+export { MigratedDatabases, useMigratedDatabases } from './migrated-databases';
+export type { LentDatabase, MigratedDatabasesOptions, SqlConnection } from './migrated-databases';
 export { HOSTILE_STRINGS } from './task-store/data';
 export { newTask, NOW as FIXTURE_NOW } from './task-store/fixtures';
 export { searchAll } from './task-store/search';
