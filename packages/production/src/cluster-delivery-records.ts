@@ -16,8 +16,6 @@ import type { BucketTable } from './login-wire';
 const BATCH_PAGE = 256;
 /** Login outcomes a walk reads from one host at a time. */
 const LOGIN_PAGE = 4096;
-/** Units whose probes (one request per other executor) run at once, so a task of many units does not flood the hosts. */
-const PROBES_AT_ONCE = 16;
 /** Merged buckets remembered (about 200 bytes each): as many as one task's uin space holds. */
 const MERGED_KEPT = 65_536;
 
@@ -88,57 +86,23 @@ export class ClusterDeliveryRecords implements DeliveryRecordLog {
 
   /**
    * Each recipient's latest outcome counted once, as loginOf answers it.
-   * Each executor's own counts are one read, but a recipient may have an
-   * outcome on two executors: a unit moved after a failover, and a batch the
-   * first executor queued was queued again by the next one. That can only
-   * happen among the executors that delivered positions of one unit, and
-   * only within a bucket of 2^16 uins both hold outcomes in: so their counts
-   * by bucket are read (one request each), a bucket one of them holds alone
-   * is added as counted, and only the buckets they share are merged by uin
+   * A recipient may have an outcome on two executors: a unit moved after a
+   * failover, and a batch the first executor queued was queued again by the
+   * next one. Which executors share recipients is read from the outcomes
+   * themselves, never guessed from the batch records: an executor killed
+   * after queuing a batch and before writing its record (records are
+   * written a few batches at a time) holds that batch's offline recipients
+   * with no record to show for them. So every executor's counts by bucket of
+   * 2^16 uins are read (one request each); a bucket one executor holds alone
+   * is added as counted, and only the buckets several hold are merged by uin
    * (their outcomes read in a compact form, the latest counted, the merged
    * count kept while the hosts' counts and writes of it stay the same).
-   * Every other executor's counts are added as they are. Without a moved
-   * unit this is one read per executor plus one probe per unit and other
-   * executor. Unknown (HostsUnreachable) if any executor does not answer.
+   * Without a moved unit the shared buckets are the few at the boundaries
+   * between units on different executors. Unknown (HostsUnreachable) if any
+   * executor does not answer.
    */
-  async loginCounts(taskId: number): Promise<LoginCounts> {
-    const unreachable = new Set<string>();
-    const hosts = this.client.executors;
-    const [all, sharing] = await Promise.all([
-      Promise.all(hosts.map((host) => this.client.loginCounts(host, taskId).catch(downTo(unreachable)))),
-      this.hostsSharingUnits(taskId, unreachable),
-    ]);
-    if (unreachable.size > 0) throw new HostsUnreachable(unreachable);
-    const total = noCounts();
-    hosts.forEach((host, i) => {
-      if (!sharing.has(host)) addCounts(total, all[i]!);
-    });
-    if (sharing.size > 0) addCounts(total, await this.countsOnceAcross(taskId, [...sharing]));
-    return total;
-  }
-
-  /**
-   * The executors holding records of a unit together with another executor:
-   * for each unit, each executor but its current one is asked for its first
-   * record at or after the unit's start; one inside the unit means the unit
-   * moved (that host and the unit's executor share it).
-   */
-  private async hostsSharingUnits(taskId: number, unreachable: Set<string>): Promise<Set<string>> {
-    const sharing = new Set<string>();
-    const units = await this.store.listUnits(taskId);
-    for (let i = 0; i < units.length; i += PROBES_AT_ONCE) {
-      const probes = units.slice(i, i + PROBES_AT_ONCE).flatMap((unit) =>
-        this.client.executors
-          .filter((host) => host !== unit.executorId)
-          .map(async (host) => {
-            const page = await this.client.batches(host, taskId, { from: unit.start }, 1).catch(downTo(unreachable));
-            const first = page?.records[0];
-            if (first !== undefined && first.from < unit.end) sharing.add(host).add(unit.executorId);
-          }),
-      );
-      await Promise.all(probes);
-    }
-    return sharing;
+  loginCounts(taskId: number): Promise<LoginCounts> {
+    return this.countsOnceAcross(taskId, this.client.executors);
   }
 
   /**

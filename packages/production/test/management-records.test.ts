@@ -197,6 +197,22 @@ describe('delivery records across executors', () => {
       expect(await cluster.loginCounts(TWICE)).toEqual({ delivered: 2, expired: 1, over_frequency: 1 });
     });
 
+    it('counts once a recipient queued by an executor killed before it wrote the batch record', async () => {
+      // Task 12: executor-1 queued uin 1150 offline and was killed before its group of batch records was
+      // written, so it holds the recipient's login outcome and no record of task 12 at all; executor-2 took
+      // the unit, queued 1150 again and settled it later. (CI 2026-11-28: 17 recipients counted twice.)
+      const RECORDLESS = 12;
+      for (const record of WRITTEN['executor-2']!)
+        await logs.get('executor-2')!.recordBatch({ ...record, taskId: RECORDLESS });
+      await logs.get('executor-1')!.recordLogins([{ taskId: RECORDLESS, uin: 1150, outcome: 'delivered', at: 50 }]);
+      await logs.get('executor-2')!.recordLogins([
+        { taskId: RECORDLESS, uin: 1150, outcome: 'over_frequency', at: 51 },
+        { taskId: RECORDLESS, uin: 1300, outcome: 'delivered', at: 52 },
+      ]);
+      expect(await cluster.loginOf(RECORDLESS, 1150)).toMatchObject({ outcome: 'over_frequency' });
+      expect(await cluster.loginCounts(RECORDLESS)).toEqual({ delivered: 1, expired: 0, over_frequency: 1 });
+    });
+
     it('names a host that does not answer rather than answer "no record"', async () => {
       await servers.get('executor-2')!.close();
       try {
