@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { ConfigError } from '@herald/core';
 import type { HeraldConfig } from '@herald/core/config';
-import { decodeDeliveryRecord, type DeliveryRecord, type LoginCounts, type LoginOutcome } from '@herald/core/fate';
+import { decodeDeliveryRecord, type DeliveryRecord, type LoginOutcome } from '@herald/core/fate';
 import type { Logger, PurgedRecords } from '@herald/core/ports';
 import { hashManagementToken } from './management-guard';
 import type { WireRecord } from './management-records';
@@ -107,10 +107,6 @@ export class ExecutorRecordsClient {
       { task: taskId, from, limit },
     );
     return { outcomes: page.outcomes.map((o) => ({ taskId, ...o })), next: page.next };
-  }
-
-  async loginCounts(host: string, taskId: number): Promise<LoginCounts> {
-    return (await this.get<{ counts: LoginCounts }>(host, '/records/login-counts', { task: taskId })).counts;
   }
 
   /** The host's login outcomes of the task counted by bucket of 2^16 uins (GET /records/login-buckets). */
