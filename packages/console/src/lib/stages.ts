@@ -78,7 +78,8 @@ export function taskStages(task: Task): Stage[] {
   };
 
   const sent = confirmed(task);
-  const deliveryFraction = r.kept > 0 ? sent / r.kept : pre ? 1 : 0;
+  // Counts before pre-processing (a report restored with the task) draw nothing: no stage after it has begun.
+  const deliveryFraction = !pre ? 0 : r.kept > 0 ? sent / r.kept : 1;
   const delivery: Stage = {
     key: 'delivery',
     label: 'Delivery',
@@ -91,7 +92,7 @@ export function taskStages(task: Task): Stage[] {
     key: 'offline',
     label: 'Offline queued',
     status: stopped(!pre ? 'waiting' : delivery.status === 'done' ? 'done' : 'running'),
-    fraction: r.kept > 0 ? r.offline / r.kept : 0,
+    fraction: pre && r.kept > 0 ? r.offline / r.kept : 0,
     detail: `${n(r.offline)} recipients were offline: delivered at their next login, until the task expires`,
   };
   return [preprocessing, dispatch, delivery, offline];
@@ -107,7 +108,7 @@ export interface BarSegment {
 /** Delivery as two colours, pushed online then queued offline, each a share of the recipients kept. */
 export function deliverySegments(task: Task): BarSegment[] {
   const r = task.report;
-  return r.kept > 0
+  return r.kept > 0 && preprocessed(task)
     ? [
         { fraction: r.delivered / r.kept, tone: 'online', title: 'pushed online' },
         { fraction: r.offline / r.kept, tone: 'offline', title: 'queued offline' },
@@ -117,8 +118,18 @@ export function deliverySegments(task: Task): BarSegment[] {
 
 /** What a stage's bar draws. Its filled share is the stage's fraction, the number beside it (stagePercent). */
 export function stageSegments(task: Task, stage: Stage): BarSegment[] {
-  if (stage.key === 'delivery' && task.report.kept > 0) return deliverySegments(task);
+  if (stage.key === 'delivery' && task.report.kept > 0 && preprocessed(task)) return deliverySegments(task);
   return [{ fraction: stage.fraction, tone: stage.key === 'offline' ? 'offline' : 'online' }];
+}
+
+/**
+ * A task list row's progress: the delivery stage's bar and number, or null
+ * before pre-processing (the row then says where the task is in words).
+ */
+export function taskRowProgress(task: Task): { segments: BarSegment[]; text: string } | null {
+  if (!preprocessed(task)) return null;
+  const delivery = taskStages(task).find((stage) => stage.key === 'delivery')!;
+  return { segments: stageSegments(task, delivery), text: task.report.kept > 0 ? stagePercent(delivery) : '–' };
 }
 
 /** The percentage beside a stage's bar: '' while it cannot measure itself. */

@@ -5,11 +5,11 @@ import { Bar, Empty, ErrorBanner, StateBadge } from '../components/bits';
 import { BulkBar } from '../components/BulkBar';
 import { SearchBox } from '../components/SearchBox';
 import { usePoll, useTitle } from '../hooks';
-import { fmtInt, fmtPercent, fmtTime } from '../lib/format';
+import { fmtInt, fmtTime } from '../lib/format';
 import { ACCOUNT_ID } from '../lib/broadcast-form';
 import { DATE_PLACEHOLDER, parseDate } from '../lib/datetime-input';
 import { noMatchText } from '../lib/task-search';
-import { confirmed, deliverySegments, preprocessed } from '../lib/stages';
+import { taskRowProgress } from '../lib/stages';
 import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
 
@@ -288,8 +288,7 @@ function SelectAll({ total, ticked, onChange }: { total: number; ticked: number;
 }
 
 function TaskRow({ task, selected, onSelect }: { task: Task; selected: boolean; onSelect: (on: boolean) => void }) {
-  const r = task.report;
-  const done = confirmed(task);
+  const progress = taskRowProgress(task);
   const live = !TERMINAL_STATES.includes(task.state);
   return (
     <tr
@@ -326,10 +325,10 @@ function TaskRow({ task, selected, onSelect }: { task: Task; selected: boolean; 
         {task.content.body}
       </td>
       <td className="progress-cell">
-        {preprocessed(task) ? (
+        {progress ? (
           <>
-            <Bar label={`task ${task.id} progress`} segments={deliverySegments(task)} />
-            <span className="small muted">{r.kept > 0 ? fmtPercent(done, r.kept) : '–'}</span>
+            <Bar label={`task ${task.id} progress`} segments={progress.segments} />
+            <span className="small muted">{progress.text}</span>
           </>
         ) : (
           <span className="small muted">{task.state === 'PREPROCESSING' ? 'pre-processing' : 'not started'}</span>
