@@ -18,12 +18,14 @@ describe('stall rescue', () => {
   });
   afterEach(() => h.close());
 
-  /** A SENDING task whose two units were sent (ASSIGNED) and run here. */
-  async function streaming(): Promise<Task> {
-    const task = await ownedTask(h, TO_SENDING, {}, 2);
+  /** A SENDING task whose units were sent (ASSIGNED), one to each executor named, and run here. */
+  async function streaming(executors = ['e1', 'e2']): Promise<Task> {
+    const task = await ownedTask(h, TO_SENDING, {}, executors.length);
     const units = [];
-    for (const unitNo of [0, 1])
-      units.push(await h.store.transitionUnit(task.id, unitNo, { epoch: task.epoch }, 'assign', h.clock.now(), 'e1'));
+    for (const [unitNo, executor] of executors.entries())
+      units.push(
+        await h.store.transitionUnit(task.id, unitNo, { epoch: task.epoch }, 'assign', h.clock.now(), executor),
+      );
     const entry = h.tasks.hold(task);
     h.tasks.takeSlot(entry);
     entry.units = units;
@@ -45,6 +47,40 @@ describe('stall rescue', () => {
     await tickAt(1);
     expect(again).toEqual([`run ${task.id}/0@0`, `run ${task.id}/0@0`, `run ${task.id}/1@14`]);
     expect(h.counts.get('herald_scheduler_stalled_units_total')).toBe(3);
+  });
+
+  it('leaves a unit waiting its turn while its executor moves the task’s other units, for up to 10 periods', async () => {
+    // Units 0 and 1 on e1, unit 2 on e2: e1 keeps moving unit 1 (a throttled channel shared by both units).
+    const task = await streaming(['e1', 'e1', 'e2']);
+    const units = () => h.tasks.get(task.id)!.units!;
+    await tickAt(0);
+    const start = units()[1]!.checkpoint;
+    for (let period = 1; period <= 9; period++) {
+      units()[1] = { ...units()[1]!, checkpoint: start + period };
+      await tickAt(STALL_MS);
+      // e2 moved nothing: its unit is re-run each period; unit 0 waits behind unit 1.
+      expect(again.filter((run) => !run.startsWith(`run ${task.id}/2@`))).toEqual([]);
+    }
+    expect(again.filter((run) => run.startsWith(`run ${task.id}/2@`))).toHaveLength(9);
+    units()[1] = { ...units()[1]!, checkpoint: start + 10 };
+    await tickAt(STALL_MS);
+    // Ten periods without a move: a stream lost beside live ones is run again all the same.
+    expect(again).toContain(`run ${task.id}/0@0`);
+    expect(again.filter((run) => run.startsWith(`run ${task.id}/1@`))).toEqual([]);
+  });
+
+  it('runs a unit of an executor that stopped moving anything again after one period', async () => {
+    const task = await streaming(['e1', 'e1']);
+    const units = () => h.tasks.get(task.id)!.units!;
+    await tickAt(0);
+    const moved = units()[1]!.checkpoint + 1;
+    units()[1] = { ...units()[1]!, checkpoint: moved }; // e1's last move
+    await tickAt(STALL_MS / 2);
+    await tickAt(STALL_MS / 2);
+    expect(again).toEqual([]); // unit 0 still: e1 moved half a period ago
+    await tickAt(STALL_MS / 2);
+    // A period since e1's move (seen at the second look): both its units are run again.
+    expect(again).toEqual([`run ${task.id}/0@0`, `run ${task.id}/1@${moved}`]);
   });
 
   it('asks for pre-processing again after 4 x unitStallMs without a result', async () => {

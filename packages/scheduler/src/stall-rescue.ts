@@ -9,9 +9,10 @@ export interface StallRescueNeeds {
 
 /**
  * Runs again what stopped moving, on every tick: a unit of a sending task
- * whose checkpoint has not moved for scheduler.unitStallMs (stall-watch.ts
- * says why that is safe), and a pre-processing with no result for four such
- * periods.
+ * whose checkpoint has not moved for scheduler.unitStallMs (ten such periods
+ * while its executor moves the task's other units: stall-watch.ts says why,
+ * and why a re-run is safe), and a pre-processing with no result for four
+ * such periods.
  *
  * Pre-processing has no progress reports: a result lost with a dispatcher
  * that died mid-way (or with its queue) would leave the task PREPROCESSING,
@@ -80,9 +81,11 @@ export function createStallRescue(ctx: SchedulerContext, needs: StallRescueNeeds
     for (const entry of tasks.all()) {
       const task = entry.task;
       if (entry.units === undefined || task.state !== 'SENDING') continue;
-      for (const unit of entry.units) {
-        if (unit.state !== 'ASSIGNED' && unit.state !== 'RUNNING') continue;
-        if (!entry.unitStalls.isStalled(task.id, unit.unitNo, unit.checkpoint, now)) continue;
+      const running = entry.units.filter((unit) => unit.state === 'ASSIGNED' || unit.state === 'RUNNING');
+      // Every unit's move noted first: whether a unit's executor moves others does not depend on their order.
+      for (const unit of running) entry.unitStalls.observe(task.id, unit.unitNo, unit.checkpoint, now, unit.executorId);
+      for (const unit of running) {
+        if (!entry.unitStalls.isStalled(task.id, unit.unitNo, unit.checkpoint, now, unit.executorId)) continue;
         if (!(await stillOwned(task))) break;
         stalledUnits.inc();
         logger.warn('unit made no progress; running it again from its checkpoint', {
