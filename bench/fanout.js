@@ -14,7 +14,8 @@
  *   npm run bench:fanout -- --filter-workers 1        # the filter chain on the dispatcher's thread (dispatcher.filterWorkers)
  *   npm run bench:fanout -- --sizes 1e7 --records-cost --runs 3
  *       # what keeping the delivery records costs the send path (docs/recipient-truth.md): the same
- *       # broadcast with and without the executors' record writes, alternately, best of --runs each
+ *       # broadcast with and without the executors' record writes in --runs pairs: the median of the
+ *       # pairs' ratios with its 95% interval (bench/paired.js), and the best of each side
  *
  * (`npm run bench` is the whole suite, bench/suite.js, which runs this same
  * broadcast through bench/embedded-fanout.js among its steps.)
@@ -37,6 +38,7 @@ const path = require('node:path');
 const { runEmbeddedFanout } = require('./embedded-fanout');
 const { machine, commit, benchAudience, stagePeaks, loadAverage } = require('./lib');
 const breakdown = require('./breakdown');
+const { pairedCostPercent } = require('./paired');
 
 /** Set in the child a --breakdown run starts: its profile directory. */
 const BREAKDOWN_DIR_ENV = 'HERALD_BENCH_BREAKDOWN_DIR';
@@ -167,11 +169,20 @@ async function recordsCost(args) {
       }
     const best = (samples, key) => Math.min(...samples.map((s) => s[key]));
     const cost = (key) => best(runs.with, key) / best(runs.without, key) - 1;
+    const paired = (key) =>
+      pairedCostPercent(
+        runs.with.map((s) => s[key]),
+        runs.without.map((s) => s[key]),
+      );
     results.push({
       recipients: n,
       bestSendS: { with: best(runs.with, 'sendS'), without: best(runs.without, 'sendS') },
       bestEndToEndS: { with: best(runs.with, 'endToEndS'), without: best(runs.without, 'endToEndS') },
       bestSendCpuS: { with: best(runs.with, 'sendCpuS'), without: best(runs.without, 'sendCpuS') },
+      // The figures to read (bench/paired.js says why): each pair's ratio, their median and its 95% interval.
+      pairedSendCostPercent: paired('sendS'),
+      pairedSendCpuCostPercent: paired('sendCpuS'),
+      pairedEndToEndCostPercent: paired('endToEndS'),
       sendCostPercent: Number((100 * cost('sendS')).toFixed(1)),
       sendCpuCostPercent: Number((100 * cost('sendCpuS')).toFixed(1)),
       endToEndCostPercent: Number((100 * cost('endToEndS')).toFixed(1)),
