@@ -69,6 +69,24 @@ describe('stall rescue', () => {
     expect(again.filter((run) => run.startsWith(`run ${task.id}/1@`))).toEqual([]);
   });
 
+  it('runs a unit reported past its checkpoint again after one period, while its executor moves others', async () => {
+    const task = await streaming(['e1', 'e1']);
+    const units = () => h.tasks.get(task.id)!.units!;
+    await tickAt(0);
+    // e1 reported a later batch of unit 0: the one at its checkpoint was lost (a restarted executor's prefetch).
+    h.tasks.get(task.id)!.unitStalls.noteGap(task.id, 0);
+    units()[1] = { ...units()[1]!, checkpoint: units()[1]!.checkpoint + 1 };
+    await tickAt(STALL_MS);
+    expect(again).toEqual([`run ${task.id}/0@0`]);
+    // Once it moves, the gap is history: back to waiting its turn behind unit 1.
+    units()[0] = { ...units()[0]!, checkpoint: 1 };
+    units()[1] = { ...units()[1]!, checkpoint: units()[1]!.checkpoint + 1 };
+    await tickAt(STALL_MS);
+    units()[1] = { ...units()[1]!, checkpoint: units()[1]!.checkpoint + 1 };
+    await tickAt(STALL_MS);
+    expect(again).toEqual([`run ${task.id}/0@0`]);
+  });
+
   it('runs a unit of an executor that stopped moving anything again after one period', async () => {
     const task = await streaming(['e1', 'e1']);
     const units = () => h.tasks.get(task.id)!.units!;

@@ -16,6 +16,9 @@
  * (5 x 10^6 recipients at 20,000/s made 4,000 re-runs in 6 minutes). So it
  * is run again only once it has not moved for `queuedStallMs` (10 x stallMs
  * by default), which bounds how long a lost stream beside live ones waits.
+ * A unit whose executor reported a batch past its checkpoint (noteGap: a
+ * batch between them was lost, with a restarted executor's prefetch, say) is
+ * not waiting its turn: it gets the short period whatever its executor does.
  *
  * Running a unit again is safe even when the first run was only slow: the
  * dispatcher replaces a unit's stream at the same epoch, the executor reports
@@ -27,6 +30,8 @@ export class StallWatch {
   private readonly seen = new Map<string, { checkpoint: number; since: number }>();
   /** Per executor: when a unit on it was last seen to move. */
   private readonly executorMovedAt = new Map<string, number>();
+  /** "taskId/unitNo" of units reported past their checkpoint since it last moved. */
+  private readonly gapped = new Set<string>();
 
   constructor(
     private readonly stallMs: number,
@@ -53,15 +58,22 @@ export class StallWatch {
     const last = this.entryOf(taskId, unitNo, checkpoint, now, executorId);
     const still = now - last.since;
     if (still < this.stallMs) return false;
-    if (still < this.queuedStallMs && executorId !== undefined && this.movedWithinStall(executorId, now)) return false;
+    const queued = executorId !== undefined && !this.gapped.has(keyOf(taskId, unitNo));
+    if (still < this.queuedStallMs && queued && this.movedWithinStall(executorId, now)) return false;
     last.since = now;
     return true;
+  }
+
+  /** A batch of the unit was reported past its checkpoint: one between them never will be (until it is run again). */
+  noteGap(taskId: number, unitNo: number): void {
+    this.gapped.add(keyOf(taskId, unitNo));
   }
 
   /** Forgets every unit of a task (it finished, stopped or moved to another scheduler). */
   forget(taskId: number): void {
     const prefix = `${taskId}/`;
     for (const key of this.seen.keys()) if (key.startsWith(prefix)) this.seen.delete(key);
+    for (const key of this.gapped) if (key.startsWith(prefix)) this.gapped.delete(key);
     // One watch serves one task (TaskEntry): its executors' moves go with its units.
     this.executorMovedAt.clear();
   }
@@ -71,9 +83,10 @@ export class StallWatch {
   }
 
   private entryOf(taskId: number, unitNo: number, checkpoint: number, now: number, executorId?: string) {
-    const key = `${taskId}/${unitNo}`;
+    const key = keyOf(taskId, unitNo);
     const last = this.seen.get(key);
     if (last !== undefined && last.checkpoint === checkpoint) return last;
+    this.gapped.delete(key);
     // A first sight is not a move: a unit just assigned says nothing yet of its executor.
     if (last !== undefined && executorId !== undefined) this.executorMovedAt.set(executorId, now);
     const fresh = { checkpoint, since: now };
@@ -86,6 +99,8 @@ export class StallWatch {
     return moved !== undefined && now - moved < this.stallMs;
   }
 }
+
+const keyOf = (taskId: number, unitNo: number) => `${taskId}/${unitNo}`;
 
 /** How many stall periods a unit waits while its executor moves the task's other units (StallWatch). */
 export const QUEUED_STALL_FACTOR = 10;

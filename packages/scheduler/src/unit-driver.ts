@@ -160,6 +160,9 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     const list = entry.units;
     const current = list?.find((u) => u.unitNo === progress.unitNo) ?? (await loadUnit(task, progress.unitNo));
     if (current === undefined) return;
+    // Past the checkpoint: a batch between them was lost, so the unit is not merely waiting its turn (stall-watch.ts).
+    if (progress.epoch === task.epoch && progress.from > current.checkpoint)
+      entry.unitStalls.noteGap(task.id, current.unitNo);
     const before = list === undefined || entry.reached ? undefined : unitTotals(list);
     let unit = await recorder.record(task, current, progress, clock.now());
     // A replay (its range recorded already) moves no checkpoint: its dead letters were counted.
