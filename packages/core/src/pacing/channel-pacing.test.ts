@@ -269,6 +269,21 @@ describe('ChannelPacing', () => {
     expect(p.rate).toBeLessThan(before);
   });
 
+  it('climbs back from a run of latency cuts at 1% of the rate before them a second, not of the last cut', () => {
+    const p = pacing({ initialRate: 10_000, maxRate: 10_000, increasePerSecond: 10_000 });
+    for (let i = 1; i <= 5; i++) p.accepted(20, T0 + i);
+    // The receiver's host stalls for 10 s: every answer slow, the rate cut again and again.
+    let now = T0 + 10;
+    for (; now < T0 + 10_000; now += 100) p.accepted(400, now);
+    const low = p.rate;
+    expect(low).toBeLessThan(1_000);
+    // It recovers: 10 s of fast answers climb about 1% of 10,000 a second (the rate before the stall),
+    // not 1% of the last cut's rate (about 7 a second from there).
+    for (const end = now + 10_000; now < end; now += 100) p.accepted(20, now);
+    expect(p.rate - low).toBeGreaterThan(800);
+    expect(p.rate - low).toBeLessThan(1_500);
+  });
+
   it('ignores latency below the floor, however it rises', () => {
     const p = pacing();
     p.accepted(1, T0);

@@ -252,7 +252,7 @@ export class ChannelPacing {
     this.breaker = 'closed';
     this.detail = '';
     if (this.latencyRose(latencyMs)) {
-      this.cut(now);
+      this.cut(now, -Infinity, 'latency');
       return;
     }
     const seconds = Math.max(0, now - this.lastRaise) / 1000;
@@ -317,8 +317,12 @@ export class ChannelPacing {
     this.sendingSince = Math.max(this.sendingSince, now);
   }
 
-  /** Cuts the rate (at most once per `cutSpacingMs`); `resumedAt`: when the last hold before this cut's news ended. */
-  private cut(now: number, resumedAt = -Infinity): void {
+  /**
+   * Cuts the rate (at most once per `cutSpacingMs`); `resumedAt`: when the
+   * last hold before this cut's news ended; `cause`: a throttle (the channel
+   * said no) or a rise in latency.
+   */
+  private cut(now: number, resumedAt = -Infinity, cause: 'throttle' | 'latency' = 'throttle'): void {
     this.lastRaise = now;
     if (now - this.lastCut < this.options.cutSpacingMs) return;
     const sentRate = this.sent.rate(now, this.sendingSince, SENT_MIN_SPAN_MS);
@@ -335,7 +339,10 @@ export class ChannelPacing {
     this.lastCut = now;
     // The ceiling stays the pacing's rate: a sender short of it did not find the channel's limit there,
     // and the climb back (1% of the ceiling per second) must not crawl from a rate its CPU set.
-    this.ceiling = this.currentRate;
+    // A latency rise says no limit: a run of them (a receiver's host stalled for seconds) walks the rate
+    // down to minRate, and a ceiling lowered with each would leave it climbing 1% of minRate a second
+    // for minutes after the stall (bench/RESULTS.md, "fed the stall watch"). The highest stands.
+    this.ceiling = cause === 'latency' ? Math.max(this.ceiling ?? 0, this.currentRate) : this.currentRate;
     this.currentRate = Math.max(this.options.minRate, from * factor);
     this.landing = this.currentRate;
     // What was scheduled at the old rate is not owed at the new one.
