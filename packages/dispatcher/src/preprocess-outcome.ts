@@ -7,7 +7,6 @@ import { ListFlags } from '@herald/core/recipient-list';
 import type { FilterReason } from '@herald/core/task';
 import { removedPathOf, writeRecipientListFile, type ListRepository } from '@herald/audience';
 import { decodeMessage, encodeMessage, type PreprocessResult } from '@herald/transport';
-import { writeListInThread } from './list-write-thread';
 
 type Done = Extract<PreprocessResult, { ok: true }>;
 
@@ -89,22 +88,19 @@ export class PreprocessOutcomes {
    * groups its recipients while their disk writes and fsyncs go on. Nothing
    * takes a published name before the returned stage's `publish`; every
    * stage must end in `publish` or `discard`, which remove the run files.
-   * `kept` must not change until then. `inThread`: the list is encoded and
-   * written in a worker thread (list-write-thread.ts), for a caller with
-   * work of its own meanwhile.
+   * `kept` must not change until then.
    */
   stage(
     filteredListId: string,
     kept: Uint32Array,
     removed: RemovedRecord,
     flags = ListFlags.SORTED | ListFlags.UNIQUE,
-    inThread = false,
   ): StagedOutcome {
     const listPath = this.lists.pathOf(filteredListId);
     const runPath = runPathOf(listPath);
     const removedRunPath = runPathOf(removedPathOf(listPath));
     const writes = [
-      inThread ? writeListInThread(runPath, kept, flags) : writeRecipientListFile(runPath, kept, flags),
+      writeRecipientListFile(runPath, kept, flags),
       writeFile(removedRunPath, removedFileChunks(removed), { flush: true, mode: PRIVATE_FILE_MODE }),
     ];
     // Observed here: were one to fail while the caller is still grouping, it would otherwise go unhandled.

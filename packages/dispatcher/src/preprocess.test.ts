@@ -168,17 +168,13 @@ describe('preprocess', () => {
 
   it('leaves no file of its run when grouping fails after the filtered list began to be written', async () => {
     await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(5, 6, 9));
-    const task = {
-      deliverAt: { localTime: '09:00', windowMs: 3_600_000, missed: 'next_day' as const, defaultTimeZone: 'UTC' },
-      expiresAt: 2 * 86_400_000,
-    };
-    // The zones' index is down: grouping fails once the filtered list is being written.
-    const index = {
-      keysWithPrefix: async () => {
-        throw new HeraldError('UNAVAILABLE', 'the attribute index is down');
+    const localTime = {
+      taskOf: async () => {
+        throw new HeraldError('UNAVAILABLE', 'the task store is down');
       },
-    } as unknown as AttributeIndex;
-    const localTime = { taskOf: async () => task, index, clock: { now: () => 0 } };
+      index: {} as AttributeIndex,
+      clock: { now: () => 0 },
+    };
     await rejectsWithCode(preprocess(request('l_upload'), deps({ localTime })), 'UNAVAILABLE');
     expect(await readdir(dir.path)).toEqual(['l_upload.hrl']);
   });

@@ -11,7 +11,7 @@ import { ListFlags } from '@herald/core/recipient-list';
 import { planAroundSample, samplePositionsFirst } from './canary-split';
 import type { RolloutSource } from './filters/holdout';
 import { deliveryOrderListIdOf } from '@herald/core/task';
-import { groupByLocalTime, type LocalGrouping, type LocalTimeSource, type LocalTimeTask } from './local-groups';
+import { groupByLocalTime, type LocalGrouping, type LocalTimeSource } from './local-groups';
 
 export interface PreprocessDeps {
   config: HeraldConfig;
@@ -73,16 +73,14 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   const split = rollout?.canary === undefined ? undefined : samplePositionsFirst(kept, rollout);
   const flags = split === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
   const record = { sets: removedSets ?? [], complete: complete ?? false };
-  // A canary is never local-time (refused at creation, core task/validate.ts): at most one of the two reorders.
-  const localTask = split === undefined ? await deps.localTime?.taskOf(request.taskId) : undefined;
-  // Written from here on. A local-time task's list is encoded and written in a worker thread while this
-  // one groups the recipients; a task of one instant has nothing else to do meanwhile.
-  const listId = filteredListIdOf(request.taskId);
-  const staged = outcomes.stage(listId, split?.list ?? kept, record, flags, localTask !== undefined);
+  // Written from here on, while a local-time task groups its recipients: the grouping runs on this thread,
+  // the writes' disk waits and fsyncs do not.
+  const staged = outcomes.stage(filteredListIdOf(request.taskId), split?.list ?? kept, record, flags);
   let grouping: LocalGrouping | undefined;
   let units: PlannedUnit[];
   try {
-    grouping = localTask === undefined ? undefined : await localGrouping(kept, localTask, deps.localTime!);
+    // A canary is never local-time (refused at creation, core task/validate.ts): at most one of the two reorders.
+    grouping = split === undefined ? await localGrouping(request.taskId, kept, deps) : undefined;
     units =
       split !== undefined
         ? planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count))
@@ -100,7 +98,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     ok: true,
     taskId: request.taskId,
     epoch: request.epoch,
-    filteredListId: listId,
+    filteredListId: filteredListIdOf(request.taskId),
     total,
     kept: kept.length,
     removed,
@@ -119,8 +117,15 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   return result;
 }
 
-/** A local-time task's groups over its filtered list, planned from the source's clock's now. */
-function localGrouping(kept: Uint32Array, task: LocalTimeTask, source: LocalTimeSource): Promise<LocalGrouping> {
+/** A local-time task's groups over its filtered list; undefined for a task of one instant. */
+async function localGrouping(
+  taskId: number,
+  kept: Uint32Array,
+  deps: PreprocessDeps,
+): Promise<LocalGrouping | undefined> {
+  const source = deps.localTime;
+  const task = source === undefined ? undefined : await source.taskOf(taskId);
+  if (source === undefined || task === undefined) return undefined;
   return groupByLocalTime(kept, task, source.index, source.clock.now());
 }
 
