@@ -102,41 +102,6 @@ describe('PreprocessOutcomes', () => {
     expect((await readdir(dir.path)).sort()).toEqual([`${LIST_ID}.hrl`, `${LIST_ID}.outcome`, `${LIST_ID}.removed`]);
   });
 
-  it("keeps the first run's removed sets when a later run that removed others loses", async () => {
-    const outcomes = new PreprocessOutcomes(lists);
-    const firstRemoved = { sets: [{ reason: 'duplicate' as const, uins: Uint32Array.of(4) }], complete: true };
-    const laterRemoved = { sets: [{ reason: 'blacklisted' as const, uins: Uint32Array.of(5, 6) }], complete: true };
-    await outcomes.publish(Uint32Array.of(1, 5, 9), firstRemoved, undefined, resultOf([1, 5, 9]));
-    await outcomes.publish(Uint32Array.of(1, 9), laterRemoved, undefined, resultOf([1, 9], 5));
-    const written = await readFile(removedPathOf(lists.pathOf(LIST_ID)));
-    expect(written.equals(Buffer.from(encodeRemovedSets(firstRemoved.sets, true)))).toBe(true);
-  });
-
-  it('publishes nothing and leaves no file for a stage discarded (its run failed before its result)', async () => {
-    const outcomes = new PreprocessOutcomes(lists);
-    const staged = outcomes.stage(LIST_ID, Uint32Array.of(1, 5, 9), NONE);
-    await staged.discard();
-    expect(await readdir(dir.path)).toEqual([]);
-    expect(await outcomes.read(TASK_ID, 3)).toBeUndefined();
-    await rejectsWithCode(staged.publish(undefined, resultOf([1, 5, 9])), ErrorCodes.INTERNAL);
-    expect(await readdir(dir.path)).toEqual([]);
-  });
-
-  it('publishes a stage with the delivery order given at its end', async () => {
-    const outcomes = new PreprocessOutcomes(lists);
-    const staged = outcomes.stage(LIST_ID, Uint32Array.of(1, 5, 9), NONE);
-    const order = { id: `g_${TASK_ID}`, uins: Uint32Array.of(5, 1, 9) };
-    expect(await staged.publish(order, resultOf([1, 5, 9]))).toEqual(resultOf([1, 5, 9]));
-    expect(await filtered()).toEqual([1, 5, 9]);
-    expect(Array.from(await loadRecipientList(lists.pathOf(`g_${TASK_ID}`), { uinLimit: 2 ** 32 }))).toEqual([5, 1, 9]);
-    expect((await readdir(dir.path)).sort()).toEqual([
-      `${LIST_ID}.hrl`,
-      `${LIST_ID}.outcome`,
-      `${LIST_ID}.removed`,
-      `g_${TASK_ID}.hrl`,
-    ]);
-  });
-
   it('answers one outcome to runs publishing at the same moment', async () => {
     const outcomes = [new PreprocessOutcomes(lists), new PreprocessOutcomes(lists), new PreprocessOutcomes(lists)];
     const kept = [[1, 2, 3], [2, 3], [3]];

@@ -75,62 +75,37 @@ export class PreprocessOutcomes {
   async publish(
     kept: Uint32Array,
     removed: RemovedRecord,
-    deliveryOrder: DeliveryOrder | undefined,
+    deliveryOrder: { id: string; uins: Uint32Array } | undefined,
     result: Done,
     flags = ListFlags.SORTED | ListFlags.UNIQUE,
-  ): Promise<Done> {
-    return this.stage(result.filteredListId, kept, removed, flags).publish(deliveryOrder, result);
-  }
-
-  /**
-   * Starts writing this run's filtered list and removed sets under run names
-   * of their own, before the rest of the outcome is known: a local-time task
-   * groups its recipients while their disk writes and fsyncs go on. Nothing
-   * takes a published name before the returned stage's `publish`; every
-   * stage must end in `publish` or `discard`, which remove the run files.
-   * `kept` must not change until then.
-   */
-  stage(
-    filteredListId: string,
-    kept: Uint32Array,
-    removed: RemovedRecord,
-    flags = ListFlags.SORTED | ListFlags.UNIQUE,
-  ): StagedOutcome {
-    const listPath = this.lists.pathOf(filteredListId);
-    const runPath = runPathOf(listPath);
-    const removedRunPath = runPathOf(removedPathOf(listPath));
-    const writes = [
-      writeRecipientListFile(runPath, kept, flags),
-      writeFile(removedRunPath, removedFileChunks(removed), { flush: true, mode: PRIVATE_FILE_MODE }),
-    ];
-    // Observed here: were one to fail while the caller is still grouping, it would otherwise go unhandled.
-    for (const write of writes) write.catch(() => undefined);
-    return new StagedOutcome(this, { listPath, runPath, removedRunPath, writes });
-  }
-
-  /** The end of a stage's publish, once this run's files are written: see the class comment for the race. */
-  async publishStaged(
-    staged: StagedFiles,
-    order: { path: string; runPath: string } | undefined,
-    result: Done,
   ): Promise<Done> {
     const { taskId, epoch } = result;
-    if (!(await linkUnlessTaken(staged.runPath, staged.listPath))) {
-      const first = await this.waitForOutcome(taskId, epoch);
-      if (first !== undefined) return first;
-      await rename(staged.runPath, staged.listPath); // the first run died before its outcome: nothing streams from its list
+    const listPath = this.lists.pathOf(result.filteredListId);
+    const runPath = runPathOf(listPath);
+    const order = deliveryOrder && { path: this.lists.pathOf(deliveryOrder.id), uins: deliveryOrder.uins };
+    const orderRunPath = order && runPathOf(order.path);
+    try {
+      // A local-time task's delivery-order list is written beside the filtered one, so their disk waits overlap
+      // (tens of MB each at 10^7); it takes its name only once this run's filtered list has won.
+      await allWritten([
+        writeRecipientListFile(runPath, kept, flags),
+        ...(order && orderRunPath ? [writeRecipientListFile(orderRunPath, order.uins)] : []),
+      ]);
+      if (!(await linkUnlessTaken(runPath, listPath))) {
+        const first = await this.waitForOutcome(taskId, epoch);
+        if (first !== undefined) return first;
+        await rename(runPath, listPath); // the first run died before its outcome: nothing streams from its list
+      }
+      // The delivery-order list of the run whose filtered list won: it matches the outcome's groups.
+      if (order && orderRunPath) await rename(orderRunPath, order.path);
+      // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
+      await writeAtomically(removedPathOf(listPath), removedFileChunks(removed));
+      await this.record(result);
+      return result;
+    } finally {
+      await unlink(runPath).catch(() => undefined);
+      if (orderRunPath) await unlink(orderRunPath).catch(() => undefined);
     }
-    // The delivery-order list of the run whose filtered list won: it matches the outcome's groups.
-    if (order) await rename(order.runPath, order.path);
-    // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
-    await rename(staged.removedRunPath, removedPathOf(staged.listPath));
-    await this.record(result);
-    return result;
-  }
-
-  /** Where a delivery-order list is published. */
-  orderPathOf(order: DeliveryOrder): string {
-    return this.lists.pathOf(order.id);
   }
 
   private async record(result: Done): Promise<void> {
@@ -148,69 +123,6 @@ export class PreprocessOutcomes {
 
   private outcomePath(taskId: number): string {
     return this.lists.pathOf(`f_${taskId}`).replace(/\.hrl$/, '.outcome');
-  }
-}
-
-/** A local-time task's delivery-order list (local-groups.ts), published beside the filtered list. */
-export interface DeliveryOrder {
-  id: string;
-  uins: Uint32Array;
-}
-
-/** A stage's run files and their writes (started by `PreprocessOutcomes.stage`). */
-interface StagedFiles {
-  listPath: string;
-  runPath: string;
-  removedRunPath: string;
-  writes: Promise<unknown>[];
-}
-
-/** This run's filtered list and removed sets being written, not yet published. */
-export class StagedOutcome {
-  private ended = false;
-
-  constructor(
-    private readonly outcomes: PreprocessOutcomes,
-    private readonly files: StagedFiles,
-  ) {}
-
-  /**
-   * Writes the delivery-order list (a local-time task's), waits for every
-   * write, then publishes as `PreprocessOutcomes.publish` does; the run
-   * files are removed whatever happens.
-   */
-  async publish(deliveryOrder: DeliveryOrder | undefined, result: Done): Promise<Done> {
-    this.end('publish');
-    const path = deliveryOrder && this.outcomes.orderPathOf(deliveryOrder);
-    const order = deliveryOrder && path ? { path, runPath: runPathOf(path) } : undefined;
-    try {
-      // The delivery order is written while the filtered list's fsync may still run: their disk waits overlap.
-      await allWritten([
-        ...this.files.writes,
-        ...(deliveryOrder && order ? [writeRecipientListFile(order.runPath, deliveryOrder.uins)] : []),
-      ]);
-      return await this.outcomes.publishStaged(this.files, order, result);
-    } finally {
-      await this.removeRunFiles(order?.runPath);
-    }
-  }
-
-  /** Publishes nothing: waits for the writes to end, then removes their files. */
-  async discard(): Promise<void> {
-    this.end('discard');
-    await Promise.allSettled(this.files.writes);
-    await this.removeRunFiles(undefined);
-  }
-
-  private end(operation: string): void {
-    if (this.ended)
-      throw new HeraldError(ErrorCodes.INTERNAL, `a staged pre-processing outcome was already ended (${operation})`);
-    this.ended = true;
-  }
-
-  private async removeRunFiles(orderRunPath: string | undefined): Promise<void> {
-    const paths = [this.files.runPath, this.files.removedRunPath, ...(orderRunPath ? [orderRunPath] : [])];
-    await Promise.all(paths.map((path) => unlink(path).catch(() => undefined)));
   }
 }
 

@@ -1,8 +1,8 @@
-import { access, readdir } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { compileConfig } from '@herald/core/config';
 import { HeraldError, ListFormatError, NotFoundError } from '@herald/core';
 import { ListFlags } from '@herald/core/recipient-list';
-import { noopLogger, type AttributeIndex, type TaskStore } from '@herald/core/ports';
+import { noopLogger, type TaskStore } from '@herald/core/ports';
 import type { Task } from '@herald/core/task';
 import { ListRepository, loadRecipientList, readRecipientListHeader, writeRecipientListFile } from '@herald/audience';
 import { makeTempDir, newTask, rejectsWithCode, type TempDir } from '@herald/testing';
@@ -164,19 +164,6 @@ describe('preprocess', () => {
     const error = await rejectsWithCode(preprocess(request('l_upload'), deps()), 'LIST_UIN_OUT_OF_RANGE');
     expect(error).toBeInstanceOf(ListFormatError);
     await expect(access(lists.pathOf('f_10'))).rejects.toMatchObject({ code: 'ENOENT' });
-  });
-
-  it('leaves no file of its run when grouping fails after the filtered list began to be written', async () => {
-    await writeRecipientListFile(lists.pathOf('l_upload'), Uint32Array.of(5, 6, 9));
-    const localTime = {
-      taskOf: async () => {
-        throw new HeraldError('UNAVAILABLE', 'the task store is down');
-      },
-      index: {} as AttributeIndex,
-      clock: { now: () => 0 },
-    };
-    await rejectsWithCode(preprocess(request('l_upload'), deps({ localTime })), 'UNAVAILABLE');
-    expect(await readdir(dir.path)).toEqual(['l_upload.hrl']);
   });
 
   it('rejects a missing list with a typed not-found error', async () => {

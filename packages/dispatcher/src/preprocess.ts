@@ -71,41 +71,37 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   const rollout = await deps.rollouts?.rolloutOf(context);
   // A canary sends its sample first (docs/rollouts.md): its positions lead the list, its units lead the plan.
   const split = rollout?.canary === undefined ? undefined : samplePositionsFirst(kept, rollout);
-  const flags = split === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
+  // A canary is never local-time (refused at creation, core task/validate.ts): at most one of the two reorders.
+  const grouping = split === undefined ? await localGrouping(request.taskId, kept, deps) : undefined;
+  const units =
+    split !== undefined
+      ? planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count))
+      : grouping === undefined
+        ? deps.planUnits(request.taskId, kept.length)
+        : groupUnits(request.taskId, grouping, deps);
   const record = { sets: removedSets ?? [], complete: complete ?? false };
-  // Written from here on, while a local-time task groups its recipients: the grouping runs on this thread,
-  // the writes' disk waits and fsyncs do not.
-  const staged = outcomes.stage(filteredListIdOf(request.taskId), split?.list ?? kept, record, flags);
-  let grouping: LocalGrouping | undefined;
-  let units: PlannedUnit[];
-  try {
-    // A canary is never local-time (refused at creation, core task/validate.ts): at most one of the two reorders.
-    grouping = split === undefined ? await localGrouping(request.taskId, kept, deps) : undefined;
-    units =
-      split !== undefined
-        ? planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count))
-        : grouping === undefined
-          ? deps.planUnits(request.taskId, kept.length)
-          : groupUnits(request.taskId, grouping, deps);
-  } catch (error) {
-    await staged.discard();
-    throw error;
-  }
   const deliveryOrder =
     grouping === undefined ? undefined : { id: deliveryOrderListIdOf(request.taskId), uins: grouping.order };
-  const result = await staged.publish(deliveryOrder, {
-    kind: 'preprocess.result',
-    ok: true,
-    taskId: request.taskId,
-    epoch: request.epoch,
-    filteredListId: filteredListIdOf(request.taskId),
-    total,
-    kept: kept.length,
-    removed,
-    units,
-    ...(grouping === undefined ? {} : { groups: grouping.groups }),
-    ...(split === undefined ? {} : { sample: split.sample }),
-  });
+  const flags = split === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
+  const result = await outcomes.publish(
+    split?.list ?? kept,
+    record,
+    deliveryOrder,
+    {
+      kind: 'preprocess.result',
+      ok: true,
+      taskId: request.taskId,
+      epoch: request.epoch,
+      filteredListId: filteredListIdOf(request.taskId),
+      total,
+      kept: kept.length,
+      removed,
+      units,
+      ...(grouping === undefined ? {} : { groups: grouping.groups }),
+      ...(split === undefined ? {} : { sample: split.sample }),
+    },
+    flags,
+  );
   deps.logger.info('pre-processed', {
     taskId: request.taskId,
     total: result.total,
