@@ -9,18 +9,7 @@
  * median of those ratios, with a bootstrap interval, says what the change
  * costs and how sure the figure is.
  */
-
-/** A small seeded generator (mulberry32), so an interval is the same on every rerun of the same samples. */
-function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { seededRandom } = require('@herald/core');
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
