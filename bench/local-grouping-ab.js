@@ -6,7 +6,7 @@
  * each call. On a shared machine one process holding both builds sees the same
  * load, where bench/local-grouping.js --root compares processes minutes apart.
  *
- *   node --expose-gc bench/local-grouping-ab.js --dir /tmp/h21idx [--root /work/main] [--recipients 1e7] [--rounds 8]
+ *   node --expose-gc bench/local-grouping-ab.js --dir /tmp/h21idx --root ../main-before [--recipients 1e7] [--rounds 8]
  *
  * `--dir` must hold an index filled by bench/local-grouping.js with the same
  * --recipients. Prints each build's CPU (process.cpuUsage: this thread and
@@ -40,7 +40,8 @@ function sameGrouping(a, b) {
 async function main() {
   const dir = arg('--dir', undefined);
   if (dir === undefined) throw new Error('--dir: the index filled by bench/local-grouping.js is required');
-  const root = arg('--root', '/work/main');
+  const root = arg('--root', undefined);
+  if (root === undefined) throw new Error('--root: the other checkout (built) to compare with is required');
   const rounds = Number(arg('--rounds', '8'));
   const recipients = Number(arg('--recipients', '1e7'));
   const { here, there, LevelAttributeIndex } = builds(root);

@@ -5,7 +5,7 @@
  * audience, every user but each 10th carrying one of 24 zones), without a
  * cluster: what a local-time task's pre-processing adds to a plain one's.
  *
- *   node bench/local-grouping.js [--recipients 3e6] [--runs 3] [--dir /tmp/h21idx] [--root /work/main] [--sparse]
+ *   node bench/local-grouping.js [--recipients 3e6] [--runs 3] [--dir /tmp/h21idx] [--root ../main-before] [--sparse]
  *
  * `--dir` keeps the filled index between invocations (filling 10^7 users takes
  * ~100 s); it is filled only when it holds no zone yet. `--root` loads the

@@ -8,7 +8,7 @@
  * pre-processing step of bench/local-time-broadcast.js without the cluster
  * (no HTTP, no scheduler, no sending), so two builds see the same load.
  *
- *   node --expose-gc bench/local-preprocess-ab.js --dir /tmp/h21idx [--root /work/main] [--recipients 1e7] [--rounds 4]
+ *   node --expose-gc bench/local-preprocess-ab.js --dir /tmp/h21idx --root ../main-before [--recipients 1e7] [--rounds 4]
  *
  * `--dir` must hold an index filled by bench/local-grouping.js with the same
  * --recipients. Prints each call's wall and CPU (process.cpuUsage: every
@@ -59,13 +59,14 @@ function depsOf(b, dir, blacklist, index, local) {
   };
 }
 
-const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+const { median } = require('./paired');
 const total = (xs) => xs.reduce((a, b) => a + b, 0);
 
 async function main() {
   const dir = arg('--dir', undefined);
   if (dir === undefined) throw new Error('--dir: the index filled by bench/local-grouping.js is required');
-  const root = arg('--root', '/work/main');
+  const root = arg('--root', undefined);
+  if (root === undefined) throw new Error('--root: the other checkout (built) to compare with is required');
   const rounds = Number(arg('--rounds', '4'));
   const recipients = Number(arg('--recipients', '1e7'));
   const builds = { here: build(path.join(__dirname, '..')), there: build(root) };
