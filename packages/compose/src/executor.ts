@@ -131,6 +131,8 @@ export async function buildExecutor<L extends ExecutorLinks>(
     zones: parts.attributes,
     personaliser: parts.personaliser,
     ...(build.reportChannelHolds === true && isChannelHoldSource(parts.gateway) ? { channel: parts.gateway } : {}),
+    // Three repeats of a hold's report per stall period: a held executor's units are not run again (stall-watch.ts).
+    holdReportEveryMs: Math.max(1, Math.floor(config.scheduler.unitStallMs / 3)),
     // A task with a speed is sent at it: each executor paces its share (docs/scheduling.md "Pacing").
     pacing: { speedOf: speedShareOf(store, id, adapters.clock) },
     clock: adapters.clock,

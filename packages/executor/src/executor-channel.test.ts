@@ -11,6 +11,7 @@ import { PacedDeliveryGateway } from './paced-gateway';
 import { TaskCache } from './task-cache';
 
 const TASK_ID = 9;
+const HOLD_REPORT_EVERY_MS = 200;
 
 /** A channel answering each send with its next step, then accepting everything. */
 class ScriptedChannel implements DeliveryGateway {
@@ -68,6 +69,7 @@ describe("executor: the channel's outcomes in its progress reports", () => {
       online,
       gateway,
       channel: gateway,
+      holdReportEveryMs: HOLD_REPORT_EVERY_MS,
       offline,
     });
   });
@@ -127,7 +129,8 @@ describe("executor: the channel's outcomes in its progress reports", () => {
     );
     await links.dispatcher.send(batch(0, [1, 2], true));
     await waitFor(() => progress.some((p) => p.to === 2), { message: 'the batch reported' });
-    const [hold, cleared, done] = progress;
+    // A repeat of the hold (a machine slow enough to let a 50 ms hold last 200) says nothing new.
+    const [hold, cleared, done] = progress.filter((p, i) => i === 0 || !sameHold(p, progress[i - 1]!));
     expect(hold).toMatchObject({
       from: 0,
       to: 0,
@@ -140,4 +143,38 @@ describe("executor: the channel's outcomes in its progress reports", () => {
     expect(done).toMatchObject({ from: 0, to: 2, delivered: 2, done: true });
     expect(done!.channel).toBeUndefined();
   });
+
+  it('repeats the hold while it lasts, so the scheduler hears the executor is alive', async () => {
+    const HOLD_MS = 5 * HOLD_REPORT_EVERY_MS;
+    channel.steps.push(
+      new HeraldError(ErrorCodes.DELIVERY_THROTTLED, 'HTTP 429', {
+        retriable: true,
+        details: { retryAfterMs: HOLD_MS },
+      }),
+    );
+    await links.dispatcher.send(batch(0, [1, 2], true));
+    await waitFor(() => progress.some((p) => p.to === 2), { message: 'the batch reported', timeoutMs: 30_000 });
+    const holds = progress.filter((p) => p.channel !== undefined);
+    // One when the hold began, then one a period while it lasted (a late timer may skip one).
+    expect(holds.length).toBeGreaterThanOrEqual(3);
+    for (const hold of holds) expect(hold).toMatchObject({ from: 0, to: 0, channel: { state: 'throttled' } });
+    const last = progress.length - 1;
+    expect(progress[last]).toMatchObject({ from: 0, to: 2, done: true });
+    expect(progress[last - 1]).toMatchObject({ from: 0, to: 0 });
+    expect(progress[last - 1]!.channel).toBeUndefined();
+    // Nothing after the hold ended: the repeats stopped with it.
+    const count = progress.length;
+    await new Promise((resolve) => setTimeout(resolve, 2 * HOLD_REPORT_EVERY_MS));
+    expect(progress).toHaveLength(count);
+  });
 });
+
+/** Two hold reports telling the same thing (a repeat while the hold lasts). */
+function sameHold(a: UnitProgressMessage, b: UnitProgressMessage): boolean {
+  return (
+    a.from === a.to &&
+    b.from === b.to &&
+    a.channel?.state === b.channel?.state &&
+    a.channel?.reason === b.channel?.reason
+  );
+}

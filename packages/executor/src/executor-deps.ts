@@ -46,6 +46,13 @@ export interface ExecutorDeps {
    * (docs/delivery.md). Without it nothing is told.
    */
   channel?: ChannelHoldSource;
+  /**
+   * How often a hold's report is told again while it lasts. Keep it well
+   * under the scheduler's unitStallMs: the repeats are what keeps a held
+   * executor's units from being run again (compose gives a third of it).
+   * Default: HOLD_REPORT_EVERY_MS.
+   */
+  holdReportEveryMs?: number;
   /** Walks offline lists for the user.logins the inbox brings. Without it, user.logins messages are ignored. */
   logins?: LoginQueue;
   /** Where every confirmed batch is reported (production: Kafka's reports topic), for cross-site recovery and audit. */

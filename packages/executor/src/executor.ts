@@ -47,6 +47,9 @@ export const RECORDS_PER_WRITE = CONFIRMATIONS_IN_FLIGHT - 1;
 /** How long a record waits for the rest of its group, at most (a paced task's batches come slowly). */
 export const RECORD_HOLD_MS = 20;
 
+/** How often a channel hold's report is repeated while it lasts, by default: a third of the default unitStallMs. */
+export const HOLD_REPORT_EVERY_MS = 10_000;
+
 /** A channel's refusal reason is cut to this in a progress report: it is the task's error message. */
 const MAX_REFUSAL_CHARS = 500;
 
@@ -108,6 +111,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     executorMetrics(meter);
   const labels = { executor: deps.id };
   const clock = deps.clock ?? systemClock;
+  const holdReportEveryMs = deps.holdReportEveryMs ?? HOLD_REPORT_EVERY_MS;
   const personaliser = deps.personaliser ?? new Personaliser(undefined, logger);
   const fence = new BatchFence({ halted: () => halted.inc(labels), stale: () => stale.inc(labels) }, logger);
   let stop!: () => void;
@@ -151,18 +155,35 @@ export function startExecutor(deps: ExecutorDeps): Executor {
    * Tells the scheduler, while `batch` is being delivered, each time the
    * channel starts or stops holding it: a report covering no recipients
    * (from = to), which the scheduler records as the task's channel state.
+   * While a hold lasts it is told again every `holdReportEveryMs`: nothing
+   * of the executor's units moves then, and the repeats are what tells the
+   * scheduler's stall watch they wait for the channel rather than are lost.
    * Returns the unsubscribe.
    */
   function reportHolds(batch: UnitBatch): () => void {
     const channel = deps.channel;
     if (channel === undefined) return () => undefined;
-    const tell = (hold: ChannelHold | undefined) =>
+    let repeat: ReturnType<typeof setInterval> | undefined;
+    const send = (hold: ChannelHold | undefined) =>
       void report({ ...batch, last: false }, batch.offset, 0, 0, hold === undefined ? {} : { channel: hold }).catch(
-        (error: unknown) => logger.warn('channel hold not reported', { taskId: batch.taskId, error }),
+        (error: unknown) => {
+          // A closed channel: this process is stopping, and the batch in hand goes again from its checkpoint.
+          if (isHeraldError(error) && error.code === 'UNAVAILABLE') return clearInterval(repeat);
+          logger.warn('channel hold not reported', { taskId: batch.taskId, error });
+        },
       );
+    const tell = (hold: ChannelHold | undefined) => {
+      clearInterval(repeat);
+      repeat = hold === undefined ? undefined : setInterval(() => send(hold), holdReportEveryMs).unref();
+      send(hold);
+    };
     const held = channel.hold();
     if (held !== undefined) tell(held);
-    return channel.watchHold(tell);
+    const unwatch = channel.watchHold(tell);
+    return () => {
+      clearInterval(repeat);
+      unwatch();
+    };
   }
 
   const deliverDeps: DeliverBatchDeps = {

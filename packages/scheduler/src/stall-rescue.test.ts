@@ -1,5 +1,9 @@
 import type { Task } from '@herald/core/task';
+import type { UnitProgressMessage } from '@herald/transport';
+import { createHalts } from './halts';
+import { createProgressCurve } from './progress-curve';
 import { createStallRescue, type StallRescue } from './stall-rescue';
+import { createUnitDriver } from './unit-driver';
 import { openHarness, ownedTask, TO_SENDING, type Harness } from './test-harness';
 
 describe('stall rescue', () => {
@@ -99,6 +103,41 @@ describe('stall rescue', () => {
     await tickAt(STALL_MS / 2);
     // A period since e1's move (seen at the second look): both its units are run again.
     expect(again).toEqual([`run ${task.id}/0@0`, `run ${task.id}/1@${moved}`]);
+  });
+
+  it("leaves a held executor's units alone while it repeats the channel's hold, and runs them again once it falls silent", async () => {
+    const halts = createHalts(h.ctx, { ensureOwned: async () => undefined, resume: async () => undefined });
+    const driver = createUnitDriver(h.ctx, {
+      ...createProgressCurve(h.ctx),
+      fail: (task, error) => halts.halt(task, 'fail', error),
+    });
+    // Both units on e1, whose channel holds unit 0's batch in hand (an open breaker): nothing moves for 5 periods.
+    const task = await streaming(['e1', 'e1']);
+    const hold: UnitProgressMessage = {
+      kind: 'unit.progress',
+      taskId: task.id,
+      epoch: task.epoch,
+      unitNo: 0,
+      from: 0,
+      to: 0,
+      delivered: 0,
+      offline: 0,
+      done: false,
+      channel: { state: 'unavailable', reason: 'HTTP 503' },
+    };
+    await tickAt(0);
+    for (let third = 1; third <= 15; third++) {
+      await driver.onProgress(hold); // the executor's repeat, a third of a period apart
+      await tickAt(STALL_MS / 3);
+    }
+    expect(again).toEqual([]);
+    expect((await h.store.getTask(task.id))!.report.channel).toEqual({ state: 'unavailable', reason: 'HTTP 503' });
+    // The repeats stop (the executor died holding it): a period after the last one, both units run again.
+    await tickAt(STALL_MS - STALL_MS / 3 - 1);
+    expect(again).toEqual([]);
+    await tickAt(1);
+    const second = h.tasks.get(task.id)!.units![1]!.checkpoint;
+    expect(again).toEqual([`run ${task.id}/0@0`, `run ${task.id}/1@${second}`]);
   });
 
   it('asks for pre-processing again after 4 x unitStallMs without a result', async () => {

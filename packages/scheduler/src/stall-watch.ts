@@ -19,6 +19,9 @@
  * A unit whose executor reported a batch past its checkpoint (noteGap: a
  * batch between them was lost, with a restarted executor's prefetch, say) is
  * not waiting its turn: it gets the short period whatever its executor does.
+ * An executor whose channel holds sending (a 429's Retry-After, an open
+ * breaker) moves nothing, but says so every few seconds (noteAlive): its
+ * units wait their turn too.
  *
  * Running a unit again is safe even when the first run was only slow: the
  * dispatcher replaces a unit's stream at the same epoch, the executor reports
@@ -62,6 +65,15 @@ export class StallWatch {
     if (still < this.queuedStallMs && queued && this.movedWithinStall(executorId, now)) return false;
     last.since = now;
     return true;
+  }
+
+  /**
+   * The executor said the channel holds a batch of the task in hand (a hold
+   * report, repeated while the hold lasts): it is alive and its units wait
+   * for the channel, as if it had moved one.
+   */
+  noteAlive(executorId: string, now: number): void {
+    this.executorMovedAt.set(executorId, now);
   }
 
   /** A batch of the unit was reported past its checkpoint: one between them never will be (until it is run again). */

@@ -197,10 +197,19 @@ export function createUnitDriver(ctx: SchedulerContext, needs: DriverNeeds): Uni
     await needs.sample(task.id, false);
   }
 
-  /** The channel holds (or no longer holds) a batch of a task sending under this epoch: its report says so at once. */
+  /**
+   * The channel holds (or no longer holds) a batch of a task sending under
+   * this epoch: its report says so at once. The executor repeats a hold's
+   * report while it lasts, and each says the executor is alive and its units
+   * wait for the channel, not lost: the stall watch gives them the long
+   * period (stall-watch.ts), so a hold longer than unitStallMs does not run
+   * every unit of the executor again.
+   */
   async function onHold(progress: UnitProgressMessage): Promise<void> {
     const entry = tasks.get(progress.taskId);
     if (entry?.units === undefined || entry.task.state !== 'SENDING' || progress.epoch !== entry.task.epoch) return;
+    const executorId = entry.units.find((u) => u.unitNo === progress.unitNo)?.executorId;
+    if (executorId !== undefined) entry.unitStalls.noteAlive(executorId, clock.now());
     if (noteChannel(entry, progress.channel)) await writeReport(progress.taskId, true);
   }
 
