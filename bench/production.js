@@ -198,8 +198,6 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     } while (!DONE.includes(task.state));
     const fanoutS = (performance.now() - t0) / 1000;
     if (task.state !== 'COMPLETED') throw new Error(`fan-out task ended ${task.state}: ${JSON.stringify(task.error)}`);
-    // The latency tasks before it fold nothing (one report each): what is counted is the fan-out's.
-    const folded = await tierSum(cluster, 'scheduler', 'herald_scheduler_folded_reports_total');
 
     step('latency right after the fan-out');
     await mark('latency, right after the fan-out (warm)');
@@ -211,7 +209,6 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
       recipients,
       tasks,
       fanoutS,
-      folded,
       report: task.report,
       quiet,
       after,
@@ -234,28 +231,17 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
   }
 }
 
-/** A metric of one process, summed over its label sets (0 when absent). */
-async function metricOf(cluster, id, name) {
-  const response = await fetch(`http://${cluster.managementAddress(id)}/metrics`, {
-    headers: cluster.managementHeaders(),
-  });
-  const values = breakdown.parseExposition(await response.text());
-  return [...values].filter(([k]) => k.split('{')[0] === name).reduce((a, [, v]) => a + v, 0);
-}
-
-/** A metric summed over every process of a tier. */
-async function tierSum(cluster, tier, name) {
-  const of = cluster.processes.filter((p) => p.tier === tier).map((p) => metricOf(cluster, p.id, name));
-  return (await Promise.all(of)).reduce((a, b) => a + b, 0);
-}
-
 /** Waits until every executor's login queue is empty and its walk count held still for a second. */
 async function loginWalksDone(cluster) {
   const { waitFor } = require('@herald/testing');
   const executors = cluster.processes.filter((p) => p.tier === 'executor');
   const counters = async (p) => {
-    const queue = await metricOf(cluster, p.id, 'herald_executor_login_queue');
-    return `${queue}/${await metricOf(cluster, p.id, 'herald_executor_login_walks_total')}`;
+    const response = await fetch(`http://${cluster.managementAddress(p.id)}/metrics`, {
+      headers: cluster.managementHeaders(),
+    });
+    const values = breakdown.parseExposition(await response.text());
+    const sum = (name) => [...values].filter(([k]) => k.split('{')[0] === name).reduce((a, [, v]) => a + v, 0);
+    return `${sum('herald_executor_login_queue')}/${sum('herald_executor_login_walks_total')}`;
   };
   let previous;
   let stillSince = Date.now();
@@ -352,7 +338,7 @@ async function main() {
     ? await require('node:fs/promises').mkdtemp(path.join(require('node:os').tmpdir(), 'herald-breakdown-'))
     : undefined;
   const result = await runProduction({ recipients, tasks, logs: process.argv.includes('--logs'), profileDir });
-  const { fanoutS, folded, report, quiet, after } = result;
+  const { fanoutS, report, quiet, after } = result;
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const table = [
     `### Production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
@@ -363,7 +349,6 @@ async function main() {
     '|---|---:|',
     `| fan-out of ${fmt(recipients)} recipients, create to COMPLETED | ${fmt(fanoutS, 2)} s = ${fmt(recipients / fanoutS)} recipients/s |`,
     `| delivered / offline / filtered | ${fmt(report.delivered)} / ${fmt(report.offline)} / ${fmt(Object.values(report.removed).reduce((a, b) => a + b, 0))} |`,
-    `| progress reports the schedulers folded (checkpoint writes saved; a batch of 4,096 is one report) | ${fmt(folded)} |`,
     ...[
       ['for the first tasks after start (cold: connection pools, Kafka partition metadata, JIT)', quiet],
       ["for the next tasks, right after the fan-out (warm; the fan-out's compactions and relays still running)", after],

@@ -256,43 +256,6 @@ describe('scheduler', () => {
     expect((await store.getTask(task.id))!.report).toMatchObject({ delivered: 3, offline: 7 });
   });
 
-  it("folds a unit's reports that queued while it was busy into one checkpoint write, totals unchanged", async () => {
-    await start();
-    const task = await store.createTask(newTask(), Date.now());
-    hold.add(task.id); // the test reports the unit's batches itself
-    await toScheduler.send({ kind: 'task.submitted', taskId: task.id });
-    await waitFor(() => seen.some((m) => m.kind === 'unit.run' && m.taskId === task.id), {
-      message: 'the unit was never run',
-    });
-    // The first report's checkpoint write waits until all ten are in the scheduler's inbox.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const checkpointUnit = store.checkpointUnit.bind(store);
-    const writes = jest.spyOn(store, 'checkpointUnit').mockImplementation(async (...args) => {
-      await gate;
-      return checkpointUnit(...args);
-    });
-    for (let from = 0; from < 10; from++)
-      await toScheduler.send({
-        kind: 'unit.progress',
-        taskId: task.id,
-        epoch: 1,
-        unitNo: 0,
-        from,
-        to: from + 1,
-        delivered: from % 2,
-        offline: 1 - (from % 2),
-        done: from === 9,
-      });
-    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
-    release();
-    await waitState(task.id, 'COMPLETED');
-    expect((await store.getTask(task.id))!.report).toMatchObject({ delivered: 5, offline: 5 });
-    expect((await store.listUnits(task.id)).map((u) => [u.state, u.checkpoint])).toEqual([['DONE', 10]]);
-    expect(writes.mock.calls.length).toBeLessThan(10);
-    writes.mockRestore();
-  });
-
   it('gives the slot back when admitting a task fails (a store outage past its retries), and admits it and the rest later', async () => {
     // The first 'admit' transition fails as a store that stayed down would; everything else passes through.
     let failed = 0;

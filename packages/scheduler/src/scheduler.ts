@@ -23,13 +23,8 @@ import { TaskTable } from './task-table';
 import { createProgressCurve } from './progress-curve';
 import { createUnitDriver } from './unit-driver';
 import { createCanaryGate } from './canary-gate';
-import { runsOf } from './inbox-runs';
-import { foldProgress } from './progress-runs';
 
 export type { Rebalanced } from './ownership';
-
-/** Messages read ahead of the scheduler's loop, at most (inbox-runs.ts): a few batches' worth of reports. */
-const INBOX_READ_AHEAD = 64;
 
 export interface SchedulerDeps {
   config: HeraldConfig;
@@ -233,24 +228,12 @@ export async function startScheduler(deps: SchedulerDeps): Promise<Scheduler> {
   sweeper.unref();
 
   // Each inbox feeds the serial queue one message at a time (awaited, so a slow store slows the
-  // inbox and, past the read-ahead, ZeroMQ's high-water mark pushes back on senders); with two
-  // inboxes, a control message waits behind at most the one report being handled, not behind a
-  // queue of them. Reports that queued up meanwhile are folded first: one checkpoint write for a
-  // unit's run of them (progress-runs.ts).
-  const checkpointOf = (taskId: number, unitNo: number) =>
-    tasks.get(taskId)?.units?.find((unit) => unit.unitNo === unitNo)?.checkpoint;
-  const folded = meter.counter(
-    'herald_scheduler_folded_reports_total',
-    'Progress reports folded into the one before them (queued while the scheduler was busy): checkpoint writes saved',
-  );
+  // inbox and ZeroMQ's high-water mark pushes back on senders); with two inboxes, a control
+  // message waits behind at most the one report being handled, not behind a queue of them.
   const consume = async (inbox: PullChannel) => {
-    for await (const run of runsOf(inbox.messages(), INBOX_READ_AHEAD)) {
-      const messages = foldProgress(run, checkpointOf);
-      if (messages.length < run.length) folded.inc(undefined, run.length - messages.length);
-      for (const message of messages) {
-        const taskId = 'taskId' in message ? message.taskId : undefined;
-        await loop.run(taskId, () => handle(message), message.kind);
-      }
+    for await (const message of inbox.messages()) {
+      const taskId = 'taskId' in message ? message.taskId : undefined;
+      await loop.run(taskId, () => handle(message), message.kind);
     }
   };
   const inboxes = [deps.inbox, ...(deps.controlInbox ? [deps.controlInbox] : [])];
