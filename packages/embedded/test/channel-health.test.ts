@@ -1,3 +1,4 @@
+import type { HeraldOptions } from '@herald/core/config';
 import type { Task } from '@herald/core/task';
 import { syntheticAudience } from '@herald/audience';
 import { BATCH_REFUSED, type WebhookBatch } from '@herald/executor';
@@ -15,67 +16,96 @@ import {
 import { call, listBytes, upload, waitForEnd } from './helpers';
 
 /**
- * Delivery paced by the channel's health (docs/delivery.md): one embedded
+ * Delivery paced by the channel's health (docs/delivery.md): an embedded
  * cluster pushing to a local webhook that throttles, hangs, rejects some
  * recipients or refuses a task's batches whole. Each broadcast ends exact:
  * every online recipient accepted once or counted as a dead letter, none
  * lost, none sent again once the channel answered for it.
  */
 const MIN_RATE = 2000;
+const UIN_SPACE_BITS = 20;
+
+/** A cluster pushing to its own WebhookReceiver, `audience`'s online users online; `stop` removes it all. */
+async function webhookCluster(
+  audience: { online: ArrayLike<number> },
+  options: { scheduler?: HeraldOptions['scheduler']; unitSize: number; webhook: Omit<WebhookOptions, 'url'> },
+) {
+  const dir: TempDir = await makeTempDir('herald-channel-health-');
+  const receiver = await WebhookReceiver.start();
+  const cluster = await startEmbeddedCluster({
+    dataDir: dir.path,
+    uinSpaceBits: UIN_SPACE_BITS,
+    http: { port: 0 },
+    auth: TEST_AUTH_OPTIONS,
+    tasks: TEST_TASK_OPTIONS,
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    dispatcher: { batchSize: 500, unitSize: options.unitSize },
+    delivery: { kind: 'webhook', webhook: { url: receiver.url, ...options.webhook } },
+  });
+  for (let i = 0; i < audience.online.length; i++) cluster.online.setOnline(audience.online[i]!, true);
+  const stop = async () => {
+    await cluster.stop();
+    await receiver.stop();
+    await dir.remove();
+  };
+  return { receiver, cluster, stop };
+}
+
+/** Creates a task of `audience`'s whole list with this body. */
+async function broadcastTo(cluster: EmbeddedCluster, list: ArrayLike<number>, body: string): Promise<Task> {
+  const uploaded = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(list));
+  const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
+    accountId: 'acme',
+    listId: uploaded.body.id,
+    content: { body },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+/** A counter or gauge from the cluster's exposition, 0 when absent. */
+async function metricOf(cluster: EmbeddedCluster, name: string, labels: string): Promise<number> {
+  const { body } = await cluster.meter.exposition();
+  const line = body.split('\n').find((l) => l.startsWith(labels === '' ? `${name} ` : `${name}{${labels}}`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+const batchOf = (request: WebhookRequest) => request.body as WebhookBatch;
+type WebhookOptions = NonNullable<NonNullable<HeraldOptions['delivery']>['webhook']>;
 
 describe('delivery paced by the channel', () => {
-  let dir: TempDir;
   let receiver: WebhookReceiver;
   let cluster: EmbeddedCluster;
-  const uinSpaceBits = 20;
-  const audience = syntheticAudience({ recipients: 10_000, onlineFraction: 0.5, uinLimit: 2 ** uinSpaceBits, seed: 5 });
+  let stop: (() => Promise<void>) | undefined;
+  const audience = syntheticAudience({
+    recipients: 10_000,
+    onlineFraction: 0.5,
+    uinLimit: 2 ** UIN_SPACE_BITS,
+    seed: 5,
+  });
   const onlineSet = new Set(audience.online);
   const online = audience.distinct.filter((uin) => onlineSet.has(uin));
 
   beforeAll(async () => {
-    dir = await makeTempDir('herald-channel-health-');
-    receiver = await WebhookReceiver.start();
-    cluster = await startEmbeddedCluster({
-      dataDir: dir.path,
-      uinSpaceBits,
-      http: { port: 0 },
-      auth: TEST_AUTH_OPTIONS,
-      tasks: TEST_TASK_OPTIONS,
-      dispatcher: { batchSize: 500, unitSize: 2500 },
-      delivery: {
-        kind: 'webhook',
-        webhook: {
-          url: receiver.url,
-          timeoutMs: 300,
-          maxAttempts: 2,
-          retryDelayMs: 10,
-          // A floor of 2,000/s: each case sends its 5,000 online recipients in seconds whatever rate the cases
-          // before it left (a cut after a hang or a 429 climbs back slowly from the default 100/s floor).
-          pacing: { breakerOpenMs: 500, maxHoldMs: 10_000, minRate: MIN_RATE },
-        },
+    ({ receiver, cluster, stop } = await webhookCluster(audience, {
+      unitSize: 2500,
+      webhook: {
+        timeoutMs: 300,
+        maxAttempts: 2,
+        retryDelayMs: 10,
+        // A floor of 2,000/s: each case sends its 5,000 online recipients in seconds whatever rate the cases
+        // before it left (a cut after a hang or a 429 climbs back slowly from the default 100/s floor).
+        pacing: { breakerOpenMs: 500, maxHoldMs: 10_000, minRate: MIN_RATE },
       },
-    });
-    for (const uin of audience.online) cluster.online.setOnline(uin, true);
+    }));
   });
 
   afterAll(async () => {
-    await cluster?.stop();
-    await receiver?.stop();
-    await dir?.remove();
+    await stop?.();
   });
 
-  async function broadcast(body: string): Promise<Task> {
-    const list = await upload(cluster, '/api/v1/lists?accountId=acme', listBytes(audience.list));
-    const created = await call<Task>(cluster, 'POST', '/api/v1/tasks', {
-      accountId: 'acme',
-      listId: list.body.id,
-      content: { body },
-    });
-    expect(created.status).toBe(201);
-    return created.body;
-  }
-
-  const batchOf = (request: WebhookRequest) => request.body as WebhookBatch;
+  const broadcast = (body: string) => broadcastTo(cluster, audience.list, body);
+  const metric = (name: string, labels: string) => metricOf(cluster, name, labels);
   const sentTo = (taskId: number) => receiver.requests.map(batchOf).filter((b) => b.taskId === taskId);
   const acceptedUins = (taskId: number) =>
     receiver.accepted
@@ -83,13 +113,6 @@ describe('delivery paced by the channel', () => {
       .filter((b) => b.taskId === taskId)
       .flatMap((b) => b.uins)
       .sort((a, b) => a - b);
-
-  /** A metric's value from the cluster's exposition, 0 when absent. */
-  async function metric(name: string, labels: string): Promise<number> {
-    const { body } = await cluster.meter.exposition();
-    const line = body.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
-    return line === undefined ? 0 : Number(line.split(' ').at(-1));
-  }
 
   it('waits out 429 with Retry-After 2 s, then completes exact: nothing lost, nothing accepted twice', async () => {
     let throttleUntil: number | undefined;
@@ -213,5 +236,54 @@ describe('delivery paced by the channel', () => {
     expect((await call(cluster, 'PUT', '/api/v1/channels/kafka/limits', { maxRate: 10 })).status).toBe(404);
     const now = await call<{ channels: { maxRate: number }[] }>(cluster, 'GET', '/api/v1/channels');
     expect(now.body.channels[0]!.maxRate).toBe(limit);
+  });
+});
+
+/**
+ * A channel hold longer than the stall period (docs/delivery.md, "On the
+ * task"): the receiver answers 429 with a Retry-After of two and a half stall
+ * periods. The executor holds the batch in hand and repeats the hold's
+ * report, so the scheduler's stall watch runs nothing again: no unit re-run,
+ * no batch accepted twice, the broadcast exact once the hold ends.
+ */
+describe('a channel hold longer than scheduler.unitStallMs', () => {
+  const STALL_MS = 2000;
+  const audience = syntheticAudience({
+    recipients: 8_000,
+    onlineFraction: 0.5,
+    uinLimit: 2 ** UIN_SPACE_BITS,
+    seed: 9,
+  });
+  const onlineSet = new Set(audience.online);
+  const online = audience.distinct.filter((uin) => onlineSet.has(uin));
+  let held: Awaited<ReturnType<typeof webhookCluster>> | undefined;
+
+  beforeAll(async () => {
+    held = await webhookCluster(audience, {
+      scheduler: { tickMs: 100, unitStallMs: STALL_MS },
+      unitSize: 2000,
+      webhook: { pacing: { maxHoldMs: 10_000, minRate: MIN_RATE } },
+    });
+  });
+
+  afterAll(async () => {
+    await held?.stop();
+  });
+
+  it('runs no unit again while the executor repeats the hold, and completes exact', async () => {
+    const { cluster, receiver } = held!;
+    let throttled = false;
+    receiver.answerBy((): WebhookAnswer => {
+      if (throttled) return { status: 200 };
+      throttled = true;
+      return { status: 429, headers: { 'retry-after': String((2.5 * STALL_MS) / 1000) } };
+    });
+    const task = await waitForEnd(cluster, (await broadcastTo(cluster, audience.list, 'held')).id);
+    expect([task.state, task.report.delivered]).toEqual(['COMPLETED', online.length]);
+    expect(throttled).toBe(true);
+    expect(receiver.requests.length).toBeGreaterThan(receiver.accepted.length); // the 429 came
+    expect(await metricOf(cluster, 'herald_scheduler_stalled_units_total', '')).toBe(0);
+    const accepted = receiver.accepted.flatMap((r) => batchOf(r).uins).sort((a, b) => a - b);
+    expect(accepted).toEqual([...online]);
   });
 });
