@@ -70,6 +70,13 @@ async function metricOf(cluster: EmbeddedCluster, name: string, labels: string):
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
+/** A synthetic audience with half its users online, and its online recipients in list order. */
+function halfOnline(recipients: number, seed: number) {
+  const audience = syntheticAudience({ recipients, onlineFraction: 0.5, uinLimit: 2 ** UIN_SPACE_BITS, seed });
+  const onlineSet = new Set(audience.online);
+  return { audience, online: audience.distinct.filter((uin) => onlineSet.has(uin)) };
+}
+
 const batchOf = (request: WebhookRequest) => request.body as WebhookBatch;
 type WebhookOptions = NonNullable<NonNullable<HeraldOptions['delivery']>['webhook']>;
 
@@ -77,14 +84,7 @@ describe('delivery paced by the channel', () => {
   let receiver: WebhookReceiver;
   let cluster: EmbeddedCluster;
   let stop: (() => Promise<void>) | undefined;
-  const audience = syntheticAudience({
-    recipients: 10_000,
-    onlineFraction: 0.5,
-    uinLimit: 2 ** UIN_SPACE_BITS,
-    seed: 5,
-  });
-  const onlineSet = new Set(audience.online);
-  const online = audience.distinct.filter((uin) => onlineSet.has(uin));
+  const { audience, online } = halfOnline(10_000, 5);
 
   beforeAll(async () => {
     ({ receiver, cluster, stop } = await webhookCluster(audience, {
@@ -248,14 +248,7 @@ describe('delivery paced by the channel', () => {
  */
 describe('a channel hold longer than scheduler.unitStallMs', () => {
   const STALL_MS = 2000;
-  const audience = syntheticAudience({
-    recipients: 8_000,
-    onlineFraction: 0.5,
-    uinLimit: 2 ** UIN_SPACE_BITS,
-    seed: 9,
-  });
-  const onlineSet = new Set(audience.online);
-  const online = audience.distinct.filter((uin) => onlineSet.has(uin));
+  const { audience, online } = halfOnline(8_000, 9);
   let held: Awaited<ReturnType<typeof webhookCluster>> | undefined;
 
   beforeAll(async () => {
