@@ -1,6 +1,7 @@
 /** Small helpers shared by the benchmark scripts. */
 const { execSync, spawnSync } = require('node:child_process');
 const os = require('node:os');
+const path = require('node:path');
 const { isMainThread } = require('node:worker_threads');
 const { setsHugePages, withHugePages, HUGE_PAGES_ENV } = require('@herald/core');
 
@@ -12,7 +13,9 @@ const { setsHugePages, withHugePages, HUGE_PAGES_ENV } = require('@herald/core')
  * measures without.
  */
 function relaunchWithHugePages() {
-  if (!isMainThread || process.platform !== 'linux' || setsHugePages(process.env)) return;
+  // Only a bench script run as `node bench/x.js`: never a test or a worker that requires these helpers.
+  const script = process.argv[1] === undefined ? '' : path.dirname(path.resolve(process.argv[1]));
+  if (script !== __dirname || !isMainThread || process.platform !== 'linux' || setsHugePages(process.env)) return;
   if (process.env[HUGE_PAGES_ENV] === '0') return;
   const run = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
