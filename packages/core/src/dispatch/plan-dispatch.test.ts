@@ -206,12 +206,12 @@ describe('planDispatch', () => {
     expect(apart.reason).toBe('one-host');
     expect(apart.hosts).toEqual(['a']);
     // As one host: its newest report (b's) counted once, and the task spread over both of its executors.
-    const shared = plan(speedless, loads, { executorIds, sharedHosts: [['a', 'b']], unitSize: 250_000 });
+    const shared = plan(speedless, loads, { executorIds, sharedHosts: [['a', 'b']] });
     expect(shared.reason).toBe('one-host');
     expect(perHost(shared.units)).toEqual({ a: 500_000, b: 500_000 });
     // Half of 8 cores x 59 % idle x 10^6 us / 20 us a recipient: b's report, once.
     expect(shared.speed).toBe(118_000);
-    expectCover(shared.units, 1_000_000, 250_000);
+    expectCover(shared.units, 1_000_000, 1 << 20);
   });
 
   it('spreads a shared host share only over its executors with a free sender slot', () => {
@@ -222,15 +222,6 @@ describe('planDispatch', () => {
     ];
     const result = plan({ count: 1000, maySetSpeed: false }, loads, { sharedHosts: [['a', 'b']] });
     expect(perHost(result.units)).toEqual({ a: 1000 });
-  });
-
-  it('keeps a task of one unit on one executor of a shared host, and uses more as the units allow', () => {
-    const loads = [fresh(host('a')), fresh(host('b')), fresh(host('c'))];
-    const onOneHost = { sharedHosts: [['a', 'b', 'c']], unitSize: 1000 };
-    const speedless = (count: number) => ({ count, maySetSpeed: false });
-    expect(perHost(plan(speedless(1000), loads, onOneHost).units)).toEqual({ a: 1000 });
-    expect(perHost(plan(speedless(1001), loads, onOneHost).units)).toEqual({ a: 501, b: 500 });
-    expect(perHost(plan(speedless(9000), loads, onOneHost).units)).toEqual({ a: 3000, b: 3000, c: 3000 });
   });
 
   it("splits by host, then evenly over each chosen host's executors", () => {

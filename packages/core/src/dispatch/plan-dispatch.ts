@@ -111,7 +111,7 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
   };
   const even = (ids: readonly string[]) => ids.map((id) => ({ id, weight: 1 }));
   const onHosts = (reason: DispatchReason, shares: readonly { id: string; weight: number }[]) =>
-    plan(reason, overExecutors(shares, hosts, task.count, input.unitSize));
+    plan(reason, overExecutors(shares, hosts));
 
   if (fresh.length === 0) return plan('no-fresh-report', even(input.executorIds));
   if (withSlots.length === 0) return plan('no-free-slot', even(fresh.map((r) => r.executorId)));

@@ -40,25 +40,14 @@ export function sharedHosts(reports: readonly HostLoad[], groups: readonly (read
   return [...byKey.values()];
 }
 
-/**
- * A weight per host spread evenly over as many of its executors as the
- * host's part of the task fills with whole units of `unitSize`: a task of one
- * unit stays on one executor (its cache in one process, one stream), a large
- * one uses every executor of the host. What placeUnits cuts the task by.
- */
+/** A weight per host spread evenly over its executors: what placeUnits cuts the task by. */
 export function overExecutors(
   shares: readonly { id: string; weight: number }[],
   hosts: readonly SharedHost[],
-  count: number,
-  unitSize: number,
 ): { id: string; weight: number }[] {
   const byId = new Map(hosts.map((h) => [h.id, h]));
-  let total = 0;
-  for (const s of shares) total += s.weight;
   return shares.flatMap(({ id, weight }) => {
     const executors = byId.get(id)?.executors ?? [id];
-    const units = total > 0 ? Math.ceil((count * weight) / total / unitSize) : 1;
-    const used = executors.slice(0, Math.max(1, Math.min(executors.length, units)));
-    return used.map((executor) => ({ id: executor, weight: weight / used.length }));
+    return executors.map((executor) => ({ id: executor, weight: weight / executors.length }));
   });
 }
