@@ -1,4 +1,4 @@
-import { compileConfig, type HeraldConfig } from '@herald/core/config';
+import { compileConfig } from '@herald/core/config';
 import type { HostLoad } from '@herald/core/dispatch';
 import type { Logger } from '@herald/core/ports';
 import { planUnits } from './plan-units';
@@ -33,23 +33,6 @@ function recorder() {
 }
 
 describe('planUnits (the dispatcher side of load-aware dispatch)', () => {
-  it("spreads a task over the executors the topology's presence agent names on one host", () => {
-    // Only the part planUnits reads of a production config: one agent (host) with both executors.
-    const onOneHost = {
-      ...config,
-      production: { topology: { presence: [{ id: 'presence-1', bitmapFile: '/dev/shm/x', executors: ['e1', 'e2'] }] } },
-    } as unknown as HeraldConfig;
-    const loads = [
-      { report: idle('e1', { cpuBusyPermille: 300 }), receivedAt: NOW - 100 },
-      { report: idle('e2', { cpuBusyPermille: 310 }), receivedAt: NOW - 100 },
-    ];
-    const context = { executorIds: ['e1', 'e2'], loads, now: NOW, logger: recorder().logger };
-    const executorsOf = (units: { executorId: string }[]) => [...new Set(units.map((u) => u.executorId))];
-    // The embedded config names no host: each executor reports the host as its own, and one takes the task.
-    expect(executorsOf(planUnits(7, 1000, { ...context, config }))).toEqual(['e1']);
-    expect(executorsOf(planUnits(7, 1000, { ...context, config: onOneHost }))).toEqual(['e1', 'e2']);
-  });
-
   it('places the task on the host its load says fits, and says why', () => {
     const { logger, lines } = recorder();
     const reasons: string[] = [];

@@ -44,8 +44,6 @@ export function planUnits(taskId: number, count: number, context: UnitPlanContex
     loads: context.loads,
     now: context.now,
     config: context.config.load,
-    // One presence agent per host names the executors on it: their reports describe one host.
-    sharedHosts: context.config.production?.topology.presence.map((agent) => agent.executors) ?? [],
   });
   context.planned?.(plan.reason);
   const fields = {

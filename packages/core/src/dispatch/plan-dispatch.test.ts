@@ -193,45 +193,6 @@ describe('planDispatch', () => {
     expect(plan({ count: 10_000, maySetSpeed: true }, loads).speed).toBe(172_070);
   });
 
-  it('counts a host shared by executors once, and spreads its share over them (the topology names them)', () => {
-    // a and b run on one 8-core host and report it alike (a's report a little older): the production profile on one host.
-    const loads = [
-      fresh(host('a', { cpuBusyPermille: 400, sentAt: NOW - 300 })),
-      fresh(host('b', { cpuBusyPermille: 410 })),
-    ];
-    const speedless = { count: 1_000_000, maySetSpeed: false };
-    const executorIds = ['a', 'b'];
-    // Per executor, the host's spare counted twice: half the cluster's spare "fits" a alone, one process sends it all.
-    const apart = plan(speedless, loads, { executorIds });
-    expect(apart.reason).toBe('one-host');
-    expect(apart.hosts).toEqual(['a']);
-    // As one host: its newest report (b's) counted once, and the task spread over both of its executors.
-    const shared = plan(speedless, loads, { executorIds, sharedHosts: [['a', 'b']] });
-    expect(shared.reason).toBe('one-host');
-    expect(perHost(shared.units)).toEqual({ a: 500_000, b: 500_000 });
-    // Half of 8 cores x 59 % idle x 10^6 us / 20 us a recipient: b's report, once.
-    expect(shared.speed).toBe(118_000);
-    expectCover(shared.units, 1_000_000, 1 << 20);
-  });
-
-  it('spreads a shared host share only over its executors with a free sender slot', () => {
-    const loads = [
-      fresh(host('a')),
-      fresh(host('b', { senderSlotsFree: 0 })),
-      fresh(host('c', { cpuBusyPermille: 900 })),
-    ];
-    const result = plan({ count: 1000, maySetSpeed: false }, loads, { sharedHosts: [['a', 'b']] });
-    expect(perHost(result.units)).toEqual({ a: 1000 });
-  });
-
-  it("splits by host, then evenly over each chosen host's executors", () => {
-    // NIC-bound hosts: a+b share one (244,140/s), c another with half its NIC used (122,070/s); 300k/s needs both.
-    const loads = [fresh(host('a')), fresh(host('b')), fresh(host('c', { nicBytesPerSecond: 62_500_000 }))];
-    const result = plan(speedTask(3_000_000, 300_000), loads, { sharedHosts: [['a', 'b']] });
-    expect(result.reason).toBe('split');
-    expect(perHost(result.units)).toEqual({ a: 1_000_000, b: 1_000_000, c: 1_000_000 });
-  });
-
   it('cuts each host range into units of at most unitSize', () => {
     const result = plan(speedTask(25, 10), [fresh(host('b'))], { unitSize: 10 });
     expect(result.units).toEqual([
@@ -279,8 +240,6 @@ describe('planDispatch', () => {
         ([t, unitSize], loads) => {
           const result = plan(t, loads, { unitSize });
           expect(coverProblem(result.units, t.count, unitSize)).toBeNull();
-          const shared = plan(t, loads, { unitSize, sharedHosts: [['a', 'b']] });
-          expect(coverProblem(shared.units, t.count, unitSize)).toBeNull();
         },
       ),
       { numRuns: 300 },

@@ -1,6 +1,5 @@
 import type { LoadConfig } from '../config/options';
 import { freshLoads, type HostLoad, type ReceivedLoad } from './host-load';
-import { overExecutors, sharedHosts } from './shared-hosts';
 
 /**
  * Load-aware dispatch (docs/scheduling.md, "Load-aware dispatch"): what a task needs, which executor hosts can give it, and the
@@ -71,13 +70,6 @@ export interface DispatchInput {
   loads: readonly ReceivedLoad[];
   now: number;
   config: LoadConfig;
-  /**
-   * Executors that share a host, one list per host (the topology's presence
-   * agents): their reports describe one host, whose spare is counted once and
-   * whose share of a task is spread over them. An executor in none is a host
-   * of its own.
-   */
-  sharedHosts?: readonly (readonly string[])[];
 }
 
 /** What one host can still give, in the units the needs are counted in. */
@@ -100,9 +92,7 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
     .filter((r) => known.has(r.executorId))
     .sort((a, b) => order.get(a.executorId)! - order.get(b.executorId)!);
   const withSlots = fresh.filter((r) => r.senderSlotsFree > 0);
-  // Executors on one host report the same host: counted once, a host takes a task's share for all of them.
-  const hosts = sharedHosts(withSlots, input.sharedHosts);
-  const spares = hosts.map((h) => ({ ...spareOf(h.load, config), id: h.id }));
+  const spares = withSlots.map((r) => spareOf(r, config));
   const speed = speedOf(task, spares, config);
   const needs = needsOf(task.count, speed, config);
   const plan = (reason: DispatchReason, shares: readonly { id: string; weight: number }[]): DispatchPlan => {
@@ -110,8 +100,6 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
     return { units, reason, speed, needs, hosts: [...new Set(units.map((u) => u.executorId))] };
   };
   const even = (ids: readonly string[]) => ids.map((id) => ({ id, weight: 1 }));
-  const onHosts = (reason: DispatchReason, shares: readonly { id: string; weight: number }[]) =>
-    plan(reason, overExecutors(shares, hosts));
 
   if (fresh.length === 0) return plan('no-fresh-report', even(input.executorIds));
   if (withSlots.length === 0) return plan('no-free-slot', even(fresh.map((r) => r.executorId)));
@@ -124,9 +112,9 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
   const able = fits.filter((f) => f.share > 0);
   if (able.length === 0) return plan('saturated', even(withSlots.map((r) => r.executorId)));
 
-  // One host when one can: the least loaded of those that fit keeps the task's cache on one host.
+  // One host when one can: the least loaded of those that fit keeps the task's cache in one place.
   const alone = able.filter((f) => f.share >= 1).sort((a, b) => a.utilization - b.utilization)[0];
-  if (alone !== undefined) return onHosts('one-host', [{ id: alone.id, weight: 1 }]);
+  if (alone !== undefined) return plan('one-host', [{ id: alone.id, weight: 1 }]);
 
   // Else the fewest hosts: the largest shares first until they add up to the whole task.
   const chosen: typeof able = [];
@@ -136,9 +124,9 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
     chosen.push(f);
     covered += f.share;
   }
-  if (covered < 1) return onHosts('short', shortShares(spares, able, covered));
+  if (covered < 1) return plan('short', shortShares(spares, able, covered));
   chosen.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  return onHosts(
+  return plan(
     'split',
     chosen.map((f) => ({ id: f.id, weight: f.share })),
   );
