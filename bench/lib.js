@@ -1,29 +1,6 @@
 /** Small helpers shared by the benchmark scripts. */
-const { execSync, spawnSync } = require('node:child_process');
+const { execSync } = require('node:child_process');
 const os = require('node:os');
-const path = require('node:path');
-const { isMainThread } = require('node:worker_threads');
-const { setsHugePages, withHugePages, HUGE_PAGES_ENV } = require('@herald/core');
-
-/*
- * A benchmark runs as Herald's processes run (the systemd unit, the npm
- * scripts, the test clusters): with transparent huge pages for its arrays
- * (docs/operations.md, "Memory: huge pages"). One started without them, as
- * `node bench/x.js`, runs itself again here with them; HERALD_HUGE_PAGES=0
- * measures without.
- */
-function relaunchWithHugePages() {
-  // Only a bench script run as `node bench/x.js`: never a test or a worker that requires these helpers.
-  const script = process.argv[1] === undefined ? '' : path.dirname(path.resolve(process.argv[1]));
-  if (script !== __dirname || !isMainThread || process.platform !== 'linux' || setsHugePages(process.env)) return;
-  if (process.env[HUGE_PAGES_ENV] === '0') return;
-  const run = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: withHugePages(process.env),
-  });
-  process.exit(run.status ?? 1);
-}
-relaunchWithHugePages();
 
 function percentiles(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -33,8 +10,7 @@ function percentiles(values) {
 
 function machine() {
   const cpus = os.cpus();
-  const hugePages = setsHugePages(process.env) ? 'huge pages asked for' : 'no huge pages';
-  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, ${hugePages}`;
+  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
 }
 
 function commit() {

@@ -14,7 +14,6 @@
 const { mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-require('./lib'); // runs as Herald runs: with huge pages
 const { seededRandom } = require('@herald/core');
 const { onlineBitsOf } = require('@herald/core/fate');
 const { LevelDeliveryRecordLog } = require('@herald/store-level');

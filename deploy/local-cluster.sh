@@ -43,8 +43,7 @@ umask 077
 cd "$(dirname "$0")/.."
 root=$(pwd)
 dir=${HERALD_CLUSTER_DIR:-/tmp/herald-local-cluster}
-# Started as the systemd unit starts them: with huge pages for their arrays (docs/operations.md).
-herald="sh $root/deploy/with-huge-pages.sh node $root/packages/cli/dist/main.js"
+herald="node $root/packages/cli/dist/main.js"
 base_port=${HERALD_BASE_PORT:-17100}
 name=${HERALD_CLUSTER_NAME:-local}
 

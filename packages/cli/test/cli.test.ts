@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withHugePages } from '@herald/core';
 import { makeTempDir, waitFor } from '@herald/testing';
 
 /**
@@ -10,15 +8,6 @@ import { makeTempDir, waitFor } from '@herald/testing';
  * (jest's global setup builds it first).
  */
 const MAIN = join(__dirname, '..', 'dist', 'main.js');
-
-/** The kernel's transparent huge pages setting ('' where there is none). */
-function thpSetting(): string {
-  try {
-    return readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8');
-  } catch {
-    return '';
-  }
-}
 
 interface Run {
   code: number | null;
@@ -59,12 +48,7 @@ describe('herald --version', () => {
 
 describe('herald demo', () => {
   it('runs a broadcast through the real tiers and prints a reconciled summary', async () => {
-    const byHand = { ...process.env, GLIBC_TUNABLES: undefined, HERALD_HUGE_PAGES: undefined };
-    const run = await herald(
-      ['demo', '--recipients', '20000', '--online', '0.3', '--login-share', '0.05'],
-      undefined,
-      byHand,
-    );
+    const run = await herald(['demo', '--recipients', '20000', '--online', '0.3', '--login-share', '0.05']);
     expect(run.stderr).not.toMatch(/"level":"error"/);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Task 1: COMPLETED/);
@@ -75,26 +59,14 @@ describe('herald demo', () => {
     expect(run.stderr).toMatch(
       /login delivery\s+\d[\d,]* offline users logged in; \d[\d,]* offline deliveries of task 1/,
     );
-    // Started by hand (no launcher set the tunable), it says so and why: docs/operations.md "Memory: huge pages".
-    if (process.platform === 'linux' && thpSetting() !== '' && !/\[never\]/.test(thpSetting()))
-      expect(run.stderr).toMatch(
-        /^herald: no huge pages for this process's arrays: started without GLIBC_TUNABLES=glibc\.malloc\.hugetlb=1 /m,
-      );
   });
 
   it('makes a --data-dir that does not exist yet, as dev does (issue 22, defect 5)', async () => {
     const parent = await makeTempDir('herald-cli-demo-dir-');
     try {
       const dataDir = join(parent.path, 'not', 'yet');
-      // Started as the npm scripts start it: with huge pages asked for, and nothing said of them.
-      const env = withHugePages({ ...process.env, GLIBC_TUNABLES: undefined });
-      const run = await herald(
-        ['demo', '--recipients', '2000', '--login-share', '0', '--data-dir', dataDir],
-        undefined,
-        env,
-      );
+      const run = await herald(['demo', '--recipients', '2000', '--login-share', '0', '--data-dir', dataDir]);
       expect(run.stderr).not.toMatch(/ENOENT/);
-      expect(run.stderr).not.toMatch(/huge pages/);
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/Task 1: COMPLETED/);
       expect(run.stdout).toContain(`data in ${dataDir}`);

@@ -34,13 +34,5 @@ export {
 } from './errors';
 export type { ErrorCode, HeraldErrorOptions } from './errors';
 export { PRIVATE_FILE_MODE, PRIVATE_DIR_MODE, GROUP_READ_FILE_MODE } from './file-modes';
-export {
-  GLIBC_TUNABLES,
-  HUGE_PAGES_ENV,
-  HUGE_PAGES_TUNABLE,
-  hugePagesMissing,
-  setsHugePages,
-  withHugePages,
-} from './huge-pages';
 export { redactSecrets } from './redact';
 export { mulberry32, seededRandom } from './random';

@@ -3,7 +3,6 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
-import { withHugePages } from '@herald/core';
 import { ProcessCluster, type ProcessHandle } from './process-cluster';
 import { TEST_AUTH_OPTIONS } from './access-tokens';
 import { TEST_CAMPAIGN_OPTIONS, TEST_TASK_OPTIONS } from './cluster-options';
@@ -230,8 +229,7 @@ export class NetnsCluster extends ProcessCluster {
         this.configOf(host),
         ...extraArgs,
       ],
-      // As the systemd unit starts it: huge pages for its arrays (docs/operations.md, "Memory: huge pages").
-      { stdio: ['ignore', 'pipe', 'pipe'], env: withHugePages(process.env) },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const handle: ProcessHandle = { tier, id, child, output: '' };
     child.stdout.on('data', (c: Buffer) => (handle.output += c.toString()));

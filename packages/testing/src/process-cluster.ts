@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@herald/core/ports';
-import { withHugePages } from '@herald/core';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './services/process-util';
@@ -214,8 +213,7 @@ export class ProcessCluster {
     const child = spawn(
       process.execPath,
       [...this.nodeArgs, MAIN, 'start', tier, '--id', id, '--config', this.configFile, ...extraArgs],
-      // As the systemd unit starts it: huge pages for its arrays (docs/operations.md, "Memory: huge pages").
-      { stdio: ['ignore', 'pipe', 'pipe'], env: withHugePages(process.env) },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const handle: ProcessHandle = { tier, id, child, output: '' };
     child.stdout!.on('data', (c: Buffer) => (handle.output += c.toString()));

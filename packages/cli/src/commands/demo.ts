@@ -11,7 +11,6 @@ import { newTokenText } from '@herald/interface';
 import { api, uploadFile, type ApiTarget } from '../http-client';
 import { demoAudiences, seedDemoAudiences } from './demo-audiences';
 import { StageProgress } from '../progress';
-import { noteHugePages } from '../huge-pages-notice';
 
 export interface DemoOptions {
   recipients: number;
@@ -43,7 +42,6 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     dataDir,
     http: { ...options.base.http, port: options.base.http?.port ?? 0 },
   });
-  noteHugePages();
   say(
     `Herald demo: ${fmt(options.recipients)} recipients, ${(options.online * 100).toFixed(0)}% online, data in ${dataDir}`,
   );

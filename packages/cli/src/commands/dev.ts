@@ -3,7 +3,6 @@ import { newTokenText } from '@herald/interface';
 import { createJsonLogger } from '@herald/metrics';
 import type { AccessStore } from '@herald/core/ports';
 import type { HeraldOptions } from '@herald/core/config';
-import { noteHugePages } from '../huge-pages-notice';
 
 /**
  * The first start of a data directory makes an admin token and prints it
@@ -28,7 +27,6 @@ async function firstAdminToken(access: AccessStore): Promise<string | undefined>
 /** Starts the embedded cluster and serves until SIGINT/SIGTERM. */
 export async function runDev(options: HeraldOptions): Promise<void> {
   const cluster = await startEmbeddedCluster(options, { logger: createJsonLogger({ level: 'info' }) });
-  noteHugePages();
   // Listen for the stop signals before anything else is awaited: one may come as soon as the address is out.
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

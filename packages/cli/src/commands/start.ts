@@ -3,7 +3,6 @@ import { ConfigError } from '@herald/core';
 import { createJsonLogger, createPromMeter } from '@herald/metrics';
 import { spawn } from 'node:child_process';
 import { IN_CLASS_ENV, inClassCommand, requiredTokenHash, startManagementServer, startTier } from '@herald/production';
-import { noteHugePages } from '../huge-pages-notice';
 
 /**
  * `herald start <tier> --id <id>`: one tier of the production profile in this
@@ -28,7 +27,6 @@ export async function runStart(
     process.env,
   );
   if (inClass !== undefined) return runInClass(inClass.argv, inClass.kind);
-  noteHugePages();
   // The profile first (startTier says so), then the credential: a production process never runs without one.
   const tokenHash = config.profile === 'production' ? requiredTokenHash(config.management.tokenHash) : '';
   const logger = createJsonLogger({ level: 'info', base: { tier, id } });
