@@ -18,7 +18,7 @@
 #      (jest only transpiles them) and lint (import cycles,
 #      deep imports, core purity; ESLint's type-aware rules; Prettier's check).
 #   4. jest, every package, with coverage (a package below its floor in jest.config.js
-#      fails the run); a last line "N passed, N failed" sums it up.
+#      fails the run); the twelve slowest suites and a last line "N passed, N failed" sum it up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,8 +51,13 @@ results=$(mktemp)
 status=0
 # --coverage: jest.config.js sets the floors a run must not drop below.
 npx jest --ci --coverage --json --outputFile="$results" || status=$?
+# The slowest suites first (where a long run's time went), then the one-line sum.
 node -e '
   const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+  const seconds = (t) => (t.endTime - t.startTime) / 1000;
+  const slowest = r.testResults.slice().sort((a, b) => seconds(b) - seconds(a)).slice(0, 12);
+  console.log("slowest suites:");
+  for (const t of slowest) console.log(`  ${seconds(t).toFixed(0).padStart(5)} s  ${require("node:path").relative(process.cwd(), t.name)}`);
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
 ' "$results" || true
 rm -f "$results"
