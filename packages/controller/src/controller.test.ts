@@ -123,6 +123,43 @@ describe('controller', () => {
     expect(await coordinator.listCheckpoints()).toEqual([]);
   });
 
+  it('moves checkpoints every checkpointSyncMs, not every pass, and at once when asked for a pass', async () => {
+    const coordinator = await createLocalCoordinatorCluster().connect();
+    const created = await store.createTask(task, now);
+    const owner = await store.claimTask(created.id, 's1', now);
+    await store.putUnits(created.id, { epoch: owner.epoch }, [{ unitNo: 0, start: 0, end: 10, executorId: 'e1' }], now);
+    const checkpoint = (to: number) =>
+      coordinator.putCheckpoint({
+        taskId: created.id,
+        unitNo: 0,
+        epoch: owner.epoch,
+        checkpoint: to,
+        delivered: to,
+        offline: 0,
+        at: now,
+      });
+    const stored = async () => (await store.listUnits(created.id))[0]!.checkpoint;
+    await checkpoint(3);
+    const controller = await startController(
+      { id: 'c', intervalMs: 5, checkpointSyncMs: 3_600_000 },
+      { coordinator, store, bus },
+    );
+    try {
+      // The first pass moves it; the passes after it relay the outbox but leave the next checkpoint where it is.
+      await waitFor(async () => (await stored()) === 3, { timeoutMs: 5000, message: 'first checkpoint not moved' });
+      await checkpoint(7);
+      await taskEvents(1); // passes go on: the task's CREATED event is relayed by one of them
+      await store.transitionTask(created.id, { epoch: owner.epoch }, 'enqueue', {}, now + 1);
+      await taskEvents(2); // and by a pass that began after the checkpoint was put
+      expect(await stored()).toBe(3);
+      // An explicit pass (a drain, a test) moves it whatever the period.
+      await controller.runOnce();
+      expect(await stored()).toBe(7);
+    } finally {
+      await controller.stop();
+    }
+  });
+
   it('runs one pass at a time while the bus is slow to fail, and starts none once stopping', async () => {
     // A broker outage as the relay sees it: every publish fails, but only after kafkajs's retries (here 50 ms).
     let attempts = 0;

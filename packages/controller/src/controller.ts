@@ -22,6 +22,15 @@ export interface ControllerOptions {
   id: string;
   /** Pause between passes while leader, ms. Default 200. */
   intervalMs?: number;
+  /**
+   * Least time between two moves of the checkpoints into the task store, ms.
+   * Default 1000. Each move is a ZooKeeper read and delete and a MySQL
+   * transaction per unit that moved; every pass (200 ms) doing it cost a
+   * 10^7 broadcast as much ZooKeeper work as the schedulers' own checkpoints.
+   * The store lags the coordinator by at most this while a unit sends; the
+   * scheduler settles a unit into the store itself at each state change.
+   */
+  checkpointSyncMs?: number;
   /** Outbox events per relay pass. Default 500. */
   relayBatch?: number;
   /** Cron campaigns (docs/campaigns.md); used when `deps.campaigns` is given. */
@@ -62,8 +71,8 @@ export interface Controller {
 
 /**
  * The controller: one elected leader among the controller processes. While
- * it leads it relays the outbox to the event bus and moves confirmed
- * checkpoints from the coordinator into the task store, every `intervalMs`,
+ * it relays the outbox to the event bus every `intervalMs`, moves confirmed
+ * checkpoints from the coordinator into the task store every `checkpointSyncMs`,
  * and fires cron campaigns (campaign-pass.ts). The campaigns are read when
  * node-cron wakes the leader at a fire time, when core's next due time (from
  * the last read, on the injected clock) has come, and at least every
@@ -96,6 +105,9 @@ export async function startController(options: ControllerOptions, deps: Controll
   );
   const intervalMs = options.intervalMs ?? 200;
   const relayBatch = options.relayBatch ?? 500;
+  const checkpointSyncMs = options.checkpointSyncMs ?? 1000;
+  // Real time, as the passes' timer: an injected clock may stand still in a test.
+  let nextSyncAt = 0;
 
   const election = await deps.coordinator.elect('controller', options.id);
   let running: Promise<void> = Promise.resolve();
@@ -115,7 +127,8 @@ export async function startController(options: ControllerOptions, deps: Controll
     }
   }
 
-  async function pass(): Promise<void> {
+  /** One pass; `everything`: move the checkpoints too however recently they were (an explicit runOnce). */
+  async function pass(everything: boolean): Promise<void> {
     if (stopped || !election.isLeader()) return;
     const bus = deps.bus;
     if (bus !== undefined) {
@@ -127,10 +140,13 @@ export async function startController(options: ControllerOptions, deps: Controll
         } while (n === relayBatch && election.isLeader() && !stopped);
       });
     }
-    await part('checkpoints', async () => {
-      const { applied } = await syncCheckpoints(deps.coordinator, deps.store, clock.now(), logger);
-      synced.inc(undefined, applied);
-    });
+    if (everything || performance.now() >= nextSyncAt) {
+      nextSyncAt = performance.now() + checkpointSyncMs;
+      await part('checkpoints', async () => {
+        const { applied } = await syncCheckpoints(deps.coordinator, deps.store, clock.now(), logger);
+        synced.inc(undefined, applied);
+      });
+    }
     const campaigns = deps.campaigns;
     const settings = options.campaigns;
     if (campaigns === undefined || settings === undefined || stopped || !election.isLeader()) return;
@@ -158,7 +174,7 @@ export async function startController(options: ControllerOptions, deps: Controll
     });
   }
 
-  const runOnce = () => (running = running.then(pass));
+  const runPass = (everything: boolean) => (running = running.then(() => pass(everything)));
   // A tick that comes while a pass is under way (a publish waiting out a broker outage can take
   // many intervals) is skipped, not queued: queued passes would pile up for the whole outage,
   // and stop() would wait for every one of them.
@@ -166,7 +182,7 @@ export async function startController(options: ControllerOptions, deps: Controll
   const timer = setInterval(() => {
     if (stopped || ticking) return;
     ticking = true;
-    void runOnce().finally(() => (ticking = false));
+    void runPass(false).finally(() => (ticking = false));
   }, intervalMs);
   timer.unref();
   election.onChange((leader) => {
@@ -178,7 +194,7 @@ export async function startController(options: ControllerOptions, deps: Controll
 
   return {
     isLeader: () => election.isLeader(),
-    runOnce,
+    runOnce: () => runPass(true),
     async stop() {
       stopped = true;
       clearInterval(timer);
