@@ -13,6 +13,7 @@ import {
   finished,
   indexIn,
   intersect,
+  loginsWalked,
   merged,
   LAYOUT,
   putBlacklist,
@@ -99,6 +100,8 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
     await cluster.startAll();
     await cluster.publishOnline(audience.online);
     await cluster.waitForPresence();
+    // The executors walk the offline lists of those 300,000 logins (empty yet) now, not queued ahead of a test's login.
+    await loginsWalked(cluster, EXECUTOR_HOSTS);
     await putBlacklist(cluster, audience.blacklist);
     bigList = await uploadList(cluster, audience.list);
     halfList = await uploadList(cluster, half);
@@ -222,6 +225,7 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
       lines.push(
         `${agent}: user ${online ? 'online' : 'offline'} in its bitmap; ${executorId} queues tasks [${queued.join(', ')}]`,
       );
+      for (const id of [agent, executorId]) lines.push(`  ${id}: ${(await loginMetrics(id)).join(' ')}`);
       for (const p of cluster.processes.filter((q) => q.id === agent || q.id === executorId))
         lines.push(
           ...p.output
@@ -232,6 +236,20 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
         );
     }
     return lines.join('\n');
+  }
+
+  /** A process's login and presence metrics (the walks, the login queue, the notices), one `name{labels} value` each. */
+  async function loginMetrics(id: string): Promise<string[]> {
+    try {
+      const response = await fetch(`http://${cluster.managementAddress(id)}/metrics`, {
+        headers: cluster.managementHeaders(),
+      });
+      return (await response.text())
+        .split('\n')
+        .filter((l) => /^herald_(executor_login|presence_(logins|notices|rebuilds|events))/.test(l));
+    } catch (error) {
+      return [`metrics not read: ${String(error)}`];
+    }
   }
 
   /** Delivery records executor `id` wrote for a task so far. */
