@@ -15,6 +15,7 @@ import {
   intersect,
   loginsWalked,
   merged,
+  metricLines,
   LAYOUT,
   putBlacklist,
   queuedBy,
@@ -241,12 +242,9 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
   /** A process's login and presence metrics (the walks, the login queue, the notices), one `name{labels} value` each. */
   async function loginMetrics(id: string): Promise<string[]> {
     try {
-      const response = await fetch(`http://${cluster.managementAddress(id)}/metrics`, {
-        headers: cluster.managementHeaders(),
-      });
-      return (await response.text())
-        .split('\n')
-        .filter((l) => /^herald_(executor_login|presence_(logins|notices|rebuilds|events))/.test(l));
+      return (await metricLines(cluster, id)).filter((l) =>
+        /^herald_(executor_login|presence_(logins|notices|rebuilds|events))/.test(l),
+      );
     } catch (error) {
       return [`metrics not read: ${String(error)}`];
     }

@@ -251,13 +251,17 @@ export function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
   return subtractSorted(a.slice(), subtractSorted(a.slice(), b));
 }
 
-/** The sum of process `id`'s metric lines named `name` (any labels), from its management endpoint; 0 when none. */
-export async function metricOf(cluster: NetnsCluster, id: string, name: string): Promise<number> {
+/** Process `id`'s metric lines (`name{labels} value`, no comments), from its management endpoint. */
+export async function metricLines(cluster: NetnsCluster, id: string): Promise<string[]> {
   const response = await fetch(`http://${cluster.managementAddress(id)}/metrics`, {
     headers: cluster.managementHeaders(),
   });
-  return (await response.text())
-    .split('\n')
+  return (await response.text()).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/** The sum of process `id`'s metric lines named `name` (any labels); 0 when none. */
+export async function metricOf(cluster: NetnsCluster, id: string, name: string): Promise<number> {
+  return (await metricLines(cluster, id))
     .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
     .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
 }
