@@ -2,7 +2,8 @@ import { bitAt, rejectionAt, type DeliveryRecord } from '@herald/core/fate';
 import type { DeliveryGateway, DeliveryRecordLog, OfflineStore } from '@herald/core/ports';
 import { TypedArrayBitmap } from '@herald/core/presence';
 import type { Task } from '@herald/core/task';
-import { newTask, waitFor } from '@herald/testing';
+import { LevelAttributeIndex } from '@herald/store-level';
+import { makeTempDir, newTask, waitFor } from '@herald/testing';
 import type { UnitBatch } from '@herald/transport';
 import { deliverBatch, type DeliverBatchDeps } from './deliver-batch';
 import { MemoryConfirmedBatchLog } from './memory-confirmed-batch-log';
@@ -133,6 +134,42 @@ describe('deliverBatch with delivery records', () => {
     };
     await expect(deliverBatch(batch, task, depsOf(gateway, log, confirmed))).rejects.toThrow('push channel down');
     expect(written).toEqual([]);
+  });
+
+  it('records the positions pushed, not those online, when quiet hours queue some online users offline', async () => {
+    const confirmed = new MemoryConfirmedBatchLog();
+    const { log, written } = recording(confirmed);
+    const pushed: number[] = [];
+    const gateway: DeliveryGateway = {
+      deliver: async (delivery) => void pushed.push(...delivery.uins),
+      close: async () => undefined,
+    };
+    const dir = await makeTempDir('herald-deliver-batch-');
+    const zones = await LevelAttributeIndex.open(dir.path);
+    try {
+      // NOW is 22:13 UTC: 23:13 in Berlin, inside 23:00-08:00 there; UTC (users without a tz) is outside.
+      await zones.putUsers([{ uin: 31, tz: 'Europe/Berlin' }]);
+      const quiet = { ...task, quietHours: { from: '23:00', to: '08:00', during: 'offline' } } as Task;
+      const outcome = await deliverBatch(batch, quiet, { ...depsOf(gateway, log, confirmed), zones });
+      expect(outcome).toEqual({ online: 3, offline: 6, deadLetters: {} });
+      expect(pushed).toEqual([7, 42, 50]);
+      const { record } = written[0]!;
+      // Position 4 (uin 31) is online but was queued: its bit is clear.
+      expect(Array.from(batch.uins, (_, i) => bitAt(record.online, i))).toEqual([
+        false,
+        true,
+        false,
+        false,
+        false,
+        false,
+        false,
+        true,
+        true,
+      ]);
+    } finally {
+      await zones.close();
+      await dir.remove();
+    }
   });
 
   it("calls whileWriting once the batch's writes are under way, before they finished", async () => {

@@ -56,6 +56,8 @@ export interface WrittenBatch {
   outcome: BatchOutcome;
   /** Its online recipients (in order), for the delivery record. */
   reached: Uint32Array;
+  /** `reached` as the record's bitset over the batch's positions, when the split gave it (onlineBitsOf otherwise). */
+  reachedBits?: Uint8Array;
   /** Its dead letters, under the reasons the task counts them by. */
   rejected: readonly RecipientRejection[];
 }
@@ -85,7 +87,9 @@ export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBa
 export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatchDeps): Promise<WrittenBatch> {
   const online = new Uint32Array(batch.uins.length);
   const offline = new Uint32Array(batch.uins.length);
-  const partition = deps.online.partition(batch.uins, online, offline);
+  // The delivery record's bits in the same pass over the batch, where a walk of its own cost the send path.
+  const onlineBits = deps.records === undefined ? undefined : new Uint8Array((batch.uins.length + 7) >>> 3);
+  const partition = deps.online.partition(batch.uins, online, offline, onlineBits);
   // Sorted: a filtered list's range, split in order. With quiet hours during 'offline', the online users
   // inside them now (in their zone) join the offline ones (docs/local-time.md "Quiet hours").
   const { reached, queued } = await queueInsideQuietHours(
@@ -129,7 +133,9 @@ export async function writeBatch(batch: UnitBatch, task: Task, deps: DeliverBatc
     deadLetters: countByReason(rejected),
     ...(result?.refused === undefined ? {} : { refused: result.refused }),
   };
-  return { outcome, reached, rejected };
+  // Quiet hours that queued some online users offline change the record's bits: recordOf works them out then.
+  const reachedBits = reached.length === partition.online ? onlineBits : undefined;
+  return { outcome, reached, rejected, ...(reachedBits === undefined ? {} : { reachedBits }) };
 }
 
 /**
@@ -147,7 +153,7 @@ export function recordOf(
     taskId: batch.taskId,
     from: batch.offset,
     count: batch.uins.length,
-    online: onlineBitsOf(batch.uins, written.reached),
+    online: written.reachedBits ?? onlineBitsOf(batch.uins, written.reached),
     executor: deps.executorId,
     at: deps.clock.now(),
     ...(rejections === undefined ? {} : { rejected: rejections }),

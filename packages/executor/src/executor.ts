@@ -194,6 +194,8 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     frequency: deps.frequency,
     ...(deps.zones ? { zones: deps.zones } : {}),
     reports: deps.reports,
+    // Read by writeBatch only, to split each batch with its record's bits; the records are written by the group below.
+    ...(deps.records ? { records: deps.records } : {}),
     confirmed,
     personaliser,
     clock,

@@ -259,8 +259,13 @@ class Writer implements SharedBitmapWriter {
     this.#bitmap.clearAll();
   }
 
-  partition(uins: Uint32Array, online: Uint32Array, offline: Uint32Array): { online: number; offline: number } {
-    return this.#bitmap.partition(uins, online, offline);
+  partition(
+    uins: Uint32Array,
+    online: Uint32Array,
+    offline: Uint32Array,
+    onlineBits?: Uint8Array,
+  ): { online: number; offline: number } {
+    return this.#bitmap.partition(uins, online, offline, onlineBits);
   }
 
   close(): void {
@@ -296,8 +301,13 @@ class Reader implements SharedBitmapReader {
     return this.#view.isOnline(uin);
   }
 
-  partition(uins: Uint32Array, online: Uint32Array, offline: Uint32Array): { online: number; offline: number } {
-    return this.#view.partition(uins, online, offline);
+  partition(
+    uins: Uint32Array,
+    online: Uint32Array,
+    offline: Uint32Array,
+    onlineBits?: Uint8Array,
+  ): { online: number; offline: number } {
+    return this.#view.partition(uins, online, offline, onlineBits);
   }
 
   /** Popcount over every word. */

@@ -1,5 +1,6 @@
 import { TypedArrayBitmap } from './online-bitmap';
 import { seededRandom } from '../random';
+import { bitAt, onlineBitsOf } from '../fate/positions';
 
 describe('TypedArrayBitmap', () => {
   it('starts with everyone offline', () => {
@@ -75,6 +76,33 @@ describe('TypedArrayBitmap', () => {
     expect(counts.offline).toBeGreaterThan(0);
     expect(Array.from(online.subarray(0, counts.online))).toEqual(expectedOnline);
     expect(Array.from(offline.subarray(0, counts.offline))).toEqual(expectedOffline);
+  });
+
+  it('sets the bits of the online positions in the same pass, as onlineBitsOf works them out', () => {
+    const limit = 1 << 20;
+    const bitmap = new TypedArrayBitmap(limit);
+    const random = seededRandom(777);
+    for (let i = 0; i < 300_000; i++) bitmap.setOnline(Math.floor(random() * limit), true);
+    // A batch as the executors get one: sorted and distinct, of a length that is not a multiple of 8.
+    const uins = Uint32Array.from(new Set(Array.from({ length: 4_099 }, () => Math.floor(random() * limit)))).sort();
+    const online = new Uint32Array(uins.length);
+    const offline = new Uint32Array(uins.length);
+    const bits = new Uint8Array((uins.length + 7) >>> 3);
+    const counts = bitmap.partition(uins, online, offline, bits);
+    expect(counts.online).toBeGreaterThan(0);
+    expect(counts.offline).toBeGreaterThan(0);
+    expect(Array.from(bits)).toEqual(Array.from(onlineBitsOf(uins, online.subarray(0, counts.online))));
+    for (let i = 0; i < uins.length; i++) expect([i, bitAt(bits, i)]).toEqual([i, bitmap.isOnline(uins[i]!)]);
+  });
+
+  it('refuses a bitset too short for the batch, before it splits anything', () => {
+    const bitmap = new TypedArrayBitmap(64);
+    bitmap.setOnline(3, true);
+    const online = new Uint32Array(9);
+    expect(() =>
+      bitmap.partition(Uint32Array.of(0, 1, 2, 3, 4, 5, 6, 7, 8), online, new Uint32Array(9), new Uint8Array(1)),
+    ).toThrow(/onlineBits holds 1 bytes, needs 2/);
+    expect(Array.from(online)).toEqual(new Array(9).fill(0));
   });
 
   it('partitions an empty list to nothing', () => {

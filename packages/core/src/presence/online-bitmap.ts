@@ -8,8 +8,16 @@ export interface OnlineView {
   /**
    * Splits `uins` into online and offline, preserving order, into the given
    * output arrays (each at least uins.length long). Returns how many went where.
+   * With `onlineBits` (zeroed, at least ceil(uins.length / 8) bytes), also sets
+   * bit i (of byte i >> 3) for each online position i: the batch's delivery
+   * record, had in the same pass (core fate/positions.ts onlineBitsOf).
    */
-  partition(uins: Uint32Array, online: Uint32Array, offline: Uint32Array): { online: number; offline: number };
+  partition(
+    uins: Uint32Array,
+    online: Uint32Array,
+    offline: Uint32Array,
+    onlineBits?: Uint8Array,
+  ): { online: number; offline: number };
 }
 
 export interface OnlineBitmap extends OnlineView {
@@ -48,7 +56,13 @@ export class TypedArrayBitmap implements OnlineBitmap {
     this.words.fill(0);
   }
 
-  partition(uins: Uint32Array, online: Uint32Array, offline: Uint32Array): { online: number; offline: number } {
+  partition(
+    uins: Uint32Array,
+    online: Uint32Array,
+    offline: Uint32Array,
+    onlineBits?: Uint8Array,
+  ): { online: number; offline: number } {
+    if (onlineBits !== undefined) return this.partitionWithBits(uins, online, offline, onlineBits);
     const words = this.words;
     let on = 0;
     let off = 0;
@@ -56,6 +70,28 @@ export class TypedArrayBitmap implements OnlineBitmap {
       const uin = uins[i]!;
       if ((words[uin >>> 5]! & (1 << (uin & 31))) !== 0) online[on++] = uin;
       else offline[off++] = uin;
+    }
+    return { online: on, offline: off };
+  }
+
+  /** partition's loop with the online positions' bits set too (a loop of its own: the plain one stays branch-free of it). */
+  private partitionWithBits(
+    uins: Uint32Array,
+    online: Uint32Array,
+    offline: Uint32Array,
+    onlineBits: Uint8Array,
+  ): { online: number; offline: number } {
+    if (onlineBits.length < (uins.length + 7) >>> 3)
+      throw new RangeError(`onlineBits holds ${onlineBits.length} bytes, needs ${(uins.length + 7) >>> 3}`);
+    const words = this.words;
+    let on = 0;
+    let off = 0;
+    for (let i = 0; i < uins.length; i++) {
+      const uin = uins[i]!;
+      if ((words[uin >>> 5]! & (1 << (uin & 31))) !== 0) {
+        online[on++] = uin;
+        onlineBits[i >>> 3]! |= 1 << (i & 7);
+      } else offline[off++] = uin;
     }
     return { online: on, offline: off };
   }
