@@ -8,6 +8,8 @@ import {
 } from '@herald/core/fate';
 import { ListFormatError } from '@herald/core';
 import { readRecipientList } from './list-reader';
+import type { ListRun } from './list-runs';
+import { RunsMerge, type ListedChunk } from './runs-merge';
 
 /**
  * A run of a task's audience, ascending by uin: the filtered list's uins of
@@ -33,11 +35,13 @@ export interface AudienceWalkOptions {
   /** Bytes of the filtered list read at a time (tests make it small to cross chunks). */
   chunkBytes?: number;
   /**
-   * A canary task's list (docs/rollouts.md): two ascending runs, positions
-   * [0, sample) and [sample, count). The walk merges them, so rows stay in
-   * uin order with each uin's own position.
+   * The sorted runs a list without the SORTED flag was written in (a
+   * canary's sample then the rest, a local-time task's groups: ListRun). The
+   * walk merges them, so rows stay in uin order with each uin's own
+   * position; ignored for a sorted list. Without them such a list is refused
+   * (LIST_BAD_HEADER), as positionInList refuses it.
    */
-  sample?: number;
+  runs?: readonly ListRun[];
 }
 
 /** Uins read from a removed set at a time: 256 KiB per section. */
@@ -67,11 +71,7 @@ export async function* walkAudienceChunks(
       uinLimit: options.uinLimit,
       ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
     };
-    const listed =
-      options.sample === undefined
-        ? inFileOrder(filteredListPath, read)
-        : mergedRuns(filteredListPath, read, options.sample);
-    for await (const list of listed) {
+    for await (const list of listedChunks(filteredListPath, read, options.runs)) {
       const named = await removed.takeUpTo(list.uins[list.uins.length - 1]!);
       const chunk = merge(list.uins, list.positions, named, removed.plain, after, scratch);
       position = list.end;
@@ -88,101 +88,28 @@ export async function* walkAudienceChunks(
   }
 }
 
-/** Some of the filtered list's uins, ascending: at positions from `positions` on, or each at its own; `end` is one past the last position read. */
-interface ListedChunk {
-  uins: Uint32Array;
-  positions: number | Float64Array;
-  end: number;
-}
-
 type ReadOptions = { uinLimit: number; chunkBytes?: number };
+
+/** The filtered list's uins, ascending: read in file order when it is one sorted run, else its runs merged. */
+async function* listedChunks(
+  path: string,
+  read: ReadOptions,
+  runs: readonly ListRun[] | undefined,
+): AsyncGenerator<ListedChunk, void, undefined> {
+  const merge = await RunsMerge.open(path, runs, read);
+  if (merge === undefined) return yield* inFileOrder(path, read);
+  try {
+    yield* merge.chunks();
+  } finally {
+    await merge.close();
+  }
+}
 
 async function* inFileOrder(path: string, read: ReadOptions): AsyncGenerator<ListedChunk, void, undefined> {
   let position = 0;
   for await (const uins of readRecipientList(path, read)) {
     yield { uins, positions: position, end: position + uins.length };
     position += uins.length;
-  }
-}
-
-/** Rows a canary's merged runs hand over at a time. */
-const MERGED_ROWS = 1 << 16;
-
-/** A canary's two ascending runs merged into ascending chunks, each uin with its own position. */
-async function* mergedRuns(
-  path: string,
-  read: ReadOptions,
-  sample: number,
-): AsyncGenerator<ListedChunk, void, undefined> {
-  const first = new RunReader(path, read, 0, sample);
-  const second = new RunReader(path, read, sample, Infinity);
-  try {
-    for (;;) {
-      const uins = new Uint32Array(MERGED_ROWS);
-      const positions = new Float64Array(MERGED_ROWS);
-      let n = 0;
-      while (n < MERGED_ROWS) {
-        const a = await first.ready();
-        const b = await second.ready();
-        if (!a && !b) break;
-        const from = !b || (a && first.uin < second.uin) ? first : second;
-        uins[n] = from.uin;
-        positions[n++] = from.position;
-        from.advance();
-      }
-      if (n === 0) return;
-      yield { uins: uins.subarray(0, n), positions: positions.subarray(0, n), end: second.position };
-    }
-  } finally {
-    await first.close();
-    await second.close();
-  }
-}
-
-/** Positions [from, to) of a list read forward a chunk at a time, one uin in hand. */
-class RunReader {
-  private readonly source: AsyncIterator<Uint32Array>;
-  private chunk: Uint32Array = new Uint32Array(0);
-  private index = 0;
-  /** The position of chunk[0]. */
-  private at = 0;
-
-  constructor(
-    path: string,
-    read: ReadOptions,
-    private readonly from: number,
-    private readonly to: number,
-  ) {
-    this.source = readRecipientList(path, read)[Symbol.asyncIterator]();
-  }
-
-  get uin(): number {
-    return this.chunk[this.index]!;
-  }
-
-  get position(): number {
-    return this.at + this.index;
-  }
-
-  advance(): void {
-    this.index++;
-  }
-
-  /** Whether a uin of the run is in hand, reading on as needed. */
-  async ready(): Promise<boolean> {
-    for (;;) {
-      if (this.position >= this.to) return false;
-      if (this.index < this.chunk.length) return true;
-      const next = await this.source.next();
-      if (next.done === true) return false;
-      this.at += this.chunk.length;
-      this.chunk = next.value;
-      this.index = Math.max(0, this.from - this.at);
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.source.return?.();
   }
 }
 

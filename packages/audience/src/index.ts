@@ -40,6 +40,7 @@ export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
 export { ListRepository } from './list-repository';
 export { OpenTaskFiles, positionInList, positionInRuns, removalOf, removedPathOf } from './recipient-lookup';
+export type { ListRun } from './list-runs';
 export { RunsCursor } from './runs-cursor';
 export { walkAudience, walkAudienceChunks } from './audience-walk';
 export type { AudienceChunk, AudienceWalkOptions, WalkedRecipient } from './audience-walk';

@@ -6,8 +6,9 @@ import {
   type RemovalFacts,
   type RemovedSection,
 } from '@herald/core/fate';
-import { decodeListHeader, LIST_HEADER_BYTES, ListFlags, UIN_BYTES } from '@herald/core/recipient-list';
+import { decodeListHeader, LIST_HEADER_BYTES, UIN_BYTES } from '@herald/core/recipient-list';
 import { ListFormatError } from '@herald/core';
+import { sortedRunsOf, type ListRun } from './list-runs';
 import { SortedCells } from './sorted-cells';
 
 /**
@@ -26,44 +27,61 @@ export function removedPathOf(filteredListPath: string): string {
 
 /**
  * The uin's position in a sorted, distinct recipient-list file, or undefined
- * when it is not there. `sample`: the list is a canary's (docs/rollouts.md),
- * distinct and in two sorted runs, [0, sample) and [sample, count): each is
- * searched.
+ * when it is not there. `runs`: the list is distinct and written as sorted
+ * runs (a canary's sample then the rest, a local-time task's groups: see
+ * ListRun), each searched in turn; ignored for a list whose header says it
+ * is sorted.
  */
-export async function positionInList(path: string, uin: number, sample?: number): Promise<number | undefined> {
+export async function positionInList(
+  path: string,
+  uin: number,
+  runs?: readonly ListRun[],
+): Promise<number | undefined> {
   const file = await open(path, 'r');
   try {
-    return await (await openListCells(file, path, sample)).positionOf(uin);
+    return await (await openListCells(file, path, runs)).positionOf(uin);
   } finally {
     await file.close();
   }
 }
 
 /**
- * The uin's position in a list made of sorted runs (a local-time task's
- * delivery-order list, group after group: docs/local-time.md), searching each
- * run [start, end) in turn; the index of the run holding it comes with it.
- * Undefined when no run holds it.
+ * The uin's position in a list made of sorted runs (the delivery-order list
+ * of a local-time task pre-processed before the filtered list was itself
+ * written in runs: docs/local-time.md), searching each run [start, end) in
+ * turn whatever the header says; the index of the run holding it comes with
+ * it. Undefined when no run holds it.
  */
 export async function positionInRuns(
   path: string,
   uin: number,
-  runs: readonly { start: number; end: number }[],
+  runs: readonly ListRun[],
 ): Promise<{ position: number; run: number } | undefined> {
   const file = await open(path, 'r');
   try {
     const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
+    const beyond = runs.find((r) => r.end > header.count);
+    if (beyond !== undefined)
+      throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${beyond.end - 1}`);
     const cells = new SortedCells(file, path, LIST_HEADER_BYTES, header.count, UIN_BYTES, 'list');
-    for (let run = 0; run < runs.length; run++) {
-      const { start, end } = runs[run]!;
-      if (end > header.count) throw new ListFormatError('LIST_TRUNCATED', `${path} ends before recipient ${end - 1}`);
-      const position = start < end ? await cells.indexOf(uin, start, end) : undefined;
-      if (position !== undefined) return { position, run };
-    }
-    return undefined;
+    return await firstRunHolding(cells, runs, uin);
   } finally {
     await file.close();
   }
+}
+
+/** The uin's position in the first run holding it, and that run's index. */
+async function firstRunHolding(
+  cells: SortedCells,
+  runs: readonly ListRun[],
+  uin: number,
+): Promise<{ position: number; run: number } | undefined> {
+  for (let run = 0; run < runs.length; run++) {
+    const { start, end } = runs[run]!;
+    const position = start < end ? await cells.indexOf(uin, start, end) : undefined;
+    if (position !== undefined) return { position, run };
+  }
+  return undefined;
 }
 
 /**
@@ -86,29 +104,24 @@ export async function removalOf(path: string, uin: number): Promise<RemovalFacts
   }
 }
 
-/** A filtered list's uins, searchable: sorted, or a canary's two sorted runs split at `sample`. */
+/** A filtered list's uins, searchable: one sorted run, or (`runs` given) the sorted runs it was written in. */
 export class ListCells {
   constructor(
     private readonly cells: SortedCells,
-    private readonly split: number | undefined,
+    private readonly runs: readonly ListRun[] | undefined,
   ) {}
 
   async positionOf(uin: number): Promise<number | undefined> {
-    if (this.split === undefined) return this.cells.indexOf(uin);
-    const inSample = await this.cells.indexOf(uin, 0, this.split);
-    return inSample ?? (await this.cells.indexOf(uin, this.split, this.cells.count));
+    if (this.runs === undefined) return this.cells.indexOf(uin);
+    return (await firstRunHolding(this.cells, this.runs, uin))?.position;
   }
 }
 
-/** The list in `file` made searchable after its header is checked (`sample`: positionInList's). */
-export async function openListCells(file: FileHandle, path: string, sample?: number): Promise<ListCells> {
+/** The list in `file` made searchable after its header is checked (`runs`: positionInList's). */
+export async function openListCells(file: FileHandle, path: string, runs?: readonly ListRun[]): Promise<ListCells> {
   const header = decodeListHeader(await readAt(file, path, 0, LIST_HEADER_BYTES));
-  const wanted = sample === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
-  if ((header.flags & wanted) !== wanted)
-    throw new ListFormatError('LIST_BAD_HEADER', `${path} is not sorted and unique: no position to search`);
-  const cells = new SortedCells(file, path, LIST_HEADER_BYTES, header.count, UIN_BYTES, 'list');
-  const sorted = sample === undefined || (header.flags & ListFlags.SORTED) !== 0;
-  return new ListCells(cells, sorted ? undefined : Math.min(sample, header.count));
+  const searched = sortedRunsOf(header, path, runs);
+  return new ListCells(new SortedCells(file, path, LIST_HEADER_BYTES, header.count, UIN_BYTES, 'list'), searched);
 }
 
 /** A removed-sets file's sections, searchable. */
@@ -159,12 +172,15 @@ export class OpenTaskFiles {
     private readonly removed: RemovedSets | undefined,
   ) {}
 
-  /** The list at `listPath` and the removed sets beside it (none: a task filtered before they were recorded). */
-  static async open(listPath: string, sample?: number): Promise<OpenTaskFiles> {
+  /**
+   * The list at `listPath` and the removed sets beside it (none: a task
+   * filtered before they were recorded); `runs`: positionInList's.
+   */
+  static async open(listPath: string, runs?: readonly ListRun[]): Promise<OpenTaskFiles> {
     const handles: FileHandle[] = [];
     try {
       handles.push(await open(listPath, 'r'));
-      const list = await openListCells(handles[0]!, listPath, sample);
+      const list = await openListCells(handles[0]!, listPath, runs);
       const removedPath = removedPathOf(listPath);
       const removedFile = await open(removedPath, 'r').catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined;

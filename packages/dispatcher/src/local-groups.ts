@@ -1,16 +1,18 @@
 /*
  * Local-time delivery's pre-processing step (docs/local-time.md): the
  * filtered list of a task with `deliverAt` split into groups, one per release
- * instant and UTC offset, and laid out group after group in a delivery-order
- * list (`g_<taskId>`) that its units range over.
+ * instant and UTC offset, and laid out group after group, each group's
+ * recipients sorted by uin inside its own run.
  *
- * Why a second list: a unit is one contiguous range of positions, and a
- * group is scattered over the filtered list (sorted by uin, which the no-resend
- * ledger, a recipient's fate and the delivery report read by binary search).
- * So the filtered list stays as it is, and the delivery-order list holds the
- * same recipients with each group's sorted by uin inside its own run; no unit
- * straddles two runs, so the scheduler can hold a unit until its group's
- * instant (scheduler/src/local-release.ts).
+ * Why group after group: a unit is one contiguous range of positions, and no
+ * unit may straddle two groups, so the scheduler can hold a unit until its
+ * group's instant (scheduler/src/local-release.ts). The readers that search
+ * the list by uin (a recipient's fate, the delivery report, the no-resend
+ * ledger) search or merge each group's sorted run. The list is published once
+ * under two names: the filtered list `f_<taskId>` and the delivery-order list
+ * `g_<taskId>` the units name. (A task pre-processed by an earlier Herald has
+ * two files, `f_` sorted by uin and `g_` in delivery order: both layouts are
+ * read, told apart by the filtered list's SORTED flag.)
  *
  * Each recipient's zone comes from the attribute index's `tz=<zone>`
  * bitsets (user-zones.ts).
@@ -47,7 +49,7 @@ export interface LocalTimeSource {
 }
 
 export interface LocalGrouping {
-  /** The recipients in delivery order: group after group, each sorted by uin. */
+  /** The recipients in delivery order: group after group, each sorted by uin (the filtered list as published). */
   order: Uint32Array;
   groups: PlannedGroup[];
 }

@@ -69,42 +69,36 @@ export class PreprocessOutcomes {
   /**
    * Publishes this run's filtered list and result unless another run of the
    * task published first; answers whichever outcome is on record then. A
-   * canary's list (sample first: two sorted runs) is written without the
-   * SORTED flag.
+   * list that is not one sorted run (a canary's sample then the rest; a
+   * local-time task's groups, one after another) is written without the
+   * SORTED flag. `alsoAs`: another list id the published list is linked as:
+   * a local-time task's delivery-order list, the id its units name (the same
+   * file, not a second copy).
    */
   async publish(
     kept: Uint32Array,
     removed: RemovedRecord,
-    deliveryOrder: { id: string; uins: Uint32Array } | undefined,
     result: Done,
-    flags = ListFlags.SORTED | ListFlags.UNIQUE,
+    options: { flags?: number; alsoAs?: string } = {},
   ): Promise<Done> {
     const { taskId, epoch } = result;
     const listPath = this.lists.pathOf(result.filteredListId);
     const runPath = runPathOf(listPath);
-    const order = deliveryOrder && { path: this.lists.pathOf(deliveryOrder.id), uins: deliveryOrder.uins };
-    const orderRunPath = order && runPathOf(order.path);
     try {
-      // A local-time task's delivery-order list is written beside the filtered one, so their disk waits overlap
-      // (tens of MB each at 10^7); it takes its name only once this run's filtered list has won.
-      await allWritten([
-        writeRecipientListFile(runPath, kept, flags),
-        ...(order && orderRunPath ? [writeRecipientListFile(orderRunPath, order.uins)] : []),
-      ]);
+      await writeRecipientListFile(runPath, kept, options.flags ?? ListFlags.SORTED | ListFlags.UNIQUE);
       if (!(await linkUnlessTaken(runPath, listPath))) {
         const first = await this.waitForOutcome(taskId, epoch);
         if (first !== undefined) return first;
         await rename(runPath, listPath); // the first run died before its outcome: nothing streams from its list
       }
-      // The delivery-order list of the run whose filtered list won: it matches the outcome's groups.
-      if (order && orderRunPath) await rename(orderRunPath, order.path);
+      // Linked once this run's list has won, over any a dead run left: it is the list the outcome describes.
+      if (options.alsoAs !== undefined) await linkReplacing(listPath, this.lists.pathOf(options.alsoAs));
       // Between the list and the outcome: a task with an outcome always has the removed sets of its list's run.
       await writeAtomically(removedPathOf(listPath), removedFileChunks(removed));
       await this.record(result);
       return result;
     } finally {
       await unlink(runPath).catch(() => undefined);
-      if (orderRunPath) await unlink(orderRunPath).catch(() => undefined);
     }
   }
 
@@ -161,10 +155,15 @@ function runPathOf(path: string): string {
   return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.run`;
 }
 
-/** Waits for every write, then throws the first failure: none is left running when the caller cleans up. */
-async function allWritten(writes: readonly Promise<unknown>[]): Promise<void> {
-  const failed = (await Promise.allSettled(writes)).find((w) => w.status === 'rejected');
-  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+/** Links `from` as `to`, replacing what `to` named (a hard link under a run's own name, renamed over it). */
+async function linkReplacing(from: string, to: string): Promise<void> {
+  const temp = runPathOf(to);
+  await link(from, temp);
+  try {
+    await rename(temp, to);
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
 }
 
 /** Links `from` as `to` unless `to` exists (false then): an atomic create-if-absent. */

@@ -48,7 +48,7 @@ function ledgerStore(earlier: { id: number; filteredListId: string }[]): TaskSto
     getTask: async () => undefined,
     async listTasksByContent(accountId, contentCrc) {
       if (accountId !== ACCOUNT || contentCrc !== CRC) return [];
-      return earlier.map((t) => ({ ...newTask({ accountId, contentCrc }), ...t }) as unknown as Task);
+      return earlier.map((t) => ({ ...newTask({ accountId, contentCrc }), report: {}, ...t }) as unknown as Task);
     },
   };
   return store as TaskStore;

@@ -36,7 +36,9 @@ export interface PreprocessDeps {
  * Pre-processing of one task: load its list, sort it once, run the filter
  * chain (in worker threads over hash-split chunks for a large list: the same
  * output as one thread, filters/parallel.ts), write the filtered list (sorted, distinct) as a new recipient-list
- * file, and plan the execution units over it.
+ * file, and plan the execution units over it. A canary's list is written
+ * sample first, a local-time task's group after group (local-groups.ts):
+ * distinct sorted runs, in the order the units send them.
  *
  * A task is pre-processed once (preprocess-outcome.ts): its filtered list
  * `f_<taskId>` and the result are published together, never replaced; a
@@ -80,13 +82,11 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
         ? deps.planUnits(request.taskId, kept.length)
         : groupUnits(request.taskId, grouping, deps);
   const record = { sets: removedSets ?? [], complete: complete ?? false };
-  const deliveryOrder =
-    grouping === undefined ? undefined : { id: deliveryOrderListIdOf(request.taskId), uins: grouping.order };
-  const flags = split === undefined ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE;
+  // A canary's list is its sample then the rest, a local-time task's its groups one after another: sorted runs.
+  const list = split?.list ?? grouping?.order ?? kept;
   const result = await outcomes.publish(
-    split?.list ?? kept,
+    list,
     record,
-    deliveryOrder,
     {
       kind: 'preprocess.result',
       ok: true,
@@ -100,7 +100,10 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
       ...(grouping === undefined ? {} : { groups: grouping.groups }),
       ...(split === undefined ? {} : { sample: split.sample }),
     },
-    flags,
+    {
+      flags: list === kept ? ListFlags.SORTED | ListFlags.UNIQUE : ListFlags.UNIQUE,
+      ...(grouping === undefined ? {} : { alsoAs: deliveryOrderListIdOf(request.taskId) }),
+    },
   );
   deps.logger.info('pre-processed', {
     taskId: request.taskId,

@@ -57,6 +57,7 @@ describe('storeLedger', () => {
       id,
       filteredListId,
       noResendSince,
+      report: {},
     }) as unknown as Task;
 
   /** Only what the ledger calls; records its queries. */

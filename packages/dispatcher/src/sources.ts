@@ -1,6 +1,7 @@
 import { loadRecipientList, type FollowerCopies, type ListRepository } from '@herald/audience';
 import { radixSortUint32, uniqueSorted } from '@herald/core/uins';
 import type { AttributeIndex, Clock, FollowerStore, FrequencyCounter, TaskStore } from '@herald/core/ports';
+import { filteredListRuns } from '@herald/core/task';
 import type { HeraldConfig } from '@herald/core/config';
 import type { BlacklistSource } from './filters/blacklist';
 import type { ChainSources } from './filters/chain';
@@ -43,8 +44,9 @@ export function storeLedger(store: TaskStore, lists: ListRepository, uinLimit: n
         if (since !== null && task.sendAt <= since) continue;
         if (!(await lists.exists(task.filteredListId))) continue;
         const sent = await loadRecipientList(lists.pathOf(task.filteredListId), { uinLimit });
-        // A canary's list is its sample then the rest, two sorted runs (docs/rollouts.md): the filter takes one sorted set.
-        yield task.rollout?.canary === undefined ? sent : radixSortUint32(sent);
+        // A canary's list is its sample then the rest (docs/rollouts.md), a local-time task's its groups one after
+        // another (docs/local-time.md): sorted runs, while the filter takes one sorted set.
+        yield filteredListRuns(task) === undefined ? sent : radixSortUint32(sent);
       }
     },
   };

@@ -1,6 +1,6 @@
 import { OpenTaskFiles, type ListRepository } from '@herald/audience';
 import type { TaskStore } from '@herald/core/ports';
-import type { ExecutionUnit, Task } from '@herald/core/task';
+import { filteredListRuns, type ExecutionUnit, type Task } from '@herald/core/task';
 
 /** Completed tasks whose lookup state is kept: per task its units, two open files and, per sorted run, at most 4,095 probes and 128 blocks of 512 cells (docs/recipient-truth.md). */
 export const COMPLETED_TASKS_KEPT = 8;
@@ -92,6 +92,6 @@ async function openState(
   deps: { store: Pick<TaskStore, 'listUnits'>; lists: ListRepository },
 ): Promise<CompletedTaskState> {
   const units = await deps.store.listUnits(task.id);
-  const files = await OpenTaskFiles.open(deps.lists.pathOf(task.filteredListId!), task.report.canary?.sample);
+  const files = await OpenTaskFiles.open(deps.lists.pathOf(task.filteredListId!), filteredListRuns(task));
   return { units, files };
 }

@@ -15,6 +15,7 @@ import type { Clock, DeliveryRecordLog, TaskStore } from '@herald/core/ports';
 import { variantIndexOf } from '@herald/core/rollout';
 import {
   deliveryOrderListIdOf,
+  filteredListRuns,
   TERMINAL_TASK_STATES,
   type ExecutionUnit,
   type LocalGroup,
@@ -120,8 +121,9 @@ function variantOf(task: Task, uin: number, position: number | undefined): { var
 
 /**
  * Where the uin is in the list the task's units range over: the filtered list
- * for a task of one instant; a local-time task's delivery-order list, group
- * by group (docs/local-time.md), with the group holding it.
+ * for a task of one instant (a canary's in two sorted runs: both are
+ * searched); for a local-time task its delivery-order list, group by group
+ * (docs/local-time.md), with the group holding it.
  */
 async function positionOf(
   task: Task,
@@ -131,11 +133,9 @@ async function positionOf(
   open: OpenTaskFiles | undefined,
 ): Promise<{ position?: number; group?: LocalGroup }> {
   const groups = task.report.localGroups;
-  // A canary's filtered list is two sorted runs, the sample then the rest (docs/rollouts.md): both are searched.
-  const inFiltered = () => open?.positionOf(uin) ?? positionInList(filteredPath, uin, task.report.canary?.sample);
-  if (groups === undefined) return { position: await inFiltered() };
-  // Not in the filtered list: not in any group either, and the sorted list answers that in one search.
-  if ((await inFiltered()) === undefined) return {};
+  if (groups === undefined)
+    return { position: await (open?.positionOf(uin) ?? positionInList(filteredPath, uin, filteredListRuns(task))) };
+  // The filtered list itself, under the units' name; an earlier Herald's task has it as a second file.
   const found = await positionInRuns(lists.pathOf(deliveryOrderListIdOf(task.id)), uin, groups);
   return found === undefined ? {} : { position: found.position, group: groups[found.run] };
 }

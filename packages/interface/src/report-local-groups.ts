@@ -6,8 +6,9 @@ import {
   type LoginFacts,
   type RecipientFate,
 } from '@herald/core/fate';
-import { deliveryOrderListIdOf, type LocalGroup, type Task } from '@herald/core/task';
-import { removedPathOf, RunsCursor, walkAudience } from '@herald/audience';
+import { ListFlags } from '@herald/core/recipient-list';
+import { deliveryOrderListIdOf, filteredListRuns, localGroupAt, type LocalGroup, type Task } from '@herald/core/task';
+import { readRecipientListHeader, removedPathOf, RunsCursor, walkAudience, type ListRun } from '@herald/audience';
 import { deliveryFactsAt, NO_RECORDS, withLocalGroup, type RecipientFateDeps } from './recipient-fate';
 import { ReportChunks } from './report-chunks';
 import { LoginCursor, RecordCursor } from './report-cursors';
@@ -25,11 +26,12 @@ interface RunPlacement {
 }
 
 /**
- * The report of a local-time task (docs/local-time.md): it streamed its
- * delivery-order list, group after group, so its delivery records hold
- * positions of that list, not of the uin-sorted one the report walks. Each
- * row finds its position there (RunsCursor); rows carry their group
- * (withLocalGroup).
+ * The report of a local-time task (docs/local-time.md): its filtered list is
+ * its groups one after another, each sorted by uin, and the walk merges them
+ * into uin order with each uin's own position; rows carry their group
+ * (withLocalGroup). A task pre-processed by an earlier Herald has a filtered
+ * list sorted by uin (its header says SORTED) and streamed a second file, its
+ * delivery-order list: each row finds its position there (RunsCursor).
  */
 export async function* localTimeReportChunks(
   task: Task,
@@ -39,10 +41,22 @@ export async function* localTimeReportChunks(
   lines: ReportLines,
 ): AsyncGenerator<Buffer, void, undefined> {
   const now = deps.clock.now();
+  const row = (fate: RecipientFate, run: number | undefined) =>
+    run === undefined ? fate : withLocalGroup(fate, groups[run]!, task, now);
+  const header = await readRecipientListHeader(deps.lists.pathOf(task.filteredListId!));
+  if ((header.flags & ListFlags.SORTED) === 0) {
+    const placement: RunPlacement = {
+      place: (_uin, position) =>
+        Promise.resolve(position === undefined ? undefined : { position, run: localGroupAt(task, position)! }),
+      row,
+      close: () => Promise.resolve(),
+    };
+    return yield* runsReportChunks(task, groups.length, placement, { runs: groups }, after, deps, lines);
+  }
   const runs = await RunsCursor.open(deps.lists.pathOf(deliveryOrderListIdOf(task.id)), groups, after);
   const placement: RunPlacement = {
     place: (uin, sorted) => (sorted === undefined ? Promise.resolve(undefined) : runs.positionOf(uin)),
-    row: (fate, run) => (run === undefined ? fate : withLocalGroup(fate, groups[run]!, task, now)),
+    row,
     close: () => runs.close(),
   };
   yield* runsReportChunks(task, groups.length, placement, {}, after, deps, lines);
@@ -67,7 +81,7 @@ export async function* canaryReportChunks(
     row: (fate) => fate,
     close: () => Promise.resolve(),
   };
-  yield* runsReportChunks(task, 2, placement, { sample }, after, deps, lines);
+  yield* runsReportChunks(task, 2, placement, { runs: filteredListRuns(task)! }, after, deps, lines);
 }
 
 /**
@@ -81,7 +95,7 @@ async function* runsReportChunks(
   task: Task,
   runCount: number,
   placement: RunPlacement,
-  walkOptions: { sample?: number },
+  walkOptions: { runs?: readonly ListRun[] },
   after: number | undefined,
   deps: ReportDeps,
   lines: ReportLines,

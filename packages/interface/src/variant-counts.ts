@@ -1,7 +1,7 @@
 import { loadRecipientList } from '@herald/audience';
 import { bitAt, unreachableOf } from '@herald/core/fate';
 import { variantIndexOf } from '@herald/core/rollout';
-import type { Task } from '@herald/core/task';
+import { deliveryOrderListIdOf, type Task } from '@herald/core/task';
 import type { RecipientFateDeps } from './recipient-fate';
 
 /** One variant of an A/B task on its funnel (docs/rollouts.md, "Reports"). */
@@ -32,7 +32,9 @@ export async function variantCounts(
   if (rollout?.variants === undefined || task.filteredListId === null) return undefined;
   const { seed, variants } = rollout;
   const holdout = rollout.holdout ?? 0;
-  const uins = await loadRecipientList(deps.lists.pathOf(task.filteredListId), { uinLimit: deps.uinLimit });
+  // The records hold positions of the list the units ranged over: a local-time task's delivery-order list.
+  const listId = task.report.localGroups === undefined ? task.filteredListId : deliveryOrderListIdOf(task.id);
+  const uins = await loadRecipientList(deps.lists.pathOf(listId), { uinLimit: deps.uinLimit });
   const variantAt = new Uint8Array(uins.length);
   const recipients = new Array<number>(variants.length).fill(0);
   for (let i = 0; i < uins.length; i++) {

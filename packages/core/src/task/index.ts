@@ -23,6 +23,7 @@ export {
   emptyReport,
   removedTotal,
   deliveryOrderListIdOf,
+  filteredListRuns,
   localGroupAt,
 } from './model';
 export type {

@@ -152,11 +152,32 @@ export interface TaskReport {
 
 /**
  * The list a local-time task's units range over: its filtered recipients
- * group after group (docs/local-time.md); the filtered list itself stays
- * sorted by uin for the readers that search it.
+ * group after group (docs/local-time.md). It is the filtered list itself
+ * under a second name; a task pre-processed by an earlier Herald has it as a
+ * file of its own, beside a filtered list sorted by uin.
  */
 export function deliveryOrderListIdOf(taskId: number): string {
   return `g_${taskId}`;
+}
+
+/**
+ * The sorted runs a task's filtered list is written in when it is not one
+ * sorted list: a canary's sample then the rest (docs/rollouts.md), a
+ * local-time task's groups one after another. Undefined: one sorted list.
+ * (A list whose header says SORTED is one, whatever its task: an earlier
+ * Herald's local-time list.)
+ */
+export function filteredListRuns(task: {
+  report: Pick<TaskReport, 'kept' | 'canary' | 'localGroups'>;
+}): { start: number; end: number }[] | undefined {
+  const { kept, canary, localGroups } = task.report;
+  if (localGroups !== undefined) return localGroups.map(({ start, end }) => ({ start, end }));
+  if (canary === undefined) return undefined;
+  const sample = Math.min(canary.sample, kept);
+  return [
+    { start: 0, end: sample },
+    { start: sample, end: kept },
+  ];
 }
 
 /**
