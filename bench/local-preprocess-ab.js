@@ -13,7 +13,7 @@
  * `--dir` must hold an index filled by bench/local-grouping.js with the same
  * --recipients. Prints each call's wall and CPU (process.cpuUsage: every
  * thread of the process) in ms, per build and kind, their medians and sums,
- * and whether the builds wrote the same filtered and delivery-order lists.
+ * and whether the builds wrote the same lists for the units and groups.
  */
 const path = require('node:path');
 const fs = require('node:fs');
@@ -128,16 +128,21 @@ async function main() {
     );
   }
   const same = ['local', 'plain'].every((kind) => files[`here ${kind}`] === files[`there ${kind}`]);
-  process.stdout.write(`same lists and groups written by both builds: ${same}, load ${loadAverage().toFixed(1)}\n`);
+  process.stdout.write(
+    `same units' lists and groups written by both builds: ${same}, load ${loadAverage().toFixed(1)}\n`,
+  );
 }
 
-/** The task's published lists' bytes (past their headers) and its groups, as one digest; then the files go. */
+/**
+ * The bytes (past the header) of the list the task's units range over, its
+ * delivery-order list when it has one, else its filtered list, and its
+ * groups, as one digest; then the files go. (A local-time task's filtered list
+ * is that delivery-order list since 20464bfe, sorted by uin before.)
+ */
 async function readAndRemove(dir, taskId, result) {
   const hash = require('node:crypto').createHash('sha1');
-  for (const name of [`f_${taskId}.hrl`, `g_${taskId}.hrl`]) {
-    const file = path.join(dir, name);
-    if (fs.existsSync(file)) hash.update(fs.readFileSync(file).subarray(32));
-  }
+  const ordered = path.join(dir, `g_${taskId}.hrl`);
+  hash.update(fs.readFileSync(fs.existsSync(ordered) ? ordered : path.join(dir, `f_${taskId}.hrl`)).subarray(32));
   hash.update(JSON.stringify(result.groups ?? null) + result.kept);
   for (const name of fs.readdirSync(dir))
     if (name.startsWith(`f_${taskId}.`) || name.startsWith(`g_${taskId}.`)) fs.rmSync(path.join(dir, name));

@@ -38,6 +38,7 @@ export { readRecipientList, readRecipientListHeader, loadRecipientList } from '.
 export type { ReadListOptions, LoadListOptions } from './list-reader';
 export { RecipientListWriter, writeRecipientListFile } from './list-writer';
 export type { WrittenList } from './list-writer';
+export { inRunOrder, writeListInRuns, type ListInRuns } from './runs-writer';
 export { ListRepository } from './list-repository';
 export { OpenTaskFiles, positionInList, positionInRuns, removalOf, removedPathOf } from './recipient-lookup';
 export type { ListRun } from './list-runs';

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { LevelAttributeIndex } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { localInstant, type DeliverAt } from '@herald/core/time';
+import { inRunOrder } from '@herald/audience';
 import { groupByLocalTime } from './local-groups';
 
 const DAY = Date.UTC(2026, 9, 25);
@@ -31,12 +32,13 @@ describe('groupByLocalTime', () => {
 
   it('puts every recipient in its zone group, groups by release instant, each sorted by uin', async () => {
     const plannedAt = DAY - 3 * 3_600_000; // 21:00 UTC the day before: every zone's 09:00 on the 25th is ahead
-    const { order, groups } = await groupByLocalTime(
+    const { list, groups } = await groupByLocalTime(
       uins,
       { deliverAt, expiresAt: DAY + 2 * 86_400_000 },
       index,
       plannedAt,
     );
+    const order = inRunOrder(list);
     expect(order.length).toBe(uins.length);
     expect([...order].sort((a, b) => a - b)).toEqual([...uins]);
     expect(groups.map((g) => g.releaseAt)).toEqual([...groups.map((g) => g.releaseAt)].sort((a, b) => a - b));
@@ -56,7 +58,8 @@ describe('groupByLocalTime', () => {
 
   it('answers one group at the default zone when no recipient has a zone', async () => {
     const none = Uint32Array.of(2 ** 25, 2 ** 25 + 1);
-    const { order, groups } = await groupByLocalTime(none, { deliverAt, expiresAt: DAY * 2 }, index, DAY - 3_600_000);
+    const { list, groups } = await groupByLocalTime(none, { deliverAt, expiresAt: DAY * 2 }, index, DAY - 3_600_000);
+    const order = inRunOrder(list);
     expect([...order]).toEqual([...none]);
     expect(groups).toEqual([{ offsetMinutes: 0, releaseAt: DAY + 9 * 3_600_000, start: 0, end: 2, skipped: false }]);
   });
@@ -65,12 +68,13 @@ describe('groupByLocalTime', () => {
     // 150,000 more recipients without a zone: the default group's run spans three blocks of 65,536.
     const unzoned = Uint32Array.from({ length: 150_000 }, (_, i) => 2 ** 27 + i);
     const audience = Uint32Array.from([...uins, ...unzoned]);
-    const { order, groups } = await groupByLocalTime(
+    const { list, groups } = await groupByLocalTime(
       audience,
       { deliverAt, expiresAt: DAY + 2 * 86_400_000 },
       index,
       DAY - 3 * 3_600_000,
     );
+    const order = inRunOrder(list);
     const utc = groups.find((g) => g.releaseAt === DAY + 9 * 3_600_000)!;
     const expected = [...uins].filter((uin, i) => zoneOf(uin, i) === 'UTC').concat([...unzoned]);
     expect([...order.subarray(utc.start, utc.end)]).toEqual(expected);
@@ -82,7 +86,8 @@ describe('groupByLocalTime', () => {
     const empty = await LevelAttributeIndex.open(join(dir.path, 'empty'));
     try {
       const some = Uint32Array.of(3, 2 ** 20, 2 ** 30);
-      const { order, groups } = await groupByLocalTime(some, { deliverAt, expiresAt: DAY * 2 }, empty, DAY - 3_600_000);
+      const { list, groups } = await groupByLocalTime(some, { deliverAt, expiresAt: DAY * 2 }, empty, DAY - 3_600_000);
+      const order = inRunOrder(list);
       expect([...order]).toEqual([...some]);
       expect(groups).toEqual([{ offsetMinutes: 0, releaseAt: DAY + 9 * 3_600_000, start: 0, end: 3, skipped: false }]);
     } finally {

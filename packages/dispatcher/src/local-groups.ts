@@ -29,6 +29,7 @@ import {
   type QuietHours,
   type ZoneRelease,
 } from '@herald/core/time';
+import type { ListInRuns } from '@herald/audience';
 import type { PlannedGroup } from '@herald/transport';
 import { valuePerPosition } from './user-zones';
 
@@ -49,12 +50,12 @@ export interface LocalTimeSource {
 }
 
 export interface LocalGrouping {
-  /** The recipients in delivery order: group after group, each sorted by uin (the filtered list as published). */
-  order: Uint32Array;
+  /** The recipients in delivery order, group after group, each sorted by uin: the filtered list as published. */
+  list: ListInRuns;
   groups: PlannedGroup[];
 }
 
-/** Splits `kept` (sorted, distinct) into its release groups and the delivery-order list. */
+/** Splits `kept` (sorted, distinct) into its release groups, laid out group after group. */
 export async function groupByLocalTime(
   kept: Uint32Array,
   task: LocalTimeTask,
@@ -122,9 +123,13 @@ class GroupTable {
   }
 }
 
-/** The delivery-order list: groups by release instant (skipped ones last), each keeping the uins' sorted order. */
+/**
+ * The delivery order: groups by release instant (skipped ones last), each
+ * keeping the uins' sorted order, as each recipient's run in the list
+ * written (audience's writeListInRuns), not the list laid out in memory.
+ */
 function layOut(kept: Uint32Array, groupAt: Uint8Array, releases: readonly ZoneRelease[]): LocalGrouping {
-  // Typed counters: the two passes over every recipient are most of this function's time.
+  // Typed counters: the passes over every recipient are most of this function's time.
   const counts = new Uint32Array(releases.length);
   for (let i = 0; i < groupAt.length; i++) counts[groupAt[i]!]!++;
   const used = releases.map((_, g) => g).filter((g) => counts[g]! > 0);
@@ -135,16 +140,16 @@ function layOut(kept: Uint32Array, groupAt: Uint8Array, releases: readonly ZoneR
       Number(ra.skipped) - Number(rb.skipped) || ra.releaseAt - rb.releaseAt || ra.offsetMinutes - rb.offsetMinutes
     );
   });
-  const next = new Uint32Array(releases.length);
+  const runOfGroup = new Uint8Array(releases.length);
   const groups: PlannedGroup[] = [];
   let start = 0;
-  for (const g of used) {
-    next[g] = start;
+  used.forEach((g, run) => {
+    runOfGroup[g] = run;
     const { releaseAt, offsetMinutes, skipped } = releases[g]!;
     groups.push({ offsetMinutes, releaseAt, start, end: start + counts[g]!, skipped });
     start += counts[g]!;
-  }
-  const order = new Uint32Array(kept.length);
-  for (let i = 0; i < kept.length; i++) order[next[groupAt[i]!]!++] = kept[i]!;
-  return { order, groups };
+  });
+  // Each recipient's group becomes its run, in place: the array is this grouping's own.
+  for (let i = 0; i < groupAt.length; i++) groupAt[i] = runOfGroup[groupAt[i]!]!;
+  return { list: { uins: kept, runOf: groupAt, runs: groups.map(({ start, end }) => ({ start, end })) }, groups };
 }

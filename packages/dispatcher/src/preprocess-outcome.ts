@@ -5,7 +5,13 @@ import { ErrorCodes, HeraldError, isHeraldError, PRIVATE_FILE_MODE } from '@hera
 import { encodeRemovedHeader, encodeRemovedSets } from '@herald/core/fate';
 import { ListFlags } from '@herald/core/recipient-list';
 import type { FilterReason } from '@herald/core/task';
-import { removedPathOf, writeRecipientListFile, type ListRepository } from '@herald/audience';
+import {
+  removedPathOf,
+  writeListInRuns,
+  writeRecipientListFile,
+  type ListInRuns,
+  type ListRepository,
+} from '@herald/audience';
 import { decodeMessage, encodeMessage, type PreprocessResult } from '@herald/transport';
 
 type Done = Extract<PreprocessResult, { ok: true }>;
@@ -68,7 +74,9 @@ export class PreprocessOutcomes {
 
   /**
    * Publishes this run's filtered list and result unless another run of the
-   * task published first; answers whichever outcome is on record then. A
+   * task published first; answers whichever outcome is on record then. The
+   * list comes laid out, or as uins and each one's run (a local-time task's,
+   * written straight into its runs: audience's writeListInRuns). A
    * list that is not one sorted run (a canary's sample then the rest; a
    * local-time task's groups, one after another) is written without the
    * SORTED flag. `alsoAs`: another list id the published list is linked as:
@@ -76,7 +84,7 @@ export class PreprocessOutcomes {
    * file, not a second copy).
    */
   async publish(
-    kept: Uint32Array,
+    kept: Uint32Array | ListInRuns,
     removed: RemovedRecord,
     result: Done,
     options: { flags?: number; alsoAs?: string } = {},
@@ -85,7 +93,10 @@ export class PreprocessOutcomes {
     const listPath = this.lists.pathOf(result.filteredListId);
     const runPath = runPathOf(listPath);
     try {
-      await writeRecipientListFile(runPath, kept, options.flags ?? ListFlags.SORTED | ListFlags.UNIQUE);
+      const flags = options.flags ?? ListFlags.SORTED | ListFlags.UNIQUE;
+      await (kept instanceof Uint32Array
+        ? writeRecipientListFile(runPath, kept, flags)
+        : writeListInRuns(runPath, kept, flags));
       if (!(await linkUnlessTaken(runPath, listPath))) {
         const first = await this.waitForOutcome(taskId, epoch);
         if (first !== undefined) return first;

@@ -83,7 +83,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
         : groupUnits(request.taskId, grouping, deps);
   const record = { sets: removedSets ?? [], complete: complete ?? false };
   // A canary's list is its sample then the rest, a local-time task's its groups one after another: sorted runs.
-  const list = split?.list ?? grouping?.order ?? kept;
+  const list = split?.list ?? grouping?.list ?? kept;
   const result = await outcomes.publish(
     list,
     record,

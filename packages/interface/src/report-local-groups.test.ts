@@ -12,7 +12,9 @@ import type { ExecutionUnit, LocalGroup, Task } from '@herald/core/task';
 import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
 import { LevelDeliveryRecordLog } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
+import { variantIndexOf } from '@herald/core/rollout';
 import { recipientFate, type RecipientFateDeps } from './recipient-fate';
+import { variantCounts } from './variant-counts';
 import { ndjsonLines, reportChunks } from './recipient-report';
 
 const NOW = 1_700_000_000_000;
@@ -148,5 +150,35 @@ describe("a local-time task's report and per-recipient answers", () => {
     }
     for (const uin of blacklisted)
       expect(await recipientFate(now.task, uin, now.deps)).toMatchObject({ fate: 'removed' });
+  });
+
+  it("counts an A/B task's variants against the delivery order its records follow, in both layouts", async () => {
+    const variants = [
+      { name: 'a', share: 0.5, content: { text: 'a' } },
+      { name: 'b', share: 0.5, content: { text: 'b' } },
+    ];
+    const rollout = { seed: 7, variants };
+    const expected = variants.map(() => ({ recipients: 0, deliveredOnline: 0, queuedOffline: 0 }));
+    for (const uin of kept) {
+      const count = expected[variantIndexOf(uin, rollout.seed, variants)]!;
+      count.recipients++;
+      if (groupOf(uin) === 4) continue; // the skipped group: never sent
+      if (uin % 3 === 0) count.deliveredOnline++;
+      else count.queuedOffline++;
+    }
+    for (const [id, layout] of [
+      [5, 'one file'],
+      [6, 'earlier release'],
+    ] as const) {
+      const { task, deps } = await build(id, layout);
+      const counts = await variantCounts({ ...task, rollout } as unknown as Task, { ...deps, uinLimit: 2 ** 20 });
+      expect(
+        counts?.map(({ recipients, deliveredOnline, queuedOffline }) => ({
+          recipients,
+          deliveredOnline,
+          queuedOffline,
+        })),
+      ).toEqual(expected);
+    }
   });
 });

@@ -20,3 +20,4 @@ export {
 export type { ListHeader } from './format';
 export { RecipientListDecoder } from './decoder';
 export { RecipientListEncoder, encodeRecipientList } from './encoder';
+export { crc32Combine } from './crc-combine';
