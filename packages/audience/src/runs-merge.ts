@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { ListFormatError } from '@herald/core';
-import { decodeListHeader, LIST_HEADER_BYTES, UIN_BYTES } from '@herald/core/recipient-list';
+import { decodeListHeader, LIST_HEADER_BYTES, UIN_BYTES, uinOutOfRange } from '@herald/core/recipient-list';
 import { checkFileLength, checkUinLimit } from './decoding';
 import { openForRead, positiveInteger, readFully } from './fs-util';
 import { sortedRunsOf, type ListRun } from './list-runs';
@@ -153,14 +153,7 @@ export class RunsMerge {
   }
 
   private outOfRange(high: number, low: number, position: number): never {
-    // Exact as a BigInt, as the decoder says it (a double rounds above 2^53).
-    const uin = (BigInt(high) << 32n) | BigInt(low);
-    const limit = this.uinLimit;
-    throw new ListFormatError(
-      'LIST_UIN_OUT_OF_RANGE',
-      `uin ${uin} at position ${position} is outside the configured uin space [0, ${limit})`,
-      { uin: uin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(uin) : uin.toString(), position, limit },
-    );
+    throw uinOutOfRange(high, low, position, this.uinLimit);
   }
 }
 

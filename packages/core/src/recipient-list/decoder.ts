@@ -134,18 +134,22 @@ export class RecipientListDecoder {
   }
 
   private outOfRange(hi: number, lo: number, position: number): never {
-    // Exact as a BigInt: hi * 2^32 + lo as a double rounds above 2^53 (2^64-1 would print 18446744073709552000).
-    const uin = (BigInt(hi) << 32n) | BigInt(lo);
-    const limit = this.uinLimit;
-    throw new ListFormatError(
-      'LIST_UIN_OUT_OF_RANGE',
-      `uin ${uin} at position ${position} is outside the configured uin space [0, ${limit})`,
-      {
-        // JSON has no BigInt: a number while it is exact, else its decimal digits.
-        uin: uin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(uin) : uin.toString(),
-        position,
-        limit,
-      },
-    );
+    throw uinOutOfRange(hi, lo, position, this.uinLimit);
   }
+}
+
+/** LIST_UIN_OUT_OF_RANGE for the u64 (hi, lo) read at `position` of a list, outside [0, limit). */
+export function uinOutOfRange(hi: number, lo: number, position: number, limit: number): ListFormatError {
+  // Exact as a BigInt: hi * 2^32 + lo as a double rounds above 2^53 (2^64-1 would print 18446744073709552000).
+  const uin = (BigInt(hi) << 32n) | BigInt(lo);
+  return new ListFormatError(
+    'LIST_UIN_OUT_OF_RANGE',
+    `uin ${uin} at position ${position} is outside the configured uin space [0, ${limit})`,
+    {
+      // JSON has no BigInt: a number while it is exact, else its decimal digits.
+      uin: uin <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(uin) : uin.toString(),
+      position,
+      limit,
+    },
+  );
 }

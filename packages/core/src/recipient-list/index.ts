@@ -18,6 +18,6 @@ export {
   decodeListHeader,
 } from './format';
 export type { ListHeader } from './format';
-export { RecipientListDecoder } from './decoder';
+export { RecipientListDecoder, uinOutOfRange } from './decoder';
 export { RecipientListEncoder, encodeRecipientList } from './encoder';
 export { crc32Combine } from './crc-combine';
