@@ -27,11 +27,15 @@ export const THROTTLE_CLUSTER = {
  */
 export const SETTLE_MS = 1_000;
 
-/** Uploads the audience's list, creates a task for it and waits until the task ends. */
+/**
+ * Uploads the audience's list, creates a task for it and waits until the
+ * task ends, up to `timeoutMs`; a timeout says the task as last read.
+ */
 export async function broadcastToEnd(
   cluster: ProcessCluster,
   audience: SyntheticAudience,
   body: string,
+  timeoutMs = 180_000,
 ): Promise<Task> {
   const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
     const response = await fetch(cluster.url + path, { ...init, headers: { ...init.headers, ...authHeaders() } });
@@ -53,12 +57,13 @@ export async function broadcastToEnd(
       task = await api<Task>(`/api/v1/tasks/${created.id}`);
       return ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'].includes(task.state);
     },
-    {
-      timeoutMs: 180_000,
-      intervalMs: 200,
-      message: `task ${created.id} ending (last: ${JSON.stringify(task)?.slice(0, 300)})`,
-    },
-  );
+    { timeoutMs, intervalMs: 200, message: `task ${created.id} ending` },
+  ).catch((error: unknown) => {
+    // The message is made before the first read: the task as last read is added here.
+    throw new Error(`${(error as Error).message}; last read: ${JSON.stringify(task)?.slice(0, 600)}`, {
+      cause: error,
+    });
+  });
   return task!;
 }
 
