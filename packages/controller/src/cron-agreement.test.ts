@@ -91,14 +91,17 @@ describe('core and node-cron agree', () => {
         instant,
         (cron, timeZone, after) => {
           const [core] = nextFireTimes({ cron, timeZone }, after, 1);
+          // Judged on core's answer before asking node-cron: near a change
+          // node-cron may skip a gap's fire to one years away, and it gives up
+          // on those ("Could not find next matching date"), e.g. a Sunday the
+          // 5th of September in Santiago, where that midnight is the gap.
+          const offsets = new Set([after - DAY, after, core!, core! + DAY].map((t) => offsetAt(timeZone, t)));
+          fc.pre(offsets.size === 1 && core! - after < 20 * DAY);
           const [cron4] = nodeCronNext(cron, timeZone, after, 1);
-          const last = Math.max(core!, cron4!);
-          const offsets = new Set([after - DAY, after, last, last + DAY].map((t) => offsetAt(timeZone, t)));
-          fc.pre(offsets.size === 1 && last - after < 20 * DAY);
           expect(core).toBe(cron4);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: RUNS, examples: [['* 0 5 9 0', 'America/Santiago', at('2010-09-05T04:59:00Z')]] },
     );
   });
 });
