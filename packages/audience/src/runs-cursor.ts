@@ -59,6 +59,39 @@ export class RunsCursor {
     return undefined;
   }
 
+  /**
+   * positionOf's answer when the blocks in hand hold every uin it compares,
+   * else 'read' (positionOf then reads on from where this stopped: the heads
+   * it moved passed only uins below this one). The report asks it first, so
+   * only the row at a block's end awaits a read.
+   */
+  positionInHand(uin: number): { position: number; run: number } | undefined | 'read' {
+    for (let run = 0; run < this.runs.length; run++) {
+      const end = this.runs[run]!.end;
+      let head = this.heads[run]!;
+      let found = -1;
+      for (; head < end; head++) {
+        const block = this.blocks[run]!;
+        const at = head - block.from;
+        if (at < 0 || at >= block.uins.length) {
+          this.heads[run] = head;
+          return 'read';
+        }
+        const held = block.uins[at]!;
+        if (held >= uin) {
+          if (held === uin) found = head;
+          break;
+        }
+      }
+      this.heads[run] = head;
+      if (found >= 0) {
+        this.heads[run] = found + 1;
+        return { position: found, run };
+      }
+    }
+    return undefined;
+  }
+
   async close(): Promise<void> {
     await this.file.close();
   }
