@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { link, writeFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import {
   encodeRemovedSets,
@@ -19,6 +19,15 @@ import { CSV_LINES, ndjsonLines, reportChunks, type ReportLines } from './recipi
 
 const NOW = 1_700_000_000_000;
 const LINKS: readonly FilterReason[] = ['blacklisted', 'already_sent', 'over_frequency'];
+
+/**
+ * How the filtered list is laid out: each has a report path of its own (a
+ * plain task's sorted list; a canary's and a local-time task's sorted runs,
+ * merged, with a local-time task's rows decorated by their group; an earlier
+ * release's local-time task placed through its delivery-order list).
+ */
+const LAYOUTS = ['plain', 'canary', 'local', 'earlier local'] as const;
+type Layout = (typeof LAYOUTS)[number];
 
 /** A task's audience and what became of it, drawn at random: the facts both answers read. */
 interface Scenario {
@@ -135,13 +144,20 @@ describe('reportChunks', () => {
     await dir.remove();
   });
 
-  /** Writes the scenario's files and records under a fresh task id. */
-  async function build(s: Scenario): Promise<{ task: Task; deps: RecipientFateDeps; distinct: number[] }> {
+  /**
+   * Writes the scenario's files and records under a fresh task id, its
+   * filtered list laid out as `layout` says (the records follow the order
+   * its positions take).
+   */
+  async function build(
+    s: Scenario,
+    layout: Layout = 'plain',
+  ): Promise<{ task: Task; deps: RecipientFateDeps; distinct: number[] }> {
     const id = ++taskId;
     const distinct = s.recipients.map((_, i) => i * 3 + 1);
     const kept = distinct.filter((_, i) => s.recipients[i]!.kept);
     const listPath = lists.pathOf(`f_${id}`);
-    await writeRecipientListFile(listPath, Uint32Array.from(kept), ListFlags.SORTED | ListFlags.UNIQUE);
+    const { order, report } = await writeLayout(id, kept, layout);
     const copies = distinct.flatMap((uin, i) => Array<number>(s.recipients[i]!.copies).fill(uin));
     const sections = [
       { reason: 'duplicate' as const, uins: Uint32Array.from(copies) },
@@ -156,7 +172,7 @@ describe('reportChunks', () => {
     for (const batch of s.batches) {
       const count = Math.min(batch.count, kept.length - from);
       if (count <= 0) break;
-      const uins = Uint32Array.from(kept.slice(from, from + count));
+      const uins = Uint32Array.from(order.slice(from, from + count));
       const online = uins.filter((uin) => s.recipients[(uin - 1) / 3]!.online);
       if (batch.recorded && batch.executor === s.down) for (const uin of uins) queuedByDown.add(uin);
       if (batch.recorded)
@@ -179,13 +195,12 @@ describe('reportChunks', () => {
     const units = [
       { unitNo: 0, start: 0, end: kept.length, checkpoint: s.checkpoint, executorId: 'e1' } as ExecutionUnit,
     ];
-    // A task of one instant without a canary: the plain path (no localGroups, no canary in its report).
     const task = {
       id,
       state: s.state,
       filteredListId: `f_${id}`,
       expiresAt: NOW + s.expiresIn,
-      report: {},
+      report,
     } as unknown as Task;
     const deps: RecipientFateDeps = {
       store: { listUnits: async () => units },
@@ -201,6 +216,53 @@ describe('reportChunks', () => {
     return { task, deps, distinct };
   }
 
+  /**
+   * The filtered list of task `id` and the order of its positions: a task of
+   * one instant's sorted list (the plain path); a canary's sample then the
+   * rest, each sorted; a local-time task's three groups one after another
+   * (one skipped, one held for its quiet hours), this release's one file or
+   * an earlier release's sorted list beside its delivery order.
+   */
+  async function writeLayout(
+    id: number,
+    kept: readonly number[],
+    layout: Layout,
+  ): Promise<{ order: number[]; report: object }> {
+    const [f, g] = [lists.pathOf(`f_${id}`), lists.pathOf(`g_${id}`)];
+    if (layout === 'plain') {
+      await writeRecipientListFile(f, Uint32Array.from(kept), ListFlags.SORTED | ListFlags.UNIQUE);
+      return { order: [...kept], report: {} };
+    }
+    const runOf = (uin: number) => ((uin * 2654435761) % 2 ** 32) % (layout === 'canary' ? 2 : 3);
+    const runs = [0, 1, 2].map((run) => kept.filter((uin) => runOf(uin) === run));
+    const order = runs.flat();
+    if (layout === 'canary') {
+      await writeRecipientListFile(f, Uint32Array.from(order), ListFlags.UNIQUE);
+      return { order, report: { kept: kept.length, canary: { sample: runs[0]!.length } } };
+    }
+    const localGroups = runs.map((run, group) => {
+      const start = runs.slice(0, group).reduce((n, r) => n + r.length, 0);
+      const held = group === 1 ? { heldUntil: NOW + 60_000 } : {};
+      return {
+        offsetMinutes: group * 60,
+        releaseAt: NOW - 1_000,
+        start,
+        end: start + run.length,
+        skipped: group === 2,
+        released: true,
+        ...held,
+      };
+    });
+    if (layout === 'local') {
+      await writeRecipientListFile(f, Uint32Array.from(order), ListFlags.UNIQUE);
+      await link(f, g);
+    } else {
+      await writeRecipientListFile(f, Uint32Array.from(kept), ListFlags.SORTED | ListFlags.UNIQUE);
+      await writeRecipientListFile(g, Uint32Array.from(order));
+    }
+    return { order, report: { kept: kept.length, localGroups } };
+  }
+
   async function reportLines(task: Task, deps: RecipientFateDeps, after: number, lines: ReportLines) {
     const chunks: Buffer[] = [];
     const cursor = after < 0 ? undefined : after;
@@ -208,31 +270,38 @@ describe('reportChunks', () => {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  it('writes every row as the per-recipient answer, CSV and NDJSON, from any cursor', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArbitrary, async (s) => {
-        const { task, deps, distinct } = await build(s);
-        const rows = distinct.filter((uin) => uin > s.after);
-        const answers = await Promise.all(rows.map((uin) => recipientFate(task, uin, deps)));
-        const csv = await reportLines(task, deps, s.after, CSV_LINES);
-        expect(csv).toBe(CSV_LINES.start + answers.map((row) => CSV_LINES.line(row)).join(''));
-        const json = ndjsonLines(task.id);
-        expect(await reportLines(task, deps, s.after, json)).toBe(answers.map((row) => json.line(row)).join(''));
-      }),
-      { numRuns: 60 },
-    );
-  });
+  it.each(LAYOUTS)(
+    'writes every row as the per-recipient answer, CSV and NDJSON, from any cursor (%s)',
+    async (layout) => {
+      await fc.assert(
+        fc.asyncProperty(scenarioArbitrary, async (s) => {
+          const { task, deps, distinct } = await build(s, layout);
+          const rows = distinct.filter((uin) => uin > s.after);
+          const answers = await Promise.all(rows.map((uin) => recipientFate(task, uin, deps)));
+          const csv = await reportLines(task, deps, s.after, CSV_LINES);
+          expect(csv).toBe(CSV_LINES.start + answers.map((row) => CSV_LINES.line(row)).join(''));
+          const json = ndjsonLines(task.id);
+          expect(await reportLines(task, deps, s.after, json)).toBe(answers.map((row) => json.line(row)).join(''));
+        }),
+        { numRuns: layout === 'plain' ? 60 : 30 },
+      );
+    },
+  );
 
   // The random scenarios are small, so their batches rarely hold a long run of rows; the report
   // writes such a run's plain rows by a path of their own, which these check among logins,
   // removals, rejections-free batches, gaps and (production) a host that does not answer.
-  it.each([
-    [undefined, false],
-    ['e,"2"', false],
-    ['e,"2"', true],
-  ])(
-    'writes long runs of rows as the per-recipient answer (host down: %s, its records read: %s)',
-    async (down, downRecordsRead) => {
+  it.each(
+    LAYOUTS.flatMap((layout) =>
+      [
+        [undefined, false],
+        ['e,"2"', false],
+        ['e,"2"', true],
+      ].map(([down, read]) => [layout, down as string | undefined, read as boolean] as const),
+    ),
+  )(
+    'writes long runs of rows as the per-recipient answer (%s, host down: %s, its records read: %s)',
+    async (layout, down, downRecordsRead) => {
       const s: Scenario = {
         state: 'COMPLETED',
         expiresIn: 1_000,
@@ -254,7 +323,7 @@ describe('reportChunks', () => {
         downRecordsRead,
         after: 500,
       };
-      const { task, deps, distinct } = await build(s);
+      const { task, deps, distinct } = await build(s, layout);
       for (const after of [-1, s.after]) {
         const answers = await Promise.all(
           distinct.filter((uin) => uin > after).map((uin) => recipientFate(task, uin, deps)),
