@@ -138,6 +138,30 @@ describe('LevelOfflineStore', () => {
     await store.close();
   });
 
+  it('writes no acknowledgement for an entry pending found but a purge removed since: a later append of the task shows', async () => {
+    const store = await LevelOfflineStore.open(dir.path);
+    await store.append(1, 100, Uint32Array.of(5));
+    expect(await store.pending(5)).toEqual([{ taskId: 1, expiresAt: 100 }]);
+    expect((await store.purgeExpired(100, 1000)).done).toBe(true);
+    await store.acknowledge(5, [1]);
+    await store.append(1, 300, Uint32Array.of(5));
+    expect(await store.pending(5)).toEqual([{ taskId: 1, expiresAt: 300 }]);
+    await store.close();
+  });
+
+  it('acknowledges what pending found, and any other entry the user has, but none the user lacks', async () => {
+    const store = await LevelOfflineStore.open(dir.path);
+    await store.append(1, 100, Uint32Array.of(5, 6));
+    await store.append(2, 100, Uint32Array.of(5));
+    expect(await store.pending(6)).toEqual([{ taskId: 1, expiresAt: 100 }]);
+    await store.append(3, 100, Uint32Array.of(6));
+    await store.acknowledge(6, [1, 2, 3]);
+    await store.append(2, 100, Uint32Array.of(6));
+    expect(await store.pending(6)).toEqual([{ taskId: 2, expiresAt: 100 }]);
+    expect(await store.pending(5)).toHaveLength(2);
+    await store.close();
+  });
+
   it('fails every call after close with STORE_CLOSED', async () => {
     const store = await LevelOfflineStore.open(dir.path);
     await store.append(1, 0, Uint32Array.of(1));

@@ -32,6 +32,7 @@ import { ScopeRivals, supersedeOlder, withoutNewer } from './offline-collapse';
 import { indexExpiries, purgeExpired } from './offline-purge';
 import { scanTaskRecords } from './offline-scan';
 import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
+import { FoundEntries } from './offline-found';
 
 /**
  * The embedded OfflineStore, on LevelDB (classic-level).
@@ -92,6 +93,8 @@ import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
  * acknowledge(uin, tasks) writes 'a' and 'b' for each entry the user has;
  * acknowledging an entry that does not exist writes nothing, so it cannot
  * hide a later append. A replayed append leaves acknowledgements in place.
+ * The entries the user's last pending found are taken as read, unless a
+ * purge or collapse may have removed some since (offline-found.ts).
  *
  * scanTask(task) (offline-scan.ts): walk the 'k' index, read each range's
  * records in key order (disjoint and ascending within a shelf, by the
@@ -142,6 +145,7 @@ export class LevelOfflineStore implements OfflineStore {
   private readonly scopeLocks = new KeyedMutex<string>();
   private readonly rangeOf: (uin: number) => number;
   private readonly spans: RecordSpans;
+  private readonly found = new FoundEntries();
 
   private constructor(
     private readonly db: Db,
@@ -232,7 +236,7 @@ export class LevelOfflineStore implements OfflineStore {
   private purgeLocked(taskId: number, scope: string | undefined, fn: () => Promise<void>): Promise<void> {
     return this.lock(taskId, scope, async () => {
       try {
-        await fn();
+        await this.found.removing(fn);
       } finally {
         this.spans.forget(taskId);
       }
@@ -247,6 +251,7 @@ export class LevelOfflineStore implements OfflineStore {
   pending(uin: number): Promise<OfflineEntry[]> {
     return this.life.run('pending', async () => {
       checkUin(uin);
+      const mark = this.found.mark();
       const range = this.rangeOf(uin);
       const [index, acks] = await Promise.all([
         this.db.iterator(indexOfRange(range)).all(),
@@ -263,7 +268,13 @@ export class LevelOfflineStore implements OfflineStore {
         groups.push(groupsOfIndex(v));
       }
       const held = await Promise.all(candidates.map((e, i) => this.holds(e.taskId, range, uin, groups[i]!)));
-      return candidates.filter((_, i) => held[i]);
+      const entries = candidates.filter((_, i) => held[i]);
+      this.found.remember(
+        uin,
+        mark,
+        entries.map((e) => e.taskId),
+      );
+      return entries;
     });
   }
 
@@ -274,8 +285,10 @@ export class LevelOfflineStore implements OfflineStore {
       taskIds.forEach(checkTaskId);
       const tasks = [...new Set<number>(taskIds)];
       const range = this.rangeOf(uin);
+      const found = this.found.take(uin);
       const held = await Promise.all(
         tasks.map(async (taskId) => {
+          if (found?.has(taskId)) return true;
           const index = await this.db.get(indexKey(range, taskId));
           return index !== undefined && this.holds(taskId, range, uin, groupsOfIndex(index));
         }),
@@ -378,7 +391,8 @@ export class LevelOfflineStore implements OfflineStore {
         batch.put(expiryKey(expiresAt, taskId), encodeExpiry(expiresAt, scope));
         edits.push(() => task.expiryWrittenAs(expiresAt));
       }
-      await batch.write();
+      // Taking users out of older tasks' records is a removal: what pending found before it is read again.
+      await (rewritten.size > 0 ? this.found.removing(() => batch.write()) : batch.write());
     } catch (error) {
       await batch.close(); // safe after a failed write too: it waits for the close the write began
       this.spans.forget(taskId);
