@@ -8,7 +8,8 @@
  * RunsCursor). One process, no cluster: the task's files and delivery records
  * are written directly, then the interface's reportChunks (NDJSON) is drained
  * for each layout in turn, --runs times, and the two reports are checked
- * equal.
+ * equal. A canary task and a plain task of the same recipients are drained
+ * beside them: the report's other two paths.
  *
  *   node bench/local-report.js [--recipients 1e6] [--groups 24] [--runs 3]
  *
@@ -29,13 +30,19 @@ const { arg, commit, fmt, loadAverage, machine } = require('./lib');
 const NOW = Date.UTC(2026, 10, 29);
 const BATCH = 4096;
 
-/** Writes task `id`'s files in `layout` and its records; answers the task and the report's dependencies. */
+/**
+ * Writes task `id`'s files in `layout` and its records; answers the task and the report's dependencies.
+ * Besides the local-time layouts: a canary task (its sample, the uins of group 0, then the rest, each
+ * sorted) and a plain task (one sorted list), the report's other paths, for comparison.
+ */
 async function build(lists, records, id, layout, kept, groupOf, groupCount) {
   const order = [];
-  for (let g = 0; g < groupCount; g++) for (const uin of kept) if (groupOf(uin) === g) order.push(uin);
+  const runCount = layout === 'plain' ? 1 : layout === 'canary' ? 2 : groupCount;
+  const runOf = (uin) => (layout === 'plain' ? 0 : layout === 'canary' ? Math.min(1, groupOf(uin)) : groupOf(uin));
+  for (let g = 0; g < runCount; g++) for (const uin of kept) if (runOf(uin) === g) order.push(uin);
   const groups = [];
-  for (let g = 0, start = 0; g < groupCount; g++) {
-    const end = start + kept.filter((uin) => groupOf(uin) === g).length;
+  for (let g = 0, start = 0; g < runCount; g++) {
+    const end = start + kept.filter((uin) => runOf(uin) === g).length;
     groups.push({ offsetMinutes: g * 30, releaseAt: NOW - 60_000 + g, start, end, skipped: false, released: true });
     start = end;
   }
@@ -43,9 +50,15 @@ async function build(lists, records, id, layout, kept, groupOf, groupCount) {
   if (layout === 'runs') {
     await writeRecipientListFile(f, Uint32Array.from(order), ListFlags.UNIQUE);
     await link(f, g);
-  } else {
+  } else if (layout === 'sorted') {
     await writeRecipientListFile(f, kept, ListFlags.SORTED | ListFlags.UNIQUE);
     await writeRecipientListFile(g, Uint32Array.from(order));
+  } else {
+    await writeRecipientListFile(
+      f,
+      Uint32Array.from(order),
+      ListFlags.UNIQUE | (layout === 'plain' ? ListFlags.SORTED : 0),
+    );
   }
   await writeFile(removedPathOf(f), encodeRemovedSets([], true));
   for (let from = 0; from < order.length; from += BATCH) {
@@ -73,7 +86,12 @@ async function build(lists, records, id, layout, kept, groupOf, groupCount) {
     state: 'COMPLETED',
     filteredListId: `f_${id}`,
     expiresAt: NOW + 86_400_000,
-    report: { kept: kept.length, localGroups: groups },
+    report:
+      layout === 'plain'
+        ? { kept: kept.length }
+        : layout === 'canary'
+          ? { kept: kept.length, canary: { sample: groups[0].end } }
+          : { kept: kept.length, localGroups: groups },
   };
   const deps = {
     store: { listUnits: async () => units },
@@ -112,23 +130,32 @@ async function main() {
     const tasks = {
       runs: await build(lists, records, 1, 'runs', kept, groupOf, groupCount),
       sorted: await build(lists, records, 2, 'sorted', kept, groupOf, groupCount),
+      canary: await build(lists, records, 3, 'canary', kept, groupOf, groupCount),
+      plain: await build(lists, records, 4, 'plain', kept, groupOf, groupCount),
+    };
+    const names = {
+      runs: 'one list in runs (this release)',
+      sorted: "sorted list + delivery order (earlier release's)",
+      canary: 'canary: sample then the rest',
+      plain: 'plain: one sorted list',
     };
     process.stdout.write(
       `${machine()}, commit ${commit()}, ${fmt(recipients)} recipients in ${groupCount} groups, load ${loadAverage().toFixed(1)}\n`,
     );
     const digests = {};
     for (let run = 1; run <= runs; run++) {
-      for (const layout of run % 2 === 1 ? ['runs', 'sorted'] : ['sorted', 'runs']) {
+      const layouts = ['runs', 'sorted', 'canary', 'plain'];
+      for (const layout of run % 2 === 1 ? layouts : layouts.reverse()) {
         const { bytes, seconds, digest } = await drain(tasks[layout]);
         (digests[layout] ??= new Set()).add(digest);
         process.stdout.write(
-          `run ${run} ${layout === 'runs' ? 'one list in runs (this release)' : "sorted list + delivery order (earlier release's)"}: ${fmt(recipients / seconds)} rows/s (${seconds.toFixed(2)} s, ${fmt(bytes)} bytes), load ${loadAverage().toFixed(1)}\n`,
+          `run ${run} ${names[layout]}: ${fmt(recipients / seconds)} rows/s (${seconds.toFixed(2)} s, ${fmt(bytes)} bytes), load ${loadAverage().toFixed(1)}\n`,
         );
       }
     }
     const same =
       digests.runs.size === 1 && digests.sorted.size === 1 && [...digests.runs][0] === [...digests.sorted][0];
-    process.stdout.write(`both layouts wrote the same report: ${same}\n`);
+    process.stdout.write(`both local-time layouts wrote the same report: ${same}\n`);
     if (!same) process.exitCode = 1;
   } finally {
     await records.close();
