@@ -33,6 +33,7 @@ import { indexExpiries, purgeExpired } from './offline-purge';
 import { scanTaskRecords } from './offline-scan';
 import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
 import { FoundEntries } from './offline-found';
+import { holdingTasks, type Candidate } from './offline-holds';
 
 /**
  * The embedded OfflineStore, on LevelDB (classic-level).
@@ -259,16 +260,14 @@ export class LevelOfflineStore implements OfflineStore {
       ]);
       if (index.length === 0) return [];
       const acked = new Set(acks.map((k) => readU64BE(k, TASK_IN_ACK_KEY)));
-      const candidates: OfflineEntry[] = [];
-      const groups: number[][] = [];
+      const candidates: (OfflineEntry & Candidate)[] = [];
       for (const [k, v] of index) {
         const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
         if (acked.has(taskId)) continue;
-        candidates.push({ taskId, expiresAt: v.readDoubleBE(0) });
-        groups.push(groupsOfIndex(v));
+        candidates.push({ taskId, expiresAt: v.readDoubleBE(0), groups: groupsOfIndex(v) });
       }
-      const held = await Promise.all(candidates.map((e, i) => this.holds(e.taskId, range, uin, groups[i]!)));
-      const entries = candidates.filter((_, i) => held[i]);
+      const held = await holdingTasks(this.db, this.spans, range, uin, candidates);
+      const entries = candidates.filter((_, i) => held[i]).map(({ taskId, expiresAt }) => ({ taskId, expiresAt }));
       this.found.remember(
         uin,
         mark,

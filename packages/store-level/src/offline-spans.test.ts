@@ -67,6 +67,20 @@ describe('RangeSpans', () => {
     expect(spans.overlapping(60, 60)).toEqual({ from: 2, to: 3 });
   });
 
+  it('names the record whose span holds a uin, and none between spans', () => {
+    const spans = spansOf([10, 20], [30, 40]);
+    expect([9, 10, 15, 20, 25, 30, 40, 41].map((uin) => spans.firstHolding(uin))).toEqual([
+      undefined,
+      10,
+      10,
+      10,
+      undefined,
+      30,
+      30,
+      undefined,
+    ]);
+  });
+
   it('replaces the spans a merged record absorbs by its span', () => {
     const spans = spansOf([10, 20], [30, 40], [50, 60]);
     spans.replace(0, 2, 5, 45);

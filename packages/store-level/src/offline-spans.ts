@@ -40,6 +40,12 @@ export class RangeSpans {
     return { from: lo, to };
   }
 
+  /** The first uin (the key) of the record whose span holds `uin`, if one does. */
+  firstHolding(uin: number): number | undefined {
+    const at = this.overlapping(uin, uin);
+    return at.to > at.from ? this.firsts[at.from] : undefined;
+  }
+
   /** Replaces spans [from, to) (the ones a merged record absorbed) by the merged record's span. */
   replace(from: number, to: number, first: number, last: number): void {
     this.firsts.splice(from, to - from, first);
@@ -104,6 +110,12 @@ export class TaskSpans {
     this.held += spans.count;
     groups.set(group, spans);
     return spans;
+  }
+
+  /** The key's first uin of the record that holds `uin` in the shelf, if its spans are read and one does. */
+  recordHolding(range: number, group: number, uin: number): number | undefined {
+    const state = this.ranges.get(range)?.get(group);
+    return state instanceof RangeSpans ? state.firstHolding(uin) : undefined;
   }
 
   /** The groups the task has records of in `range` (UNGROUPED among them if it has ungrouped ones), ascending. */
@@ -171,6 +183,11 @@ export class RecordSpans {
     );
     this.tasks.set(taskId, task);
     return task;
+  }
+
+  /** The task's spans if held, without reading or marking it used: a login's hint, checked against the disk. */
+  known(taskId: number): TaskSpans | undefined {
+    return this.tasks.get(taskId);
   }
 
   /** Drops what is held of the task: its records changed in a way not tracked here (purge, collapse, failed write). */
