@@ -290,14 +290,18 @@ describe('reportChunks', () => {
 
   // The random scenarios are small, so their batches rarely hold a long run of rows; the report
   // writes such a run's plain rows by a path of their own, which these check among logins,
-  // removals, rejections-free batches, gaps and (production) a host that does not answer.
+  // removals, rejections-free batches, gaps and (production) a host that does not answer. The
+  // runs layouts share that path but for how a row is placed, so the host-down cases run on one.
+  const HOST_CASES = [
+    [undefined, false],
+    ['e,"2"', false],
+    ['e,"2"', true],
+  ] as const;
   it.each(
     LAYOUTS.flatMap((layout) =>
-      [
-        [undefined, false],
-        ['e,"2"', false],
-        ['e,"2"', true],
-      ].map(([down, read]) => [layout, down as string | undefined, read as boolean] as const),
+      (layout === 'plain' || layout === 'local' ? HOST_CASES : HOST_CASES.slice(0, 1)).map(
+        ([down, read]) => [layout, down as string | undefined, read as boolean] as const,
+      ),
     ),
   )(
     'writes long runs of rows as the per-recipient answer (%s, host down: %s, its records read: %s)',
