@@ -1,7 +1,7 @@
 import { ConfigError, ErrorCodes, HeraldError, ValidationError } from '@herald/core';
 import { isSortedUint32, uniqueSorted } from '@herald/core/uins';
 import type { OfflineAppendOptions, OfflineEntry, OfflinePurge, OfflineStore } from '@herald/core/ports';
-import { EMPTY, readU64BE } from './keys';
+import { EMPTY } from './keys';
 import { KeyedMutex } from './keyed-mutex';
 import { checkTaskId, checkUin } from './offline-checks';
 import { Lifecycle, toHeraldError, openLevelDb } from './lifecycle';
@@ -23,8 +23,6 @@ import {
   scopeKey,
   shelfCountKey,
   shelfRecordKey,
-  TASK_IN_ACK_KEY,
-  TASK_IN_INDEX_KEY,
   UNGROUPED,
 } from './offline-keys';
 import { encodeUins, splitByRange, unionSorted } from './uin-records';
@@ -33,7 +31,7 @@ import { indexExpiries, purgeExpired } from './offline-purge';
 import { scanTaskRecords } from './offline-scan';
 import { DEFAULT_MAX_CACHED_SPANS, RecordSpans } from './offline-spans';
 import { FoundEntries } from './offline-found';
-import { holdingTasks, type Candidate } from './offline-holds';
+import { holdingTasks, unacknowledged } from './offline-holds';
 
 /**
  * The embedded OfflineStore, on LevelDB (classic-level).
@@ -259,13 +257,7 @@ export class LevelOfflineStore implements OfflineStore {
         this.db.keys(acksOfUin(uin)).all(),
       ]);
       if (index.length === 0) return [];
-      const acked = new Set(acks.map((k) => readU64BE(k, TASK_IN_ACK_KEY)));
-      const candidates: (OfflineEntry & Candidate)[] = [];
-      for (const [k, v] of index) {
-        const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
-        if (acked.has(taskId)) continue;
-        candidates.push({ taskId, expiresAt: v.readDoubleBE(0), groups: groupsOfIndex(v) });
-      }
+      const candidates = unacknowledged(index, acks);
       const held = await holdingTasks(this.db, this.spans, range, uin, candidates);
       const entries = candidates.filter((_, i) => held[i]).map(({ taskId, expiresAt }) => ({ taskId, expiresAt }));
       this.found.remember(

@@ -9,8 +9,10 @@
  * and a task the hint cannot prove is sought on disk as before.
  */
 import { indexOfSorted } from '@herald/core/uins';
+import type { OfflineEntry } from '@herald/core/ports';
+import { readU64BE } from './keys';
 import { holdsUin, type Db } from './offline-cursors';
-import { shelfRecordKey } from './offline-keys';
+import { groupsOfIndex, shelfRecordKey, TASK_IN_ACK_KEY, TASK_IN_INDEX_KEY } from './offline-keys';
 import type { RecordSpans } from './offline-spans';
 import { decodeUins } from './uin-records';
 
@@ -18,6 +20,20 @@ export interface Candidate {
   taskId: number;
   /** The groups the task's 'i' value lists in the range. */
   groups: readonly number[];
+}
+
+/** The tasks a range's 'i' entries list (key, value) that the user's 'a' keys do not acknowledge, in index order. */
+export function unacknowledged(
+  index: readonly (readonly [Buffer, Buffer])[],
+  acks: readonly Buffer[],
+): (OfflineEntry & Candidate)[] {
+  const acked = new Set(acks.map((k) => readU64BE(k, TASK_IN_ACK_KEY)));
+  const candidates: (OfflineEntry & Candidate)[] = [];
+  for (const [k, v] of index) {
+    const taskId = readU64BE(k, TASK_IN_INDEX_KEY);
+    if (!acked.has(taskId)) candidates.push({ taskId, expiresAt: v.readDoubleBE(0), groups: groupsOfIndex(v) });
+  }
+  return candidates;
 }
 
 /** Whether each candidate task has a record in `range` holding `uin` (acknowledged or not), in candidate order. */
