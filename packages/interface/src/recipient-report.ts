@@ -18,6 +18,7 @@ import { ReportChunks } from './report-chunks';
 import { LoginCursor, RecordCursor } from './report-cursors';
 import { canaryReportChunks, localTimeReportChunks } from './report-local-groups';
 import type { ReportLines } from './report-lines';
+import { copiesOf } from './report-runs';
 
 export { CSV_LINES, headText, ndjsonLines, REPORT_CSV_HEADER, type ReportLines } from './report-lines';
 
@@ -289,9 +290,4 @@ class ReportRows {
   private tail(delivery: DeliveryFacts): Buffer {
     return Buffer.from(this.lines.tail(keptPositionFate({ ...this.base, delivery, login: NO_LOGIN })));
   }
-}
-
-/** The extra copies dedupe removed of a uin, as classifyFate reports them. */
-function copiesOf(removal: RemovalFacts): number {
-  return removal.recorded ? removal.duplicateCopies : 0;
 }

@@ -255,6 +255,6 @@ class RunsRows {
 }
 
 /** The extra copies dedupe removed of a uin, as classifyFate reports them. */
-function copiesOf(removal: RemovalFacts): number {
+export function copiesOf(removal: RemovalFacts): number {
   return removal.recorded ? removal.duplicateCopies : 0;
 }
