@@ -71,7 +71,7 @@ async function main() {
       const cpu = process.cpuUsage(cpu0);
       process.stdout.write(
         `run ${run}: CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, wall ${wall.toFixed(0)} ms, ` +
-          `${grouping.groups.length} groups, checksum ${checksum(grouping.order)}\n`,
+          `${grouping.groups.length} groups, checksum ${checksum(grouping)}\n`,
       );
     }
   } finally {
@@ -80,10 +80,19 @@ async function main() {
   }
 }
 
-/** A cheap fingerprint of the delivery order, so two builds can be seen to agree. */
-function checksum(order) {
+/**
+ * A cheap fingerprint of the delivery order, so two builds can be seen to
+ * agree: the order laid out in memory (`order`, older builds) or each uin's
+ * run (`list`, since the list is written straight from its runs).
+ */
+function checksum(grouping) {
   let h = 0;
-  for (let i = 0; i < order.length; i++) h = (Math.imul(h, 31) + order[i]) | 0;
+  if (grouping.order !== undefined) {
+    for (let i = 0; i < grouping.order.length; i++) h = (Math.imul(h, 31) + grouping.order[i]) | 0;
+  } else {
+    const { uins, runOf } = grouping.list;
+    for (let i = 0; i < uins.length; i++) h = (Math.imul(h, 31) + uins[i] * 64 + runOf[i]) | 0;
+  }
   return (h >>> 0).toString(16);
 }
 
