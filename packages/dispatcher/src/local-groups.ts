@@ -67,14 +67,17 @@ export async function groupByLocalTime(
   const defaultGroup = releases.groupOf(task.deliverAt?.defaultTimeZone ?? 'UTC');
   const zoneKeys = await index.keysWithPrefix(TZ_KEY_PREFIX);
   const keyGroups = zoneKeys.map((key) => releases.groupOf(key.slice(TZ_KEY_PREFIX.length)));
-  const groupAt = await valuePerPosition(
+  // Every group is known before the walk, so the walk writes each recipient's run (its group's place in
+  // delivery order) straight away: no second pass over the list to renumber groups into runs.
+  const runOfGroup = deliveryOrder(releases.all());
+  const runAt = await valuePerPosition(
     kept,
     zoneKeys,
-    keyGroups,
+    keyGroups.map((g) => runOfGroup[g]!),
     index,
-    new Uint8Array(kept.length).fill(defaultGroup),
+    new Uint8Array(kept.length).fill(runOfGroup[defaultGroup]!),
   );
-  return layOut(kept, groupAt, releases.all());
+  return layOut(kept, runAt, runOfGroup, releases.all());
 }
 
 /** The groups met so far, one per (release instant, offset, skipped). */
@@ -123,17 +126,10 @@ class GroupTable {
   }
 }
 
-/**
- * The delivery order: groups by release instant (skipped ones last), each
- * keeping the uins' sorted order, as each recipient's run in the list
- * written (audience's writeListInRuns), not the list laid out in memory.
- */
-function layOut(kept: Uint32Array, groupAt: Uint8Array, releases: readonly ZoneRelease[]): LocalGrouping {
-  // Typed counters: the passes over every recipient are most of this function's time.
-  const counts = new Uint32Array(releases.length);
-  for (let i = 0; i < groupAt.length; i++) counts[groupAt[i]!]!++;
-  const used = releases.map((_, g) => g).filter((g) => counts[g]! > 0);
-  used.sort((a, b) => {
+/** Each group's run: groups by release instant (skipped ones last), then by offset. */
+function deliveryOrder(releases: readonly ZoneRelease[]): Uint8Array {
+  const order = releases.map((_, g) => g);
+  order.sort((a, b) => {
     const ra = releases[a]!;
     const rb = releases[b]!;
     return (
@@ -141,15 +137,38 @@ function layOut(kept: Uint32Array, groupAt: Uint8Array, releases: readonly ZoneR
     );
   });
   const runOfGroup = new Uint8Array(releases.length);
+  order.forEach((g, run) => (runOfGroup[g] = run));
+  return runOfGroup;
+}
+
+/**
+ * The list in delivery order, run after run, each keeping the uins' sorted
+ * order, as written by audience's writeListInRuns (not laid out in memory),
+ * and the groups that have recipients. A group nobody is in keeps its run,
+ * empty: the runs tile the list all the same.
+ */
+function layOut(
+  kept: Uint32Array,
+  runAt: Uint8Array,
+  runOfGroup: Uint8Array,
+  releases: readonly ZoneRelease[],
+): LocalGrouping {
+  // A typed counter: this pass over every recipient is most of this function's time.
+  const counts = new Uint32Array(releases.length);
+  for (let i = 0; i < runAt.length; i++) counts[runAt[i]!]!++;
+  const groupOfRun = new Uint8Array(releases.length);
+  runOfGroup.forEach((run, g) => (groupOfRun[run] = g));
+  const runs: { start: number; end: number }[] = [];
   const groups: PlannedGroup[] = [];
   let start = 0;
-  used.forEach((g, run) => {
-    runOfGroup[g] = run;
-    const { releaseAt, offsetMinutes, skipped } = releases[g]!;
-    groups.push({ offsetMinutes, releaseAt, start, end: start + counts[g]!, skipped });
-    start += counts[g]!;
-  });
-  // Each recipient's group becomes its run, in place: the array is this grouping's own.
-  for (let i = 0; i < groupAt.length; i++) groupAt[i] = runOfGroup[groupAt[i]!]!;
-  return { list: { uins: kept, runOf: groupAt, runs: groups.map(({ start, end }) => ({ start, end })) }, groups };
+  for (let run = 0; run < releases.length; run++) {
+    const end = start + counts[run]!;
+    runs.push({ start, end });
+    if (end > start) {
+      const { releaseAt, offsetMinutes, skipped } = releases[groupOfRun[run]!]!;
+      groups.push({ offsetMinutes, releaseAt, start, end, skipped });
+    }
+    start = end;
+  }
+  return { list: { uins: kept, runOf: runAt, runs }, groups };
 }
