@@ -31,13 +31,18 @@ export interface ListInRuns {
   runs: readonly ListRun[];
 }
 
-/** Uins sorted by run per block: 4 MiB of encoded body, reused block after block. */
+/** Uins sorted by run per block: 4 MiB of encoded body, two buffers in turn. */
 const BLOCK_UINS = 1 << 19;
 
 /**
  * Writes `list` to `path` run after run (flags without SORTED: UNIQUE when
  * the uins are distinct, which is taken on trust as for any unsorted list),
  * through a temp file published whole, like writeRecipientListFile.
+ *
+ * Two block buffers in turn: a block's parts are written (each run's at its
+ * own offset, all at once on the thread pool) while the next block is
+ * sorted into the other buffer. The runs' sizes are checked against what
+ * the blocks held before anything is published.
  */
 export async function writeListInRuns(
   path: string,
@@ -48,24 +53,32 @@ export async function writeListInRuns(
   if ((flags & ListFlags.SORTED) !== 0)
     throw new ValidationError('a list written in runs cannot claim SORTED', { flags });
   const { uins, runOf, runs } = list;
-  checkRuns(list);
+  checkRunsTile(list);
   const tempPath = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(tempPath, 'w', PRIVATE_FILE_MODE);
+  let writing: Promise<unknown> = Promise.resolve();
   try {
     const next = Float64Array.from(runs, (run) => run.start);
     const crcs = new Array<number>(runs.length).fill(0);
-    const block = new BlockSort(runs.length, Math.min(BLOCK_UINS, Math.max(1, uins.length)));
-    for (let from = 0; from < uins.length; from += BLOCK_UINS) {
-      const to = Math.min(from + BLOCK_UINS, uins.length);
-      block.sort(uins, runOf, from, to);
+    const capacity = Math.min(BLOCK_UINS, Math.max(1, uins.length));
+    const blocks = [new BlockSort(runs.length, capacity), new BlockSort(runs.length, capacity)];
+    for (let from = 0, turn = 0; from < uins.length; from += BLOCK_UINS, turn ^= 1) {
+      const block = blocks[turn]!;
+      // This buffer's last writes were awaited before the other buffer's began.
+      block.sort(uins, runOf, from, Math.min(from + BLOCK_UINS, uins.length));
+      const writes: Promise<void>[] = [];
       for (let r = 0; r < runs.length; r++) {
         const part = block.partOf(r);
         if (part.length === 0) continue;
         crcs[r] = crc32(part, crcs[r]);
-        await writeFully(handle, part, LIST_HEADER_BYTES + next[r]! * UIN_BYTES);
+        writes.push(writeFully(handle, part, LIST_HEADER_BYTES + next[r]! * UIN_BYTES));
         next[r]! += part.length / UIN_BYTES;
       }
+      await writing;
+      writing = Promise.all(writes);
     }
+    await writing;
+    checkRunsFilled(list, next);
     let bodyCrc = 0;
     for (let r = 0; r < runs.length; r++)
       bodyCrc = crc32Combine(bodyCrc, crcs[r]!, (runs[r]!.end - runs[r]!.start) * UIN_BYTES);
@@ -73,6 +86,8 @@ export async function writeListInRuns(
     await publish(handle, tempPath, path);
     return { count: uins.length, checksum: bodyCrc, bytes: LIST_HEADER_BYTES + uins.length * UIN_BYTES };
   } catch (error) {
+    // No write may land in the file after it is removed.
+    await writing.catch(() => undefined);
     await handle.close().catch(() => undefined);
     await removeQuietly(tempPath);
     throw error;
@@ -81,35 +96,58 @@ export async function writeListInRuns(
 
 /** The uins of `list` in the order the file holds them (tests, small lists). */
 export function inRunOrder(list: ListInRuns): Uint32Array {
-  checkRuns(list);
+  checkRunsTile(list);
+  const filled = Float64Array.from(list.runs, (run) => run.start);
+  for (let i = 0; i < list.runOf.length; i++) {
+    const r = list.runOf[i]!;
+    if (r >= list.runs.length) throw noSuchRun(i, r, list.runs.length);
+    filled[r]!++;
+  }
+  checkRunsFilled(list, filled);
   const out = new Uint32Array(list.uins.length);
   const next = list.runs.map((run) => run.start);
   for (let i = 0; i < list.uins.length; i++) out[next[list.runOf[i]!]!++] = list.uins[i]!;
   return out;
 }
 
-/** Refuses runs that do not tile the list with the sizes `runOf` gives them: the file would have holes or overlaps. */
-function checkRuns({ uins, runOf, runs }: ListInRuns): void {
+/** Refuses runs that are not contiguous from 0 to the list's end: the file would have holes or overlaps. */
+function checkRunsTile({ uins, runOf, runs }: ListInRuns): void {
   if (runOf.length !== uins.length)
     throw new ValidationError(`runOf holds ${runOf.length} runs for ${uins.length} uins`, { option: 'runOf' });
-  const counts = new Float64Array(runs.length);
-  for (let i = 0; i < runOf.length; i++) {
-    if (runOf[i]! >= runs.length)
-      throw new ValidationError(`uin ${i} goes to run ${runOf[i]}, of ${runs.length}`, { option: 'runOf' });
-    counts[runOf[i]!]!++;
-  }
   let start = 0;
   for (let r = 0; r < runs.length; r++) {
     const { start: s, end } = runs[r]!;
-    if (s !== start || end - s !== counts[r])
-      throw new ValidationError(`run ${r} is [${s}, ${end}), but its uins fill [${start}, ${start + counts[r]!})`, {
+    if (s !== start || end < s)
+      throw new ValidationError(`run ${r} is [${s}, ${end}), but the runs before it end at ${start}`, {
         option: 'runs',
       });
     start = end;
   }
+  if (start !== uins.length)
+    throw new ValidationError(`the runs end at ${start}, but the list holds ${uins.length} uins`, { option: 'runs' });
 }
 
-/** One block of uins counting-sorted by run into a reused buffer, encoded as the file holds them. */
+function noSuchRun(i: number, run: number, runs: number): ValidationError {
+  return new ValidationError(`uin ${i} goes to run ${run}, of ${runs}`, { option: 'runOf' });
+}
+
+/** Refuses runs whose sizes are not what their uins filled (`next`: where each run's writes ended). */
+function checkRunsFilled({ runs }: ListInRuns, next: Float64Array): void {
+  for (let r = 0; r < runs.length; r++) {
+    const { start, end } = runs[r]!;
+    if (next[r] !== end)
+      throw new ValidationError(`run ${r} is [${start}, ${end}), but its uins fill [${start}, ${next[r]})`, {
+        option: 'runs',
+      });
+  }
+}
+
+/**
+ * One block of uins counting-sorted by run into a reused buffer, encoded as
+ * the file holds them: u64 little-endian, the uin in the low word. The
+ * buffer starts zeroed and only low words are ever written, so the high
+ * words stay zero.
+ */
 class BlockSort {
   private readonly buffer: Buffer;
   private readonly words: Uint32Array;
@@ -117,7 +155,7 @@ class BlockSort {
   private readonly ends: Uint32Array;
 
   constructor(runs: number, capacity: number) {
-    this.buffer = Buffer.allocUnsafeSlow(capacity * UIN_BYTES);
+    this.buffer = Buffer.alloc(capacity * UIN_BYTES);
     this.words = new Uint32Array(this.buffer.buffer, this.buffer.byteOffset, capacity * 2);
     this.starts = new Uint32Array(runs);
     this.ends = new Uint32Array(runs);
@@ -125,20 +163,20 @@ class BlockSort {
 
   sort(uins: Uint32Array, runOf: Uint8Array, from: number, to: number): void {
     const { starts, ends, words } = this;
+    const runs = ends.length;
     ends.fill(0);
-    for (let i = from; i < to; i++) ends[runOf[i]!]!++;
+    for (let i = from; i < to; i++) {
+      const r = runOf[i]!;
+      if (r >= runs) throw noSuchRun(i, r, runs);
+      ends[r]!++;
+    }
     let at = 0;
-    for (let r = 0; r < starts.length; r++) {
+    for (let r = 0; r < runs; r++) {
       starts[r] = at;
       at += ends[r]!;
       ends[r] = starts[r]!;
     }
-    // Little-endian u64s: the uin in the low word, zero in the high one (as RecipientListEncoder writes them).
-    for (let i = from; i < to; i++) {
-      const w = 2 * ends[runOf[i]!]!++;
-      words[w] = uins[i]!;
-      words[w + 1] = 0;
-    }
+    for (let i = from; i < to; i++) words[2 * ends[runOf[i]!]!++] = uins[i]!;
   }
 
   /** Run r's uins of this block, encoded. */
