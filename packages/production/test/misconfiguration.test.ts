@@ -190,6 +190,16 @@ describe('production process misconfiguration', () => {
     ]);
   });
 
+  it('names executor.maxLoginsPending when the login queue is given no room', async () => {
+    const result = await startWith('executor', 'executor-1', (o) => (o.executor = { maxLoginsPending: 0 }));
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^herald: CONFIG_INVALID: config executor\.maxLoginsPending: must be an integer in \[1, 100000000\] \(got 0\)/,
+      ),
+    ]);
+  });
+
   it("names the bitmap file when the presence agent of the executor's host never created it", async () => {
     const result = await startWith('executor', 'executor-1', (o) => (o.executor = { bitmapWaitMs: 500 }));
     expect(result.code).toBe(1);

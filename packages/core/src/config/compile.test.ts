@@ -21,7 +21,7 @@ const EXPECTED_DEFAULTS = {
   },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
   dispatcher: { batchSize: 4096, unitSize: 1_048_576, filterWorkers: 0 },
-  executor: { ids: ['executor-1'], bitmapWaitMs: 30_000 },
+  executor: { ids: ['executor-1'], bitmapWaitMs: 30_000, maxLoginsPending: 100_000 },
   offline: { rangeBits: 20, purgeIntervalMs: 10_000, purgeMaxRecords: 2000 },
   transport: { highWaterMark: 64 },
   management: {
@@ -266,7 +266,7 @@ describe('compileConfig', () => {
       tasks: { defaultTtlMs: DAY, maxTtlMs: 2 * DAY, maxContentChars: 100, maxScheduleAheadMs: 60_000, undoGraceMs: 0 },
       scheduler: { id: 'sched-a', slots: 1, tickMs: 10, unitStallMs: 100 },
       dispatcher: { batchSize: 1, unitSize: 10, filterWorkers: 2 },
-      executor: { ids: ['e1', 'e_2', 'e.3', 'e-4'], bitmapWaitMs: 0 },
+      executor: { ids: ['e1', 'e_2', 'e.3', 'e-4'], bitmapWaitMs: 0, maxLoginsPending: 7 },
       offline: { rangeBits: 8, purgeIntervalMs: 0, purgeMaxRecords: 1 },
       transport: { highWaterMark: 1 },
       management: {
@@ -392,6 +392,14 @@ describe('compileConfig', () => {
     ['executor.ids with a number', { executor: { ids: [1] } }, 'executor.ids'],
     ['executor.ids repeated', { executor: { ids: ['x', 'x'] } }, 'executor.ids'],
     ['executor.bitmapWaitMs negative', { executor: { bitmapWaitMs: -1 } }, 'executor.bitmapWaitMs'],
+    ['executor.maxLoginsPending 0', { executor: { maxLoginsPending: 0 } }, 'executor.maxLoginsPending'],
+    ['executor.maxLoginsPending 2.5', { executor: { maxLoginsPending: 2.5 } }, 'executor.maxLoginsPending'],
+    ['executor.maxLoginsPending "1e5"', { executor: { maxLoginsPending: '1e5' } }, 'executor.maxLoginsPending'],
+    [
+      'executor.maxLoginsPending over 10^8',
+      { executor: { maxLoginsPending: 100_000_001 } },
+      'executor.maxLoginsPending',
+    ],
     ['dispatcher.batchSize 0', { dispatcher: { batchSize: 0 } }, 'dispatcher.batchSize'],
     ['dispatcher.unitSize 0', { dispatcher: { unitSize: 0 } }, 'dispatcher.unitSize'],
     ['dispatcher.filterWorkers -1', { dispatcher: { filterWorkers: -1 } }, 'dispatcher.filterWorkers'],

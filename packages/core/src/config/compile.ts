@@ -61,7 +61,7 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
   ]);
   const scheduler = section(options, 'scheduler', ['id', 'slots', 'tickMs', 'unitStallMs']);
   const dispatcher = section(options, 'dispatcher', ['batchSize', 'unitSize', 'filterWorkers']);
-  const executor = section(options, 'executor', ['ids', 'bitmapWaitMs']);
+  const executor = section(options, 'executor', ['ids', 'bitmapWaitMs', 'maxLoginsPending']);
   const offline = section(options, 'offline', ['rangeBits', 'purgeIntervalMs', 'purgeMaxRecords']);
   const transport = section(options, 'transport', ['highWaterMark']);
 
@@ -142,6 +142,13 @@ export function compileConfig(options: HeraldOptions = {}): HeraldConfig {
     executor: {
       ids: [...ids],
       bitmapWaitMs: int('executor.bitmapWaitMs', executor.bitmapWaitMs, DEFAULTS.executor.bitmapWaitMs, 0, 3_600_000),
+      maxLoginsPending: int(
+        'executor.maxLoginsPending',
+        executor.maxLoginsPending,
+        DEFAULTS.executor.maxLoginsPending,
+        1,
+        100_000_000,
+      ),
     },
     offline: {
       rangeBits: int('offline.rangeBits', offline.rangeBits, DEFAULTS.offline.rangeBits, 8, 32),

@@ -290,7 +290,7 @@ export interface HeraldConfig {
   };
   scheduler: { id: string; slots: number; tickMs: number; unitStallMs: number };
   dispatcher: { batchSize: number; unitSize: number; filterWorkers: number };
-  executor: { ids: string[]; bitmapWaitMs: number };
+  executor: { ids: string[]; bitmapWaitMs: number; maxLoginsPending: number };
   offline: { rangeBits: number; purgeIntervalMs: number; purgeMaxRecords: number };
   transport: { highWaterMark: number };
   delivery: DeliveryConfig;

@@ -88,6 +88,13 @@ export interface HeraldOptions {
     ids?: string[];
     /** Production: how long an executor waits at start for its host's presence agent to create the online bitmap, ms. Default 30000. */
     bitmapWaitMs?: number;
+    /**
+     * Production: users whose offline lists wait to be walked at login, at
+     * most, per executor. A login storm (a presence rebuild hands every online
+     * user over again) past it drops users from the queue: their entries stay
+     * and go at their next login. 1..10^8, default 100000 (about 1 MB).
+     */
+    maxLoginsPending?: number;
   };
   offline?: {
     /** Uins per offline-list range: 2^rangeBits. A login reads one range's index. 8..32, default 20. */

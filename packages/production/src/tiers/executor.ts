@@ -10,9 +10,6 @@ import { executorAdapters, executorDeliveryRecords, productionAdapters } from '.
 import { memberOf } from './member';
 import type { RunningTier, TierContext } from './tier';
 
-/** Users waiting for their offline lists to be walked, at most (more wait for their next login). */
-const MAX_LOGINS_PENDING = 100_000;
-
 /**
  * An executor process. Who is online comes from the host's shared bitmap,
  * mapped read-only (the host's presence agent writes it); user.logins from
@@ -87,7 +84,7 @@ export async function startExecutorTier(context: TierContext): Promise<RunningTi
       executor: { ...adapters, gateway: async (s: Resources) => (gateway = await adapters.gateway(s)) },
       scope,
       links: openLinks,
-      maxLoginsPending: MAX_LOGINS_PENDING,
+      maxLoginsPending: config.executor.maxLoginsPending,
       logger,
       meter,
     };
