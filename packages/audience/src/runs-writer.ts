@@ -97,16 +97,16 @@ export async function writeListInRuns(
 /** The uins of `list` in the order the file holds them (tests, small lists). */
 export function inRunOrder(list: ListInRuns): Uint32Array {
   checkRunsTile(list);
-  const filled = Float64Array.from(list.runs, (run) => run.start);
-  for (let i = 0; i < list.runOf.length; i++) {
-    const r = list.runOf[i]!;
-    if (r >= list.runs.length) throw noSuchRun(i, r, list.runs.length);
-    filled[r]!++;
+  const { uins, runOf, runs } = list;
+  const out = new Uint32Array(uins.length);
+  const next = Float64Array.from(runs, (run) => run.start);
+  for (let i = 0; i < uins.length; i++) {
+    const r = runOf[i]!;
+    if (r >= runs.length) throw noSuchRun(i, r, runs.length);
+    out[next[r]!++] = uins[i]!;
   }
-  checkRunsFilled(list, filled);
-  const out = new Uint32Array(list.uins.length);
-  const next = list.runs.map((run) => run.start);
-  for (let i = 0; i < list.uins.length; i++) out[next[list.runOf[i]!]!++] = list.uins[i]!;
+  // A run given the wrong size spilled into its neighbour above; the copy is refused whole.
+  checkRunsFilled(list, next);
   return out;
 }
 

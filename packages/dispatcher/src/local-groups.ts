@@ -69,7 +69,9 @@ export async function groupByLocalTime(
   const keyGroups = zoneKeys.map((key) => releases.groupOf(key.slice(TZ_KEY_PREFIX.length)));
   // Every group is known before the walk, so the walk writes each recipient's run (its group's place in
   // delivery order) straight away: no second pass over the list to renumber groups into runs.
-  const runOfGroup = deliveryOrder(releases.all());
+  const groupOfRun = deliveryOrder(releases.all());
+  const runOfGroup = new Uint8Array(groupOfRun.length);
+  groupOfRun.forEach((g, run) => (runOfGroup[g] = run));
   const runAt = await valuePerPosition(
     kept,
     zoneKeys,
@@ -77,7 +79,7 @@ export async function groupByLocalTime(
     index,
     new Uint8Array(kept.length).fill(runOfGroup[defaultGroup]!),
   );
-  return layOut(kept, runAt, runOfGroup, releases.all());
+  return layOut(kept, runAt, groupOfRun, releases.all());
 }
 
 /** The groups met so far, one per (release instant, offset, skipped). */
@@ -126,8 +128,8 @@ class GroupTable {
   }
 }
 
-/** Each group's run: groups by release instant (skipped ones last), then by offset. */
-function deliveryOrder(releases: readonly ZoneRelease[]): Uint8Array {
+/** The group of each run: groups by release instant (skipped ones last), then by offset. */
+function deliveryOrder(releases: readonly ZoneRelease[]): number[] {
   const order = releases.map((_, g) => g);
   order.sort((a, b) => {
     const ra = releases[a]!;
@@ -136,9 +138,7 @@ function deliveryOrder(releases: readonly ZoneRelease[]): Uint8Array {
       Number(ra.skipped) - Number(rb.skipped) || ra.releaseAt - rb.releaseAt || ra.offsetMinutes - rb.offsetMinutes
     );
   });
-  const runOfGroup = new Uint8Array(releases.length);
-  order.forEach((g, run) => (runOfGroup[g] = run));
-  return runOfGroup;
+  return order;
 }
 
 /**
@@ -150,14 +150,12 @@ function deliveryOrder(releases: readonly ZoneRelease[]): Uint8Array {
 function layOut(
   kept: Uint32Array,
   runAt: Uint8Array,
-  runOfGroup: Uint8Array,
+  groupOfRun: readonly number[],
   releases: readonly ZoneRelease[],
 ): LocalGrouping {
   // A typed counter: this pass over every recipient is most of this function's time.
   const counts = new Uint32Array(releases.length);
   for (let i = 0; i < runAt.length; i++) counts[runAt[i]!]!++;
-  const groupOfRun = new Uint8Array(releases.length);
-  runOfGroup.forEach((run, g) => (groupOfRun[run] = g));
   const runs: { start: number; end: number }[] = [];
   const groups: PlannedGroup[] = [];
   let start = 0;
