@@ -1,5 +1,5 @@
 import { confirmedBatchLogConformance, makeTempDir, type TempDir } from '@herald/testing';
-import { LevelConfirmedBatchLog } from './level-confirmed-batch-log';
+import { LevelConfirmedBatchLog, MAX_CACHED_UNITS } from './level-confirmed-batch-log';
 
 confirmedBatchLogConformance('LevelConfirmedBatchLog', async () => {
   const dir = await makeTempDir('herald-level-confirmed-');
@@ -22,6 +22,24 @@ describe('LevelConfirmedBatchLog', () => {
       expect(await second.get(4, 1, 8192)).toEqual({ to: 12288, delivered: 1000, offline: 3096 });
     } finally {
       await second.close();
+    }
+  });
+
+  it('reads a unit dropped from memory again from disk, and what was recorded since', async () => {
+    const log = await LevelConfirmedBatchLog.open(dir.path);
+    try {
+      const units = MAX_CACHED_UNITS + 10;
+      for (let unitNo = 0; unitNo < units; unitNo++) {
+        expect(await log.get(1, unitNo, 0)).toBeUndefined();
+        await log.record(1, unitNo, 0, { to: 4096, delivered: unitNo, offline: 4096 - unitNo }, Date.now() + 60_000);
+      }
+      // Unit 0 was the least recently asked: dropped when unit MAX_CACHED_UNITS was read.
+      await log.record(1, 0, 4096, { to: 8192, delivered: 7, offline: 4089 }, Date.now() + 60_000);
+      for (const unitNo of [0, 1, units - 1])
+        expect(await log.get(1, unitNo, 0)).toEqual({ to: 4096, delivered: unitNo, offline: 4096 - unitNo });
+      expect(await log.get(1, 0, 4096)).toEqual({ to: 8192, delivered: 7, offline: 4089 });
+    } finally {
+      await log.close();
     }
   });
 

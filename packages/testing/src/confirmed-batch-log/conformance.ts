@@ -44,6 +44,46 @@ export function confirmedBatchLogConformance(name: string, open: StoreFactory<Co
       expect(await log().get(3, 0, 100)).toEqual({ to: 150, delivered: 5, offline: 45 });
     });
 
+    it('answers with what was recorded last, whether or not the unit was asked before', async () => {
+      expect(await log().get(5, 0, 0)).toBeUndefined();
+      await log().record(5, 0, 0, { to: 100, delivered: 60, offline: 40 }, LATER);
+      expect(await log().get(5, 0, 0)).toEqual({ to: 100, delivered: 60, offline: 40 });
+      await log().record(5, 0, 0, { to: 50, delivered: 30, offline: 20 }, LATER);
+      expect(await log().get(5, 0, 0)).toEqual({ to: 50, delivered: 30, offline: 20 });
+      await log().record(5, 0, 50, { to: 100, delivered: 1, offline: 49 }, NOW - 1);
+      expect(await log().prune(NOW)).toBe(2);
+      expect(await log().get(5, 0, 0)).toBeUndefined();
+      expect(await log().get(5, 0, 50)).toBeUndefined();
+    });
+
+    it('misses no record written while the unit is first asked for', async () => {
+      const records = Array.from({ length: 20 }, (_, i) =>
+        log().record(6, 1, i * 10, { to: (i + 1) * 10, delivered: i, offline: 20 - i }, LATER),
+      );
+      const asked = Array.from({ length: 20 }, (_, i) => log().get(6, 1, i * 10));
+      await Promise.all([...records, ...asked]);
+      for (let i = 0; i < 20; i++)
+        expect(await log().get(6, 1, i * 10)).toEqual({ to: (i + 1) * 10, delivered: i, offline: 20 - i });
+    });
+
+    it('keeps the newer of two records of a batch when the second is written while the unit is first asked for', async () => {
+      for (let unitNo = 0; unitNo < 40; unitNo++) {
+        await log().record(10, unitNo, 0, { to: 200, delivered: 1, offline: 199 }, LATER);
+        await Promise.all([
+          log().get(10, unitNo, 0),
+          log().record(10, unitNo, 0, { to: 100, delivered: 2, offline: 98 }, LATER),
+        ]);
+        expect(await log().get(10, unitNo, 0)).toEqual({ to: 100, delivered: 2, offline: 98 });
+      }
+    });
+
+    it('hands out copies: changing what get returned changes nothing stored', async () => {
+      await log().record(9, 0, 0, { to: 10, delivered: 4, offline: 6 }, LATER);
+      const got = await log().get(9, 0, 0);
+      got!.delivered = 999;
+      expect(await log().get(9, 0, 0)).toEqual({ to: 10, delivered: 4, offline: 6 });
+    });
+
     it('holds the extremes of each field: task ids past 2^32, offsets up to 2^32, zero counts', async () => {
       const taskId = 2 ** 40 + 5;
       await log().record(taskId, 0xffff, 0xfffff000, { to: 2 ** 32, delivered: 0, offline: 0 }, LATER);
