@@ -3,8 +3,8 @@ import type { UnitBatch } from '@herald/transport';
 type BatchKey = Pick<UnitBatch, 'taskId' | 'unitNo' | 'offset'>;
 
 /**
- * The executor's batch confirmations (the landing of the batch's record, its
- * confirmed-batch entry, then its progress report: deliver-batch.ts
+ * The executor's batch confirmations (the landing of the batch's publish and
+ * record, its confirmed-batch entry, then its progress report: deliver-batch.ts
  * confirmBatch), one at a
  * time and in the order the batches were written, while the worker writes the
  * next batch. So a batch's durable writes (a LevelDB put, and in production a

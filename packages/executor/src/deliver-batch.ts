@@ -28,8 +28,8 @@ export interface DeliverBatchDeps {
   frequency?: FrequencyControl;
   /** Users' attributes, for their `tz`: quiet hours with during 'offline' are judged in it. Without it, in the task's default zone. */
   zones?: UserAttributeLookup;
-  /** Where the confirmed batch is published (the reports topic), before it is recorded. */
-  reports?: EventBus;
+  /** Where the written batch is published (the reports topic), before it is confirmed. */
+  reports?: Pick<EventBus, 'publish'>;
   confirmed: ConfirmedBatchLog;
   /** Where each confirmed batch's online positions are recorded (docs/recipient-truth.md); without it, nowhere. */
   records?: DeliveryRecordLog;
@@ -71,8 +71,9 @@ export interface WrittenBatch {
  */
 export async function deliverBatch(batch: UnitBatch, task: Task, deps: DeliverBatchDeps): Promise<BatchOutcome> {
   const written = await writeBatch(batch, task, deps);
+  const published = publishReport(batch, task, written, deps);
   const recorded = deps.records === undefined ? undefined : deps.records.recordBatch(recordOf(batch, written, deps));
-  await confirmBatch(batch, task, written, recorded, deps);
+  await confirmBatch(batch, task, written, { published, recorded }, deps);
   return written.outcome;
 }
 
@@ -161,42 +162,68 @@ export function recordOf(
 }
 
 /**
- * Confirms a written batch: publishes it to the reports stream, waits for
- * its delivery record to land (`recorded`, the write the caller started
- * when the batch was written; undefined when it keeps no records), and
- * records it in the confirmed-batch log, in that order; the batch may be
- * reported to the scheduler once this resolves, never before. A throw (the
+ * Publishes a written batch to the reports stream (`deps.reports`), if there
+ * is one: started as soon as the batch is written, so that it is under way
+ * while the confirmations before the batch's own finish (the executor's
+ * publisher puts the reports of a few batches in one produce). Returns the
+ * publish, for confirmBatch to wait for; undefined without a stream.
+ */
+export function publishReport(
+  batch: UnitBatch,
+  task: Task,
+  written: WrittenBatch,
+  deps: Pick<DeliverBatchDeps, 'executorId' | 'reports'>,
+): Promise<void> | undefined {
+  if (deps.reports === undefined) return undefined;
+  const { online: delivered, offline } = written.outcome;
+  const published = deps.reports.publish(TOPICS.reports, [
+    {
+      key: String(task.id),
+      value: {
+        taskId: task.id,
+        unitNo: batch.unitNo,
+        from: batch.offset,
+        to: batch.offset + batch.uins.length,
+        delivered,
+        offline,
+        executor: deps.executorId,
+      },
+      timestamp: Date.now(),
+    },
+  ]);
+  // Awaited by confirmBatch, maybe only after another wait failed: handled now, never an unhandled rejection.
+  published.catch(() => undefined);
+  return published;
+}
+
+/** The writes a batch's confirmation waits for, each started when the batch was written (undefined: none). */
+export interface BatchLanding {
+  /** Its publish to the reports stream (publishReport). */
+  published: Promise<void> | undefined;
+  /** Its delivery record's write. */
+  recorded: Promise<void> | undefined;
+}
+
+/**
+ * Confirms a written batch: waits for its publish to the reports stream,
+ * then for its delivery record to land, then records it in the
+ * confirmed-batch log, in that order; the batch may be reported to the
+ * scheduler once this resolves, never before. A throw (the publish or the
  * record's write failing too) leaves it unconfirmed.
  */
 export async function confirmBatch(
   batch: UnitBatch,
-  task: Task,
+  task: Pick<Task, 'expiresAt'>,
   written: WrittenBatch,
-  recorded: Promise<void> | undefined,
-  deps: Pick<DeliverBatchDeps, 'executorId' | 'reports' | 'confirmed' | 'clock'>,
+  { published, recorded }: BatchLanding,
+  deps: Pick<DeliverBatchDeps, 'confirmed'>,
 ): Promise<void> {
   // Awaited below, maybe after a failed publish: handled now, so its failure is never an unhandled rejection.
   recorded?.catch(() => undefined);
   const to = batch.offset + batch.uins.length;
   const { online: delivered, offline } = written.outcome;
-  if (deps.reports) {
-    // Before the progress report: a batch the scheduler counts is always in the reports stream.
-    await deps.reports.publish(TOPICS.reports, [
-      {
-        key: String(task.id),
-        value: {
-          taskId: task.id,
-          unitNo: batch.unitNo,
-          from: batch.offset,
-          to,
-          delivered,
-          offline,
-          executor: deps.executorId,
-        },
-        timestamp: Date.now(),
-      },
-    ]);
-  }
+  // Before the progress report: a batch the scheduler counts is always in the reports stream.
+  await published;
   // Before the progress report, as the confirmed-batch log: every position a checkpoint passed has its record.
   // (A record may land before the publish: it is replaced, same key, if the batch comes again.)
   await recorded;

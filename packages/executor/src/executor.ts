@@ -8,7 +8,8 @@ import { Personaliser } from './personalise';
 import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import { movedBatchGuard } from './unit-assignments';
 import { executorMetrics } from './executor-metrics';
-import { confirmBatch, recordOf, writeBatch, type DeliverBatchDeps } from './deliver-batch';
+import { confirmBatch, publishReport, recordOf, writeBatch, type DeliverBatchDeps } from './deliver-batch';
+import { GroupedPublisher } from './grouped-publisher';
 import { RecordGroup } from './record-group';
 import { ConfirmationLine } from './confirmation-line';
 import { quietHoldOf } from './quiet-hours';
@@ -43,6 +44,14 @@ export const CONFIRMATIONS_IN_FLIGHT = 4;
  * way while the worker writes one more batch before the line is full.
  */
 export const RECORDS_PER_WRITE = CONFIRMATIONS_IN_FLIGHT - 1;
+
+/**
+ * Batches' reports put in one publish to the reports stream, at most
+ * (grouped-publisher.ts): the batches written while the previous publish
+ * was under way, so rarely more than the confirmations in line; the bound
+ * only keeps one produce request small.
+ */
+export const REPORTS_PER_PUBLISH = 16;
 
 /** How long a record waits for the rest of its group, at most (a paced task's batches come slowly). */
 export const RECORD_HOLD_MS = 20;
@@ -193,7 +202,7 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     offline: deps.offline,
     frequency: deps.frequency,
     ...(deps.zones ? { zones: deps.zones } : {}),
-    reports: deps.reports,
+    ...(deps.reports ? { reports: new GroupedPublisher(deps.reports, REPORTS_PER_PUBLISH) } : {}),
     // Read by writeBatch only, to split each batch with its record's bits; the records are written by the group below.
     ...(deps.records ? { records: deps.records } : {}),
     confirmed,
@@ -276,9 +285,11 @@ export function startExecutor(deps: ExecutorDeps): Executor {
     const written = await writeBatch(batch, task, deliverDeps).finally(unwatch);
     // Its record goes in the group now, written with the next batches' (a write per group, not per batch).
     const recorded = records?.add(recordOf(batch, written, deliverDeps));
-    // Confirmed and reported while the next batch is written: its record landed, then its progress report.
+    // Published now, beside the confirmations in line before it (and with the reports written meanwhile).
+    const published = publishReport(batch, task, written, deliverDeps);
+    // Confirmed and reported while the next batch is written: its publish and record landed, then its progress report.
     await confirmations.enqueue(batch, async () => {
-      await confirmBatch(batch, task, written, recorded, deliverDeps);
+      await confirmBatch(batch, task, written, { published, recorded }, deliverDeps);
       const split = written.outcome;
       // Sending again: this report clears a hold the scheduler recorded.
       await report(batch, to, split.online, split.offline, {
