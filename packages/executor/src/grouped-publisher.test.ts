@@ -1,7 +1,7 @@
 import type { BusEvent, EventBus } from '@herald/core/ports';
 import { GroupedPublisher } from './grouped-publisher';
 
-const event = (n: number): BusEvent => ({ key: 'k', value: { n } });
+const event = (n: number): BusEvent => ({ key: 'k', value: { n }, timestamp: 1_700_000_000_000 + n });
 
 /** A bus whose publish calls wait until the test lets them finish, one by one. */
 function heldBus() {
@@ -72,7 +72,7 @@ describe('GroupedPublisher', () => {
     ]);
   });
 
-  it("fails every event of a failed call with its error, and goes on with the next call", async () => {
+  it('fails every event of a failed call with its error, and goes on with the next call', async () => {
     const { bus, calls } = heldBus();
     const publisher = new GroupedPublisher(bus, 16);
     const first = publisher.publish('reports', [event(1)]);
