@@ -9,7 +9,7 @@ import { Prefetch, type Lane, type PrefetchSource } from './prefetch';
 import { movedBatchGuard } from './unit-assignments';
 import { executorMetrics } from './executor-metrics';
 import { confirmBatch, publishReport, recordOf, writeBatch, type DeliverBatchDeps } from './deliver-batch';
-import { GroupedPublisher } from './grouped-publisher';
+import { GroupedPublisher, REPORTS_PER_PUBLISH } from './grouped-publisher';
 import { RecordGroup } from './record-group';
 import { ConfirmationLine } from './confirmation-line';
 import { quietHoldOf } from './quiet-hours';
@@ -44,14 +44,6 @@ export const CONFIRMATIONS_IN_FLIGHT = 4;
  * way while the worker writes one more batch before the line is full.
  */
 export const RECORDS_PER_WRITE = CONFIRMATIONS_IN_FLIGHT - 1;
-
-/**
- * Batches' reports put in one publish to the reports stream, at most
- * (grouped-publisher.ts): the batches written while the previous publish
- * was under way, so rarely more than the confirmations in line; the bound
- * only keeps one produce request small.
- */
-export const REPORTS_PER_PUBLISH = 16;
 
 /** How long a record waits for the rest of its group, at most (a paced task's batches come slowly). */
 export const RECORD_HOLD_MS = 20;

@@ -1,5 +1,13 @@
 import type { BusEvent, EventBus } from '@herald/core/ports';
 
+/**
+ * Batches' reports put in one publish to the reports stream, at most: the
+ * batches written while the previous publish was under way, so rarely more
+ * than the executor's confirmations in line; the bound only keeps one
+ * produce request small.
+ */
+export const REPORTS_PER_PUBLISH = 16;
+
 /** One produce call's worth of events, open to more until its call starts. */
 interface Group {
   topic: string;
