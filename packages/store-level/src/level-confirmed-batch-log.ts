@@ -135,8 +135,8 @@ export class LevelConfirmedBatchLog implements ConfirmedBatchLog {
 
   private async readUnit(taskId: number, unitNo: number, into: Map<number, ConfirmedBatch>): Promise<void> {
     const entries = await this.db.iterator(prefixRange(unitBatches(taskId, unitNo))).all();
-    for (const [batchKey, value] of entries) {
-      const offset = readU64BE(batchKey, OFFSET_IN_BATCH_KEY);
+    for (const [stored, value] of entries) {
+      const offset = readU64BE(stored, OFFSET_IN_BATCH_KEY);
       // A record written while the range was read is already here, and newer.
       if (!into.has(offset)) into.set(offset, decodeBatch(value));
     }
