@@ -1,5 +1,5 @@
 import { canaryFraction, inCanarySample, type TaskRollout } from '@herald/core/rollout';
-import type { PlannedUnit } from '@herald/transport';
+import type { ListSegment } from '@herald/core/dispatch';
 
 /**
  * A canary task's filtered list (docs/rollouts.md, "Canary"): the sample
@@ -30,9 +30,10 @@ export function samplePositionsFirst(kept: Uint32Array, rollout: TaskRollout): {
   return { list, sample: s + moved };
 }
 
-/** Units over both parts, none crossing from the sample into the rest: the scheduler runs the sample's alone first. */
-export function planAroundSample(count: number, sample: number, plan: (count: number) => PlannedUnit[]): PlannedUnit[] {
-  const first = sample > 0 ? plan(sample) : [];
-  const rest = count > sample ? plan(count - sample) : [];
-  return [...first, ...rest.map((u) => ({ ...u, start: u.start + sample, end: u.end + sample }))];
+/** The canary's two parts, for units none of which crosses from the sample into the rest: the scheduler runs the sample's alone first. */
+export function sampleThenRest(count: number, sample: number): ListSegment[] {
+  return [
+    { start: 0, end: sample },
+    { start: sample, end: count },
+  ].filter((part) => part.end > part.start);
 }

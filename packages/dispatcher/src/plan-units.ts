@@ -1,4 +1,4 @@
-import { planDispatch, type ReceivedLoad } from '@herald/core/dispatch';
+import { planDispatch, type ListSegment, type ReceivedLoad } from '@herald/core/dispatch';
 import type { HeraldConfig } from '@herald/core/config';
 import type { Logger } from '@herald/core/ports';
 import type { PlannedUnit } from '@herald/transport';
@@ -30,11 +30,20 @@ const FALLBACKS: Record<string, string> = {
  * planDispatch; docs/scheduling.md "Load-aware dispatch"). A task that asks
  * for a speed was allowed it at creation (its account's maxSpeed), so it is
  * planned for that speed; a task without one counts as one whose account may
- * not set it: its speed is a share of the cluster's spare capacity.
+ * not set it: its speed is a share of the cluster's spare capacity. A task
+ * sent in parts (`segments`: a canary's sample and the rest, a local-time
+ * task's groups) is planned once, each part cut over the same hosts, so the
+ * plan is logged and counted once per task.
  */
-export function planUnits(taskId: number, count: number, context: UnitPlanContext): PlannedUnit[] {
+export function planUnits(
+  taskId: number,
+  count: number,
+  context: UnitPlanContext,
+  segments?: readonly ListSegment[],
+): PlannedUnit[] {
   if (count === 0) return []; // nothing to send: no plan, and nothing to warn about
   const plan = planDispatch({
+    ...(segments === undefined ? {} : { segments }),
     task:
       context.speed === undefined || context.speed <= 0
         ? { count, maySetSpeed: false }
@@ -52,6 +61,7 @@ export function planUnits(taskId: number, count: number, context: UnitPlanContex
     reason: plan.reason,
     hosts: plan.hosts,
     units: plan.units.length,
+    ...(segments === undefined ? {} : { segments: segments.length }),
     speed: plan.speed,
     needs: plan.needs,
   };

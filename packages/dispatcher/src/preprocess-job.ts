@@ -59,16 +59,21 @@ export async function runPreprocessJob(request: PreprocessRequest, deps: Preproc
       config: deps.config,
       lists: deps.lists,
       filters: deps.filters,
-      planUnits: (taskId, count) =>
-        planUnits(taskId, count, {
-          config: deps.config,
-          executorIds,
-          loads: hostLoads.latest(),
-          now: clock.now(),
-          logger,
-          planned: (reason) => unitPlans.inc({ reason }),
-          speed: request.speed,
-        }),
+      planUnits: (taskId, count, segments) =>
+        planUnits(
+          taskId,
+          count,
+          {
+            config: deps.config,
+            executorIds,
+            loads: hostLoads.latest(),
+            now: clock.now(),
+            logger,
+            planned: (reason) => unitPlans.inc({ reason }),
+            speed: request.speed,
+          },
+          segments,
+        ),
       ...(deps.rollouts === undefined ? {} : { rollouts: deps.rollouts }),
       ...(deps.localTime === undefined ? {} : { localTime: deps.localTime }),
       logger,

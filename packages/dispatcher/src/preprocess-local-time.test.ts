@@ -44,7 +44,7 @@ afterAll(async () => {
   await dir?.remove();
 });
 
-/** Tasks 1 (local time) and 2 (the same content later): the ledger's store holds task 1 once it is filtered. */
+/** Tasks 1 and 3 (local time) and 2 (the same content later): the ledger's store holds task 1 once it is filtered. */
 function deps(earlier: Partial<Task>[]): PreprocessDeps {
   const store: Pick<TaskStore, 'listTasksByContent' | 'getTask'> = {
     getTask: async () => undefined,
@@ -59,10 +59,10 @@ function deps(earlier: Partial<Task>[]): PreprocessDeps {
       ledger: storeLedger(store as TaskStore, lists, config.uinLimit),
     }),
     filterWorkers: 1,
-    planUnits: (taskId, count) =>
-      planUnits(taskId, count, { config, executorIds: ['e1'], loads: [], now: 0, logger: noopLogger }),
+    planUnits: (taskId, count, segments) =>
+      planUnits(taskId, count, { config, executorIds: ['e1'], loads: [], now: 0, logger: noopLogger }, segments),
     localTime: {
-      taskOf: async (taskId) => (taskId === 1 ? { deliverAt, expiresAt: DAY + 2 * 86_400_000 } : undefined),
+      taskOf: async (taskId) => (taskId !== 2 ? { deliverAt, expiresAt: DAY + 2 * 86_400_000 } : undefined),
       index,
       clock: { now: () => DAY - 3 * 3_600_000 },
     },
@@ -109,6 +109,36 @@ describe('a local-time task pre-processed', () => {
   it("is what a later task's no-resend filter removes, every recipient of it", async () => {
     const later = await preprocess(request(2), deps([{ id: 1, filteredListId: 'f_1', report: localReport() }]));
     expect(later).toMatchObject({ ok: true, kept: 0, removed: { already_sent: audience.length } });
+  });
+
+  it('plans its units once for the whole task, each group cut over the same executors', async () => {
+    const warnings: string[] = [];
+    const reasons: string[] = [];
+    const logger = { ...noopLogger, warn: (message: string) => void warnings.push(message) };
+    const answer = await preprocess(request(3), {
+      ...deps([]),
+      // No load report yet: every group split evenly over both executors, and one warning for the task.
+      planUnits: (taskId, count, segments) =>
+        planUnits(
+          taskId,
+          count,
+          { config, executorIds: ['e1', 'e2'], loads: [], now: 0, logger, planned: (r) => reasons.push(r) },
+          segments,
+        ),
+    });
+    if (!answer.ok) throw new Error('expected a successful result');
+    const groups = answer.groups!.filter((g) => !g.skipped && g.end > g.start);
+    expect(groups.length).toBeGreaterThan(1);
+    expect(reasons).toEqual(['no-fresh-report']);
+    expect(warnings).toHaveLength(1);
+    for (const group of groups) {
+      const units = answer.units.filter((u) => group.start <= u.start && u.end <= group.end);
+      expect(units.reduce((sum, u) => sum + u.end - u.start, 0)).toBe(group.end - group.start);
+      expect(new Set(units.map((u) => u.executorId))).toEqual(new Set(['e1', 'e2']));
+    }
+    expect(answer.units.reduce((sum, u) => sum + u.end - u.start, 0)).toBe(
+      groups.reduce((sum, g) => sum + g.end - g.start, 0),
+    );
   });
 
   /** Task 1's report as the scheduler records it: its groups. */

@@ -66,8 +66,8 @@ function deps(overrides: Partial<PreprocessDeps> = {}): PreprocessDeps {
       ledger: storeLedger(ledgerStore([{ id: 3, filteredListId: 'f_3' }]), lists, config.uinLimit),
     }),
     // No load report yet: an even split over both executors (plan-units.test.ts covers the plans by load).
-    planUnits: (taskId, count) =>
-      planUnits(taskId, count, { config, executorIds: ['e1', 'e2'], loads: [], now: 0, logger: noopLogger }),
+    planUnits: (taskId, count, segments) =>
+      planUnits(taskId, count, { config, executorIds: ['e1', 'e2'], loads: [], now: 0, logger: noopLogger }, segments),
     logger: noopLogger,
     ...overrides,
   };

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { radixSortUint32 } from '@herald/core/uins';
 import type { HeraldConfig } from '@herald/core/config';
+import type { ListSegment } from '@herald/core/dispatch';
 import type { Logger } from '@herald/core/ports';
 import { loadRecipientList, type ListRepository } from '@herald/audience';
 import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/transport';
@@ -8,7 +9,7 @@ import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
 import { PreprocessOutcomes } from './preprocess-outcome';
 import { ListFlags } from '@herald/core/recipient-list';
-import { planAroundSample, samplePositionsFirst } from './canary-split';
+import { sampleThenRest, samplePositionsFirst } from './canary-split';
 import type { RolloutSource } from './filters/holdout';
 import { deliveryOrderListIdOf } from '@herald/core/task';
 import { groupByLocalTime, type LocalGrouping, type LocalTimeSource } from './local-groups';
@@ -23,8 +24,11 @@ export interface PreprocessDeps {
    * @defaultValue `dispatcher.filterWorkers`, whose 0 is the machine's cores (os.availableParallelism())
    */
   filterWorkers?: number;
-  /** The task's execution units over `count` filtered recipients (the dispatcher plans them by load: plan-units.ts). */
-  planUnits(taskId: number, count: number): PlannedUnit[];
+  /**
+   * The task's execution units over `count` filtered recipients (the dispatcher plans them by load:
+   * plan-units.ts); with `segments`, over those parts of the list, no unit crossing from one into the next.
+   */
+  planUnits(taskId: number, count: number, segments?: readonly ListSegment[]): PlannedUnit[];
   /** The task's rollout (its canary), read from the task store; absent: no task has a canary. */
   rollouts?: RolloutSource;
   /** Local-time delivery (local-groups.ts): without it every task is sent at its one instant. */
@@ -77,7 +81,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   const grouping = split === undefined ? await localGrouping(request.taskId, kept, deps) : undefined;
   const units =
     split !== undefined
-      ? planAroundSample(kept.length, split.sample, (count) => deps.planUnits(request.taskId, count))
+      ? deps.planUnits(request.taskId, kept.length, sampleThenRest(kept.length, split.sample))
       : grouping === undefined
         ? deps.planUnits(request.taskId, kept.length)
         : groupUnits(request.taskId, grouping, deps);
@@ -128,15 +132,15 @@ async function localGrouping(
   return groupByLocalTime(kept, task, source.index, source.clock.now());
 }
 
-/** Units planned group by group, so that none straddles two release instants; a skipped group gets none. */
+/** Units planned once for the groups sent, so that none straddles two release instants; a skipped group gets none. */
 function groupUnits(taskId: number, grouping: LocalGrouping, deps: PreprocessDeps): PlannedUnit[] {
-  const units: PlannedUnit[] = [];
-  for (const group of grouping.groups) {
-    if (group.skipped) continue;
-    for (const unit of deps.planUnits(taskId, group.end - group.start))
-      units.push({ ...unit, start: unit.start + group.start, end: unit.end + group.start });
-  }
-  return units;
+  const segments = grouping.groups.filter((group) => !group.skipped && group.end > group.start);
+  const count = segments.reduce((sum, group) => sum + group.end - group.start, 0);
+  return deps.planUnits(
+    taskId,
+    count,
+    segments.map(({ start, end }) => ({ start, end })),
+  );
 }
 
 /**

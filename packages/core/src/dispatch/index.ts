@@ -15,6 +15,7 @@ export type {
   DispatchPlan,
   DispatchReason,
   DispatchTask,
+  ListSegment,
   UnitPlacement,
 } from './plan-dispatch';
 export { freshLoads } from './host-load';

@@ -207,6 +207,53 @@ describe('planDispatch', () => {
     expect(() => plan(speedTask(10, 10), [], { executorIds: [] })).toThrow(RangeError);
   });
 
+  it('cuts each segment over the same hosts in the same proportions, no unit crossing a segment end', () => {
+    // Two hosts that together just meet the speed (as in 'split'): the plan is the whole task's, made once.
+    const loads = [fresh(host('a')), fresh(host('b', { nicBytesPerSecond: 62_500_000 }))];
+    const whole = plan(speedTask(3000, 300_000), loads, { unitSize: 400 });
+    const parts = plan(speedTask(3000, 300_000), loads, {
+      unitSize: 400,
+      segments: [
+        { start: 0, end: 1000 },
+        { start: 1200, end: 3200 },
+      ],
+    });
+    expect(parts.reason).toBe(whole.reason);
+    expect(parts.needs).toEqual(whole.needs);
+    expect(parts.hosts).toEqual(whole.hosts);
+    const inFirst = parts.units.filter((u) => u.end <= 1000);
+    const inSecond = parts.units.filter((u) => u.start >= 1200);
+    expect(inFirst.length + inSecond.length).toBe(parts.units.length);
+    expectCover(inFirst, 1000, 400);
+    expectCover(
+      inSecond.map((u) => ({ ...u, start: u.start - 1200, end: u.end - 1200 })),
+      2000,
+      400,
+    );
+    // Each segment is shared between the hosts as the whole task would be: 2:1 here (a has twice b's spare NIC).
+    const share = (units: UnitPlacement[], id: string) => perHost(units)[id]! / (perHost(units).a! + perHost(units).b!);
+    expect(share(inFirst, 'a')).toBeCloseTo(share(whole.units, 'a'), 2);
+    expect(share(inSecond, 'a')).toBeCloseTo(share(whole.units, 'a'), 2);
+  });
+
+  it('refuses segments that overlap, go backwards, are empty or do not add up to the task', () => {
+    const loads = [fresh(host('a'))];
+    const bad = [
+      [
+        { start: 0, end: 10 },
+        { start: 5, end: 20 },
+      ],
+      [{ start: 10, end: 10 }],
+      [
+        { start: 10, end: 20 },
+        { start: 0, end: 5 },
+      ],
+      [{ start: 0, end: 9 }],
+      [{ start: -1, end: 9 }],
+    ];
+    for (const segments of bad) expect(() => plan(speedTask(10, 10), loads, { segments })).toThrow(RangeError);
+  });
+
   it('covers [0, count) exactly once, on known executors, whatever the reports', () => {
     const report = fc.record({
       executorId: fc.constantFrom('a', 'b', 'c', 'x'),

@@ -12,6 +12,12 @@ import { freshLoads, type HostLoad, type ReceivedLoad } from './host-load';
  * task is split into units over several.
  */
 
+/** Positions [start, end) of the filtered list that a task sends as one part: no unit crosses its ends. */
+export interface ListSegment {
+  start: number;
+  end: number;
+}
+
 /** One execution unit: recipients [start, end) of the filtered list, sent by one executor. */
 export interface UnitPlacement {
   start: number;
@@ -64,6 +70,13 @@ export interface DispatchInput {
   task: DispatchTask;
   /** Recipients per unit at most (dispatcher.unitSize). */
   unitSize: number;
+  /**
+   * The parts of the filtered list the units cover, ascending and disjoint, whose lengths add up to
+   * `task.count` (default: the one part [0, count)). Each is cut over the same hosts in the same
+   * proportions, no unit crossing from one into the next: a canary's sample and the rest, a local-time
+   * task's groups (a skipped group is left out). The needs and the hosts are the whole task's, planned once.
+   */
+  segments?: readonly ListSegment[];
   /** Every executor the dispatcher can reach, in a stable order (ties go to the first). */
   executorIds: readonly string[];
   /** The latest report per executor, as received (older ones and unknown executors are ignored). */
@@ -95,8 +108,9 @@ export function planDispatch(input: DispatchInput): DispatchPlan {
   const spares = withSlots.map((r) => spareOf(r, config));
   const speed = speedOf(task, spares, config);
   const needs = needsOf(task.count, speed, config);
+  const segments = segmentsOf(input);
   const plan = (reason: DispatchReason, shares: readonly { id: string; weight: number }[]): DispatchPlan => {
-    const units = placeUnits(task.count, input.unitSize, shares);
+    const units = segments.flatMap((segment) => placeUnits(segment, input.unitSize, shares));
     return { units, reason, speed, needs, hosts: [...new Set(units.map((u) => u.executorId))] };
   };
   const even = (ids: readonly string[]) => ids.map((id) => ({ id, weight: 1 }));
@@ -184,17 +198,34 @@ export function needsOf(count: number, speed: number, config: LoadConfig): Dispa
   };
 }
 
+/** The input's segments, checked: ascending, disjoint, non-empty, adding up to the task's count. */
+function segmentsOf(input: DispatchInput): readonly ListSegment[] {
+  const { segments, task } = input;
+  if (segments === undefined) return task.count > 0 ? [{ start: 0, end: task.count }] : [];
+  let covered = 0;
+  let after = 0;
+  for (const { start, end } of segments) {
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < after || end <= start)
+      throw new RangeError(`segments must be ascending, disjoint and non-empty: [${start}, ${end}) after ${after}`);
+    covered += end - start;
+    after = end;
+  }
+  if (covered !== task.count) throw new RangeError(`segments cover ${covered} recipients, the task ${task.count}`);
+  return segments;
+}
+
 /**
- * Cuts [0, count) into one contiguous range per host, in proportion to its
+ * Cuts a segment into one contiguous range per host, in proportion to its
  * weight, then each range into units of at most `unitSize`. The boundaries
- * are rounded cumulative sums ending at exactly `count`, so the units cover
- * every recipient once whatever the weights.
+ * are rounded cumulative sums ending at exactly the segment's end, so the
+ * units cover every recipient once whatever the weights.
  */
 function placeUnits(
-  count: number,
+  { start: first, end: last }: ListSegment,
   unitSize: number,
   shares: readonly { id: string; weight: number }[],
 ): UnitPlacement[] {
+  const count = last - first;
   let total = 0;
   for (const s of shares) total += s.weight;
   const units: UnitPlacement[] = [];
@@ -205,7 +236,7 @@ function placeUnits(
     const end =
       i === shares.length - 1 ? count : Math.min(count, Math.max(start, Math.round((count * cumulative) / total)));
     for (let from = start; from < end; from += unitSize)
-      units.push({ start: from, end: Math.min(end, from + unitSize), executorId: share.id });
+      units.push({ start: first + from, end: first + Math.min(end, from + unitSize), executorId: share.id });
     start = end;
   });
   return units;
