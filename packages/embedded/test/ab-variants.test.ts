@@ -11,7 +11,7 @@ import { call, listBytes, upload, waitForEnd } from './helpers';
  * delivered set (online, and offline users' at login) is exactly the uins
  * the assignment function gives it, the
  * holdout gets nothing and is counted as removed `held_out`, and the
- * per-recipient answer names the variant.
+ * per-recipient answer and the delivery report name the variant.
  */
 describe('A/B variants with a holdout', () => {
   let dir: TempDir;
@@ -100,6 +100,15 @@ describe('A/B variants with a holdout', () => {
     const answerHeld = await call<RecipientFate>(cluster, 'GET', `/api/v1/tasks/${task.id}/recipients/${heldOut}`);
     expect(answerHeld.body).toMatchObject({ fate: 'removed', link: 'held_out' });
     expect(answerHeld.body).not.toHaveProperty('variant');
+
+    // The CSV report names each row's variant as the per-recipient answer does: last, empty for the holdout.
+    const csv = await (await fetch(`${cluster.url}/api/v1/tasks/${task.id}/report`, { headers: authHeaders() })).text();
+    const [header, ...rows] = csv.trimEnd().split('\n');
+    expect(header).toBe('uin,position,fate,detail,at,executor,then_at,variant');
+    const variantIn = new Map(rows.map((row) => [Number(row.split(',')[0]), row.slice(row.lastIndexOf(',') + 1)]));
+    expect([variantIn.get(inA), variantIn.get(heldOut)]).toEqual([answerA.body.variant, '']);
+    for (const name of ['a', 'b'])
+      expect(AUDIENCE.filter((uin) => variantIn.get(uin) === name)).toEqual(expected.get(name));
   });
 
   it('refuses shares that do not add up, naming the field, and creates nothing', async () => {

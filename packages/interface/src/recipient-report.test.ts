@@ -10,12 +10,20 @@ import {
 } from '@herald/core/fate';
 import type { DeliveryRecordLog } from '@herald/core/ports';
 import { ListFlags } from '@herald/core/recipient-list';
+import type { TaskRollout } from '@herald/core/rollout';
 import { TASK_STATES, type ExecutionUnit, type FilterReason, type Task } from '@herald/core/task';
 import { ListRepository, removedPathOf, writeRecipientListFile } from '@herald/audience';
 import { LevelDeliveryRecordLog } from '@herald/store-level';
 import { makeTempDir, type TempDir } from '@herald/testing';
 import { recipientFate, type RecipientFateDeps } from './recipient-fate';
-import { CSV_LINES, ndjsonLines, reportChunks, type ReportLines } from './recipient-report';
+import {
+  CSV_LINES,
+  csvLinesOf,
+  ndjsonLines,
+  reportChunks,
+  VARIANT_CSV_LINES,
+  type ReportLines,
+} from './recipient-report';
 
 const NOW = 1_700_000_000_000;
 const LINKS: readonly FilterReason[] = ['blacklisted', 'already_sent', 'over_frequency'];
@@ -28,6 +36,26 @@ const LINKS: readonly FilterReason[] = ['blacklisted', 'already_sent', 'over_fre
  */
 const LAYOUTS = ['plain', 'canary', 'local', 'earlier local'] as const;
 type Layout = (typeof LAYOUTS)[number];
+
+/**
+ * An A/B task's rollout (docs/rollouts.md), which the API allows beside a
+ * canary or local time: its kept rows name their variant. The uins here are
+ * not filtered by its holdout, so some kept ones hash into it and name none,
+ * as the per-recipient answer names none for such a uin (a list filtered
+ * before its rollout changed).
+ */
+const AB_ROLLOUT: TaskRollout = {
+  seed: 0x2545f491,
+  variants: [
+    { name: 'a', share: 0.4, content: { body: 'A' } },
+    { name: 'b', share: 0.3, content: { body: 'B' } },
+    { name: 'c_2', share: 0.2, content: { body: 'C' } },
+  ],
+  holdout: 0.1,
+};
+
+/** A task of one content, and an A/B task: what a test case names them by. */
+const ROLLOUTS = { 'one content': undefined, 'A/B': AB_ROLLOUT } as const;
 
 /** A task's audience and what became of it, drawn at random: the facts both answers read. */
 interface Scenario {
@@ -152,6 +180,7 @@ describe('reportChunks', () => {
   async function build(
     s: Scenario,
     layout: Layout = 'plain',
+    rollout?: TaskRollout,
   ): Promise<{ task: Task; deps: RecipientFateDeps; distinct: number[] }> {
     const id = ++taskId;
     const distinct = s.recipients.map((_, i) => i * 3 + 1);
@@ -201,6 +230,7 @@ describe('reportChunks', () => {
       filteredListId: `f_${id}`,
       expiresAt: NOW + s.expiresIn,
       report,
+      ...(rollout === undefined ? {} : { rollout }),
     } as unknown as Task;
     const deps: RecipientFateDeps = {
       store: { listUnits: async () => units },
@@ -270,16 +300,17 @@ describe('reportChunks', () => {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  it.each(LAYOUTS)(
-    'writes every row as the per-recipient answer, CSV and NDJSON, from any cursor (%s)',
-    async (layout) => {
+  it.each(LAYOUTS.flatMap((layout) => [[layout, 'one content'] as const, [layout, 'A/B'] as const]))(
+    'writes every row as the per-recipient answer, CSV and NDJSON, from any cursor (%s, %s)',
+    async (layout, rollout) => {
       await fc.assert(
         fc.asyncProperty(scenarioArbitrary, async (s) => {
-          const { task, deps, distinct } = await build(s, layout);
+          const { task, deps, distinct } = await build(s, layout, ROLLOUTS[rollout]);
           const rows = distinct.filter((uin) => uin > s.after);
           const answers = await Promise.all(rows.map((uin) => recipientFate(task, uin, deps)));
-          const csv = await reportLines(task, deps, s.after, CSV_LINES);
-          expect(csv).toBe(CSV_LINES.start + answers.map((row) => CSV_LINES.line(row)).join(''));
+          const lines = csvLinesOf(task);
+          const csv = await reportLines(task, deps, s.after, lines);
+          expect(csv).toBe(lines.start + answers.map((row) => lines.line(row)).join(''));
           const json = ndjsonLines(task.id);
           expect(await reportLines(task, deps, s.after, json)).toBe(answers.map((row) => json.line(row)).join(''));
         }),
@@ -292,51 +323,87 @@ describe('reportChunks', () => {
   // writes such a run's plain rows by a path of their own, which these check among logins,
   // removals, rejections-free batches, gaps and (production) a host that does not answer. The
   // runs layouts share that path but for how a row is placed, so the host-down cases run on one.
+  // An A/B task's tails are cached per variant as well: each layout runs as one, and the plain
+  // one also with a host down, whose rows mix cached tails with those rendered one by one.
   const HOST_CASES = [
     [undefined, false],
     ['e,"2"', false],
     ['e,"2"', true],
   ] as const;
-  it.each(
-    LAYOUTS.flatMap((layout) =>
-      (layout === 'plain' || layout === 'local' ? HOST_CASES : HOST_CASES.slice(0, 1)).map(
-        ([down, read]) => [layout, down as string | undefined, read as boolean] as const,
-      ),
-    ),
-  )(
-    'writes long runs of rows as the per-recipient answer (%s, host down: %s, its records read: %s)',
-    async (layout, down, downRecordsRead) => {
-      const s: Scenario = {
-        state: 'COMPLETED',
-        expiresIn: 1_000,
-        recipients: Array.from({ length: 1_500 }, (_, i) => ({
-          kept: i % 17 !== 0,
-          link: i % LINKS.length,
-          copies: i % 11 === 0 ? 1 : 0,
-          online: i % 3 === 0,
-          login: i % 7 === 0 ? 2 + (i % 3) : 0,
-        })),
-        batches: Array.from({ length: 40 }, (_, b) => ({
-          count: 25 + b,
-          recorded: b % 9 !== 4,
-          executor: b % 2 === 0 ? 'e1' : 'e,"2"',
-        })),
-        checkpoint: 1_200,
-        withRecords: true,
-        down,
-        downRecordsRead,
-        after: 500,
-      };
-      const { task, deps, distinct } = await build(s, layout);
+  const LONG_RUN_CASES = LAYOUTS.flatMap((layout) => {
+    const oneContent = layout === 'plain' || layout === 'local' ? HOST_CASES : HOST_CASES.slice(0, 1);
+    const ab = layout === 'plain' ? HOST_CASES.slice(0, 2) : HOST_CASES.slice(0, 1);
+    return [
+      ...oneContent.map(([down, read]) => [layout, down, read, 'one content'] as const),
+      ...ab.map(([down, read]) => [layout, down, read, 'A/B'] as const),
+    ];
+  });
+  it.each(LONG_RUN_CASES)(
+    'writes long runs of rows as the per-recipient answer (%s, host down: %s, its records read: %s, %s)',
+    async (layout, down, downRecordsRead, rollout) => {
+      const s = longRunScenario(down, downRecordsRead);
+      const { task, deps, distinct } = await build(s, layout, ROLLOUTS[rollout]);
       // Each uin's answer, asked once: a report from a cursor has the same rows as the whole one from there.
       const everyAnswer = await Promise.all(distinct.map((uin) => recipientFate(task, uin, deps)));
       for (const after of [-1, s.after]) {
         const answers = everyAnswer.filter(({ uin }) => uin > after);
-        const csv = await reportLines(task, deps, after, CSV_LINES);
-        expect(csv).toBe(CSV_LINES.start + answers.map((row) => CSV_LINES.line(row)).join(''));
+        const lines = csvLinesOf(task);
+        const csv = await reportLines(task, deps, after, lines);
+        expect(csv).toBe(lines.start + answers.map((row) => lines.line(row)).join(''));
         const json = ndjsonLines(task.id);
         expect(await reportLines(task, deps, after, json)).toBe(answers.map((row) => json.line(row)).join(''));
       }
     },
   );
+
+  it("names an A/B task's variants in a last CSV column, and leaves a task's without variants as it was", async () => {
+    const s = longRunScenario(undefined, false);
+    const plain = await build(s, 'plain');
+    expect(csvLinesOf(plain.task)).toBe(CSV_LINES);
+    const plainCsv = await reportLines(plain.task, plain.deps, -1, CSV_LINES);
+    expect(plainCsv.split('\n')[0]).toBe('uin,position,fate,detail,at,executor,then_at');
+    for (const layout of LAYOUTS) {
+      const ab = await build(s, layout, AB_ROLLOUT);
+      expect(csvLinesOf(ab.task)).toBe(VARIANT_CSV_LINES);
+      const [header, ...rows] = (await reportLines(ab.task, ab.deps, -1, VARIANT_CSV_LINES)).split('\n');
+      expect(header).toBe('uin,position,fate,detail,at,executor,then_at,variant');
+      // Each variant is named, and only by rows with a position (a row outside the list names none).
+      const named = new Set<string>();
+      for (const row of rows.filter((line) => line !== '')) {
+        const cells = row.split(',');
+        const variant = cells.at(-1)!;
+        if (cells[1] === '') expect(variant).toBe('');
+        named.add(variant);
+      }
+      expect([...named].sort()).toEqual(['', 'a', 'b', 'c_2']);
+    }
+  });
 });
+
+/**
+ * 1,500 uins, most kept, in 40 batches of 25 to 64 rows (a few unrecorded),
+ * with logins, duplicates and removals among them.
+ */
+function longRunScenario(down: string | undefined, downRecordsRead: boolean): Scenario {
+  return {
+    state: 'COMPLETED',
+    expiresIn: 1_000,
+    recipients: Array.from({ length: 1_500 }, (_, i) => ({
+      kept: i % 17 !== 0,
+      link: i % LINKS.length,
+      copies: i % 11 === 0 ? 1 : 0,
+      online: i % 3 === 0,
+      login: i % 7 === 0 ? 2 + (i % 3) : 0,
+    })),
+    batches: Array.from({ length: 40 }, (_, b) => ({
+      count: 25 + b,
+      recorded: b % 9 !== 4,
+      executor: b % 2 === 0 ? 'e1' : 'e,"2"',
+    })),
+    checkpoint: 1_200,
+    withRecords: true,
+    down,
+    downRecordsRead,
+    after: 500,
+  };
+}

@@ -19,8 +19,18 @@ import { LoginCursor, RecordCursor } from './report-cursors';
 import { canaryReportChunks, localTimeReportChunks } from './report-local-groups';
 import type { ReportLines } from './report-lines';
 import { copiesOf } from './report-runs';
+import { RecordTails, ReportVariants, slotCount, slotOf, tailMaps, withVariant } from './report-variants';
 
-export { CSV_LINES, headText, ndjsonLines, REPORT_CSV_HEADER, type ReportLines } from './report-lines';
+export {
+  CSV_LINES,
+  csvLinesOf,
+  headText,
+  ndjsonLines,
+  REPORT_CSV_HEADER,
+  VARIANT_CSV_LINES,
+  VARIANT_REPORT_CSV_HEADER,
+  type ReportLines,
+} from './report-lines';
 
 /** TASK_NOT_PREPROCESSED unless the task's list is filtered: the report walks it. */
 export function assertReportable(task: Task): void {
@@ -110,7 +120,7 @@ interface PlainRun {
   /** Rows of a uin below it have no login outcome and need no cursor moved. */
   loginsFrom: number;
   /** The record's tails, as `kept` renders them. */
-  tails: { online: Buffer | undefined; offline: Buffer | undefined };
+  tails: RecordTails;
   /** Whether its online rows may take their tail (no rejections), and its offline ones (their host's outcomes were read). */
   onlineTail: boolean;
   offlineTail: boolean;
@@ -122,14 +132,17 @@ const NO_DELIVERY: DeliveryFacts = { kind: 'none' };
 /**
  * Writes one row from its facts. The tails of runs are cached by what they
  * depend on: the record in hand and the position's bit, or (no record
- * holding the position) the delivery facts' kind and reason. A row with a
- * login outcome, or one the channel rejected, is rendered on its own.
+ * holding the position) the delivery facts' kind and reason; and for an
+ * A/B task, a kept row's variant (its slot, report-variants.ts). A row with
+ * a login outcome, or one the channel rejected, is rendered on its own.
  */
 class ReportRows {
   private readonly base: Omit<KeptPositionFacts, 'delivery' | 'login'>;
-  private tailsOf: { record: object; online: Buffer | undefined; offline: Buffer | undefined } | undefined;
-  private readonly uncoveredTails = new Map<string, Buffer>();
-  /** The tails of rows outside the filtered list, by what outsideList's fate depends on. */
+  private readonly variants: ReportVariants | undefined;
+  private readonly recordTails: RecordTails;
+  /** Per slot. */
+  private readonly uncoveredTails: Map<string, Buffer>[];
+  /** The tails of rows outside the filtered list, by what outsideList's fate depends on (no variant: not kept). */
   private readonly outsideTails = new Map<string, Buffer>();
 
   constructor(
@@ -140,6 +153,9 @@ class ReportRows {
     private readonly out: ReportChunks,
   ) {
     this.base = { taskState: task.state, expiresAt: task.expiresAt, now };
+    this.variants = ReportVariants.of(task);
+    this.recordTails = new RecordTails(slotCount(this.variants));
+    this.uncoveredTails = tailMaps(this.variants);
   }
 
   /**
@@ -154,6 +170,7 @@ class ReportRows {
   writeRun(chunk: AudienceChunk, at: ChunkPlace, records?: RecordCursor, logins?: LoginCursor): boolean {
     const { uins, positions, named, removals, plain } = chunk;
     const out = this.out;
+    const variants = this.variants;
     const recorded = records !== undefined && logins !== undefined;
     const run = recorded ? this.plainRun(records, logins) : undefined;
     let k = at.named;
@@ -162,12 +179,14 @@ class ReportRows {
       const position = positions[i]!;
       if (run !== undefined && position >= run.from && position < run.end && uin < run.loginsFrom && named[k] !== i) {
         const online = bitAt(run.online, position - run.from);
+        // An A/B task's rows take their variant's tail (one hash a row); any other task's rows all take slot 0.
+        const slot = variants === undefined ? 0 : variants.slotOf(uin);
         const tail = online
           ? run.onlineTail
-            ? run.tails.online
+            ? run.tails.online[slot]
             : undefined
           : run.offlineTail
-            ? run.tails.offline
+            ? run.tails.offline[slot]
             : undefined;
         if (tail !== undefined) {
           out.head(uin, position, 0);
@@ -190,21 +209,19 @@ class ReportRows {
   /**
    * What the plain rows of the record in hand share during a pass: its range,
    * its online bits, the uin from which login outcomes may be found, and its
-   * tails as `kept` renders them (filled by its first row of each kind). A
+   * tails as `kept` renders them (filled by its first row of each kind and variant). A
    * batch with rejections, or whose host's outcomes could not be read, has
    * those rows decided by `kept` one by one.
    */
   private plainRun(records: RecordCursor, logins: LoginCursor): PlainRun | undefined {
     const record = records.current;
     if (record === undefined) return undefined;
-    if (this.tailsOf?.record !== record) this.tailsOf = { record, online: undefined, offline: undefined };
-    const tails = this.tailsOf;
     return {
       from: record.from,
       end: record.from + record.count,
       online: record.online,
       loginsFrom: logins.noOutcomeBelow(),
-      tails,
+      tails: this.recordTails.hold(record),
       onlineTail: record.rejected === undefined,
       offlineTail: !logins.unreachable().has(record.executor),
     };
@@ -238,16 +255,17 @@ class ReportRows {
   /** A position when this profile keeps no delivery records. */
   unrecorded(uin: number, position: number, removal: RemovalFacts): void {
     this.out.head(uin, position, copiesOf(removal));
-    this.out.bytes(this.uncoveredTail({ kind: 'unavailable', reason: NO_RECORDS }));
+    this.out.bytes(this.uncoveredTail({ kind: 'unavailable', reason: NO_RECORDS }, slotOf(this.variants, uin)));
   }
 
   /** A position, the cursors advanced to it. */
   kept(uin: number, position: number, removal: RemovalFacts, records: RecordCursor, logins: LoginCursor): void {
     const record = records.holding(position);
+    const slot = slotOf(this.variants, uin);
     this.out.head(uin, position, copiesOf(removal));
     if (record === undefined) {
       const facts = deliveryFactsAt(position, record, this.units);
-      this.out.bytes(this.uncoveredTail(deliveryAcrossHosts(facts, position, this.units, records.unreachable())));
+      this.out.bytes(this.uncoveredTail(deliveryAcrossHosts(facts, position, this.units, records.unreachable()), slot));
       return;
     }
     const online = bitAt(record.online, position - record.from);
@@ -258,7 +276,7 @@ class ReportRows {
         delivery: deliveryFactsAt(position, record, this.units),
         login: NO_LOGIN,
       });
-      this.out.text(this.lines.tail(fate));
+      this.out.text(this.lines.tail(withVariant(fate, this.variants, slot)));
       return;
     }
     const outcome = online ? undefined : logins.of(uin);
@@ -271,23 +289,24 @@ class ReportRows {
           : loginAcrossHosts(NO_LOGIN, record.executor, logins.unreachable());
     if (login !== undefined && login.kind !== 'none') {
       const fate = keptPositionFate({ ...this.base, delivery: deliveryFactsAt(position, record, this.units), login });
-      this.out.text(this.lines.tail(fate));
+      this.out.text(this.lines.tail(withVariant(fate, this.variants, slot)));
       return;
     }
-    if (this.tailsOf?.record !== record) this.tailsOf = { record, online: undefined, offline: undefined };
-    const tails = this.tailsOf;
-    if (online) this.out.bytes((tails.online ??= this.tail(deliveryFactsAt(position, record, this.units))));
-    else this.out.bytes((tails.offline ??= this.tail(deliveryFactsAt(position, record, this.units))));
+    const tails = this.recordTails.hold(record);
+    const byBit = online ? tails.online : tails.offline;
+    this.out.bytes((byBit[slot] ??= this.tail(deliveryFactsAt(position, record, this.units), slot)));
   }
 
-  private uncoveredTail(delivery: DeliveryFacts): Buffer {
+  private uncoveredTail(delivery: DeliveryFacts, slot: number): Buffer {
     const key = delivery.kind === 'unavailable' ? `unavailable: ${delivery.reason}` : delivery.kind;
-    let tail = this.uncoveredTails.get(key);
-    if (tail === undefined) this.uncoveredTails.set(key, (tail = this.tail(delivery)));
+    const tails = this.uncoveredTails[slot]!;
+    let tail = tails.get(key);
+    if (tail === undefined) tails.set(key, (tail = this.tail(delivery, slot)));
     return tail;
   }
 
-  private tail(delivery: DeliveryFacts): Buffer {
-    return Buffer.from(this.lines.tail(keptPositionFate({ ...this.base, delivery, login: NO_LOGIN })));
+  private tail(delivery: DeliveryFacts, slot: number): Buffer {
+    const fate = keptPositionFate({ ...this.base, delivery, login: NO_LOGIN });
+    return Buffer.from(this.lines.tail(withVariant(fate, this.variants, slot)));
   }
 }

@@ -1,4 +1,5 @@
 import type { Fate, RecipientFate } from '@herald/core/fate';
+import type { Task } from '@herald/core/task';
 
 /**
  * How the delivery report writes a row, in two halves: the head (uin,
@@ -16,8 +17,11 @@ export interface ReportLines {
   readonly start: string;
   readonly head: HeadParts;
   line(row: RecipientFate): string;
-  tail(fate: Fate): string;
+  tail(fate: TailFate): string;
 }
+
+/** What a tail shows: the fate and, for a kept row of an A/B task, its variant (report-variants.ts). */
+export type TailFate = Fate & { variant?: string };
 
 export interface HeadParts {
   before: string;
@@ -47,7 +51,30 @@ export const CSV_LINES: ReportLines = {
   tail: csvTail,
 };
 
-/** NDJSON: the per-recipient answer's object with the task's id first, one a line. */
+/** An A/B task's CSV header: the variant each row was given is its last column. */
+export const VARIANT_REPORT_CSV_HEADER = 'uin,position,fate,detail,at,executor,then_at,variant\n';
+
+/**
+ * CSV of an A/B task: CSV_LINES's rows with their variant last, empty for a
+ * row without one (outside the filtered list). A variant's name is of
+ * [a-z0-9_-] (docs/rollouts.md), so it is written as it is.
+ */
+export const VARIANT_CSV_LINES: ReportLines = {
+  start: VARIANT_REPORT_CSV_HEADER,
+  head: CSV_LINES.head,
+  line: (row) => `${row.uin},${row.position === undefined ? '' : row.position}${csvCells(row)},${row.variant ?? ''}\n`,
+  tail: (fate) => `${csvCells(fate)},${fate.variant ?? ''}\n`,
+};
+
+/** The CSV lines of a task's report: only an A/B task's have the variant column, the others' stay as they were. */
+export function csvLinesOf(task: Pick<Task, 'rollout'>): ReportLines {
+  return task.rollout?.variants === undefined ? CSV_LINES : VARIANT_CSV_LINES;
+}
+
+/**
+ * NDJSON: the per-recipient answer's object with the task's id first, one a
+ * line (an A/B task's kept rows with their variant last, as the answer has it).
+ */
 export function ndjsonLines(taskId: number): ReportLines {
   return {
     start: '',
@@ -64,15 +91,20 @@ export function ndjsonLines(taskId: number): ReportLines {
   };
 }
 
-/**
- * `,fate,detail,at,executor,then_at` and the line break. Only detail and
- * executor may hold a comma or quote: the fate is a fixed word and the times
- * are RFC 3339 or empty, so they are written as they are (a row with a login
- * outcome renders its own tail, so this runs for a few percent of the rows).
- */
+/** `,fate,detail,at,executor,then_at` and the line break. */
 function csvTail(fate: Fate): string {
+  return `${csvCells(fate)}\n`;
+}
+
+/**
+ * `,fate,detail,at,executor,then_at`. Only detail and executor may hold a
+ * comma or quote: the fate is a fixed word and the times are RFC 3339 or
+ * empty, so they are written as they are (a row with a login outcome renders
+ * its own tail, so this runs for a few percent of the rows).
+ */
+function csvCells(fate: Fate): string {
   const [detail, at, executor, thenAt] = rest(fate);
-  return `,${fate.fate},${csvCell(detail)},${at},${csvCell(executor)},${thenAt}\n`;
+  return `,${fate.fate},${csvCell(detail)},${at},${csvCell(executor)},${thenAt}`;
 }
 
 /** detail, at, executor, then_at. */

@@ -4,8 +4,6 @@ import {
   deliveryAcrossHosts,
   loginAcrossHosts,
   type DeliveryFacts,
-  type DeliveryRecord,
-  type Fate,
   type LoginFacts,
   type RecipientFate,
   type RemovalFacts,
@@ -15,7 +13,8 @@ import { removedPathOf, walkAudienceChunks, type AudienceChunk, type ListRun } f
 import { deliveryFactsAt, NO_RECORDS, type RecipientFateDeps } from './recipient-fate';
 import { ReportChunks } from './report-chunks';
 import { LoginCursor, RecordCursor } from './report-cursors';
-import type { ReportLines } from './report-lines';
+import type { ReportLines, TailFate } from './report-lines';
+import { RecordTails, ReportVariants, slotCount, slotOf, tailMaps, withVariant } from './report-variants';
 
 type ReportDeps = RecipientFateDeps & { uinLimit: number };
 
@@ -34,7 +33,7 @@ export interface RunPlacement {
   placeNow(uin: number, listed: number): Placed | undefined | typeof NEEDS_READ;
   /** Its place, reading what placeNow could not; asked only for a uin placeNow answered NEEDS_READ. */
   place(uin: number, listed: number): Promise<Placed | undefined>;
-  /** The row as written: the fate, decorated with what its run says of it. */
+  /** The row as written: the fate, decorated with what its run says of it (its variant is added after). */
   row(fate: RecipientFate, run: number | undefined): RecipientFate;
   close(): Promise<void>;
 }
@@ -45,9 +44,10 @@ export interface RunPlacement {
  * forward cursor per sorted run, since inside a run positions ascend with
  * uins. Rows are written as the plain report writes them: a row whose facts
  * its run's batch record decides (no removal named, no login outcome, no
- * rejection) is its head and a tail rendered once per record, run and online
- * bit (RunsRows); any other row, or one a cursor must first be moved to, is
- * decided on its own by classifyFate, as recipientFate decides it.
+ * rejection) is its head and a tail rendered once per record, run, online
+ * bit and (an A/B task) variant (RunsRows); any other row, or one a cursor
+ * must first be moved to, is decided on its own by classifyFate, as
+ * recipientFate decides it.
  */
 export async function* runsReportChunks(
   task: Task,
@@ -104,23 +104,20 @@ interface RowPlace {
 
 const NO_LOGIN: LoginFacts = { kind: 'none' };
 
-/** A run's cursor's current record and the tails of its online and offline rows, rendered once each. */
-interface RecordTails {
-  record: DeliveryRecord | undefined;
-  online: Buffer | undefined;
-  offline: Buffer | undefined;
-}
-
 /**
  * Writes the rows of a runs report. Tails are cached by what they depend
  * on: the run (its decoration) and the record its cursor holds with the
  * position's bit, or (no record holding the position) the run and the
- * delivery facts' kind and reason.
+ * delivery facts' kind and reason; and for an A/B task, the row's variant
+ * (its slot, report-variants.ts).
  */
 class RunsRows {
   private readonly base: { taskState: Task['state']; expiresAt: number; now: number };
+  private readonly variants: ReportVariants | undefined;
+  /** Per run: the record its cursor holds. */
   private readonly recordTails: RecordTails[];
-  private readonly otherTails = new Map<string, Buffer>();
+  /** Per slot. */
+  private readonly otherTails: Map<string, Buffer>[];
 
   constructor(
     task: Task,
@@ -132,11 +129,9 @@ class RunsRows {
     private readonly cursors: { records: RecordCursor[]; logins: LoginCursor } | undefined,
   ) {
     this.base = { taskState: task.state, expiresAt: task.expiresAt, now };
-    this.recordTails = (cursors?.records ?? []).map(() => ({
-      record: undefined,
-      online: undefined,
-      offline: undefined,
-    }));
+    this.variants = ReportVariants.of(task);
+    this.recordTails = (cursors?.records ?? []).map(() => new RecordTails(slotCount(this.variants)));
+    this.otherTails = tailMaps(this.variants);
   }
 
   /**
@@ -177,10 +172,13 @@ class RunsRows {
    * place and its facts are its record's (or its lack of one): undefined
    * when it must be decided on its own.
    */
-  private sharedTail(uin: number, { position, run }: Placed, plain: RemovalFacts): Buffer | undefined {
+  private sharedTail(uin: number, placed: Placed, plain: RemovalFacts): Buffer | undefined {
+    const { position, run } = placed;
+    // An A/B task's rows take their variant's tail (one hash a row); any other task's rows all take slot 0.
+    const slot = slotOf(this.variants, uin);
     const cursors = this.cursors;
     if (cursors === undefined)
-      return this.otherTail(uin, position, run, plain, { kind: 'unavailable', reason: NO_RECORDS });
+      return this.otherTail(uin, placed, slot, plain, { kind: 'unavailable', reason: NO_RECORDS });
     const cursor = cursors.records[run]!;
     if (cursor.behind(position)) return undefined;
     const record = cursor.holding(position);
@@ -188,8 +186,8 @@ class RunsRows {
       const facts = deliveryFactsAt(position, undefined, this.units);
       return this.otherTail(
         uin,
-        position,
-        run,
+        placed,
+        slot,
         plain,
         deliveryAcrossHosts(facts, position, this.units, cursor.unreachable()),
       );
@@ -199,26 +197,28 @@ class RunsRows {
     const online = bitAt(record.online, position - record.from);
     const { logins } = cursors;
     if (!online && (uin >= logins.noOutcomeBelow() || logins.unreachable().has(record.executor))) return undefined;
-    const tails = this.recordTails[run]!;
-    if (tails.record !== record) Object.assign(tails, { record, online: undefined, offline: undefined });
-    if (online)
-      return (tails.online ??= this.tail(uin, position, run, plain, deliveryFactsAt(position, record, this.units)));
-    return (tails.offline ??= this.tail(uin, position, run, plain, deliveryFactsAt(position, record, this.units)));
+    const tails = this.recordTails[run]!.hold(record);
+    const byBit = online ? tails.online : tails.offline;
+    return (byBit[slot] ??= this.tail(uin, placed, slot, plain, deliveryFactsAt(position, record, this.units)));
   }
 
-  /** The tail of a row no record holds (or with no records kept), by its run and delivery facts. */
-  private otherTail(uin: number, position: number, run: number, plain: RemovalFacts, delivery: DeliveryFacts): Buffer {
+  /** The tail of a row no record holds (or with no records kept), by its run, slot and delivery facts. */
+  private otherTail(uin: number, placed: Placed, slot: number, plain: RemovalFacts, delivery: DeliveryFacts): Buffer {
+    const { run } = placed;
     const key = delivery.kind === 'unavailable' ? `${run}:unavailable: ${delivery.reason}` : `${run}:${delivery.kind}`;
-    let tail = this.otherTails.get(key);
-    if (tail === undefined) this.otherTails.set(key, (tail = this.tail(uin, position, run, plain, delivery)));
+    const tails = this.otherTails[slot]!;
+    let tail = tails.get(key);
+    if (tail === undefined) tails.set(key, (tail = this.tail(uin, placed, slot, plain, delivery)));
     return tail;
   }
 
-  /** The row classifyFate and the run's decoration give these facts, without its head (uin, position). */
-  private tail(uin: number, position: number, run: number, removal: RemovalFacts, delivery: DeliveryFacts): Buffer {
+  /** The row classifyFate, the run's decoration and the slot's variant give these facts, without its head. */
+  private tail(uin: number, placed: Placed, slot: number, removal: RemovalFacts, delivery: DeliveryFacts): Buffer {
+    const { position, run } = placed;
     const fate = classifyFate({ ...this.base, uin, filtered: true, position, removal, delivery, login: NO_LOGIN });
-    const { uin: _uin, position: _position, duplicateCopiesRemoved: _copies, ...rest } = this.placement.row(fate, run);
-    return Buffer.from(this.lines.tail(rest as Fate));
+    const row = withVariant(this.placement.row(fate, run), this.variants, slot);
+    const { uin: _uin, position: _position, duplicateCopiesRemoved: _copies, ...rest } = row;
+    return Buffer.from(this.lines.tail(rest as TailFate));
   }
 
   /** The row at `at`, decided on its own as recipientFate decides it, the cursors moved to it first. */
@@ -250,7 +250,11 @@ class RunsRows {
           : loginAcrossHosts(login, delivery.executor, logins.unreachable());
     }
     const fate = classifyFate({ ...this.base, uin, filtered: true, position, removal, delivery, login });
-    this.out.text(this.lines.line(this.placement.row(fate, found?.run)));
+    const row = this.placement.row(fate, found?.run);
+    // Only a row in the filtered list was given a variant, as the per-recipient answer says.
+    this.out.text(
+      this.lines.line(found === undefined ? row : withVariant(row, this.variants, slotOf(this.variants, uin))),
+    );
   }
 }
 

@@ -215,7 +215,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     access: 'token',
     summary: "A task's delivery report: every recipient with its fate",
     description:
-      "Every distinct uin of the task's audience in ascending order (its filtered list and each filter link's removed set, merged), each with the fate GET /api/v1/tasks/:id/recipients/:uin answers for it, streamed with bounded memory. CSV (`uin,position,fate,detail,at,executor,then_at`, times RFC 3339) by default; one JSON object a line (the per-recipient answer) with `Accept: application/x-ndjson`. `cursor=<taskId>-<uin>` resumes after that uin (a stream cut short resumes from its last row). Same access as the task: another account's task answers 404. docs/recipient-truth.md, \"The delivery report\".",
+      "Every distinct uin of the task's audience in ascending order (its filtered list and each filter link's removed set, merged), each with the fate GET /api/v1/tasks/:id/recipients/:uin answers for it, streamed with bounded memory. CSV (`uin,position,fate,detail,at,executor,then_at`, and a last `variant` column for an A/B task; times RFC 3339) by default; one JSON object a line (the per-recipient answer) with `Accept: application/x-ndjson`. `cursor=<taskId>-<uin>` resumes after that uin (a stream cut short resumes from its last row). Same access as the task: another account's task answers 404. docs/recipient-truth.md, \"The delivery report\".",
     responses: {
       200: json('the report, streamed', {
         content: {

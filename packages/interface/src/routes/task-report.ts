@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { ValidationError } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../api-deps';
-import { assertReportable, CSV_LINES, ndjsonLines, reportChunks } from '../recipient-report';
+import { assertReportable, csvLinesOf, ndjsonLines, reportChunks } from '../recipient-report';
 import { visibleTask } from './visible-task';
 
 export const NDJSON = 'application/x-ndjson';
@@ -33,7 +33,7 @@ export function taskReportRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const after = parseReportCursor(request.query.cursor, task.id, config.uinLimit);
       assertReportable(task);
       const ndjson = (request.headers.accept ?? '').includes(NDJSON);
-      const lines = ndjson ? ndjsonLines(task.id) : CSV_LINES;
+      const lines = ndjson ? ndjsonLines(task.id) : csvLinesOf(task);
       const body = reportChunks(task, after, { ...deps, uinLimit: config.uinLimit }, lines);
       const extension = ndjson ? 'ndjson' : 'csv';
       return reply
