@@ -48,10 +48,39 @@ function procCounters(pid) {
       writeBytes: io.write_bytes,
       wchar: io.wchar,
       syscw: io.syscw,
+      threads: threadCpu(pid),
     };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds per kind of thread of a process: its threads' /proc/<pid>/task/<tid>/stat summed by name,
+ * numbers dropped ("GC Thread#0" and "GC Thread#1" are one kind), so a server without a profile (the JVM
+ * of ZooKeeper, the broker) still shows whether its CPU went to requests, JIT compilers or GC. A thread
+ * that ended within a stage takes its CPU with it: the kinds may sum to less than the process.
+ */
+function threadCpu(pid) {
+  const byKind = {};
+  let tids;
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byKind;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const kind = name.replace(/[#:-]?\d+$/, '').trim() || name;
+      byKind[kind] = (byKind[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return byKind;
 }
 
 /** The sample values of a Prometheus text exposition, by "name{labels}". */
@@ -156,6 +185,7 @@ class StageRecorder {
           writeBytes: diff('writeBytes'),
           wchar: diff('wchar'),
           syscw: diff('syscw'),
+          threads: threadsDiff(a?.threads, b?.threads),
           gcS: diff('gcS'),
           gcCount: diff('gcCount'),
           lagP99S: peak.lagP99S,
@@ -279,20 +309,39 @@ const ms = (s) => (s === undefined ? '-' : fmt(s * 1000, 1));
 const sec = (s) => (s === undefined ? '-' : fmt(s, 2));
 
 /** The markdown the benches print and append: per stage, a row per process, then where its JS time went. */
+/** CPU seconds per kind of thread between two readings, busiest first; threads started meanwhile count from 0. */
+function threadsDiff(before, after) {
+  if (after === undefined) return [];
+  return Object.entries(after)
+    .map(([kind, s]) => ({ kind, s: s - (before?.[kind] ?? 0) }))
+    .filter((t) => t.s > 0)
+    .sort((x, y) => y.s - x.s);
+}
+
+/** The busiest kinds of thread of a stage's row, as "name s" pairs. */
+function busiestThreads(threads, count = 4) {
+  return threads.length === 0
+    ? '-'
+    : threads
+        .slice(0, count)
+        .map((t) => `${t.kind} ${sec(t.s)}`)
+        .join('; ');
+}
+
 function breakdownMarkdown(stages, profiles, { profileDir, recipients, footer = true }) {
   const lines = [];
   stages.forEach((st, s) => {
     lines.push(
       `**${st.stage}**: ${sec(st.wallS)} s wall${recipients ? `, ${fmt(recipients / st.wallS)} recipients/s over the stage` : ''}.`,
       '',
-      '| process | CPU s (all threads) | CPU / wall | GC ms (count) | event-loop delay p99 / max ms | written MiB (disk / write()) | write calls | queue gauges, max |',
-      '|---|---:|---:|---:|---:|---:|---:|---|',
+      '| process | CPU s (all threads) | CPU / wall | busiest threads (CPU s) | GC ms (count) | event-loop delay p99 / max ms | written MiB (disk / write()) | write calls | queue gauges, max |',
+      '|---|---:|---:|---|---:|---:|---:|---:|---|',
       ...st.rows.map((r) => {
         const queues = Object.entries(r.queues)
           .filter(([, v]) => v > 0)
           .map(([k, v]) => `${k.replace(/^herald_/, '')} ${fmt(v)}`)
           .join(', ');
-        return `| ${r.name} | ${sec(r.cpuS)} | ${r.cpuS === undefined ? '-' : fmt((100 * r.cpuS) / st.wallS) + '%'} | ${ms(r.gcS)} (${r.gcCount === undefined ? '-' : fmt(r.gcCount)}) | ${ms(r.lagP99S)} / ${ms(r.lagMaxS)} | ${mib(r.writeBytes)} / ${mib(r.wchar)} | ${r.syscw === undefined ? '-' : fmt(r.syscw)} | ${queues || '-'} |`;
+        return `| ${r.name} | ${sec(r.cpuS)} | ${r.cpuS === undefined ? '-' : fmt((100 * r.cpuS) / st.wallS) + '%'} | ${busiestThreads(r.threads ?? [])} | ${ms(r.gcS)} (${r.gcCount === undefined ? '-' : fmt(r.gcCount)}) | ${ms(r.lagP99S)} / ${ms(r.lagMaxS)} | ${mib(r.writeBytes)} / ${mib(r.wchar)} | ${r.syscw === undefined ? '-' : fmt(r.syscw)} | ${queues || '-'} |`;
       }),
       '',
     );

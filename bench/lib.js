@@ -117,6 +117,43 @@ function peakRssOfPid(pid) {
   }
 }
 
+/**
+ * Follows other processes' resident sets while a run goes on: every
+ * `intervalMs`, each one's RssAnon, RssFile and RssShmem from /proc/<pid>/status,
+ * keeping the largest of each, so a peak can be split into what the process
+ * itself allocated (anonymous) and what is mapped from files or shared memory
+ * (a list's mmap, the shared online bitmap): VmHWM alone counts them together.
+ * `peaks()` gives, per pid, the largest of each in MiB and VmHWM read then.
+ */
+function residentSampler(pids, intervalMs = 500) {
+  const fields = ['RssAnon', 'RssFile', 'RssShmem'];
+  const peaks = new Map(pids.map((pid) => [pid, { RssAnon: 0, RssFile: 0, RssShmem: 0 }]));
+  const sample = () => {
+    for (const [pid, peak] of peaks) {
+      let status;
+      try {
+        status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8');
+      } catch {
+        continue; // gone: keep what was seen
+      }
+      for (const field of fields) {
+        const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
+        if (match) peak[field] = Math.max(peak[field], Number(match[1]) / 1024);
+      }
+    }
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  timer.unref();
+  return {
+    peaks() {
+      sample();
+      return new Map([...peaks].map(([pid, peak]) => [pid, { ...peak, VmHWM: peakRssOfPid(pid) }]));
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 /** A number with thousands separators and `digits` decimals, as the tables print them. */
 function fmt(n, digits = 0) {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -186,5 +223,6 @@ module.exports = {
   benchAudience,
   startProductionServers,
   peakRssOfPid,
+  residentSampler,
   fmt,
 };

@@ -42,7 +42,7 @@ const {
   TestKafka,
   ensureSharedMariaDb,
 } = require('@herald/testing');
-const { percentiles, machine, commit, arg, peakRssOfPid, loadAverage, fmt } = require('./lib');
+const { percentiles, machine, commit, arg, residentSampler, loadAverage, fmt } = require('./lib');
 const breakdown = require('./breakdown');
 
 const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
@@ -74,6 +74,7 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
   );
   if (profileDir !== undefined) cluster.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   let sampling;
+  let resident;
   try {
     await cluster.configure({
       uinSpaceBits: 32,
@@ -86,6 +87,7 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     const audience = syntheticAudience({ recipients, onlineFraction: 0.3, uinLimit: 2 ** 32, seed: 42 });
     step('starting the processes');
     await cluster.startAll();
+    resident = residentSampler(cluster.processes.map((p) => p.child.pid));
     // Ready = warmed up (docs/operations.md, "Readiness"). A previous commit's processes, run side by side, have no readiness.
     if ((await cluster.status(cluster.processes[0].id)).ready !== undefined) {
       step('waiting until every process is ready');
@@ -215,7 +217,18 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     const after = await latencyRun('after');
     await mark('end');
     await consumer.disconnect();
-    const processes = cluster.processes.map((p) => ({ tier: p.tier, id: p.id, peakRssMiB: peakRssOfPid(p.child.pid) }));
+    const peaks = resident.peaks();
+    const processes = cluster.processes.map((p) => {
+      const peak = peaks.get(p.child.pid);
+      return {
+        tier: p.tier,
+        id: p.id,
+        peakRssMiB: peak.VmHWM,
+        peakAnonMiB: peak.RssAnon,
+        peakFileMiB: peak.RssFile,
+        peakShmemMiB: peak.RssShmem,
+      };
+    });
     return {
       recipients,
       tasks,
@@ -230,6 +243,7 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
     };
   } finally {
     clearInterval(sampling);
+    resident?.stop();
     step('stopping');
     await cluster.stopAll();
     const { createPool } = require('mysql2/promise');
@@ -370,11 +384,30 @@ async function main() {
       ),
     ]),
     '',
+    ...residentTable(result.processes),
     ...(profileDir === undefined ? [] : productionBreakdown(result, profileDir)),
   ].join('\n');
   process.stdout.write(table + '\n');
   if (process.argv.includes('--record')) await appendFile(path.join(__dirname, 'RESULTS.md'), '\n' + table);
   if (process.argv.includes('--logs')) process.stderr.write(result.logs + '\n');
+}
+
+/**
+ * Each process's peak resident set over the run (VmHWM), beside the largest of its parts seen by the
+ * 0.5 s sampler: anonymous memory is the process's own; file and shared pages are mapped lists and the
+ * host's one online bitmap, which the kernel can drop or shares between processes.
+ */
+function residentTable(processes) {
+  const mib = (n) => (n === undefined ? 'n/a' : fmt(n));
+  return [
+    '| process | peak RSS, VmHWM (MiB) | largest anonymous (MiB) | largest file-backed (MiB) | largest shared memory (MiB) |',
+    '|---|---:|---:|---:|---:|',
+    ...processes.map(
+      (p) =>
+        `| ${p.tier} ${p.id} | ${mib(p.peakRssMiB)} | ${mib(p.peakAnonMiB)} | ${mib(p.peakFileMiB)} | ${mib(p.peakShmemMiB)} |`,
+    ),
+    '',
+  ];
 }
 
 /** The --breakdown section: per stage, per process (bench/breakdown.js). */
