@@ -89,15 +89,26 @@ describe('dispatcher: units of an executor that stopped reporting', () => {
     await dir.remove();
   });
 
+  /** Sends an executor's report and waits until this dispatcher stamped it with the current clock. */
+  const reportNow = async (executorId: string) => {
+    await toDispatcher.send(report(executorId));
+    await waitFor(() => dispatcher.loads().some((l) => l.report.executorId === executorId && l.receivedAt === now), {
+      message: `the report of ${executorId} at ${now}`,
+    });
+  };
+
   it('streams to an executor that reports, and proposes a live executor for one that stopped', async () => {
-    await toDispatcher.send(report('e1'));
-    await toDispatcher.send(report('e2'));
-    await waitFor(() => dispatcher.loads().length === 2, { message: 'both reports kept' });
+    await reportNow('e1');
+    await reportNow('e2');
+    expect(dispatcher.loads()).toHaveLength(2);
     await toDispatcher.send(run('e1', 0));
     await waitFor(() => sent.get('e1')!.length === 2, { message: 'unit 0 streamed to e1 while it reports' });
 
-    now += 3001; // e1 stops reporting; e2 goes on
-    await toDispatcher.send(report('e2'));
+    // e1 stops reporting; e2 goes on, heard steadily.
+    for (let step = 0; step < 4; step++) {
+      now += 1000;
+      await reportNow('e2');
+    }
     await toDispatcher.send(run('e1', 1));
     await waitFor(() => toScheduler.length === 1, { message: 'a unit.replan for unit 1' });
     expect(toScheduler).toEqual([{ kind: 'unit.replan', taskId: 1, epoch: 2, unitNo: 1, from: 'e1', to: 'e2' }]);
@@ -112,5 +123,13 @@ describe('dispatcher: units of an executor that stopped reporting', () => {
     await toDispatcher.send(run('e1', 2));
     await waitFor(() => sent.get('e1')!.length === 4, { message: 'unit 2 streamed to e1' });
     expect(toScheduler).toHaveLength(1);
+  });
+
+  it('streams to the executor named when the first report after a silence is another one (back from a partition)', async () => {
+    // Heard nobody for 10 s (the test above); e2's report happens to arrive first, e1's is on its way.
+    await reportNow('e2');
+    await toDispatcher.send(run('e1', 3));
+    await waitFor(() => sent.get('e1')!.length === 6, { message: 'unit 3 streamed to e1' });
+    expect(toScheduler).toHaveLength(1); // no unit.replan: e1's silence was this dispatcher's own
   });
 });

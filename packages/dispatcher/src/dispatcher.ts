@@ -138,9 +138,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   );
   const clock = deps.clock ?? systemClock;
   /** Each executor's latest load report: the unit plans follow them (plan-units.ts). */
-  const hostLoads = new HostLoads();
+  const hostLoads = new HostLoads(deps.config.load.maxReportAgeMs);
   const executorIds = [...deps.toExecutor.keys()];
-  const startedAt = clock.now();
   const running = new Set<Promise<void>>();
   let preprocessing: Promise<void> = Promise.resolve();
 
@@ -222,7 +221,6 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       loads: hostLoads.latest(),
       now: clock.now(),
       maxReportAgeMs: deps.config.load.maxReportAgeMs,
-      startedAt,
     });
     if (!decision.move) return false;
     const high = highestEpoch(run.taskId);
@@ -353,7 +351,9 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   })();
   const loads = () => {
     const now = clock.now();
-    return hostLoads.latest().map((load) => ({ ...load, ageMs: Math.max(0, now - load.receivedAt) }));
+    return hostLoads
+      .latest()
+      .map(({ report, receivedAt }) => ({ report, receivedAt, ageMs: Math.max(0, now - receivedAt) }));
   };
   return { done, busy: () => running.size, loads };
 }
