@@ -4,7 +4,7 @@ import { syntheticAudience } from '@herald/audience';
 import { CONFIRMATIONS_IN_FLIGHT } from '@herald/executor';
 import { makeTempDir, NetnsCluster, waitFor, type TempDir } from '@herald/testing';
 import { expectedOutcome } from './outcome';
-import { tearDown, uniqueNames } from './scenario';
+import { adoptedATask, tearDown, uniqueNames } from './scenario';
 import {
   createTask,
   deliveredBy,
@@ -379,7 +379,7 @@ describeAsRoot('Herald across hosts (network namespaces)', () => {
     const unitsAtCut = await unitsOf(cluster, task.id);
     const schedulerLogsAtCut = new Map(survivors.map((p) => [p.id, p.output.length]));
     await cluster.isolate(host, 'on');
-    await waitFor(() => survivors.some((p) => /rebalanced after a ring change.*"adopted":[1-9]/.test(p.output)), {
+    await waitFor(() => survivors.some((p) => adoptedATask(p.output.slice(schedulerLogsAtCut.get(p.id)))), {
       timeoutMs: 60_000,
       intervalMs: 100,
       message: `a survivor adopting the task of ${owner}`,

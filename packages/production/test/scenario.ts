@@ -113,6 +113,16 @@ export const TEST_APTA = { helloIntervalMs: 100, deadIntervalMs: 600, silencePer
 export const THREE_SCHEDULERS = ['scheduler-1', 'scheduler-2', 'scheduler-3'];
 
 /**
+ * Whether a scheduler's log shows it claimed another's task after a ring
+ * change: by the rebalance the change starts, or by its periodic sweep when
+ * that ran first on the new ring (the rebalance then finds nothing left and
+ * says "adopted":0). Both log "scheduler followed the ring".
+ */
+export function adoptedATask(schedulerLog: string): boolean {
+  return /"scheduler followed the ring".*"adopted":[1-9]/.test(schedulerLog);
+}
+
+/**
  * An APTA cluster of 3 schedulers, 1 dispatcher, 2 executors, 1 interface and
  * 1 controller with the audience's online users logged in, started and
  * waited on until every process routes by the ring of three schedulers.

@@ -5,6 +5,7 @@ import { syntheticAudience } from '@herald/audience';
 import { authHeaders, type ProcessCluster, type TempDir, waitFor } from '@herald/testing';
 import { actualOutcome, expectedOutcome } from './outcome';
 import {
+  adoptedATask,
   broadcastThroughOutage,
   expectManagementLocked,
   startThreeSchedulerCluster,
@@ -84,7 +85,7 @@ describe('scheduler partition (APTA)', () => {
     const owner = allocateTasks(THREE_SCHEDULERS).ownerOf(1)!;
     const cutOff = cluster.processes.find((p) => p.id === owner)!;
     const survivors = cluster.processes.filter((p) => THREE_SCHEDULERS.includes(p.id) && p.id !== owner);
-    const adopted = () => survivors.some((p) => /rebalanced after a ring change.*"adopted":[1-9]/.test(p.output));
+    const adopted = () => survivors.some((p) => adoptedATask(p.output));
 
     const { task, stateAtOutage } = await broadcastThroughOutage(cluster, audience, async () => {
       await cluster.admin('fault', owner, '--traffic-cut', 'on');
