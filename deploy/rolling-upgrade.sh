@@ -33,13 +33,14 @@ ORDER="controller-1 controller-2 presence-1 executor-1 executor-2 dispatcher-1 d
 [ $# -gt 0 ] && ORDER="$*"
 [ -f "$config" ] || { echo "rolling-upgrade: no cluster config at $config (deploy/local-cluster.sh start first)" >&2; exit 2; }
 
-# Back when its management endpoint answers and, for an APTA member, its state is WORKING.
+# Back when its management endpoint answers and, for an APTA member, its state is WORKING. What the last
+# check printed (the status, or why it failed) stays in $last_check for the message when it never is.
+last_check=""
 back() {
-  local status
-  status=$($herald admin status "$1" --config "$config" 2>/dev/null) || return 1
+  last_check=$($herald admin status "$1" --config "$config" 2>&1) || return 1
   case $1 in
     controller-*|presence-*) return 0 ;;
-    *) echo "$status" | grep -q '"state": "WORKING"' ;;
+    *) echo "$last_check" | grep -q '"state": "WORKING"' ;;
   esac
 }
 
@@ -48,12 +49,19 @@ for id in $ORDER; do
   echo "rolling-upgrade: draining $id"
   $herald admin drain "$id" --config "$config" --timeout $((wait_s * 1000)) | sed 's/^/  /'
   "$cluster" start-one "$id" | sed 's/^/  /'
-  for _ in $(seq 1 $((wait_s * 10))); do back "$id" && break; sleep 0.1; done
-  if ! back "$id"; then
-    echo "rolling-upgrade: $id did not come back in ${wait_s}s; stopping the upgrade" >&2
-    tail -20 "$dir/logs/$id.log" >&2
-    exit 1
-  fi
+  # A deadline by the clock, not a count of checks: each check starts a node process, slow on a busy host.
+  deadline=$(( $(date +%s) + wait_s ))
+  until back "$id"; do
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "rolling-upgrade: $id did not come back in ${wait_s}s; stopping the upgrade" >&2
+      echo "last check of $id:" >&2
+      echo "$last_check" | head -40 | sed 's/^/  /' >&2
+      echo "last lines of its log:" >&2
+      tail -20 "$dir/logs/$id.log" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
   echo "rolling-upgrade: $id back in $(( $(date +%s) - started ))s"
 done
 echo "rolling-upgrade: done ($(echo $ORDER | wc -w) processes)"
