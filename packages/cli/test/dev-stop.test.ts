@@ -80,3 +80,48 @@ it('herald dev stops on SIGTERM while a client stalls mid-upload', async () => {
   expect(code).toBe(0);
   expect(stdout).toMatch(/stopping/);
 });
+
+it('a SIGTERM after the SIGINT that herald dev is stopping on, waiting out a long grace, exits at once with status 143', async () => {
+  const config = join(dir.path, 'herald.json');
+  // Ten minutes for in-flight requests: the first SIGTERM's stop waits that long for the stalled client.
+  await writeFile(config, JSON.stringify({ http: { shutdownGraceMs: 600_000 }, uinSpaceBits: 20 }));
+  const env = { ...process.env };
+  delete env.HERALD_ADMIN_TOKEN;
+  const started = spawn(process.execPath, [MAIN, 'dev', '--port', '0', '--data-dir', dir.path, '--config', config], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  child = started;
+  let stdout = '';
+  let stderr = '';
+  started.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => started.once('close', (code) => resolve(code)));
+
+  await waitFor(() => /admin token .*: hrd_\S+/.test(stdout), {
+    timeoutMs: DEADLINE_MS,
+    message: 'herald dev printing its URL and admin token',
+  });
+  const url = /listening on (http:\/\/[^;\s]+)/.exec(stdout)![1]!;
+  const token = /admin token .*: (hrd_\S+)/.exec(stdout)![1]!;
+  client = stalledUpload(url, token);
+  const listsDir = join(dir.path, 'lists');
+  await waitFor(async () => (await readdir(listsDir).catch(() => [])).some((name) => name.endsWith('.tmp')), {
+    timeoutMs: DEADLINE_MS,
+    message: 'the upload reaching the list repository',
+  });
+
+  // Ctrl-C, then the service manager's SIGTERM: any second stop signal, not only the same one again.
+  started.kill('SIGINT');
+  await waitFor(() => /stopping/.test(stdout), { timeoutMs: DEADLINE_MS, message: 'herald dev stopping' });
+  expect(started.exitCode).toBeNull(); // still waiting for the stalled client
+  started.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([
+    exited,
+    new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), DEADLINE_MS))),
+  ]);
+  clearTimeout(timer);
+  expect(code).toBe(143);
+  expect(stderr).toMatch(/SIGTERM again while stopping: exiting now/);
+});

@@ -3,6 +3,7 @@ import { newTokenText } from '@herald/interface';
 import { createJsonLogger } from '@herald/metrics';
 import type { AccessStore } from '@herald/core/ports';
 import type { HeraldOptions } from '@herald/core/config';
+import { firstStopSignal } from '../stop-signals';
 
 /**
  * The first start of a data directory makes an admin token and prints it
@@ -24,14 +25,12 @@ async function firstAdminToken(access: AccessStore): Promise<string | undefined>
   return text.token;
 }
 
-/** Starts the embedded cluster and serves until SIGINT/SIGTERM. */
+/** Starts the embedded cluster and serves until SIGINT/SIGTERM; a second one while it stops exits at once. */
 export async function runDev(options: HeraldOptions): Promise<void> {
   const cluster = await startEmbeddedCluster(options, { logger: createJsonLogger({ level: 'info' }) });
   // Listen for the stop signals before anything else is awaited: one may come as soon as the address is out.
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  // A second signal while it stops exits at once (stop-signals.ts).
+  const stopped = firstStopSignal();
   const token = cluster.config.auth.bootstrapAdminToken === null ? await firstAdminToken(cluster.access) : undefined;
   process.stdout.write(`Herald (embedded) listening on ${cluster.url}; data in ${cluster.config.dataDir}\n`);
   process.stdout.write(`console ${cluster.url}/console/ (sign in with an API token)\n`);

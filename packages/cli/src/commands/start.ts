@@ -3,11 +3,13 @@ import { ConfigError } from '@herald/core';
 import { createJsonLogger, createPromMeter } from '@herald/metrics';
 import { spawn } from 'node:child_process';
 import { IN_CLASS_ENV, inClassCommand, requiredTokenHash, startManagementServer, startTier } from '@herald/production';
+import { firstStopSignal } from '../stop-signals';
 
 /**
  * `herald start <tier> --id <id>`: one tier of the production profile in this
- * process, until SIGINT/SIGTERM (stop at once: work resumes from checkpoints)
- * or a drain through its management endpoint (hand off, then exit).
+ * process, until SIGINT/SIGTERM (stop at once: work resumes from checkpoints;
+ * a second signal while it stops exits without waiting for the stop) or a
+ * drain through its management endpoint (hand off, then exit).
  */
 export async function runStart(
   tier: string,
@@ -54,9 +56,10 @@ export async function runStart(
   process.stdout.write(
     `herald: ${running.description} started${management ? ` (management on ${management.address})` : ''}\n`,
   );
+  // A second signal while it stops exits at once (stop-signals.ts).
+  const signalled = firstStopSignal();
   const how = await new Promise<'signal' | 'drain'>((resolve) => {
-    process.once('SIGINT', () => resolve('signal'));
-    process.once('SIGTERM', () => resolve('signal'));
+    void signalled.then(() => resolve('signal'));
     void management?.drained.then(() => resolve('drain'));
   });
   if (how === 'signal') await running.stop();
