@@ -41,9 +41,10 @@ function stalledUpload(url: string, token: string): Socket {
   return socket;
 }
 
-it('herald dev stops on SIGTERM while a client stalls mid-upload', async () => {
+/** herald dev under `shutdownGraceMs`, with a client stalled mid-upload once the upload reached the list repository. */
+async function devWithStalledUpload(shutdownGraceMs: number) {
   const config = join(dir.path, 'herald.json');
-  await writeFile(config, JSON.stringify({ http: { shutdownGraceMs: 300 }, uinSpaceBits: 20 }));
+  await writeFile(config, JSON.stringify({ http: { shutdownGraceMs }, uinSpaceBits: 20 }));
   const env = { ...process.env };
   delete env.HERALD_ADMIN_TOKEN;
   const started = spawn(process.execPath, [MAIN, 'dev', '--port', '0', '--data-dir', dir.path, '--config', config], {
@@ -51,17 +52,17 @@ it('herald dev stops on SIGTERM while a client stalls mid-upload', async () => {
     env,
   });
   child = started;
-  let stdout = '';
-  started.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  started.stderr!.resume();
+  const output = { stdout: '', stderr: '' };
+  started.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+  started.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => started.once('close', (code) => resolve(code)));
 
-  await waitFor(() => /admin token .*: hrd_\S+/.test(stdout), {
+  await waitFor(() => /admin token .*: hrd_\S+/.test(output.stdout), {
     timeoutMs: DEADLINE_MS,
     message: 'herald dev printing its URL and admin token',
   });
-  const url = /listening on (http:\/\/[^;\s]+)/.exec(stdout)![1]!;
-  const token = /admin token .*: (hrd_\S+)/.exec(stdout)![1]!;
+  const url = /listening on (http:\/\/[^;\s]+)/.exec(output.stdout)![1]!;
+  const token = /admin token .*: (hrd_\S+)/.exec(output.stdout)![1]!;
   client = stalledUpload(url, token);
   // The upload has reached the list repository once its temp file exists.
   const listsDir = join(dir.path, 'lists');
@@ -69,59 +70,34 @@ it('herald dev stops on SIGTERM while a client stalls mid-upload', async () => {
     timeoutMs: DEADLINE_MS,
     message: 'the upload reaching the list repository',
   });
+  /** Its exit status, or 'late' when it is still running after DEADLINE_MS. */
+  const exit = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      exited,
+      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), DEADLINE_MS))),
+    ]);
+    clearTimeout(timer);
+    return code;
+  };
+  return { started, output, exit };
+}
 
+it('herald dev stops on SIGTERM while a client stalls mid-upload', async () => {
+  const { started, output, exit } = await devWithStalledUpload(300);
   started.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([
-    exited,
-    new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), DEADLINE_MS))),
-  ]);
-  clearTimeout(timer);
-  expect(code).toBe(0);
-  expect(stdout).toMatch(/stopping/);
+  expect(await exit()).toBe(0);
+  expect(output.stdout).toMatch(/stopping/);
 });
 
 it('a SIGTERM after the SIGINT that herald dev is stopping on, waiting out a long grace, exits at once with status 143', async () => {
-  const config = join(dir.path, 'herald.json');
-  // Ten minutes for in-flight requests: the first SIGTERM's stop waits that long for the stalled client.
-  await writeFile(config, JSON.stringify({ http: { shutdownGraceMs: 600_000 }, uinSpaceBits: 20 }));
-  const env = { ...process.env };
-  delete env.HERALD_ADMIN_TOKEN;
-  const started = spawn(process.execPath, [MAIN, 'dev', '--port', '0', '--data-dir', dir.path, '--config', config], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  child = started;
-  let stdout = '';
-  let stderr = '';
-  started.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => started.once('close', (code) => resolve(code)));
-
-  await waitFor(() => /admin token .*: hrd_\S+/.test(stdout), {
-    timeoutMs: DEADLINE_MS,
-    message: 'herald dev printing its URL and admin token',
-  });
-  const url = /listening on (http:\/\/[^;\s]+)/.exec(stdout)![1]!;
-  const token = /admin token .*: (hrd_\S+)/.exec(stdout)![1]!;
-  client = stalledUpload(url, token);
-  const listsDir = join(dir.path, 'lists');
-  await waitFor(async () => (await readdir(listsDir).catch(() => [])).some((name) => name.endsWith('.tmp')), {
-    timeoutMs: DEADLINE_MS,
-    message: 'the upload reaching the list repository',
-  });
-
+  // Ten minutes for in-flight requests: the first signal's stop waits that long for the stalled client.
+  const { started, output, exit } = await devWithStalledUpload(600_000);
   // Ctrl-C, then the service manager's SIGTERM: any second stop signal, not only the same one again.
   started.kill('SIGINT');
-  await waitFor(() => /stopping/.test(stdout), { timeoutMs: DEADLINE_MS, message: 'herald dev stopping' });
+  await waitFor(() => /stopping/.test(output.stdout), { timeoutMs: DEADLINE_MS, message: 'herald dev stopping' });
   expect(started.exitCode).toBeNull(); // still waiting for the stalled client
   started.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([
-    exited,
-    new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), DEADLINE_MS))),
-  ]);
-  clearTimeout(timer);
-  expect(code).toBe(143);
-  expect(stderr).toMatch(/SIGTERM again while stopping: exiting now/);
+  expect(await exit()).toBe(143);
+  expect(output.stderr).toMatch(/SIGTERM again while stopping: exiting now/);
 });
