@@ -26,8 +26,9 @@ export type ReplanDecision =
  * came back, which may be never. The unit then moves to the live executor
  * (a fresh report, heard steadily: below) with the most free sender slots,
  * then the least busy CPU, then the lowest id, so the choice is the same on
- * every dispatcher that sees the same reports. With no live executor the run stays where it is:
- * there is nowhere better, and its own executor may return first.
+ * every dispatcher that sees the same reports. With no live executor the
+ * run stays where it is: there is nowhere better, and its own executor may
+ * return first.
  *
  * Silence proves something only while this dispatcher was listening: it
  * moves a unit only when it has heard some live executor steadily (no gap
