@@ -11,6 +11,9 @@
  *      does from 2^20 recipients); the list is in memory before the clock
  *      starts, as preprocess has it once loaded;
  *      throughput = recipients / wall time, and per core = that / workers;
+ *      for the workers, the process's peak resident set above what it was
+ *      at the start, the list in memory (the kernel's high-water mark, reset
+ *      before the run): the chain's own memory;
  *   2. the follower check over the account's local copy (FollowerCopies: the
  *      followers, 96% of the distinct recipients, as a list file), sampling
  *      validation included, against what the in-memory links kept: the scan
@@ -51,6 +54,34 @@ async function timed(fn, input) {
   const t0 = performance.now();
   const value = await fn(input);
   return { value, s: (performance.now() - t0) / 1000 };
+}
+
+/** V8's collector, reachable without starting node with --expose-gc. */
+const collectGarbage = (() => {
+  require('node:v8').setFlagsFromString('--expose-gc');
+  return require('node:vm').runInNewContext('gc');
+})();
+
+/** A field of /proc/self/status in MiB (VmRSS, VmHWM). */
+function statusMiB(field) {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(fs.readFileSync('/proc/self/status', 'utf8'));
+  if (!match) throw new Error(`/proc/self/status has no ${field}`);
+  return Number(match[1]) / 1024;
+}
+
+/**
+ * Times `fn(input)` as `timed` does, and measures the run's own memory: the
+ * garbage of earlier runs is collected first (so the run cannot reuse it),
+ * the kernel's high-water mark of this process's resident set is reset to
+ * what it is now (`5` to /proc/self/clear_refs), and `extraMiB` is the peak
+ * above it after the run, the workers' memory included (they are threads).
+ */
+async function timedWithMemory(fn, input) {
+  collectGarbage();
+  fs.writeFileSync('/proc/self/clear_refs', '5');
+  const start = statusMiB('VmRSS');
+  const run = await timed(fn, input);
+  return { ...run, extraMiB: statusMiB('VmHWM') - start };
 }
 
 /** A copy in shared memory: what preprocess loads when workers may filter the list. */
@@ -106,7 +137,7 @@ async function runFilterChainBench({ recipients, removedSets = false }) {
     rows.push({ how: 'this thread (radix sort + runFilterChain)', workers: 1, s: single.s, result: single.value });
     log(`  this thread: ${single.s.toFixed(2)} s`);
     for (const workers of [1, 2]) {
-      const run = await timed(
+      const run = await timedWithMemory(
         (list) => runFilterChainParallel(list, chain, CONTEXT, { workers, ...options }),
         sharedCopy(audience.list),
       );
@@ -124,9 +155,10 @@ async function runFilterChainBench({ recipients, removedSets = false }) {
         how: `${workers} worker thread${workers > 1 ? 's' : ''} (runFilterChainParallel)`,
         workers,
         s: run.s,
+        extraMiB: run.extraMiB,
         result: run.value,
       });
-      log(`  ${workers} workers: ${run.s.toFixed(2)} s`);
+      log(`  ${workers} workers: ${run.s.toFixed(2)} s, peak resident ${run.extraMiB.toFixed(0)} MiB above the list`);
     }
     const kept = single.value.kept;
 
@@ -177,10 +209,11 @@ function table(v) {
   const lines = [
     `In-memory links on ${fmt(v.recipients)} recipients as loaded (unsorted): sorted, deduped (${fmt(removed.duplicate)}), blacklist (${fmt(removed.blacklisted)}), no-resend against one earlier audience of ${fmt(v.sent)} (${fmt(removed.already_sent)}); ${fmt(v.kept)} kept. Every run's list was compared byte for byte with this thread's.`,
     '',
-    '| how | wall (s) | recipients/s | per core |',
-    '|---|---:|---:|---:|',
+    '| how | wall (s) | recipients/s | per core | peak resident above the list (MiB; bytes a recipient) |',
+    '|---|---:|---:|---:|---:|',
     ...v.rows.map(
-      (r) => `| ${r.how} | ${fmt(r.s, 2)} | ${fmt(v.recipients / r.s)} | ${fmt(v.recipients / r.s / r.workers)} |`,
+      (r) =>
+        `| ${r.how} | ${fmt(r.s, 2)} | ${fmt(v.recipients / r.s)} | ${fmt(v.recipients / r.s / r.workers)} | ${r.extraMiB === undefined ? '-' : `${fmt(r.extraMiB)}; ${fmt((r.extraMiB * 2 ** 20) / v.recipients, 1)}`} |`,
     ),
     '',
     `Follower check over the local copy (${fmt(v.followers)} followers, ${fmt(v.copyBytes / 2 ** 20)} MiB file) for the ${fmt(v.kept)} kept (${fmt(v.notFollowers)} not followers), sampling validation included:`,

@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { radixSortUint32 } from '@herald/core/uins';
 import type { HeraldConfig } from '@herald/core/config';
 import type { ListSegment } from '@herald/core/dispatch';
 import type { Logger } from '@herald/core/ports';
@@ -7,6 +6,7 @@ import { loadRecipientList, type ListRepository } from '@herald/audience';
 import type { PlannedUnit, PreprocessRequest, PreprocessResult } from '@herald/transport';
 import { runFilterChain, type RecipientFilter } from './filters/filter';
 import { runFilterChainParallel } from './filters/parallel';
+import { sortListInPlace } from './filters/value-ranges';
 import { PreprocessOutcomes } from './preprocess-outcome';
 import { ListFlags } from '@herald/core/recipient-list';
 import { sampleThenRest, samplePositionsFirst } from './canary-split';
@@ -38,7 +38,7 @@ export interface PreprocessDeps {
 
 /**
  * Pre-processing of one task: load its list, sort it once, run the filter
- * chain (in worker threads over hash-split chunks for a large list: the same
+ * chain (in worker threads over ranges of values for a large list: the same
  * output as one thread, filters/parallel.ts), write the filtered list (sorted, distinct) as a new recipient-list
  * file, and plan the execution units over it. A canary's list is written
  * sample first, a local-time task's group after group (local-groups.ts):
@@ -73,7 +73,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   const { kept, removed, removedSets, complete } =
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers, record: true })
-      : await runFilterChain(radixSortUint32(uins), deps.filters, context, { record: true });
+      : await runFilterChain(sortListInPlace(uins), deps.filters, context, { record: true });
   const rollout = await deps.rollouts?.rolloutOf(context);
   // A canary sends its sample first (docs/rollouts.md): its positions lead the list, its units lead the plan.
   const split = rollout?.canary === undefined ? undefined : samplePositionsFirst(kept, rollout);

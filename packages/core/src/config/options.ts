@@ -77,7 +77,7 @@ export interface HeraldOptions {
     unitSize?: number;
     /**
      * Worker threads the filter chain's in-memory links (dedupe, blacklist,
-     * no-resend) run in, over hash-split chunks, for lists of at least 2^20
+     * no-resend) run in, each over one range of values, for lists of at least 2^20
      * recipients (docs/architecture.md, "The filter chain"). 0: the machine's
      * cores; 1: the dispatcher's own thread. Default 0.
      */

@@ -32,8 +32,8 @@ export interface ChainSources {
  *   7. frequency       users with no released slot left today (docs/frequency.md)
  *
  * Links 1-3 only subtract sets held in memory, so the parallel runner runs
- * them in worker threads on hash-split chunks (filters/parallel.ts); 4-7 run
- * after, on the merged list (4, 5 and 7 read a store per user, 6 hashes), so
+ * them in worker threads on ranges of values (filters/parallel.ts); 4-7 run
+ * after, on the filtered list (4, 5 and 7 read a store per user, 6 hashes), so
  * each reads only for the users the cheap links kept. Follower check before targeting: an
  * account-wide fact, answered by one sequential scan of a local copy when
  * the account has one, before a query's index reads. Frequency comes last:

@@ -1,42 +1,42 @@
 /**
- * One worker of the parallel filter chain (filters/parallel.ts). It takes its
- * chunk (the uins whose hash is its part) out of the task's list in shared
- * memory, sorts and dedupes it, subtracts each set it is handed (blacklists,
- * earlier audiences), compacting in place, and at the end merges its range of
- * values from every chunk into the shared output. With `record`, each step
- * also answers what it removed (removals.ts), on a buffer of its own that is
- * transferred, not copied, to the main thread.
+ * One worker of the parallel filter chain (filters/parallel.ts). The task's
+ * list lies in shared memory and is never copied: one worker cuts it in place
+ * into one range of values per worker (value-ranges.ts); then each worker
+ * sorts its range in place, dedupes it, subtracts each set it is handed
+ * (blacklists, earlier audiences), compacting to the front of its range; at
+ * the end one worker lays the kept ranges end to end, which is the sorted
+ * filtered list. With `record`, each step also answers what it removed
+ * (removals.ts), on a buffer of its own that is transferred, not copied, to
+ * the main thread.
  *
- *   take      { list, part, parts }          -> { kept }         its chunk, a copy (with one worker, the
- *                                                                 list itself, where it lies)
- *   sort      { scratch?, record }           -> { kept, chunk, removed? }  its chunk sorted and deduped;
- *                                                                 scratch: the radix sort's room in the list's
- *                                                                 buffer, free once every chunk is taken
- *   subtract  { set, length, record }        -> { kept, removed? }  minus a sorted, distinct set
- *   merge     { slices, out, offset }        -> { kept }         the slices merged into out at offset
- *                                                                 (out is the list's own buffer: the
- *                                                                 chunks are copies, so it is free)
+ *   split     { list, length, pivots }       -> { kept, bounds }  the list cut in place at the pivots
+ *   sort      { list, start, end, record }   -> { kept, removed? }  list[start, end) sorted and deduped:
+ *                                                                 the worker's range from now on
+ *   subtract  { set, length, record }        -> { kept, removed? }  its range minus a sorted, distinct set
+ *   compact   { list, ranges }               -> { kept }         the ranges' kept uins moved end to end
+ *                                                                 to the list's front, in order
  */
 import { parentPort } from 'node:worker_threads';
-import { radixSortUint32, subtractSorted, uniqueSorted } from '@herald/core/uins';
-import { mergeInto, takePart } from './chunks';
+import { subtractSorted, uniqueSorted } from '@herald/core/uins';
 import { dedupeRecording, subtractRecording, type Removal } from './removals';
+import { SMALL_PIECE, sortInPlace, splitAtPivots } from './value-ranges';
 
-export interface Slice {
-  buffer: SharedArrayBuffer;
+/** Where a worker's kept uins lie in the list once it has filtered its range. */
+export interface KeptRange {
   start: number;
-  end: number;
+  length: number;
 }
 
 export type ChunkRequest =
-  | { kind: 'take'; list: SharedArrayBuffer; length: number; part: number; parts: number }
-  | { kind: 'sort'; scratch?: Slice; record: boolean }
+  | { kind: 'split'; list: SharedArrayBuffer; length: number; pivots: number[] }
+  | { kind: 'sort'; list: SharedArrayBuffer; start: number; end: number; record: boolean }
   | { kind: 'subtract'; set: SharedArrayBuffer; length: number; record: boolean }
-  | { kind: 'merge'; slices: Slice[]; out: SharedArrayBuffer; offset: number };
+  | { kind: 'compact'; list: SharedArrayBuffer; ranges: KeptRange[] };
 
 export interface ChunkReply {
   kept: number;
-  chunk?: SharedArrayBuffer;
+  /** Of a split: where each range starts, and the list's length last. */
+  bounds?: number[];
   /** With `record`: the uins the step removed, ascending (a transferred buffer of their own). */
   removed?: ArrayBuffer;
   error?: string;
@@ -46,16 +46,17 @@ let kept: Uint32Array = new Uint32Array(0);
 
 function handle(request: ChunkRequest): ChunkReply {
   switch (request.kind) {
-    case 'take': {
-      // One worker: the whole list is its chunk, sorted where it lies.
-      const list = new Uint32Array(request.list, 0, request.length);
-      kept = request.parts === 1 ? list : takePart(list, request.part, request.parts);
-      return { kept: kept.length };
-    }
+    case 'split':
+      return {
+        kept: request.length,
+        bounds: splitAtPivots(new Uint32Array(request.list, 0, request.length), request.pivots),
+      };
     case 'sort': {
-      const { scratch } = request;
-      radixSortUint32(kept, scratch && new Uint32Array(scratch.buffer, scratch.start * 4, scratch.end - scratch.start));
-      return step(request.record, uniqueSorted, dedupeRecording, { chunk: kept.buffer as SharedArrayBuffer });
+      const { start, end } = request;
+      const list = new Uint32Array(request.list);
+      sortInPlace(list, start, end, new Uint32Array(Math.min(SMALL_PIECE, end - start)));
+      kept = list.subarray(start, end);
+      return step(request.record, uniqueSorted, dedupeRecording);
     }
     case 'subtract': {
       const set = new Uint32Array(request.set, 0, request.length);
@@ -65,10 +66,15 @@ function handle(request: ChunkRequest): ChunkReply {
         (uins) => subtractRecording(uins, set),
       );
     }
-    case 'merge': {
-      const slices = request.slices.map(({ buffer, start, end }) => new Uint32Array(buffer, start * 4, end - start));
-      mergeInto(new Uint32Array(request.out), request.offset, slices);
-      return { kept: slices.reduce((n, slice) => n + slice.length, 0) };
+    case 'compact': {
+      // Each range starts at or after the end of those before it, so moving them in order overwrites nothing unread.
+      const list = new Uint32Array(request.list);
+      let at = 0;
+      for (const { start, length } of request.ranges) {
+        if (start !== at) list.copyWithin(at, start, start + length);
+        at += length;
+      }
+      return { kept: at };
     }
   }
 }
@@ -78,15 +84,14 @@ function step(
   record: boolean,
   apply: (uins: Uint32Array) => Uint32Array,
   applyRecording: (uins: Uint32Array) => Removal,
-  reply: Partial<ChunkReply> = {},
 ): ChunkReply {
   if (!record) {
     kept = apply(kept);
-    return { ...reply, kept: kept.length };
+    return { kept: kept.length };
   }
   const removal = applyRecording(kept);
   kept = removal.kept;
-  return { ...reply, kept: kept.length, removed: removal.removed.buffer as ArrayBuffer };
+  return { kept: kept.length, removed: removal.removed.buffer as ArrayBuffer };
 }
 
 parentPort?.on('message', (request: ChunkRequest) => {

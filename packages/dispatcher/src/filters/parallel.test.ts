@@ -2,7 +2,7 @@ import { mulberry32 } from '@herald/core';
 import { radixSortUint32 } from '@herald/core/uins';
 import { buildFilterChain } from './chain';
 import { runFilterChain, type ChainResult, type FilterContext, type RecipientFilter } from './filter';
-import { hashPart, lowerBound, mergeSorted, takePart } from './chunks';
+import { mergeSorted } from './merge-sorted';
 import { runFilterChainParallel } from './parallel';
 
 const context: FilterContext = { taskId: 3, accountId: 'acme', contentCrc: 9 };
@@ -12,40 +12,6 @@ function randomList(n: number, range: number, seed: number): Uint32Array {
   const next = mulberry32(seed);
   return Uint32Array.from({ length: n }, () => next() % range);
 }
-
-describe('takePart', () => {
-  it('puts every copy of a uin in one chunk, spreads neighbours, and loses nothing', () => {
-    const list = randomList(50_000, 20_000, 1);
-    const chunks = [0, 1, 2].map((part) => takePart(list, part, 3));
-    chunks.forEach((chunk, part) => chunk.forEach((u) => expect(hashPart(u, 3)).toBe(part)));
-    expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(list.length);
-    for (const chunk of chunks) expect(chunk.length).toBeGreaterThan(list.length / 4);
-    // Consecutive uins (a dense range) are spread too.
-    for (const part of [0, 1])
-      expect(
-        takePart(
-          Uint32Array.from({ length: 30_000 }, (_, i) => i),
-          part,
-          2,
-        ).length,
-      ).toBeGreaterThan(14_000);
-  });
-
-  it('keeps list order, and makes room for a chunk far over its share', () => {
-    const same = Uint32Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? 77 : 78 + (i % 5)));
-    const part = hashPart(77, 4);
-    const taken = takePart(same, part, 4);
-    expect([...taken]).toEqual([...same].filter((u) => hashPart(u, 4) === part));
-    expect(taken.length).toBeGreaterThanOrEqual(5000);
-  });
-});
-
-describe('lowerBound', () => {
-  it('finds the first index at or above a value', () => {
-    const sorted = Uint32Array.of(2, 4, 4, 9);
-    expect([0, 2, 3, 4, 5, 9, 10, 2 ** 32].map((v) => lowerBound(sorted, v))).toEqual([0, 0, 1, 1, 3, 3, 4, 4]);
-  });
-});
 
 describe('mergeSorted', () => {
   it('merges disjoint ascending arrays into one', () => {
@@ -79,7 +45,7 @@ describe('runFilterChainParallel', () => {
       copy.set(list);
       return copy;
     };
-    for (const [workers, input] of [1, 2, 4].flatMap((w) => [
+    for (const [workers, input] of [1, 2, 3, 4].flatMap((w) => [
       [w, () => list.slice()] as const,
       [w, sharedCopy] as const,
     ])) {
@@ -129,13 +95,33 @@ describe('runFilterChainParallel', () => {
     ]);
   });
 
+  it('gives the list of one thread for lists crowded into a few values, or spread over every bit', async () => {
+    const next = mulberry32(11);
+    const lists = {
+      crowded: Uint32Array.from({ length: 100_000 }, () => 2 ** 31 + (next() % 700)),
+      'one uin': new Uint32Array(50_000).fill(123_456),
+      'two far apart': Uint32Array.from({ length: 50_000 }, (_, i) => (i % 3 === 0 ? 0 : 2 ** 32 - 1)),
+      'every bit': Uint32Array.from({ length: 100_000 }, () => next() >>> 0),
+      empty: new Uint32Array(0),
+    };
+    for (const [name, list] of Object.entries(lists)) {
+      const single = await runFilterChain(radixSortUint32(list.slice()), chain, context);
+      const parallel = await runFilterChainParallel(list.slice(), chain, context, { workers: 3 });
+      expect({ name, kept: [...parallel.kept], removed: parallel.removed }).toEqual({
+        name,
+        kept: [...single.kept],
+        removed: single.removed,
+      });
+    }
+  });
+
   it('without record, hands back no removed sets', async () => {
     const parallel = await runFilterChainParallel(randomList(10_000, 5000, 8), chain, context, { workers: 2 });
     expect(parallel.removedSets).toBeUndefined();
     expect(parallel.removed.duplicate).toBeGreaterThan(0);
   });
 
-  it('stops reading the sets once no chunk has anyone left', async () => {
+  it('stops reading the sets once no range has anyone left', async () => {
     let pulled = 0;
     const all = buildFilterChain({
       blacklists: { global: async () => undefined, forAccount: async () => undefined },

@@ -1,31 +1,28 @@
 /**
- * The filter chain in parallel over hash-split chunks (docs/architecture.md,
+ * The filter chain in parallel over ranges of values (docs/architecture.md,
  * "The filter chain").
  *
- * The list as loaded (unsorted, with repeats) is shared with one worker per
- * chunk, and each worker takes out its chunk: the uins whose hash is its
- * part, so every copy of a uin lands in the same chunk and dedupe stays exact
- * per chunk (chunks.ts). Each worker sorts its chunk and runs the chain's
- * in-memory prefix on it: the dedupe link, then the links that only subtract
- * sets (blacklist, no-resend); the main thread reads each set once (a
- * blacklist, an earlier audience from the ledger) and hands one shared copy
- * to every worker. The kept chunks are then merged back into one ascending
- * list, because the filtered list is written SORTED | UNIQUE and units range
- * over its indexes: the merge makes the output the very list the
- * single-thread path gives, byte for byte. The merge is parallel too: the
- * value space is cut at quantiles of one chunk (a hash sample of the whole),
- * and each worker merges one range of values from every chunk into its place
- * in the shared output, so no pass over the whole list runs on one thread.
- * Memory: the list's buffer, and the chunks (copies of it, between them as
- * long as the list); each worker's radix sort has its room in the list's
- * buffer, free once every chunk is taken, and the workers end (their chunks
- * with them) before the links after the merge run.
+ * The list as loaded (unsorted, with repeats) lies in shared memory and is
+ * filtered where it lies: one worker cuts it in place at pivots (quantiles of
+ * a sample) into one range of values per worker (value-ranges.ts), each
+ * worker takes its range (a range of the list holding a range of values, so
+ * every copy of a uin is in one range and dedupe stays exact), sorts it in
+ * place and runs the chain's in-memory prefix on it: the dedupe link, then
+ * the links that only subtract sets (blacklist, no-resend); the main thread
+ * reads each set once (a blacklist, an earlier audience from the ledger) and
+ * hands one shared copy to every worker. The ranges are in value order, so the kept ranges laid end
+ * to end are the sorted filtered list: the very list the single-thread path
+ * gives, byte for byte, with no merge. The filtered list is written SORTED |
+ * UNIQUE and units range over its indexes.
+ * Memory: the list's buffer, and a scratch of at most 16 MiB per worker for
+ * the radix sort of one piece at a time; nothing else that grows with the
+ * list.
  * With `record`, each worker hands back what each of its links removed (a
- * transferred buffer of its own), and a link's runs from every chunk are
+ * transferred buffer of its own), and a link's runs from every range are
  * merged into its removed set, the one a single thread records: so the
  * removed-sets file is complete. The links that read a store
  * per user (follower check, targeting, frequency) run after, on the main
- * thread, over the merged list: they wait on I/O, not on a core, and their
+ * thread, over the filtered list: they wait on I/O, not on a core, and their
  * stores (a shared counter, a local copy's file, an index) are one per
  * process, not one per worker.
  */
@@ -33,7 +30,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HeraldError } from '@herald/core';
-import { radixSortUint32 } from '@herald/core/uins';
 import type { FilterReason } from '@herald/core/task';
 import {
   countRemoved,
@@ -43,11 +39,12 @@ import {
   type FilterContext,
   type RecipientFilter,
 } from './filter';
-import { lowerBound, mergeSorted } from './chunks';
-import type { ChunkReply, ChunkRequest, Slice } from './chunk-worker';
+import { mergeSorted } from './merge-sorted';
+import type { ChunkReply, ChunkRequest } from './chunk-worker';
+import { pivotsOf, sortListInPlace } from './value-ranges';
 
 export interface ParallelChainOptions {
-  /** Worker threads, one chunk each (>= 1). */
+  /** Worker threads, one range of values each (>= 1). */
   workers: number;
 }
 
@@ -67,14 +64,14 @@ export async function runFilterChainParallel(
 ): Promise<ChainResult> {
   const first = filters[0];
   if (first?.dedupes !== true || (first.runsFor !== undefined && !(await first.runsFor(context))))
-    return runFilterChain(radixSortUint32(list), filters, context, options);
+    return runFilterChain(sortListInPlace(list), filters, context, options);
   let prefix = 1;
   while (prefix < filters.length && filters[prefix]!.subtracts !== undefined) prefix++;
 
   const parts = Math.max(1, Math.floor(options.workers));
   const removed: Partial<Record<FilterReason, number>> = {};
   const pool = new ChunkPool(parts);
-  let prefixDone: { merged: Uint32Array; links: RecordedRuns[] };
+  let prefixDone: { filtered: Uint32Array; links: RecordedRuns[] };
   try {
     prefixDone = await runPrefixInWorkers(
       pool,
@@ -85,18 +82,18 @@ export async function runFilterChainParallel(
       options.record === true,
     );
   } finally {
-    // The chunks are merged: the workers end here, so their copies are not kept through the links still to run.
+    // The ranges are laid end to end: the workers (and their scratch) end before the links still to run.
     await pool.close();
   }
-  const rest = await runFilterChain(prefixDone.merged, filters.slice(prefix), context, options);
+  const rest = await runFilterChain(prefixDone.filtered, filters.slice(prefix), context, options);
   for (const [reason, n] of Object.entries(rest.removed)) countRemoved(removed, reason as FilterReason, n);
   if (rest.removedSets === undefined) return { kept: rest.kept, removed };
-  // Each uin is in one chunk, so a link's runs are disjoint: merged, they are what one thread would have recorded.
+  // Each uin is in one range, so a link's runs are disjoint: merged, they are what one thread would have recorded.
   const inWorkers = prefixDone.links.map((link) => ({ reason: link.reason, uins: mergeSorted(link.runs) }));
   return { kept: rest.kept, removed, removedSets: [...inWorkers, ...rest.removedSets], complete: true };
 }
 
-/** A link's removals as the workers recorded them: sorted runs, one a chunk (and a set), pairwise disjoint. */
+/** A link's removals as the workers recorded them: sorted runs, one a range (and a set), pairwise disjoint. */
 interface RecordedRuns {
   reason: FilterReason;
   runs: Uint32Array[];
@@ -104,8 +101,9 @@ interface RecordedRuns {
 
 /**
  * The in-memory prefix of the chain (dedupe, then the links that subtract
- * sets) in the pool's workers, counting into `removed`; answers the merged
- * list and, with `record`, each link's removed runs.
+ * sets) in the pool's workers, counting into `removed`; answers the filtered
+ * list (at the front of the list's buffer) and, with `record`, each link's
+ * removed runs.
  */
 async function runPrefixInWorkers(
   pool: ChunkPool,
@@ -114,22 +112,19 @@ async function runPrefixInWorkers(
   context: FilterContext,
   removed: Partial<Record<FilterReason, number>>,
   record: boolean,
-): Promise<{ merged: Uint32Array; links: RecordedRuns[] }> {
-  const parts = pool.size;
+): Promise<{ filtered: Uint32Array; links: RecordedRuns[] }> {
   const links: RecordedRuns[] = [];
   const shared = toShared(list);
-  const taken = (await pool.each((part) => ({ kind: 'take', list: shared, length: list.length, part, parts }))).map(
-    (reply) => reply.kept,
-  );
-  // Every chunk is a copy now (or, with one worker, the list itself), so the list's buffer is free until the
-  // merge: each worker's radix sort has its room there, a range as long as its chunk.
-  const starts = taken.map((_, part) => sum(taken.slice(0, part)));
-  const sorted = await pool.each((part) => ({
+  const pivots = pivotsOf(list, pool.size);
+  const bounds = (await pool.first({ kind: 'split', list: shared, length: list.length, pivots })).bounds!;
+  const starts = bounds.slice(0, -1);
+  const sorted = await pool.each((w) => ({
     kind: 'sort',
+    list: shared,
+    start: bounds[w]!,
+    end: bounds[w + 1]!,
     record,
-    ...(parts === 1 ? {} : { scratch: { buffer: shared, start: starts[part]!, end: starts[part]! + taken[part]! } }),
   }));
-  const chunks = sorted.map((reply) => reply.chunk!);
   let lengths = sorted.map((reply) => reply.kept);
   countRemoved(removed, prefix[0]!.reason, list.length - sum(lengths));
   if (record) links.push({ reason: prefix[0]!.reason, runs: removedRuns(sorted) });
@@ -147,42 +142,14 @@ async function runPrefixInWorkers(
     countRemoved(removed, filter.reason, before - sum(lengths));
     if (record) links.push(link);
   }
-  const kept = chunks.map((buffer, i) => new Uint32Array(buffer, 0, lengths[i]));
-  // One chunk is the list itself, sorted in place; more are copies, merged back into the list's buffer.
-  const merged = parts === 1 ? kept[0]! : await mergeInWorkers(pool, kept, shared);
-  return { merged, links };
+  const ranges = starts.map((start, w) => ({ start, length: lengths[w]! }));
+  const compacted = await pool.first({ kind: 'compact', list: shared, ranges });
+  return { filtered: new Uint32Array(shared, 0, compacted.kept), links };
 }
 
-/** The runs a step's replies carry (with `record`), one a chunk. */
+/** The runs a step's replies carry (with `record`), one a range. */
 function removedRuns(replies: readonly ChunkReply[]): Uint32Array[] {
   return replies.flatMap((reply) => (reply.removed === undefined ? [] : [new Uint32Array(reply.removed)]));
-}
-
-/**
- * Merges the sorted chunks into one shared array, each worker one range of
- * values: the ranges are cut at quantiles of the largest chunk, and a
- * worker's place in the output is the count of smaller values in every chunk.
- */
-async function mergeInWorkers(pool: ChunkPool, chunks: Uint32Array[], out: SharedArrayBuffer): Promise<Uint32Array> {
-  const total = sum(chunks.map((chunk) => chunk.length));
-  const sample = chunks.reduce((a, b) => (b.length > a.length ? b : a));
-  const parts = pool.size;
-  // Range r holds the values in [cut(r), cut(r + 1)): cut(0) = 0, cut(parts) = past every uin.
-  const cut = (r: number) =>
-    r === 0 ? 0 : r === parts || sample.length === 0 ? 2 ** 32 : sample[Math.floor((sample.length * r) / parts)]!;
-  const boundsAt = (r: number) => chunks.map((chunk) => lowerBound(chunk, cut(r)));
-  const bounds = Array.from({ length: parts + 1 }, (_, r) => boundsAt(r));
-  await pool.each((r) => ({
-    kind: 'merge',
-    slices: chunks.map((chunk, c): Slice => ({
-      buffer: chunk.buffer as SharedArrayBuffer,
-      start: bounds[r]![c]!,
-      end: bounds[r + 1]![c]!,
-    })),
-    out,
-    offset: sum(bounds[r]!),
-  }));
-  return new Uint32Array(out, 0, total);
 }
 
 function toShared(values: Uint32Array): SharedArrayBuffer {
@@ -204,13 +171,18 @@ function workerScript(): string {
   return existsSync(here) ? here : join(__dirname, '..', '..', 'dist', 'filters', 'chunk-worker.js');
 }
 
-/** One worker thread per chunk, one request at a time each. */
+/** One worker thread per range of values, one request at a time each. */
 class ChunkPool {
   private readonly workers: Worker[];
 
   constructor(readonly size: number) {
     const script = workerScript();
     this.workers = Array.from({ length: size }, () => new Worker(script));
+  }
+
+  /** Sends the first worker a request that one thread does; answers its reply. */
+  first(request: ChunkRequest): Promise<ChunkReply> {
+    return ask(this.workers[0]!, request);
   }
 
   /** Sends each worker its request; answers every worker's reply, in order. */

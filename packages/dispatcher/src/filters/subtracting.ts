@@ -1,7 +1,7 @@
 import { subtractSorted } from '@herald/core/uins';
 import type { FilterReason } from '@herald/core/task';
 import type { FilterContext, RecipientFilter } from './filter';
-import { mergeSorted } from './chunks';
+import { mergeSorted } from './merge-sorted';
 import { subtractRecording } from './removals';
 
 /**
