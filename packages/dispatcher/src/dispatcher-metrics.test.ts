@@ -34,7 +34,9 @@ describe('dispatcher metrics', () => {
         ),
     }),
     gauge: () => ({ set() {} }),
-    histogram: (name) => ({ observe: () => void observed.push(name) }),
+    histogram: (name) => ({
+      observe: (_seconds, labels) => void observed.push(labels === undefined ? name : `${name}{${labels.stage}}`),
+    }),
   };
   /** Removes even uins, as a blacklist would. */
   const evens: RecipientFilter = {
@@ -91,7 +93,11 @@ describe('dispatcher metrics', () => {
     expect(results[0]).toMatchObject({ ok: true });
     expect(counters.get('herald_dispatcher_preprocessed_recipients_total')).toBe(5);
     expect(counters.get('herald_dispatcher_filtered_recipients_total{"reason":"blacklisted"}')).toBe(2);
-    expect(observed).toEqual(['herald_dispatcher_preprocess_seconds']);
+    // Each stage of the one that succeeded, in order, then the whole; the missing list failed before any ended.
+    expect(observed).toEqual([
+      ...['load', 'filter', 'plan', 'write'].map((stage) => `herald_dispatcher_preprocess_stage_seconds{${stage}}`),
+      'herald_dispatcher_preprocess_seconds',
+    ]);
     const failed = results[1]!;
     if (failed.kind !== 'preprocess.result' || failed.ok) throw new Error('the missing list did not fail');
     expect(counters.get(`herald_dispatcher_errors_total{"code":"${failed.errorCode}"}`)).toBe(1);

@@ -27,6 +27,12 @@ export function dispatcherMetrics(meter: Meter) {
     [],
     LATENCY_BUCKETS_SECONDS,
   );
+  const preprocessStageSeconds = meter.histogram(
+    'herald_dispatcher_preprocess_stage_seconds',
+    "Each stage of a task's pre-processing: load (read the list), filter (sort and the filter chain), plan (rollout, local-time groups, units), write (filtered list, removed sets, outcome, fsynced)",
+    ['stage'],
+    LATENCY_BUCKETS_SECONDS,
+  );
   const errors = meter.counter(
     'herald_dispatcher_errors_total',
     'Pre-processings and unit streams that failed, by error code',
@@ -63,6 +69,7 @@ export function dispatcherMetrics(meter: Meter) {
     preprocessed,
     filtered,
     preprocessSeconds,
+    preprocessStageSeconds,
     errors,
     preprocessQueue,
     activeStreams,

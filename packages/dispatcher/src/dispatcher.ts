@@ -113,6 +113,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     preprocessed,
     filtered,
     preprocessSeconds,
+    preprocessStageSeconds,
     errors,
     preprocessQueue,
     activeStreams,
@@ -160,7 +161,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       clock,
       ...(deps.localTime === undefined ? {} : { localTime: deps.localTime }),
       logger,
-      metrics: { preprocessed, filtered, preprocessSeconds, errors, unitPlans },
+      metrics: { preprocessed, filtered, preprocessSeconds, preprocessStageSeconds, errors, unitPlans },
     }).finally(() => preprocessQueue.set(--preprocessWaiting));
 
   /** The highest epoch known for a task: remembered, or held by one of its live streams. */

@@ -26,7 +26,10 @@ export interface PreprocessJobDeps {
   /** Local-time delivery's zones and clock (preprocess.ts); absent: every task is sent at its one instant. */
   localTime?: LocalTimeSource;
   logger: Logger;
-  metrics: Pick<DispatcherMetrics, 'preprocessed' | 'filtered' | 'preprocessSeconds' | 'errors' | 'unitPlans'>;
+  metrics: Pick<
+    DispatcherMetrics,
+    'preprocessed' | 'filtered' | 'preprocessSeconds' | 'preprocessStageSeconds' | 'errors' | 'unitPlans'
+  >;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function runPreprocessJob(request: PreprocessRequest, deps: Preproc
         ),
       ...(deps.rollouts === undefined ? {} : { rollouts: deps.rollouts }),
       ...(deps.localTime === undefined ? {} : { localTime: deps.localTime }),
+      stageEnded: (stage, seconds) => deps.metrics.preprocessStageSeconds.observe(seconds, { stage }),
       logger,
     });
     preprocessSeconds.observe((performance.now() - started) / 1000);

@@ -33,8 +33,18 @@ export interface PreprocessDeps {
   rollouts?: RolloutSource;
   /** Local-time delivery (local-groups.ts): without it every task is sent at its one instant. */
   localTime?: LocalTimeSource;
+  /** Told how long each stage took, in seconds, as it ends (the dispatcher's stage histogram). */
+  stageEnded?: (stage: PreprocessStage, seconds: number) => void;
   logger: Logger;
 }
+
+/**
+ * A pre-processing's stages, in order: reading the uploaded list; sorting and
+ * filtering it (the filter chain); the rollout, local-time groups and unit
+ * plan; writing the filtered list, its removed sets and the outcome (each
+ * fsynced).
+ */
+export type PreprocessStage = 'load' | 'filter' | 'plan' | 'write';
 
 /**
  * Pre-processing of one task: load its list, sort it once, run the filter
@@ -62,18 +72,21 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     return recorded;
   }
   const workers = deps.filterWorkers ?? (deps.config.dispatcher.filterWorkers || availableParallelism());
+  const clock = new StageClock(deps.stageEnded);
   // Shared memory when workers may filter it: they sort and merge the list where it lies.
   const uins = await loadRecipientList(deps.lists.pathOf(request.listId), {
     uinLimit: deps.config.uinLimit,
     shared: workers > 1,
   });
   const total = uins.length;
+  clock.lap('load');
   const context = { taskId: request.taskId, accountId: request.accountId, contentCrc: request.contentCrc };
   // Each link's removals are kept beside the filtered list, to answer a recipient's fate (docs/recipient-truth.md).
   const { kept, removed, removedSets, complete } =
     workers > 1 && total >= PARALLEL_FROM
       ? await runFilterChainParallel(uins, deps.filters, context, { workers, record: true })
       : await runFilterChain(sortListInPlace(uins), deps.filters, context, { record: true });
+  clock.lap('filter');
   const rollout = await deps.rollouts?.rolloutOf(context);
   // A canary sends its sample first (docs/rollouts.md): its positions lead the list, its units lead the plan.
   const split = rollout?.canary === undefined ? undefined : samplePositionsFirst(kept, rollout);
@@ -85,6 +98,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
       : grouping === undefined
         ? deps.planUnits(request.taskId, kept.length)
         : groupUnits(request.taskId, grouping, deps);
+  clock.lap('plan');
   const record = { sets: removedSets ?? [], complete: complete ?? false };
   // A canary's list is its sample then the rest, a local-time task's its groups one after another: sorted runs.
   const list = split?.list ?? grouping?.list ?? kept;
@@ -109,8 +123,10 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
       ...(grouping === undefined ? {} : { alsoAs: deliveryOrderListIdOf(request.taskId) }),
     },
   );
+  clock.lap('write');
   deps.logger.info('pre-processed', {
     taskId: request.taskId,
+    ms: clock.laps,
     total: result.total,
     kept: result.kept,
     removed: result.removed,
@@ -118,6 +134,22 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
     ...(result.groups === undefined ? {} : { groups: result.groups.length }),
   });
   return result;
+}
+
+/** How long each stage took: each lap ends one and starts the next. */
+class StageClock {
+  /** Each stage's time in whole milliseconds, for the log line. */
+  readonly laps: Partial<Record<PreprocessStage, number>> = {};
+  private last = performance.now();
+
+  constructor(private readonly ended?: (stage: PreprocessStage, seconds: number) => void) {}
+
+  lap(stage: PreprocessStage): void {
+    const now = performance.now();
+    this.laps[stage] = Math.round(now - this.last);
+    this.ended?.(stage, (now - this.last) / 1000);
+    this.last = now;
+  }
 }
 
 /** A local-time task's groups over its filtered list; undefined for a task of one instant. */
