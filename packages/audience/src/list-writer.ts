@@ -209,14 +209,22 @@ export async function writeRecipientListFile(path: string, uins: Uint32Array, fl
   const handle = await open(tempPath, 'w', PRIVATE_FILE_MODE);
   try {
     const encoder = new RecipientListEncoder();
-    // One buffer for every slice: each is written before the next is encoded into it.
-    const scratch = Buffer.allocUnsafeSlow(Math.max(1, Math.min(SLICE_UINS, uins.length)) * UIN_BYTES);
+    // Two buffers taking turns: a slice is encoded into one while the one before is being written from the
+    // other (the write runs on libuv's threads), so encoding and writing overlap.
+    const room = Math.max(1, Math.min(SLICE_UINS, uins.length)) * UIN_BYTES;
+    const scratch = [Buffer.allocUnsafeSlow(room), Buffer.allocUnsafeSlow(room)];
     let position = LIST_HEADER_BYTES;
-    for (let start = 0; start < uins.length; start += SLICE_UINS) {
-      const body = encoder.bodyInto(uins.subarray(start, Math.min(start + SLICE_UINS, uins.length)), scratch);
-      await writeFully(handle, body, position);
+    let writing: Promise<void> = Promise.resolve();
+    for (let start = 0, turn = 0; start < uins.length; start += SLICE_UINS, turn ^= 1) {
+      const body = encoder.bodyInto(uins.subarray(start, Math.min(start + SLICE_UINS, uins.length)), scratch[turn]!);
+      // The buffer just encoded into was last written two slices ago, and that write has been awaited.
+      await writing;
+      writing = writeFully(handle, body, position);
+      // Awaited before anything else can fail; until then, a failed write must not count as unhandled.
+      writing.catch(() => undefined);
       position += body.length;
     }
+    await writing;
     const header = encoder.header(flags);
     await writeFully(handle, header, 0);
     await publish(handle, tempPath, path);
