@@ -16,6 +16,8 @@ describe('dedupeRecording', () => {
       [1, 1, 2],
       [5000, 1000, 3],
       [5000, 1_000_000, 4],
+      // Over 2^16 repeats: the removed uins fill more than one block.
+      [200_000, 1000, 5],
     ] as const) {
       const list = sortedList(n, range, seed);
       const { kept, removed } = dedupeRecording(list.slice());
@@ -30,12 +32,13 @@ describe('dedupeRecording', () => {
 
 describe('subtractRecording', () => {
   it('keeps what subtractSorted keeps and removes the uins found in the set', () => {
-    const list = uniqueSorted(sortedList(20_000, 200_000, 5));
+    const list = uniqueSorted(sortedList(150_000, 1_000_000, 5));
     for (const set of [
       new Uint32Array(0),
       uniqueSorted(sortedList(3000, 200_000, 6)),
       list.filter((_, i) => i % 3 === 0),
       Uint32Array.of(0, 2 ** 32 - 1),
+      list,
     ]) {
       const { kept, removed } = subtractRecording(list.slice(), set);
       expect([...kept]).toEqual([...subtractSorted(list.slice(), set)]);
@@ -48,5 +51,7 @@ describe('subtractRecording', () => {
     const { removed } = subtractRecording(Uint32Array.of(1, 2, 3, 4), Uint32Array.of(2, 4, 9));
     expect([...removed]).toEqual([2, 4]);
     expect(removed.buffer.byteLength).toBe(8);
+    const repeats = dedupeRecording(Uint32Array.of(3, 3, 3, 7)).removed;
+    expect(repeats.buffer.byteLength).toBe(8);
   });
 });
