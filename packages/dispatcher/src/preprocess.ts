@@ -73,7 +73,7 @@ export async function preprocess(request: PreprocessRequest, deps: PreprocessDep
   }
   const workers = deps.filterWorkers ?? (deps.config.dispatcher.filterWorkers || availableParallelism());
   const clock = new StageClock(deps.stageEnded);
-  // Shared memory when workers may filter it: they sort and merge the list where it lies.
+  // Shared memory when workers may filter it: they sort and filter the list where it lies.
   const uins = await loadRecipientList(deps.lists.pathOf(request.listId), {
     uinLimit: deps.config.uinLimit,
     shared: workers > 1,
