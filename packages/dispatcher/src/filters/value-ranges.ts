@@ -81,9 +81,11 @@ export function splitAtPivots(list: Uint32Array, pivots: readonly number[]): num
 /**
  * Sorts list[start, end) in place: a piece that fits `scratch` is
  * radix-sorted there; a longer one is split at the median of a sample, the
- * lower side sorted first and the upper one in turn. When nothing is below
- * the median, it is the least uin: its copies are split off, already in
- * order, so every round moves on, however many copies a uin has.
+ * shorter side sorted by a call of its own and the longer one in turn by
+ * this loop (so the calls nest at most log2 of the length deep, however the
+ * splits fall). When nothing is below the median, it is the least uin: its
+ * copies are split off, already in order, so every round moves on, however
+ * many copies a uin has.
  */
 export function sortInPlace(list: Uint32Array, start: number, end: number, scratch: Uint32Array): void {
   while (end - start > 1) {
@@ -94,13 +96,15 @@ export function sortInPlace(list: Uint32Array, start: number, end: number, scrat
     const sample = sampleOf(list, start, end, 255);
     const median = sample[sample.length >>> 1]!;
     const at = partitionBelow(list, start, end, median);
-    if (at > start) {
+    if (at === start) {
+      if (median === MAX_UIN) return;
+      start = partitionBelow(list, start, end, median + 1);
+    } else if (at - start <= end - at) {
       sortInPlace(list, start, at, scratch);
       start = at;
-    } else if (median === MAX_UIN) {
-      return;
     } else {
-      start = partitionBelow(list, start, end, median + 1);
+      sortInPlace(list, at, end, scratch);
+      end = at;
     }
   }
 }
