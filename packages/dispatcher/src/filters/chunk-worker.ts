@@ -19,7 +19,7 @@
 import { parentPort } from 'node:worker_threads';
 import { subtractSorted, uniqueSorted } from '@herald/core/uins';
 import { dedupeRecording, subtractRecording, type Removal } from './removals';
-import { SMALL_PIECE, sortInPlace, splitAtPivots } from './value-ranges';
+import { sortRangeInPlace, splitAtPivots } from './value-ranges';
 
 /** Where a worker's kept uins lie in the list once it has filtered its range. */
 export interface KeptRange {
@@ -54,7 +54,7 @@ function handle(request: ChunkRequest): ChunkReply {
     case 'sort': {
       const { start, end } = request;
       const list = new Uint32Array(request.list);
-      sortInPlace(list, start, end, new Uint32Array(Math.min(SMALL_PIECE, end - start)));
+      sortRangeInPlace(list, start, end);
       kept = list.subarray(start, end);
       return step(request.record, uniqueSorted, dedupeRecording);
     }

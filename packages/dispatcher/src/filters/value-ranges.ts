@@ -18,7 +18,7 @@
 import { radixSortUint32 } from '@herald/core/uins';
 
 /** A piece no longer than this (16 MiB) is radix-sorted in a worker's scratch: a longer one is split again. */
-export const SMALL_PIECE = 1 << 22;
+const SMALL_PIECE = 1 << 22;
 
 const MAX_UIN = 2 ** 32 - 1;
 
@@ -109,8 +109,13 @@ export function sortInPlace(list: Uint32Array, start: number, end: number, scrat
   }
 }
 
-/** Sorts the whole of `list` in place (one thread), in a scratch of at most SMALL_PIECE uins; answers it. */
+/** Sorts list[start, end) in place, in a scratch of its own of at most SMALL_PIECE uins. */
+export function sortRangeInPlace(list: Uint32Array, start: number, end: number): void {
+  sortInPlace(list, start, end, new Uint32Array(Math.min(SMALL_PIECE, end - start)));
+}
+
+/** Sorts the whole of `list` in place (one thread); answers it. */
 export function sortListInPlace(list: Uint32Array): Uint32Array {
-  sortInPlace(list, 0, list.length, new Uint32Array(Math.min(SMALL_PIECE, list.length)));
+  sortRangeInPlace(list, 0, list.length);
   return list;
 }
