@@ -20,6 +20,8 @@
  * share of a host the model may plan for (headroom).
  */
 
+const { DEFAULTS } = require('@herald/core/config');
+
 /** The defaults: the seed's Spring Festival broadcast, 10^9 recipients in 15 minutes. */
 const SCENARIO_DEFAULTS = {
   recipients: 1e9,
@@ -38,7 +40,7 @@ const SCENARIO_DEFAULTS = {
   /** Share of each host's measured rate the plan may use: the rest absorbs spread and failover. */
   headroom: 0.7,
   /** Recipients a batch (dispatcher.batchSize's default): one checkpoint and one report each. */
-  batchSize: 4096,
+  batchSize: DEFAULTS.dispatcher.batchSize,
 };
 
 const RATE_KEYS = ['preprocessPerS', 'sendPerS', 'offlinePerS', 'deliverPerS', 'walkPerS', 'presencePerS'];

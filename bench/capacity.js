@@ -27,6 +27,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { DEFAULTS } = require('@herald/core/config');
 const { FileDeliverySink } = require('@herald/executor');
 const { makeTempDir } = require('@herald/testing');
 const { runEmbeddedFanout } = require('./embedded-fanout');
@@ -35,7 +36,8 @@ const { capacityPlan, SCENARIO_DEFAULTS } = require('./capacity-model');
 const { machine, commit, arg, fmt, benchAudience } = require('./lib');
 
 const log = (line) => process.stderr.write(`${line}\n`);
-const BATCH = 4096;
+/** An executor hands its channel the online part of one batch: dispatcher.batchSize's default x the online share. */
+const BATCH = DEFAULTS.dispatcher.batchSize;
 
 /** The file sink taking `count` online recipients in batches of BATCH x online, as an executor hands them over. */
 async function measureDelivery(count, online) {

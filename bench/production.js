@@ -18,7 +18,10 @@
  * stage and process, and the JS time by component and function
  * (bench/breakdown.js).
  *
- *   node bench/production.js [--recipients 1000000] [--tasks 100] [--poll-ms 250] [--record] [--logs] [--breakdown]
+ *   node bench/production.js [--recipients 1000000] [--tasks 100] [--poll-ms 250] [--batch-size N] [--record] [--logs] [--breakdown]
+ *
+ * --batch-size sets dispatcher.batchSize (default: the configuration's default), to
+ * measure what a batch costs (docs/capacity.md, "Batch size").
  *
  * The fan-out is timed from the create request to the task's COMPLETED time (its
  * updatedAt); its state is read every 20 ms until it sends, then every
@@ -30,6 +33,7 @@
 const { randomBytes } = require('node:crypto');
 const { appendFile } = require('node:fs/promises');
 const path = require('node:path');
+const { DEFAULTS } = require('@herald/core/config');
 const { encodeRecipientList } = require('@herald/core/recipient-list');
 const { TOPICS } = require('@herald/core/ports');
 const { syntheticAudience } = require('@herald/audience');
@@ -48,6 +52,8 @@ const breakdown = require('./breakdown');
 const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 /** How often the fan-out's state is read while it sends (--poll-ms). */
 const SENDING_POLL_MS = Number(arg('--poll-ms', 250));
+/** dispatcher.batchSize (--batch-size); undefined: the configuration's default. */
+const BATCH_SIZE = process.argv.includes('--batch-size') ? Number(arg('--batch-size')) : undefined;
 
 const begun = performance.now();
 /** Progress on stderr, so a long run shows where it is. */
@@ -78,7 +84,7 @@ async function runProduction({ recipients, tasks, logs = false, profileDir }) {
   try {
     await cluster.configure({
       uinSpaceBits: 32,
-      dispatcher: { batchSize: 4096, unitSize: 1 << 19 },
+      dispatcher: { ...(BATCH_SIZE === undefined ? {} : { batchSize: BATCH_SIZE }), unitSize: 1 << 19 },
       offline: { rangeBits: 20 },
       scheduler: { slots: 8, tickMs: 100 },
     });
@@ -368,7 +374,7 @@ async function main() {
   const table = [
     `### Production profile on one host — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}. Load average (1 min) ${fmt(load, 2)} at the start, ${fmt(loadAverage(), 2)} at the end. Processes: 1 interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}${profileDir ? ' --breakdown' : ''}\`.`,
+    `Machine: ${machine()}. Load average (1 min) ${fmt(load, 2)} at the start, ${fmt(loadAverage(), 2)} at the end. Processes: 1 interface, 2 schedulers, 1 dispatcher, 1 presence agent, 2 executors, 1 controller; MariaDB 10.11, ZooKeeper 3.8 standalone, librdkafka mock Kafka (3 brokers); CURVE on every link; batches of ${fmt(BATCH_SIZE ?? DEFAULTS.dispatcher.batchSize)} uins. Command: \`node bench/production.js --recipients ${recipients} --tasks ${tasks}${BATCH_SIZE === undefined ? '' : ` --batch-size ${BATCH_SIZE}`}${profileDir ? ' --breakdown' : ''}\`.`,
     '',
     '| measure | value |',
     '|---|---:|',

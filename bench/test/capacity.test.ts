@@ -38,7 +38,7 @@ const RATES = {
   walkPerS: 1e5,
   presencePerS: 1e6,
 };
-const SCENARIO = { recipients: 1e9, seconds: 1000, online: 0.5, loginShare: 0.1, headroom: 1, cores: 2 };
+const SCENARIO = { recipients: 1e9, seconds: 1000, online: 0.5, loginShare: 0.1, headroom: 1, cores: 2, batchSize: 16_384 };
 const stage = (plan: Plan, start: string) => plan.stages.find((s) => s.stage.startsWith(start))!;
 
 describe('the capacity model', () => {
@@ -50,7 +50,7 @@ describe('the capacity model', () => {
     expect(stage(plan, 'sending').demandPerS).toBeCloseTo(1e9 / 900);
     expect(plan.sendingHosts).toBe(2); // 1.11 x 10^6/s on hosts of 10^6/s
     expect(stage(plan, 'offline appends').demandPerS).toBeCloseTo(0.5e9 / 900);
-    expect(plan.batchesPerS).toBeCloseTo(1e9 / 900 / 4096);
+    expect(plan.batchesPerS).toBeCloseTo(1e9 / 900 / 16_384);
   });
 
   it('adds the login walks to the same executor hosts, and counts every presence event at every agent', () => {

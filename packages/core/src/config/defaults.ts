@@ -15,7 +15,7 @@ export const DEFAULTS = {
     undoGraceMs: 10_000,
   },
   scheduler: { id: 'scheduler-1', slots: 4, tickMs: 1000, unitStallMs: 30_000 },
-  dispatcher: { batchSize: 4096, unitSize: 1 << 20, filterWorkers: 0 },
+  dispatcher: { batchSize: 16_384, unitSize: 1 << 20, filterWorkers: 0 },
   executor: { ids: ['executor-1'], bitmapWaitMs: 30_000, maxLoginsPending: 100_000 },
   offline: { rangeBits: 20, purgeIntervalMs: 10_000, purgeMaxRecords: 2000 },
   transport: { highWaterMark: 64 },
