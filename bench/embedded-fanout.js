@@ -73,11 +73,15 @@ async function seedAttributes(cluster, online) {
  * With `stages` (bench/lib.js stagePeaks), each stage's peak RSS is taken:
  * setup, upload, then each task state the polling sees, then stop.
  * `filterWorkers`: the dispatcher's `dispatcher.filterWorkers` (default: its own default, the machine's cores).
+ * `batchSize`: `dispatcher.batchSize` (default: the configuration's, docs/capacity.md "Batch size").
  * With `records: false` (bench/fanout.js --records-cost) the executors keep
  * no delivery records (the embedded cluster's bench-only
  * benchWithoutDeliveryRecords), to measure what keeping them costs.
  */
-async function runEmbeddedFanout(audience, { template = false, onStage, stages, filterWorkers, records = true } = {}) {
+async function runEmbeddedFanout(
+  audience,
+  { template = false, onStage, stages, filterWorkers, batchSize, records = true } = {},
+) {
   const recipients = audience.list.length;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-bench-'));
   try {
@@ -92,7 +96,10 @@ async function runEmbeddedFanout(audience, { template = false, onStage, stages, 
         http: { port: 0 },
         auth: { ...TEST_AUTH_OPTIONS, rateLimit: { perSecond: 0 } },
         tasks: TEST_TASK_OPTIONS,
-        ...(filterWorkers === undefined ? {} : { dispatcher: { filterWorkers } }),
+        dispatcher: {
+          ...(filterWorkers === undefined ? {} : { filterWorkers }),
+          ...(batchSize === undefined ? {} : { batchSize }),
+        },
       },
       records ? {} : { benchWithoutDeliveryRecords: true },
     );

@@ -12,6 +12,7 @@
  *   npm run bench:fanout -- --sizes 1e7 --breakdown   # + where the time goes, per stage (bench/breakdown.js)
  *   npm run bench:fanout -- --sizes 1e8 --stages      # and the peak RSS of each stage (bench/lib.js stagePeaks)
  *   npm run bench:fanout -- --filter-workers 1        # the filter chain on the dispatcher's thread (dispatcher.filterWorkers)
+ *   npm run bench:fanout -- --batch-size 4096         # dispatcher.batchSize (docs/capacity.md, "Batch size")
  *   npm run bench:fanout -- --sizes 1e7 --records-cost --runs 3
  *       # what keeping the delivery records costs the send path (docs/recipient-truth.md): the same
  *       # broadcast with and without the executors' record writes in --runs pairs: the median of the
@@ -62,6 +63,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--breakdown') args.breakdown = true;
     else if (argv[i] === '--stages') args.stages = true;
     else if (argv[i] === '--filter-workers') args.filterWorkers = Number(argv[++i]);
+    else if (argv[i] === '--batch-size') args.batchSize = Number(argv[++i]);
     else if (argv[i] === '--records-cost') args.recordsCost = true;
     else if (argv[i] === '--runs') args.runs = Number(argv[++i]);
     else throw new Error(`unknown argument ${argv[i]}`);
@@ -226,6 +228,7 @@ async function main() {
         template: args.template,
         stages,
         filterWorkers: args.filterWorkers,
+        batchSize: args.batchSize,
         ...(profiled ? { onStage: profiled.hook } : {}),
       });
       all.push(row);
@@ -250,7 +253,7 @@ async function main() {
   const table = [
     `### Fan-out, embedded profile${args.template ? ', template content' : ''} — ${new Date().toISOString().slice(0, 10)}, commit ${commit()}`,
     '',
-    `Machine: ${machine()}. Online share ${args.online}. Best of ${rows[0]?.runsEndToEndS.length ?? 1} run(s) per size in this one process, each on a fresh cluster (the figures are the best run's; peak RSS over all).${args.template ? ' Content: a template (one attribute lookup per batch, a render per online recipient; half the online users have attributes).' : ''} Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online} --runs ${args.runs}${args.template ? ' --template' : ''}${args.stages ? ' --stages' : ''}${args.filterWorkers === undefined ? '' : ` --filter-workers ${args.filterWorkers}`}\`.`,
+    `Machine: ${machine()}. Online share ${args.online}. Best of ${rows[0]?.runsEndToEndS.length ?? 1} run(s) per size in this one process, each on a fresh cluster (the figures are the best run's; peak RSS over all).${args.template ? ' Content: a template (one attribute lookup per batch, a render per online recipient; half the online users have attributes).' : ''} Command: \`npm run bench:fanout -- --sizes ${args.sizes.join(',')} --online ${args.online} --runs ${args.runs}${args.template ? ' --template' : ''}${args.stages ? ' --stages' : ''}${args.filterWorkers === undefined ? '' : ` --filter-workers ${args.filterWorkers}`}${args.batchSize === undefined ? '' : ` --batch-size ${args.batchSize}`}\`.`,
     '',
     '| recipients | end to end (s) | recipients/s | pre-processing (s) | sending (s) | delivered | offline | filtered | upload (s) | peak RSS (MiB) | each run end to end, first one cold (s) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
