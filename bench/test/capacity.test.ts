@@ -38,7 +38,15 @@ const RATES = {
   walkPerS: 1e5,
   presencePerS: 1e6,
 };
-const SCENARIO = { recipients: 1e9, seconds: 1000, online: 0.5, loginShare: 0.1, headroom: 1, cores: 2, batchSize: 16_384 };
+const SCENARIO = {
+  recipients: 1e9,
+  seconds: 1000,
+  online: 0.5,
+  loginShare: 0.1,
+  headroom: 1,
+  cores: 2,
+  batchSize: 16_384,
+};
 const stage = (plan: Plan, start: string) => plan.stages.find((s) => s.stage.startsWith(start))!;
 
 describe('the capacity model', () => {
