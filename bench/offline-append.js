@@ -7,8 +7,8 @@
  *
  * The shapes: the bench audience (bench/lib.js benchAudience: its distinct
  * uins, ascending, in 2^32 with gaps of ~40) cut into dispatcher batches of
- * `--batch` (DEFAULTS.dispatcher.batchSize, 4,096), each less its online
- * users (`--online`, 0.3: ~2,867 offline uins a batch); units of `--unit`
+ * `--batch` (DEFAULTS.dispatcher.batchSize, 16,384), each less its online
+ * users (`--online`, 0.3: ~11,469 offline uins a batch); units of `--unit`
  * recipients (DEFAULTS.dispatcher.unitSize), `--interleave` of them at a
  * time taking turns batch by batch (a 10^7 fan-out's appends come from ~8
  * units at once, one append at a time), into a fresh store at

@@ -17,8 +17,8 @@
  *      partition, so the publisher stays within 90,000 events of the agent
  *      (docs/presence.md). `--no-kafka` leaves Kafka out.
  *   2. offline appends: LevelOfflineStore.append as an executor calls it, the
- *      offline share of each dispatcher.batchSize batch (DEFAULTS: 4,096; at
- *      0.3 online, 2,867 uins), sorted, for R recipients over T tasks (each
+ *      offline share of each dispatcher.batchSize batch (DEFAULTS: 16,384; at
+ *      0.3 online, 11,469 uins), sorted, for R recipients over T tasks (each
  *      task the same R/T offline users, batches of the tasks interleaved, one
  *      append at a time), offline.rangeBits as configured by default (20).
  *   3. login walks: W of those users, in random order, each with T entries,

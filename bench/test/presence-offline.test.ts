@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DEFAULTS } from '@herald/core/config';
 
 const SCRIPT = join(__dirname, '..', 'presence-offline.js');
 const ARGS = [
@@ -35,7 +36,9 @@ it('measures presence, offline appends, login walks and memory per host, and pri
   expect(row('| LevelEventLog, replay')).toMatch(/\| 2,000 \|.*\| 0 \|$/);
   expect(stdout).not.toContain('| Kafka');
   expect(row('| offline appends: recipients (1,000 users x 3 tasks) | 3,000 |')).toBeDefined();
-  expect(row('| offline appends: batches of 2,867')).toBeDefined();
+  // The offline share (0.7 by default) of a default batch.
+  const appendSize = Math.round(DEFAULTS.dispatcher.batchSize * 0.7).toLocaleString('en-US');
+  expect(row(`| offline appends: batches of ${appendSize} (the offline share of a `)).toBeDefined();
   expect(row('| login walks')).toContain('| 100 users (300 entries delivered) |');
   expect(row('| presence writer')).toBeDefined();
   expect(stdout.split('\n').filter((line) => line.startsWith('| executor reader'))).toHaveLength(2);
