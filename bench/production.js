@@ -53,7 +53,8 @@ const DONE = ['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'];
 /** How often the fan-out's state is read while it sends (--poll-ms). */
 const SENDING_POLL_MS = Number(arg('--poll-ms', 250));
 /** dispatcher.batchSize (--batch-size); undefined: the configuration's default. */
-const BATCH_SIZE = process.argv.includes('--batch-size') ? Number(arg('--batch-size')) : undefined;
+const batchSizeArg = arg('--batch-size');
+const BATCH_SIZE = batchSizeArg === undefined ? undefined : Number(batchSizeArg);
 
 const begun = performance.now();
 /** Progress on stderr, so a long run shows where it is. */

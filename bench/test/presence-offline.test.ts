@@ -36,7 +36,7 @@ it('measures presence, offline appends, login walks and memory per host, and pri
   expect(row('| LevelEventLog, replay')).toMatch(/\| 2,000 \|.*\| 0 \|$/);
   expect(stdout).not.toContain('| Kafka');
   expect(row('| offline appends: recipients (1,000 users x 3 tasks) | 3,000 |')).toBeDefined();
-  // The offline share (0.7 by default) of a default batch.
+  // The offline share of a default batch: the bench's online share is 0.3.
   const appendSize = Math.round(DEFAULTS.dispatcher.batchSize * 0.7).toLocaleString('en-US');
   expect(row(`| offline appends: batches of ${appendSize} (the offline share of a `)).toBeDefined();
   expect(row('| login walks')).toContain('| 100 users (300 entries delivered) |');
